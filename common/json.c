@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Streaming JSON writer. See json.h. */
+#include "common/json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jw_init(struct jw *w, bool pretty)
+{
+	memset(w, 0, sizeof(*w));
+	w->pretty = pretty;
+}
+
+void jw_finish(struct jw *w)
+{
+	free(w->buf);
+	memset(w, 0, sizeof(*w));
+}
+
+void jw_reset(struct jw *w)
+{
+	bool pretty = w->pretty;
+	char *buf = w->buf;
+	size_t cap = w->cap;
+
+	memset(w, 0, sizeof(*w));
+	w->pretty = pretty;
+	w->buf = buf;
+	w->cap = cap;
+	if (buf)
+		buf[0] = '\0';
+}
+
+static bool reserve(struct jw *w, size_t more)
+{
+	size_t need, cap;
+	char *nbuf;
+
+	if (w->failed)
+		return false;
+	need = w->len + more + 1;
+	if (need <= w->cap)
+		return true;
+	cap = w->cap ? w->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	nbuf = realloc(w->buf, cap);
+	if (!nbuf) {
+		w->failed = true;
+		return false;
+	}
+	w->buf = nbuf;
+	w->cap = cap;
+	return true;
+}
+
+static void put(struct jw *w, const char *s, size_t n)
+{
+	if (!reserve(w, n))
+		return;
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+	w->buf[w->len] = '\0';
+}
+
+static void putf(struct jw *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void putf(struct jw *w, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		w->failed = true;
+		return;
+	}
+	put(w, tmp, (size_t)n);
+}
+
+static void put_string(struct jw *w, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	put(w, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+
+		switch (*p) {
+		case '"':  put(w, "\\\"", 2); break;
+		case '\\': put(w, "\\\\", 2); break;
+		case '\n': put(w, "\\n", 2); break;
+		case '\r': put(w, "\\r", 2); break;
+		case '\t': put(w, "\\t", 2); break;
+		default:
+			if (*p < 0x20) {
+				esc[4] = hex[*p >> 4];
+				esc[5] = hex[*p & 0xf];
+				put(w, esc, 6);
+			} else {
+				put(w, (const char *)p, 1);
+			}
+		}
+	}
+	put(w, "\"", 1);
+}
+
+static void indent(struct jw *w)
+{
+	put(w, "\n", 1);
+	for (unsigned i = 0; i < w->depth; i++)
+		put(w, "  ", 2);
+}
+
+/* Separator, indentation and "key": before any value. */
+static void begin_value(struct jw *w, const char *key)
+{
+	if (w->failed)
+		return;
+	if (w->need_comma[w->depth])
+		put(w, ",", 1);
+	if (w->pretty && w->depth > 0)
+		indent(w);
+	w->need_comma[w->depth] = true;
+	if (key) {
+		put_string(w, key);
+		put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
+	}
+}
+
+static void open_scope(struct jw *w, const char *key, char c)
+{
+	begin_value(w, key);
+	if (w->depth >= JW_MAX_DEPTH) {
+		w->failed = true;
+		return;
+	}
+	put(w, &c, 1);
+	w->depth++;
+	w->need_comma[w->depth] = false;
+}
+
+static void close_scope(struct jw *w, char c)
+{
+	bool had_members;
+
+	if (w->failed)
+		return;
+	if (w->depth == 0) {
+		w->failed = true;
+		return;
+	}
+	had_members = w->need_comma[w->depth];
+	w->depth--;
+	if (w->pretty && had_members)
+		indent(w);
+	put(w, &c, 1);
+}
+
+void jw_obj_begin(struct jw *w, const char *key) { open_scope(w, key, '{'); }
+void jw_obj_end(struct jw *w) { close_scope(w, '}'); }
+void jw_arr_begin(struct jw *w, const char *key) { open_scope(w, key, '['); }
+void jw_arr_end(struct jw *w) { close_scope(w, ']'); }
+
+void jw_str(struct jw *w, const char *key, const char *val)
+{
+	begin_value(w, key);
+	if (val)
+		put_string(w, val);
+	else
+		put(w, "null", 4);
+}
+
+void jw_int(struct jw *w, const char *key, int64_t val)
+{
+	begin_value(w, key);
+	putf(w, "%" PRId64, val);
+}
+
+void jw_uint(struct jw *w, const char *key, uint64_t val)
+{
+	begin_value(w, key);
+	putf(w, "%" PRIu64, val);
+}
+
+void jw_double(struct jw *w, const char *key, double val)
+{
+	begin_value(w, key);
+	if (!isfinite(val))
+		put(w, "null", 4);
+	else
+		putf(w, "%.17g", val); /* round-trips exactly */
+}
+
+void jw_bool(struct jw *w, const char *key, bool val)
+{
+	begin_value(w, key);
+	if (val)
+		put(w, "true", 4);
+	else
+		put(w, "false", 5);
+}
+
+void jw_null(struct jw *w, const char *key)
+{
+	begin_value(w, key);
+	put(w, "null", 4);
+}
+
+bool jw_ok(const struct jw *w)
+{
+	return !w->failed && w->depth == 0;
+}
+
+const char *jw_text(const struct jw *w)
+{
+	return (w->buf && !w->failed) ? w->buf : "";
+}
+
+size_t jw_len(const struct jw *w)
+{
+	return w->failed ? 0 : w->len;
+}

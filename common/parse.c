@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Strict number parsing. See parse.h. */
+#include "common/parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool starts_clean(const char *s)
+{
+	return s && *s && !isspace((unsigned char)*s);
+}
+
+int rxb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts "-1" and wraps it: refuse any sign up front. */
+	if (!starts_clean(s) || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int rxb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	long long v;
+	char *end;
+
+	if (!starts_clean(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* strtod, but only decimal forms: no hex floats, "inf" or "nan". */
+static int parse_decimal(const char *s, double *val, const char **rest)
+{
+	const char *p = s;
+	char *end;
+
+	if (!starts_clean(s))
+		return -EINVAL;
+	if (*p == '+' || *p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+		return -EINVAL;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return -EINVAL;
+	errno = 0;
+	*val = strtod(s, &end);
+	if (end == s)
+		return -EINVAL;
+	if (errno == ERANGE || !isfinite(*val))
+		return -ERANGE;
+	*rest = end;
+	return 0;
+}
+
+int rxb_parse_double(const char *s, double min, double max, double *out)
+{
+	const char *rest;
+	double v;
+	int err;
+
+	err = parse_decimal(s, &v, &rest);
+	if (err)
+		return err;
+	if (*rest != '\0')
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int rxb_parse_si(const char *s, double min, double max, double *out)
+{
+	static const struct { const char *sfx; double mult; } units[] = {
+		{ "Ki", 1024.0 }, { "Mi", 1048576.0 },
+		{ "Gi", 1073741824.0 }, { "Ti", 1099511627776.0 },
+		{ "k", 1e3 }, { "K", 1e3 }, { "M", 1e6 }, { "G", 1e9 }, { "T", 1e12 },
+		{ "", 1.0 },
+	};
+	const char *rest;
+	double v;
+	int err;
+
+	err = parse_decimal(s, &v, &rest);
+	if (err)
+		return err;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(rest, units[i].sfx) != 0)
+			continue;
+		v *= units[i].mult;
+		if (!isfinite(v))
+			return -ERANGE;
+		if (v < min || v > max)
+			return -ERANGE;
+		*out = v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int rxb_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *rxb_parse_strerror(int err)
+{
+	switch (err) {
+	case -EINVAL: return "not a valid number";
+	case -ERANGE: return "out of range";
+	default:      return "invalid value";
+	}
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers without a better home: clocks, bounded string copy. */
+#ifndef RXB_COMMON_UTIL_H
+#define RXB_COMMON_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define RXB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define RXB_NSEC_PER_SEC 1000000000ULL
+#define RXB_NSEC_PER_MSEC 1000000ULL
+#define RXB_NSEC_PER_USEC 1000ULL
+
+static inline uint64_t rxb_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	/* clock_gettime cannot fail for the clocks used here. */
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * RXB_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC, the time base of bpf_ktime_get_ns(). */
+static inline uint64_t rxb_mono_ns(void)
+{
+	return rxb_clock_ns(CLOCK_MONOTONIC);
+}
+
+/*
+ * Copy @src into @dst of @size bytes, always NUL-terminated.
+ * Returns strlen(src); a result >= size means the copy was truncated.
+ */
+size_t rxb_strlcpy(char *dst, const char *src, size_t size);
+
+#endif

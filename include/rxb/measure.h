@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The per-epoch measurement record and the model inputs derived from it.
+ *
+ * Collectors (daemon/collect*.c, reading bpf/ counters, /proc and netlink)
+ * fill one struct rxb_epoch per epoch. The daemon turns it into one
+ * struct rxb_stage_inputs per queue stage of each watched flow, which is what
+ * the solver consumes (DESIGN §3, §5). Both live here so the boundary between
+ * "what was measured" and "what the model needs" is one header.
+ *
+ * Units are in the names. Counts (pkts_, drops, polls) are deltas over the
+ * epoch; rates are per second of wall time unless the name says otherwise.
+ * A measured value that is not available is NaN for doubles (and the
+ * corresponding `*_valid`/`*_source` field says why) - never a made-up zero.
+ *
+ * Fields may be added; renaming or changing units is an API change.
+ */
+#ifndef RXB_MEASURE_H
+#define RXB_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RXB_MAX_CPUS		512
+#define RXB_MAX_SOCKS		16	/* watched ports */
+#define RXB_MAX_TIDS		8	/* receiver threads per watched socket */
+#define RXB_MAX_NICS		16
+#define RXB_MAX_NAPI		16
+#define RXB_MAX_IRQS		32
+#define RXB_MAX_PROGS		32
+#define RXB_MAX_DROP_REASONS	64
+#define RXB_NAME_LEN		32
+#define RXB_IFNAME_LEN		16	/* IFNAMSIZ */
+#define RXB_REASON_LEN		48
+#define RXB_NOTE_LEN		128
+
+/* ---------------------------------------------------------------- model -- */
+
+/* How a bulk service takes packets from the queue (DESIGN §5.2). */
+enum rxb_batch_rule {
+	RXB_BATCH_PARTIAL = 0,	/* removes min(n, N): coalescing with a timeout */
+	RXB_BATCH_STRICT = 1,	/* fires only with >= N present (seed's SPN)   */
+};
+
+/* What the solver needs for one queue stage of one flow. */
+struct rxb_stage_inputs {
+	double cpu_bound;	/* #C on the server's CPU(s); may be fractional */
+	double io_bound;	/* #I */
+	double mu_pio_per_s;	/* CPU burst rate of I/O-bound tasks */
+	double mu_disk_per_s;	/* disk service rate */
+	double mu_net_per_s;	/* server's rate per batch when alone on the CPU */
+	uint32_t queue_pkts;	/* K */
+	uint32_t batch_pkts;	/* N */
+	enum rxb_batch_rule rule;
+	/*
+	 * Stage A served in softirq context preempts tasks: its rate does not
+	 * depend on #C/#I, so the tagged-customer step is skipped.
+	 */
+	bool load_independent;
+};
+
+/* ---------------------------------------------------------- measurement -- */
+
+struct rxb_cpu_meas {
+	int cpu;
+	double cpu_bound;	/* time-weighted number of CPU-bound tasks here */
+	double io_bound;	/* time-weighted number of I/O-bound tasks here */
+	double busy_frac;	/* 1 - idle fraction of the epoch */
+	double softirq_frac;	/* NET_RX softirq time / epoch */
+	double hardirq_frac;	/* hard IRQ handler time / epoch */
+	double runnable_avg;	/* mean runnable tasks (incl. running) */
+	uint64_t switches;
+	uint64_t preemptions;	/* switches with prev still runnable */
+	double cpu_bound_slice_ns; /* mean slice of the CPU-bound tasks here */
+};
+
+struct rxb_disk_meas {
+	bool valid;		/* false: no completions this epoch */
+	uint64_t completions;
+	double mean_service_ns;	/* block_rq_issue -> block_rq_complete */
+	double service_rate_per_s;	/* 1 / mean_service_ns: mu_D */
+	double mean_cpu_burst_ns;	/* I/O-bound tasks' on-CPU time between disk waits */
+	double io_cpu_rate_per_s;	/* 1 / mean_cpu_burst_ns: mu_P-I/O */
+};
+
+/* Stage A: one NAPI instance (or the per-CPU backlog). */
+struct rxb_napi_meas {
+	char dev[RXB_IFNAME_LEN];
+	uint64_t polls;
+	uint64_t pkts;
+	double pkts_per_poll;	/* N_A */
+	int32_t budget;
+	double service_ns_per_poll;	/* NET_RX softirq time attributed per poll */
+	double service_rate_per_s;	/* polls per second of softirq busy time */
+};
+
+struct rxb_irq_meas {
+	int irq;
+	char name[RXB_NAME_LEN];
+	uint64_t count;
+	double rate_per_s;
+	double mean_ns;
+};
+
+struct rxb_cpu_time {
+	int cpu;
+	uint64_t oncpu_ns;
+};
+
+/* Stage B: one watched socket (by local port). */
+struct rxb_sock_meas {
+	uint16_t port;
+	uint8_t ipproto;	/* IPPROTO_UDP / IPPROTO_TCP */
+	uint64_t pkts_in;	/* enqueued to the socket */
+	uint64_t pkts_out;	/* dequeued by the application */
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+	uint64_t drops;		/* all reasons attributed to this socket */
+	uint64_t drops_rcvbuf;	/* reason SOCKET_RCVBUFF */
+	uint64_t recv_wakeups;	/* times the receiver was woken to dequeue */
+	double pkts_per_wakeup;	/* N_B */
+	uint64_t receiver_oncpu_ns;
+	double cpu_ns_per_pkt;	/* receiver threads' on-CPU ns / pkts_out */
+	int ntids;
+	int32_t tids[RXB_MAX_TIDS];
+	int ncpus_ran;
+	struct rxb_cpu_time ran_on[8];	/* where the receiver threads ran */
+	uint32_t rcvbuf_bytes;	/* sk_rcvbuf at the end of the epoch */
+	double truesize_per_pkt_bytes;	/* memory charged per queued packet */
+	uint32_t queue_pkts_cap;	/* K_B = rcvbuf / truesize */
+	int64_t queue_pkts_delta;	/* change of the queue length over the epoch */
+};
+
+enum rxb_param_source {
+	RXB_SRC_NONE = 0,	/* unknown */
+	RXB_SRC_DEVICE,		/* answered by the device (ethtool netlink) */
+	RXB_SRC_CONFIG,		/* device said "not supported": configured value */
+};
+
+struct rxb_nic_meas {
+	char name[RXB_IFNAME_LEN];
+	int ifindex;
+	uint32_t rx_ring;	/* current RX ring size */
+	uint32_t rx_ring_max;
+	enum rxb_param_source ring_source;
+	uint32_t rx_max_frames;	/* coalescing: frames per interrupt */
+	uint32_t rx_usecs;
+	enum rxb_param_source coalesce_source;
+	uint64_t rx_packets;	/* IFLA_STATS64 deltas */
+	uint64_t rx_missed;
+	uint64_t rx_fifo;
+	uint64_t rx_dropped;
+	uint64_t rx_over;
+	char note[RXB_NOTE_LEN];	/* e.g. why a fallback was used */
+};
+
+struct rxb_drop_count {
+	char reason[RXB_REASON_LEN];	/* enum skb_drop_reason name, sans prefix */
+	uint64_t count;
+};
+
+struct rxb_probe_cost {
+	char prog[RXB_NAME_LEN];
+	uint64_t run_cnt;	/* delta over the epoch */
+	uint64_t run_time_ns;	/* delta over the epoch */
+	double avg_ns;		/* run_time_ns / run_cnt */
+};
+
+/* Why the record is incomplete; several may be set. */
+enum rxb_degraded {
+	RXB_DEGRADED_NO_BPF = 1u << 0,		/* probes not loaded: /proc only */
+	RXB_DEGRADED_NO_NETLINK = 1u << 1,	/* NIC parameters unavailable */
+	RXB_DEGRADED_NO_BPF_STATS = 1u << 2,	/* probe cost unknown */
+	RXB_DEGRADED_PARTIAL_PROBES = 1u << 3,	/* some programs failed to attach */
+};
+
+struct rxb_epoch {
+	uint64_t seq;		/* epoch number, from 1 */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC */
+	uint64_t end_ns;
+	char attach_mode[16];	/* "tp_btf", "raw_tp" or "none" */
+
+	int ncpus;
+	struct rxb_cpu_meas cpus[RXB_MAX_CPUS];
+
+	struct rxb_disk_meas disk;
+
+	int nnapi;
+	struct rxb_napi_meas napi[RXB_MAX_NAPI];
+
+	int nirqs;
+	struct rxb_irq_meas irqs[RXB_MAX_IRQS];
+
+	int nsocks;
+	struct rxb_sock_meas socks[RXB_MAX_SOCKS];
+
+	int nnics;
+	struct rxb_nic_meas nics[RXB_MAX_NICS];
+
+	int nreasons;
+	struct rxb_drop_count drops_by_reason[RXB_MAX_DROP_REASONS];
+
+	int nprogs;
+	struct rxb_probe_cost probe_cost[RXB_MAX_PROGS];
+
+	uint32_t degraded;	/* enum rxb_degraded bits */
+	char degraded_reason[256];
+};
+
+#endif

@@ -1,0 +1,22 @@
+# tests/: cmocka unit tests (one binary per tests/unit/test_*.c, linked with
+# every internal archive) and libFuzzer targets.
+#
+# A fuzzer tests/fuzz/fuzz_<name>.c is declared by its owning module with
+#   FUZZERS += $(O)/fuzz/fuzz_<name>
+#   FUZZ_SRCS_fuzz_<name> := <the .c files under test>
+# so that the code under test is compiled with coverage instrumentation.
+
+UNIT_TEST_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_TESTS += $(UNIT_TEST_SRCS:tests/unit/%.c=$(O)/tests/unit/%)
+
+$(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,-lcmocka)
+
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+.SECONDEXPANSION:
+build/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) | $(GENERATED)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS_$*) -lm

@@ -4,7 +4,7 @@ COMMON_OBJS := $(COMMON_SRCS:%.c=$(O)/%.o)
 
 $(O)/libcommon.a: $(COMMON_OBJS)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # libcommon is the last internal archive: everything may use it.
 LIBS_TAIL := $(O)/libcommon.a

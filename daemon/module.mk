@@ -1,0 +1,16 @@
+# daemon/: rxbneckd. Every daemon/*.c but main.c goes into libdaemon.a so unit
+# tests can link the modules; main.c only wires them together.
+DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+$(O)/libdaemon.a: $(DAEMON_SRCS:%.c=$(O)/%.o)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+LIBS := $(O)/libdaemon.a $(LIBS)
+
+ifneq ($(wildcard daemon/main.c),)
+BINS += $(O)/rxbneckd
+$(O)/rxbneckd: $(O)/daemon/main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)
+
+install:: $(O)/rxbneckd
+	install -D -m 0755 $(O)/rxbneckd $(DESTDIR)$(PREFIX)/sbin/rxbneckd
+endif

@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * librxbneck: connection to rxbneckd, frame I/O and dispatch.
+ *
+ * One non-blocking TCP socket per handle. Input is buffered until a whole
+ * frame is there (at most RXBNECK_FRAME_MAX_DEFAULT bytes, the limit this
+ * side enforces); output is written at once and only what the kernel does
+ * not take is queued, in a fixed buffer. No allocation after _new().
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rxbneck/client.h"
+#include "proto/codec.h"
+
+#define CL_IN_BYTES	RXBNECK_FRAME_MAX_DEFAULT
+#define CL_OUT_BYTES	16384
+#define CL_READS_PER_PROCESS 8	/* bounded work per process() call */
+#define NS_PER_US	1000ULL
+#define NS_PER_MS	1000000ULL
+
+struct rxbneck_client {
+	struct rxbneck_client_config cfg;
+	char *host;			/* owned copy of cfg.host */
+	int fd;
+	bool acked;
+	struct rxbneck_hello_ack ack;
+	uint32_t seq_out;
+	uint32_t rtt_us;
+	uint64_t last_tx_ns;
+	uint64_t ping_sent_ns;		/* 0: no keepalive outstanding */
+	uint64_t ping_token;
+	int remote_error;
+	char errmsg[320];
+
+	uint8_t in[CL_IN_BYTES];
+	size_t in_len;
+	uint8_t out[CL_OUT_BYTES];
+	size_t out_off, out_len;
+
+	pthread_mutex_t lock;		/* guards the latest values below */
+	bool have_rate, have_pause;
+	struct rxbneck_rate rate;
+	struct rxbneck_pause_window pause;
+};
+
+/* ------------------------------------------------------------ misc -- */
+
+const char *rxbneck_version(void)
+{
+	return RXB_VERSION;
+}
+
+uint64_t rxbneck_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+const char *rxbneck_strerror(int rc)
+{
+	switch (rc) {
+	case RXBNECK_OK: return "success";
+	case RXBNECK_ESYS: return "system call failed";
+	case RXBNECK_EINVAL: return "invalid argument";
+	case RXBNECK_ENOMEM: return "out of memory";
+	case RXBNECK_ERESOLVE: return "host name did not resolve";
+	case RXBNECK_ETIMEDOUT: return "timed out";
+	case RXBNECK_ECLOSED: return "connection closed by the daemon";
+	case RXBNECK_EPROTO: return "protocol error";
+	case RXBNECK_EREMOTE: return "daemon reported an error";
+	case RXBNECK_ENOTCONN: return "not connected";
+	case RXBNECK_ENODATA: return "no value received yet";
+	case RXBNECK_EUNSUPPORTED: return "not supported by the daemon";
+	case RXBNECK_ENOBUFS: return "output queue full";
+	}
+	return "unknown error";
+}
+
+static int fail(struct rxbneck_client *c, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct rxbneck_client *c, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int fail_errno(struct rxbneck_client *c, int err, const char *what)
+{
+	char buf[128];
+
+	if (err == EPIPE || err == ECONNRESET)
+		return fail(c, RXBNECK_ECLOSED, "%s: %s", what,
+			    strerror_r(err, buf, sizeof(buf)));
+	return fail(c, RXBNECK_ESYS, "%s: %s", what, strerror_r(err, buf, sizeof(buf)));
+}
+
+void rxbneck_client_config_init(struct rxbneck_client_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->host = "localhost";
+	cfg->port = RXBNECK_DEFAULT_PORT;
+	cfg->timeout_ms = 5000;
+	cfg->hello.flow_proto = 17;
+	cfg->hello.subscribe = RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE;
+	cfg->pause_lead_us = -1;
+}
+
+struct rxbneck_client *rxbneck_client_new(const struct rxbneck_client_config *cfg)
+{
+	struct rxbneck_client *c;
+
+	if (!cfg)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cfg = *cfg;
+	c->host = strdup(cfg->host ? cfg->host : "localhost");
+	if (!c->host || pthread_mutex_init(&c->lock, NULL) != 0) {
+		free(c->host);
+		free(c);
+		return NULL;
+	}
+	c->cfg.host = c->host;
+	c->fd = -1;
+	c->rtt_us = cfg->hello.rtt_us;
+	return c;
+}
+
+static uint64_t lead_us(const struct rxbneck_client *c)
+{
+	return c->cfg.pause_lead_us < 0 ? c->rtt_us : (uint64_t)c->cfg.pause_lead_us;
+}
+
+/* Forget the connection; keep the latest values (they may still be useful). */
+static void drop(struct rxbneck_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->acked = false;
+	c->in_len = 0;
+	c->seq_out = 0;
+	c->out_off = 0;
+	c->out_len = 0;
+	c->ping_sent_ns = 0;
+}
+
+/* ---------------------------------------------------------- output -- */
+
+static int flush(struct rxbneck_client *c)
+{
+	while (c->out_len > 0) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			if (errno == EINTR)
+				continue;
+			return fail_errno(c, errno, "send");
+		}
+		c->out_off += (size_t)n;
+		c->out_len -= (size_t)n;
+	}
+	c->out_off = 0;
+	return 0;
+}
+
+/* Encode @m with the next sequence number and send or queue it. */
+static int send_msg(struct rxbneck_client *c, struct rxbp_msg *m)
+{
+	uint8_t buf[RXBP_ENCODE_MAX];
+	size_t n;
+
+	if (c->fd < 0)
+		return fail(c, RXBNECK_ENOTCONN, "not connected");
+	m->seq = c->seq_out + 1;
+	n = rxbp_encode(buf, sizeof(buf), m);
+	if (n == 0)
+		return fail(c, RXBNECK_EINVAL, "invalid %s frame",
+			    rxbneck_type_name(m->type));
+	if (c->out_off + c->out_len + n > sizeof(c->out)) {
+		memmove(c->out, c->out + c->out_off, c->out_len);
+		c->out_off = 0;
+	}
+	if (c->out_len + n > sizeof(c->out))
+		return fail(c, RXBNECK_ENOBUFS, "output queue full (%zu bytes)",
+			    c->out_len);
+	memcpy(c->out + c->out_off + c->out_len, buf, n);
+	c->out_len += n;
+	c->seq_out++;
+	c->last_tx_ns = rxbneck_now_ns();
+	return flush(c);
+}
+
+/* Best effort on the way out: tell the daemon why we close. */
+static void send_error(struct rxbneck_client *c, int code, uint32_t ref_seq,
+		       const char *msg)
+{
+	struct rxbp_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_ERROR;
+	m.u.error.code = (uint16_t)code;
+	m.u.error.version_min = RXBNECK_VERSION;
+	m.u.error.version_max = RXBNECK_VERSION;
+	m.u.error.ref_seq = ref_seq;
+	snprintf(m.u.error.message, sizeof(m.u.error.message), "%s", msg);
+	send_msg(c, &m);
+}
+
+static void send_bye(struct rxbneck_client *c)
+{
+	struct rxbp_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_BYE;
+	m.u.bye.reason = RXBNECK_BYE_DONE;
+	send_msg(c, &m);
+}
+
+/* ----------------------------------------------------------- input -- */
+
+static void store_pause(struct rxbneck_client *c, const struct rxbneck_pause *p,
+			uint64_t now_ns, struct rxbneck_pause_window *w)
+{
+	uint64_t start_ns = now_ns + p->start_in_us * NS_PER_US;
+	uint64_t lead_ns = lead_us(c) * NS_PER_US;
+
+	w->pause = *p;
+	w->received_ns = now_ns;
+	w->lead_us = lead_us(c);
+	w->first_stop_ns = start_ns > lead_ns ? start_ns - lead_ns : 0;
+	pthread_mutex_lock(&c->lock);
+	c->have_pause = !(p->flags & RXBNECK_PAUSE_CANCEL);
+	c->pause = *w;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static int on_hello_ack(struct rxbneck_client *c, const struct rxbp_msg *m)
+{
+	if (c->acked)
+		return -RXBNECK_ERR_UNEXPECTED;
+	c->ack = m->u.hello_ack;
+	c->acked = true;
+	return 0;
+}
+
+/*
+ * Act on one decoded frame. Returns 0, or -RXBNECK_ERR_* when the daemon
+ * broke the protocol. *rc receives a RXBNECK_E* code when the connection
+ * ends for another reason (ERROR, BYE, a failed reply).
+ */
+static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
+		    uint64_t now_ns, int *rc)
+{
+	const struct rxbneck_callbacks *cb = &c->cfg.cb;
+	struct rxbneck_pause_window w;
+	struct rxbp_msg reply;
+
+	if (!(rxbp_type_direction(m->type) & RXBP_FROM_DAEMON))
+		return -RXBNECK_ERR_UNEXPECTED;
+	if (m->type == RXBNECK_T_ERROR) {
+		c->remote_error = m->u.error.code;
+		*rc = fail(c, RXBNECK_EREMOTE, "daemon error %s: %s",
+			   rxbneck_error_name(m->u.error.code), m->u.error.message);
+		return 0;
+	}
+	if (!c->acked) {
+		if (m->type != RXBNECK_T_HELLO_ACK)
+			return -RXBNECK_ERR_UNEXPECTED;
+		return on_hello_ack(c, m);
+	}
+	switch (m->type) {
+	case RXBNECK_T_HELLO_ACK:
+		return -RXBNECK_ERR_UNEXPECTED;
+	case RXBNECK_T_RATE:
+		pthread_mutex_lock(&c->lock);
+		c->rate = m->u.rate;
+		c->have_rate = true;
+		pthread_mutex_unlock(&c->lock);
+		if (cb->on_rate)
+			cb->on_rate(c->cfg.user, &m->u.rate);
+		break;
+	case RXBNECK_T_PAUSE:
+		store_pause(c, &m->u.pause, now_ns, &w);
+		if (cb->on_pause)
+			cb->on_pause(c->cfg.user, &w);
+		break;
+	case RXBNECK_T_BUFFER:
+		if (cb->on_buffer)
+			cb->on_buffer(c->cfg.user, &m->u.buffer);
+		break;
+	case RXBNECK_T_STREAMS:
+		if (cb->on_streams)
+			cb->on_streams(c->cfg.user, &m->u.streams);
+		break;
+	case RXBNECK_T_PING:
+		memset(&reply, 0, sizeof(reply));
+		reply.type = RXBNECK_T_PONG;
+		reply.u.ping.token = m->u.ping.token;
+		*rc = send_msg(c, &reply);
+		break;
+	case RXBNECK_T_PONG:
+		break;		/* any frame ends the keepalive wait, below */
+	case RXBNECK_T_BYE:
+		*rc = fail(c, RXBNECK_ECLOSED, "daemon said BYE (%s)%s%s",
+			   m->u.bye.reason == RXBNECK_BYE_SHUTDOWN ? "shutdown" :
+			   "done", m->u.bye.message[0] ? ": " : "",
+			   m->u.bye.message);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Decode and dispatch every whole frame in the input buffer. Returns the
+ * number handled or a negative RXBNECK_E* code.
+ */
+static int parse_input(struct rxbneck_client *c)
+{
+	uint64_t now_ns = rxbneck_now_ns();
+	size_t off = 0;
+	int handled = 0, rc = 0;
+
+	while (rc == 0) {
+		struct rxbp_msg m;
+		struct rxbp_hdr h = { 0 };
+		int n, err;
+
+		n = rxbp_frame_check(c->in + off, c->in_len - off, CL_IN_BYTES, &h);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			send_error(c, -n, h.seq, "bad frame from daemon");
+			return fail(c, RXBNECK_EPROTO, "bad frame from daemon: %s",
+				    rxbneck_error_name((unsigned int)-n));
+		}
+		err = rxbp_decode(c->in + off, (size_t)n, &m);
+		off += (size_t)n;
+		c->ping_sent_ns = 0;	/* the daemon is alive */
+		/* Newer daemons may send types we do not know: skip them. */
+		if (err == -RXBNECK_ERR_UNKNOWN_TYPE)
+			continue;
+		if (err == 0)
+			err = dispatch(c, &m, now_ns, &rc);
+		if (err < 0) {
+			send_error(c, -err, m.seq, "unexpected frame");
+			return fail(c, RXBNECK_EPROTO, "bad %s frame from daemon: %s",
+				    rxbneck_type_name(m.type),
+				    rxbneck_error_name((unsigned int)-err));
+		}
+		handled++;
+	}
+	memmove(c->in, c->in + off, c->in_len - off);
+	c->in_len -= off;
+	return rc < 0 ? rc : handled;
+}
+
+/* One recv(); returns bytes read (0 = would block) or a negative code. */
+static int read_some(struct rxbneck_client *c)
+{
+	ssize_t n;
+
+	do {
+		n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
+			 MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return fail_errno(c, errno, "recv");
+	}
+	if (n == 0)
+		return fail(c, RXBNECK_ECLOSED, "daemon closed the connection");
+	c->in_len += (size_t)n;
+	return (int)n;
+}
+
+/* ----------------------------------------------------------- connect -- */
+
+/* poll() @fd for @events until @deadline_ns; 0 ready, negative otherwise. */
+static int wait_fd(struct rxbneck_client *c, short events, uint64_t deadline_ns,
+		   const char *what)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = c->fd, .events = events };
+		uint64_t now = rxbneck_now_ns();
+		int r;
+
+		if (now >= deadline_ns)
+			return fail(c, RXBNECK_ETIMEDOUT, "%s: timed out after %u ms",
+				    what, c->cfg.timeout_ms);
+		r = poll(&pfd, 1, (int)((deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS));
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return fail_errno(c, errno, "poll");
+	}
+}
+
+static int try_address(struct rxbneck_client *c, const struct addrinfo *ai,
+		       uint64_t deadline_ns)
+{
+	int one = 1, err = 0, rc;
+	socklen_t len = sizeof(err);
+
+	c->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       ai->ai_protocol);
+	if (c->fd < 0)
+		return fail_errno(c, errno, "socket");
+	/* Small frames, and PAUSE is time-critical: no Nagle delay. */
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		return fail_errno(c, errno, "setsockopt(TCP_NODELAY)");
+	if (connect(c->fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return fail_errno(c, errno, "connect");
+	rc = wait_fd(c, POLLOUT, deadline_ns, "connect");
+	if (rc < 0)
+		return rc;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		return fail_errno(c, errno, "getsockopt(SO_ERROR)");
+	if (err != 0)
+		return fail_errno(c, err, "connect");
+	return 0;
+}
+
+static int open_socket(struct rxbneck_client *c, uint64_t deadline_ns)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *res, *ai;
+	char port[8];
+	int rc = RXBNECK_ERESOLVE, gai;
+
+	snprintf(port, sizeof(port), "%u", c->cfg.port ? c->cfg.port :
+		 RXBNECK_DEFAULT_PORT);
+	gai = getaddrinfo(c->host, port, &hints, &res);
+	if (gai != 0)
+		return fail(c, RXBNECK_ERESOLVE, "%s: %s", c->host, gai_strerror(gai));
+	for (ai = res; ai; ai = ai->ai_next) {
+		rc = try_address(c, ai, deadline_ns);
+		if (rc == 0)
+			break;
+		drop(c);
+		if (rc == RXBNECK_ETIMEDOUT)
+			break;
+	}
+	freeaddrinfo(res);
+	if (rc < 0) {
+		char msg[sizeof(c->errmsg)];
+
+		snprintf(msg, sizeof(msg), "%s", c->errmsg);
+		return fail(c, rc, "%s port %s: %s", c->host, port, msg);
+	}
+	return 0;
+}
+
+static void make_hello(const struct rxbneck_client *c, struct rxbp_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = RXBNECK_T_HELLO;
+	m->u.hello = c->cfg.hello;
+	m->u.hello.minor = RXBNECK_MINOR;
+	m->u.hello.rtt_us = c->rtt_us;
+}
+
+static int handshake(struct rxbneck_client *c, uint64_t deadline_ns)
+{
+	struct rxbp_msg m;
+	int rc;
+
+	make_hello(c, &m);
+	rc = send_msg(c, &m);
+
+	while (rc >= 0 && !c->acked) {
+		short ev = POLLIN | (c->out_len ? POLLOUT : 0);
+
+		rc = wait_fd(c, ev, deadline_ns, "waiting for HELLO_ACK");
+		if (rc < 0)
+			break;
+		rc = flush(c);
+		if (rc < 0)
+			break;
+		rc = read_some(c);
+		if (rc > 0)
+			rc = parse_input(c);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int rxbneck_client_connect(struct rxbneck_client *c)
+{
+	uint64_t deadline_ns;
+	struct rxbp_msg m;
+	int rc;
+
+	if (!c)
+		return RXBNECK_EINVAL;
+	rxbneck_client_disconnect(c);
+	c->errmsg[0] = '\0';
+	c->remote_error = 0;
+	make_hello(c, &m);
+	if (rxbp_validate(&m) != 0)
+		return fail(c, RXBNECK_EINVAL, "invalid hello: flow_port %u, proto %u, "
+			    "payload %u bytes, rtt %u us, name \"%.*s\"",
+			    m.u.hello.flow_port, m.u.hello.flow_proto,
+			    m.u.hello.payload_bytes, m.u.hello.rtt_us,
+			    RXBNECK_NAME_MAX, m.u.hello.name);
+	deadline_ns = rxbneck_now_ns() + (uint64_t)c->cfg.timeout_ms * NS_PER_MS;
+	rc = open_socket(c, deadline_ns);
+	if (rc == 0)
+		rc = handshake(c, deadline_ns);
+	if (rc < 0) {
+		drop(c);
+		return rc;
+	}
+	return 0;
+}
+
+void rxbneck_client_disconnect(struct rxbneck_client *c)
+{
+	if (!c || c->fd < 0)
+		return;
+	if (c->acked)
+		send_bye(c);
+	drop(c);
+}
+
+void rxbneck_client_close(struct rxbneck_client *c)
+{
+	if (!c)
+		return;
+	rxbneck_client_disconnect(c);
+	pthread_mutex_destroy(&c->lock);
+	free(c->host);
+	free(c);
+}
+
+/* ------------------------------------------------------------- loop -- */
+
+int rxbneck_client_fd(const struct rxbneck_client *c)
+{
+	return c && c->acked ? c->fd : -1;
+}
+
+short rxbneck_client_poll_events(const struct rxbneck_client *c)
+{
+	if (!c || !c->acked)
+		return 0;
+	return (short)(POLLIN | (c->out_len ? POLLOUT : 0));
+}
+
+static uint64_t idle_ns(const struct rxbneck_client *c)
+{
+	return (uint64_t)c->ack.idle_timeout_ms * NS_PER_MS;
+}
+
+int rxbneck_client_timeout_ms(const struct rxbneck_client *c)
+{
+	uint64_t now, due;
+
+	if (!c || !c->acked || c->ack.idle_timeout_ms == 0)
+		return -1;
+	now = rxbneck_now_ns();
+	/* Keepalive at a third of the idle timeout; give up at a whole one. */
+	due = c->ping_sent_ns ? c->ping_sent_ns + idle_ns(c) :
+			       c->last_tx_ns + idle_ns(c) / 3;
+	if (due <= now)
+		return 0;
+	due = (due - now + NS_PER_MS - 1) / NS_PER_MS;
+	return due > 3600000 ? 3600000 : (int)due;
+}
+
+static int keepalive(struct rxbneck_client *c)
+{
+	uint64_t now = rxbneck_now_ns();
+	struct rxbp_msg m;
+	int rc;
+
+	if (c->ack.idle_timeout_ms == 0)
+		return 0;
+	if (c->ping_sent_ns) {
+		if (now - c->ping_sent_ns >= idle_ns(c))
+			return fail(c, RXBNECK_ETIMEDOUT,
+				    "daemon did not answer a keepalive in %u ms",
+				    c->ack.idle_timeout_ms);
+		return 0;
+	}
+	if (now - c->last_tx_ns < idle_ns(c) / 3)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_PING;
+	m.u.ping.token = ++c->ping_token;
+	rc = send_msg(c, &m);
+	if (rc == 0)
+		c->ping_sent_ns = now;
+	return rc;
+}
+
+static int failed(struct rxbneck_client *c, int rc)
+{
+	drop(c);
+	if (c->cfg.cb.on_error)
+		c->cfg.cb.on_error(c->cfg.user, rc, c->errmsg);
+	return rc;
+}
+
+int rxbneck_client_process(struct rxbneck_client *c)
+{
+	int handled = 0, rc = 0;
+
+	if (!c)
+		return RXBNECK_EINVAL;
+	if (!c->acked)
+		return fail(c, RXBNECK_ENOTCONN, "not connected");
+	for (int i = 0; i < CL_READS_PER_PROCESS; i++) {
+		rc = read_some(c);
+		if (rc <= 0)
+			break;
+		rc = parse_input(c);
+		if (rc < 0)
+			break;
+		handled += rc;
+	}
+	if (rc >= 0)
+		rc = flush(c);
+	if (rc >= 0)
+		rc = keepalive(c);
+	if (rc < 0)
+		return failed(c, rc);
+	return handled;
+}
+
+int rxbneck_client_wait(struct rxbneck_client *c, int timeout_ms)
+{
+	uint64_t deadline = 0, now;
+
+	if (!c)
+		return RXBNECK_EINVAL;
+	if (timeout_ms >= 0)
+		deadline = rxbneck_now_ns() + (uint64_t)timeout_ms * NS_PER_MS;
+	for (;;) {
+		struct pollfd pfd;
+		int t, rc;
+
+		if (!c->acked)
+			return fail(c, RXBNECK_ENOTCONN, "not connected");
+		t = rxbneck_client_timeout_ms(c);
+		now = rxbneck_now_ns();
+		if (timeout_ms >= 0) {
+			int left = now >= deadline ? 0 :
+				   (int)((deadline - now + NS_PER_MS - 1) / NS_PER_MS);
+
+			if (t < 0 || left < t)
+				t = left;
+		}
+		pfd.fd = c->fd;
+		pfd.events = rxbneck_client_poll_events(c);
+		pfd.revents = 0;
+		if (poll(&pfd, 1, t) < 0 && errno != EINTR)
+			return failed(c, fail_errno(c, errno, "poll"));
+		rc = rxbneck_client_process(c);
+		if (rc != 0)
+			return rc;
+		if (timeout_ms >= 0 && rxbneck_now_ns() >= deadline)
+			return 0;
+	}
+}
+
+/* ---------------------------------------------------------- values -- */
+
+int rxbneck_client_latest_rate(struct rxbneck_client *c, struct rxbneck_rate *out)
+{
+	int rc = RXBNECK_ENODATA;
+
+	if (!c || !out)
+		return RXBNECK_EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (c->have_rate) {
+		*out = c->rate;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rxbneck_client_latest_pause(struct rxbneck_client *c,
+				struct rxbneck_pause_window *out)
+{
+	int rc = RXBNECK_ENODATA;
+
+	if (!c || !out)
+		return RXBNECK_EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (c->have_pause) {
+		*out = c->pause;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rxbneck_client_pause_state(struct rxbneck_client *c, uint64_t now_ns,
+			       uint64_t *until_ns)
+{
+	struct rxbneck_pause_window w;
+
+	if (rxbneck_client_latest_pause(c, &w) != 0) {
+		if (until_ns)
+			*until_ns = UINT64_MAX;
+		return 0;
+	}
+	return rxbneck_pause_window_state(&w, now_ns, until_ns);
+}
+
+/* ----------------------------------------------------------- sends -- */
+
+int rxbneck_client_subscribe(struct rxbneck_client *c, uint16_t subscribe,
+			     uint32_t rtt_us)
+{
+	struct rxbp_msg m;
+	int rc;
+
+	if (!c)
+		return RXBNECK_EINVAL;
+	if (!c->acked)
+		return fail(c, RXBNECK_ENOTCONN, "not connected");
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_SUBSCRIBE;
+	m.u.subscribe.subscribe = subscribe;
+	m.u.subscribe.rtt_us = rtt_us;
+	rc = send_msg(c, &m);
+	if (rc == RXBNECK_EINVAL || rc == RXBNECK_ENOBUFS)
+		return rc;		/* nothing sent, connection intact */
+	if (rc < 0)
+		return failed(c, rc);
+	c->cfg.hello.subscribe = subscribe;
+	if (rtt_us)
+		c->rtt_us = rtt_us;
+	return 0;
+}
+
+static int send_optional(struct rxbneck_client *c, struct rxbp_msg *m,
+			 uint16_t accept_bit)
+{
+	int rc;
+
+	if (!c->acked)
+		return fail(c, RXBNECK_ENOTCONN, "not connected");
+	if (!(c->ack.accepts & accept_bit))
+		return fail(c, RXBNECK_EUNSUPPORTED, "daemon does not accept %s",
+			    rxbneck_type_name(m->type));
+	rc = send_msg(c, m);
+	if (rc == RXBNECK_EINVAL || rc == RXBNECK_ENOBUFS)
+		return rc;
+	return rc < 0 ? failed(c, rc) : 0;
+}
+
+int rxbneck_client_report(struct rxbneck_client *c, const struct rxbneck_report *r)
+{
+	struct rxbp_msg m;
+
+	if (!c || !r)
+		return RXBNECK_EINVAL;
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_REPORT;
+	m.u.report = *r;
+	return send_optional(c, &m, RXBNECK_ACCEPT_REPORT);
+}
+
+int rxbneck_client_streams_sample(struct rxbneck_client *c,
+				  const struct rxbneck_streams_sample *s)
+{
+	struct rxbp_msg m;
+
+	if (!c || !s)
+		return RXBNECK_EINVAL;
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_STREAMS_SAMPLE;
+	m.u.sample = *s;
+	return send_optional(c, &m, RXBNECK_ACCEPT_STREAMS_SAMPLE);
+}
+
+/* ------------------------------------------------------------ info -- */
+
+const struct rxbneck_hello_ack *rxbneck_client_daemon(const struct rxbneck_client *c)
+{
+	return c && c->acked ? &c->ack : NULL;
+}
+
+const char *rxbneck_client_errmsg(const struct rxbneck_client *c)
+{
+	return c ? c->errmsg : "no client";
+}
+
+int rxbneck_client_remote_error(const struct rxbneck_client *c)
+{
+	return c ? c->remote_error : 0;
+}

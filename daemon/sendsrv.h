@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sendsrv: the daemon's side of the sender control protocol
+ * (docs/PROTOCOL.md): listening sockets, per-sender connections, limits,
+ * timeouts, RATE/PAUSE pushes.
+ *
+ * Event-loop agnostic. The daemon owns the loop; sendsrv tells it which fds
+ * to watch through ops->fd_add/fd_mod/fd_del (events are SENDSRV_IN/OUT,
+ * numerically equal to EPOLLIN/EPOLLOUT), and the daemon calls
+ *
+ *	sendsrv_handle(s, fd, events)	when such an fd is ready (pass the
+ *					epoll events straight through);
+ *	sendsrv_tick(s, now_ns)		at sendsrv_next_deadline_ns() or
+ *					simply every 100 ms - 1 s (timeouts);
+ *	sendsrv_publish_rate/pause()	when the model has new values.
+ *
+ * Wiring into an epoll loop:
+ *
+ *	static int add(void *ctx, int fd, uint32_t ev)
+ *	{
+ *		struct epoll_event e = { .events = ev, .data.u64 = TAG_SENDSRV | fd };
+ *		return epoll_ctl(((struct daemon *)ctx)->epfd, EPOLL_CTL_ADD, fd, &e)
+ *			? -errno : 0;
+ *	}
+ *	... fd_mod with EPOLL_CTL_MOD, fd_del with EPOLL_CTL_DEL ...
+ *	on an event tagged TAG_SENDSRV: sendsrv_handle(s, fd, e.events);
+ *
+ * Callbacks run synchronously inside sendsrv calls. They may call
+ * sendsrv_publish_*(), sendsrv_foreach_sender() and sendsrv_stats(), never
+ * sendsrv_handle/tick/finish. Every connection whose HELLO on_hello accepted
+ * gets exactly one on_goodbye, also from sendsrv_finish().
+ *
+ * Work per call is bounded: one read per readable connection (at most
+ * max_frame_bytes, so at most max_frame_bytes / 16 frames), at most
+ * SENDSRV_ACCEPT_BATCH accepts per readable listener, timeouts from ordered
+ * lists (no scans), publishes touch only the port's subscribers.
+ *
+ * Memory is bounded by sendsrv_memory_bound(): connection slots are
+ * allocated at init (max_conns + SENDSRV_SPARE_SLOTS); each holds at most
+ * max_frame_bytes of input and max_out_bytes (+ one final ERROR) of output.
+ */
+#ifndef RXB_DAEMON_SENDSRV_H
+#define RXB_DAEMON_SENDSRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "rxbneck/proto.h"
+
+#define SENDSRV_IN		0x001u	/* == EPOLLIN  */
+#define SENDSRV_OUT		0x004u	/* == EPOLLOUT */
+#define SENDSRV_ERR		0x008u	/* == EPOLLERR */
+#define SENDSRV_HUP		0x010u	/* == EPOLLHUP */
+
+#define SENDSRV_MAX_ALLOW	64	/* CIDRs in the allow-list */
+#define SENDSRV_MAX_LISTEN	8	/* listening sockets */
+#define SENDSRV_SPARE_SLOTS	64	/* closing connections beyond max_conns */
+#define SENDSRV_ACCEPT_BATCH	32
+#define SENDSRV_LINGER_NS	2000000000ULL	/* closing: drain input this long */
+#define SENDSRV_ADDR_STRLEN	56	/* "[v6]:port" */
+
+/* An allow-list entry. v4-mapped IPv6 prefixes are stored as IPv4. */
+struct sendsrv_cidr {
+	int family;			/* AF_INET or AF_INET6 */
+	uint8_t addr[16];		/* network byte order, host bits zero */
+	uint8_t prefix_len;
+};
+
+/*
+ * "10.0.0.0/8", "::1/128", "192.0.2.7" (a host). Host bits must be zero.
+ * Returns 0 or -EINVAL; *why (if not NULL) then says what is wrong.
+ */
+int sendsrv_cidr_parse(const char *text, struct sendsrv_cidr *out, const char **why);
+bool sendsrv_cidr_match(const struct sendsrv_cidr *c, const struct sockaddr *sa);
+
+struct sendsrv_limits {
+	uint32_t max_frame_bytes;	/* 512..65536, default 4096 */
+	uint32_t max_conns;		/* default 1024 */
+	uint64_t hello_timeout_ns;	/* default 5 s */
+	uint64_t idle_timeout_ns;	/* default 60 s, 0 = none */
+	uint32_t max_out_bytes;		/* per connection, >= 1024, default 16 KiB */
+	double rate_change_frac;	/* push when |new-last| >= frac*last, 0.05 */
+	uint32_t rate_refresh_epochs;	/* push at least this often, 10; 0 = never */
+	uint32_t epoch_ms;		/* announced in HELLO_ACK */
+	struct sendsrv_cidr allow[SENDSRV_MAX_ALLOW];
+	size_t n_allow;			/* 0 = nobody may connect */
+};
+
+/* Defaults of PROTOCOL.md §9, allow-list 127.0.0.0/8 and ::1/128. */
+void sendsrv_limits_default(struct sendsrv_limits *l);
+
+/* A connected sender, as callbacks and sendsrv_foreach_sender() see it. */
+struct sendsrv_peer {
+	uint64_t id;			/* unique per connection, from 1 */
+	struct sockaddr_storage addr;
+	char addr_str[SENDSRV_ADDR_STRLEN];	/* "192.0.2.7:40000", "[::1]:40000" */
+	struct rxbneck_hello hello;	/* rtt_us/subscribe updated by SUBSCRIBE */
+	uint16_t granted;		/* subscription served */
+	uint64_t connected_ns;		/* ops->now_ns clock */
+	uint64_t last_rx_ns;
+	uint64_t frames_in, frames_out;
+	uint64_t bytes_in, bytes_out;
+	uint64_t reports;
+	uint64_t pauses_sent;
+	bool has_rate;			/* last_rate valid */
+	struct rxbneck_rate last_rate;	/* last RATE sent to this sender */
+	uint32_t out_queued_bytes;
+};
+
+/* Why a sender went away (on_goodbye): 0 = BYE, else an rxbneck_error. */
+#define SENDSRV_GONE_BYE	0
+#define SENDSRV_GONE_EOF	(-1)	/* closed without BYE */
+#define SENDSRV_GONE_PEER_ERROR	(-2)	/* the sender sent ERROR */
+#define SENDSRV_GONE_SHUTDOWN	(-3)	/* sendsrv_finish() */
+
+struct sendsrv_ops {
+	void *ctx;			/* first argument of every callback */
+	/* Required: interest in @fd, events SENDSRV_IN/OUT. 0 or -errno. */
+	int (*fd_add)(void *ctx, int fd, uint32_t events);
+	int (*fd_mod)(void *ctx, int fd, uint32_t events);
+	void (*fd_del)(void *ctx, int fd);
+	/* Optional clock (CLOCK_MONOTONIC ns by default): tests inject time. */
+	uint64_t (*now_ns)(void *ctx);
+	/*
+	 * Optional. A sender said HELLO. Return 0 to serve it, or an
+	 * rxbneck_error code (normally RXBNECK_ERR_REFUSED) to refuse it.
+	 * May publish a rate for the port to have it sent right after the ACK.
+	 */
+	int (*on_hello)(void *ctx, const struct sendsrv_peer *p);
+	/* Optional; REPORT is accepted only when set. */
+	void (*on_report)(void *ctx, const struct sendsrv_peer *p,
+			  const struct rxbneck_report *r);
+	/* Optional; STREAMS_SAMPLE is accepted only when set. */
+	void (*on_streams_sample)(void *ctx, const struct sendsrv_peer *p,
+				  const struct rxbneck_streams_sample *smp);
+	/* Optional; @why is SENDSRV_GONE_* or the rxbneck_error sent to it. */
+	void (*on_goodbye)(void *ctx, const struct sendsrv_peer *p, int why);
+};
+
+struct sendsrv_stats {
+	uint32_t conns_hello;		/* waiting for HELLO */
+	uint32_t conns_active;
+	uint32_t conns_closing;
+	uint32_t listeners;
+	uint64_t accepted;
+	uint64_t rejected_allow;
+	uint64_t rejected_full;
+	uint64_t dropped_no_slot;	/* rejected without a lingering close */
+	uint64_t errors_sent[RXBNECK_ERR_MAX_ + 1];
+	uint64_t frames_in, frames_out;
+	uint64_t bytes_in, bytes_out;
+	uint64_t rate_pushes, pause_pushes;
+	uint64_t reports;
+	size_t mem_bytes;		/* allocated now, fd index excluded */
+	size_t mem_bound_bytes;		/* sendsrv_memory_bound() */
+};
+
+struct sendsrv;
+
+/*
+ * Validates @limits (logs what is wrong), copies both arguments.
+ * Returns 0 or -EINVAL / -ENOMEM.
+ */
+int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
+		 const struct sendsrv_ops *ops);
+/* BYE (shutdown) to every sender, on_goodbye for each, close all, free. */
+void sendsrv_finish(struct sendsrv *s);
+
+/*
+ * Listen on a literal IPv4/IPv6 address ("127.0.0.1", "::1", "0.0.0.0",
+ * "::" = dual stack). @port 0 picks one; *bound_port (may be NULL) gets it.
+ * Returns 0 or -errno (logged).
+ */
+int sendsrv_listen(struct sendsrv *s, const char *addr, uint16_t port,
+		   uint16_t *bound_port);
+
+/* Whether @fd is one of sendsrv's (listener or connection). */
+bool sendsrv_owns_fd(const struct sendsrv *s, int fd);
+void sendsrv_handle(struct sendsrv *s, int fd, uint32_t events);
+void sendsrv_tick(struct sendsrv *s, uint64_t now_ns);
+/* Earliest time sendsrv_tick() has work, UINT64_MAX if none. */
+uint64_t sendsrv_next_deadline_ns(const struct sendsrv *s);
+
+/*
+ * Offer a new rate for flow r->port to its RATE subscribers; each gets it
+ * when PROTOCOL.md §6.1's rule says so. While the port has senders the
+ * value is kept, and a sender that subscribes later gets it at once (also
+ * when published from on_hello). Returns the number of senders it was sent
+ * to, or -EINVAL for an invalid value.
+ */
+int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r);
+/*
+ * Send a pause schedule (or CANCEL) to the PAUSE subscribers of p->port,
+ * except, for a one-shot window, those whose RTT says they cannot act on
+ * it (start_in_us + duration_us <= rtt_us). Returns the count or -EINVAL.
+ */
+int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p);
+
+/* Calls @cb for every sender past HELLO; returns how many. */
+size_t sendsrv_foreach_sender(const struct sendsrv *s,
+			      void (*cb)(void *arg, const struct sendsrv_peer *p),
+			      void *arg);
+void sendsrv_stats(const struct sendsrv *s, struct sendsrv_stats *st);
+/*
+ * Upper bound of sendsrv's heap use, excluding the fd index (4 bytes per fd
+ * number up to the highest one seen, i.e. bounded by RLIMIT_NOFILE).
+ */
+size_t sendsrv_memory_bound(const struct sendsrv *s);
+
+#endif

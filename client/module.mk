@@ -17,6 +17,9 @@ CLIENT_SRCS := $(wildcard client/*.c)
 CLIENT_SO_MAJOR := 0
 CLIENT_SO := $(O)/librxbneck.so.$(VERSION)
 LIBDIR ?= $(PREFIX)/lib
+# rxbneck.pc names libdir relative to the prefix when it is below it, so
+# `pkg-config --define-variable=prefix=...` relocates it.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${exec_prefix}/%,$(LIBDIR))
 
 $(O)/libclient.a: $(CLIENT_SRCS:%.c=$(O)/%.o)
 	@$(if $(Q),echo "  AR      $@")
@@ -74,5 +77,5 @@ install:: $(O)/librxbneck.a $(CLIENT_SO)
 	ln -sf librxbneck.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librxbneck.so.$(CLIENT_SO_MAJOR)
 	ln -sf librxbneck.so.$(CLIENT_SO_MAJOR) $(DESTDIR)$(LIBDIR)/librxbneck.so
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		client/rxbneck.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rxbneck.pc

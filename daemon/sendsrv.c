@@ -1070,6 +1070,8 @@ static void reject_now(struct sendsrv *s, int fd, int code)
 	uint32_t done;
 	size_t n;
 
+	if (code == 0)		/* cannot happen: live < max_conns leaves slots */
+		code = RXBNECK_ERR_TOO_MANY;
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_ERROR;
 	m.seq = 1;

@@ -179,6 +179,7 @@ int sendsrv_listen(struct sendsrv *s, const char *addr, uint16_t port,
 /* Whether @fd is one of sendsrv's (listener or connection). */
 bool sendsrv_owns_fd(const struct sendsrv *s, int fd);
 void sendsrv_handle(struct sendsrv *s, int fd, uint32_t events);
+/* @now_ns from the same clock as ops->now_ns (CLOCK_MONOTONIC by default). */
 void sendsrv_tick(struct sendsrv *s, uint64_t now_ns);
 /* Earliest time sendsrv_tick() has work, UINT64_MAX if none. */
 uint64_t sendsrv_next_deadline_ns(const struct sendsrv *s);

@@ -9,6 +9,7 @@
  * daemon's advice for a flow without sending anything. Linked against the
  * installable librxbneck.a only.
  */
+#define _POSIX_C_SOURCE 200809L	/* getopt(); builds as strict C99 too */
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>

@@ -1,0 +1,18 @@
+# tools/: the reference RBUDP transfer tools, rxbneck-send and rxbneck-recv.
+# Every tools/rbudp/*.c but the two *_main.c goes into librbudp.a, so unit
+# tests link the modules (codec, bitmap, pacing, delay, integrity) directly.
+RBUDP_SRCS := $(filter-out %_main.c,$(wildcard tools/rbudp/*.c))
+$(O)/librbudp.a: $(RBUDP_SRCS:%.c=$(O)/%.o)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+LIBS := $(O)/librbudp.a $(LIBS)
+
+BINS += $(O)/rxbneck-send $(O)/rxbneck-recv
+$(O)/rxbneck-send: $(O)/tools/rbudp/send_main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)
+$(O)/rxbneck-recv: $(O)/tools/rbudp/recv_main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)
+
+install:: $(O)/rxbneck-send $(O)/rxbneck-recv
+	install -D -m 0755 $(O)/rxbneck-send $(DESTDIR)$(PREFIX)/bin/rxbneck-send
+	install -D -m 0755 $(O)/rxbneck-recv $(DESTDIR)$(PREFIX)/bin/rxbneck-recv

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Command-line helpers for the RBUDP tools. See cli.h. */
+#include "tools/rbudp/cli.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/parse.h"
+
+void rbudp_cli_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(2);
+}
+
+uint64_t rbudp_cli_u64(const char *prog, const char *opt, const char *arg,
+		       uint64_t min, uint64_t max)
+{
+	uint64_t v;
+	int err = rxb_parse_u64(arg, min, max, &v);
+
+	if (err)
+		rbudp_cli_usage_error(prog, "%s '%s': %s (expected %llu..%llu)", opt, arg,
+				      rxb_parse_strerror(err), (unsigned long long)min,
+				      (unsigned long long)max);
+	return v;
+}
+
+uint64_t rbudp_cli_si(const char *prog, const char *opt, const char *arg,
+		      double min, double max)
+{
+	double v;
+	int err = rxb_parse_si(arg, min, max, &v);
+
+	if (err)
+		rbudp_cli_usage_error(prog, "%s '%s': %s (expected %g..%g, suffixes k M G T "
+				      "Ki Mi Gi Ti allowed)", opt, arg, rxb_parse_strerror(err),
+				      min, max);
+	return (uint64_t)llround(v);
+}
+
+uint64_t rbudp_cli_ms(const char *prog, const char *opt, const char *arg, double max_ms)
+{
+	double v;
+	int err = rxb_parse_double(arg, 0, max_ms, &v);
+
+	if (err)
+		rbudp_cli_usage_error(prog, "%s '%s': %s (expected 0..%g milliseconds)", opt,
+				      arg, rxb_parse_strerror(err), max_ms);
+	return (uint64_t)llround(v * 1e6);
+}
+
+static volatile sig_atomic_t *stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (stop_flag)
+		*stop_flag = 1;
+}
+
+void rbudp_cli_signals(volatile sig_atomic_t *flag)
+{
+	struct sigaction sa;
+
+	stop_flag = flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int rbudp_cli_json_out(struct jw *w)
+{
+	if (!jw_ok(w)) {
+		fprintf(stderr, "JSON summary could not be built (out of memory?)\n");
+		return -1;
+	}
+	if (fputs(jw_text(w), stdout) == EOF || fputc('\n', stdout) == EOF ||
+	    fflush(stdout) == EOF) {
+		perror("writing the JSON summary");
+		return -1;
+	}
+	return 0;
+}

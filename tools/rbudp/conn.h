@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The RBUDP control connection: a non-blocking TCP socket, an input buffer
+ * that assembles frames (wire.h) and bounded, timed writes.
+ */
+#ifndef RBUDP_CONN_H
+#define RBUDP_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rbudp_conn {
+	int fd;
+	uint8_t *buf;		/* RBUDP_FRAME_MAX bytes */
+	size_t len;		/* bytes held */
+	size_t off;		/* start of the next unparsed frame */
+	char peer[80];		/* "addr:port", for messages */
+};
+
+/* Take ownership of connected socket @fd (made non-blocking). -ENOMEM, -errno. */
+int rbudp_conn_init(struct rbudp_conn *c, int fd);
+/* Close the socket and free the buffer. */
+void rbudp_conn_finish(struct rbudp_conn *c);
+
+/*
+ * Read what the socket has. Returns the number of bytes read (0 when
+ * nothing was waiting), -ECONNRESET when the peer closed, or -errno.
+ */
+int rbudp_conn_fill(struct rbudp_conn *c);
+
+/*
+ * The next complete frame, if any: returns 1 and sets *type, *body, *len
+ * (valid until the next rbudp_conn_fill()); 0 when more bytes are needed;
+ * -EBADMSG with *why for a malformed header.
+ */
+int rbudp_conn_next(struct rbudp_conn *c, uint16_t *type, const uint8_t **body,
+		    uint32_t *len, const char **why);
+
+/*
+ * Wait up to @timeout_ms for the next frame (reading as needed). Returns 1
+ * with the frame, -ETIMEDOUT, -EINTR, -ECONNRESET, -EBADMSG or -errno.
+ */
+int rbudp_conn_wait(struct rbudp_conn *c, int timeout_ms, uint16_t *type,
+		    const uint8_t **body, uint32_t *len, const char **why);
+
+/* Write all of @data within @timeout_ms. 0, -ETIMEDOUT, -EPIPE, -EINTR, -errno. */
+int rbudp_conn_send(struct rbudp_conn *c, const void *data, size_t len, int timeout_ms);
+
+/* Best effort: send an ERROR frame (short timeout, errors ignored). */
+void rbudp_conn_send_error(struct rbudp_conn *c, uint32_t code, const char *text);
+
+#endif

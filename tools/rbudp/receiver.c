@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The RBUDP receiver engine. See receiver.h and docs/rbudp.md. */
+#include "tools/rbudp/receiver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "tools/rbudp/bitmap.h"
+#include "tools/rbudp/conn.h"
+#include "tools/rbudp/delay.h"
+#include "tools/rbudp/integ.h"
+#include "tools/rbudp/net.h"
+
+#define RX_BATCHES_PER_WAKE	64	/* then look at the control socket again */
+#define PROGRESS_NS		(500 * RXB_NSEC_PER_MSEC)
+#define BATCH_MAX		1024
+
+enum rx_state {
+	RX_BLAST,	/* receiving, waiting for BLAST_DONE */
+	RX_DRAIN,	/* BLAST_DONE seen: reading what is still in flight */
+	RX_COMPLETE,	/* COMPLETE queued: waiting for it to leave */
+	RX_DONE,	/* VERIFIED queued: waiting for it to leave */
+};
+
+struct session {
+	struct rbudp_receiver *rx;
+	const struct rbudp_recv_opts *o;
+	struct rbudp_recv_result *r;
+	struct rbudp_conn conn;
+	struct rbudp_setup su;
+	struct rbudp_bitmap have;
+	struct rbudp_outq outq;
+	uint8_t *mem;			/* whole file in memory; NULL with --discard */
+	uint8_t *slots;			/* batch x slot_bytes datagram buffers */
+	size_t slot_bytes;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	uint8_t *frame;			/* RBUDP_FRAME_MAX scratch for feedback */
+	char *tmp_path;			/* temporary output file, until renamed */
+	int tmp_fd;
+	uint64_t drops0;		/* socket drop counter at the start */
+	uint64_t digest;		/* running digest (--discard) */
+	enum rx_state state;
+	uint32_t round;
+	struct rbudp_recv_round *rr;	/* current round's stats */
+	uint64_t t0;			/* SETUP_OK sent */
+	uint64_t done_at;		/* BLAST_DONE received */
+	uint64_t last_rx;		/* last datagram */
+	uint64_t last_activity;		/* last datagram or control frame */
+	uint64_t next_progress_ns;
+	bool warned_short, warned_seq, warned_len;
+};
+
+static int sfail(struct session *s, uint32_t code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Record the first error, tell the sender (best effort) and return -1. */
+static int sfail(struct session *s, uint32_t code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->r->error[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(s->r->error, sizeof(s->r->error), fmt, ap);
+	va_end(ap);
+	rxb_err("transfer from %s: %s", s->r->peer[0] ? s->r->peer : "?", s->r->error);
+	if (code && s->conn.fd >= 0)
+		rbudp_conn_send_error(&s->conn, code, s->r->error);
+	return -1;
+}
+
+static bool stopped(const struct session *s)
+{
+	return s->o->stop && *s->o->stop;
+}
+
+/* ------------------------------------------------------------ sockets -- */
+
+int rbudp_receiver_open(struct rbudp_receiver *rx, const char *addr, uint16_t port,
+			int rcvbuf_bytes)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl, il = sizeof(rx->rcvbuf_bytes);
+	int one = 1, err;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->udp = rx->listen_fd = -1;
+	err = rbudp_resolve(addr, port, 1, &ss, &sl);
+	if (err) {
+		rxb_err("cannot resolve --listen %s: %s", addr ? addr : "(any)", gai_strerror(err));
+		return -EINVAL;
+	}
+	rbudp_addr_str(&ss, rx->local, sizeof(rx->local));
+	rx->udp = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	rx->listen_fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (rx->udp < 0 || rx->listen_fd < 0) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_ERR, errno, "socket() for %s", rx->local);
+		goto fail;
+	}
+	if (setsockopt(rx->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_ERR, errno, "SO_REUSEADDR on %s", rx->local);
+		goto fail;
+	}
+	if (rcvbuf_bytes > 0) {
+		err = rbudp_set_bufsize(rx->udp, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_bytes,
+					&rx->rcvbuf_bytes);
+		if (err) {
+			rxb_log_errno(RXB_LOG_ERR, -err, "setting --rcvbuf %d", rcvbuf_bytes);
+			goto fail;
+		}
+	} else if (getsockopt(rx->udp, SOL_SOCKET, SO_RCVBUF, &rx->rcvbuf_bytes, &il) < 0) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_ERR, errno, "getsockopt(SO_RCVBUF)");
+		goto fail;
+	}
+	if (bind(rx->udp, (struct sockaddr *)&ss, sl) < 0) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_ERR, errno, "cannot bind UDP %s", rx->local);
+		goto fail;
+	}
+	if (bind(rx->listen_fd, (struct sockaddr *)&ss, sl) < 0 || listen(rx->listen_fd, 4) < 0) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_ERR, errno, "cannot listen on TCP %s", rx->local);
+		goto fail;
+	}
+	return 0;
+fail:
+	rbudp_receiver_close(rx);
+	return err;
+}
+
+void rbudp_receiver_close(struct rbudp_receiver *rx)
+{
+	if (rx->udp >= 0)
+		close(rx->udp);
+	if (rx->listen_fd >= 0)
+		close(rx->listen_fd);
+	rx->udp = rx->listen_fd = -1;
+}
+
+void rbudp_recv_result_init(struct rbudp_recv_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->socket_drops = UINT64_MAX;
+}
+
+void rbudp_recv_result_finish(struct rbudp_recv_result *r)
+{
+	free(r->rounds);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Turn away a second sender while a transfer runs. */
+static void reject_busy(struct session *s)
+{
+	int fd = accept4(s->rx->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	struct rbudp_conn c;
+	char text[160];
+
+	if (fd < 0)
+		return;
+	if (rbudp_conn_init(&c, fd)) {
+		close(fd);
+		return;
+	}
+	snprintf(text, sizeof(text), "receiver busy with a transfer from %s", s->r->peer);
+	rxb_warn("turned away %s: busy", c.peer);
+	rbudp_conn_send_error(&c, RBUDP_ERR_BUSY, text);
+	rbudp_conn_finish(&c);
+}
+
+/* -------------------------------------------------------------- rounds -- */
+
+static struct rbudp_recv_round *new_round(struct session *s, uint32_t expected)
+{
+	struct rbudp_recv_result *r = s->r;
+
+	if (r->n_rounds == r->cap_rounds) {
+		uint32_t cap = r->cap_rounds ? 2 * r->cap_rounds : 16;
+		struct rbudp_recv_round *v = realloc(r->rounds, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->rounds = v;
+		r->cap_rounds = cap;
+	}
+	s->rr = &r->rounds[r->n_rounds++];
+	memset(s->rr, 0, sizeof(*s->rr));
+	s->rr->round = ++s->round;
+	s->rr->pkts_expected = expected;
+	return s->rr;
+}
+
+/* ---------------------------------------------------------- datagrams -- */
+
+static void bad_dgram(struct session *s, uint64_t *counter, bool *warned, const char *what,
+		      uint32_t seq, uint32_t len)
+{
+	(*counter)++;
+	if (*warned)
+		return;
+	*warned = true;
+	rxb_warn("transfer from %s: dropped a datagram with %s (seq %u, %u bytes); "
+		 "further ones are only counted", s->r->peer, what, seq, len);
+}
+
+static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int flags,
+		       uint64_t now)
+{
+	struct rbudp_recv_result *r = s->r;
+	uint32_t seq, plen;
+
+	r->dgrams++;
+	if (len < RBUDP_DGRAM_HDR) {
+		bad_dgram(s, &r->bad_short, &s->warned_short, "no room for a header", 0, len);
+		return;
+	}
+	seq = rbudp_get_u32(d);
+	if (seq >= s->su.total_pkts) {
+		bad_dgram(s, &r->bad_seq, &s->warned_seq, "a sequence number past the end",
+			  seq, len);
+		return;
+	}
+	plen = rbudp_pkt_len(s->su.file_bytes, s->su.payload_bytes, seq);
+	if ((flags & MSG_TRUNC) || len - RBUDP_DGRAM_HDR != plen) {
+		bad_dgram(s, &r->bad_len, &s->warned_len, "the wrong length", seq, len);
+		return;
+	}
+	if (rbudp_bitmap_test_and_set(&s->have, seq)) {
+		r->pkts_duplicate++;
+		s->rr->pkts_duplicate++;
+		return;
+	}
+	if (s->mem)
+		memcpy(s->mem + (uint64_t)seq * s->su.payload_bytes, d + RBUDP_DGRAM_HDR, plen);
+	else
+		s->digest += rbudp_digest_term(seq, d + RBUDP_DGRAM_HDR, plen);
+	r->pkts_received++;
+	s->rr->pkts_received++;
+	s->rr->bytes_received += plen;
+	if (!s->rr->first_rx_ns)
+		s->rr->first_rx_ns = now - s->t0;
+	s->rr->last_rx_ns = now - s->t0;
+}
+
+/*
+ * Read what the UDP socket holds, at most RX_BATCHES_PER_WAKE batches.
+ * Returns 1 when the socket was left empty, 0 when more is waiting, -1 on error.
+ */
+static int rx_socket(struct session *s)
+{
+	unsigned vlen = s->o->batch_pkts;
+
+	for (int b = 0; b < RX_BATCHES_PER_WAKE; b++) {
+		int n = recvmmsg(s->rx->udp, s->msgs, vlen, MSG_DONTWAIT, NULL);
+		uint64_t now;
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 1;
+			if (errno == EINTR)
+				return 0;
+			/* A connected UDP socket reports ICMP errors from the
+			 * peer; they say nothing about our data. */
+			if (errno == ECONNREFUSED || errno == EHOSTUNREACH ||
+			    errno == ENETUNREACH)
+				continue;
+			return sfail(s, RBUDP_ERR_ABORTED, "recvmmsg: %s", strerror(errno));
+		}
+		now = rxb_mono_ns();
+		for (int i = 0; i < n; i++)
+			take_dgram(s, s->slots + (size_t)i * s->slot_bytes, s->msgs[i].msg_len,
+				   s->msgs[i].msg_hdr.msg_flags, now);
+		if (n > 0)
+			s->last_rx = s->last_activity = now;
+		if ((unsigned)n < vlen)
+			return 1;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------- feedback -- */
+
+static int queue_frame(struct session *s, const uint8_t *buf, size_t len, uint64_t now)
+{
+	if (rbudp_outq_push(&s->outq, buf, len,
+			    rbudp_delay_release_ns(now, s->r->feedback_delay_ns)))
+		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for feedback");
+	return 0;
+}
+
+/* Send what the delay line has released. */
+static int flush_outq(struct session *s, uint64_t now)
+{
+	const struct rbudp_outq_msg *m;
+
+	while ((m = rbudp_outq_peek_due(&s->outq, now))) {
+		int err = rbudp_conn_send(&s->conn, m->data, m->len, s->o->timeout_ms);
+
+		if (err)
+			return sfail(s, 0, "sending feedback to %s: %s", s->r->peer, strerror(-err));
+		rbudp_outq_drop(&s->outq);
+		if (s->state == RX_COMPLETE && !s->outq.head)
+			s->r->transfer_ns = rxb_mono_ns() - s->t0;
+	}
+	return 0;
+}
+
+/* End the current round: report what is missing and start the next. */
+static int end_round(struct session *s, uint64_t now)
+{
+	uint32_t missing = s->su.total_pkts - (uint32_t)s->r->pkts_received;
+	uint32_t nseg = rbudp_seg_count(s->su.total_pkts);
+
+	s->rr->pkts_lost = missing;
+	s->rr->drain_ns = now - s->done_at;
+	if (missing == 0) {
+		struct rbudp_complete c = { .round = s->round, .total_pkts = s->su.total_pkts };
+
+		s->state = RX_COMPLETE;
+		return queue_frame(s, s->frame, rbudp_complete_encode(s->frame, &c), now);
+	}
+	for (uint32_t k = 0; k < nseg; k++) {
+		uint8_t *data = s->frame + RBUDP_FRAME_HDR + RBUDP_MISSING_HDR_LEN;
+		struct rbudp_missing m = { .round = s->round, .seg = k, .round_missing = missing };
+		size_t hl;
+
+		m.data_len = rbudp_miss_encode(&s->have, k, data, &m.enc, &m.n_missing);
+		hl = rbudp_missing_hdr_encode(s->frame, &m);
+		if (queue_frame(s, s->frame, hl + m.data_len, now))
+			return -1;
+	}
+	if (!new_round(s, missing))
+		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for round statistics");
+	s->state = RX_BLAST;
+	return 0;
+}
+
+/* ------------------------------------------------------- control frames -- */
+
+static int on_blast_done(struct session *s, const uint8_t *body, uint32_t len, uint64_t now)
+{
+	struct rbudp_blast_done d;
+	const char *why;
+
+	if (rbudp_blast_done_decode(body, len, &d, &why))
+		return sfail(s, RBUDP_ERR_PROTOCOL, "bad BLAST_DONE: %s", why);
+	if (s->state != RX_BLAST || d.round != s->round)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "BLAST_DONE for round %u while in round %u%s",
+			     d.round, s->round, s->state == RX_BLAST ? "" : " (already ended)");
+	if (d.pkts_sent != s->rr->pkts_expected)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "round %u: sender says it sent %u packets, "
+			     "%u were missing", d.round, d.pkts_sent, s->rr->pkts_expected);
+	s->rr->pkts_sent = d.pkts_sent;
+	s->done_at = now;
+	s->state = RX_DRAIN;
+	return 0;
+}
+
+static int rx_control(struct session *s, uint64_t now)
+{
+	const uint8_t *body;
+	const char *why = NULL;
+	uint32_t len;
+	uint16_t type;
+	int err;
+
+	err = rbudp_conn_fill(&s->conn);
+	if (err == -ECONNRESET)
+		return sfail(s, 0, "sender closed the control connection in round %u", s->round);
+	if (err < 0)
+		return sfail(s, 0, "control connection: %s", strerror(-err));
+	s->last_activity = now;
+	while ((err = rbudp_conn_next(&s->conn, &type, &body, &len, &why)) == 1) {
+		if (type == RBUDP_MSG_BLAST_DONE) {
+			if (on_blast_done(s, body, len, now))
+				return -1;
+		} else if (type == RBUDP_MSG_ERROR) {
+			struct rbudp_error e;
+
+			if (rbudp_error_decode(body, len, &e, &why))
+				return sfail(s, 0, "sender sent a malformed ERROR: %s", why);
+			return sfail(s, 0, "sender gave up (code %u): %s", e.code, e.text);
+		} else {
+			return sfail(s, RBUDP_ERR_PROTOCOL, "unexpected %s frame in round %u",
+				     rbudp_msg_name(type), s->round);
+		}
+	}
+	if (err < 0)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "malformed control frame: %s", why);
+	return 0;
+}
+
+/* ------------------------------------------------------------- verify -- */
+
+static int write_output(struct session *s)
+{
+	const uint8_t *p = s->mem;
+	uint64_t left = s->su.file_bytes;
+
+	while (left) {
+		ssize_t n = write(s->tmp_fd, p, left > (1u << 30) ? (1u << 30) : (size_t)left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rxb_log_errno(RXB_LOG_ERR, n < 0 ? errno : EIO, "writing %s", s->tmp_path);
+			return -1;
+		}
+		p += n;
+		left -= (uint64_t)n;
+	}
+	if (close(s->tmp_fd) < 0) {
+		s->tmp_fd = -1;
+		rxb_log_errno(RXB_LOG_ERR, errno, "closing %s", s->tmp_path);
+		return -1;
+	}
+	s->tmp_fd = -1;
+	if (rename(s->tmp_path, s->o->output) < 0) {
+		rxb_log_errno(RXB_LOG_ERR, errno, "renaming %s to %s", s->tmp_path, s->o->output);
+		return -1;
+	}
+	free(s->tmp_path);
+	s->tmp_path = NULL;
+	return 0;
+}
+
+/* Check the digest, store the file, queue VERIFIED. */
+static int verify(struct session *s, uint64_t now)
+{
+	struct rbudp_verified v = { .status = RBUDP_VERIFY_OK };
+	uint64_t t = rxb_mono_ns();
+
+	v.digest = s->mem ? rbudp_digest_buf(s->mem, s->su.file_bytes, s->su.payload_bytes)
+			  : s->digest;
+	s->r->digest = v.digest;
+	s->r->verify_ns = rxb_mono_ns() - t;
+	if (v.digest != s->su.digest) {
+		v.status = RBUDP_VERIFY_DIGEST;
+		rxb_err("INTEGRITY FAILURE from %s: digest %016llx, sender announced %016llx; "
+			"output discarded", s->r->peer, (unsigned long long)v.digest,
+			(unsigned long long)s->su.digest);
+	} else if (s->mem) {
+		t = rxb_mono_ns();
+		if (write_output(s))
+			v.status = RBUDP_VERIFY_WRITE;
+		s->r->write_ns = rxb_mono_ns() - t;
+	}
+	s->r->verified = v.status == RBUDP_VERIFY_OK;
+	s->state = RX_DONE;
+	if (queue_frame(s, s->frame, rbudp_verified_encode(s->frame, &v), now))
+		return -1;
+	if (v.status == RBUDP_VERIFY_DIGEST)
+		snprintf(s->r->error, sizeof(s->r->error), "integrity failure: digest mismatch");
+	else if (v.status == RBUDP_VERIFY_WRITE)
+		snprintf(s->r->error, sizeof(s->r->error), "could not store %s", s->o->output);
+	return 0;
+}
+
+/* ------------------------------------------------------------ progress -- */
+
+static void progress(struct session *s, uint64_t now)
+{
+	const struct rbudp_recv_round *rr = s->rr;
+	double span;
+
+	if (!s->o->progress || now < s->next_progress_ns || s->state != RX_BLAST)
+		return;
+	s->next_progress_ns = now + PROGRESS_NS;
+	span = (double)(rr->last_rx_ns - rr->first_rx_ns) / 1e9;
+	fprintf(stderr, "rxbneck-recv: round %u: %u/%u new pkts, %.3f Gb/s, %llu of %u "
+		"received, t=%.2f s\n", rr->round, rr->pkts_received, rr->pkts_expected,
+		span > 0 ? (double)rr->bytes_received * 8 / span / 1e9 : 0.0,
+		(unsigned long long)s->r->pkts_received, s->su.total_pkts,
+		(double)(now - s->t0) / 1e9);
+}
+
+/* --------------------------------------------------------------- loop -- */
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* True when the current round has ended: all expected packets came, or
+ * the socket stayed quiet for drain_idle after BLAST_DONE. */
+static bool drain_over(const struct session *s, uint64_t now)
+{
+	uint64_t quiet_since = s->last_rx > s->done_at ? s->last_rx : s->done_at;
+
+	return s->rr->pkts_received == s->rr->pkts_expected ||
+	       now >= quiet_since + s->o->drain_idle_ns ||
+	       now >= s->done_at + s->o->drain_max_ns;
+}
+
+/*
+ * How the thread waits for datagrams. With poll_ns = 0 it blocks in ppoll()
+ * on the UDP socket and is woken by every arrival. With poll_ns > 0, once
+ * datagrams flow it stops waiting on the socket and naps poll_ns between
+ * reads instead (user-space interrupt coalescing): the sender no longer
+ * pays a cross-CPU wake-up per datagram, and each read takes a batch. It
+ * goes back to blocking as soon as a nap finds the socket empty.
+ */
+static int loop(struct session *s)
+{
+	uint64_t timeout_ns = (uint64_t)s->o->timeout_ms * RXB_NSEC_PER_MSEC;
+	bool napping = false, backlog = false;
+
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = s->rx->udp, .events = POLLIN },
+			{ .fd = s->conn.fd, .events = POLLIN },
+			{ .fd = s->rx->listen_fd, .events = POLLIN },
+		};
+		uint64_t now = rxb_mono_ns(), wake;
+		struct timespec ts;
+
+		if (s->state == RX_DRAIN && !backlog && drain_over(s, now) && end_round(s, now))
+			return -1;
+		if (flush_outq(s, now))
+			return -1;
+		if (s->state == RX_COMPLETE && !s->outq.head && verify(s, now))
+			return -1;
+		if (s->state == RX_DONE && !s->outq.head)
+			return 0;
+		if (stopped(s))
+			return sfail(s, RBUDP_ERR_ABORTED, "interrupted by a signal");
+		if (s->state == RX_BLAST && now >= s->last_activity + timeout_ns)
+			return sfail(s, RBUDP_ERR_TIMEOUT, "sender silent for %d ms in round %u",
+				     s->o->timeout_ms, s->round);
+		progress(s, now);
+
+		wake = min_u64(rbudp_outq_next_ns(&s->outq), s->last_activity + timeout_ns);
+		if (s->state == RX_DRAIN) {
+			uint64_t q = s->last_rx > s->done_at ? s->last_rx : s->done_at;
+
+			wake = min_u64(wake, q + s->o->drain_idle_ns);
+			wake = min_u64(wake, s->done_at + s->o->drain_max_ns);
+		}
+		if (s->o->progress && s->state == RX_BLAST)
+			wake = min_u64(wake, s->next_progress_ns);
+		if (backlog)
+			wake = now;
+		else if (napping)
+			wake = min_u64(wake, now + s->o->poll_ns);
+		/* A negative fd is skipped: while napping, stay off the socket's
+		 * wait queue so arrivals do not wake us. */
+		if (napping || backlog)
+			pfd[0].fd = -1;
+		wake = wake > now ? wake - now : 0;
+		ts.tv_sec = (time_t)(wake / RXB_NSEC_PER_SEC);
+		ts.tv_nsec = (long)(wake % RXB_NSEC_PER_SEC);
+		if (ppoll(pfd, 3, &ts, NULL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return sfail(s, RBUDP_ERR_ABORTED, "ppoll: %s", strerror(errno));
+		}
+		now = rxb_mono_ns();
+		if (napping || backlog || (pfd[0].revents & (POLLIN | POLLERR))) {
+			uint64_t before = s->r->dgrams;
+			int ret = rx_socket(s);
+
+			if (ret < 0)
+				return -1;
+			backlog = ret == 0;
+			napping = s->o->poll_ns && s->r->dgrams != before &&
+				  (s->state == RX_BLAST || s->state == RX_DRAIN);
+		}
+		if ((pfd[1].revents & (POLLIN | POLLERR | POLLHUP)) && rx_control(s, now))
+			return -1;
+		if (pfd[2].revents & POLLIN)
+			reject_busy(s);
+	}
+}
+
+/* ------------------------------------------------------------- set-up -- */
+
+static int read_setup(struct session *s)
+{
+	const uint8_t *body;
+	const char *why = NULL;
+	uint32_t len;
+	uint16_t type;
+	int err;
+
+	err = rbudp_conn_wait(&s->conn, s->o->timeout_ms, &type, &body, &len, &why);
+	if (err == -ETIMEDOUT)
+		return sfail(s, RBUDP_ERR_TIMEOUT, "no SETUP within %d ms", s->o->timeout_ms);
+	if (err == -ECONNRESET)
+		return sfail(s, 0, "peer closed the connection before SETUP");
+	if (err == -EBADMSG)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "malformed first frame: %s", why);
+	if (err < 0)
+		return sfail(s, 0, "reading SETUP: %s", strerror(-err));
+	if (type != RBUDP_MSG_SETUP)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "first frame is %s, not SETUP",
+			     rbudp_msg_name(type));
+	if (rbudp_setup_decode(body, len, &s->su, &why))
+		return sfail(s, RBUDP_ERR_PROTOCOL, "bad SETUP: %s", why);
+	s->r->setup = s->su;
+	s->r->have_setup = true;
+	return 0;
+}
+
+static int make_tmp_file(struct session *s)
+{
+	size_t n = strlen(s->o->output) + sizeof(".rbudp-XXXXXX");
+	mode_t mask;
+
+	s->tmp_path = malloc(n);
+	if (!s->tmp_path)
+		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory");
+	snprintf(s->tmp_path, n, "%s.rbudp-XXXXXX", s->o->output);
+	s->tmp_fd = mkostemp(s->tmp_path, O_CLOEXEC);
+	if (s->tmp_fd < 0) {
+		int err = errno;
+
+		free(s->tmp_path);
+		s->tmp_path = NULL;
+		return sfail(s, RBUDP_ERR_RESOURCES, "cannot create a temporary file next to "
+			     "--output %s: %s", s->o->output, strerror(err));
+	}
+	/* mkostemp makes it 0600; give the file the usual umask-based mode. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(s->tmp_fd, 0666 & ~mask) < 0)
+		rxb_log_errno(RXB_LOG_WARNING, errno, "fchmod %s", s->tmp_path);
+	return 0;
+}
+
+static int prepare(struct session *s)
+{
+	const struct rbudp_setup *su = &s->su;
+	uint32_t vlen = s->o->batch_pkts;
+
+	if (s->o->output && su->file_bytes > s->o->max_mem_bytes)
+		return sfail(s, RBUDP_ERR_RESOURCES, "file of %llu bytes is larger than "
+			     "--max-mem %llu", (unsigned long long)su->file_bytes,
+			     (unsigned long long)s->o->max_mem_bytes);
+	if (rbudp_bitmap_init(&s->have, su->total_pkts, false))
+		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for a %u-packet bitmap",
+			     su->total_pkts);
+	s->slot_bytes = RBUDP_DGRAM_HDR + su->payload_bytes;
+	s->slots = malloc(vlen * s->slot_bytes);
+	s->msgs = calloc(vlen, sizeof(*s->msgs));
+	s->iov = calloc(vlen, sizeof(*s->iov));
+	s->frame = malloc(RBUDP_FRAME_MAX);
+	if (!s->slots || !s->msgs || !s->iov || !s->frame)
+		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for receive buffers");
+	for (uint32_t i = 0; i < vlen; i++) {
+		s->iov[i].iov_base = s->slots + i * s->slot_bytes;
+		s->iov[i].iov_len = s->slot_bytes;
+		s->msgs[i].msg_hdr.msg_iov = &s->iov[i];
+		s->msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	if (s->o->output) {
+		/* Pre-faulted, so the receive path never takes a page fault. */
+		s->mem = mmap(NULL, su->file_bytes, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (s->mem == MAP_FAILED) {
+			s->mem = NULL;
+			return sfail(s, RBUDP_ERR_RESOURCES, "cannot allocate %llu bytes: %s",
+				     (unsigned long long)su->file_bytes, strerror(errno));
+		}
+		if (make_tmp_file(s))
+			return -1;
+	}
+	return 0;
+}
+
+/* Accept datagrams from the sender's UDP port only; throw away leftovers. */
+static int bind_peer(struct session *s)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	uint8_t junk[64];
+
+	if (getpeername(s->conn.fd, (struct sockaddr *)&ss, &sl) < 0)
+		return sfail(s, RBUDP_ERR_ABORTED, "getpeername: %s", strerror(errno));
+	rbudp_addr_set_port(&ss, s->su.udp_port);
+	if (connect(s->rx->udp, (struct sockaddr *)&ss, sl) < 0)
+		return sfail(s, RBUDP_ERR_ABORTED, "connect(UDP) to the sender's port %u: %s",
+			     s->su.udp_port, strerror(errno));
+	while (recv(s->rx->udp, junk, sizeof(junk), MSG_DONTWAIT) >= 0 || errno == EINTR ||
+	       errno == ECONNREFUSED)
+		;
+	return 0;
+}
+
+static void unbind_peer(struct session *s)
+{
+	struct sockaddr sa = { .sa_family = AF_UNSPEC };
+
+	if (connect(s->rx->udp, &sa, sizeof(sa)) < 0)
+		rxb_log_errno(RXB_LOG_WARNING, errno, "disconnecting the UDP socket");
+}
+
+static void session_cleanup(struct session *s)
+{
+	if (s->tmp_fd >= 0)
+		close(s->tmp_fd);
+	if (s->tmp_path) {
+		if (unlink(s->tmp_path) < 0)
+			rxb_log_errno(RXB_LOG_WARNING, errno, "removing %s", s->tmp_path);
+		free(s->tmp_path);
+	}
+	if (s->mem)
+		munmap(s->mem, s->su.file_bytes);
+	rbudp_outq_finish(&s->outq);
+	rbudp_bitmap_finish(&s->have);
+	free(s->slots);
+	free(s->msgs);
+	free(s->iov);
+	free(s->frame);
+	if (s->conn.buf)
+		rbudp_conn_finish(&s->conn);
+}
+
+static int accept_one(struct rbudp_receiver *rx, const struct rbudp_recv_opts *o, int *fd)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = rx->listen_fd, .events = POLLIN };
+
+		if (o->stop && *o->stop)
+			return -EINTR;
+		if (poll(&pfd, 1, 500) < 0 && errno != EINTR) {
+			rxb_log_errno(RXB_LOG_ERR, errno, "poll on %s", rx->local);
+			return -errno;
+		}
+		*fd = accept4(rx->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (*fd >= 0)
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+		    errno != ECONNABORTED)
+			rxb_log_errno(RXB_LOG_WARNING, errno, "accept on %s", rx->local);
+	}
+}
+
+int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts *o,
+			 struct rbudp_recv_result *r)
+{
+	struct session s = { .rx = rx, .o = o, .r = r, .tmp_fd = -1, .drops0 = UINT64_MAX };
+	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_OK_LEN];
+	int fd = -1, err;
+
+	s.conn.fd = -1;
+	rbudp_outq_init(&s.outq);
+	if (o->batch_pkts == 0 || o->batch_pkts > BATCH_MAX)
+		return -EINVAL;
+	err = accept_one(rx, o, &fd);
+	if (err)
+		return err;
+	err = rbudp_conn_init(&s.conn, fd);
+	if (err) {
+		close(fd);
+		sfail(&s, 0, "control connection set-up: %s", strerror(-err));
+		goto out;
+	}
+	rxb_strlcpy(r->peer, s.conn.peer, sizeof(r->peer));
+	if (read_setup(&s) || prepare(&s) || bind_peer(&s))
+		goto out_unbind;
+	r->feedback_delay_ns = o->delay_ns >= 0 ? (uint64_t)o->delay_ns : s.su.one_way_delay_ns;
+	if (rbudp_udp_drops(rx->udp, &s.drops0))
+		s.drops0 = UINT64_MAX;
+	{
+		struct rbudp_setup_ok ok = {
+			.rcvbuf_bytes = (uint64_t)rx->rcvbuf_bytes,
+			.feedback_delay_ns = r->feedback_delay_ns,
+		};
+
+		err = rbudp_conn_send(&s.conn, buf, rbudp_setup_ok_encode(buf, &ok),
+				      o->timeout_ms);
+		if (err) {
+			sfail(&s, 0, "sending SETUP_OK: %s", strerror(-err));
+			goto out_unbind;
+		}
+	}
+	s.t0 = s.last_activity = rxb_mono_ns();
+	s.next_progress_ns = s.t0 + PROGRESS_NS;
+	if (!new_round(&s, s.su.total_pkts)) {
+		sfail(&s, RBUDP_ERR_RESOURCES, "out of memory");
+		goto out_unbind;
+	}
+	if (loop(&s) == 0 && r->verified)
+		r->ok = true;
+out_unbind:
+	if (s.drops0 != UINT64_MAX && rbudp_udp_drops(rx->udp, &r->socket_drops) == 0)
+		r->socket_drops -= s.drops0;
+	else
+		r->socket_drops = UINT64_MAX;
+	unbind_peer(&s);
+out:
+	session_cleanup(&s);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The RBUDP receiver engine. One thread does everything - it is the
+ * "receiver thread" rxbneckd watches by its UDP port - with one ppoll()
+ * loop over the UDP socket, the control connection and the listening
+ * socket (other senders are turned away while a transfer runs).
+ */
+#ifndef RBUDP_RECEIVER_H
+#define RBUDP_RECEIVER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tools/rbudp/wire.h"
+
+struct rbudp_recv_opts {
+	const char *output;		/* file to write; NULL with --discard */
+	int64_t delay_ns;		/* feedback delay; < 0: the sender's */
+	uint32_t batch_pkts;		/* datagrams per recvmmsg */
+	uint64_t poll_ns;		/* nap between reads while data flows; 0: block */
+	uint64_t drain_idle_ns;		/* after BLAST_DONE: quiet time that ends a round */
+	uint64_t drain_max_ns;		/* ... and the most a drain may take */
+	int timeout_ms;			/* set-up and silence limit */
+	uint64_t max_mem_bytes;		/* largest file held in memory */
+	bool progress;
+	volatile sig_atomic_t *stop;
+};
+
+struct rbudp_recv_round {
+	uint32_t round;
+	uint32_t pkts_expected;		/* missing before the round */
+	uint32_t pkts_sent;		/* as the sender's BLAST_DONE says */
+	uint32_t pkts_received;		/* new packets during the round */
+	uint32_t pkts_lost;		/* still missing at its end */
+	uint32_t pkts_duplicate;
+	uint64_t first_rx_ns;		/* first/last datagram, from transfer start */
+	uint64_t last_rx_ns;
+	uint64_t bytes_received;	/* payload of new packets */
+	uint64_t drain_ns;		/* BLAST_DONE to the end of the round */
+};
+
+struct rbudp_recv_result {
+	bool ok;
+	char error[300];
+	char peer[80];
+	bool have_setup;
+	struct rbudp_setup setup;
+	uint64_t feedback_delay_ns;
+	uint64_t transfer_ns;		/* SETUP_OK sent to COMPLETE sent */
+	uint64_t verify_ns;
+	uint64_t write_ns;
+	uint64_t dgrams;		/* all datagrams read */
+	uint64_t pkts_received;		/* distinct packets */
+	uint64_t pkts_duplicate;
+	uint64_t bad_short, bad_seq, bad_len;
+	uint64_t socket_drops;		/* kernel's per-socket count; UINT64_MAX: unknown */
+	uint64_t digest;
+	bool verified;
+	uint32_t n_rounds, cap_rounds;
+	struct rbudp_recv_round *rounds;
+};
+
+struct rbudp_receiver {
+	int udp;
+	int listen_fd;
+	int rcvbuf_bytes;		/* effective, as getsockopt reports */
+	char local[80];
+};
+
+/* Bind UDP and TCP on @addr:@port. Errors are logged. 0 or negative errno. */
+int rbudp_receiver_open(struct rbudp_receiver *rx, const char *addr, uint16_t port,
+			int rcvbuf_bytes);
+void rbudp_receiver_close(struct rbudp_receiver *rx);
+
+void rbudp_recv_result_init(struct rbudp_recv_result *r);
+void rbudp_recv_result_finish(struct rbudp_recv_result *r);
+
+/*
+ * Wait for a sender and serve one transfer. Returns 0 when a session ran
+ * (r->ok says how it went) or -EINTR when stopped before one began.
+ */
+int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts *o,
+			 struct rbudp_recv_result *r);
+
+#endif

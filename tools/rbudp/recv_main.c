@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rxbneck-recv: the reference Reliable Blast UDP receiver.
+ * Parses options, binds the port, serves transfers, prints a summary each.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "common/json.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "tools/rbudp/cli.h"
+#include "tools/rbudp/receiver.h"
+#include "tools/rbudp/wire.h"
+
+static const char *const prog = "rxbneck-recv";
+
+static void help(void)
+{
+	printf(
+"Usage: rxbneck-recv --port PORT (--output PATH | --discard) [OPTIONS]\n"
+"\n"
+"Receive files sent by rxbneck-send with Reliable Blast UDP. One thread reads\n"
+"the UDP datagrams (recvmmsg), tallies the packets in a bitmap, and at the end\n"
+"of each blast round reports the missing ones over the TCP control connection,\n"
+"until the file is complete; then it checks the sender's digest and only then\n"
+"renames the file into place. This thread is the receiver rxbneckd watches\n"
+"(by its UDP port).\n"
+"\n"
+"Where to listen\n"
+"  --port PORT           TCP (control) and UDP (data) port\n"
+"  --listen ADDR         local address to bind (default 0.0.0.0; :: for IPv6)\n"
+"\n"
+"What to do with the data (exactly one)\n"
+"  --output PATH         write the file here. It is received into memory\n"
+"                        (pre-faulted, so receiving takes no page faults), checked,\n"
+"                        written to PATH.rbudp-XXXXXX and renamed to PATH; a failed\n"
+"                        transfer leaves nothing behind. An existing PATH is replaced\n"
+"  --discard             keep nothing; the digest is computed on the fly\n"
+"  --max-mem BYTES       refuse files larger than this with --output (default:\n"
+"                        3/4 of physical memory)\n"
+"\n"
+"Receive path\n"
+"  --cpu N               pin the receiving thread to CPU N\n"
+"  --rcvbuf BYTES        UDP receive buffer (SO_RCVBUF; as root beyond\n"
+"                        net.core.rmem_max). The kernel doubles the value; the\n"
+"                        summary reports what it granted. Default: the system's\n"
+"  --batch N             datagrams per recvmmsg() call (default 64)\n"
+"  --poll-us US          once datagrams flow, stop sleeping on the socket and\n"
+"                        read it every US microseconds instead (user-space\n"
+"                        interrupt coalescing: a batch per wake-up, no wake-up\n"
+"                        per datagram); back to blocking when a read finds the\n"
+"                        socket empty. 0 = always block (woken per arrival).\n"
+"                        Default 20\n"
+"  --drain-ms MS         after the sender's end-of-blast marker, end the round\n"
+"                        once the socket has been quiet this long (default 2), or\n"
+"                        at once when every packet of the round is in\n"
+"\n"
+"Emulated path\n"
+"  --one-way-delay-ms MS hold every feedback message MS before sending it\n"
+"                        (seed 000's emulation). Default: the delay the sender\n"
+"                        announces with its own --one-way-delay-ms\n"
+"\n"
+"Sessions\n"
+"  --count N             serve N transfers, then exit (default 1; 0 = forever).\n"
+"                        Senders arriving during a transfer are turned away\n"
+"  --timeout SECONDS     give up a transfer when the sender is silent this long\n"
+"                        (default 30)\n"
+"\n"
+"Output\n"
+"  --json                print each transfer's summary as one JSON object per\n"
+"                        line on stdout\n"
+"  --quiet               no progress lines on stderr, only warnings and errors\n"
+"  --log-level LEVEL     err, warning, notice, info (default) or debug\n"
+"  --help, --version\n"
+"\n"
+"The summary has the transfer time, rounds, packets received, duplicated and\n"
+"lost per round, malformed datagrams dropped, the kernel's drop count for the\n"
+"socket, and the digest check.\n"
+"\n"
+"Exit status: 0 every transfer complete and verified, 1 a transfer failed,\n"
+"2 usage.\n"
+"\n"
+"Example:\n"
+"  rxbneck-recv --port 9000 --output /tmp/copy --cpu 1 --rcvbuf 4Mi --json\n");
+}
+
+enum {
+	OPT_PORT = 256, OPT_LISTEN, OPT_OUTPUT, OPT_DISCARD, OPT_MAX_MEM, OPT_CPU,
+	OPT_RCVBUF, OPT_BATCH, OPT_POLL, OPT_DRAIN, OPT_DELAY, OPT_COUNT, OPT_TIMEOUT, OPT_JSON,
+	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "discard", no_argument, NULL, OPT_DISCARD },
+	{ "max-mem", required_argument, NULL, OPT_MAX_MEM },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "poll-us", required_argument, NULL, OPT_POLL },
+	{ "drain-ms", required_argument, NULL, OPT_DRAIN },
+	{ "one-way-delay-ms", required_argument, NULL, OPT_DELAY },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "log-level", required_argument, NULL, OPT_LOG },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cli {
+	struct rbudp_recv_opts o;
+	const char *listen;
+	uint16_t port;
+	bool discard;
+	int cpu;
+	int rcvbuf_bytes;
+	uint64_t count;
+	bool json;
+	bool quiet;
+};
+
+static void parse(int argc, char **argv, struct cli *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int opt, level;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_PORT:
+			c->port = (uint16_t)rbudp_cli_u64(prog, "--port", optarg, 1, 65535);
+			break;
+		case OPT_LISTEN:	c->listen = optarg; break;
+		case OPT_OUTPUT:	c->o.output = optarg; break;
+		case OPT_DISCARD:	c->discard = true; break;
+		case OPT_MAX_MEM:
+			c->o.max_mem_bytes = rbudp_cli_si(prog, "--max-mem", optarg, 1, 1e15);
+			break;
+		case OPT_CPU:
+			c->cpu = (int)rbudp_cli_u64(prog, "--cpu", optarg, 0,
+						    ncpu > 0 ? (uint64_t)ncpu - 1 : 0);
+			break;
+		case OPT_RCVBUF:
+			c->rcvbuf_bytes = (int)rbudp_cli_si(prog, "--rcvbuf", optarg, 1024,
+							    1 << 30);
+			break;
+		case OPT_BATCH:
+			c->o.batch_pkts = (uint32_t)rbudp_cli_u64(prog, "--batch", optarg, 1, 1024);
+			break;
+		case OPT_POLL:
+			c->o.poll_ns = rbudp_cli_u64(prog, "--poll-us", optarg, 0, 100000) *
+				       RXB_NSEC_PER_USEC;
+			break;
+		case OPT_DRAIN:
+			c->o.drain_idle_ns = rbudp_cli_ms(prog, "--drain-ms", optarg, 10000);
+			break;
+		case OPT_DELAY:
+			c->o.delay_ns = (int64_t)rbudp_cli_ms(prog, "--one-way-delay-ms", optarg,
+							      60000);
+			break;
+		case OPT_COUNT:
+			c->count = rbudp_cli_u64(prog, "--count", optarg, 0, UINT64_MAX);
+			break;
+		case OPT_TIMEOUT:
+			c->o.timeout_ms = (int)rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400) *
+					  1000;
+			break;
+		case OPT_JSON:	c->json = true; break;
+		case OPT_QUIET:	c->quiet = true; break;
+		case OPT_LOG:
+			level = rxb_log_level_parse(optarg);
+			if (level < 0)
+				rbudp_cli_usage_error(prog, "--log-level '%s': expected err, warning, "
+						      "notice, info or debug", optarg);
+			rxb_log_set_level((enum rxb_log_level)level);
+			break;
+		case OPT_HELP:
+			help();
+			exit(0);
+		case OPT_VERSION:
+			printf("%s %s\n", prog, RXB_VERSION);
+			exit(0);
+		case ':':
+			rbudp_cli_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			rbudp_cli_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!c->port)
+		rbudp_cli_usage_error(prog, "--port PORT is required");
+	if (!!c->o.output == c->discard)
+		rbudp_cli_usage_error(prog, "give exactly one of --output PATH and --discard");
+	/* Drain for at most 50 quiet periods: a trickle must not hold a round. */
+	c->o.drain_max_ns = 50 * c->o.drain_idle_ns;
+}
+
+static uint64_t default_max_mem(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || psize <= 0)
+		return 1ULL << 30;
+	return (uint64_t)pages * (uint64_t)psize / 4 * 3;
+}
+
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		rxb_log_errno(RXB_LOG_ERR, errno, "cannot pin to --cpu %d", cpu);
+		return -1;
+	}
+	return 0;
+}
+
+static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
+			 const struct rbudp_recv_result *r)
+{
+	const struct rbudp_setup *su = &r->setup;
+	char digest[24];
+	struct jw w;
+
+	jw_init(&w, false);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "tool", prog);
+	jw_str(&w, "version", RXB_VERSION);
+	jw_bool(&w, "ok", r->ok);
+	if (r->ok)
+		jw_null(&w, "error");
+	else
+		jw_str(&w, "error", r->error);
+	jw_str(&w, "sender", r->peer);
+	jw_str(&w, "local", rx->local);
+	if (c->o.output)
+		jw_str(&w, "output", c->o.output);
+	else
+		jw_null(&w, "output");
+	jw_uint(&w, "file_bytes", r->have_setup ? su->file_bytes : 0);
+	jw_uint(&w, "payload_bytes", r->have_setup ? su->payload_bytes : 0);
+	jw_uint(&w, "total_pkts", r->have_setup ? su->total_pkts : 0);
+	jw_int(&w, "cpu", c->cpu);
+	jw_int(&w, "rcvbuf_bytes", rx->rcvbuf_bytes);
+	jw_double(&w, "poll_us", (double)c->o.poll_ns / 1e3);
+	jw_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
+	jw_double(&w, "transfer_time_s", r->transfer_ns ? (double)r->transfer_ns / 1e9 : NAN);
+	jw_uint(&w, "rounds", r->n_rounds);
+	jw_uint(&w, "dgrams_received", r->dgrams);
+	jw_uint(&w, "pkts_received", r->pkts_received);
+	jw_uint(&w, "pkts_duplicate", r->pkts_duplicate);
+	jw_obj_begin(&w, "dgrams_bad");
+	jw_uint(&w, "short", r->bad_short);
+	jw_uint(&w, "seq", r->bad_seq);
+	jw_uint(&w, "length", r->bad_len);
+	jw_obj_end(&w);
+	if (r->socket_drops == UINT64_MAX)
+		jw_null(&w, "socket_drops");
+	else
+		jw_uint(&w, "socket_drops", r->socket_drops);
+	jw_arr_begin(&w, "per_round");
+	for (uint32_t i = 0; i < r->n_rounds; i++) {
+		const struct rbudp_recv_round *rr = &r->rounds[i];
+		double span = (double)(rr->last_rx_ns - rr->first_rx_ns) / 1e9;
+
+		jw_obj_begin(&w, NULL);
+		jw_uint(&w, "round", rr->round);
+		jw_uint(&w, "pkts_expected", rr->pkts_expected);
+		jw_uint(&w, "pkts_sent", rr->pkts_sent);
+		jw_uint(&w, "pkts_received", rr->pkts_received);
+		jw_uint(&w, "pkts_lost", rr->pkts_lost);
+		jw_uint(&w, "pkts_duplicate", rr->pkts_duplicate);
+		jw_double(&w, "rx_rate_bps", span > 0 ? (double)rr->bytes_received * 8 / span : NAN);
+		jw_double(&w, "drain_s", (double)rr->drain_ns / 1e9);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)r->digest);
+	jw_str(&w, "digest", digest);
+	jw_bool(&w, "verified", r->verified);
+	jw_double(&w, "verify_time_s", (double)r->verify_ns / 1e9);
+	jw_double(&w, "write_time_s", (double)r->write_ns / 1e9);
+	jw_obj_end(&w);
+	rbudp_cli_json_out(&w);
+	jw_finish(&w);
+}
+
+static void text_summary(const struct rbudp_recv_result *r)
+{
+	if (!r->ok) {
+		printf("transfer from %s FAILED: %s\n", r->peer, r->error);
+		return;
+	}
+	printf("received %llu bytes from %s in %.3f s, %u round%s, %llu duplicates, "
+	       "%llu bad datagrams, digest %016llx verified\n",
+	       (unsigned long long)r->setup.file_bytes, r->peer, (double)r->transfer_ns / 1e9,
+	       r->n_rounds, r->n_rounds == 1 ? "" : "s", (unsigned long long)r->pkts_duplicate,
+	       (unsigned long long)(r->bad_short + r->bad_seq + r->bad_len),
+	       (unsigned long long)r->digest);
+	for (uint32_t i = 0; i < r->n_rounds; i++)
+		printf("  round %u: expected %u, received %u, lost %u\n", r->rounds[i].round,
+		       r->rounds[i].pkts_expected, r->rounds[i].pkts_received,
+		       r->rounds[i].pkts_lost);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static volatile sig_atomic_t stop;
+	struct cli c = {
+		.o = {
+			.delay_ns = -1,
+			.batch_pkts = 64,
+			.poll_ns = 20 * RXB_NSEC_PER_USEC,
+			.drain_idle_ns = 2 * RXB_NSEC_PER_MSEC,
+			.timeout_ms = 30000,
+			.stop = &stop,
+		},
+		.cpu = -1,
+		.count = 1,
+	};
+	struct rbudp_receiver rx;
+	int failed = 0;
+
+	rxb_log_set_ident(prog);
+	c.o.max_mem_bytes = default_max_mem();
+	parse(argc, argv, &c);
+	if (c.quiet)
+		rxb_log_set_level(RXB_LOG_WARNING);
+	c.o.progress = !c.quiet;
+	rbudp_cli_signals(&stop);
+	/* Default timer slack (50 us) would stretch the --poll-us naps. */
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0)
+		rxb_log_errno(RXB_LOG_DEBUG, errno, "PR_SET_TIMERSLACK");
+	if (c.cpu >= 0 && pin_cpu(c.cpu))
+		return 1;
+	if (rbudp_receiver_open(&rx, c.listen ? c.listen : "0.0.0.0", c.port, c.rcvbuf_bytes))
+		return 1;
+	rxb_info("listening on %s (TCP control, UDP data), rcvbuf %d bytes%s", rx.local,
+		 rx.rcvbuf_bytes, c.cpu >= 0 ? ", pinned" : "");
+	for (uint64_t n = 0; c.count == 0 || n < c.count; n++) {
+		struct rbudp_recv_result r;
+
+		rbudp_recv_result_init(&r);
+		if (rbudp_receiver_serve(&rx, &c.o, &r) < 0) {
+			rbudp_recv_result_finish(&r);
+			failed = stop ? failed : 1;
+			break;
+		}
+		if (!r.ok)
+			failed = 1;
+		if (c.json)
+			json_summary(&c, &rx, &r);
+		else
+			text_summary(&r);
+		rbudp_recv_result_finish(&r);
+		if (stop)
+			break;
+	}
+	rbudp_receiver_close(&rx);
+	return failed || stop ? 1 : 0;
+}

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rxbneck-send: the reference Reliable Blast UDP sender.
+ * Parses options, opens the data, runs the sender engine, prints a summary.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "common/json.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "tools/rbudp/cli.h"
+#include "tools/rbudp/integ.h"
+#include "tools/rbudp/sender.h"
+#include "tools/rbudp/source.h"
+#include "tools/rbudp/wire.h"
+
+static const char *const prog = "rxbneck-send";
+
+static void help(void)
+{
+	printf(
+"Usage: rxbneck-send --to HOST --port PORT (--file PATH | --size BYTES)\n"
+"                    --rate BPS [OPTIONS]\n"
+"\n"
+"Send a file to rxbneck-recv with Reliable Blast UDP (He et al., IEEE Cluster\n"
+"2002): blast every packet over UDP at a paced rate, learn over a TCP control\n"
+"connection which packets the receiver is missing, blast those again, until\n"
+"the receiver has them all and has checked the file's digest.\n"
+"\n"
+"Where to send\n"
+"  --to HOST             receiver host name or address\n"
+"  --port PORT           receiver port; the same number is used for TCP\n"
+"                        (control) and UDP (data)\n"
+"\n"
+"What to send (exactly one)\n"
+"  --file PATH           a regular file (mapped read-only; it must not change\n"
+"                        during the transfer)\n"
+"  --size BYTES          synthetic data of this size, computed from the file\n"
+"                        offset (see docs/rbudp.md), so large transfers need no\n"
+"                        disk; suffixes k M G T (10^3..) and Ki Mi Gi Ti (2^10..)\n"
+"\n"
+"How fast\n"
+"  --rate BPS            sending rate in bits of file data per second (the B_send\n"
+"                        of the RBUDP transfer-time model), e.g. 950M, 4G\n"
+"  --payload BYTES       file bytes per datagram (default 1468: with the 4-byte\n"
+"                        sequence header, a 1472-byte UDP payload fills a\n"
+"                        1500-byte MTU over IPv4). 16..65503\n"
+"  --batch N             datagrams per sendmmsg() call, at most (default 32)\n"
+"  --burst N             most datagrams sent back to back to catch up after the\n"
+"                        sender fell behind its schedule (default: --batch)\n"
+"  --gso N               UDP GSO: hand the kernel up to N datagrams per send\n"
+"                        (UDP_SEGMENT; at most 64, and 64 KiB in all). Each\n"
+"                        datagram keeps its own header; the stack splits them\n"
+"                        late, which saves most of the per-datagram send cost.\n"
+"                        On veth the pieces travel as one GSO packet unless the\n"
+"                        sender's device has tx-udp-segmentation off (see\n"
+"                        docs/rbudp.md). Default 0 (off)\n"
+"  --sndbuf BYTES        UDP send buffer size (default: the system's)\n"
+"\n"
+"Emulated path\n"
+"  --one-way-delay-ms MS delay the start of every blast by MS and ask the\n"
+"                        receiver to delay its feedback by the same (seed 000's\n"
+"                        emulation); every round then costs 2 x MS more.\n"
+"                        The receiver's own --one-way-delay-ms, if given, wins\n"
+"                        for the feedback direction. Default 0\n"
+"\n"
+"Limits\n"
+"  --max-rounds N        give up after N rounds (default 1000)\n"
+"  --stall-rounds N      give up after N consecutive rounds in which nothing\n"
+"                        arrived (default 3)\n"
+"  --timeout SECONDS     connect, set-up and per-round feedback timeout\n"
+"                        (default 30)\n"
+"\n"
+"Output\n"
+"  --json                print the summary as one JSON object on stdout\n"
+"  --quiet               no progress lines on stderr, only warnings and errors\n"
+"  --log-level LEVEL     err, warning, notice, info (default) or debug\n"
+"  --help, --version\n"
+"\n"
+"Progress goes to stderr twice a second. The summary (stdout) has the transfer\n"
+"time (SETUP_OK to COMPLETE, the T of seed 000 eq. 2), rounds, datagrams sent\n"
+"and lost per round, the rate achieved by the pacing, and the digest check.\n"
+"\n"
+"Exit status: 0 transfer complete and verified, 1 transfer failed, 2 usage.\n"
+"\n"
+"Example:\n"
+"  rxbneck-recv --port 9000 --output /tmp/copy &\n"
+"  rxbneck-send --to 127.0.0.1 --port 9000 --size 200M --rate 4G --json\n");
+}
+
+enum {
+	OPT_TO = 256, OPT_PORT, OPT_FILE, OPT_SIZE, OPT_RATE, OPT_PAYLOAD, OPT_BATCH,
+	OPT_BURST, OPT_GSO, OPT_SNDBUF, OPT_DELAY, OPT_MAX_ROUNDS, OPT_STALL, OPT_TIMEOUT,
+	OPT_JSON, OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "payload", required_argument, NULL, OPT_PAYLOAD },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "gso", required_argument, NULL, OPT_GSO },
+	{ "sndbuf", required_argument, NULL, OPT_SNDBUF },
+	{ "one-way-delay-ms", required_argument, NULL, OPT_DELAY },
+	{ "max-rounds", required_argument, NULL, OPT_MAX_ROUNDS },
+	{ "stall-rounds", required_argument, NULL, OPT_STALL },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "log-level", required_argument, NULL, OPT_LOG },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cli {
+	struct rbudp_send_opts o;
+	const char *file;
+	uint64_t size_bytes;
+	uint32_t payload_bytes;
+	bool json;
+	bool quiet;
+};
+
+static void parse(int argc, char **argv, struct cli *c)
+{
+	int opt, level;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_TO:	c->o.host = optarg; break;
+		case OPT_PORT:
+			c->o.port = (uint16_t)rbudp_cli_u64(prog, "--port", optarg, 1, 65535);
+			break;
+		case OPT_FILE:	c->file = optarg; break;
+		case OPT_SIZE:
+			c->size_bytes = rbudp_cli_si(prog, "--size", optarg, 1, 1e15);
+			break;
+		case OPT_RATE:
+			c->o.rate_bps = rbudp_cli_si(prog, "--rate", optarg, 1e3, 1e12);
+			break;
+		case OPT_PAYLOAD:
+			c->payload_bytes = (uint32_t)rbudp_cli_u64(prog, "--payload", optarg,
+				RBUDP_PAYLOAD_MIN, RBUDP_PAYLOAD_MAX);
+			break;
+		case OPT_BATCH:
+			c->o.batch_pkts = (uint32_t)rbudp_cli_u64(prog, "--batch", optarg, 1, 1024);
+			break;
+		case OPT_BURST:
+			c->o.burst_pkts = (uint32_t)rbudp_cli_u64(prog, "--burst", optarg, 1,
+								  1u << 20);
+			break;
+		case OPT_GSO:
+			c->o.gso_segs = (uint32_t)rbudp_cli_u64(prog, "--gso", optarg, 0, 64);
+			break;
+		case OPT_SNDBUF:
+			c->o.sndbuf_bytes = (int)rbudp_cli_si(prog, "--sndbuf", optarg, 4096,
+							      1 << 30);
+			break;
+		case OPT_DELAY:
+			c->o.delay_ns = rbudp_cli_ms(prog, "--one-way-delay-ms", optarg, 60000);
+			break;
+		case OPT_MAX_ROUNDS:
+			c->o.max_rounds = (uint32_t)rbudp_cli_u64(prog, "--max-rounds", optarg, 1,
+								  1000000);
+			break;
+		case OPT_STALL:
+			c->o.stall_rounds = (uint32_t)rbudp_cli_u64(prog, "--stall-rounds", optarg,
+								    1, 1000000);
+			break;
+		case OPT_TIMEOUT:
+			c->o.timeout_ms = (int)rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400) *
+					  1000;
+			break;
+		case OPT_JSON:	c->json = true; break;
+		case OPT_QUIET:	c->quiet = true; break;
+		case OPT_LOG:
+			level = rxb_log_level_parse(optarg);
+			if (level < 0)
+				rbudp_cli_usage_error(prog, "--log-level '%s': expected err, warning, "
+						      "notice, info or debug", optarg);
+			rxb_log_set_level((enum rxb_log_level)level);
+			break;
+		case OPT_HELP:
+			help();
+			exit(0);
+		case OPT_VERSION:
+			printf("%s %s\n", prog, RXB_VERSION);
+			exit(0);
+		case ':':
+			rbudp_cli_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			rbudp_cli_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!c->o.host)
+		rbudp_cli_usage_error(prog, "--to HOST is required");
+	if (!c->o.port)
+		rbudp_cli_usage_error(prog, "--port PORT is required");
+	if (!!c->file == !!c->size_bytes)
+		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
+	if (!c->o.rate_bps)
+		rbudp_cli_usage_error(prog, "--rate BPS is required");
+	if (!c->o.burst_pkts)
+		c->o.burst_pkts = c->o.batch_pkts;
+}
+
+static void json_summary(const struct cli *c, const struct rbudp_source *src,
+			 const struct rbudp_send_result *r)
+{
+	double t = (double)r->transfer_ns / 1e9;
+	const struct rbudp_send_round *r1 = r->n_rounds ? &r->rounds[0] : NULL;
+	char digest[24];
+	struct jw w;
+
+	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)r->digest);
+	jw_init(&w, false);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "tool", prog);
+	jw_str(&w, "version", RXB_VERSION);
+	jw_bool(&w, "ok", r->ok);
+	if (r->ok)
+		jw_null(&w, "error");
+	else
+		jw_str(&w, "error", r->error);
+	jw_str(&w, "receiver", r->peer);
+	jw_str(&w, "source", c->file ? c->file : "synthetic");
+	jw_uint(&w, "file_bytes", src->file_bytes);
+	jw_uint(&w, "payload_bytes", src->payload_bytes);
+	jw_uint(&w, "total_pkts", src->total_pkts);
+	jw_uint(&w, "rate_requested_bps", c->o.rate_bps);
+	jw_double(&w, "one_way_delay_ms", (double)c->o.delay_ns / 1e6);
+	jw_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
+	jw_uint(&w, "receiver_rcvbuf_bytes", r->rcvbuf_bytes);
+	jw_double(&w, "setup_time_s", (double)r->setup_ns / 1e9);
+	jw_double(&w, "transfer_time_s", r->transfer_ns ? t : NAN);
+	jw_double(&w, "goodput_bps", r->transfer_ns ? (double)src->file_bytes * 8 / t : NAN);
+	jw_double(&w, "achieved_rate_bps", r1 && r1->blast_ns ?
+		  (double)r1->bytes_sent * 8e9 / (double)r1->blast_ns : NAN);
+	jw_uint(&w, "rounds", r->n_rounds);
+	jw_uint(&w, "pkts_sent", r->pkts_sent);
+	jw_uint(&w, "pkts_resent", r->pkts_sent > src->total_pkts ?
+		r->pkts_sent - src->total_pkts : 0);
+	jw_uint(&w, "bytes_sent", r->bytes_sent);
+	jw_uint(&w, "send_calls", r->send_calls);
+	jw_uint(&w, "gso_segs", c->o.gso_segs > 1 ? c->o.gso_segs : 0);
+	jw_arr_begin(&w, "per_round");
+	for (uint32_t i = 0; i < r->n_rounds; i++) {
+		const struct rbudp_send_round *rs = &r->rounds[i];
+
+		jw_obj_begin(&w, NULL);
+		jw_uint(&w, "round", rs->round);
+		jw_uint(&w, "pkts_sent", rs->pkts_sent);
+		jw_uint(&w, "pkts_lost", rs->pkts_lost);
+		jw_uint(&w, "bytes_sent", rs->bytes_sent);
+		jw_double(&w, "start_s", (double)rs->start_ns / 1e9);
+		jw_double(&w, "blast_time_s", (double)rs->blast_ns / 1e9);
+		jw_double(&w, "rate_bps", rs->blast_ns ?
+			  (double)rs->bytes_sent * 8e9 / (double)rs->blast_ns : NAN);
+		jw_uint(&w, "rate_requested_bps", rs->rate_bps);
+		jw_double(&w, "feedback_wait_s", (double)rs->wait_ns / 1e9);
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
+	jw_str(&w, "digest", digest);
+	jw_double(&w, "digest_time_s", (double)r->digest_ns / 1e9);
+	jw_bool(&w, "verified", r->ok);
+	jw_double(&w, "verify_wait_s", (double)r->verify_wait_ns / 1e9);
+	jw_obj_end(&w);
+	rbudp_cli_json_out(&w);
+	jw_finish(&w);
+}
+
+static void text_summary(const struct rbudp_source *src, const struct rbudp_send_result *r)
+{
+	double t = (double)r->transfer_ns / 1e9;
+
+	if (!r->ok) {
+		printf("transfer FAILED: %s\n", r->error);
+		return;
+	}
+	printf("sent %llu bytes in %.3f s (%.3f Gb/s goodput), %u round%s, %llu datagrams "
+	       "(%llu resent), digest %016llx verified\n",
+	       (unsigned long long)src->file_bytes, t, (double)src->file_bytes * 8 / t / 1e9,
+	       r->n_rounds, r->n_rounds == 1 ? "" : "s", (unsigned long long)r->pkts_sent,
+	       (unsigned long long)(r->pkts_sent - src->total_pkts),
+	       (unsigned long long)r->digest);
+	for (uint32_t i = 0; i < r->n_rounds; i++) {
+		const struct rbudp_send_round *rs = &r->rounds[i];
+
+		printf("  round %u: sent %u, lost %u, blast %.3f s at %.3f Gb/s\n", rs->round,
+		       rs->pkts_sent, rs->pkts_lost, (double)rs->blast_ns / 1e9,
+		       rs->blast_ns ? (double)rs->bytes_sent * 8 / (double)rs->blast_ns : 0.0);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static volatile sig_atomic_t stop;
+	struct cli c = {
+		.o = {
+			.batch_pkts = 32,
+			.max_rounds = 1000,
+			.stall_rounds = 3,
+			.timeout_ms = 30000,
+			.stop = &stop,
+		},
+		.payload_bytes = RBUDP_PAYLOAD_DEFAULT,
+	};
+	struct rbudp_send_result r;
+	struct rbudp_source src;
+	int err;
+
+	rxb_log_set_ident(prog);
+	parse(argc, argv, &c);
+	if (c.quiet)
+		rxb_log_set_level(RXB_LOG_WARNING);
+	c.o.progress = !c.quiet;
+	rbudp_cli_signals(&stop);
+	/* Default timer slack (50 us) would blur the pacing sleeps. */
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0)
+		rxb_log_errno(RXB_LOG_DEBUG, errno, "PR_SET_TIMERSLACK");
+
+	if (c.file)
+		err = rbudp_source_open_file(&src, c.file, c.payload_bytes);
+	else
+		err = rbudp_source_open_synth(&src, c.size_bytes, c.payload_bytes);
+	if (err) {
+		if (!c.file)
+			rxb_err("--size %llu: %s", (unsigned long long)c.size_bytes,
+				err == -EFBIG ? "needs more than 2^32-1 packets" : strerror(-err));
+		return 1;
+	}
+	rxb_info("sending %llu bytes (%u packets of %u) to %s port %u at %.3f Gb/s",
+		 (unsigned long long)src.file_bytes, src.total_pkts, src.payload_bytes,
+		 c.o.host, c.o.port, (double)c.o.rate_bps / 1e9);
+	rbudp_send_result_init(&r);
+	rbudp_send_run(&c.o, &src, &r);
+	if (c.json)
+		json_summary(&c, &src, &r);
+	else
+		text_summary(&src, &r);
+	err = r.ok ? 0 : 1;
+	rbudp_send_result_finish(&r);
+	rbudp_source_finish(&src);
+	return err;
+}

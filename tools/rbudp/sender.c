@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The RBUDP sender engine. See sender.h and docs/rbudp.md. */
+#include "tools/rbudp/sender.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "tools/rbudp/bitmap.h"
+#include "tools/rbudp/conn.h"
+#include "tools/rbudp/delay.h"
+#include "tools/rbudp/integ.h"
+#include "tools/rbudp/net.h"
+#include "tools/rbudp/pace.h"
+#include "tools/rbudp/wire.h"
+
+#define BATCH_MAX	1024			/* datagrams per blast step */
+#define GSO_SEGS_MAX	64			/* kernel's UDP_MAX_SEGMENTS is >= 64 */
+#define SPIN_NS		(50 * RXB_NSEC_PER_USEC)	/* spin, don't sleep, below this */
+#define CTL_CHECK_NS	RXB_NSEC_PER_MSEC	/* look at control sockets this often */
+#define PROGRESS_NS	(500 * RXB_NSEC_PER_MSEC)
+
+struct sender {
+	const struct rbudp_send_opts *o;
+	const struct rbudp_source *src;
+	struct rbudp_send_result *r;
+	struct rbudp_conn conn;
+	int udp;
+	struct rbudp_bitmap need;	/* to send this round */
+	struct rbudp_bitmap next;	/* reported missing: next round's need */
+	struct mmsghdr *msgs;
+	struct iovec *iov;		/* two per datagram: header, payload */
+	uint8_t *hdrs;			/* RBUDP_DGRAM_HDR per datagram */
+	uint32_t gso_segs;		/* datagrams per UDP GSO send; 1: no GSO */
+	uint64_t t0;			/* transfer start (SETUP_OK received) */
+	uint64_t rate_bps;		/* current pacing rate */
+	uint64_t next_progress_ns;
+};
+
+static int fail(struct sender *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct sender *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* Keep the first error: later ones are usually its consequences. */
+	if (s->r->error[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(s->r->error, sizeof(s->r->error), fmt, ap);
+	va_end(ap);
+	rxb_err("%s", s->r->error);
+	return -1;
+}
+
+void rbudp_send_result_init(struct rbudp_send_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->verify_status = UINT32_MAX;
+}
+
+void rbudp_send_result_finish(struct rbudp_send_result *r)
+{
+	free(r->rounds);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct rbudp_send_round *new_round(struct sender *s, uint32_t round)
+{
+	struct rbudp_send_result *r = s->r;
+
+	if (r->n_rounds == r->cap_rounds) {
+		uint32_t cap = r->cap_rounds ? 2 * r->cap_rounds : 16;
+		struct rbudp_send_round *v = realloc(r->rounds, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->rounds = v;
+		r->cap_rounds = cap;
+	}
+	memset(&r->rounds[r->n_rounds], 0, sizeof(r->rounds[0]));
+	r->rounds[r->n_rounds].round = round;
+	return &r->rounds[r->n_rounds++];
+}
+
+static bool stopped(const struct sender *s)
+{
+	return s->o->stop && *s->o->stop;
+}
+
+/* ------------------------------------------------------------ sockets -- */
+
+static int connect_tcp(struct sender *s, const struct sockaddr_storage *ss, socklen_t sl)
+{
+	struct pollfd pfd;
+	int fd, err = 0;
+	socklen_t el = sizeof(err);
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return fail(s, "socket(TCP): %s", strerror(errno));
+	if (connect(fd, (const struct sockaddr *)ss, sl) < 0 && errno != EINPROGRESS) {
+		err = errno;
+		goto out_fail;
+	}
+	pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	if (poll(&pfd, 1, s->o->timeout_ms) <= 0) {
+		err = ETIMEDOUT;
+		goto out_fail;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		err = errno;
+	if (err)
+		goto out_fail;
+	err = rbudp_conn_init(&s->conn, fd);
+	if (err) {
+		close(fd);
+		return fail(s, "control connection set-up: %s", strerror(-err));
+	}
+	return 0;
+
+out_fail:
+	close(fd);
+	return fail(s, "cannot connect to the receiver at %s port %u (TCP): %s",
+		    s->o->host, s->o->port, strerror(err));
+}
+
+/*
+ * UDP GSO: one send carries up to gso_segs datagrams of equal size, which
+ * the stack cuts apart late (in the device's segmentation, or at the
+ * receiving socket when the path passes GSO packets through, as veth does).
+ * Each datagram still carries its own sequence header.
+ */
+static int setup_gso(struct sender *s)
+{
+	int dgram = (int)(RBUDP_DGRAM_HDR + s->src->payload_bytes);
+	uint32_t fit = 65507 / (uint32_t)dgram;
+
+	s->gso_segs = 1;
+	if (s->o->gso_segs <= 1)
+		return 0;
+	s->gso_segs = s->o->gso_segs < fit ? s->o->gso_segs : fit;
+	if (s->gso_segs > GSO_SEGS_MAX)
+		s->gso_segs = GSO_SEGS_MAX;
+	if (s->gso_segs <= 1) {
+		s->gso_segs = 1;
+		return 0;
+	}
+	if (setsockopt(s->udp, SOL_UDP, UDP_SEGMENT, &dgram, sizeof(dgram)) < 0)
+		return fail(s, "--gso: setsockopt(UDP_SEGMENT): %s (kernel older than 4.18?)",
+			    strerror(errno));
+	return 0;
+}
+
+static int open_udp(struct sender *s, const struct sockaddr_storage *ss, socklen_t sl)
+{
+	int pmtu = IP_PMTUDISC_DO, eff;
+
+	s->udp = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s->udp < 0)
+		return fail(s, "socket(UDP): %s", strerror(errno));
+	/* Never fragment: an oversized datagram is an error we report. */
+	if (ss->ss_family == AF_INET &&
+	    setsockopt(s->udp, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0)
+		return fail(s, "setsockopt(IP_MTU_DISCOVER): %s", strerror(errno));
+	if (ss->ss_family == AF_INET6) {
+		pmtu = IPV6_PMTUDISC_DO;
+		if (setsockopt(s->udp, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0)
+			return fail(s, "setsockopt(IPV6_MTU_DISCOVER): %s", strerror(errno));
+	}
+	if (s->o->sndbuf_bytes > 0) {
+		int err = rbudp_set_bufsize(s->udp, SO_SNDBUF, SO_SNDBUFFORCE,
+					    s->o->sndbuf_bytes, &eff);
+		if (err)
+			return fail(s, "setting --sndbuf: %s", strerror(-err));
+	}
+	if (connect(s->udp, (const struct sockaddr *)ss, sl) < 0)
+		return fail(s, "connect(UDP) to %s port %u: %s", s->o->host, s->o->port,
+			    strerror(errno));
+	return setup_gso(s);
+}
+
+static uint16_t local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return 0;
+	return rbudp_addr_port(&ss);
+}
+
+/* -------------------------------------------------------- control I/O -- */
+
+static int peer_error(struct sender *s, const uint8_t *body, uint32_t len)
+{
+	struct rbudp_error e;
+	const char *why;
+
+	if (rbudp_error_decode(body, len, &e, &why))
+		return fail(s, "receiver %s sent a malformed ERROR: %s", s->conn.peer, why);
+	return fail(s, "receiver %s reports an error (code %u): %s", s->conn.peer,
+		    e.code, e.text);
+}
+
+static int conn_failure(struct sender *s, int err, const char *waiting_for, const char *why)
+{
+	switch (err) {
+	case -ETIMEDOUT:
+		return fail(s, "no %s from receiver %s within %d ms", waiting_for,
+			    s->conn.peer, s->o->timeout_ms);
+	case -ECONNRESET:
+		return fail(s, "receiver %s closed the control connection while we waited for %s",
+			    s->conn.peer, waiting_for);
+	case -EBADMSG:
+		return fail(s, "receiver %s sent a malformed frame (%s) while we waited for %s",
+			    s->conn.peer, why, waiting_for);
+	case -EINTR:
+		return fail(s, "interrupted while waiting for %s", waiting_for);
+	default:
+		return fail(s, "control connection to %s: %s", s->conn.peer, strerror(-err));
+	}
+}
+
+/* Wait for a frame of @want (or ERROR). 0 with the body, -1 on failure. */
+static int wait_frame(struct sender *s, uint16_t want, int timeout_ms,
+		      const uint8_t **body, uint32_t *len)
+{
+	const char *why = NULL;
+	uint16_t type;
+	int err;
+
+	for (;;) {
+		err = rbudp_conn_wait(&s->conn, timeout_ms > 1000 ? 1000 : timeout_ms,
+				      &type, body, len, &why);
+		if (err == -ETIMEDOUT || err == -EINTR) {
+			if (stopped(s))
+				return fail(s, "interrupted while waiting for %s", rbudp_msg_name(want));
+			timeout_ms -= 1000;
+			if (timeout_ms > 0)
+				continue;
+			err = -ETIMEDOUT;
+		}
+		if (err < 0)
+			return conn_failure(s, err, rbudp_msg_name(want), why);
+		if (type == RBUDP_MSG_ERROR)
+			return peer_error(s, *body, *len);
+		if (type != want)
+			return fail(s, "receiver %s sent %s where %s was expected", s->conn.peer,
+				    rbudp_msg_name(type), rbudp_msg_name(want));
+		return 0;
+	}
+}
+
+static int send_frame(struct sender *s, const uint8_t *buf, size_t len, const char *what)
+{
+	int err = rbudp_conn_send(&s->conn, buf, len, s->o->timeout_ms);
+
+	if (err)
+		return fail(s, "sending %s to receiver %s: %s", what, s->conn.peer,
+			    strerror(-err));
+	return 0;
+}
+
+/* During a blast the receiver only speaks to report an error. */
+static int check_receiver(struct sender *s)
+{
+	const uint8_t *body;
+	const char *why = NULL;
+	uint32_t len;
+	uint16_t type;
+	int err;
+
+	err = rbudp_conn_fill(&s->conn);
+	if (err < 0)
+		return conn_failure(s, err, "the end of the blast", why);
+	err = rbudp_conn_next(&s->conn, &type, &body, &len, &why);
+	if (err < 0)
+		return conn_failure(s, err, "the end of the blast", why);
+	if (err == 0)
+		return 0;
+	if (type == RBUDP_MSG_ERROR)
+		return peer_error(s, body, len);
+	return fail(s, "receiver %s sent %s during a blast", s->conn.peer, rbudp_msg_name(type));
+}
+
+/* ------------------------------------------------------------- setup -- */
+
+static int do_setup(struct sender *s)
+{
+	const struct rbudp_source *src = s->src;
+	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_LEN];
+	struct rbudp_setup_ok ok;
+	struct rbudp_setup m = {
+		.payload_bytes = src->payload_bytes,
+		.total_pkts = src->total_pkts,
+		.file_bytes = src->file_bytes,
+		.digest = s->r->digest,
+		.one_way_delay_ns = s->o->delay_ns,
+		.udp_port = local_port(s->udp),
+	};
+	const uint8_t *body;
+	const char *why;
+	uint32_t len;
+
+	if (m.udp_port == 0)
+		return fail(s, "cannot learn the local UDP port: %s", strerror(errno));
+	if (send_frame(s, buf, rbudp_setup_encode(buf, &m), "SETUP"))
+		return -1;
+	if (wait_frame(s, RBUDP_MSG_SETUP_OK, s->o->timeout_ms, &body, &len))
+		return -1;
+	if (rbudp_setup_ok_decode(body, len, &ok, &why))
+		return fail(s, "receiver %s: bad SETUP_OK: %s", s->conn.peer, why);
+	s->r->rcvbuf_bytes = ok.rcvbuf_bytes;
+	s->r->feedback_delay_ns = ok.feedback_delay_ns;
+	return 0;
+}
+
+/* -------------------------------------------------------------- blast -- */
+
+static void progress(struct sender *s, uint64_t now, uint32_t round, uint64_t done,
+		     uint64_t todo, uint64_t bytes, uint64_t start)
+{
+	double el;
+
+	if (!s->o->progress || now < s->next_progress_ns)
+		return;
+	s->next_progress_ns = now + PROGRESS_NS;
+	el = (double)(now - start) / 1e9;
+	fprintf(stderr, "rxbneck-send: round %u: %llu/%llu pkts (%.1f%%), %.3f Gb/s, t=%.2f s\n",
+		round, (unsigned long long)done, (unsigned long long)todo,
+		todo ? 100.0 * (double)done / (double)todo : 100.0,
+		el > 0 ? (double)bytes * 8 / el / 1e9 : 0.0,
+		(double)(now - s->t0) / 1e9);
+}
+
+/* Send datagrams [0, n) of the prepared batch; loops over partial sends. */
+static int send_batch(struct sender *s, unsigned n)
+{
+	unsigned done = 0;
+
+	while (done < n) {
+		int k = sendmmsg(s->udp, s->msgs + done, n - done, 0);
+
+		s->r->send_calls++;
+		if (k > 0) {
+			done += (unsigned)k;
+			continue;
+		}
+		switch (errno) {
+		case EINTR:
+			if (stopped(s))
+				return fail(s, "interrupted during the blast");
+			continue;
+		case ENOBUFS:
+		case EAGAIN:
+			/* Transient: the device or socket is full. */
+			sched_yield();
+			continue;
+		case ECONNREFUSED:
+			return fail(s, "receiver's UDP port %u is closed (ICMP port unreachable): "
+				    "did the receiver exit?", s->o->port);
+		case EMSGSIZE: {
+			int mtu = 0;
+			socklen_t ml = sizeof(mtu);
+
+			getsockopt(s->udp, IPPROTO_IP, IP_MTU, &mtu, &ml);
+			return fail(s, "a %u-byte datagram exceeds the path MTU (%d): use a smaller "
+				    "--payload", s->src->payload_bytes + RBUDP_DGRAM_HDR, mtu);
+		}
+		default:
+			return fail(s, "sendmmsg to %s port %u: %s", s->o->host, s->o->port,
+				    strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* Between batches: react to a signal or to the receiver giving up. */
+static int blast_housekeeping(struct sender *s)
+{
+	if (stopped(s))
+		return fail(s, "interrupted during the blast");
+	return check_receiver(s);
+}
+
+/*
+ * Point the message headers at the @n prepared datagrams: one message per
+ * datagram, or per gso_segs datagrams with GSO. Only the file's last packet
+ * can be short, and it is always the last one sent, so GSO messages keep
+ * their equal-size segments. Returns the number of messages.
+ */
+static unsigned group(struct sender *s, unsigned n)
+{
+	unsigned nmsg = 0;
+
+	for (unsigned i = 0; i < n; i += s->gso_segs) {
+		unsigned k = n - i < s->gso_segs ? n - i : s->gso_segs;
+
+		s->msgs[nmsg].msg_hdr.msg_iov = &s->iov[2 * i];
+		s->msgs[nmsg].msg_hdr.msg_iovlen = 2 * k;
+		nmsg++;
+	}
+	return nmsg;
+}
+
+static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
+{
+	const struct rbudp_source *src = s->src;
+	uint64_t burst = (uint64_t)s->o->burst_pkts * src->payload_bytes;
+	uint64_t now = rxb_mono_ns(), next_ctl = now + CTL_CHECK_NS, start = now, end = now;
+	uint32_t seq = rbudp_bitmap_next_set(&s->need, 0);
+	struct rbudp_pace pace;
+
+	rbudp_pace_init(&pace, s->rate_bps, burst, now);
+	rs->start_ns = now - s->t0;
+	rs->rate_bps = s->rate_bps;
+	while (seq < src->total_pkts) {
+		uint64_t quota;
+		unsigned n = 0;
+
+		if (now >= next_ctl) {
+			if (blast_housekeeping(s))
+				return -1;
+			progress(s, now, rs->round, rs->pkts_sent, todo, rs->bytes_sent, start);
+			next_ctl = now + CTL_CHECK_NS;
+		}
+		quota = rbudp_pace_quota(&pace, now);
+		while (n < s->o->batch_pkts && seq < src->total_pkts) {
+			uint32_t len;
+			const uint8_t *p = rbudp_source_pkt(src, seq, &len);
+			uint8_t *h = s->hdrs + (size_t)n * RBUDP_DGRAM_HDR;
+
+			if (len > quota)
+				break;
+			quota -= len;
+			rbudp_pace_sent(&pace, len);
+			rbudp_put_u32(h, seq);
+			s->iov[2 * n].iov_base = h;
+			s->iov[2 * n].iov_len = RBUDP_DGRAM_HDR;
+			s->iov[2 * n + 1].iov_base = (void *)p;
+			s->iov[2 * n + 1].iov_len = len;
+			rs->bytes_sent += len;
+			n++;
+			seq = rbudp_bitmap_next_set(&s->need, seq + 1);
+		}
+		if (n) {
+			if (send_batch(s, group(s, n)))
+				return -1;
+			rs->pkts_sent += n;
+			end = rxb_mono_ns();
+			now = end;
+			continue;
+		}
+		/* Nothing due: wait for the next packet's slot (or the next look
+		 * at the control sockets, whichever is first). */
+		{
+			uint32_t len;
+			uint64_t t;
+
+			rbudp_source_pkt(src, seq, &len);
+			t = rbudp_pace_next_ns(&pace, len);
+			if (t > next_ctl)
+				t = next_ctl;
+			rbudp_sleep_until(t, SPIN_NS);
+			now = rxb_mono_ns();
+		}
+	}
+	rs->blast_ns = end - start;
+	progress(s, end + PROGRESS_NS, rs->round, rs->pkts_sent, todo, rs->bytes_sent, start);
+	return 0;
+}
+
+/* ----------------------------------------------------------- feedback -- */
+
+/*
+ * Read the receiver's answer to round @round: COMPLETE (returns 1) or one
+ * MISSING frame per segment, decoded into s->next (returns 0).
+ */
+static int read_feedback(struct sender *s, struct rbudp_send_round *rs)
+{
+	uint32_t nseg = rbudp_seg_count(s->src->total_pkts), seg = 0, round_missing = 0;
+	int timeout = s->o->timeout_ms + (int)(s->r->feedback_delay_ns / RXB_NSEC_PER_MSEC);
+	uint64_t sum = 0;
+
+	rbudp_bitmap_fill(&s->next, false);
+	while (seg < nseg) {
+		struct rbudp_missing m;
+		const uint8_t *body;
+		const char *why = NULL;
+		uint32_t len;
+		uint16_t type;
+		int err;
+
+		err = rbudp_conn_wait(&s->conn, 1000, &type, &body, &len, &why);
+		if (err == -ETIMEDOUT || err == -EINTR) {
+			if (stopped(s))
+				return fail(s, "interrupted while waiting for feedback");
+			timeout -= 1000;
+			if (timeout > 0)
+				continue;
+			err = -ETIMEDOUT;
+		}
+		if (err < 0)
+			return conn_failure(s, err, "round feedback", why);
+		if (type == RBUDP_MSG_ERROR)
+			return peer_error(s, body, len);
+		if (type == RBUDP_MSG_COMPLETE && seg == 0) {
+			struct rbudp_complete c;
+
+			if (rbudp_complete_decode(body, len, &c, &why))
+				return fail(s, "receiver %s: bad COMPLETE: %s", s->conn.peer, why);
+			if (c.round != rs->round || c.total_pkts != s->src->total_pkts)
+				return fail(s, "receiver %s: COMPLETE for round %u / %u packets, "
+					    "expected round %u / %u", s->conn.peer, c.round,
+					    c.total_pkts, rs->round, s->src->total_pkts);
+			return 1;
+		}
+		if (type != RBUDP_MSG_MISSING)
+			return fail(s, "receiver %s sent %s where round %u feedback was expected",
+				    s->conn.peer, rbudp_msg_name(type), rs->round);
+		if (rbudp_missing_decode(body, len, &m, &why))
+			return fail(s, "receiver %s: bad MISSING: %s", s->conn.peer, why);
+		if (m.round != rs->round || m.seg != seg)
+			return fail(s, "receiver %s: MISSING for round %u segment %u, expected "
+				    "round %u segment %u", s->conn.peer, m.round, m.seg, rs->round, seg);
+		if (seg == 0)
+			round_missing = m.round_missing;
+		else if (m.round_missing != round_missing)
+			return fail(s, "receiver %s: MISSING segments disagree on the round total",
+				    s->conn.peer);
+		if (rbudp_miss_decode(&s->next, seg, m.enc, m.data, m.data_len, m.n_missing, &why))
+			return fail(s, "receiver %s: bad MISSING segment %u: %s", s->conn.peer,
+				    seg, why);
+		sum += m.n_missing;
+		seg++;
+	}
+	if (sum != round_missing || round_missing == 0)
+		return fail(s, "receiver %s: MISSING segments list %llu packets, announced %u",
+			    s->conn.peer, (unsigned long long)sum, round_missing);
+	/* Only what we just sent can be missing; anything else is a receiver bug. */
+	if (!rbudp_bitmap_is_subset(&s->next, &s->need))
+		return fail(s, "receiver %s reports packets missing that it had acknowledged",
+			    s->conn.peer);
+	rs->pkts_lost = round_missing;
+	return 0;
+}
+
+/* ------------------------------------------------------------- rounds -- */
+
+static int run_rounds(struct sender *s)
+{
+	uint64_t todo = s->src->total_pkts, blast_at = s->t0 + s->o->delay_ns;
+	uint32_t stall = 0;
+
+	for (uint32_t round = 1;; round++) {
+		uint8_t buf[RBUDP_FRAME_HDR + RBUDP_BLAST_DONE_LEN];
+		struct rbudp_blast_done done = { .round = round };
+		struct rbudp_send_round *rs;
+		uint64_t t_done;
+		int err;
+
+		if (round > s->o->max_rounds)
+			return fail(s, "gave up after --max-rounds %u rounds with %llu packets "
+				    "still missing", s->o->max_rounds, (unsigned long long)todo);
+		rs = new_round(s, round);
+		if (!rs)
+			return fail(s, "out of memory for round statistics");
+		/* Emulated propagation delay: the blast starts one one-way
+		 * delay after the feedback that triggered it (seed 000 §IV). */
+		if (rbudp_sleep_until(blast_at, SPIN_NS) == -EINTR && stopped(s))
+			return fail(s, "interrupted");
+		if (blast(s, rs, todo))
+			return -1;
+		s->r->pkts_sent += rs->pkts_sent;
+		s->r->bytes_sent += rs->bytes_sent;
+		s->r->pause_ns += rs->pause_ns;
+		done.pkts_sent = rs->pkts_sent;
+		if (send_frame(s, buf, rbudp_blast_done_encode(buf, &done), "BLAST_DONE"))
+			return -1;
+		t_done = rxb_mono_ns();
+		err = read_feedback(s, rs);
+		if (err < 0)
+			return -1;
+		blast_at = rbudp_delay_release_ns(rxb_mono_ns(), s->o->delay_ns);
+		rs->wait_ns = rxb_mono_ns() - t_done;
+		if (err == 1) {
+			rs->pkts_lost = 0;
+			s->r->transfer_ns = rxb_mono_ns() - s->t0;
+			return 0;
+		}
+		stall = rs->pkts_lost == rs->pkts_sent ? stall + 1 : 0;
+		if (stall >= s->o->stall_rounds)
+			return fail(s, "no datagram reached the receiver in %u consecutive rounds "
+				    "(firewall? wrong address?)", stall);
+		todo = rs->pkts_lost;
+		/* The reported missing set is the next round's send set. */
+		{
+			struct rbudp_bitmap t = s->need;
+
+			s->need = s->next;
+			s->next = t;
+		}
+	}
+}
+
+static int wait_verified(struct sender *s)
+{
+	int timeout = 120000 + (int)(s->r->feedback_delay_ns / RXB_NSEC_PER_MSEC);
+	struct rbudp_verified v;
+	const uint8_t *body;
+	const char *why;
+	uint64_t t = rxb_mono_ns();
+	uint32_t len;
+
+	/* The receiver checks the digest and writes the file first: allow time. */
+	if (wait_frame(s, RBUDP_MSG_VERIFIED, timeout, &body, &len))
+		return -1;
+	if (rbudp_verified_decode(body, len, &v, &why))
+		return fail(s, "receiver %s: bad VERIFIED: %s", s->conn.peer, why);
+	s->r->verify_wait_ns = rxb_mono_ns() - t;
+	s->r->verify_status = v.status;
+	if (v.status == RBUDP_VERIFY_DIGEST)
+		return fail(s, "INTEGRITY FAILURE: receiver computed digest %016llx, sent %016llx",
+			    (unsigned long long)v.digest, (unsigned long long)s->r->digest);
+	if (v.status == RBUDP_VERIFY_WRITE)
+		return fail(s, "receiver %s got the data intact but could not store it",
+			    s->conn.peer);
+	if (v.digest != s->r->digest)
+		return fail(s, "receiver %s says verified but reports digest %016llx, ours %016llx",
+			    s->conn.peer, (unsigned long long)v.digest,
+			    (unsigned long long)s->r->digest);
+	return 0;
+}
+
+static int alloc_buffers(struct sender *s)
+{
+	uint32_t n = s->o->batch_pkts;
+
+	if (rbudp_bitmap_init(&s->need, s->src->total_pkts, true) ||
+	    rbudp_bitmap_init(&s->next, s->src->total_pkts, false))
+		return fail(s, "out of memory for the packet bitmaps");
+	s->msgs = calloc(n, sizeof(*s->msgs));
+	s->iov = calloc(2 * (size_t)n, sizeof(*s->iov));
+	s->hdrs = calloc(n, RBUDP_DGRAM_HDR);
+	if (!s->msgs || !s->iov || !s->hdrs)
+		return fail(s, "out of memory for %u send slots", n);
+	return 0;
+}
+
+int rbudp_send_run(const struct rbudp_send_opts *o, const struct rbudp_source *src,
+		   struct rbudp_send_result *r)
+{
+	struct sender s = { .o = o, .src = src, .r = r, .udp = -1, .rate_bps = o->rate_bps };
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	uint64_t t;
+	int err, ret = -1;
+
+	s.conn.fd = -1;
+	if (o->batch_pkts == 0 || o->batch_pkts > BATCH_MAX)
+		return fail(&s, "batch size must be 1..%d", BATCH_MAX);
+	if (alloc_buffers(&s))
+		goto out;
+
+	t = rxb_mono_ns();
+	r->digest = rbudp_source_digest(src);
+	r->digest_ns = rxb_mono_ns() - t;
+
+	err = rbudp_resolve(o->host, o->port, 0, &ss, &sl);
+	if (err) {
+		fail(&s, "cannot resolve --to %s: %s", o->host, gai_strerror(err));
+		goto out;
+	}
+	t = rxb_mono_ns();
+	if (connect_tcp(&s, &ss, sl) || open_udp(&s, &ss, sl))
+		goto out;
+	rxb_strlcpy(r->peer, s.conn.peer, sizeof(r->peer));
+	if (do_setup(&s))
+		goto out;
+	s.t0 = rxb_mono_ns();
+	r->setup_ns = s.t0 - t;
+	if (run_rounds(&s) || wait_verified(&s))
+		goto out;
+	r->ok = true;
+	ret = 0;
+out:
+	if (ret && s.conn.fd >= 0)
+		rbudp_conn_send_error(&s.conn, RBUDP_ERR_ABORTED, r->error);
+	if (s.conn.buf)
+		rbudp_conn_finish(&s.conn);
+	else if (s.conn.fd >= 0)
+		close(s.conn.fd);
+	if (s.udp >= 0)
+		close(s.udp);
+	free(s.msgs);
+	free(s.iov);
+	free(s.hdrs);
+	rbudp_bitmap_finish(&s.need);
+	rbudp_bitmap_finish(&s.next);
+	return ret;
+}

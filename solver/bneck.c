@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Effective bottleneck rate: argmin of T(B) over the sending rate. See bneck.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/bneck.h"
+#include "solver/bulkq.h"
+#include "solver/lnmath.h"
+
+#define GOLDEN_ITERS	60
+#define REFINE_REL_WIDTH 1e-7
+
+int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points)
+{
+	memset(ws, 0, sizeof(*ws));
+	if (max_points < 2)
+		return -EINVAL;
+	ws->curve = calloc(max_points, sizeof(*ws->curve));
+	if (!ws->curve)
+		return -ENOMEM;
+	ws->cap = max_points;
+	return 0;
+}
+
+void bneck_ws_finish(struct bneck_ws *ws)
+{
+	free(ws->curve);
+	memset(ws, 0, sizeof(*ws));
+}
+
+static bool pos_finite(double v)
+{
+	return v > 0.0 && isfinite(v);
+}
+
+static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
+			const struct bneck_xfer *x)
+{
+	if (nstages < 1 || nstages > BNECK_MAX_STAGES)
+		return -EINVAL;
+	for (uint32_t i = 0; i < nstages; i++) {
+		if (!pos_finite(st[i].mu_net_per_s) || st[i].queue_pkts < 1 ||
+		    st[i].batch_pkts < 1)
+			return -EINVAL;
+		if (st[i].load_independent)
+			continue;
+		if (!pos_finite(st[i].mu_pio_per_s) ||
+		    !pos_finite(st[i].mu_disk_per_s) ||
+		    !(st[i].cpu_bound >= 0.0) || !(st[i].io_bound >= 0.0))
+			return -EINVAL;
+	}
+	if (!pos_finite(x->payload_bytes) || !pos_finite(x->file_bytes) ||
+	    !(x->one_way_delay_s >= 0.0) || !isfinite(x->one_way_delay_s) ||
+	    !pos_finite(x->min_rate_bps) || !pos_finite(x->line_rate_bps) ||
+	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2)
+		return -EINVAL;
+	return 0;
+}
+
+/* Everything T(B) needs once the service rates are known. */
+struct model {
+	const struct rxb_stage_inputs *st;
+	uint32_t nstages;
+	double mu[BNECK_MAX_STAGES];
+	const struct bneck_xfer *x;
+	struct rbudp_params rb;
+	double worst_rel_err;
+	uint32_t evaluations;
+};
+
+struct eval {
+	struct bneck_point pt;
+	double stage_loss[BNECK_MAX_STAGES];
+	double stage_lambda[BNECK_MAX_STAGES];
+	struct rbudp_time t;
+};
+
+static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
+{
+	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
+	double ln_loss = -INFINITY, ln_pass = 0.0;
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	for (uint32_t i = 0; i < md->nstages; i++) {
+		struct bulkq_params p = {
+			.arrival_per_s = lambda,
+			.service_per_s = md->mu[i],
+			.queue_pkts = md->st[i].queue_pkts,
+			.batch_pkts = md->st[i].batch_pkts,
+			.rule = md->st[i].rule,
+		};
+		struct bulkq_result r;
+
+		err = bulkq_loss(&p, &r);
+		if (err)
+			return err;
+		ev->stage_lambda[i] = lambda;
+		ev->stage_loss[i] = r.loss;
+		/* l = l_prev + l_i (1 - l_prev): lost here after passing so far. */
+		ln_loss = ln_add(ln_loss, r.ln_loss + ln_pass);
+		ln_pass += log(r.pass);
+		lambda *= r.pass;	/* the next stage sees what passed */
+		if (r.rel_err > md->worst_rel_err)
+			md->worst_rel_err = r.rel_err;
+	}
+	if (ln_loss > 0.0)
+		ln_loss = 0.0;	/* rounding */
+	err = rbudp_time(&md->rb, rate_bps / 8.0, ln_loss, &ev->t);
+	if (err)
+		return err;
+	ev->pt.rate_bps = rate_bps;
+	ev->pt.ln_loss = ln_loss;
+	ev->pt.loss = exp(ln_loss);
+	ev->pt.time_s = ev->t.time_s;
+	md->evaluations++;
+	return 0;
+}
+
+static int stage_service(const struct rxb_stage_inputs *in,
+			 const struct bneck_xfer *x, const struct ctmc_opts *o,
+			 struct bneck_stage *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (in->load_independent) {
+		out->service_rate_per_s = in->mu_net_per_s;
+		out->mean_response_s = 1.0 / in->mu_net_per_s;
+	} else {
+		struct tagged_rates r = {
+			.mu_pio_per_s = in->mu_pio_per_s,
+			.mu_disk_per_s = in->mu_disk_per_s,
+			.mu_net_per_s = in->mu_net_per_s,
+		};
+		int err = tagged_seed_mean(in->cpu_bound, in->io_bound, &r, o,
+					   &out->tagged);
+
+		if (err)
+			return err;
+		out->tagged_used = true;
+		out->service_rate_per_s = out->tagged.service_rate_per_s;
+		out->mean_response_s = out->tagged.mean_response_s;
+	}
+	out->capacity_bps = out->service_rate_per_s * in->batch_pkts *
+			    x->payload_bytes * 8.0;
+	return 0;
+}
+
+/*
+ * Golden-section search for the minimum of T on [a, b], starting from the
+ * best point known so far; keeps the best evaluation in *best.
+ */
+static int refine(struct model *md, double a, double b, struct eval *best)
+{
+	const double g = 0.6180339887498949;
+	double c = b - g * (b - a), d = a + g * (b - a);
+	struct eval ec, ed;
+	int err;
+
+	err = eval_rate(md, c, &ec);
+	if (!err)
+		err = eval_rate(md, d, &ed);
+	for (int i = 0; !err && i < GOLDEN_ITERS; i++) {
+		if (b - a <= REFINE_REL_WIDTH * b)
+			break;
+		if (ec.pt.time_s <= ed.pt.time_s) {
+			b = d;
+			d = c;
+			ed = ec;
+			c = b - g * (b - a);
+			err = eval_rate(md, c, &ec);
+		} else {
+			a = c;
+			c = d;
+			ec = ed;
+			d = a + g * (b - a);
+			err = eval_rate(md, d, &ed);
+		}
+	}
+	if (err)
+		return err;
+	if (ec.pt.time_s < best->pt.time_s)
+		*best = ec;
+	if (ed.pt.time_s < best->pt.time_s)
+		*best = ed;
+	return 0;
+}
+
+int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+		  uint32_t nstages, const struct bneck_xfer *x,
+		  const struct ctmc_opts *o, struct bneck_result *res)
+{
+	struct model md = { .st = stages, .nstages = nstages, .x = x };
+	struct eval ev, best = { .pt.time_s = INFINITY };
+	uint32_t kbest = 0;
+	double step, lo, hi;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = check_inputs(stages, nstages, x);
+	if (err)
+		return err;
+	if (x->points > ws->cap)
+		return -EINVAL;
+	md.rb.file_bytes = x->file_bytes;
+	md.rb.payload_bytes = x->payload_bytes;
+	md.rb.one_way_delay_s = x->one_way_delay_s;
+	res->nstages = nstages;
+	for (uint32_t i = 0; i < nstages; i++) {
+		err = stage_service(&stages[i], x, o, &res->stage[i]);
+		if (err)
+			return err;
+		md.mu[i] = res->stage[i].service_rate_per_s;
+		if (res->stage[i].tagged.rel_err > res->model_rel_err)
+			res->model_rel_err = res->stage[i].tagged.rel_err;
+	}
+
+	step = (x->line_rate_bps - x->min_rate_bps) / (x->points - 1);
+	for (uint32_t k = 0; k < x->points; k++) {
+		double rate = k + 1 == x->points ? x->line_rate_bps
+						 : x->min_rate_bps + k * step;
+
+		err = eval_rate(&md, rate, &ev);
+		if (err)
+			return err;
+		ws->curve[k] = ev.pt;
+		if (ev.pt.time_s < best.pt.time_s) {
+			best = ev;
+			kbest = k;
+		}
+	}
+	if (!isfinite(best.pt.time_s))
+		return -EDOM;	/* nothing ever completes */
+	res->line_time_s = ev.pt.time_s;
+	res->line_loss = ev.pt.loss;
+
+	lo = kbest ? ws->curve[kbest - 1].rate_bps : x->min_rate_bps;
+	hi = kbest + 1 < x->points ? ws->curve[kbest + 1].rate_bps
+				   : x->line_rate_bps;
+	if (hi > lo) {
+		err = refine(&md, lo, hi, &best);
+		if (err)
+			return err;
+	}
+
+	res->rate_bps = best.pt.rate_bps;
+	res->loss = best.pt.loss;
+	res->ln_loss = best.pt.ln_loss;
+	res->time_s = best.pt.time_s;
+	res->breakdown = best.t;
+	for (uint32_t i = 0; i < nstages; i++) {
+		res->stage[i].arrival_per_s = best.stage_lambda[i];
+		res->stage[i].loss = best.stage_loss[i];
+	}
+	res->loss_rel_err = md.worst_rel_err;
+	res->evaluations = md.evaluations;
+	res->npoints = x->points;
+	res->curve = ws->curve;
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The effective bottleneck rate (DESIGN §3, §5.4): the sending rate B in
+ * [min rate, line rate] that minimises the RBUDP transfer time T(B).
+ *
+ * A flow's receive path has one or two queue stages (struct
+ * rxb_stage_inputs, from include/rxb/measure.h), in the order the packets
+ * meet them: stage A (NIC -> stack) then stage B (socket -> application).
+ * Each stage is an M/M[N]/1/K queue whose service rate is
+ *   load_independent:  mu = mu_net_per_s (softirq service preempts tasks);
+ *   otherwise:         mu = 1 / E[R], E[R] from the tagged-customer net with
+ *                      the stage's #C and #I (fractional counts interpolated,
+ *                      see tagged_seed_mean()).
+ * At sending rate B (bits/s) packets arrive at lambda = B / (8 S_pkt) per
+ * second; stage B sees what stage A let through, and the overall loss is
+ *	l(B) = 1 - (1 - l_A(B)) (1 - l_B(B (1 - l_A))) = l_A + l_B (1 - l_A),
+ * summed in that positive form to keep its relative accuracy. T(B) is
+ * rbudp_time() at B / 8 payload bytes per second.
+ *
+ * The search evaluates T on an evenly spaced grid of @points rates from the
+ * minimum to the line rate (this is also the curve handed back), then
+ * refines around the best grid point by golden-section search on its two
+ * neighbouring intervals.
+ *
+ * bneck_compute() is meant to run every epoch for every flow: apart from
+ * the tagged-customer solve (a chain of #I + 1 states per integer corner)
+ * it allocates nothing; the curve lives in the caller's workspace.
+ */
+#ifndef RXB_SOLVER_BNECK_H
+#define RXB_SOLVER_BNECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rxb/measure.h"
+#include "solver/ctmc.h"
+#include "solver/rbudp.h"
+#include "solver/tagged.h"
+
+#define BNECK_MAX_STAGES	2
+
+struct bneck_xfer {
+	double payload_bytes;	/* S_pkt: payload bytes per packet */
+	double file_bytes;	/* S_total */
+	double one_way_delay_s;	/* T_prop */
+	double line_rate_bps;	/* top of the sweep */
+	double min_rate_bps;	/* bottom of the sweep, > 0 */
+	uint32_t points;	/* grid points, >= 2 */
+};
+
+struct bneck_point {
+	double rate_bps;
+	double loss;		/* overall loss probability */
+	double ln_loss;		/* its logarithm (valid below 1e-308 too) */
+	double time_s;		/* T(B) */
+};
+
+struct bneck_stage {
+	double service_rate_per_s;	/* mu: batches per second */
+	double mean_response_s;	/* E[R] = 1 / mu */
+	double capacity_bps;	/* mu N S_pkt 8: what the server can drain */
+	double arrival_per_s;	/* lambda at the bottleneck rate */
+	double loss;		/* this stage's loss at the bottleneck rate */
+	bool tagged_used;	/* false for load-independent stages */
+	struct tagged_result tagged;
+};
+
+struct bneck_result {
+	double rate_bps;	/* the effective bottleneck rate */
+	double loss;		/* overall loss there */
+	double ln_loss;
+	double time_s;		/* T there */
+	struct rbudp_time breakdown;
+	double line_time_s;	/* T at the line rate, for comparison */
+	double line_loss;
+	double loss_rel_err;	/* worst loss error estimate over the search */
+	double model_rel_err;	/* worst E[R] error bound over the stages */
+	uint32_t evaluations;	/* T(B) evaluations */
+	uint32_t nstages;
+	struct bneck_stage stage[BNECK_MAX_STAGES];
+	uint32_t npoints;
+	const struct bneck_point *curve;	/* npoints, in the workspace */
+};
+
+struct bneck_ws {
+	struct bneck_point *curve;
+	uint32_t cap;
+};
+
+int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points);
+void bneck_ws_finish(struct bneck_ws *ws);
+
+/*
+ * @stages: @nstages (1 or 2) stages in path order. Returns 0, -EINVAL for
+ * bad inputs (or more points than the workspace holds), -ERANGE/-EDOM when
+ * a queue cannot be evaluated or T is infinite everywhere, or what the
+ * tagged-customer solve returned.
+ */
+int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+		  uint32_t nstages, const struct bneck_xfer *x,
+		  const struct ctmc_opts *o, struct bneck_result *res);
+
+#endif

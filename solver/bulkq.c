@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* M/M[N]/1/K loss by the cut recursion, and as a general CTMC. See bulkq.h. */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/bulkq.h"
+#include "solver/lnmath.h"
+
+#define RESCALE_ABOVE	0x1p+600
+#define RESCALE_EXP	600
+#define STACK_WINDOW	256
+/* Consecutive ratios equal to this many ulps count as settled. */
+#define SETTLED_EPS	(32.0 * DBL_EPSILON)
+
+static int check_params(const struct bulkq_params *p)
+{
+	if (!(p->arrival_per_s >= 0.0) || !isfinite(p->arrival_per_s) ||
+	    !(p->service_per_s > 0.0) || !isfinite(p->service_per_s) ||
+	    p->queue_pkts < 1 || p->batch_pkts < 1 ||
+	    (p->rule != RXB_BATCH_PARTIAL && p->rule != RXB_BATCH_STRICT))
+		return -EINVAL;
+	if (p->rule == RXB_BATCH_STRICT && p->batch_pkts > p->queue_pkts)
+		return -EINVAL;	/* the server could never fire */
+	return 0;
+}
+
+/* State of the downward recursion; values are stored times 2^-scale_exp. */
+struct rec {
+	double r;		/* mu / lambda */
+	uint32_t K, N;
+	double *win;		/* win[m % N] = pi_m for the N values above j */
+	double S;		/* sum of the window */
+	double sum_below;	/* sum of pi_m for j <= m < K */
+	int64_t scale_exp;
+};
+
+static void rescale(struct rec *s)
+{
+	for (uint32_t i = 0; i < s->N; i++)
+		s->win[i] = ldexp(s->win[i], -RESCALE_EXP);
+	s->S = ldexp(s->S, -RESCALE_EXP);
+	s->sum_below = ldexp(s->sum_below, -RESCALE_EXP);
+	s->scale_exp += RESCALE_EXP;
+}
+
+static double window_sum(const struct rec *s)
+{
+	double sum = 0.0;
+
+	for (uint32_t i = 0; i < s->N; i++)
+		sum += s->win[i];
+	return sum;
+}
+
+/*
+ * ln of the strict rule's bottom states 0..N-2 once the window above them is
+ * geometric: pi_i = r * sum_{m=N}^{i+N} pi_m with pi_m = pi_N rho^(N-m), so
+ * their sum is r pi_N sum_{i=0}^{N-2} (N-1-i) rho^-i.
+ */
+static double ln_strict_bottom(double ln_r, double ln_pi_n, double ln_rho,
+			       uint32_t N)
+{
+	double acc = -INFINITY;
+
+	for (uint32_t i = 0; i + 2 <= N; i++)
+		acc = ln_add(acc, log((double)(N - 1 - i)) - i * ln_rho);
+	return ln_r + ln_pi_n + acc;
+}
+
+/*
+ * The exact bottom of the strict rule (j = N-2 .. 0) from the window, which
+ * holds pi_{N-1} .. pi_{2N-2}: prefix sums upwards, no subtraction.
+ */
+static void strict_bottom_exact(struct rec *s)
+{
+	double prefix = 0.0;
+
+	for (uint32_t i = 0; i + 2 <= s->N; i++) {
+		prefix += s->win[(s->N + i) % s->N];
+		s->sum_below += s->r * prefix;
+	}
+}
+
+static int run(const struct bulkq_params *p, bool allow_tail,
+	       struct bulkq_result *res)
+{
+	double stack_win[STACK_WINDOW];
+	struct rec s = { 0 };
+	double prev = 1.0, last_ratio = NAN, tail_ln = -INFINITY;
+	double rn, heavy_bound = 0.0, extrap_err = 0.0, ln_below;
+	uint32_t j, lo, stable = 0;
+	bool strict, heavy = false;
+	int err = check_params(p);
+
+	if (err)
+		return err;
+	memset(res, 0, sizeof(*res));
+	if (p->arrival_per_s == 0.0) {
+		res->loss = 0.0;
+		res->ln_loss = -INFINITY;
+		res->pass = 1.0;
+		return 0;
+	}
+	s.K = p->queue_pkts;
+	s.N = p->batch_pkts;
+	s.r = p->service_per_s / p->arrival_per_s;
+	rn = s.r * s.N;
+	if (!(rn <= 1e100))
+		return -ERANGE;
+	strict = p->rule == RXB_BATCH_STRICT && s.N > 1;
+	lo = strict ? s.N - 1 : 0;	/* the recurrence is uniform for j >= lo */
+
+	if (s.N <= STACK_WINDOW) {
+		s.win = stack_win;
+	} else {
+		s.win = malloc((size_t)s.N * sizeof(*s.win));
+		if (!s.win)
+			return -ENOMEM;
+	}
+	memset(s.win, 0, (size_t)s.N * sizeof(*s.win));
+	s.win[s.K % s.N] = 1.0;	/* pi_K, unnormalised */
+	s.S = 1.0;
+
+	for (j = s.K; j > lo;) {
+		uint32_t jj = j - 1;
+		double v = s.r * s.S;
+		double evicted = s.win[jj % s.N];	/* pi_{jj+N}, 0 above K */
+		double ratio = v / prev;
+
+		s.win[jj % s.N] = v;
+		/*
+		 * Slide the window sum. The rounding of a sliding sum does not
+		 * cancel out but drifts, and the drift would be multiplied into
+		 * every later value, so the sum is recomputed from the window
+		 * once per N steps (O(1) amortised), and whenever the
+		 * subtraction would cancel.
+		 */
+		if (jj % s.N == 0 || evicted > 0.5 * (s.S + v))
+			s.S = window_sum(&s);
+		else
+			s.S = s.S + v - evicted;
+		s.sum_below += v;
+		j = jj;
+		res->steps++;
+		if (!(v < INFINITY)) {
+			err = -EDOM;
+			goto out;
+		}
+
+		if (allow_tail && rn < 1.0 &&
+		    s.N * s.S * rn / (1.0 - rn) <= 0x1p-60 * s.sum_below) {
+			/*
+			 * Heavy load: every later value is at most rN times
+			 * the window's maximum, so what is left is below
+			 * N S rN / (1 - rN); negligible.
+			 */
+			heavy_bound = s.N * s.S * rn / (1.0 - rn) / s.sum_below;
+			heavy = true;
+			break;
+		}
+		if (allow_tail) {
+			if (fabs(ratio - last_ratio) <= SETTLED_EPS * ratio)
+				stable++;
+			else
+				stable = 0;
+		}
+		last_ratio = ratio;
+		prev = v;
+
+		if (allow_tail && stable >= s.N + 2 && (uint64_t)jj + s.N <= s.K &&
+		    jj >= lo + 2 * s.N + 2 && evicted > 0.0) {
+			/*
+			 * The window is geometric with ratio rho, taken over a
+			 * whole window to average the rounding out. The rest
+			 * pi_{jj-1} .. pi_lo is pi_jj * sum_{k=1}^{c} rho^k.
+			 */
+			double ln_rho = log(v / evicted) / s.N;
+			double ln_v = log(v) + s.scale_exp * M_LN2;
+			uint32_t c = jj - lo;
+
+			tail_ln = ln_v + ln_geom_sum(ln_rho, c);
+			if (strict)
+				tail_ln = ln_add(tail_ln,
+					ln_strict_bottom(log(s.r),
+						ln_v + (double)(jj - s.N) * ln_rho,
+						ln_rho, s.N));
+			extrap_err = 64.0 * DBL_EPSILON * c;
+			res->tail = true;
+			break;
+		}
+		if (v > RESCALE_ABOVE || s.S > RESCALE_ABOVE) {
+			rescale(&s);
+			prev = ldexp(prev, -RESCALE_EXP);
+		}
+	}
+	if (!res->tail && !heavy && strict && j == lo)
+		strict_bottom_exact(&s);
+
+	/*
+	 * pi_K = 2^-scale_exp in stored units. With A = ln(sum below K / pi_K),
+	 * ln loss = -ln(1 + e^A) and pass = 1 / (1 + e^-A): both without
+	 * cancellation whatever the size of A.
+	 */
+	ln_below = ln_add(log(s.sum_below) + s.scale_exp * M_LN2, tail_ln);
+	res->ln_loss = -ln_1p_exp(ln_below);
+	res->loss = exp(res->ln_loss);
+	res->pass = sigmoid(ln_below);
+	res->rel_err = (s.N + 3.0) * DBL_EPSILON * (res->steps + 1) +
+		       extrap_err + heavy_bound;
+	if (!isfinite(res->ln_loss) || !isfinite(res->pass))
+		err = -EDOM;
+out:
+	if (s.win != stack_win)
+		free(s.win);
+	return err;
+}
+
+int bulkq_loss(const struct bulkq_params *p, struct bulkq_result *r)
+{
+	return run(p, true, r);
+}
+
+int bulkq_loss_full(const struct bulkq_params *p, struct bulkq_result *r)
+{
+	return run(p, false, r);
+}
+
+/* ------------------------------------------------------- general CTMC -- */
+
+static int32_t partial_take(const int32_t *m, const void *ctx, uint32_t place)
+{
+	const struct bulkq_params *p = ctx;
+	int32_t n = m[place];
+
+	return (uint32_t)n < p->batch_pkts ? n : (int32_t)p->batch_pkts;
+}
+
+static bool nonempty(const int32_t *m, const void *ctx, int arg)
+{
+	(void)ctx;
+	(void)arg;
+	return m[0] > 0;
+}
+
+int bulkq_net_build(struct srn_net *net, const struct bulkq_params *p)
+{
+	int q, t, err;
+
+	err = check_params(p);
+	if (err)
+		return err;
+	if (p->queue_pkts > INT32_MAX || p->batch_pkts > INT32_MAX)
+		return -EINVAL;
+	srn_init(net);
+	q = srn_add_place(net, "queue", 0);
+	if (q < 0)
+		goto fail_q;
+	t = srn_add_transition(net, "arrive", NULL, p->arrival_per_s, 0);
+	err = t < 0 ? t : 0;
+	if (!err)
+		err = srn_add_arc(net, t, SRN_ARC_OUT, q, 1, NULL);
+	if (!err)
+		err = srn_add_arc(net, t, SRN_ARC_INHIBIT, q,
+				  (int32_t)p->queue_pkts, NULL);
+	if (err)
+		goto fail;
+	t = srn_add_transition(net, "serve", NULL, p->service_per_s, 0);
+	err = t < 0 ? t : 0;
+	if (!err && p->rule == RXB_BATCH_STRICT)
+		err = srn_add_arc(net, t, SRN_ARC_IN, q,
+				  (int32_t)p->batch_pkts, NULL);
+	if (!err && p->rule == RXB_BATCH_PARTIAL) {
+		err = srn_add_arc(net, t, SRN_ARC_IN, q, 0, partial_take);
+		if (!err)
+			err = srn_set_guard(net, t, nonempty);
+	}
+	if (err)
+		goto fail;
+	return 0;
+fail_q:
+	err = q;
+fail:
+	srn_finish(net);
+	return err;
+}
+
+int bulkq_loss_ctmc(const struct bulkq_params *p, const struct ctmc_opts *o,
+		    struct bulkq_result *r, struct ctmc_stat *st)
+{
+	struct srn_net net;
+	struct srn_space sp;
+	int32_t m0 = 0, mk;
+	double *pi = NULL;
+	int64_t k;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	memset(st, 0, sizeof(*st));
+	err = bulkq_net_build(&net, p);
+	if (err)
+		return err;
+	err = srn_explore(&net, p, &m0, 1, NULL, &sp);
+	srn_finish(&net);
+	if (err)
+		return err;
+	pi = malloc((size_t)sp.nstates * sizeof(*pi));
+	err = pi ? ctmc_steady_state(&sp.chain, o, pi, st) : -ENOMEM;
+	if (err)
+		goto out;
+	mk = (int32_t)p->queue_pkts;
+	k = srn_find(&sp, &mk);
+	if (k < 0) {
+		err = -EINVAL;
+		goto out;
+	}
+	r->loss = pi[k];
+	r->ln_loss = log(pi[k]);
+	r->pass = 0.0;
+	for (uint32_t i = 0; i < sp.nstates; i++)
+		if ((int64_t)i != k)
+			r->pass += pi[i];
+	r->rel_err = st->err_bound;
+	r->steps = sp.nstates;
+out:
+	free(pi);
+	srn_space_finish(&sp);
+	return err;
+}

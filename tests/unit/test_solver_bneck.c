@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * RBUDP transfer time against hand-computed values, and the bottleneck
+ * search: the seed's qualitative results with Table II parameters (seed 000
+ * §IV), the argmin against a brute-force fine grid, the two-stage loss
+ * composition, and the input checks.
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "solver/bneck.h"
+#include "solver/bulkq.h"
+#include "solver/rbudp.h"
+
+static void check_rel(double got, double want, double tol, const char *what)
+{
+	double rel = fabs(got - want) / fabs(want);
+
+	if (!(rel <= tol)) {
+		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
+			what, got, want, rel, tol);
+		fail();
+	}
+}
+
+static void test_rbudp_hand_values(void **state)
+{
+	const struct rbudp_params p = {
+		.file_bytes = 1e6, .payload_bytes = 1000.0, .one_way_delay_s = 0.1,
+	};
+	struct rbudp_time t;
+
+	(void)state;
+	/* l = 0: one blast, one bitmap. */
+	assert_int_equal(rbudp_time(&p, 1e6, -INFINITY, &t), 0);
+	check_rel(t.time_s, 0.1 + 1.0 + (1e6 / (8e3 * 1e6) + 0.1), 1e-15, "l=0");
+	assert_true(t.n_resend == 0.0 && t.resend_s == 0.0);
+	/* l = 1e-3 = S_pkt / S: N_resend = 1, one resend of S l. */
+	assert_int_equal(rbudp_time(&p, 1e6, log(1e-3), &t), 0);
+	check_rel(t.n_resend, 1.0, 1e-15, "N_resend");
+	check_rel(t.time_s, (0.1 + 1.0) + (0.1 + 1e3 / 1e6) +
+		  2.0 * (1.25e-4 + 0.1), 1e-14, "l=1e-3");
+	/* l = 0.01: N_resend = 1.5, two resend blasts S l + S l^2. */
+	assert_int_equal(rbudp_time(&p, 2e6, log(0.01), &t), 0);
+	check_rel(t.n_resend, 1.5, 1e-14, "N_resend 1.5");
+	assert_true(t.resend_rounds == 2.0);
+	check_rel(t.time_s, (0.1 + 0.5) + (1.5 * 0.1 + (1e4 + 1e2) / 2e6) +
+		  2.5 * (1e6 / (8e3 * 2e6) + 0.1), 1e-14, "l=0.01");
+	/* l -> 1: diverges; l = 1: infinite. */
+	assert_int_equal(rbudp_time(&p, 1e6, log1p(-1e-9), &t), 0);
+	assert_true(t.time_s > 1e6 && isfinite(t.time_s));
+	assert_int_equal(rbudp_time(&p, 1e6, 0.0, &t), 0);
+	assert_true(isinf(t.time_s));
+	/* A tiny loss still costs: ln l enters, not l. */
+	assert_int_equal(rbudp_time(&p, 1e6, -1000.0, &t), 0);
+	check_rel(t.n_resend, log(1e-3) / -1000.0, 1e-15, "tiny l");
+	/* Bad arguments. */
+	assert_int_equal(rbudp_time(&p, 0.0, -1.0, &t), -EINVAL);
+	assert_int_equal(rbudp_time(&p, 1e6, 0.5, &t), -EINVAL);
+	assert_int_equal(rbudp_time(&p, 1e6, NAN, &t), -EINVAL);
+}
+
+/* Seed Table II, 500 MB, 100 ms, 1 Gb/s (DESIGN §5, last paragraph). */
+static const struct bneck_xfer seed_xfer = {
+	.payload_bytes = 1468.0, .file_bytes = 500e6, .one_way_delay_s = 0.1,
+	.line_rate_bps = 1e9, .min_rate_bps = 1e7, .points = 400,
+};
+
+static struct rxb_stage_inputs seed_stage(double C, double I, int rule)
+{
+	struct rxb_stage_inputs s = {
+		.cpu_bound = C, .io_bound = I,
+		.mu_pio_per_s = 4600.0, .mu_disk_per_s = 1010.0,
+		.mu_net_per_s = 41600.0, .queue_pkts = 64, .batch_pkts = 6,
+		.rule = rule,
+	};
+
+	return s;
+}
+
+static void test_seed_table2_qualitative(void **state)
+{
+	struct bneck_ws ws;
+	double rate[5][4];
+
+	(void)state;
+	assert_int_equal(bneck_ws_init(&ws, seed_xfer.points), 0);
+	for (int rule = 0; rule < 2; rule++) {
+		for (int C = 1; C <= 4; C++) {
+			for (int I = 0; I <= 3; I++) {
+				struct rxb_stage_inputs s = seed_stage(C, I, rule);
+				struct bneck_result r;
+
+				assert_int_equal(bneck_compute(&ws, &s, 1, &seed_xfer,
+							       NULL, &r), 0);
+				rate[C][I] = r.rate_bps;
+				if (C > 1)	/* the end system is the bottleneck */
+					assert_true(r.rate_bps < 0.99 * seed_xfer.line_rate_bps);
+				assert_true(r.time_s <= r.line_time_s);
+			}
+		}
+		for (int C = 1; C <= 4; C++) {
+			for (int I = 0; I <= 3; I++) {
+				/* Falls with #C and #I. */
+				if (C < 4)
+					assert_true(rate[C + 1][I] < rate[C][I] ||
+						    (C == 1 && rate[C + 1][I] <= rate[C][I]));
+				if (I < 3)
+					assert_true(rate[C][I + 1] <= rate[C][I]);
+				if (C > 1 && I < 3)
+					assert_true(rate[C][I + 1] < rate[C][I]);
+				/* A CPU-bound task hurts more than an I/O-bound one. */
+				if (C < 4 && I < 3)
+					assert_true(rate[C + 1][I] < rate[C][I + 1]);
+			}
+		}
+		/* The slope tapers (where the line rate does not clip). */
+		for (int I = 0; I <= 3; I++)
+			assert_true(rate[3][I] - rate[4][I] < rate[2][I] - rate[3][I]);
+		for (int C = 2; C <= 4; C++)
+			for (int I = 0; I + 2 <= 3; I++)
+				assert_true(rate[C][I + 1] - rate[C][I + 2] <
+					    rate[C][I] - rate[C][I + 1]);
+		/* At #C = 1 the host keeps up with the line. */
+		assert_true(rate[1][0] > 0.99 * seed_xfer.line_rate_bps);
+	}
+	bneck_ws_finish(&ws);
+}
+
+/* Independent evaluation of T(B) from the public pieces. */
+static double time_at(const struct rxb_stage_inputs *s, double mu, double rate)
+{
+	struct bulkq_params p = {
+		.arrival_per_s = rate / (8.0 * seed_xfer.payload_bytes),
+		.service_per_s = mu, .queue_pkts = s->queue_pkts,
+		.batch_pkts = s->batch_pkts, .rule = s->rule,
+	};
+	struct rbudp_params rp = {
+		.file_bytes = seed_xfer.file_bytes,
+		.payload_bytes = seed_xfer.payload_bytes,
+		.one_way_delay_s = seed_xfer.one_way_delay_s,
+	};
+	struct bulkq_result b;
+	struct rbudp_time t;
+
+	assert_int_equal(bulkq_loss(&p, &b), 0);
+	assert_int_equal(rbudp_time(&rp, rate / 8.0, b.ln_loss, &t), 0);
+	return t.time_s;
+}
+
+static void test_argmin_vs_fine_grid(void **state)
+{
+	const double cs[] = { 2.0, 3.5 };
+	struct bneck_ws ws;
+
+	(void)state;
+	assert_int_equal(bneck_ws_init(&ws, 1000), 0);
+	for (size_t k = 0; k < 2; k++) {
+		struct rxb_stage_inputs s = seed_stage(cs[k], 1.0, RXB_BATCH_STRICT);
+		struct bneck_result r;
+		double best_t = INFINITY, best_rate = 0.0;
+
+		assert_int_equal(bneck_compute(&ws, &s, 1, &seed_xfer, NULL, &r), 0);
+		for (uint32_t i = 0; i <= 40000; i++) {
+			double rate = seed_xfer.min_rate_bps +
+				(seed_xfer.line_rate_bps - seed_xfer.min_rate_bps) * i / 40000.0;
+			double t = time_at(&s, r.stage[0].service_rate_per_s, rate);
+
+			if (t < best_t)
+				best_t = t, best_rate = rate;
+		}
+		/* At least as good as the fine grid, at the same place. */
+		assert_true(r.time_s <= best_t * (1.0 + 1e-12));
+		check_rel(r.rate_bps, best_rate, 1e-4, "argmin");
+		check_rel(r.time_s, time_at(&s, r.stage[0].service_rate_per_s,
+					    r.rate_bps), 1e-14, "T at argmin");
+		/* The curve spans the range and is T itself. */
+		assert_int_equal(r.npoints, seed_xfer.points);
+		assert_true(r.curve[0].rate_bps == seed_xfer.min_rate_bps);
+		assert_true(r.curve[r.npoints - 1].rate_bps == seed_xfer.line_rate_bps);
+		check_rel(r.curve[17].time_s,
+			  time_at(&s, r.stage[0].service_rate_per_s, r.curve[17].rate_bps),
+			  1e-14, "curve");
+		/* Near what the server drains (loss ~ 1/K there). */
+		assert_true(fabs(r.rate_bps / r.stage[0].capacity_bps - 1.0) < 0.2);
+	}
+	bneck_ws_finish(&ws);
+}
+
+/* l = l_A + l_B (1 - l_A) with stage B fed lambda (1 - l_A). */
+static void test_two_stages(void **state)
+{
+	struct rxb_stage_inputs st[2];
+	struct bneck_ws ws;
+	struct bneck_result one, two;
+
+	(void)state;
+	assert_int_equal(bneck_ws_init(&ws, seed_xfer.points), 0);
+	/* Stage A: softirq, load-independent, small ring and fast. */
+	st[0] = seed_stage(0, 0, RXB_BATCH_PARTIAL);
+	st[0].load_independent = true;
+	st[0].mu_net_per_s = 30000.0;
+	st[0].queue_pkts = 16;
+	st[0].batch_pkts = 8;
+	st[1] = seed_stage(2, 1, RXB_BATCH_STRICT);
+	assert_int_equal(bneck_compute(&ws, st, 2, &seed_xfer, NULL, &two), 0);
+	assert_int_equal(two.nstages, 2);
+	assert_false(two.stage[0].tagged_used);
+	assert_true(two.stage[1].tagged_used);
+	check_rel(two.stage[0].service_rate_per_s, 30000.0, 0, "stage A mu");
+	{
+		double lam = two.rate_bps / (8.0 * seed_xfer.payload_bytes);
+		struct bulkq_params pa = {
+			.arrival_per_s = lam, .service_per_s = 30000.0,
+			.queue_pkts = 16, .batch_pkts = 8, .rule = RXB_BATCH_PARTIAL,
+		};
+		struct bulkq_params pb = {
+			.service_per_s = two.stage[1].service_rate_per_s,
+			.queue_pkts = 64, .batch_pkts = 6, .rule = RXB_BATCH_STRICT,
+		};
+		struct bulkq_result la, lb;
+
+		assert_int_equal(bulkq_loss(&pa, &la), 0);
+		pb.arrival_per_s = lam * (1.0 - la.loss);
+		assert_int_equal(bulkq_loss(&pb, &lb), 0);
+		check_rel(two.loss, 1.0 - (1.0 - la.loss) * (1.0 - lb.loss), 1e-9,
+			  "composed loss");
+		check_rel(two.stage[0].loss, la.loss, 1e-12, "stage A loss");
+		check_rel(two.stage[1].arrival_per_s, pb.arrival_per_s, 1e-12,
+			  "stage B arrivals");
+	}
+	/* A second stage can only make the transfer slower. */
+	assert_int_equal(bneck_compute(&ws, &st[1], 1, &seed_xfer, NULL, &one), 0);
+	assert_true(two.time_s >= one.time_s);
+	/* An effectively infinite stage A changes nothing. */
+	st[0].mu_net_per_s = 1e12;
+	st[0].queue_pkts = 1 << 16;
+	assert_int_equal(bneck_compute(&ws, st, 2, &seed_xfer, NULL, &two), 0);
+	check_rel(two.rate_bps, one.rate_bps, 1e-6, "transparent stage A");
+	bneck_ws_finish(&ws);
+}
+
+static void test_bad_inputs(void **state)
+{
+	struct rxb_stage_inputs s = seed_stage(1, 1, RXB_BATCH_STRICT);
+	struct bneck_xfer x = seed_xfer;
+	struct bneck_ws ws;
+	struct bneck_result r;
+
+	(void)state;
+	assert_int_equal(bneck_ws_init(&ws, 10), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL); /* points */
+	x.points = 10;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 0, &x, NULL, &r), -EINVAL);
+	assert_int_equal(bneck_compute(&ws, &s, 3, &x, NULL, &r), -EINVAL);
+	x.min_rate_bps = x.line_rate_bps;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	x = seed_xfer;
+	x.points = 10;
+	s.mu_disk_per_s = 0.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.load_independent = true;	/* then the disk rate is not needed */
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	s.queue_pkts = 0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s = seed_stage(1, 1, RXB_BATCH_STRICT);
+	s.cpu_bound = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_ws_finish(&ws);
+	assert_int_equal(bneck_ws_init(&ws, 1), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rbudp_hand_values),
+		cmocka_unit_test(test_seed_table2_qualitative),
+		cmocka_unit_test(test_argmin_vs_fine_grid),
+		cmocka_unit_test(test_two_stages),
+		cmocka_unit_test(test_bad_inputs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -539,7 +539,7 @@ int nic_list_devices(struct nic_reader *nr, char (*names)[RXB_IFNAME_LEN], int m
 		rxb_strlcpy(names[n++], name, RXB_IFNAME_LEN);
 	}
 	nl_cache_free(cache);
-	if (skipped)
+	if (skipped && max > 0)
 		rxb_warn("nic: %d more up devices than the %d asked for were left out",
 			 skipped, max);
 	return n;

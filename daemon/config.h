@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rxbneckd's configuration: conf/rxbneckd.conf, documented in docs/config.md.
+ *
+ * One table (config_keys()) describes every key: section, name, type and
+ * bounds, default, where it lives in struct rxb_config, and a one-line doc.
+ * Defaults, parsing, error messages, config_diff() and the documentation
+ * check in tests/unit/test_config.c are all driven by it. Adding a key is
+ * one field in struct rxb_config plus one row in the table (daemon/config.c).
+ *
+ * struct rxb_config is plain data: no pointers, no heap memory, no
+ * finish call; it may be copied by assignment. That is what makes reloads
+ * simple and safe:
+ *
+ *	struct rxb_config next;
+ *	char err[512];
+ *
+ *	if (config_load(path, &next, err, sizeof(err)) < 0) {
+ *		rxb_err("reload failed, keeping the running configuration: %s", err);
+ *		return;
+ *	}
+ *	config_diff(&running, &next, log_change, NULL);	// say what changed
+ *	running = next;					// swap on success only
+ *
+ * config_load() never changes *out unless the whole file is valid: a bad
+ * reload cannot leave a half-applied configuration. Keys flagged
+ * CONFIG_F_RESTART (sockets, directories, probe attachment) are read on a
+ * reload but take effect only at the next start; config_diff()'s callback
+ * gets the key's row, flags included, to say so.
+ *
+ * File format (a strict subset of what iniparser 4.1 accepts): "[section]"
+ * lines, "key = value" lines, comment lines starting with '#' or ';', blank
+ * lines. Names are case-insensitive. A value ends at a '#' or ';' (inline
+ * comment) unless it is quoted with "..." or '...'. Lines are at most
+ * CONFIG_MAX_LINE bytes, the file at most CONFIG_MAX_FILE bytes. Not
+ * allowed: keys outside a section, unknown sections or keys, a key or a
+ * section given twice, '\' line continuations, control characters.
+ */
+#ifndef RXB_DAEMON_CONFIG_H
+#define RXB_DAEMON_CONFIG_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "daemon/sendsrv.h"
+#include "rxb/measure.h"
+
+#define CONFIG_MAX_FILE		(64 * 1024)	/* bytes */
+#define CONFIG_MAX_LINE		1000		/* bytes, without the newline */
+#define CONFIG_MAX_NAME		32		/* section and key names */
+
+#define RXB_CONF_PATH_LEN	256	/* directories, with the NUL */
+#define RXB_CONF_SOCK_LEN	108	/* sizeof(sockaddr_un.sun_path) */
+#define RXB_CONF_GROUP_LEN	33	/* group names, with the NUL */
+#define RXB_CONF_MAX_PORTS	RXB_MAX_SOCKS
+#define RXB_CONF_MAX_DEVICES	RXB_MAX_NICS
+#define RXB_CONF_MAX_CIDRS	SENDSRV_MAX_ALLOW
+#define RXB_CONF_MAX_LISTEN	SENDSRV_MAX_LISTEN
+
+/* [measure] attach: how the BPF programs attach (DESIGN §4). */
+enum rxb_attach_mode {
+	RXB_ATTACH_AUTO = 0,	/* tp_btf when the kernel supports it, else raw_tp */
+	RXB_ATTACH_TP_BTF,
+	RXB_ATTACH_RAW_TP,
+	RXB_ATTACH_NONE,	/* no BPF: /proc and netlink only (degraded) */
+};
+
+/* Addresses to listen on, canonical text ("127.0.0.1", "::1"): sendsrv_listen(). */
+struct rxb_addr_list {
+	int n;
+	char addr[RXB_CONF_MAX_LISTEN][INET6_ADDRSTRLEN];
+};
+
+/* The allow-list in the control server's own form: sendsrv_limits.allow. */
+struct rxb_cidr_list {
+	int n;
+	struct sendsrv_cidr cidr[RXB_CONF_MAX_CIDRS];
+};
+
+struct rxb_port_list {
+	int n;
+	uint16_t port[RXB_CONF_MAX_PORTS];
+};
+
+struct rxb_ifname_list {
+	int n;
+	char name[RXB_CONF_MAX_DEVICES][RXB_IFNAME_LEN];
+};
+
+/* A group name resolved at load time; empty = the daemon's own group. */
+struct rxb_group {
+	char name[RXB_CONF_GROUP_LEN];
+	gid_t gid;		/* (gid_t)-1 when name is empty */
+};
+
+struct rxb_config {
+	struct {
+		char state_dir[RXB_CONF_PATH_LEN];
+		char runtime_dir[RXB_CONF_PATH_LEN];
+		char ctl_socket[RXB_CONF_SOCK_LEN];
+		uint32_t ctl_socket_mode;	/* permission bits, <= 0777 */
+		struct rxb_group ctl_group;
+		int log_level;			/* enum rxb_log_level */
+	} daemon;
+	struct {
+		uint32_t interval_ms;
+		struct rxb_port_list watch_ports;
+		enum rxb_attach_mode attach;
+		bool bpf_stats;
+		struct rxb_ifname_list devices;	/* empty: all up, non-loopback */
+		uint32_t fallback_rx_ring;
+		uint32_t fallback_rx_max_frames;
+		uint32_t fallback_rx_usecs;
+	} measure;
+	struct {
+		uint32_t payload_bytes;
+		uint64_t default_file_bytes;
+		double default_one_way_delay_ms;
+		uint64_t line_rate_bps;
+		uint64_t min_rate_bps;
+		uint32_t sweep_points;
+		enum rxb_batch_rule batch_rule;
+	} model;
+	struct {
+		struct rxb_addr_list listen_address;	/* at least one */
+		uint16_t port;
+		struct rxb_cidr_list allow;		/* empty: nobody */
+		uint32_t max_connections;
+		uint32_t max_frame_bytes;
+		uint64_t output_queue_bytes;
+		uint32_t idle_timeout_s;		/* 0: never */
+		uint32_t hello_timeout_s;
+		double rate_change_fraction;
+		uint32_t push_every_epochs;		/* 0: never */
+	} control;
+	struct {
+		bool enabled;
+		uint32_t min_window_us;
+		uint32_t max_window_ms;
+	} pause;
+};
+
+/* ------------------------------------------------------------ the table -- */
+
+enum config_type {
+	CONFIG_UINT,		/* decimal unsigned integer in [min, max] */
+	CONFIG_DOUBLE,		/* decimal number in [min, max] */
+	CONFIG_SI,		/* whole quantity with optional SI suffix, in [min, max] */
+	CONFIG_BOOL,		/* yes/no, true/false, on/off, 1/0 */
+	CONFIG_PATH,		/* absolute path, no "." or ".." components */
+	CONFIG_ENUM,		/* one of names[]; stored as its index (an int) */
+	CONFIG_PORT_LIST,	/* TCP/UDP ports 1..65535, no duplicates */
+	CONFIG_CIDR_LIST,	/* IPv4/IPv6 networks, no host bits set */
+	CONFIG_IFNAME_LIST,	/* network interface names */
+	CONFIG_ADDRESS_LIST,	/* one or more IPv4/IPv6 addresses */
+	CONFIG_MODE,		/* octal permission bits, e.g. 0660 */
+	CONFIG_GROUP,		/* existing group name, or empty */
+	CONFIG_LOG_LEVEL,	/* err, warning, notice, info, debug */
+};
+
+#define CONFIG_F_RESTART	(1u << 0)	/* a reload records it; applies at restart */
+
+struct config_key {
+	const char *section;
+	const char *key;
+	enum config_type type;
+	size_t offset;		/* into struct rxb_config */
+	size_t size;		/* of the field there */
+	const char *def;	/* the default, as it is written in the file */
+	const char *doc;	/* one line */
+	union {
+		struct { uint64_t min, max; } u;	/* CONFIG_UINT */
+		struct { double min, max; } d;		/* CONFIG_DOUBLE, CONFIG_SI */
+		const char *const *names;		/* CONFIG_ENUM, NULL-terminated */
+	} lim;
+	unsigned int flags;	/* CONFIG_F_* */
+};
+
+/* The table, in documentation order; *n receives its length. */
+const struct config_key *config_keys(size_t *n);
+/* The known sections, NULL-terminated, in documentation order. */
+const char *const *config_sections(void);
+
+/* ---------------------------------------------------------------- API -- */
+
+/* Every key at its default. */
+void config_defaults(struct rxb_config *cfg);
+
+/*
+ * Defaults, then the file at @path. 0 on success. On failure returns
+ * -errno (-ENOENT, -EACCES, -EFBIG, ... for the file; -EINVAL for its
+ * content), writes one message to @err ("FILE:LINE: [section] key: problem
+ * (expected ...)" or "FILE: problem") and leaves *@out untouched.
+ */
+int config_load(const char *path, struct rxb_config *out, char *err, size_t errlen);
+
+/*
+ * The same for text in memory; @name stands for the file in messages.
+ * @text need not be NUL-terminated. Used by config_load(), tests and the
+ * fuzzer. -ENOTRECOVERABLE means iniparser and the pre-scan disagreed about
+ * the file (a bug here, never the user's fault).
+ */
+int config_parse(const char *text, size_t len, const char *name,
+		 struct rxb_config *out, char *err, size_t errlen);
+
+/*
+ * @key's value in @cfg as it would be written in the file (canonical form:
+ * parsing it gives back the same value). Returns snprintf-style length.
+ */
+int config_format(const struct config_key *key, const struct rxb_config *cfg,
+		  char *buf, size_t size);
+
+/* Called by config_diff() for each key whose value differs. */
+typedef void (*config_change_fn)(void *ctx, const struct config_key *key,
+				 const char *old_val, const char *new_val);
+
+/* Report every key that differs between @old and @new; returns their count. */
+int config_diff(const struct rxb_config *old, const struct rxb_config *new,
+		config_change_fn fn, void *ctx);
+
+/*
+ * The [control] limits in the control server's units (and epoch_ms from
+ * [measure] interval_ms); listen addresses and port are passed to
+ * sendsrv_listen() separately.
+ */
+void config_sendsrv_limits(const struct rxb_config *cfg, struct sendsrv_limits *lim);
+
+#endif

@@ -16,3 +16,9 @@ $(O)/rxbneck-recv: $(O)/tools/rbudp/recv_main.o $(LIBS) $(LIBS_TAIL)
 install:: $(O)/rxbneck-send $(O)/rxbneck-recv
 	install -D -m 0755 $(O)/rxbneck-send $(DESTDIR)$(PREFIX)/bin/rxbneck-send
 	install -D -m 0755 $(O)/rxbneck-recv $(DESTDIR)$(PREFIX)/bin/rxbneck-recv
+
+# rbudp-testpeer: daemon/sendsrv publishing a scripted RATE/PAUSE sequence,
+# for the --follow integration test. Built, not installed.
+BINS += $(O)/rbudp-testpeer
+$(O)/rbudp-testpeer: $(O)/tools/rbudp/testpeer_main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)

@@ -163,6 +163,7 @@ void rbudp_recv_result_init(struct rbudp_recv_result *r)
 void rbudp_recv_result_finish(struct rbudp_recv_result *r)
 {
 	free(r->rounds);
+	free(r->gaps);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -220,6 +221,23 @@ static void bad_dgram(struct session *s, uint64_t *counter, bool *warned, const 
 		 "further ones are only counted", s->r->peer, what, seq, len);
 }
 
+static void note_gap(struct session *s, uint64_t end_ns)
+{
+	struct rbudp_recv_result *r = s->r;
+
+	r->gaps_total++;
+	if (r->n_gaps == RBUDP_RECV_GAPS_MAX)
+		return;
+	if (!r->gaps) {
+		r->gaps = calloc(RBUDP_RECV_GAPS_MAX, sizeof(*r->gaps));
+		if (!r->gaps)
+			return;
+	}
+	r->gaps[r->n_gaps++] = (struct rbudp_recv_gap){
+		.round = s->round, .start_ns = s->rr->last_rx_ns, .end_ns = end_ns,
+	};
+}
+
 static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int flags,
 		       uint64_t now)
 {
@@ -256,6 +274,8 @@ static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int fl
 	s->rr->bytes_received += plen;
 	if (!s->rr->first_rx_ns)
 		s->rr->first_rx_ns = now - s->t0;
+	else if (s->o->gap_ns && now - s->t0 >= s->rr->last_rx_ns + s->o->gap_ns)
+		note_gap(s, now - s->t0);
 	s->rr->last_rx_ns = now - s->t0;
 }
 
@@ -792,6 +812,7 @@ int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts
 		}
 	}
 	s.t0 = s.last_activity = rxb_mono_ns();
+	r->t0_ns = s.t0;
 	s.next_progress_ns = s.t0 + PROGRESS_NS;
 	if (!new_round(&s, s.su.total_pkts)) {
 		sfail(&s, RBUDP_ERR_RESOURCES, "out of memory");

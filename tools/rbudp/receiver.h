@@ -23,6 +23,7 @@ struct rbudp_recv_opts {
 	uint64_t drain_max_ns;		/* ... and the most a drain may take */
 	int timeout_ms;			/* set-up and silence limit */
 	uint64_t max_mem_bytes;		/* largest file held in memory */
+	uint64_t gap_ns;		/* record arrival gaps at least this long; 0: off */
 	bool progress;
 	volatile sig_atomic_t *stop;
 };
@@ -40,6 +41,14 @@ struct rbudp_recv_round {
 	uint64_t drain_ns;		/* BLAST_DONE to the end of the round */
 };
 
+/* A pause in arrivals inside a round (read times, so receiver stalls show too). */
+struct rbudp_recv_gap {
+	uint32_t round;
+	uint64_t start_ns, end_ns;	/* from the transfer start */
+};
+
+#define RBUDP_RECV_GAPS_MAX 4096
+
 struct rbudp_recv_result {
 	bool ok;
 	char error[300];
@@ -47,6 +56,7 @@ struct rbudp_recv_result {
 	bool have_setup;
 	struct rbudp_setup setup;
 	uint64_t feedback_delay_ns;
+	uint64_t t0_ns;			/* SETUP_OK sent, CLOCK_MONOTONIC */
 	uint64_t transfer_ns;		/* SETUP_OK sent to COMPLETE sent */
 	uint64_t verify_ns;
 	uint64_t write_ns;
@@ -59,6 +69,9 @@ struct rbudp_recv_result {
 	bool verified;
 	uint32_t n_rounds, cap_rounds;
 	struct rbudp_recv_round *rounds;
+	uint32_t n_gaps;		/* recorded (at most RBUDP_RECV_GAPS_MAX) */
+	uint64_t gaps_total;		/* seen */
+	struct rbudp_recv_gap *gaps;
 };
 
 struct rbudp_receiver {

@@ -63,6 +63,10 @@ static void help(void)
 "                        once the socket has been quiet this long (default 2), or\n"
 "                        at once when every packet of the round is in\n"
 "\n"
+"  --gap-log-ms MS       list the pauses in arrivals of at least MS within a\n"
+"                        round in the summary (times the thread read the\n"
+"                        datagrams; off by default)\n"
+"\n"
 "Emulated path\n"
 "  --one-way-delay-ms MS hold every feedback message MS before sending it\n"
 "                        (seed 000's emulation). Default: the delay the sender\n"
@@ -95,7 +99,7 @@ static void help(void)
 enum {
 	OPT_PORT = 256, OPT_LISTEN, OPT_OUTPUT, OPT_DISCARD, OPT_MAX_MEM, OPT_CPU,
 	OPT_RCVBUF, OPT_BATCH, OPT_POLL, OPT_DRAIN, OPT_DELAY, OPT_COUNT, OPT_TIMEOUT, OPT_JSON,
-	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION,
+	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_GAP,
 };
 
 static const struct option longopts[] = {
@@ -111,6 +115,7 @@ static const struct option longopts[] = {
 	{ "drain-ms", required_argument, NULL, OPT_DRAIN },
 	{ "one-way-delay-ms", required_argument, NULL, OPT_DELAY },
 	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "gap-log-ms", required_argument, NULL, OPT_GAP },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -170,6 +175,11 @@ static void parse(int argc, char **argv, struct cli *c)
 		case OPT_DELAY:
 			c->o.delay_ns = (int64_t)rbudp_cli_ms(prog, "--one-way-delay-ms", optarg,
 							      60000);
+			break;
+		case OPT_GAP:
+			c->o.gap_ns = rbudp_cli_ms(prog, "--gap-log-ms", optarg, 60000);
+			if (!c->o.gap_ns)
+				rbudp_cli_usage_error(prog, "--gap-log-ms must be above 0");
 			break;
 		case OPT_COUNT:
 			c->count = rbudp_cli_u64(prog, "--count", optarg, 0, UINT64_MAX);
@@ -260,6 +270,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 	jw_int(&w, "rcvbuf_bytes", rx->rcvbuf_bytes);
 	jw_double(&w, "poll_us", (double)c->o.poll_ns / 1e3);
 	jw_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
+	jw_uint(&w, "t0_mono_ns", r->t0_ns);
 	jw_double(&w, "transfer_time_s", r->transfer_ns ? (double)r->transfer_ns / 1e9 : NAN);
 	jw_uint(&w, "rounds", r->n_rounds);
 	jw_uint(&w, "dgrams_received", r->dgrams);
@@ -291,6 +302,20 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
+	if (c->o.gap_ns) {
+		jw_double(&w, "gap_log_ms", (double)c->o.gap_ns / 1e6);
+		jw_uint(&w, "gaps_total", r->gaps_total);
+		jw_arr_begin(&w, "gaps");
+		for (uint32_t i = 0; i < r->n_gaps; i++) {
+			jw_obj_begin(&w, NULL);
+			jw_uint(&w, "round", r->gaps[i].round);
+			jw_double(&w, "start_s", (double)r->gaps[i].start_ns / 1e9);
+			jw_double(&w, "duration_s",
+				  (double)(r->gaps[i].end_ns - r->gaps[i].start_ns) / 1e9);
+			jw_obj_end(&w);
+		}
+		jw_arr_end(&w);
+	}
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)r->digest);
 	jw_str(&w, "digest", digest);
 	jw_bool(&w, "verified", r->verified);

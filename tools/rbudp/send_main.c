@@ -14,8 +14,11 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "rxbneck/client.h"
 #include "tools/rbudp/cli.h"
+#include "tools/rbudp/follow.h"
 #include "tools/rbudp/integ.h"
+#include "tools/rbudp/net.h"
 #include "tools/rbudp/sender.h"
 #include "tools/rbudp/source.h"
 #include "tools/rbudp/wire.h"
@@ -26,7 +29,7 @@ static void help(void)
 {
 	printf(
 "Usage: rxbneck-send --to HOST --port PORT (--file PATH | --size BYTES)\n"
-"                    --rate BPS [OPTIONS]\n"
+"                    (--rate BPS | --follow HOST[:PORT]) [OPTIONS]\n"
 "\n"
 "Send a file to rxbneck-recv with Reliable Blast UDP (He et al., IEEE Cluster\n"
 "2002): blast every packet over UDP at a paced rate, learn over a TCP control\n"
@@ -45,9 +48,27 @@ static void help(void)
 "                        offset (see docs/rbudp.md), so large transfers need no\n"
 "                        disk; suffixes k M G T (10^3..) and Ki Mi Gi Ti (2^10..)\n"
 "\n"
-"How fast\n"
-"  --rate BPS            sending rate in bits of file data per second (the B_send\n"
-"                        of the RBUDP transfer-time model), e.g. 950M, 4G\n"
+"How fast (exactly one)\n"
+"  --rate BPS            fixed sending rate in UDP payload bits per second (the\n"
+"                        4-byte sequence header and the file data: the unit of\n"
+"                        rxbneckd's RATE and the B_send of seed 000 eq. 2), e.g.\n"
+"                        950M, 4G\n"
+"  --follow HOST[:PORT]  take the rate from rxbneckd on the receiving host (port\n"
+"                        7440 by default) and obey its PAUSE windows: start at\n"
+"                        its current RATE, re-pace within a blast when a new one\n"
+"                        arrives, stop sending during pauses (PROTOCOL.md §6.2).\n"
+"                        The flow is named by --port; the RTT in the HELLO is\n"
+"                        --rtt-ms\n"
+"  --no-pause            with --follow: follow RATE only, never pause (RBUDP\n"
+"                        without the + of seed 004)\n"
+"  --follow-wait SECONDS with --follow: how long to wait for the first RATE\n"
+"                        before giving up (default 10)\n"
+"  --rtt-ms MS           RTT estimate sent to rxbneckd; it also sets the lead by\n"
+"                        which pauses start early (default 2 x --one-way-delay-ms)\n"
+"  --pause-lead-ms MS    start pauses this much before the window opens at the\n"
+"                        receiver. Default: the RTT when --rtt-ms is given (a\n"
+"                        real path, PROTOCOL.md §6.2); 0 otherwise, because the\n"
+"                        emulated delay does not delay datagrams or PAUSE frames\n"
 "  --payload BYTES       file bytes per datagram (default 1468: with the 4-byte\n"
 "                        sequence header, a 1472-byte UDP payload fills a\n"
 "                        1500-byte MTU over IPv4). 16..65503\n"
@@ -85,19 +106,23 @@ static void help(void)
 "\n"
 "Progress goes to stderr twice a second. The summary (stdout) has the transfer\n"
 "time (SETUP_OK to COMPLETE, the T of seed 000 eq. 2), rounds, datagrams sent\n"
-"and lost per round, the rate achieved by the pacing, and the digest check.\n"
+"and lost per round, the rate achieved by the pacing, the digest check, and\n"
+"with --follow the rates used and the pause time honoured.\n"
 "\n"
 "Exit status: 0 transfer complete and verified, 1 transfer failed, 2 usage.\n"
 "\n"
-"Example:\n"
+"Examples:\n"
 "  rxbneck-recv --port 9000 --output /tmp/copy &\n"
-"  rxbneck-send --to 127.0.0.1 --port 9000 --size 200M --rate 4G --json\n");
+"  rxbneck-send --to 127.0.0.1 --port 9000 --size 200M --rate 4G --json\n"
+"  rxbneck-send --to recv.example.org --port 9000 --file data.h5 \\\n"
+"               --follow recv.example.org --rtt-ms 40\n");
 }
 
 enum {
 	OPT_TO = 256, OPT_PORT, OPT_FILE, OPT_SIZE, OPT_RATE, OPT_PAYLOAD, OPT_BATCH,
 	OPT_BURST, OPT_GSO, OPT_SNDBUF, OPT_DELAY, OPT_MAX_ROUNDS, OPT_STALL, OPT_TIMEOUT,
-	OPT_JSON, OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION,
+	OPT_JSON, OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_FOLLOW, OPT_NO_PAUSE,
+	OPT_FOLLOW_WAIT, OPT_RTT, OPT_LEAD,
 };
 
 static const struct option longopts[] = {
@@ -106,6 +131,11 @@ static const struct option longopts[] = {
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "follow", required_argument, NULL, OPT_FOLLOW },
+	{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
+	{ "follow-wait", required_argument, NULL, OPT_FOLLOW_WAIT },
+	{ "rtt-ms", required_argument, NULL, OPT_RTT },
+	{ "pause-lead-ms", required_argument, NULL, OPT_LEAD },
 	{ "payload", required_argument, NULL, OPT_PAYLOAD },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "burst", required_argument, NULL, OPT_BURST },
@@ -125,6 +155,13 @@ static const struct option longopts[] = {
 
 struct cli {
 	struct rbudp_send_opts o;
+	const char *follow;		/* --follow argument */
+	char follow_host[256];
+	uint16_t follow_port;
+	bool no_pause;
+	int follow_wait_ms;
+	int64_t rtt_ns;			/* < 0: 2 x delay */
+	int64_t lead_ns;		/* < 0: the library's default */
 	const char *file;
 	uint64_t size_bytes;
 	uint32_t payload_bytes;
@@ -149,6 +186,24 @@ static void parse(int argc, char **argv, struct cli *c)
 			break;
 		case OPT_RATE:
 			c->o.rate_bps = rbudp_cli_si(prog, "--rate", optarg, 1e3, 1e12);
+			break;
+		case OPT_FOLLOW:
+			c->follow = optarg;
+			if (rbudp_split_hostport(optarg, c->follow_host, sizeof(c->follow_host),
+						 &c->follow_port, RXBNECK_DEFAULT_PORT))
+				rbudp_cli_usage_error(prog, "--follow '%s': expected HOST, HOST:PORT "
+						      "or [IPV6]:PORT", optarg);
+			break;
+		case OPT_NO_PAUSE:	c->no_pause = true; break;
+		case OPT_FOLLOW_WAIT:
+			c->follow_wait_ms = (int)rbudp_cli_u64(prog, "--follow-wait", optarg, 1,
+							       3600) * 1000;
+			break;
+		case OPT_RTT:
+			c->rtt_ns = (int64_t)rbudp_cli_ms(prog, "--rtt-ms", optarg, 60000);
+			break;
+		case OPT_LEAD:
+			c->lead_ns = (int64_t)rbudp_cli_ms(prog, "--pause-lead-ms", optarg, 60000);
 			break;
 		case OPT_PAYLOAD:
 			c->payload_bytes = (uint32_t)rbudp_cli_u64(prog, "--payload", optarg,
@@ -212,14 +267,68 @@ static void parse(int argc, char **argv, struct cli *c)
 		rbudp_cli_usage_error(prog, "--port PORT is required");
 	if (!!c->file == !!c->size_bytes)
 		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
-	if (!c->o.rate_bps)
-		rbudp_cli_usage_error(prog, "--rate BPS is required");
+	if (!c->o.rate_bps == !c->follow)
+		rbudp_cli_usage_error(prog, "give exactly one of --rate BPS and --follow HOST[:PORT]");
+	if (!c->follow && (c->no_pause || c->follow_wait_ms || c->lead_ns >= 0 || c->rtt_ns >= 0))
+		rbudp_cli_usage_error(prog, "--no-pause, --follow-wait, --rtt-ms and "
+				      "--pause-lead-ms need --follow");
+	if (!c->follow_wait_ms)
+		c->follow_wait_ms = 10000;
 	if (!c->o.burst_pkts)
 		c->o.burst_pkts = c->o.batch_pkts;
 }
 
+static double rate_of(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes * 8e9 / (double)ns : NAN;
+}
+
+static void json_follow(struct jw *w, const struct cli *c, const struct rbudp_follow *f,
+			uint64_t t0_ns)
+{
+	jw_obj_begin(w, "follow");
+	jw_str(w, "daemon", c->follow);
+	jw_str(w, "daemon_name", f->daemon_name);
+	jw_bool(w, "obey_pause", !c->no_pause);
+	jw_double(w, "rtt_ms", (double)c->rtt_ns / 1e6);
+	jw_double(w, "pause_lead_ms", (double)(c->lead_ns < 0 ? c->rtt_ns : c->lead_ns) / 1e6);
+	jw_arr_begin(w, "rates");
+	for (uint32_t i = 0; i < f->n_rates; i++) {
+		const struct rbudp_follow_rate *r = &f->rates[i];
+
+		jw_obj_begin(w, NULL);
+		/* Relative to the transfer start; negative: before it. */
+		jw_double(w, "t_s", ((double)r->t_ns - (double)t0_ns) / 1e9);
+		jw_uint(w, "rate_bps", r->rate_bps);
+		jw_double(w, "loss", r->loss);
+		jw_uint(w, "epoch", r->epoch);
+		jw_uint(w, "confidence", r->confidence);
+		jw_uint(w, "flags", r->flags);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_uint(w, "pause_frames", f->pause_frames);
+	jw_uint(w, "cancel_frames", f->cancel_frames);
+	jw_uint(w, "pauses_honoured", f->n_windows);
+	jw_double(w, "pause_time_s", (double)f->pause_ns / 1e9);
+	jw_arr_begin(w, "pauses");
+	for (uint32_t i = 0; i < f->n_windows && i < 1000; i++) {
+		jw_obj_begin(w, NULL);
+		jw_double(w, "start_s", ((double)f->windows[i].start_ns - (double)t0_ns) / 1e9);
+		jw_double(w, "duration_s",
+			  (double)(f->windows[i].end_ns - f->windows[i].start_ns) / 1e9);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	if (f->connected)
+		jw_null(w, "connection_lost");
+	else
+		jw_str(w, "connection_lost", f->lost);
+	jw_obj_end(w);
+}
+
 static void json_summary(const struct cli *c, const struct rbudp_source *src,
-			 const struct rbudp_send_result *r)
+			 const struct rbudp_send_result *r, const struct rbudp_follow *f)
 {
 	double t = (double)r->transfer_ns / 1e9;
 	const struct rbudp_send_round *r1 = r->n_rounds ? &r->rounds[0] : NULL;
@@ -240,23 +349,32 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 	jw_str(&w, "source", c->file ? c->file : "synthetic");
 	jw_uint(&w, "file_bytes", src->file_bytes);
 	jw_uint(&w, "payload_bytes", src->payload_bytes);
+	jw_uint(&w, "dgram_bytes", src->payload_bytes + RBUDP_DGRAM_HDR);
 	jw_uint(&w, "total_pkts", src->total_pkts);
-	jw_uint(&w, "rate_requested_bps", c->o.rate_bps);
+	jw_str(&w, "mode", c->follow ? (c->no_pause ? "follow-no-pause" : "follow") : "fixed");
+	if (c->follow)
+		jw_null(&w, "rate_requested_bps");
+	else
+		jw_uint(&w, "rate_requested_bps", c->o.rate_bps);
 	jw_double(&w, "one_way_delay_ms", (double)c->o.delay_ns / 1e6);
 	jw_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
 	jw_uint(&w, "receiver_rcvbuf_bytes", r->rcvbuf_bytes);
+	jw_uint(&w, "batch_pkts", c->o.batch_pkts);
+	jw_uint(&w, "burst_pkts", c->o.burst_pkts);
+	jw_uint(&w, "gso_segs", r->gso_segs > 1 ? r->gso_segs : 0);
+	jw_uint(&w, "t0_mono_ns", r->t0_ns);
 	jw_double(&w, "setup_time_s", (double)r->setup_ns / 1e9);
 	jw_double(&w, "transfer_time_s", r->transfer_ns ? t : NAN);
 	jw_double(&w, "goodput_bps", r->transfer_ns ? (double)src->file_bytes * 8 / t : NAN);
-	jw_double(&w, "achieved_rate_bps", r1 && r1->blast_ns ?
-		  (double)r1->bytes_sent * 8e9 / (double)r1->blast_ns : NAN);
+	jw_double(&w, "achieved_rate_bps", r1 ? rate_of(r1->udp_bytes, r1->blast_ns) : NAN);
 	jw_uint(&w, "rounds", r->n_rounds);
 	jw_uint(&w, "pkts_sent", r->pkts_sent);
 	jw_uint(&w, "pkts_resent", r->pkts_sent > src->total_pkts ?
 		r->pkts_sent - src->total_pkts : 0);
 	jw_uint(&w, "bytes_sent", r->bytes_sent);
+	jw_uint(&w, "udp_bytes_sent", r->udp_bytes);
 	jw_uint(&w, "send_calls", r->send_calls);
-	jw_uint(&w, "gso_segs", c->o.gso_segs > 1 ? c->o.gso_segs : 0);
+	jw_double(&w, "pause_time_s", (double)r->pause_ns / 1e9);
 	jw_arr_begin(&w, "per_round");
 	for (uint32_t i = 0; i < r->n_rounds; i++) {
 		const struct rbudp_send_round *rs = &r->rounds[i];
@@ -265,16 +383,18 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 		jw_uint(&w, "round", rs->round);
 		jw_uint(&w, "pkts_sent", rs->pkts_sent);
 		jw_uint(&w, "pkts_lost", rs->pkts_lost);
-		jw_uint(&w, "bytes_sent", rs->bytes_sent);
+		jw_uint(&w, "udp_bytes_sent", rs->udp_bytes);
 		jw_double(&w, "start_s", (double)rs->start_ns / 1e9);
 		jw_double(&w, "blast_time_s", (double)rs->blast_ns / 1e9);
-		jw_double(&w, "rate_bps", rs->blast_ns ?
-			  (double)rs->bytes_sent * 8e9 / (double)rs->blast_ns : NAN);
+		jw_double(&w, "rate_bps", rate_of(rs->udp_bytes, rs->blast_ns));
 		jw_uint(&w, "rate_requested_bps", rs->rate_bps);
+		jw_double(&w, "pause_s", (double)rs->pause_ns / 1e9);
 		jw_double(&w, "feedback_wait_s", (double)rs->wait_ns / 1e9);
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
+	if (f)
+		json_follow(&w, c, f, r->t0_ns);
 	jw_str(&w, "digest", digest);
 	jw_double(&w, "digest_time_s", (double)r->digest_ns / 1e9);
 	jw_bool(&w, "verified", r->ok);
@@ -284,7 +404,8 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 	jw_finish(&w);
 }
 
-static void text_summary(const struct rbudp_source *src, const struct rbudp_send_result *r)
+static void text_summary(const struct rbudp_source *src, const struct rbudp_send_result *r,
+			 const struct rbudp_follow *f)
 {
 	double t = (double)r->transfer_ns / 1e9;
 
@@ -301,10 +422,45 @@ static void text_summary(const struct rbudp_source *src, const struct rbudp_send
 	for (uint32_t i = 0; i < r->n_rounds; i++) {
 		const struct rbudp_send_round *rs = &r->rounds[i];
 
-		printf("  round %u: sent %u, lost %u, blast %.3f s at %.3f Gb/s\n", rs->round,
-		       rs->pkts_sent, rs->pkts_lost, (double)rs->blast_ns / 1e9,
-		       rs->blast_ns ? (double)rs->bytes_sent * 8 / (double)rs->blast_ns : 0.0);
+		printf("  round %u: sent %u, lost %u, blast %.3f s at %.3f Gb/s (asked %.3f)%s\n",
+		       rs->round, rs->pkts_sent, rs->pkts_lost, (double)rs->blast_ns / 1e9,
+		       rate_of(rs->udp_bytes, rs->blast_ns) / 1e9, (double)rs->rate_bps / 1e9,
+		       rs->pause_ns ? ", paused" : "");
 	}
+	if (f)
+		printf("  followed rxbneckd: %u rate%s, %u pause%s honoured (%.3f s)%s%s\n",
+		       f->n_rates, f->n_rates == 1 ? "" : "s", f->n_windows,
+		       f->n_windows == 1 ? "" : "s", (double)f->pause_ns / 1e9,
+		       f->connected ? "" : ", connection lost: ", f->connected ? "" : f->lost);
+}
+
+static int open_follow(struct cli *c, const struct rbudp_source *src,
+		       struct rbudp_follow *f)
+{
+	struct rbudp_follow_opts fo = {
+		.host = c->follow_host,
+		.port = c->follow_port,
+		.flow_port = c->o.port,
+		.dgram_bytes = src->payload_bytes + RBUDP_DGRAM_HDR,
+		.file_bytes = src->file_bytes,
+		.rtt_us = c->rtt_ns / 1000 > RXBNECK_TIME_MAX_US ? RXBNECK_TIME_MAX_US
+							       : (uint32_t)(c->rtt_ns / 1000),
+		.obey_pause = !c->no_pause,
+		.pause_lead_us = c->lead_ns < 0 ? -1 : c->lead_ns / 1000,
+		.first_rate_timeout_ms = c->follow_wait_ms,
+	};
+	char err[512];
+
+	if (rbudp_follow_open(f, &fo, err, sizeof(err))) {
+		rxb_err("%s", err);
+		rbudp_follow_close(f);
+		return -1;
+	}
+	c->o.follow = f;
+	c->o.rate_bps = rbudp_follow_rate(f);
+	rxb_info("rxbneckd (%s) advises %.3f Gb/s", f->daemon_name,
+		 (double)c->o.rate_bps / 1e9);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -319,9 +475,12 @@ int main(int argc, char **argv)
 			.stop = &stop,
 		},
 		.payload_bytes = RBUDP_PAYLOAD_DEFAULT,
+		.rtt_ns = -1,
+		.lead_ns = -1,
 	};
 	struct rbudp_send_result r;
 	struct rbudp_source src;
+	struct rbudp_follow follow;
 	int err;
 
 	rxb_log_set_ident(prog);
@@ -344,16 +503,43 @@ int main(int argc, char **argv)
 				err == -EFBIG ? "needs more than 2^32-1 packets" : strerror(-err));
 		return 1;
 	}
-	rxb_info("sending %llu bytes (%u packets of %u) to %s port %u at %.3f Gb/s",
-		 (unsigned long long)src.file_bytes, src.total_pkts, src.payload_bytes,
-		 c.o.host, c.o.port, (double)c.o.rate_bps / 1e9);
+	if (c.rtt_ns < 0) {
+		/* The emulated delay holds blast starts and feedback, but the
+		 * datagrams and rxbneckd's PAUSE frames travel undelayed: a pause
+		 * needs no lead then. The daemon still learns the emulated RTT. */
+		c.rtt_ns = 2 * (int64_t)c.o.delay_ns;
+		if (c.lead_ns < 0)
+			c.lead_ns = 0;
+	}
+	if (c.follow)
+		rxb_info("sending %llu bytes (%u packets of %u) to %s port %u, rate from "
+			 "rxbneckd at %s%s", (unsigned long long)src.file_bytes, src.total_pkts,
+			 src.payload_bytes, c.o.host, c.o.port, c.follow,
+			 c.no_pause ? " (no pauses)" : "");
+	else
+		rxb_info("sending %llu bytes (%u packets of %u) to %s port %u at %.3f Gb/s",
+			 (unsigned long long)src.file_bytes, src.total_pkts, src.payload_bytes,
+			 c.o.host, c.o.port, (double)c.o.rate_bps / 1e9);
+	if (c.follow && open_follow(&c, &src, &follow)) {
+		rbudp_source_finish(&src);
+		return 1;
+	}
 	rbudp_send_result_init(&r);
 	rbudp_send_run(&c.o, &src, &r);
+	if (c.follow) {
+		const struct rbudp_send_round *r1 = r.n_rounds ? &r.rounds[0] : NULL;
+
+		rbudp_follow_report(&follow, r.n_rounds, r.transfer_ns, r1 ? r1->rate_bps : 0,
+				    r.pkts_sent, r.pkts_sent > src.total_pkts ?
+				    r.pkts_sent - src.total_pkts : 0, r1 ? r1->pkts_lost : 0, !r.ok);
+	}
 	if (c.json)
-		json_summary(&c, &src, &r);
+		json_summary(&c, &src, &r, c.follow ? &follow : NULL);
 	else
-		text_summary(&src, &r);
+		text_summary(&src, &r, c.follow ? &follow : NULL);
 	err = r.ok ? 0 : 1;
+	if (c.follow)
+		rbudp_follow_close(&follow);
 	rbudp_send_result_finish(&r);
 	rbudp_source_finish(&src);
 	return err;

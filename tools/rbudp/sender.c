@@ -21,6 +21,7 @@
 #include "tools/rbudp/bitmap.h"
 #include "tools/rbudp/conn.h"
 #include "tools/rbudp/delay.h"
+#include "tools/rbudp/follow.h"
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/pace.h"
@@ -29,7 +30,9 @@
 #define BATCH_MAX	1024			/* datagrams per blast step */
 #define GSO_SEGS_MAX	64			/* kernel's UDP_MAX_SEGMENTS is >= 64 */
 #define SPIN_NS		(50 * RXB_NSEC_PER_USEC)	/* spin, don't sleep, below this */
-#define CTL_CHECK_NS	RXB_NSEC_PER_MSEC	/* look at control sockets this often */
+/* Look at the control sockets this often while blasting. It bounds how late
+ * a PAUSE frame is noticed (its start is timed from when it is read). */
+#define CTL_CHECK_NS	(500 * RXB_NSEC_PER_USEC)
 #define PROGRESS_NS	(500 * RXB_NSEC_PER_MSEC)
 
 struct sender {
@@ -388,12 +391,67 @@ static int send_batch(struct sender *s, unsigned n)
 	return 0;
 }
 
-/* Between batches: react to a signal or to the receiver giving up. */
-static int blast_housekeeping(struct sender *s)
+/*
+ * Stop sending until @until_ns, the end of a PAUSE window from rxbneckd.
+ * Keeps reading the daemon (a CANCEL ends the pause early, a new schedule
+ * may move its end) and the receiver while waiting. Afterwards the pacing
+ * restarts from now: no catching up on the paused time.
+ */
+static int honour_pause(struct sender *s, struct rbudp_pace *pace,
+			struct rbudp_send_round *rs, uint64_t until_ns)
 {
+	uint64_t start = rxb_mono_ns(), now = start, rate = 0, next_stop;
+
+	while (now < until_ns) {
+		uint64_t t = until_ns < now + CTL_CHECK_NS ? until_ns : now + CTL_CHECK_NS;
+
+		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && stopped(s))
+			return fail(s, "interrupted during a pause");
+		now = rxb_mono_ns();
+		if (check_receiver(s))
+			return -1;
+		rbudp_follow_poll(s->o->follow, now, &rate, &until_ns, &next_stop);
+	}
+	rbudp_follow_paused(s->o->follow, start, now);
+	rs->pause_ns += now - start;
+	if (rate)
+		s->rate_bps = rate;
+	rbudp_pace_set_rate(pace, s->rate_bps, now);
+	return 0;
+}
+
+/*
+ * Between batches: react to a signal, to the receiver giving up, and to
+ * rxbneckd's advice. Sets *next_ctl to when the next look is due (the next
+ * pause start when that is sooner). -1 on failure.
+ */
+static int blast_housekeeping(struct sender *s, struct rbudp_pace *pace,
+			      struct rbudp_send_round *rs, uint64_t *now, uint64_t *next_ctl)
+{
+	uint64_t rate, paused_until, next_stop;
+
 	if (stopped(s))
 		return fail(s, "interrupted during the blast");
-	return check_receiver(s);
+	if (check_receiver(s))
+		return -1;
+	*next_ctl = *now + CTL_CHECK_NS;
+	if (!s->o->follow)
+		return 0;
+	rbudp_follow_poll(s->o->follow, *now, &rate, &paused_until, &next_stop);
+	if (rate && rate != s->rate_bps) {
+		s->rate_bps = rate;
+		rbudp_pace_set_rate(pace, rate, *now);
+	}
+	if (paused_until > *now) {
+		if (honour_pause(s, pace, rs, paused_until))
+			return -1;
+		*now = rxb_mono_ns();
+		*next_ctl = *now + CTL_CHECK_NS;
+		rbudp_follow_poll(s->o->follow, *now, &rate, &paused_until, &next_stop);
+	}
+	if (next_stop < *next_ctl)
+		*next_ctl = next_stop;
+	return 0;
 }
 
 /*
@@ -416,15 +474,19 @@ static unsigned group(struct sender *s, unsigned n)
 	return nmsg;
 }
 
+/*
+ * Send every packet of s->need once, paced. The schedule counts UDP payload
+ * bytes (sequence header + file data), the unit of --rate and of RATE.
+ */
 static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 {
 	const struct rbudp_source *src = s->src;
-	uint64_t burst = (uint64_t)s->o->burst_pkts * src->payload_bytes;
-	uint64_t now = rxb_mono_ns(), next_ctl = now + CTL_CHECK_NS, start = now, end = now;
+	uint64_t dgram = RBUDP_DGRAM_HDR + src->payload_bytes;
+	uint64_t now = rxb_mono_ns(), next_ctl = now, start = now, end = now;
 	uint32_t seq = rbudp_bitmap_next_set(&s->need, 0);
 	struct rbudp_pace pace;
 
-	rbudp_pace_init(&pace, s->rate_bps, burst, now);
+	rbudp_pace_init(&pace, s->rate_bps, s->o->burst_pkts * dgram, now);
 	rs->start_ns = now - s->t0;
 	rs->rate_bps = s->rate_bps;
 	while (seq < src->total_pkts) {
@@ -432,10 +494,9 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 		unsigned n = 0;
 
 		if (now >= next_ctl) {
-			if (blast_housekeeping(s))
+			if (blast_housekeeping(s, &pace, rs, &now, &next_ctl))
 				return -1;
-			progress(s, now, rs->round, rs->pkts_sent, todo, rs->bytes_sent, start);
-			next_ctl = now + CTL_CHECK_NS;
+			progress(s, now, rs->round, rs->pkts_sent, todo, rs->udp_bytes, start);
 		}
 		quota = rbudp_pace_quota(&pace, now);
 		while (n < s->o->batch_pkts && seq < src->total_pkts) {
@@ -443,16 +504,17 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 			const uint8_t *p = rbudp_source_pkt(src, seq, &len);
 			uint8_t *h = s->hdrs + (size_t)n * RBUDP_DGRAM_HDR;
 
-			if (len > quota)
+			if (RBUDP_DGRAM_HDR + len > quota)
 				break;
-			quota -= len;
-			rbudp_pace_sent(&pace, len);
+			quota -= RBUDP_DGRAM_HDR + len;
+			rbudp_pace_sent(&pace, RBUDP_DGRAM_HDR + len);
 			rbudp_put_u32(h, seq);
 			s->iov[2 * n].iov_base = h;
 			s->iov[2 * n].iov_len = RBUDP_DGRAM_HDR;
 			s->iov[2 * n + 1].iov_base = (void *)p;
 			s->iov[2 * n + 1].iov_len = len;
 			rs->bytes_sent += len;
+			rs->udp_bytes += RBUDP_DGRAM_HDR + len;
 			n++;
 			seq = rbudp_bitmap_next_set(&s->need, seq + 1);
 		}
@@ -464,22 +526,18 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 			now = end;
 			continue;
 		}
-		/* Nothing due: wait for the next packet's slot (or the next look
-		 * at the control sockets, whichever is first). */
+		/* Nothing due: wait for the next packet's slot, or the next look
+		 * at the control sockets, whichever comes first. */
 		{
-			uint32_t len;
-			uint64_t t;
+			uint64_t t = rbudp_pace_next_ns(&pace, dgram);
 
-			rbudp_source_pkt(src, seq, &len);
-			t = rbudp_pace_next_ns(&pace, len);
-			if (t > next_ctl)
-				t = next_ctl;
-			rbudp_sleep_until(t, SPIN_NS);
+			rbudp_sleep_until(t < next_ctl ? t : next_ctl, SPIN_NS);
 			now = rxb_mono_ns();
 		}
 	}
 	rs->blast_ns = end - start;
-	progress(s, end + PROGRESS_NS, rs->round, rs->pkts_sent, todo, rs->bytes_sent, start);
+	s->next_progress_ns = 0;
+	progress(s, end, rs->round, rs->pkts_sent, todo, rs->udp_bytes, start);
 	return 0;
 }
 
@@ -582,10 +640,17 @@ static int run_rounds(struct sender *s)
 		 * delay after the feedback that triggered it (seed 000 §IV). */
 		if (rbudp_sleep_until(blast_at, SPIN_NS) == -EINTR && stopped(s))
 			return fail(s, "interrupted");
+		if (s->o->follow) {
+			uint64_t rate = rbudp_follow_rate(s->o->follow);
+
+			if (rate)
+				s->rate_bps = rate;
+		}
 		if (blast(s, rs, todo))
 			return -1;
 		s->r->pkts_sent += rs->pkts_sent;
 		s->r->bytes_sent += rs->bytes_sent;
+		s->r->udp_bytes += rs->udp_bytes;
 		s->r->pause_ns += rs->pause_ns;
 		done.pkts_sent = rs->pkts_sent;
 		if (send_frame(s, buf, rbudp_blast_done_encode(buf, &done), "BLAST_DONE"))
@@ -691,7 +756,9 @@ int rbudp_send_run(const struct rbudp_send_opts *o, const struct rbudp_source *s
 	if (do_setup(&s))
 		goto out;
 	s.t0 = rxb_mono_ns();
+	r->t0_ns = s.t0;
 	r->setup_ns = s.t0 - t;
+	r->gso_segs = s.gso_segs;
 	if (run_rounds(&s) || wait_verified(&s))
 		goto out;
 	r->ok = true;

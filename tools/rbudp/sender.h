@@ -14,10 +14,13 @@
 
 #include "tools/rbudp/source.h"
 
+struct rbudp_follow;
+
 struct rbudp_send_opts {
 	const char *host;		/* receiver */
 	uint16_t port;			/* receiver's TCP and UDP port */
-	uint64_t rate_bps;		/* fixed rate */
+	uint64_t rate_bps;		/* fixed rate, UDP payload bit/s */
+	struct rbudp_follow *follow;	/* rate and pauses from rxbneckd, or NULL */
 	uint64_t delay_ns;		/* emulated one-way delay before each blast */
 	uint32_t batch_pkts;		/* datagrams per sendmmsg */
 	uint32_t burst_pkts;		/* pacing credit cap */
@@ -34,7 +37,8 @@ struct rbudp_send_round {
 	uint32_t round;
 	uint32_t pkts_sent;
 	uint32_t pkts_lost;		/* reported missing at the end of the round */
-	uint64_t bytes_sent;
+	uint64_t bytes_sent;		/* file bytes */
+	uint64_t udp_bytes;		/* UDP payload bytes (headers included) */
 	uint64_t start_ns;		/* blast start, from the transfer start */
 	uint64_t blast_ns;		/* first send to last send */
 	uint64_t wait_ns;		/* BLAST_DONE to the complete feedback */
@@ -49,6 +53,8 @@ struct rbudp_send_result {
 	uint64_t digest;
 	uint64_t digest_ns;		/* time to compute the digest */
 	uint64_t setup_ns;		/* connect + SETUP/SETUP_OK */
+	uint64_t t0_ns;			/* transfer start, CLOCK_MONOTONIC */
+	uint32_t gso_segs;		/* datagrams per send in use; 1: no GSO */
 	uint64_t transfer_ns;		/* SETUP_OK to COMPLETE (seed eq. 2's T) */
 	uint64_t verify_wait_ns;	/* COMPLETE to VERIFIED */
 	uint64_t rcvbuf_bytes;		/* as the receiver reported */
@@ -56,6 +62,7 @@ struct rbudp_send_result {
 	uint32_t verify_status;		/* enum rbudp_verify_status; UINT32_MAX: none */
 	uint64_t pkts_sent;
 	uint64_t bytes_sent;
+	uint64_t udp_bytes;
 	uint64_t send_calls;		/* sendmmsg calls */
 	uint64_t pause_ns;		/* total honoured PAUSE time */
 	uint32_t n_rounds;

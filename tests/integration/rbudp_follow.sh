@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# rxbneck-send --follow against the daemon's own sender server
+# (daemon/sendsrv, driven by rbudp-testpeer with a scripted schedule) and
+# the real client library: the sender starts at the daemon's RATE, re-paces
+# when a new RATE arrives mid-blast, stops for a one-shot PAUSE and for a
+# periodic schedule at the right times (checked against the daemon's send
+# times and against the gaps the receiver saw), reports the transfer, and
+# with --no-pause never pauses. Without any RATE it fails clearly; when the
+# daemon goes away mid-transfer it finishes at the last rate.
+set -u
+. "${RXB_SRC:-.}/tools/rbudp/testlib.sh"
+rbudp_setup follow
+[ -x "$RB_BIN/rbudp-testpeer" ] || { echo "SKIP: rbudp-testpeer not built" >&2; exit 77; }
+
+PORT=9500
+DPORT=7440
+peer() {	# peer NAME ARGS...: start the scripted daemon in the receiver's namespace
+	local name=$1
+	shift
+	rbudp_bg PEER_PID ip netns exec "$RB_NS_R" "$RB_BIN/rbudp-testpeer" --listen 0.0.0.0 \
+		--port $DPORT --flow $PORT --allow 0.0.0.0/0 --log "$RB_TMP/$name.peer.jsonl" "$@" \
+		2> "$RB_TMP/$name.peer.err"
+}
+receiver() {	# receiver NAME
+	rbudp_bg RECV_PID ip netns exec "$RB_NS_R" "$RB_BIN/rxbneck-recv" --port $PORT --quiet \
+		--json --rcvbuf 4Mi --discard --gap-log-ms 2 > "$RB_TMP/$1.recv.json"
+}
+send() {	# send NAME ARGS...
+	local name=$1
+	shift
+	ip netns exec "$RB_NS_S" "$RB_BIN/rxbneck-send" --to "$RB_ADDR_R" --port $PORT --quiet \
+		--json --follow "$RB_ADDR_R:$DPORT" "$@" > "$RB_TMP/$name.send.json" 2> "$RB_TMP/$name.send.err"
+}
+
+echo "following RATE and PAUSE"
+peer main --rate 0:1.5G --rate 250:600M --pause 100:20000:30000 \
+	--pause 400:0:3000:12000:8 --exit-after-goodbye --timeout 30
+receiver main
+sleep 0.3
+send main --size 60M || fail "sender failed: $(cat "$RB_TMP/main.send.json" "$RB_TMP/main.send.err")"
+wait "$RECV_PID" || fail "receiver failed"
+wait "$PEER_PID"
+python3 - "$RB_TMP" <<'PY' || fail "follow checks"
+import json, sys
+d = sys.argv[1]
+s = json.loads(open(d + "/main.send.json").readline())
+r = json.loads(open(d + "/main.recv.json").readline())
+log = [json.loads(l) for l in open(d + "/main.peer.jsonl")]
+f = s["follow"]
+assert s["ok"] and r["ok"] and s["digest"] == r["digest"]
+assert s["mode"] == "follow" and s["rate_requested_bps"] is None
+
+# Rates: as published, in order; the transfer started at the first.
+assert [x["rate_bps"] for x in f["rates"]] == [1500000000, 600000000], f["rates"]
+assert f["rates"][0]["t_s"] <= 0
+assert s["per_round"][0]["rate_requested_bps"] == 1500000000
+hello = [e for e in log if e["event"] == "hello"][0]
+assert hello["flow_port"] == 9500 and hello["payload_bytes"] == 1472
+assert hello["file_bytes"] == 60000000 and hello["subscribe"] == 3
+
+t0 = s["t0_mono_ns"] / 1e9
+pauses = [(p["start_s"] + t0, p["duration_s"]) for p in f["pauses"]]
+pub = [e for e in log if e["event"] == "pause"]
+# One-shot: 30 ms starting 20 ms after the daemon sent it (lead 0: the
+# namespaces' path has no delay). Read within the 0.5 ms polling period.
+want = pub[0]["t_ns"] / 1e9 + 0.020
+one = [p for p in pauses if abs(p[0] - want) < 0.005]
+assert len(one) == 1, ("one-shot pause not honoured", want, pauses[:3])
+late, dur = one[0][0] - want, one[0][1]
+print("  one-shot: stopped %.2f ms after the window opened, for %.2f ms (asked 30)"
+      % (late * 1e3, dur * 1e3))
+# Never resume before the window ends (the point of pausing); stop on time
+# give or take the polling period and scheduling noise.
+assert -0.0002 <= late <= 0.003 and late + dur >= 0.0298 and dur <= 0.045, (late, dur)
+# The receiver saw the silence.
+gaps = [(g["start_s"] + r["t0_mono_ns"] / 1e9, g["duration_s"]) for g in r["gaps"]]
+seen = [g for g in gaps if g[0] < one[0][0] + dur and g[0] + g[1] > one[0][0]]
+assert seen and max(g[1] for g in seen) >= 0.025, ("receiver gap", seen)
+# Periodic: 3 ms every 12 ms from the moment it was sent, 8 windows.
+base = pub[1]["t_ns"] / 1e9
+per = [p for p in pauses if p[0] >= base - 0.001]
+starts = [p[0] - base for p in per]
+print("  periodic: %d windows at %s ms, %s ms long" % (len(per),
+      [round(x * 1e3, 1) for x in starts], [round(p[1] * 1e3, 1) for p in per]))
+assert 6 <= len(per) <= 8, per
+for p in per:
+    k = round((p[0] - base) / 0.012)
+    stop_late = p[0] - (base + k * 0.012)
+    resume_late = p[0] + p[1] - (base + k * 0.012 + 0.003)
+    assert -0.0002 <= stop_late <= 0.003 and -0.0002 <= resume_late <= 0.003, (k, p)
+assert abs(f["pause_time_s"] - sum(p[1] for p in pauses)) < 1e-6
+assert f["pause_time_s"] == s["pause_time_s"] >= 0.030 + 6 * 0.003
+
+# The blast followed the rate change: 1.5 Gb/s until the new RATE arrived,
+# 0.6 Gb/s after, plus the pauses. Never faster than that schedule allows.
+r1 = s["per_round"][0]
+tc = f["rates"][1]["t_s"] - r1["start_s"]
+paused_before = sum(min(p[1], max(0.0, tc - (p[0] - t0 - r1["start_s"]))) for p in pauses)
+sent_before = 1.5e9 / 8 * (tc - paused_before)
+rest = r1["udp_bytes_sent"] - sent_before
+predicted = tc + rest * 8 / 0.6e9 + (f["pause_time_s"] - paused_before)
+print("  blast %.3f s, schedule says %.3f s" % (r1["blast_time_s"], predicted))
+assert 0.97 * predicted <= r1["blast_time_s"] <= 1.5 * predicted, (r1["blast_time_s"], predicted)
+
+# The transfer was reported to the daemon.
+rep = [e for e in log if e["event"] == "report"]
+assert len(rep) == 1 and rep[0]["rounds"] == s["rounds"], rep
+assert rep[0]["pkts_sent"] == s["pkts_sent"] and rep[0]["rate_bps"] == 1500000000
+assert rep[0]["flags"] == 0
+print("  rates %s, pause time %.1f ms, T = %.3f s, report received"
+      % ([x["rate_bps"] for x in f["rates"]], f["pause_time_s"] * 1e3, s["transfer_time_s"]))
+PY
+
+echo "--no-pause: RATE only"
+peer nopause --rate 0:1G --pause 50:0:5000:10000:20 --exit-after-goodbye --timeout 30
+receiver nopause
+sleep 0.3
+send nopause --size 30M --no-pause || fail "sender failed: $(cat "$RB_TMP/nopause.send.err")"
+wait "$RECV_PID" || fail "receiver failed"
+wait "$PEER_PID"
+python3 - "$RB_TMP" <<'PY' || fail "--no-pause checks"
+import json, sys
+d = sys.argv[1]
+s = json.loads(open(d + "/nopause.send.json").readline())
+log = [json.loads(l) for l in open(d + "/nopause.peer.jsonl")]
+assert s["ok"] and s["mode"] == "follow-no-pause"
+assert s["follow"]["pause_frames"] == 0 and s["pause_time_s"] == 0
+assert [e for e in log if e["event"] == "hello"][0]["subscribe"] == 1
+print("  no pauses, rate %d" % s["follow"]["rates"][0]["rate_bps"])
+PY
+
+echo "no RATE at all: a clear failure"
+peer norate --timeout 10
+receiver norate
+sleep 0.3
+send norate --size 1M --follow-wait 1 && fail "sender succeeded without a RATE"
+grep -q "no RATE within 1000 ms" "$RB_TMP/norate.send.err" || fail "unclear error: $(cat "$RB_TMP/norate.send.err")"
+echo "  $(grep -o 'err: .*' "$RB_TMP/norate.send.err")"
+kill "$RECV_PID" "$PEER_PID" 2>/dev/null
+wait "$RECV_PID" "$PEER_PID" 2>/dev/null
+
+echo "daemon gone mid-transfer: finish at the last rate"
+peer gone --rate 0:200M --timeout 1
+receiver gone
+sleep 0.3
+send gone --size 50M || fail "sender failed: $(cat "$RB_TMP/gone.send.err")"
+wait "$RECV_PID" || fail "receiver failed"
+lost=$(rbudp_json "$RB_TMP/gone.send.json" 'j["follow"]["connection_lost"]')
+[ "$lost" != None ] || fail "connection loss not recorded"
+echo "  connection_lost: $lost"
+echo "PASS"

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rxbneckctl: the command-line front end. Dispatches to the subcommand
+ * table below; adding a command is one ctl/cmd_<name>.c and one row here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "ctl/ctl.h"
+
+static const struct ctl_cmd cmds[] = {
+	{ "model", cmd_model,
+	  "offline what-if: bottleneck rate, loss and transfer time for a given workload (no daemon)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " CTL_PROG " [--help | --version] COMMAND [OPTIONS]\n"
+		"       " CTL_PROG " help COMMAND\n"
+		"\n"
+		"Query and steer rxbneckd, the receiver-host bottleneck daemon, or\n"
+		"run its model offline.\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(cmds); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f,
+		"\n"
+		"`" CTL_PROG " COMMAND --help` describes a command's options.\n"
+		"Exit status: 0 success, 1 the command failed, 2 bad usage.\n");
+}
+
+static const struct ctl_cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(cmds); i++)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ctl_cmd *cmd;
+
+	rxb_log_set_ident(CTL_PROG);
+	if (argc < 2) {
+		usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return CTL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf(CTL_PROG " %s\n", RXB_VERSION);
+		return CTL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		char help[] = "--help";
+		char *sub[3] = { NULL, help, NULL };
+
+		if (argc < 3) {
+			usage(stdout);
+			return CTL_EXIT_OK;
+		}
+		cmd = find_cmd(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, CTL_PROG ": unknown command '%s'\n", argv[2]);
+			return CTL_EXIT_USAGE;
+		}
+		sub[0] = argv[2];
+		return cmd->run(2, sub);
+	}
+	if (argv[1][0] == '-') {
+		fprintf(stderr, CTL_PROG ": unknown option '%s' (commands come first; try --help)\n",
+			argv[1]);
+		return CTL_EXIT_USAGE;
+	}
+	cmd = find_cmd(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, CTL_PROG ": unknown command '%s' (try --help)\n",
+			argv[1]);
+		return CTL_EXIT_USAGE;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}

@@ -207,6 +207,35 @@ int ctmc_seal(const struct ctmc *q)
 	return 0;
 }
 
+void ctmc_shrink(struct ctmc *q)
+{
+	uint32_t rows = q->n ? q->n : 1, nnz = q->nnz ? q->nnz : 1;
+	void *p;
+
+	/*
+	 * A failed shrink leaves the larger block in place, which is harmless:
+	 * the recorded capacity only ever understates it.
+	 */
+	if (rows < q->row_cap) {
+		p = realloc(q->row_ptr, ((size_t)rows + 1) * sizeof(*q->row_ptr));
+		if (p)
+			q->row_ptr = p;
+		p = realloc(q->exit_rate, (size_t)rows * sizeof(*q->exit_rate));
+		if (p)
+			q->exit_rate = p;
+		q->row_cap = rows;
+	}
+	if (nnz < q->nnz_cap) {
+		p = realloc(q->col, (size_t)nnz * sizeof(*q->col));
+		if (p)
+			q->col = p;
+		p = realloc(q->rate, (size_t)nnz * sizeof(*q->rate));
+		if (p)
+			q->rate = p;
+		q->nnz_cap = nnz;
+	}
+}
+
 int ctmc_from_dense(struct ctmc *q, uint32_t n, const double *a)
 {
 	uint32_t *cols = malloc((size_t)n * sizeof(*cols));

@@ -96,6 +96,8 @@ int ctmc_add_row(struct ctmc *q, const uint32_t *cols, const double *rates,
 		 uint32_t k);
 /* Check that every column is < n; call once after the last row. */
 int ctmc_seal(const struct ctmc *q);
+/* Give back the unused capacity (after the last row). */
+void ctmc_shrink(struct ctmc *q);
 
 /* A chain from a dense n x n row-major rate matrix (diagonal ignored). */
 int ctmc_from_dense(struct ctmc *q, uint32_t n, const double *a);

@@ -408,6 +408,17 @@ int srn_explore(const struct srn_net *net, const void *ctx,
 			goto out;
 	}
 	err = ctmc_seal(&sp->chain);
+	if (!err) {
+		/* Give the growth slack back: large spaces live long. */
+		size_t n = sp->nstates ? sp->nstates : 1;
+		int32_t *m = realloc(sp->markings, n * np * sizeof(*m));
+
+		if (m) {
+			sp->markings = m;
+			sp->markings_cap = n;
+		}
+		ctmc_shrink(&sp->chain);
+	}
 out:
 	free(cur);
 	free(succ);

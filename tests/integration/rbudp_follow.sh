@@ -70,8 +70,8 @@ late, dur = one[0][0] - want, one[0][1]
 print("  one-shot: stopped %.2f ms after the window opened, for %.2f ms (asked 30)"
       % (late * 1e3, dur * 1e3))
 # Never resume before the window ends (the point of pausing); stop on time
-# give or take the polling period and scheduling noise.
-assert -0.0002 <= late <= 0.003 and late + dur >= 0.0298 and dur <= 0.045, (late, dur)
+# give or take the polling period and scheduling noise (the host is shared).
+assert -0.0002 <= late <= 0.005 and late + dur >= 0.0298 and dur <= 0.045, (late, dur)
 # The receiver saw the silence.
 gaps = [(g["start_s"] + r["t0_mono_ns"] / 1e9, g["duration_s"]) for g in r["gaps"]]
 seen = [g for g in gaps if g[0] < one[0][0] + dur and g[0] + g[1] > one[0][0]]
@@ -83,11 +83,17 @@ starts = [p[0] - base for p in per]
 print("  periodic: %d windows at %s ms, %s ms long" % (len(per),
       [round(x * 1e3, 1) for x in starts], [round(p[1] * 1e3, 1) for p in per]))
 assert 6 <= len(per) <= 8, per
+stops = []
 for p in per:
     k = round((p[0] - base) / 0.012)
     stop_late = p[0] - (base + k * 0.012)
     resume_late = p[0] + p[1] - (base + k * 0.012 + 0.003)
-    assert -0.0002 <= stop_late <= 0.003 and -0.0002 <= resume_late <= 0.003, (k, p)
+    assert -0.0002 <= stop_late <= 0.005 and -0.0002 <= resume_late <= 0.005, (k, p)
+    stops.append(stop_late)
+# Windows count from when the frame was read, so all may be equally late;
+# most must keep the 12 ms period closely.
+stops.sort()
+assert stops[len(stops) // 2] - stops[0] <= 0.0005, stops
 assert abs(f["pause_time_s"] - sum(p[1] for p in pauses)) < 1e-6
 assert f["pause_time_s"] == s["pause_time_s"] >= 0.030 + 6 * 0.003
 

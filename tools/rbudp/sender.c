@@ -299,6 +299,15 @@ static int check_receiver(struct sender *s)
 	return fail(s, "receiver %s sent %s during a blast", s->conn.peer, rbudp_msg_name(type));
 }
 
+/* Keep the daemon connection serviced (RATE updates, keepalive). */
+static void follow_idle(struct sender *s)
+{
+	uint64_t rate, paused_until, next_stop;
+
+	if (s->o->follow)
+		rbudp_follow_poll(s->o->follow, rxb_mono_ns(), &rate, &paused_until, &next_stop);
+}
+
 /* ------------------------------------------------------------- setup -- */
 
 static int do_setup(struct sender *s)
@@ -487,6 +496,10 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 	struct rbudp_pace pace;
 
 	rbudp_pace_init(&pace, s->rate_bps, s->o->burst_pkts * dgram, now);
+	/* The newest advice first: a rate that came between rounds, a pause. */
+	if (blast_housekeeping(s, &pace, rs, &now, &next_ctl))
+		return -1;
+	start = end = now;
 	rs->start_ns = now - s->t0;
 	rs->rate_bps = s->rate_bps;
 	while (seq < src->total_pkts) {
@@ -562,6 +575,7 @@ static int read_feedback(struct sender *s, struct rbudp_send_round *rs)
 		uint16_t type;
 		int err;
 
+		follow_idle(s);
 		err = rbudp_conn_wait(&s->conn, 1000, &type, &body, &len, &why);
 		if (err == -ETIMEDOUT || err == -EINTR) {
 			if (stopped(s))
@@ -618,6 +632,22 @@ static int read_feedback(struct sender *s, struct rbudp_send_round *rs)
 
 /* ------------------------------------------------------------- rounds -- */
 
+/* Sleep until @t_ns (a blast start), servicing the daemon every 100 ms. */
+static int wait_until(struct sender *s, uint64_t t_ns)
+{
+	for (;;) {
+		uint64_t now = rxb_mono_ns(), t = t_ns;
+
+		follow_idle(s);
+		if (now >= t_ns)
+			return 0;
+		if (t - now > 100 * RXB_NSEC_PER_MSEC)
+			t = now + 100 * RXB_NSEC_PER_MSEC;
+		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && stopped(s))
+			return fail(s, "interrupted");
+	}
+}
+
 static int run_rounds(struct sender *s)
 {
 	uint64_t todo = s->src->total_pkts, blast_at = s->t0 + s->o->delay_ns;
@@ -638,14 +668,8 @@ static int run_rounds(struct sender *s)
 			return fail(s, "out of memory for round statistics");
 		/* Emulated propagation delay: the blast starts one one-way
 		 * delay after the feedback that triggered it (seed 000 §IV). */
-		if (rbudp_sleep_until(blast_at, SPIN_NS) == -EINTR && stopped(s))
-			return fail(s, "interrupted");
-		if (s->o->follow) {
-			uint64_t rate = rbudp_follow_rate(s->o->follow);
-
-			if (rate)
-				s->rate_bps = rate;
-		}
+		if (wait_until(s, blast_at))
+			return -1;
 		if (blast(s, rs, todo))
 			return -1;
 		s->r->pkts_sent += rs->pkts_sent;

@@ -76,6 +76,7 @@ struct rxb_cpu_meas {
 
 struct rxb_disk_meas {
 	bool valid;		/* false: no completions this epoch */
+	char device[32];	/* the disk measured (the busiest one) */
 	uint64_t completions;
 	double mean_service_ns;	/* block_rq_issue -> block_rq_complete */
 	double service_rate_per_s;	/* 1 / mean_service_ns: mu_D */
@@ -111,7 +112,7 @@ struct rxb_cpu_time {
 struct rxb_sock_meas {
 	uint16_t port;
 	uint8_t ipproto;	/* IPPROTO_UDP / IPPROTO_TCP */
-	uint64_t pkts_in;	/* enqueued to the socket */
+	uint64_t pkts_in;	/* arrived at the socket: enqueued + dropped there */
 	uint64_t pkts_out;	/* dequeued by the application */
 	uint64_t bytes_in;
 	uint64_t bytes_out;
@@ -129,6 +130,16 @@ struct rxb_sock_meas {
 	double truesize_per_pkt_bytes;	/* memory charged per queued packet */
 	uint32_t queue_pkts_cap;	/* K_B = rcvbuf / truesize */
 	int64_t queue_pkts_delta;	/* change of the queue length over the epoch */
+	/* Added with the collectors (daemon/collect*.c). */
+	uint64_t pkts_enqueued;	/* of pkts_in, queued (the rest were dropped) */
+	bool counts_valid;	/* pkts_*, bytes_*, drops_rcvbuf, queue, receiver
+				 * fields measured (false without BPF) */
+	bool drops_valid;	/* drops measured (BPF with rx_sk, or /proc) */
+	/* The receiver threads' scheduling, the pause-window inputs (§6). */
+	uint64_t receiver_preemptions;
+	double run_before_preempt_ns;	/* mean run that ended in preemption */
+	double preempt_off_ns;	/* mean off-CPU interval after a preemption */
+	double sleep_off_ns;	/* mean off-CPU interval after blocking */
 };
 
 enum rxb_param_source {

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Disk service time: block_rq_issue (handed to the driver) to
+ * block_rq_complete, per disk, aggregated per CPU. Requests without data
+ * (flushes) are left out: they are not the I/O-bound tasks' reads.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/blkio.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* LRU: a completion we never see must not leak its entry forever. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BLKIO_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, struct blkio_start);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, BLKIO_MAX_DISKS);
+	__type(key, __u32);
+	__type(value, struct blkio_disk);
+} disks SEC(".maps");
+
+static __always_inline int rq_issue(struct request *rq)
+{
+	struct blkio_start s;
+	__u64 key = (__u64)rq;
+
+	if (!BPF_CORE_READ(rq, __data_len))
+		return 0;
+	s.issue_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq, d;
+	struct blkio_start *s = bpf_map_lookup_elem(&inflight, &key);
+	struct gendisk *disk;
+	struct blkio_disk *v;
+	__u32 dev, major, minor;
+
+	if (!s)
+		return 0;
+	d = bpf_ktime_get_ns() - s->issue_ns;
+	bpf_map_delete_elem(&inflight, &key);
+	disk = BPF_CORE_READ(rq, q, disk);
+	major = disk ? BPF_CORE_READ(disk, major) : 0;
+	minor = disk ? BPF_CORE_READ(disk, first_minor) : 0;
+	dev = major << 20 | minor;
+	v = bpf_map_lookup_elem(&disks, &dev);
+	if (!v) {
+		struct blkio_disk init = {};
+
+		init.major = major;
+		init.minor = minor;
+		if (disk)
+			BPF_CORE_READ_STR_INTO(&init.name, disk, disk_name);
+		bpf_map_update_elem(&disks, &dev, &init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&disks, &dev);
+		if (!v)
+			return 0;
+	}
+	v->completions++;
+	v->service_ns += d;
+	v->bytes += nr_bytes;
+	if ((BPF_CORE_READ(rq, cmd_flags) & BLKIO_REQ_OP_MASK) == BLKIO_REQ_OP_READ) {
+		v->reads++;
+		v->read_service_ns += d;
+	}
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_rq_issue_btf, struct request *rq)
+{
+	return rq_issue(rq);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(block_rq_issue_raw, struct request *rq)
+{
+	return rq_issue(rq);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(block_rq_complete_btf, struct request *rq, blk_status_t error,
+	     unsigned int nr_bytes)
+{
+	return rq_complete(rq, nr_bytes);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(block_rq_complete_raw, struct request *rq, blk_status_t error,
+	     unsigned int nr_bytes)
+{
+	return rq_complete(rq, nr_bytes);
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Loader and reader of blkio.bpf.c. See blkio.h. */
+#include "bpf/blkio.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "blkio.skel.h"
+
+struct blkio_probe {
+	struct rxb_blkio *skel;
+	struct probe_obj po;
+	int ncpus;
+	struct blkio_disk *percpu_buf;	/* [ncpus]; the size is a multiple of 8 */
+};
+
+int blkio_probe_open(struct blkio_probe **out, enum probe_mode mode)
+{
+	struct blkio_probe *bp;
+	int err;
+
+	_Static_assert(sizeof(struct blkio_disk) % 8 == 0, "per-CPU stride");
+	*out = NULL;
+	bp = calloc(1, sizeof(*bp));
+	if (!bp)
+		return -ENOMEM;
+	bp->ncpus = libbpf_num_possible_cpus();
+	if (bp->ncpus <= 0) {
+		err = bp->ncpus < 0 ? bp->ncpus : -EINVAL;
+		free(bp);
+		return err;
+	}
+	bp->percpu_buf = calloc((size_t)bp->ncpus, sizeof(*bp->percpu_buf));
+	bp->skel = rxb_blkio__open();
+	if (!bp->percpu_buf || !bp->skel) {
+		err = bp->skel ? -ENOMEM : -errno;
+		rxb_log_errno(RXB_LOG_WARNING, -err, "blkio: opening BPF object");
+		goto fail;
+	}
+	probe_select_variant(bp->skel->obj, mode);
+	err = rxb_blkio__load(bp->skel);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "blkio: loading %s programs",
+			      probe_mode_name(mode));
+		goto fail;
+	}
+	bp->po.name = "blkio";
+	bp->po.obj = bp->skel->obj;
+	if (probe_obj_attach(&bp->po) == 0) {
+		err = -ENOENT;
+		rxb_warn("blkio: no program attached: %s", bp->po.failed);
+		goto fail;
+	}
+	*out = bp;
+	return 0;
+fail:
+	probe_obj_detach(&bp->po);
+	rxb_blkio__destroy(bp->skel);
+	free(bp->percpu_buf);
+	free(bp);
+	return err;
+}
+
+void blkio_probe_close(struct blkio_probe *bp)
+{
+	if (!bp)
+		return;
+	probe_obj_detach(&bp->po);
+	rxb_blkio__destroy(bp->skel);
+	free(bp->percpu_buf);
+	free(bp);
+}
+
+struct probe_obj *blkio_probe_obj(struct blkio_probe *bp)
+{
+	return &bp->po;
+}
+
+int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s)
+{
+	int fd = bpf_map__fd(bp->skel->maps.disks);
+	uint32_t key, next;
+	void *prev = NULL;
+
+	s->at_ns = rxb_mono_ns();
+	s->ndisks = 0;
+	while (s->ndisks < BLKIO_MAX_DISKS &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct blkio_disk *o = &s->disks[s->ndisks].v;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, bp->percpu_buf))
+			continue;
+		memset(o, 0, sizeof(*o));
+		for (int c = 0; c < bp->ncpus; c++) {
+			const struct blkio_disk *x = &bp->percpu_buf[c];
+
+			o->completions += x->completions;
+			o->service_ns += x->service_ns;
+			o->bytes += x->bytes;
+			o->reads += x->reads;
+			o->read_service_ns += x->read_service_ns;
+			if (!o->name[0] && x->name[0]) {
+				memcpy(o->name, x->name, sizeof(o->name));
+				o->major = x->major;
+				o->minor = x->minor;
+			}
+		}
+		o->name[sizeof(o->name) - 1] = '\0';
+		s->disks[s->ndisks].dev = key;
+		s->ndisks++;
+	}
+	return 0;
+}

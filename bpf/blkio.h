@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Records exchanged between blkio.bpf.c (block_rq_issue/complete: the disk's
+ * service time, mu_D) and its user-space reader blkio.c.
+ */
+#ifndef RXB_BPF_BLKIO_H
+#define RXB_BPF_BLKIO_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define BLKIO_MAX_INFLIGHT	16384
+#define BLKIO_MAX_DISKS		64
+#define BLKIO_REQ_OP_MASK	0xff	/* blk_opf_t: the low bits are the op */
+#define BLKIO_REQ_OP_READ	0
+
+/* A request between issue and completion (key: struct request *). */
+struct blkio_start {
+	__u64 issue_ns;
+};
+
+/* Per disk (key: MAJOR << 20 | first minor), per CPU. */
+struct blkio_disk {
+	__u64 completions;	/* requests with data, issue seen */
+	__u64 service_ns;	/* sum of issue -> complete */
+	__u64 bytes;
+	__u64 reads;
+	__u64 read_service_ns;
+	__u32 major;
+	__u32 minor;
+	char name[32];
+};
+
+#ifndef __bpf__
+/* ------------------------------------------------ user-space reader -- */
+#include <stdint.h>
+
+#include "bpf/probe.h"
+
+struct blkio_snap_disk {
+	uint32_t dev;
+	struct blkio_disk v;	/* summed over CPUs */
+};
+
+struct blkio_snap {
+	uint64_t at_ns;
+	int ndisks;
+	struct blkio_snap_disk disks[BLKIO_MAX_DISKS];
+};
+
+struct blkio_probe;
+
+int blkio_probe_open(struct blkio_probe **out, enum probe_mode mode);
+void blkio_probe_close(struct blkio_probe *bp);
+struct probe_obj *blkio_probe_obj(struct blkio_probe *bp);
+int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s);
+#endif /* !__bpf__ */
+
+#endif

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Stage A of the receive path: hard IRQ handler time and counts per IRQ,
+ * NET_RX softirq time per CPU, and per NAPI instance the polls, packets per
+ * poll ("work") and the service time of each poll - the time since the NET_RX
+ * softirq began or since the previous poll in it, hard IRQ time removed.
+ * Everything is aggregated in per-CPU maps.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/netrx.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct netrx_cpu);
+} cpu_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, NETRX_MAX_IRQS);
+	__type(key, __s32);
+	__type(value, struct netrx_irq);
+} irqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, NETRX_MAX_NAPI);
+	__type(key, __s32);
+	__type(value, struct netrx_napi);
+} napis SEC(".maps");
+
+static __always_inline struct netrx_cpu *this_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_stats, &zero);
+}
+
+static __always_inline int irq_entry(int irq)
+{
+	struct netrx_cpu *c = this_cpu();
+
+	if (c)
+		c->irq_entry_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int irq_exit(int irq, struct irqaction *action)
+{
+	struct netrx_cpu *c = this_cpu();
+	struct netrx_irq *v;
+	__u64 d;
+
+	if (!c || !c->irq_entry_ns)
+		return 0;
+	d = bpf_ktime_get_ns() - c->irq_entry_ns;
+	c->irq_entry_ns = 0;
+	c->hardirq_ns += d;
+	c->hardirq_cnt++;
+	v = bpf_map_lookup_elem(&irqs, &irq);
+	if (!v) {
+		struct netrx_irq init = {};
+
+		bpf_probe_read_kernel_str(init.name, sizeof(init.name),
+					  BPF_CORE_READ(action, name));
+		bpf_map_update_elem(&irqs, &irq, &init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&irqs, &irq);
+		if (!v)
+			return 0;
+	}
+	v->count++;
+	v->ns += d;
+	return 0;
+}
+
+static __always_inline int softirq_entry(unsigned int vec)
+{
+	struct netrx_cpu *c;
+	__u64 now;
+
+	if (vec != NET_RX_SOFTIRQ)
+		return 0;
+	c = this_cpu();
+	if (!c)
+		return 0;
+	now = bpf_ktime_get_ns();
+	c->sirq_entry_ns = now;
+	c->sirq_entry_hardirq_ns = c->hardirq_ns;
+	c->mark_ns = now;
+	c->mark_hardirq_ns = c->hardirq_ns;
+	return 0;
+}
+
+static __always_inline int softirq_exit(unsigned int vec)
+{
+	struct netrx_cpu *c;
+	__u64 d, irq;
+
+	if (vec != NET_RX_SOFTIRQ)
+		return 0;
+	c = this_cpu();
+	if (!c || !c->sirq_entry_ns)
+		return 0;
+	d = bpf_ktime_get_ns() - c->sirq_entry_ns;
+	irq = c->hardirq_ns - c->sirq_entry_hardirq_ns;
+	c->netrx_ns += d > irq ? d - irq : 0;
+	c->netrx_cnt++;
+	c->sirq_entry_ns = 0;
+	return 0;
+}
+
+static __always_inline int napi_poll(struct napi_struct *napi, int work,
+				     int budget)
+{
+	struct net_device *dev = BPF_CORE_READ(napi, dev);
+	__s32 ifindex = dev ? BPF_CORE_READ(dev, ifindex) : NETRX_BACKLOG_IFINDEX;
+	struct netrx_cpu *c = this_cpu();
+	struct netrx_napi *v;
+	__u64 now;
+
+	if (!c)
+		return 0;
+	v = bpf_map_lookup_elem(&napis, &ifindex);
+	if (!v) {
+		struct netrx_napi init = {};
+
+		if (dev)
+			BPF_CORE_READ_STR_INTO(&init.dev, dev, name);
+		else
+			__builtin_memcpy(init.dev, "(backlog)", 10);
+		bpf_map_update_elem(&napis, &ifindex, &init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&napis, &ifindex);
+		if (!v)
+			return 0;
+	}
+	v->polls++;
+	v->pkts += work > 0 ? work : 0;
+	if (work >= budget)
+		v->full_polls++;
+	v->budget = budget;
+	/* Timed only inside a traced NET_RX softirq (not busy polling). */
+	if (c->sirq_entry_ns) {
+		__u64 irq = c->hardirq_ns - c->mark_hardirq_ns;
+		__u64 d;
+
+		now = bpf_ktime_get_ns();
+		d = now - c->mark_ns;
+		v->timed_polls++;
+		v->timed_ns += d > irq ? d - irq : 0;
+		c->mark_ns = now;
+		c->mark_hardirq_ns = c->hardirq_ns;
+	}
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(irq_entry_btf, int irq, struct irqaction *action)
+{
+	return irq_entry(irq);
+}
+
+SEC("raw_tp/irq_handler_entry")
+int BPF_PROG(irq_entry_raw, int irq, struct irqaction *action)
+{
+	return irq_entry(irq);
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(irq_exit_btf, int irq, struct irqaction *action, int ret)
+{
+	return irq_exit(irq, action);
+}
+
+SEC("raw_tp/irq_handler_exit")
+int BPF_PROG(irq_exit_raw, int irq, struct irqaction *action, int ret)
+{
+	return irq_exit(irq, action);
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry_btf, unsigned int vec)
+{
+	return softirq_entry(vec);
+}
+
+SEC("raw_tp/softirq_entry")
+int BPF_PROG(softirq_entry_raw, unsigned int vec)
+{
+	return softirq_entry(vec);
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(softirq_exit_btf, unsigned int vec)
+{
+	return softirq_exit(vec);
+}
+
+SEC("raw_tp/softirq_exit")
+int BPF_PROG(softirq_exit_raw, unsigned int vec)
+{
+	return softirq_exit(vec);
+}
+
+SEC("tp_btf/napi_poll")
+int BPF_PROG(napi_poll_btf, struct napi_struct *napi, int work, int budget)
+{
+	return napi_poll(napi, work, budget);
+}
+
+SEC("raw_tp/napi_poll")
+int BPF_PROG(napi_poll_raw, struct napi_struct *napi, int work, int budget)
+{
+	return napi_poll(napi, work, budget);
+}

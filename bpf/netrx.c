@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Loader and reader of netrx.bpf.c. See netrx.h. */
+#include "bpf/netrx.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "netrx.skel.h"
+
+struct netrx_probe {
+	struct rxb_netrx *skel;
+	struct probe_obj po;
+	int ncpus;
+	void *percpu_buf;	/* one map value per possible CPU */
+};
+
+int netrx_snap_init(struct netrx_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->irqs = calloc(NETRX_MAX_IRQS, sizeof(*s->irqs));
+	s->napi = calloc(NETRX_MAX_NAPI, sizeof(*s->napi));
+	if (!s->irqs || !s->napi) {
+		netrx_snap_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void netrx_snap_free(struct netrx_snap *s)
+{
+	free(s->cpus);
+	free(s->irqs);
+	free(s->napi);
+	memset(s, 0, sizeof(*s));
+}
+
+int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode)
+{
+	struct netrx_probe *np;
+	size_t biggest;
+	int err;
+
+	*out = NULL;
+	np = calloc(1, sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	np->ncpus = libbpf_num_possible_cpus();
+	if (np->ncpus <= 0) {
+		err = np->ncpus < 0 ? np->ncpus : -EINVAL;
+		free(np);
+		return err;
+	}
+	biggest = sizeof(struct netrx_napi) > sizeof(struct netrx_irq) ?
+		  sizeof(struct netrx_napi) : sizeof(struct netrx_irq);
+	if (sizeof(struct netrx_cpu) > biggest)
+		biggest = sizeof(struct netrx_cpu);
+	np->percpu_buf = calloc((size_t)np->ncpus, (biggest + 7) & ~(size_t)7);
+	np->skel = rxb_netrx__open();
+	if (!np->percpu_buf || !np->skel) {
+		err = np->skel ? -ENOMEM : -errno;
+		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: opening BPF object");
+		goto fail;
+	}
+	probe_select_variant(np->skel->obj, mode);
+	err = rxb_netrx__load(np->skel);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: loading %s programs",
+			      probe_mode_name(mode));
+		goto fail;
+	}
+	np->po.name = "netrx";
+	np->po.obj = np->skel->obj;
+	if (probe_obj_attach(&np->po) == 0) {
+		err = -ENOENT;
+		rxb_warn("netrx: no program attached: %s", np->po.failed);
+		goto fail;
+	}
+	*out = np;
+	return 0;
+fail:
+	probe_obj_detach(&np->po);
+	rxb_netrx__destroy(np->skel);
+	free(np->percpu_buf);
+	free(np);
+	return err;
+}
+
+void netrx_probe_close(struct netrx_probe *np)
+{
+	if (!np)
+		return;
+	probe_obj_detach(&np->po);
+	rxb_netrx__destroy(np->skel);
+	free(np->percpu_buf);
+	free(np);
+}
+
+struct probe_obj *netrx_probe_obj(struct netrx_probe *np)
+{
+	return &np->po;
+}
+
+static int read_cpus(struct netrx_probe *np, struct netrx_snap *s)
+{
+	uint32_t zero = 0;
+
+	if (s->ncpus != np->ncpus) {
+		struct netrx_cpu *p = realloc(s->cpus, (size_t)np->ncpus * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->cpus = p;
+		s->ncpus = np->ncpus;
+	}
+	/* struct netrx_cpu is a multiple of 8 bytes: no per-CPU padding. */
+	if (bpf_map_lookup_elem(bpf_map__fd(np->skel->maps.cpu_stats), &zero,
+				s->cpus))
+		return -errno;
+	return 0;
+}
+
+static void sum_irq(const struct netrx_irq *v, int ncpus, struct netrx_irq *o)
+{
+	size_t stride = (sizeof(*v) + 7) & ~(size_t)7;
+
+	memset(o, 0, sizeof(*o));
+	for (int c = 0; c < ncpus; c++) {
+		const struct netrx_irq *x =
+			(const void *)((const char *)v + (size_t)c * stride);
+
+		o->count += x->count;
+		o->ns += x->ns;
+		if (!o->name[0] && x->name[0])
+			memcpy(o->name, x->name, sizeof(o->name));
+	}
+	o->name[sizeof(o->name) - 1] = '\0';
+}
+
+static void sum_napi(const struct netrx_napi *v, int ncpus, struct netrx_napi *o)
+{
+	size_t stride = (sizeof(*v) + 7) & ~(size_t)7;
+
+	memset(o, 0, sizeof(*o));
+	for (int c = 0; c < ncpus; c++) {
+		const struct netrx_napi *x =
+			(const void *)((const char *)v + (size_t)c * stride);
+
+		o->polls += x->polls;
+		o->pkts += x->pkts;
+		o->full_polls += x->full_polls;
+		o->timed_polls += x->timed_polls;
+		o->timed_ns += x->timed_ns;
+		if (x->budget)
+			o->budget = x->budget;
+		if (!o->dev[0] && x->dev[0])
+			memcpy(o->dev, x->dev, sizeof(o->dev));
+	}
+	o->dev[sizeof(o->dev) - 1] = '\0';
+}
+
+static int read_irqs(struct netrx_probe *np, struct netrx_snap *s)
+{
+	int fd = bpf_map__fd(np->skel->maps.irqs);
+	int32_t key, next;
+	void *prev = NULL;
+
+	s->nirqs = 0;
+	while (s->nirqs < NETRX_MAX_IRQS &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, np->percpu_buf))
+			continue;
+		s->irqs[s->nirqs].irq = key;
+		sum_irq(np->percpu_buf, np->ncpus, &s->irqs[s->nirqs].v);
+		s->nirqs++;
+	}
+	return 0;
+}
+
+static int read_napi(struct netrx_probe *np, struct netrx_snap *s)
+{
+	int fd = bpf_map__fd(np->skel->maps.napis);
+	int32_t key, next;
+	void *prev = NULL;
+
+	s->nnapi = 0;
+	while (s->nnapi < NETRX_MAX_NAPI &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, np->percpu_buf))
+			continue;
+		s->napi[s->nnapi].ifindex = key;
+		sum_napi(np->percpu_buf, np->ncpus, &s->napi[s->nnapi].v);
+		s->nnapi++;
+	}
+	return 0;
+}
+
+int netrx_probe_snapshot(struct netrx_probe *np, struct netrx_snap *s)
+{
+	int err;
+
+	s->at_ns = rxb_mono_ns();
+	err = read_cpus(np, s);
+	if (!err)
+		err = read_irqs(np, s);
+	if (!err)
+		err = read_napi(np, s);
+	if (err)
+		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: reading counters");
+	return err;
+}

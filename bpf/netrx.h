@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Records exchanged between netrx.bpf.c (hard IRQ, NET_RX softirq and
+ * napi_poll tracepoints: stage A of the receive path, DESIGN §3) and its
+ * user-space reader netrx.c. All maps are per-CPU; counters only grow.
+ */
+#ifndef RXB_BPF_NETRX_H
+#define RXB_BPF_NETRX_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define NETRX_MAX_IRQS		256
+#define NETRX_MAX_NAPI		256
+#define NETRX_NAME_LEN		32
+#define NETRX_BACKLOG_IFINDEX	0	/* the per-CPU backlog NAPI: no device */
+
+/* Per CPU (one-entry per-CPU array). */
+struct netrx_cpu {
+	__u64 hardirq_ns;	/* time in hard IRQ handlers */
+	__u64 hardirq_cnt;
+	__u64 netrx_ns;		/* NET_RX softirq time, hard IRQs inside removed */
+	__u64 netrx_cnt;
+	/* In-flight state of the current handler (not counters). */
+	__u64 irq_entry_ns;
+	__u64 sirq_entry_ns;	/* 0: not inside NET_RX */
+	__u64 sirq_entry_hardirq_ns;
+	__u64 mark_ns;		/* NET_RX entry or the last napi_poll in it */
+	__u64 mark_hardirq_ns;
+};
+
+struct netrx_irq {
+	__u64 count;
+	__u64 ns;
+	char name[NETRX_NAME_LEN];
+};
+
+/* One NAPI instance, keyed by the device's ifindex (0: per-CPU backlog). */
+struct netrx_napi {
+	__u64 polls;
+	__u64 pkts;		/* sum of "work" */
+	__u64 full_polls;	/* polls that used their whole budget */
+	__u64 timed_polls;	/* polls inside a traced NET_RX softirq */
+	__u64 timed_ns;		/* their service time */
+	__s32 budget;		/* last budget seen */
+	__u32 pad;
+	char dev[16];
+};
+
+#ifndef __bpf__
+/* ------------------------------------------------ user-space reader -- */
+#include <stdint.h>
+
+#include "bpf/probe.h"
+
+struct netrx_probe;
+
+/* Per-CPU counters summed where the caller wants totals. */
+struct netrx_snap_irq {
+	int irq;
+	struct netrx_irq v;	/* summed over CPUs */
+};
+
+struct netrx_snap_napi {
+	int ifindex;
+	struct netrx_napi v;	/* summed over CPUs */
+};
+
+struct netrx_snap {
+	uint64_t at_ns;
+	int ncpus;
+	struct netrx_cpu *cpus;		/* [ncpus] */
+	int nirqs;
+	struct netrx_snap_irq *irqs;	/* [NETRX_MAX_IRQS] */
+	int nnapi;
+	struct netrx_snap_napi *napi;	/* [NETRX_MAX_NAPI] */
+};
+
+int netrx_snap_init(struct netrx_snap *s);	/* 0 or -ENOMEM */
+void netrx_snap_free(struct netrx_snap *s);
+
+int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode);
+void netrx_probe_close(struct netrx_probe *np);
+struct probe_obj *netrx_probe_obj(struct netrx_probe *np);
+int netrx_probe_snapshot(struct netrx_probe *np, struct netrx_snap *s);
+#endif /* !__bpf__ */
+
+#endif

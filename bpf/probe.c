@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Shared loader helpers for the programs in bpf/. See probe.h. */
+#include "bpf/probe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "common/log.h"
+
+const char *probe_mode_name(enum probe_mode mode)
+{
+	switch (mode) {
+	case PROBE_MODE_TP_BTF:
+		return "tp_btf";
+	case PROBE_MODE_RAW_TP:
+		return "raw_tp";
+	}
+	return "?";
+}
+
+static int libbpf_to_rxb_log(enum libbpf_print_level level, const char *fmt,
+			     va_list ap)
+{
+	char line[1024];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	if (n && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	rxb_log(level == LIBBPF_WARN ? RXB_LOG_WARNING :
+		level == LIBBPF_INFO ? RXB_LOG_INFO : RXB_LOG_DEBUG,
+		"%s", line);
+	return 0;
+}
+
+void probe_route_libbpf_log(void)
+{
+	libbpf_set_print(libbpf_to_rxb_log);
+}
+
+int probe_tp_btf_works(const char *tp)
+{
+	/* r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char type_name[128];
+	struct btf *vmlinux;
+	int id, prog_fd, link_fd;
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		rxb_log_errno(RXB_LOG_INFO, errno, "tp_btf probe: no kernel BTF");
+		return 0;
+	}
+	snprintf(type_name, sizeof(type_name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, type_name, BTF_KIND_TYPEDEF);
+	btf__free(vmlinux);
+	if (id < 0) {
+		rxb_info("tp_btf probe: kernel BTF has no %s", type_name);
+		return 0;
+	}
+
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_RAW_TP,
+		    .attach_btf_id = (__u32)id);
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxb_probe", "GPL", insns,
+				sizeof(insns) / sizeof(insns[0]), &opts);
+	if (prog_fd < 0) {
+		rxb_log_errno(RXB_LOG_INFO, errno,
+			      "tp_btf probe: loading a tracing program for %s", tp);
+		return 0;
+	}
+	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+	if (link_fd < 0) {
+		rxb_log_errno(RXB_LOG_INFO, errno,
+			      "tp_btf probe: attaching a tracing program to %s", tp);
+		close(prog_fd);
+		return 0;
+	}
+	close(link_fd);
+	close(prog_fd);
+	return 1;
+}
+
+void probe_select_variant(struct bpf_object *obj, enum probe_mode mode)
+{
+	const char *want = mode == PROBE_MODE_TP_BTF ? "tp_btf/" : "raw_tp/";
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *sec = bpf_program__section_name(p);
+
+		bpf_program__set_autoload(p, strncmp(sec, want, strlen(want)) == 0);
+	}
+}
+
+static void note_failure(struct probe_obj *po, const char *prog, int err)
+{
+	size_t len = strlen(po->failed);
+
+	po->nfailed++;
+	if (len + 2 < sizeof(po->failed))
+		snprintf(po->failed + len, sizeof(po->failed) - len, "%s%s: %s",
+			 len ? "; " : "", prog, strerror(err));
+}
+
+int probe_obj_attach(struct probe_obj *po)
+{
+	struct bpf_program *p;
+	int attached = 0;
+
+	po->nprogs = 0;
+	po->nfailed = 0;
+	po->failed[0] = '\0';
+	bpf_object__for_each_program(p, po->obj) {
+		struct bpf_link *link;
+		int i = po->nprogs;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		if (i >= PROBE_MAX_PROGS) {
+			note_failure(po, bpf_program__name(p), E2BIG);
+			continue;
+		}
+		link = bpf_program__attach(p);
+		if (!link) {
+			int err = errno;
+
+			rxb_log_errno(RXB_LOG_WARNING, err, "%s: attaching %s (%s)",
+				      po->name, bpf_program__name(p),
+				      bpf_program__section_name(p));
+			note_failure(po, bpf_program__name(p), err);
+			continue;
+		}
+		po->progs[i] = p;
+		po->links[i] = link;
+		po->nprogs++;
+		attached++;
+	}
+	return attached;
+}
+
+void probe_obj_detach(struct probe_obj *po)
+{
+	for (int i = 0; i < po->nprogs; i++) {
+		bpf_link__destroy(po->links[i]);
+		po->links[i] = NULL;
+	}
+	po->nprogs = 0;
+}
+
+int probe_prog_stats(const struct bpf_program *prog, uint64_t *run_cnt,
+		     uint64_t *run_time_ns)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	if (fd < 0)
+		return -EBADF;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*run_cnt = info.run_cnt;
+	*run_time_ns = info.run_time_ns;
+	return 0;
+}
+
+int probe_enable_stats(void)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int probe_map_read_stable(int map_fd, const void *key, void *val, void *tmp,
+			  size_t size, size_t seq_off)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		uint32_t seq;
+
+		if (bpf_map_lookup_elem(map_fd, key, val))
+			return -errno;
+		if (bpf_map_lookup_elem(map_fd, key, tmp))
+			return -errno;
+		memcpy(&seq, (const char *)val + seq_off, sizeof(seq));
+		if (!(seq & 1) && memcmp(val, tmp, size) == 0)
+			return 0;
+	}
+	return -EAGAIN;
+}

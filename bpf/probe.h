@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What every BPF loader in bpf/ shares: choosing between the tp_btf and raw_tp
+ * variants of the programs (a feature probe, or forced), attaching the
+ * programs of an object one by one so that one missing tracepoint does not
+ * take the others down, reading a program's own cost (run_cnt, run_time_ns),
+ * and routing libbpf's messages into rxb_log.
+ *
+ * Each x.bpf.c defines every program twice, in sections "tp_btf/<tp>" and
+ * "raw_tp/<tp>"; probe_obj_load() turns autoload on for one variant only.
+ */
+#ifndef RXB_BPF_PROBE_H
+#define RXB_BPF_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_object;
+struct bpf_program;
+struct bpf_link;
+
+enum probe_mode {
+	PROBE_MODE_TP_BTF = 1,
+	PROBE_MODE_RAW_TP = 2,
+};
+
+#define PROBE_MAX_PROGS	16
+#define PROBE_ERR_LEN	256
+
+/* The attached programs of one BPF object. */
+struct probe_obj {
+	const char *name;		/* "sched", "netrx", ... for messages */
+	struct bpf_object *obj;		/* owned by the skeleton, not here */
+	int nprogs;
+	const struct bpf_program *progs[PROBE_MAX_PROGS];
+	struct bpf_link *links[PROBE_MAX_PROGS];	/* NULL: not attached */
+	int nfailed;
+	char failed[PROBE_ERR_LEN];	/* "prog: reason; ..." */
+};
+
+const char *probe_mode_name(enum probe_mode mode);
+
+/* Send libbpf's messages to rxb_log (warnings as debug: they are expected
+ * while probing features). Idempotent. */
+void probe_route_libbpf_log(void);
+
+/*
+ * Feature probe: can a BTF-typed tracing program be loaded and attached to
+ * tracepoint @tp (e.g. "sched_switch")? Loads and attaches a program that
+ * does nothing, then detaches it. Returns 1 (yes), 0 (no) and logs why.
+ */
+int probe_tp_btf_works(const char *tp);
+
+/* Enable the programs of @mode's variant in @obj, disable the others. */
+void probe_select_variant(struct bpf_object *obj, enum probe_mode mode);
+
+/*
+ * Attach every loaded program of @po->obj. A program that fails is recorded
+ * in @po->failed and the others are still attached. Returns the number of
+ * programs attached (0 means the object is useless).
+ */
+int probe_obj_attach(struct probe_obj *po);
+void probe_obj_detach(struct probe_obj *po);
+
+/*
+ * The kernel's cumulative statistics of @prog (kernel.bpf_stats_enabled must
+ * be on for them to grow). 0 or -errno.
+ */
+int probe_prog_stats(const struct bpf_program *prog, uint64_t *run_cnt,
+		     uint64_t *run_time_ns);
+
+/*
+ * Turn on BPF run-time statistics for as long as the returned fd is open
+ * (BPF_ENABLE_STATS): closing it restores the previous setting, also if the
+ * process dies. Returns the fd or -errno.
+ */
+int probe_enable_stats(void);
+
+/* Consistent copy of a hash map element that a BPF program updates inside a
+ * seq bracket (odd seq while updating): reads until two copies agree. @val
+ * and @tmp have the value size; @seq_off is the offset of the u32 seq.
+ * 0, -ENOENT (gone), -EAGAIN (kept changing), or -errno. */
+int probe_map_read_stable(int map_fd, const void *key, void *val, void *tmp,
+			  size_t size, size_t seq_off);
+
+#endif

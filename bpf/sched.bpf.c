@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Scheduler tracepoints: per-task time on CPU, waiting for a CPU, asleep,
+ * waiting for disk I/O and in other D states; how tasks leave the CPU; and
+ * on/off-CPU statistics of watched receiver threads. See sched.h for why
+ * time is accounted at switch-outs from the kernel's own task counters.
+ *
+ * Every program exists twice, as tp_btf (BTF-typed arguments) and raw_tp
+ * (the same arguments as plain u64s); the loader enables one set. Both call
+ * the same handlers, which read kernel memory only through CO-RE probe reads,
+ * so they behave identically.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/sched.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCHED_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, struct sched_task);
+} tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCHED_MAX_TASK_CPUS);
+	__type(key, struct sched_task_cpu_key);
+	__type(value, struct sched_task_cpu);
+} task_cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sched_cpu);
+} cpu_stats SEC(".maps");
+
+/* Shared with sockq.bpf.c, which inserts the tids (bpf_map__reuse_fd). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SCHED_MAX_RX_TIDS);
+	__type(key, __u32);
+	__type(value, struct sched_rx_tid);
+} rx_tids SEC(".maps");
+
+/* A new record is built here: it is too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sched_task);
+} scratch SEC(".maps");
+
+/* Records the task map had no room for: reported, never silently lost. */
+__u64 tasks_full = 0;
+
+static __always_inline __u32 log2_slot(__u64 v)
+{
+	__u32 r = 0;
+
+	for (int i = 0; i < SCHED_HIST_SLOTS - 1 && v > 1; i++) {
+		v >>= 1;
+		r++;
+	}
+	return r;
+}
+
+static __always_inline __u64 sub0(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* The kernel's cumulative on-CPU time of @p. */
+static __always_inline __u64 sum_exec(struct task_struct *p)
+{
+	return BPF_CORE_READ(p, se.sum_exec_runtime);
+}
+
+/* The kernel's cumulative runqueue wait of @p (0 without CONFIG_SCHED_INFO). */
+static __always_inline __u64 run_delay(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->sched_info.run_delay))
+		return BPF_CORE_READ(p, sched_info.run_delay);
+	return 0;
+}
+
+static __always_inline bool have_run_delay(struct task_struct *p)
+{
+	return bpf_core_field_exists(p->sched_info.run_delay);
+}
+
+static __always_inline __u32 task_cpu(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return BPF_CORE_READ(p, thread_info.cpu);
+	return BPF_CORE_READ(p, wake_cpu);
+}
+
+/*
+ * The record of @tid, created with @state at @now when missing: the kernel's
+ * counters read now are the baseline, so nothing before @now is charged.
+ * A record left in SCHED_ST_DEAD belongs to an exited task whose tid was
+ * reused: it is started afresh (a new first_ns tells the reader).
+ */
+static __always_inline struct sched_task *
+get_task(__u32 tid, struct task_struct *p, __u32 state, __u32 cpu, __u64 now)
+{
+	struct sched_task *t, *init;
+	__u32 zero = 0;
+
+	t = bpf_map_lookup_elem(&tasks, &tid);
+	if (t && t->state != SCHED_ST_DEAD)
+		return t;
+	init = bpf_map_lookup_elem(&scratch, &zero);
+	if (!init)
+		return NULL;
+	__builtin_memset(init, 0, sizeof(*init));
+	init->state = state;
+	init->cpu = cpu;
+	init->seg_cpu = cpu;
+	init->out_ns = now;
+	init->first_ns = now;
+	init->sum_exec_ns = sum_exec(p);
+	init->run_delay_ns = run_delay(p);
+	init->tgid = BPF_CORE_READ(p, tgid);
+	BPF_CORE_READ_STR_INTO(&init->comm, p, comm);
+	if (bpf_map_update_elem(&tasks, &tid, init, BPF_ANY)) {
+		__sync_fetch_and_add(&tasks_full, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&tasks, &tid);
+}
+
+/* Bracket an update so the reader can detect a torn copy. */
+static __always_inline void begin_update(struct sched_task *t)
+{
+	__sync_fetch_and_add(&t->seq, 1);
+}
+
+static __always_inline void end_update(struct sched_task *t)
+{
+	__sync_fetch_and_add(&t->seq, 1);
+}
+
+/* Move the unfolded per-CPU segment into the (tid, cpu) map. */
+static __always_inline void fold_segment(__u32 tid, struct sched_task *t)
+{
+	struct sched_task_cpu_key k = { .tid = tid, .cpu = t->seg_cpu };
+	struct sched_task_cpu *tc, zero = {};
+
+	if (!t->seg_oncpu_ns && !t->seg_wait_ns)
+		return;
+	tc = bpf_map_lookup_elem(&task_cpus, &k);
+	if (!tc) {
+		bpf_map_update_elem(&task_cpus, &k, &zero, BPF_NOEXIST);
+		tc = bpf_map_lookup_elem(&task_cpus, &k);
+		if (!tc)
+			return;	/* map full: the time stays in the totals only */
+	}
+	__sync_fetch_and_add(&tc->oncpu_ns, t->seg_oncpu_ns);
+	__sync_fetch_and_add(&tc->wait_ns, t->seg_wait_ns);
+	t->seg_oncpu_ns = 0;
+	t->seg_wait_ns = 0;
+}
+
+/* How @prev leaves the CPU, from the preempt flag, its state and in_iowait. */
+static __always_inline __u32 leave_state(bool preempt, struct task_struct *prev,
+					 unsigned int prev_state)
+{
+	if (preempt || prev_state == SCHED_TASK_RUNNING)
+		return SCHED_ST_RUNNABLE;
+	if (prev_state & SCHED_TASK_DEAD)
+		return SCHED_ST_DEAD;
+	if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+		return SCHED_ST_IOWAIT;
+	if ((prev_state & SCHED_TASK_UNINTERRUPTIBLE) &&
+	    !(prev_state & SCHED_TASK_NOLOAD))
+		return SCHED_ST_BLOCKED;
+	return SCHED_ST_SLEEPING;
+}
+
+/* Time off the runqueue, charged to the way the task left at out_ns. */
+static __always_inline void charge_off(struct sched_task *t, __u64 off)
+{
+	switch (t->state) {
+	case SCHED_ST_SLEEPING:
+		t->sleep_ns += off;
+		break;
+	case SCHED_ST_IOWAIT:
+		t->iowait_ns += off;
+		break;
+	case SCHED_ST_BLOCKED:
+		t->blocked_ns += off;
+		break;
+	default:
+		/* Preempted tasks are never off the runqueue: rounding. */
+		t->wait_ns += off;
+		t->seg_wait_ns += off;
+		break;
+	}
+}
+
+/*
+ * Pause-window inputs of a receiver thread: this run's length when it ends
+ * in preemption, and the off-CPU interval that preceded the run, split by
+ * how that interval began.
+ */
+static __always_inline void rx_account(__u32 tid, struct sched_task *t,
+				       __u32 how, __u64 run, __u64 off)
+{
+	struct sched_rx_tid *rx = bpf_map_lookup_elem(&rx_tids, &tid);
+
+	if (!rx)
+		return;
+	if (t->state == SCHED_ST_RUNNABLE) {
+		rx->preempt_off_ns += off;
+		rx->preempt_off_cnt++;
+		rx->off_hist[log2_slot(off) & (SCHED_HIST_SLOTS - 1)]++;
+	} else {
+		rx->sleep_off_ns += off;
+		rx->sleep_off_cnt++;
+	}
+	if (how == SCHED_ST_RUNNABLE) {
+		rx->preempts++;
+		rx->run_preempt_ns += run;
+		rx->run_hist[log2_slot(run) & (SCHED_HIST_SLOTS - 1)]++;
+	} else {
+		rx->blocks++;
+	}
+}
+
+static __always_inline void switch_out(bool preempt, struct task_struct *prev,
+				       unsigned int prev_state, __u32 cpu,
+				       __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(prev, pid);
+	__u32 how = leave_state(preempt, prev, prev_state);
+	__u64 sum = sum_exec(prev), delay = run_delay(prev);
+	__u64 dt, on, wait;
+	struct sched_task *t;
+
+	if (!tid)
+		return;	/* the idle task: idle time comes from /proc/stat */
+	t = bpf_map_lookup_elem(&tasks, &tid);
+	if (!t || t->state == SCHED_ST_DEAD) {
+		/* First sight: this is the baseline, nothing to charge. */
+		t = get_task(tid, prev, how, cpu, now);
+		if (t && how == SCHED_ST_DEAD)
+			t->dead_ns = now;
+		return;
+	}
+	begin_update(t);
+	dt = sub0(now, t->out_ns);
+	on = sub0(sum, t->sum_exec_ns);
+	if (on > dt)
+		on = dt;
+	if (have_run_delay(prev))
+		wait = sub0(delay, t->run_delay_ns);
+	else if (t->state == SCHED_ST_RUNNABLE)
+		wait = dt - on;
+	else
+		wait = t->woken_ns ? sub0(sub0(now, t->woken_ns), on) : 0;
+	if (wait > dt - on)
+		wait = dt - on;
+	if (t->seg_cpu != cpu) {
+		fold_segment(tid, t);
+		t->seg_cpu = cpu;
+	}
+	t->oncpu_ns += on;
+	t->seg_oncpu_ns += on;
+	t->wait_ns += wait;
+	t->seg_wait_ns += wait;
+	charge_off(t, dt - on - wait);
+	rx_account(tid, t, how, on, dt - on);
+
+	switch (how) {
+	case SCHED_ST_RUNNABLE:
+		t->n_preempt++;
+		t->run_preempt_ns += on;
+		/* EEVDF (6.6+) has a per-entity slice; CFS does not. */
+		if (bpf_core_field_exists(prev->se.deadline) &&
+		    bpf_core_field_exists(prev->se.slice))
+			t->slice_ns += BPF_CORE_READ(prev, se.slice);
+		break;
+	case SCHED_ST_SLEEPING:
+		t->n_sleep++;
+		break;
+	case SCHED_ST_IOWAIT:
+		t->n_iowait++;
+		break;
+	case SCHED_ST_BLOCKED:
+		t->n_blocked++;
+		break;
+	case SCHED_ST_DEAD:
+		t->dead_ns = now;
+		break;
+	}
+	t->state = how;
+	t->cpu = cpu;
+	t->out_ns = now;
+	t->in_ns = 0;
+	t->woken_ns = 0;
+	t->sum_exec_ns = sum;
+	t->run_delay_ns = delay;
+	end_update(t);
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u32 cpu,
+				      __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(next, pid);
+	struct sched_task *t;
+
+	if (!tid)
+		return;
+	t = get_task(tid, next, SCHED_ST_RUNNABLE, cpu, now);
+	if (!t)
+		return;
+	begin_update(t);
+	t->in_ns = now;
+	t->cpu = cpu;
+	end_update(t);
+}
+
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	struct sched_cpu *c = bpf_map_lookup_elem(&cpu_stats, &zero);
+	__u32 prev_tid = BPF_CORE_READ(prev, pid);
+
+	if (!c)
+		return 0;
+	c->switches++;
+	if (preempt || prev_state == SCHED_TASK_RUNNING)
+		c->preemptions++;
+	if (c->switches > 1 && c->last_next_tid != prev_tid)
+		c->untraced++;
+	c->last_next_tid = BPF_CORE_READ(next, pid);
+	switch_out(preempt, prev, prev_state, cpu, now);
+	switch_in(next, cpu, now);
+	return 0;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p, bool new_task)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 cpu = task_cpu(p);
+	struct sched_rx_tid *rx;
+	struct sched_task *t;
+
+	if (!tid)
+		return 0;
+	t = get_task(tid, p, new_task ? SCHED_ST_RUNNABLE : SCHED_ST_SLEEPING,
+		     cpu, now);
+	if (!t)
+		return 0;
+	rx = bpf_map_lookup_elem(&rx_tids, &tid);
+	if (rx)
+		__sync_fetch_and_add(&rx->wakeups, 1);
+	begin_update(t);
+	if (new_task && !t->born_ns)
+		t->born_ns = now;
+	/* Only the first wakeup after blocking matters (spurious ones and
+	 * wakeups of a task still on its CPU change nothing). */
+	if (t->state != SCHED_ST_RUNNABLE && !t->woken_ns && !t->in_ns) {
+		t->woken_ns = now;
+		t->cpu = cpu;
+	}
+	end_update(t);
+	return 0;
+}
+
+static __always_inline int on_migrate(struct task_struct *p, int dest_cpu)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct sched_task *t;
+
+	if (!tid)
+		return 0;
+	t = bpf_map_lookup_elem(&tasks, &tid);
+	if (!t)
+		return 0;
+	begin_update(t);
+	t->n_migrate++;
+	/* Where a queued task now waits (a running one is switched out first). */
+	if (!t->in_ns)
+		t->cpu = dest_cpu;
+	end_update(t);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup_btf, struct task_struct *p)
+{
+	return on_wakeup(p, false);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
+{
+	return on_wakeup(p, false);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new_btf, struct task_struct *p)
+{
+	return on_wakeup(p, true);
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
+{
+	return on_wakeup(p, true);
+}
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(sched_migrate_btf, struct task_struct *p, int dest_cpu)
+{
+	return on_migrate(p, dest_cpu);
+}
+
+SEC("raw_tp/sched_migrate_task")
+int BPF_PROG(sched_migrate_raw, struct task_struct *p, int dest_cpu)
+{
+	return on_migrate(p, dest_cpu);
+}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Loader and reader of sched.bpf.c. See sched.h. */
+#include "bpf/sched.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "sched.skel.h"
+
+struct sched_probe {
+	struct rxb_sched *skel;
+	struct probe_obj po;
+};
+
+void sched_snap_init(struct sched_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void sched_snap_free(struct sched_snap *s)
+{
+	free(s->tasks);
+	free(s->rows);
+	free(s->rx);
+	free(s->cpus);
+	memset(s, 0, sizeof(*s));
+}
+
+int sched_probe_open(struct sched_probe **out, enum probe_mode mode)
+{
+	struct sched_probe *sp;
+	int err;
+
+	*out = NULL;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return -ENOMEM;
+	sp->skel = rxb_sched__open();
+	if (!sp->skel) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: opening BPF object");
+		free(sp);
+		return err;
+	}
+	probe_select_variant(sp->skel->obj, mode);
+	err = rxb_sched__load(sp->skel);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: loading %s programs",
+			      probe_mode_name(mode));
+		goto fail;
+	}
+	sp->po.name = "sched";
+	sp->po.obj = sp->skel->obj;
+	if (probe_obj_attach(&sp->po) == 0) {
+		err = -ENOENT;
+		rxb_warn("sched: no program attached: %s", sp->po.failed);
+		goto fail;
+	}
+	*out = sp;
+	return 0;
+fail:
+	probe_obj_detach(&sp->po);
+	rxb_sched__destroy(sp->skel);
+	free(sp);
+	return err;
+}
+
+void sched_probe_close(struct sched_probe *sp)
+{
+	if (!sp)
+		return;
+	probe_obj_detach(&sp->po);
+	rxb_sched__destroy(sp->skel);
+	free(sp);
+}
+
+struct probe_obj *sched_probe_obj(struct sched_probe *sp)
+{
+	return &sp->po;
+}
+
+int sched_probe_rx_tids_fd(const struct sched_probe *sp)
+{
+	return bpf_map__fd(sp->skel->maps.rx_tids);
+}
+
+/* Grow *@arr (of @size-byte elements) to hold at least @n. */
+static int reserve(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap : 256;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (ncap < n)
+		ncap *= 2;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct sched_snap_row *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+	const struct sched_snap_task *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int rx_cmp(const void *a, const void *b)
+{
+	const struct sched_snap_rx *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int add_row(struct sched_snap *s, uint32_t tid, uint32_t cpu,
+		   uint64_t oncpu_ns, uint64_t wait_ns)
+{
+	if (!oncpu_ns && !wait_ns)
+		return 0;
+	if (reserve((void **)&s->rows, &s->rows_cap, s->nrows + 1, sizeof(*s->rows)))
+		return -ENOMEM;
+	s->rows[s->nrows++] = (struct sched_snap_row){
+		.tid = tid, .cpu = cpu, .oncpu_ns = oncpu_ns, .wait_ns = wait_ns,
+	};
+	return 0;
+}
+
+/* Rows may hold the same (tid, cpu) several times: sort and sum them. */
+static void merge_rows(struct sched_snap *s)
+{
+	size_t out = 0;
+
+	qsort(s->rows, s->nrows, sizeof(*s->rows), row_cmp);
+	for (size_t i = 0; i < s->nrows; i++) {
+		if (out && s->rows[out - 1].tid == s->rows[i].tid &&
+		    s->rows[out - 1].cpu == s->rows[i].cpu) {
+			s->rows[out - 1].oncpu_ns += s->rows[i].oncpu_ns;
+			s->rows[out - 1].wait_ns += s->rows[i].wait_ns;
+		} else {
+			s->rows[out++] = s->rows[i];
+		}
+	}
+	s->nrows = out;
+}
+
+static int read_rows(struct sched_probe *sp, struct sched_snap *s)
+{
+	int fd = bpf_map__fd(sp->skel->maps.task_cpus);
+	struct sched_task_cpu_key key, next;
+	struct sched_task_cpu v;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;	/* deleted meanwhile */
+		if (add_row(s, key.tid, key.cpu, v.oncpu_ns, v.wait_ns))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Time since the last switch-out, split as far as the traced switch-in and
+ * wakeup tell: off the runqueue, waiting, running. */
+struct partial {
+	uint64_t off_ns;
+	uint64_t wait_ns;
+	uint64_t on_ns;
+};
+
+static struct partial partial_of(const struct sched_task *t, uint64_t now)
+{
+	struct partial p = { 0, 0, 0 };
+	uint64_t out = t->out_ns;
+	uint64_t ready;		/* when it became runnable again, as far as seen */
+
+	if (t->state == SCHED_ST_DEAD || now <= out)
+		return p;
+	if (t->state == SCHED_ST_RUNNABLE)
+		ready = out;
+	else if (t->woken_ns)
+		ready = t->woken_ns;
+	else
+		ready = t->in_ns ? t->in_ns : now;
+	if (t->in_ns && t->in_ns < now) {
+		p.on_ns = now - t->in_ns;
+		now = t->in_ns;
+	}
+	if (ready > now)
+		ready = now;
+	if (ready > out)
+		p.off_ns = ready - out;
+	else
+		ready = out;
+	p.wait_ns = now - ready;
+	return p;
+}
+
+/* Copy a BPF task record, adding the estimate since its last switch-out. */
+static void snap_task(struct sched_snap_task *o, uint32_t tid,
+		      const struct sched_task *t, const struct partial *p)
+{
+	memset(o, 0, sizeof(*o));
+	o->tid = tid;
+	o->tgid = t->tgid;
+	o->first_ns = t->first_ns;
+	o->born_ns = t->born_ns;
+	o->dead_ns = t->dead_ns;
+	o->state = t->state;
+	o->cpu = t->cpu;
+	o->oncpu_ns = t->oncpu_ns + p->on_ns;
+	o->wait_ns = t->wait_ns + p->wait_ns;
+	o->sleep_ns = t->sleep_ns;
+	o->iowait_ns = t->iowait_ns;
+	o->blocked_ns = t->blocked_ns;
+	switch (t->state) {
+	case SCHED_ST_SLEEPING:
+		o->sleep_ns += p->off_ns;
+		break;
+	case SCHED_ST_IOWAIT:
+		o->iowait_ns += p->off_ns;
+		break;
+	case SCHED_ST_BLOCKED:
+		o->blocked_ns += p->off_ns;
+		break;
+	}
+	o->n_preempt = t->n_preempt;
+	o->n_sleep = t->n_sleep;
+	o->n_iowait = t->n_iowait;
+	o->n_blocked = t->n_blocked;
+	o->n_migrate = t->n_migrate;
+	o->run_preempt_ns = t->run_preempt_ns;
+	o->slice_ns = t->slice_ns;
+	memcpy(o->comm, t->comm, sizeof(o->comm));
+	o->comm[sizeof(o->comm) - 1] = '\0';
+}
+
+static int read_tasks(struct sched_probe *sp, struct sched_snap *s)
+{
+	int fd = bpf_map__fd(sp->skel->maps.tasks);
+	struct sched_task t, tmp;
+	uint32_t key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct partial part;
+		int err;
+
+		key = next;
+		prev = &key;
+		err = probe_map_read_stable(fd, &key, &t, &tmp, sizeof(t),
+					    offsetof(struct sched_task, seq));
+		if (err == -ENOENT)
+			continue;
+		if (err) {
+			rxb_log_errno(RXB_LOG_DEBUG, -err, "sched: reading task %u", key);
+			continue;
+		}
+		if (reserve((void **)&s->tasks, &s->tasks_cap, s->ntasks + 1,
+			    sizeof(*s->tasks)))
+			return -ENOMEM;
+		part = partial_of(&t, s->at_ns);
+		snap_task(&s->tasks[s->ntasks++], key, &t, &part);
+		/* The unfolded segment and the estimate since, per CPU. */
+		if (add_row(s, key, t.seg_cpu, t.seg_oncpu_ns, t.seg_wait_ns) ||
+		    add_row(s, key, t.cpu, part.on_ns, part.wait_ns))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int read_rx(struct sched_probe *sp, struct sched_snap *s)
+{
+	int fd = bpf_map__fd(sp->skel->maps.rx_tids);
+	uint32_t key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct sched_snap_rx *r;
+
+		key = next;
+		prev = &key;
+		if (reserve((void **)&s->rx, &s->rx_cap, s->nrx + 1, sizeof(*s->rx)))
+			return -ENOMEM;
+		r = &s->rx[s->nrx];
+		if (bpf_map_lookup_elem(fd, &key, &r->v))
+			continue;
+		r->tid = key;
+		s->nrx++;
+	}
+	return 0;
+}
+
+static int read_cpus(struct sched_probe *sp, struct sched_snap *s)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint32_t zero = 0;
+
+	if (ncpus <= 0)
+		return ncpus < 0 ? ncpus : -EINVAL;
+	if (s->ncpus != ncpus) {
+		struct sched_cpu *p = realloc(s->cpus, (size_t)ncpus * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->cpus = p;
+		s->ncpus = ncpus;
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(sp->skel->maps.cpu_stats), &zero,
+				s->cpus))
+		return -errno;
+	return 0;
+}
+
+int sched_probe_seed(struct sched_probe *sp, uint32_t tid, uint32_t tgid,
+		     const char *comm, bool runnable, uint32_t cpu,
+		     uint64_t sum_exec_ns, uint64_t run_delay_ns, uint64_t now_ns)
+{
+	struct sched_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.state = runnable ? SCHED_ST_RUNNABLE : SCHED_ST_SLEEPING;
+	t.cpu = cpu;
+	t.seg_cpu = cpu;
+	t.tgid = tgid;
+	t.out_ns = now_ns;
+	t.first_ns = now_ns;
+	t.sum_exec_ns = sum_exec_ns;
+	t.run_delay_ns = run_delay_ns;
+	rxb_strlcpy(t.comm, comm, sizeof(t.comm));
+	/* BPF_NOEXIST: a record the probes made meanwhile is better. */
+	if (bpf_map_update_elem(bpf_map__fd(sp->skel->maps.tasks), &tid, &t,
+				BPF_NOEXIST)) {
+		if (errno == EEXIST)
+			return 0;
+		return -errno;
+	}
+	return 0;
+}
+
+int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *s)
+{
+	int err;
+
+	s->ntasks = 0;
+	s->nrows = 0;
+	s->nrx = 0;
+	s->at_ns = rxb_mono_ns();
+	/*
+	 * Rows before tasks: a segment folded between the two reads is then
+	 * missed once (and seen at the next read) rather than counted twice.
+	 */
+	err = read_rows(sp, s);
+	if (!err)
+		err = read_tasks(sp, s);
+	if (!err)
+		err = read_rx(sp, s);
+	if (!err)
+		err = read_cpus(sp, s);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: reading counters");
+		return err;
+	}
+	s->tasks_full = sp->skel->bss->tasks_full;
+	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), task_cmp);
+	qsort(s->rx, s->nrx, sizeof(*s->rx), rx_cmp);
+	merge_rows(s);
+	return 0;
+}
+
+void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *s)
+{
+	int tfd = bpf_map__fd(sp->skel->maps.tasks);
+	int cfd = bpf_map__fd(sp->skel->maps.task_cpus);
+	int rfd = bpf_map__fd(sp->skel->maps.rx_tids);
+	size_t r = 0;
+
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct sched_snap_task *t = &s->tasks[i];
+		struct sched_task cur;
+
+		if (t->state != SCHED_ST_DEAD)
+			continue;
+		/* Only if still the same dead task (not a reused tid). */
+		if (bpf_map_lookup_elem(tfd, &t->tid, &cur) == 0 &&
+		    cur.first_ns == t->first_ns && cur.state == SCHED_ST_DEAD)
+			bpf_map_delete_elem(tfd, &t->tid);
+		while (r < s->nrows && s->rows[r].tid < t->tid)
+			r++;
+		for (; r < s->nrows && s->rows[r].tid == t->tid; r++) {
+			struct sched_task_cpu_key k = { t->tid, s->rows[r].cpu };
+
+			bpf_map_delete_elem(cfd, &k);
+		}
+		bpf_map_delete_elem(rfd, &t->tid);
+	}
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Records exchanged between sched.bpf.c (scheduler tracepoints) and its
+ * user-space reader sched.c.
+ *
+ * The BPF side keeps one record per task (key: tid). Time is accounted at
+ * each switch-out, from the kernel's own per-task counters: on-CPU time from
+ * se.sum_exec_runtime and runqueue wait from sched_info.run_delay; the rest of
+ * the interval since the previous switch-out is time off the runqueue,
+ * charged to the way the task left then (asleep, waiting for disk I/O, other
+ * D state). Anchoring on switch-outs and kernel counters keeps the totals
+ * exact even when some switch-ins or wakeups are not traced (seen on the
+ * project's VM: switches out of the idle task on one CPU never fire the
+ * tracepoint). Running and runnable time is also split per CPU (key: tid,
+ * cpu), because task classes are counted per CPU. Counters only grow; the
+ * reader takes deltas. Included by BPF code (after vmlinux.h) and user space.
+ */
+#ifndef RXB_BPF_SCHED_H
+#define RXB_BPF_SCHED_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define SCHED_MAX_TASKS		65536
+#define SCHED_MAX_TASK_CPUS	65536
+#define SCHED_MAX_RX_TIDS	1024
+#define SCHED_HIST_SLOTS	32	/* log2 buckets of nanoseconds */
+
+/* Task states as sched_switch reports them (include/linux/sched.h). */
+#define SCHED_TASK_RUNNING		0x0000
+#define SCHED_TASK_INTERRUPTIBLE	0x0001
+#define SCHED_TASK_UNINTERRUPTIBLE	0x0002
+#define SCHED_TASK_DEAD			0x0080
+#define SCHED_TASK_NOLOAD		0x0400
+
+/* How a task last left a CPU. */
+enum sched_task_state {
+	SCHED_ST_RUNNABLE = 1,	/* preempted (or yielded): still on a runqueue */
+	SCHED_ST_SLEEPING,	/* blocked, not on disk I/O */
+	SCHED_ST_IOWAIT,	/* blocked in io_schedule() (in_iowait): disk */
+	SCHED_ST_BLOCKED,	/* D state, not I/O (locks, TASK_KILLABLE waits) */
+	SCHED_ST_DEAD,
+};
+
+/*
+ * One task. @seq is odd while the BPF side updates the record, so the reader
+ * can tell a torn copy (it re-reads until two copies agree and @seq is even).
+ * @seg_* is the part of oncpu/wait spent on @seg_cpu that has not yet been
+ * folded into the per-(tid, cpu) map: most tasks never change CPU, so most
+ * switches touch one hash entry per task instead of two.
+ */
+struct sched_task {
+	__u32 seq;
+	__u32 state;		/* enum sched_task_state: how it left at out_ns */
+	__u32 cpu;		/* where it runs or waits now, as far as seen */
+	__u32 tgid;
+	__u64 out_ns;		/* last switch-out (or when first seen) */
+	__u64 in_ns;		/* switched in since out_ns (0: not seen) */
+	__u64 woken_ns;		/* woken since out_ns (0: not seen) */
+	__u64 sum_exec_ns;	/* se.sum_exec_runtime at out_ns */
+	__u64 run_delay_ns;	/* sched_info.run_delay at out_ns */
+	__u64 first_ns;		/* first seen: a reused tid has a new one */
+	__u64 born_ns;		/* created (sched_wakeup_new) while we watched */
+	__u64 dead_ns;		/* 0 unless SCHED_ST_DEAD */
+	__u64 oncpu_ns;
+	__u64 wait_ns;		/* runnable but not running */
+	__u64 sleep_ns;
+	__u64 iowait_ns;
+	__u64 blocked_ns;
+	__u64 n_preempt;	/* switched out while still runnable */
+	__u64 n_sleep;		/* ... to sleep (S) */
+	__u64 n_iowait;		/* ... to wait for I/O: ends a CPU burst */
+	__u64 n_blocked;	/* ... in D, not I/O */
+	__u64 n_migrate;
+	__u64 run_preempt_ns;	/* sum of run lengths ended by preemption */
+	__u64 slice_ns;		/* sum of se.slice at those preemptions (EEVDF) */
+	__u32 seg_cpu;
+	__u32 pad;
+	__u64 seg_oncpu_ns;
+	__u64 seg_wait_ns;
+	char comm[16];
+};
+
+struct sched_task_cpu_key {
+	__u32 tid;
+	__u32 cpu;
+};
+
+struct sched_task_cpu {
+	__u64 oncpu_ns;
+	__u64 wait_ns;
+};
+
+/* Per CPU (a one-entry per-CPU array). */
+struct sched_cpu {
+	__u64 switches;
+	__u64 preemptions;	/* switches whose prev stayed runnable */
+	/*
+	 * Switches whose prev was not the previous switch's next: at least one
+	 * switch on this CPU was not traced. A health figure; the accounting
+	 * above does not depend on seeing every switch.
+	 */
+	__u64 untraced;
+	__u32 last_next_tid;
+	__u32 pad;
+};
+
+/*
+ * Receiver threads of watched sockets (key: tid). sockq.bpf.c inserts a tid
+ * when it dequeues from a watched socket; sched.bpf.c then keeps these
+ * on/off-CPU statistics for it, the inputs of the pause-window predictor
+ * (DESIGN §6). The map is shared between the two objects.
+ */
+struct sched_rx_tid {
+	__u32 port;		/* last watched port it dequeued from */
+	__u32 pad;
+	__u64 wakeups;		/* traced wakeups (some may be missed) */
+	__u64 blocks;		/* switch-outs by blocking: one wakeup each */
+	__u64 preempts;
+	__u64 run_preempt_ns;	/* run lengths that ended in preemption */
+	__u64 preempt_off_ns;	/* off-CPU intervals that followed them */
+	__u64 preempt_off_cnt;
+	__u64 sleep_off_ns;	/* off-CPU intervals after blocking */
+	__u64 sleep_off_cnt;
+	__u64 run_hist[SCHED_HIST_SLOTS];	/* log2(run before preemption) */
+	__u64 off_hist[SCHED_HIST_SLOTS];	/* log2(off-CPU after preemption) */
+};
+
+#ifndef __bpf__
+/* ------------------------------------------------ user-space reader -- */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/probe.h"
+
+/*
+ * One task's cumulative counters at the time of a read, with the time since
+ * its last switch-out estimated from the traced switch-in and wakeup (so a
+ * task that has been running all epoch shows it). The next switch-out
+ * replaces the estimate by the kernel's counters; deltas telescope, so an
+ * estimate error moves time between epochs but never adds or loses any.
+ */
+struct sched_snap_task {
+	uint32_t tid;
+	uint32_t tgid;
+	uint64_t first_ns;	/* identity of the task together with tid */
+	uint64_t born_ns;
+	uint64_t dead_ns;
+	uint32_t state;		/* enum sched_task_state */
+	uint32_t cpu;
+	uint64_t oncpu_ns;
+	uint64_t wait_ns;
+	uint64_t sleep_ns;
+	uint64_t iowait_ns;
+	uint64_t blocked_ns;
+	uint64_t n_preempt;
+	uint64_t n_sleep;
+	uint64_t n_iowait;
+	uint64_t n_blocked;
+	uint64_t n_migrate;
+	uint64_t run_preempt_ns;
+	uint64_t slice_ns;
+	char comm[16];
+};
+
+/* Running and runnable time of one task on one CPU (cumulative). */
+struct sched_snap_row {
+	uint32_t tid;
+	uint32_t cpu;
+	uint64_t oncpu_ns;
+	uint64_t wait_ns;
+};
+
+struct sched_snap_rx {
+	uint32_t tid;
+	struct sched_rx_tid v;
+};
+
+/* Everything read at one instant; arrays sorted by tid (then cpu). */
+struct sched_snap {
+	uint64_t at_ns;			/* CLOCK_MONOTONIC of the read */
+	struct sched_snap_task *tasks;
+	size_t ntasks, tasks_cap;
+	struct sched_snap_row *rows;
+	size_t nrows, rows_cap;
+	struct sched_snap_rx *rx;
+	size_t nrx, rx_cap;
+	struct sched_cpu *cpus;		/* [ncpus], indexed by CPU number */
+	int ncpus;
+	uint64_t tasks_full;		/* records the BPF side could not create */
+};
+
+void sched_snap_init(struct sched_snap *s);
+void sched_snap_free(struct sched_snap *s);
+
+struct sched_probe;
+
+/* Load and attach the scheduler programs in @mode. 0 or -errno (nothing is
+ * left loaded). */
+int sched_probe_open(struct sched_probe **out, enum probe_mode mode);
+void sched_probe_close(struct sched_probe *sp);
+struct probe_obj *sched_probe_obj(struct sched_probe *sp);
+/* The receiver-thread map, for sockq to share (bpf_map__reuse_fd). */
+int sched_probe_rx_tids_fd(const struct sched_probe *sp);
+
+/*
+ * Start the record of a task that existed before the probes, from its
+ * /proc/<pid>/task/<tid>/schedstat counters read at @now_ns, so that its
+ * first epoch is complete. @runnable: /proc state R. Does nothing if the
+ * BPF side has already seen the task. 0 or -errno.
+ */
+int sched_probe_seed(struct sched_probe *sp, uint32_t tid, uint32_t tgid,
+		     const char *comm, bool runnable, uint32_t cpu,
+		     uint64_t sum_exec_ns, uint64_t run_delay_ns, uint64_t now_ns);
+
+/* Read all counters now. 0 or -errno. */
+int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *snap);
+/* Delete the records of tasks that @snap saw dead (their last counters are
+ * in @snap, so nothing is lost). */
+void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *snap);
+#endif /* !__bpf__ */
+
+#endif

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Records exchanged between sockq.bpf.c (socket enqueue/dequeue/drop
+ * tracepoints: stage B of the receive path, DESIGN §3) and its user-space
+ * reader sockq.c.
+ *
+ * Only sockets whose local port is in the watch map are counted (the map is
+ * filled from user space and may change at run time). Drops by reason are
+ * counted host-wide as well. Counters only grow; the reader takes deltas.
+ */
+#ifndef RXB_BPF_SOCKQ_H
+#define RXB_BPF_SOCKQ_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define SOCKQ_MAX_PORTS		64
+#define SOCKQ_MAX_REASONS	1024
+#define SOCKQ_MAX_RX_DEQ	4096
+
+/* recvmsg flags that do not consume a packet (include/linux/socket.h). */
+#define SOCKQ_MSG_PEEK		0x2
+#define SOCKQ_MSG_ERRQUEUE	0x2000
+
+/* Per watched port, per CPU. */
+struct sockq_stats {
+	__u64 enq;		/* sk_data_ready: packets enqueued (UDP) */
+	__u64 enq_bytes;	/* payload of the packet at the queue's tail */
+	__u64 enq_truesize;	/* memory charged for it */
+	__u64 deq;		/* sock_recv_length, not peeking: dequeued */
+	__u64 deq_bytes;
+	__u64 drops;		/* kfree_skb with rx_sk on this port */
+	__u64 drops_rcvbuf;	/* ... with reason SOCKET_RCVBUFF */
+};
+
+/* Per watched port: the queue as the last event saw it. */
+struct sockq_state {
+	__u64 at_ns;
+	__u32 qlen;		/* packets queued (UDP: both queues) */
+	__u32 rmem_bytes;	/* sk_rmem_alloc */
+	__u32 rcvbuf_bytes;	/* sk_rcvbuf */
+	__u16 proto;		/* IPPROTO_* */
+	__u16 pad;
+};
+
+/* Packets one receiver thread dequeued from one watched port. */
+struct sockq_deq_key {
+	__u32 tid;
+	__u32 port;
+};
+
+struct sockq_deq {
+	__u64 pkts;
+	__u64 bytes;
+	__u64 last_ns;
+};
+
+#ifndef __bpf__
+/* ------------------------------------------------ user-space reader -- */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/probe.h"
+
+struct sockq_snap_port {
+	uint16_t port;
+	struct sockq_stats v;		/* summed over CPUs */
+	bool have_state;
+	struct sockq_state state;
+};
+
+struct sockq_snap_deq {
+	struct sockq_deq_key k;
+	struct sockq_deq v;
+};
+
+struct sockq_snap_reason {
+	uint32_t reason;		/* enum skb_drop_reason value */
+	uint64_t count;			/* summed over CPUs */
+};
+
+struct sockq_snap {
+	uint64_t at_ns;
+	int nports;
+	struct sockq_snap_port ports[SOCKQ_MAX_PORTS];
+	int ndeq;
+	struct sockq_snap_deq *deq;		/* [SOCKQ_MAX_RX_DEQ] */
+	int nreasons;
+	struct sockq_snap_reason *reasons;	/* [SOCKQ_MAX_REASONS] */
+	bool have_rx_sk;	/* kfree_skb carries the receiving socket */
+};
+
+int sockq_snap_init(struct sockq_snap *s);	/* 0 or -ENOMEM */
+void sockq_snap_free(struct sockq_snap *s);
+
+struct sockq_probe;
+
+/*
+ * Load and attach in @mode. @rx_tids_fd: the scheduler probe's receiver map
+ * to share (-1: use a private one). 0 or -errno.
+ */
+int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
+		     int rx_tids_fd);
+void sockq_probe_close(struct sockq_probe *sq);
+struct probe_obj *sockq_probe_obj(struct sockq_probe *sq);
+/* Replace the watched ports. 0 or -errno. */
+int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n);
+int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s);
+/* Forget receiver thread @tid (exited or idle): its rx_deq rows and its
+ * rx_tids entry. */
+void sockq_probe_forget_tid(struct sockq_probe *sq, uint32_t tid);
+/* Name of drop reason @value from the kernel's BTF (enum skb_drop_reason,
+ * without the SKB_DROP_REASON_ prefix), or NULL. */
+const char *sockq_probe_reason_name(struct sockq_probe *sq, uint32_t value);
+#endif /* !__bpf__ */
+
+#endif

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The measurement collector: loads the probe groups (bpf/), keeps the
+ * previous snapshot of each, and turns the change since into one
+ * struct rxb_epoch per call. See collect.h.
+ */
+#include "daemon/collect.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "bpf/blkio.h"
+#include "bpf/netrx.h"
+#include "bpf/probe.h"
+#include "bpf/sched.h"
+#include "bpf/sockq.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "daemon/collect_disk.h"
+#include "daemon/collect_net.h"
+#include "daemon/collect_proc.h"
+#include "daemon/collect_sched.h"
+#include "daemon/nic.h"
+#include "daemon/procfs.h"
+
+/* A receiver thread that dequeued nothing for this long is forgotten. */
+#define RX_IDLE_FORGET_NS	(60 * RXB_NSEC_PER_SEC)
+#define MAX_RX_TIDS		256
+
+struct prog_cost {
+	const struct bpf_program *prog;
+	uint64_t run_cnt, run_time_ns;
+};
+
+struct collect {
+	uint16_t ports[RXB_MAX_SOCKS];
+	int nports;
+	char devices[COLLECT_MAX_DEVICES][RXB_IFNAME_LEN];
+	int ndevices;
+	struct nic_fallback fb;
+	char fb_note[64];	/* where the ring fallback came from */
+
+	char attach_mode[16];
+	struct sched_probe *sp;
+	struct netrx_probe *np;
+	struct sockq_probe *sq;
+	struct blkio_probe *bp;
+	int cur;		/* index of the latest snapshots */
+	struct sched_snap sched[2];
+	struct netrx_snap net[2];
+	struct sockq_snap sock[2];
+	struct blkio_snap blk[2];
+	struct csched_tid_time rx[MAX_RX_TIDS];
+
+	int stats_fd;		/* BPF_ENABLE_STATS, -1 when off */
+	int nprogs;
+	struct prog_cost cost[RXB_MAX_PROGS];
+
+	struct cproc *proc;
+	struct nic_reader *nic;
+
+	uint64_t seq;
+	uint64_t last_ns;
+	uint32_t degraded;	/* fixed at init; per-epoch bits are added */
+	char degraded_reason[256];
+};
+
+int collect_attach_parse(const char *s)
+{
+	static const char *const names[] = { "auto", "tp_btf", "raw_tp", "none" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+const char *collect_attach_name(enum collect_attach a)
+{
+	switch (a) {
+	case COLLECT_ATTACH_AUTO:
+		return "auto";
+	case COLLECT_ATTACH_TP_BTF:
+		return "tp_btf";
+	case COLLECT_ATTACH_RAW_TP:
+		return "raw_tp";
+	case COLLECT_ATTACH_NONE:
+		return "none";
+	}
+	return "?";
+}
+
+/* Append "; why" to the collector's reason (fixed part of every epoch). */
+static void add_reason(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add_reason(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 3 >= size)
+		return;
+	if (len) {
+		strcpy(buf + len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+static void note_failed_progs(struct collect *c, const struct probe_obj *po)
+{
+	if (po->nfailed) {
+		c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
+		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+			   "%s: %s", po->name, po->failed);
+	}
+}
+
+static void register_progs(struct collect *c, const struct probe_obj *po)
+{
+	for (int i = 0; i < po->nprogs && c->nprogs < RXB_MAX_PROGS; i++)
+		c->cost[c->nprogs++].prog = po->progs[i];
+	note_failed_progs(c, po);
+}
+
+/* Which variant to load: the feature probe, unless forced. */
+static enum probe_mode choose_mode(enum collect_attach a)
+{
+	if (a == COLLECT_ATTACH_TP_BTF)
+		return PROBE_MODE_TP_BTF;
+	if (a == COLLECT_ATTACH_RAW_TP)
+		return PROBE_MODE_RAW_TP;
+	if (probe_tp_btf_works("sched_switch"))
+		return PROBE_MODE_TP_BTF;
+	rxb_notice("collect: tp_btf not supported here, using raw_tp");
+	return PROBE_MODE_RAW_TP;
+}
+
+static void group_failed(struct collect *c, const char *group, int err)
+{
+	c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
+	add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+		   "%s probes not loaded: %s", group, strerror(-err));
+}
+
+static void load_probes(struct collect *c, enum collect_attach attach,
+			bool seed)
+{
+	enum probe_mode mode = choose_mode(attach);
+	int err, loaded = 0;
+
+	probe_route_libbpf_log();
+	rxb_strlcpy(c->attach_mode, probe_mode_name(mode), sizeof(c->attach_mode));
+	err = sched_probe_open(&c->sp, mode);
+	if (err) {
+		group_failed(c, "sched", err);
+	} else {
+		loaded++;
+		register_progs(c, sched_probe_obj(c->sp));
+		if (seed) {
+			int n = csched_seed_from_proc(c->sp);
+
+			if (n < 0)
+				rxb_log_errno(RXB_LOG_WARNING, -n, "collect: seeding tasks from /proc");
+			else
+				rxb_debug("collect: %d tasks seeded from /proc", n);
+		}
+	}
+	err = netrx_probe_open(&c->np, mode);
+	if (err) {
+		group_failed(c, "netrx", err);
+	} else {
+		loaded++;
+		register_progs(c, netrx_probe_obj(c->np));
+	}
+	err = sockq_probe_open(&c->sq, mode, c->sp ? sched_probe_rx_tids_fd(c->sp) : -1);
+	if (err) {
+		group_failed(c, "sockq", err);
+	} else {
+		loaded++;
+		register_progs(c, sockq_probe_obj(c->sq));
+		if (sockq_probe_set_ports(c->sq, c->ports, c->nports))
+			group_failed(c, "sockq ports", -EIO);
+	}
+	err = blkio_probe_open(&c->bp, mode);
+	if (err) {
+		group_failed(c, "blkio", err);
+	} else {
+		loaded++;
+		register_progs(c, blkio_probe_obj(c->bp));
+	}
+	if (!loaded) {
+		c->degraded &= ~RXB_DEGRADED_PARTIAL_PROBES;
+		c->degraded |= RXB_DEGRADED_NO_BPF;
+		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
+		rxb_warn("collect: no BPF probe could be loaded; measuring from /proc only");
+	}
+}
+
+static void enable_stats(struct collect *c)
+{
+	c->stats_fd = probe_enable_stats();
+	if (c->stats_fd >= 0)
+		return;
+	rxb_log_errno(RXB_LOG_WARNING, -c->stats_fd,
+		      "collect: enabling BPF run-time statistics");
+	c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
+	add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+		   "probe cost unknown: BPF_ENABLE_STATS: %s", strerror(-c->stats_fd));
+	c->stats_fd = -1;
+}
+
+/* Stage A's queue when a device has no ring (veth, lo): the backlog. */
+static uint32_t netdev_max_backlog(void)
+{
+	char *text;
+	uint32_t v = 0;
+
+	if (procfs_read_file("/proc/sys/net/core/netdev_max_backlog", &text, NULL) == 0) {
+		v = (uint32_t)strtoul(text, NULL, 10);
+		free(text);
+	}
+	return v;
+}
+
+static int copy_opts(struct collect *c, const struct collect_opts *o)
+{
+	if (o->nports < 0 || o->nports > RXB_MAX_SOCKS ||
+	    o->ndevices < 0 || o->ndevices > COLLECT_MAX_DEVICES ||
+	    (o->nports && !o->ports) || (o->ndevices && !o->devices) ||
+	    o->attach < COLLECT_ATTACH_AUTO || o->attach > COLLECT_ATTACH_NONE)
+		return -EINVAL;
+	memcpy(c->ports, o->ports, (size_t)o->nports * sizeof(c->ports[0]));
+	c->nports = o->nports;
+	for (int i = 0; i < o->ndevices; i++)
+		rxb_strlcpy(c->devices[i], o->devices[i], RXB_IFNAME_LEN);
+	c->ndevices = o->ndevices;
+	c->fb.rx_ring = o->fallback_rx_ring;
+	c->fb.rx_max_frames = o->fallback_rx_max_frames;
+	c->fb.rx_usecs = o->fallback_rx_usecs;
+	if (!c->fb.rx_ring)
+		c->fb.rx_ring = netdev_max_backlog();
+	return 0;
+}
+
+static int alloc_snaps(struct collect *c)
+{
+	for (int i = 0; i < 2; i++) {
+		sched_snap_init(&c->sched[i]);
+		if (netrx_snap_init(&c->net[i]) || sockq_snap_init(&c->sock[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_snaps(struct collect *c)
+{
+	for (int i = 0; i < 2; i++) {
+		sched_snap_free(&c->sched[i]);
+		netrx_snap_free(&c->net[i]);
+		sockq_snap_free(&c->sock[i]);
+	}
+}
+
+/* Read every probe into snapshot slot @i. */
+static void snapshot_all(struct collect *c, int i)
+{
+	if (c->sp && sched_probe_snapshot(c->sp, &c->sched[i]))
+		c->sched[i].ntasks = 0;
+	if (c->np)
+		netrx_probe_snapshot(c->np, &c->net[i]);
+	if (c->sq)
+		sockq_probe_snapshot(c->sq, &c->sock[i]);
+	if (c->bp)
+		blkio_probe_snapshot(c->bp, &c->blk[i]);
+}
+
+static void read_costs(struct collect *c, struct rxb_epoch *out, bool report)
+{
+	out->nprogs = 0;
+	for (int i = 0; i < c->nprogs; i++) {
+		struct prog_cost *pc = &c->cost[i];
+		uint64_t cnt, ns;
+
+		if (probe_prog_stats(pc->prog, &cnt, &ns))
+			continue;
+		if (report && c->stats_fd >= 0) {
+			struct rxb_probe_cost *o = &out->probe_cost[out->nprogs++];
+
+			rxb_strlcpy(o->prog, bpf_program__name(pc->prog), sizeof(o->prog));
+			o->run_cnt = cnt > pc->run_cnt ? cnt - pc->run_cnt : 0;
+			o->run_time_ns = ns > pc->run_time_ns ? ns - pc->run_time_ns : 0;
+			o->avg_ns = o->run_cnt ? (double)o->run_time_ns / (double)o->run_cnt
+					       : NAN;
+		}
+		pc->run_cnt = cnt;
+		pc->run_time_ns = ns;
+	}
+}
+
+int collect_init(struct collect **out, const struct collect_opts *opts)
+{
+	struct collect *c;
+	int err;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->stats_fd = -1;
+	err = copy_opts(c, opts);
+	if (!err)
+		err = alloc_snaps(c);
+	if (!err)
+		err = cproc_init(&c->proc);
+	if (err) {
+		free_snaps(c);
+		free(c);
+		return err;
+	}
+	if (opts->attach == COLLECT_ATTACH_NONE) {
+		c->degraded |= RXB_DEGRADED_NO_BPF;
+		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+			   "BPF not requested (attach none)");
+		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
+	} else {
+		load_probes(c, opts->attach, opts->seed_from_proc);
+		if (c->degraded & RXB_DEGRADED_NO_BPF)
+			add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+				   "no BPF probe loaded: /proc and netlink only");
+		else if (opts->bpf_stats)
+			enable_stats(c);
+		else
+			c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
+	}
+	err = nic_reader_init(&c->nic);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "collect: netlink NIC reader");
+		c->nic = NULL;
+		c->degraded |= RXB_DEGRADED_NO_NETLINK;
+		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+			   "NIC parameters unavailable: %s", strerror(-err));
+	}
+
+	/* Baselines: the first epoch covers the time from here. */
+	{
+		struct rxb_epoch *tmp = calloc(1, sizeof(*tmp));
+
+		if (!tmp) {
+			collect_finish(c);
+			return -ENOMEM;
+		}
+		snapshot_all(c, c->cur);
+		read_costs(c, tmp, false);
+		cproc_cpu_times(c->proc, tmp, true);
+		if (!c->sp)
+			cproc_tasks(c->proc, tmp, NULL, 0);
+		if (!c->bp)
+			cproc_disk(c->proc, tmp);
+		if (!c->sq)
+			cproc_sockets(c->proc, c->ports, c->nports, tmp);
+		if (!c->np)
+			cproc_irqs(c->proc, tmp);
+		free(tmp);
+	}
+	c->last_ns = rxb_mono_ns();
+	*out = c;
+	return 0;
+}
+
+void collect_finish(struct collect *c)
+{
+	if (!c)
+		return;
+	sockq_probe_close(c->sq);
+	sched_probe_close(c->sp);
+	netrx_probe_close(c->np);
+	blkio_probe_close(c->bp);
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);	/* BPF stats back to what they were */
+	nic_reader_finish(c->nic);
+	cproc_finish(c->proc);
+	free_snaps(c);
+	free(c);
+}
+
+int collect_set_ports(struct collect *c, const uint16_t *ports, int n)
+{
+	if (n < 0 || n > RXB_MAX_SOCKS || (n && !ports))
+		return -EINVAL;
+	memcpy(c->ports, ports, (size_t)n * sizeof(ports[0]));
+	c->nports = n;
+	if (c->sq)
+		return sockq_probe_set_ports(c->sq, ports, n);
+	return 0;
+}
+
+/* -------------------------------------------------------------- epoch -- */
+
+static void fill_nics(struct collect *c, struct rxb_epoch *out)
+{
+	char names[COLLECT_MAX_DEVICES][RXB_IFNAME_LEN];
+	int n;
+
+	out->nnics = 0;
+	if (!c->nic)
+		return;
+	if (c->ndevices) {
+		memcpy(names, c->devices, sizeof(names));
+		n = c->ndevices;
+	} else {
+		n = nic_list_devices(c->nic, names, COLLECT_MAX_DEVICES);
+		if (n < 0) {
+			rxb_log_errno(RXB_LOG_WARNING, -n, "collect: listing devices");
+			return;
+		}
+	}
+	for (int i = 0; i < n && out->nnics < RXB_MAX_NICS; i++) {
+		struct rxb_nic_meas *m = &out->nics[out->nnics];
+		int err = nic_reader_sample(c->nic, names[i], &c->fb, m);
+
+		if (err) {
+			rxb_log_errno(RXB_LOG_DEBUG, -err, "collect: sampling %s", names[i]);
+			continue;
+		}
+		out->nnics++;
+	}
+}
+
+static const char *reason_name(void *arg, uint32_t reason)
+{
+	return sockq_probe_reason_name(arg, reason);
+}
+
+/* Forget receivers that exited or went quiet, and dead tasks. */
+static void housekeeping(struct collect *c)
+{
+	const struct sockq_snap *s = &c->sock[c->cur];
+	const struct sched_snap *ss = &c->sched[c->cur];
+	uint64_t now = rxb_mono_ns();
+
+	if (c->sq) {
+		for (int i = 0; i < s->ndeq; i++) {
+			uint32_t tid = s->deq[i].k.tid;
+			bool dead = false;
+
+			for (size_t j = 0; c->sp && j < ss->ntasks; j++)
+				if (ss->tasks[j].tid == tid)
+					dead = ss->tasks[j].state == SCHED_ST_DEAD;
+			if (dead || now - s->deq[i].v.last_ns > RX_IDLE_FORGET_NS)
+				sockq_probe_forget_tid(c->sq, tid);
+		}
+	}
+	if (c->sp)
+		sched_probe_forget_dead(c->sp, ss);
+}
+
+static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev)
+{
+	int cur = c->cur;
+	size_t nrx = 0;
+
+	if (c->sq)
+		nrx = cnet_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
+	if (c->sp)
+		csched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out);
+	if (c->np)
+		cnet_stage_a(&c->net[prev], &c->net[cur], out);
+	if (c->sq) {
+		cnet_stage_b(&c->sock[prev], &c->sock[cur],
+			     c->sp ? &c->sched[prev] : NULL,
+			     c->sp ? &c->sched[cur] : NULL, c->rx, nrx,
+			     c->ports, c->nports, out);
+		cnet_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
+				  c->sq, out);
+	}
+	if (c->bp)
+		cdisk_compute(&c->blk[prev], &c->blk[cur], &out->disk);
+}
+
+static void epoch_proc(struct collect *c, struct rxb_epoch *out)
+{
+	char why[128] = "";
+
+	if (!c->sp && cproc_tasks(c->proc, out, why, sizeof(why)) == 0 && why[0]) {
+		out->disk.mean_cpu_burst_ns = NAN;
+		out->disk.io_cpu_rate_per_s = NAN;
+		add_reason(out->degraded_reason, sizeof(out->degraded_reason), "%s", why);
+	}
+	if (!c->bp)
+		cproc_disk(c->proc, out);
+	if (!c->sq)
+		cproc_sockets(c->proc, c->ports, c->nports, out);
+	if (!c->np)
+		cproc_irqs(c->proc, out);
+}
+
+/* The parts that stay NaN unless something measures them. */
+static void init_epoch(struct rxb_epoch *out, int ncpus)
+{
+	memset(out, 0, sizeof(*out));
+	out->ncpus = ncpus < RXB_MAX_CPUS ? ncpus : RXB_MAX_CPUS;
+	for (int i = 0; i < out->ncpus; i++) {
+		struct rxb_cpu_meas *m = &out->cpus[i];
+
+		m->cpu = i;
+		m->cpu_bound = m->io_bound = m->runnable_avg = NAN;
+		m->busy_frac = m->softirq_frac = m->hardirq_frac = NAN;
+		m->cpu_bound_slice_ns = NAN;
+	}
+	out->disk.mean_service_ns = NAN;
+	out->disk.service_rate_per_s = NAN;
+	out->disk.mean_cpu_burst_ns = NAN;
+	out->disk.io_cpu_rate_per_s = NAN;
+}
+
+int collect_epoch(struct collect *c, struct rxb_epoch *out)
+{
+	int prev = c->cur, ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0)
+		ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	init_epoch(out, ncpus);
+	c->cur = !c->cur;
+	snapshot_all(c, c->cur);
+
+	out->seq = ++c->seq;
+	out->start_ns = c->last_ns;
+	out->end_ns = rxb_mono_ns();
+	c->last_ns = out->end_ns;
+	rxb_strlcpy(out->attach_mode, c->attach_mode, sizeof(out->attach_mode));
+	out->degraded = c->degraded;
+	rxb_strlcpy(out->degraded_reason, c->degraded_reason,
+		    sizeof(out->degraded_reason));
+
+	epoch_bpf(c, out, prev);
+	epoch_proc(c, out);
+	/* CPU idle (and, without netrx, the irq shares) from /proc/stat. */
+	cproc_cpu_times(c->proc, out, c->np == NULL);
+	fill_nics(c, out);
+	read_costs(c, out, true);
+	if (c->sched[c->cur].tasks_full)
+		add_reason(out->degraded_reason, sizeof(out->degraded_reason),
+			   "task map full: %llu records not kept",
+			   (unsigned long long)c->sched[c->cur].tasks_full);
+	housekeeping(c);
+	return 0;
+}

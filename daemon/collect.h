@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The measurement collector: turns what the BPF probes (bpf/), /proc and
+ * netlink counted since the previous call into one struct rxb_epoch
+ * (include/rxb/measure.h), the input of the model.
+ *
+ *	struct collect_opts o = COLLECT_OPTS_DEFAULT;
+ *	struct collect *c;
+ *	struct rxb_epoch *e = malloc(sizeof(*e));  // large: do not put on the stack
+ *	o.ports = ports; o.nports = 1;
+ *	if (collect_init(&c, &o) == 0) {
+ *		// ... every epoch:
+ *		collect_epoch(c, e);   // the counters since the previous call
+ *		collect_finish(c);
+ *	}
+ *
+ * collect_init() loads and attaches the probes (tp_btf or raw_tp, see
+ * enum collect_attach), takes the baseline, and returns. Each
+ * collect_epoch() covers the time since the previous call (or since
+ * collect_init()). Nothing here crashes or leaks on a kernel/BPF failure:
+ * a probe group that cannot be loaded is left out and the record says so in
+ * `degraded` / `degraded_reason`; with no BPF at all the record holds what
+ * /proc and netlink give. Values that cannot be measured are NaN (or,
+ * for counts, marked invalid by their *_valid flag) - never invented.
+ *
+ * Not thread-safe: one thread (the epoch loop) owns a collector.
+ */
+#ifndef RXB_DAEMON_COLLECT_H
+#define RXB_DAEMON_COLLECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rxb/measure.h"
+
+enum collect_attach {
+	COLLECT_ATTACH_AUTO = 0,	/* tp_btf if the feature probe says so, else raw_tp */
+	COLLECT_ATTACH_TP_BTF,		/* force tp_btf (fails -> degraded) */
+	COLLECT_ATTACH_RAW_TP,		/* force the raw_tp fallback */
+	COLLECT_ATTACH_NONE,		/* no BPF: /proc and netlink only */
+};
+
+/* Fallback NIC parameters for devices that do not report them (veth). */
+#define COLLECT_DEFAULT_RX_RING		256	/* virtio-net/veth-like ring */
+#define COLLECT_DEFAULT_RX_MAX_FRAMES	1	/* no coalescing: one frame per IRQ */
+#define COLLECT_DEFAULT_RX_USECS	0
+
+#define COLLECT_MAX_DEVICES	RXB_MAX_NICS
+
+struct collect_opts {
+	const uint16_t *ports;		/* local ports to watch (UDP/TCP) */
+	int nports;			/* <= RXB_MAX_SOCKS */
+	enum collect_attach attach;
+	/* NIC devices to report; none: every up, non-loopback device. */
+	const char (*devices)[RXB_IFNAME_LEN];
+	int ndevices;
+	uint32_t fallback_rx_ring;
+	uint32_t fallback_rx_max_frames;
+	uint32_t fallback_rx_usecs;
+	/* Turn on kernel.bpf_stats_enabled while the collector lives (the
+	 * previous setting comes back when it is closed) for probe_cost[]. */
+	bool bpf_stats;
+	/* Seed per-task baselines from /proc at start, so the first epoch
+	 * also covers tasks that did not switch since the probes attached. */
+	bool seed_from_proc;
+};
+
+#define COLLECT_OPTS_DEFAULT {						\
+	.attach = COLLECT_ATTACH_AUTO,					\
+	.fallback_rx_ring = COLLECT_DEFAULT_RX_RING,			\
+	.fallback_rx_max_frames = COLLECT_DEFAULT_RX_MAX_FRAMES,	\
+	.fallback_rx_usecs = COLLECT_DEFAULT_RX_USECS,			\
+	.bpf_stats = true,						\
+	.seed_from_proc = true,						\
+}
+
+struct collect;
+
+/*
+ * Create a collector. Fails only for invalid options (-EINVAL) or no memory
+ * (-ENOMEM); kernel-side failures degrade instead. The options are copied.
+ */
+int collect_init(struct collect **out, const struct collect_opts *opts);
+
+/*
+ * Fill @out with everything counted since the previous call. @out is
+ * overwritten entirely. 0, or -errno when nothing at all could be read (the
+ * record then still says why in degraded_reason).
+ */
+int collect_epoch(struct collect *c, struct rxb_epoch *out);
+
+/* Watch these ports from now on (senders come and go). 0 or -errno. */
+int collect_set_ports(struct collect *c, const uint16_t *ports, int n);
+
+/* Detach everything, restore bpf_stats_enabled, free. NULL is allowed. */
+void collect_finish(struct collect *c);
+
+/* "auto", "tp_btf", "raw_tp", "none" <-> enum; -1 if unknown. */
+int collect_attach_parse(const char *s);
+const char *collect_attach_name(enum collect_attach a);
+
+#endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A measurement record as JSON or text. See collect_json.h. */
+#include "daemon/collect_json.h"
+
+#include <math.h>
+
+static const char *source_name(enum rxb_param_source s)
+{
+	switch (s) {
+	case RXB_SRC_DEVICE:
+		return "device";
+	case RXB_SRC_CONFIG:
+		return "config";
+	case RXB_SRC_NONE:
+		break;
+	}
+	return "none";
+}
+
+const char *collect_degraded_name(unsigned bit)
+{
+	switch (bit) {
+	case RXB_DEGRADED_NO_BPF:
+		return "no_bpf";
+	case RXB_DEGRADED_NO_NETLINK:
+		return "no_netlink";
+	case RXB_DEGRADED_NO_BPF_STATS:
+		return "no_bpf_stats";
+	case RXB_DEGRADED_PARTIAL_PROBES:
+		return "partial_probes";
+	}
+	return "unknown";
+}
+
+/* A count that is only meaningful when @valid. */
+static void count_or_null(struct jw *w, const char *key, bool valid, uint64_t v)
+{
+	if (valid)
+		jw_uint(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+static void cpus_json(struct jw *w, const struct rxb_epoch *e)
+{
+	jw_arr_begin(w, "cpus");
+	for (int i = 0; i < e->ncpus; i++) {
+		const struct rxb_cpu_meas *c = &e->cpus[i];
+
+		jw_obj_begin(w, NULL);
+		jw_int(w, "cpu", c->cpu);
+		jw_double(w, "cpu_bound", c->cpu_bound);
+		jw_double(w, "io_bound", c->io_bound);
+		jw_double(w, "busy_frac", c->busy_frac);
+		jw_double(w, "softirq_frac", c->softirq_frac);
+		jw_double(w, "hardirq_frac", c->hardirq_frac);
+		jw_double(w, "runnable_avg", c->runnable_avg);
+		jw_uint(w, "switches", c->switches);
+		jw_uint(w, "preemptions", c->preemptions);
+		jw_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void disk_json(struct jw *w, const struct rxb_disk_meas *d)
+{
+	jw_obj_begin(w, "disk");
+	jw_bool(w, "valid", d->valid);
+	jw_str(w, "device", d->device);
+	jw_uint(w, "completions", d->completions);
+	jw_double(w, "mean_service_ns", d->mean_service_ns);
+	jw_double(w, "service_rate_per_s", d->service_rate_per_s);
+	jw_double(w, "mean_cpu_burst_ns", d->mean_cpu_burst_ns);
+	jw_double(w, "io_cpu_rate_per_s", d->io_cpu_rate_per_s);
+	jw_obj_end(w);
+}
+
+static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
+{
+	bool v = s->counts_valid;
+
+	jw_obj_begin(w, NULL);
+	jw_uint(w, "port", s->port);
+	jw_uint(w, "ipproto", s->ipproto);
+	count_or_null(w, "pkts_in", v, s->pkts_in);
+	count_or_null(w, "pkts_enqueued", v, s->pkts_enqueued);
+	count_or_null(w, "pkts_out", v, s->pkts_out);
+	count_or_null(w, "bytes_in", v, s->bytes_in);
+	count_or_null(w, "bytes_out", v, s->bytes_out);
+	count_or_null(w, "drops", s->drops_valid, s->drops);
+	count_or_null(w, "drops_rcvbuf", v && s->drops_valid, s->drops_rcvbuf);
+	if (v)
+		jw_int(w, "queue_pkts_delta", s->queue_pkts_delta);
+	else
+		jw_null(w, "queue_pkts_delta");
+	count_or_null(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
+	count_or_null(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
+	jw_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
+	count_or_null(w, "recv_wakeups", v, s->recv_wakeups);
+	jw_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);
+	count_or_null(w, "receiver_oncpu_ns", v, s->receiver_oncpu_ns);
+	jw_double(w, "cpu_ns_per_pkt", s->cpu_ns_per_pkt);
+	jw_arr_begin(w, "tids");
+	for (int i = 0; i < s->ntids; i++)
+		jw_int(w, NULL, s->tids[i]);
+	jw_arr_end(w);
+	jw_arr_begin(w, "ran_on");
+	for (int i = 0; i < s->ncpus_ran; i++) {
+		jw_obj_begin(w, NULL);
+		jw_int(w, "cpu", s->ran_on[i].cpu);
+		jw_uint(w, "oncpu_ns", s->ran_on[i].oncpu_ns);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_begin(w, "receiver");
+	count_or_null(w, "preemptions", v, s->receiver_preemptions);
+	jw_double(w, "run_before_preempt_ns", s->run_before_preempt_ns);
+	jw_double(w, "preempt_off_ns", s->preempt_off_ns);
+	jw_double(w, "sleep_off_ns", s->sleep_off_ns);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+static void nic_json(struct jw *w, const struct rxb_nic_meas *n)
+{
+	jw_obj_begin(w, NULL);
+	jw_str(w, "name", n->name);
+	jw_int(w, "ifindex", n->ifindex);
+	jw_uint(w, "rx_ring", n->rx_ring);
+	jw_uint(w, "rx_ring_max", n->rx_ring_max);
+	jw_str(w, "ring_source", source_name(n->ring_source));
+	jw_uint(w, "rx_max_frames", n->rx_max_frames);
+	jw_uint(w, "rx_usecs", n->rx_usecs);
+	jw_str(w, "coalesce_source", source_name(n->coalesce_source));
+	jw_uint(w, "rx_packets", n->rx_packets);
+	jw_uint(w, "rx_missed", n->rx_missed);
+	jw_uint(w, "rx_fifo", n->rx_fifo);
+	jw_uint(w, "rx_dropped", n->rx_dropped);
+	jw_uint(w, "rx_over", n->rx_over);
+	jw_str(w, "note", n->note);
+	jw_obj_end(w);
+}
+
+static void stage_a_json(struct jw *w, const struct rxb_epoch *e)
+{
+	jw_arr_begin(w, "napi");
+	for (int i = 0; i < e->nnapi; i++) {
+		const struct rxb_napi_meas *n = &e->napi[i];
+
+		jw_obj_begin(w, NULL);
+		jw_str(w, "dev", n->dev);
+		jw_uint(w, "polls", n->polls);
+		jw_uint(w, "pkts", n->pkts);
+		jw_double(w, "pkts_per_poll", n->pkts_per_poll);
+		jw_int(w, "budget", n->budget);
+		jw_double(w, "service_ns_per_poll", n->service_ns_per_poll);
+		jw_double(w, "service_rate_per_s", n->service_rate_per_s);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_arr_begin(w, "irqs");
+	for (int i = 0; i < e->nirqs; i++) {
+		const struct rxb_irq_meas *q = &e->irqs[i];
+
+		jw_obj_begin(w, NULL);
+		jw_int(w, "irq", q->irq);
+		jw_str(w, "name", q->name);
+		jw_uint(w, "count", q->count);
+		jw_double(w, "rate_per_s", q->rate_per_s);
+		jw_double(w, "mean_ns", q->mean_ns);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void degraded_json(struct jw *w, const struct rxb_epoch *e)
+{
+	jw_bool(w, "degraded", e->degraded != 0);
+	jw_arr_begin(w, "degraded_flags");
+	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
+		if (e->degraded & bit)
+			jw_str(w, NULL, collect_degraded_name(bit));
+	jw_arr_end(w);
+	jw_str(w, "degraded_reason", e->degraded_reason);
+}
+
+void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e)
+{
+	jw_obj_begin(w, key);
+	jw_uint(w, "seq", e->seq);
+	jw_uint(w, "start_ns", e->start_ns);
+	jw_uint(w, "end_ns", e->end_ns);
+	jw_str(w, "attach_mode", e->attach_mode);
+	cpus_json(w, e);
+	disk_json(w, &e->disk);
+	jw_arr_begin(w, "sockets");
+	for (int i = 0; i < e->nsocks; i++)
+		sock_json(w, &e->socks[i]);
+	jw_arr_end(w);
+	jw_obj_begin(w, "drops_by_reason");
+	for (int i = 0; i < e->nreasons; i++)
+		jw_uint(w, e->drops_by_reason[i].reason, e->drops_by_reason[i].count);
+	jw_obj_end(w);
+	jw_arr_begin(w, "nics");
+	for (int i = 0; i < e->nnics; i++)
+		nic_json(w, &e->nics[i]);
+	jw_arr_end(w);
+	stage_a_json(w, e);
+	jw_arr_begin(w, "probe_cost");
+	for (int i = 0; i < e->nprogs; i++) {
+		const struct rxb_probe_cost *p = &e->probe_cost[i];
+
+		jw_obj_begin(w, NULL);
+		jw_str(w, "prog", p->prog);
+		jw_uint(w, "run_cnt", p->run_cnt);
+		jw_uint(w, "run_time_ns", p->run_time_ns);
+		jw_double(w, "avg_ns", p->avg_ns);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	degraded_json(w, e);
+	jw_obj_end(w);
+}
+
+/* ------------------------------------------------------------- text -- */
+
+/* "%.*f" of @v, or "-" when not measured. */
+static const char *num(char *buf, size_t size, double v, int prec)
+{
+	if (isnan(v) || isinf(v))
+		return "-";
+	snprintf(buf, size, "%.*f", prec, v);
+	return buf;
+}
+
+static void cpus_text(FILE *f, const struct rxb_epoch *e)
+{
+	char a[32], b[32], c[32], d[32], s[32], t[32];
+
+	fprintf(f, "  cpu  cpu_bound  io_bound  busy  softirq  hardirq  switches  preempt  slice_us\n");
+	for (int i = 0; i < e->ncpus; i++) {
+		const struct rxb_cpu_meas *m = &e->cpus[i];
+
+		fprintf(f, "  %3d  %9s  %8s  %4s  %7s  %7s  %8llu  %7llu  %8s\n", m->cpu,
+			num(a, sizeof(a), m->cpu_bound, 2), num(b, sizeof(b), m->io_bound, 2),
+			num(c, sizeof(c), m->busy_frac, 2),
+			num(d, sizeof(d), m->softirq_frac, 3),
+			num(s, sizeof(s), m->hardirq_frac, 3),
+			(unsigned long long)m->switches,
+			(unsigned long long)m->preemptions,
+			num(t, sizeof(t), m->cpu_bound_slice_ns / 1e3, 0));
+	}
+}
+
+static void socks_text(FILE *f, const struct rxb_epoch *e)
+{
+	char a[32], b[32];
+
+	for (int i = 0; i < e->nsocks; i++) {
+		const struct rxb_sock_meas *s = &e->socks[i];
+
+		if (!s->counts_valid) {
+			fprintf(f, "  socket :%u  drops %s (packet counts need BPF)\n",
+				s->port, s->drops_valid ? num(a, sizeof(a), (double)s->drops, 0) : "-");
+			continue;
+		}
+		fprintf(f, "  socket :%u  in %llu  out %llu  drops %llu (rcvbuf %llu)  "
+			"queue %+lld  cap %u  cpu/pkt %s ns  pkts/wakeup %s  tids",
+			s->port, (unsigned long long)s->pkts_in,
+			(unsigned long long)s->pkts_out, (unsigned long long)s->drops,
+			(unsigned long long)s->drops_rcvbuf, (long long)s->queue_pkts_delta,
+			s->queue_pkts_cap, num(a, sizeof(a), s->cpu_ns_per_pkt, 0),
+			num(b, sizeof(b), s->pkts_per_wakeup, 1));
+		for (int t = 0; t < s->ntids; t++)
+			fprintf(f, " %d", s->tids[t]);
+		fprintf(f, "  on cpus");
+		for (int c = 0; c < s->ncpus_ran; c++)
+			fprintf(f, " %d", s->ran_on[c].cpu);
+		fputc('\n', f);
+	}
+}
+
+void collect_epoch_text(FILE *f, const struct rxb_epoch *e)
+{
+	char a[32], b[32], c[32];
+
+	fprintf(f, "epoch %llu  %.3f s  attach %s%s%s\n", (unsigned long long)e->seq,
+		(double)(e->end_ns - e->start_ns) / 1e9, e->attach_mode,
+		e->degraded ? "  DEGRADED: " : "", e->degraded ? e->degraded_reason : "");
+	cpus_text(f, e);
+	fprintf(f, "  disk %s  completions %llu  service %s us  mu_D %s/s  mu_P-I/O %s/s\n",
+		e->disk.device[0] ? e->disk.device : "-",
+		(unsigned long long)e->disk.completions,
+		num(a, sizeof(a), e->disk.mean_service_ns / 1e3, 1),
+		num(b, sizeof(b), e->disk.service_rate_per_s, 0),
+		num(c, sizeof(c), e->disk.io_cpu_rate_per_s, 0));
+	socks_text(f, e);
+	for (int i = 0; i < e->nnapi; i++)
+		fprintf(f, "  napi %-12s polls %llu  pkts/poll %s  ns/poll %s\n",
+			e->napi[i].dev, (unsigned long long)e->napi[i].polls,
+			num(a, sizeof(a), e->napi[i].pkts_per_poll, 2),
+			num(b, sizeof(b), e->napi[i].service_ns_per_poll, 0));
+	for (int i = 0; i < e->nnics; i++)
+		fprintf(f, "  nic %-8s rx_ring %u (%s)  rx_max_frames %u (%s)  rx_missed %llu  rx_dropped %llu\n",
+			e->nics[i].name, e->nics[i].rx_ring,
+			source_name(e->nics[i].ring_source), e->nics[i].rx_max_frames,
+			source_name(e->nics[i].coalesce_source),
+			(unsigned long long)e->nics[i].rx_missed,
+			(unsigned long long)e->nics[i].rx_dropped);
+	if (e->nreasons) {
+		fprintf(f, "  drops:");
+		for (int i = 0; i < e->nreasons; i++)
+			fprintf(f, " %s=%llu", e->drops_by_reason[i].reason,
+				(unsigned long long)e->drops_by_reason[i].count);
+		fputc('\n', f);
+	}
+	for (int i = 0; i < e->nprogs; i++)
+		fprintf(f, "  probe %-24s runs %10llu  avg %s ns\n", e->probe_cost[i].prog,
+			(unsigned long long)e->probe_cost[i].run_cnt,
+			num(a, sizeof(a), e->probe_cost[i].avg_ns, 0));
+}

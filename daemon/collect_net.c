@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Receive-path stages from probe snapshots. See collect_net.h. */
+#include "daemon/collect_net.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static double ratio(double num, double den)
+{
+	return den > 0 ? num / den : NAN;
+}
+
+/* ------------------------------------------------------------ stage A -- */
+
+static const struct netrx_snap_napi *find_napi(const struct netrx_snap *s,
+					       int ifindex)
+{
+	for (int i = 0; i < s->nnapi; i++)
+		if (s->napi[i].ifindex == ifindex)
+			return &s->napi[i];
+	return NULL;
+}
+
+static const struct netrx_snap_irq *find_irq(const struct netrx_snap *s, int irq)
+{
+	for (int i = 0; i < s->nirqs; i++)
+		if (s->irqs[i].irq == irq)
+			return &s->irqs[i];
+	return NULL;
+}
+
+static int napi_cmp(const void *a, const void *b)
+{
+	const struct rxb_napi_meas *x = a, *y = b;
+
+	return x->polls < y->polls ? 1 : x->polls > y->polls ? -1 : 0;
+}
+
+static int irq_cmp(const void *a, const void *b)
+{
+	const struct rxb_irq_meas *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+static void stage_a_napi(const struct netrx_snap *prev, const struct netrx_snap *cur,
+			 struct rxb_epoch *out)
+{
+	struct rxb_napi_meas all[NETRX_MAX_NAPI];
+	int n = 0;
+
+	for (int i = 0; i < cur->nnapi && n < NETRX_MAX_NAPI; i++) {
+		const struct netrx_napi *c = &cur->napi[i].v;
+		const struct netrx_snap_napi *pp = find_napi(prev, cur->napi[i].ifindex);
+		struct netrx_napi zero = { 0 };
+		const struct netrx_napi *p = pp ? &pp->v : &zero;
+		struct rxb_napi_meas *m = &all[n];
+		uint64_t timed = sub0(c->timed_polls, p->timed_polls);
+
+		memset(m, 0, sizeof(*m));
+		m->polls = sub0(c->polls, p->polls);
+		if (!m->polls)
+			continue;
+		rxb_strlcpy(m->dev, c->dev, sizeof(m->dev));
+		m->pkts = sub0(c->pkts, p->pkts);
+		m->pkts_per_poll = ratio((double)m->pkts, (double)m->polls);
+		m->budget = c->budget;
+		m->service_ns_per_poll =
+			ratio((double)sub0(c->timed_ns, p->timed_ns), (double)timed);
+		m->service_rate_per_s = m->service_ns_per_poll > 0 ?
+			1e9 / m->service_ns_per_poll : NAN;
+		n++;
+	}
+	qsort(all, (size_t)n, sizeof(all[0]), napi_cmp);
+	out->nnapi = n < RXB_MAX_NAPI ? n : RXB_MAX_NAPI;
+	memcpy(out->napi, all, (size_t)out->nnapi * sizeof(all[0]));
+}
+
+static void stage_a_irqs(const struct netrx_snap *prev, const struct netrx_snap *cur,
+			 double epoch_s, struct rxb_epoch *out)
+{
+	struct rxb_irq_meas all[NETRX_MAX_IRQS];
+	int n = 0;
+
+	for (int i = 0; i < cur->nirqs && n < NETRX_MAX_IRQS; i++) {
+		const struct netrx_irq *c = &cur->irqs[i].v;
+		const struct netrx_snap_irq *pp = find_irq(prev, cur->irqs[i].irq);
+		struct rxb_irq_meas *m = &all[n];
+		uint64_t ns;
+
+		memset(m, 0, sizeof(*m));
+		m->count = sub0(c->count, pp ? pp->v.count : 0);
+		if (!m->count)
+			continue;
+		ns = sub0(c->ns, pp ? pp->v.ns : 0);
+		m->irq = cur->irqs[i].irq;
+		rxb_strlcpy(m->name, c->name, sizeof(m->name));
+		m->rate_per_s = ratio((double)m->count, epoch_s);
+		m->mean_ns = ratio((double)ns, (double)m->count);
+		n++;
+	}
+	qsort(all, (size_t)n, sizeof(all[0]), irq_cmp);
+	out->nirqs = n < RXB_MAX_IRQS ? n : RXB_MAX_IRQS;
+	memcpy(out->irqs, all, (size_t)out->nirqs * sizeof(all[0]));
+}
+
+void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
+		  struct rxb_epoch *out)
+{
+	double epoch_ns = (double)sub0(cur->at_ns, prev->at_ns);
+
+	stage_a_napi(prev, cur, out);
+	stage_a_irqs(prev, cur, epoch_ns / 1e9, out);
+	for (int c = 0; c < out->ncpus && c < cur->ncpus; c++) {
+		const struct netrx_cpu *n = &cur->cpus[c];
+		const struct netrx_cpu *p = c < prev->ncpus ? &prev->cpus[c] : NULL;
+
+		out->cpus[c].hardirq_frac =
+			ratio((double)sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
+		out->cpus[c].softirq_frac =
+			ratio((double)sub0(n->netrx_ns, p ? p->netrx_ns : 0), epoch_ns);
+	}
+}
+
+/* ------------------------------------------------------------ stage B -- */
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t cnet_receivers(const struct sockq_snap *cur, struct csched_tid_time *tids,
+		      size_t max)
+{
+	uint32_t all[SOCKQ_MAX_RX_DEQ];
+	size_t n = 0, out = 0;
+
+	for (int i = 0; i < cur->ndeq && n < SOCKQ_MAX_RX_DEQ; i++)
+		all[n++] = cur->deq[i].k.tid;
+	qsort(all, n, sizeof(all[0]), u32_cmp);
+	for (size_t i = 0; i < n && out < max; i++) {
+		if (i && all[i] == all[i - 1])
+			continue;
+		memset(&tids[out], 0, sizeof(tids[out]));
+		tids[out++].tid = all[i];
+	}
+	return out;
+}
+
+static const struct sockq_snap_port *find_port(const struct sockq_snap *s,
+					       uint16_t port)
+{
+	for (int i = 0; i < s->nports; i++)
+		if (s->ports[i].port == port)
+			return &s->ports[i];
+	return NULL;
+}
+
+static const struct sockq_deq *find_deq(const struct sockq_snap *s, uint32_t tid,
+					uint32_t port)
+{
+	for (int i = 0; i < s->ndeq; i++)
+		if (s->deq[i].k.tid == tid && s->deq[i].k.port == port)
+			return &s->deq[i].v;
+	return NULL;
+}
+
+/* Packets @tid dequeued this epoch from @port (all watched ports if 0). */
+static uint64_t tid_pkts(const struct sockq_snap *prev, const struct sockq_snap *cur,
+			 uint32_t tid, uint32_t port)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < cur->ndeq; i++) {
+		const struct sockq_snap_deq *d = &cur->deq[i];
+		const struct sockq_deq *p;
+
+		if (d->k.tid != tid || (port && d->k.port != port))
+			continue;
+		p = find_deq(prev, tid, d->k.port);
+		sum += sub0(d->v.pkts, p ? p->pkts : 0);
+	}
+	return sum;
+}
+
+static const struct sched_rx_tid *find_rx(const struct sched_snap *s, uint32_t tid)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->nrx; i++)
+		if (s->rx[i].tid == tid)
+			return &s->rx[i].v;
+	return NULL;
+}
+
+/* The receivers' scheduling statistics, weighted by their share. */
+struct rx_sums {
+	double preempts, run_ns, poff_ns, poff_cnt, soff_ns, soff_cnt, blocks;
+};
+
+static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap *scur,
+			 uint32_t tid, double share, struct rx_sums *s)
+{
+	const struct sched_rx_tid *c = find_rx(scur, tid), *p = find_rx(sprev, tid);
+	struct sched_rx_tid zero;
+
+	if (!c)
+		return;
+	if (!p) {
+		memset(&zero, 0, sizeof(zero));
+		p = &zero;
+	}
+	s->preempts += share * (double)sub0(c->preempts, p->preempts);
+	s->run_ns += share * (double)sub0(c->run_preempt_ns, p->run_preempt_ns);
+	s->poff_ns += share * (double)sub0(c->preempt_off_ns, p->preempt_off_ns);
+	s->poff_cnt += share * (double)sub0(c->preempt_off_cnt, p->preempt_off_cnt);
+	s->soff_ns += share * (double)sub0(c->sleep_off_ns, p->sleep_off_ns);
+	s->soff_cnt += share * (double)sub0(c->sleep_off_cnt, p->sleep_off_cnt);
+	s->blocks += share * (double)sub0(c->blocks, p->blocks);
+}
+
+static void add_ran_on(struct rxb_sock_meas *m, int cpu, uint64_t ns)
+{
+	int cap = (int)(sizeof(m->ran_on) / sizeof(m->ran_on[0]));
+
+	if (!ns)
+		return;
+	for (int i = 0; i < m->ncpus_ran; i++)
+		if (m->ran_on[i].cpu == cpu) {
+			m->ran_on[i].oncpu_ns += ns;
+			return;
+		}
+	if (m->ncpus_ran < cap)
+		m->ran_on[m->ncpus_ran++] = (struct rxb_cpu_time){ cpu, ns };
+}
+
+static void receivers_of(struct rxb_sock_meas *m, const struct sockq_snap *prev,
+			 const struct sockq_snap *cur, const struct sched_snap *sprev,
+			 const struct sched_snap *scur,
+			 const struct csched_tid_time *tids, size_t ntids)
+{
+	struct rx_sums rs = { 0 };
+	double oncpu = 0;
+	bool have_sched = scur != NULL;
+
+	for (size_t i = 0; i < ntids; i++) {
+		const struct csched_tid_time *t = &tids[i];
+		uint64_t here = tid_pkts(prev, cur, t->tid, m->port);
+		uint64_t all = tid_pkts(prev, cur, t->tid, 0);
+		double share;
+
+		if (!here)
+			continue;
+		share = (double)here / (double)all;
+		if (m->ntids < RXB_MAX_TIDS)
+			m->tids[m->ntids++] = (int32_t)t->tid;
+		if (!t->seen)
+			continue;
+		oncpu += share * (double)t->oncpu_ns;
+		for (int c = 0; c < t->ncpus_ran; c++)
+			add_ran_on(m, t->ran_on[c].cpu,
+				   (uint64_t)(share * (double)t->ran_on[c].oncpu_ns));
+		add_rx_stats(sprev, scur, t->tid, share, &rs);
+	}
+	if (!have_sched) {
+		m->receiver_oncpu_ns = 0;
+		m->cpu_ns_per_pkt = NAN;
+		m->pkts_per_wakeup = NAN;
+		m->run_before_preempt_ns = NAN;
+		m->preempt_off_ns = NAN;
+		m->sleep_off_ns = NAN;
+		return;
+	}
+	m->receiver_oncpu_ns = (uint64_t)oncpu;
+	m->cpu_ns_per_pkt = ratio(oncpu, (double)m->pkts_out);
+	/* Each block is followed by one wakeup; blocks are always traced. */
+	m->recv_wakeups = (uint64_t)(rs.blocks + 0.5);
+	m->pkts_per_wakeup = ratio((double)m->pkts_out, rs.blocks);
+	m->receiver_preemptions = (uint64_t)(rs.preempts + 0.5);
+	m->run_before_preempt_ns = ratio(rs.run_ns, rs.preempts);
+	m->preempt_off_ns = ratio(rs.poff_ns, rs.poff_cnt);
+	m->sleep_off_ns = ratio(rs.soff_ns, rs.soff_cnt);
+}
+
+void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
+		  const struct sched_snap *sprev, const struct sched_snap *scur,
+		  const struct csched_tid_time *tids, size_t ntids,
+		  const uint16_t *ports, int nports, struct rxb_epoch *out)
+{
+	out->nsocks = 0;
+	for (int i = 0; i < nports && out->nsocks < RXB_MAX_SOCKS; i++) {
+		const struct sockq_snap_port *c = find_port(cur, ports[i]);
+		const struct sockq_snap_port *p = find_port(prev, ports[i]);
+		struct rxb_sock_meas *m = &out->socks[out->nsocks++];
+		struct sockq_stats zero = { 0 };
+		const struct sockq_stats *cv = c ? &c->v : &zero;
+		const struct sockq_stats *pv = p ? &p->v : &zero;
+		uint64_t truesize;
+
+		memset(m, 0, sizeof(*m));
+		m->port = ports[i];
+		m->counts_valid = true;
+		m->drops_valid = cur->have_rx_sk;
+		m->pkts_enqueued = sub0(cv->enq, pv->enq);
+		m->pkts_out = sub0(cv->deq, pv->deq);
+		m->bytes_in = sub0(cv->enq_bytes, pv->enq_bytes);
+		m->bytes_out = sub0(cv->deq_bytes, pv->deq_bytes);
+		m->drops = sub0(cv->drops, pv->drops);
+		m->drops_rcvbuf = sub0(cv->drops_rcvbuf, pv->drops_rcvbuf);
+		m->pkts_in = m->pkts_enqueued + m->drops;
+		truesize = sub0(cv->enq_truesize, pv->enq_truesize);
+		m->truesize_per_pkt_bytes = ratio((double)truesize,
+						  (double)m->pkts_enqueued);
+		if (c && c->have_state) {
+			m->ipproto = (uint8_t)c->state.proto;
+			m->rcvbuf_bytes = c->state.rcvbuf_bytes;
+			m->queue_pkts_delta = (int64_t)c->state.qlen -
+				(p && p->have_state ? (int64_t)p->state.qlen : 0);
+		}
+		if (m->rcvbuf_bytes && m->truesize_per_pkt_bytes > 0)
+			m->queue_pkts_cap = (uint32_t)(m->rcvbuf_bytes /
+						       m->truesize_per_pkt_bytes) + 1;
+		receivers_of(m, prev, cur, sprev, scur, tids, ntids);
+	}
+}
+
+void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
+		       const char *(*name)(void *arg, uint32_t reason), void *arg,
+		       struct rxb_epoch *out)
+{
+	out->nreasons = 0;
+	for (int i = 0; i < cur->nreasons && out->nreasons < RXB_MAX_DROP_REASONS; i++) {
+		const struct sockq_snap_reason *c = &cur->reasons[i];
+		uint64_t before = 0, d;
+		struct rxb_drop_count *r;
+		const char *nm;
+
+		for (int j = 0; j < prev->nreasons; j++)
+			if (prev->reasons[j].reason == c->reason)
+				before = prev->reasons[j].count;
+		d = sub0(c->count, before);
+		if (!d)
+			continue;
+		r = &out->drops_by_reason[out->nreasons++];
+		nm = name ? name(arg, c->reason) : NULL;
+		if (nm)
+			rxb_strlcpy(r->reason, nm, sizeof(r->reason));
+		else
+			snprintf(r->reason, sizeof(r->reason), "%u", c->reason);
+		r->count = d;
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The receive path's two stages (DESIGN §3) from two snapshots of the BPF
+ * probes taken one epoch apart. Pure computation: no I/O.
+ *
+ * Stage A (netrx): per NAPI instance polls, packets per poll (N_A) and the
+ * service time per poll; per IRQ counts and handler time; per CPU the share
+ * of time in hard IRQ handlers and in NET_RX softirq.
+ *
+ * Stage B (sockq + sched), per watched port:
+ *   pkts_in        = enqueued (sk_data_ready) + dropped at the socket
+ *   pkts_out       = dequeued by the application (sock_recv_length)
+ *   queue change   = queue length at the last event of this epoch minus
+ *                    that of the previous one, so that
+ *                    pkts_in - pkts_out - drops = queue_pkts_delta
+ *                    when the socket is quiet at both ends of the epoch
+ *   cpu_ns_per_pkt = on-CPU time of the threads that dequeued from it,
+ *                    split between sockets by packets dequeued, per packet
+ *   queue_pkts_cap = floor(rcvbuf / truesize per packet) + 1: UDP queues a
+ *                    packet while the memory already charged is <= rcvbuf
+ */
+#ifndef RXB_DAEMON_COLLECT_NET_H
+#define RXB_DAEMON_COLLECT_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/netrx.h"
+#include "bpf/sched.h"
+#include "bpf/sockq.h"
+#include "daemon/collect_sched.h"
+#include "rxb/measure.h"
+
+/* Fill out->napi[], out->irqs[] and cpus[].softirq_frac / hardirq_frac. */
+void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
+		  struct rxb_epoch *out);
+
+/*
+ * The distinct receiver threads in @cur (sorted), for csched_compute().
+ * Returns how many were written to @tids (at most @max).
+ */
+size_t cnet_receivers(const struct sockq_snap *cur, struct csched_tid_time *tids,
+		      size_t max);
+
+/*
+ * Fill out->socks[] for @ports from the socket snapshots, the receivers'
+ * on-CPU times (@tids from csched_compute()) and the receivers' scheduling
+ * statistics (rx entries of the sched snapshots; either may be NULL).
+ */
+void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
+		  const struct sched_snap *sprev, const struct sched_snap *scur,
+		  const struct csched_tid_time *tids, size_t ntids,
+		  const uint16_t *ports, int nports, struct rxb_epoch *out);
+
+/* Host-wide drops by reason; @name maps a reason value to its name (NULL
+ * for unknown: the number is shown). */
+void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
+		       const char *(*name)(void *arg, uint32_t reason), void *arg,
+		       struct rxb_epoch *out);
+
+#endif

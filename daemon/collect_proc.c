@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The /proc side of the measurement. See collect_proc.h. */
+#include "daemon/collect_proc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "daemon/collect_sched.h"
+#include "daemon/procfs.h"
+
+#define CPROC_MAX_DISKS	128
+#define CPROC_MAX_UDP	4096
+#define CPROC_MAX_IRQS	512
+
+struct ptask {
+	uint32_t tid;
+	int cpu;
+	uint64_t sum_exec_ns, run_delay_ns, nvcsw, nivcsw, blkio_ticks;
+};
+
+struct task_table {
+	struct ptask *v;
+	size_t n, cap;
+};
+
+struct cproc {
+	bool have_cpu;
+	int ncpu_prev;
+	struct procfs_cpu_time cpu_prev[RXB_MAX_CPUS];
+
+	bool have_tasks;
+	uint64_t tasks_at_ns;
+	struct task_table tasks[2];	/* previous, current */
+	int cur;
+
+	bool have_disk;
+	uint64_t disk_at_ns;
+	int ndisk_prev;
+	struct procfs_disk disk_prev[CPROC_MAX_DISKS];
+	struct procfs_disk disk_now[CPROC_MAX_DISKS];
+
+	int nudp_ports;
+	uint16_t udp_ports[RXB_MAX_SOCKS];
+	uint64_t udp_drops_prev[RXB_MAX_SOCKS];
+	struct procfs_udp_sock udp[CPROC_MAX_UDP];
+
+	bool have_irq;
+	uint64_t irq_at_ns;
+	int nirq_prev;
+	struct procfs_irq irq_prev[CPROC_MAX_IRQS];
+	struct procfs_irq irq_now[CPROC_MAX_IRQS];
+};
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+int cproc_init(struct cproc **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void cproc_finish(struct cproc *cp)
+{
+	if (!cp)
+		return;
+	free(cp->tasks[0].v);
+	free(cp->tasks[1].v);
+	free(cp);
+}
+
+/* ------------------------------------------------------------- CPUs -- */
+
+static uint64_t total_ticks(const struct procfs_cpu_time *t)
+{
+	return t->user + t->nice + t->system + t->idle + t->iowait + t->irq +
+	       t->softirq + t->steal;
+}
+
+int cproc_cpu_times(struct cproc *cp, struct rxb_epoch *out, bool irq_fracs)
+{
+	struct procfs_cpu_time now[RXB_MAX_CPUS];
+	int n = procfs_read_stat(now, RXB_MAX_CPUS);
+
+	if (n < 0)
+		return n;
+	if (!out->ncpus) {
+		for (int i = 0; i < n; i++)
+			if (now[i].cpu + 1 > out->ncpus && now[i].cpu < RXB_MAX_CPUS)
+				out->ncpus = now[i].cpu + 1;
+		for (int c = 0; c < out->ncpus; c++)
+			out->cpus[c].cpu = c;
+	}
+	for (int c = 0; c < out->ncpus; c++) {
+		out->cpus[c].busy_frac = NAN;
+		if (irq_fracs) {
+			out->cpus[c].hardirq_frac = NAN;
+			out->cpus[c].softirq_frac = NAN;
+		}
+	}
+	for (int i = 0; cp->have_cpu && i < n; i++) {
+		const struct procfs_cpu_time *p = NULL, *c = &now[i];
+		struct rxb_cpu_meas *m;
+		double total;
+
+		for (int j = 0; j < cp->ncpu_prev; j++)
+			if (cp->cpu_prev[j].cpu == c->cpu)
+				p = &cp->cpu_prev[j];
+		if (!p || c->cpu >= out->ncpus)
+			continue;
+		m = &out->cpus[c->cpu];
+		total = (double)sub0(total_ticks(c), total_ticks(p));
+		if (total <= 0)
+			continue;
+		m->busy_frac = 1.0 - (double)(sub0(c->idle, p->idle) +
+					      sub0(c->iowait, p->iowait)) / total;
+		if (irq_fracs) {
+			m->hardirq_frac = (double)sub0(c->irq, p->irq) / total;
+			m->softirq_frac = (double)sub0(c->softirq, p->softirq) / total;
+		}
+	}
+	memcpy(cp->cpu_prev, now, (size_t)n * sizeof(now[0]));
+	cp->ncpu_prev = n;
+	cp->have_cpu = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------ tasks -- */
+
+static int add_task(void *arg, const struct procfs_task *t)
+{
+	struct task_table *tt = arg;
+
+	if (!t->have_schedstat)
+		return 0;
+	if (tt->n == tt->cap) {
+		size_t ncap = tt->cap ? tt->cap * 2 : 1024;
+		struct ptask *p = realloc(tt->v, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		tt->v = p;
+		tt->cap = ncap;
+	}
+	tt->v[tt->n++] = (struct ptask){
+		.tid = t->tid, .cpu = t->cpu, .sum_exec_ns = t->sum_exec_ns,
+		.run_delay_ns = t->run_delay_ns, .nvcsw = t->nvcsw,
+		.nivcsw = t->nivcsw, .blkio_ticks = t->blkio_ticks,
+	};
+	return 0;
+}
+
+static int ptask_cmp(const void *a, const void *b)
+{
+	const struct ptask *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static const struct ptask *find_ptask(const struct task_table *tt, uint32_t tid)
+{
+	struct ptask key = { .tid = tid };
+
+	return tt->n ? bsearch(&key, tt->v, tt->n, sizeof(key), ptask_cmp) : NULL;
+}
+
+static bool delayacct_on(void)
+{
+	char *text;
+	bool on = false;
+
+	if (procfs_read_file("/proc/sys/kernel/task_delayacct", &text, NULL) == 0) {
+		on = text[0] == '1';
+		free(text);
+	}
+	return on;
+}
+
+int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whylen)
+{
+	struct task_table *prev = &cp->tasks[cp->cur], *cur = &cp->tasks[!cp->cur];
+	bool blkio = delayacct_on();
+	double tick_ns = 1e9 / (double)sysconf(_SC_CLK_TCK);
+	uint64_t now;
+	double epoch_ns;
+	int err;
+
+	cur->n = 0;
+	err = procfs_for_each_task(true, add_task, cur);
+	now = rxb_mono_ns();
+	if (err < 0)
+		return err;
+	qsort(cur->v, cur->n, sizeof(cur->v[0]), ptask_cmp);
+	epoch_ns = (double)sub0(now, cp->tasks_at_ns);
+	for (int c = 0; c < out->ncpus; c++) {
+		struct rxb_cpu_meas *m = &out->cpus[c];
+
+		m->cpu_bound = cp->have_tasks ? 0 : NAN;
+		m->io_bound = cp->have_tasks && blkio ? 0 : NAN;
+		m->runnable_avg = cp->have_tasks ? 0 : NAN;
+		m->cpu_bound_slice_ns = NAN;
+	}
+	if (!blkio && why)
+		snprintf(why, whylen, "io_bound needs kernel.task_delayacct=1 without BPF");
+	for (size_t i = 0; cp->have_tasks && epoch_ns > 0 && i < cur->n; i++) {
+		const struct ptask *t = &cur->v[i], *p = find_ptask(prev, t->tid);
+		struct task_delta d;
+		enum task_class cls;
+		struct rxb_cpu_meas *m;
+
+		if (!p || t->cpu < 0 || t->cpu >= out->ncpus)
+			continue;
+		memset(&d, 0, sizeof(d));
+		d.present_ns = (uint64_t)epoch_ns;
+		d.oncpu_ns = sub0(t->sum_exec_ns, p->sum_exec_ns);
+		d.wait_ns = sub0(t->run_delay_ns, p->run_delay_ns);
+		d.n_preempt = sub0(t->nivcsw, p->nivcsw);
+		d.n_sleep = sub0(t->nvcsw, p->nvcsw);
+		d.iowait_ns = (uint64_t)((double)sub0(t->blkio_ticks, p->blkio_ticks) *
+					 tick_ns);
+		d.n_iowait = d.iowait_ns ? 1 : 0;
+		cls = task_classify(&d);
+		m = &out->cpus[t->cpu];
+		m->runnable_avg += (double)(d.oncpu_ns + d.wait_ns) / epoch_ns;
+		if (cls == TASK_CLASS_CPU)
+			m->cpu_bound += (double)(d.oncpu_ns + d.wait_ns) / epoch_ns;
+		else if (cls == TASK_CLASS_IO && blkio)
+			m->io_bound += 1.0;
+	}
+	cp->cur = !cp->cur;
+	cp->tasks_at_ns = now;
+	cp->have_tasks = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------- disk -- */
+
+static bool whole_disk(const char *name)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/block/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+int cproc_disk(struct cproc *cp, struct rxb_epoch *out)
+{
+	int n = procfs_read_diskstats(cp->disk_now, CPROC_MAX_DISKS);
+	uint64_t best = 0, best_ms = 0;
+	const char *name = NULL;
+
+	if (n < 0)
+		return n;
+	out->disk.valid = false;
+	out->disk.completions = 0;
+	out->disk.mean_service_ns = NAN;
+	out->disk.service_rate_per_s = NAN;
+	for (int i = 0; cp->have_disk && i < n; i++) {
+		const struct procfs_disk *c = &cp->disk_now[i];
+
+		if (!whole_disk(c->name))
+			continue;
+		for (int j = 0; j < cp->ndisk_prev; j++) {
+			const struct procfs_disk *p = &cp->disk_prev[j];
+			uint64_t ios, ms;
+
+			if (p->major != c->major || p->minor != c->minor)
+				continue;
+			ios = sub0(c->rd_ios + c->wr_ios, p->rd_ios + p->wr_ios);
+			ms = sub0(c->rd_ms + c->wr_ms, p->rd_ms + p->wr_ms);
+			if (ios > best) {
+				best = ios;
+				best_ms = ms;
+				name = c->name;
+			}
+		}
+	}
+	if (best) {
+		out->disk.valid = true;
+		out->disk.completions = best;
+		rxb_strlcpy(out->disk.device, name, sizeof(out->disk.device));
+		out->disk.mean_service_ns = (double)best_ms * 1e6 / (double)best;
+		if (best_ms)
+			out->disk.service_rate_per_s = 1e9 / out->disk.mean_service_ns;
+	}
+	memcpy(cp->disk_prev, cp->disk_now, (size_t)n * sizeof(cp->disk_now[0]));
+	cp->ndisk_prev = n;
+	cp->have_disk = true;
+	return 0;
+}
+
+/* ---------------------------------------------------------- sockets -- */
+
+static int prev_drops(const struct cproc *cp, uint16_t port, uint64_t *out)
+{
+	for (int i = 0; i < cp->nudp_ports; i++)
+		if (cp->udp_ports[i] == port) {
+			*out = cp->udp_drops_prev[i];
+			return 1;
+		}
+	return 0;
+}
+
+int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,
+		  struct rxb_epoch *out)
+{
+	int n = procfs_read_net_udp(cp->udp, CPROC_MAX_UDP);
+	uint64_t drops[RXB_MAX_SOCKS];
+
+	if (n < 0)
+		return n;
+	if (nports > RXB_MAX_SOCKS)
+		nports = RXB_MAX_SOCKS;
+	out->nsocks = 0;
+	for (int i = 0; i < nports; i++) {
+		struct rxb_sock_meas *m = &out->socks[out->nsocks++];
+		uint64_t queued = 0, before;
+
+		drops[i] = 0;
+		for (int j = 0; j < n; j++)
+			if (cp->udp[j].port == ports[i]) {
+				drops[i] += cp->udp[j].drops;
+				queued += cp->udp[j].rx_queue_bytes;
+			}
+		memset(m, 0, sizeof(*m));
+		m->port = ports[i];
+		m->ipproto = 17;
+		m->counts_valid = false;
+		m->drops_valid = prev_drops(cp, ports[i], &before);
+		m->drops = m->drops_valid ? sub0(drops[i], before) : 0;
+		m->cpu_ns_per_pkt = NAN;
+		m->pkts_per_wakeup = NAN;
+		m->truesize_per_pkt_bytes = NAN;
+		m->run_before_preempt_ns = NAN;
+		m->preempt_off_ns = NAN;
+		m->sleep_off_ns = NAN;
+		(void)queued;	/* bytes, not packets: not a queue length */
+	}
+	for (int i = 0; i < nports; i++) {
+		cp->udp_ports[i] = ports[i];
+		cp->udp_drops_prev[i] = drops[i];
+	}
+	cp->nudp_ports = nports;
+	return 0;
+}
+
+/* ------------------------------------------------------------- IRQs -- */
+
+int cproc_irqs(struct cproc *cp, struct rxb_epoch *out)
+{
+	int n = procfs_read_interrupts(cp->irq_now, CPROC_MAX_IRQS);
+	uint64_t now = rxb_mono_ns();
+	double epoch_s = (double)sub0(now, cp->irq_at_ns) / 1e9;
+
+	if (n < 0)
+		return n;
+	out->nirqs = 0;
+	for (int i = 0; cp->have_irq && i < n && out->nirqs < RXB_MAX_IRQS; i++) {
+		const struct procfs_irq *c = &cp->irq_now[i];
+		struct rxb_irq_meas *m;
+		uint64_t d = c->count;
+
+		if (c->irq < 0)
+			continue;
+		for (int j = 0; j < cp->nirq_prev; j++)
+			if (cp->irq_prev[j].irq == c->irq)
+				d = sub0(c->count, cp->irq_prev[j].count);
+		if (!d)
+			continue;
+		m = &out->irqs[out->nirqs++];
+		m->irq = c->irq;
+		rxb_strlcpy(m->name, c->name, sizeof(m->name));
+		m->count = d;
+		m->rate_per_s = epoch_s > 0 ? (double)d / epoch_s : NAN;
+		m->mean_ns = NAN;
+	}
+	memcpy(cp->irq_prev, cp->irq_now, (size_t)n * sizeof(cp->irq_now[0]));
+	cp->nirq_prev = n;
+	cp->irq_at_ns = now;
+	cp->have_irq = true;
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What /proc gives without BPF (DESIGN §4, degraded mode), and the CPU idle
+ * time the BPF path takes from /proc too. Each function keeps the previous
+ * reading in the cproc state and fills its part of the epoch with the
+ * change since; the first call of each only takes the baseline (and leaves
+ * its values NaN / invalid).
+ *
+ * Degraded task classes use the same rule as collect_sched.h, with
+ *   on-CPU / runqueue wait = /proc/<pid>/task/<tid>/schedstat,
+ *   preemptions / blocks   = nonvoluntary / voluntary_ctxt_switches,
+ *   the CPU                = the last CPU it ran on (stat field 39),
+ *   disk waits             = delayacct_blkio_ticks, which only count with
+ *                            kernel.task_delayacct=1: otherwise io_bound is
+ *                            NaN and the reason says so.
+ * Threads first seen in an epoch are classified from the next one on.
+ * Disk: /proc/diskstats of the busiest whole disk, mean time per completed
+ * request (queueing in the block layer included: "await", not pure service).
+ * Sockets: /proc/net/udp{,6} drops (sk_drops, every reason) per local port;
+ * packet counts are unknown (counts_valid false).
+ */
+#ifndef RXB_DAEMON_COLLECT_PROC_H
+#define RXB_DAEMON_COLLECT_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rxb/measure.h"
+
+struct cproc;
+
+int cproc_init(struct cproc **out);
+void cproc_finish(struct cproc *cp);
+
+/* busy_frac per CPU; with @irq_fracs also hardirq/softirq_frac from the
+ * irq/softirq ticks (all softirq vectors, not only NET_RX). Sets ncpus if
+ * it is 0. 0 or -errno. */
+int cproc_cpu_times(struct cproc *cp, struct rxb_epoch *out, bool irq_fracs);
+
+/* Task classes, runnable_avg, per CPU. @why gets a reason when io_bound
+ * cannot be measured. 0 or -errno. */
+int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whylen);
+
+/* out->disk (service fields only). 0 or -errno. */
+int cproc_disk(struct cproc *cp, struct rxb_epoch *out);
+
+/* out->socks[] for @ports: drops from /proc/net/udp{,6}. 0 or -errno. */
+int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,
+		  struct rxb_epoch *out);
+
+/* out->irqs[] from /proc/interrupts: counts and rates (no handler time). */
+int cproc_irqs(struct cproc *cp, struct rxb_epoch *out);
+
+#endif

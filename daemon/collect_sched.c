@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Task classes per CPU from scheduler snapshots. See collect_sched.h. */
+#include "daemon/collect_sched.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "daemon/procfs.h"
+
+enum task_class task_classify(const struct task_delta *d)
+{
+	uint64_t runnable = d->oncpu_ns + d->wait_ns;
+	uint64_t blocks = d->n_sleep + d->n_iowait + d->n_blocked;
+
+	if (!d->present_ns)
+		return TASK_CLASS_NONE;
+	if ((double)runnable >= CSCHED_CPU_RUNNABLE_MIN * (double)d->present_ns &&
+	    d->n_preempt >= blocks)
+		return TASK_CLASS_CPU;
+	if (d->n_iowait > 0 &&
+	    (double)(runnable + d->iowait_ns) >=
+		    CSCHED_IO_ACTIVE_MIN * (double)d->present_ns)
+		return TASK_CLASS_IO;
+	return TASK_CLASS_NONE;
+}
+
+const char *task_class_name(enum task_class c)
+{
+	switch (c) {
+	case TASK_CLASS_CPU:
+		return "cpu";
+	case TASK_CLASS_IO:
+		return "io";
+	case TASK_CLASS_NONE:
+		break;
+	}
+	return "none";
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* The part of [start, end) a task existed in. */
+static uint64_t present_ns(const struct sched_snap_task *t, bool known_before,
+			   uint64_t start, uint64_t end)
+{
+	uint64_t from = start, to = end;
+
+	if (!known_before && t->born_ns > start)
+		from = t->born_ns;
+	if (t->state == SCHED_ST_DEAD && t->dead_ns && t->dead_ns < end)
+		to = t->dead_ns;
+	return sub0(to, from);
+}
+
+static const struct sched_snap_task *find_task(const struct sched_snap *s,
+					       uint32_t tid)
+{
+	size_t lo = 0, hi = s->ntasks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->tasks[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ntasks && s->tasks[lo].tid == tid ? &s->tasks[lo] : NULL;
+}
+
+/* Index of the first row of @tid in @s (s->nrows if none). */
+static size_t first_row(const struct sched_snap *s, uint32_t tid)
+{
+	size_t lo = 0, hi = s->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->rows[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Per-CPU running/runnable deltas of one task. */
+struct cpu_share {
+	uint32_t cpu;
+	uint64_t oncpu_ns;
+	uint64_t runnable_ns;
+};
+
+static int task_shares(const struct sched_snap *prev, const struct sched_snap *cur,
+		       uint32_t tid, bool same_task, struct cpu_share *sh, int max)
+{
+	size_t c = first_row(cur, tid);
+	size_t p = same_task ? first_row(prev, tid) : prev->nrows;
+	int n = 0;
+
+	for (; c < cur->nrows && cur->rows[c].tid == tid; c++) {
+		const struct sched_snap_row *r = &cur->rows[c];
+		uint64_t on = r->oncpu_ns, wait = r->wait_ns;
+
+		while (p < prev->nrows && prev->rows[p].tid == tid &&
+		       prev->rows[p].cpu < r->cpu)
+			p++;
+		if (p < prev->nrows && prev->rows[p].tid == tid &&
+		    prev->rows[p].cpu == r->cpu) {
+			on = sub0(on, prev->rows[p].oncpu_ns);
+			wait = sub0(wait, prev->rows[p].wait_ns);
+		}
+		if ((!on && !wait) || n >= max)
+			continue;
+		sh[n++] = (struct cpu_share){ r->cpu, on, on + wait };
+	}
+	return n;
+}
+
+static void task_delta_of(const struct sched_snap_task *c,
+			  const struct sched_snap_task *p, uint64_t start,
+			  uint64_t end, struct task_delta *d)
+{
+	struct sched_snap_task zero = { 0 };
+
+	if (!p)
+		p = &zero;
+	d->present_ns = present_ns(c, p != &zero, start, end);
+	d->oncpu_ns = sub0(c->oncpu_ns, p->oncpu_ns);
+	d->wait_ns = sub0(c->wait_ns, p->wait_ns);
+	d->iowait_ns = sub0(c->iowait_ns, p->iowait_ns);
+	d->n_preempt = sub0(c->n_preempt, p->n_preempt);
+	d->n_sleep = sub0(c->n_sleep, p->n_sleep);
+	d->n_iowait = sub0(c->n_iowait, p->n_iowait);
+	d->n_blocked = sub0(c->n_blocked, p->n_blocked);
+}
+
+static struct csched_tid_time *find_rx(struct csched_tid_time *rx, size_t nrx,
+				       uint32_t tid)
+{
+	for (size_t i = 0; i < nrx; i++)
+		if (rx[i].tid == tid)
+			return &rx[i];
+	return NULL;
+}
+
+static int share_cmp(const void *a, const void *b)
+{
+	const struct cpu_share *x = a, *y = b;
+
+	/* Largest on-CPU time first. */
+	return x->oncpu_ns < y->oncpu_ns ? 1 : x->oncpu_ns > y->oncpu_ns ? -1 : 0;
+}
+
+static void note_rx(struct csched_tid_time *r, const struct task_delta *d,
+		    struct cpu_share *sh, int nsh)
+{
+	int cap = (int)(sizeof(r->ran_on) / sizeof(r->ran_on[0]));
+
+	r->seen = true;
+	r->oncpu_ns = d->oncpu_ns;
+	r->ncpus_ran = 0;
+	qsort(sh, (size_t)nsh, sizeof(*sh), share_cmp);
+	for (int i = 0; i < nsh && r->ncpus_ran < cap; i++) {
+		if (!sh[i].oncpu_ns)
+			break;
+		r->ran_on[r->ncpus_ran++] =
+			(struct rxb_cpu_time){ (int)sh[i].cpu, sh[i].oncpu_ns };
+	}
+}
+
+/* Running sums while the tasks are visited. */
+struct acc {
+	double slice_num[RXB_MAX_CPUS];	/* share-weighted slice (or run) ns */
+	double slice_den[RXB_MAX_CPUS];	/* share-weighted preemptions */
+	double io_oncpu_ns;
+	double io_bursts;
+	struct cpu_share sh[RXB_MAX_CPUS];	/* one task's CPUs */
+};
+
+static void add_task(struct rxb_epoch *out, struct acc *a,
+		     const struct sched_snap_task *t, const struct sched_snap_task *p,
+		     const struct task_delta *d, enum task_class cls,
+		     const struct cpu_share *sh, int nsh, double epoch_ns)
+{
+	uint64_t runnable = 0;
+	uint64_t slice = p ? sub0(t->slice_ns, p->slice_ns) : t->slice_ns;
+	uint64_t run = p ? sub0(t->run_preempt_ns, p->run_preempt_ns)
+			 : t->run_preempt_ns;
+
+	for (int i = 0; i < nsh; i++)
+		runnable += sh[i].runnable_ns;
+	for (int i = 0; i < nsh; i++) {
+		uint32_t c = sh[i].cpu;
+		double share = runnable ? (double)sh[i].runnable_ns / (double)runnable : 0;
+
+		if (c >= (uint32_t)out->ncpus)
+			continue;
+		out->cpus[c].runnable_avg += (double)sh[i].runnable_ns / epoch_ns;
+		if (cls == TASK_CLASS_CPU) {
+			out->cpus[c].cpu_bound += (double)sh[i].runnable_ns / epoch_ns;
+			/* EEVDF: the slice it had; CFS (no se.slice): its run. */
+			a->slice_num[c] += share * (double)(slice ? slice : run);
+			a->slice_den[c] += share * (double)d->n_preempt;
+		} else if (cls == TASK_CLASS_IO) {
+			out->cpus[c].io_bound +=
+				(double)d->present_ns / epoch_ns * share;
+		}
+	}
+	/* An I/O-bound task that never ran this epoch still exists. */
+	if (cls == TASK_CLASS_IO && !runnable && t->cpu < (uint32_t)out->ncpus)
+		out->cpus[t->cpu].io_bound += (double)d->present_ns / epoch_ns;
+	if (cls == TASK_CLASS_IO) {
+		a->io_oncpu_ns += (double)d->oncpu_ns;
+		a->io_bursts += (double)d->n_iowait;
+	}
+}
+
+static void fill_cpu_counters(const struct sched_snap *prev,
+			      const struct sched_snap *cur, struct rxb_epoch *out)
+{
+	for (int c = 0; c < out->ncpus; c++) {
+		struct rxb_cpu_meas *m = &out->cpus[c];
+		const struct sched_cpu *n = &cur->cpus[c];
+
+		m->cpu = c;
+		if (c < prev->ncpus) {
+			m->switches = sub0(n->switches, prev->cpus[c].switches);
+			m->preemptions = sub0(n->preemptions, prev->cpus[c].preemptions);
+		} else {
+			m->switches = n->switches;
+			m->preemptions = n->preemptions;
+		}
+	}
+}
+
+void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
+		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out)
+{
+	uint64_t start = prev->at_ns, end = cur->at_ns;
+	double epoch_ns = (double)sub0(end, start);
+	struct acc *a;
+
+	out->ncpus = cur->ncpus < RXB_MAX_CPUS ? cur->ncpus : RXB_MAX_CPUS;
+	for (int c = 0; c < out->ncpus; c++) {
+		struct rxb_cpu_meas *m = &out->cpus[c];
+
+		m->cpu = c;
+		m->cpu_bound = 0;
+		m->io_bound = 0;
+		m->runnable_avg = 0;
+		m->cpu_bound_slice_ns = NAN;
+	}
+	for (size_t i = 0; i < nrx; i++) {
+		rx[i].seen = false;
+		rx[i].oncpu_ns = 0;
+		rx[i].ncpus_ran = 0;
+	}
+	out->disk.mean_cpu_burst_ns = NAN;
+	out->disk.io_cpu_rate_per_s = NAN;
+	if (epoch_ns <= 0 || !out->ncpus)
+		return;
+	fill_cpu_counters(prev, cur, out);
+
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		for (int c = 0; c < out->ncpus; c++) {
+			out->cpus[c].cpu_bound = NAN;
+			out->cpus[c].io_bound = NAN;
+			out->cpus[c].runnable_avg = NAN;
+		}
+		return;
+	}
+	for (size_t i = 0; i < cur->ntasks; i++) {
+		const struct sched_snap_task *t = &cur->tasks[i];
+		const struct sched_snap_task *p = find_task(prev, t->tid);
+		struct cpu_share *sh = a->sh;
+		struct csched_tid_time *r;
+		struct task_delta d;
+		enum task_class cls;
+		int nsh;
+
+		if (p && p->first_ns != t->first_ns)
+			p = NULL;	/* the tid now names another task */
+		/* Dead before this epoch began: reported already. */
+		if (p && p->state == SCHED_ST_DEAD)
+			continue;
+		task_delta_of(t, p, start, end, &d);
+		nsh = task_shares(prev, cur, t->tid, p != NULL, sh, RXB_MAX_CPUS);
+		r = find_rx(rx, nrx, t->tid);
+		if (r) {
+			note_rx(r, &d, sh, nsh);
+			cls = TASK_CLASS_NONE;	/* the tagged customer */
+		} else {
+			cls = task_classify(&d);
+		}
+		add_task(out, a, t, p, &d, cls, sh, nsh, epoch_ns);
+	}
+	for (int c = 0; c < out->ncpus; c++)
+		if (a->slice_den[c] > 0)
+			out->cpus[c].cpu_bound_slice_ns = a->slice_num[c] / a->slice_den[c];
+	if (a->io_bursts > 0) {
+		out->disk.mean_cpu_burst_ns = a->io_oncpu_ns / a->io_bursts;
+		if (out->disk.mean_cpu_burst_ns > 0)
+			out->disk.io_cpu_rate_per_s = 1e9 / out->disk.mean_cpu_burst_ns;
+	}
+	free(a);
+}
+
+struct seed_ctx {
+	struct sched_probe *sp;
+	int seeded;
+};
+
+static int seed_one(void *arg, const struct procfs_task *t)
+{
+	struct seed_ctx *ctx = arg;
+
+	if (!t->have_schedstat)
+		return 0;
+	if (sched_probe_seed(ctx->sp, t->tid, t->tgid, t->comm, t->state == 'R',
+			     t->cpu < 0 ? 0 : (uint32_t)t->cpu, t->sum_exec_ns,
+			     t->run_delay_ns, rxb_mono_ns()) == 0)
+		ctx->seeded++;
+	return 0;
+}
+
+int csched_seed_from_proc(struct sched_probe *sp)
+{
+	struct seed_ctx ctx = { sp, 0 };
+	int err = procfs_for_each_task(false, seed_one, &ctx);
+
+	return err < 0 ? err : ctx.seeded;
+}

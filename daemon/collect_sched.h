@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Task classes per CPU, and the CPU side of the disk model, from two
+ * snapshots of the scheduler probe (bpf/sched.h) taken one epoch apart.
+ *
+ * A task is classified from what it did during the epoch (DESIGN §4):
+ *
+ *  CPU-bound  runnable (running or waiting for a CPU) for at least
+ *             CSCHED_CPU_RUNNABLE_MIN of the time it existed in the epoch,
+ *             and switched out by preemption at least as often as by
+ *             blocking (a task that never left the CPU qualifies).
+ *  I/O-bound  not CPU-bound, blocked at least once in io_schedule() (D state
+ *             with in_iowait: waiting for the disk), and busy - running,
+ *             runnable or waiting for the disk - for at least
+ *             CSCHED_IO_ACTIVE_MIN of its time, i.e. not mostly asleep
+ *             waiting for something else.
+ *  none       everything else (interactive, sleeping, daemons), and the
+ *             receiver threads of watched sockets, which are the model's
+ *             tagged customer and are reported with their sockets.
+ *
+ * Counts per CPU are time-weighted by where the tasks were:
+ *   cpu_bound[c] = sum over CPU-bound tasks of runnable time on c / epoch:
+ *                  the mean number of CPU-bound tasks competing for c;
+ *   io_bound[c]  = sum over I/O-bound tasks of (time present / epoch) x
+ *                  (share of its runnable time spent on c): an I/O-bound task
+ *                  counts as one for the whole epoch even while at the disk,
+ *                  spread over the CPUs it used.
+ * mu_P-I/O: the mean CPU burst of I/O-bound tasks is their on-CPU time
+ * divided by their number of disk waits (each wait ends one burst).
+ */
+#ifndef RXB_DAEMON_COLLECT_SCHED_H
+#define RXB_DAEMON_COLLECT_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/sched.h"
+#include "rxb/measure.h"
+
+#define CSCHED_CPU_RUNNABLE_MIN	0.5
+#define CSCHED_IO_ACTIVE_MIN	0.5
+
+enum task_class {
+	TASK_CLASS_NONE = 0,
+	TASK_CLASS_CPU,
+	TASK_CLASS_IO,
+};
+
+/* What one task did during the epoch. */
+struct task_delta {
+	uint64_t present_ns;	/* part of the epoch the task existed */
+	uint64_t oncpu_ns;
+	uint64_t wait_ns;
+	uint64_t iowait_ns;
+	uint64_t n_preempt;
+	uint64_t n_sleep;
+	uint64_t n_iowait;
+	uint64_t n_blocked;
+};
+
+enum task_class task_classify(const struct task_delta *d);
+const char *task_class_name(enum task_class c);
+
+/* On-CPU time of one receiver thread over the epoch, and where. */
+struct csched_tid_time {
+	uint32_t tid;			/* in: the thread asked about */
+	bool seen;			/* out: found in both snapshots or new */
+	uint64_t oncpu_ns;
+	int ncpus_ran;
+	struct rxb_cpu_time ran_on[8];	/* largest shares first */
+};
+
+/*
+ * Fill @out->cpus[0..ncpus) (cpu_bound, io_bound, runnable_avg, switches,
+ * preemptions, cpu_bound_slice_ns; busy/irq fractions are left alone) and
+ * @out->disk.mean_cpu_burst_ns / io_cpu_rate_per_s from the epoch between
+ * @prev and @cur. Tasks in @rx (sorted or not) are left out of the classes
+ * and their on-CPU time is returned there. @out->ncpus is set to
+ * min(cur->ncpus, RXB_MAX_CPUS). Pure computation: no I/O.
+ */
+void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
+		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out);
+
+/*
+ * Give every thread in /proc a baseline in the scheduler probe (from its
+ * schedstat counters), so the first epoch also covers tasks that have not
+ * switched since the probes attached. Returns the number of threads seeded,
+ * or -errno.
+ */
+int csched_seed_from_proc(struct sched_probe *sp);
+
+#endif

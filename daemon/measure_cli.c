@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* `rxbneckd --measure-only`. See measure_cli.h. */
+#include "daemon/measure_cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/json.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/util.h"
+#include "daemon/collect.h"
+#include "daemon/collect_json.h"
+
+struct cli {
+	uint64_t epochs;
+	uint64_t interval_ms;
+	bool json;
+	uint16_t ports[RXB_MAX_SOCKS];
+	int nports;
+	char devices[COLLECT_MAX_DEVICES][RXB_IFNAME_LEN];
+	int ndevices;
+	struct collect_opts opts;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rxbneckd --measure-only [options]\n"
+		"  --epochs N               epochs to print, then exit (default 5)\n"
+		"  --interval-ms M          epoch length in ms (default 1000)\n"
+		"  --watch-port P           local UDP/TCP port to watch (repeatable, up to %d)\n"
+		"  --json                   one JSON object per epoch and line\n"
+		"  --attach MODE            auto|tp_btf|raw_tp|none (default auto)\n"
+		"  --device DEV             NIC to report (repeatable; default: all up,\n"
+		"                           non-loopback devices)\n"
+		"  --fallback-rx-ring N     RX ring for devices that do not report one\n"
+		"                           (default 0: net.core.netdev_max_backlog)\n"
+		"  --fallback-rx-max-frames N  coalescing frames for such devices (default %d)\n"
+		"  --fallback-rx-usecs N    coalescing usecs for such devices (default %d)\n"
+		"  --no-bpf-stats           do not enable kernel.bpf_stats_enabled\n"
+		"  --no-seed                do not seed task baselines from /proc\n"
+		"  --log-level LEVEL        err|warning|notice|info|debug (default warning)\n",
+		RXB_MAX_SOCKS, COLLECT_DEFAULT_RX_MAX_FRAMES, COLLECT_DEFAULT_RX_USECS);
+}
+
+enum {
+	OPT_MEASURE_ONLY = 256, OPT_EPOCHS, OPT_INTERVAL, OPT_PORT, OPT_JSON,
+	OPT_ATTACH, OPT_DEVICE, OPT_FB_RING, OPT_FB_FRAMES, OPT_FB_USECS,
+	OPT_NO_STATS, OPT_NO_SEED, OPT_LOG_LEVEL, OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "measure-only", no_argument, NULL, OPT_MEASURE_ONLY },
+	{ "epochs", required_argument, NULL, OPT_EPOCHS },
+	{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
+	{ "watch-port", required_argument, NULL, OPT_PORT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "attach", required_argument, NULL, OPT_ATTACH },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "fallback-rx-ring", required_argument, NULL, OPT_FB_RING },
+	{ "fallback-rx-max-frames", required_argument, NULL, OPT_FB_FRAMES },
+	{ "fallback-rx-usecs", required_argument, NULL, OPT_FB_USECS },
+	{ "no-bpf-stats", no_argument, NULL, OPT_NO_STATS },
+	{ "no-seed", no_argument, NULL, OPT_NO_SEED },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A bounded unsigned option; prints the error and returns -1 when bad. */
+static int opt_u64(const char *name, const char *arg, uint64_t min, uint64_t max,
+		   uint64_t *out)
+{
+	int err = rxb_parse_u64(arg, min, max, out);
+
+	if (err) {
+		fprintf(stderr, "rxbneckd: --%s %s: %s (%llu..%llu)\n", name, arg,
+			rxb_parse_strerror(err), (unsigned long long)min,
+			(unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_one(struct cli *cli, int opt, const char *arg)
+{
+	uint64_t v;
+	int level, mode;
+
+	switch (opt) {
+	case OPT_MEASURE_ONLY:
+		return 0;
+	case OPT_EPOCHS:
+		return opt_u64("epochs", arg, 1, 1000000, &cli->epochs);
+	case OPT_INTERVAL:
+		return opt_u64("interval-ms", arg, 10, 3600 * 1000, &cli->interval_ms);
+	case OPT_PORT:
+		if (cli->nports == RXB_MAX_SOCKS) {
+			fprintf(stderr, "rxbneckd: at most %d --watch-port\n", RXB_MAX_SOCKS);
+			return -1;
+		}
+		if (opt_u64("watch-port", arg, 1, 65535, &v))
+			return -1;
+		cli->ports[cli->nports++] = (uint16_t)v;
+		return 0;
+	case OPT_JSON:
+		cli->json = true;
+		return 0;
+	case OPT_ATTACH:
+		mode = collect_attach_parse(arg);
+		if (mode < 0) {
+			fprintf(stderr, "rxbneckd: --attach %s: not auto|tp_btf|raw_tp|none\n", arg);
+			return -1;
+		}
+		cli->opts.attach = mode;
+		return 0;
+	case OPT_DEVICE:
+		if (cli->ndevices == COLLECT_MAX_DEVICES || !arg[0] ||
+		    strlen(arg) >= RXB_IFNAME_LEN) {
+			fprintf(stderr, "rxbneckd: --device %s: bad name or too many\n", arg);
+			return -1;
+		}
+		rxb_strlcpy(cli->devices[cli->ndevices++], arg, RXB_IFNAME_LEN);
+		return 0;
+	case OPT_FB_RING:
+		if (opt_u64("fallback-rx-ring", arg, 0, UINT32_MAX, &v))
+			return -1;
+		cli->opts.fallback_rx_ring = (uint32_t)v;
+		return 0;
+	case OPT_FB_FRAMES:
+		if (opt_u64("fallback-rx-max-frames", arg, 0, UINT32_MAX, &v))
+			return -1;
+		cli->opts.fallback_rx_max_frames = (uint32_t)v;
+		return 0;
+	case OPT_FB_USECS:
+		if (opt_u64("fallback-rx-usecs", arg, 0, UINT32_MAX, &v))
+			return -1;
+		cli->opts.fallback_rx_usecs = (uint32_t)v;
+		return 0;
+	case OPT_NO_STATS:
+		cli->opts.bpf_stats = false;
+		return 0;
+	case OPT_NO_SEED:
+		cli->opts.seed_from_proc = false;
+		return 0;
+	case OPT_LOG_LEVEL:
+		level = rxb_log_level_parse(arg);
+		if (level < 0) {
+			fprintf(stderr, "rxbneckd: --log-level %s: unknown level\n", arg);
+			return -1;
+		}
+		rxb_log_set_level(level);
+		return 0;
+	}
+	return -1;
+}
+
+/* 0 ok, 1 asked for help, -1 usage error. */
+static int parse_args(struct cli *cli, int argc, char **argv)
+{
+	int opt;
+
+	optind = 1;
+	opterr = 1;
+	while ((opt = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		if (opt == OPT_HELP) {
+			usage(stdout);
+			return 1;
+		}
+		if (opt == '?' || parse_one(cli, opt, optarg))
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rxbneckd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	cli->opts.ports = cli->ports;
+	cli->opts.nports = cli->nports;
+	cli->opts.devices = (const char (*)[RXB_IFNAME_LEN])cli->devices;
+	cli->opts.ndevices = cli->ndevices;
+	return 0;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: the sleep returns early so we stop promptly. */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL)) {
+		rxb_log_errno(RXB_LOG_ERR, errno, "installing signal handlers");
+		return -1;
+	}
+	return 0;
+}
+
+/* Sleep until @deadline_ns (CLOCK_MONOTONIC) unless a signal asks to stop. */
+static void sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / RXB_NSEC_PER_SEC),
+		.tv_nsec = (long)(deadline_ns % RXB_NSEC_PER_SEC),
+	};
+
+	while (!stop_requested &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int print_epoch(const struct cli *cli, struct jw *w, const struct rxb_epoch *e)
+{
+	if (!cli->json) {
+		collect_epoch_text(stdout, e);
+	} else {
+		jw_reset(w);
+		collect_epoch_json(w, NULL, e);
+		if (!jw_ok(w)) {
+			rxb_err("measure: formatting epoch %llu as JSON failed",
+				(unsigned long long)e->seq);
+			return -1;
+		}
+		fputs(jw_text(w), stdout);
+		fputc('\n', stdout);
+	}
+	if (fflush(stdout)) {
+		rxb_log_errno(RXB_LOG_ERR, errno, "measure: writing stdout");
+		return -1;
+	}
+	return 0;
+}
+
+static int run(const struct cli *cli)
+{
+	struct rxb_epoch *e = malloc(sizeof(*e));
+	struct collect *c = NULL;
+	uint64_t next;
+	struct jw w;
+	int err, status = 0;
+
+	if (!e) {
+		rxb_err("measure: out of memory");
+		return 1;
+	}
+	jw_init(&w, false);
+	err = collect_init(&c, &cli->opts);
+	if (err) {
+		rxb_log_errno(RXB_LOG_ERR, -err, "measure: starting the collector");
+		free(e);
+		jw_finish(&w);
+		return 1;
+	}
+	next = rxb_mono_ns();
+	for (uint64_t i = 0; i < cli->epochs && !stop_requested; i++) {
+		next += cli->interval_ms * RXB_NSEC_PER_MSEC;
+		sleep_until(next);
+		if (stop_requested)
+			break;
+		collect_epoch(c, e);
+		if (print_epoch(cli, &w, e)) {
+			status = 1;
+			break;
+		}
+	}
+	collect_finish(c);
+	jw_finish(&w);
+	free(e);
+	return status;
+}
+
+int measure_cli_main(int argc, char **argv)
+{
+	struct cli cli = {
+		.epochs = 5,
+		.interval_ms = 1000,
+		.opts = COLLECT_OPTS_DEFAULT,
+	};
+	int r;
+
+	rxb_log_set_ident("rxbneckd");
+	rxb_log_set_level(RXB_LOG_WARNING);
+	r = parse_args(&cli, argc, argv);
+	if (r) {
+		if (r < 0)
+			usage(stderr);
+		return r > 0 ? 0 : 2;
+	}
+	if (install_signals())
+		return 1;
+	return run(&cli);
+}

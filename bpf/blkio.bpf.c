@@ -27,19 +27,23 @@ struct {
 	__type(value, struct blkio_disk);
 } disks SEC(".maps");
 
-static __always_inline int rq_issue(struct request *rq)
+/* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
+#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+static __always_inline int rq_issue(struct request *rq, bool btf)
 {
 	struct blkio_start s;
 	__u64 key = (__u64)rq;
 
-	if (!BPF_CORE_READ(rq, __data_len))
+	if (!RD(btf, rq, __data_len))
 		return 0;
 	s.issue_ns = bpf_ktime_get_ns();
 	bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
 	return 0;
 }
 
-static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes)
+static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes,
+				       bool btf)
 {
 	__u64 key = (__u64)rq, d;
 	struct blkio_start *s = bpf_map_lookup_elem(&inflight, &key);
@@ -71,7 +75,7 @@ static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes
 	v->completions++;
 	v->service_ns += d;
 	v->bytes += nr_bytes;
-	if ((BPF_CORE_READ(rq, cmd_flags) & BLKIO_REQ_OP_MASK) == BLKIO_REQ_OP_READ) {
+	if ((RD(btf, rq, cmd_flags) & BLKIO_REQ_OP_MASK) == BLKIO_REQ_OP_READ) {
 		v->reads++;
 		v->read_service_ns += d;
 	}
@@ -81,25 +85,25 @@ static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(block_rq_issue_btf, struct request *rq)
 {
-	return rq_issue(rq);
+	return rq_issue(rq, true);
 }
 
 SEC("raw_tp/block_rq_issue")
 int BPF_PROG(block_rq_issue_raw, struct request *rq)
 {
-	return rq_issue(rq);
+	return rq_issue(rq, false);
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete_btf, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	return rq_complete(rq, nr_bytes);
+	return rq_complete(rq, nr_bytes, true);
 }
 
 SEC("raw_tp/block_rq_complete")
 int BPF_PROG(block_rq_complete_raw, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	return rq_complete(rq, nr_bytes);
+	return rq_complete(rq, nr_bytes, false);
 }

@@ -26,7 +26,8 @@ $(O)/gen/vmlinux.h:
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h $(O)/gen/vmlinux.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  BPF     $@")
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp && $(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MT $@ -MF $(@:.o=.d) -c $< -o $@.tmp \
+		&& $(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
 
 $(O)/gen/%.skel.h: $(O)/bpf/%.bpf.o
 	@mkdir -p $(dir $@)

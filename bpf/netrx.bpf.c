@@ -31,9 +31,12 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, NETRX_MAX_NAPI);
-	__type(key, __s32);
+	__type(key, __u64);
 	__type(value, struct netrx_napi);
 } napis SEC(".maps");
+
+/* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
+#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
 static __always_inline struct netrx_cpu *this_cpu(void)
 {
@@ -51,7 +54,7 @@ static __always_inline int irq_entry(int irq)
 	return 0;
 }
 
-static __always_inline int irq_exit(int irq, struct irqaction *action)
+static __always_inline int irq_exit(int irq, struct irqaction *action, bool btf)
 {
 	struct netrx_cpu *c = this_cpu();
 	struct netrx_irq *v;
@@ -68,7 +71,7 @@ static __always_inline int irq_exit(int irq, struct irqaction *action)
 		struct netrx_irq init = {};
 
 		bpf_probe_read_kernel_str(init.name, sizeof(init.name),
-					  BPF_CORE_READ(action, name));
+					  RD(btf, action, name));
 		bpf_map_update_elem(&irqs, &irq, &init, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&irqs, &irq);
 		if (!v)
@@ -88,6 +91,9 @@ static __always_inline int softirq_entry(unsigned int vec)
 		return 0;
 	c = this_cpu();
 	if (!c)
+		return 0;
+	/* Count every one, time one in NETRX_SAMPLE_EVERY (see netrx.h). */
+	if (c->netrx_cnt++ % NETRX_SAMPLE_EVERY)
 		return 0;
 	now = bpf_ktime_get_ns();
 	c->sirq_entry_ns = now;
@@ -110,32 +116,34 @@ static __always_inline int softirq_exit(unsigned int vec)
 	d = bpf_ktime_get_ns() - c->sirq_entry_ns;
 	irq = c->hardirq_ns - c->sirq_entry_hardirq_ns;
 	c->netrx_ns += d > irq ? d - irq : 0;
-	c->netrx_cnt++;
+	c->netrx_timed++;
 	c->sirq_entry_ns = 0;
 	return 0;
 }
 
 static __always_inline int napi_poll(struct napi_struct *napi, int work,
-				     int budget)
+				     int budget, bool btf)
 {
-	struct net_device *dev = BPF_CORE_READ(napi, dev);
-	__s32 ifindex = dev ? BPF_CORE_READ(dev, ifindex) : NETRX_BACKLOG_IFINDEX;
+	struct net_device *dev = RD(btf, napi, dev);
+	__u64 key = (__u64)dev;
 	struct netrx_cpu *c = this_cpu();
 	struct netrx_napi *v;
 	__u64 now;
 
 	if (!c)
 		return 0;
-	v = bpf_map_lookup_elem(&napis, &ifindex);
+	v = bpf_map_lookup_elem(&napis, &key);
 	if (!v) {
 		struct netrx_napi init = {};
 
-		if (dev)
+		if (dev) {
 			BPF_CORE_READ_STR_INTO(&init.dev, dev, name);
-		else
+			init.ifindex = BPF_CORE_READ(dev, ifindex);
+		} else {
 			__builtin_memcpy(init.dev, "(backlog)", 10);
-		bpf_map_update_elem(&napis, &ifindex, &init, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&napis, &ifindex);
+		}
+		bpf_map_update_elem(&napis, &key, &init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&napis, &key);
 		if (!v)
 			return 0;
 	}
@@ -174,13 +182,13 @@ int BPF_PROG(irq_entry_raw, int irq, struct irqaction *action)
 SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(irq_exit_btf, int irq, struct irqaction *action, int ret)
 {
-	return irq_exit(irq, action);
+	return irq_exit(irq, action, true);
 }
 
 SEC("raw_tp/irq_handler_exit")
 int BPF_PROG(irq_exit_raw, int irq, struct irqaction *action, int ret)
 {
-	return irq_exit(irq, action);
+	return irq_exit(irq, action, false);
 }
 
 SEC("tp_btf/softirq_entry")
@@ -210,11 +218,11 @@ int BPF_PROG(softirq_exit_raw, unsigned int vec)
 SEC("tp_btf/napi_poll")
 int BPF_PROG(napi_poll_btf, struct napi_struct *napi, int work, int budget)
 {
-	return napi_poll(napi, work, budget);
+	return napi_poll(napi, work, budget, true);
 }
 
 SEC("raw_tp/napi_poll")
 int BPF_PROG(napi_poll_raw, struct napi_struct *napi, int work, int budget)
 {
-	return napi_poll(napi, work, budget);
+	return napi_poll(napi, work, budget, false);
 }

@@ -158,8 +158,10 @@ static void sum_napi(const struct netrx_napi *v, int ncpus, struct netrx_napi *o
 		o->timed_ns += x->timed_ns;
 		if (x->budget)
 			o->budget = x->budget;
-		if (!o->dev[0] && x->dev[0])
+		if (!o->dev[0] && x->dev[0]) {
 			memcpy(o->dev, x->dev, sizeof(o->dev));
+			o->ifindex = x->ifindex;
+		}
 	}
 	o->dev[sizeof(o->dev) - 1] = '\0';
 }
@@ -187,7 +189,7 @@ static int read_irqs(struct netrx_probe *np, struct netrx_snap *s)
 static int read_napi(struct netrx_probe *np, struct netrx_snap *s)
 {
 	int fd = bpf_map__fd(np->skel->maps.napis);
-	int32_t key, next;
+	uint64_t key, next;
 	void *prev = NULL;
 
 	s->nnapi = 0;
@@ -197,7 +199,7 @@ static int read_napi(struct netrx_probe *np, struct netrx_snap *s)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, np->percpu_buf))
 			continue;
-		s->napi[s->nnapi].ifindex = key;
+		s->napi[s->nnapi].key = key;
 		sum_napi(np->percpu_buf, np->ncpus, &s->napi[s->nnapi].v);
 		s->nnapi++;
 	}

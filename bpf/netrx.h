@@ -14,14 +14,23 @@
 #define NETRX_MAX_IRQS		256
 #define NETRX_MAX_NAPI		256
 #define NETRX_NAME_LEN		32
-#define NETRX_BACKLOG_IFINDEX	0	/* the per-CPU backlog NAPI: no device */
+#define NETRX_BACKLOG_KEY	0	/* the per-CPU backlog NAPI: no device */
+
+/*
+ * NET_RX softirqs are timed one in NETRX_SAMPLE_EVERY (the rest are only
+ * counted): reading the clock costs more than everything else these
+ * programs do, and on veth every packet is its own softirq. The reader
+ * scales sampled time by netrx_cnt / netrx_timed.
+ */
+#define NETRX_SAMPLE_EVERY	8
 
 /* Per CPU (one-entry per-CPU array). */
 struct netrx_cpu {
 	__u64 hardirq_ns;	/* time in hard IRQ handlers */
 	__u64 hardirq_cnt;
-	__u64 netrx_ns;		/* NET_RX softirq time, hard IRQs inside removed */
-	__u64 netrx_cnt;
+	__u64 netrx_cnt;	/* NET_RX softirqs */
+	__u64 netrx_timed;	/* ... of which timed */
+	__u64 netrx_ns;		/* their time, hard IRQs inside removed */
 	/* In-flight state of the current handler (not counters). */
 	__u64 irq_entry_ns;
 	__u64 sirq_entry_ns;	/* 0: not inside NET_RX */
@@ -36,15 +45,19 @@ struct netrx_irq {
 	char name[NETRX_NAME_LEN];
 };
 
-/* One NAPI instance, keyed by the device's ifindex (0: per-CPU backlog). */
+/*
+ * The NAPI instances of one device, keyed by its struct net_device address
+ * (unique across network namespaces, unlike ifindex); 0 is the per-CPU
+ * backlog that veth, lo and netif_rx() users feed.
+ */
 struct netrx_napi {
 	__u64 polls;
 	__u64 pkts;		/* sum of "work" */
 	__u64 full_polls;	/* polls that used their whole budget */
-	__u64 timed_polls;	/* polls inside a traced NET_RX softirq */
+	__u64 timed_polls;	/* polls inside a timed NET_RX softirq */
 	__u64 timed_ns;		/* their service time */
 	__s32 budget;		/* last budget seen */
-	__u32 pad;
+	__s32 ifindex;		/* in the device's own namespace */
 	char dev[16];
 };
 
@@ -63,7 +76,7 @@ struct netrx_snap_irq {
 };
 
 struct netrx_snap_napi {
-	int ifindex;
+	uint64_t key;		/* device address (0: backlog) */
 	struct netrx_napi v;	/* summed over CPUs */
 };
 

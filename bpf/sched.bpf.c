@@ -7,8 +7,7 @@
  *
  * Every program exists twice, as tp_btf (BTF-typed arguments) and raw_tp
  * (the same arguments as plain u64s); the loader enables one set. Both call
- * the same handlers, which read kernel memory only through CO-RE probe reads,
- * so they behave identically.
+ * the same handlers; only the way fields are read differs (RD()).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -74,17 +73,37 @@ static __always_inline __u64 sub0(__u64 a, __u64 b)
 	return a > b ? a - b : 0;
 }
 
-/* The kernel's cumulative on-CPU time of @p. */
-static __always_inline __u64 sum_exec(struct task_struct *p)
+/*
+ * Reading a task_struct field: tp_btf programs get BTF-typed pointers and
+ * load directly; raw_tp programs get plain numbers and must use probe reads
+ * (a helper call each). @btf is a constant in each program, so the compiler
+ * keeps only one branch and the verifier never sees the other.
+ */
+#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+static __always_inline __u32 tid_of(struct task_struct *p, bool btf)
 {
-	return BPF_CORE_READ(p, se.sum_exec_runtime);
+	return RD(btf, p, pid);
+}
+
+/* The kernel's cumulative on-CPU time of @p. */
+static __always_inline __u64 sum_exec(struct task_struct *p, bool btf)
+{
+	return RD(btf, p, se.sum_exec_runtime);
 }
 
 /* The kernel's cumulative runqueue wait of @p (0 without CONFIG_SCHED_INFO). */
-static __always_inline __u64 run_delay(struct task_struct *p)
+static __always_inline __u64 run_delay(struct task_struct *p, bool btf)
 {
 	if (bpf_core_field_exists(p->sched_info.run_delay))
-		return BPF_CORE_READ(p, sched_info.run_delay);
+		return RD(btf, p, sched_info.run_delay);
+	return 0;
+}
+
+static __always_inline __u64 pcount(struct task_struct *p, bool btf)
+{
+	if (bpf_core_field_exists(p->sched_info.pcount))
+		return RD(btf, p, sched_info.pcount);
 	return 0;
 }
 
@@ -93,11 +112,11 @@ static __always_inline bool have_run_delay(struct task_struct *p)
 	return bpf_core_field_exists(p->sched_info.run_delay);
 }
 
-static __always_inline __u32 task_cpu(struct task_struct *p)
+static __always_inline __u32 task_cpu(struct task_struct *p, bool btf)
 {
 	if (bpf_core_field_exists(p->thread_info.cpu))
-		return BPF_CORE_READ(p, thread_info.cpu);
-	return BPF_CORE_READ(p, wake_cpu);
+		return RD(btf, p, thread_info.cpu);
+	return RD(btf, p, wake_cpu);
 }
 
 /*
@@ -107,7 +126,8 @@ static __always_inline __u32 task_cpu(struct task_struct *p)
  * reused: it is started afresh (a new first_ns tells the reader).
  */
 static __always_inline struct sched_task *
-get_task(__u32 tid, struct task_struct *p, __u32 state, __u32 cpu, __u64 now)
+get_task(__u32 tid, struct task_struct *p, __u32 state, __u32 cpu, __u64 now,
+	 bool btf)
 {
 	struct sched_task *t, *init;
 	__u32 zero = 0;
@@ -124,8 +144,9 @@ get_task(__u32 tid, struct task_struct *p, __u32 state, __u32 cpu, __u64 now)
 	init->seg_cpu = cpu;
 	init->out_ns = now;
 	init->first_ns = now;
-	init->sum_exec_ns = sum_exec(p);
-	init->run_delay_ns = run_delay(p);
+	init->sum_exec_ns = sum_exec(p, btf);
+	init->run_delay_ns = run_delay(p, btf);
+	init->pcount = pcount(p, btf);
 	init->tgid = BPF_CORE_READ(p, tgid);
 	BPF_CORE_READ_STR_INTO(&init->comm, p, comm);
 	if (bpf_map_update_elem(&tasks, &tid, init, BPF_ANY)) {
@@ -169,13 +190,17 @@ static __always_inline void fold_segment(__u32 tid, struct sched_task *t)
 
 /* How @prev leaves the CPU, from the preempt flag, its state and in_iowait. */
 static __always_inline __u32 leave_state(bool preempt, struct task_struct *prev,
-					 unsigned int prev_state)
+					 unsigned int prev_state, bool btf)
 {
+	__u64 iowait;
+
 	if (preempt || prev_state == SCHED_TASK_RUNNING)
 		return SCHED_ST_RUNNABLE;
 	if (prev_state & SCHED_TASK_DEAD)
 		return SCHED_ST_DEAD;
-	if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+	iowait = btf ? BPF_CORE_READ_BITFIELD(prev, in_iowait)
+		     : BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait);
+	if (iowait)
 		return SCHED_ST_IOWAIT;
 	if ((prev_state & SCHED_TASK_UNINTERRUPTIBLE) &&
 	    !(prev_state & SCHED_TASK_NOLOAD))
@@ -235,11 +260,10 @@ static __always_inline void rx_account(__u32 tid, struct sched_task *t,
 
 static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 				       unsigned int prev_state, __u32 cpu,
-				       __u64 now)
+				       __u64 now, __u32 tid, bool btf)
 {
-	__u32 tid = BPF_CORE_READ(prev, pid);
-	__u32 how = leave_state(preempt, prev, prev_state);
-	__u64 sum = sum_exec(prev), delay = run_delay(prev);
+	__u32 how = leave_state(preempt, prev, prev_state, btf);
+	__u64 sum = sum_exec(prev, btf), delay = run_delay(prev, btf);
 	__u64 dt, on, wait;
 	struct sched_task *t;
 
@@ -248,7 +272,7 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 	t = bpf_map_lookup_elem(&tasks, &tid);
 	if (!t || t->state == SCHED_ST_DEAD) {
 		/* First sight: this is the baseline, nothing to charge. */
-		t = get_task(tid, prev, how, cpu, now);
+		t = get_task(tid, prev, how, cpu, now, btf);
 		if (t && how == SCHED_ST_DEAD)
 			t->dead_ns = now;
 		return;
@@ -284,7 +308,7 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 		/* EEVDF (6.6+) has a per-entity slice; CFS does not. */
 		if (bpf_core_field_exists(prev->se.deadline) &&
 		    bpf_core_field_exists(prev->se.slice))
-			t->slice_ns += BPF_CORE_READ(prev, se.slice);
+			t->slice_ns += RD(btf, prev, se.slice);
 		break;
 	case SCHED_ST_SLEEPING:
 		t->n_sleep++;
@@ -302,38 +326,21 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 	t->state = how;
 	t->cpu = cpu;
 	t->out_ns = now;
-	t->in_ns = 0;
 	t->woken_ns = 0;
 	t->sum_exec_ns = sum;
 	t->run_delay_ns = delay;
-	end_update(t);
-}
-
-static __always_inline void switch_in(struct task_struct *next, __u32 cpu,
-				      __u64 now)
-{
-	__u32 tid = BPF_CORE_READ(next, pid);
-	struct sched_task *t;
-
-	if (!tid)
-		return;
-	t = get_task(tid, next, SCHED_ST_RUNNABLE, cpu, now);
-	if (!t)
-		return;
-	begin_update(t);
-	t->in_ns = now;
-	t->cpu = cpu;
+	t->pcount = pcount(prev, btf);
 	end_update(t);
 }
 
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				     struct task_struct *next,
-				     unsigned int prev_state)
+				     unsigned int prev_state, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
 	struct sched_cpu *c = bpf_map_lookup_elem(&cpu_stats, &zero);
-	__u32 prev_tid = BPF_CORE_READ(prev, pid);
+	__u32 prev_tid = tid_of(prev, btf), next_tid = tid_of(next, btf);
 
 	if (!c)
 		return 0;
@@ -342,45 +349,48 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		c->preemptions++;
 	if (c->switches > 1 && c->last_next_tid != prev_tid)
 		c->untraced++;
-	c->last_next_tid = BPF_CORE_READ(next, pid);
-	switch_out(preempt, prev, prev_state, cpu, now);
-	switch_in(next, cpu, now);
+	c->last_next_tid = next_tid;
+	/*
+	 * Only the task leaving is accounted: the kernel's counters read at
+	 * its next switch-out cover this switch-in too, and the reader asks
+	 * the kernel (schedstat) about tasks that may be running now.
+	 */
+	switch_out(preempt, prev, prev_state, cpu, now, prev_tid, btf);
 	return 0;
 }
 
-static __always_inline int on_wakeup(struct task_struct *p, bool new_task)
+static __always_inline int on_wakeup(struct task_struct *p, bool new_task,
+				     bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 tid = BPF_CORE_READ(p, pid);
-	__u32 cpu = task_cpu(p);
-	struct sched_rx_tid *rx;
+	__u32 tid = tid_of(p, btf);
+	__u32 cpu = task_cpu(p, btf);
 	struct sched_task *t;
 
 	if (!tid)
 		return 0;
 	t = get_task(tid, p, new_task ? SCHED_ST_RUNNABLE : SCHED_ST_SLEEPING,
-		     cpu, now);
+		     cpu, now, btf);
 	if (!t)
 		return 0;
-	rx = bpf_map_lookup_elem(&rx_tids, &tid);
-	if (rx)
-		__sync_fetch_and_add(&rx->wakeups, 1);
-	begin_update(t);
 	if (new_task && !t->born_ns)
 		t->born_ns = now;
-	/* Only the first wakeup after blocking matters (spurious ones and
-	 * wakeups of a task still on its CPU change nothing). */
-	if (t->state != SCHED_ST_RUNNABLE && !t->woken_ns && !t->in_ns) {
+	/*
+	 * Only the first wakeup after blocking matters (spurious ones and
+	 * wakeups of a task still on its CPU change nothing). Plain stores:
+	 * these only refine the reader's estimate until the next switch-out.
+	 */
+	if (t->state != SCHED_ST_RUNNABLE && !t->woken_ns) {
 		t->woken_ns = now;
 		t->cpu = cpu;
 	}
-	end_update(t);
 	return 0;
 }
 
-static __always_inline int on_migrate(struct task_struct *p, int dest_cpu)
+static __always_inline int on_migrate(struct task_struct *p, int dest_cpu,
+				      bool btf)
 {
-	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 tid = tid_of(p, btf);
 	struct sched_task *t;
 
 	if (!tid)
@@ -388,12 +398,9 @@ static __always_inline int on_migrate(struct task_struct *p, int dest_cpu)
 	t = bpf_map_lookup_elem(&tasks, &tid);
 	if (!t)
 		return 0;
-	begin_update(t);
 	t->n_migrate++;
 	/* Where a queued task now waits (a running one is switched out first). */
-	if (!t->in_ns)
-		t->cpu = dest_cpu;
-	end_update(t);
+	t->cpu = dest_cpu;
 	return 0;
 }
 
@@ -401,48 +408,48 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	return on_switch(preempt, prev, next, prev_state);
+	return on_switch(preempt, prev, next, prev_state, true);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	return on_switch(preempt, prev, next, prev_state);
+	return on_switch(preempt, prev, next, prev_state, false);
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup_btf, struct task_struct *p)
 {
-	return on_wakeup(p, false);
+	return on_wakeup(p, false, true);
 }
 
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
 {
-	return on_wakeup(p, false);
+	return on_wakeup(p, false, false);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_btf, struct task_struct *p)
 {
-	return on_wakeup(p, true);
+	return on_wakeup(p, true, true);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
 {
-	return on_wakeup(p, true);
+	return on_wakeup(p, true, false);
 }
 
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(sched_migrate_btf, struct task_struct *p, int dest_cpu)
 {
-	return on_migrate(p, dest_cpu);
+	return on_migrate(p, dest_cpu, true);
 }
 
 SEC("raw_tp/sched_migrate_task")
 int BPF_PROG(sched_migrate_raw, struct task_struct *p, int dest_cpu)
 {
-	return on_migrate(p, dest_cpu);
+	return on_migrate(p, dest_cpu, false);
 }

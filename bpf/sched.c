@@ -149,7 +149,8 @@ static void merge_rows(struct sched_snap *s)
 {
 	size_t out = 0;
 
-	qsort(s->rows, s->nrows, sizeof(*s->rows), row_cmp);
+	if (s->nrows)
+		qsort(s->rows, s->nrows, sizeof(*s->rows), row_cmp);
 	for (size_t i = 0; i < s->nrows; i++) {
 		if (out && s->rows[out - 1].tid == s->rows[i].tid &&
 		    s->rows[out - 1].cpu == s->rows[i].cpu) {
@@ -192,27 +193,55 @@ static struct partial partial_of(const struct sched_task *t, uint64_t now)
 {
 	struct partial p = { 0, 0, 0 };
 	uint64_t out = t->out_ns;
-	uint64_t ready;		/* when it became runnable again, as far as seen */
 
 	if (t->state == SCHED_ST_DEAD || now <= out)
 		return p;
-	if (t->state == SCHED_ST_RUNNABLE)
-		ready = out;
-	else if (t->woken_ns)
-		ready = t->woken_ns;
-	else
-		ready = t->in_ns ? t->in_ns : now;
-	if (t->in_ns && t->in_ns < now) {
-		p.on_ns = now - t->in_ns;
-		now = t->in_ns;
+	if (t->state == SCHED_ST_RUNNABLE) {
+		p.wait_ns = now - out;
+	} else if (t->woken_ns && t->woken_ns < now) {
+		p.off_ns = t->woken_ns > out ? t->woken_ns - out : 0;
+		p.wait_ns = now - (t->woken_ns > out ? t->woken_ns : out);
+	} else {
+		p.off_ns = now - out;
 	}
-	if (ready > now)
-		ready = now;
-	if (ready > out)
-		p.off_ns = ready - out;
+	return p;
+}
+
+/* Does the record say the task may have been on a runqueue since out_ns? */
+static bool maybe_runnable(const struct sched_task *t)
+{
+	return t->state == SCHED_ST_RUNNABLE || t->woken_ns;
+}
+
+/*
+ * The same split from the kernel's totals now (@sum, @delay, and @pcnt, its
+ * count of switch-ins): on-CPU time is exact. A task not switched in since
+ * out_ns is still waiting since it was preempted or woken; one that was has
+ * all its waiting in the kernel's run_delay (accounted at switch-in).
+ */
+static struct partial partial_exact(const struct sched_task *t, uint64_t now,
+				    uint64_t sum, uint64_t delay, uint64_t pcnt)
+{
+	struct partial p = { 0, 0, 0 };
+	uint64_t span = now > t->out_ns ? now - t->out_ns : 0;
+	bool ran = pcnt > t->pcount;
+	uint64_t rest;
+
+	if (t->state == SCHED_ST_DEAD)
+		return p;
+	p.on_ns = sum > t->sum_exec_ns ? sum - t->sum_exec_ns : 0;
+	if (p.on_ns > span)
+		p.on_ns = span;
+	rest = span - p.on_ns;
+	if (!ran && t->state == SCHED_ST_RUNNABLE)
+		p.wait_ns = rest;			/* still queued since out */
+	else if (!ran && t->woken_ns && now > t->woken_ns)
+		p.wait_ns = now - t->woken_ns;		/* queued since woken */
 	else
-		ready = out;
-	p.wait_ns = now - ready;
+		p.wait_ns = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
+	if (p.wait_ns > rest)
+		p.wait_ns = rest;
+	p.off_ns = rest - p.wait_ns;
 	return p;
 }
 
@@ -255,7 +284,8 @@ static void snap_task(struct sched_snap_task *o, uint32_t tid,
 	o->comm[sizeof(o->comm) - 1] = '\0';
 }
 
-static int read_tasks(struct sched_probe *sp, struct sched_snap *s)
+static int read_tasks(struct sched_probe *sp, struct sched_snap *s,
+		      sched_counters_fn fn, void *arg)
 {
 	int fd = bpf_map__fd(sp->skel->maps.tasks);
 	struct sched_task t, tmp;
@@ -280,6 +310,12 @@ static int read_tasks(struct sched_probe *sp, struct sched_snap *s)
 			    sizeof(*s->tasks)))
 			return -ENOMEM;
 		part = partial_of(&t, s->at_ns);
+		if (fn && maybe_runnable(&t)) {
+			uint64_t sum, delay, pcnt;
+
+			if (fn(arg, key, &sum, &delay, &pcnt) == 0)
+				part = partial_exact(&t, rxb_mono_ns(), sum, delay, pcnt);
+		}
 		snap_task(&s->tasks[s->ntasks++], key, &t, &part);
 		/* The unfolded segment and the estimate since, per CPU. */
 		if (add_row(s, key, t.seg_cpu, t.seg_oncpu_ns, t.seg_wait_ns) ||
@@ -334,7 +370,8 @@ static int read_cpus(struct sched_probe *sp, struct sched_snap *s)
 
 int sched_probe_seed(struct sched_probe *sp, uint32_t tid, uint32_t tgid,
 		     const char *comm, bool runnable, uint32_t cpu,
-		     uint64_t sum_exec_ns, uint64_t run_delay_ns, uint64_t now_ns)
+		     uint64_t sum_exec_ns, uint64_t run_delay_ns, uint64_t pcount,
+		     uint64_t now_ns)
 {
 	struct sched_task t;
 
@@ -347,6 +384,7 @@ int sched_probe_seed(struct sched_probe *sp, uint32_t tid, uint32_t tgid,
 	t.first_ns = now_ns;
 	t.sum_exec_ns = sum_exec_ns;
 	t.run_delay_ns = run_delay_ns;
+	t.pcount = pcount;
 	rxb_strlcpy(t.comm, comm, sizeof(t.comm));
 	/* BPF_NOEXIST: a record the probes made meanwhile is better. */
 	if (bpf_map_update_elem(bpf_map__fd(sp->skel->maps.tasks), &tid, &t,
@@ -358,7 +396,8 @@ int sched_probe_seed(struct sched_probe *sp, uint32_t tid, uint32_t tgid,
 	return 0;
 }
 
-int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *s)
+int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *s,
+			 sched_counters_fn fn, void *arg)
 {
 	int err;
 
@@ -372,7 +411,7 @@ int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *s)
 	 */
 	err = read_rows(sp, s);
 	if (!err)
-		err = read_tasks(sp, s);
+		err = read_tasks(sp, s, fn, arg);
 	if (!err)
 		err = read_rx(sp, s);
 	if (!err)
@@ -382,8 +421,10 @@ int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *s)
 		return err;
 	}
 	s->tasks_full = sp->skel->bss->tasks_full;
-	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), task_cmp);
-	qsort(s->rx, s->nrx, sizeof(*s->rx), rx_cmp);
+	if (s->ntasks)
+		qsort(s->tasks, s->ntasks, sizeof(*s->tasks), task_cmp);
+	if (s->nrx)
+		qsort(s->rx, s->nrx, sizeof(*s->rx), rx_cmp);
 	merge_rows(s);
 	return 0;
 }

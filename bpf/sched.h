@@ -53,13 +53,13 @@ enum sched_task_state {
 struct sched_task {
 	__u32 seq;
 	__u32 state;		/* enum sched_task_state: how it left at out_ns */
-	__u32 cpu;		/* where it runs or waits now, as far as seen */
+	__u32 cpu;		/* where it ran last, or waits now, as far as seen */
 	__u32 tgid;
 	__u64 out_ns;		/* last switch-out (or when first seen) */
-	__u64 in_ns;		/* switched in since out_ns (0: not seen) */
 	__u64 woken_ns;		/* woken since out_ns (0: not seen) */
 	__u64 sum_exec_ns;	/* se.sum_exec_runtime at out_ns */
 	__u64 run_delay_ns;	/* sched_info.run_delay at out_ns */
+	__u64 pcount;		/* sched_info.pcount (switch-ins) at out_ns */
 	__u64 first_ns;		/* first seen: a reused tid has a new one */
 	__u64 born_ns;		/* created (sched_wakeup_new) while we watched */
 	__u64 dead_ns;		/* 0 unless SCHED_ST_DEAD */
@@ -115,7 +115,6 @@ struct sched_cpu {
 struct sched_rx_tid {
 	__u32 port;		/* last watched port it dequeued from */
 	__u32 pad;
-	__u64 wakeups;		/* traced wakeups (some may be missed) */
 	__u64 blocks;		/* switch-outs by blocking: one wakeup each */
 	__u64 preempts;
 	__u64 run_preempt_ns;	/* run lengths that ended in preemption */
@@ -213,10 +212,24 @@ int sched_probe_rx_tids_fd(const struct sched_probe *sp);
  */
 int sched_probe_seed(struct sched_probe *sp, uint32_t tid, uint32_t tgid,
 		     const char *comm, bool runnable, uint32_t cpu,
-		     uint64_t sum_exec_ns, uint64_t run_delay_ns, uint64_t now_ns);
+		     uint64_t sum_exec_ns, uint64_t run_delay_ns, uint64_t pcount,
+		     uint64_t now_ns);
 
-/* Read all counters now. 0 or -errno. */
-int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *snap);
+/*
+ * The kernel's on-CPU and runqueue-wait totals and number of switch-ins of
+ * @tid right now (e.g. /proc/<tid>/schedstat). 0, or -errno when unknown.
+ */
+typedef int (*sched_counters_fn)(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
+				 uint64_t *run_delay_ns, uint64_t *pcount);
+
+/*
+ * Read all counters now. For tasks the probe believes running or runnable,
+ * @fn (may be NULL) supplies the kernel's current totals, so that the time
+ * since their last traced switch-out is split exactly even when their
+ * switch-out or wakeup was not traced. 0 or -errno.
+ */
+int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *snap,
+			 sched_counters_fn fn, void *arg);
 /* Delete the records of tasks that @snap saw dead (their last counters are
  * in @snap, so nothing is lost). */
 void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *snap);

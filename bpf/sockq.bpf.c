@@ -5,7 +5,8 @@
  * (sock:sock_recv_length) and dropped (skb:kfree_skb with the receiving
  * socket, 6.11+), the queue length as the last event saw it, and which
  * threads dequeue (the receiver threads, shared with sched.bpf.c). Drops
- * are also counted by reason host-wide. Nothing per packet leaves the kernel.
+ * are also counted by reason host-wide. Nothing per packet leaves the
+ * kernel, and the per-packet path only touches per-CPU array slots.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -17,27 +18,25 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define IPPROTO_UDP_NUM	17
+#define UDP_HDR_LEN	8
 
+/* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
+#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+/* port -> slot + 1 (0: not watched). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SOCKQ_MAX_PORTS);
-	__type(key, __u16);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SOCKQ_PORT_SPACE);
+	__type(key, __u32);
 	__type(value, __u32);
 } watch_ports SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SOCKQ_MAX_PORTS);
-	__type(key, __u16);
-	__type(value, struct sockq_stats);
-} port_stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SOCKQ_MAX_PORTS);
-	__type(key, __u16);
-	__type(value, struct sockq_state);
-} port_state SEC(".maps");
+	__type(key, __u32);
+	__type(value, struct sockq_slot);
+} slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -47,11 +46,19 @@ struct {
 } rx_deq SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SOCKQ_MAX_REASONS);
 	__type(key, __u32);
 	__type(value, __u64);
 } drop_reasons SEC(".maps");
+
+/* Reasons of subsystems (the high 16 bits set) are rare: a hash is fine. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, SOCKQ_MAX_EXT_REASONS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drop_reasons_ext SEC(".maps");
 
 /* The same map as in sched.bpf.c: the loader makes them one. */
 struct {
@@ -64,183 +71,194 @@ struct {
 /* Source of a new rx_tids entry (too big for the stack). */
 const struct sched_rx_tid rx_tid_zero = {};
 
-/* The local port of @sk when it is watched, else 0. */
-static __always_inline __u16 watched_port(const struct sock *sk)
+/* The slot of @sk's local port when watched, else NULL. */
+static __always_inline struct sockq_slot *slot_of(const struct sock *sk,
+						   __u16 *port, bool btf)
 {
-	__u16 port;
+	__u32 key, *idx;
 
 	if (!sk)
-		return 0;
-	port = BPF_CORE_READ(sk, __sk_common.skc_num);
-	if (!port || !bpf_map_lookup_elem(&watch_ports, &port))
-		return 0;
-	return port;
-}
-
-static __always_inline struct sockq_stats *stats_of(__u16 port)
-{
-	struct sockq_stats *st = bpf_map_lookup_elem(&port_stats, &port);
-
-	if (!st) {
-		struct sockq_stats zero = {};
-
-		bpf_map_update_elem(&port_stats, &port, &zero, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&port_stats, &port);
-	}
-	return st;
+		return NULL;
+	key = RD(btf, sk, __sk_common.skc_num);
+	idx = bpf_map_lookup_elem(&watch_ports, &key);
+	if (!idx || !*idx)
+		return NULL;
+	*port = key;
+	key = *idx - 1;
+	return bpf_map_lookup_elem(&slots, &key);
 }
 
 /* Packets queued on @sk now: for UDP the receive queue plus the reader
  * queue udp_recvmsg() splices it into. */
-static __always_inline void note_queue(const struct sock *sk, __u16 port)
+static __always_inline void note_queue(struct sockq_slot *s, const struct sock *sk,
+				       __u32 proto, __u64 now, bool btf)
 {
-	struct sockq_state s = {};
+	__u32 qlen = RD(btf, sk, sk_receive_queue.qlen);
 
-	s.at_ns = bpf_ktime_get_ns();
-	s.proto = BPF_CORE_READ(sk, sk_protocol);
-	s.qlen = BPF_CORE_READ(sk, sk_receive_queue.qlen);
-	if (s.proto == IPPROTO_UDP_NUM)
-		s.qlen += BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
-	s.rmem_bytes = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
-	s.rcvbuf_bytes = BPF_CORE_READ(sk, sk_rcvbuf);
-	bpf_map_update_elem(&port_state, &port, &s, BPF_ANY);
+	/* A probe read: the verifier types a tp_btf pointer as struct sock
+	 * and would refuse a direct load past its end. */
+	if (proto == IPPROTO_UDP_NUM)
+		qlen += BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
+	s->qlen = qlen;
+	s->proto = proto;
+	s->rcvbuf_bytes = RD(btf, sk, sk_rcvbuf);
+	s->q_at_ns = now;
 }
 
-static __always_inline int data_ready(const struct sock *sk)
+static __always_inline int data_ready(const struct sock *sk, bool btf)
 {
-	__u16 port = watched_port(sk);
-	struct sockq_stats *st;
+	struct sockq_slot *s;
 	struct sk_buff *tail;
+	__u16 port;
+	__u32 proto;
 
-	if (!port)
+	s = slot_of(sk, &port, btf);
+	if (!s)
 		return 0;
-	st = stats_of(port);
-	if (!st)
-		return 0;
-	st->enq++;
+	s->enq++;
+	proto = RD(btf, sk, sk_protocol);
 	/* UDP calls sk_data_ready right after queueing at the tail. */
-	tail = BPF_CORE_READ(sk, sk_receive_queue.prev);
+	tail = RD(btf, sk, sk_receive_queue.prev);
 	if (tail && (void *)tail != (void *)&sk->sk_receive_queue) {
-		__u32 len = BPF_CORE_READ(tail, len);
+		__u32 len = RD(btf, tail, len);
 
-		/* skb->data is at the UDP header when queued. */
-		if (BPF_CORE_READ(sk, sk_protocol) == IPPROTO_UDP_NUM && len >= 8)
-			len -= 8;
-		st->enq_bytes += len;
-		st->enq_truesize += BPF_CORE_READ(tail, truesize);
+		/* skb->data is at the UDP header while queued. */
+		if (proto == IPPROTO_UDP_NUM && len >= UDP_HDR_LEN)
+			len -= UDP_HDR_LEN;
+		s->enq_bytes += len;
+		s->enq_truesize += RD(btf, tail, truesize);
 	}
-	note_queue(sk, port);
+	note_queue(s, sk, proto, bpf_ktime_get_ns(), btf);
 	return 0;
 }
 
-static __always_inline void note_receiver(__u16 port, int bytes)
+/*
+ * Count the packet for the thread dequeuing. The slot caches the current
+ * thread on this CPU; only when another thread dequeues are the cached
+ * counts flushed to the (tid, port) hash - receivers rarely change, so the
+ * per-packet path has no hash operation.
+ */
+static __always_inline void note_receiver(struct sockq_slot *s, __u16 port,
+					  int bytes, __u64 now)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct sockq_deq_key k = { .tid = tid, .port = port };
-	struct sched_rx_tid *rx;
-	struct sockq_deq *d;
 
-	rx = bpf_map_lookup_elem(&rx_tids, &tid);
-	if (!rx) {
-		bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero, BPF_NOEXIST);
-		rx = bpf_map_lookup_elem(&rx_tids, &tid);
-	}
-	if (rx)
-		rx->port = port;
-	d = bpf_map_lookup_elem(&rx_deq, &k);
-	if (!d) {
-		struct sockq_deq zero = {};
+	if (s->cur_tid != tid) {
+		if (s->cur_tid && s->cur_pkts) {
+			struct sockq_deq_key k = { .tid = s->cur_tid, .port = port };
+			struct sockq_deq *d = bpf_map_lookup_elem(&rx_deq, &k);
 
-		bpf_map_update_elem(&rx_deq, &k, &zero, BPF_NOEXIST);
-		d = bpf_map_lookup_elem(&rx_deq, &k);
-		if (!d)
-			return;
+			if (!d) {
+				struct sockq_deq zero = {};
+
+				bpf_map_update_elem(&rx_deq, &k, &zero, BPF_NOEXIST);
+				d = bpf_map_lookup_elem(&rx_deq, &k);
+			}
+			if (d) {
+				__sync_fetch_and_add(&d->pkts, s->cur_pkts);
+				__sync_fetch_and_add(&d->bytes, s->cur_bytes);
+				d->last_ns = s->cur_last_ns;
+			}
+		}
+		s->cur_tid = tid;
+		s->cur_pkts = 0;
+		s->cur_bytes = 0;
+		/* A new receiver for the scheduler probe to follow. */
+		if (!bpf_map_lookup_elem(&rx_tids, &tid))
+			bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero, BPF_NOEXIST);
 	}
-	d->pkts++;
-	d->bytes += bytes;
-	d->last_ns = bpf_ktime_get_ns();
+	s->cur_pkts++;
+	s->cur_bytes += bytes;
+	s->cur_last_ns = now;
 }
 
-static __always_inline int recv_length(struct sock *sk, int ret, int flags)
+static __always_inline int recv_length(struct sock *sk, int ret, int flags,
+				       bool btf)
 {
+	struct sockq_slot *s;
 	__u16 port;
-	struct sockq_stats *st;
+	__u64 now;
 
 	if (ret < 0 || (flags & (SOCKQ_MSG_PEEK | SOCKQ_MSG_ERRQUEUE)))
 		return 0;
-	port = watched_port(sk);
-	if (!port)
+	s = slot_of(sk, &port, btf);
+	if (!s)
 		return 0;
-	st = stats_of(port);
-	if (!st)
-		return 0;
-	st->deq++;
-	st->deq_bytes += ret;
-	note_receiver(port, ret);
-	note_queue(sk, port);
+	now = bpf_ktime_get_ns();
+	s->deq++;
+	s->deq_bytes += ret;
+	note_receiver(s, port, ret, now);
+	note_queue(s, sk, RD(btf, sk, sk_protocol), now, btf);
 	return 0;
 }
 
-static __always_inline int free_skb(enum skb_drop_reason reason,
-				    const struct sock *rx_sk)
+static __always_inline void count_reason(__u32 r)
 {
-	__u32 r = reason;
 	__u64 *cnt, one = 1;
+
+	if (r < SOCKQ_MAX_REASONS) {
+		cnt = bpf_map_lookup_elem(&drop_reasons, &r);
+		if (cnt)
+			(*cnt)++;
+		return;
+	}
+	cnt = bpf_map_lookup_elem(&drop_reasons_ext, &r);
+	if (cnt)
+		(*cnt)++;
+	else
+		bpf_map_update_elem(&drop_reasons_ext, &r, &one, BPF_NOEXIST);
+}
+
+static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
+				    bool btf)
+{
+	struct sockq_slot *s;
 	__u16 port;
 
 	/* Not a drop: the kernel frees consumed packets through here too. */
 	if (bpf_core_enum_value_exists(enum skb_drop_reason, SKB_CONSUMED) &&
-	    r == bpf_core_enum_value(enum skb_drop_reason, SKB_CONSUMED))
+	    reason == bpf_core_enum_value(enum skb_drop_reason, SKB_CONSUMED))
 		return 0;
-	cnt = bpf_map_lookup_elem(&drop_reasons, &r);
-	if (cnt)
-		(*cnt)++;
-	else
-		bpf_map_update_elem(&drop_reasons, &r, &one, BPF_NOEXIST);
-
-	port = watched_port(rx_sk);
-	if (port) {
-		struct sockq_stats *st = stats_of(port);
-
-		if (!st)
-			return 0;
-		st->drops++;
-		if (bpf_core_enum_value_exists(enum skb_drop_reason,
-					       SKB_DROP_REASON_SOCKET_RCVBUFF) &&
-		    r == bpf_core_enum_value(enum skb_drop_reason,
-					     SKB_DROP_REASON_SOCKET_RCVBUFF))
-			st->drops_rcvbuf++;
-		note_queue(rx_sk, port);
-	}
+	count_reason(reason);
+	s = slot_of(rx_sk, &port, btf);
+	if (!s)
+		return 0;
+	s->drops++;
+	if (bpf_core_enum_value_exists(enum skb_drop_reason,
+				       SKB_DROP_REASON_SOCKET_RCVBUFF) &&
+	    reason == bpf_core_enum_value(enum skb_drop_reason,
+					  SKB_DROP_REASON_SOCKET_RCVBUFF))
+		s->drops_rcvbuf++;
+	/* A drop leaves the queue as it was: no need to look at it. */
 	return 0;
 }
 
-/* kfree_skb has carried the receiving socket since 6.11. */
+/* kfree_skb has carried the receiving socket (4th argument) since 6.11. */
 #define HAVE_RX_SK \
 	bpf_core_field_exists(((struct trace_event_raw_kfree_skb *)0)->rx_sk)
 
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready_btf, const struct sock *sk)
 {
-	return data_ready(sk);
+	return data_ready(sk, true);
 }
 
 SEC("raw_tp/sk_data_ready")
 int BPF_PROG(sk_data_ready_raw, const struct sock *sk)
 {
-	return data_ready(sk);
+	return data_ready(sk, false);
 }
 
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(sock_recv_length_btf, struct sock *sk, int ret, int flags)
 {
-	return recv_length(sk, ret, flags);
+	return recv_length(sk, ret, flags, true);
 }
 
 SEC("raw_tp/sock_recv_length")
 int BPF_PROG(sock_recv_length_raw, struct sock *sk, int ret, int flags)
 {
-	return recv_length(sk, ret, flags);
+	return recv_length(sk, ret, flags, false);
 }
 
 SEC("tp_btf/kfree_skb")
@@ -251,7 +269,7 @@ int BPF_PROG(kfree_skb_btf, struct sk_buff *skb, void *location,
 
 	if (HAVE_RX_SK)
 		rx_sk = (const struct sock *)ctx[3];
-	return free_skb(reason, rx_sk);
+	return free_skb(reason, rx_sk, true);
 }
 
 SEC("raw_tp/kfree_skb")
@@ -262,5 +280,5 @@ int BPF_PROG(kfree_skb_raw, struct sk_buff *skb, void *location,
 
 	if (HAVE_RX_SK)
 		rx_sk = (const struct sock *)ctx[3];
-	return free_skb(reason, rx_sk);
+	return free_skb(reason, rx_sk, false);
 }

@@ -21,7 +21,9 @@ struct sockq_probe {
 	struct rxb_sockq *skel;
 	struct probe_obj po;
 	int ncpus;
-	void *percpu_buf;
+	struct sockq_slot *slot_buf;	/* [ncpus]: one slot's per-CPU values */
+	uint64_t *u64_buf;		/* [ncpus] */
+	uint16_t slot_port[SOCKQ_MAX_PORTS];	/* 0: free */
 	struct btf *vmlinux;		/* for drop reason names; may be NULL */
 	bool have_rx_sk;
 };
@@ -30,7 +32,8 @@ int sockq_snap_init(struct sockq_snap *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->deq = calloc(SOCKQ_MAX_RX_DEQ, sizeof(*s->deq));
-	s->reasons = calloc(SOCKQ_MAX_REASONS, sizeof(*s->reasons));
+	s->reasons = calloc(SOCKQ_MAX_REASONS + SOCKQ_MAX_EXT_REASONS,
+			    sizeof(*s->reasons));
 	if (!s->deq || !s->reasons) {
 		sockq_snap_free(s);
 		return -ENOMEM;
@@ -70,8 +73,9 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 		     int rx_tids_fd)
 {
 	struct sockq_probe *sq;
-	size_t vsz = (sizeof(struct sockq_stats) + 7) & ~(size_t)7;
 	int err;
+
+	_Static_assert(sizeof(struct sockq_slot) % 8 == 0, "per-CPU stride");
 
 	*out = NULL;
 	sq = calloc(1, sizeof(*sq));
@@ -83,11 +87,10 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 		free(sq);
 		return err;
 	}
-	if (vsz < 8)
-		vsz = 8;
-	sq->percpu_buf = calloc((size_t)sq->ncpus, vsz);
+	sq->slot_buf = calloc((size_t)sq->ncpus, sizeof(*sq->slot_buf));
+	sq->u64_buf = calloc((size_t)sq->ncpus, sizeof(*sq->u64_buf));
 	sq->skel = rxb_sockq__open();
-	if (!sq->percpu_buf || !sq->skel) {
+	if (!sq->slot_buf || !sq->u64_buf || !sq->skel) {
 		err = sq->skel ? -ENOMEM : -errno;
 		rxb_log_errno(RXB_LOG_WARNING, -err, "sockq: opening BPF object");
 		goto fail;
@@ -127,7 +130,8 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 fail:
 	probe_obj_detach(&sq->po);
 	rxb_sockq__destroy(sq->skel);
-	free(sq->percpu_buf);
+	free(sq->slot_buf);
+	free(sq->u64_buf);
 	free(sq);
 	return err;
 }
@@ -139,7 +143,8 @@ void sockq_probe_close(struct sockq_probe *sq)
 	probe_obj_detach(&sq->po);
 	rxb_sockq__destroy(sq->skel);
 	btf__free(sq->vmlinux);
-	free(sq->percpu_buf);
+	free(sq->slot_buf);
+	free(sq->u64_buf);
 	free(sq);
 }
 
@@ -148,46 +153,78 @@ struct probe_obj *sockq_probe_obj(struct sockq_probe *sq)
 	return &sq->po;
 }
 
-int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
+static int set_watch(struct sockq_probe *sq, uint16_t port, uint32_t slot1)
 {
-	int fd = bpf_map__fd(sq->skel->maps.watch_ports);
-	uint16_t key, next;
-	uint32_t one = 1;
-	void *prev = NULL;
+	uint32_t key = port;
 
-	/* Remove the ports no longer wanted, then add the new ones. */
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		bool keep = false;
+	if (bpf_map_update_elem(bpf_map__fd(sq->skel->maps.watch_ports), &key,
+				&slot1, BPF_ANY)) {
+		int err = -errno;
 
-		key = next;
-		for (int i = 0; i < n; i++)
-			keep |= ports[i] == key;
-		if (!keep && bpf_map_delete_elem(fd, &key) == 0) {
-			prev = NULL;	/* restart: the iterator lost its place */
-			continue;
-		}
-		prev = &key;
-	}
-	for (int i = 0; i < n; i++) {
-		if (bpf_map_update_elem(fd, &ports[i], &one, BPF_ANY)) {
-			int err = -errno;
-
-			rxb_log_errno(RXB_LOG_WARNING, -err,
-				      "sockq: watching port %u", ports[i]);
-			return err;
-		}
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sockq: %s port %u",
+			      slot1 ? "watching" : "unwatching", port);
+		return err;
 	}
 	return 0;
 }
 
-static void sum_stats(const void *buf, int ncpus, struct sockq_stats *o)
+static bool wanted(const uint16_t *ports, int n, uint16_t port)
 {
-	size_t stride = (sizeof(*o) + 7) & ~(size_t)7;
+	for (int i = 0; i < n; i++)
+		if (ports[i] == port)
+			return true;
+	return false;
+}
 
+int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
+{
+	int sfd = bpf_map__fd(sq->skel->maps.slots);
+	int err;
+
+	/* Stop watching what is no longer wanted: its slot becomes free. */
+	for (uint32_t i = 0; i < SOCKQ_MAX_PORTS; i++) {
+		if (!sq->slot_port[i] || wanted(ports, n, sq->slot_port[i]))
+			continue;
+		err = set_watch(sq, sq->slot_port[i], 0);
+		if (err)
+			return err;
+		sq->slot_port[i] = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		uint32_t slot = SOCKQ_MAX_PORTS;
+
+		if (!ports[i])
+			return -EINVAL;
+		for (uint32_t k = 0; k < SOCKQ_MAX_PORTS; k++) {
+			if (sq->slot_port[k] == ports[i]) {
+				slot = SOCKQ_MAX_PORTS + 1;	/* already watched */
+				break;
+			}
+			if (!sq->slot_port[k] && slot == SOCKQ_MAX_PORTS)
+				slot = k;
+		}
+		if (slot > SOCKQ_MAX_PORTS)
+			continue;
+		if (slot == SOCKQ_MAX_PORTS)
+			return -ENOSPC;
+		/* A reused slot starts from zero before the port goes live. */
+		memset(sq->slot_buf, 0, (size_t)sq->ncpus * sizeof(*sq->slot_buf));
+		if (bpf_map_update_elem(sfd, &slot, sq->slot_buf, BPF_ANY))
+			return -errno;
+		err = set_watch(sq, ports[i], slot + 1);
+		if (err)
+			return err;
+		sq->slot_port[slot] = ports[i];
+	}
+	return 0;
+}
+
+/* Sum a slot over CPUs; the queue fields come from the latest CPU. */
+static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o)
+{
 	memset(o, 0, sizeof(*o));
 	for (int c = 0; c < ncpus; c++) {
-		const struct sockq_stats *x =
-			(const void *)((const char *)buf + (size_t)c * stride);
+		const struct sockq_slot *x = &v[c];
 
 		o->enq += x->enq;
 		o->enq_bytes += x->enq_bytes;
@@ -196,29 +233,58 @@ static void sum_stats(const void *buf, int ncpus, struct sockq_stats *o)
 		o->deq_bytes += x->deq_bytes;
 		o->drops += x->drops;
 		o->drops_rcvbuf += x->drops_rcvbuf;
+		if (x->q_at_ns > o->q_at_ns) {
+			o->q_at_ns = x->q_at_ns;
+			o->qlen = x->qlen;
+			o->rcvbuf_bytes = x->rcvbuf_bytes;
+			o->proto = x->proto;
+		}
+	}
+}
+
+/* Add the per-CPU pending receiver counts of slot @port to the deq rows. */
+static void add_pending(struct sockq_probe *sq, struct sockq_snap *s, uint16_t port)
+{
+	for (int c = 0; c < sq->ncpus; c++) {
+		const struct sockq_slot *x = &sq->slot_buf[c];
+		struct sockq_snap_deq *d = NULL;
+
+		if (!x->cur_tid || !x->cur_pkts)
+			continue;
+		for (int i = 0; i < s->ndeq; i++)
+			if (s->deq[i].k.tid == x->cur_tid && s->deq[i].k.port == port)
+				d = &s->deq[i];
+		if (!d) {
+			if (s->ndeq == SOCKQ_MAX_RX_DEQ)
+				continue;
+			d = &s->deq[s->ndeq++];
+			memset(d, 0, sizeof(*d));
+			d->k.tid = x->cur_tid;
+			d->k.port = port;
+		}
+		d->v.pkts += x->cur_pkts;
+		d->v.bytes += x->cur_bytes;
+		if (x->cur_last_ns > d->v.last_ns)
+			d->v.last_ns = x->cur_last_ns;
 	}
 }
 
 static void read_ports(struct sockq_probe *sq, struct sockq_snap *s)
 {
-	int sfd = bpf_map__fd(sq->skel->maps.port_stats);
-	int qfd = bpf_map__fd(sq->skel->maps.port_state);
-	uint16_t key, next;
-	void *prev = NULL;
+	int fd = bpf_map__fd(sq->skel->maps.slots);
 
 	s->nports = 0;
-	while (s->nports < SOCKQ_MAX_PORTS &&
-	       bpf_map_get_next_key(sfd, prev, &next) == 0) {
+	for (uint32_t slot = 0; slot < SOCKQ_MAX_PORTS; slot++) {
 		struct sockq_snap_port *p = &s->ports[s->nports];
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(sfd, &key, sq->percpu_buf))
+		if (!sq->slot_port[slot])
 			continue;
-		memset(p, 0, sizeof(*p));
-		p->port = key;
-		sum_stats(sq->percpu_buf, sq->ncpus, &p->v);
-		p->have_state = bpf_map_lookup_elem(qfd, &key, &p->state) == 0;
+		if (bpf_map_lookup_elem(fd, &slot, sq->slot_buf))
+			continue;
+		p->port = sq->slot_port[slot];
+		sum_slot(sq->slot_buf, sq->ncpus, &p->v);
+		p->have_state = p->v.q_at_ns != 0;
+		add_pending(sq, s, p->port);
 		s->nports++;
 	}
 }
@@ -243,24 +309,36 @@ static void read_deq(struct sockq_probe *sq, struct sockq_snap *s)
 
 static void read_reasons(struct sockq_probe *sq, struct sockq_snap *s)
 {
-	int fd = bpf_map__fd(sq->skel->maps.drop_reasons);
+	int afd = bpf_map__fd(sq->skel->maps.drop_reasons);
+	int hfd = bpf_map__fd(sq->skel->maps.drop_reasons_ext);
 	uint32_t key, next;
 	void *prev = NULL;
 
 	s->nreasons = 0;
-	while (s->nreasons < SOCKQ_MAX_REASONS &&
-	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+	for (key = 0; key < SOCKQ_MAX_REASONS; key++) {
+		uint64_t sum = 0;
+
+		if (bpf_map_lookup_elem(afd, &key, sq->u64_buf))
+			continue;
+		for (int c = 0; c < sq->ncpus; c++)
+			sum += sq->u64_buf[c];
+		if (!sum)
+			continue;
+		s->reasons[s->nreasons].reason = key;
+		s->reasons[s->nreasons++].count = sum;
+	}
+	while (s->nreasons < SOCKQ_MAX_REASONS + SOCKQ_MAX_EXT_REASONS &&
+	       bpf_map_get_next_key(hfd, prev, &next) == 0) {
 		uint64_t sum = 0;
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, sq->percpu_buf))
+		if (bpf_map_lookup_elem(hfd, &key, sq->u64_buf))
 			continue;
 		for (int c = 0; c < sq->ncpus; c++)
-			sum += ((const uint64_t *)sq->percpu_buf)[c];
+			sum += sq->u64_buf[c];
 		s->reasons[s->nreasons].reason = key;
-		s->reasons[s->nreasons].count = sum;
-		s->nreasons++;
+		s->reasons[s->nreasons++].count = sum;
 	}
 }
 
@@ -268,8 +346,13 @@ int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s)
 {
 	s->at_ns = rxb_mono_ns();
 	s->have_rx_sk = sq->have_rx_sk;
-	read_ports(sq, s);
+	/*
+	 * The flushed rows before the slots' pending counts: a flush between
+	 * the two reads is then missed once (and seen next time) instead of
+	 * being counted twice.
+	 */
 	read_deq(sq, s);
+	read_ports(sq, s);
 	read_reasons(sq, s);
 	return 0;
 }

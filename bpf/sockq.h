@@ -4,9 +4,12 @@
  * tracepoints: stage B of the receive path, DESIGN §3) and its user-space
  * reader sockq.c.
  *
- * Only sockets whose local port is in the watch map are counted (the map is
- * filled from user space and may change at run time). Drops by reason are
- * counted host-wide as well. Counters only grow; the reader takes deltas.
+ * Only sockets whose local port is watched are counted. The watch map is an
+ * array indexed by port holding the port's slot (1-based; 0 = not watched),
+ * and everything per port lives in per-CPU arrays indexed by slot: every
+ * per-packet lookup is an inlined array access and no cache line is shared
+ * between CPUs. Drops by reason are counted host-wide as well. Counters
+ * only grow; the reader takes deltas.
  */
 #ifndef RXB_BPF_SOCKQ_H
 #define RXB_BPF_SOCKQ_H
@@ -15,36 +18,40 @@
 #include <linux/types.h>
 #endif
 
-#define SOCKQ_MAX_PORTS		64
-#define SOCKQ_MAX_REASONS	1024
+#define SOCKQ_MAX_PORTS		64	/* slots */
+#define SOCKQ_PORT_SPACE	65536
+#define SOCKQ_MAX_REASONS	1024	/* array-counted reasons (core ones) */
+#define SOCKQ_MAX_EXT_REASONS	256	/* subsystem reasons (high bits set) */
 #define SOCKQ_MAX_RX_DEQ	4096
 
 /* recvmsg flags that do not consume a packet (include/linux/socket.h). */
 #define SOCKQ_MSG_PEEK		0x2
 #define SOCKQ_MSG_ERRQUEUE	0x2000
 
-/* Per watched port, per CPU. */
-struct sockq_stats {
-	__u64 enq;		/* sk_data_ready: packets enqueued (UDP) */
+/* Per slot (watched port), per CPU. */
+struct sockq_slot {
+	/* counters */
+	__u64 enq;		/* sk_data_ready: packets enqueued */
 	__u64 enq_bytes;	/* payload of the packet at the queue's tail */
 	__u64 enq_truesize;	/* memory charged for it */
 	__u64 deq;		/* sock_recv_length, not peeking: dequeued */
 	__u64 deq_bytes;
 	__u64 drops;		/* kfree_skb with rx_sk on this port */
 	__u64 drops_rcvbuf;	/* ... with reason SOCKET_RCVBUFF */
-};
-
-/* Per watched port: the queue as the last event saw it. */
-struct sockq_state {
-	__u64 at_ns;
+	/* the queue as the last event on this CPU saw it */
+	__u64 q_at_ns;
 	__u32 qlen;		/* packets queued (UDP: both queues) */
-	__u32 rmem_bytes;	/* sk_rmem_alloc */
 	__u32 rcvbuf_bytes;	/* sk_rcvbuf */
-	__u16 proto;		/* IPPROTO_* */
-	__u16 pad;
+	__u32 proto;		/* IPPROTO_* */
+	/* the thread dequeuing on this CPU, counts not yet in rx_deq */
+	__u32 cur_tid;
+	__u64 cur_pkts;
+	__u64 cur_bytes;
+	__u64 cur_last_ns;
 };
 
-/* Packets one receiver thread dequeued from one watched port. */
+/* Packets one receiver thread dequeued from one watched port (flushed
+ * from a slot when another thread dequeues on that CPU). */
 struct sockq_deq_key {
 	__u32 tid;
 	__u32 port;
@@ -65,14 +72,14 @@ struct sockq_deq {
 
 struct sockq_snap_port {
 	uint16_t port;
-	struct sockq_stats v;		/* summed over CPUs */
-	bool have_state;
-	struct sockq_state state;
+	struct sockq_slot v;		/* counters summed over CPUs; queue
+					 * fields from the latest CPU */
+	bool have_state;		/* some event saw the queue */
 };
 
 struct sockq_snap_deq {
 	struct sockq_deq_key k;
-	struct sockq_deq v;
+	struct sockq_deq v;		/* flushed + pending */
 };
 
 struct sockq_snap_reason {
@@ -87,7 +94,7 @@ struct sockq_snap {
 	int ndeq;
 	struct sockq_snap_deq *deq;		/* [SOCKQ_MAX_RX_DEQ] */
 	int nreasons;
-	struct sockq_snap_reason *reasons;	/* [SOCKQ_MAX_REASONS] */
+	struct sockq_snap_reason *reasons;	/* [SOCKQ_MAX_REASONS + EXT] */
 	bool have_rx_sk;	/* kfree_skb carries the receiving socket */
 };
 
@@ -104,7 +111,7 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 		     int rx_tids_fd);
 void sockq_probe_close(struct sockq_probe *sq);
 struct probe_obj *sockq_probe_obj(struct sockq_probe *sq);
-/* Replace the watched ports. 0 or -errno. */
+/* Replace the watched ports (at most SOCKQ_MAX_PORTS). 0 or -errno. */
 int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n);
 int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s);
 /* Forget receiver thread @tid (exited or idle): its rx_deq rows and its

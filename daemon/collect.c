@@ -30,8 +30,6 @@
 #include "daemon/nic.h"
 #include "daemon/procfs.h"
 
-/* A receiver thread that dequeued nothing for this long is forgotten. */
-#define RX_IDLE_FORGET_NS	(60 * RXB_NSEC_PER_SEC)
 #define MAX_RX_TIDS		256
 
 struct prog_cost {
@@ -58,6 +56,8 @@ struct collect {
 	struct sockq_snap sock[2];
 	struct blkio_snap blk[2];
 	struct csched_tid_time rx[MAX_RX_TIDS];
+	bool report_tasks;
+	struct csched_report report;
 
 	int stats_fd;		/* BPF_ENABLE_STATS, -1 when off */
 	int nprogs;
@@ -80,6 +80,31 @@ int collect_attach_parse(const char *s)
 		if (!strcmp(s, names[i]))
 			return i;
 	return -1;
+}
+
+int collect_groups_parse(const char *s)
+{
+	static const char *const names[] = { "sched", "netrx", "sockq", "blkio" };
+	const char *p = s;
+	int bits = 0;
+
+	if (!strcmp(s, "all"))
+		return COLLECT_GROUP_ALL;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int found = -1;
+
+		for (int i = 0; i < 4; i++)
+			if (strlen(names[i]) == len && !strncmp(p, names[i], len))
+				found = i;
+		if (found < 0)
+			return -1;
+		bits |= 1 << found;
+		p += len;
+		if (*p == ',' && *++p == '\0')
+			return -1;
+	}
+	return bits ? bits : -1;
 }
 
 const char *collect_attach_name(enum collect_attach a)
@@ -154,15 +179,22 @@ static void group_failed(struct collect *c, const char *group, int err)
 }
 
 static void load_probes(struct collect *c, enum collect_attach attach,
-			bool seed)
+			unsigned groups, bool seed)
 {
 	enum probe_mode mode = choose_mode(attach);
 	int err, loaded = 0;
 
 	probe_route_libbpf_log();
 	rxb_strlcpy(c->attach_mode, probe_mode_name(mode), sizeof(c->attach_mode));
-	err = sched_probe_open(&c->sp, mode);
-	if (err) {
+	if (groups != COLLECT_GROUP_ALL) {
+		c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
+		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+			   "probe groups left out by request");
+	}
+	err = groups & COLLECT_GROUP_SCHED ? sched_probe_open(&c->sp, mode) : 0;
+	if (!(groups & COLLECT_GROUP_SCHED)) {
+		/* not requested */
+	} else if (err) {
 		group_failed(c, "sched", err);
 	} else {
 		loaded++;
@@ -176,15 +208,20 @@ static void load_probes(struct collect *c, enum collect_attach attach,
 				rxb_debug("collect: %d tasks seeded from /proc", n);
 		}
 	}
-	err = netrx_probe_open(&c->np, mode);
-	if (err) {
+	err = groups & COLLECT_GROUP_NETRX ? netrx_probe_open(&c->np, mode) : 0;
+	if (!(groups & COLLECT_GROUP_NETRX)) {
+		/* not requested */
+	} else if (err) {
 		group_failed(c, "netrx", err);
 	} else {
 		loaded++;
 		register_progs(c, netrx_probe_obj(c->np));
 	}
-	err = sockq_probe_open(&c->sq, mode, c->sp ? sched_probe_rx_tids_fd(c->sp) : -1);
-	if (err) {
+	err = groups & COLLECT_GROUP_SOCKQ ?
+	      sockq_probe_open(&c->sq, mode, c->sp ? sched_probe_rx_tids_fd(c->sp) : -1) : 0;
+	if (!(groups & COLLECT_GROUP_SOCKQ)) {
+		/* not requested */
+	} else if (err) {
 		group_failed(c, "sockq", err);
 	} else {
 		loaded++;
@@ -192,8 +229,10 @@ static void load_probes(struct collect *c, enum collect_attach attach,
 		if (sockq_probe_set_ports(c->sq, c->ports, c->nports))
 			group_failed(c, "sockq ports", -EIO);
 	}
-	err = blkio_probe_open(&c->bp, mode);
-	if (err) {
+	err = groups & COLLECT_GROUP_BLKIO ? blkio_probe_open(&c->bp, mode) : 0;
+	if (!(groups & COLLECT_GROUP_BLKIO)) {
+		/* not requested */
+	} else if (err) {
 		group_failed(c, "blkio", err);
 	} else {
 		loaded++;
@@ -238,9 +277,11 @@ static int copy_opts(struct collect *c, const struct collect_opts *o)
 	if (o->nports < 0 || o->nports > RXB_MAX_SOCKS ||
 	    o->ndevices < 0 || o->ndevices > COLLECT_MAX_DEVICES ||
 	    (o->nports && !o->ports) || (o->ndevices && !o->devices) ||
-	    o->attach < COLLECT_ATTACH_AUTO || o->attach > COLLECT_ATTACH_NONE)
+	    o->attach < COLLECT_ATTACH_AUTO || o->attach > COLLECT_ATTACH_NONE ||
+	    (o->groups & ~(unsigned)COLLECT_GROUP_ALL))
 		return -EINVAL;
-	memcpy(c->ports, o->ports, (size_t)o->nports * sizeof(c->ports[0]));
+	if (o->nports)
+		memcpy(c->ports, o->ports, (size_t)o->nports * sizeof(c->ports[0]));
 	c->nports = o->nports;
 	for (int i = 0; i < o->ndevices; i++)
 		rxb_strlcpy(c->devices[i], o->devices[i], RXB_IFNAME_LEN);
@@ -248,6 +289,7 @@ static int copy_opts(struct collect *c, const struct collect_opts *o)
 	c->fb.rx_ring = o->fallback_rx_ring;
 	c->fb.rx_max_frames = o->fallback_rx_max_frames;
 	c->fb.rx_usecs = o->fallback_rx_usecs;
+	c->report_tasks = o->report_tasks;
 	if (!c->fb.rx_ring)
 		c->fb.rx_ring = netdev_max_backlog();
 	return 0;
@@ -272,10 +314,17 @@ static void free_snaps(struct collect *c)
 	}
 }
 
+static int kernel_task_counters(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
+				uint64_t *run_delay_ns, uint64_t *pcount)
+{
+	(void)arg;
+	return procfs_read_schedstat(tid, sum_exec_ns, run_delay_ns, pcount);
+}
+
 /* Read every probe into snapshot slot @i. */
 static void snapshot_all(struct collect *c, int i)
 {
-	if (c->sp && sched_probe_snapshot(c->sp, &c->sched[i]))
+	if (c->sp && sched_probe_snapshot(c->sp, &c->sched[i], kernel_task_counters, NULL))
 		c->sched[i].ntasks = 0;
 	if (c->np)
 		netrx_probe_snapshot(c->np, &c->net[i]);
@@ -334,7 +383,8 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 			   "BPF not requested (attach none)");
 		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
 	} else {
-		load_probes(c, opts->attach, opts->seed_from_proc);
+		load_probes(c, opts->attach, opts->groups ? opts->groups : COLLECT_GROUP_ALL,
+			    opts->seed_from_proc);
 		if (c->degraded & RXB_DEGRADED_NO_BPF)
 			add_reason(c->degraded_reason, sizeof(c->degraded_reason),
 				   "no BPF probe loaded: /proc and netlink only");
@@ -391,14 +441,21 @@ void collect_finish(struct collect *c)
 	nic_reader_finish(c->nic);
 	cproc_finish(c->proc);
 	free_snaps(c);
+	csched_report_free(&c->report);
 	free(c);
+}
+
+const struct csched_report *collect_task_report(const struct collect *c)
+{
+	return &c->report;
 }
 
 int collect_set_ports(struct collect *c, const uint16_t *ports, int n)
 {
 	if (n < 0 || n > RXB_MAX_SOCKS || (n && !ports))
 		return -EINVAL;
-	memcpy(c->ports, ports, (size_t)n * sizeof(ports[0]));
+	if (n)
+		memcpy(c->ports, ports, (size_t)n * sizeof(ports[0]));
 	c->nports = n;
 	if (c->sq)
 		return sockq_probe_set_ports(c->sq, ports, n);
@@ -442,25 +499,27 @@ static const char *reason_name(void *arg, uint32_t reason)
 	return sockq_probe_reason_name(arg, reason);
 }
 
-/* Forget receivers that exited or went quiet, and dead tasks. */
+/* A receiver thread that exited: the task's record says so, or it is gone. */
+static bool receiver_gone(const struct sched_snap *ss, uint32_t tid)
+{
+	char path[32];
+
+	for (size_t j = 0; j < ss->ntasks; j++)
+		if (ss->tasks[j].tid == tid)
+			return ss->tasks[j].state == SCHED_ST_DEAD;
+	snprintf(path, sizeof(path), "/proc/%u", tid);
+	return access(path, F_OK) != 0;
+}
+
+/* Forget receivers that exited, and dead tasks. */
 static void housekeeping(struct collect *c)
 {
 	const struct sockq_snap *s = &c->sock[c->cur];
 	const struct sched_snap *ss = &c->sched[c->cur];
-	uint64_t now = rxb_mono_ns();
 
-	if (c->sq) {
-		for (int i = 0; i < s->ndeq; i++) {
-			uint32_t tid = s->deq[i].k.tid;
-			bool dead = false;
-
-			for (size_t j = 0; c->sp && j < ss->ntasks; j++)
-				if (ss->tasks[j].tid == tid)
-					dead = ss->tasks[j].state == SCHED_ST_DEAD;
-			if (dead || now - s->deq[i].v.last_ns > RX_IDLE_FORGET_NS)
-				sockq_probe_forget_tid(c->sq, tid);
-		}
-	}
+	for (int i = 0; c->sq && i < s->ndeq; i++)
+		if (receiver_gone(ss, s->deq[i].k.tid))
+			sockq_probe_forget_tid(c->sq, s->deq[i].k.tid);
 	if (c->sp)
 		sched_probe_forget_dead(c->sp, ss);
 }
@@ -473,7 +532,8 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev)
 	if (c->sq)
 		nrx = cnet_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
 	if (c->sp)
-		csched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out);
+		csched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out,
+			       c->report_tasks ? &c->report : NULL);
 	if (c->np)
 		cnet_stage_a(&c->net[prev], &c->net[cur], out);
 	if (c->sq) {
@@ -539,6 +599,8 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	out->end_ns = rxb_mono_ns();
 	c->last_ns = out->end_ns;
 	rxb_strlcpy(out->attach_mode, c->attach_mode, sizeof(out->attach_mode));
+	out->probes = (c->sp ? RXB_PROBE_SCHED : 0) | (c->np ? RXB_PROBE_NETRX : 0) |
+		      (c->sq ? RXB_PROBE_SOCKQ : 0) | (c->bp ? RXB_PROBE_BLKIO : 0);
 	out->degraded = c->degraded;
 	rxb_strlcpy(out->degraded_reason, c->degraded_reason,
 		    sizeof(out->degraded_reason));

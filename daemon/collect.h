@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/collect_sched.h"
 #include "rxb/measure.h"
 
 enum collect_attach {
@@ -47,10 +48,18 @@ enum collect_attach {
 
 #define COLLECT_MAX_DEVICES	RXB_MAX_NICS
 
+/* Probe groups (bpf/) to load: enum rxb_probe_group bits. */
+#define COLLECT_GROUP_SCHED	RXB_PROBE_SCHED
+#define COLLECT_GROUP_NETRX	RXB_PROBE_NETRX
+#define COLLECT_GROUP_SOCKQ	RXB_PROBE_SOCKQ
+#define COLLECT_GROUP_BLKIO	RXB_PROBE_BLKIO
+#define COLLECT_GROUP_ALL	0xfu
+
 struct collect_opts {
 	const uint16_t *ports;		/* local ports to watch (UDP/TCP) */
 	int nports;			/* <= RXB_MAX_SOCKS */
 	enum collect_attach attach;
+	unsigned groups;		/* COLLECT_GROUP_* bits; 0 = all */
 	/* NIC devices to report; none: every up, non-loopback device. */
 	const char (*devices)[RXB_IFNAME_LEN];
 	int ndevices;
@@ -63,6 +72,9 @@ struct collect_opts {
 	/* Seed per-task baselines from /proc at start, so the first epoch
 	 * also covers tasks that did not switch since the probes attached. */
 	bool seed_from_proc;
+	/* Keep the list of classified tasks of the last epoch
+	 * (collect_task_report()), for inspection and tests. */
+	bool report_tasks;
 };
 
 #define COLLECT_OPTS_DEFAULT {						\
@@ -89,11 +101,17 @@ int collect_init(struct collect **out, const struct collect_opts *opts);
  */
 int collect_epoch(struct collect *c, struct rxb_epoch *out);
 
+/* The classified tasks of the last epoch (empty unless report_tasks). */
+const struct csched_report *collect_task_report(const struct collect *c);
+
 /* Watch these ports from now on (senders come and go). 0 or -errno. */
 int collect_set_ports(struct collect *c, const uint16_t *ports, int n);
 
 /* Detach everything, restore bpf_stats_enabled, free. NULL is allowed. */
 void collect_finish(struct collect *c);
+
+/* "sched,netrx,sockq,blkio" (any subset, or "all") -> bits; -1 if bad. */
+int collect_groups_parse(const char *s);
 
 /* "auto", "tp_btf", "raw_tp", "none" <-> enum; -1 if unknown. */
 int collect_attach_parse(const char *s);

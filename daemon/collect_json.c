@@ -17,6 +17,21 @@ static const char *source_name(enum rxb_param_source s)
 	return "none";
 }
 
+const char *collect_probe_group_name(unsigned bit)
+{
+	switch (bit) {
+	case RXB_PROBE_SCHED:
+		return "sched";
+	case RXB_PROBE_NETRX:
+		return "netrx";
+	case RXB_PROBE_SOCKQ:
+		return "sockq";
+	case RXB_PROBE_BLKIO:
+		return "blkio";
+	}
+	return "unknown";
+}
+
 const char *collect_degraded_name(unsigned bit)
 {
 	switch (bit) {
@@ -43,6 +58,8 @@ static void count_or_null(struct jw *w, const char *key, bool valid, uint64_t v)
 
 static void cpus_json(struct jw *w, const struct rxb_epoch *e)
 {
+	bool sched = e->probes & RXB_PROBE_SCHED;
+
 	jw_arr_begin(w, "cpus");
 	for (int i = 0; i < e->ncpus; i++) {
 		const struct rxb_cpu_meas *c = &e->cpus[i];
@@ -55,8 +72,8 @@ static void cpus_json(struct jw *w, const struct rxb_epoch *e)
 		jw_double(w, "softirq_frac", c->softirq_frac);
 		jw_double(w, "hardirq_frac", c->hardirq_frac);
 		jw_double(w, "runnable_avg", c->runnable_avg);
-		jw_uint(w, "switches", c->switches);
-		jw_uint(w, "preemptions", c->preemptions);
+		count_or_null(w, "switches", sched, c->switches);
+		count_or_null(w, "preemptions", sched, c->preemptions);
 		jw_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
 		jw_obj_end(w);
 	}
@@ -185,13 +202,19 @@ static void degraded_json(struct jw *w, const struct rxb_epoch *e)
 	jw_str(w, "degraded_reason", e->degraded_reason);
 }
 
-void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e)
+void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e,
+			const struct csched_report *tasks)
 {
 	jw_obj_begin(w, key);
 	jw_uint(w, "seq", e->seq);
 	jw_uint(w, "start_ns", e->start_ns);
 	jw_uint(w, "end_ns", e->end_ns);
 	jw_str(w, "attach_mode", e->attach_mode);
+	jw_arr_begin(w, "probes");
+	for (unsigned bit = 1; bit <= RXB_PROBE_BLKIO; bit <<= 1)
+		if (e->probes & bit)
+			jw_str(w, NULL, collect_probe_group_name(bit));
+	jw_arr_end(w);
 	cpus_json(w, e);
 	disk_json(w, &e->disk);
 	jw_arr_begin(w, "sockets");
@@ -220,6 +243,8 @@ void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e
 	}
 	jw_arr_end(w);
 	degraded_json(w, e);
+	if (tasks)
+		collect_tasks_json(w, "tasks", tasks);
 	jw_obj_end(w);
 }
 
@@ -319,4 +344,54 @@ void collect_epoch_text(FILE *f, const struct rxb_epoch *e)
 		fprintf(f, "  probe %-24s runs %10llu  avg %s ns\n", e->probe_cost[i].prog,
 			(unsigned long long)e->probe_cost[i].run_cnt,
 			num(a, sizeof(a), e->probe_cost[i].avg_ns, 0));
+}
+
+/* ------------------------------------------------------------ tasks -- */
+
+void collect_tasks_json(struct jw *w, const char *key, const struct csched_report *r)
+{
+	jw_arr_begin(w, key);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct csched_task_report *t = &r->v[i];
+
+		jw_obj_begin(w, NULL);
+		jw_uint(w, "tid", t->tid);
+		jw_uint(w, "tgid", t->tgid);
+		jw_str(w, "comm", t->comm);
+		jw_str(w, "class", t->receiver ? "receiver" : task_class_name(t->cls));
+		jw_uint(w, "present_ns", t->d.present_ns);
+		jw_uint(w, "oncpu_ns", t->d.oncpu_ns);
+		jw_uint(w, "wait_ns", t->d.wait_ns);
+		jw_uint(w, "iowait_ns", t->d.iowait_ns);
+		jw_uint(w, "preempt", t->d.n_preempt);
+		jw_uint(w, "sleep", t->d.n_sleep);
+		jw_uint(w, "iowaits", t->d.n_iowait);
+		jw_uint(w, "blocked", t->d.n_blocked);
+		jw_arr_begin(w, "weights");
+		for (int k = 0; k < t->nw; k++) {
+			jw_obj_begin(w, NULL);
+			jw_int(w, "cpu", t->w[k].cpu);
+			jw_double(w, "w", t->w[k].w);
+			jw_obj_end(w);
+		}
+		jw_arr_end(w);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+void collect_tasks_text(FILE *f, const struct csched_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct csched_task_report *t = &r->v[i];
+
+		fprintf(f, "  task %7u %-16s %-8s on %6.1f ms wait %6.1f ms io %6.1f ms",
+			t->tid, t->comm,
+			t->receiver ? "receiver" : task_class_name(t->cls),
+			(double)t->d.oncpu_ns / 1e6, (double)t->d.wait_ns / 1e6,
+			(double)t->d.iowait_ns / 1e6);
+		for (int k = 0; k < t->nw; k++)
+			fprintf(f, "  cpu%d %.2f", t->w[k].cpu, t->w[k].w);
+		fputc('\n', f);
+	}
 }

@@ -22,10 +22,10 @@ static double ratio(double num, double den)
 /* ------------------------------------------------------------ stage A -- */
 
 static const struct netrx_snap_napi *find_napi(const struct netrx_snap *s,
-					       int ifindex)
+					       uint64_t key)
 {
 	for (int i = 0; i < s->nnapi; i++)
-		if (s->napi[i].ifindex == ifindex)
+		if (s->napi[i].key == key)
 			return &s->napi[i];
 	return NULL;
 }
@@ -60,7 +60,7 @@ static void stage_a_napi(const struct netrx_snap *prev, const struct netrx_snap 
 
 	for (int i = 0; i < cur->nnapi && n < NETRX_MAX_NAPI; i++) {
 		const struct netrx_napi *c = &cur->napi[i].v;
-		const struct netrx_snap_napi *pp = find_napi(prev, cur->napi[i].ifindex);
+		const struct netrx_snap_napi *pp = find_napi(prev, cur->napi[i].key);
 		struct netrx_napi zero = { 0 };
 		const struct netrx_napi *p = pp ? &pp->v : &zero;
 		struct rxb_napi_meas *m = &all[n];
@@ -124,10 +124,15 @@ void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 		const struct netrx_cpu *n = &cur->cpus[c];
 		const struct netrx_cpu *p = c < prev->ncpus ? &prev->cpus[c] : NULL;
 
+		uint64_t cnt = sub0(n->netrx_cnt, p ? p->netrx_cnt : 0);
+		uint64_t timed = sub0(n->netrx_timed, p ? p->netrx_timed : 0);
+		double ns = (double)sub0(n->netrx_ns, p ? p->netrx_ns : 0);
+
 		out->cpus[c].hardirq_frac =
 			ratio((double)sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
-		out->cpus[c].softirq_frac =
-			ratio((double)sub0(n->netrx_ns, p ? p->netrx_ns : 0), epoch_ns);
+		/* Sampled softirqs stand for all of them (netrx.h). */
+		out->cpus[c].softirq_frac = !cnt ? 0 :
+			timed ? ns * ((double)cnt / (double)timed) / epoch_ns : NAN;
 	}
 }
 
@@ -303,9 +308,9 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		const struct sockq_snap_port *c = find_port(cur, ports[i]);
 		const struct sockq_snap_port *p = find_port(prev, ports[i]);
 		struct rxb_sock_meas *m = &out->socks[out->nsocks++];
-		struct sockq_stats zero = { 0 };
-		const struct sockq_stats *cv = c ? &c->v : &zero;
-		const struct sockq_stats *pv = p ? &p->v : &zero;
+		struct sockq_slot zero = { 0 };
+		const struct sockq_slot *cv = c ? &c->v : &zero;
+		const struct sockq_slot *pv = p ? &p->v : &zero;
 		uint64_t truesize;
 
 		memset(m, 0, sizeof(*m));
@@ -323,14 +328,16 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		m->truesize_per_pkt_bytes = ratio((double)truesize,
 						  (double)m->pkts_enqueued);
 		if (c && c->have_state) {
-			m->ipproto = (uint8_t)c->state.proto;
-			m->rcvbuf_bytes = c->state.rcvbuf_bytes;
-			m->queue_pkts_delta = (int64_t)c->state.qlen -
-				(p && p->have_state ? (int64_t)p->state.qlen : 0);
+			m->ipproto = (uint8_t)c->v.proto;
+			m->rcvbuf_bytes = c->v.rcvbuf_bytes;
+			m->queue_pkts_delta = (int64_t)c->v.qlen -
+				(p && p->have_state ? (int64_t)p->v.qlen : 0);
 		}
-		if (m->rcvbuf_bytes && m->truesize_per_pkt_bytes > 0)
-			m->queue_pkts_cap = (uint32_t)(m->rcvbuf_bytes /
-						       m->truesize_per_pkt_bytes) + 1;
+		if (m->rcvbuf_bytes && m->truesize_per_pkt_bytes > 0) {
+			double k = floor(m->rcvbuf_bytes / m->truesize_per_pkt_bytes);
+
+			m->queue_pkts_cap = k < 1 ? 1 : (uint32_t)k;
+		}
 		receivers_of(m, prev, cur, sprev, scur, tids, ntids);
 	}
 }

@@ -16,8 +16,9 @@
  *                    when the socket is quiet at both ends of the epoch
  *   cpu_ns_per_pkt = on-CPU time of the threads that dequeued from it,
  *                    split between sockets by packets dequeued, per packet
- *   queue_pkts_cap = floor(rcvbuf / truesize per packet) + 1: UDP queues a
- *                    packet while the memory already charged is <= rcvbuf
+ *   queue_pkts_cap = floor(rcvbuf / truesize per packet), at least 1: UDP
+ *                    queues a packet while the memory charged with it stays
+ *                    <= rcvbuf (older kernels admitted one packet more)
  */
 #ifndef RXB_DAEMON_COLLECT_NET_H
 #define RXB_DAEMON_COLLECT_NET_H

@@ -197,7 +197,8 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 	now = rxb_mono_ns();
 	if (err < 0)
 		return err;
-	qsort(cur->v, cur->n, sizeof(cur->v[0]), ptask_cmp);
+	if (cur->n)
+		qsort(cur->v, cur->n, sizeof(cur->v[0]), ptask_cmp);
 	epoch_ns = (double)sub0(now, cp->tasks_at_ns);
 	for (int c = 0; c < out->ncpus; c++) {
 		struct rxb_cpu_meas *m = &out->cpus[c];

@@ -175,6 +175,56 @@ static void note_rx(struct csched_tid_time *r, const struct task_delta *d,
 	}
 }
 
+void csched_report_free(struct csched_report *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+static int weight_cmp(const void *a, const void *b)
+{
+	const struct csched_weight *x = a, *y = b;
+
+	return x->w < y->w ? 1 : x->w > y->w ? -1 : 0;
+}
+
+static void report_task(struct csched_report *r, const struct sched_snap_task *t,
+			const struct task_delta *d, enum task_class cls,
+			bool receiver, const double *w, const struct cpu_share *sh,
+			int nsh)
+{
+	struct csched_task_report *o;
+
+	if (!r || (cls == TASK_CLASS_NONE && !receiver))
+		return;
+	if (r->n == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 64;
+		struct csched_task_report *p = realloc(r->v, ncap * sizeof(*p));
+
+		if (!p)
+			return;	/* the report is best effort; the epoch is not */
+		r->v = p;
+		r->cap = ncap;
+	}
+	o = &r->v[r->n++];
+	memset(o, 0, sizeof(*o));
+	o->tid = t->tid;
+	o->tgid = t->tgid;
+	memcpy(o->comm, t->comm, sizeof(o->comm));
+	o->cls = cls;
+	o->receiver = receiver;
+	o->d = *d;
+	for (int i = 0; i < nsh; i++) {
+		int k = o->nw < CSCHED_REPORT_CPUS ? o->nw++ : CSCHED_REPORT_CPUS - 1;
+
+		if (k == CSCHED_REPORT_CPUS - 1 && o->w[k].w >= w[i])
+			continue;
+		o->w[k].cpu = (int)sh[i].cpu;
+		o->w[k].w = w[i];
+		qsort(o->w, (size_t)o->nw, sizeof(o->w[0]), weight_cmp);
+	}
+}
+
 /* Running sums while the tasks are visited. */
 struct acc {
 	double slice_num[RXB_MAX_CPUS];	/* share-weighted slice (or run) ns */
@@ -182,6 +232,7 @@ struct acc {
 	double io_oncpu_ns;
 	double io_bursts;
 	struct cpu_share sh[RXB_MAX_CPUS];	/* one task's CPUs */
+	double w[RXB_MAX_CPUS];			/* what it added on each */
 };
 
 static void add_task(struct rxb_epoch *out, struct acc *a,
@@ -200,17 +251,19 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 		uint32_t c = sh[i].cpu;
 		double share = runnable ? (double)sh[i].runnable_ns / (double)runnable : 0;
 
+		a->w[i] = 0;
 		if (c >= (uint32_t)out->ncpus)
 			continue;
 		out->cpus[c].runnable_avg += (double)sh[i].runnable_ns / epoch_ns;
 		if (cls == TASK_CLASS_CPU) {
-			out->cpus[c].cpu_bound += (double)sh[i].runnable_ns / epoch_ns;
+			a->w[i] = (double)sh[i].runnable_ns / epoch_ns;
+			out->cpus[c].cpu_bound += a->w[i];
 			/* EEVDF: the slice it had; CFS (no se.slice): its run. */
 			a->slice_num[c] += share * (double)(slice ? slice : run);
 			a->slice_den[c] += share * (double)d->n_preempt;
 		} else if (cls == TASK_CLASS_IO) {
-			out->cpus[c].io_bound +=
-				(double)d->present_ns / epoch_ns * share;
+			a->w[i] = (double)d->present_ns / epoch_ns * share;
+			out->cpus[c].io_bound += a->w[i];
 		}
 	}
 	/* An I/O-bound task that never ran this epoch still exists. */
@@ -241,7 +294,8 @@ static void fill_cpu_counters(const struct sched_snap *prev,
 }
 
 void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
-		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out)
+		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
+		    struct csched_report *report)
 {
 	uint64_t start = prev->at_ns, end = cur->at_ns;
 	double epoch_ns = (double)sub0(end, start);
@@ -264,6 +318,8 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 	}
 	out->disk.mean_cpu_burst_ns = NAN;
 	out->disk.io_cpu_rate_per_s = NAN;
+	if (report)
+		report->n = 0;
 	if (epoch_ns <= 0 || !out->ncpus)
 		return;
 	fill_cpu_counters(prev, cur, out);
@@ -301,6 +357,7 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 			cls = task_classify(&d);
 		}
 		add_task(out, a, t, p, &d, cls, sh, nsh, epoch_ns);
+		report_task(report, t, &d, cls, r != NULL, a->w, sh, nsh);
 	}
 	for (int c = 0; c < out->ncpus; c++)
 		if (a->slice_den[c] > 0)
@@ -326,7 +383,7 @@ static int seed_one(void *arg, const struct procfs_task *t)
 		return 0;
 	if (sched_probe_seed(ctx->sp, t->tid, t->tgid, t->comm, t->state == 'R',
 			     t->cpu < 0 ? 0 : (uint32_t)t->cpu, t->sum_exec_ns,
-			     t->run_delay_ns, rxb_mono_ns()) == 0)
+			     t->run_delay_ns, t->pcount, rxb_mono_ns()) == 0)
 		ctx->seeded++;
 	return 0;
 }

@@ -70,16 +70,41 @@ struct csched_tid_time {
 	struct rxb_cpu_time ran_on[8];	/* largest shares first */
 };
 
+/* How one classified task was counted, for inspection (--tasks). */
+#define CSCHED_REPORT_CPUS 4
+struct csched_task_report {
+	uint32_t tid;
+	uint32_t tgid;
+	char comm[16];
+	enum task_class cls;
+	bool receiver;		/* a watched socket's receiver (not classified) */
+	struct task_delta d;
+	int nw;
+	struct csched_weight {
+		int cpu;
+		double w;	/* what it added to cpu_bound/io_bound there */
+	} w[CSCHED_REPORT_CPUS];	/* largest first */
+};
+
+struct csched_report {
+	struct csched_task_report *v;
+	size_t n, cap;
+};
+
+void csched_report_free(struct csched_report *r);
+
 /*
  * Fill @out->cpus[0..ncpus) (cpu_bound, io_bound, runnable_avg, switches,
  * preemptions, cpu_bound_slice_ns; busy/irq fractions are left alone) and
  * @out->disk.mean_cpu_burst_ns / io_cpu_rate_per_s from the epoch between
  * @prev and @cur. Tasks in @rx (sorted or not) are left out of the classes
  * and their on-CPU time is returned there. @out->ncpus is set to
- * min(cur->ncpus, RXB_MAX_CPUS). Pure computation: no I/O.
+ * min(cur->ncpus, RXB_MAX_CPUS). With @report (may be NULL), every CPU- or
+ * I/O-bound task and every receiver is listed there. Pure computation.
  */
 void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
-		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out);
+		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
+		    struct csched_report *report);
 
 /*
  * Give every thread in /proc a baseline in the scheduler probe (from its

@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  --watch-port P           local UDP/TCP port to watch (repeatable, up to %d)\n"
 		"  --json                   one JSON object per epoch and line\n"
 		"  --attach MODE            auto|tp_btf|raw_tp|none (default auto)\n"
+		"  --probes LIST            probe groups to load: sched,netrx,sockq,blkio\n"
+		"                           (default all)\n"
 		"  --device DEV             NIC to report (repeatable; default: all up,\n"
 		"                           non-loopback devices)\n"
 		"  --fallback-rx-ring N     RX ring for devices that do not report one\n"
@@ -53,6 +55,7 @@ static void usage(FILE *f)
 		"  --fallback-rx-usecs N    coalescing usecs for such devices (default %d)\n"
 		"  --no-bpf-stats           do not enable kernel.bpf_stats_enabled\n"
 		"  --no-seed                do not seed task baselines from /proc\n"
+		"  --tasks                  also list the classified tasks of each epoch\n"
 		"  --log-level LEVEL        err|warning|notice|info|debug (default warning)\n",
 		RXB_MAX_SOCKS, COLLECT_DEFAULT_RX_MAX_FRAMES, COLLECT_DEFAULT_RX_USECS);
 }
@@ -60,7 +63,7 @@ static void usage(FILE *f)
 enum {
 	OPT_MEASURE_ONLY = 256, OPT_EPOCHS, OPT_INTERVAL, OPT_PORT, OPT_JSON,
 	OPT_ATTACH, OPT_DEVICE, OPT_FB_RING, OPT_FB_FRAMES, OPT_FB_USECS,
-	OPT_NO_STATS, OPT_NO_SEED, OPT_LOG_LEVEL, OPT_HELP,
+	OPT_NO_STATS, OPT_NO_SEED, OPT_TASKS, OPT_PROBES, OPT_LOG_LEVEL, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +79,8 @@ static const struct option long_opts[] = {
 	{ "fallback-rx-usecs", required_argument, NULL, OPT_FB_USECS },
 	{ "no-bpf-stats", no_argument, NULL, OPT_NO_STATS },
 	{ "no-seed", no_argument, NULL, OPT_NO_SEED },
+	{ "tasks", no_argument, NULL, OPT_TASKS },
+	{ "probes", required_argument, NULL, OPT_PROBES },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -157,6 +162,18 @@ static int parse_one(struct cli *cli, int opt, const char *arg)
 	case OPT_NO_SEED:
 		cli->opts.seed_from_proc = false;
 		return 0;
+	case OPT_TASKS:
+		cli->opts.report_tasks = true;
+		return 0;
+	case OPT_PROBES:
+		mode = collect_groups_parse(arg);
+		if (mode < 0) {
+			fprintf(stderr, "rxbneckd: --probes %s: not a list of "
+				"sched,netrx,sockq,blkio (or all)\n", arg);
+			return -1;
+		}
+		cli->opts.groups = (unsigned)mode;
+		return 0;
 	case OPT_LOG_LEVEL:
 		level = rxb_log_level_parse(arg);
 		if (level < 0) {
@@ -223,13 +240,16 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
-static int print_epoch(const struct cli *cli, struct jw *w, const struct rxb_epoch *e)
+static int print_epoch(const struct cli *cli, struct jw *w, const struct rxb_epoch *e,
+		       const struct csched_report *tasks)
 {
 	if (!cli->json) {
 		collect_epoch_text(stdout, e);
+		if (cli->opts.report_tasks)
+			collect_tasks_text(stdout, tasks);
 	} else {
 		jw_reset(w);
-		collect_epoch_json(w, NULL, e);
+		collect_epoch_json(w, NULL, e, cli->opts.report_tasks ? tasks : NULL);
 		if (!jw_ok(w)) {
 			rxb_err("measure: formatting epoch %llu as JSON failed",
 				(unsigned long long)e->seq);
@@ -272,7 +292,7 @@ static int run(const struct cli *cli)
 		if (stop_requested)
 			break;
 		collect_epoch(c, e);
-		if (print_epoch(cli, &w, e)) {
+		if (print_epoch(cli, &w, e, collect_task_report(c))) {
 			status = 1;
 			break;
 		}

@@ -216,6 +216,34 @@ int procfs_parse_task_status(const char *text, struct procfs_task *t)
 	return found == 2 ? 0 : -EINVAL;
 }
 
+int procfs_read_schedstat(uint32_t tid, uint64_t *sum_exec_ns, uint64_t *run_delay_ns,
+			  uint64_t *pcount)
+{
+	char path[48], buf[128];
+	struct procfs_task t;
+	ssize_t n;
+	int fd, err;
+
+	/* Small and hot (every epoch, several tasks): no growable buffer. */
+	snprintf(path, sizeof(path), "/proc/%u/schedstat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	buf[n] = '\0';
+	err = procfs_parse_schedstat(buf, &t);
+	if (err)
+		return err;
+	*sum_exec_ns = t.sum_exec_ns;
+	*run_delay_ns = t.run_delay_ns;
+	*pcount = t.pcount;
+	return 0;
+}
+
 static int is_number(const char *s)
 {
 	if (!*s)

@@ -57,6 +57,11 @@ int procfs_parse_schedstat(const char *text, struct procfs_task *t);
 /* .../status: the two ctxt_switches lines. */
 int procfs_parse_task_status(const char *text, struct procfs_task *t);
 
+/* /proc/<tid>/schedstat of any thread: on-CPU and runqueue-wait totals and
+ * the number of times it was switched in. 0 or -errno. */
+int procfs_read_schedstat(uint32_t tid, uint64_t *sum_exec_ns, uint64_t *run_delay_ns,
+			  uint64_t *pcount);
+
 /*
  * Call @fn for every thread of every process (stat and schedstat read; with
  * @with_status also status). Threads that vanish meanwhile are skipped. A

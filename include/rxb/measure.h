@@ -177,6 +177,14 @@ struct rxb_probe_cost {
 	double avg_ns;		/* run_time_ns / run_cnt */
 };
 
+/* Probe groups (bpf/) a record was measured with (rxb_epoch.probes). */
+enum rxb_probe_group {
+	RXB_PROBE_SCHED = 1u << 0,	/* task classes, receivers' CPU time */
+	RXB_PROBE_NETRX = 1u << 1,	/* IRQs, NET_RX softirq, NAPI */
+	RXB_PROBE_SOCKQ = 1u << 2,	/* watched sockets, drops by reason */
+	RXB_PROBE_BLKIO = 1u << 3,	/* disk service time */
+};
+
 /* Why the record is incomplete; several may be set. */
 enum rxb_degraded {
 	RXB_DEGRADED_NO_BPF = 1u << 0,		/* probes not loaded: /proc only */
@@ -216,6 +224,7 @@ struct rxb_epoch {
 
 	uint32_t degraded;	/* enum rxb_degraded bits */
 	char degraded_reason[256];
+	uint32_t probes;	/* enum rxb_probe_group bits loaded */
 };
 
 #endif

@@ -24,5 +24,8 @@ struct ctl_cmd {
 };
 
 int cmd_model(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_senders(int argc, char **argv);
+int cmd_reload(int argc, char **argv);
 
 #endif

@@ -11,6 +11,12 @@
 #include "ctl/ctl.h"
 
 static const struct ctl_cmd cmds[] = {
+	{ "status", cmd_status,
+	  "the daemon's health, measurements, per-flow model inputs and rates" },
+	{ "senders", cmd_senders,
+	  "the senders connected to the daemon" },
+	{ "reload", cmd_reload,
+	  "make the daemon re-read its configuration file" },
 	{ "model", cmd_model,
 	  "offline what-if: bottleneck rate, loss and transfer time for a given workload (no daemon)" },
 };

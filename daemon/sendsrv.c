@@ -1248,6 +1248,19 @@ int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
 	return 0;
 }
 
+int sendsrv_update_limits(struct sendsrv *s, const struct sendsrv_limits *limits)
+{
+	if (check_limits(limits) < 0)
+		return -EINVAL;
+	memcpy(s->lim.allow, limits->allow, sizeof(s->lim.allow));
+	s->lim.n_allow = limits->n_allow;
+	s->lim.rate_change_frac = limits->rate_change_frac;
+	s->frac_ppm = (uint64_t)(limits->rate_change_frac * 1e6 + 0.5);
+	s->lim.rate_refresh_epochs = limits->rate_refresh_epochs;
+	s->lim.epoch_ms = limits->epoch_ms;
+	return 0;
+}
+
 static void release_list(struct sendsrv *s, struct link *head, bool bye)
 {
 	while (!list_empty(head)) {

@@ -165,6 +165,14 @@ struct sendsrv;
  */
 int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
 		 const struct sendsrv_ops *ops);
+/*
+ * A configuration reload: take the limits that can change while senders
+ * are connected - the allow-list (checked at the next accept; connected
+ * senders stay), rate_change_frac, rate_refresh_epochs and epoch_ms (next
+ * HELLO_ACKs). The others size buffers and order timeouts; they are
+ * ignored here and take effect with a new sendsrv. 0 or -EINVAL.
+ */
+int sendsrv_update_limits(struct sendsrv *s, const struct sendsrv_limits *limits);
 /* BYE (shutdown) to every sender, on_goodbye for each, close all, free. */
 void sendsrv_finish(struct sendsrv *s);
 

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rxbneckctl reload: re-read the daemon's configuration file. */
+#include "ctl/ctl.h"
+#include "ctl/ctl_client.h"
+
+static const char help[] =
+"Usage: " CTL_PROG " reload [-j|--json] [-s|--socket PATH] [-t|--timeout S]\n"
+"\n"
+"Make rxbneckd re-read its configuration file, as SIGHUP does, and wait\n"
+"for the outcome. If the file is valid, the changed keys take effect\n"
+"(the answer lists them, and those that only take effect when the daemon\n"
+"is restarted: sockets, directories, connection limits, probe\n"
+"attachment). If it is not, the daemon keeps running with its current\n"
+"configuration and the answer is the error, naming FILE:LINE and the key;\n"
+"the exit status is then 1.\n"
+"\n"
+"Options:\n"
+"  -j, --json          answer as JSON: {\"ok\", \"changed\", \"restart_needed\"}\n"
+"                      or, on failure, {\"error\": {\"code\", \"message\"}}.\n"
+"  -s, --socket PATH   the daemon's control socket; default\n"
+"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
+"  -t, --timeout S     give up after S seconds (default 10).\n"
+"  -h, --help          this text.\n"
+"\n"
+"Exit status: 0 reloaded, 1 the reload failed or the daemon could not be\n"
+"reached, 2 bad usage.\n";
+
+int cmd_reload(int argc, char **argv)
+{
+	return ctl_daemon_cmd(argc, argv, "reload", help);
+}

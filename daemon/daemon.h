@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rxbneckd's event loop: one thread, one epoll set with
+ *   a signalfd    SIGTERM/SIGINT stop, SIGHUP reloads;
+ *   a timerfd     the epoch ([measure] interval_ms): collect -> flows
+ *                 (model inputs -> solve -> publish);
+ *   sendsrv's fds the sender control protocol (docs/PROTOCOL.md);
+ *   ctlsrv's fds  rxbneckctl's commands (docs/CONTROL.md);
+ * and an epoll_wait timeout for the servers' deadlines and the systemd
+ * watchdog. Everything the daemon knows lives in struct daemon; status
+ * (daemon/status.c) renders it.
+ *
+ *	daemon_init(d, config_path)   load config, state dir, collector,
+ *	                              servers; READY=1 when all are up
+ *	daemon_run(d)                 until SIGTERM/SIGINT
+ *	daemon_finish(d)              STOPPING=1, BYE to senders, save state
+ */
+#ifndef RXB_DAEMON_DAEMON_H
+#define RXB_DAEMON_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/config.h"
+#include "daemon/ctlsrv.h"
+#include "daemon/flows.h"
+#include "daemon/notify.h"
+#include "daemon/sendsrv.h"
+#include "daemon/state.h"
+#include "rxb/measure.h"
+
+struct collect;
+
+#define DAEMON_RELOAD_MSG_LEN	512
+#define DAEMON_MAX_CHANGES	16	/* changed keys kept for status */
+
+struct daemon_reload {
+	uint64_t count, failures;
+	uint64_t at_unix_s;		/* last attempt, 0 = none */
+	bool ok;
+	char msg[DAEMON_RELOAD_MSG_LEN];	/* error, or what changed */
+	int nrestart;			/* changed keys needing a restart */
+	char restart[DAEMON_MAX_CHANGES][48];	/* "[section] key" */
+};
+
+struct daemon {
+	char config_path[RXB_CONF_PATH_LEN];
+	struct rxb_config cfg;		/* in force */
+	struct rxb_config started;	/* what the sockets etc. were made with */
+	int epfd, sigfd, tfd;
+	bool stop;
+	uint64_t started_ns;		/* CLOCK_MONOTONIC */
+	uint64_t started_unix_s;
+	uint64_t instance_id;		/* reported; sendsrv has its own */
+
+	struct notify notify;
+	struct state state;
+	bool state_ok;
+	uint64_t state_saved_ns;
+
+	struct collect *col;
+	struct rxb_epoch *epoch;	/* the latest record (heap: large) */
+	bool have_epoch;
+	uint64_t epochs, overruns;
+	double collect_ms, epoch_ms_spent;
+	uint32_t netdev_max_backlog;
+
+	struct flows flows;
+	struct sendsrv *ss;
+	uint16_t sendsrv_port;
+	struct ctlsrv *cs;
+
+	struct daemon_reload reload;
+	uint64_t status_sent_ns;
+	char status_line[200];
+};
+
+/*
+ * Load @config_path and bring everything up. On failure returns -errno
+ * after logging why (a config error names FILE:LINE and the key) and
+ * leaves nothing behind.
+ */
+int daemon_init(struct daemon *d, const char *config_path);
+/* The loop; returns 0 after SIGTERM/SIGINT, -errno on a fatal error. */
+int daemon_run(struct daemon *d);
+void daemon_finish(struct daemon *d);
+
+/*
+ * Re-read the configuration (SIGHUP, `rxbneckctl reload`). On error the
+ * running configuration stays; 0 or -errno, d->reload says what happened.
+ */
+int daemon_reload(struct daemon *d);
+
+#endif

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The per-epoch pipeline: inputs -> solve -> publish, per flow. See flows.h. */
+#include "daemon/flows.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+
+/* A solve whose error bounds exceed this is trusted less. */
+#define FLOWS_REL_ERR_OK	1e-6
+
+static const char *const state_names[] = {
+	[FLOW_NONE] = "none",
+	[FLOW_PROVISIONAL] = "provisional",
+	[FLOW_MODEL] = "model",
+	[FLOW_STALE] = "stale",
+};
+
+const char *flow_state_name(enum flow_state s)
+{
+	if ((unsigned)s >= RXB_ARRAY_SIZE(state_names))
+		return "?";
+	return state_names[s];
+}
+
+static int check_params(const struct flows_params *p)
+{
+	if (!(p->payload_bytes >= 1) || !(p->file_bytes >= 1) ||
+	    !(p->one_way_delay_s >= 0) || !isfinite(p->one_way_delay_s) ||
+	    !(p->min_rate_bps > 0) || !(p->line_rate_bps >= p->min_rate_bps) ||
+	    !isfinite(p->line_rate_bps) || p->sweep_points < 2)
+		return -EINVAL;
+	return 0;
+}
+
+int flows_init(struct flows *f, const struct flows_params *p,
+	       const struct flows_ops *ops)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = check_params(p);
+	if (err)
+		return err;
+	err = bneck_ws_init(&f->ws, p->sweep_points);
+	if (err)
+		return err;
+	f->p = *p;
+	f->ops = *ops;
+	ctmc_opts_default(&f->copts);
+	mi_disk_init(&f->disk);
+	return 0;
+}
+
+static void flow_forget(struct flows *f, int i)
+{
+	if (f->ops.history_put && f->v[i].learn.origin != MI_SRC_MISSING)
+		f->ops.history_put(f->ops.ctx, f->v[i].port, &f->v[i].learn);
+	memmove(&f->v[i], &f->v[i + 1], (size_t)(f->n - i - 1) * sizeof(f->v[0]));
+	f->n--;
+	f->ports_changed = true;
+}
+
+void flows_finish(struct flows *f)
+{
+	while (f->n)
+		flow_forget(f, f->n - 1);
+	bneck_ws_finish(&f->ws);
+}
+
+/* ------------------------------------------------------------ transfer -- */
+
+static void xfer_defaults(const struct flows *f, struct flow_xfer *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->payload_bytes = f->p.payload_bytes;
+	x->file_bytes = f->p.file_bytes;
+	x->one_way_delay_s = f->p.one_way_delay_s;
+	x->line_rate_bps = f->p.line_rate_bps;
+	x->min_rate_bps = f->p.min_rate_bps;
+}
+
+/*
+ * The search range: up to the configured line rate or the sender's own
+ * ceiling, whichever is lower. A ceiling at or below the configured
+ * minimum moves the minimum to 1 % of it (the search needs min < max).
+ */
+static void xfer_range(const struct flows *f, struct flow_xfer *x)
+{
+	x->line_rate_bps = f->p.line_rate_bps;
+	if (x->sender_max_rate_bps && (double)x->sender_max_rate_bps < x->line_rate_bps)
+		x->line_rate_bps = (double)x->sender_max_rate_bps;
+	x->min_rate_bps = f->p.min_rate_bps;
+	if (x->min_rate_bps >= x->line_rate_bps)
+		x->min_rate_bps = x->line_rate_bps / 100;
+}
+
+/* The sender's view: its payload and file size, half its RTT, its ceiling. */
+static void xfer_from_peer(const struct flows *f, const struct sendsrv_peer *p,
+			   struct flow_xfer *x)
+{
+	const struct rxbneck_hello *h = &p->hello;
+
+	xfer_defaults(f, x);
+	x->from_sender = true;
+	x->sender_id = p->id;
+	x->sender_max_rate_bps = h->max_rate_bps;
+	rxb_strlcpy(x->sender, p->addr_str, sizeof(x->sender));
+	if (h->payload_bytes)
+		x->payload_bytes = h->payload_bytes;
+	if (h->file_bytes)
+		x->file_bytes = (double)h->file_bytes;
+	if (h->rtt_us)
+		x->one_way_delay_s = h->rtt_us / 2e6;
+	xfer_range(f, x);
+}
+
+int flows_set_params(struct flows *f, const struct flows_params *p)
+{
+	int err = check_params(p);
+
+	if (err)
+		return err;
+	if (p->sweep_points > f->ws.cap) {
+		struct bneck_ws ws;
+
+		err = bneck_ws_init(&ws, p->sweep_points);
+		if (err)
+			return err;
+		bneck_ws_finish(&f->ws);
+		f->ws = ws;
+	}
+	f->p = *p;
+	for (int i = 0; i < f->n; i++) {
+		struct flow_xfer *x = &f->v[i].xfer;
+
+		/* A sender's own values stay; the defaults and bounds change. */
+		if (!x->from_sender)
+			xfer_defaults(f, x);
+		xfer_range(f, x);
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- flows -- */
+
+struct flow *flows_find(struct flows *f, uint16_t port)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->v[i].port == port)
+			return &f->v[i];
+	return NULL;
+}
+
+static struct flow *flow_add(struct flows *f, uint16_t port)
+{
+	struct flow *fl;
+
+	if (f->n == FLOWS_MAX)
+		return NULL;
+	fl = &f->v[f->n++];
+	memset(fl, 0, sizeof(*fl));
+	fl->port = port;
+	fl->created_ns = rxb_mono_ns();
+	xfer_defaults(f, &fl->xfer);
+	mi_learn_init(&fl->learn);
+	if (f->ops.history_get && f->ops.history_get(f->ops.ctx, port, &fl->learn)) {
+		fl->learn.origin = MI_SRC_HISTORY;
+		fl->learn.last_traffic_ns = 0;
+		fl->learn.last_traffic_seq = 0;
+		rxb_info("flow %u: receive-path costs from history (%llu s old)",
+			 port, (unsigned long long)fl->learn.history_age_s);
+	}
+	f->ports_changed = true;
+	return fl;
+}
+
+static bool port_in(uint16_t port, const uint16_t *ports, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ports[i] == port)
+			return true;
+	return false;
+}
+
+int flows_set_config_ports(struct flows *f, const uint16_t *ports, int n)
+{
+	int need = n;
+
+	if (n < 0 || n > FLOWS_MAX)
+		return -ENOSPC;
+	for (int i = 0; i < f->n; i++)
+		if (f->v[i].nsenders && !port_in(f->v[i].port, ports, n))
+			need++;
+	if (need > FLOWS_MAX)
+		return -ENOSPC;
+	for (int i = f->n - 1; i >= 0; i--) {
+		struct flow *fl = &f->v[i];
+
+		fl->configured = port_in(fl->port, ports, n);
+		if (!fl->configured && !fl->nsenders)
+			flow_forget(f, i);
+	}
+	for (int i = 0; i < n; i++) {
+		struct flow *fl = flows_find(f, ports[i]);
+
+		if (!fl)
+			fl = flow_add(f, ports[i]);
+		if (fl)		/* cannot fail: counted above */
+			fl->configured = true;
+	}
+	return 0;
+}
+
+int flows_ports(struct flows *f, uint16_t *ports)
+{
+	for (int i = 0; i < f->n; i++)
+		ports[i] = f->v[i].port;
+	f->ports_changed = false;
+	return f->n;
+}
+
+/* ------------------------------------------------------------- publish -- */
+
+static struct mi_env env_of(const struct flows *f, const struct rxb_epoch *e)
+{
+	struct mi_env env = {
+		.rule = f->p.rule,
+		.netdev_max_backlog = f->netdev_max_backlog,
+		.fallback_rx_ring = f->p.fallback_rx_ring,
+		.now_ns = e ? e->end_ns : rxb_mono_ns(),
+	};
+
+	return env;
+}
+
+static uint16_t degraded_flag(const struct rxb_epoch *e)
+{
+	if (e && (e->degraded & (RXB_DEGRADED_NO_BPF | RXB_DEGRADED_PARTIAL_PROBES)))
+		return RXBNECK_RATE_DEGRADED;
+	return 0;
+}
+
+static uint64_t to_u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 1.8e19)
+		return UINT64_MAX;
+	return (uint64_t)llround(v);
+}
+
+static void publish(struct flows *f, struct flow *fl, const struct rxbneck_rate *r)
+{
+	fl->rate = *r;
+	fl->has_rate = true;
+	fl->last_sent = f->ops.publish_rate ? f->ops.publish_rate(f->ops.ctx, r) : 0;
+	if (fl->last_sent < 0)
+		rxb_warn("flow %u: RATE %llu b/s refused by the control server (%d)",
+			 fl->port, (unsigned long long)r->rate_bps, fl->last_sent);
+}
+
+static void publish_estimate(struct flows *f, struct flow *fl,
+			     const struct rxb_epoch *e, bool stale)
+{
+	const struct flow_estimate *g = &fl->good;
+	struct rxbneck_rate r = {
+		.port = fl->port,
+		.flags = degraded_flag(e),
+		.confidence = g->confidence,
+		.rate_bps = to_u64(g->res.rate_bps),
+		.loss = g->res.loss,
+		.epoch = g->epoch,
+		.xfer_time_us = to_u64(g->res.time_s * 1e6),
+	};
+
+	if (stale)
+		r.flags |= RXBNECK_RATE_STALE;
+	if (g->unconstrained)
+		r.flags |= RXBNECK_RATE_UNCONSTRAINED;
+	if (fl->inputs.no_traffic)
+		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
+	if (!(r.loss >= 0) || r.loss > 1)
+		r.loss = 1;	/* cannot happen for a successful solve */
+	fl->state = stale ? FLOW_STALE : FLOW_MODEL;
+	publish(f, fl, &r);
+}
+
+/* Nothing to model: the top of the search, flagged as not computed. */
+static void publish_provisional(struct flows *f, struct flow *fl,
+				const struct rxb_epoch *e)
+{
+	struct rxbneck_rate r = {
+		.port = fl->port,
+		.flags = degraded_flag(e),
+		.confidence = 0,
+		.rate_bps = to_u64(fl->xfer.line_rate_bps),
+		.loss = 0,
+		.epoch = e ? e->seq : 0,
+		.xfer_time_us = 0,
+	};
+
+	if (fl->learn.origin == MI_SRC_MISSING)
+		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
+	fl->state = FLOW_PROVISIONAL;
+	publish(f, fl, &r);
+}
+
+/* ---------------------------------------------------------------- solve -- */
+
+static uint16_t solved_confidence(const struct flow *fl, const struct bneck_result *res)
+{
+	double c = fl->inputs.confidence;
+
+	if (!(res->model_rel_err <= FLOWS_REL_ERR_OK) ||
+	    !(res->loss_rel_err <= FLOWS_REL_ERR_OK))
+		c *= 0.5;
+	return (uint16_t)lround(c);
+}
+
+static void solve_failed(struct flow *fl, uint64_t epoch, int err, const char *why)
+{
+	fl->solve_err = err;
+	fl->solve_err_epoch = epoch;
+	fl->solve_failures++;
+	rxb_strlcpy(fl->solve_why, why, sizeof(fl->solve_why));
+}
+
+/* Solve with fl->inputs; keep the result as the good estimate on success. */
+static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *e)
+{
+	struct bneck_xfer x = {
+		.payload_bytes = fl->xfer.payload_bytes,
+		.file_bytes = fl->xfer.file_bytes,
+		.one_way_delay_s = fl->xfer.one_way_delay_s,
+		.line_rate_bps = fl->xfer.line_rate_bps,
+		.min_rate_bps = fl->xfer.min_rate_bps,
+		.points = f->p.sweep_points,
+	};
+	struct flow_estimate est;
+	uint64_t t0 = rxb_mono_ns();
+	char why[160];
+	int err;
+
+	memset(&est, 0, sizeof(est));
+	fl->solves++;
+	err = bneck_compute(&f->ws, fl->inputs.stages, fl->inputs.nstages, &x,
+			    &f->copts, &est.res);
+	if (!err && !(isfinite(est.res.rate_bps) && est.res.rate_bps > 0 &&
+		      est.res.loss >= 0 && est.res.loss <= 1 &&
+		      isfinite(est.res.time_s)))
+		err = -EDOM;
+	if (err) {
+		snprintf(why, sizeof(why), "bottleneck solve failed: %s", strerror(-err));
+		solve_failed(fl, e ? e->seq : 0, err, why);
+		rxb_warn("flow %u: %s; keeping the last good estimate", fl->port, why);
+		return err;
+	}
+	est.epoch = e ? e->seq : 0;
+	est.at_ns = rxb_mono_ns();
+	est.xfer = fl->xfer;
+	est.nstages = fl->inputs.nstages;
+	memcpy(est.inputs, fl->inputs.stages, sizeof(est.inputs));
+	est.res.curve = NULL;	/* lives in the shared workspace */
+	est.n_resend = est.res.breakdown.n_resend;
+	est.confidence = solved_confidence(fl, &est.res);
+	est.unconstrained = est.res.rate_bps >= x.line_rate_bps * (1 - 1e-9);
+	est.solve_ms = (double)(rxb_mono_ns() - t0) / 1e6;
+	fl->good = est;
+	fl->have_good = true;
+	fl->solve_err = 0;
+	fl->solve_why[0] = '\0';
+	return 0;
+}
+
+/* Solve and publish what the flow's inputs allow. */
+static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e)
+{
+	if (!fl->inputs.nstages) {
+		if (fl->have_good) {
+			/* Inputs went missing after a good solve: say so. */
+			solve_failed(fl, e ? e->seq : 0, -ENODATA, fl->inputs.why);
+			publish_estimate(f, fl, e, true);
+		} else {
+			publish_provisional(f, fl, e);
+		}
+		return;
+	}
+	if (flow_solve(f, fl, e) == 0)
+		publish_estimate(f, fl, e, false);
+	else if (fl->have_good)
+		publish_estimate(f, fl, e, true);
+	else
+		publish_provisional(f, fl, e);
+}
+
+/*
+ * One flow's epoch: fold the measurements in, solve, publish.
+ * (The pause-window predictor, DESIGN §6, goes here, after the rate.)
+ */
+static void flow_epoch(struct flows *f, struct flow *fl, const struct rxb_epoch *e,
+		       double dt_s)
+{
+	struct mi_env env = env_of(f, e);
+
+	mi_update(&fl->learn, &f->disk, fl->port, e, dt_s, &env, &fl->inputs);
+	flow_run(f, fl, e);
+}
+
+void flows_epoch(struct flows *f, const struct rxb_epoch *e,
+		 uint32_t netdev_max_backlog)
+{
+	double dt_s = e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) / 1e9 : 0;
+	uint64_t t0 = rxb_mono_ns();
+
+	f->last = e;
+	f->netdev_max_backlog = netdev_max_backlog;
+	f->epochs++;
+	mi_disk_update(&f->disk, e, dt_s);
+	for (int i = 0; i < f->n; i++)
+		flow_epoch(f, &f->v[i], e, dt_s);
+	f->last_solve_ms = (double)(rxb_mono_ns() - t0) / 1e6;
+}
+
+/* ------------------------------------------------------------- senders -- */
+
+int flows_sender_hello(struct flows *f, const struct sendsrv_peer *p)
+{
+	uint16_t port = p->hello.flow_port;
+	struct flow *fl = flows_find(f, port);
+	struct mi_env env;
+
+	if (!fl) {
+		fl = flow_add(f, port);
+		if (!fl)
+			return -ENOSPC;
+	}
+	fl->nsenders++;
+	xfer_from_peer(f, p, &fl->xfer);
+	/* A rate for this sender right away, from the latest epoch. */
+	env = env_of(f, f->last);
+	mi_compute(&fl->learn, &f->disk, port, f->last, &env, &fl->inputs);
+	flow_run(f, fl, f->last);
+	return 0;
+}
+
+void flows_sender_seen(struct flows *f, const struct sendsrv_peer *p)
+{
+	struct flow *fl = flows_find(f, p->hello.flow_port);
+
+	/* The newest connected sender of the port sets its transfer. */
+	if (fl && p->id >= fl->xfer.sender_id)
+		xfer_from_peer(f, p, &fl->xfer);
+}
+
+void flows_sender_gone(struct flows *f, const struct sendsrv_peer *p)
+{
+	for (int i = 0; i < f->n; i++) {
+		struct flow *fl = &f->v[i];
+
+		if (fl->port != p->hello.flow_port)
+			continue;
+		if (fl->xfer.sender_id == p->id)
+			fl->xfer.sender_id = 0;	/* values stay until another says */
+		if (fl->nsenders)
+			fl->nsenders--;
+		if (!fl->nsenders && !fl->configured)
+			flow_forget(f, i);
+		return;
+	}
+}
+
+void flows_note_report(struct flows *f, struct flow *fl, const struct rxbneck_report *r)
+{
+	(void)f;
+	fl->reports++;
+	fl->has_report = true;
+	fl->last_report = *r;
+	fl->report_model_rate_bps = fl->have_good ? fl->good.res.rate_bps : NAN;
+	fl->report_model_time_s = fl->have_good ? fl->good.res.time_s : NAN;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The per-epoch pipeline of rxbneckd: for every watched flow (a local
+ * receive port), measured epoch -> model inputs -> bottleneck solve ->
+ * RATE offered to the flow's senders (DESIGN §2, §9; docs/daemon.md).
+ *
+ *	flows_epoch(f, epoch)          once per epoch, after collect_epoch()
+ *	flows_sender_hello(f, peer)    a sender said HELLO (may refuse it)
+ *	flows_sender_gone(f, port)     it left
+ *	flows_set_config_ports(), flows_set_params()   (re)configuration
+ *
+ * A flow exists while its port is in [measure] watch_ports or has at least
+ * one connected sender; at most RXB_MAX_SOCKS at a time (what the collector
+ * can watch). The model is solved for the transfer the newest sender of the
+ * port announced in its HELLO (payload, file size, RTT/2, its max rate),
+ * or with the [model] defaults while no sender is connected.
+ *
+ * What a flow publishes (the RATE frame, PROTOCOL.md §5.7/§6.1):
+ *   model       the bottleneck rate of this epoch's solve; confidence from
+ *               the inputs' sources (model_inputs.h) and the solver's error
+ *               bounds; UNCONSTRAINED when it is the top of the search,
+ *               NO_TRAFFIC when the receive-path costs are from history.
+ *   stale       the solve failed (or its inputs went missing): the last
+ *               good value, flag STALE, its own epoch; status says why.
+ *   provisional nothing to model yet (no traffic, no history): the top of
+ *               the search, loss 0 and xfer_time_us 0 ("not computed"),
+ *               flag NO_TRAFFIC, confidence 0 (unknown), so a sender can
+ *               start and its first epoch of traffic gives real inputs.
+ * DEGRADED is added whenever the epoch's record says BPF is missing or
+ * only partly loaded.
+ *
+ * The pause-window predictor (DESIGN §6) hooks into flow_epoch() in
+ * flows.c, after the rate: it gets the flow, the epoch and the ops.
+ *
+ * Allocation: the solver workspace at init (and again when sweep_points
+ * grows on a reload); per epoch only the solver's small tagged chains.
+ */
+#ifndef RXB_DAEMON_FLOWS_H
+#define RXB_DAEMON_FLOWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/model_inputs.h"
+#include "daemon/sendsrv.h"
+#include "rxb/measure.h"
+#include "rxbneck/proto.h"
+#include "solver/bneck.h"
+
+#define FLOWS_MAX	RXB_MAX_SOCKS
+
+/* The transfer a flow's model is solved for. */
+struct flow_xfer {
+	double payload_bytes;
+	double file_bytes;
+	double one_way_delay_s;
+	double line_rate_bps;	/* top of the search */
+	double min_rate_bps;	/* bottom */
+	bool from_sender;	/* a HELLO said so (else [model] defaults) */
+	uint64_t sender_max_rate_bps;	/* its HELLO.max_rate_bps, 0 = unknown */
+	uint64_t sender_id;	/* that sender (sendsrv_peer.id), 0 = gone */
+	char sender[SENDSRV_ADDR_STRLEN];
+};
+
+enum flow_state {
+	FLOW_NONE = 0,		/* nothing published yet */
+	FLOW_PROVISIONAL,	/* nothing to model: provisional RATE */
+	FLOW_MODEL,		/* solved this epoch */
+	FLOW_STALE,		/* solve failed: last good value */
+};
+
+const char *flow_state_name(enum flow_state s);
+
+/* A solved model. */
+struct flow_estimate {
+	uint64_t epoch;		/* computed in */
+	uint64_t at_ns;		/* CLOCK_MONOTONIC */
+	struct flow_xfer xfer;
+	uint32_t nstages;
+	struct rxb_stage_inputs inputs[BNECK_MAX_STAGES];
+	struct bneck_result res;	/* res.curve is not kept (NULL) */
+	double n_resend;
+	uint16_t confidence;
+	bool unconstrained;
+	double solve_ms;
+};
+
+struct flow {
+	uint16_t port;
+	bool configured;		/* in [measure] watch_ports */
+	uint32_t nsenders;		/* connected senders of this port */
+	uint64_t created_ns;
+	struct flow_xfer xfer;		/* for the next solve */
+	struct mi_learn learn;
+	struct mi_result inputs;	/* of the last epoch (or hello) */
+	enum flow_state state;
+	bool have_good;
+	struct flow_estimate good;	/* the last good solve */
+	int solve_err;			/* last failure (-errno), 0 = none */
+	char solve_why[160];
+	uint64_t solve_err_epoch;
+	uint64_t solves, solve_failures;
+	bool has_rate;
+	struct rxbneck_rate rate;	/* last value offered to senders */
+	int last_sent;			/* senders it went to (publish result) */
+	uint64_t reports;		/* REPORTs from senders */
+	bool has_report;
+	struct rxbneck_report last_report;
+	double report_model_rate_bps;	/* what the model said then, NaN = nothing */
+	double report_model_time_s;
+};
+
+struct flows_params {
+	double payload_bytes;		/* [model] payload_bytes */
+	double file_bytes;		/* [model] default_file_bytes */
+	double one_way_delay_s;		/* [model] default_one_way_delay_ms */
+	double line_rate_bps;
+	double min_rate_bps;
+	uint32_t sweep_points;
+	enum rxb_batch_rule rule;
+	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
+};
+
+struct flows_ops {
+	void *ctx;
+	/* Offer a RATE to the port's subscribers (sendsrv_publish_rate). */
+	int (*publish_rate)(void *ctx, const struct rxbneck_rate *r);
+	/* Optional: learned costs of @port from the state directory. */
+	bool (*history_get)(void *ctx, uint16_t port, struct mi_learn *out);
+	/* Optional: a flow goes away; remember what it learned. */
+	void (*history_put)(void *ctx, uint16_t port, const struct mi_learn *l);
+};
+
+struct flows {
+	struct flows_params p;
+	struct flows_ops ops;
+	struct bneck_ws ws;
+	struct ctmc_opts copts;
+	struct mi_disk disk;
+	int n;
+	struct flow v[FLOWS_MAX];
+	bool ports_changed;		/* flows_ports() differs from last read */
+	const struct rxb_epoch *last;	/* the latest record (caller's memory) */
+	uint32_t netdev_max_backlog;
+	uint64_t epochs;
+	double last_solve_ms;		/* all flows, last epoch */
+};
+
+int flows_init(struct flows *f, const struct flows_params *p,
+	       const struct flows_ops *ops);
+/* Every flow is handed to history_put first. */
+void flows_finish(struct flows *f);
+
+/* New [model] parameters; 0 or -ENOMEM (the old ones stay). */
+int flows_set_params(struct flows *f, const struct flows_params *p);
+
+/*
+ * The configured ports ([measure] watch_ports). Flows of ports no longer
+ * configured and without senders go away. -ENOSPC when they do not fit
+ * next to the ports senders use (nothing is changed then).
+ */
+int flows_set_config_ports(struct flows *f, const uint16_t *ports, int n);
+
+/*
+ * A sender said HELLO for p->hello.flow_port: creates the flow if needed
+ * (-ENOSPC when FLOWS_MAX flows exist), takes the sender's transfer
+ * parameters and publishes a rate at once from the latest epoch.
+ */
+int flows_sender_hello(struct flows *f, const struct sendsrv_peer *p);
+/* A sender that flows_sender_hello() accepted left. */
+void flows_sender_gone(struct flows *f, const struct sendsrv_peer *p);
+/* A sender reported a finished transfer (kept for status). */
+void flows_note_report(struct flows *f, struct flow *fl, const struct rxbneck_report *r);
+/* Refresh transfer parameters from a connected sender (RTT updates). */
+void flows_sender_seen(struct flows *f, const struct sendsrv_peer *p);
+
+/*
+ * One epoch: @e is the collector's record, which must stay valid until
+ * the next call (status and new senders read it). @netdev_max_backlog is
+ * the current sysctl (0: unknown).
+ */
+void flows_epoch(struct flows *f, const struct rxb_epoch *e,
+		 uint32_t netdev_max_backlog);
+
+struct flow *flows_find(struct flows *f, uint16_t port);
+/* The ports to watch; returns the count (<= FLOWS_MAX). */
+int flows_ports(struct flows *f, uint16_t *ports);
+
+#endif

@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Measurements -> model inputs per flow. See model_inputs.h. */
+#include "daemon/model_inputs.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define BACKLOG_DEV	"(backlog)"	/* bpf/netrx: the per-CPU backlog NAPI */
+
+/*
+ * Placeholders for mu_P-I/O and mu_D when #I = 0: bneck_compute() wants
+ * positive rates, but the seed net with no I/O-bound task never fires the
+ * transitions that use them, so their value cannot change the result.
+ */
+#define UNUSED_RATE_PER_S	1.0
+
+static const char *const src_names[] = {
+	[MI_SRC_MISSING] = "missing",
+	[MI_SRC_MEASURED] = "measured",
+	[MI_SRC_LEARNED] = "learned",
+	[MI_SRC_HISTORY] = "history",
+	[MI_SRC_CONFIG] = "config",
+	[MI_SRC_DEVICE] = "device",
+	[MI_SRC_SYSCTL] = "sysctl",
+};
+
+const char *mi_src_name(enum mi_src s)
+{
+	if ((unsigned)s >= RXB_ARRAY_SIZE(src_names))
+		return "?";
+	return src_names[s];
+}
+
+void mi_learn_init(struct mi_learn *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->origin = MI_SRC_MISSING;
+}
+
+void mi_disk_init(struct mi_disk *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+double mi_ratio_value(const struct mi_ratio *r)
+{
+	if (!r->ok || !(r->den > 0) || !isfinite(r->num))
+		return NAN;
+	return r->num / r->den;
+}
+
+/*
+ * Fold one epoch's (num, den) into @r after decaying it by @d; the estimate
+ * qualifies once its weight reaches @min.
+ */
+static void ratio_add(struct mi_ratio *r, double d, double num, double den, double min)
+{
+	if (!isfinite(num) || !isfinite(den) || num < 0 || den < 0)
+		num = den = 0;
+	r->num = r->num * d + num;
+	r->den = r->den * d + den;
+	if (r->den >= min && r->den > 0)
+		r->ok = true;
+}
+
+static void ratio_reset(struct mi_ratio *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+static double decay(double dt_s)
+{
+	if (!(dt_s > 0) || !isfinite(dt_s))
+		return 1.0;
+	return exp(-dt_s / MI_TAU_S);
+}
+
+static void set_missing(struct mi_value *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_missing(struct mi_value *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->v = NAN;
+	v->src = MI_SRC_MISSING;
+	va_start(ap, fmt);
+	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	va_end(ap);
+}
+
+static void set_value(struct mi_value *v, double val, enum mi_src src)
+{
+	v->v = val;
+	v->src = src;
+	v->why[0] = '\0';
+}
+
+void mi_disk_update(struct mi_disk *d, const struct rxb_epoch *e, double dt_s)
+{
+	const struct rxb_disk_meas *m = &e->disk;
+	double k = decay(dt_s);
+	double n = (double)m->completions;
+
+	/* Decay even without completions: old disk speeds fade with time. */
+	if (m->valid && m->completions && m->mean_service_ns > 0)
+		ratio_add(&d->service_ns, k, m->mean_service_ns * n, n, MI_MIN_IOS);
+	else
+		ratio_add(&d->service_ns, k, 0, 0, MI_MIN_IOS);
+	if (m->valid && m->completions && m->mean_cpu_burst_ns > 0)
+		ratio_add(&d->burst_ns, k, m->mean_cpu_burst_ns * n, n, MI_MIN_IOS);
+	else
+		ratio_add(&d->burst_ns, k, 0, 0, MI_MIN_IOS);
+}
+
+static const struct rxb_sock_meas *find_sock(const struct rxb_epoch *e, uint16_t port)
+{
+	if (!e)
+		return NULL;
+	for (int i = 0; i < e->nsocks && i < RXB_MAX_SOCKS; i++)
+		if (e->socks[i].port == port)
+			return &e->socks[i];
+	return NULL;
+}
+
+/* The NAPI instance that handled the most packets this epoch. */
+static const struct rxb_napi_meas *busiest_napi(const struct rxb_epoch *e)
+{
+	const struct rxb_napi_meas *best = NULL;
+
+	if (!e)
+		return NULL;
+	for (int i = 0; i < e->nnapi && i < RXB_MAX_NAPI; i++)
+		if (e->napi[i].polls && (!best || e->napi[i].pkts > best->pkts))
+			best = &e->napi[i];
+	return best;
+}
+
+static bool sock_has_traffic(const struct rxb_sock_meas *s)
+{
+	return s && s->counts_valid && s->pkts_out > 0;
+}
+
+/* Remember where the receiver threads ran, by on-CPU time. */
+static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
+{
+	double total = 0;
+	int n = 0;
+
+	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on); i++)
+		total += (double)s->ran_on[i].oncpu_ns;
+	if (!(total > 0))
+		return;
+	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on) &&
+			n < MI_MAX_CPUS; i++) {
+		if (!s->ran_on[i].oncpu_ns)
+			continue;
+		l->cpu[n] = s->ran_on[i].cpu;
+		l->cpu_share[n] = (double)s->ran_on[i].oncpu_ns / total;
+		n++;
+	}
+	l->ncpus = n;
+}
+
+static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s, double k)
+{
+	double out = (double)s->pkts_out;
+
+	if (s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt))
+		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
+			  MI_MIN_PKTS);
+	else
+		ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+	/*
+	 * Wake-ups are only known with the scheduler probe (pkts_per_wakeup
+	 * is NaN without it). Zero wake-ups with packets dequeued: the
+	 * receiver never slept, which the ratio records as a large batch.
+	 */
+	if (!isnan(s->pkts_per_wakeup) || s->recv_wakeups)
+		ratio_add(&l->pkts_per_wakeup, k, out, (double)s->recv_wakeups, 1.0);
+	else
+		ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);
+	if (s->pkts_enqueued && s->truesize_per_pkt_bytes > 0)
+		ratio_add(&l->truesize_per_pkt, k,
+			  s->truesize_per_pkt_bytes * (double)s->pkts_enqueued,
+			  (double)s->pkts_enqueued, MI_MIN_PKTS);
+	else
+		ratio_add(&l->truesize_per_pkt, k, 0, 0, MI_MIN_PKTS);
+	if (s->rcvbuf_bytes)
+		l->rcvbuf_bytes = s->rcvbuf_bytes;
+	learn_placement(l, s);
+}
+
+static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n, double k)
+{
+	if (strncmp(l->napi_dev, n->dev, sizeof(l->napi_dev))) {
+		/* Another path now: its costs are not comparable. */
+		ratio_reset(&l->napi_ns_per_poll);
+		ratio_reset(&l->napi_pkts_per_poll);
+		rxb_strlcpy(l->napi_dev, n->dev, sizeof(l->napi_dev));
+		k = 1.0;
+	}
+	if (n->service_ns_per_poll > 0 && isfinite(n->service_ns_per_poll))
+		ratio_add(&l->napi_ns_per_poll, k,
+			  n->service_ns_per_poll * (double)n->polls, (double)n->polls,
+			  MI_MIN_POLLS);
+	else
+		ratio_add(&l->napi_ns_per_poll, k, 0, 0, MI_MIN_POLLS);
+	ratio_add(&l->napi_pkts_per_poll, k, (double)n->pkts, (double)n->polls,
+		  MI_MIN_POLLS);
+}
+
+/* Decay every estimate of an idle flow so that stale costs lose weight. */
+static void learn_decay(struct mi_learn *l, double k)
+{
+	struct mi_ratio *r[] = {
+		&l->cpu_ns_per_pkt, &l->pkts_per_wakeup, &l->truesize_per_pkt,
+		&l->napi_ns_per_poll, &l->napi_pkts_per_poll,
+	};
+
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
+		ratio_add(r[i], k, 0, 0, INFINITY);
+}
+
+
+void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
+	       const struct rxb_epoch *e, double dt_s, const struct mi_env *env,
+	       struct mi_result *out)
+{
+	const struct rxb_sock_meas *s = find_sock(e, port);
+	double k = decay(dt_s);
+
+	if (sock_has_traffic(s)) {
+		const struct rxb_napi_meas *n = busiest_napi(e);
+
+		learn_stage_b(l, s, k);
+		if (n && s->pkts_in) {
+			learn_stage_a(l, n, k);
+		} else {
+			ratio_add(&l->napi_ns_per_poll, k, 0, 0, INFINITY);
+			ratio_add(&l->napi_pkts_per_poll, k, 0, 0, INFINITY);
+		}
+		l->origin = MI_SRC_MEASURED;
+		l->last_traffic_ns = env->now_ns;
+		l->last_traffic_seq = e->seq;
+	} else {
+		learn_decay(l, k);
+	}
+	mi_compute(l, disk, port, e, env, out);
+}
+
+/* ------------------------------------------------------------ compute -- */
+
+static enum mi_src cost_src(const struct mi_learn *l, bool fresh)
+{
+	if (fresh)
+		return MI_SRC_MEASURED;
+	return l->origin == MI_SRC_HISTORY ? MI_SRC_HISTORY : MI_SRC_LEARNED;
+}
+
+static const char *no_cost_why(const struct mi_learn *l)
+{
+	if (l->origin == MI_SRC_MISSING)
+		return "no traffic seen on the port yet";
+	return "too few packets measured";
+}
+
+/* #C and #I over the receiver's CPUs, weighted by its on-CPU time there. */
+static void workload(const struct mi_learn *l, const struct rxb_epoch *e,
+		     struct mi_stage_b *b)
+{
+	double c = 0, i = 0;
+
+	b->ncpus = l->ncpus;
+	memcpy(b->cpu, l->cpu, sizeof(b->cpu));
+	memcpy(b->cpu_share, l->cpu_share, sizeof(b->cpu_share));
+	if (!e) {
+		set_missing(&b->cpu_bound, "no epoch measured yet");
+		set_missing(&b->io_bound, "no epoch measured yet");
+		return;
+	}
+	if (!l->ncpus) {
+		set_missing(&b->cpu_bound, "receiver thread not seen yet");
+		set_missing(&b->io_bound, "receiver thread not seen yet");
+		return;
+	}
+	for (int k = 0; k < l->ncpus; k++) {
+		int cpu = l->cpu[k];
+
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS) {
+			set_missing(&b->cpu_bound, "CPU %d not in the record", cpu);
+			set_missing(&b->io_bound, "CPU %d not in the record", cpu);
+			return;
+		}
+		c += l->cpu_share[k] * e->cpus[cpu].cpu_bound;
+		i += l->cpu_share[k] * e->cpus[cpu].io_bound;
+	}
+	if (isfinite(c) && c >= 0)
+		set_value(&b->cpu_bound, c, MI_SRC_MEASURED);
+	else
+		set_missing(&b->cpu_bound, "task classes not measured");
+	if (isfinite(i) && i >= 0)
+		set_value(&b->io_bound, i, MI_SRC_MEASURED);
+	else
+		set_missing(&b->io_bound, "task classes not measured");
+}
+
+static void disk_rates(const struct mi_disk *d, struct mi_stage_b *b)
+{
+	double svc = mi_ratio_value(&d->service_ns);
+	double burst = mi_ratio_value(&d->burst_ns);
+
+	if (svc > 0)
+		set_value(&b->mu_disk_per_s, 1e9 / svc, MI_SRC_MEASURED);
+	else
+		set_missing(&b->mu_disk_per_s, "too few disk completions measured");
+	if (burst > 0)
+		set_value(&b->mu_pio_per_s, 1e9 / burst, MI_SRC_MEASURED);
+	else
+		set_missing(&b->mu_pio_per_s, "I/O-bound CPU bursts not measured");
+}
+
+static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
+{
+	if (!(v >= lo))
+		return lo;
+	if (v >= hi)
+		return hi;
+	return (uint32_t)llround(v);
+}
+
+static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
+		      const struct rxb_epoch *e, bool fresh, const struct mi_env *env,
+		      struct mi_result *out)
+{
+	struct mi_stage_b *b = &out->b;
+	enum mi_src src = cost_src(l, fresh);
+	double ns = mi_ratio_value(&l->cpu_ns_per_pkt);
+	double wake = mi_ratio_value(&l->pkts_per_wakeup);
+	double ts = mi_ratio_value(&l->truesize_per_pkt);
+	struct rxb_stage_inputs *in;
+	uint32_t k, n;
+
+	workload(l, e, b);
+	disk_rates(disk, b);
+	if (ns > 0)
+		set_value(&b->cpu_ns_per_pkt, ns, src);
+	else
+		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l));
+	if (l->rcvbuf_bytes && ts > 0) {
+		double cap = floor(l->rcvbuf_bytes / ts);
+
+		set_value(&b->queue_pkts, cap < 1 ? 1 : cap, src);
+	} else {
+		set_missing(&b->queue_pkts, "receive buffer or truesize not measured");
+	}
+	if (b->queue_pkts.src == MI_SRC_MISSING) {
+		set_missing(&b->pkts_per_wakeup, "needs the queue capacity");
+	} else if (l->pkts_per_wakeup.num > 0 && !(l->pkts_per_wakeup.den > 0)) {
+		/* Never slept while dequeuing: drains what is queued. */
+		set_value(&b->pkts_per_wakeup, b->queue_pkts.v, src);
+		rxb_strlcpy(b->pkts_per_wakeup.why, "receiver never blocked: N = K",
+			    sizeof(b->pkts_per_wakeup.why));
+	} else if (wake > 0) {
+		set_value(&b->pkts_per_wakeup, fmin(wake, b->queue_pkts.v), src);
+	} else {
+		set_missing(&b->pkts_per_wakeup, "receiver wake-ups not measured");
+	}
+
+	if (b->cpu_ns_per_pkt.src == MI_SRC_MISSING ||
+	    b->pkts_per_wakeup.src == MI_SRC_MISSING ||
+	    b->queue_pkts.src == MI_SRC_MISSING) {
+		set_missing(&b->mu_net_per_s, "needs cpu_ns_per_pkt, N and K");
+		return;
+	}
+	if (b->cpu_bound.src == MI_SRC_MISSING || b->io_bound.src == MI_SRC_MISSING)
+		return;
+
+	k = clamp_u32(b->queue_pkts.v, 1, UINT32_MAX);
+	n = clamp_u32(b->pkts_per_wakeup.v, 1, k);
+	set_value(&b->mu_net_per_s, 1e9 / (b->cpu_ns_per_pkt.v * n), src);
+
+	in = &out->stages[out->nstages];
+	memset(in, 0, sizeof(*in));
+	in->cpu_bound = b->cpu_bound.v;
+	in->io_bound = b->io_bound.v;
+	in->mu_net_per_s = b->mu_net_per_s.v;
+	in->queue_pkts = k;
+	in->batch_pkts = n;
+	in->rule = env->rule;
+	in->load_independent = false;
+	in->mu_pio_per_s = UNUSED_RATE_PER_S;
+	in->mu_disk_per_s = UNUSED_RATE_PER_S;
+	if (b->io_bound.v > 0) {
+		if (b->mu_pio_per_s.src != MI_SRC_MISSING &&
+		    b->mu_disk_per_s.src != MI_SRC_MISSING) {
+			in->mu_pio_per_s = b->mu_pio_per_s.v;
+			in->mu_disk_per_s = b->mu_disk_per_s.v;
+		} else {
+			/* Cannot model them; say so rather than guess rates. */
+			in->io_bound = 0;
+			b->io_ignored = true;
+		}
+	}
+	b->present = true;
+	out->nstages++;
+}
+
+/* K_A: the device's ring, or the backlog's limit. */
+static void queue_a(const struct rxb_epoch *e, const struct mi_env *env,
+		    struct mi_stage_a *a)
+{
+	if (!strcmp(a->dev, BACKLOG_DEV)) {
+		if (env->netdev_max_backlog)
+			set_value(&a->queue_pkts, env->netdev_max_backlog, MI_SRC_SYSCTL);
+		else
+			set_missing(&a->queue_pkts, "net.core.netdev_max_backlog unreadable");
+		return;
+	}
+	for (int i = 0; e && i < e->nnics && i < RXB_MAX_NICS; i++) {
+		const struct rxb_nic_meas *m = &e->nics[i];
+
+		if (strcmp(m->name, a->dev) || !m->rx_ring)
+			continue;
+		set_value(&a->queue_pkts, m->rx_ring,
+			  m->ring_source == RXB_SRC_DEVICE ? MI_SRC_DEVICE : MI_SRC_CONFIG);
+		return;
+	}
+	if (env->fallback_rx_ring) {
+		set_value(&a->queue_pkts, env->fallback_rx_ring, MI_SRC_CONFIG);
+		snprintf(a->queue_pkts.why, sizeof(a->queue_pkts.why),
+			 "%s not sampled: [measure] fallback_rx_ring", a->dev);
+	} else {
+		set_missing(&a->queue_pkts, "RX ring of %s unknown", a->dev);
+	}
+}
+
+static void compute_a(const struct mi_learn *l, const struct rxb_epoch *e,
+		      bool fresh, const struct mi_env *env, struct mi_result *out)
+{
+	struct mi_stage_a *a = &out->a;
+	enum mi_src src = cost_src(l, fresh);
+	double ns = mi_ratio_value(&l->napi_ns_per_poll);
+	double ppp = mi_ratio_value(&l->napi_pkts_per_poll);
+	struct rxb_stage_inputs *in;
+	uint32_t k;
+
+	rxb_strlcpy(a->dev, l->napi_dev, sizeof(a->dev));
+	if (!l->napi_dev[0]) {
+		set_missing(&a->mu_per_s, "no NAPI poll seen with the flow's traffic");
+		set_missing(&a->pkts_per_poll, "no NAPI poll seen");
+		set_missing(&a->queue_pkts, "no NAPI poll seen");
+		return;
+	}
+	if (ns > 0)
+		set_value(&a->mu_per_s, 1e9 / ns, src);
+	else
+		set_missing(&a->mu_per_s, "NET_RX service time not measured");
+	if (ppp > 0)
+		set_value(&a->pkts_per_poll, ppp, src);
+	else
+		set_missing(&a->pkts_per_poll, "too few NAPI polls measured");
+	queue_a(e, env, a);
+	if (a->mu_per_s.src == MI_SRC_MISSING || a->pkts_per_poll.src == MI_SRC_MISSING ||
+	    a->queue_pkts.src == MI_SRC_MISSING)
+		return;
+
+	/* Stage A comes first on the path: shift stage B up if it is set. */
+	if (out->nstages)
+		out->stages[1] = out->stages[0];
+	in = &out->stages[0];
+	memset(in, 0, sizeof(*in));
+	k = clamp_u32(a->queue_pkts.v, 1, UINT32_MAX);
+	in->queue_pkts = k;
+	in->batch_pkts = clamp_u32(a->pkts_per_poll.v, 1, k);
+	in->mu_net_per_s = a->mu_per_s.v;
+	in->rule = env->rule;
+	in->load_independent = true;
+	a->present = true;
+	out->nstages++;
+}
+
+static void fill_traffic(const struct rxb_sock_meas *s, struct mi_traffic *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!s)
+		return;
+	t->sock_seen = true;
+	t->counts_valid = s->counts_valid;
+	t->pkts_in = s->pkts_in;
+	t->pkts_out = s->pkts_out;
+	t->drops = s->drops;
+	t->rcvbuf_drops = s->drops_rcvbuf;
+}
+
+/*
+ * Confidence in the inputs, per mille: 1000 for costs measured in this
+ * epoch with the workload measured; less for costs carried over while the
+ * flow is idle, and less again for costs from an earlier run.
+ */
+static uint16_t input_confidence(const struct mi_result *r, const struct rxb_epoch *e)
+{
+	double c = 1000;
+
+	switch (r->b.cpu_ns_per_pkt.src) {
+	case MI_SRC_MEASURED:
+		break;
+	case MI_SRC_LEARNED:
+		c *= 0.7;
+		break;
+	case MI_SRC_HISTORY:
+		c *= 0.4;
+		break;
+	default:
+		return 0;
+	}
+	if (!r->a.present)
+		c *= 0.9;	/* stage A left out */
+	if (r->b.io_ignored)
+		c *= 0.5;
+	if (e && (e->degraded & RXB_DEGRADED_NO_BPF))
+		c *= 0.5;
+	return (uint16_t)lround(c);
+}
+
+void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
+		const struct rxb_epoch *e, const struct mi_env *env,
+		struct mi_result *out)
+{
+	const struct rxb_sock_meas *s = find_sock(e, port);
+	bool fresh = e && sock_has_traffic(s) && l->origin == MI_SRC_MEASURED &&
+		     l->last_traffic_seq == e->seq;
+
+	memset(out, 0, sizeof(*out));
+	fill_traffic(s, &out->traffic);
+	compute_b(l, disk, e, fresh, env, out);
+	if (out->b.present) {
+		compute_a(l, e, fresh, env, out);
+	} else {
+		rxb_strlcpy(out->a.dev, l->napi_dev, sizeof(out->a.dev));
+		set_missing(&out->a.mu_per_s, "stage B is not modelled");
+		set_missing(&out->a.pkts_per_poll, "stage B is not modelled");
+		set_missing(&out->a.queue_pkts, "stage B is not modelled");
+	}
+	out->no_traffic = l->origin != MI_SRC_MEASURED;
+	if (!out->b.present) {
+		const struct mi_stage_b *b = &out->b;
+		const struct mi_value *miss =
+			b->cpu_ns_per_pkt.src == MI_SRC_MISSING ? &b->cpu_ns_per_pkt :
+			b->queue_pkts.src == MI_SRC_MISSING ? &b->queue_pkts :
+			b->pkts_per_wakeup.src == MI_SRC_MISSING ? &b->pkts_per_wakeup :
+			b->cpu_bound.src == MI_SRC_MISSING ? &b->cpu_bound : &b->io_bound;
+
+		out->nstages = 0;
+		snprintf(out->why, sizeof(out->why), "stage B not modelled: %s", miss->why);
+		return;
+	}
+	if (out->b.io_ignored)
+		snprintf(out->why, sizeof(out->why),
+			 "#I %.2f not modelled: disk rates not measured", out->b.io_bound.v);
+	else if (!out->a.present)
+		snprintf(out->why, sizeof(out->why), "stage A not modelled: %s",
+			 out->a.mu_per_s.src == MI_SRC_MISSING ? out->a.mu_per_s.why :
+			 out->a.pkts_per_poll.src == MI_SRC_MISSING ?
+			 out->a.pkts_per_poll.why : out->a.queue_pkts.why);
+	out->confidence = input_confidence(out, e);
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * From measurements to the model's inputs, per watched flow (DESIGN §3).
+ *
+ * A flow is a local receive port. Each epoch the collector's record
+ * (struct rxb_epoch) says what the kernel counted; this module keeps, per
+ * flow, smoothed estimates of the load-independent costs of its receive
+ * path (struct mi_learn) and turns them, together with the epoch's workload
+ * on the receiver's CPU(s), into one or two struct rxb_stage_inputs for
+ * bneck_compute():
+ *
+ *  stage B (socket -> application), the tagged customer of the seed net:
+ *    #C, #I        task classes of the CPU(s) the receiver threads ran on,
+ *                  weighted by their on-CPU time there (this epoch; the
+ *                  last known placement when the flow was idle);
+ *    mu_P-Net      1 / (cpu_ns_per_pkt x N_B): a batch of N_B packets costs
+ *                  N_B times the receiver's on-CPU time per packet;
+ *    N_B           packets dequeued per wake-up of the receiver (at most
+ *                  K_B; a receiver that never blocked drains up to K_B);
+ *    K_B           rcvbuf / truesize per packet;
+ *    mu_P-I/O, mu_D from the disk measurement (only used when #I > 0).
+ *  stage A (NIC -> stack), load-independent: the busiest NAPI instance
+ *    of the epoch (the per-CPU backlog for veth and lo):
+ *    mu_A = polls per second of NET_RX service time, N_A = packets per
+ *    poll, K_A = the device's RX ring (device or configured fallback) or
+ *    net.core.netdev_max_backlog for the backlog.
+ *
+ * Smoothing: the costs are ratios (ns / packet, packets / wake-up, ...).
+ * Each is kept as an exponentially decaying numerator and denominator,
+ *	num <- d num + num_epoch,  den <- d den + den_epoch,  d = exp(-dt / tau)
+ * (MI_TAU_S), so an epoch counts in proportion to its packets and old
+ * epochs fade with wall time. An estimate counts as measured once its
+ * decayed denominator holds MI_MIN_PKTS packets (MI_MIN_POLLS polls,
+ * MI_MIN_IOS disk completions). The workload (#C, #I) is NOT smoothed: it
+ * is already a time average over the epoch, and senders must hear about a
+ * new CPU hog within an epoch.
+ *
+ * Where a value comes from is kept with it (enum mi_src) and shown by
+ * `rxbneckctl status`. Nothing is invented: an input that is neither
+ * measured nor learned is MI_SRC_MISSING with a reason, and the stage that
+ * needs it is not modelled.
+ *
+ * Pure computation: no I/O, no allocation, no globals.
+ */
+#ifndef RXB_DAEMON_MODEL_INPUTS_H
+#define RXB_DAEMON_MODEL_INPUTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rxb/measure.h"
+
+#define MI_TAU_S	5.0	/* smoothing time constant of the costs */
+#define MI_MIN_PKTS	64.0	/* packets behind a per-packet cost */
+#define MI_MIN_POLLS	16.0	/* NAPI polls behind a per-poll cost */
+#define MI_MIN_IOS	8.0	/* disk completions behind a disk rate */
+#define MI_MAX_CPUS	8	/* CPUs of the receiver's placement kept */
+#define MI_WHY_LEN	96
+
+/* Where an input value comes from. */
+enum mi_src {
+	MI_SRC_MISSING = 0,	/* not known: see why */
+	MI_SRC_MEASURED,	/* counted in this epoch (smoothed) */
+	MI_SRC_LEARNED,		/* counted earlier in this run; none this epoch */
+	MI_SRC_HISTORY,		/* from the state directory (an earlier run) */
+	MI_SRC_CONFIG,		/* configured (device did not report it) */
+	MI_SRC_DEVICE,		/* reported by the device */
+	MI_SRC_SYSCTL,		/* a kernel setting (netdev_max_backlog) */
+};
+
+const char *mi_src_name(enum mi_src s);
+
+/* A decaying ratio estimate num / den. */
+struct mi_ratio {
+	double num;
+	double den;
+	bool ok;	/* den reached its minimum since the last reset */
+};
+
+/* What a flow has learned about its receive path. */
+struct mi_learn {
+	/* stage B */
+	struct mi_ratio cpu_ns_per_pkt;		/* receiver on-CPU ns / pkts_out */
+	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
+	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
+	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
+	int ncpus;				/* last known placement */
+	int cpu[MI_MAX_CPUS];
+	double cpu_share[MI_MAX_CPUS];		/* sums to 1 */
+	/* stage A */
+	struct mi_ratio napi_ns_per_poll;
+	struct mi_ratio napi_pkts_per_poll;
+	char napi_dev[RXB_IFNAME_LEN];
+	/* where the costs came from, and when they were last fed */
+	enum mi_src origin;		/* MEASURED (this run) or HISTORY */
+	uint64_t last_traffic_ns;	/* CLOCK_MONOTONIC, 0 = never this run */
+	uint64_t last_traffic_seq;	/* epoch of the last traffic, 0 = never */
+	uint64_t history_age_s;		/* age of the history when loaded */
+};
+
+/* Host-wide disk estimates (not per flow). */
+struct mi_disk {
+	struct mi_ratio service_ns;	/* disk ns per completion -> mu_D */
+	struct mi_ratio burst_ns;	/* I/O-bound CPU ns per burst -> mu_P-I/O */
+};
+
+/* One reported input. */
+struct mi_value {
+	double v;		/* NaN when missing */
+	enum mi_src src;
+	char why[MI_WHY_LEN];	/* for MISSING, and notes */
+};
+
+struct mi_stage_a {
+	bool present;		/* stage A modelled */
+	char dev[RXB_IFNAME_LEN];
+	struct mi_value mu_per_s;
+	struct mi_value pkts_per_poll;
+	struct mi_value queue_pkts;
+};
+
+struct mi_stage_b {
+	bool present;		/* stage B modelled */
+	struct mi_value cpu_bound;
+	struct mi_value io_bound;
+	struct mi_value cpu_ns_per_pkt;
+	struct mi_value pkts_per_wakeup;
+	struct mi_value queue_pkts;
+	struct mi_value mu_net_per_s;
+	struct mi_value mu_pio_per_s;
+	struct mi_value mu_disk_per_s;
+	int ncpus;		/* the placement used for #C/#I */
+	int cpu[MI_MAX_CPUS];
+	double cpu_share[MI_MAX_CPUS];
+	bool io_ignored;	/* #I > 0 measured but disk rates unknown */
+};
+
+/* What the epoch said about the flow's traffic. */
+struct mi_traffic {
+	bool sock_seen;		/* the collector reported the port */
+	bool counts_valid;
+	uint64_t pkts_in, pkts_out, drops;
+	uint64_t rcvbuf_drops;
+};
+
+/* The inputs for one flow in one epoch. */
+struct mi_result {
+	struct mi_traffic traffic;
+	struct mi_stage_a a;
+	struct mi_stage_b b;
+	uint32_t nstages;	/* 0: not modelled (see why) */
+	struct rxb_stage_inputs stages[2];	/* path order: A then B */
+	bool no_traffic;	/* costs not measured in this run */
+	uint16_t confidence;	/* per mille, before the solve */
+	char why[160];		/* why nstages == 0 or what is approximate */
+};
+
+/* Settings that come from the configuration and the kernel. */
+struct mi_env {
+	enum rxb_batch_rule rule;
+	uint32_t netdev_max_backlog;	/* 0: unknown */
+	uint32_t fallback_rx_ring;	/* for devices without a report */
+	uint64_t now_ns;		/* CLOCK_MONOTONIC at the epoch's end */
+};
+
+void mi_learn_init(struct mi_learn *l);
+void mi_disk_init(struct mi_disk *d);
+
+/*
+ * num / den once the estimate has had its minimum weight, else NaN. The
+ * weight decays while nothing is measured, the value stays what was
+ * measured.
+ */
+double mi_ratio_value(const struct mi_ratio *r);
+
+/* Fold one epoch's disk measurement into @d. */
+void mi_disk_update(struct mi_disk *d, const struct rxb_epoch *e, double dt_s);
+
+/*
+ * Fold the epoch's measurements of @port into @l (smoothing) and compute
+ * the flow's stage inputs into @out. @e may be NULL (no epoch yet): then
+ * only what @l knows is used and the workload is missing.
+ */
+void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
+	       const struct rxb_epoch *e, double dt_s, const struct mi_env *env,
+	       struct mi_result *out);
+
+/* The same without folding anything in (a new sender, a reload). */
+void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
+		const struct rxb_epoch *e, const struct mi_env *env,
+		struct mi_result *out);
+
+#endif

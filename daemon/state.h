@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rxbneckd's state directory ([daemon] state_dir): the only place the
+ * daemon writes files (the control socket aside).
+ *
+ * It holds flows.state, the receive-path costs each watched port learned
+ * (struct mi_learn: receiver CPU ns per packet, packets per wake-up,
+ * truesize per packet, rcvbuf, the receiver's CPUs, the NAPI path's
+ * costs). These are load-independent properties of the receiving
+ * application and host, so a restarted daemon (or a port that comes back)
+ * can model a flow before its first packet, flagged "history" with the
+ * age (docs/daemon.md).
+ *
+ * Format: text, one line per port, written by the daemon only:
+ *	# comment
+ *	port=9000 saved=1763770000 cpu_ns_per_pkt=1523.4 ...
+ * Values are restored as worth the minimum weight of fresh data
+ * (MI_MIN_PKTS packets, ...), so the first epochs of real traffic replace
+ * them quickly. A line that does not parse is skipped with a warning; the
+ * file is at most STATE_MAX_FILE bytes and STATE_MAX_PORTS lines.
+ *
+ * Writes are atomic (temporary file, fsync, rename, fsync of the
+ * directory). Failures are logged and reported by state_error(); the
+ * daemon runs on without history then.
+ */
+#ifndef RXB_DAEMON_STATE_H
+#define RXB_DAEMON_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/model_inputs.h"
+
+#define STATE_FILE		"flows.state"
+#define STATE_MAX_PORTS		64
+#define STATE_MAX_FILE		(64 * 1024)
+#define STATE_MAX_LINE		512
+#define STATE_ERR_LEN		160
+
+struct state_entry {
+	uint16_t port;
+	uint64_t saved_unix_s;
+	struct mi_learn learn;
+};
+
+struct state {
+	char dir[256];
+	int dirfd;			/* -1: unusable (see err) */
+	int n;
+	struct state_entry v[STATE_MAX_PORTS];
+	bool dirty;
+	uint64_t saves;
+	char err[STATE_ERR_LEN];	/* last problem, "" if none */
+};
+
+/*
+ * Create @dir (mode 0750) if missing, open it, load flows.state. Returns 0,
+ * or -errno when the directory is unusable (the state is then empty and
+ * state_save() does nothing; the reason is in s->err).
+ */
+int state_open(struct state *s, const char *dir);
+/* Save if dirty, close. */
+void state_close(struct state *s);
+
+/* What @port learned in an earlier run (origin MI_SRC_HISTORY, its age). */
+bool state_history_get(struct state *s, uint16_t port, struct mi_learn *out);
+/* Remember @l for @port (measured in this run); marks the state dirty. */
+void state_history_put(struct state *s, uint16_t port, const struct mi_learn *l);
+
+/* Write flows.state if dirty. 0 or -errno (logged, kept in s->err). */
+int state_save(struct state *s);
+
+/* Parse one line of flows.state (tests, fuzzing): 0 or -EINVAL. */
+int state_parse_line(const char *line, struct state_entry *out);
+/* Format one entry as a line (with '\n'); snprintf-style length. */
+int state_format_line(const struct state_entry *e, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rxbneckctl's commands: status, senders, reload, version. See status.h. */
+#include "daemon/status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "daemon/collect_json.h"
+#include "daemon/daemon.h"
+
+#define CTL_PROTOCOL_VERSION	1
+
+static double age_s(uint64_t then_ns, uint64_t now_ns)
+{
+	return then_ns && now_ns >= then_ns ? (double)(now_ns - then_ns) / 1e9 : NAN;
+}
+
+static const char *const rate_flag_names[] = {
+	"degraded", "stale", "no_traffic", "unconstrained",
+};
+
+/* ------------------------------------------------------------------ JSON -- */
+
+static void value_json(struct jw *w, const char *key, const struct mi_value *v)
+{
+	jw_obj_begin(w, key);
+	jw_double(w, "value", v->src == MI_SRC_MISSING ? NAN : v->v);
+	jw_str(w, "source", mi_src_name(v->src));
+	if (v->why[0])
+		jw_str(w, "why", v->why);
+	jw_obj_end(w);
+}
+
+static void rate_flags_json(struct jw *w, const char *key, uint16_t flags)
+{
+	jw_arr_begin(w, key);
+	for (unsigned i = 0; i < RXB_ARRAY_SIZE(rate_flag_names); i++)
+		if (flags & (1u << i))
+			jw_str(w, NULL, rate_flag_names[i]);
+	jw_arr_end(w);
+}
+
+static void rate_json(struct jw *w, const char *key, const struct rxbneck_rate *r)
+{
+	jw_obj_begin(w, key);
+	jw_uint(w, "rate_bps", r->rate_bps);
+	jw_double(w, "loss", r->loss);
+	jw_uint(w, "epoch", r->epoch);
+	jw_uint(w, "confidence", r->confidence);
+	jw_uint(w, "xfer_time_us", r->xfer_time_us);
+	rate_flags_json(w, "flags", r->flags);
+	jw_obj_end(w);
+}
+
+static void placement_json(struct jw *w, int n, const int *cpu, const double *share)
+{
+	jw_arr_begin(w, "cpus");
+	for (int i = 0; i < n; i++) {
+		jw_obj_begin(w, NULL);
+		jw_int(w, "cpu", cpu[i]);
+		jw_double(w, "share", share[i]);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
+{
+	const struct mi_result *in = &fl->inputs;
+	const struct mi_learn *l = &fl->learn;
+
+	jw_obj_begin(w, "inputs");
+	jw_uint(w, "stages", in->nstages);
+	jw_uint(w, "confidence", in->confidence);
+	jw_bool(w, "no_traffic", in->no_traffic);
+	jw_str(w, "note", in->why);
+	jw_obj_begin(w, "stage_b");
+	jw_bool(w, "modelled", in->b.present);
+	value_json(w, "cpu_bound", &in->b.cpu_bound);
+	value_json(w, "io_bound", &in->b.io_bound);
+	jw_bool(w, "io_bound_ignored", in->b.io_ignored);
+	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
+	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
+	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
+	value_json(w, "queue_pkts", &in->b.queue_pkts);
+	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);
+	value_json(w, "mu_pio_per_s", &in->b.mu_pio_per_s);
+	value_json(w, "mu_disk_per_s", &in->b.mu_disk_per_s);
+	jw_obj_end(w);
+	jw_obj_begin(w, "stage_a");
+	jw_bool(w, "modelled", in->a.present);
+	jw_str(w, "device", in->a.dev);
+	jw_bool(w, "load_independent", true);
+	value_json(w, "mu_per_s", &in->a.mu_per_s);
+	value_json(w, "pkts_per_poll", &in->a.pkts_per_poll);
+	value_json(w, "queue_pkts", &in->a.queue_pkts);
+	jw_obj_end(w);
+	jw_obj_begin(w, "learned");
+	jw_str(w, "origin", mi_src_name(l->origin));
+	jw_double(w, "last_traffic_age_s", age_s(l->last_traffic_ns, now));
+	if (l->origin == MI_SRC_HISTORY)
+		jw_uint(w, "history_age_s", l->history_age_s);
+	else
+		jw_null(w, "history_age_s");
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+static void stage_json(struct jw *w, const struct rxb_stage_inputs *in,
+		       const struct bneck_stage *st)
+{
+	jw_obj_begin(w, NULL);
+	jw_bool(w, "load_independent", in->load_independent);
+	jw_double(w, "cpu_bound", in->load_independent ? NAN : in->cpu_bound);
+	jw_double(w, "io_bound", in->load_independent ? NAN : in->io_bound);
+	jw_double(w, "mu_net_per_s", in->mu_net_per_s);
+	jw_uint(w, "queue_pkts", in->queue_pkts);
+	jw_uint(w, "batch_pkts", in->batch_pkts);
+	jw_str(w, "batch_rule", in->rule == RXB_BATCH_STRICT ? "strict" : "partial");
+	jw_double(w, "service_rate_per_s", st->service_rate_per_s);
+	jw_double(w, "mean_response_s", st->mean_response_s);
+	jw_double(w, "capacity_bps", st->capacity_bps);
+	jw_double(w, "loss", st->loss);
+	jw_obj_end(w);
+}
+
+static void model_json(struct jw *w, const struct flow *fl, const struct daemon *d)
+{
+	const struct flow_estimate *g = &fl->good;
+
+	if (!fl->have_good) {
+		jw_null(w, "model");
+		return;
+	}
+	jw_obj_begin(w, "model");
+	jw_uint(w, "epoch", g->epoch);
+	jw_uint(w, "age_epochs", d->have_epoch && d->epoch->seq > g->epoch ?
+		d->epoch->seq - g->epoch : 0);
+	jw_double(w, "rate_bps", g->res.rate_bps);
+	jw_double(w, "loss", g->res.loss);
+	jw_double(w, "ln_loss", g->res.ln_loss);
+	jw_double(w, "transfer_time_s", g->res.time_s);
+	jw_double(w, "n_resend", g->n_resend);
+	jw_double(w, "line_rate_loss", g->res.line_loss);
+	jw_double(w, "line_rate_time_s", g->res.line_time_s);
+	jw_bool(w, "unconstrained", g->unconstrained);
+	jw_uint(w, "confidence", g->confidence);
+	jw_double(w, "loss_rel_err", g->res.loss_rel_err);
+	jw_double(w, "model_rel_err", g->res.model_rel_err);
+	jw_uint(w, "evaluations", g->res.evaluations);
+	jw_double(w, "solve_ms", g->solve_ms);
+	jw_obj_begin(w, "transfer");
+	jw_double(w, "payload_bytes", g->xfer.payload_bytes);
+	jw_double(w, "file_bytes", g->xfer.file_bytes);
+	jw_double(w, "one_way_delay_s", g->xfer.one_way_delay_s);
+	jw_double(w, "line_rate_bps", g->xfer.line_rate_bps);
+	jw_double(w, "min_rate_bps", g->xfer.min_rate_bps);
+	jw_obj_end(w);
+	jw_arr_begin(w, "stages");
+	for (uint32_t i = 0; i < g->nstages && i < BNECK_MAX_STAGES; i++)
+		stage_json(w, &g->inputs[i], &g->res.stage[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void xfer_json(struct jw *w, const struct flow_xfer *x)
+{
+	jw_obj_begin(w, "transfer");
+	jw_str(w, "from", x->from_sender ? "sender" : "config");
+	jw_str(w, "sender", x->sender);
+	jw_double(w, "payload_bytes", x->payload_bytes);
+	jw_double(w, "file_bytes", x->file_bytes);
+	jw_double(w, "one_way_delay_s", x->one_way_delay_s);
+	jw_double(w, "line_rate_bps", x->line_rate_bps);
+	jw_double(w, "min_rate_bps", x->min_rate_bps);
+	jw_obj_end(w);
+}
+
+static void report_json(struct jw *w, const struct flow *fl)
+{
+	const struct rxbneck_report *r = &fl->last_report;
+
+	if (!fl->has_report) {
+		jw_null(w, "last_report");
+		return;
+	}
+	jw_obj_begin(w, "last_report");
+	jw_bool(w, "aborted", r->flags & RXBNECK_REPORT_ABORTED);
+	jw_uint(w, "rounds", r->rounds);
+	jw_uint(w, "file_bytes", r->file_bytes);
+	jw_double(w, "elapsed_s", r->elapsed_us / 1e6);
+	jw_uint(w, "rate_bps", r->rate_bps);
+	jw_uint(w, "pkts_sent", r->pkts_sent);
+	jw_uint(w, "pkts_resent", r->pkts_resent);
+	jw_uint(w, "pkts_lost_first", r->pkts_lost_first);
+	jw_double(w, "model_rate_bps", fl->report_model_rate_bps);
+	jw_double(w, "model_time_s", fl->report_model_time_s);
+	jw_obj_end(w);
+}
+
+static void flow_json(struct jw *w, const struct flow *fl, const struct daemon *d,
+		      uint64_t now)
+{
+	const struct mi_traffic *t = &fl->inputs.traffic;
+
+	jw_obj_begin(w, NULL);
+	jw_uint(w, "port", fl->port);
+	jw_bool(w, "configured", fl->configured);
+	jw_uint(w, "senders", fl->nsenders);
+	jw_str(w, "state", flow_state_name(fl->state));
+	xfer_json(w, &fl->xfer);
+	jw_obj_begin(w, "traffic");
+	jw_bool(w, "seen", t->sock_seen);
+	jw_bool(w, "counts_valid", t->counts_valid);
+	jw_uint(w, "pkts_in", t->pkts_in);
+	jw_uint(w, "pkts_out", t->pkts_out);
+	jw_uint(w, "drops", t->drops);
+	jw_uint(w, "rcvbuf_drops", t->rcvbuf_drops);
+	jw_obj_end(w);
+	inputs_json(w, fl, now);
+	model_json(w, fl, d);
+	if (fl->solve_err) {
+		jw_obj_begin(w, "solve_error");
+		jw_int(w, "errno", -fl->solve_err);
+		jw_str(w, "message", fl->solve_why);
+		jw_uint(w, "epoch", fl->solve_err_epoch);
+		jw_obj_end(w);
+	} else {
+		jw_null(w, "solve_error");
+	}
+	jw_uint(w, "solves", fl->solves);
+	jw_uint(w, "solve_failures", fl->solve_failures);
+	if (fl->has_rate)
+		rate_json(w, "rate", &fl->rate);
+	else
+		jw_null(w, "rate");
+	jw_int(w, "rate_sent_to", fl->last_sent);
+	jw_uint(w, "reports", fl->reports);
+	report_json(w, fl);
+	jw_obj_end(w);
+}
+
+/* Why the daemon is not fully healthy: one short line each. */
+static int health_reasons(const struct daemon *d, const char **v, int max)
+{
+	int n = 0;
+
+	if (!d->have_epoch && n < max)
+		v[n++] = "no epoch measured yet";
+	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_BPF) && n < max)
+		v[n++] = "no BPF probes: measuring from /proc and netlink only";
+	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_PARTIAL_PROBES) && n < max)
+		v[n++] = "some BPF probes are not loaded";
+	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_NETLINK) && n < max)
+		v[n++] = "NIC parameters unavailable (netlink)";
+	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_BPF_STATS) && n < max)
+		v[n++] = "probe cost unknown (BPF statistics off)";
+	if (!d->state_ok && n < max)
+		v[n++] = "state directory unusable: no history kept";
+	if (d->reload.count && !d->reload.ok && n < max)
+		v[n++] = "last reload failed: the previous configuration runs";
+	for (int i = 0; i < d->flows.n && n < max; i++)
+		if (d->flows.v[i].state == FLOW_STALE) {
+			v[n++] = "a flow's model is stale (see flows[].solve_error)";
+			break;
+		}
+	return n;
+}
+
+static void daemon_json(struct jw *w, const struct daemon *d, uint64_t now)
+{
+	const char *why[12];
+	int n = health_reasons(d, why, (int)RXB_ARRAY_SIZE(why));
+	struct ctlsrv_stats cs;
+
+	ctlsrv_stats(d->cs, &cs);
+	jw_obj_begin(w, "daemon");
+	jw_int(w, "pid", getpid());
+	jw_double(w, "uptime_s", age_s(d->started_ns, now));
+	jw_uint(w, "started_unix_s", d->started_unix_s);
+	jw_str(w, "config_file", d->config_path);
+	jw_str(w, "health", n ? "degraded" : "ok");
+	jw_arr_begin(w, "degraded_reasons");
+	for (int i = 0; i < n; i++)
+		jw_str(w, NULL, why[i]);
+	jw_arr_end(w);
+	jw_str(w, "log_level", rxb_log_level_name(rxb_log_get_level()));
+	jw_uint(w, "epoch_ms", d->cfg.measure.interval_ms);
+	jw_uint(w, "epochs", d->epochs);
+	jw_uint(w, "epochs_late", d->overruns);
+	jw_double(w, "collect_ms", d->collect_ms);
+	jw_double(w, "model_ms", d->flows.last_solve_ms);
+	jw_double(w, "epoch_work_ms", d->epoch_ms_spent);
+	jw_uint(w, "netdev_max_backlog", d->netdev_max_backlog);
+	jw_obj_begin(w, "state_dir");
+	jw_str(w, "path", d->state.dir);
+	jw_bool(w, "ok", d->state_ok);
+	jw_str(w, "error", d->state.err);
+	jw_uint(w, "saves", d->state.saves);
+	jw_uint(w, "history_ports", (uint64_t)d->state.n);
+	jw_obj_end(w);
+	jw_obj_begin(w, "reload");
+	jw_uint(w, "count", d->reload.count);
+	jw_uint(w, "failures", d->reload.failures);
+	if (d->reload.count) {
+		jw_uint(w, "last_unix_s", d->reload.at_unix_s);
+		jw_bool(w, "ok", d->reload.ok);
+		jw_str(w, "message", d->reload.msg);
+	} else {
+		jw_null(w, "last_unix_s");
+		jw_null(w, "ok");
+		jw_null(w, "message");
+	}
+	jw_arr_begin(w, "restart_needed");
+	for (int i = 0; i < d->reload.nrestart; i++)
+		jw_str(w, NULL, d->reload.restart[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+	jw_obj_begin(w, "watchdog");
+	jw_bool(w, "enabled", notify_watchdog_due_ns(&d->notify) != UINT64_MAX);
+	jw_double(w, "interval_s", d->notify.watchdog_ns / 1e9);
+	jw_obj_end(w);
+	jw_obj_begin(w, "ctl");
+	jw_str(w, "socket", d->started.daemon.ctl_socket);
+	jw_uint(w, "clients", cs.clients);
+	jw_uint(w, "requests", cs.requests);
+	jw_uint(w, "errors", cs.errors);
+	jw_uint(w, "busy", cs.busy);
+	jw_uint(w, "evicted", cs.evicted);
+	jw_uint(w, "timeouts", cs.timeouts);
+	jw_uint(w, "mem_bytes", cs.mem_bytes);
+	jw_uint(w, "mem_bound_bytes", ctlsrv_memory_bound());
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+static void epoch_json(struct jw *w, const struct daemon *d, uint64_t now)
+{
+	const struct rxb_epoch *e = d->epoch;
+
+	if (!d->have_epoch) {
+		jw_null(w, "epoch");
+		return;
+	}
+	jw_obj_begin(w, "epoch");
+	jw_uint(w, "seq", e->seq);
+	jw_double(w, "duration_s", (double)(e->end_ns - e->start_ns) / 1e9);
+	jw_double(w, "age_s", age_s(e->end_ns, now));
+	jw_str(w, "attach_mode", e->attach_mode);
+	jw_arr_begin(w, "degraded");
+	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
+		if (e->degraded & bit)
+			jw_str(w, NULL, collect_degraded_name(bit));
+	jw_arr_end(w);
+	jw_str(w, "degraded_reason", e->degraded_reason);
+	jw_obj_end(w);
+}
+
+/* The per-CPU task classes (the same numbers as measurement.cpus). */
+static void cpus_json(struct jw *w, const struct daemon *d)
+{
+	jw_arr_begin(w, "cpus");
+	for (int i = 0; d->have_epoch && i < d->epoch->ncpus; i++) {
+		const struct rxb_cpu_meas *c = &d->epoch->cpus[i];
+
+		jw_obj_begin(w, NULL);
+		jw_int(w, "cpu", c->cpu);
+		jw_double(w, "cpu_bound", c->cpu_bound);
+		jw_double(w, "io_bound", c->io_bound);
+		jw_double(w, "busy_frac", c->busy_frac);
+		jw_double(w, "runnable_avg", c->runnable_avg);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void disk_model_json(struct jw *w, const struct daemon *d)
+{
+	double svc = mi_ratio_value(&d->flows.disk.service_ns);
+	double burst = mi_ratio_value(&d->flows.disk.burst_ns);
+
+	jw_obj_begin(w, "disk");
+	jw_double(w, "mu_disk_per_s", svc > 0 ? 1e9 / svc : NAN);
+	jw_double(w, "mu_pio_per_s", burst > 0 ? 1e9 / burst : NAN);
+	jw_obj_end(w);
+}
+
+static void senders_summary_json(struct jw *w, const struct daemon *d)
+{
+	struct sendsrv_stats st;
+
+	sendsrv_stats(d->ss, &st);
+	jw_obj_begin(w, "senders");
+	jw_uint(w, "port", d->sendsrv_port);
+	jw_uint(w, "connected", st.conns_active);
+	jw_uint(w, "awaiting_hello", st.conns_hello);
+	jw_uint(w, "closing", st.conns_closing);
+	jw_uint(w, "accepted", st.accepted);
+	jw_uint(w, "rejected_allow", st.rejected_allow);
+	jw_uint(w, "rejected_full", st.rejected_full);
+	jw_uint(w, "frames_in", st.frames_in);
+	jw_uint(w, "frames_out", st.frames_out);
+	jw_uint(w, "rate_pushes", st.rate_pushes);
+	jw_uint(w, "pause_pushes", st.pause_pushes);
+	jw_uint(w, "reports", st.reports);
+	jw_obj_begin(w, "errors_sent");
+	for (unsigned i = 1; i <= RXBNECK_ERR_MAX_; i++)
+		if (st.errors_sent[i])
+			jw_uint(w, rxbneck_error_name(i), st.errors_sent[i]);
+	jw_obj_end(w);
+	jw_uint(w, "mem_bytes", st.mem_bytes);
+	jw_uint(w, "mem_bound_bytes", st.mem_bound_bytes);
+	jw_obj_end(w);
+}
+
+void status_json(struct jw *w, const struct daemon *d)
+{
+	uint64_t now = rxb_mono_ns();
+
+	jw_obj_begin(w, NULL);
+	jw_str(w, "version", RXB_VERSION);
+	jw_uint(w, "ctl_protocol", CTL_PROTOCOL_VERSION);
+	daemon_json(w, d, now);
+	epoch_json(w, d, now);
+	cpus_json(w, d);
+	disk_model_json(w, d);
+	jw_arr_begin(w, "flows");
+	for (int i = 0; i < d->flows.n; i++)
+		flow_json(w, &d->flows.v[i], d, now);
+	jw_arr_end(w);
+	senders_summary_json(w, d);
+	if (d->have_epoch)
+		collect_epoch_json(w, "measurement", d->epoch, NULL);
+	else
+		jw_null(w, "measurement");
+	jw_obj_end(w);
+}
+
+/* -------------------------------------------------------------- senders -- */
+
+struct senders_ctx {
+	struct jw *w;
+	struct ctl_out *o;
+	uint64_t now;
+	int n;
+};
+
+static void subs_text(char *buf, size_t size, uint16_t subs)
+{
+	snprintf(buf, size, "%s%s%s", subs & RXBNECK_SUB_RATE ? "rate" : "",
+		 (subs & RXBNECK_SUB_RATE) && (subs & RXBNECK_SUB_PAUSE) ? "," : "",
+		 subs & RXBNECK_SUB_PAUSE ? "pause" : "");
+	if (!buf[0])
+		rxb_strlcpy(buf, "-", size);
+}
+
+static void sender_json(void *arg, const struct sendsrv_peer *p)
+{
+	struct senders_ctx *c = arg;
+	struct jw *w = c->w;
+	const struct rxbneck_hello *h = &p->hello;
+
+	jw_obj_begin(w, NULL);
+	jw_uint(w, "id", p->id);
+	jw_str(w, "address", p->addr_str);
+	jw_str(w, "name", h->name);
+	jw_uint(w, "flow_port", h->flow_port);
+	jw_str(w, "flow_proto", h->flow_proto == 6 ? "tcp" : "udp");
+	jw_uint(w, "subscribe", h->subscribe);
+	jw_uint(w, "granted", p->granted);
+	jw_uint(w, "payload_bytes", h->payload_bytes);
+	jw_uint(w, "file_bytes", h->file_bytes);
+	jw_uint(w, "rtt_us", h->rtt_us);
+	jw_uint(w, "max_rate_bps", h->max_rate_bps);
+	jw_double(w, "connected_s", age_s(p->connected_ns, c->now));
+	jw_double(w, "idle_s", age_s(p->last_rx_ns, c->now));
+	jw_uint(w, "frames_in", p->frames_in);
+	jw_uint(w, "frames_out", p->frames_out);
+	jw_uint(w, "bytes_in", p->bytes_in);
+	jw_uint(w, "bytes_out", p->bytes_out);
+	jw_uint(w, "reports", p->reports);
+	jw_uint(w, "pauses_sent", p->pauses_sent);
+	jw_uint(w, "out_queued_bytes", p->out_queued_bytes);
+	if (p->has_rate)
+		rate_json(w, "last_rate", &p->last_rate);
+	else
+		jw_null(w, "last_rate");
+	jw_obj_end(w);
+	c->n++;
+}
+
+static void sender_text(void *arg, const struct sendsrv_peer *p)
+{
+	struct senders_ctx *c = arg;
+	char subs[32], rate[48] = "-";
+
+	subs_text(subs, sizeof(subs), p->granted);
+	if (p->has_rate)
+		snprintf(rate, sizeof(rate), "%.1f Mb/s @%llu", p->last_rate.rate_bps / 1e6,
+			 (unsigned long long)p->last_rate.epoch);
+	ctl_out_printf(c->o, "%-5llu %-26s %-5u %-10s %8u %8.1f %7.0f %-20s %s\n",
+		       (unsigned long long)p->id, p->addr_str, p->hello.flow_port, subs,
+		       p->hello.rtt_us, age_s(p->connected_ns, c->now),
+		       (double)p->frames_out, rate, p->hello.name[0] ? p->hello.name : "-");
+	c->n++;
+}
+
+static void senders_cmd(struct daemon *d, const struct ctl_request *req, struct ctl_reply *rep)
+{
+	struct senders_ctx c = { .o = &rep->body, .now = rxb_mono_ns() };
+	struct jw w;
+
+	if (req->json) {
+		jw_init(&w, false);
+		c.w = &w;
+		jw_obj_begin(&w, NULL);
+		jw_arr_begin(&w, "senders");
+		sendsrv_foreach_sender(d->ss, sender_json, &c);
+		jw_arr_end(&w);
+		jw_obj_end(&w);
+		if (jw_ok(&w)) {
+			ctl_out_write(&rep->body, jw_text(&w), jw_len(&w));
+			ctl_out_puts(&rep->body, "\n");
+		} else {
+			rep->err = CTL_ERR_INTERNAL;
+			rxb_strlcpy(rep->msg, "formatting JSON failed", sizeof(rep->msg));
+		}
+		jw_finish(&w);
+		return;
+	}
+	ctl_out_printf(&rep->body, "%-5s %-26s %-5s %-10s %8s %8s %7s %-20s %s\n", "ID",
+		       "ADDRESS", "PORT", "GRANTED", "RTT_US", "CONN_S", "FRAMES", "LAST RATE",
+		       "NAME");
+	sendsrv_foreach_sender(d->ss, sender_text, &c);
+	if (!c.n)
+		ctl_out_puts(&rep->body, "(no senders connected)\n");
+}
+
+/* ----------------------------------------------------------------- text -- */
+
+static void fmt_rate(char *buf, size_t size, double bps)
+{
+	if (!isfinite(bps))
+		snprintf(buf, size, "-");
+	else if (bps >= 1e9)
+		snprintf(buf, size, "%.3f Gb/s", bps / 1e9);
+	else
+		snprintf(buf, size, "%.1f Mb/s", bps / 1e6);
+}
+
+static void value_text(struct ctl_out *o, const char *name, const struct mi_value *v,
+		       const char *fmt)
+{
+	if (v->src == MI_SRC_MISSING) {
+		ctl_out_printf(o, " %s ? (%s)", name, v->why);
+		return;
+	}
+	ctl_out_printf(o, " %s ", name);
+	ctl_out_printf(o, fmt, v->v);
+	ctl_out_printf(o, " (%s)", mi_src_name(v->src));
+}
+
+static void flags_text(char *buf, size_t size, uint16_t flags)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < RXB_ARRAY_SIZE(rate_flag_names); i++)
+		if (flags & (1u << i) && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "",
+						rate_flag_names[i]);
+	if (!buf[0])
+		rxb_strlcpy(buf, "none", size);
+}
+
+static void flow_text(struct ctl_out *o, const struct flow *fl, const struct daemon *d)
+{
+	const struct mi_result *in = &fl->inputs;
+	const struct flow_xfer *x = &fl->xfer;
+	char r1[32], r2[32], flags[64];
+
+	ctl_out_printf(o, "Flow %-5u  %s", fl->port, flow_state_name(fl->state));
+	if (fl->have_good) {
+		fmt_rate(r1, sizeof(r1), fl->good.res.rate_bps);
+		ctl_out_printf(o, ": %s  loss %.3g  T %.3f s  confidence %u  (epoch %llu%s)",
+			       r1, fl->good.res.loss, fl->good.res.time_s, fl->good.confidence,
+			       (unsigned long long)fl->good.epoch,
+			       fl->good.unconstrained ? ", host not the bottleneck" : "");
+	}
+	ctl_out_puts(o, "\n");
+	if (fl->solve_err)
+		ctl_out_printf(o, "            problem   %s (epoch %llu)\n", fl->solve_why,
+			       (unsigned long long)fl->solve_err_epoch);
+	fmt_rate(r1, sizeof(r1), x->min_rate_bps);
+	fmt_rate(r2, sizeof(r2), x->line_rate_bps);
+	ctl_out_printf(o, "            transfer  payload %.0f B, file %.0f B, one-way %.3f ms, "
+		       "search %s .. %s (%s%s%s)\n", x->payload_bytes, x->file_bytes,
+		       x->one_way_delay_s * 1e3, r1, r2, x->from_sender ? "sender " : "config",
+		       x->from_sender ? x->sender : "", fl->configured ? ", configured" : "");
+	ctl_out_printf(o, "            traffic   %s in %llu out %llu drops %llu (rcvbuf %llu)\n",
+		       in->traffic.sock_seen ? "" : "(not reported)",
+		       (unsigned long long)in->traffic.pkts_in,
+		       (unsigned long long)in->traffic.pkts_out,
+		       (unsigned long long)in->traffic.drops,
+		       (unsigned long long)in->traffic.rcvbuf_drops);
+	ctl_out_printf(o, "            stage B  %s", in->b.present ? "" : " (not modelled)");
+	value_text(o, "#C", &in->b.cpu_bound, "%.2f");
+	value_text(o, "#I", &in->b.io_bound, "%.2f");
+	for (int i = 0; i < in->b.ncpus; i++)
+		ctl_out_printf(o, "%s%d:%.0f%%", i ? "," : " on cpu", in->b.cpu[i],
+			       in->b.cpu_share[i] * 100);
+	ctl_out_puts(o, "\n                     ");
+	value_text(o, "ns/pkt", &in->b.cpu_ns_per_pkt, "%.0f");
+	value_text(o, "N", &in->b.pkts_per_wakeup, "%.1f");
+	value_text(o, "K", &in->b.queue_pkts, "%.0f");
+	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");
+	ctl_out_puts(o, "\n");
+	ctl_out_printf(o, "            stage A  %s %s", in->a.present ? "" : " (not modelled)",
+		       in->a.dev[0] ? in->a.dev : "");
+	value_text(o, "polls/s", &in->a.mu_per_s, "%.4g");
+	value_text(o, "N", &in->a.pkts_per_poll, "%.1f");
+	value_text(o, "K", &in->a.queue_pkts, "%.0f");
+	ctl_out_puts(o, "\n");
+	if (in->why[0])
+		ctl_out_printf(o, "            note      %s\n", in->why);
+	if (fl->has_rate) {
+		fmt_rate(r1, sizeof(r1), (double)fl->rate.rate_bps);
+		flags_text(flags, sizeof(flags), fl->rate.flags);
+		ctl_out_printf(o, "            RATE      %s flags %s confidence %u epoch %llu, "
+			       "%d senders subscribed got it\n", r1, flags, fl->rate.confidence,
+			       (unsigned long long)fl->rate.epoch, fl->last_sent);
+	}
+	if (fl->has_report) {
+		fmt_rate(r1, sizeof(r1), (double)fl->last_report.rate_bps);
+		ctl_out_printf(o, "            report    %.3f s at %s, %u rounds (%llu reports)\n",
+			       fl->last_report.elapsed_us / 1e6, r1, fl->last_report.rounds,
+			       (unsigned long long)fl->reports);
+	}
+	(void)d;
+}
+
+static void status_text(struct ctl_out *o, const struct daemon *d)
+{
+	const char *why[12];
+	int n = health_reasons(d, why, (int)RXB_ARRAY_SIZE(why));
+	uint64_t now = rxb_mono_ns();
+	struct sendsrv_stats st;
+
+	ctl_out_printf(o, "rxbneckd %s, pid %d, up %.0f s, config %s\n", RXB_VERSION,
+		       (int)getpid(), age_s(d->started_ns, now), d->config_path);
+	ctl_out_printf(o, "Health      %s\n", n ? "degraded" : "ok");
+	for (int i = 0; i < n; i++)
+		ctl_out_printf(o, "            - %s\n", why[i]);
+	if (d->have_epoch) {
+		ctl_out_printf(o, "Epoch       %llu every %u ms, %.2f s ago; collect %.1f ms, "
+			       "model %.1f ms; probes %s\n",
+			       (unsigned long long)d->epoch->seq, d->cfg.measure.interval_ms,
+			       age_s(d->epoch->end_ns, now), d->collect_ms,
+			       d->flows.last_solve_ms, d->epoch->attach_mode);
+		if (d->epoch->degraded_reason[0])
+			ctl_out_printf(o, "            %s\n", d->epoch->degraded_reason);
+	} else {
+		ctl_out_printf(o, "Epoch       none yet (every %u ms)\n",
+			       d->cfg.measure.interval_ms);
+	}
+	if (d->reload.count)
+		ctl_out_printf(o, "Reload      %llu (%llu failed); last %s: %s\n",
+			       (unsigned long long)d->reload.count,
+			       (unsigned long long)d->reload.failures,
+			       d->reload.ok ? "ok" : "FAILED", d->reload.msg);
+	for (int i = 0; i < d->reload.nrestart; i++)
+		ctl_out_printf(o, "            restart needed for %s\n", d->reload.restart[i]);
+	ctl_out_puts(o, "CPUs        cpu     #C     #I   busy  runnable\n");
+	for (int i = 0; d->have_epoch && i < d->epoch->ncpus; i++) {
+		const struct rxb_cpu_meas *c = &d->epoch->cpus[i];
+
+		ctl_out_printf(o, "            %3d %6.2f %6.2f %5.0f%% %9.2f\n", c->cpu,
+			       c->cpu_bound, c->io_bound, c->busy_frac * 100, c->runnable_avg);
+	}
+	if (!d->flows.n)
+		ctl_out_puts(o, "Flows       none: no watched port and no sender\n");
+	for (int i = 0; i < d->flows.n; i++)
+		flow_text(o, &d->flows.v[i], d);
+	sendsrv_stats(d->ss, &st);
+	ctl_out_printf(o, "Senders     %u connected on port %u (%llu accepted, %llu refused); "
+		       "%llu RATE pushes, %llu reports\n", st.conns_active, d->sendsrv_port,
+		       (unsigned long long)st.accepted,
+		       (unsigned long long)(st.rejected_allow + st.rejected_full),
+		       (unsigned long long)st.rate_pushes, (unsigned long long)st.reports);
+}
+
+/* ------------------------------------------------------------- dispatch -- */
+
+static void reload_cmd(struct daemon *d, const struct ctl_request *req,
+		       struct ctl_reply *rep)
+{
+	int err;
+
+	rxb_notice("reload requested by rxbneckctl (pid %d, uid %u)", (int)req->pid,
+		   (unsigned)req->uid);
+	err = daemon_reload(d);
+	if (err) {
+		rep->err = CTL_ERR_FAILED;
+		snprintf(rep->msg, sizeof(rep->msg), "reload failed, the running "
+			 "configuration stays: %.200s", d->reload.msg);
+		return;
+	}
+	if (req->json) {
+		struct jw w;
+
+		jw_init(&w, false);
+		jw_obj_begin(&w, NULL);
+		jw_bool(&w, "ok", true);
+		jw_str(&w, "changed", d->reload.msg);
+		jw_arr_begin(&w, "restart_needed");
+		for (int i = 0; i < d->reload.nrestart; i++)
+			jw_str(&w, NULL, d->reload.restart[i]);
+		jw_arr_end(&w);
+		jw_obj_end(&w);
+		if (jw_ok(&w)) {
+			ctl_out_write(&rep->body, jw_text(&w), jw_len(&w));
+			ctl_out_puts(&rep->body, "\n");
+		}
+		jw_finish(&w);
+		return;
+	}
+	ctl_out_printf(&rep->body, "reloaded %s: %s\n", d->config_path, d->reload.msg);
+	for (int i = 0; i < d->reload.nrestart; i++)
+		ctl_out_printf(&rep->body, "restart needed for %s\n", d->reload.restart[i]);
+}
+
+static void status_cmd(struct daemon *d, const struct ctl_request *req,
+		       struct ctl_reply *rep)
+{
+	struct jw w;
+
+	if (!req->json) {
+		status_text(&rep->body, d);
+		return;
+	}
+	jw_init(&w, false);
+	status_json(&w, d);
+	if (jw_ok(&w)) {
+		ctl_out_write(&rep->body, jw_text(&w), jw_len(&w));
+		ctl_out_puts(&rep->body, "\n");
+	} else {
+		rep->err = CTL_ERR_INTERNAL;
+		rxb_strlcpy(rep->msg, "formatting JSON failed", sizeof(rep->msg));
+	}
+	jw_finish(&w);
+}
+
+static void version_cmd(const struct ctl_request *req, struct ctl_reply *rep)
+{
+	if (req->json)
+		ctl_out_printf(&rep->body, "{\"version\":\"%s\",\"ctl_protocol\":%d}\n",
+			       RXB_VERSION, CTL_PROTOCOL_VERSION);
+	else
+		ctl_out_printf(&rep->body, "rxbneckd %s (control protocol %d)\n", RXB_VERSION,
+			       CTL_PROTOCOL_VERSION);
+}
+
+void status_dispatch(struct daemon *d, const struct ctl_request *req,
+		     struct ctl_reply *rep)
+{
+	static const struct {
+		const char *verb;
+	} verbs[] = { { "status" }, { "senders" }, { "reload" }, { "version" } };
+	bool known = false;
+
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(verbs); i++)
+		known |= !strcmp(req->verb, verbs[i].verb);
+	if (!known) {
+		rep->err = CTL_ERR_UNKNOWN;
+		snprintf(rep->msg, sizeof(rep->msg),
+			 "unknown command '%.40s' (status, senders, reload, version)", req->verb);
+		return;
+	}
+	for (int i = 0; i < req->argc; i++)
+		if (strcmp(req->argv[i], "json") && strcmp(req->argv[i], "text")) {
+			rep->err = CTL_ERR_BAD_ARGUMENT;
+			snprintf(rep->msg, sizeof(rep->msg),
+				 "'%.40s' takes 'json' or 'text', not '%.40s'", req->verb,
+				 req->argv[i]);
+			return;
+		}
+	if (!strcmp(req->verb, "status"))
+		status_cmd(d, req, rep);
+	else if (!strcmp(req->verb, "senders"))
+		senders_cmd(d, req, rep);
+	else if (!strcmp(req->verb, "reload"))
+		reload_cmd(d, req, rep);
+	else
+		version_cmd(req, rep);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The answers to rxbneckctl's commands (docs/CONTROL.md): status,
+ * senders, reload, version - rendered by the daemon as text for people and
+ * as JSON for scripts, so rxbneckctl only copies them to its output.
+ */
+#ifndef RXB_DAEMON_STATUS_H
+#define RXB_DAEMON_STATUS_H
+
+#include "common/json.h"
+#include "daemon/ctlsrv.h"
+
+struct daemon;
+
+/* Answer one request (ctlsrv_ops.request). */
+void status_dispatch(struct daemon *d, const struct ctl_request *req,
+		     struct ctl_reply *rep);
+
+/* The status document as JSON (also used by tests). */
+void status_json(struct jw *w, const struct daemon *d);
+
+#endif

@@ -169,18 +169,19 @@ static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
 static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s, double k)
 {
 	double out = (double)s->pkts_out;
+	/* The receiver's scheduling is known with the scheduler probe only. */
+	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt);
 
-	if (s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt))
+	if (sched)
 		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
 			  MI_MIN_PKTS);
 	else
 		ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
 	/*
-	 * Wake-ups are only known with the scheduler probe (pkts_per_wakeup
-	 * is NaN without it). Zero wake-ups with packets dequeued: the
-	 * receiver never slept, which the ratio records as a large batch.
+	 * Zero wake-ups with packets dequeued: the receiver never slept,
+	 * which the ratio keeps as num > 0 with den = 0 (a batch of K).
 	 */
-	if (!isnan(s->pkts_per_wakeup) || s->recv_wakeups)
+	if (sched)
 		ratio_add(&l->pkts_per_wakeup, k, out, (double)s->recv_wakeups, 1.0);
 	else
 		ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);

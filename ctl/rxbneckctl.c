@@ -4,11 +4,13 @@
  * table below; adding a command is one ctl/cmd_<name>.c and one row here.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "common/util.h"
 #include "ctl/ctl.h"
+#include "ctl/ctl_client.h"
 
 static const struct ctl_cmd cmds[] = {
 	{ "status", cmd_status,
@@ -24,7 +26,7 @@ static const struct ctl_cmd cmds[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: " CTL_PROG " [--help | --version] COMMAND [OPTIONS]\n"
+		"Usage: " CTL_PROG " [--help | --version] [-s PATH] COMMAND [OPTIONS]\n"
 		"       " CTL_PROG " help COMMAND\n"
 		"\n"
 		"Query and steer rxbneckd, the receiver-host bottleneck daemon, or\n"
@@ -34,6 +36,10 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f,
+		"\n"
+		"  -s, --socket PATH   the daemon's control socket, for every command\n"
+		"                      that talks to it (default $" CTL_SOCKET_ENV "\n"
+		"                      or " CTL_DEFAULT_SOCKET ")\n"
 		"\n"
 		"`" CTL_PROG " COMMAND --help` describes a command's options.\n"
 		"Exit status: 0 success, 1 the command failed, 2 bad usage.\n");
@@ -47,11 +53,53 @@ static const struct ctl_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/*
+ * "-s PATH" / "--socket PATH" / "--socket=PATH" before the command: the
+ * same as $RXBNECKCTL_SOCKET (a command's own -s still wins). Returns how
+ * many arguments it took, 0 if none, -1 after a usage error.
+ */
+static int global_socket(int argc, char **argv)
+{
+	const char *a = argv[1], *path;
+	int used = 2;
+
+	if (!strncmp(a, "--socket=", 9)) {
+		path = a + 9;
+		used = 1;
+	} else if (!strcmp(a, "-s") || !strcmp(a, "--socket")) {
+		if (argc < 3) {
+			fprintf(stderr, CTL_PROG ": option '%s' needs a value\n", a);
+			return -1;
+		}
+		path = argv[2];
+	} else {
+		return 0;
+	}
+	if (!path[0]) {
+		fprintf(stderr, CTL_PROG ": %s: empty path\n", a);
+		return -1;
+	}
+	if (setenv(CTL_SOCKET_ENV, path, 1)) {
+		perror(CTL_PROG ": setenv");
+		return -1;
+	}
+	return used;
+}
+
 int main(int argc, char **argv)
 {
 	const struct ctl_cmd *cmd;
+	int used;
 
 	rxb_log_set_ident(CTL_PROG);
+	if (argc >= 2) {
+		used = global_socket(argc, argv);
+		if (used < 0)
+			return CTL_EXIT_USAGE;
+		argv[used] = argv[0];
+		argc -= used;
+		argv += used;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return CTL_EXIT_USAGE;

@@ -132,7 +132,7 @@ enum ctl_err ctl_parse_request(char *line, struct ctl_request *req, const char *
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)line[i];
 
-		if (ch < 0x20 || ch > 0x7e) {
+		if ((ch < 0x20 && ch != '\t') || ch > 0x7e) {
 			*why = "the request has a byte that is not printable ASCII";
 			return CTL_ERR_BAD_REQUEST;
 		}
@@ -193,10 +193,25 @@ size_t ctlsrv_memory_bound(void)
 	       (size_t)CTLSRV_MAX_CLIENTS * (CTLSRV_MAX_RESPONSE + 1);
 }
 
+/*
+ * Discard what the client sent beyond its request: closing a unix socket
+ * with unread input resets the connection, and the client would lose the
+ * answer it has not read yet (an ERR TOO_LONG, say).
+ */
+static void drain_input(int fd)
+{
+	char buf[4096];
+
+	for (int i = 0; i < 16; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			return;
+}
+
 static void client_close(struct ctlsrv *c, struct client *cl)
 {
 	if (cl->state == CL_FREE)
 		return;
+	drain_input(cl->fd);
 	c->ops.fd_del(c->ops.ctx, cl->fd);
 	close(cl->fd);
 	c->st.mem_bytes -= cl->out.cap;

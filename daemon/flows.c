@@ -322,6 +322,26 @@ static uint16_t solved_confidence(const struct flow *fl, const struct bneck_resu
 	return (uint16_t)lround(c);
 }
 
+/* What a solver error (0 or -errno, see solver/) means here. */
+static const char *solve_strerror(int err)
+{
+	switch (-err) {
+	case EINVAL:
+		return "invalid model inputs";
+	case E2BIG:
+		return "the workload is too large for the model (too many tasks)";
+	case EDOM:
+		return "no finite transfer time at any rate";
+	case ERANGE:
+		return "a queue could not be evaluated";
+	case ETIMEDOUT:
+		return "the iterative solver did not converge";
+	case ENOMEM:
+		return "out of memory";
+	}
+	return strerror(-err);
+}
+
 static void solve_failed(struct flow *fl, uint64_t epoch, int err, const char *why)
 {
 	fl->solve_err = err;
@@ -355,7 +375,8 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 		      isfinite(est.res.time_s)))
 		err = -EDOM;
 	if (err) {
-		snprintf(why, sizeof(why), "bottleneck solve failed: %s", strerror(-err));
+		snprintf(why, sizeof(why), "bottleneck solve failed: %s (%s)",
+			 solve_strerror(err), strerror(-err));
 		solve_failed(fl, e ? e->seq : 0, err, why);
 		rxb_warn("flow %u: %s; keeping the last good estimate", fl->port, why);
 		return err;

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for daemon/state: the learned-costs history in the state
+ * directory - line format round trip, strict parsing, atomic save and
+ * reload, damaged files, the size bound, an unusable directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/state.h"
+
+static void learned(struct mi_learn *l, double ns)
+{
+	mi_learn_init(l);
+	l->origin = MI_SRC_MEASURED;
+	l->cpu_ns_per_pkt = (struct mi_ratio){ 1000 * ns, 1000, true };
+	l->pkts_per_wakeup = (struct mi_ratio){ 1000, 250, true };
+	l->truesize_per_pkt = (struct mi_ratio){ 1000 * 2304.0, 1000, true };
+	l->rcvbuf_bytes = 212992;
+	l->ncpus = 2;
+	l->cpu[0] = 1;
+	l->cpu_share[0] = 0.75;
+	l->cpu[1] = 0;
+	l->cpu_share[1] = 0.25;
+	strcpy(l->napi_dev, "(backlog)");
+	l->napi_ns_per_poll = (struct mi_ratio){ 100 * 2500.0, 100, true };
+	l->napi_pkts_per_poll = (struct mi_ratio){ 200, 100, true };
+}
+
+static void check_rel(double got, double want)
+{
+	if (!(fabs(got - want) <= 1e-8 * fabs(want))) {
+		print_error("got %.17g, want %.17g\n", got, want);
+		fail();
+	}
+}
+
+static void test_line_round_trip(void **state)
+{
+	struct state_entry e = { .port = 9000, .saved_unix_s = 1763770000 }, back;
+	char line[STATE_MAX_LINE + 1];
+	int n;
+
+	(void)state;
+	learned(&e.learn, 1523.25);
+	n = state_format_line(&e, line, sizeof(line));
+	assert_true(n > 0 && n < (int)sizeof(line));
+	assert_int_equal(line[n - 1], '\n');
+	assert_int_equal(state_parse_line(line, &back), 0);
+	assert_int_equal(back.port, 9000);
+	assert_int_equal(back.saved_unix_s, 1763770000);
+	assert_int_equal(back.learn.origin, MI_SRC_HISTORY);
+	check_rel(mi_ratio_value(&back.learn.cpu_ns_per_pkt), 1523.25);
+	check_rel(mi_ratio_value(&back.learn.pkts_per_wakeup), 4);
+	check_rel(mi_ratio_value(&back.learn.truesize_per_pkt), 2304);
+	check_rel(mi_ratio_value(&back.learn.napi_ns_per_poll), 2500);
+	check_rel(mi_ratio_value(&back.learn.napi_pkts_per_poll), 2);
+	/* Restored as worth the minimum of fresh data, not more. */
+	check_rel(back.learn.cpu_ns_per_pkt.den, MI_MIN_PKTS);
+	assert_int_equal(back.learn.rcvbuf_bytes, 212992);
+	assert_int_equal(back.learn.ncpus, 2);
+	assert_int_equal(back.learn.cpu[0], 1);
+	check_rel(back.learn.cpu_share[1], 0.25);
+	assert_string_equal(back.learn.napi_dev, "(backlog)");
+	/* Truncated output reports the length it needs. */
+	assert_int_equal(state_format_line(&e, line, 10), n);
+}
+
+static void test_parse_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"port=9000",				/* no receiver cost */
+		"cpu_ns_per_pkt=100",			/* no port */
+		"port=0 cpu_ns_per_pkt=100",
+		"port=70000 cpu_ns_per_pkt=100",
+		"port=9000 cpu_ns_per_pkt=-1",
+		"port=9000 cpu_ns_per_pkt=nan",
+		"port=9000 cpu_ns_per_pkt=1e99",
+		"port=9000 cpu_ns_per_pkt=100 colour=blue",
+		"port=9000 cpu_ns_per_pkt=100 junk",
+		"port=9000 cpu_ns_per_pkt=100 cpus=1",
+		"port=9000 cpu_ns_per_pkt=100 cpus=1:2",
+		"port=9000 cpu_ns_per_pkt=100 cpus=-1:0.5",
+		"port=9000 cpu_ns_per_pkt=100 cpus=1:0.5;",
+		"port=9000 cpu_ns_per_pkt=100 napi_dev=",
+		"port=9000 cpu_ns_per_pkt=100 napi_dev=a-very-long-device-name",
+		"port=9000 cpu_ns_per_pkt=100 rcvbuf=0",
+	};
+	struct state_entry e;
+	char longline[STATE_MAX_LINE + 10];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (state_parse_line(bad[i], &e) != -EINVAL) {
+			print_error("accepted: '%s'\n", bad[i]);
+			fail();
+		}
+	}
+	memset(longline, ' ', sizeof(longline));
+	memcpy(longline, "port=9000 cpu_ns_per_pkt=100", 28);
+	longline[sizeof(longline) - 1] = '\0';
+	assert_int_equal(state_parse_line(longline, &e), -EINVAL);
+	assert_int_equal(state_parse_line("port=9000 cpu_ns_per_pkt=100", &e), 0);
+}
+
+static void tmpdir(char *dir, size_t size)
+{
+	snprintf(dir, size, "/tmp/test_state.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+}
+
+static void cleanup(const char *dir)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/sub/" STATE_FILE, dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
+static void test_save_and_load(void **state)
+{
+	struct state *s = calloc(1, sizeof(*s));
+	struct mi_learn l, got;
+	char dir[64], sub[96], path[160];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(s);
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(state_open(s, sub), 0);	/* creates it */
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0750);
+	assert_false(state_history_get(s, 9000, &got));
+	learned(&l, 1500);
+	state_history_put(s, 9000, &l);
+	learned(&l, 800);
+	state_history_put(s, 9001, &l);
+	mi_learn_init(&l);
+	state_history_put(s, 9002, &l);		/* nothing learned: not kept */
+	assert_int_equal(state_save(s), 0);
+	state_close(s);
+
+	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(s->n, 2);
+	assert_true(state_history_get(s, 9001, &got));
+	assert_int_equal(got.origin, MI_SRC_HISTORY);
+	check_rel(mi_ratio_value(&got.cpu_ns_per_pkt), 800);
+	assert_true(got.history_age_s < 60);
+	assert_false(state_history_get(s, 9002, &got));
+	state_close(s);
+	snprintf(path, sizeof(path), "%s/" STATE_FILE ".tmp", sub);
+	assert_int_equal(access(path, F_OK), -1);	/* no temporary left */
+	free(s);
+	cleanup(dir);
+}
+
+/* A damaged file: the good lines count, the rest is skipped. */
+static void test_damaged_file(void **state)
+{
+	struct state *s = calloc(1, sizeof(*s));
+	struct mi_learn got;
+	char dir[64], sub[96], path[160];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(s);
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, sub);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# comment\n\ngarbage\x01\xff\nport=9000 cpu_ns_per_pkt=1200\n"
+	      "port=9001 cpu_ns_per_pkt=oops\n", f);
+	fclose(f);
+	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(s->n, 1);
+	assert_true(state_history_get(s, 9000, &got));
+	check_rel(mi_ratio_value(&got.cpu_ns_per_pkt), 1200);
+	state_close(s);
+	/* Too large: ignored as a whole, the daemon runs on. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < STATE_MAX_FILE / 10 + 1; i++)
+		fputs("#........\n", f);
+	fclose(f);
+	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(s->n, 0);
+	assert_non_null(strstr(s->err, "too large"));
+	state_close(s);
+	free(s);
+	cleanup(dir);
+}
+
+/* At most STATE_MAX_PORTS ports; the oldest gives way. */
+static void test_bound(void **state)
+{
+	struct state *s = calloc(1, sizeof(*s));
+	struct mi_learn l;
+	char dir[64], sub[96];
+
+	(void)state;
+	assert_non_null(s);
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(state_open(s, sub), 0);
+	learned(&l, 1000);
+	for (int i = 0; i < STATE_MAX_PORTS + 6; i++)
+		state_history_put(s, (uint16_t)(1000 + i), &l);
+	assert_int_equal(s->n, STATE_MAX_PORTS);
+	assert_int_equal(state_save(s), 0);
+	state_close(s);
+	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(s->n, STATE_MAX_PORTS);
+	state_close(s);
+	free(s);
+	cleanup(dir);
+}
+
+/* An unusable directory: an error with the reason, nothing saved. */
+static void test_unusable_dir(void **state)
+{
+	struct state *s = calloc(1, sizeof(*s));
+	char dir[64], file[96], sub[128];
+	int fd;
+
+	(void)state;
+	assert_non_null(s);
+	tmpdir(dir, sizeof(dir));
+	snprintf(file, sizeof(file), "%s/file", dir);
+	fd = open(file, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(sub, sizeof(sub), "%s/state", file);
+	assert_int_equal(state_open(s, sub), -ENOTDIR);
+	assert_non_null(strstr(s->err, "creating the state directory"));
+	assert_int_equal(state_save(s), 0);	/* nothing to do */
+	state_close(s);
+	unlink(file);
+	rmdir(dir);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_line_round_trip),
+		cmocka_unit_test(test_parse_rejects),
+		cmocka_unit_test(test_save_and_load),
+		cmocka_unit_test(test_damaged_file),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_unusable_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

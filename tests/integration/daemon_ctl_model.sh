@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `rxbneckctl model` (offline, no daemon): --json carries the documented
+# keys, and its numbers agree with an independent computation in this
+# script - for N = 1 the single-stage loss is the M/M/1/K closed form at
+# every swept rate, E[R] = (#C + 1) / mu_P-Net with #I = 0 (also for a
+# fractional #C, where the interpolation is exact), the transfer time is
+# eq. (2)-(3) recomputed here, and the chosen rate is the curve's minimum.
+# Bad input exits 2 naming the option.
+. "$(dirname "$0")/daemon_lib.inc"
+
+run_model() { "$CTL" model --json "$@"; }
+
+run_model --batch 1 --batch-rule partial --cpu-bound 0 --io-bound 0 --mu-net 41.6 \
+	--queue-pkts 64 --payload 1468 --file-bytes 500M --one-way-delay-ms 100 \
+	--line-rate-bps 1G --points 200 > "$T/c0.json" || die "model C=0"
+run_model --batch 1 --batch-rule partial --cpu-bound 2 --io-bound 0 --mu-net 41.6 \
+	--queue-pkts 64 --points 200 > "$T/c2.json" || die "model C=2"
+run_model --batch 1 --batch-rule partial --cpu-bound 1.5 --io-bound 0 --mu-net 41.6 \
+	--queue-pkts 64 --points 200 > "$T/c15.json" || die "model C=1.5"
+run_model --batch 6 --batch-rule strict --cpu-bound 2 --io-bound 1 > "$T/seed.json" || die "model seed"
+
+python3 - "$T/c0.json" "$T/c2.json" "$T/c15.json" "$T/seed.json" <<'PY' || die "model numbers"
+import json, math, sys
+from decimal import Decimal, getcontext
+getcontext().prec = 50
+
+KEYS = ("inputs", "bottleneck_rate_bps", "loss_at_bottleneck", "ln_loss_at_bottleneck",
+        "transfer_time_s", "n_resend", "mean_response_s", "service_rate_per_s",
+        "capacity_bps", "line_rate_loss", "line_rate_time_s", "response_quantiles_s",
+        "numerics", "curve")
+
+def mm1k(lam, mu, k):
+    # M/M/1/K blocking, in 50-digit decimal: exact enough for 1e-12 relative.
+    rho = Decimal(lam) / Decimal(mu)
+    if rho == 1:
+        return 1.0 / (k + 1)
+    return float((1 - rho) * rho ** k / (1 - rho ** (k + 1)))
+
+def rbudp(b_bps, loss, s, spkt, tprop):
+    b = b_bps / 8
+    n = math.log(spkt / s) / math.log(loss) if loss > 0 else 0.0
+    resend = sum(s * loss ** i / b for i in range(1, math.ceil(n) + 1))
+    return tprop + s / b + n * tprop + resend + (n + 1) * (s / (8 * spkt * b) + tprop)
+
+def rel(a, b):
+    return abs(a - b) / abs(b) if b else abs(a)
+
+def check(path, c):
+    d = json.load(open(path))
+    for k in KEYS:
+        # The response-time distribution exists for integer counts only.
+        assert k in d or (k == "response_quantiles_s" and c != int(c)), f"{path}: no '{k}'"
+    i = d["inputs"]
+    mu_net = i["mu_net_per_s"]
+    er = (c + 1) / mu_net                      # #I = 0: exact, also for fractional #C
+    assert rel(d["mean_response_s"], er) < 1e-12, (d["mean_response_s"], er)
+    mu = 1 / er
+    assert rel(d["service_rate_per_s"], mu) < 1e-12
+    assert rel(d["capacity_bps"], mu * 1 * i["payload_bytes"] * 8) < 1e-12
+    k, spkt, s, tprop = i["queue_pkts"], i["payload_bytes"], i["file_bytes"], i["one_way_delay_s"]
+    worst_l = worst_t = 0.0
+    for p in d["curve"]:
+        lam = p["rate_bps"] / (8 * spkt)
+        l = mm1k(lam, mu, k)
+        if l > 1e-300:
+            worst_l = max(worst_l, rel(p["loss"], l))
+        worst_t = max(worst_t, rel(p["time_s"], rbudp(p["rate_bps"], l, s, spkt, tprop)))
+    assert worst_l < 1e-9, f"loss off by {worst_l:.2e}"
+    assert worst_t < 1e-9, f"time off by {worst_t:.2e}"
+    b = d["bottleneck_rate_bps"]
+    lb = mm1k(b / (8 * spkt), mu, k)
+    assert rel(d["loss_at_bottleneck"], lb) < 1e-9
+    assert rel(d["transfer_time_s"], rbudp(b, lb, s, spkt, tprop)) < 1e-9
+    assert d["transfer_time_s"] <= min(p["time_s"] for p in d["curve"]) * (1 + 1e-12), "not the minimum"
+    print(f"{path.split('/')[-1]}: #C {c}: rate {b/1e6:.2f} Mb/s, loss {lb:.4g}, T {d['transfer_time_s']:.4f} s; "
+          f"curve loss within {worst_l:.1e}, time within {worst_t:.1e} of the closed forms")
+    return b
+
+r0 = check(sys.argv[1], 0)
+r2 = check(sys.argv[2], 2)
+r15 = check(sys.argv[3], 1.5)
+assert r2 < r15 < r0 or r0 == r15, (r0, r15, r2)
+seed = json.load(open(sys.argv[4]))
+assert seed["inputs"]["batch_rule"] == "strict" and seed["inputs"]["io_bound"] == 1
+# docs/model.md's worked example: #C 2, #I 1 on the Table II host -> 854.4 Mb/s.
+assert abs(seed["bottleneck_rate_bps"] / 1e6 - 854.4) < 0.1, seed["bottleneck_rate_bps"]
+PY
+
+# Bad input: exit 2, the option named.
+bad() {
+	local rc
+	"$CTL" model "$@" >/dev/null 2>"$T/err"; rc=$?
+	[ $rc -eq 2 ] || die "model $*: exit $rc, expected 2"
+	grep -q -- "$1" "$T/err" || die "model $*: message does not name $1: $(cat "$T/err")"
+}
+bad --queue-pkts abc
+bad --cpu-bound -1
+bad --mu-net 0
+bad --points 1
+bad --batch-rule fifo
+bad --bogus
+bad --batch 100 --queue-pkts 64 --batch-rule strict
+bad --min-rate-bps 2G --line-rate-bps 1G
+"$CTL" model --help | grep -q -- '--cpu-bound' || die "model --help"
+log "PASS"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The headline behaviour: a sender subscribed through librxbneck
+# (rxbneck-watch) gets a lower RATE within about an epoch of two CPU hogs
+# starting on the receiving thread's CPU.
+#
+# UDP traffic on loopback: an iperf3 server pinned to CPU 1 (the receiver),
+# an iperf3 client pinned to CPU 0 at a fixed 400 Mb/s; rxbneckd watches the
+# port with 250 ms epochs and pushes RATE every epoch (push_every_epochs=1)
+# so the series is dense. Then `stress-ng --cpu 2 --taskset 1`. Checked:
+#  - before: a modelled rate (not provisional), #C on the receiver's CPU ~0;
+#  - after: #C ~2 in status, and the rate down by well over a third (the
+#    model's receiver capacity falls to 1/(#C+1) of its own);
+#  - latency from starting the hogs to the first RATE that dropped, in
+#    epochs: at most 2 (the epoch the hogs start in is partly loaded).
+. "$(dirname "$0")/daemon_lib.inc"
+
+command -v stress-ng >/dev/null || skip "stress-ng not installed"
+command -v iperf3 >/dev/null || skip "iperf3 not installed"
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+WATCH=$B/rxbneck-watch
+[ -x "$WATCH" ] || die "build first: $WATCH"
+EPOCH_MS=250
+P=$(free_port)
+
+write_conf "$T/d.conf" "[measure] interval_ms = $EPOCH_MS" "[measure] watch_ports = $P" \
+	"[control] push_every_epochs = 1"
+start_daemon "$T/d.conf"
+
+bg taskset -c 1 iperf3 -s -p "$P" -1 >/dev/null 2>&1
+sleep 0.5
+bg taskset -c 0 iperf3 -u -c 127.0.0.1 -p "$P" -b 400M -l 1468 -t 30 >/dev/null 2>&1
+# The subscriber: every RATE line with the wall-clock time it arrived.
+bg bash -c "'$WATCH' -p $CPORT -s 1468 -f 1000000000 -n 25 $P | \
+	python3 -u -c 'import sys, time
+for l in sys.stdin: print(\"%.6f %s\" % (time.time(), l.rstrip()), flush=True)' > '$T/rates.txt'"
+
+# Traffic first: wait for modelled rates (the inputs need packets).
+for _ in $(seq 100); do
+	st=$(ctl status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["flows"][0]["state"])')
+	[ "$st" = model ] && break
+	sleep 0.1
+done
+[ "$st" = model ] || die "no modelled rate with traffic after 10 s (state $st): $(ctl status)"
+sleep 3
+ctl status --json > "$T/before.json"
+T0=$(date +%s.%N)
+bg stress-ng --cpu 2 --taskset 1 --timeout 12s --quiet
+sleep 6
+ctl status --json > "$T/after.json"
+ctl status > "$T/after.txt"
+log "status with the hogs:"; sed -n '/^Flow/,/RATE/p' "$T/after.txt" >&2
+
+python3 - "$T/rates.txt" "$T0" "$EPOCH_MS" "$T/before.json" "$T/after.json" <<'PY' || die "rate did not follow the load"
+import json, statistics, sys
+lines = [l.split() for l in open(sys.argv[1]) if " RATE " in l]
+t0, epoch_s = float(sys.argv[2]), float(sys.argv[3]) / 1000
+before, after = json.load(open(sys.argv[4])), json.load(open(sys.argv[5]))
+series = [(float(l[0]), float(l[5]), int(l[14], 16)) for l in lines]   # time, rate, flags
+pre = [r for t, r, f in series if t0 - 2.5 <= t < t0]
+post = [r for t, r, f in series if t0 + 3 <= t < t0 + 6]
+assert len(pre) >= 5 and len(post) >= 5, (len(pre), len(post))
+base, low = statistics.median(pre), statistics.median(post)
+drop = next(((t, r) for t, r, f in series if t >= t0 and r < 0.8 * base), None)
+fb, fa = before["flows"][0], after["flows"][0]
+cb = fb["inputs"]["stage_b"]["cpu_bound"]["value"]
+ca = fa["inputs"]["stage_b"]["cpu_bound"]["value"]
+print(f"rate before {base/1e6:.1f} Mb/s (#C {cb:.2f}), with 2 hogs {low/1e6:.1f} Mb/s "
+      f"(#C {ca:.2f}), ratio {low/base:.3f}")
+assert drop, "no RATE below 80 % of the baseline after the hogs started"
+lat = drop[0] - t0
+print(f"first lower RATE {drop[1]/1e6:.1f} Mb/s {lat*1000:.0f} ms after the hogs started "
+      f"= {lat/epoch_s:.2f} epochs of {epoch_s*1000:.0f} ms")
+assert fb["state"] == "model" and fa["state"] == "model"
+assert cb < 0.5, "the receiver's CPU was not idle before"
+assert 1.6 <= ca <= 2.4, "two hogs are not #C ~ 2"
+assert low < 0.65 * base, "the rate did not fall by a third"
+assert lat <= 2 * epoch_s + 0.05, "RATE came later than two epochs"
+assert not (fa["rate"]["flags"]), fa["rate"]["flags"]
+PY
+grep -q "RATE" "$T/rates.txt" || die "the subscriber got no RATE"
+stop_daemon
+log "PASS"

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Robustness of rxbneckd under hostile input (DESIGN §9; issue #4):
+# 1000 concurrent sender-protocol connections doing random, truncated and
+# oversized frames, bad magic, slow loris, flow-port churn and well-behaved
+# sessions (tests/integration/daemon_flood.py), plus junk on the control
+# socket, for FLOOD_SECONDS (default 60) per phase. Throughout, `rxbneckctl
+# status` must keep answering (its latency is measured) and the daemon's
+# RSS must stay within the stated bound:
+#
+#   RSS <= RSS at start + sendsrv_memory_bound() + ctlsrv_memory_bound() + 8 MiB
+#
+# (connection slots and buffers of the two servers; the 8 MiB cover the
+# allocator's and libc's own), with no upward trend over the last half of
+# the run. Phase 1 uses the normal build (memory), phase 2 the ASan+UBSan
+# build (make SAN=1): it must survive the same and exit 0 on SIGTERM with
+# no AddressSanitizer/LeakSanitizer report.
+. "$(dirname "$0")/daemon_lib.inc"
+
+SECS=${FLOOD_SECONDS:-60}
+CONNS=${FLOOD_CONNS:-1000}
+FLOOD=$(dirname "$0")/daemon_flood.py
+ulimit -n 8192 || skip "cannot raise RLIMIT_NOFILE"
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
+
+# phase NAME: run the flood against the running daemon, sample status and RSS.
+phase() {
+	local name=$1 t0 t1 ms maxms=0 n=0 fails=0 rss
+	local base_kb=$(rss_kb)
+	: > "$T/rss.$name"
+	: > "$T/st.$name.jsonl"
+	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 > "$T/flood.$name" 2>"$T/flood.$name.err" &
+	local fpid=$!
+	_bg_pids+=($fpid)
+	sleep 1
+	while kill -0 $fpid 2>/dev/null; do
+		t0=$(date +%s%N)
+		if ctl status --json >> "$T/st.$name.jsonl" 2>"$T/err"; then :; else fails=$((fails + 1)); log "status failed: $(cat "$T/err")"; fi
+		t1=$(date +%s%N)
+		ms=$(( (t1 - t0) / 1000000 ))
+		[ $ms -gt $maxms ] && maxms=$ms
+		n=$((n + 1))
+		rss=$(rss_kb) || die "the daemon is gone"
+		echo "$(date +%s.%N) $rss $ms" >> "$T/rss.$name"
+		sleep 0.5
+	done
+	wait $fpid || die "flood client failed: $(cat "$T/flood.$name.err")"
+	kill -0 "$DPID" || die "the daemon died under the flood"
+	ctl status --json > "$T/st.json" || die "no status after the flood"
+	python3 - "$T/st.json" "$T/rss.$name" "$base_kb" "$name" "$n" "$fails" "$maxms" "$T/flood.$name" "$T/st.$name.jsonl" <<'PY' || die "phase $name"
+import json, sys
+st = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2])]
+base, name, n, fails, maxms = int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+flood = json.load(open(sys.argv[8]))
+samples = [json.loads(l) for l in open(sys.argv[9]) if l.strip()]
+conc = max(s["senders"]["connected"] + s["senders"]["awaiting_hello"] + s["senders"]["closing"]
+           for s in samples)
+lat = sorted(int(r[2]) for r in rows)
+rss = [int(r[1]) for r in rows]
+bound_kb = base + (st["senders"]["mem_bound_bytes"] + st["daemon"]["ctl"]["mem_bound_bytes"]) // 1024 + 8192
+half = len(rss) // 2
+early, late = max(rss[half // 2:half] or rss), max(rss[half:])
+print(f"{name}: {flood['opened']} connections opened ({flood['closed_by_daemon']} closed by the daemon), "
+      f"{flood['bytes_out']/1e6:.1f} MB sent, {flood['ctl_junk']} junk ctl requests; "
+      f"up to {conc} connections open at once in the daemon")
+print(f"{name}: status answered {n - fails}/{n}, latency median {lat[len(lat)//2]} ms, "
+      f"p99 {lat[min(len(lat)-1, int(len(lat)*0.99))]} ms, max {maxms} ms")
+print(f"{name}: RSS start {base} kB, peak {max(rss)} kB, bound {bound_kb} kB "
+      f"(sendsrv {st['senders']['mem_bound_bytes']//1024} kB + ctl {st['daemon']['ctl']['mem_bound_bytes']//1024} kB + 8 MiB); "
+      f"second quarter max {early} kB, second half max {late} kB")
+print(f"{name}: daemon counters: accepted {st['senders']['accepted']}, rejected full {st['senders']['rejected_full']}, "
+      f"errors sent {st['senders']['errors_sent']}")
+assert fails == 0, "status failed during the flood"
+assert maxms < 2000, "status took more than 2 s"
+assert max(rss) <= bound_kb, "RSS above the bound"
+assert late <= early + 4096, "RSS still growing in the second half"
+assert st["senders"]["accepted"] >= 1000
+PY
+}
+
+write_conf "$T/d.conf" "[measure] interval_ms = 250" "[measure] watch_ports = 9000" \
+	"[control] hello_timeout_s = 2" "[control] idle_timeout_s = 5"
+
+# Phase 1: the normal build.
+start_daemon "$T/d.conf"
+sleep 1
+phase normal
+stop_daemon
+grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T/daemon.log" && die "sanitizer report"
+
+# Phase 2: the sanitizer build.
+log "building the ASan+UBSan daemon (make SAN=1)"
+make -C "$S" -s SAN=1 build/san/rxbneckd >"$T/make.log" 2>&1 || die "make SAN=1: $(tail "$T/make.log")"
+RXBD=$S/build/san/rxbneckd
+: > "$T/daemon.log"
+start_daemon "$T/d.conf" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=32 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sleep 2
+# ASan's shadow memory and quarantine are not the daemon's: only the
+# daemon's liveness, status latency and a clean exit are checked here.
+phase_san() {
+	local t0 t1 ms maxms=0 n=0
+	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 > "$T/flood.san" 2>"$T/flood.san.err" &
+	local fpid=$!
+	_bg_pids+=($fpid)
+	sleep 1
+	while kill -0 $fpid 2>/dev/null; do
+		t0=$(date +%s%N)
+		ctl status --json > /dev/null || die "status failed under the flood (ASan build)"
+		t1=$(date +%s%N)
+		ms=$(( (t1 - t0) / 1000000 )); [ $ms -gt $maxms ] && maxms=$ms
+		n=$((n + 1))
+		sleep 0.5
+	done
+	wait $fpid || die "flood client failed: $(cat "$T/flood.san.err")"
+	log "san: status answered $n/$n, max latency $maxms ms; flood $(cat "$T/flood.san")"
+	[ $maxms -lt 3000 ] || die "status took $maxms ms"
+}
+phase_san
+stop_daemon
+if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T/daemon.log"; then
+	die "sanitizer report (above)"
+fi
+log "PASS: ASan/UBSan build exited 0 with no report"

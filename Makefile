@@ -74,6 +74,8 @@ include common/module.mk
 -include tools/module.mk
 -include tests/module.mk
 -include bench/module.mk
+-include systemd/module.mk
+-include man/module.mk
 
 .PHONY: everything
 everything: $(BINS) $(UNIT_TESTS)

@@ -258,8 +258,6 @@ static int health_reasons(const struct daemon *d, const char **v, int max)
 		v[n++] = "some BPF probes are not loaded";
 	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_NETLINK) && n < max)
 		v[n++] = "NIC parameters unavailable (netlink)";
-	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_BPF_STATS) && n < max)
-		v[n++] = "probe cost unknown (BPF statistics off)";
 	if (!d->state_ok && n < max)
 		v[n++] = "state directory unusable: no history kept";
 	if (d->reload.count && !d->reload.ok && n < max)
@@ -269,6 +267,18 @@ static int health_reasons(const struct daemon *d, const char **v, int max)
 			v[n++] = "a flow's model is stale (see flows[].solve_error)";
 			break;
 		}
+	return n;
+}
+
+/* What is worth knowing but does not make the model less trustworthy. */
+static int notes(const struct daemon *d, const char **v, int max)
+{
+	int n = 0;
+
+	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_BPF_STATS) && n < max)
+		v[n++] = d->cfg.measure.bpf_stats ?
+			 "probe cost unknown: BPF statistics need CAP_SYS_ADMIN" :
+			 "probe cost not measured ([measure] bpf_stats = no)";
 	return n;
 }
 
@@ -286,6 +296,11 @@ static void daemon_json(struct jw *w, const struct daemon *d, uint64_t now)
 	jw_str(w, "config_file", d->config_path);
 	jw_str(w, "health", n ? "degraded" : "ok");
 	jw_arr_begin(w, "degraded_reasons");
+	for (int i = 0; i < n; i++)
+		jw_str(w, NULL, why[i]);
+	jw_arr_end(w);
+	n = notes(d, why, (int)RXB_ARRAY_SIZE(why));
+	jw_arr_begin(w, "notes");
 	for (int i = 0; i < n; i++)
 		jw_str(w, NULL, why[i]);
 	jw_arr_end(w);
@@ -656,6 +671,9 @@ static void status_text(struct ctl_out *o, const struct daemon *d)
 	ctl_out_printf(o, "Health      %s\n", n ? "degraded" : "ok");
 	for (int i = 0; i < n; i++)
 		ctl_out_printf(o, "            - %s\n", why[i]);
+	n = notes(d, why, (int)RXB_ARRAY_SIZE(why));
+	for (int i = 0; i < n; i++)
+		ctl_out_printf(o, "            note: %s\n", why[i]);
 	if (d->have_epoch) {
 		ctl_out_printf(o, "Epoch       %llu every %u ms, %.2f s ago; collect %.1f ms, "
 			       "model %.1f ms; probes %s\n",

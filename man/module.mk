@@ -1,0 +1,13 @@
+# man/: rxbneckd(8) and rxbneckctl(8) written by hand; rxbneckd.conf(5)
+# generated from docs/config.md by man/conf2man.py (`make man`; the
+# generated page is committed, tests check that it is up to date).
+MANDIR ?= $(PREFIX)/share/man
+
+.PHONY: man
+man:
+	python3 man/conf2man.py docs/config.md > man/rxbneckd.conf.5
+
+install:: man/rxbneckd.8 man/rxbneckctl.8 man/rxbneckd.conf.5
+	install -D -m 0644 man/rxbneckd.8 $(DESTDIR)$(MANDIR)/man8/rxbneckd.8
+	install -D -m 0644 man/rxbneckctl.8 $(DESTDIR)$(MANDIR)/man8/rxbneckctl.8
+	install -D -m 0644 man/rxbneckd.conf.5 $(DESTDIR)$(MANDIR)/man5/rxbneckd.conf.5

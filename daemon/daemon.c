@@ -277,12 +277,15 @@ static void history_put(void *ctx, uint16_t port, const struct mi_learn *l)
 		state_history_put(&d->state, port, l);
 }
 
-/* What the flows learned in this run, to disk now and then. */
-static void save_state(struct daemon *d, bool force)
+/*
+ * What the flows learned in this run, to disk every STATE_SAVE_NS (and at
+ * exit through flows_finish() and state_close()).
+ */
+static void save_state(struct daemon *d)
 {
 	uint64_t now = rxb_mono_ns();
 
-	if (!d->state_ok || (!force && now - d->state_saved_ns < STATE_SAVE_NS))
+	if (!d->state_ok || now - d->state_saved_ns < STATE_SAVE_NS)
 		return;
 	d->state_saved_ns = now;
 	for (int i = 0; i < d->flows.n; i++)
@@ -313,9 +316,8 @@ static void notify_status(struct daemon *d, bool force)
 			 best->port, best->rate.rate_bps / 1e6, flow_state_name(best->state));
 	if (d->have_epoch && d->epoch->degraded && strlen(line) + 12 < sizeof(line))
 		strcat(line, "; degraded");
-	if (!force && !strcmp(line, d->status_line) && now - d->status_sent_ns < STATUS_MIN_NS)
-		return;
-	if (!force && now - d->status_sent_ns < STATUS_MIN_NS)
+	/* At most every STATUS_MIN_NS, and only when something changed. */
+	if (!force && (now - d->status_sent_ns < STATUS_MIN_NS || !strcmp(line, d->status_line)))
 		return;
 	rxb_strlcpy(d->status_line, line, sizeof(d->status_line));
 	d->status_sent_ns = now;
@@ -356,7 +358,7 @@ static void on_epoch(struct daemon *d)
 	rxb_debug("epoch %llu: collect %.2f ms, model %.2f ms, %d flows",
 		  (unsigned long long)d->epoch->seq, d->collect_ms, d->flows.last_solve_ms,
 		  d->flows.n);
-	save_state(d, false);
+	save_state(d);
 	notify_status(d, false);
 }
 
@@ -416,14 +418,13 @@ static void log_change(void *arg, const struct config_key *k, const char *old_va
 	}
 }
 
-static void reload_failed(struct daemon *d, int err, const char *why)
+static void reload_failed(struct daemon *d, const char *why)
 {
 	d->reload.ok = false;
 	d->reload.failures++;
 	rxb_strlcpy(d->reload.msg, why, sizeof(d->reload.msg));
 	rxb_err("reload failed, keeping the running configuration: %s", why);
 	notify_sendf(&d->notify, "STATUS=reload failed: %.200s", why);
-	(void)err;
 }
 
 /* Apply @next's live keys; nothing changes when it returns an error. */
@@ -484,7 +485,7 @@ int daemon_reload(struct daemon *d)
 	notify_send(&d->notify, "RELOADING=1");
 	err = config_load(d->config_path, &next, err_msg, sizeof(err_msg));
 	if (err) {
-		reload_failed(d, err, err_msg);
+		reload_failed(d, err_msg);
 		notify_send(&d->notify, "READY=1");
 		return err;
 	}
@@ -494,7 +495,7 @@ int daemon_reload(struct daemon *d)
 	err = apply_config(d, &next, dc.collector, err_msg, sizeof(err_msg));
 	if (err) {
 		d->reload.nrestart = 0;
-		reload_failed(d, err, err_msg);
+		reload_failed(d, err_msg);
 		notify_send(&d->notify, "READY=1");
 		return err;
 	}
@@ -800,7 +801,6 @@ void daemon_finish(struct daemon *d)
 	d->ss = NULL;
 	ctlsrv_finish(d->cs);
 	d->cs = NULL;
-	save_state(d, true);
 	if (d->flows.ws.curve)
 		flows_finish(&d->flows);	/* hands every flow to history */
 	if (d->state_ok)

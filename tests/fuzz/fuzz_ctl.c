@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target for what rxbneckd reads from untrusted local input
+ * besides its configuration: rxbneckctl request lines (ctl_parse_request,
+ * daemon/ctlsrv.c) and lines of the state file (state_parse_line,
+ * daemon/state.c). The first byte picks the parser.
+ *
+ * Properties besides "no crash, no sanitizer report":
+ *  - a parsed request has a lowercase verb, at most CTLSRV_MAX_ARGS
+ *    printable arguments, and json set exactly when one of them is "json";
+ *  - a parsed state line formats back to a line that parses to the same
+ *    port, receiver cost and placement.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/ctlsrv.h"
+#include "daemon/state.h"
+
+static void request(const uint8_t *data, size_t size)
+{
+	char line[CTLSRV_MAX_REQUEST + 1];
+	struct ctl_request r;
+	const char *why = NULL;
+	bool json = false;
+
+	if (size > CTLSRV_MAX_REQUEST)
+		size = CTLSRV_MAX_REQUEST;
+	memcpy(line, data, size);
+	line[size] = '\0';
+	if (ctl_parse_request(line, &r, &why) != CTL_OK) {
+		if (!why)
+			abort();
+		return;
+	}
+	if (!r.verb || !r.verb[0] || r.argc < 0 || r.argc > CTLSRV_MAX_ARGS)
+		abort();
+	for (const char *p = r.verb; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || *p == '-' || *p == '_'))
+			abort();
+	for (int i = 0; i < r.argc; i++) {
+		if (!r.argv[i][0])
+			abort();
+		for (const char *p = r.argv[i]; *p; p++)
+			if (*p <= ' ' || *p > '~')
+				abort();
+		json |= !strcmp(r.argv[i], "json");
+	}
+	if (json != r.json)
+		abort();
+}
+
+static void state_line(const uint8_t *data, size_t size)
+{
+	char line[STATE_MAX_LINE + 2], again[STATE_MAX_LINE + 64];
+	struct state_entry e, back;
+	int n;
+
+	if (size > STATE_MAX_LINE + 1)
+		size = STATE_MAX_LINE + 1;
+	memcpy(line, data, size);
+	line[size] = '\0';
+	if (state_parse_line(line, &e))
+		return;
+	n = state_format_line(&e, again, sizeof(again));
+	if (n <= 0 || (size_t)n >= sizeof(again))
+		abort();
+	if (n > STATE_MAX_LINE)
+		return;		/* a long line of valid items: too long to keep */
+	if (state_parse_line(again, &back))
+		abort();
+	if (back.port != e.port || back.learn.ncpus != e.learn.ncpus ||
+	    fabs(mi_ratio_value(&back.learn.cpu_ns_per_pkt) -
+		 mi_ratio_value(&e.learn.cpu_ns_per_pkt)) >
+	    1e-8 * mi_ratio_value(&e.learn.cpu_ns_per_pkt))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!size)
+		return 0;
+	if (data[0] & 1)
+		request(data + 1, size - 1);
+	else
+		state_line(data + 1, size - 1);
+	return 0;
+}

@@ -181,17 +181,11 @@ static int read_rows(struct sched_probe *sp, struct sched_snap *s)
 	return 0;
 }
 
-/* Time since the last switch-out, split as far as the traced switch-in and
- * wakeup tell: off the runqueue, waiting, running. */
-struct partial {
-	uint64_t off_ns;
-	uint64_t wait_ns;
-	uint64_t on_ns;
-};
-
-static struct partial partial_of(const struct sched_task *t, uint64_t now)
+/* Time since the last switch-out, split as far as the traced wakeup tells,
+ * when the kernel's counters cannot be read (the task is gone). */
+static struct sched_split partial_of(const struct sched_task *t, uint64_t now)
 {
-	struct partial p = { 0, 0, 0 };
+	struct sched_split p = { 0, 0, 0 };
 	uint64_t out = t->out_ns;
 
 	if (t->state == SCHED_ST_DEAD || now <= out)
@@ -219,10 +213,10 @@ static bool maybe_runnable(const struct sched_task *t)
  * out_ns is still waiting since it was preempted or woken; one that was has
  * all its waiting in the kernel's run_delay (accounted at switch-in).
  */
-static struct partial partial_exact(const struct sched_task *t, uint64_t now,
-				    uint64_t sum, uint64_t delay, uint64_t pcnt)
+struct sched_split sched_split_since_out(const struct sched_task *t, uint64_t now,
+					 uint64_t sum, uint64_t delay, uint64_t pcnt)
 {
-	struct partial p = { 0, 0, 0 };
+	struct sched_split p = { 0, 0, 0 };
 	uint64_t span = now > t->out_ns ? now - t->out_ns : 0;
 	bool ran = pcnt > t->pcount;
 	uint64_t rest;
@@ -247,7 +241,7 @@ static struct partial partial_exact(const struct sched_task *t, uint64_t now,
 
 /* Copy a BPF task record, adding the estimate since its last switch-out. */
 static void snap_task(struct sched_snap_task *o, uint32_t tid,
-		      const struct sched_task *t, const struct partial *p)
+		      const struct sched_task *t, const struct sched_split *p)
 {
 	memset(o, 0, sizeof(*o));
 	o->tid = tid;
@@ -293,7 +287,7 @@ static int read_tasks(struct sched_probe *sp, struct sched_snap *s,
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct partial part;
+		struct sched_split part;
 		int err;
 
 		key = next;
@@ -314,7 +308,8 @@ static int read_tasks(struct sched_probe *sp, struct sched_snap *s,
 			uint64_t sum, delay, pcnt;
 
 			if (fn(arg, key, &sum, &delay, &pcnt) == 0)
-				part = partial_exact(&t, rxb_mono_ns(), sum, delay, pcnt);
+				part = sched_split_since_out(&t, rxb_mono_ns(), sum,
+							     delay, pcnt);
 		}
 		snap_task(&s->tasks[s->ntasks++], key, &t, &part);
 		/* The unfolded segment and the estimate since, per CPU. */

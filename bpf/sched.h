@@ -223,6 +223,23 @@ typedef int (*sched_counters_fn)(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
 				 uint64_t *run_delay_ns, uint64_t *pcount);
 
 /*
+ * How the time between a task's last traced switch-out and @now splits,
+ * given the kernel's totals read at @now (@sum_exec_ns, @run_delay_ns,
+ * @pcount): on-CPU exactly; waiting since it was preempted or woken if the
+ * kernel counted no switch-in since, else the kernel's accounted wait; the
+ * rest off the runqueue. Exposed for the unit tests.
+ */
+struct sched_split {
+	uint64_t off_ns;
+	uint64_t wait_ns;
+	uint64_t on_ns;
+};
+
+struct sched_split sched_split_since_out(const struct sched_task *t, uint64_t now,
+					 uint64_t sum_exec_ns, uint64_t run_delay_ns,
+					 uint64_t pcount);
+
+/*
  * Read all counters now. For tasks the probe believes running or runnable,
  * @fn (may be NULL) supplies the kernel's current totals, so that the time
  * since their last traced switch-out is split exactly even when their

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for the receive-path stages (daemon/collect_net), the disk rate
+ * (daemon/collect_disk), the record's JSON form (daemon/collect_json) and
+ * the collector's option parsers, on snapshots of known content.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/collect.h"
+#include "daemon/collect_disk.h"
+#include "daemon/collect_json.h"
+#include "daemon/collect_net.h"
+
+#define MS 1000000ULL
+
+static struct rxb_epoch *new_epoch(int ncpus)
+{
+	struct rxb_epoch *e = calloc(1, sizeof(*e));
+
+	assert_non_null(e);
+	e->ncpus = ncpus;
+	return e;
+}
+
+/* ------------------------------------------------------------ stage A -- */
+
+static void test_stage_a(void **state)
+{
+	struct netrx_snap p, c;
+	struct netrx_cpu pc[2], cc[2];
+	struct netrx_snap_irq pi[1], ci[2];
+	struct netrx_snap_napi pn[1], cn[2];
+	struct rxb_epoch *e = new_epoch(2);
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	memset(pc, 0, sizeof(pc));
+	memset(cc, 0, sizeof(cc));
+	memset(pi, 0, sizeof(pi));
+	memset(ci, 0, sizeof(ci));
+	memset(pn, 0, sizeof(pn));
+	memset(cn, 0, sizeof(cn));
+	c = p;
+	p.at_ns = 1000 * MS;
+	c.at_ns = 2000 * MS;
+	p.ncpus = c.ncpus = 2;
+	p.cpus = pc;
+	c.cpus = cc;
+	/* CPU 0: 8000 NET_RX softirqs, 1000 timed for 20 ms: 160 ms in all. */
+	cc[0].netrx_cnt = 8000;
+	cc[0].netrx_timed = 1000;
+	cc[0].netrx_ns = 20 * MS;
+	cc[0].hardirq_ns = 5 * MS;
+	p.irqs = pi;
+	c.irqs = ci;
+	p.nirqs = 1;
+	c.nirqs = 2;
+	pi[0] = (struct netrx_snap_irq){ .irq = 36, .v = { .count = 100, .ns = 200000 } };
+	ci[0] = (struct netrx_snap_irq){ .irq = 36, .v = { .count = 1100, .ns = 2200000 } };
+	ci[1] = (struct netrx_snap_irq){ .irq = 41, .v = { .count = 0 } };
+	strcpy(ci[0].v.name, "virtio1-req.0");
+	p.napi = pn;
+	c.napi = cn;
+	p.nnapi = 1;
+	c.nnapi = 2;
+	pn[0] = (struct netrx_snap_napi){ .key = 0, .v = { .polls = 10, .pkts = 10 } };
+	cn[0] = (struct netrx_snap_napi){ .key = 0, .v = { .polls = 40010, .pkts = 60010,
+				 .timed_polls = 5000, .timed_ns = 5000 * 1500, .budget = 64 } };
+	strcpy(cn[0].v.dev, "(backlog)");
+	cn[1] = (struct netrx_snap_napi){ .key = 0xffff8880deadbeefULL,
+				 .v = { .polls = 100, .pkts = 6400, .budget = 64 } };
+	strcpy(cn[1].v.dev, "eth0");
+
+	cnet_stage_a(&p, &c, e);
+	assert_float_equal(e->cpus[0].softirq_frac, 0.160, 1e-9);
+	assert_float_equal(e->cpus[0].hardirq_frac, 0.005, 1e-9);
+	assert_float_equal(e->cpus[1].softirq_frac, 0.0, 1e-12);
+	assert_int_equal(e->nnapi, 2);
+	assert_string_equal(e->napi[0].dev, "(backlog)");	/* most polls first */
+	assert_int_equal(e->napi[0].polls, 40000);
+	assert_float_equal(e->napi[0].pkts_per_poll, 1.5, 1e-9);
+	assert_float_equal(e->napi[0].service_ns_per_poll, 1500, 1e-9);
+	assert_float_equal(e->napi[0].service_rate_per_s, 1e9 / 1500, 1e-6);
+	assert_float_equal(e->napi[1].pkts_per_poll, 64, 1e-9);
+	assert_true(isnan(e->napi[1].service_ns_per_poll));	/* never timed */
+	assert_int_equal(e->nirqs, 1);				/* idle IRQs left out */
+	assert_int_equal(e->irqs[0].count, 1000);
+	assert_float_equal(e->irqs[0].rate_per_s, 1000, 1e-9);
+	assert_float_equal(e->irqs[0].mean_ns, 2000, 1e-9);
+	free(e);
+}
+
+/* ------------------------------------------------------------ stage B -- */
+
+static struct sockq_snap *sock_snap(void)
+{
+	struct sockq_snap *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	assert_int_equal(sockq_snap_init(s), 0);
+	return s;
+}
+
+static void sock_snap_free(struct sockq_snap *s)
+{
+	sockq_snap_free(s);
+	free(s);
+}
+
+static void add_deq(struct sockq_snap *s, uint32_t tid, uint32_t port, uint64_t pkts)
+{
+	s->deq[s->ndeq].k = (struct sockq_deq_key){ tid, port };
+	s->deq[s->ndeq].v = (struct sockq_deq){ .pkts = pkts };
+	s->ndeq++;
+}
+
+static void test_stage_b(void **state)
+{
+	struct sockq_snap *p = sock_snap(), *c = sock_snap();
+	struct rxb_epoch *e = new_epoch(2);
+	struct csched_tid_time tids[3];
+	const uint16_t ports[] = { 5001, 5002, 5003 };
+	size_t n;
+
+	(void)state;
+	p->have_rx_sk = c->have_rx_sk = true;
+	p->nports = 1;
+	p->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true,
+		.v = { .enq = 100, .deq = 90, .drops = 5, .qlen = 10, .enq_truesize = 128000 } };
+	c->nports = 2;
+	/* 1000 more enqueued, 990 out, 300 dropped (250 rcvbuf): the queue
+	 * grows by 1000 - 990 = 10 (pkts_in - out - drops). */
+	c->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true,
+		.v = { .enq = 1100, .deq = 1080, .drops = 305, .drops_rcvbuf = 250,
+		       .qlen = 20, .enq_truesize = 128000 + 1000 * 1280,
+		       .enq_bytes = 1000 * 1200, .deq_bytes = 990 * 1200,
+		       .rcvbuf_bytes = 32768, .proto = 17 } };
+	c->ports[1] = (struct sockq_snap_port){ .port = 5002, .have_state = true,
+		.v = { .enq = 50, .deq = 50, .qlen = 0, .enq_truesize = 50 * 2304,
+		       .rcvbuf_bytes = 212992, .proto = 17 } };
+	/* Thread 10 serves 5001 only; thread 11 serves both, 3:1. */
+	add_deq(p, 10, 5001, 0);
+	add_deq(c, 10, 5001, 890);
+	add_deq(c, 11, 5001, 100);
+	add_deq(c, 11, 5002, 50);
+	n = cnet_receivers(c, tids, 3);
+	assert_int_equal(n, 2);
+	assert_int_equal(tids[0].tid, 10);
+	assert_int_equal(tids[1].tid, 11);
+	tids[0].seen = tids[1].seen = true;
+	tids[0].oncpu_ns = 90 * MS;
+	tids[0].ncpus_ran = 1;
+	tids[0].ran_on[0] = (struct rxb_cpu_time){ 1, 90 * MS };
+	tids[1].oncpu_ns = 30 * MS;
+	tids[1].ncpus_ran = 1;
+	tids[1].ran_on[0] = (struct rxb_cpu_time){ 0, 30 * MS };
+
+	struct sched_snap sp, sc;
+
+	memset(&sp, 0, sizeof(sp));
+	memset(&sc, 0, sizeof(sc));
+	cnet_stage_b(p, c, &sp, &sc, tids, n, ports, 3, e);
+	assert_int_equal(e->nsocks, 3);
+	assert_int_equal(e->socks[0].port, 5001);
+	assert_true(e->socks[0].counts_valid);
+	assert_true(e->socks[0].drops_valid);
+	assert_int_equal(e->socks[0].pkts_enqueued, 1000);
+	assert_int_equal(e->socks[0].drops, 300);
+	assert_int_equal(e->socks[0].drops_rcvbuf, 250);
+	assert_int_equal(e->socks[0].pkts_in, 1300);
+	assert_int_equal(e->socks[0].pkts_out, 990);
+	assert_int_equal((int64_t)e->socks[0].pkts_in - (int64_t)e->socks[0].pkts_out -
+			 (int64_t)e->socks[0].drops, e->socks[0].queue_pkts_delta);
+	assert_float_equal(e->socks[0].truesize_per_pkt_bytes, 1280, 1e-9);
+	assert_int_equal(e->socks[0].queue_pkts_cap, 25);	/* 32768 / 1280 */
+	assert_int_equal(e->socks[0].bytes_out, 990 * 1200);
+	/* Receivers' CPU time split by packets: all of 10, 2/3 of 11. */
+	assert_int_equal(e->socks[0].ntids, 2);
+	assert_int_equal(e->socks[0].receiver_oncpu_ns, 90 * MS + 20 * MS);
+	assert_float_equal(e->socks[0].cpu_ns_per_pkt, 110.0 * MS / 990, 1e-6);
+	assert_int_equal(e->socks[0].ncpus_ran, 2);
+	assert_int_equal(e->socks[1].receiver_oncpu_ns, 10 * MS);
+	assert_int_equal(e->socks[1].queue_pkts_cap, 92);	/* 212992 / 2304 */
+	assert_int_equal(e->socks[1].queue_pkts_delta, 0);	/* new: from 0 */
+	/* No blocks seen: packets per wakeup unknown. */
+	assert_true(isnan(e->socks[0].pkts_per_wakeup));
+	/* A watched port nothing has reached yet: zero counts, no queue. */
+	assert_int_equal(e->socks[2].port, 5003);
+	assert_int_equal(e->socks[2].pkts_in, 0);
+	assert_int_equal(e->socks[2].queue_pkts_cap, 0);
+	/* Without the scheduler probe the CPU figures are unknown, not 0. */
+	cnet_stage_b(p, c, NULL, NULL, tids, n, ports, 3, e);
+	assert_true(isnan(e->socks[0].cpu_ns_per_pkt));
+	assert_int_equal(e->socks[0].pkts_in, 1300);
+	sock_snap_free(p);
+	sock_snap_free(c);
+	free(e);
+}
+
+static const char *reason_name(void *arg, uint32_t r)
+{
+	(void)arg;
+	return r == 6 ? "SOCKET_RCVBUFF" : NULL;
+}
+
+static void test_drop_reasons(void **state)
+{
+	struct sockq_snap *p = sock_snap(), *c = sock_snap();
+	struct rxb_epoch *e = new_epoch(1);
+
+	(void)state;
+	p->nreasons = 1;
+	p->reasons[0] = (struct sockq_snap_reason){ 6, 100 };
+	c->nreasons = 3;
+	c->reasons[0] = (struct sockq_snap_reason){ 2, 7 };
+	c->reasons[1] = (struct sockq_snap_reason){ 6, 350 };
+	c->reasons[2] = (struct sockq_snap_reason){ 0x10002, 0 };
+	cnet_drop_reasons(p, c, reason_name, NULL, e);
+	assert_int_equal(e->nreasons, 2);
+	assert_string_equal(e->drops_by_reason[0].reason, "2");	/* no name */
+	assert_int_equal(e->drops_by_reason[0].count, 7);
+	assert_string_equal(e->drops_by_reason[1].reason, "SOCKET_RCVBUFF");
+	assert_int_equal(e->drops_by_reason[1].count, 250);
+	sock_snap_free(p);
+	sock_snap_free(c);
+	free(e);
+}
+
+/* --------------------------------------------------------------- disk -- */
+
+static void test_disk(void **state)
+{
+	struct blkio_snap *p = calloc(1, sizeof(*p)), *c = calloc(1, sizeof(*c));
+	struct rxb_disk_meas d;
+
+	(void)state;
+	p->ndisks = 1;
+	p->disks[0] = (struct blkio_snap_disk){ 253 << 20, { .completions = 10, .service_ns = 1000 } };
+	c->ndisks = 2;
+	c->disks[0] = (struct blkio_snap_disk){ 253 << 20,
+		{ .completions = 5010, .service_ns = 1000 + 5000 * 150000ULL } };
+	strcpy(c->disks[0].v.name, "vda");
+	c->disks[1] = (struct blkio_snap_disk){ 7 << 20, { .completions = 30, .service_ns = 900 } };
+	strcpy(c->disks[1].v.name, "loop0");
+	cdisk_compute(p, c, &d);
+	assert_true(d.valid);
+	assert_string_equal(d.device, "vda");
+	assert_int_equal(d.completions, 5000);
+	assert_float_equal(d.mean_service_ns, 150000, 1e-9);
+	assert_float_equal(d.service_rate_per_s, 1e9 / 150000, 1e-9);
+	cdisk_compute(c, c, &d);	/* nothing completed */
+	assert_false(d.valid);
+	assert_true(isnan(d.service_rate_per_s));
+	free(p);
+	free(c);
+}
+
+/* --------------------------------------------------------- JSON, opts -- */
+
+static void test_json_keys(void **state)
+{
+	struct rxb_epoch *e = new_epoch(1);
+	struct jw w;
+	const char *t;
+
+	(void)state;
+	e->seq = 3;
+	e->probes = RXB_PROBE_SCHED | RXB_PROBE_SOCKQ;
+	e->cpus[0].cpu_bound = 2.5;
+	e->cpus[0].io_bound = NAN;
+	e->disk.service_rate_per_s = NAN;
+	e->nsocks = 2;
+	e->socks[0].port = 5001;
+	e->socks[0].counts_valid = true;
+	e->socks[0].drops_valid = true;
+	e->socks[0].pkts_in = 7;
+	e->socks[0].cpu_ns_per_pkt = NAN;
+	e->socks[1].port = 5002;		/* degraded: counts unknown */
+	e->socks[1].drops_valid = true;
+	e->socks[1].drops = 4;
+	e->nreasons = 1;
+	strcpy(e->drops_by_reason[0].reason, "SOCKET_RCVBUFF");
+	e->drops_by_reason[0].count = 9;
+	e->degraded = RXB_DEGRADED_NO_BPF_STATS;
+	strcpy(e->degraded_reason, "why");
+	jw_init(&w, false);
+	collect_epoch_json(&w, NULL, e, NULL);
+	assert_true(jw_ok(&w));
+	t = jw_text(&w);
+	assert_non_null(strstr(t, "\"probes\":[\"sched\",\"sockq\"]"));
+	assert_non_null(strstr(t, "\"cpu_bound\":2.5,\"io_bound\":null"));
+	assert_non_null(strstr(t, "\"service_rate_per_s\":null"));
+	assert_non_null(strstr(t, "\"port\":5001,\"ipproto\":0,\"pkts_in\":7"));
+	assert_non_null(strstr(t, "\"port\":5002,\"ipproto\":0,\"pkts_in\":null"));
+	assert_non_null(strstr(t, "\"drops\":4"));
+	assert_non_null(strstr(t, "\"drops_by_reason\":{\"SOCKET_RCVBUFF\":9}"));
+	assert_non_null(strstr(t, "\"degraded\":true,\"degraded_flags\":[\"no_bpf_stats\"]"));
+	for (const char *k = "nics\0napi\0irqs\0probe_cost\0disk\0sockets\0"; *k;
+	     k += strlen(k) + 1) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "\"%s\":", k);
+		assert_non_null(strstr(t, key));
+	}
+	jw_finish(&w);
+	free(e);
+}
+
+static void test_option_parsers(void **state)
+{
+	(void)state;
+	assert_int_equal(collect_attach_parse("raw_tp"), COLLECT_ATTACH_RAW_TP);
+	assert_int_equal(collect_attach_parse("none"), COLLECT_ATTACH_NONE);
+	assert_int_equal(collect_attach_parse("fentry"), -1);
+	assert_string_equal(collect_attach_name(COLLECT_ATTACH_TP_BTF), "tp_btf");
+	assert_int_equal(collect_groups_parse("all"), COLLECT_GROUP_ALL);
+	assert_int_equal(collect_groups_parse("sched,blkio"),
+			 COLLECT_GROUP_SCHED | COLLECT_GROUP_BLKIO);
+	assert_int_equal(collect_groups_parse("sockq"), COLLECT_GROUP_SOCKQ);
+	assert_int_equal(collect_groups_parse("sched,"), -1);
+	assert_int_equal(collect_groups_parse("sched,,netrx"), -1);
+	assert_int_equal(collect_groups_parse("disk"), -1);
+	assert_int_equal(collect_groups_parse(""), -1);
+}
+
+/* Bad options are refused before anything is loaded. */
+static void test_init_rejects_bad_options(void **state)
+{
+	struct collect_opts o = COLLECT_OPTS_DEFAULT;
+	struct collect *c = (struct collect *)1;
+
+	(void)state;
+	o.nports = RXB_MAX_SOCKS + 1;
+	assert_int_equal(collect_init(&c, &o), -EINVAL);
+	assert_null(c);
+	o = (struct collect_opts)COLLECT_OPTS_DEFAULT;
+	o.nports = 1;		/* ports NULL */
+	assert_int_equal(collect_init(&c, &o), -EINVAL);
+	o = (struct collect_opts)COLLECT_OPTS_DEFAULT;
+	o.groups = 0x100;
+	assert_int_equal(collect_init(&c, &o), -EINVAL);
+	collect_finish(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stage_a),
+		cmocka_unit_test(test_stage_b),
+		cmocka_unit_test(test_drop_reasons),
+		cmocka_unit_test(test_disk),
+		cmocka_unit_test(test_json_keys),
+		cmocka_unit_test(test_option_parsers),
+		cmocka_unit_test(test_init_rejects_bad_options),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

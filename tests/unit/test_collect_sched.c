@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for the task-class computation (daemon/collect_sched) and the
+ * scheduler reader's split of un-accounted time (bpf/sched.c), on
+ * snapshots of known composition.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bpf/sched.h"
+#include "daemon/collect_sched.h"
+
+#define MS 1000000ULL
+#define EPOCH (1000 * MS)
+#define T0 (5000 * MS)
+
+/* ------------------------------------------------------ classification -- */
+
+static void test_classify(void **state)
+{
+	struct task_delta cpu = { .present_ns = EPOCH, .oncpu_ns = 300 * MS,
+				  .wait_ns = 650 * MS, .n_preempt = 200 };
+	struct task_delta half = cpu, blocky = cpu, io, sleeper, gone;
+
+	(void)state;
+	assert_int_equal(task_classify(&cpu), TASK_CLASS_CPU);
+	/* Exactly at the threshold counts. */
+	half.oncpu_ns = 250 * MS;
+	half.wait_ns = 250 * MS;
+	assert_int_equal(task_classify(&half), TASK_CLASS_CPU);
+	half.wait_ns -= 1;
+	assert_int_equal(task_classify(&half), TASK_CLASS_NONE);
+	/* Runnable, but leaves the CPU mostly by blocking. */
+	blocky.n_sleep = 250;
+	blocky.n_iowait = 51;
+	assert_int_equal(task_classify(&blocky), TASK_CLASS_IO);
+	blocky.n_iowait = 0;
+	assert_int_equal(task_classify(&blocky), TASK_CLASS_NONE);
+
+	io = (struct task_delta){ .present_ns = EPOCH, .oncpu_ns = 100 * MS,
+				  .wait_ns = 20 * MS, .iowait_ns = 600 * MS,
+				  .n_iowait = 5000, .n_sleep = 10 };
+	assert_int_equal(task_classify(&io), TASK_CLASS_IO);
+	/* Mostly asleep on something else, one disk read: not I/O-bound. */
+	sleeper = io;
+	sleeper.iowait_ns = 1 * MS;
+	sleeper.n_iowait = 1;
+	assert_int_equal(task_classify(&sleeper), TASK_CLASS_NONE);
+	memset(&gone, 0, sizeof(gone));
+	assert_int_equal(task_classify(&gone), TASK_CLASS_NONE);
+	assert_string_equal(task_class_name(TASK_CLASS_IO), "io");
+}
+
+/* ------------------------------------------------------ snapshot helpers -- */
+
+struct snapbuf {
+	struct sched_snap s;
+	struct sched_snap_task tasks[16];
+	struct sched_snap_row rows[32];
+	struct sched_snap_rx rx[4];
+	struct sched_cpu cpus[2];
+};
+
+static void snap_init(struct snapbuf *b, uint64_t at)
+{
+	memset(b, 0, sizeof(*b));
+	b->s.at_ns = at;
+	b->s.tasks = b->tasks;
+	b->s.rows = b->rows;
+	b->s.rx = b->rx;
+	b->s.cpus = b->cpus;
+	b->s.ncpus = 2;
+}
+
+/* Add a task (tid order!) with cumulative counters and its per-CPU rows. */
+static struct sched_snap_task *add_task(struct snapbuf *b, uint32_t tid,
+					uint64_t first, uint64_t on0, uint64_t wait0,
+					uint64_t on1, uint64_t wait1)
+{
+	struct sched_snap_task *t = &b->tasks[b->s.ntasks++];
+
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->tgid = tid;
+	t->first_ns = first;
+	t->state = SCHED_ST_RUNNABLE;
+	t->oncpu_ns = on0 + on1;
+	t->wait_ns = wait0 + wait1;
+	if (on0 || wait0)
+		b->rows[b->s.nrows++] = (struct sched_snap_row){ tid, 0, on0, wait0 };
+	if (on1 || wait1)
+		b->rows[b->s.nrows++] = (struct sched_snap_row){ tid, 1, on1, wait1 };
+	return t;
+}
+
+static struct rxb_epoch *new_epoch(void)
+{
+	struct rxb_epoch *e = calloc(1, sizeof(*e));
+
+	assert_non_null(e);
+	return e;
+}
+
+/* k CPU-bound tasks pinned to CPU 1, always runnable, sharing it. */
+static void test_pinned_cpu_bound(void **state)
+{
+	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
+	struct rxb_epoch *e = new_epoch();
+	const uint64_t share = EPOCH / 3;
+
+	(void)state;
+	snap_init(p, T0);
+	snap_init(c, T0 + EPOCH);
+	for (uint32_t tid = 100; tid < 103; tid++) {
+		struct sched_snap_task *t;
+
+		t = add_task(p, tid, 1, 0, 0, 10 * MS, 20 * MS);
+		t->n_preempt = 10;
+		t->slice_ns = 10 * 1400000ULL;
+		t = add_task(c, tid, 1, 0, 0, 10 * MS + share, 20 * MS + 2 * share);
+		t->n_preempt = 10 + 240;
+		t->slice_ns = (10 + 240) * 1400000ULL;
+	}
+	/* A sleeper on CPU 0 that ran 5 ms and blocked 50 times. */
+	add_task(p, 200, 1, 1 * MS, 0, 0, 0)->n_sleep = 1;
+	add_task(c, 200, 1, 6 * MS, 0, 0, 0)->n_sleep = 51;
+	c->cpus[1].switches = 300;
+	c->cpus[1].preemptions = 250;
+
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL);
+	assert_int_equal(e->ncpus, 2);
+	assert_float_equal(e->cpus[1].cpu_bound, 3.0, 1e-6);
+	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
+	assert_float_equal(e->cpus[1].io_bound, 0.0, 1e-9);
+	assert_float_equal(e->cpus[1].runnable_avg, 3.0, 1e-6);
+	assert_float_equal(e->cpus[0].runnable_avg, 0.005, 1e-9);
+	assert_float_equal(e->cpus[1].cpu_bound_slice_ns, 1400000.0, 1e-3);
+	assert_true(isnan(e->cpus[0].cpu_bound_slice_ns));
+	assert_int_equal(e->cpus[1].switches, 300);
+	assert_int_equal(e->cpus[1].preemptions, 250);
+	assert_true(isnan(e->disk.mean_cpu_burst_ns));
+	free(p);
+	free(c);
+	free(e);
+}
+
+/* A CPU-bound task that migrates counts where it ran; the report says so. */
+static void test_migrating_and_report(void **state)
+{
+	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
+	struct rxb_epoch *e = new_epoch();
+	struct csched_report r = { 0 };
+
+	(void)state;
+	snap_init(p, T0);
+	snap_init(c, T0 + EPOCH);
+	add_task(p, 300, 1, 0, 0, 0, 0);
+	/* 300 ms running + 0 wait on CPU 0, 700 ms running on CPU 1. */
+	add_task(c, 300, 1, 300 * MS, 0, 700 * MS, 0);
+	csched_compute(&p->s, &c->s, NULL, 0, e, &r);
+	assert_float_equal(e->cpus[0].cpu_bound, 0.3, 1e-9);
+	assert_float_equal(e->cpus[1].cpu_bound, 0.7, 1e-9);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.v[0].tid, 300);
+	assert_int_equal(r.v[0].cls, TASK_CLASS_CPU);
+	assert_int_equal(r.v[0].nw, 2);
+	assert_int_equal(r.v[0].w[0].cpu, 1);	/* largest first */
+	assert_float_equal(r.v[0].w[0].w, 0.7, 1e-9);
+	csched_report_free(&r);
+	free(p);
+	free(c);
+	free(e);
+}
+
+/* An I/O-bound task: class, weight, and mu_P-I/O from bursts per disk wait. */
+static void test_io_bound_and_burst(void **state)
+{
+	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
+	struct rxb_epoch *e = new_epoch();
+	struct sched_snap_task *t;
+
+	(void)state;
+	snap_init(p, T0);
+	snap_init(c, T0 + EPOCH);
+	t = add_task(p, 400, 1, 50 * MS, 1 * MS, 0, 0);
+	t->state = SCHED_ST_IOWAIT;
+	t = add_task(c, 400, 1, 50 * MS + 100 * MS, 1 * MS + 10 * MS, 0, 0);
+	t->state = SCHED_ST_IOWAIT;
+	t->iowait_ns = 800 * MS;
+	t->n_iowait = 1000;		/* 100 ms on CPU / 1000 waits = 100 us */
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL);
+	assert_float_equal(e->cpus[0].io_bound, 1.0, 1e-9);
+	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
+	assert_float_equal(e->disk.mean_cpu_burst_ns, 100000.0, 1e-6);
+	assert_float_equal(e->disk.io_cpu_rate_per_s, 10000.0, 1e-6);
+	free(p);
+	free(c);
+	free(e);
+}
+
+/* Receivers are left out and reported; new, dead and reused tids. */
+static void test_receiver_new_dead_reused(void **state)
+{
+	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
+	struct rxb_epoch *e = new_epoch();
+	struct csched_tid_time rx[1] = { { .tid = 500 } };
+	struct sched_snap_task *t;
+
+	(void)state;
+	snap_init(p, T0);
+	snap_init(c, T0 + EPOCH);
+	/* 500: a busy receiver on CPU 1 and 0. */
+	add_task(p, 500, 1, 0, 0, 0, 0);
+	add_task(c, 500, 1, 100 * MS, 0, 800 * MS, 100 * MS);
+	/* 600: born half-way through, CPU-bound since. */
+	t = add_task(c, 600, T0 + EPOCH / 2, 0, 0, 400 * MS, 100 * MS);
+	t->born_ns = T0 + EPOCH / 2;
+	/* 700: a CPU-bound task that died after 200 ms. */
+	add_task(p, 700, 1, 0, 0, 0, 0);
+	t = add_task(c, 700, 1, 0, 0, 200 * MS, 0);
+	t->state = SCHED_ST_DEAD;
+	t->dead_ns = T0 + 200 * MS;
+	/* 800: the tid names another task now (new first_ns): counters from 0. */
+	add_task(p, 800, 1, 0, 0, 5000 * MS, 0);
+	add_task(c, 800, 2, 0, 0, 0, 600 * MS);
+	csched_compute(&p->s, &c->s, rx, 1, e, NULL);
+
+	assert_true(rx[0].seen);
+	assert_int_equal(rx[0].oncpu_ns, 900 * MS);
+	assert_int_equal(rx[0].ncpus_ran, 2);
+	assert_int_equal(rx[0].ran_on[0].cpu, 1);
+	assert_int_equal(rx[0].ran_on[0].oncpu_ns, 800 * MS);
+	/* CPU 1: 600 (0.5 runnable, present 0.5: CPU-bound) + 700 (0.2, present
+	 * 0.2) + 800 (0.6 waiting, present 1: CPU-bound); not the receiver. */
+	assert_float_equal(e->cpus[1].cpu_bound, 0.5 + 0.2 + 0.6, 1e-9);
+	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
+	/* runnable_avg counts everyone, the receiver too. */
+	assert_float_equal(e->cpus[1].runnable_avg, 0.9 + 1.3, 1e-9);
+	free(p);
+	free(c);
+	free(e);
+}
+
+/* ------------------------------------------- time since the switch-out -- */
+
+static void test_split_since_out(void **state)
+{
+	struct sched_task t;
+	struct sched_split s;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.out_ns = 1000 * MS;
+	t.sum_exec_ns = 50 * MS;
+	t.run_delay_ns = 7 * MS;
+	t.pcount = 10;
+
+	/* Preempted, not run since: all waiting. */
+	t.state = SCHED_ST_RUNNABLE;
+	s = sched_split_since_out(&t, 1100 * MS, 50 * MS, 7 * MS, 10);
+	assert_int_equal(s.on_ns, 0);
+	assert_int_equal(s.wait_ns, 100 * MS);
+	assert_int_equal(s.off_ns, 0);
+
+	/* Preempted, back on the CPU (a switch-in the kernel counted): 30 ms
+	 * run, 70 ms accounted wait. */
+	s = sched_split_since_out(&t, 1100 * MS, 80 * MS, 77 * MS, 11);
+	assert_int_equal(s.on_ns, 30 * MS);
+	assert_int_equal(s.wait_ns, 70 * MS);
+	assert_int_equal(s.off_ns, 0);
+
+	/* Asleep, woken at +60 ms (traced), waiting since. */
+	t.state = SCHED_ST_SLEEPING;
+	t.woken_ns = 1060 * MS;
+	s = sched_split_since_out(&t, 1100 * MS, 50 * MS, 7 * MS, 10);
+	assert_int_equal(s.off_ns, 60 * MS);
+	assert_int_equal(s.wait_ns, 40 * MS);
+	assert_int_equal(s.on_ns, 0);
+
+	/* Asleep, its wakeup and switch-in untraced, ran 5 ms after 1 ms
+	 * waiting: the kernel's counters tell. */
+	t.woken_ns = 0;
+	s = sched_split_since_out(&t, 1100 * MS, 55 * MS, 8 * MS, 11);
+	assert_int_equal(s.on_ns, 5 * MS);
+	assert_int_equal(s.wait_ns, 1 * MS);
+	assert_int_equal(s.off_ns, 94 * MS);
+
+	/* Counters that claim more than the elapsed time are clamped. */
+	s = sched_split_since_out(&t, 1010 * MS, 90 * MS, 99 * MS, 12);
+	assert_int_equal(s.on_ns, 10 * MS);
+	assert_int_equal(s.wait_ns + s.off_ns, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_pinned_cpu_bound),
+		cmocka_unit_test(test_migrating_and_report),
+		cmocka_unit_test(test_io_bound_and_burst),
+		cmocka_unit_test(test_receiver_new_dead_reused),
+		cmocka_unit_test(test_split_since_out),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -27,18 +27,47 @@ struct {
 	__type(value, struct blkio_disk);
 } disks SEC(".maps");
 
+/*
+ * Requests issued per task (key: tid of the task issuing). A fast disk can
+ * finish a request before its submitter goes to sleep, so counting the
+ * submitter's I/O waits undercounts its disk accesses; the request count
+ * does not. Requests dispatched later from a kernel worker count for that
+ * worker, which is why the reader takes the larger of the two counts.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BLKIO_MAX_ISSUERS);
+	__type(key, __u32);
+	__type(value, struct blkio_issuer);
+} issuers SEC(".maps");
+
 /* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
 #define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
 static __always_inline int rq_issue(struct request *rq, bool btf)
 {
-	struct blkio_start s;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct blkio_start s = {};
 	__u64 key = (__u64)rq;
+	struct blkio_issuer *v;
 
 	if (!RD(btf, rq, __data_len))
 		return 0;
 	s.issue_ns = bpf_ktime_get_ns();
+	s.tid = tid;
 	bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
+	if (!tid)
+		return 0;
+	v = bpf_map_lookup_elem(&issuers, &tid);
+	if (!v) {
+		struct blkio_issuer zero = {};
+
+		bpf_map_update_elem(&issuers, &tid, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&issuers, &tid);
+		if (!v)
+			return 0;
+	}
+	__sync_fetch_and_add(&v->issued, 1);
 	return 0;
 }
 
@@ -47,14 +76,21 @@ static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes
 {
 	__u64 key = (__u64)rq, d;
 	struct blkio_start *s = bpf_map_lookup_elem(&inflight, &key);
+	struct blkio_issuer *who;
 	struct gendisk *disk;
 	struct blkio_disk *v;
-	__u32 dev, major, minor;
+	__u32 dev, major, minor, tid;
 
 	if (!s)
 		return 0;
 	d = bpf_ktime_get_ns() - s->issue_ns;
+	tid = s->tid;
 	bpf_map_delete_elem(&inflight, &key);
+	who = tid ? bpf_map_lookup_elem(&issuers, &tid) : NULL;
+	if (who) {
+		__sync_fetch_and_add(&who->completed, 1);
+		__sync_fetch_and_add(&who->service_ns, d);
+	}
 	disk = BPF_CORE_READ(rq, q, disk);
 	major = disk ? BPF_CORE_READ(disk, major) : 0;
 	minor = disk ? BPF_CORE_READ(disk, first_minor) : 0;

@@ -82,6 +82,48 @@ struct probe_obj *blkio_probe_obj(struct blkio_probe *bp)
 	return &bp->po;
 }
 
+int blkio_snap_init(struct blkio_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->issuers = calloc(BLKIO_MAX_ISSUERS, sizeof(*s->issuers));
+	return s->issuers ? 0 : -ENOMEM;
+}
+
+void blkio_snap_free(struct blkio_snap *s)
+{
+	free(s->issuers);
+	memset(s, 0, sizeof(*s));
+}
+
+static int issuer_cmp(const void *a, const void *b)
+{
+	const struct blkio_snap_issuer *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void read_issuers(struct blkio_probe *bp, struct blkio_snap *s)
+{
+	int fd = bpf_map__fd(bp->skel->maps.issuers);
+	uint32_t key, next;
+	void *prev = NULL;
+
+	s->nissuers = 0;
+	while (s->issuers && s->nissuers < BLKIO_MAX_ISSUERS &&
+	       bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct blkio_snap_issuer *o = &s->issuers[s->nissuers];
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &o->v))
+			continue;
+		o->tid = key;
+		s->nissuers++;
+	}
+	if (s->nissuers)
+		qsort(s->issuers, (size_t)s->nissuers, sizeof(s->issuers[0]), issuer_cmp);
+}
+
 int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s)
 {
 	int fd = bpf_map__fd(bp->skel->maps.disks);
@@ -117,5 +159,6 @@ int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s)
 		s->disks[s->ndisks].dev = key;
 		s->ndisks++;
 	}
+	read_issuers(bp, s);
 	return 0;
 }

@@ -12,12 +12,22 @@
 
 #define BLKIO_MAX_INFLIGHT	16384
 #define BLKIO_MAX_DISKS		64
+#define BLKIO_MAX_ISSUERS	16384	/* LRU: exited tasks age out */
 #define BLKIO_REQ_OP_MASK	0xff	/* blk_opf_t: the low bits are the op */
 #define BLKIO_REQ_OP_READ	0
 
 /* A request between issue and completion (key: struct request *). */
 struct blkio_start {
 	__u64 issue_ns;
+	__u32 tid;		/* the task that issued it */
+	__u32 pad;
+};
+
+/* Per task that issued requests (key: tid). */
+struct blkio_issuer {
+	__u64 issued;
+	__u64 completed;
+	__u64 service_ns;	/* issue -> complete of those completed */
 };
 
 /* Per disk (key: MAJOR << 20 | first minor), per CPU. */
@@ -43,11 +53,23 @@ struct blkio_snap_disk {
 	struct blkio_disk v;	/* summed over CPUs */
 };
 
+/* Requests one task had issued (cumulative): its disk accesses, and the
+ * disk's service time as that task saw it. */
+struct blkio_snap_issuer {
+	uint32_t tid;
+	struct blkio_issuer v;
+};
+
 struct blkio_snap {
 	uint64_t at_ns;
 	int ndisks;
 	struct blkio_snap_disk disks[BLKIO_MAX_DISKS];
+	int nissuers;
+	struct blkio_snap_issuer *issuers;	/* [BLKIO_MAX_ISSUERS], by tid */
 };
+
+int blkio_snap_init(struct blkio_snap *s);	/* 0 or -ENOMEM */
+void blkio_snap_free(struct blkio_snap *s);
 
 struct blkio_probe;
 

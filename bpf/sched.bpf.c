@@ -264,7 +264,7 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 {
 	__u32 how = leave_state(preempt, prev, prev_state, btf);
 	__u64 sum = sum_exec(prev, btf), delay = run_delay(prev, btf);
-	__u64 dt, on, wait;
+	__u64 dt, on, wait, npc;
 	struct sched_task *t;
 
 	if (!tid)
@@ -294,6 +294,11 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 		fold_segment(tid, t);
 		t->seg_cpu = cpu;
 	}
+	/* More than one switch-in since the last traced switch-out: the
+	 * switch-outs in between were not traced. */
+	npc = pcount(prev, btf);
+	if (npc > t->pcount + 1)
+		t->n_untraced += npc - t->pcount - 1;
 	t->oncpu_ns += on;
 	t->seg_oncpu_ns += on;
 	t->wait_ns += wait;
@@ -329,7 +334,7 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 	t->woken_ns = 0;
 	t->sum_exec_ns = sum;
 	t->run_delay_ns = delay;
-	t->pcount = pcount(prev, btf);
+	t->pcount = npc;
 	end_update(t);
 }
 

@@ -272,6 +272,7 @@ static void snap_task(struct sched_snap_task *o, uint32_t tid,
 	o->n_iowait = t->n_iowait;
 	o->n_blocked = t->n_blocked;
 	o->n_migrate = t->n_migrate;
+	o->n_untraced = t->n_untraced;
 	o->run_preempt_ns = t->run_preempt_ns;
 	o->slice_ns = t->slice_ns;
 	memcpy(o->comm, t->comm, sizeof(o->comm));

@@ -73,6 +73,12 @@ struct sched_task {
 	__u64 n_iowait;		/* ... to wait for I/O: ends a CPU burst */
 	__u64 n_blocked;	/* ... in D, not I/O */
 	__u64 n_migrate;
+	/*
+	 * Switch-outs the tracepoint never reported, from the kernel's count
+	 * of switch-ins (pcount): each traced switch-out should follow
+	 * exactly one switch-in. Their kind is unknown.
+	 */
+	__u64 n_untraced;
 	__u64 run_preempt_ns;	/* sum of run lengths ended by preemption */
 	__u64 slice_ns;		/* sum of se.slice at those preemptions (EEVDF) */
 	__u32 seg_cpu;
@@ -159,6 +165,7 @@ struct sched_snap_task {
 	uint64_t n_iowait;
 	uint64_t n_blocked;
 	uint64_t n_migrate;
+	uint64_t n_untraced;
 	uint64_t run_preempt_ns;
 	uint64_t slice_ns;
 	char comm[16];

@@ -299,7 +299,8 @@ static int alloc_snaps(struct collect *c)
 {
 	for (int i = 0; i < 2; i++) {
 		sched_snap_init(&c->sched[i]);
-		if (netrx_snap_init(&c->net[i]) || sockq_snap_init(&c->sock[i]))
+		if (netrx_snap_init(&c->net[i]) || sockq_snap_init(&c->sock[i]) ||
+		    blkio_snap_init(&c->blk[i]))
 			return -ENOMEM;
 	}
 	return 0;
@@ -311,6 +312,7 @@ static void free_snaps(struct collect *c)
 		sched_snap_free(&c->sched[i]);
 		netrx_snap_free(&c->net[i]);
 		sockq_snap_free(&c->sock[i]);
+		blkio_snap_free(&c->blk[i]);
 	}
 }
 
@@ -410,6 +412,7 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 			collect_finish(c);
 			return -ENOMEM;
 		}
+		c->last_ns = rxb_mono_ns();
 		snapshot_all(c, c->cur);
 		read_costs(c, tmp, false);
 		cproc_cpu_times(c->proc, tmp, true);
@@ -423,7 +426,6 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 			cproc_irqs(c->proc, tmp);
 		free(tmp);
 	}
-	c->last_ns = rxb_mono_ns();
 	*out = c;
 	return 0;
 }
@@ -524,16 +526,58 @@ static void housekeeping(struct collect *c)
 		sched_probe_forget_dead(c->sp, ss);
 }
 
+static const struct blkio_issuer *issuer(const struct blkio_snap *s, uint32_t tid)
+{
+	int lo = 0, hi = s->nissuers;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->issuers[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nissuers && s->issuers[lo].tid == tid ? &s->issuers[lo].v : NULL;
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* What @tid's block requests did this epoch (csched_reqs_fn). */
+static void disk_reqs(void *arg, uint32_t tid, struct csched_disk_use *out)
+{
+	struct collect *c = arg;
+	const struct blkio_issuer *now = issuer(&c->blk[c->cur], tid);
+	const struct blkio_issuer *before = issuer(&c->blk[!c->cur], tid);
+	struct blkio_issuer zero = { 0 };
+
+	if (!now)
+		return;
+	if (!before)
+		before = &zero;
+	out->issued = sub0(now->issued, before->issued);
+	out->completed = sub0(now->completed, before->completed);
+	out->service_ns = sub0(now->service_ns, before->service_ns);
+}
+
 static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev)
 {
 	int cur = c->cur;
 	size_t nrx = 0;
 
+	/* The busiest disk first: csched refines its service time from the
+	 * I/O-bound tasks' own requests. */
+	if (c->bp)
+		cdisk_compute(&c->blk[prev], &c->blk[cur], &out->disk);
 	if (c->sq)
 		nrx = cnet_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
 	if (c->sp)
 		csched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out,
-			       c->report_tasks ? &c->report : NULL);
+			       c->report_tasks ? &c->report : NULL,
+			       c->bp ? disk_reqs : NULL, c);
 	if (c->np)
 		cnet_stage_a(&c->net[prev], &c->net[cur], out);
 	if (c->sq) {
@@ -544,8 +588,6 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev)
 		cnet_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
 				  c->sq, out);
 	}
-	if (c->bp)
-		cdisk_compute(&c->blk[prev], &c->blk[cur], &out->disk);
 }
 
 static void epoch_proc(struct collect *c, struct rxb_epoch *out)
@@ -591,13 +633,14 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	if (ncpus <= 0)
 		ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	init_epoch(out, ncpus);
-	c->cur = !c->cur;
-	snapshot_all(c, c->cur);
-
+	/* The epoch ends when the probes are read (the scheduler's first). */
 	out->seq = ++c->seq;
 	out->start_ns = c->last_ns;
 	out->end_ns = rxb_mono_ns();
 	c->last_ns = out->end_ns;
+	c->cur = !c->cur;
+	snapshot_all(c, c->cur);
+
 	rxb_strlcpy(out->attach_mode, c->attach_mode, sizeof(out->attach_mode));
 	out->probes = (c->sp ? RXB_PROBE_SCHED : 0) | (c->np ? RXB_PROBE_NETRX : 0) |
 		      (c->sq ? RXB_PROBE_SOCKQ : 0) | (c->bp ? RXB_PROBE_BLKIO : 0);

@@ -367,6 +367,8 @@ void collect_tasks_json(struct jw *w, const char *key, const struct csched_repor
 		jw_uint(w, "sleep", t->d.n_sleep);
 		jw_uint(w, "iowaits", t->d.n_iowait);
 		jw_uint(w, "blocked", t->d.n_blocked);
+		jw_uint(w, "untraced", t->d.n_untraced);
+		jw_uint(w, "disk_reqs", t->d.n_disk_reqs);
 		jw_arr_begin(w, "weights");
 		for (int k = 0; k < t->nw; k++) {
 			jw_obj_begin(w, NULL);

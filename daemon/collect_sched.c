@@ -139,6 +139,7 @@ static void task_delta_of(const struct sched_snap_task *c,
 	d->n_sleep = sub0(c->n_sleep, p->n_sleep);
 	d->n_iowait = sub0(c->n_iowait, p->n_iowait);
 	d->n_blocked = sub0(c->n_blocked, p->n_blocked);
+	d->n_untraced = sub0(c->n_untraced, p->n_untraced);
 }
 
 static struct csched_tid_time *find_rx(struct csched_tid_time *rx, size_t nrx,
@@ -231,6 +232,8 @@ struct acc {
 	double slice_den[RXB_MAX_CPUS];	/* share-weighted preemptions */
 	double io_oncpu_ns;
 	double io_bursts;
+	double io_completed;	/* their requests completed */
+	double io_service_ns;	/* ... and the disk's time on them */
 	struct cpu_share sh[RXB_MAX_CPUS];	/* one task's CPUs */
 	double w[RXB_MAX_CPUS];			/* what it added on each */
 };
@@ -270,8 +273,14 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 	if (cls == TASK_CLASS_IO && !runnable && t->cpu < (uint32_t)out->ncpus)
 		out->cpus[t->cpu].io_bound += (double)d->present_ns / epoch_ns;
 	if (cls == TASK_CLASS_IO) {
+		uint64_t traced = d->n_preempt + d->n_sleep + d->n_iowait + d->n_blocked;
+		/* Untraced switch-outs are taken to be of the traced mix. */
+		double waits = (double)d->n_iowait *
+			(traced ? 1.0 + (double)d->n_untraced / (double)traced : 1.0);
+
 		a->io_oncpu_ns += (double)d->oncpu_ns;
-		a->io_bursts += (double)d->n_iowait;
+		a->io_bursts += waits > (double)d->n_disk_reqs ? waits
+							       : (double)d->n_disk_reqs;
 	}
 }
 
@@ -295,7 +304,7 @@ static void fill_cpu_counters(const struct sched_snap *prev,
 
 void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
-		    struct csched_report *report)
+		    struct csched_report *report, csched_reqs_fn reqs, void *reqs_arg)
 {
 	uint64_t start = prev->at_ns, end = cur->at_ns;
 	double epoch_ns = (double)sub0(end, start);
@@ -337,6 +346,7 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		const struct sched_snap_task *t = &cur->tasks[i];
 		const struct sched_snap_task *p = find_task(prev, t->tid);
 		struct cpu_share *sh = a->sh;
+		struct csched_disk_use du;
 		struct csched_tid_time *r;
 		struct task_delta d;
 		enum task_class cls;
@@ -348,6 +358,10 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		if (p && p->state == SCHED_ST_DEAD)
 			continue;
 		task_delta_of(t, p, start, end, &d);
+		memset(&du, 0, sizeof(du));
+		if (reqs)
+			reqs(reqs_arg, t->tid, &du);
+		d.n_disk_reqs = du.issued;
 		nsh = task_shares(prev, cur, t->tid, p != NULL, sh, RXB_MAX_CPUS);
 		r = find_rx(rx, nrx, t->tid);
 		if (r) {
@@ -357,6 +371,10 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 			cls = task_classify(&d);
 		}
 		add_task(out, a, t, p, &d, cls, sh, nsh, epoch_ns);
+		if (cls == TASK_CLASS_IO) {
+			a->io_completed += (double)du.completed;
+			a->io_service_ns += (double)du.service_ns;
+		}
 		report_task(report, t, &d, cls, r != NULL, a->w, sh, nsh);
 	}
 	for (int c = 0; c < out->ncpus; c++)
@@ -366,6 +384,11 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		out->disk.mean_cpu_burst_ns = a->io_oncpu_ns / a->io_bursts;
 		if (out->disk.mean_cpu_burst_ns > 0)
 			out->disk.io_cpu_rate_per_s = 1e9 / out->disk.mean_cpu_burst_ns;
+	}
+	if (a->io_completed > 0 && a->io_service_ns > 0) {
+		out->disk.valid = true;
+		out->disk.mean_service_ns = a->io_service_ns / a->io_completed;
+		out->disk.service_rate_per_s = 1e9 / out->disk.mean_service_ns;
 	}
 	free(a);
 }

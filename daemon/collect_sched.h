@@ -26,7 +26,13 @@
  *                  counts as one for the whole epoch even while at the disk,
  *                  spread over the CPUs it used.
  * mu_P-I/O: the mean CPU burst of I/O-bound tasks is their on-CPU time
- * divided by their number of disk waits (each wait ends one burst).
+ * divided by their number of disk accesses: the larger of their disk waits
+ * (each ends one burst) and the block requests they issued (a fast disk can
+ * complete a request before its submitter sleeps, so waits undercount).
+ * mu_D: when the block layer tells who issued what (@reqs), the disk's
+ * service time is that of the I/O-bound tasks' requests - the disk as the
+ * model's I/O-bound tasks see it, not other traffic such as writeback;
+ * otherwise collect_disk's figure for the busiest disk stays.
  */
 #ifndef RXB_DAEMON_COLLECT_SCHED_H
 #define RXB_DAEMON_COLLECT_SCHED_H
@@ -56,6 +62,8 @@ struct task_delta {
 	uint64_t n_sleep;
 	uint64_t n_iowait;
 	uint64_t n_blocked;
+	uint64_t n_untraced;	/* switch-outs not traced (kind unknown) */
+	uint64_t n_disk_reqs;	/* block requests it issued */
 };
 
 enum task_class task_classify(const struct task_delta *d);
@@ -102,9 +110,19 @@ void csched_report_free(struct csched_report *r);
  * min(cur->ncpus, RXB_MAX_CPUS). With @report (may be NULL), every CPU- or
  * I/O-bound task and every receiver is listed there. Pure computation.
  */
+/* What the block layer saw of one task's requests during the epoch. */
+struct csched_disk_use {
+	uint64_t issued;
+	uint64_t completed;
+	uint64_t service_ns;	/* of those completed */
+};
+
+/* Fill @out for @tid (zeros if unknown). */
+typedef void (*csched_reqs_fn)(void *arg, uint32_t tid, struct csched_disk_use *out);
+
 void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
-		    struct csched_report *report);
+		    struct csched_report *report, csched_reqs_fn reqs, void *reqs_arg);
 
 /*
  * Give every thread in /proc a baseline in the scheduler probe (from its

@@ -133,7 +133,7 @@ static void test_pinned_cpu_bound(void **state)
 	c->cpus[1].switches = 300;
 	c->cpus[1].preemptions = 250;
 
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL);
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_int_equal(e->ncpus, 2);
 	assert_float_equal(e->cpus[1].cpu_bound, 3.0, 1e-6);
 	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
@@ -163,7 +163,7 @@ static void test_migrating_and_report(void **state)
 	add_task(p, 300, 1, 0, 0, 0, 0);
 	/* 300 ms running + 0 wait on CPU 0, 700 ms running on CPU 1. */
 	add_task(c, 300, 1, 300 * MS, 0, 700 * MS, 0);
-	csched_compute(&p->s, &c->s, NULL, 0, e, &r);
+	csched_compute(&p->s, &c->s, NULL, 0, e, &r, NULL, NULL);
 	assert_float_equal(e->cpus[0].cpu_bound, 0.3, 1e-9);
 	assert_float_equal(e->cpus[1].cpu_bound, 0.7, 1e-9);
 	assert_int_equal(r.n, 1);
@@ -176,6 +176,16 @@ static void test_migrating_and_report(void **state)
 	free(p);
 	free(c);
 	free(e);
+}
+
+static void two_thousand_reqs(void *arg, uint32_t tid, struct csched_disk_use *u)
+{
+	(void)arg;
+	if (tid != 400)
+		return;
+	u->issued = 2000;
+	u->completed = 1990;
+	u->service_ns = 1990 * 150000ULL;
 }
 
 /* An I/O-bound task: class, weight, and mu_P-I/O from bursts per disk wait. */
@@ -194,11 +204,23 @@ static void test_io_bound_and_burst(void **state)
 	t->state = SCHED_ST_IOWAIT;
 	t->iowait_ns = 800 * MS;
 	t->n_iowait = 1000;		/* 100 ms on CPU / 1000 waits = 100 us */
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL);
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[0].io_bound, 1.0, 1e-9);
 	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
 	assert_float_equal(e->disk.mean_cpu_burst_ns, 100000.0, 1e-6);
 	assert_float_equal(e->disk.io_cpu_rate_per_s, 10000.0, 1e-6);
+	/* It issued 2000 requests but slept only 1000 times (a fast disk
+	 * finished some before it slept): 2000 bursts of 50 us. */
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, two_thousand_reqs, NULL);
+	assert_float_equal(e->disk.mean_cpu_burst_ns, 50000.0, 1e-6);
+	/* ... and mu_D from the disk's time on its requests. */
+	assert_true(e->disk.valid);
+	assert_float_equal(e->disk.mean_service_ns, 150000.0, 1e-6);
+	assert_float_equal(e->disk.service_rate_per_s, 1e9 / 150000.0, 1e-6);
+	/* Untraced switch-outs count as the traced mix (all disk waits). */
+	c->tasks[0].n_untraced = 1000;
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	assert_float_equal(e->disk.mean_cpu_burst_ns, 50000.0, 1e-6);
 	free(p);
 	free(c);
 	free(e);
@@ -229,7 +251,7 @@ static void test_receiver_new_dead_reused(void **state)
 	/* 800: the tid names another task now (new first_ns): counters from 0. */
 	add_task(p, 800, 1, 0, 0, 5000 * MS, 0);
 	add_task(c, 800, 2, 0, 0, 0, 600 * MS);
-	csched_compute(&p->s, &c->s, rx, 1, e, NULL);
+	csched_compute(&p->s, &c->s, rx, 1, e, NULL, NULL, NULL);
 
 	assert_true(rx[0].seen);
 	assert_int_equal(rx[0].oncpu_ns, 900 * MS);

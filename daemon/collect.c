@@ -178,6 +178,24 @@ static void group_failed(struct collect *c, const char *group, int err)
 		   "%s probes not loaded: %s", group, strerror(-err));
 }
 
+/* Seed task baselines from /proc (see csched_seed_from_proc()). */
+static void seed_tasks(struct collect *c)
+{
+	int n = csched_seed_from_proc(c->sp);
+
+	if (n < 0)
+		rxb_log_errno(RXB_LOG_WARNING, -n, "collect: seeding tasks from /proc");
+	else
+		rxb_debug("collect: %d tasks seeded from /proc", n);
+}
+
+/* A group was loaded: count it and keep its programs for probe_cost[]. */
+static void group_loaded(struct collect *c, struct probe_obj *po, int *loaded)
+{
+	(*loaded)++;
+	register_progs(c, po);
+}
+
 static void load_probes(struct collect *c, enum collect_attach attach,
 			unsigned groups, bool seed)
 {
@@ -191,52 +209,45 @@ static void load_probes(struct collect *c, enum collect_attach attach,
 		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
 			   "probe groups left out by request");
 	}
-	err = groups & COLLECT_GROUP_SCHED ? sched_probe_open(&c->sp, mode) : 0;
-	if (!(groups & COLLECT_GROUP_SCHED)) {
-		/* not requested */
-	} else if (err) {
-		group_failed(c, "sched", err);
-	} else {
-		loaded++;
-		register_progs(c, sched_probe_obj(c->sp));
-		if (seed) {
-			int n = csched_seed_from_proc(c->sp);
-
-			if (n < 0)
-				rxb_log_errno(RXB_LOG_WARNING, -n, "collect: seeding tasks from /proc");
-			else
-				rxb_debug("collect: %d tasks seeded from /proc", n);
+	if (groups & COLLECT_GROUP_SCHED) {
+		err = sched_probe_open(&c->sp, mode);
+		if (err) {
+			group_failed(c, "sched", err);
+		} else {
+			group_loaded(c, sched_probe_obj(c->sp), &loaded);
+			if (seed)
+				seed_tasks(c);
 		}
 	}
-	err = groups & COLLECT_GROUP_NETRX ? netrx_probe_open(&c->np, mode) : 0;
-	if (!(groups & COLLECT_GROUP_NETRX)) {
-		/* not requested */
-	} else if (err) {
-		group_failed(c, "netrx", err);
-	} else {
-		loaded++;
-		register_progs(c, netrx_probe_obj(c->np));
+	if (groups & COLLECT_GROUP_NETRX) {
+		err = netrx_probe_open(&c->np, mode);
+		if (err)
+			group_failed(c, "netrx", err);
+		else
+			group_loaded(c, netrx_probe_obj(c->np), &loaded);
 	}
-	err = groups & COLLECT_GROUP_SOCKQ ?
-	      sockq_probe_open(&c->sq, mode, c->sp ? sched_probe_rx_tids_fd(c->sp) : -1) : 0;
-	if (!(groups & COLLECT_GROUP_SOCKQ)) {
-		/* not requested */
-	} else if (err) {
-		group_failed(c, "sockq", err);
-	} else {
-		loaded++;
-		register_progs(c, sockq_probe_obj(c->sq));
-		if (sockq_probe_set_ports(c->sq, c->ports, c->nports))
-			group_failed(c, "sockq ports", -EIO);
+	if (groups & COLLECT_GROUP_SOCKQ) {
+		/* Receivers it finds are followed by the scheduler probe. */
+		err = sockq_probe_open(&c->sq, mode,
+				       c->sp ? sched_probe_rx_tids_fd(c->sp) : -1);
+		if (err) {
+			group_failed(c, "sockq", err);
+		} else {
+			group_loaded(c, sockq_probe_obj(c->sq), &loaded);
+			err = sockq_probe_set_ports(c->sq, c->ports, c->nports);
+			if (err) {
+				c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
+				add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+					   "watching the ports: %s", strerror(-err));
+			}
+		}
 	}
-	err = groups & COLLECT_GROUP_BLKIO ? blkio_probe_open(&c->bp, mode) : 0;
-	if (!(groups & COLLECT_GROUP_BLKIO)) {
-		/* not requested */
-	} else if (err) {
-		group_failed(c, "blkio", err);
-	} else {
-		loaded++;
-		register_progs(c, blkio_probe_obj(c->bp));
+	if (groups & COLLECT_GROUP_BLKIO) {
+		err = blkio_probe_open(&c->bp, mode);
+		if (err)
+			group_failed(c, "blkio", err);
+		else
+			group_loaded(c, blkio_probe_obj(c->bp), &loaded);
 	}
 	if (!loaded) {
 		c->degraded &= ~RXB_DEGRADED_PARTIAL_PROBES;

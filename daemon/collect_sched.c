@@ -387,6 +387,7 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 	}
 	if (a->io_completed > 0 && a->io_service_ns > 0) {
 		out->disk.valid = true;
+		out->disk.completions = (uint64_t)a->io_completed;
 		out->disk.mean_service_ns = a->io_service_ns / a->io_completed;
 		out->disk.service_rate_per_s = 1e9 / out->disk.mean_service_ns;
 	}

@@ -12,9 +12,14 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* LRU: a completion we never see must not leak its entry forever. */
+/*
+ * Requests in flight. Entries stay after completion (issue_ns = 0) and are
+ * reused: blk-mq preallocates its requests, so the keys are a bounded set.
+ * An entry whose completion is never seen is swept by the reader after
+ * BLKIO_STALE_NS. (A plain hash: LRU updates cost a microsecond here.)
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BLKIO_MAX_INFLIGHT);
 	__type(key, __u64);
 	__type(value, struct blkio_start);
@@ -35,7 +40,7 @@ struct {
  * worker, which is why the reader takes the larger of the two counts.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BLKIO_MAX_ISSUERS);
 	__type(key, __u32);
 	__type(value, struct blkio_issuer);
@@ -47,7 +52,7 @@ struct {
 static __always_inline int rq_issue(struct request *rq, bool btf)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct blkio_start s = {};
+	struct blkio_start s = {}, *old;
 	__u64 key = (__u64)rq;
 	struct blkio_issuer *v;
 
@@ -55,7 +60,14 @@ static __always_inline int rq_issue(struct request *rq, bool btf)
 		return 0;
 	s.issue_ns = bpf_ktime_get_ns();
 	s.tid = tid;
-	bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
+	/* Reuse the request's entry in place: an update would reallocate. */
+	old = bpf_map_lookup_elem(&inflight, &key);
+	if (old) {
+		old->tid = tid;
+		old->issue_ns = s.issue_ns;
+	} else {
+		bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
+	}
 	if (!tid)
 		return 0;
 	v = bpf_map_lookup_elem(&issuers, &tid);
@@ -81,11 +93,16 @@ static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes
 	struct blkio_disk *v;
 	__u32 dev, major, minor, tid;
 
-	if (!s)
+	if (!s || !s->issue_ns)
 		return 0;
 	d = bpf_ktime_get_ns() - s->issue_ns;
 	tid = s->tid;
-	bpf_map_delete_elem(&inflight, &key);
+	/*
+	 * Mark it done rather than delete it: blk-mq reuses its preallocated
+	 * requests, so the next issue overwrites this entry (and a hash
+	 * delete costs more than everything else here).
+	 */
+	s->issue_ns = 0;
 	who = tid ? bpf_map_lookup_elem(&issuers, &tid) : NULL;
 	if (who) {
 		__sync_fetch_and_add(&who->completed, 1);

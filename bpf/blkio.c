@@ -162,3 +162,44 @@ int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s)
 	read_issuers(bp, s);
 	return 0;
 }
+
+static void sweep_inflight(struct blkio_probe *bp, uint64_t now)
+{
+	int fd = bpf_map__fd(bp->skel->maps.inflight);
+	uint64_t key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct blkio_start v;
+
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &v) == 0 && v.issue_ns &&
+		    now > v.issue_ns + BLKIO_STALE_NS &&
+		    bpf_map_delete_elem(fd, &key) == 0) {
+			prev = NULL;	/* the iterator lost its place */
+			continue;
+		}
+		prev = &key;
+	}
+}
+
+void blkio_probe_sweep(struct blkio_probe *bp, const struct blkio_snap *prev,
+		       const struct blkio_snap *cur, bool (*gone)(uint32_t tid))
+{
+	int fd = bpf_map__fd(bp->skel->maps.issuers);
+	int j = 0;
+
+	sweep_inflight(bp, cur->at_ns);
+	/* Both sorted by tid: walk them together. */
+	for (int i = 0; i < cur->nissuers; i++) {
+		const struct blkio_snap_issuer *c = &cur->issuers[i];
+
+		while (j < prev->nissuers && prev->issuers[j].tid < c->tid)
+			j++;
+		if (j == prev->nissuers || prev->issuers[j].tid != c->tid ||
+		    memcmp(&prev->issuers[j].v, &c->v, sizeof(c->v)))
+			continue;
+		if (gone(c->tid))
+			bpf_map_delete_elem(fd, &c->tid);
+	}
+}

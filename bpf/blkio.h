@@ -12,7 +12,8 @@
 
 #define BLKIO_MAX_INFLIGHT	16384
 #define BLKIO_MAX_DISKS		64
-#define BLKIO_MAX_ISSUERS	16384	/* LRU: exited tasks age out */
+#define BLKIO_MAX_ISSUERS	16384	/* exited tasks are swept by the reader */
+#define BLKIO_STALE_NS		(30ULL * 1000000000ULL)	/* lost completions */
 #define BLKIO_REQ_OP_MASK	0xff	/* blk_opf_t: the low bits are the op */
 #define BLKIO_REQ_OP_READ	0
 
@@ -44,6 +45,7 @@ struct blkio_disk {
 
 #ifndef __bpf__
 /* ------------------------------------------------ user-space reader -- */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bpf/probe.h"
@@ -77,6 +79,14 @@ int blkio_probe_open(struct blkio_probe **out, enum probe_mode mode);
 void blkio_probe_close(struct blkio_probe *bp);
 struct probe_obj *blkio_probe_obj(struct blkio_probe *bp);
 int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s);
+/*
+ * Drop what can no longer change: requests in flight for longer than
+ * BLKIO_STALE_NS (their completion was not seen) and the issuers of
+ * @prev that did not change by @cur and for which @gone(tid) says the
+ * task has exited.
+ */
+void blkio_probe_sweep(struct blkio_probe *bp, const struct blkio_snap *prev,
+		       const struct blkio_snap *cur, bool (*gone)(uint32_t tid));
 #endif /* !__bpf__ */
 
 #endif

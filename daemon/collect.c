@@ -512,19 +512,24 @@ static const char *reason_name(void *arg, uint32_t reason)
 	return sockq_probe_reason_name(arg, reason);
 }
 
-/* A receiver thread that exited: the task's record says so, or it is gone. */
-static bool receiver_gone(const struct sched_snap *ss, uint32_t tid)
+static bool task_gone(uint32_t tid)
 {
 	char path[32];
 
-	for (size_t j = 0; j < ss->ntasks; j++)
-		if (ss->tasks[j].tid == tid)
-			return ss->tasks[j].state == SCHED_ST_DEAD;
 	snprintf(path, sizeof(path), "/proc/%u", tid);
 	return access(path, F_OK) != 0;
 }
 
-/* Forget receivers that exited, and dead tasks. */
+/* A receiver thread that exited: the task's record says so, or it is gone. */
+static bool receiver_gone(const struct sched_snap *ss, uint32_t tid)
+{
+	for (size_t j = 0; j < ss->ntasks; j++)
+		if (ss->tasks[j].tid == tid)
+			return ss->tasks[j].state == SCHED_ST_DEAD;
+	return task_gone(tid);
+}
+
+/* Forget receivers and disk users that exited, and dead tasks. */
 static void housekeeping(struct collect *c)
 {
 	const struct sockq_snap *s = &c->sock[c->cur];
@@ -535,6 +540,8 @@ static void housekeeping(struct collect *c)
 			sockq_probe_forget_tid(c->sq, s->deq[i].k.tid);
 	if (c->sp)
 		sched_probe_forget_dead(c->sp, ss);
+	if (c->bp)
+		blkio_probe_sweep(c->bp, &c->blk[!c->cur], &c->blk[c->cur], task_gone);
 }
 
 static const struct blkio_issuer *issuer(const struct blkio_snap *s, uint32_t tid)

@@ -77,7 +77,7 @@ struct rxb_cpu_meas {
 struct rxb_disk_meas {
 	bool valid;		/* false: no completions this epoch */
 	char device[32];	/* the disk measured (the busiest one) */
-	uint64_t completions;
+	uint64_t completions;	/* requests the service time is the mean of */
 	double mean_service_ns;	/* block_rq_issue -> block_rq_complete */
 	double service_rate_per_s;	/* 1 / mean_service_ns: mu_D */
 	double mean_cpu_burst_ns;	/* I/O-bound tasks' on-CPU time between disk waits */

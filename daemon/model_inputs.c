@@ -263,8 +263,18 @@ static enum mi_src cost_src(const struct mi_learn *l, bool fresh)
 	return l->origin == MI_SRC_HISTORY ? MI_SRC_HISTORY : MI_SRC_LEARNED;
 }
 
-static const char *no_cost_why(const struct mi_learn *l)
+/* Why the receiver's cost is not known: the most specific reason first. */
+static const char *no_cost_why(const struct mi_learn *l, const struct rxb_epoch *e,
+			       uint16_t port)
 {
+	const struct rxb_sock_meas *s = find_sock(e, port);
+
+	if (e && !(e->probes & RXB_PROBE_SOCKQ))
+		return "socket not measured: the socket probe is not loaded";
+	if (e && !(e->probes & RXB_PROBE_SCHED))
+		return "receiver CPU time not measured: the scheduler probe is not loaded";
+	if (s && !s->counts_valid)
+		return "socket counters not measured this epoch";
 	if (l->origin == MI_SRC_MISSING)
 		return "no traffic seen on the port yet";
 	return "too few packets measured";
@@ -335,8 +345,8 @@ static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
 }
 
 static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
-		      const struct rxb_epoch *e, bool fresh, const struct mi_env *env,
-		      struct mi_result *out)
+		      uint16_t port, const struct rxb_epoch *e, bool fresh,
+		      const struct mi_env *env, struct mi_result *out)
 {
 	struct mi_stage_b *b = &out->b;
 	enum mi_src src = cost_src(l, fresh);
@@ -351,7 +361,7 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	if (ns > 0)
 		set_value(&b->cpu_ns_per_pkt, ns, src);
 	else
-		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l));
+		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
 
@@ -538,7 +548,7 @@ void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t p
 
 	memset(out, 0, sizeof(*out));
 	fill_traffic(s, &out->traffic);
-	compute_b(l, disk, e, fresh, env, out);
+	compute_b(l, disk, port, e, fresh, env, out);
 	if (out->b.present) {
 		compute_a(l, e, fresh, env, out);
 	} else {

@@ -27,6 +27,7 @@ static struct rxb_epoch *new_epoch(uint64_t seq, double dt_s)
 	e->start_ns = seq * 1000000000ULL;
 	e->end_ns = e->start_ns + (uint64_t)(dt_s * 1e9);
 	e->ncpus = 2;
+	e->probes = RXB_PROBE_SCHED | RXB_PROBE_NETRX | RXB_PROBE_SOCKQ | RXB_PROBE_BLKIO;
 	for (int i = 0; i < 2; i++) {
 		e->cpus[i].cpu = i;
 		e->cpus[i].cpu_bound = 0;
@@ -244,10 +245,19 @@ static void test_no_sched_probe(void **state)
 	s->receiver_oncpu_ns = 0;
 	s->cpu_ns_per_pkt = NAN;
 	s->ncpus_ran = 0;
+	e->probes &= ~RXB_PROBE_SCHED;
 	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 0);
 	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
+	assert_string_equal(r.b.cpu_ns_per_pkt.why,
+			    "receiver CPU time not measured: the scheduler probe is not loaded");
 	assert_int_equal(r.b.pkts_per_wakeup.src, MI_SRC_MISSING);
+	/* Without the socket probe nothing about the socket is known. */
+	e->probes &= ~RXB_PROBE_SOCKQ;
+	s->counts_valid = false;
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	assert_string_equal(r.b.cpu_ns_per_pkt.why,
+			    "socket not measured: the socket probe is not loaded");
 	free(e);
 }
 

@@ -83,7 +83,7 @@ assert sorted(m["probes"]) == ["blkio", "netrx", "sched", "sockq"]
 assert d["epoch"]["attach_mode"] in ("tp_btf", "raw_tp")
 assert d["daemon"]["health"] == "ok", d["daemon"]["degraded_reasons"]
 assert f["state"] == "model"
-assert 0.6 <= f["inputs"]["stage_b"]["cpu_bound"]["value"] <= 1.4
+assert 0.7 <= f["inputs"]["stage_b"]["cpu_bound"]["value"] <= 2.0   # 1 hog (+ noise)
 assert "degraded" not in f["rate"]["flags"]
 PY
 stop_daemon

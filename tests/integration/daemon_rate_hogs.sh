@@ -12,6 +12,9 @@
 #    model's receiver capacity falls to 1/(#C+1) of its own);
 #  - latency from starting the hogs to the first RATE that dropped, in
 #    epochs: at most 2 (the epoch the hogs start in is partly loaded).
+# Other engineers' builds share this 2-CPU machine outside the heavy-test
+# lock: a measurement starts only once CPU 1 has been quiet for 2 s, one
+# disturbed by other work is repeated (up to 4 times, then the test skips).
 . "$(dirname "$0")/daemon_lib.inc"
 
 command -v stress-ng >/dev/null || skip "stress-ng not installed"
@@ -28,9 +31,9 @@ start_daemon "$T/d.conf"
 
 bg taskset -c 1 iperf3 -s -p "$P" -1 >/dev/null 2>&1
 sleep 0.5
-bg taskset -c 0 iperf3 -u -c 127.0.0.1 -p "$P" -b 400M -l 1468 -t 30 >/dev/null 2>&1
+bg taskset -c 0 iperf3 -u -c 127.0.0.1 -p "$P" -b 400M -l 1468 -t 600 >/dev/null 2>&1
 # The subscriber: every RATE line with the wall-clock time it arrived.
-bg bash -c "'$WATCH' -p $CPORT -s 1468 -f 1000000000 -n 25 $P | \
+bg bash -c "'$WATCH' -p $CPORT -s 1468 -f 1000000000 $P | \
 	python3 -u -c 'import sys, time
 for l in sys.stdin: print(\"%.6f %s\" % (time.time(), l.rstrip()), flush=True)' > '$T/rates.txt'"
 
@@ -41,43 +44,76 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ "$st" = model ] || die "no modelled rate with traffic after 10 s (state $st): $(ctl status)"
-sleep 3
-ctl status --json > "$T/before.json"
-T0=$(date +%s.%N)
-bg stress-ng --cpu 2 --taskset 1 --timeout 12s --quiet
-sleep 6
-ctl status --json > "$T/after.json"
-ctl status > "$T/after.txt"
-log "status with the hogs:"; sed -n '/^Flow/,/RATE/p' "$T/after.txt" >&2
+# status_c: #C on the receiver's CPU (as the flow's model input) now.
+status_c() {
+	ctl status --json | python3 -c 'import json,sys; v=json.load(sys.stdin)["flows"][0]["inputs"]["stage_b"]["cpu_bound"]["value"]; print(v if v is not None else 9)'
+}
 
-python3 - "$T/rates.txt" "$T0" "$EPOCH_MS" "$T/before.json" "$T/after.json" <<'PY' || die "rate did not follow the load"
+# One measurement: a quiet CPU 1 first (other engineers' builds share this
+# machine outside the heavy-test lock), then the hogs. Exit status of the
+# check: 0 pass, 1 fail, 3 disturbed by other work (retry).
+attempt() {
+	local quiet=0
+	for _ in $(seq 120); do
+		if python3 -c "import sys; sys.exit(0 if float('$(status_c)') < 0.3 else 1)"; then
+			quiet=$((quiet + 1))
+			[ $quiet -ge 8 ] && break
+		else
+			quiet=0
+		fi
+		sleep 0.25
+	done
+	[ $quiet -ge 8 ] || { log "CPU 1 never quiet for 2 s"; return 3; }
+	ctl status --json > "$T/before.json"
+	T0=$(date +%s.%N)
+	stress-ng --cpu 2 --taskset 1 --timeout 6s --quiet &
+	local hogs=$!
+	_bg_pids+=($hogs)
+	sleep 5
+	ctl status --json > "$T/after.json"
+	ctl status > "$T/after.txt"
+	wait $hogs
+	log "status with the hogs:"; sed -n '/^Flow/,/RATE/p' "$T/after.txt" >&2
+	log "$(grep -c " RATE " "$T/rates.txt") RATE lines so far; last: $(tail -1 "$T/rates.txt")"
+	python3 - "$T/rates.txt" "$T0" "$EPOCH_MS" "$T/before.json" "$T/after.json" <<'PY'
 import json, statistics, sys
 lines = [l.split() for l in open(sys.argv[1]) if " RATE " in l]
 t0, epoch_s = float(sys.argv[2]), float(sys.argv[3]) / 1000
 before, after = json.load(open(sys.argv[4])), json.load(open(sys.argv[5]))
 series = [(float(l[0]), float(l[5]), int(l[14], 16)) for l in lines]   # time, rate, flags
-pre = [r for t, r, f in series if t0 - 2.5 <= t < t0]
-post = [r for t, r, f in series if t0 + 3 <= t < t0 + 6]
-assert len(pre) >= 5 and len(post) >= 5, (len(pre), len(post))
-base, low = statistics.median(pre), statistics.median(post)
-drop = next(((t, r) for t, r, f in series if t >= t0 and r < 0.8 * base), None)
+pre = [r for t, r, f in series if t0 - 1.5 <= t < t0]
+post = [r for t, r, f in series if t0 + 2.5 <= t < t0 + 5]
 fb, fa = before["flows"][0], after["flows"][0]
 cb = fb["inputs"]["stage_b"]["cpu_bound"]["value"]
 ca = fa["inputs"]["stage_b"]["cpu_bound"]["value"]
+if cb >= 0.5 or ca > 2.6:
+    print(f"disturbed by other work on CPU 1 (#C before {cb:.2f}, with the hogs {ca:.2f})")
+    sys.exit(3)
+assert len(pre) >= 4 and len(post) >= 5, (len(pre), len(post))
+base, low = statistics.median(pre), statistics.median(post)
+drop = next(((t, r) for t, r, f in series if t >= t0 and r < 0.8 * base), None)
 print(f"rate before {base/1e6:.1f} Mb/s (#C {cb:.2f}), with 2 hogs {low/1e6:.1f} Mb/s "
-      f"(#C {ca:.2f}), ratio {low/base:.3f}")
+      f"(#C {ca:.2f}), ratio {low/base:.3f} (1/(#C+1) would be {(cb+1)/(ca+1):.3f})")
 assert drop, "no RATE below 80 % of the baseline after the hogs started"
 lat = drop[0] - t0
 print(f"first lower RATE {drop[1]/1e6:.1f} Mb/s {lat*1000:.0f} ms after the hogs started "
       f"= {lat/epoch_s:.2f} epochs of {epoch_s*1000:.0f} ms")
 assert fb["state"] == "model" and fa["state"] == "model"
-# Upper bounds leave room for other CPU-bound work on this shared machine.
-assert cb < 0.8, "the receiver's CPU was not idle before"
-assert 1.7 <= ca <= 3.0, "two hogs are not #C ~ 2"
+assert 1.7 <= ca, "two hogs are not #C ~ 2"
 assert low < 0.65 * base, "the rate did not fall by a third"
 assert lat <= 2 * epoch_s + 0.05, "RATE came later than two epochs"
 assert not (fa["rate"]["flags"]), fa["rate"]["flags"]
 PY
+}
+
+for try in 1 2 3 4; do
+	attempt; rc=$?
+	[ $rc -eq 0 ] && break
+	[ $rc -eq 3 ] || die "rate did not follow the load"
+	log "attempt $try disturbed; again"
+	sleep 2
+done
+[ $rc -eq 0 ] || skip "CPU 1 too busy with other work for a clean measurement"
 grep -q "RATE" "$T/rates.txt" || die "the subscriber got no RATE"
 stop_daemon
 log "PASS"

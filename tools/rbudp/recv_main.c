@@ -89,8 +89,8 @@ static void help(void)
 "lost per round, malformed datagrams dropped, the kernel's drop count for the\n"
 "socket, and the digest check.\n"
 "\n"
-"Exit status: 0 every transfer complete and verified, 1 a transfer failed,\n"
-"2 usage.\n"
+"Exit status: 0 every transfer complete and verified, 1 a transfer failed or\n"
+"the receiver was interrupted (SIGINT, SIGTERM), 2 usage.\n"
 "\n"
 "Example:\n"
 "  rxbneck-recv --port 9000 --output /tmp/copy --cpu 1 --rcvbuf 4Mi --json\n");

@@ -41,6 +41,7 @@ struct sender {
 	struct rbudp_send_result *r;
 	struct rbudp_conn conn;
 	int udp;
+	int family;			/* AF_INET or AF_INET6 */
 	struct rbudp_bitmap need;	/* to send this round */
 	struct rbudp_bitmap next;	/* reported missing: next round's need */
 	struct mmsghdr *msgs;
@@ -161,16 +162,37 @@ static int setup_gso(struct sender *s)
 		s->gso_segs = 1;
 		return 0;
 	}
-	if (setsockopt(s->udp, SOL_UDP, UDP_SEGMENT, &dgram, sizeof(dgram)) < 0)
-		return fail(s, "--gso: setsockopt(UDP_SEGMENT): %s (kernel older than 4.18?)",
-			    strerror(errno));
+	if (setsockopt(s->udp, SOL_UDP, UDP_SEGMENT, &dgram, sizeof(dgram)) < 0) {
+		rxb_warn("UDP GSO unavailable (setsockopt(UDP_SEGMENT): %s): one datagram per "
+			 "send", strerror(errno));
+		s->gso_segs = 1;
+	}
 	return 0;
+}
+
+/*
+ * The kernel refuses GSO sends with EIO when the route's device cannot
+ * checksum them. Fall back to one datagram per send, once.
+ */
+static bool gso_fallback(struct sender *s)
+{
+	int zero = 0;
+
+	if (s->gso_segs <= 1)
+		return false;
+	rxb_warn("UDP GSO refused by the path (EIO): one datagram per send from now on");
+	if (setsockopt(s->udp, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) < 0)
+		rxb_log_errno(RXB_LOG_WARNING, errno, "clearing UDP_SEGMENT");
+	s->gso_segs = 1;
+	s->r->gso_segs = 1;
+	return true;
 }
 
 static int open_udp(struct sender *s, const struct sockaddr_storage *ss, socklen_t sl)
 {
 	int pmtu = IP_PMTUDISC_DO, eff;
 
+	s->family = ss->ss_family;
 	s->udp = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s->udp < 0)
 		return fail(s, "socket(UDP): %s", strerror(errno));
@@ -358,17 +380,39 @@ static void progress(struct sender *s, uint64_t now, uint32_t round, uint64_t do
 		(double)(now - s->t0) / 1e9);
 }
 
-/* Send datagrams [0, n) of the prepared batch; loops over partial sends. */
+/*
+ * Point the message headers at prepared datagrams [first, n): one message
+ * per datagram, or per gso_segs datagrams with GSO. Only the file's last
+ * packet can be short, and it is always the last one sent, so GSO messages
+ * keep their equal-size segments. Returns the number of messages.
+ */
+static unsigned group(struct sender *s, unsigned first, unsigned n)
+{
+	unsigned nmsg = 0;
+
+	for (unsigned i = first; i < n; i += s->gso_segs) {
+		unsigned k = n - i < s->gso_segs ? n - i : s->gso_segs;
+
+		s->msgs[nmsg].msg_hdr.msg_iov = &s->iov[2 * i];
+		s->msgs[nmsg].msg_hdr.msg_iovlen = 2 * k;
+		nmsg++;
+	}
+	return nmsg;
+}
+
+/* Send the @n prepared datagrams; loops over partial sends. */
 static int send_batch(struct sender *s, unsigned n)
 {
-	unsigned done = 0;
+	unsigned first = 0;
 
-	while (done < n) {
-		int k = sendmmsg(s->udp, s->msgs + done, n - done, 0);
+	while (first < n) {
+		int k = sendmmsg(s->udp, s->msgs, group(s, first, n), 0);
 
 		s->r->send_calls++;
 		if (k > 0) {
-			done += (unsigned)k;
+			uint64_t sent = (uint64_t)k * s->gso_segs;
+
+			first = sent >= n - first ? n : first + (unsigned)sent;
 			continue;
 		}
 		switch (errno) {
@@ -381,16 +425,34 @@ static int send_batch(struct sender *s, unsigned n)
 			/* Transient: the device or socket is full. */
 			sched_yield();
 			continue;
+		case EIO:
+			if (gso_fallback(s))
+				continue;
+			return fail(s, "sendmmsg to %s port %u: %s", s->o->host, s->o->port,
+				    strerror(errno));
 		case ECONNREFUSED:
 			return fail(s, "receiver's UDP port %u is closed (ICMP port unreachable): "
 				    "did the receiver exit?", s->o->port);
+		case EINVAL:
+			/* With GSO the kernel says EINVAL, not EMSGSIZE, when a
+			 * segment does not fit the path MTU. */
+			if (s->gso_segs <= 1)
+				return fail(s, "sendmmsg to %s port %u: %s", s->o->host,
+					    s->o->port, strerror(errno));
+			/* fall through */
 		case EMSGSIZE: {
 			int mtu = 0;
 			socklen_t ml = sizeof(mtu);
 
-			getsockopt(s->udp, IPPROTO_IP, IP_MTU, &mtu, &ml);
-			return fail(s, "a %u-byte datagram exceeds the path MTU (%d): use a smaller "
-				    "--payload", s->src->payload_bytes + RBUDP_DGRAM_HDR, mtu);
+			int ip_udp = s->family == AF_INET6 ? 48 : 28;
+
+			if (s->family == AF_INET6)
+				getsockopt(s->udp, IPPROTO_IPV6, IPV6_MTU, &mtu, &ml);
+			else
+				getsockopt(s->udp, IPPROTO_IP, IP_MTU, &mtu, &ml);
+			return fail(s, "a %u-byte datagram exceeds the path MTU (%d): use "
+				    "--payload %d or less", s->src->payload_bytes + RBUDP_DGRAM_HDR,
+				    mtu, mtu - ip_udp - RBUDP_DGRAM_HDR);
 		}
 		default:
 			return fail(s, "sendmmsg to %s port %u: %s", s->o->host, s->o->port,
@@ -451,7 +513,9 @@ static int blast_housekeeping(struct sender *s, struct rbudp_pace *pace,
 		s->rate_bps = rate;
 		rbudp_pace_set_rate(pace, rate, *now);
 	}
-	if (paused_until > *now) {
+	/* Back-to-back windows (a periodic schedule with a short on-time, a
+	 * new schedule) are honoured in turn before anything is sent. */
+	while (paused_until > *now) {
 		if (honour_pause(s, pace, rs, paused_until))
 			return -1;
 		*now = rxb_mono_ns();
@@ -463,25 +527,6 @@ static int blast_housekeeping(struct sender *s, struct rbudp_pace *pace,
 	return 0;
 }
 
-/*
- * Point the message headers at the @n prepared datagrams: one message per
- * datagram, or per gso_segs datagrams with GSO. Only the file's last packet
- * can be short, and it is always the last one sent, so GSO messages keep
- * their equal-size segments. Returns the number of messages.
- */
-static unsigned group(struct sender *s, unsigned n)
-{
-	unsigned nmsg = 0;
-
-	for (unsigned i = 0; i < n; i += s->gso_segs) {
-		unsigned k = n - i < s->gso_segs ? n - i : s->gso_segs;
-
-		s->msgs[nmsg].msg_hdr.msg_iov = &s->iov[2 * i];
-		s->msgs[nmsg].msg_hdr.msg_iovlen = 2 * k;
-		nmsg++;
-	}
-	return nmsg;
-}
 
 /*
  * Send every packet of s->need once, paced. The schedule counts UDP payload
@@ -496,9 +541,11 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 	struct rbudp_pace pace;
 
 	rbudp_pace_init(&pace, s->rate_bps, s->o->burst_pkts * dgram, now);
-	/* The newest advice first: a rate that came between rounds, a pause. */
+	/* The newest advice first: a rate that came between rounds, a pause.
+	 * Then the schedule starts now, without credit for that time. */
 	if (blast_housekeeping(s, &pace, rs, &now, &next_ctl))
 		return -1;
+	rbudp_pace_set_rate(&pace, s->rate_bps, now);
 	start = end = now;
 	rs->start_ns = now - s->t0;
 	rs->rate_bps = s->rate_bps;
@@ -532,7 +579,7 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 			seq = rbudp_bitmap_next_set(&s->need, seq + 1);
 		}
 		if (n) {
-			if (send_batch(s, group(s, n)))
+			if (send_batch(s, n))
 				return -1;
 			rs->pkts_sent += n;
 			end = rxb_mono_ns();

@@ -88,21 +88,38 @@ static __always_inline struct sockq_slot *slot_of(const struct sock *sk,
 	return bpf_map_lookup_elem(&slots, &key);
 }
 
-/* Packets queued on @sk now: for UDP the receive queue plus the reader
- * queue udp_recvmsg() splices it into. */
-static __always_inline void note_queue(struct sockq_slot *s, const struct sock *sk,
-				       __u32 proto, __u64 now, bool btf)
+/* sk_receive_queue's length, right after this CPU enqueued to it. */
+static __always_inline void note_rq(struct sockq_slot *s, const struct sock *sk,
+				    __u64 now, bool btf)
 {
-	__u32 qlen = RD(btf, sk, sk_receive_queue.qlen);
+	s->rq_qlen = RD(btf, sk, sk_receive_queue.qlen);
+	s->rcvbuf_bytes = RD(btf, sk, sk_rcvbuf);
+	s->rq_at_ns = now;
+}
 
+/*
+ * After a dequeue. UDP: the reader queue's length; if it did not shrink by
+ * the one packet taken, udp_recvmsg() has just spliced sk_receive_queue
+ * into it (and that line is now hot here too), so note that queue as well.
+ * Other protocols dequeue from sk_receive_queue itself.
+ */
+static __always_inline void note_rd(struct sockq_slot *s, const struct sock *sk,
+				    __u32 proto, __u64 now, bool btf)
+{
+	__u32 rd;
+
+	s->proto = proto;
+	if (proto != IPPROTO_UDP_NUM) {
+		note_rq(s, sk, now, btf);
+		return;
+	}
 	/* A probe read: the verifier types a tp_btf pointer as struct sock
 	 * and would refuse a direct load past its end. */
-	if (proto == IPPROTO_UDP_NUM)
-		qlen += BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
-	s->qlen = qlen;
-	s->proto = proto;
-	s->rcvbuf_bytes = RD(btf, sk, sk_rcvbuf);
-	s->q_at_ns = now;
+	rd = BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
+	if (rd + 1 != s->rd_qlen)
+		note_rq(s, sk, now, btf);
+	s->rd_qlen = rd;
+	s->rd_at_ns = now;
 }
 
 static __always_inline int data_ready(const struct sock *sk, bool btf)
@@ -128,7 +145,7 @@ static __always_inline int data_ready(const struct sock *sk, bool btf)
 		s->enq_bytes += len;
 		s->enq_truesize += RD(btf, tail, truesize);
 	}
-	note_queue(s, sk, proto, bpf_ktime_get_ns(), btf);
+	note_rq(s, sk, bpf_ktime_get_ns(), btf);
 	return 0;
 }
 
@@ -188,7 +205,7 @@ static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 	s->deq++;
 	s->deq_bytes += ret;
 	note_receiver(s, port, ret, now);
-	note_queue(s, sk, RD(btf, sk, sk_protocol), now, btf);
+	note_rd(s, sk, RD(btf, sk, sk_protocol), now, btf);
 	return 0;
 }
 

@@ -219,7 +219,7 @@ int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
 	return 0;
 }
 
-/* Sum a slot over CPUs; the queue fields come from the latest CPU. */
+/* Sum a slot over CPUs; each queue's fields come from the latest CPU. */
 static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -233,10 +233,14 @@ static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o
 		o->deq_bytes += x->deq_bytes;
 		o->drops += x->drops;
 		o->drops_rcvbuf += x->drops_rcvbuf;
-		if (x->q_at_ns > o->q_at_ns) {
-			o->q_at_ns = x->q_at_ns;
-			o->qlen = x->qlen;
+		if (x->rq_at_ns > o->rq_at_ns) {
+			o->rq_at_ns = x->rq_at_ns;
+			o->rq_qlen = x->rq_qlen;
 			o->rcvbuf_bytes = x->rcvbuf_bytes;
+		}
+		if (x->rd_at_ns > o->rd_at_ns) {
+			o->rd_at_ns = x->rd_at_ns;
+			o->rd_qlen = x->rd_qlen;
 			o->proto = x->proto;
 		}
 	}
@@ -283,7 +287,8 @@ static void read_ports(struct sockq_probe *sq, struct sockq_snap *s)
 			continue;
 		p->port = sq->slot_port[slot];
 		sum_slot(sq->slot_buf, sq->ncpus, &p->v);
-		p->have_state = p->v.q_at_ns != 0;
+		p->have_state = p->v.rq_at_ns || p->v.rd_at_ns;
+		p->qlen = p->v.rq_qlen + p->v.rd_qlen;
 		add_pending(sq, s, p->port);
 		s->nports++;
 	}

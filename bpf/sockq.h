@@ -38,10 +38,19 @@ struct sockq_slot {
 	__u64 deq_bytes;
 	__u64 drops;		/* kfree_skb with rx_sk on this port */
 	__u64 drops_rcvbuf;	/* ... with reason SOCKET_RCVBUFF */
-	/* the queue as the last event on this CPU saw it */
-	__u64 q_at_ns;
-	__u32 qlen;		/* packets queued (UDP: both queues) */
+	/*
+	 * The queue as the last events on this CPU saw it. UDP queues packets
+	 * on sk_receive_queue and udp_recvmsg() splices them into its
+	 * reader_queue; each side records only the queue whose cache line it
+	 * has just touched (reading the other CPU's line on every packet
+	 * costs more than the rest of these programs), and the reader adds
+	 * the latest of each: exact whenever the socket is quiet.
+	 */
+	__u64 rq_at_ns;		/* sk_receive_queue: at enqueue, or at a splice */
+	__u32 rq_qlen;
 	__u32 rcvbuf_bytes;	/* sk_rcvbuf */
+	__u64 rd_at_ns;		/* UDP reader_queue: at dequeue */
+	__u32 rd_qlen;
 	__u32 proto;		/* IPPROTO_* */
 	/* the thread dequeuing on this CPU, counts not yet in rx_deq */
 	__u32 cur_tid;
@@ -75,6 +84,7 @@ struct sockq_snap_port {
 	struct sockq_slot v;		/* counters summed over CPUs; queue
 					 * fields from the latest CPU */
 	bool have_state;		/* some event saw the queue */
+	uint32_t qlen;			/* packets queued, both queues */
 };
 
 struct sockq_snap_deq {

@@ -330,8 +330,8 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		if (c && c->have_state) {
 			m->ipproto = (uint8_t)c->v.proto;
 			m->rcvbuf_bytes = c->v.rcvbuf_bytes;
-			m->queue_pkts_delta = (int64_t)c->v.qlen -
-				(p && p->have_state ? (int64_t)p->v.qlen : 0);
+			m->queue_pkts_delta = (int64_t)c->qlen -
+				(p && p->have_state ? (int64_t)p->qlen : 0);
 		}
 		if (m->rcvbuf_bytes && m->truesize_per_pkt_bytes > 0) {
 			double k = floor(m->rcvbuf_bytes / m->truesize_per_pkt_bytes);

@@ -133,18 +133,18 @@ static void test_stage_b(void **state)
 	(void)state;
 	p->have_rx_sk = c->have_rx_sk = true;
 	p->nports = 1;
-	p->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true,
-		.v = { .enq = 100, .deq = 90, .drops = 5, .qlen = 10, .enq_truesize = 128000 } };
+	p->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 10,
+		.v = { .enq = 100, .deq = 90, .drops = 5, .enq_truesize = 128000 } };
 	c->nports = 2;
 	/* 1000 more enqueued, 990 out, 300 dropped (250 rcvbuf): the queue
 	 * grows by 1000 - 990 = 10 (pkts_in - out - drops). */
-	c->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true,
+	c->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 20,
 		.v = { .enq = 1100, .deq = 1080, .drops = 305, .drops_rcvbuf = 250,
-		       .qlen = 20, .enq_truesize = 128000 + 1000 * 1280,
+		       .enq_truesize = 128000 + 1000 * 1280,
 		       .enq_bytes = 1000 * 1200, .deq_bytes = 990 * 1200,
 		       .rcvbuf_bytes = 32768, .proto = 17 } };
-	c->ports[1] = (struct sockq_snap_port){ .port = 5002, .have_state = true,
-		.v = { .enq = 50, .deq = 50, .qlen = 0, .enq_truesize = 50 * 2304,
+	c->ports[1] = (struct sockq_snap_port){ .port = 5002, .have_state = true, .qlen = 0,
+		.v = { .enq = 50, .deq = 50, .enq_truesize = 50 * 2304,
 		       .rcvbuf_bytes = 212992, .proto = 17 } };
 	/* Thread 10 serves 5001 only; thread 11 serves both, 3:1. */
 	add_deq(p, 10, 5001, 0);

@@ -241,6 +241,7 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 	if (!s)
 		return 0;
 	s->drops++;
+	s->drop_reason[reason < SOCKQ_SLOT_REASONS - 1 ? reason : SOCKQ_SLOT_REASONS - 1]++;
 	if (bpf_core_enum_value_exists(enum skb_drop_reason,
 				       SKB_DROP_REASON_SOCKET_RCVBUFF) &&
 	    reason == bpf_core_enum_value(enum skb_drop_reason,

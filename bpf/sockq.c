@@ -233,6 +233,8 @@ static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o
 		o->deq_bytes += x->deq_bytes;
 		o->drops += x->drops;
 		o->drops_rcvbuf += x->drops_rcvbuf;
+		for (int r = 0; r < SOCKQ_SLOT_REASONS; r++)
+			o->drop_reason[r] += x->drop_reason[r];
 		if (x->rq_at_ns > o->rq_at_ns) {
 			o->rq_at_ns = x->rq_at_ns;
 			o->rq_qlen = x->rq_qlen;

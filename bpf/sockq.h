@@ -23,6 +23,9 @@
 #define SOCKQ_MAX_REASONS	1024	/* array-counted reasons (core ones) */
 #define SOCKQ_MAX_EXT_REASONS	256	/* subsystem reasons (high bits set) */
 #define SOCKQ_MAX_RX_DEQ	4096
+/* Per-socket drop reasons: values below this are counted one by one, the
+ * rest (subsystem reasons) together in the last bucket. */
+#define SOCKQ_SLOT_REASONS	256
 
 /* recvmsg flags that do not consume a packet (include/linux/socket.h). */
 #define SOCKQ_MSG_PEEK		0x2
@@ -57,6 +60,7 @@ struct sockq_slot {
 	__u64 cur_pkts;
 	__u64 cur_bytes;
 	__u64 cur_last_ns;
+	__u64 drop_reason[SOCKQ_SLOT_REASONS];	/* drops by reason value */
 };
 
 /* Packets one receiver thread dequeued from one watched port (flushed

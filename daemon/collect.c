@@ -602,7 +602,7 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev)
 		cnet_stage_b(&c->sock[prev], &c->sock[cur],
 			     c->sp ? &c->sched[prev] : NULL,
 			     c->sp ? &c->sched[cur] : NULL, c->rx, nrx,
-			     c->ports, c->nports, out);
+			     c->ports, c->nports, reason_name, c->sq, out);
 		cnet_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
 				  c->sq, out);
 	}

@@ -107,6 +107,10 @@ static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
 	count_or_null(w, "bytes_out", v, s->bytes_out);
 	count_or_null(w, "drops", s->drops_valid, s->drops);
 	count_or_null(w, "drops_rcvbuf", v && s->drops_valid, s->drops_rcvbuf);
+	jw_obj_begin(w, "drops_by_reason");
+	for (int i = 0; i < s->nreasons; i++)
+		jw_uint(w, s->drop_reasons[i].reason, s->drop_reasons[i].count);
+	jw_obj_end(w);
 	if (v)
 		jw_int(w, "queue_pkts_delta", s->queue_pkts_delta);
 	else

@@ -298,10 +298,54 @@ static void receivers_of(struct rxb_sock_meas *m, const struct sockq_snap *prev,
 	m->sleep_off_ns = ratio(rs.soff_ns, rs.soff_cnt);
 }
 
+static void reason_label(char *buf, size_t size, uint32_t r, cnet_reason_fn name,
+			 void *arg)
+{
+	const char *nm = name ? name(arg, r) : NULL;
+
+	if (nm)
+		rxb_strlcpy(buf, nm, size);
+	else
+		snprintf(buf, size, "%u", r);
+}
+
+static int drop_cmp(const void *a, const void *b)
+{
+	const struct rxb_drop_count *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* The socket's largest drop reasons this epoch. */
+static void sock_reasons(struct rxb_sock_meas *m, const struct sockq_slot *c,
+			 const struct sockq_slot *p, cnet_reason_fn name, void *arg)
+{
+	struct rxb_drop_count all[SOCKQ_SLOT_REASONS];
+	int n = 0, cap = (int)(sizeof(m->drop_reasons) / sizeof(m->drop_reasons[0]));
+
+	for (uint32_t r = 0; r < SOCKQ_SLOT_REASONS; r++) {
+		uint64_t d = sub0(c->drop_reason[r], p->drop_reason[r]);
+
+		if (!d)
+			continue;
+		all[n].count = d;
+		if (r == SOCKQ_SLOT_REASONS - 1)	/* the catch-all bucket */
+			rxb_strlcpy(all[n].reason, "OTHER", sizeof(all[n].reason));
+		else
+			reason_label(all[n].reason, sizeof(all[n].reason), r, name, arg);
+		n++;
+	}
+	if (n)
+		qsort(all, (size_t)n, sizeof(all[0]), drop_cmp);
+	m->nreasons = n < cap ? n : cap;
+	memcpy(m->drop_reasons, all, (size_t)m->nreasons * sizeof(all[0]));
+}
+
 void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
 		  const struct csched_tid_time *tids, size_t ntids,
-		  const uint16_t *ports, int nports, struct rxb_epoch *out)
+		  const uint16_t *ports, int nports, cnet_reason_fn name, void *arg,
+		  struct rxb_epoch *out)
 {
 	out->nsocks = 0;
 	for (int i = 0; i < nports && out->nsocks < RXB_MAX_SOCKS; i++) {
@@ -338,20 +382,19 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 
 			m->queue_pkts_cap = k < 1 ? 1 : (uint32_t)k;
 		}
+		sock_reasons(m, cv, pv, name, arg);
 		receivers_of(m, prev, cur, sprev, scur, tids, ntids);
 	}
 }
 
 void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
-		       const char *(*name)(void *arg, uint32_t reason), void *arg,
-		       struct rxb_epoch *out)
+		       cnet_reason_fn name, void *arg, struct rxb_epoch *out)
 {
 	out->nreasons = 0;
 	for (int i = 0; i < cur->nreasons && out->nreasons < RXB_MAX_DROP_REASONS; i++) {
 		const struct sockq_snap_reason *c = &cur->reasons[i];
 		uint64_t before = 0, d;
 		struct rxb_drop_count *r;
-		const char *nm;
 
 		for (int j = 0; j < prev->nreasons; j++)
 			if (prev->reasons[j].reason == c->reason)
@@ -360,11 +403,7 @@ void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *c
 		if (!d)
 			continue;
 		r = &out->drops_by_reason[out->nreasons++];
-		nm = name ? name(arg, c->reason) : NULL;
-		if (nm)
-			rxb_strlcpy(r->reason, nm, sizeof(r->reason));
-		else
-			snprintf(r->reason, sizeof(r->reason), "%u", c->reason);
+		reason_label(r->reason, sizeof(r->reason), c->reason, name, arg);
 		r->count = d;
 	}
 }

@@ -48,15 +48,17 @@ size_t cnet_receivers(const struct sockq_snap *cur, struct csched_tid_time *tids
  * on-CPU times (@tids from csched_compute()) and the receivers' scheduling
  * statistics (rx entries of the sched snapshots; either may be NULL).
  */
+/* Name of a drop reason value, or NULL (then the number is shown). */
+typedef const char *(*cnet_reason_fn)(void *arg, uint32_t reason);
+
 void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
 		  const struct csched_tid_time *tids, size_t ntids,
-		  const uint16_t *ports, int nports, struct rxb_epoch *out);
+		  const uint16_t *ports, int nports, cnet_reason_fn name, void *arg,
+		  struct rxb_epoch *out);
 
-/* Host-wide drops by reason; @name maps a reason value to its name (NULL
- * for unknown: the number is shown). */
+/* Host-wide drops by reason. */
 void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
-		       const char *(*name)(void *arg, uint32_t reason), void *arg,
-		       struct rxb_epoch *out);
+		       cnet_reason_fn name, void *arg, struct rxb_epoch *out);
 
 #endif

@@ -108,6 +108,11 @@ struct rxb_cpu_time {
 	uint64_t oncpu_ns;
 };
 
+struct rxb_drop_count {
+	char reason[RXB_REASON_LEN];	/* enum skb_drop_reason name, sans prefix */
+	uint64_t count;
+};
+
 /* Stage B: one watched socket (by local port). */
 struct rxb_sock_meas {
 	uint16_t port;
@@ -140,6 +145,8 @@ struct rxb_sock_meas {
 	double run_before_preempt_ns;	/* mean run that ended in preemption */
 	double preempt_off_ns;	/* mean off-CPU interval after a preemption */
 	double sleep_off_ns;	/* mean off-CPU interval after blocking */
+	int nreasons;
+	struct rxb_drop_count drop_reasons[8];	/* this socket's, largest first */
 };
 
 enum rxb_param_source {
@@ -163,11 +170,6 @@ struct rxb_nic_meas {
 	uint64_t rx_dropped;
 	uint64_t rx_over;
 	char note[RXB_NOTE_LEN];	/* e.g. why a fallback was used */
-};
-
-struct rxb_drop_count {
-	char reason[RXB_REASON_LEN];	/* enum skb_drop_reason name, sans prefix */
-	uint64_t count;
 };
 
 struct rxb_probe_cost {

@@ -8,8 +8,8 @@
 # sender ends (the queue holds Q packets, quietly, across an epoch
 # boundary), then drains and counts the Q packets. The probes watch the
 # port for the whole run. Checked:
-#  - drops with reason SOCKET_RCVBUFF = the namespace's UdpRcvbufErrors
-#    delta, exactly;
+#  - the socket's drops with reason SOCKET_RCVBUFF (drops_rcvbuf and its
+#    drops_by_reason) = the namespace's UdpRcvbufErrors delta, exactly;
 #  - pkts_out = UdpInDatagrams delta = what the receiver read, exactly;
 #  - pkts_in = pkts_out + drops (the queue is empty at both ends), and
 #    pkts_in - pkts_out - drops summed up to an epoch that ends while the
@@ -163,6 +163,11 @@ print(f"probes: in {tot['pkts_in']}, out {tot['pkts_out']}, drops {tot['drops']}
       f"(SOCKET_RCVBUFF {tot['drops_rcvbuf']}); K_B {caps}; backlog NAPI pkts {backlog}; "
       f"receiver tids {sorted(tids)}, cpu ns/pkt {cpu_per_pkt}")
 reason = sum(d["drops_by_reason"].get("SOCKET_RCVBUFF", 0) for d in epochs)
+sock_reason = sum(next(x for x in d["sockets"] if x["port"] == port)["drops_by_reason"]
+                  .get("SOCKET_RCVBUFF", 0) for d in epochs)
+if sock_reason != rcvbuf_err:
+    print(f"FAIL: the socket's drops_by_reason SOCKET_RCVBUFF {sock_reason} != UdpRcvbufErrors")
+    ok = False
 if tot["drops_rcvbuf"] != rcvbuf_err:
     print("FAIL: SOCKET_RCVBUFF drops != UdpRcvbufErrors")
     ok = False

@@ -122,6 +122,12 @@ static void add_deq(struct sockq_snap *s, uint32_t tid, uint32_t port, uint64_t 
 	s->ndeq++;
 }
 
+static const char *reason_name(void *arg, uint32_t r)
+{
+	(void)arg;
+	return r == 6 ? "SOCKET_RCVBUFF" : NULL;
+}
+
 static void test_stage_b(void **state)
 {
 	struct sockq_snap *p = sock_snap(), *c = sock_snap();
@@ -134,13 +140,14 @@ static void test_stage_b(void **state)
 	p->have_rx_sk = c->have_rx_sk = true;
 	p->nports = 1;
 	p->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 10,
-		.v = { .enq = 100, .deq = 90, .drops = 5, .enq_truesize = 128000 } };
+		.v = { .enq = 100, .deq = 90, .drops = 5, .drop_reason = { [6] = 5 },
+		       .enq_truesize = 128000 } };
 	c->nports = 2;
 	/* 1000 more enqueued, 990 out, 300 dropped (250 rcvbuf): the queue
 	 * grows by 1000 - 990 = 10 (pkts_in - out - drops). */
 	c->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 20,
 		.v = { .enq = 1100, .deq = 1080, .drops = 305, .drops_rcvbuf = 250,
-		       .enq_truesize = 128000 + 1000 * 1280,
+		       .drop_reason = { [6] = 255, [20] = 50 }, .enq_truesize = 128000 + 1000 * 1280,
 		       .enq_bytes = 1000 * 1200, .deq_bytes = 990 * 1200,
 		       .rcvbuf_bytes = 32768, .proto = 17 } };
 	c->ports[1] = (struct sockq_snap_port){ .port = 5002, .have_state = true, .qlen = 0,
@@ -167,7 +174,7 @@ static void test_stage_b(void **state)
 
 	memset(&sp, 0, sizeof(sp));
 	memset(&sc, 0, sizeof(sc));
-	cnet_stage_b(p, c, &sp, &sc, tids, n, ports, 3, e);
+	cnet_stage_b(p, c, &sp, &sc, tids, n, ports, 3, reason_name, NULL, e);
 	assert_int_equal(e->nsocks, 3);
 	assert_int_equal(e->socks[0].port, 5001);
 	assert_true(e->socks[0].counts_valid);
@@ -175,6 +182,11 @@ static void test_stage_b(void **state)
 	assert_int_equal(e->socks[0].pkts_enqueued, 1000);
 	assert_int_equal(e->socks[0].drops, 300);
 	assert_int_equal(e->socks[0].drops_rcvbuf, 250);
+	assert_int_equal(e->socks[0].nreasons, 2);
+	assert_string_equal(e->socks[0].drop_reasons[0].reason, "SOCKET_RCVBUFF");
+	assert_int_equal(e->socks[0].drop_reasons[0].count, 250);
+	assert_string_equal(e->socks[0].drop_reasons[1].reason, "20");
+	assert_int_equal(e->socks[0].drop_reasons[1].count, 50);
 	assert_int_equal(e->socks[0].pkts_in, 1300);
 	assert_int_equal(e->socks[0].pkts_out, 990);
 	assert_int_equal((int64_t)e->socks[0].pkts_in - (int64_t)e->socks[0].pkts_out -
@@ -197,18 +209,12 @@ static void test_stage_b(void **state)
 	assert_int_equal(e->socks[2].pkts_in, 0);
 	assert_int_equal(e->socks[2].queue_pkts_cap, 0);
 	/* Without the scheduler probe the CPU figures are unknown, not 0. */
-	cnet_stage_b(p, c, NULL, NULL, tids, n, ports, 3, e);
+	cnet_stage_b(p, c, NULL, NULL, tids, n, ports, 3, NULL, NULL, e);
 	assert_true(isnan(e->socks[0].cpu_ns_per_pkt));
 	assert_int_equal(e->socks[0].pkts_in, 1300);
 	sock_snap_free(p);
 	sock_snap_free(c);
 	free(e);
-}
-
-static const char *reason_name(void *arg, uint32_t r)
-{
-	(void)arg;
-	return r == 6 ? "SOCKET_RCVBUFF" : NULL;
 }
 
 static void test_drop_reasons(void **state)

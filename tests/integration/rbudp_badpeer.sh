@@ -47,8 +47,8 @@ def digest(data, pl):
 def frame(t, body):
     return struct.pack(">HHI", t, 0, len(body)) + body
 
-def setup_body(pl, total, size, dig, port, delay=0, magic=MAGIC):
-    return struct.pack(">IHHIIQQQQ", magic, 1, port, pl, total, size, dig, delay, 0)
+def setup_body(pl, total, size, dig, port, delay=0, magic=MAGIC, version=1):
+    return struct.pack(">IHHIIQQQQ", magic, version, port, pl, total, size, dig, delay, 0)
 
 def recv_exact(s, n):
     b = b""
@@ -128,6 +128,10 @@ def bad_sender(host, port, out):
     s = socket.create_connection((host, port), timeout=10)
     s.sendall(frame(SETUP, setup_body(1468, 51, len(data), 0, 5000, magic=0x48545450)))
     expect_error(s, 1)
+    case("SETUP of protocol version 2")
+    s = socket.create_connection((host, port), timeout=10)
+    s.sendall(frame(SETUP, setup_body(1468, 51, len(data), 0, 5000, version=2)))
+    expect_error(s, 4)
     case("frame header announcing 4 GiB")
     s = socket.create_connection((host, port), timeout=10)
     s.sendall(struct.pack(">HHI", SETUP, 0, 0xffffffff))
@@ -247,7 +251,7 @@ else:
 PY
 
 echo "rxbneck-recv against a misbehaving sender"
-NSESS=12
+NSESS=13
 rbudp_bg rpid ip netns exec "$RB_NS_R" "$RB_BIN/rxbneck-recv" --port $PORT --json --quiet \
 	--timeout 5 --count $NSESS --output "$RB_TMP/out.bin" > "$RB_TMP/recv.json" 2> "$RB_TMP/recv.err"
 sleep 0.3
@@ -264,16 +268,16 @@ python3 - "$RB_TMP/recv.json" $NSESS <<'PY' || fail "receiver summaries"
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(runs) == int(sys.argv[2]), len(runs)
-dg = runs[8]
+dg = runs[9]
 assert dg["ok"], dg["error"]
 bad = dg["dgrams_bad"]
 assert bad == {"short": 3, "seq": 4, "length": 8}, bad
 assert dg["pkts_duplicate"] == 3, dg["pkts_duplicate"]
 assert dg["dgrams_received"] == 3 + 4 + 8 + dg["total_pkts"] + 3, dg["dgrams_received"]
-assert not runs[9]["ok"] and "integrity" in runs[9]["error"], runs[9]["error"]
-assert runs[10]["ok"] and runs[10]["rounds"] == 2
-assert runs[11]["ok"]
-assert sum(1 for r in runs if not r["ok"]) == 9
+assert not runs[10]["ok"] and "integrity" in runs[10]["error"], runs[10]["error"]
+assert runs[11]["ok"] and runs[11]["rounds"] == 2
+assert runs[12]["ok"]
+assert sum(1 for r in runs if not r["ok"]) == 10
 print("  %d sessions: %d failed as they should, malformed datagrams counted %s"
       % (len(runs), sum(1 for r in runs if not r["ok"]), bad))
 PY

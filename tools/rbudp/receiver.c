@@ -631,8 +631,14 @@ static int read_setup(struct session *s)
 	if (type != RBUDP_MSG_SETUP)
 		return sfail(s, RBUDP_ERR_PROTOCOL, "first frame is %s, not SETUP",
 			     rbudp_msg_name(type));
-	if (rbudp_setup_decode(body, len, &s->su, &why))
-		return sfail(s, RBUDP_ERR_PROTOCOL, "bad SETUP: %s", why);
+	if (rbudp_setup_decode(body, len, &s->su, &why)) {
+		/* A sender of another version gets the code that says so. */
+		bool other_version = len == RBUDP_SETUP_LEN && rbudp_get_u32(body) == RBUDP_MAGIC &&
+				     rbudp_get_u16(body + 4) != RBUDP_VERSION;
+
+		return sfail(s, other_version ? RBUDP_ERR_VERSION : RBUDP_ERR_PROTOCOL,
+			     "bad SETUP: %s", why);
+	}
 	s->r->setup = s->su;
 	s->r->have_setup = true;
 	return 0;

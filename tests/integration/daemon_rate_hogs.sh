@@ -13,7 +13,8 @@
 #  - latency from starting the hogs to the first RATE that dropped, in
 #    epochs: at most 2 (the epoch the hogs start in is partly loaded).
 # Other engineers' builds share this 2-CPU machine outside the heavy-test
-# lock: a measurement starts only once CPU 1 has been quiet for 2 s, one
+# lock: a measurement starts only once CPU 1 has been quiet (#C < 0.5) for
+# about 2 s, one
 # disturbed by other work is repeated (up to 4 times, then the test skips).
 . "$(dirname "$0")/daemon_lib.inc"
 
@@ -53,17 +54,17 @@ status_c() {
 # machine outside the heavy-test lock), then the hogs. Exit status of the
 # check: 0 pass, 1 fail, 3 disturbed by other work (retry).
 attempt() {
-	local quiet=0
-	for _ in $(seq 120); do
-		if python3 -c "import sys; sys.exit(0 if float('$(status_c)') < 0.3 else 1)"; then
+	local quiet=0 end=$((SECONDS + 30))
+	while [ $SECONDS -lt $end ]; do
+		if python3 -c "import sys; sys.exit(0 if float('$(status_c)') < 0.5 else 1)"; then
 			quiet=$((quiet + 1))
-			[ $quiet -ge 8 ] && break
+			[ $quiet -ge 6 ] && break
 		else
 			quiet=0
 		fi
 		sleep 0.25
 	done
-	[ $quiet -ge 8 ] || { log "CPU 1 never quiet for 2 s"; return 3; }
+	[ $quiet -ge 6 ] || { log "CPU 1 not quiet within 30 s"; return 3; }
 	ctl status --json > "$T/before.json"
 	T0=$(date +%s.%N)
 	stress-ng --cpu 2 --taskset 1 --timeout 6s --quiet &
@@ -86,7 +87,7 @@ post = [r for t, r, f in series if t0 + 2.5 <= t < t0 + 5]
 fb, fa = before["flows"][0], after["flows"][0]
 cb = fb["inputs"]["stage_b"]["cpu_bound"]["value"]
 ca = fa["inputs"]["stage_b"]["cpu_bound"]["value"]
-if cb >= 0.5 or ca > 2.6:
+if cb >= 0.7 or ca > 2.6:
     print(f"disturbed by other work on CPU 1 (#C before {cb:.2f}, with the hogs {ca:.2f})")
     sys.exit(3)
 assert len(pre) >= 4 and len(post) >= 5, (len(pre), len(post))

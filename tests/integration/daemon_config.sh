@@ -34,6 +34,13 @@ write_conf "$T/d.conf" "[measure] interval_ms = 500" "[measure] watch_ports = 90
 "$RXBD" -t -c "$T/d.conf" | grep -q ': ok$' || die "-t on a good file"
 "$RXBD" --bogus 2>"$T/err"; [ $? -eq 2 ] && grep -q -- '--bogus' "$T/err" || die "bad option: not exit 2"
 
+# The control socket's group and mode come from the configuration.
+write_conf "$T/grp.conf" "[daemon] ctl_group = nogroup" "[daemon] ctl_socket_mode = 0640"
+start_daemon "$T/grp.conf"
+[ "$(stat -c '%G %a' "$SOCK")" = "nogroup 640" ] || die "socket: $(stat -c '%G %a' "$SOCK")"
+stop_daemon
+log "ctl_group/ctl_socket_mode applied: $SOCK is nogroup, 0640"
+
 start_daemon "$T/d.conf"
 wait_epochs 1
 # status_val EXPR: a value from status --json ("d" is the document).

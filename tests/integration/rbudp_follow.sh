@@ -33,16 +33,26 @@ send() {	# send NAME ARGS...
 }
 
 echo "following RATE and PAUSE"
-peer main --rate 0:1.5G --rate 250:600M --pause 100:20000:30000 \
-	--pause 400:0:3000:12000:8 --exit-after-goodbye --timeout 30
-receiver main
-sleep 0.3
-send main --size 60M || fail "sender failed: $(cat "$RB_TMP/main.send.json" "$RB_TMP/main.send.err")"
-wait "$RECV_PID" || fail "receiver failed"
-wait "$PEER_PID"
-python3 - "$RB_TMP" <<'PY' || fail "follow checks"
+# Hard invariants (rates as published, never stopping early or resuming
+# before a window ends, never faster than the rate schedule, the report)
+# fail at once. Lateness bounds can be broken by a host that deschedules
+# the vCPU for milliseconds: such a run is repeated, up to three in all.
+follow_run() {
+	peer main --rate 0:1.5G --rate 250:600M --pause 100:20000:30000 \
+		--pause 400:0:3000:12000:8 --exit-after-goodbye --timeout 30
+	receiver main
+	sleep 0.3
+	send main --size 60M || fail "sender failed: $(cat "$RB_TMP/main.send.json" "$RB_TMP/main.send.err")"
+	wait "$RECV_PID" || fail "receiver failed"
+	wait "$PEER_PID"
+	python3 - "$RB_TMP" <<'PY'
 import json, sys
 d = sys.argv[1]
+disturbed = []
+def soft(ok, *what):
+    # Lateness: the vCPU may be descheduled by the host for milliseconds.
+    if not ok:
+        disturbed.append(what)
 s = json.loads(open(d + "/main.send.json").readline())
 r = json.loads(open(d + "/main.recv.json").readline())
 log = [json.loads(l) for l in open(d + "/main.peer.jsonl")]
@@ -61,41 +71,55 @@ assert hello["file_bytes"] == 60000000 and hello["subscribe"] == 3
 t0 = s["t0_mono_ns"] / 1e9
 pauses = [(p["start_s"] + t0, p["duration_s"]) for p in f["pauses"]]
 pub = [e for e in log if e["event"] == "pause"]
-# One-shot: 30 ms starting 20 ms after the daemon sent it (lead 0: the
-# namespaces' path has no delay). Read within the 0.5 ms polling period.
-want = pub[0]["t_ns"] / 1e9 + 0.020
-one = [p for p in pauses if abs(p[0] - want) < 0.005]
-assert len(one) == 1, ("one-shot pause not honoured", want, pauses[:3])
-late, dur = one[0][0] - want, one[0][1]
+sch = [x for x in f["schedules"] if not x["cancel"]]
+assert len(sch) == len(pub) == 2, (sch, pub)
+# The schedules as the sender took them: read after the daemon sent them
+# (soon, unless the host held the vCPU), windows from the read time, lead 0
+# (the namespaces' path has no delay).
+for x, e in zip(sch, pub):
+    read_late = x["received_s"] + t0 - e["t_ns"] / 1e9
+    assert read_late >= -0.0001, ("read before sent?", x, e)
+    soft(read_late <= 0.003, "PAUSE read late", read_late)
+    assert abs(x["first_stop_s"] - x["received_s"] - e["start_in_us"] / 1e6) < 2e-6, x
+    assert (x["duration_us"], x["period_us"], x["repeat_count"]) == \
+        (e["duration_us"], e["period_us"], e["repeat"]), (x, e)
+
+def check_window(ws, we, p, what):
+    """Honoured pause p against window [ws, we]: never stop before it opens,
+    never resume before it closes (hard); on time give or take 5 ms (soft)."""
+    start, end = p[0], p[0] + p[1]
+    assert start >= ws - 0.0002 and end >= we - 0.0002, ("early", what, ws, we, p)
+    soft(start <= ws + 0.005 and end <= we + 0.005, "late", what, start - ws, end - we)
+    return start - ws
+
+# One-shot: 30 ms, 20 ms after it was sent.
+ws = sch[0]["first_stop_s"] + t0
+one = [p for p in pauses if ws - 0.001 < p[0] < ws + 0.030]
+assert len(one) == 1, ("one-shot pause not honoured", ws, pauses[:3])
+late = check_window(ws, ws + 0.030, one[0], "one-shot")
+dur = one[0][1]
 print("  one-shot: stopped %.2f ms after the window opened, for %.2f ms (asked 30)"
       % (late * 1e3, dur * 1e3))
-# Never resume before the window ends (the point of pausing); stop on time
-# give or take the polling period and scheduling noise (the host is shared).
-assert -0.0002 <= late <= 0.005 and late + dur >= 0.0298 and dur <= 0.045, (late, dur)
-# The receiver saw the silence.
+# The receiver saw the silence. (Read times: a receiver that is itself
+# descheduled reads the backlog late and sees it shifted or shortened.)
 gaps = [(g["start_s"] + r["t0_mono_ns"] / 1e9, g["duration_s"]) for g in r["gaps"]]
 seen = [g for g in gaps if g[0] < one[0][0] + dur and g[0] + g[1] > one[0][0]]
-assert seen and max(g[1] for g in seen) >= 0.025, ("receiver gap", seen)
-# Periodic: 3 ms every 12 ms from the moment it was sent, 8 windows.
-base = pub[1]["t_ns"] / 1e9
-per = [p for p in pauses if p[0] >= base - 0.001]
-starts = [p[0] - base for p in per]
-print("  periodic: %d windows at %s ms, %s ms long" % (len(per),
-      [round(x * 1e3, 1) for x in starts], [round(p[1] * 1e3, 1) for p in per]))
-assert 6 <= len(per) <= 8, per
+soft(seen and max(g[1] for g in seen) >= dur - 0.005, "receiver gap", seen, dur)
+# Periodic: 3 ms every 12 ms, 8 windows, from its first stop.
+fs = sch[1]["first_stop_s"] + t0
+per = [p for p in pauses if p[0] >= fs - 0.001]
+assert len(per) <= 8, per
 stops = []
 for p in per:
-    k = round((p[0] - base) / 0.012)
-    stop_late = p[0] - (base + k * 0.012)
-    resume_late = p[0] + p[1] - (base + k * 0.012 + 0.003)
-    assert -0.0002 <= stop_late <= 0.005 and -0.0002 <= resume_late <= 0.005, (k, p)
-    stops.append(stop_late)
-# Windows count from when the frame was read, so all may be equally late;
-# most must keep the 12 ms period closely.
-stops.sort()
-assert stops[len(stops) // 2] - stops[0] <= 0.0005, stops
+    k = int((p[0] - fs + 0.001) / 0.012)
+    stops.append(check_window(fs + k * 0.012, fs + k * 0.012 + 0.003, p, "periodic %d" % k))
+print("  periodic: %d windows, stops %s ms after they opened, %s ms long"
+      % (len(per), [round(x * 1e3, 2) for x in stops], [round(p[1] * 1e3, 1) for p in per]))
+end_blast = t0 + s["per_round"][0]["start_s"] + s["per_round"][0]["blast_time_s"]
+inside = sum(1 for k in range(8) if fs + k * 0.012 + 0.003 <= end_blast)
+soft(len(per) >= inside, "periodic windows missed", len(per), inside)
 assert abs(f["pause_time_s"] - sum(p[1] for p in pauses)) < 1e-6
-assert f["pause_time_s"] == s["pause_time_s"] >= 0.030 + 6 * 0.003
+assert f["pause_time_s"] == s["pause_time_s"] > 0
 
 # The blast followed the rate change: 1.5 Gb/s until the new RATE arrived,
 # 0.6 Gb/s after, plus the pauses. Never faster than that schedule allows.
@@ -106,7 +130,8 @@ sent_before = 1.5e9 / 8 * (tc - paused_before)
 rest = r1["udp_bytes_sent"] - sent_before
 predicted = tc + rest * 8 / 0.6e9 + (f["pause_time_s"] - paused_before)
 print("  blast %.3f s, schedule says %.3f s" % (r1["blast_time_s"], predicted))
-assert 0.97 * predicted <= r1["blast_time_s"] <= 1.5 * predicted, (r1["blast_time_s"], predicted)
+assert 0.97 * predicted <= r1["blast_time_s"], ("faster than the rates", r1["blast_time_s"], predicted)
+soft(r1["blast_time_s"] <= 1.5 * predicted, "blast slow", r1["blast_time_s"], predicted)
 
 # The transfer was reported to the daemon.
 rep = [e for e in log if e["event"] == "report"]
@@ -115,7 +140,20 @@ assert rep[0]["pkts_sent"] == s["pkts_sent"] and rep[0]["rate_bps"] == 150000000
 assert rep[0]["flags"] == 0
 print("  rates %s, pause time %.1f ms, T = %.3f s, report received"
       % ([x["rate_bps"] for x in f["rates"]], f["pause_time_s"] * 1e3, s["transfer_time_s"]))
+if disturbed:
+    print("  timing disturbed (host noise?): %s" % (disturbed,))
+    sys.exit(3)
+
 PY
+}
+for attempt in 1 2 3; do
+	follow_run
+	rc=$?
+	[ $rc -eq 0 ] && break
+	[ $rc -eq 3 ] || fail "follow checks"
+	[ $attempt -eq 3 ] && fail "follow timing disturbed in three runs"
+	echo "  repeating"
+done
 
 echo "--no-pause: RATE only"
 peer nopause --rate 0:1G --pause 50:0:5000:10000:20 --exit-after-goodbye --timeout 30

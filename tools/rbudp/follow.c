@@ -40,6 +40,25 @@ static void on_pause(void *user, const struct rxbneck_pause_window *w)
 {
 	struct rbudp_follow *f = user;
 
+	if (f->n_scheds == f->cap_scheds) {
+		uint32_t cap = f->cap_scheds ? 2 * f->cap_scheds : 16;
+		struct rbudp_follow_sched *v = realloc(f->scheds, cap * sizeof(*v));
+
+		if (v) {
+			f->scheds = v;
+			f->cap_scheds = cap;
+		}
+	}
+	if (f->n_scheds < f->cap_scheds)
+		f->scheds[f->n_scheds++] = (struct rbudp_follow_sched){
+			.received_ns = w->received_ns,
+			.first_stop_ns = w->first_stop_ns,
+			.duration_us = w->pause.duration_us,
+			.period_us = w->pause.period_us,
+			.repeat_count = w->pause.repeat_count,
+			.cancel = w->pause.flags & RXBNECK_PAUSE_CANCEL,
+		};
+
 	if (w->pause.flags & RXBNECK_PAUSE_CANCEL)
 		f->cancel_frames++;
 	else
@@ -125,6 +144,7 @@ void rbudp_follow_close(struct rbudp_follow *f)
 	rxbneck_client_close(f->c);
 	free(f->rates);
 	free(f->windows);
+	free(f->scheds);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -43,6 +43,15 @@ struct rbudp_follow_rate {
 	uint16_t confidence;
 };
 
+/* A PAUSE schedule as received, in the sender's clock. */
+struct rbudp_follow_sched {
+	uint64_t received_ns;		/* when the frame was read */
+	uint64_t first_stop_ns;		/* received + start_in - lead */
+	uint64_t duration_us, period_us;
+	uint32_t repeat_count;
+	bool cancel;
+};
+
 struct rbudp_follow_window {
 	uint64_t start_ns, end_ns;	/* a pause the sender honoured */
 };
@@ -57,6 +66,8 @@ struct rbudp_follow {
 	uint32_t n_rates, cap_rates;
 	struct rbudp_follow_window *windows;
 	uint32_t n_windows, cap_windows;
+	struct rbudp_follow_sched *scheds;
+	uint32_t n_scheds, cap_scheds;
 	uint32_t pause_frames;		/* PAUSE schedules received */
 	uint32_t cancel_frames;
 	uint64_t pause_ns;		/* total time paused */

@@ -311,6 +311,20 @@ static void json_follow(struct jw *w, const struct cli *c, const struct rbudp_fo
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
+	jw_arr_begin(w, "schedules");
+	for (uint32_t i = 0; i < f->n_scheds; i++) {
+		const struct rbudp_follow_sched *p = &f->scheds[i];
+
+		jw_obj_begin(w, NULL);
+		jw_double(w, "received_s", ((double)p->received_ns - (double)t0_ns) / 1e9);
+		jw_bool(w, "cancel", p->cancel);
+		jw_double(w, "first_stop_s", ((double)p->first_stop_ns - (double)t0_ns) / 1e9);
+		jw_uint(w, "duration_us", p->duration_us);
+		jw_uint(w, "period_us", p->period_us);
+		jw_uint(w, "repeat_count", p->repeat_count);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
 	jw_uint(w, "pause_frames", f->pause_frames);
 	jw_uint(w, "cancel_frames", f->cancel_frames);
 	jw_uint(w, "pauses_honoured", f->n_windows);

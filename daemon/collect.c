@@ -70,6 +70,7 @@ struct collect {
 	uint64_t last_ns;
 	uint32_t degraded;	/* fixed at init; per-epoch bits are added */
 	char degraded_reason[256];
+	int first_err;		/* of the probe groups that failed to load */
 };
 
 int collect_attach_parse(const char *s)
@@ -174,6 +175,8 @@ static enum probe_mode choose_mode(enum collect_attach a)
 static void group_failed(struct collect *c, const char *group, int err)
 {
 	c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
+	if (!c->first_err)
+		c->first_err = err;
 	add_reason(c->degraded_reason, sizeof(c->degraded_reason),
 		   "%s probes not loaded: %s", group, strerror(-err));
 }
@@ -250,8 +253,13 @@ static void load_probes(struct collect *c, enum collect_attach attach,
 			group_loaded(c, blkio_probe_obj(c->bp), &loaded);
 	}
 	if (!loaded) {
+		/* One reason instead of the same one per group. */
 		c->degraded &= ~RXB_DEGRADED_PARTIAL_PROBES;
 		c->degraded |= RXB_DEGRADED_NO_BPF;
+		c->degraded_reason[0] = '\0';
+		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+			   "no BPF probe loaded (%s): /proc and netlink only",
+			   c->first_err ? strerror(-c->first_err) : "none requested");
 		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
 		rxb_warn("collect: no BPF probe could be loaded; measuring from /proc only");
 	}
@@ -398,13 +406,13 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 	} else {
 		load_probes(c, opts->attach, opts->groups ? opts->groups : COLLECT_GROUP_ALL,
 			    opts->seed_from_proc);
-		if (c->degraded & RXB_DEGRADED_NO_BPF)
-			add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-				   "no BPF probe loaded: /proc and netlink only");
-		else if (opts->bpf_stats)
-			enable_stats(c);
-		else
-			c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
+		/* Statistics only for programs that are there. */
+		if (!(c->degraded & RXB_DEGRADED_NO_BPF)) {
+			if (opts->bpf_stats)
+				enable_stats(c);
+			else
+				c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
+		}
 	}
 	err = nic_reader_init(&c->nic);
 	if (err) {

@@ -83,12 +83,12 @@ static __always_inline int rq_issue(struct request *rq, bool btf)
 	return 0;
 }
 
-static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes,
-				       bool btf)
+static __always_inline int rq_complete(struct request *rq, bool btf)
 {
 	__u64 key = (__u64)rq, d;
 	struct blkio_start *s = bpf_map_lookup_elem(&inflight, &key);
 	struct blkio_issuer *who;
+	struct request_queue *q;
 	struct gendisk *disk;
 	struct blkio_disk *v;
 	__u32 dev, major, minor, tid;
@@ -108,9 +108,10 @@ static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes
 		__sync_fetch_and_add(&who->completed, 1);
 		__sync_fetch_and_add(&who->service_ns, d);
 	}
-	disk = BPF_CORE_READ(rq, q, disk);
-	major = disk ? BPF_CORE_READ(disk, major) : 0;
-	minor = disk ? BPF_CORE_READ(disk, first_minor) : 0;
+	q = RD(btf, rq, q);
+	disk = q ? RD(btf, q, disk) : NULL;
+	major = disk ? RD(btf, disk, major) : 0;
+	minor = disk ? RD(btf, disk, first_minor) : 0;
 	dev = major << 20 | minor;
 	v = bpf_map_lookup_elem(&disks, &dev);
 	if (!v) {
@@ -127,11 +128,6 @@ static __always_inline int rq_complete(struct request *rq, unsigned int nr_bytes
 	}
 	v->completions++;
 	v->service_ns += d;
-	v->bytes += nr_bytes;
-	if ((RD(btf, rq, cmd_flags) & BLKIO_REQ_OP_MASK) == BLKIO_REQ_OP_READ) {
-		v->reads++;
-		v->read_service_ns += d;
-	}
 	return 0;
 }
 
@@ -151,12 +147,12 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete_btf, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	return rq_complete(rq, nr_bytes, true);
+	return rq_complete(rq, true);
 }
 
 SEC("raw_tp/block_rq_complete")
 int BPF_PROG(block_rq_complete_raw, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	return rq_complete(rq, nr_bytes, false);
+	return rq_complete(rq, false);
 }

@@ -146,9 +146,6 @@ int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s)
 
 			o->completions += x->completions;
 			o->service_ns += x->service_ns;
-			o->bytes += x->bytes;
-			o->reads += x->reads;
-			o->read_service_ns += x->read_service_ns;
 			if (!o->name[0] && x->name[0]) {
 				memcpy(o->name, x->name, sizeof(o->name));
 				o->major = x->major;

@@ -14,8 +14,6 @@
 #define BLKIO_MAX_DISKS		64
 #define BLKIO_MAX_ISSUERS	16384	/* exited tasks are swept by the reader */
 #define BLKIO_STALE_NS		(30ULL * 1000000000ULL)	/* lost completions */
-#define BLKIO_REQ_OP_MASK	0xff	/* blk_opf_t: the low bits are the op */
-#define BLKIO_REQ_OP_READ	0
 
 /* A request between issue and completion (key: struct request *). */
 struct blkio_start {
@@ -35,9 +33,6 @@ struct blkio_issuer {
 struct blkio_disk {
 	__u64 completions;	/* requests with data, issue seen */
 	__u64 service_ns;	/* sum of issue -> complete */
-	__u64 bytes;
-	__u64 reads;
-	__u64 read_service_ns;
 	__u32 major;
 	__u32 minor;
 	char name[32];

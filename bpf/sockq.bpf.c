@@ -155,8 +155,7 @@ static __always_inline int data_ready(const struct sock *sk, bool btf)
  * counts flushed to the (tid, port) hash - receivers rarely change, so the
  * per-packet path has no hash operation.
  */
-static __always_inline void note_receiver(struct sockq_slot *s, __u16 port,
-					  int bytes, __u64 now)
+static __always_inline void note_receiver(struct sockq_slot *s, __u16 port)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
@@ -171,22 +170,16 @@ static __always_inline void note_receiver(struct sockq_slot *s, __u16 port,
 				bpf_map_update_elem(&rx_deq, &k, &zero, BPF_NOEXIST);
 				d = bpf_map_lookup_elem(&rx_deq, &k);
 			}
-			if (d) {
+			if (d)
 				__sync_fetch_and_add(&d->pkts, s->cur_pkts);
-				__sync_fetch_and_add(&d->bytes, s->cur_bytes);
-				d->last_ns = s->cur_last_ns;
-			}
 		}
 		s->cur_tid = tid;
 		s->cur_pkts = 0;
-		s->cur_bytes = 0;
 		/* A new receiver for the scheduler probe to follow. */
 		if (!bpf_map_lookup_elem(&rx_tids, &tid))
 			bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero, BPF_NOEXIST);
 	}
 	s->cur_pkts++;
-	s->cur_bytes += bytes;
-	s->cur_last_ns = now;
 }
 
 static __always_inline int recv_length(struct sock *sk, int ret, int flags,
@@ -204,7 +197,7 @@ static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 	now = bpf_ktime_get_ns();
 	s->deq++;
 	s->deq_bytes += ret;
-	note_receiver(s, port, ret, now);
+	note_receiver(s, port);
 	note_rd(s, sk, RD(btf, sk, sk_protocol), now, btf);
 	return 0;
 }

@@ -269,9 +269,6 @@ static void add_pending(struct sockq_probe *sq, struct sockq_snap *s, uint16_t p
 			d->k.port = port;
 		}
 		d->v.pkts += x->cur_pkts;
-		d->v.bytes += x->cur_bytes;
-		if (x->cur_last_ns > d->v.last_ns)
-			d->v.last_ns = x->cur_last_ns;
 	}
 }
 

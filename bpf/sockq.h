@@ -58,8 +58,6 @@ struct sockq_slot {
 	/* the thread dequeuing on this CPU, counts not yet in rx_deq */
 	__u32 cur_tid;
 	__u64 cur_pkts;
-	__u64 cur_bytes;
-	__u64 cur_last_ns;
 	__u64 drop_reason[SOCKQ_SLOT_REASONS];	/* drops by reason value */
 };
 
@@ -72,8 +70,6 @@ struct sockq_deq_key {
 
 struct sockq_deq {
 	__u64 pkts;
-	__u64 bytes;
-	__u64 last_ns;
 };
 
 #ifndef __bpf__

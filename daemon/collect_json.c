@@ -74,6 +74,7 @@ static void cpus_json(struct jw *w, const struct rxb_epoch *e)
 		jw_double(w, "runnable_avg", c->runnable_avg);
 		count_or_null(w, "switches", sched, c->switches);
 		count_or_null(w, "preemptions", sched, c->preemptions);
+		count_or_null(w, "untraced_switches", sched, c->untraced_switches);
 		jw_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
 		jw_obj_end(w);
 	}
@@ -175,6 +176,7 @@ static void stage_a_json(struct jw *w, const struct rxb_epoch *e)
 		jw_uint(w, "pkts", n->pkts);
 		jw_double(w, "pkts_per_poll", n->pkts_per_poll);
 		jw_int(w, "budget", n->budget);
+		jw_uint(w, "full_polls", n->full_polls);
 		jw_double(w, "service_ns_per_poll", n->service_ns_per_poll);
 		jw_double(w, "service_rate_per_s", n->service_rate_per_s);
 		jw_obj_end(w);

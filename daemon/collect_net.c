@@ -72,6 +72,7 @@ static void stage_a_napi(const struct netrx_snap *prev, const struct netrx_snap 
 			continue;
 		rxb_strlcpy(m->dev, c->dev, sizeof(m->dev));
 		m->pkts = sub0(c->pkts, p->pkts);
+		m->full_polls = sub0(c->full_polls, p->full_polls);
 		m->pkts_per_poll = ratio((double)m->pkts, (double)m->polls);
 		m->budget = c->budget;
 		m->service_ns_per_poll =

@@ -295,9 +295,11 @@ static void fill_cpu_counters(const struct sched_snap *prev,
 		if (c < prev->ncpus) {
 			m->switches = sub0(n->switches, prev->cpus[c].switches);
 			m->preemptions = sub0(n->preemptions, prev->cpus[c].preemptions);
+			m->untraced_switches = sub0(n->untraced, prev->cpus[c].untraced);
 		} else {
 			m->switches = n->switches;
 			m->preemptions = n->preemptions;
+			m->untraced_switches = n->untraced;
 		}
 	}
 }

@@ -72,6 +72,8 @@ struct rxb_cpu_meas {
 	uint64_t switches;
 	uint64_t preemptions;	/* switches with prev still runnable */
 	double cpu_bound_slice_ns; /* mean slice of the CPU-bound tasks here */
+	uint64_t untraced_switches;	/* switches the tracepoint missed (seen
+					 * as a break in the prev/next chain) */
 };
 
 struct rxb_disk_meas {
@@ -93,6 +95,7 @@ struct rxb_napi_meas {
 	int32_t budget;
 	double service_ns_per_poll;	/* NET_RX softirq time attributed per poll */
 	double service_rate_per_s;	/* polls per second of softirq busy time */
+	uint64_t full_polls;	/* polls that used their whole budget */
 };
 
 struct rxb_irq_meas {

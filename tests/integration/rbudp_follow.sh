@@ -67,6 +67,7 @@ assert s["per_round"][0]["rate_requested_bps"] == 1500000000
 hello = [e for e in log if e["event"] == "hello"][0]
 assert hello["flow_port"] == 9500 and hello["payload_bytes"] == 1472
 assert hello["file_bytes"] == 60000000 and hello["subscribe"] == 3
+assert hello["rtt_us"] == 0 and hello["max_rate_bps"] == 0
 
 t0 = s["t0_mono_ns"] / 1e9
 pauses = [(p["start_s"] + t0, p["duration_s"]) for p in f["pauses"]]
@@ -155,11 +156,12 @@ for attempt in 1 2 3; do
 	echo "  repeating"
 done
 
-echo "--no-pause: RATE only"
+echo "--no-pause: RATE only; --max-rate caps it"
 peer nopause --rate 0:1G --pause 50:0:5000:10000:20 --exit-after-goodbye --timeout 30
 receiver nopause
 sleep 0.3
-send nopause --size 30M --no-pause || fail "sender failed: $(cat "$RB_TMP/nopause.send.err")"
+send nopause --size 30M --no-pause --max-rate 700M ||
+	fail "sender failed: $(cat "$RB_TMP/nopause.send.err")"
 wait "$RECV_PID" || fail "receiver failed"
 wait "$PEER_PID"
 python3 - "$RB_TMP" <<'PY' || fail "--no-pause checks"
@@ -169,8 +171,15 @@ s = json.loads(open(d + "/nopause.send.json").readline())
 log = [json.loads(l) for l in open(d + "/nopause.peer.jsonl")]
 assert s["ok"] and s["mode"] == "follow-no-pause"
 assert s["follow"]["pause_frames"] == 0 and s["pause_time_s"] == 0
-assert [e for e in log if e["event"] == "hello"][0]["subscribe"] == 1
-print("  no pauses, rate %d" % s["follow"]["rates"][0]["rate_bps"])
+hello = [e for e in log if e["event"] == "hello"][0]
+assert hello["subscribe"] == 1 and hello["max_rate_bps"] == 700000000, hello
+# --max-rate caps the advised 1 Gb/s.
+assert s["follow"]["rates"][0]["rate_bps"] == 1000000000
+assert s["follow"]["max_rate_bps"] == 700000000
+assert all(x["rate_requested_bps"] == 700000000 for x in s["per_round"]), s["per_round"]
+assert s["per_round"][0]["rate_bps"] <= 1.02 * 700000000
+print("  no pauses; advised %d, capped by --max-rate to %d"
+      % (s["follow"]["rates"][0]["rate_bps"], s["per_round"][0]["rate_requested_bps"]))
 PY
 
 echo "no RATE at all: a clear failure"

@@ -151,9 +151,13 @@ void rbudp_follow_close(struct rbudp_follow *f)
 uint64_t rbudp_follow_rate(const struct rbudp_follow *f)
 {
 	/* A RATE of 0 is not a rate to send at: keep the previous one. */
-	for (uint32_t i = f->n_rates; i-- > 0;)
-		if (f->rates[i].rate_bps)
-			return f->rates[i].rate_bps;
+	for (uint32_t i = f->n_rates; i-- > 0;) {
+		uint64_t r = f->rates[i].rate_bps;
+
+		if (!r)
+			continue;
+		return f->o.max_rate_bps && r > f->o.max_rate_bps ? f->o.max_rate_bps : r;
+	}
 	return 0;
 }
 

@@ -31,7 +31,7 @@ struct rbudp_follow_opts {
 	bool obey_pause;		/* false: subscribe to RATE only (--no-pause) */
 	int64_t pause_lead_us;		/* < 0: the library's default (the RTT) */
 	int first_rate_timeout_ms;
-	uint64_t max_rate_bps;		/* announced ceiling, 0 = unknown */
+	uint64_t max_rate_bps;		/* ceiling: announced, and rates capped to it; 0 = none */
 };
 
 struct rbudp_follow_rate {
@@ -96,7 +96,7 @@ void rbudp_follow_poll(struct rbudp_follow *f, uint64_t now_ns, uint64_t *rate_b
 /* The sender paused from @start_ns to @end_ns. */
 void rbudp_follow_paused(struct rbudp_follow *f, uint64_t start_ns, uint64_t end_ns);
 
-/* Newest rate (0 if none). */
+/* Newest rate, capped to max_rate_bps (0 if none). */
 uint64_t rbudp_follow_rate(const struct rbudp_follow *f);
 
 /* Send the transfer's REPORT when the daemon accepts reports (best effort). */

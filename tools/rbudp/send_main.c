@@ -59,6 +59,9 @@ static void help(void)
 "                        arrives, stop sending during pauses (PROTOCOL.md §6.2).\n"
 "                        The flow is named by --port; the RTT in the HELLO is\n"
 "                        --rtt-ms\n"
+"  --max-rate BPS        with --follow: the sender's own ceiling, announced to\n"
+"                        rxbneckd (HELLO max_rate_bps, which bounds its rate\n"
+"                        search) and applied to every RATE it sends\n"
 "  --no-pause            with --follow: follow RATE only, never pause (RBUDP\n"
 "                        without the + of seed 004)\n"
 "  --follow-wait SECONDS with --follow: how long to wait for the first RATE\n"
@@ -126,7 +129,7 @@ enum {
 	OPT_TO = 256, OPT_PORT, OPT_FILE, OPT_SIZE, OPT_RATE, OPT_PAYLOAD, OPT_BATCH,
 	OPT_BURST, OPT_GSO, OPT_SNDBUF, OPT_DELAY, OPT_MAX_ROUNDS, OPT_STALL, OPT_TIMEOUT,
 	OPT_JSON, OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_FOLLOW, OPT_NO_PAUSE,
-	OPT_FOLLOW_WAIT, OPT_RTT, OPT_LEAD,
+	OPT_FOLLOW_WAIT, OPT_RTT, OPT_LEAD, OPT_MAX_RATE,
 };
 
 static const struct option longopts[] = {
@@ -137,6 +140,7 @@ static const struct option longopts[] = {
 	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "follow", required_argument, NULL, OPT_FOLLOW },
 	{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
+	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
 	{ "follow-wait", required_argument, NULL, OPT_FOLLOW_WAIT },
 	{ "rtt-ms", required_argument, NULL, OPT_RTT },
 	{ "pause-lead-ms", required_argument, NULL, OPT_LEAD },
@@ -163,6 +167,7 @@ struct cli {
 	char follow_host[256];
 	uint16_t follow_port;
 	bool no_pause;
+	uint64_t max_rate_bps;		/* --max-rate, 0: none */
 	int follow_wait_ms;
 	int64_t rtt_ns;			/* < 0: 2 x delay */
 	int64_t lead_ns;		/* < 0: the library's default */
@@ -199,6 +204,9 @@ static void parse(int argc, char **argv, struct cli *c)
 						      "or [IPV6]:PORT", optarg);
 			break;
 		case OPT_NO_PAUSE:	c->no_pause = true; break;
+		case OPT_MAX_RATE:
+			c->max_rate_bps = rbudp_cli_si(prog, "--max-rate", optarg, 1e3, 1e12);
+			break;
 		case OPT_FOLLOW_WAIT:
 			c->follow_wait_ms = (int)rbudp_cli_u64(prog, "--follow-wait", optarg, 1,
 							       3600) * 1000;
@@ -273,9 +281,10 @@ static void parse(int argc, char **argv, struct cli *c)
 		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
 	if (!c->o.rate_bps == !c->follow)
 		rbudp_cli_usage_error(prog, "give exactly one of --rate BPS and --follow HOST[:PORT]");
-	if (!c->follow && (c->no_pause || c->follow_wait_ms || c->lead_ns >= 0 || c->rtt_ns >= 0))
-		rbudp_cli_usage_error(prog, "--no-pause, --follow-wait, --rtt-ms and "
-				      "--pause-lead-ms need --follow");
+	if (!c->follow && (c->no_pause || c->follow_wait_ms || c->lead_ns >= 0 ||
+			   c->rtt_ns >= 0 || c->max_rate_bps))
+		rbudp_cli_usage_error(prog, "--no-pause, --follow-wait, --rtt-ms, --pause-lead-ms "
+				      "and --max-rate need --follow");
 	if (!c->follow_wait_ms)
 		c->follow_wait_ms = 10000;
 	if (!c->o.burst_pkts)
@@ -294,6 +303,10 @@ static void json_follow(struct jw *w, const struct cli *c, const struct rbudp_fo
 	jw_str(w, "daemon", c->follow);
 	jw_str(w, "daemon_name", f->daemon_name);
 	jw_bool(w, "obey_pause", !c->no_pause);
+	if (c->max_rate_bps)
+		jw_uint(w, "max_rate_bps", c->max_rate_bps);
+	else
+		jw_null(w, "max_rate_bps");
 	jw_double(w, "rtt_ms", (double)c->rtt_ns / 1e6);
 	jw_double(w, "pause_lead_ms", (double)(c->lead_ns < 0 ? c->rtt_ns : c->lead_ns) / 1e6);
 	jw_arr_begin(w, "rates");
@@ -466,6 +479,7 @@ static int open_follow(struct cli *c, const struct rbudp_source *src,
 		.obey_pause = !c->no_pause,
 		.pause_lead_us = c->lead_ns < 0 ? -1 : c->lead_ns / 1000,
 		.first_rate_timeout_ms = c->follow_wait_ms,
+		.max_rate_bps = c->max_rate_bps,
 	};
 	char err[512];
 

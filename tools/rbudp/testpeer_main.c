@@ -133,10 +133,12 @@ static int on_hello(void *ctx, const struct sendsrv_peer *sp)
 	struct peer *p = ctx;
 
 	logf_(p, "{\"event\":\"hello\",\"t_ns\":%llu,\"flow_port\":%u,\"payload_bytes\":%u,"
-	      "\"file_bytes\":%llu,\"rtt_us\":%u,\"subscribe\":%u,\"name\":\"%s\"}",
+	      "\"file_bytes\":%llu,\"rtt_us\":%u,\"max_rate_bps\":%llu,\"subscribe\":%u,"
+	      "\"name\":\"%s\"}",
 	      (unsigned long long)rxb_mono_ns(), sp->hello.flow_port,
 	      sp->hello.payload_bytes, (unsigned long long)sp->hello.file_bytes,
-	      sp->hello.rtt_us, sp->hello.subscribe, sp->hello.name);
+	      sp->hello.rtt_us, (unsigned long long)sp->hello.max_rate_bps,
+	      sp->hello.subscribe, sp->hello.name);
 	if (sp->hello.flow_port != p->flow)
 		return RXBNECK_ERR_REFUSED;
 	if (!p->t0_ns) {

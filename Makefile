@@ -80,6 +80,11 @@ include common/module.mk
 .PHONY: everything
 everything: $(BINS) $(UNIT_TESTS)
 
+# Every program links every internal archive (link_prog). $(LIBS) is complete
+# only after all fragments are read, so the dependency is declared here, not
+# in the fragments, whose prerequisite lists are expanded as they are read.
+$(BINS) $(UNIT_TESTS) $(BENCHES): $(LIBS) $(LIBS_TAIL)
+
 $(O)/%.o: %.c | $(GENERATED)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

@@ -26,10 +26,10 @@ NSB=rxbt-nic-$$-b
 VA=rxn$$a		# <= 15 characters for any pid
 VB=rxn$$b
 NPKTS=1000
-DRV_PID=
+drv_pid=		# our copy: bash unsets DRV_PID when the coprocess exits
 
 cleanup() {
-	[ -n "$DRV_PID" ] && kill "$DRV_PID" 2>/dev/null
+	[ -n "$drv_pid" ] && kill "$drv_pid" 2>/dev/null
 	ip netns del "$NSA" 2>/dev/null
 	ip netns del "$NSB" 2>/dev/null
 }
@@ -169,7 +169,7 @@ ok "missing device: -ENODEV"
 
 # One reader for the rest, like the daemon's epoch loop.
 coproc DRV { exec ip netns exec "$NSB" "$drv" --dump "$VB" --fallback 512,7,33 --repeat; }
-DRV_PID=$DRV_PID
+drv_pid=$DRV_PID
 next_sample() {
 	[ "${1:-}" = trigger ] && { echo >&"${DRV[1]}" || fail "driver gone"; }
 	read -t 20 -r line <&"${DRV[0]}" || fail "no sample from the driver"
@@ -250,7 +250,7 @@ ok "re-created device: new baseline, ifindex $(field ifindex "$line")"
 check_delta 250
 
 exec {DRV[1]}>&-
-wait "$DRV_PID" 2>/dev/null
-DRV_PID=
+wait "$drv_pid" 2>/dev/null
+drv_pid=
 echo "nic_netlink: all checks passed"
 exit 0

@@ -61,12 +61,13 @@ secs, period = int(secs), float(period)
 
 def start_probes(extra):
     """rxbneckd attached; returns (process, time the probes were attached)."""
+    # The daemon's own epoch length, so its reading costs what it would.
     p = subprocess.Popen([daemon, "--measure-only", "--epochs", "1000000",
-                          "--interval-ms", "100", "--watch-port", port,
+                          "--interval-ms", "1000", "--watch-port", port,
                           "--probes", probes, "--json"] + extra,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    p.stdout.readline()                  # first epoch: attached 100 ms ago
-    return p, time.monotonic() - 0.1
+    p.stdout.readline()                  # first epoch: attached 1 s ago
+    return p, time.monotonic() - 1.0
 
 def stop_probes(p):
     p.send_signal(signal.SIGINT)

@@ -115,11 +115,27 @@ static int parse_value(const char *key, const char *val, struct state_entry *e)
 	return 0;
 }
 
+/* Index of @key among the keys a line may carry, or -1. */
+static int key_index(const char *key)
+{
+	static const char *const keys[] = {
+		"port", "saved", "rcvbuf", "napi_dev", "cpus", "cpu_ns_per_pkt",
+		"pkts_per_wakeup", "truesize_per_pkt", "napi_ns_per_poll",
+		"napi_pkts_per_poll",
+	};
+
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(keys); i++)
+		if (!strcmp(key, keys[i]))
+			return (int)i;
+	return -1;
+}
+
 int state_parse_line(const char *line, struct state_entry *out)
 {
 	char buf[STATE_MAX_LINE + 1], *save = NULL, *tok;
 	struct state_entry e;
 	size_t len = strlen(line);
+	unsigned seen = 0;
 
 	if (len > STATE_MAX_LINE)
 		return -EINVAL;
@@ -132,6 +148,12 @@ int state_parse_line(const char *line, struct state_entry *out)
 		if (!eq)
 			return -EINVAL;
 		*eq = '\0';
+		/* Each key once: a repeated one would merge (cpus) or override. */
+		int k = key_index(tok);
+
+		if (k < 0 || (seen & (1u << k)))
+			return -EINVAL;
+		seen |= 1u << k;
 		if (parse_value(tok, eq + 1, &e))
 			return -EINVAL;
 	}
@@ -179,7 +201,7 @@ int state_format_line(const struct state_entry *e, char *buf, size_t size)
 	if (l->rcvbuf_bytes)
 		APPEND(" rcvbuf=%u", l->rcvbuf_bytes);
 	for (int i = 0; i < l->ncpus && i < MI_MAX_CPUS; i++)
-		APPEND("%s%d:%.6f", i ? "," : " cpus=", l->cpu[i], l->cpu_share[i]);
+		APPEND("%s%d:%.9g", i ? "," : " cpus=", l->cpu[i], l->cpu_share[i]);
 	if (l->napi_dev[0]) {
 		APPEND(" napi_dev=%s", l->napi_dev);
 		APPEND_RATIO("napi_ns_per_poll", &l->napi_ns_per_poll);

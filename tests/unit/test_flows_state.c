@@ -97,6 +97,10 @@ static void test_parse_rejects(void **state)
 		"port=9000 cpu_ns_per_pkt=100 napi_dev=",
 		"port=9000 cpu_ns_per_pkt=100 napi_dev=a-very-long-device-name",
 		"port=9000 cpu_ns_per_pkt=100 rcvbuf=0",
+		/* a key given twice (found by fuzz_ctl: cpus= lists merged) */
+		"port=9000 cpu_ns_per_pkt=100 port=9001",
+		"port=9000 cpu_ns_per_pkt=100 cpus=1:0.5 cpus=0:0.5",
+		"port=9000 cpu_ns_per_pkt=100 cpu_ns_per_pkt=200",
 	};
 	struct state_entry e;
 	char longline[STATE_MAX_LINE + 10];
@@ -113,6 +117,21 @@ static void test_parse_rejects(void **state)
 	longline[sizeof(longline) - 1] = '\0';
 	assert_int_equal(state_parse_line(longline, &e), -EINVAL);
 	assert_int_equal(state_parse_line("port=9000 cpu_ns_per_pkt=100", &e), 0);
+}
+
+/* A CPU share far below 1e-6 must survive format -> parse (it printed as 0). */
+static void test_tiny_share_round_trip(void **state)
+{
+	struct state_entry e, back;
+	char line[STATE_MAX_LINE + 1];
+
+	(void)state;
+	assert_int_equal(state_parse_line("port=9000 cpu_ns_per_pkt=761 cpus=1:0.7,0:2.5e-38", &e), 0);
+	assert_true(state_format_line(&e, line, sizeof(line)) > 0);
+	assert_int_equal(state_parse_line(line, &back), 0);
+	assert_int_equal(back.learn.ncpus, 2);
+	assert_true(back.learn.cpu_share[1] > 0);
+	assert_true(fabs(back.learn.cpu_share[1] - 2.5e-38) <= 1e-8 * 2.5e-38);
 }
 
 static void tmpdir(char *dir, size_t size)
@@ -262,6 +281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_round_trip),
 		cmocka_unit_test(test_parse_rejects),
+		cmocka_unit_test(test_tiny_share_round_trip),
 		cmocka_unit_test(test_save_and_load),
 		cmocka_unit_test(test_damaged_file),
 		cmocka_unit_test(test_bound),

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * rxbneck-watch: subscribe to a flow and print what rxbneckd pushes.
  *

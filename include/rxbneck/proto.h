@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rxbneck sender control protocol, version 1: wire constants and the decoded
  * form of every frame.

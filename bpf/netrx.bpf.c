@@ -38,6 +38,15 @@ struct {
 /* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
 #define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
+/*
+ * Bumped by the loader before it attaches the per-packet programs again
+ * (they are attached for sampled epochs only, netrx.h): a NET_RX softirq
+ * whose entry was timed before a detach must not be finished by an exit or
+ * poll seen after the next attach - that would charge the whole detached
+ * time to one softirq.
+ */
+volatile __u32 attach_gen;
+
 static __always_inline struct netrx_cpu *this_cpu(void)
 {
 	__u32 zero = 0;
@@ -97,6 +106,7 @@ static __always_inline int softirq_entry(unsigned int vec)
 		return 0;
 	now = bpf_ktime_get_ns();
 	c->sirq_entry_ns = now;
+	c->sirq_gen = attach_gen;
 	c->sirq_entry_hardirq_ns = c->hardirq_ns;
 	c->mark_ns = now;
 	c->mark_hardirq_ns = c->hardirq_ns;
@@ -113,6 +123,10 @@ static __always_inline int softirq_exit(unsigned int vec)
 	c = this_cpu();
 	if (!c || !c->sirq_entry_ns)
 		return 0;
+	if (c->sirq_gen != attach_gen) {	/* entered before a detach */
+		c->sirq_entry_ns = 0;
+		return 0;
+	}
 	d = bpf_ktime_get_ns() - c->sirq_entry_ns;
 	irq = c->hardirq_ns - c->sirq_entry_hardirq_ns;
 	c->netrx_ns += d > irq ? d - irq : 0;
@@ -153,7 +167,7 @@ static __always_inline int napi_poll(struct napi_struct *napi, int work,
 		v->full_polls++;
 	v->budget = budget;
 	/* Timed only inside a traced NET_RX softirq (not busy polling). */
-	if (c->sirq_entry_ns) {
+	if (c->sirq_entry_ns && c->sirq_gen == attach_gen) {
 		__u64 irq = c->hardirq_ns - c->mark_hardirq_ns;
 		__u64 d;
 

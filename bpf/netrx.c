@@ -81,6 +81,11 @@ int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode)
 		rxb_warn("netrx: no program attached: %s", np->po.failed);
 		goto fail;
 	}
+	{
+		static const char *const tps[] = NETRX_SAMPLED_TPS;
+
+		probe_obj_mark_sampled(&np->po, tps);
+	}
 	*out = np;
 	return 0;
 fail:
@@ -104,6 +109,24 @@ void netrx_probe_close(struct netrx_probe *np)
 struct probe_obj *netrx_probe_obj(struct netrx_probe *np)
 {
 	return &np->po;
+}
+
+int netrx_probe_set_sampled(struct netrx_probe *np, bool on)
+{
+	if (!on) {
+		probe_obj_detach_sampled(&np->po);
+		return 0;
+	}
+	if (probe_obj_sampled_attached(&np->po))
+		return 0;
+	/* Before the programs run again: see attach_gen in netrx.bpf.c. */
+	np->skel->bss->attach_gen++;
+	return probe_obj_attach_sampled(&np->po);
+}
+
+bool netrx_probe_sampled_on(const struct netrx_probe *np)
+{
+	return probe_obj_sampled_attached(&np->po);
 }
 
 static int read_cpus(struct netrx_probe *np, struct netrx_snap *s)

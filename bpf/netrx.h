@@ -24,6 +24,14 @@
  */
 #define NETRX_SAMPLE_EVERY	8
 
+/*
+ * The per-packet programs - softirq_entry/exit and napi_poll: on veth every
+ * packet is its own softirq and poll - can be detached between sampled
+ * epochs (netrx_probe_set_sampled()); the hard IRQ programs (one run per
+ * interrupt) stay attached. NULL terminated, for probe_obj_mark_sampled().
+ */
+#define NETRX_SAMPLED_TPS	{ "softirq_entry", "softirq_exit", "napi_poll", NULL }
+
 /* Per CPU (one-entry per-CPU array). */
 struct netrx_cpu {
 	__u64 hardirq_ns;	/* time in hard IRQ handlers */
@@ -37,6 +45,8 @@ struct netrx_cpu {
 	__u64 sirq_entry_hardirq_ns;
 	__u64 mark_ns;		/* NET_RX entry or the last napi_poll in it */
 	__u64 mark_hardirq_ns;
+	__u32 sirq_gen;		/* attach_gen when sirq_entry_ns was taken */
+	__u32 pad;
 };
 
 struct netrx_irq {
@@ -63,6 +73,7 @@ struct netrx_napi {
 
 #ifndef __bpf__
 /* ------------------------------------------------ user-space reader -- */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bpf/probe.h"
@@ -97,6 +108,15 @@ int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode);
 void netrx_probe_close(struct netrx_probe *np);
 struct probe_obj *netrx_probe_obj(struct netrx_probe *np);
 int netrx_probe_snapshot(struct netrx_probe *np, struct netrx_snap *s);
+
+/*
+ * Attach (@on) or detach the per-packet programs (NETRX_SAMPLED_TPS).
+ * They are attached when the probe is opened. 0 or -errno (then they are
+ * all detached).
+ */
+int netrx_probe_set_sampled(struct netrx_probe *np, bool on);
+/* Are they attached now? */
+bool netrx_probe_sampled_on(const struct netrx_probe *np);
 #endif /* !__bpf__ */
 
 #endif

@@ -122,6 +122,7 @@ int probe_obj_attach(struct probe_obj *po)
 	po->nprogs = 0;
 	po->nfailed = 0;
 	po->failed[0] = '\0';
+	memset(po->sampled, 0, sizeof(po->sampled));
 	bpf_object__for_each_program(p, po->obj) {
 		struct bpf_link *link;
 		int i = po->nprogs;
@@ -155,8 +156,96 @@ void probe_obj_detach(struct probe_obj *po)
 	for (int i = 0; i < po->nprogs; i++) {
 		bpf_link__destroy(po->links[i]);
 		po->links[i] = NULL;
+		po->sampled[i] = false;
 	}
 	po->nprogs = 0;
+}
+
+/* The tracepoint of a program's section: "tp_btf/napi_poll" -> "napi_poll". */
+static const char *section_tp(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
+	const char *slash = strchr(sec, '/');
+
+	return slash ? slash + 1 : sec;
+}
+
+int probe_obj_mark_sampled(struct probe_obj *po, const char *const *tps)
+{
+	int n = 0;
+
+	for (int i = 0; i < po->nprogs; i++) {
+		const char *tp = section_tp(po->progs[i]);
+
+		for (const char *const *t = tps; *t; t++)
+			if (!strcmp(tp, *t)) {
+				po->sampled[i] = true;
+				n++;
+				break;
+			}
+	}
+	return n;
+}
+
+bool probe_obj_has_sampled(const struct probe_obj *po)
+{
+	for (int i = 0; i < po->nprogs; i++)
+		if (po->sampled[i])
+			return true;
+	return false;
+}
+
+bool probe_obj_sampled_attached(const struct probe_obj *po)
+{
+	bool any = false;
+
+	for (int i = 0; i < po->nprogs; i++) {
+		if (!po->sampled[i])
+			continue;
+		if (!po->links[i])
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+int probe_obj_attach_sampled(struct probe_obj *po)
+{
+	bool made[PROBE_MAX_PROGS] = { false };
+
+	for (int i = 0; i < po->nprogs; i++) {
+		const struct bpf_program *p = po->progs[i];
+		int err;
+
+		if (!po->sampled[i] || po->links[i])
+			continue;
+		po->links[i] = bpf_program__attach(p);
+		if (po->links[i]) {
+			made[i] = true;
+			continue;
+		}
+		err = errno ? errno : EINVAL;
+		rxb_log_errno(RXB_LOG_WARNING, err, "%s: re-attaching %s (%s)",
+			      po->name, bpf_program__name(p),
+			      bpf_program__section_name(p));
+		for (int j = 0; j < i; j++)
+			if (made[j]) {
+				bpf_link__destroy(po->links[j]);
+				po->links[j] = NULL;
+			}
+		return -err;
+	}
+	return 0;
+}
+
+void probe_obj_detach_sampled(struct probe_obj *po)
+{
+	for (int i = 0; i < po->nprogs; i++) {
+		if (!po->sampled[i] || !po->links[i])
+			continue;
+		bpf_link__destroy(po->links[i]);
+		po->links[i] = NULL;
+	}
 }
 
 int probe_prog_stats(const struct bpf_program *prog, uint64_t *run_cnt,

@@ -28,13 +28,22 @@ enum probe_mode {
 #define PROBE_MAX_PROGS	16
 #define PROBE_ERR_LEN	256
 
-/* The attached programs of one BPF object. */
+/*
+ * The attached programs of one BPF object. Some may be marked "sampled"
+ * (probe_obj_mark_sampled()): the per-packet programs, which the collector
+ * attaches only for sampled epochs and detaches in between
+ * (probe_obj_attach_sampled() / probe_obj_detach_sampled()). Detaching
+ * destroys the link, so a detached program costs nothing - a program kept
+ * attached and told to do nothing would still cost its invocation. Its
+ * counters (maps) and statistics stay.
+ */
 struct probe_obj {
 	const char *name;		/* "sched", "netrx", ... for messages */
 	struct bpf_object *obj;		/* owned by the skeleton, not here */
-	int nprogs;
+	int nprogs;			/* programs attached at open */
 	const struct bpf_program *progs[PROBE_MAX_PROGS];
 	struct bpf_link *links[PROBE_MAX_PROGS];	/* NULL: not attached */
+	bool sampled[PROBE_MAX_PROGS];	/* attached for sampled epochs only */
 	int nfailed;
 	char failed[PROBE_ERR_LEN];	/* "prog: reason; ..." */
 };
@@ -62,6 +71,27 @@ void probe_select_variant(struct bpf_object *obj, enum probe_mode mode);
  */
 int probe_obj_attach(struct probe_obj *po);
 void probe_obj_detach(struct probe_obj *po);
+
+/*
+ * Mark the programs of @po attached to one of the tracepoints @tps (NULL
+ * terminated; "napi_poll" matches both "tp_btf/napi_poll" and
+ * "raw_tp/napi_poll") as sampled. Returns how many were marked.
+ */
+int probe_obj_mark_sampled(struct probe_obj *po, const char *const *tps);
+
+/* Does @po have sampled programs, and are they attached now? */
+bool probe_obj_has_sampled(const struct probe_obj *po);
+bool probe_obj_sampled_attached(const struct probe_obj *po);
+
+/*
+ * Attach the sampled programs that are not attached. All or nothing: if
+ * one fails, the ones attached here are detached again, the reason is
+ * logged, and -errno is returned.
+ */
+int probe_obj_attach_sampled(struct probe_obj *po);
+
+/* Detach (destroy the links of) the sampled programs. */
+void probe_obj_detach_sampled(struct probe_obj *po);
 
 /*
  * The kernel's cumulative statistics of @prog (kernel.bpf_stats_enabled must

@@ -26,6 +26,7 @@ struct sockq_probe {
 	uint16_t slot_port[SOCKQ_MAX_PORTS];	/* 0: free */
 	struct btf *vmlinux;		/* for drop reason names; may be NULL */
 	bool have_rx_sk;
+	uint64_t attached_ns;		/* see sockq_snap.attached_ns */
 };
 
 int sockq_snap_init(struct sockq_snap *s)
@@ -116,6 +117,11 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 		err = -ENOENT;
 		rxb_warn("sockq: no program attached: %s", sq->po.failed);
 		goto fail;
+	}
+	{
+		static const char *const tps[] = SOCKQ_SAMPLED_TPS;
+
+		probe_obj_mark_sampled(&sq->po, tps);
 	}
 	sq->vmlinux = btf__load_vmlinux_btf();
 	if (!sq->vmlinux)
@@ -346,10 +352,27 @@ static void read_reasons(struct sockq_probe *sq, struct sockq_snap *s)
 	}
 }
 
+int sockq_probe_set_sampled(struct sockq_probe *sq, bool on)
+{
+	int err;
+
+	if (!on) {
+		probe_obj_detach_sampled(&sq->po);
+		return 0;
+	}
+	if (probe_obj_sampled_attached(&sq->po))
+		return 0;
+	/* Taken before the attach: a note made after it is certainly fresh. */
+	sq->attached_ns = rxb_mono_ns();
+	err = probe_obj_attach_sampled(&sq->po);
+	return err;
+}
+
 int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s)
 {
 	s->at_ns = rxb_mono_ns();
 	s->have_rx_sk = sq->have_rx_sk;
+	s->attached_ns = sq->attached_ns;
 	/*
 	 * The flushed rows before the slots' pending counts: a flush between
 	 * the two reads is then missed once (and seen next time) instead of

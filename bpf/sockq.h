@@ -27,6 +27,14 @@
  * rest (subsystem reasons) together in the last bucket. */
 #define SOCKQ_SLOT_REASONS	256
 
+/*
+ * The per-packet programs (enqueue and dequeue), which can be detached
+ * between sampled epochs (sockq_probe_set_sampled()); kfree_skb - one run
+ * per dropped packet, not per packet - stays attached so that drops are
+ * counted in every epoch. NULL terminated, for probe_obj_mark_sampled().
+ */
+#define SOCKQ_SAMPLED_TPS	{ "sk_data_ready", "sock_recv_length", NULL }
+
 /* recvmsg flags that do not consume a packet (include/linux/socket.h). */
 #define SOCKQ_MSG_PEEK		0x2
 #define SOCKQ_MSG_ERRQUEUE	0x2000
@@ -106,6 +114,11 @@ struct sockq_snap {
 	int nreasons;
 	struct sockq_snap_reason *reasons;	/* [SOCKQ_MAX_REASONS + EXT] */
 	bool have_rx_sk;	/* kfree_skb carries the receiving socket */
+	/* When the per-packet programs were last attached again after a
+	 * detach (CLOCK_MONOTONIC; 0: attached since the probe was opened).
+	 * A queue note older than this may be stale: events between were
+	 * not seen. */
+	uint64_t attached_ns;
 };
 
 int sockq_snap_init(struct sockq_snap *s);	/* 0 or -ENOMEM */
@@ -124,6 +137,12 @@ struct probe_obj *sockq_probe_obj(struct sockq_probe *sq);
 /* Replace the watched ports (at most SOCKQ_MAX_PORTS). 0 or -errno. */
 int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n);
 int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s);
+/*
+ * Attach (@on) or detach the per-packet programs (SOCKQ_SAMPLED_TPS).
+ * They are attached when the probe is opened. 0 or -errno (then they are
+ * all detached).
+ */
+int sockq_probe_set_sampled(struct sockq_probe *sq, bool on);
 /* Forget receiver thread @tid (exited or idle): its rx_deq rows and its
  * rx_tids entry. */
 void sockq_probe_forget_tid(struct sockq_probe *sq, uint32_t tid);

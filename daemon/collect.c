@@ -59,6 +59,22 @@ struct collect {
 	bool report_tasks;
 	struct csched_report report;
 
+	/*
+	 * Sampling of the per-packet programs (netrx's softirq and
+	 * napi_poll programs, sockq's enqueue and dequeue programs): attached
+	 * for one epoch in net_every. An epoch is sampled when they were
+	 * attached from before the snapshot that starts it until after the
+	 * one that ends it, so its counts cover exactly the same interval as
+	 * everything else in the record (see net_plan()).
+	 */
+	uint32_t net_every;
+	uint64_t net_next_seq;	/* the next epoch to sample */
+	bool net_on;		/* attached now (and since the last snapshot) */
+	uint64_t net_sampled_seq;
+	uint64_t net_attach_ns, net_detach_ns;	/* the latest ones took */
+	bool net_attach_failing;	/* logged once per failure streak */
+	struct cnet_rx_memory rx_mem;
+
 	int stats_fd;		/* BPF_ENABLE_STATS, -1 when off */
 	int nprogs;
 	struct prog_cost cost[RXB_MAX_PROGS];
@@ -293,6 +309,9 @@ static uint32_t netdev_max_backlog(void)
 
 static int copy_opts(struct collect *c, const struct collect_opts *o)
 {
+	if (o->net_probe_every > COLLECT_MAX_NET_PROBE_EVERY)
+		return -EINVAL;
+	c->net_every = o->net_probe_every ? o->net_probe_every : 1;
 	if (o->nports < 0 || o->nports > RXB_MAX_SOCKS ||
 	    o->ndevices < 0 || o->ndevices > COLLECT_MAX_DEVICES ||
 	    (o->nports && !o->ports) || (o->ndevices && !o->devices) ||
@@ -334,6 +353,8 @@ static void free_snaps(struct collect *c)
 		blkio_snap_free(&c->blk[i]);
 	}
 }
+
+static void net_plan(struct collect *c);
 
 static int kernel_task_counters(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
 				uint64_t *run_delay_ns, uint64_t *pcount)
@@ -431,8 +452,13 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 			collect_finish(c);
 			return -ENOMEM;
 		}
+		/* The probes opened with every program attached: the first
+		 * epoch is a sampled one. */
+		c->net_on = c->np || c->sq;
+		c->net_next_seq = 1;
 		c->last_ns = rxb_mono_ns();
 		snapshot_all(c, c->cur);
+		net_plan(c);
 		read_costs(c, tmp, false);
 		cproc_cpu_times(c->proc, tmp, true);
 		if (!c->sp)
@@ -471,16 +497,119 @@ const struct csched_report *collect_task_report(const struct collect *c)
 	return &c->report;
 }
 
+/* Is @port among the watched ones? */
+static bool watching(const struct collect *c, uint16_t port)
+{
+	for (int i = 0; i < c->nports; i++)
+		if (c->ports[i] == port)
+			return true;
+	return false;
+}
+
 int collect_set_ports(struct collect *c, const uint16_t *ports, int n)
 {
+	bool added = false;
+
 	if (n < 0 || n > RXB_MAX_SOCKS || (n && !ports))
 		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		added |= !watching(c, ports[i]);
+	/*
+	 * A new port (a new sender) has no costs measured yet: sample the
+	 * first whole epoch from now rather than up to net_every later. The
+	 * epoch under way began with the last snapshot, before this.
+	 */
+	if (added && c->net_next_seq > c->seq + 2)
+		c->net_next_seq = c->seq + 2;
 	if (n)
 		memcpy(c->ports, ports, (size_t)n * sizeof(ports[0]));
 	c->nports = n;
 	if (c->sq)
 		return sockq_probe_set_ports(c->sq, ports, n);
 	return 0;
+}
+
+int collect_set_net_probe_every(struct collect *c, uint32_t every)
+{
+	uint64_t next;
+
+	if (every < 1 || every > COLLECT_MAX_NET_PROBE_EVERY)
+		return -EINVAL;
+	c->net_every = every;
+	/* From the latest sample on; the epoch under way keeps its state. */
+	next = c->net_sampled_seq ? c->net_sampled_seq + every : c->seq + 1;
+	c->net_next_seq = next > c->seq + 1 ? next : c->seq + 1;
+	return 0;
+}
+
+/* --------------------------------------------------- net sampling -- */
+
+/* Detach the per-packet programs. */
+static void net_detach(struct collect *c)
+{
+	uint64_t t0 = rxb_mono_ns();
+
+	if (c->np)
+		netrx_probe_set_sampled(c->np, false);
+	if (c->sq)
+		sockq_probe_set_sampled(c->sq, false);
+	c->net_detach_ns = rxb_mono_ns() - t0;
+	c->net_on = false;
+	rxb_debug("collect: per-packet probes detached in %llu us",
+		  (unsigned long long)(c->net_detach_ns / 1000));
+}
+
+/* Attach them: both groups or neither. */
+static void net_attach(struct collect *c)
+{
+	uint64_t t0 = rxb_mono_ns();
+	int err = 0;
+
+	if (c->np)
+		err = netrx_probe_set_sampled(c->np, true);
+	if (!err && c->sq)
+		err = sockq_probe_set_sampled(c->sq, true);
+	if (err) {
+		net_detach(c);
+		if (!c->net_attach_failing)
+			rxb_log_errno(RXB_LOG_WARNING, -err,
+				      "collect: attaching the per-packet probes for "
+				      "epoch %llu (will retry each epoch)",
+				      (unsigned long long)c->seq + 1);
+		c->net_attach_failing = true;
+		return;
+	}
+	if (c->net_attach_failing)
+		rxb_notice("collect: per-packet probes attached again");
+	c->net_attach_failing = false;
+	c->net_attach_ns = rxb_mono_ns() - t0;
+	c->net_on = true;
+	rxb_debug("collect: per-packet probes attached in %llu us",
+		  (unsigned long long)(c->net_attach_ns / 1000));
+}
+
+/*
+ * Before the snapshot that ends epoch c->seq (and starts the next): attach
+ * the per-packet programs if the next epoch is to be sampled. Attaching
+ * before the snapshot means no event of the next epoch is missed; what
+ * they count between the attach and the snapshot belongs to this epoch,
+ * which is then not a sampled one and reports no counts.
+ */
+static void net_attach_next(struct collect *c)
+{
+	if ((c->np || c->sq) && !c->net_on && c->seq + 1 >= c->net_next_seq)
+		net_attach(c);
+}
+
+/*
+ * After that snapshot: detach them unless the next epoch is sampled.
+ * Detaching after the snapshot means the epoch just ended saw every event;
+ * what they count until the detach goes to the next epoch, not sampled.
+ */
+static void net_plan(struct collect *c)
+{
+	if (c->net_on && c->seq + 1 < c->net_next_seq)
+		net_detach(c);
 }
 
 /* -------------------------------------------------------------- epoch -- */
@@ -589,7 +718,8 @@ static void disk_reqs(void *arg, uint32_t tid, struct csched_disk_use *out)
 	out->service_ns = sub0(now->service_ns, before->service_ns);
 }
 
-static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev)
+static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
+		      bool sampled)
 {
 	int cur = c->cur;
 	size_t nrx = 0;
@@ -605,12 +735,13 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev)
 			       c->report_tasks ? &c->report : NULL,
 			       c->bp ? disk_reqs : NULL, c);
 	if (c->np)
-		cnet_stage_a(&c->net[prev], &c->net[cur], out);
+		cnet_stage_a(&c->net[prev], &c->net[cur], sampled, out);
 	if (c->sq) {
 		cnet_stage_b(&c->sock[prev], &c->sock[cur],
 			     c->sp ? &c->sched[prev] : NULL,
 			     c->sp ? &c->sched[cur] : NULL, c->rx, nrx,
-			     c->ports, c->nports, reason_name, c->sq, out);
+			     c->ports, c->nports, reason_name, c->sq, sampled,
+			     &c->rx_mem, out);
 		cnet_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
 				  c->sq, out);
 	}
@@ -655,17 +786,33 @@ static void init_epoch(struct rxb_epoch *out, int ncpus)
 int collect_epoch(struct collect *c, struct rxb_epoch *out)
 {
 	int prev = c->cur, ncpus = libbpf_num_possible_cpus();
+	bool sampled;
 
 	if (ncpus <= 0)
 		ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	init_epoch(out, ncpus);
-	/* The epoch ends when the probes are read (the scheduler's first). */
+	/* Attached since the previous snapshot (never detached between
+	 * two): the epoch ending now is a sampled one. */
+	sampled = c->net_on;
 	out->seq = ++c->seq;
+	if (sampled) {
+		c->net_sampled_seq = out->seq;
+		if (c->net_next_seq <= out->seq)
+			c->net_next_seq = out->seq + c->net_every;
+	}
+	net_attach_next(c);
+	/* The epoch ends when the probes are read (the scheduler's first). */
 	out->start_ns = c->last_ns;
 	out->end_ns = rxb_mono_ns();
 	c->last_ns = out->end_ns;
 	c->cur = !c->cur;
 	snapshot_all(c, c->cur);
+	net_plan(c);
+	out->net_probe_every = c->net_every;
+	out->net_sampled = sampled;
+	out->net_sampled_seq = c->net_sampled_seq;
+	out->net_attach_ns = c->net_attach_ns;
+	out->net_detach_ns = c->net_detach_ns;
 
 	rxb_strlcpy(out->attach_mode, c->attach_mode, sizeof(out->attach_mode));
 	out->probes = (c->sp ? RXB_PROBE_SCHED : 0) | (c->np ? RXB_PROBE_NETRX : 0) |
@@ -674,7 +821,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	rxb_strlcpy(out->degraded_reason, c->degraded_reason,
 		    sizeof(out->degraded_reason));
 
-	epoch_bpf(c, out, prev);
+	epoch_bpf(c, out, prev, sampled);
 	epoch_proc(c, out);
 	/* CPU idle (and, without netrx, the irq shares) from /proc/stat. */
 	cproc_cpu_times(c->proc, out, c->np == NULL);

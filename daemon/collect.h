@@ -55,6 +55,9 @@ enum collect_attach {
 #define COLLECT_GROUP_BLKIO	RXB_PROBE_BLKIO
 #define COLLECT_GROUP_ALL	0xfu
 
+/* [measure] net_probe_every's upper bound: one epoch in an hour at 1 s. */
+#define COLLECT_MAX_NET_PROBE_EVERY	3600
+
 struct collect_opts {
 	const uint16_t *ports;		/* local ports to watch (UDP/TCP) */
 	int nports;			/* <= RXB_MAX_SOCKS */
@@ -75,6 +78,15 @@ struct collect_opts {
 	/* Keep the list of classified tasks of the last epoch
 	 * (collect_task_report()), for inspection and tests. */
 	bool report_tasks;
+	/*
+	 * Attach the per-packet programs (stage A's softirq and napi_poll
+	 * programs, stage B's enqueue and dequeue programs) for one epoch in
+	 * this many only: the first epoch, then every net_probe_every-th, and
+	 * the first whole epoch after a new port is watched. 0 or 1: every
+	 * epoch. The record says which epochs were sampled (net_sampled);
+	 * drops, task classes, IRQs and the disk are measured in every one.
+	 */
+	uint32_t net_probe_every;
 };
 
 #define COLLECT_OPTS_DEFAULT {						\
@@ -84,6 +96,7 @@ struct collect_opts {
 	.fallback_rx_usecs = COLLECT_DEFAULT_RX_USECS,			\
 	.bpf_stats = true,						\
 	.seed_from_proc = true,						\
+	.net_probe_every = 1,						\
 }
 
 struct collect;
@@ -106,6 +119,10 @@ const struct csched_report *collect_task_report(const struct collect *c);
 
 /* Watch these ports from now on (senders come and go). 0 or -errno. */
 int collect_set_ports(struct collect *c, const uint16_t *ports, int n);
+
+/* Sample the per-packet programs one epoch in @every from now on (1..
+ * COLLECT_MAX_NET_PROBE_EVERY; see collect_opts). 0 or -EINVAL. */
+int collect_set_net_probe_every(struct collect *c, uint32_t every);
 
 /* Detach everything, restore bpf_stats_enabled, free. NULL is allowed. */
 void collect_finish(struct collect *c);

@@ -107,21 +107,25 @@ static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
 	count_or_null(w, "bytes_in", v, s->bytes_in);
 	count_or_null(w, "bytes_out", v, s->bytes_out);
 	count_or_null(w, "drops", s->drops_valid, s->drops);
-	count_or_null(w, "drops_rcvbuf", v && s->drops_valid, s->drops_rcvbuf);
-	jw_obj_begin(w, "drops_by_reason");
-	for (int i = 0; i < s->nreasons; i++)
-		jw_uint(w, s->drop_reasons[i].reason, s->drop_reasons[i].count);
-	jw_obj_end(w);
-	if (v)
+	count_or_null(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
+	if (s->reasons_valid) {
+		jw_obj_begin(w, "drops_by_reason");
+		for (int i = 0; i < s->nreasons; i++)
+			jw_uint(w, s->drop_reasons[i].reason, s->drop_reasons[i].count);
+		jw_obj_end(w);
+	} else {
+		jw_null(w, "drops_by_reason");
+	}
+	if (v && s->queue_valid)
 		jw_int(w, "queue_pkts_delta", s->queue_pkts_delta);
 	else
 		jw_null(w, "queue_pkts_delta");
 	count_or_null(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
 	count_or_null(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
 	jw_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
-	count_or_null(w, "recv_wakeups", v, s->recv_wakeups);
+	count_or_null(w, "recv_wakeups", s->receivers_valid, s->recv_wakeups);
 	jw_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);
-	count_or_null(w, "receiver_oncpu_ns", v, s->receiver_oncpu_ns);
+	count_or_null(w, "receiver_oncpu_ns", s->receivers_valid, s->receiver_oncpu_ns);
 	jw_double(w, "cpu_ns_per_pkt", s->cpu_ns_per_pkt);
 	jw_arr_begin(w, "tids");
 	for (int i = 0; i < s->ntids; i++)
@@ -136,7 +140,7 @@ static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
 	}
 	jw_arr_end(w);
 	jw_obj_begin(w, "receiver");
-	count_or_null(w, "preemptions", v, s->receiver_preemptions);
+	count_or_null(w, "preemptions", s->receivers_valid, s->receiver_preemptions);
 	jw_double(w, "run_before_preempt_ns", s->run_before_preempt_ns);
 	jw_double(w, "preempt_off_ns", s->preempt_off_ns);
 	jw_double(w, "sleep_off_ns", s->sleep_off_ns);
@@ -166,7 +170,11 @@ static void nic_json(struct jw *w, const struct rxb_nic_meas *n)
 
 static void stage_a_json(struct jw *w, const struct rxb_epoch *e)
 {
-	jw_arr_begin(w, "napi");
+	/* The NAPI polls are counted in sampled epochs only. */
+	if ((e->probes & RXB_PROBE_NETRX) && !e->net_sampled)
+		jw_null(w, "napi");
+	else
+		jw_arr_begin(w, "napi");
 	for (int i = 0; i < e->nnapi; i++) {
 		const struct rxb_napi_meas *n = &e->napi[i];
 
@@ -181,7 +189,8 @@ static void stage_a_json(struct jw *w, const struct rxb_epoch *e)
 		jw_double(w, "service_rate_per_s", n->service_rate_per_s);
 		jw_obj_end(w);
 	}
-	jw_arr_end(w);
+	if (!(e->probes & RXB_PROBE_NETRX) || e->net_sampled)
+		jw_arr_end(w);
 	jw_arr_begin(w, "irqs");
 	for (int i = 0; i < e->nirqs; i++) {
 		const struct rxb_irq_meas *q = &e->irqs[i];
@@ -221,6 +230,11 @@ void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e
 		if (e->probes & bit)
 			jw_str(w, NULL, collect_probe_group_name(bit));
 	jw_arr_end(w);
+	jw_uint(w, "net_probe_every", e->net_probe_every);
+	jw_bool(w, "net_sampled", e->net_sampled);
+	count_or_null(w, "net_sampled_seq", e->net_sampled_seq, e->net_sampled_seq);
+	count_or_null(w, "net_attach_ns", e->net_attach_ns, e->net_attach_ns);
+	count_or_null(w, "net_detach_ns", e->net_detach_ns, e->net_detach_ns);
 	cpus_json(w, e);
 	disk_json(w, &e->disk);
 	jw_arr_begin(w, "sockets");
@@ -292,8 +306,14 @@ static void socks_text(FILE *f, const struct rxb_epoch *e)
 		const struct rxb_sock_meas *s = &e->socks[i];
 
 		if (!s->counts_valid) {
-			fprintf(f, "  socket :%u  drops %s (packet counts need BPF)\n",
+			bool unsampled = (e->probes & RXB_PROBE_SOCKQ) && !e->net_sampled;
+
+			fprintf(f, "  socket :%u  drops %s",
 				s->port, s->drops_valid ? num(a, sizeof(a), (double)s->drops, 0) : "-");
+			if (s->reasons_valid)
+				fprintf(f, " (rcvbuf %llu)", (unsigned long long)s->drops_rcvbuf);
+			fprintf(f, "  (packet counts %s)\n",
+				unsampled ? "in sampled epochs only" : "need BPF");
 			continue;
 		}
 		fprintf(f, "  socket :%u  in %llu  out %llu  drops %llu (rcvbuf %llu)  "
@@ -319,6 +339,10 @@ void collect_epoch_text(FILE *f, const struct rxb_epoch *e)
 	fprintf(f, "epoch %llu  %.3f s  attach %s%s%s\n", (unsigned long long)e->seq,
 		(double)(e->end_ns - e->start_ns) / 1e9, e->attach_mode,
 		e->degraded ? "  DEGRADED: " : "", e->degraded ? e->degraded_reason : "");
+	if (e->net_probe_every > 1)
+		fprintf(f, "  per-packet probes %s (one epoch in %u; latest sampled %llu)\n",
+			e->net_sampled ? "sampled" : "not sampled", e->net_probe_every,
+			(unsigned long long)e->net_sampled_seq);
 	cpus_text(f, e);
 	fprintf(f, "  disk %s  completions %llu  service %s us  mu_D %s/s  mu_P-I/O %s/s\n",
 		e->disk.device[0] ? e->disk.device : "-",

@@ -115,11 +115,13 @@ static void stage_a_irqs(const struct netrx_snap *prev, const struct netrx_snap 
 }
 
 void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
-		  struct rxb_epoch *out)
+		  bool sampled, struct rxb_epoch *out)
 {
 	double epoch_ns = (double)sub0(cur->at_ns, prev->at_ns);
 
-	stage_a_napi(prev, cur, out);
+	out->nnapi = 0;
+	if (sampled)
+		stage_a_napi(prev, cur, out);
 	stage_a_irqs(prev, cur, epoch_ns / 1e9, out);
 	for (int c = 0; c < out->ncpus && c < cur->ncpus; c++) {
 		const struct netrx_cpu *n = &cur->cpus[c];
@@ -131,8 +133,8 @@ void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 
 		out->cpus[c].hardirq_frac =
 			ratio((double)sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
-		/* Sampled softirqs stand for all of them (netrx.h). */
-		out->cpus[c].softirq_frac = !cnt ? 0 :
+		/* Timed softirqs stand for all of them (netrx.h). */
+		out->cpus[c].softirq_frac = !sampled ? NAN : !cnt ? 0 :
 			timed ? ns * ((double)cnt / (double)timed) / epoch_ns : NAN;
 	}
 }
@@ -251,24 +253,55 @@ static void add_ran_on(struct rxb_sock_meas *m, int cpu, uint64_t ns)
 		m->ran_on[m->ncpus_ran++] = (struct rxb_cpu_time){ cpu, ns };
 }
 
-static void receivers_of(struct rxb_sock_meas *m, const struct sockq_snap *prev,
-			 const struct sockq_snap *cur, const struct sched_snap *sprev,
-			 const struct sched_snap *scur,
-			 const struct csched_tid_time *tids, size_t ntids)
+/* The receivers of @m's port and their shares, from this epoch's packets. */
+static void shares_now(const struct rxb_sock_meas *m, const struct sockq_snap *prev,
+		       const struct sockq_snap *cur, const struct csched_tid_time *tids,
+		       size_t ntids, struct cnet_port_rx *r)
 {
-	struct rx_sums rs = { 0 };
-	double oncpu = 0;
-	bool have_sched = scur != NULL;
-
-	for (size_t i = 0; i < ntids; i++) {
-		const struct csched_tid_time *t = &tids[i];
-		uint64_t here = tid_pkts(prev, cur, t->tid, m->port);
-		uint64_t all = tid_pkts(prev, cur, t->tid, 0);
-		double share;
+	r->port = m->port;
+	r->n = 0;
+	for (size_t i = 0; i < ntids && r->n < CNET_MAX_RX_PER_PORT; i++) {
+		uint64_t here = tid_pkts(prev, cur, tids[i].tid, m->port);
 
 		if (!here)
 			continue;
-		share = (double)here / (double)all;
+		r->tid[r->n] = tids[i].tid;
+		r->share[r->n++] = (double)here /
+				   (double)tid_pkts(prev, cur, tids[i].tid, 0);
+	}
+}
+
+static const struct csched_tid_time *find_tid(const struct csched_tid_time *tids,
+					      size_t ntids, uint32_t tid)
+{
+	for (size_t i = 0; i < ntids; i++)
+		if (tids[i].tid == tid)
+			return &tids[i];
+	return NULL;
+}
+
+/*
+ * The receiver threads' scheduling this epoch, each weighted by its share
+ * of packets from the port (@r). With @counts, also the costs per packet.
+ */
+static void receivers_of(struct rxb_sock_meas *m, const struct cnet_port_rx *r,
+			 const struct sched_snap *sprev, const struct sched_snap *scur,
+			 const struct csched_tid_time *tids, size_t ntids, bool counts)
+{
+	struct rx_sums rs = { 0 };
+	double oncpu = 0;
+
+	m->cpu_ns_per_pkt = NAN;
+	m->pkts_per_wakeup = NAN;
+	m->run_before_preempt_ns = NAN;
+	m->preempt_off_ns = NAN;
+	m->sleep_off_ns = NAN;
+	for (int i = 0; i < r->n; i++) {
+		const struct csched_tid_time *t = find_tid(tids, ntids, r->tid[i]);
+		double share = r->share[i];
+
+		if (!t)		/* forgotten since: it exited */
+			continue;
 		if (m->ntids < RXB_MAX_TIDS)
 			m->tids[m->ntids++] = (int32_t)t->tid;
 		if (!t->seen)
@@ -279,24 +312,30 @@ static void receivers_of(struct rxb_sock_meas *m, const struct sockq_snap *prev,
 				   (uint64_t)(share * (double)t->ran_on[c].oncpu_ns));
 		add_rx_stats(sprev, scur, t->tid, share, &rs);
 	}
-	if (!have_sched) {
-		m->receiver_oncpu_ns = 0;
-		m->cpu_ns_per_pkt = NAN;
-		m->pkts_per_wakeup = NAN;
-		m->run_before_preempt_ns = NAN;
-		m->preempt_off_ns = NAN;
-		m->sleep_off_ns = NAN;
+	/* Without the scheduler probe only the thread ids are known. */
+	m->receivers_valid = scur != NULL;
+	if (!m->receivers_valid)
 		return;
-	}
 	m->receiver_oncpu_ns = (uint64_t)oncpu;
-	m->cpu_ns_per_pkt = ratio(oncpu, (double)m->pkts_out);
 	/* Each block is followed by one wakeup; blocks are always traced. */
 	m->recv_wakeups = (uint64_t)(rs.blocks + 0.5);
-	m->pkts_per_wakeup = ratio((double)m->pkts_out, rs.blocks);
 	m->receiver_preemptions = (uint64_t)(rs.preempts + 0.5);
 	m->run_before_preempt_ns = ratio(rs.run_ns, rs.preempts);
 	m->preempt_off_ns = ratio(rs.poff_ns, rs.poff_cnt);
 	m->sleep_off_ns = ratio(rs.soff_ns, rs.soff_cnt);
+	if (!counts)
+		return;
+	m->cpu_ns_per_pkt = ratio(oncpu, (double)m->pkts_out);
+	m->pkts_per_wakeup = ratio((double)m->pkts_out, rs.blocks);
+}
+
+static const struct cnet_port_rx *remembered(const struct cnet_rx_memory *mem,
+					      uint16_t port)
+{
+	for (int i = 0; i < mem->nports; i++)
+		if (mem->ports[i].port == port)
+			return &mem->ports[i];
+	return NULL;
 }
 
 static void reason_label(char *buf, size_t size, uint32_t r, cnet_reason_fn name,
@@ -342,12 +381,63 @@ static void sock_reasons(struct rxb_sock_meas *m, const struct sockq_slot *c,
 	memcpy(m->drop_reasons, all, (size_t)m->nreasons * sizeof(all[0]));
 }
 
+/*
+ * Is the change of the queue length measured? The queue notes are made by
+ * the per-packet programs. If they were detached before this epoch, a
+ * note from before their last attach (@attached_ns) may be stale: the
+ * queue may have moved unseen. A queue is known when its note at the
+ * epoch's start is younger than the attach (then it is as exact as with
+ * the programs always attached), or when nothing noted it during the epoch
+ * (no enqueue or dequeue was seen, so its length did not change).
+ */
+static bool queue_known(const struct sockq_slot *cv, const struct sockq_slot *pv,
+			uint64_t attached_ns)
+{
+	bool rq = pv->rq_at_ns >= attached_ns || cv->rq_at_ns == pv->rq_at_ns;
+	bool rd = pv->rd_at_ns >= attached_ns || cv->rd_at_ns == pv->rd_at_ns;
+
+	return rq && rd;
+}
+
+/* A sampled epoch: every count of the socket. */
+static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c,
+			const struct sockq_snap_port *p, const struct sockq_slot *cv,
+			const struct sockq_slot *pv, uint64_t attached_ns)
+{
+	uint64_t truesize;
+
+	m->counts_valid = true;
+	m->pkts_enqueued = sub0(cv->enq, pv->enq);
+	m->pkts_out = sub0(cv->deq, pv->deq);
+	m->bytes_in = sub0(cv->enq_bytes, pv->enq_bytes);
+	m->bytes_out = sub0(cv->deq_bytes, pv->deq_bytes);
+	m->pkts_in = m->pkts_enqueued + m->drops;
+	truesize = sub0(cv->enq_truesize, pv->enq_truesize);
+	m->truesize_per_pkt_bytes = ratio((double)truesize, (double)m->pkts_enqueued);
+	if (c && c->have_state) {
+		m->ipproto = (uint8_t)c->v.proto;
+		m->rcvbuf_bytes = c->v.rcvbuf_bytes;
+		m->queue_pkts_delta = (int64_t)c->qlen -
+			(p && p->have_state ? (int64_t)p->qlen : 0);
+	}
+	m->queue_valid = queue_known(cv, pv, attached_ns);
+	if (!m->queue_valid)
+		m->queue_pkts_delta = 0;
+	if (m->rcvbuf_bytes && m->truesize_per_pkt_bytes > 0) {
+		double k = floor(m->rcvbuf_bytes / m->truesize_per_pkt_bytes);
+
+		m->queue_pkts_cap = k < 1 ? 1 : (uint32_t)k;
+	}
+}
+
 void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
 		  const struct csched_tid_time *tids, size_t ntids,
 		  const uint16_t *ports, int nports, cnet_reason_fn name, void *arg,
-		  struct rxb_epoch *out)
+		  bool sampled, struct cnet_rx_memory *mem, struct rxb_epoch *out)
 {
+	struct cnet_rx_memory now = { 0 };
+
 	out->nsocks = 0;
 	for (int i = 0; i < nports && out->nsocks < RXB_MAX_SOCKS; i++) {
 		const struct sockq_snap_port *c = find_port(cur, ports[i]);
@@ -356,36 +446,42 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		struct sockq_slot zero = { 0 };
 		const struct sockq_slot *cv = c ? &c->v : &zero;
 		const struct sockq_slot *pv = p ? &p->v : &zero;
-		uint64_t truesize;
+		struct cnet_port_rx *r = &now.ports[now.nports];
+		const struct cnet_port_rx *old;
 
 		memset(m, 0, sizeof(*m));
 		m->port = ports[i];
-		m->counts_valid = true;
+		m->truesize_per_pkt_bytes = NAN;
+		/* kfree_skb stays attached: drops are counted in every epoch. */
 		m->drops_valid = cur->have_rx_sk;
-		m->pkts_enqueued = sub0(cv->enq, pv->enq);
-		m->pkts_out = sub0(cv->deq, pv->deq);
-		m->bytes_in = sub0(cv->enq_bytes, pv->enq_bytes);
-		m->bytes_out = sub0(cv->deq_bytes, pv->deq_bytes);
+		m->reasons_valid = cur->have_rx_sk;
 		m->drops = sub0(cv->drops, pv->drops);
 		m->drops_rcvbuf = sub0(cv->drops_rcvbuf, pv->drops_rcvbuf);
-		m->pkts_in = m->pkts_enqueued + m->drops;
-		truesize = sub0(cv->enq_truesize, pv->enq_truesize);
-		m->truesize_per_pkt_bytes = ratio((double)truesize,
-						  (double)m->pkts_enqueued);
-		if (c && c->have_state) {
-			m->ipproto = (uint8_t)c->v.proto;
-			m->rcvbuf_bytes = c->v.rcvbuf_bytes;
-			m->queue_pkts_delta = (int64_t)c->qlen -
-				(p && p->have_state ? (int64_t)p->qlen : 0);
-		}
-		if (m->rcvbuf_bytes && m->truesize_per_pkt_bytes > 0) {
-			double k = floor(m->rcvbuf_bytes / m->truesize_per_pkt_bytes);
-
-			m->queue_pkts_cap = k < 1 ? 1 : (uint32_t)k;
-		}
 		sock_reasons(m, cv, pv, name, arg);
-		receivers_of(m, prev, cur, sprev, scur, tids, ntids);
+		old = remembered(mem, ports[i]);
+		if (sampled) {
+			sock_counts(m, c, p, cv, pv, cur->attached_ns);
+			shares_now(m, prev, cur, tids, ntids, r);
+			receivers_of(m, r, sprev, scur, tids, ntids, true);
+			/* Nobody dequeued: the last receivers are still the
+			 * best guess for the epochs until the next sample. */
+			if (!r->n && old)
+				*r = *old;
+			now.nports++;
+			continue;
+		}
+		if (old) {
+			*r = *old;
+			now.nports++;
+			receivers_of(m, r, sprev, scur, tids, ntids, false);
+		} else {
+			m->cpu_ns_per_pkt = m->pkts_per_wakeup = NAN;
+			m->run_before_preempt_ns = m->preempt_off_ns = NAN;
+			m->sleep_off_ns = NAN;
+		}
 	}
+	/* Ports no longer watched are forgotten. */
+	*mem = now;
 }
 
 void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,

@@ -23,6 +23,7 @@
 #ifndef RXB_DAEMON_COLLECT_NET_H
 #define RXB_DAEMON_COLLECT_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +33,14 @@
 #include "daemon/collect_sched.h"
 #include "rxb/measure.h"
 
-/* Fill out->napi[], out->irqs[] and cpus[].softirq_frac / hardirq_frac. */
+/*
+ * Fill out->napi[], out->irqs[] and cpus[].softirq_frac / hardirq_frac.
+ * Not @sampled (the per-packet programs were not attached for the whole
+ * epoch): only the IRQs and hardirq_frac; napi[] stays empty and
+ * softirq_frac NaN.
+ */
 void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
-		  struct rxb_epoch *out);
+		  bool sampled, struct rxb_epoch *out);
 
 /*
  * The distinct receiver threads in @cur (sorted), for csched_compute().
@@ -43,19 +49,45 @@ void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 size_t cnet_receivers(const struct sockq_snap *cur, struct csched_tid_time *tids,
 		      size_t max);
 
+/* Name of a drop reason value, or NULL (then the number is shown). */
+typedef const char *(*cnet_reason_fn)(void *arg, uint32_t reason);
+
+/*
+ * Which threads received from each watched port in the latest sampled
+ * epoch, and each one's share of its packets that came from that port: in
+ * the epochs in between, the receivers' scheduling (always measured) is
+ * attributed to the ports with these.
+ */
+#define CNET_MAX_RX_PER_PORT	32
+
+struct cnet_port_rx {
+	uint16_t port;
+	int n;
+	uint32_t tid[CNET_MAX_RX_PER_PORT];
+	double share[CNET_MAX_RX_PER_PORT];
+};
+
+struct cnet_rx_memory {
+	int nports;
+	struct cnet_port_rx ports[RXB_MAX_SOCKS];
+};
+
 /*
  * Fill out->socks[] for @ports from the socket snapshots, the receivers'
  * on-CPU times (@tids from csched_compute()) and the receivers' scheduling
  * statistics (rx entries of the sched snapshots; either may be NULL).
+ *
+ * @sampled: the per-packet programs were attached for the whole epoch, so
+ * the packet counts, the queue and the costs are measured; @mem is then
+ * updated with the epoch's receivers. Otherwise only the drops (their
+ * probe is always attached) and the scheduling of the receivers in @mem
+ * are reported; counts_valid is false.
  */
-/* Name of a drop reason value, or NULL (then the number is shown). */
-typedef const char *(*cnet_reason_fn)(void *arg, uint32_t reason);
-
 void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
 		  const struct csched_tid_time *tids, size_t ntids,
 		  const uint16_t *ports, int nports, cnet_reason_fn name, void *arg,
-		  struct rxb_epoch *out);
+		  bool sampled, struct cnet_rx_memory *mem, struct rxb_epoch *out);
 
 /* Host-wide drops by reason. */
 void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,

@@ -47,6 +47,10 @@ static void usage(FILE *f)
 		"  --attach MODE            auto|tp_btf|raw_tp|none (default auto)\n"
 		"  --probes LIST            probe groups to load: sched,netrx,sockq,blkio\n"
 		"                           (default all)\n"
+		"  --net-probe-every N      attach the per-packet probes (NET_RX softirq,\n"
+		"                           napi_poll, socket enqueue/dequeue) for one epoch\n"
+		"                           in N only (default 1: every epoch; the daemon's\n"
+		"                           is [measure] net_probe_every)\n"
 		"  --device DEV             NIC to report (repeatable; default: all up,\n"
 		"                           non-loopback devices)\n"
 		"  --fallback-rx-ring N     RX ring for devices that do not report one\n"
@@ -64,6 +68,7 @@ enum {
 	OPT_MEASURE_ONLY = 256, OPT_EPOCHS, OPT_INTERVAL, OPT_PORT, OPT_JSON,
 	OPT_ATTACH, OPT_DEVICE, OPT_FB_RING, OPT_FB_FRAMES, OPT_FB_USECS,
 	OPT_NO_STATS, OPT_NO_SEED, OPT_TASKS, OPT_PROBES, OPT_LOG_LEVEL, OPT_HELP,
+	OPT_NET_EVERY,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +86,7 @@ static const struct option long_opts[] = {
 	{ "no-seed", no_argument, NULL, OPT_NO_SEED },
 	{ "tasks", no_argument, NULL, OPT_TASKS },
 	{ "probes", required_argument, NULL, OPT_PROBES },
+	{ "net-probe-every", required_argument, NULL, OPT_NET_EVERY },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -173,6 +179,11 @@ static int parse_one(struct cli *cli, int opt, const char *arg)
 			return -1;
 		}
 		cli->opts.groups = (unsigned)mode;
+		return 0;
+	case OPT_NET_EVERY:
+		if (opt_u64("net-probe-every", arg, 1, COLLECT_MAX_NET_PROBE_EVERY, &v))
+			return -1;
+		cli->opts.net_probe_every = (uint32_t)v;
 		return 0;
 	case OPT_LOG_LEVEL:
 		level = rxb_log_level_parse(arg);

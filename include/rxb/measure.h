@@ -150,6 +150,15 @@ struct rxb_sock_meas {
 	double sleep_off_ns;	/* mean off-CPU interval after blocking */
 	int nreasons;
 	struct rxb_drop_count drop_reasons[8];	/* this socket's, largest first */
+	/* Added with the sampling of the per-packet probes (net_sampled). */
+	bool queue_valid;	/* queue_pkts_delta measured: the queue length
+				 * at both ends of the epoch is known */
+	bool reasons_valid;	/* drops_rcvbuf, drop_reasons[] measured (the
+				 * drop probe with rx_sk; every epoch) */
+	bool receivers_valid;	/* tids, ran_on, receiver_oncpu_ns,
+				 * recv_wakeups, receiver_* measured; in an
+				 * epoch that was not sampled: for the threads
+				 * that dequeued in the latest sampled one */
 };
 
 enum rxb_param_source {
@@ -230,6 +239,24 @@ struct rxb_epoch {
 	uint32_t degraded;	/* enum rxb_degraded bits */
 	char degraded_reason[256];
 	uint32_t probes;	/* enum rxb_probe_group bits loaded */
+
+	/*
+	 * The per-packet probes (netrx's NET_RX softirq and napi_poll
+	 * programs, sockq's enqueue and dequeue programs) are attached for
+	 * one epoch in net_probe_every only. In an epoch that was not
+	 * sampled, napi[] is empty, cpus[].softirq_frac is NaN and every
+	 * socket has counts_valid and queue_valid false - not measured, not
+	 * zero. Drops (drops_by_reason[], sockets' drops, drops_rcvbuf, drop
+	 * reasons), IRQs, task classes, the disk and the receivers'
+	 * scheduling are measured in every epoch.
+	 */
+	uint32_t net_probe_every;	/* 1: every epoch */
+	bool net_sampled;		/* this epoch's stage A/B counts measured */
+	uint64_t net_sampled_seq;	/* latest epoch with net_sampled (this
+					 * one when it is), 0 = none yet */
+	uint64_t net_attach_ns;		/* time the latest attach of those
+					 * programs took, 0 = none yet */
+	uint64_t net_detach_ns;		/* ... the latest detach */
 };
 
 #endif

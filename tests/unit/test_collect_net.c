@@ -79,7 +79,7 @@ static void test_stage_a(void **state)
 				 .v = { .polls = 100, .pkts = 6400, .budget = 64 } };
 	strcpy(cn[1].v.dev, "eth0");
 
-	cnet_stage_a(&p, &c, e);
+	cnet_stage_a(&p, &c, true, e);
 	assert_float_equal(e->cpus[0].softirq_frac, 0.160, 1e-9);
 	assert_float_equal(e->cpus[0].hardirq_frac, 0.005, 1e-9);
 	assert_float_equal(e->cpus[1].softirq_frac, 0.0, 1e-12);
@@ -95,6 +95,16 @@ static void test_stage_a(void **state)
 	assert_int_equal(e->irqs[0].count, 1000);
 	assert_float_equal(e->irqs[0].rate_per_s, 1000, 1e-9);
 	assert_float_equal(e->irqs[0].mean_ns, 2000, 1e-9);
+
+	/* Not sampled: the polls and softirqs are not measured (not 0);
+	 * the IRQ programs stay attached. */
+	cnet_stage_a(&p, &c, false, e);
+	assert_int_equal(e->nnapi, 0);
+	assert_true(isnan(e->cpus[0].softirq_frac));
+	assert_true(isnan(e->cpus[1].softirq_frac));
+	assert_float_equal(e->cpus[0].hardirq_frac, 0.005, 1e-9);
+	assert_int_equal(e->nirqs, 1);
+	assert_int_equal(e->irqs[0].count, 1000);
 	free(e);
 }
 
@@ -171,10 +181,11 @@ static void test_stage_b(void **state)
 	tids[1].ran_on[0] = (struct rxb_cpu_time){ 0, 30 * MS };
 
 	struct sched_snap sp, sc;
+	struct cnet_rx_memory mem = { 0 };
 
 	memset(&sp, 0, sizeof(sp));
 	memset(&sc, 0, sizeof(sc));
-	cnet_stage_b(p, c, &sp, &sc, tids, n, ports, 3, reason_name, NULL, e);
+	cnet_stage_b(p, c, &sp, &sc, tids, n, ports, 3, reason_name, NULL, true, &mem, e);
 	assert_int_equal(e->nsocks, 3);
 	assert_int_equal(e->socks[0].port, 5001);
 	assert_true(e->socks[0].counts_valid);
@@ -209,9 +220,169 @@ static void test_stage_b(void **state)
 	assert_int_equal(e->socks[2].pkts_in, 0);
 	assert_int_equal(e->socks[2].queue_pkts_cap, 0);
 	/* Without the scheduler probe the CPU figures are unknown, not 0. */
-	cnet_stage_b(p, c, NULL, NULL, tids, n, ports, 3, NULL, NULL, e);
+	assert_true(e->socks[0].queue_valid);
+	assert_true(e->socks[0].reasons_valid);
+	assert_true(e->socks[0].receivers_valid);
+	cnet_stage_b(p, c, NULL, NULL, tids, n, ports, 3, NULL, NULL, true, &mem, e);
 	assert_true(isnan(e->socks[0].cpu_ns_per_pkt));
+	assert_false(e->socks[0].receivers_valid);
+	assert_int_equal(e->socks[0].ntids, 2);
 	assert_int_equal(e->socks[0].pkts_in, 1300);
+	sock_snap_free(p);
+	sock_snap_free(c);
+	free(e);
+}
+
+/*
+ * The per-packet programs are attached for sampled epochs only. In an epoch
+ * between two samples a socket reports its drops (kfree_skb stays
+ * attached), and the scheduling of the threads that received from it in the
+ * latest sampled epoch, each weighted by its share then - never zeros for
+ * the packet counts or the costs.
+ */
+static void test_stage_b_not_sampled(void **state)
+{
+	struct sockq_snap *s0 = sock_snap(), *s1 = sock_snap(), *s2 = sock_snap();
+	struct rxb_epoch *e = new_epoch(2);
+	struct csched_tid_time tids[2];
+	const uint16_t ports[] = { 5001, 5002 };
+	struct cnet_rx_memory mem = { 0 };
+	struct sched_snap sp, sc;
+	const struct rxb_sock_meas *m;
+	size_t n;
+
+	(void)state;
+	memset(&sp, 0, sizeof(sp));
+	memset(&sc, 0, sizeof(sc));
+	s0->have_rx_sk = s1->have_rx_sk = s2->have_rx_sk = true;
+	/* Sampled epoch: thread 10 reads 5001 only, 11 reads both 1:3. */
+	s1->nports = 2;
+	s1->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true,
+		.v = { .enq = 400, .deq = 400, .rq_at_ns = 5, .rd_at_ns = 6 } };
+	s1->ports[1] = (struct sockq_snap_port){ .port = 5002, .have_state = true,
+		.v = { .enq = 300, .deq = 300, .rq_at_ns = 5, .rd_at_ns = 6 } };
+	add_deq(s1, 10, 5001, 300);
+	add_deq(s1, 11, 5001, 100);
+	add_deq(s1, 11, 5002, 300);
+	n = cnet_receivers(s1, tids, 2);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		tids[i].seen = true;
+		tids[i].oncpu_ns = 40 * MS;
+		tids[i].ncpus_ran = 1;
+		tids[i].ran_on[0] = (struct rxb_cpu_time){ (int)i, 40 * MS };
+	}
+	cnet_stage_b(s0, s1, &sp, &sc, tids, n, ports, 2, reason_name, NULL, true, &mem, e);
+	assert_true(e->socks[0].counts_valid);
+	assert_int_equal(e->socks[0].pkts_out, 400);
+	assert_int_equal(mem.nports, 2);
+
+	/* Not sampled: the enqueue/dequeue counters stood still (or moved
+	 * with stragglers: either way they are not reported); 40 drops. */
+	s2->nports = s1->nports;
+	memcpy(s2->ports, s1->ports, sizeof(s2->ports));
+	s2->ndeq = s1->ndeq;
+	memcpy(s2->deq, s1->deq, (size_t)s1->ndeq * sizeof(s2->deq[0]));
+	s2->ports[0].v.enq = 450;
+	s2->ports[0].v.drops = 40;
+	s2->ports[0].v.drops_rcvbuf = 40;
+	s2->ports[0].v.drop_reason[6] = 40;
+	/* The receivers ran 50 ms each, 10 blocked 5 times, 11 twice. */
+	for (size_t i = 0; i < n; i++) {
+		tids[i].oncpu_ns = 50 * MS;
+		tids[i].ran_on[0].oncpu_ns = 50 * MS;
+	}
+	sc.nrx = 2;
+	sc.rx = calloc(2, sizeof(*sc.rx));
+	assert_non_null(sc.rx);
+	sc.rx[0].tid = 10;
+	sc.rx[0].v.blocks = 5;
+	sc.rx[1].tid = 11;
+	sc.rx[1].v.blocks = 2;
+	cnet_stage_b(s1, s2, &sp, &sc, tids, n, ports, 2, reason_name, NULL, false, &mem, e);
+	m = &e->socks[0];
+	assert_false(m->counts_valid);
+	assert_false(m->queue_valid);
+	assert_int_equal(m->pkts_in, 0);		/* not reported (JSON null) */
+	assert_int_equal(m->pkts_out, 0);
+	assert_true(isnan(m->cpu_ns_per_pkt));
+	assert_true(isnan(m->pkts_per_wakeup));
+	assert_true(isnan(m->truesize_per_pkt_bytes));
+	assert_true(m->drops_valid && m->reasons_valid);
+	assert_int_equal(m->drops, 40);
+	assert_int_equal(m->drops_rcvbuf, 40);
+	assert_int_equal(m->nreasons, 1);
+	assert_string_equal(m->drop_reasons[0].reason, "SOCKET_RCVBUFF");
+	/* All of 10 and 1/4 of 11 (its share of 5001 when sampled). */
+	assert_true(m->receivers_valid);
+	assert_int_equal(m->ntids, 2);
+	assert_int_equal(m->receiver_oncpu_ns, 50 * MS + 50 * MS / 4);
+	assert_int_equal(m->recv_wakeups, 5 + 1);	/* 5 + 2/4, rounded */
+	assert_int_equal(m->ncpus_ran, 2);
+	m = &e->socks[1];
+	assert_int_equal(m->receiver_oncpu_ns, 50 * MS * 3 / 4);
+	assert_int_equal(m->drops, 0);
+	assert_true(m->drops_valid);
+
+	/* A thread that exited since is left out; a port added since the
+	 * sample has no receivers yet. */
+	n = 1;
+	cnet_stage_b(s1, s2, &sp, &sc, tids, n, (const uint16_t[]){ 5001, 5003 }, 2,
+		     reason_name, NULL, false, &mem, e);
+	assert_int_equal(e->socks[0].ntids, 1);
+	assert_int_equal(e->socks[0].receiver_oncpu_ns, 50 * MS);
+	assert_false(e->socks[1].receivers_valid);
+	assert_int_equal(e->socks[1].ntids, 0);
+	/* ... and 5002, no longer watched, is forgotten. */
+	assert_int_equal(mem.nports, 1);
+	assert_int_equal(mem.ports[0].port, 5001);
+	free(sc.rx);
+	sock_snap_free(s0);
+	sock_snap_free(s1);
+	sock_snap_free(s2);
+	free(e);
+}
+
+/*
+ * The first sampled epoch after a detach: the queue notes from before the
+ * attach may be stale, so the change of the queue is known only when the
+ * notes at the start were made after the attach, or when nothing noted the
+ * queue during the epoch.
+ */
+static void test_queue_after_attach(void **state)
+{
+	struct sockq_snap *p = sock_snap(), *c = sock_snap();
+	struct rxb_epoch *e = new_epoch(1);
+	struct cnet_rx_memory mem = { 0 };
+	const uint16_t port = 5001;
+
+	(void)state;
+	p->nports = c->nports = 1;
+	p->attached_ns = c->attached_ns = 1000 * MS;
+	/* Start notes from before the attach (900 ms), moved since. */
+	p->ports[0] = (struct sockq_snap_port){ .port = port, .have_state = true, .qlen = 3,
+		.v = { .enq = 10, .deq = 7, .rq_at_ns = 900 * MS, .rd_at_ns = 900 * MS } };
+	c->ports[0] = (struct sockq_snap_port){ .port = port, .have_state = true, .qlen = 5,
+		.v = { .enq = 110, .deq = 105, .rq_at_ns = 1500 * MS, .rd_at_ns = 1500 * MS } };
+	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	assert_true(e->socks[0].counts_valid);
+	assert_int_equal(e->socks[0].pkts_in, 100);
+	assert_false(e->socks[0].queue_valid);
+	/* The dequeue side was noted after the attach, the enqueue side not. */
+	p->ports[0].v.rd_at_ns = 1001 * MS;
+	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	assert_false(e->socks[0].queue_valid);
+	/* Both noted after the attach: as exact as always attached. */
+	p->ports[0].v.rq_at_ns = 1002 * MS;
+	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	assert_true(e->socks[0].queue_valid);
+	assert_int_equal(e->socks[0].queue_pkts_delta, 2);
+	/* Stale notes, but nothing moved the queue in the epoch: no change. */
+	p->ports[0].v.rq_at_ns = p->ports[0].v.rd_at_ns = 900 * MS;
+	c->ports[0] = p->ports[0];
+	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	assert_true(e->socks[0].queue_valid);
+	assert_int_equal(e->socks[0].queue_pkts_delta, 0);
 	sock_snap_free(p);
 	sock_snap_free(c);
 	free(e);
@@ -309,13 +480,46 @@ static void test_json_keys(void **state)
 	assert_non_null(strstr(t, "\"drops\":4"));
 	assert_non_null(strstr(t, "\"drops_by_reason\":{\"SOCKET_RCVBUFF\":9}"));
 	assert_non_null(strstr(t, "\"degraded\":true,\"degraded_flags\":[\"no_bpf_stats\"]"));
-	for (const char *k = "nics\0napi\0irqs\0probe_cost\0disk\0sockets\0"; *k;
+	for (const char *k = "nics\0napi\0irqs\0probe_cost\0disk\0sockets\0"
+			     "net_probe_every\0net_sampled\0net_sampled_seq\0"
+			     "net_attach_ns\0net_detach_ns\0"; *k;
 	     k += strlen(k) + 1) {
 		char key[32];
 
 		snprintf(key, sizeof(key), "\"%s\":", k);
 		assert_non_null(strstr(t, key));
 	}
+	assert_non_null(strstr(t, "\"napi\":[]"));
+
+	/*
+	 * An epoch between two samples: NAPI and packet counts not measured
+	 * (null), drops and the receivers' scheduling measured.
+	 */
+	e->probes = RXB_PROBE_SCHED | RXB_PROBE_SOCKQ | RXB_PROBE_NETRX;
+	e->net_probe_every = 8;
+	e->net_sampled = false;
+	e->net_sampled_seq = 1;
+	e->net_attach_ns = 250000;
+	e->nsocks = 1;
+	memset(&e->socks[0], 0, sizeof(e->socks[0]));
+	e->socks[0].port = 5001;
+	e->socks[0].drops_valid = e->socks[0].reasons_valid = true;
+	e->socks[0].drops = e->socks[0].drops_rcvbuf = 12;
+	e->socks[0].receivers_valid = true;
+	e->socks[0].receiver_oncpu_ns = 5000;
+	e->socks[0].cpu_ns_per_pkt = NAN;
+	jw_reset(&w);
+	collect_epoch_json(&w, NULL, e, NULL);
+	assert_true(jw_ok(&w));
+	t = jw_text(&w);
+	assert_non_null(strstr(t, "\"net_probe_every\":8,\"net_sampled\":false,"
+				  "\"net_sampled_seq\":1,\"net_attach_ns\":250000,"
+				  "\"net_detach_ns\":null"));
+	assert_non_null(strstr(t, "\"napi\":null"));
+	assert_non_null(strstr(t, "\"pkts_in\":null"));
+	assert_non_null(strstr(t, "\"drops\":12,\"drops_rcvbuf\":12,\"drops_by_reason\":{}"));
+	assert_non_null(strstr(t, "\"queue_pkts_delta\":null"));
+	assert_non_null(strstr(t, "\"receiver_oncpu_ns\":5000,\"cpu_ns_per_pkt\":null"));
 	jw_finish(&w);
 	free(e);
 }
@@ -353,7 +557,41 @@ static void test_init_rejects_bad_options(void **state)
 	o = (struct collect_opts)COLLECT_OPTS_DEFAULT;
 	o.groups = 0x100;
 	assert_int_equal(collect_init(&c, &o), -EINVAL);
+	o = (struct collect_opts)COLLECT_OPTS_DEFAULT;
+	o.net_probe_every = COLLECT_MAX_NET_PROBE_EVERY + 1;
+	assert_int_equal(collect_init(&c, &o), -EINVAL);
 	collect_finish(NULL);
+}
+
+/*
+ * Without BPF nothing is sampled: every epoch says so, and the sampling
+ * period can still be changed within its bounds.
+ */
+static void test_no_bpf_never_sampled(void **state)
+{
+	struct collect_opts o = COLLECT_OPTS_DEFAULT;
+	struct rxb_epoch *e = new_epoch(1);
+	struct collect *c;
+
+	(void)state;
+	o.attach = COLLECT_ATTACH_NONE;
+	o.net_probe_every = 4;
+	assert_int_equal(collect_init(&c, &o), 0);
+	for (int i = 0; i < 3; i++) {
+		collect_epoch(c, e);
+		assert_false(e->net_sampled);
+		assert_int_equal(e->net_sampled_seq, 0);
+		assert_int_equal(e->net_probe_every, 4);
+	}
+	assert_int_equal(collect_set_net_probe_every(c, 0), -EINVAL);
+	assert_int_equal(collect_set_net_probe_every(c, COLLECT_MAX_NET_PROBE_EVERY + 1),
+			 -EINVAL);
+	assert_int_equal(collect_set_net_probe_every(c, 1), 0);
+	collect_epoch(c, e);
+	assert_int_equal(e->net_probe_every, 1);
+	assert_false(e->net_sampled);
+	collect_finish(c);
+	free(e);
 }
 
 int main(void)
@@ -361,11 +599,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stage_a),
 		cmocka_unit_test(test_stage_b),
+		cmocka_unit_test(test_stage_b_not_sampled),
+		cmocka_unit_test(test_queue_after_attach),
 		cmocka_unit_test(test_drop_reasons),
 		cmocka_unit_test(test_disk),
 		cmocka_unit_test(test_json_keys),
 		cmocka_unit_test(test_option_parsers),
 		cmocka_unit_test(test_init_rejects_bad_options),
+		cmocka_unit_test(test_no_bpf_never_sampled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

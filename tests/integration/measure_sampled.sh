@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# The per-packet probes attached for one epoch in N (--net-probe-every 3),
+# checked per epoch against ground truth.
+#
+# UDP over a veth pair between two private network namespaces. The traffic
+# is confined to the middle of each epoch: the sender floods from 20 % to
+# 70 % of the epoch, the receiver (16 KiB SO_RCVBUF, reading slower than
+# the sender sends, so most packets are dropped) reads from 10 % to 85 %
+# and drains the queue before its window ends; the queue is empty at every
+# epoch boundary, when the probes are attached and detached. So for every
+# epoch k: sent_k packets arrived, read_k were queued and read, and
+# sent_k - read_k were dropped for lack of buffer. Checked:
+#  - exactly the epochs 1, 4, 7, ... are sampled (net_sampled,
+#    net_sampled_seq), the attach and detach times are reported;
+#  - in sampled epochs the counts are exact: pkts_in = sent_k,
+#    pkts_out = pkts_enqueued = read_k, drops = sent_k - read_k, the
+#    backlog NAPI carried the packets, the receiver's CPU time per packet
+#    is there; in the others pkts_in/pkts_out/napi are null, not 0;
+#  - drops in every epoch: drops = drops_rcvbuf = sent_k - read_k, and
+#    their sum = the namespace's UdpRcvbufErrors delta;
+#  - the receiver thread and its scheduling are reported in every epoch
+#    with traffic (from the latest sampled epoch's receivers);
+#  - where the queue change is reported, pkts_in - pkts_out - drops
+#    equals it (0 here).
+# Exit 0 pass, 77 skip, 1 fail.
+set -u
+build=${RXB_BUILD:-build}
+daemon=$build/rxbneckd
+[ "$(id -u)" -eq 0 ] || { echo "measure_sampled: needs root" >&2; exit 77; }
+for t in ip python3; do
+	command -v $t >/dev/null || { echo "measure_sampled: no $t" >&2; exit 77; }
+done
+[ -x "$daemon" ] || { echo "measure_sampled: no $daemon" >&2; exit 1; }
+"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
+	python3 -c 'import json,sys; p=json.loads(sys.stdin.readline())["probes"]; sys.exit(0 if {"sockq","sched","netrx"} <= set(p) else 1)' ||
+	{ echo "measure_sampled: BPF probes cannot be loaded here" >&2; exit 77; }
+
+ns_a=rxbt-smp-a$$ ns_b=rxbt-smp-b$$ port=$((30000 + $$ % 30000))
+tmp=$(mktemp -d /tmp/rxbt-meas-smp.XXXXXX)
+cleanup() {
+	[ -s "$tmp/pids" ] && while read -r p; do kill "$p" 2>/dev/null; done < "$tmp/pids"
+	ip netns del $ns_a 2>/dev/null
+	ip netns del $ns_b 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ip netns add $ns_a && ip netns add $ns_b || exit 1
+ip link add va$$ netns $ns_a type veth peer name vb$$ netns $ns_b || exit 1
+ip -n $ns_a addr add 10.253.0.1/24 dev va$$
+ip -n $ns_b addr add 10.253.0.2/24 dev vb$$
+ip -n $ns_a link set va$$ up && ip -n $ns_b link set vb$$ up || exit 1
+
+# Both workers wait for the schedule (first boundary, epoch length, first
+# and last epoch with traffic) and act in their window of each epoch.
+cat > "$tmp/worker.py" <<'PY'
+import json, os, socket, sys, time
+role, port, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if role == "rx":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    s.bind(("0.0.0.0", port))
+    s.setblocking(False)
+else:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    buf = b"x" * 200
+open(f"{tmp}/{role}.ready", "w").close()
+while not os.path.exists(f"{tmp}/schedule"):
+    time.sleep(0.01)
+b1, iv, first, last = map(int, open(f"{tmp}/schedule").read().split())
+lo, hi = (0.10, 0.85) if role == "rx" else (0.20, 0.70)
+counts = {}
+for k in range(first, last + 1):
+    start = b1 + (k - 2) * iv            # epoch k spans [b_(k-1), b_k]
+    t0, t1 = start + int(lo * iv), start + int(hi * iv)
+    while time.monotonic_ns() < t0:
+        time.sleep(0.001)
+    n = 0
+    if role == "rx":
+        while time.monotonic_ns() < t1:
+            try:
+                s.recv(2048)
+                n += 1
+            except BlockingIOError:
+                time.sleep(0.0002)
+                continue
+            if n % 8 == 0:
+                time.sleep(0.001)        # slower than the sender: drops
+        while True:                      # the sender has stopped: drain
+            try:
+                s.recv(2048)
+                n += 1
+            except BlockingIOError:
+                break
+    else:
+        while time.monotonic_ns() < t1:
+            for _ in range(50):
+                s.sendto(buf, ("10.253.0.2", port))
+            n += 50
+    counts[k] = n
+json.dump(counts, open(f"{tmp}/{role}.out", "w"))
+PY
+
+snmp() {	# InDatagrams RcvbufErrors of the receiver's namespace
+	ip netns exec $ns_b awk '/^Udp: [0-9]/ { print $2, $6 }' /proc/net/snmp
+}
+
+ip netns exec $ns_b python3 "$tmp/worker.py" rx $port "$tmp" &
+echo $! >> "$tmp/pids"
+ip netns exec $ns_a python3 "$tmp/worker.py" tx $port "$tmp" &
+echo $! >> "$tmp/pids"
+for _ in $(seq 100); do [ -e "$tmp/rx.ready" ] && [ -e "$tmp/tx.ready" ] && break; sleep 0.05; done
+read -r in0 rb0 < <(snmp)
+
+python3 - "$daemon" "$port" "$tmp" <<'PY'
+import json, subprocess, sys
+daemon, port, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
+iv_ms, epochs, first, last = 500, 14, 3, 12
+p = subprocess.Popen([daemon, "--measure-only", "--epochs", str(epochs),
+                      "--interval-ms", str(iv_ms), "--net-probe-every", "3",
+                      "--watch-port", port, "--json"], stdout=subprocess.PIPE, text=True)
+open(f"{tmp}/pids", "a").write(f"{p.pid}\n")
+lines = [p.stdout.readline().strip()]
+b1 = json.loads(lines[0])["end_ns"]
+open(f"{tmp}/schedule.tmp", "w").write(f"{b1} {iv_ms * 1000000} {first} {last}\n")
+import os
+os.rename(f"{tmp}/schedule.tmp", f"{tmp}/schedule")
+lines += p.stdout.read().splitlines()
+open(f"{tmp}/meas.json", "w").write("\n".join(lines) + "\n")
+sys.exit(p.wait() or (0 if len(lines) == epochs else 1))
+PY
+rc=$?
+for r in rx tx; do
+	for _ in $(seq 100); do [ -e "$tmp/$r.out" ] && break; sleep 0.1; done
+done
+[ $rc -eq 0 ] || { echo "measure_sampled: rxbneckd failed" >&2; exit 1; }
+read -r in1 rb1 < <(snmp)
+echo "$((in1 - in0)) $((rb1 - rb0))" > "$tmp/snmp"
+
+python3 - "$tmp" "$port" <<'PY'
+import json, sys
+tmp, port = sys.argv[1], int(sys.argv[2])
+every = 3
+indg, rcvbuf_err = map(int, open(f"{tmp}/snmp").read().split())
+sent = {int(k): v for k, v in json.load(open(f"{tmp}/tx.out")).items()}
+read = {int(k): v for k, v in json.load(open(f"{tmp}/rx.out")).items()}
+epochs = [json.loads(l) for l in open(f"{tmp}/meas.json")]
+ok = True
+
+def fail(msg):
+    global ok
+    print("FAIL " + msg)
+    ok = False
+
+print("epoch sampled    sent    read  pkts_in pkts_out    drops  rcvbuf  queue  napi_pkts  tids  rx_oncpu_ms")
+drops_sum = 0
+for d in epochs:
+    k = d["seq"]
+    s = next(x for x in d["sockets"] if x["port"] == port)
+    want = (k - 1) % every == 0
+    n_s, n_r = sent.get(k, 0), read.get(k, 0)
+    napi = None if d["napi"] is None else sum(n["pkts"] for n in d["napi"] if n["dev"] == "(backlog)")
+    print(f"{k:5d} {str(d['net_sampled']):7s} {n_s:7d} {n_r:7d} {str(s['pkts_in']):>8s} "
+          f"{str(s['pkts_out']):>8s} {str(s['drops']):>8s} {str(s['drops_rcvbuf']):>7s} "
+          f"{str(s['queue_pkts_delta']):>6s} {str(napi):>10s} {str(s['tids']):5s} "
+          f"{(s['receiver_oncpu_ns'] or 0) / 1e6:8.1f}")
+    if d["net_sampled"] != want or d["net_probe_every"] != every:
+        fail(f"epoch {k}: net_sampled {d['net_sampled']}, expected {want}")
+    if d["net_sampled_seq"] != k - (k - 1) % every:
+        fail(f"epoch {k}: net_sampled_seq {d['net_sampled_seq']}")
+    if not d["net_detach_ns"] or (k >= every and not d["net_attach_ns"]):
+        fail(f"epoch {k}: attach/detach times missing")
+    if s["drops"] is None or s["drops_rcvbuf"] is None or s["drops_by_reason"] is None:
+        fail(f"epoch {k}: drops not reported")
+        continue
+    drops_sum += s["drops_rcvbuf"]
+    # Every arrival was either read within the epoch or dropped.
+    if not (s["drops"] == s["drops_rcvbuf"] == n_s - n_r):
+        fail(f"epoch {k}: drops {s['drops']} / rcvbuf {s['drops_rcvbuf']} != sent - read {n_s - n_r}")
+    if s["drops_by_reason"].get("SOCKET_RCVBUFF", 0) != s["drops_rcvbuf"]:
+        fail(f"epoch {k}: drops_by_reason {s['drops_by_reason']}")
+    if want:
+        if s["pkts_in"] != n_s or s["pkts_out"] != n_r or s["pkts_enqueued"] != n_r:
+            fail(f"epoch {k}: sampled counts in {s['pkts_in']} out {s['pkts_out']} "
+                 f"enq {s['pkts_enqueued']} != sent {n_s}, read {n_r}")
+        if napi is None or napi < n_s:
+            fail(f"epoch {k}: backlog NAPI packets {napi} < sent {n_s}")
+        if n_r and not (s["cpu_ns_per_pkt"] and s["cpu_ns_per_pkt"] > 0):
+            fail(f"epoch {k}: no CPU time per packet")
+        if s["queue_pkts_delta"] is not None and \
+           s["pkts_in"] - s["pkts_out"] - s["drops"] != s["queue_pkts_delta"]:
+            fail(f"epoch {k}: queue change {s['queue_pkts_delta']} != in - out - drops")
+    else:
+        for key in ("pkts_in", "pkts_out", "pkts_enqueued", "bytes_in", "queue_pkts_delta",
+                    "truesize_per_pkt_bytes", "cpu_ns_per_pkt"):
+            if s[key] is not None:
+                fail(f"epoch {k}: {key} {s[key]} reported in an epoch not sampled")
+        if d["napi"] is not None:
+            fail(f"epoch {k}: napi reported in an epoch not sampled")
+        if any(c["softirq_frac"] is not None for c in d["cpus"]):
+            fail(f"epoch {k}: softirq_frac reported in an epoch not sampled")
+    # The receiver is known from the first sampled epoch with traffic on.
+    if n_r and k > 4 and not (s["tids"] and s["receiver_oncpu_ns"]):
+        fail(f"epoch {k}: receiver thread or its CPU time not reported")
+print(f"sent {sum(sent.values())}, read {sum(read.values())}; "
+      f"UdpInDatagrams +{indg}, UdpRcvbufErrors +{rcvbuf_err}; probes' drops {drops_sum}")
+if drops_sum != rcvbuf_err or rcvbuf_err != sum(sent.values()) - sum(read.values()):
+    fail("drops over the run != UdpRcvbufErrors != sent - read")
+if indg != sum(read.values()):
+    fail("UdpInDatagrams != packets read")
+if sum(1 for d in epochs if d["net_sampled"] and sent.get(d["seq"])) < 3:
+    fail("fewer than 3 sampled epochs with traffic")
+if min(sent.get(k, 1) - read.get(k, 0) for k in sent) <= 0:
+    fail("an epoch without drops: the receiver kept up")
+sys.exit(0 if ok else 1)
+PY

@@ -3,6 +3,7 @@
 #include "daemon/model_inputs.h"
 
 #include <math.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -166,17 +167,92 @@ static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
 	l->ncpus = n;
 }
 
+/*
+ * K_B's receive buffer. The collector keeps one record per port, whose
+ * rcvbuf is that of the socket the port's last event touched, of any
+ * protocol. A port can have a TCP socket too: rxbneck-recv (like RBUDP
+ * tools generally) runs its control connection on the same port number,
+ * and its last events of a transfer are TCP ones. A TCP socket's rcvbuf
+ * is a window, not the datagram queue the model is about; taking it made
+ * K_B flip between 3641 and 56 packets from one epoch to the next
+ * (8 MiB UDP vs 128 KiB TCP buffer) and the bottleneck rate with it
+ * (docs/e2e.md). So once a UDP socket's rcvbuf was seen only another UDP
+ * socket's replaces it; before that, any protocol's is taken.
+ */
+static void learn_rcvbuf(struct mi_learn *l, const struct rxb_sock_meas *s)
+{
+	bool udp = s->ipproto == IPPROTO_UDP;
+
+	if (!s->rcvbuf_bytes || (l->rcvbuf_udp && !udp))
+		return;
+	l->rcvbuf_bytes = s->rcvbuf_bytes;
+	l->rcvbuf_udp = udp;
+}
+
+static void fit_decay(struct mi_fit *f, double d)
+{
+	f->sww *= d;
+	f->swp *= d;
+	f->spp *= d;
+	f->swt *= d;
+	f->spt *= d;
+	f->n *= d;
+}
+
+static void fit_add(struct mi_fit *f, double d, double w, double p, double t)
+{
+	fit_decay(f, d);
+	if (!isfinite(w) || !isfinite(p) || !isfinite(t) || w < 0 || !(p > 0) || t < 0)
+		return;
+	f->sww += w * w;
+	f->swp += w * p;
+	f->spp += p * p;
+	f->swt += w * t;
+	f->spt += p * t;
+	f->n += 1;
+	if (f->n >= MI_FIT_MIN_EPOCHS)
+		f->ok = true;
+}
+
+int mi_fit_solve(const struct mi_fit *f, double *a, double *b)
+{
+	double det, fa, fb;
+
+	*a = *b = NAN;
+	if (!f->ok || !(f->spp > 0) || !(f->sww > 0))
+		return -1;
+	/* 1 - r^2 of (w, p): 0 when every epoch had the same p / w. */
+	det = f->sww * f->spp - f->swp * f->swp;
+	if (!(det > MI_FIT_MIN_SPREAD * f->sww * f->spp))
+		return -1;
+	fa = (f->spp * f->swt - f->swp * f->spt) / det;
+	fb = (f->sww * f->spt - f->swp * f->swt) / det;
+	if (fa < 0) {
+		fa = 0;
+		fb = f->spt / f->spp;
+	}
+	if (!(fb > 0) || !isfinite(fa) || !isfinite(fb))
+		return -1;
+	*a = fa;
+	*b = fb;
+	return 0;
+}
+
 static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s, double k)
 {
 	double out = (double)s->pkts_out;
 	/* The receiver's scheduling is known with the scheduler probe only. */
 	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt);
 
-	if (sched)
+	if (sched) {
 		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
 			  MI_MIN_PKTS);
-	else
+		fit_add(&l->cost_fit, k, (double)s->recv_wakeups, out,
+			(double)s->receiver_oncpu_ns);
+	} else {
 		ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+		fit_decay(&l->cost_fit, k);
+	}
 	/*
 	 * Zero wake-ups with packets dequeued: the receiver never slept,
 	 * which the ratio keeps as num > 0 with den = 0 (a batch of K).
@@ -191,8 +267,7 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s, dou
 			  (double)s->pkts_enqueued, MI_MIN_PKTS);
 	else
 		ratio_add(&l->truesize_per_pkt, k, 0, 0, MI_MIN_PKTS);
-	if (s->rcvbuf_bytes)
-		l->rcvbuf_bytes = s->rcvbuf_bytes;
+	learn_rcvbuf(l, s);
 	learn_placement(l, s);
 }
 
@@ -225,6 +300,7 @@ static void learn_decay(struct mi_learn *l, double k)
 
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
 		ratio_add(r[i], k, 0, 0, INFINITY);
+	fit_decay(&l->cost_fit, k);
 }
 
 
@@ -358,10 +434,26 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 
 	workload(l, e, b);
 	disk_rates(disk, b);
-	if (ns > 0)
-		set_value(&b->cpu_ns_per_pkt, ns, src);
-	else
+	b->cpu_ns_per_pkt_ratio = ns > 0 ? ns : NAN;
+	b->cpu_ns_per_wakeup = NAN;
+	if (ns > 0) {
+		double fa, fb;
+
+		if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
+			set_value(&b->cpu_ns_per_pkt, fb, src);
+			b->cpu_ns_per_wakeup = fa;
+			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+				 "marginal: %.0f ns/pkt + %.0f ns/wake-up (ratio %.0f)",
+				 fb, fa, ns);
+		} else {
+			set_value(&b->cpu_ns_per_pkt, ns, src);
+			rxb_strlcpy(b->cpu_ns_per_pkt.why,
+				    "ratio: wake-up and packet costs not separable yet",
+				    sizeof(b->cpu_ns_per_pkt.why));
+		}
+	} else {
 		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
+	}
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
 

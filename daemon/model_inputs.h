@@ -15,9 +15,23 @@
  *                  last known placement when the flow was idle);
  *    mu_P-Net      1 / (cpu_ns_per_pkt x N_B): a batch of N_B packets costs
  *                  N_B times the receiver's on-CPU time per packet;
+ *    cpu_ns_per_pkt the receiver's marginal CPU time per packet: on-CPU
+ *                  time = a x wake-ups + b x packets, fitted over the
+ *                  epochs (struct mi_fit); b is the cost per packet of a
+ *                  receiver that does not sleep, which is what it is when
+ *                  its queue overflows. The plain ratio (on-CPU time /
+ *                  packets) also charges every packet its share of the
+ *                  wake-ups (a / packets per wake-up), which a saturated
+ *                  receiver does not pay: on the 2-CPU test VM (all
+ *                  epochs of one e2e run per k = 0..3) a = 6.5-10 us and
+ *                  b = 1.37-1.68 us, and the ratio was 15-76 % above b,
+ *                  the capacity as much below (docs/e2e.md). When the
+ *                  epochs cannot separate a from b (every epoch the same
+ *                  packets per wake-up) the ratio is used;
  *    N_B           packets dequeued per wake-up of the receiver (at most
  *                  K_B; a receiver that never blocked drains up to K_B);
- *    K_B           rcvbuf / truesize per packet;
+ *    K_B           rcvbuf / truesize per packet (the rcvbuf of the port's
+ *                  UDP socket once one was seen: see learn_rcvbuf());
  *    mu_P-I/O, mu_D from the disk measurement (only used when #I > 0).
  *  stage A (NIC -> stack), load-independent: the busiest NAPI instance
  *    of the epoch (the per-CPU backlog for veth and lo):
@@ -77,13 +91,29 @@ struct mi_ratio {
 	bool ok;	/* den reached its minimum since the last reset */
 };
 
+/*
+ * A decaying least-squares fit of the receiver's on-CPU time t per epoch
+ * against its wake-ups w and packets p: t = a w + b p. The sums decay like
+ * the ratios (weight d per epoch); n counts the epochs (decayed too).
+ */
+struct mi_fit {
+	double sww, swp, spp, swt, spt;
+	double n;
+	bool ok;	/* n reached MI_FIT_MIN_EPOCHS since the last reset */
+};
+
+#define MI_FIT_MIN_EPOCHS	4.0	/* decayed epochs behind a fit */
+#define MI_FIT_MIN_SPREAD	0.02	/* 1 - r^2 of (w, p) below: a, b not separable */
+
 /* What a flow has learned about its receive path. */
 struct mi_learn {
 	/* stage B */
 	struct mi_ratio cpu_ns_per_pkt;		/* receiver on-CPU ns / pkts_out */
+	struct mi_fit cost_fit;			/* on-CPU ns = a wake-ups + b pkts */
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
+	bool rcvbuf_udp;			/* rcvbuf_bytes is a UDP socket's */
 	int ncpus;				/* last known placement */
 	int cpu[MI_MAX_CPUS];
 	double cpu_share[MI_MAX_CPUS];		/* sums to 1 */
@@ -123,7 +153,9 @@ struct mi_stage_b {
 	bool present;		/* stage B modelled */
 	struct mi_value cpu_bound;
 	struct mi_value io_bound;
-	struct mi_value cpu_ns_per_pkt;
+	struct mi_value cpu_ns_per_pkt;		/* b of the fit, else the ratio */
+	double cpu_ns_per_pkt_ratio;		/* on-CPU ns / packet, NaN unknown */
+	double cpu_ns_per_wakeup;		/* a of the fit, NaN without one */
 	struct mi_value pkts_per_wakeup;
 	struct mi_value queue_pkts;
 	struct mi_value mu_net_per_s;
@@ -172,6 +204,16 @@ void mi_disk_init(struct mi_disk *d);
  * measured.
  */
 double mi_ratio_value(const struct mi_ratio *r);
+
+/*
+ * The fit's per-wake-up and per-packet costs (ns) into @a and @b: 0 when
+ * the fit is usable, -1 when it has had too few epochs or the epochs
+ * cannot separate the two (then @a, @b are NaN). Like the ratios, a fit
+ * that qualified stays usable while the flow is idle: decay scales every
+ * sum alike, which leaves a and b as they were. A negative a is not physical:
+ * the fit is then b alone (a = 0, b = sum t p / sum p^2).
+ */
+int mi_fit_solve(const struct mi_fit *f, double *a, double *b);
 
 /* Fold one epoch's disk measurement into @d. */
 void mi_disk_update(struct mi_disk *d, const struct rxb_epoch *e, double dt_s);

@@ -5,6 +5,7 @@
  * model_inputs.h recomputed here.
  */
 #include <math.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -379,6 +380,204 @@ static void test_history(void **state)
 	free(e);
 }
 
+/*
+ * The port's record names the protocol of the socket its last event
+ * touched. A TCP control connection on the same port (rxbneck-recv) must
+ * not replace the UDP socket's receive buffer in K_B (measured: K flipped
+ * 3641 <-> 56); before any UDP socket was seen, its value is all there is.
+ */
+static void test_rcvbuf_tcp_on_port(void **state)
+{
+	struct rxb_epoch *e = new_epoch(1, 1.0);
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct rxb_sock_meas *s;
+	struct mi_env env;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	/* Only the TCP socket so far: its buffer is used. */
+	s = add_sock(e, 1000, 2000, 250);
+	s->ipproto = IPPROTO_TCP;
+	s->rcvbuf_bytes = 131072;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.queue_pkts.v, floor(131072.0 / 2304.0), 0);
+	/* The UDP socket: its buffer replaces it. */
+	free(e);
+	e = new_epoch(2, 1.0);
+	s = add_sock(e, 1000, 2000, 250);
+	s->ipproto = IPPROTO_UDP;
+	s->rcvbuf_bytes = 8388608;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
+	assert_int_equal(r.stages[0].queue_pkts, 3640);
+	/* The TCP socket again (the end of a transfer): K stays the UDP one. */
+	free(e);
+	e = new_epoch(3, 1.0);
+	s = add_sock(e, 1000, 2000, 250);
+	s->ipproto = IPPROTO_TCP;
+	s->rcvbuf_bytes = 131072;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
+	/* A new UDP buffer (the application resized it) is taken. */
+	free(e);
+	e = new_epoch(4, 1.0);
+	s = add_sock(e, 1000, 2000, 250);
+	s->ipproto = IPPROTO_UDP;
+	s->rcvbuf_bytes = 4194304;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.queue_pkts.v, floor(4194304.0 / 2304.0), 0);
+	free(e);
+}
+
+/* Epoch @seq of 1 s: @pkts packets, @w wake-ups, on-CPU @a w + @b pkts ns. */
+static struct rxb_epoch *cost_epoch(uint64_t seq, uint64_t pkts, uint64_t w, double a, double b)
+{
+	struct rxb_epoch *e = new_epoch(seq, 1.0);
+	struct rxb_sock_meas *s = add_sock(e, pkts, 0, w);
+
+	s->receiver_oncpu_ns = (uint64_t)llround(a * (double)w + b * (double)pkts);
+	s->cpu_ns_per_pkt = (double)s->receiver_oncpu_ns / (double)pkts;
+	s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
+	return e;
+}
+
+/*
+ * The receiver's cost per packet is the marginal one, b of
+ * on-CPU = a wake-ups + b packets, once the epochs separate a from b;
+ * the plain ratio (which charges each packet a / (packets per wake-up))
+ * before that, and when every epoch had the same packets per wake-up.
+ */
+static void test_marginal_cost(void **state)
+{
+	/* packets, wake-ups per epoch: 1 to 1000 packets per wake-up */
+	static const uint64_t ep[][2] = {
+		{ 20000, 20000 / 6 }, { 60000, 600 }, { 40000, 1000 }, { 80000, 80 },
+		{ 30000, 3000 }, { 70000, 7 },
+	};
+	const double a = 9500, b = 1500;
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	double k = exp(-1.0 / MI_TAU_S), num = 0, den = 0, n = 0;
+	bool fitted = false;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
+		size_t j = i % RXB_ARRAY_SIZE(ep);
+		struct rxb_epoch *e = cost_epoch(i + 1, ep[j][0], ep[j][1], a, b);
+
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		num = num * k + (double)e->socks[0].receiver_oncpu_ns;
+		den = den * k + (double)ep[j][0];
+		/* The fit qualifies once its decayed epoch count reaches the minimum. */
+		n = n * k + 1;
+		fitted |= n >= MI_FIT_MIN_EPOCHS;
+		check_rel(r.b.cpu_ns_per_pkt_ratio, num / den, 1e-12);
+		if (!fitted) {
+			/* Too few epochs: the ratio, and it says so. */
+			check_rel(r.b.cpu_ns_per_pkt.v, num / den, 1e-12);
+			assert_true(isnan(r.b.cpu_ns_per_wakeup));
+			assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "not separable"));
+		} else {
+			/* Exact data: the fit recovers a and b (rounding to ns). */
+			check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
+			check_rel(r.b.cpu_ns_per_wakeup, a, 1e-4);
+			assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "marginal"));
+			assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MEASURED);
+			/* mu_P-Net = 1 / (b N): the capacity is 1 / ((#C + 1) b). */
+			check_rel(r.stages[0].mu_net_per_s,
+				  1e9 / (r.b.cpu_ns_per_pkt.v * r.stages[0].batch_pkts), 1e-15);
+			/* The ratio is above b by a / (packets per wake-up). */
+			assert_true(r.b.cpu_ns_per_pkt_ratio > 1.05 * b);
+		}
+		free(e);
+	}
+	assert_true(fitted);
+	/* Idle: decay leaves a and b as they were; the fit stays in use. */
+	for (uint64_t i = 0; i < 40; i++) {
+		struct rxb_epoch *e = new_epoch(100 + i, 1.0);
+
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		free(e);
+	}
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_LEARNED);
+	check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
+}
+
+/* The fit's edge cases, on struct mi_fit through the public solver. */
+static void test_marginal_cost_edges(void **state)
+{
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	double fa, fb;
+
+	(void)state;
+	/* Every epoch 10 packets per wake-up: a and b not separable. */
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	for (uint64_t i = 1; i <= 8; i++) {
+		struct rxb_epoch *e = cost_epoch(i, 10000 * i, 1000 * i, 9500, 1500);
+
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		free(e);
+	}
+	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
+	check_rel(r.b.cpu_ns_per_pkt.v, 1500 + 9500 / 10.0, 1e-9);
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "not separable"));
+	/* A receiver that never slept: no wake-ups, the ratio is b. */
+	mi_learn_init(&l);
+	for (uint64_t i = 1; i <= 8; i++) {
+		struct rxb_epoch *e = cost_epoch(i, 10000 * i, 0, 9500, 1500);
+
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		free(e);
+	}
+	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
+	check_rel(r.b.cpu_ns_per_pkt.v, 1500, 1e-9);
+	/* Wake-ups that cost "negative" time: a = 0, b the fit through 0. */
+	{
+		struct mi_fit f = { 0 };
+		double sp = 0, spt = 0;
+
+		for (int i = 1; i <= 6; i++) {
+			double w = 100.0 * i * i, p = 10000.0 * i, t = -500 * w + 1500 * p;
+
+			f.sww += w * w;
+			f.swp += w * p;
+			f.spp += p * p;
+			f.swt += w * t;
+			f.spt += p * t;
+			f.n += 1;
+			sp += p * p;
+			spt += p * t;
+		}
+		f.ok = true;
+		assert_int_equal(mi_fit_solve(&f, &fa, &fb), 0);
+		check_rel(fa, 0, 0);
+		check_rel(fb, spt / sp, 1e-12);
+		/* Too few epochs. */
+		f.ok = false;
+		assert_int_equal(mi_fit_solve(&f, &fa, &fb), -1);
+		assert_true(isnan(fa) && isnan(fb));
+	}
+}
+
 /* Unmeasured task classes (NaN) make stage B impossible: say which. */
 static void test_workload_missing(void **state)
 {
@@ -412,6 +611,9 @@ int main(void)
 		cmocka_unit_test(test_io_bound),
 		cmocka_unit_test(test_stage_a),
 		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_rcvbuf_tcp_on_port),
+		cmocka_unit_test(test_marginal_cost),
+		cmocka_unit_test(test_marginal_cost_edges),
 		cmocka_unit_test(test_workload_missing),
 	};
 

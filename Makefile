@@ -10,6 +10,7 @@
 #   make run          install deps, build, start rxbneckd in the foreground
 #   make bench        benchmarks (print ratios against in-run references)
 #   make fuzz         libFuzzer targets for FUZZ_SECONDS each
+#   make e2e          the end-to-end experiment (docs/e2e.md; root, long)
 #   make install      install under $(DESTDIR)$(PREFIX)
 
 SAN      ?= 0
@@ -73,6 +74,7 @@ include common/module.mk
 -include ctl/module.mk
 -include tools/module.mk
 -include tests/module.mk
+-include tests/e2e/module.mk
 -include bench/module.mk
 -include systemd/module.mk
 -include man/module.mk

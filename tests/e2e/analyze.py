@@ -1,0 +1,635 @@
+#!/usr/bin/python3
+"""Analyse an end-to-end experiment written by tests/e2e/run.sh.
+
+    analyze.py OUTDIR [--build BUILD] [--no-plot]
+
+Reads OUTDIR/runs.jsonl, status.jsonl and meta.json; writes
+  results.json  every run with its derived numbers and the daemon's view
+                (inputs, model) at its start and during it; statistics per
+                point (mean, standard deviation, 99 % confidence interval);
+                the claims per k; the diagnosis of the model inputs
+  table.md      the tables the docs quote
+  fig4.png      transfer time vs rate per k with rxbneck's chosen rate
+                marked (seed 000 Fig. 4), and first-round loss, measured
+                and as the model predicted it
+Prints table.md. Statistics use the undisturbed runs (run.sh); the
+disturbed ones stay in results.json with the reason.
+"""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+# Two-sided 99 % quantiles of Student's t, by degrees of freedom.
+T995 = {1: 63.657, 2: 9.925, 3: 5.841, 4: 4.604, 5: 4.032, 6: 3.707, 7: 3.499,
+        8: 3.355, 9: 3.250, 10: 3.169, 11: 3.106, 12: 3.055, 13: 3.012, 14: 2.977,
+        15: 2.947, 16: 2.921, 17: 2.898, 18: 2.878, 19: 2.861, 20: 2.845, 22: 2.819,
+        24: 2.797, 26: 2.779, 28: 2.763, 30: 2.750, 40: 2.704, 60: 2.660, 120: 2.617}
+
+
+def t995(df):
+    if df <= 0:
+        return float("nan")
+    keys = sorted(T995)
+    for k in keys:
+        if df <= k:
+            return T995[k]
+    return 2.576
+
+
+def stats(xs):
+    xs = [x for x in xs if x is not None and math.isfinite(x)]
+    n = len(xs)
+    if n == 0:
+        return {"n": 0, "mean": None, "sd": None, "ci99": None, "min": None, "max": None}
+    m = sum(xs) / n
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1)) if n > 1 else None
+    half = t995(n - 1) * sd / math.sqrt(n) if sd is not None else None
+    return {"n": n, "mean": m, "sd": sd,
+            "ci99": [m - half, m + half] if half is not None else None,
+            "min": min(xs), "max": max(xs)}
+
+
+def load_jsonl(p):
+    out = []
+    if not os.path.exists(p):
+        return out
+    for line in open(p):
+        line = line.strip()
+        if line:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    return out
+
+
+def val(inputs, stage, key):
+    try:
+        v = inputs[stage][key]
+        return v["value"] if isinstance(v, dict) else v
+    except (KeyError, TypeError):
+        return None
+
+
+def cost_part(inputs, pattern):
+    """A number from the why of stage_b.cpu_ns_per_pkt: with the marginal
+    cost (daemon/model_inputs.h) it reads "marginal: B ns/pkt + A
+    ns/wake-up (ratio R)"."""
+    try:
+        m = re.search(pattern, inputs["stage_b"]["cpu_ns_per_pkt"]["why"])
+    except (KeyError, TypeError):
+        return None
+    return float(m.group(1)) if m else None
+
+
+def flow_of(ep, port=None):
+    fl = ep.get("flows") or []
+    if port is not None:
+        fl = [f for f in fl if f.get("port") == port] or fl
+    return fl[0] if fl else None
+
+
+def daemon_view(ep, port=None):
+    """The model inputs and result of one status record, flattened."""
+    f = flow_of(ep, port)
+    if not f:
+        return None
+    inp = f.get("inputs") or {}
+    model = f.get("model") or {}
+    rate = f.get("rate") or {}
+    b = inp.get("stage_b") or {}
+    a = inp.get("stage_a") or {}
+    return {
+        "epoch": ep.get("epoch"), "state": f.get("state"),
+        "cpu_bound": val(inp, "stage_b", "cpu_bound"),
+        "io_bound": val(inp, "stage_b", "io_bound"),
+        "cpu_ns_per_pkt": val(inp, "stage_b", "cpu_ns_per_pkt"),
+        "cpu_ns_per_pkt_ratio": cost_part(inp, r"ratio (\d+)"),
+        "cpu_ns_per_wakeup": cost_part(inp, r"\+ (\d+) ns/wake-up"),
+        "cpu_ns_per_pkt_why": (b.get("cpu_ns_per_pkt") or {}).get("why"),
+        "pkts_per_wakeup": val(inp, "stage_b", "pkts_per_wakeup"),
+        "queue_pkts": val(inp, "stage_b", "queue_pkts"),
+        "mu_net_per_s": val(inp, "stage_b", "mu_net_per_s"),
+        "stage_b_modelled": b.get("modelled"),
+        "stage_a_modelled": a.get("modelled"),
+        "stage_a_mu_per_s": val(inp, "stage_a", "mu_per_s"),
+        "stage_a_pkts_per_poll": val(inp, "stage_a", "pkts_per_poll"),
+        "stage_a_queue_pkts": val(inp, "stage_a", "queue_pkts"),
+        "confidence": inp.get("confidence"),
+        "model_rate_bps": model.get("rate_bps"),
+        "model_loss": model.get("loss"),
+        "model_time_s": model.get("transfer_time_s"),
+        "model_stages": model.get("stages"),
+        "rate_bps": rate.get("rate_bps"),
+        "rate_flags": rate.get("flags"),
+        "one_way_delay_s": (f.get("transfer") or {}).get("one_way_delay_s"),
+    }
+
+
+def sock_of(ep, port):
+    for s in ep.get("sockets") or []:
+        if s.get("port") == port:
+            return s
+    return None
+
+
+def derive(run, eps, port):
+    """Numbers of one run, and the daemon's view before and during it."""
+    d = {"k": run["k"], "mode": run["mode"], "tag": run.get("tag", "main"),
+         "rep": run["rep"], "rate_req_bps": run.get("rate_req_bps"),
+         "one_way_delay_ms": run.get("one_way_delay_ms"),
+         "steal_pct": run.get("steal_pct"), "disturbed": run.get("disturbed"),
+         "t_start_mono": run["t_start_mono"], "t_end_mono": run["t_end_mono"],
+         "file_identical": run.get("file_identical")}
+    if run["mode"].startswith("tcp"):
+        d["ok"] = run.get("ok", False)
+        d["transfer_time_s"] = run.get("transfer_time_s")
+        d["goodput_bps"] = run.get("goodput_bps")
+        d["retransmits"] = run.get("retransmits")
+        d["error"] = run.get("error")
+    else:
+        s = run.get("send") or {}
+        r = run.get("recv") or {}
+        d["ok"] = bool(s.get("ok")) and bool(r.get("ok"))
+        d["error"] = s.get("error") or r.get("error") or run.get("send_err")
+        if s.get("ok"):
+            pr = s["per_round"]
+            d["transfer_time_s"] = s["transfer_time_s"]
+            d["rounds"] = s["rounds"]
+            d["pkts_sent_per_round"] = [x["pkts_sent"] for x in pr]
+            d["pkts_lost_per_round"] = [x["pkts_lost"] for x in pr]
+            d["loss_first_round"] = pr[0]["pkts_lost"] / pr[0]["pkts_sent"] if pr[0]["pkts_sent"] else None
+            d["loss_all_rounds"] = (sum(x["pkts_lost"] for x in pr) /
+                                    max(1, sum(x["pkts_sent"] for x in pr)))
+            d["achieved_rate_bps"] = s.get("achieved_rate_bps")
+            d["rate_round1_requested_bps"] = pr[0].get("rate_requested_bps")
+            d["pause_time_s"] = s.get("pause_time_s")
+            d["goodput_bps"] = s.get("goodput_bps")
+            if r.get("per_round"):
+                d["rx_rate_round1_bps"] = r["per_round"][0].get("rx_rate_bps")
+                d["socket_drops"] = r.get("socket_drops")
+            f = s.get("follow")
+            if f:
+                rates = f.get("rates") or []
+                d["rates_pushed"] = [{"t_s": x["t_s"], "rate_bps": x["rate_bps"],
+                                      "loss": x["loss"], "epoch": x["epoch"],
+                                      "flags": x["flags"]} for x in rates]
+                d["pause_frames"] = f.get("pause_frames")
+                d["pauses_honoured"] = f.get("pauses_honoured")
+                # The rate asked over round 1: the pushed rates weighted by
+                # how long each was in force during the blast.
+                r1 = pr[0]
+                a, b = r1["start_s"], r1["start_s"] + r1["blast_time_s"]
+                acc = wsum = 0.0
+                for i, x in enumerate(rates):
+                    lo = max(a, x["t_s"])
+                    hi = min(b, rates[i + 1]["t_s"] if i + 1 < len(rates) else b)
+                    if hi > lo:
+                        acc += x["rate_bps"] * (hi - lo)
+                        wsum += hi - lo
+                d["rate_first_bps"] = r1.get("rate_requested_bps")
+                d["rate_round1_mean_bps"] = acc / wsum if wsum > 0 else d["rate_first_bps"]
+    # The daemon: the last epoch that ended before the run, and those during it.
+    t0, t1 = run["t_start_mono"], run["t_end_mono"]
+    before = [e for e in eps if e["end_ns"] / 1e9 <= t0]
+    during = [e for e in eps if e["end_ns"] / 1e9 > t0 and e["start_ns"] / 1e9 < t1]
+    if before:
+        d["daemon_before"] = daemon_view(before[-1], port)
+    d["daemon_during"] = []
+    for e in during:
+        v = daemon_view(e, port) or {}
+        so = sock_of(e, port) or {}
+        c = [x for x in e.get("cpus") or [] if x["cpu"] == RECV_CPU]
+        v["epoch_s"] = (e["end_ns"] - e["start_ns"]) / 1e9
+        v["cpu_bound_recv_cpu"] = c[0]["cpu_bound"] if c else None
+        v["sock"] = {k: so.get(k) for k in (
+            "ipproto", "pkts_in", "pkts_out", "drops", "drops_rcvbuf", "rcvbuf_bytes",
+            "truesize_per_pkt_bytes", "queue_pkts_cap", "recv_wakeups", "pkts_per_wakeup",
+            "receiver_oncpu_ns", "cpu_ns_per_pkt")}
+        d["daemon_during"].append(v)
+    return d
+
+
+def parse_rate(x):
+    u = {"k": 1e3, "M": 1e6, "G": 1e9}
+    return float(x[:-1]) * u[x[-1]] if x[-1] in u else float(x)
+
+
+def model_curve(build, inp, meta, rates):
+    """rxbneckctl model with the daemon's stage-B inputs: loss and T per rate."""
+    ctl = os.path.join(build, "rxbneckctl")
+    if not os.access(ctl, os.X_OK) or inp.get("mu_net_per_s") is None:
+        return None
+    size = meta["file_size"]
+    args = [ctl, "model", "--json", "--cpu-bound", "%.6g" % inp["cpu_bound"],
+            "--io-bound", "0", "--mu-net", "%.9g" % (inp["mu_net_per_s"] / 1e3),
+            "--queue-pkts", "%d" % round(inp["queue_pkts"]),
+            "--batch", "%d" % max(1, round(inp["pkts_per_wakeup"])),
+            "--batch-rule", meta.get("batch_rule", "partial"),
+            "--payload", "1472", "--file-bytes", str(int(parse_size(size))),
+            "--one-way-delay-ms", "%g" % meta["one_way_delay_ms"],
+            "--line-rate-bps", "%d" % meta["line_rate_bps"],
+            "--min-rate-bps", "%d" % parse_rate(meta["min_rate_bps"]),
+            "--points", "400"]
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode:
+        return {"error": out.stderr.strip(), "args": args[1:]}
+    j = json.loads(out.stdout)
+    curve = j["curve"]
+
+    def at(b):
+        best = min(curve, key=lambda c: abs(c["rate_bps"] - b))
+        return {"rate_bps": b, "loss": best["loss"], "time_s": best["time_s"],
+                "grid_rate_bps": best["rate_bps"]}
+    return {"args": args[1:], "bottleneck_rate_bps": j["bottleneck_rate_bps"],
+            "capacity_bps": j.get("capacity_bps"), "service_rate_per_s": j.get("service_rate_per_s"),
+            "at_swept": [at(b) for b in rates],
+            "curve": [{"rate_bps": c["rate_bps"], "loss": c["loss"], "time_s": c["time_s"]}
+                      for c in curve[::4]]}
+
+
+def parse_size(s):
+    u = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "k": 1e3, "M": 1e6, "G": 1e9}
+    for k in ("Ki", "Mi", "Gi", "k", "M", "G"):
+        if s.endswith(k):
+            return float(s[:-len(k)]) * u[k]
+    return float(s)
+
+
+def median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+RECV_CPU = 1
+
+
+def main():
+    global RECV_CPU
+    outdir = sys.argv[1]
+    build = "build"
+    if "--build" in sys.argv:
+        build = sys.argv[sys.argv.index("--build") + 1]
+    meta = json.load(open(os.path.join(outdir, "meta.json")))
+    RECV_CPU = meta.get("recv_cpu", 1)
+    runs = load_jsonl(os.path.join(outdir, "runs.jsonl"))
+    eps = [e for e in load_jsonl(os.path.join(outdir, "status.jsonl"))
+           if e.get("start_ns") and e.get("end_ns")]
+    eps.sort(key=lambda e: e["end_ns"])
+    port = None
+    for r in runs:
+        if r.get("recv") and r["recv"].get("local"):
+            port = int(r["recv"]["local"].rsplit(":", 1)[1])
+            break
+    derived = [derive(r, eps, port) for r in runs]
+    rates = sorted(parse_rate(x) for x in meta["rates"])
+    # The swept loads, and those of the RBUDP+ runs (a run can have only those).
+    ks = sorted({int(k) for k in meta["ks"]} | {d["k"] for d in derived})
+
+    def group(k, mode, tag, rate=None, clean=True):
+        return [d for d in derived if d["k"] == k and d["mode"] == mode and d["tag"] == tag
+                and (rate is None or d["rate_req_bps"] == rate)
+                and (not clean or not d["disturbed"])]
+
+    def summary(ds):
+        ok = [d for d in ds if d["ok"]]
+        return {"runs": len(ds), "failed": len(ds) - len(ok),
+                "time_s": stats([d["transfer_time_s"] for d in ok]),
+                "loss_first_round": stats([d.get("loss_first_round") for d in ok]),
+                "rounds": stats([d.get("rounds") for d in ok]),
+                "rate_first_bps": stats([d.get("rate_first_bps") for d in ok]),
+                "rate_round1_mean_bps": stats([d.get("rate_round1_mean_bps") for d in ok]),
+                "pause_time_s": stats([d.get("pause_time_s") for d in ok])}
+
+    per_k = {}
+    for k in ks:
+        sweep = []
+        for b in rates:
+            g = group(k, "fixed", "main", b)
+            s = summary(g)
+            s["rate_bps"] = b
+            s["disturbed"] = len(group(k, "fixed", "main", b, clean=False)) - len(g)
+            sweep.append(s)
+        valid = [s for s in sweep if s["time_s"]["n"] and not s["failed"]]
+        best = min(valid, key=lambda s: s["time_s"]["mean"]) if valid else None
+        top = sweep[-1]
+        fol = summary(group(k, "follow", "main"))
+        fol["disturbed"] = len(group(k, "follow", "main", clean=False)) - fol["runs"]
+        tcp = summary(group(k, "tcp", "tcp"))
+        tcp_mtu = summary(group(k, "tcp-mtu", "tcp"))
+        tcpcmp = summary(group(k, "follow", "tcpcmp"))
+        pz = summary(group(k, "follow", "pause"))
+        npz = summary(group(k, "follow-nopause", "pause"))
+        # The daemon's inputs at the start of the follow runs.
+        fr = [d for d in group(k, "follow", "main") if d.get("daemon_before")]
+        dv = {key: median([d["daemon_before"].get(key) for d in fr]) for key in (
+            "cpu_bound", "cpu_ns_per_pkt", "cpu_ns_per_pkt_ratio", "cpu_ns_per_wakeup",
+            "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
+            "stage_a_pkts_per_poll", "stage_a_queue_pkts")}
+        dv["queue_pkts_seen"] = sorted({d["daemon_before"].get("queue_pkts") for d in fr
+                                        if d["daemon_before"].get("queue_pkts") is not None})
+        claims = {}
+        if best and fol["time_s"]["n"]:
+            tb, tf = best["time_s"]["mean"], fol["time_s"]["mean"]
+            claims["follow_vs_best"] = {"t_follow": tf, "t_best": tb, "ratio": tf / tb,
+                                        "holds": tf <= 1.10 * tb}
+            tl = top["loss_first_round"]["mean"]
+            if top["time_s"]["n"]:
+                tt = top["time_s"]["mean"]
+                claims["follow_vs_top"] = {
+                    "top_rate_bps": top["rate_bps"], "top_loss": tl, "t_top": tt,
+                    "ratio": tf / tt, "applies": tl is not None and tl > 0.05,
+                    "holds": (tf <= 0.75 * tt) if (tl is not None and tl > 0.05) else None}
+            cr = fol["rate_first_bps"]["mean"]
+            cm = fol["rate_round1_mean_bps"]["mean"]
+            claims["chosen_vs_best_rate"] = {
+                "best_rate_bps": best["rate_bps"], "chosen_first_bps": cr,
+                "chosen_round1_mean_bps": cm,
+                "ratio_first": cr / best["rate_bps"] if cr else None,
+                "ratio_round1_mean": cm / best["rate_bps"] if cm else None,
+                "holds": cr is not None and abs(cr / best["rate_bps"] - 1) <= 0.15}
+        if pz["time_s"]["n"] and npz["time_s"]["n"]:
+            claims["pause"] = {
+                "loss_pause": pz["loss_first_round"]["mean"],
+                "loss_nopause": npz["loss_first_round"]["mean"],
+                "sd_pause": pz["time_s"]["sd"], "sd_nopause": npz["time_s"]["sd"],
+                "holds": (pz["loss_first_round"]["mean"] < npz["loss_first_round"]["mean"] and
+                          (pz["time_s"]["sd"] or 0) < (npz["time_s"]["sd"] or 0))}
+        mc = model_curve(build, dv, meta, rates) if dv.get("mu_net_per_s") else None
+        diag = diagnose(k, derived, dv, rates, mc)
+        per_k[k] = {"sweep": sweep, "best": best and {"rate_bps": best["rate_bps"],
+                                                      "time_s": best["time_s"]},
+                    "top": {"rate_bps": top["rate_bps"], "time_s": top["time_s"],
+                            "loss_first_round": top["loss_first_round"]},
+                    "follow": fol, "tcp": tcp, "tcp_mtu": tcp_mtu, "follow_no_delay": tcpcmp,
+                    "pause": {"follow": pz, "follow_nopause": npz},
+                    "daemon_inputs_at_follow": dv, "model_curve": mc,
+                    "claims": claims, "diagnosis": diag}
+    res = {"meta": meta, "per_k": per_k, "runs": derived,
+           "counts": {"runs": len(derived),
+                      "disturbed": sum(1 for d in derived if d["disturbed"]),
+                      "failed": sum(1 for d in derived if not d["ok"])}}
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    md = table(res)
+    with open(os.path.join(outdir, "table.md"), "w") as f:
+        f.write(md)
+    print(md)
+    if "--no-plot" not in sys.argv:
+        plot(res, os.path.join(outdir, "fig4.png"))
+
+
+def diagnose(k, derived, dv, rates, mc):
+    """Model inputs against what the runs measured.
+
+    For every fixed run whose first round lost more than 2 % the receiver
+    was saturated: the epochs wholly inside that blast show the receiver's
+    own cost per packet then (sockets[].cpu_ns_per_pkt of the epoch) and
+    the share of its CPU it got (receiver on-CPU time / epoch); the
+    receiver's drain rate (receiver JSON, round 1) is the capacity the model
+    should have predicted. With processor sharing the model's capacity is
+    1 / ((#C + 1) x cpu_ns_per_pkt) packets/s."""
+    sat = []
+    for d in derived:
+        if (d["k"] != k or d["mode"] != "fixed" or d["tag"] != "main" or d["disturbed"]
+                or not d["ok"] or (d.get("loss_first_round") or 0) <= 0.02):
+            continue
+        for e in d.get("daemon_during") or []:
+            so = e.get("sock") or {}
+            if not so.get("pkts_out") or not so.get("drops") or so.get("receiver_oncpu_ns") is None:
+                continue
+            sat.append({"rate_req_bps": d["rate_req_bps"], "epoch": e.get("epoch"),
+                        "cpu_ns_per_pkt": so.get("cpu_ns_per_pkt"),
+                        "share": so["receiver_oncpu_ns"] / 1e9 / e["epoch_s"],
+                        "drain_pps": so["pkts_out"] / e["epoch_s"],
+                        "pkts_per_wakeup": so.get("pkts_per_wakeup")})
+    drains = [d["rx_rate_round1_bps"] for d in derived
+              if d["k"] == k and d["mode"] == "fixed" and d["tag"] == "main" and d["ok"]
+              and not d["disturbed"] and (d.get("loss_first_round") or 0) > 0.02
+              and d.get("rx_rate_round1_bps")]
+    out = {"saturated_epochs": len(sat),
+           "cost_ns_saturated": stats([s["cpu_ns_per_pkt"] for s in sat]),
+           "share_saturated": stats([s["share"] for s in sat]),
+           "ps_share": 1.0 / (k + 1),
+           "drain_bps_lossy_runs": stats(drains),
+           "daemon_cost_ns": dv.get("cpu_ns_per_pkt"),
+           "daemon_cpu_bound": dv.get("cpu_bound")}
+    if dv.get("cpu_ns_per_pkt") and dv.get("cpu_bound") is not None:
+        out["model_capacity_bps"] = 1472 * 8 / ((dv["cpu_bound"] + 1) * dv["cpu_ns_per_pkt"] * 1e-9)
+    if out["cost_ns_saturated"]["mean"] and dv.get("cpu_ns_per_pkt"):
+        out["cost_ratio_daemon_vs_saturated"] = dv["cpu_ns_per_pkt"] / out["cost_ns_saturated"]["mean"]
+    if out["drain_bps_lossy_runs"]["mean"] and out.get("model_capacity_bps"):
+        out["capacity_ratio_model_vs_measured"] = out["model_capacity_bps"] / out["drain_bps_lossy_runs"]["mean"]
+    # Predicted against measured first-round loss, per swept rate.
+    if mc and mc.get("at_swept"):
+        rows = []
+        for p in mc["at_swept"]:
+            ls = [d.get("loss_first_round") for d in derived
+                  if d["k"] == k and d["mode"] == "fixed" and d["tag"] == "main"
+                  and d["rate_req_bps"] == p["rate_bps"] and d["ok"] and not d["disturbed"]]
+            rows.append({"rate_bps": p["rate_bps"], "loss_model": p["loss"],
+                         "time_model_s": p["time_s"], "loss_measured": stats(ls)["mean"]})
+        out["loss_model_vs_measured"] = rows
+    return out
+
+
+def fmt(x, f="%.3f", none="–"):
+    return none if x is None else f % x
+
+
+def ci(s, f="%.3f"):
+    if not s or not s["n"]:
+        return "–"
+    if s["ci99"] is None:
+        return (f % s["mean"]) + " (n=1)"
+    return ("%s [%s, %s]" % (f % s["mean"], f % s["ci99"][0], f % s["ci99"][1]))
+
+
+def table(res):
+    m = res["meta"]
+    L = []
+    L.append("# rxbneck end-to-end experiment\n")
+    L.append("File %s, one-way delay %s ms, rcvbuf %s, epoch %s ms, line rate %.2f Gb/s; "
+             "%d runs (%d disturbed, kept and repeated; %d failed). Times in s, mean "
+             "[99 %% CI].\n" % (m["file_size"], m["one_way_delay_ms"], m["rcvbuf"], m["epoch_ms"],
+                                m["line_rate_bps"] / 1e9, res["counts"]["runs"],
+                                res["counts"]["disturbed"], res["counts"]["failed"]))
+    # The loads with a sweep or --follow runs (a pause-only run has none).
+    allks = sorted(res["per_k"], key=int)
+    ks = [k for k in allks if any(s["time_s"]["n"] for s in res["per_k"][k]["sweep"])
+          or res["per_k"][k]["follow"]["time_s"]["n"]]
+    L.append("## Summary per k\n")
+    L.append("| k | best fixed rate (Gb/s) | T best | --follow T | follow / best | chosen rate "
+             "(first; round-1 mean) | chosen / best | top-rate loss | T top | follow / top |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    for k in ks:
+        p = res["per_k"][k]
+        c = p["claims"]
+        b = p["best"]
+        fb = c.get("follow_vs_best", {})
+        ft = c.get("follow_vs_top", {})
+        cr = c.get("chosen_vs_best_rate", {})
+        L.append("| %s | %s | %s | %s | %s | %s; %s | %s | %s | %s | %s |" % (
+            k, fmt(b and b["rate_bps"] / 1e9, "%.2f"), ci(b and b["time_s"]),
+            ci(p["follow"]["time_s"]), fmt(fb.get("ratio"), "%.2f"),
+            fmt(cr.get("chosen_first_bps") and cr["chosen_first_bps"] / 1e9, "%.2f"),
+            fmt(cr.get("chosen_round1_mean_bps") and cr["chosen_round1_mean_bps"] / 1e9, "%.2f"),
+            fmt(cr.get("ratio_first"), "%.2f"),
+            fmt(p["top"]["loss_first_round"]["mean"], "%.3f"), ci(p["top"]["time_s"]),
+            fmt(ft.get("ratio"), "%.2f")))
+    L.append("\n## Claims\n")
+    L.append("| k | follow ≤ 1.10 × best | follow ≤ 0.75 × top (if top loss > 5 %) | chosen within 15 % of best |")
+    L.append("|---|---|---|---|")
+    yn = {True: "holds", False: "**fails**", None: "n/a"}
+    for k in ks:
+        p = res["per_k"][k]
+        c = p["claims"]
+        L.append("| %s | %s | %s | %s |" % (
+            k, yn[c.get("follow_vs_best", {}).get("holds")],
+            yn[c.get("follow_vs_top", {}).get("holds")],
+            yn[c.get("chosen_vs_best_rate", {}).get("holds")]))
+    L.append("\n## Sweep: T (s) mean [99 % CI] / first-round loss, per rate\n")
+    L.append("| rate (Gb/s) | " + " | ".join("k=%s" % k for k in ks) + " |")
+    L.append("|---|" + "---|" * len(ks))
+    for i, s0 in enumerate(res["per_k"][ks[0]]["sweep"] if ks else []):
+        row = ["%.2f" % (s0["rate_bps"] / 1e9)]
+        for k in ks:
+            s = res["per_k"][k]["sweep"][i]
+            row.append("%s / %s%s" % (ci(s["time_s"]), fmt(s["loss_first_round"]["mean"], "%.3f"),
+                                      " (%d failed)" % s["failed"] if s["failed"] else ""))
+        L.append("| " + " | ".join(row) + " |")
+    L.append("\n## The daemon's inputs at the --follow runs (median) and the diagnosis\n")
+    L.append("| k | #C | ns/pkt (ratio; ns/wake-up) | N | K | μ_P-Net (/s) | model rate (Gb/s) | model capacity (Gb/s) "
+             "| measured drain when lossy (Gb/s) | cost/pkt saturated (ns) | CPU share saturated (PS: 1/(k+1)) |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in ks:
+        p = res["per_k"][k]
+        dv, dg = p["daemon_inputs_at_follow"], p["diagnosis"]
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%.3f) |" % (
+            k, fmt(dv.get("cpu_bound"), "%.2f"),
+            "%s (%s; %s)" % (fmt(dv.get("cpu_ns_per_pkt"), "%.0f"),
+                             fmt(dv.get("cpu_ns_per_pkt_ratio"), "%.0f"),
+                             fmt(dv.get("cpu_ns_per_wakeup"), "%.0f")),
+            fmt(dv.get("pkts_per_wakeup"), "%.1f"),
+            "/".join("%d" % q for q in dv.get("queue_pkts_seen") or []) or "–",
+            fmt(dv.get("mu_net_per_s"), "%.3g"),
+            fmt(dv.get("model_rate_bps") and dv["model_rate_bps"] / 1e9, "%.2f"),
+            fmt(dg.get("model_capacity_bps") and dg["model_capacity_bps"] / 1e9, "%.2f"),
+            ci(dg["drain_bps_lossy_runs"] if dg["drain_bps_lossy_runs"]["n"] else None, "%.3g")
+            if not dg["drain_bps_lossy_runs"]["n"] else
+            "%.2f" % (dg["drain_bps_lossy_runs"]["mean"] / 1e9),
+            fmt(dg["cost_ns_saturated"]["mean"], "%.0f"),
+            fmt(dg["share_saturated"]["mean"], "%.3f"), dg["ps_share"]))
+    L.append("\n## First-round loss: model (daemon's inputs at the follow runs) vs measured\n")
+    L.append("| rate (Gb/s) | " + " | ".join("k=%s model / measured" % k for k in ks) + " |")
+    L.append("|---|" + "---|" * len(ks))
+    for i, b in enumerate(res["per_k"][ks[0]]["sweep"] if ks else []):
+        row = ["%.2f" % (b["rate_bps"] / 1e9)]
+        for k in ks:
+            rows = res["per_k"][k]["diagnosis"].get("loss_model_vs_measured")
+            if rows:
+                row.append("%s / %s" % (fmt(rows[i]["loss_model"], "%.3g"),
+                                        fmt(rows[i]["loss_measured"], "%.3g")))
+            else:
+                row.append("–")
+        L.append("| " + " | ".join(row) + " |")
+    if any(res["per_k"][k]["tcp"]["time_s"]["n"] for k in ks):
+        L.append("\n## TCP (iperf3 -n, no added delay) vs RBUDP --follow (no added delay) vs RBUDP at %s ms\n"
+                 % m["one_way_delay_ms"])
+        L.append("| k | TCP T (TSO) | TCP T (TSO/GSO off) | RBUDP --follow T, 0 ms | RBUDP --follow T, %s ms | best fixed T, %s ms |"
+                 % (m["one_way_delay_ms"], m["one_way_delay_ms"]))
+        L.append("|---|---|---|---|---|---|")
+        for k in ks:
+            p = res["per_k"][k]
+            L.append("| %s | %s | %s | %s | %s | %s |" % (k, ci(p["tcp"]["time_s"]),
+                                                     ci(p["tcp_mtu"]["time_s"]),
+                                                     ci(p["follow_no_delay"]["time_s"]),
+                                                     ci(p["follow"]["time_s"]),
+                                                     ci(p["best"] and p["best"]["time_s"])))
+    if any(res["per_k"][k]["pause"]["follow"]["time_s"]["n"] for k in allks):
+        L.append("\n## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP (--follow --no-pause)\n")
+        L.append("| k | mode | n | T mean [99 % CI] | T sd | first-round loss | rounds | pause time (s) |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for k in allks:
+            for name, key in (("RBUDP+", "follow"), ("RBUDP", "follow_nopause")):
+                s = res["per_k"][k]["pause"][key]
+                if not s["time_s"]["n"]:
+                    continue
+                L.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                    k, name, s["time_s"]["n"], ci(s["time_s"]), fmt(s["time_s"]["sd"], "%.4f"),
+                    ci(s["loss_first_round"], "%.4f"), fmt(s["rounds"]["mean"], "%.2f"),
+                    fmt(s["pause_time_s"]["mean"], "%.3f")))
+        L.append("\n| k | first-round loss RBUDP+ / RBUDP | T sd RBUDP+ / RBUDP | PAUSE lowers loss and spread |")
+        L.append("|---|---|---|---|")
+        for k in allks:
+            c = res["per_k"][k]["claims"].get("pause")
+            if c:
+                L.append("| %s | %s / %s | %s / %s | %s |" % (
+                    k, fmt(c["loss_pause"], "%.4f"), fmt(c["loss_nopause"], "%.4f"),
+                    fmt(c["sd_pause"], "%.4f"), fmt(c["sd_nopause"], "%.4f"),
+                    yn[c["holds"]]))
+    return "\n".join(L) + "\n"
+
+
+def plot(res, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("no matplotlib: no plot", file=sys.stderr)
+        return
+    ks = sorted(res["per_k"], key=int)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
+    for i, k in enumerate(ks):
+        p = res["per_k"][k]
+        c = colors[i % len(colors)]
+        pts = [s for s in p["sweep"] if s["time_s"]["n"]]
+        x = [s["rate_bps"] / 1e9 for s in pts]
+        y = [s["time_s"]["mean"] for s in pts]
+        e = [(s["time_s"]["mean"] - s["time_s"]["ci99"][0]) if s["time_s"]["ci99"] else 0 for s in pts]
+        ax.errorbar(x, y, yerr=e, color=c, marker="o", ms=3, lw=1.2, capsize=2,
+                    label="k=%s fixed" % k)
+        f = p["follow"]
+        if f["time_s"]["n"]:
+            fx = f["rate_round1_mean_bps"]["mean"] / 1e9
+            ax.axvline(fx, color=c, ls=":", lw=1.2)
+            ax.plot([fx], [f["time_s"]["mean"]], marker="*", ms=12, color=c, mec="k",
+                    label="k=%s --follow" % k)
+        lm = p["diagnosis"].get("loss_model_vs_measured")
+        lx = [s["rate_bps"] / 1e9 for s in pts]
+        ly = [s["loss_first_round"]["mean"] for s in pts]
+        bx.plot(lx, ly, color=c, marker="o", ms=3, lw=1.2, label="k=%s measured" % k)
+        if lm:
+            bx.plot([r["rate_bps"] / 1e9 for r in lm], [r["loss_model"] for r in lm], color=c,
+                    ls="--", lw=1, label="k=%s model" % k)
+    m = res["meta"]
+    ax.set_xlabel("sending rate (Gb/s of UDP payload)")
+    ax.set_ylabel("transfer time (s)")
+    ax.set_title("%s file, %g ms one-way delay: fixed rates (mean, 99 %% CI);\n"
+                 "dotted: rate rxbneckd chose, star: --follow" % (m["file_size"], m["one_way_delay_ms"]),
+                 fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    bx.set_xlabel("sending rate (Gb/s)")
+    bx.set_ylabel("first-round loss")
+    bx.set_title("first-round loss: measured (solid) vs model (dashed)", fontsize=9)
+    bx.grid(alpha=0.3)
+    bx.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    print("plot: %s" % path, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+# tests/e2e: the end-to-end experiment (docs/e2e.md): RBUDP transfer time
+# against sending rate with 0..3 CPU hogs on the receiver's CPU, rxbneckd's
+# chosen rate (--follow), TCP, and RBUDP vs RBUDP+. Root; long (print
+# progress). Results go to tests/e2e/out/<date>/ (or E2E_OUT).
+#
+#   make e2e                          the full experiment
+#   make e2e E2E_ARGS="-k '0 2' -n 5"  options of tests/e2e/run.sh
+E2E_ARGS ?=
+E2E_OUT  ?=
+
+.PHONY: e2e
+e2e: all
+	bash tests/e2e/run.sh -b $(O) $(if $(E2E_OUT),-o $(E2E_OUT)) $(E2E_ARGS)

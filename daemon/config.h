@@ -107,6 +107,7 @@ struct rxb_config {
 	} daemon;
 	struct {
 		uint32_t interval_ms;
+		uint32_t net_probe_every;	/* per-packet probes 1 epoch in N */
 		struct rxb_port_list watch_ports;
 		enum rxb_attach_mode attach;
 		bool bpf_stats;

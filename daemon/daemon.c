@@ -158,6 +158,9 @@ static int collector_start(struct daemon *d, const struct rxb_config *cfg,
 	o.fallback_rx_max_frames = cfg->measure.fallback_rx_max_frames;
 	o.fallback_rx_usecs = cfg->measure.fallback_rx_usecs;
 	o.bpf_stats = cfg->measure.bpf_stats;
+	_Static_assert(COLLECT_MAX_NET_PROBE_EVERY == 3600,
+		       "[measure] net_probe_every's bound in config.c");
+	o.net_probe_every = cfg->measure.net_probe_every;
 	err = collect_init(out, &o);
 	if (err)
 		rxb_log_errno(RXB_LOG_ERR, -err, "starting the measurement collector");
@@ -372,7 +375,7 @@ static bool live_key(const struct config_key *k)
 		{ "measure", "interval_ms" }, { "measure", "watch_ports" },
 		{ "measure", "bpf_stats" }, { "measure", "devices" },
 		{ "measure", "fallback_rx_ring" }, { "measure", "fallback_rx_max_frames" },
-		{ "measure", "fallback_rx_usecs" },
+		{ "measure", "fallback_rx_usecs" }, { "measure", "net_probe_every" },
 		{ "model", NULL },
 		{ "control", "allow" }, { "control", "rate_change_fraction" },
 		{ "control", "push_every_epochs" },

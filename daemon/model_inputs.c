@@ -304,6 +304,16 @@ static void learn_decay(struct mi_learn *l, double k)
 }
 
 
+/*
+ * An epoch in which the per-packet probes were detached ([measure]
+ * net_probe_every > 1): its socket and NAPI counts were not measured,
+ * which says nothing about whether the flow was busy.
+ */
+static bool net_unsampled(const struct rxb_epoch *e)
+{
+	return e->net_probe_every > 1 && !e->net_sampled;
+}
+
 void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 	       const struct rxb_epoch *e, double dt_s, const struct mi_env *env,
 	       struct mi_result *out)
@@ -311,7 +321,18 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 	const struct rxb_sock_meas *s = find_sock(e, port);
 	double k = decay(dt_s);
 
-	if (sock_has_traffic(s)) {
+	if (net_unsampled(e)) {
+		/*
+		 * Learn no cost, decay nothing: the receive-path costs stay as
+		 * the last sampled epoch left them and the flow keeps its
+		 * traffic state. The task classes are this epoch's, and so is
+		 * the receiver's placement when the scheduler saw it run (the
+		 * scheduler probe is always attached), so the rate still
+		 * follows the load on the receiver's CPU.
+		 */
+		if (s && s->ncpus_ran > 0)
+			learn_placement(l, s);
+	} else if (sock_has_traffic(s)) {
 		const struct rxb_napi_meas *n = busiest_napi(e);
 
 		learn_stage_b(l, s, k);
@@ -635,8 +656,10 @@ void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t p
 		struct mi_result *out)
 {
 	const struct rxb_sock_meas *s = find_sock(e, port);
-	bool fresh = e && sock_has_traffic(s) && l->origin == MI_SRC_MEASURED &&
-		     l->last_traffic_seq == e->seq;
+	/* Measured this epoch, or in the last sampled one when this was not. */
+	bool fresh = e && l->origin == MI_SRC_MEASURED &&
+		     (net_unsampled(e) ? l->last_traffic_seq == e->net_sampled_seq :
+		      sock_has_traffic(s) && l->last_traffic_seq == e->seq);
 
 	memset(out, 0, sizeof(*out));
 	fill_traffic(s, &out->traffic);

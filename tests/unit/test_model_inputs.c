@@ -599,6 +599,75 @@ static void test_workload_missing(void **state)
 	free(e);
 }
 
+/*
+ * Per-packet probes sampled one epoch in 4: the epochs in between have no
+ * socket counts. They must not count as idle (no decay towards "learned",
+ * no change of the costs), while #C is taken from every epoch.
+ */
+static void test_unsampled_epochs(void **state)
+{
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	struct rxb_epoch *e;
+	struct rxb_sock_meas *s;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	/* Epoch 1, sampled: 1000 packets at 2000 ns, 4 per wake-up, #C 0. */
+	e = new_epoch(1, 1.0);
+	e->net_probe_every = 4;
+	e->net_sampled = true;
+	e->net_sampled_seq = 1;
+	add_sock(e, 1000, 2000, 250);
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
+	check_rel(r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
+	free(e);
+	/*
+	 * Epochs 2-4, not sampled: no counts (counts_valid false), two hogs
+	 * appear on CPU 1; the receiver's scheduling is still seen there.
+	 */
+	for (uint64_t seq = 2; seq <= 4; seq++) {
+		e = new_epoch(seq, 1.0);
+		e->net_probe_every = 4;
+		e->net_sampled = false;
+		e->net_sampled_seq = 1;
+		s = &e->socks[e->nsocks++];
+		s->port = PORT;
+		s->counts_valid = false;
+		s->ncpus_ran = 1;
+		s->ran_on[0].cpu = 1;
+		s->ran_on[0].oncpu_ns = 1000000;
+		e->cpus[1].cpu_bound = 2.0;
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		assert_int_equal(r.nstages, 1);
+		assert_false(r.no_traffic);
+		/* The costs exactly as sampled, still counted as measured. */
+		check_rel(r.b.cpu_ns_per_pkt.v, 2000, 0);
+		check_rel(r.b.pkts_per_wakeup.v, 4, 0);
+		assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MEASURED);
+		/* The load is this epoch's. */
+		check_rel(r.b.cpu_bound.v, 2.0, 1e-15);
+		check_rel(r.stages[0].cpu_bound, 2.0, 1e-15);
+		free(e);
+	}
+	/* Epoch 5, sampled, no packets: now the flow is idle - learned values. */
+	e = new_epoch(5, 1.0);
+	e->net_probe_every = 4;
+	e->net_sampled = true;
+	e->net_sampled_seq = 5;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_LEARNED);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -615,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_marginal_cost),
 		cmocka_unit_test(test_marginal_cost_edges),
 		cmocka_unit_test(test_workload_missing),
+		cmocka_unit_test(test_unsampled_epochs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

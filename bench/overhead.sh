@@ -16,13 +16,22 @@
 # Needs root, iperf3, python3, ip. Run by `make bench` under the heavy-test
 # lock; by hand: flock /tmp/rxbneck-heavy.lock bash bench/overhead.sh
 #   SECS total iperf3 seconds (default 60), PERIOD seconds per on/off window
-#   (4), LEN datagram bytes (1400), PROBES groups (all)
+#   (4), LEN datagram bytes (1400), PROBES groups (all), NET_EVERY the
+#   collector's --net-probe-every (default 1; [measure] net_probe_every).
+#
+# With NET_EVERY = N > 1 the per-packet probes are attached for one 1-s
+# epoch in N, so an attached window's seconds differ: the figure is then the
+# mean rate over whole attached windows (PERIOD should be a multiple of N)
+# against the mean of the detached seconds around each, as a median over
+# the windows; the per-second median would only see unsampled seconds.
 set -u
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
 secs=${SECS:-60}
 period=${PERIOD:-4}
 len=${LEN:-1400}
+net_every=${NET_EVERY:-1}
+case $net_every in ''|*[!0-9]*|0) echo "overhead: NET_EVERY must be a whole number >= 1" >&2; exit 2 ;; esac
 
 if [ "$(id -u)" -ne 0 ]; then echo "overhead: SKIPPED, needs root"; exit 0; fi
 for t in iperf3 python3 ip; do
@@ -53,18 +62,19 @@ ip netns exec $ns_b nice -n -20 iperf3 -s -J -p $port -A $rx_cpu -D -I "$tmp/ipe
 for _ in $(seq 50); do [ -s "$tmp/iperf.pid" ] && break; sleep 0.1; done
 sleep 0.3
 
-python3 - "$daemon" "$ns_a" "$port" "$secs" "$period" "$len" "$tmp" "${PROBES:-all}" <<'PY'
+python3 - "$daemon" "$ns_a" "$port" "$secs" "$period" "$len" "$tmp" "${PROBES:-all}" "$net_every" <<'PY'
 import json, os, signal, statistics, subprocess, sys, time
 
-daemon, ns_a, port, secs, period, length, tmp, probes = sys.argv[1:9]
-secs, period = int(secs), float(period)
+daemon, ns_a, port, secs, period, length, tmp, probes, net_every = sys.argv[1:10]
+secs, period, net_every = int(secs), float(period), int(net_every)
 
 def start_probes(extra):
     """rxbneckd attached; returns (process, time the probes were attached)."""
     # The daemon's own epoch length, so its reading costs what it would.
     p = subprocess.Popen([daemon, "--measure-only", "--epochs", "1000000",
                           "--interval-ms", "1000", "--watch-port", port,
-                          "--probes", probes, "--json"] + extra,
+                          "--probes", probes, "--net-probe-every", str(net_every),
+                          "--json"] + extra,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     p.stdout.readline()                  # first epoch: attached 1 s ago
     return p, time.monotonic() - 1.0
@@ -114,6 +124,20 @@ for i, (a, rate, on) in enumerate(rows):
         ratios.append(rate / statistics.median(near))
 offs = [r for _, r, o in rows if not o]
 ons = [r for _, r, o in rows if o]
+# Whole windows: the sampled and unsampled seconds of each together.
+wratios = []
+for w0, w1 in windows:
+    inside = [r for t, r, o in rows if o and w0 <= t <= w1]
+    near = [r for t, r, o in rows if not o and (w0 - period - 1 <= t <= w1 + period + 1)]
+    if len(inside) >= net_every and near:
+        wratios.append(statistics.mean(inside) / statistics.mean(near))
+if wratios:
+    print("per attached window (mean rate / mean of the detached seconds around it): "
+          "median %.3f, min %.3f, max %.3f, n=%d"
+          % (statistics.median(wratios), min(wratios), max(wratios), len(wratios)))
+if net_every > 1:
+    print("per-packet probes one epoch in %d: the figure is per window" % net_every)
+    ratios = wratios
 if not ratios:
     print("overhead: no usable intervals")
     sys.exit(1)
@@ -132,7 +156,7 @@ client = subprocess.Popen(["ip", "netns", "exec", ns_a, "nice", "-n", "-20", "ip
                            "-l", length, "-t", "6"], stdout=subprocess.DEVNULL)
 time.sleep(1)
 p = subprocess.Popen([daemon, "--measure-only", "--epochs", "3", "--interval-ms", "1000",
-                      "--watch-port", port, "--probes", probes, "--json"],
+                      "--watch-port", port, "--probes", probes, "--json"],   # every epoch sampled
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 lines = p.communicate()[0].splitlines()
 client.wait()

@@ -46,6 +46,15 @@ struct {
 	__type(value, struct sched_rx_tid);
 } rx_tids SEC(".maps");
 
+/* Receiver preemptions with the off-CPU interval that followed (sched.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SCHED_RX_RINGBUF_BYTES);
+} rx_events SEC(".maps");
+
+/* Receiver preemption events the ring buffer had no room for. */
+__u64 rx_events_lost = 0;
+
 /* A new record is built here: it is too big for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -258,6 +267,80 @@ static __always_inline void rx_account(__u32 tid, struct sched_task *t,
 	}
 }
 
+/*
+ * EEVDF (6.6+) gives every entity a slice and a virtual deadline; CFS
+ * (before 6.6) has neither: its slice is derived from sched_latency and the
+ * runqueue's load, which user space computes. Decided per kernel by CO-RE
+ * relocation when the object is loaded.
+ */
+static __always_inline bool sched_is_eevdf(struct task_struct *p)
+{
+	return bpf_core_field_exists(p->se.deadline) &&
+	       bpf_core_field_exists(p->se.slice);
+}
+
+static __always_inline __u64 se_slice(struct task_struct *p, bool btf)
+{
+	if (sched_is_eevdf(p))
+		return RD(btf, p, se.slice);
+	return 0;
+}
+
+/*
+ * Follow the receiver threads for the pause-window predictor: note an
+ * involuntary preemption (@runnable) of @prev and, when the preempted
+ * thread runs again as @next, queue one event with the whole off-CPU
+ * interval. A tid runs on one CPU at a time, so its switch-out and its
+ * next switch-in never race.
+ */
+static __always_inline void rx_follow(struct task_struct *prev,
+				      struct task_struct *next, __u32 prev_tid,
+				      __u32 next_tid, bool runnable, __u32 cpu,
+				      __u64 now, bool btf)
+{
+	struct sched_rx_tid *rx;
+	struct sched_rx_event *ev;
+
+	if (prev_tid && (rx = bpf_map_lookup_elem(&rx_tids, &prev_tid))) {
+		if (runnable) {
+			rx->ev_run_start_ns = rx->in_ns;
+			rx->ev_out_ns = now;
+			rx->ev_cpu = cpu;
+			rx->ev_slice_ns = se_slice(prev, btf);
+			rx->ev_next_slice_ns = se_slice(next, btf);
+			rx->ev_next_tid = next_tid;
+		} else {
+			/* Blocked: no involuntary window follows this run. */
+			rx->ev_out_ns = 0;
+			rx->ev_blocks++;
+		}
+	}
+	if (!next_tid || !(rx = bpf_map_lookup_elem(&rx_tids, &next_tid)))
+		return;
+	if (rx->ev_out_ns && now > rx->ev_out_ns) {
+		ev = bpf_ringbuf_reserve(&rx_events, sizeof(*ev), 0);
+		if (ev) {
+			ev->tid = next_tid;
+			ev->cpu = rx->ev_cpu;
+			ev->flags = sched_is_eevdf(next) ? SCHED_RX_EV_EEVDF : 0;
+			ev->blocks = rx->ev_blocks;
+			ev->next_tid = rx->ev_next_tid;
+			ev->in_cpu = cpu;
+			ev->run_start_ns = rx->ev_run_start_ns;
+			ev->out_ns = rx->ev_out_ns;
+			ev->in_ns = now;
+			ev->slice_ns = rx->ev_slice_ns;
+			ev->next_slice_ns = rx->ev_next_slice_ns;
+			bpf_ringbuf_submit(ev, 0);
+		} else {
+			__sync_fetch_and_add(&rx_events_lost, 1);
+		}
+		rx->ev_blocks = 0;
+	}
+	rx->ev_out_ns = 0;
+	rx->in_ns = now;
+}
+
 static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 				       unsigned int prev_state, __u32 cpu,
 				       __u64 now, __u32 tid, bool btf)
@@ -311,9 +394,7 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 		t->n_preempt++;
 		t->run_preempt_ns += on;
 		/* EEVDF (6.6+) has a per-entity slice; CFS does not. */
-		if (bpf_core_field_exists(prev->se.deadline) &&
-		    bpf_core_field_exists(prev->se.slice))
-			t->slice_ns += RD(btf, prev, se.slice);
+		t->slice_ns += se_slice(prev, btf);
 		break;
 	case SCHED_ST_SLEEPING:
 		t->n_sleep++;
@@ -361,6 +442,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	 * the kernel (schedstat) about tasks that may be running now.
 	 */
 	switch_out(preempt, prev, prev_state, cpu, now, prev_tid, btf);
+	rx_follow(prev, next, prev_tid, next_tid,
+		  preempt || prev_state == SCHED_TASK_RUNNING, cpu, now, btf);
 	return 0;
 }
 

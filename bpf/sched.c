@@ -16,7 +16,24 @@
 struct sched_probe {
 	struct rxb_sched *skel;
 	struct probe_obj po;
+	struct ring_buffer *rx_rb;	/* rx_events reader */
+	/* The consumer of the drain under way (sched_probe_drain_rx). */
+	void (*rx_cb)(void *arg, const struct sched_rx_event *ev);
+	void *rx_arg;
+	int rx_n;
 };
+
+static int rx_event(void *ctx, void *data, size_t size)
+{
+	struct sched_probe *sp = ctx;
+
+	if (size < sizeof(struct sched_rx_event))
+		return 0;	/* cannot happen: one record type */
+	if (sp->rx_cb)
+		sp->rx_cb(sp->rx_arg, data);
+	sp->rx_n++;
+	return 0;
+}
 
 void sched_snap_init(struct sched_snap *s)
 {
@@ -55,6 +72,13 @@ int sched_probe_open(struct sched_probe **out, enum probe_mode mode)
 			      probe_mode_name(mode));
 		goto fail;
 	}
+	sp->rx_rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.rx_events),
+				     rx_event, sp, NULL);
+	if (!sp->rx_rb) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: receiver event ring buffer");
+		goto fail;
+	}
 	sp->po.name = "sched";
 	sp->po.obj = sp->skel->obj;
 	if (probe_obj_attach(&sp->po) == 0) {
@@ -66,6 +90,7 @@ int sched_probe_open(struct sched_probe **out, enum probe_mode mode)
 	return 0;
 fail:
 	probe_obj_detach(&sp->po);
+	ring_buffer__free(sp->rx_rb);
 	rxb_sched__destroy(sp->skel);
 	free(sp);
 	return err;
@@ -76,6 +101,7 @@ void sched_probe_close(struct sched_probe *sp)
 	if (!sp)
 		return;
 	probe_obj_detach(&sp->po);
+	ring_buffer__free(sp->rx_rb);
 	rxb_sched__destroy(sp->skel);
 	free(sp);
 }
@@ -451,4 +477,25 @@ void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *s)
 		}
 		bpf_map_delete_elem(rfd, &t->tid);
 	}
+}
+
+int sched_probe_drain_rx(struct sched_probe *sp,
+			 void (*cb)(void *arg, const struct sched_rx_event *ev),
+			 void *arg, uint64_t *lost)
+{
+	int err;
+
+	sp->rx_cb = cb;
+	sp->rx_arg = arg;
+	sp->rx_n = 0;
+	err = ring_buffer__consume(sp->rx_rb);
+	sp->rx_cb = NULL;
+	sp->rx_arg = NULL;
+	if (lost)
+		*lost = sp->skel->bss->rx_events_lost;
+	if (err < 0) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: reading receiver events");
+		return err;
+	}
+	return sp->rx_n;
 }

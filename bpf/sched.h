@@ -130,7 +130,45 @@ struct sched_rx_tid {
 	__u64 sleep_off_cnt;
 	__u64 run_hist[SCHED_HIST_SLOTS];	/* log2(run before preemption) */
 	__u64 off_hist[SCHED_HIST_SLOTS];	/* log2(off-CPU after preemption) */
+	/*
+	 * The preemption being followed (pause-window checks, DESIGN §6):
+	 * set when the thread is switched out while runnable, sent as one
+	 * struct sched_rx_event when it is switched back in.
+	 */
+	__u64 in_ns;		/* last switch-in, 0 = not seen yet */
+	__u64 ev_run_start_ns;	/* in_ns of the run that was preempted */
+	__u64 ev_out_ns;	/* the preemption, 0 = none pending */
+	__u64 ev_slice_ns;	/* its se.slice then (EEVDF), 0 on CFS */
+	__u64 ev_next_slice_ns;	/* se.slice of the task that took the CPU */
+	__u32 ev_cpu;
+	__u32 ev_next_tid;
+	__u32 ev_blocks;	/* runs ended by blocking since the last event */
+	__u32 ev_pad;
 };
+
+/*
+ * One involuntary preemption of a receiver thread and the off-CPU interval
+ * that followed, sent through the rx_events ring buffer when the thread
+ * runs again. Receivers are preempted at most a few hundred times a second
+ * (once per slice at most), so this is no per-packet record.
+ */
+#define SCHED_RX_EV_EEVDF	0x1	/* the kernel has sched_entity.deadline */
+
+struct sched_rx_event {
+	__u32 tid;
+	__u32 cpu;		/* where it was preempted */
+	__u32 flags;		/* SCHED_RX_EV_* */
+	__u32 blocks;		/* runs that ended by blocking since the last event */
+	__u32 next_tid;		/* the task that took the CPU */
+	__u32 in_cpu;		/* where it ran again */
+	__u64 run_start_ns;	/* the preempted run's switch-in, 0 = unknown */
+	__u64 out_ns;		/* preemption (bpf_ktime_get_ns: CLOCK_MONOTONIC) */
+	__u64 in_ns;		/* back on a CPU */
+	__u64 slice_ns;		/* its se.slice at the preemption (EEVDF) */
+	__u64 next_slice_ns;	/* the next task's se.slice (EEVDF) */
+};
+
+#define SCHED_RX_RINGBUF_BYTES	(256 * 1024)
 
 #ifndef __bpf__
 /* ------------------------------------------------ user-space reader -- */
@@ -257,6 +295,17 @@ int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *snap,
 /* Delete the records of tasks that @snap saw dead (their last counters are
  * in @snap, so nothing is lost). */
 void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *snap);
+
+/*
+ * Hand every receiver preemption event queued since the last call to @cb
+ * (in the order the kernel queued them), without blocking. Returns the
+ * number handed over, or -errno. *@lost (may be NULL) gets the number of
+ * events the kernel could not queue since the probe was opened (ring
+ * buffer full).
+ */
+int sched_probe_drain_rx(struct sched_probe *sp,
+			 void (*cb)(void *arg, const struct sched_rx_event *ev),
+			 void *arg, uint64_t *lost);
 #endif /* !__bpf__ */
 
 #endif

@@ -31,6 +31,9 @@
 #include "daemon/procfs.h"
 
 #define MAX_RX_TIDS		256
+/* Receiver preemptions kept per epoch: a thread is preempted at most once
+ * per slice (>= 0.75 ms), so this covers several receivers at 1 s epochs. */
+#define COLLECT_MAX_RX_PREEMPTS	8192
 
 struct prog_cost {
 	const struct bpf_program *prog;
@@ -81,6 +84,11 @@ struct collect {
 
 	struct cproc *proc;
 	struct nic_reader *nic;
+
+	/* Receiver preemptions of the latest epoch (rxb_epoch.rx_preempts). */
+	struct rxb_rx_preempt *rxp;
+	size_t nrxp;
+	uint64_t rxp_dropped;	/* no room in rxp */
 
 	uint64_t seq;
 	uint64_t last_ns;
@@ -363,6 +371,41 @@ static int kernel_task_counters(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
 	return procfs_read_schedstat(tid, sum_exec_ns, run_delay_ns, pcount);
 }
 
+static void rx_preempt_add(void *arg, const struct sched_rx_event *ev)
+{
+	struct collect *c = arg;
+	struct rxb_rx_preempt *r;
+
+	if (c->nrxp == COLLECT_MAX_RX_PREEMPTS) {
+		c->rxp_dropped++;
+		return;
+	}
+	r = &c->rxp[c->nrxp++];
+	r->tid = ev->tid;
+	r->cpu = ev->cpu;
+	r->flags = (ev->flags & SCHED_RX_EV_EEVDF) ? RXB_RX_PREEMPT_EEVDF : 0;
+	r->blocks = ev->blocks;
+	r->run_start_ns = ev->run_start_ns;
+	r->out_ns = ev->out_ns;
+	r->in_ns = ev->in_ns;
+	r->slice_ns = ev->slice_ns;
+	r->next_slice_ns = ev->next_slice_ns;
+}
+
+/* The receivers' preemptions queued since the previous epoch. */
+static void epoch_rx_preempts(struct collect *c, struct rxb_epoch *out)
+{
+	uint64_t lost = 0;
+
+	c->nrxp = 0;
+	if (!c->sp || !c->rxp)
+		return;
+	sched_probe_drain_rx(c->sp, rx_preempt_add, c, &lost);
+	out->rx_preempts = c->rxp;
+	out->nrx_preempts = c->nrxp;
+	out->rx_preempts_lost = lost + c->rxp_dropped;
+}
+
 /* Read every probe into snapshot slot @i. */
 static void snapshot_all(struct collect *c, int i)
 {
@@ -435,6 +478,13 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 				c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
 		}
 	}
+	if (c->sp) {
+		c->rxp = calloc(COLLECT_MAX_RX_PREEMPTS, sizeof(*c->rxp));
+		if (!c->rxp) {
+			collect_finish(c);
+			return -ENOMEM;
+		}
+	}
 	err = nic_reader_init(&c->nic);
 	if (err) {
 		rxb_log_errno(RXB_LOG_WARNING, -err, "collect: netlink NIC reader");
@@ -487,6 +537,7 @@ void collect_finish(struct collect *c)
 		close(c->stats_fd);	/* BPF stats back to what they were */
 	nic_reader_finish(c->nic);
 	cproc_finish(c->proc);
+	free(c->rxp);
 	free_snaps(c);
 	csched_report_free(&c->report);
 	free(c);
@@ -776,6 +827,7 @@ static void init_epoch(struct rxb_epoch *out, int ncpus)
 		m->cpu_bound = m->io_bound = m->runnable_avg = NAN;
 		m->busy_frac = m->softirq_frac = m->hardirq_frac = NAN;
 		m->cpu_bound_slice_ns = NAN;
+		m->cpu_bound_run_ns = NAN;
 	}
 	out->disk.mean_service_ns = NAN;
 	out->disk.service_rate_per_s = NAN;
@@ -808,6 +860,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	c->cur = !c->cur;
 	snapshot_all(c, c->cur);
 	net_plan(c);
+	epoch_rx_preempts(c, out);
 	out->net_probe_every = c->net_every;
 	out->net_sampled = sampled;
 	out->net_sampled_seq = c->net_sampled_seq;

@@ -76,6 +76,7 @@ static void cpus_json(struct jw *w, const struct rxb_epoch *e)
 		count_or_null(w, "preemptions", sched, c->preemptions);
 		count_or_null(w, "untraced_switches", sched, c->untraced_switches);
 		jw_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
+		jw_double(w, "cpu_bound_run_ns", c->cpu_bound_run_ns);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);

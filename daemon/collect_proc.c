@@ -207,6 +207,7 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 		m->io_bound = cp->have_tasks && blkio ? 0 : NAN;
 		m->runnable_avg = cp->have_tasks ? 0 : NAN;
 		m->cpu_bound_slice_ns = NAN;
+		m->cpu_bound_run_ns = NAN;
 	}
 	if (!blkio && why)
 		snprintf(why, whylen, "io_bound needs kernel.task_delayacct=1 without BPF");

@@ -230,6 +230,7 @@ static void report_task(struct csched_report *r, const struct sched_snap_task *t
 struct acc {
 	double slice_num[RXB_MAX_CPUS];	/* share-weighted slice (or run) ns */
 	double slice_den[RXB_MAX_CPUS];	/* share-weighted preemptions */
+	double run_num[RXB_MAX_CPUS];	/* share-weighted runs before preemption */
 	double io_oncpu_ns;
 	double io_bursts;
 	double io_completed;	/* their requests completed */
@@ -264,6 +265,7 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 			/* EEVDF: the slice it had; CFS (no se.slice): its run. */
 			a->slice_num[c] += share * (double)(slice ? slice : run);
 			a->slice_den[c] += share * (double)d->n_preempt;
+			a->run_num[c] += share * (double)run;
 		} else if (cls == TASK_CLASS_IO) {
 			a->w[i] = (double)d->present_ns / epoch_ns * share;
 			out->cpus[c].io_bound += a->w[i];
@@ -321,6 +323,7 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		m->io_bound = 0;
 		m->runnable_avg = 0;
 		m->cpu_bound_slice_ns = NAN;
+		m->cpu_bound_run_ns = NAN;
 	}
 	for (size_t i = 0; i < nrx; i++) {
 		rx[i].seen = false;
@@ -379,9 +382,12 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		}
 		report_task(report, t, &d, cls, r != NULL, a->w, sh, nsh);
 	}
-	for (int c = 0; c < out->ncpus; c++)
-		if (a->slice_den[c] > 0)
+	for (int c = 0; c < out->ncpus; c++) {
+		if (a->slice_den[c] > 0) {
 			out->cpus[c].cpu_bound_slice_ns = a->slice_num[c] / a->slice_den[c];
+			out->cpus[c].cpu_bound_run_ns = a->run_num[c] / a->slice_den[c];
+		}
+	}
 	if (a->io_bursts > 0) {
 		out->disk.mean_cpu_burst_ns = a->io_oncpu_ns / a->io_bursts;
 		if (out->disk.mean_cpu_burst_ns > 0)

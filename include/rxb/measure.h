@@ -18,6 +18,7 @@
 #ifndef RXB_MEASURE_H
 #define RXB_MEASURE_H
 
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -74,6 +75,9 @@ struct rxb_cpu_meas {
 	double cpu_bound_slice_ns; /* mean slice of the CPU-bound tasks here */
 	uint64_t untraced_switches;	/* switches the tracepoint missed (seen
 					 * as a break in the prev/next chain) */
+	double cpu_bound_run_ns;	/* mean run of the CPU-bound tasks here
+					 * that ended in preemption: the slice
+					 * as the tick enforces it */
 };
 
 struct rxb_disk_meas {
@@ -117,6 +121,28 @@ struct rxb_drop_count {
 };
 
 /* Stage B: one watched socket (by local port). */
+/*
+ * One involuntary preemption of a watched socket's receiver thread (it left
+ * the CPU still runnable) and the off-CPU interval that followed: what the
+ * pause-window predictor is checked against (DESIGN §6). Times are
+ * CLOCK_MONOTONIC ns.
+ */
+#define RXB_RX_PREEMPT_EEVDF	0x1	/* the kernel schedules with EEVDF */
+
+struct rxb_rx_preempt {
+	uint32_t tid;
+	uint32_t cpu;		/* where it was preempted */
+	uint32_t flags;		/* RXB_RX_PREEMPT_* */
+	uint32_t blocks;	/* runs of this thread that ended by blocking
+				 * since its previous preemption */
+	uint64_t run_start_ns;	/* switch-in that began the preempted run
+				 * (0: not seen) */
+	uint64_t out_ns;	/* switched out while runnable */
+	uint64_t in_ns;		/* on a CPU again */
+	uint64_t slice_ns;	/* its se.slice then (EEVDF; 0 on CFS) */
+	uint64_t next_slice_ns;	/* se.slice of the task that took the CPU */
+};
+
 struct rxb_sock_meas {
 	uint16_t port;
 	uint8_t ipproto;	/* IPPROTO_UDP / IPPROTO_TCP */
@@ -257,6 +283,17 @@ struct rxb_epoch {
 	uint64_t net_attach_ns;		/* time the latest attach of those
 					 * programs took, 0 = none yet */
 	uint64_t net_detach_ns;		/* ... the latest detach */
+
+	/*
+	 * Every involuntary preemption of a receiver thread whose off-CPU
+	 * interval ended during the epoch, oldest first. Borrowed from the
+	 * collector: valid until its next collect_epoch() (NULL/0 without
+	 * the scheduler probe). rx_preempts_lost counts since start the
+	 * events the kernel or the collector had no room for.
+	 */
+	const struct rxb_rx_preempt *rx_preempts;
+	size_t nrx_preempts;
+	uint64_t rx_preempts_lost;
 };
 
 #endif

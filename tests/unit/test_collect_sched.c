@@ -126,6 +126,8 @@ static void test_pinned_cpu_bound(void **state)
 		t = add_task(c, tid, 1, 0, 0, 10 * MS + share, 20 * MS + 2 * share);
 		t->n_preempt = 10 + 240;
 		t->slice_ns = (10 + 240) * 1400000ULL;
+		/* Tick-enforced: each of the 240 runs lasted 4 ms. */
+		t->run_preempt_ns = 240 * 4000000ULL;
 	}
 	/* A sleeper on CPU 0 that ran 5 ms and blocked 50 times. */
 	add_task(p, 200, 1, 1 * MS, 0, 0, 0)->n_sleep = 1;
@@ -142,6 +144,8 @@ static void test_pinned_cpu_bound(void **state)
 	assert_float_equal(e->cpus[0].runnable_avg, 0.005, 1e-9);
 	assert_float_equal(e->cpus[1].cpu_bound_slice_ns, 1400000.0, 1e-3);
 	assert_true(isnan(e->cpus[0].cpu_bound_slice_ns));
+	assert_float_equal(e->cpus[1].cpu_bound_run_ns, 4000000.0, 1e-3);
+	assert_true(isnan(e->cpus[0].cpu_bound_run_ns));
 	assert_int_equal(e->cpus[1].switches, 300);
 	assert_int_equal(e->cpus[1].preemptions, 250);
 	assert_true(isnan(e->disk.mean_cpu_burst_ns));

@@ -124,6 +124,10 @@ static void flows_params_from(const struct rxb_config *cfg, struct flows_params 
 	p->sweep_points = cfg->model.sweep_points;
 	p->rule = cfg->model.batch_rule;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
+	p->pause.enabled = cfg->pause.enabled;
+	p->pause.min_window_ns = (uint64_t)cfg->pause.min_window_us * RXB_NSEC_PER_USEC;
+	p->pause.max_window_ns = (uint64_t)cfg->pause.max_window_ms * RXB_NSEC_PER_MSEC;
+	p->pause.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 static enum collect_attach attach_of(enum rxb_attach_mode m)
@@ -261,6 +265,13 @@ static int publish_rate(void *ctx, const struct rxbneck_rate *r)
 	struct daemon *d = ctx;
 
 	return d->ss ? sendsrv_publish_rate(d->ss, r) : 0;
+}
+
+static int publish_pause(void *ctx, const struct rxbneck_pause *p)
+{
+	struct daemon *d = ctx;
+
+	return d->ss ? sendsrv_publish_pause(d->ss, p) : 0;
 }
 
 /* ------------------------------------------------------------- history -- */
@@ -642,6 +653,7 @@ static int start_flows(struct daemon *d)
 	struct flows_ops ops = {
 		.ctx = d,
 		.publish_rate = publish_rate,
+		.publish_pause = publish_pause,
 		.history_get = history_get,
 		.history_put = history_put,
 	};

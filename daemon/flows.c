@@ -60,6 +60,7 @@ static void flow_forget(struct flows *f, int i)
 {
 	if (f->ops.history_put && f->v[i].learn.origin != MI_SRC_MISSING)
 		f->ops.history_put(f->ops.ctx, f->v[i].port, &f->v[i].learn);
+	pause_finish(&f->v[i].pause);
 	memmove(&f->v[i], &f->v[i + 1], (size_t)(f->n - i - 1) * sizeof(f->v[0]));
 	f->n--;
 	f->ports_changed = true;
@@ -138,6 +139,8 @@ int flows_set_params(struct flows *f, const struct flows_params *p)
 	for (int i = 0; i < f->n; i++) {
 		struct flow_xfer *x = &f->v[i].xfer;
 
+		pause_set_params(&f->v[i].pause, &p->pause);
+
 		/* A sender's own values stay; the defaults and bounds change. */
 		if (!x->from_sender)
 			xfer_defaults(f, x);
@@ -168,6 +171,7 @@ static struct flow *flow_add(struct flows *f, uint16_t port)
 	fl->created_ns = rxb_mono_ns();
 	xfer_defaults(f, &fl->xfer);
 	mi_learn_init(&fl->learn);
+	pause_init(&fl->pause, &f->p.pause);
 	if (f->ops.history_get && f->ops.history_get(f->ops.ctx, port, &fl->learn)) {
 		fl->learn.origin = MI_SRC_HISTORY;
 		fl->learn.last_traffic_ns = 0;
@@ -419,10 +423,41 @@ static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e
 		publish_provisional(f, fl, e);
 }
 
+/* The epoch's socket record of @port, NULL if none. */
+static const struct rxb_sock_meas *sock_of(const struct rxb_epoch *e, uint16_t port)
+{
+	for (int i = 0; i < e->nsocks && i < RXB_MAX_SOCKS; i++)
+		if (e->socks[i].port == port)
+			return &e->socks[i];
+	return NULL;
+}
+
 /*
- * One flow's epoch: fold the measurements in, solve, publish.
- * (The pause-window predictor, DESIGN §6, goes here, after the rate.)
+ * Pause windows (DESIGN §6): check the predictor against the preemptions
+ * of the flow's receiver threads, feed it, publish what it plans.
  */
+static void flow_pause(struct flows *f, struct flow *fl, const struct rxb_epoch *e,
+		       double dt_s)
+{
+	const struct rxb_sock_meas *m = sock_of(e, fl->port);
+	double rtt_us = fl->xfer.one_way_delay_s * 2e6;
+	struct rxbneck_pause p;
+	int sent;
+
+	pause_epoch(&fl->pause, e, m ? m->tids : NULL,
+		    m ? (m->ntids < RXB_MAX_TIDS ? m->ntids : RXB_MAX_TIDS) : 0);
+	if (!pause_plan(&fl->pause, fl->port, rxb_mono_ns(), (uint64_t)(dt_s * 1e9),
+			rtt_us < RXBNECK_TIME_MAX_US ? (uint32_t)rtt_us : RXBNECK_TIME_MAX_US,
+			e->seq, &p))
+		return;
+	sent = f->ops.publish_pause ? f->ops.publish_pause(f->ops.ctx, &p) : 0;
+	if (sent < 0)
+		rxb_warn("flow %u: PAUSE refused by the control server (%d)", fl->port, sent);
+	pause_note_sent(&fl->pause, &p, sent);
+}
+
+/* One flow's epoch: fold the measurements in, solve, publish the rate,
+ * then the pause windows. */
 static void flow_epoch(struct flows *f, struct flow *fl, const struct rxb_epoch *e,
 		       double dt_s)
 {
@@ -430,6 +465,7 @@ static void flow_epoch(struct flows *f, struct flow *fl, const struct rxb_epoch 
 
 	mi_update(&fl->learn, &f->disk, fl->port, e, dt_s, &env, &fl->inputs);
 	flow_run(f, fl, e);
+	flow_pause(f, fl, e, dt_s);
 }
 
 void flows_epoch(struct flows *f, const struct rxb_epoch *e,

@@ -29,8 +29,10 @@
  * DEGRADED is added whenever the epoch's record says BPF is missing or
  * only partly loaded.
  *
- * The pause-window predictor (DESIGN §6) hooks into flow_epoch() in
- * flows.c, after the rate: it gets the flow, the epoch and the ops.
+ * After the rate, each flow's pause-window predictor (daemon/pause.h,
+ * DESIGN §6) is checked against and fed with the epoch's preemptions of
+ * the flow's receiver threads, and what it plans (a schedule, or CANCEL)
+ * goes to ops->publish_pause.
  *
  * Allocation: the solver workspace at init (and again when sweep_points
  * grows on a reload); per epoch only the solver's small tagged chains.
@@ -42,6 +44,7 @@
 #include <stdint.h>
 
 #include "daemon/model_inputs.h"
+#include "daemon/pause.h"
 #include "daemon/sendsrv.h"
 #include "rxb/measure.h"
 #include "rxbneck/proto.h"
@@ -108,6 +111,7 @@ struct flow {
 	struct rxbneck_report last_report;
 	double report_model_rate_bps;	/* what the model said then, NaN = nothing */
 	double report_model_time_s;
+	struct pause pause;		/* RBUDP+ pause windows */
 };
 
 struct flows_params {
@@ -119,12 +123,15 @@ struct flows_params {
 	uint32_t sweep_points;
 	enum rxb_batch_rule rule;
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
+	struct pause_params pause;	/* [pause] */
 };
 
 struct flows_ops {
 	void *ctx;
 	/* Offer a RATE to the port's subscribers (sendsrv_publish_rate). */
 	int (*publish_rate)(void *ctx, const struct rxbneck_rate *r);
+	/* Optional: a PAUSE schedule or CANCEL (sendsrv_publish_pause). */
+	int (*publish_pause)(void *ctx, const struct rxbneck_pause *p);
 	/* Optional: learned costs of @port from the state directory. */
 	bool (*history_get)(void *ctx, uint16_t port, struct mi_learn *out);
 	/* Optional: a flow goes away; remember what it learned. */

@@ -242,6 +242,7 @@ static void flow_json(struct jw *w, const struct flow *fl, const struct daemon *
 	jw_int(w, "rate_sent_to", fl->last_sent);
 	jw_uint(w, "reports", fl->reports);
 	report_json(w, fl);
+	pause_json(&fl->pause, w);
 	jw_obj_end(w);
 }
 
@@ -597,7 +598,7 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 {
 	const struct mi_result *in = &fl->inputs;
 	const struct flow_xfer *x = &fl->xfer;
-	char r1[32], r2[32], flags[64];
+	char r1[32], r2[32], flags[64], pbuf[1024];
 
 	ctl_out_printf(o, "Flow %-5u  %s", fl->port, flow_state_name(fl->state));
 	if (fl->have_good) {
@@ -656,6 +657,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 			       fl->last_report.elapsed_us / 1e6, r1, fl->last_report.rounds,
 			       (unsigned long long)fl->reports);
 	}
+	pause_text(&fl->pause, pbuf, sizeof(pbuf));
+	ctl_out_puts(o, pbuf);
 	(void)d;
 }
 
@@ -706,10 +709,11 @@ static void status_text(struct ctl_out *o, const struct daemon *d)
 		flow_text(o, &d->flows.v[i], d);
 	sendsrv_stats(d->ss, &st);
 	ctl_out_printf(o, "Senders     %u connected on port %u (%llu accepted, %llu refused); "
-		       "%llu RATE pushes, %llu reports\n", st.conns_active, d->sendsrv_port,
+		       "%llu RATE pushes, %llu PAUSE pushes, %llu reports\n", st.conns_active, d->sendsrv_port,
 		       (unsigned long long)st.accepted,
 		       (unsigned long long)(st.rejected_allow + st.rejected_full),
-		       (unsigned long long)st.rate_pushes, (unsigned long long)st.reports);
+		       (unsigned long long)st.rate_pushes, (unsigned long long)st.pause_pushes,
+		       (unsigned long long)st.reports);
 }
 
 /* ------------------------------------------------------------- dispatch -- */

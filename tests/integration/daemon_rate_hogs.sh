@@ -16,6 +16,9 @@
 # lock: a measurement starts only once CPU 1 has been quiet (#C < 0.5) for
 # about 2 s, one
 # disturbed by other work is repeated (up to 4 times, then the test skips).
+# NET_PROBE_EVERY=N ([measure] net_probe_every, default 1): the same with the
+# per-packet probes attached one epoch in N (daemon_rate_hogs_sampled.sh):
+# #C comes from every epoch, so the rate must follow as fast.
 . "$(dirname "$0")/daemon_lib.inc"
 
 command -v stress-ng >/dev/null || skip "stress-ng not installed"
@@ -24,10 +27,11 @@ command -v iperf3 >/dev/null || skip "iperf3 not installed"
 WATCH=$B/rxbneck-watch
 [ -x "$WATCH" ] || die "build first: $WATCH"
 EPOCH_MS=250
+NET_EVERY=${NET_PROBE_EVERY:-1}
 P=$(free_port)
 
 write_conf "$T/d.conf" "[measure] interval_ms = $EPOCH_MS" "[measure] watch_ports = $P" \
-	"[control] push_every_epochs = 1"
+	"[measure] net_probe_every = $NET_EVERY" "[control] push_every_epochs = 1"
 start_daemon "$T/d.conf"
 
 bg taskset -c 1 iperf3 -s -p "$P" -1 >/dev/null 2>&1
@@ -76,7 +80,7 @@ attempt() {
 	wait $hogs
 	log "status with the hogs:"; sed -n '/^Flow/,/RATE/p' "$T/after.txt" >&2
 	log "$(grep -c " RATE " "$T/rates.txt") RATE lines so far; last: $(tail -1 "$T/rates.txt")"
-	python3 - "$T/rates.txt" "$T0" "$EPOCH_MS" "$T/before.json" "$T/after.json" <<'PY'
+	python3 - "$T/rates.txt" "$T0" "$EPOCH_MS" "$T/before.json" "$T/after.json" "$NET_EVERY" <<'PY'
 import json, statistics, sys
 lines = [l.split() for l in open(sys.argv[1]) if " RATE " in l]
 t0, epoch_s = float(sys.argv[2]), float(sys.argv[3]) / 1000
@@ -104,6 +108,12 @@ assert 1.7 <= ca, "two hogs are not #C ~ 2"
 assert low < 0.65 * base, "the rate did not fall by a third"
 assert lat <= 2 * epoch_s + 0.05, "RATE came later than two epochs"
 assert not (fa["rate"]["flags"]), fa["rate"]["flags"]
+every = int(sys.argv[6])
+for d in (before, after):
+    m = d["measurement"]
+    assert m["net_probe_every"] == every, (m["net_probe_every"], every)
+print(f"per-packet probes one epoch in {every}; the status snapshots' epochs sampled: "
+      f"{before['measurement']['net_sampled']}, {after['measurement']['net_sampled']}")
 PY
 }
 

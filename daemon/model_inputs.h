@@ -26,8 +26,9 @@
  *                  epochs of one e2e run per k = 0..3) a = 6.5-10 us and
  *                  b = 1.37-1.68 us, and the ratio was 15-76 % above b,
  *                  the capacity as much below (docs/e2e.md). When the
- *                  epochs cannot separate a from b (every epoch the same
- *                  packets per wake-up) the ratio is used;
+ *                  recent epochs cannot separate a from b (every epoch the
+ *                  same packets per wake-up) the last fit that could is
+ *                  kept; the ratio is used only before any fit could;
  *    N_B           packets dequeued per wake-up of the receiver (at most
  *                  K_B; a receiver that never blocked drains up to K_B);
  *    K_B           rcvbuf / truesize per packet (the rcvbuf of the port's
@@ -110,6 +111,8 @@ struct mi_learn {
 	/* stage B */
 	struct mi_ratio cpu_ns_per_pkt;		/* receiver on-CPU ns / pkts_out */
 	struct mi_fit cost_fit;			/* on-CPU ns = a wake-ups + b pkts */
+	double cost_a_ns, cost_b_ns;		/* the last separable fit's a, b */
+	bool cost_known;			/* cost_a_ns, cost_b_ns set */
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */

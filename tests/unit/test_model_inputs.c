@@ -516,6 +516,57 @@ static void test_marginal_cost(void **state)
 	check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
 }
 
+/*
+ * A steady rate after a fit: every recent epoch has the same packets per
+ * wake-up, so the decayed sums stop separating a from b. The per-packet
+ * cost stays the last separable fit's b; the ratio (b + a / 4 here) is
+ * not taken back.
+ */
+static void test_marginal_cost_kept(void **state)
+{
+	static const uint64_t ep[][2] = {
+		{ 20000, 20000 / 6 }, { 60000, 600 }, { 40000, 1000 }, { 80000, 80 },
+		{ 30000, 3000 }, { 70000, 7 },
+	};
+	const double a = 9500, b = 1500;
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	double fa, fb;
+	uint64_t seq = 0;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
+		size_t j = i % RXB_ARRAY_SIZE(ep);
+		struct rxb_epoch *e = cost_epoch(++seq, ep[j][0], ep[j][1], a, b);
+
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		free(e);
+	}
+	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), 0);
+	/* 100 s at 4 packets per wake-up: 20 time constants. */
+	for (int i = 0; i < 100; i++) {
+		struct rxb_epoch *e = cost_epoch(++seq, 16000, 4000, a, b);
+
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		free(e);
+	}
+	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
+	check_rel(r.b.cpu_ns_per_pkt_ratio, b + a / 4, 1e-6);
+	check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	check_rel(r.b.cpu_ns_per_wakeup, a, 1e-4);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MEASURED);
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable"));
+	/* mu_P-Net from b, not from the ratio. */
+	check_rel(r.stages[0].mu_net_per_s,
+		  1e9 / (b * r.stages[0].batch_pkts), 1e-6);
+}
+
 /* The fit's edge cases, on struct mi_fit through the public solver. */
 static void test_marginal_cost_edges(void **state)
 {
@@ -682,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_rcvbuf_tcp_on_port),
 		cmocka_unit_test(test_marginal_cost),
+		cmocka_unit_test(test_marginal_cost_kept),
 		cmocka_unit_test(test_marginal_cost_edges),
 		cmocka_unit_test(test_workload_missing),
 		cmocka_unit_test(test_unsampled_epochs),

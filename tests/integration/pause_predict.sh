@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The pause-window predictor (DESIGN §6, docs/pause.md) on the real
+# scheduler: a receiver thread that is always runnable (a busy-polling UDP
+# reader, as the seed's saturated receive process) pinned to CPU 1 with two
+# `stress-ng --cpu 1 --taskset 1` hogs, UDP datagrams over a veth pair
+# between two network namespaces, rxbneckd watching the port (500 ms
+# epochs) and rxbneck-watch subscribed to the flow.
+#
+# Checked, over ~5 s with the hogs after ~3 s of learning:
+#  - the predicted window D is within 15 % of the receiver's mean off-CPU
+#    interval per switch measured independently of the daemon, from
+#    /proc/<tid>/schedstat (run_delay / switch-ins; the reader never sleeps,
+#    so all its off-CPU time is runqueue wait);
+#  - the predicted period T_I/O + D within 15 % of that mean cycle;
+#  - the hit rate of the predictor's own checks (a predicted window
+#    overlapping at least half of the actual one) is at least 0.6;
+#  - the subscriber got a PAUSE schedule with a window within 15 % of the
+#    measured one, and a CANCEL once the hogs are gone.
+# Other engineers' builds share this 2-CPU machine outside the heavy-test
+# lock: a measurement starts once CPU 1 has been quiet (#C < 0.5), and one
+# disturbed by other work (#C not ~2) is repeated (up to 3 times, then the
+# test skips). Exit 0 pass, 77 skip, else fail.
+. "$(dirname "$0")/daemon_lib.inc"
+
+for t in ip stress-ng python3 taskset; do
+	command -v $t >/dev/null || skip "$t not installed"
+done
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+WATCH=$B/rxbneck-watch
+[ -x "$WATCH" ] || die "build first: $WATCH"
+EPOCH_MS=500
+P=$((20000 + $$ % 20000))
+ns_a=rxbt-pause-a$$ ns_b=rxbt-pause-b$$
+
+on_exit "ip netns del $ns_a 2>/dev/null; ip netns del $ns_b 2>/dev/null"
+ip netns add $ns_a && ip netns add $ns_b || die "netns"
+ip link add pa$$ netns $ns_a type veth peer name pb$$ netns $ns_b || die "veth"
+ip -n $ns_a addr add 10.253.0.1/24 dev pa$$
+ip -n $ns_b addr add 10.253.0.2/24 dev pb$$
+ip -n $ns_a link set pa$$ up && ip -n $ns_b link set pb$$ up || die "veth up"
+
+# A receiver that never blocks: non-blocking reads in a loop.
+cat > "$T/rx.py" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+s.bind(("10.253.0.2", int(sys.argv[1])))
+s.setblocking(False)
+while True:
+    try:
+        s.recv(65536)
+    except BlockingIOError:
+        pass
+PY
+# About 20 000 datagrams/s, in bursts of 10.
+cat > "$T/tx.py" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+dst, buf = ("10.253.0.2", int(sys.argv[1])), b"x" * 1400
+while True:
+    for _ in range(10):
+        s.sendto(buf, dst)
+    time.sleep(0.0005)
+PY
+
+write_conf "$T/d.conf" "[measure] interval_ms = $EPOCH_MS" "[measure] watch_ports = $P"
+start_daemon "$T/d.conf"
+
+bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P
+RX=$!
+sleep 0.3
+bg ip netns exec $ns_a taskset -c 0 python3 "$T/tx.py" $P
+bg bash -c "'$WATCH' -p $CPORT -r 200 -s 1400 -f 1000000000 $P > '$T/watch.txt'"
+
+pj() { ctl status --json | python3 -c "import json,sys; f=json.load(sys.stdin)['flows'][0]; print($1)"; }
+for _ in $(seq 100); do
+	[ "$(pj "f['traffic']['pkts_out'] > 0")" = True ] && break
+	sleep 0.1
+done
+[ "$(pj "f['traffic']['pkts_out'] > 0")" = True ] || die "the daemon saw no traffic on port $P: $(ctl status)"
+status_c() { pj "f['inputs']['stage_b']['cpu_bound']['value'] or 0"; }
+schedstat() { cat /proc/$RX/schedstat; }
+
+# One measurement. 0 pass, 1 fail, 3 disturbed by other work (retry).
+attempt() {
+	local quiet=0 end=$((SECONDS + 30)) h1 h2
+	while [ $SECONDS -lt $end ]; do
+		if python3 -c "import sys; sys.exit(0 if float('$(status_c)') < 0.5 else 1)"; then
+			quiet=$((quiet + 1))
+			[ $quiet -ge 4 ] && break
+		else
+			quiet=0
+		fi
+		sleep 0.25
+	done
+	[ $quiet -ge 4 ] || { log "CPU 1 not quiet within 30 s"; return 3; }
+	stress-ng --cpu 1 --taskset 1 --timeout 11s --quiet & h1=$!
+	stress-ng --cpu 1 --taskset 1 --timeout 11s --quiet & h2=$!
+	_bg_pids+=($h1 $h2)
+	sleep 3
+	ctl status --json > "$T/a.json"; schedstat > "$T/a.sched"
+	sleep 5
+	ctl status --json > "$T/b.json"; schedstat > "$T/b.sched"
+	ctl status > "$T/b.txt"
+	wait $h1 $h2
+	log "status with the hogs:"; sed -n '/PAUSE  /,/last/p' "$T/b.txt" >&2
+	# The hogs are gone: the windows stop, the schedule is cancelled.
+	for _ in $(seq 40); do
+		grep -q "cancelled" "$T/watch.txt" && break
+		sleep 0.1
+	done
+	python3 - "$T" "$P" <<'PY'
+import json, re, sys
+T, port = sys.argv[1], int(sys.argv[2])
+fa = json.load(open(T + "/a.json"))["flows"][0]
+fb = json.load(open(T + "/b.json"))["flows"][0]
+pa, pb = fa["pause"], fb["pause"]
+sa = [int(x) for x in open(T + "/a.sched").read().split()]
+sb = [int(x) for x in open(T + "/b.sched").read().split()]
+c = fb["inputs"]["stage_b"]["cpu_bound"]["value"] or 0
+if not 1.7 <= c <= 2.3:
+    print(f"disturbed by other work on CPU 1 (#C {c:.2f} with 2 hogs)")
+    sys.exit(3)
+# Independent of the daemon: the kernel's own counters of the reader.
+on_ns, wait_ns, runs = (sb[i] - sa[i] for i in range(3))
+off_us, cycle_us = wait_ns / runs / 1e3, (on_ns + wait_ns) / runs / 1e3
+pr = pb["prediction"]
+d_us, period_us = pr["window_us"], pr["period_us"]
+ck_a, ck_b = pa["check"], pb["check"]
+scored = ck_b["scored"] - ck_a["scored"]
+hits = ck_b["hits"] - ck_a["hits"]
+hit_rate = hits / scored if scored else 0
+se, de = ck_b["start_error"], ck_b["duration_error"]
+print(f"schedstat: {runs} switch-ins, off {off_us:.0f} us, cycle {cycle_us:.0f} us per switch-in; "
+      f"daemon measured off {pb['measured']['off_mean_us']:.0f} us")
+print(f"predicted T_I/O {pr['t_io_us']:.0f} us ({pr['t_io_source']}), D {d_us:.0f} us = "
+      f"{pr['cpu_bound']:.2f} x {pr['slice_us']:.0f} us ({pr['slice_source']}), period "
+      f"{period_us:.0f} us; D/off {d_us / off_us:.3f}, period/cycle {period_us / cycle_us:.3f}")
+print(f"checks in 5 s: {hits}/{scored} hits ({hit_rate:.3f}); all time start error mean "
+      f"{se['mean_abs_us']:.0f} p50 {se['p50_abs_us']:.0f} p90 {se['p90_abs_us']:.0f} us, "
+      f"duration error mean {de['mean_abs_us']:.0f} p50 {de['p50_abs_us']:.0f} "
+      f"p90 {de['p90_abs_us']:.0f} us; schedule {ck_b['schedule_hits']}/"
+      f"{ck_b['schedule_checked']}")
+pauses = [l for l in open(T + "/watch.txt") if l.startswith(f"PAUSE port {port} in")]
+print(f"subscriber: {len(pauses)} PAUSE frames; last: {pauses[-1].strip() if pauses else '-'}")
+assert pb["scheduler"] in ("eevdf", "cfs"), pb["scheduler"]
+assert runs > 100, "too few switch-ins of the receiver"
+assert abs(d_us / off_us - 1) <= 0.15, "predicted window not within 15 % of the measured off-CPU time"
+assert abs(period_us / cycle_us - 1) <= 0.15, "predicted period not within 15 % of the measured cycle"
+assert scored >= 100, "too few checked predictions"
+assert hit_rate >= 0.6, "hit rate below 0.6"
+assert pauses, "the subscriber got no PAUSE"
+m = re.search(r"for (\d+) us, period (\d+) us", pauses[-1])
+assert m and abs(int(m.group(1)) / off_us - 1) <= 0.15, "announced window off by > 15 %"
+assert int(m.group(2)) > int(m.group(1))
+assert any("cancelled" in l for l in open(T + "/watch.txt")), "no CANCEL after the hogs left"
+PY
+}
+
+for try in 1 2 3; do
+	attempt; rc=$?
+	[ $rc -eq 0 ] && break
+	[ $rc -eq 3 ] || die "pause windows not predicted"
+	log "attempt $try disturbed; again"
+	sleep 2
+done
+[ $rc -eq 0 ] || skip "CPU 1 too busy with other work for a clean measurement"
+stop_daemon
+log "PASS"

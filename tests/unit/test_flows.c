@@ -418,6 +418,127 @@ static void test_set_params(void **state)
 	flows_finish(&f);
 }
 
+/* ------------------------------------------------------------- pause -- */
+
+struct pause_pub {
+	int n;
+	struct rxbneck_pause last;
+};
+
+static int publish_pause(void *ctx, const struct rxbneck_pause *p)
+{
+	struct pause_pub *pp = ctx;
+
+	pp->n++;
+	pp->last = *p;
+	return 1;
+}
+
+static int publish_rate_quiet(void *ctx, const struct rxbneck_rate *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
+
+/* @n preemptions of @tid on CPU 1, a 4 ms run then @off_ns off each,
+ * the last ending @ago_ns before now. */
+static void add_preempts(struct rxb_rx_preempt *v, size_t *nv, uint32_t tid, int n,
+			 uint64_t off_ns, uint64_t ago_ns)
+{
+	uint64_t cycle = 4000000 + off_ns, t = rxb_mono_ns() - ago_ns - (uint64_t)n * cycle;
+
+	for (int i = 0; i < n; i++) {
+		struct rxb_rx_preempt *ev = &v[(*nv)++];
+
+		memset(ev, 0, sizeof(*ev));
+		ev->tid = tid;
+		ev->cpu = 1;
+		ev->flags = RXB_RX_PREEMPT_EEVDF;
+		ev->run_start_ns = t;
+		ev->out_ns = t + 4000000;
+		ev->in_ns = ev->out_ns + off_ns;
+		ev->slice_ns = ev->next_slice_ns = 1400000;
+		t = ev->in_ns;
+	}
+}
+
+/*
+ * flow_epoch() feeds the flow's own receiver's preemptions (the socket's
+ * tids) to the predictor and publishes its schedule, then a CANCEL.
+ */
+static void test_pause_published(void **state)
+{
+	struct flows *f = malloc(sizeof(*f));
+	struct pause_pub pp = { 0 };
+	struct flows_params p;
+	struct flows_ops ops = {
+		.ctx = &pp,
+		.publish_rate = publish_rate_quiet,
+		.publish_pause = publish_pause,
+	};
+	struct rxb_rx_preempt *v = calloc(64, sizeof(*v));
+	struct rxb_epoch *e1 = epoch(1, 2, 1000), *e2 = epoch(2, 2, 1000);
+	uint16_t port = PORT;
+	size_t nv = 0;
+	struct flow *fl;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(v);
+	params(&p);
+	p.pause.enabled = true;
+	p.pause.min_window_ns = 200000;
+	p.pause.max_window_ns = 100000000;
+	p.pause.ncpus = 2;
+	assert_int_equal(flows_init(f, &p, &ops), 0);
+	assert_int_equal(flows_set_config_ports(f, &port, 1), 0);
+	e1->socks[0].ntids = 1;
+	e1->socks[0].tids[0] = 77;
+	e1->cpus[1].cpu_bound_run_ns = 4e6;
+	e1->cpus[1].cpu_bound_slice_ns = 1.4e6;
+	/* The flow's receiver (2 hogs: 8 ms off) and another thread's. */
+	add_preempts(v, &nv, 77, 30, 8000000, 10000000);
+	add_preempts(v, &nv, 78, 30, 1000000, 10000000);
+	e1->rx_preempts = v;
+	e1->nrx_preempts = nv;
+
+	flows_epoch(f, e1, 1000);
+	fl = flows_find(f, PORT);
+	assert_non_null(fl);
+	assert_int_equal(fl->pause.preemptions, 30);
+	assert_int_equal(fl->pause.pred.d_ns, 8000000);
+	assert_int_equal(pp.n, 1);
+	assert_int_equal(pp.last.port, PORT);
+	assert_int_equal(pp.last.flags, 0);
+	assert_int_equal(pp.last.duration_us, 8000);
+	assert_int_equal(pp.last.period_us, 12000);
+	assert_true(pp.last.start_in_us < 12000);
+	assert_int_equal(fl->pause.published, 1);
+	assert_int_equal(fl->pause.last_sent, 1);
+
+	/* The windows stop: CANCEL, once. */
+	flows_epoch(f, e2, 1000);
+	assert_int_equal(pp.n, 2);
+	assert_int_equal(pp.last.flags, RXBNECK_PAUSE_CANCEL);
+	e2->seq = 3;
+	flows_epoch(f, e2, 1000);
+	assert_int_equal(pp.n, 2);
+
+	/* Disabled by a reload: the windows are measured, nothing is sent. */
+	p.pause.enabled = false;
+	assert_int_equal(flows_set_params(f, &p), 0);
+	e1->seq = 4;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(fl->pause.preemptions, 60);
+	assert_int_equal(pp.n, 2);
+	flows_finish(f);
+	free(e1);
+	free(e2);
+	free(v);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_sender_hello),
 		cmocka_unit_test(test_ports_and_history),
 		cmocka_unit_test(test_set_params),
+		cmocka_unit_test(test_pause_published),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

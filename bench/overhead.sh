@@ -24,6 +24,8 @@
 # mean rate over whole attached windows (PERIOD should be a multiple of N)
 # against the mean of the detached seconds around each, as a median over
 # the windows; the per-second median would only see unsampled seconds.
+# Use PERIOD >= 2 N (e.g. NET_EVERY=8 PERIOD=16) so a window holds whole
+# cycles after its 1-s margins.
 set -u
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
@@ -129,7 +131,8 @@ wratios = []
 for w0, w1 in windows:
     inside = [r for t, r, o in rows if o and w0 <= t <= w1]
     near = [r for t, r, o in rows if not o and (w0 - period - 1 <= t <= w1 + period + 1)]
-    if len(inside) >= net_every and near:
+    # At least one whole sampling cycle inside the window's margins.
+    if len(inside) >= min(net_every, period - 2) and near:
         wratios.append(statistics.mean(inside) / statistics.mean(near))
 if wratios:
     print("per attached window (mean rate / mean of the detached seconds around it): "

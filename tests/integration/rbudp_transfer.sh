@@ -78,6 +78,13 @@ rbudp_synth "$RB_TMP/synth.ref" 50000000
 cmp "$RB_TMP/synth.ref" "$RB_TMP/synth.bin" || fail "synthetic data differs from the reference"
 check_accounting "$RB_TMP/synth.send.json" "$RB_TMP/synth.recv.json"
 
+echo "synthetic data, 50 MB, receiver --busy-poll"
+transfer busy --busy-poll --output "$RB_TMP/busy.bin" > "$RB_TMP/busy.recv.json" -- \
+	--size 50M --rate $RATE
+cmp "$RB_TMP/synth.ref" "$RB_TMP/busy.bin" || fail "busy-poll: data differs from the reference"
+check_accounting "$RB_TMP/busy.send.json" "$RB_TMP/busy.recv.json"
+[ "$(rbudp_json "$RB_TMP/busy.recv.json" 'j["busy_poll"]')" = True ] || fail "busy_poll not reported"
+
 echo "synthetic data, 50 MB, --discard, UDP GSO (8 per send)"
 transfer gso --discard > "$RB_TMP/gso.recv.json" -- --size 50M --rate $RATE --gso 8 --batch 64
 check_accounting "$RB_TMP/gso.send.json" "$RB_TMP/gso.recv.json"

@@ -536,6 +536,12 @@ static bool drain_over(const struct session *s, uint64_t now)
  * reads instead (user-space interrupt coalescing): the sender no longer
  * pays a cross-CPU wake-up per datagram, and each read takes a batch. It
  * goes back to blocking as soon as a nap finds the socket empty.
+ *
+ * With busy_poll it never sleeps while a round's data may arrive (BLAST,
+ * DRAIN): it reads the socket in a loop and only checks the control
+ * connection between reads. The thread then stays runnable and leaves its
+ * CPU only when the scheduler preempts it - the receiver seed 004's RBUDP+
+ * assumes, whose off-CPU windows rxbneckd predicts. It costs a whole CPU.
  */
 static int loop(struct session *s)
 {
@@ -550,6 +556,7 @@ static int loop(struct session *s)
 		};
 		uint64_t now = rxb_mono_ns(), wake;
 		struct timespec ts;
+		bool busy;
 
 		if (s->state == RX_DRAIN && !backlog && drain_over(s, now) && end_round(s, now))
 			return -1;
@@ -565,6 +572,7 @@ static int loop(struct session *s)
 			return sfail(s, RBUDP_ERR_TIMEOUT, "sender silent for %d ms in round %u",
 				     s->o->timeout_ms, s->round);
 		progress(s, now);
+		busy = s->o->busy_poll && (s->state == RX_BLAST || s->state == RX_DRAIN);
 
 		wake = min_u64(rbudp_outq_next_ns(&s->outq), s->last_activity + timeout_ns);
 		if (s->state == RX_DRAIN) {
@@ -575,13 +583,13 @@ static int loop(struct session *s)
 		}
 		if (s->o->progress && s->state == RX_BLAST)
 			wake = min_u64(wake, s->next_progress_ns);
-		if (backlog)
+		if (backlog || busy)
 			wake = now;
 		else if (napping)
 			wake = min_u64(wake, now + s->o->poll_ns);
 		/* A negative fd is skipped: while napping, stay off the socket's
 		 * wait queue so arrivals do not wake us. */
-		if (napping || backlog)
+		if (napping || backlog || busy)
 			pfd[0].fd = -1;
 		wake = wake > now ? wake - now : 0;
 		ts.tv_sec = (time_t)(wake / RXB_NSEC_PER_SEC);
@@ -592,7 +600,7 @@ static int loop(struct session *s)
 			return sfail(s, RBUDP_ERR_ABORTED, "ppoll: %s", strerror(errno));
 		}
 		now = rxb_mono_ns();
-		if (napping || backlog || (pfd[0].revents & (POLLIN | POLLERR))) {
+		if (napping || backlog || busy || (pfd[0].revents & (POLLIN | POLLERR))) {
 			uint64_t before = s->r->dgrams;
 			int ret = rx_socket(s);
 

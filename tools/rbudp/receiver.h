@@ -19,6 +19,7 @@ struct rbudp_recv_opts {
 	int64_t delay_ns;		/* feedback delay; < 0: the sender's */
 	uint32_t batch_pkts;		/* datagrams per recvmmsg */
 	uint64_t poll_ns;		/* nap between reads while data flows; 0: block */
+	bool busy_poll;			/* never sleep while a round's data may come */
 	uint64_t drain_idle_ns;		/* after BLAST_DONE: quiet time that ends a round */
 	uint64_t drain_max_ns;		/* ... and the most a drain may take */
 	int timeout_ms;			/* set-up and silence limit */

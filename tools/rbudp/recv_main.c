@@ -59,6 +59,10 @@ static void help(void)
 "                        per datagram); back to blocking when a read finds the\n"
 "                        socket empty. 0 = always block (woken per arrival).\n"
 "                        Default 20\n"
+"  --busy-poll           never sleep while a round's data may arrive: read the\n"
+"                        socket in a loop (costs a whole CPU). The thread stays\n"
+"                        runnable and leaves its CPU only when preempted - the\n"
+"                        receiver RBUDP+ pause windows are about (docs/pause.md)\n"
 "  --drain-ms MS         after the sender's end-of-blast marker, end the round\n"
 "                        once the socket has been quiet this long (default 2), or\n"
 "                        at once when every packet of the round is in\n"
@@ -99,7 +103,7 @@ static void help(void)
 enum {
 	OPT_PORT = 256, OPT_LISTEN, OPT_OUTPUT, OPT_DISCARD, OPT_MAX_MEM, OPT_CPU,
 	OPT_RCVBUF, OPT_BATCH, OPT_POLL, OPT_DRAIN, OPT_DELAY, OPT_COUNT, OPT_TIMEOUT, OPT_JSON,
-	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_GAP,
+	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_GAP, OPT_BUSY,
 };
 
 static const struct option longopts[] = {
@@ -112,6 +116,7 @@ static const struct option longopts[] = {
 	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "poll-us", required_argument, NULL, OPT_POLL },
+	{ "busy-poll", no_argument, NULL, OPT_BUSY },
 	{ "drain-ms", required_argument, NULL, OPT_DRAIN },
 	{ "one-way-delay-ms", required_argument, NULL, OPT_DELAY },
 	{ "count", required_argument, NULL, OPT_COUNT },
@@ -169,6 +174,7 @@ static void parse(int argc, char **argv, struct cli *c)
 			c->o.poll_ns = rbudp_cli_u64(prog, "--poll-us", optarg, 0, 100000) *
 				       RXB_NSEC_PER_USEC;
 			break;
+		case OPT_BUSY:		c->o.busy_poll = true; break;
 		case OPT_DRAIN:
 			c->o.drain_idle_ns = rbudp_cli_ms(prog, "--drain-ms", optarg, 10000);
 			break;
@@ -269,6 +275,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 	jw_int(&w, "cpu", c->cpu);
 	jw_int(&w, "rcvbuf_bytes", rx->rcvbuf_bytes);
 	jw_double(&w, "poll_us", (double)c->o.poll_ns / 1e3);
+	jw_bool(&w, "busy_poll", c->o.busy_poll);
 	jw_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
 	jw_uint(&w, "t0_mono_ns", r->t0_ns);
 	jw_double(&w, "transfer_time_s", r->transfer_ns ? (double)r->transfer_ns / 1e9 : NAN);

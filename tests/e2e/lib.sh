@@ -21,6 +21,7 @@ E_BUILD=${E_BUILD:-build}
 E_SIZE=${E_SIZE:-200M}		# file size (synthetic data)
 E_DELAY_MS=${E_DELAY_MS:-10}	# emulated one-way delay (sender's HELLO RTT = 2x)
 E_RCVBUF=${E_RCVBUF:-4Mi}	# receiver's SO_RCVBUF request (kernel doubles it)
+E_RECV_ARGS=${E_RECV_ARGS:-}	# more rxbneck-recv options, e.g. --busy-poll
 E_EPOCH_MS=${E_EPOCH_MS:-250}	# rxbneckd epoch
 E_LINE_RATE=${E_LINE_RATE:-6G}	# the sender's ceiling (--max-rate): the top of the sweep
 E_MIN_RATE=${E_MIN_RATE:-100M}
@@ -230,7 +231,7 @@ e2e_run() {
 	rm -f "$E_TMP/s.json" "$E_TMP/r.json" "$E_TMP/dst.bin"
 	e2e_bg rpid taskset -c "$E_RECV_CPU" "$E_BIN/rxbneck-recv" \
 		--port "$E_PORT" --listen "$E_ADDR_R" "${dst[@]}" --quiet --json --cpu "$E_RECV_CPU" \
-		--rcvbuf "$E_RCVBUF" > "$E_TMP/r.json" 2> "$E_TMP/r.err"
+		--rcvbuf "$E_RCVBUF" $E_RECV_ARGS > "$E_TMP/r.json" 2> "$E_TMP/r.err"
 	# Until the receiver listens on its TCP port.
 	for _ in $(seq 50); do
 		ss -Htln "sport = :$E_PORT" | grep -q . && break

@@ -433,6 +433,23 @@ static const struct rxb_sock_meas *sock_of(const struct rxb_epoch *e, uint16_t p
 }
 
 /*
+ * How long the flow's receive queue (K_B packets) takes to fill at the
+ * rate last offered, in ns; 0 when either is unknown (then a window is
+ * paused whole, as in seed 004).
+ */
+static uint64_t queue_absorb_ns(const struct flow *fl)
+{
+	const struct mi_value *k = &fl->inputs.b.queue_pkts;
+	double ns;
+
+	if (!fl->has_rate || !fl->rate.rate_bps || k->src == MI_SRC_MISSING ||
+	    !(k->v > 0) || !(fl->xfer.payload_bytes > 0))
+		return 0;
+	ns = k->v * fl->xfer.payload_bytes * 8 / (double)fl->rate.rate_bps * 1e9;
+	return ns < 60e9 ? (uint64_t)ns : (uint64_t)60e9;
+}
+
+/*
  * Pause windows (DESIGN §6): check the predictor against the preemptions
  * of the flow's receiver threads, feed it, publish what it plans.
  */
@@ -448,7 +465,7 @@ static void flow_pause(struct flows *f, struct flow *fl, const struct rxb_epoch 
 		    m ? (m->ntids < RXB_MAX_TIDS ? m->ntids : RXB_MAX_TIDS) : 0);
 	if (!pause_plan(&fl->pause, fl->port, rxb_mono_ns(), (uint64_t)(dt_s * 1e9),
 			rtt_us < RXBNECK_TIME_MAX_US ? (uint32_t)rtt_us : RXBNECK_TIME_MAX_US,
-			e->seq, &p))
+			e->seq, queue_absorb_ns(fl), &p))
 		return;
 	sent = f->ops.publish_pause ? f->ops.publish_pause(f->ops.ctx, &p) : 0;
 	if (sent < 0)

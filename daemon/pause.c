@@ -389,7 +389,7 @@ static void idle(struct pause *ps, const char *why)
 
 bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 		uint64_t epoch_ns, uint32_t rtt_us, uint64_t epoch,
-		struct rxbneck_pause *out)
+		uint64_t absorb_ns, struct rxbneck_pause *out)
 {
 	const struct pause_pred *pr = &ps->pred;
 	bool was_active = ps->sched_active;
@@ -402,6 +402,7 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 	out->port = port;
 	out->epoch = epoch;
 	ps->sched_active = false;
+	ps->absorb_ns = absorb_ns;
 	if (!ps->p.enabled) {
 		no = "disabled ([pause] enabled = no)";
 	} else if (!pr->valid) {
@@ -417,6 +418,16 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 		no = why;
 	} else if (now_ns > ps->anchor_ns + pr->tio_ns + epoch_ns + RXB_NSEC_PER_SEC) {
 		no = "the last receiver preemption is too old to extrapolate";
+	} else if (absorb_ns >= pr->d_ns) {
+		/*
+		 * Seed 004's receivers had small buffers; a queue that holds
+		 * a whole window of arrivals loses nothing to it, and a pause
+		 * would only idle the link.
+		 */
+		snprintf(why, sizeof(why), "the receive queue absorbs the %.0f us window "
+			 "(%.0f us of arrivals at the sending rate)", pr->d_ns / 1e3,
+			 absorb_ns / 1e3);
+		no = why;
 	}
 	if (no) {
 		idle(ps, no);
@@ -432,8 +443,9 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 		j = (now_ns - first + pr->period_ns - 1) / pr->period_ns;
 		first += j * pr->period_ns;
 	}
-	out->start_in_us = (first - now_ns) / 1000;
-	out->duration_us = pr->d_ns / 1000;
+	/* Stop only once the queue would be full: absorb into the window. */
+	out->start_in_us = (first + absorb_ns - now_ns) / 1000;
+	out->duration_us = (pr->d_ns - absorb_ns) / 1000;
 	if (!out->duration_us)
 		out->duration_us = 1;
 	out->confidence = ps->recent_scored > 0 ?
@@ -459,9 +471,10 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 	}
 	ps->why[0] = '\0';
 	ps->sched_active = true;
-	ps->sched_start_ns = now_ns + out->start_in_us * 1000;
+	/* The schedule is checked as the predicted windows it stands for. */
+	ps->sched_start_ns = first;
 	ps->sched_period_ns = out->period_us ? out->period_us * 1000 : pr->period_ns;
-	ps->sched_dur_ns = out->duration_us * 1000;
+	ps->sched_dur_ns = pr->d_ns;
 	ps->sched_count = (uint32_t)count;
 	return true;
 }
@@ -469,6 +482,7 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 void pause_note_sent(struct pause *ps, const struct rxbneck_pause *p, int sent)
 {
 	ps->last = *p;
+	ps->last_absorb_ns = ps->absorb_ns;
 	ps->has_last = true;
 	ps->last_sent = sent;
 	if (p->flags & RXBNECK_PAUSE_CANCEL)
@@ -518,6 +532,7 @@ void pause_json(const struct pause *ps, struct jw *w)
 	jw_double(w, "window_us", pr->valid ? pr->d_ns / 1e3 : NAN);
 	jw_double(w, "window_model_us", pr->valid ? pr->d_model_ns / 1e3 : NAN);
 	jw_double(w, "period_us", pr->valid ? pr->period_ns / 1e3 : NAN);
+	jw_double(w, "queue_absorbs_us", ps->absorb_ns ? ps->absorb_ns / 1e3 : NAN);
 	jw_int(w, "cpu", pr->cpu);
 	jw_double(w, "cpu_bound", pr->cpu_bound);
 	jw_double(w, "slice_us", pr->valid ? pr->slice_ns / 1e3 : NAN);
@@ -560,6 +575,8 @@ void pause_json(const struct pause *ps, struct jw *w)
 		jw_uint(w, "flags", ps->last.flags);
 		jw_uint(w, "start_in_us", ps->last.start_in_us);
 		jw_uint(w, "duration_us", ps->last.duration_us);
+		jw_double(w, "queue_absorbs_us",
+			  ps->last_absorb_ns ? ps->last_absorb_ns / 1e3 : 0);
 		jw_uint(w, "period_us", ps->last.period_us);
 		jw_uint(w, "repeat_count", ps->last.repeat_count);
 		jw_uint(w, "confidence", ps->last.confidence);

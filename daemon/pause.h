@@ -153,12 +153,14 @@ struct pause {
 
 	/* The published schedule, in CLOCK_MONOTONIC ns, and its checks. */
 	bool sched_active;
+	uint64_t absorb_ns;		/* of the last plan, 0 = unknown */
 	uint64_t sched_start_ns, sched_period_ns, sched_dur_ns;
 	uint32_t sched_count;
 	uint64_t sched_checked, sched_hits;
 	uint64_t published, cancels, epoch;
 	bool has_last;
 	struct rxbneck_pause last;
+	uint64_t last_absorb_ns;	/* absorb_ns of the plan behind it */
 	int last_sent;
 };
 
@@ -186,10 +188,15 @@ void pause_epoch(struct pause *ps, const struct rxb_epoch *e,
  * What to publish now for flow @port: fills @out and returns true when a
  * frame (a schedule, or CANCEL of a previous one) should go out.
  * @rtt_us: the sender's RTT (0 = unknown), @epoch_ns: the epoch length.
+ * @absorb_ns: how long the flow's receive queue can take arrivals at the
+ * sending rate while the receiver is off the CPU (K_B x payload / rate; 0
+ * when unknown). Only the part of a window beyond it loses packets, so the
+ * sender is told to stop for D - absorb, starting absorb into the window,
+ * and not at all when the queue holds the whole window.
  */
 bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 		uint64_t epoch_ns, uint32_t rtt_us, uint64_t epoch,
-		struct rxbneck_pause *out);
+		uint64_t absorb_ns, struct rxbneck_pause *out);
 /* What publishing it gave (senders reached, or -errno). */
 void pause_note_sent(struct pause *ps, const struct rxbneck_pause *p, int sent);
 

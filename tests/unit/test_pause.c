@@ -199,7 +199,7 @@ static void run_round_robin(uint32_t flags, int k, uint64_t s, double run_meas,
 	/* The schedule: period (k+1)s, window ks, in the phase of the last
 	 * return (g->t): windows start at g->t + s + j (k+1)s. */
 	now = g->t + 3 * s / 2 + 7 * US;	/* just past one window's start */
-	assert_true(pause_plan(&ps, 9000, now, 1000 * MS, 0, 2, &out));
+	assert_true(pause_plan(&ps, 9000, now, 1000 * MS, 0, 2, 0, &out));
 	assert_int_equal(ps.state, PAUSE_PERIODIC);
 	assert_int_equal(out.flags, 0);
 	assert_int_equal(out.port, 9000);
@@ -333,7 +333,7 @@ static void test_min_and_max_window(void **state)
 	assert_int_equal(ps.pred.d_model_ns, 8 * MS);
 	assert_int_equal(ps.pred.d_ns, 0);
 	/* Too short to announce, and windows that short are not scored. */
-	assert_false(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 1, &out));
+	assert_false(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 1, 0, &out));
 	assert_int_equal(ps.state, PAUSE_IDLE);
 	assert_int_equal(ps.shorts, 20);
 	assert_int_equal(ps.scored, 0);
@@ -347,7 +347,7 @@ static void test_min_and_max_window(void **state)
 		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
 	pause_epoch(&ps, gen_epoch(g, 2, 2, 4e6, 1.4e6), rx_tids, 1);
 	assert_int_equal(ps.pred.d_ns, 5 * MS);
-	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 2, &out));
+	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 2, 0, &out));
 	assert_int_equal(out.duration_us, 5000);
 	assert_int_equal(out.period_us, 9000);
 	/* [s, s + 5 ms] covers 5 of the 8 ms: still a hit (>= half). */
@@ -370,22 +370,61 @@ static void test_oneshot_vs_periodic(void **state)
 		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
 	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
 	/* Period 12 ms within a 1 s epoch: periodic whatever the RTT. */
-	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 100, 1, &out));
+	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 100, 1, 0, &out));
 	assert_int_equal(out.period_us, 12000);
 	assert_int_equal(out.repeat_count, 167);
 	/* A 10 ms epoch: at most one window before the refresh. A sender
 	 * whose RTT/2 is below D gets a one-shot window ... */
-	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 1, &out));
+	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 1, 0, &out));
 	assert_int_equal(ps.state, PAUSE_ONESHOT);
 	assert_int_equal(out.period_us, 0);
 	assert_int_equal(out.repeat_count, 1);
 	assert_int_equal(out.start_in_us, 4000);
 	assert_int_equal(out.duration_us, 8000);
 	/* ... a far sender (RTT/2 = 10 ms > D) the periodic schedule. */
-	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 20000, 1, &out));
+	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 20000, 1, 0, &out));
 	assert_int_equal(ps.state, PAUSE_PERIODIC);
 	assert_int_equal(out.period_us, 12000);
 	assert_int_equal(out.repeat_count, 2);
+	pause_finish(&ps);
+	gen_free(g);
+}
+
+/*
+ * A receive queue that fills in absorb_ns at the sending rate: the sender
+ * stops only for the rest of the window, absorb_ns into it, and not at all
+ * when the queue holds the whole window. The schedule is still checked as
+ * the predicted windows.
+ */
+static void test_queue_absorbs(void **state)
+{
+	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
+	struct pause_params p;
+	struct pause ps;
+	struct rxbneck_pause out;
+
+	(void)state;
+	params(&p);
+	pause_init(&ps, &p);
+	for (int i = 0; i < 10; i++)
+		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	/* One-shot (10 ms epoch, near sender): window at +4 ms for 8 ms. */
+	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 1, 3 * MS, &out));
+	assert_int_equal(out.flags, 0);
+	assert_int_equal(out.start_in_us, 4000 + 3000);
+	assert_int_equal(out.duration_us, 8000 - 3000);
+	assert_int_equal(ps.sched_start_ns, g->t + 4 * MS);
+	assert_int_equal(ps.sched_dur_ns, 8 * MS);
+	pause_note_sent(&ps, &out, 1);
+	/* The queue holds the whole window: CANCEL the schedule, say why. */
+	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 2, 8 * MS, &out));
+	assert_int_equal(out.flags, RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(ps.state, PAUSE_IDLE);
+	assert_non_null(strstr(ps.why, "absorbs"));
+	pause_note_sent(&ps, &out, 1);
+	/* ... and nothing more while it does. */
+	assert_false(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 3, 20 * MS, &out));
 	pause_finish(&ps);
 	gen_free(g);
 }
@@ -403,18 +442,18 @@ static void test_cancel_when_hogs_leave(void **state)
 	for (int i = 0; i < 10; i++)
 		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
 	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
-	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 1, &out));
+	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 1, 0, &out));
 	pause_note_sent(&ps, &out, 1);
 	/* No preemptions any more: one CANCEL, then silence. */
 	g->n = 0;
 	pause_epoch(&ps, gen_epoch(g, 2, 0, NAN, NAN), rx_tids, 1);
-	assert_true(pause_plan(&ps, 9000, g->t + 1000 * MS, 1000 * MS, 0, 2, &out));
+	assert_true(pause_plan(&ps, 9000, g->t + 1000 * MS, 1000 * MS, 0, 2, 0, &out));
 	assert_int_equal(out.flags, RXBNECK_PAUSE_CANCEL);
 	pause_note_sent(&ps, &out, 1);
 	assert_int_equal(ps.cancels, 1);
 	assert_int_equal(ps.state, PAUSE_IDLE);
 	pause_epoch(&ps, gen_epoch(g, 3, 0, NAN, NAN), rx_tids, 1);
-	assert_false(pause_plan(&ps, 9000, g->t + 2000 * MS, 1000 * MS, 0, 3, &out));
+	assert_false(pause_plan(&ps, 9000, g->t + 2000 * MS, 1000 * MS, 0, 3, 0, &out));
 
 	/* Disabled: nothing is announced even with windows. */
 	params(&p);
@@ -424,7 +463,7 @@ static void test_cancel_when_hogs_leave(void **state)
 	for (int i = 0; i < 10; i++)
 		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
 	pause_epoch(&ps, gen_epoch(g, 4, 2, 4e6, 1.4e6), rx_tids, 1);
-	assert_false(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 4, &out));
+	assert_false(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 4, 0, &out));
 	assert_int_equal(ps.state, PAUSE_DISABLED);
 	pause_finish(&ps);
 	gen_free(g);
@@ -462,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_min_and_max_window),
 		cmocka_unit_test(test_oneshot_vs_periodic),
 		cmocka_unit_test(test_cancel_when_hogs_leave),
+		cmocka_unit_test(test_queue_absorbs),
 		cmocka_unit_test(test_other_threads_ignored),
 	};
 

@@ -324,13 +324,17 @@ def main():
         top = sweep[-1]
         fol = summary(group(k, "follow", "main"))
         fol["disturbed"] = len(group(k, "follow", "main", clean=False)) - fol["runs"]
+        # With a pause predictor: the same passes with --no-pause (the rate alone).
+        fnp = summary(group(k, "follow-nopause", "main"))
+        fnp["disturbed"] = len(group(k, "follow-nopause", "main", clean=False)) - fnp["runs"]
         tcp = summary(group(k, "tcp", "tcp"))
         tcp_mtu = summary(group(k, "tcp-mtu", "tcp"))
         tcpcmp = summary(group(k, "follow", "tcpcmp"))
         pz = summary(group(k, "follow", "pause"))
         npz = summary(group(k, "follow-nopause", "pause"))
         # The daemon's inputs at the start of the follow runs.
-        fr = [d for d in group(k, "follow", "main") if d.get("daemon_before")]
+        fr = [d for d in group(k, "follow", "main") + group(k, "follow-nopause", "main")
+              if d.get("daemon_before")]
         dv = {key: median([d["daemon_before"].get(key) for d in fr]) for key in (
             "cpu_bound", "cpu_ns_per_pkt", "cpu_ns_per_pkt_ratio", "cpu_ns_per_wakeup",
             "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
@@ -338,25 +342,31 @@ def main():
         dv["queue_pkts_seen"] = sorted({d["daemon_before"].get("queue_pkts") for d in fr
                                         if d["daemon_before"].get("queue_pkts") is not None})
         claims = {}
-        if best and fol["time_s"]["n"]:
-            tb, tf = best["time_s"]["mean"], fol["time_s"]["mean"]
-            claims["follow_vs_best"] = {"t_follow": tf, "t_best": tb, "ratio": tf / tb,
-                                        "holds": tf <= 1.10 * tb}
+        for name, f in (("follow", fol), ("nopause", fnp)):
+            if not (best and f["time_s"]["n"]):
+                continue
+            tb, tf = best["time_s"]["mean"], f["time_s"]["mean"]
+            claims[name + "_vs_best"] = {"t_follow": tf, "t_best": tb, "ratio": tf / tb,
+                                         "holds": tf <= 1.10 * tb}
             tl = top["loss_first_round"]["mean"]
             if top["time_s"]["n"]:
                 tt = top["time_s"]["mean"]
-                claims["follow_vs_top"] = {
+                claims[name + "_vs_top"] = {
                     "top_rate_bps": top["rate_bps"], "top_loss": tl, "t_top": tt,
                     "ratio": tf / tt, "applies": tl is not None and tl > 0.05,
                     "holds": (tf <= 0.75 * tt) if (tl is not None and tl > 0.05) else None}
-            cr = fol["rate_first_bps"]["mean"]
-            cm = fol["rate_round1_mean_bps"]["mean"]
+        # The rate chosen: the first RATE of every --follow run of the passes
+        # (PAUSE does not change it).
+        fm = [d for d in group(k, "follow", "main") + group(k, "follow-nopause", "main") if d["ok"]]
+        cr = stats([d.get("rate_first_bps") for d in fm])["mean"]
+        cm = stats([d.get("rate_round1_mean_bps") for d in fm])["mean"]
+        if best and cr:
             claims["chosen_vs_best_rate"] = {
                 "best_rate_bps": best["rate_bps"], "chosen_first_bps": cr,
-                "chosen_round1_mean_bps": cm,
-                "ratio_first": cr / best["rate_bps"] if cr else None,
+                "chosen_round1_mean_bps": cm, "runs": len(fm),
+                "ratio_first": cr / best["rate_bps"],
                 "ratio_round1_mean": cm / best["rate_bps"] if cm else None,
-                "holds": cr is not None and abs(cr / best["rate_bps"] - 1) <= 0.15}
+                "holds": abs(cr / best["rate_bps"] - 1) <= 0.15}
         if pz["time_s"]["n"] and npz["time_s"]["n"]:
             claims["pause"] = {
                 "loss_pause": pz["loss_first_round"]["mean"],
@@ -365,12 +375,12 @@ def main():
                 "holds": (pz["loss_first_round"]["mean"] < npz["loss_first_round"]["mean"] and
                           (pz["time_s"]["sd"] or 0) < (npz["time_s"]["sd"] or 0))}
         mc = model_curve(build, dv, meta, rates) if dv.get("mu_net_per_s") else None
-        diag = diagnose(k, derived, dv, rates, mc)
+        diag = diagnose(k, derived, dv, rates, mc, parse_size(meta["file_size"]))
         per_k[k] = {"sweep": sweep, "best": best and {"rate_bps": best["rate_bps"],
                                                       "time_s": best["time_s"]},
                     "top": {"rate_bps": top["rate_bps"], "time_s": top["time_s"],
                             "loss_first_round": top["loss_first_round"]},
-                    "follow": fol, "tcp": tcp, "tcp_mtu": tcp_mtu, "follow_no_delay": tcpcmp,
+                    "follow": fol, "follow_nopause": fnp, "tcp": tcp, "tcp_mtu": tcp_mtu, "follow_no_delay": tcpcmp,
                     "pause": {"follow": pz, "follow_nopause": npz},
                     "daemon_inputs_at_follow": dv, "model_curve": mc,
                     "claims": claims, "diagnosis": diag}
@@ -388,7 +398,32 @@ def main():
         plot(res, os.path.join(outdir, "fig4.png"))
 
 
-def diagnose(k, derived, dv, rates, mc):
+def rounds_eq3(loss, file_bytes, payload=1468):
+    """Rounds (the first blast and the resends) of seed 000 eq. (2)-(3) as
+    solver/rbudp.c counts them: every round loses the same fraction l."""
+    if loss is None or loss >= 1:
+        return None
+    if loss <= 0:
+        return 1
+    return math.ceil(math.log(payload / file_bytes) / math.log(loss)) + 1
+
+
+def rounds_burst(rate_bps, drain_bps, queue_pkts, file_bytes, payload=1468):
+    """Rounds if every round is a finite burst into a queue of queue_pkts
+    drained at drain_bps: a burst of n packets at rate_bps overflows by
+    n (1 - drain/rate) - K, and the round with no loss is the last."""
+    if not drain_bps or not queue_pkts:
+        return None
+    n, r = math.ceil(file_bytes / payload), 1
+    while r < 1000:
+        lost = n * max(0.0, 1 - drain_bps / rate_bps) - queue_pkts
+        if lost < 1:
+            return r
+        n, r = math.ceil(lost), r + 1
+    return None
+
+
+def diagnose(k, derived, dv, rates, mc, file_bytes):
     """Model inputs against what the runs measured.
 
     For every fixed run whose first round lost more than 2 % the receiver
@@ -436,8 +471,17 @@ def diagnose(k, derived, dv, rates, mc):
             ls = [d.get("loss_first_round") for d in derived
                   if d["k"] == k and d["mode"] == "fixed" and d["tag"] == "main"
                   and d["rate_req_bps"] == p["rate_bps"] and d["ok"] and not d["disturbed"]]
+            runs = [d for d in derived
+                    if d["k"] == k and d["mode"] == "fixed" and d["tag"] == "main"
+                    and d["rate_req_bps"] == p["rate_bps"] and d["ok"] and not d["disturbed"]]
+            drain = out["drain_bps_lossy_runs"]["mean"]
             rows.append({"rate_bps": p["rate_bps"], "loss_model": p["loss"],
-                         "time_model_s": p["time_s"], "loss_measured": stats(ls)["mean"]})
+                         "time_model_s": p["time_s"], "loss_measured": stats(ls)["mean"],
+                         "time_measured_s": stats([d["transfer_time_s"] for d in runs])["mean"],
+                         "rounds_measured": stats([d.get("rounds") for d in runs])["mean"],
+                         "rounds_eq3": rounds_eq3(p["loss"], file_bytes),
+                         "rounds_burst": rounds_burst(p["rate_bps"], drain, dv.get("queue_pkts"),
+                                                      file_bytes)})
         out["loss_model_vs_measured"] = rows
     return out
 
@@ -468,35 +512,47 @@ def table(res):
     ks = [k for k in allks if any(s["time_s"]["n"] for s in res["per_k"][k]["sweep"])
           or res["per_k"][k]["follow"]["time_s"]["n"]]
     L.append("## Summary per k\n")
-    L.append("| k | best fixed rate (Gb/s) | T best | --follow T | follow / best | chosen rate "
-             "(first; round-1 mean) | chosen / best | top-rate loss | T top | follow / top |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    # --no-pause columns when the passes had them (a tree with a pause predictor).
+    np_ = any(res["per_k"][k]["follow_nopause"]["time_s"]["n"] for k in ks)
+    L.append("| k | best fixed rate (Gb/s) | T best | --follow T | follow / best |"
+             + (" --no-pause T | no-pause / best |" if np_ else "")
+             + " chosen rate (first; round-1 mean) | chosen / best | top-rate loss | T top | follow / top |"
+             + (" no-pause / top |" if np_ else ""))
+    L.append("|---" * (10 + (3 if np_ else 0)) + "|")
     for k in ks:
         p = res["per_k"][k]
         c = p["claims"]
         b = p["best"]
-        fb = c.get("follow_vs_best", {})
-        ft = c.get("follow_vs_top", {})
         cr = c.get("chosen_vs_best_rate", {})
-        L.append("| %s | %s | %s | %s | %s | %s; %s | %s | %s | %s | %s |" % (
-            k, fmt(b and b["rate_bps"] / 1e9, "%.2f"), ci(b and b["time_s"]),
-            ci(p["follow"]["time_s"]), fmt(fb.get("ratio"), "%.2f"),
-            fmt(cr.get("chosen_first_bps") and cr["chosen_first_bps"] / 1e9, "%.2f"),
-            fmt(cr.get("chosen_round1_mean_bps") and cr["chosen_round1_mean_bps"] / 1e9, "%.2f"),
-            fmt(cr.get("ratio_first"), "%.2f"),
-            fmt(p["top"]["loss_first_round"]["mean"], "%.3f"), ci(p["top"]["time_s"]),
-            fmt(ft.get("ratio"), "%.2f")))
+        row = [k, fmt(b and b["rate_bps"] / 1e9, "%.2f"), ci(b and b["time_s"]),
+               ci(p["follow"]["time_s"]), fmt(c.get("follow_vs_best", {}).get("ratio"), "%.2f")]
+        if np_:
+            row += [ci(p["follow_nopause"]["time_s"]),
+                    fmt(c.get("nopause_vs_best", {}).get("ratio"), "%.2f")]
+        row += ["%s; %s" % (fmt(cr.get("chosen_first_bps") and cr["chosen_first_bps"] / 1e9, "%.2f"),
+                            fmt(cr.get("chosen_round1_mean_bps") and cr["chosen_round1_mean_bps"] / 1e9, "%.2f")),
+                fmt(cr.get("ratio_first"), "%.2f"),
+                fmt(p["top"]["loss_first_round"]["mean"], "%.3f"), ci(p["top"]["time_s"]),
+                fmt(c.get("follow_vs_top", {}).get("ratio"), "%.2f")]
+        if np_:
+            row.append(fmt(c.get("nopause_vs_top", {}).get("ratio"), "%.2f"))
+        L.append("| " + " | ".join(str(x) for x in row) + " |")
     L.append("\n## Claims\n")
-    L.append("| k | follow ≤ 1.10 × best | follow ≤ 0.75 × top (if top loss > 5 %) | chosen within 15 % of best |")
-    L.append("|---|---|---|---|")
+    L.append("| k | follow ≤ 1.10 × best |" + (" no-pause ≤ 1.10 × best |" if np_ else "")
+             + " follow ≤ 0.75 × top (if top loss > 5 %) |"
+             + (" no-pause ≤ 0.75 × top |" if np_ else "") + " chosen within 15 % of best |")
+    L.append("|---" * (4 + (2 if np_ else 0)) + "|")
     yn = {True: "holds", False: "**fails**", None: "n/a"}
     for k in ks:
-        p = res["per_k"][k]
-        c = p["claims"]
-        L.append("| %s | %s | %s | %s |" % (
-            k, yn[c.get("follow_vs_best", {}).get("holds")],
-            yn[c.get("follow_vs_top", {}).get("holds")],
-            yn[c.get("chosen_vs_best_rate", {}).get("holds")]))
+        c = res["per_k"][k]["claims"]
+        row = [k, yn[c.get("follow_vs_best", {}).get("holds")]]
+        if np_:
+            row.append(yn[c.get("nopause_vs_best", {}).get("holds")])
+        row.append(yn[c.get("follow_vs_top", {}).get("holds")])
+        if np_:
+            row.append(yn[c.get("nopause_vs_top", {}).get("holds")])
+        row.append(yn[c.get("chosen_vs_best_rate", {}).get("holds")])
+        L.append("| " + " | ".join(str(x) for x in row) + " |")
     L.append("\n## Sweep: T (s) mean [99 % CI] / first-round loss, per rate\n")
     L.append("| rate (Gb/s) | " + " | ".join("k=%s" % k for k in ks) + " |")
     L.append("|---|" + "---|" * len(ks))
@@ -542,6 +598,19 @@ def table(res):
             else:
                 row.append("–")
         L.append("| " + " | ".join(row) + " |")
+    L.append("\n## Transfer time and rounds: model (eq. 2-3) vs measured, where either loses > 1 %\n")
+    L.append("Rounds counted with the lossless last one. *burst*: the rounds if each round were a "
+             "finite burst into K packets of buffer drained at the measured drain rate.\n")
+    L.append("| k | rate (Gb/s) | loss model / measured | T model / measured (s) | rounds eq. 3 / burst / measured |")
+    L.append("|---|---|---|---|---|")
+    for k in ks:
+        for r in res["per_k"][k]["diagnosis"].get("loss_model_vs_measured") or []:
+            if max(r["loss_model"] or 0, r["loss_measured"] or 0) <= 0.01:
+                continue
+            L.append("| %s | %.2f | %s / %s | %s / %s | %s / %s / %s |" % (
+                k, r["rate_bps"] / 1e9, fmt(r["loss_model"], "%.3f"), fmt(r["loss_measured"], "%.3f"),
+                fmt(r["time_model_s"]), fmt(r["time_measured_s"]), fmt(r["rounds_eq3"], "%d"),
+                fmt(r["rounds_burst"], "%d"), fmt(r["rounds_measured"], "%.1f")))
     if any(res["per_k"][k]["tcp"]["time_s"]["n"] for k in ks):
         L.append("\n## TCP (iperf3 -n, no added delay) vs RBUDP --follow (no added delay) vs RBUDP at %s ms\n"
                  % m["one_way_delay_ms"])
@@ -606,6 +675,10 @@ def plot(res, path):
             ax.axvline(fx, color=c, ls=":", lw=1.2)
             ax.plot([fx], [f["time_s"]["mean"]], marker="*", ms=12, color=c, mec="k",
                     label="k=%s --follow" % k)
+        f = p["follow_nopause"]
+        if f["time_s"]["n"]:
+            ax.plot([f["rate_round1_mean_bps"]["mean"] / 1e9], [f["time_s"]["mean"]], marker="D",
+                    ms=6, color=c, mec="k", label="k=%s --follow --no-pause" % k)
         lm = p["diagnosis"].get("loss_model_vs_measured")
         lx = [s["rate_bps"] / 1e9 for s in pts]
         ly = [s["loss_first_round"]["mean"] for s in pts]
@@ -617,7 +690,7 @@ def plot(res, path):
     ax.set_xlabel("sending rate (Gb/s of UDP payload)")
     ax.set_ylabel("transfer time (s)")
     ax.set_title("%s file, %g ms one-way delay: fixed rates (mean, 99 %% CI);\n"
-                 "dotted: rate rxbneckd chose, star: --follow" % (m["file_size"], m["one_way_delay_ms"]),
+                 "dotted: rate rxbneckd chose; star: --follow, diamond: --no-pause" % (m["file_size"], m["one_way_delay_ms"]),
                  fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)

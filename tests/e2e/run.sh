@@ -14,7 +14,9 @@
 #   -k     CPU-bound loads (default 0 1 2 3)
 #   -r     fixed rates, bits/s of UDP payload (default: 14 rates, 1 to 6 Gb/s,
 #          ~15 % apart)
-#   -n     repeats per fixed rate (3); -f follow runs per k (default -n)
+#   -n     repeats per fixed rate (3); -f follow runs per k (default -n);
+#          with a pause predictor each is a --follow and a --follow --no-pause
+#          run (in shuffled order): the rate alone, and the rate with PAUSE
 #   -t     TCP copies per k, and as many --follow runs without added delay
 #          to compare them with (3; 0: none)
 #   -p     runs each of --follow and --follow --no-pause per k in -K (default
@@ -32,7 +34,7 @@
 # Needs root. Holds /tmp/rxbneck-heavy.lock while it measures, one k at a
 # time, so other work on the machine gets its turn in between. Order within
 # a k: warm-up transfers, then REPS passes, each over the fixed rates in a
-# shuffled order followed by one --follow run.
+# shuffled order followed by one --follow run (and one --no-pause run).
 #
 # Other work on this shared machine (builds, fuzzers, the hypervisor) breaks
 # the experiment's condition - exactly k CPU-bound tasks with the receiver,
@@ -108,6 +110,19 @@ shuffled() {	# shuffled SEED WORDS...: a reproducible order
 	/usr/bin/python3 -c 'import random, sys; r = random.Random(sys.argv[1]); v = sys.argv[2:]; r.shuffle(v); print(" ".join(v))' "$@"
 }
 
+# One --follow measurement: with a pause predictor, the sender obeying PAUSE
+# (RBUDP+) and ignoring it (the rate alone), in a shuffled order.
+follow_point() {
+	local m
+	if [ "$HAVE_PAUSE" = 1 ]; then
+		for m in $(shuffled "$SEED-f-$E_K-$1" follow follow-nopause); do
+			e2e_point "$m" - "$1" main
+		done
+	else
+		e2e_point follow - "$1" main
+	fi
+}
+
 midrate=$(echo "$RATES" | tr ' ' '\n' | sed -n "$(( ($(echo "$RATES" | wc -w) + 1) / 2 ))p")
 nrates=$(echo "$RATES" | wc -w)
 e2e_log "experiment in $E_OUT: k in {$KS}, $nrates rates x $REPS, $FREPS follow, $TREPS TCP, file $E_SIZE, one-way delay $E_DELAY_MS ms"
@@ -134,9 +149,9 @@ for E_K in $KS; do
 		for rate in $(shuffled "$SEED-$E_K-$rep" $RATES); do
 			e2e_point fixed "$rate" "$rep" main
 		done
-		[ "$rep" -le "$FREPS" ] && e2e_point follow - "$rep" main
+		[ "$rep" -le "$FREPS" ] && follow_point "$rep"
 	done
-	for rep in $(seq $((REPS + 1)) "$FREPS"); do e2e_point follow - "$rep" main; done
+	for rep in $(seq $((REPS + 1)) "$FREPS"); do follow_point "$rep"; done
 	e2e_hogs 0
 	unlock
 	if [ "$TREPS" -gt 0 ]; then

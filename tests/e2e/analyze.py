@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Analyse an end-to-end experiment written by tests/e2e/run.sh.
 
-    analyze.py OUTDIR [--build BUILD] [--no-plot]
+    analyze.py OUTDIR [--build BUILD] [--no-plot] [--export DIR]
 
 Reads OUTDIR/runs.jsonl, status.jsonl and meta.json; writes
   results.json  every run with its derived numbers and the daemon's view
@@ -14,6 +14,11 @@ Reads OUTDIR/runs.jsonl, status.jsonl and meta.json; writes
                 and as the model predicted it
 Prints table.md. Statistics use the undisturbed runs (run.sh); the
 disturbed ones stay in results.json with the reason.
+
+--export DIR: also write DIR/results.json without the per-epoch parts
+(each run's daemon view during it, the RATEs it received, the model's
+curve; about 0.5 MB instead of 4-5), and copy table.md and fig4.png there:
+the files tests/e2e/results/ keeps in git.
 """
 import json
 import math
@@ -396,6 +401,27 @@ def main():
     print(md)
     if "--no-plot" not in sys.argv:
         plot(res, os.path.join(outdir, "fig4.png"))
+    if "--export" in sys.argv:
+        export(res, outdir, sys.argv[sys.argv.index("--export") + 1])
+
+
+def export(res, outdir, dest):
+    """The compact copy of a run's results (see --export)."""
+    import shutil
+    os.makedirs(dest, exist_ok=True)
+    for d in res["runs"]:
+        d.pop("daemon_during", None)
+        d.pop("rates_pushed", None)
+        if d.get("daemon_before"):
+            d["daemon_before"].pop("model_stages", None)
+    for p in res["per_k"].values():
+        if p.get("model_curve"):
+            p["model_curve"].pop("curve", None)
+    with open(os.path.join(dest, "results.json"), "w") as f:
+        json.dump(res, f, separators=(",", ":"))
+    for n in ("table.md", "fig4.png"):
+        if os.path.exists(os.path.join(outdir, n)):
+            shutil.copy(os.path.join(outdir, n), os.path.join(dest, n))
 
 
 def rounds_eq3(loss, file_bytes, payload=1468):

@@ -90,10 +90,11 @@ static __always_inline struct sockq_slot *slot_of(const struct sock *sk,
 
 /* sk_receive_queue's length, right after this CPU enqueued to it. */
 static __always_inline void note_rq(struct sockq_slot *s, const struct sock *sk,
-				    __u64 now, bool btf)
+				    __u32 proto, __u64 now, bool btf)
 {
 	s->rq_qlen = RD(btf, sk, sk_receive_queue.qlen);
 	s->rcvbuf_bytes = RD(btf, sk, sk_rcvbuf);
+	s->rcvbuf_proto = proto;
 	s->rq_at_ns = now;
 }
 
@@ -110,14 +111,14 @@ static __always_inline void note_rd(struct sockq_slot *s, const struct sock *sk,
 
 	s->proto = proto;
 	if (proto != IPPROTO_UDP_NUM) {
-		note_rq(s, sk, now, btf);
+		note_rq(s, sk, proto, now, btf);
 		return;
 	}
 	/* A probe read: the verifier types a tp_btf pointer as struct sock
 	 * and would refuse a direct load past its end. */
 	rd = BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
 	if (rd + 1 != s->rd_qlen)
-		note_rq(s, sk, now, btf);
+		note_rq(s, sk, proto, now, btf);
 	s->rd_qlen = rd;
 	s->rd_at_ns = now;
 }
@@ -145,7 +146,7 @@ static __always_inline int data_ready(const struct sock *sk, bool btf)
 		s->enq_bytes += len;
 		s->enq_truesize += RD(btf, tail, truesize);
 	}
-	note_rq(s, sk, bpf_ktime_get_ns(), btf);
+	note_rq(s, sk, proto, bpf_ktime_get_ns(), btf);
 	return 0;
 }
 

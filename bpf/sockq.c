@@ -245,6 +245,7 @@ static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o
 			o->rq_at_ns = x->rq_at_ns;
 			o->rq_qlen = x->rq_qlen;
 			o->rcvbuf_bytes = x->rcvbuf_bytes;
+			o->rcvbuf_proto = x->rcvbuf_proto;
 		}
 		if (x->rd_at_ns > o->rd_at_ns) {
 			o->rd_at_ns = x->rd_at_ns;

@@ -62,9 +62,16 @@ struct sockq_slot {
 	__u32 rcvbuf_bytes;	/* sk_rcvbuf */
 	__u64 rd_at_ns;		/* UDP reader_queue: at dequeue */
 	__u32 rd_qlen;
-	__u32 proto;		/* IPPROTO_* */
+	__u32 proto;		/* IPPROTO_* of the socket last dequeued from */
 	/* the thread dequeuing on this CPU, counts not yet in rx_deq */
 	__u32 cur_tid;
+	/*
+	 * IPPROTO_* of the socket rcvbuf_bytes was read from. A port can have
+	 * a UDP and a TCP socket (RBUDP's data and control), and enqueues of
+	 * either note the queue: proto (set at dequeues) need not be the
+	 * protocol of the buffer size noted last.
+	 */
+	__u32 rcvbuf_proto;
 	__u64 cur_pkts;
 	__u64 drop_reason[SOCKQ_SLOT_REASONS];	/* drops by reason value */
 };

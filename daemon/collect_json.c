@@ -123,6 +123,7 @@ static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
 		jw_null(w, "queue_pkts_delta");
 	count_or_null(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
 	count_or_null(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
+	count_or_null(w, "rcvbuf_ipproto", v && s->rcvbuf_ipproto, s->rcvbuf_ipproto);
 	jw_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
 	count_or_null(w, "recv_wakeups", s->receivers_valid, s->recv_wakeups);
 	jw_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);

@@ -417,6 +417,7 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 	if (c && c->have_state) {
 		m->ipproto = (uint8_t)c->v.proto;
 		m->rcvbuf_bytes = c->v.rcvbuf_bytes;
+		m->rcvbuf_ipproto = (uint8_t)c->v.rcvbuf_proto;
 		m->queue_pkts_delta = (int64_t)c->qlen -
 			(p && p->have_state ? (int64_t)p->qlen : 0);
 	}

@@ -168,20 +168,22 @@ static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
 }
 
 /*
- * K_B's receive buffer. The collector keeps one record per port, whose
- * rcvbuf is that of the socket the port's last event touched, of any
- * protocol. A port can have a TCP socket too: rxbneck-recv (like RBUDP
- * tools generally) runs its control connection on the same port number,
- * and its last events of a transfer are TCP ones. A TCP socket's rcvbuf
- * is a window, not the datagram queue the model is about; taking it made
- * K_B flip between 3641 and 56 packets from one epoch to the next
- * (8 MiB UDP vs 128 KiB TCP buffer) and the bottleneck rate with it
- * (docs/e2e.md). So once a UDP socket's rcvbuf was seen only another UDP
- * socket's replaces it; before that, any protocol's is taken.
+ * K_B's receive buffer. The collector keeps one record per port. A port
+ * can have a TCP socket too: rxbneck-recv (like RBUDP tools generally)
+ * runs its control connection on the same port number, and its last
+ * events of a transfer are TCP ones. A TCP socket's rcvbuf is a window,
+ * not the datagram queue the model is about; taking it made K_B flip
+ * between 3641 and 56 packets from one epoch to the next (8 MiB UDP vs
+ * 128 KiB TCP buffer) and the bottleneck rate with it (docs/e2e.md). So
+ * once a UDP socket's rcvbuf was seen only another UDP socket's replaces
+ * it; before that, any protocol's is taken. The protocol is the one the
+ * collector read the rcvbuf with (rcvbuf_ipproto): the record's ipproto is
+ * the last dequeue's, and a TCP frame queued after the last UDP read
+ * paired "UDP" with the TCP buffer (K = 56 at 3 of 60 --follow starts).
  */
 static void learn_rcvbuf(struct mi_learn *l, const struct rxb_sock_meas *s)
 {
-	bool udp = s->ipproto == IPPROTO_UDP;
+	bool udp = (s->rcvbuf_ipproto ? s->rcvbuf_ipproto : s->ipproto) == IPPROTO_UDP;
 
 	if (!s->rcvbuf_bytes || (l->rcvbuf_udp && !udp))
 		return;

@@ -146,6 +146,8 @@ struct rxb_rx_preempt {
 struct rxb_sock_meas {
 	uint16_t port;
 	uint8_t ipproto;	/* IPPROTO_UDP / IPPROTO_TCP */
+	uint8_t rcvbuf_ipproto;	/* that of the socket rcvbuf_bytes is from,
+				 * 0 = unknown */
 	uint64_t pkts_in;	/* arrived at the socket: enqueued + dropped there */
 	uint64_t pkts_out;	/* dequeued by the application */
 	uint64_t bytes_in;

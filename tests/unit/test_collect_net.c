@@ -159,10 +159,10 @@ static void test_stage_b(void **state)
 		.v = { .enq = 1100, .deq = 1080, .drops = 305, .drops_rcvbuf = 250,
 		       .drop_reason = { [6] = 255, [20] = 50 }, .enq_truesize = 128000 + 1000 * 1280,
 		       .enq_bytes = 1000 * 1200, .deq_bytes = 990 * 1200,
-		       .rcvbuf_bytes = 32768, .proto = 17 } };
+		       .rcvbuf_bytes = 32768, .rcvbuf_proto = 6, .proto = 17 } };
 	c->ports[1] = (struct sockq_snap_port){ .port = 5002, .have_state = true, .qlen = 0,
 		.v = { .enq = 50, .deq = 50, .enq_truesize = 50 * 2304,
-		       .rcvbuf_bytes = 212992, .proto = 17 } };
+		       .rcvbuf_bytes = 212992, .rcvbuf_proto = 17, .proto = 17 } };
 	/* Thread 10 serves 5001 only; thread 11 serves both, 3:1. */
 	add_deq(p, 10, 5001, 0);
 	add_deq(c, 10, 5001, 890);
@@ -204,6 +204,10 @@ static void test_stage_b(void **state)
 			 (int64_t)e->socks[0].drops, e->socks[0].queue_pkts_delta);
 	assert_float_equal(e->socks[0].truesize_per_pkt_bytes, 1280, 1e-9);
 	assert_int_equal(e->socks[0].queue_pkts_cap, 25);	/* 32768 / 1280 */
+	/* The protocol of the last dequeue, and of the buffer size's socket. */
+	assert_int_equal(e->socks[0].ipproto, 17);
+	assert_int_equal(e->socks[0].rcvbuf_ipproto, 6);
+	assert_int_equal(e->socks[1].rcvbuf_ipproto, 17);
 	assert_int_equal(e->socks[0].bytes_out, 990 * 1200);
 	/* Receivers' CPU time split by packets: all of 10, 2/3 of 11. */
 	assert_int_equal(e->socks[0].ntids, 2);

@@ -424,9 +424,23 @@ static void test_rcvbuf_tcp_on_port(void **state)
 	env = env_for(e);
 	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
-	/* A new UDP buffer (the application resized it) is taken. */
+	/*
+	 * The record says UDP (its last dequeue) but the buffer size was read
+	 * from the TCP socket (a control frame queued after the last UDP
+	 * read): K stays the UDP one.
+	 */
 	free(e);
 	e = new_epoch(4, 1.0);
+	s = add_sock(e, 1000, 2000, 250);
+	s->ipproto = IPPROTO_UDP;
+	s->rcvbuf_ipproto = IPPROTO_TCP;
+	s->rcvbuf_bytes = 131072;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
+	/* A new UDP buffer (the application resized it) is taken. */
+	free(e);
+	e = new_epoch(5, 1.0);
 	s = add_sock(e, 1000, 2000, 250);
 	s->ipproto = IPPROTO_UDP;
 	s->rcvbuf_bytes = 4194304;

@@ -212,6 +212,7 @@ def derive(run, eps, port):
         v["cpu_bound_recv_cpu"] = c[0]["cpu_bound"] if c else None
         v["sock"] = {k: so.get(k) for k in (
             "ipproto", "pkts_in", "pkts_out", "drops", "drops_rcvbuf", "rcvbuf_bytes",
+            "rcvbuf_ipproto",
             "truesize_per_pkt_bytes", "queue_pkts_cap", "recv_wakeups", "pkts_per_wakeup",
             "receiver_oncpu_ns", "cpu_ns_per_pkt")}
         d["daemon_during"].append(v)

@@ -451,18 +451,44 @@ static uint64_t queue_absorb_ns(const struct flow *fl)
 
 /*
  * Pause windows (DESIGN §6): check the predictor against the preemptions
- * of the flow's receiver threads, feed it, publish what it plans.
+ * of the flow's receiver threads and feed it.
  */
+static void flow_pause_learn(struct flow *fl, const struct rxb_epoch *e)
+{
+	const struct rxb_sock_meas *m = sock_of(e, fl->port);
+
+	pause_epoch(&fl->pause, e, m ? m->tids : NULL,
+		    m ? (m->ntids < RXB_MAX_TIDS ? m->ntids : RXB_MAX_TIDS) : 0);
+}
+
+/*
+ * A receiver that stays runnable is off the CPU for the predicted window
+ * D once every period P: the socket stage's server takes vacations, which
+ * the solver turns into loss (bneck_vacation_loss()). Only when this
+ * epoch had the windows (a receiver that sleeps between reads has none).
+ */
+static void flow_vacations(struct flow *fl)
+{
+	const struct pause *ps = &fl->pause;
+	struct rxb_stage_inputs *b;
+
+	/* D before the [pause] window caps, which are about what to publish. */
+	if (!fl->inputs.nstages || !ps->pred.valid || !ps->pred.d_model_ns ||
+	    !ps->pred.tio_ns || ps->ep_long < PAUSE_MIN_EVENTS)
+		return;
+	b = &fl->inputs.stages[fl->inputs.nstages - 1];	/* stage B: the socket */
+	b->vacation_s = ps->pred.d_model_ns / 1e9;
+	b->vacation_period_s = (ps->pred.tio_ns + ps->pred.d_model_ns) / 1e9;
+}
+
+/* Publish what the pause predictor plans. */
 static void flow_pause(struct flows *f, struct flow *fl, const struct rxb_epoch *e,
 		       double dt_s)
 {
-	const struct rxb_sock_meas *m = sock_of(e, fl->port);
 	double rtt_us = fl->xfer.one_way_delay_s * 2e6;
 	struct rxbneck_pause p;
 	int sent;
 
-	pause_epoch(&fl->pause, e, m ? m->tids : NULL,
-		    m ? (m->ntids < RXB_MAX_TIDS ? m->ntids : RXB_MAX_TIDS) : 0);
 	if (!pause_plan(&fl->pause, fl->port, rxb_mono_ns(), (uint64_t)(dt_s * 1e9),
 			rtt_us < RXBNECK_TIME_MAX_US ? (uint32_t)rtt_us : RXBNECK_TIME_MAX_US,
 			e->seq, queue_absorb_ns(fl), &p))
@@ -481,6 +507,8 @@ static void flow_epoch(struct flows *f, struct flow *fl, const struct rxb_epoch 
 	struct mi_env env = env_of(f, e);
 
 	mi_update(&fl->learn, &f->disk, fl->port, e, dt_s, &env, &fl->inputs);
+	flow_pause_learn(fl, e);
+	flow_vacations(fl);
 	flow_run(f, fl, e);
 	flow_pause(f, fl, e, dt_s);
 }

@@ -122,6 +122,9 @@ static void stage_json(struct jw *w, const struct rxb_stage_inputs *in,
 	jw_uint(w, "queue_pkts", in->queue_pkts);
 	jw_uint(w, "batch_pkts", in->batch_pkts);
 	jw_str(w, "batch_rule", in->rule == RXB_BATCH_STRICT ? "strict" : "partial");
+	/* The server's predicted off-CPU windows (0: none this epoch). */
+	jw_double(w, "vacation_us", in->vacation_s * 1e6);
+	jw_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
 	jw_double(w, "service_rate_per_s", st->service_rate_per_s);
 	jw_double(w, "mean_response_s", st->mean_response_s);
 	jw_double(w, "capacity_bps", st->capacity_bps);

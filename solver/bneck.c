@@ -44,6 +44,11 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		if (!pos_finite(st[i].mu_net_per_s) || st[i].queue_pkts < 1 ||
 		    st[i].batch_pkts < 1)
 			return -EINVAL;
+		if (!(st[i].vacation_s >= 0.0) || !isfinite(st[i].vacation_s) ||
+		    (st[i].vacation_s > 0.0 &&
+		     !(st[i].vacation_period_s > st[i].vacation_s &&
+		       isfinite(st[i].vacation_period_s))))
+			return -EINVAL;
 		if (st[i].load_independent)
 			continue;
 		if (!pos_finite(st[i].mu_pio_per_s) ||
@@ -77,6 +82,24 @@ struct eval {
 	struct rbudp_time t;
 };
 
+/*
+ * The fraction of arrivals at @lambda a queue of @k packets loses to the
+ * server's vacations: of every period P it is off for D, and once the
+ * queue is full (k / lambda into the vacation) the rest of D overflows:
+ * (D - k / lambda)+ / P. (Deterministic on/off service; the bulk queue's
+ * exponential service spreads the same CPU share over time and misses
+ * these long gaps.)
+ */
+double bneck_vacation_loss(double lambda, double k, double d_s, double p_s)
+{
+	double over;
+
+	if (!(d_s > 0.0) || !(p_s > 0.0) || !(lambda > 0.0))
+		return 0.0;
+	over = d_s - k / lambda;
+	return over > 0.0 ? over / p_s : 0.0;
+}
+
 static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 {
 	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
@@ -94,9 +117,23 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 		};
 		struct bulkq_result r;
 
+		double vac;
+
 		err = bulkq_loss(&p, &r);
 		if (err)
 			return err;
+		/*
+		 * A stage that loses more to its server's vacations than the
+		 * bulk queue says: both describe the same CPU sharing, so the
+		 * larger is the stage's loss (not their sum).
+		 */
+		vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts, md->st[i].vacation_s,
+					  md->st[i].vacation_period_s);
+		if (vac > r.loss) {
+			r.loss = vac;
+			r.ln_loss = log(vac);
+			r.pass = 1.0 - vac;
+		}
 		ev->stage_lambda[i] = lambda;
 		ev->stage_loss[i] = r.loss;
 		/* l = l_prev + l_i (1 - l_prev): lost here after passing so far. */

@@ -87,6 +87,13 @@ struct bneck_ws {
 	uint32_t cap;
 };
 
+/*
+ * Loss to a server's vacations (struct rxb_stage_inputs.vacation_s): of
+ * arrivals at @lambda per second into a queue of @k packets whose server is
+ * off for @d_s of every @p_s, (d_s - k / lambda)+ / p_s; 0 without them.
+ */
+double bneck_vacation_loss(double lambda, double k, double d_s, double p_s);
+
 int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points);
 void bneck_ws_finish(struct bneck_ws *ws);
 

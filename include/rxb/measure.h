@@ -58,6 +58,14 @@ struct rxb_stage_inputs {
 	 * depend on #C/#I, so the tagged-customer step is skipped.
 	 */
 	bool load_independent;
+	/*
+	 * A server that stays runnable and is switched out by the scheduler
+	 * for vacation_s (D) once every vacation_period_s (P): while it is
+	 * off, arrivals beyond the K the queue holds are lost. 0: none known
+	 * (a server that sleeps between batches, or not measured).
+	 */
+	double vacation_s;
+	double vacation_period_s;
 };
 
 /* ---------------------------------------------------------- measurement -- */

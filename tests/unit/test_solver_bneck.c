@@ -248,6 +248,65 @@ static void test_two_stages(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/*
+ * A server off for D of every P (a runnable receiver preempted by k hogs):
+ * with a server fast enough that the bulk queue loses nothing, every
+ * point of the curve loses exactly (D - K / lambda)+ / P (zero up to
+ * K / D packets per second, the rate at which the queue holds a whole
+ * vacation), and the transfer can only take longer. (Whether the
+ * bottleneck moves depends on T(B): here, with a 20 ms RTT, blasting at
+ * 6 Gb/s and resending 63 % still beats the 0.33 Gb/s that loses nothing.)
+ */
+static void test_vacations(void **state)
+{
+	const double d_s = 0.008, p_s = 0.012, k = 227;
+	struct rxb_stage_inputs s = seed_stage(0, 0, RXB_BATCH_PARTIAL);
+	struct bneck_xfer x = seed_xfer;
+	struct bneck_ws ws;
+	struct bneck_result plain, vac;
+	int lossy = 0;
+
+	(void)state;
+	x.line_rate_bps = 6e9;
+	x.min_rate_bps = 1e8;
+	x.payload_bytes = 1468;
+	x.file_bytes = 200e6;
+	x.one_way_delay_s = 0.01;
+	s.load_independent = true;	/* mu as given: 10^7 batches/s */
+	s.mu_net_per_s = 1e7;
+	s.queue_pkts = (uint32_t)k;
+	s.batch_pkts = 64;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &plain), 0);
+	assert_true(plain.loss < 1e-12);
+	check_rel(plain.rate_bps, x.line_rate_bps, 1e-9, "no vacations: the line rate");
+
+	s.vacation_s = d_s;
+	s.vacation_period_s = p_s;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &vac), 0);
+	for (uint32_t i = 0; i < vac.npoints; i++) {
+		double lam = vac.curve[i].rate_bps / (8.0 * x.payload_bytes);
+		double want = d_s - k / lam > 0 ? (d_s - k / lam) / p_s : 0;
+
+		if (want > 0) {
+			check_rel(vac.curve[i].loss, want, 1e-12, "vacation loss");
+			lossy++;
+		} else {
+			assert_true(vac.curve[i].loss < 1e-12);
+		}
+		assert_true(bneck_vacation_loss(lam, k, d_s, p_s) == want);
+	}
+	assert_true(lossy > 0);
+	assert_true(vac.time_s > plain.time_s);
+	check_rel(vac.loss, bneck_vacation_loss(vac.rate_bps / (8.0 * x.payload_bytes), k, d_s,
+						p_s), 1e-12, "loss at the bottleneck");
+	assert_true(bneck_vacation_loss(1e6, k, 0, 0) == 0);
+	/* A period not longer than the vacation is not a schedule. */
+	s.vacation_period_s = d_s;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &vac), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
 static void test_bad_inputs(void **state)
 {
 	struct rxb_stage_inputs s = seed_stage(1, 1, RXB_BATCH_STRICT);
@@ -287,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_argmin_vs_fine_grid),
 		cmocka_unit_test(test_two_stages),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_vacations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 #ifndef RXB_COMMON_UTIL_H
 #define RXB_COMMON_UTIL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -25,6 +26,12 @@ static inline uint64_t rxb_clock_ns(clockid_t clk)
 static inline uint64_t rxb_mono_ns(void)
 {
 	return rxb_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* @num / @den, NaN when @den is not positive (nothing to average over). */
+static inline double rxb_ratio(double num, double den)
+{
+	return den > 0 ? num / den : NAN;
 }
 
 /*

@@ -14,10 +14,6 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-static double ratio(double num, double den)
-{
-	return den > 0 ? num / den : NAN;
-}
 
 /* ------------------------------------------------------------ stage A -- */
 
@@ -73,10 +69,10 @@ static void stage_a_napi(const struct netrx_snap *prev, const struct netrx_snap 
 		rxb_strlcpy(m->dev, c->dev, sizeof(m->dev));
 		m->pkts = sub0(c->pkts, p->pkts);
 		m->full_polls = sub0(c->full_polls, p->full_polls);
-		m->pkts_per_poll = ratio((double)m->pkts, (double)m->polls);
+		m->pkts_per_poll = rxb_ratio((double)m->pkts, (double)m->polls);
 		m->budget = c->budget;
 		m->service_ns_per_poll =
-			ratio((double)sub0(c->timed_ns, p->timed_ns), (double)timed);
+			rxb_ratio((double)sub0(c->timed_ns, p->timed_ns), (double)timed);
 		m->service_rate_per_s = m->service_ns_per_poll > 0 ?
 			1e9 / m->service_ns_per_poll : NAN;
 		n++;
@@ -105,8 +101,8 @@ static void stage_a_irqs(const struct netrx_snap *prev, const struct netrx_snap 
 		ns = sub0(c->ns, pp ? pp->v.ns : 0);
 		m->irq = cur->irqs[i].irq;
 		rxb_strlcpy(m->name, c->name, sizeof(m->name));
-		m->rate_per_s = ratio((double)m->count, epoch_s);
-		m->mean_ns = ratio((double)ns, (double)m->count);
+		m->rate_per_s = rxb_ratio((double)m->count, epoch_s);
+		m->mean_ns = rxb_ratio((double)ns, (double)m->count);
 		n++;
 	}
 	qsort(all, (size_t)n, sizeof(all[0]), irq_cmp);
@@ -132,7 +128,7 @@ void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 		double ns = (double)sub0(n->netrx_ns, p ? p->netrx_ns : 0);
 
 		out->cpus[c].hardirq_frac =
-			ratio((double)sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
+			rxb_ratio((double)sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
 		/* Timed softirqs stand for all of them (netrx.h). */
 		out->cpus[c].softirq_frac = !sampled ? NAN : !cnt ? 0 :
 			timed ? ns * ((double)cnt / (double)timed) / epoch_ns : NAN;
@@ -320,13 +316,13 @@ static void receivers_of(struct rxb_sock_meas *m, const struct cnet_port_rx *r,
 	/* Each block is followed by one wakeup; blocks are always traced. */
 	m->recv_wakeups = (uint64_t)(rs.blocks + 0.5);
 	m->receiver_preemptions = (uint64_t)(rs.preempts + 0.5);
-	m->run_before_preempt_ns = ratio(rs.run_ns, rs.preempts);
-	m->preempt_off_ns = ratio(rs.poff_ns, rs.poff_cnt);
-	m->sleep_off_ns = ratio(rs.soff_ns, rs.soff_cnt);
+	m->run_before_preempt_ns = rxb_ratio(rs.run_ns, rs.preempts);
+	m->preempt_off_ns = rxb_ratio(rs.poff_ns, rs.poff_cnt);
+	m->sleep_off_ns = rxb_ratio(rs.soff_ns, rs.soff_cnt);
 	if (!counts)
 		return;
-	m->cpu_ns_per_pkt = ratio(oncpu, (double)m->pkts_out);
-	m->pkts_per_wakeup = ratio((double)m->pkts_out, rs.blocks);
+	m->cpu_ns_per_pkt = rxb_ratio(oncpu, (double)m->pkts_out);
+	m->pkts_per_wakeup = rxb_ratio((double)m->pkts_out, rs.blocks);
 }
 
 static const struct cnet_port_rx *remembered(const struct cnet_rx_memory *mem,
@@ -413,7 +409,7 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 	m->bytes_out = sub0(cv->deq_bytes, pv->deq_bytes);
 	m->pkts_in = m->pkts_enqueued + m->drops;
 	truesize = sub0(cv->enq_truesize, pv->enq_truesize);
-	m->truesize_per_pkt_bytes = ratio((double)truesize, (double)m->pkts_enqueued);
+	m->truesize_per_pkt_bytes = rxb_ratio((double)truesize, (double)m->pkts_enqueued);
 	if (c && c->have_state) {
 		m->ipproto = (uint8_t)c->v.proto;
 		m->rcvbuf_bytes = c->v.rcvbuf_bytes;

@@ -423,15 +423,6 @@ static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e
 		publish_provisional(f, fl, e);
 }
 
-/* The epoch's socket record of @port, NULL if none. */
-static const struct rxb_sock_meas *sock_of(const struct rxb_epoch *e, uint16_t port)
-{
-	for (int i = 0; i < e->nsocks && i < RXB_MAX_SOCKS; i++)
-		if (e->socks[i].port == port)
-			return &e->socks[i];
-	return NULL;
-}
-
 /*
  * How long the flow's receive queue (K_B packets) takes to fill at the
  * rate last offered, in ns; 0 when either is unknown (then a window is
@@ -455,7 +446,7 @@ static uint64_t queue_absorb_ns(const struct flow *fl)
  */
 static void flow_pause_learn(struct flow *fl, const struct rxb_epoch *e)
 {
-	const struct rxb_sock_meas *m = sock_of(e, fl->port);
+	const struct rxb_sock_meas *m = rxb_epoch_sock(e, fl->port);
 
 	pause_epoch(&fl->pause, e, m ? m->tids : NULL,
 		    m ? (m->ntids < RXB_MAX_TIDS ? m->ntids : RXB_MAX_TIDS) : 0);

@@ -118,15 +118,6 @@ void mi_disk_update(struct mi_disk *d, const struct rxb_epoch *e, double dt_s)
 		ratio_add(&d->burst_ns, k, 0, 0, MI_MIN_IOS);
 }
 
-static const struct rxb_sock_meas *find_sock(const struct rxb_epoch *e, uint16_t port)
-{
-	if (!e)
-		return NULL;
-	for (int i = 0; i < e->nsocks && i < RXB_MAX_SOCKS; i++)
-		if (e->socks[i].port == port)
-			return &e->socks[i];
-	return NULL;
-}
 
 /* The NAPI instance that handled the most packets this epoch. */
 static const struct rxb_napi_meas *busiest_napi(const struct rxb_epoch *e)
@@ -327,7 +318,7 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 	       const struct rxb_epoch *e, double dt_s, const struct mi_env *env,
 	       struct mi_result *out)
 {
-	const struct rxb_sock_meas *s = find_sock(e, port);
+	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 	double k = decay(dt_s);
 
 	if (net_unsampled(e)) {
@@ -373,7 +364,7 @@ static enum mi_src cost_src(const struct mi_learn *l, bool fresh)
 static const char *no_cost_why(const struct mi_learn *l, const struct rxb_epoch *e,
 			       uint16_t port)
 {
-	const struct rxb_sock_meas *s = find_sock(e, port);
+	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 
 	if (e && !(e->probes & RXB_PROBE_SOCKQ))
 		return "socket not measured: the socket probe is not loaded";
@@ -680,7 +671,7 @@ void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t p
 		const struct rxb_epoch *e, const struct mi_env *env,
 		struct mi_result *out)
 {
-	const struct rxb_sock_meas *s = find_sock(e, port);
+	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 	/* Measured this epoch, or in the last sampled one when this was not. */
 	bool fresh = e && l->origin == MI_SRC_MEASURED &&
 		     (net_unsampled(e) ? l->last_traffic_seq == e->net_sampled_seq :

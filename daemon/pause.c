@@ -493,10 +493,6 @@ void pause_note_sent(struct pause *ps, const struct rxbneck_pause *p, int sent)
 
 /* ------------------------------------------------------------- status -- */
 
-static double ratio(double a, double b)
-{
-	return b > 0 ? a / b : NAN;
-}
 
 static void err_json(struct jw *w, const char *key, const struct pause_err *e)
 {
@@ -543,19 +539,19 @@ void pause_json(const struct pause *ps, struct jw *w)
 	jw_uint(w, "preemptions", ps->preemptions);
 	jw_uint(w, "blocks", ps->blocks);
 	jw_uint(w, "events_lost", ps->lost);
-	jw_double(w, "run_mean_us", ratio(ps->run_sum_ns, (double)ps->run_n) / 1e3);
-	jw_double(w, "off_mean_us", ratio(ps->off_sum_ns, (double)ps->preemptions) / 1e3);
+	jw_double(w, "run_mean_us", rxb_ratio(ps->run_sum_ns, (double)ps->run_n) / 1e3);
+	jw_double(w, "off_mean_us", rxb_ratio(ps->off_sum_ns, (double)ps->preemptions) / 1e3);
 	jw_uint(w, "epoch_preemptions", ps->ep_preemptions);
 	jw_uint(w, "epoch_long_windows", ps->ep_long);
-	jw_double(w, "epoch_run_mean_us", ratio(ps->ep_run_sum_ns, (double)ps->ep_run_n) / 1e3);
+	jw_double(w, "epoch_run_mean_us", rxb_ratio(ps->ep_run_sum_ns, (double)ps->ep_run_n) / 1e3);
 	jw_double(w, "epoch_off_mean_us",
-		  ratio(ps->ep_off_sum_ns, (double)ps->ep_preemptions) / 1e3);
+		  rxb_ratio(ps->ep_off_sum_ns, (double)ps->ep_preemptions) / 1e3);
 	jw_obj_end(w);
 
 	jw_obj_begin(w, "check");
 	jw_uint(w, "scored", ps->scored);
 	jw_uint(w, "hits", ps->hits);
-	jw_double(w, "hit_rate", ratio((double)ps->hits, (double)ps->scored));
+	jw_double(w, "hit_rate", rxb_ratio((double)ps->hits, (double)ps->scored));
 	jw_uint(w, "missed", ps->missed);
 	jw_uint(w, "false_alarms", ps->false_alarms);
 	jw_uint(w, "short", ps->shorts);
@@ -564,7 +560,7 @@ void pause_json(const struct pause *ps, struct jw *w)
 	err_json(w, "duration_error", &ps->dur_err);
 	jw_uint(w, "schedule_checked", ps->sched_checked);
 	jw_uint(w, "schedule_hits", ps->sched_hits);
-	jw_double(w, "schedule_hit_rate", ratio((double)ps->sched_hits,
+	jw_double(w, "schedule_hit_rate", rxb_ratio((double)ps->sched_hits,
 						(double)ps->sched_checked));
 	jw_obj_end(w);
 
@@ -615,10 +611,10 @@ void pause_text(const struct pause *ps, char *buf, size_t len)
 			      "                      measured %llu preemptions, run %.0f us, "
 			      "off %.0f us (this epoch %llu, off %.0f us)\n",
 			      (unsigned long long)ps->preemptions,
-			      ratio(ps->run_sum_ns, (double)ps->run_n) / 1e3,
-			      ratio(ps->off_sum_ns, (double)ps->preemptions) / 1e3,
+			      rxb_ratio(ps->run_sum_ns, (double)ps->run_n) / 1e3,
+			      rxb_ratio(ps->off_sum_ns, (double)ps->preemptions) / 1e3,
 			      (unsigned long long)ps->ep_preemptions,
-			      ratio(ps->ep_off_sum_ns, (double)ps->ep_preemptions) / 1e3);
+			      rxb_ratio(ps->ep_off_sum_ns, (double)ps->ep_preemptions) / 1e3);
 	if (n >= len)
 		return;
 	n += (size_t)snprintf(buf + n, len - n,
@@ -627,7 +623,7 @@ void pause_text(const struct pause *ps, char *buf, size_t len)
 			      "p90 %.0f us, duration err mean %.0f p50 %.0f p90 %.0f us; "
 			      "schedule hit %llu/%llu\n",
 			      (unsigned long long)ps->hits, (unsigned long long)ps->scored,
-			      100 * ratio((double)ps->hits, (double)ps->scored),
+			      100 * rxb_ratio((double)ps->hits, (double)ps->scored),
 			      (unsigned long long)ps->missed,
 			      (unsigned long long)ps->false_alarms,
 			      (unsigned long long)ps->shorts, se.mean_us, se.p50_us, se.p90_us,

@@ -116,7 +116,6 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 			.rule = md->st[i].rule,
 		};
 		struct bulkq_result r;
-
 		double vac;
 
 		err = bulkq_loss(&p, &r);

@@ -306,4 +306,16 @@ struct rxb_epoch {
 	uint64_t rx_preempts_lost;
 };
 
+/* The socket record of local @port in @e, NULL if none (or no @e). */
+static inline const struct rxb_sock_meas *rxb_epoch_sock(const struct rxb_epoch *e,
+							 uint16_t port)
+{
+	if (!e)
+		return NULL;
+	for (int i = 0; i < e->nsocks && i < RXB_MAX_SOCKS; i++)
+		if (e->socks[i].port == port)
+			return &e->socks[i];
+	return NULL;
+}
+
 #endif

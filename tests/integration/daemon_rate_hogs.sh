@@ -61,17 +61,7 @@ status_c() {
 # machine outside the heavy-test lock), then the hogs. Exit status of the
 # check: 0 pass, 1 fail, 3 disturbed by other work (retry).
 attempt() {
-	local quiet=0 end=$((SECONDS + 30))
-	while [ $SECONDS -lt $end ]; do
-		if python3 -c "import sys; sys.exit(0 if float('$(status_c)') < 0.5 else 1)"; then
-			quiet=$((quiet + 1))
-			[ $quiet -ge 6 ] && break
-		else
-			quiet=0
-		fi
-		sleep 0.25
-	done
-	[ $quiet -ge 6 ] || { log "CPU 1 not quiet within 30 s"; return 3; }
+	wait_quiet 6 30 status_c || { log "CPU 1 not quiet within 30 s"; return 3; }
 	ctl status --json > "$T/before.json"
 	T0=$(date +%s.%N)
 	stress-ng --cpu 2 --taskset 1 --timeout 6s --quiet &

@@ -14,6 +14,7 @@
 #    kernel.task_delayacct is on.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
+. "$(dirname "$0")/netpair.inc"
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
 [ "$(id -u)" -eq 0 ] || { echo "measure_degraded: needs root" >&2; exit 77; }
@@ -29,17 +30,12 @@ pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	ip netns del $ns_a 2>/dev/null
-	ip netns del $ns_b 2>/dev/null
+	netpair_down $ns_a $ns_b
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-ip netns add $ns_a && ip netns add $ns_b || exit 1
-ip link add va$$ netns $ns_a type veth peer name vb$$ netns $ns_b || exit 1
-ip -n $ns_a addr add 10.254.0.1/24 dev va$$
-ip -n $ns_b addr add 10.254.0.2/24 dev vb$$
-ip -n $ns_a link set va$$ up && ip -n $ns_b link set vb$$ up || exit 1
+netpair_up $ns_a $ns_b va$$ vb$$ 10.254.0 || exit 1
 
 cat > "$tmp/rx.py" <<'PY'
 import os, socket, sys, time

@@ -13,6 +13,7 @@
 # programs' cost (*_btf, *_raw).
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
+. "$(dirname "$0")/netpair.inc"
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
 [ "$(id -u)" -eq 0 ] || { echo "measure_raw_tp: needs root" >&2; exit 77; }
@@ -33,17 +34,12 @@ pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	ip netns del $ns_a 2>/dev/null
-	ip netns del $ns_b 2>/dev/null
+	netpair_down $ns_a $ns_b
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-ip netns add $ns_a && ip netns add $ns_b || exit 1
-ip link add va$$ netns $ns_a type veth peer name vb$$ netns $ns_b || exit 1
-ip -n $ns_a addr add 10.253.0.1/24 dev va$$
-ip -n $ns_b addr add 10.253.0.2/24 dev vb$$
-ip -n $ns_a link set va$$ up && ip -n $ns_b link set vb$$ up || exit 1
+netpair_up $ns_a $ns_b va$$ vb$$ 10.253.0 || exit 1
 fio --name=prep --filename="$tmp/data" --size=256M --rw=write --bs=1M --direct=1 \
 	--output=/dev/null || { echo "measure_raw_tp: no scratch file" >&2; exit 77; }
 

@@ -24,6 +24,7 @@
 #    equals it (0 here).
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
+. "$(dirname "$0")/netpair.inc"
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
 [ "$(id -u)" -eq 0 ] || { echo "measure_sampled: needs root" >&2; exit 77; }
@@ -39,17 +40,12 @@ ns_a=rxbt-smp-a$$ ns_b=rxbt-smp-b$$ port=$((30000 + $$ % 30000))
 tmp=$(mktemp -d /tmp/rxbt-meas-smp.XXXXXX)
 cleanup() {
 	[ -s "$tmp/pids" ] && while read -r p; do kill "$p" 2>/dev/null; done < "$tmp/pids"
-	ip netns del $ns_a 2>/dev/null
-	ip netns del $ns_b 2>/dev/null
+	netpair_down $ns_a $ns_b
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-ip netns add $ns_a && ip netns add $ns_b || exit 1
-ip link add va$$ netns $ns_a type veth peer name vb$$ netns $ns_b || exit 1
-ip -n $ns_a addr add 10.253.0.1/24 dev va$$
-ip -n $ns_b addr add 10.253.0.2/24 dev vb$$
-ip -n $ns_a link set va$$ up && ip -n $ns_b link set vb$$ up || exit 1
+netpair_up $ns_a $ns_b va$$ vb$$ 10.253.0 || exit 1
 
 # Both workers wait for the schedule (first boundary, epoch length, first
 # and last epoch with traffic) and act in their window of each epoch.

@@ -21,6 +21,7 @@
 #  - veth traffic is served by the per-CPU backlog NAPI ("(backlog)").
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
+. "$(dirname "$0")/netpair.inc"
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
 [ "$(id -u)" -eq 0 ] || { echo "measure_udp_drops: needs root" >&2; exit 77; }
@@ -38,17 +39,12 @@ pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	ip netns del $ns_a 2>/dev/null
-	ip netns del $ns_b 2>/dev/null
+	netpair_down $ns_a $ns_b
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-ip netns add $ns_a && ip netns add $ns_b || exit 1
-ip link add va$$ netns $ns_a type veth peer name vb$$ netns $ns_b || exit 1
-ip -n $ns_a addr add 10.252.0.1/24 dev va$$
-ip -n $ns_b addr add 10.252.0.2/24 dev vb$$
-ip -n $ns_a link set va$$ up && ip -n $ns_b link set vb$$ up || exit 1
+netpair_up $ns_a $ns_b va$$ vb$$ 10.252.0 || exit 1
 
 cat > "$tmp/rx.py" <<'PY'
 import json, os, socket, sys, time

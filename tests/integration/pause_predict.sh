@@ -34,12 +34,9 @@ EPOCH_MS=500
 P=$((20000 + $$ % 20000))
 ns_a=rxbt-pause-a$$ ns_b=rxbt-pause-b$$
 
-on_exit "ip netns del $ns_a 2>/dev/null; ip netns del $ns_b 2>/dev/null"
-ip netns add $ns_a && ip netns add $ns_b || die "netns"
-ip link add pa$$ netns $ns_a type veth peer name pb$$ netns $ns_b || die "veth"
-ip -n $ns_a addr add 10.253.0.1/24 dev pa$$
-ip -n $ns_b addr add 10.253.0.2/24 dev pb$$
-ip -n $ns_a link set pa$$ up && ip -n $ns_b link set pb$$ up || die "veth up"
+. "$(dirname "$0")/netpair.inc"
+on_exit "netpair_down $ns_a $ns_b"
+netpair_up $ns_a $ns_b pa$$ pb$$ 10.253.0 || die "namespaces and veth"
 
 # A receiver that never blocks: non-blocking reads in a loop.
 cat > "$T/rx.py" <<'PY'
@@ -76,17 +73,8 @@ schedstat() { cat /proc/$RX/schedstat; }
 
 # One measurement. 0 pass, 1 fail, 3 disturbed by other work (retry).
 attempt() {
-	local quiet=0 end=$((SECONDS + 30)) h1 h2
-	while [ $SECONDS -lt $end ]; do
-		if python3 -c "import sys; sys.exit(0 if float('$(status_c)') < 0.5 else 1)"; then
-			quiet=$((quiet + 1))
-			[ $quiet -ge 4 ] && break
-		else
-			quiet=0
-		fi
-		sleep 0.25
-	done
-	[ $quiet -ge 4 ] || { log "CPU 1 not quiet within 30 s"; return 3; }
+	local h1 h2
+	wait_quiet 4 30 status_c || { log "CPU 1 not quiet within 30 s"; return 3; }
 	stress-ng --cpu 1 --taskset 1 --timeout 11s --quiet & h1=$!
 	stress-ng --cpu 1 --taskset 1 --timeout 11s --quiet & h2=$!
 	_bg_pids+=($h1 $h2)

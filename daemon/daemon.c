@@ -260,11 +260,12 @@ static void seen_sender(void *arg, const struct sendsrv_peer *p)
 	flows_sender_seen(arg, p);
 }
 
-static int publish_rate(void *ctx, const struct rxbneck_rate *r)
+static int publish_rate(void *ctx, const struct rxbneck_rate *r,
+			const struct rxbneck_rate *between)
 {
 	struct daemon *d = ctx;
 
-	return d->ss ? sendsrv_publish_rate(d->ss, r) : 0;
+	return d->ss ? sendsrv_publish_rate(d->ss, r, between) : 0;
 }
 
 static int publish_pause(void *ctx, const struct rxbneck_pause *p)

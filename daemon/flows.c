@@ -258,11 +258,16 @@ static uint64_t to_u64(double v)
 	return (uint64_t)llround(v);
 }
 
-static void publish(struct flows *f, struct flow *fl, const struct rxbneck_rate *r)
+static void publish(struct flows *f, struct flow *fl, const struct rxbneck_rate *r,
+		    const struct rxbneck_rate *between)
 {
 	fl->rate = *r;
 	fl->has_rate = true;
-	fl->last_sent = f->ops.publish_rate ? f->ops.publish_rate(f->ops.ctx, r) : 0;
+	fl->has_rate_between = between != NULL;
+	if (between)
+		fl->rate_between = *between;
+	fl->last_sent = f->ops.publish_rate ?
+			f->ops.publish_rate(f->ops.ctx, r, between) : 0;
 	if (fl->last_sent < 0)
 		rxb_warn("flow %u: RATE %llu b/s refused by the control server (%d)",
 			 fl->port, (unsigned long long)r->rate_bps, fl->last_sent);
@@ -291,7 +296,17 @@ static void publish_estimate(struct flows *f, struct flow *fl,
 	if (!(r.loss >= 0) || r.loss > 1)
 		r.loss = 1;	/* cannot happen for a successful solve */
 	fl->state = stale ? FLOW_STALE : FLOW_MODEL;
-	publish(f, fl, &r);
+	if (g->has_between) {
+		struct rxbneck_rate b = r;
+
+		b.flags |= RXBNECK_RATE_BETWEEN_PAUSES;
+		b.rate_bps = to_u64(g->between.rate_bps);
+		b.loss = g->between.loss >= 0 && g->between.loss <= 1 ? g->between.loss : 1;
+		b.xfer_time_us = to_u64(g->between.time_s * 1e6);
+		publish(f, fl, &r, &b);
+		return;
+	}
+	publish(f, fl, &r, NULL);
 }
 
 /* Nothing to model: the top of the search, flagged as not computed. */
@@ -311,7 +326,7 @@ static void publish_provisional(struct flows *f, struct flow *fl,
 	if (fl->learn.origin == MI_SRC_MISSING)
 		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
 	fl->state = FLOW_PROVISIONAL;
-	publish(f, fl, &r);
+	publish(f, fl, &r, NULL);
 }
 
 /* ---------------------------------------------------------------- solve -- */
@@ -354,6 +369,41 @@ static void solve_failed(struct flow *fl, uint64_t epoch, int err, const char *w
 	rxb_strlcpy(fl->solve_why, why, sizeof(fl->solve_why));
 }
 
+/* Does a stage's server take (predicted) vacations? */
+static bool has_vacations(const struct mi_result *in)
+{
+	for (uint32_t i = 0; i < in->nstages; i++)
+		if (in->stages[i].vacation_s > 0 && in->stages[i].vacation_period_s > 0)
+			return true;
+	return false;
+}
+
+/*
+ * The rate for a sender that obeys PAUSE (DESIGN §6, PROTOCOL.md §6.3): it
+ * is silent in the part of each window the queue cannot absorb, so the
+ * receiver drains at its whole-CPU speed whenever it gets data. Solved
+ * before the plain rate so that the workspace's curve is the plain one.
+ */
+static bool solve_between(struct flows *f, struct flow *fl, struct bneck_xfer x,
+			  struct bneck_result *out)
+{
+	int err;
+
+	if (!has_vacations(&fl->inputs))
+		return false;
+	x.obey_pauses = true;
+	err = bneck_compute(&f->ws, fl->inputs.stages, fl->inputs.nstages, &x,
+			    &f->copts, out);
+	if (err || !(isfinite(out->rate_bps) && out->rate_bps > 0 &&
+		     out->loss >= 0 && out->loss <= 1 && isfinite(out->time_s))) {
+		rxb_debug("flow %u: no rate between pauses: %s", fl->port,
+			  solve_strerror(err ? err : -EDOM));
+		return false;
+	}
+	out->curve = NULL;	/* overwritten by the plain solve */
+	return true;
+}
+
 /* Solve with fl->inputs; keep the result as the good estimate on success. */
 static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *e)
 {
@@ -372,6 +422,7 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 
 	memset(&est, 0, sizeof(est));
 	fl->solves++;
+	est.has_between = solve_between(f, fl, x, &est.between);
 	err = bneck_compute(&f->ws, fl->inputs.stages, fl->inputs.nstages, &x,
 			    &f->copts, &est.res);
 	if (!err && !(isfinite(est.res.rate_bps) && est.res.rate_bps > 0 &&
@@ -431,12 +482,14 @@ static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e
 static uint64_t queue_absorb_ns(const struct flow *fl)
 {
 	const struct mi_value *k = &fl->inputs.b.queue_pkts;
+	/* Pauses are for the senders that obey them: at their rate, if any. */
+	const struct rxbneck_rate *r = fl->has_rate_between ? &fl->rate_between : &fl->rate;
 	double ns;
 
-	if (!fl->has_rate || !fl->rate.rate_bps || k->src == MI_SRC_MISSING ||
+	if (!fl->has_rate || !r->rate_bps || k->src == MI_SRC_MISSING ||
 	    !(k->v > 0) || !(fl->xfer.payload_bytes > 0))
 		return 0;
-	ns = k->v * fl->xfer.payload_bytes * 8 / (double)fl->rate.rate_bps * 1e9;
+	ns = k->v * fl->xfer.payload_bytes * 8 / (double)r->rate_bps * 1e9;
 	return ns < 60e9 ? (uint64_t)ns : (uint64_t)60e9;
 }
 

@@ -82,6 +82,12 @@ struct flow_estimate {
 	uint32_t nstages;
 	struct rxb_stage_inputs inputs[BNECK_MAX_STAGES];
 	struct bneck_result res;	/* res.curve is not kept (NULL) */
+	/*
+	 * With predicted off-CPU windows: the solve for a sender that pauses
+	 * through them (PROTOCOL.md §6.3), its curve not kept either.
+	 */
+	bool has_between;
+	struct bneck_result between;
 	double n_resend;
 	uint16_t confidence;
 	bool unconstrained;
@@ -105,6 +111,8 @@ struct flow {
 	uint64_t solves, solve_failures;
 	bool has_rate;
 	struct rxbneck_rate rate;	/* last value offered to senders */
+	bool has_rate_between;		/* rate_between offered with it */
+	struct rxbneck_rate rate_between;	/* ... to senders that pause */
 	int last_sent;			/* senders it went to (publish result) */
 	uint64_t reports;		/* REPORTs from senders */
 	bool has_report;
@@ -128,8 +136,12 @@ struct flows_params {
 
 struct flows_ops {
 	void *ctx;
-	/* Offer a RATE to the port's subscribers (sendsrv_publish_rate). */
-	int (*publish_rate)(void *ctx, const struct rxbneck_rate *r);
+	/*
+	 * Offer a RATE to the port's subscribers, and the rate between pause
+	 * windows for those that pause (NULL: none; sendsrv_publish_rate).
+	 */
+	int (*publish_rate)(void *ctx, const struct rxbneck_rate *r,
+			    const struct rxbneck_rate *between);
 	/* Optional: a PAUSE schedule or CANCEL (sendsrv_publish_pause). */
 	int (*publish_pause)(void *ctx, const struct rxbneck_pause *p);
 	/* Optional: learned costs of @port from the state directory. */

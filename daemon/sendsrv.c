@@ -94,6 +94,9 @@ struct port_state {
 	struct link subs;
 	bool has_rate;
 	struct rxbneck_rate rate;
+	/* The rate between pause windows, for senders that obey them. */
+	bool has_rate_between;
+	struct rxbneck_rate rate_between;
 };
 
 struct conn {
@@ -711,6 +714,25 @@ static int push_rate(struct sendsrv *s, struct conn *c, const struct rxbneck_rat
 	return 0;
 }
 
+/*
+ * PROTOCOL.md §6.3: a sender that takes PAUSE and speaks minor >= 1 sends
+ * only between the windows, so it gets the rate for that (when the model
+ * has one); every other sender gets the plain rate.
+ */
+static bool obeys_pauses(const struct conn *c)
+{
+	return (c->peer.granted & RXBNECK_SUB_PAUSE) &&
+	       c->peer.hello.minor >= RXBNECK_MINOR_BETWEEN_PAUSES;
+}
+
+static const struct rxbneck_rate *rate_for(const struct port_state *ps,
+					   const struct conn *c)
+{
+	if (ps->has_rate_between && obeys_pauses(c))
+		return &ps->rate_between;
+	return ps->has_rate ? &ps->rate : NULL;
+}
+
 /* PROTOCOL.md §6.1: first value, flags changed, moved by >= frac, refresh. */
 static bool rate_due(const struct sendsrv *s, const struct conn *c,
 		     const struct rxbneck_rate *r)
@@ -730,7 +752,8 @@ static bool rate_due(const struct sendsrv *s, const struct conn *c,
 	       (unsigned __int128)s->frac_ppm * last->rate_bps && diff > 0;
 }
 
-int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r)
+int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
+			 const struct rxbneck_rate *between)
 {
 	struct rxbp_msg m = { .type = RXBNECK_T_RATE };
 	struct port_state *ps;
@@ -740,19 +763,32 @@ int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r)
 	m.u.rate = *r;
 	if (rxbp_validate(&m) != 0)
 		return -EINVAL;
+	if (between) {
+		m.u.rate = *between;
+		if (between->port != r->port ||
+		    !(between->flags & RXBNECK_RATE_BETWEEN_PAUSES) ||
+		    rxbp_validate(&m) != 0)
+			return -EINVAL;
+	}
+	if (r->flags & RXBNECK_RATE_BETWEEN_PAUSES)
+		return -EINVAL;
 	ps = port_get(s, r->port, false);
 	if (!ps)
 		return 0;
 	ps->rate = *r;
 	ps->has_rate = true;
+	ps->has_rate_between = between != NULL;
+	if (between)
+		ps->rate_between = *between;
 	ps->pins++;
 	for (l = ps->subs.next; l != &ps->subs; l = next) {
 		struct conn *c = link_entry(l, struct conn, pnode);
+		const struct rxbneck_rate *mine = rate_for(ps, c);
 
 		next = l->next;
-		if (!(c->peer.granted & RXBNECK_SUB_RATE) || !rate_due(s, c, r))
+		if (!(c->peer.granted & RXBNECK_SUB_RATE) || !rate_due(s, c, mine))
 			continue;
-		if (push_rate(s, c, r) == 0)
+		if (push_rate(s, c, mine) == 0)
 			sent++;
 	}
 	ps->pins--;
@@ -866,7 +902,7 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 	if (send_hello_ack(s, c) < 0)
 		return;
 	if ((c->peer.granted & RXBNECK_SUB_RATE) && ps->has_rate)
-		push_rate(s, c, &ps->rate);
+		push_rate(s, c, rate_for(ps, c));
 }
 
 static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
@@ -877,9 +913,11 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 	c->peer.granted = m->u.subscribe.subscribe & SERVED_SUBS;
 	if (m->u.subscribe.rtt_us)
 		c->peer.hello.rtt_us = m->u.subscribe.rtt_us;
-	if (!(was & RXBNECK_SUB_RATE) && (c->peer.granted & RXBNECK_SUB_RATE) &&
-	    c->ps && c->ps->has_rate)
-		push_rate(s, c, &c->ps->rate);
+	/* New to RATE, or PAUSE taken or dropped: which rate is due changed. */
+	if ((c->peer.granted & RXBNECK_SUB_RATE) && c->ps && c->ps->has_rate &&
+	    (!(was & RXBNECK_SUB_RATE) ||
+	     rate_due(s, c, rate_for(c->ps, c))))
+		push_rate(s, c, rate_for(c->ps, c));
 }
 
 static void on_active_frame(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)

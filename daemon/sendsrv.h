@@ -198,8 +198,14 @@ uint64_t sendsrv_next_deadline_ns(const struct sendsrv *s);
  * value is kept, and a sender that subscribes later gets it at once (also
  * when published from on_hello). Returns the number of senders it was sent
  * to, or -EINVAL for an invalid value.
+ *
+ * @between (may be NULL): the rate to send at between pause windows, with
+ * RXBNECK_RATE_BETWEEN_PAUSES set and the same port; it goes instead of @r
+ * to the senders that take PAUSE and speak minor >= 1 (PROTOCOL.md §6.3).
+ * NULL: there is none (no windows are predicted), every sender gets @r.
  */
-int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r);
+int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
+			 const struct rxbneck_rate *between);
 /*
  * Send a pause schedule (or CANCEL) to the PAUSE subscribers of p->port,
  * except, for a one-shot window, those whose RTT says they cannot act on

@@ -21,7 +21,7 @@ static double age_s(uint64_t then_ns, uint64_t now_ns)
 }
 
 static const char *const rate_flag_names[] = {
-	"degraded", "stale", "no_traffic", "unconstrained",
+	"degraded", "stale", "no_traffic", "unconstrained", "between_pauses",
 };
 
 /* ------------------------------------------------------------------ JSON -- */
@@ -242,6 +242,13 @@ static void flow_json(struct jw *w, const struct flow *fl, const struct daemon *
 		rate_json(w, "rate", &fl->rate);
 	else
 		jw_null(w, "rate");
+	if (fl->has_rate && fl->has_rate_between) {
+		rate_json(w, "rate_between_pauses", &fl->rate_between);
+		jw_double(w, "pause_fraction", fl->good.between.pause_fraction);
+	} else {
+		jw_null(w, "rate_between_pauses");
+		jw_null(w, "pause_fraction");
+	}
 	jw_int(w, "rate_sent_to", fl->last_sent);
 	jw_uint(w, "reports", fl->reports);
 	report_json(w, fl);
@@ -653,6 +660,13 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 		ctl_out_printf(o, "            RATE      %s flags %s confidence %u epoch %llu, "
 			       "%d senders subscribed got it\n", r1, flags, fl->rate.confidence,
 			       (unsigned long long)fl->rate.epoch, fl->last_sent);
+		if (fl->has_rate_between) {
+			fmt_rate(r1, sizeof(r1), (double)fl->rate_between.rate_bps);
+			ctl_out_printf(o, "            RATE+     %s between pauses (paused %.0f %% "
+				       "of the time), loss %.3g, T %.3f s: to senders that pause\n",
+				       r1, fl->good.between.pause_fraction * 100,
+				       fl->rate_between.loss, fl->rate_between.xfer_time_us / 1e6);
+		}
 	}
 	if (fl->has_report) {
 		fmt_rate(r1, sizeof(r1), (double)fl->last_report.rate_bps);

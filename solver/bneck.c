@@ -69,6 +69,8 @@ struct model {
 	const struct rxb_stage_inputs *st;
 	uint32_t nstages;
 	double mu[BNECK_MAX_STAGES];
+	double mu_on[BNECK_MAX_STAGES];	/* obey_pauses: between vacations */
+	bool paused[BNECK_MAX_STAGES];	/* obey_pauses and this stage has vacations */
 	const struct bneck_xfer *x;
 	struct rbudp_params rb;
 	double worst_rel_err;
@@ -79,6 +81,7 @@ struct eval {
 	struct bneck_point pt;
 	double stage_loss[BNECK_MAX_STAGES];
 	double stage_lambda[BNECK_MAX_STAGES];
+	double send_frac;	/* of the time the sender sends (obey_pauses) */
 	struct rbudp_time t;
 };
 
@@ -100,6 +103,30 @@ double bneck_vacation_loss(double lambda, double k, double d_s, double p_s)
 	return over > 0.0 ? over / p_s : 0.0;
 }
 
+/*
+ * A stage whose vacations the sender pauses through (struct bneck_xfer,
+ * obey_pauses): the sender is silent for d_pub = (D - K/lambda)+ of every
+ * period P, so it sends for the fraction 1 - d_pub/P. In a period the
+ * server, alone on its CPU for P - D, drains at most cap_on (P - D)
+ * packets of the lambda (P - d_pub) that arrive (the queue ends each
+ * window full when d_pub > 0); the excess is lost (the periodic fluid
+ * bound), which is returned; the sending fraction goes to *send_frac.
+ */
+static double paused_loss(const struct rxb_stage_inputs *st, double lambda,
+			  double cap_on, double *send_frac)
+{
+	double d = st->vacation_s, p = st->vacation_period_s;
+	double d_pub = d - st->queue_pkts / lambda;
+	double arrive, over;
+
+	if (d_pub < 0.0)
+		d_pub = 0.0;
+	*send_frac = 1.0 - d_pub / p;
+	arrive = lambda * (p - d_pub);
+	over = arrive - cap_on * (p - d);
+	return over > 0.0 ? over / arrive : 0.0;
+}
+
 static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 {
 	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
@@ -107,10 +134,11 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	int err;
 
 	memset(ev, 0, sizeof(*ev));
+	ev->send_frac = 1.0;
 	for (uint32_t i = 0; i < md->nstages; i++) {
 		struct bulkq_params p = {
 			.arrival_per_s = lambda,
-			.service_per_s = md->mu[i],
+			.service_per_s = md->paused[i] ? md->mu_on[i] : md->mu[i],
 			.queue_pkts = md->st[i].queue_pkts,
 			.batch_pkts = md->st[i].batch_pkts,
 			.rule = md->st[i].rule,
@@ -126,8 +154,18 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 		 * bulk queue says: both describe the same CPU sharing, so the
 		 * larger is the stage's loss (not their sum).
 		 */
-		vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts, md->st[i].vacation_s,
-					  md->st[i].vacation_period_s);
+		if (md->paused[i]) {
+			double frac;
+
+			vac = paused_loss(&md->st[i], lambda,
+					  md->mu_on[i] * md->st[i].batch_pkts, &frac);
+			if (frac < ev->send_frac)
+				ev->send_frac = frac;
+		} else {
+			vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts,
+						  md->st[i].vacation_s,
+						  md->st[i].vacation_period_s);
+		}
 		if (vac > r.loss) {
 			r.loss = vac;
 			r.ln_loss = log(vac);
@@ -144,7 +182,8 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	}
 	if (ln_loss > 0.0)
 		ln_loss = 0.0;	/* rounding */
-	err = rbudp_time(&md->rb, rate_bps / 8.0, ln_loss, &ev->t);
+	/* A sender that pauses blasts at rate_bps only while it sends. */
+	err = rbudp_time(&md->rb, rate_bps / 8.0 * ev->send_frac, ln_loss, &ev->t);
 	if (err)
 		return err;
 	ev->pt.rate_bps = rate_bps;
@@ -181,6 +220,25 @@ static int stage_service(const struct rxb_stage_inputs *in,
 	out->capacity_bps = out->service_rate_per_s * in->batch_pkts *
 			    x->payload_bytes * 8.0;
 	return 0;
+}
+
+/*
+ * The stage's service rate between its vacations: the vacations are the
+ * CPU-bound tasks' turns, so in between it runs without them (#C = 0).
+ */
+static int stage_on_service(const struct rxb_stage_inputs *in,
+			    const struct bneck_xfer *x, const struct ctmc_opts *o,
+			    double *mu_on)
+{
+	struct rxb_stage_inputs alone = *in;
+	struct bneck_stage st;
+	int err;
+
+	alone.cpu_bound = 0.0;
+	err = stage_service(&alone, x, o, &st);
+	if (!err)
+		*mu_on = st.service_rate_per_s;
+	return err;
 }
 
 /*
@@ -250,6 +308,12 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		md.mu[i] = res->stage[i].service_rate_per_s;
 		if (res->stage[i].tagged.rel_err > res->model_rel_err)
 			res->model_rel_err = res->stage[i].tagged.rel_err;
+		if (x->obey_pauses && stages[i].vacation_s > 0.0) {
+			err = stage_on_service(&stages[i], x, o, &md.mu_on[i]);
+			if (err)
+				return err;
+			md.paused[i] = true;
+		}
 	}
 
 	step = (x->line_rate_bps - x->min_rate_bps) / (x->points - 1);
@@ -284,6 +348,7 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	res->loss = best.pt.loss;
 	res->ln_loss = best.pt.ln_loss;
 	res->time_s = best.pt.time_s;
+	res->pause_fraction = 1.0 - best.send_frac;
 	res->breakdown = best.t;
 	for (uint32_t i = 0; i < nstages; i++) {
 		res->stage[i].arrival_per_s = best.stage_lambda[i];

@@ -46,6 +46,17 @@ struct bneck_xfer {
 	double line_rate_bps;	/* top of the sweep */
 	double min_rate_bps;	/* bottom of the sweep, > 0 */
 	uint32_t points;	/* grid points, >= 2 */
+	/*
+	 * The sender obeys PAUSE (RBUDP+, DESIGN §6): in every vacation of a
+	 * stage's server it is silent for the part the queue cannot absorb,
+	 * (D - K/lambda)+, so the rate searched is the rate between pauses.
+	 * That stage is then served at its whole-CPU rate (no CPU-bound
+	 * tasks: they are what the vacations are), loses what a period's
+	 * arrivals exceed its on-time's service (a fluid bound) or what its
+	 * bulk queue loses, whichever is larger, and T counts the blasts at
+	 * the rate times the sending fraction.
+	 */
+	bool obey_pauses;
 };
 
 struct bneck_point {
@@ -70,6 +81,7 @@ struct bneck_result {
 	double loss;		/* overall loss there */
 	double ln_loss;
 	double time_s;		/* T there */
+	double pause_fraction;	/* of the time the sender pauses there (obey_pauses) */
 	struct rbudp_time breakdown;
 	double line_time_s;	/* T at the line rate, for comparison */
 	double line_loss;

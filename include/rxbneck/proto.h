@@ -32,7 +32,9 @@ extern "C" {
 #define RXBNECK_DEFAULT_PORT		7440	/* TCP */
 #define RXBNECK_MAGIC			0x5258424eu	/* "RXBN" */
 #define RXBNECK_VERSION			1	/* major: header byte 4 */
-#define RXBNECK_MINOR			0	/* minor: in HELLO/HELLO_ACK */
+#define RXBNECK_MINOR			1	/* minor: in HELLO/HELLO_ACK */
+/* Minor versions that introduced an addition (PROTOCOL.md §10). */
+#define RXBNECK_MINOR_BETWEEN_PAUSES	1	/* RATE flag 0x0010, §6.3 */
 #define RXBNECK_HDR_BYTES		16
 
 /*
@@ -97,6 +99,7 @@ enum rxbneck_type {
 #define RXBNECK_RATE_STALE		0x0002	/* last solve failed; last good value */
 #define RXBNECK_RATE_NO_TRAFFIC		0x0004	/* flow not seen yet: prior estimate */
 #define RXBNECK_RATE_UNCONSTRAINED	0x0008	/* host is not the bottleneck */
+#define RXBNECK_RATE_BETWEEN_PAUSES	0x0010	/* rate to send at between PAUSE windows */
 
 /* PAUSE.flags */
 #define RXBNECK_PAUSE_CANCEL		0x0001	/* drop any schedule, other fields 0 */

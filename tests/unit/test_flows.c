@@ -28,18 +28,24 @@
 struct pub {
 	int n;
 	struct rxbneck_rate last;
+	bool has_between;
+	struct rxbneck_rate between;
 	int history_puts;
 	uint16_t history_port;
 	bool have_history;
 	struct mi_learn history;
 };
 
-static int publish(void *ctx, const struct rxbneck_rate *r)
+static int publish(void *ctx, const struct rxbneck_rate *r,
+		   const struct rxbneck_rate *between)
 {
 	struct pub *p = ctx;
 
 	p->n++;
 	p->last = *r;
+	p->has_between = between != NULL;
+	if (between)
+		p->between = *between;
 	return 1;
 }
 
@@ -434,10 +440,12 @@ static int publish_pause(void *ctx, const struct rxbneck_pause *p)
 	return 1;
 }
 
-static int publish_rate_quiet(void *ctx, const struct rxbneck_rate *r)
+static int publish_rate_quiet(void *ctx, const struct rxbneck_rate *r,
+			      const struct rxbneck_rate *between)
 {
 	(void)ctx;
 	(void)r;
+	(void)between;
 	return 0;
 }
 
@@ -517,8 +525,18 @@ static void test_pause_published(void **state)
 	 * starting that much into the window.
 	 */
 	assert_true(fl->has_rate && fl->rate.rate_bps > 0);
+	/*
+	 * The windows are stage B's vacations: a sender that pauses through
+	 * them gets its own rate (PROTOCOL.md §6.3), at least the plain one,
+	 * and the queue absorbs at that rate.
+	 */
+	assert_true(fl->has_rate_between);
+	assert_int_equal(fl->rate_between.flags, RXBNECK_RATE_BETWEEN_PAUSES);
+	assert_true(fl->rate_between.rate_bps >= fl->rate.rate_bps * (1 - 1e-6));
+	assert_true(fl->good.has_between && fl->good.between.pause_fraction > 0);
+	assert_true(fl->rate_between.loss <= fl->rate.loss);
 	{
-		double absorb_us = 92.0 * PAYLOAD * 8 / (double)fl->rate.rate_bps * 1e6;
+		double absorb_us = 92.0 * PAYLOAD * 8 / (double)fl->rate_between.rate_bps * 1e6;
 
 		assert_true(absorb_us > 0 && absorb_us < 8000);
 		assert_true(fabs((double)pp.last.duration_us - (8000 - absorb_us)) <= 1.0);

@@ -90,7 +90,7 @@ static int h_hello(void *ctx, const struct sendsrv_peer *p)
 		struct rxbneck_rate r = { .port = p->hello.flow_port,
 					  .rate_bps = 777000000, .epoch = 1 };
 
-		sendsrv_publish_rate(h->s, &r);
+		sendsrv_publish_rate(h->s, &r, NULL);
 	}
 	return 0;
 }
@@ -226,7 +226,7 @@ static int publish_rate(struct harness *h, uint64_t bps, uint64_t epoch, uint16_
 				  .epoch = epoch, .flags = flags, .confidence = 500 };
 	int n;
 
-	LOCKED(h, n = sendsrv_publish_rate(h->s, &r));
+	LOCKED(h, n = sendsrv_publish_rate(h->s, &r, NULL));
 	return n;
 }
 
@@ -567,7 +567,7 @@ static void test_hello_ack_rate_and_snapshot(void **state)
 
 		int k;
 
-		LOCKED(&h, k = sendsrv_publish_rate(h.s, &other));
+		LOCKED(&h, k = sendsrv_publish_rate(h.s, &other, NULL));
 		assert_int_equal(k, 0);
 		lib_expect_quiet(c, &s, 100);
 	}
@@ -639,7 +639,7 @@ static void test_change_fraction_and_refresh(void **state)
 
 		int k;
 
-		LOCKED(&h, k = sendsrv_publish_rate(h.s, &bad));
+		LOCKED(&h, k = sendsrv_publish_rate(h.s, &bad, NULL));
 		assert_int_equal(k, -EINVAL);
 	}
 
@@ -731,6 +731,102 @@ static void test_pause_delivery_and_rtt_filter(void **state)
 	assert_int_equal(n, -EINVAL);
 	rxbneck_client_close(cn);
 	rxbneck_client_close(cf);
+	finish(&h);
+}
+
+/* A raw sender of @minor subscribing to @subs, past HELLO_ACK. */
+static int raw_active_as(struct harness *h, uint16_t minor, uint16_t subs)
+{
+	int fd = raw_connect(h, 0);
+	struct rxbp_msg m = hello_msg(FLOW, 1000);
+
+	m.u.hello.minor = minor;
+	m.u.hello.subscribe = subs;
+	raw_send(fd, &m, 1);
+	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
+	return fd;
+}
+
+/* The next frame on @fd is a RATE of @bps carrying (or not) BETWEEN_PAUSES. */
+static void expect_rate(int fd, uint64_t bps, bool between)
+{
+	struct rxbp_msg m;
+
+	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(m.type, RXBNECK_T_RATE);
+	assert_int_equal(m.u.rate.rate_bps, bps);
+	assert_int_equal(!!(m.u.rate.flags & RXBNECK_RATE_BETWEEN_PAUSES), between);
+}
+
+static void expect_nothing(int fd)
+{
+	struct rxbp_msg m;
+
+	assert_int_equal(raw_recv(fd, &m, 100), -1);
+}
+
+/*
+ * PROTOCOL.md §6.3: the rate between pauses goes only to senders that take
+ * PAUSE and speak minor >= 1; a sender that takes PAUSE later gets it then.
+ */
+static void test_rate_between_pauses(void **state)
+{
+	struct harness h;
+	struct sendsrv_limits l = limits();
+	struct rxbneck_rate r = { .port = FLOW, .rate_bps = 1000000000, .loss = 0.3,
+				  .epoch = 4, .confidence = 900 };
+	struct rxbneck_rate b = r;
+	struct rxbp_msg m;
+	int obeys, rate_only, old, n;
+
+	(void)state;
+	b.rate_bps = 2500000000;
+	b.loss = 0.01;
+	b.flags = RXBNECK_RATE_BETWEEN_PAUSES;
+	start(&h, &l);
+	obeys = raw_active_as(&h, RXBNECK_MINOR_BETWEEN_PAUSES,
+			      RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
+	rate_only = raw_active_as(&h, RXBNECK_MINOR_BETWEEN_PAUSES, RXBNECK_SUB_RATE);
+	old = raw_active_as(&h, 0, RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
+
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 3);
+	expect_rate(obeys, 2500000000, true);
+	expect_rate(rate_only, 1000000000, false);
+	expect_rate(old, 1000000000, false);
+
+	/* No windows any more: the plain rate is due to the pausing sender. */
+	r.epoch = b.epoch = 5;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, NULL));
+	assert_int_equal(n, 1);
+	expect_rate(obeys, 1000000000, false);
+	expect_nothing(rate_only);
+	expect_nothing(old);
+
+	/* Windows again; then the RATE-only sender takes PAUSE: its turn now. */
+	r.epoch = b.epoch = 6;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 1);
+	expect_rate(obeys, 2500000000, true);
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_SUBSCRIBE;
+	m.u.subscribe.subscribe = RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE;
+	raw_send(rate_only, &m, 2);
+	expect_rate(rate_only, 2500000000, true);
+	expect_nothing(old);
+
+	/* Refused: a between rate without its flag, or for another port. */
+	b.flags = 0;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, -EINVAL);
+	b.flags = RXBNECK_RATE_BETWEEN_PAUSES;
+	b.port = FLOW + 1;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, -EINVAL);
+	close(obeys);
+	close(rate_only);
+	close(old);
 	finish(&h);
 }
 
@@ -1067,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_change_fraction_and_refresh),
 		cmocka_unit_test(test_late_subscriber_and_hello_publish),
 		cmocka_unit_test(test_pause_delivery_and_rtt_filter),
+		cmocka_unit_test(test_rate_between_pauses),
 		cmocka_unit_test(test_allow_list_rejects),
 		cmocka_unit_test(test_refused_hello),
 		cmocka_unit_test(test_hello_and_idle_timeouts),

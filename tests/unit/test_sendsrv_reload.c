@@ -145,12 +145,12 @@ static void test_update_limits(void **state)
 	hello(a, 1);
 	assert_int_equal(next_frame(&h, a, &m), RXBNECK_T_HELLO_ACK);
 	assert_int_equal(m.u.hello_ack.epoch_ms, 1000);
-	assert_int_equal(sendsrv_publish_rate(h.s, &r), 1);
+	assert_int_equal(sendsrv_publish_rate(h.s, &r, NULL), 1);
 	assert_int_equal(next_frame(&h, a, &m), RXBNECK_T_RATE);
 	/* A 10 % move is below the configured 50 %: not sent. */
 	r.rate_bps = 1100000000;
 	r.epoch = 2;
-	assert_int_equal(sendsrv_publish_rate(h.s, &r), 0);
+	assert_int_equal(sendsrv_publish_rate(h.s, &r, NULL), 0);
 
 	/* Reload: 5 % fraction, 250 ms epochs, allow-list without loopback. */
 	lim.rate_change_frac = 0.05;
@@ -161,7 +161,7 @@ static void test_update_limits(void **state)
 	assert_int_equal(sendsrv_update_limits(h.s, &lim), 0);
 	r.rate_bps = 1200000000;
 	r.epoch = 3;
-	assert_int_equal(sendsrv_publish_rate(h.s, &r), 1);	/* 20 % >= 5 % */
+	assert_int_equal(sendsrv_publish_rate(h.s, &r, NULL), 1);	/* 20 % >= 5 % */
 	assert_int_equal(next_frame(&h, a, &m), RXBNECK_T_RATE);
 	assert_int_equal(m.u.rate.rate_bps, 1200000000);
 	/* A new connection from loopback is now refused. */

@@ -323,7 +323,7 @@ static void test_storm(void **state)
 			if (rxb_mono_ns() - t0 > worst_lock_ns)
 				worst_lock_ns = rxb_mono_ns() - t0;
 			probes++;
-			sendsrv_publish_rate(h.s, &r);
+			sendsrv_publish_rate(h.s, &r, NULL);
 			sendsrv_publish_pause(h.s, &p);
 			sendsrv_stats(h.s, &st);
 			pthread_mutex_unlock(&h.mu);

@@ -307,6 +307,84 @@ static void test_vacations(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/*
+ * A sender that obeys PAUSE (obey_pauses). Between the vacations the server
+ * has its CPU alone: cap_on = 500 000 packets/s, D = 6 ms of every P = 9 ms
+ * off, K = 227. The sender is silent for (D - K/lambda)+ of each period;
+ * a period's lambda (P - d_pub) arrivals meet cap_on (P - D) of service,
+ * the rest is lost (fluid). Every curve point is checked against that
+ * closed form (or the bulk queue's own loss where larger); the optimum
+ * is the fastest lossless rate, lambda* = cap_on - K/(P - D), where the
+ * sender delivers cap_on (P - D)/P on average - what the CPU share allows.
+ */
+static void test_pause_obeyed(void **state)
+{
+	const double d_s = 0.006, p_s = 0.009, k = 227, cap_on = 5e5;
+	const double lam_star = cap_on - k / (p_s - d_s);
+	struct rxb_stage_inputs s = seed_stage(0, 0, RXB_BATCH_PARTIAL);
+	struct bneck_xfer x = seed_xfer;
+	struct bneck_ws ws;
+	struct bneck_result plain, obey, hogs;
+	double bits = 8.0 * 1468;
+
+	(void)state;
+	x.line_rate_bps = 6e9;
+	x.min_rate_bps = 1e8;
+	x.file_bytes = 200e6;
+	x.one_way_delay_s = 0.01;
+	s.load_independent = true;
+	s.mu_net_per_s = cap_on;
+	s.batch_pkts = 1;
+	s.queue_pkts = (uint32_t)k;
+	s.vacation_s = d_s;
+	s.vacation_period_s = p_s;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &plain), 0);
+	assert_true(plain.pause_fraction == 0.0);
+	x.obey_pauses = true;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &obey), 0);
+	for (uint32_t i = 0; i < obey.npoints; i++) {
+		const struct bneck_point *pt = &obey.curve[i];
+		double lam = pt->rate_bps / bits;
+		double d_pub = fmax(0.0, d_s - k / lam);
+		double arrive = lam * (p_s - d_pub);
+		double fluid = fmax(0.0, arrive - cap_on * (p_s - d_s)) / arrive;
+		struct bulkq_params bq = { .arrival_per_s = lam, .service_per_s = cap_on,
+					   .queue_pkts = (uint32_t)k, .batch_pkts = 1,
+					   .rule = RXB_BATCH_PARTIAL };
+		struct bulkq_result br;
+		struct rbudp_params rp = { .file_bytes = x.file_bytes, .payload_bytes = 1468,
+					   .one_way_delay_s = x.one_way_delay_s };
+		struct rbudp_time t;
+
+		assert_int_equal(bulkq_loss(&bq, &br), 0);
+		if (fmax(fluid, br.loss) > 1e-300)
+			check_rel(pt->loss, fmax(fluid, br.loss), 1e-9, "loss between pauses");
+		assert_int_equal(rbudp_time(&rp, pt->rate_bps / 8.0 * (1.0 - d_pub / p_s),
+					    pt->ln_loss, &t), 0);
+		check_rel(pt->time_s, t.time_s, 1e-12, "T with the pauses taken");
+	}
+	check_rel(obey.rate_bps, lam_star * bits, 0.02, "fastest lossless rate");
+	check_rel(obey.rate_bps * (1.0 - obey.pause_fraction),
+		  cap_on * (p_s - d_s) / p_s * bits, 0.02, "average rate = the CPU share");
+	check_rel(obey.pause_fraction, (d_s - k / (obey.rate_bps / bits)) / p_s, 1e-9,
+		  "pause fraction");
+	/* Not losing a third of every blast is worth pausing for. */
+	assert_true(obey.loss < 0.01 && plain.loss > 0.3);
+	assert_true(obey.time_s < 0.8 * plain.time_s);
+
+	/* The vacations are the CPU-bound tasks' turns: between them #C = 0. */
+	s = seed_stage(0, 1, RXB_BATCH_STRICT);
+	s.vacation_s = d_s;
+	s.vacation_period_s = p_s;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &obey), 0);
+	s.cpu_bound = 2;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &hogs), 0);
+	assert_true(hogs.rate_bps == obey.rate_bps && hogs.time_s == obey.time_s);
+	assert_true(hogs.stage[0].service_rate_per_s < obey.stage[0].service_rate_per_s);
+	bneck_ws_finish(&ws);
+}
+
 static void test_bad_inputs(void **state)
 {
 	struct rxb_stage_inputs s = seed_stage(1, 1, RXB_BATCH_STRICT);
@@ -347,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_two_stages),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_vacations),
+		cmocka_unit_test(test_pause_obeyed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,7 +110,7 @@ static void run_due(struct peer *p, uint64_t now_ns)
 		e->done = true;
 		if (e->kind == EV_RATE) {
 			e->rate.epoch = ++p->epoch;
-			n = sendsrv_publish_rate(p->s, &e->rate);
+			n = sendsrv_publish_rate(p->s, &e->rate, NULL);
 			logf_(p, "{\"event\":\"rate\",\"t_ns\":%llu,\"rate_bps\":%llu,\"sent_to\":%d}",
 			      (unsigned long long)rxb_mono_ns(),
 			      (unsigned long long)e->rate.rate_bps, n);

@@ -475,21 +475,27 @@ static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e
 }
 
 /*
- * How long the flow's receive queue (K_B packets) takes to fill at the
- * rate last offered, in ns; 0 when either is unknown (then a window is
- * paused whole, as in seed 004).
+ * How long the flow's receive queue (K_B packets) takes to fill, in ns; 0
+ * when that is unknown (then a window is paused whole, as in seed 004). It
+ * fills at the rate data arrives: the rate offered to the senders that
+ * pause, or what arrived at the socket this epoch (queued + dropped) if
+ * that was more - a sender may send faster than it was told, and pausing
+ * it too little loses data where pausing too long only idles the link.
  */
-static uint64_t queue_absorb_ns(const struct flow *fl)
+static uint64_t queue_absorb_ns(const struct flow *fl, double dt_s)
 {
 	const struct mi_value *k = &fl->inputs.b.queue_pkts;
-	/* Pauses are for the senders that obey them: at their rate, if any. */
+	const struct mi_traffic *t = &fl->inputs.traffic;
 	const struct rxbneck_rate *r = fl->has_rate_between ? &fl->rate_between : &fl->rate;
-	double ns;
+	double bits = fl->xfer.payload_bytes * 8, rate_bps = 0, ns;
 
-	if (!fl->has_rate || !r->rate_bps || k->src == MI_SRC_MISSING ||
-	    !(k->v > 0) || !(fl->xfer.payload_bytes > 0))
+	if (fl->has_rate)
+		rate_bps = (double)r->rate_bps;
+	if (t->counts_valid && dt_s > 0 && (t->pkts_in + t->rcvbuf_drops) * bits / dt_s > rate_bps)
+		rate_bps = (t->pkts_in + t->rcvbuf_drops) * bits / dt_s;
+	if (!(rate_bps > 0) || k->src == MI_SRC_MISSING || !(k->v > 0) || !(bits > 0))
 		return 0;
-	ns = k->v * fl->xfer.payload_bytes * 8 / (double)r->rate_bps * 1e9;
+	ns = k->v * bits / rate_bps * 1e9;
 	return ns < 60e9 ? (uint64_t)ns : (uint64_t)60e9;
 }
 
@@ -535,7 +541,7 @@ static void flow_pause(struct flows *f, struct flow *fl, const struct rxb_epoch 
 
 	if (!pause_plan(&fl->pause, fl->port, rxb_mono_ns(), (uint64_t)(dt_s * 1e9),
 			rtt_us < RXBNECK_TIME_MAX_US ? (uint32_t)rtt_us : RXBNECK_TIME_MAX_US,
-			e->seq, queue_absorb_ns(fl), &p))
+			e->seq, queue_absorb_ns(fl, dt_s), &p))
 		return;
 	sent = f->ops.publish_pause ? f->ops.publish_pause(f->ops.ctx, &p) : 0;
 	if (sent < 0)

@@ -425,7 +425,7 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 		 * would only idle the link.
 		 */
 		snprintf(why, sizeof(why), "the receive queue absorbs the %.0f us window "
-			 "(%.0f us of arrivals at the sending rate)", pr->d_ns / 1e3,
+			 "(%.0f us of arrivals at the rate data arrives)", pr->d_ns / 1e3,
 			 absorb_ns / 1e3);
 		no = why;
 	}

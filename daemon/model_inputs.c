@@ -36,6 +36,21 @@ const char *mi_src_name(enum mi_src s)
 	return src_names[s];
 }
 
+static const char *const basis_names[] = {
+	[MI_COST_NONE] = "none",
+	[MI_COST_SATURATED] = "saturated",
+	[MI_COST_FIT] = "fit",
+	[MI_COST_LAST_FIT] = "last-fit",
+	[MI_COST_RATIO] = "ratio",
+};
+
+const char *mi_cost_basis_name(enum mi_cost_basis b)
+{
+	if ((unsigned)b >= RXB_ARRAY_SIZE(basis_names))
+		return "?";
+	return basis_names[b];
+}
+
 void mi_learn_init(struct mi_learn *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -231,12 +246,151 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b)
 	return 0;
 }
 
-static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s, double k)
+double mi_sat_value(const struct mi_sat *s, double *load)
+{
+	if (load)
+		*load = NAN;
+	if (!s->ok || !(s->pkts > 0) || !isfinite(s->ns) || !(s->ns > 0))
+		return NAN;
+	if (load)
+		*load = s->load_pkts / s->pkts;
+	return s->ns / s->pkts;
+}
+
+static void sat_decay(struct mi_sat *s, double d)
+{
+	s->ns *= d;
+	s->pkts *= d;
+	s->load_pkts *= d;
+	s->n *= d;
+}
+
+/*
+ * Is this a saturated epoch: did the receiver do nothing but dequeue? On
+ * success the receiver's load (#C + #I over its CPUs, weighted by its
+ * on-CPU time there) goes to @load. @ratio_ns is the all-epochs on-CPU
+ * time per packet before this epoch. The tests, each for a kind of epoch
+ * that overflows without measuring the saturated cost:
+ *
+ *  - the socket overflowed: rcvbuf drops (any drops of the socket when the
+ *    reasons were not measured). Without them the receiver kept up and
+ *    slept in between; its cost carries wake-ups.
+ *  - it hardly slept: at least MI_SAT_MIN_PPW packets per wake-up. At the
+ *    measured 6.5-10 us per wake-up that is at most 10 ns per packet, < 1 %
+ *    of the ~1.1-1.6 us a packet costs. Overflowing epochs with 20-70
+ *    packets per wake-up exist (the receiver slept, then a burst came).
+ *  - it ran for at least MI_SAT_MIN_SHARE of its fair share of the epoch,
+ *    (1 - IRQ time) / (#C + #I + 1) of it: a receiver with a full queue
+ *    is always runnable and the scheduler shares the CPU equally (measured
+ *    in overflowing epochs: 0.306 of CPU 1 at k = 2, 0.241 at k = 3, i.e.
+ *    0.92 and 0.96 of the fair share). An epoch that a blast covers only
+ *    partly (0.02-0.7 of the fair share in the e2e runs) mixes in sleeps
+ *    and the receiver's first epoch misses the time before its thread was
+ *    identified (down to 174 ns/pkt measured).
+ *  - its on-CPU time per packet is at most MI_SAT_MAX_OVER_RATIO times the
+ *    all-epochs ratio. A saturated receiver pays no wake-ups, so it costs
+ *    less per packet than the average that includes them; far more means
+ *    it spent the epoch on other work while the sender's data overflowed
+ *    (between transfers: 1088 packets dequeued at 110 us each with 0.84 of
+ *    the fair share, 53-104 us in four more epochs; the ratio was 2-4 us).
+ */
+static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
+			    double ratio_ns, double *load)
+{
+	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns;
+	uint64_t drops = s->reasons_valid ? s->drops_rcvbuf : s->drops_valid ? s->drops : 0;
+	double len, total = 0, fair = 0, ld = 0;
+
+	*load = NAN;
+	if (!drops || !(p > 0) || !(t > 0))
+		return false;
+	if ((double)s->recv_wakeups * MI_SAT_MIN_PPW > p)
+		return false;
+	if (e->end_ns <= e->start_ns)
+		return false;
+	len = (double)(e->end_ns - e->start_ns);
+	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on); i++)
+		total += (double)s->ran_on[i].oncpu_ns;
+	if (!(total > 0))
+		return false;
+	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on); i++) {
+		const struct rxb_cpu_meas *c;
+		double w = (double)s->ran_on[i].oncpu_ns / total, irq = 0, n;
+		int cpu = s->ran_on[i].cpu;
+
+		if (!s->ran_on[i].oncpu_ns)
+			continue;
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS)
+			return false;
+		c = &e->cpus[cpu];
+		n = c->cpu_bound + c->io_bound;
+		if (!isfinite(n) || n < 0)
+			return false;
+		/* Not measured (an unsampled epoch's softirq): none assumed. */
+		if (isfinite(c->softirq_frac) && c->softirq_frac > 0)
+			irq += c->softirq_frac;
+		if (isfinite(c->hardirq_frac) && c->hardirq_frac > 0)
+			irq += c->hardirq_frac;
+		fair += w * fmax(0, 1 - irq) / (n + 1);
+		ld += w * n;
+	}
+	if (!(t >= MI_SAT_MIN_SHARE * fair * len))
+		return false;
+	if (!(ratio_ns > 0) || !(t <= MI_SAT_MAX_OVER_RATIO * ratio_ns * p))
+		return false;
+	*load = ld;
+	return true;
+}
+
+/*
+ * Fold a saturated epoch into the estimate; decay it in any other. The
+ * sums decay with MI_TAU_S like every cost here, and a value once
+ * measured stays (decay scales the sums alike) until new saturated epochs
+ * outweigh it. Saturated epochs are rare - about one per transfer that
+ * overflows, inside its first blast - so a value that expired with its
+ * weight would be gone before the next transfer starts, which is when it
+ * is needed. Staleness is a matter of load, not of age: the cost per
+ * packet depends on the co-runners (1398 ns saturated at k = 1, 1136 at
+ * k = 2, docs/e2e.md), so a value measured at another #C + #I is not used
+ * (choose_cost(), MI_SAT_MAX_DLOAD), and one saturated epoch at the new
+ * load outweighs the old sums at once: they hold the old epochs' 40-60 k
+ * packets x exp(-gap / 5 s), the new epoch as many undecayed.
+ */
+static void learn_saturated(struct mi_learn *l, const struct rxb_sock_meas *s,
+			    const struct rxb_epoch *e, double ratio_ns, double k)
+{
+	struct mi_sat *sat = &l->sat;
+	double load;
+
+	sat_decay(sat, k);
+	if (!epoch_saturated(s, e, ratio_ns, &load)) {
+		uint64_t drops = s->reasons_valid ? s->drops_rcvbuf :
+				 s->drops_valid ? s->drops : 0;
+
+		if (drops)
+			sat->refused++;
+		return;
+	}
+	sat->ns += (double)s->receiver_oncpu_ns;
+	sat->pkts += (double)s->pkts_out;
+	sat->load_pkts += load * (double)s->pkts_out;
+	sat->n += 1;
+	sat->taken++;
+	if (sat->pkts >= MI_SAT_MIN_PKTS)
+		sat->ok = true;
+}
+
+static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
+			  const struct rxb_epoch *e, double k)
 {
 	double out = (double)s->pkts_out;
 	/* The receiver's scheduling is known with the scheduler probe only. */
 	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt);
 
+	if (sched)
+		learn_saturated(l, s, e, mi_ratio_value(&l->cpu_ns_per_pkt), k);
+	else
+		sat_decay(&l->sat, k);
 	if (sched) {
 		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
 			  MI_MIN_PKTS);
@@ -301,6 +455,7 @@ static void learn_decay(struct mi_learn *l, double k)
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
 		ratio_add(r[i], k, 0, 0, INFINITY);
 	fit_decay(&l->cost_fit, k);
+	sat_decay(&l->sat, k);
 }
 
 
@@ -335,7 +490,7 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 	} else if (sock_has_traffic(s)) {
 		const struct rxb_napi_meas *n = busiest_napi(e);
 
-		learn_stage_b(l, s, k);
+		learn_stage_b(l, s, e, k);
 		if (n && s->pkts_in) {
 			learn_stage_a(l, n, k);
 		} else {
@@ -441,13 +596,112 @@ static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
 	return (uint32_t)llround(v);
 }
 
+/* The receiver's load now: #C + #I of its CPUs, NaN when not measured. */
+static double load_now(const struct mi_stage_b *b)
+{
+	if (b->cpu_bound.src == MI_SRC_MISSING || b->io_bound.src == MI_SRC_MISSING)
+		return NAN;
+	return b->cpu_bound.v + b->io_bound.v;
+}
+
+/*
+ * cpu_ns_per_pkt: the saturated cost when it was measured at about the
+ * present load, else b of the fit (or of the last separable fit), else
+ * the ratio. The why keeps "ratio N" and "+ A ns/wake-up" in every form
+ * that has them (tests/e2e/analyze.py reads them).
+ */
+static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
+			uint16_t port, enum mi_src src, struct mi_stage_b *b)
+{
+	double ns = mi_ratio_value(&l->cpu_ns_per_pkt);
+	double sat_load, sat = mi_sat_value(&l->sat, &sat_load);
+	double fa = NAN, fb = NAN, now = load_now(b);
+	char other[64] = "";
+	size_t len;
+
+	b->cpu_ns_per_pkt_ratio = ns > 0 ? ns : NAN;
+	b->cpu_ns_per_wakeup = NAN;
+	b->cpu_ns_per_pkt_fit = NAN;
+	b->cpu_ns_per_pkt_saturated = sat > 0 ? sat : NAN;
+	b->saturated_load = sat > 0 ? sat_load : NAN;
+	b->cpu_ns_per_pkt_basis = MI_COST_NONE;
+	if (!(ns > 0)) {
+		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
+		return;
+	}
+	if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
+		b->cpu_ns_per_pkt_basis = MI_COST_FIT;
+	} else if (l->cost_known) {
+		/*
+		 * The recent epochs all had about the same packets per
+		 * wake-up (a steady low rate: measured 4 per wake-up for
+		 * 20 s), which decays the fit's spread below separability.
+		 * The per-packet cost is the receiver's code on this CPU, not
+		 * the rate; the ratio would charge each packet a / 4 again
+		 * (3949 ns against b = 1470 ns, and the rate with it at 1.49
+		 * instead of 3.8 Gb/s). Keep the last separable fit.
+		 */
+		fa = l->cost_a_ns;
+		fb = l->cost_b_ns;
+		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
+	} else {
+		b->cpu_ns_per_pkt_basis = MI_COST_RATIO;
+	}
+	if (b->cpu_ns_per_pkt_basis != MI_COST_RATIO) {
+		b->cpu_ns_per_pkt_fit = fb;
+		b->cpu_ns_per_wakeup = fa;
+	}
+	/*
+	 * A saturated receiver pays no wake-ups: its cost per packet is what
+	 * sets the capacity. Measured at another load it is not used: the
+	 * cost depends on the co-runners (MI_SAT_MAX_DLOAD, learn_saturated()).
+	 */
+	if (sat > 0 && isfinite(now) && fabs(now - sat_load) <= MI_SAT_MAX_DLOAD) {
+		set_value(&b->cpu_ns_per_pkt, sat, src);
+		b->cpu_ns_per_pkt_basis = MI_COST_SATURATED;
+		if (isfinite(fb))
+			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+				 "saturated at #C+#I %.1f (fit %.0f ns/pkt + %.0f ns/wake-up, ratio %.0f)",
+				 sat_load, fb, fa, ns);
+		else
+			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+				 "saturated at #C+#I %.1f (no fit yet, ratio %.0f)", sat_load, ns);
+		return;
+	}
+	if (sat > 0)
+		snprintf(other, sizeof(other), "; saturated %.0f at #C+#I %.1f not used",
+			 sat, sat_load);
+	switch (b->cpu_ns_per_pkt_basis) {
+	case MI_COST_FIT:
+		set_value(&b->cpu_ns_per_pkt, fb, src);
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "marginal: %.0f ns/pkt + %.0f ns/wake-up (ratio %.0f)", fb, fa, ns);
+		break;
+	case MI_COST_LAST_FIT:
+		set_value(&b->cpu_ns_per_pkt, fb, src);
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "marginal: %.0f ns/pkt + %.0f ns/wake-up, last separable fit (ratio %.0f)",
+			 fb, fa, ns);
+		break;
+	default:
+		set_value(&b->cpu_ns_per_pkt, ns, src);
+		rxb_strlcpy(b->cpu_ns_per_pkt.why,
+			    "ratio: wake-up and packet costs not separable yet",
+			    sizeof(b->cpu_ns_per_pkt.why));
+		break;
+	}
+	len = strlen(b->cpu_ns_per_pkt.why);
+	if (other[0] && len < sizeof(b->cpu_ns_per_pkt.why))
+		rxb_strlcpy(b->cpu_ns_per_pkt.why + len, other,
+			    sizeof(b->cpu_ns_per_pkt.why) - len);
+}
+
 static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 		      uint16_t port, const struct rxb_epoch *e, bool fresh,
 		      const struct mi_env *env, struct mi_result *out)
 {
 	struct mi_stage_b *b = &out->b;
 	enum mi_src src = cost_src(l, fresh);
-	double ns = mi_ratio_value(&l->cpu_ns_per_pkt);
 	double wake = mi_ratio_value(&l->pkts_per_wakeup);
 	double ts = mi_ratio_value(&l->truesize_per_pkt);
 	struct rxb_stage_inputs *in;
@@ -455,42 +709,7 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 
 	workload(l, e, b);
 	disk_rates(disk, b);
-	b->cpu_ns_per_pkt_ratio = ns > 0 ? ns : NAN;
-	b->cpu_ns_per_wakeup = NAN;
-	if (ns > 0) {
-		double fa, fb;
-
-		if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
-			set_value(&b->cpu_ns_per_pkt, fb, src);
-			b->cpu_ns_per_wakeup = fa;
-			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-				 "marginal: %.0f ns/pkt + %.0f ns/wake-up (ratio %.0f)",
-				 fb, fa, ns);
-		} else if (l->cost_known) {
-			/*
-			 * The recent epochs all had about the same packets per
-			 * wake-up (a steady low rate: measured 4 per wake-up
-			 * for 20 s), which decays the fit's spread below
-			 * separability. The per-packet cost is the receiver's
-			 * code on this CPU, not the rate; the ratio would
-			 * charge each packet a / 4 again (3949 ns against
-			 * b = 1470 ns, and the rate with it at 1.49 instead
-			 * of 3.8 Gb/s). Keep the last separable fit.
-			 */
-			set_value(&b->cpu_ns_per_pkt, l->cost_b_ns, src);
-			b->cpu_ns_per_wakeup = l->cost_a_ns;
-			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-				 "marginal: %.0f ns/pkt + %.0f ns/wake-up, last separable fit (ratio %.0f)",
-				 l->cost_b_ns, l->cost_a_ns, ns);
-		} else {
-			set_value(&b->cpu_ns_per_pkt, ns, src);
-			rxb_strlcpy(b->cpu_ns_per_pkt.why,
-				    "ratio: wake-up and packet costs not separable yet",
-				    sizeof(b->cpu_ns_per_pkt.why));
-		}
-	} else {
-		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
-	}
+	choose_cost(l, e, port, src, b);
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
 

@@ -15,8 +15,13 @@
  *                  last known placement when the flow was idle);
  *    mu_P-Net      1 / (cpu_ns_per_pkt x N_B): a batch of N_B packets costs
  *                  N_B times the receiver's on-CPU time per packet;
- *    cpu_ns_per_pkt the receiver's marginal CPU time per packet: on-CPU
- *                  time = a x wake-ups + b x packets, fitted over the
+ *    cpu_ns_per_pkt the receiver's CPU time per packet when it is saturated,
+ *                  which is what sets the capacity: measured directly in
+ *                  the epochs in which its socket overflowed while it
+ *                  hardly slept (struct mi_sat, learn_saturated() in
+ *                  model_inputs.c); until such epochs were seen at about
+ *                  the present load, the marginal CPU time per packet:
+ *                  on-CPU time = a x wake-ups + b x packets, fitted over the
  *                  epochs (struct mi_fit); b is the cost per packet of a
  *                  receiver that does not sleep, which is what it is when
  *                  its queue overflows. The plain ratio (on-CPU time /
@@ -28,7 +33,12 @@
  *                  the capacity as much below (docs/e2e.md). When the
  *                  recent epochs cannot separate a from b (every epoch the
  *                  same packets per wake-up) the last fit that could is
- *                  kept; the ratio is used only before any fit could;
+ *                  kept; the ratio is used only before any fit could.
+ *                  The fit's b is itself biased high when the epochs it
+ *                  sees have tens of packets per wake-up (1611 / 1483 ns
+ *                  at k = 2 / 3 against 1136 / 1122 ns measured in
+ *                  overflowing epochs, docs/e2e.md 6.2), hence the
+ *                  saturated cost first;
  *    N_B           packets dequeued per wake-up of the receiver (at most
  *                  K_B; a receiver that never blocked drains up to K_B);
  *    K_B           rcvbuf / truesize per packet (the rcvbuf of the port's
@@ -70,7 +80,7 @@
 #define MI_MIN_POLLS	16.0	/* NAPI polls behind a per-poll cost */
 #define MI_MIN_IOS	8.0	/* disk completions behind a disk rate */
 #define MI_MAX_CPUS	8	/* CPUs of the receiver's placement kept */
-#define MI_WHY_LEN	96
+#define MI_WHY_LEN	128
 
 /* Where an input value comes from. */
 enum mi_src {
@@ -106,6 +116,43 @@ struct mi_fit {
 #define MI_FIT_MIN_EPOCHS	4.0	/* decayed epochs behind a fit */
 #define MI_FIT_MIN_SPREAD	0.02	/* 1 - r^2 of (w, p) below: a, b not separable */
 
+/*
+ * The receiver's cost per packet measured in saturated epochs: its socket
+ * overflowed (rcvbuf drops) and it hardly slept (at least MI_SAT_MIN_PPW
+ * packets per wake-up, or none), it was on a CPU for at least
+ * MI_SAT_MIN_SHARE of its fair share of the epoch, and the epoch's on-CPU
+ * time per packet was at most MI_SAT_MAX_OVER_RATIO times the all-epochs
+ * ratio (see learn_saturated()). Such a receiver does nothing but dequeue:
+ * on-CPU ns / packets is the cost that defines its capacity, with no
+ * wake-up share to separate. Decayed sums like struct mi_ratio; load is
+ * the packet-weighted #C + #I of the receiver's CPUs in those epochs.
+ */
+struct mi_sat {
+	double ns, pkts;	/* decayed on-CPU ns and packets dequeued */
+	double load_pkts;	/* decayed sum of (#C + #I) x packets */
+	double n;		/* decayed count of saturated epochs */
+	bool ok;		/* pkts reached MI_SAT_MIN_PKTS since the last reset */
+	uint64_t taken;		/* saturated epochs folded in (this run) */
+	uint64_t refused;	/* overflowing epochs that failed a test */
+};
+
+#define MI_SAT_MIN_PKTS		10000.0	/* packets behind a saturated cost */
+#define MI_SAT_MIN_PPW		1000.0	/* packets per wake-up: "hardly slept" */
+#define MI_SAT_MIN_SHARE	0.8	/* on-CPU time / fair share of the epoch */
+#define MI_SAT_MAX_OVER_RATIO	2.0	/* ns/pkt at most this x the ratio */
+#define MI_SAT_MAX_DLOAD	0.5	/* |#C + #I now - at measurement| to use it */
+
+/* Which estimate cpu_ns_per_pkt is. */
+enum mi_cost_basis {
+	MI_COST_NONE = 0,	/* none: cpu_ns_per_pkt is missing */
+	MI_COST_SATURATED,	/* struct mi_sat: on-CPU ns / pkt while overflowing */
+	MI_COST_FIT,		/* b of the fit over the recent epochs */
+	MI_COST_LAST_FIT,	/* b of the last fit that could separate a, b */
+	MI_COST_RATIO,		/* on-CPU ns / pkt over all epochs */
+};
+
+const char *mi_cost_basis_name(enum mi_cost_basis b);
+
 /* What a flow has learned about its receive path. */
 struct mi_learn {
 	/* stage B */
@@ -113,6 +160,7 @@ struct mi_learn {
 	struct mi_fit cost_fit;			/* on-CPU ns = a wake-ups + b pkts */
 	double cost_a_ns, cost_b_ns;		/* the last separable fit's a, b */
 	bool cost_known;			/* cost_a_ns, cost_b_ns set */
+	struct mi_sat sat;			/* cost while saturated */
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
@@ -156,9 +204,14 @@ struct mi_stage_b {
 	bool present;		/* stage B modelled */
 	struct mi_value cpu_bound;
 	struct mi_value io_bound;
-	struct mi_value cpu_ns_per_pkt;		/* b of the fit, else the ratio */
+	struct mi_value cpu_ns_per_pkt;		/* saturated, else b of the fit,
+						 * else the ratio */
+	enum mi_cost_basis cpu_ns_per_pkt_basis;	/* which of them */
 	double cpu_ns_per_pkt_ratio;		/* on-CPU ns / packet, NaN unknown */
 	double cpu_ns_per_wakeup;		/* a of the fit, NaN without one */
+	double cpu_ns_per_pkt_fit;		/* b of the fit (or last fit), NaN */
+	double cpu_ns_per_pkt_saturated;	/* struct mi_sat's, NaN without */
+	double saturated_load;			/* #C + #I it was measured at, NaN */
 	struct mi_value pkts_per_wakeup;
 	struct mi_value queue_pkts;
 	struct mi_value mu_net_per_s;
@@ -207,6 +260,13 @@ void mi_disk_init(struct mi_disk *d);
  * measured.
  */
 double mi_ratio_value(const struct mi_ratio *r);
+
+/*
+ * The saturated cost (ns / packet) once it has had MI_SAT_MIN_PKTS packets,
+ * else NaN; @load (may be NULL) gets the #C + #I it was measured at. Decay
+ * leaves both as they were.
+ */
+double mi_sat_value(const struct mi_sat *s, double *load);
 
 /*
  * The fit's per-wake-up and per-packet costs (ns) into @a and @b: 0 when

@@ -69,6 +69,21 @@ static void placement_json(struct jw *w, int n, const int *cpu, const double *sh
 	jw_arr_end(w);
 }
 
+/* Which estimate cpu_ns_per_pkt is, and the others beside it. */
+static void cpu_cost_json(struct jw *w, const struct mi_stage_b *b, const struct mi_sat *sat)
+{
+	jw_obj_begin(w, "cpu_cost");
+	jw_str(w, "basis", mi_cost_basis_name(b->cpu_ns_per_pkt_basis));
+	jw_double(w, "saturated_ns", b->cpu_ns_per_pkt_saturated);
+	jw_double(w, "saturated_load", b->saturated_load);
+	jw_uint(w, "saturated_epochs", sat->taken);
+	jw_uint(w, "overflow_epochs_refused", sat->refused);
+	jw_double(w, "fit_b_ns", b->cpu_ns_per_pkt_fit);
+	jw_double(w, "fit_a_ns", b->cpu_ns_per_wakeup);
+	jw_double(w, "ratio_ns", b->cpu_ns_per_pkt_ratio);
+	jw_obj_end(w);
+}
+
 static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 {
 	const struct mi_result *in = &fl->inputs;
@@ -86,6 +101,7 @@ static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 	jw_bool(w, "io_bound_ignored", in->b.io_ignored);
 	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
 	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
+	cpu_cost_json(w, &in->b, &l->sat);
 	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
 	value_json(w, "queue_pkts", &in->b.queue_pkts);
 	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);
@@ -642,6 +658,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 			       in->b.cpu_share[i] * 100);
 	ctl_out_puts(o, "\n                     ");
 	value_text(o, "ns/pkt", &in->b.cpu_ns_per_pkt, "%.0f");
+	if (in->b.cpu_ns_per_pkt_basis != MI_COST_NONE)
+		ctl_out_printf(o, " [%s]", mi_cost_basis_name(in->b.cpu_ns_per_pkt_basis));
 	value_text(o, "N", &in->b.pkts_per_wakeup, "%.1f");
 	value_text(o, "K", &in->b.queue_pkts, "%.0f");
 	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");

@@ -276,9 +276,12 @@ static void sat_decay(struct mi_sat *s, double d)
  *    reasons were not measured). Without them the receiver kept up and
  *    slept in between; its cost carries wake-ups.
  *  - it hardly slept: at least MI_SAT_MIN_PPW packets per wake-up. At the
- *    measured 6.5-10 us per wake-up that is at most 10 ns per packet, < 1 %
- *    of the ~1.1-1.6 us a packet costs. Overflowing epochs with 20-70
- *    packets per wake-up exist (the receiver slept, then a burst came).
+ *    measured 6.5-10 us per wake-up that is at most 25 ns per packet,
+ *    < 2.5 % of the ~1.1-1.7 us a packet costs; a stricter bound refuses
+ *    full-share epochs with 500-800 packets per wake-up (a few wake-ups
+ *    at the blast's edges), about a third of the evidence in the e2e
+ *    runs. Overflowing epochs with 20-70 packets per wake-up exist (the
+ *    receiver slept, then a burst came).
  *  - it ran for at least MI_SAT_MIN_SHARE of its fair share of the epoch,
  *    (1 - IRQ time) / (#C + #I + 1) of it: a receiver with a full queue
  *    is always runnable and the scheduler shares the CPU equally (measured

@@ -137,7 +137,7 @@ struct mi_sat {
 };
 
 #define MI_SAT_MIN_PKTS		10000.0	/* packets behind a saturated cost */
-#define MI_SAT_MIN_PPW		1000.0	/* packets per wake-up: "hardly slept" */
+#define MI_SAT_MIN_PPW		400.0	/* packets per wake-up: "hardly slept" */
 #define MI_SAT_MIN_SHARE	0.8	/* on-CPU time / fair share of the epoch */
 #define MI_SAT_MAX_OVER_RATIO	2.0	/* ns/pkt at most this x the ratio */
 #define MI_SAT_MAX_DLOAD	0.5	/* |#C + #I now - at measurement| to use it */

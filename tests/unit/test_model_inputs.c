@@ -947,6 +947,11 @@ static void test_saturated_refused(void **state)
 	s->recv_wakeups = s->pkts_out / 30;
 	s->drops = s->drops_rcvbuf = 5000;
 	g_feed(&l, &d, e, &r);
+	/* Its fair share, but 0.9 x MI_SAT_MIN_PPW packets per wake-up. */
+	e = g_saturated(++seq, 2, 1.0, 0, 0, &st);
+	s = &e->socks[0];
+	s->recv_wakeups = (uint64_t)ceil((double)s->pkts_out / (0.9 * MI_SAT_MIN_PPW));
+	g_feed(&l, &d, e, &r);
 	/* Drops, no wake-ups, but 40 % of its fair share: a blast's edge. */
 	g_feed(&l, &d, g_saturated(++seq, 2, 0.4, 0, 0, &st), &r);
 	/* Drops, no wake-ups, its fair share, 1000 packets: other work. */
@@ -960,7 +965,7 @@ static void test_saturated_refused(void **state)
 	e->socks[0].drops_rcvbuf = 0;
 	g_feed(&l, &d, e, &r);
 	assert_int_equal(l.sat.taken, 0);
-	assert_int_equal(l.sat.refused, 3);	/* the epochs with rcvbuf drops */
+	assert_int_equal(l.sat.refused, 4);	/* the epochs with rcvbuf drops */
 	assert_true(isnan(mi_sat_value(&l.sat, NULL)));
 	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_saturated));

@@ -27,7 +27,35 @@ int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points)
 void bneck_ws_finish(struct bneck_ws *ws)
 {
 	free(ws->curve);
+	free(ws->qwork);
 	memset(ws, 0, sizeof(*ws));
+}
+
+const char *bneck_rounds_name(enum bneck_rounds r)
+{
+	switch (r) {
+	case BNECK_ROUNDS_BURST:
+		return "burst";
+	case BNECK_ROUNDS_SEED:
+		return "seed";
+	}
+	return "?";
+}
+
+/* Scratch for bulkq_burst() on queues of up to @k packets. */
+static int ws_reserve(struct bneck_ws *ws, uint32_t k)
+{
+	size_t need = BULKQ_BURST_WORK(k);
+	double *w;
+
+	if (need <= ws->qwork_len)
+		return 0;
+	w = realloc(ws->qwork, need * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	ws->qwork = w;
+	ws->qwork_len = need;
+	return 0;
 }
 
 static bool pos_finite(double v)
@@ -59,7 +87,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 	if (!pos_finite(x->payload_bytes) || !pos_finite(x->file_bytes) ||
 	    !(x->one_way_delay_s >= 0.0) || !isfinite(x->one_way_delay_s) ||
 	    !pos_finite(x->min_rate_bps) || !pos_finite(x->line_rate_bps) ||
-	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2)
+	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2 ||
+	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED))
 		return -EINVAL;
 	return 0;
 }
@@ -73,6 +102,7 @@ struct model {
 	bool paused[BNECK_MAX_STAGES];	/* obey_pauses and this stage has vacations */
 	const struct bneck_xfer *x;
 	struct rbudp_params rb;
+	double *qwork;		/* bulkq_burst() scratch (burst rounds) */
 	double worst_rel_err;
 	uint32_t evaluations;
 };
@@ -82,6 +112,8 @@ struct eval {
 	double stage_loss[BNECK_MAX_STAGES];
 	double stage_lambda[BNECK_MAX_STAGES];
 	double send_frac;	/* of the time the sender sends (obey_pauses) */
+	double stage_absorb[BNECK_MAX_STAGES];
+	double stage_meanq[BNECK_MAX_STAGES];
 	struct rbudp_time t;
 };
 
@@ -131,6 +163,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 {
 	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
 	double ln_loss = -INFINITY, ln_pass = 0.0;
+	struct rbudp_stage rs[BNECK_MAX_STAGES];
 	int err;
 
 	memset(ev, 0, sizeof(*ev));
@@ -146,7 +179,11 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 		struct bulkq_result r;
 		double vac;
 
+		struct bulkq_burst_result br = { 0 };
+
 		err = bulkq_loss(&p, &r);
+		if (!err && md->x->rounds == BNECK_ROUNDS_BURST)
+			err = bulkq_burst(&p, md->qwork, &br);
 		if (err)
 			return err;
 		/*
@@ -170,9 +207,20 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 			r.loss = vac;
 			r.ln_loss = log(vac);
 			r.pass = 1.0 - vac;
+			/*
+			 * The vacation loss is per off window, each window
+			 * starting from a drained queue: a round's burst gets
+			 * no absorption beyond what l_vac already counts.
+			 */
+			br.absorb_pkts = 0.0;
 		}
 		ev->stage_lambda[i] = lambda;
 		ev->stage_loss[i] = r.loss;
+		ev->stage_absorb[i] = br.absorb_pkts;
+		ev->stage_meanq[i] = br.mean_queue_pkts;
+		rs[i].loss = r.loss;
+		rs[i].pass = r.pass;
+		rs[i].absorb_pkts = br.absorb_pkts;
 		/* l = l_prev + l_i (1 - l_prev): lost here after passing so far. */
 		ln_loss = ln_add(ln_loss, r.ln_loss + ln_pass);
 		ln_pass += log(r.pass);
@@ -183,7 +231,12 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	if (ln_loss > 0.0)
 		ln_loss = 0.0;	/* rounding */
 	/* A sender that pauses blasts at rate_bps only while it sends. */
-	err = rbudp_time(&md->rb, rate_bps / 8.0 * ev->send_frac, ln_loss, &ev->t);
+	if (md->x->rounds == BNECK_ROUNDS_BURST)
+		err = rbudp_time_burst(&md->rb, rate_bps / 8.0 * ev->send_frac, rs,
+				       md->nstages, &ev->t);
+	else
+		err = rbudp_time(&md->rb, rate_bps / 8.0 * ev->send_frac, ln_loss,
+				 &ev->t);
 	if (err)
 		return err;
 	ev->pt.rate_bps = rate_bps;
@@ -300,6 +353,17 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	md.rb.file_bytes = x->file_bytes;
 	md.rb.payload_bytes = x->payload_bytes;
 	md.rb.one_way_delay_s = x->one_way_delay_s;
+	if (x->rounds == BNECK_ROUNDS_BURST) {
+		uint32_t kmax = 0;
+
+		for (uint32_t i = 0; i < nstages; i++)
+			if (stages[i].queue_pkts > kmax)
+				kmax = stages[i].queue_pkts;
+		err = ws_reserve(ws, kmax);
+		if (err)
+			return err;
+		md.qwork = ws->qwork;
+	}
 	res->nstages = nstages;
 	for (uint32_t i = 0; i < nstages; i++) {
 		err = stage_service(&stages[i], x, o, &res->stage[i]);
@@ -353,6 +417,8 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	for (uint32_t i = 0; i < nstages; i++) {
 		res->stage[i].arrival_per_s = best.stage_lambda[i];
 		res->stage[i].loss = best.stage_loss[i];
+		res->stage[i].absorb_pkts = best.stage_absorb[i];
+		res->stage[i].mean_queue_pkts = best.stage_meanq[i];
 	}
 	res->loss_rel_err = md.worst_rel_err;
 	res->evaluations = md.evaluations;

@@ -22,14 +22,22 @@
  * refines around the best grid point by golden-section search on its two
  * neighbouring intervals.
  *
+ * With burst rounds (struct bneck_xfer.rounds) each stage also gives the
+ * packets a round's burst loses less than l n (bulkq_burst(), O(K) per
+ * stage and rate), and T(B) is rbudp_time_burst(); with seed rounds it is
+ * rbudp_time() at the overall loss.
+ *
  * bneck_compute() is meant to run every epoch for every flow: apart from
  * the tagged-customer solve (a chain of #I + 1 states per integer corner)
- * it allocates nothing; the curve lives in the caller's workspace.
+ * it allocates nothing but, with burst rounds, the growth of the
+ * workspace's queue scratch when K exceeds every K seen before (the
+ * workspace owns it; bneck_ws_finish() frees it).
  */
 #ifndef RXB_SOLVER_BNECK_H
 #define RXB_SOLVER_BNECK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rxb/measure.h"
@@ -38,6 +46,21 @@
 #include "solver/tagged.h"
 
 #define BNECK_MAX_STAGES	2
+
+/*
+ * How the resend rounds are counted (docs/model.md §3):
+ *   BNECK_ROUNDS_BURST  every round is a burst into queues that start empty
+ *                       and absorb what they can (rbudp_time_burst(), with
+ *                       each stage's absorbed count from bulkq_burst());
+ *   BNECK_ROUNDS_SEED   every round loses the same fraction l (seed 000
+ *                       eq. (2)-(3), rbudp_time()).
+ */
+enum bneck_rounds {
+	BNECK_ROUNDS_BURST = 0,
+	BNECK_ROUNDS_SEED = 1,
+};
+
+const char *bneck_rounds_name(enum bneck_rounds r);
 
 struct bneck_xfer {
 	double payload_bytes;	/* S_pkt: payload bytes per packet */
@@ -57,6 +80,7 @@ struct bneck_xfer {
 	 * the rate times the sending fraction.
 	 */
 	bool obey_pauses;
+	enum bneck_rounds rounds;	/* round model; 0 = burst */
 };
 
 struct bneck_point {
@@ -72,6 +96,8 @@ struct bneck_stage {
 	double capacity_bps;	/* mu N S_pkt 8: what the server can drain */
 	double arrival_per_s;	/* lambda at the bottleneck rate */
 	double loss;		/* this stage's loss at the bottleneck rate */
+	double absorb_pkts;	/* c of a round there (burst rounds; else 0) */
+	double mean_queue_pkts;	/* E[Q] there (burst rounds; else 0) */
 	bool tagged_used;	/* false for load-independent stages */
 	struct tagged_result tagged;
 };
@@ -97,6 +123,8 @@ struct bneck_result {
 struct bneck_ws {
 	struct bneck_point *curve;
 	uint32_t cap;
+	double *qwork;		/* bulkq_burst() scratch, grown to the largest K */
+	size_t qwork_len;
 };
 
 /*

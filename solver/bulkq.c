@@ -228,6 +228,119 @@ int bulkq_loss_full(const struct bulkq_params *p, struct bulkq_result *r)
 	return run(p, false, r);
 }
 
+/* ------------------------------------------------------- finite burst -- */
+
+/* Can a service fire with m packets queued? */
+static bool can_serve(const struct bulkq_params *p, uint32_t m)
+{
+	if (p->rule == RXB_BATCH_STRICT)
+		return m >= p->batch_pkts;
+	return m >= 1;
+}
+
+/*
+ * Downward: pi (unnormalised, in @pi, times 2^-scale) from K to 0 by the
+ * cut equations, and up[m] = P(Q > m) / P(Q >= m) = tail / (pi_m + tail),
+ * a ratio of positive numbers at the same scale, so rescaling the window
+ * never touches it.
+ */
+static void burst_down(const struct bulkq_params *p, double *pi, double *up)
+{
+	const uint32_t K = p->queue_pkts, N = p->batch_pkts;
+	const double r = p->service_per_s / p->arrival_per_s;
+	const uint32_t first = p->rule == RXB_BATCH_STRICT ? N : 1;
+	double S = 0.0, tail = 0.0;
+
+	pi[K] = 1.0;
+	for (uint32_t j = K; j-- > 0;) {
+		uint32_t in = j + 1, out = j + 1 + N;
+		double v;
+
+		/* The window of state j: pi_m, m in [j+1, min(j+N, K)], m >= first. */
+		tail += pi[in];
+		if (in >= first)
+			S += pi[in];
+		if (out <= K && out >= first)
+			S -= pi[out];
+		/*
+		 * The sliding sum drifts (and in overload cancels: the evicted
+		 * term is the window's largest), so it is recomputed every N
+		 * steps, O(K) in all. Its absolute error stays near eps times
+		 * the window's largest value, which is at most tail: up[j] moves
+		 * by about eps r. A sum driven below 0 is recomputed at once.
+		 */
+		if (j % N == 0 || S < 0.0) {
+			S = 0.0;
+			for (uint32_t m = in; m <= K && m <= j + N; m++)
+				if (m >= first)
+					S += pi[m];
+		}
+		v = r * S;
+		pi[j] = v;
+		up[j] = tail / (v + tail);
+		if (v > RESCALE_ABOVE || tail > RESCALE_ABOVE) {
+			for (uint32_t m = j; m <= K && m <= j + N; m++)
+				pi[m] = ldexp(pi[m], -RESCALE_EXP);
+			S = ldexp(S, -RESCALE_EXP);
+			tail = ldexp(tail, -RESCALE_EXP);
+		}
+	}
+}
+
+int bulkq_burst(const struct bulkq_params *p, double *work,
+		struct bulkq_burst_result *res)
+{
+	const uint32_t K = p->queue_pkts, N = p->batch_pkts;
+	double *g, *up, r, ptail = 1.0, W = 0.0, l;
+	int err = check_params(p);
+
+	if (err)
+		return err;
+	memset(res, 0, sizeof(*res));
+	if (p->arrival_per_s == 0.0)
+		return 0;
+	r = p->service_per_s / p->arrival_per_s;
+	if (!(r * N <= 1e100))
+		return -ERANGE;
+	g = work;
+	up = work + (size_t)K + 1;
+	burst_down(p, g, up);
+
+	/* Upwards: P(Q > m) = prod_{j<=m} up[j], kept in up[]. */
+	for (uint32_t m = 0; m < K; m++) {
+		ptail *= up[m];
+		up[m] = ptail;
+		res->mean_queue_pkts += ptail;
+	}
+	l = ptail;
+	res->loss = l;
+	/*
+	 * Below ~1e-280 the loss carries few significant bits and c (of the
+	 * order of K l) is far below one packet: leave it 0.
+	 */
+	if (!(l > 1e-280))
+		return 0;
+	for (uint32_t m = 0; m < K; m++) {
+		double v, ge = m ? up[m - 1] : 1.0;	/* P(Q >= m) */
+
+		/* W = sum of g_j, j in [max(0, m - N), m - 1]. */
+		if (m % N == 0) {
+			W = 0.0;
+			for (uint32_t j = m > N ? m - N : 0; j < m; j++)
+				W += g[j];
+		}
+		v = can_serve(p, m) ? l + r * W : l;
+		g[m] = v;
+		res->absorb_pkts += v * ge;
+		if (v > res->max_extra_loss)
+			res->max_extra_loss = v;
+		W += v;
+		if (m + 1 > N)
+			W -= g[m - N];
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------- general CTMC -- */
 
 static int32_t partial_take(const int32_t *m, const void *ctx, uint32_t place)

@@ -57,6 +57,51 @@ int bulkq_loss(const struct bulkq_params *p, struct bulkq_result *r);
 int bulkq_loss_full(const struct bulkq_params *p, struct bulkq_result *r);
 
 /*
+ * A finite burst into the queue (docs/model.md §3.2). A round of RBUDP is a
+ * burst of n arrivals into a queue that starts empty; the expected number
+ * of them lost is, once n is long against the queue's relaxation,
+ *
+ *	E[lost_n] = n l - c + o(1),	c = sum_{m=0}^{K-1} g_m P(Q >= m),
+ *
+ * with l = pi_K and g_m = lambda pi_K E_m[time to reach m + 1]: the
+ * expected extra loss of starting with m + 1 rather than m packets queued
+ * (0 <= g_m <= 1: one more packet queued costs at most one more loss).
+ * Derivation: the chain only moves up one packet at a time, so the time
+ * from 0 to K is the sum of those passage times, and the deviation-matrix
+ * identity integral (P(Q(t) = K | Q(0) = 0) - pi_K) dt = pi_K (E_pi tau_K -
+ * E_0 tau_K) gives the loss deficit over a burst of fixed *duration*,
+ * sum_m g_m P(Q > m). A burst of a fixed *number* of arrivals loses less
+ * by E_pi[g_Q; Q < K] more (an arrival that came early - one more in the
+ * same time - adds g_Q to the later losses; summing that covariance over
+ * the earlier gaps), which turns P(Q > m) into P(Q >= m). The g_m follow
+ * upwards from
+ *	lambda g_m = lambda pi_K + mu_m sum_{j=max(0,m-N)}^{m-1} g_j
+ * (mu_m = mu where a service can fire, else 0), all terms positive.
+ * c <= E[Q] + 1 - l; in heavy overload c -> K (every queued packet displaces
+ * a later one: the fluid n (1 - C/lambda) - K); for M/M/1/K at lambda = mu,
+ * c = K (K + 5) / (6 (K + 1)), about E[Q] / 3.
+ */
+struct bulkq_burst_result {
+	double loss;		/* pi_K from this pass (underflows to 0 below ~1e-308) */
+	double mean_queue_pkts;	/* E[Q] */
+	double absorb_pkts;	/* c, packets (a burst of n arrivals loses n l - c) */
+	double max_extra_loss;	/* max g_m: <= 1 up to rounding (a check) */
+};
+
+/* Doubles of scratch bulkq_burst() needs for a queue of @k packets. */
+#define BULKQ_BURST_WORK(k)	(2 * ((size_t)(k) + 1))
+
+/*
+ * O(K): a downward cut recursion (as bulkq_loss_full()) keeps
+ * P(Q > m) / P(Q >= m) per state in @work (BULKQ_BURST_WORK(K) doubles,
+ * the caller's), then one upward pass gives P(Q > m), E[Q], g and c.
+ * Returns 0, -EINVAL (as bulkq_loss()) or -ERANGE (mu N / lambda > 1e100).
+ * With lambda = 0 everything is 0.
+ */
+int bulkq_burst(const struct bulkq_params *p, double *work,
+		struct bulkq_burst_result *r);
+
+/*
  * The same queue as a net: place "queue"; transition "arrive" (rate lambda,
  * output arc 1, inhibitor arc K) and "serve" (rate mu; strict: input arc N;
  * partial: input arc of marking-dependent multiplicity min(n, N) and guard

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* RBUDP transfer time, seed eq. (2)-(3). See rbudp.h. */
+/* RBUDP transfer time: seed eq. (2)-(3), and the burst round model. See rbudp.h. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "solver/rbudp.h"
@@ -45,8 +46,202 @@ int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
 	else
 		out->n_resend = log(p->payload_bytes / S) / ln_loss;
 	out->resend_rounds = ceil(out->n_resend);
-	out->resend_s = out->n_resend * tp +
-			S / B * resend_fraction(ln_loss, out->resend_rounds);
+	out->resend_pkts = S / p->payload_bytes *
+			   resend_fraction(ln_loss, out->resend_rounds);
+	out->resend_s = out->n_resend * tp + out->resend_pkts * p->payload_bytes / B;
+	out->bitmap_s = (out->n_resend + 1.0) * bitmap_s;
+	out->time_s = out->first_s + out->resend_s + out->bitmap_s;
+	return 0;
+}
+
+/* ------------------------------------------------------- burst rounds -- */
+
+/* Steps of the closed-form jumps are capped here (rounds beyond 2^50 mean T = inf anyway). */
+#define MAX_JUMP	0x1p50
+/* Each loop turn advances at least one round; this many turns is a bug. */
+#define MAX_TURNS	100000
+
+/* The affine piece of f around n: f = L n - c for n in (lo, ...]. */
+struct piece {
+	bool any;		/* some stage loses */
+	double L, pass, c;	/* slope, 1 - slope, intercept (f = L n - c) */
+	double lo;		/* below this the set of losing stages changes */
+};
+
+static struct piece piece_at(const struct rbudp_stage *st, unsigned ns, double n)
+{
+	/* Input of stage s: alpha n + beta, on the piece containing n. */
+	double alpha = 1.0, beta = 0.0;
+	struct piece pc = { .lo = -INFINITY };
+
+	for (unsigned s = 0; s < ns; s++) {
+		double in = alpha * n + beta, thr;
+
+		if (!(in * st[s].loss > st[s].absorb_pkts))
+			continue;
+		/* Stage s loses (alpha n + beta) l - c and passes the rest. */
+		pc.any = true;
+		pc.L += alpha * st[s].loss;
+		pc.c += st[s].absorb_pkts - beta * st[s].loss;
+		thr = (st[s].absorb_pkts / st[s].loss - beta) / alpha;
+		if (thr > pc.lo)
+			pc.lo = thr;
+		beta = beta * st[s].pass + st[s].absorb_pkts;
+		alpha *= st[s].pass;
+	}
+	pc.pass = alpha;
+	return pc;
+}
+
+double rbudp_round_lost(const struct rbudp_stage *st, unsigned nstages,
+			double n_pkts)
+{
+	double lost = 0.0, in = n_pkts;
+
+	for (unsigned s = 0; s < nstages; s++) {
+		double x = in * st[s].loss - st[s].absorb_pkts;
+
+		if (x > 0.0) {
+			lost += x;
+			in -= x;
+		}
+	}
+	return lost;
+}
+
+static double ln_slope(const struct piece *pc)
+{
+	return pc->L < 0.5 ? log(pc->L) : log1p(-pc->pass);
+}
+
+/*
+ * Rounds x_1..x_k of the piece from x (all of them on it): their sum.
+ * x_j = L^j (x + a) - a.
+ */
+static double piece_sum(const struct piece *pc, double ln_L, double x, double k,
+			double *x_k)
+{
+	double a = pc->c / pc->pass, Lk = exp(k * ln_L);
+
+	*x_k = Lk * (x + a) - a;
+	return (x + a) * pc->L * -expm1(k * ln_L) / pc->pass - k * a;
+}
+
+/* The number of steps j >= 1 with x_j >= theta (x >= theta), possibly +inf. */
+static double steps_above(const struct piece *pc, double ln_L, double x, double theta)
+{
+	double a = pc->c / pc->pass;
+
+	if (!(theta + a > 0.0))
+		return INFINITY;
+	return floor(log((theta + a) / (x + a)) / ln_L);
+}
+
+static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
+			double *rounds, double *n_resend, double *pkts)
+{
+	double x = n0, R = 0.0, N = 0.0, P = 0.0;
+
+	for (int turn = 0; turn < MAX_TURNS; turn++) {
+		struct piece pc = piece_at(st, ns, x);
+		double ln_L, k, y, sum;
+
+		if (!pc.any || !(x > 0.0))
+			goto done;	/* nothing more is lost */
+		ln_L = ln_slope(&pc);
+		if (x >= 1.0) {
+			/* Full rounds while x_j >= max(lo, 1). */
+			k = steps_above(&pc, ln_L, x, fmax(pc.lo, 1.0));
+			if (k > MAX_JUMP)
+				k = MAX_JUMP;
+			if (k >= 2.0) {
+				sum = piece_sum(&pc, ln_L, x, k - 1.0, &y);
+				R += k - 1.0;
+				N += k - 1.0;
+				P += sum;
+				x = y;
+				if (!isfinite(P))
+					goto done;
+				continue;
+			}
+		} else {
+			/* Below one packet every round adds x_j to both sums. */
+			if (!(pc.c > 0.0) && !(pc.lo > 0.0)) {
+				/* Geometric to the end: sum_{j>=1} x L^j. */
+				sum = x * pc.L / pc.pass;
+				N += sum;
+				P += sum;
+				goto done;
+			}
+			k = steps_above(&pc, ln_L, x, fmax(pc.lo, 0.0));
+			if (k > MAX_JUMP)
+				k = MAX_JUMP;
+			if (k >= 2.0) {
+				sum = piece_sum(&pc, ln_L, x, k - 1.0, &y);
+				N += sum;
+				P += sum;
+				x = y;
+				continue;
+			}
+		}
+		/* One exact round. */
+		y = rbudp_round_lost(st, ns, x);
+		if (y >= 1.0) {
+			R += 1.0;
+			N += 1.0;
+		} else {
+			N += y;
+		}
+		P += y;
+		x = y;
+	}
+	return -ERANGE;
+done:
+	*rounds = R;
+	*n_resend = N;
+	*pkts = P;
+	return 0;
+}
+
+int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
+		     const struct rbudp_stage *st, unsigned nstages,
+		     struct rbudp_time *out)
+{
+	double S = p->file_bytes, B = rate_bytes_per_s, tp = p->one_way_delay_s;
+	double bitmap_s, n0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!(S > 0.0) || !isfinite(S) || !(p->payload_bytes > 0.0) ||
+	    !isfinite(p->payload_bytes) || !(tp >= 0.0) || !isfinite(tp) ||
+	    !(B > 0.0) || !isfinite(B) || nstages < 1 || nstages > RBUDP_MAX_STAGES)
+		return -EINVAL;
+	for (unsigned s = 0; s < nstages; s++)
+		if (!(st[s].loss >= 0.0 && st[s].loss <= 1.0) ||
+		    !(st[s].pass >= 0.0 && st[s].pass <= 1.0) ||
+		    !(fabs(st[s].loss + st[s].pass - 1.0) <= 1e-9) ||
+		    !(st[s].absorb_pkts >= 0.0) || !isfinite(st[s].absorb_pkts))
+			return -EINVAL;
+	out->first_s = tp + S / B;
+	bitmap_s = S / (8.0 * p->payload_bytes * B) + tp;
+	for (unsigned s = 0; s < nstages; s++) {
+		if (st[s].pass == 0.0) {
+			/* A stage loses everything: never completes. */
+			out->n_resend = INFINITY;
+			out->resend_rounds = INFINITY;
+			out->resend_pkts = INFINITY;
+			out->resend_s = INFINITY;
+			out->bitmap_s = INFINITY;
+			out->time_s = INFINITY;
+			return 0;
+		}
+	}
+	n0 = fmax(S / p->payload_bytes, 1.0);
+	err = burst_rounds(st, nstages, n0, &out->resend_rounds, &out->n_resend,
+			   &out->resend_pkts);
+	if (err)
+		return err;
+	out->resend_s = out->n_resend * tp + out->resend_pkts * p->payload_bytes / B;
 	out->bitmap_s = (out->n_resend + 1.0) * bitmap_s;
 	out->time_s = out->first_s + out->resend_s + out->bitmap_s;
 	return 0;

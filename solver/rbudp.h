@@ -29,7 +29,8 @@ struct rbudp_params {
 struct rbudp_time {
 	double time_s;		/* T; +inf when l = 1 */
 	double n_resend;	/* N_resend, real-valued */
-	double resend_rounds;	/* ceil(N_resend) */
+	double resend_rounds;	/* seed: ceil(N_resend); burst: rounds expected to lose >= 1 */
+	double resend_pkts;	/* expected packets resent over all rounds */
 	double first_s;		/* the three bracketed terms of eq. (2) */
 	double resend_s;
 	double bitmap_s;
@@ -41,5 +42,54 @@ struct rbudp_time {
  */
 int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
 	       double ln_loss, struct rbudp_time *out);
+
+/*
+ * The burst round model (docs/model.md §3.2): each round is a burst into
+ * queues that start empty, so a stage with stationary loss l that absorbs
+ * c packets (bulkq_burst()) loses max(0, n l - c) of a round of n.
+ * Stages in path order: stage s sees what the earlier ones let through,
+ * n_s = n - (lost before s), so a round of n loses
+ *
+ *	f(n) = sum_s max(0, n_s l_s - c_s),
+ *
+ * a continuous, increasing, piecewise affine map (where every stage loses,
+ * f(n) = n l - (c_A (1 - l_B) + c_B) with l = l_A + l_B (1 - l_A), the
+ * overall loss). With n_0 = S / S_pkt packets (at least 1) and
+ * n_{i+1} = f(n_i), a resend round i >= 1 happens with probability
+ * min(1, n_i) (certainly when at least one packet is expected lost; with
+ * the expected count when it is below one, exact for one outstanding
+ * packet), so
+ *
+ *	N_resend = sum_{i>=1} min(1, n_i),   resent packets = sum_{i>=1} n_i,
+ *	T = [T_prop + S/B] + [N_resend T_prop + S_pkt sum n_i / B]
+ *	  + [(N_resend + 1) (S / (8 S_pkt B) + T_prop)]           (eq. (2))
+ *
+ * Both sums are evaluated in closed form on each affine piece
+ * (n_j = L^j (n + a) - a, a = c / (1 - L)), so the cost does not grow with
+ * the number of rounds. Limits: every c = 0 gives the seed's geometric
+ * rounds (resend_rounds = floor(eq. (3)), N_resend within
+ * l / (1 - l) of it); l = 0 everywhere gives one round; a deterministic
+ * fluid queue (l = 1 - C / lambda, c = K) loses n (1 - C / lambda) - K.
+ * N_resend is continuous in l and c (so is T up to one packet's blast).
+ */
+#define RBUDP_MAX_STAGES	4
+
+struct rbudp_stage {
+	double loss;		/* l in [0, 1] */
+	double pass;		/* 1 - l, given separately to avoid cancellation */
+	double absorb_pkts;	/* c >= 0 */
+};
+
+/*
+ * Returns 0 or -EINVAL (bad arguments, 0 or more than RBUDP_MAX_STAGES
+ * stages, loss + pass not 1 to 1e-9). A stage with loss 1 makes T infinite.
+ */
+int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
+		     const struct rbudp_stage *st, unsigned nstages,
+		     struct rbudp_time *out);
+
+/* One round of the map above: expected packets lost of a round of @n_pkts. */
+double rbudp_round_lost(const struct rbudp_stage *st, unsigned nstages,
+			double n_pkts);
 
 #endif

@@ -56,6 +56,8 @@
 
 static const char *const attach_names[] = { "auto", "tp_btf", "raw_tp", "none", NULL };
 static const char *const batch_names[] = { "partial", "strict", NULL };
+/* In the order of enum bneck_rounds (solver/bneck.h). */
+static const char *const rounds_names[] = { "burst", "seed", NULL };
 
 static const char *const sections[] = {
 	"daemon", "measure", "model", "control", "pause", NULL,
@@ -119,6 +121,8 @@ static const struct config_key keys[] = {
 		 "Rates evaluated between min_rate_bps and line_rate_bps."),
 	ROW_ENUM("model", "batch_rule", model.batch_rule, batch_names, "partial", 0,
 		 "Bulk service rule: partial (min(n, N)) or strict (only with N queued)."),
+	ROW_ENUM("model", "rounds", model.rounds, rounds_names, "burst", 0,
+		 "Resend rounds: burst (each round a burst the queue partly absorbs) or seed (eq. 3)."),
 
 	/* [control] */
 	ROW_T("control", "listen_address", CONFIG_ADDRESS_LIST, control.listen_address,

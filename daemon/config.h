@@ -124,6 +124,7 @@ struct rxb_config {
 		uint64_t min_rate_bps;
 		uint32_t sweep_points;
 		enum rxb_batch_rule batch_rule;
+		int rounds;	/* enum bneck_rounds: 0 burst, 1 seed */
 	} model;
 	struct {
 		struct rxb_addr_list listen_address;	/* at least one */

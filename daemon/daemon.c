@@ -123,6 +123,7 @@ static void flows_params_from(const struct rxb_config *cfg, struct flows_params 
 	p->min_rate_bps = (double)cfg->model.min_rate_bps;
 	p->sweep_points = cfg->model.sweep_points;
 	p->rule = cfg->model.batch_rule;
+	p->rounds = (enum bneck_rounds)cfg->model.rounds;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
 	p->pause.enabled = cfg->pause.enabled;
 	p->pause.min_window_ns = (uint64_t)cfg->pause.min_window_us * RXB_NSEC_PER_USEC;

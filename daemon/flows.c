@@ -32,7 +32,8 @@ static int check_params(const struct flows_params *p)
 	if (!(p->payload_bytes >= 1) || !(p->file_bytes >= 1) ||
 	    !(p->one_way_delay_s >= 0) || !isfinite(p->one_way_delay_s) ||
 	    !(p->min_rate_bps > 0) || !(p->line_rate_bps >= p->min_rate_bps) ||
-	    !isfinite(p->line_rate_bps) || p->sweep_points < 2)
+	    !isfinite(p->line_rate_bps) || p->sweep_points < 2 ||
+	    (p->rounds != BNECK_ROUNDS_BURST && p->rounds != BNECK_ROUNDS_SEED))
 		return -EINVAL;
 	return 0;
 }
@@ -414,6 +415,7 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 		.line_rate_bps = fl->xfer.line_rate_bps,
 		.min_rate_bps = fl->xfer.min_rate_bps,
 		.points = f->p.sweep_points,
+		.rounds = f->p.rounds,
 	};
 	struct flow_estimate est;
 	uint64_t t0 = rxb_mono_ns();

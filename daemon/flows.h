@@ -130,6 +130,7 @@ struct flows_params {
 	double min_rate_bps;
 	uint32_t sweep_points;
 	enum rxb_batch_rule rule;
+	enum bneck_rounds rounds;	/* [model] rounds */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
 	struct pause_params pause;	/* [pause] */
 };

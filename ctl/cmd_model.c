@@ -62,7 +62,7 @@ enum {
 	OPT_CPU = 256, OPT_IO, OPT_MU_PIO, OPT_MU_DISK, OPT_MU_NET,
 	OPT_LOAD_INDEP, OPT_QUEUE, OPT_BATCH, OPT_RULE, OPT_PAYLOAD, OPT_FILE,
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
-	OPT_ROWS, OPT_PRISM,
+	OPT_ROWS, OPT_PRISM, OPT_ROUNDS,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "line-rate-bps", required_argument, NULL, OPT_LINE },
 	{ "min-rate-bps", required_argument, NULL, OPT_MIN },
 	{ "points", required_argument, NULL, OPT_POINTS },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
 	{ "curve-rows", required_argument, NULL, OPT_ROWS },
@@ -103,7 +104,8 @@ static void help(void)
 "     the receiver's batch is a tagged customer, E[R] its mean response\n"
 "     time and mu = 1/E[R] the queue's service rate;\n"
 "  2. the receive queue as M/M[N]/1/K: loss l(B) at sending rate B;\n"
-"  3. the RBUDP transfer time T(B) (seed eq. 2-3), minimised over B.\n"
+"  3. the RBUDP transfer time T(B) (seed eq. 2-3; resend rounds counted\n"
+"     per --rounds), minimised over B.\n"
 "Every option has a default; the defaults are the seeds' Table II host\n"
 "and experiment (500 MB over a 1 Gb/s path with 100 ms one-way delay).\n"
 "Sizes and rates accept SI suffixes: k M G T (x1000) and Ki Mi Gi Ti (x1024).\n"
@@ -141,13 +143,20 @@ static void help(void)
 "                        line rate.\n"
 "  --points N            rates in the sweep (evenly spaced, both ends\n"
 "                        included); the best is then refined. Default 1000.\n"
+"  --rounds MODEL        how resend rounds are counted: 'seed': every round\n"
+"                        loses the same fraction l, ln(S_pkt/S)/ln(l) rounds\n"
+"                        (seed eq. 3); 'burst': each round is a burst into\n"
+"                        an empty queue that absorbs part of it (a round of\n"
+"                        n loses n l - c), the daemon's default ([model]\n"
+"                        rounds). Default seed, as the other defaults.\n"
 "\n"
 "Output:\n"
 "  --json                print one JSON object instead of text: at least\n"
 "                        bottleneck_rate_bps, loss_at_bottleneck,\n"
 "                        transfer_time_s, mean_response_s (E[R], seconds),\n"
 "                        service_rate_per_s (1/E[R]), and curve, a list of\n"
-"                        {rate_bps, loss, time_s} for every swept rate.\n"
+"                        {rate_bps, loss, time_s, n_resend} for every swept\n"
+"                        rate.\n"
 "  --curve-rows N        rows of the curve in the text output, evenly\n"
 "                        spaced (0: all). Default 20.\n"
 "  --table               sweep #C = 1..4 and #I = 0..3 (the seeds' Fig. 3)\n"
@@ -215,6 +224,7 @@ static void defaults(struct model_args *a)
 	a->x.one_way_delay_s = DEF_DELAY_MS / 1e3;
 	a->x.line_rate_bps = DEF_LINE_BPS;
 	a->x.points = DEF_POINTS;
+	a->x.rounds = BNECK_ROUNDS_SEED;
 	a->curve_rows = DEF_ROWS;
 }
 
@@ -265,6 +275,14 @@ static int parse_one(struct model_args *a, int id, const char *s)
 			a->stage.rule = RXB_BATCH_STRICT;
 		else
 			return usage_error("--batch-rule: expected 'partial' or 'strict': '%s'", s);
+		return 0;
+	case OPT_ROUNDS:
+		if (!strcmp(s, "burst"))
+			a->x.rounds = BNECK_ROUNDS_BURST;
+		else if (!strcmp(s, "seed"))
+			a->x.rounds = BNECK_ROUNDS_SEED;
+		else
+			return usage_error("--rounds: expected 'burst' or 'seed': '%s'", s);
 		return 0;
 	case OPT_PAYLOAD:
 		err = rxb_parse_si(s, 1.0, 1e9, &a->x.payload_bytes);
@@ -507,6 +525,7 @@ static void json_inputs(struct jw *w, const struct model_args *a)
 	jw_double(w, "line_rate_bps", a->x.line_rate_bps);
 	jw_double(w, "min_rate_bps", a->x.min_rate_bps);
 	jw_uint(w, "points", a->x.points);
+	jw_str(w, "rounds", bneck_rounds_name(a->x.rounds));
 	jw_obj_end(w);
 }
 
@@ -547,6 +566,9 @@ static int output_json(const struct model_args *a, const struct bneck_result *r,
 	jw_double(&w, "ln_loss_at_bottleneck", r->ln_loss);
 	jw_double(&w, "transfer_time_s", r->time_s);
 	jw_double(&w, "n_resend", r->breakdown.n_resend);
+	jw_double(&w, "resend_rounds", r->breakdown.resend_rounds);
+	jw_double(&w, "resend_pkts", r->breakdown.resend_pkts);
+	jw_double(&w, "absorb_pkts", s->absorb_pkts);
 	jw_double(&w, "mean_response_s", s->mean_response_s);
 	jw_double(&w, "service_rate_per_s", s->service_rate_per_s);
 	jw_double(&w, "capacity_bps", s->capacity_bps);
@@ -584,6 +606,7 @@ static int output_json(const struct model_args *a, const struct bneck_result *r,
 		jw_double(&w, "rate_bps", r->curve[i].rate_bps);
 		jw_double(&w, "loss", r->curve[i].loss);
 		jw_double(&w, "time_s", r->curve[i].time_s);
+		jw_double(&w, "n_resend", r->curve[i].n_resend);
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
@@ -607,8 +630,8 @@ static void print_inputs(const struct model_args *a)
 	       s->batch_pkts, rule_name(s->rule));
 	printf("Transfer   payload %g B  file %.0f B  one-way delay %g ms\n",
 	       a->x.payload_bytes, a->x.file_bytes, a->x.one_way_delay_s * 1e3);
-	printf("Sweep      %g .. %g Mb/s, %u points\n", a->x.min_rate_bps / 1e6,
-	       a->x.line_rate_bps / 1e6, a->x.points);
+	printf("Sweep      %g .. %g Mb/s, %u points; %s rounds\n", a->x.min_rate_bps / 1e6,
+	       a->x.line_rate_bps / 1e6, a->x.points, bneck_rounds_name(a->x.rounds));
 }
 
 static void print_curve(const struct model_args *a, const struct bneck_result *r)

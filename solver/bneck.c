@@ -243,6 +243,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	ev->pt.ln_loss = ln_loss;
 	ev->pt.loss = exp(ln_loss);
 	ev->pt.time_s = ev->t.time_s;
+	ev->pt.n_resend = ev->t.n_resend;
 	md->evaluations++;
 	return 0;
 }

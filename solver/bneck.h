@@ -88,6 +88,7 @@ struct bneck_point {
 	double loss;		/* overall loss probability */
 	double ln_loss;		/* its logarithm (valid below 1e-308 too) */
 	double time_s;		/* T(B) */
+	double n_resend;	/* N_resend there (struct rbudp_time) */
 };
 
 struct bneck_stage {

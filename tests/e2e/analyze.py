@@ -224,8 +224,28 @@ def parse_rate(x):
     return float(x[:-1]) * u[x[-1]] if x[-1] in u else float(x)
 
 
+def daemon_rounds(outdir, meta):
+    """The round model the daemon ran with: [model] rounds of the rxbneckd.conf
+    the run used, else meta's "rounds", else the daemon's default (burst)."""
+    sect = None
+    try:
+        with open(os.path.join(outdir, "rxbneckd.conf")) as f:
+            for line in f:
+                t = line.split("#", 1)[0].strip()
+                if t.startswith("["):
+                    sect = t.strip("[]").strip()
+                elif sect == "model" and "=" in t:
+                    k, v = (x.strip() for x in t.split("=", 1))
+                    if k == "rounds":
+                        return v
+    except OSError:
+        pass
+    return meta.get("rounds", "burst")
+
+
 def model_curve(build, inp, meta, rates):
-    """rxbneckctl model with the daemon's stage-B inputs: loss and T per rate."""
+    """rxbneckctl model with the daemon's stage-B inputs and round model:
+    loss, T and resend rounds per rate."""
     ctl = os.path.join(build, "rxbneckctl")
     if not os.access(ctl, os.X_OK) or inp.get("mu_net_per_s") is None:
         return None
@@ -239,7 +259,7 @@ def model_curve(build, inp, meta, rates):
             "--one-way-delay-ms", "%g" % meta["one_way_delay_ms"],
             "--line-rate-bps", "%d" % meta["line_rate_bps"],
             "--min-rate-bps", "%d" % parse_rate(meta["min_rate_bps"]),
-            "--points", "400"]
+            "--points", "400", "--rounds", meta.get("model_rounds", "burst")]
     try:
         out = subprocess.run(args, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
@@ -252,8 +272,9 @@ def model_curve(build, inp, meta, rates):
     def at(b):
         best = min(curve, key=lambda c: abs(c["rate_bps"] - b))
         return {"rate_bps": b, "loss": best["loss"], "time_s": best["time_s"],
-                "grid_rate_bps": best["rate_bps"]}
-    return {"args": args[1:], "bottleneck_rate_bps": j["bottleneck_rate_bps"],
+                "n_resend": best.get("n_resend"), "grid_rate_bps": best["rate_bps"]}
+    return {"args": args[1:], "rounds": meta.get("model_rounds", "burst"),
+            "bottleneck_rate_bps": j["bottleneck_rate_bps"],
             "capacity_bps": j.get("capacity_bps"), "service_rate_per_s": j.get("service_rate_per_s"),
             "at_swept": [at(b) for b in rates],
             "curve": [{"rate_bps": c["rate_bps"], "loss": c["loss"], "time_s": c["time_s"]}
@@ -286,6 +307,7 @@ def main():
     if "--build" in sys.argv:
         build = sys.argv[sys.argv.index("--build") + 1]
     meta = json.load(open(os.path.join(outdir, "meta.json")))
+    meta["model_rounds"] = daemon_rounds(outdir, meta)
     RECV_CPU = meta.get("recv_cpu", 1)
     runs = load_jsonl(os.path.join(outdir, "runs.jsonl"))
     eps = [e for e in load_jsonl(os.path.join(outdir, "status.jsonl"))
@@ -427,7 +449,8 @@ def export(res, outdir, dest):
 
 def rounds_eq3(loss, file_bytes, payload=1468):
     """Rounds (the first blast and the resends) of seed 000 eq. (2)-(3) as
-    solver/rbudp.c counts them: every round loses the same fraction l."""
+    solver/rbudp.c counts them with seed rounds: every round loses the same
+    fraction l. A reference; the model's own rounds come from the solver."""
     if loss is None or loss >= 1:
         return None
     if loss <= 0:
@@ -436,9 +459,11 @@ def rounds_eq3(loss, file_bytes, payload=1468):
 
 
 def rounds_burst(rate_bps, drain_bps, queue_pkts, file_bytes, payload=1468):
-    """Rounds if every round is a finite burst into a queue of queue_pkts
-    drained at drain_bps: a burst of n packets at rate_bps overflows by
-    n (1 - drain/rate) - K, and the round with no loss is the last."""
+    """Rounds if every round is a deterministic (fluid) burst into a queue of
+    queue_pkts drained at the *measured* drain_bps: a burst of n packets at
+    rate_bps overflows by n (1 - drain/rate) - K, and the round with no loss
+    is the last. The solver's burst rounds are this with the model's own
+    capacity and the Markov queue's l and c (docs/model.md §3.2)."""
     if not drain_bps or not queue_pkts:
         return None
     n, r = math.ceil(file_bytes / payload), 1
@@ -484,7 +509,8 @@ def diagnose(k, derived, dv, rates, mc, file_bytes):
            "ps_share": 1.0 / (k + 1),
            "drain_bps_lossy_runs": stats(drains),
            "daemon_cost_ns": dv.get("cpu_ns_per_pkt"),
-           "daemon_cpu_bound": dv.get("cpu_bound")}
+           "daemon_cpu_bound": dv.get("cpu_bound"),
+           "model_rounds": mc.get("rounds") if mc else None}
     if dv.get("cpu_ns_per_pkt") and dv.get("cpu_bound") is not None:
         out["model_capacity_bps"] = 1472 * 8 / ((dv["cpu_bound"] + 1) * dv["cpu_ns_per_pkt"] * 1e-9)
     if out["cost_ns_saturated"]["mean"] and dv.get("cpu_ns_per_pkt"):
@@ -507,6 +533,8 @@ def diagnose(k, derived, dv, rates, mc, file_bytes):
                          "time_measured_s": stats([d["transfer_time_s"] for d in runs])["mean"],
                          "rounds_measured": stats([d.get("rounds") for d in runs])["mean"],
                          "rounds_eq3": rounds_eq3(p["loss"], file_bytes),
+                         # The first blast and the solver's resends, in the daemon's round model.
+                         "rounds_model": (1 + p["n_resend"]) if p.get("n_resend") is not None else None,
                          "rounds_burst": rounds_burst(p["rate_bps"], drain, dv.get("queue_pkts"),
                                                       file_bytes)})
         out["loss_model_vs_measured"] = rows
@@ -625,19 +653,24 @@ def table(res):
             else:
                 row.append("–")
         L.append("| " + " | ".join(row) + " |")
-    L.append("\n## Transfer time and rounds: model (eq. 2-3) vs measured, where either loses > 1 %\n")
-    L.append("Rounds counted with the lossless last one. *burst*: the rounds if each round were a "
-             "finite burst into K packets of buffer drained at the measured drain rate.\n")
-    L.append("| k | rate (Gb/s) | loss model / measured | T model / measured (s) | rounds eq. 3 / burst / measured |")
+    rmodel = next((res["per_k"][k]["diagnosis"].get("model_rounds") for k in ks
+                   if res["per_k"][k]["diagnosis"].get("model_rounds")), "burst")
+    L.append("\n## Transfer time and rounds: model (%s rounds, as the daemon) vs measured, where either loses > 1 %%\n"
+             % rmodel)
+    L.append("Rounds counted with the first blast. *model*: 1 + the solver's N_resend at that rate, "
+             "the round model of T model; *eq. 3*: seed 000's count at the model's loss; *fluid*: "
+             "the rounds if each round were a deterministic burst into K packets of buffer "
+             "drained at the measured drain rate (with the lossless last one).\n")
+    L.append("| k | rate (Gb/s) | loss model / measured | T model / measured (s) | rounds model / eq. 3 / fluid / measured |")
     L.append("|---|---|---|---|---|")
     for k in ks:
         for r in res["per_k"][k]["diagnosis"].get("loss_model_vs_measured") or []:
             if max(r["loss_model"] or 0, r["loss_measured"] or 0) <= 0.01:
                 continue
-            L.append("| %s | %.2f | %s / %s | %s / %s | %s / %s / %s |" % (
+            L.append("| %s | %.2f | %s / %s | %s / %s | %s / %s / %s / %s |" % (
                 k, r["rate_bps"] / 1e9, fmt(r["loss_model"], "%.3f"), fmt(r["loss_measured"], "%.3f"),
-                fmt(r["time_model_s"]), fmt(r["time_measured_s"]), fmt(r["rounds_eq3"], "%d"),
-                fmt(r["rounds_burst"], "%d"), fmt(r["rounds_measured"], "%.1f")))
+                fmt(r["time_model_s"]), fmt(r["time_measured_s"]), fmt(r.get("rounds_model"), "%.1f"),
+                fmt(r["rounds_eq3"], "%d"), fmt(r["rounds_burst"], "%d"), fmt(r["rounds_measured"], "%.1f")))
     if any(res["per_k"][k]["tcp"]["time_s"]["n"] for k in ks):
         L.append("\n## TCP (iperf3 -n, no added delay) vs RBUDP --follow (no added delay) vs RBUDP at %s ms\n"
                  % m["one_way_delay_ms"])

@@ -176,10 +176,9 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 			.batch_pkts = md->st[i].batch_pkts,
 			.rule = md->st[i].rule,
 		};
+		struct bulkq_burst_result br = { 0 };
 		struct bulkq_result r;
 		double vac;
-
-		struct bulkq_burst_result br = { 0 };
 
 		err = bulkq_loss(&p, &r);
 		if (!err && md->x->rounds == BNECK_ROUNDS_BURST)

@@ -1,39 +1,68 @@
 #!/usr/bin/env bash
-# Overhead of the measurement probes on the receive path.
+# Overhead of the measurement probes on the receive path, two ways, each
+# against a reference (probes detached) measured in the same run:
 #
-# Maximum UDP receive throughput (iperf3 -u -b 0) over a veth pair between
-# two private network namespaces, with the probes attached (rxbneckd
-# --measure-only watching the iperf3 port, as the daemon would run) and
-# detached, in the same run. Throughput on this shared 2-CPU machine moves by
-# +-15 % from one second to the next with what else runs, so one long iperf3
-# run is cut into 1-second intervals (the server's own report) while the
-# probes are switched on and off every few seconds; each attached second is
-# compared with the detached seconds around it, and the median of these
-# ratios is the overhead figure (target >= 0.97). A last phase with BPF
-# run-time statistics on gives each program's events and average ns per
-# event (those include the statistics' own clock reads).
+# 1. Maximum UDP receive throughput (iperf3 -u -b 0) over a veth pair
+#    between two private network namespaces. The probes are attached
+#    (rxbneckd --measure-only watching the iperf3 port, as the daemon would
+#    run) and detached in alternating windows of PERIOD seconds: off, on,
+#    off, on, ..., off. Each window's rate is the receiver's own count of
+#    datagrams delivered to sockets (Udp InDatagrams of its namespace, read
+#    at the window's edges), and each attached window is paired with the
+#    mean of the two detached windows around it, which cancels a slow drift
+#    of the machine's speed. The paired ratios give the figure: their
+#    median with a distribution-free 95 % confidence interval (order
+#    statistics), and their mean with a bootstrap 95 % interval.
+# 2. CPU cost per packet at a fixed offered rate below saturation (RATE),
+#    in the same alternating windows: the CPU time of the sender and the
+#    receiver threads (schedstat, ns) and of ksoftirqd, per CPU, and the
+#    NET_RX softirq share from /proc/stat, per packet received. Sender and
+#    receiver are pinned to CPUs 0 and 1; on veth the receive softirq runs
+#    on the sender's CPU, inside its system calls. When the receive path is
+#    CPU-bound, throughput is set by the busiest stage, so
+#      ratio ~= max over CPUs of cost_off / max over CPUs of (cost_on + daemon)
+#    with the daemon's own CPU time per packet charged to the busiest stage
+#    (an upper bound of its share). The receive path alone (softirq ticks +
+#    receiver threads, the part a host with a real NIC pays) is printed too.
+# 3. BPF run-time statistics (kernel.bpf_stats_enabled) over a few seconds
+#    of method 1's traffic: each program's runs per packet and average ns
+#    per run (including the statistics' own two clock reads per run).
 #
 # Needs root, iperf3, python3, ip. Run by `make bench` under the heavy-test
 # lock; by hand: flock /tmp/rxbneck-heavy.lock bash bench/overhead.sh
-#   SECS total iperf3 seconds (default 60), PERIOD seconds per on/off window
-#   (4), LEN datagram bytes (1400), PROBES groups (all), NET_EVERY the
-#   collector's --net-probe-every (default 1; [measure] net_probe_every).
-#
-# With NET_EVERY = N > 1 the per-packet probes are attached for one 1-s
-# epoch in N, so an attached window's seconds differ: the figure is then the
-# mean rate over whole attached windows (PERIOD should be a multiple of N)
-# against the mean of the detached seconds around each, as a median over
-# the windows; the per-second median would only see unsampled seconds.
-# Use PERIOD >= 2 N (e.g. NET_EVERY=8 PERIOD=16) so a window holds whole
-# cycles after its 1-s margins.
+# Environment:
+#   SECS      seconds of method 1 (default 90)
+#   CPU_SECS  seconds of method 2 (default SECS)
+#   PERIOD    seconds per attached or detached window (default 3 when
+#             NET_EVERY is 1, else NET_EVERY: whole sampling cycles)
+#   RATE      method 2's offered rate in Mbit/s (default 0.5 x method 1's
+#             detached median; 0.5 x a 4-s calibration if method 1 is off)
+#   LEN       datagram bytes (1400)
+#   PROBES    probe groups (all)
+#   NET_EVERY the collector's --net-probe-every (default 1; [measure]
+#             net_probe_every): per-packet programs attached one epoch in N.
+#             PERIOD must then be a multiple of N, so each attached window
+#             holds whole sampling cycles.
+#   METHODS   which of rate,cpu,cost to run (default rate,cpu,cost)
+#   TARGET    the ratio to judge against (0.97)
+# A verdict is "met" when the interval's lower end is >= TARGET, "NOT met"
+# when its upper end is below, else "not resolved".
 set -u
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
-secs=${SECS:-60}
-period=${PERIOD:-4}
+secs=${SECS:-90}
+cpu_secs=${CPU_SECS:-$secs}
 len=${LEN:-1400}
 net_every=${NET_EVERY:-1}
 case $net_every in ''|*[!0-9]*|0) echo "overhead: NET_EVERY must be a whole number >= 1" >&2; exit 2 ;; esac
+if [ "$net_every" -eq 1 ]; then period=${PERIOD:-3}; else period=${PERIOD:-$net_every}; fi
+case $period in ''|*[!0-9]*|0) echo "overhead: PERIOD must be a whole number >= 1" >&2; exit 2 ;; esac
+if [ $((period % net_every)) -ne 0 ]; then
+	echo "overhead: PERIOD ($period) must be a multiple of NET_EVERY ($net_every)" >&2; exit 2
+fi
+rate=${RATE:-0}
+methods=${METHODS:-rate,cpu,cost}
+target=${TARGET:-0.97}
 
 if [ "$(id -u)" -ne 0 ]; then echo "overhead: SKIPPED, needs root"; exit 0; fi
 for t in iperf3 python3 ip; do
@@ -64,112 +93,283 @@ ip netns exec $ns_b nice -n -20 iperf3 -s -J -p $port -A $rx_cpu -D -I "$tmp/ipe
 for _ in $(seq 50); do [ -s "$tmp/iperf.pid" ] && break; sleep 0.1; done
 sleep 0.3
 
-python3 - "$daemon" "$ns_a" "$port" "$secs" "$period" "$len" "$tmp" "${PROBES:-all}" "$net_every" <<'PY'
-import json, os, signal, statistics, subprocess, sys, time
+python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs" "$period" "$len" "$tmp" \
+	"${PROBES:-all}" "$net_every" "$rate" "$methods" "$target" "$rx_cpu" <<'PY'
+import json, math, os, random, signal, statistics, subprocess, sys, threading, time
 
-daemon, ns_a, port, secs, period, length, tmp, probes, net_every = sys.argv[1:10]
-secs, period, net_every = int(secs), float(period), int(net_every)
+(daemon, ns_a, port, secs, cpu_secs, period, length, tmp, probes, net_every,
+ rate, methods, target, rx_cpu) = sys.argv[1:15]
+secs, cpu_secs, period, length = int(secs), int(cpu_secs), int(period), int(length)
+net_every, rate, target, rx_cpu = int(net_every), float(rate), float(target), int(rx_cpu)
+methods = set(methods.split(","))
+srv_pid = int(open(os.path.join(tmp, "iperf.pid")).read())
+tx_cpu = 0
 
-def start_probes(extra):
-    """rxbneckd attached; returns (process, time the probes were attached)."""
+# ---------------------------------------------------------------- readings
+def udp_in():
+    """Datagrams delivered to sockets, and receive-buffer drops, in the
+    receiver's namespace."""
+    with open("/proc/%d/net/snmp" % srv_pid) as f:
+        rows = [l.split() for l in f if l.startswith("Udp:")]
+    d = dict(zip(rows[0][1:], map(int, rows[1][1:])))
+    return d["InDatagrams"], d["RcvbufErrors"]
+
+def task_ns(pid):
+    """CPU time of every thread of @pid (schedstat, ns); 0 if gone."""
+    s = 0
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                    s += int(f.read().split()[0])
+            except (OSError, ValueError):
+                pass
+    except OSError:
+        pass
+    return s
+
+ksoftirqd = {}
+for d in os.listdir("/proc"):
+    if d.isdigit():
+        try:
+            comm = open("/proc/%s/comm" % d).read().strip()
+        except OSError:
+            continue
+        if comm.startswith("ksoftirqd/"):
+            ksoftirqd[int(comm.split("/")[1])] = int(d)
+
+def proc_stat():
+    """Per CPU: (softirq ticks, busy ticks) from /proc/stat (USER_HZ)."""
+    out = {}
+    with open("/proc/stat") as f:
+        for l in f:
+            if l.startswith("cpu") and l[3].isdigit():
+                v = l.split()
+                c = int(v[0][3:])
+                user, nice, system, idle, iowait, irq, softirq = map(int, v[1:8])
+                out[c] = (softirq, user + nice + system + irq + softirq)
+    return out
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+def reading(client_pid, daemon_pid):
+    pk, drops = udp_in()
+    return {"t": time.monotonic(), "pkts": pk, "drops": drops,
+            "tx": task_ns(client_pid) + task_ns(ksoftirqd.get(tx_cpu, -1)),
+            "rx": task_ns(srv_pid) + (task_ns(ksoftirqd.get(rx_cpu, -1))
+                                      if rx_cpu != tx_cpu else 0),
+            "srv": task_ns(srv_pid),
+            "daemon": task_ns(daemon_pid) if daemon_pid else 0,
+            "stat": proc_stat()}
+
+def delta(a, b):
+    d = {k: b[k] - a[k] for k in ("t", "pkts", "drops", "tx", "rx", "srv", "daemon")}
+    d["sirq_ns"] = sum(b["stat"][c][0] - a["stat"][c][0] for c in b["stat"]) * 1e9 / HZ
+    return d
+
+# ---------------------------------------------------------------- probes
+def start_probes():
+    """rxbneckd attached; returns the process once its first epoch is out
+    (the probes have been attached for one epoch)."""
     # The daemon's own epoch length, so its reading costs what it would.
     p = subprocess.Popen([daemon, "--measure-only", "--epochs", "1000000",
                           "--interval-ms", "1000", "--watch-port", port,
                           "--probes", probes, "--net-probe-every", str(net_every),
-                          "--json"] + extra,
+                          "--json", "--no-bpf-stats"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    p.stdout.readline()                  # first epoch: attached 1 s ago
-    return p, time.monotonic() - 1.0
+    if not p.stdout.readline():
+        sys.exit("overhead: rxbneckd exited before its first epoch")
+    # Keep draining its output so it never blocks on a full pipe.
+    threading.Thread(target=lambda: [None for _ in p.stdout], daemon=True).start()
+    return p
 
 def stop_probes(p):
     p.send_signal(signal.SIGINT)
-    p.stdout.close()
     p.wait()
-    return time.monotonic()
 
-client = subprocess.Popen(["ip", "netns", "exec", ns_a, "nice", "-n", "-20", "iperf3",
-                           "-c", "10.251.0.2", "-p", port, "-A", "0", "-u", "-b", "0",
-                           "-l", length, "-t", str(secs), "-i", "1", "-J",
-                           "--get-server-output"], stdout=subprocess.PIPE, text=True)
-t0 = time.monotonic()
-windows = []                             # (start, end) with probes attached
-deadline = t0 + secs
-time.sleep(period)
-while time.monotonic() + 2 * period < deadline:
-    p, on = start_probes(["--no-bpf-stats"])
-    time.sleep(max(0.0, on + period - time.monotonic()))
-    windows.append((on, stop_probes(p)))
-    time.sleep(period)
-out = json.loads(client.communicate()[0])
+def start_client(mbps):
+    c = subprocess.Popen(["ip", "netns", "exec", ns_a, "nice", "-n", "-20", "iperf3",
+                          "-c", "10.251.0.2", "-p", port, "-A", str(tx_cpu), "-u",
+                          "-b", "%dM" % mbps if mbps else "0", "-l", str(length),
+                          "-t", "86400"]
+                         # A fixed rate in small bursts (100 us apart), so the
+                         # socket queue absorbs them.
+                         + (["--pacing-timer", "100"] if mbps else []),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)                  # connection set-up and first packets
+    return c
 
-# The server's per-second report; its clock starts when the test starts,
-# within a few ms of t0 (connection set-up) - a margin absorbs that.
-margin = 0.15
-rows = []
-for iv in out["server_output_json"]["intervals"]:
-    s = iv["sum"]
-    a, b = t0 + s["start"], t0 + s["end"]
-    if b - a < 0.9:
-        continue
-    rate = s["bytes"] * 8 / (b - a) / 1e6
-    on = any(w0 + margin <= a and b <= w1 - margin for w0, w1 in windows)
-    off = all(b <= w0 - margin or a >= w1 + margin for w0, w1 in windows)
-    if on or off:
-        rows.append((a, rate, on))
+def stop_client(c):
+    c.send_signal(signal.SIGINT)
+    try:
+        c.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        c.kill()
+        c.wait()
+    time.sleep(0.5)                  # the server gets ready for the next test
 
-ratios = []
-for i, (a, rate, on) in enumerate(rows):
-    if not on:
-        continue
-    near = [r for t, r, o in rows if not o and abs(t - a) <= 2 * period + 1]
-    if near:
-        ratios.append(rate / statistics.median(near))
-offs = [r for _, r, o in rows if not o]
-ons = [r for _, r, o in rows if o]
-# Whole windows: the sampled and unsampled seconds of each together.
-wratios = []
-for w0, w1 in windows:
-    inside = [r for t, r, o in rows if o and w0 <= t <= w1]
-    near = [r for t, r, o in rows if not o and (w0 - period - 1 <= t <= w1 + period + 1)]
-    # At least one whole sampling cycle inside the window's margins.
-    if len(inside) >= min(net_every, period - 2) and near:
-        wratios.append(statistics.mean(inside) / statistics.mean(near))
-if wratios:
-    print("per attached window (mean rate / mean of the detached seconds around it): "
-          "median %.3f, min %.3f, max %.3f, n=%d"
-          % (statistics.median(wratios), min(wratios), max(wratios), len(wratios)))
-if net_every > 1:
-    print("per-packet probes one epoch in %d: the figure is per window" % net_every)
-    ratios = wratios
-if not ratios:
-    print("overhead: no usable intervals")
-    sys.exit(1)
-q = statistics.quantiles(ratios, n=4) if len(ratios) >= 4 else [min(ratios), 0, max(ratios)]
-ratio = statistics.median(ratios)
-print("seconds detached %d (median %.1f Mbit/s), attached %d (median %.1f Mbit/s)"
-      % (len(offs), statistics.median(offs), len(ons), statistics.median(ons)))
-print("attached/nearby-detached ratios: median %.3f, quartiles %.3f..%.3f, n=%d"
-      % (ratio, q[0], q[-1], len(ratios)))
-print("RESULT throughput ratio attached/detached = %.3f (target >= 0.97: %s)"
-      % (ratio, "met" if ratio >= 0.97 else "NOT met"))
+def alternate(client, total):
+    """off, on, off, ..., off windows of @period s within about @total s;
+    returns [(on?, delta)]."""
+    wins = []
+    end = time.monotonic() + total
+    on = False
+    while True:
+        p = start_probes() if on else None
+        a = reading(client.pid, p.pid if p else 0)
+        time.sleep(period)
+        b = reading(client.pid, p.pid if p else 0)
+        if p:
+            stop_probes(p)
+        wins.append((on, delta(a, b)))
+        # Always end on a detached window; an attached one needs ~2 s more
+        # for the daemon's start (program load and first epoch).
+        if not on and time.monotonic() + 2 * period + 3 > end:
+            return wins
+        on = not on
 
-# Cost per event, from the kernel's BPF run-time statistics.
-client = subprocess.Popen(["ip", "netns", "exec", ns_a, "nice", "-n", "-20", "iperf3",
-                           "-c", "10.251.0.2", "-p", port, "-A", "0", "-u", "-b", "0",
-                           "-l", length, "-t", "6"], stdout=subprocess.DEVNULL)
-time.sleep(1)
-p = subprocess.Popen([daemon, "--measure-only", "--epochs", "3", "--interval-ms", "1000",
-                      "--watch-port", port, "--probes", probes, "--json"],   # every epoch sampled
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-lines = p.communicate()[0].splitlines()
-client.wait()
-cost = {}
-for line in lines:
-    for c in json.loads(line)["probe_cost"]:
-        r = cost.setdefault(c["prog"], [0, 0])
-        r[0] += c["run_cnt"]
-        r[1] += c["run_time_ns"]
-print("%-26s %12s %10s" % ("program", "events", "avg ns"))
-for name, (cnt, ns) in cost.items():
-    print("%-26s %12d %10s" % (name, cnt, "%.0f" % (ns / cnt) if cnt else "-"))
+def pairs(wins, f):
+    """Each attached window's f() against the mean of its two detached
+    neighbours: [(on value, off value)]."""
+    out = []
+    for i in range(1, len(wins) - 1):
+        if wins[i][0] and not wins[i - 1][0] and not wins[i + 1][0]:
+            out.append((f(wins[i][1]), (f(wins[i - 1][1]) + f(wins[i + 1][1])) / 2))
+    return out
+
+# ---------------------------------------------------------------- statistics
+def median_ci(xs, conf=0.95):
+    """Distribution-free interval for the median: order statistics
+    (k, n+1-k) with k the largest such that P(Bin(n, 1/2) < k) <= (1-conf)/2.
+    Returns (lo, hi, coverage) or None when n is too small."""
+    n, s = len(xs), sorted(xs)
+    k, cdf = 0, 0.0
+    for j in range(n + 1):
+        cdf += math.comb(n, j) / 2 ** n
+        if cdf > (1 - conf) / 2:
+            break
+        k = j + 1
+    if k == 0:
+        return None
+    tail = sum(math.comb(n, j) for j in range(k)) / 2 ** n
+    return s[k - 1], s[n - k], 1 - 2 * tail
+
+def boot_ci(xs, conf=0.95, reps=4000):
+    rnd = random.Random(1)
+    n = len(xs)
+    means = sorted(sum(rnd.choice(xs) for _ in range(n)) / n for _ in range(reps))
+    return means[int(reps * (1 - conf) / 2)], means[int(reps * (1 + conf) / 2) - 1]
+
+def report(name, ratios):
+    """Print the median and mean of @ratios with their intervals; returns
+    the median's interval (or the bootstrap one when n is too small)."""
+    n = len(ratios)
+    med, mean = statistics.median(ratios), statistics.mean(ratios)
+    m = median_ci(ratios)
+    b = boot_ci(ratios) if n >= 2 else (mean, mean)
+    print("%s: n=%d pairs, median %.3f %s, mean %.3f (bootstrap 95%% CI %.3f-%.3f)"
+          % (name, n, med, "(95%% CI %.3f-%.3f, order statistics, coverage %.1f%%)"
+             % (m[0], m[1], 100 * m[2]) if m else "(too few pairs for a median CI)",
+             mean, b[0], b[1]))
+    lo, hi = (m[0], m[1]) if m else b
+    verdict = "met" if lo >= target else "NOT met" if hi < target else "not resolved"
+    return med, lo, hi, verdict
+
+print("overhead: probes %s, per-packet programs one epoch in %d, %d-s windows, %d-byte datagrams"
+      % (probes, net_every, period, length))
+
+# ---------------------------------------------------------------- method 1
+off_mbps = None
+if "rate" in methods:
+    client = start_client(0)
+    wins = alternate(client, secs)
+    stop_client(client)
+    mbps = lambda d: d["pkts"] * length * 8 / d["t"] / 1e6
+    pr = pairs(wins, mbps)
+    offs = [mbps(d) for o, d in wins if not o]
+    ons = [mbps(d) for o, d in wins if o]
+    off_mbps = statistics.median(offs)
+    print("max throughput: detached %d windows, median %.1f Mbit/s; attached %d, median %.1f Mbit/s"
+          % (len(offs), off_mbps, len(ons), statistics.median(ons)))
+    if pr:
+        med, lo, hi, v = report("  attached/detached throughput", [a / b for a, b in pr])
+        print("RESULT throughput ratio %.3f, 95%% CI %.3f-%.3f (target >= %.2f: %s)"
+              % (med, lo, hi, target, v))
+    else:
+        print("overhead: no attached window between two detached ones")
+
+# ---------------------------------------------------------------- method 2
+if "cpu" in methods:
+    if not rate:
+        if off_mbps is None:
+            c = start_client(0)
+            a = reading(c.pid, 0)
+            time.sleep(4)
+            b = reading(c.pid, 0)
+            stop_client(c)
+            off_mbps = delta(a, b)["pkts"] * length * 8 / 4 / 1e6
+        rate = 0.5 * off_mbps
+    client = start_client(rate)
+    wins = alternate(client, cpu_secs)
+    stop_client(client)
+    # The sender's CPU (and the softirq on it) handles every packet that
+    # arrives, the receiver only those queued: each per its own count.
+    pk = lambda d: max(d["pkts"], 1)
+    arr = lambda d: max(d["pkts"] + d["drops"], 1)
+    lost = sum(d["drops"] for _, d in wins) / max(1, sum(d["pkts"] + d["drops"] for _, d in wins))
+    print("fixed rate %.0f Mbit/s: %.0f packets/s received, %.2f %% dropped at the socket"
+          % (rate, statistics.median(d["pkts"] / d["t"] for _, d in wins), 100 * lost))
+    cols = [("sender CPU %d: sender + softirq" % tx_cpu, lambda d: d["tx"] / arr(d)),
+            ("receiver CPU %d: receiver threads" % rx_cpu, lambda d: d["rx"] / pk(d)),
+            ("NET_RX softirq (/proc/stat ticks)", lambda d: d["sirq_ns"] / arr(d)),
+            ("rxbneckd", lambda d: d["daemon"] / pk(d))]
+    print("  %-38s %10s %10s" % ("CPU ns per packet (median)", "detached", "attached"))
+    for name, f in cols:
+        print("  %-38s %10.0f %10.0f" % (name, statistics.median(f(d) for o, d in wins if not o),
+                                          statistics.median(f(d) for o, d in wins if o)))
+    stage = lambda d: max(d["tx"] / arr(d), d["rx"] / pk(d))
+    est, path = [], []
+    for i in range(1, len(wins) - 1):
+        if not (wins[i][0] and not wins[i - 1][0] and not wins[i + 1][0]):
+            continue
+        d_on, o1, o2 = wins[i][1], wins[i - 1][1], wins[i + 1][1]
+        off_stage = (stage(o1) + stage(o2)) / 2
+        est.append(off_stage / (stage(d_on) + d_on["daemon"] / pk(d_on)))
+        rp = lambda d: d["sirq_ns"] / arr(d) + d["srv"] / pk(d)
+        path.append(((rp(o1) + rp(o2)) / 2) / rp(d_on))
+    if est:
+        report("  receive path (softirq + receiver) cost_off/cost_on", path)
+        med, lo, hi, v = report("  busiest stage cost_off/(cost_on + daemon)", est)
+        print("RESULT CPU-cost estimate of the throughput ratio %.3f, 95%% CI %.3f-%.3f "
+              "(target >= %.2f: %s)" % (med, lo, hi, target, v))
+    else:
+        print("overhead: no attached window between two detached ones")
+
+# ---------------------------------------------------------------- method 3
+if "cost" in methods:
+    # Cost per event, from the kernel's BPF run-time statistics.
+    client = start_client(0)
+    a, ta = udp_in()[0], time.monotonic()
+    p = subprocess.Popen([daemon, "--measure-only", "--epochs", "4", "--interval-ms", "1000",
+                          "--watch-port", port, "--probes", probes, "--json"],  # every epoch sampled
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    lines = p.communicate()[0].splitlines()
+    b, tb = udp_in()[0], time.monotonic()
+    stop_client(client)
+    cost = {}
+    for line in lines[1:]:           # the first epoch began with the load
+        for c in json.loads(line)["probe_cost"]:
+            r = cost.setdefault(c["prog"], [0, 0])
+            r[0] += c["run_cnt"]
+            r[1] += c["run_time_ns"]
+    # Packets in the epochs counted: the mean rate over the daemon's life.
+    pps = (b - a) / (tb - ta)
+    pkts = max(1.0, pps * (len(lines) - 1))
+    print("BPF statistics, every epoch sampled, %.0f packets/s:" % pps)
+    print("  %-26s %12s %10s %10s" % ("program", "runs", "runs/pkt", "avg ns"))
+    total = 0.0
+    for name, (cnt, ns) in sorted(cost.items()):
+        total += ns / pkts
+        print("  %-26s %12d %10.3f %10s" % (name, cnt, cnt / pkts, "%.0f" % (ns / cnt) if cnt else "-"))
+    print("  BPF ns per packet received: %.0f" % total)
 PY

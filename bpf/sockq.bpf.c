@@ -99,28 +99,78 @@ static __always_inline void note_rq(struct sockq_slot *s, const struct sock *sk,
 }
 
 /*
+ * Bumped by the loader before it attaches the per-packet programs again
+ * (sockq_probe_set_sampled()): the first dequeue noted on a CPU after an
+ * attach reads the clock, so a note older than the attach is never taken
+ * for a fresh one (queue_known() in collect_net.c).
+ */
+volatile __u32 attach_gen;
+
+/* The dequeuing thread's migration count: a new value means it has run on
+ * another CPU since its previous dequeue here. */
+static __always_inline __u64 cur_migrations(bool btf)
+{
+	if (btf)
+		return bpf_get_current_task_btf()->se.nr_migrations;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
+			     se.nr_migrations);
+}
+
+/* UDP's reader_queue length. tp_btf types @sk as struct sock, and the
+ * verifier refuses a direct load past its end: a read-only cast to
+ * struct udp_sock allows one (raw_tp: a probe read). */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+static __always_inline __u32 reader_qlen(const struct sock *sk, bool btf)
+{
+	if (btf) {
+		const struct udp_sock *up =
+			bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct udp_sock));
+
+		return up->reader_queue.qlen;
+	}
+	return BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
+}
+
+/*
  * After a dequeue. UDP: the reader queue's length; if it did not shrink by
  * the one packet taken, udp_recvmsg() has just spliced sk_receive_queue
  * into it (and that line is now hot here too), so note that queue as well.
  * Other protocols dequeue from sk_receive_queue itself.
+ *
+ * The clock (~50 ns here, a third of this program) is read only when the
+ * note may have to be ordered against another CPU's: a splice, another
+ * thread (@new_tid) or a thread that has run elsewhere since its previous
+ * dequeue here, another reader having taken packets in between (the queue
+ * did not shrink by exactly one), or the first note since an attach. In a
+ * run of one thread's dequeues on this CPU the others keep the stamp of the
+ * first: no other CPU noted the reader queue in between, so the CPU with the
+ * latest stamp is still the one that dequeued last.
  */
 static __always_inline void note_rd(struct sockq_slot *s, const struct sock *sk,
-				    __u32 proto, __u64 now, bool btf)
+				    __u32 proto, bool new_tid, bool btf)
 {
+	__u64 mig, now;
 	__u32 rd;
+	bool spliced;
 
 	s->proto = proto;
 	if (proto != IPPROTO_UDP_NUM) {
-		note_rq(s, sk, proto, now, btf);
+		note_rq(s, sk, proto, bpf_ktime_get_ns(), btf);
 		return;
 	}
-	/* A probe read: the verifier types a tp_btf pointer as struct sock
-	 * and would refuse a direct load past its end. */
-	rd = BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
-	if (rd + 1 != s->rd_qlen)
-		note_rq(s, sk, proto, now, btf);
+	rd = reader_qlen(sk, btf);
+	mig = cur_migrations(btf);
+	spliced = rd + 1 != s->rd_qlen;
+	if (spliced || new_tid || mig != s->rd_mig || s->rd_gen != attach_gen) {
+		now = bpf_ktime_get_ns();
+		if (spliced)
+			note_rq(s, sk, proto, now, btf);
+		s->rd_at_ns = now;
+		s->rd_mig = mig;
+		s->rd_gen = attach_gen;
+	}
 	s->rd_qlen = rd;
-	s->rd_at_ns = now;
 }
 
 static __always_inline int data_ready(const struct sock *sk, bool btf)
@@ -156,11 +206,12 @@ static __always_inline int data_ready(const struct sock *sk, bool btf)
  * counts flushed to the (tid, port) hash - receivers rarely change, so the
  * per-packet path has no hash operation.
  */
-static __always_inline void note_receiver(struct sockq_slot *s, __u16 port)
+static __always_inline bool note_receiver(struct sockq_slot *s, __u16 port)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bool changed = s->cur_tid != tid;
 
-	if (s->cur_tid != tid) {
+	if (changed) {
 		if (s->cur_tid && s->cur_pkts) {
 			struct sockq_deq_key k = { .tid = s->cur_tid, .port = port };
 			struct sockq_deq *d = bpf_map_lookup_elem(&rx_deq, &k);
@@ -181,25 +232,25 @@ static __always_inline void note_receiver(struct sockq_slot *s, __u16 port)
 			bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero, BPF_NOEXIST);
 	}
 	s->cur_pkts++;
+	return changed;
 }
 
 static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 				       bool btf)
 {
 	struct sockq_slot *s;
+	bool new_tid;
 	__u16 port;
-	__u64 now;
 
 	if (ret < 0 || (flags & (SOCKQ_MSG_PEEK | SOCKQ_MSG_ERRQUEUE)))
 		return 0;
 	s = slot_of(sk, &port, btf);
 	if (!s)
 		return 0;
-	now = bpf_ktime_get_ns();
 	s->deq++;
 	s->deq_bytes += ret;
-	note_receiver(s, port);
-	note_rd(s, sk, RD(btf, sk, sk_protocol), now, btf);
+	new_tid = note_receiver(s, port);
+	note_rd(s, sk, RD(btf, sk, sk_protocol), new_tid, btf);
 	return 0;
 }
 

@@ -363,8 +363,11 @@ int sockq_probe_set_sampled(struct sockq_probe *sq, bool on)
 	}
 	if (probe_obj_sampled_attached(&sq->po))
 		return 0;
-	/* Taken before the attach: a note made after it is certainly fresh. */
+	/* Taken before the attach: a note made after it is certainly fresh.
+	 * A new generation makes each CPU's first dequeue note read the
+	 * clock (note_rd() in sockq.bpf.c). */
 	sq->attached_ns = rxb_mono_ns();
+	sq->skel->bss->attach_gen++;
 	err = probe_obj_attach_sampled(&sq->po);
 	return err;
 }

@@ -60,7 +60,11 @@ struct sockq_slot {
 	__u64 rq_at_ns;		/* sk_receive_queue: at enqueue, or at a splice */
 	__u32 rq_qlen;
 	__u32 rcvbuf_bytes;	/* sk_rcvbuf */
-	__u64 rd_at_ns;		/* UDP reader_queue: at dequeue */
+	__u64 rd_at_ns;		/* UDP reader_queue: at dequeue (see note_rd()
+				 * in sockq.bpf.c: a run of one thread's
+				 * dequeues keeps its first one's stamp) */
+	__u64 rd_mig;		/* that thread's nr_migrations at the stamp */
+	__u32 rd_gen;		/* attach_gen at the stamp */
 	__u32 rd_qlen;
 	__u32 proto;		/* IPPROTO_* of the socket last dequeued from */
 	/* the thread dequeuing on this CPU, counts not yet in rx_deq */

@@ -135,18 +135,12 @@ static __always_inline int softirq_exit(unsigned int vec)
 	return 0;
 }
 
-static __always_inline int napi_poll(struct napi_struct *napi, int work,
-				     int budget, bool btf)
+/* The napis[] entry of @key, made (named after @dev) if it is new. */
+static __always_inline struct netrx_napi *napi_entry(__u64 key,
+						     struct net_device *dev)
 {
-	struct net_device *dev = RD(btf, napi, dev);
-	__u64 key = (__u64)dev;
-	struct netrx_cpu *c = this_cpu();
-	struct netrx_napi *v;
-	__u64 now;
+	struct netrx_napi *v = bpf_map_lookup_elem(&napis, &key);
 
-	if (!c)
-		return 0;
-	v = bpf_map_lookup_elem(&napis, &key);
 	if (!v) {
 		struct netrx_napi init = {};
 
@@ -158,14 +152,65 @@ static __always_inline int napi_poll(struct napi_struct *napi, int work,
 		}
 		bpf_map_update_elem(&napis, &key, &init, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&napis, &key);
-		if (!v)
+	}
+	return v;
+}
+
+/* Another device is polled on this CPU: add the cached counts of the
+ * previous one to its entry and make sure the new one has an entry. */
+static __always_inline void napi_switch(struct netrx_cpu *c, __u64 key,
+					struct net_device *dev)
+{
+	struct netrx_napi *v;
+
+	if (c->napi_valid) {
+		v = bpf_map_lookup_elem(&napis, &c->napi_key);
+		if (v) {
+			v->polls += c->np_polls;
+			v->pkts += c->np_pkts;
+			v->full_polls += c->np_full_polls;
+			v->timed_polls += c->np_timed_polls;
+			v->timed_ns += c->np_timed_ns;
+			if (c->np_budget)
+				v->budget = (__s32)c->np_budget;
+		}
+	}
+	c->np_polls = 0;
+	c->np_pkts = 0;
+	c->np_full_polls = 0;
+	c->np_timed_polls = 0;
+	c->np_timed_ns = 0;
+	c->np_budget = 0;
+	/* No entry (the map is full): this poll goes uncounted, as it did
+	 * before the cache; the next one tries again. */
+	if (!napi_entry(key, dev)) {
+		c->napi_valid = 0;
+		return;
+	}
+	c->napi_key = key;
+	c->napi_valid = 1;
+}
+
+static __always_inline int napi_poll(struct napi_struct *napi, int work,
+				     int budget, bool btf)
+{
+	struct net_device *dev = RD(btf, napi, dev);
+	__u64 key = (__u64)dev;
+	struct netrx_cpu *c = this_cpu();
+	__u64 now;
+
+	if (!c)
+		return 0;
+	if (!c->napi_valid || c->napi_key != key) {
+		napi_switch(c, key, dev);
+		if (!c->napi_valid)
 			return 0;
 	}
-	v->polls++;
-	v->pkts += work > 0 ? work : 0;
+	c->np_polls++;
+	c->np_pkts += work > 0 ? work : 0;
 	if (work >= budget)
-		v->full_polls++;
-	v->budget = budget;
+		c->np_full_polls++;
+	c->np_budget = budget;
 	/* Timed only inside a traced NET_RX softirq (not busy polling). */
 	if (c->sirq_entry_ns && c->sirq_gen == attach_gen) {
 		__u64 irq = c->hardirq_ns - c->mark_hardirq_ns;
@@ -173,8 +218,8 @@ static __always_inline int napi_poll(struct napi_struct *napi, int work,
 
 		now = bpf_ktime_get_ns();
 		d = now - c->mark_ns;
-		v->timed_polls++;
-		v->timed_ns += d > irq ? d - irq : 0;
+		c->np_timed_polls++;
+		c->np_timed_ns += d > irq ? d - irq : 0;
 		c->mark_ns = now;
 		c->mark_hardirq_ns = c->hardirq_ns;
 	}

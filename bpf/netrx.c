@@ -229,16 +229,49 @@ static int read_napi(struct netrx_probe *np, struct netrx_snap *s)
 	return 0;
 }
 
+/*
+ * Add each CPU's cached napi_poll counts (struct netrx_cpu, np_*) to the
+ * entry of its device. The entries are read before the CPUs: a flush
+ * between the two reads is then missed once (and seen in the next
+ * snapshot) rather than counted twice; so are the counts of a device whose
+ * entry was made after the entries were read.
+ */
+static void add_pending_napi(struct netrx_snap *s)
+{
+	for (int c = 0; c < s->ncpus; c++) {
+		const struct netrx_cpu *x = &s->cpus[c];
+
+		if (!x->napi_valid)
+			continue;
+		for (int i = 0; i < s->nnapi; i++) {
+			struct netrx_napi *o = &s->napi[i].v;
+
+			if (s->napi[i].key != x->napi_key)
+				continue;
+			o->polls += x->np_polls;
+			o->pkts += x->np_pkts;
+			o->full_polls += x->np_full_polls;
+			o->timed_polls += x->np_timed_polls;
+			o->timed_ns += x->np_timed_ns;
+			if (x->np_budget)
+				o->budget = (int32_t)x->np_budget;
+			break;
+		}
+	}
+}
+
 int netrx_probe_snapshot(struct netrx_probe *np, struct netrx_snap *s)
 {
 	int err;
 
 	s->at_ns = rxb_mono_ns();
-	err = read_cpus(np, s);
+	err = read_napi(np, s);
+	if (!err)
+		err = read_cpus(np, s);
+	if (!err)
+		add_pending_napi(s);
 	if (!err)
 		err = read_irqs(np, s);
-	if (!err)
-		err = read_napi(np, s);
 	if (err)
 		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: reading counters");
 	return err;

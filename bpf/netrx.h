@@ -46,7 +46,20 @@ struct netrx_cpu {
 	__u64 mark_ns;		/* NET_RX entry or the last napi_poll in it */
 	__u64 mark_hardirq_ns;
 	__u32 sirq_gen;		/* attach_gen when sirq_entry_ns was taken */
-	__u32 pad;
+	/*
+	 * napi_poll's counts for the device this CPU polled last (napi_key),
+	 * not yet added to its napis[] entry: they are flushed there when
+	 * another device is polled here, so a run of polls of one device
+	 * costs no hash lookup. The reader adds them to the entry's sums.
+	 */
+	__u32 napi_valid;	/* napi_key and np_* are in use */
+	__u64 napi_key;
+	__u64 np_polls;
+	__u64 np_pkts;
+	__u64 np_full_polls;
+	__u64 np_timed_polls;
+	__u64 np_timed_ns;
+	__s64 np_budget;	/* last budget seen (0: none yet) */
 };
 
 struct netrx_irq {

@@ -95,8 +95,9 @@ sleep 0.3
 
 python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs" "$period" "$len" "$tmp" \
 	"${PROBES:-all}" "$net_every" "$rate" "$methods" "$target" "$rx_cpu" <<'PY'
-import json, math, os, random, signal, statistics, subprocess, sys, threading, time
+import functools, json, math, os, random, signal, statistics, subprocess, sys, threading, time
 
+print = functools.partial(print, flush=True)      # progress as it comes
 (daemon, ns_a, port, secs, cpu_secs, period, length, tmp, probes, net_every,
  rate, methods, target, rx_cpu) = sys.argv[1:15]
 secs, cpu_secs, period, length = int(secs), int(cpu_secs), int(period), int(length)
@@ -152,7 +153,23 @@ def proc_stat():
 
 HZ = os.sysconf("SC_CLK_TCK")
 
+def foreign_daemons(ours):
+    """Other rxbneckd processes: their probes are attached host-wide, so
+    while one runs the "detached" windows are not probe-free."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit() and int(d) != ours:
+            try:
+                if open("/proc/%s/comm" % d).read().strip() == "rxbneckd":
+                    out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+disturbed = set()
+
 def reading(client_pid, daemon_pid):
+    disturbed.update(foreign_daemons(daemon_pid))
     pk, drops = udp_in()
     return {"t": time.monotonic(), "pkts": pk, "drops": drops,
             "tx": task_ns(client_pid) + task_ns(ksoftirqd.get(tx_cpu, -1)),
@@ -277,6 +294,12 @@ def report(name, ratios):
 
 print("overhead: probes %s, per-packet programs one epoch in %d, %d-s windows, %d-byte datagrams"
       % (probes, net_every, period, length))
+if foreign_daemons(0):
+    print("WARNING: another rxbneckd is running (pids %s): the detached windows will not be "
+          "probe-free" % " ".join(map(str, foreign_daemons(0))))
+
+def valid():
+    return " [INVALID: another rxbneckd ran]" if disturbed else ""
 
 # ---------------------------------------------------------------- method 1
 off_mbps = None
@@ -293,8 +316,8 @@ if "rate" in methods:
           % (len(offs), off_mbps, len(ons), statistics.median(ons)))
     if pr:
         med, lo, hi, v = report("  attached/detached throughput", [a / b for a, b in pr])
-        print("RESULT throughput ratio %.3f, 95%% CI %.3f-%.3f (target >= %.2f: %s)"
-              % (med, lo, hi, target, v))
+        print("RESULT throughput ratio %.3f, 95%% CI %.3f-%.3f (target >= %.2f: %s)%s"
+              % (med, lo, hi, target, v, valid()))
     else:
         print("overhead: no attached window between two detached ones")
 
@@ -337,11 +360,22 @@ if "cpu" in methods:
         est.append(off_stage / (stage(d_on) + d_on["daemon"] / pk(d_on)))
         rp = lambda d: d["sirq_ns"] / arr(d) + d["srv"] / pk(d)
         path.append(((rp(o1) + rp(o2)) / 2) / rp(d_on))
+    # The probes' added cost in ns per packet, per stage: it does not
+    # depend on what the reference costs (other probes attached, a slower
+    # machine), the ratio does.
+    for name, f in cols[:2]:
+        dd = [f(wins[i][1]) - (f(wins[i - 1][1]) + f(wins[i + 1][1])) / 2
+              for i in range(1, len(wins) - 1)
+              if wins[i][0] and not wins[i - 1][0] and not wins[i + 1][0]]
+        m = median_ci(dd)
+        if dd:
+            print("  added ns per packet, %s: median %.0f%s" % (name, statistics.median(dd),
+                  " (95%% CI %.0f..%.0f)" % (m[0], m[1]) if m else ""))
     if est:
         report("  receive path (softirq + receiver) cost_off/cost_on", path)
         med, lo, hi, v = report("  busiest stage cost_off/(cost_on + daemon)", est)
         print("RESULT CPU-cost estimate of the throughput ratio %.3f, 95%% CI %.3f-%.3f "
-              "(target >= %.2f: %s)" % (med, lo, hi, target, v))
+              "(target >= %.2f: %s)%s" % (med, lo, hi, target, v, valid()))
     else:
         print("overhead: no attached window between two detached ones")
 
@@ -372,4 +406,9 @@ if "cost" in methods:
         total += ns / pkts
         print("  %-26s %12d %10.3f %10s" % (name, cnt, cnt / pkts, "%.0f" % (ns / cnt) if cnt else "-"))
     print("  BPF ns per packet received: %.0f" % total)
+
+if disturbed:
+    print("WARNING: other rxbneckd processes ran during the measurement (pids %s): their "
+          "probes were attached in the detached windows too; the ratios above are not valid"
+          % " ".join(map(str, sorted(disturbed))))
 PY

@@ -168,6 +168,19 @@ def foreign_daemons(ours):
 
 disturbed = set()
 
+def bpf_run_ns():
+    """Summed run_time_ns of every BPF program: it grows only while BPF
+    run-time statistics are on (someone holds them: every program run,
+    ours too, then costs two clock reads more). None without bpftool."""
+    try:
+        out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True,
+                             text=True, timeout=10).stdout
+        return sum(p.get("run_time_ns", 0) for p in json.loads(out))
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+stats_seen = [0]
+
 def reading(client_pid, daemon_pid):
     disturbed.update(foreign_daemons(daemon_pid))
     pk, drops = udp_in()
@@ -235,7 +248,11 @@ def alternate(client, total):
         p = start_probes() if on else None
         a = reading(client.pid, p.pid if p else 0)
         time.sleep(period)
+        r1 = bpf_run_ns()
         b = reading(client.pid, p.pid if p else 0)
+        r2 = bpf_run_ns()
+        if r1 is not None and r2 is not None and r2 > r1:
+            stats_seen[0] += 1
         if p:
             stop_probes(p)
         wins.append((on, delta(a, b)))
@@ -407,6 +424,9 @@ if "cost" in methods:
         print("  %-26s %12d %10.3f %10s" % (name, cnt, cnt / pkts, "%.0f" % (ns / cnt) if cnt else "-"))
     print("  BPF ns per packet received: %.0f" % total)
 
+if stats_seen[0]:
+    print("WARNING: BPF run-time statistics were on in %d windows (held by another process): "
+          "each program run then costs two clock reads more" % stats_seen[0])
 if disturbed:
     print("WARNING: other rxbneckd processes ran during the measurement (pids %s): their "
           "probes were attached in the detached windows too; the ratios above are not valid"

@@ -242,8 +242,18 @@ static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 	bool new_tid;
 	__u16 port;
 
-	if (ret < 0 || (flags & (SOCKQ_MSG_PEEK | SOCKQ_MSG_ERRQUEUE)))
+	if (flags & (SOCKQ_MSG_PEEK | SOCKQ_MSG_ERRQUEUE))
 		return 0;
+	if (ret < 0) {
+		/* An empty read: a polling receiver spinning (see empty_reads
+		 * in sockq.h). Other errors are not counted. */
+		if (ret != -SOCKQ_EAGAIN)
+			return 0;
+		s = slot_of(sk, &port, btf);
+		if (s)
+			s->empty_reads++;
+		return 0;
+	}
 	s = slot_of(sk, &port, btf);
 	if (!s)
 		return 0;

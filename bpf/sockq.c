@@ -239,6 +239,7 @@ static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o
 		o->deq_bytes += x->deq_bytes;
 		o->drops += x->drops;
 		o->drops_rcvbuf += x->drops_rcvbuf;
+		o->empty_reads += x->empty_reads;
 		for (int r = 0; r < SOCKQ_SLOT_REASONS; r++)
 			o->drop_reason[r] += x->drop_reason[r];
 		if (x->rq_at_ns > o->rq_at_ns) {

@@ -38,6 +38,8 @@
 /* recvmsg flags that do not consume a packet (include/linux/socket.h). */
 #define SOCKQ_MSG_PEEK		0x2
 #define SOCKQ_MSG_ERRQUEUE	0x2000
+/* A read that found the queue empty returns -EAGAIN (== -EWOULDBLOCK). */
+#define SOCKQ_EAGAIN		11
 
 /* Per slot (watched port), per CPU. */
 struct sockq_slot {
@@ -49,6 +51,14 @@ struct sockq_slot {
 	__u64 deq_bytes;
 	__u64 drops;		/* kfree_skb with rx_sk on this port */
 	__u64 drops_rcvbuf;	/* ... with reason SOCKET_RCVBUFF */
+	/*
+	 * sock_recv_length with -EAGAIN, not peeking: reads that found the
+	 * queue empty (non-blocking reads; a recvmmsg() that ends short has
+	 * one too). A busy-polling receiver makes one per turn of its loop,
+	 * which is how its spinning is told from its packets' cost
+	 * (daemon/model_inputs.c).
+	 */
+	__u64 empty_reads;
 	/*
 	 * The queue as the last events on this CPU saw it. UDP queues packets
 	 * on sk_receive_queue and udp_recvmsg() splices them into its

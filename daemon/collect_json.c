@@ -107,6 +107,7 @@ static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
 	count_or_null(w, "pkts_out", v, s->pkts_out);
 	count_or_null(w, "bytes_in", v, s->bytes_in);
 	count_or_null(w, "bytes_out", v, s->bytes_out);
+	count_or_null(w, "empty_reads", v, s->empty_reads);
 	count_or_null(w, "drops", s->drops_valid, s->drops);
 	count_or_null(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
 	if (s->reasons_valid) {
@@ -318,10 +319,11 @@ static void socks_text(FILE *f, const struct rxb_epoch *e)
 				unsampled ? "in sampled epochs only" : "need BPF");
 			continue;
 		}
-		fprintf(f, "  socket :%u  in %llu  out %llu  drops %llu (rcvbuf %llu)  "
+		fprintf(f, "  socket :%u  in %llu  out %llu  empty %llu  drops %llu (rcvbuf %llu)  "
 			"queue %+lld  cap %u  cpu/pkt %s ns  pkts/wakeup %s  tids",
 			s->port, (unsigned long long)s->pkts_in,
-			(unsigned long long)s->pkts_out, (unsigned long long)s->drops,
+			(unsigned long long)s->pkts_out, (unsigned long long)s->empty_reads,
+			(unsigned long long)s->drops,
 			(unsigned long long)s->drops_rcvbuf, (long long)s->queue_pkts_delta,
 			s->queue_pkts_cap, num(a, sizeof(a), s->cpu_ns_per_pkt, 0),
 			num(b, sizeof(b), s->pkts_per_wakeup, 1));

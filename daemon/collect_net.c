@@ -405,6 +405,7 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 	m->counts_valid = true;
 	m->pkts_enqueued = sub0(cv->enq, pv->enq);
 	m->pkts_out = sub0(cv->deq, pv->deq);
+	m->empty_reads = sub0(cv->empty_reads, pv->empty_reads);
 	m->bytes_in = sub0(cv->enq_bytes, pv->enq_bytes);
 	m->bytes_out = sub0(cv->deq_bytes, pv->deq_bytes);
 	m->pkts_in = m->pkts_enqueued + m->drops;

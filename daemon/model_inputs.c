@@ -204,19 +204,33 @@ static void fit_decay(struct mi_fit *f, double d)
 	f->spp *= d;
 	f->swt *= d;
 	f->spt *= d;
+	f->swz *= d;
+	f->spz *= d;
+	f->szz *= d;
+	f->szt *= d;
+	f->sz *= d;
+	f->st *= d;
 	f->n *= d;
 }
 
-static void fit_add(struct mi_fit *f, double d, double w, double p, double t)
+static void fit_add(struct mi_fit *f, double d, double w, double p, double z, double t)
 {
 	fit_decay(f, d);
 	if (!isfinite(w) || !isfinite(p) || !isfinite(t) || w < 0 || !(p > 0) || t < 0)
 		return;
+	if (!isfinite(z) || z < 0)
+		z = 0;
 	f->sww += w * w;
 	f->swp += w * p;
 	f->spp += p * p;
 	f->swt += w * t;
 	f->spt += p * t;
+	f->swz += w * z;
+	f->spz += p * z;
+	f->szz += z * z;
+	f->szt += z * t;
+	f->sz += z;
+	f->st += t;
 	f->n += 1;
 	if (f->n >= MI_FIT_MIN_EPOCHS)
 		f->ok = true;
@@ -243,6 +257,160 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b)
 		return -1;
 	*a = fa;
 	*b = fb;
+	return 0;
+}
+
+/*
+ * Least squares over the terms @idx[0..@k) (indices into the 3 x 3 normal
+ * equations @m x = @r) into @x. The system is scaled to unit diagonal
+ * (C = D m D, D = diag(1 / sqrt(m_jj))), factored C = L L^T (Cholesky),
+ * and each term must keep MI_FIT_MIN_SPREAD of its variance unexplained
+ * by the others: 1 / (C^-1)_jj, which for two terms is 1 - r^2. Returns
+ * 0, or -1 with the term (its index in @idx) that failed in @bad.
+ */
+static int lsq_subset(const double m[3][3], const double r[3], const int *idx, int k,
+		      double *x, int *bad)
+{
+	double c[3][3], d[3], l[3][3] = { { 0 } }, li[3][3] = { { 0 } }, y[3], xs[3];
+
+	*bad = 0;
+	for (int i = 0; i < k; i++) {
+		double mii = m[idx[i]][idx[i]];
+
+		if (!(mii > 0) || !isfinite(mii)) {
+			*bad = i;
+			return -1;
+		}
+		d[i] = 1 / sqrt(mii);
+	}
+	for (int i = 0; i < k; i++)
+		for (int j = 0; j < k; j++)
+			c[i][j] = d[i] * m[idx[i]][idx[j]] * d[j];
+	for (int j = 0; j < k; j++) {
+		double s = c[j][j];
+
+		for (int q = 0; q < j; q++)
+			s -= l[j][q] * l[j][q];
+		/* Singular: term j is a combination of the earlier ones. */
+		if (!(s > 1e-12)) {
+			*bad = j;
+			return -1;
+		}
+		l[j][j] = sqrt(s);
+		for (int i = j + 1; i < k; i++) {
+			double t = c[i][j];
+
+			for (int q = 0; q < j; q++)
+				t -= l[i][q] * l[j][q];
+			l[i][j] = t / l[j][j];
+		}
+	}
+	/* L^-1, lower triangular; (C^-1)_jj = sum_i (L^-1)_ij^2. */
+	for (int j = 0; j < k; j++) {
+		li[j][j] = 1 / l[j][j];
+		for (int i = j + 1; i < k; i++) {
+			double t = 0;
+
+			for (int q = j; q < i; q++)
+				t -= l[i][q] * li[q][j];
+			li[i][j] = t / l[i][i];
+		}
+	}
+	for (int j = 0; j < k; j++) {
+		double inv = 0;
+
+		for (int i = j; i < k; i++)
+			inv += li[i][j] * li[i][j];
+		if (!(1 / inv >= MI_FIT_MIN_SPREAD)) {
+			*bad = j;
+			return -1;
+		}
+	}
+	/* C xs = D r: L y = D r, L^T xs = y; x = D xs. */
+	for (int i = 0; i < k; i++) {
+		double t = d[i] * r[idx[i]];
+
+		for (int q = 0; q < i; q++)
+			t -= l[i][q] * y[q];
+		y[i] = t / l[i][i];
+	}
+	for (int i = k - 1; i >= 0; i--) {
+		double t = y[i];
+
+		for (int q = i + 1; q < k; q++)
+			t -= l[q][i] * xs[q];
+		xs[i] = t / l[i][i];
+	}
+	for (int i = 0; i < k; i++) {
+		x[i] = d[i] * xs[i];
+		if (!isfinite(x[i])) {
+			*bad = i;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
+		  char *why, size_t len)
+{
+	static const char *const term[] = { "wake-ups", "packets", "empty reads" };
+	const double m[3][3] = {
+		{ f->sww, f->swp, f->swz },
+		{ f->swp, f->spp, f->spz },
+		{ f->swz, f->spz, f->szz },
+	};
+	const double r[3] = { f->swt, f->spt, f->szt };
+	static const int all[3] = { 0, 1, 2 }, pz[2] = { 1, 2 };
+	double x[3];
+	int bad;
+
+	*a = *b = *e = NAN;
+	if (why && len)
+		why[0] = '\0';
+	if (!f->ok || !(f->spp > 0)) {
+		if (why)
+			snprintf(why, len, "too few epochs");
+		return -1;
+	}
+	if (!(f->szz > 0)) {
+		if (why)
+			snprintf(why, len, "no empty reads");
+		return -1;
+	}
+	if (f->sww > 0) {
+		if (lsq_subset(m, r, all, 3, x, &bad)) {
+			if (why)
+				snprintf(why, len, "%s not separable from the other terms",
+					 term[all[bad]]);
+			return -1;
+		}
+		if (x[0] >= 0) {
+			*a = x[0];
+			x[0] = x[1];
+			x[1] = x[2];
+			goto check;
+		}
+		/* Negative a: not physical, the fit without it (a = 0). */
+		*a = 0;
+	}
+	if (lsq_subset(m, r, pz, 2, x, &bad)) {
+		if (why)
+			snprintf(why, len, "%s not separable from %s", term[pz[bad]],
+				 term[pz[1 - bad]]);
+		*a = NAN;
+		return -1;
+	}
+check:
+	if (!(x[0] > 0) || x[1] < 0) {
+		if (why)
+			snprintf(why, len, "%s", !(x[0] > 0) ? "packet cost not positive" :
+				 "negative cost per empty read");
+		*a = NAN;
+		return -1;
+	}
+	*b = x[0];
+	*e = x[1];
 	return 0;
 }
 
@@ -296,19 +464,41 @@ static void sat_decay(struct mi_sat *s, double d)
  *    it spent the epoch on other work while the sender's data overflowed
  *    (between transfers: 1088 packets dequeued at 110 us each with 0.84 of
  *    the fair share, 53-104 us in four more epochs; the ratio was 2-4 us).
+ *  - it did not spin, or its spin is known: a polling receiver drains the
+ *    queue in its on-CPU windows and then turns on the empty socket until
+ *    the CPU is taken from it, so its overflowing epochs are mostly spin
+ *    (about 80 % of on-CPU time at k = 3 in the e2e runs). With the cost
+ *    of an empty read @spin_ns known (e of the three-term fit) the spin,
+ *    e x empty reads, is taken off the on-CPU time (@oncpu gets what is
+ *    left: the packets' time; nothing left refuses the epoch). Without it,
+ *    more than one empty read per MI_SAT_MIN_PPW packets refuses the
+ *    epoch: a blocking receiver's recvmmsg() ends each wake-up with one,
+ *    the same bound as for wake-ups, and at ~1-2 us per read that is
+ *    < 5 ns per packet. The fair-share test uses the whole on-CPU time:
+ *    it asks whether the receiver was runnable, spinning or not.
  */
 static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
-			    double ratio_ns, double *load)
+			    double ratio_ns, double spin_ns, double *load, double *oncpu)
 {
-	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns;
+	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns, tp = t;
+	double z = s->counts_valid ? (double)s->empty_reads : 0;
 	uint64_t drops = s->reasons_valid ? s->drops_rcvbuf : s->drops_valid ? s->drops : 0;
 	double len, total = 0, fair = 0, ld = 0;
 
 	*load = NAN;
+	*oncpu = NAN;
 	if (!drops || !(p > 0) || !(t > 0))
 		return false;
 	if ((double)s->recv_wakeups * MI_SAT_MIN_PPW > p)
 		return false;
+	if (z > 0) {
+		if (spin_ns > 0 && isfinite(spin_ns))
+			tp = t - spin_ns * z;
+		else if (z * MI_SAT_MIN_PPW > p)
+			return false;
+		if (!(tp > 0))
+			return false;
+	}
 	if (e->end_ns <= e->start_ns)
 		return false;
 	len = (double)(e->end_ns - e->start_ns);
@@ -339,9 +529,10 @@ static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoc
 	}
 	if (!(t >= MI_SAT_MIN_SHARE * fair * len))
 		return false;
-	if (!(ratio_ns > 0) || !(t <= MI_SAT_MAX_OVER_RATIO * ratio_ns * p))
+	if (!(ratio_ns > 0) || !(tp <= MI_SAT_MAX_OVER_RATIO * ratio_ns * p))
 		return false;
 	*load = ld;
+	*oncpu = tp;
 	return true;
 }
 
@@ -363,10 +554,11 @@ static void learn_saturated(struct mi_learn *l, const struct rxb_sock_meas *s,
 			    const struct rxb_epoch *e, double ratio_ns, double k)
 {
 	struct mi_sat *sat = &l->sat;
-	double load;
+	double load, oncpu;
 
 	sat_decay(sat, k);
-	if (!epoch_saturated(s, e, ratio_ns, &load)) {
+	if (!epoch_saturated(s, e, ratio_ns, l->cost3_known ? l->cost3_e_ns : NAN,
+			     &load, &oncpu)) {
 		uint64_t drops = s->reasons_valid ? s->drops_rcvbuf :
 				 s->drops_valid ? s->drops : 0;
 
@@ -374,7 +566,7 @@ static void learn_saturated(struct mi_learn *l, const struct rxb_sock_meas *s,
 			sat->refused++;
 		return;
 	}
-	sat->ns += (double)s->receiver_oncpu_ns;
+	sat->ns += oncpu;
 	sat->pkts += (double)s->pkts_out;
 	sat->load_pkts += load * (double)s->pkts_out;
 	sat->n += 1;
@@ -397,14 +589,20 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 	if (sched) {
 		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
 			  MI_MIN_PKTS);
-		double fa, fb;
+		double fa, fb, fe;
 
 		fit_add(&l->cost_fit, k, (double)s->recv_wakeups, out,
-			(double)s->receiver_oncpu_ns);
+			(double)s->empty_reads, (double)s->receiver_oncpu_ns);
 		if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
 			l->cost_a_ns = fa;
 			l->cost_b_ns = fb;
 			l->cost_known = true;
+		}
+		if (!mi_fit_solve3(&l->cost_fit, &fa, &fb, &fe, NULL, 0)) {
+			l->cost3_a_ns = fa;
+			l->cost3_b_ns = fb;
+			l->cost3_e_ns = fe;
+			l->cost3_known = true;
 		}
 	} else {
 		ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
@@ -607,6 +805,18 @@ static double load_now(const struct mi_stage_b *b)
 	return b->cpu_bound.v + b->io_bound.v;
 }
 
+/* The fit's other terms for a why: " + A ns/wake-up[ + E ns/empty read]". */
+static void fit_terms(char *buf, size_t size, double a, double e)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (isfinite(a))
+		n = snprintf(buf, size, " + %.0f ns/wake-up", a);
+	if (isfinite(e) && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " + %.0f ns/empty read", e);
+}
+
 /*
  * cpu_ns_per_pkt: the saturated cost when it was measured at about the
  * present load, else b of the fit (or of the last separable fit), else
@@ -618,8 +828,8 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 {
 	double ns = mi_ratio_value(&l->cpu_ns_per_pkt);
 	double sat_load, sat = mi_sat_value(&l->sat, &sat_load);
-	double fa = NAN, fb = NAN, now = load_now(b);
-	char other[64] = "";
+	double fa = NAN, fb = NAN, fe = NAN, now = load_now(b);
+	char other[64] = "", terms[64] = "";
 	size_t len;
 
 	b->cpu_ns_per_pkt_ratio = ns > 0 ? ns : NAN;
@@ -628,12 +838,39 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	b->cpu_ns_per_pkt_saturated = sat > 0 ? sat : NAN;
 	b->saturated_load = sat > 0 ? sat_load : NAN;
 	b->cpu_ns_per_pkt_basis = MI_COST_NONE;
+	b->cpu_ns_per_empty_read = NAN;
+	b->cost_fit_terms = 0;
+	b->spin_share = NAN;
+	b->cost_fit_note[0] = '\0';
 	if (!(ns > 0)) {
 		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
 		return;
 	}
-	if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
+	if (l->cost3_known && l->cost_fit.st > 0)
+		b->spin_share = l->cost3_e_ns * l->cost_fit.sz / l->cost_fit.st;
+	if (!mi_fit_solve3(&l->cost_fit, &fa, &fb, &fe, b->cost_fit_note,
+			   sizeof(b->cost_fit_note))) {
+		/* Three terms: the spin on the empty socket is not the packets'. */
 		b->cpu_ns_per_pkt_basis = MI_COST_FIT;
+		b->cost_fit_terms = 3;
+		b->spin_share = fe * l->cost_fit.sz / l->cost_fit.st;
+	} else if (l->cost3_known && b->spin_share >= MI_FIT_MAX_SPIN) {
+		/*
+		 * The receiver spins (e x empty reads a large share of its
+		 * on-CPU time) but the recent epochs cannot separate the three
+		 * terms: a busy-polling receiver at a steady rate turns its
+		 * loop about as often per packet in every epoch. The two-term
+		 * fit would charge the spin to the packets; keep the last
+		 * three-term fit, as the last separable fit is kept below.
+		 */
+		fa = l->cost3_a_ns;
+		fb = l->cost3_b_ns;
+		fe = l->cost3_e_ns;
+		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
+		b->cost_fit_terms = 3;
+	} else if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
+		b->cpu_ns_per_pkt_basis = MI_COST_FIT;
+		b->cost_fit_terms = 2;
 	} else if (l->cost_known) {
 		/*
 		 * The recent epochs all had about the same packets per
@@ -647,12 +884,27 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		fa = l->cost_a_ns;
 		fb = l->cost_b_ns;
 		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
+		b->cost_fit_terms = 2;
+	} else if (l->cost3_known) {
+		fa = l->cost3_a_ns;
+		fb = l->cost3_b_ns;
+		fe = l->cost3_e_ns;
+		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
+		b->cost_fit_terms = 3;
 	} else {
 		b->cpu_ns_per_pkt_basis = MI_COST_RATIO;
 	}
+	if (b->cost_fit_terms == 3)
+		b->cost_fit_note[0] = '\0';
 	if (b->cpu_ns_per_pkt_basis != MI_COST_RATIO) {
 		b->cpu_ns_per_pkt_fit = fb;
 		b->cpu_ns_per_wakeup = fa;
+		if (b->cost_fit_terms == 3) {
+			b->cpu_ns_per_empty_read = fe;
+			fit_terms(terms, sizeof(terms), fa, fe);
+		} else {
+			fit_terms(terms, sizeof(terms), fa, NAN);
+		}
 	}
 	/*
 	 * A saturated receiver pays no wake-ups: its cost per packet is what
@@ -664,8 +916,8 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		b->cpu_ns_per_pkt_basis = MI_COST_SATURATED;
 		if (isfinite(fb))
 			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-				 "saturated at #C+#I %.1f (fit %.0f ns/pkt + %.0f ns/wake-up, ratio %.0f)",
-				 sat_load, fb, fa, ns);
+				 "saturated at #C+#I %.1f (fit %.0f ns/pkt%s, ratio %.0f)",
+				 sat_load, fb, terms, ns);
 		else
 			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
 				 "saturated at #C+#I %.1f (no fit yet, ratio %.0f)", sat_load, ns);
@@ -678,13 +930,13 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	case MI_COST_FIT:
 		set_value(&b->cpu_ns_per_pkt, fb, src);
 		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-			 "marginal: %.0f ns/pkt + %.0f ns/wake-up (ratio %.0f)", fb, fa, ns);
+			 "marginal: %.0f ns/pkt%s (ratio %.0f)", fb, terms, ns);
 		break;
 	case MI_COST_LAST_FIT:
 		set_value(&b->cpu_ns_per_pkt, fb, src);
 		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-			 "marginal: %.0f ns/pkt + %.0f ns/wake-up, last separable fit (ratio %.0f)",
-			 fb, fa, ns);
+			 "marginal: %.0f ns/pkt%s, last separable fit (ratio %.0f)",
+			 fb, terms, ns);
 		break;
 	default:
 		set_value(&b->cpu_ns_per_pkt, ns, src);

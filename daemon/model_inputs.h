@@ -71,6 +71,7 @@
 #define RXB_DAEMON_MODEL_INPUTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rxb/measure.h"
@@ -80,7 +81,7 @@
 #define MI_MIN_POLLS	16.0	/* NAPI polls behind a per-poll cost */
 #define MI_MIN_IOS	8.0	/* disk completions behind a disk rate */
 #define MI_MAX_CPUS	8	/* CPUs of the receiver's placement kept */
-#define MI_WHY_LEN	128
+#define MI_WHY_LEN	192
 
 /* Where an input value comes from. */
 enum mi_src {
@@ -104,17 +105,34 @@ struct mi_ratio {
 
 /*
  * A decaying least-squares fit of the receiver's on-CPU time t per epoch
- * against its wake-ups w and packets p: t = a w + b p. The sums decay like
- * the ratios (weight d per epoch); n counts the epochs (decayed too).
+ * against its wake-ups w, packets p and empty reads z:
+ *	t = a w + b p + e z		(mi_fit_solve3())
+ *	t = a w + b p			(mi_fit_solve(), the sums of z unused)
+ * A busy-polling receiver never sleeps (w ~ 0) and spends most of its time
+ * turning on an empty socket, one empty read per turn: without the z term
+ * that time is charged to the packets (14.5 us per packet against a
+ * saturated 1.1-1.6 us in the e2e runs, docs/e2e.md 8). The sums decay
+ * like the ratios (weight d per epoch); n counts the epochs (decayed too);
+ * sz and st are the decayed sums of z and t, for the spin's share of the
+ * on-CPU time (e sz / st).
  */
 struct mi_fit {
 	double sww, swp, spp, swt, spt;
+	double swz, spz, szz, szt;
+	double sz, st;
 	double n;
 	bool ok;	/* n reached MI_FIT_MIN_EPOCHS since the last reset */
 };
 
 #define MI_FIT_MIN_EPOCHS	4.0	/* decayed epochs behind a fit */
-#define MI_FIT_MIN_SPREAD	0.02	/* 1 - r^2 of (w, p) below: a, b not separable */
+/* 1 - r^2 of (w, p) below: a, b not separable. With three terms: each
+ * term's 1 - R^2 against the other two (uncentred, 1 / its variance
+ * inflation factor) must reach it - the same bound for two. */
+#define MI_FIT_MIN_SPREAD	0.02
+/* Spin (e z) at least this share of the on-CPU time: a fit without the z
+ * term would charge it to the packets, so when the three-term fit cannot
+ * be solved the last one that could is kept rather than the two-term fit. */
+#define MI_FIT_MAX_SPIN		0.1
 
 /*
  * The receiver's cost per packet measured in saturated epochs: its socket
@@ -122,7 +140,11 @@ struct mi_fit {
  * packets per wake-up, or none), it was on a CPU for at least
  * MI_SAT_MIN_SHARE of its fair share of the epoch, and the epoch's on-CPU
  * time per packet was at most MI_SAT_MAX_OVER_RATIO times the all-epochs
- * ratio (see learn_saturated()). Such a receiver does nothing but dequeue:
+ * ratio (see learn_saturated()). A receiver that polls spins on its empty
+ * socket once it has drained it, overflowing epoch or not: with e of the
+ * three-term fit known, e x empty reads is taken off its on-CPU time;
+ * without it, an epoch with more than one empty read per MI_SAT_MIN_PPW
+ * packets is refused. Such a receiver does nothing but dequeue:
  * on-CPU ns / packets is the cost that defines its capacity, with no
  * wake-up share to separate. Decayed sums like struct mi_ratio; load is
  * the packet-weighted #C + #I of the receiver's CPUs in those epochs.
@@ -147,7 +169,7 @@ enum mi_cost_basis {
 	MI_COST_NONE = 0,	/* none: cpu_ns_per_pkt is missing */
 	MI_COST_SATURATED,	/* struct mi_sat: on-CPU ns / pkt while overflowing */
 	MI_COST_FIT,		/* b of the fit over the recent epochs */
-	MI_COST_LAST_FIT,	/* b of the last fit that could separate a, b */
+	MI_COST_LAST_FIT,	/* b of the last fit that could separate its terms */
 	MI_COST_RATIO,		/* on-CPU ns / pkt over all epochs */
 };
 
@@ -157,9 +179,13 @@ const char *mi_cost_basis_name(enum mi_cost_basis b);
 struct mi_learn {
 	/* stage B */
 	struct mi_ratio cpu_ns_per_pkt;		/* receiver on-CPU ns / pkts_out */
-	struct mi_fit cost_fit;			/* on-CPU ns = a wake-ups + b pkts */
+	struct mi_fit cost_fit;			/* on-CPU ns = a wake-ups + b pkts
+						 * (+ e empty reads) */
 	double cost_a_ns, cost_b_ns;		/* the last separable fit's a, b */
 	bool cost_known;			/* cost_a_ns, cost_b_ns set */
+	double cost3_a_ns, cost3_b_ns, cost3_e_ns;	/* the last three-term
+						 * fit's (a NaN: no wake-ups) */
+	bool cost3_known;			/* cost3_* set */
 	struct mi_sat sat;			/* cost while saturated */
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
@@ -210,6 +236,10 @@ struct mi_stage_b {
 	double cpu_ns_per_pkt_ratio;		/* on-CPU ns / packet, NaN unknown */
 	double cpu_ns_per_wakeup;		/* a of the fit, NaN without one */
 	double cpu_ns_per_pkt_fit;		/* b of the fit (or last fit), NaN */
+	double cpu_ns_per_empty_read;		/* e of the fit, NaN unless 3 terms */
+	int cost_fit_terms;			/* 3, 2, or 0 (no fit used) */
+	double spin_share;			/* e sz / st of the fit's epochs, NaN */
+	char cost_fit_note[MI_WHY_LEN];		/* why not three terms, "" if 3 */
 	double cpu_ns_per_pkt_saturated;	/* struct mi_sat's, NaN without */
 	double saturated_load;			/* #C + #I it was measured at, NaN */
 	struct mi_value pkts_per_wakeup;
@@ -240,7 +270,7 @@ struct mi_result {
 	struct rxb_stage_inputs stages[2];	/* path order: A then B */
 	bool no_traffic;	/* costs not measured in this run */
 	uint16_t confidence;	/* per mille, before the solve */
-	char why[160];		/* why nstages == 0 or what is approximate */
+	char why[224];		/* why nstages == 0 or what is approximate */
 };
 
 /* Settings that come from the configuration and the kernel. */
@@ -277,6 +307,19 @@ double mi_sat_value(const struct mi_sat *s, double *load);
  * the fit is then b alone (a = 0, b = sum t p / sum p^2).
  */
 int mi_fit_solve(const struct mi_fit *f, double *a, double *b);
+
+/*
+ * The three-term fit t = a w + b p + e z into @a, @b, @e: 0 when usable,
+ * else -1 with @a, @b, @e NaN and the reason in @why (@len bytes): too few
+ * epochs, no empty reads (the two-term fit is then the whole story), a
+ * term that the others explain to within MI_FIT_MIN_SPREAD (singular or
+ * ill-conditioned normal equations), or e < 0. Solved by Cholesky on the
+ * normal equations scaled to unit diagonal. Without wake-ups in the epochs
+ * a is NaN and t = b p + e z is fitted; a negative a is taken as 0 and
+ * b, e refitted without it (as mi_fit_solve() does).
+ */
+int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
+		  char *why, size_t len);
 
 /* Fold one epoch's disk measurement into @d. */
 void mi_disk_update(struct mi_disk *d, const struct rxb_epoch *e, double dt_s);

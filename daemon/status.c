@@ -80,6 +80,13 @@ static void cpu_cost_json(struct jw *w, const struct mi_stage_b *b, const struct
 	jw_uint(w, "overflow_epochs_refused", sat->refused);
 	jw_double(w, "fit_b_ns", b->cpu_ns_per_pkt_fit);
 	jw_double(w, "fit_a_ns", b->cpu_ns_per_wakeup);
+	jw_double(w, "fit_e_ns", b->cpu_ns_per_empty_read);
+	if (b->cost_fit_terms)
+		jw_uint(w, "fit_terms", (uint64_t)b->cost_fit_terms);
+	else
+		jw_null(w, "fit_terms");
+	jw_double(w, "spin_share", b->spin_share);
+	jw_str(w, "fit_note", b->cost_fit_note);
 	jw_double(w, "ratio_ns", b->cpu_ns_per_pkt_ratio);
 	jw_obj_end(w);
 }

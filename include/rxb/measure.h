@@ -195,6 +195,10 @@ struct rxb_sock_meas {
 				 * recv_wakeups, receiver_* measured; in an
 				 * epoch that was not sampled: for the threads
 				 * that dequeued in the latest sampled one */
+	/* Added with the spin separation (daemon/model_inputs.c). */
+	uint64_t empty_reads;	/* reads that found the queue empty (-EAGAIN):
+				 * a polling receiver's turns of its loop;
+				 * valid with counts_valid */
 };
 
 enum rxb_param_source {

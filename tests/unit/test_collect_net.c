@@ -151,7 +151,7 @@ static void test_stage_b(void **state)
 	p->nports = 1;
 	p->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 10,
 		.v = { .enq = 100, .deq = 90, .drops = 5, .drop_reason = { [6] = 5 },
-		       .enq_truesize = 128000 } };
+		       .enq_truesize = 128000, .empty_reads = 7000 } };
 	c->nports = 2;
 	/* 1000 more enqueued, 990 out, 300 dropped (250 rcvbuf): the queue
 	 * grows by 1000 - 990 = 10 (pkts_in - out - drops). */
@@ -159,7 +159,8 @@ static void test_stage_b(void **state)
 		.v = { .enq = 1100, .deq = 1080, .drops = 305, .drops_rcvbuf = 250,
 		       .drop_reason = { [6] = 255, [20] = 50 }, .enq_truesize = 128000 + 1000 * 1280,
 		       .enq_bytes = 1000 * 1200, .deq_bytes = 990 * 1200,
-		       .rcvbuf_bytes = 32768, .rcvbuf_proto = 6, .proto = 17 } };
+		       .rcvbuf_bytes = 32768, .rcvbuf_proto = 6, .proto = 17,
+		       .empty_reads = 7000 + 123456 } };
 	c->ports[1] = (struct sockq_snap_port){ .port = 5002, .have_state = true, .qlen = 0,
 		.v = { .enq = 50, .deq = 50, .enq_truesize = 50 * 2304,
 		       .rcvbuf_bytes = 212992, .rcvbuf_proto = 17, .proto = 17 } };
@@ -209,6 +210,9 @@ static void test_stage_b(void **state)
 	assert_int_equal(e->socks[0].rcvbuf_ipproto, 6);
 	assert_int_equal(e->socks[1].rcvbuf_ipproto, 17);
 	assert_int_equal(e->socks[0].bytes_out, 990 * 1200);
+	/* Empty reads: the delta, per port (none on 5002). */
+	assert_int_equal(e->socks[0].empty_reads, 123456);
+	assert_int_equal(e->socks[1].empty_reads, 0);
 	/* Receivers' CPU time split by packets: all of 10, 2/3 of 11. */
 	assert_int_equal(e->socks[0].ntids, 2);
 	assert_int_equal(e->socks[0].receiver_oncpu_ns, 90 * MS + 20 * MS);

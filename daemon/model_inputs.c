@@ -894,8 +894,6 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	} else {
 		b->cpu_ns_per_pkt_basis = MI_COST_RATIO;
 	}
-	if (b->cost_fit_terms == 3)
-		b->cost_fit_note[0] = '\0';
 	if (b->cpu_ns_per_pkt_basis != MI_COST_RATIO) {
 		b->cpu_ns_per_pkt_fit = fb;
 		b->cpu_ns_per_wakeup = fa;

@@ -239,7 +239,8 @@ struct mi_stage_b {
 	double cpu_ns_per_empty_read;		/* e of the fit, NaN unless 3 terms */
 	int cost_fit_terms;			/* 3, 2, or 0 (no fit used) */
 	double spin_share;			/* e sz / st of the fit's epochs, NaN */
-	char cost_fit_note[MI_WHY_LEN];		/* why not three terms, "" if 3 */
+	char cost_fit_note[MI_WHY_LEN];		/* why the three-term fit cannot be
+						 * solved now, "" when it can */
 	double cpu_ns_per_pkt_saturated;	/* struct mi_sat's, NaN without */
 	double saturated_load;			/* #C + #I it was measured at, NaN */
 	struct mi_value pkts_per_wakeup;

@@ -24,7 +24,10 @@
  *                  on-CPU time = a x wake-ups + b x packets, fitted over the
  *                  epochs (struct mi_fit); b is the cost per packet of a
  *                  receiver that does not sleep, which is what it is when
- *                  its queue overflows. The plain ratio (on-CPU time /
+ *                  its queue overflows. With empty reads measured the fit
+ *                  has a third term, + e x empty reads: a polling
+ *                  receiver's spin, which is not the packets' cost
+ *                  (mi_fit_solve3()). The plain ratio (on-CPU time /
  *                  packets) also charges every packet its share of the
  *                  wake-ups (a / packets per wake-up), which a saturated
  *                  receiver does not pay: on the 2-CPU test VM (all

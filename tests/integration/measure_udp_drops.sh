@@ -18,6 +18,8 @@
 #  - Q is within the queue capacity the record derives from rcvbuf and
 #    truesize (K_B), and at least 3/4 of it (UDP frees memory in batches);
 #  - the receiver thread is reported with its CPU time per packet;
+#  - empty_reads = the receiver's non-blocking reads of the empty socket
+#    (1000; its 1000 empty peeks are not counted), exactly;
 #  - veth traffic is served by the per-CPU backlog NAPI ("(backlog)").
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
@@ -73,7 +75,16 @@ while True:
         drained += 1
     except BlockingIOError:
         break
-json.dump({"got": got, "drained": drained, "tid": os.getpid(),
+# Empty reads: the one that ended the drain, 999 more, and peeks that
+# must not count (sock_recv_length with -EAGAIN, not MSG_PEEK).
+empty = 1
+for flags in [0] * 999 + [socket.MSG_PEEK] * 1000:
+    try:
+        s.recv(2048, flags)
+        sys.exit("rx: read from a drained socket")
+    except BlockingIOError:
+        empty += flags == 0
+json.dump({"got": got, "drained": drained, "tid": os.getpid(), "empty": empty,
            "quiet_until_ns": quiet_until}, open(ctl + ".out", "w"))
 PY
 cat > "$tmp/tx.py" <<'PY'
@@ -123,7 +134,7 @@ rx = json.load(open(f"{tmp}/ctl.out"))
 sent, sent_end_ns = map(int, open(f"{tmp}/ctl.sent").read().split())
 epochs = [json.loads(l) for l in open(f"{tmp}/meas.json")]
 ok = True
-tot = dict(pkts_in=0, pkts_out=0, drops=0, drops_rcvbuf=0)
+tot = dict(pkts_in=0, pkts_out=0, drops=0, drops_rcvbuf=0, empty_reads=0)
 cum, caps, backlog, tids, cpu_per_pkt = 0, [], 0, set(), []
 print("epoch  pkts_in  pkts_out    drops   rcvbuf  queue_delta  in-out-drops  cumulative")
 for d in epochs:
@@ -155,7 +166,8 @@ for d in epochs:
 quiet_epochs = [d for d in epochs if sent_end_ns + 100_000_000 < d["end_ns"] < rx["quiet_until_ns"]]
 print(f"sent {sent}, receiver read {rx['got']} + drained {rx['drained']}; "
       f"UdpInDatagrams +{indg}, UdpRcvbufErrors +{rcvbuf_err}")
-print(f"probes: in {tot['pkts_in']}, out {tot['pkts_out']}, drops {tot['drops']} "
+print(f"probes: in {tot['pkts_in']}, out {tot['pkts_out']}, empty reads {tot['empty_reads']} "
+      f"(made {rx['empty']}), drops {tot['drops']} "
       f"(SOCKET_RCVBUFF {tot['drops_rcvbuf']}); K_B {caps}; backlog NAPI pkts {backlog}; "
       f"receiver tids {sorted(tids)}, cpu ns/pkt {cpu_per_pkt}")
 reason = sum(d["drops_by_reason"].get("SOCKET_RCVBUFF", 0) for d in epochs)
@@ -175,6 +187,9 @@ if not (tot["pkts_out"] == indg == rx["got"] + rx["drained"]):
     ok = False
 if tot["pkts_in"] != tot["pkts_out"] + tot["drops"] or cum != 0:
     print("FAIL: over the run pkts_in - pkts_out - drops != 0")
+    ok = False
+if tot["empty_reads"] != rx["empty"]:
+    print(f"FAIL: empty_reads {tot['empty_reads']} != {rx['empty']} reads of the empty socket")
     ok = False
 if tot["pkts_in"] != indg + rcvbuf_err:
     print("FAIL: pkts_in != UdpInDatagrams + UdpRcvbufErrors")

@@ -208,6 +208,7 @@ static void fit_decay(struct mi_fit *f, double d)
 	f->spz *= d;
 	f->szz *= d;
 	f->szt *= d;
+	f->sw *= d;
 	f->sz *= d;
 	f->st *= d;
 	f->n *= d;
@@ -229,6 +230,7 @@ static void fit_add(struct mi_fit *f, double d, double w, double p, double z, do
 	f->spz += p * z;
 	f->szz += z * z;
 	f->szt += z * t;
+	f->sw += w;
 	f->sz += z;
 	f->st += t;
 	f->n += 1;
@@ -380,19 +382,22 @@ int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
 	}
 	if (f->sww > 0) {
 		if (lsq_subset(m, r, all, 3, x, &bad)) {
-			if (why)
-				snprintf(why, len, "%s not separable from the other terms",
-					 term[all[bad]]);
-			return -1;
-		}
-		if (x[0] >= 0) {
+			if (!(f->sw <= MI_FIT_RARE_WAKEUPS * f->sz)) {
+				if (why)
+					snprintf(why, len, "%s not separable from the other terms",
+						 term[all[bad]]);
+				return -1;
+			}
+			/* A polling receiver's few wake-ups: without them. */
+		} else if (x[0] >= 0) {
 			*a = x[0];
 			x[0] = x[1];
 			x[1] = x[2];
 			goto check;
+		} else {
+			/* Negative a: not physical, the fit without it (a = 0). */
+			*a = 0;
 		}
-		/* Negative a: not physical, the fit without it (a = 0). */
-		*a = 0;
 	}
 	if (lsq_subset(m, r, pz, 2, x, &bad)) {
 		if (why)

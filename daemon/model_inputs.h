@@ -117,12 +117,12 @@ struct mi_ratio {
  * saturated 1.1-1.6 us in the e2e runs, docs/e2e.md 8). The sums decay
  * like the ratios (weight d per epoch); n counts the epochs (decayed too);
  * sz and st are the decayed sums of z and t, for the spin's share of the
- * on-CPU time (e sz / st).
+ * on-CPU time (e sz / st), sw that of w.
  */
 struct mi_fit {
 	double sww, swp, spp, swt, spt;
 	double swz, spz, szz, szt;
-	double sz, st;
+	double sw, sz, st;
 	double n;
 	bool ok;	/* n reached MI_FIT_MIN_EPOCHS since the last reset */
 };
@@ -136,6 +136,12 @@ struct mi_fit {
  * term would charge it to the packets, so when the three-term fit cannot
  * be solved the last one that could is kept rather than the two-term fit. */
 #define MI_FIT_MAX_SPIN		0.1
+/* Wake-ups at most this many per empty read: a polling receiver's few (at
+ * a round's end), which can be as steady per epoch as its spin. When they
+ * cannot be separated the fit is t = b p + e z, their time (a few us each
+ * against thousands of reads) going mostly to e. A blocking receiver
+ * makes about one empty read per wake-up: far above. */
+#define MI_FIT_RARE_WAKEUPS	0.01
 
 /*
  * The receiver's cost per packet measured in saturated epochs: its socket
@@ -318,7 +324,8 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b);
  * epochs, no empty reads (the two-term fit is then the whole story), a
  * term that the others explain to within MI_FIT_MIN_SPREAD (singular or
  * ill-conditioned normal equations), or e < 0. Solved by Cholesky on the
- * normal equations scaled to unit diagonal. Without wake-ups in the epochs
+ * normal equations scaled to unit diagonal. Without wake-ups in the epochs,
+ * or with too few to separate (at most MI_FIT_RARE_WAKEUPS per empty read),
  * a is NaN and t = b p + e z is fitted; a negative a is taken as 0 and
  * b, e refitted without it (as mi_fit_solve() does).
  */

@@ -48,6 +48,7 @@
 # A verdict is "met" when the interval's lower end is >= TARGET, "NOT met"
 # when its upper end is below, else "not resolved".
 set -u
+. "$(dirname "$0")/../tests/integration/netpair.inc"
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
 secs=${SECS:-90}
@@ -74,17 +75,12 @@ ns_a=rxbt-ova-$$ ns_b=rxbt-ovb-$$ port=$((20000 + $$ % 20000))
 tmp=$(mktemp -d /tmp/rxbt-overhead.XXXXXX)
 cleanup() {
 	[ -s "$tmp/iperf.pid" ] && kill "$(cat "$tmp/iperf.pid")" 2>/dev/null
-	ip netns del $ns_a 2>/dev/null
-	ip netns del $ns_b 2>/dev/null
+	netpair_down $ns_a $ns_b
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-ip netns add $ns_a && ip netns add $ns_b || exit 1
-ip link add va$$ netns $ns_a type veth peer name vb$$ netns $ns_b || exit 1
-ip -n $ns_a addr add 10.251.0.1/24 dev va$$
-ip -n $ns_b addr add 10.251.0.2/24 dev vb$$
-ip -n $ns_a link set va$$ up && ip -n $ns_b link set vb$$ up || exit 1
+netpair_up $ns_a $ns_b va$$ vb$$ 10.251.0 || exit 1
 
 # Receiver on CPU 1, sender on CPU 0 (when there are two CPUs). nice -20:
 # other work on the machine (nice 0) then barely moves the result.

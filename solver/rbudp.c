@@ -19,6 +19,17 @@ static double resend_fraction(double ln_l, double n)
 	return exp(ln_l) * expm1(n * ln_l) / expm1(ln_l);
 }
 
+/* A transfer that never completes: every remaining term is infinite. */
+static void never_completes(struct rbudp_time *out)
+{
+	out->n_resend = INFINITY;
+	out->resend_rounds = INFINITY;
+	out->resend_pkts = INFINITY;
+	out->resend_s = INFINITY;
+	out->bitmap_s = INFINITY;
+	out->time_s = INFINITY;
+}
+
 int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
 	       double ln_loss, struct rbudp_time *out)
 {
@@ -33,12 +44,7 @@ int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
 	out->first_s = tp + S / B;
 	bitmap_s = S / (8.0 * p->payload_bytes * B) + tp;
 	if (ln_loss == 0.0) {
-		/* Everything is lost: the transfer never completes. */
-		out->n_resend = INFINITY;
-		out->resend_rounds = INFINITY;
-		out->resend_s = INFINITY;
-		out->bitmap_s = INFINITY;
-		out->time_s = INFINITY;
+		never_completes(out);	/* everything is lost */
 		return 0;
 	}
 	if (ln_loss == -INFINITY || p->payload_bytes >= S)
@@ -226,13 +232,8 @@ int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
 	bitmap_s = S / (8.0 * p->payload_bytes * B) + tp;
 	for (unsigned s = 0; s < nstages; s++) {
 		if (st[s].pass == 0.0) {
-			/* A stage loses everything: never completes. */
-			out->n_resend = INFINITY;
-			out->resend_rounds = INFINITY;
-			out->resend_pkts = INFINITY;
-			out->resend_s = INFINITY;
-			out->bitmap_s = INFINITY;
-			out->time_s = INFINITY;
+			/* A stage loses everything. */
+			never_completes(out);
 			return 0;
 		}
 	}

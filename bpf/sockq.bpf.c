@@ -116,19 +116,14 @@ static __always_inline __u64 cur_migrations(bool btf)
 			     se.nr_migrations);
 }
 
-/* UDP's reader_queue length. tp_btf types @sk as struct sock, and the
- * verifier refuses a direct load past its end: a read-only cast to
- * struct udp_sock allows one (raw_tp: a probe read). */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
-static __always_inline __u32 reader_qlen(const struct sock *sk, bool btf)
+/*
+ * UDP's reader_queue length. A probe read in both variants: tp_btf types
+ * @sk as struct sock and the verifier refuses a direct load past its end;
+ * the bpf_rdonly_cast() kfunc that would allow one needs Linux 6.2, and
+ * Debian 12's own kernel is 6.1 - one helper call is the price.
+ */
+static __always_inline __u32 reader_qlen(const struct sock *sk)
 {
-	if (btf) {
-		const struct udp_sock *up =
-			bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct udp_sock));
-
-		return up->reader_queue.qlen;
-	}
 	return BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
 }
 
@@ -159,7 +154,7 @@ static __always_inline void note_rd(struct sockq_slot *s, const struct sock *sk,
 		note_rq(s, sk, proto, bpf_ktime_get_ns(), btf);
 		return;
 	}
-	rd = reader_qlen(sk, btf);
+	rd = reader_qlen(sk);
 	mig = cur_migrations(btf);
 	spliced = rd + 1 != s->rd_qlen;
 	if (spliced || new_tid || mig != s->rd_mig || s->rd_gen != attach_gen) {

@@ -15,7 +15,8 @@ checks that it is up to date.
 import re
 import sys
 
-SYMBOLS = {"×": r"\(mu", "—": r"\(em", "–": r"\(en", "≥": r"\(>=", "≤": r"\(<=", "§": r"\(sc"}
+SYMBOLS = {"×": r"\(mu", "—": r"\(em", "–": r"\(en", "≥": r"\(>=", "≤": r"\(<=", "§": r"\(sc",
+           "·": r"\[pc]", "−": r"\(mi", "µ": r"\(mc", "λ": r"\(*l", "μ": r"\(*m"}
 
 
 def inline(t):
@@ -102,4 +103,12 @@ def convert(lines):
 if __name__ == "__main__":
     src = open(sys.argv[1], encoding="utf-8").read().splitlines()
     # The first line is the page's title ("# rxbneckd.conf(5)"): .TH has it.
-    print("\n".join(convert(src[1:])))
+    page = convert(src[1:])
+    # troff takes ASCII: a character without an escape in SYMBOLS would be
+    # printed as garbage (and troff only warns), so refuse it here.
+    for n, line in enumerate(page, 1):
+        bad = sorted({c for c in line if ord(c) > 127})
+        if bad:
+            sys.exit(f"conf2man: output line {n}: no roff escape for "
+                     f"{', '.join(repr(c) for c in bad)}: add it to SYMBOLS")
+    print("\n".join(page))

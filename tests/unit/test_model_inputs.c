@@ -1198,6 +1198,24 @@ static struct rxb_epoch *sp_light(uint64_t seq, double hogs, double noise, uint6
  * to the packets: exact data (within rounding), then +-1 % noise on the
  * on-CPU time (b within 5 %). The numbers are printed for the record.
  */
+/* One epoch (w wake-ups, p packets, z empty reads, t on-CPU ns) into the
+ * three-term fit's sums, undecayed: the tests' own accumulation. */
+static void fit_obs(struct mi_fit *f, double w, double p, double z, double t)
+{
+	f->sw += w;
+	f->sz += z;
+	f->sww += w * w;
+	f->swp += w * p;
+	f->spp += p * p;
+	f->swt += w * t;
+	f->spt += p * t;
+	f->swz += w * z;
+	f->spz += p * z;
+	f->szz += z * z;
+	f->szt += z * t;
+	f->n += 1;
+}
+
 static void test_spin_fit(void **state)
 {
 	static const double noise[] = { 0, 0.01 };
@@ -1372,18 +1390,7 @@ static void test_spin_degenerate(void **state)
 			double w = (double)ep[i % 6][1], p = (double)ep[i % 6][0];
 			double z = w + (i % 6 == 0), t = a * w + b * p + 700 * z;
 
-			f.sww += w * w;
-			f.swp += w * p;
-			f.spp += p * p;
-			f.swt += w * t;
-			f.spt += p * t;
-			f.swz += w * z;
-			f.spz += p * z;
-			f.szz += z * z;
-			f.szt += z * t;
-			f.sw += w;
-			f.sz += z;
-			f.n += 1;
+			fit_obs(&f, w, p, z, t);
 		}
 		f.ok = true;
 		assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
@@ -1403,18 +1410,7 @@ static void test_spin_degenerate(void **state)
 			double w = floor(100 * g_uniform(&st)), p = 1000 + floor(9e4 * g_uniform(&st));
 			double z = floor(5e4 * g_uniform(&st)), t = a * w + b * p - 300 * z;
 
-			f.sw += w;
-			f.sz += z;
-			f.sww += w * w;
-			f.swp += w * p;
-			f.spp += p * p;
-			f.swt += w * t;
-			f.spt += p * t;
-			f.swz += w * z;
-			f.spz += p * z;
-			f.szz += z * z;
-			f.szt += z * t;
-			f.n += 1;
+			fit_obs(&f, w, p, z, t);
 		}
 		f.ok = true;
 		assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
@@ -1437,18 +1433,7 @@ static void test_spin_degenerate(void **state)
 			double z = 20000 + floor(5000 * g_uniform(&st));
 			double w = c ? floor(z / 50) : 1, t = 8000 * w + b * p + 700 * z;
 
-			f.sww += w * w;
-			f.swp += w * p;
-			f.spp += p * p;
-			f.swt += w * t;
-			f.spt += p * t;
-			f.swz += w * z;
-			f.spz += p * z;
-			f.szz += z * z;
-			f.szt += z * t;
-			f.sw += w;
-			f.sz += z;
-			f.n += 1;
+			fit_obs(&f, w, p, z, t);
 		}
 		f.ok = true;
 		if (c) {

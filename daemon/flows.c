@@ -493,8 +493,8 @@ static uint64_t queue_absorb_ns(const struct flow *fl, double dt_s)
 
 	if (fl->has_rate)
 		rate_bps = (double)r->rate_bps;
-	if (t->counts_valid && dt_s > 0 && (t->pkts_in + t->rcvbuf_drops) * bits / dt_s > rate_bps)
-		rate_bps = (t->pkts_in + t->rcvbuf_drops) * bits / dt_s;
+	if (t->counts_valid && dt_s > 0)
+		rate_bps = fmax(rate_bps, (t->pkts_in + t->rcvbuf_drops) * bits / dt_s);
 	if (!(rate_bps > 0) || k->src == MI_SRC_MISSING || !(k->v > 0) || !(bits > 0))
 		return 0;
 	ns = k->v * bits / rate_bps * 1e9;

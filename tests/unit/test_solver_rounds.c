@@ -561,6 +561,75 @@ static void test_bneck_burst(void **state)
 	assert_string_equal(bneck_rounds_name(BNECK_ROUNDS_SEED), "seed");
 }
 
+/*
+ * bneck_compute() skips bulkq_burst() where loss x file packets < 1e-6.
+ * Every point of its curve must equal T computed here with the absorption
+ * at every rate (a one-stage, load-independent queue: mu is mu_net), and
+ * the reported point carries its queue figures in full.
+ */
+static void test_bneck_burst_skip_exact(void **state)
+{
+	const double N = 42.0;
+	struct rxb_stage_inputs s = {
+		.load_independent = true, .queue_pkts = 3641, .batch_pkts = 42,
+		.rule = RXB_BATCH_PARTIAL, .mu_net_per_s = 2.43e9 / (N * 1472.0 * 8.0),
+	};
+	struct bneck_xfer x = {
+		.payload_bytes = 1472.0, .file_bytes = 200e6, .one_way_delay_s = 0.01,
+		.line_rate_bps = 6e9, .min_rate_bps = 1e8, .points = 120,
+		.rounds = BNECK_ROUNDS_BURST,
+	};
+	const struct rbudp_params rp = {
+		.file_bytes = x.file_bytes, .payload_bytes = x.payload_bytes,
+		.one_way_delay_s = x.one_way_delay_s,
+	};
+	double *work = calloc(BULKQ_BURST_WORK(3641), sizeof(double));
+	struct bneck_ws ws;
+	struct bneck_result res;
+	unsigned skipped = 0;
+
+	(void)state;
+	assert_non_null(work);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &res), 0);
+	for (uint32_t i = 0; i < x.points; i++) {
+		const struct bneck_point *pt = &res.curve[i];
+		struct bulkq_params q = {
+			.arrival_per_s = pt->rate_bps / (8.0 * x.payload_bytes),
+			.service_per_s = s.mu_net_per_s, .queue_pkts = s.queue_pkts,
+			.batch_pkts = s.batch_pkts, .rule = s.rule,
+		};
+		struct bulkq_burst_result br;
+		struct bulkq_result r;
+		struct rbudp_stage st;
+		struct rbudp_time t;
+
+		assert_int_equal(bulkq_loss(&q, &r), 0);
+		assert_int_equal(bulkq_burst(&q, work, &br), 0);
+		st = (struct rbudp_stage){ r.loss, r.pass, br.absorb_pkts };
+		assert_int_equal(rbudp_time_burst(&rp, pt->rate_bps / 8.0, &st, 1, &t), 0);
+		if (r.loss * x.file_bytes / x.payload_bytes < 1e-6 && br.absorb_pkts > 0)
+			skipped++;
+		check_abs(pt->time_s, t.time_s, 1e-9 * t.time_s, "T with full absorption");
+	}
+	/* The case exercises the skip: the rates below capacity. */
+	assert_true(skipped > 10);
+	{
+		struct bulkq_params q = {
+			.arrival_per_s = res.rate_bps / (8.0 * x.payload_bytes),
+			.service_per_s = s.mu_net_per_s, .queue_pkts = s.queue_pkts,
+			.batch_pkts = s.batch_pkts, .rule = s.rule,
+		};
+		struct bulkq_burst_result br;
+
+		assert_int_equal(bulkq_burst(&q, work, &br), 0);
+		check_abs(res.stage[0].absorb_pkts, br.absorb_pkts, 1e-12, "absorb at the optimum");
+		check_abs(res.stage[0].mean_queue_pkts, br.mean_queue_pkts, 1e-9, "E[Q] at the optimum");
+	}
+	bneck_ws_finish(&ws);
+	free(work);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -571,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_two_stage_map),
 		cmocka_unit_test(test_bneck_burst),
+		cmocka_unit_test(test_bneck_burst_skip_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

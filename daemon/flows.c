@@ -439,6 +439,9 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 		return err;
 	}
 	est.epoch = e ? e->seq : 0;
+	est.epoch_end_ns = e ? e->end_ns : 0;
+	est.points = f->p.sweep_points;
+	est.rounds = f->p.rounds;
 	est.at_ns = rxb_mono_ns();
 	est.xfer = fl->xfer;
 	est.nstages = fl->inputs.nstages;
@@ -455,6 +458,94 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 	return 0;
 }
 
+/*
+ * When to solve again. With a deep socket buffer one solve costs 10-25 ms
+ * of CPU (the burst rounds are O(K) per rate and K runs to thousands),
+ * while most epochs' inputs differ from those of the last solve by less
+ * than their own noise. Compared with the inputs of the last good solve
+ * (so that a slow drift adds up):
+ *  - nothing good yet, another transfer, another queue (K, N, rule), #C or
+ *    #I moved by SOLVE_URGENT_TASKS, vacations came or went: solve now;
+ *  - a rate moved by SOLVE_MOVED_REL, #C or #I by SOLVE_MOVED_TASKS, the
+ *    vacations by SOLVE_MOVED_REL: solve once the solver is back within
+ *    SOLVE_CPU_SHARE of one CPU (the last solve's time / share since it);
+ *  - otherwise solve every SOLVE_REFRESH_NS.
+ * Time is the epochs' clock, so a replayed or simulated run decides alike.
+ */
+#define SOLVE_URGENT_TASKS	0.5
+#define SOLVE_MOVED_TASKS	0.1
+#define SOLVE_MOVED_REL		0.03
+#define SOLVE_CPU_SHARE		0.05
+#define SOLVE_REFRESH_NS	(10 * RXB_NSEC_PER_SEC)
+
+enum solve_need { SOLVE_NOT, SOLVE_MOVED, SOLVE_NOW };
+
+static bool moved_rel(double a, double b)
+{
+	if (a == b)
+		return false;
+	if (!isfinite(a) || !isfinite(b) || !(fabs(b) > 0))
+		return true;
+	return fabs(a / b - 1) > SOLVE_MOVED_REL;
+}
+
+static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
+				   const struct rxb_stage_inputs *then)
+{
+	double dc = fabs(now->cpu_bound - then->cpu_bound);
+	double di = fabs(now->io_bound - then->io_bound);
+
+	if (now->queue_pkts != then->queue_pkts || now->batch_pkts != then->batch_pkts ||
+	    now->rule != then->rule || now->load_independent != then->load_independent ||
+	    (now->vacation_s > 0) != (then->vacation_s > 0) ||
+	    !(dc < SOLVE_URGENT_TASKS) || !(di < SOLVE_URGENT_TASKS))
+		return SOLVE_NOW;
+	if (dc > SOLVE_MOVED_TASKS || di > SOLVE_MOVED_TASKS ||
+	    moved_rel(now->mu_net_per_s, then->mu_net_per_s) ||
+	    moved_rel(now->mu_pio_per_s, then->mu_pio_per_s) ||
+	    moved_rel(now->mu_disk_per_s, then->mu_disk_per_s) ||
+	    moved_rel(now->vacation_s, then->vacation_s) ||
+	    moved_rel(now->vacation_period_s, then->vacation_period_s))
+		return SOLVE_MOVED;
+	return SOLVE_NOT;
+}
+
+/* The same transfer as far as the solver is concerned. */
+static bool xfer_same(const struct flow_xfer *a, const struct flow_xfer *b)
+{
+	return a->payload_bytes == b->payload_bytes && a->file_bytes == b->file_bytes &&
+	       a->one_way_delay_s == b->one_way_delay_s &&
+	       a->line_rate_bps == b->line_rate_bps && a->min_rate_bps == b->min_rate_bps;
+}
+
+static bool solve_due(const struct flows *f, const struct flow *fl,
+		      const struct rxb_epoch *e)
+{
+	const struct flow_estimate *g = &fl->good;
+	enum solve_need need = SOLVE_NOT;
+	uint64_t since;
+
+	if (!fl->have_good || fl->solve_err || !e || e->end_ns < g->epoch_end_ns ||
+	    g->nstages != fl->inputs.nstages || g->points != f->p.sweep_points ||
+	    g->rounds != f->p.rounds || !xfer_same(&g->xfer, &fl->xfer))
+		return true;
+	for (uint32_t i = 0; i < g->nstages && need != SOLVE_NOW; i++) {
+		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i]);
+
+		if (s > need)
+			need = s;
+	}
+	since = e->end_ns - g->epoch_end_ns;
+	switch (need) {
+	case SOLVE_NOW:
+		return true;
+	case SOLVE_MOVED:
+		return since >= g->solve_ms * 1e6 / SOLVE_CPU_SHARE;
+	default:
+		return since >= SOLVE_REFRESH_NS;
+	}
+}
+
 /* Solve and publish what the flow's inputs allow. */
 static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e)
 {
@@ -468,7 +559,13 @@ static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e
 		}
 		return;
 	}
-	if (flow_solve(f, fl, e) == 0)
+	if (!solve_due(f, fl, e)) {
+		/* Still the answer for this epoch's inputs: it is this epoch's
+		 * value (RATE.epoch; the refresh rule counts epochs by it). */
+		fl->solves_reused++;
+		fl->good.epoch = e->seq;
+		publish_estimate(f, fl, e, false);
+	} else if (flow_solve(f, fl, e) == 0)
 		publish_estimate(f, fl, e, false);
 	else if (fl->have_good)
 		publish_estimate(f, fl, e, true);

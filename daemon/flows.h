@@ -68,7 +68,7 @@ struct flow_xfer {
 enum flow_state {
 	FLOW_NONE = 0,		/* nothing published yet */
 	FLOW_PROVISIONAL,	/* nothing to model: provisional RATE */
-	FLOW_MODEL,		/* solved this epoch */
+	FLOW_MODEL,		/* solved, for inputs like this epoch's */
 	FLOW_STALE,		/* solve failed: last good value */
 };
 
@@ -77,7 +77,10 @@ const char *flow_state_name(enum flow_state s);
 /* A solved model. */
 struct flow_estimate {
 	uint64_t epoch;		/* computed in */
+	uint64_t epoch_end_ns;	/* that epoch's end (the epochs' clock) */
 	uint64_t at_ns;		/* CLOCK_MONOTONIC */
+	uint32_t points;	/* [model] sweep_points then */
+	enum bneck_rounds rounds;	/* [model] rounds then */
 	struct flow_xfer xfer;
 	uint32_t nstages;
 	struct rxb_stage_inputs inputs[BNECK_MAX_STAGES];
@@ -109,6 +112,7 @@ struct flow {
 	char solve_why[160];
 	uint64_t solve_err_epoch;
 	uint64_t solves, solve_failures;
+	uint64_t solves_reused;		/* epochs that kept the last solve (solve_due()) */
 	bool has_rate;
 	struct rxbneck_rate rate;	/* last value offered to senders */
 	bool has_rate_between;		/* rate_between offered with it */

@@ -260,6 +260,7 @@ static void flow_json(struct jw *w, const struct flow *fl, const struct daemon *
 		jw_null(w, "solve_error");
 	}
 	jw_uint(w, "solves", fl->solves);
+	jw_uint(w, "solves_reused", fl->solves_reused);
 	jw_uint(w, "solve_failures", fl->solve_failures);
 	if (fl->has_rate)
 		rate_json(w, "rate", &fl->rate);

@@ -570,6 +570,65 @@ static void test_pause_published(void **state)
 	free(f);
 }
 
+/* One epoch of the standard traffic at @cpu_bound and @ns_per_pkt. */
+static void feed(struct flows *f, uint64_t seq, double cpu_bound, double ns_per_pkt)
+{
+	struct rxb_epoch *e = epoch(seq, cpu_bound, 20000);
+
+	e->socks[0].receiver_oncpu_ns = (uint64_t)(ns_per_pkt * 20000);
+	e->socks[0].ran_on[0].oncpu_ns = e->socks[0].receiver_oncpu_ns;
+	e->socks[0].cpu_ns_per_pkt = ns_per_pkt;
+	flows_epoch(f, e, 1000);
+	free(e);
+}
+
+/*
+ * solve_due(): unchanged inputs keep the last solve (published as this
+ * epoch's value), a load change is solved at once, a moved cost once the
+ * solver's CPU share allows, and nothing waits longer than 10 s.
+ */
+static void test_solve_reuse(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	const struct flow *fl;
+	uint64_t rate1, seq;
+
+	(void)state;
+	setup(&f, &pub);
+	fl = &f.v[0];
+	feed(&f, 1, 0, NS_PER_PKT);
+	assert_int_equal(fl->solves, 1);
+	rate1 = pub.last.rate_bps;
+	/* The same traffic: no solve for 10 s of epochs (epoch s ends at
+	 * s + 1 s), the same rate published as each epoch's value. */
+	for (seq = 2; seq <= 10; seq++) {
+		feed(&f, seq, 0, NS_PER_PKT);
+		assert_int_equal(fl->solves, 1);
+		assert_int_equal(fl->state, FLOW_MODEL);
+		assert_int_equal(pub.last.epoch, seq);
+		assert_int_equal(pub.last.rate_bps, rate1);
+	}
+	assert_int_equal(fl->solves_reused, 9);
+	/* 10 s after the last solve: refreshed. */
+	feed(&f, 11, 0, NS_PER_PKT);
+	assert_int_equal(fl->solves, 2);
+	/* A CPU hog arrives: solved at once, and the rate falls. */
+	feed(&f, 12, 1, NS_PER_PKT);
+	assert_int_equal(fl->solves, 3);
+	assert_true(pub.last.rate_bps < rate1 * 0.7);
+	/* The cost per packet moves: solved when the CPU share allows. The
+	 * last solve "took" 100 ms: the next may come 2 s after it. */
+	((struct flow *)fl)->good.solve_ms = 100;
+	feed(&f, 13, 1, NS_PER_PKT * 1.5);
+	assert_int_equal(fl->solves, 3);
+	assert_int_equal(fl->solves_reused, 10);
+	feed(&f, 14, 1, NS_PER_PKT * 1.5);
+	assert_int_equal(fl->solves, 4);
+	assert_int_equal(fl->good.epoch, 14);
+	flows_finish(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_ports_and_history),
 		cmocka_unit_test(test_set_params),
 		cmocka_unit_test(test_pause_published),
+		cmocka_unit_test(test_solve_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -482,7 +482,7 @@ enum solve_need { SOLVE_NOT, SOLVE_MOVED, SOLVE_NOW };
 
 static bool moved_rel(double a, double b)
 {
-	if (a == b)
+	if (a == b || (isnan(a) && isnan(b)))
 		return false;
 	if (!isfinite(a) || !isfinite(b) || !(fabs(b) > 0))
 		return true;

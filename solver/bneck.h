@@ -24,8 +24,9 @@
  *
  * With burst rounds (struct bneck_xfer.rounds) each stage also gives the
  * packets a round's burst loses less than l n (bulkq_burst(), O(K) per
- * stage and rate), and T(B) is rbudp_time_burst(); with seed rounds it is
- * rbudp_time() at the overall loss.
+ * stage and rate; skipped where loss x file packets < 1e-6, which moves T
+ * by less than that share of a round), and T(B) is rbudp_time_burst();
+ * with seed rounds it is rbudp_time() at the overall loss.
  *
  * bneck_compute() is meant to run every epoch for every flow: apart from
  * the tagged-customer solve (a chain of #I + 1 states per integer corner)

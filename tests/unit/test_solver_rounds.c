@@ -561,6 +561,17 @@ static void test_bneck_burst(void **state)
 	assert_string_equal(bneck_rounds_name(BNECK_ROUNDS_SEED), "seed");
 }
 
+/* The queue of a load-independent stage (mu = mu_net) fed at @rate_bps. */
+static struct bulkq_params stage_queue(const struct rxb_stage_inputs *s,
+				       double payload_bytes, double rate_bps)
+{
+	return (struct bulkq_params){
+		.arrival_per_s = rate_bps / (8.0 * payload_bytes),
+		.service_per_s = s->mu_net_per_s, .queue_pkts = s->queue_pkts,
+		.batch_pkts = s->batch_pkts, .rule = s->rule,
+	};
+}
+
 /*
  * bneck_compute() skips bulkq_burst() where loss x file packets < 1e-6.
  * Every point of its curve must equal T computed here with the absorption
@@ -594,11 +605,7 @@ static void test_bneck_burst_skip_exact(void **state)
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &res), 0);
 	for (uint32_t i = 0; i < x.points; i++) {
 		const struct bneck_point *pt = &res.curve[i];
-		struct bulkq_params q = {
-			.arrival_per_s = pt->rate_bps / (8.0 * x.payload_bytes),
-			.service_per_s = s.mu_net_per_s, .queue_pkts = s.queue_pkts,
-			.batch_pkts = s.batch_pkts, .rule = s.rule,
-		};
+		const struct bulkq_params q = stage_queue(&s, x.payload_bytes, pt->rate_bps);
 		struct bulkq_burst_result br;
 		struct bulkq_result r;
 		struct rbudp_stage st;
@@ -615,11 +622,7 @@ static void test_bneck_burst_skip_exact(void **state)
 	/* The case exercises the skip: the rates below capacity. */
 	assert_true(skipped > 10);
 	{
-		struct bulkq_params q = {
-			.arrival_per_s = res.rate_bps / (8.0 * x.payload_bytes),
-			.service_per_s = s.mu_net_per_s, .queue_pkts = s.queue_pkts,
-			.batch_pkts = s.batch_pkts, .rule = s.rule,
-		};
+		const struct bulkq_params q = stage_queue(&s, x.payload_bytes, res.rate_bps);
 		struct bulkq_burst_result br;
 
 		assert_int_equal(bulkq_burst(&q, work, &br), 0);

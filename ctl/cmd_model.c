@@ -62,7 +62,7 @@ enum {
 	OPT_CPU = 256, OPT_IO, OPT_MU_PIO, OPT_MU_DISK, OPT_MU_NET,
 	OPT_LOAD_INDEP, OPT_QUEUE, OPT_BATCH, OPT_RULE, OPT_PAYLOAD, OPT_FILE,
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
-	OPT_ROWS, OPT_PRISM, OPT_ROUNDS,
+	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +72,7 @@ static const struct option long_opts[] = {
 	{ "mu-disk", required_argument, NULL, OPT_MU_DISK },
 	{ "mu-net", required_argument, NULL, OPT_MU_NET },
 	{ "load-independent", no_argument, NULL, OPT_LOAD_INDEP },
+	{ "irq-ns-per-pkt", required_argument, NULL, OPT_IRQ },
 	{ "queue-pkts", required_argument, NULL, OPT_QUEUE },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "batch-rule", required_argument, NULL, OPT_RULE },
@@ -124,6 +125,12 @@ static void help(void)
 "                        tasks (stage A): use --mu-net as the service rate,\n"
 "                        skip the tagged-customer model (#C, #I, --mu-pio and\n"
 "                        --mu-disk are then unused).\n"
+"  --irq-ns-per-pkt NS   interrupt time (softirq of the receive path: RPS,\n"
+"                        or the NIC's IRQ on this CPU) spent on the\n"
+"                        receiver's CPU per arriving packet, ns: at rate B\n"
+"                        the receiver keeps 1 - B/(8 S_pkt) x NS of its\n"
+"                        rate (at least 5 %). Default 0: the softirq runs\n"
+"                        elsewhere.\n"
 "\n"
 "Receive queue:\n"
 "  --queue-pkts K        capacity in packets. Default 64.\n"
@@ -260,6 +267,9 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		return parse_rate_ms(id, s, &a->stage.mu_disk_per_s);
 	case OPT_MU_NET:
 		return parse_rate_ms(id, s, &a->stage.mu_net_per_s);
+	case OPT_IRQ:
+		err = rxb_parse_double(s, 0.0, 1e9, &a->stage.irq_ns_per_pkt);
+		return err ? bad_value(id, s, err) : 0;
 	case OPT_QUEUE:
 	case OPT_BATCH:
 		err = rxb_parse_u64(s, 1, 1u << 30, &u);
@@ -516,6 +526,7 @@ static void json_inputs(struct jw *w, const struct model_args *a)
 	jw_double(w, "mu_disk_per_s", a->stage.mu_disk_per_s);
 	jw_double(w, "mu_net_per_s", a->stage.mu_net_per_s);
 	jw_bool(w, "load_independent", a->stage.load_independent);
+	jw_double(w, "irq_ns_per_pkt", a->stage.irq_ns_per_pkt);
 	jw_uint(w, "queue_pkts", a->stage.queue_pkts);
 	jw_uint(w, "batch_pkts", a->stage.batch_pkts);
 	jw_str(w, "batch_rule", rule_name(a->stage.rule));
@@ -626,6 +637,9 @@ static void print_inputs(const struct model_args *a)
 		       "           mu_P-I/O %g/ms  mu_D %g/ms  mu_P-Net %g/ms\n",
 		       s->cpu_bound, s->io_bound, s->mu_pio_per_s / PER_MS,
 		       s->mu_disk_per_s / PER_MS, s->mu_net_per_s / PER_MS);
+	if (s->irq_ns_per_pkt > 0)
+		printf("           interrupts take %g ns of its CPU per arriving packet\n",
+		       s->irq_ns_per_pkt);
 	printf("Queue      K %u pkts  N %u pkts  rule %s\n", s->queue_pkts,
 	       s->batch_pkts, rule_name(s->rule));
 	printf("Transfer   payload %g B  file %.0f B  one-way delay %g ms\n",

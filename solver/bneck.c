@@ -13,6 +13,8 @@
 #define REFINE_REL_WIDTH 1e-7
 /* Below this many packets lost per file, burst absorption is not computed. */
 #define BURST_MIN_LOST_PKTS 1e-6
+/* The least share of its rate interrupts leave a load-independent stage. */
+#define IRQ_MIN_SHARE 0.05
 
 int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points)
 {
@@ -78,6 +80,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		    (st[i].vacation_s > 0.0 &&
 		     !(st[i].vacation_period_s > st[i].vacation_s &&
 		       isfinite(st[i].vacation_period_s))))
+			return -EINVAL;
+		if (!(st[i].irq_ns_per_pkt >= 0.0) || !isfinite(st[i].irq_ns_per_pkt))
 			return -EINVAL;
 		if (st[i].load_independent)
 			continue;
@@ -182,6 +186,39 @@ static bool burst_matters(const struct model *md, bool vac_wins, double loss)
 	return !vac_wins && loss * md->file_pkts >= BURST_MIN_LOST_PKTS;
 }
 
+/*
+ * The share of its service rate a stage's server keeps while interrupt
+ * context takes @irq_ns of its CPU per packet arriving at @lambda: every
+ * task on the CPU loses that time alike, the receiver included, so its
+ * rate scales by 1 - lambda x irq_ns (stage A on the receiver's CPU).
+ * Never below @floor: a softirq that keeps running is handed to
+ * ksoftirqd, a task that gets its turn like the others, and what it cannot
+ * take waits in (and overflows) the backlog before it costs this CPU
+ * anything.
+ */
+double bneck_irq_share(double lambda, double irq_ns, double floor)
+{
+	double share;
+
+	if (!(irq_ns > 0.0) || !(lambda > 0.0))
+		return 1.0;
+	share = 1.0 - lambda * irq_ns * 1e-9;
+	return share > floor ? share : floor;
+}
+
+/*
+ * The floor of bneck_irq_share() for a stage: with ksoftirqd as one more
+ * task beside the server and its #C co-runners, the server keeps
+ * (#C + 1) / (#C + 2) of what it had without it. A load-independent stage
+ * has no co-runners to share with; IRQ_MIN_SHARE keeps its rate positive.
+ */
+static double irq_floor(const struct rxb_stage_inputs *in)
+{
+	if (in->load_independent)
+		return IRQ_MIN_SHARE;
+	return (in->cpu_bound + 1.0) / (in->cpu_bound + 2.0);
+}
+
 static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 {
 	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
@@ -192,9 +229,11 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	memset(ev, 0, sizeof(*ev));
 	ev->send_frac = 1.0;
 	for (uint32_t i = 0; i < md->nstages; i++) {
+		double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
+					       irq_floor(&md->st[i]));
 		struct bulkq_params p = {
 			.arrival_per_s = lambda,
-			.service_per_s = md->paused[i] ? md->mu_on[i] : md->mu[i],
+			.service_per_s = share * (md->paused[i] ? md->mu_on[i] : md->mu[i]),
 			.queue_pkts = md->st[i].queue_pkts,
 			.batch_pkts = md->st[i].batch_pkts,
 			.rule = md->st[i].rule,
@@ -216,7 +255,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 			double frac;
 
 			vac = paused_loss(&md->st[i], lambda,
-					  md->mu_on[i] * md->st[i].batch_pkts, &frac);
+					  share * md->mu_on[i] * md->st[i].batch_pkts, &frac);
 			if (frac < ev->send_frac)
 				ev->send_frac = frac;
 		} else {
@@ -276,6 +315,24 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	return 0;
 }
 
+/*
+ * Packets per second a server of @pkts_per_s keeps up with when interrupts
+ * take @irq_ns of its CPU per arrival: the lambda where
+ * lambda = pkts_per_s x bneck_irq_share(lambda). Unfloored that is
+ * pkts_per_s / (1 + pkts_per_s irq_ns); where the share there is below
+ * @floor, the root lies on the floor, at pkts_per_s x floor (the
+ * difference of both sides falls with lambda, so the root is unique).
+ */
+static double irq_capacity(double pkts_per_s, double irq_ns, double floor)
+{
+	double lam;
+
+	if (!(irq_ns > 0.0))
+		return pkts_per_s;
+	lam = pkts_per_s / (1.0 + pkts_per_s * irq_ns * 1e-9);
+	return fmax(lam, pkts_per_s * floor);
+}
+
 static int stage_service(const struct rxb_stage_inputs *in,
 			 const struct bneck_xfer *x, const struct ctmc_opts *o,
 			 struct bneck_stage *out)
@@ -299,7 +356,8 @@ static int stage_service(const struct rxb_stage_inputs *in,
 		out->service_rate_per_s = out->tagged.service_rate_per_s;
 		out->mean_response_s = out->tagged.mean_response_s;
 	}
-	out->capacity_bps = out->service_rate_per_s * in->batch_pkts *
+	out->capacity_bps = irq_capacity(out->service_rate_per_s * in->batch_pkts,
+					 in->irq_ns_per_pkt, irq_floor(in)) *
 			    x->payload_bytes * 8.0;
 	return 0;
 }

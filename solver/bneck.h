@@ -95,7 +95,8 @@ struct bneck_point {
 struct bneck_stage {
 	double service_rate_per_s;	/* mu: batches per second */
 	double mean_response_s;	/* E[R] = 1 / mu */
-	double capacity_bps;	/* mu N S_pkt 8: what the server can drain */
+	double capacity_bps;	/* mu N S_pkt 8 (with irq_ns_per_pkt: the rate
+				 * where arrivals = service): what it drains */
 	double arrival_per_s;	/* lambda at the bottleneck rate */
 	double loss;		/* this stage's loss at the bottleneck rate */
 	double absorb_pkts;	/* c of a round there (burst rounds; else 0) */
@@ -135,6 +136,17 @@ struct bneck_ws {
  * off for @d_s of every @p_s, (d_s - k / lambda)+ / p_s; 0 without them.
  */
 double bneck_vacation_loss(double lambda, double k, double d_s, double p_s);
+
+/*
+ * The share of its service rate a server keeps when interrupts take
+ * @irq_ns of its CPU per packet arriving at @lambda per second
+ * (struct rxb_stage_inputs.irq_ns_per_pkt): 1 - lambda irq_ns, but at
+ * least @floor; 1 without them. bneck_compute() uses the floor
+ * (#C + 1) / (#C + 2) (ksoftirqd as one more task), 0.05 for a
+ * load-independent stage, and reports as capacity_bps the rate the stage
+ * keeps up with: the lambda where lambda = mu N x the share there.
+ */
+double bneck_irq_share(double lambda, double irq_ns, double floor);
 
 int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points);
 void bneck_ws_finish(struct bneck_ws *ws);

@@ -66,6 +66,15 @@ struct rxb_stage_inputs {
 	 */
 	double vacation_s;
 	double vacation_period_s;
+	/*
+	 * CPU time per packet arriving at this stage that interrupt context
+	 * (an earlier stage's softirq: RPS, or the NIC's IRQ on this CPU)
+	 * spends on the server's CPU, ns. It preempts every task there, so at
+	 * an arrival rate lambda the server keeps 1 - lambda x this of the
+	 * service rate the rest describes. 0: none (the usual case when the
+	 * softirq runs on another CPU).
+	 */
+	double irq_ns_per_pkt;
 };
 
 /* ---------------------------------------------------------- measurement -- */

@@ -418,6 +418,94 @@ static void test_bad_inputs(void **state)
 	assert_int_equal(bneck_ws_init(&ws, 1), -EINVAL);
 }
 
+/*
+ * Interrupt time on the server's CPU per arriving packet (irq_ns_per_pkt,
+ * e.g. the receive softirq steered to the receiver's CPU by RPS): at
+ * lambda packets/s the server keeps 1 - lambda c of its rate, at least
+ * (#C + 1)/(#C + 2). Checked against the closed forms: every curve
+ * point's loss is bulkq_loss() at the scaled rate, computed here; the
+ * capacity is the fixed point lambda = mu N (1 - lambda c) on the sloped
+ * part and mu N (#C + 1)/(#C + 2) on the floor; and the optimum lies
+ * below the one without interrupts, whose T is flat above capacity here
+ * (8 MiB of buffer absorbs the later rounds).
+ */
+static void test_irq_on_server_cpu(void **state)
+{
+	const double c_ns = 1200.0;
+	struct rxb_stage_inputs s = seed_stage(2, 0, RXB_BATCH_PARTIAL);
+	struct bneck_xfer x = seed_xfer;
+	struct bneck_result plain, irq;
+	struct bneck_ws ws;
+	double pkts, lam_fix, floor_share = 3.0 / 4.0;
+
+	(void)state;
+	/* The share alone. */
+	assert_true(bneck_irq_share(1e5, 0, 0.5) == 1.0);
+	assert_true(bneck_irq_share(0, c_ns, 0.5) == 1.0);
+	check_rel(bneck_irq_share(1e5, c_ns, 0.5), 1 - 0.12, 1e-15, "share");
+	assert_true(bneck_irq_share(1e6, c_ns, 0.5) == 0.5);
+
+	x.rounds = BNECK_ROUNDS_BURST;
+	x.line_rate_bps = 6e9;
+	x.min_rate_bps = 1e8;
+	x.payload_bytes = 1468;
+	x.file_bytes = 200e6;
+	x.one_way_delay_s = 0.01;
+	s.mu_net_per_s = 25800.0;
+	s.queue_pkts = 3641;
+	s.batch_pkts = 22;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &plain), 0);
+	s.irq_ns_per_pkt = c_ns;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &irq), 0);
+
+	/* mu N with #C = 2 (the tagged model's mu, the same in both). */
+	check_rel(irq.stage[0].service_rate_per_s, plain.stage[0].service_rate_per_s,
+		  1e-15, "mu unchanged");
+	pkts = plain.stage[0].service_rate_per_s * s.batch_pkts;
+	check_rel(plain.stage[0].capacity_bps, pkts * x.payload_bytes * 8, 1e-12,
+		  "capacity without interrupts");
+	lam_fix = pkts / (1 + pkts * c_ns * 1e-9);
+	assert_true(1 - lam_fix * c_ns * 1e-9 > floor_share);	/* on the slope */
+	check_rel(irq.stage[0].capacity_bps, lam_fix * x.payload_bytes * 8, 1e-12,
+		  "capacity: the fixed point");
+
+	for (uint32_t i = 0; i < irq.npoints; i++) {
+		double lam = irq.curve[i].rate_bps / (8.0 * x.payload_bytes);
+		double share = fmax(1 - lam * c_ns * 1e-9, floor_share);
+		struct bulkq_params p = {
+			.arrival_per_s = lam,
+			.service_per_s = plain.stage[0].service_rate_per_s * share,
+			.queue_pkts = s.queue_pkts, .batch_pkts = s.batch_pkts,
+			.rule = s.rule,
+		};
+		struct bulkq_result r;
+
+		assert_int_equal(bulkq_loss(&p, &r), 0);
+		if (r.ln_loss < -700)
+			assert_true(irq.curve[i].ln_loss < -690);
+		else
+			check_rel(irq.curve[i].loss, r.loss, 1e-9, "loss at the scaled rate");
+	}
+	/* Faster than without interrupts only below the fixed point. */
+	assert_true(irq.rate_bps < plain.rate_bps);
+	assert_true(irq.rate_bps < 1.2 * irq.stage[0].capacity_bps);
+	assert_true(irq.line_time_s > irq.time_s * 1.03);
+
+	/* On the floor: a cost so high the share bottoms out before capacity. */
+	s.irq_ns_per_pkt = 20000.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &irq), 0);
+	check_rel(irq.stage[0].capacity_bps, pkts * floor_share * x.payload_bytes * 8,
+		  1e-12, "capacity on the floor");
+
+	/* Not a cost: rejected. */
+	s.irq_ns_per_pkt = -1;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &irq), -EINVAL);
+	s.irq_ns_per_pkt = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &irq), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_vacations),
 		cmocka_unit_test(test_pause_obeyed),
+		cmocka_unit_test(test_irq_on_server_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include "common/parse.h"
 #include "common/util.h"
 #include "daemon/collect.h"
+#include "daemon/procfs.h"
 #include "daemon/status.h"
 
 #define MAX_EVENTS		64
@@ -113,9 +114,11 @@ static uint32_t read_netdev_max_backlog(void)
 	return (uint32_t)v;
 }
 
-static void flows_params_from(const struct rxb_config *cfg, struct flows_params *p)
+static void flows_params_from(const struct daemon *d, const struct rxb_config *cfg,
+			      struct flows_params *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->irq_time_accounting = d->irq_time_accounting;
 	p->payload_bytes = cfg->model.payload_bytes;
 	p->file_bytes = (double)cfg->model.default_file_bytes;
 	p->one_way_delay_s = cfg->model.default_one_way_delay_ms / 1e3;
@@ -452,7 +455,7 @@ static int apply_config(struct daemon *d, const struct rxb_config *next, bool co
 	struct collect *col = NULL;
 	int err;
 
-	flows_params_from(next, &p);
+	flows_params_from(d, next, &p);
 	err = flows_set_params(&d->flows, &p);
 	if (err) {
 		snprintf(why, wlen, "[model]: %s", strerror(-err));
@@ -661,7 +664,7 @@ static int start_flows(struct daemon *d)
 	};
 	int err;
 
-	flows_params_from(&d->cfg, &p);
+	flows_params_from(d, &d->cfg, &p);
 	err = flows_init(&d->flows, &p, &ops);
 	if (!err)
 		err = flows_set_config_ports(&d->flows, d->cfg.measure.watch_ports.port,
@@ -717,6 +720,15 @@ int daemon_init(struct daemon *d, const char *config_path)
 	}
 	d->started = d->cfg;
 	rxb_log_set_level(d->cfg.daemon.log_level);
+	/*
+	 * Whether the kernel charges interrupt time to the task it interrupts
+	 * (the receiver's measured CPU time then holds the softirq work done
+	 * on its CPU, docs/model.md): its configuration says.
+	 */
+	d->irq_time_accounting = procfs_read_kconfig("IRQ_TIME_ACCOUNTING");
+	if (d->irq_time_accounting < 0)
+		rxb_warn("kernel configuration not readable (/boot/config-*, /proc/config.gz): "
+			 "interrupt time in the receiver's CPU time not corrected");
 	d->epoch = calloc(1, sizeof(*d->epoch));
 	if (!d->epoch) {
 		daemon_finish(d);

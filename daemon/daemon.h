@@ -64,6 +64,7 @@ struct daemon {
 	uint64_t epochs, overruns;
 	double collect_ms, epoch_ms_spent;
 	uint32_t netdev_max_backlog;
+	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 
 	struct flows flows;
 	struct sendsrv *ss;

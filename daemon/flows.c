@@ -237,6 +237,7 @@ static struct mi_env env_of(const struct flows *f, const struct rxb_epoch *e)
 		.rule = f->p.rule,
 		.netdev_max_backlog = f->netdev_max_backlog,
 		.fallback_rx_ring = f->p.fallback_rx_ring,
+		.irq_in_task_time = f->p.irq_time_accounting == 0,
 		.now_ns = e ? e->end_ns : rxb_mono_ns(),
 	};
 
@@ -504,6 +505,7 @@ static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
 	    moved_rel(now->mu_net_per_s, then->mu_net_per_s) ||
 	    moved_rel(now->mu_pio_per_s, then->mu_pio_per_s) ||
 	    moved_rel(now->mu_disk_per_s, then->mu_disk_per_s) ||
+	    moved_rel(now->irq_ns_per_pkt, then->irq_ns_per_pkt) ||
 	    moved_rel(now->vacation_s, then->vacation_s) ||
 	    moved_rel(now->vacation_period_s, then->vacation_period_s))
 		return SOLVE_MOVED;

@@ -631,6 +631,85 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 	learn_placement(l, s);
 }
 
+/*
+ * The NET_RX softirq time spent on the CPUs the receiver ran on (weighted
+ * by its time on each), per packet that reached the socket: interrupt work
+ * that preempts the receiver and grows with the arrival rate (stage A on
+ * the receiver's CPU: RPS, or the NIC's IRQ there). All of it is put on
+ * the watched flow's packets; other traffic through that CPU makes it an
+ * overestimate, which errs toward a lower rate.
+ */
+static void learn_irq(struct mi_learn *l, const struct rxb_sock_meas *s,
+		      const struct rxb_epoch *e, double k)
+{
+	double total = 0, ns = 0;
+	int n = s->ncpus_ran < (int)RXB_ARRAY_SIZE(s->ran_on) ?
+		s->ncpus_ran : (int)RXB_ARRAY_SIZE(s->ran_on);
+
+	for (int i = 0; i < n; i++)
+		total += (double)s->ran_on[i].oncpu_ns;
+	if (!(total > 0) || !s->pkts_in || e->end_ns <= e->start_ns) {
+		ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		int cpu = s->ran_on[i].cpu;
+		double f;
+
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS)
+			continue;
+		f = e->cpus[cpu].softirq_frac;
+		if (!isfinite(f)) {
+			ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+			return;
+		}
+		ns += (double)s->ran_on[i].oncpu_ns / total * fmin(fmax(f, 0), 1);
+	}
+	ns *= (double)(e->end_ns - e->start_ns);
+	ratio_add(&l->irq_ns_per_pkt, k, ns, (double)s->pkts_in, MI_MIN_PKTS);
+}
+
+/*
+ * A kernel without CONFIG_IRQ_TIME_ACCOUNTING charges interrupt time to
+ * the task it interrupts, so the receiver's measured CPU time holds its
+ * part of the softirq and hard IRQ work on its CPUs: a fraction f of the
+ * CPU's time goes to interrupts, and it falls on every task in proportion
+ * to its run time. Copy @s into @out with (1 - f) of the receiver's time on
+ * each CPU: its own work, which the cost per packet is about (the model
+ * takes the interrupts' share off separately, irq_ns_per_pkt). False when
+ * an interrupt share is not known (then @s is used as it is).
+ */
+static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
+			 struct rxb_sock_meas *out)
+{
+	double before = 0, after = 0;
+	int n = s->ncpus_ran < (int)RXB_ARRAY_SIZE(s->ran_on) ?
+		s->ncpus_ran : (int)RXB_ARRAY_SIZE(s->ran_on);
+
+	*out = *s;
+	for (int i = 0; i < n; i++) {
+		int cpu = s->ran_on[i].cpu;
+		double f, on = (double)s->ran_on[i].oncpu_ns;
+
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS)
+			return false;
+		f = e->cpus[cpu].softirq_frac;
+		if (!isfinite(f))
+			return false;
+		if (isfinite(e->cpus[cpu].hardirq_frac))
+			f += e->cpus[cpu].hardirq_frac;
+		f = fmin(fmax(f, 0), 1);
+		before += on;
+		after += on * (1 - f);
+		out->ran_on[i].oncpu_ns = (uint64_t)(on * (1 - f));
+	}
+	if (!(before > 0))
+		return false;
+	out->receiver_oncpu_ns = (uint64_t)((double)s->receiver_oncpu_ns * (after / before));
+	out->cpu_ns_per_pkt = s->cpu_ns_per_pkt * (after / before);
+	return true;
+}
+
 static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n, double k)
 {
 	if (strncmp(l->napi_dev, n->dev, sizeof(l->napi_dev))) {
@@ -655,7 +734,7 @@ static void learn_decay(struct mi_learn *l, double k)
 {
 	struct mi_ratio *r[] = {
 		&l->cpu_ns_per_pkt, &l->pkts_per_wakeup, &l->truesize_per_pkt,
-		&l->napi_ns_per_poll, &l->napi_pkts_per_poll,
+		&l->napi_ns_per_poll, &l->napi_pkts_per_poll, &l->irq_ns_per_pkt,
 	};
 
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
@@ -695,8 +774,13 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 			learn_placement(l, s);
 	} else if (sock_has_traffic(s)) {
 		const struct rxb_napi_meas *n = busiest_napi(e);
+		struct rxb_sock_meas own;
 
-		learn_stage_b(l, s, e, k);
+		if (env->irq_in_task_time && irq_off_task(s, e, &own))
+			learn_stage_b(l, &own, e, k);
+		else
+			learn_stage_b(l, s, e, k);
+		learn_irq(l, s, e, k);
 		if (n && s->pkts_in) {
 			learn_stage_a(l, n, k);
 		} else {
@@ -954,6 +1038,24 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 			    sizeof(b->cpu_ns_per_pkt.why) - len);
 }
 
+/* Below this, interrupt time on the receiver's CPU is noise (timers, a stray packet). */
+#define MI_IRQ_MIN_NS 5.0
+
+static void irq_cost(const struct mi_learn *l, enum mi_src src, struct mi_stage_b *b)
+{
+	double v = mi_ratio_value(&l->irq_ns_per_pkt);
+
+	if (!isfinite(v))
+		set_missing(&b->irq_ns_per_pkt, "not measured: none assumed");
+	else if (v < MI_IRQ_MIN_NS) {
+		set_value(&b->irq_ns_per_pkt, 0, src);
+		snprintf(b->irq_ns_per_pkt.why, sizeof(b->irq_ns_per_pkt.why),
+			 "%.2g ns measured: the receive softirq runs on other CPUs", v);
+	} else {
+		set_value(&b->irq_ns_per_pkt, v, src);
+	}
+}
+
 static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 		      uint16_t port, const struct rxb_epoch *e, bool fresh,
 		      const struct mi_env *env, struct mi_result *out)
@@ -968,6 +1070,7 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	workload(l, e, b);
 	disk_rates(disk, b);
 	choose_cost(l, e, port, src, b);
+	irq_cost(l, src, b);
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
 
@@ -1010,6 +1113,7 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	in->batch_pkts = n;
 	in->rule = env->rule;
 	in->load_independent = false;
+	in->irq_ns_per_pkt = b->irq_ns_per_pkt.v > 0 ? b->irq_ns_per_pkt.v : 0;
 	in->mu_pio_per_s = UNUSED_RATE_PER_S;
 	in->mu_disk_per_s = UNUSED_RATE_PER_S;
 	if (b->io_bound.v > 0) {

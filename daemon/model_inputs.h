@@ -198,6 +198,8 @@ struct mi_learn {
 	struct mi_sat sat;			/* cost while saturated */
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
+	struct mi_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
+						 * receiver's CPUs / pkts_in */
 	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
 	bool rcvbuf_udp;			/* rcvbuf_bytes is a UDP socket's */
 	int ncpus;				/* last known placement */
@@ -257,6 +259,7 @@ struct mi_stage_b {
 	struct mi_value mu_net_per_s;
 	struct mi_value mu_pio_per_s;
 	struct mi_value mu_disk_per_s;
+	struct mi_value irq_ns_per_pkt;		/* 0 when none was measured */
 	int ncpus;		/* the placement used for #C/#I */
 	int cpu[MI_MAX_CPUS];
 	double cpu_share[MI_MAX_CPUS];
@@ -288,6 +291,8 @@ struct mi_env {
 	enum rxb_batch_rule rule;
 	uint32_t netdev_max_backlog;	/* 0: unknown */
 	uint32_t fallback_rx_ring;	/* for devices without a report */
+	bool irq_in_task_time;		/* the kernel charges interrupt time to
+					 * the task it interrupts */
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at the epoch's end */
 };
 

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "common/util.h"
 
@@ -557,4 +559,91 @@ int procfs_read_softirqs(const char *vec, uint64_t *out, int max)
 	err = procfs_parse_softirqs(text, vec, out, max);
 	free(text);
 	return err;
+}
+
+/* ------------------------------------------ the kernel's configuration -- */
+
+int procfs_parse_kconfig(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = text; *l; ) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+
+		if (len > 7 + n && !strncmp(l, "CONFIG_", 7) &&
+		    !strncmp(l + 7, name, n) && l[7 + n] == '=')
+			return len == 7 + n + 2 && l[8 + n] == 'y';
+		if (!end)
+			break;
+		l = end + 1;
+	}
+	return 0;
+}
+
+/* /proc/config.gz, whole, into a NUL-terminated buffer the caller frees. */
+static int read_config_gz(char **text)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	gzFile gz;
+
+	*text = NULL;
+	if (!buf)
+		return -ENOMEM;
+	gz = gzopen("/proc/config.gz", "rb");
+	if (!gz) {
+		int err = errno ? -errno : -ENOMEM;
+
+		free(buf);
+		return err;
+	}
+	for (;;) {
+		int r;
+
+		if (n + 1 >= cap) {
+			char *p = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
+
+			if (!p) {
+				free(buf);
+				gzclose(gz);
+				return -ENOMEM;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		r = gzread(gz, buf + n, (unsigned int)(cap - n - 1));
+		if (r < 0) {
+			free(buf);
+			gzclose(gz);
+			return -EIO;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	gzclose(gz);
+	buf[n] = '\0';
+	*text = buf;
+	return 0;
+}
+
+int procfs_read_kconfig(const char *name)
+{
+	struct utsname u;
+	char path[sizeof(u.release) + 16];
+	char *text = NULL;
+	int err = -ENOENT, v;
+
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		err = procfs_read_file(path, &text, NULL);
+	}
+	if (err)
+		err = read_config_gz(&text);
+	if (err)
+		return -ENOENT;
+	v = procfs_parse_kconfig(text, name);
+	free(text);
+	return v;
 }

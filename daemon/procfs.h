@@ -124,4 +124,19 @@ int procfs_parse_softirqs(const char *text, const char *vec, uint64_t *out,
 			  int max);
 int procfs_read_softirqs(const char *vec, uint64_t *out, int max);
 
+/* ------------------------------------------ the kernel's configuration -- */
+
+/*
+ * Is CONFIG_@name (without the prefix) set to y in the configuration
+ * @text: 1 for "CONFIG_name=y", 0 for "# CONFIG_name is not set", "=n",
+ * or no line about it.
+ */
+int procfs_parse_kconfig(const char *text, const char *name);
+
+/*
+ * The same for the running kernel: reads /boot/config-<release>, else
+ * /proc/config.gz. 1, 0, or -ENOENT when neither can be read.
+ */
+int procfs_read_kconfig(const char *name);
+
 #endif

@@ -114,6 +114,7 @@ static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);
 	value_json(w, "mu_pio_per_s", &in->b.mu_pio_per_s);
 	value_json(w, "mu_disk_per_s", &in->b.mu_disk_per_s);
+	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
 	jw_obj_end(w);
 	jw_obj_begin(w, "stage_a");
 	jw_bool(w, "modelled", in->a.present);
@@ -142,6 +143,7 @@ static void stage_json(struct jw *w, const struct rxb_stage_inputs *in,
 	jw_double(w, "cpu_bound", in->load_independent ? NAN : in->cpu_bound);
 	jw_double(w, "io_bound", in->load_independent ? NAN : in->io_bound);
 	jw_double(w, "mu_net_per_s", in->mu_net_per_s);
+	jw_double(w, "irq_ns_per_pkt", in->irq_ns_per_pkt);
 	jw_uint(w, "queue_pkts", in->queue_pkts);
 	jw_uint(w, "batch_pkts", in->batch_pkts);
 	jw_str(w, "batch_rule", in->rule == RXB_BATCH_STRICT ? "strict" : "partial");
@@ -347,6 +349,11 @@ static void daemon_json(struct jw *w, const struct daemon *d, uint64_t now)
 	jw_double(w, "model_ms", d->flows.last_solve_ms);
 	jw_double(w, "epoch_work_ms", d->epoch_ms_spent);
 	jw_uint(w, "netdev_max_backlog", d->netdev_max_backlog);
+	/* CONFIG_IRQ_TIME_ACCOUNTING: null when the configuration is unreadable. */
+	if (d->irq_time_accounting >= 0)
+		jw_bool(w, "irq_time_accounting", d->irq_time_accounting == 1);
+	else
+		jw_null(w, "irq_time_accounting");
 	jw_obj_begin(w, "state_dir");
 	jw_str(w, "path", d->state.dir);
 	jw_bool(w, "ok", d->state_ok);
@@ -424,6 +431,8 @@ static void cpus_json(struct jw *w, const struct daemon *d)
 		jw_double(w, "io_bound", c->io_bound);
 		jw_double(w, "busy_frac", c->busy_frac);
 		jw_double(w, "runnable_avg", c->runnable_avg);
+		jw_double(w, "softirq_frac", c->softirq_frac);
+		jw_double(w, "hardirq_frac", c->hardirq_frac);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -671,6 +680,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 	value_text(o, "N", &in->b.pkts_per_wakeup, "%.1f");
 	value_text(o, "K", &in->b.queue_pkts, "%.0f");
 	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");
+	if (in->b.irq_ns_per_pkt.v > 0)
+		value_text(o, "irq ns/pkt", &in->b.irq_ns_per_pkt, "%.0f");
 	ctl_out_puts(o, "\n");
 	ctl_out_printf(o, "            stage A  %s %s", in->a.present ? "" : " (not modelled)",
 		       in->a.dev[0] ? in->a.dev : "");

@@ -1515,10 +1515,87 @@ static void test_spin_saturated(void **state)
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, " ns/empty read"));
 }
 
+/*
+ * Interrupt time on the receiver's CPUs (the receive softirq steered there,
+ * docs/model.md): irq_ns_per_pkt is their NET_RX softirq time, weighted by
+ * the receiver's time on each, per packet that reached the socket; and on
+ * a kernel that charges interrupt time to the task it interrupts, the
+ * receiver's cost is its time with each CPU's interrupt share taken off.
+ */
+static void test_irq_on_receiver_cpu(void **state)
+{
+	const double want_irq = (0.75 * 0.2 + 0.25 * 0.4) * 1e9 / 1500.0;
+	const double own = 1.5e6 * (1 - 0.2 - 0.05) + 0.5e6 * (1 - 0.4);
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+
+	(void)state;
+	for (int charged = 0; charged < 2; charged++) {
+		struct rxb_epoch *e = new_epoch(1, 1.0);
+		struct mi_env env = env_for(e);
+		struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+
+		/* 1500 arrivals, 1000 queued and read; 75 % of 2 ms on CPU 1. */
+		s->pkts_in = 1500;
+		s->ncpus_ran = 2;
+		s->ran_on[0].oncpu_ns = 1500000;
+		s->ran_on[1].cpu = 0;
+		s->ran_on[1].oncpu_ns = 500000;
+		e->cpus[1].softirq_frac = 0.2;
+		e->cpus[1].hardirq_frac = 0.05;
+		e->cpus[0].softirq_frac = 0.4;
+		env.irq_in_task_time = charged;
+		mi_learn_init(&l);
+		mi_disk_init(&d);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		assert_int_equal(r.nstages, 1);
+		check_rel(r.b.irq_ns_per_pkt.v, want_irq, 1e-12);
+		assert_int_equal(r.b.irq_ns_per_pkt.src, MI_SRC_MEASURED);
+		check_rel(r.stages[0].irq_ns_per_pkt, want_irq, 1e-12);
+		check_rel(r.b.cpu_ns_per_pkt.v, charged ? own / 1000 : 2000, 1e-6);
+		free(e);
+	}
+
+	/* Hardly any softirq there (veth's default: it runs on the sender's CPU). */
+	{
+		struct rxb_epoch *e = new_epoch(1, 1.0);
+		struct mi_env env = env_for(e);
+
+		add_sock(e, 100000, 2000, 250);
+		e->cpus[1].softirq_frac = 1e-4;	/* 1 ns per packet */
+		env.irq_in_task_time = true;
+		mi_learn_init(&l);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		assert_true(r.b.irq_ns_per_pkt.v == 0);
+		assert_int_equal(r.b.irq_ns_per_pkt.src, MI_SRC_MEASURED);
+		assert_true(r.stages[0].irq_ns_per_pkt == 0);
+		check_rel(r.b.cpu_ns_per_pkt.v, 2000 * (1 - 1e-4), 1e-6);
+		free(e);
+	}
+
+	/* Not measured (no NET_RX probe): none assumed, the cost as measured. */
+	{
+		struct rxb_epoch *e = new_epoch(1, 1.0);
+		struct mi_env env = env_for(e);
+
+		add_sock(e, 1000, 2000, 250);
+		e->cpus[1].softirq_frac = NAN;
+		env.irq_in_task_time = true;
+		mi_learn_init(&l);
+		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		assert_int_equal(r.b.irq_ns_per_pkt.src, MI_SRC_MISSING);
+		assert_true(r.stages[0].irq_ns_per_pkt == 0);
+		check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
+		free(e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stage_b_formulas),
+		cmocka_unit_test(test_irq_on_receiver_cpu),
 		cmocka_unit_test(test_smoothing),
 		cmocka_unit_test(test_too_few_packets),
 		cmocka_unit_test(test_no_traffic),

@@ -198,6 +198,38 @@ static void test_interrupts_and_softirqs(void **state)
 	assert_int_equal(procfs_parse_softirqs(sirq, "BLOCK", v, 4), 0);
 }
 
+static void test_kconfig(void **state)
+{
+	const char *cfg =
+		"#\n# Automatically generated file; DO NOT EDIT.\n#\n"
+		"CONFIG_IRQ_TIME_ACCOUNTING_X=y\n"
+		"# CONFIG_IRQ_TIME_ACCOUNTING is not set\n"
+		"CONFIG_HAVE_IRQ_TIME_ACCOUNTING=y\n"
+		"CONFIG_BPF_SYSCALL=y\n"
+		"CONFIG_NR_CPUS=64\n"
+		"CONFIG_IKCONFIG=m\n"
+		"CONFIG_LAST=y";
+	int v;
+
+	(void)state;
+	assert_int_equal(procfs_parse_kconfig(cfg, "IRQ_TIME_ACCOUNTING"), 0);
+	assert_int_equal(procfs_parse_kconfig(cfg, "HAVE_IRQ_TIME_ACCOUNTING"), 1);
+	assert_int_equal(procfs_parse_kconfig(cfg, "BPF_SYSCALL"), 1);
+	assert_int_equal(procfs_parse_kconfig(cfg, "NR_CPUS"), 0);
+	assert_int_equal(procfs_parse_kconfig(cfg, "IKCONFIG"), 0);
+	assert_int_equal(procfs_parse_kconfig(cfg, "LAST"), 1);
+	assert_int_equal(procfs_parse_kconfig(cfg, "ABSENT"), 0);
+	assert_int_equal(procfs_parse_kconfig("", "LAST"), 0);
+	/*
+	 * The running kernel: the daemon's BPF programs need BPF_SYSCALL, so
+	 * a readable configuration must say y.
+	 */
+	v = procfs_read_kconfig("BPF_SYSCALL");
+	assert_true(v == 1 || v == -ENOENT);
+	if (v == 1)
+		assert_int_equal(procfs_read_kconfig("RXBNECK_NO_SUCH_OPTION"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_net_udp),
 		cmocka_unit_test(test_softnet),
 		cmocka_unit_test(test_interrupts_and_softirqs),
+		cmocka_unit_test(test_kconfig),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,6 +118,7 @@ def daemon_view(ep, port=None):
         "pkts_per_wakeup": val(inp, "stage_b", "pkts_per_wakeup"),
         "queue_pkts": val(inp, "stage_b", "queue_pkts"),
         "mu_net_per_s": val(inp, "stage_b", "mu_net_per_s"),
+        "irq_ns_per_pkt": val(inp, "stage_b", "irq_ns_per_pkt"),
         "stage_b_modelled": b.get("modelled"),
         "stage_a_modelled": a.get("modelled"),
         "stage_a_mu_per_s": val(inp, "stage_a", "mu_per_s"),
@@ -210,6 +211,8 @@ def derive(run, eps, port):
         c = [x for x in e.get("cpus") or [] if x["cpu"] == RECV_CPU]
         v["epoch_s"] = (e["end_ns"] - e["start_ns"]) / 1e9
         v["cpu_bound_recv_cpu"] = c[0]["cpu_bound"] if c else None
+        v["softirq_frac_recv_cpu"] = c[0].get("softirq_frac") if c else None
+        v["hardirq_frac_recv_cpu"] = c[0].get("hardirq_frac") if c else None
         v["sock"] = {k: so.get(k) for k in (
             "ipproto", "pkts_in", "pkts_out", "drops", "drops_rcvbuf", "rcvbuf_bytes",
             "rcvbuf_ipproto",
@@ -260,6 +263,8 @@ def model_curve(build, inp, meta, rates):
             "--line-rate-bps", "%d" % meta["line_rate_bps"],
             "--min-rate-bps", "%d" % parse_rate(meta["min_rate_bps"]),
             "--points", "400", "--rounds", meta.get("model_rounds", "burst")]
+    if inp.get("irq_ns_per_pkt"):
+        args += ["--irq-ns-per-pkt", "%.6g" % inp["irq_ns_per_pkt"]]
     try:
         out = subprocess.run(args, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
@@ -365,7 +370,7 @@ def main():
               if d.get("daemon_before")]
         dv = {key: median([d["daemon_before"].get(key) for d in fr]) for key in (
             "cpu_bound", "cpu_ns_per_pkt", "cpu_ns_per_pkt_ratio", "cpu_ns_per_wakeup",
-            "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
+            "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "irq_ns_per_pkt", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
             "stage_a_pkts_per_poll", "stage_a_queue_pkts")}
         dv["queue_pkts_seen"] = sorted({d["daemon_before"].get("queue_pkts") for d in fr
                                         if d["daemon_before"].get("queue_pkts") is not None})
@@ -403,7 +408,8 @@ def main():
                 "holds": (pz["loss_first_round"]["mean"] < npz["loss_first_round"]["mean"] and
                           (pz["time_s"]["sd"] or 0) < (npz["time_s"]["sd"] or 0))}
         mc = model_curve(build, dv, meta, rates) if dv.get("mu_net_per_s") else None
-        diag = diagnose(k, derived, dv, rates, mc, parse_size(meta["file_size"]))
+        diag = diagnose(k, derived, dv, rates, mc, parse_size(meta["file_size"]),
+                        meta.get("irq_time_accounting") is False)
         per_k[k] = {"sweep": sweep, "best": best and {"rate_bps": best["rate_bps"],
                                                       "time_s": best["time_s"]},
                     "top": {"rate_bps": top["rate_bps"], "time_s": top["time_s"],
@@ -475,7 +481,7 @@ def rounds_burst(rate_bps, drain_bps, queue_pkts, file_bytes, payload=1468):
     return None
 
 
-def diagnose(k, derived, dv, rates, mc, file_bytes):
+def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
     """Model inputs against what the runs measured.
 
     For every fixed run whose first round lost more than 2 % the receiver
@@ -494,8 +500,14 @@ def diagnose(k, derived, dv, rates, mc, file_bytes):
             so = e.get("sock") or {}
             if not so.get("pkts_out") or not so.get("drops") or so.get("receiver_oncpu_ns") is None:
                 continue
+            # Without CONFIG_IRQ_TIME_ACCOUNTING the receiver's time holds
+            # its part of the interrupt work on its CPU (docs/model.md):
+            # its own cost is that time less the CPU's interrupt share.
+            irq = (e.get("softirq_frac_recv_cpu") or 0) + (e.get("hardirq_frac_recv_cpu") or 0)
+            own = 1 - irq if irq_in_task else 1
             sat.append({"rate_req_bps": d["rate_req_bps"], "epoch": e.get("epoch"),
-                        "cpu_ns_per_pkt": so.get("cpu_ns_per_pkt"),
+                        "cpu_ns_per_pkt": so.get("cpu_ns_per_pkt") and so["cpu_ns_per_pkt"] * own,
+                        "irq_frac": irq,
                         "share": so["receiver_oncpu_ns"] / 1e9 / e["epoch_s"],
                         "drain_pps": so["pkts_out"] / e["epoch_s"],
                         "pkts_per_wakeup": so.get("pkts_per_wakeup")})
@@ -506,13 +518,21 @@ def diagnose(k, derived, dv, rates, mc, file_bytes):
     out = {"saturated_epochs": len(sat),
            "cost_ns_saturated": stats([s["cpu_ns_per_pkt"] for s in sat]),
            "share_saturated": stats([s["share"] for s in sat]),
+           "irq_frac_saturated": stats([s["irq_frac"] for s in sat]),
            "ps_share": 1.0 / (k + 1),
            "drain_bps_lossy_runs": stats(drains),
            "daemon_cost_ns": dv.get("cpu_ns_per_pkt"),
            "daemon_cpu_bound": dv.get("cpu_bound"),
            "model_rounds": mc.get("rounds") if mc else None}
     if dv.get("cpu_ns_per_pkt") and dv.get("cpu_bound") is not None:
-        out["model_capacity_bps"] = 1472 * 8 / ((dv["cpu_bound"] + 1) * dv["cpu_ns_per_pkt"] * 1e-9)
+        # Processor sharing; with interrupt time per arrival on the
+        # receiver's CPU, the rate it keeps up with (solver/bneck.h).
+        pps = 1 / ((dv["cpu_bound"] + 1) * dv["cpu_ns_per_pkt"] * 1e-9)
+        irq = dv.get("irq_ns_per_pkt") or 0
+        if irq > 0:
+            c = dv["cpu_bound"]
+            pps = max(pps / (1 + pps * irq * 1e-9), pps * (c + 1) / (c + 2))
+        out["model_capacity_bps"] = 1472 * 8 * pps
     if out["cost_ns_saturated"]["mean"] and dv.get("cpu_ns_per_pkt"):
         out["cost_ratio_daemon_vs_saturated"] = dv["cpu_ns_per_pkt"] / out["cost_ns_saturated"]["mean"]
     if out["drain_bps_lossy_runs"]["mean"] and out.get("model_capacity_bps"):

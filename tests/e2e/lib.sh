@@ -41,6 +41,7 @@ E_NET=10.232.$(($$ % 250))
 E_RECV_CPU=${E_RECV_CPU:-1}
 E_SEND_CPU=${E_SEND_CPU:-0}
 E_USO_OFF=${E_USO_OFF:-1}	# tx-udp-segmentation off on the sender's veth
+E_RPS=${E_RPS:-0}		# 1: RPS steers the receive softirq to $E_RECV_CPU
 E_LOCK=${E_LOCK:-/tmp/rxbneck-heavy.lock}
 
 E_PIDS=()
@@ -104,6 +105,15 @@ e2e_setup() {
 	if [ "$E_USO_OFF" = 1 ]; then
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tx-udp-segmentation off > /dev/null ||
 			e2e_fail "cannot turn tx-udp-segmentation off"
+	fi
+	# veth hands every datagram to the backlog of the CPU that sent it, so
+	# by default the receive softirq (stage A) runs on the sender's CPU and
+	# a drop costs the receiving CPU nothing. With RPS the receiving end's
+	# queue steers it to the receiver's CPU, where the hogs are: the host
+	# of seed 000, whose NIC, stack and receiver share one CPU.
+	if [ "$E_RPS" = 1 ]; then
+		printf '%x\n' $((1 << E_RECV_CPU)) > "/sys/class/net/$E_IF_R/queues/rx-0/rps_cpus" ||
+			e2e_fail "cannot set rps_cpus of $E_IF_R"
 	fi
 }
 

@@ -98,10 +98,14 @@ m = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": "$0 $*",
      "seed": $SEED, "file_size": "$E_SIZE", "one_way_delay_ms": float("$E_DELAY_MS"),
      "rcvbuf": "$E_RCVBUF", "recv_args": "$E_RECV_ARGS", "epoch_ms": $E_EPOCH_MS, "line_rate_bps": float("$E_LINE_RATE"),
      "min_rate_bps": "$E_MIN_RATE", "recv_cpu": $E_RECV_CPU, "send_cpu": $E_SEND_CPU,
-     "uso_off": $E_USO_OFF == 1, "steal_max_pct": $E_STEAL_MAX, "retries": $E_RETRIES,
+     "uso_off": $E_USO_OFF == 1, "rps": $E_RPS == 1, "steal_max_pct": $E_STEAL_MAX, "retries": $E_RETRIES,
      "send_cpu_bound_max": $E_SEND_CB_MAX, "quiet_wait_s": $E_QUIET_WAIT,
      "pause_predictor": $HAVE_PAUSE == 1,
      "netdev_max_backlog": sh("cat /proc/sys/net/core/netdev_max_backlog"),
+     # Does the kernel charge interrupt time to the task it interrupts?
+     "irq_time_accounting": {"y": True, "n": False}.get(sh(
+         "{ cat /boot/config-\$(uname -r) 2>/dev/null || zcat /proc/config.gz 2>/dev/null; } | "
+         "sed -n 's/^CONFIG_IRQ_TIME_ACCOUNTING=y\$/y/p; s/^# CONFIG_IRQ_TIME_ACCOUNTING is not set\$/n/p'")),
      "base_slice_ns": sh("cat /sys/kernel/debug/sched/base_slice_ns 2>/dev/null")}
 json.dump(m, open(sys.argv[1], "w"), indent=1)
 PY

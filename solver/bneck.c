@@ -191,19 +191,19 @@ static bool burst_matters(const struct model *md, bool vac_wins, double loss)
  * context takes @irq_ns of its CPU per packet arriving at @lambda: every
  * task on the CPU loses that time alike, the receiver included, so its
  * rate scales by 1 - lambda x irq_ns (stage A on the receiver's CPU).
- * Never below @floor: a softirq that keeps running is handed to
+ * Never below @min_share: a softirq that keeps running is handed to
  * ksoftirqd, a task that gets its turn like the others, and what it cannot
  * take waits in (and overflows) the backlog before it costs this CPU
  * anything.
  */
-double bneck_irq_share(double lambda, double irq_ns, double floor)
+double bneck_irq_share(double lambda, double irq_ns, double min_share)
 {
 	double share;
 
 	if (!(irq_ns > 0.0) || !(lambda > 0.0))
 		return 1.0;
 	share = 1.0 - lambda * irq_ns * 1e-9;
-	return share > floor ? share : floor;
+	return share > min_share ? share : min_share;
 }
 
 /*
@@ -320,17 +320,17 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
  * take @irq_ns of its CPU per arrival: the lambda where
  * lambda = pkts_per_s x bneck_irq_share(lambda). Unfloored that is
  * pkts_per_s / (1 + pkts_per_s irq_ns); where the share there is below
- * @floor, the root lies on the floor, at pkts_per_s x floor (the
+ * @min_share, the root lies on the floor, at pkts_per_s x min_share (the
  * difference of both sides falls with lambda, so the root is unique).
  */
-static double irq_capacity(double pkts_per_s, double irq_ns, double floor)
+static double irq_capacity(double pkts_per_s, double irq_ns, double min_share)
 {
 	double lam;
 
 	if (!(irq_ns > 0.0))
 		return pkts_per_s;
 	lam = pkts_per_s / (1.0 + pkts_per_s * irq_ns * 1e-9);
-	return fmax(lam, pkts_per_s * floor);
+	return fmax(lam, pkts_per_s * min_share);
 }
 
 static int stage_service(const struct rxb_stage_inputs *in,

@@ -141,12 +141,12 @@ double bneck_vacation_loss(double lambda, double k, double d_s, double p_s);
  * The share of its service rate a server keeps when interrupts take
  * @irq_ns of its CPU per packet arriving at @lambda per second
  * (struct rxb_stage_inputs.irq_ns_per_pkt): 1 - lambda irq_ns, but at
- * least @floor; 1 without them. bneck_compute() uses the floor
+ * least @min_share; 1 without them. bneck_compute() uses the floor
  * (#C + 1) / (#C + 2) (ksoftirqd as one more task), 0.05 for a
  * load-independent stage, and reports as capacity_bps the rate the stage
  * keeps up with: the lambda where lambda = mu N x the share there.
  */
-double bneck_irq_share(double lambda, double irq_ns, double floor);
+double bneck_irq_share(double lambda, double irq_ns, double min_share);
 
 int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points);
 void bneck_ws_finish(struct bneck_ws *ws);

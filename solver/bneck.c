@@ -13,7 +13,7 @@
 #define REFINE_REL_WIDTH 1e-7
 /* Below this many packets lost per file, burst absorption is not computed. */
 #define BURST_MIN_LOST_PKTS 1e-6
-/* The least share of its rate interrupts leave a load-independent stage. */
+/* The least share of its rate interrupts leave a stage's server. */
 #define IRQ_MIN_SHARE 0.05
 
 int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points)
@@ -191,10 +191,11 @@ static bool burst_matters(const struct model *md, bool vac_wins, double loss)
  * context takes @irq_ns of its CPU per packet arriving at @lambda: every
  * task on the CPU loses that time alike, the receiver included, so its
  * rate scales by 1 - lambda x irq_ns (stage A on the receiver's CPU).
- * Never below @min_share: a softirq that keeps running is handed to
- * ksoftirqd, a task that gets its turn like the others, and what it cannot
- * take waits in (and overflows) the backlog before it costs this CPU
- * anything.
+ * Never below @min_share, which only keeps the rate positive: the kernel
+ * does hand a softirq that keeps running to ksoftirqd, a task among the
+ * others, but the measured NET_RX share of the receiver's CPU followed
+ * lambda x irq_ns up to 0.4 at every #C (docs/e2e.md §5.1), far past the
+ * 1 / (#C + 2) such a task would get.
  */
 double bneck_irq_share(double lambda, double irq_ns, double min_share)
 {
@@ -204,19 +205,6 @@ double bneck_irq_share(double lambda, double irq_ns, double min_share)
 		return 1.0;
 	share = 1.0 - lambda * irq_ns * 1e-9;
 	return share > min_share ? share : min_share;
-}
-
-/*
- * The floor of bneck_irq_share() for a stage: with ksoftirqd as one more
- * task beside the server and its #C co-runners, the server keeps
- * (#C + 1) / (#C + 2) of what it had without it. A load-independent stage
- * has no co-runners to share with; IRQ_MIN_SHARE keeps its rate positive.
- */
-static double irq_floor(const struct rxb_stage_inputs *in)
-{
-	if (in->load_independent)
-		return IRQ_MIN_SHARE;
-	return (in->cpu_bound + 1.0) / (in->cpu_bound + 2.0);
 }
 
 static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
@@ -230,7 +218,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	ev->send_frac = 1.0;
 	for (uint32_t i = 0; i < md->nstages; i++) {
 		double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
-					       irq_floor(&md->st[i]));
+					       IRQ_MIN_SHARE);
 		struct bulkq_params p = {
 			.arrival_per_s = lambda,
 			.service_per_s = share * (md->paused[i] ? md->mu_on[i] : md->mu[i]),
@@ -357,7 +345,7 @@ static int stage_service(const struct rxb_stage_inputs *in,
 		out->mean_response_s = out->tagged.mean_response_s;
 	}
 	out->capacity_bps = irq_capacity(out->service_rate_per_s * in->batch_pkts,
-					 in->irq_ns_per_pkt, irq_floor(in)) *
+					 in->irq_ns_per_pkt, IRQ_MIN_SHARE) *
 			    x->payload_bytes * 8.0;
 	return 0;
 }

@@ -141,9 +141,8 @@ double bneck_vacation_loss(double lambda, double k, double d_s, double p_s);
  * The share of its service rate a server keeps when interrupts take
  * @irq_ns of its CPU per packet arriving at @lambda per second
  * (struct rxb_stage_inputs.irq_ns_per_pkt): 1 - lambda irq_ns, but at
- * least @min_share; 1 without them. bneck_compute() uses the floor
- * (#C + 1) / (#C + 2) (ksoftirqd as one more task), 0.05 for a
- * load-independent stage, and reports as capacity_bps the rate the stage
+ * least @min_share; 1 without them. bneck_compute() uses 0.05 (only to
+ * keep the rate positive) and reports as capacity_bps the rate the stage
  * keeps up with: the lambda where lambda = mu N x the share there.
  */
 double bneck_irq_share(double lambda, double irq_ns, double min_share);

@@ -422,10 +422,10 @@ static void test_bad_inputs(void **state)
  * Interrupt time on the server's CPU per arriving packet (irq_ns_per_pkt,
  * e.g. the receive softirq steered to the receiver's CPU by RPS): at
  * lambda packets/s the server keeps 1 - lambda c of its rate, at least
- * (#C + 1)/(#C + 2). Checked against the closed forms: every curve
- * point's loss is bulkq_loss() at the scaled rate, computed here; the
- * capacity is the fixed point lambda = mu N (1 - lambda c) on the sloped
- * part and mu N (#C + 1)/(#C + 2) on the floor; and the optimum lies
+ * 0.05. Checked against the closed forms: every curve point's loss is
+ * bulkq_loss() at the scaled rate, computed here; the capacity is the
+ * fixed point lambda = mu N (1 - lambda c) on the sloped part and
+ * mu N 0.05 on the floor; and the optimum lies
  * below the one without interrupts, whose T is flat above capacity here
  * (8 MiB of buffer absorbs the later rounds).
  */
@@ -436,7 +436,7 @@ static void test_irq_on_server_cpu(void **state)
 	struct bneck_xfer x = seed_xfer;
 	struct bneck_result plain, irq;
 	struct bneck_ws ws;
-	double pkts, lam_fix, floor_share = 3.0 / 4.0;
+	double pkts, lam_fix, floor_share = 0.05;
 
 	(void)state;
 	/* The share alone. */
@@ -493,7 +493,7 @@ static void test_irq_on_server_cpu(void **state)
 	assert_true(irq.line_time_s > irq.time_s * 1.03);
 
 	/* On the floor: a cost so high the share bottoms out before capacity. */
-	s.irq_ns_per_pkt = 20000.0;
+	s.irq_ns_per_pkt = 19.5e9 / pkts;	/* mu N c = 19.5 > 1 / 0.05 - 1 */
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &irq), 0);
 	check_rel(irq.stage[0].capacity_bps, pkts * floor_share * x.payload_bytes * 8,
 		  1e-12, "capacity on the floor");

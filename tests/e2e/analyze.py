@@ -530,8 +530,7 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
         pps = 1 / ((dv["cpu_bound"] + 1) * dv["cpu_ns_per_pkt"] * 1e-9)
         irq = dv.get("irq_ns_per_pkt") or 0
         if irq > 0:
-            c = dv["cpu_bound"]
-            pps = max(pps / (1 + pps * irq * 1e-9), pps * (c + 1) / (c + 2))
+            pps = max(pps / (1 + pps * irq * 1e-9), pps * 0.05)
         out["model_capacity_bps"] = 1472 * 8 * pps
     if out["cost_ns_saturated"]["mean"] and dv.get("cpu_ns_per_pkt"):
         out["cost_ratio_daemon_vs_saturated"] = dv["cpu_ns_per_pkt"] / out["cost_ns_saturated"]["mean"]

@@ -153,17 +153,31 @@ static bool sock_has_traffic(const struct rxb_sock_meas *s)
 }
 
 /* Remember where the receiver threads ran, by on-CPU time. */
-static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
+/* The CPUs the receiver ran on that the record holds (ran_on is bounded). */
+static int ran_on_count(const struct rxb_sock_meas *s)
+{
+	return s->ncpus_ran < (int)RXB_ARRAY_SIZE(s->ran_on) ? s->ncpus_ran :
+	       (int)RXB_ARRAY_SIZE(s->ran_on);
+}
+
+/* The receiver's on-CPU time over them, ns. */
+static double ran_on_total_ns(const struct rxb_sock_meas *s)
 {
 	double total = 0;
+
+	for (int i = 0; i < ran_on_count(s); i++)
+		total += (double)s->ran_on[i].oncpu_ns;
+	return total;
+}
+
+static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
+{
+	double total = ran_on_total_ns(s);
 	int n = 0;
 
-	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on); i++)
-		total += (double)s->ran_on[i].oncpu_ns;
 	if (!(total > 0))
 		return;
-	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on) &&
-			n < MI_MAX_CPUS; i++) {
+	for (int i = 0; i < ran_on_count(s) && n < MI_MAX_CPUS; i++) {
 		if (!s->ran_on[i].oncpu_ns)
 			continue;
 		l->cpu[n] = s->ran_on[i].cpu;
@@ -488,7 +502,7 @@ static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoc
 	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns, tp = t;
 	double z = s->counts_valid ? (double)s->empty_reads : 0;
 	uint64_t drops = s->reasons_valid ? s->drops_rcvbuf : s->drops_valid ? s->drops : 0;
-	double len, total = 0, fair = 0, ld = 0;
+	double len, total, fair = 0, ld = 0;
 
 	*load = NAN;
 	*oncpu = NAN;
@@ -507,11 +521,10 @@ static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoc
 	if (e->end_ns <= e->start_ns)
 		return false;
 	len = (double)(e->end_ns - e->start_ns);
-	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on); i++)
-		total += (double)s->ran_on[i].oncpu_ns;
+	total = ran_on_total_ns(s);
 	if (!(total > 0))
 		return false;
-	for (int i = 0; i < s->ncpus_ran && i < (int)RXB_ARRAY_SIZE(s->ran_on); i++) {
+	for (int i = 0; i < ran_on_count(s); i++) {
 		const struct rxb_cpu_meas *c;
 		double w = (double)s->ran_on[i].oncpu_ns / total, irq = 0, n;
 		int cpu = s->ran_on[i].cpu;
@@ -642,17 +655,13 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 static void learn_irq(struct mi_learn *l, const struct rxb_sock_meas *s,
 		      const struct rxb_epoch *e, double k)
 {
-	double total = 0, ns = 0;
-	int n = s->ncpus_ran < (int)RXB_ARRAY_SIZE(s->ran_on) ?
-		s->ncpus_ran : (int)RXB_ARRAY_SIZE(s->ran_on);
+	double total = ran_on_total_ns(s), ns = 0;
 
-	for (int i = 0; i < n; i++)
-		total += (double)s->ran_on[i].oncpu_ns;
 	if (!(total > 0) || !s->pkts_in || e->end_ns <= e->start_ns) {
 		ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
 		return;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < ran_on_count(s); i++) {
 		int cpu = s->ran_on[i].cpu;
 		double f;
 
@@ -682,12 +691,12 @@ static void learn_irq(struct mi_learn *l, const struct rxb_sock_meas *s,
 static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 			 struct rxb_sock_meas *out)
 {
-	double before = 0, after = 0;
-	int n = s->ncpus_ran < (int)RXB_ARRAY_SIZE(s->ran_on) ?
-		s->ncpus_ran : (int)RXB_ARRAY_SIZE(s->ran_on);
+	double before = ran_on_total_ns(s), after = 0;
 
 	*out = *s;
-	for (int i = 0; i < n; i++) {
+	if (!(before > 0))
+		return false;
+	for (int i = 0; i < ran_on_count(s); i++) {
 		int cpu = s->ran_on[i].cpu;
 		double f, on = (double)s->ran_on[i].oncpu_ns;
 
@@ -699,12 +708,9 @@ static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *
 		if (isfinite(e->cpus[cpu].hardirq_frac))
 			f += e->cpus[cpu].hardirq_frac;
 		f = fmin(fmax(f, 0), 1);
-		before += on;
 		after += on * (1 - f);
 		out->ran_on[i].oncpu_ns = (uint64_t)(on * (1 - f));
 	}
-	if (!(before > 0))
-		return false;
 	out->receiver_oncpu_ns = (uint64_t)((double)s->receiver_oncpu_ns * (after / before));
 	out->cpu_ns_per_pkt = s->cpu_ns_per_pkt * (after / before);
 	return true;

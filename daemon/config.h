@@ -107,7 +107,10 @@ struct rxb_config {
 	} daemon;
 	struct {
 		uint32_t interval_ms;
-		uint32_t net_probe_every;	/* per-packet probes 1 epoch in N */
+		uint32_t net_probe_every;	/* per-packet probes 1 epoch in N
+						 * once learned (daemon/netplan.h) */
+		uint32_t net_probe_learn_s;	/* every epoch this long after a
+						 * change of the receive path */
 		struct rxb_port_list watch_ports;
 		enum rxb_attach_mode attach;
 		bool bpf_stats;

@@ -168,11 +168,69 @@ static int collector_start(struct daemon *d, const struct rxb_config *cfg,
 	o.bpf_stats = cfg->measure.bpf_stats;
 	_Static_assert(COLLECT_MAX_NET_PROBE_EVERY == 3600,
 		       "[measure] net_probe_every's bound in config.c");
-	o.net_probe_every = cfg->measure.net_probe_every;
+	o.net_probe_every = netplan_every(&d->netplan, rxb_mono_ns());
 	err = collect_init(out, &o);
 	if (err)
 		rxb_log_errno(RXB_LOG_ERR, -err, "starting the measurement collector");
 	return err;
+}
+
+static void netplan_params_from(const struct rxb_config *cfg, struct netplan_params *p)
+{
+	p->steady_every = cfg->measure.net_probe_every;
+	p->learn_ns = (uint64_t)cfg->measure.net_probe_learn_s * RXB_NSEC_PER_SEC;
+}
+
+/* A flow's receive path as netplan compares it: stage B's placement and load. */
+static struct netplan_obs flow_obs(const struct flow *fl)
+{
+	const struct mi_stage_b *b = &fl->inputs.b;
+	struct netplan_obs o = { .port = fl->port, .cpu = -1,
+				 .cpu_bound = NAN, .io_bound = NAN };
+	double top = 0;
+
+	if (!b->present)
+		return o;
+	for (int i = 0; i < b->ncpus && i < MI_MAX_CPUS; i++)
+		if (b->cpu_share[i] > top) {
+			top = b->cpu_share[i];
+			o.cpu = b->cpu[i];
+		}
+	o.cpu_bound = b->cpu_bound.v;
+	o.io_bound = b->io_bound.v;
+	return o;
+}
+
+/*
+ * Learn, then sample (netplan.h): after this epoch, attach the per-packet
+ * probes in every epoch while the flows' receive paths are being learned,
+ * one epoch in [measure] net_probe_every otherwise.
+ */
+static void plan_probes(struct daemon *d)
+{
+	_Static_assert(NETPLAN_MAX_FLOWS >= FLOWS_MAX, "netplan sees every flow");
+	struct netplan_obs obs[FLOWS_MAX];
+	uint64_t now = d->epoch->end_ns;
+	uint32_t every;
+	int err;
+
+	for (int i = 0; i < d->flows.n; i++)
+		obs[i] = flow_obs(&d->flows.v[i]);
+	if (netplan_epoch(&d->netplan, now, obs, d->flows.n) && d->netplan.p.learn_ns)
+		rxb_info("per-packet probes: every epoch for %u s (%s)",
+			 d->cfg.measure.net_probe_learn_s, d->netplan.why);
+	every = netplan_every(&d->netplan, now);
+	if (every == d->net_every_now || !d->col)
+		return;
+	err = collect_set_net_probe_every(d->col, every);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "collector: per-packet probes one epoch in %u",
+			      every);
+		return;
+	}
+	if (every > 1)
+		rxb_info("per-packet probes: one epoch in %u (receive paths learned)", every);
+	d->net_every_now = every;
 }
 
 /* Tell the collector which ports to watch when the flows changed. */
@@ -373,6 +431,7 @@ static void on_epoch(struct daemon *d)
 	sendsrv_foreach_sender(d->ss, seen_sender, &d->flows);
 	flows_epoch(&d->flows, d->epoch, d->netdev_max_backlog);
 	sync_ports(d);
+	plan_probes(d);
 	d->epoch_ms_spent = (double)(rxb_mono_ns() - t0) / 1e6;
 	rxb_debug("epoch %llu: collect %.2f ms, model %.2f ms, %d flows",
 		  (unsigned long long)d->epoch->seq, d->collect_ms, d->flows.last_solve_ms,
@@ -392,6 +451,7 @@ static bool live_key(const struct config_key *k)
 		{ "measure", "bpf_stats" }, { "measure", "devices" },
 		{ "measure", "fallback_rx_ring" }, { "measure", "fallback_rx_max_frames" },
 		{ "measure", "fallback_rx_usecs" }, { "measure", "net_probe_every" },
+		{ "measure", "net_probe_learn_s" },
 		{ "model", NULL },
 		{ "control", "allow" }, { "control", "rate_change_fraction" },
 		{ "control", "push_every_epochs" },
@@ -423,8 +483,10 @@ static void log_change(void *arg, const struct config_key *k, const char *old_va
 
 	rxb_notice("reload: [%s] %s: '%s' -> '%s'%s", k->section, k->key, old_val,
 		   new_val, live ? "" : " (takes effect at restart)");
+	/* The keys the collector is not started with (net_probe_every is:
+	 * netplan's answer may change at once). */
 	if (!strcmp(k->section, "measure") && live && strcmp(k->key, "interval_ms") &&
-	    strcmp(k->key, "watch_ports"))
+	    strcmp(k->key, "watch_ports") && strcmp(k->key, "net_probe_learn_s"))
 		c->collector = true;
 	if (!live && c->r->nrestart < DAEMON_MAX_CHANGES)
 		snprintf(c->r->restart[c->r->nrestart++], sizeof(c->r->restart[0]),
@@ -451,14 +513,22 @@ static int apply_config(struct daemon *d, const struct rxb_config *next, bool co
 			char *why, size_t wlen)
 {
 	struct flows_params p, old_p = d->flows.p;
+	struct netplan_params np, old_np = d->netplan.p;
 	struct sendsrv_limits lim;
 	struct collect *col = NULL;
 	int err;
 
+	netplan_params_from(next, &np);
+	err = netplan_set_params(&d->netplan, &np);
+	if (err) {
+		snprintf(why, wlen, "[measure] net_probe_every: %s", strerror(-err));
+		return err;
+	}
 	flows_params_from(d, next, &p);
 	err = flows_set_params(&d->flows, &p);
 	if (err) {
 		snprintf(why, wlen, "[model]: %s", strerror(-err));
+		netplan_set_params(&d->netplan, &old_np);	/* cannot fail: was in use */
 		return err;
 	}
 	err = flows_set_config_ports(&d->flows, next->measure.watch_ports.port,
@@ -467,6 +537,7 @@ static int apply_config(struct daemon *d, const struct rxb_config *next, bool co
 		snprintf(why, wlen, "[measure] watch_ports: with the ports senders use, "
 			 "more than %d flows", FLOWS_MAX);
 		flows_set_params(&d->flows, &old_p);	/* cannot fail: same size */
+		netplan_set_params(&d->netplan, &old_np);
 		return err;
 	}
 	if (collector) {
@@ -474,12 +545,14 @@ static int apply_config(struct daemon *d, const struct rxb_config *next, bool co
 		if (err) {
 			snprintf(why, wlen, "restarting the collector: %s", strerror(-err));
 			flows_set_params(&d->flows, &old_p);
+			netplan_set_params(&d->netplan, &old_np);
 			flows_set_config_ports(&d->flows, d->cfg.measure.watch_ports.port,
 					       d->cfg.measure.watch_ports.n);
 			return err;
 		}
 		collect_finish(d->col);
 		d->col = col;
+		d->net_every_now = netplan_every(&d->netplan, rxb_mono_ns());
 		rxb_notice("reload: collector restarted with the new [measure] settings");
 	}
 	sync_ports(d);
@@ -701,6 +774,7 @@ static int start_loop(struct daemon *d)
 int daemon_init(struct daemon *d, const char *config_path)
 {
 	char err_msg[DAEMON_RELOAD_MSG_LEN];
+	struct netplan_params np;
 	int err;
 
 	memset(d, 0, sizeof(*d));
@@ -720,6 +794,12 @@ int daemon_init(struct daemon *d, const char *config_path)
 	}
 	d->started = d->cfg;
 	rxb_log_set_level(d->cfg.daemon.log_level);
+	netplan_params_from(&d->cfg, &np);
+	err = netplan_init(&d->netplan, &np);
+	if (err) {
+		rxb_log_errno(RXB_LOG_ERR, -err, "[measure] net_probe_every");
+		return err;
+	}
 	/*
 	 * Whether the kernel charges interrupt time to the task it interrupts
 	 * (the receiver's measured CPU time then holds the softirq work done
@@ -749,6 +829,8 @@ int daemon_init(struct daemon *d, const char *config_path)
 		err = start_ctlsrv(d);
 	if (!err)
 		err = collector_start(d, &d->cfg, &d->col);
+	if (!err)
+		d->net_every_now = netplan_every(&d->netplan, rxb_mono_ns());
 	if (!err)
 		err = arm_timer(d, d->cfg.measure.interval_ms);
 	if (err) {
@@ -837,6 +919,7 @@ void daemon_finish(struct daemon *d)
 	d->state_ok = false;
 	collect_finish(d->col);
 	d->col = NULL;
+	netplan_finish(&d->netplan);
 	free(d->epoch);
 	d->epoch = NULL;
 	if (d->tfd >= 0)

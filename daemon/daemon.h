@@ -24,6 +24,7 @@
 #include "daemon/config.h"
 #include "daemon/ctlsrv.h"
 #include "daemon/flows.h"
+#include "daemon/netplan.h"
 #include "daemon/notify.h"
 #include "daemon/sendsrv.h"
 #include "daemon/state.h"
@@ -59,6 +60,8 @@ struct daemon {
 	uint64_t state_saved_ns;
 
 	struct collect *col;
+	struct netplan netplan;		/* when the per-packet probes attach */
+	uint32_t net_every_now;		/* what the collector was last told */
 	struct rxb_epoch *epoch;	/* the latest record (heap: large) */
 	bool have_epoch;
 	uint64_t epochs, overruns;

@@ -319,6 +319,48 @@ static int notes(const struct daemon *d, const char **v, int max)
 	return n;
 }
 
+/* Learn, then sample: when the per-packet probes attach (netplan.h). */
+static void net_probes_json(struct jw *w, const struct daemon *d, uint64_t now)
+{
+	const struct netplan *np = &d->netplan;
+	bool learning = netplan_learning(np, now);
+
+	jw_obj_begin(w, "net_probes");
+	jw_uint(w, "every", d->net_every_now);
+	jw_uint(w, "steady_every", np->p.steady_every);
+	jw_double(w, "learn_s", (double)np->p.learn_ns / 1e9);
+	jw_bool(w, "learning", learning);
+	if (learning && np->started)
+		jw_double(w, "learning_left_s", (double)(np->learn_until_ns - now) / 1e9);
+	else
+		jw_null(w, "learning_left_s");
+	jw_uint(w, "changes", np->learn_starts);
+	if (np->learn_starts) {
+		jw_str(w, "last_change", np->why);
+		jw_double(w, "last_change_age_s", age_s(np->last_change_ns, now));
+	} else {
+		jw_null(w, "last_change");
+		jw_null(w, "last_change_age_s");
+	}
+	jw_obj_end(w);
+}
+
+static void net_probes_text(struct ctl_out *o, const struct daemon *d, uint64_t now)
+{
+	const struct netplan *np = &d->netplan;
+
+	if (d->net_every_now <= 1)
+		ctl_out_puts(o, "Net probes  every epoch");
+	else
+		ctl_out_printf(o, "Net probes  one epoch in %u", d->net_every_now);
+	if (netplan_learning(np, now) && np->started)
+		ctl_out_printf(o, ", learning for %.0f s more", (double)(np->learn_until_ns - now) / 1e9);
+	if (np->learn_starts)
+		ctl_out_printf(o, " (last change %.0f s ago: %s)", age_s(np->last_change_ns, now),
+			       np->why);
+	ctl_out_puts(o, "\n");
+}
+
 static void daemon_json(struct jw *w, const struct daemon *d, uint64_t now)
 {
 	const char *why[12];
@@ -349,6 +391,7 @@ static void daemon_json(struct jw *w, const struct daemon *d, uint64_t now)
 	jw_double(w, "model_ms", d->flows.last_solve_ms);
 	jw_double(w, "epoch_work_ms", d->epoch_ms_spent);
 	jw_uint(w, "netdev_max_backlog", d->netdev_max_backlog);
+	net_probes_json(w, d, now);
 	/* CONFIG_IRQ_TIME_ACCOUNTING: null when the configuration is unreadable. */
 	if (d->irq_time_accounting >= 0)
 		jw_bool(w, "irq_time_accounting", d->irq_time_accounting == 1);
@@ -743,6 +786,7 @@ static void status_text(struct ctl_out *o, const struct daemon *d)
 		ctl_out_printf(o, "Epoch       none yet (every %u ms)\n",
 			       d->cfg.measure.interval_ms);
 	}
+	net_probes_text(o, d, now);
 	if (d->reload.count)
 		ctl_out_printf(o, "Reload      %llu (%llu failed); last %s: %s\n",
 			       (unsigned long long)d->reload.count,

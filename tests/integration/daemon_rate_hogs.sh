@@ -16,9 +16,11 @@
 # lock: a measurement starts only once CPU 1 has been quiet (#C < 0.5) for
 # about 2 s, one
 # disturbed by other work is repeated (up to 4 times, then the test skips).
-# NET_PROBE_EVERY=N ([measure] net_probe_every, default 1): the same with the
+# NET_PROBE_EVERY=N ([measure] net_probe_every, here 1): the same with the
 # per-packet probes attached one epoch in N (daemon_rate_hogs_sampled.sh):
-# #C comes from every epoch, so the rate must follow as fast.
+# #C comes from every epoch, so the rate must follow as fast. Learning is
+# off (net_probe_learn_s = 0): the hogs would otherwise turn every epoch's
+# probes on, and this is about the epochs without them.
 . "$(dirname "$0")/daemon_lib.inc"
 
 command -v stress-ng >/dev/null || skip "stress-ng not installed"
@@ -31,7 +33,8 @@ NET_EVERY=${NET_PROBE_EVERY:-1}
 P=$(free_port)
 
 write_conf "$T/d.conf" "[measure] interval_ms = $EPOCH_MS" "[measure] watch_ports = $P" \
-	"[measure] net_probe_every = $NET_EVERY" "[control] push_every_epochs = 1"
+	"[measure] net_probe_every = $NET_EVERY" "[measure] net_probe_learn_s = 0" \
+	"[control] push_every_epochs = 1"
 start_daemon "$T/d.conf"
 
 bg taskset -c 1 iperf3 -s -p "$P" -1 >/dev/null 2>&1

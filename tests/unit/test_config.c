@@ -214,6 +214,7 @@ static void test_every_key_set(void **state)
 		"[ MEASURE ]\n"
 		"Interval_MS = 250\n"
 		"net_probe_every = 4\n"
+		"net_probe_learn_s = 0\n"
 		"watch_ports = 5001, 5002 7000\n"
 		"attach = raw_tp\n"
 		"bpf_stats = off\n"
@@ -264,6 +265,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.daemon.log_level, RXB_LOG_WARNING);
 	assert_int_equal(c.measure.interval_ms, 250);
 	assert_int_equal(c.measure.net_probe_every, 4);
+	assert_int_equal(c.measure.net_probe_learn_s, 0);
 	assert_int_equal(c.measure.watch_ports.n, 3);
 	assert_int_equal(c.measure.watch_ports.port[0], 5001);
 	assert_int_equal(c.measure.watch_ports.port[2], 7000);

@@ -74,6 +74,7 @@ struct collect {
 	uint64_t net_next_seq;	/* the next epoch to sample */
 	bool net_on;		/* attached now (and since the last snapshot) */
 	uint64_t net_sampled_seq;
+	uint64_t net_forced;	/* epochs sampled for a new receiver */
 	uint64_t net_attach_ns, net_detach_ns;	/* the latest ones took */
 	bool net_attach_failing;	/* logged once per failure streak */
 	struct cnet_rx_memory rx_mem;
@@ -640,6 +641,34 @@ static void net_attach(struct collect *c)
 }
 
 /*
+ * A receiver that started since the last sampled epoch is unknown until
+ * the socket dequeue probe sees it read, and until then it counts as one
+ * more CPU-bound task on its CPU (seen in the e2e runs: #C k + 1 for up to
+ * a sampling period at the start of every transfer). A new socket on a
+ * watched UDP port (/proc/net/udp, cheap) is that sign: sample the next
+ * epoch whatever the cadence, so the receiver is named within it. TCP
+ * ports keep the cadence (every connection is a new socket there).
+ */
+static void net_new_receivers(struct collect *c)
+{
+	int n;
+
+	if (c->net_every <= 1 || !c->sq || !c->nports)
+		return;
+	n = cproc_new_udp_sockets(c->proc, c->ports, c->nports);
+	if (n < 0) {
+		rxb_log_errno(RXB_LOG_DEBUG, -n, "collect: /proc/net/udp for new receivers");
+		return;
+	}
+	if (!n || c->net_next_seq <= c->seq + 1)
+		return;
+	c->net_next_seq = c->seq + 1;
+	c->net_forced++;
+	rxb_debug("collect: %d watched ports with a new socket: epoch %llu sampled",
+		  n, (unsigned long long)c->seq + 1);
+}
+
+/*
  * Before the snapshot that ends epoch c->seq (and starts the next): attach
  * the per-packet programs if the next epoch is to be sampled. Attaching
  * before the snapshot means no event of the next epoch is missed; what
@@ -852,6 +881,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 		if (c->net_next_seq <= out->seq)
 			c->net_next_seq = out->seq + c->net_every;
 	}
+	net_new_receivers(c);
 	net_attach_next(c);
 	/* The epoch ends when the probes are read (the scheduler's first). */
 	out->start_ns = c->last_ns;
@@ -864,6 +894,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	out->net_probe_every = c->net_every;
 	out->net_sampled = sampled;
 	out->net_sampled_seq = c->net_sampled_seq;
+	out->net_forced = c->net_forced;
 	out->net_attach_ns = c->net_attach_ns;
 	out->net_detach_ns = c->net_detach_ns;
 

@@ -238,6 +238,7 @@ void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e
 	count_or_null(w, "net_sampled_seq", e->net_sampled_seq, e->net_sampled_seq);
 	count_or_null(w, "net_attach_ns", e->net_attach_ns, e->net_attach_ns);
 	count_or_null(w, "net_detach_ns", e->net_detach_ns, e->net_detach_ns);
+	jw_uint(w, "net_forced_epochs", e->net_forced);
 	cpus_json(w, e);
 	disk_json(w, &e->disk);
 	jw_arr_begin(w, "sockets");

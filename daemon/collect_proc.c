@@ -28,6 +28,13 @@ struct task_table {
 	size_t n, cap;
 };
 
+/* The UDP sockets bound to a port: how many, and the sum of their inodes. */
+struct port_socks {
+	uint16_t port;
+	uint32_t nsocks;
+	uint64_t inode_sum;
+};
+
 struct cproc {
 	bool have_cpu;
 	int ncpu_prev;
@@ -47,6 +54,11 @@ struct cproc {
 	int nudp_ports;
 	uint16_t udp_ports[RXB_MAX_SOCKS];
 	uint64_t udp_drops_prev[RXB_MAX_SOCKS];
+
+	/* The sockets bound to each watched port at the last look
+	 * (cproc_new_udp_sockets()): their count and inode sum. */
+	int nseen;
+	struct port_socks seen[RXB_MAX_SOCKS];
 	struct procfs_udp_sock udp[CPROC_MAX_UDP];
 
 	bool have_irq;
@@ -388,4 +400,42 @@ int cproc_irqs(struct cproc *cp, struct rxb_epoch *out)
 	cp->irq_at_ns = now;
 	cp->have_irq = true;
 	return 0;
+}
+
+/* ------------------------------------------------ new receivers -- */
+
+int cproc_new_udp_sockets(struct cproc *cp, const uint16_t *ports, int nports)
+{
+	int n = procfs_read_net_udp(cp->udp, CPROC_MAX_UDP), nnew = 0, nseen = 0;
+	struct port_socks now[RXB_MAX_SOCKS];
+
+	if (n < 0)
+		return n;
+	if (nports > RXB_MAX_SOCKS)
+		nports = RXB_MAX_SOCKS;
+	for (int i = 0; i < nports; i++) {
+		struct port_socks *v = &now[nseen++];
+		bool known = false;
+
+		v->port = ports[i];
+		v->nsocks = 0;
+		v->inode_sum = 0;
+		for (int j = 0; j < n; j++)
+			if (cp->udp[j].port == ports[i] && cp->udp[j].inode) {
+				v->nsocks++;
+				v->inode_sum += cp->udp[j].inode;
+			}
+		for (int j = 0; j < cp->nseen; j++)
+			if (cp->seen[j].port == ports[i]) {
+				known = cp->seen[j].nsocks == v->nsocks &&
+					cp->seen[j].inode_sum == v->inode_sum;
+				break;
+			}
+		/* Sockets gone (the receiver exited) name nobody new. */
+		if (!known && v->nsocks)
+			nnew++;
+	}
+	memcpy(cp->seen, now, (size_t)nseen * sizeof(now[0]));
+	cp->nseen = nseen;
+	return nnew;
 }

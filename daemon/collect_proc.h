@@ -45,6 +45,15 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 /* out->disk (service fields only). 0 or -errno. */
 int cproc_disk(struct cproc *cp, struct rxb_epoch *out);
 
+/*
+ * How many of @ports have UDP sockets that were not bound there at the
+ * last call (another inode, or more of them): a receiver that started
+ * since, which only the socket dequeue probe can name. A port seen for the
+ * first time counts when it has a socket. -errno when /proc/net/udp cannot
+ * be read.
+ */
+int cproc_new_udp_sockets(struct cproc *cp, const uint16_t *ports, int nports);
+
 /* out->socks[] for @ports: drops from /proc/net/udp{,6}. 0 or -errno. */
 int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,
 		  struct rxb_epoch *out);

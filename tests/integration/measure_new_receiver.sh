@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# A receiver that starts between two sampled epochs (--net-probe-every 8)
+# is named at once, not a sampling period later.
+#
+# Only the socket dequeue probe (a per-packet program, attached one epoch
+# in N) can tell which thread reads a watched socket; until it does, a
+# busy receiver counts as one more CPU-bound task on its CPU, and the
+# model's #C is one too high. The collector looks for new sockets on the
+# watched UDP ports (/proc/net/udp) each epoch and samples the next epoch
+# when it finds one. Here: rxbneckd --measure-only, 250 ms epochs, one in
+# 8 sampled; right after a sampled epoch a receiver binds the watched port
+# on CPU 1 and spins on it (non-blocking reads: CPU-bound), fed ~20 k
+# datagrams/s on loopback from CPU 0. Checked, with E0 the epoch in which
+# the socket appeared:
+#  - epoch E0 + 1 is sampled although the cadence says E0 + 7 or so
+#    (net_forced_epochs counts it), and it names the receiver's thread;
+#  - from E0 + 1 on, CPU 1's cpu_bound stays below 0.5 while the receiver
+#    spins there (it is reported as the socket's receiver instead), and
+#    the receiver's on-CPU share is reported;
+#  - the cadence resumes: at most 2 of the 6 epochs after E0 + 1 sampled.
+# Exit 0 pass, 77 skip, 1 fail.
+set -u
+build=${RXB_BUILD:-build}
+daemon=$build/rxbneckd
+[ "$(id -u)" -eq 0 ] || { echo "measure_new_receiver: needs root" >&2; exit 77; }
+command -v python3 >/dev/null || { echo "measure_new_receiver: no python3" >&2; exit 77; }
+[ "$(nproc)" -ge 2 ] || { echo "measure_new_receiver: needs 2 CPUs" >&2; exit 77; }
+[ -x "$daemon" ] || { echo "measure_new_receiver: no $daemon" >&2; exit 1; }
+"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
+	python3 -c 'import json,sys; p=json.loads(sys.stdin.readline())["probes"]; sys.exit(0 if {"sockq","sched"} <= set(p) else 1)' ||
+	{ echo "measure_new_receiver: BPF probes cannot be loaded here" >&2; exit 77; }
+
+port=$((30000 + $$ % 30000))
+tmp=$(mktemp -d /tmp/rxbt-newrx.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$daemon" --measure-only --epochs 40 --interval-ms 250 --net-probe-every 8 \
+	--watch-port "$port" --json > "$tmp/epochs.jsonl" 2> "$tmp/daemon.log" &
+pids+=($!)
+
+# Wait for a sampled epoch after the first one, then start the receiver:
+# the next epoch in the cadence is then 8 epochs away.
+python3 - "$tmp/epochs.jsonl" <<'PY' || { echo "measure_new_receiver: no sampled epoch seen" >&2; exit 1; }
+import json, sys, time
+end = time.monotonic() + 15
+while time.monotonic() < end:
+    lines = open(sys.argv[1]).read().splitlines()
+    eps = [json.loads(l) for l in lines if l.strip()]
+    if len(eps) >= 2 and eps[-1]["net_sampled"]:
+        sys.exit(0)
+    time.sleep(0.02)
+sys.exit(1)
+PY
+
+cat > "$tmp/rx.py" <<'PY'
+import os, socket, sys, threading, time
+port, out = int(sys.argv[1]), sys.argv[2]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", port))
+s.setblocking(False)
+with open(out, "w") as f:
+    f.write("%d %d\n" % (threading.get_native_id(), time.clock_gettime_ns(time.CLOCK_MONOTONIC)))
+end = time.monotonic() + 5
+while time.monotonic() < end:
+    try:
+        s.recv(2048)
+    except BlockingIOError:
+        pass
+PY
+taskset -c 1 python3 "$tmp/rx.py" "$port" "$tmp/rx.txt" &
+pids+=($!)
+taskset -c 0 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+end = time.monotonic() + 5
+while time.monotonic() < end:
+    for _ in range(100):
+        s.sendto(b"x" * 1000, ("127.0.0.1", int(sys.argv[1])))
+    time.sleep(0.005)' "$port" &
+pids+=($!)
+wait "${pids[1]}" "${pids[2]}"
+wait "${pids[0]}"
+
+python3 - "$tmp/epochs.jsonl" "$tmp/rx.txt" "$port" <<'PY'
+import json, sys
+eps = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+tid, t_bind = map(int, open(sys.argv[2]).read().split())
+port = int(sys.argv[3])
+e0 = next(i for i, e in enumerate(eps) if e["end_ns"] > t_bind)
+print("receiver tid %d bound the port in epoch %d (of %d); sampled epochs: %s"
+      % (tid, eps[e0]["seq"], len(eps), [e["seq"] for e in eps if e["net_sampled"]]))
+def sock(e):
+    return next((s for s in e["sockets"] if s["port"] == port), None)
+def cpu1(e):
+    return next(c for c in e["cpus"] if c["cpu"] == 1)
+for e in eps[e0:e0 + 8]:
+    s = sock(e)
+    print("  epoch %d: sampled %s, forced %d, cpu1 cpu_bound %.2f, tids %s, receiver_oncpu_ns %s"
+          % (e["seq"], e["net_sampled"], e["net_forced_epochs"], cpu1(e)["cpu_bound"],
+             s and s.get("tids"), s and s.get("receiver_oncpu_ns")))
+nxt = eps[e0 + 1]
+fail = []
+if not nxt["net_sampled"]:
+    fail.append("epoch E0 + 1 not sampled")
+if nxt["net_forced_epochs"] < 1:
+    fail.append("no epoch sampled out of turn")
+if tid not in (sock(nxt) or {}).get("tids", []):
+    fail.append("receiver tid %d not named in epoch E0 + 1" % tid)
+# The receiver spins until 5 s after binding: 20 epochs.
+busy = [e for e in eps[e0 + 1:] if e["end_ns"] < t_bind + 4.5e9]
+if len(busy) < 6:
+    fail.append("only %d epochs while the receiver ran" % len(busy))
+for e in busy:
+    if cpu1(e)["cpu_bound"] >= 0.5:
+        fail.append("epoch %d: cpu1 cpu_bound %.2f: the receiver counted as CPU-bound"
+                    % (e["seq"], cpu1(e)["cpu_bound"]))
+    s = sock(e)
+    if not s or not (s.get("receiver_oncpu_ns") or 0) > 0.5 * (e["end_ns"] - e["start_ns"]):
+        fail.append("epoch %d: receiver's on-CPU time not reported" % e["seq"])
+after = [e["net_sampled"] for e in eps[e0 + 2:e0 + 8]]
+if sum(after) > 2:
+    fail.append("the cadence did not resume: %s" % after)
+if fail:
+    print("FAIL: " + "; ".join(fail[:6]))
+    sys.exit(1)
+print("PASS")
+PY

@@ -23,6 +23,7 @@ E_DELAY_MS=${E_DELAY_MS:-10}	# emulated one-way delay (sender's HELLO RTT = 2x)
 E_RCVBUF=${E_RCVBUF:-4Mi}	# receiver's SO_RCVBUF request (kernel doubles it)
 E_RECV_ARGS=${E_RECV_ARGS:-}	# more rxbneck-recv options, e.g. --busy-poll
 E_EPOCH_MS=${E_EPOCH_MS:-250}	# rxbneckd epoch
+E_NET_PROBE_EVERY=${E_NET_PROBE_EVERY:-}	# [measure] net_probe_every ("": default)
 E_LINE_RATE=${E_LINE_RATE:-6G}	# the sender's ceiling (--max-rate): the top of the sweep
 E_MIN_RATE=${E_MIN_RATE:-100M}
 # 1: send a real file of random bytes (--file) and write what arrives
@@ -144,6 +145,7 @@ e2e_daemon_start() {
 	ctl_socket = $E_TMP/run/ctl.sock
 	[measure]
 	interval_ms = $E_EPOCH_MS
+	${E_NET_PROBE_EVERY:+net_probe_every = $E_NET_PROBE_EVERY}
 	watch_ports = $E_PORT $E_TCP_PORT
 	devices = $E_IF_R
 	[model]

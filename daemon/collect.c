@@ -72,7 +72,10 @@ struct collect {
 	 */
 	uint32_t net_every;
 	uint64_t net_next_seq;	/* the next epoch to sample */
-	bool net_on;		/* attached now (and since the last snapshot) */
+	bool net_on;		/* attached now */
+	uint64_t net_whole_seq;	/* the first epoch they cover whole (attached
+				 * before the snapshot that started it) */
+	uint64_t poll_next_ns;	/* collect_poll(): next look for new sockets */
 	uint64_t net_sampled_seq;
 	uint64_t net_forced;	/* epochs sampled for a new receiver */
 	uint64_t net_attach_ns, net_detach_ns;	/* the latest ones took */
@@ -506,6 +509,7 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		/* The probes opened with every program attached: the first
 		 * epoch is a sampled one. */
 		c->net_on = c->np || c->sq;
+		c->net_whole_seq = 1;
 		c->net_next_seq = 1;
 		c->last_ns = rxb_mono_ns();
 		snapshot_all(c, c->cur);
@@ -677,8 +681,45 @@ static void net_new_receivers(struct collect *c)
  */
 static void net_attach_next(struct collect *c)
 {
-	if ((c->np || c->sq) && !c->net_on && c->seq + 1 >= c->net_next_seq)
+	if ((c->np || c->sq) && !c->net_on && c->seq + 1 >= c->net_next_seq) {
 		net_attach(c);
+		c->net_whole_seq = c->seq + 1;
+	}
+}
+
+/*
+ * Between two epochs (collect_poll()): a new socket on a watched UDP port
+ * attaches the per-packet programs at once, so the receiver is named at
+ * its first read and the epoch it started in does not count it as a
+ * CPU-bound task. That epoch is not a sampled one (they missed its start);
+ * the next is.
+ */
+uint64_t collect_poll_due_ns(const struct collect *c)
+{
+	if (!c || c->net_every <= 1 || !c->sq || !c->nports || c->net_on)
+		return UINT64_MAX;
+	return c->poll_next_ns;
+}
+
+void collect_poll(struct collect *c, uint64_t now_ns)
+{
+	int n;
+
+	if (collect_poll_due_ns(c) > now_ns)
+		return;
+	c->poll_next_ns = now_ns + COLLECT_POLL_NS;
+	n = cproc_new_udp_sockets(c->proc, c->ports, c->nports);
+	if (n <= 0)
+		return;
+	net_attach(c);
+	if (!c->net_on)
+		return;
+	c->net_whole_seq = c->seq + 2;
+	if (c->net_next_seq > c->seq + 2)
+		c->net_next_seq = c->seq + 2;
+	c->net_forced++;
+	rxb_debug("collect: %d watched ports with a new socket: per-packet probes attached "
+		  "in epoch %llu", n, (unsigned long long)c->seq + 1);
 }
 
 /*
@@ -874,7 +915,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	init_epoch(out, ncpus);
 	/* Attached since the previous snapshot (never detached between
 	 * two): the epoch ending now is a sampled one. */
-	sampled = c->net_on;
+	sampled = c->net_on && c->net_whole_seq <= c->seq + 1;
 	out->seq = ++c->seq;
 	if (sampled) {
 		c->net_sampled_seq = out->seq;

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/util.h"
 #include "daemon/collect_sched.h"
 #include "rxb/measure.h"
 
@@ -123,6 +124,17 @@ int collect_set_ports(struct collect *c, const uint16_t *ports, int n);
 /* Sample the per-packet programs one epoch in @every from now on (1..
  * COLLECT_MAX_NET_PROBE_EVERY; see collect_opts). 0 or -EINVAL. */
 int collect_set_net_probe_every(struct collect *c, uint32_t every);
+
+/*
+ * Between epochs, while the per-packet programs are detached (sampling):
+ * look for new sockets on the watched UDP ports every COLLECT_POLL_NS and
+ * attach the programs at once when one appears, so a receiver that starts
+ * between two samples is named at its first read. collect_poll_due_ns():
+ * when to call collect_poll() next (CLOCK_MONOTONIC; UINT64_MAX: no need).
+ */
+#define COLLECT_POLL_NS	(100 * RXB_NSEC_PER_MSEC)
+uint64_t collect_poll_due_ns(const struct collect *c);
+void collect_poll(struct collect *c, uint64_t now_ns);
 
 /* Detach everything, restore bpf_stats_enabled, free. NULL is allowed. */
 void collect_finish(struct collect *c);

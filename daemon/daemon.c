@@ -849,11 +849,14 @@ static int wait_ms(struct daemon *d)
 {
 	uint64_t now = rxb_mono_ns(), t = sendsrv_next_deadline_ns(d->ss);
 	uint64_t u = ctlsrv_next_deadline_ns(d->cs), w = notify_watchdog_due_ns(&d->notify);
+	uint64_t p = collect_poll_due_ns(d->col);
 
 	if (u < t)
 		t = u;
 	if (w < t)
 		t = w;
+	if (p < t)
+		t = p;
 	if (t <= now)
 		return 0;
 	t = (t - now + RXB_NSEC_PER_MSEC - 1) / RXB_NSEC_PER_MSEC;
@@ -897,6 +900,8 @@ int daemon_run(struct daemon *d)
 		for (int i = 0; i < n && !d->stop; i++)
 			dispatch(d, &evs[i]);
 		now = rxb_mono_ns();
+		if (d->col)
+			collect_poll(d->col, now);
 		sendsrv_tick(d->ss, now);
 		ctlsrv_tick(d->cs, now);
 		notify_watchdog(&d->notify, now);

@@ -299,6 +299,16 @@ static int run(const struct cli *cli)
 	next = rxb_mono_ns();
 	for (uint64_t i = 0; i < cli->epochs && !stop_requested; i++) {
 		next += cli->interval_ms * RXB_NSEC_PER_MSEC;
+		/* Between epochs the collector may look for new receivers;
+		 * each look moves its next one on (else: wait for the epoch). */
+		for (uint64_t p = collect_poll_due_ns(c), q; p < next && !stop_requested;
+		     p = q) {
+			sleep_until(p);
+			collect_poll(c, rxb_mono_ns());
+			q = collect_poll_due_ns(c);
+			if (q <= p)
+				break;
+		}
 		sleep_until(next);
 		if (stop_requested)
 			break;

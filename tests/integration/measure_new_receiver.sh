@@ -5,18 +5,19 @@
 # Only the socket dequeue probe (a per-packet program, attached one epoch
 # in N) can tell which thread reads a watched socket; until it does, a
 # busy receiver counts as one more CPU-bound task on its CPU, and the
-# model's #C is one too high. The collector looks for new sockets on the
-# watched UDP ports (/proc/net/udp) each epoch and samples the next epoch
-# when it finds one. Here: rxbneckd --measure-only, 250 ms epochs, one in
-# 8 sampled; right after a sampled epoch a receiver binds the watched port
-# on CPU 1 and spins on it (non-blocking reads: CPU-bound), fed ~20 k
-# datagrams/s on loopback from CPU 0. Checked, with E0 the epoch in which
-# the socket appeared:
-#  - epoch E0 + 1 is sampled although the cadence says E0 + 7 or so
-#    (net_forced_epochs counts it), and it names the receiver's thread;
-#  - from E0 + 1 on, CPU 1's cpu_bound stays below 0.5 while the receiver
-#    spins there (it is reported as the socket's receiver instead), and
-#    the receiver's on-CPU share is reported;
+# model's #C is one too high. Between epochs the collector looks for new
+# sockets on the watched UDP ports (/proc/net/udp, every 100 ms) and
+# attaches the per-packet programs at once when it finds one. Here:
+# rxbneckd --measure-only, 250 ms epochs, one in 8 sampled; right after a
+# sampled epoch a receiver binds the watched port on CPU 1 and spins on it
+# (non-blocking reads: CPU-bound), fed ~20 k datagrams/s on loopback from
+# CPU 0. Checked, with E0 the epoch in which the socket appeared:
+#  - the programs were attached out of turn in E0 (net_forced_epochs), and
+#    epoch E0 + 1 is sampled although the cadence says E0 + 7 or so, and
+#    names the receiver's thread;
+#  - from E0 on (the epoch it bound in included), CPU 1's cpu_bound stays
+#    below 0.5 while the receiver spins there (it is the socket's
+#    receiver instead), and from E0 + 1 on its on-CPU time is reported;
 #  - the cadence resumes: at most 2 of the 6 epochs after E0 + 1 sampled.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
@@ -66,6 +67,9 @@ s.bind(("127.0.0.1", port))
 s.setblocking(False)
 with open(out, "w") as f:
     f.write("%d %d\n" % (threading.get_native_id(), time.clock_gettime_ns(time.CLOCK_MONOTONIC)))
+# One sleep, so the scheduler probes see the thread now: a thread that
+# never leaves its CPU is only accounted from its first switch-out.
+time.sleep(0.001)
 end = time.monotonic() + 5
 while time.monotonic() < end:
     try:
@@ -106,6 +110,11 @@ for e in eps[e0:e0 + 8]:
              s and s.get("tids"), s and s.get("receiver_oncpu_ns")))
 nxt = eps[e0 + 1]
 fail = []
+if eps[e0]["net_forced_epochs"] < 1:
+    fail.append("the programs were not attached in the epoch the socket appeared")
+if cpu1(eps[e0])["cpu_bound"] >= 0.5:
+    fail.append("epoch E0: cpu1 cpu_bound %.2f: the receiver counted as CPU-bound"
+                % cpu1(eps[e0])["cpu_bound"])
 if not nxt["net_sampled"]:
     fail.append("epoch E0 + 1 not sampled")
 if nxt["net_forced_epochs"] < 1:

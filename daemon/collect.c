@@ -77,7 +77,7 @@ struct collect {
 				 * before the snapshot that started it) */
 	uint64_t poll_next_ns;	/* collect_poll(): next look for new sockets */
 	uint64_t net_sampled_seq;
-	uint64_t net_forced;	/* epochs sampled for a new receiver */
+	uint64_t net_forced;	/* out-of-turn attachments for new receivers */
 	uint64_t net_attach_ns, net_detach_ns;	/* the latest ones took */
 	bool net_attach_failing;	/* logged once per failure streak */
 	struct cnet_rx_memory rx_mem;
@@ -913,8 +913,8 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	if (ncpus <= 0)
 		ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	init_epoch(out, ncpus);
-	/* Attached since the previous snapshot (never detached between
-	 * two): the epoch ending now is a sampled one. */
+	/* Attached since before the snapshot that started it (never
+	 * detached since): the epoch ending now is a sampled one. */
 	sampled = c->net_on && c->net_whole_seq <= c->seq + 1;
 	out->seq = ++c->seq;
 	if (sampled) {

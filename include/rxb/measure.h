@@ -306,7 +306,8 @@ struct rxb_epoch {
 	uint64_t net_attach_ns;		/* time the latest attach of those
 					 * programs took, 0 = none yet */
 	uint64_t net_detach_ns;		/* ... the latest detach */
-	uint64_t net_forced;		/* epochs sampled out of turn because a
+	uint64_t net_forced;		/* times the per-packet programs were
+					 * attached out of turn because a
 					 * watched UDP port had a new socket
 					 * (a receiver to name), this run */
 

@@ -649,21 +649,30 @@ static void net_attach(struct collect *c)
  * the socket dequeue probe sees it read, and until then it counts as one
  * more CPU-bound task on its CPU (seen in the e2e runs: #C k + 1 for up to
  * a sampling period at the start of every transfer). A new socket on a
- * watched UDP port (/proc/net/udp, cheap) is that sign: sample the next
- * epoch whatever the cadence, so the receiver is named within it. TCP
- * ports keep the cadence (every connection is a new socket there).
+ * watched UDP port (/proc/net/udp, cheap) is that sign. TCP ports keep the
+ * cadence (every connection is a new socket there). How many watched
+ * ports have one since the last look; 0 when sampling is off.
  */
-static void net_new_receivers(struct collect *c)
+static int net_new_sockets(struct collect *c)
 {
 	int n;
 
 	if (c->net_every <= 1 || !c->sq || !c->nports)
-		return;
+		return 0;
 	n = cproc_new_udp_sockets(c->proc, c->ports, c->nports);
 	if (n < 0) {
 		rxb_log_errno(RXB_LOG_DEBUG, -n, "collect: /proc/net/udp for new receivers");
-		return;
+		return 0;
 	}
+	return n;
+}
+
+/* At an epoch's end: sample the next epoch whatever the cadence, so a
+ * receiver that started in this one is named within it. */
+static void net_new_receivers(struct collect *c)
+{
+	int n = net_new_sockets(c);
+
 	if (!n || c->net_next_seq <= c->seq + 1)
 		return;
 	c->net_next_seq = c->seq + 1;
@@ -708,8 +717,8 @@ void collect_poll(struct collect *c, uint64_t now_ns)
 	if (collect_poll_due_ns(c) > now_ns)
 		return;
 	c->poll_next_ns = now_ns + COLLECT_POLL_NS;
-	n = cproc_new_udp_sockets(c->proc, c->ports, c->nports);
-	if (n <= 0)
+	n = net_new_sockets(c);
+	if (!n)
 		return;
 	net_attach(c);
 	if (!c->net_on)

@@ -46,6 +46,19 @@ struct {
 	__type(value, struct sched_rx_tid);
 } rx_tids SEC(".maps");
 
+/*
+ * How many tids sockq.bpf.c has added to rx_tids (shared the same way). A
+ * task record caches whether its tid is a receiver and asks rx_tids again
+ * only when this has moved: most switches are of other tasks, and this
+ * saves them the hash lookup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rx_gen SEC(".maps");
+
 /* Receiver preemptions with the off-CPU interval that followed (sched.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -239,15 +252,40 @@ static __always_inline void charge_off(struct sched_task *t, __u64 off)
 }
 
 /*
+ * The receiver record of @tid, or NULL when it is none. A missing entry is
+ * taken from @t's cache while rx_tids has had no insert since it was
+ * looked up; a cached "yes" is looked up each time (the record is needed,
+ * and user space may have removed it). Reading the generation before the
+ * lookup means an insert racing with it is found at the next switch-out.
+ */
+static __always_inline struct sched_rx_tid *rx_of(__u32 tid,
+						  struct sched_task *t)
+{
+	struct sched_rx_tid *rx;
+	__u32 zero = 0, gen;
+	__u64 *g;
+
+	g = bpf_map_lookup_elem(&rx_gen, &zero);
+	if (!g)
+		return bpf_map_lookup_elem(&rx_tids, &tid);
+	gen = (__u32)*g;
+	if (t->rx_state == SCHED_RX_NO && t->rx_gen == gen)
+		return NULL;
+	rx = bpf_map_lookup_elem(&rx_tids, &tid);
+	t->rx_state = rx ? SCHED_RX_YES : SCHED_RX_NO;
+	t->rx_gen = gen;
+	return rx;
+}
+
+/*
  * Pause-window inputs of a receiver thread: this run's length when it ends
  * in preemption, and the off-CPU interval that preceded the run, split by
  * how that interval began.
  */
-static __always_inline void rx_account(__u32 tid, struct sched_task *t,
-				       __u32 how, __u64 run, __u64 off)
+static __always_inline void rx_account(struct sched_rx_tid *rx,
+				       struct sched_task *t, __u32 how,
+				       __u64 run, __u64 off)
 {
-	struct sched_rx_tid *rx = bpf_map_lookup_elem(&rx_tids, &tid);
-
 	if (!rx)
 		return;
 	if (t->state == SCHED_ST_RUNNABLE) {
@@ -294,14 +332,15 @@ static __always_inline __u64 se_slice(struct task_struct *p, bool btf)
  * next switch-in never race.
  */
 static __always_inline void rx_follow(struct task_struct *prev,
-				      struct task_struct *next, __u32 prev_tid,
+				      struct task_struct *next,
+				      struct sched_rx_tid *prev_rx,
 				      __u32 next_tid, bool runnable, __u32 cpu,
 				      __u64 now, bool btf)
 {
-	struct sched_rx_tid *rx;
+	struct sched_rx_tid *rx = prev_rx;
 	struct sched_rx_event *ev;
 
-	if (prev_tid && (rx = bpf_map_lookup_elem(&rx_tids, &prev_tid))) {
+	if (rx) {
 		if (runnable) {
 			rx->ev_run_start_ns = rx->in_ns;
 			rx->ev_out_ns = now;
@@ -341,26 +380,31 @@ static __always_inline void rx_follow(struct task_struct *prev,
 	rx->in_ns = now;
 }
 
-static __always_inline void switch_out(bool preempt, struct task_struct *prev,
-				       unsigned int prev_state, __u32 cpu,
-				       __u64 now, __u32 tid, bool btf)
+/* Account @prev's run that ends now; returns its receiver record, if any. */
+static __always_inline struct sched_rx_tid *
+switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
+	   __u32 cpu, __u64 now, __u32 tid, bool btf)
 {
 	__u32 how = leave_state(preempt, prev, prev_state, btf);
 	__u64 sum = sum_exec(prev, btf), delay = run_delay(prev, btf);
+	struct sched_rx_tid *rx;
 	__u64 dt, on, wait, npc;
 	struct sched_task *t;
 
 	if (!tid)
-		return;	/* the idle task: idle time comes from /proc/stat */
+		return NULL;	/* the idle task: idle time comes from /proc/stat */
 	t = bpf_map_lookup_elem(&tasks, &tid);
 	if (!t || t->state == SCHED_ST_DEAD) {
 		/* First sight: this is the baseline, nothing to charge. */
 		t = get_task(tid, prev, how, cpu, now, btf);
-		if (t && how == SCHED_ST_DEAD)
+		if (!t)
+			return bpf_map_lookup_elem(&rx_tids, &tid);
+		if (how == SCHED_ST_DEAD)
 			t->dead_ns = now;
-		return;
+		return rx_of(tid, t);
 	}
 	begin_update(t);
+	rx = rx_of(tid, t);
 	dt = sub0(now, t->out_ns);
 	on = sub0(sum, t->sum_exec_ns);
 	if (on > dt)
@@ -387,7 +431,7 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 	t->wait_ns += wait;
 	t->seg_wait_ns += wait;
 	charge_off(t, dt - on - wait);
-	rx_account(tid, t, how, on, dt - on);
+	rx_account(rx, t, how, on, dt - on);
 
 	switch (how) {
 	case SCHED_ST_RUNNABLE:
@@ -417,6 +461,7 @@ static __always_inline void switch_out(bool preempt, struct task_struct *prev,
 	t->run_delay_ns = delay;
 	t->pcount = npc;
 	end_update(t);
+	return rx;
 }
 
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
@@ -427,6 +472,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
 	struct sched_cpu *c = bpf_map_lookup_elem(&cpu_stats, &zero);
 	__u32 prev_tid = tid_of(prev, btf), next_tid = tid_of(next, btf);
+	struct sched_rx_tid *rx;
 
 	if (!c)
 		return 0;
@@ -441,8 +487,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	 * its next switch-out cover this switch-in too, and the reader asks
 	 * the kernel (schedstat) about tasks that may be running now.
 	 */
-	switch_out(preempt, prev, prev_state, cpu, now, prev_tid, btf);
-	rx_follow(prev, next, prev_tid, next_tid,
+	rx = switch_out(preempt, prev, prev_state, cpu, now, prev_tid, btf);
+	rx_follow(prev, next, rx, next_tid,
 		  preempt || prev_state == SCHED_TASK_RUNNING, cpu, now, btf);
 	return 0;
 }

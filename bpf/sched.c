@@ -116,6 +116,11 @@ int sched_probe_rx_tids_fd(const struct sched_probe *sp)
 	return bpf_map__fd(sp->skel->maps.rx_tids);
 }
 
+int sched_probe_rx_gen_fd(const struct sched_probe *sp)
+{
+	return bpf_map__fd(sp->skel->maps.rx_gen);
+}
+
 /* Grow *@arr (of @size-byte elements) to hold at least @n. */
 static int reserve(void **arr, size_t *cap, size_t n, size_t size)
 {

@@ -82,10 +82,23 @@ struct sched_task {
 	__u64 run_preempt_ns;	/* sum of run lengths ended by preemption */
 	__u64 slice_ns;		/* sum of se.slice at those preemptions (EEVDF) */
 	__u32 seg_cpu;
-	__u32 pad;
+	/*
+	 * Whether this tid is in rx_tids (enum sched_rx_state), as of rx_tids'
+	 * generation rx_gen: switch-outs look it up again only when receivers
+	 * were added since, so other tasks' switches skip the hash.
+	 */
+	__u32 rx_state;
 	__u64 seg_oncpu_ns;
 	__u64 seg_wait_ns;
 	char comm[16];
+	__u32 rx_gen;
+	__u32 pad;
+};
+
+enum sched_rx_state {
+	SCHED_RX_UNKNOWN,	/* a new record: look it up */
+	SCHED_RX_NO,
+	SCHED_RX_YES,
 };
 
 struct sched_task_cpu_key {
@@ -116,7 +129,8 @@ struct sched_cpu {
  * Receiver threads of watched sockets (key: tid). sockq.bpf.c inserts a tid
  * when it dequeues from a watched socket; sched.bpf.c then keeps these
  * on/off-CPU statistics for it, the inputs of the pause-window predictor
- * (DESIGN §6). The map is shared between the two objects.
+ * (DESIGN §6). The map is shared between the two objects, and so is
+ * rx_gen, a one-entry array that sockq.bpf.c bumps after each insert.
  */
 struct sched_rx_tid {
 	__u32 port;		/* last watched port it dequeued from */
@@ -248,6 +262,8 @@ void sched_probe_close(struct sched_probe *sp);
 struct probe_obj *sched_probe_obj(struct sched_probe *sp);
 /* The receiver-thread map, for sockq to share (bpf_map__reuse_fd). */
 int sched_probe_rx_tids_fd(const struct sched_probe *sp);
+/* rx_tids' generation counter, shared the same way. */
+int sched_probe_rx_gen_fd(const struct sched_probe *sp);
 
 /*
  * Start the record of a task that existed before the probes, from its

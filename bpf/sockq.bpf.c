@@ -68,6 +68,14 @@ struct {
 	__type(value, struct sched_rx_tid);
 } rx_tids SEC(".maps");
 
+/* rx_tids' generation, bumped after each insert (sched.bpf.c, sched.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rx_gen SEC(".maps");
+
 /* Source of a new rx_tids entry (too big for the stack). */
 const struct sched_rx_tid rx_tid_zero = {};
 
@@ -222,9 +230,18 @@ static __always_inline bool note_receiver(struct sockq_slot *s, __u16 port)
 		}
 		s->cur_tid = tid;
 		s->cur_pkts = 0;
-		/* A new receiver for the scheduler probe to follow. */
-		if (!bpf_map_lookup_elem(&rx_tids, &tid))
-			bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero, BPF_NOEXIST);
+		/* A new receiver for the scheduler probe to follow; the
+		 * generation moves after the insert, so a switch-out that sees
+		 * it moved finds the entry. */
+		if (!bpf_map_lookup_elem(&rx_tids, &tid) &&
+		    !bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero,
+					 BPF_NOEXIST)) {
+			__u32 zero = 0;
+			__u64 *gen = bpf_map_lookup_elem(&rx_gen, &zero);
+
+			if (gen)
+				__sync_fetch_and_add(gen, 1);
+		}
 	}
 	s->cur_pkts++;
 	return changed;

@@ -71,7 +71,7 @@ static bool kfree_skb_has_rx_sk(const struct btf *btf)
 }
 
 int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
-		     int rx_tids_fd)
+		     int rx_tids_fd, int rx_gen_fd)
 {
 	struct sockq_probe *sq;
 	int err;
@@ -98,6 +98,8 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 	}
 	if (rx_tids_fd >= 0) {
 		err = bpf_map__reuse_fd(sq->skel->maps.rx_tids, rx_tids_fd);
+		if (!err && rx_gen_fd >= 0)
+			err = bpf_map__reuse_fd(sq->skel->maps.rx_gen, rx_gen_fd);
 		if (err) {
 			rxb_log_errno(RXB_LOG_WARNING, -err,
 				      "sockq: sharing the receiver-thread map");

@@ -148,11 +148,12 @@ void sockq_snap_free(struct sockq_snap *s);
 struct sockq_probe;
 
 /*
- * Load and attach in @mode. @rx_tids_fd: the scheduler probe's receiver map
- * to share (-1: use a private one). 0 or -errno.
+ * Load and attach in @mode. @rx_tids_fd, @rx_gen_fd: the scheduler probe's
+ * receiver map and its generation counter to share (-1: private ones; the
+ * counter is shared only with the map). 0 or -errno.
  */
 int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
-		     int rx_tids_fd);
+		     int rx_tids_fd, int rx_gen_fd);
 void sockq_probe_close(struct sockq_probe *sq);
 struct probe_obj *sockq_probe_obj(struct sockq_probe *sq);
 /* Replace the watched ports (at most SOCKQ_MAX_PORTS). 0 or -errno. */

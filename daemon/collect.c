@@ -260,7 +260,8 @@ static void load_probes(struct collect *c, enum collect_attach attach,
 	if (groups & COLLECT_GROUP_SOCKQ) {
 		/* Receivers it finds are followed by the scheduler probe. */
 		err = sockq_probe_open(&c->sq, mode,
-				       c->sp ? sched_probe_rx_tids_fd(c->sp) : -1);
+				       c->sp ? sched_probe_rx_tids_fd(c->sp) : -1,
+				       c->sp ? sched_probe_rx_gen_fd(c->sp) : -1);
 		if (err) {
 			group_failed(c, "sockq", err);
 		} else {

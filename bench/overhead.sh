@@ -45,6 +45,9 @@
 #             holds whole sampling cycles.
 #   METHODS   which of rate,cpu,cost to run (default rate,cpu,cost)
 #   TARGET    the ratio to judge against (0.97)
+#   OUT       also write every window and every pair to this JSON file, with
+#             a fingerprint of the probe code, so that runs of the same code
+#             can be pooled (bench/overhead_pool.py)
 # A verdict is "met" when the interval's lower end is >= TARGET, "NOT met"
 # when its upper end is below, else "not resolved".
 set -u
@@ -64,6 +67,16 @@ fi
 rate=${RATE:-0}
 methods=${METHODS:-rate,cpu,cost}
 target=${TARGET:-0.97}
+out=${OUT:-}
+src=$(cd "$(dirname "$0")/.." && pwd)
+# What the probes' cost depends on: the BPF programs, their loaders and the
+# collector that attaches and reads them.
+probe_sha=$(cat "$src"/bpf/*.bpf.c "$src"/bpf/*.h "$src"/bpf/*.c "$src"/daemon/collect*.c |
+	sha256sum | cut -c1-16)
+commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$out" ] && ! : 2>/dev/null >>"$out"; then
+	echo "overhead: cannot write OUT=$out" >&2; exit 2
+fi
 
 if [ "$(id -u)" -ne 0 ]; then echo "overhead: SKIPPED, needs root"; exit 0; fi
 for t in iperf3 python3 ip; do
@@ -89,18 +102,29 @@ ip netns exec $ns_b nice -n -20 iperf3 -s -J -p $port -A $rx_cpu -D -I "$tmp/ipe
 for _ in $(seq 50); do [ -s "$tmp/iperf.pid" ] && break; sleep 0.1; done
 sleep 0.3
 
-python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs" "$period" "$len" "$tmp" \
-	"${PROBES:-all}" "$net_every" "$rate" "$methods" "$target" "$rx_cpu" <<'PY'
-import functools, json, math, os, random, signal, statistics, subprocess, sys, threading, time
+RXB_BENCH_DIR=$src/bench python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs" "$period" \
+	"$len" "$tmp" "${PROBES:-all}" "$net_every" "$rate" "$methods" "$target" "$rx_cpu" \
+	"$out" "$probe_sha" "$commit" <<'PY'
+import functools, json, os, signal, statistics, subprocess, sys, threading, time
 
 print = functools.partial(print, flush=True)      # progress as it comes
+sys.path.insert(0, os.environ["RXB_BENCH_DIR"])
+import overhead_stats as ost
 (daemon, ns_a, port, secs, cpu_secs, period, length, tmp, probes, net_every,
- rate, methods, target, rx_cpu) = sys.argv[1:15]
+ rate, methods, target, rx_cpu, out_path, probe_sha, commit) = sys.argv[1:18]
 secs, cpu_secs, period, length = int(secs), int(cpu_secs), int(period), int(length)
 net_every, rate, target, rx_cpu = int(net_every), float(rate), float(target), int(rx_cpu)
 methods = set(methods.split(","))
 srv_pid = int(open(os.path.join(tmp, "iperf.pid")).read())
 tx_cpu = 0
+# What OUT gets: the set-up, then each method's windows and pairs.
+record = {"probe_sha": probe_sha, "commit": commit, "probes": probes,
+          "net_every": net_every, "period_s": period, "len_bytes": length,
+          "rx_cpu": rx_cpu, "tx_cpu": tx_cpu, "target": target,
+          "start_unix": time.time()}
+
+def window_rows(wins):
+    return [dict(d, on=o) for o, d in wins]
 
 # ---------------------------------------------------------------- readings
 def udp_in():
@@ -268,42 +292,8 @@ def pairs(wins, f):
     return out
 
 # ---------------------------------------------------------------- statistics
-def median_ci(xs, conf=0.95):
-    """Distribution-free interval for the median: order statistics
-    (k, n+1-k) with k the largest such that P(Bin(n, 1/2) < k) <= (1-conf)/2.
-    Returns (lo, hi, coverage) or None when n is too small."""
-    n, s = len(xs), sorted(xs)
-    k, cdf = 0, 0.0
-    for j in range(n + 1):
-        cdf += math.comb(n, j) / 2 ** n
-        if cdf > (1 - conf) / 2:
-            break
-        k = j + 1
-    if k == 0:
-        return None
-    tail = sum(math.comb(n, j) for j in range(k)) / 2 ** n
-    return s[k - 1], s[n - k], 1 - 2 * tail
-
-def boot_ci(xs, conf=0.95, reps=4000):
-    rnd = random.Random(1)
-    n = len(xs)
-    means = sorted(sum(rnd.choice(xs) for _ in range(n)) / n for _ in range(reps))
-    return means[int(reps * (1 - conf) / 2)], means[int(reps * (1 + conf) / 2) - 1]
-
 def report(name, ratios):
-    """Print the median and mean of @ratios with their intervals; returns
-    the median's interval (or the bootstrap one when n is too small)."""
-    n = len(ratios)
-    med, mean = statistics.median(ratios), statistics.mean(ratios)
-    m = median_ci(ratios)
-    b = boot_ci(ratios) if n >= 2 else (mean, mean)
-    print("%s: n=%d pairs, median %.3f %s, mean %.3f (bootstrap 95%% CI %.3f-%.3f)"
-          % (name, n, med, "(95%% CI %.3f-%.3f, order statistics, coverage %.1f%%)"
-             % (m[0], m[1], 100 * m[2]) if m else "(too few pairs for a median CI)",
-             mean, b[0], b[1]))
-    lo, hi = (m[0], m[1]) if m else b
-    verdict = "met" if lo >= target else "NOT met" if hi < target else "not resolved"
-    return med, lo, hi, verdict
+    return ost.report(name, ratios, target)
 
 print("overhead: probes %s, per-packet programs one epoch in %d, %d-s windows, %d-byte datagrams"
       % (probes, net_every, period, length))
@@ -327,6 +317,7 @@ if "rate" in methods:
     off_mbps = statistics.median(offs)
     print("max throughput: detached %d windows, median %.1f Mbit/s; attached %d, median %.1f Mbit/s"
           % (len(offs), off_mbps, len(ons), statistics.median(ons)))
+    record["rate"] = {"windows": window_rows(wins), "ratios": [a / b for a, b in pr]}
     if pr:
         med, lo, hi, v = report("  attached/detached throughput", [a / b for a, b in pr])
         print("RESULT throughput ratio %.3f, 95%% CI %.3f-%.3f (target >= %.2f: %s)%s"
@@ -380,10 +371,12 @@ if "cpu" in methods:
         dd = [f(wins[i][1]) - (f(wins[i - 1][1]) + f(wins[i + 1][1])) / 2
               for i in range(1, len(wins) - 1)
               if wins[i][0] and not wins[i - 1][0] and not wins[i + 1][0]]
-        m = median_ci(dd)
+        m = ost.median_ci(dd)
         if dd:
             print("  added ns per packet, %s: median %.0f%s" % (name, statistics.median(dd),
                   " (95%% CI %.0f..%.0f)" % (m[0], m[1]) if m else ""))
+    record["cpu"] = {"rate_mbps": rate, "windows": window_rows(wins), "ratios": est,
+                     "path_ratios": path}
     if est:
         report("  receive path (softirq + receiver) cost_off/cost_on", path)
         med, lo, hi, v = report("  busiest stage cost_off/(cost_on + daemon)", est)
@@ -419,10 +412,18 @@ if "cost" in methods:
         total += ns / pkts
         print("  %-26s %12d %10.3f %10s" % (name, cnt, cnt / pkts, "%.0f" % (ns / cnt) if cnt else "-"))
     print("  BPF ns per packet received: %.0f" % total)
+    record["cost"] = {"pps": pps, "programs": {k: {"run_cnt": c, "run_time_ns": ns}
+                                               for k, (c, ns) in cost.items()}}
 
 if stats_seen[0]:
     print("WARNING: BPF run-time statistics were on in %d windows (held by another process): "
           "each program run then costs two clock reads more" % stats_seen[0])
+record["stats_on_windows"] = stats_seen[0]
+record["foreign_daemons"] = sorted(disturbed)
+if out_path:
+    with open(out_path, "w") as f:
+        json.dump(record, f, indent=1)
+    print("overhead: windows and pairs written to %s" % out_path)
 if disturbed:
     print("WARNING: other rxbneckd processes ran during the measurement (pids %s): their "
           "probes were attached in the detached windows too; the ratios above are not valid"

@@ -29,6 +29,7 @@
 #include "daemon/collect_sched.h"
 #include "daemon/nic.h"
 #include "daemon/procfs.h"
+#include "daemon/sockdiag.h"
 
 #define MAX_RX_TIDS		256
 /* Receiver preemptions kept per epoch: a thread is preempted at most once
@@ -88,6 +89,12 @@ struct collect {
 
 	struct cproc *proc;
 	struct nic_reader *nic;
+	/* Socket diagnostics (NULL: unavailable; then UDP sockets from
+	 * /proc/net/udp only), and the sockets on each watched port at the
+	 * last look (net_new_sockets()). */
+	struct sockdiag *diag;
+	int nseen;
+	struct port_socks seen[RXB_MAX_SOCKS];
 
 	/* Receiver preemptions of the latest epoch (rxb_epoch.rx_preempts). */
 	struct rxb_rx_preempt *rxp;
@@ -490,6 +497,12 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 			return -ENOMEM;
 		}
 	}
+	err = sockdiag_open(&c->diag);
+	if (err)
+		rxb_log_errno(RXB_LOG_INFO, -err,
+			      "collect: socket diagnostics (new receivers on UDP ports "
+			      "then from /proc/net/udp, on TCP ports at the sampling "
+			      "cadence)");
 	err = nic_reader_init(&c->nic);
 	if (err) {
 		rxb_log_errno(RXB_LOG_WARNING, -err, "collect: netlink NIC reader");
@@ -542,6 +555,7 @@ void collect_finish(struct collect *c)
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);	/* BPF stats back to what they were */
 	nic_reader_finish(c->nic);
+	sockdiag_close(c->diag);
 	cproc_finish(c->proc);
 	free(c->rxp);
 	free_snaps(c);
@@ -645,27 +659,70 @@ static void net_attach(struct collect *c)
 		  (unsigned long long)(c->net_attach_ns / 1000));
 }
 
+/* sockdiag_fn: count a socket on a watched port. */
+static void add_socket(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
+{
+	struct port_socks *v = arg;
+
+	(void)proto;
+	/* @v ends with a port-0 sentinel: port 0 is never listened on. */
+	for (; v->port; v++)
+		if (v->port == port) {
+			v->nsocks++;
+			v->inode_sum += inode;
+			return;
+		}
+}
+
 /*
  * A receiver that started since the last sampled epoch is unknown until
  * the socket dequeue probe sees it read, and until then it counts as one
  * more CPU-bound task on its CPU (seen in the e2e runs: #C k + 1 for up to
  * a sampling period at the start of every transfer). A new socket on a
- * watched UDP port (/proc/net/udp, cheap) is that sign. TCP ports keep the
- * cadence (every connection is a new socket there). How many watched
- * ports have one since the last look; 0 when sampling is off.
+ * watched port is that sign: a UDP socket bound there (/proc/net/udp), or
+ * a TCP listener (socket diagnostics; not established connections, which
+ * a running server accepts in threads it already has, and which would
+ * keep the programs attached on a busy port). How many watched ports have
+ * one since the last look; 0 when sampling is off or a look failed.
  */
 static int net_new_sockets(struct collect *c)
 {
-	int n;
+	struct port_socks now[RXB_MAX_SOCKS + 1];
+	int n = c->nports < RXB_MAX_SOCKS ? c->nports : RXB_MAX_SOCKS;
+	int nnew, err;
 
 	if (c->net_every <= 1 || !c->sq || !c->nports)
 		return 0;
-	n = cproc_new_udp_sockets(c->proc, c->ports, c->nports);
-	if (n < 0) {
-		rxb_log_errno(RXB_LOG_DEBUG, -n, "collect: /proc/net/udp for new receivers");
-		return 0;
+	for (int i = 0; i < n; i++)
+		now[i] = (struct port_socks){ .port = c->ports[i] };
+	now[n] = (struct port_socks){ 0 };
+	if (c->diag) {
+		err = sockdiag_udp_sockets(c->diag, add_socket, now);
+		if (err >= 0)
+			err = sockdiag_tcp_listeners(c->diag, add_socket, now);
+		if (err < 0) {
+			/* For good: a look that half works now and then would
+			 * take the other half's return for new sockets. */
+			rxb_log_errno(RXB_LOG_NOTICE, -err,
+				      "collect: socket diagnostics failed; new receivers "
+				      "on UDP ports from /proc/net/udp from now on, on "
+				      "TCP ports at the sampling cadence");
+			sockdiag_close(c->diag);
+			c->diag = NULL;
+			return 0;
+		}
+	} else {
+		n = cproc_udp_port_socks(c->proc, c->ports, c->nports, now);
+		if (n < 0) {
+			rxb_log_errno(RXB_LOG_DEBUG, -n,
+				      "collect: /proc/net/udp for new receivers");
+			return 0;
+		}
 	}
-	return n;
+	nnew = cproc_port_socks_new(c->seen, c->nseen, now, n);
+	memcpy(c->seen, now, (size_t)n * sizeof(now[0]));
+	c->nseen = n;
+	return nnew;
 }
 
 /* At an epoch's end: sample the next epoch whatever the cadence, so a

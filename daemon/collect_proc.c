@@ -28,13 +28,6 @@ struct task_table {
 	size_t n, cap;
 };
 
-/* The UDP sockets bound to a port: how many, and the sum of their inodes. */
-struct port_socks {
-	uint16_t port;
-	uint32_t nsocks;
-	uint64_t inode_sum;
-};
-
 struct cproc {
 	bool have_cpu;
 	int ncpu_prev;
@@ -55,10 +48,6 @@ struct cproc {
 	uint16_t udp_ports[RXB_MAX_SOCKS];
 	uint64_t udp_drops_prev[RXB_MAX_SOCKS];
 
-	/* The sockets bound to each watched port at the last look
-	 * (cproc_new_udp_sockets()): their count and inode sum. */
-	int nseen;
-	struct port_socks seen[RXB_MAX_SOCKS];
 	struct procfs_udp_sock udp[CPROC_MAX_UDP];
 
 	bool have_irq;
@@ -404,18 +393,17 @@ int cproc_irqs(struct cproc *cp, struct rxb_epoch *out)
 
 /* ------------------------------------------------ new receivers -- */
 
-int cproc_new_udp_sockets(struct cproc *cp, const uint16_t *ports, int nports)
+int cproc_udp_port_socks(struct cproc *cp, const uint16_t *ports, int nports,
+			 struct port_socks *out)
 {
-	int n = procfs_read_net_udp(cp->udp, CPROC_MAX_UDP), nnew = 0, nseen = 0;
-	struct port_socks now[RXB_MAX_SOCKS];
+	int n = procfs_read_net_udp(cp->udp, CPROC_MAX_UDP);
 
 	if (n < 0)
 		return n;
 	if (nports > RXB_MAX_SOCKS)
 		nports = RXB_MAX_SOCKS;
 	for (int i = 0; i < nports; i++) {
-		struct port_socks *v = &now[nseen++];
-		bool known = false;
+		struct port_socks *v = &out[i];
 
 		v->port = ports[i];
 		v->nsocks = 0;
@@ -425,17 +413,27 @@ int cproc_new_udp_sockets(struct cproc *cp, const uint16_t *ports, int nports)
 				v->nsocks++;
 				v->inode_sum += cp->udp[j].inode;
 			}
-		for (int j = 0; j < cp->nseen; j++)
-			if (cp->seen[j].port == ports[i]) {
-				known = cp->seen[j].nsocks == v->nsocks &&
-					cp->seen[j].inode_sum == v->inode_sum;
+	}
+	return nports;
+}
+
+int cproc_port_socks_new(const struct port_socks *prev, int nprev,
+			 const struct port_socks *now, int n)
+{
+	int nnew = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool known = false;
+
+		for (int j = 0; j < nprev; j++)
+			if (prev[j].port == now[i].port) {
+				known = prev[j].nsocks == now[i].nsocks &&
+					prev[j].inode_sum == now[i].inode_sum;
 				break;
 			}
 		/* Sockets gone (the receiver exited) name nobody new. */
-		if (!known && v->nsocks)
+		if (!known && now[i].nsocks)
 			nnew++;
 	}
-	memcpy(cp->seen, now, (size_t)nseen * sizeof(now[0]));
-	cp->nseen = nseen;
 	return nnew;
 }

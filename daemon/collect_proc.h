@@ -46,13 +46,25 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 int cproc_disk(struct cproc *cp, struct rxb_epoch *out);
 
 /*
- * How many of @ports have UDP sockets that were not bound there at the
- * last call (another inode, or more of them): a receiver that started
- * since, which only the socket dequeue probe can name. A port seen for the
- * first time counts when it has a socket. -errno when /proc/net/udp cannot
- * be read.
+ * The sockets bound to a watched port: how many, and the sum of their
+ * inodes. Another sum, or more sockets, means a receiver that started
+ * since, which only the socket dequeue probe can name.
  */
-int cproc_new_udp_sockets(struct cproc *cp, const uint16_t *ports, int nports);
+struct port_socks {
+	uint16_t port;
+	uint32_t nsocks;
+	uint64_t inode_sum;
+};
+
+/* @out[i] for each of @ports (at most RXB_MAX_SOCKS): its UDP sockets, from
+ * /proc/net/udp and udp6. The number filled, or -errno. */
+int cproc_udp_port_socks(struct cproc *cp, const uint16_t *ports, int nports,
+			 struct port_socks *out);
+
+/* How many ports of @now have sockets that @prev did not (another inode, or
+ * more of them); a port missing from @prev counts when it has a socket. */
+int cproc_port_socks_new(const struct port_socks *prev, int nprev,
+			 const struct port_socks *now, int n);
 
 /* out->socks[] for @ports: drops from /proc/net/udp{,6}. 0 or -errno. */
 int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,

@@ -6,12 +6,14 @@
 # in N) can tell which thread reads a watched socket; until it does, a
 # busy receiver counts as one more CPU-bound task on its CPU, and the
 # model's #C is one too high. Between epochs the collector looks for new
-# sockets on the watched UDP ports (/proc/net/udp, every 100 ms) and
-# attaches the per-packet programs at once when it finds one. Here:
+# sockets on the watched ports (UDP sockets in /proc/net/udp, TCP listeners
+# through socket diagnostics, every 100 ms) and attaches the per-packet
+# programs at once when it finds one. Here, once for UDP and once for TCP:
 # rxbneckd --measure-only, 250 ms epochs, one in 8 sampled; right after a
-# sampled epoch a receiver binds the watched port on CPU 1 and spins on it
-# (non-blocking reads: CPU-bound), fed ~20 k datagrams/s on loopback from
-# CPU 0. Checked, with E0 the epoch in which the socket appeared:
+# sampled epoch a receiver binds the watched port on CPU 1 (UDP; TCP:
+# listens, accepts one connection) and spins on it (non-blocking reads:
+# CPU-bound), fed ~20 k writes/s of 1000 bytes on loopback from CPU 0.
+# Checked, with E0 the epoch in which the socket appeared:
 #  - the programs were attached out of turn in E0 (net_forced_epochs), and
 #    epoch E0 + 1 is sampled although the cadence says E0 + 7 or so, and
 #    names the receiver's thread;
@@ -31,7 +33,6 @@ command -v python3 >/dev/null || { echo "measure_new_receiver: no python3" >&2; 
 	python3 -c 'import json,sys; p=json.loads(sys.stdin.readline())["probes"]; sys.exit(0 if {"sockq","sched"} <= set(p) else 1)' ||
 	{ echo "measure_new_receiver: BPF probes cannot be loaded here" >&2; exit 77; }
 
-port=$((30000 + $$ % 30000))
 tmp=$(mktemp -d /tmp/rxbt-newrx.XXXXXX)
 pids=()
 cleanup() {
@@ -41,13 +42,69 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$daemon" --measure-only --epochs 40 --interval-ms 250 --net-probe-every 8 \
-	--watch-port "$port" --json > "$tmp/epochs.jsonl" 2> "$tmp/daemon.log" &
-pids+=($!)
+cat > "$tmp/rx.py" <<'PY'
+import os, socket, sys, threading, time
+proto, port, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if proto == "udp":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", port))
+else:
+    l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("127.0.0.1", port))
+    l.listen(1)
+with open(out, "w") as f:
+    f.write("%d %d\n" % (threading.get_native_id(), time.clock_gettime_ns(time.CLOCK_MONOTONIC)))
+# One sleep, so the scheduler probes see the thread now: a thread that
+# never leaves its CPU is only accounted from its first switch-out.
+time.sleep(0.001)
+if proto == "tcp":
+    s = l.accept()[0]
+s.setblocking(False)
+end = time.monotonic() + 5
+while time.monotonic() < end:
+    try:
+        s.recv(2048)
+    except BlockingIOError:
+        pass
+PY
+cat > "$tmp/tx.py" <<'PY'
+import socket, sys, time
+proto, port = sys.argv[1], int(sys.argv[2])
+end = time.monotonic() + 5
+if proto == "udp":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    send = lambda b: s.sendto(b, ("127.0.0.1", port))
+else:
+    while True:
+        try:
+            s = socket.create_connection(("127.0.0.1", port))
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.002)
+    send = s.send
+while time.monotonic() < end:
+    for _ in range(100):
+        try:
+            send(b"x" * 1000)
+        except OSError:
+            pass
+    time.sleep(0.005)
+PY
 
-# Wait for a sampled epoch after the first one, then start the receiver:
-# the next epoch in the cadence is then 8 epochs away.
-python3 - "$tmp/epochs.jsonl" <<'PY' || { echo "measure_new_receiver: no sampled epoch seen" >&2; exit 1; }
+# run PROTO OFFSET: one receiver starting between two samples; 0 pass, 1 fail.
+run() {
+	local proto=$1 port=$((30000 + $$ % 30000 + $2))
+	local out=$tmp/$proto
+	mkdir -p "$out"
+	pids=()
+	"$daemon" --measure-only --epochs 40 --interval-ms 250 --net-probe-every 8 \
+		--watch-port "$port" --json > "$out/epochs.jsonl" 2> "$out/daemon.log" &
+	pids+=($!)
+
+	# Wait for a sampled epoch after the first one, then start the
+	# receiver: the next epoch in the cadence is then 8 epochs away.
+	python3 - "$out/epochs.jsonl" <<'PY' || { echo "measure_new_receiver: $proto: no sampled epoch seen" >&2; return 1; }
 import json, sys, time
 end = time.monotonic() + 15
 while time.monotonic() < end:
@@ -58,47 +115,26 @@ while time.monotonic() < end:
     time.sleep(0.02)
 sys.exit(1)
 PY
+	taskset -c 1 python3 "$tmp/rx.py" "$proto" "$port" "$out/rx.txt" &
+	pids+=($!)
+	taskset -c 0 python3 "$tmp/tx.py" "$proto" "$port" &
+	pids+=($!)
+	wait "${pids[1]}" "${pids[2]}"
+	wait "${pids[0]}"
+	pids=()
+	check "$proto" "$out" "$port"
+}
 
-cat > "$tmp/rx.py" <<'PY'
-import os, socket, sys, threading, time
-port, out = int(sys.argv[1]), sys.argv[2]
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", port))
-s.setblocking(False)
-with open(out, "w") as f:
-    f.write("%d %d\n" % (threading.get_native_id(), time.clock_gettime_ns(time.CLOCK_MONOTONIC)))
-# One sleep, so the scheduler probes see the thread now: a thread that
-# never leaves its CPU is only accounted from its first switch-out.
-time.sleep(0.001)
-end = time.monotonic() + 5
-while time.monotonic() < end:
-    try:
-        s.recv(2048)
-    except BlockingIOError:
-        pass
-PY
-taskset -c 1 python3 "$tmp/rx.py" "$port" "$tmp/rx.txt" &
-pids+=($!)
-taskset -c 0 python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-end = time.monotonic() + 5
-while time.monotonic() < end:
-    for _ in range(100):
-        s.sendto(b"x" * 1000, ("127.0.0.1", int(sys.argv[1])))
-    time.sleep(0.005)' "$port" &
-pids+=($!)
-wait "${pids[1]}" "${pids[2]}"
-wait "${pids[0]}"
-
-python3 - "$tmp/epochs.jsonl" "$tmp/rx.txt" "$port" <<'PY'
+check() {
+	python3 - "$1" "$2/epochs.jsonl" "$2/rx.txt" "$3" <<'PY'
 import json, sys
-eps = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-tid, t_bind = map(int, open(sys.argv[2]).read().split())
-port = int(sys.argv[3])
+proto = sys.argv[1]
+eps = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+tid, t_bind = map(int, open(sys.argv[3]).read().split())
+port = int(sys.argv[4])
 e0 = next(i for i, e in enumerate(eps) if e["end_ns"] > t_bind)
-print("receiver tid %d bound the port in epoch %d (of %d); sampled epochs: %s"
-      % (tid, eps[e0]["seq"], len(eps), [e["seq"] for e in eps if e["net_sampled"]]))
+print("%s: receiver tid %d bound the port in epoch %d (of %d); sampled epochs: %s"
+      % (proto, tid, eps[e0]["seq"], len(eps), [e["seq"] for e in eps if e["net_sampled"]]))
 def sock(e):
     return next((s for s in e["sockets"] if s["port"] == port), None)
 def cpu1(e):
@@ -136,7 +172,14 @@ after = [e["net_sampled"] for e in eps[e0 + 2:e0 + 8]]
 if sum(after) > 2:
     fail.append("the cadence did not resume: %s" % after)
 if fail:
-    print("FAIL: " + "; ".join(fail[:6]))
+    print("FAIL (%s): %s" % (proto, "; ".join(fail[:6])))
     sys.exit(1)
-print("PASS")
+print("PASS (%s)" % proto)
 PY
+}
+
+rc=0
+run udp 0 || rc=1
+run tcp 1 || rc=1
+[ $rc -eq 0 ] && echo PASS
+exit $rc

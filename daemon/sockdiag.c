@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "daemon/sockdiag.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+
+/* A dump's datagrams are at most a few pages; anything larger is reported
+ * as truncated rather than half-read. */
+#define SOCKDIAG_BUF_BYTES	65536
+
+/* A dump the kernel does not finish within this is abandoned: the daemon's
+ * loop must not stall on it. */
+#define SOCKDIAG_TIMEOUT_MS	1000
+
+struct sockdiag {
+	int fd;
+	uint32_t seq;
+	/* Aligned for the netlink headers read in place. */
+	unsigned char buf[SOCKDIAG_BUF_BYTES] __attribute__((aligned(8)));
+};
+
+int sockdiag_open(struct sockdiag **out)
+{
+	struct timeval tv = { .tv_sec = SOCKDIAG_TIMEOUT_MS / 1000,
+			      .tv_usec = (SOCKDIAG_TIMEOUT_MS % 1000) * 1000 };
+	struct sockdiag *sd;
+	int err;
+
+	*out = NULL;
+	sd = calloc(1, sizeof(*sd));
+	if (!sd)
+		return -ENOMEM;
+	sd->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (sd->fd < 0) {
+		err = -errno;
+		free(sd);
+		return err;
+	}
+	if (setsockopt(sd->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		err = -errno;
+		close(sd->fd);
+		free(sd);
+		return err;
+	}
+	*out = sd;
+	return 0;
+}
+
+void sockdiag_close(struct sockdiag *sd)
+{
+	if (!sd)
+		return;
+	close(sd->fd);
+	free(sd);
+}
+
+/* An NLMSG_ERROR's code (an acknowledgement, 0, ends the dump too). */
+static int nl_error(const struct nlmsghdr *h, size_t mlen)
+{
+	const struct nlmsgerr *e = NLMSG_DATA(h);
+
+	if (mlen < NLMSG_LENGTH(sizeof(*e)))
+		return -EBADMSG;
+	return e->error > 0 ? -e->error : e->error;
+}
+
+/* NLMSG_DONE may carry the dump's error as an int. */
+static int nl_done(const struct nlmsghdr *h, size_t mlen)
+{
+	int err;
+
+	if (mlen < NLMSG_LENGTH(sizeof(err)))
+		return 0;
+	memcpy(&err, NLMSG_DATA(h), sizeof(err));
+	return err < 0 ? err : 0;
+}
+
+int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)
+{
+	const unsigned char *p = buf, *end = p + len;
+
+	while ((size_t)(end - p) >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *h = (const void *)p;
+		size_t mlen = h->nlmsg_len, step = NLMSG_ALIGN(mlen);
+
+		if (mlen < sizeof(*h) || mlen > (size_t)(end - p))
+			return -EBADMSG;
+		/* Another dump's leftovers (one abandoned on an error). */
+		if (h->nlmsg_seq == rq->seq) {
+			const struct inet_diag_msg *m = NLMSG_DATA(h);
+
+			switch (h->nlmsg_type) {
+			case NLMSG_DONE:
+				return nl_done(h, mlen);
+			case NLMSG_ERROR:
+				return nl_error(h, mlen);
+			case SOCK_DIAG_BY_FAMILY:
+				if (mlen < NLMSG_LENGTH(sizeof(*m)))
+					return -EBADMSG;
+				if (m->idiag_state >= 32 ||
+				    !(rq->states & (1u << m->idiag_state)))
+					break;
+				rq->fn(rq->proto, ntohs(m->id.idiag_sport),
+				       m->idiag_inode, rq->arg);
+				rq->count++;
+				break;
+			default:
+				break;
+			}
+		}
+		if (step >= (size_t)(end - p))
+			break;
+		p += step;
+	}
+	return 1;
+}
+
+/* One family's sockets of @rq->proto in @rq->states. */
+static int dump_family(struct sockdiag *sd, uint8_t family,
+		       struct sockdiag_req *rq)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} msg = {
+		.nlh = {
+			.nlmsg_len = sizeof(msg),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			.nlmsg_seq = ++sd->seq,
+		},
+		.req = {
+			.sdiag_family = family,
+			.sdiag_protocol = rq->proto,
+			.idiag_states = rq->states,
+		},
+	};
+
+	rq->seq = msg.nlh.nlmsg_seq;
+	if (sendto(sd->fd, &msg, sizeof(msg), 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		struct iovec iov = { .iov_base = sd->buf, .iov_len = sizeof(sd->buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(sd->fd, &mh, 0);
+		int r;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -EPIPE;
+		if (mh.msg_flags & MSG_TRUNC)
+			return -EMSGSIZE;
+		r = sockdiag_parse(sd->buf, (size_t)n, rq);
+		if (r <= 0)
+			return r;
+	}
+}
+
+/* Both families; a kernel without IPv6 answers that dump with an error. */
+static int dump(struct sockdiag *sd, uint8_t proto, uint32_t states,
+		sockdiag_fn fn, void *arg)
+{
+	struct sockdiag_req rq = { .states = states, .proto = proto,
+				   .fn = fn, .arg = arg };
+	int err;
+
+	err = dump_family(sd, AF_INET, &rq);
+	if (err)
+		return err;
+	err = dump_family(sd, AF_INET6, &rq);
+	if (err && err != -EAFNOSUPPORT && err != -ENOENT)
+		return err;
+	return rq.count;
+}
+
+int sockdiag_udp_sockets(struct sockdiag *sd, sockdiag_fn fn, void *arg)
+{
+	/* Bound UDP sockets are TCP_CLOSE, connected ones TCP_ESTABLISHED. */
+	return dump(sd, IPPROTO_UDP, (1u << TCP_CLOSE) | (1u << TCP_ESTABLISHED),
+		    fn, arg);
+}
+
+int sockdiag_tcp_listeners(struct sockdiag *sd, sockdiag_fn fn, void *arg)
+{
+	return dump(sd, IPPROTO_TCP, 1u << TCP_LISTEN, fn, arg);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sockets a receiver opens on a port, through the kernel's socket
+ * diagnostics (NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY): UDP sockets, and
+ * TCP sockets in LISTEN.
+ *
+ * Why not /proc/net/udp and /proc/net/tcp: those are text, each read() of
+ * them walks the protocol's whole hash table again (16384 buckets for UDP
+ * on a 2-CPU VM, two reads per file), and /proc/net/tcp lists established
+ * and TIME_WAIT sockets too. A dump walks each table once, and one asking
+ * for TCP listeners only walks just the listening hash, so its cost does
+ * not grow with the host's connections. Measured here: 77 us for both UDP
+ * dumps against 220 us for /proc/net/udp and udp6. The collector looks
+ * every 100 ms while the per-packet probes are detached (collect.c,
+ * net_new_sockets()): a new socket on a watched port is a new receiver.
+ *
+ * One socket, opened by sockdiag_open() and reused; it works on the network
+ * namespace the process was in then. Not thread-safe.
+ */
+#ifndef RXB_DAEMON_SOCKDIAG_H
+#define RXB_DAEMON_SOCKDIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sockdiag;
+
+/* Called once per socket: IPPROTO_UDP or IPPROTO_TCP, local port (host
+ * order), inode. */
+typedef void (*sockdiag_fn)(uint8_t proto, uint16_t port, uint64_t inode,
+			    void *arg);
+
+int sockdiag_open(struct sockdiag **out);	/* 0 or -errno */
+void sockdiag_close(struct sockdiag *sd);
+
+/*
+ * Every UDP socket, and every TCP socket in LISTEN, IPv4 and IPv6, through
+ * @fn. The number of sockets, or -errno (a dump failed: what @fn was given
+ * is incomplete; -ENOENT or -EOPNOTSUPP when the kernel lacks a diag
+ * module and cannot load it).
+ */
+int sockdiag_udp_sockets(struct sockdiag *sd, sockdiag_fn fn, void *arg);
+int sockdiag_tcp_listeners(struct sockdiag *sd, sockdiag_fn fn, void *arg);
+
+/* One dump request's state, for sockdiag_parse(). */
+struct sockdiag_req {
+	uint32_t seq;		/* the request's sequence number */
+	uint32_t states;	/* 1 << TCP_* of the sockets wanted */
+	uint8_t proto;		/* given to fn */
+	sockdiag_fn fn;
+	void *arg;
+	int count;		/* sockets given to fn so far */
+};
+
+/*
+ * One datagram of a dump's answer, @len bytes: @rq->fn for each
+ * inet_diag_msg of request @rq->seq in a wanted state (messages of other
+ * requests are skipped), bounds-checked. Returns 1 when more datagrams
+ * follow, 0 at NLMSG_DONE, -errno for an NLMSG_ERROR or a malformed
+ * message. Exposed for tests.
+ */
+int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq);
+
+#endif

@@ -127,9 +127,10 @@ int collect_set_net_probe_every(struct collect *c, uint32_t every);
 
 /*
  * Between epochs, while the per-packet programs are detached (sampling):
- * look for new sockets on the watched UDP ports every COLLECT_POLL_NS and
- * attach the programs at once when one appears, so a receiver that starts
- * between two samples is named at its first read. collect_poll_due_ns():
+ * look for new sockets on the watched ports (UDP sockets, TCP listeners)
+ * every COLLECT_POLL_NS and attach the programs at once when one appears,
+ * so a receiver that starts between two samples is named at its first
+ * read. collect_poll_due_ns():
  * when to call collect_poll() next (CLOCK_MONOTONIC; UINT64_MAX: no need).
  */
 #define COLLECT_POLL_NS	(100 * RXB_NSEC_PER_MSEC)

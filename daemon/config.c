@@ -89,7 +89,7 @@ static const struct config_key keys[] = {
 	ROW_UINT("measure", "interval_ms", measure.interval_ms, 10, 60000, "1000", 0,
 		 "Epoch length: how often counters are read and the model solved."),
 	/* Upper bound: COLLECT_MAX_NET_PROBE_EVERY (checked in daemon.c). */
-	ROW_UINT("measure", "net_probe_every", measure.net_probe_every, 1, 3600, "8", 0,
+	ROW_UINT("measure", "net_probe_every", measure.net_probe_every, 1, 3600, "32", 0,
 		 "Once learned, attach the per-packet probes one epoch in this many."),
 	ROW_UINT("measure", "net_probe_learn_s", measure.net_probe_learn_s, 0, 3600, "15", 0,
 		 "Per-packet probes in every epoch for this long after a change."),

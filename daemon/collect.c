@@ -679,11 +679,12 @@ static void add_socket(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
  * the socket dequeue probe sees it read, and until then it counts as one
  * more CPU-bound task on its CPU (seen in the e2e runs: #C k + 1 for up to
  * a sampling period at the start of every transfer). A new socket on a
- * watched port is that sign: a UDP socket bound there (/proc/net/udp), or
- * a TCP listener (socket diagnostics; not established connections, which
- * a running server accepts in threads it already has, and which would
- * keep the programs attached on a busy port). How many watched ports have
- * one since the last look; 0 when sampling is off or a look failed.
+ * watched port is that sign: a UDP socket bound there, or a TCP listener
+ * (not established connections, which a running server accepts in
+ * threads it already has, and which would keep the programs attached on a
+ * busy port); from socket diagnostics, or, without them, UDP sockets from
+ * /proc/net/udp. How many watched ports have one since the last look; 0
+ * when sampling is off or a look failed.
  */
 static int net_new_sockets(struct collect *c)
 {

@@ -9,7 +9,14 @@
 # and drains the queue before its window ends; the queue is empty at every
 # epoch boundary, when the probes are attached and detached. So for every
 # epoch k: sent_k packets arrived, read_k were queued and read, and
-# sent_k - read_k were dropped for lack of buffer. Checked:
+# sent_k - read_k were dropped for lack of buffer. The workers note when
+# they sent first and last and when the drain ended: on a loaded host (a
+# VM whose vCPU is not running: steal) a window can spill over the
+# daemon's epoch boundary (start_ns, end_ns of the epoch), or the kernel
+# may deliver a sender's last packets after it (softirq deferred), and
+# such an epoch (a pair whose drops are off by d and -d) is left out of
+# the per-epoch count checks and said so; at least 3 sampled epochs must
+# be clean, else the measurement is made again (at most 3 times). Checked:
 #  - exactly the epochs 1, 4, 7, ... are sampled (net_sampled,
 #    net_sampled_seq), the attach and detach times are reported;
 #  - in sampled epochs the counts are exact: pkts_in = sent_k,
@@ -17,7 +24,9 @@
 #    backlog NAPI carried the packets, the receiver's CPU time per packet
 #    is there; in the others pkts_in/pkts_out/napi are null, not 0;
 #  - drops in every epoch: drops = drops_rcvbuf = sent_k - read_k, and
-#    their sum = the namespace's UdpRcvbufErrors delta;
+#    their sum = the namespace's UdpRcvbufErrors delta; over the run, what
+#    was sent and neither read nor dropped at the socket was dropped at the
+#    backlog (softnet_stat, 0 on a quiet host);
 #  - the receiver thread and its scheduling are reported in every epoch
 #    with traffic (from the latest sampled epoch's receivers);
 #  - where the queue change is reported, pkts_in - pkts_out - drops
@@ -66,12 +75,14 @@ while not os.path.exists(f"{tmp}/schedule"):
 b1, iv, first, last = map(int, open(f"{tmp}/schedule").read().split())
 lo, hi = (0.10, 0.85) if role == "rx" else (0.20, 0.70)
 counts = {}
+times = {}
 for k in range(first, last + 1):
     start = b1 + (k - 2) * iv            # epoch k spans [b_(k-1), b_k]
     t0, t1 = start + int(lo * iv), start + int(hi * iv)
     while time.monotonic_ns() < t0:
         time.sleep(0.001)
     n = 0
+    began = time.monotonic_ns()
     if role == "rx":
         while time.monotonic_ns() < t1:
             try:
@@ -94,28 +105,38 @@ for k in range(first, last + 1):
                 s.sendto(buf, ("10.253.0.2", port))
             n += 50
     counts[k] = n
-json.dump(counts, open(f"{tmp}/{role}.out", "w"))
+    times[k] = (began, time.monotonic_ns())   # first action, last one done
+json.dump({"counts": counts, "times": times}, open(f"{tmp}/{role}.out", "w"))
 PY
 
 snmp() {	# InDatagrams RcvbufErrors of the receiver's namespace
 	ip netns exec $ns_b awk '/^Udp: [0-9]/ { print $2, $6 }' /proc/net/snmp
 }
+backlog_drops() {	# packets dropped at the per-CPU backlog, all CPUs
+	python3 -c 'print(sum(int(l.split()[1], 16) for l in open("/proc/net/softnet_stat")))'
+}
 
-ip netns exec $ns_b python3 "$tmp/worker.py" rx $port "$tmp" &
+# attempt N: one measurement and its checks, in $tmp/aN. 0 pass, 1 fail,
+# 3 too few epochs kept to their windows (a loaded host): try again.
+attempt() {
+	local d=$tmp/a$1
+	mkdir -p "$d"
+ip netns exec $ns_b python3 "$tmp/worker.py" rx $port "$d" &
 echo $! >> "$tmp/pids"
-ip netns exec $ns_a python3 "$tmp/worker.py" tx $port "$tmp" &
+ip netns exec $ns_a python3 "$tmp/worker.py" tx $port "$d" &
 echo $! >> "$tmp/pids"
-for _ in $(seq 100); do [ -e "$tmp/rx.ready" ] && [ -e "$tmp/tx.ready" ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ -e "$d/rx.ready" ] && [ -e "$d/tx.ready" ] && break; sleep 0.05; done
 read -r in0 rb0 < <(snmp)
+bl0=$(backlog_drops)
 
-python3 - "$daemon" "$port" "$tmp" <<'PY'
+python3 - "$daemon" "$port" "$d" "$tmp/pids" <<'PY'
 import json, subprocess, sys
-daemon, port, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
-iv_ms, epochs, first, last = 500, 14, 3, 12
+daemon, port, tmp, pids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+iv_ms, epochs, first, last = 500, 17, 3, 15
 p = subprocess.Popen([daemon, "--measure-only", "--epochs", str(epochs),
                       "--interval-ms", str(iv_ms), "--net-probe-every", "3",
                       "--watch-port", port, "--json"], stdout=subprocess.PIPE, text=True)
-open(f"{tmp}/pids", "a").write(f"{p.pid}\n")
+open(pids, "a").write(f"{p.pid}\n")
 lines = [p.stdout.readline().strip()]
 b1 = json.loads(lines[0])["end_ns"]
 open(f"{tmp}/schedule.tmp", "w").write(f"{b1} {iv_ms * 1000000} {first} {last}\n")
@@ -127,21 +148,54 @@ sys.exit(p.wait() or (0 if len(lines) == epochs else 1))
 PY
 rc=$?
 for r in rx tx; do
-	for _ in $(seq 100); do [ -e "$tmp/$r.out" ] && break; sleep 0.1; done
+	for _ in $(seq 100); do [ -e "$d/$r.out" ] && break; sleep 0.1; done
 done
-[ $rc -eq 0 ] || { echo "measure_sampled: rxbneckd failed" >&2; exit 1; }
+[ $rc -eq 0 ] || { echo "measure_sampled: rxbneckd failed" >&2; return 1; }
 read -r in1 rb1 < <(snmp)
-echo "$((in1 - in0)) $((rb1 - rb0))" > "$tmp/snmp"
+echo "$((in1 - in0)) $((rb1 - rb0)) $(( $(backlog_drops) - bl0 ))" > "$d/snmp"
 
-python3 - "$tmp" "$port" <<'PY'
+python3 - "$d" "$port" <<'PY'
 import json, sys
 tmp, port = sys.argv[1], int(sys.argv[2])
 every = 3
-indg, rcvbuf_err = map(int, open(f"{tmp}/snmp").read().split())
-sent = {int(k): v for k, v in json.load(open(f"{tmp}/tx.out")).items()}
-read = {int(k): v for k, v in json.load(open(f"{tmp}/rx.out")).items()}
+indg, rcvbuf_err, backlog = map(int, open(f"{tmp}/snmp").read().split())
+tx, rx = (json.load(open(f"{tmp}/{r}.out")) for r in ("tx", "rx"))
+sent = {int(k): v for k, v in tx["counts"].items()}
+read = {int(k): v for k, v in rx["counts"].items()}
 epochs = [json.loads(l) for l in open(f"{tmp}/meas.json")]
 ok = True
+
+def kept_window(d):
+    """Within epoch d's own boundaries (start_ns, end_ns) the workers did
+    the work of epoch d only, and all of it, with 1 ms to spare at the end
+    (the sender's packets are handled inside its sendto(), so its last one
+    done means arrived). A stalled daemon moves the boundaries, a stalled
+    worker its window."""
+    me = str(d["seq"])
+    for w in (tx["times"], rx["times"]):
+        for k, (b, e) in w.items():
+            inside = d["start_ns"] <= b and e + 1000000 <= d["end_ns"]
+            overlaps = b < d["end_ns"] and e + 1000000 > d["start_ns"]
+            if (k == me and not inside) or (k != me and overlaps):
+                return False
+    return True
+
+def sock(d):
+    return next(x for x in d["sockets"] if x["port"] == port)
+
+# Packets the sender handed over in epoch k but the kernel delivered in
+# k + 1 (the softirq deferred to ksoftirqd past the boundary on a stalled
+# host): the two epochs' drops are off by d and -d while the run's sums
+# stay exact. Such pairs are said and not compared one by one.
+delta = {d["seq"]: (sock(d)["drops_rcvbuf"] or 0) - (sent.get(d["seq"], 0) - read.get(d["seq"], 0))
+         for d in epochs}
+shifted = set()
+for k in delta:
+    if delta[k] and delta.get(k + 1) == -delta[k]:
+        shifted |= {k, k + 1}
+
+def clean(d):
+    return kept_window(d) and d["seq"] not in shifted
 
 def fail(msg):
     global ok
@@ -155,11 +209,13 @@ for d in epochs:
     s = next(x for x in d["sockets"] if x["port"] == port)
     want = (k - 1) % every == 0
     n_s, n_r = sent.get(k, 0), read.get(k, 0)
+    ok_window = clean(d)
     napi = None if d["napi"] is None else sum(n["pkts"] for n in d["napi"] if n["dev"] == "(backlog)")
     print(f"{k:5d} {str(d['net_sampled']):7s} {n_s:7d} {n_r:7d} {str(s['pkts_in']):>8s} "
           f"{str(s['pkts_out']):>8s} {str(s['drops']):>8s} {str(s['drops_rcvbuf']):>7s} "
           f"{str(s['queue_pkts_delta']):>6s} {str(napi):>10s} {str(s['tids']):5s} "
-          f"{(s['receiver_oncpu_ns'] or 0) / 1e6:8.1f}")
+          f"{(s['receiver_oncpu_ns'] or 0) / 1e6:8.1f}"
+          + ("" if ok_window else "  (packets across the epoch's edge: counts not compared)"))
     if d["net_sampled"] != want or d["net_probe_every"] != every:
         fail(f"epoch {k}: net_sampled {d['net_sampled']}, expected {want}")
     if d["net_sampled_seq"] != k - (k - 1) % every:
@@ -170,12 +226,14 @@ for d in epochs:
         fail(f"epoch {k}: drops not reported")
         continue
     drops_sum += s["drops_rcvbuf"]
+    if s["drops"] != s["drops_rcvbuf"]:
+        fail(f"epoch {k}: drops {s['drops']} != drops_rcvbuf {s['drops_rcvbuf']}")
     # Every arrival was either read within the epoch or dropped.
-    if not (s["drops"] == s["drops_rcvbuf"] == n_s - n_r):
+    if ok_window and not (s["drops"] == s["drops_rcvbuf"] == n_s - n_r):
         fail(f"epoch {k}: drops {s['drops']} / rcvbuf {s['drops_rcvbuf']} != sent - read {n_s - n_r}")
     if s["drops_by_reason"].get("SOCKET_RCVBUFF", 0) != s["drops_rcvbuf"]:
         fail(f"epoch {k}: drops_by_reason {s['drops_by_reason']}")
-    if want:
+    if want and ok_window:
         if s["pkts_in"] != n_s or s["pkts_out"] != n_r or s["pkts_enqueued"] != n_r:
             fail(f"epoch {k}: sampled counts in {s['pkts_in']} out {s['pkts_out']} "
                  f"enq {s['pkts_enqueued']} != sent {n_s}, read {n_r}")
@@ -186,7 +244,7 @@ for d in epochs:
         if s["queue_pkts_delta"] is not None and \
            s["pkts_in"] - s["pkts_out"] - s["drops"] != s["queue_pkts_delta"]:
             fail(f"epoch {k}: queue change {s['queue_pkts_delta']} != in - out - drops")
-    else:
+    elif not want:
         for key in ("pkts_in", "pkts_out", "pkts_enqueued", "bytes_in", "queue_pkts_delta",
                     "truesize_per_pkt_bytes", "cpu_ns_per_pkt"):
             if s[key] is not None:
@@ -199,14 +257,30 @@ for d in epochs:
     if n_r and k > 4 and not (s["tids"] and s["receiver_oncpu_ns"]):
         fail(f"epoch {k}: receiver thread or its CPU time not reported")
 print(f"sent {sum(sent.values())}, read {sum(read.values())}; "
-      f"UdpInDatagrams +{indg}, UdpRcvbufErrors +{rcvbuf_err}; probes' drops {drops_sum}")
-if drops_sum != rcvbuf_err or rcvbuf_err != sum(sent.values()) - sum(read.values()):
-    fail("drops over the run != UdpRcvbufErrors != sent - read")
+      f"UdpInDatagrams +{indg}, UdpRcvbufErrors +{rcvbuf_err}; probes' drops {drops_sum}; "
+      f"backlog drops (all CPUs) +{backlog}")
+if drops_sum != rcvbuf_err:
+    fail("drops over the run != UdpRcvbufErrors")
+if rcvbuf_err + backlog != sum(sent.values()) - sum(read.values()):
+    fail("UdpRcvbufErrors + backlog drops != sent - read")
 if indg != sum(read.values()):
     fail("UdpInDatagrams != packets read")
-if sum(1 for d in epochs if d["net_sampled"] and sent.get(d["seq"])) < 3:
-    fail("fewer than 3 sampled epochs with traffic")
 if min(sent.get(k, 1) - read.get(k, 0) for k in sent) <= 0:
     fail("an epoch without drops: the receiver kept up")
-sys.exit(0 if ok else 1)
+if not ok:
+    sys.exit(1)
+if sum(1 for d in epochs if d["net_sampled"] and sent.get(d["seq"]) and clean(d)) < 3:
+    print("fewer than 3 sampled epochs with traffic in which the workers kept to their windows")
+    sys.exit(3)
+sys.exit(0)
 PY
+}
+
+for try in 1 2 3; do
+	attempt $try
+	rc=$?
+	[ $rc -eq 3 ] || exit $rc
+	echo "measure_sampled: attempt $try: the host stalled the workers too often; again"
+done
+echo "FAIL: in 3 attempts, never 3 sampled epochs in which the workers kept to their windows"
+exit 1

@@ -17,9 +17,10 @@
 #  - the programs were attached out of turn in E0 (net_forced_epochs), and
 #    epoch E0 + 1 is sampled although the cadence says E0 + 7 or so, and
 #    names the receiver's thread;
-#  - from E0 on (the epoch it bound in included), CPU 1's cpu_bound stays
-#    below 0.5 while the receiver spins there (it is the socket's
-#    receiver instead), and from E0 + 1 on its on-CPU time is reported;
+#  - CPU 1's cpu_bound stays below 0.75 in E0 (the epoch it bound in: it
+#    spins uncounted until the next look) and below 0.5 after, while the
+#    receiver spins there (it is the socket's receiver instead), and from
+#    E0 + 1 on its on-CPU time is reported;
 #  - the cadence resumes: at most 2 of the 6 epochs after E0 + 1 sampled.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
@@ -165,7 +166,11 @@ if late:
           % ("never" if t_first is None else "%.0f ms after the bind" % ((t_first - t_bind) / 1e6)))
 if eps[e0]["net_forced_epochs"] < 1:
     fail.append("the programs were not attached in the epoch the socket appeared")
-if cpu1(eps[e0])["cpu_bound"] >= 0.5:
+# In the epoch it bound in, the receiver spins uncounted until the next
+# look (every 100 ms: 40 % of a 250-ms epoch at most, plus the
+# interpreter's start, more when a stalled host delays the look); without
+# the look it would count until the cadence's next sample, the epochs after.
+if cpu1(eps[e0])["cpu_bound"] >= 0.75:
     fail.append("epoch E0: cpu1 cpu_bound %.2f: the receiver counted as CPU-bound"
                 % cpu1(eps[e0])["cpu_bound"])
 if not nxt["net_sampled"]:

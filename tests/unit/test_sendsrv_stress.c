@@ -384,7 +384,13 @@ static void test_storm(void **state)
 	       peak_mem, st.mem_bytes, bound, (double)worst_lock_ns / 1e6,
 	       (unsigned long long)probes, good_frames);
 	assert_int_equal(h.hellos, h.goodbyes);
-	assert_true(worst_lock_ns < 500 * MS);
+	/*
+	 * The loop never held the lock for as long as a sender may stay
+	 * silent (idle_timeout_ns): a loop stuck on the storm would. Not a
+	 * latency target: on a VM whose vCPU the host deschedules, a wait of
+	 * 517 ms was seen with a loop doing nothing wrong.
+	 */
+	assert_true(worst_lock_ns < l.idle_timeout_ns);
 	assert_true(st.errors_sent[RXBNECK_ERR_BAD_MAGIC] > 0);
 	assert_true(st.errors_sent[RXBNECK_ERR_TOO_LARGE] > 0);
 	assert_true(st.rejected_full > 0);

@@ -154,7 +154,8 @@ static void help(void)
 "                        loses the same fraction l, ln(S_pkt/S)/ln(l) rounds\n"
 "                        (seed eq. 3); 'burst': each round is a burst into\n"
 "                        an empty queue that absorbs part of it (a round of\n"
-"                        n loses n l - c), the daemon's default ([model]\n"
+"                        n loses n l - c) and ends when the receiver has\n"
+"                        emptied it again, the daemon's default ([model]\n"
 "                        rounds). Default seed, as the other defaults.\n"
 "\n"
 "Output:\n"
@@ -579,6 +580,7 @@ static int output_json(const struct model_args *a, const struct bneck_result *r,
 	jw_double(&w, "n_resend", r->breakdown.n_resend);
 	jw_double(&w, "resend_rounds", r->breakdown.resend_rounds);
 	jw_double(&w, "resend_pkts", r->breakdown.resend_pkts);
+	jw_double(&w, "drain_s", r->breakdown.drain_s);
 	jw_double(&w, "absorb_pkts", s->absorb_pkts);
 	jw_double(&w, "mean_response_s", s->mean_response_s);
 	jw_double(&w, "service_rate_per_s", s->service_rate_per_s);
@@ -688,8 +690,9 @@ static int output_text(const struct model_args *a, const struct bneck_result *r,
 	       s->service_rate_per_s / PER_MS, s->capacity_bps / 1e6);
 	printf("Bottleneck %.1f Mb/s   loss %.3g   transfer time %.4f s\n",
 	       r->rate_bps / 1e6, r->loss, r->time_s);
-	printf("           (resend rounds %.3g; at the line rate: loss %.3g, %.4f s)\n",
-	       r->breakdown.n_resend, r->line_loss, r->line_time_s);
+	printf("           (resend rounds %.3g, emptying the queue %.1f ms; at the line rate: loss %.3g, %.4f s)\n",
+	       r->breakdown.n_resend, r->breakdown.drain_s * 1e3, r->line_loss,
+	       r->line_time_s);
 	if (s->tagged_used)
 		printf("Numerics   background chain %u states (%s, residual %.1e), tagged chain %u states (%s)\n"
 		       "           E[R] rel. error <= %.1e, loss rel. error <= %.1e, %u evaluations of T(B)\n",

@@ -276,6 +276,8 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 		rs[i].loss = r.loss;
 		rs[i].pass = r.pass;
 		rs[i].absorb_pkts = br.absorb_pkts;
+		/* After the blast nothing arrives: it empties at its whole rate. */
+		rs[i].drain_pkts_per_s = md->mu[i] * md->st[i].batch_pkts;
 		/* l = l_prev + l_i (1 - l_prev): lost here after passing so far. */
 		ln_loss = ln_add(ln_loss, r.ln_loss + ln_pass);
 		ln_pass += log(r.pass);

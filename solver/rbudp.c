@@ -67,11 +67,15 @@ int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
 /* Each loop turn advances at least one round; this many turns is a bug. */
 #define MAX_TURNS	100000
 
-/* The affine piece of f around n: f = L n - c for n in (lo, ...]. */
+/*
+ * The affine piece of f around n: f = L n - c for n in (lo, ...]. On it the
+ * time to empty the queues after a round of n is affine too: u n + v.
+ */
 struct piece {
 	bool any;		/* some stage loses */
 	double L, pass, c;	/* slope, 1 - slope, intercept (f = L n - c) */
 	double lo;		/* below this the set of losing stages changes */
+	double u, v;		/* drain seconds of a round of n: u n + v */
 };
 
 static struct piece piece_at(const struct rbudp_stage *st, unsigned ns, double n)
@@ -81,11 +85,19 @@ static struct piece piece_at(const struct rbudp_stage *st, unsigned ns, double n
 	struct piece pc = { .lo = -INFINITY };
 
 	for (unsigned s = 0; s < ns; s++) {
-		double in = alpha * n + beta, thr;
+		double in = alpha * n + beta, thr, d = st[s].drain_pkts_per_s;
 
-		if (!(in * st[s].loss > st[s].absorb_pkts))
+		if (!(in * st[s].loss > st[s].absorb_pkts)) {
+			/* It keeps (alpha n + beta) l of the round at the end. */
+			if (d > 0.0) {
+				pc.u += alpha * st[s].loss / d;
+				pc.v += beta * st[s].loss / d;
+			}
 			continue;
-		/* Stage s loses (alpha n + beta) l - c and passes the rest. */
+		}
+		/* Stage s loses (alpha n + beta) l - c, passes the rest, ends full. */
+		if (d > 0.0)
+			pc.v += st[s].absorb_pkts / d;
 		pc.any = true;
 		pc.L += alpha * st[s].loss;
 		pc.c += st[s].absorb_pkts - beta * st[s].loss;
@@ -143,17 +155,35 @@ static double steps_above(const struct piece *pc, double ln_L, double x, double 
 	return floor(log((theta + a) / (x + a)) / ln_L);
 }
 
-static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
-			double *rounds, double *n_resend, double *pkts)
+/* The rounds' sums; drain_s is the drain of every round, the first included. */
+struct burst_sums {
+	double rounds, n_resend, pkts, drain_s;
+};
+
+/*
+ * @k rounds with inputs x, x_1, .., x_{k-1} (@sum_in their total) on the
+ * piece: their drain.
+ */
+static double piece_drain(const struct piece *pc, double sum_in, double k)
 {
-	double x = n0, R = 0.0, N = 0.0, P = 0.0;
+	return pc->u * sum_in + pc->v * k;
+}
+
+static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
+			struct burst_sums *out)
+{
+	double x = n0, R = 0.0, N = 0.0, P = 0.0, D = 0.0;
 
 	for (int turn = 0; turn < MAX_TURNS; turn++) {
 		struct piece pc = piece_at(st, ns, x);
 		double ln_L, k, y, sum;
 
-		if (!pc.any || !(x > 0.0))
+		if (!(x > 0.0))
+			goto done;
+		if (!pc.any) {
+			D += piece_drain(&pc, x, 1.0);	/* the last round */
 			goto done;	/* nothing more is lost */
+		}
 		ln_L = ln_slope(&pc);
 		if (x >= 1.0) {
 			/* Full rounds while x_j >= max(lo, 1). */
@@ -165,6 +195,7 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 				R += k - 1.0;
 				N += k - 1.0;
 				P += sum;
+				D += piece_drain(&pc, x + sum - y, k - 1.0);
 				x = y;
 				if (!isfinite(P))
 					goto done;
@@ -177,6 +208,7 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 				sum = x * pc.L / pc.pass;
 				N += sum;
 				P += sum;
+				D += pc.u * (x + sum);	/* v = 0: no stage absorbs here */
 				goto done;
 			}
 			k = steps_above(&pc, ln_L, x, fmax(pc.lo, 0.0));
@@ -186,12 +218,14 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 				sum = piece_sum(&pc, ln_L, x, k - 1.0, &y);
 				N += sum;
 				P += sum;
+				D += piece_drain(&pc, x + sum - y, k - 1.0);
 				x = y;
 				continue;
 			}
 		}
 		/* One exact round. */
 		y = rbudp_round_lost(st, ns, x);
+		D += piece_drain(&pc, x, 1.0);
 		if (y >= 1.0) {
 			R += 1.0;
 			N += 1.0;
@@ -203,9 +237,10 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 	}
 	return -ERANGE;
 done:
-	*rounds = R;
-	*n_resend = N;
-	*pkts = P;
+	out->rounds = R;
+	out->n_resend = N;
+	out->pkts = P;
+	out->drain_s = D;
 	return 0;
 }
 
@@ -214,6 +249,7 @@ int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
 		     struct rbudp_time *out)
 {
 	double S = p->file_bytes, B = rate_bytes_per_s, tp = p->one_way_delay_s;
+	struct burst_sums sums;
 	double bitmap_s, n0;
 	int err;
 
@@ -226,7 +262,8 @@ int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
 		if (!(st[s].loss >= 0.0 && st[s].loss <= 1.0) ||
 		    !(st[s].pass >= 0.0 && st[s].pass <= 1.0) ||
 		    !(fabs(st[s].loss + st[s].pass - 1.0) <= 1e-9) ||
-		    !(st[s].absorb_pkts >= 0.0) || !isfinite(st[s].absorb_pkts))
+		    !(st[s].absorb_pkts >= 0.0) || !isfinite(st[s].absorb_pkts) ||
+		    !(st[s].drain_pkts_per_s >= 0.0) || !isfinite(st[s].drain_pkts_per_s))
 			return -EINVAL;
 	out->first_s = tp + S / B;
 	bitmap_s = S / (8.0 * p->payload_bytes * B) + tp;
@@ -238,12 +275,15 @@ int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
 		}
 	}
 	n0 = fmax(S / p->payload_bytes, 1.0);
-	err = burst_rounds(st, nstages, n0, &out->resend_rounds, &out->n_resend,
-			   &out->resend_pkts);
+	err = burst_rounds(st, nstages, n0, &sums);
 	if (err)
 		return err;
+	out->resend_rounds = sums.rounds;
+	out->n_resend = sums.n_resend;
+	out->resend_pkts = sums.pkts;
+	out->drain_s = sums.drain_s;
 	out->resend_s = out->n_resend * tp + out->resend_pkts * p->payload_bytes / B;
 	out->bitmap_s = (out->n_resend + 1.0) * bitmap_s;
-	out->time_s = out->first_s + out->resend_s + out->bitmap_s;
+	out->time_s = out->first_s + out->resend_s + out->bitmap_s + out->drain_s;
 	return 0;
 }

@@ -402,7 +402,7 @@ static void test_limits(void **state)
 	(void)state;
 	/* c = 0: the seed's geometric rounds. */
 	for (size_t i = 0; i < sizeof(ls) / sizeof(ls[0]); i++) {
-		struct rbudp_stage st = { ls[i], 1.0 - ls[i], 0.0 };
+		struct rbudp_stage st = { ls[i], 1.0 - ls[i], 0.0, 0.0 };
 		double tail = 0.0;
 
 		assert_int_equal(rbudp_time(&rp, 5e8, log(ls[i]), &seed), 0);
@@ -419,7 +419,7 @@ static void test_limits(void **state)
 	}
 	/* l = 0: one round. */
 	{
-		struct rbudp_stage st = { 0.0, 1.0, 5.0 };
+		struct rbudp_stage st = { 0.0, 1.0, 5.0, 0.0 };
 
 		assert_int_equal(rbudp_time_burst(&rp, 5e8, &st, 1, &b), 0);
 		assert_true(b.n_resend == 0.0 && b.resend_rounds == 0.0 && b.resend_pkts == 0.0);
@@ -427,7 +427,7 @@ static void test_limits(void **state)
 	}
 	/* l = 1: never completes. */
 	{
-		struct rbudp_stage st = { 1.0, 0.0, 5.0 };
+		struct rbudp_stage st = { 1.0, 0.0, 5.0, 0.0 };
 
 		assert_int_equal(rbudp_time_burst(&rp, 5e8, &st, 1, &b), 0);
 		assert_true(isinf(b.time_s));
@@ -437,7 +437,7 @@ static void test_limits(void **state)
 	 * the e2e testbed: n_{i+1} = n_i / 2 - 3641.
 	 */
 	{
-		struct rbudp_stage st = { 0.5, 0.5, 3641.0 };
+		struct rbudp_stage st = { 0.5, 0.5, 3641.0, 0.0 };
 		double n = n0, N = 0.0, P = 0.0;
 
 		while ((n = n / 2 - 3641.0) > 0.0) {
@@ -469,7 +469,7 @@ static void test_limits(void **state)
 	}
 	/* Continuity of N_resend in c across the point where a round vanishes. */
 	{
-		struct rbudp_stage st = { 0.5, 0.5, 0.0 };
+		struct rbudp_stage st = { 0.5, 0.5, 0.0, 0.0 };
 		double prev = NAN;
 
 		/*
@@ -494,7 +494,7 @@ static void test_limits(void **state)
 	}
 	/* Bad stages. */
 	{
-		struct rbudp_stage st = { 0.5, 0.4, 0.0 };
+		struct rbudp_stage st = { 0.5, 0.4, 0.0, 0.0 };
 
 		assert_int_equal(rbudp_time_burst(&rp, 5e8, &st, 1, &b), -EINVAL);
 		st.pass = 0.5;
@@ -507,7 +507,7 @@ static void test_limits(void **state)
 /* Two stages: the map is the composition of the two. */
 static void test_two_stage_map(void **state)
 {
-	const struct rbudp_stage st[2] = { { 0.2, 0.8, 100.0 }, { 0.4, 0.6, 300.0 } };
+	const struct rbudp_stage st[2] = { { 0.2, 0.8, 100.0, 0.0 }, { 0.4, 0.6, 300.0, 0.0 } };
 
 	(void)state;
 	for (double n = 0.0; n < 5000.0; n += 7.3) {
@@ -515,6 +515,104 @@ static void test_two_stage_map(void **state)
 		double b = fmax(0.0, (n - a) * 0.4 - 300.0);
 
 		check_abs(rbudp_round_lost(st, 2, n), a + b, 1e-9, "composition");
+	}
+}
+
+/*
+ * The queues' emptying after every blast, round by round (a second method
+ * against the closed form on the map's pieces): a round of n_s into stage
+ * s leaves min(n_s l_s, c_s) to drain at D_s. Rounds are followed until
+ * less than 1e-13 packets are left.
+ */
+static double drain_by_rounds(const struct rbudp_stage *st, unsigned ns, double n)
+{
+	double d = 0.0;
+
+	for (long r = 0; n > 1e-13 && r < 10000000; r++) {
+		double in = n, lost = 0.0;
+
+		for (unsigned s = 0; s < ns; s++) {
+			double x = in * st[s].loss - st[s].absorb_pkts;
+
+			d += fmin(in * st[s].loss, st[s].absorb_pkts) / st[s].drain_pkts_per_s;
+			if (x > 0.0) {
+				lost += x;
+				in -= x;
+			}
+		}
+		n = lost;
+	}
+	return d;
+}
+
+static void test_drain(void **state)
+{
+	const struct rbudp_params rp = {
+		.file_bytes = 200e6, .payload_bytes = 1472.0, .one_way_delay_s = 0.01,
+	};
+	const double n0 = rp.file_bytes / rp.payload_bytes;
+	struct rbudp_time with, without;
+
+	(void)state;
+	/*
+	 * Fluid queue at twice its capacity (l = 1/2, c = K = 3641, D = C):
+	 * every round that loses ends with K queued, the last one with n l.
+	 */
+	{
+		struct rbudp_stage st = { 0.5, 0.5, 3641.0, 2.12e5 };
+		double n = n0, lossy = 0.0, d;
+
+		while (n * 0.5 > 3641.0) {
+			lossy++;
+			n = n * 0.5 - 3641.0;
+		}
+		d = (lossy * 3641.0 + n * 0.5) / 2.12e5;
+		assert_int_equal(rbudp_time_burst(&rp, 7.5e8, &st, 1, &with), 0);
+		check_abs(with.drain_s, d, 1e-12, "fluid drain");
+		st.drain_pkts_per_s = 0.0;
+		assert_int_equal(rbudp_time_burst(&rp, 7.5e8, &st, 1, &without), 0);
+		assert_true(without.drain_s == 0.0);
+		check_abs(with.time_s - without.time_s, d, 1e-12, "T gains the drain");
+		check_abs(with.n_resend, without.n_resend, 0.0, "rounds unchanged");
+	}
+	/* Below capacity (l = 0): one round, nothing left queued. */
+	{
+		struct rbudp_stage st = { 0.0, 1.0, 3641.0, 2.12e5 };
+
+		assert_int_equal(rbudp_time_burst(&rp, 2e8, &st, 1, &with), 0);
+		assert_true(with.drain_s == 0.0);
+	}
+	/*
+	 * One stage and two: heavy and light loss, and c of a packet or two,
+	 * whose last rounds are below one packet.
+	 */
+	{
+		const struct rbudp_stage cases[][2] = {
+			{ { 0.3, 0.7, 500.0, 1e5 }, { 0.0, 1.0, 0.0, 1.0 } },
+			{ { 0.05, 0.95, 3641.0, 3e5 }, { 0.0, 1.0, 0.0, 1.0 } },
+			{ { 0.4, 0.6, 2.0, 2e5 }, { 0.0, 1.0, 0.0, 1.0 } },
+			{ { 0.2, 0.8, 100.0, 1e6 }, { 0.4, 0.6, 300.0, 1e5 } },
+			{ { 0.01, 0.99, 1000.0, 1e6 }, { 0.6, 0.4, 3641.0, 2e5 } },
+			{ { 0.3, 0.7, 0.5, 1e6 }, { 0.5, 0.5, 1.5, 2e5 } },
+		};
+		const unsigned ns[] = { 1, 1, 1, 2, 2, 2 };
+
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+			double d = drain_by_rounds(cases[i], ns[i], n0);
+
+			assert_int_equal(rbudp_time_burst(&rp, 5e8, cases[i], ns[i], &with), 0);
+			fprintf(stderr, "  drain case %zu: closed form %.9g s, by rounds %.9g s\n",
+				i, with.drain_s, d);
+			check_abs(with.drain_s, d, 1e-9 * d + 1e-15, "drain by rounds");
+		}
+	}
+	/* A bad drain rate. */
+	{
+		struct rbudp_stage st = { 0.5, 0.5, 10.0, -1.0 };
+
+		assert_int_equal(rbudp_time_burst(&rp, 5e8, &st, 1, &with), -EINVAL);
+		st.drain_pkts_per_s = NAN;
+		assert_int_equal(rbudp_time_burst(&rp, 5e8, &st, 1, &with), -EINVAL);
 	}
 }
 
@@ -613,7 +711,8 @@ static void test_bneck_burst_skip_exact(void **state)
 
 		assert_int_equal(bulkq_loss(&q, &r), 0);
 		assert_int_equal(bulkq_burst(&q, work, &br), 0);
-		st = (struct rbudp_stage){ r.loss, r.pass, br.absorb_pkts };
+		st = (struct rbudp_stage){ r.loss, r.pass, br.absorb_pkts,
+					   s.mu_net_per_s * s.batch_pkts };
 		assert_int_equal(rbudp_time_burst(&rp, pt->rate_bps / 8.0, &st, 1, &t), 0);
 		if (r.loss * x.file_bytes / x.payload_bytes < 1e-6 && br.absorb_pkts > 0)
 			skipped++;
@@ -642,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_monte_carlo_rounds),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_two_stage_map),
+		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_bneck_burst),
 		cmocka_unit_test(test_bneck_burst_skip_exact),
 	};

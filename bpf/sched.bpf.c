@@ -38,26 +38,8 @@ struct {
 	__type(value, struct sched_cpu);
 } cpu_stats SEC(".maps");
 
-/* Shared with sockq.bpf.c, which inserts the tids (bpf_map__reuse_fd). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SCHED_MAX_RX_TIDS);
-	__type(key, __u32);
-	__type(value, struct sched_rx_tid);
-} rx_tids SEC(".maps");
-
-/*
- * How many tids sockq.bpf.c has added to rx_tids (shared the same way). A
- * task record caches whether its tid is a receiver and asks rx_tids again
- * only when this has moved: most switches are of other tasks, and this
- * saves them the hash lookup.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} rx_gen SEC(".maps");
+/* rx_tids and rx_gen, shared with sockq.bpf.c. */
+#include "bpf/rx_tids.bpf.h"
 
 /* Receiver preemptions with the off-CPU interval that followed (sched.h). */
 struct {

@@ -60,21 +60,8 @@ struct {
 	__type(value, __u64);
 } drop_reasons_ext SEC(".maps");
 
-/* The same map as in sched.bpf.c: the loader makes them one. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SCHED_MAX_RX_TIDS);
-	__type(key, __u32);
-	__type(value, struct sched_rx_tid);
-} rx_tids SEC(".maps");
-
-/* rx_tids' generation, bumped after each insert (sched.bpf.c, sched.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} rx_gen SEC(".maps");
+/* rx_tids and rx_gen: the same maps as sched.bpf.c's, made one by the loader. */
+#include "bpf/rx_tids.bpf.h"
 
 /* Source of a new rx_tids entry (too big for the stack). */
 const struct sched_rx_tid rx_tid_zero = {};

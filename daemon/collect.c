@@ -675,6 +675,31 @@ static void add_socket(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
 }
 
 /*
+ * How many ports of @now have sockets that @prev did not (another inode, or
+ * more of them); a port missing from @prev counts when it has a socket.
+ */
+static int port_socks_new(const struct port_socks *prev, int nprev,
+			  const struct port_socks *now, int n)
+{
+	int nnew = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool known = false;
+
+		for (int j = 0; j < nprev; j++)
+			if (prev[j].port == now[i].port) {
+				known = prev[j].nsocks == now[i].nsocks &&
+					prev[j].inode_sum == now[i].inode_sum;
+				break;
+			}
+		/* Sockets gone (the receiver exited) name nobody new. */
+		if (!known && now[i].nsocks)
+			nnew++;
+	}
+	return nnew;
+}
+
+/*
  * A receiver that started since the last sampled epoch is unknown until
  * the socket dequeue probe sees it read, and until then it counts as one
  * more CPU-bound task on its CPU (seen in the e2e runs: #C k + 1 for up to
@@ -720,7 +745,7 @@ static int net_new_sockets(struct collect *c)
 			return 0;
 		}
 	}
-	nnew = cproc_port_socks_new(c->seen, c->nseen, now, n);
+	nnew = port_socks_new(c->seen, c->nseen, now, n);
 	memcpy(c->seen, now, (size_t)n * sizeof(now[0]));
 	c->nseen = n;
 	return nnew;

@@ -416,24 +416,3 @@ int cproc_udp_port_socks(struct cproc *cp, const uint16_t *ports, int nports,
 	}
 	return nports;
 }
-
-int cproc_port_socks_new(const struct port_socks *prev, int nprev,
-			 const struct port_socks *now, int n)
-{
-	int nnew = 0;
-
-	for (int i = 0; i < n; i++) {
-		bool known = false;
-
-		for (int j = 0; j < nprev; j++)
-			if (prev[j].port == now[i].port) {
-				known = prev[j].nsocks == now[i].nsocks &&
-					prev[j].inode_sum == now[i].inode_sum;
-				break;
-			}
-		/* Sockets gone (the receiver exited) name nobody new. */
-		if (!known && now[i].nsocks)
-			nnew++;
-	}
-	return nnew;
-}

@@ -61,11 +61,6 @@ struct port_socks {
 int cproc_udp_port_socks(struct cproc *cp, const uint16_t *ports, int nports,
 			 struct port_socks *out);
 
-/* How many ports of @now have sockets that @prev did not (another inode, or
- * more of them); a port missing from @prev counts when it has a socket. */
-int cproc_port_socks_new(const struct port_socks *prev, int nprev,
-			 const struct port_socks *now, int n);
-
 /* out->socks[] for @ports: drops from /proc/net/udp{,6}. 0 or -errno. */
 int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,
 		  struct rxb_epoch *out);

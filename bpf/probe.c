@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -287,4 +288,192 @@ int probe_map_read_stable(int map_fd, const void *key, void *val, void *tmp,
 			return 0;
 	}
 	return -EAGAIN;
+}
+
+/* ------------------------------------------------------ batch reads -- */
+
+#define PROBE_BATCH_MAX_CHUNK	65536u
+/*
+ * The kernel's own "operation not supported" (ENOTSUPP, not in the uapi
+ * headers): what a map type without batch lookups answers (hash maps have
+ * them since Linux 5.6).
+ */
+#define PROBE_KERNEL_ENOTSUPP	524
+
+static int batch_alloc(struct probe_batch *b, uint32_t chunk)
+{
+	size_t nbufs = b->stable ? 2 : 1;
+	void *bufs[4] = { NULL };
+
+	for (size_t i = 0; i < nbufs; i++) {
+		bufs[2 * i] = calloc(chunk, b->key_size);
+		bufs[2 * i + 1] = calloc(chunk, b->val_size);
+		if (!bufs[2 * i] || !bufs[2 * i + 1]) {
+			for (size_t j = 0; j < 4; j++)
+				free(bufs[j]);
+			return -ENOMEM;
+		}
+	}
+	free(b->keys);
+	free(b->vals);
+	free(b->keys2);
+	free(b->vals2);
+	b->keys = bufs[0];
+	b->vals = bufs[1];
+	b->keys2 = bufs[2];
+	b->vals2 = bufs[3];
+	b->chunk = chunk;
+	return 0;
+}
+
+int probe_batch_init(struct probe_batch *b, size_t key_size, size_t val_size,
+		     uint32_t chunk, bool stable, size_t seq_off)
+{
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	if (!key_size || !val_size || !chunk || chunk > PROBE_BATCH_MAX_CHUNK ||
+	    (stable && seq_off + sizeof(uint32_t) > val_size))
+		return -EINVAL;
+	b->key_size = key_size;
+	b->val_size = val_size;
+	b->stable = stable;
+	b->seq_off = seq_off;
+	b->tmp = calloc(1, val_size);
+	b->next_key = calloc(1, key_size);
+	err = b->tmp && b->next_key ? batch_alloc(b, chunk) : -ENOMEM;
+	if (err) {
+		free(b->tmp);
+		free(b->next_key);
+		b->tmp = NULL;
+		b->next_key = NULL;
+	}
+	return err;
+}
+
+void probe_batch_finish(struct probe_batch *b)
+{
+	free(b->keys);
+	free(b->vals);
+	free(b->keys2);
+	free(b->vals2);
+	free(b->tmp);
+	free(b->next_key);
+	memset(b, 0, sizeof(*b));
+}
+
+/* One element again, on its own; 0 also when it is gone. */
+static int batch_one(struct probe_batch *b, int fd, const void *key, void *val,
+		     probe_batch_fn fn, void *arg)
+{
+	int err;
+
+	if (b->stable)
+		err = probe_map_read_stable(fd, key, val, b->tmp, b->val_size,
+					    b->seq_off);
+	else
+		err = bpf_map_lookup_elem(fd, key, val) ? -errno : 0;
+	if (err == -ENOENT)
+		return 0;	/* deleted meanwhile */
+	if (err) {
+		/* One element (-EAGAIN: it kept changing) is not the read. */
+		rxb_log_errno(RXB_LOG_DEBUG, -err, "probe: reading a map element; skipped");
+		return 0;
+	}
+	return fn(arg, key, val);
+}
+
+/* The element-by-element walk, for kernels without batch lookups. */
+static int batch_walk(struct probe_batch *b, int fd, probe_batch_fn fn, void *arg)
+{
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, b->next_key) == 0) {
+		int err;
+
+		memcpy(b->keys, b->next_key, b->key_size);
+		prev = b->keys;
+		err = batch_one(b, fd, b->keys, b->vals, fn, arg);
+		if (err)
+			return err;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The second copy of a chunk: do its elements agree with the first? */
+static bool batch_same(const struct probe_batch *b, uint32_t i)
+{
+	const char *v = (const char *)b->vals + (size_t)i * b->val_size;
+	uint32_t seq;
+
+	if (memcmp((const char *)b->keys + (size_t)i * b->key_size,
+		   (const char *)b->keys2 + (size_t)i * b->key_size, b->key_size))
+		return false;
+	memcpy(&seq, v + b->seq_off, sizeof(seq));
+	return !(seq & 1) &&
+	       !memcmp(v, (const char *)b->vals2 + (size_t)i * b->val_size, b->val_size);
+}
+
+static int batch_lookup(int fd, void *in, void *out, void *keys, void *vals,
+			uint32_t *count)
+{
+	return bpf_map_lookup_batch(fd, in, out, keys, vals, count, NULL) ? -errno : 0;
+}
+
+int probe_batch_read(struct probe_batch *b, int fd, probe_batch_fn fn, void *arg)
+{
+	/* The kernel's batch token for hash maps is a bucket index (u32). */
+	uint64_t in_tok = 0, out_tok = 0, out_tok2 = 0;
+	bool first = true;
+
+	if (b->unsupported)
+		return batch_walk(b, fd, fn, arg);
+	for (;;) {
+		uint32_t n = b->chunk, n2 = b->chunk;
+		bool end, same = true;
+		int err;
+
+		err = batch_lookup(fd, first ? NULL : &in_tok, &out_tok, b->keys,
+				   b->vals, &n);
+		if (err == -ENOSPC && b->chunk < PROBE_BATCH_MAX_CHUNK) {
+			/* A bucket holds more than a chunk: a bigger one. */
+			err = batch_alloc(b, b->chunk * 2);
+			if (err)
+				return err;
+			continue;
+		}
+		if (err && err != -ENOENT) {
+			if (first && (err == -EINVAL || err == -EOPNOTSUPP ||
+				      err == -PROBE_KERNEL_ENOTSUPP)) {
+				rxb_debug("probe: no batch lookups here (%s); walking maps",
+					  strerror(-err));
+				b->unsupported = true;
+				return batch_walk(b, fd, fn, arg);
+			}
+			return err;
+		}
+		end = err == -ENOENT;
+		if (b->stable && n) {
+			err = batch_lookup(fd, first ? NULL : &in_tok, &out_tok2,
+					   b->keys2, b->vals2, &n2);
+			if (err && err != -ENOENT)
+				return err;
+			same = n2 == n;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			const char *key = (const char *)b->keys + (size_t)i * b->key_size;
+			char *val = (char *)b->vals + (size_t)i * b->val_size;
+
+			if (b->stable && !(same && batch_same(b, i)))
+				err = batch_one(b, fd, key, val, fn, arg);
+			else
+				err = fn(arg, key, val);
+			if (err)
+				return err;
+		}
+		if (end)
+			return 0;
+		in_tok = out_tok;
+		first = false;
+	}
 }

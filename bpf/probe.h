@@ -114,4 +114,37 @@ int probe_enable_stats(void);
 int probe_map_read_stable(int map_fd, const void *key, void *val, void *tmp,
 			  size_t size, size_t seq_off);
 
+/*
+ * Reading a whole hash map a chunk at a time (BPF_MAP_LOOKUP_BATCH): one
+ * system call per chunk instead of two per element (bpf_map_get_next_key
+ * and a lookup), which was most of the daemon's own per-epoch time. The
+ * buffers belong to the struct (probe_batch_init / probe_batch_finish).
+ * With @stable, values carry a seq as for probe_map_read_stable(): each
+ * chunk is read twice and an element whose copies differ, or whose seq is
+ * odd, is read again on its own. A kernel without batch lookups for the
+ * map gets the element-by-element walk, as before.
+ */
+struct probe_batch {
+	size_t key_size, val_size;
+	uint32_t chunk;		/* elements per system call (grows on ENOSPC) */
+	bool stable;
+	size_t seq_off;
+	bool unsupported;	/* the kernel refused a batch: walk instead */
+	void *keys, *vals;	/* chunk x key_size, chunk x val_size */
+	void *keys2, *vals2;	/* the second read (stable only) */
+	void *tmp;		/* one value (probe_map_read_stable) */
+	void *next_key;		/* one key (the walk) */
+};
+
+int probe_batch_init(struct probe_batch *b, size_t key_size, size_t val_size,
+		     uint32_t chunk, bool stable, size_t seq_off);
+void probe_batch_finish(struct probe_batch *b);
+
+/* Called for each element read; nonzero stops the read and is returned. */
+typedef int (*probe_batch_fn)(void *arg, const void *key, const void *val);
+
+/* Every element of @map_fd to @fn. 0, what @fn returned, or -errno. */
+int probe_batch_read(struct probe_batch *b, int map_fd, probe_batch_fn fn,
+		     void *arg);
+
 #endif

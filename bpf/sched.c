@@ -21,7 +21,12 @@ struct sched_probe {
 	void (*rx_cb)(void *arg, const struct sched_rx_event *ev);
 	void *rx_arg;
 	int rx_n;
+	/* Per-epoch readers of tasks and task_cpus (probe_batch_read). */
+	struct probe_batch tasks_rd, rows_rd;
 };
+
+/* Elements per batch lookup: a few hundred tasks run on a small host. */
+#define SCHED_READ_CHUNK	256
 
 static int rx_event(void *ctx, void *data, size_t size)
 {
@@ -72,6 +77,16 @@ int sched_probe_open(struct sched_probe **out, enum probe_mode mode)
 			      probe_mode_name(mode));
 		goto fail;
 	}
+	err = probe_batch_init(&sp->tasks_rd, sizeof(uint32_t), sizeof(struct sched_task),
+			       SCHED_READ_CHUNK, true, offsetof(struct sched_task, seq));
+	if (!err)
+		err = probe_batch_init(&sp->rows_rd, sizeof(struct sched_task_cpu_key),
+				       sizeof(struct sched_task_cpu), SCHED_READ_CHUNK,
+				       false, 0);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: map read buffers");
+		goto fail;
+	}
 	sp->rx_rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.rx_events),
 				     rx_event, sp, NULL);
 	if (!sp->rx_rb) {
@@ -91,6 +106,8 @@ int sched_probe_open(struct sched_probe **out, enum probe_mode mode)
 fail:
 	probe_obj_detach(&sp->po);
 	ring_buffer__free(sp->rx_rb);
+	probe_batch_finish(&sp->rows_rd);
+	probe_batch_finish(&sp->tasks_rd);
 	rxb_sched__destroy(sp->skel);
 	free(sp);
 	return err;
@@ -102,6 +119,8 @@ void sched_probe_close(struct sched_probe *sp)
 		return;
 	probe_obj_detach(&sp->po);
 	ring_buffer__free(sp->rx_rb);
+	probe_batch_finish(&sp->rows_rd);
+	probe_batch_finish(&sp->tasks_rd);
 	rxb_sched__destroy(sp->skel);
 	free(sp);
 }
@@ -194,22 +213,19 @@ static void merge_rows(struct sched_snap *s)
 	s->nrows = out;
 }
 
+/* probe_batch_fn: one (tid, cpu) row of task_cpus. */
+static int row_read(void *arg, const void *key, const void *val)
+{
+	const struct sched_task_cpu_key *k = key;
+	const struct sched_task_cpu *v = val;
+
+	return add_row(arg, k->tid, k->cpu, v->oncpu_ns, v->wait_ns);
+}
+
 static int read_rows(struct sched_probe *sp, struct sched_snap *s)
 {
-	int fd = bpf_map__fd(sp->skel->maps.task_cpus);
-	struct sched_task_cpu_key key, next;
-	struct sched_task_cpu v;
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v))
-			continue;	/* deleted meanwhile */
-		if (add_row(s, key.tid, key.cpu, v.oncpu_ns, v.wait_ns))
-			return -ENOMEM;
-	}
-	return 0;
+	return probe_batch_read(&sp->rows_rd, bpf_map__fd(sp->skel->maps.task_cpus),
+				row_read, s);
 }
 
 /* Time since the last switch-out, split as far as the traced wakeup tells,
@@ -310,46 +326,46 @@ static void snap_task(struct sched_snap_task *o, uint32_t tid,
 	o->comm[sizeof(o->comm) - 1] = '\0';
 }
 
+struct task_read {
+	struct sched_snap *s;
+	sched_counters_fn fn;
+	void *arg;
+};
+
+/* probe_batch_fn: one task record, with its time since the last switch-out. */
+static int task_read(void *arg, const void *key, const void *val)
+{
+	struct task_read *tr = arg;
+	struct sched_snap *s = tr->s;
+	const struct sched_task *t = val;
+	uint32_t tid = *(const uint32_t *)key;
+	struct sched_split part;
+
+	if (reserve((void **)&s->tasks, &s->tasks_cap, s->ntasks + 1,
+		    sizeof(*s->tasks)))
+		return -ENOMEM;
+	part = partial_of(t, s->at_ns);
+	if (tr->fn && maybe_runnable(t)) {
+		uint64_t sum, delay, pcnt;
+
+		if (tr->fn(tr->arg, tid, &sum, &delay, &pcnt) == 0)
+			part = sched_split_since_out(t, rxb_mono_ns(), sum, delay, pcnt);
+	}
+	snap_task(&s->tasks[s->ntasks++], tid, t, &part);
+	/* The unfolded segment and the estimate since, per CPU. */
+	if (add_row(s, tid, t->seg_cpu, t->seg_oncpu_ns, t->seg_wait_ns) ||
+	    add_row(s, tid, t->cpu, part.on_ns, part.wait_ns))
+		return -ENOMEM;
+	return 0;
+}
+
 static int read_tasks(struct sched_probe *sp, struct sched_snap *s,
 		      sched_counters_fn fn, void *arg)
 {
-	int fd = bpf_map__fd(sp->skel->maps.tasks);
-	struct sched_task t, tmp;
-	uint32_t key, next;
-	void *prev = NULL;
+	struct task_read tr = { .s = s, .fn = fn, .arg = arg };
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct sched_split part;
-		int err;
-
-		key = next;
-		prev = &key;
-		err = probe_map_read_stable(fd, &key, &t, &tmp, sizeof(t),
-					    offsetof(struct sched_task, seq));
-		if (err == -ENOENT)
-			continue;
-		if (err) {
-			rxb_log_errno(RXB_LOG_DEBUG, -err, "sched: reading task %u", key);
-			continue;
-		}
-		if (reserve((void **)&s->tasks, &s->tasks_cap, s->ntasks + 1,
-			    sizeof(*s->tasks)))
-			return -ENOMEM;
-		part = partial_of(&t, s->at_ns);
-		if (fn && maybe_runnable(&t)) {
-			uint64_t sum, delay, pcnt;
-
-			if (fn(arg, key, &sum, &delay, &pcnt) == 0)
-				part = sched_split_since_out(&t, rxb_mono_ns(), sum,
-							     delay, pcnt);
-		}
-		snap_task(&s->tasks[s->ntasks++], key, &t, &part);
-		/* The unfolded segment and the estimate since, per CPU. */
-		if (add_row(s, key, t.seg_cpu, t.seg_oncpu_ns, t.seg_wait_ns) ||
-		    add_row(s, key, t.cpu, part.on_ns, part.wait_ns))
-			return -ENOMEM;
-	}
-	return 0;
+	return probe_batch_read(&sp->tasks_rd, bpf_map__fd(sp->skel->maps.tasks),
+				task_read, &tr);
 }
 
 static int read_rx(struct sched_probe *sp, struct sched_snap *s)

@@ -23,6 +23,7 @@ struct sockq_probe {
 	int ncpus;
 	struct sockq_slot *slot_buf;	/* [ncpus]: one slot's per-CPU values */
 	uint64_t *u64_buf;		/* [ncpus] */
+	struct probe_batch reasons_rd;	/* drop_reasons, all at once */
 	uint16_t slot_port[SOCKQ_MAX_PORTS];	/* 0: free */
 	struct btf *vmlinux;		/* for drop reason names; may be NULL */
 	bool have_rx_sk;
@@ -90,9 +91,13 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 	}
 	sq->slot_buf = calloc((size_t)sq->ncpus, sizeof(*sq->slot_buf));
 	sq->u64_buf = calloc((size_t)sq->ncpus, sizeof(*sq->u64_buf));
-	sq->skel = rxb_sockq__open();
+	/* A per-CPU u64 is ncpus x 8 bytes to user space; one read for all. */
+	err = probe_batch_init(&sq->reasons_rd, sizeof(uint32_t),
+			       (size_t)sq->ncpus * sizeof(uint64_t), SOCKQ_MAX_REASONS,
+			       false, 0);
+	sq->skel = err ? NULL : rxb_sockq__open();
 	if (!sq->slot_buf || !sq->u64_buf || !sq->skel) {
-		err = sq->skel ? -ENOMEM : -errno;
+		err = err ? err : sq->skel ? -ENOMEM : -errno;
 		rxb_log_errno(RXB_LOG_WARNING, -err, "sockq: opening BPF object");
 		goto fail;
 	}
@@ -138,6 +143,7 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 fail:
 	probe_obj_detach(&sq->po);
 	rxb_sockq__destroy(sq->skel);
+	probe_batch_finish(&sq->reasons_rd);
 	free(sq->slot_buf);
 	free(sq->u64_buf);
 	free(sq);
@@ -151,6 +157,7 @@ void sockq_probe_close(struct sockq_probe *sq)
 	probe_obj_detach(&sq->po);
 	rxb_sockq__destroy(sq->skel);
 	btf__free(sq->vmlinux);
+	probe_batch_finish(&sq->reasons_rd);
 	free(sq->slot_buf);
 	free(sq->u64_buf);
 	free(sq);
@@ -321,26 +328,40 @@ static void read_deq(struct sockq_probe *sq, struct sockq_snap *s)
 	}
 }
 
+struct reason_read {
+	const struct sockq_probe *sq;
+	struct sockq_snap *s;
+};
+
+/* probe_batch_fn: one drop reason's per-CPU counts; the nonzero ones kept. */
+static int reason_read(void *arg, const void *key, const void *val)
+{
+	struct reason_read *rr = arg;
+	const uint64_t *per_cpu = val;
+	uint64_t sum = 0;
+
+	for (int c = 0; c < rr->sq->ncpus; c++)
+		sum += per_cpu[c];
+	if (sum && rr->s->nreasons < SOCKQ_MAX_REASONS) {
+		rr->s->reasons[rr->s->nreasons].reason = *(const uint32_t *)key;
+		rr->s->reasons[rr->s->nreasons++].count = sum;
+	}
+	return 0;
+}
+
 static void read_reasons(struct sockq_probe *sq, struct sockq_snap *s)
 {
-	int afd = bpf_map__fd(sq->skel->maps.drop_reasons);
 	int hfd = bpf_map__fd(sq->skel->maps.drop_reasons_ext);
+	struct reason_read rr = { .sq = sq, .s = s };
 	uint32_t key, next;
 	void *prev = NULL;
+	int err;
 
 	s->nreasons = 0;
-	for (key = 0; key < SOCKQ_MAX_REASONS; key++) {
-		uint64_t sum = 0;
-
-		if (bpf_map_lookup_elem(afd, &key, sq->u64_buf))
-			continue;
-		for (int c = 0; c < sq->ncpus; c++)
-			sum += sq->u64_buf[c];
-		if (!sum)
-			continue;
-		s->reasons[s->nreasons].reason = key;
-		s->reasons[s->nreasons++].count = sum;
-	}
+	err = probe_batch_read(&sq->reasons_rd, bpf_map__fd(sq->skel->maps.drop_reasons),
+			       reason_read, &rr);
+	if (err)
+		rxb_log_errno(RXB_LOG_DEBUG, -err, "sockq: reading drop reasons");
 	while (s->nreasons < SOCKQ_MAX_REASONS + SOCKQ_MAX_EXT_REASONS &&
 	       bpf_map_get_next_key(hfd, prev, &next) == 0) {
 		uint64_t sum = 0;

@@ -273,8 +273,14 @@ int probe_enable_stats(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int probe_map_read_stable(int map_fd, const void *key, void *val, void *tmp,
-			  size_t size, size_t seq_off)
+/*
+ * Consistent copy of a hash map element that a BPF program updates inside a
+ * seq bracket (odd seq while updating): reads until two copies agree. @val
+ * and @tmp have the value size; @seq_off is the offset of the u32 seq.
+ * 0, -ENOENT (gone), -EAGAIN (kept changing), or -errno.
+ */
+static int map_read_stable(int map_fd, const void *key, void *val, void *tmp,
+			   size_t size, size_t seq_off)
 {
 	for (int tries = 0; tries < 8; tries++) {
 		uint32_t seq;
@@ -369,8 +375,7 @@ static int batch_one(struct probe_batch *b, int fd, const void *key, void *val,
 	int err;
 
 	if (b->stable)
-		err = probe_map_read_stable(fd, key, val, b->tmp, b->val_size,
-					    b->seq_off);
+		err = map_read_stable(fd, key, val, b->tmp, b->val_size, b->seq_off);
 	else
 		err = bpf_map_lookup_elem(fd, key, val) ? -errno : 0;
 	if (err == -ENOENT)

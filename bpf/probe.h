@@ -107,21 +107,15 @@ int probe_prog_stats(const struct bpf_program *prog, uint64_t *run_cnt,
  */
 int probe_enable_stats(void);
 
-/* Consistent copy of a hash map element that a BPF program updates inside a
- * seq bracket (odd seq while updating): reads until two copies agree. @val
- * and @tmp have the value size; @seq_off is the offset of the u32 seq.
- * 0, -ENOENT (gone), -EAGAIN (kept changing), or -errno. */
-int probe_map_read_stable(int map_fd, const void *key, void *val, void *tmp,
-			  size_t size, size_t seq_off);
-
 /*
  * Reading a whole hash map a chunk at a time (BPF_MAP_LOOKUP_BATCH): one
  * system call per chunk instead of two per element (bpf_map_get_next_key
  * and a lookup), which was most of the daemon's own per-epoch time. The
  * buffers belong to the struct (probe_batch_init / probe_batch_finish).
- * With @stable, values carry a seq as for probe_map_read_stable(): each
- * chunk is read twice and an element whose copies differ, or whose seq is
- * odd, is read again on its own. A kernel without batch lookups for the
+ * With @stable, values carry a u32 seq at @seq_off that the BPF program
+ * makes odd while it updates them: each chunk is read twice and an
+ * element whose copies differ, or whose seq is odd, is read again on its
+ * own until two copies agree (skipped if it keeps changing). A kernel without batch lookups for the
  * map gets the element-by-element walk, as before.
  */
 struct probe_batch {
@@ -132,7 +126,7 @@ struct probe_batch {
 	bool unsupported;	/* the kernel refused a batch: walk instead */
 	void *keys, *vals;	/* chunk x key_size, chunk x val_size */
 	void *keys2, *vals2;	/* the second read (stable only) */
-	void *tmp;		/* one value (probe_map_read_stable) */
+	void *tmp;		/* one value (the element read again) */
 	void *next_key;		/* one key (the walk) */
 };
 

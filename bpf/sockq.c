@@ -95,9 +95,15 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 	err = probe_batch_init(&sq->reasons_rd, sizeof(uint32_t),
 			       (size_t)sq->ncpus * sizeof(uint64_t), SOCKQ_MAX_REASONS,
 			       false, 0);
-	sq->skel = err ? NULL : rxb_sockq__open();
-	if (!sq->slot_buf || !sq->u64_buf || !sq->skel) {
-		err = err ? err : sq->skel ? -ENOMEM : -errno;
+	if (!err && (!sq->slot_buf || !sq->u64_buf))
+		err = -ENOMEM;
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "sockq: map read buffers");
+		goto fail;
+	}
+	sq->skel = rxb_sockq__open();
+	if (!sq->skel) {
+		err = -errno;
 		rxb_log_errno(RXB_LOG_WARNING, -err, "sockq: opening BPF object");
 		goto fail;
 	}
@@ -328,6 +334,16 @@ static void read_deq(struct sockq_probe *sq, struct sockq_snap *s)
 	}
 }
 
+/* The total of a per-CPU u64 counter as the kernel hands it out. */
+static uint64_t sum_per_cpu(const uint64_t *per_cpu, int ncpus)
+{
+	uint64_t sum = 0;
+
+	for (int c = 0; c < ncpus; c++)
+		sum += per_cpu[c];
+	return sum;
+}
+
 struct reason_read {
 	const struct sockq_probe *sq;
 	struct sockq_snap *s;
@@ -337,11 +353,8 @@ struct reason_read {
 static int reason_read(void *arg, const void *key, const void *val)
 {
 	struct reason_read *rr = arg;
-	const uint64_t *per_cpu = val;
-	uint64_t sum = 0;
+	uint64_t sum = sum_per_cpu(val, rr->sq->ncpus);
 
-	for (int c = 0; c < rr->sq->ncpus; c++)
-		sum += per_cpu[c];
 	if (sum && rr->s->nreasons < SOCKQ_MAX_REASONS) {
 		rr->s->reasons[rr->s->nreasons].reason = *(const uint32_t *)key;
 		rr->s->reasons[rr->s->nreasons++].count = sum;
@@ -364,16 +377,12 @@ static void read_reasons(struct sockq_probe *sq, struct sockq_snap *s)
 		rxb_log_errno(RXB_LOG_DEBUG, -err, "sockq: reading drop reasons");
 	while (s->nreasons < SOCKQ_MAX_REASONS + SOCKQ_MAX_EXT_REASONS &&
 	       bpf_map_get_next_key(hfd, prev, &next) == 0) {
-		uint64_t sum = 0;
-
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(hfd, &key, sq->u64_buf))
 			continue;
-		for (int c = 0; c < sq->ncpus; c++)
-			sum += sq->u64_buf[c];
 		s->reasons[s->nreasons].reason = key;
-		s->reasons[s->nreasons++].count = sum;
+		s->reasons[s->nreasons++].count = sum_per_cpu(sq->u64_buf, sq->ncpus);
 	}
 }
 

@@ -282,16 +282,29 @@ struct sched_split sched_split_since_out(const struct sched_task *t, uint64_t no
 		p.wait_ns = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
 	if (p.wait_ns > rest)
 		p.wait_ns = rest;
+	/*
+	 * Preempted at out_ns, so never off the runqueue since: what the
+	 * kernel's clocks left out is runnable time too, as the probe's own
+	 * charge_off() counts it at the switch-out. Under a hypervisor that
+	 * is the stolen time of the task holding the CPU (excluded from
+	 * sum_exec_runtime): leaving it out here and having the switch-out
+	 * count it later moved up to a whole epoch of a CPU hog's time into
+	 * the next epoch.
+	 */
+	if (t->state == SCHED_ST_RUNNABLE)
+		p.wait_ns = rest;
 	p.off_ns = rest - p.wait_ns;
 	return p;
 }
 
 /* Copy a BPF task record, adding the estimate since its last switch-out. */
 static void snap_task(struct sched_snap_task *o, uint32_t tid,
-		      const struct sched_task *t, const struct sched_split *p)
+		      const struct sched_task *t, const struct sched_split *p,
+		      uint64_t at_ns)
 {
 	memset(o, 0, sizeof(*o));
 	o->tid = tid;
+	o->at_ns = at_ns;
 	o->tgid = t->tgid;
 	o->first_ns = t->first_ns;
 	o->born_ns = t->born_ns;
@@ -340,6 +353,7 @@ static int task_read(void *arg, const void *key, const void *val)
 	const struct sched_task *t = val;
 	uint32_t tid = *(const uint32_t *)key;
 	struct sched_split part;
+	uint64_t at_ns = s->at_ns;
 
 	if (reserve((void **)&s->tasks, &s->tasks_cap, s->ntasks + 1,
 		    sizeof(*s->tasks)))
@@ -348,10 +362,12 @@ static int task_read(void *arg, const void *key, const void *val)
 	if (tr->fn && maybe_runnable(t)) {
 		uint64_t sum, delay, pcnt;
 
-		if (tr->fn(tr->arg, tid, &sum, &delay, &pcnt) == 0)
-			part = sched_split_since_out(t, rxb_mono_ns(), sum, delay, pcnt);
+		if (tr->fn(tr->arg, tid, &sum, &delay, &pcnt) == 0) {
+			at_ns = rxb_mono_ns();
+			part = sched_split_since_out(t, at_ns, sum, delay, pcnt);
+		}
 	}
-	snap_task(&s->tasks[s->ntasks++], tid, t, &part);
+	snap_task(&s->tasks[s->ntasks++], tid, t, &part, at_ns);
 	/* The unfolded segment and the estimate since, per CPU. */
 	if (add_row(s, tid, t->seg_cpu, t->seg_oncpu_ns, t->seg_wait_ns) ||
 	    add_row(s, tid, t->cpu, part.on_ns, part.wait_ns))

@@ -123,14 +123,24 @@ static int task_shares(const struct sched_snap *prev, const struct sched_snap *c
 	return n;
 }
 
+/*
+ * The task's counters in @c and @p are as of their own at_ns (0: as of the
+ * snapshot's), which can be well after the epoch's ends when a read
+ * stalled: its delta then covers [p->at_ns, c->at_ns), not [start, end).
+ */
 static void task_delta_of(const struct sched_snap_task *c,
 			  const struct sched_snap_task *p, uint64_t start,
 			  uint64_t end, struct task_delta *d)
 {
 	struct sched_snap_task zero = { 0 };
 
+	if (p && p->at_ns)
+		start = p->at_ns;
+	if (c->at_ns)
+		end = c->at_ns;
 	if (!p)
 		p = &zero;
+	d->span_ns = sub0(end, start);
 	d->present_ns = present_ns(c, p != &zero, start, end);
 	d->oncpu_ns = sub0(c->oncpu_ns, p->oncpu_ns);
 	d->wait_ns = sub0(c->wait_ns, p->wait_ns);
@@ -244,6 +254,13 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 		     const struct task_delta *d, enum task_class cls,
 		     const struct cpu_share *sh, int nsh, double epoch_ns)
 {
+	/*
+	 * Its runnable share of the stretch its own counters cover, split
+	 * over CPUs as the per-CPU rows say. The rows are read before the
+	 * tasks, so after a stalled read their sum is not the task's.
+	 */
+	double span_ns = d->span_ns ? (double)d->span_ns : epoch_ns;
+	double frac = (double)(d->oncpu_ns + d->wait_ns) / span_ns;
 	uint64_t runnable = 0;
 	uint64_t slice = p ? sub0(t->slice_ns, p->slice_ns) : t->slice_ns;
 	uint64_t run = p ? sub0(t->run_preempt_ns, p->run_preempt_ns)
@@ -258,22 +275,22 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 		a->w[i] = 0;
 		if (c >= (uint32_t)out->ncpus)
 			continue;
-		out->cpus[c].runnable_avg += (double)sh[i].runnable_ns / epoch_ns;
+		out->cpus[c].runnable_avg += share * frac;
 		if (cls == TASK_CLASS_CPU) {
-			a->w[i] = (double)sh[i].runnable_ns / epoch_ns;
+			a->w[i] = share * frac;
 			out->cpus[c].cpu_bound += a->w[i];
 			/* EEVDF: the slice it had; CFS (no se.slice): its run. */
 			a->slice_num[c] += share * (double)(slice ? slice : run);
 			a->slice_den[c] += share * (double)d->n_preempt;
 			a->run_num[c] += share * (double)run;
 		} else if (cls == TASK_CLASS_IO) {
-			a->w[i] = (double)d->present_ns / epoch_ns * share;
+			a->w[i] = (double)d->present_ns / span_ns * share;
 			out->cpus[c].io_bound += a->w[i];
 		}
 	}
 	/* An I/O-bound task that never ran this epoch still exists. */
 	if (cls == TASK_CLASS_IO && !runnable && t->cpu < (uint32_t)out->ncpus)
-		out->cpus[t->cpu].io_bound += (double)d->present_ns / epoch_ns;
+		out->cpus[t->cpu].io_bound += (double)d->present_ns / span_ns;
 	if (cls == TASK_CLASS_IO) {
 		uint64_t traced = d->n_preempt + d->n_sleep + d->n_iowait + d->n_blocked;
 		/* Untraced switch-outs are taken to be of the traced mix. */

@@ -54,7 +54,8 @@ enum task_class {
 
 /* What one task did during the epoch. */
 struct task_delta {
-	uint64_t present_ns;	/* part of the epoch the task existed */
+	uint64_t span_ns;	/* the stretch its counters cover (~ the epoch) */
+	uint64_t present_ns;	/* part of that span the task existed */
 	uint64_t oncpu_ns;
 	uint64_t wait_ns;
 	uint64_t iowait_ns;

@@ -182,6 +182,48 @@ static void test_migrating_and_report(void **state)
 	free(e);
 }
 
+/*
+ * A stalled read: the snapshot starts at its at_ns, but two always-runnable
+ * tasks pinned to CPU 1 are read 300 ms later (their counters are as of
+ * then), in one epoch and not the next. Each is runnable all of its own
+ * span, so #C is 2 in both epochs; divided by the snapshots' epochs it
+ * would be 2 * 1.3 and then 2 * 0.7.
+ */
+static void test_stalled_read(void **state)
+{
+	struct snapbuf *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct snapbuf *c = malloc(sizeof(*c));
+	struct rxb_epoch *e = new_epoch();
+	const uint64_t stall = 300 * MS;
+
+	(void)state;
+	snap_init(a, T0);
+	snap_init(b, T0 + EPOCH);
+	snap_init(c, T0 + 2 * EPOCH);
+	for (uint32_t tid = 100; tid < 102; tid++) {
+		struct sched_snap_task *t;
+		/* Half running, half waiting: runnable = elapsed since T0. */
+		uint64_t rb = EPOCH + stall;
+
+		t = add_task(a, tid, 1, 0, 0, 0, 0);
+		t->n_preempt = 1;
+		t = add_task(b, tid, 1, 0, 0, rb / 2, rb / 2);
+		t->n_preempt = 100;
+		t->at_ns = T0 + EPOCH + stall;
+		t = add_task(c, tid, 1, 0, 0, EPOCH, EPOCH);
+		t->n_preempt = 200;
+	}
+	csched_compute(&a->s, &b->s, NULL, 0, e, NULL, NULL, NULL);
+	assert_float_equal(e->cpus[1].cpu_bound, 2.0, 1e-9);
+	assert_float_equal(e->cpus[1].runnable_avg, 2.0, 1e-9);
+	csched_compute(&b->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	assert_float_equal(e->cpus[1].cpu_bound, 2.0, 1e-9);
+	free(a);
+	free(b);
+	free(c);
+	free(e);
+}
+
 static void two_thousand_reqs(void *arg, uint32_t tid, struct csched_disk_use *u)
 {
 	(void)arg;
@@ -301,6 +343,14 @@ static void test_split_since_out(void **state)
 	assert_int_equal(s.wait_ns, 70 * MS);
 	assert_int_equal(s.off_ns, 0);
 
+	/* ... the same, but 40 ms of it stolen by the hypervisor while on
+	 * the CPU (not in sum_exec_runtime, not in run_delay): still
+	 * runnable, counted as waiting, as the switch-out will. */
+	s = sched_split_since_out(&t, 1100 * MS, 80 * MS, 37 * MS, 11);
+	assert_int_equal(s.on_ns, 30 * MS);
+	assert_int_equal(s.wait_ns, 70 * MS);
+	assert_int_equal(s.off_ns, 0);
+
 	/* Asleep, woken at +60 ms (traced), waiting since. */
 	t.state = SCHED_ST_SLEEPING;
 	t.woken_ns = 1060 * MS;
@@ -329,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_pinned_cpu_bound),
 		cmocka_unit_test(test_migrating_and_report),
+		cmocka_unit_test(test_stalled_read),
 		cmocka_unit_test(test_io_bound_and_burst),
 		cmocka_unit_test(test_receiver_new_dead_reused),
 		cmocka_unit_test(test_split_since_out),

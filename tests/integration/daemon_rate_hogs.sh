@@ -14,8 +14,9 @@
 #    epochs: at most 2 (the epoch the hogs start in is partly loaded).
 # Other engineers' builds share this 2-CPU machine outside the heavy-test
 # lock: a measurement starts only once CPU 1 has been quiet (#C < 0.5) for
-# about 2 s, one
-# disturbed by other work is repeated (up to 4 times, then the test skips).
+# about 2 s, and one disturbed by other work (#C off before or with the
+# hogs, or the receiver's cost per packet moving by more than 20 %) is
+# repeated (up to 4 times, then the test skips).
 # NET_PROBE_EVERY=N ([measure] net_probe_every, here 1): the same with the
 # per-packet probes attached one epoch in N (daemon_rate_hogs_sampled.sh):
 # #C comes from every epoch, so the rate must follow as fast. Learning is
@@ -90,6 +91,15 @@ ca = fa["inputs"]["stage_b"]["cpu_bound"]["value"]
 if cb >= 0.7 or ca > 2.6:
     print(f"disturbed by other work on CPU 1 (#C before {cb:.2f}, with the hogs {ca:.2f})")
     sys.exit(3)
+# The receiver's capacity is 1/(#C+1) of 1/(its cost per packet). That
+# cost is measured too, and under a busy hypervisor it moved by 25-35 %
+# between two snapshots seconds apart (4754 -> 3492 ns seen): then the
+# rate's fall says nothing about #C, so measure again.
+nb = fb["inputs"]["stage_b"]["cpu_ns_per_pkt"]["value"]
+na = fa["inputs"]["stage_b"]["cpu_ns_per_pkt"]["value"]
+if not (nb and na) or abs(na / nb - 1) > 0.2:
+    print(f"disturbed: the receiver's cost per packet moved from {nb} to {na} ns")
+    sys.exit(3)
 assert len(pre) >= 4 and len(post) >= 5, (len(pre), len(post))
 base, low = statistics.median(pre), statistics.median(post)
 drop = next(((t, r) for t, r, f in series if t >= t0 and r < 0.8 * base), None)
@@ -105,8 +115,9 @@ assert 1.7 <= ca, "two hogs are not #C ~ 2"
 # before is not always 0 (seen 0.01-0.55 on CPU 1 with the test's
 # traffic; not ksoftirqd, which took no CPU time - the source was not
 # identified), and then the expected fall is smaller. Ask for a third, or
-# for the capacity ratio plus 0.2 when that is larger.
-want = max(0.65, (cb + 1) / (ca + 1) + 0.2)
+# for the capacity ratio (with the cost per packet's own change, at most
+# 20 %) plus 0.2 when that is larger.
+want = max(0.65, (cb + 1) / (ca + 1) * nb / na + 0.2)
 assert low < want * base, f"the rate did not fall below {want:.3f} of the baseline"
 assert lat <= 2 * epoch_s + 0.05, "RATE came later than two epochs"
 assert not (fa["rate"]["flags"]), fa["rate"]["flags"]

@@ -353,12 +353,13 @@ static int task_read(void *arg, const void *key, const void *val)
 	const struct sched_task *t = val;
 	uint32_t tid = *(const uint32_t *)key;
 	struct sched_split part;
-	uint64_t at_ns = s->at_ns;
+	/* Read (in its chunk) before now: no event in it is later. */
+	uint64_t at_ns = rxb_mono_ns();
 
 	if (reserve((void **)&s->tasks, &s->tasks_cap, s->ntasks + 1,
 		    sizeof(*s->tasks)))
 		return -ENOMEM;
-	part = partial_of(t, s->at_ns);
+	part = partial_of(t, at_ns);
 	if (tr->fn && maybe_runnable(t)) {
 		uint64_t sum, delay, pcnt;
 

@@ -221,10 +221,11 @@ struct sched_snap_task {
 	uint64_t run_preempt_ns;
 	uint64_t slice_ns;
 	/*
-	 * When the counters were as of: the snapshot's at_ns, or later for a
-	 * task whose time since its last switch-out was read from the kernel
-	 * then. A snapshot of many tasks is not instantaneous (a stalled read
-	 * can take a good part of an epoch), so rates use each task's own.
+	 * When the counters were as of: when the reader took the record (or,
+	 * for a task whose time since its last switch-out was read from the
+	 * kernel, then). A snapshot of many tasks is not instantaneous (a
+	 * stalled read can take a good part of an epoch), so rates use each
+	 * task's own.
 	 */
 	uint64_t at_ns;
 	char comm[16];

@@ -15,7 +15,8 @@
 # Other engineers' builds share this 2-CPU machine outside the heavy-test
 # lock: a measurement starts only once CPU 1 has been quiet (#C < 0.5) for
 # about 2 s, and one disturbed by other work (#C off before or with the
-# hogs, or the receiver's cost per packet moving by more than 20 %) is
+# hogs, or the receiver's cost per packet, polled every 0.2 s, ranging
+# over more than 35 % in the windows before and with the hogs) is
 # repeated (up to 4 times, then the test skips).
 # NET_PROBE_EVERY=N ([measure] net_probe_every, here 1): the same with the
 # per-packet probes attached one epoch in N (daemon_rate_hogs_sampled.sh):
@@ -65,7 +66,17 @@ status_c() {
 # machine outside the heavy-test lock), then the hogs. Exit status of the
 # check: 0 pass, 1 fail, 3 disturbed by other work (retry).
 attempt() {
-	wait_quiet 6 30 status_c || { log "CPU 1 not quiet within 30 s"; return 3; }
+	# The receiver's cost per packet as the daemon uses it, every 0.2 s,
+	# from CPU 0 (its Python would count in CPU 1's #C).
+	( taskset -p -c 0 $BASHPID >/dev/null
+	  while :; do
+		echo "$(date +%s.%N) $(ctl status --json | python3 -c 'import json,sys
+print(json.load(sys.stdin)["flows"][0]["inputs"]["stage_b"]["cpu_ns_per_pkt"]["value"])')"
+		sleep 0.2
+	  done > "$T/cost.txt" 2>/dev/null ) &
+	local poller=$!
+	_bg_pids+=($poller)
+	wait_quiet 6 30 status_c || { log "CPU 1 not quiet within 30 s"; kill $poller; return 3; }
 	ctl status --json > "$T/before.json"
 	T0=$(date +%s.%N)
 	stress-ng --cpu 2 --taskset 1 --timeout 6s --quiet &
@@ -75,9 +86,11 @@ attempt() {
 	ctl status --json > "$T/after.json"
 	ctl status > "$T/after.txt"
 	wait $hogs
+	kill $poller 2>/dev/null; wait $poller 2>/dev/null
 	log "status with the hogs:"; sed -n '/^Flow/,/RATE/p' "$T/after.txt" >&2
 	log "$(grep -c " RATE " "$T/rates.txt") RATE lines so far; last: $(tail -1 "$T/rates.txt")"
-	python3 - "$T/rates.txt" "$T0" "$EPOCH_MS" "$T/before.json" "$T/after.json" "$NET_EVERY" <<'PY'
+	python3 - "$T/rates.txt" "$T0" "$EPOCH_MS" "$T/before.json" "$T/after.json" "$NET_EVERY" \
+		"$T/cost.txt" <<'PY'
 import json, statistics, sys
 lines = [l.split() for l in open(sys.argv[1]) if " RATE " in l]
 t0, epoch_s = float(sys.argv[2]), float(sys.argv[3]) / 1000
@@ -92,13 +105,28 @@ if cb >= 0.7 or ca > 2.6:
     print(f"disturbed by other work on CPU 1 (#C before {cb:.2f}, with the hogs {ca:.2f})")
     sys.exit(3)
 # The receiver's capacity is 1/(#C+1) of 1/(its cost per packet). That
-# cost is measured too, and under a busy hypervisor it moved by 25-35 %
-# between two snapshots seconds apart (4754 -> 3492 ns seen): then the
-# rate's fall says nothing about #C, so measure again.
-nb = fb["inputs"]["stage_b"]["cpu_ns_per_pkt"]["value"]
-na = fa["inputs"]["stage_b"]["cpu_ns_per_pkt"]["value"]
-if not (nb and na) or abs(na / nb - 1) > 0.2:
-    print(f"disturbed: the receiver's cost per packet moved from {nb} to {na} ns")
+# cost is measured too: its medians before and with the hogs enter the
+# expected fall. Under a busy hypervisor it ranged by 20-30 % within the
+# windows, more at times (4754 -> 3492 ns between two snapshots), and once
+# (CI) the rate rose from 2463 to 2890 Mb/s with #C 2.00 for a few seconds
+# and was back at 1945 with the fitted 2398 ns at t0 + 5 s - presumably
+# the saturated cost of the receiver behind the hogs for a while. A cost
+# ranging by more than 35 % says nothing about #C: measure again.
+cost = []
+for l in open(sys.argv[7]):
+    w = l.split()
+    if len(w) == 2 and w[1] not in ("None", "nan"):
+        cost.append((float(w[0]), float(w[1])))
+cpre = [c for t, c in cost if t0 - 3 <= t < t0]
+cpost = [c for t, c in cost if t0 + 2.5 <= t < t0 + 5]
+if len(cpre) < 3 or len(cpost) < 3:
+    print(f"disturbed: {len(cpre)} and {len(cpost)} cost samples in the windows")
+    sys.exit(3)
+nb, na = statistics.median(cpre), statistics.median(cpost)
+lo, hi = min(cpre + cpost), max(cpre + cpost)
+if hi > 1.35 * lo:
+    print(f"disturbed: the receiver's cost per packet ranged {lo:.0f}-{hi:.0f} ns "
+          f"(median {nb:.0f} before, {na:.0f} with the hogs)")
     sys.exit(3)
 assert len(pre) >= 4 and len(post) >= 5, (len(pre), len(post))
 base, low = statistics.median(pre), statistics.median(post)

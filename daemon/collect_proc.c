@@ -21,6 +21,8 @@ struct ptask {
 	uint32_t tid;
 	int cpu;
 	uint64_t sum_exec_ns, run_delay_ns, nvcsw, nivcsw, blkio_ticks;
+	uint64_t at_ns;		/* just after its files were read */
+	char state;		/* R, S, D, ... then */
 };
 
 struct task_table {
@@ -154,6 +156,7 @@ static int add_task(void *arg, const struct procfs_task *t)
 		.tid = t->tid, .cpu = t->cpu, .sum_exec_ns = t->sum_exec_ns,
 		.run_delay_ns = t->run_delay_ns, .nvcsw = t->nvcsw,
 		.nivcsw = t->nivcsw, .blkio_ticks = t->blkio_ticks,
+		.at_ns = rxb_mono_ns(), .state = t->state,
 	};
 	return 0;
 }
@@ -217,11 +220,21 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 		struct task_delta d;
 		enum task_class cls;
 		struct rxb_cpu_meas *m;
+		double span_ns;
 
 		if (!p || t->cpu < 0 || t->cpu >= out->ncpus)
 			continue;
+		/*
+		 * Over the stretch between its own two reads: walking /proc
+		 * can stall for a good part of an epoch (as the BPF reader's
+		 * snapshots, collect_sched.c).
+		 */
+		span_ns = (double)sub0(t->at_ns, p->at_ns);
+		if (span_ns <= 0)
+			continue;
 		memset(&d, 0, sizeof(d));
-		d.present_ns = (uint64_t)epoch_ns;
+		d.span_ns = (uint64_t)span_ns;
+		d.present_ns = (uint64_t)span_ns;
 		d.oncpu_ns = sub0(t->sum_exec_ns, p->sum_exec_ns);
 		d.wait_ns = sub0(t->run_delay_ns, p->run_delay_ns);
 		d.n_preempt = sub0(t->nivcsw, p->nivcsw);
@@ -229,11 +242,25 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 		d.iowait_ns = (uint64_t)((double)sub0(t->blkio_ticks, p->blkio_ticks) *
 					 tick_ns);
 		d.n_iowait = d.iowait_ns ? 1 : 0;
+		/*
+		 * Runnable at both reads and never blocked in between: on the
+		 * runqueue all along. What its clocks leave out is stolen
+		 * time (the hypervisor's, left out of sum_exec_runtime) of it
+		 * holding the CPU, which they would count late otherwise.
+		 */
+		if (p->state == 'R' && t->state == 'R' && t->nvcsw == p->nvcsw &&
+		    d.oncpu_ns + d.wait_ns < d.span_ns)
+			d.wait_ns = d.oncpu_ns < d.span_ns ? d.span_ns - d.oncpu_ns : 0;
+		/* ... and when they do, no more than the stretch itself. */
+		if (d.oncpu_ns > d.span_ns)
+			d.oncpu_ns = d.span_ns;
+		if (d.wait_ns > d.span_ns - d.oncpu_ns)
+			d.wait_ns = d.span_ns - d.oncpu_ns;
 		cls = task_classify(&d);
 		m = &out->cpus[t->cpu];
-		m->runnable_avg += (double)(d.oncpu_ns + d.wait_ns) / epoch_ns;
+		m->runnable_avg += (double)(d.oncpu_ns + d.wait_ns) / span_ns;
 		if (cls == TASK_CLASS_CPU)
-			m->cpu_bound += (double)(d.oncpu_ns + d.wait_ns) / epoch_ns;
+			m->cpu_bound += (double)(d.oncpu_ns + d.wait_ns) / span_ns;
 		else if (cls == TASK_CLASS_IO && blkio)
 			m->io_bound += 1.0;
 	}

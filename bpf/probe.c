@@ -14,6 +14,7 @@
 #include <linux/bpf.h>
 
 #include "common/log.h"
+#include "common/util.h"
 
 const char *probe_mode_name(enum probe_mode mode)
 {
@@ -372,6 +373,7 @@ void probe_batch_finish(struct probe_batch *b)
 static int batch_one(struct probe_batch *b, int fd, const void *key, void *val,
 		     probe_batch_fn fn, void *arg)
 {
+	uint64_t chunk_ns = b->read_ns;
 	int err;
 
 	if (b->stable)
@@ -385,7 +387,10 @@ static int batch_one(struct probe_batch *b, int fd, const void *key, void *val,
 		rxb_log_errno(RXB_LOG_DEBUG, -err, "probe: reading a map element; skipped");
 		return 0;
 	}
-	return fn(arg, key, val);
+	b->read_ns = rxb_mono_ns();
+	err = fn(arg, key, val);
+	b->read_ns = chunk_ns;	/* the rest of its chunk */
+	return err;
 }
 
 /* The element-by-element walk, for kernels without batch lookups. */
@@ -465,6 +470,7 @@ int probe_batch_read(struct probe_batch *b, int fd, probe_batch_fn fn, void *arg
 				return err;
 			same = n2 == n;
 		}
+		b->read_ns = rxb_mono_ns();
 		for (uint32_t i = 0; i < n; i++) {
 			const char *key = (const char *)b->keys + (size_t)i * b->key_size;
 			char *val = (char *)b->vals + (size_t)i * b->val_size;

@@ -128,6 +128,13 @@ struct probe_batch {
 	void *keys2, *vals2;	/* the second read (stable only) */
 	void *tmp;		/* one value (the element read again) */
 	void *next_key;		/* one key (the walk) */
+	/*
+	 * CLOCK_MONOTONIC when the element being handed to the callback was
+	 * read (its chunk's read, or its own). A callback may be slow, or
+	 * the process stalled between two callbacks: what an element says
+	 * is as of this time, not as of the callback's.
+	 */
+	uint64_t read_ns;
 };
 
 int probe_batch_init(struct probe_batch *b, size_t key_size, size_t val_size,

@@ -340,6 +340,7 @@ static void snap_task(struct sched_snap_task *o, uint32_t tid,
 }
 
 struct task_read {
+	const struct probe_batch *rd;
 	struct sched_snap *s;
 	sched_counters_fn fn;
 	void *arg;
@@ -353,8 +354,8 @@ static int task_read(void *arg, const void *key, const void *val)
 	const struct sched_task *t = val;
 	uint32_t tid = *(const uint32_t *)key;
 	struct sched_split part;
-	/* Read (in its chunk) before now: no event in it is later. */
-	uint64_t at_ns = rxb_mono_ns();
+	/* No event in the record is later than its read. */
+	uint64_t at_ns = tr->rd->read_ns;
 
 	if (reserve((void **)&s->tasks, &s->tasks_cap, s->ntasks + 1,
 		    sizeof(*s->tasks)))
@@ -379,7 +380,7 @@ static int task_read(void *arg, const void *key, const void *val)
 static int read_tasks(struct sched_probe *sp, struct sched_snap *s,
 		      sched_counters_fn fn, void *arg)
 {
-	struct task_read tr = { .s = s, .fn = fn, .arg = arg };
+	struct task_read tr = { .rd = &sp->tasks_rd, .s = s, .fn = fn, .arg = arg };
 
 	return probe_batch_read(&sp->tasks_rd, bpf_map__fd(sp->skel->maps.tasks),
 				task_read, &tr);

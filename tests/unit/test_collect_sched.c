@@ -218,6 +218,12 @@ static void test_stalled_read(void **state)
 	assert_float_equal(e->cpus[1].runnable_avg, 2.0, 1e-9);
 	csched_compute(&b->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[1].cpu_bound, 2.0, 1e-9);
+	/* Counters claiming more than the stretch (time counted late): one
+	 * task counts 1 at most. */
+	c->tasks[0].wait_ns += EPOCH;
+	c->rows[0].wait_ns += EPOCH;
+	csched_compute(&b->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	assert_float_equal(e->cpus[1].cpu_bound, 2.0, 1e-9);
 	free(a);
 	free(b);
 	free(c);

@@ -15,12 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include <bpf/bpf.h>
 
 #include "bpf/probe.h"
+#include "common/util.h"
 
 struct rec {
 	uint32_t seq;
@@ -166,6 +168,60 @@ static void test_walk_and_torn(void **state)
 	probe_batch_finish(&b);
 }
 
+struct timed {
+	const struct probe_batch *b;
+	uint64_t start_ns, last_read_ns;
+	uint32_t n, distinct;
+	bool bad;
+};
+
+/* Slow callback: 200 us per element, as a stalled reader. */
+static int note_time(void *arg, const void *key, const void *val)
+{
+	struct timed *t = arg;
+	uint64_t now = rxb_mono_ns(), r = t->b->read_ns;
+	struct timespec ts = { 0, 200000 };
+
+	(void)key;
+	(void)val;
+	if (r < t->start_ns || r > now || r < t->last_read_ns)
+		t->bad = true;
+	if (r != t->last_read_ns)
+		t->distinct++;
+	t->last_read_ns = r;
+	t->n++;
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+/*
+ * read_ns is when the element was read - once per chunk - not when the
+ * callback runs: with 64 per chunk, far fewer distinct times than
+ * elements (the walk reads one element at a time: one each).
+ */
+static void test_read_time(void **state)
+{
+	int fd = map_or_skip(state);
+	struct probe_batch b;
+	struct timed t = { 0 };
+
+	assert_int_equal(fill(fd, NELEMS, 0), 0);
+	assert_int_equal(probe_batch_init(&b, sizeof(uint32_t), sizeof(struct rec), 64,
+					  true, offsetof(struct rec, seq)), 0);
+	t.b = &b;
+	t.start_ns = rxb_mono_ns();
+	assert_int_equal(probe_batch_read(&b, fd, note_time, &t), 0);
+	assert_false(t.bad);
+	assert_int_equal(t.n, NELEMS);
+	print_message("  %u elements, %u read times (%s)\n", t.n, t.distinct,
+		      b.unsupported ? "walked" : "batched");
+	if (b.unsupported)
+		assert_int_equal(t.distinct, NELEMS);
+	else
+		assert_true(t.distinct <= NELEMS / 8);
+	probe_batch_finish(&b);
+}
+
 static int stop_at_five(void *arg, const void *key, const void *val)
 {
 	uint32_t *n = arg;
@@ -209,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_walk_and_torn),
+		cmocka_unit_test(test_read_time),
 		cmocka_unit_test(test_empty_stop_and_args),
 	};
 

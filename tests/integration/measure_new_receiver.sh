@@ -17,7 +17,8 @@
 #  - the programs were attached out of turn in E0 (net_forced_epochs), and
 #    epoch E0 + 1 is sampled although the cadence says E0 + 7 or so, and
 #    names the receiver's thread;
-#  - CPU 1's cpu_bound stays below 0.75 in E0 (the epoch it bound in: it
+#  - CPU 1's cpu_bound stays below 0.75 in E0 (unless the host delayed the
+#    receiver's first read to the end of E0 + 1; the epoch it bound in: it
 #    spins uncounted until the next look) and below 0.5 after, while the
 #    receiver spins there (it is the socket's receiver instead), and from
 #    E0 + 1 on its on-CPU time is reported;
@@ -158,11 +159,15 @@ nxt = eps[e0 + 1]
 fail = []
 # The receiver can only be named once it reads. On a stalled host its
 # first read (for TCP: after the client's connect) can come after the
-# epoch sampled out of turn; then the cadence names it, and only the
-# out-of-turn attach is checked.
-late = t_first is None or t_first >= nxt["end_ns"]
+# epoch sampled out of turn, or so near its end that the probes' counters
+# are read first; then the cadence names it, and only the out-of-turn
+# attach is checked. So is the epoch it bound in: a host that stalls the
+# receiver's start by seconds stalls other work on CPU 1 too (CI: #C 1.72
+# there, first read 1821 ms after the bind).
+late = t_first is None or t_first >= nxt["end_ns"] - 50e6
 if late:
-    print("first read %s, after epoch E0 + 1 ended: naming not checked (host delay)"
+    print("first read %s, after or within 50 ms of the end of epoch E0 + 1: "
+          "naming and epoch E0 not checked (host delay)"
           % ("never" if t_first is None else "%.0f ms after the bind" % ((t_first - t_bind) / 1e6)))
 if eps[e0]["net_forced_epochs"] < 1:
     fail.append("the programs were not attached in the epoch the socket appeared")
@@ -170,7 +175,7 @@ if eps[e0]["net_forced_epochs"] < 1:
 # look (every 100 ms: 40 % of a 250-ms epoch at most, plus the
 # interpreter's start, more when a stalled host delays the look); without
 # the look it would count until the cadence's next sample, the epochs after.
-if cpu1(eps[e0])["cpu_bound"] >= 0.75:
+if not late and cpu1(eps[e0])["cpu_bound"] >= 0.75:
     fail.append("epoch E0: cpu1 cpu_bound %.2f: the receiver counted as CPU-bound"
                 % cpu1(eps[e0])["cpu_bound"])
 if not nxt["net_sampled"]:

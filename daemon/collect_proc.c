@@ -250,7 +250,7 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 		 */
 		if (p->state == 'R' && t->state == 'R' && t->nvcsw == p->nvcsw &&
 		    d.oncpu_ns + d.wait_ns < d.span_ns)
-			d.wait_ns = d.oncpu_ns < d.span_ns ? d.span_ns - d.oncpu_ns : 0;
+			d.wait_ns = d.span_ns - d.oncpu_ns;
 		/* ... and when they do, no more than the stretch itself. */
 		if (d.oncpu_ns > d.span_ns)
 			d.oncpu_ns = d.span_ns;

@@ -115,8 +115,9 @@ int probe_enable_stats(void);
  * With @stable, values carry a u32 seq at @seq_off that the BPF program
  * makes odd while it updates them: each chunk is read twice and an
  * element whose copies differ, or whose seq is odd, is read again on its
- * own until two copies agree (skipped if it keeps changing). A kernel without batch lookups for the
- * map gets the element-by-element walk, as before.
+ * own until two copies agree (skipped if it keeps changing). A kernel
+ * without batch lookups for the map gets the element-by-element walk, as
+ * before.
  */
 struct probe_batch {
 	size_t key_size, val_size;

@@ -36,7 +36,6 @@ struct cproc {
 	struct procfs_cpu_time cpu_prev[RXB_MAX_CPUS];
 
 	bool have_tasks;
-	uint64_t tasks_at_ns;
 	struct task_table tasks[2];	/* previous, current */
 	int cur;
 
@@ -192,18 +191,14 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 	struct task_table *prev = &cp->tasks[cp->cur], *cur = &cp->tasks[!cp->cur];
 	bool blkio = delayacct_on();
 	double tick_ns = 1e9 / (double)sysconf(_SC_CLK_TCK);
-	uint64_t now;
-	double epoch_ns;
 	int err;
 
 	cur->n = 0;
 	err = procfs_for_each_task(true, add_task, cur);
-	now = rxb_mono_ns();
 	if (err < 0)
 		return err;
 	if (cur->n)
 		qsort(cur->v, cur->n, sizeof(cur->v[0]), ptask_cmp);
-	epoch_ns = (double)sub0(now, cp->tasks_at_ns);
 	for (int c = 0; c < out->ncpus; c++) {
 		struct rxb_cpu_meas *m = &out->cpus[c];
 
@@ -215,7 +210,7 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 	}
 	if (!blkio && why)
 		snprintf(why, whylen, "io_bound needs kernel.task_delayacct=1 without BPF");
-	for (size_t i = 0; cp->have_tasks && epoch_ns > 0 && i < cur->n; i++) {
+	for (size_t i = 0; cp->have_tasks && i < cur->n; i++) {
 		const struct ptask *t = &cur->v[i], *p = find_ptask(prev, t->tid);
 		struct task_delta d;
 		enum task_class cls;
@@ -265,7 +260,6 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 			m->io_bound += 1.0;
 	}
 	cp->cur = !cp->cur;
-	cp->tasks_at_ns = now;
 	cp->have_tasks = true;
 	return 0;
 }

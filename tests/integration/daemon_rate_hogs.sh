@@ -57,9 +57,19 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ "$st" = model ] || die "no modelled rate with traffic after 10 s (state $st): $(ctl status)"
-# status_c: #C on the receiver's CPU (as the flow's model input) now.
+# stage_b_input NAME: the flow's stage B model input NAME now (None if
+# missing).
+stage_b_input() {
+	ctl status --json | python3 -c 'import json,sys
+print(json.load(sys.stdin)["flows"][0]["inputs"]["stage_b"][sys.argv[1]]["value"])' "$1"
+}
+# status_c: #C on the receiver's CPU (as the flow's model input) now, 9 if
+# not measured.
 status_c() {
-	ctl status --json | python3 -c 'import json,sys; v=json.load(sys.stdin)["flows"][0]["inputs"]["stage_b"]["cpu_bound"]["value"]; print(v if v is not None else 9)'
+	local v
+	v=$(stage_b_input cpu_bound)
+	[ "$v" = None ] && v=9
+	echo "$v"
 }
 
 # One measurement: a quiet CPU 1 first (other engineers' builds share this
@@ -70,8 +80,7 @@ attempt() {
 	# from CPU 0 (its Python would count in CPU 1's #C).
 	( taskset -p -c 0 $BASHPID >/dev/null
 	  while :; do
-		echo "$(date +%s.%N) $(ctl status --json | python3 -c 'import json,sys
-print(json.load(sys.stdin)["flows"][0]["inputs"]["stage_b"]["cpu_ns_per_pkt"]["value"])')"
+		echo "$(date +%s.%N) $(stage_b_input cpu_ns_per_pkt)"
 		sleep 0.2
 	  done > "$T/cost.txt" 2>/dev/null ) &
 	local poller=$!

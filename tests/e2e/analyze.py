@@ -20,6 +20,7 @@ disturbed ones stay in results.json with the reason.
 curve; about 0.5 MB instead of 4-5), and copy table.md and fig4.png there:
 the files tests/e2e/results/ keeps in git.
 """
+import argparse
 import json
 import math
 import os
@@ -307,10 +308,21 @@ RECV_CPU = 1
 
 def main():
     global RECV_CPU
-    outdir = sys.argv[1]
-    build = "build"
-    if "--build" in sys.argv:
-        build = sys.argv[sys.argv.index("--build") + 1]
+    ap = argparse.ArgumentParser(
+        description="Analyse an end-to-end experiment written by tests/e2e/run.sh "
+                    "(docs/e2e.md): results.json, table.md and fig4.png in OUTDIR.")
+    ap.add_argument("outdir", metavar="OUTDIR",
+                    help="run.sh's output directory (runs.jsonl, status.jsonl, meta.json)")
+    ap.add_argument("--build", default="build",
+                    help="build directory whose rxbneckctl evaluates the model (default: build)")
+    ap.add_argument("--no-plot", action="store_true", help="do not draw fig4.png")
+    ap.add_argument("--export", metavar="DIR",
+                    help="also write the compact copy kept in tests/e2e/results/ to DIR")
+    args = ap.parse_args()
+    outdir, build = args.outdir, args.build
+    for name in ("meta.json", "runs.jsonl", "status.jsonl"):
+        if not os.path.isfile(os.path.join(outdir, name)):
+            ap.error("%s: no %s there (not a run.sh output directory?)" % (outdir, name))
     meta = json.load(open(os.path.join(outdir, "meta.json")))
     meta["model_rounds"] = daemon_rounds(outdir, meta)
     RECV_CPU = meta.get("recv_cpu", 1)
@@ -428,10 +440,10 @@ def main():
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(md)
     print(md)
-    if "--no-plot" not in sys.argv:
+    if not args.no_plot:
         plot(res, os.path.join(outdir, "fig4.png"))
-    if "--export" in sys.argv:
-        export(res, outdir, sys.argv[sys.argv.index("--export") + 1])
+    if args.export:
+        export(res, outdir, args.export)
 
 
 def export(res, outdir, dest):

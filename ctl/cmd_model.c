@@ -62,7 +62,7 @@ enum {
 	OPT_CPU = 256, OPT_IO, OPT_MU_PIO, OPT_MU_DISK, OPT_MU_NET,
 	OPT_LOAD_INDEP, OPT_QUEUE, OPT_BATCH, OPT_RULE, OPT_PAYLOAD, OPT_FILE,
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
-	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ,
+	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ, OPT_EPISODE,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "min-rate-bps", required_argument, NULL, OPT_MIN },
 	{ "points", required_argument, NULL, OPT_POINTS },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
 	{ "curve-rows", required_argument, NULL, OPT_ROWS },
@@ -157,6 +158,12 @@ static void help(void)
 "                        n loses n l - c) and ends when the receiver has\n"
 "                        emptied it again, the daemon's default ([model]\n"
 "                        rounds). Default seed, as the other defaults.\n"
+"  --loss-episode-pkts M with --rounds burst: packets lost per loss episode\n"
+"                        on average (a queue overflowing while the receiver\n"
+"                        is off its CPU loses a run of packets). A round\n"
+"                        then happens with probability min(1, n/M) when n\n"
+"                        packets are expected lost, not min(1, n). 1 (the\n"
+"                        default) = packets lost one by one; M >= 1.\n"
 "\n"
 "Output:\n"
 "  --json                print one JSON object instead of text: at least\n"
@@ -301,6 +308,9 @@ static int parse_one(struct model_args *a, int id, const char *s)
 	case OPT_FILE:
 		err = rxb_parse_si(s, 1.0, 1e18, &a->x.file_bytes);
 		return err ? bad_value(id, s, err) : 0;
+	case OPT_EPISODE:
+		err = rxb_parse_double(s, 1.0, 1e12, &a->x.loss_episode_pkts);
+		return err ? bad_value(id, s, err) : 0;
 	case OPT_DELAY:
 		err = rxb_parse_double(s, 0.0, 1e7, &d);
 		if (err)
@@ -374,6 +384,8 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 	if (!(a->x.min_rate_bps < a->x.line_rate_bps))
 		return usage_error("--min-rate-bps (%g) must be below --line-rate-bps (%g)",
 				   a->x.min_rate_bps, a->x.line_rate_bps);
+	if (a->x.loss_episode_pkts > 0.0 && a->x.rounds != BNECK_ROUNDS_BURST)
+		return usage_error("--loss-episode-pkts needs --rounds burst (seed rounds lose a fraction, not episodes)");
 	if (a->stage.rule == RXB_BATCH_STRICT &&
 	    a->stage.batch_pkts > a->stage.queue_pkts)
 		return usage_error("--batch (%u) exceeds --queue-pkts (%u): a strict server would never fire",
@@ -538,6 +550,7 @@ static void json_inputs(struct jw *w, const struct model_args *a)
 	jw_double(w, "min_rate_bps", a->x.min_rate_bps);
 	jw_uint(w, "points", a->x.points);
 	jw_str(w, "rounds", bneck_rounds_name(a->x.rounds));
+	jw_double(w, "loss_episode_pkts", a->x.loss_episode_pkts > 1.0 ? a->x.loss_episode_pkts : 1.0);
 	jw_obj_end(w);
 }
 
@@ -646,8 +659,11 @@ static void print_inputs(const struct model_args *a)
 	       s->batch_pkts, rule_name(s->rule));
 	printf("Transfer   payload %g B  file %.0f B  one-way delay %g ms\n",
 	       a->x.payload_bytes, a->x.file_bytes, a->x.one_way_delay_s * 1e3);
-	printf("Sweep      %g .. %g Mb/s, %u points; %s rounds\n", a->x.min_rate_bps / 1e6,
+	printf("Sweep      %g .. %g Mb/s, %u points; %s rounds", a->x.min_rate_bps / 1e6,
 	       a->x.line_rate_bps / 1e6, a->x.points, bneck_rounds_name(a->x.rounds));
+	if (a->x.loss_episode_pkts > 1.0)
+		printf(", %g packets per loss episode", a->x.loss_episode_pkts);
+	putchar('\n');
 }
 
 static void print_curve(const struct model_args *a, const struct bneck_result *r)

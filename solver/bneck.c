@@ -94,6 +94,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 	    !(x->one_way_delay_s >= 0.0) || !isfinite(x->one_way_delay_s) ||
 	    !pos_finite(x->min_rate_bps) || !pos_finite(x->line_rate_bps) ||
 	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2 ||
+	    !(x->loss_episode_pkts == 0.0 ||
+	      (x->loss_episode_pkts >= 1.0 && isfinite(x->loss_episode_pkts))) ||
 	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED))
 		return -EINVAL;
 	return 0;
@@ -430,6 +432,7 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	md.rb.file_bytes = x->file_bytes;
 	md.rb.payload_bytes = x->payload_bytes;
 	md.rb.one_way_delay_s = x->one_way_delay_s;
+	md.rb.loss_episode_pkts = x->loss_episode_pkts;
 	if (x->rounds == BNECK_ROUNDS_BURST) {
 		uint32_t kmax = 0;
 

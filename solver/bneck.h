@@ -82,6 +82,11 @@ struct bneck_xfer {
 	 */
 	bool obey_pauses;
 	enum bneck_rounds rounds;	/* round model; 0 = burst */
+	/*
+	 * Burst rounds: mean packets lost per loss episode (struct
+	 * rbudp_params); 0 = packets are lost one by one.
+	 */
+	double loss_episode_pkts;
 };
 
 struct bneck_point {

@@ -169,8 +169,12 @@ static double piece_drain(const struct piece *pc, double sum_in, double k)
 	return pc->u * sum_in + pc->v * k;
 }
 
+/*
+ * @m packets per loss episode (>= 1): a round whose input x_j is below m
+ * happens with probability x_j / m, one at or above it certainly.
+ */
 static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
-			struct burst_sums *out)
+			double m, struct burst_sums *out)
 {
 	double x = n0, R = 0.0, N = 0.0, P = 0.0, D = 0.0;
 
@@ -185,9 +189,9 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 			goto done;	/* nothing more is lost */
 		}
 		ln_L = ln_slope(&pc);
-		if (x >= 1.0) {
-			/* Full rounds while x_j >= max(lo, 1). */
-			k = steps_above(&pc, ln_L, x, fmax(pc.lo, 1.0));
+		if (x >= m) {
+			/* Full rounds while x_j >= max(lo, m). */
+			k = steps_above(&pc, ln_L, x, fmax(pc.lo, m));
 			if (k > MAX_JUMP)
 				k = MAX_JUMP;
 			if (k >= 2.0) {
@@ -202,11 +206,14 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 				continue;
 			}
 		} else {
-			/* Below one packet every round adds x_j to both sums. */
+			/*
+			 * Below one episode every round adds x_j to the
+			 * packets and x_j / m to the rounds.
+			 */
 			if (!(pc.c > 0.0) && !(pc.lo > 0.0)) {
 				/* Geometric to the end: sum_{j>=1} x L^j. */
 				sum = x * pc.L / pc.pass;
-				N += sum;
+				N += sum / m;
 				P += sum;
 				D += pc.u * (x + sum);	/* v = 0: no stage absorbs here */
 				goto done;
@@ -216,7 +223,7 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 				k = MAX_JUMP;
 			if (k >= 2.0) {
 				sum = piece_sum(&pc, ln_L, x, k - 1.0, &y);
-				N += sum;
+				N += sum / m;
 				P += sum;
 				D += piece_drain(&pc, x + sum - y, k - 1.0);
 				x = y;
@@ -226,11 +233,11 @@ static int burst_rounds(const struct rbudp_stage *st, unsigned ns, double n0,
 		/* One exact round. */
 		y = rbudp_round_lost(st, ns, x);
 		D += piece_drain(&pc, x, 1.0);
-		if (y >= 1.0) {
+		if (y >= m) {
 			R += 1.0;
 			N += 1.0;
 		} else {
-			N += y;
+			N += y / m;
 		}
 		P += y;
 		x = y;
@@ -256,7 +263,9 @@ int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
 	memset(out, 0, sizeof(*out));
 	if (!(S > 0.0) || !isfinite(S) || !(p->payload_bytes > 0.0) ||
 	    !isfinite(p->payload_bytes) || !(tp >= 0.0) || !isfinite(tp) ||
-	    !(B > 0.0) || !isfinite(B) || nstages < 1 || nstages > RBUDP_MAX_STAGES)
+	    !(B > 0.0) || !isfinite(B) || nstages < 1 || nstages > RBUDP_MAX_STAGES ||
+	    !(p->loss_episode_pkts == 0.0 ||
+	      (p->loss_episode_pkts >= 1.0 && isfinite(p->loss_episode_pkts))))
 		return -EINVAL;
 	for (unsigned s = 0; s < nstages; s++)
 		if (!(st[s].loss >= 0.0 && st[s].loss <= 1.0) ||
@@ -275,7 +284,7 @@ int rbudp_time_burst(const struct rbudp_params *p, double rate_bytes_per_s,
 		}
 	}
 	n0 = fmax(S / p->payload_bytes, 1.0);
-	err = burst_rounds(st, nstages, n0, &sums);
+	err = burst_rounds(st, nstages, n0, fmax(p->loss_episode_pkts, 1.0), &sums);
 	if (err)
 		return err;
 	out->resend_rounds = sums.rounds;

@@ -24,12 +24,19 @@ struct rbudp_params {
 	double file_bytes;	/* S_total */
 	double payload_bytes;	/* S_pkt */
 	double one_way_delay_s;	/* T_prop */
+	/*
+	 * Burst rounds only: the mean number of packets one loss episode
+	 * takes (an overflow of the receiver's queue while it is off its CPU
+	 * loses a run of packets, not independent ones). 0 or 1: packets are
+	 * lost one by one. >= 1 otherwise.
+	 */
+	double loss_episode_pkts;
 };
 
 struct rbudp_time {
 	double time_s;		/* T; +inf when l = 1 */
 	double n_resend;	/* N_resend, real-valued */
-	double resend_rounds;	/* seed: ceil(N_resend); burst: rounds expected to lose >= 1 */
+	double resend_rounds;	/* seed: ceil(N_resend); burst: rounds expected to lose >= 1 episode */
 	double resend_pkts;	/* expected packets resent over all rounds */
 	double first_s;		/* the three bracketed terms of eq. (2) */
 	double resend_s;
@@ -57,11 +64,12 @@ int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
  * f(n) = n l - (c_A (1 - l_B) + c_B) with l = l_A + l_B (1 - l_A), the
  * overall loss). With n_0 = S / S_pkt packets (at least 1) and
  * n_{i+1} = f(n_i), a resend round i >= 1 happens with probability
- * min(1, n_i) (certainly when at least one packet is expected lost; with
- * the expected count when it is below one, exact for one outstanding
- * packet), so
+ * min(1, n_i / m), m the packets per loss episode (loss_episode_pkts, 1
+ * when packets are lost one by one): certainly when at least one episode
+ * is expected; with the expected number of episodes when it is below one,
+ * exact when at most one can occur. So
  *
- *	N_resend = sum_{i>=1} min(1, n_i),   resent packets = sum_{i>=1} n_i,
+ *	N_resend = sum_{i>=1} min(1, n_i / m),   resent packets = sum_{i>=1} n_i,
  *	T = [T_prop + S/B] + [N_resend T_prop + S_pkt sum n_i / B]
  *	  + [(N_resend + 1) (S / (8 S_pkt B) + T_prop)]           (eq. (2))
  *	  + drain_s                                               (below)

@@ -101,5 +101,24 @@ bad --batch-rule fifo
 bad --bogus
 bad --batch 100 --queue-pkts 64 --batch-rule strict
 bad --min-rate-bps 2G --line-rate-bps 1G
+bad --loss-episode-pkts 0.5 --rounds burst
+bad --loss-episode-pkts 10	# seed rounds have no episodes
+# Episodes of M packets: never more resend rounds than packets lost one by
+# one (docs/model.md §3.2; the sums themselves are test_solver_rounds').
+"$CTL" model --json --rounds burst --cpu-bound 2 > "$T/b1.json" || die "model burst"
+"$CTL" model --json --rounds burst --cpu-bound 2 --loss-episode-pkts 500 > "$T/b500.json" ||
+	die "model burst with episodes"
+python3 - "$T/b1.json" "$T/b500.json" <<'PY' || die "model episodes"
+import json, sys
+b1, b5 = (json.load(open(f)) for f in sys.argv[1:])
+assert b1["inputs"]["loss_episode_pkts"] == 1 and b5["inputs"]["loss_episode_pkts"] == 500
+for c1, c5 in zip(b1["curve"], b5["curve"]):
+    assert c1["rate_bps"] == c5["rate_bps"] and c1["loss"] == c5["loss"]
+    assert c5["time_s"] <= c1["time_s"] * (1 + 1e-12), (c1, c5)
+assert b5["transfer_time_s"] <= b1["transfer_time_s"] * (1 + 1e-12)
+# ... and fewer somewhere: where few packets are lost.
+assert any(c5["time_s"] < c1["time_s"] * (1 - 1e-6)
+           for c1, c5 in zip(b1["curve"], b5["curve"]))
+PY
 "$CTL" model --help | grep -q -- '--cpu-bound' || die "model --help"
 log "PASS"

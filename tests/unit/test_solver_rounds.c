@@ -659,6 +659,108 @@ static void test_bneck_burst(void **state)
 	assert_string_equal(bneck_rounds_name(BNECK_ROUNDS_SEED), "seed");
 }
 
+/*
+ * Loss in episodes of m packets: a resend round happens with probability
+ * min(1, n_i / m). Against the rounds iterated one by one here (the map
+ * n -> max(0, n l - c)), which the solver sums in closed form per piece;
+ * m = 0 and m = 1 are the same model; m < 1 is refused.
+ */
+static void test_loss_episodes(void **state)
+{
+	const struct {
+		double l, c, n0;
+	} cases[] = {
+		{ 0.3, 0.0, 1e5 },	/* geometric: the seed's regime */
+		{ 0.01, 0.0, 136240 },
+		{ 0.5, 40.0, 1e5 },	/* absorbed: ends after a few rounds */
+		{ 0.00275, 0.0, 136240 },	/* the k = 2 knee of docs/e2e.md §5.000 */
+		{ 0.9, 3641.0, 142000 },	/* far above capacity */
+	};
+	const double ms[] = { 1.0, 7.5, 2000.0, 1e5 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rbudp_stage st = {
+			.loss = cases[i].l, .pass = 1.0 - cases[i].l,
+			.absorb_pkts = cases[i].c,
+		};
+		struct rbudp_params rp = {
+			.file_bytes = cases[i].n0 * 1000.0, .payload_bytes = 1000.0,
+			.one_way_delay_s = 0.1,
+		};
+		struct rbudp_time t0, t;
+
+		assert_int_equal(rbudp_time_burst(&rp, 1e8, &st, 1, &t0), 0);
+		for (size_t j = 0; j < sizeof(ms) / sizeof(ms[0]); j++) {
+			double m = ms[j], x = cases[i].n0, N = 0.0, P = 0.0;
+			double tol;
+
+			/* Far below a packet the rest adds < 1e-12 of a round. */
+			for (int r = 0; r < 100000 && x > 1e-15; r++) {
+				x = fmax(0.0, x * cases[i].l - cases[i].c);
+				N += fmin(1.0, x / m);
+				P += x;
+			}
+			rp.loss_episode_pkts = m;
+			assert_int_equal(rbudp_time_burst(&rp, 1e8, &st, 1, &t), 0);
+			fprintf(stderr, "  l %g c %g m %g: N_resend %.6g (iterated %.6g), resent %.6g (%.6g)\n",
+				cases[i].l, cases[i].c, m, t.n_resend, N, t.resend_pkts, P);
+			tol = 1e-9 * fmax(1.0, N);
+			check_abs(t.n_resend, N, tol, "N_resend with episodes");
+			check_abs(t.resend_pkts, P, 1e-9 * fmax(1.0, P), "packets resent");
+			/* The packets resent do not depend on m; the rounds fall with it. */
+			check_abs(t.resend_pkts, t0.resend_pkts, 1e-9 * fmax(1.0, P), "resent vs m = 0");
+			assert_true(t.n_resend <= t0.n_resend * (1.0 + 1e-12));
+			check_abs(t.time_s, t.first_s + t.resend_s + t.bitmap_s + t.drain_s,
+				  1e-12 * t.time_s, "T's terms");
+			if (m == 1.0)
+				check_abs(t.time_s, t0.time_s, 1e-12 * t0.time_s, "m = 1 is m = 0");
+		}
+		rp.loss_episode_pkts = 0.5;
+		assert_int_equal(rbudp_time_burst(&rp, 1e8, &st, 1, &t), -EINVAL);
+		rp.loss_episode_pkts = INFINITY;
+		assert_int_equal(rbudp_time_burst(&rp, 1e8, &st, 1, &t), -EINVAL);
+	}
+}
+
+/*
+ * With episodes a loss near the knee costs a round only sometimes, so the
+ * optimum moves up towards the capacity and T there falls; a bad m is
+ * refused.
+ */
+static void test_bneck_episodes(void **state)
+{
+	const double cap_bps = 2.75e9, N = 106.0;
+	struct rxb_stage_inputs s = {
+		.load_independent = true, .queue_pkts = 3642, .batch_pkts = 106,
+		.rule = RXB_BATCH_PARTIAL,
+		.mu_net_per_s = cap_bps / (N * 1468.0 * 8.0),
+	};
+	struct bneck_xfer x = {
+		.payload_bytes = 1468.0, .file_bytes = 200e6, .one_way_delay_s = 0.1,
+		.line_rate_bps = 6e9, .min_rate_bps = 1e8, .points = 400,
+		.rounds = BNECK_ROUNDS_BURST,
+	};
+	struct bneck_ws ws;
+	struct bneck_result r1, r2;
+
+	(void)state;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r1), 0);
+	x.loss_episode_pkts = 2000.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r2), 0);
+	fprintf(stderr, "  k=2 knee, 100 ms: m = 1: %.4g b/s T %.4g s; m = 2000: %.4g b/s T %.4g s\n",
+		r1.rate_bps, r1.time_s, r2.rate_bps, r2.time_s);
+	assert_true(r2.rate_bps >= r1.rate_bps);
+	assert_true(r2.time_s <= r1.time_s);
+	assert_true(r2.rate_bps <= 1.1 * cap_bps);
+	x.loss_episode_pkts = 0.9;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r2), -EINVAL);
+	x.loss_episode_pkts = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r2), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
 /* The queue of a load-independent stage (mu = mu_net) fed at @rate_bps. */
 static struct bulkq_params stage_queue(const struct rxb_stage_inputs *s,
 				       double payload_bytes, double rate_bps)
@@ -744,6 +846,8 @@ int main(void)
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_bneck_burst),
 		cmocka_unit_test(test_bneck_burst_skip_exact),
+		cmocka_unit_test(test_loss_episodes),
+		cmocka_unit_test(test_bneck_episodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -247,9 +247,10 @@ def daemon_rounds(outdir, meta):
     return meta.get("rounds", "burst")
 
 
-def model_curve(build, inp, meta, rates):
+def model_curve(build, inp, meta, rates, episode_pkts=None):
     """rxbneckctl model with the daemon's stage-B inputs and round model:
-    loss, T and resend rounds per rate."""
+    loss, T and resend rounds per rate. episode_pkts: packets per loss
+    episode (burst rounds; --loss-episode-pkts), else lost one by one."""
     ctl = os.path.join(build, "rxbneckctl")
     if not os.access(ctl, os.X_OK) or inp.get("mu_net_per_s") is None:
         return None
@@ -266,6 +267,8 @@ def model_curve(build, inp, meta, rates):
             "--points", "400", "--rounds", meta.get("model_rounds", "burst")]
     if inp.get("irq_ns_per_pkt"):
         args += ["--irq-ns-per-pkt", "%.6g" % inp["irq_ns_per_pkt"]]
+    if episode_pkts and meta.get("model_rounds", "burst") == "burst":
+        args += ["--loss-episode-pkts", "%.6g" % max(1.0, episode_pkts)]
     try:
         out = subprocess.run(args, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
@@ -304,6 +307,29 @@ def median(xs):
 
 
 RECV_CPU = 1
+
+# Loss episodes: runs that lost some of their first blast, but under this
+# fraction (above it the queue overflows for most of the blast: one long
+# episode, not a rare one), and how many it takes to give a median.
+EPISODE_MAX_LOSS = 0.05
+EPISODE_MIN_RUNS = 3
+
+
+def episodes(runs):
+    """Near the knee loss comes in episodes (docs/e2e.md §5.000): the
+    packets lost in the first blast of each fixed-rate run that lost some
+    but less than EPISODE_MAX_LOSS of it. A run's loss is taken as one
+    episode (its drops are not timed), so this is an upper bound of the
+    episode size; the runs that lost nothing at the same rates give how
+    rare they are."""
+    lossy = [d for d in runs if d["ok"] and d.get("pkts_lost_per_round")
+             and 0 < (d.get("loss_first_round") or 0) < EPISODE_MAX_LOSS]
+    rates = sorted({d["rate_req_bps"] for d in lossy})
+    at = [d for d in runs if d["ok"] and d["rate_req_bps"] in rates]
+    return {"runs": len(lossy), "runs_at_those_rates": len(at),
+            "rates_bps": rates,
+            "median_pkts": median([d["pkts_lost_per_round"][0] for d in lossy]),
+            "pkts": sorted(d["pkts_lost_per_round"][0] for d in lossy)}
 
 
 def main():
@@ -347,7 +373,10 @@ def main():
 
     def summary(ds):
         ok = [d for d in ds if d["ok"]]
+        # Loss near the knee comes in rare episodes (docs/e2e.md §5.000):
+        # how many runs lost anything at all says more than the mean.
         return {"runs": len(ds), "failed": len(ds) - len(ok),
+                "runs_lossy": sum(1 for d in ok if (d.get("loss_first_round") or 0) > 0),
                 "time_s": stats([d["transfer_time_s"] for d in ok]),
                 "loss_first_round": stats([d.get("loss_first_round") for d in ok]),
                 "rounds": stats([d.get("rounds") for d in ok]),
@@ -420,6 +449,14 @@ def main():
                 "holds": (pz["loss_first_round"]["mean"] < npz["loss_first_round"]["mean"] and
                           (pz["time_s"]["sd"] or 0) < (npz["time_s"]["sd"] or 0))}
         mc = model_curve(build, dv, meta, rates) if dv.get("mu_net_per_s") else None
+        ep = episodes(group(k, "fixed", "main"))
+        if ep["runs"] >= EPISODE_MIN_RUNS and dv.get("mu_net_per_s"):
+            me = model_curve(build, dv, meta, rates, ep["median_pkts"])
+            if me and "error" not in me:
+                ep["model_rate_bps_one_by_one"] = mc and mc.get("bottleneck_rate_bps")
+                ep["model_rate_bps"] = me["bottleneck_rate_bps"]
+                if best:
+                    ep["ratio_to_best"] = me["bottleneck_rate_bps"] / best["rate_bps"]
         diag = diagnose(k, derived, dv, rates, mc, parse_size(meta["file_size"]),
                         meta.get("irq_time_accounting") is False)
         per_k[k] = {"sweep": sweep, "best": best and {"rate_bps": best["rate_bps"],
@@ -428,7 +465,7 @@ def main():
                             "loss_first_round": top["loss_first_round"]},
                     "follow": fol, "follow_nopause": fnp, "tcp": tcp, "tcp_mtu": tcp_mtu, "follow_no_delay": tcpcmp,
                     "pause": {"follow": pz, "follow_nopause": npz},
-                    "daemon_inputs_at_follow": dv, "model_curve": mc,
+                    "daemon_inputs_at_follow": dv, "model_curve": mc, "loss_episodes": ep,
                     "claims": claims, "diagnosis": diag}
     res = {"meta": meta, "per_k": per_k, "runs": derived,
            "counts": {"runs": len(derived),
@@ -639,15 +676,16 @@ def table(res):
             row.append(yn[c.get("nopause_vs_top", {}).get("holds")])
         row.append(yn[c.get("chosen_vs_best_rate", {}).get("holds")])
         L.append("| " + " | ".join(str(x) for x in row) + " |")
-    L.append("\n## Sweep: T (s) mean [99 % CI] / first-round loss, per rate\n")
+    L.append("\n## Sweep: T (s) mean [99 % CI] / first-round loss (mean; runs that lost anything / runs), per rate\n")
     L.append("| rate (Gb/s) | " + " | ".join("k=%s" % k for k in ks) + " |")
     L.append("|---|" + "---|" * len(ks))
     for i, s0 in enumerate(res["per_k"][ks[0]]["sweep"] if ks else []):
         row = ["%.2f" % (s0["rate_bps"] / 1e9)]
         for k in ks:
             s = res["per_k"][k]["sweep"][i]
-            row.append("%s / %s%s" % (ci(s["time_s"]), fmt(s["loss_first_round"]["mean"], "%.3f"),
-                                      " (%d failed)" % s["failed"] if s["failed"] else ""))
+            row.append("%s / %s; %d/%d%s" % (ci(s["time_s"]), fmt(s["loss_first_round"]["mean"], "%.3f"),
+                                             s["runs_lossy"], s["time_s"]["n"],
+                                             " (%d failed)" % s["failed"] if s["failed"] else ""))
         L.append("| " + " | ".join(row) + " |")
     L.append("\n## The daemon's inputs at the --follow runs (median) and the diagnosis\n")
     L.append("| k | #C | ns/pkt (ratio; ns/wake-up) | N | K | μ_P-Net (/s) | model rate (Gb/s) | model capacity (Gb/s) "
@@ -684,6 +722,25 @@ def table(res):
             else:
                 row.append("–")
         L.append("| " + " | ".join(row) + " |")
+    L.append("\n## Loss episodes near the knee, and the model's rate with them\n")
+    L.append("Fixed-rate runs whose first blast lost some but less than %d %% of it: the packets "
+             "each lost (taken as one episode), and the rate `rxbneckctl model` chooses with the "
+             "daemon's inputs at the --follow runs when losses come one by one (as the daemon) "
+             "and in episodes of the median size (`--loss-episode-pkts`).\n" % (EPISODE_MAX_LOSS * 100))
+    L.append("| k | lossy runs / runs at those rates | packets lost (median; all) | model rate one by one (Gb/s) "
+             "| with episodes (Gb/s) | / best fixed rate |")
+    L.append("|---|---|---|---|---|---|")
+    for k in ks:
+        ep = res["per_k"][k].get("loss_episodes") or {}
+        if not ep.get("runs"):
+            L.append("| %s | 0 | – | – | – | – |" % k)
+            continue
+        L.append("| %s | %d / %d | %s; %s | %s | %s | %s |" % (
+            k, ep["runs"], ep["runs_at_those_rates"], fmt(ep["median_pkts"], "%.0f"),
+            " ".join("%d" % x for x in ep["pkts"]),
+            fmt(ep.get("model_rate_bps_one_by_one") and ep["model_rate_bps_one_by_one"] / 1e9, "%.2f"),
+            fmt(ep.get("model_rate_bps") and ep["model_rate_bps"] / 1e9, "%.2f"),
+            fmt(ep.get("ratio_to_best"), "%.2f")))
     rmodel = next((res["per_k"][k]["diagnosis"].get("model_rounds") for k in ks
                    if res["per_k"][k]["diagnosis"].get("model_rounds")), "burst")
     L.append("\n## Transfer time and rounds: model (%s rounds, as the daemon) vs measured, where either loses > 1 %%\n"

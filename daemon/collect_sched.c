@@ -262,14 +262,13 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 	double span_ns = d->span_ns ? (double)d->span_ns : epoch_ns;
 	double frac = (double)(d->oncpu_ns + d->wait_ns) / span_ns;
 	uint64_t runnable = 0;
-
-	/* One task is never runnable for longer than the stretch. */
-	if (frac > 1)
-		frac = 1;
 	uint64_t slice = p ? sub0(t->slice_ns, p->slice_ns) : t->slice_ns;
 	uint64_t run = p ? sub0(t->run_preempt_ns, p->run_preempt_ns)
 			 : t->run_preempt_ns;
 
+	/* One task is never runnable for longer than the stretch. */
+	if (frac > 1)
+		frac = 1;
 	for (int i = 0; i < nsh; i++)
 		runnable += sh[i].runnable_ns;
 	for (int i = 0; i < nsh; i++) {

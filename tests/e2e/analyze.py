@@ -255,6 +255,7 @@ def model_curve(build, inp, meta, rates, episode_pkts=None):
     if not os.access(ctl, os.X_OK) or inp.get("mu_net_per_s") is None:
         return None
     size = meta["file_size"]
+    rounds = meta.get("model_rounds", "burst")
     args = [ctl, "model", "--json", "--cpu-bound", "%.6g" % inp["cpu_bound"],
             "--io-bound", "0", "--mu-net", "%.9g" % (inp["mu_net_per_s"] / 1e3),
             "--queue-pkts", "%d" % round(inp["queue_pkts"]),
@@ -264,10 +265,10 @@ def model_curve(build, inp, meta, rates, episode_pkts=None):
             "--one-way-delay-ms", "%g" % meta["one_way_delay_ms"],
             "--line-rate-bps", "%d" % meta["line_rate_bps"],
             "--min-rate-bps", "%d" % parse_rate(meta["min_rate_bps"]),
-            "--points", "400", "--rounds", meta.get("model_rounds", "burst")]
+            "--points", "400", "--rounds", rounds]
     if inp.get("irq_ns_per_pkt"):
         args += ["--irq-ns-per-pkt", "%.6g" % inp["irq_ns_per_pkt"]]
-    if episode_pkts and meta.get("model_rounds", "burst") == "burst":
+    if episode_pkts and rounds == "burst":
         args += ["--loss-episode-pkts", "%.6g" % max(1.0, episode_pkts)]
     try:
         out = subprocess.run(args, capture_output=True, text=True, timeout=60)
@@ -282,7 +283,7 @@ def model_curve(build, inp, meta, rates, episode_pkts=None):
         best = min(curve, key=lambda c: abs(c["rate_bps"] - b))
         return {"rate_bps": b, "loss": best["loss"], "time_s": best["time_s"],
                 "n_resend": best.get("n_resend"), "grid_rate_bps": best["rate_bps"]}
-    return {"args": args[1:], "rounds": meta.get("model_rounds", "burst"),
+    return {"args": args[1:], "rounds": rounds,
             "bottleneck_rate_bps": j["bottleneck_rate_bps"],
             "capacity_bps": j.get("capacity_bps"), "service_rate_per_s": j.get("service_rate_per_s"),
             "at_swept": [at(b) for b in rates],

@@ -887,7 +887,7 @@ static void test_hello_and_idle_timeouts(void **state)
 	struct sendsrv_limits l = limits();
 	struct rxbneck_client *c;
 	uint32_t idle_timeouts = 1;
-	uint64_t t0;
+	uint64_t t0, last_ping_ns;
 	int fd;
 
 	(void)state;
@@ -918,16 +918,16 @@ static void test_hello_and_idle_timeouts(void **state)
 	 * the IDLE_TIMEOUT is right and the rest is not checked.
 	 */
 	fd = raw_active(&h, 0, 0);
-	t0 = rxb_mono_ns();
+	last_ping_ns = rxb_mono_ns();
 	for (int i = 0; i < 8; i++) {
 		struct rxbp_msg m = { .type = RXBNECK_T_PING };
 		uint64_t gap_ns;
 
 		usleep(100000);
-		gap_ns = rxb_mono_ns() - t0;
+		gap_ns = rxb_mono_ns() - last_ping_ns;
 		m.u.ping.token = (uint64_t)i;
 		raw_send(fd, &m, (uint32_t)i + 2);
-		t0 = rxb_mono_ns();
+		last_ping_ns = rxb_mono_ns();
 		assert_int_equal(raw_recv(fd, &m, 1000), 0);
 		if (m.type == RXBNECK_T_ERROR && gap_ns >= l.idle_timeout_ns) {
 			print_message("  ping %d came %.0f ms after the last: stalled host, "

@@ -38,6 +38,14 @@ struct {
 	__type(value, struct sockq_slot);
 } slots SEC(".maps");
 
+/* Per slot, shared by the CPUs (see sockq.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SOCKQ_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct sockq_episodes);
+} episodes SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SOCKQ_MAX_RX_DEQ);
@@ -66,21 +74,57 @@ struct {
 /* Source of a new rx_tids entry (too big for the stack). */
 const struct sched_rx_tid rx_tid_zero = {};
 
-/* The slot of @sk's local port when watched, else NULL. */
-static __always_inline struct sockq_slot *slot_of(const struct sock *sk,
-						   __u16 *port, bool btf)
+/* The slot index + 1 of @sk's local port when watched, else 0. */
+static __always_inline __u32 slot1_of(const struct sock *sk, __u16 *port, bool btf)
 {
 	__u32 key, *idx;
 
 	if (!sk)
-		return NULL;
+		return 0;
 	key = RD(btf, sk, __sk_common.skc_num);
 	idx = bpf_map_lookup_elem(&watch_ports, &key);
 	if (!idx || !*idx)
-		return NULL;
+		return 0;
 	*port = key;
-	key = *idx - 1;
+	return *idx;
+}
+
+/* The slot of @sk's local port when watched, else NULL. */
+static __always_inline struct sockq_slot *slot_of(const struct sock *sk,
+						   __u16 *port, bool btf)
+{
+	__u32 key = slot1_of(sk, port, btf);
+
+	if (!key)
+		return NULL;
+	key--;
 	return bpf_map_lookup_elem(&slots, &key);
+}
+
+/*
+ * A rcvbuf drop on slot @key: it begins an episode when the previous drop
+ * is SOCKQ_EPISODE_GAP_NS old, which ends the one before (sockq.h).
+ */
+static __always_inline void note_episode(__u32 key)
+{
+	struct sockq_episodes *e = bpf_map_lookup_elem(&episodes, &key);
+	__u64 now, last, ended;
+
+	if (!e)
+		return;
+	now = bpf_ktime_get_ns();
+	last = e->last_drop_ns;
+	/* Signed: another CPU may have noted a drop a little "later". */
+	if ((__s64)(now - last) >= (__s64)SOCKQ_EPISODE_GAP_NS) {
+		ended = e->cur_drops;
+		e->cur_drops = 0;
+		if (ended)
+			__sync_fetch_and_add(&e->size_hist[sockq_episode_bucket(ended)], 1);
+		__sync_fetch_and_add(&e->episodes, 1);
+	}
+	__sync_fetch_and_add(&e->cur_drops, 1);
+	if ((__s64)(now - last) > 0)
+		e->last_drop_ns = now;
 }
 
 /* sk_receive_queue's length, right after this CPU enqueued to it. */
@@ -284,6 +328,7 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 				    bool btf)
 {
 	struct sockq_slot *s;
+	__u32 slot;
 	__u16 port;
 
 	/* Not a drop: the kernel frees consumed packets through here too. */
@@ -291,7 +336,11 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 	    reason == bpf_core_enum_value(enum skb_drop_reason, SKB_CONSUMED))
 		return 0;
 	count_reason(reason);
-	s = slot_of(rx_sk, &port, btf);
+	slot = slot1_of(rx_sk, &port, btf);
+	if (!slot)
+		return 0;
+	slot--;
+	s = bpf_map_lookup_elem(&slots, &slot);
 	if (!s)
 		return 0;
 	s->drops++;
@@ -299,8 +348,10 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 	if (bpf_core_enum_value_exists(enum skb_drop_reason,
 				       SKB_DROP_REASON_SOCKET_RCVBUFF) &&
 	    reason == bpf_core_enum_value(enum skb_drop_reason,
-					  SKB_DROP_REASON_SOCKET_RCVBUFF))
+					  SKB_DROP_REASON_SOCKET_RCVBUFF)) {
 		s->drops_rcvbuf++;
+		note_episode(slot);
+	}
 	/* A drop leaves the queue as it was: no need to look at it. */
 	return 0;
 }

@@ -200,6 +200,8 @@ static bool wanted(const uint16_t *ports, int n, uint16_t port)
 int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
 {
 	int sfd = bpf_map__fd(sq->skel->maps.slots);
+	int efd = bpf_map__fd(sq->skel->maps.episodes);
+	static const struct sockq_episodes no_episodes;
 	int err;
 
 	/* Stop watching what is no longer wanted: its slot becomes free. */
@@ -231,6 +233,8 @@ int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
 		/* A reused slot starts from zero before the port goes live. */
 		memset(sq->slot_buf, 0, (size_t)sq->ncpus * sizeof(*sq->slot_buf));
 		if (bpf_map_update_elem(sfd, &slot, sq->slot_buf, BPF_ANY))
+			return -errno;
+		if (bpf_map_update_elem(efd, &slot, &no_episodes, BPF_ANY))
 			return -errno;
 		err = set_watch(sq, ports[i], slot + 1);
 		if (err)
@@ -298,6 +302,8 @@ static void add_pending(struct sockq_probe *sq, struct sockq_snap *s, uint16_t p
 static void read_ports(struct sockq_probe *sq, struct sockq_snap *s)
 {
 	int fd = bpf_map__fd(sq->skel->maps.slots);
+	int efd = bpf_map__fd(sq->skel->maps.episodes);
+	struct sockq_episodes ep;
 
 	s->nports = 0;
 	for (uint32_t slot = 0; slot < SOCKQ_MAX_PORTS; slot++) {
@@ -311,6 +317,10 @@ static void read_ports(struct sockq_probe *sq, struct sockq_snap *s)
 		sum_slot(sq->slot_buf, sq->ncpus, &p->v);
 		p->have_state = p->v.rq_at_ns || p->v.rd_at_ns;
 		p->qlen = p->v.rq_qlen + p->v.rd_qlen;
+		if (bpf_map_lookup_elem(efd, &slot, &ep))
+			memset(&ep, 0, sizeof(ep));
+		p->drop_episodes = ep.episodes;
+		memcpy(p->episode_hist, ep.size_hist, sizeof(p->episode_hist));
 		add_pending(sq, s, p->port);
 		s->nports++;
 	}

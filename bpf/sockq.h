@@ -90,6 +90,54 @@ struct sockq_slot {
 	__u64 drop_reason[SOCKQ_SLOT_REASONS];	/* drops by reason value */
 };
 
+/*
+ * Loss episodes of a watched port (one entry per slot, shared by the CPUs:
+ * drops are rare next to packets, and an episode's drops can come from
+ * more than one CPU). A SOCKET_RCVBUFF drop less than SOCKQ_EPISODE_GAP_NS
+ * after the port's previous one belongs to the same episode; a later one
+ * starts a new episode. The gap is long against the packet times of a
+ * drop run (microseconds) and against a receiver's turn on its CPU between
+ * two off-CPU windows that both overflow (EEVDF slices of a few ms), and
+ * short against a round of RBUDP (hundreds of ms): the episodes are the
+ * independent clumps of loss that decide whether a round must resend
+ * (docs/model.md §3.2). Two CPUs starting the same episode within a few
+ * nanoseconds can count it twice; that is not worth an atomic exchange.
+ */
+#define SOCKQ_EPISODE_GAP_NS	10000000ULL
+
+/*
+ * The sizes of the episodes that have ended, in packets, as a histogram
+ * with four buckets per power of two: a size n in [2^b, 2^(b+1)) goes to
+ * bucket 4 b + floor(4 (n - 2^b) / 2^b) (the layout of the epoch record,
+ * RXB_EPISODE_BUCKETS in include/rxb/measure.h). An episode ends when the
+ * next one begins: the latest episode is in cur_drops until then.
+ */
+#define SOCKQ_EPISODE_BUCKETS	128
+
+struct sockq_episodes {
+	__u64 last_drop_ns;	/* bpf_ktime_get_ns() of the latest rcvbuf drop */
+	__u64 episodes;		/* rcvbuf drop episodes begun */
+	__u64 cur_drops;	/* drops of the episode under way */
+	__u64 size_hist[SOCKQ_EPISODE_BUCKETS];	/* ended episodes by size */
+};
+
+/* The bucket of an episode of @n >= 1 packets. */
+static inline __u32 sockq_episode_bucket(__u64 n)
+{
+	__u64 v = n;
+	__u32 b = 0, sh;
+
+	sh = (v > 0xffffffffULL) << 5; v >>= sh; b |= sh;
+	sh = (v > 0xffff) << 4; v >>= sh; b |= sh;
+	sh = (v > 0xff) << 3; v >>= sh; b |= sh;
+	sh = (v > 0xf) << 2; v >>= sh; b |= sh;
+	sh = (v > 0x3) << 1; v >>= sh; b |= sh;
+	b |= (__u32)(v >> 1);
+	/* b = floor(log2 n); the two bits below the leading one. */
+	b = 4 * b + (__u32)(((n << 2) >> b) & 3);
+	return b < SOCKQ_EPISODE_BUCKETS ? b : SOCKQ_EPISODE_BUCKETS - 1;
+}
+
 /* Packets one receiver thread dequeued from one watched port (flushed
  * from a slot when another thread dequeues on that CPU). */
 struct sockq_deq_key {
@@ -114,6 +162,8 @@ struct sockq_snap_port {
 					 * fields from the latest CPU */
 	bool have_state;		/* some event saw the queue */
 	uint32_t qlen;			/* packets queued, both queues */
+	uint64_t drop_episodes;		/* struct sockq_episodes.episodes */
+	uint64_t episode_hist[SOCKQ_EPISODE_BUCKETS];	/* .size_hist */
 };
 
 struct sockq_snap_deq {

@@ -118,6 +118,24 @@ static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
 	} else {
 		jw_null(w, "drops_by_reason");
 	}
+	count_or_null(w, "drop_episodes", s->reasons_valid, s->drop_episodes);
+	if (s->reasons_valid) {
+		jw_arr_begin(w, "episodes_ended");
+		for (int i = 0; i < s->nepisode_bins; i++) {
+			const struct rxb_episode_bin *b = &s->episodes_ended[i];
+
+			jw_obj_begin(w, NULL);
+			jw_double(w, "pkts_from", rxb_episode_bucket_lo(b->bucket));
+			jw_double(w, "pkts_to", rxb_episode_bucket_lo(b->bucket + 1u));
+			jw_uint(w, "count", b->count);
+			jw_obj_end(w);
+		}
+		jw_arr_end(w);
+		jw_bool(w, "episodes_ended_cut", s->episode_bins_cut);
+	} else {
+		jw_null(w, "episodes_ended");
+		jw_null(w, "episodes_ended_cut");
+	}
 	if (v && s->queue_valid)
 		jw_int(w, "queue_pkts_delta", s->queue_pkts_delta);
 	else
@@ -315,17 +333,20 @@ static void socks_text(FILE *f, const struct rxb_epoch *e)
 			fprintf(f, "  socket :%u  drops %s",
 				s->port, s->drops_valid ? num(a, sizeof(a), (double)s->drops, 0) : "-");
 			if (s->reasons_valid)
-				fprintf(f, " (rcvbuf %llu)", (unsigned long long)s->drops_rcvbuf);
+				fprintf(f, " (rcvbuf %llu in %llu episodes)",
+					(unsigned long long)s->drops_rcvbuf,
+					(unsigned long long)s->drop_episodes);
 			fprintf(f, "  (packet counts %s)\n",
 				unsampled ? "in sampled epochs only" : "need BPF");
 			continue;
 		}
-		fprintf(f, "  socket :%u  in %llu  out %llu  empty %llu  drops %llu (rcvbuf %llu)  "
+		fprintf(f, "  socket :%u  in %llu  out %llu  empty %llu  drops %llu (rcvbuf %llu in %llu episodes)  "
 			"queue %+lld  cap %u  cpu/pkt %s ns  pkts/wakeup %s  tids",
 			s->port, (unsigned long long)s->pkts_in,
 			(unsigned long long)s->pkts_out, (unsigned long long)s->empty_reads,
 			(unsigned long long)s->drops,
-			(unsigned long long)s->drops_rcvbuf, (long long)s->queue_pkts_delta,
+			(unsigned long long)s->drops_rcvbuf, (unsigned long long)s->drop_episodes,
+			(long long)s->queue_pkts_delta,
 			s->queue_pkts_cap, num(a, sizeof(a), s->cpu_ns_per_pkt, 0),
 			num(b, sizeof(b), s->pkts_per_wakeup, 1));
 		for (int t = 0; t < s->ntids; t++)

@@ -428,6 +428,30 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 	}
 }
 
+_Static_assert(SOCKQ_EPISODE_BUCKETS == RXB_EPISODE_BUCKETS,
+	       "the probe's episode buckets are the record's");
+
+/* The loss episodes that began and ended between two snapshots of a port. */
+static void episodes_of(struct rxb_sock_meas *m, const struct sockq_snap_port *c,
+			const struct sockq_snap_port *p)
+{
+	if (!c)
+		return;
+	m->drop_episodes = sub0(c->drop_episodes, p ? p->drop_episodes : 0);
+	for (uint32_t i = 0; i < SOCKQ_EPISODE_BUCKETS; i++) {
+		uint64_t n = sub0(c->episode_hist[i], p ? p->episode_hist[i] : 0);
+
+		if (!n)
+			continue;
+		if (m->nepisode_bins == RXB_EPISODE_BINS) {
+			m->episode_bins_cut = true;
+			break;
+		}
+		m->episodes_ended[m->nepisode_bins].bucket = (uint16_t)i;
+		m->episodes_ended[m->nepisode_bins++].count = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	}
+}
+
 void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
 		  const struct csched_tid_time *tids, size_t ntids,
@@ -455,6 +479,7 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		m->reasons_valid = cur->have_rx_sk;
 		m->drops = sub0(cv->drops, pv->drops);
 		m->drops_rcvbuf = sub0(cv->drops_rcvbuf, pv->drops_rcvbuf);
+		episodes_of(m, c, p);
 		sock_reasons(m, cv, pv, name, arg);
 		old = remembered(mem, ports[i]);
 		if (sampled) {

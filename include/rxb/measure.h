@@ -160,6 +160,24 @@ struct rxb_rx_preempt {
 	uint64_t next_slice_ns;	/* se.slice of the task that took the CPU */
 };
 
+/*
+ * Sizes of loss episodes (bursts of rcvbuf drops, bpf/sockq.h), in packets,
+ * by bucket: four per power of two, bucket i covering the sizes from
+ * rxb_episode_bucket_lo(i) up to rxb_episode_bucket_lo(i + 1).
+ */
+#define RXB_EPISODE_BUCKETS	128
+#define RXB_EPISODE_BINS	8
+
+static inline double rxb_episode_bucket_lo(unsigned int i)
+{
+	return (double)(1ULL << (i / 4)) * (1.0 + (double)(i % 4) / 4.0);
+}
+
+struct rxb_episode_bin {
+	uint16_t bucket;	/* < RXB_EPISODE_BUCKETS */
+	uint32_t count;		/* episodes of that size that ended */
+};
+
 struct rxb_sock_meas {
 	uint16_t port;
 	uint8_t ipproto;	/* IPPROTO_UDP / IPPROTO_TCP */
@@ -207,7 +225,13 @@ struct rxb_sock_meas {
 	/* Added with the spin separation (daemon/model_inputs.c). */
 	uint64_t empty_reads;	/* reads that found the queue empty (-EAGAIN):
 				 * a polling receiver's turns of its loop;
-				 * valid with counts_valid */
+				 * valid with counts_valid */	/* Added with the loss episodes (bpf/sockq.h). */
+	uint64_t drop_episodes;	/* rcvbuf drop episodes begun in the epoch;
+				 * valid with reasons_valid */
+	int nepisode_bins;	/* episodes that ended in the epoch, by size, */
+	struct rxb_episode_bin episodes_ended[RXB_EPISODE_BINS];	/* smallest first */
+	bool episode_bins_cut;	/* more sizes than RXB_EPISODE_BINS: the
+				 * largest are missing */
 };
 
 enum rxb_param_source {

@@ -150,13 +150,13 @@ static void test_stage_b(void **state)
 	p->have_rx_sk = c->have_rx_sk = true;
 	p->nports = 1;
 	p->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 10,
-		.v = { .enq = 100, .deq = 90, .drops = 5, .drop_reason = { [6] = 5 },
+		.drop_episodes = 1, .episode_hist = { [40] = 2 }, .v = { .enq = 100, .deq = 90, .drops = 5, .drop_reason = { [6] = 5 },
 		       .enq_truesize = 128000, .empty_reads = 7000 } };
 	c->nports = 2;
 	/* 1000 more enqueued, 990 out, 300 dropped (250 rcvbuf): the queue
 	 * grows by 1000 - 990 = 10 (pkts_in - out - drops). */
 	c->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 20,
-		.v = { .enq = 1100, .deq = 1080, .drops = 305, .drops_rcvbuf = 250,
+		.drop_episodes = 4, .episode_hist = { [40] = 3, [50] = 2, [127] = 1 }, .v = { .enq = 1100, .deq = 1080, .drops = 305, .drops_rcvbuf = 250,
 		       .drop_reason = { [6] = 255, [20] = 50 }, .enq_truesize = 128000 + 1000 * 1280,
 		       .enq_bytes = 1000 * 1200, .deq_bytes = 990 * 1200,
 		       .rcvbuf_bytes = 32768, .rcvbuf_proto = 6, .proto = 17,
@@ -194,6 +194,15 @@ static void test_stage_b(void **state)
 	assert_int_equal(e->socks[0].pkts_enqueued, 1000);
 	assert_int_equal(e->socks[0].drops, 300);
 	assert_int_equal(e->socks[0].drops_rcvbuf, 250);
+	assert_int_equal(e->socks[0].drop_episodes, 3);
+	/* Ended in the epoch, smallest first: the histogram's delta. */
+	assert_int_equal(e->socks[0].nepisode_bins, 3);
+	assert_int_equal(e->socks[0].episodes_ended[0].bucket, 40);
+	assert_int_equal(e->socks[0].episodes_ended[0].count, 1);
+	assert_int_equal(e->socks[0].episodes_ended[1].bucket, 50);
+	assert_int_equal(e->socks[0].episodes_ended[1].count, 2);
+	assert_int_equal(e->socks[0].episodes_ended[2].bucket, 127);
+	assert_false(e->socks[0].episode_bins_cut);
 	assert_int_equal(e->socks[0].nreasons, 2);
 	assert_string_equal(e->socks[0].drop_reasons[0].reason, "SOCKET_RCVBUFF");
 	assert_int_equal(e->socks[0].drop_reasons[0].count, 250);
@@ -450,6 +459,42 @@ static void test_disk(void **state)
 
 /* --------------------------------------------------------- JSON, opts -- */
 
+/*
+ * The probe's bucket of an episode size against the record's bucket
+ * bounds: every size n lies in [lo(i), lo(i + 1)) of its bucket i, and the
+ * buckets never go down as n grows. All sizes to 2^16, then around every
+ * power of two and its quarters up to 2^31.
+ */
+static void test_episode_buckets(void **state)
+{
+	uint32_t prev = 0;
+
+	(void)state;
+	for (uint64_t n = 1; n <= 65536; n++) {
+		uint32_t i = sockq_episode_bucket(n);
+
+		assert_true(i >= prev);
+		assert_true(rxb_episode_bucket_lo(i) <= (double)n);
+		assert_true((double)n < rxb_episode_bucket_lo(i + 1));
+		prev = i;
+	}
+	for (unsigned int b = 2; b < 32; b++) {
+		for (unsigned int q = 0; q < 4; q++) {
+			uint64_t at = (1ULL << b) + ((1ULL << b) * q) / 4;
+
+			for (uint64_t n = at - 1; n <= at + 1; n++) {
+				uint32_t i = sockq_episode_bucket(n);
+
+				assert_true(rxb_episode_bucket_lo(i) <= (double)n);
+				assert_true((double)n < rxb_episode_bucket_lo(i + 1));
+			}
+			assert_int_equal(sockq_episode_bucket(at), 4 * b + q);
+		}
+	}
+	/* Beyond the last bucket: clamped to it. */
+	assert_int_equal(sockq_episode_bucket(1ULL << 40), SOCKQ_EPISODE_BUCKETS - 1);
+}
+
 static void test_json_keys(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1);
@@ -526,6 +571,8 @@ static void test_json_keys(void **state)
 	assert_non_null(strstr(t, "\"napi\":null"));
 	assert_non_null(strstr(t, "\"pkts_in\":null"));
 	assert_non_null(strstr(t, "\"drops\":12,\"drops_rcvbuf\":12,\"drops_by_reason\":{}"));
+	assert_non_null(strstr(t, "\"drops_by_reason\":{},\"drop_episodes\":0,"
+				  "\"episodes_ended\":[],\"episodes_ended_cut\":false"));
 	assert_non_null(strstr(t, "\"queue_pkts_delta\":null"));
 	assert_non_null(strstr(t, "\"receiver_oncpu_ns\":5000,\"cpu_ns_per_pkt\":null"));
 	jw_finish(&w);
@@ -611,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_queue_after_attach),
 		cmocka_unit_test(test_drop_reasons),
 		cmocka_unit_test(test_disk),
+		cmocka_unit_test(test_episode_buckets),
 		cmocka_unit_test(test_json_keys),
 		cmocka_unit_test(test_option_parsers),
 		cmocka_unit_test(test_init_rejects_bad_options),

@@ -58,6 +58,7 @@ static const char *const attach_names[] = { "auto", "tp_btf", "raw_tp", "none", 
 static const char *const batch_names[] = { "partial", "strict", NULL };
 /* In the order of enum bneck_rounds (solver/bneck.h). */
 static const char *const rounds_names[] = { "burst", "seed", NULL };
+static const char *const episode_names[] = { "off", "measured", NULL };
 
 static const char *const sections[] = {
 	"daemon", "measure", "model", "control", "pause", NULL,
@@ -125,6 +126,8 @@ static const struct config_key keys[] = {
 		 "Bulk service rule: partial (min(n, N)) or strict (only with N queued)."),
 	ROW_ENUM("model", "rounds", model.rounds, rounds_names, "burst", 0,
 		 "Resend rounds: burst (each round a burst the queue partly absorbs) or seed (eq. 3)."),
+	ROW_ENUM("model", "loss_episodes", model.loss_episodes, episode_names, "off", 0,
+		 "Burst rounds: off (a packet lost is a round) or measured (loss comes in episodes of the measured size)."),
 
 	/* [control] */
 	ROW_T("control", "listen_address", CONFIG_ADDRESS_LIST, control.listen_address,

@@ -128,6 +128,7 @@ struct rxb_config {
 		uint32_t sweep_points;
 		enum rxb_batch_rule batch_rule;
 		int rounds;	/* enum bneck_rounds: 0 burst, 1 seed */
+		int loss_episodes;	/* 0 off, 1 measured */
 	} model;
 	struct {
 		struct rxb_addr_list listen_address;	/* at least one */

@@ -406,6 +406,17 @@ static bool solve_between(struct flows *f, struct flow *fl, struct bneck_xfer x,
 	return true;
 }
 
+/* The episode size the solve uses ([model] loss_episodes): 0 = none. */
+static double episode_pkts(const struct flows *f, const struct flow *fl)
+{
+	const struct mi_value *m = &fl->inputs.b.loss_episode_pkts;
+
+	if (!f->p.loss_episodes || f->p.rounds != BNECK_ROUNDS_BURST ||
+	    m->src == MI_SRC_MISSING || !(m->v >= 1) || !isfinite(m->v))
+		return 0;
+	return m->v;
+}
+
 /* Solve with fl->inputs; keep the result as the good estimate on success. */
 static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *e)
 {
@@ -417,6 +428,7 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 		.min_rate_bps = fl->xfer.min_rate_bps,
 		.points = f->p.sweep_points,
 		.rounds = f->p.rounds,
+		.loss_episode_pkts = episode_pkts(f, fl),
 	};
 	struct flow_estimate est;
 	uint64_t t0 = rxb_mono_ns();
@@ -443,6 +455,7 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 	est.epoch_end_ns = e ? e->end_ns : 0;
 	est.points = f->p.sweep_points;
 	est.rounds = f->p.rounds;
+	est.loss_episode_pkts = x.loss_episode_pkts;
 	est.at_ns = rxb_mono_ns();
 	est.xfer = fl->xfer;
 	est.nstages = fl->inputs.nstages;
@@ -529,7 +542,8 @@ static bool solve_due(const struct flows *f, const struct flow *fl,
 
 	if (!fl->have_good || fl->solve_err || !e || e->end_ns < g->epoch_end_ns ||
 	    g->nstages != fl->inputs.nstages || g->points != f->p.sweep_points ||
-	    g->rounds != f->p.rounds || !xfer_same(&g->xfer, &fl->xfer))
+	    g->rounds != f->p.rounds || !xfer_same(&g->xfer, &fl->xfer) ||
+	    g->loss_episode_pkts != episode_pkts(f, fl))
 		return true;
 	for (uint32_t i = 0; i < g->nstages && need != SOLVE_NOW; i++) {
 		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i]);

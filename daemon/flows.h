@@ -81,6 +81,7 @@ struct flow_estimate {
 	uint64_t at_ns;		/* CLOCK_MONOTONIC */
 	uint32_t points;	/* [model] sweep_points then */
 	enum bneck_rounds rounds;	/* [model] rounds then */
+	double loss_episode_pkts;	/* bneck_xfer's then: 0 = one by one */
 	struct flow_xfer xfer;
 	uint32_t nstages;
 	struct rxb_stage_inputs inputs[BNECK_MAX_STAGES];
@@ -135,6 +136,7 @@ struct flows_params {
 	uint32_t sweep_points;
 	enum rxb_batch_rule rule;
 	enum bneck_rounds rounds;	/* [model] rounds */
+	bool loss_episodes;		/* [model] loss_episodes = measured */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 	struct pause_params pause;	/* [pause] */

@@ -736,6 +736,52 @@ static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n, dou
 }
 
 /* Decay every estimate of an idle flow so that stale costs lose weight. */
+/*
+ * Loss episodes that ended in this epoch. Drops are counted in every
+ * epoch, sampled or not (kfree_skb stays attached), so this runs in all of
+ * them; the decay of equal weights leaves the median as it was.
+ */
+static void learn_episodes(struct mi_learn *l, const struct rxb_sock_meas *s,
+			   double k, uint64_t seq)
+{
+	double w = 0;
+
+	for (int i = 0; i < RXB_EPISODE_BUCKETS; i++) {
+		l->episode_hist[i] *= k;
+		w += l->episode_hist[i];
+	}
+	if (!s || !s->reasons_valid)
+		goto out;
+	for (int i = 0; i < s->nepisode_bins && i < RXB_EPISODE_BINS; i++) {
+		const struct rxb_episode_bin *b = &s->episodes_ended[i];
+
+		if (b->bucket >= RXB_EPISODE_BUCKETS || !b->count)
+			continue;
+		l->episode_hist[b->bucket] += b->count;
+		l->episodes_ended += b->count;
+		l->episodes_seq = seq;
+		w += b->count;
+	}
+out:
+	l->episodes_w = w;
+	if ((double)l->episodes_ended >= MI_MIN_EPISODES)
+		l->episodes_ok = true;
+}
+
+double mi_episode_pkts(const struct mi_learn *l)
+{
+	double half = l->episodes_w / 2, sum = 0;
+
+	if (!l->episodes_ok || !(l->episodes_w > 0))
+		return NAN;
+	for (unsigned int i = 0; i < RXB_EPISODE_BUCKETS; i++) {
+		sum += l->episode_hist[i];
+		if (sum >= half && l->episode_hist[i] > 0)
+			return sqrt(rxb_episode_bucket_lo(i) * rxb_episode_bucket_lo(i + 1));
+	}
+	return NAN;
+}
+
 static void learn_decay(struct mi_learn *l, double k)
 {
 	struct mi_ratio *r[] = {
@@ -767,6 +813,7 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 	double k = decay(dt_s);
 
+	learn_episodes(l, s, k, e->seq);
 	if (net_unsampled(e)) {
 		/*
 		 * Learn no cost, decay nothing: the receive-path costs stay as
@@ -1062,6 +1109,28 @@ static void irq_cost(const struct mi_learn *l, enum mi_src src, struct mi_stage_
 	}
 }
 
+static void episode_size(const struct mi_learn *l, const struct rxb_epoch *e,
+			 struct mi_stage_b *b)
+{
+	double m = mi_episode_pkts(l);
+
+	if (!l->episodes_ended) {
+		set_missing(&b->loss_episode_pkts,
+			    "no loss episode has ended yet (one ends when the next begins)");
+		return;
+	}
+	if (!isfinite(m)) {
+		set_missing(&b->loss_episode_pkts, "%llu episodes ended, %.0f needed",
+			    (unsigned long long)l->episodes_ended, MI_MIN_EPISODES);
+		return;
+	}
+	set_value(&b->loss_episode_pkts, m,
+		  e && l->episodes_seq == e->seq ? MI_SRC_MEASURED : MI_SRC_LEARNED);
+	snprintf(b->loss_episode_pkts.why, sizeof(b->loss_episode_pkts.why),
+		 "median of %llu ended episodes (decayed weight %.1f)",
+		 (unsigned long long)l->episodes_ended, l->episodes_w);
+}
+
 static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 		      uint16_t port, const struct rxb_epoch *e, bool fresh,
 		      const struct mi_env *env, struct mi_result *out)
@@ -1077,6 +1146,7 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	disk_rates(disk, b);
 	choose_cost(l, e, port, src, b);
 	irq_cost(l, src, b);
+	episode_size(l, e, b);
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
 

@@ -83,6 +83,7 @@
 #define MI_MIN_PKTS	64.0	/* packets behind a per-packet cost */
 #define MI_MIN_POLLS	16.0	/* NAPI polls behind a per-poll cost */
 #define MI_MIN_IOS	8.0	/* disk completions behind a disk rate */
+#define MI_MIN_EPISODES	3.0	/* loss episodes behind their median size */
 #define MI_MAX_CPUS	8	/* CPUs of the receiver's placement kept */
 #define MI_WHY_LEN	192
 
@@ -200,6 +201,12 @@ struct mi_learn {
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	struct mi_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
 						 * receiver's CPUs / pkts_in */
+	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
+	double episode_hist[RXB_EPISODE_BUCKETS];
+	double episodes_w;			/* their decayed count */
+	bool episodes_ok;			/* MI_MIN_EPISODES have ended */
+	uint64_t episodes_ended;		/* counted in this run */
+	uint64_t episodes_seq;			/* epoch of the latest, 0 = none */
 	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
 	bool rcvbuf_udp;			/* rcvbuf_bytes is a UDP socket's */
 	int ncpus;				/* last known placement */
@@ -260,6 +267,13 @@ struct mi_stage_b {
 	struct mi_value mu_pio_per_s;
 	struct mi_value mu_disk_per_s;
 	struct mi_value irq_ns_per_pkt;		/* 0 when none was measured */
+	/*
+	 * Packets lost per loss episode: the median size of the episodes that
+	 * ended (bpf/sockq.h; decayed like the costs). Reported; the solver
+	 * uses it only with [model] loss_episodes = measured
+	 * (bneck_xfer.loss_episode_pkts).
+	 */
+	struct mi_value loss_episode_pkts;
 	int ncpus;		/* the placement used for #C/#I */
 	int cpu[MI_MAX_CPUS];
 	double cpu_share[MI_MAX_CPUS];
@@ -305,6 +319,14 @@ void mi_disk_init(struct mi_disk *d);
  * measured.
  */
 double mi_ratio_value(const struct mi_ratio *r);
+
+/*
+ * The median size (packets) of the loss episodes @l has seen end, by
+ * their decayed weights, once MI_MIN_EPISODES have ended, else NaN: the geometric
+ * middle of the bucket the median falls in (sizes known to a factor of
+ * 1.25). Decay leaves it as it was.
+ */
+double mi_episode_pkts(const struct mi_learn *l);
 
 /*
  * The saturated cost (ns / packet) once it has had MI_SAT_MIN_PKTS packets,

@@ -115,6 +115,7 @@ static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 	value_json(w, "mu_pio_per_s", &in->b.mu_pio_per_s);
 	value_json(w, "mu_disk_per_s", &in->b.mu_disk_per_s);
 	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
+	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	jw_obj_end(w);
 	jw_obj_begin(w, "stage_a");
 	jw_bool(w, "modelled", in->a.present);
@@ -174,6 +175,7 @@ static void model_json(struct jw *w, const struct flow *fl, const struct daemon 
 	jw_double(w, "ln_loss", g->res.ln_loss);
 	jw_double(w, "transfer_time_s", g->res.time_s);
 	jw_double(w, "n_resend", g->n_resend);
+	jw_double(w, "loss_episode_pkts", g->loss_episode_pkts > 0 ? g->loss_episode_pkts : 1.0);
 	jw_double(w, "line_rate_loss", g->res.line_loss);
 	jw_double(w, "line_rate_time_s", g->res.line_time_s);
 	jw_bool(w, "unconstrained", g->unconstrained);
@@ -725,6 +727,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");
 	if (in->b.irq_ns_per_pkt.v > 0)
 		value_text(o, "irq ns/pkt", &in->b.irq_ns_per_pkt, "%.0f");
+	if (in->b.loss_episode_pkts.src != MI_SRC_MISSING)
+		value_text(o, "pkts/loss episode", &in->b.loss_episode_pkts, "%.0f");
 	ctl_out_puts(o, "\n");
 	ctl_out_printf(o, "            stage A  %s %s", in->a.present ? "" : " (not modelled)",
 		       in->a.dev[0] ? in->a.dev : "");

@@ -120,6 +120,8 @@ def daemon_view(ep, port=None):
         "queue_pkts": val(inp, "stage_b", "queue_pkts"),
         "mu_net_per_s": val(inp, "stage_b", "mu_net_per_s"),
         "irq_ns_per_pkt": val(inp, "stage_b", "irq_ns_per_pkt"),
+        "loss_episode_pkts": val(inp, "stage_b", "loss_episode_pkts"),
+        "model_loss_episode_pkts": model.get("loss_episode_pkts"),
         "stage_b_modelled": b.get("modelled"),
         "stage_a_modelled": a.get("modelled"),
         "stage_a_mu_per_s": val(inp, "stage_a", "mu_per_s"),
@@ -413,7 +415,8 @@ def main():
         dv = {key: median([d["daemon_before"].get(key) for d in fr]) for key in (
             "cpu_bound", "cpu_ns_per_pkt", "cpu_ns_per_pkt_ratio", "cpu_ns_per_wakeup",
             "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "irq_ns_per_pkt", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
-            "stage_a_pkts_per_poll", "stage_a_queue_pkts")}
+            "stage_a_pkts_per_poll", "stage_a_queue_pkts", "loss_episode_pkts",
+            "model_loss_episode_pkts")}
         dv["queue_pkts_seen"] = sorted({d["daemon_before"].get("queue_pkts") for d in fr
                                         if d["daemon_before"].get("queue_pkts") is not None})
         claims = {}
@@ -451,6 +454,15 @@ def main():
                           (pz["time_s"]["sd"] or 0) < (npz["time_s"]["sd"] or 0))}
         mc = model_curve(build, dv, meta, rates) if dv.get("mu_net_per_s") else None
         ep = episodes(group(k, "fixed", "main"))
+        # The episode size the daemon measured (bpf/sockq.h), and its rate with it.
+        ep["daemon_median_pkts"] = dv.get("loss_episode_pkts")
+        ep["daemon_used_pkts"] = dv.get("model_loss_episode_pkts")
+        if dv.get("loss_episode_pkts") and dv.get("mu_net_per_s"):
+            md = model_curve(build, dv, meta, rates, max(1.0, dv["loss_episode_pkts"]))
+            if md and "error" not in md:
+                ep["model_rate_bps_daemon_m"] = md["bottleneck_rate_bps"]
+                if best:
+                    ep["ratio_to_best_daemon_m"] = md["bottleneck_rate_bps"] / best["rate_bps"]
         if ep["runs"] >= EPISODE_MIN_RUNS and dv.get("mu_net_per_s"):
             me = model_curve(build, dv, meta, rates, ep["median_pkts"])
             if me and "error" not in me:
@@ -728,20 +740,26 @@ def table(res):
              "each lost (taken as one episode), and the rate `rxbneckctl model` chooses with the "
              "daemon's inputs at the --follow runs when losses come one by one (as the daemon) "
              "and in episodes of the median size (`--loss-episode-pkts`).\n" % (EPISODE_MAX_LOSS * 100))
+    L.append("*daemon's M*: the median episode size rxbneckd measured (rcvbuf drops less than "
+             "10 ms apart, bpf/sockq.h) at the --follow starts, the size its solve used (1: one by "
+             "one, `[model] loss_episodes = off`), and the model's rate with the measured M.\n")
     L.append("| k | lossy runs / runs at those rates | packets lost (median; all) | model rate one by one (Gb/s) "
-             "| with episodes (Gb/s) | / best fixed rate |")
-    L.append("|---|---|---|---|---|---|")
+             "| with episodes (Gb/s) | / best fixed rate | daemon's M: measured / used | rate with it (Gb/s) / best |")
+    L.append("|---|---|---|---|---|---|---|---|")
     for k in ks:
         ep = res["per_k"][k].get("loss_episodes") or {}
+        dm = "%s / %s" % (fmt(ep.get("daemon_median_pkts"), "%.0f"), fmt(ep.get("daemon_used_pkts"), "%.0f"))
+        dr = "%s / %s" % (fmt(ep.get("model_rate_bps_daemon_m") and ep["model_rate_bps_daemon_m"] / 1e9, "%.2f"),
+                          fmt(ep.get("ratio_to_best_daemon_m"), "%.2f"))
         if not ep.get("runs"):
-            L.append("| %s | 0 | – | – | – | – |" % k)
+            L.append("| %s | 0 | – | – | – | – | %s | %s |" % (k, dm, dr))
             continue
-        L.append("| %s | %d / %d | %s; %s | %s | %s | %s |" % (
+        L.append("| %s | %d / %d | %s; %s | %s | %s | %s | %s | %s |" % (
             k, ep["runs"], ep["runs_at_those_rates"], fmt(ep["median_pkts"], "%.0f"),
             " ".join("%d" % x for x in ep["pkts"]),
             fmt(ep.get("model_rate_bps_one_by_one") and ep["model_rate_bps_one_by_one"] / 1e9, "%.2f"),
             fmt(ep.get("model_rate_bps") and ep["model_rate_bps"] / 1e9, "%.2f"),
-            fmt(ep.get("ratio_to_best"), "%.2f")))
+            fmt(ep.get("ratio_to_best"), "%.2f"), dm, dr))
     rmodel = next((res["per_k"][k]["diagnosis"].get("model_rounds") for k in ks
                    if res["per_k"][k]["diagnosis"].get("model_rounds")), "burst")
     L.append("\n## Transfer time and rounds: model (%s rounds, as the daemon) vs measured, where either loses > 1 %%\n"

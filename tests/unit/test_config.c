@@ -75,6 +75,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.sweep_points, 200);
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_PARTIAL);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_BURST);
+	assert_int_equal(c.model.loss_episodes, 0);
 	/* docs/PROTOCOL.md §1, §9 (and sendsrv_limits_default()). */
 	assert_int_equal(c.control.listen_address.n, 2);
 	assert_string_equal(c.control.listen_address.addr[0], "127.0.0.1");
@@ -231,6 +232,7 @@ static void test_every_key_set(void **state)
 		"sweep_points = 1000\n"
 		"batch_rule = strict\n"
 		"rounds = seed\n"
+		"loss_episodes = measured\n"
 		"[control]\n"
 		"listen_address = ::\n"
 		"port = 7000\n"
@@ -280,6 +282,7 @@ static void test_every_key_set(void **state)
 	assert_true(c.model.min_rate_bps == 1500000000ULL);
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_STRICT);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_SEED);
+	assert_int_equal(c.model.loss_episodes, 1);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");
 	assert_true(c.control.output_queue_bytes == 1048576);

@@ -675,6 +675,90 @@ static void test_workload_missing(void **state)
  * socket counts. They must not count as idle (no decay towards "learned",
  * no change of the costs), while #C is taken from every epoch.
  */
+/* An epoch whose socket saw loss episodes end: @n bins of (bucket, count). */
+static struct rxb_epoch *episode_epoch(uint64_t seq, bool sampled, int n,
+				       const struct rxb_episode_bin *bins)
+{
+	struct rxb_epoch *e = new_epoch(seq, 1.0);
+	struct rxb_sock_meas *s;
+
+	e->net_probe_every = 4;
+	e->net_sampled = sampled;
+	s = add_sock(e, 1000, 2000, 250);
+	s->counts_valid = sampled;
+	s->reasons_valid = true;
+	s->drops_valid = true;
+	s->nepisode_bins = n;
+	for (int i = 0; i < n; i++) {
+		s->episodes_ended[i] = bins[i];
+		s->drop_episodes += bins[i].count;
+		s->drops_rcvbuf += bins[i].count * (uint64_t)rxb_episode_bucket_lo(bins[i].bucket);
+	}
+	return e;
+}
+
+/*
+ * The episode size is the median of the ended episodes, by bucket; counted
+ * in unsampled epochs too; decayed with the costs' time constant.
+ * Buckets (four per octave): 100 packets in 26 = [96, 112), 700 in
+ * 37 = [640, 768), 5000 in 48 = [4096, 5120), 20000 in 56 = [16384, 20480).
+ */
+static void test_loss_episodes(void **state)
+{
+	const struct rxb_episode_bin b1[] = { { 26, 1 }, { 48, 1 } };
+	const struct rxb_episode_bin b2[] = { { 37, 1 } };
+	const struct rxb_episode_bin b4[] = { { 56, 4 } };
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	struct rxb_epoch *e;
+
+	(void)state;
+	assert_true(rxb_episode_bucket_lo(26) == 96 && rxb_episode_bucket_lo(27) == 112);
+	assert_true(rxb_episode_bucket_lo(37) == 640 && rxb_episode_bucket_lo(38) == 768);
+	assert_true(rxb_episode_bucket_lo(56) == 16384 && rxb_episode_bucket_lo(57) == 20480);
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	/* Nothing ended yet. */
+	e = episode_epoch(1, true, 0, NULL);
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MISSING);
+	assert_non_null(strstr(r.b.loss_episode_pkts.why, "no loss episode has ended"));
+	free(e);
+	/* Two ended: fewer than MI_MIN_EPISODES. */
+	e = episode_epoch(2, true, 2, b1);
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MISSING);
+	assert_non_null(strstr(r.b.loss_episode_pkts.why, "2 episodes ended"));
+	free(e);
+	/* A third, in an unsampled epoch: the median is the middle one. */
+	e = episode_epoch(3, false, 1, b2);
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
+	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MEASURED);
+	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
+	check_rel(mi_episode_pkts(&l), sqrt(640.0 * 768.0), 1e-15);
+	free(e);
+	/* Ten seconds of nothing: the weights decay alike, the median stays. */
+	e = episode_epoch(4, true, 0, NULL);
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 10.0, &env, &r);
+	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_LEARNED);
+	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
+	check_rel(l.episodes_w, (2 * exp(-0.001 / MI_TAU_S) + 1) * exp(-10.0 / MI_TAU_S), 1e-12);
+	free(e);
+	/* Four large ones outweigh the three decayed ones. */
+	e = episode_epoch(5, true, 1, b4);
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.loss_episode_pkts.v, sqrt(16384.0 * 20480.0), 1e-15);
+	assert_int_equal(l.episodes_ended, 7);
+	free(e);
+}
+
 static void test_unsampled_epochs(void **state)
 {
 	struct mi_learn l;
@@ -1613,6 +1697,7 @@ int main(void)
 		cmocka_unit_test(test_marginal_cost_edges),
 		cmocka_unit_test(test_workload_missing),
 		cmocka_unit_test(test_unsampled_epochs),
+		cmocka_unit_test(test_loss_episodes),
 		cmocka_unit_test(test_saturated_cost),
 		cmocka_unit_test(test_saturated_refused),
 		cmocka_unit_test(test_saturated_decay_and_load),

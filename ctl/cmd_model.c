@@ -62,7 +62,7 @@ enum {
 	OPT_CPU = 256, OPT_IO, OPT_MU_PIO, OPT_MU_DISK, OPT_MU_NET,
 	OPT_LOAD_INDEP, OPT_QUEUE, OPT_BATCH, OPT_RULE, OPT_PAYLOAD, OPT_FILE,
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
-	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ, OPT_EPISODE,
+	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "mu-pio", required_argument, NULL, OPT_MU_PIO },
 	{ "mu-disk", required_argument, NULL, OPT_MU_DISK },
 	{ "mu-net", required_argument, NULL, OPT_MU_NET },
+	{ "mu-net-full", required_argument, NULL, OPT_MU_NET_FULL },
 	{ "load-independent", no_argument, NULL, OPT_LOAD_INDEP },
 	{ "irq-ns-per-pkt", required_argument, NULL, OPT_IRQ },
 	{ "queue-pkts", required_argument, NULL, OPT_QUEUE },
@@ -122,6 +123,10 @@ static void help(void)
 "  --mu-disk R           disk service rate, per ms (mu_D). Default 1.01.\n"
 "  --mu-net R            rate at which the receiver drains one batch when\n"
 "                        alone on the CPU, per ms (mu_P-Net). Default 41.6.\n"
+"  --mu-net-full R       the same once the queue has overflowed, when lower\n"
+"                        (a receiver behind reads out of cache): rates\n"
+"                        above what it keeps up with at --mu-net are served\n"
+"                        at R, per ms. Default: --mu-net throughout.\n"
 "  --load-independent    the queue is drained by softirq work that preempts\n"
 "                        tasks (stage A): use --mu-net as the service rate,\n"
 "                        skip the tagged-customer model (#C, #I, --mu-pio and\n"
@@ -275,6 +280,8 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		return parse_rate_ms(id, s, &a->stage.mu_disk_per_s);
 	case OPT_MU_NET:
 		return parse_rate_ms(id, s, &a->stage.mu_net_per_s);
+	case OPT_MU_NET_FULL:
+		return parse_rate_ms(id, s, &a->stage.mu_net_full_per_s);
 	case OPT_IRQ:
 		err = rxb_parse_double(s, 0.0, 1e9, &a->stage.irq_ns_per_pkt);
 		return err ? bad_value(id, s, err) : 0;
@@ -384,6 +391,9 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 	if (!(a->x.min_rate_bps < a->x.line_rate_bps))
 		return usage_error("--min-rate-bps (%g) must be below --line-rate-bps (%g)",
 				   a->x.min_rate_bps, a->x.line_rate_bps);
+	if (a->stage.mu_net_full_per_s > a->stage.mu_net_per_s)
+		return usage_error("--mu-net-full (%g/ms) exceeds --mu-net (%g/ms): a full queue is not served faster",
+				   a->stage.mu_net_full_per_s / PER_MS, a->stage.mu_net_per_s / PER_MS);
 	if (a->x.loss_episode_pkts > 0.0 && a->x.rounds != BNECK_ROUNDS_BURST)
 		return usage_error("--loss-episode-pkts needs --rounds burst (seed rounds lose a fraction, not episodes)");
 	if (a->stage.rule == RXB_BATCH_STRICT &&
@@ -538,6 +548,8 @@ static void json_inputs(struct jw *w, const struct model_args *a)
 	jw_double(w, "mu_pio_per_s", a->stage.mu_pio_per_s);
 	jw_double(w, "mu_disk_per_s", a->stage.mu_disk_per_s);
 	jw_double(w, "mu_net_per_s", a->stage.mu_net_per_s);
+	jw_double(w, "mu_net_full_per_s", a->stage.mu_net_full_per_s > 0 ?
+		  a->stage.mu_net_full_per_s : a->stage.mu_net_per_s);
 	jw_bool(w, "load_independent", a->stage.load_independent);
 	jw_double(w, "irq_ns_per_pkt", a->stage.irq_ns_per_pkt);
 	jw_uint(w, "queue_pkts", a->stage.queue_pkts);
@@ -598,6 +610,8 @@ static int output_json(const struct model_args *a, const struct bneck_result *r,
 	jw_double(&w, "mean_response_s", s->mean_response_s);
 	jw_double(&w, "service_rate_per_s", s->service_rate_per_s);
 	jw_double(&w, "capacity_bps", s->capacity_bps);
+	jw_double(&w, "capacity_full_bps", s->capacity_full_bps > 0 ?
+		  s->capacity_full_bps : s->capacity_bps);
 	jw_double(&w, "line_rate_loss", r->line_loss);
 	jw_double(&w, "line_rate_time_s", r->line_time_s);
 	if (qs->valid) {
@@ -704,6 +718,9 @@ static int output_text(const struct model_args *a, const struct bneck_result *r,
 		       qs->p50_s * 1e6, qs->p90_s * 1e6, qs->p99_s * 1e6);
 	printf("\n           mu = 1/E[R] = %.4f batches/ms: drains %.1f Mb/s\n",
 	       s->service_rate_per_s / PER_MS, s->capacity_bps / 1e6);
+	if (s->capacity_full_bps > 0)
+		printf("           once its queue has overflowed: drains %.1f Mb/s\n",
+		       s->capacity_full_bps / 1e6);
 	printf("Bottleneck %.1f Mb/s   loss %.3g   transfer time %.4f s\n",
 	       r->rate_bps / 1e6, r->loss, r->time_s);
 	printf("           (resend rounds %.3g, emptying the queue %.1f ms; at the line rate: loss %.3g, %.4f s)\n",

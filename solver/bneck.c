@@ -83,6 +83,9 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			return -EINVAL;
 		if (!(st[i].irq_ns_per_pkt >= 0.0) || !isfinite(st[i].irq_ns_per_pkt))
 			return -EINVAL;
+		if (!(st[i].mu_net_full_per_s >= 0.0) || !isfinite(st[i].mu_net_full_per_s) ||
+		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)
+			return -EINVAL;
 		if (st[i].load_independent)
 			continue;
 		if (!pos_finite(st[i].mu_pio_per_s) ||
@@ -107,6 +110,10 @@ struct model {
 	uint32_t nstages;
 	double mu[BNECK_MAX_STAGES];
 	double mu_on[BNECK_MAX_STAGES];	/* obey_pauses: between vacations */
+	/* With mu_net_full_per_s: the service rate once overflowed, and the
+	 * arrival rate above which it applies (0: never). */
+	double mu_full[BNECK_MAX_STAGES];
+	double keep_up_pkts_per_s[BNECK_MAX_STAGES];
 	bool paused[BNECK_MAX_STAGES];	/* obey_pauses and this stage has vacations */
 	const struct bneck_xfer *x;
 	struct rbudp_params rb;
@@ -221,9 +228,12 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	for (uint32_t i = 0; i < md->nstages; i++) {
 		double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
 					       IRQ_MIN_SHARE);
+		/* Beyond what it keeps up with, the queue fills: the full rate. */
+		double mu = md->keep_up_pkts_per_s[i] > 0.0 &&
+			    lambda > md->keep_up_pkts_per_s[i] ? md->mu_full[i] : md->mu[i];
 		struct bulkq_params p = {
 			.arrival_per_s = lambda,
-			.service_per_s = share * (md->paused[i] ? md->mu_on[i] : md->mu[i]),
+			.service_per_s = share * (md->paused[i] ? md->mu_on[i] : mu),
 			.queue_pkts = md->st[i].queue_pkts,
 			.batch_pkts = md->st[i].batch_pkts,
 			.rule = md->st[i].rule,
@@ -279,7 +289,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 		rs[i].pass = r.pass;
 		rs[i].absorb_pkts = br.absorb_pkts;
 		/* After the blast nothing arrives: it empties at its whole rate. */
-		rs[i].drain_pkts_per_s = md->mu[i] * md->st[i].batch_pkts;
+		rs[i].drain_pkts_per_s = mu * md->st[i].batch_pkts;
 		/* l = l_prev + l_i (1 - l_prev): lost here after passing so far. */
 		ln_loss = ln_add(ln_loss, r.ln_loss + ln_pass);
 		ln_pass += log(r.pass);
@@ -351,6 +361,29 @@ static int stage_service(const struct rxb_stage_inputs *in,
 	out->capacity_bps = irq_capacity(out->service_rate_per_s * in->batch_pkts,
 					 in->irq_ns_per_pkt, IRQ_MIN_SHARE) *
 			    x->payload_bytes * 8.0;
+	return 0;
+}
+
+/*
+ * The stage's service rate once its queue has overflowed
+ * (mu_net_full_per_s) into @mu_full, and the rate it then drains into
+ * out->capacity_full_bps.
+ */
+static int stage_full_service(const struct rxb_stage_inputs *in,
+			      const struct bneck_xfer *x, const struct ctmc_opts *o,
+			      struct bneck_stage *out, double *mu_full)
+{
+	struct rxb_stage_inputs full = *in;
+	struct bneck_stage st;
+	int err;
+
+	full.mu_net_per_s = in->mu_net_full_per_s;
+	full.mu_net_full_per_s = 0.0;
+	err = stage_service(&full, x, o, &st);
+	if (err)
+		return err;
+	*mu_full = st.service_rate_per_s;
+	out->capacity_full_bps = st.capacity_bps;
 	return 0;
 }
 
@@ -453,6 +486,15 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		md.mu[i] = res->stage[i].service_rate_per_s;
 		if (res->stage[i].tagged.rel_err > res->model_rel_err)
 			res->model_rel_err = res->stage[i].tagged.rel_err;
+		if (stages[i].mu_net_full_per_s > 0.0 &&
+		    stages[i].mu_net_full_per_s < stages[i].mu_net_per_s) {
+			err = stage_full_service(&stages[i], x, o, &res->stage[i],
+						 &md.mu_full[i]);
+			if (err)
+				return err;
+			md.keep_up_pkts_per_s[i] = res->stage[i].capacity_bps /
+						   (x->payload_bytes * 8.0);
+		}
 		if (x->obey_pauses && stages[i].vacation_s > 0.0) {
 			err = stage_on_service(&stages[i], x, o, &md.mu_on[i]);
 			if (err)

@@ -22,6 +22,11 @@
  * refines around the best grid point by golden-section search on its two
  * neighbouring intervals.
  *
+ * A stage with mu_net_full_per_s (0 < mu_full < mu) is served at mu_full
+ * wherever its arrivals exceed the rate it keeps up with at mu (its
+ * capacity_bps): the fluid limit of a server that slows once its queue is
+ * deep (docs/model.md §2.1).
+ *
  * With burst rounds (struct bneck_xfer.rounds) each stage also gives the
  * packets a round's burst loses less than l n (bulkq_burst(), O(K) per
  * stage and rate; skipped where loss x file packets < 1e-6, which moves T
@@ -102,6 +107,8 @@ struct bneck_stage {
 	double mean_response_s;	/* E[R] = 1 / mu */
 	double capacity_bps;	/* mu N S_pkt 8 (with irq_ns_per_pkt: the rate
 				 * where arrivals = service): what it drains */
+	double capacity_full_bps;	/* the same at mu_net_full_per_s: what it
+					 * drains once overflowed (0 without) */
 	double arrival_per_s;	/* lambda at the bottleneck rate */
 	double loss;		/* this stage's loss at the bottleneck rate */
 	double absorb_pkts;	/* c of a round there (burst rounds; else 0) */

@@ -50,6 +50,15 @@ struct rxb_stage_inputs {
 	double mu_pio_per_s;	/* CPU burst rate of I/O-bound tasks */
 	double mu_disk_per_s;	/* disk service rate */
 	double mu_net_per_s;	/* server's rate per batch when alone on the CPU */
+	/*
+	 * The same once the queue has overflowed, when it is lower: a
+	 * receiver that has fallen behind reads each packet long after it
+	 * arrived, out of cache (docs/e2e.md §5.000). Arrivals beyond what
+	 * the server keeps up with at mu_net_per_s fill the queue, and it is
+	 * then served at this rate: the fluid limit of a server that slows
+	 * once its queue is deep. 0: mu_net_per_s throughout.
+	 */
+	double mu_net_full_per_s;
 	uint32_t queue_pkts;	/* K */
 	uint32_t batch_pkts;	/* N */
 	enum rxb_batch_rule rule;

@@ -103,6 +103,8 @@ bad --batch 100 --queue-pkts 64 --batch-rule strict
 bad --min-rate-bps 2G --line-rate-bps 1G
 bad --loss-episode-pkts 0.5 --rounds burst
 bad --loss-episode-pkts 10	# seed rounds have no episodes
+bad --mu-net-full 50 --mu-net 40	# a full queue served faster
+bad --mu-net-full x
 # Episodes of M packets: never more resend rounds than packets lost one by
 # one (docs/model.md §3.2; the sums themselves are test_solver_rounds').
 "$CTL" model --json --rounds burst --cpu-bound 2 > "$T/b1.json" || die "model burst"
@@ -119,6 +121,30 @@ assert b5["transfer_time_s"] <= b1["transfer_time_s"] * (1 + 1e-12)
 # ... and fewer somewhere: where few packets are lost.
 assert any(c5["time_s"] < c1["time_s"] * (1 - 1e-6)
            for c1, c5 in zip(b1["curve"], b5["curve"]))
+PY
+# A service that slows once overflowed (docs/model.md §2.1): the full
+# drain is the capacity of the slow rate alone, and the curve is the fast
+# model's up to the fast capacity, the slow model's beyond it.
+m="--json --rounds burst --cpu-bound 2 --queue-pkts 2000 --batch 50 --batch-rule partial"
+m="$m --line-rate-bps 1.5G --points 300"
+"$CTL" model $m --mu-net 4 > "$T/fast.json" || die "model fast"
+"$CTL" model $m --mu-net 3 > "$T/slow.json" || die "model slow"
+"$CTL" model $m --mu-net 4 --mu-net-full 3 > "$T/depth.json" || die "model --mu-net-full"
+python3 - "$T/fast.json" "$T/slow.json" "$T/depth.json" <<'PY' || die "model --mu-net-full"
+import json, sys
+f, s, d = (json.load(open(x)) for x in sys.argv[1:])
+assert d["inputs"]["mu_net_full_per_s"] == 3000 and f["inputs"]["mu_net_full_per_s"] == 4000
+assert abs(d["capacity_full_bps"] / s["capacity_bps"] - 1) < 1e-12
+assert abs(d["capacity_bps"] / f["capacity_bps"] - 1) < 1e-12
+assert f["capacity_full_bps"] == f["capacity_bps"]
+c = d["capacity_bps"]
+n = {"below": 0, "above": 0}
+for cf, cs, cd in zip(f["curve"], s["curve"], d["curve"]):
+    assert cf["rate_bps"] == cd["rate_bps"] == cs["rate_bps"]
+    ref = cf if cd["rate_bps"] <= c else cs
+    n["below" if cd["rate_bps"] <= c else "above"] += 1
+    assert cd["loss"] == ref["loss"] and cd["time_s"] == ref["time_s"], (cd, ref)
+assert n["below"] > 10 and n["above"] > 10, n
 PY
 "$CTL" model --help | grep -q -- '--cpu-bound' || die "model --help"
 log "PASS"

@@ -506,6 +506,123 @@ static void test_irq_on_server_cpu(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/*
+ * A service that slows once the queue overflows (mu_net_full_per_s): up to
+ * the capacity c at mu every point is the plain model's, beyond it the
+ * model's with mu_full throughout - loss against bulk queues solved at
+ * either service rate, T against the two solves - and the optimum is the
+ * fast model's where that lies below c. The e2e k = 3 figures: 1270
+ * against 1560 ns per packet.
+ */
+static void test_depth_cost(void **state)
+{
+	struct rxb_stage_inputs s = seed_stage(3, 0, RXB_BATCH_PARTIAL);
+	struct bneck_xfer x = seed_xfer;
+	struct bneck_result fast, slow, depth;
+	struct bneck_ws ws;
+	double c_pkts, fast_mu, slow_mu, fast_rate, fast_time;
+	uint32_t below = 0, above = 0;
+
+	(void)state;
+	x.rounds = BNECK_ROUNDS_BURST;
+	x.line_rate_bps = 6e9;
+	x.min_rate_bps = 1e8;
+	x.payload_bytes = 1472;
+	x.file_bytes = 200e6;
+	x.one_way_delay_s = 0.1;
+	x.loss_episode_pkts = 2000;
+	s.queue_pkts = 3641;
+	s.batch_pkts = 1000;
+	s.mu_net_per_s = 1e9 / (1270.0 * s.batch_pkts);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &fast), 0);
+	s.mu_net_per_s = 1e9 / (1560.0 * s.batch_pkts);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &slow), 0);
+	s.mu_net_full_per_s = s.mu_net_per_s;
+	s.mu_net_per_s = 1e9 / (1270.0 * s.batch_pkts);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &depth), 0);
+
+	fast_mu = fast.stage[0].service_rate_per_s;
+	fast_rate = fast.rate_bps;
+	fast_time = fast.time_s;
+	slow_mu = slow.stage[0].service_rate_per_s;
+	check_rel(depth.stage[0].service_rate_per_s, fast_mu, 1e-15, "mu: the fast one");
+	check_rel(depth.stage[0].capacity_bps, fast.stage[0].capacity_bps, 1e-15,
+		  "capacity: the fast one");
+	check_rel(depth.stage[0].capacity_full_bps, slow.stage[0].capacity_bps, 1e-15,
+		  "capacity once overflowed: the slow one");
+	assert_true(fast.stage[0].capacity_full_bps == 0.0);
+	c_pkts = depth.stage[0].capacity_bps / (8.0 * x.payload_bytes);
+	for (uint32_t i = 0; i < depth.npoints; i++) {
+		double lam = depth.curve[i].rate_bps / (8.0 * x.payload_bytes);
+		bool over = lam > c_pkts;
+		struct bulkq_params p = {
+			.arrival_per_s = lam,
+			.service_per_s = over ? slow_mu : fast_mu,
+			.queue_pkts = s.queue_pkts, .batch_pkts = s.batch_pkts,
+			.rule = s.rule,
+		};
+		struct bulkq_result r;
+
+		assert_int_equal(bulkq_loss(&p, &r), 0);
+		if (r.ln_loss < -700)
+			assert_true(depth.curve[i].ln_loss < -690);
+		else
+			check_rel(depth.curve[i].loss, r.loss, 1e-12, "loss at mu(lambda)");
+	}
+	/* The curves are the workspace's: solve again for each comparison. */
+	{
+		struct bneck_point *d = calloc(depth.npoints, sizeof(*d));
+
+		assert_non_null(d);
+		for (uint32_t i = 0; i < depth.npoints; i++)
+			d[i] = depth.curve[i];
+		s.mu_net_full_per_s = 0;
+		assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &fast), 0);
+		for (uint32_t i = 0; i < depth.npoints; i++) {
+			if (d[i].rate_bps / (8.0 * x.payload_bytes) > c_pkts)
+				continue;
+			check_rel(d[i].time_s, fast.curve[i].time_s, 1e-12, "T below c: fast");
+			below++;
+		}
+		s.mu_net_per_s = 1e9 / (1560.0 * s.batch_pkts);
+		assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &slow), 0);
+		for (uint32_t i = 0; i < depth.npoints; i++) {
+			if (!(d[i].rate_bps / (8.0 * x.payload_bytes) > c_pkts))
+				continue;
+			check_rel(d[i].time_s, slow.curve[i].time_s, 1e-12, "T above c: slow");
+			above++;
+		}
+		free(d);
+	}
+	assert_true(below > 10 && above > 10);
+	fprintf(stderr, "depth cost: capacity %.3f / %.3f Gb/s (kept up / full); rate %.3f Gb/s "
+		"(slow throughout %.3f), T %.3f s (%.3f)\n", depth.stage[0].capacity_bps / 1e9,
+		depth.stage[0].capacity_full_bps / 1e9, depth.rate_bps / 1e9, slow.rate_bps / 1e9,
+		depth.time_s, slow.time_s);
+	/*
+	 * Never slower than the slow service throughout. The fast model's own
+	 * optimum lies below c (its bulk queue loses before c: a batch of
+	 * 1000 packets is one exponential service), where the two agree, so
+	 * it is the optimum here too.
+	 */
+	assert_true(depth.time_s <= slow.time_s);
+	assert_true(fast_rate < depth.stage[0].capacity_bps);
+	check_rel(depth.rate_bps, fast_rate, 1e-3, "rate: the fast model's, below c");
+	check_rel(depth.time_s, fast_time, 1e-6, "T: the fast model's, below c");
+	assert_true(depth.rate_bps > 1.1 * slow.rate_bps);
+
+	/* A full queue served faster, or not a rate: rejected. */
+	s.mu_net_per_s = 1e9 / (1270.0 * s.batch_pkts);
+	s.mu_net_full_per_s = 1.01 * s.mu_net_per_s;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &depth), -EINVAL);
+	s.mu_net_full_per_s = -1;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &depth), -EINVAL);
+	s.mu_net_full_per_s = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &depth), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_vacations),
 		cmocka_unit_test(test_pause_obeyed),
 		cmocka_unit_test(test_irq_on_server_cpu),
+		cmocka_unit_test(test_depth_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

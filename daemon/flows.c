@@ -238,6 +238,7 @@ static struct mi_env env_of(const struct flows *f, const struct rxb_epoch *e)
 		.netdev_max_backlog = f->netdev_max_backlog,
 		.fallback_rx_ring = f->p.fallback_rx_ring,
 		.irq_in_task_time = f->p.irq_time_accounting == 0,
+		.depth_cost = f->p.depth_cost,
 		.now_ns = e ? e->end_ns : rxb_mono_ns(),
 	};
 

@@ -42,6 +42,7 @@ static const char *const basis_names[] = {
 	[MI_COST_FIT] = "fit",
 	[MI_COST_LAST_FIT] = "last-fit",
 	[MI_COST_RATIO] = "ratio",
+	[MI_COST_KEPT_UP] = "kept-up",
 };
 
 const char *mi_cost_basis_name(enum mi_cost_basis b)
@@ -453,15 +454,15 @@ static void sat_decay(struct mi_sat *s, double d)
 }
 
 /*
- * Is this a saturated epoch: did the receiver do nothing but dequeue? On
+ * Is this a busy epoch: did the receiver do nothing but dequeue? On
  * success the receiver's load (#C + #I over its CPUs, weighted by its
- * on-CPU time there) goes to @load. @ratio_ns is the all-epochs on-CPU
- * time per packet before this epoch. The tests, each for a kind of epoch
- * that overflows without measuring the saturated cost:
+ * on-CPU time there) goes to @load, and whether its socket overflowed
+ * (rcvbuf drops; any drops of the socket when the reasons were not
+ * measured) to @overflowed: a saturated epoch if it did, a kept-up one if
+ * not. @ratio_ns is the all-epochs on-CPU time per packet before this
+ * epoch. Unless the drops were measured it is neither. The tests, each
+ * for a kind of epoch that does not measure the cost of a busy receiver:
  *
- *  - the socket overflowed: rcvbuf drops (any drops of the socket when the
- *    reasons were not measured). Without them the receiver kept up and
- *    slept in between; its cost carries wake-ups.
  *  - it hardly slept: at least MI_SAT_MIN_PPW packets per wake-up. At the
  *    measured 6.5-10 us per wake-up that is at most 25 ns per packet,
  *    < 2.5 % of the ~1.1-1.7 us a packet costs; a stricter bound refuses
@@ -496,8 +497,9 @@ static void sat_decay(struct mi_sat *s, double d)
  *    < 5 ns per packet. The fair-share test uses the whole on-CPU time:
  *    it asks whether the receiver was runnable, spinning or not.
  */
-static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
-			    double ratio_ns, double spin_ns, double *load, double *oncpu)
+static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
+		       double ratio_ns, double spin_ns, double *load, double *oncpu,
+		       bool *overflowed)
 {
 	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns, tp = t;
 	double z = s->counts_valid ? (double)s->empty_reads : 0;
@@ -506,7 +508,10 @@ static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoc
 
 	*load = NAN;
 	*oncpu = NAN;
-	if (!drops || !(p > 0) || !(t > 0))
+	*overflowed = drops > 0;
+	if (!s->reasons_valid && !s->drops_valid)
+		return false;
+	if (!(p > 0) || !(t > 0))
 		return false;
 	if ((double)s->recv_wakeups * MI_SAT_MIN_PPW > p)
 		return false;
@@ -555,7 +560,8 @@ static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoc
 }
 
 /*
- * Fold a saturated epoch into the estimate; decay it in any other. The
+ * Fold a busy epoch into the saturated or the kept-up estimate (as its
+ * socket overflowed or not); decay both in any other. The
  * sums decay with MI_TAU_S like every cost here, and a value once
  * measured stays (decay scales the sums alike) until new saturated epochs
  * outweigh it. Saturated epochs are rare - about one per transfer that
@@ -571,19 +577,19 @@ static bool epoch_saturated(const struct rxb_sock_meas *s, const struct rxb_epoc
 static void learn_saturated(struct mi_learn *l, const struct rxb_sock_meas *s,
 			    const struct rxb_epoch *e, double ratio_ns, double k)
 {
-	struct mi_sat *sat = &l->sat;
+	struct mi_sat *sat;
 	double load, oncpu;
+	bool over;
 
-	sat_decay(sat, k);
-	if (!epoch_saturated(s, e, ratio_ns, l->cost3_known ? l->cost3_e_ns : NAN,
-			     &load, &oncpu)) {
-		uint64_t drops = s->reasons_valid ? s->drops_rcvbuf :
-				 s->drops_valid ? s->drops : 0;
-
-		if (drops)
-			sat->refused++;
+	sat_decay(&l->sat, k);
+	sat_decay(&l->kept, k);
+	if (!epoch_busy(s, e, ratio_ns, l->cost3_known ? l->cost3_e_ns : NAN,
+			&load, &oncpu, &over)) {
+		if (over)
+			l->sat.refused++;
 		return;
 	}
+	sat = over ? &l->sat : &l->kept;
 	sat->ns += oncpu;
 	sat->pkts += (double)s->pkts_out;
 	sat->load_pkts += load * (double)s->pkts_out;
@@ -600,10 +606,12 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 	/* The receiver's scheduling is known with the scheduler probe only. */
 	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt);
 
-	if (sched)
+	if (sched) {
 		learn_saturated(l, s, e, mi_ratio_value(&l->cpu_ns_per_pkt), k);
-	else
+	} else {
 		sat_decay(&l->sat, k);
+		sat_decay(&l->kept, k);
+	}
 	if (sched) {
 		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
 			  MI_MIN_PKTS);
@@ -793,6 +801,7 @@ static void learn_decay(struct mi_learn *l, double k)
 		ratio_add(r[i], k, 0, 0, INFINITY);
 	fit_decay(&l->cost_fit, k);
 	sat_decay(&l->sat, k);
+	sat_decay(&l->kept, k);
 }
 
 
@@ -960,16 +969,43 @@ static void fit_terms(char *buf, size_t size, double a, double e)
 }
 
 /*
+ * With @depth ([model] queue_depth_cost): the kept-up cost (in @b already)
+ * when it and the saturated one were both measured at about the present
+ * load and it is the lower, the saturated one going to
+ * cpu_ns_per_pkt_full for the rates that overflow the queue. 0 if so.
+ */
+static int choose_kept_up(bool depth, double now, double sat, double sat_load,
+			  const char *terms, double ratio, enum mi_src src,
+			  struct mi_stage_b *b)
+{
+	double kept = b->cpu_ns_per_pkt_kept_up, kept_load = b->kept_up_load;
+
+	if (!depth || !(kept > 0) || !(kept < sat) || !isfinite(now) ||
+	    !(fabs(now - kept_load) <= MI_SAT_MAX_DLOAD))
+		return -1;
+	set_value(&b->cpu_ns_per_pkt, kept, src);
+	b->cpu_ns_per_pkt_basis = MI_COST_KEPT_UP;
+	b->cpu_ns_per_pkt_full = sat;
+	snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+		 "kept up at #C+#I %.1f; saturated %.0f once overflowed, at %.1f "
+		 "(fit %.0f ns/pkt%s, ratio %.0f)", kept_load, sat, sat_load,
+		 b->cpu_ns_per_pkt_fit, terms, ratio);
+	return 0;
+}
+
+/*
  * cpu_ns_per_pkt: the saturated cost when it was measured at about the
- * present load, else b of the fit (or of the last separable fit), else
- * the ratio. The why keeps "ratio N" and "+ A ns/wake-up" in every form
- * that has them (tests/e2e/analyze.py reads them).
+ * present load (or the kept-up one below it, choose_kept_up()), else b of
+ * the fit (or of the last separable fit), else the ratio. The why keeps
+ * "ratio N" and "+ A ns/wake-up" in every form that has them
+ * (tests/e2e/analyze.py reads them).
  */
 static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
-			uint16_t port, enum mi_src src, struct mi_stage_b *b)
+			uint16_t port, enum mi_src src, bool depth, struct mi_stage_b *b)
 {
 	double ns = mi_ratio_value(&l->cpu_ns_per_pkt);
 	double sat_load, sat = mi_sat_value(&l->sat, &sat_load);
+	double kept_load, kept = mi_sat_value(&l->kept, &kept_load);
 	double fa = NAN, fb = NAN, fe = NAN, now = load_now(b);
 	char other[64] = "", terms[64] = "";
 	size_t len;
@@ -979,6 +1015,9 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	b->cpu_ns_per_pkt_fit = NAN;
 	b->cpu_ns_per_pkt_saturated = sat > 0 ? sat : NAN;
 	b->saturated_load = sat > 0 ? sat_load : NAN;
+	b->cpu_ns_per_pkt_kept_up = kept > 0 ? kept : NAN;
+	b->kept_up_load = kept > 0 ? kept_load : NAN;
+	b->cpu_ns_per_pkt_full = NAN;
 	b->cpu_ns_per_pkt_basis = MI_COST_NONE;
 	b->cpu_ns_per_empty_read = NAN;
 	b->cost_fit_terms = 0;
@@ -1052,6 +1091,8 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	 * cost depends on the co-runners (MI_SAT_MAX_DLOAD, learn_saturated()).
 	 */
 	if (sat > 0 && isfinite(now) && fabs(now - sat_load) <= MI_SAT_MAX_DLOAD) {
+		if (!choose_kept_up(depth, now, sat, sat_load, terms, ns, src, b))
+			return;
 		set_value(&b->cpu_ns_per_pkt, sat, src);
 		b->cpu_ns_per_pkt_basis = MI_COST_SATURATED;
 		if (isfinite(fb))
@@ -1144,7 +1185,7 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 
 	workload(l, e, b);
 	disk_rates(disk, b);
-	choose_cost(l, e, port, src, b);
+	choose_cost(l, e, port, src, env->depth_cost, b);
 	irq_cost(l, src, b);
 	episode_size(l, e, b);
 	if (l->rcvbuf_bytes && ts > 0) {
@@ -1185,6 +1226,8 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	in->cpu_bound = b->cpu_bound.v;
 	in->io_bound = b->io_bound.v;
 	in->mu_net_per_s = b->mu_net_per_s.v;
+	if (isfinite(b->cpu_ns_per_pkt_full))
+		in->mu_net_full_per_s = 1e9 / (b->cpu_ns_per_pkt_full * n);
 	in->queue_pkts = k;
 	in->batch_pkts = n;
 	in->rule = env->rule;

@@ -158,6 +158,10 @@ struct mi_fit {
  * on-CPU ns / packets is the cost that defines its capacity, with no
  * wake-up share to separate. Decayed sums like struct mi_ratio; load is
  * the packet-weighted #C + #I of the receiver's CPUs in those epochs.
+ * The same sums over the epochs that pass every test but the overflow (no
+ * rcvbuf drops: the receiver was as busy but kept up) give the kept-up
+ * cost, struct mi_learn.kept: 12-25 % below the saturated one on the test
+ * VM (docs/e2e.md §5.000, §5.00), where a full queue is read out of cache.
  */
 struct mi_sat {
 	double ns, pkts;	/* decayed on-CPU ns and packets dequeued */
@@ -181,6 +185,8 @@ enum mi_cost_basis {
 	MI_COST_FIT,		/* b of the fit over the recent epochs */
 	MI_COST_LAST_FIT,	/* b of the last fit that could separate its terms */
 	MI_COST_RATIO,		/* on-CPU ns / pkt over all epochs */
+	MI_COST_KEPT_UP,	/* the kept-up cost, the saturated one above it
+				 * (struct mi_env.depth_cost) */
 };
 
 const char *mi_cost_basis_name(enum mi_cost_basis b);
@@ -197,6 +203,7 @@ struct mi_learn {
 						 * fit's (a NaN: no wake-ups) */
 	bool cost3_known;			/* cost3_* set */
 	struct mi_sat sat;			/* cost while saturated */
+	struct mi_sat kept;			/* cost while busy but keeping up */
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	struct mi_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
@@ -261,6 +268,14 @@ struct mi_stage_b {
 						 * solved now, "" when it can */
 	double cpu_ns_per_pkt_saturated;	/* struct mi_sat's, NaN without */
 	double saturated_load;			/* #C + #I it was measured at, NaN */
+	double cpu_ns_per_pkt_kept_up;		/* mi_learn.kept's, NaN without */
+	double kept_up_load;			/* #C + #I it was measured at, NaN */
+	/*
+	 * With the kept-up basis: the saturated cost, which serves the stage
+	 * once its queue has overflowed (rxb_stage_inputs.mu_net_full_per_s);
+	 * NaN otherwise.
+	 */
+	double cpu_ns_per_pkt_full;
 	struct mi_value pkts_per_wakeup;
 	struct mi_value queue_pkts;
 	struct mi_value mu_net_per_s;
@@ -307,6 +322,9 @@ struct mi_env {
 	uint32_t fallback_rx_ring;	/* for devices without a report */
 	bool irq_in_task_time;		/* the kernel charges interrupt time to
 					 * the task it interrupts */
+	bool depth_cost;		/* [model] queue_depth_cost: the kept-up
+					 * cost below the overflow, the
+					 * saturated one above */
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at the epoch's end */
 };
 

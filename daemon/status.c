@@ -70,12 +70,17 @@ static void placement_json(struct jw *w, int n, const int *cpu, const double *sh
 }
 
 /* Which estimate cpu_ns_per_pkt is, and the others beside it. */
-static void cpu_cost_json(struct jw *w, const struct mi_stage_b *b, const struct mi_sat *sat)
+static void cpu_cost_json(struct jw *w, const struct mi_stage_b *b, const struct mi_sat *sat,
+			  const struct mi_sat *kept)
 {
 	jw_obj_begin(w, "cpu_cost");
 	jw_str(w, "basis", mi_cost_basis_name(b->cpu_ns_per_pkt_basis));
 	jw_double(w, "saturated_ns", b->cpu_ns_per_pkt_saturated);
 	jw_double(w, "saturated_load", b->saturated_load);
+	jw_double(w, "kept_up_ns", b->cpu_ns_per_pkt_kept_up);
+	jw_double(w, "kept_up_load", b->kept_up_load);
+	jw_uint(w, "kept_up_epochs", kept->taken);
+	jw_double(w, "full_ns", b->cpu_ns_per_pkt_full);
 	jw_uint(w, "saturated_epochs", sat->taken);
 	jw_uint(w, "overflow_epochs_refused", sat->refused);
 	jw_double(w, "fit_b_ns", b->cpu_ns_per_pkt_fit);
@@ -108,7 +113,7 @@ static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 	jw_bool(w, "io_bound_ignored", in->b.io_ignored);
 	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
 	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
-	cpu_cost_json(w, &in->b, &l->sat);
+	cpu_cost_json(w, &in->b, &l->sat, &l->kept);
 	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
 	value_json(w, "queue_pkts", &in->b.queue_pkts);
 	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);
@@ -144,6 +149,8 @@ static void stage_json(struct jw *w, const struct rxb_stage_inputs *in,
 	jw_double(w, "cpu_bound", in->load_independent ? NAN : in->cpu_bound);
 	jw_double(w, "io_bound", in->load_independent ? NAN : in->io_bound);
 	jw_double(w, "mu_net_per_s", in->mu_net_per_s);
+	jw_double(w, "mu_net_full_per_s", in->mu_net_full_per_s > 0 ?
+		  in->mu_net_full_per_s : in->mu_net_per_s);
 	jw_double(w, "irq_ns_per_pkt", in->irq_ns_per_pkt);
 	jw_uint(w, "queue_pkts", in->queue_pkts);
 	jw_uint(w, "batch_pkts", in->batch_pkts);
@@ -154,6 +161,8 @@ static void stage_json(struct jw *w, const struct rxb_stage_inputs *in,
 	jw_double(w, "service_rate_per_s", st->service_rate_per_s);
 	jw_double(w, "mean_response_s", st->mean_response_s);
 	jw_double(w, "capacity_bps", st->capacity_bps);
+	jw_double(w, "capacity_full_bps", st->capacity_full_bps > 0 ?
+		  st->capacity_full_bps : st->capacity_bps);
 	jw_double(w, "loss", st->loss);
 	jw_obj_end(w);
 }
@@ -722,6 +731,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 	value_text(o, "ns/pkt", &in->b.cpu_ns_per_pkt, "%.0f");
 	if (in->b.cpu_ns_per_pkt_basis != MI_COST_NONE)
 		ctl_out_printf(o, " [%s]", mi_cost_basis_name(in->b.cpu_ns_per_pkt_basis));
+	if (isfinite(in->b.cpu_ns_per_pkt_full))
+		ctl_out_printf(o, " full-queue ns/pkt %.0f", in->b.cpu_ns_per_pkt_full);
 	value_text(o, "N", &in->b.pkts_per_wakeup, "%.1f");
 	value_text(o, "K", &in->b.queue_pkts, "%.0f");
 	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");

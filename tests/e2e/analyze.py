@@ -132,6 +132,10 @@ def daemon_view(ep, port=None):
         "model_loss": model.get("loss"),
         "model_time_s": model.get("transfer_time_s"),
         "model_stages": model.get("stages"),
+        "mu_net_full_per_s": ((model.get("stages") or [{}])[-1] or {}).get("mu_net_full_per_s"),
+        "cpu_ns_per_pkt_kept_up": ((b.get("cpu_cost") or {}).get("kept_up_ns")),
+        "cpu_ns_per_pkt_saturated": ((b.get("cpu_cost") or {}).get("saturated_ns")),
+        "cpu_cost_basis": ((b.get("cpu_cost") or {}).get("basis")),
         "rate_bps": rate.get("rate_bps"),
         "rate_flags": rate.get("flags"),
         "one_way_delay_s": (f.get("transfer") or {}).get("one_way_delay_s"),
@@ -270,6 +274,10 @@ def model_curve(build, inp, meta, rates, episode_pkts=None):
             "--points", "400", "--rounds", rounds]
     if inp.get("irq_ns_per_pkt"):
         args += ["--irq-ns-per-pkt", "%.6g" % inp["irq_ns_per_pkt"]]
+    # The daemon's queue-depth split ([model] queue_depth_cost): mu_full < mu.
+    full = inp.get("mu_net_full_per_s")
+    if full and full < inp["mu_net_per_s"] * (1 - 1e-9):
+        args += ["--mu-net-full", "%.9g" % (full / 1e3)]
     if episode_pkts and rounds == "burst":
         args += ["--loss-episode-pkts", "%.6g" % max(1.0, episode_pkts)]
     try:
@@ -416,7 +424,8 @@ def main():
             "cpu_bound", "cpu_ns_per_pkt", "cpu_ns_per_pkt_ratio", "cpu_ns_per_wakeup",
             "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "irq_ns_per_pkt", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
             "stage_a_pkts_per_poll", "stage_a_queue_pkts", "loss_episode_pkts",
-            "model_loss_episode_pkts")}
+            "model_loss_episode_pkts", "mu_net_full_per_s", "cpu_ns_per_pkt_kept_up",
+            "cpu_ns_per_pkt_saturated")}
         dv["queue_pkts_seen"] = sorted({d["daemon_before"].get("queue_pkts") for d in fr
                                         if d["daemon_before"].get("queue_pkts") is not None})
         claims = {}

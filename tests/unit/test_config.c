@@ -76,6 +76,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_PARTIAL);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_BURST);
 	assert_int_equal(c.model.loss_episodes, 0);
+	assert_false(c.model.queue_depth_cost);
 	/* docs/PROTOCOL.md §1, §9 (and sendsrv_limits_default()). */
 	assert_int_equal(c.control.listen_address.n, 2);
 	assert_string_equal(c.control.listen_address.addr[0], "127.0.0.1");
@@ -232,6 +233,7 @@ static void test_every_key_set(void **state)
 		"sweep_points = 1000\n"
 		"batch_rule = strict\n"
 		"rounds = seed\n"
+		"queue_depth_cost = yes\n"
 		"loss_episodes = measured\n"
 		"[control]\n"
 		"listen_address = ::\n"
@@ -283,6 +285,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_STRICT);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_SEED);
 	assert_int_equal(c.model.loss_episodes, 1);
+	assert_true(c.model.queue_depth_cost);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");
 	assert_true(c.control.output_queue_bytes == 1048576);

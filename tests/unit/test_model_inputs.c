@@ -939,6 +939,96 @@ static void g_feed(struct mi_learn *l, struct mi_disk *d, struct rxb_epoch *e,
 }
 
 /*
+ * An epoch in which the receiver, with @hogs on its CPU, had 0.95 of its
+ * fair share and paid @ns_pkt per packet, one wake-up, @drops rcvbuf drops.
+ */
+static struct rxb_epoch *busy_epoch(uint64_t seq, double hogs, double ns_pkt,
+				    uint64_t drops)
+{
+	struct rxb_epoch *e = g_epoch(seq, hogs);
+	double pkts = floor(0.95 * G_EPOCH_S * 1e9 / (hogs + 1) / ns_pkt);
+
+	g_sock(e, (uint64_t)pkts, pkts * ns_pkt, 1, drops);
+	return e;
+}
+
+/*
+ * [model] queue_depth_cost: busy epochs without overflow give the kept-up
+ * cost, those with it the saturated one (docs/daemon.md §3). With the
+ * option, the kept-up cost sets mu and the saturated one mu_full; without
+ * it, or at another load, or when the kept-up cost is not the lower, the
+ * saturated cost serves alone. The e2e k = 3 figures: 1270 / 1560 ns.
+ */
+static void test_kept_up_cost(void **state)
+{
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	struct rxb_epoch *e;
+	uint64_t st = 7, seq = 0;
+	double n;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	for (int i = 0; i < 6; i++)
+		g_feed(&l, &d, g_light(++seq, 3, 2000, &st), &r);
+	g_feed(&l, &d, busy_epoch(++seq, 3, 1270, 0), &r);
+	assert_int_equal(l.kept.taken, 1);
+	assert_int_equal(l.sat.taken, 0);
+	/* Kept-up alone: reported, not used (there is nothing to switch to). */
+	check_rel(r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-9);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_KEPT_UP);
+	g_feed(&l, &d, busy_epoch(++seq, 3, 1560, 20000), &r);
+	assert_int_equal(l.sat.taken, 1);
+	assert_int_equal(l.kept.taken, 1);
+
+	/* Without the option: the saturated cost, as before. */
+	e = busy_epoch(++seq, 3, 1560, 0);
+	e->socks[0].pkts_out = 10;	/* a quiet epoch: learns nothing busy */
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	check_rel(r.b.cpu_ns_per_pkt.v, 1560, 1e-6);
+	check_rel(r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-6);
+	assert_true(isnan(r.b.cpu_ns_per_pkt_full));
+	assert_true(r.stages[0].mu_net_full_per_s == 0.0);
+
+	/* With it: mu from the kept-up cost, mu_full from the saturated one. */
+	env.depth_cost = true;
+	mi_compute(&l, &d, PORT, e, &env, &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_KEPT_UP);
+	check_rel(r.b.cpu_ns_per_pkt.v, 1270, 1e-6);
+	check_rel(r.b.cpu_ns_per_pkt_full, 1560, 1e-6);
+	n = r.stages[r.nstages - 1].batch_pkts;
+	check_rel(r.stages[r.nstages - 1].mu_net_per_s, 1e9 / (r.b.cpu_ns_per_pkt.v * n), 1e-12);
+	check_rel(r.stages[r.nstages - 1].mu_net_full_per_s, 1e9 / (1560.0 * n), 1e-6);
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "kept up at #C+#I 3.0"));
+
+	/* At another load neither is used. */
+	e->cpus[1].cpu_bound = 1;
+	mi_compute(&l, &d, PORT, e, &env, &r);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_KEPT_UP);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_true(r.stages[r.nstages - 1].mu_net_full_per_s == 0.0);
+	free(e);
+
+	/* A kept-up cost above the saturated one: the saturated serves alone. */
+	mi_learn_init(&l);
+	for (int i = 0; i < 6; i++)
+		g_feed(&l, &d, g_light(++seq, 3, 2000, &st), &r);
+	g_feed(&l, &d, busy_epoch(++seq, 3, 1600, 0), &r);
+	e = busy_epoch(++seq, 3, 1560, 20000);
+	env = env_for(e);
+	env.depth_cost = true;
+	mi_update(&l, &d, PORT, e, G_EPOCH_S, &env, &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_true(r.stages[r.nstages - 1].mu_net_full_per_s == 0.0);
+	free(e);
+}
+
+/*
  * The e2e's pattern at k = 2: fixed-rate transfers, each a few light
  * epochs and one epoch inside an overflowing first blast. The fit of
  * a x wake-ups + b x packets puts the cold-cache and per-call costs of
@@ -1698,6 +1788,7 @@ int main(void)
 		cmocka_unit_test(test_workload_missing),
 		cmocka_unit_test(test_unsampled_epochs),
 		cmocka_unit_test(test_loss_episodes),
+		cmocka_unit_test(test_kept_up_cost),
 		cmocka_unit_test(test_saturated_cost),
 		cmocka_unit_test(test_saturated_refused),
 		cmocka_unit_test(test_saturated_decay_and_load),

@@ -128,7 +128,7 @@ static const struct config_key keys[] = {
 		 "Resend rounds: burst (each round a burst the queue partly absorbs) or seed (eq. 3)."),
 	ROW_T("model", "queue_depth_cost", CONFIG_BOOL, model.queue_depth_cost, "no", 0,
 	      "Serve the receiver at its kept-up cost until its queue overflows, at its saturated cost after."),
-	ROW_ENUM("model", "loss_episodes", model.loss_episodes, episode_names, "off", 0,
+	ROW_ENUM("model", "loss_episodes", model.loss_episodes, episode_names, "measured", 0,
 		 "Burst rounds: off (a packet lost is a round) or measured (loss comes in episodes of the measured size)."),
 
 	/* [control] */

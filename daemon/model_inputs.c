@@ -743,7 +743,6 @@ static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n, dou
 		  MI_MIN_POLLS);
 }
 
-/* Decay every estimate of an idle flow so that stale costs lose weight. */
 /*
  * Loss episodes that ended in this epoch. Drops are counted in every
  * epoch, sampled or not (kfree_skb stays attached), so this runs in all of
@@ -790,6 +789,7 @@ double mi_episode_pkts(const struct mi_learn *l)
 	return NAN;
 }
 
+/* Decay every estimate of an idle flow so that stale costs lose weight. */
 static void learn_decay(struct mi_learn *l, double k)
 {
 	struct mi_ratio *r[] = {
@@ -986,10 +986,15 @@ static int choose_kept_up(bool depth, double now, double sat, double sat_load,
 	set_value(&b->cpu_ns_per_pkt, kept, src);
 	b->cpu_ns_per_pkt_basis = MI_COST_KEPT_UP;
 	b->cpu_ns_per_pkt_full = sat;
-	snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-		 "kept up at #C+#I %.1f; saturated %.0f once overflowed, at %.1f "
-		 "(fit %.0f ns/pkt%s, ratio %.0f)", kept_load, sat, sat_load,
-		 b->cpu_ns_per_pkt_fit, terms, ratio);
+	if (isfinite(b->cpu_ns_per_pkt_fit))
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "kept up at #C+#I %.1f; saturated %.0f once overflowed, at %.1f "
+			 "(fit %.0f ns/pkt%s, ratio %.0f)", kept_load, sat, sat_load,
+			 b->cpu_ns_per_pkt_fit, terms, ratio);
+	else
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "kept up at #C+#I %.1f; saturated %.0f once overflowed, at %.1f "
+			 "(no fit yet, ratio %.0f)", kept_load, sat, sat_load, ratio);
 	return 0;
 }
 

@@ -431,7 +431,7 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 _Static_assert(SOCKQ_EPISODE_BUCKETS == RXB_EPISODE_BUCKETS,
 	       "the probe's episode buckets are the record's");
 
-/* The loss episodes that began and ended between two snapshots of a port. */
+/* The loss episodes that began, and those that ended, between two snapshots. */
 static void episodes_of(struct rxb_sock_meas *m, const struct sockq_snap_port *c,
 			const struct sockq_snap_port *p)
 {

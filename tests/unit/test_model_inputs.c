@@ -703,6 +703,18 @@ static struct rxb_epoch *episode_epoch(uint64_t seq, bool sampled, int n,
  * Buckets (four per octave): 100 packets in 26 = [96, 112), 700 in
  * 37 = [640, 768), 5000 in 48 = [4096, 5120), 20000 in 56 = [16384, 20480).
  */
+/* Feed @l one episode_epoch() of @dt_s; the inputs go to @r. */
+static void episode_feed(struct mi_learn *l, struct mi_disk *d, uint64_t seq, bool sampled,
+			 int n, const struct rxb_episode_bin *bins, double dt_s,
+			 struct mi_result *r)
+{
+	struct rxb_epoch *e = episode_epoch(seq, sampled, n, bins);
+	struct mi_env env = env_for(e);
+
+	mi_update(l, d, PORT, e, dt_s, &env, r);
+	free(e);
+}
+
 static void test_loss_episodes(void **state)
 {
 	const struct rxb_episode_bin b1[] = { { 26, 1 }, { 48, 1 } };
@@ -711,8 +723,6 @@ static void test_loss_episodes(void **state)
 	struct mi_learn l;
 	struct mi_disk d;
 	struct mi_result r;
-	struct mi_env env;
-	struct rxb_epoch *e;
 
 	(void)state;
 	assert_true(rxb_episode_bucket_lo(26) == 96 && rxb_episode_bucket_lo(27) == 112);
@@ -721,42 +731,27 @@ static void test_loss_episodes(void **state)
 	mi_learn_init(&l);
 	mi_disk_init(&d);
 	/* Nothing ended yet. */
-	e = episode_epoch(1, true, 0, NULL);
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	episode_feed(&l, &d, 1, true, 0, NULL, 1.0, &r);
 	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MISSING);
 	assert_non_null(strstr(r.b.loss_episode_pkts.why, "no loss episode has ended"));
-	free(e);
 	/* Two ended: fewer than MI_MIN_EPISODES. */
-	e = episode_epoch(2, true, 2, b1);
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	episode_feed(&l, &d, 2, true, 2, b1, 1.0, &r);
 	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MISSING);
 	assert_non_null(strstr(r.b.loss_episode_pkts.why, "2 episodes ended"));
-	free(e);
 	/* A third, in an unsampled epoch: the median is the middle one. */
-	e = episode_epoch(3, false, 1, b2);
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
+	episode_feed(&l, &d, 3, false, 1, b2, 0.001, &r);
 	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MEASURED);
 	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
 	check_rel(mi_episode_pkts(&l), sqrt(640.0 * 768.0), 1e-15);
-	free(e);
 	/* Ten seconds of nothing: the weights decay alike, the median stays. */
-	e = episode_epoch(4, true, 0, NULL);
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 10.0, &env, &r);
+	episode_feed(&l, &d, 4, true, 0, NULL, 10.0, &r);
 	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_LEARNED);
 	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
 	check_rel(l.episodes_w, (2 * exp(-0.001 / MI_TAU_S) + 1) * exp(-10.0 / MI_TAU_S), 1e-12);
-	free(e);
 	/* Four large ones outweigh the three decayed ones. */
-	e = episode_epoch(5, true, 1, b4);
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	episode_feed(&l, &d, 5, true, 1, b4, 1.0, &r);
 	check_rel(r.b.loss_episode_pkts.v, sqrt(16384.0 * 20480.0), 1e-15);
 	assert_int_equal(l.episodes_ended, 7);
-	free(e);
 }
 
 static void test_unsampled_epochs(void **state)

@@ -429,6 +429,24 @@ static void test_bad_inputs(void **state)
  * below the one without interrupts, whose T is flat above capacity here
  * (8 MiB of buffer absorbs the later rounds).
  */
+/* A curve point's loss against the bulk queue of @s served at @mu. */
+static void check_point_loss(const struct bneck_point *pt, double lambda,
+			     const struct rxb_stage_inputs *s, double mu, const char *what)
+{
+	struct bulkq_params p = {
+		.arrival_per_s = lambda, .service_per_s = mu,
+		.queue_pkts = s->queue_pkts, .batch_pkts = s->batch_pkts,
+		.rule = s->rule,
+	};
+	struct bulkq_result r;
+
+	assert_int_equal(bulkq_loss(&p, &r), 0);
+	if (r.ln_loss < -700)
+		assert_true(pt->ln_loss < -690);
+	else
+		check_rel(pt->loss, r.loss, 1e-9, what);
+}
+
 static void test_irq_on_server_cpu(void **state)
 {
 	const double c_ns = 1200.0;
@@ -473,19 +491,10 @@ static void test_irq_on_server_cpu(void **state)
 	for (uint32_t i = 0; i < irq.npoints; i++) {
 		double lam = irq.curve[i].rate_bps / (8.0 * x.payload_bytes);
 		double share = fmax(1 - lam * c_ns * 1e-9, floor_share);
-		struct bulkq_params p = {
-			.arrival_per_s = lam,
-			.service_per_s = plain.stage[0].service_rate_per_s * share,
-			.queue_pkts = s.queue_pkts, .batch_pkts = s.batch_pkts,
-			.rule = s.rule,
-		};
-		struct bulkq_result r;
 
-		assert_int_equal(bulkq_loss(&p, &r), 0);
-		if (r.ln_loss < -700)
-			assert_true(irq.curve[i].ln_loss < -690);
-		else
-			check_rel(irq.curve[i].loss, r.loss, 1e-9, "loss at the scaled rate");
+		check_point_loss(&irq.curve[i], lam, &s,
+				 plain.stage[0].service_rate_per_s * share,
+				 "loss at the scaled rate");
 	}
 	/* Faster than without interrupts only below the fixed point. */
 	assert_true(irq.rate_bps < plain.rate_bps);
@@ -555,20 +564,9 @@ static void test_depth_cost(void **state)
 	c_pkts = depth.stage[0].capacity_bps / (8.0 * x.payload_bytes);
 	for (uint32_t i = 0; i < depth.npoints; i++) {
 		double lam = depth.curve[i].rate_bps / (8.0 * x.payload_bytes);
-		bool over = lam > c_pkts;
-		struct bulkq_params p = {
-			.arrival_per_s = lam,
-			.service_per_s = over ? slow_mu : fast_mu,
-			.queue_pkts = s.queue_pkts, .batch_pkts = s.batch_pkts,
-			.rule = s.rule,
-		};
-		struct bulkq_result r;
 
-		assert_int_equal(bulkq_loss(&p, &r), 0);
-		if (r.ln_loss < -700)
-			assert_true(depth.curve[i].ln_loss < -690);
-		else
-			check_rel(depth.curve[i].loss, r.loss, 1e-12, "loss at mu(lambda)");
+		check_point_loss(&depth.curve[i], lam, &s, lam > c_pkts ? slow_mu : fast_mu,
+				 "loss at mu(lambda)");
 	}
 	/* The curves are the workspace's: solve again for each comparison. */
 	{

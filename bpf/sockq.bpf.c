@@ -74,31 +74,21 @@ struct {
 /* Source of a new rx_tids entry (too big for the stack). */
 const struct sched_rx_tid rx_tid_zero = {};
 
-/* The slot index + 1 of @sk's local port when watched, else 0. */
-static __always_inline __u32 slot1_of(const struct sock *sk, __u16 *port, bool btf)
+/* The slot of @sk's local port (its index in @slot) when watched, else NULL. */
+static __always_inline struct sockq_slot *slot_of(const struct sock *sk, __u16 *port,
+						   __u32 *slot, bool btf)
 {
 	__u32 key, *idx;
 
 	if (!sk)
-		return 0;
+		return NULL;
 	key = RD(btf, sk, __sk_common.skc_num);
 	idx = bpf_map_lookup_elem(&watch_ports, &key);
 	if (!idx || !*idx)
-		return 0;
-	*port = key;
-	return *idx;
-}
-
-/* The slot of @sk's local port when watched, else NULL. */
-static __always_inline struct sockq_slot *slot_of(const struct sock *sk,
-						   __u16 *port, bool btf)
-{
-	__u32 key = slot1_of(sk, port, btf);
-
-	if (!key)
 		return NULL;
-	key--;
-	return bpf_map_lookup_elem(&slots, &key);
+	*port = key;
+	*slot = *idx - 1;
+	return bpf_map_lookup_elem(&slots, slot);
 }
 
 /*
@@ -211,10 +201,10 @@ static __always_inline int data_ready(const struct sock *sk, bool btf)
 {
 	struct sockq_slot *s;
 	struct sk_buff *tail;
+	__u32 proto, slot;
 	__u16 port;
-	__u32 proto;
 
-	s = slot_of(sk, &port, btf);
+	s = slot_of(sk, &port, &slot, btf);
 	if (!s)
 		return 0;
 	s->enq++;
@@ -283,6 +273,7 @@ static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 {
 	struct sockq_slot *s;
 	bool new_tid;
+	__u32 slot;
 	__u16 port;
 
 	if (flags & (SOCKQ_MSG_PEEK | SOCKQ_MSG_ERRQUEUE))
@@ -292,12 +283,12 @@ static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 		 * in sockq.h). Other errors are not counted. */
 		if (ret != -SOCKQ_EAGAIN)
 			return 0;
-		s = slot_of(sk, &port, btf);
+		s = slot_of(sk, &port, &slot, btf);
 		if (s)
 			s->empty_reads++;
 		return 0;
 	}
-	s = slot_of(sk, &port, btf);
+	s = slot_of(sk, &port, &slot, btf);
 	if (!s)
 		return 0;
 	s->deq++;
@@ -336,11 +327,7 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 	    reason == bpf_core_enum_value(enum skb_drop_reason, SKB_CONSUMED))
 		return 0;
 	count_reason(reason);
-	slot = slot1_of(rx_sk, &port, btf);
-	if (!slot)
-		return 0;
-	slot--;
-	s = bpf_map_lookup_elem(&slots, &slot);
+	s = slot_of(rx_sk, &port, &slot, btf);
 	if (!s)
 		return 0;
 	s->drops++;

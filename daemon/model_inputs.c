@@ -574,8 +574,8 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
  * load outweighs the old sums at once: they hold the old epochs' 40-60 k
  * packets x exp(-gap / 5 s), the new epoch as many undecayed.
  */
-static void learn_saturated(struct mi_learn *l, const struct rxb_sock_meas *s,
-			    const struct rxb_epoch *e, double ratio_ns, double k)
+static void learn_busy(struct mi_learn *l, const struct rxb_sock_meas *s,
+		       const struct rxb_epoch *e, double ratio_ns, double k)
 {
 	struct mi_sat *sat;
 	double load, oncpu;
@@ -607,12 +607,8 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt);
 
 	if (sched) {
-		learn_saturated(l, s, e, mi_ratio_value(&l->cpu_ns_per_pkt), k);
-	} else {
-		sat_decay(&l->sat, k);
-		sat_decay(&l->kept, k);
-	}
-	if (sched) {
+		/* Before the ratio takes this epoch in: it compares against it. */
+		learn_busy(l, s, e, mi_ratio_value(&l->cpu_ns_per_pkt), k);
 		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
 			  MI_MIN_PKTS);
 		double fa, fb, fe;
@@ -631,6 +627,8 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 			l->cost3_known = true;
 		}
 	} else {
+		sat_decay(&l->sat, k);
+		sat_decay(&l->kept, k);
 		ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
 		fit_decay(&l->cost_fit, k);
 	}
@@ -1093,7 +1091,7 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	/*
 	 * A saturated receiver pays no wake-ups: its cost per packet is what
 	 * sets the capacity. Measured at another load it is not used: the
-	 * cost depends on the co-runners (MI_SAT_MAX_DLOAD, learn_saturated()).
+	 * cost depends on the co-runners (MI_SAT_MAX_DLOAD, learn_busy()).
 	 */
 	if (sat > 0 && isfinite(now) && fabs(now - sat_load) <= MI_SAT_MAX_DLOAD) {
 		if (!choose_kept_up(depth, now, sat, sat_load, terms, ns, src, b))

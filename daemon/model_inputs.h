@@ -18,7 +18,7 @@
  *    cpu_ns_per_pkt the receiver's CPU time per packet when it is saturated,
  *                  which is what sets the capacity: measured directly in
  *                  the epochs in which its socket overflowed while it
- *                  hardly slept (struct mi_sat, learn_saturated() in
+ *                  hardly slept (struct mi_sat, learn_busy() in
  *                  model_inputs.c); until such epochs were seen at about
  *                  the present load, the marginal CPU time per packet:
  *                  on-CPU time = a x wake-ups + b x packets, fitted over the
@@ -150,7 +150,7 @@ struct mi_fit {
  * packets per wake-up, or none), it was on a CPU for at least
  * MI_SAT_MIN_SHARE of its fair share of the epoch, and the epoch's on-CPU
  * time per packet was at most MI_SAT_MAX_OVER_RATIO times the all-epochs
- * ratio (see learn_saturated()). A receiver that polls spins on its empty
+ * ratio (see learn_busy()). A receiver that polls spins on its empty
  * socket once it has drained it, overflowing epoch or not: with e of the
  * three-term fit known, e x empty reads is taken off its on-CPU time;
  * without it, an epoch with more than one empty read per MI_SAT_MIN_PPW

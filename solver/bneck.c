@@ -364,6 +364,22 @@ static int stage_service(const struct rxb_stage_inputs *in,
 	return 0;
 }
 
+/* stage_service() of a variant of a stage's inputs: its rate into @mu,
+ * its capacity into @capacity_bps (may be NULL). */
+static int variant_service(const struct rxb_stage_inputs *v, const struct bneck_xfer *x,
+			   const struct ctmc_opts *o, double *mu, double *capacity_bps)
+{
+	struct bneck_stage st;
+	int err = stage_service(v, x, o, &st);
+
+	if (err)
+		return err;
+	*mu = st.service_rate_per_s;
+	if (capacity_bps)
+		*capacity_bps = st.capacity_bps;
+	return 0;
+}
+
 /*
  * The stage's service rate once its queue has overflowed
  * (mu_net_full_per_s) into @mu_full, and the rate it then drains into
@@ -374,17 +390,9 @@ static int stage_full_service(const struct rxb_stage_inputs *in,
 			      struct bneck_stage *out, double *mu_full)
 {
 	struct rxb_stage_inputs full = *in;
-	struct bneck_stage st;
-	int err;
 
 	full.mu_net_per_s = in->mu_net_full_per_s;
-	full.mu_net_full_per_s = 0.0;
-	err = stage_service(&full, x, o, &st);
-	if (err)
-		return err;
-	*mu_full = st.service_rate_per_s;
-	out->capacity_full_bps = st.capacity_bps;
-	return 0;
+	return variant_service(&full, x, o, mu_full, &out->capacity_full_bps);
 }
 
 /*
@@ -396,14 +404,9 @@ static int stage_on_service(const struct rxb_stage_inputs *in,
 			    double *mu_on)
 {
 	struct rxb_stage_inputs alone = *in;
-	struct bneck_stage st;
-	int err;
 
 	alone.cpu_bound = 0.0;
-	err = stage_service(&alone, x, o, &st);
-	if (!err)
-		*mu_on = st.service_rate_per_s;
-	return err;
+	return variant_service(&alone, x, o, mu_on, NULL);
 }
 
 /*

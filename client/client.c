@@ -28,6 +28,8 @@
 #define CL_IN_BYTES	RXBNECK_FRAME_MAX_DEFAULT
 #define CL_OUT_BYTES	16384
 #define CL_READS_PER_PROCESS 8	/* bounded work per process() call */
+/* Older receive timestamps than this are taken for a clock step. */
+#define CL_MAX_ARRIVAL_AGE_NS	(60ULL * 1000000000ULL)
 #define NS_PER_US	1000ULL
 #define NS_PER_MS	1000000ULL
 
@@ -47,6 +49,13 @@ struct rxbneck_client {
 
 	uint8_t in[CL_IN_BYTES];
 	size_t in_len;
+	/*
+	 * When the bytes of the last read arrived (CLOCK_MONOTONIC, from the
+	 * kernel's receive timestamp when there is one): a PAUSE schedule is
+	 * relative to the daemon's send time, so a frame that waited in the
+	 * socket while the caller was busy must not be dated by its read.
+	 */
+	uint64_t in_arrival_ns;
 	uint8_t out[CL_OUT_BYTES];
 	size_t out_off, out_len;
 
@@ -341,7 +350,7 @@ static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
  */
 static int parse_input(struct rxbneck_client *c)
 {
-	uint64_t now_ns = rxbneck_now_ns();
+	uint64_t now_ns = c->in_arrival_ns;
 	size_t off = 0;
 	int handled = 0, rc = 0;
 
@@ -379,14 +388,53 @@ static int parse_input(struct rxbneck_client *c)
 	return rc < 0 ? rc : handled;
 }
 
-/* One recv(); returns bytes read (0 = would block) or a negative code. */
+/*
+ * The CLOCK_MONOTONIC time of a CLOCK_REALTIME receive timestamp @rx, read
+ * now: now_mono - (now_real - rx). Never later than now, and @now_mono
+ * itself when the timestamp is absent or implausible (a clock step).
+ */
+static uint64_t arrival_mono_ns(const struct timespec *rx, uint64_t now_mono)
+{
+	struct timespec real;
+	int64_t rx_ns, real_ns, age_ns;
+
+	if (!rx || clock_gettime(CLOCK_REALTIME, &real) < 0)
+		return now_mono;
+	rx_ns = (int64_t)rx->tv_sec * 1000000000LL + rx->tv_nsec;
+	real_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec;
+	age_ns = real_ns - rx_ns;
+	if (age_ns < 0 || (uint64_t)age_ns > CL_MAX_ARRIVAL_AGE_NS || (uint64_t)age_ns > now_mono)
+		return now_mono;
+	return now_mono - (uint64_t)age_ns;
+}
+
+/*
+ * One recvmsg(); returns bytes read (0 = would block) or a negative code.
+ * Sets c->in_arrival_ns from the receive timestamp (SO_TIMESTAMPNS: that
+ * of the last segment read, which completes the frames in the buffer).
+ */
 static int read_some(struct rxbneck_client *c)
 {
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {
+		.iov_base = c->in + c->in_len,
+		.iov_len = sizeof(c->in) - c->in_len,
+	};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	const struct timespec *rx = NULL;
+	struct cmsghdr *cm;
 	ssize_t n;
 
 	do {
-		n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
-			 MSG_DONTWAIT);
+		n = recvmsg(c->fd, &mh, MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -395,6 +443,11 @@ static int read_some(struct rxbneck_client *c)
 	}
 	if (n == 0)
 		return fail(c, RXBNECK_ECLOSED, "daemon closed the connection");
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(*rx)))
+			rx = (const struct timespec *)(void *)CMSG_DATA(cm);
+	c->in_arrival_ns = arrival_mono_ns(rx, rxbneck_now_ns());
 	c->in_len += (size_t)n;
 	return (int)n;
 }
@@ -434,6 +487,9 @@ static int try_address(struct rxbneck_client *c, const struct addrinfo *ai,
 	/* Small frames, and PAUSE is time-critical: no Nagle delay. */
 	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		return fail_errno(c, errno, "setsockopt(TCP_NODELAY)");
+	/* Arrival times for the reads (read_some()); PAUSE is dated by them. */
+	if (setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0)
+		return fail_errno(c, errno, "setsockopt(SO_TIMESTAMPNS)");
 	if (connect(c->fd, ai->ai_addr, ai->ai_addrlen) == 0)
 		return 0;
 	if (errno != EINPROGRESS)

@@ -75,7 +75,10 @@ enum rxbneck_rc {
  * A PAUSE schedule in the sender's own clock. The first local stop is
  *	first_stop_ns = received_ns + start_in_us - lead_us
  * and each window lasts duration_us, every period_us, repeat_count times
- * (PROTOCOL.md §6 explains the lead).
+ * (PROTOCOL.md §6 explains the lead). received_ns is when the frame
+ * arrived (CLOCK_MONOTONIC, from the kernel's receive timestamp of the
+ * connection), not when it was read: a frame that waited in the socket
+ * while the caller slept keeps its phase.
  */
 struct rxbneck_pause_window {
 	struct rxbneck_pause pause;	/* as received */

@@ -677,6 +677,47 @@ static void test_pause_window_math(void **state)
 	assert_int_equal(u, UINT64_MAX);
 }
 
+/*
+ * A PAUSE that waits in the socket while the sender is busy keeps its
+ * phase: it is dated by its arrival (the kernel's receive timestamp), not
+ * by the read 80 ms later. Dated by the read, every window would move 80 ms
+ * late - the receiver's off-CPU windows repeat every ~12 ms, so that is a
+ * random phase.
+ */
+static void test_pause_dated_by_arrival(void **state)
+{
+	const uint64_t late_ns = 80 * MS;
+	struct fake f;
+	struct seen s = { 0 };
+	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
+	struct timespec nap = { 0, (long)late_ns };
+	struct rxbp_msg m;
+	uint64_t sent_ns, read_ns;
+
+	(void)state;
+	m = msg(RXBNECK_T_PAUSE);
+	m.u.pause.port = 9000;
+	m.u.pause.repeat_count = 10;
+	m.u.pause.start_in_us = 3000;
+	m.u.pause.duration_us = 8000;
+	m.u.pause.period_us = 12000;
+	sent_ns = rxbneck_now_ns();
+	srv_send(&f, &m);
+	while (nanosleep(&nap, &nap) < 0 && errno == EINTR)
+		;
+	read_ns = rxbneck_now_ns();
+	assert_int_equal(pump(c), 1);
+	assert_int_equal(s.pauses, 1);
+	assert_true(s.pause.received_ns >= sent_ns);
+	/* Loopback delivers in microseconds; a generous bound, far below 80 ms. */
+	assert_true(s.pause.received_ns < sent_ns + 20 * MS);
+	assert_true(s.pause.received_ns + late_ns - 20 * MS < read_ns);
+	assert_int_equal(s.pause.first_stop_ns,
+			 s.pause.received_ns + 3 * MS - s.pause.lead_us * 1000);
+	rxbneck_client_close(c);
+	fake_stop(&f);
+}
+
 static void test_lead_larger_than_start(void **state)
 {
 	struct fake f;
@@ -715,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_bye_eof_and_reconnect),
 		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_pause_window_math),
+		cmocka_unit_test(test_pause_dated_by_arrival),
 		cmocka_unit_test(test_lead_larger_than_start),
 	};
 

@@ -226,6 +226,7 @@ static void fit_decay(struct mi_fit *f, double d)
 	f->sw *= d;
 	f->sz *= d;
 	f->st *= d;
+	f->sp *= d;
 	f->n *= d;
 }
 
@@ -248,6 +249,7 @@ static void fit_add(struct mi_fit *f, double d, double w, double p, double z, do
 	f->sw += w;
 	f->sz += z;
 	f->st += t;
+	f->sp += p;
 	f->n += 1;
 	if (f->n >= MI_FIT_MIN_EPOCHS)
 		f->ok = true;
@@ -1123,6 +1125,15 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 			 fb, terms, ns);
 		break;
 	default:
+		if (l->cost_fit.sp > 0 &&
+		    l->cost_fit.sz >= MI_RATIO_MAX_EMPTY_READS * l->cost_fit.sp) {
+			b->cpu_ns_per_pkt_basis = MI_COST_NONE;
+			set_missing(&b->cpu_ns_per_pkt,
+				    "spin, not packets: %.0f empty reads per packet (ratio %.0f); "
+				    "needs a fit that separates them or a saturated epoch%s",
+				    l->cost_fit.sz / l->cost_fit.sp, ns, other);
+			return;
+		}
 		set_value(&b->cpu_ns_per_pkt, ns, src);
 		rxb_strlcpy(b->cpu_ns_per_pkt.why,
 			    "ratio: wake-up and packet costs not separable yet",

@@ -124,6 +124,7 @@ struct mi_fit {
 	double sww, swp, spp, swt, spt;
 	double swz, spz, szz, szt;
 	double sw, sz, st;
+	double sp;	/* packets: with sz, the empty reads per packet */
 	double n;
 	bool ok;	/* n reached MI_FIT_MIN_EPOCHS since the last reset */
 };
@@ -143,6 +144,15 @@ struct mi_fit {
  * against thousands of reads) going mostly to e. A blocking receiver
  * makes about one empty read per wake-up: far above. */
 #define MI_FIT_RARE_WAKEUPS	0.01
+/*
+ * Empty reads per packet (decayed over the fit's epochs) from which the
+ * ratio on-CPU / packets is spin, not a cost: a busy-polling receiver at a
+ * low rate turned its loop 29 times per packet (~28 us "per packet"
+ * against a 1.6 us cost), and a rate computed from that kept the arrivals
+ * low enough to keep it so (docs/e2e.md §8). One read per packet or wake-up
+ * is what a receiver that blocks or naps makes.
+ */
+#define MI_RATIO_MAX_EMPTY_READS	2.0
 
 /*
  * The receiver's cost per packet measured in saturated epochs: its socket

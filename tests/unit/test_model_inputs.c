@@ -1691,6 +1691,84 @@ static void test_spin_saturated(void **state)
 }
 
 /*
+ * A busy-polling receiver at a steady low rate: its on-CPU time is its
+ * whole share, spent mostly reading an empty socket, and the epochs are
+ * alike, so no fit separates the spin. The ratio on-CPU / packets (here
+ * ~42 us against b = 1.2 us) is then no cost: it is refused, the stage is
+ * not modelled (the daemon publishes its provisional rate, which raises
+ * the arrivals), and the ratio comes back once the reads per packet fall
+ * below MI_RATIO_MAX_EMPTY_READS. A receiver that reads once per packet
+ * keeps the ratio throughout.
+ */
+static void test_spin_ratio_refused(void **state)
+{
+	const double k = exp(-G_EPOCH_S / MI_TAU_S);
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	uint64_t st = 5, seq = 0;
+	double sz = 0, sp = 0, p_low = 2000, p_high = 55000;
+	int i;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	for (i = 0; i < 12; i++) {
+		struct rxb_epoch *e = sp_epoch(++seq, 2, p_low, 0, 1, 0, 0, &st);
+
+		sz = sz * k + (double)e->socks[0].empty_reads;
+		sp = sp * k + p_low;
+		g_feed(&l, &d, e, &r);
+	}
+	assert_true(sz / sp > 50);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
+	assert_true(r.b.cpu_ns_per_pkt_ratio > 30 * SP_B);
+	assert_int_equal(r.nstages, 0);
+
+	/* Near its capacity it reads the socket empty 0.45 times a packet:
+	 * the ratio is back once the decayed reads per packet are below 2. */
+	for (i = 0; i < 40; i++) {
+		struct rxb_epoch *e = sp_epoch(++seq, 2, p_high, 0, 1, 0, 0, &st);
+		bool refused = sz * k + (double)e->socks[0].empty_reads >=
+			       MI_RATIO_MAX_EMPTY_READS * (sp * k + p_high);
+
+		sz = sz * k + (double)e->socks[0].empty_reads;
+		sp = sp * k + p_high;
+		g_feed(&l, &d, e, &r);
+		if (r.b.cpu_ns_per_pkt_basis == MI_COST_FIT)
+			break;	/* the fit separated them: not this rule's case */
+		assert_int_equal(r.b.cpu_ns_per_pkt.src == MI_SRC_MISSING, refused);
+		if (!refused)
+			assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_RATIO);
+	}
+	assert_true(r.b.cpu_ns_per_pkt.src != MI_SRC_MISSING);
+	assert_true(r.nstages > 0);
+	if (r.b.cpu_ns_per_pkt_basis == MI_COST_RATIO)
+		assert_true(sz / sp < MI_RATIO_MAX_EMPTY_READS);
+	else	/* the rate change gave the three-term fit its spread */
+		check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 1e-6);
+	print_message("spinning receiver: cost refused for %d epochs at the low rate, "
+		      "then %s after %d at the high one (%.0f ns/pkt)\n", 12,
+		      r.b.cpu_ns_per_pkt_basis == MI_COST_RATIO ? "the ratio" : "the fit",
+		      i + 1, r.b.cpu_ns_per_pkt.v);
+
+	/* One empty read per packet from the start: the ratio throughout. */
+	mi_learn_init(&l);
+	for (i = 0; i < 12; i++) {
+		struct rxb_epoch *e = g_epoch(++seq, 2);
+		struct rxb_sock_meas *s = g_sock(e, 20000, 20000 * 3000.0, 20000, 0);
+
+		s->empty_reads = 20000;
+		g_feed(&l, &d, e, &r);
+		assert_int_equal(r.b.cpu_ns_per_pkt.src == MI_SRC_MISSING, false);
+	}
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_RATIO);
+	check_rel(r.b.cpu_ns_per_pkt.v, 3000, 1e-9);
+}
+
+/*
  * Interrupt time on the receiver's CPUs (the receive softirq steered there,
  * docs/model.md): irq_ns_per_pkt is their NET_RX softirq time, weighted by
  * the receiver's time on each, per packet that reached the socket; and on
@@ -1791,6 +1869,7 @@ int main(void)
 		cmocka_unit_test(test_spin_fit),
 		cmocka_unit_test(test_spin_degenerate),
 		cmocka_unit_test(test_spin_saturated),
+		cmocka_unit_test(test_spin_ratio_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

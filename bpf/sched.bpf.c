@@ -347,6 +347,8 @@ static __always_inline void rx_follow(struct task_struct *prev,
 			ev->blocks = rx->ev_blocks;
 			ev->next_tid = rx->ev_next_tid;
 			ev->in_cpu = cpu;
+			ev->port = rx->port;
+			ev->pad = 0;
 			ev->run_start_ns = rx->ev_run_start_ns;
 			ev->out_ns = rx->ev_out_ns;
 			ev->in_ns = now;

@@ -175,6 +175,8 @@ struct sched_rx_event {
 	__u32 blocks;		/* runs that ended by blocking since the last event */
 	__u32 next_tid;		/* the task that took the CPU */
 	__u32 in_cpu;		/* where it ran again */
+	__u32 port;		/* the watched port it last dequeued from */
+	__u32 pad;
 	__u64 run_start_ns;	/* the preempted run's switch-in, 0 = unknown */
 	__u64 out_ns;		/* preemption (bpf_ktime_get_ns: CLOCK_MONOTONIC) */
 	__u64 in_ns;		/* back on a CPU */

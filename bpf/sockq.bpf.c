@@ -234,6 +234,7 @@ static __always_inline bool note_receiver(struct sockq_slot *s, __u16 port)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	bool changed = s->cur_tid != tid;
+	struct sched_rx_tid *rx;
 
 	if (changed) {
 		if (s->cur_tid && s->cur_pkts) {
@@ -254,15 +255,20 @@ static __always_inline bool note_receiver(struct sockq_slot *s, __u16 port)
 		/* A new receiver for the scheduler probe to follow; the
 		 * generation moves after the insert, so a switch-out that sees
 		 * it moved finds the entry. */
-		if (!bpf_map_lookup_elem(&rx_tids, &tid) &&
-		    !bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero,
-					 BPF_NOEXIST)) {
+		rx = bpf_map_lookup_elem(&rx_tids, &tid);
+		if (!rx && !bpf_map_update_elem(&rx_tids, &tid, &rx_tid_zero,
+						BPF_NOEXIST)) {
 			__u32 zero = 0;
 			__u64 *gen = bpf_map_lookup_elem(&rx_gen, &zero);
 
 			if (gen)
 				__sync_fetch_and_add(gen, 1);
+			rx = bpf_map_lookup_elem(&rx_tids, &tid);
 		}
+		/* Its preemption events name the port (sched_rx_event), so
+		 * user space can tell a new receiver's flow within an epoch. */
+		if (rx)
+			rx->port = port;
 	}
 	s->cur_pkts++;
 	return changed;

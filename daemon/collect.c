@@ -100,6 +100,7 @@ struct collect {
 	struct rxb_rx_preempt *rxp;
 	size_t nrxp;
 	uint64_t rxp_dropped;	/* no room in rxp */
+	bool rxp_handed;	/* rxp went out with an epoch: start afresh */
 
 	uint64_t seq;
 	uint64_t last_ns;
@@ -397,6 +398,7 @@ static void rx_preempt_add(void *arg, const struct sched_rx_event *ev)
 	r->cpu = ev->cpu;
 	r->flags = (ev->flags & SCHED_RX_EV_EEVDF) ? RXB_RX_PREEMPT_EEVDF : 0;
 	r->blocks = ev->blocks;
+	r->port = ev->port;
 	r->run_start_ns = ev->run_start_ns;
 	r->out_ns = ev->out_ns;
 	r->in_ns = ev->in_ns;
@@ -404,18 +406,48 @@ static void rx_preempt_add(void *arg, const struct sched_rx_event *ev)
 	r->next_slice_ns = ev->next_slice_ns;
 }
 
-/* The receivers' preemptions queued since the previous epoch. */
-static void epoch_rx_preempts(struct collect *c, struct rxb_epoch *out)
+/*
+ * Move the receivers' preemptions queued in the ring into c->rxp, after
+ * those already taken this epoch (collect_rx_preempts_early()).
+ */
+static uint64_t drain_rx_preempts(struct collect *c)
 {
 	uint64_t lost = 0;
 
-	c->nrxp = 0;
+	if (c->rxp_handed) {
+		c->nrxp = 0;
+		c->rxp_handed = false;
+	}
+	sched_probe_drain_rx(c->sp, rx_preempt_add, c, &lost);
+	return lost;
+}
+
+/* The receivers' preemptions queued since the previous epoch. */
+static void epoch_rx_preempts(struct collect *c, struct rxb_epoch *out)
+{
+	uint64_t lost;
+
 	if (!c->sp || !c->rxp)
 		return;
-	sched_probe_drain_rx(c->sp, rx_preempt_add, c, &lost);
+	lost = drain_rx_preempts(c);
 	out->rx_preempts = c->rxp;
 	out->nrx_preempts = c->nrxp;
 	out->rx_preempts_lost = lost + c->rxp_dropped;
+	c->rxp_handed = true;
+}
+
+size_t collect_rx_preempts_early(struct collect *c, const struct rxb_rx_preempt **out)
+{
+	size_t before;
+
+	*out = NULL;
+	if (!c || !c->sp || !c->rxp)
+		return 0;
+	before = c->rxp_handed ? 0 : c->nrxp;
+	/* The ring's lost count is read again, whole, at the epoch. */
+	drain_rx_preempts(c);
+	*out = c->rxp + before;
+	return c->nrxp - before;
 }
 
 /* Read every probe into snapshot slot @i. */

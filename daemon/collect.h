@@ -137,6 +137,15 @@ int collect_set_net_probe_every(struct collect *c, uint32_t every);
 uint64_t collect_poll_due_ns(const struct collect *c);
 void collect_poll(struct collect *c, uint64_t now_ns);
 
+/*
+ * Within an epoch: the receiver preemptions queued since the last call (or
+ * the epoch), in *out (valid until the next call or collect_epoch()); they
+ * are handed out again, with the rest, by the next collect_epoch(). So the
+ * daemon can act on a new receiver's scheduler turns before the epoch ends
+ * (flows_rx_early()). Returns how many; 0 without the scheduler probe.
+ */
+size_t collect_rx_preempts_early(struct collect *c, const struct rxb_rx_preempt **out);
+
 /* Detach everything, restore bpf_stats_enabled, free. NULL is allowed. */
 void collect_finish(struct collect *c);
 

@@ -27,6 +27,13 @@
 #define MAX_WAIT_MS		1000	/* wake at least this often */
 #define STATE_SAVE_NS		(60 * RXB_NSEC_PER_SEC)
 #define STATUS_MIN_NS		(5 * RXB_NSEC_PER_SEC)	/* STATUS= at most this often */
+/*
+ * While a flow waits for its first pause schedule: how often the receivers'
+ * preemptions are read within the epoch. A window is ~8 ms at two hogs;
+ * a schedule this much late costs about a window of the blast. Only while
+ * a sender of such a flow is connected: ~100 wake-ups a second.
+ */
+#define RX_EARLY_NS		(10 * RXB_NSEC_PER_MSEC)
 
 enum tag {
 	TAG_SIGNAL = 1,
@@ -859,6 +866,8 @@ static int wait_ms(struct daemon *d)
 		t = w;
 	if (p < t)
 		t = p;
+	if (d->have_epoch && flows_want_rx_early(&d->flows) && d->rx_early_due_ns < t)
+		t = d->rx_early_due_ns;
 	if (t <= now)
 		return 0;
 	t = (t - now + RXB_NSEC_PER_MSEC - 1) / RXB_NSEC_PER_MSEC;
@@ -885,6 +894,21 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 	}
 }
 
+/* Within an epoch, a flow that waits for its first pause schedule. */
+static void rx_early(struct daemon *d, uint64_t now)
+{
+	const struct rxb_rx_preempt *ev;
+	size_t n;
+
+	if (!d->col || !d->have_epoch || now < d->rx_early_due_ns ||
+	    !flows_want_rx_early(&d->flows))
+		return;
+	d->rx_early_due_ns = now + RX_EARLY_NS;
+	n = collect_rx_preempts_early(d->col, &ev);
+	if (n)
+		flows_rx_early(&d->flows, ev, n);
+}
+
 int daemon_run(struct daemon *d)
 {
 	struct epoll_event evs[MAX_EVENTS];
@@ -904,6 +928,7 @@ int daemon_run(struct daemon *d)
 		now = rxb_mono_ns();
 		if (d->col)
 			collect_poll(d->col, now);
+		rx_early(d, now);
 		sendsrv_tick(d->ss, now);
 		ctlsrv_tick(d->cs, now);
 		notify_watchdog(&d->notify, now);

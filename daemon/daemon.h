@@ -76,6 +76,8 @@ struct daemon {
 
 	struct daemon_reload reload;
 	uint64_t status_sent_ns;
+	uint64_t rx_early_due_ns;	/* next look at the receivers' turns within
+					 * an epoch (flows_want_rx_early()) */
 	char status_line[200];
 };
 

@@ -665,6 +665,37 @@ static void flow_pause(struct flows *f, struct flow *fl, const struct rxb_epoch 
 	pause_note_sent(&fl->pause, &p, sent);
 }
 
+bool flows_want_rx_early(const struct flows *f)
+{
+	for (int i = 0; i < f->n; i++) {
+		const struct flow *fl = &f->v[i];
+
+		if (fl->nsenders && fl->pause.p.enabled && !fl->pause.sched_active)
+			return true;
+	}
+	return false;
+}
+
+void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n)
+{
+	const struct rxb_epoch *e = f->last;
+	double dt_s;
+
+	if (!e || !n || e->end_ns <= e->start_ns)
+		return;
+	dt_s = (double)(e->end_ns - e->start_ns) / 1e9;
+	for (int i = 0; i < f->n; i++) {
+		struct flow *fl = &f->v[i];
+		uint64_t before = fl->pause.published;
+
+		if (!fl->nsenders || !pause_early(&fl->pause, ev, n, fl->port))
+			continue;
+		flow_pause(f, fl, e, dt_s);
+		if (fl->pause.published != before)
+			fl->pause.published_early++;
+	}
+}
+
 /* One flow's epoch: fold the measurements in, solve, publish the rate,
  * then the pause windows. */
 static void flow_epoch(struct flows *f, struct flow *fl, const struct rxb_epoch *e,

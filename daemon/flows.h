@@ -210,6 +210,18 @@ void flows_sender_seen(struct flows *f, const struct sendsrv_peer *p);
 void flows_epoch(struct flows *f, const struct rxb_epoch *e,
 		 uint32_t netdev_max_backlog);
 
+/*
+ * Within an epoch: does a flow wait for its first pause schedule (senders,
+ * [pause] enabled, none out)? Then the daemon hands it the receivers'
+ * preemptions as they come (collect_rx_preempts_early()), and
+ * flows_rx_early() publishes a schedule as soon as the predictor has its
+ * windows, rather than at the end of the epoch: a new receiver's first
+ * windows are known after ~50 ms, the epoch ends up to an epoch later, and
+ * until then the sender blasts into them.
+ */
+bool flows_want_rx_early(const struct flows *f);
+void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n);
+
 struct flow *flows_find(struct flows *f, uint16_t port);
 /* The ports to watch; returns the count (<= FLOWS_MAX). */
 int flows_ports(struct flows *f, uint16_t *ports);

@@ -350,11 +350,45 @@ static bool tid_in(uint32_t tid, const int32_t *tids, int n)
 	return false;
 }
 
-void pause_epoch(struct pause *ps, const struct rxb_epoch *e,
-		 const int32_t *tids, int ntids)
+static void epoch_counts_reset(struct pause *ps)
 {
 	ps->ep_preemptions = ps->ep_long = ps->ep_run_n = 0;
 	ps->ep_off_sum_ns = ps->ep_run_sum_ns = 0;
+}
+
+/* Feed @ev unless pause_early() took it already this epoch. */
+static void feed_once(struct pause *ps, const struct rxb_rx_preempt *ev)
+{
+	if (ev->in_ns <= ev->out_ns || (ps->early && ev->in_ns <= ps->fed_in_ns))
+		return;
+	if (ev->in_ns > ps->fed_in_ns)
+		ps->fed_in_ns = ev->in_ns;
+	feed(ps, ev);
+}
+
+bool pause_early(struct pause *ps, const struct rxb_rx_preempt *ev, size_t n,
+		 uint16_t port)
+{
+	if (!ps->p.enabled || ps->sched_active)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].port != port)
+			continue;
+		if (!ps->early) {
+			epoch_counts_reset(ps);
+			ps->early = true;
+		}
+		feed_once(ps, &ev[i]);
+	}
+	return ps->early && ps->pred.valid && ps->pred.d_ns &&
+	       ps->ep_long >= PAUSE_MIN_EVENTS;
+}
+
+void pause_epoch(struct pause *ps, const struct rxb_epoch *e,
+		 const int32_t *tids, int ntids)
+{
+	if (!ps->early)
+		epoch_counts_reset(ps);
 	ps->recent_scored /= 2;
 	ps->recent_hits /= 2;
 	ps->epoch = e->seq;
@@ -362,10 +396,11 @@ void pause_epoch(struct pause *ps, const struct rxb_epoch *e,
 	for (size_t i = 0; e->rx_preempts && i < e->nrx_preempts; i++) {
 		const struct rxb_rx_preempt *ev = &e->rx_preempts[i];
 
-		if (ev->in_ns <= ev->out_ns || !tid_in(ev->tid, tids, ntids))
+		if (!tid_in(ev->tid, tids, ntids))
 			continue;
-		feed(ps, ev);
+		feed_once(ps, ev);
 	}
+	ps->early = false;
 	/* The CPU-bound tasks the next windows are made of. */
 	ps->have_cpu_info = false;
 	if (ps->cpu >= 0 && ps->cpu < e->ncpus && ps->cpu < RXB_MAX_CPUS) {
@@ -565,6 +600,7 @@ void pause_json(const struct pause *ps, struct jw *w)
 	jw_obj_end(w);
 
 	jw_uint(w, "published", ps->published);
+	jw_uint(w, "published_early", ps->published_early);
 	jw_uint(w, "cancels", ps->cancels);
 	if (ps->has_last) {
 		jw_obj_begin(w, "last");

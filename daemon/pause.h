@@ -138,6 +138,15 @@ struct pause {
 	double cpu_bound, run_ns, slice_ns;	/* of that CPU, last epoch */
 	struct pause_pred pred;
 
+	/*
+	 * Events taken within the epoch (pause_early()): the epoch's counts
+	 * began with the first of them, and pause_epoch() skips what was
+	 * taken (in_ns up to fed_in_ns).
+	 */
+	bool early;
+	uint64_t fed_in_ns;
+	uint64_t published_early;	/* schedules sent within an epoch */
+
 	/* Measured (all time and this epoch). */
 	uint64_t preemptions, blocks, lost;
 	uint64_t ep_preemptions, ep_long;
@@ -183,6 +192,17 @@ uint64_t pause_cfs_slice_ns(uint64_t latency_ns, uint64_t min_gran_ns,
  */
 void pause_epoch(struct pause *ps, const struct rxb_epoch *e,
 		 const int32_t *tids, int ntids);
+
+/*
+ * Within an epoch, for a flow with no schedule out: check and learn from
+ * the preemptions in @ev of receivers of @port (a new receiver is known by
+ * its port before the epoch names its tid). The epoch's counts then run
+ * from here, and pause_epoch() does not take these events again. Returns
+ * true when a schedule could now be planned (pause_plan()): the predictor
+ * has this epoch's PAUSE_MIN_EVENTS long windows.
+ */
+bool pause_early(struct pause *ps, const struct rxb_rx_preempt *ev, size_t n,
+		 uint16_t port);
 
 /*
  * What to publish now for flow @port: fills @out and returns true when a

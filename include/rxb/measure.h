@@ -161,6 +161,7 @@ struct rxb_rx_preempt {
 	uint32_t flags;		/* RXB_RX_PREEMPT_* */
 	uint32_t blocks;	/* runs of this thread that ended by blocking
 				 * since its previous preemption */
+	uint32_t port;		/* the watched port it last dequeued from */
 	uint64_t run_start_ns;	/* switch-in that began the preempted run
 				 * (0: not seen) */
 	uint64_t out_ns;	/* switched out while runnable */

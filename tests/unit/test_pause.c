@@ -30,6 +30,7 @@
 #include "daemon/pause.h"
 
 #define RX_TID		4242
+#define PORT		9000
 #define CPU		1
 #define US		1000ULL
 #define MS		1000000ULL
@@ -43,6 +44,7 @@ struct sched_gen {
 	uint64_t t;		/* the receiver's current switch-in */
 	uint32_t flags;
 	uint64_t slice_ns;	/* se.slice reported in the events */
+	uint16_t port;		/* the receiver's watched port in the events */
 };
 
 static struct sched_gen *gen_new(uint32_t flags, uint64_t slice_ns)
@@ -55,6 +57,7 @@ static struct sched_gen *gen_new(uint32_t flags, uint64_t slice_ns)
 	g->t = T0;
 	g->flags = flags;
 	g->slice_ns = slice_ns;
+	g->port = PORT;
 	return g;
 }
 
@@ -72,6 +75,7 @@ static void gen_cycle(struct sched_gen *g, uint32_t tid, uint64_t run_ns, uint64
 	assert_true(g->n <= RXB_ARRAY_SIZE(g->ev));
 	memset(ev, 0, sizeof(*ev));
 	ev->tid = tid;
+	ev->port = g->port;
 	ev->cpu = CPU;
 	ev->flags = g->flags;
 	ev->run_start_ns = g->t;
@@ -469,6 +473,83 @@ static void test_cancel_when_hogs_leave(void **state)
 	gen_free(g);
 }
 
+/*
+ * A new receiver (a new tid) on the flow's port, within an epoch, with no
+ * schedule out: pause_early() takes its preemptions by port and says when
+ * a schedule can go out - at the PAUSE_MIN_EVENTS-th long window, in the
+ * new receiver's phase - and the epoch then counts every event once: a
+ * second predictor fed only at the epoch ends with the same counts.
+ */
+static void test_early_within_epoch(void **state)
+{
+	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
+	const int32_t new_tids[] = { RX_TID + 1 };
+	struct pause_params p;
+	struct pause early, late;
+	struct rxbneck_pause out;
+	size_t first;
+
+	(void)state;
+	params(&p);
+	pause_init(&early, &p);
+	pause_init(&late, &p);
+	/* The old receiver: learnt, no schedule out (its sender left). */
+	for (int i = 0; i < 10; i++)
+		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	pause_epoch(&early, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	pause_epoch(&late, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	g->n = 0;
+
+	/* The new one, 1.5 ms out of the old phase; another port's thread. */
+	g->t += 1500 * US;
+	first = g->n;
+	for (int i = 0; i < 3; i++)
+		gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
+	g->port = PORT + 1;
+	gen_cycle(g, RX_TID + 2, 4 * MS, 8 * MS);
+	g->port = PORT;
+	assert_false(pause_early(&early, g->ev + first, g->n - first, PORT));
+	assert_int_equal(early.ep_long, 3);
+	first = g->n;
+	gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
+	assert_true(pause_early(&early, g->ev + first, g->n - first, PORT));
+	assert_int_equal(early.ep_long, 4);
+	/* The next window starts 4 ms after the new receiver's last return. */
+	assert_true(pause_plan(&early, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
+	assert_int_equal(out.start_in_us, 3000);
+	assert_int_equal(out.duration_us, 8000);
+	assert_int_equal(out.period_us, 12000);
+	/* With a schedule out, nothing more is taken early. */
+	first = g->n;
+	gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
+	assert_false(pause_early(&early, g->ev + first, g->n - first, PORT));
+	assert_int_equal(early.ep_long, 4);
+	for (int i = 0; i < 5; i++)
+		gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
+
+	/* The epoch: both predictors end with the same counts. */
+	pause_epoch(&early, gen_epoch(g, 2, 2, 4e6, 1.4e6), new_tids, 1);
+	pause_epoch(&late, gen_epoch(g, 2, 2, 4e6, 1.4e6), new_tids, 1);
+	assert_int_equal(early.preemptions, late.preemptions);
+	assert_int_equal(early.preemptions, 10 + 10);
+	assert_int_equal(early.ep_preemptions, late.ep_preemptions);
+	assert_int_equal(early.ep_preemptions, 10);
+	assert_int_equal(early.ep_long, late.ep_long);
+	assert_int_equal(early.scored, late.scored);
+	assert_int_equal(early.hits, late.hits);
+	assert_int_equal(early.anchor_ns, late.anchor_ns);
+	assert_int_equal(early.run_n, late.run_n);
+	/* The next epoch counts from its own start again. */
+	g->n = 0;
+	for (int i = 0; i < 2; i++)
+		gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
+	pause_epoch(&early, gen_epoch(g, 3, 2, 4e6, 1.4e6), new_tids, 1);
+	assert_int_equal(early.ep_preemptions, 2);
+	pause_finish(&early);
+	pause_finish(&late);
+	gen_free(g);
+}
+
 static void test_other_threads_ignored(void **state)
 {
 	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
@@ -503,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_when_hogs_leave),
 		cmocka_unit_test(test_queue_absorbs),
 		cmocka_unit_test(test_other_threads_ignored),
+		cmocka_unit_test(test_early_within_epoch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -348,8 +348,8 @@ struct rxb_epoch {
 	/*
 	 * Every involuntary preemption of a receiver thread whose off-CPU
 	 * interval ended during the epoch, oldest first. Borrowed from the
-	 * collector: valid until its next collect_epoch() (NULL/0 without
-	 * the scheduler probe). rx_preempts_lost counts since start the
+	 * collector: valid until its next collect_epoch() or
+	 * collect_rx_preempts_early() (NULL/0 without the scheduler probe). rx_preempts_lost counts since start the
 	 * events the kernel or the collector had no room for.
 	 */
 	const struct rxb_rx_preempt *rx_preempts;

@@ -670,11 +670,12 @@ void pause_text(const struct pause *ps, char *buf, size_t len)
 		return;
 	snprintf(buf + n, len - n,
 		 "                      last %s start %llu us duration %llu us period %llu us "
-		 "x%u confidence %u, %d senders got it (%llu sent, %llu cancels)\n",
+		 "x%u confidence %u, %d senders got it (%llu sent, %llu within an epoch, "
+		 "%llu cancels)\n",
 		 (ps->last.flags & RXBNECK_PAUSE_CANCEL) ? "CANCEL" : "PAUSE",
 		 (unsigned long long)ps->last.start_in_us,
 		 (unsigned long long)ps->last.duration_us,
 		 (unsigned long long)ps->last.period_us, ps->last.repeat_count,
 		 ps->last.confidence, ps->last_sent, (unsigned long long)ps->published,
-		 (unsigned long long)ps->cancels);
+		 (unsigned long long)ps->published_early, (unsigned long long)ps->cancels);
 }

@@ -45,7 +45,7 @@ struct rbudp_follow_rate {
 
 /* A PAUSE schedule as received, in the sender's clock. */
 struct rbudp_follow_sched {
-	uint64_t received_ns;		/* when the frame was read */
+	uint64_t received_ns;		/* when the frame arrived (librxbneck) */
 	uint64_t first_stop_ns;		/* received + start_in - lead */
 	uint64_t duration_us, period_us;
 	uint32_t repeat_count;

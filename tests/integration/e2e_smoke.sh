@@ -9,8 +9,11 @@
 #  - every RBUDP run, fixed and --follow, completed and the received file
 #    is byte-identical to the one sent (cmp);
 #  - the --follow runs took their rate from rxbneckd (RATE frames seen) and
-#    its first rate lies in the swept range [1 Gb/s, 6 Gb/s] - neither the
-#    floor (min_rate_bps 100 Mb/s) nor above the sender's ceiling;
+#    its first rate lies above the search's floor (min_rate_bps 100 Mb/s,
+#    with 10 % to spare) and at most the sender's ceiling (6 Gb/s). Not the
+#    swept range's 1 Gb/s: on a slow host (5 us per packet instead of 1.5,
+#    CI 2026-11-23) the receiver with two hogs takes less than that, and
+#    the daemon rightly said 0.92-0.98 Gb/s;
 #  - results.json holds every line of runs.jsonl, table.md and the
 #    statistics for every swept point exist.
 # The claims (--follow vs the best fixed rate) need repeats and 200 MB
@@ -62,8 +65,9 @@ for r in rb:
         f = s.get("follow") or {}
         need(len(f.get("rates") or []) >= 1, name + ": no RATE from rxbneckd")
         first = s["per_round"][0]["rate_requested_bps"] if s.get("ok") else None
-        need(first is not None and 1e9 <= first <= 6e9,
-             name + ": first rate %s outside the swept range [1, 6] Gb/s" % first)
+        need(first is not None and 1.1e8 <= first <= 6e9,
+             name + ": first rate %s at the floor or above the ceiling "
+             "(0.11-6 Gb/s)" % first)
 want = {(k, m, b) for k in (0, 2) for m, b in [("fixed", 1e9), ("fixed", 2.5e9), ("fixed", 6e9), ("follow", None)]}
 have = {(r["k"], r["mode"], r.get("rate_req_bps")) for r in rb if r.get("tag") == "main"}
 need(want <= have, "points missing: %s" % sorted(want - have, key=str))

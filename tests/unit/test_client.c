@@ -129,6 +129,21 @@ static struct rxbp_msg rate_msg(uint64_t bps, uint64_t epoch)
 	return m;
 }
 
+/* A PAUSE for port 9000: @repeat windows of @dur_us every @period_us
+ * (0: one-shot), the first @start_us after the daemon sent it. */
+static struct rxbp_msg pause_msg(uint64_t start_us, uint64_t dur_us, uint64_t period_us,
+				 uint32_t repeat)
+{
+	struct rxbp_msg m = msg(RXBNECK_T_PAUSE);
+
+	m.u.pause.port = 9000;
+	m.u.pause.repeat_count = repeat;
+	m.u.pause.start_in_us = start_us;
+	m.u.pause.duration_us = dur_us;
+	m.u.pause.period_us = period_us;
+	return m;
+}
+
 static void *fake_main(void *arg)
 {
 	struct fake *f = arg;
@@ -392,11 +407,7 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 	assert_int_equal(s.rate.rate_bps, 900000000);
 
 	/* One-shot pause: lead = RTT (2 ms). */
-	m = msg(RXBNECK_T_PAUSE);
-	m.u.pause.port = 9000;
-	m.u.pause.repeat_count = 1;
-	m.u.pause.start_in_us = 50000;
-	m.u.pause.duration_us = 30000;
+	m = pause_msg(50000, 30000, 0, 1);
 	m.u.pause.epoch = 8;
 	t0 = rxbneck_now_ns();
 	srv_send(&f, &m);
@@ -439,11 +450,7 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 	assert_int_equal(m.type, RXBNECK_T_SUBSCRIBE);
 	assert_int_equal(m.u.subscribe.subscribe, RXBNECK_SUB_PAUSE);
 	assert_int_equal(m.u.subscribe.rtt_us, 10000);
-	m = msg(RXBNECK_T_PAUSE);
-	m.u.pause.port = 9000;
-	m.u.pause.repeat_count = 1;
-	m.u.pause.start_in_us = 50000;
-	m.u.pause.duration_us = 30000;
+	m = pause_msg(50000, 30000, 0, 1);
 	srv_send(&f, &m);
 	assert_int_equal(pump(c), 1);
 	assert_int_equal(s.pause.lead_us, 10000);
@@ -695,12 +702,7 @@ static void test_pause_dated_by_arrival(void **state)
 	uint64_t sent_ns, read_ns;
 
 	(void)state;
-	m = msg(RXBNECK_T_PAUSE);
-	m.u.pause.port = 9000;
-	m.u.pause.repeat_count = 10;
-	m.u.pause.start_in_us = 3000;
-	m.u.pause.duration_us = 8000;
-	m.u.pause.period_us = 12000;
+	m = pause_msg(3000, 8000, 12000, 10);
 	sent_ns = rxbneck_now_ns();
 	srv_send(&f, &m);
 	while (nanosleep(&nap, &nap) < 0 && errno == EINTR)
@@ -723,15 +725,11 @@ static void test_lead_larger_than_start(void **state)
 	struct fake f;
 	struct seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
-	struct rxbp_msg m = msg(RXBNECK_T_PAUSE);
+	/* RTT 2 ms, window starts in 1 ms for 50 ms: pause at once. */
+	struct rxbp_msg m = pause_msg(1000, 50000, 0, 1);
 	uint64_t u;
 
 	(void)state;
-	/* RTT 2 ms, window starts in 1 ms for 50 ms: pause at once. */
-	m.u.pause.port = 9000;
-	m.u.pause.repeat_count = 1;
-	m.u.pause.start_in_us = 1000;
-	m.u.pause.duration_us = 50000;
 	srv_send(&f, &m);
 	assert_int_equal(pump(c), 1);
 	assert_int_equal(s.pause.first_stop_ns, s.pause.received_ns - 1 * MS);

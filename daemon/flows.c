@@ -686,13 +686,9 @@ void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n)
 	dt_s = (double)(e->end_ns - e->start_ns) / 1e9;
 	for (int i = 0; i < f->n; i++) {
 		struct flow *fl = &f->v[i];
-		uint64_t before = fl->pause.published;
 
-		if (!fl->nsenders || !pause_early(&fl->pause, ev, n, fl->port))
-			continue;
-		flow_pause(f, fl, e, dt_s);
-		if (fl->pause.published != before)
-			fl->pause.published_early++;
+		if (fl->nsenders && pause_early(&fl->pause, ev, n, fl->port))
+			flow_pause(f, fl, e, dt_s);
 	}
 }
 

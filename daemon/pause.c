@@ -520,10 +520,13 @@ void pause_note_sent(struct pause *ps, const struct rxbneck_pause *p, int sent)
 	ps->last_absorb_ns = ps->absorb_ns;
 	ps->has_last = true;
 	ps->last_sent = sent;
-	if (p->flags & RXBNECK_PAUSE_CANCEL)
+	if (p->flags & RXBNECK_PAUSE_CANCEL) {
 		ps->cancels++;
-	else
+	} else {
 		ps->published++;
+		if (ps->early)	/* planned within the epoch (pause_early()) */
+			ps->published_early++;
+	}
 }
 
 /* ------------------------------------------------------------- status -- */

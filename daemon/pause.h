@@ -145,7 +145,7 @@ struct pause {
 	 */
 	bool early;
 	uint64_t fed_in_ns;
-	uint64_t published_early;	/* schedules sent within an epoch */
+	uint64_t published_early;	/* of published, planned within an epoch */
 
 	/* Measured (all time and this epoch). */
 	uint64_t preemptions, blocks, lost;

@@ -519,6 +519,9 @@ static void test_early_within_epoch(void **state)
 	assert_int_equal(out.start_in_us, 3000);
 	assert_int_equal(out.duration_us, 8000);
 	assert_int_equal(out.period_us, 12000);
+	pause_note_sent(&early, &out, 1);
+	assert_int_equal(early.published, 1);
+	assert_int_equal(early.published_early, 1);
 	/* With a schedule out, nothing more is taken early. */
 	first = g->n;
 	gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
@@ -539,6 +542,11 @@ static void test_early_within_epoch(void **state)
 	assert_int_equal(early.hits, late.hits);
 	assert_int_equal(early.anchor_ns, late.anchor_ns);
 	assert_int_equal(early.run_n, late.run_n);
+	/* The epoch's own refresh is not counted as early. */
+	assert_true(pause_plan(&early, PORT, g->t + 1 * MS, 250 * MS, 2000, 2, 0, &out));
+	pause_note_sent(&early, &out, 1);
+	assert_int_equal(early.published, 2);
+	assert_int_equal(early.published_early, 1);
 	/* The next epoch counts from its own start again. */
 	g->n = 0;
 	for (int i = 0; i < 2; i++)

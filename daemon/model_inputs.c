@@ -212,6 +212,28 @@ static void learn_rcvbuf(struct mi_learn *l, const struct rxb_sock_meas *s)
 	l->rcvbuf_udp = udp;
 }
 
+/*
+ * Which protocol dequeued on the port. A watched port whose sockets are all
+ * TCP (an iperf3 or a GridFTP data port) has packets that are coalesced
+ * segments of up to 64 KiB, not datagrams: the cost per packet is per
+ * segment and the rate in payload bytes of datagrams would be off by the
+ * segment size (an e2e TCP port's 97 us "per packet" gave 0.1 Gb/s for a
+ * receiver taking 3 Gb/s). A port an RBUDP receiver shares with its TCP
+ * control connection is a datagram port once any UDP dequeue is seen.
+ */
+static void learn_proto(struct mi_learn *l, const struct rxb_sock_meas *s)
+{
+	if (s->ipproto == IPPROTO_UDP || s->rcvbuf_ipproto == IPPROTO_UDP)
+		l->udp_seen = true;
+	else if (s->ipproto)
+		l->other_ipproto = s->ipproto;
+}
+
+static bool stream_only(const struct mi_learn *l)
+{
+	return !l->udp_seen && l->other_ipproto;
+}
+
 static void fit_decay(struct mi_fit *f, double d)
 {
 	f->sww *= d;
@@ -649,6 +671,7 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 	else
 		ratio_add(&l->truesize_per_pkt, k, 0, 0, MI_MIN_PKTS);
 	learn_rcvbuf(l, s);
+	learn_proto(l, s);
 	learn_placement(l, s);
 }
 
@@ -1028,6 +1051,14 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	b->cost_fit_terms = 0;
 	b->spin_share = NAN;
 	b->cost_fit_note[0] = '\0';
+	if (stream_only(l)) {
+		set_missing(&b->cpu_ns_per_pkt,
+			    "no datagrams: the port's sockets are %s (protocol %u), whose "
+			    "packets are coalesced segments; the model is of a UDP receiver",
+			    l->other_ipproto == IPPROTO_TCP ? "TCP" : "not UDP",
+			    l->other_ipproto);
+		return;
+	}
 	if (!(ns > 0)) {
 		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
 		return;

@@ -226,6 +226,8 @@ struct mi_learn {
 	uint64_t episodes_seq;			/* epoch of the latest, 0 = none */
 	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
 	bool rcvbuf_udp;			/* rcvbuf_bytes is a UDP socket's */
+	bool udp_seen;				/* a UDP socket dequeued, this run */
+	uint8_t other_ipproto;			/* else the protocol that did, 0 = none */
 	int ncpus;				/* last known placement */
 	int cpu[MI_MAX_CPUS];
 	double cpu_share[MI_MAX_CPUS];		/* sums to 1 */

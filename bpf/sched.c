@@ -518,6 +518,16 @@ void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *s)
 	}
 }
 
+int sched_probe_rx_fd(const struct sched_probe *sp)
+{
+	int fd;
+
+	if (!sp || !sp->rx_rb)
+		return -ENOENT;
+	fd = ring_buffer__epoll_fd(sp->rx_rb);
+	return fd >= 0 ? fd : -EBADF;
+}
+
 int sched_probe_drain_rx(struct sched_probe *sp,
 			 void (*cb)(void *arg, const struct sched_rx_event *ev),
 			 void *arg, uint64_t *lost)

@@ -332,6 +332,12 @@ void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *sn
 int sched_probe_drain_rx(struct sched_probe *sp,
 			 void (*cb)(void *arg, const struct sched_rx_event *ev),
 			 void *arg, uint64_t *lost);
+/*
+ * A descriptor that polls readable (EPOLLIN) while receiver preemption
+ * events wait to be drained, for an event loop's epoll set; owned by @sp.
+ * -errno when there is none.
+ */
+int sched_probe_rx_fd(const struct sched_probe *sp);
 #endif /* !__bpf__ */
 
 #endif

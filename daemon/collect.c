@@ -450,6 +450,13 @@ size_t collect_rx_preempts_early(struct collect *c, const struct rxb_rx_preempt 
 	return c->nrxp - before;
 }
 
+int collect_rx_preempts_fd(const struct collect *c)
+{
+	if (!c || !c->sp || !c->rxp)
+		return -ENOENT;
+	return sched_probe_rx_fd(c->sp);
+}
+
 /* Read every probe into snapshot slot @i. */
 static void snapshot_all(struct collect *c, int i)
 {

@@ -145,6 +145,12 @@ void collect_poll(struct collect *c, uint64_t now_ns);
  * (flows_rx_early()). Returns how many; 0 without the scheduler probe.
  */
 size_t collect_rx_preempts_early(struct collect *c, const struct rxb_rx_preempt **out);
+/*
+ * A descriptor, owned by @c, that polls readable while preemptions wait for
+ * collect_rx_preempts_early(): an event loop can sleep until the first one
+ * instead of looking on a timer. -errno without the scheduler probe.
+ */
+int collect_rx_preempts_fd(const struct collect *c);
 
 /* Detach everything, restore bpf_stats_enabled, free. NULL is allowed. */
 void collect_finish(struct collect *c);

@@ -40,6 +40,7 @@ enum tag {
 	TAG_TIMER,
 	TAG_SENDSRV,
 	TAG_CTLSRV,
+	TAG_RXRING,
 };
 
 static uint64_t pack(enum tag t, int fd)
@@ -91,6 +92,41 @@ static int cs_add(void *ctx, int fd, uint32_t ev)
 static int cs_mod(void *ctx, int fd, uint32_t ev)
 {
 	return ep_ctl(ctx, EPOLL_CTL_MOD, TAG_CTLSRV, fd, ev);
+}
+
+/*
+ * Put the collector's preemption ring in the epoll set (wake on its next
+ * event) or take it out. When it cannot be added, rx_early() looks on the
+ * RX_EARLY_NS timer instead, until the collector is restarted.
+ */
+static void rx_ring_watch(struct daemon *d, bool on)
+{
+	int fd;
+
+	if (!on) {
+		if (d->rx_ring_fd >= 0)
+			any_del(d, d->rx_ring_fd);
+		d->rx_ring_fd = -1;
+		return;
+	}
+	if (d->rx_ring_fd >= 0 || d->rx_ring_failed || !d->col)
+		return;
+	fd = collect_rx_preempts_fd(d->col);
+	if (fd == -ENOENT) {
+		/* No scheduler probe: no preemptions to look at until a restart. */
+		d->rx_ring_failed = true;
+		d->rx_early_due_ns = UINT64_MAX;
+		return;
+	}
+	if (fd < 0 || ep_ctl(d, EPOLL_CTL_ADD, TAG_RXRING, fd, EPOLLIN)) {
+		if (fd < 0)
+			rxb_log_errno(RXB_LOG_WARNING, -fd, "receiver preemption ring: no "
+				      "descriptor to wait on; looking every %d ms instead",
+				      (int)(RX_EARLY_NS / RXB_NSEC_PER_MSEC));
+		d->rx_ring_failed = true;
+		return;
+	}
+	d->rx_ring_fd = fd;
 }
 
 /* ------------------------------------------------------------- helpers -- */
@@ -559,6 +595,9 @@ static int apply_config(struct daemon *d, const struct rxb_config *next, bool co
 					       d->cfg.measure.watch_ports.n);
 			return err;
 		}
+		rx_ring_watch(d, false);
+		d->rx_ring_failed = false;
+		d->rx_early_due_ns = 0;
 		collect_finish(d->col);
 		d->col = col;
 		d->net_every_now = netplan_every(&d->netplan, rxb_mono_ns());
@@ -787,7 +826,7 @@ int daemon_init(struct daemon *d, const char *config_path)
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	d->epfd = d->sigfd = d->tfd = -1;
+	d->epfd = d->sigfd = d->tfd = d->rx_ring_fd = -1;
 	d->state.dirfd = -1;
 	d->started_ns = rxb_mono_ns();
 	d->started_unix_s = wall_s();
@@ -866,7 +905,8 @@ static int wait_ms(struct daemon *d)
 		t = w;
 	if (p < t)
 		t = p;
-	if (d->have_epoch && flows_want_rx_early(&d->flows) && d->rx_early_due_ns < t)
+	if (d->have_epoch && d->rx_ring_fd < 0 && flows_want_rx_early(&d->flows) &&
+	    d->rx_early_due_ns < t)
 		t = d->rx_early_due_ns;
 	if (t <= now)
 		return 0;
@@ -891,22 +931,34 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 	case TAG_CTLSRV:
 		ctlsrv_handle(d->cs, fd, ev->events);
 		break;
+	case TAG_RXRING:
+		break;	/* rx_early() drains it after the dispatch */
 	}
 }
 
-/* Within an epoch, a flow that waits for its first pause schedule. */
+/*
+ * Within an epoch, a flow that waits for its first pause schedule. The
+ * daemon sleeps on the preemption ring until the first event comes, then
+ * looks at most once per RX_EARLY_NS while events keep coming. Looking every
+ * RX_EARLY_NS instead cost a sender on a receiver that is never preempted
+ * 108 daemon wake-ups a second against 11 without a sender, and 0.37 % of a
+ * CPU; sleeping on the ring, 15 and nothing measurable (bench/rx_early.sh).
+ */
 static void rx_early(struct daemon *d, uint64_t now)
 {
 	const struct rxb_rx_preempt *ev;
+	bool want = d->col && d->have_epoch && flows_want_rx_early(&d->flows);
 	size_t n;
 
-	if (!d->col || !d->have_epoch || now < d->rx_early_due_ns ||
-	    !flows_want_rx_early(&d->flows))
-		return;
-	d->rx_early_due_ns = now + RX_EARLY_NS;
-	n = collect_rx_preempts_early(d->col, &ev);
-	if (n)
-		flows_rx_early(&d->flows, ev, n);
+	if (want && now >= d->rx_early_due_ns) {
+		n = collect_rx_preempts_early(d->col, &ev);
+		if (n)
+			flows_rx_early(&d->flows, ev, n);
+		if (n || d->rx_ring_failed)
+			d->rx_early_due_ns = now + RX_EARLY_NS;
+		want = flows_want_rx_early(&d->flows);
+	}
+	rx_ring_watch(d, want && now >= d->rx_early_due_ns);
 }
 
 int daemon_run(struct daemon *d)
@@ -949,6 +1001,7 @@ void daemon_finish(struct daemon *d)
 	if (d->state_ok)
 		state_close(&d->state);
 	d->state_ok = false;
+	rx_ring_watch(d, false);
 	collect_finish(d->col);
 	d->col = NULL;
 	netplan_finish(&d->netplan);

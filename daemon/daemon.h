@@ -78,6 +78,9 @@ struct daemon {
 	uint64_t status_sent_ns;
 	uint64_t rx_early_due_ns;	/* next look at the receivers' turns within
 					 * an epoch (flows_want_rx_early()) */
+	int rx_ring_fd;			/* the collector's preemption ring while
+					 * in epfd, else -1 */
+	bool rx_ring_failed;		/* cannot be watched: look on the timer */
 	char status_line[200];
 };
 

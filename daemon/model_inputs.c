@@ -672,7 +672,16 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 		ratio_add(&l->truesize_per_pkt, k, 0, 0, MI_MIN_PKTS);
 	learn_rcvbuf(l, s);
 	learn_proto(l, s);
-	learn_placement(l, s);
+	/*
+	 * Where it runs while it receives. An epoch of a few packets says
+	 * little: a new receiver's first one holds its start-up, which ran
+	 * before it pinned itself (rxbneck-recv --cpu: 47 % of that epoch on
+	 * the other CPU, so #C 1.12 instead of 2 and a rate of 4.07 instead of
+	 * 2.67 Gb/s for the next 250 ms; 11 of the 25 --follow starts that
+	 * had it lost packets in their first round, 4 of the 23 without).
+	 */
+	if (out >= MI_MIN_PKTS || !l->ncpus)
+		learn_placement(l, s);
 }
 
 /*

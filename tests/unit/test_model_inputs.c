@@ -132,6 +132,68 @@ static void test_stage_b_formulas(void **state)
 	free(e);
 }
 
+/*
+ * A new receiver's first epoch holds its start-up, which ran before it
+ * pinned itself: half of it on the other CPU (no hogs there). With one
+ * packet that epoch does not move the placement (#C stays 2, not 1); an
+ * epoch of real traffic split the same way does.
+ */
+static void test_placement_needs_packets(void **state)
+{
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct rxb_epoch *e;
+	struct rxb_sock_meas *s;
+	struct mi_env env;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	e = new_epoch(1, 1.0);
+	add_sock(e, 20000, 2000, 500);
+	e->cpus[1].cpu_bound = 2.0;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.cpu_bound.v, 2.0, 0);
+	free(e);
+
+	/* The start-up epoch: 1 packet, 0.5 ms on CPU 1, 0.5 ms on CPU 0. */
+	e = new_epoch(2, 1.0);
+	s = add_sock(e, 1, 1e6, 1);
+	s->ncpus_ran = 2;
+	s->ran_on[0].oncpu_ns = 500000;
+	s->ran_on[1].cpu = 0;
+	s->ran_on[1].oncpu_ns = 500000;
+	e->cpus[1].cpu_bound = 2.0;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.cpu_bound.v, 2.0, 0);
+	assert_int_equal(l.ncpus, 1);
+	free(e);
+
+	/* Traffic split 75/25: that is where it runs now. */
+	e = new_epoch(3, 1.0);
+	s = add_sock(e, 1000, 2000, 250);
+	split_placement(s);
+	e->cpus[1].cpu_bound = 2.0;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
+	free(e);
+
+	/* A flow with no placement yet takes what there is. */
+	mi_learn_init(&l);
+	e = new_epoch(4, 1.0);
+	s = add_sock(e, 1, 1e6, 1);
+	split_placement(s);
+	e->cpus[1].cpu_bound = 2.0;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	assert_int_equal(l.ncpus, 2);
+	free(e);
+}
+
 /* The costs are decaying packet-weighted averages (model_inputs.h). */
 static void test_smoothing(void **state)
 {
@@ -1916,6 +1978,7 @@ int main(void)
 		cmocka_unit_test(test_spin_saturated),
 		cmocka_unit_test(test_spin_ratio_refused),
 		cmocka_unit_test(test_tcp_port_not_modelled),
+		cmocka_unit_test(test_placement_needs_packets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

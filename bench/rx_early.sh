@@ -46,18 +46,9 @@ s.bind(("10.254.7.2", int(sys.argv[1])))
 while True:
     s.recv(65536)
 PY
-cat > "$T/tx.py" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-dst, buf = ("10.254.7.2", int(sys.argv[1])), b"x" * 1400
-while True:
-    for _ in range(10):
-        s.sendto(buf, dst)
-    time.sleep(0.0005)
-PY
 bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P
 sleep 0.3
-bg ip netns exec $ns_a taskset -c 0 python3 "$T/tx.py" $P
+bg ip netns exec $ns_a taskset -c 0 python3 "$S/tests/integration/udp_tx.py" 10.254.7.2 $P
 
 write_conf "$T/d.conf" "[measure] interval_ms = 250" "[measure] watch_ports = $P"
 start_daemon "$T/d.conf"

@@ -54,21 +54,12 @@ while True:
     except BlockingIOError:
         pass
 PY
-# About 20 000 datagrams/s, in bursts of 10.
-cat > "$T/tx.py" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-dst, buf = ("10.253.0.2", int(sys.argv[1])), b"x" * 1400
-while True:
-    for _ in range(10):
-        s.sendto(buf, dst)
-    time.sleep(0.0005)
-PY
 
 bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P
 RX=$!
 sleep 0.3
-bg ip netns exec $ns_a taskset -c 0 python3 "$T/tx.py" $P
+# About 20 000 datagrams/s, in bursts of 10.
+bg ip netns exec $ns_a taskset -c 0 python3 "$S/tests/integration/udp_tx.py" 10.253.0.2 $P
 
 pj() { ctl status --json | python3 -c "import json,sys; f=json.load(sys.stdin)['flows'][0]; print($1)"; }
 status_c() { pj "f['inputs']['stage_b']['cpu_bound']['value'] or 0"; }

@@ -132,10 +132,27 @@ static void test_stage_b_formulas(void **state)
 	free(e);
 }
 
+/* Feed one epoch of @pkts packets at 2 hogs on CPU 1; @split: 75/25 on
+ * CPUs 1 and 0 (none there), else all on CPU 1. */
+static void feed_placed(struct mi_learn *l, struct mi_disk *d, uint64_t seq,
+			uint64_t pkts, bool split, struct mi_result *r)
+{
+	struct rxb_epoch *e = new_epoch(seq, 1.0);
+	struct rxb_sock_meas *s = add_sock(e, pkts, pkts > 1 ? 2000 : 1e6, pkts > 1 ? 250 : 1);
+	struct mi_env env;
+
+	if (split)
+		split_placement(s);
+	e->cpus[1].cpu_bound = 2.0;
+	env = env_for(e);
+	mi_update(l, d, PORT, e, 1.0, &env, r);
+	free(e);
+}
+
 /*
  * A new receiver's first epoch holds its start-up, which ran before it
- * pinned itself: half of it on the other CPU (no hogs there). With one
- * packet that epoch does not move the placement (#C stays 2, not 1); an
+ * pinned itself: part of it on the other CPU (no hogs there). With one
+ * packet that epoch does not move the placement (#C stays 2, not 1.5); an
  * epoch of real traffic split the same way does.
  */
 static void test_placement_needs_packets(void **state)
@@ -143,55 +160,24 @@ static void test_placement_needs_packets(void **state)
 	struct mi_learn l;
 	struct mi_disk d;
 	struct mi_result r;
-	struct rxb_epoch *e;
-	struct rxb_sock_meas *s;
-	struct mi_env env;
 
 	(void)state;
 	mi_learn_init(&l);
 	mi_disk_init(&d);
-	e = new_epoch(1, 1.0);
-	add_sock(e, 20000, 2000, 500);
-	e->cpus[1].cpu_bound = 2.0;
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	feed_placed(&l, &d, 1, 20000, false, &r);
 	check_rel(r.b.cpu_bound.v, 2.0, 0);
-	free(e);
-
-	/* The start-up epoch: 1 packet, 0.5 ms on CPU 1, 0.5 ms on CPU 0. */
-	e = new_epoch(2, 1.0);
-	s = add_sock(e, 1, 1e6, 1);
-	s->ncpus_ran = 2;
-	s->ran_on[0].oncpu_ns = 500000;
-	s->ran_on[1].cpu = 0;
-	s->ran_on[1].oncpu_ns = 500000;
-	e->cpus[1].cpu_bound = 2.0;
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	/* The start-up epoch: 1 packet, a quarter of it on CPU 0. */
+	feed_placed(&l, &d, 2, 1, true, &r);
 	check_rel(r.b.cpu_bound.v, 2.0, 0);
 	assert_int_equal(l.ncpus, 1);
-	free(e);
-
 	/* Traffic split 75/25: that is where it runs now. */
-	e = new_epoch(3, 1.0);
-	s = add_sock(e, 1000, 2000, 250);
-	split_placement(s);
-	e->cpus[1].cpu_bound = 2.0;
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	feed_placed(&l, &d, 3, 1000, true, &r);
 	check_rel(r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
-	free(e);
-
 	/* A flow with no placement yet takes what there is. */
 	mi_learn_init(&l);
-	e = new_epoch(4, 1.0);
-	s = add_sock(e, 1, 1e6, 1);
-	split_placement(s);
-	e->cpus[1].cpu_bound = 2.0;
-	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	feed_placed(&l, &d, 4, 1, true, &r);
 	assert_int_equal(l.ncpus, 2);
-	free(e);
+	check_rel(r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
 }
 
 /* The costs are decaying packet-weighted averages (model_inputs.h). */

@@ -937,8 +937,8 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 }
 
 /*
- * Within an epoch, a flow that waits for its first pause schedule. The
- * daemon sleeps on the preemption ring until the first event comes, then
+ * Within an epoch, a flow that waits for its first pause schedule, or whose
+ * schedule may have lost its phase (flows_want_rx_early()). The daemon sleeps on the preemption ring until the first event comes, then
  * looks at most once per RX_EARLY_NS while events keep coming. Looking every
  * RX_EARLY_NS instead cost a sender on a receiver that is never preempted
  * 108 daemon wake-ups a second against 11 without a sender, and 0.37 % of a

@@ -670,7 +670,9 @@ bool flows_want_rx_early(const struct flows *f)
 	for (int i = 0; i < f->n; i++) {
 		const struct flow *fl = &f->v[i];
 
-		if (fl->nsenders && fl->pause.p.enabled && !fl->pause.sched_active)
+		/* No schedule out: the first one waits for these events;
+		 * one out: they say when its phase went wrong. */
+		if (fl->nsenders && fl->pause.p.enabled)
 			return true;
 	}
 	return false;

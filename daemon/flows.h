@@ -211,13 +211,14 @@ void flows_epoch(struct flows *f, const struct rxb_epoch *e,
 		 uint32_t netdev_max_backlog);
 
 /*
- * Within an epoch: does a flow wait for its first pause schedule (senders,
- * [pause] enabled, none out)? Then the daemon hands it the receivers'
- * preemptions as they come (collect_rx_preempts_early()), and
- * flows_rx_early() publishes a schedule as soon as the predictor has its
- * windows, rather than at the end of the epoch: a new receiver's first
- * windows are known after ~50 ms, the epoch ends up to an epoch later, and
- * until then the sender blasts into them.
+ * Within an epoch: does a flow follow its receivers' preemptions (senders,
+ * [pause] enabled)? Then the daemon hands it the receivers' preemptions as
+ * they come (collect_rx_preempts_early()), and flows_rx_early() publishes
+ * a schedule as soon as the predictor has its windows, rather than at the
+ * end of the epoch: a new receiver's first windows are known after ~50 ms,
+ * the epoch ends up to an epoch later, and until then the sender blasts
+ * into them. With a schedule out, it publishes a new one as soon as the
+ * receiver comes back out of its phase (pause_early()).
  */
 bool flows_want_rx_early(const struct flows *f);
 void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n);

@@ -66,6 +66,8 @@
 #define PAUSE_RUNS		64	/* recent runs for T_I/O */
 #define PAUSE_MIN_EVENTS	4	/* preemptions in an epoch to publish */
 #define PAUSE_HIT_OVERLAP	0.5	/* of the actual window */
+#define PAUSE_REPHASE_FRAC	0.25	/* of the window: a return further from
+					 * the schedule's re-plans it */
 /* EEVDF's default sysctl_sched_base_slice (6.x), CFS's defaults. */
 #define PAUSE_EEVDF_BASE_SLICE_NS	700000ULL
 #define PAUSE_CFS_LATENCY_NS		6000000ULL
@@ -145,7 +147,18 @@ struct pause {
 	 */
 	bool early;
 	uint64_t fed_in_ns;
-	uint64_t published_early;	/* of published, planned within an epoch */
+	uint64_t published_early;	/* of published, first schedules planned
+					 * within an epoch */
+	/*
+	 * With a schedule out, a return to the CPU more than a quarter of the
+	 * window away from the schedule's (the turns' order changed: EEVDF
+	 * then shifts the phase by a whole turn) asks for a new plan within
+	 * the epoch, in the new phase.
+	 */
+	bool rephase;
+	bool rephasing;			/* the last plan was one */
+	uint64_t rephased;		/* of published, such new plans */
+	uint64_t rephase_err_ns;	/* the return's distance, last one */
 
 	/* Measured (all time and this epoch). */
 	uint64_t preemptions, blocks, lost;
@@ -194,12 +207,13 @@ void pause_epoch(struct pause *ps, const struct rxb_epoch *e,
 		 const int32_t *tids, int ntids);
 
 /*
- * Within an epoch, for a flow with no schedule out: check and learn from
- * the preemptions in @ev of receivers of @port (a new receiver is known by
- * its port before the epoch names its tid). The epoch's counts then run
- * from here, and pause_epoch() does not take these events again. Returns
- * true when a schedule could now be planned (pause_plan()): the predictor
- * has this epoch's PAUSE_MIN_EVENTS long windows.
+ * Within an epoch, for a flow with senders: check and learn from the
+ * preemptions in @ev of receivers of @port (a new receiver is known by its
+ * port before the epoch names its tid). The epoch's counts then run from
+ * here, and pause_epoch() does not take these events again. Returns true
+ * when a schedule should be planned now (pause_plan()): with none out,
+ * once the predictor has this epoch's PAUSE_MIN_EVENTS long windows; with
+ * one out, when the receiver came back out of the schedule's phase.
  */
 bool pause_early(struct pause *ps, const struct rxb_rx_preempt *ev, size_t n,
 		 uint16_t port);

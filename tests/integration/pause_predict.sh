@@ -136,7 +136,8 @@ pauses = [l for l in open(wf).readlines()[la:lb]
 print(f"subscriber: {len(pauses)} PAUSE frames in 5 s; last: {pauses[-1].strip() if pauses else '-'}")
 # The first schedule after the hogs start goes out within its epoch once 4
 # windows are seen (docs/pause.md §4), unless the epoch ended first.
-print(f"schedules sent: {pb['published']}, of them within an epoch: {pb['published_early']}")
+print(f"schedules sent: {pb['published']}, of them first ones within an epoch: "
+      f"{pb['published_early']}, re-phased within an epoch: {pb['rephased']}")
 # The sender stops only for the part of a window its socket queue cannot
 # take at the rate data arrives (pause.h, pause_plan): the last frame's
 # window plus that part is the predicted window.

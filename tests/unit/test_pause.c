@@ -522,11 +522,11 @@ static void test_early_within_epoch(void **state)
 	pause_note_sent(&early, &out, 1);
 	assert_int_equal(early.published, 1);
 	assert_int_equal(early.published_early, 1);
-	/* With a schedule out, nothing more is taken early. */
+	/* With a schedule out, an event in its phase asks for nothing. */
 	first = g->n;
 	gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
 	assert_false(pause_early(&early, g->ev + first, g->n - first, PORT));
-	assert_int_equal(early.ep_long, 4);
+	assert_int_equal(early.ep_long, 5);
 	for (int i = 0; i < 5; i++)
 		gen_cycle(g, RX_TID + 1, 4 * MS, 8 * MS);
 
@@ -555,6 +555,91 @@ static void test_early_within_epoch(void **state)
 	assert_int_equal(early.ep_preemptions, 2);
 	pause_finish(&early);
 	pause_finish(&late);
+	gen_free(g);
+}
+
+/*
+ * A schedule out, and the turns' order changes within the epoch: the
+ * receiver waits one hog turn more (off 12 ms instead of 8), so it comes
+ * back 4 ms - a whole turn - after the schedule's return. pause_early()
+ * asks for a plan at once and the new schedule's windows start T_I/O
+ * after that return; a return 1 ms off (a quarter of the window is 2 ms)
+ * and returns in the new phase ask for nothing. The new plan keeps the
+ * schedule although the epoch has fewer than PAUSE_MIN_EVENTS windows so
+ * far, is counted as re-phased, not as a first schedule, and the epoch's
+ * own refresh is neither.
+ */
+static void test_rephase_within_epoch(void **state)
+{
+	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
+	struct pause_params p;
+	struct pause ps;
+	struct rxbneck_pause out;
+	uint64_t back, now;
+	size_t first;
+
+	(void)state;
+	params(&p);
+	pause_init(&ps, &p);
+	for (int i = 0; i < 10; i++)
+		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
+	assert_int_equal(out.start_in_us, 3000);
+	assert_int_equal(out.period_us, 12000);
+	pause_note_sent(&ps, &out, 1);
+	g->n = 0;
+
+	/* In phase, then 1 ms late: nothing to do. */
+	first = g->n;
+	gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	gen_cycle(g, RX_TID, 4 * MS, 9 * MS);
+	assert_false(pause_early(&ps, g->ev + first, g->n - first, PORT));
+	/* Back to the schedule's phase (a 3-ms run), then one turn more. */
+	first = g->n;
+	gen_cycle(g, RX_TID, 3 * MS, 8 * MS);
+	assert_false(pause_early(&ps, g->ev + first, g->n - first, PORT));
+	first = g->n;
+	gen_cycle(g, RX_TID, 4 * MS, 12 * MS);
+	back = g->t;
+	assert_true(pause_early(&ps, g->ev + first, g->n - first, PORT));
+	assert_int_equal(ps.rephase_err_ns, 4 * MS);
+	assert_int_equal(ps.ep_long, 4);
+	now = back + 1 * MS;
+	assert_true(pause_plan(&ps, PORT, now, 250 * MS, 2000, 1, 0, &out));
+	assert_false(out.flags & RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(out.start_in_us, (back + 4 * MS - now) / US);
+	assert_int_equal(out.duration_us, 8000);
+	assert_int_equal(out.period_us, 12000);
+	pause_note_sent(&ps, &out, 1);
+	assert_int_equal(ps.rephased, 1);
+	assert_int_equal(ps.published, 2);
+	assert_int_equal(ps.published_early, 0);
+
+	/* Early in the next epoch (one window so far), a turn less. */
+	for (int i = 0; i < 3; i++)
+		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	pause_epoch(&ps, gen_epoch(g, 2, 2, 4e6, 1.4e6), rx_tids, 1);
+	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 2, 0, &out));
+	pause_note_sent(&ps, &out, 1);
+	assert_int_equal(ps.rephased, 1);
+	g->n = 0;
+	first = g->n;
+	gen_cycle(g, RX_TID, 4 * MS, 4 * MS);
+	assert_true(pause_early(&ps, g->ev + first, g->n - first, PORT));
+	assert_int_equal(ps.rephase_err_ns, 4 * MS);
+	assert_int_equal(ps.ep_long, 1);
+	now = g->t + 2 * MS;
+	assert_true(pause_plan(&ps, PORT, now, 250 * MS, 2000, 2, 0, &out));
+	assert_false(out.flags & RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(out.start_in_us, 2000);
+	pause_note_sent(&ps, &out, 1);
+	assert_int_equal(ps.rephased, 2);
+	first = g->n;
+	gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	assert_false(pause_early(&ps, g->ev + first, g->n - first, PORT));
+	pause_finish(&ps);
 	gen_free(g);
 }
 
@@ -593,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_queue_absorbs),
 		cmocka_unit_test(test_other_threads_ignored),
 		cmocka_unit_test(test_early_within_epoch),
+		cmocka_unit_test(test_rephase_within_epoch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

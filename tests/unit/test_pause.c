@@ -115,6 +115,14 @@ static const struct rxb_epoch *gen_epoch(struct sched_gen *g, uint64_t seq, doub
 
 static const int32_t rx_tids[] = { RX_TID };
 
+/* Epoch 1: ten turns of a receiver with two hogs on its CPU, 4-ms turns. */
+static void two_hogs_learnt(struct sched_gen *g, struct pause *ps)
+{
+	for (int i = 0; i < 10; i++)
+		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
+	pause_epoch(ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+}
+
 static void params(struct pause_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -370,9 +378,7 @@ static void test_oneshot_vs_periodic(void **state)
 	(void)state;
 	params(&p);
 	pause_init(&ps, &p);
-	for (int i = 0; i < 10; i++)
-		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
-	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	two_hogs_learnt(g, &ps);
 	/* Period 12 ms within a 1 s epoch: periodic whatever the RTT. */
 	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 100, 1, 0, &out));
 	assert_int_equal(out.period_us, 12000);
@@ -410,9 +416,7 @@ static void test_queue_absorbs(void **state)
 	(void)state;
 	params(&p);
 	pause_init(&ps, &p);
-	for (int i = 0; i < 10; i++)
-		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
-	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	two_hogs_learnt(g, &ps);
 	/* One-shot (10 ms epoch, near sender): window at +4 ms for 8 ms. */
 	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 1, 3 * MS, &out));
 	assert_int_equal(out.flags, 0);
@@ -443,9 +447,7 @@ static void test_cancel_when_hogs_leave(void **state)
 	(void)state;
 	params(&p);
 	pause_init(&ps, &p);
-	for (int i = 0; i < 10; i++)
-		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
-	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	two_hogs_learnt(g, &ps);
 	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 1, 0, &out));
 	pause_note_sent(&ps, &out, 1);
 	/* No preemptions any more: one CANCEL, then silence. */
@@ -581,9 +583,7 @@ static void test_rephase_within_epoch(void **state)
 	(void)state;
 	params(&p);
 	pause_init(&ps, &p);
-	for (int i = 0; i < 10; i++)
-		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
-	pause_epoch(&ps, gen_epoch(g, 1, 2, 4e6, 1.4e6), rx_tids, 1);
+	two_hogs_learnt(g, &ps);
 	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
 	assert_int_equal(out.start_in_us, 3000);
 	assert_int_equal(out.period_us, 12000);

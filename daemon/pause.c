@@ -280,7 +280,7 @@ static void check_schedule(struct pause *ps, uint64_t out, uint64_t in)
  * Did the receiver come back where the published schedule says, give or
  * take PAUSE_REPHASE_FRAC of the window? With equal weights the turns keep
  * their order, but a third task's wake-up or a turn of two ticks changes
- * it now and then (8 % of the turns of a busy receiver with two hogs,
+ * it now and then (3-4 % of the turns of a busy receiver with two hogs,
  * perf sched on the test VM): the receiver then waits one turn more or
  * less, and every later window moves by a whole turn - a third of the
  * period with two hogs, half the sender's pause in the wrong place -

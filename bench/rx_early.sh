@@ -17,19 +17,30 @@
 # and the ratio of the daemon's CPU time with the reads to without, with
 # the added share of one CPU.
 #
-# Needs root, python3, ip, taskset. Run by `make bench` under the
-# heavy-test lock. Environment: PERIOD (10 s), PAIRS (3).
+# With HOGS=N (N >= 1) the other case: N CPU-bound tasks share CPU 1 with
+# a reader that never blocks (seed 004's receiver), so the reader is
+# preempted every turn and, with the sender connected, a schedule is out and
+# the daemon follows the ring for the rest of the window to re-plan it when
+# the receiver's phase moves (pause.md §4). The reference windows have no
+# sender: no schedule, no reads within the epoch. Printed besides: the
+# schedules published and re-planned per second.
+#
+# Needs root, python3, ip, taskset (and stress-ng with HOGS). Run by `make
+# bench` under the heavy-test lock. Environment: PERIOD (10 s), PAIRS (3),
+# HOGS (0).
 set -u
 S=${RXB_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 B=${RXB_BUILD:-$S/build}
 . "$S/tests/integration/daemon_lib.inc"
 period=${PERIOD:-10}
 pairs=${PAIRS:-3}
-case $period$pairs in *[!0-9]*) die "PERIOD and PAIRS must be whole numbers" ;; esac
+hogs=${HOGS:-0}
+case $period$pairs$hogs in *[!0-9]*) die "PERIOD, PAIRS and HOGS must be whole numbers" ;; esac
 [ "$period" -ge 2 ] && [ "$pairs" -ge 1 ] || die "PERIOD must be >= 2 and PAIRS >= 1"
 for t in ip python3 taskset; do
 	command -v $t >/dev/null || skip "$t not installed"
 done
+[ "$hogs" -eq 0 ] || command -v stress-ng >/dev/null || skip "stress-ng not installed"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 WATCH=$B/rxbneck-watch
 [ -x "$WATCH" ] || die "build first: $WATCH"
@@ -43,10 +54,18 @@ cat > "$T/rx.py" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("10.254.7.2", int(sys.argv[1])))
+if sys.argv[2] == "spin":
+    s.setblocking(False)
 while True:
-    s.recv(65536)
+    try:
+        s.recv(65536)
+    except BlockingIOError:
+        pass
 PY
-bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P
+mode=block
+[ "$hogs" -eq 0 ] || mode=spin
+bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P $mode
+[ "$hogs" -eq 0 ] || bg stress-ng --cpu "$hogs" --taskset 1 --quiet
 sleep 0.3
 bg ip netns exec $ns_a taskset -c 0 python3 "$S/tests/integration/udp_tx.py" 10.254.7.2 $P
 
@@ -75,9 +94,10 @@ for i in $(seq $((2 * pairs + 1))); do
 	else
 		kind=reference
 	fi
+	p0=$(pj "f['pause']['published'], f['pause']['rephased']")
 	a=$(sample); sleep "$period"; b=$(sample)
-	early=$(pj "f['pause']['published']")
-	echo "$kind $a $b $early" >> "$T/windows"
+	p1=$(pj "f['pause']['published'], f['pause']['rephased']")
+	echo "$kind $a $b $(echo "$p0 $p1" | tr -d '(),')" >> "$T/windows"
 	if [ -n "$wpid" ]; then
 		kill "$wpid"; wait "$wpid" 2>/dev/null
 		wpid=
@@ -88,13 +108,14 @@ python3 - "$T/windows" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
 acc = {}
-print("window     daemon CPU ms/s  wake-ups/s  schedules published")
+print("window     daemon CPU ms/s  wake-ups/s  schedules/s  re-planned/s")
 for r in rows:
-    kind, (c0, v0, t0, c1, v1, t1), pub = r[0], map(int, r[1:7]), r[7]
+    kind = r[0]
+    c0, v0, t0, c1, v1, t1, pb0, rp0, pb1, rp1 = map(int, r[1:11])
     s = (t1 - t0) / 1e9
     cpu, wk = (c1 - c0) / 1e6 / s, (v1 - v0) / s
     acc.setdefault(kind, []).append((cpu, wk))
-    print(f"{kind:10} {cpu:15.3f} {wk:11.1f}  {pub}")
+    print(f"{kind:10} {cpu:15.3f} {wk:11.1f} {(pb1 - pb0) / s:12.1f} {(rp1 - rp0) / s:13.1f}")
 m = {k: (sum(x for x, _ in v) / len(v), sum(y for _, y in v) / len(v)) for k, v in acc.items()}
 ref, rd = m["reference"], m["reads"]
 print(f"RESULT rx_early: daemon CPU {rd[0]:.3f} ms/s with the 10-ms reads vs {ref[0]:.3f} "

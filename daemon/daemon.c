@@ -905,7 +905,7 @@ static int wait_ms(struct daemon *d)
 		t = w;
 	if (p < t)
 		t = p;
-	if (d->have_epoch && d->rx_ring_fd < 0 && flows_want_rx_early(&d->flows) &&
+	if (d->have_epoch && d->rx_ring_fd < 0 && flows_rx_early_ns(&d->flows, RX_EARLY_NS) &&
 	    d->rx_early_due_ns < t)
 		t = d->rx_early_due_ns;
 	if (t <= now)
@@ -938,27 +938,29 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 
 /*
  * Within an epoch, a flow that waits for its first pause schedule, or whose
- * schedule may have lost its phase (flows_want_rx_early()). The daemon sleeps on the preemption ring until the first event comes, then
- * looks at most once per RX_EARLY_NS while events keep coming. Looking every
- * RX_EARLY_NS instead cost a sender on a receiver that is never preempted
- * 108 daemon wake-ups a second against 11 without a sender, and 0.37 % of a
- * CPU; sleeping on the ring, 15 and nothing measurable (bench/rx_early.sh).
+ * schedule may have lost its phase (flows_rx_early_ns()). The daemon sleeps
+ * on the preemption ring until the first event comes, then looks at most
+ * once per RX_EARLY_NS (once per period with a schedule out) while events
+ * keep coming. Looking every RX_EARLY_NS instead cost a sender on a
+ * receiver that is never preempted 108 daemon wake-ups a second against 11
+ * without a sender, and 0.37 % of a CPU; sleeping on the ring, 15 and
+ * nothing measurable (bench/rx_early.sh).
  */
 static void rx_early(struct daemon *d, uint64_t now)
 {
 	const struct rxb_rx_preempt *ev;
-	bool want = d->col && d->have_epoch && flows_want_rx_early(&d->flows);
+	uint64_t every = d->col && d->have_epoch ? flows_rx_early_ns(&d->flows, RX_EARLY_NS) : 0;
 	size_t n;
 
-	if (want && now >= d->rx_early_due_ns) {
+	if (every && now >= d->rx_early_due_ns) {
 		n = collect_rx_preempts_early(d->col, &ev);
 		if (n)
 			flows_rx_early(&d->flows, ev, n);
+		every = flows_rx_early_ns(&d->flows, RX_EARLY_NS);
 		if (n || d->rx_ring_failed)
-			d->rx_early_due_ns = now + RX_EARLY_NS;
-		want = flows_want_rx_early(&d->flows);
+			d->rx_early_due_ns = now + every;
 	}
-	rx_ring_watch(d, want && now >= d->rx_early_due_ns);
+	rx_ring_watch(d, every && now >= d->rx_early_due_ns);
 }
 
 int daemon_run(struct daemon *d)

@@ -77,7 +77,7 @@ struct daemon {
 	struct daemon_reload reload;
 	uint64_t status_sent_ns;
 	uint64_t rx_early_due_ns;	/* next look at the receivers' turns within
-					 * an epoch (flows_want_rx_early()) */
+					 * an epoch (flows_rx_early_ns()) */
 	int rx_ring_fd;			/* the collector's preemption ring while
 					 * in epfd, else -1 */
 	bool rx_ring_failed;		/* cannot be watched: look on the timer */

@@ -220,7 +220,9 @@ void flows_epoch(struct flows *f, const struct rxb_epoch *e,
  * into them. With a schedule out, it publishes a new one as soon as the
  * receiver comes back out of its phase (pause_early()).
  */
-bool flows_want_rx_early(const struct flows *f);
+/* 0 when no flow follows the preemptions; else how often to read them:
+ * @min_ns, or once per period of a schedule out when that is longer. */
+uint64_t flows_rx_early_ns(const struct flows *f, uint64_t min_ns);
 void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n);
 
 struct flow *flows_find(struct flows *f, uint16_t port);

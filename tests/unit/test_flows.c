@@ -490,6 +490,7 @@ static void test_pause_published(void **state)
 	struct rxb_rx_preempt *v = calloc(64, sizeof(*v));
 	struct rxb_epoch *e1 = epoch(1, 2, 1000), *e2 = epoch(2, 2, 1000);
 	uint16_t port = PORT;
+	struct sendsrv_peer sp;
 	size_t nv = 0;
 	struct flow *fl;
 
@@ -547,11 +548,23 @@ static void test_pause_published(void **state)
 	assert_int_equal(pp.last.period_us, 12000);
 	assert_int_equal(fl->pause.published, 1);
 	assert_int_equal(fl->pause.last_sent, 1);
+	/*
+	 * The receivers' preemptions are followed within the epoch only for
+	 * a flow with senders: with a schedule out once per its period
+	 * (12 ms, + 1 so that each read finds the last turn), else at the
+	 * daemon's pace.
+	 */
+	assert_int_equal(flows_rx_early_ns(f, 10000000), 0);
+	sp = peer(1, PORT);
+	assert_int_equal(flows_sender_hello(f, &sp), 0);
+	assert_int_equal(flows_rx_early_ns(f, 10000000), 13000000);
+	assert_int_equal(flows_rx_early_ns(f, 20000000), 20000000);
 
 	/* The windows stop: CANCEL, once. */
 	flows_epoch(f, e2, 1000);
 	assert_int_equal(pp.n, 2);
 	assert_int_equal(pp.last.flags, RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(flows_rx_early_ns(f, 10000000), 10000000);
 	e2->seq = 3;
 	flows_epoch(f, e2, 1000);
 	assert_int_equal(pp.n, 2);
@@ -563,6 +576,7 @@ static void test_pause_published(void **state)
 	flows_epoch(f, e1, 1000);
 	assert_int_equal(fl->pause.preemptions, 60);
 	assert_int_equal(pp.n, 2);
+	assert_int_equal(flows_rx_early_ns(f, 10000000), 0);
 	flows_finish(f);
 	free(e1);
 	free(e2);

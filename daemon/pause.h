@@ -48,7 +48,11 @@
  * epochs so that it runs out if the daemon stops refreshing it); a one-shot
  * window only when P exceeds the epoch and the sender's RTT/2 is shorter
  * than D (otherwise it could not act on it). The published schedule is
- * itself checked against the next epoch's windows (schedule hits).
+ * itself checked against the next epoch's windows (schedule hits). Within
+ * an epoch it also publishes a new receiver's first schedule as soon as its
+ * windows are seen, and a new one whenever the receiver comes back more
+ * than PAUSE_REPHASE_FRAC of a window away from the schedule's return
+ * (pause_early()).
  *
  * No globals, no allocation: the state is embedded in struct flow.
  */

@@ -383,6 +383,7 @@ static void epoch_counts_reset(struct pause *ps)
 {
 	ps->ep_preemptions = ps->ep_long = ps->ep_run_n = 0;
 	ps->ep_off_sum_ns = ps->ep_run_sum_ns = 0;
+	ps->ep_rephased = 0;
 }
 
 /* Feed @ev unless pause_early() took it already this epoch. */
@@ -411,9 +412,21 @@ bool pause_early(struct pause *ps, const struct rxb_rx_preempt *ev, size_t n,
 	}
 	if (!ps->early || !ps->pred.valid || !ps->pred.d_ns)
 		return false;
-	if (ps->sched_active)
-		return ps->rephase;
-	return ps->ep_long >= PAUSE_MIN_EVENTS;
+	if (!ps->sched_active)
+		return ps->ep_long >= PAUSE_MIN_EVENTS;
+	if (!ps->rephase)
+		return false;
+	/*
+	 * A receiver whose every return is out of phase (its period is
+	 * wrong until the epoch counts the hogs again, or it blocks at
+	 * random) would get a new plan at every read: bound the frames.
+	 */
+	if (ps->ep_rephased >= PAUSE_REPHASE_MAX) {
+		ps->rephase = false;
+		ps->rephase_capped++;
+		return false;
+	}
+	return true;
 }
 
 void pause_epoch(struct pause *ps, const struct rxb_epoch *e,
@@ -563,8 +576,10 @@ void pause_note_sent(struct pause *ps, const struct rxbneck_pause *p, int sent)
 		ps->cancels++;
 	} else {
 		ps->published++;
-		if (ps->rephasing)
+		if (ps->rephasing) {
 			ps->rephased++;
+			ps->ep_rephased++;
+		}
 		else if (ps->early)	/* planned within the epoch (pause_early()) */
 			ps->published_early++;
 	}
@@ -647,6 +662,7 @@ void pause_json(const struct pause *ps, struct jw *w)
 	jw_uint(w, "published_early", ps->published_early);
 	jw_uint(w, "rephased", ps->rephased);
 	jw_double(w, "rephase_last_error_us", ps->rephased ? ps->rephase_err_ns / 1e3 : NAN);
+	jw_uint(w, "rephase_capped", ps->rephase_capped);
 	jw_uint(w, "cancels", ps->cancels);
 	if (ps->has_last) {
 		jw_obj_begin(w, "last");

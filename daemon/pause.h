@@ -72,6 +72,7 @@
 #define PAUSE_HIT_OVERLAP	0.5	/* of the actual window */
 #define PAUSE_REPHASE_FRAC	0.25	/* of the window: a return further from
 					 * the schedule's re-plans it */
+#define PAUSE_REPHASE_MAX	8	/* re-plans per epoch, at most */
 /* EEVDF's default sysctl_sched_base_slice (6.x), CFS's defaults. */
 #define PAUSE_EEVDF_BASE_SLICE_NS	700000ULL
 #define PAUSE_CFS_LATENCY_NS		6000000ULL
@@ -162,6 +163,8 @@ struct pause {
 	bool rephase;
 	bool rephasing;			/* the last plan was one */
 	uint64_t rephased;		/* of published, such new plans */
+	uint32_t ep_rephased;		/* this epoch's */
+	uint64_t rephase_capped;	/* not made: PAUSE_REPHASE_MAX reached */
 	uint64_t rephase_err_ns;	/* the return's distance, last one */
 
 	/* Measured (all time and this epoch). */

@@ -643,6 +643,56 @@ static void test_rephase_within_epoch(void **state)
 	gen_free(g);
 }
 
+/*
+ * Every return out of phase (here the receiver waits one turn more, then
+ * one less, in turn): at most PAUSE_REPHASE_MAX re-plans per epoch, the
+ * rest counted as capped; the next epoch may re-plan again.
+ */
+static void test_rephase_capped(void **state)
+{
+	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
+	struct pause_params p;
+	struct pause ps;
+	struct rxbneck_pause out;
+	int planned = 0;
+
+	(void)state;
+	params(&p);
+	pause_init(&ps, &p);
+	two_hogs_learnt(g, &ps);
+	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
+	pause_note_sent(&ps, &out, 1);
+	g->n = 0;
+	for (int i = 0; i < PAUSE_REPHASE_MAX + 4; i++) {
+		size_t first = g->n;
+
+		gen_cycle(g, RX_TID, 4 * MS, i % 2 ? 4 * MS : 12 * MS);
+		if (pause_early(&ps, g->ev + first, 1, PORT)) {
+			assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0,
+					       &out));
+			assert_false(out.flags & RXBNECK_PAUSE_CANCEL);
+			pause_note_sent(&ps, &out, 1);
+			planned++;
+		}
+	}
+	assert_int_equal(planned, PAUSE_REPHASE_MAX);
+	assert_int_equal(ps.rephased, PAUSE_REPHASE_MAX);
+	/* Of the 4 returns after the cap, the 2 that took the receiver back
+	 * into the last plan's phase needed none. */
+	assert_int_equal(ps.rephase_capped, 2);
+
+	/* The epoch's plan, then a new epoch: re-plans allowed again. */
+	pause_epoch(&ps, gen_epoch(g, 2, 2, 4e6, 1.4e6), rx_tids, 1);
+	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 2, 0, &out));
+	pause_note_sent(&ps, &out, 1);
+	assert_int_equal(ps.rephased, PAUSE_REPHASE_MAX);
+	g->n = 0;
+	gen_cycle(g, RX_TID, 4 * MS, 12 * MS);
+	assert_true(pause_early(&ps, g->ev, 1, PORT));
+	pause_finish(&ps);
+	gen_free(g);
+}
+
 static void test_other_threads_ignored(void **state)
 {
 	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
@@ -679,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_other_threads_ignored),
 		cmocka_unit_test(test_early_within_epoch),
 		cmocka_unit_test(test_rephase_within_epoch),
+		cmocka_unit_test(test_rephase_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

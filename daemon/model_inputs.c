@@ -248,6 +248,7 @@ static void fit_decay(struct mi_fit *f, double d)
 	f->sw *= d;
 	f->sz *= d;
 	f->st *= d;
+	f->stt *= d;
 	f->sp *= d;
 	f->n *= d;
 }
@@ -271,15 +272,36 @@ static void fit_add(struct mi_fit *f, double d, double w, double p, double z, do
 	f->sw += w;
 	f->sz += z;
 	f->st += t;
+	f->stt += t * t;
 	f->sp += p;
 	f->n += 1;
 	if (f->n >= MI_FIT_MIN_EPOCHS)
 		f->ok = true;
 }
 
+/*
+ * Is b known to within MI_FIT_MAX_REL_SE: its standard error
+ * sqrt(s^2 (M^-1)_bb), s^2 = (sum t^2 - @explained) / (n - @k), from a fit
+ * of @k terms whose coefficients times their right-hand sides sum to
+ * @explained (the fitted part of sum t^2). Exact data leaves rounding
+ * (a residual ~1e-16 of sum t^2), far inside the bound.
+ */
+static bool fit_b_precise(const struct mi_fit *f, int k, double explained,
+			  double var_b, double b)
+{
+	double dof = f->n - k, rss = f->stt - explained;
+
+	if (!(dof > 0) || !(var_b >= 0) || !isfinite(rss))
+		return false;
+	if (rss < 0)
+		rss = 0;
+	return sqrt(rss / dof * var_b) <= MI_FIT_MAX_REL_SE * b;
+}
+
 int mi_fit_solve(const struct mi_fit *f, double *a, double *b)
 {
-	double det, fa, fb;
+	double det, fa, fb, explained, var_b;
+	int k = 2;
 
 	*a = *b = NAN;
 	if (!f->ok || !(f->spp > 0) || !(f->sww > 0))
@@ -290,11 +312,18 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b)
 		return -1;
 	fa = (f->spp * f->swt - f->swp * f->spt) / det;
 	fb = (f->sww * f->spt - f->swp * f->swt) / det;
+	explained = fa * f->swt + fb * f->spt;
+	var_b = f->sww / det;
 	if (fa < 0) {
 		fa = 0;
 		fb = f->spt / f->spp;
+		explained = fb * f->spt;
+		var_b = 1 / f->spp;
+		k = 1;
 	}
 	if (!(fb > 0) || !isfinite(fa) || !isfinite(fb))
+		return -1;
+	if (!fit_b_precise(f, k, explained, var_b, fb))
 		return -1;
 	*a = fa;
 	*b = fb;
@@ -307,10 +336,11 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b)
  * (C = D m D, D = diag(1 / sqrt(m_jj))), factored C = L L^T (Cholesky),
  * and each term must keep MI_FIT_MIN_SPREAD of its variance unexplained
  * by the others: 1 / (C^-1)_jj, which for two terms is 1 - r^2. Returns
- * 0, or -1 with the term (its index in @idx) that failed in @bad.
+ * 0 with (m^-1)_jj in @var (for the standard errors), or -1 with the term
+ * (its index in @idx) that failed in @bad.
  */
 static int lsq_subset(const double m[3][3], const double r[3], const int *idx, int k,
-		      double *x, int *bad)
+		      double *x, double *var, int *bad)
 {
 	double c[3][3], d[3], l[3][3] = { { 0 } }, li[3][3] = { { 0 } }, y[3], xs[3];
 
@@ -366,6 +396,7 @@ static int lsq_subset(const double m[3][3], const double r[3], const int *idx, i
 			*bad = j;
 			return -1;
 		}
+		var[j] = d[j] * d[j] * inv;
 	}
 	/* C xs = D r: L y = D r, L^T xs = y; x = D xs. */
 	for (int i = 0; i < k; i++) {
@@ -403,8 +434,8 @@ int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
 	};
 	const double r[3] = { f->swt, f->spt, f->szt };
 	static const int all[3] = { 0, 1, 2 }, pz[2] = { 1, 2 };
-	double x[3];
-	int bad;
+	double x[3], var[3], explained, var_b;
+	int bad, k;
 
 	*a = *b = *e = NAN;
 	if (why && len)
@@ -420,7 +451,7 @@ int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
 		return -1;
 	}
 	if (f->sww > 0) {
-		if (lsq_subset(m, r, all, 3, x, &bad)) {
+		if (lsq_subset(m, r, all, 3, x, var, &bad)) {
 			if (!(f->sw <= MI_FIT_RARE_WAKEUPS * f->sz)) {
 				if (why)
 					snprintf(why, len, "%s not separable from the other terms",
@@ -430,6 +461,9 @@ int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
 			/* A polling receiver's few wake-ups: without them. */
 		} else if (x[0] >= 0) {
 			*a = x[0];
+			explained = x[0] * r[0] + x[1] * r[1] + x[2] * r[2];
+			var_b = var[1];
+			k = 3;
 			x[0] = x[1];
 			x[1] = x[2];
 			goto check;
@@ -438,18 +472,28 @@ int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
 			*a = 0;
 		}
 	}
-	if (lsq_subset(m, r, pz, 2, x, &bad)) {
+	if (lsq_subset(m, r, pz, 2, x, var, &bad)) {
 		if (why)
 			snprintf(why, len, "%s not separable from %s", term[pz[bad]],
 				 term[pz[1 - bad]]);
 		*a = NAN;
 		return -1;
 	}
+	explained = x[0] * r[1] + x[1] * r[2];
+	var_b = var[0];
+	k = 2;
 check:
 	if (!(x[0] > 0) || x[1] < 0) {
 		if (why)
 			snprintf(why, len, "%s", !(x[0] > 0) ? "packet cost not positive" :
 				 "negative cost per empty read");
+		*a = NAN;
+		return -1;
+	}
+	if (!fit_b_precise(f, k, explained, var_b, x[0])) {
+		if (why)
+			snprintf(why, len, "packet cost uncertain: standard error above "
+				 "%.0f %% of %.0f ns", 100 * MI_FIT_MAX_REL_SE, x[0]);
 		*a = NAN;
 		return -1;
 	}

@@ -118,12 +118,14 @@ struct mi_ratio {
  * saturated 1.1-1.6 us in the e2e runs, docs/e2e.md 8). The sums decay
  * like the ratios (weight d per epoch); n counts the epochs (decayed too);
  * sz and st are the decayed sums of z and t, for the spin's share of the
- * on-CPU time (e sz / st), sw that of w.
+ * on-CPU time (e sz / st), sw that of w; stt gives the residual sum of
+ * squares, hence the standard error of b (MI_FIT_MAX_REL_SE).
  */
 struct mi_fit {
 	double sww, swp, spp, swt, spt;
 	double swz, spz, szz, szt;
 	double sw, sz, st;
+	double stt;	/* sum of t^2: the residuals, for the fit's precision */
 	double sp;	/* packets: with sz, the empty reads per packet */
 	double n;
 	bool ok;	/* n reached MI_FIT_MIN_EPOCHS since the last reset */
@@ -134,6 +136,21 @@ struct mi_fit {
  * term's 1 - R^2 against the other two (uncentred, 1 / its variance
  * inflation factor) must reach it - the same bound for two. */
 #define MI_FIT_MIN_SPREAD	0.02
+/*
+ * The standard error of b at most this share of b, or the fit is not
+ * used: b's variance is s^2 (M^-1)_bb, s^2 the residual sum of squares
+ * over (n - terms), the decayed weights taken as fractional epochs. The
+ * spread above says whether the terms are separable in principle; this
+ * says whether the epochs' noise lets them be. Two hogs starting beside
+ * a blocking receiver at a steady rate raised its on-CPU time per packet
+ * from 4.1 to 6.5 us (cache and wake-up latency) while its packets fell
+ * 17 % and its wake-ups stayed: the two-term fit explained the rise by
+ * wake-ups at 25 us each and b fell to 40 ns and below (standard error
+ * 900 ns), which passed the spread test at 0.03-0.05, and the rate rose
+ * with the load (CI, 2026-11-26). Quiet epochs of the same receiver give
+ * b within 3-8 %.
+ */
+#define MI_FIT_MAX_REL_SE	0.15
 /* Spin (e z) at least this share of the on-CPU time: a fit without the z
  * term would charge it to the packets, so when the three-term fit cannot
  * be solved the last one that could is kept rather than the two-term fit. */
@@ -368,7 +385,8 @@ double mi_sat_value(const struct mi_sat *s, double *load);
 /*
  * The fit's per-wake-up and per-packet costs (ns) into @a and @b: 0 when
  * the fit is usable, -1 when it has had too few epochs or the epochs
- * cannot separate the two (then @a, @b are NaN). Like the ratios, a fit
+ * cannot separate the two, or b's standard error exceeds MI_FIT_MAX_REL_SE
+ * of it (then @a, @b are NaN). Like the ratios, a fit
  * that qualified stays usable while the flow is idle: decay scales every
  * sum alike, which leaves a and b as they were. A negative a is not physical:
  * the fit is then b alone (a = 0, b = sum t p / sum p^2).
@@ -380,7 +398,8 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b);
  * else -1 with @a, @b, @e NaN and the reason in @why (@len bytes): too few
  * epochs, no empty reads (the two-term fit is then the whole story), a
  * term that the others explain to within MI_FIT_MIN_SPREAD (singular or
- * ill-conditioned normal equations), or e < 0. Solved by Cholesky on the
+ * ill-conditioned normal equations), e < 0, or b's standard error above
+ * MI_FIT_MAX_REL_SE of b. Solved by Cholesky on the
  * normal equations scaled to unit diagonal. Without wake-ups in the epochs,
  * or with too few to separate (at most MI_FIT_RARE_WAKEUPS per empty read),
  * a is NaN and t = b p + e z is fitted; a negative a is taken as 0 and

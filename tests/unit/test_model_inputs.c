@@ -1154,6 +1154,7 @@ static void test_saturated_refused(void **state)
 	uint64_t st = 7, st2, seq = 0;
 	struct rxb_epoch *e;
 	struct rxb_sock_meas *s;
+	double fa, fb;
 
 	(void)state;
 	mi_learn_init(&l);
@@ -1190,7 +1191,13 @@ static void test_saturated_refused(void **state)
 	assert_int_equal(l.sat.taken, 0);
 	assert_int_equal(l.sat.refused, 4);	/* the epochs with rcvbuf drops */
 	assert_true(isnan(mi_sat_value(&l.sat, NULL)));
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+	/*
+	 * Not the saturated cost: the fit's. The epoch of 1000 packets at
+	 * 110 us each (other work) leaves the recent fit's b with a standard
+	 * error of over 20 %, so the last fit precise enough is kept.
+	 */
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_LAST_FIT);
+	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_saturated));
 
 	/* The same traffic, accepted epochs only, against the mixed one. */
@@ -1450,14 +1457,26 @@ static void test_spin_fit(void **state)
 		struct mi_disk d;
 		struct mi_result r;
 		uint64_t st = 1234 + c, seq = 0;
-		double a2, b2, a3, b3, e3;
+		double a2, b2, a3, b3, e3, fa, fb;
 		char why[MI_WHY_LEN];
 
 		mi_learn_init(&l);
 		mi_disk_init(&d);
 		for (int i = 0; i < 40; i++)
 			g_feed(&l, &d, sp_light(++seq, 3, noise[c], &st), &r);
-		assert_int_equal(mi_fit_solve(&l.cost_fit, &a2, &b2), 0);
+		/*
+		 * The two-term fit, solved here from the sums: the spin it
+		 * leaves unexplained makes its b uncertain, and the solver
+		 * refuses it (standard error above MI_FIT_MAX_REL_SE).
+		 */
+		{
+			const struct mi_fit *f = &l.cost_fit;
+			double det = f->sww * f->spp - f->swp * f->swp;
+
+			a2 = (f->spp * f->swt - f->swp * f->spt) / det;
+			b2 = (f->sww * f->spt - f->swp * f->swt) / det;
+			assert_int_equal(mi_fit_solve(f, &fa, &fb), -1);
+		}
 		assert_int_equal(mi_fit_solve3(&l.cost_fit, &a3, &b3, &e3, why, sizeof(why)), 0);
 		assert_string_equal(why, "");
 		print_message("spin, noise %.0f %%: 3-term b %.1f ns (truth %.0f), e %.1f (%.0f), "
@@ -1506,6 +1525,64 @@ static void test_spin_fit(void **state)
 		assert_true(r.b.spin_share >= MI_FIT_MAX_SPIN);
 		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable"));
 	}
+}
+
+/*
+ * Two hogs start beside a blocking receiver at a steady rate (the shape
+ * measured on the test VM, iperf3 at 400 Mb/s over loopback, 250 ms
+ * epochs): its on-CPU time per packet rises from ~4.1 to ~6.5 us while its
+ * packets fall 17 % and its wake-ups rise a little (mean 1513 per epoch
+ * before, 1713 with the hogs, 860-2213 before). No choice of a, b explains
+ * both loads; the fit that tried put 25 us on each wake-up and brought b
+ * down to 40 ns and below, and the daemon's rate rose with the load. The
+ * cost in use must stay near the quiet receiver's b (the generator's
+ * truth) through the hogs and after them.
+ */
+static void test_fit_load_change(void **state)
+{
+	const double a = 200, b = 4000, b_hogs = 6500, noise = 0.08, epoch_s = 0.25;
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	uint64_t st = 99, seq = 0;
+	double lowest = INFINITY;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	/* 10 s quiet, 6 s with the hogs, 10 s quiet again. */
+	for (int i = 0; i < 104; i++) {
+		bool hogs = i >= 40 && i < 64;
+		struct rxb_epoch *e = new_epoch(++seq, epoch_s);
+		uint64_t p = hogs ? (uint64_t)(6700 + 600 * g_uniform(&st)) : 8515;
+		uint64_t w = hogs ? (uint64_t)(1550 + 300 * g_uniform(&st)) :
+				    (uint64_t)(850 + 1300 * g_uniform(&st));
+		double t = hogs ? b_hogs * (double)p : a * (double)w + b * (double)p;
+		struct rxb_sock_meas *s = add_sock(e, p, 0, w);
+
+		t *= 1 + noise * (2 * g_uniform(&st) - 1);
+		s->receiver_oncpu_ns = (uint64_t)t;
+		s->cpu_ns_per_pkt = t / (double)p;
+		s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
+		e->cpus[1].cpu_bound = hogs ? 2 : 0;
+		env = env_for(e);
+		mi_update(&l, &d, PORT, e, epoch_s, &env, &r);
+		free(e);
+		if (i == 39) {
+			/* The quiet receiver: the fit, b within 10 %. */
+			assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+			check_rel(r.b.cpu_ns_per_pkt.v, b, 0.10);
+		}
+		if (i >= 20)
+			lowest = fmin(lowest, r.b.cpu_ns_per_pkt.v);
+	}
+	/* Without the standard-error test: lowest 1320 ns, 3043 at the end. */
+	print_message("cost in use from 5 s on: lowest %.0f ns (quiet truth %.0f, with "
+		      "the hogs %.0f per packet all told); at the end %.0f ns, %s\n",
+		      lowest, b, b_hogs, r.b.cpu_ns_per_pkt.v, r.b.cpu_ns_per_pkt.why);
+	assert_true(lowest >= 0.85 * b);
+	check_rel(r.b.cpu_ns_per_pkt.v, b, 0.15);
 }
 
 /* Independent two-term least squares over decayed sums (the formula of
@@ -1951,6 +2028,7 @@ int main(void)
 		cmocka_unit_test(test_marginal_cost),
 		cmocka_unit_test(test_marginal_cost_kept),
 		cmocka_unit_test(test_marginal_cost_edges),
+		cmocka_unit_test(test_fit_load_change),
 		cmocka_unit_test(test_workload_missing),
 		cmocka_unit_test(test_unsampled_epochs),
 		cmocka_unit_test(test_loss_episodes),

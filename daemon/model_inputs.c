@@ -251,6 +251,7 @@ static void fit_decay(struct mi_fit *f, double d)
 	f->stt *= d;
 	f->sp *= d;
 	f->n *= d;
+	f->n2 *= d * d;
 }
 
 static void fit_add(struct mi_fit *f, double d, double w, double p, double z, double t)
@@ -275,21 +276,26 @@ static void fit_add(struct mi_fit *f, double d, double w, double p, double z, do
 	f->stt += t * t;
 	f->sp += p;
 	f->n += 1;
+	f->n2 += 1;
 	if (f->n >= MI_FIT_MIN_EPOCHS)
 		f->ok = true;
 }
 
 /*
  * Is b known to within MI_FIT_MAX_REL_SE: its standard error
- * sqrt(s^2 (M^-1)_bb), s^2 = (sum t^2 - @explained) / (n - @k), from a fit
- * of @k terms whose coefficients times their right-hand sides sum to
- * @explained (the fitted part of sum t^2). Exact data leaves rounding
- * (a residual ~1e-16 of sum t^2), far inside the bound.
+ * sqrt(s^2 (M^-1)_bb), s^2 = (sum t^2 - @explained) / (n_eff - @k), from a
+ * fit of @k terms whose coefficients times their right-hand sides sum to
+ * @explained (the fitted part of sum t^2). n_eff = n^2 / n2 is the decayed
+ * weights' effective number of epochs; with it the standard error does
+ * not change when decay scales every sum alike (an idle flow keeps its
+ * fit), and with equal weights it is the textbook one. Exact data leaves
+ * rounding (a residual ~1e-16 of sum t^2), far inside the bound.
  */
 static bool fit_b_precise(const struct mi_fit *f, int k, double explained,
 			  double var_b, double b)
 {
-	double dof = f->n - k, rss = f->stt - explained;
+	double dof = f->n2 > 0 ? f->n * f->n / f->n2 - k : 0;
+	double rss = f->stt - explained;
 
 	if (!(dof > 0) || !(var_b >= 0) || !isfinite(rss))
 		return false;

@@ -27,6 +27,26 @@
 # 3. BPF run-time statistics (kernel.bpf_stats_enabled) over a few seconds
 #    of method 1's traffic: each program's runs per packet and average ns
 #    per run (including the statistics' own two clock reads per run).
+# 4. The daemon's steady state, one epoch in N sampled (N = STEADY_N, the
+#    daemon's default 32), from short windows. Method 1 at NET_EVERY = N
+#    needs windows of N s (whole sampling cycles), a few dozen pairs an
+#    hour, and on this VM a pair's ratio scatters by ~6 % whatever the
+#    window length. A cycle of N 1-s epochs is N - 2 unsampled epochs (the
+#    per-packet programs detached) and one unsampled epoch followed by a
+#    sampled one (attached at the end of the first, detached at the end of
+#    the second): exactly the cycle of N = 2. So, with the maximum-
+#    throughput ratios of two kinds of attached windows of STEADY_PERIOD s
+#    (alternating with detached ones, three U windows to one T):
+#      U: --net-probe-every 3600, the per-packet programs detached (they
+#         are attached only in the daemon's first epoch, before the window);
+#      T: --net-probe-every 2, a sampling cycle every 2 s;
+#    the steady state's ratio is  (1 - 2/N) mean(U) + (2/N) mean(T),  with a
+#    bootstrap 95 % interval (pairs resampled within each kind). The
+#    sampling's and the attach/detach's whole cost is in T, measured, not
+#    assumed; the only assumption is that an epoch's cost does not reach
+#    into epochs a cycle away. 2 (mean(U) - mean(T)) is printed too: what
+#    one sampling cycle (a sampled epoch, an attach, a detach) costs, in
+#    seconds of detached throughput.
 #
 # Needs root, iperf3, python3, ip. Run by `make bench` under the heavy-test
 # lock; by hand: flock /tmp/rxbneck-heavy.lock bash bench/overhead.sh
@@ -43,7 +63,12 @@
 #             net_probe_every): per-packet programs attached one epoch in N.
 #             PERIOD must then be a multiple of N, so each attached window
 #             holds whole sampling cycles.
-#   METHODS   which of rate,cpu,cost to run (default rate,cpu,cost)
+#   METHODS   which of rate,cpu,cost,steady to run (default rate,cpu,cost,steady)
+#   STEADY_N  method 4's sampling (default 32, [measure] net_probe_every's
+#             default; at least 2)
+#   STEADY_SECS     seconds of method 4 (default SECS)
+#   STEADY_PERIOD   its windows, seconds (default 4: two sampling cycles
+#             of the T windows; even)
 #   TARGET    the ratio to judge against (0.97)
 #   OUT       also write every window and every pair to this JSON file, with
 #             a fingerprint of the probe code, so that runs of the same code
@@ -64,8 +89,16 @@ case $period in ''|*[!0-9]*|0) echo "overhead: PERIOD must be a whole number >= 
 if [ $((period % net_every)) -ne 0 ]; then
 	echo "overhead: PERIOD ($period) must be a multiple of NET_EVERY ($net_every)" >&2; exit 2
 fi
+steady_n=${STEADY_N:-32}
+case $steady_n in ''|*[!0-9]*|0|1) echo "overhead: STEADY_N must be a whole number >= 2" >&2; exit 2 ;; esac
+steady_secs=${STEADY_SECS:-$secs}
+steady_period=${STEADY_PERIOD:-4}
+case $steady_period in ''|*[!0-9]*|0) echo "overhead: STEADY_PERIOD must be a whole number >= 2" >&2; exit 2 ;; esac
+if [ $((steady_period % 2)) -ne 0 ]; then
+	echo "overhead: STEADY_PERIOD ($steady_period) must be even: whole cycles of N = 2" >&2; exit 2
+fi
 rate=${RATE:-0}
-methods=${METHODS:-rate,cpu,cost}
+methods=${METHODS:-rate,cpu,cost,steady}
 target=${TARGET:-0.97}
 out=${OUT:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -104,14 +137,20 @@ sleep 0.3
 
 RXB_BENCH_DIR=$src/bench python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs" "$period" \
 	"$len" "$tmp" "${PROBES:-all}" "$net_every" "$rate" "$methods" "$target" "$rx_cpu" \
-	"$out" "$probe_sha" "$commit" <<'PY'
+	"$out" "$probe_sha" "$commit" "$steady_n" "$steady_secs" "$steady_period" <<'PY'
 import functools, json, os, signal, statistics, subprocess, sys, threading, time
 
 print = functools.partial(print, flush=True)      # progress as it comes
 sys.path.insert(0, os.environ["RXB_BENCH_DIR"])
 import overhead_stats as ost
 (daemon, ns_a, port, secs, cpu_secs, period, length, tmp, probes, net_every,
- rate, methods, target, rx_cpu, out_path, probe_sha, commit) = sys.argv[1:18]
+ rate, methods, target, rx_cpu, out_path, probe_sha, commit, steady_n, steady_secs,
+ steady_period) = sys.argv[1:21]
+steady_n, steady_secs, steady_period = int(steady_n), int(steady_secs), int(steady_period)
+# Method 4's two kinds of attached window (--net-probe-every): the per-packet
+# programs detached throughout (the collector's maximum, COLLECT_MAX_NET_PROBE_EVERY),
+# and a sampling cycle every 2 epochs.
+STEADY_U, STEADY_T = 3600, 2
 secs, cpu_secs, period, length = int(secs), int(cpu_secs), int(period), int(length)
 net_every, rate, target, rx_cpu = int(net_every), float(rate), float(target), int(rx_cpu)
 methods = set(methods.split(","))
@@ -124,7 +163,8 @@ record = {"probe_sha": probe_sha, "commit": commit, "probes": probes,
           "start_unix": time.time()}
 
 def window_rows(wins):
-    return [dict(d, on=o) for o, d in wins]
+    """Each window's readings, with on (attached) and its --net-probe-every."""
+    return [dict(d, on=bool(k), every=k or None) for k, d in wins]
 
 # ---------------------------------------------------------------- readings
 def udp_in():
@@ -218,13 +258,15 @@ def delta(a, b):
     return d
 
 # ---------------------------------------------------------------- probes
-def start_probes():
-    """rxbneckd attached; returns the process once its first epoch is out
+def start_probes(every=None):
+    """rxbneckd attached, the per-packet programs one epoch in @every
+    (default NET_EVERY); returns the process once its first epoch is out
     (the probes have been attached for one epoch)."""
     # The daemon's own epoch length, so its reading costs what it would.
     p = subprocess.Popen([daemon, "--measure-only", "--epochs", "1000000",
                           "--interval-ms", "1000", "--watch-port", port,
-                          "--probes", probes, "--net-probe-every", str(net_every),
+                          "--probes", probes, "--net-probe-every",
+                          str(every or net_every),
                           "--json", "--no-bpf-stats"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     if not p.stdout.readline():
@@ -258,16 +300,20 @@ def stop_client(c):
         c.wait()
     time.sleep(0.5)                  # the server gets ready for the next test
 
-def alternate(client, total):
-    """off, on, off, ..., off windows of @period s within about @total s;
-    returns [(on?, delta)]."""
+def alternate(client, total, kinds=(None,), win=None):
+    """off, on, off, ..., off windows of @win s (default PERIOD) within
+    about @total s; the attached ones run the daemon with
+    --net-probe-every @kinds[0], @kinds[1], ... in turn (None: NET_EVERY).
+    Returns [(kind, delta)], kind False for a detached window."""
     wins = []
+    win = win or period
     end = time.monotonic() + total
-    on = False
+    on, n_on = False, 0
     while True:
-        p = start_probes() if on else None
+        kind = (kinds[n_on % len(kinds)] or net_every) if on else False
+        p = start_probes(kind) if on else None
         a = reading(client.pid, p.pid if p else 0)
-        time.sleep(period)
+        time.sleep(win)
         r1 = bpf_run_ns()
         b = reading(client.pid, p.pid if p else 0)
         r2 = bpf_run_ns()
@@ -275,19 +321,21 @@ def alternate(client, total):
             stats_seen[0] += 1
         if p:
             stop_probes(p)
-        wins.append((on, delta(a, b)))
+            n_on += 1
+        wins.append((kind, delta(a, b)))
         # Always end on a detached window; an attached one needs ~2 s more
         # for the daemon's start (program load and first epoch).
-        if not on and time.monotonic() + 2 * period + 3 > end:
+        if not on and time.monotonic() + 2 * win + 3 > end:
             return wins
         on = not on
 
-def pairs(wins, f):
-    """Each attached window's f() against the mean of its two detached
-    neighbours: [(on value, off value)]."""
+def pairs(wins, f, kind=None):
+    """Each attached window's f() (of @kind only, if given) against the
+    mean of its two detached neighbours: [(on value, off value)]."""
     out = []
     for i in range(1, len(wins) - 1):
-        if wins[i][0] and not wins[i - 1][0] and not wins[i + 1][0]:
+        if wins[i][0] and not wins[i - 1][0] and not wins[i + 1][0] and \
+           kind in (None, wins[i][0]):
             out.append((f(wins[i][1]), (f(wins[i - 1][1]) + f(wins[i + 1][1])) / 2))
     return out
 
@@ -295,8 +343,9 @@ def pairs(wins, f):
 def report(name, ratios):
     return ost.report(name, ratios, target)
 
-print("overhead: probes %s, per-packet programs one epoch in %d, %d-s windows, %d-byte datagrams"
-      % (probes, net_every, period, length))
+print("overhead: probes %s, %d-byte datagrams, methods %s; rate and cpu: per-packet programs "
+      "one epoch in %d, %d-s windows" % (probes, length, ",".join(sorted(methods)), net_every,
+                                          period))
 if foreign_daemons(0):
     print("WARNING: another rxbneckd is running (pids %s): the detached windows will not be "
           "probe-free" % " ".join(map(str, foreign_daemons(0))))
@@ -304,13 +353,14 @@ if foreign_daemons(0):
 def valid():
     return " [INVALID: another rxbneckd ran]" if disturbed else ""
 
+mbps = lambda d: d["pkts"] * length * 8 / d["t"] / 1e6
+
 # ---------------------------------------------------------------- method 1
 off_mbps = None
 if "rate" in methods:
     client = start_client(0)
     wins = alternate(client, secs)
     stop_client(client)
-    mbps = lambda d: d["pkts"] * length * 8 / d["t"] / 1e6
     pr = pairs(wins, mbps)
     offs = [mbps(d) for o, d in wins if not o]
     ons = [mbps(d) for o, d in wins if o]
@@ -384,6 +434,34 @@ if "cpu" in methods:
               "(target >= %.2f: %s)%s" % (med, lo, hi, target, v, valid()))
     else:
         print("overhead: no attached window between two detached ones")
+
+# ---------------------------------------------------------------- method 4
+if "steady" in methods:
+    client = start_client(0)
+    wins = alternate(client, steady_secs, (STEADY_U, STEADY_U, STEADY_U, STEADY_T),
+                     steady_period)
+    stop_client(client)
+    ru = [a / b for a, b in pairs(wins, mbps, STEADY_U)]
+    rt = [a / b for a, b in pairs(wins, mbps, STEADY_T)]
+    wu, wt = 1 - 2 / steady_n, 2 / steady_n
+    print("steady state, one epoch in %d sampled (%d-s windows): %d U pairs "
+          "(per-packet programs detached), %d T pairs (a sampling cycle every 2 s)"
+          % (steady_n, steady_period, len(ru), len(rt)))
+    record["steady"] = {"n": steady_n, "period_s": steady_period,
+                        "windows": window_rows(wins), "u_ratios": ru, "t_ratios": rt}
+    if len(ru) >= 2 and len(rt) >= 2:
+        report("  U attached/detached", ru)
+        report("  T attached/detached", rt)
+        est, lo, hi = ost.strata_mean([(wu, ru), (wt, rt)])
+        v = ost.verdict(lo, hi, target)
+        cyc = 2 * (statistics.mean(ru) - statistics.mean(rt))
+        print("  one sampling cycle costs %.3f s of detached throughput (2 (U - T))" % cyc)
+        record["steady"].update({"ratio": est, "lo": lo, "hi": hi, "cycle_cost_s": cyc})
+        print("RESULT steady-state throughput ratio (1 - 2/%d) U + (2/%d) T = %.3f, 95%% CI "
+              "%.3f-%.3f (bootstrap within U and T; target >= %.2f: %s)%s"
+              % (steady_n, steady_n, est, lo, hi, target, v, valid()))
+    else:
+        print("overhead: too few U or T windows between two detached ones (STEADY_SECS)")
 
 # ---------------------------------------------------------------- method 3
 if "cost" in methods:

@@ -9,6 +9,10 @@ attached window against the detached windows on either side of it), so
 pooling adds pairs, not bias; runs whose probe code, sampling, probes,
 window length or datagram size differ are refused unless --mix is given.
 
+Method 4 (steady state) is pooled the same way: the U pairs of all runs
+together and the T pairs together, combined with the weights of their
+common STEADY_N; runs with a different STEADY_N or window are refused.
+
 usage: overhead_pool.py [--target 0.97] [--mix] [--json] RUN.json...
 """
 import argparse
@@ -80,6 +84,23 @@ def main():
             "mean": statistics.mean(xs), "verdict": v}
         say("RESULT pooled %s %.3f, 95%% CI %.3f-%.3f (target >= %.2f: %s)"
             % (name, med, lo, hi, a.target, v))
+    steady = [r["steady"] for _, r in runs if (r.get("steady") or {}).get("u_ratios")]
+    if steady:
+        shapes = {(st["n"], st["period_s"]) for st in steady}
+        if len(shapes) > 1:
+            sys.exit("overhead_pool: the runs' steady-state methods differ in STEADY_N or "
+                     "window: %s" % sorted(shapes))
+        n = steady[0]["n"]
+        ru = [x for st in steady for x in st["u_ratios"]]
+        rt = [x for st in steady for x in st["t_ratios"]]
+        if len(ru) >= 2 and len(rt) >= 2:
+            est, lo, hi = ost.strata_mean([(1 - 2 / n, ru), (2 / n, rt)])
+            v = ost.verdict(lo, hi, a.target)
+            res["pooled"]["steady"] = {"n": n, "u_pairs": len(ru), "t_pairs": len(rt),
+                                       "ratio": est, "lo": lo, "hi": hi, "verdict": v}
+            say("RESULT pooled steady-state throughput ratio (one epoch in %d) %.3f, 95%% CI "
+                "%.3f-%.3f from %d U and %d T pairs (target >= %.2f: %s)"
+                % (n, est, lo, hi, len(ru), len(rt), a.target, v))
     if differ:
         say("WARNING: pooled runs differ in %s" % ", ".join(differ))
     if bad:

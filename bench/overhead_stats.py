@@ -35,6 +35,17 @@ def boot_ci(xs, conf=0.95, reps=4000):
     return means[int(reps * (1 - conf) / 2)], means[int(reps * (1 + conf) / 2) - 1]
 
 
+def strata_mean(strata, conf=0.95, reps=4000):
+    """sum w mean(xs) over @strata [(w, xs)], with a bootstrap interval
+    that resamples each stratum's xs on its own (fixed seed). Returns
+    (estimate, lo, hi)."""
+    rnd = random.Random(1)
+    est = sum(w * statistics.mean(xs) for w, xs in strata)
+    boots = sorted(sum(w * sum(rnd.choice(xs) for _ in xs) / len(xs) for w, xs in strata)
+                   for _ in range(reps))
+    return est, boots[int(reps * (1 - conf) / 2)], boots[int(reps * (1 + conf) / 2) - 1]
+
+
 def verdict(lo, hi, target):
     return "met" if lo >= target else "NOT met" if hi < target else "not resolved"
 

@@ -208,6 +208,9 @@ struct mi_sat {
 #define MI_SAT_MAX_OVER_RATIO	2.0	/* ns/pkt at most this x the ratio */
 #define MI_SAT_MAX_DLOAD	0.5	/* |#C + #I now - at measurement| to use it */
 
+/* Busy epochs without overflow behind the cap of struct mi_learn.busy. */
+#define MI_BUSY_MIN_EPOCHS	2
+
 /* Which estimate cpu_ns_per_pkt is. */
 enum mi_cost_basis {
 	MI_COST_NONE = 0,	/* none: cpu_ns_per_pkt is missing */
@@ -217,6 +220,9 @@ enum mi_cost_basis {
 	MI_COST_RATIO,		/* on-CPU ns / pkt over all epochs */
 	MI_COST_KEPT_UP,	/* the kept-up cost, the saturated one above it
 				 * (struct mi_env.depth_cost) */
+	MI_COST_BUSY,		/* what it paid, wake-ups and all, while it
+				 * was busy and kept up (mi_learn.busy), when
+				 * below the estimate chosen */
 };
 
 const char *mi_cost_basis_name(enum mi_cost_basis b);
@@ -234,6 +240,14 @@ struct mi_learn {
 	bool cost3_known;			/* cost3_* set */
 	struct mi_sat sat;			/* cost while saturated */
 	struct mi_sat kept;			/* cost while busy but keeping up */
+	/*
+	 * The same sums over the busy epochs without overflow, whatever
+	 * their wake-ups and empty reads, with the whole on-CPU time: the
+	 * cost per packet all in while the receiver had most of its share
+	 * and kept up. Never below the packets' own cost, so a chosen cost
+	 * above it is too high (busy_cap() in model_inputs.c).
+	 */
+	struct mi_sat busy;
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	struct mi_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
@@ -288,7 +302,7 @@ struct mi_stage_b {
 	struct mi_value cpu_bound;
 	struct mi_value io_bound;
 	struct mi_value cpu_ns_per_pkt;		/* saturated, else b of the fit,
-						 * else the ratio */
+						 * else the ratio; at most busy */
 	enum mi_cost_basis cpu_ns_per_pkt_basis;	/* which of them */
 	double cpu_ns_per_pkt_ratio;		/* on-CPU ns / packet, NaN unknown */
 	double cpu_ns_per_wakeup;		/* a of the fit, NaN without one */
@@ -308,6 +322,10 @@ struct mi_stage_b {
 	 * NaN otherwise.
 	 */
 	double cpu_ns_per_pkt_full;
+	double cpu_ns_per_pkt_busy;		/* mi_learn.busy's, NaN without */
+	double busy_load;			/* #C + #I it was measured at, NaN */
+	double cpu_ns_per_pkt_capped;		/* with basis "busy": the cost it
+						 * capped; NaN otherwise */
 	struct mi_value pkts_per_wakeup;
 	struct mi_value queue_pkts;
 	struct mi_value mu_net_per_s;

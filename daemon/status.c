@@ -71,7 +71,7 @@ static void placement_json(struct jw *w, int n, const int *cpu, const double *sh
 
 /* Which estimate cpu_ns_per_pkt is, and the others beside it. */
 static void cpu_cost_json(struct jw *w, const struct mi_stage_b *b, const struct mi_sat *sat,
-			  const struct mi_sat *kept)
+			  const struct mi_sat *kept, const struct mi_sat *busy)
 {
 	jw_obj_begin(w, "cpu_cost");
 	jw_str(w, "basis", mi_cost_basis_name(b->cpu_ns_per_pkt_basis));
@@ -93,6 +93,10 @@ static void cpu_cost_json(struct jw *w, const struct mi_stage_b *b, const struct
 	jw_double(w, "spin_share", b->spin_share);
 	jw_str(w, "fit_note", b->cost_fit_note);
 	jw_double(w, "ratio_ns", b->cpu_ns_per_pkt_ratio);
+	jw_double(w, "busy_ns", b->cpu_ns_per_pkt_busy);
+	jw_double(w, "busy_load", b->busy_load);
+	jw_uint(w, "busy_epochs", busy->taken);
+	jw_double(w, "capped_ns", b->cpu_ns_per_pkt_capped);
 	jw_obj_end(w);
 }
 
@@ -113,7 +117,7 @@ static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 	jw_bool(w, "io_bound_ignored", in->b.io_ignored);
 	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
 	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
-	cpu_cost_json(w, &in->b, &l->sat, &l->kept);
+	cpu_cost_json(w, &in->b, &l->sat, &l->kept, &l->busy);
 	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
 	value_json(w, "queue_pkts", &in->b.queue_pkts);
 	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);
@@ -733,6 +737,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 		ctl_out_printf(o, " [%s]", mi_cost_basis_name(in->b.cpu_ns_per_pkt_basis));
 	if (isfinite(in->b.cpu_ns_per_pkt_full))
 		ctl_out_printf(o, " full-queue ns/pkt %.0f", in->b.cpu_ns_per_pkt_full);
+	if (isfinite(in->b.cpu_ns_per_pkt_capped))
+		ctl_out_printf(o, " (estimated %.0f)", in->b.cpu_ns_per_pkt_capped);
 	value_text(o, "N", &in->b.pkts_per_wakeup, "%.1f");
 	value_text(o, "K", &in->b.queue_pkts, "%.0f");
 	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");

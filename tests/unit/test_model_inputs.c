@@ -2026,6 +2026,83 @@ static void test_irq_on_receiver_cpu(void **state)
 	}
 }
 
+/*
+ * A chosen cost above what the receiver paid, wake-ups and all, while it
+ * was busy and kept up is capped to that (mi_learn.busy, basis "busy"):
+ * the e2e's k = 1 at 100 ms (docs/e2e.md 5.000000), where one saturated
+ * epoch put the cost at 1394 ns, and two later blasts without loss at the
+ * same load dequeued 101683 and 95690 packets in 0.25 s at 1040 and
+ * 1079 ns each, with 0.42 and 0.41 of the CPU.
+ */
+static void test_busy_cap(void **state)
+{
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct rxb_epoch *e;
+	uint64_t st = 11, seq = 0;
+	double k = exp(-G_EPOCH_S / MI_TAU_S), want, n;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	for (int i = 0; i < 6; i++)
+		g_feed(&l, &d, g_light(++seq, 1, 20000 + 3000 * i, &st), &r);
+	g_feed(&l, &d, busy_epoch(++seq, 1, 1394, 8409), &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	check_rel(r.b.cpu_ns_per_pkt.v, 1394, 1e-6);
+	assert_true(isnan(r.b.cpu_ns_per_pkt_busy));
+	assert_int_equal(l.busy.taken, 0);
+
+	/* One busy epoch without loss: reported, not yet used. */
+	e = g_epoch(++seq, 1);
+	g_sock(e, 101683, 101683 * 1040.0, 855, 0);
+	g_feed(&l, &d, e, &r);
+	assert_int_equal(l.busy.taken, 1);
+	check_rel(r.b.cpu_ns_per_pkt_busy, 1040, 1e-6);
+	check_rel(r.b.busy_load, 1, 1e-12);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_true(isnan(r.b.cpu_ns_per_pkt_capped));
+
+	/* Neither one at a third of its share (a blast's edge) nor one with loss. */
+	e = g_epoch(++seq, 1);
+	g_sock(e, 30000, 30000 * 1000.0, 300, 0);
+	g_feed(&l, &d, e, &r);
+	g_feed(&l, &d, busy_epoch(++seq, 1, 1394, 500), &r);
+	assert_int_equal(l.busy.taken, 1);
+
+	/* The second: the cost is their decayed mean, the capacity with it. */
+	e = g_epoch(++seq, 1);
+	g_sock(e, 95690, 95690 * 1079.0, 2076, 0);
+	g_feed(&l, &d, e, &r);
+	assert_int_equal(l.busy.taken, 2);
+	want = (101683 * 1040.0 * k * k * k + 95690 * 1079.0) / (101683 * k * k * k + 95690);
+	print_message("saturated %.0f ns, busy all in %.1f ns (closed form %.1f)\n",
+		      r.b.cpu_ns_per_pkt_saturated, r.b.cpu_ns_per_pkt_busy, want);
+	check_rel(r.b.cpu_ns_per_pkt_busy, want, 1e-6);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_BUSY);
+	assert_string_equal(mi_cost_basis_name(r.b.cpu_ns_per_pkt_basis), "busy");
+	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-6);
+	check_rel(r.b.cpu_ns_per_pkt_capped, r.b.cpu_ns_per_pkt_saturated, 0);
+	assert_true(r.b.cpu_ns_per_pkt_saturated > 1390);
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "busy, kept up at #C+#I 1.0"));
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "saturated at #C+#I 1.0"));
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "ratio "));
+	/* Processor sharing with one hog: N mu / 2 packets/s. */
+	n = r.stages[r.nstages - 1].batch_pkts;
+	check_rel(r.stages[r.nstages - 1].mu_net_per_s * n / 2, 1e9 / (2 * want), 1e-9);
+
+	/* Two hogs: measured at one, it does not apply. */
+	g_feed(&l, &d, g_epoch(++seq, 2), &r);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_BUSY);
+	assert_true(isnan(r.b.cpu_ns_per_pkt_capped));
+	/* Back at one after 40 idle epochs: decay leaves the mean as it was. */
+	for (int i = 0; i < 40; i++)
+		g_feed(&l, &d, g_epoch(++seq, 1), &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_BUSY);
+	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2048,6 +2125,7 @@ int main(void)
 		cmocka_unit_test(test_unsampled_epochs),
 		cmocka_unit_test(test_loss_episodes),
 		cmocka_unit_test(test_kept_up_cost),
+		cmocka_unit_test(test_busy_cap),
 		cmocka_unit_test(test_saturated_cost),
 		cmocka_unit_test(test_saturated_refused),
 		cmocka_unit_test(test_saturated_decay_and_load),

@@ -1294,9 +1294,10 @@ static void irq_cost(const struct mi_learn *l, enum mi_src src, struct mi_stage_
  * this load, with its wake-ups paid on top. Needed because the estimate
  * it caps can rest on one epoch and then never be corrected: at k = 1 on
  * the test VM one saturated epoch put the cost at 1394 ns (the fit said
- * 1026 ns; a repeat's three saturated epochs 1145 ns), a capacity of 4.22
- * Gb/s, while the busy epochs without loss at the same load cost
- * 1040-1230 ns all in and dequeued up to 4.79 Gb/s; the rate then stayed
+ * 1026 ns; a repeat's saturated epoch 1145 ns), a capacity of 4.22
+ * Gb/s, while ten busy epochs without loss at the same load cost
+ * 1040-1450 ns all in (1290 on average; a capacity of 4.56 Gb/s) and
+ * dequeued up to 4.79 Gb/s; the rate then stayed
  * 19 % under the best (docs/e2e.md 5.000000), and no transfer at that
  * rate overflowed to correct it.
  */

@@ -28,11 +28,8 @@ def median_ci(xs, conf=0.95):
 
 def boot_ci(xs, conf=0.95, reps=4000):
     """Bootstrap interval of the mean (fixed seed: the same data, the same
-    interval)."""
-    rnd = random.Random(1)
-    n = len(xs)
-    means = sorted(sum(rnd.choice(xs) for _ in range(n)) / n for _ in range(reps))
-    return means[int(reps * (1 - conf) / 2)], means[int(reps * (1 + conf) / 2) - 1]
+    interval): strata_mean() of one stratum."""
+    return strata_mean([(1, xs)], conf, reps)[1:]
 
 
 def strata_mean(strata, conf=0.95, reps=4000):

@@ -528,6 +528,25 @@ static void sat_decay(struct mi_sat *s, double d)
 	s->n *= d;
 }
 
+/* The sums of the busy epochs: saturated, kept up, and kept up all in. */
+static void busy_sums_decay(struct mi_learn *l, double d)
+{
+	sat_decay(&l->sat, d);
+	sat_decay(&l->kept, d);
+	sat_decay(&l->busy, d);
+}
+
+static void sat_fold(struct mi_sat *sat, double oncpu, double pkts, double load)
+{
+	sat->ns += oncpu;
+	sat->pkts += pkts;
+	sat->load_pkts += load * pkts;
+	sat->n += 1;
+	sat->taken++;
+	if (sat->pkts >= MI_SAT_MIN_PKTS)
+		sat->ok = true;
+}
+
 /*
  * The load beside the receiver in @e: #C + #I of the CPUs it ran on,
  * weighted by its on-CPU time on each (@load), and its fair share of a
@@ -660,7 +679,8 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 
 /*
  * Fold a busy epoch into the saturated or the kept-up estimate (as its
- * socket overflowed or not); decay both in any other. The
+ * socket overflowed or not), and one without overflow, judged all in,
+ * into the busy one; decay them in any other. The
  * sums decay with MI_TAU_S like every cost here, and a value once
  * measured stays (decay scales the sums alike) until new saturated epochs
  * outweigh it. Saturated epochs are rare - about one per transfer that
@@ -673,26 +693,13 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
  * load outweighs the old sums at once: they hold the old epochs' 40-60 k
  * packets x exp(-gap / 5 s), the new epoch as many undecayed.
  */
-static void sat_fold(struct mi_sat *sat, double oncpu, double pkts, double load)
-{
-	sat->ns += oncpu;
-	sat->pkts += pkts;
-	sat->load_pkts += load * pkts;
-	sat->n += 1;
-	sat->taken++;
-	if (sat->pkts >= MI_SAT_MIN_PKTS)
-		sat->ok = true;
-}
-
 static void learn_busy(struct mi_learn *l, const struct rxb_sock_meas *s,
 		       const struct rxb_epoch *e, double ratio_ns, double k)
 {
 	double load, oncpu, p = (double)s->pkts_out;
 	bool over;
 
-	sat_decay(&l->sat, k);
-	sat_decay(&l->kept, k);
-	sat_decay(&l->busy, k);
+	busy_sums_decay(l, k);
 	if (epoch_busy(s, e, ratio_ns, NAN, true, &load, &oncpu, &over) && !over)
 		sat_fold(&l->busy, oncpu, p, load);
 	if (!epoch_busy(s, e, ratio_ns, l->cost3_known ? l->cost3_e_ns : NAN, false,
@@ -732,9 +739,7 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 			l->cost3_known = true;
 		}
 	} else {
-		sat_decay(&l->sat, k);
-		sat_decay(&l->kept, k);
-		sat_decay(&l->busy, k);
+		busy_sums_decay(l, k);
 		ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
 		fit_decay(&l->cost_fit, k);
 	}
@@ -914,9 +919,7 @@ static void learn_decay(struct mi_learn *l, double k)
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
 		ratio_add(r[i], k, 0, 0, INFINITY);
 	fit_decay(&l->cost_fit, k);
-	sat_decay(&l->sat, k);
-	sat_decay(&l->kept, k);
-	sat_decay(&l->busy, k);
+	busy_sums_decay(l, k);
 }
 
 

@@ -115,7 +115,9 @@ run() {
 import json, sys, time
 end = time.monotonic() + 15
 while time.monotonic() < end:
-    lines = open(sys.argv[1]).read().splitlines()
+    # The daemon may be half-way through writing its last line: only
+    # lines ended by a newline are whole.
+    lines = open(sys.argv[1]).read().split("\n")[:-1]
     eps = [json.loads(l) for l in lines if l.strip()]
     if len(eps) >= 2 and eps[-1]["net_sampled"]:
         sys.exit(0)

@@ -248,6 +248,12 @@ static struct sched_split partial_of(const struct sched_task *t, uint64_t now)
 	return p;
 }
 
+/* The newest event in a record: its last switch-out or a wakeup since. */
+static uint64_t last_event_ns(const struct sched_task *t)
+{
+	return t->woken_ns > t->out_ns ? t->woken_ns : t->out_ns;
+}
+
 /* Does the record say the task may have been on a runqueue since out_ns? */
 static bool maybe_runnable(const struct sched_task *t)
 {
@@ -346,6 +352,46 @@ struct task_read {
 	void *arg;
 };
 
+struct sched_split sched_snap_task_of(struct sched_snap_task *o, uint32_t tid,
+				      const struct sched_task *t, uint64_t read_ns,
+				      sched_counters_fn fn, void *arg)
+{
+	struct sched_split part = partial_of(t, read_ns);
+	/* No event in the record is later than its read. */
+	uint64_t at_ns = read_ns;
+	bool gone = false;
+
+	if (fn && maybe_runnable(t)) {
+		uint64_t sum, delay, pcnt;
+		int err = fn(arg, tid, &sum, &delay, &pcnt);
+
+		if (err == 0) {
+			at_ns = rxb_mono_ns();
+			part = sched_split_since_out(t, at_ns, sum, delay, pcnt);
+		} else if (err == -ENOENT || err == -ESRCH) {
+			gone = true;
+		}
+	}
+	if (gone) {
+		/*
+		 * Gone, yet preempted or woken when last seen: its exit's
+		 * switch-out was never traced. A task that does not exist
+		 * waits for no CPU; estimating on from the record charged
+		 * it as runnable from then on, and one such record held an
+		 * idle CPU at #C 1 for minutes. Nothing is charged after
+		 * its last traced event.
+		 */
+		memset(&part, 0, sizeof(part));
+	}
+	snap_task(o, tid, t, &part, at_ns);
+	if (gone) {
+		o->gone = true;
+		o->state = SCHED_ST_DEAD;
+		o->dead_ns = last_event_ns(t);
+	}
+	return part;
+}
+
 /* probe_batch_fn: one task record, with its time since the last switch-out. */
 static int task_read(void *arg, const void *key, const void *val)
 {
@@ -354,22 +400,12 @@ static int task_read(void *arg, const void *key, const void *val)
 	const struct sched_task *t = val;
 	uint32_t tid = *(const uint32_t *)key;
 	struct sched_split part;
-	/* No event in the record is later than its read. */
-	uint64_t at_ns = tr->rd->read_ns;
 
 	if (reserve((void **)&s->tasks, &s->tasks_cap, s->ntasks + 1,
 		    sizeof(*s->tasks)))
 		return -ENOMEM;
-	part = partial_of(t, at_ns);
-	if (tr->fn && maybe_runnable(t)) {
-		uint64_t sum, delay, pcnt;
-
-		if (tr->fn(tr->arg, tid, &sum, &delay, &pcnt) == 0) {
-			at_ns = rxb_mono_ns();
-			part = sched_split_since_out(t, at_ns, sum, delay, pcnt);
-		}
-	}
-	snap_task(&s->tasks[s->ntasks++], tid, t, &part, at_ns);
+	part = sched_snap_task_of(&s->tasks[s->ntasks++], tid, t, tr->rd->read_ns,
+				  tr->fn, tr->arg);
 	/* The unfolded segment and the estimate since, per CPU. */
 	if (add_row(s, tid, t->seg_cpu, t->seg_oncpu_ns, t->seg_wait_ns) ||
 	    add_row(s, tid, t->cpu, part.on_ns, part.wait_ns))
@@ -505,7 +541,9 @@ void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *s)
 			continue;
 		/* Only if still the same dead task (not a reused tid). */
 		if (bpf_map_lookup_elem(tfd, &t->tid, &cur) == 0 &&
-		    cur.first_ns == t->first_ns && cur.state == SCHED_ST_DEAD)
+		    cur.first_ns == t->first_ns &&
+		    (cur.state == SCHED_ST_DEAD ||
+		     (t->gone && last_event_ns(&cur) == t->dead_ns)))
 			bpf_map_delete_elem(tfd, &t->tid);
 		while (r < s->nrows && s->rows[r].tid < t->tid)
 			r++;

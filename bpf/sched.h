@@ -230,6 +230,13 @@ struct sched_snap_task {
 	 * task's own.
 	 */
 	uint64_t at_ns;
+	/*
+	 * The task no longer exists though its record says it may be on a
+	 * runqueue: its exit was not traced. state is then SCHED_ST_DEAD,
+	 * dead_ns its last traced event, and sched_probe_forget_dead()
+	 * drops the record.
+	 */
+	bool gone;
 	char comm[16];
 };
 
@@ -309,6 +316,18 @@ struct sched_split {
 struct sched_split sched_split_since_out(const struct sched_task *t, uint64_t now,
 					 uint64_t sum_exec_ns, uint64_t run_delay_ns,
 					 uint64_t pcount);
+
+/*
+ * One BPF task record as a snapshot read at @read_ns: its counters plus the
+ * time since its last switch-out, split from @fn's kernel totals (may be
+ * NULL) when it may be runnable, else estimated from the record. A task @fn
+ * reports gone (-ENOENT, -ESRCH) is snapped dead (gone = true) with nothing
+ * charged after its last traced event. Returns that split. Exposed for the
+ * unit tests.
+ */
+struct sched_split sched_snap_task_of(struct sched_snap_task *o, uint32_t tid,
+				      const struct sched_task *t, uint64_t read_ns,
+				      sched_counters_fn fn, void *arg);
 
 /*
  * Read all counters now. For tasks the probe believes running or runnable,

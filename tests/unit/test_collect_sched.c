@@ -4,6 +4,7 @@
  * scheduler reader's split of un-accounted time (bpf/sched.c), on
  * snapshots of known composition.
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -379,6 +380,94 @@ static void test_split_since_out(void **state)
 	assert_int_equal(s.wait_ns + s.off_ns, 0);
 }
 
+/* ------------------------------------------ a task gone without a trace -- */
+
+static int counters_gone(void *arg, uint32_t tid, uint64_t *sum, uint64_t *delay,
+			 uint64_t *pcnt)
+{
+	(void)arg; (void)tid; (void)sum; (void)delay; (void)pcnt;
+	return -ENOENT;		/* as procfs_read_schedstat() for a gone tid */
+}
+
+/* Alive, woken and not yet run: the kernel's totals unchanged. */
+static int counters_waiting(void *arg, uint32_t tid, uint64_t *sum, uint64_t *delay,
+			    uint64_t *pcnt)
+{
+	const struct sched_task *t = arg;
+
+	(void)tid;
+	*sum = t->sum_exec_ns;
+	*delay = t->run_delay_ns;
+	*pcnt = t->pcount;
+	return 0;
+}
+
+/*
+ * Snap one record at @at the way the reader does, with its row for the
+ * time since its last switch-out.
+ */
+static void snap_record(struct snapbuf *b, uint32_t tid, const struct sched_task *t,
+			uint64_t at, sched_counters_fn fn, void *arg)
+{
+	struct sched_split part;
+
+	part = sched_snap_task_of(&b->tasks[b->s.ntasks++], tid, t, at, fn, arg);
+	if (part.on_ns || part.wait_ns)
+		b->rows[b->s.nrows++] = (struct sched_snap_row){ tid, t->cpu, part.on_ns,
+								 part.wait_ns };
+}
+
+/*
+ * A task woken on CPU 1 whose switch-in and exit were never traced (seen
+ * on the test VM: an idle CPU 1 held at #C 1 for minutes, so the e2e
+ * harness waited for a quiet machine that never came). Gone from /proc, it
+ * must count for nothing; alive and still waiting, it is CPU-bound.
+ */
+static void test_gone_untraced(void **state)
+{
+	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
+	struct rxb_epoch *e = new_epoch();
+	struct sched_task t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.state = SCHED_ST_SLEEPING;
+	t.cpu = 1;
+	t.seg_cpu = 1;
+	t.first_ns = T0 - 20 * MS;
+	t.out_ns = T0 - 10 * MS;
+	t.woken_ns = T0 - 10 * MS;
+	t.oncpu_ns = 3 * MS;
+
+	/* Gone: snapped dead at its wakeup, nothing charged since. */
+	snap_init(p, T0);
+	snap_init(c, T0 + EPOCH);
+	snap_record(p, 900, &t, T0, counters_gone, NULL);
+	snap_record(c, 900, &t, T0 + EPOCH, counters_gone, NULL);
+	assert_true(c->tasks[0].gone);
+	assert_int_equal(c->tasks[0].state, SCHED_ST_DEAD);
+	assert_int_equal(c->tasks[0].dead_ns, T0 - 10 * MS);
+	assert_int_equal(c->tasks[0].wait_ns, 0);
+	assert_int_equal(c->tasks[0].oncpu_ns, 3 * MS);
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	assert_float_equal(e->cpus[1].cpu_bound, 0.0, 1e-9);
+	assert_float_equal(e->cpus[1].runnable_avg, 0.0, 1e-9);
+
+	/* Alive and still waiting since its wakeup: runnable all epoch. */
+	memset(e, 0, sizeof(*e));
+	snap_init(p, T0);
+	snap_init(c, T0 + EPOCH);
+	snap_record(p, 900, &t, T0, counters_waiting, &t);
+	snap_record(c, 900, &t, T0 + EPOCH, counters_waiting, &t);
+	assert_false(c->tasks[0].gone);
+	assert_int_equal(c->tasks[0].state, SCHED_ST_SLEEPING);
+	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	assert_float_equal(e->cpus[1].cpu_bound, 1.0, 0.01);
+	free(p);
+	free(c);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_io_bound_and_burst),
 		cmocka_unit_test(test_receiver_new_dead_reused),
 		cmocka_unit_test(test_split_since_out),
+		cmocka_unit_test(test_gone_untraced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1301,7 +1301,7 @@ static void irq_cost(const struct mi_learn *l, enum mi_src src, struct mi_stage_
  * Gb/s, while ten busy epochs without loss at the same load cost
  * 1040-1450 ns all in (1290 on average; a capacity of 4.56 Gb/s) and
  * dequeued up to 4.79 Gb/s; the rate then stayed
- * 19 % under the best (docs/e2e.md 5.2), and no transfer at that
+ * 19 % under the best (docs/e2e.md 5.10), and no transfer at that
  * rate overflowed to correct it.
  */
 static void busy_cap(const struct mi_learn *l, struct mi_stage_b *b)

@@ -191,7 +191,7 @@ struct mi_fit {
  * The same sums over the epochs that pass every test but the overflow (no
  * rcvbuf drops: the receiver was as busy but kept up) give the kept-up
  * cost, struct mi_learn.kept: 12-25 % below the saturated one on the test
- * VM (docs/e2e.md §5.5, §5.6), where a full queue is read out of cache.
+ * VM (docs/e2e.md §5.7, §5.6), where a full queue is read out of cache.
  */
 struct mi_sat {
 	double ns, pkts;	/* decayed on-CPU ns and packets dequeued */

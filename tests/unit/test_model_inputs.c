@@ -2029,7 +2029,7 @@ static void test_irq_on_receiver_cpu(void **state)
 /*
  * A chosen cost above what the receiver paid, wake-ups and all, while it
  * was busy and kept up is capped to that (mi_learn.busy, basis "busy"):
- * the e2e's k = 1 at 100 ms (docs/e2e.md 5.2), where one saturated
+ * the e2e's k = 1 at 100 ms (docs/e2e.md 5.10), where one saturated
  * epoch put the cost at 1394 ns, and two later blasts without loss at the
  * same load dequeued 101683 and 95690 packets in 0.25 s at 1040 and
  * 1079 ns each, with 0.42 and 0.41 of the CPU.

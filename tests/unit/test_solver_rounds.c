@@ -673,7 +673,7 @@ static void test_loss_episodes(void **state)
 		{ 0.3, 0.0, 1e5 },	/* geometric: the seed's regime */
 		{ 0.01, 0.0, 136240 },
 		{ 0.5, 40.0, 1e5 },	/* absorbed: ends after a few rounds */
-		{ 0.00275, 0.0, 136240 },	/* the k = 2 knee of docs/e2e.md §5.5 */
+		{ 0.00275, 0.0, 136240 },	/* the k = 2 knee of docs/e2e.md §5.7 */
 		{ 0.9, 3641.0, 142000 },	/* far above capacity */
 	};
 	const double ms[] = { 1.0, 7.5, 2000.0, 1e5 };

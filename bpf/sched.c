@@ -374,12 +374,14 @@ struct sched_split sched_snap_task_of(struct sched_snap_task *o, uint32_t tid,
 	}
 	if (gone) {
 		/*
-		 * Gone, yet preempted or woken when last seen: its exit's
-		 * switch-out was never traced. A task that does not exist
-		 * waits for no CPU; estimating on from the record charged
-		 * it as runnable from then on, and one such record held an
-		 * idle CPU at #C 1 for minutes. Nothing is charged after
-		 * its last traced event.
+		 * Gone, yet preempted or woken when last seen: its tid ended
+		 * without a traced exit (a thread that calls execve() while
+		 * not its group's leader takes the leader's tid in
+		 * de_thread(), and its own is never switched out again). A
+		 * task that does not exist waits for no CPU; estimating on
+		 * from the record charged it as runnable from then on, and
+		 * one such record held an idle CPU at #C 1 for minutes.
+		 * Nothing is charged after its last traced event.
 		 */
 		memset(&part, 0, sizeof(part));
 	}

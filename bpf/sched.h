@@ -232,7 +232,8 @@ struct sched_snap_task {
 	uint64_t at_ns;
 	/*
 	 * The task no longer exists though its record says it may be on a
-	 * runqueue: its exit was not traced. state is then SCHED_ST_DEAD,
+	 * runqueue: its tid ended without a traced exit (see
+	 * sched_snap_task_of()). state is then SCHED_ST_DEAD,
 	 * dead_ns its last traced event, and sched_probe_forget_dead()
 	 * drops the record.
 	 */

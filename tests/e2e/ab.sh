@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# tests/e2e/ab.sh: does a --follow transfer lose more often than a fixed-rate
+# one at the same rate? With K hogs on the receiver's CPU, alternate N
+# transfers at fixed RATE with N `--follow` transfers capped at RATE
+# (--max-rate RATE: rxbneckd's rate when lower, else RATE), then print how
+# many of each lost anything in their first round. docs/e2e.md §5.12.
+#
+#   sudo tests/e2e/ab.sh [-b BUILD] [-d DELAY_MS] [-k K] [-n N] -o OUTDIR RATE
+#
+# RATE as rxbneck-send takes it (3.9G). Defaults: build, 10 ms, k = 2,
+# N = 20. The set-up, the quiet-machine checks and the clean-up are
+# run.sh's (tests/e2e/lib.sh); runs.jsonl in OUTDIR has every transfer.
+# Exit 0 done, 1 failure, 2 usage, 77 cannot run here.
+set -u
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+E_SRC=$SRC
+E_BUILD=$SRC/build E_OUT= N=20 K=2
+while getopts "b:d:k:n:o:" o; do
+	case $o in
+	b) E_BUILD=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;; k) K=$OPTARG ;; n) N=$OPTARG ;;
+	o) E_OUT=$OPTARG ;;
+	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+RATE=${1:-}
+if [ -z "$RATE" ] || [ -z "$E_OUT" ]; then
+	sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+fi
+E_DELAY_MS=${E_DELAY_MS:-10}
+E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
+E_BUILD=$(cd "$E_BUILD" && pwd) || exit 1
+export E_BUILD E_OUT
+. "$SRC/tests/e2e/lib.sh"
+[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
+
+e2e_setup
+taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
+E_LINE_RATE=6G
+e2e_daemon_start
+export E_K=$K
+exec 9> "$E_LOCK"
+e2e_log "k=$E_K: waiting for the heavy-test lock"
+flock 9
+e2e_hogs "$E_K"
+e2e_wait_cb "$E_K" > /dev/null || e2e_log "CPU $E_RECV_CPU did not settle at #C=$E_K; runs are checked one by one"
+for w in 1 2; do e2e_run fixed "$RATE" "$w" warmup; done
+for rep in $(seq "$N"); do
+	e2e_point fixed "$RATE" "$rep" main
+	E_LINE_RATE=$RATE e2e_point follow - "$rep" main
+done
+e2e_hogs 0
+flock -u 9
+e2e_daemon_stop
+
+/usr/bin/python3 - "$E_OUT/runs.jsonl" <<'PY'
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1])]
+print("mode     runs  lossy  first-round loss of the lossy ones (%)  rate asked (Gb/s)")
+for mode in ("fixed", "follow"):
+    ok = [r for r in runs if r["mode"] == mode and r["tag"] == "main" and not r.get("disturbed")
+          and (r.get("send") or {}).get("ok")]
+    r1 = [r["send"]["per_round"][0] for r in ok]
+    lossy = [100.0 * x["pkts_lost"] / x["pkts_sent"] for x in r1 if x["pkts_lost"]]
+    rates = [x["rate_requested_bps"] / 1e9 for x in r1]
+    print("%-7s %5d  %5d  %-38s  %s" % (mode, len(ok), len(lossy),
+          " ".join("%.2f" % x for x in lossy) or "-",
+          "%.2f-%.2f" % (min(rates), max(rates)) if rates else "-"))
+PY

@@ -238,6 +238,13 @@ struct mi_learn {
 	double cost3_a_ns, cost3_b_ns, cost3_e_ns;	/* the last three-term
 						 * fit's (a NaN: no wake-ups) */
 	bool cost3_known;			/* cost3_* set */
+	/*
+	 * The cost of one empty read (ns): e of the last three-term fit
+	 * whose e was known to within MI_FIT_MAX_REL_SE, even if its b was
+	 * not (mi_fit_solve3() returned -2); NaN before any. What takes a
+	 * spinning receiver's spin out of its saturated epochs.
+	 */
+	double spin_e_ns;
 	struct mi_sat sat;			/* cost while saturated */
 	struct mi_sat kept;			/* cost while busy but keeping up */
 	/*
@@ -420,7 +427,9 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b);
  * epochs, no empty reads (the two-term fit is then the whole story), a
  * term that the others explain to within MI_FIT_MIN_SPREAD (singular or
  * ill-conditioned normal equations), e < 0, or b's standard error above
- * MI_FIT_MAX_REL_SE of b. Solved by Cholesky on the
+ * MI_FIT_MAX_REL_SE of b. In that last case, when e > 0 is itself known to
+ * within MI_FIT_MAX_REL_SE, it is returned in @e and the result is -2
+ * (@a, @b NaN). Solved by Cholesky on the
  * normal equations scaled to unit diagonal. Without wake-ups in the epochs,
  * or with too few to separate (at most MI_FIT_RARE_WAKEUPS per empty read),
  * a is NaN and t = b p + e z is fitted; a negative a is taken as 0 and

@@ -1399,6 +1399,8 @@ static void test_saturated_bad_epochs(void **state)
 #define SP_A	8000.0
 #define SP_B	1200.0
 #define SP_E	700.0
+/* On-CPU noise under which b stays uncertain and e does not. */
+#define SPU_NOISE	0.05
 
 /*
  * An epoch of G_EPOCH_S, @hogs CPU-bound tasks on the receiver's CPU 1,
@@ -1841,6 +1843,90 @@ static void test_spin_saturated(void **state)
  * keeps the ratio throughout.
  */
 /*
+ * A busy-polling receiver whose packets are a small part of its on-CPU
+ * time, measured with noise: the three-term fit knows e, the cost of an
+ * empty read, well before b (the e2e at k = 2, 100 ms: "packet cost
+ * uncertain" for a whole 90-s phase). The two-term fit is no cost here
+ * (it puts the spin on the packets; the daemon once sent 0.8-1.0 Gb/s
+ * from its b = 4.6-6.0 us where 2.9 Gb/s went through), so the stage has
+ * no cost until an overflowing epoch, whose spin e takes out: its cost
+ * is then exactly (t - e z) / p with the e the fit had.
+ */
+static void test_spin_uncertain_b(void **state)
+{
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	uint64_t st = 4242, seq = 0;
+	double fa, fb, fe, a2, b2, e_fit, t, z, want;
+	struct rxb_epoch *e;
+	int ret;
+	char why[MI_WHY_LEN];
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	/* 2 000-6 000 packets: 3-9 % of the on-CPU time, the rest spin. */
+	for (int i = 0; i < 40; i++)
+		g_feed(&l, &d, sp_epoch(++seq, 2, floor(2000 + 4000 * g_uniform(&st)),
+					(uint64_t)(4 * g_uniform(&st)), 0.7 + 0.3 * g_uniform(&st),
+					0, SPU_NOISE, &st), &r);
+	ret = mi_fit_solve3(&l.cost_fit, &fa, &fb, &fe, why, sizeof(why));
+	a2 = b2 = NAN;
+	mi_fit_solve(&l.cost_fit, &a2, &b2);
+	print_message("spin, noise %.0f %%: three-term %d (%s), e %.1f ns (truth %.0f); "
+		      "two-term b %.0f ns, a %.0f\n", SPU_NOISE * 100, ret, why, fe, SP_E, b2, a2);
+	assert_int_equal(ret, -2);
+	assert_true(isnan(fb) && isnan(fa));
+	assert_non_null(strstr(why, "packet cost uncertain"));
+	check_rel(fe, SP_E, MI_FIT_MAX_REL_SE * 3);
+	assert_false(l.cost3_known);
+	check_rel(l.spin_e_ns, fe, 0);
+	/* No cost: neither the two-term fit nor the ratio. */
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
+	assert_true(r.b.spin_share > 0.5 && r.b.spin_share < 1);
+
+	/* One overflowing epoch, exact: 50 000 packets, no wake-ups. */
+	e_fit = l.spin_e_ns;
+	e = sp_epoch(++seq, 2, 50000, 0, 1, 20000, 0, &st);
+	t = (double)e->socks[0].receiver_oncpu_ns;
+	z = (double)e->socks[0].empty_reads;
+	g_feed(&l, &d, e, &r);
+	want = (t - e_fit * z) / 50000;
+	print_message("saturated: %.2f ns/pkt, closed form (t - e z) / p %.2f, truth %.0f\n",
+		      r.b.cpu_ns_per_pkt.v, want, SP_B);
+	assert_int_equal(l.sat.taken, 1);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-9);
+	check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 0.05);
+
+	/*
+	 * Five empty reads per packet in every epoch: the spin is collinear
+	 * with the packets, no three-term fit separates it, and the
+	 * two-term fit is exact - with b + 5 e as its b. It must not be
+	 * the cost.
+	 */
+	mi_learn_init(&l);
+	for (int i = 0; i < 40; i++) {
+		double p = floor(2000 + 6000 * g_uniform(&st)), w = floor(4 * g_uniform(&st));
+
+		e = g_epoch(++seq, 2);
+		g_sock(e, (uint64_t)p, SP_A * w + SP_B * p + SP_E * 5 * p, (uint64_t)w, 0);
+		e->socks[0].empty_reads = (uint64_t)(5 * p);
+		g_feed(&l, &d, e, &r);
+	}
+	assert_int_equal(mi_fit_solve(&l.cost_fit, &a2, &b2), 0);
+	check_rel(b2, SP_B + 5 * SP_E, 1e-6);
+	assert_int_equal(mi_fit_solve3(&l.cost_fit, &fa, &fb, &fe, why, sizeof(why)), -1);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
+}
+
+/*
  * A port whose sockets are all TCP is not modelled: its "packets" are
  * coalesced segments (an e2e iperf3 port: ~300 per 250 ms epoch at 97 us
  * each, which as datagrams gave 0.1 Gb/s to a receiver taking 3 Gb/s).
@@ -2133,6 +2219,7 @@ int main(void)
 		cmocka_unit_test(test_spin_fit),
 		cmocka_unit_test(test_spin_degenerate),
 		cmocka_unit_test(test_spin_saturated),
+		cmocka_unit_test(test_spin_uncertain_b),
 		cmocka_unit_test(test_spin_ratio_refused),
 		cmocka_unit_test(test_tcp_port_not_modelled),
 		cmocka_unit_test(test_placement_needs_packets),

@@ -1137,12 +1137,17 @@ static int choose_kept_up(bool depth, double now, double sat, double sat_load,
 	return 0;
 }
 
-/* Does the receiver read its socket empty MI_RATIO_MAX_EMPTY_READS times
- * per packet or more, over the fit's epochs (a busy-polling one)? */
-static bool spins(const struct mi_learn *l)
+/*
+ * Is the receiver's on-CPU time too much spin to be charged to its
+ * packets: MI_RATIO_MAX_EMPTY_READS empty reads per packet or more over
+ * the fit's epochs (a busy-polling one), or a spin known from e to be
+ * MI_FIT_MAX_SPIN of that time (@spin_share, NaN when e is not known)?
+ */
+static bool spins(const struct mi_learn *l, double spin_share)
 {
-	return l->cost_fit.sp > 0 &&
-	       l->cost_fit.sz >= MI_RATIO_MAX_EMPTY_READS * l->cost_fit.sp;
+	return (l->cost_fit.sp > 0 &&
+		l->cost_fit.sz >= MI_RATIO_MAX_EMPTY_READS * l->cost_fit.sp) ||
+	       spin_share >= MI_FIT_MAX_SPIN;
 }
 
 /*
@@ -1210,11 +1215,10 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		fe = l->cost3_e_ns;
 		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
 		b->cost_fit_terms = 3;
-	} else if (spins(l)) {
+	} else if (spins(l, b->spin_share)) {
 		/*
-		 * Two empty reads or more per packet and no three-term fit:
-		 * a two-term fit puts the spin on the packets and on the few
-		 * wake-ups. Measured: a busy-polling receiver at k = 2 got
+		 * A spinning receiver and no three-term fit: a two-term fit
+		 * puts the spin on the packets and on the few wake-ups. Measured: a busy-polling receiver at k = 2 got
 		 * b = 4.6-6.0 us + 22 ms per wake-up (its three-term fit,
 		 * refused as imprecise, had b = 0.9-1.5 us), and a rate of
 		 * 0.8-1.0 Gb/s where 2.9 went through. Like the ratio, it is
@@ -1293,10 +1297,10 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 			 fb, terms, ns);
 		break;
 	default:
-		if (spins(l)) {
+		if (spins(l, b->spin_share)) {
 			b->cpu_ns_per_pkt_basis = MI_COST_NONE;
 			set_missing(&b->cpu_ns_per_pkt,
-				    "spin, not packets: %.0f empty reads per packet (ratio %.0f); "
+				    "spin, not packets: %.1f empty reads per packet (ratio %.0f); "
 				    "needs a fit that separates them or a saturated epoch%s",
 				    l->cost_fit.sz / l->cost_fit.sp, ns, other);
 			return;

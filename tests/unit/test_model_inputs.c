@@ -1924,6 +1924,31 @@ static void test_spin_uncertain_b(void **state)
 	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
 	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
+
+	/*
+	 * Fewer than two empty reads per packet (1.5, collinear again), and
+	 * e known, as a fit refused for its b leaves it (set here: reaching
+	 * that state by epochs also makes a three-term fit on the way,
+	 * which the daemon then keeps, correctly). The spin is 700 x 1.5
+	 * of each packet's 2250 ns, well over MI_FIT_MAX_SPIN, so the
+	 * two-term fit (b = 2250) is refused all the same.
+	 */
+	mi_learn_init(&l);
+	l.spin_e_ns = SP_E;
+	for (int i = 0; i < 40; i++) {
+		double p = floor(2000 + 6000 * g_uniform(&st)), w = floor(4 * g_uniform(&st));
+
+		e = g_epoch(++seq, 2);
+		g_sock(e, (uint64_t)p, SP_A * w + SP_B * p + SP_E * 1.5 * p, (uint64_t)w, 0);
+		e->socks[0].empty_reads = (uint64_t)(1.5 * p);
+		g_feed(&l, &d, e, &r);
+	}
+	assert_false(l.cost3_known);
+	assert_int_equal(mi_fit_solve(&l.cost_fit, &a2, &b2), 0);
+	check_rel(b2, SP_B + 1.5 * SP_E, 1e-3);
+	assert_true(r.b.spin_share > MI_FIT_MAX_SPIN);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets: 1.5 empty reads"));
 }
 
 /*

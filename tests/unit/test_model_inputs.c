@@ -1843,6 +1843,24 @@ static void test_spin_saturated(void **state)
  * keeps the ratio throughout.
  */
 /*
+ * 40 light epochs at k = 2 whose empty reads are exactly @reads_per_pkt
+ * per packet: the spin is collinear with the packets.
+ */
+static void feed_collinear_spin(struct mi_learn *l, struct mi_disk *d, struct mi_result *r,
+				uint64_t *seq, uint64_t *st, double reads_per_pkt)
+{
+	for (int i = 0; i < 40; i++) {
+		double p = floor(2000 + 6000 * g_uniform(st)), w = floor(4 * g_uniform(st));
+		struct rxb_epoch *e = g_epoch(++*seq, 2);
+
+		g_sock(e, (uint64_t)p, SP_A * w + SP_B * p + SP_E * reads_per_pkt * p,
+		       (uint64_t)w, 0);
+		e->socks[0].empty_reads = (uint64_t)(reads_per_pkt * p);
+		g_feed(l, d, e, r);
+	}
+}
+
+/*
  * A busy-polling receiver whose packets are a small part of its on-CPU
  * time, measured with noise: the three-term fit knows e, the cost of an
  * empty read, well before b (the e2e at k = 2, 100 ms: "packet cost
@@ -1910,14 +1928,7 @@ static void test_spin_uncertain_b(void **state)
 	 * the cost.
 	 */
 	mi_learn_init(&l);
-	for (int i = 0; i < 40; i++) {
-		double p = floor(2000 + 6000 * g_uniform(&st)), w = floor(4 * g_uniform(&st));
-
-		e = g_epoch(++seq, 2);
-		g_sock(e, (uint64_t)p, SP_A * w + SP_B * p + SP_E * 5 * p, (uint64_t)w, 0);
-		e->socks[0].empty_reads = (uint64_t)(5 * p);
-		g_feed(&l, &d, e, &r);
-	}
+	feed_collinear_spin(&l, &d, &r, &seq, &st, 5);
 	assert_int_equal(mi_fit_solve(&l.cost_fit, &a2, &b2), 0);
 	check_rel(b2, SP_B + 5 * SP_E, 1e-6);
 	assert_int_equal(mi_fit_solve3(&l.cost_fit, &fa, &fb, &fe, why, sizeof(why)), -1);
@@ -1935,14 +1946,7 @@ static void test_spin_uncertain_b(void **state)
 	 */
 	mi_learn_init(&l);
 	l.spin_e_ns = SP_E;
-	for (int i = 0; i < 40; i++) {
-		double p = floor(2000 + 6000 * g_uniform(&st)), w = floor(4 * g_uniform(&st));
-
-		e = g_epoch(++seq, 2);
-		g_sock(e, (uint64_t)p, SP_A * w + SP_B * p + SP_E * 1.5 * p, (uint64_t)w, 0);
-		e->socks[0].empty_reads = (uint64_t)(1.5 * p);
-		g_feed(&l, &d, e, &r);
-	}
+	feed_collinear_spin(&l, &d, &r, &seq, &st, 1.5);
 	assert_false(l.cost3_known);
 	assert_int_equal(mi_fit_solve(&l.cost_fit, &a2, &b2), 0);
 	check_rel(b2, SP_B + 1.5 * SP_E, 1e-3);

@@ -1167,6 +1167,7 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	double fa = NAN, fb = NAN, fe = NAN, now = load_now(b);
 	char other[64] = "", terms[64] = "";
 	size_t len;
+	bool spin;
 
 	b->cpu_ns_per_pkt_ratio = ns > 0 ? ns : NAN;
 	b->cpu_ns_per_wakeup = NAN;
@@ -1195,6 +1196,15 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	}
 	if (isfinite(l->spin_e_ns) && l->cost_fit.st > 0)
 		b->spin_share = l->spin_e_ns * l->cost_fit.sz / l->cost_fit.st;
+	/*
+	 * A spinning receiver's two-term fits (the present one and the
+	 * last) put the spin on its packets and its few wake-ups: measured,
+	 * a busy-polling receiver at k = 2 got b = 4.6-6.0 us + 22 ms per
+	 * wake-up (its three-term fit, refused as imprecise, had b = 0.9-1.5
+	 * us), and a rate of 0.8-1.0 Gb/s where 2.9 went through. Like the
+	 * ratio (below), they are then no cost.
+	 */
+	spin = spins(l, b->spin_share);
 	if (!mi_fit_solve3(&l->cost_fit, &fa, &fb, &fe, b->cost_fit_note,
 			   sizeof(b->cost_fit_note))) {
 		/* Three terms: the spin on the empty socket is not the packets'. */
@@ -1215,21 +1225,10 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		fe = l->cost3_e_ns;
 		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
 		b->cost_fit_terms = 3;
-	} else if (spins(l, b->spin_share)) {
-		/*
-		 * A spinning receiver and no three-term fit: a two-term fit
-		 * puts the spin on the packets and on the few wake-ups. Measured: a busy-polling receiver at k = 2 got
-		 * b = 4.6-6.0 us + 22 ms per wake-up (its three-term fit,
-		 * refused as imprecise, had b = 0.9-1.5 us), and a rate of
-		 * 0.8-1.0 Gb/s where 2.9 went through. Like the ratio, it is
-		 * no cost: the saturated epochs, with the spin taken out,
-		 * are (below), else none.
-		 */
-		b->cpu_ns_per_pkt_basis = MI_COST_RATIO;
-	} else if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
+	} else if (!spin && !mi_fit_solve(&l->cost_fit, &fa, &fb)) {
 		b->cpu_ns_per_pkt_basis = MI_COST_FIT;
 		b->cost_fit_terms = 2;
-	} else if (l->cost_known) {
+	} else if (!spin && l->cost_known) {
 		/*
 		 * The recent epochs all had about the same packets per
 		 * wake-up (a steady low rate: measured 4 per wake-up for
@@ -1297,7 +1296,7 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 			 fb, terms, ns);
 		break;
 	default:
-		if (spins(l, b->spin_share)) {
+		if (spin) {
 			b->cpu_ns_per_pkt_basis = MI_COST_NONE;
 			set_missing(&b->cpu_ns_per_pkt,
 				    "spin, not packets: %.1f empty reads per packet (ratio %.0f); "

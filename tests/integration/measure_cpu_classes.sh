@@ -12,17 +12,8 @@
 #  - every worker is classified CPU-bound in every epoch.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_cpu_classes: needs root" >&2; exit 77; }
-for t in stress-ng python3 pgrep; do
-	command -v $t >/dev/null || { echo "measure_cpu_classes: no $t" >&2; exit 77; }
-done
-[ "$(nproc)" -ge 2 ] || { echo "measure_cpu_classes: needs 2 CPUs" >&2; exit 77; }
-[ -x "$daemon" ] || { echo "measure_cpu_classes: no $daemon" >&2; exit 1; }
-"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
-	python3 -c 'import json,sys; sys.exit(0 if "sched" in json.loads(sys.stdin.readline())["probes"] else 1)' ||
-	{ echo "measure_cpu_classes: BPF scheduler probes cannot be loaded here" >&2; exit 77; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_cpu_classes 2 "sched" stress-ng pgrep
 
 tmp=$(mktemp -d /tmp/rxbt-meas-cpu.XXXXXX)
 sp=

@@ -15,14 +15,8 @@
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 . "$(dirname "$0")/netpair.inc"
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_degraded: needs root" >&2; exit 77; }
-for t in ip python3 stress-ng; do
-	command -v $t >/dev/null || { echo "measure_degraded: no $t" >&2; exit 77; }
-done
-[ "$(nproc)" -ge 2 ] || { echo "measure_degraded: needs 2 CPUs" >&2; exit 77; }
-[ -x "$daemon" ] || { echo "measure_degraded: no $daemon" >&2; exit 1; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_degraded 2 "" ip stress-ng
 
 ns_a=rxbt-meas-da$$ ns_b=rxbt-meas-db$$ port=$((30000 + ($$ + 13) % 30000))
 tmp=$(mktemp -d /tmp/rxbt-meas-deg.XXXXXX)

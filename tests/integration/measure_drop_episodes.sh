@@ -21,14 +21,8 @@
 # A gap of 9 to 10 ms (a stalled sender) makes the count ambiguous: the
 # run is repeated once, then skipped. Exit 0 pass, 77 skip, 1 fail.
 set -u
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_drop_episodes: needs root" >&2; exit 77; }
-command -v python3 >/dev/null || { echo "measure_drop_episodes: no python3" >&2; exit 77; }
-[ -x "$daemon" ] || { echo "measure_drop_episodes: no $daemon" >&2; exit 1; }
-"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
-	python3 -c 'import json,sys; p=json.loads(sys.stdin.readline())["probes"]; sys.exit(0 if "sockq" in p else 1)' ||
-	{ echo "measure_drop_episodes: BPF socket probe cannot be loaded here" >&2; exit 77; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_drop_episodes 0 "sockq"
 
 ns=rxbt-epis$$ port=$((30000 + $$ % 30000))
 tmp=$(mktemp -d /tmp/rxbt-episodes.XXXXXX)

@@ -11,17 +11,8 @@
 # work on this machine), must be below 0.5.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_exec_thread: needs root" >&2; exit 77; }
-for t in python3 taskset; do
-	command -v $t >/dev/null || { echo "measure_exec_thread: no $t" >&2; exit 77; }
-done
-[ "$(nproc)" -ge 2 ] || { echo "measure_exec_thread: needs 2 CPUs" >&2; exit 77; }
-[ -x "$daemon" ] || { echo "measure_exec_thread: no $daemon" >&2; exit 1; }
-"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
-	python3 -c 'import json,sys; sys.exit(0 if "sched" in json.loads(sys.stdin.readline())["probes"] else 1)' ||
-	{ echo "measure_exec_thread: BPF scheduler probes cannot be loaded here" >&2; exit 77; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_exec_thread 2 "sched" taskset
 
 tmp=$(mktemp -d /tmp/rxbt-exec.XXXXXX)
 dp=

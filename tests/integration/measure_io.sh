@@ -21,16 +21,8 @@
 #    latency (+-20 %): the disk time plus the CPU time around it.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_io: needs root" >&2; exit 77; }
-for t in fio python3 chrt taskset; do
-	command -v $t >/dev/null || { echo "measure_io: no $t" >&2; exit 77; }
-done
-[ -x "$daemon" ] || { echo "measure_io: no $daemon" >&2; exit 1; }
-"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
-	python3 -c 'import json,sys; p=json.loads(sys.stdin.readline())["probes"]; sys.exit(0 if "sched" in p and "blkio" in p else 1)' ||
-	{ echo "measure_io: BPF probes cannot be loaded here" >&2; exit 77; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_io 0 "sched blkio" fio chrt taskset
 
 tmp=$(mktemp -d /var/tmp/rxbt-meas-io.XXXXXX)	# on a real disk, not tmpfs
 cleanup() {

@@ -25,15 +25,8 @@
 #  - the cadence resumes: at most 2 of the 6 epochs after E0 + 1 sampled.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_new_receiver: needs root" >&2; exit 77; }
-command -v python3 >/dev/null || { echo "measure_new_receiver: no python3" >&2; exit 77; }
-[ "$(nproc)" -ge 2 ] || { echo "measure_new_receiver: needs 2 CPUs" >&2; exit 77; }
-[ -x "$daemon" ] || { echo "measure_new_receiver: no $daemon" >&2; exit 1; }
-"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
-	python3 -c 'import json,sys; p=json.loads(sys.stdin.readline())["probes"]; sys.exit(0 if {"sockq","sched"} <= set(p) else 1)' ||
-	{ echo "measure_new_receiver: BPF probes cannot be loaded here" >&2; exit 77; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_new_receiver 2 "sockq sched"
 
 tmp=$(mktemp -d /tmp/rxbt-newrx.XXXXXX)
 pids=()

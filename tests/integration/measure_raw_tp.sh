@@ -14,14 +14,8 @@
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 . "$(dirname "$0")/netpair.inc"
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_raw_tp: needs root" >&2; exit 77; }
-for t in ip python3 stress-ng fio pgrep; do
-	command -v $t >/dev/null || { echo "measure_raw_tp: no $t" >&2; exit 77; }
-done
-[ "$(nproc)" -ge 2 ] || { echo "measure_raw_tp: needs 2 CPUs" >&2; exit 77; }
-[ -x "$daemon" ] || { echo "measure_raw_tp: no $daemon" >&2; exit 1; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_raw_tp 2 "" ip stress-ng fio pgrep
 for mode in tp_btf raw_tp; do
 	"$daemon" --measure-only --epochs 1 --interval-ms 100 --attach $mode --json 2>/dev/null |
 		python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); sys.exit(0 if len(d["probes"]) == 4 else 1)' ||

@@ -34,16 +34,8 @@
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 . "$(dirname "$0")/netpair.inc"
-build=${RXB_BUILD:-build}
-daemon=$build/rxbneckd
-[ "$(id -u)" -eq 0 ] || { echo "measure_sampled: needs root" >&2; exit 77; }
-for t in ip python3; do
-	command -v $t >/dev/null || { echo "measure_sampled: no $t" >&2; exit 77; }
-done
-[ -x "$daemon" ] || { echo "measure_sampled: no $daemon" >&2; exit 1; }
-"$daemon" --measure-only --epochs 1 --interval-ms 100 --json 2>/dev/null |
-	python3 -c 'import json,sys; p=json.loads(sys.stdin.readline())["probes"]; sys.exit(0 if {"sockq","sched","netrx"} <= set(p) else 1)' ||
-	{ echo "measure_sampled: BPF probes cannot be loaded here" >&2; exit 77; }
+. "$(dirname "$0")/measure.inc"
+measure_need measure_sampled 0 "sockq sched netrx" ip
 
 ns_a=rxbt-smp-a$$ ns_b=rxbt-smp-b$$ port=$((30000 + $$ % 30000))
 tmp=$(mktemp -d /tmp/rxbt-meas-smp.XXXXXX)

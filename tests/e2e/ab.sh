@@ -10,6 +10,9 @@
 # RATE as rxbneck-send takes it (3.9G). Defaults: build, 10 ms, k = 2,
 # N = 20. The set-up, the quiet-machine checks and the clean-up are
 # run.sh's (tests/e2e/lib.sh); runs.jsonl in OUTDIR has every transfer.
+# With E_QTRACE=1 each transfer's socket queue is traced (OUTDIR/qtrace/)
+# and the traces' scheduling cycles are summed up at the end (qtrace.py
+# cycles, docs/e2e.md §6.5).
 # Exit 0 done, 1 failure, 2 usage, 77 cannot run here.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -68,3 +71,9 @@ for mode in ("fixed", "follow"):
           " ".join("%.2f" % x for x in lossy) or "-",
           "%.2f-%.2f" % (min(rates), max(rates)) if rates else "-"))
 PY
+if [ "$E_QTRACE" = 1 ]; then
+	for mode in fixed follow; do
+		echo "$mode:"
+		/usr/bin/python3 "$SRC/tests/e2e/qtrace.py" cycles "$E_OUT"/qtrace/"$mode"-*-main-*.txt
+	done
+fi

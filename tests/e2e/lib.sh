@@ -33,6 +33,10 @@ E_MIN_RATE=${E_MIN_RATE:-100M}
 # "file_identical". 0 (the experiment): synthetic data, receiver --discard
 # (its digest check still covers every byte), no file in memory or on disk.
 E_VERIFY=${E_VERIFY:-0}
+# 1: trace each transfer's socket queue and receiver CPU time every 0.4 ms
+# (tests/e2e/qtrace.py poll, pinned to the sender's CPU, a few per cent of
+# it) into $E_OUT/qtrace/MODE-RATE-TAG-REP-N.txt. docs/e2e.md §6.5.
+E_QTRACE=${E_QTRACE:-0}
 # Ports and subnet differ per run (two runs never share them): the receive
 # port (UDP data and RBUDP's TCP control), rxbneckd's sender control port,
 # iperf3's port.
@@ -233,6 +237,7 @@ e2e_stat_cpu() {	# total and steal jiffies of the machine
 #  "steal_pct", "send": sender JSON, "recv": receiver JSON} to runs.jsonl.
 e2e_run() {
 	local mode=$1 rate=$2 rep=$3 tag=${4:-main} rpid sargs tot0 st0 tot1 st1 t0 t1 src=0
+	local qpid= qfile
 	local what=(--size "$E_SIZE") dst=(--discard) same=null
 	case $mode in
 	fixed) sargs=(--rate "$rate") ;;
@@ -245,6 +250,13 @@ e2e_run() {
 		dst=(--output "$E_TMP/dst.bin")
 	fi
 	rm -f "$E_TMP/s.json" "$E_TMP/r.json" "$E_TMP/dst.bin"
+	if [ "$E_QTRACE" = 1 ]; then
+		mkdir -p "$E_OUT/qtrace" || e2e_fail "mkdir $E_OUT/qtrace"
+		qfile=$E_OUT/qtrace/$mode-$rate-$tag-$rep-$(ls "$E_OUT/qtrace" | wc -l).txt
+		taskset -c "$E_SEND_CPU" /usr/bin/python3 "$E_SRC/tests/e2e/qtrace.py" poll \
+			"$E_PORT" "$qfile" 2> "$E_TMP/q.err" &
+		qpid=$!
+	fi
 	e2e_bg rpid taskset -c "$E_RECV_CPU" "$E_BIN/rxbneck-recv" \
 		--port "$E_PORT" --listen "$E_ADDR_R" "${dst[@]}" --quiet --json --cpu "$E_RECV_CPU" \
 		--rcvbuf "$E_RCVBUF" $E_RECV_ARGS > "$E_TMP/r.json" 2> "$E_TMP/r.err"
@@ -259,6 +271,9 @@ e2e_run() {
 		--port "$E_PORT" "${what[@]}" --one-way-delay-ms "$E_DELAY_MS" --quiet --json \
 		--timeout 20 "${sargs[@]}" > "$E_TMP/s.json" 2> "$E_TMP/s.err" || src=$?
 	wait "$rpid" 2>/dev/null
+	if [ -n "$qpid" ] && ! wait "$qpid"; then
+		e2e_log "  queue trace: $(tail -1 "$E_TMP/q.err")"
+	fi
 	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
 	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
 	if [ "$E_VERIFY" = 1 ]; then

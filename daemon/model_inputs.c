@@ -864,15 +864,34 @@ static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *
 	return true;
 }
 
-static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n, double k)
+/*
+ * @s is the flow's socket in the same epoch. Its datagrams give the
+ * datagrams per skb the device's polls carried: a poll's "work" counts
+ * skbs, and a UDP GSO packet (a local sender with UDP_SEGMENT over veth
+ * or lo, tx-udp-segmentation on) is one skb through the backlog that the
+ * UDP layer cuts into up to 64 datagrams inside the same softirq. Counted
+ * per skb, stage A's capacity came out 16 times too low on the e2e
+ * testbed with --gso 16 (4 Gb/s where 10 Gb/s went through without loss,
+ * docs/e2e.md §5.14). The device may carry other traffic as well, so
+ * only a surplus of the flow's datagrams over the device's skbs counts:
+ * at least one datagram per skb, exact when the flow is the device's only
+ * traffic. A NIC's "work" counts frames before GRO, so it stays at 1.
+ */
+static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n,
+			  const struct rxb_sock_meas *s, double k)
 {
+	double skbs = (double)n->pkts;
+
 	if (strncmp(l->napi_dev, n->dev, sizeof(l->napi_dev))) {
 		/* Another path now: its costs are not comparable. */
 		ratio_reset(&l->napi_ns_per_poll);
 		ratio_reset(&l->napi_pkts_per_poll);
+		ratio_reset(&l->napi_dgrams_per_skb);
 		rxb_strlcpy(l->napi_dev, n->dev, sizeof(l->napi_dev));
 		k = 1.0;
 	}
+	ratio_add(&l->napi_dgrams_per_skb, k, fmax(skbs, (double)s->pkts_in), skbs,
+		  MI_MIN_PKTS);
 	if (n->service_ns_per_poll > 0 && isfinite(n->service_ns_per_poll))
 		ratio_add(&l->napi_ns_per_poll, k,
 			  n->service_ns_per_poll * (double)n->polls, (double)n->polls,
@@ -934,7 +953,8 @@ static void learn_decay(struct mi_learn *l, double k)
 {
 	struct mi_ratio *r[] = {
 		&l->cpu_ns_per_pkt, &l->pkts_per_wakeup, &l->truesize_per_pkt,
-		&l->napi_ns_per_poll, &l->napi_pkts_per_poll, &l->irq_ns_per_pkt,
+		&l->napi_ns_per_poll, &l->napi_pkts_per_poll, &l->napi_dgrams_per_skb,
+		&l->irq_ns_per_pkt,
 	};
 
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
@@ -983,10 +1003,11 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 			learn_stage_b(l, s, e, k);
 		learn_irq(l, s, e, k);
 		if (n && s->pkts_in) {
-			learn_stage_a(l, n, k);
+			learn_stage_a(l, n, s, k);
 		} else {
 			ratio_add(&l->napi_ns_per_poll, k, 0, 0, INFINITY);
 			ratio_add(&l->napi_pkts_per_poll, k, 0, 0, INFINITY);
+			ratio_add(&l->napi_dgrams_per_skb, k, 0, 0, INFINITY);
 		}
 		l->origin = MI_SRC_MEASURED;
 		l->last_traffic_ns = env->now_ns;
@@ -1510,6 +1531,7 @@ static void compute_a(const struct mi_learn *l, const struct rxb_epoch *e,
 	enum mi_src src = cost_src(l, fresh);
 	double ns = mi_ratio_value(&l->napi_ns_per_poll);
 	double ppp = mi_ratio_value(&l->napi_pkts_per_poll);
+	double dps = mi_ratio_value(&l->napi_dgrams_per_skb);
 	struct rxb_stage_inputs *in;
 	uint32_t k;
 
@@ -1518,17 +1540,29 @@ static void compute_a(const struct mi_learn *l, const struct rxb_epoch *e,
 		set_missing(&a->mu_per_s, "no NAPI poll seen with the flow's traffic");
 		set_missing(&a->pkts_per_poll, "no NAPI poll seen");
 		set_missing(&a->queue_pkts, "no NAPI poll seen");
+		set_missing(&a->dgrams_per_skb, "no NAPI poll seen");
 		return;
 	}
 	if (ns > 0)
 		set_value(&a->mu_per_s, 1e9 / ns, src);
 	else
 		set_missing(&a->mu_per_s, "NET_RX service time not measured");
+	/* Polls and queues count skbs; the model counts the flow's datagrams. */
+	if (dps >= 1) {
+		set_value(&a->dgrams_per_skb, dps, src);
+	} else {
+		set_value(&a->dgrams_per_skb, 1, src);
+		snprintf(a->dgrams_per_skb.why, sizeof(a->dgrams_per_skb.why),
+			 "too few skbs counted: 1 taken");
+		dps = 1;
+	}
 	if (ppp > 0)
-		set_value(&a->pkts_per_poll, ppp, src);
+		set_value(&a->pkts_per_poll, ppp * dps, src);
 	else
 		set_missing(&a->pkts_per_poll, "too few NAPI polls measured");
 	queue_a(e, env, a);
+	if (a->queue_pkts.src != MI_SRC_MISSING)
+		a->queue_pkts.v *= dps;
 	if (a->mu_per_s.src == MI_SRC_MISSING || a->pkts_per_poll.src == MI_SRC_MISSING ||
 	    a->queue_pkts.src == MI_SRC_MISSING)
 		return;
@@ -1611,6 +1645,7 @@ void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t p
 		set_missing(&out->a.mu_per_s, "stage B is not modelled");
 		set_missing(&out->a.pkts_per_poll, "stage B is not modelled");
 		set_missing(&out->a.queue_pkts, "stage B is not modelled");
+		set_missing(&out->a.dgrams_per_skb, "stage B is not modelled");
 	}
 	out->no_traffic = l->origin != MI_SRC_MEASURED;
 	if (!out->b.present) {

@@ -274,7 +274,9 @@ struct mi_learn {
 	double cpu_share[MI_MAX_CPUS];		/* sums to 1 */
 	/* stage A */
 	struct mi_ratio napi_ns_per_poll;
-	struct mi_ratio napi_pkts_per_poll;
+	struct mi_ratio napi_pkts_per_poll;	/* skbs per poll */
+	struct mi_ratio napi_dgrams_per_skb;	/* the flow's datagrams per skb
+						 * the device's polls carried */
 	char napi_dev[RXB_IFNAME_LEN];
 	/* where the costs came from, and when they were last fed */
 	enum mi_src origin;		/* MEASURED (this run) or HISTORY */
@@ -300,8 +302,9 @@ struct mi_stage_a {
 	bool present;		/* stage A modelled */
 	char dev[RXB_IFNAME_LEN];
 	struct mi_value mu_per_s;
-	struct mi_value pkts_per_poll;
-	struct mi_value queue_pkts;
+	struct mi_value pkts_per_poll;		/* datagrams */
+	struct mi_value queue_pkts;		/* datagrams */
+	struct mi_value dgrams_per_skb;		/* >= 1: GSO/GRO packets */
 };
 
 struct mi_stage_b {

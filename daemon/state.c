@@ -110,6 +110,8 @@ static int parse_value(const char *key, const char *val, struct state_entry *e)
 		ratio_set(&l->napi_ns_per_poll, d, MI_MIN_POLLS);
 	else if (!strcmp(key, "napi_pkts_per_poll"))
 		ratio_set(&l->napi_pkts_per_poll, d, MI_MIN_POLLS);
+	else if (!strcmp(key, "napi_dgrams_per_skb"))
+		ratio_set(&l->napi_dgrams_per_skb, d, MI_MIN_PKTS);
 	else
 		return -EINVAL;
 	return 0;
@@ -121,7 +123,7 @@ static int key_index(const char *key)
 	static const char *const keys[] = {
 		"port", "saved", "rcvbuf", "napi_dev", "cpus", "cpu_ns_per_pkt",
 		"pkts_per_wakeup", "truesize_per_pkt", "napi_ns_per_poll",
-		"napi_pkts_per_poll",
+		"napi_pkts_per_poll", "napi_dgrams_per_skb",
 	};
 
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(keys); i++)
@@ -206,6 +208,7 @@ int state_format_line(const struct state_entry *e, char *buf, size_t size)
 		APPEND(" napi_dev=%s", l->napi_dev);
 		APPEND_RATIO("napi_ns_per_poll", &l->napi_ns_per_poll);
 		APPEND_RATIO("napi_pkts_per_poll", &l->napi_pkts_per_poll);
+		APPEND_RATIO("napi_dgrams_per_skb", &l->napi_dgrams_per_skb);
 	}
 	APPEND("\n");
 #undef APPEND

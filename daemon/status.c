@@ -133,6 +133,7 @@ static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 	value_json(w, "mu_per_s", &in->a.mu_per_s);
 	value_json(w, "pkts_per_poll", &in->a.pkts_per_poll);
 	value_json(w, "queue_pkts", &in->a.queue_pkts);
+	value_json(w, "dgrams_per_skb", &in->a.dgrams_per_skb);
 	jw_obj_end(w);
 	jw_obj_begin(w, "learned");
 	jw_str(w, "origin", mi_src_name(l->origin));
@@ -752,6 +753,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 	value_text(o, "polls/s", &in->a.mu_per_s, "%.4g");
 	value_text(o, "N", &in->a.pkts_per_poll, "%.1f");
 	value_text(o, "K", &in->a.queue_pkts, "%.0f");
+	if (in->a.dgrams_per_skb.v > 1.05)
+		value_text(o, "datagrams/skb", &in->a.dgrams_per_skb, "%.1f");
 	ctl_out_puts(o, "\n");
 	if (in->why[0])
 		ctl_out_printf(o, "            note      %s\n", in->why);

@@ -127,6 +127,7 @@ def daemon_view(ep, port=None):
         "stage_a_mu_per_s": val(inp, "stage_a", "mu_per_s"),
         "stage_a_pkts_per_poll": val(inp, "stage_a", "pkts_per_poll"),
         "stage_a_queue_pkts": val(inp, "stage_a", "queue_pkts"),
+        "stage_a_dgrams_per_skb": val(inp, "stage_a", "dgrams_per_skb"),
         "confidence": inp.get("confidence"),
         "model_rate_bps": model.get("rate_bps"),
         "model_loss": model.get("loss"),
@@ -470,7 +471,7 @@ def main():
         dv = {key: median([d["daemon_before"].get(key) for d in fr]) for key in (
             "cpu_bound", "cpu_ns_per_pkt", "cpu_ns_per_pkt_ratio", "cpu_ns_per_wakeup",
             "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "irq_ns_per_pkt", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
-            "stage_a_pkts_per_poll", "stage_a_queue_pkts", "loss_episode_pkts",
+            "stage_a_pkts_per_poll", "stage_a_queue_pkts", "stage_a_dgrams_per_skb", "loss_episode_pkts",
             "model_loss_episode_pkts", "mu_net_full_per_s", "cpu_ns_per_pkt_kept_up",
             "cpu_ns_per_pkt_saturated")}
         dv["queue_pkts_seen"] = sorted({d["daemon_before"].get("queue_pkts") for d in fr

@@ -36,6 +36,7 @@ static void learned(struct mi_learn *l, double ns)
 	strcpy(l->napi_dev, "(backlog)");
 	l->napi_ns_per_poll = (struct mi_ratio){ 100 * 2500.0, 100, true };
 	l->napi_pkts_per_poll = (struct mi_ratio){ 200, 100, true };
+	l->napi_dgrams_per_skb = (struct mi_ratio){ 1600, 100, true };
 }
 
 static void check_rel(double got, double want)
@@ -66,6 +67,7 @@ static void test_line_round_trip(void **state)
 	check_rel(mi_ratio_value(&back.learn.truesize_per_pkt), 2304);
 	check_rel(mi_ratio_value(&back.learn.napi_ns_per_poll), 2500);
 	check_rel(mi_ratio_value(&back.learn.napi_pkts_per_poll), 2);
+	check_rel(mi_ratio_value(&back.learn.napi_dgrams_per_skb), 16);
 	/* Restored as worth the minimum of fresh data, not more. */
 	check_rel(back.learn.cpu_ns_per_pkt.den, MI_MIN_PKTS);
 	assert_int_equal(back.learn.rcvbuf_bytes, 212992);

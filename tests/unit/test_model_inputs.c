@@ -403,6 +403,50 @@ static void test_stage_a(void **state)
 	free(e);
 }
 
+/*
+ * UDP GSO over veth: the backlog's polls count skbs of 16 datagrams each,
+ * the socket counts datagrams. N_A and K_A are in datagrams, so both are
+ * 16 times the skb counts; a device carrying more skbs than the flow's
+ * datagrams (other traffic) keeps 1 datagram per skb.
+ */
+static void test_stage_a_gso(void **state)
+{
+	struct rxb_epoch *e = new_epoch(1, 1.0);
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env = env_for(e);
+	struct rxb_napi_meas *n;
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	add_sock(e, 32000, 1000, 500);
+	e->nnapi = 1;
+	n = &e->napi[0];
+	rxb_strlcpy(n->dev, "(backlog)", sizeof(n->dev));
+	n->polls = 1000;
+	n->pkts = 2000;		/* skbs */
+	n->service_ns_per_poll = 2500;
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	assert_true(r.a.present);
+	check_rel(r.a.dgrams_per_skb.v, 16, 1e-12);
+	assert_int_equal(r.a.dgrams_per_skb.src, MI_SRC_MEASURED);
+	check_rel(r.a.pkts_per_poll.v, 32, 1e-12);
+	assert_int_equal(r.stages[0].batch_pkts, 32);
+	assert_int_equal(r.stages[0].queue_pkts, 16000);
+	check_rel(r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);	/* polls/s */
+
+	/* Other traffic on the device: fewer datagrams than skbs. */
+	mi_learn_init(&l);
+	e->socks[0].pkts_in = 1500;
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.a.dgrams_per_skb.v, 1, 1e-12);
+	assert_int_equal(r.stages[0].batch_pkts, 2);
+	assert_int_equal(r.stages[0].queue_pkts, 1000);
+	free(e);
+}
+
 /* Costs from the state directory: flagged, trusted less, no traffic. */
 static void test_history(void **state)
 {
@@ -2230,6 +2274,7 @@ int main(void)
 		cmocka_unit_test(test_no_sched_probe),
 		cmocka_unit_test(test_io_bound),
 		cmocka_unit_test(test_stage_a),
+		cmocka_unit_test(test_stage_a_gso),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_rcvbuf_tcp_on_port),
 		cmocka_unit_test(test_marginal_cost),

@@ -890,8 +890,9 @@ static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n,
 		rxb_strlcpy(l->napi_dev, n->dev, sizeof(l->napi_dev));
 		k = 1.0;
 	}
-	ratio_add(&l->napi_dgrams_per_skb, k, fmax(skbs, (double)s->pkts_in), skbs,
-		  MI_MIN_PKTS);
+	/* Polls that did no work say nothing of the datagrams per skb. */
+	ratio_add(&l->napi_dgrams_per_skb, k, skbs > 0 ? fmax(skbs, (double)s->pkts_in) : 0,
+		  skbs, MI_MIN_PKTS);
 	if (n->service_ns_per_poll > 0 && isfinite(n->service_ns_per_poll))
 		ratio_add(&l->napi_ns_per_poll, k,
 			  n->service_ns_per_poll * (double)n->polls, (double)n->polls,

@@ -444,6 +444,20 @@ static void test_stage_a_gso(void **state)
 	check_rel(r.a.dgrams_per_skb.v, 1, 1e-12);
 	assert_int_equal(r.stages[0].batch_pkts, 2);
 	assert_int_equal(r.stages[0].queue_pkts, 1000);
+
+	/*
+	 * The last epoch counted 2000 of 2000 skbs; this one 32000 of 2000.
+	 * Polls without work then leave the ratio as it was (no division by
+	 * 0 skbs).
+	 */
+	double k = exp(-1.0 / MI_TAU_S), want = (2000 * k + 32000) / (2000 * k + 2000);
+
+	e->socks[0].pkts_in = 32000;
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.a.dgrams_per_skb.v, want, 1e-12);
+	e->napi[0].pkts = 0;
+	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	check_rel(r.a.dgrams_per_skb.v, want, 1e-12);
 	free(e);
 }
 

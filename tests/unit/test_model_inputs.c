@@ -353,6 +353,16 @@ static void test_io_bound(void **state)
 	free(e);
 }
 
+/* A NAPI instance's counts in an epoch. */
+static void set_napi(struct rxb_napi_meas *n, const char *dev, uint64_t polls,
+		     uint64_t pkts, double service_ns_per_poll)
+{
+	rxb_strlcpy(n->dev, dev, sizeof(n->dev));
+	n->polls = polls;
+	n->pkts = pkts;
+	n->service_ns_per_poll = service_ns_per_poll;
+}
+
 /* Stage A: the busiest NAPI instance, K from the backlog or the ring. */
 static void test_stage_a(void **state)
 {
@@ -361,23 +371,14 @@ static void test_stage_a(void **state)
 	struct mi_disk d;
 	struct mi_result r;
 	struct mi_env env = env_for(e);
-	struct rxb_napi_meas *n;
 
 	(void)state;
 	mi_learn_init(&l);
 	mi_disk_init(&d);
 	add_sock(e, 2000, 2000, 500);
 	e->nnapi = 2;
-	n = &e->napi[0];
-	rxb_strlcpy(n->dev, "eth9", sizeof(n->dev));
-	n->polls = 10;
-	n->pkts = 10;
-	n->service_ns_per_poll = 100;
-	n = &e->napi[1];
-	rxb_strlcpy(n->dev, "(backlog)", sizeof(n->dev));
-	n->polls = 1000;
-	n->pkts = 2000;
-	n->service_ns_per_poll = 2500;
+	set_napi(&e->napi[0], "eth9", 10, 10, 100);
+	set_napi(&e->napi[1], "(backlog)", 1000, 2000, 2500);
 	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 2);
 	assert_true(r.a.present);
@@ -416,18 +417,13 @@ static void test_stage_a_gso(void **state)
 	struct mi_disk d;
 	struct mi_result r;
 	struct mi_env env = env_for(e);
-	struct rxb_napi_meas *n;
 
 	(void)state;
 	mi_learn_init(&l);
 	mi_disk_init(&d);
 	add_sock(e, 32000, 1000, 500);
 	e->nnapi = 1;
-	n = &e->napi[0];
-	rxb_strlcpy(n->dev, "(backlog)", sizeof(n->dev));
-	n->polls = 1000;
-	n->pkts = 2000;		/* skbs */
-	n->service_ns_per_poll = 2500;
+	set_napi(&e->napi[0], "(backlog)", 1000, 2000 /* skbs */, 2500);
 	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_true(r.a.present);
 	check_rel(r.a.dgrams_per_skb.v, 16, 1e-12);

@@ -162,6 +162,14 @@ static __always_inline __u32 reader_qlen(const struct sock *sk)
  * into it (and that line is now hot here too), so note that queue as well.
  * Other protocols dequeue from sk_receive_queue itself.
  *
+ * "Did not shrink by one" compares with this CPU's last dequeue, which
+ * says nothing after the thread ran elsewhere (or another thread read, or
+ * the programs were attached again): a splice whose size matched that
+ * old note went unseen, and sk_receive_queue's older note from the
+ * enqueues stayed the latest - the queue looked 7 packets long while
+ * empty (tests/integration/measure_queue_migrate.sh). So whenever the
+ * note is stamped, sk_receive_queue is noted too.
+ *
  * The clock (~50 ns here, a third of this program) is read only when the
  * note may have to be ordered against another CPU's: a splice, another
  * thread (@new_tid) or a thread that has run elsewhere since its previous
@@ -188,8 +196,7 @@ static __always_inline void note_rd(struct sockq_slot *s, const struct sock *sk,
 	spliced = rd + 1 != s->rd_qlen;
 	if (spliced || new_tid || mig != s->rd_mig || s->rd_gen != attach_gen) {
 		now = bpf_ktime_get_ns();
-		if (spliced)
-			note_rq(s, sk, proto, now, btf);
+		note_rq(s, sk, proto, now, btf);
 		s->rd_at_ns = now;
 		s->rd_mig = mig;
 		s->rd_gen = attach_gen;

@@ -7,9 +7,9 @@
 #    dropped in each), 20 of one tick again - must come out as built.
 # 2. poll: a real transfer into a small receive buffer over a veth pair;
 #    the trace's drops must equal the receiver's own count of its socket's
-#    drops (SO_MEMINFO), its samples must be in time order with the
-#    receiver's CPU time never going back, and the queue must empty after
-#    its peak (the receiver reads all of a round before its report).
+#    drops, its samples must be in time order with the receiver's CPU
+#    time never going back, and the queue must never hold more than the
+#    receive buffer allows (rcvbuf and one datagram).
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 . "${RXB_SRC:-.}/tools/rbudp/testlib.sh"
@@ -102,13 +102,16 @@ r = json.loads(open(sys.argv[2]).readline())
 assert len(rows) > 50, "only %d samples" % len(rows)
 assert all(b[0] > a[0] for a, b in zip(rows, rows[1:])), "samples out of time order"
 assert all(b[1] >= a[1] for a, b in zip(rows, rows[1:])), "CPU time went back"
-peak = max(range(len(rows)), key=lambda i: rows[i][2])
-assert rows[peak][2] > 0, "the queue never held anything"
-assert min(x[2] for x in rows[peak:]) == 0, "the queue never emptied after its peak"
+peak = max(x[2] for x in rows)
+assert peak > 0, "the queue never held anything"
+# The kernel queues a datagram while the queue's memory is below rcvbuf, so
+# the queue never holds more than rcvbuf and one datagram's truesize.
+assert peak <= r["rcvbuf_bytes"] + 65536, "queue %d bytes, rcvbuf %d" % (peak, r["rcvbuf_bytes"])
 drops = rows[-1][3] - rows[0][3]
 if r.get("socket_drops") is not None:
     assert drops == r["socket_drops"], "trace drops %d, receiver's %d" % (drops, r["socket_drops"])
-print("  real: %d samples, queue up to %d kB, %d drops (receiver: %s), %d rounds"
-      % (len(rows), max(x[2] for x in rows) // 1000, drops, r.get("socket_drops"), r["rounds"]))
+print("  real: %d samples, queue up to %d kB (rcvbuf %d kB), %d drops (receiver: %s), %d rounds"
+      % (len(rows), peak // 1000, r["rcvbuf_bytes"] // 1000, drops, r.get("socket_drops"),
+         r["rounds"]))
 PY
 echo "e2e_qtrace: PASS"

@@ -872,10 +872,11 @@ static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *
  * UDP layer cuts into up to 64 datagrams inside the same softirq. Counted
  * per skb, stage A's capacity came out several times too low on the e2e
  * testbed with --gso 16 (2-4 Gb/s where 10 Gb/s went through without
- * loss; 1.7-5.1 datagrams per skb, docs/e2e.md §5.14). The device may carry other traffic as well, so
- * only a surplus of the flow's datagrams over the device's skbs counts:
- * at least one datagram per skb, exact when the flow is the device's only
- * traffic. A NIC's "work" counts frames before GRO, so it stays at 1.
+ * loss; 1.7-5.1 datagrams per skb, docs/e2e.md §5.14). The device may
+ * carry other traffic as well, so only a surplus of the flow's datagrams
+ * over the device's skbs counts: at least one datagram per skb, exact
+ * when the flow is the device's only traffic. A NIC's "work" counts
+ * frames before GRO, so it stays at 1.
  */
 static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n,
 			  const struct rxb_sock_meas *s, double k)

@@ -29,7 +29,8 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-ip netns add "$ns" && ip -n "$ns" link set lo up || { echo "measure_queue_migrate: netns" >&2; exit 1; }
+ip netns add "$ns" || { echo "measure_queue_migrate: ip netns add $ns failed" >&2; exit 1; }
+ip -n "$ns" link set lo up || { echo "measure_queue_migrate: lo of $ns would not come up" >&2; exit 1; }
 
 "$daemon" --measure-only --epochs 4 --interval-ms 1000 --watch-port $port --json \
 	> "$tmp/meas.json" 2> "$tmp/daemon.err" &

@@ -15,6 +15,18 @@
 #define BURST_MIN_LOST_PKTS 1e-6
 /* The least share of its rate interrupts leave a stage's server. */
 #define IRQ_MIN_SHARE 0.05
+/* The largest mu_rel_sd taken: beyond it the rate is not a measurement. */
+#define MU_REL_SD_MAX 1.0
+/*
+ * Three-point Gauss-Hermite rule for E[f(Z)], Z standard normal: nodes 0
+ * and +-sqrt(3), weights 2/3 and 1/6. Exact for polynomials of degree 5;
+ * T(B) is a step function of the rate factor near an edge, so what it
+ * buys is a 1-in-6 weight on a drain sqrt(3) sd slow, which is what moves
+ * the rate off the edge (docs/model.md §3.3).
+ */
+#define GH3_NODE	1.7320508075688772
+#define GH3_W_MID	(2.0 / 3.0)
+#define GH3_W_SIDE	(1.0 / 6.0)
 
 int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points)
 {
@@ -83,6 +95,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			return -EINVAL;
 		if (!(st[i].irq_ns_per_pkt >= 0.0) || !isfinite(st[i].irq_ns_per_pkt))
 			return -EINVAL;
+		if (!(st[i].mu_rel_sd >= 0.0) || !(st[i].mu_rel_sd <= MU_REL_SD_MAX))
+			return -EINVAL;
 		if (!(st[i].mu_net_full_per_s >= 0.0) || !isfinite(st[i].mu_net_full_per_s) ||
 		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)
 			return -EINVAL;
@@ -120,6 +134,8 @@ struct model {
 	double *qwork;		/* bulkq_burst() scratch (burst rounds) */
 	double file_pkts;	/* packets in the file: the largest round */
 	bool burst_always;	/* bulkq_burst() even where it cannot matter */
+	bool uncertain;		/* some stage has mu_rel_sd > 0 */
+	double z;		/* the standard normal node eval_rate() is at */
 	double worst_rel_err;
 	uint32_t evaluations;
 };
@@ -216,6 +232,19 @@ double bneck_irq_share(double lambda, double irq_ns, double min_share)
 	return share > min_share ? share : min_share;
 }
 
+/*
+ * The factor on stage @i's service rates at the node md->z: e^(z sd), a
+ * lognormal with median 1. Scaling the rate where the stage keeps up by
+ * it too is exact without interrupts and close with them.
+ */
+static double stage_scale(const struct model *md, uint32_t i)
+{
+	if (md->z == 0.0 || !(md->st[i].mu_rel_sd > 0.0))
+		return 1.0;
+	return exp(md->z * md->st[i].mu_rel_sd);
+}
+
+/* T(B) and the figures behind it, every service rate at its node md->z. */
 static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 {
 	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
@@ -228,12 +257,14 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	for (uint32_t i = 0; i < md->nstages; i++) {
 		double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
 					       IRQ_MIN_SHARE);
+		double f = stage_scale(md, i);
 		/* Beyond what it keeps up with, the queue fills: the full rate. */
-		double mu = md->keep_up_pkts_per_s[i] > 0.0 &&
-			    lambda > md->keep_up_pkts_per_s[i] ? md->mu_full[i] : md->mu[i];
+		double mu = f * (md->keep_up_pkts_per_s[i] > 0.0 &&
+				 lambda > f * md->keep_up_pkts_per_s[i] ?
+				 md->mu_full[i] : md->mu[i]);
 		struct bulkq_params p = {
 			.arrival_per_s = lambda,
-			.service_per_s = share * (md->paused[i] ? md->mu_on[i] : mu),
+			.service_per_s = share * (md->paused[i] ? f * md->mu_on[i] : mu),
 			.queue_pkts = md->st[i].queue_pkts,
 			.batch_pkts = md->st[i].batch_pkts,
 			.rule = md->st[i].rule,
@@ -255,7 +286,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 			double frac;
 
 			vac = paused_loss(&md->st[i], lambda,
-					  share * md->mu_on[i] * md->st[i].batch_pkts, &frac);
+					  p.service_per_s * md->st[i].batch_pkts, &frac);
 			if (frac < ev->send_frac)
 				ev->send_frac = frac;
 		} else {
@@ -314,6 +345,35 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 	ev->pt.time_s = ev->t.time_s;
 	ev->pt.n_resend = ev->t.n_resend;
 	md->evaluations++;
+	return 0;
+}
+
+/*
+ * The objective at @rate_bps: T(B) expected over the stages' rate
+ * factors (struct rxb_stage_inputs.mu_rel_sd), by GH3_*; without any, T(B)
+ * itself. Everything in @ev but pt.time_s is at the measured rates.
+ */
+static int eval_objective(struct model *md, double rate_bps, struct eval *ev)
+{
+	static const double node[2] = { -GH3_NODE, GH3_NODE };
+	struct eval side;
+	double t;
+	int err;
+
+	md->z = 0.0;
+	err = eval_rate(md, rate_bps, ev);
+	if (err || !md->uncertain)
+		return err;
+	t = GH3_W_MID * ev->pt.time_s;
+	for (int j = 0; j < 2 && !err; j++) {
+		md->z = node[j];
+		err = eval_rate(md, rate_bps, &side);
+		t += GH3_W_SIDE * side.pt.time_s;
+	}
+	md->z = 0.0;
+	if (err)
+		return err;
+	ev->pt.time_s = t;
 	return 0;
 }
 
@@ -420,9 +480,9 @@ static int refine(struct model *md, double a, double b, struct eval *best)
 	struct eval ec, ed;
 	int err;
 
-	err = eval_rate(md, c, &ec);
+	err = eval_objective(md, c, &ec);
 	if (!err)
-		err = eval_rate(md, d, &ed);
+		err = eval_objective(md, d, &ed);
 	for (int i = 0; !err && i < GOLDEN_ITERS; i++) {
 		if (b - a <= REFINE_REL_WIDTH * b)
 			break;
@@ -431,13 +491,13 @@ static int refine(struct model *md, double a, double b, struct eval *best)
 			d = c;
 			ed = ec;
 			c = b - g * (b - a);
-			err = eval_rate(md, c, &ec);
+			err = eval_objective(md, c, &ec);
 		} else {
 			a = c;
 			c = d;
 			ec = ed;
 			d = a + g * (b - a);
-			err = eval_rate(md, d, &ed);
+			err = eval_objective(md, d, &ed);
 		}
 	}
 	if (err)
@@ -483,6 +543,8 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	}
 	res->nstages = nstages;
 	for (uint32_t i = 0; i < nstages; i++) {
+		if (stages[i].mu_rel_sd > 0.0)
+			md.uncertain = true;
 		err = stage_service(&stages[i], x, o, &res->stage[i]);
 		if (err)
 			return err;
@@ -511,7 +573,7 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		double rate = k + 1 == x->points ? x->line_rate_bps
 						 : x->min_rate_bps + k * step;
 
-		err = eval_rate(&md, rate, &ev);
+		err = eval_objective(&md, rate, &ev);
 		if (err)
 			return err;
 		ws->curve[k] = ev.pt;
@@ -537,7 +599,7 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	if (x->rounds == BNECK_ROUNDS_BURST) {
 		/* The chosen point again, its queue figures computed in full. */
 		md.burst_always = true;
-		err = eval_rate(&md, best.pt.rate_bps, &best);
+		err = eval_objective(&md, best.pt.rate_bps, &best);
 		if (err)
 			return err;
 	}

@@ -33,6 +33,13 @@
  * by less than that share of a round), and T(B) is rbudp_time_burst();
  * with seed rounds it is rbudp_time() at the overall loss.
  *
+ * A stage whose rate is uncertain (struct rxb_stage_inputs.mu_rel_sd > 0)
+ * makes the objective T(B) expected over a lognormal factor on its service
+ * rates, by a three-point Gauss-Hermite rule (every stage's factor driven
+ * by the same normal node): three evaluations per rate instead of one. The
+ * curve, time_s and line_time_s are that expectation; the loss, the
+ * breakdown and the stage figures are at the measured rates.
+ *
  * bneck_compute() is meant to run every epoch for every flow: apart from
  * the tagged-customer solve (a chain of #I + 1 states per integer corner)
  * it allocates nothing but, with burst rounds, the growth of the
@@ -121,7 +128,7 @@ struct bneck_result {
 	double rate_bps;	/* the effective bottleneck rate */
 	double loss;		/* overall loss there */
 	double ln_loss;
-	double time_s;		/* T there */
+	double time_s;		/* T there (expected, with mu_rel_sd) */
 	double pause_fraction;	/* of the time the sender pauses there (obey_pauses) */
 	struct rbudp_time breakdown;
 	double line_time_s;	/* T at the line rate, for comparison */

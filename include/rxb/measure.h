@@ -84,6 +84,15 @@ struct rxb_stage_inputs {
 	 * softirq runs on another CPU).
 	 */
 	double irq_ns_per_pkt;
+	/*
+	 * How far the server's rate strays, over the length of a blast, from
+	 * the rate the rest describes: the relative standard deviation of a
+	 * lognormal factor on every service rate of the stage (0: known
+	 * exactly). The solver then minimises the transfer time expected over
+	 * that factor (bneck.h), which keeps the rate off an edge where a
+	 * drain a few per cent slow costs a round.
+	 */
+	double mu_rel_sd;
 };
 
 /* ---------------------------------------------------------- measurement -- */

@@ -621,6 +621,87 @@ static void test_depth_cost(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/*
+ * A stage whose rate is uncertain (mu_rel_sd): the objective is T expected
+ * over a lognormal rate factor by three points, so every point of the
+ * curve must equal 2/3 T(mu) + 1/6 T(mu e^-sqrt3 sd) + 1/6 T(mu e^sqrt3 sd),
+ * each from a plain solve with mu_net scaled (a load-independent stage:
+ * its mu is mu_net). The set-up is run H of docs/e2e.md §5.14 at k = 1: a
+ * 64 MiB socket holding 29000 packets, 5.4 Gb/s drained, 200 MB at 100 ms
+ * one way. The plain optimum is where the first blast's overrun just fits
+ * the queue; with the drain uncertain the rate must come down to about
+ * where it fits at the slow node, and lose nothing there.
+ */
+static void test_rate_uncertainty(void **state)
+{
+	const double sd = 0.08, cap_bps = 5.4e9;
+	struct rxb_stage_inputs s = {
+		.load_independent = true, .queue_pkts = 29000, .batch_pkts = 64,
+		.rule = RXB_BATCH_PARTIAL,
+	};
+	struct bneck_xfer x = {
+		.payload_bytes = 1472, .file_bytes = 200e6, .one_way_delay_s = 0.1,
+		.line_rate_bps = 10e9, .min_rate_bps = 1e8, .points = 200,
+		.rounds = BNECK_ROUNDS_BURST,
+	};
+	double mu = cap_bps / (8.0 * x.payload_bytes * s.batch_pkts);
+	double fac[3] = { 1.0, exp(-sqrt(3.0) * sd), exp(sqrt(3.0) * sd) };
+	double w[3] = { 2.0 / 3.0, 1.0 / 6.0, 1.0 / 6.0 };
+	double n0 = x.file_bytes / x.payload_bytes, plain_rate, edge_lo_bps;
+	struct bneck_point *want;
+	struct bneck_result r;
+	struct bneck_ws ws;
+
+	(void)state;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	want = calloc(x.points, sizeof(*want));
+	assert_non_null(want);
+	for (int j = 0; j < 3; j++) {
+		s.mu_net_per_s = mu * fac[j];
+		assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+		if (j == 0)
+			plain_rate = r.rate_bps;
+		for (uint32_t i = 0; i < x.points; i++) {
+			want[i].rate_bps = r.curve[i].rate_bps;
+			want[i].time_s += w[j] * r.curve[i].time_s;
+		}
+	}
+	s.mu_net_per_s = mu;
+	s.mu_rel_sd = sd;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	for (uint32_t i = 0; i < x.points; i++) {
+		assert_true(r.curve[i].rate_bps == want[i].rate_bps);
+		check_rel(r.curve[i].time_s, want[i].time_s, 1e-12, "E[T] at a grid rate");
+		/* The refined optimum is at least as good as every grid point. */
+		assert_true(r.time_s <= want[i].time_s * (1 + 1e-12));
+	}
+	/* Reported at the measured rate: capacity and service unscaled. */
+	check_rel(r.stage[0].service_rate_per_s, mu, 1e-15, "mu as measured");
+	/*
+	 * The fluid edge: a first blast of n0 packets at lambda overfills K
+	 * when (lambda - c) n0 / lambda > K, i.e. above c n0 / (n0 - K).
+	 */
+	edge_lo_bps = cap_bps * fac[1] * n0 / (n0 - s.queue_pkts);
+	fprintf(stderr, "uncertain rate: plain %.3f Gb/s (edge %.3f), sd %.2f: %.3f Gb/s "
+		"(slow node's edge %.3f), T %.3f s, loss there %.2g\n", plain_rate / 1e9,
+		cap_bps * n0 / (n0 - s.queue_pkts) / 1e9, sd, r.rate_bps / 1e9,
+		edge_lo_bps / 1e9, r.time_s, r.loss);
+	assert_true(plain_rate > cap_bps);
+	assert_true(r.rate_bps < plain_rate);
+	assert_true(r.rate_bps <= edge_lo_bps * 1.01);
+	assert_true(r.rate_bps >= edge_lo_bps * 0.9);
+	free(want);
+
+	/* Not a spread: rejected. */
+	s.mu_rel_sd = -0.1;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.mu_rel_sd = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.mu_rel_sd = 1.5;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_pause_obeyed),
 		cmocka_unit_test(test_irq_on_server_cpu),
 		cmocka_unit_test(test_depth_cost),
+		cmocka_unit_test(test_rate_uncertainty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -130,6 +130,7 @@ struct rxb_config {
 		int rounds;	/* enum bneck_rounds: 0 burst, 1 seed */
 		bool queue_depth_cost;
 		int loss_episodes;	/* 0 off, 1 measured */
+		int rate_uncertainty;	/* 0 off, 1 measured */
 	} model;
 	struct {
 		struct rxb_addr_list listen_address;	/* at least one */

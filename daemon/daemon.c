@@ -172,6 +172,7 @@ static void flows_params_from(const struct daemon *d, const struct rxb_config *c
 	p->rounds = (enum bneck_rounds)cfg->model.rounds;
 	p->loss_episodes = cfg->model.loss_episodes == 1;
 	p->depth_cost = cfg->model.queue_depth_cost;
+	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
 	p->pause.enabled = cfg->pause.enabled;
 	p->pause.min_window_ns = (uint64_t)cfg->pause.min_window_us * RXB_NSEC_PER_USEC;

@@ -239,6 +239,7 @@ static struct mi_env env_of(const struct flows *f, const struct rxb_epoch *e)
 		.fallback_rx_ring = f->p.fallback_rx_ring,
 		.irq_in_task_time = f->p.irq_time_accounting == 0,
 		.depth_cost = f->p.depth_cost,
+		.rate_uncertainty = f->p.rate_uncertainty,
 		.now_ns = e ? e->end_ns : rxb_mono_ns(),
 	};
 

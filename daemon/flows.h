@@ -138,6 +138,7 @@ struct flows_params {
 	enum bneck_rounds rounds;	/* [model] rounds */
 	bool loss_episodes;		/* [model] loss_episodes = measured */
 	bool depth_cost;		/* [model] queue_depth_cost */
+	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 	struct pause_params pause;	/* [pause] */

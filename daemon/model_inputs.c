@@ -708,6 +708,19 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
  * load outweighs the old sums at once: they hold the old epochs' 40-60 k
  * packets x exp(-gap / 5 s), the new epoch as many undecayed.
  */
+/* Keep a busy epoch's cost per packet in the ring of struct mi_learn.spread. */
+static void spread_push(struct mi_learn *l, double oncpu, double pkts, double load)
+{
+	struct mi_busy_epoch *b = &l->spread[l->spread_next];
+
+	b->ns_per_pkt = oncpu / pkts;
+	b->pkts = pkts;
+	b->load = load;
+	l->spread_next = (l->spread_next + 1) % MI_SPREAD_EPOCHS;
+	if (l->spread_n < MI_SPREAD_EPOCHS)
+		l->spread_n++;
+}
+
 static void learn_busy(struct mi_learn *l, const struct rxb_sock_meas *s,
 		       const struct rxb_epoch *e, double ratio_ns, double k)
 {
@@ -724,6 +737,7 @@ static void learn_busy(struct mi_learn *l, const struct rxb_sock_meas *s,
 		return;
 	}
 	sat_fold(over ? &l->sat : &l->kept, oncpu, p, load);
+	spread_push(l, oncpu, p, load);
 }
 
 static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
@@ -1396,6 +1410,47 @@ static void busy_cap(const struct mi_learn *l, struct mi_stage_b *b)
 			    sizeof(b->cpu_ns_per_pkt.why) - (size_t)n);
 }
 
+/*
+ * rate_rel_sd: the packet-weighted relative standard deviation of the cost
+ * per packet over the busy epochs in the ring measured at about the
+ * present load (MI_SAT_MAX_DLOAD, as for the costs: the cost depends on
+ * the co-runners), with Bessel's correction for their number. Saturated
+ * and kept-up epochs both count: whether a blast finds the receiver
+ * keeping up or behind (docs/e2e.md §6.5) is part of what its drain will
+ * be. The rate is 1 / cost, whose relative spread this is to first order.
+ */
+static void rate_spread(const struct mi_learn *l, enum mi_src src, struct mi_stage_b *b)
+{
+	double now = load_now(b), w = 0, m = 0, m2 = 0, var, sd;
+	uint32_t n = 0;
+
+	if (!isfinite(now)) {
+		set_missing(&b->rate_rel_sd, "needs #C + #I");
+		return;
+	}
+	for (uint32_t i = 0; i < l->spread_n; i++) {
+		const struct mi_busy_epoch *x = &l->spread[i];
+
+		if (!(fabs(x->load - now) <= MI_SAT_MAX_DLOAD))
+			continue;
+		w += x->pkts;
+		m += x->pkts * x->ns_per_pkt;
+		m2 += x->pkts * x->ns_per_pkt * x->ns_per_pkt;
+		n++;
+	}
+	if (n < MI_SPREAD_MIN_EPOCHS || !(w > 0) || !(m > 0)) {
+		set_missing(&b->rate_rel_sd, "%u busy epochs at #C+#I %.1f, %d needed",
+			    n, now, MI_SPREAD_MIN_EPOCHS);
+		return;
+	}
+	m /= w;
+	var = fmax(m2 / w - m * m, 0) * n / (n - 1);
+	sd = sqrt(var);
+	set_value(&b->rate_rel_sd, fmin(sd / m, 1.0), src);
+	snprintf(b->rate_rel_sd.why, sizeof(b->rate_rel_sd.why),
+		 "%u busy epochs at #C+#I %.1f: %.0f +- %.0f ns/pkt", n, now, m, sd);
+}
+
 static void episode_size(const struct mi_learn *l, const struct rxb_epoch *e,
 			 struct mi_stage_b *b)
 {
@@ -1434,6 +1489,7 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	choose_cost(l, e, port, src, env->depth_cost, b);
 	irq_cost(l, src, b);
 	busy_cap(l, b);
+	rate_spread(l, src, b);
 	episode_size(l, e, b);
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
@@ -1480,6 +1536,8 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	in->rule = env->rule;
 	in->load_independent = false;
 	in->irq_ns_per_pkt = b->irq_ns_per_pkt.v > 0 ? b->irq_ns_per_pkt.v : 0;
+	if (env->rate_uncertainty && b->rate_rel_sd.src != MI_SRC_MISSING)
+		in->mu_rel_sd = b->rate_rel_sd.v;
 	in->mu_pio_per_s = UNUSED_RATE_PER_S;
 	in->mu_disk_per_s = UNUSED_RATE_PER_S;
 	if (b->io_bound.v > 0) {

@@ -211,6 +211,22 @@ struct mi_sat {
 /* Busy epochs without overflow behind the cap of struct mi_learn.busy. */
 #define MI_BUSY_MIN_EPOCHS	2
 
+/*
+ * The last busy epochs, saturated or kept up (the strict tests of
+ * epoch_busy()), each with its cost per packet: how much that cost moves
+ * from one epoch to the next at the same load is how far the receiver's
+ * drain strays over about a blast (struct mi_stage_b.rate_rel_sd). An
+ * epoch of 250 ms is about a first blast of 200 MB at 6 Gb/s.
+ */
+#define MI_SPREAD_EPOCHS	16
+#define MI_SPREAD_MIN_EPOCHS	4	/* at the present load, for a spread */
+
+struct mi_busy_epoch {
+	double ns_per_pkt;	/* on-CPU ns / packet (spin taken off) */
+	double pkts;		/* packets dequeued */
+	double load;		/* #C + #I beside the receiver */
+};
+
 /* Which estimate cpu_ns_per_pkt is. */
 enum mi_cost_basis {
 	MI_COST_NONE = 0,	/* none: cpu_ns_per_pkt is missing */
@@ -255,6 +271,9 @@ struct mi_learn {
 	 * above it is too high (busy_cap() in model_inputs.c).
 	 */
 	struct mi_sat busy;
+	struct mi_busy_epoch spread[MI_SPREAD_EPOCHS];	/* a ring */
+	uint32_t spread_n;			/* epochs in it */
+	uint32_t spread_next;			/* where the next one goes */
 	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	struct mi_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
@@ -343,6 +362,14 @@ struct mi_stage_b {
 	struct mi_value mu_disk_per_s;
 	struct mi_value irq_ns_per_pkt;		/* 0 when none was measured */
 	/*
+	 * The relative standard deviation of the cost per packet over the
+	 * last busy epochs at the present load (struct mi_learn.spread),
+	 * packets weighting: how far the receiver's drain strays from its
+	 * estimate over about a blast. rxb_stage_inputs.mu_rel_sd with
+	 * [model] rate_uncertainty = measured.
+	 */
+	struct mi_value rate_rel_sd;
+	/*
 	 * Packets lost per loss episode: the median size of the episodes that
 	 * ended (bpf/sockq.h; decayed like the costs). Reported; the solver
 	 * uses it only with [model] loss_episodes = measured
@@ -385,6 +412,8 @@ struct mi_env {
 	bool depth_cost;		/* [model] queue_depth_cost: the kept-up
 					 * cost below the overflow, the
 					 * saturated one above */
+	bool rate_uncertainty;		/* [model] rate_uncertainty = measured:
+					 * rate_rel_sd into the solve */
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at the epoch's end */
 };
 

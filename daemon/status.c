@@ -125,6 +125,7 @@ static void inputs_json(struct jw *w, const struct flow *fl, uint64_t now)
 	value_json(w, "mu_disk_per_s", &in->b.mu_disk_per_s);
 	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
+	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
 	jw_obj_end(w);
 	jw_obj_begin(w, "stage_a");
 	jw_bool(w, "modelled", in->a.present);
@@ -157,6 +158,7 @@ static void stage_json(struct jw *w, const struct rxb_stage_inputs *in,
 	jw_double(w, "mu_net_full_per_s", in->mu_net_full_per_s > 0 ?
 		  in->mu_net_full_per_s : in->mu_net_per_s);
 	jw_double(w, "irq_ns_per_pkt", in->irq_ns_per_pkt);
+	jw_double(w, "mu_rel_sd", in->mu_rel_sd);
 	jw_uint(w, "queue_pkts", in->queue_pkts);
 	jw_uint(w, "batch_pkts", in->batch_pkts);
 	jw_str(w, "batch_rule", in->rule == RXB_BATCH_STRICT ? "strict" : "partial");
@@ -747,6 +749,8 @@ static void flow_text(struct ctl_out *o, const struct flow *fl, const struct dae
 		value_text(o, "irq ns/pkt", &in->b.irq_ns_per_pkt, "%.0f");
 	if (in->b.loss_episode_pkts.src != MI_SRC_MISSING)
 		value_text(o, "pkts/loss episode", &in->b.loss_episode_pkts, "%.0f");
+	if (in->b.rate_rel_sd.src != MI_SRC_MISSING)
+		value_text(o, "rate rel. sd", &in->b.rate_rel_sd, "%.3f");
 	ctl_out_puts(o, "\n");
 	ctl_out_printf(o, "            stage A  %s %s", in->a.present ? "" : " (not modelled)",
 		       in->a.dev[0] ? in->a.dev : "");

@@ -121,6 +121,8 @@ def daemon_view(ep, port=None):
         "mu_net_per_s": val(inp, "stage_b", "mu_net_per_s"),
         "irq_ns_per_pkt": val(inp, "stage_b", "irq_ns_per_pkt"),
         "loss_episode_pkts": val(inp, "stage_b", "loss_episode_pkts"),
+        "rate_rel_sd": val(inp, "stage_b", "rate_rel_sd"),
+        "rate_rel_sd_why": (b.get("rate_rel_sd") or {}).get("why"),
         "model_loss_episode_pkts": model.get("loss_episode_pkts"),
         "stage_b_modelled": b.get("modelled"),
         "stage_a_modelled": a.get("modelled"),

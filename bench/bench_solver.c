@@ -6,6 +6,9 @@
  *  1. the per-epoch bottleneck computation with K = 65536 and a 1000-point
  *     sweep (budget 50 ms on one core), against the same sweep with the
  *     plain O(K) recursion (no geometric tail);
+ *  1b. the daemon's solve with an uncertain rate (mu_rel_sd, docs/model.md
+ *     3.3) against the plain solve of the same inputs, at a 64 MiB socket
+ *     buffer's K (budget: 2.5 times the plain solve);
  *  2. the M/M[N]/1/K cut recursion against the general CTMC path (net ->
  *     reachability -> dense GTH) on the same queues;
  *  3. the SMP tagged-customer net at >= 10^5 states: exploration, steady
@@ -153,6 +156,63 @@ static int bench_bottleneck(void)
 	return fail;
 }
 
+/* ------------------------------------------- 1b. an uncertain rate -- */
+
+#define UNCERTAIN_MAX_RATIO	2.5
+
+static double solve_ms(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
+		       const struct bneck_xfer *x, struct bneck_result *r)
+{
+	double t[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		uint64_t t0 = rxb_mono_ns();
+
+		if (bneck_compute(ws, s, 1, x, NULL, r))
+			return NAN;
+		t[i] = ms_since(t0);
+	}
+	return median(t, REPS);
+}
+
+static int bench_uncertain(void)
+{
+	/* The e2e's receiver at k = 1 with a 64 MiB buffer (docs/e2e.md §5.15). */
+	struct rxb_stage_inputs s = {
+		.cpu_bound = 1, .mu_pio_per_s = 1e6, .mu_disk_per_s = 1e6,
+		.mu_net_per_s = 1e9 / (1090.0 * 76), .queue_pkts = 29150,
+		.batch_pkts = 76, .rule = RXB_BATCH_PARTIAL,
+	};
+	struct bneck_xfer x = {
+		.payload_bytes = 1472.0, .file_bytes = 200e6, .one_way_delay_s = 0.1,
+		.line_rate_bps = 10e9, .min_rate_bps = 100e6, .points = 200,
+		.rounds = BNECK_ROUNDS_BURST, .loss_episode_pkts = 2000,
+	};
+	struct bneck_result r;
+	struct bneck_ws ws;
+	double plain_ms, plain_bps, unc_ms, ratio;
+	uint32_t plain_evals;
+
+	printf("\n1b. the daemon's solve with an uncertain rate, K = %u, %u-point sweep\n",
+	       s.queue_pkts, x.points);
+	if (bneck_ws_init(&ws, x.points))
+		return 1;
+	plain_ms = solve_ms(&ws, &s, &x, &r);
+	plain_bps = r.rate_bps;
+	plain_evals = r.evaluations;
+	s.mu_rel_sd = 0.12;
+	unc_ms = solve_ms(&ws, &s, &x, &r);
+	bneck_ws_finish(&ws);
+	ratio = unc_ms / plain_ms;
+	printf("   plain: %.2f ms (%u evaluations), rate %.3f Gb/s\n"
+	       "   sd 0.12: %.2f ms (%u evaluations), rate %.3f Gb/s\n"
+	       "   -> %.2fx the plain solve, budget %.1fx: %s\n",
+	       plain_ms, plain_evals, plain_bps / 1e9, unc_ms, r.evaluations,
+	       r.rate_bps / 1e9, ratio, UNCERTAIN_MAX_RATIO,
+	       ratio <= UNCERTAIN_MAX_RATIO ? "ok" : "OVER BUDGET");
+	return !(ratio <= UNCERTAIN_MAX_RATIO) || !(r.rate_bps < plain_bps);
+}
+
 /* ------------------------------------ 2. recursion vs general CTMC path -- */
 
 static int bench_recursion_vs_ctmc(void)
@@ -295,6 +355,7 @@ int main(void)
 
 	pin_to_one_cpu();
 	fail |= bench_bottleneck();
+	fail |= bench_uncertain();
 	fail |= bench_recursion_vs_ctmc();
 	fail |= bench_smp();
 	printf("\nbench_solver: %s\n", fail ? "FAILED" : "ok");

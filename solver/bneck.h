@@ -36,9 +36,11 @@
  * A stage whose rate is uncertain (struct rxb_stage_inputs.mu_rel_sd > 0)
  * makes the objective T(B) expected over a lognormal factor on its service
  * rates, by a three-point Gauss-Hermite rule (every stage's factor driven
- * by the same normal node): three evaluations per rate instead of one. The
- * curve, time_s and line_time_s are that expectation; the loss, the
- * breakdown and the stage figures are at the measured rates.
+ * by the same normal node), three evaluations per rate. It is minimised
+ * on 32 rates around the plain optimum of the grid, then refined. The
+ * curve stays T(B) at the measured rates; time_s and line_time_s are the
+ * expectation; the loss, the breakdown and the stage figures are at the
+ * measured rates.
  *
  * bneck_compute() is meant to run every epoch for every flow: apart from
  * the tagged-customer solve (a chain of #I + 1 states per integer corner)

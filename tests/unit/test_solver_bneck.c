@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "solver/bneck.h"
@@ -621,12 +622,28 @@ static void test_depth_cost(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/* T at exactly @rate_bps: a plain solve whose sweep starts there. */
+static double plain_time_at(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
+			    const struct bneck_xfer *x0, double rate_bps)
+{
+	struct bneck_xfer x = *x0;
+	struct bneck_result r;
+
+	x.min_rate_bps = rate_bps;
+	x.line_rate_bps = rate_bps * (1 + 1e-9);
+	x.points = 2;
+	assert_int_equal(bneck_compute(ws, s, 1, &x, NULL, &r), 0);
+	assert_true(r.curve[0].rate_bps == rate_bps);
+	return r.curve[0].time_s;
+}
+
 /*
  * A stage whose rate is uncertain (mu_rel_sd): the objective is T expected
- * over a lognormal rate factor by three points, so every point of the
- * curve must equal 2/3 T(mu) + 1/6 T(mu e^-sqrt3 sd) + 1/6 T(mu e^sqrt3 sd),
- * each from a plain solve with mu_net scaled (a load-independent stage:
- * its mu is mu_net). The set-up is run H of docs/e2e.md §5.14 at k = 1: a
+ * over a lognormal rate factor by three points, 2/3 T(mu) + 1/6 T(mu
+ * e^-sqrt3 sd) + 1/6 T(mu e^sqrt3 sd), each taken here from a plain solve
+ * with mu_net scaled (a load-independent stage: its mu is mu_net). The
+ * rate chosen must have that expected time, and none of the sweep's rates
+ * a lower one. The set-up is run H of docs/e2e.md §5.14 at k = 1: a
  * 64 MiB socket holding 29000 packets, 5.4 Gb/s drained, 200 MB at 100 ms
  * one way. The plain optimum is where the first blast's overrun just fits
  * the queue; with the drain uncertain the rate must come down to about
@@ -647,20 +664,24 @@ static void test_rate_uncertainty(void **state)
 	double mu = cap_bps / (8.0 * x.payload_bytes * s.batch_pkts);
 	double fac[3] = { 1.0, exp(-sqrt(3.0) * sd), exp(sqrt(3.0) * sd) };
 	double w[3] = { 2.0 / 3.0, 1.0 / 6.0, 1.0 / 6.0 };
-	double n0 = x.file_bytes / x.payload_bytes, plain_rate, edge_lo_bps;
-	struct bneck_point *want;
+	double n0 = x.file_bytes / x.payload_bytes, plain_rate, edge_lo_bps, et;
+	struct bneck_point *want, *plain;
 	struct bneck_result r;
 	struct bneck_ws ws;
 
 	(void)state;
 	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
 	want = calloc(x.points, sizeof(*want));
+	plain = calloc(x.points, sizeof(*plain));
 	assert_non_null(want);
+	assert_non_null(plain);
 	for (int j = 0; j < 3; j++) {
 		s.mu_net_per_s = mu * fac[j];
 		assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
-		if (j == 0)
+		if (j == 0) {
 			plain_rate = r.rate_bps;
+			memcpy(plain, r.curve, x.points * sizeof(*plain));
+		}
 		for (uint32_t i = 0; i < x.points; i++) {
 			want[i].rate_bps = r.curve[i].rate_bps;
 			want[i].time_s += w[j] * r.curve[i].time_s;
@@ -669,14 +690,29 @@ static void test_rate_uncertainty(void **state)
 	s.mu_net_per_s = mu;
 	s.mu_rel_sd = sd;
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	/* The curve is the plain one; no rate of it expects less time. */
 	for (uint32_t i = 0; i < x.points; i++) {
-		assert_true(r.curve[i].rate_bps == want[i].rate_bps);
-		check_rel(r.curve[i].time_s, want[i].time_s, 1e-12, "E[T] at a grid rate");
-		/* The refined optimum is at least as good as every grid point. */
+		assert_true(r.curve[i].rate_bps == plain[i].rate_bps);
+		assert_true(r.curve[i].time_s == plain[i].time_s);
 		assert_true(r.time_s <= want[i].time_s * (1 + 1e-12));
 	}
+	check_rel(r.line_time_s, want[x.points - 1].time_s, 1e-12, "E[T] at the line rate");
 	/* Reported at the measured rate: capacity and service unscaled. */
 	check_rel(r.stage[0].service_rate_per_s, mu, 1e-15, "mu as measured");
+	{
+		struct rxb_stage_inputs p = s;
+		double rate = r.rate_bps, t = r.time_s;
+
+		et = 0;
+		p.mu_rel_sd = 0;
+		for (int j = 0; j < 3; j++) {
+			p.mu_net_per_s = mu * fac[j];
+			et += w[j] * plain_time_at(&ws, &p, &x, rate);
+		}
+		check_rel(t, et, 1e-12, "E[T] at the rate chosen");
+		s.mu_net_per_s = mu;
+		assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	}
 	/*
 	 * The fluid edge: a first blast of n0 packets at lambda overfills K
 	 * when (lambda - c) n0 / lambda > K, i.e. above c n0 / (n0 - K).
@@ -691,6 +727,7 @@ static void test_rate_uncertainty(void **state)
 	assert_true(r.rate_bps <= edge_lo_bps * 1.01);
 	assert_true(r.rate_bps >= edge_lo_bps * 0.9);
 	free(want);
+	free(plain);
 
 	/* Not a spread: rejected. */
 	s.mu_rel_sd = -0.1;

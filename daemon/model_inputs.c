@@ -645,14 +645,24 @@ static bool receiver_load(const struct rxb_sock_meas *s, const struct rxb_epoch 
  *    < 5 ns per packet. The fair-share test uses the whole on-CPU time:
  *    it asks whether the receiver was runnable, spinning or not.
  *
- * With @all_in the first and the last test are skipped and @oncpu is the
- * whole on-CPU time: the cost per packet with the wake-ups and any spin
+ * With BUSY_ALL_IN the first and the last test are skipped and @oncpu is
+ * the whole on-CPU time: the cost per packet with the wake-ups and any spin
  * in it, which bounds the cost of the packets alone from above
- * (struct mi_learn.busy).
+ * (struct mi_learn.busy). With BUSY_ANY_SHARE the fair-share test is
+ * skipped, for the cost per packet alone (struct mi_learn.spread): a blast
+ * that covers part of the epoch costs the same per packet. In its place
+ * the cost must be at least the all-epochs ratio over
+ * MI_SAT_MAX_OVER_RATIO, which refuses a receiver's first epoch.
  */
+enum busy_test {
+	BUSY_STRICT,
+	BUSY_ALL_IN,
+	BUSY_ANY_SHARE,
+};
+
 static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
-		       double ratio_ns, double spin_ns, bool all_in, double *load,
-		       double *oncpu, bool *overflowed)
+		       double ratio_ns, double spin_ns, enum busy_test test,
+		       double *load, double *oncpu, bool *overflowed)
 {
 	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns, tp = t;
 	double z = s->counts_valid ? (double)s->empty_reads : 0;
@@ -666,7 +676,7 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 		return false;
 	if (!(p > 0) || !(t > 0))
 		return false;
-	if (all_in)
+	if (test == BUSY_ALL_IN)
 		z = 0;
 	else if ((double)s->recv_wakeups * MI_SAT_MIN_PPW > p)
 		return false;
@@ -683,9 +693,11 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 	len = (double)(e->end_ns - e->start_ns);
 	if (!receiver_load(s, e, &ld, &fair))
 		return false;
-	if (!(t >= MI_SAT_MIN_SHARE * fair * len))
+	if (test != BUSY_ANY_SHARE && !(t >= MI_SAT_MIN_SHARE * fair * len))
 		return false;
 	if (!(ratio_ns > 0) || !(tp <= MI_SAT_MAX_OVER_RATIO * ratio_ns * p))
+		return false;
+	if (test == BUSY_ANY_SHARE && !(tp * MI_SAT_MAX_OVER_RATIO >= ratio_ns * p))
 		return false;
 	*load = ld;
 	*oncpu = tp;
@@ -728,16 +740,17 @@ static void learn_busy(struct mi_learn *l, const struct rxb_sock_meas *s,
 	bool over;
 
 	busy_sums_decay(l, k);
-	if (epoch_busy(s, e, ratio_ns, NAN, true, &load, &oncpu, &over) && !over)
+	if (epoch_busy(s, e, ratio_ns, NAN, BUSY_ALL_IN, &load, &oncpu, &over) && !over)
 		sat_fold(&l->busy, oncpu, p, load);
-	if (!epoch_busy(s, e, ratio_ns, l->spin_e_ns, false,
+	if (epoch_busy(s, e, ratio_ns, l->spin_e_ns, BUSY_ANY_SHARE, &load, &oncpu, &over))
+		spread_push(l, oncpu, p, load);
+	if (!epoch_busy(s, e, ratio_ns, l->spin_e_ns, BUSY_STRICT,
 			&load, &oncpu, &over)) {
 		if (over)
 			l->sat.refused++;
 		return;
 	}
 	sat_fold(over ? &l->sat : &l->kept, oncpu, p, load);
-	spread_push(l, oncpu, p, load);
 }
 
 static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
@@ -1412,12 +1425,12 @@ static void busy_cap(const struct mi_learn *l, struct mi_stage_b *b)
 
 /*
  * rate_rel_sd: the packet-weighted relative standard deviation of the cost
- * per packet over the busy epochs in the ring measured at about the
- * present load (MI_SAT_MAX_DLOAD, as for the costs: the cost depends on
- * the co-runners), with Bessel's correction for their number. Saturated
- * and kept-up epochs both count: whether a blast finds the receiver
- * keeping up or behind (docs/e2e.md §6.5) is part of what its drain will
- * be. The rate is 1 / cost, whose relative spread this is to first order.
+ * per packet over the epochs in the ring measured at about the present
+ * load (MI_SAT_MAX_DLOAD, as for the costs: the cost depends on the
+ * co-runners), with Bessel's correction for their number. Epochs with and
+ * without overflow both count: whether a blast finds the receiver keeping
+ * up or behind (docs/e2e.md §6.5) is part of what its drain will be. The
+ * rate is 1 / cost, whose relative spread this is to first order.
  */
 static void rate_spread(const struct mi_learn *l, enum mi_src src, struct mi_stage_b *b)
 {

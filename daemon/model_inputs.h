@@ -212,11 +212,12 @@ struct mi_sat {
 #define MI_BUSY_MIN_EPOCHS	2
 
 /*
- * The last busy epochs, saturated or kept up (the strict tests of
- * epoch_busy()), each with its cost per packet: how much that cost moves
- * from one epoch to the next at the same load is how far the receiver's
- * drain strays over about a blast (struct mi_stage_b.rate_rel_sd). An
- * epoch of 250 ms is about a first blast of 200 MB at 6 Gb/s.
+ * The last epochs in which the receiver hardly slept (epoch_busy()'s tests
+ * but the fair share's: a blast may cover part of the epoch), each with its
+ * cost per packet: how much that cost moves from one epoch to the next at
+ * the same load is how far the receiver's drain strays over about a blast
+ * (struct mi_stage_b.rate_rel_sd). An epoch of 250 ms is about a first
+ * blast of 200 MB at 6 Gb/s.
  */
 #define MI_SPREAD_EPOCHS	16
 #define MI_SPREAD_MIN_EPOCHS	4	/* at the present load, for a spread */

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -1127,6 +1128,101 @@ static void test_kept_up_cost(void **state)
 	mi_update(&l, &d, PORT, e, G_EPOCH_S, &env, &r);
 	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
 	assert_true(r.stages[r.nstages - 1].mu_net_full_per_s == 0.0);
+	free(e);
+}
+
+/*
+ * [model] rate_uncertainty: the spread of the cost per packet over the
+ * last busy epochs at the present load, packets weighting, against the
+ * same sums taken here from the epochs fed (their pkts_out and on-CPU
+ * time). Fewer than MI_SPREAD_MIN_EPOCHS at the load: none. The ring keeps
+ * MI_SPREAD_EPOCHS: epochs at another load push the old ones out.
+ */
+static void test_rate_spread(void **state)
+{
+	static const double cost[] = { 1270, 1560, 1400, 1330, 1490, 1180 };
+	static const uint64_t drops[] = { 0, 20000, 0, 0, 20000, 0 };
+	struct mi_learn l;
+	struct mi_disk d;
+	struct mi_result r;
+	struct mi_env env;
+	struct rxb_epoch *e;
+	uint64_t st = 11, seq = 0;
+	double w = 0, m = 0, m2 = 0, mean, sd;
+	uint32_t n = sizeof(cost) / sizeof(cost[0]);
+
+	(void)state;
+	mi_learn_init(&l);
+	mi_disk_init(&d);
+	for (int i = 0; i < 6; i++)
+		g_feed(&l, &d, g_light(++seq, 2, 2000, &st), &r);
+	for (uint32_t i = 0; i < n; i++) {
+		double p, t;
+
+		e = busy_epoch(++seq, 2, cost[i], drops[i]);
+		p = (double)e->socks[0].pkts_out;
+		t = (double)e->socks[0].receiver_oncpu_ns;
+		w += p;
+		m += t;
+		m2 += t * t / p;
+		g_feed(&l, &d, e, &r);
+		if (i + 1 < MI_SPREAD_MIN_EPOCHS) {
+			assert_int_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
+			assert_non_null(strstr(r.b.rate_rel_sd.why, "busy epochs at #C+#I 2.0"));
+		}
+	}
+	mean = m / w;
+	sd = sqrt((m2 / w - mean * mean) * n / (n - 1));
+	assert_int_not_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
+	check_rel(r.b.rate_rel_sd.v, sd / mean, 1e-9);
+	fprintf(stderr, "rate spread: %s\n", r.b.rate_rel_sd.why);
+	/* Without the option the solve gets none. */
+	assert_true(r.stages[r.nstages - 1].mu_rel_sd == 0.0);
+
+	e = busy_epoch(++seq, 2, 1400, 0);
+	e->socks[0].pkts_out = 10;	/* a quiet epoch: learns nothing busy */
+	env = env_for(e);
+	env.rate_uncertainty = true;
+	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
+	check_rel(r.stages[r.nstages - 1].mu_rel_sd, sd / mean, 1e-9);
+	/* At another load: not known there. */
+	e->cpus[1].cpu_bound = 1;
+	mi_compute(&l, &d, PORT, e, &env, &r);
+	assert_int_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
+	assert_true(r.stages[r.nstages - 1].mu_rel_sd == 0.0);
+	free(e);
+
+	/*
+	 * A blast over part of an epoch (a third of the fair share, no
+	 * sleeps) counts for the spread, not for the kept-up cost; a cost
+	 * far below the ratio (a receiver's first epoch, its thread found
+	 * late) counts for neither.
+	 */
+	{
+		uint64_t kept = l.kept.taken, n_before = l.spread_n;
+		double pk = floor(0.3 * G_EPOCH_S * 1e9 / 3 / 1400);
+
+		e = g_epoch(++seq, 2);
+		g_sock(e, (uint64_t)pk, pk * 1400, 1, 0);
+		g_feed(&l, &d, e, &r);
+		assert_int_equal(l.spread_n, n_before + 1);
+		assert_int_equal(l.kept.taken, kept);
+		e = g_epoch(++seq, 2);
+		g_sock(e, (uint64_t)pk, pk * 200, 1, 0);
+		g_feed(&l, &d, e, &r);
+		assert_int_equal(l.spread_n, n_before + 1);
+	}
+
+	/* A full ring of epochs at #C = 1, all at one cost: no spread at 2
+	 * (pushed out), none at 1. */
+	for (int i = 0; i < MI_SPREAD_EPOCHS; i++)
+		g_feed(&l, &d, busy_epoch(++seq, 1, 1300, 0), &r);
+	check_rel(r.b.rate_rel_sd.v + 1, 1, 1e-6);
+	e = busy_epoch(++seq, 2, 1400, 0);
+	e->socks[0].pkts_out = 10;
+	env = env_for(e);
+	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
+	assert_int_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
 	free(e);
 }
 
@@ -2296,6 +2392,7 @@ int main(void)
 		cmocka_unit_test(test_loss_episodes),
 		cmocka_unit_test(test_kept_up_cost),
 		cmocka_unit_test(test_busy_cap),
+		cmocka_unit_test(test_rate_spread),
 		cmocka_unit_test(test_saturated_cost),
 		cmocka_unit_test(test_saturated_refused),
 		cmocka_unit_test(test_saturated_decay_and_load),

@@ -63,6 +63,7 @@ enum {
 	OPT_LOAD_INDEP, OPT_QUEUE, OPT_BATCH, OPT_RULE, OPT_PAYLOAD, OPT_FILE,
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
+	OPT_RATE_SD,
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +75,7 @@ static const struct option long_opts[] = {
 	{ "mu-net-full", required_argument, NULL, OPT_MU_NET_FULL },
 	{ "load-independent", no_argument, NULL, OPT_LOAD_INDEP },
 	{ "irq-ns-per-pkt", required_argument, NULL, OPT_IRQ },
+	{ "rate-rel-sd", required_argument, NULL, OPT_RATE_SD },
 	{ "queue-pkts", required_argument, NULL, OPT_QUEUE },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "batch-rule", required_argument, NULL, OPT_RULE },
@@ -137,6 +139,10 @@ static void help(void)
 "                        the receiver keeps 1 - B/(8 S_pkt) x NS of its\n"
 "                        rate (at least 5 %). Default 0: the softirq runs\n"
 "                        elsewhere.\n"
+"  --rate-rel-sd SD      the service rate is uncertain by this relative\n"
+"                        standard deviation (0-1, a lognormal factor): the\n"
+"                        rate chosen minimises the transfer time expected\n"
+"                        over it (docs/model.md 3.3). Default 0: exact.\n"
 "\n"
 "Receive queue:\n"
 "  --queue-pkts K        capacity in packets. Default 64.\n"
@@ -284,6 +290,9 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		return parse_rate_ms(id, s, &a->stage.mu_net_full_per_s);
 	case OPT_IRQ:
 		err = rxb_parse_double(s, 0.0, 1e9, &a->stage.irq_ns_per_pkt);
+		return err ? bad_value(id, s, err) : 0;
+	case OPT_RATE_SD:
+		err = rxb_parse_double(s, 0.0, 1.0, &a->stage.mu_rel_sd);
 		return err ? bad_value(id, s, err) : 0;
 	case OPT_QUEUE:
 	case OPT_BATCH:
@@ -552,6 +561,7 @@ static void json_inputs(struct jw *w, const struct model_args *a)
 		  a->stage.mu_net_full_per_s : a->stage.mu_net_per_s);
 	jw_bool(w, "load_independent", a->stage.load_independent);
 	jw_double(w, "irq_ns_per_pkt", a->stage.irq_ns_per_pkt);
+	jw_double(w, "mu_rel_sd", a->stage.mu_rel_sd);
 	jw_uint(w, "queue_pkts", a->stage.queue_pkts);
 	jw_uint(w, "batch_pkts", a->stage.batch_pkts);
 	jw_str(w, "batch_rule", rule_name(a->stage.rule));
@@ -669,6 +679,9 @@ static void print_inputs(const struct model_args *a)
 	if (s->irq_ns_per_pkt > 0)
 		printf("           interrupts take %g ns of its CPU per arriving packet\n",
 		       s->irq_ns_per_pkt);
+	if (s->mu_rel_sd > 0)
+		printf("           its rate uncertain by %g (relative sd): T is expected over it\n",
+		       s->mu_rel_sd);
 	printf("Queue      K %u pkts  N %u pkts  rule %s\n", s->queue_pkts,
 	       s->batch_pkts, rule_name(s->rule));
 	printf("Transfer   payload %g B  file %.0f B  one-way delay %g ms\n",

@@ -122,6 +122,47 @@ assert b5["transfer_time_s"] <= b1["transfer_time_s"] * (1 + 1e-12)
 assert any(c5["time_s"] < c1["time_s"] * (1 - 1e-6)
            for c1, c5 in zip(b1["curve"], b5["curve"]))
 PY
+bad --rate-rel-sd -0.1
+bad --rate-rel-sd 1.5
+# An uncertain rate (docs/model.md §3.3): the time reported is the expected
+# one, 2/3 T(mu) + 1/6 T(mu e^-sqrt3 sd) + 1/6 T(mu e^sqrt3 sd), against
+# three plain runs at the scaled rates, and no rate of the sweep expects
+# less; at a 64 MiB buffer's figures (docs/e2e.md §5.14, run H at k = 1)
+# the rate comes off the buffer's edge.
+m="--json --rounds burst --load-independent --queue-pkts 29000 --batch 64"
+m="$m --payload 1472 --file-bytes 200000000 --one-way-delay-ms 100"
+read -r mu mu_lo mu_hi < <(python3 -c '
+import math
+mu = 5.4e9 / (8 * 1472 * 64) / 1e3
+f = math.exp(math.sqrt(3) * 0.08)
+print("%.17g %.17g %.17g" % (mu, mu / f, mu * f))')
+sweep="--line-rate-bps 10G --min-rate-bps 100M --points 200"
+"$CTL" model $m $sweep --mu-net "$mu" --rate-rel-sd 0.08 > "$T/usd.json" ||
+	die "model --rate-rel-sd"
+rate=$(python3 -c 'import json, sys; print("%.6f" % json.load(open(sys.argv[1]))["bottleneck_rate_bps"])' "$T/usd.json")
+at="--min-rate-bps $rate --line-rate-bps $(python3 -c "print('%.6f' % ($rate * (1 + 1e-9)))") --points 2"
+for v in mu mu_lo mu_hi; do
+	"$CTL" model $m $sweep --mu-net "${!v}" > "$T/sweep_$v.json" || die "model $v"
+	"$CTL" model $m $at --mu-net "${!v}" > "$T/at_$v.json" || die "model $v at $rate"
+done
+python3 - "$T" <<'PY' || die "model --rate-rel-sd"
+import json, sys
+d = sys.argv[1]
+ld = lambda n: json.load(open(d + "/" + n + ".json"))
+u = ld("usd")
+w = {"mu": 2 / 3, "mu_lo": 1 / 6, "mu_hi": 1 / 6}
+assert u["inputs"]["mu_rel_sd"] == 0.08 and ld("sweep_mu")["inputs"]["mu_rel_sd"] == 0
+et = sum(w[v] * ld("at_" + v)["curve"][0]["time_s"] for v in w)
+assert abs(u["transfer_time_s"] / et - 1) < 1e-9, (u["transfer_time_s"], et)
+sweeps = [ld("sweep_" + v)["curve"] for v in w]
+for pts in zip(*sweeps):
+    e = sum(w[v] * p["time_s"] for v, p in zip(w, pts))
+    assert u["transfer_time_s"] <= e * (1 + 1e-12), (u["transfer_time_s"], pts)
+p = ld("sweep_mu")
+assert [c["time_s"] for c in u["curve"]] == [c["time_s"] for c in p["curve"]]
+assert u["bottleneck_rate_bps"] < 0.9 * p["bottleneck_rate_bps"], (u, p)
+assert u["capacity_bps"] == p["capacity_bps"]
+PY
 # A service that slows once overflowed (docs/model.md §2.1): the full
 # drain is the capacity of the slow rate alone, and the curve is the fast
 # model's up to the fast capacity, the slow model's beyond it.

@@ -130,7 +130,7 @@ static const struct config_key keys[] = {
 	      "Serve the receiver at its kept-up cost until its queue overflows, at its saturated cost after."),
 	ROW_ENUM("model", "loss_episodes", model.loss_episodes, episode_names, "measured", 0,
 		 "Burst rounds: off (a packet lost is a round) or measured (loss comes in episodes of the measured size)."),
-	ROW_ENUM("model", "rate_uncertainty", model.rate_uncertainty, episode_names, "measured", 0,
+	ROW_ENUM("model", "rate_uncertainty", model.rate_uncertainty, episode_names, "off", 0,
 		 "off (the receiver's rate is taken as known) or measured (the rate minimises the time expected over its measured spread)."),
 
 	/* [control] */

@@ -26,7 +26,7 @@ E_EPOCH_MS=${E_EPOCH_MS:-250}	# rxbneckd epoch
 E_NET_PROBE_EVERY=${E_NET_PROBE_EVERY:-}	# [measure] net_probe_every ("": default)
 E_LOSS_EPISODES=${E_LOSS_EPISODES:-}	# [model] loss_episodes ("": default, measured)
 E_DEPTH_COST=${E_DEPTH_COST:-}	# [model] queue_depth_cost ("": default, no)
-E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": default, measured)
+E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": default, off)
 E_LINE_RATE=${E_LINE_RATE:-6G}	# the sender's ceiling (--max-rate): the top of the sweep
 E_MIN_RATE=${E_MIN_RATE:-100M}
 # 1: send a real file of random bytes (--file) and write what arrives

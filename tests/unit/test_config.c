@@ -76,7 +76,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_PARTIAL);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_BURST);
 	assert_int_equal(c.model.loss_episodes, 1);
-	assert_int_equal(c.model.rate_uncertainty, 1);
+	assert_int_equal(c.model.rate_uncertainty, 0);
 	assert_false(c.model.queue_depth_cost);
 	/* docs/PROTOCOL.md §1, §9 (and sendsrv_limits_default()). */
 	assert_int_equal(c.control.listen_address.n, 2);
@@ -236,7 +236,7 @@ static void test_every_key_set(void **state)
 		"rounds = seed\n"
 		"queue_depth_cost = yes\n"
 		"loss_episodes = off\n"
-		"rate_uncertainty = off\n"
+		"rate_uncertainty = measured\n"
 		"[control]\n"
 		"listen_address = ::\n"
 		"port = 7000\n"
@@ -287,7 +287,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_STRICT);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_SEED);
 	assert_int_equal(c.model.loss_episodes, 0);
-	assert_int_equal(c.model.rate_uncertainty, 0);
+	assert_int_equal(c.model.rate_uncertainty, 1);
 	assert_true(c.model.queue_depth_cost);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");

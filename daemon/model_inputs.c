@@ -704,22 +704,6 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 	return true;
 }
 
-/*
- * Fold a busy epoch into the saturated or the kept-up estimate (as its
- * socket overflowed or not), and one without overflow, judged all in,
- * into the busy one; decay them in any other. The
- * sums decay with MI_TAU_S like every cost here, and a value once
- * measured stays (decay scales the sums alike) until new saturated epochs
- * outweigh it. Saturated epochs are rare - about one per transfer that
- * overflows, inside its first blast - so a value that expired with its
- * weight would be gone before the next transfer starts, which is when it
- * is needed. Staleness is a matter of load, not of age: the cost per
- * packet depends on the co-runners (1398 ns saturated at k = 1, 1136 at
- * k = 2, docs/e2e.md), so a value measured at another #C + #I is not used
- * (choose_cost(), MI_SAT_MAX_DLOAD), and one saturated epoch at the new
- * load outweighs the old sums at once: they hold the old epochs' 40-60 k
- * packets x exp(-gap / 5 s), the new epoch as many undecayed.
- */
 /* Keep a busy epoch's cost per packet in the ring of struct mi_learn.spread. */
 static void spread_push(struct mi_learn *l, double oncpu, double pkts, double load)
 {
@@ -733,6 +717,23 @@ static void spread_push(struct mi_learn *l, double oncpu, double pkts, double lo
 		l->spread_n++;
 }
 
+/*
+ * Fold a busy epoch into the saturated or the kept-up estimate (as its
+ * socket overflowed or not), and one without overflow, judged all in,
+ * into the busy one; decay them in any other. Every epoch in which the
+ * receiver hardly slept, busy or not, goes into the spread's ring. The
+ * sums decay with MI_TAU_S like every cost here, and a value once
+ * measured stays (decay scales the sums alike) until new saturated epochs
+ * outweigh it. Saturated epochs are rare - about one per transfer that
+ * overflows, inside its first blast - so a value that expired with its
+ * weight would be gone before the next transfer starts, which is when it
+ * is needed. Staleness is a matter of load, not of age: the cost per
+ * packet depends on the co-runners (1398 ns saturated at k = 1, 1136 at
+ * k = 2, docs/e2e.md), so a value measured at another #C + #I is not used
+ * (choose_cost(), MI_SAT_MAX_DLOAD), and one saturated epoch at the new
+ * load outweighs the old sums at once: they hold the old epochs' 40-60 k
+ * packets x exp(-gap / 5 s), the new epoch as many undecayed.
+ */
 static void learn_busy(struct mi_learn *l, const struct rxb_sock_meas *s,
 		       const struct rxb_epoch *e, double ratio_ns, double k)
 {

@@ -102,6 +102,22 @@ static double reference_sweep(const struct rxb_stage_inputs *s, double mu,
 	return ms_since(t0);
 }
 
+/* Median ms of REPS solves of @s, NaN when the solve fails. */
+static double solve_ms(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
+		       const struct bneck_xfer *x, struct bneck_result *r)
+{
+	double t[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		uint64_t t0 = rxb_mono_ns();
+
+		if (bneck_compute(ws, s, 1, x, NULL, r))
+			return NAN;
+		t[i] = ms_since(t0);
+	}
+	return median(t, REPS);
+}
+
 static int bench_bottleneck(void)
 {
 	static const struct bn_case cases[] = {
@@ -128,19 +144,14 @@ static int bench_bottleneck(void)
 			.min_rate_bps = cases[c].line_bps / 100.0, .points = 1000,
 		};
 		struct bneck_result r;
-		double t[REPS], ref, ref_best, fast;
+		double ref, ref_best, fast;
 
-		for (int i = 0; i < REPS; i++) {
-			uint64_t t0 = rxb_mono_ns();
-
-			if (bneck_compute(&ws, &s, 1, &x, NULL, &r)) {
-				printf("   %s: FAILED to solve\n", cases[c].name);
-				fail = 1;
-				break;
-			}
-			t[i] = ms_since(t0);
+		fast = solve_ms(&ws, &s, &x, &r);
+		if (isnan(fast)) {
+			printf("   %s: FAILED to solve\n", cases[c].name);
+			fail = 1;
+			continue;
 		}
-		fast = median(t, REPS);
 		ref = reference_sweep(&s, r.stage[0].service_rate_per_s, &x, &ref_best);
 		printf("   %s\n"
 		       "      %.2f ms per computation (%u T(B) evaluations), budget %.0f ms: %s\n"
@@ -159,21 +170,6 @@ static int bench_bottleneck(void)
 /* ------------------------------------------- 1b. an uncertain rate -- */
 
 #define UNCERTAIN_MAX_RATIO	2.5
-
-static double solve_ms(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
-		       const struct bneck_xfer *x, struct bneck_result *r)
-{
-	double t[REPS];
-
-	for (int i = 0; i < REPS; i++) {
-		uint64_t t0 = rxb_mono_ns();
-
-		if (bneck_compute(ws, s, 1, x, NULL, r))
-			return NAN;
-		t[i] = ms_since(t0);
-	}
-	return median(t, REPS);
-}
 
 static int bench_uncertain(void)
 {

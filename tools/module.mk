@@ -17,6 +17,12 @@ install:: $(O)/rxbneck-send $(O)/rxbneck-recv
 	install -D -m 0755 $(O)/rxbneck-send $(DESTDIR)$(PREFIX)/bin/rxbneck-send
 	install -D -m 0755 $(O)/rxbneck-recv $(DESTDIR)$(PREFIX)/bin/rxbneck-recv
 
+# rxbneck-delayline: a fixed delay between two TUN devices, for TCP over the
+# e2e experiment's emulated path (no netem here). Built, not installed.
+BINS += $(O)/rxbneck-delayline
+$(O)/rxbneck-delayline: $(O)/tools/rbudp/delayline_main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)
+
 # rbudp-testpeer: daemon/sendsrv publishing a scripted RATE/PAUSE sequence,
 # for the --follow integration test. Built, not installed.
 BINS += $(O)/rbudp-testpeer

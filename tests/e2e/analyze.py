@@ -465,6 +465,9 @@ def main():
         tcp = summary(group(k, "tcp", "tcp"))
         tcp_mtu = summary(group(k, "tcp-mtu", "tcp"))
         tcpcmp = summary(group(k, "follow", "tcpcmp"))
+        # TCP over the emulated path (rxbneck-delayline, run.sh -t with -d > 0).
+        tcp_delay = summary(group(k, "tcp-delay", "tcp"))
+        tcp_mtu_delay = summary(group(k, "tcp-mtu-delay", "tcp"))
         pz = summary(group(k, "follow", "pause"))
         npz = summary(group(k, "follow-nopause", "pause"))
         # The daemon's inputs at the start of the follow runs.
@@ -543,6 +546,7 @@ def main():
                     "top": {"rate_bps": top["rate_bps"], "time_s": top["time_s"],
                             "loss_first_round": top["loss_first_round"]},
                     "follow": fol, "follow_nopause": fnp, "tcp": tcp, "tcp_mtu": tcp_mtu, "follow_no_delay": tcpcmp,
+                    "tcp_delay": tcp_delay, "tcp_mtu_delay": tcp_mtu_delay,
                     "pause": {"follow": pz, "follow_nopause": npz},
                     "daemon_inputs_at_follow": dv, "model_curve": mc, "loss_episodes": ep,
                     "claims": claims, "diagnosis": diag}
@@ -894,6 +898,22 @@ def table(res):
                                                      ci(p["follow_no_delay"]["time_s"]),
                                                      ci(p["follow"]["time_s"]),
                                                      ci(p["best"] and p["best"]["time_s"])))
+    if any(res["per_k"][k].get("tcp_delay", {}).get("time_s", {}).get("n") for k in ks):
+        L.append("\n## TCP over the same emulated path (rxbneck-delayline, RTT %g ms) vs RBUDP at %s ms one way\n"
+                 % (2 * m["one_way_delay_ms"], m["one_way_delay_ms"]))
+        L.append("Ratios are TCP's mean T over RBUDP `--follow`'s (> 1: RBUDP faster).\n")
+        L.append("| k | TCP T (TSO) | TCP T (TSO/GSO off) | RBUDP --follow T | best fixed T | TCP / follow | TCP (TSO off) / follow |")
+        L.append("|---|---|---|---|---|---|---|")
+        for k in ks:
+            p = res["per_k"][k]
+            f = p["follow"]["time_s"].get("mean")
+            def ratio(x):
+                x = x["time_s"].get("mean")
+                return "%.2f" % (x / f) if x and f else "-"
+            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                k, ci(p["tcp_delay"]["time_s"]), ci(p["tcp_mtu_delay"]["time_s"]),
+                ci(p["follow"]["time_s"]), ci(p["best"] and p["best"]["time_s"]),
+                ratio(p["tcp_delay"]), ratio(p["tcp_mtu_delay"])))
     if any(res["per_k"][k]["pause"]["follow"]["time_s"]["n"] for k in allks):
         L.append("\n## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP (--follow --no-pause)\n")
         L.append("| k | mode | n | T mean [99 % CI] | T sd | first-round loss | rounds | pause time (s) |")

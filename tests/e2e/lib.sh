@@ -13,7 +13,8 @@
 #   e2e_hogs K           K busy loops pinned to $E_RECV_CPU (0 stops them)
 #   e2e_wait_cb K        wait until the daemon sees #C ~ K on the receiver CPU
 #   e2e_run MODE RATE REP  one transfer; appends one JSON line to $E_OUT/runs.jsonl
-#   e2e_tcp REP          one TCP copy of the same bytes (iperf3)
+#   e2e_tcp REP [mtu] [delay]  one TCP copy of the same bytes (iperf3);
+#                        with "delay" over rxbneck-delayline (below)
 #
 # Every number a run produces goes to $E_OUT/runs.jsonl; nothing is dropped.
 # Settings (environment, with defaults):
@@ -71,6 +72,11 @@ e2e_cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	# Deleting the namespace deletes the veth pair, both ends.
+	if [ -n "${E_DL_PID:-}" ]; then
+		kill "$E_DL_PID" 2>/dev/null
+		wait "$E_DL_PID" 2>/dev/null
+	fi
+	[ -n "${E_DL_IF_R:-}" ] && ip link del "$E_DL_IF_R" 2>/dev/null
 	[ -n "${E_NS_S:-}" ] && ip netns del "$E_NS_S" 2>/dev/null
 	[ -n "${E_IF_R:-}" ] && ip link del "$E_IF_R" 2>/dev/null
 	[ -n "${E_TMP:-}" ] && rm -rf "$E_TMP"
@@ -123,6 +129,63 @@ e2e_setup() {
 		printf '%x\n' $((1 << E_RECV_CPU)) > "/sys/class/net/$E_IF_R/queues/rx-0/rps_cpus" ||
 			e2e_fail "cannot set rps_cpus of $E_IF_R"
 	fi
+	e2e_delayline_up
+}
+
+# e2e_delayline_up: the emulated path for TCP. rxbneck-send and -recv delay
+# their own blasts and feedback; TCP needs the delay on the path, and this
+# kernel has no netem. The sender's namespace gets a second address
+# $E_ADDR_SD on a TUN device; the root namespace routes that address (a
+# /32, more specific than the veth's /24) to its own TUN device, and
+# rxbneck-delayline, pinned to the sender's CPU, carries packets from the
+# one to the other 2 x E_DELAY_MS later. A TCP sender bound to $E_ADDR_SD
+# then sends its data over the veth at full speed and gets its ACKs one
+# round trip late: its RTT is the RBUDP runs' 2 x E_DELAY_MS, all of it on
+# the return path. The sender's namespace is given the root namespace's
+# tcp_rmem maximum as its tcp_wmem maximum, so that its send buffer does
+# not cap the window below what the receiver allows (a new namespace has
+# the kernel's 4 MiB). Sets E_DL_OK=1 when the line is up; without the
+# tool or with a delay of 0, TCP runs only without delay.
+E_DL_OK=0
+e2e_delayline_up() {
+	local rmax
+	rmax=$(sysctl -n net.ipv4.tcp_rmem | awk '{print $3}')
+	ip netns exec "$E_NS_S" sysctl -qw net.ipv4.tcp_wmem="4096 16384 $rmax" ||
+		e2e_fail "cannot set tcp_wmem in $E_NS_S"
+	[ "$E_DELAY_MS" != 0 ] || return 0
+	if [ ! -x "$E_BIN/rxbneck-delayline" ]; then
+		e2e_log "no $E_BIN/rxbneck-delayline: TCP runs without delay only"
+		return 0
+	fi
+	if [ "$(sysctl -n net.ipv4.conf.all.rp_filter)" != 0 ]; then
+		e2e_log "net.ipv4.conf.all.rp_filter is on: the return path through the delay line" \
+			"would be filtered; TCP runs without delay only"
+		return 0
+	fi
+	E_ADDR_SD=$E_NET.3
+	E_DL_IF_R=e2edr$$
+	E_DL_IF_S=e2eds$$
+	ip tuntap add dev "$E_DL_IF_R" mode tun &&
+	ip -n "$E_NS_S" tuntap add dev "$E_DL_IF_S" mode tun &&
+	ip -n "$E_NS_S" addr add "$E_ADDR_SD/32" dev "$E_DL_IF_S" &&
+	ip -n "$E_NS_S" link set "$E_DL_IF_S" up && ip link set "$E_DL_IF_R" up &&
+	ip route add "$E_ADDR_SD/32" dev "$E_DL_IF_R" &&
+	sysctl -qw "net.ipv4.conf.$E_IF_R.rp_filter=0" &&
+	ip netns exec "$E_NS_S" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
+		"net.ipv4.conf.$E_DL_IF_S.rp_filter=0" ||
+		e2e_fail "cannot set up the delay line's TUN devices"
+	taskset -c "$E_SEND_CPU" "$E_BIN/rxbneck-delayline" --from "$E_DL_IF_R" --to "$E_DL_IF_S" \
+		--to-netns "$E_NS_S" --delay-ms $((2 * E_DELAY_MS)) --json \
+		> "$E_OUT/delayline.json" 2> "$E_TMP/delayline.err" &
+	E_DL_PID=$!
+	for _ in $(seq 100); do
+		grep -q ready "$E_TMP/delayline.err" && break
+		sleep 0.05
+	done
+	grep -q ready "$E_TMP/delayline.err" ||
+		e2e_fail "rxbneck-delayline did not start: $(cat "$E_TMP/delayline.err")"
+	E_DL_OK=1
+	e2e_log "delay line up: TCP from $E_ADDR_SD gets its ACKs $((2 * E_DELAY_MS)) ms late"
 }
 
 e2e_bytes() {	# e2e_bytes SIZE: bytes of a size with suffix k M G (10^3..), Ki Mi Gi (2^10..)
@@ -326,14 +389,30 @@ else:
 PY
 }
 
-# e2e_tcp REP [mtu]: the same bytes over TCP (iperf3 -n), receiver pinned
-# like rxbneck-recv. No delay emulation is possible for TCP (no netem): this
-# is a zero-added-delay copy. veth passes TCP's 64 KiB TSO segments whole
-# to the receiving socket; with "mtu" TSO and GSO are off on the sender's
-# veth for the run, so every 1500-byte packet is its own skb on the receive
-# side, as from a NIC without GRO/LRO. Appends {"mode": "tcp" or "tcp-mtu", ...}.
+# e2e_tcp REP [mtu] [delay]: the same bytes over TCP (iperf3 -n), receiver
+# pinned like rxbneck-recv, with the host's TCP buffer autotuning. Without
+# "delay" a zero-added-delay copy; with it the sender binds to $E_ADDR_SD
+# and its ACKs come back through the delay line (RTT 2 x E_DELAY_MS, as
+# the RBUDP runs'). veth passes TCP's 64 KiB TSO segments whole to the
+# receiving socket; with "mtu" TSO and GSO are off on the sender's veth for
+# the run, so every 1500-byte packet is its own skb on the receive side, as
+# from a NIC without GRO/LRO. Appends {"mode": "tcp", "tcp-mtu",
+# "tcp-delay" or "tcp-mtu-delay", ...}.
 e2e_tcp() {
-	local rep=$1 variant=${2:-} spid t0 t1 tot0 st0 tot1 st1 bytes mode=tcp
+	local rep=$1 mtu=0 delay=0 spid t0 t1 tot0 st0 tot1 st1 bytes mode=tcp src
+	shift
+	for v in "$@"; do
+		case $v in
+		mtu) mtu=1 ;;
+		delay) delay=1 ;;
+		*) e2e_fail "e2e_tcp: unknown variant $v" ;;
+		esac
+	done
+	src=$E_ADDR_S
+	if [ "$delay" = 1 ]; then
+		[ "$E_DL_OK" = 1 ] || e2e_fail "e2e_tcp delay: the delay line is not up"
+		src=$E_ADDR_SD
+	fi
 	bytes=$(e2e_bytes "$E_SIZE")
 	e2e_bg spid taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" \
 		--json > "$E_TMP/tcp_s.json" 2>&1
@@ -341,26 +420,28 @@ e2e_tcp() {
 		ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break
 		sleep 0.02
 	done
-	if [ "$variant" = mtu ]; then
+	if [ "$mtu" = 1 ]; then
 		mode=tcp-mtu
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso off gso off > /dev/null ||
 			e2e_fail "cannot turn TSO/GSO off"
 	fi
 	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
 	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+	[ "$delay" = 1 ] && mode=$mode-delay
 	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" iperf3 -c "$E_ADDR_R" -p "$E_TCP_PORT" \
-		-n "$bytes" -l 128K --json > "$E_TMP/tcp_c.json" 2>&1
+		-B "$src" -n "$bytes" -l 128K --json > "$E_TMP/tcp_c.json" 2>&1
 	wait "$spid" 2>/dev/null
 	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
 	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
-	if [ "$variant" = mtu ]; then
+	if [ "$mtu" = 1 ]; then
 		# Back to the set-up's state; tx-udp-segmentation is not touched
 		# by "tso off gso off" (before 2026-11-28 it was turned off here
 		# also with E_USO_OFF=0: docs/e2e.md §7).
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso on gso on > /dev/null
 	fi
 	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$rep" "$t0" "$t1" \
-		"$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" "$bytes" "$mode" <<'PY'
+		"$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" "$bytes" "$mode" \
+		"$([ "$delay" = 1 ] && echo "$E_DELAY_MS" || echo 0)" <<'PY'
 import json, sys
 d = sys.argv[1]
 def load(n):
@@ -372,7 +453,7 @@ c, s = load("tcp_c.json"), load("tcp_s.json")
 rec = {"k": int(sys.argv[3]), "mode": sys.argv[9], "tag": "tcp", "rate_req_bps": None,
        "rep": int(sys.argv[4]), "t_start_mono": float(sys.argv[5]),
        "t_end_mono": float(sys.argv[6]), "steal_pct": int(sys.argv[7]),
-       "file_bytes": int(sys.argv[8])}
+       "file_bytes": int(sys.argv[8]), "one_way_delay_ms": float(sys.argv[10])}
 ok = bool(c and "end" in c and c["end"].get("sum_received"))
 rec["ok"] = ok
 if ok:
@@ -520,8 +601,8 @@ PY
 }
 
 # e2e_point MODE RATE REP TAG: one measurement point: wait for a quiet
-# machine, run (MODE fixed/follow/follow-nopause: e2e_run; tcp, tcp-mtu:
-# e2e_tcp), and repeat it while disturbed, at most E_RETRIES times.
+# machine, run (MODE fixed/follow/follow-nopause: e2e_run; tcp, tcp-mtu,
+# tcp-delay, tcp-mtu-delay: e2e_tcp), and repeat it while disturbed, at most E_RETRIES times.
 e2e_point() {
 	local try why
 	for try in $(seq 0 "$E_RETRIES"); do
@@ -529,6 +610,8 @@ e2e_point() {
 		case $1 in
 		tcp) e2e_tcp "$3" ;;
 		tcp-mtu) e2e_tcp "$3" mtu ;;
+		tcp-delay) e2e_tcp "$3" delay ;;
+		tcp-mtu-delay) e2e_tcp "$3" mtu delay ;;
 		*) e2e_run "$@" ;;
 		esac
 		why=$(e2e_disturbed) && return 0

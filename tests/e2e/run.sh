@@ -18,7 +18,9 @@
 #          with a pause predictor each is a --follow and a --follow --no-pause
 #          run (in shuffled order): the rate alone, and the rate with PAUSE
 #   -t     TCP copies per k, and as many --follow runs without added delay
-#          to compare them with (3; 0: none)
+#          to compare them with (3; 0: none); with a delay, as many TCP
+#          copies again over the same emulated path (rxbneck-delayline,
+#          RTT 2 x DELAY_MS), to compare with the --follow runs of the sweep
 #   -p     runs each of --follow and --follow --no-pause per k in -K (default
 #          "2 3") for the RBUDP vs RBUDP+ table (10; 0: none). Skipped, and
 #          said so, when rxbneckd has no pause predictor.
@@ -104,6 +106,8 @@ m = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": "$0 $*",
      "uso_off": $E_USO_OFF == 1, "rps": $E_RPS == 1, "steal_max_pct": $E_STEAL_MAX, "retries": $E_RETRIES,
      "send_cpu_bound_max": $E_SEND_CB_MAX, "quiet_wait_s": $E_QUIET_WAIT,
      "pause_predictor": $HAVE_PAUSE == 1,
+     "tcp_delay_line": $E_DL_OK == 1,
+     "tcp_rmem": sh("cat /proc/sys/net/ipv4/tcp_rmem"),
      "netdev_max_backlog": sh("cat /proc/sys/net/core/netdev_max_backlog"),
      # Does the kernel charge interrupt time to the task it interrupts?
      "irq_time_accounting": {"y": True, "n": False}.get(sh(
@@ -162,7 +166,7 @@ for E_K in $KS; do
 	e2e_hogs 0
 	unlock
 	if [ "$TREPS" -gt 0 ]; then
-		e2e_log "k=$E_K: TCP vs --follow without added delay; waiting for the lock"
+		e2e_log "k=$E_K: TCP (without delay$([ "$E_DL_OK" = 1 ] && echo ", and over the delay line")) vs --follow without added delay; waiting for the lock"
 		lock
 		e2e_hogs "$E_K"
 		e2e_wait_cb "$E_K" > /dev/null
@@ -170,6 +174,10 @@ for E_K in $KS; do
 			e2e_point tcp - "$rep"
 			e2e_point tcp-mtu - "$rep"
 			E_DELAY_MS=0 e2e_point follow - "$rep" tcpcmp
+			if [ "$E_DL_OK" = 1 ]; then
+				e2e_point tcp-delay - "$rep"
+				e2e_point tcp-mtu-delay - "$rep"
+			fi
 		done
 		e2e_hogs 0
 		unlock

@@ -434,9 +434,9 @@ e2e_tcp() {
 	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
 	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
 	if [ "$mtu" = 1 ]; then
-		# Back to the set-up's state; tx-udp-segmentation is not touched
-		# by "tso off gso off" (before 2026-11-28 it was turned off here
-		# also with E_USO_OFF=0: docs/e2e.md §7).
+		# Back to the set-up's state. "tso off gso off" leaves
+		# tx-udp-segmentation alone, so it is not touched here (it used
+		# to be turned off here also with E_USO_OFF=0: docs/e2e.md §7).
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso on gso on > /dev/null
 	fi
 	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$rep" "$t0" "$t1" \

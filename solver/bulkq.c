@@ -239,17 +239,33 @@ static bool can_serve(const struct bulkq_params *p, uint32_t m)
 }
 
 /*
+ * pi_j at most this share of P(Q > j) makes up[j] exactly 1: tail + pi_j
+ * then rounds to tail (less than half its ulp away).
+ */
+#define BURST_FLAT	0x1p-55
+
+/*
  * Downward: pi (unnormalised, in @pi, times 2^-scale) from K to 0 by the
  * cut equations, and up[m] = P(Q > m) / P(Q >= m) = tail / (pi_m + tail),
  * a ratio of positive numbers at the same scale, so rescaling the window
  * never touches it.
+ *
+ * Returns the lowest state it computed; up[] below it is 1 and not
+ * stored. In overload (r N < 1) pi falls geometrically below the top, and
+ * once N states in a row have pi_m <= BURST_FLAT x tail_m, every state
+ * below does too: pi_j = r x (sum of the N above) <= r N x BURST_FLAT x
+ * tail_j < BURST_FLAT x tail_j, as the tail only grows downwards. On a
+ * deep buffer far above capacity that leaves a few hundred states of the
+ * K (a 64 MiB socket buffer is K ~ 30 000-65 000).
  */
-static void burst_down(const struct bulkq_params *p, double *pi, double *up)
+static uint32_t burst_down(const struct bulkq_params *p, double *pi, double *up)
 {
 	const uint32_t K = p->queue_pkts, N = p->batch_pkts;
 	const double r = p->service_per_s / p->arrival_per_s;
 	const uint32_t first = p->rule == RXB_BATCH_STRICT ? N : 1;
+	const bool overload = r * N < 1.0;
 	double S = 0.0, tail = 0.0;
+	uint32_t flat = 0;
 
 	pi[K] = 1.0;
 	for (uint32_t j = K; j-- > 0;) {
@@ -278,6 +294,12 @@ static void burst_down(const struct bulkq_params *p, double *pi, double *up)
 		v = r * S;
 		pi[j] = v;
 		up[j] = tail / (v + tail);
+		if (overload && v <= BURST_FLAT * tail) {
+			if (++flat >= N)
+				return j;
+		} else {
+			flat = 0;
+		}
 		if (v > RESCALE_ABOVE || tail > RESCALE_ABOVE) {
 			for (uint32_t m = j; m <= K && m <= j + N; m++)
 				pi[m] = ldexp(pi[m], -RESCALE_EXP);
@@ -285,13 +307,35 @@ static void burst_down(const struct bulkq_params *p, double *pi, double *up)
 			tail = ldexp(tail, -RESCALE_EXP);
 		}
 	}
+	return 0;
+}
+
+/*
+ * g_m for m in (@m, @flat_top) all equal to g_m = @v once it has settled
+ * (P(Q >= m) = 1 there, so each adds v to c): add them at once, and leave
+ * g[] and the window sum *W as the loop would at @flat_top. Returns the
+ * state the loop goes on from.
+ */
+static uint32_t burst_skip(double *g, uint32_t N, uint32_t m, uint32_t flat_top,
+			   double v, double *W, double *absorb)
+{
+	uint32_t from = flat_top > m + N ? flat_top - N : m + 1;
+
+	*absorb += v * (double)(flat_top - m - 1);
+	*W = 0.0;
+	for (uint32_t j = from; j < flat_top; j++)
+		g[j] = v;
+	for (uint32_t j = flat_top >= N ? flat_top - N : 0; j < flat_top; j++)
+		*W += g[j];
+	return flat_top;
 }
 
 int bulkq_burst(const struct bulkq_params *p, double *work,
 		struct bulkq_burst_result *res)
 {
 	const uint32_t K = p->queue_pkts, N = p->batch_pkts;
-	double *g, *up, r, ptail = 1.0, W = 0.0, l;
+	double *g, *up, r, ptail = 1.0, W = 0.0, l, prev = -1.0;
+	uint32_t flat_top, settled = 0;
 	int err = check_params(p);
 
 	if (err)
@@ -304,10 +348,11 @@ int bulkq_burst(const struct bulkq_params *p, double *work,
 		return -ERANGE;
 	g = work;
 	up = work + (size_t)K + 1;
-	burst_down(p, g, up);
+	flat_top = burst_down(p, g, up);
 
-	/* Upwards: P(Q > m) = prod_{j<=m} up[j], kept in up[]. */
-	for (uint32_t m = 0; m < K; m++) {
+	/* Upwards: P(Q > m) = prod_{j<=m} up[j], kept in up[]; 1 below flat_top. */
+	res->mean_queue_pkts = flat_top;
+	for (uint32_t m = flat_top; m < K; m++) {
 		ptail *= up[m];
 		up[m] = ptail;
 		res->mean_queue_pkts += ptail;
@@ -321,7 +366,7 @@ int bulkq_burst(const struct bulkq_params *p, double *work,
 	if (!(l > 1e-280))
 		return 0;
 	for (uint32_t m = 0; m < K; m++) {
-		double v, ge = m ? up[m - 1] : 1.0;	/* P(Q >= m) */
+		double v, ge = m > flat_top ? up[m - 1] : 1.0;	/* P(Q >= m) */
 
 		/* W = sum of g_j, j in [max(0, m - N), m - 1]. */
 		if (m % N == 0) {
@@ -337,6 +382,17 @@ int bulkq_burst(const struct bulkq_params *p, double *work,
 		W += v;
 		if (m + 1 > N)
 			W -= g[m - N];
+		/*
+		 * Where P(Q >= m) = 1, g_m = l + r x (the N before) settles to
+		 * l / (1 - r N) in overload: once N + 1 in a row agree to a few
+		 * ulps the rest up to flat_top are that value.
+		 */
+		settled = m >= N && fabs(v - prev) <= 4.0 * DBL_EPSILON * v ? settled + 1 : 0;
+		prev = v;
+		if (settled > N && m + 1 < flat_top) {
+			m = burst_skip(g, N, m, flat_top, v, &W, &res->absorb_pkts) - 1;
+			settled = 0;
+		}
 	}
 	return 0;
 }

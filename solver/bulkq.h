@@ -95,6 +95,9 @@ struct bulkq_burst_result {
  * O(K): a downward cut recursion (as bulkq_loss_full()) keeps
  * P(Q > m) / P(Q >= m) per state in @work (BULKQ_BURST_WORK(K) doubles,
  * the caller's), then one upward pass gives P(Q > m), E[Q], g and c.
+ * Above capacity (mu N < lambda) both passes stop where P(Q >= m) is 1 to
+ * double precision and g has settled, and add the rest in closed form: a
+ * deep buffer far above capacity costs a few hundred states, not K.
  * Returns 0, -EINVAL (as bulkq_loss()) or -ERANGE (mu N / lambda > 1e100).
  * With lambda = 0 everything is 0.
  */

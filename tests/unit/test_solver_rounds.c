@@ -120,6 +120,67 @@ static void test_closed_forms(void **state)
 }
 
 /*
+ * A deep buffer above capacity, where bulkq_burst() computes only the top
+ * of the queue and adds the settled g_m of the rest in one step:
+ *  - M/M/1/K at K = 65536, rho 1.05 and 1.1 against the closed form in
+ *    long double over all K states;
+ *  - M/M[N]/1/K (N = 6, both rules): deepening the buffer by D states
+ *    leaves l unchanged and adds D l / (1 - r N) to c, the fixed point of
+ *    g_m = l + r (g_{m-1} + ... + g_{m-N}) where P(Q >= m) = 1. With
+ *    l = 1 - r N on a deep buffer that is D: D more places absorb D more
+ *    packets of a burst;
+ *  - the same queue near capacity (lambda = 1.02 mu N), where the top
+ *    reaches far down, against the same identity.
+ */
+static void test_deep_overload(void **state)
+{
+	const double rhos[] = { 1.05, 1.1 };	/* 1.1^65536 ~ 1e2712 fits a long double */
+	const struct { double load; enum rxb_batch_rule rule; } qs[] = {
+		{ 2.0, RXB_BATCH_PARTIAL }, { 2.0, RXB_BATCH_STRICT },
+		{ 1.02, RXB_BATCH_PARTIAL }, { 1.02, RXB_BATCH_STRICT },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rhos) / sizeof(rhos[0]); i++) {
+		struct bulkq_params p = {
+			.arrival_per_s = rhos[i] * 1000.0, .service_per_s = 1000.0,
+			.queue_pkts = 65536, .batch_pkts = 1, .rule = RXB_BATCH_PARTIAL,
+		};
+		struct bulkq_burst_result r;
+		long double c, eq, l;
+
+		assert_int_equal(burst(&p, &r), 0);
+		mm1k_closed(rhos[i], p.queue_pkts, &c, &eq, &l);
+		check_abs(r.absorb_pkts, (double)c, 1e-10 * (double)c, "deep c");
+		check_abs(r.mean_queue_pkts, (double)eq, 1e-10 * (double)eq, "deep E[Q]");
+		check_abs(r.loss, (double)l, 1e-12 * (double)l, "deep l");
+	}
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		const uint32_t N = 6, K = 65536, D = 4096;
+		struct bulkq_params p = {
+			.arrival_per_s = qs[i].load * 1000.0 * N, .service_per_s = 1000.0,
+			.queue_pkts = K, .batch_pkts = N, .rule = qs[i].rule,
+		};
+		struct bulkq_burst_result a, b;
+		double rN = 1.0 / qs[i].load, gstar;	/* mu N / lambda */
+
+		assert_int_equal(burst(&p, &a), 0);
+		p.queue_pkts = K + D;
+		assert_int_equal(burst(&p, &b), 0);
+		gstar = a.loss / (1.0 - rN);
+		check_abs(b.loss, a.loss, 1e-12 * a.loss, "l independent of K");
+		check_abs(b.absorb_pkts - a.absorb_pkts, D * gstar, 1e-9 * a.absorb_pkts,
+			  "c grows by D l / (1 - r N)");
+		check_abs(b.mean_queue_pkts - a.mean_queue_pkts, D, 1e-9 * a.mean_queue_pkts,
+			  "E[Q] grows by D");
+		fprintf(stderr, "  N %u %s load %.2f: l %.6g, c(K) %.6g, c(K + %u) - c(K) %.6g "
+			"against D l / (1 - r N) %.6g\n", N,
+			qs[i].rule == RXB_BATCH_STRICT ? "strict" : "partial", qs[i].load,
+			a.loss, a.absorb_pkts, D, b.absorb_pkts - a.absorb_pkts, D * gstar);
+	}
+}
+
+/*
  * Exact E[lost among the first n arrivals] from an empty queue: the queue
  * length just before each arrival; between arrivals (Poisson, or @det_gap_s
  * > 0 for deterministic spacing) services fire at rate mu while they can.
@@ -207,6 +268,10 @@ static void test_exact_transient(void **state)
 		{ 800.0, 1000.0, 8, 1, RXB_BATCH_PARTIAL },	/* rho 0.8 */
 		{ 6000.0, 1000.0, 24, 4, RXB_BATCH_PARTIAL },	/* lambda = 1.5 mu N */
 		{ 4400.0, 1000.0, 24, 4, RXB_BATCH_STRICT },	/* lambda = 1.1 mu N */
+		/* Far above capacity on a deeper queue: bulkq_burst() computes
+		 * only the top of it and the settled g_m in one step. */
+		{ 40000.0, 1000.0, 300, 4, RXB_BATCH_PARTIAL },	/* lambda = 10 mu N */
+		{ 40000.0, 1000.0, 300, 4, RXB_BATCH_STRICT },
 	};
 
 	(void)state;
@@ -839,6 +904,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_closed_forms),
 		cmocka_unit_test(test_exact_transient),
+		cmocka_unit_test(test_deep_overload),
 		cmocka_unit_test(test_monte_carlo_bursts),
 		cmocka_unit_test(test_monte_carlo_rounds),
 		cmocka_unit_test(test_limits),

@@ -137,8 +137,9 @@ e2e_setup() {
 # kernel has no netem. The sender's namespace gets a second address
 # $E_ADDR_SD on a TUN device; the root namespace routes that address (a
 # /32, more specific than the veth's /24) to its own TUN device, and
-# rxbneck-delayline, pinned to the sender's CPU, carries packets from the
-# one to the other 2 x E_DELAY_MS later. A TCP sender bound to $E_ADDR_SD
+# rxbneck-delayline, pinned to the sender's CPU and SCHED_FIFO there (so
+# that the busy TCP sender does not delay its releases), carries packets
+# from the one to the other 2 x E_DELAY_MS later. A TCP sender bound to $E_ADDR_SD
 # then sends its data over the veth at full speed and gets its ACKs one
 # round trip late: its RTT is the RBUDP runs' 2 x E_DELAY_MS, all of it on
 # the return path. The sender's namespace is given the root namespace's
@@ -175,7 +176,7 @@ e2e_delayline_up() {
 		"net.ipv4.conf.$E_DL_IF_S.rp_filter=0" ||
 		e2e_fail "cannot set up the delay line's TUN devices"
 	taskset -c "$E_SEND_CPU" "$E_BIN/rxbneck-delayline" --from "$E_DL_IF_R" --to "$E_DL_IF_S" \
-		--to-netns "$E_NS_S" --delay-ms $((2 * E_DELAY_MS)) --json \
+		--to-netns "$E_NS_S" --delay-ms $((2 * E_DELAY_MS)) --rt-prio 50 --json \
 		> "$E_OUT/delayline.json" 2> "$E_TMP/delayline.err" &
 	E_DL_PID=$!
 	for _ in $(seq 100); do

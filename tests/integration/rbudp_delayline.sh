@@ -43,6 +43,8 @@ done
 [ $rc -eq 2 ] && grep -q -- --delay-ms "$TMP/err" || fail "bad --delay-ms: exit $rc, $(cat "$TMP/err")"
 "$DL" --from x --delay-ms 3 2> "$TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q -- --to "$TMP/err" || fail "missing --to: exit $rc, $(cat "$TMP/err")"
+"$DL" --from x --to y --delay-ms 3 --rt-prio 0 2> "$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- --rt-prio "$TMP/err" || fail "bad --rt-prio: exit $rc, $(cat "$TMP/err")"
 netpair_up "$NS_S" "$NS_R" dls dlr "$NET" || fail "netpair"
 "$DL" --from nosuchdl0 --from-netns "$NS_R" --to nosuchdl1 --delay-ms 1 2> "$TMP/err"; rc=$?
 [ $rc -eq 1 ] && grep -q nosuchdl0 "$TMP/err" || fail "missing device: exit $rc, $(cat "$TMP/err")"
@@ -62,7 +64,7 @@ done
 ip netns exec "$NS_S" sysctl -qw net.ipv4.conf.dls0.rp_filter=0 || fail "rp_filter dls0"
 
 "$DL" --from dlr0 --from-netns "$NS_R" --to dls0 --to-netns "$NS_S" \
-	--delay-ms "$DELAY_MS" --json > "$TMP/dl.json" 2> "$TMP/dl.err" &
+	--delay-ms "$DELAY_MS" --rt-prio 10 --json > "$TMP/dl.json" 2> "$TMP/dl.err" &
 pids+=($!)
 for _ in $(seq 100); do grep -q ready "$TMP/dl.err" && break; sleep 0.05; done
 grep -q ready "$TMP/dl.err" || fail "delay line not ready: $(cat "$TMP/dl.err")"
@@ -153,6 +155,6 @@ print("  line: %d packets forwarded, %.1f us late on average (max %.1f us), "
       s["max_queue_pkts"], s["cpu_s"]))
 assert s["forwarded_pkts"] > 20, "too few packets through the line"
 assert s["dropped_queue_full_pkts"] == 0 and s["write_error_pkts"] == 0
-assert abs(s["delay_ms"] - delay_ms) < 1e-9
+assert abs(s["delay_ms"] - delay_ms) < 1e-9 and s["rt_prio"] == 10
 PY
 echo "PASS: rbudp_delayline"

@@ -7,7 +7,7 @@
 #
 #   sudo tests/e2e/ab.sh [-b BUILD] [-d DELAY_MS] [-k K] [-n N] -o OUTDIR RATE
 #
-# RATE as rxbneck-send takes it (3.9G). Defaults: build, 10 ms, k = 2,
+# RATE as rxbneck-send takes it (3.9G). Defaults: build, 100 ms, k = 2,
 # N = 20. The set-up, the quiet-machine checks and the clean-up are
 # run.sh's (tests/e2e/lib.sh); runs.jsonl in OUTDIR has every transfer.
 # With E_QTRACE=1 each transfer's socket queue is traced (OUTDIR/qtrace/)
@@ -31,7 +31,7 @@ if [ -z "$RATE" ] || [ -z "$E_OUT" ]; then
 	sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 fi
-E_DELAY_MS=${E_DELAY_MS:-10}
+E_DELAY_MS=${E_DELAY_MS:-100}
 E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
 E_BUILD=$(cd "$E_BUILD" && pwd) || exit 1
 export E_BUILD E_OUT

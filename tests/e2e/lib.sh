@@ -20,7 +20,7 @@
 # Settings (environment, with defaults):
 E_BUILD=${E_BUILD:-build}
 E_SIZE=${E_SIZE:-200M}		# file size (synthetic data)
-E_DELAY_MS=${E_DELAY_MS:-10}	# emulated one-way delay (sender's HELLO RTT = 2x)
+E_DELAY_MS=${E_DELAY_MS:-100}	# emulated one-way delay, seed 000's (sender's HELLO RTT = 2x)
 E_RCVBUF=${E_RCVBUF:-4Mi}	# receiver's SO_RCVBUF request (kernel doubles it)
 E_RECV_ARGS=${E_RECV_ARGS:-}	# more rxbneck-recv options, e.g. --busy-poll
 E_EPOCH_MS=${E_EPOCH_MS:-250}	# rxbneckd epoch

@@ -24,7 +24,7 @@
 #   -p     runs each of --follow and --follow --no-pause per k in -K (default
 #          "2 3") for the RBUDP vs RBUDP+ table (10; 0: none). Skipped, and
 #          said so, when rxbneckd has no pause predictor.
-#   -s     file size (200M), -d one-way delay in ms (10), -w warm-up
+#   -s     file size (200M), -d one-way delay in ms (100, seed 000's), -w warm-up
 #          transfers per k (2), -S seed of the run order (1)
 #   -a     no analysis at the end (tests/e2e/analyze.py OUTDIR does it)
 #

@@ -30,7 +30,7 @@ pause=0
 # run-integration.sh holds /tmp/rxbneck-heavy.lock around the whole test.
 E_LOCK_HELD=${E_LOCK_HELD:-1} E_VERIFY=1 E_QUIET_WAIT=20 E_RETRIES=1 \
 	bash "$src/tests/e2e/run.sh" -b "$build" -o "$out/run" -k "0 2" -r "1G 2.5G 6G" \
-	-n 1 -f 1 -t 1 -p "$pause" -K 2 -s 20M -w 1 > "$out/log" 2>&1 &
+	-n 1 -f 1 -t 1 -p "$pause" -K 2 -s 20M -w 1 -d 10 > "$out/log" 2>&1 &
 pid=$!
 wait $pid
 rc=$?

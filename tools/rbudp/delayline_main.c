@@ -178,7 +178,6 @@ static void dl_release(struct dl *d, uint64_t now_ns)
 
 	while ((m = rbudp_outq_peek_due(&d->q, now_ns))) {
 		uint64_t late_ns = now_ns - m->release_ns;
-
 		ssize_t n = write(d->to_fd, m->data, m->len);
 
 		if (n == (ssize_t)m->len) {

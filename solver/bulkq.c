@@ -310,6 +310,16 @@ static uint32_t burst_down(const struct bulkq_params *p, double *pi, double *up)
 	return 0;
 }
 
+/* Sum of g_j over the N states below @m: j in [max(0, m - N), m - 1]. */
+static double burst_window(const double *g, uint32_t m, uint32_t N)
+{
+	double W = 0.0;
+
+	for (uint32_t j = m > N ? m - N : 0; j < m; j++)
+		W += g[j];
+	return W;
+}
+
 /*
  * g_m for m in (@m, @flat_top) all equal to g_m = @v once it has settled
  * (P(Q >= m) = 1 there, so each adds v to c): add them at once, and leave
@@ -322,11 +332,9 @@ static uint32_t burst_skip(double *g, uint32_t N, uint32_t m, uint32_t flat_top,
 	uint32_t from = flat_top > m + N ? flat_top - N : m + 1;
 
 	*absorb += v * (double)(flat_top - m - 1);
-	*W = 0.0;
 	for (uint32_t j = from; j < flat_top; j++)
 		g[j] = v;
-	for (uint32_t j = flat_top >= N ? flat_top - N : 0; j < flat_top; j++)
-		*W += g[j];
+	*W = burst_window(g, flat_top, N);
 	return flat_top;
 }
 
@@ -368,12 +376,9 @@ int bulkq_burst(const struct bulkq_params *p, double *work,
 	for (uint32_t m = 0; m < K; m++) {
 		double v, ge = m > flat_top ? up[m - 1] : 1.0;	/* P(Q >= m) */
 
-		/* W = sum of g_j, j in [max(0, m - N), m - 1]. */
-		if (m % N == 0) {
-			W = 0.0;
-			for (uint32_t j = m > N ? m - N : 0; j < m; j++)
-				W += g[j];
-		}
+		/* W, kept by adding and evicting, is summed afresh every N. */
+		if (m % N == 0)
+			W = burst_window(g, m, N);
 		v = can_serve(p, m) ? l + r * W : l;
 		g[m] = v;
 		res->absorb_pkts += v * ge;

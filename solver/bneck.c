@@ -142,9 +142,8 @@ struct model {
 	double *qwork;		/* bulkq_burst() scratch (burst rounds) */
 	double file_pkts;	/* packets in the file: the largest round */
 	bool burst_always;	/* bulkq_burst() even where it cannot matter */
-	bool uncertain;		/* some stage has mu_rel_sd > 0 */
 	bool expect;		/* eval_objective() takes the expectation */
-	double max_rel_sd;	/* the largest mu_rel_sd */
+	double max_rel_sd;	/* the largest mu_rel_sd; > 0: the rate is uncertain */
 	double z;		/* the standard normal node eval_rate() is at */
 	double worst_rel_err;
 	uint32_t evaluations;
@@ -593,8 +592,6 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	}
 	res->nstages = nstages;
 	for (uint32_t i = 0; i < nstages; i++) {
-		if (stages[i].mu_rel_sd > 0.0)
-			md.uncertain = true;
 		md.max_rel_sd = fmax(md.max_rel_sd, stages[i].mu_rel_sd);
 		err = stage_service(&stages[i], x, o, &res->stage[i]);
 		if (err)
@@ -641,20 +638,22 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	lo = kbest ? ws->curve[kbest - 1].rate_bps : x->min_rate_bps;
 	hi = kbest + 1 < x->points ? ws->curve[kbest + 1].rate_bps
 				   : x->line_rate_bps;
-	/* With an uncertain rate the plain optimum only centres robust(). */
-	if (hi > lo && !md.uncertain) {
-		err = refine(&md, lo, hi, REFINE_REL_WIDTH, &best);
-		if (err)
-			return err;
-	}
-	if (md.uncertain) {
-		/* The expectation at the line rate, then the rate that minimises it. */
+	if (md.max_rel_sd > 0.0) {
+		/*
+		 * An uncertain rate: the plain optimum only centres robust().
+		 * The expectation at the line rate, then the rate that
+		 * minimises it.
+		 */
 		md.expect = true;
 		err = eval_objective(&md, x->line_rate_bps, &ev);
 		if (err)
 			return err;
 		res->line_time_s = ev.pt.time_s;
 		err = robust(&md, best.pt.rate_bps, &best);
+		if (err)
+			return err;
+	} else if (hi > lo) {
+		err = refine(&md, lo, hi, REFINE_REL_WIDTH, &best);
 		if (err)
 			return err;
 	}

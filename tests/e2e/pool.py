@@ -1,0 +1,334 @@
+#!/usr/bin/python3
+"""Judge --follow against a fixed-rate sweep pooled over several runs.
+
+    pool.py REFDIR... [--judge DIR...] [--boot N] [--json FILE] [--md FILE]
+
+One run's sweep has 3 repeats per rate. Near the knee a transfer either
+loses a round or does not (at 100 ms a lost round is +0.2 s, +40 %), so
+the mean of three is a coin toss and the lowest of fourteen such means
+is biased low: docs/e2e.md §5.18 measured a 99 % interval of
+[-0.20, 1.32] s around the best rate's 0.556 s. The fixed-rate runs do
+not depend on rxbneckd's model (only the --follow runs do), so sweeps of
+the same testbed, run at different heads, are samples of one curve. This
+tool pools them:
+
+  REFDIR...   analyze.py result directories (results.json, full or
+              exported) whose fixed-rate runs (tag "main", ok, not
+              disturbed) make the reference curve. They must share the
+              testbed: kernel, CPUs, delay, socket buffer, line rate, file
+              size, USO, RPS, epoch, backlog, receiver options; a
+              mismatch is an error naming the directory and the key.
+  --judge DIR the runs whose --follow transfers are judged against the
+              reference (default: every REFDIR). Their testbed must match
+              too; their own sweeps are not added to the reference.
+
+Per k it prints the pooled curve (mean T with a 99 % Student interval,
+runs that lost anything), the best rate (lowest pooled mean) and, by a
+bootstrap over the runs at each rate (--boot resamples, fixed seed),
+the 99 % interval of the best T and how often each rate came out best.
+Then per judged directory and pooled over them: the --follow mean T over
+the best T (claim 1: at most 1.10), the chosen rate over the best rate
+(claim 3: within 15 %), and, where the pooled top rate loses more than
+5 % in its first round, --follow's T over the top's (claim 2: at most
+0.75). --follow-nopause transfers are judged the same way.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the results
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analyze import stats  # noqa: E402
+
+# What makes two runs' sweeps samples of the same curve.
+TESTBED_KEYS = ("kernel", "cpus", "one_way_delay_ms", "rcvbuf", "line_rate_bps",
+                "file_size", "uso_off", "rps", "epoch_ms", "netdev_max_backlog",
+                "recv_args", "recv_cpu", "send_cpu")
+FOLLOW_MODES = ("follow", "follow-nopause")
+CLAIM1_MAX = 1.10
+CLAIM2_MAX = 0.75
+CLAIM2_MIN_LOSS = 0.05
+CLAIM3_MAX = 0.15
+
+
+class PoolError(Exception):
+    pass
+
+
+def load(d):
+    p = os.path.join(d, "results.json")
+    try:
+        with open(p) as f:
+            res = json.load(f)
+    except OSError as e:
+        raise PoolError("%s: cannot read results.json: %s" % (d, e.strerror))
+    except ValueError as e:
+        raise PoolError("%s: results.json is not JSON: %s" % (d, e))
+    if not isinstance(res, dict) or "meta" not in res or "runs" not in res:
+        raise PoolError("%s: results.json has no meta and runs (not analyze.py output?)" % d)
+    return res
+
+
+def check_testbed(dirs, results):
+    ref_dir, ref = dirs[0], results[0]["meta"]
+    for d, res in zip(dirs[1:], results[1:]):
+        for key in TESTBED_KEYS:
+            a, b = ref.get(key), res["meta"].get(key)
+            if a != b:
+                raise PoolError("%s: testbed differs from %s in %s (%r against %r)"
+                                % (d, ref_dir, key, b, a))
+
+
+def usable(run):
+    return (run.get("ok") and not run.get("disturbed")
+            and run.get("tag") == "main"
+            and isinstance(run.get("transfer_time_s"), (int, float)))
+
+
+def lossy(run):
+    return (run.get("loss_first_round") or 0) > 0
+
+
+def curve(results):
+    """{k: {rate_bps: [(T, lossy, loss_first_round), ...]}} of the fixed runs."""
+    c = {}
+    for res in results:
+        for r in res["runs"]:
+            if r.get("mode") != "fixed" or not usable(r):
+                continue
+            c.setdefault(r["k"], {}).setdefault(r["rate_req_bps"], []).append(
+                (r["transfer_time_s"], lossy(r), r.get("loss_first_round") or 0.0))
+    return c
+
+
+def mean(xs):
+    return sum(xs) / len(xs) if xs else None
+
+
+def bootstrap_best(by_rate, n, rng):
+    """The best (lowest) mean T over rates, each rate's runs resampled
+    with replacement: its 0.5 and 99.5 percentiles, and the share of
+    resamples in which each rate was the best."""
+    rates = sorted(by_rate)
+    times = {b: [t for t, _, _ in by_rate[b]] for b in rates}
+    wins = dict.fromkeys(rates, 0)
+    bests = []
+    for _ in range(n):
+        m = {}
+        for b in rates:
+            xs = times[b]
+            m[b] = sum(xs[rng.randrange(len(xs))] for _ in xs) / len(xs)
+        b = min(m, key=m.get)
+        wins[b] += 1
+        bests.append(m[b])
+    bests.sort()
+    lo = bests[int(0.005 * (n - 1))]
+    hi = bests[int(math.ceil(0.995 * (n - 1)))]
+    return [lo, hi], {b: wins[b] / n for b in rates}
+
+
+def oracle_fail(by_rate, best_rate, sweep_reps, follow_reps, n, rng):
+    """How often claim 1 fails for a chooser that always picks the pooled
+    best rate: draw a sweep of sweep_reps runs per rate and follow_reps
+    runs at the best rate from the pooled runs (with replacement), and
+    count T_follow > 1.10 x the sweep's lowest mean. The false-failure
+    rate of judging by one run's own sweep."""
+    times = {b: [t for t, _, _ in xs] for b, xs in by_rate.items()}
+    fails = 0
+    for _ in range(n):
+        low = min(sum(xs[rng.randrange(len(xs))] for _ in range(sweep_reps)) / sweep_reps
+                  for xs in times.values())
+        fx = times[best_rate]
+        fol = sum(fx[rng.randrange(len(fx))] for _ in range(follow_reps)) / follow_reps
+        fails += fol > CLAIM1_MAX * low
+    return fails / n
+
+
+def reference(c, nboot, seed, sweep_reps=3, follow_reps=3):
+    ref = {}
+    for k, by_rate in sorted(c.items()):
+        pts = []
+        for b in sorted(by_rate):
+            xs = by_rate[b]
+            pts.append({"rate_bps": b, "time_s": stats([t for t, _, _ in xs]),
+                        "runs_lossy": sum(1 for _, l, _ in xs if l),
+                        "loss_first_round": mean([f for _, _, f in xs])})
+        best = min(pts, key=lambda p: p["time_s"]["mean"])
+        ci, wins = bootstrap_best(by_rate, nboot, random.Random(seed + k))
+        for p in pts:
+            p["p_best"] = wins[p["rate_bps"]]
+        ofail = oracle_fail(by_rate, best["rate_bps"], sweep_reps, follow_reps,
+                            nboot, random.Random(seed + 100 + k))
+        ref[k] = {"points": pts, "best": best, "best_time_ci99": ci,
+                  "top": pts[-1], "oracle_claim1_fail": ofail,
+                  "oracle_reps": [sweep_reps, follow_reps]}
+    return ref
+
+
+def judge_runs(runs, ref_k):
+    """Claims 1-3 for one set of --follow transfers at one k."""
+    out = {}
+    best, top = ref_k["best"], ref_k["top"]
+    t_best, t_top = best["time_s"]["mean"], top["time_s"]["mean"]
+    for mode in FOLLOW_MODES:
+        rs = [r for r in runs if r.get("mode") == mode]
+        if not rs:
+            continue
+        s = stats([r["transfer_time_s"] for r in rs])
+        chosen = sorted(r["rate_first_bps"] for r in rs
+                        if isinstance(r.get("rate_first_bps"), (int, float)))
+        j = {"time_s": s, "runs_lossy": sum(1 for r in rs if lossy(r)),
+             "follow_over_best": s["mean"] / t_best,
+             "claim1": s["mean"] <= CLAIM1_MAX * t_best}
+        if s["ci99"]:
+            j["follow_over_best_ci99"] = [x / t_best for x in s["ci99"]]
+        if chosen:
+            med = chosen[len(chosen) // 2] if len(chosen) % 2 else \
+                (chosen[len(chosen) // 2 - 1] + chosen[len(chosen) // 2]) / 2
+            j["chosen_rate_bps"] = med
+            j["chosen_over_best"] = med / best["rate_bps"]
+            j["claim3"] = abs(med / best["rate_bps"] - 1) <= CLAIM3_MAX
+        if (top["loss_first_round"] or 0) > CLAIM2_MIN_LOSS:
+            j["follow_over_top"] = s["mean"] / t_top
+            j["claim2"] = s["mean"] <= CLAIM2_MAX * t_top
+        out[mode] = j
+    return out
+
+
+def judge(dirs, results, ref):
+    per_dir = {}
+    pooled_runs = {}
+    for d, res in zip(dirs, results):
+        per_k = {}
+        for k in sorted(ref):
+            rs = [r for r in res["runs"] if r.get("k") == k and usable(r)
+                  and r.get("mode") in FOLLOW_MODES]
+            if rs:
+                per_k[k] = judge_runs(rs, ref[k])
+                pooled_runs.setdefault(k, []).extend(rs)
+        per_dir[d] = {"git_commit": res["meta"].get("git_commit"),
+                      "seed": res["meta"].get("seed"), "per_k": per_k}
+    pooled = {k: judge_runs(rs, ref[k]) for k, rs in sorted(pooled_runs.items())}
+    return per_dir, pooled
+
+
+def gbps(b):
+    return "%.2f" % (b / 1e9)
+
+
+def yes(v):
+    return "holds" if v else "**fails**"
+
+
+def markdown(refdirs, ref, per_dir, pooled, nboot):
+    L = ["# --follow against the pooled fixed-rate sweep", "",
+         "Reference: the fixed-rate runs of %d directories (%s). Best T's 99 %% "
+         "interval and P(best): bootstrap over each rate's runs, %d resamples."
+         % (len(refdirs), ", ".join(os.path.basename(os.path.normpath(d)) for d in refdirs),
+            nboot), ""]
+    L += ["## The pooled curve", "",
+          "| k | rate (Gb/s) | runs | lossy | T mean [99 % CI] | P(best) |",
+          "|---|---|---|---|---|---|"]
+    for k, r in sorted(ref.items()):
+        for p in r["points"]:
+            s = p["time_s"]
+            ci = "[%.3f, %.3f]" % tuple(s["ci99"]) if s["ci99"] else "–"
+            L.append("| %d | %s | %d | %d | %.3f %s | %.2f |" % (
+                k, gbps(p["rate_bps"]), s["n"], p["runs_lossy"], s["mean"], ci, p["p_best"]))
+    L += ["", "*claim 1 fails for the best rate itself*: drawn from the pooled runs, "
+          "a sweep of %d runs per rate and %d transfers at the pooled best rate; how "
+          "often those transfers' mean is above 1.10 × the sweep's lowest mean "
+          "(a chooser that always picks the best rate, judged by one run's own sweep)."
+          % tuple(next(iter(ref.values()))["oracle_reps"]), "",
+          "| k | best rate (Gb/s) | T best | best T, bootstrap 99 % | top loss | T top "
+          "| claim 1 fails for the best rate itself |",
+          "|---|---|---|---|---|---|---|"]
+    for k, r in sorted(ref.items()):
+        L.append("| %d | %s | %.3f | [%.3f, %.3f] | %.3f | %.3f | %.2f |" % (
+            k, gbps(r["best"]["rate_bps"]), r["best"]["time_s"]["mean"],
+            r["best_time_ci99"][0], r["best_time_ci99"][1],
+            r["top"]["loss_first_round"], r["top"]["time_s"]["mean"],
+            r["oracle_claim1_fail"]))
+
+    def rows(label, per_k):
+        out = []
+        for k, modes in sorted(per_k.items()):
+            for mode, j in modes.items():
+                ci = j.get("follow_over_best_ci99")
+                out.append("| %s | %d | %s | %d (%d lossy) | %.3f | %.2f%s | %s | %s | %s |" % (
+                    label, k, mode, j["time_s"]["n"], j["runs_lossy"], j["time_s"]["mean"],
+                    j["follow_over_best"], " [%.2f, %.2f]" % tuple(ci) if ci else "",
+                    yes(j["claim1"]),
+                    ("%.2f (%s)" % (j["follow_over_top"], yes(j["claim2"])))
+                    if "follow_over_top" in j else "n/a",
+                    ("%.2f (%s)" % (j["chosen_over_best"], yes(j["claim3"])))
+                    if "chosen_over_best" in j else "–"))
+        return out
+
+    L += ["", "## The judged --follow transfers", "",
+          "| run | k | mode | transfers | T mean | / T best [99 %] (claim 1: ≤ 1.10) "
+          "| claim 1 | / T top (claim 2: ≤ 0.75) | chosen / best rate (claim 3) |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for d, v in per_dir.items():
+        L += rows(os.path.basename(os.path.normpath(d)), v["per_k"])
+    L += rows("**pooled**", pooled)
+    return "\n".join(L) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Judge --follow transfers against the fixed-rate sweep pooled "
+                    "over several tests/e2e runs (docs/e2e.md §4).")
+    ap.add_argument("refdirs", nargs="+", metavar="REFDIR",
+                    help="analyze.py result directories whose fixed-rate runs are pooled")
+    ap.add_argument("--judge", nargs="+", metavar="DIR",
+                    help="directories whose --follow runs are judged (default: the REFDIRs)")
+    ap.add_argument("--boot", type=int, default=2000, metavar="N",
+                    help="bootstrap resamples for the best T's interval (default 2000)")
+    ap.add_argument("--seed", type=int, default=1, help="bootstrap seed (default 1)")
+    ap.add_argument("--sweep-reps", type=int, default=3, metavar="N",
+                    help="repeats per rate of the one-run sweep the best rate itself "
+                         "is judged by (default 3, run.sh -n)")
+    ap.add_argument("--follow-reps", type=int, default=3, metavar="N",
+                    help="--follow transfers per k of that run (default 3, run.sh -f)")
+    ap.add_argument("--json", metavar="FILE", help="also write everything as JSON to FILE")
+    ap.add_argument("--md", metavar="FILE", help="also write the tables to FILE")
+    args = ap.parse_args()
+    if args.boot < 100:
+        ap.error("--boot %d: at least 100 resamples are needed for a 99 %% interval" % args.boot)
+    for name in ("sweep_reps", "follow_reps"):
+        if getattr(args, name) < 1:
+            ap.error("--%s %d: at least 1" % (name.replace("_", "-"), getattr(args, name)))
+    jdirs = args.judge or args.refdirs
+    try:
+        refs = [load(d) for d in args.refdirs]
+        judged = [load(d) for d in jdirs]
+        check_testbed(args.refdirs + jdirs, refs + judged)
+    except PoolError as e:
+        print("pool.py: %s" % e, file=sys.stderr)
+        return 1
+    c = curve(refs)
+    if not c:
+        print("pool.py: no usable fixed-rate runs in %s" % " ".join(args.refdirs),
+              file=sys.stderr)
+        return 1
+    ref = reference(c, args.boot, args.seed, args.sweep_reps, args.follow_reps)
+    per_dir, pooled = judge(jdirs, judged, ref)
+    md = markdown(args.refdirs, ref, per_dir, pooled, args.boot)
+    sys.stdout.write(md)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"refdirs": args.refdirs, "judged": jdirs, "boot": args.boot,
+                       "seed": args.seed, "reference": ref, "per_dir": per_dir,
+                       "pooled": pooled}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -28,9 +28,11 @@ bootstrap over the runs at each rate (--boot resamples, fixed seed),
 the 99 % interval of the best T and how often each rate came out best.
 Then per judged directory and pooled over them: the --follow mean T over
 the best T (claim 1: at most 1.10), the chosen rate over the best rate
-(claim 3: within 15 %), and, where the pooled top rate loses more than
-5 % in its first round, --follow's T over the top's (claim 2: at most
-0.75). --follow-nopause transfers are judged the same way.
+(claim 3: within 15 %) with the pooled curve's T at the chosen rate
+(linear between swept rates) over the best T, and, where the pooled top
+rate loses more than 5 % in its first round, --follow's T over the
+top's (claim 2: at most 0.75). --follow-nopause transfers are judged
+the same way.
 """
 import argparse
 import json
@@ -168,6 +170,18 @@ def reference(c, nboot, seed, sweep_reps=3, follow_reps=3):
     return ref
 
 
+def t_at(points, rate):
+    """The pooled mean T at rate, linear between the two swept rates
+    around it; None outside the sweep."""
+    for a, b in zip(points, points[1:]):
+        if a["rate_bps"] <= rate <= b["rate_bps"]:
+            w = (rate - a["rate_bps"]) / (b["rate_bps"] - a["rate_bps"])
+            return a["time_s"]["mean"] + w * (b["time_s"]["mean"] - a["time_s"]["mean"])
+    if points and rate == points[-1]["rate_bps"]:
+        return points[-1]["time_s"]["mean"]
+    return None
+
+
 def judge_runs(runs, ref_k):
     """Claims 1-3 for one set of --follow transfers at one k."""
     out = {}
@@ -191,6 +205,10 @@ def judge_runs(runs, ref_k):
             j["chosen_rate_bps"] = med
             j["chosen_over_best"] = med / best["rate_bps"]
             j["claim3"] = abs(med / best["rate_bps"] - 1) <= CLAIM3_MAX
+            # What the chosen rate is worth on the pooled curve, whatever
+            # luck its own transfers had.
+            t = t_at(ref_k["points"], med)
+            j["curve_t_at_chosen_over_best"] = t / t_best if t is not None else None
         if (top["loss_first_round"] or 0) > CLAIM2_MIN_LOSS:
             j["follow_over_top"] = s["mean"] / t_top
             j["claim2"] = s["mean"] <= CLAIM2_MAX * t_top
@@ -258,20 +276,23 @@ def markdown(refdirs, ref, per_dir, pooled, nboot):
         for k, modes in sorted(per_k.items()):
             for mode, j in modes.items():
                 ci = j.get("follow_over_best_ci99")
-                out.append("| %s | %d | %s | %d (%d lossy) | %.3f | %.2f%s | %s | %s | %s |" % (
+                tc = j.get("curve_t_at_chosen_over_best")
+                out.append("| %s | %d | %s | %d (%d lossy) | %.3f | %.2f%s | %s | %s | %s | %s |" % (
                     label, k, mode, j["time_s"]["n"], j["runs_lossy"], j["time_s"]["mean"],
                     j["follow_over_best"], " [%.2f, %.2f]" % tuple(ci) if ci else "",
                     yes(j["claim1"]),
                     ("%.2f (%s)" % (j["follow_over_top"], yes(j["claim2"])))
                     if "follow_over_top" in j else "n/a",
                     ("%.2f (%s)" % (j["chosen_over_best"], yes(j["claim3"])))
-                    if "chosen_over_best" in j else "–"))
+                    if "chosen_over_best" in j else "–",
+                    "%.3f" % tc if tc is not None else "–"))
         return out
 
     L += ["", "## The judged --follow transfers", "",
           "| run | k | mode | transfers | T mean | / T best [99 %] (claim 1: ≤ 1.10) "
-          "| claim 1 | / T top (claim 2: ≤ 0.75) | chosen / best rate (claim 3) |",
-          "|---|---|---|---|---|---|---|---|---|"]
+          "| claim 1 | / T top (claim 2: ≤ 0.75) | chosen / best rate (claim 3) "
+          "| pooled T at the chosen rate / T best |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
     for d, v in per_dir.items():
         L += rows(os.path.basename(os.path.normpath(d)), v["per_k"])
     L += rows("**pooled**", pooled)

@@ -7,7 +7,8 @@
 #    rate B (2 Gb/s) always 1.2 s, losing 10 % in its first round. The
 #    judged run's --follow transfers take 1.2 and 1.3 s (mean 1.25): 1.25
 #    / 1.15 = 1.087 (claim 1 holds), 1.25 / 1.2 = 1.042 against the top
-#    (claim 2 fails), chosen 1.1 Gb/s / 1 Gb/s (claim 3 holds). At k = 1
+#    (claim 2 fails), chosen 1.1 Gb/s / 1 Gb/s (claim 3 holds), where
+#    the pooled curve is 1.15 + 0.1 x (1.2 - 1.15), 1.0043 x best. At k = 1
 #    every run at a rate takes one time: the best T's bootstrap interval
 #    is that time exactly, P(best) is 1 for its rate.
 # 2. The false-failure rate of the per-run verdict for a chooser that
@@ -98,6 +99,8 @@ near("k=0 follow / top", j0["follow_over_top"], 1.25 / 1.2, 1e-12)
 same("k=0 claim 2", j0["claim2"], False)
 near("k=0 chosen / best", j0["chosen_over_best"], 1.1, 1e-12)
 same("k=0 claim 3", j0["claim3"], True)
+near("k=0 pooled T at 1.1 Gb/s / best", j0["curve_t_at_chosen_over_best"],
+     (1.15 + 0.1 * (1.2 - 1.15)) / 1.15, 1e-12)
 j1 = res["per_dir"][jd]["per_k"]["1"]["follow"]
 same("k=1 transfers judged (tcp left out)", j1["time_s"]["n"], 2)
 near("k=1 follow / best", j1["follow_over_best"], 1.0, 1e-12)

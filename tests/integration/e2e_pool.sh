@@ -17,7 +17,12 @@
 #    mean is 1.0 (A drew 1.0) or 1.2 (A drew 1.3, B is 1.2), each with
 #    probability 1/2; the transfer at A fails 1.10 x that only when the
 #    lowest is 1.0 and it drew 1.3: 1/4. Bootstrapped 20000 times: within
-#    0.015 (5 standard errors). At k = 1: 0.
+#    0.015 (5 standard errors). At k = 1: 0. Claim 2 against the top B
+#    (1.2 s, 10 % lost): 0.75 x 1.2 = 0.9 is below both of A's times,
+#    so it always fails (best / top 1.15 / 1.2). At k = 2 A takes 0.8 or
+#    1.0 s and the top 1.2 s (20 % lost): claim 1 fails when the sweep
+#    drew 0.8 and the transfer 1.0 (1/4), claim 2 when the transfer drew
+#    1.0 > 0.9 (1/2); best / top 0.9 / 1.2.
 # 3. Disturbed, failed and warm-up runs are not pooled.
 # 4. A run from another testbed (other rcvbuf) is refused, naming the
 #    directory and the key; a bad --boot exits 2; nothing is written.
@@ -55,7 +60,8 @@ write("r1", [fixed(0, 1e9, 1.0), fixed(0, 1e9, 1.3), fixed(0, 2e9, 1.2, 0.1),
              fixed(0, 2e9, 0.1, disturbed=True), fixed(0, 2e9, 0.1, ok=False),
              fixed(0, 2e9, 0.1, tag="warmup")])
 write("r2", [fixed(0, 1e9, 1.0), fixed(0, 1e9, 1.3), fixed(0, 2e9, 1.2, 0.1),
-             fixed(1, 1e9, 2.0), fixed(1, 2e9, 1.5)])
+             fixed(1, 1e9, 2.0), fixed(1, 2e9, 1.5),
+             fixed(2, 1e9, 0.8), fixed(2, 1e9, 1.0), fixed(2, 2e9, 1.2, 0.2)])
 write("j", [follow(0, 1.2, 1.1e9), follow(0, 1.3, 1.1e9),
             follow(1, 1.5, 2e9), follow(1, 1.5, 2e9),
             follow(1, 9.9, 2e9, mode="tcp")])
@@ -92,6 +98,13 @@ near("k=1 best T interval lo", r1["best_time_ci99"][0], 1.5, 1e-12)
 near("k=1 best T interval hi", r1["best_time_ci99"][1], 1.5, 1e-12)
 near("k=1 P(best) of 2 Gb/s", r1["points"][1]["p_best"], 1.0, 0)
 near("k=1 false-failure rate", r1["oracle_claim1_fail"], 0.0, 0)
+near("k=0 best / top", r0["best_over_top"], 1.15 / 1.2, 1e-12)
+near("k=0 claim 2 false-failure rate", r0["oracle_claim2_fail"], 1.0, 0)
+same("k=1 claim 2 false-failure rate (top lossless: n/a)", r1["oracle_claim2_fail"], None)
+r2 = res["reference"]["2"]
+near("k=2 claim 1 false-failure rate", r2["oracle_claim1_fail"], 0.25, 0.015)
+near("k=2 claim 2 false-failure rate", r2["oracle_claim2_fail"], 0.5, 0.015)
+near("k=2 best / top", r2["best_over_top"], 0.9 / 1.2, 1e-12)
 j0 = res["per_dir"][jd]["per_k"]["0"]["follow"]
 near("k=0 follow / best", j0["follow_over_best"], 1.25 / 1.15, 1e-12)
 same("k=0 claim 1", j0["claim1"], True)

@@ -43,7 +43,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the results
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyze import stats  # noqa: E402
+from analyze import median, stats  # noqa: E402
 
 # What makes two runs' sweeps samples of the same curve.
 TESTBED_KEYS = ("kernel", "cpus", "one_way_delay_ms", "rcvbuf", "line_rate_bps",
@@ -110,6 +110,11 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else None
 
 
+def draw_mean(xs, n, rng):
+    """The mean of n draws from xs with replacement."""
+    return sum(xs[rng.randrange(len(xs))] for _ in range(n)) / n
+
+
 def bootstrap_best(by_rate, n, rng):
     """The best (lowest) mean T over rates, each rate's runs resampled
     with replacement: its 0.5 and 99.5 percentiles, and the share of
@@ -119,10 +124,7 @@ def bootstrap_best(by_rate, n, rng):
     wins = dict.fromkeys(rates, 0)
     bests = []
     for _ in range(n):
-        m = {}
-        for b in rates:
-            xs = times[b]
-            m[b] = sum(xs[rng.randrange(len(xs))] for _ in xs) / len(xs)
+        m = {b: draw_mean(times[b], len(times[b]), rng) for b in rates}
         b = min(m, key=m.get)
         wins[b] += 1
         bests.append(m[b])
@@ -144,10 +146,8 @@ def oracle_fail(by_rate, best_rate, sweep_reps, follow_reps, n, rng):
     top = max(times)
     fails1 = fails2 = 0
     for _ in range(n):
-        means = {b: sum(xs[rng.randrange(len(xs))] for _ in range(sweep_reps)) / sweep_reps
-                 for b, xs in times.items()}
-        fx = times[best_rate]
-        fol = sum(fx[rng.randrange(len(fx))] for _ in range(follow_reps)) / follow_reps
+        means = {b: draw_mean(xs, sweep_reps, rng) for b, xs in times.items()}
+        fol = draw_mean(times[best_rate], follow_reps, rng)
         fails1 += fol > CLAIM1_MAX * min(means.values())
         fails2 += fol > CLAIM2_MAX * means[top]
     return fails1 / n, fails2 / n
@@ -201,16 +201,15 @@ def judge_runs(runs, ref_k):
         if not rs:
             continue
         s = stats([r["transfer_time_s"] for r in rs])
-        chosen = sorted(r["rate_first_bps"] for r in rs
-                        if isinstance(r.get("rate_first_bps"), (int, float)))
+        chosen = [r["rate_first_bps"] for r in rs
+                  if isinstance(r.get("rate_first_bps"), (int, float))]
         j = {"time_s": s, "runs_lossy": sum(1 for r in rs if lossy(r)),
              "follow_over_best": s["mean"] / t_best,
              "claim1": s["mean"] <= CLAIM1_MAX * t_best}
         if s["ci99"]:
             j["follow_over_best_ci99"] = [x / t_best for x in s["ci99"]]
         if chosen:
-            med = chosen[len(chosen) // 2] if len(chosen) % 2 else \
-                (chosen[len(chosen) // 2 - 1] + chosen[len(chosen) // 2]) / 2
+            med = median(chosen)
             j["chosen_rate_bps"] = med
             j["chosen_over_best"] = med / best["rate_bps"]
             j["claim3"] = abs(med / best["rate_bps"] - 1) <= CLAIM3_MAX

@@ -519,12 +519,11 @@ def main():
                 "loss_nopause": npz["loss_first_round"]["mean"],
                 "sd_pause": pz["time_s"]["sd"], "sd_nopause": npz["time_s"]["sd"],
                 "pause_time_s": pz["pause_time_s"]["mean"],
-                "holds": (pz["loss_first_round"]["mean"] < npz["loss_first_round"]["mean"] and
+                # Without a single PAUSE obeyed, RBUDP+ and RBUDP are the
+                # same transfers: the comparison is two samples of one thing.
+                "holds": None if not pz["pause_time_s"]["mean"] else
+                         (pz["loss_first_round"]["mean"] < npz["loss_first_round"]["mean"] and
                           (pz["time_s"]["sd"] or 0) < (npz["time_s"]["sd"] or 0))}
-            # Without a single PAUSE obeyed, RBUDP+ and RBUDP are the same
-            # transfers: the comparison is two samples of one thing.
-            if not pz["pause_time_s"]["mean"]:
-                claims["pause"]["holds"] = None
         mc = model_curve(build, dv, meta, rates) if dv.get("mu_net_per_s") else None
         ep = episodes(group(k, "fixed", "main"))
         # The episode size the daemon measured (bpf/sockq.h), and its rate with it.

@@ -320,6 +320,15 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
+def chosen_rate(runs):
+    """The rate rxbneckd chose for a set of --follow transfers (claim 3):
+    the median of their first RATE, the one each blast started with. A
+    median, so that one transfer started on a stale estimate does not move
+    it. analyze.py and pool.py both judge claim 3 by it."""
+    return median([r.get("rate_first_bps") for r in runs
+                   if isinstance(r.get("rate_first_bps"), (int, float))])
+
+
 RECV_CPU = 1
 
 # Loss episodes: runs that lost some of their first blast, but under this
@@ -501,10 +510,10 @@ def main():
                     "top_rate_bps": top["rate_bps"], "top_loss": tl, "t_top": tt,
                     "ratio": tf / tt, "applies": tl is not None and tl > 0.05,
                     "holds": (tf <= 0.75 * tt) if (tl is not None and tl > 0.05) else None}
-        # The rate chosen: the first RATE of every --follow run of the passes
-        # (PAUSE does not change it).
+        # The rate chosen, over every --follow run of the passes with PAUSE
+        # and without (PAUSE does not change the rate).
         fm = [d for d in group(k, "follow", "main") + group(k, "follow-nopause", "main") if d["ok"]]
-        cr = stats([d.get("rate_first_bps") for d in fm])["mean"]
+        cr = chosen_rate(fm)
         cm = stats([d.get("rate_round1_mean_bps") for d in fm])["mean"]
         if best and cr:
             claims["chosen_vs_best_rate"] = {

@@ -2,6 +2,7 @@
 """Judge --follow against a fixed-rate sweep pooled over several runs.
 
     pool.py REFDIR... [--judge DIR...] [--boot N] [--json FILE] [--md FILE]
+    pool.py --ref-from tests/e2e/results --judge DIR... [...]
 
 One run's sweep has 3 repeats per rate. Near the knee a transfer either
 loses a round or does not (at 100 ms a lost round is +0.2 s, +40 %), so
@@ -18,6 +19,12 @@ tool pools them:
               testbed: kernel, CPUs, delay, socket buffer, line rate, file
               size, USO, RPS, epoch, backlog, receiver options; a
               mismatch is an error naming the directory and the key.
+  --ref-from PARENT
+              also every result directory directly under PARENT (the
+              kept runs, tests/e2e/results) whose testbed is the first
+              judged run's; those of other testbeds are passed over and
+              counted, the judged directories left out. run.sh judges
+              each new run this way.
   --judge DIR the runs whose --follow transfers are judged against the
               reference (default: every REFDIR). Their testbed must match
               too; their own sweeps are not added to the reference.
@@ -43,7 +50,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the results
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyze import median, stats  # noqa: E402
+from analyze import chosen_rate, stats  # noqa: E402
 
 # What makes two runs' sweeps samples of the same curve.
 TESTBED_KEYS = ("kernel", "cpus", "one_way_delay_ms", "rcvbuf", "line_rate_bps",
@@ -74,14 +81,49 @@ def load(d):
     return res
 
 
+def testbed_diff(a, b):
+    """The first testbed key in which two runs' meta differ, or None."""
+    for key in TESTBED_KEYS:
+        if a.get(key) != b.get(key):
+            return key
+    return None
+
+
 def check_testbed(dirs, results):
     ref_dir, ref = dirs[0], results[0]["meta"]
     for d, res in zip(dirs[1:], results[1:]):
-        for key in TESTBED_KEYS:
-            a, b = ref.get(key), res["meta"].get(key)
-            if a != b:
-                raise PoolError("%s: testbed differs from %s in %s (%r against %r)"
-                                % (d, ref_dir, key, b, a))
+        key = testbed_diff(ref, res["meta"])
+        if key:
+            raise PoolError("%s: testbed differs from %s in %s (%r against %r)"
+                            % (d, ref_dir, key, res["meta"].get(key), ref.get(key)))
+
+
+def kept_refs(parent, judged_dirs, meta):
+    """The result directories under PARENT (one level) of the testbed in
+    META, other than the judged ones: the runs kept in tests/e2e/results/
+    that sample the same curve. Returns (dirs, results, how many of another
+    testbed were passed over)."""
+    try:
+        names = sorted(os.listdir(parent))
+    except OSError as e:
+        raise PoolError("%s: cannot list: %s" % (parent, e.strerror))
+    judged = {os.path.realpath(d) for d in judged_dirs}
+    dirs, results, other = [], [], 0
+    for name in names:
+        d = os.path.join(parent, name)
+        if (os.path.realpath(d) in judged
+                or not os.path.isfile(os.path.join(d, "results.json"))):
+            continue
+        res = load(d)
+        if testbed_diff(meta, res["meta"]):
+            other += 1
+            continue
+        dirs.append(d)
+        results.append(res)
+    if not dirs:
+        raise PoolError("%s: no kept run of this testbed (%d of other testbeds)"
+                        % (parent, other))
+    return dirs, results, other
 
 
 def usable(run):
@@ -201,15 +243,13 @@ def judge_runs(runs, ref_k):
         if not rs:
             continue
         s = stats([r["transfer_time_s"] for r in rs])
-        chosen = [r["rate_first_bps"] for r in rs
-                  if isinstance(r.get("rate_first_bps"), (int, float))]
+        med = chosen_rate(rs)
         j = {"time_s": s, "runs_lossy": sum(1 for r in rs if lossy(r)),
              "follow_over_best": s["mean"] / t_best,
              "claim1": s["mean"] <= CLAIM1_MAX * t_best}
         if s["ci99"]:
             j["follow_over_best_ci99"] = [x / t_best for x in s["ci99"]]
-        if chosen:
-            med = median(chosen)
+        if med is not None:
             j["chosen_rate_bps"] = med
             j["chosen_over_best"] = med / best["rate_bps"]
             j["claim3"] = abs(med / best["rate_bps"] - 1) <= CLAIM3_MAX
@@ -249,11 +289,12 @@ def yes(v):
     return "holds" if v else "**fails**"
 
 
-def markdown(refdirs, ref, per_dir, pooled, nboot):
+def markdown(refdirs, ref, per_dir, pooled, nboot, other=0):
     L = ["# --follow against the pooled fixed-rate sweep", "",
-         "Reference: the fixed-rate runs of %d directories (%s). Best T's 99 %% "
+         "Reference: the fixed-rate runs of %d directories (%s%s). Best T's 99 %% "
          "interval and P(best): bootstrap over each rate's runs, %d resamples."
          % (len(refdirs), ", ".join(os.path.basename(os.path.normpath(d)) for d in refdirs),
+            "; %d kept runs of other testbeds passed over" % other if other else "",
             nboot), ""]
     L += ["## The pooled curve", "",
           "| k | rate (Gb/s) | runs | lossy | T mean [99 % CI] | P(best) |",
@@ -316,8 +357,11 @@ def main():
     ap = argparse.ArgumentParser(
         description="Judge --follow transfers against the fixed-rate sweep pooled "
                     "over several tests/e2e runs (docs/e2e.md §4).")
-    ap.add_argument("refdirs", nargs="+", metavar="REFDIR",
+    ap.add_argument("refdirs", nargs="*", metavar="REFDIR",
                     help="analyze.py result directories whose fixed-rate runs are pooled")
+    ap.add_argument("--ref-from", metavar="PARENT",
+                    help="also pool every result directory under PARENT (e.g. "
+                         "tests/e2e/results) of the judged runs' testbed; needs --judge")
     ap.add_argument("--judge", nargs="+", metavar="DIR",
                     help="directories whose --follow runs are judged (default: the REFDIRs)")
     ap.add_argument("--boot", type=int, default=2000, metavar="N",
@@ -336,29 +380,40 @@ def main():
     for name in ("sweep_reps", "follow_reps"):
         if getattr(args, name) < 1:
             ap.error("--%s %d: at least 1" % (name.replace("_", "-"), getattr(args, name)))
+    if args.ref_from and not args.judge:
+        ap.error("--ref-from %s: needs --judge DIR (whose testbed to look for)" % args.ref_from)
+    if not args.refdirs and not args.ref_from:
+        ap.error("no reference: give REFDIRs, --ref-from PARENT or both")
     jdirs = args.judge or args.refdirs
+    refdirs = list(args.refdirs)
+    other = 0
     try:
-        refs = [load(d) for d in args.refdirs]
+        refs = [load(d) for d in refdirs]
         judged = [load(d) for d in jdirs]
-        check_testbed(args.refdirs + jdirs, refs + judged)
+        if args.ref_from:
+            kd, kr, other = kept_refs(args.ref_from, jdirs + refdirs, judged[0]["meta"])
+            refdirs += kd
+            refs += kr
+        check_testbed(refdirs + jdirs, refs + judged)
     except PoolError as e:
         print("pool.py: %s" % e, file=sys.stderr)
         return 1
     c = curve(refs)
     if not c:
-        print("pool.py: no usable fixed-rate runs in %s" % " ".join(args.refdirs),
+        print("pool.py: no usable fixed-rate runs in %s" % " ".join(refdirs),
               file=sys.stderr)
         return 1
     ref = reference(c, args.boot, args.seed, args.sweep_reps, args.follow_reps)
     per_dir, pooled = judge(jdirs, judged, ref)
-    md = markdown(args.refdirs, ref, per_dir, pooled, args.boot)
+    md = markdown(refdirs, ref, per_dir, pooled, args.boot, other)
     sys.stdout.write(md)
     if args.md:
         with open(args.md, "w") as f:
             f.write(md)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"refdirs": args.refdirs, "judged": jdirs, "boot": args.boot,
+            json.dump({"refdirs": refdirs, "other_testbeds_passed_over": other,
+                       "judged": jdirs, "boot": args.boot,
                        "seed": args.seed, "reference": ref, "per_dir": per_dir,
                        "pooled": pooled}, f, indent=1)
     return 0

@@ -26,6 +26,10 @@
 # 3. Disturbed, failed and warm-up runs are not pooled.
 # 4. A run from another testbed (other rcvbuf) is refused, naming the
 #    directory and the key; a bad --boot exits 2; nothing is written.
+# 5. --ref-from PARENT (what run.sh does with tests/e2e/results): it pools
+#    r1 and r2 (the judged run and the other testbed's run left out, the
+#    latter counted), so its answer is the one of 1. exactly; with no run
+#    of the judged testbed under PARENT it exits 1, without --judge 2.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 POOL=${RXB_SRC:-.}/tests/e2e/pool.py
@@ -140,6 +144,37 @@ python3 "$POOL" "$work/nothere" > /dev/null 2> "$work/err"
 rc=$?
 [ $rc -eq 1 ] || bad "missing directory exited $rc, expected 1"
 grep -q "nothere: cannot read results.json" "$work/err" || bad "missing directory not named"
+
+# --ref-from: the same reference found by testbed.
+mkdir "$work/notes"	# no results.json: not a run, passed over silently
+if ! python3 "$POOL" --ref-from "$work" --judge "$work/j" --boot 20000 \
+	--sweep-reps 1 --follow-reps 1 --json "$work/from.json" > /dev/null 2> "$work/err"; then
+	bad "--ref-from exited $? on good input: $(cat "$work/err")"
+fi
+python3 - "$work/out.json" "$work/from.json" "$work" <<'PY' || fail=1
+import json, os, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+names = [os.path.basename(d) for d in b["refdirs"]]
+bad = []
+if names != ["r1", "r2"]:
+    bad.append("--ref-from pooled %s, expected r1 and r2" % names)
+if b["other_testbeds_passed_over"] != 1:
+    bad.append("--ref-from passed over %r other testbeds, expected 1"
+               % b["other_testbeds_passed_over"])
+if a["reference"] != b["reference"] or a["pooled"] != b["pooled"]:
+    bad.append("--ref-from gave another reference or verdict than r1 r2 named")
+for x in bad:
+    print("e2e_pool: FAIL: " + x, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+python3 "$POOL" --ref-from "$work" --judge "$work/other" > /dev/null 2> "$work/err"
+rc=$?
+[ $rc -eq 1 ] || bad "--ref-from with no run of the testbed exited $rc, expected 1"
+grep -q "no kept run of this testbed (3 of other testbeds)" "$work/err" \
+	|| bad "--ref-from with no run of the testbed: $(cat "$work/err")"
+python3 "$POOL" --ref-from "$work" > /dev/null 2> "$work/err"
+rc=$?
+[ $rc -eq 2 ] || bad "--ref-from without --judge exited $rc, expected 2"
 
 [ $fail -eq 0 ] && echo "e2e_pool: pass"
 exit $fail

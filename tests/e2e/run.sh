@@ -31,7 +31,9 @@
 # Output in OUTDIR (default tests/e2e/out/<date>): runs.jsonl (every run,
 # disturbed ones included and marked), status.jsonl (rxbneckd's status each
 # epoch), meta.json, rxbneckd.conf/log; then results.json, table.md and
-# fig4.png from analyze.py.
+# fig4.png from analyze.py, and pool.md/pool.json from pool.py: the --follow
+# transfers against the sweep pooled over tests/e2e/results/'s runs of the
+# same testbed (docs/e2e.md §4).
 #
 # Needs root. Holds /tmp/rxbneck-heavy.lock while it measures, one k at a
 # time, so other work on the machine gets its turn in between. Order within
@@ -208,4 +210,15 @@ e2e_daemon_stop
 e2e_log "runs in $E_OUT/runs.jsonl ($(wc -l < "$E_OUT/runs.jsonl") lines)"
 if [ "$ANALYZE" = 1 ]; then
 	/usr/bin/python3 "$SRC/tests/e2e/analyze.py" "$E_OUT" --build "$E_BUILD" || e2e_fail "analysis failed"
+	# One run's 3 repeats per rate cannot fix the best rate near the knee
+	# (docs/e2e.md §5.19): judge the --follow transfers against the sweep
+	# pooled over the kept runs of this testbed as well, when there are any.
+	if /usr/bin/python3 "$SRC/tests/e2e/pool.py" --ref-from "$SRC/tests/e2e/results" \
+		--judge "$E_OUT" --md "$E_OUT/pool.md" --json "$E_OUT/pool.json" \
+		> /dev/null 2> "$E_OUT/pool.err"; then
+		e2e_log "against the sweep pooled over the kept runs of this testbed ($E_OUT/pool.md):"
+		sed -n '/^## The judged/,$p' "$E_OUT/pool.md"
+	else
+		e2e_log "no pooled verdict: $(cat "$E_OUT/pool.err")"
+	fi
 fi

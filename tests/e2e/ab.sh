@@ -8,7 +8,8 @@
 #   sudo tests/e2e/ab.sh [-b BUILD] [-d DELAY_MS] [-k K] [-n N] -o OUTDIR RATE
 #
 # RATE as rxbneck-send takes it (3.9G). Defaults: build, 100 ms, k = 2,
-# N = 20. The set-up, the quiet-machine checks and the clean-up are
+# N = 20, the sender's UDP segmentation on (lib.sh; §5.12's runs had it
+# off: E_USO_OFF=1). The set-up, the quiet-machine checks and the clean-up are
 # run.sh's (tests/e2e/lib.sh); runs.jsonl in OUTDIR has every transfer.
 # With E_QTRACE=1 each transfer's socket queue is traced (OUTDIR/qtrace/)
 # and the traces' scheduling cycles are summed up at the end (qtrace.py
@@ -40,7 +41,6 @@ export E_BUILD E_OUT
 
 e2e_setup
 taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
-E_LINE_RATE=6G
 e2e_daemon_start
 export E_K=$K
 exec 9> "$E_LOCK"

@@ -28,7 +28,7 @@ E_NET_PROBE_EVERY=${E_NET_PROBE_EVERY:-}	# [measure] net_probe_every ("": defaul
 E_LOSS_EPISODES=${E_LOSS_EPISODES:-}	# [model] loss_episodes ("": default, measured)
 E_DEPTH_COST=${E_DEPTH_COST:-}	# [model] queue_depth_cost ("": default, no)
 E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": default, off)
-E_LINE_RATE=${E_LINE_RATE:-6G}	# the sender's ceiling (--max-rate): the top of the sweep
+E_LINE_RATE=${E_LINE_RATE:-10G}	# the sender's ceiling (--max-rate): the top of the sweep
 E_MIN_RATE=${E_MIN_RATE:-100M}
 # 1: send a real file of random bytes (--file) and write what arrives
 # (--output), then compare the two with cmp; the run's record gets
@@ -49,7 +49,11 @@ E_TCP_PORT=${E_TCP_PORT:-$((_e2e_base + 2))}
 E_NET=10.232.$(($$ % 250))
 E_RECV_CPU=${E_RECV_CPU:-1}
 E_SEND_CPU=${E_SEND_CPU:-0}
-E_USO_OFF=${E_USO_OFF:-1}	# tx-udp-segmentation off on the sender's veth
+# 1: tx-udp-segmentation off on the sender's veth, every datagram its own
+# skb through the veth (the sender then tops out at 6 Gb/s); 0: its GSO
+# packets cross whole and are cut at the UDP socket, and it reaches 10 Gb/s
+# (docs/e2e.md §5.14, §5.20)
+E_USO_OFF=${E_USO_OFF:-0}
 E_RPS=${E_RPS:-0}		# 1: RPS steers the receive softirq to $E_RECV_CPU
 E_LOCK=${E_LOCK:-/tmp/rxbneck-heavy.lock}
 

@@ -12,8 +12,8 @@
 #                    [-s SIZE] [-d DELAY_MS] [-w WARMUPS] [-a] [-S SEED]
 #
 #   -k     CPU-bound loads (default 0 1 2 3)
-#   -r     fixed rates, bits/s of UDP payload (default: 14 rates, 1 to 6 Gb/s,
-#          ~15 % apart)
+#   -r     fixed rates, bits/s of UDP payload (default: 11 rates, 2 to 10 Gb/s,
+#          the sender's own limit: docs/e2e.md §5.20)
 #   -n     repeats per fixed rate (3); -f follow runs per k (default -n);
 #          with a pause predictor each is a --follow and a --follow --no-pause
 #          run (in shuffled order): the rate alone, and the rate with PAUSE
@@ -53,7 +53,7 @@ E_SRC=$SRC
 E_BUILD=$SRC/build
 E_OUT=
 KS="0 1 2 3"
-RATES="1G 1.15G 1.3G 1.5G 1.75G 2G 2.3G 2.65G 3G 3.5G 4G 4.6G 5.3G 6G"
+RATES="2G 2.65G 3G 3.5G 4G 4.6G 5.3G 6G 7G 8G 10G"
 REPS=3 FREPS= TREPS=3 PREPS=10 PKS="2 3" WARMUPS=2 SEED=1 ANALYZE=1
 while getopts "b:o:k:r:n:f:t:p:K:s:d:w:S:a" o; do
 	case $o in

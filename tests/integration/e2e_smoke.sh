@@ -92,6 +92,12 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 rc=$?
+# run.sh ends with the pooled verdict; no kept run has this small testbed
+# (20 MB, 10 ms), so it must say that there is none, and why.
+if ! grep -q "no pooled verdict: pool.py: .*no kept run of this testbed" "$out/log"; then
+	echo "e2e_smoke: FAIL run.sh did not end with pool.py's verdict or its reason" >&2
+	rc=1
+fi
 if [ $rc -ne 0 ]; then
 	echo "e2e_smoke: output kept in $out" >&2
 	exit 1

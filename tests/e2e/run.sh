@@ -212,8 +212,11 @@ if [ "$ANALYZE" = 1 ]; then
 	/usr/bin/python3 "$SRC/tests/e2e/analyze.py" "$E_OUT" --build "$E_BUILD" || e2e_fail "analysis failed"
 	# One run's 3 repeats per rate cannot fix the best rate near the knee
 	# (docs/e2e.md §5.19): judge the --follow transfers against the sweep
-	# pooled over the kept runs of this testbed as well, when there are any.
-	if /usr/bin/python3 "$SRC/tests/e2e/pool.py" --ref-from "$SRC/tests/e2e/results" \
+	# pooled over the kept runs of this testbed as well, when there are any
+	# (and when the passes had --follow runs: not with -k "" or -f 0).
+	if [ -z "${KS// /}" ] || [ "$FREPS" = 0 ]; then
+		:
+	elif /usr/bin/python3 "$SRC/tests/e2e/pool.py" --ref-from "$SRC/tests/e2e/results" \
 		--judge "$E_OUT" --md "$E_OUT/pool.md" --json "$E_OUT/pool.json" \
 		> /dev/null 2> "$E_OUT/pool.err"; then
 		e2e_log "against the sweep pooled over the kept runs of this testbed ($E_OUT/pool.md):"

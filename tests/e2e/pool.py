@@ -50,17 +50,14 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the results
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyze import chosen_rate, stats  # noqa: E402
+from analyze import (CLAIM1_MAX, CLAIM2_MAX, CLAIM2_MIN_LOSS, CLAIM3_MAX,  # noqa: E402
+                     chosen_rate, stats)
 
 # What makes two runs' sweeps samples of the same curve.
 TESTBED_KEYS = ("kernel", "cpus", "one_way_delay_ms", "rcvbuf", "line_rate_bps",
                 "file_size", "uso_off", "rps", "epoch_ms", "netdev_max_backlog",
                 "recv_args", "recv_cpu", "send_cpu")
 FOLLOW_MODES = ("follow", "follow-nopause")
-CLAIM1_MAX = 1.10
-CLAIM2_MAX = 0.75
-CLAIM2_MIN_LOSS = 0.05
-CLAIM3_MAX = 0.15
 
 
 class PoolError(Exception):

@@ -145,10 +145,6 @@ def curve(results):
     return c
 
 
-def mean(xs):
-    return sum(xs) / len(xs) if xs else None
-
-
 def draw_mean(xs, n, rng):
     """The mean of n draws from xs with replacement."""
     return sum(xs[rng.randrange(len(xs))] for _ in range(n)) / n
@@ -200,7 +196,7 @@ def reference(c, nboot, seed, sweep_reps=3, follow_reps=3):
             xs = by_rate[b]
             pts.append({"rate_bps": b, "time_s": stats([t for t, _, _ in xs]),
                         "runs_lossy": sum(1 for _, l, _ in xs if l),
-                        "loss_first_round": mean([f for _, _, f in xs])})
+                        "loss_first_round": stats([f for _, _, f in xs])["mean"]})
         best = min(pts, key=lambda p: p["time_s"]["mean"])
         ci, wins = bootstrap_best(by_rate, nboot, random.Random(seed + k))
         for p in pts:

@@ -104,7 +104,7 @@ out=${OUT:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 # What the probes' cost depends on: the BPF programs, their loaders and the
 # collector that attaches and reads them.
-probe_sha=$(cat "$src"/bpf/*.bpf.c "$src"/bpf/*.h "$src"/bpf/*.c "$src"/daemon/collect*.c |
+probe_sha=$(cat "$src"/bpf/*.bpf.c "$src"/bpf/*.h "$src"/bpf/*.c "$src"/daemon/collect/collect*.c |
 	sha256sum | cut -c1-16)
 commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$out" ] && ! : 2>/dev/null >>"$out"; then

@@ -9,19 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void jw_init(struct jw *w, bool pretty)
+void json_init(struct json_writer *w, bool pretty)
 {
 	memset(w, 0, sizeof(*w));
 	w->pretty = pretty;
 }
 
-void jw_finish(struct jw *w)
+void json_finish(struct json_writer *w)
 {
 	free(w->buf);
 	memset(w, 0, sizeof(*w));
 }
 
-void jw_reset(struct jw *w)
+void json_reset(struct json_writer *w)
 {
 	bool pretty = w->pretty;
 	char *buf = w->buf;
@@ -35,7 +35,7 @@ void jw_reset(struct jw *w)
 		buf[0] = '\0';
 }
 
-static bool reserve(struct jw *w, size_t more)
+static bool reserve(struct json_writer *w, size_t more)
 {
 	size_t need, cap;
 	char *nbuf;
@@ -58,7 +58,7 @@ static bool reserve(struct jw *w, size_t more)
 	return true;
 }
 
-static void put(struct jw *w, const char *s, size_t n)
+static void put(struct json_writer *w, const char *s, size_t n)
 {
 	if (!reserve(w, n))
 		return;
@@ -67,10 +67,10 @@ static void put(struct jw *w, const char *s, size_t n)
 	w->buf[w->len] = '\0';
 }
 
-static void putf(struct jw *w, const char *fmt, ...)
+static void putf(struct json_writer *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void putf(struct jw *w, const char *fmt, ...)
+static void putf(struct json_writer *w, const char *fmt, ...)
 {
 	char tmp[64];
 	va_list ap;
@@ -86,7 +86,7 @@ static void putf(struct jw *w, const char *fmt, ...)
 	put(w, tmp, (size_t)n);
 }
 
-static void put_string(struct jw *w, const char *s)
+static void put_string(struct json_writer *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
@@ -113,7 +113,7 @@ static void put_string(struct jw *w, const char *s)
 	put(w, "\"", 1);
 }
 
-static void indent(struct jw *w)
+static void indent(struct json_writer *w)
 {
 	put(w, "\n", 1);
 	for (unsigned i = 0; i < w->depth; i++)
@@ -121,7 +121,7 @@ static void indent(struct jw *w)
 }
 
 /* Separator, indentation and "key": before any value. */
-static void begin_value(struct jw *w, const char *key)
+static void begin_value(struct json_writer *w, const char *key)
 {
 	if (w->failed)
 		return;
@@ -136,10 +136,10 @@ static void begin_value(struct jw *w, const char *key)
 	}
 }
 
-static void open_scope(struct jw *w, const char *key, char c)
+static void open_scope(struct json_writer *w, const char *key, char c)
 {
 	begin_value(w, key);
-	if (w->depth >= JW_MAX_DEPTH) {
+	if (w->depth >= JSON_MAX_DEPTH) {
 		w->failed = true;
 		return;
 	}
@@ -148,7 +148,7 @@ static void open_scope(struct jw *w, const char *key, char c)
 	w->need_comma[w->depth] = false;
 }
 
-static void close_scope(struct jw *w, char c)
+static void close_scope(struct json_writer *w, char c)
 {
 	bool had_members;
 
@@ -165,12 +165,12 @@ static void close_scope(struct jw *w, char c)
 	put(w, &c, 1);
 }
 
-void jw_obj_begin(struct jw *w, const char *key) { open_scope(w, key, '{'); }
-void jw_obj_end(struct jw *w) { close_scope(w, '}'); }
-void jw_arr_begin(struct jw *w, const char *key) { open_scope(w, key, '['); }
-void jw_arr_end(struct jw *w) { close_scope(w, ']'); }
+void json_obj_begin(struct json_writer *w, const char *key) { open_scope(w, key, '{'); }
+void json_obj_end(struct json_writer *w) { close_scope(w, '}'); }
+void json_arr_begin(struct json_writer *w, const char *key) { open_scope(w, key, '['); }
+void json_arr_end(struct json_writer *w) { close_scope(w, ']'); }
 
-void jw_str(struct jw *w, const char *key, const char *val)
+void json_str(struct json_writer *w, const char *key, const char *val)
 {
 	begin_value(w, key);
 	if (val)
@@ -179,19 +179,19 @@ void jw_str(struct jw *w, const char *key, const char *val)
 		put(w, "null", 4);
 }
 
-void jw_int(struct jw *w, const char *key, int64_t val)
+void json_int(struct json_writer *w, const char *key, int64_t val)
 {
 	begin_value(w, key);
 	putf(w, "%" PRId64, val);
 }
 
-void jw_uint(struct jw *w, const char *key, uint64_t val)
+void json_uint(struct json_writer *w, const char *key, uint64_t val)
 {
 	begin_value(w, key);
 	putf(w, "%" PRIu64, val);
 }
 
-void jw_double(struct jw *w, const char *key, double val)
+void json_double(struct json_writer *w, const char *key, double val)
 {
 	begin_value(w, key);
 	if (!isfinite(val))
@@ -200,7 +200,7 @@ void jw_double(struct jw *w, const char *key, double val)
 		putf(w, "%.17g", val); /* round-trips exactly */
 }
 
-void jw_bool(struct jw *w, const char *key, bool val)
+void json_bool(struct json_writer *w, const char *key, bool val)
 {
 	begin_value(w, key);
 	if (val)
@@ -209,23 +209,23 @@ void jw_bool(struct jw *w, const char *key, bool val)
 		put(w, "false", 5);
 }
 
-void jw_null(struct jw *w, const char *key)
+void json_null(struct json_writer *w, const char *key)
 {
 	begin_value(w, key);
 	put(w, "null", 4);
 }
 
-bool jw_ok(const struct jw *w)
+bool json_ok(const struct json_writer *w)
 {
 	return !w->failed && w->depth == 0;
 }
 
-const char *jw_text(const struct jw *w)
+const char *json_text(const struct json_writer *w)
 {
 	return (w->buf && !w->failed) ? w->buf : "";
 }
 
-size_t jw_len(const struct jw *w)
+size_t json_len(const struct json_writer *w)
 {
 	return w->failed ? 0 : w->len;
 }

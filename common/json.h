@@ -5,16 +5,16 @@
  * Every call takes a @key: the member name inside an object, NULL inside an
  * array or at top level. Commas, escaping and nesting are handled here.
  * Non-finite doubles are written as null (JSON has no NaN/Inf). An allocation
- * failure or a nesting error latches: later calls do nothing and jw_ok()
+ * failure or a nesting error latches: later calls do nothing and json_ok()
  * returns false, so callers check once at the end.
  *
- *	struct jw w;
- *	jw_init(&w, false);
- *	jw_obj_begin(&w, NULL);
- *	jw_double(&w, "rate_bps", 9.5e8);
- *	jw_obj_end(&w);
- *	if (jw_ok(&w)) fputs(jw_text(&w), stdout);
- *	jw_finish(&w);
+ *	struct json_writer w;
+ *	json_init(&w, false);
+ *	json_obj_begin(&w, NULL);
+ *	json_double(&w, "rate_bps", 9.5e8);
+ *	json_obj_end(&w);
+ *	if (json_ok(&w)) fputs(json_text(&w), stdout);
+ *	json_finish(&w);
  */
 #ifndef RXB_COMMON_JSON_H
 #define RXB_COMMON_JSON_H
@@ -23,39 +23,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JW_MAX_DEPTH 32
+#define JSON_MAX_DEPTH 32
 
-struct jw {
+struct json_writer {
 	char *buf;
 	size_t len;
 	size_t cap;
 	unsigned depth;
-	bool need_comma[JW_MAX_DEPTH + 1];
+	bool need_comma[JSON_MAX_DEPTH + 1];
 	bool pretty;
 	bool failed;
 };
 
-void jw_init(struct jw *w, bool pretty);
-void jw_finish(struct jw *w);
+void json_init(struct json_writer *w, bool pretty);
+void json_finish(struct json_writer *w);
 /* Forget the text, keep the buffer: for writing the next document. */
-void jw_reset(struct jw *w);
+void json_reset(struct json_writer *w);
 
-void jw_obj_begin(struct jw *w, const char *key);
-void jw_obj_end(struct jw *w);
-void jw_arr_begin(struct jw *w, const char *key);
-void jw_arr_end(struct jw *w);
+void json_obj_begin(struct json_writer *w, const char *key);
+void json_obj_end(struct json_writer *w);
+void json_arr_begin(struct json_writer *w, const char *key);
+void json_arr_end(struct json_writer *w);
 
-void jw_str(struct jw *w, const char *key, const char *val);
-void jw_int(struct jw *w, const char *key, int64_t val);
-void jw_uint(struct jw *w, const char *key, uint64_t val);
-void jw_double(struct jw *w, const char *key, double val);
-void jw_bool(struct jw *w, const char *key, bool val);
-void jw_null(struct jw *w, const char *key);
+void json_str(struct json_writer *w, const char *key, const char *val);
+void json_int(struct json_writer *w, const char *key, int64_t val);
+void json_uint(struct json_writer *w, const char *key, uint64_t val);
+void json_double(struct json_writer *w, const char *key, double val);
+void json_bool(struct json_writer *w, const char *key, bool val);
+void json_null(struct json_writer *w, const char *key);
 
 /* True when the document is complete (depth 0) and nothing failed. */
-bool jw_ok(const struct jw *w);
+bool json_ok(const struct json_writer *w);
 /* NUL-terminated text so far ("" when empty or failed to allocate). */
-const char *jw_text(const struct jw *w);
-size_t jw_len(const struct jw *w);
+const char *json_text(const struct json_writer *w);
+size_t json_len(const struct json_writer *w);
 
 #endif

@@ -549,52 +549,52 @@ static int tagged_extras(const struct model_args *a, struct quantiles *qs,
 
 /* ------------------------------------------------------------- output -- */
 
-static void json_inputs(struct jw *w, const struct model_args *a)
+static void json_inputs(struct json_writer *w, const struct model_args *a)
 {
-	jw_obj_begin(w, "inputs");
-	jw_double(w, "cpu_bound", a->stage.cpu_bound);
-	jw_double(w, "io_bound", a->stage.io_bound);
-	jw_double(w, "mu_pio_per_s", a->stage.mu_pio_per_s);
-	jw_double(w, "mu_disk_per_s", a->stage.mu_disk_per_s);
-	jw_double(w, "mu_net_per_s", a->stage.mu_net_per_s);
-	jw_double(w, "mu_net_full_per_s", a->stage.mu_net_full_per_s > 0 ?
+	json_obj_begin(w, "inputs");
+	json_double(w, "cpu_bound", a->stage.cpu_bound);
+	json_double(w, "io_bound", a->stage.io_bound);
+	json_double(w, "mu_pio_per_s", a->stage.mu_pio_per_s);
+	json_double(w, "mu_disk_per_s", a->stage.mu_disk_per_s);
+	json_double(w, "mu_net_per_s", a->stage.mu_net_per_s);
+	json_double(w, "mu_net_full_per_s", a->stage.mu_net_full_per_s > 0 ?
 		  a->stage.mu_net_full_per_s : a->stage.mu_net_per_s);
-	jw_bool(w, "load_independent", a->stage.load_independent);
-	jw_double(w, "irq_ns_per_pkt", a->stage.irq_ns_per_pkt);
-	jw_double(w, "mu_rel_sd", a->stage.mu_rel_sd);
-	jw_uint(w, "queue_pkts", a->stage.queue_pkts);
-	jw_uint(w, "batch_pkts", a->stage.batch_pkts);
-	jw_str(w, "batch_rule", rule_name(a->stage.rule));
-	jw_double(w, "payload_bytes", a->x.payload_bytes);
-	jw_double(w, "file_bytes", a->x.file_bytes);
-	jw_double(w, "one_way_delay_s", a->x.one_way_delay_s);
-	jw_double(w, "line_rate_bps", a->x.line_rate_bps);
-	jw_double(w, "min_rate_bps", a->x.min_rate_bps);
-	jw_uint(w, "points", a->x.points);
-	jw_str(w, "rounds", bneck_rounds_name(a->x.rounds));
-	jw_double(w, "loss_episode_pkts", a->x.loss_episode_pkts > 1.0 ? a->x.loss_episode_pkts : 1.0);
-	jw_obj_end(w);
+	json_bool(w, "load_independent", a->stage.load_independent);
+	json_double(w, "irq_ns_per_pkt", a->stage.irq_ns_per_pkt);
+	json_double(w, "mu_rel_sd", a->stage.mu_rel_sd);
+	json_uint(w, "queue_pkts", a->stage.queue_pkts);
+	json_uint(w, "batch_pkts", a->stage.batch_pkts);
+	json_str(w, "batch_rule", rule_name(a->stage.rule));
+	json_double(w, "payload_bytes", a->x.payload_bytes);
+	json_double(w, "file_bytes", a->x.file_bytes);
+	json_double(w, "one_way_delay_s", a->x.one_way_delay_s);
+	json_double(w, "line_rate_bps", a->x.line_rate_bps);
+	json_double(w, "min_rate_bps", a->x.min_rate_bps);
+	json_uint(w, "points", a->x.points);
+	json_str(w, "rounds", bneck_rounds_name(a->x.rounds));
+	json_double(w, "loss_episode_pkts", a->x.loss_episode_pkts > 1.0 ? a->x.loss_episode_pkts : 1.0);
+	json_obj_end(w);
 }
 
-static void json_stat(struct jw *w, const char *key, const struct ctmc_stat *s)
+static void json_stat(struct json_writer *w, const char *key, const struct ctmc_stat *s)
 {
-	jw_obj_begin(w, key);
-	jw_str(w, "method", ctmc_method_name(s->method));
-	jw_uint(w, "iterations", s->iterations);
-	jw_double(w, "residual", s->residual);
-	jw_double(w, "error_bound", s->err_bound);
-	jw_obj_end(w);
+	json_obj_begin(w, key);
+	json_str(w, "method", ctmc_method_name(s->method));
+	json_uint(w, "iterations", s->iterations);
+	json_double(w, "residual", s->residual);
+	json_double(w, "error_bound", s->err_bound);
+	json_obj_end(w);
 }
 
-static int print_json(struct jw *w)
+static int print_json(struct json_writer *w)
 {
-	int ok = jw_ok(w);
+	int ok = json_ok(w);
 
 	if (ok)
-		printf("%s\n", jw_text(w));
+		printf("%s\n", json_text(w));
 	else
 		fprintf(stderr, CTL_PROG " " CMD ": out of memory writing JSON\n");
-	jw_finish(w);
+	json_finish(w);
 	return ok ? CTL_EXIT_OK : CTL_EXIT_FAIL;
 }
 
@@ -603,64 +603,64 @@ static int output_json(const struct model_args *a, const struct bneck_result *r,
 		       uint32_t prism_states)
 {
 	const struct bneck_stage *s = &r->stage[0];
-	struct jw w;
+	struct json_writer w;
 
-	jw_init(&w, false);
-	jw_obj_begin(&w, NULL);
+	json_init(&w, false);
+	json_obj_begin(&w, NULL);
 	json_inputs(&w, a);
-	jw_double(&w, "bottleneck_rate_bps", r->rate_bps);
-	jw_double(&w, "loss_at_bottleneck", r->loss);
-	jw_double(&w, "ln_loss_at_bottleneck", r->ln_loss);
-	jw_double(&w, "transfer_time_s", r->time_s);
-	jw_double(&w, "n_resend", r->breakdown.n_resend);
-	jw_double(&w, "resend_rounds", r->breakdown.resend_rounds);
-	jw_double(&w, "resend_pkts", r->breakdown.resend_pkts);
-	jw_double(&w, "drain_s", r->breakdown.drain_s);
-	jw_double(&w, "absorb_pkts", s->absorb_pkts);
-	jw_double(&w, "mean_response_s", s->mean_response_s);
-	jw_double(&w, "service_rate_per_s", s->service_rate_per_s);
-	jw_double(&w, "capacity_bps", s->capacity_bps);
-	jw_double(&w, "capacity_full_bps", s->capacity_full_bps > 0 ?
+	json_double(&w, "bottleneck_rate_bps", r->rate_bps);
+	json_double(&w, "loss_at_bottleneck", r->loss);
+	json_double(&w, "ln_loss_at_bottleneck", r->ln_loss);
+	json_double(&w, "transfer_time_s", r->time_s);
+	json_double(&w, "n_resend", r->breakdown.n_resend);
+	json_double(&w, "resend_rounds", r->breakdown.resend_rounds);
+	json_double(&w, "resend_pkts", r->breakdown.resend_pkts);
+	json_double(&w, "drain_s", r->breakdown.drain_s);
+	json_double(&w, "absorb_pkts", s->absorb_pkts);
+	json_double(&w, "mean_response_s", s->mean_response_s);
+	json_double(&w, "service_rate_per_s", s->service_rate_per_s);
+	json_double(&w, "capacity_bps", s->capacity_bps);
+	json_double(&w, "capacity_full_bps", s->capacity_full_bps > 0 ?
 		  s->capacity_full_bps : s->capacity_bps);
-	jw_double(&w, "line_rate_loss", r->line_loss);
-	jw_double(&w, "line_rate_time_s", r->line_time_s);
+	json_double(&w, "line_rate_loss", r->line_loss);
+	json_double(&w, "line_rate_time_s", r->line_time_s);
 	if (qs->valid) {
-		jw_obj_begin(&w, "response_quantiles_s");
-		jw_double(&w, "p50", qs->p50_s);
-		jw_double(&w, "p90", qs->p90_s);
-		jw_double(&w, "p99", qs->p99_s);
-		jw_obj_end(&w);
+		json_obj_begin(&w, "response_quantiles_s");
+		json_double(&w, "p50", qs->p50_s);
+		json_double(&w, "p90", qs->p90_s);
+		json_double(&w, "p99", qs->p99_s);
+		json_obj_end(&w);
 	}
-	jw_obj_begin(&w, "numerics");
-	jw_double(&w, "loss_rel_error", r->loss_rel_err);
-	jw_double(&w, "mean_response_rel_error", r->model_rel_err);
-	jw_uint(&w, "evaluations", r->evaluations);
+	json_obj_begin(&w, "numerics");
+	json_double(&w, "loss_rel_error", r->loss_rel_err);
+	json_double(&w, "mean_response_rel_error", r->model_rel_err);
+	json_uint(&w, "evaluations", r->evaluations);
 	if (s->tagged_used) {
-		jw_uint(&w, "background_states", s->tagged.bg_states);
-		jw_uint(&w, "tagged_states", s->tagged.tag_states);
+		json_uint(&w, "background_states", s->tagged.bg_states);
+		json_uint(&w, "tagged_states", s->tagged.tag_states);
 		json_stat(&w, "steady_state", &s->tagged.steady);
 		json_stat(&w, "absorption", &s->tagged.absorb);
 	}
-	jw_obj_end(&w);
+	json_obj_end(&w);
 	if (a->prism_prefix) {
-		jw_obj_begin(&w, "prism_export");
-		jw_str(&w, "prefix", a->prism_prefix);
-		jw_uint(&w, "states", prism_states);
-		jw_double(&w, "start_rate_per_s", prism_q);
-		jw_double(&w, "expected_reward_s", s->mean_response_s);
-		jw_obj_end(&w);
+		json_obj_begin(&w, "prism_export");
+		json_str(&w, "prefix", a->prism_prefix);
+		json_uint(&w, "states", prism_states);
+		json_double(&w, "start_rate_per_s", prism_q);
+		json_double(&w, "expected_reward_s", s->mean_response_s);
+		json_obj_end(&w);
 	}
-	jw_arr_begin(&w, "curve");
+	json_arr_begin(&w, "curve");
 	for (uint32_t i = 0; i < r->npoints; i++) {
-		jw_obj_begin(&w, NULL);
-		jw_double(&w, "rate_bps", r->curve[i].rate_bps);
-		jw_double(&w, "loss", r->curve[i].loss);
-		jw_double(&w, "time_s", r->curve[i].time_s);
-		jw_double(&w, "n_resend", r->curve[i].n_resend);
-		jw_obj_end(&w);
+		json_obj_begin(&w, NULL);
+		json_double(&w, "rate_bps", r->curve[i].rate_bps);
+		json_double(&w, "loss", r->curve[i].loss);
+		json_double(&w, "time_s", r->curve[i].time_s);
+		json_double(&w, "n_resend", r->curve[i].n_resend);
+		json_obj_end(&w);
 	}
-	jw_arr_end(&w);
-	jw_obj_end(&w);
+	json_arr_end(&w);
+	json_obj_end(&w);
 	return print_json(&w);
 }
 
@@ -760,7 +760,7 @@ static int output_text(const struct model_args *a, const struct bneck_result *r,
 static int run_table(struct model_args *a, struct bneck_ws *ws)
 {
 	struct bneck_result r[TABLE_C_MAX + 1][TABLE_I_MAX + 1];
-	struct jw w;
+	struct json_writer w;
 	int err;
 
 	for (int c = TABLE_C_MIN; c <= TABLE_C_MAX; c++) {
@@ -773,27 +773,27 @@ static int run_table(struct model_args *a, struct bneck_ws *ws)
 		}
 	}
 	if (a->json) {
-		jw_init(&w, false);
-		jw_obj_begin(&w, NULL);
+		json_init(&w, false);
+		json_obj_begin(&w, NULL);
 		json_inputs(&w, a);
-		jw_arr_begin(&w, "table");
+		json_arr_begin(&w, "table");
 		for (int c = TABLE_C_MIN; c <= TABLE_C_MAX; c++) {
 			for (int i = TABLE_I_MIN; i <= TABLE_I_MAX; i++) {
-				jw_obj_begin(&w, NULL);
-				jw_int(&w, "cpu_bound", c);
-				jw_int(&w, "io_bound", i);
-				jw_double(&w, "bottleneck_rate_bps", r[c][i].rate_bps);
-				jw_double(&w, "loss_at_bottleneck", r[c][i].loss);
-				jw_double(&w, "transfer_time_s", r[c][i].time_s);
-				jw_double(&w, "mean_response_s",
+				json_obj_begin(&w, NULL);
+				json_int(&w, "cpu_bound", c);
+				json_int(&w, "io_bound", i);
+				json_double(&w, "bottleneck_rate_bps", r[c][i].rate_bps);
+				json_double(&w, "loss_at_bottleneck", r[c][i].loss);
+				json_double(&w, "transfer_time_s", r[c][i].time_s);
+				json_double(&w, "mean_response_s",
 					  r[c][i].stage[0].mean_response_s);
-				jw_double(&w, "service_rate_per_s",
+				json_double(&w, "service_rate_per_s",
 					  r[c][i].stage[0].service_rate_per_s);
-				jw_obj_end(&w);
+				json_obj_end(&w);
 			}
 		}
-		jw_arr_end(&w);
-		jw_obj_end(&w);
+		json_arr_end(&w);
+		json_obj_end(&w);
 		return print_json(&w);
 	}
 	a->stage.cpu_bound = NAN;

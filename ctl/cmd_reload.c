@@ -27,5 +27,5 @@ static const char help[] =
 
 int cmd_reload(int argc, char **argv)
 {
-	return ctl_daemon_cmd(argc, argv, "reload", help);
+	return ctl_client_daemon_cmd(argc, argv, "reload", help);
 }

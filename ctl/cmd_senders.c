@@ -25,5 +25,5 @@ static const char help[] =
 
 int cmd_senders(int argc, char **argv)
 {
-	return ctl_daemon_cmd(argc, argv, "senders", help);
+	return ctl_client_daemon_cmd(argc, argv, "senders", help);
 }

@@ -38,5 +38,5 @@ static const char help[] =
 
 int cmd_status(int argc, char **argv)
 {
-	return ctl_daemon_cmd(argc, argv, "status", help);
+	return ctl_client_daemon_cmd(argc, argv, "status", help);
 }

@@ -18,7 +18,7 @@
 #include "common/util.h"
 #include "ctl/ctl.h"
 
-const char *ctl_socket_path(const char *opt)
+const char *ctl_client_socket_path(const char *opt)
 {
 	const char *env = getenv(CTL_SOCKET_ENV);
 
@@ -178,7 +178,7 @@ static int print_answer(const char *cmd, const char *ans, size_t len, bool json)
 	return fail(cmd, "unexpected answer from the daemon: %.*s", (int)(nl - ans), ans);
 }
 
-int ctl_call(const char *cmd, const char *path, const char *verb, bool json,
+int ctl_client_call(const char *cmd, const char *path, const char *verb, bool json,
 	     unsigned timeout_s)
 {
 	uint64_t deadline = rxb_mono_ns() + (uint64_t)timeout_s * RXB_NSEC_PER_SEC;
@@ -220,7 +220,7 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 	return CTL_EXIT_USAGE;
 }
 
-int ctl_daemon_cmd(int argc, char **argv, const char *verb, const char *help)
+int ctl_client_daemon_cmd(int argc, char **argv, const char *verb, const char *help)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -262,5 +262,5 @@ int ctl_daemon_cmd(int argc, char **argv, const char *verb, const char *help)
 	}
 	if (optind < argc)
 		return usage_error(verb, "unexpected argument '%s'", argv[optind]);
-	return ctl_call(verb, ctl_socket_path(sock), verb, json, (unsigned)timeout);
+	return ctl_client_call(verb, ctl_client_socket_path(sock), verb, json, (unsigned)timeout);
 }

@@ -16,7 +16,7 @@
 #define CTL_MAX_ANSWER		(2 * 1024 * 1024)	/* bytes accepted */
 
 /* The socket to use: @opt (-s), else $RXBNECKCTL_SOCKET, else the default. */
-const char *ctl_socket_path(const char *opt);
+const char *ctl_client_socket_path(const char *opt);
 
 /*
  * Send "@verb[ json]\n" to the daemon at @path and print the body. Returns
@@ -24,13 +24,13 @@ const char *ctl_socket_path(const char *opt);
  * error, or that it could not be reached) - with @json the daemon's JSON
  * error body is still printed on stdout.
  */
-int ctl_call(const char *cmd, const char *path, const char *verb, bool json,
+int ctl_client_call(const char *cmd, const char *path, const char *verb, bool json,
 	     unsigned timeout_s);
 
 /*
  * A whole subcommand that only talks to the daemon: parses -s/--socket,
- * -j/--json, -t/--timeout, -h/--help (printing @help), then ctl_call().
+ * -j/--json, -t/--timeout, -h/--help (printing @help), then ctl_client_call().
  */
-int ctl_daemon_cmd(int argc, char **argv, const char *verb, const char *help);
+int ctl_client_daemon_cmd(int argc, char **argv, const char *verb, const char *help);
 
 #endif

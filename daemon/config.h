@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon/sendsrv.h"
+#include "daemon/serve/sendsrv.h"
 #include "rxb/measure.h"
 
 #define CONFIG_MAX_FILE		(64 * 1024)	/* bytes */
@@ -108,7 +108,7 @@ struct rxb_config {
 	struct {
 		uint32_t interval_ms;
 		uint32_t net_probe_every;	/* per-packet probes 1 epoch in N
-						 * once learned (daemon/netplan.h) */
+						 * once learned (daemon/collect/netplan.h) */
 		uint32_t net_probe_learn_s;	/* every epoch this long after a
 						 * change of the receive path */
 		struct rxb_port_list watch_ports;

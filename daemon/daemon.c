@@ -19,9 +19,9 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"
-#include "daemon/collect.h"
-#include "daemon/procfs.h"
-#include "daemon/status.h"
+#include "daemon/collect/collect.h"
+#include "daemon/collect/procfs.h"
+#include "daemon/serve/status.h"
 
 #define MAX_EVENTS		64
 #define MAX_WAIT_MS		1000	/* wake at least this often */
@@ -436,7 +436,7 @@ static void notify_status(struct daemon *d, bool force)
 			       (unsigned long long)d->epochs, d->flows.n, st.conns_active);
 	if (best && len < sizeof(line))
 		snprintf(line + len, sizeof(line) - len, "; port %u: %.1f Mb/s (%s)",
-			 best->port, best->rate.rate_bps / 1e6, flow_state_name(best->state));
+			 best->port, best->rate.rate_bps / 1e6, flows_state_name(best->state));
 	if (d->have_epoch && d->epoch->degraded && strlen(line) + 12 < sizeof(line))
 		strcat(line, "; degraded");
 	/* At most every STATUS_MIN_NS, and only when something changed. */

@@ -8,7 +8,7 @@
  *   ctlsrv's fds  rxbneckctl's commands (docs/CONTROL.md);
  * and an epoll_wait timeout for the servers' deadlines and the systemd
  * watchdog. Everything the daemon knows lives in struct daemon; status
- * (daemon/status.c) renders it.
+ * (daemon/serve/status.c) renders it.
  *
  *	daemon_init(d, config_path)   load config, state dir, collector,
  *	                              servers; READY=1 when all are up
@@ -22,12 +22,12 @@
 #include <stdint.h>
 
 #include "daemon/config.h"
-#include "daemon/ctlsrv.h"
-#include "daemon/flows.h"
-#include "daemon/netplan.h"
-#include "daemon/notify.h"
-#include "daemon/sendsrv.h"
-#include "daemon/state.h"
+#include "daemon/serve/ctlsrv.h"
+#include "daemon/model/flows.h"
+#include "daemon/collect/netplan.h"
+#include "daemon/serve/notify.h"
+#include "daemon/serve/sendsrv.h"
+#include "daemon/model/state.h"
 #include "rxb/measure.h"
 
 struct collect;

@@ -2,7 +2,7 @@
 /*
  * rxbneckd: the receiver-host bottleneck daemon. Parses the command line
  * and hands over to daemon/daemon.c (the loop) or, for --measure-only, to
- * daemon/measure_cli.c. See rxbneckd(8) and docs/daemon.md.
+ * daemon/collect/measure_cli.c. See rxbneckd(8) and docs/daemon.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include "common/log.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
-#include "daemon/measure_cli.h"
+#include "daemon/collect/measure_cli.h"
 
 #define PROG			"rxbneckd"
 #define DEFAULT_CONFIG		"/etc/rxbneckd/rxbneckd.conf"

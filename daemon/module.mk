@@ -1,6 +1,11 @@
-# daemon/: rxbneckd. Every daemon/*.c but main.c goes into libdaemon.a so unit
-# tests can link the modules; main.c only wires them together.
-DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+# daemon/: rxbneckd, in rooms that follow the pipeline:
+#   collect/  measurements: the probes' snapshots, /proc, netlink -> one epoch record
+#   model/    per-flow model inputs, the solve and what is published, learned state
+#   serve/    the sender protocol server, the rxbneckctl server and its answers, systemd
+# with main.c (wiring), daemon.c (the event loop) and config.c at the top.
+# Every daemon source but main.c goes into libdaemon.a so unit tests can link
+# the modules; main.c only wires them together.
+DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c))
 $(O)/libdaemon.a: $(DAEMON_SRCS:%.c=$(O)/%.o)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

@@ -2,7 +2,7 @@
 /*
  * Frame codec for the sender control protocol (docs/PROTOCOL.md).
  *
- * Shared by the daemon (daemon/sendsrv.c) and the client library. Pure code:
+ * Shared by the daemon (daemon/serve/sendsrv.c) and the client library. Pure code:
  * no allocation, no I/O, no global state, nothing from common/ (the client
  * library compiles this file into itself and must stay self-contained).
  *

@@ -147,14 +147,14 @@ int ctmc_absorb_cdf(const struct ctmc *q, const double *alpha,
  * k in [left, right], normalised to sum 1, such that the Poisson(@lambda)
  * mass outside [left, right] is at most @eps (reported in trunc_mass).
  */
-struct fg_weights {
+struct ctmc_fg_weights {
 	uint32_t left;
 	uint32_t right;
 	double *w;
 	double trunc_mass;	/* bound on the mass outside [left, right] */
 };
 
-int fg_compute(double lambda, double eps, struct fg_weights *fw);
-void fg_finish(struct fg_weights *fw);
+int ctmc_fg_compute(double lambda, double eps, struct ctmc_fg_weights *fw);
+void ctmc_fg_finish(struct ctmc_fg_weights *fw);
 
 #endif

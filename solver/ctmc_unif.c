@@ -27,7 +27,7 @@
  * below (L-1)/lambda, so the left tail is at most w_{L-1} / (1 - (L-1)/lambda).
  * Each tail is cut when its bound is below eps/2 of the kept mass.
  */
-int fg_compute(double lambda, double eps, struct fg_weights *fw)
+int ctmc_fg_compute(double lambda, double eps, struct ctmc_fg_weights *fw)
 {
 	double m_d, w, total = 1.0, tail_r, tail_l = 0.0;
 	uint32_t m, left, right;
@@ -89,7 +89,7 @@ int fg_compute(double lambda, double eps, struct fg_weights *fw)
 	return 0;
 }
 
-void fg_finish(struct fg_weights *fw)
+void ctmc_fg_finish(struct ctmc_fg_weights *fw)
 {
 	free(fw->w);
 	memset(fw, 0, sizeof(*fw));
@@ -114,7 +114,7 @@ static void unif_step(const struct ctmc *q, double lambda, const double *v,
 int ctmc_transient(const struct ctmc *q, const double *p0, double t_s,
 		   double eps, double *pt, struct ctmc_stat *st)
 {
-	struct fg_weights fw;
+	struct ctmc_fg_weights fw;
 	double lambda = ctmc_max_exit_rate(q);
 	double *v, *nv;
 	int err;
@@ -130,11 +130,11 @@ int ctmc_transient(const struct ctmc *q, const double *p0, double t_s,
 		st->err_bound = 0.0;
 		return 0;
 	}
-	err = fg_compute(lambda * t_s, eps, &fw);
+	err = ctmc_fg_compute(lambda * t_s, eps, &fw);
 	if (err)
 		return err;
 	if (fw.right >= UNIF_DEFAULT_MAX_STEPS) {
-		fg_finish(&fw);
+		ctmc_fg_finish(&fw);
 		return -E2BIG;
 	}
 	v = malloc((size_t)q->n * sizeof(*v));
@@ -167,7 +167,7 @@ int ctmc_transient(const struct ctmc *q, const double *p0, double t_s,
 out:
 	free(v);
 	free(nv);
-	fg_finish(&fw);
+	ctmc_fg_finish(&fw);
 	return err;
 }
 
@@ -177,7 +177,7 @@ int ctmc_absorb_cdf(const struct ctmc *q, const double *alpha,
 		    struct ctmc_stat *st)
 {
 	double lambda = ctmc_max_exit_rate(q);
-	struct fg_weights *fw = NULL;
+	struct ctmc_fg_weights *fw = NULL;
 	double *v = NULL, *nv = NULL, *surv = NULL, stop_mass = 0.0;
 	uint32_t rmax = 0, k;
 	int err = 0;
@@ -204,7 +204,7 @@ int ctmc_absorb_cdf(const struct ctmc *q, const double *alpha,
 		goto out;
 	}
 	for (uint32_t j = 0; j < nt; j++) {
-		err = fg_compute(lambda * t_s[j], eps, &fw[j]);
+		err = ctmc_fg_compute(lambda * t_s[j], eps, &fw[j]);
 		if (err)
 			goto out;
 		if (fw[j].right > rmax)
@@ -258,7 +258,7 @@ int ctmc_absorb_cdf(const struct ctmc *q, const double *alpha,
 	st->err_bound += stop_mass + 4.0 * (k + 1.0) * DBL_EPSILON;
 out:
 	for (uint32_t j = 0; fw && j < nt; j++)
-		fg_finish(&fw[j]);
+		ctmc_fg_finish(&fw[j]);
 	free(fw);
 	free(surv);
 	free(v);

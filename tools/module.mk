@@ -23,7 +23,7 @@ BINS += $(O)/rxbneck-delayline
 $(O)/rxbneck-delayline: $(O)/tools/rbudp/delayline_main.o $(LIBS) $(LIBS_TAIL)
 	$(call link_prog,)
 
-# rbudp-testpeer: daemon/sendsrv publishing a scripted RATE/PAUSE sequence,
+# rbudp-testpeer: daemon/serve/sendsrv publishing a scripted RATE/PAUSE sequence,
 # for the --follow integration test. Built, not installed.
 BINS += $(O)/rbudp-testpeer
 $(O)/rbudp-testpeer: $(O)/tools/rbudp/testpeer_main.o $(LIBS) $(LIBS_TAIL)

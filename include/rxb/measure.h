@@ -2,7 +2,7 @@
 /*
  * The per-epoch measurement record and the model inputs derived from it.
  *
- * Collectors (daemon/collect*.c, reading bpf/ counters, /proc and netlink)
+ * Collectors (daemon/collect/collect*.c, reading bpf/ counters, /proc and netlink)
  * fill one struct rxb_epoch per epoch. The daemon turns it into one
  * struct rxb_stage_inputs per queue stage of each watched flow, which is what
  * the solver consumes (DESIGN §3, §5). Both live here so the boundary between
@@ -220,7 +220,7 @@ struct rxb_sock_meas {
 	double truesize_per_pkt_bytes;	/* memory charged per queued packet */
 	uint32_t queue_pkts_cap;	/* K_B = rcvbuf / truesize */
 	int64_t queue_pkts_delta;	/* change of the queue length over the epoch */
-	/* Added with the collectors (daemon/collect*.c). */
+	/* Added with the collectors (daemon/collect/collect*.c). */
 	uint64_t pkts_enqueued;	/* of pkts_in, queued (the rest were dropped) */
 	bool counts_valid;	/* pkts_*, bytes_*, drops_rcvbuf, queue, receiver
 				 * fields measured (false without BPF) */
@@ -241,7 +241,7 @@ struct rxb_sock_meas {
 				 * recv_wakeups, receiver_* measured; in an
 				 * epoch that was not sampled: for the threads
 				 * that dequeued in the latest sampled one */
-	/* Added with the spin separation (daemon/model_inputs.c). */
+	/* Added with the spin separation (daemon/model/model_inputs.c). */
 	uint64_t empty_reads;	/* reads that found the queue empty (-EAGAIN):
 				 * a polling receiver's turns of its loop;
 				 * valid with counts_valid */	/* Added with the loss episodes (bpf/sockq.h). */

@@ -82,7 +82,7 @@ def val(inputs, stage, key):
 
 def cost_part(inputs, pattern):
     """A number from the why of stage_b.cpu_ns_per_pkt: with the marginal
-    cost (daemon/model_inputs.h) it reads "marginal: B ns/pkt + A
+    cost (daemon/model/model_inputs.h) it reads "marginal: B ns/pkt + A
     ns/wake-up (ratio R)"."""
     try:
         m = re.search(pattern, inputs["stage_b"]["cpu_ns_per_pkt"]["why"])

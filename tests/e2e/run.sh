@@ -84,7 +84,7 @@ print("%d" % max(v))')
 E_LINE_RATE=${E_LINE_RATE_OVERRIDE:-$TOP}
 e2e_daemon_start
 HAVE_PAUSE=0
-[ -f "$SRC/daemon/pause.c" ] && HAVE_PAUSE=1
+[ -f "$SRC/daemon/model/pause.c" ] && HAVE_PAUSE=1
 
 /usr/bin/python3 - "$E_OUT/meta.json" <<PY
 import json, os, platform, subprocess, sys, time
@@ -203,7 +203,7 @@ if [ "$PREPS" -gt 0 ]; then
 			unlock
 		done
 	else
-		e2e_log "no pause predictor in this tree (daemon/pause.c): RBUDP vs RBUDP+ not run"
+		e2e_log "no pause predictor in this tree (daemon/model/pause.c): RBUDP vs RBUDP+ not run"
 	fi
 fi
 e2e_daemon_stop

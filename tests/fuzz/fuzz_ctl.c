@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for what rxbneckd reads from untrusted local input
- * besides its configuration: rxbneckctl request lines (ctl_parse_request,
- * daemon/ctlsrv.c) and lines of the state file (state_parse_line,
- * daemon/state.c). The first byte picks the parser.
+ * besides its configuration: rxbneckctl request lines (ctlsrv_parse_request,
+ * daemon/serve/ctlsrv.c) and lines of the state file (state_parse_line,
+ * daemon/model/state.c). The first byte picks the parser.
  *
  * Properties besides "no crash, no sanitizer report":
  *  - a parsed request has a lowercase verb, at most CTLSRV_MAX_ARGS
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/ctlsrv.h"
-#include "daemon/state.h"
+#include "daemon/serve/ctlsrv.h"
+#include "daemon/model/state.h"
 
 static void request(const uint8_t *data, size_t size)
 {
@@ -30,7 +30,7 @@ static void request(const uint8_t *data, size_t size)
 		size = CTLSRV_MAX_REQUEST;
 	memcpy(line, data, size);
 	line[size] = '\0';
-	if (ctl_parse_request(line, &r, &why) != CTL_OK) {
+	if (ctlsrv_parse_request(line, &r, &why) != CTL_OK) {
 		if (!why)
 			abort();
 		return;

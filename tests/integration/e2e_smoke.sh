@@ -26,7 +26,7 @@ src=${RXB_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${RXB_BUILD:-$src/build}
 out=$(mktemp -d /tmp/rxbt-e2e-smoke.XXXXXX) || exit 1
 pause=0
-[ -f "$src/daemon/pause.c" ] && pause=1
+[ -f "$src/daemon/model/pause.c" ] && pause=1
 # run-integration.sh holds /tmp/rxbneck-heavy.lock around the whole test.
 E_LOCK_HELD=${E_LOCK_HELD:-1} E_VERIFY=1 E_QUIET_WAIT=20 E_RETRIES=1 \
 	bash "$src/tests/e2e/run.sh" -b "$build" -o "$out/run" -k "0 2" -r "1G 2.5G 6G" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# daemon/nic against independent truths:
+# daemon/collect/nic against independent truths:
 #  - eth0's rx ring and coalescing as `ethtool -g/-c eth0` print them (read only);
 #  - a veth pair in two private namespaces: the "not supported" fallback and its
 #    note, nic_list_devices() in the namespace, and the rx_packets delta for a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rxbneck-send --follow against the daemon's own sender server
-# (daemon/sendsrv, driven by rbudp-testpeer with a scripted schedule) and
+# (daemon/serve/sendsrv, driven by rbudp-testpeer with a scripted schedule) and
 # the real client library: the sender starts at the daemon's RATE, re-paces
 # when a new RATE arrives mid-blast, stops for a one-shot PAUSE and for a
 # periodic schedule at the right times (checked against the daemon's send

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for the receive-path stages (daemon/collect_net), the disk rate
- * (daemon/collect_disk), the record's JSON form (daemon/collect_json) and
+ * Unit tests for the receive-path stages (daemon/collect/collect_net), the disk rate
+ * (daemon/collect/collect_disk), the record's JSON form (daemon/collect/collect_json) and
  * the collector's option parsers, on snapshots of known content.
  */
 #include <errno.h>
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/collect.h"
-#include "daemon/collect_disk.h"
-#include "daemon/collect_json.h"
-#include "daemon/collect_net.h"
+#include "daemon/collect/collect.h"
+#include "daemon/collect/collect_disk.h"
+#include "daemon/collect/collect_json.h"
+#include "daemon/collect/collect_net.h"
 
 #define MS 1000000ULL
 
@@ -79,7 +79,7 @@ static void test_stage_a(void **state)
 				 .v = { .polls = 100, .pkts = 6400, .budget = 64 } };
 	strcpy(cn[1].v.dev, "eth0");
 
-	cnet_stage_a(&p, &c, true, e);
+	collect_net_stage_a(&p, &c, true, e);
 	assert_float_equal(e->cpus[0].softirq_frac, 0.160, 1e-9);
 	assert_float_equal(e->cpus[0].hardirq_frac, 0.005, 1e-9);
 	assert_float_equal(e->cpus[1].softirq_frac, 0.0, 1e-12);
@@ -98,7 +98,7 @@ static void test_stage_a(void **state)
 
 	/* Not sampled: the polls and softirqs are not measured (not 0);
 	 * the IRQ programs stay attached. */
-	cnet_stage_a(&p, &c, false, e);
+	collect_net_stage_a(&p, &c, false, e);
 	assert_int_equal(e->nnapi, 0);
 	assert_true(isnan(e->cpus[0].softirq_frac));
 	assert_true(isnan(e->cpus[1].softirq_frac));
@@ -142,7 +142,7 @@ static void test_stage_b(void **state)
 {
 	struct sockq_snap *p = sock_snap(), *c = sock_snap();
 	struct rxb_epoch *e = new_epoch(2);
-	struct csched_tid_time tids[3];
+	struct collect_sched_tid_time tids[3];
 	const uint16_t ports[] = { 5001, 5002, 5003 };
 	size_t n;
 
@@ -169,7 +169,7 @@ static void test_stage_b(void **state)
 	add_deq(c, 10, 5001, 890);
 	add_deq(c, 11, 5001, 100);
 	add_deq(c, 11, 5002, 50);
-	n = cnet_receivers(c, tids, 3);
+	n = collect_net_receivers(c, tids, 3);
 	assert_int_equal(n, 2);
 	assert_int_equal(tids[0].tid, 10);
 	assert_int_equal(tids[1].tid, 11);
@@ -182,11 +182,11 @@ static void test_stage_b(void **state)
 	tids[1].ran_on[0] = (struct rxb_cpu_time){ 0, 30 * MS };
 
 	struct sched_snap sp, sc;
-	struct cnet_rx_memory mem = { 0 };
+	struct collect_net_rx_memory mem = { 0 };
 
 	memset(&sp, 0, sizeof(sp));
 	memset(&sc, 0, sizeof(sc));
-	cnet_stage_b(p, c, &sp, &sc, tids, n, ports, 3, reason_name, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, &sp, &sc, tids, n, ports, 3, reason_name, NULL, true, &mem, e);
 	assert_int_equal(e->nsocks, 3);
 	assert_int_equal(e->socks[0].port, 5001);
 	assert_true(e->socks[0].counts_valid);
@@ -240,7 +240,7 @@ static void test_stage_b(void **state)
 	assert_true(e->socks[0].queue_valid);
 	assert_true(e->socks[0].reasons_valid);
 	assert_true(e->socks[0].receivers_valid);
-	cnet_stage_b(p, c, NULL, NULL, tids, n, ports, 3, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, tids, n, ports, 3, NULL, NULL, true, &mem, e);
 	assert_true(isnan(e->socks[0].cpu_ns_per_pkt));
 	assert_false(e->socks[0].receivers_valid);
 	assert_int_equal(e->socks[0].ntids, 2);
@@ -261,9 +261,9 @@ static void test_stage_b_not_sampled(void **state)
 {
 	struct sockq_snap *s0 = sock_snap(), *s1 = sock_snap(), *s2 = sock_snap();
 	struct rxb_epoch *e = new_epoch(2);
-	struct csched_tid_time tids[2];
+	struct collect_sched_tid_time tids[2];
 	const uint16_t ports[] = { 5001, 5002 };
-	struct cnet_rx_memory mem = { 0 };
+	struct collect_net_rx_memory mem = { 0 };
 	struct sched_snap sp, sc;
 	const struct rxb_sock_meas *m;
 	size_t n;
@@ -281,7 +281,7 @@ static void test_stage_b_not_sampled(void **state)
 	add_deq(s1, 10, 5001, 300);
 	add_deq(s1, 11, 5001, 100);
 	add_deq(s1, 11, 5002, 300);
-	n = cnet_receivers(s1, tids, 2);
+	n = collect_net_receivers(s1, tids, 2);
 	assert_int_equal(n, 2);
 	for (size_t i = 0; i < n; i++) {
 		tids[i].seen = true;
@@ -289,7 +289,7 @@ static void test_stage_b_not_sampled(void **state)
 		tids[i].ncpus_ran = 1;
 		tids[i].ran_on[0] = (struct rxb_cpu_time){ (int)i, 40 * MS };
 	}
-	cnet_stage_b(s0, s1, &sp, &sc, tids, n, ports, 2, reason_name, NULL, true, &mem, e);
+	collect_net_stage_b(s0, s1, &sp, &sc, tids, n, ports, 2, reason_name, NULL, true, &mem, e);
 	assert_true(e->socks[0].counts_valid);
 	assert_int_equal(e->socks[0].pkts_out, 400);
 	assert_int_equal(mem.nports, 2);
@@ -316,7 +316,7 @@ static void test_stage_b_not_sampled(void **state)
 	sc.rx[0].v.blocks = 5;
 	sc.rx[1].tid = 11;
 	sc.rx[1].v.blocks = 2;
-	cnet_stage_b(s1, s2, &sp, &sc, tids, n, ports, 2, reason_name, NULL, false, &mem, e);
+	collect_net_stage_b(s1, s2, &sp, &sc, tids, n, ports, 2, reason_name, NULL, false, &mem, e);
 	m = &e->socks[0];
 	assert_false(m->counts_valid);
 	assert_false(m->queue_valid);
@@ -344,7 +344,7 @@ static void test_stage_b_not_sampled(void **state)
 	/* A thread that exited since is left out; a port added since the
 	 * sample has no receivers yet. */
 	n = 1;
-	cnet_stage_b(s1, s2, &sp, &sc, tids, n, (const uint16_t[]){ 5001, 5003 }, 2,
+	collect_net_stage_b(s1, s2, &sp, &sc, tids, n, (const uint16_t[]){ 5001, 5003 }, 2,
 		     reason_name, NULL, false, &mem, e);
 	assert_int_equal(e->socks[0].ntids, 1);
 	assert_int_equal(e->socks[0].receiver_oncpu_ns, 50 * MS);
@@ -370,7 +370,7 @@ static void test_queue_after_attach(void **state)
 {
 	struct sockq_snap *p = sock_snap(), *c = sock_snap();
 	struct rxb_epoch *e = new_epoch(1);
-	struct cnet_rx_memory mem = { 0 };
+	struct collect_net_rx_memory mem = { 0 };
 	const uint16_t port = 5001;
 
 	(void)state;
@@ -381,23 +381,23 @@ static void test_queue_after_attach(void **state)
 		.v = { .enq = 10, .deq = 7, .rq_at_ns = 900 * MS, .rd_at_ns = 900 * MS } };
 	c->ports[0] = (struct sockq_snap_port){ .port = port, .have_state = true, .qlen = 5,
 		.v = { .enq = 110, .deq = 105, .rq_at_ns = 1500 * MS, .rd_at_ns = 1500 * MS } };
-	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
 	assert_true(e->socks[0].counts_valid);
 	assert_int_equal(e->socks[0].pkts_in, 100);
 	assert_false(e->socks[0].queue_valid);
 	/* The dequeue side was noted after the attach, the enqueue side not. */
 	p->ports[0].v.rd_at_ns = 1001 * MS;
-	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
 	assert_false(e->socks[0].queue_valid);
 	/* Both noted after the attach: as exact as always attached. */
 	p->ports[0].v.rq_at_ns = 1002 * MS;
-	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
 	assert_true(e->socks[0].queue_valid);
 	assert_int_equal(e->socks[0].queue_pkts_delta, 2);
 	/* Stale notes, but nothing moved the queue in the epoch: no change. */
 	p->ports[0].v.rq_at_ns = p->ports[0].v.rd_at_ns = 900 * MS;
 	c->ports[0] = p->ports[0];
-	cnet_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
 	assert_true(e->socks[0].queue_valid);
 	assert_int_equal(e->socks[0].queue_pkts_delta, 0);
 	sock_snap_free(p);
@@ -417,7 +417,7 @@ static void test_drop_reasons(void **state)
 	c->reasons[0] = (struct sockq_snap_reason){ 2, 7 };
 	c->reasons[1] = (struct sockq_snap_reason){ 6, 350 };
 	c->reasons[2] = (struct sockq_snap_reason){ 0x10002, 0 };
-	cnet_drop_reasons(p, c, reason_name, NULL, e);
+	collect_net_drop_reasons(p, c, reason_name, NULL, e);
 	assert_int_equal(e->nreasons, 2);
 	assert_string_equal(e->drops_by_reason[0].reason, "2");	/* no name */
 	assert_int_equal(e->drops_by_reason[0].count, 7);
@@ -444,13 +444,13 @@ static void test_disk(void **state)
 	strcpy(c->disks[0].v.name, "vda");
 	c->disks[1] = (struct blkio_snap_disk){ 7 << 20, { .completions = 30, .service_ns = 900 } };
 	strcpy(c->disks[1].v.name, "loop0");
-	cdisk_compute(p, c, &d);
+	collect_disk_compute(p, c, &d);
 	assert_true(d.valid);
 	assert_string_equal(d.device, "vda");
 	assert_int_equal(d.completions, 5000);
 	assert_float_equal(d.mean_service_ns, 150000, 1e-9);
 	assert_float_equal(d.service_rate_per_s, 1e9 / 150000, 1e-9);
-	cdisk_compute(c, c, &d);	/* nothing completed */
+	collect_disk_compute(c, c, &d);	/* nothing completed */
 	assert_false(d.valid);
 	assert_true(isnan(d.service_rate_per_s));
 	free(p);
@@ -498,7 +498,7 @@ static void test_episode_buckets(void **state)
 static void test_json_keys(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1);
-	struct jw w;
+	struct json_writer w;
 	const char *t;
 
 	(void)state;
@@ -521,10 +521,10 @@ static void test_json_keys(void **state)
 	e->drops_by_reason[0].count = 9;
 	e->degraded = RXB_DEGRADED_NO_BPF_STATS;
 	strcpy(e->degraded_reason, "why");
-	jw_init(&w, false);
-	collect_epoch_json(&w, NULL, e, NULL);
-	assert_true(jw_ok(&w));
-	t = jw_text(&w);
+	json_init(&w, false);
+	collect_json_epoch(&w, NULL, e, NULL);
+	assert_true(json_ok(&w));
+	t = json_text(&w);
 	assert_non_null(strstr(t, "\"probes\":[\"sched\",\"sockq\"]"));
 	assert_non_null(strstr(t, "\"cpu_bound\":2.5,\"io_bound\":null"));
 	assert_non_null(strstr(t, "\"service_rate_per_s\":null"));
@@ -561,10 +561,10 @@ static void test_json_keys(void **state)
 	e->socks[0].receivers_valid = true;
 	e->socks[0].receiver_oncpu_ns = 5000;
 	e->socks[0].cpu_ns_per_pkt = NAN;
-	jw_reset(&w);
-	collect_epoch_json(&w, NULL, e, NULL);
-	assert_true(jw_ok(&w));
-	t = jw_text(&w);
+	json_reset(&w);
+	collect_json_epoch(&w, NULL, e, NULL);
+	assert_true(json_ok(&w));
+	t = json_text(&w);
 	assert_non_null(strstr(t, "\"net_probe_every\":8,\"net_sampled\":false,"
 				  "\"net_sampled_seq\":1,\"net_attach_ns\":250000,"
 				  "\"net_detach_ns\":null"));
@@ -575,7 +575,7 @@ static void test_json_keys(void **state)
 				  "\"episodes_ended\":[],\"episodes_ended_cut\":false"));
 	assert_non_null(strstr(t, "\"queue_pkts_delta\":null"));
 	assert_non_null(strstr(t, "\"receiver_oncpu_ns\":5000,\"cpu_ns_per_pkt\":null"));
-	jw_finish(&w);
+	json_finish(&w);
 	free(e);
 }
 

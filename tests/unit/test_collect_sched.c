@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for the task-class computation (daemon/collect_sched) and the
+ * Unit tests for the task-class computation (daemon/collect/collect_sched) and the
  * scheduler reader's split of un-accounted time (bpf/sched.c), on
  * snapshots of known composition.
  */
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "bpf/sched.h"
-#include "daemon/collect_sched.h"
+#include "daemon/collect/collect_sched.h"
 
 #define MS 1000000ULL
 #define EPOCH (1000 * MS)
@@ -30,32 +30,32 @@ static void test_classify(void **state)
 	struct task_delta half = cpu, blocky = cpu, io, sleeper, gone;
 
 	(void)state;
-	assert_int_equal(task_classify(&cpu), TASK_CLASS_CPU);
+	assert_int_equal(collect_sched_classify(&cpu), TASK_CLASS_CPU);
 	/* Exactly at the threshold counts. */
 	half.oncpu_ns = 250 * MS;
 	half.wait_ns = 250 * MS;
-	assert_int_equal(task_classify(&half), TASK_CLASS_CPU);
+	assert_int_equal(collect_sched_classify(&half), TASK_CLASS_CPU);
 	half.wait_ns -= 1;
-	assert_int_equal(task_classify(&half), TASK_CLASS_NONE);
+	assert_int_equal(collect_sched_classify(&half), TASK_CLASS_NONE);
 	/* Runnable, but leaves the CPU mostly by blocking. */
 	blocky.n_sleep = 250;
 	blocky.n_iowait = 51;
-	assert_int_equal(task_classify(&blocky), TASK_CLASS_IO);
+	assert_int_equal(collect_sched_classify(&blocky), TASK_CLASS_IO);
 	blocky.n_iowait = 0;
-	assert_int_equal(task_classify(&blocky), TASK_CLASS_NONE);
+	assert_int_equal(collect_sched_classify(&blocky), TASK_CLASS_NONE);
 
 	io = (struct task_delta){ .present_ns = EPOCH, .oncpu_ns = 100 * MS,
 				  .wait_ns = 20 * MS, .iowait_ns = 600 * MS,
 				  .n_iowait = 5000, .n_sleep = 10 };
-	assert_int_equal(task_classify(&io), TASK_CLASS_IO);
+	assert_int_equal(collect_sched_classify(&io), TASK_CLASS_IO);
 	/* Mostly asleep on something else, one disk read: not I/O-bound. */
 	sleeper = io;
 	sleeper.iowait_ns = 1 * MS;
 	sleeper.n_iowait = 1;
-	assert_int_equal(task_classify(&sleeper), TASK_CLASS_NONE);
+	assert_int_equal(collect_sched_classify(&sleeper), TASK_CLASS_NONE);
 	memset(&gone, 0, sizeof(gone));
-	assert_int_equal(task_classify(&gone), TASK_CLASS_NONE);
-	assert_string_equal(task_class_name(TASK_CLASS_IO), "io");
+	assert_int_equal(collect_sched_classify(&gone), TASK_CLASS_NONE);
+	assert_string_equal(collect_sched_class_name(TASK_CLASS_IO), "io");
 }
 
 /* ------------------------------------------------------ snapshot helpers -- */
@@ -136,7 +136,7 @@ static void test_pinned_cpu_bound(void **state)
 	c->cpus[1].switches = 300;
 	c->cpus[1].preemptions = 250;
 
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_int_equal(e->ncpus, 2);
 	assert_float_equal(e->cpus[1].cpu_bound, 3.0, 1e-6);
 	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
@@ -160,7 +160,7 @@ static void test_migrating_and_report(void **state)
 {
 	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
 	struct rxb_epoch *e = new_epoch();
-	struct csched_report r = { 0 };
+	struct collect_sched_report r = { 0 };
 
 	(void)state;
 	snap_init(p, T0);
@@ -168,7 +168,7 @@ static void test_migrating_and_report(void **state)
 	add_task(p, 300, 1, 0, 0, 0, 0);
 	/* 300 ms running + 0 wait on CPU 0, 700 ms running on CPU 1. */
 	add_task(c, 300, 1, 300 * MS, 0, 700 * MS, 0);
-	csched_compute(&p->s, &c->s, NULL, 0, e, &r, NULL, NULL);
+	collect_sched_compute(&p->s, &c->s, NULL, 0, e, &r, NULL, NULL);
 	assert_float_equal(e->cpus[0].cpu_bound, 0.3, 1e-9);
 	assert_float_equal(e->cpus[1].cpu_bound, 0.7, 1e-9);
 	assert_int_equal(r.n, 1);
@@ -177,7 +177,7 @@ static void test_migrating_and_report(void **state)
 	assert_int_equal(r.v[0].nw, 2);
 	assert_int_equal(r.v[0].w[0].cpu, 1);	/* largest first */
 	assert_float_equal(r.v[0].w[0].w, 0.7, 1e-9);
-	csched_report_free(&r);
+	collect_sched_report_free(&r);
 	free(p);
 	free(c);
 	free(e);
@@ -214,16 +214,16 @@ static void test_stalled_read(void **state)
 		t = add_task(c, tid, 1, 0, 0, EPOCH, EPOCH);
 		t->n_preempt = 200;
 	}
-	csched_compute(&a->s, &b->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&a->s, &b->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[1].cpu_bound, 2.0, 1e-9);
 	assert_float_equal(e->cpus[1].runnable_avg, 2.0, 1e-9);
-	csched_compute(&b->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&b->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[1].cpu_bound, 2.0, 1e-9);
 	/* Counters claiming more than the stretch (time counted late): one
 	 * task counts 1 at most. */
 	c->tasks[0].wait_ns += EPOCH;
 	c->rows[0].wait_ns += EPOCH;
-	csched_compute(&b->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&b->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[1].cpu_bound, 2.0, 1e-9);
 	free(a);
 	free(b);
@@ -231,7 +231,7 @@ static void test_stalled_read(void **state)
 	free(e);
 }
 
-static void two_thousand_reqs(void *arg, uint32_t tid, struct csched_disk_use *u)
+static void two_thousand_reqs(void *arg, uint32_t tid, struct collect_sched_disk_use *u)
 {
 	(void)arg;
 	if (tid != 400)
@@ -257,14 +257,14 @@ static void test_io_bound_and_burst(void **state)
 	t->state = SCHED_ST_IOWAIT;
 	t->iowait_ns = 800 * MS;
 	t->n_iowait = 1000;		/* 100 ms on CPU / 1000 waits = 100 us */
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[0].io_bound, 1.0, 1e-9);
 	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
 	assert_float_equal(e->disk.mean_cpu_burst_ns, 100000.0, 1e-6);
 	assert_float_equal(e->disk.io_cpu_rate_per_s, 10000.0, 1e-6);
 	/* It issued 2000 requests but slept only 1000 times (a fast disk
 	 * finished some before it slept): 2000 bursts of 50 us. */
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, two_thousand_reqs, NULL);
+	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, two_thousand_reqs, NULL);
 	assert_float_equal(e->disk.mean_cpu_burst_ns, 50000.0, 1e-6);
 	/* ... and mu_D from the disk's time on its requests. */
 	assert_true(e->disk.valid);
@@ -272,7 +272,7 @@ static void test_io_bound_and_burst(void **state)
 	assert_float_equal(e->disk.service_rate_per_s, 1e9 / 150000.0, 1e-6);
 	/* Untraced switch-outs count as the traced mix (all disk waits). */
 	c->tasks[0].n_untraced = 1000;
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->disk.mean_cpu_burst_ns, 50000.0, 1e-6);
 	free(p);
 	free(c);
@@ -284,7 +284,7 @@ static void test_receiver_new_dead_reused(void **state)
 {
 	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
 	struct rxb_epoch *e = new_epoch();
-	struct csched_tid_time rx[1] = { { .tid = 500 } };
+	struct collect_sched_tid_time rx[1] = { { .tid = 500 } };
 	struct sched_snap_task *t;
 
 	(void)state;
@@ -304,7 +304,7 @@ static void test_receiver_new_dead_reused(void **state)
 	/* 800: the tid names another task now (new first_ns): counters from 0. */
 	add_task(p, 800, 1, 0, 0, 5000 * MS, 0);
 	add_task(c, 800, 2, 0, 0, 0, 600 * MS);
-	csched_compute(&p->s, &c->s, rx, 1, e, NULL, NULL, NULL);
+	collect_sched_compute(&p->s, &c->s, rx, 1, e, NULL, NULL, NULL);
 
 	assert_true(rx[0].seen);
 	assert_int_equal(rx[0].oncpu_ns, 900 * MS);
@@ -449,7 +449,7 @@ static void test_gone_untraced(void **state)
 	assert_int_equal(c->tasks[0].dead_ns, T0 - 10 * MS);
 	assert_int_equal(c->tasks[0].wait_ns, 0);
 	assert_int_equal(c->tasks[0].oncpu_ns, 3 * MS);
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[1].cpu_bound, 0.0, 1e-9);
 	assert_float_equal(e->cpus[1].runnable_avg, 0.0, 1e-9);
 
@@ -461,7 +461,7 @@ static void test_gone_untraced(void **state)
 	snap_record(c, 900, &t, T0 + EPOCH, counters_waiting, &t);
 	assert_false(c->tasks[0].gone);
 	assert_int_equal(c->tasks[0].state, SCHED_ST_SLEEPING);
-	csched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
+	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[1].cpu_bound, 1.0, 0.01);
 	free(p);
 	free(c);

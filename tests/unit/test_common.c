@@ -16,57 +16,57 @@
 
 static void test_json_nesting_and_escaping(void **state)
 {
-	struct jw w;
+	struct json_writer w;
 
 	(void)state;
-	jw_init(&w, false);
-	jw_obj_begin(&w, NULL);
-	jw_str(&w, "name", "a\"b\\c\n\x01");
-	jw_arr_begin(&w, "xs");
-	jw_int(&w, NULL, -3);
-	jw_uint(&w, NULL, 18446744073709551615ULL);
-	jw_double(&w, NULL, 0.5);
-	jw_double(&w, NULL, NAN);
-	jw_arr_end(&w);
-	jw_obj_begin(&w, "empty");
-	jw_obj_end(&w);
-	jw_bool(&w, "t", true);
-	jw_null(&w, "n");
-	jw_obj_end(&w);
-	assert_true(jw_ok(&w));
-	assert_string_equal(jw_text(&w),
+	json_init(&w, false);
+	json_obj_begin(&w, NULL);
+	json_str(&w, "name", "a\"b\\c\n\x01");
+	json_arr_begin(&w, "xs");
+	json_int(&w, NULL, -3);
+	json_uint(&w, NULL, 18446744073709551615ULL);
+	json_double(&w, NULL, 0.5);
+	json_double(&w, NULL, NAN);
+	json_arr_end(&w);
+	json_obj_begin(&w, "empty");
+	json_obj_end(&w);
+	json_bool(&w, "t", true);
+	json_null(&w, "n");
+	json_obj_end(&w);
+	assert_true(json_ok(&w));
+	assert_string_equal(json_text(&w),
 		"{\"name\":\"a\\\"b\\\\c\\n\\u0001\",\"xs\":[-3,18446744073709551615,0.5,null],"
 		"\"empty\":{},\"t\":true,\"n\":null}");
-	jw_finish(&w);
+	json_finish(&w);
 }
 
 static void test_json_double_round_trips(void **state)
 {
 	const double vals[] = { 1e-300, 3.141592653589793, 9.5e8, 1.0 / 3.0 };
-	struct jw w;
+	struct json_writer w;
 
 	(void)state;
-	jw_init(&w, false);
+	json_init(&w, false);
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(vals); i++) {
-		jw_reset(&w);
-		jw_double(&w, NULL, vals[i]);
-		assert_true(strtod(jw_text(&w), NULL) == vals[i]);
+		json_reset(&w);
+		json_double(&w, NULL, vals[i]);
+		assert_true(strtod(json_text(&w), NULL) == vals[i]);
 	}
-	jw_finish(&w);
+	json_finish(&w);
 }
 
 static void test_json_unbalanced_fails(void **state)
 {
-	struct jw w;
+	struct json_writer w;
 
 	(void)state;
-	jw_init(&w, true);
-	jw_obj_begin(&w, NULL);
-	assert_false(jw_ok(&w)); /* still open */
-	jw_arr_end(&w);
-	jw_arr_end(&w);          /* one too many */
-	assert_false(jw_ok(&w));
-	jw_finish(&w);
+	json_init(&w, true);
+	json_obj_begin(&w, NULL);
+	assert_false(json_ok(&w)); /* still open */
+	json_arr_end(&w);
+	json_arr_end(&w);          /* one too many */
+	assert_false(json_ok(&w));
+	json_finish(&w);
 }
 
 static void test_parse_u64(void **state)

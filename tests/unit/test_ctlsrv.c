@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/ctlsrv, the rxbneckctl command server, over a real
+ * Unit tests for daemon/serve/ctlsrv, the rxbneckctl command server, over a real
  * unix socket in a temporary directory, driven by a single-threaded epoll
  * loop in the test (as rxbneckd drives it).
  */
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/ctlsrv.h"
+#include "daemon/serve/ctlsrv.h"
 
 struct h {
 	int epfd;
@@ -64,13 +64,13 @@ static void h_request(void *ctx, const struct ctl_request *req, struct ctl_reply
 	h->last = *req;
 	rxb_strlcpy(h->last_verb, req->verb, sizeof(h->last_verb));
 	if (!strcmp(req->verb, "echo")) {
-		ctl_out_printf(&rep->body, "echo");
+		ctlsrv_out_printf(&rep->body, "echo");
 		for (int i = 0; i < req->argc; i++)
-			ctl_out_printf(&rep->body, " %s", req->argv[i]);
-		ctl_out_puts(&rep->body, "\n");
+			ctlsrv_out_printf(&rep->body, " %s", req->argv[i]);
+		ctlsrv_out_puts(&rep->body, "\n");
 	} else if (!strcmp(req->verb, "big")) {
 		for (size_t i = 0; i < h->big; i++)
-			ctl_out_write(&rep->body, i % 64 == 63 ? "\n" : "x", 1);
+			ctlsrv_out_write(&rep->body, i % 64 == 63 ? "\n" : "x", 1);
 	} else if (!strcmp(req->verb, "fail")) {
 		rep->err = CTL_ERR_FAILED;
 		rxb_strlcpy(rep->msg, "it failed", sizeof(rep->msg));
@@ -426,26 +426,26 @@ static void test_socket_file(void **state)
 
 static void test_ctl_out(void **state)
 {
-	struct ctl_out o;
+	struct ctlsrv_out o;
 	char line[] = "status json text";
 	struct ctl_request r;
 	const char *why = NULL;
 
 	(void)state;
-	ctl_out_init(&o, 10);
-	ctl_out_puts(&o, "12345");
-	ctl_out_printf(&o, "%d", 6789);
+	ctlsrv_out_init(&o, 10);
+	ctlsrv_out_puts(&o, "12345");
+	ctlsrv_out_printf(&o, "%d", 6789);
 	assert_false(o.failed);
 	assert_string_equal(o.buf, "123456789");
-	ctl_out_puts(&o, "ab");		/* 11 > 10 */
+	ctlsrv_out_puts(&o, "ab");		/* 11 > 10 */
 	assert_true(o.failed);
 	assert_int_equal(o.len, 9);
-	ctl_out_free(&o);
-	assert_int_equal(ctl_parse_request(line, &r, &why), CTL_OK);
+	ctlsrv_out_free(&o);
+	assert_int_equal(ctlsrv_parse_request(line, &r, &why), CTL_OK);
 	assert_string_equal(r.verb, "status");
 	assert_int_equal(r.argc, 2);
 	assert_true(r.json);
-	assert_string_equal(ctl_err_name(CTL_ERR_BUSY), "BUSY");
+	assert_string_equal(ctlsrv_err_name(CTL_ERR_BUSY), "BUSY");
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/flows, the per-epoch pipeline: what RATE it
+ * Unit tests for daemon/model/flows, the per-epoch pipeline: what RATE it
  * publishes before traffic, with traffic, after a failed solve, for new
  * senders, and whether the published numbers are right - checked against
  * the M/M/1/K closed form and RBUDP eq. (2)-(3) recomputed here, for a
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/flows.h"
+#include "daemon/model/flows.h"
 
 #define PORT		9000
 #define PAYLOAD		1468.0

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/state: the learned-costs history in the state
+ * Unit tests for daemon/model/state: the learned-costs history in the state
  * directory - line format round trip, strict parsing, atomic save and
  * reload, damaged files, the size bound, an unusable directory.
  */
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/state.h"
+#include "daemon/model/state.h"
 
 static void learned(struct mi_learn *l, double ns)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/model_inputs: synthetic epoch records in, stage
+ * Unit tests for daemon/model/model_inputs: synthetic epoch records in, stage
  * inputs out, each number checked against the formula of DESIGN §3 /
  * model_inputs.h recomputed here.
  */
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/model_inputs.h"
+#include "daemon/model/model_inputs.h"
 
 #define PORT 9000
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/netplan (learn, then sample the per-packet probes):
+ * Unit tests for daemon/collect/netplan (learn, then sample the per-packet probes):
  * when learning starts and ends on the epochs' clock, which changes of a
  * flow's receive path start it (new flow, other CPU, #C or #I moved by half
  * a task since it was learned, slow drifts added up) and which do not
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/netplan.h"
+#include "daemon/collect/netplan.h"
 
 #define S	RXB_NSEC_PER_SEC
 #define LEARN	(15 * S)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/nic: counter deltas, fallback selection, and the
+ * Unit tests for daemon/collect/nic: counter deltas, fallback selection, and the
  * reader against the loopback device (bracketed by sysfs counters).
  *
  * The same binary is the driver of tests/integration/nic_netlink.sh:
@@ -27,7 +27,7 @@
 
 #include "common/parse.h"
 #include "common/util.h"
-#include "daemon/nic.h"
+#include "daemon/collect/nic.h"
 
 /* ------------------------------------------------------------ pure parts -- */
 

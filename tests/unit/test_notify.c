@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/notify (sd_notify by hand): the datagrams that
+ * Unit tests for daemon/serve/notify (sd_notify by hand): the datagrams that
  * arrive at a socket standing in for systemd's, abstract and path
  * addresses, and the watchdog's schedule from WATCHDOG_USEC/WATCHDOG_PID.
  */
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/notify.h"
+#include "daemon/serve/notify.h"
 
 /* A datagram socket at @name ("@abstract" or a path) standing in for PID 1. */
 static int fake_systemd(const char *name)

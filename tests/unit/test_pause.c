@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/pause, the RBUDP+ pause-window predictor, against
+ * Unit tests for daemon/model/pause, the RBUDP+ pause-window predictor, against
  * schedules built here with known answers:
  *
  *  - the kernel's slice formulas (EEVDF base_slice x (1 + ilog2(min(n, 8))),
@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/pause.h"
+#include "daemon/model/pause.h"
 
 #define RX_TID		4242
 #define PORT		9000

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for daemon/procfs: the /proc parsers, on text of known content,
+/* Unit tests for daemon/collect/procfs: the /proc parsers, on text of known content,
  * and the schedstat reader against the thread's own CPU clock. */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/procfs.h"
+#include "daemon/collect/procfs.h"
 
 static void test_stat(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/sendsrv over real loopback TCP.
+ * Unit tests for daemon/serve/sendsrv over real loopback TCP.
  *
  * A loop thread runs epoll + sendsrv_handle + sendsrv_tick, holding a mutex
  * while it is inside sendsrv; the test thread takes the same mutex to
@@ -29,7 +29,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "daemon/sendsrv.h"
+#include "daemon/serve/sendsrv.h"
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 

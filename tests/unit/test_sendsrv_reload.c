@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/sendsrv.h"
+#include "daemon/serve/sendsrv.h"
 #include "proto/codec.h"
 
 struct h {

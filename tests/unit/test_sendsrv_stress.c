@@ -32,7 +32,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "daemon/sendsrv.h"
+#include "daemon/serve/sendsrv.h"
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 

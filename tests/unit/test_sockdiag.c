@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/sockdiag: the dump parser against hand-built
+ * Unit tests for daemon/collect/sockdiag: the dump parser against hand-built
  * netlink messages (well-formed, another request's, unwanted states,
  * truncated, errors), and the live dumps against sockets this test opens,
  * whose inodes fstat() gives independently.
@@ -24,7 +24,7 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 
-#include "daemon/sockdiag.h"
+#include "daemon/collect/sockdiag.h"
 
 #define SEQ	7
 

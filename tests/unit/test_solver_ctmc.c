@@ -397,10 +397,10 @@ static void test_fox_glynn(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(lambdas) / sizeof(lambdas[0]); i++) {
-		struct fg_weights fw;
+		struct ctmc_fg_weights fw;
 		double lam = lambdas[i], kept = 0.0;
 
-		assert_int_equal(fg_compute(lam, 1e-12, &fw), 0);
+		assert_int_equal(ctmc_fg_compute(lam, 1e-12, &fw), 0);
 		assert_true(fw.trunc_mass <= 1e-12);
 		for (uint32_t k = fw.left; k <= fw.right; k++) {
 			double want = lam == 0.0 ? (k == 0)
@@ -415,13 +415,13 @@ static void test_fox_glynn(void **state)
 		assert_true(1.0 - kept <= 1e-12 + 1e-9);
 		if (lam > 100)
 			assert_true(fw.right - fw.left < 20 * sqrt(lam));
-		fg_finish(&fw);
+		ctmc_fg_finish(&fw);
 	}
 	{
-		struct fg_weights fw;
+		struct ctmc_fg_weights fw;
 
-		assert_int_equal(fg_compute(-1.0, 1e-12, &fw), -EINVAL);
-		assert_int_equal(fg_compute(1.0, 0.0, &fw), -EINVAL);
+		assert_int_equal(ctmc_fg_compute(-1.0, 1e-12, &fw), -EINVAL);
+		assert_int_equal(ctmc_fg_compute(1.0, 0.0, &fw), -EINVAL);
 	}
 }
 

@@ -82,13 +82,13 @@ void rbudp_cli_signals(volatile sig_atomic_t *flag)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
-int rbudp_cli_json_out(struct jw *w)
+int rbudp_cli_json_out(struct json_writer *w)
 {
-	if (!jw_ok(w)) {
+	if (!json_ok(w)) {
 		fprintf(stderr, "JSON summary could not be built (out of memory?)\n");
 		return -1;
 	}
-	if (fputs(jw_text(w), stdout) == EOF || fputc('\n', stdout) == EOF ||
+	if (fputs(json_text(w), stdout) == EOF || fputc('\n', stdout) == EOF ||
 	    fflush(stdout) == EOF) {
 		perror("writing the JSON summary");
 		return -1;

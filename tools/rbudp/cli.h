@@ -29,6 +29,6 @@ uint64_t rbudp_cli_ms(const char *prog, const char *opt, const char *arg, double
 void rbudp_cli_signals(volatile sig_atomic_t *flag);
 
 /* Write the finished JSON document and a newline to stdout; -1 if it failed. */
-int rbudp_cli_json_out(struct jw *w);
+int rbudp_cli_json_out(struct json_writer *w);
 
 #endif

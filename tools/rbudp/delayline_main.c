@@ -287,26 +287,26 @@ static void dl_report(const struct dl *d, unsigned rt_prio, bool json)
 	else
 		fprintf(stderr, "%s: getrusage: %s\n", prog, strerror(errno));
 	if (json) {
-		struct jw w;
+		struct json_writer w;
 
-		jw_init(&w, false);
-		jw_obj_begin(&w, NULL);
-		jw_double(&w, "delay_ms", d->delay_ns / 1e6);
-		jw_uint(&w, "rt_prio", rt_prio);
-		jw_uint(&w, "forwarded_pkts", d->st.fwd_pkts);
-		jw_uint(&w, "forwarded_bytes", d->st.fwd_bytes);
-		jw_uint(&w, "dropped_queue_full_pkts", d->st.drop_full_pkts);
-		jw_uint(&w, "write_error_pkts", d->st.write_err_pkts);
-		jw_uint(&w, "unreleased_pkts", d->q.n_msgs);
-		jw_uint(&w, "max_queue_pkts", d->st.max_queue_pkts);
-		jw_double(&w, "late_mean_us", late_mean_us);
-		jw_double(&w, "late_max_us", d->st.late_max_ns / 1e3);
-		jw_uint(&w, "late_over_1ms_pkts", d->st.late_over_1ms_pkts);
-		jw_double(&w, "cpu_s", cpu_s);
-		jw_obj_end(&w);
+		json_init(&w, false);
+		json_obj_begin(&w, NULL);
+		json_double(&w, "delay_ms", d->delay_ns / 1e6);
+		json_uint(&w, "rt_prio", rt_prio);
+		json_uint(&w, "forwarded_pkts", d->st.fwd_pkts);
+		json_uint(&w, "forwarded_bytes", d->st.fwd_bytes);
+		json_uint(&w, "dropped_queue_full_pkts", d->st.drop_full_pkts);
+		json_uint(&w, "write_error_pkts", d->st.write_err_pkts);
+		json_uint(&w, "unreleased_pkts", d->q.n_msgs);
+		json_uint(&w, "max_queue_pkts", d->st.max_queue_pkts);
+		json_double(&w, "late_mean_us", late_mean_us);
+		json_double(&w, "late_max_us", d->st.late_max_ns / 1e3);
+		json_uint(&w, "late_over_1ms_pkts", d->st.late_over_1ms_pkts);
+		json_double(&w, "cpu_s", cpu_s);
+		json_obj_end(&w);
 		if (rbudp_cli_json_out(&w) < 0)
 			fprintf(stderr, "%s: cannot write the JSON summary\n", prog);
-		jw_finish(&w);
+		json_finish(&w);
 		return;
 	}
 	fprintf(stderr,

@@ -252,85 +252,85 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 {
 	const struct rbudp_setup *su = &r->setup;
 	char digest[24];
-	struct jw w;
+	struct json_writer w;
 
-	jw_init(&w, false);
-	jw_obj_begin(&w, NULL);
-	jw_str(&w, "tool", prog);
-	jw_str(&w, "version", RXB_VERSION);
-	jw_bool(&w, "ok", r->ok);
+	json_init(&w, false);
+	json_obj_begin(&w, NULL);
+	json_str(&w, "tool", prog);
+	json_str(&w, "version", RXB_VERSION);
+	json_bool(&w, "ok", r->ok);
 	if (r->ok)
-		jw_null(&w, "error");
+		json_null(&w, "error");
 	else
-		jw_str(&w, "error", r->error);
-	jw_str(&w, "sender", r->peer);
-	jw_str(&w, "local", rx->local);
+		json_str(&w, "error", r->error);
+	json_str(&w, "sender", r->peer);
+	json_str(&w, "local", rx->local);
 	if (c->o.output)
-		jw_str(&w, "output", c->o.output);
+		json_str(&w, "output", c->o.output);
 	else
-		jw_null(&w, "output");
-	jw_uint(&w, "file_bytes", r->have_setup ? su->file_bytes : 0);
-	jw_uint(&w, "payload_bytes", r->have_setup ? su->payload_bytes : 0);
-	jw_uint(&w, "total_pkts", r->have_setup ? su->total_pkts : 0);
-	jw_int(&w, "cpu", c->cpu);
-	jw_int(&w, "rcvbuf_bytes", rx->rcvbuf_bytes);
-	jw_double(&w, "poll_us", (double)c->o.poll_ns / 1e3);
-	jw_bool(&w, "busy_poll", c->o.busy_poll);
-	jw_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
-	jw_uint(&w, "t0_mono_ns", r->t0_ns);
-	jw_double(&w, "transfer_time_s", r->transfer_ns ? (double)r->transfer_ns / 1e9 : NAN);
-	jw_uint(&w, "rounds", r->n_rounds);
-	jw_uint(&w, "dgrams_received", r->dgrams);
-	jw_uint(&w, "pkts_received", r->pkts_received);
-	jw_uint(&w, "pkts_duplicate", r->pkts_duplicate);
-	jw_obj_begin(&w, "dgrams_bad");
-	jw_uint(&w, "short", r->bad_short);
-	jw_uint(&w, "seq", r->bad_seq);
-	jw_uint(&w, "length", r->bad_len);
-	jw_obj_end(&w);
+		json_null(&w, "output");
+	json_uint(&w, "file_bytes", r->have_setup ? su->file_bytes : 0);
+	json_uint(&w, "payload_bytes", r->have_setup ? su->payload_bytes : 0);
+	json_uint(&w, "total_pkts", r->have_setup ? su->total_pkts : 0);
+	json_int(&w, "cpu", c->cpu);
+	json_int(&w, "rcvbuf_bytes", rx->rcvbuf_bytes);
+	json_double(&w, "poll_us", (double)c->o.poll_ns / 1e3);
+	json_bool(&w, "busy_poll", c->o.busy_poll);
+	json_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
+	json_uint(&w, "t0_mono_ns", r->t0_ns);
+	json_double(&w, "transfer_time_s", r->transfer_ns ? (double)r->transfer_ns / 1e9 : NAN);
+	json_uint(&w, "rounds", r->n_rounds);
+	json_uint(&w, "dgrams_received", r->dgrams);
+	json_uint(&w, "pkts_received", r->pkts_received);
+	json_uint(&w, "pkts_duplicate", r->pkts_duplicate);
+	json_obj_begin(&w, "dgrams_bad");
+	json_uint(&w, "short", r->bad_short);
+	json_uint(&w, "seq", r->bad_seq);
+	json_uint(&w, "length", r->bad_len);
+	json_obj_end(&w);
 	if (r->socket_drops == UINT64_MAX)
-		jw_null(&w, "socket_drops");
+		json_null(&w, "socket_drops");
 	else
-		jw_uint(&w, "socket_drops", r->socket_drops);
-	jw_arr_begin(&w, "per_round");
+		json_uint(&w, "socket_drops", r->socket_drops);
+	json_arr_begin(&w, "per_round");
 	for (uint32_t i = 0; i < r->n_rounds; i++) {
 		const struct rbudp_recv_round *rr = &r->rounds[i];
 		double span = (double)(rr->last_rx_ns - rr->first_rx_ns) / 1e9;
 
-		jw_obj_begin(&w, NULL);
-		jw_uint(&w, "round", rr->round);
-		jw_uint(&w, "pkts_expected", rr->pkts_expected);
-		jw_uint(&w, "pkts_sent", rr->pkts_sent);
-		jw_uint(&w, "pkts_received", rr->pkts_received);
-		jw_uint(&w, "pkts_lost", rr->pkts_lost);
-		jw_uint(&w, "pkts_duplicate", rr->pkts_duplicate);
-		jw_double(&w, "rx_rate_bps", span > 0 ? (double)rr->bytes_received * 8 / span : NAN);
-		jw_double(&w, "drain_s", (double)rr->drain_ns / 1e9);
-		jw_obj_end(&w);
+		json_obj_begin(&w, NULL);
+		json_uint(&w, "round", rr->round);
+		json_uint(&w, "pkts_expected", rr->pkts_expected);
+		json_uint(&w, "pkts_sent", rr->pkts_sent);
+		json_uint(&w, "pkts_received", rr->pkts_received);
+		json_uint(&w, "pkts_lost", rr->pkts_lost);
+		json_uint(&w, "pkts_duplicate", rr->pkts_duplicate);
+		json_double(&w, "rx_rate_bps", span > 0 ? (double)rr->bytes_received * 8 / span : NAN);
+		json_double(&w, "drain_s", (double)rr->drain_ns / 1e9);
+		json_obj_end(&w);
 	}
-	jw_arr_end(&w);
+	json_arr_end(&w);
 	if (c->o.gap_ns) {
-		jw_double(&w, "gap_log_ms", (double)c->o.gap_ns / 1e6);
-		jw_uint(&w, "gaps_total", r->gaps_total);
-		jw_arr_begin(&w, "gaps");
+		json_double(&w, "gap_log_ms", (double)c->o.gap_ns / 1e6);
+		json_uint(&w, "gaps_total", r->gaps_total);
+		json_arr_begin(&w, "gaps");
 		for (uint32_t i = 0; i < r->n_gaps; i++) {
-			jw_obj_begin(&w, NULL);
-			jw_uint(&w, "round", r->gaps[i].round);
-			jw_double(&w, "start_s", (double)r->gaps[i].start_ns / 1e9);
-			jw_double(&w, "duration_s",
+			json_obj_begin(&w, NULL);
+			json_uint(&w, "round", r->gaps[i].round);
+			json_double(&w, "start_s", (double)r->gaps[i].start_ns / 1e9);
+			json_double(&w, "duration_s",
 				  (double)(r->gaps[i].end_ns - r->gaps[i].start_ns) / 1e9);
-			jw_obj_end(&w);
+			json_obj_end(&w);
 		}
-		jw_arr_end(&w);
+		json_arr_end(&w);
 	}
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)r->digest);
-	jw_str(&w, "digest", digest);
-	jw_bool(&w, "verified", r->verified);
-	jw_double(&w, "verify_time_s", (double)r->verify_ns / 1e9);
-	jw_double(&w, "write_time_s", (double)r->write_ns / 1e9);
-	jw_obj_end(&w);
+	json_str(&w, "digest", digest);
+	json_bool(&w, "verified", r->verified);
+	json_double(&w, "verify_time_s", (double)r->verify_ns / 1e9);
+	json_double(&w, "write_time_s", (double)r->write_ns / 1e9);
+	json_obj_end(&w);
 	rbudp_cli_json_out(&w);
-	jw_finish(&w);
+	json_finish(&w);
 }
 
 static void text_summary(const struct rbudp_recv_result *r)

@@ -296,66 +296,66 @@ static double rate_of(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 8e9 / (double)ns : NAN;
 }
 
-static void json_follow(struct jw *w, const struct cli *c, const struct rbudp_follow *f,
+static void json_follow(struct json_writer *w, const struct cli *c, const struct rbudp_follow *f,
 			uint64_t t0_ns)
 {
-	jw_obj_begin(w, "follow");
-	jw_str(w, "daemon", c->follow);
-	jw_str(w, "daemon_name", f->daemon_name);
-	jw_bool(w, "obey_pause", !c->no_pause);
+	json_obj_begin(w, "follow");
+	json_str(w, "daemon", c->follow);
+	json_str(w, "daemon_name", f->daemon_name);
+	json_bool(w, "obey_pause", !c->no_pause);
 	if (c->max_rate_bps)
-		jw_uint(w, "max_rate_bps", c->max_rate_bps);
+		json_uint(w, "max_rate_bps", c->max_rate_bps);
 	else
-		jw_null(w, "max_rate_bps");
-	jw_double(w, "rtt_ms", (double)c->rtt_ns / 1e6);
-	jw_double(w, "pause_lead_ms", (double)(c->lead_ns < 0 ? c->rtt_ns : c->lead_ns) / 1e6);
-	jw_arr_begin(w, "rates");
+		json_null(w, "max_rate_bps");
+	json_double(w, "rtt_ms", (double)c->rtt_ns / 1e6);
+	json_double(w, "pause_lead_ms", (double)(c->lead_ns < 0 ? c->rtt_ns : c->lead_ns) / 1e6);
+	json_arr_begin(w, "rates");
 	for (uint32_t i = 0; i < f->n_rates; i++) {
 		const struct rbudp_follow_rate *r = &f->rates[i];
 
-		jw_obj_begin(w, NULL);
+		json_obj_begin(w, NULL);
 		/* Relative to the transfer start; negative: before it. */
-		jw_double(w, "t_s", ((double)r->t_ns - (double)t0_ns) / 1e9);
-		jw_uint(w, "rate_bps", r->rate_bps);
-		jw_double(w, "loss", r->loss);
-		jw_uint(w, "epoch", r->epoch);
-		jw_uint(w, "confidence", r->confidence);
-		jw_uint(w, "flags", r->flags);
-		jw_obj_end(w);
+		json_double(w, "t_s", ((double)r->t_ns - (double)t0_ns) / 1e9);
+		json_uint(w, "rate_bps", r->rate_bps);
+		json_double(w, "loss", r->loss);
+		json_uint(w, "epoch", r->epoch);
+		json_uint(w, "confidence", r->confidence);
+		json_uint(w, "flags", r->flags);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
-	jw_arr_begin(w, "schedules");
+	json_arr_end(w);
+	json_arr_begin(w, "schedules");
 	for (uint32_t i = 0; i < f->n_scheds; i++) {
 		const struct rbudp_follow_sched *p = &f->scheds[i];
 
-		jw_obj_begin(w, NULL);
-		jw_double(w, "received_s", ((double)p->received_ns - (double)t0_ns) / 1e9);
-		jw_bool(w, "cancel", p->cancel);
-		jw_double(w, "first_stop_s", ((double)p->first_stop_ns - (double)t0_ns) / 1e9);
-		jw_uint(w, "duration_us", p->duration_us);
-		jw_uint(w, "period_us", p->period_us);
-		jw_uint(w, "repeat_count", p->repeat_count);
-		jw_obj_end(w);
+		json_obj_begin(w, NULL);
+		json_double(w, "received_s", ((double)p->received_ns - (double)t0_ns) / 1e9);
+		json_bool(w, "cancel", p->cancel);
+		json_double(w, "first_stop_s", ((double)p->first_stop_ns - (double)t0_ns) / 1e9);
+		json_uint(w, "duration_us", p->duration_us);
+		json_uint(w, "period_us", p->period_us);
+		json_uint(w, "repeat_count", p->repeat_count);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
-	jw_uint(w, "pause_frames", f->pause_frames);
-	jw_uint(w, "cancel_frames", f->cancel_frames);
-	jw_uint(w, "pauses_honoured", f->n_windows);
-	jw_double(w, "pause_time_s", (double)f->pause_ns / 1e9);
-	jw_arr_begin(w, "pauses");
+	json_arr_end(w);
+	json_uint(w, "pause_frames", f->pause_frames);
+	json_uint(w, "cancel_frames", f->cancel_frames);
+	json_uint(w, "pauses_honoured", f->n_windows);
+	json_double(w, "pause_time_s", (double)f->pause_ns / 1e9);
+	json_arr_begin(w, "pauses");
 	for (uint32_t i = 0; i < f->n_windows && i < 1000; i++) {
-		jw_obj_begin(w, NULL);
-		jw_double(w, "start_s", ((double)f->windows[i].start_ns - (double)t0_ns) / 1e9);
-		jw_double(w, "duration_s",
+		json_obj_begin(w, NULL);
+		json_double(w, "start_s", ((double)f->windows[i].start_ns - (double)t0_ns) / 1e9);
+		json_double(w, "duration_s",
 			  (double)(f->windows[i].end_ns - f->windows[i].start_ns) / 1e9);
-		jw_obj_end(w);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
+	json_arr_end(w);
 	if (f->connected)
-		jw_null(w, "connection_lost");
+		json_null(w, "connection_lost");
 	else
-		jw_str(w, "connection_lost", f->lost);
-	jw_obj_end(w);
+		json_str(w, "connection_lost", f->lost);
+	json_obj_end(w);
 }
 
 static void json_summary(const struct cli *c, const struct rbudp_source *src,
@@ -364,75 +364,75 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 	double t = (double)r->transfer_ns / 1e9;
 	const struct rbudp_send_round *r1 = r->n_rounds ? &r->rounds[0] : NULL;
 	char digest[24];
-	struct jw w;
+	struct json_writer w;
 
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)r->digest);
-	jw_init(&w, false);
-	jw_obj_begin(&w, NULL);
-	jw_str(&w, "tool", prog);
-	jw_str(&w, "version", RXB_VERSION);
-	jw_bool(&w, "ok", r->ok);
+	json_init(&w, false);
+	json_obj_begin(&w, NULL);
+	json_str(&w, "tool", prog);
+	json_str(&w, "version", RXB_VERSION);
+	json_bool(&w, "ok", r->ok);
 	if (r->ok)
-		jw_null(&w, "error");
+		json_null(&w, "error");
 	else
-		jw_str(&w, "error", r->error);
-	jw_str(&w, "receiver", r->peer);
-	jw_str(&w, "source", c->file ? c->file : "synthetic");
-	jw_uint(&w, "file_bytes", src->file_bytes);
-	jw_uint(&w, "payload_bytes", src->payload_bytes);
-	jw_uint(&w, "dgram_bytes", src->payload_bytes + RBUDP_DGRAM_HDR);
-	jw_uint(&w, "total_pkts", src->total_pkts);
-	jw_str(&w, "mode", c->follow ? (c->no_pause ? "follow-no-pause" : "follow") : "fixed");
+		json_str(&w, "error", r->error);
+	json_str(&w, "receiver", r->peer);
+	json_str(&w, "source", c->file ? c->file : "synthetic");
+	json_uint(&w, "file_bytes", src->file_bytes);
+	json_uint(&w, "payload_bytes", src->payload_bytes);
+	json_uint(&w, "dgram_bytes", src->payload_bytes + RBUDP_DGRAM_HDR);
+	json_uint(&w, "total_pkts", src->total_pkts);
+	json_str(&w, "mode", c->follow ? (c->no_pause ? "follow-no-pause" : "follow") : "fixed");
 	if (c->follow)
-		jw_null(&w, "rate_requested_bps");
+		json_null(&w, "rate_requested_bps");
 	else
-		jw_uint(&w, "rate_requested_bps", c->o.rate_bps);
-	jw_double(&w, "one_way_delay_ms", (double)c->o.delay_ns / 1e6);
-	jw_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
-	jw_uint(&w, "receiver_rcvbuf_bytes", r->rcvbuf_bytes);
-	jw_uint(&w, "batch_pkts", c->o.batch_pkts);
-	jw_uint(&w, "burst_pkts", c->o.burst_pkts);
-	jw_uint(&w, "gso_segs", r->gso_segs > 1 ? r->gso_segs : 0);
-	jw_uint(&w, "t0_mono_ns", r->t0_ns);
-	jw_double(&w, "setup_time_s", (double)r->setup_ns / 1e9);
-	jw_double(&w, "transfer_time_s", r->transfer_ns ? t : NAN);
-	jw_double(&w, "goodput_bps", r->transfer_ns ? (double)src->file_bytes * 8 / t : NAN);
-	jw_double(&w, "achieved_rate_bps", r1 ? rate_of(r1->udp_bytes, r1->blast_ns) : NAN);
-	jw_uint(&w, "rounds", r->n_rounds);
-	jw_uint(&w, "pkts_sent", r->pkts_sent);
-	jw_uint(&w, "pkts_resent", r->pkts_sent > src->total_pkts ?
+		json_uint(&w, "rate_requested_bps", c->o.rate_bps);
+	json_double(&w, "one_way_delay_ms", (double)c->o.delay_ns / 1e6);
+	json_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
+	json_uint(&w, "receiver_rcvbuf_bytes", r->rcvbuf_bytes);
+	json_uint(&w, "batch_pkts", c->o.batch_pkts);
+	json_uint(&w, "burst_pkts", c->o.burst_pkts);
+	json_uint(&w, "gso_segs", r->gso_segs > 1 ? r->gso_segs : 0);
+	json_uint(&w, "t0_mono_ns", r->t0_ns);
+	json_double(&w, "setup_time_s", (double)r->setup_ns / 1e9);
+	json_double(&w, "transfer_time_s", r->transfer_ns ? t : NAN);
+	json_double(&w, "goodput_bps", r->transfer_ns ? (double)src->file_bytes * 8 / t : NAN);
+	json_double(&w, "achieved_rate_bps", r1 ? rate_of(r1->udp_bytes, r1->blast_ns) : NAN);
+	json_uint(&w, "rounds", r->n_rounds);
+	json_uint(&w, "pkts_sent", r->pkts_sent);
+	json_uint(&w, "pkts_resent", r->pkts_sent > src->total_pkts ?
 		r->pkts_sent - src->total_pkts : 0);
-	jw_uint(&w, "bytes_sent", r->bytes_sent);
-	jw_uint(&w, "udp_bytes_sent", r->udp_bytes);
-	jw_uint(&w, "send_calls", r->send_calls);
-	jw_double(&w, "pause_time_s", (double)r->pause_ns / 1e9);
-	jw_arr_begin(&w, "per_round");
+	json_uint(&w, "bytes_sent", r->bytes_sent);
+	json_uint(&w, "udp_bytes_sent", r->udp_bytes);
+	json_uint(&w, "send_calls", r->send_calls);
+	json_double(&w, "pause_time_s", (double)r->pause_ns / 1e9);
+	json_arr_begin(&w, "per_round");
 	for (uint32_t i = 0; i < r->n_rounds; i++) {
 		const struct rbudp_send_round *rs = &r->rounds[i];
 
-		jw_obj_begin(&w, NULL);
-		jw_uint(&w, "round", rs->round);
-		jw_uint(&w, "pkts_sent", rs->pkts_sent);
-		jw_uint(&w, "pkts_lost", rs->pkts_lost);
-		jw_uint(&w, "udp_bytes_sent", rs->udp_bytes);
-		jw_double(&w, "start_s", (double)rs->start_ns / 1e9);
-		jw_double(&w, "blast_time_s", (double)rs->blast_ns / 1e9);
-		jw_double(&w, "rate_bps", rate_of(rs->udp_bytes, rs->blast_ns));
-		jw_uint(&w, "rate_requested_bps", rs->rate_bps);
-		jw_double(&w, "pause_s", (double)rs->pause_ns / 1e9);
-		jw_double(&w, "feedback_wait_s", (double)rs->wait_ns / 1e9);
-		jw_obj_end(&w);
+		json_obj_begin(&w, NULL);
+		json_uint(&w, "round", rs->round);
+		json_uint(&w, "pkts_sent", rs->pkts_sent);
+		json_uint(&w, "pkts_lost", rs->pkts_lost);
+		json_uint(&w, "udp_bytes_sent", rs->udp_bytes);
+		json_double(&w, "start_s", (double)rs->start_ns / 1e9);
+		json_double(&w, "blast_time_s", (double)rs->blast_ns / 1e9);
+		json_double(&w, "rate_bps", rate_of(rs->udp_bytes, rs->blast_ns));
+		json_uint(&w, "rate_requested_bps", rs->rate_bps);
+		json_double(&w, "pause_s", (double)rs->pause_ns / 1e9);
+		json_double(&w, "feedback_wait_s", (double)rs->wait_ns / 1e9);
+		json_obj_end(&w);
 	}
-	jw_arr_end(&w);
+	json_arr_end(&w);
 	if (f)
 		json_follow(&w, c, f, r->t0_ns);
-	jw_str(&w, "digest", digest);
-	jw_double(&w, "digest_time_s", (double)r->digest_ns / 1e9);
-	jw_bool(&w, "verified", r->ok);
-	jw_double(&w, "verify_wait_s", (double)r->verify_wait_ns / 1e9);
-	jw_obj_end(&w);
+	json_str(&w, "digest", digest);
+	json_double(&w, "digest_time_s", (double)r->digest_ns / 1e9);
+	json_bool(&w, "verified", r->ok);
+	json_double(&w, "verify_wait_s", (double)r->verify_wait_ns / 1e9);
+	json_obj_end(&w);
 	rbudp_cli_json_out(&w);
-	jw_finish(&w);
+	json_finish(&w);
 }
 
 static void text_summary(const struct rbudp_source *src, const struct rbudp_send_result *r,

@@ -2,7 +2,7 @@
 /*
  * rbudp-testpeer: a scripted stand-in for rxbneckd's sender side, for
  * testing rxbneck-send --follow. It is the daemon's own server module
- * (daemon/sendsrv) in a small epoll loop that publishes a given sequence of
+ * (daemon/serve/sendsrv) in a small epoll loop that publishes a given sequence of
  * RATE and PAUSE values for one flow, timed from the first sender's HELLO,
  * and logs what it published (CLOCK_MONOTONIC, comparable with the
  * sender's times on the same host) as JSON lines. Not installed.
@@ -31,7 +31,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"
-#include "daemon/sendsrv.h"
+#include "daemon/serve/sendsrv.h"
 #include "tools/rbudp/cli.h"
 
 static const char *const prog = "rbudp-testpeer";

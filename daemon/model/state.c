@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The state directory and the learned-costs history. See state.h. */
-#include "daemon/state.h"
+#include "daemon/model/state.h"
 
 #include <errno.h>
 #include <fcntl.h>

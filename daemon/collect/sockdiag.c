@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "daemon/sockdiag.h"
+#include "daemon/collect/sockdiag.h"
 
 #include <errno.h>
 #include <netinet/in.h>

@@ -8,7 +8,7 @@
 #define RXB_DAEMON_STATUS_H
 
 #include "common/json.h"
-#include "daemon/ctlsrv.h"
+#include "daemon/serve/ctlsrv.h"
 
 struct daemon;
 
@@ -17,6 +17,6 @@ void status_dispatch(struct daemon *d, const struct ctl_request *req,
 		     struct ctl_reply *rep);
 
 /* The status document as JSON (also used by tests). */
-void status_json(struct jw *w, const struct daemon *d);
+void status_json(struct json_writer *w, const struct daemon *d);
 
 #endif

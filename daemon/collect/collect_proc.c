@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The /proc side of the measurement. See collect_proc.h. */
-#include "daemon/collect_proc.h"
+#include "daemon/collect/collect_proc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "daemon/collect_sched.h"
-#include "daemon/procfs.h"
+#include "daemon/collect/collect_sched.h"
+#include "daemon/collect/procfs.h"
 
-#define CPROC_MAX_DISKS	128
-#define CPROC_MAX_UDP	4096
-#define CPROC_MAX_IRQS	512
+#define COLLECT_PROC_MAX_DISKS	128
+#define COLLECT_PROC_MAX_UDP	4096
+#define COLLECT_PROC_MAX_IRQS	512
 
 struct ptask {
 	uint32_t tid;
@@ -30,7 +30,7 @@ struct task_table {
 	size_t n, cap;
 };
 
-struct cproc {
+struct collect_proc {
 	bool have_cpu;
 	int ncpu_prev;
 	struct procfs_cpu_time cpu_prev[RXB_MAX_CPUS];
@@ -42,20 +42,20 @@ struct cproc {
 	bool have_disk;
 	uint64_t disk_at_ns;
 	int ndisk_prev;
-	struct procfs_disk disk_prev[CPROC_MAX_DISKS];
-	struct procfs_disk disk_now[CPROC_MAX_DISKS];
+	struct procfs_disk disk_prev[COLLECT_PROC_MAX_DISKS];
+	struct procfs_disk disk_now[COLLECT_PROC_MAX_DISKS];
 
 	int nudp_ports;
 	uint16_t udp_ports[RXB_MAX_SOCKS];
 	uint64_t udp_drops_prev[RXB_MAX_SOCKS];
 
-	struct procfs_udp_sock udp[CPROC_MAX_UDP];
+	struct procfs_udp_sock udp[COLLECT_PROC_MAX_UDP];
 
 	bool have_irq;
 	uint64_t irq_at_ns;
 	int nirq_prev;
-	struct procfs_irq irq_prev[CPROC_MAX_IRQS];
-	struct procfs_irq irq_now[CPROC_MAX_IRQS];
+	struct procfs_irq irq_prev[COLLECT_PROC_MAX_IRQS];
+	struct procfs_irq irq_now[COLLECT_PROC_MAX_IRQS];
 };
 
 static uint64_t sub0(uint64_t a, uint64_t b)
@@ -63,13 +63,13 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-int cproc_init(struct cproc **out)
+int collect_proc_init(struct collect_proc **out)
 {
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
 }
 
-void cproc_finish(struct cproc *cp)
+void collect_proc_finish(struct collect_proc *cp)
 {
 	if (!cp)
 		return;
@@ -86,7 +86,7 @@ static uint64_t total_ticks(const struct procfs_cpu_time *t)
 	       t->softirq + t->steal;
 }
 
-int cproc_cpu_times(struct cproc *cp, struct rxb_epoch *out, bool irq_fracs)
+int collect_proc_cpu_times(struct collect_proc *cp, struct rxb_epoch *out, bool irq_fracs)
 {
 	struct procfs_cpu_time now[RXB_MAX_CPUS];
 	int n = procfs_read_stat(now, RXB_MAX_CPUS);
@@ -186,7 +186,7 @@ static bool delayacct_on(void)
 	return on;
 }
 
-int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whylen)
+int collect_proc_tasks(struct collect_proc *cp, struct rxb_epoch *out, char *why, size_t whylen)
 {
 	struct task_table *prev = &cp->tasks[cp->cur], *cur = &cp->tasks[!cp->cur];
 	bool blkio = delayacct_on();
@@ -251,7 +251,7 @@ int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whyle
 			d.oncpu_ns = d.span_ns;
 		if (d.wait_ns > d.span_ns - d.oncpu_ns)
 			d.wait_ns = d.span_ns - d.oncpu_ns;
-		cls = task_classify(&d);
+		cls = collect_sched_classify(&d);
 		m = &out->cpus[t->cpu];
 		m->runnable_avg += (double)(d.oncpu_ns + d.wait_ns) / span_ns;
 		if (cls == TASK_CLASS_CPU)
@@ -274,9 +274,9 @@ static bool whole_disk(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-int cproc_disk(struct cproc *cp, struct rxb_epoch *out)
+int collect_proc_disk(struct collect_proc *cp, struct rxb_epoch *out)
 {
-	int n = procfs_read_diskstats(cp->disk_now, CPROC_MAX_DISKS);
+	int n = procfs_read_diskstats(cp->disk_now, COLLECT_PROC_MAX_DISKS);
 	uint64_t best = 0, best_ms = 0;
 	const char *name = NULL;
 
@@ -322,7 +322,7 @@ int cproc_disk(struct cproc *cp, struct rxb_epoch *out)
 
 /* ---------------------------------------------------------- sockets -- */
 
-static int prev_drops(const struct cproc *cp, uint16_t port, uint64_t *out)
+static int prev_drops(const struct collect_proc *cp, uint16_t port, uint64_t *out)
 {
 	for (int i = 0; i < cp->nudp_ports; i++)
 		if (cp->udp_ports[i] == port) {
@@ -332,10 +332,10 @@ static int prev_drops(const struct cproc *cp, uint16_t port, uint64_t *out)
 	return 0;
 }
 
-int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,
+int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int nports,
 		  struct rxb_epoch *out)
 {
-	int n = procfs_read_net_udp(cp->udp, CPROC_MAX_UDP);
+	int n = procfs_read_net_udp(cp->udp, COLLECT_PROC_MAX_UDP);
 	uint64_t drops[RXB_MAX_SOCKS];
 
 	if (n < 0)
@@ -377,9 +377,9 @@ int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,
 
 /* ------------------------------------------------------------- IRQs -- */
 
-int cproc_irqs(struct cproc *cp, struct rxb_epoch *out)
+int collect_proc_irqs(struct collect_proc *cp, struct rxb_epoch *out)
 {
-	int n = procfs_read_interrupts(cp->irq_now, CPROC_MAX_IRQS);
+	int n = procfs_read_interrupts(cp->irq_now, COLLECT_PROC_MAX_IRQS);
 	uint64_t now = rxb_mono_ns();
 	double epoch_s = (double)sub0(now, cp->irq_at_ns) / 1e9;
 
@@ -414,10 +414,10 @@ int cproc_irqs(struct cproc *cp, struct rxb_epoch *out)
 
 /* ------------------------------------------------ new receivers -- */
 
-int cproc_udp_port_socks(struct cproc *cp, const uint16_t *ports, int nports,
+int collect_proc_udp_port_socks(struct collect_proc *cp, const uint16_t *ports, int nports,
 			 struct port_socks *out)
 {
-	int n = procfs_read_net_udp(cp->udp, CPROC_MAX_UDP);
+	int n = procfs_read_net_udp(cp->udp, COLLECT_PROC_MAX_UDP);
 
 	if (n < 0)
 		return n;

@@ -12,7 +12,7 @@
 #include "bpf/blkio.h"
 #include "rxb/measure.h"
 
-void cdisk_compute(const struct blkio_snap *prev, const struct blkio_snap *cur,
+void collect_disk_compute(const struct blkio_snap *prev, const struct blkio_snap *cur,
 		   struct rxb_disk_meas *out);
 
 #endif

@@ -53,20 +53,20 @@ enum ctl_err {
 	CTL_ERR_INTERNAL,	/* out of memory, response too large */
 };
 
-const char *ctl_err_name(enum ctl_err e);
+const char *ctlsrv_err_name(enum ctl_err e);
 
 /* A growable, bounded output buffer. Errors latch (failed). */
-struct ctl_out {
+struct ctlsrv_out {
 	char *buf;
 	size_t len, cap, max;
 	bool failed;
 };
 
-void ctl_out_init(struct ctl_out *o, size_t max);
-void ctl_out_free(struct ctl_out *o);
-void ctl_out_write(struct ctl_out *o, const void *p, size_t n);
-void ctl_out_puts(struct ctl_out *o, const char *s);
-void ctl_out_printf(struct ctl_out *o, const char *fmt, ...)
+void ctlsrv_out_init(struct ctlsrv_out *o, size_t max);
+void ctlsrv_out_free(struct ctlsrv_out *o);
+void ctlsrv_out_write(struct ctlsrv_out *o, const void *p, size_t n);
+void ctlsrv_out_puts(struct ctlsrv_out *o, const char *s);
+void ctlsrv_out_printf(struct ctlsrv_out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 struct ctl_request {
@@ -83,7 +83,7 @@ struct ctl_request {
 struct ctl_reply {
 	enum ctl_err err;	/* CTL_OK: body is the answer */
 	char msg[256];		/* for an error: one line, no newline */
-	struct ctl_out body;
+	struct ctlsrv_out body;
 };
 
 struct ctlsrv_ops {
@@ -130,6 +130,6 @@ size_t ctlsrv_memory_bound(void);
  * Split a request line (without its newline) into @req. Returns CTL_OK or
  * CTL_ERR_BAD_REQUEST (@why says what is wrong). @line is modified.
  */
-enum ctl_err ctl_parse_request(char *line, struct ctl_request *req, const char **why);
+enum ctl_err ctlsrv_parse_request(char *line, struct ctl_request *req, const char **why);
 
 #endif

@@ -10,24 +10,24 @@
 #include <stdio.h>
 
 #include "common/json.h"
-#include "daemon/collect_sched.h"
+#include "daemon/collect/collect_sched.h"
 #include "rxb/measure.h"
 
 /* Write @e as one JSON object (member @key, or a top-level value if NULL);
  * with @tasks (may be NULL) also its "tasks" list. */
-void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e,
-			const struct csched_report *tasks);
+void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb_epoch *e,
+			const struct collect_sched_report *tasks);
 
 /* Write @e as readable text to @f. */
-void collect_epoch_text(FILE *f, const struct rxb_epoch *e);
+void collect_json_epoch_text(FILE *f, const struct rxb_epoch *e);
 
 /* The classified tasks of an epoch (collect_task_report()). */
-void collect_tasks_json(struct jw *w, const char *key, const struct csched_report *r);
-void collect_tasks_text(FILE *f, const struct csched_report *r);
+void collect_json_tasks(struct json_writer *w, const char *key, const struct collect_sched_report *r);
+void collect_json_tasks_text(FILE *f, const struct collect_sched_report *r);
 
 /* Names of the bits of enum rxb_degraded ("no_bpf") and enum
  * rxb_probe_group ("sched"). */
-const char *collect_degraded_name(unsigned bit);
-const char *collect_probe_group_name(unsigned bit);
+const char *collect_json_degraded_name(unsigned bit);
+const char *collect_json_probe_group_name(unsigned bit);
 
 #endif

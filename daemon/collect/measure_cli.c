@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* `rxbneckd --measure-only`. See measure_cli.h. */
-#include "daemon/measure_cli.h"
+#include "daemon/collect/measure_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,8 +14,8 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"
-#include "daemon/collect.h"
-#include "daemon/collect_json.h"
+#include "daemon/collect/collect.h"
+#include "daemon/collect/collect_json.h"
 
 struct cli {
 	uint64_t epochs;
@@ -251,22 +251,22 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
-static int print_epoch(const struct cli *cli, struct jw *w, const struct rxb_epoch *e,
-		       const struct csched_report *tasks)
+static int print_epoch(const struct cli *cli, struct json_writer *w, const struct rxb_epoch *e,
+		       const struct collect_sched_report *tasks)
 {
 	if (!cli->json) {
-		collect_epoch_text(stdout, e);
+		collect_json_epoch_text(stdout, e);
 		if (cli->opts.report_tasks)
-			collect_tasks_text(stdout, tasks);
+			collect_json_tasks_text(stdout, tasks);
 	} else {
-		jw_reset(w);
-		collect_epoch_json(w, NULL, e, cli->opts.report_tasks ? tasks : NULL);
-		if (!jw_ok(w)) {
+		json_reset(w);
+		collect_json_epoch(w, NULL, e, cli->opts.report_tasks ? tasks : NULL);
+		if (!json_ok(w)) {
 			rxb_err("measure: formatting epoch %llu as JSON failed",
 				(unsigned long long)e->seq);
 			return -1;
 		}
-		fputs(jw_text(w), stdout);
+		fputs(json_text(w), stdout);
 		fputc('\n', stdout);
 	}
 	if (fflush(stdout)) {
@@ -281,19 +281,19 @@ static int run(const struct cli *cli)
 	struct rxb_epoch *e = malloc(sizeof(*e));
 	struct collect *c = NULL;
 	uint64_t next;
-	struct jw w;
+	struct json_writer w;
 	int err, status = 0;
 
 	if (!e) {
 		rxb_err("measure: out of memory");
 		return 1;
 	}
-	jw_init(&w, false);
+	json_init(&w, false);
 	err = collect_init(&c, &cli->opts);
 	if (err) {
 		rxb_log_errno(RXB_LOG_ERR, -err, "measure: starting the collector");
 		free(e);
-		jw_finish(&w);
+		json_finish(&w);
 		return 1;
 	}
 	next = rxb_mono_ns();
@@ -319,7 +319,7 @@ static int run(const struct cli *cli)
 		}
 	}
 	collect_finish(c);
-	jw_finish(&w);
+	json_finish(&w);
 	free(e);
 	return status;
 }

@@ -2,7 +2,7 @@
 /*
  * What /proc gives without BPF (DESIGN §4, degraded mode), and the CPU idle
  * time the BPF path takes from /proc too. Each function keeps the previous
- * reading in the cproc state and fills its part of the epoch with the
+ * reading in the collect_proc state and fills its part of the epoch with the
  * change since; the first call of each only takes the baseline (and leaves
  * its values NaN / invalid).
  *
@@ -28,22 +28,22 @@
 
 #include "rxb/measure.h"
 
-struct cproc;
+struct collect_proc;
 
-int cproc_init(struct cproc **out);
-void cproc_finish(struct cproc *cp);
+int collect_proc_init(struct collect_proc **out);
+void collect_proc_finish(struct collect_proc *cp);
 
 /* busy_frac per CPU; with @irq_fracs also hardirq/softirq_frac from the
  * irq/softirq ticks (all softirq vectors, not only NET_RX). Sets ncpus if
  * it is 0. 0 or -errno. */
-int cproc_cpu_times(struct cproc *cp, struct rxb_epoch *out, bool irq_fracs);
+int collect_proc_cpu_times(struct collect_proc *cp, struct rxb_epoch *out, bool irq_fracs);
 
 /* Task classes, runnable_avg, per CPU. @why gets a reason when io_bound
  * cannot be measured. 0 or -errno. */
-int cproc_tasks(struct cproc *cp, struct rxb_epoch *out, char *why, size_t whylen);
+int collect_proc_tasks(struct collect_proc *cp, struct rxb_epoch *out, char *why, size_t whylen);
 
 /* out->disk (service fields only). 0 or -errno. */
-int cproc_disk(struct cproc *cp, struct rxb_epoch *out);
+int collect_proc_disk(struct collect_proc *cp, struct rxb_epoch *out);
 
 /*
  * The sockets bound to a watched port: how many, and the sum of their
@@ -58,14 +58,14 @@ struct port_socks {
 
 /* @out[i] for each of @ports (at most RXB_MAX_SOCKS): its UDP sockets, from
  * /proc/net/udp and udp6. The number filled, or -errno. */
-int cproc_udp_port_socks(struct cproc *cp, const uint16_t *ports, int nports,
+int collect_proc_udp_port_socks(struct collect_proc *cp, const uint16_t *ports, int nports,
 			 struct port_socks *out);
 
 /* out->socks[] for @ports: drops from /proc/net/udp{,6}. 0 or -errno. */
-int cproc_sockets(struct cproc *cp, const uint16_t *ports, int nports,
+int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int nports,
 		  struct rxb_epoch *out);
 
 /* out->irqs[] from /proc/interrupts: counts and rates (no handler time). */
-int cproc_irqs(struct cproc *cp, struct rxb_epoch *out);
+int collect_proc_irqs(struct collect_proc *cp, struct rxb_epoch *out);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* sd_notify by hand. See notify.h. */
-#include "daemon/notify.h"
+#include "daemon/serve/notify.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The per-epoch pipeline: inputs -> solve -> publish, per flow. See flows.h. */
-#include "daemon/flows.h"
+#include "daemon/model/flows.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,7 +20,7 @@ static const char *const state_names[] = {
 	[FLOW_STALE] = "stale",
 };
 
-const char *flow_state_name(enum flow_state s)
+const char *flows_state_name(enum flow_state s)
 {
 	if ((unsigned)s >= RXB_ARRAY_SIZE(state_names))
 		return "?";

@@ -6,13 +6,13 @@
  * A task is classified from what it did during the epoch (DESIGN §4):
  *
  *  CPU-bound  runnable (running or waiting for a CPU) for at least
- *             CSCHED_CPU_RUNNABLE_MIN of the time it existed in the epoch,
+ *             COLLECT_SCHED_CPU_RUNNABLE_MIN of the time it existed in the epoch,
  *             and switched out by preemption at least as often as by
  *             blocking (a task that never left the CPU qualifies).
  *  I/O-bound  not CPU-bound, blocked at least once in io_schedule() (D state
  *             with in_iowait: waiting for the disk), and busy - running,
  *             runnable or waiting for the disk - for at least
- *             CSCHED_IO_ACTIVE_MIN of its time, i.e. not mostly asleep
+ *             COLLECT_SCHED_IO_ACTIVE_MIN of its time, i.e. not mostly asleep
  *             waiting for something else.
  *  none       everything else (interactive, sleeping, daemons), and the
  *             receiver threads of watched sockets, which are the model's
@@ -43,8 +43,8 @@
 #include "bpf/sched.h"
 #include "rxb/measure.h"
 
-#define CSCHED_CPU_RUNNABLE_MIN	0.5
-#define CSCHED_IO_ACTIVE_MIN	0.5
+#define COLLECT_SCHED_CPU_RUNNABLE_MIN	0.5
+#define COLLECT_SCHED_IO_ACTIVE_MIN	0.5
 
 enum task_class {
 	TASK_CLASS_NONE = 0,
@@ -67,11 +67,11 @@ struct task_delta {
 	uint64_t n_disk_reqs;	/* block requests it issued */
 };
 
-enum task_class task_classify(const struct task_delta *d);
-const char *task_class_name(enum task_class c);
+enum task_class collect_sched_classify(const struct task_delta *d);
+const char *collect_sched_class_name(enum task_class c);
 
 /* On-CPU time of one receiver thread over the epoch, and where. */
-struct csched_tid_time {
+struct collect_sched_tid_time {
 	uint32_t tid;			/* in: the thread asked about */
 	bool seen;			/* out: found in both snapshots or new */
 	uint64_t oncpu_ns;
@@ -80,8 +80,8 @@ struct csched_tid_time {
 };
 
 /* How one classified task was counted, for inspection (--tasks). */
-#define CSCHED_REPORT_CPUS 4
-struct csched_task_report {
+#define COLLECT_SCHED_REPORT_CPUS 4
+struct collect_sched_task_report {
 	uint32_t tid;
 	uint32_t tgid;
 	char comm[16];
@@ -89,18 +89,18 @@ struct csched_task_report {
 	bool receiver;		/* a watched socket's receiver (not classified) */
 	struct task_delta d;
 	int nw;
-	struct csched_weight {
+	struct collect_sched_weight {
 		int cpu;
 		double w;	/* what it added to cpu_bound/io_bound there */
-	} w[CSCHED_REPORT_CPUS];	/* largest first */
+	} w[COLLECT_SCHED_REPORT_CPUS];	/* largest first */
 };
 
-struct csched_report {
-	struct csched_task_report *v;
+struct collect_sched_report {
+	struct collect_sched_task_report *v;
 	size_t n, cap;
 };
 
-void csched_report_free(struct csched_report *r);
+void collect_sched_report_free(struct collect_sched_report *r);
 
 /*
  * Fill @out->cpus[0..ncpus) (cpu_bound, io_bound, runnable_avg, switches,
@@ -112,18 +112,18 @@ void csched_report_free(struct csched_report *r);
  * I/O-bound task and every receiver is listed there. Pure computation.
  */
 /* What the block layer saw of one task's requests during the epoch. */
-struct csched_disk_use {
+struct collect_sched_disk_use {
 	uint64_t issued;
 	uint64_t completed;
 	uint64_t service_ns;	/* of those completed */
 };
 
 /* Fill @out for @tid (zeros if unknown). */
-typedef void (*csched_reqs_fn)(void *arg, uint32_t tid, struct csched_disk_use *out);
+typedef void (*collect_sched_reqs_fn)(void *arg, uint32_t tid, struct collect_sched_disk_use *out);
 
-void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
-		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
-		    struct csched_report *report, csched_reqs_fn reqs, void *reqs_arg);
+void collect_sched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
+		    struct collect_sched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
+		    struct collect_sched_report *report, collect_sched_reqs_fn reqs, void *reqs_arg);
 
 /*
  * Give every thread in /proc a baseline in the scheduler probe (from its
@@ -131,6 +131,6 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
  * switched since the probes attached. Returns the number of threads seeded,
  * or -errno.
  */
-int csched_seed_from_proc(struct sched_probe *sp);
+int collect_sched_seed_from_proc(struct sched_probe *sp);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The RBUDP+ pause-window predictor of one flow. See pause.h. */
-#include "daemon/pause.h"
+#include "daemon/model/pause.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -588,99 +588,99 @@ void pause_note_sent(struct pause *ps, const struct rxbneck_pause *p, int sent)
 /* ------------------------------------------------------------- status -- */
 
 
-static void err_json(struct jw *w, const char *key, const struct pause_err *e)
+static void err_json(struct json_writer *w, const char *key, const struct pause_err *e)
 {
 	struct pause_err_summary s;
 
 	pause_err_summary(e, &s);
-	jw_obj_begin(w, key);
-	jw_uint(w, "n", s.n);
-	jw_double(w, "mean_abs_us", s.mean_us);
-	jw_double(w, "bias_us", s.bias_us);
-	jw_double(w, "p50_abs_us", s.p50_us);
-	jw_double(w, "p90_abs_us", s.p90_us);
-	jw_obj_end(w);
+	json_obj_begin(w, key);
+	json_uint(w, "n", s.n);
+	json_double(w, "mean_abs_us", s.mean_us);
+	json_double(w, "bias_us", s.bias_us);
+	json_double(w, "p50_abs_us", s.p50_us);
+	json_double(w, "p90_abs_us", s.p90_us);
+	json_obj_end(w);
 }
 
-void pause_json(const struct pause *ps, struct jw *w)
+void pause_json(const struct pause *ps, struct json_writer *w)
 {
 	const struct pause_pred *pr = &ps->pred;
 
-	jw_obj_begin(w, "pause");
-	jw_bool(w, "enabled", ps->p.enabled);
-	jw_str(w, "scheduler", pause_sched_name(ps->sched));
-	jw_str(w, "state", pause_state_name(ps->state));
+	json_obj_begin(w, "pause");
+	json_bool(w, "enabled", ps->p.enabled);
+	json_str(w, "scheduler", pause_sched_name(ps->sched));
+	json_str(w, "state", pause_state_name(ps->state));
 	if (ps->why[0])
-		jw_str(w, "why", ps->why);
+		json_str(w, "why", ps->why);
 	else
-		jw_null(w, "why");
+		json_null(w, "why");
 
-	jw_obj_begin(w, "prediction");
-	jw_bool(w, "valid", pr->valid);
-	jw_double(w, "t_io_us", pr->valid ? pr->tio_ns / 1e3 : NAN);
-	jw_str(w, "t_io_source", pr->tio_src ? pr->tio_src : "none");
-	jw_double(w, "window_us", pr->valid ? pr->d_ns / 1e3 : NAN);
-	jw_double(w, "window_model_us", pr->valid ? pr->d_model_ns / 1e3 : NAN);
-	jw_double(w, "period_us", pr->valid ? pr->period_ns / 1e3 : NAN);
-	jw_double(w, "queue_absorbs_us", ps->absorb_ns ? ps->absorb_ns / 1e3 : NAN);
-	jw_int(w, "cpu", pr->cpu);
-	jw_double(w, "cpu_bound", pr->cpu_bound);
-	jw_double(w, "slice_us", pr->valid ? pr->slice_ns / 1e3 : NAN);
-	jw_str(w, "slice_source", pr->slice_src ? pr->slice_src : "none");
-	jw_obj_end(w);
+	json_obj_begin(w, "prediction");
+	json_bool(w, "valid", pr->valid);
+	json_double(w, "t_io_us", pr->valid ? pr->tio_ns / 1e3 : NAN);
+	json_str(w, "t_io_source", pr->tio_src ? pr->tio_src : "none");
+	json_double(w, "window_us", pr->valid ? pr->d_ns / 1e3 : NAN);
+	json_double(w, "window_model_us", pr->valid ? pr->d_model_ns / 1e3 : NAN);
+	json_double(w, "period_us", pr->valid ? pr->period_ns / 1e3 : NAN);
+	json_double(w, "queue_absorbs_us", ps->absorb_ns ? ps->absorb_ns / 1e3 : NAN);
+	json_int(w, "cpu", pr->cpu);
+	json_double(w, "cpu_bound", pr->cpu_bound);
+	json_double(w, "slice_us", pr->valid ? pr->slice_ns / 1e3 : NAN);
+	json_str(w, "slice_source", pr->slice_src ? pr->slice_src : "none");
+	json_obj_end(w);
 
-	jw_obj_begin(w, "measured");
-	jw_uint(w, "preemptions", ps->preemptions);
-	jw_uint(w, "blocks", ps->blocks);
-	jw_uint(w, "events_lost", ps->lost);
-	jw_double(w, "run_mean_us", rxb_ratio(ps->run_sum_ns, (double)ps->run_n) / 1e3);
-	jw_double(w, "off_mean_us", rxb_ratio(ps->off_sum_ns, (double)ps->preemptions) / 1e3);
-	jw_uint(w, "epoch_preemptions", ps->ep_preemptions);
-	jw_uint(w, "epoch_long_windows", ps->ep_long);
-	jw_double(w, "epoch_run_mean_us", rxb_ratio(ps->ep_run_sum_ns, (double)ps->ep_run_n) / 1e3);
-	jw_double(w, "epoch_off_mean_us",
+	json_obj_begin(w, "measured");
+	json_uint(w, "preemptions", ps->preemptions);
+	json_uint(w, "blocks", ps->blocks);
+	json_uint(w, "events_lost", ps->lost);
+	json_double(w, "run_mean_us", rxb_ratio(ps->run_sum_ns, (double)ps->run_n) / 1e3);
+	json_double(w, "off_mean_us", rxb_ratio(ps->off_sum_ns, (double)ps->preemptions) / 1e3);
+	json_uint(w, "epoch_preemptions", ps->ep_preemptions);
+	json_uint(w, "epoch_long_windows", ps->ep_long);
+	json_double(w, "epoch_run_mean_us", rxb_ratio(ps->ep_run_sum_ns, (double)ps->ep_run_n) / 1e3);
+	json_double(w, "epoch_off_mean_us",
 		  rxb_ratio(ps->ep_off_sum_ns, (double)ps->ep_preemptions) / 1e3);
-	jw_obj_end(w);
+	json_obj_end(w);
 
-	jw_obj_begin(w, "check");
-	jw_uint(w, "scored", ps->scored);
-	jw_uint(w, "hits", ps->hits);
-	jw_double(w, "hit_rate", rxb_ratio((double)ps->hits, (double)ps->scored));
-	jw_uint(w, "missed", ps->missed);
-	jw_uint(w, "false_alarms", ps->false_alarms);
-	jw_uint(w, "short", ps->shorts);
-	jw_uint(w, "unscored", ps->unscored);
+	json_obj_begin(w, "check");
+	json_uint(w, "scored", ps->scored);
+	json_uint(w, "hits", ps->hits);
+	json_double(w, "hit_rate", rxb_ratio((double)ps->hits, (double)ps->scored));
+	json_uint(w, "missed", ps->missed);
+	json_uint(w, "false_alarms", ps->false_alarms);
+	json_uint(w, "short", ps->shorts);
+	json_uint(w, "unscored", ps->unscored);
 	err_json(w, "start_error", &ps->start_err);
 	err_json(w, "duration_error", &ps->dur_err);
-	jw_uint(w, "schedule_checked", ps->sched_checked);
-	jw_uint(w, "schedule_hits", ps->sched_hits);
-	jw_double(w, "schedule_hit_rate", rxb_ratio((double)ps->sched_hits,
+	json_uint(w, "schedule_checked", ps->sched_checked);
+	json_uint(w, "schedule_hits", ps->sched_hits);
+	json_double(w, "schedule_hit_rate", rxb_ratio((double)ps->sched_hits,
 						(double)ps->sched_checked));
-	jw_obj_end(w);
+	json_obj_end(w);
 
-	jw_uint(w, "published", ps->published);
-	jw_uint(w, "published_early", ps->published_early);
-	jw_uint(w, "rephased", ps->rephased);
-	jw_double(w, "rephase_last_error_us", ps->rephased ? ps->rephase_err_ns / 1e3 : NAN);
-	jw_uint(w, "rephase_capped", ps->rephase_capped);
-	jw_uint(w, "cancels", ps->cancels);
+	json_uint(w, "published", ps->published);
+	json_uint(w, "published_early", ps->published_early);
+	json_uint(w, "rephased", ps->rephased);
+	json_double(w, "rephase_last_error_us", ps->rephased ? ps->rephase_err_ns / 1e3 : NAN);
+	json_uint(w, "rephase_capped", ps->rephase_capped);
+	json_uint(w, "cancels", ps->cancels);
 	if (ps->has_last) {
-		jw_obj_begin(w, "last");
-		jw_uint(w, "flags", ps->last.flags);
-		jw_uint(w, "start_in_us", ps->last.start_in_us);
-		jw_uint(w, "duration_us", ps->last.duration_us);
-		jw_double(w, "queue_absorbs_us",
+		json_obj_begin(w, "last");
+		json_uint(w, "flags", ps->last.flags);
+		json_uint(w, "start_in_us", ps->last.start_in_us);
+		json_uint(w, "duration_us", ps->last.duration_us);
+		json_double(w, "queue_absorbs_us",
 			  ps->last_absorb_ns ? ps->last_absorb_ns / 1e3 : 0);
-		jw_uint(w, "period_us", ps->last.period_us);
-		jw_uint(w, "repeat_count", ps->last.repeat_count);
-		jw_uint(w, "confidence", ps->last.confidence);
-		jw_uint(w, "epoch", ps->last.epoch);
-		jw_int(w, "sent_to", ps->last_sent);
-		jw_obj_end(w);
+		json_uint(w, "period_us", ps->last.period_us);
+		json_uint(w, "repeat_count", ps->last.repeat_count);
+		json_uint(w, "confidence", ps->last.confidence);
+		json_uint(w, "epoch", ps->last.epoch);
+		json_int(w, "sent_to", ps->last_sent);
+		json_obj_end(w);
 	} else {
-		jw_null(w, "last");
+		json_null(w, "last");
 	}
-	jw_obj_end(w);
+	json_obj_end(w);
 }
 
 void pause_text(const struct pause *ps, char *buf, size_t len)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The rxbneckctl command server. See ctlsrv.h and docs/CONTROL.md. */
-#include "daemon/ctlsrv.h"
+#include "daemon/serve/ctlsrv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -30,29 +30,29 @@ static const char *const err_names[] = {
 	[CTL_ERR_INTERNAL] = "INTERNAL",
 };
 
-const char *ctl_err_name(enum ctl_err e)
+const char *ctlsrv_err_name(enum ctl_err e)
 {
 	if ((unsigned)e >= RXB_ARRAY_SIZE(err_names))
 		return "INTERNAL";
 	return err_names[e];
 }
 
-/* ------------------------------------------------------------ ctl_out -- */
+/* ------------------------------------------------------------ ctlsrv_out -- */
 
-void ctl_out_init(struct ctl_out *o, size_t max)
+void ctlsrv_out_init(struct ctlsrv_out *o, size_t max)
 {
 	memset(o, 0, sizeof(*o));
 	o->max = max;
 }
 
-void ctl_out_free(struct ctl_out *o)
+void ctlsrv_out_free(struct ctlsrv_out *o)
 {
 	free(o->buf);
 	o->buf = NULL;
 	o->len = o->cap = 0;
 }
 
-static bool out_reserve(struct ctl_out *o, size_t n)
+static bool out_reserve(struct ctlsrv_out *o, size_t n)
 {
 	size_t cap;
 	char *p;
@@ -80,7 +80,7 @@ static bool out_reserve(struct ctl_out *o, size_t n)
 	return true;
 }
 
-void ctl_out_write(struct ctl_out *o, const void *p, size_t n)
+void ctlsrv_out_write(struct ctlsrv_out *o, const void *p, size_t n)
 {
 	if (!out_reserve(o, n))
 		return;
@@ -89,12 +89,12 @@ void ctl_out_write(struct ctl_out *o, const void *p, size_t n)
 	o->buf[o->len] = '\0';
 }
 
-void ctl_out_puts(struct ctl_out *o, const char *s)
+void ctlsrv_out_puts(struct ctlsrv_out *o, const char *s)
 {
-	ctl_out_write(o, s, strlen(s));
+	ctlsrv_out_write(o, s, strlen(s));
 }
 
-void ctl_out_printf(struct ctl_out *o, const char *fmt, ...)
+void ctlsrv_out_printf(struct ctlsrv_out *o, const char *fmt, ...)
 {
 	char small[256];
 	va_list ap;
@@ -108,7 +108,7 @@ void ctl_out_printf(struct ctl_out *o, const char *fmt, ...)
 		return;
 	}
 	if ((size_t)n < sizeof(small)) {
-		ctl_out_write(o, small, (size_t)n);
+		ctlsrv_out_write(o, small, (size_t)n);
 		return;
 	}
 	if (!out_reserve(o, (size_t)n))
@@ -121,7 +121,7 @@ void ctl_out_printf(struct ctl_out *o, const char *fmt, ...)
 
 /* ------------------------------------------------------------ parsing -- */
 
-enum ctl_err ctl_parse_request(char *line, struct ctl_request *req, const char **why)
+enum ctl_err ctlsrv_parse_request(char *line, struct ctl_request *req, const char **why)
 {
 	char *save = NULL, *tok;
 	size_t len = strlen(line);
@@ -174,7 +174,7 @@ struct client {
 	gid_t gid;
 	char in[CTLSRV_MAX_REQUEST + 1];
 	size_t in_len;
-	struct ctl_out out;	/* the response */
+	struct ctlsrv_out out;	/* the response */
 	size_t out_off;
 };
 
@@ -215,7 +215,7 @@ static void client_close(struct ctlsrv *c, struct client *cl)
 	c->ops.fd_del(c->ops.ctx, cl->fd);
 	close(cl->fd);
 	c->st.mem_bytes -= cl->out.cap;
-	ctl_out_free(&cl->out);
+	ctlsrv_out_free(&cl->out);
 	cl->state = CL_FREE;
 	cl->fd = -1;
 	c->st.clients--;
@@ -242,30 +242,30 @@ static void client_flush(struct ctlsrv *c, struct client *cl)
 }
 
 static void client_respond(struct ctlsrv *c, struct client *cl, bool json,
-			   enum ctl_err err, const char *msg, const struct ctl_out *body)
+			   enum ctl_err err, const char *msg, const struct ctlsrv_out *body)
 {
-	ctl_out_init(&cl->out, CTLSRV_MAX_RESPONSE + 512);
+	ctlsrv_out_init(&cl->out, CTLSRV_MAX_RESPONSE + 512);
 	if (err == CTL_OK) {
-		ctl_out_puts(&cl->out, "OK\n");
-		ctl_out_write(&cl->out, body->buf ? body->buf : "", body->len);
+		ctlsrv_out_puts(&cl->out, "OK\n");
+		ctlsrv_out_write(&cl->out, body->buf ? body->buf : "", body->len);
 	} else {
 		c->st.errors++;
-		ctl_out_printf(&cl->out, "ERR %s %s\n", ctl_err_name(err), msg);
+		ctlsrv_out_printf(&cl->out, "ERR %s %s\n", ctlsrv_err_name(err), msg);
 		if (json) {
-			struct jw w;
+			struct json_writer w;
 
-			jw_init(&w, false);
-			jw_obj_begin(&w, NULL);
-			jw_obj_begin(&w, "error");
-			jw_str(&w, "code", ctl_err_name(err));
-			jw_str(&w, "message", msg);
-			jw_obj_end(&w);
-			jw_obj_end(&w);
-			if (jw_ok(&w)) {
-				ctl_out_write(&cl->out, jw_text(&w), jw_len(&w));
-				ctl_out_puts(&cl->out, "\n");
+			json_init(&w, false);
+			json_obj_begin(&w, NULL);
+			json_obj_begin(&w, "error");
+			json_str(&w, "code", ctlsrv_err_name(err));
+			json_str(&w, "message", msg);
+			json_obj_end(&w);
+			json_obj_end(&w);
+			if (json_ok(&w)) {
+				ctlsrv_out_write(&cl->out, json_text(&w), json_len(&w));
+				ctlsrv_out_puts(&cl->out, "\n");
 			}
-			jw_finish(&w);
+			json_finish(&w);
 		}
 	}
 	c->st.mem_bytes += cl->out.cap;
@@ -291,7 +291,7 @@ static void client_request(struct ctlsrv *c, struct client *cl)
 	enum ctl_err err;
 
 	c->st.requests++;
-	err = ctl_parse_request(cl->in, &req, &why);
+	err = ctlsrv_parse_request(cl->in, &req, &why);
 	if (err) {
 		/* The format cannot be known: answer in text. */
 		client_respond(c, cl, false, err, why, NULL);
@@ -301,7 +301,7 @@ static void client_request(struct ctlsrv *c, struct client *cl)
 	req.uid = cl->uid;
 	req.gid = cl->gid;
 	memset(&rep, 0, sizeof(rep));
-	ctl_out_init(&rep.body, CTLSRV_MAX_RESPONSE);
+	ctlsrv_out_init(&rep.body, CTLSRV_MAX_RESPONSE);
 	c->ops.request(c->ops.ctx, &req, &rep);
 	if (rep.err == CTL_OK && rep.body.failed) {
 		rep.err = CTL_ERR_INTERNAL;
@@ -311,7 +311,7 @@ static void client_request(struct ctlsrv *c, struct client *cl)
 	if (rep.err != CTL_OK && !rep.msg[0])
 		rxb_strlcpy(rep.msg, "failed", sizeof(rep.msg));
 	client_respond(c, cl, req.json, rep.err, rep.msg, &rep.body);
-	ctl_out_free(&rep.body);
+	ctlsrv_out_free(&rep.body);
 }
 
 static void client_read(struct ctlsrv *c, struct client *cl)

@@ -246,7 +246,7 @@ const char *pause_sched_name(enum pause_sched s);
 const char *pause_state_name(enum pause_state s);
 
 /* Status: the "pause" object of a flow, and its human lines. */
-void pause_json(const struct pause *ps, struct jw *w);
+void pause_json(const struct pause *ps, struct json_writer *w);
 void pause_text(const struct pause *ps, char *buf, size_t len);
 
 #endif

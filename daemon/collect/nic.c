@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* NIC ring/coalesce parameters (ethtool netlink) and IFLA_STATS64 deltas. See nic.h. */
-#include "daemon/nic.h"
+#include "daemon/collect/nic.h"
 
 #include <errno.h>
 #include <net/if.h>

@@ -30,7 +30,7 @@
 #include "bpf/netrx.h"
 #include "bpf/sched.h"
 #include "bpf/sockq.h"
-#include "daemon/collect_sched.h"
+#include "daemon/collect/collect_sched.h"
 #include "rxb/measure.h"
 
 /*
@@ -39,18 +39,18 @@
  * epoch): only the IRQs and hardirq_frac; napi[] stays empty and
  * softirq_frac NaN.
  */
-void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
+void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 		  bool sampled, struct rxb_epoch *out);
 
 /*
- * The distinct receiver threads in @cur (sorted), for csched_compute().
+ * The distinct receiver threads in @cur (sorted), for collect_sched_compute().
  * Returns how many were written to @tids (at most @max).
  */
-size_t cnet_receivers(const struct sockq_snap *cur, struct csched_tid_time *tids,
+size_t collect_net_receivers(const struct sockq_snap *cur, struct collect_sched_tid_time *tids,
 		      size_t max);
 
 /* Name of a drop reason value, or NULL (then the number is shown). */
-typedef const char *(*cnet_reason_fn)(void *arg, uint32_t reason);
+typedef const char *(*collect_net_reason_fn)(void *arg, uint32_t reason);
 
 /*
  * Which threads received from each watched port in the latest sampled
@@ -58,23 +58,23 @@ typedef const char *(*cnet_reason_fn)(void *arg, uint32_t reason);
  * the epochs in between, the receivers' scheduling (always measured) is
  * attributed to the ports with these.
  */
-#define CNET_MAX_RX_PER_PORT	32
+#define COLLECT_NET_MAX_RX_PER_PORT	32
 
-struct cnet_port_rx {
+struct collect_net_port_rx {
 	uint16_t port;
 	int n;
-	uint32_t tid[CNET_MAX_RX_PER_PORT];
-	double share[CNET_MAX_RX_PER_PORT];
+	uint32_t tid[COLLECT_NET_MAX_RX_PER_PORT];
+	double share[COLLECT_NET_MAX_RX_PER_PORT];
 };
 
-struct cnet_rx_memory {
+struct collect_net_rx_memory {
 	int nports;
-	struct cnet_port_rx ports[RXB_MAX_SOCKS];
+	struct collect_net_port_rx ports[RXB_MAX_SOCKS];
 };
 
 /*
  * Fill out->socks[] for @ports from the socket snapshots, the receivers'
- * on-CPU times (@tids from csched_compute()) and the receivers' scheduling
+ * on-CPU times (@tids from collect_sched_compute()) and the receivers' scheduling
  * statistics (rx entries of the sched snapshots; either may be NULL).
  *
  * @sampled: the per-packet programs were attached for the whole epoch, so
@@ -83,14 +83,14 @@ struct cnet_rx_memory {
  * probe is always attached) and the scheduling of the receivers in @mem
  * are reported; counts_valid is false.
  */
-void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
+void collect_net_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
-		  const struct csched_tid_time *tids, size_t ntids,
-		  const uint16_t *ports, int nports, cnet_reason_fn name, void *arg,
-		  bool sampled, struct cnet_rx_memory *mem, struct rxb_epoch *out);
+		  const struct collect_sched_tid_time *tids, size_t ntids,
+		  const uint16_t *ports, int nports, collect_net_reason_fn name, void *arg,
+		  bool sampled, struct collect_net_rx_memory *mem, struct rxb_epoch *out);
 
 /* Host-wide drops by reason. */
-void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
-		       cnet_reason_fn name, void *arg, struct rxb_epoch *out);
+void collect_net_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
+		       collect_net_reason_fn name, void *arg, struct rxb_epoch *out);
 
 #endif

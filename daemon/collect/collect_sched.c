@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Task classes per CPU from scheduler snapshots. See collect_sched.h. */
-#include "daemon/collect_sched.h"
+#include "daemon/collect/collect_sched.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -8,26 +8,26 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "daemon/procfs.h"
+#include "daemon/collect/procfs.h"
 
-enum task_class task_classify(const struct task_delta *d)
+enum task_class collect_sched_classify(const struct task_delta *d)
 {
 	uint64_t runnable = d->oncpu_ns + d->wait_ns;
 	uint64_t blocks = d->n_sleep + d->n_iowait + d->n_blocked;
 
 	if (!d->present_ns)
 		return TASK_CLASS_NONE;
-	if ((double)runnable >= CSCHED_CPU_RUNNABLE_MIN * (double)d->present_ns &&
+	if ((double)runnable >= COLLECT_SCHED_CPU_RUNNABLE_MIN * (double)d->present_ns &&
 	    d->n_preempt >= blocks)
 		return TASK_CLASS_CPU;
 	if (d->n_iowait > 0 &&
 	    (double)(runnable + d->iowait_ns) >=
-		    CSCHED_IO_ACTIVE_MIN * (double)d->present_ns)
+		    COLLECT_SCHED_IO_ACTIVE_MIN * (double)d->present_ns)
 		return TASK_CLASS_IO;
 	return TASK_CLASS_NONE;
 }
 
-const char *task_class_name(enum task_class c)
+const char *collect_sched_class_name(enum task_class c)
 {
 	switch (c) {
 	case TASK_CLASS_CPU:
@@ -152,7 +152,7 @@ static void task_delta_of(const struct sched_snap_task *c,
 	d->n_untraced = sub0(c->n_untraced, p->n_untraced);
 }
 
-static struct csched_tid_time *find_rx(struct csched_tid_time *rx, size_t nrx,
+static struct collect_sched_tid_time *find_rx(struct collect_sched_tid_time *rx, size_t nrx,
 				       uint32_t tid)
 {
 	for (size_t i = 0; i < nrx; i++)
@@ -169,7 +169,7 @@ static int share_cmp(const void *a, const void *b)
 	return x->oncpu_ns < y->oncpu_ns ? 1 : x->oncpu_ns > y->oncpu_ns ? -1 : 0;
 }
 
-static void note_rx(struct csched_tid_time *r, const struct task_delta *d,
+static void note_rx(struct collect_sched_tid_time *r, const struct task_delta *d,
 		    struct cpu_share *sh, int nsh)
 {
 	int cap = (int)(sizeof(r->ran_on) / sizeof(r->ran_on[0]));
@@ -186,7 +186,7 @@ static void note_rx(struct csched_tid_time *r, const struct task_delta *d,
 	}
 }
 
-void csched_report_free(struct csched_report *r)
+void collect_sched_report_free(struct collect_sched_report *r)
 {
 	free(r->v);
 	memset(r, 0, sizeof(*r));
@@ -194,23 +194,23 @@ void csched_report_free(struct csched_report *r)
 
 static int weight_cmp(const void *a, const void *b)
 {
-	const struct csched_weight *x = a, *y = b;
+	const struct collect_sched_weight *x = a, *y = b;
 
 	return x->w < y->w ? 1 : x->w > y->w ? -1 : 0;
 }
 
-static void report_task(struct csched_report *r, const struct sched_snap_task *t,
+static void report_task(struct collect_sched_report *r, const struct sched_snap_task *t,
 			const struct task_delta *d, enum task_class cls,
 			bool receiver, const double *w, const struct cpu_share *sh,
 			int nsh)
 {
-	struct csched_task_report *o;
+	struct collect_sched_task_report *o;
 
 	if (!r || (cls == TASK_CLASS_NONE && !receiver))
 		return;
 	if (r->n == r->cap) {
 		size_t ncap = r->cap ? r->cap * 2 : 64;
-		struct csched_task_report *p = realloc(r->v, ncap * sizeof(*p));
+		struct collect_sched_task_report *p = realloc(r->v, ncap * sizeof(*p));
 
 		if (!p)
 			return;	/* the report is best effort; the epoch is not */
@@ -226,9 +226,9 @@ static void report_task(struct csched_report *r, const struct sched_snap_task *t
 	o->receiver = receiver;
 	o->d = *d;
 	for (int i = 0; i < nsh; i++) {
-		int k = o->nw < CSCHED_REPORT_CPUS ? o->nw++ : CSCHED_REPORT_CPUS - 1;
+		int k = o->nw < COLLECT_SCHED_REPORT_CPUS ? o->nw++ : COLLECT_SCHED_REPORT_CPUS - 1;
 
-		if (k == CSCHED_REPORT_CPUS - 1 && o->w[k].w >= w[i])
+		if (k == COLLECT_SCHED_REPORT_CPUS - 1 && o->w[k].w >= w[i])
 			continue;
 		o->w[k].cpu = (int)sh[i].cpu;
 		o->w[k].w = w[i];
@@ -326,9 +326,9 @@ static void fill_cpu_counters(const struct sched_snap *prev,
 	}
 }
 
-void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
-		    struct csched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
-		    struct csched_report *report, csched_reqs_fn reqs, void *reqs_arg)
+void collect_sched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
+		    struct collect_sched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
+		    struct collect_sched_report *report, collect_sched_reqs_fn reqs, void *reqs_arg)
 {
 	uint64_t start = prev->at_ns, end = cur->at_ns;
 	double epoch_ns = (double)sub0(end, start);
@@ -371,8 +371,8 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		const struct sched_snap_task *t = &cur->tasks[i];
 		const struct sched_snap_task *p = find_task(prev, t->tid);
 		struct cpu_share *sh = a->sh;
-		struct csched_disk_use du;
-		struct csched_tid_time *r;
+		struct collect_sched_disk_use du;
+		struct collect_sched_tid_time *r;
 		struct task_delta d;
 		enum task_class cls;
 		int nsh;
@@ -393,7 +393,7 @@ void csched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 			note_rx(r, &d, sh, nsh);
 			cls = TASK_CLASS_NONE;	/* the tagged customer */
 		} else {
-			cls = task_classify(&d);
+			cls = collect_sched_classify(&d);
 		}
 		add_task(out, a, t, p, &d, cls, sh, nsh, epoch_ns);
 		if (cls == TASK_CLASS_IO) {
@@ -440,7 +440,7 @@ static int seed_one(void *arg, const struct procfs_task *t)
 	return 0;
 }
 
-int csched_seed_from_proc(struct sched_probe *sp)
+int collect_sched_seed_from_proc(struct sched_probe *sp)
 {
 	struct seed_ctx ctx = { sp, 0 };
 	int err = procfs_for_each_task(false, seed_one, &ctx);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A measurement record as JSON or text. See collect_json.h. */
-#include "daemon/collect_json.h"
+#include "daemon/collect/collect_json.h"
 
 #include <math.h>
 
@@ -17,7 +17,7 @@ static const char *source_name(enum rxb_param_source s)
 	return "none";
 }
 
-const char *collect_probe_group_name(unsigned bit)
+const char *collect_json_probe_group_name(unsigned bit)
 {
 	switch (bit) {
 	case RXB_PROBE_SCHED:
@@ -32,7 +32,7 @@ const char *collect_probe_group_name(unsigned bit)
 	return "unknown";
 }
 
-const char *collect_degraded_name(unsigned bit)
+const char *collect_json_degraded_name(unsigned bit)
 {
 	switch (bit) {
 	case RXB_DEGRADED_NO_BPF:
@@ -48,60 +48,60 @@ const char *collect_degraded_name(unsigned bit)
 }
 
 /* A count that is only meaningful when @valid. */
-static void count_or_null(struct jw *w, const char *key, bool valid, uint64_t v)
+static void count_or_null(struct json_writer *w, const char *key, bool valid, uint64_t v)
 {
 	if (valid)
-		jw_uint(w, key, v);
+		json_uint(w, key, v);
 	else
-		jw_null(w, key);
+		json_null(w, key);
 }
 
-static void cpus_json(struct jw *w, const struct rxb_epoch *e)
+static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 {
 	bool sched = e->probes & RXB_PROBE_SCHED;
 
-	jw_arr_begin(w, "cpus");
+	json_arr_begin(w, "cpus");
 	for (int i = 0; i < e->ncpus; i++) {
 		const struct rxb_cpu_meas *c = &e->cpus[i];
 
-		jw_obj_begin(w, NULL);
-		jw_int(w, "cpu", c->cpu);
-		jw_double(w, "cpu_bound", c->cpu_bound);
-		jw_double(w, "io_bound", c->io_bound);
-		jw_double(w, "busy_frac", c->busy_frac);
-		jw_double(w, "softirq_frac", c->softirq_frac);
-		jw_double(w, "hardirq_frac", c->hardirq_frac);
-		jw_double(w, "runnable_avg", c->runnable_avg);
+		json_obj_begin(w, NULL);
+		json_int(w, "cpu", c->cpu);
+		json_double(w, "cpu_bound", c->cpu_bound);
+		json_double(w, "io_bound", c->io_bound);
+		json_double(w, "busy_frac", c->busy_frac);
+		json_double(w, "softirq_frac", c->softirq_frac);
+		json_double(w, "hardirq_frac", c->hardirq_frac);
+		json_double(w, "runnable_avg", c->runnable_avg);
 		count_or_null(w, "switches", sched, c->switches);
 		count_or_null(w, "preemptions", sched, c->preemptions);
 		count_or_null(w, "untraced_switches", sched, c->untraced_switches);
-		jw_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
-		jw_double(w, "cpu_bound_run_ns", c->cpu_bound_run_ns);
-		jw_obj_end(w);
+		json_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
+		json_double(w, "cpu_bound_run_ns", c->cpu_bound_run_ns);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
+	json_arr_end(w);
 }
 
-static void disk_json(struct jw *w, const struct rxb_disk_meas *d)
+static void disk_json(struct json_writer *w, const struct rxb_disk_meas *d)
 {
-	jw_obj_begin(w, "disk");
-	jw_bool(w, "valid", d->valid);
-	jw_str(w, "device", d->device);
-	jw_uint(w, "completions", d->completions);
-	jw_double(w, "mean_service_ns", d->mean_service_ns);
-	jw_double(w, "service_rate_per_s", d->service_rate_per_s);
-	jw_double(w, "mean_cpu_burst_ns", d->mean_cpu_burst_ns);
-	jw_double(w, "io_cpu_rate_per_s", d->io_cpu_rate_per_s);
-	jw_obj_end(w);
+	json_obj_begin(w, "disk");
+	json_bool(w, "valid", d->valid);
+	json_str(w, "device", d->device);
+	json_uint(w, "completions", d->completions);
+	json_double(w, "mean_service_ns", d->mean_service_ns);
+	json_double(w, "service_rate_per_s", d->service_rate_per_s);
+	json_double(w, "mean_cpu_burst_ns", d->mean_cpu_burst_ns);
+	json_double(w, "io_cpu_rate_per_s", d->io_cpu_rate_per_s);
+	json_obj_end(w);
 }
 
-static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
+static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 {
 	bool v = s->counts_valid;
 
-	jw_obj_begin(w, NULL);
-	jw_uint(w, "port", s->port);
-	jw_uint(w, "ipproto", s->ipproto);
+	json_obj_begin(w, NULL);
+	json_uint(w, "port", s->port);
+	json_uint(w, "ipproto", s->ipproto);
 	count_or_null(w, "pkts_in", v, s->pkts_in);
 	count_or_null(w, "pkts_enqueued", v, s->pkts_enqueued);
 	count_or_null(w, "pkts_out", v, s->pkts_out);
@@ -111,183 +111,183 @@ static void sock_json(struct jw *w, const struct rxb_sock_meas *s)
 	count_or_null(w, "drops", s->drops_valid, s->drops);
 	count_or_null(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
 	if (s->reasons_valid) {
-		jw_obj_begin(w, "drops_by_reason");
+		json_obj_begin(w, "drops_by_reason");
 		for (int i = 0; i < s->nreasons; i++)
-			jw_uint(w, s->drop_reasons[i].reason, s->drop_reasons[i].count);
-		jw_obj_end(w);
+			json_uint(w, s->drop_reasons[i].reason, s->drop_reasons[i].count);
+		json_obj_end(w);
 	} else {
-		jw_null(w, "drops_by_reason");
+		json_null(w, "drops_by_reason");
 	}
 	count_or_null(w, "drop_episodes", s->reasons_valid, s->drop_episodes);
 	if (s->reasons_valid) {
-		jw_arr_begin(w, "episodes_ended");
+		json_arr_begin(w, "episodes_ended");
 		for (int i = 0; i < s->nepisode_bins; i++) {
 			const struct rxb_episode_bin *b = &s->episodes_ended[i];
 
-			jw_obj_begin(w, NULL);
-			jw_double(w, "pkts_from", rxb_episode_bucket_lo(b->bucket));
-			jw_double(w, "pkts_to", rxb_episode_bucket_lo(b->bucket + 1u));
-			jw_uint(w, "count", b->count);
-			jw_obj_end(w);
+			json_obj_begin(w, NULL);
+			json_double(w, "pkts_from", rxb_episode_bucket_lo(b->bucket));
+			json_double(w, "pkts_to", rxb_episode_bucket_lo(b->bucket + 1u));
+			json_uint(w, "count", b->count);
+			json_obj_end(w);
 		}
-		jw_arr_end(w);
-		jw_bool(w, "episodes_ended_cut", s->episode_bins_cut);
+		json_arr_end(w);
+		json_bool(w, "episodes_ended_cut", s->episode_bins_cut);
 	} else {
-		jw_null(w, "episodes_ended");
-		jw_null(w, "episodes_ended_cut");
+		json_null(w, "episodes_ended");
+		json_null(w, "episodes_ended_cut");
 	}
 	if (v && s->queue_valid)
-		jw_int(w, "queue_pkts_delta", s->queue_pkts_delta);
+		json_int(w, "queue_pkts_delta", s->queue_pkts_delta);
 	else
-		jw_null(w, "queue_pkts_delta");
+		json_null(w, "queue_pkts_delta");
 	count_or_null(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
 	count_or_null(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
 	count_or_null(w, "rcvbuf_ipproto", v && s->rcvbuf_ipproto, s->rcvbuf_ipproto);
-	jw_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
+	json_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
 	count_or_null(w, "recv_wakeups", s->receivers_valid, s->recv_wakeups);
-	jw_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);
+	json_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);
 	count_or_null(w, "receiver_oncpu_ns", s->receivers_valid, s->receiver_oncpu_ns);
-	jw_double(w, "cpu_ns_per_pkt", s->cpu_ns_per_pkt);
-	jw_arr_begin(w, "tids");
+	json_double(w, "cpu_ns_per_pkt", s->cpu_ns_per_pkt);
+	json_arr_begin(w, "tids");
 	for (int i = 0; i < s->ntids; i++)
-		jw_int(w, NULL, s->tids[i]);
-	jw_arr_end(w);
-	jw_arr_begin(w, "ran_on");
+		json_int(w, NULL, s->tids[i]);
+	json_arr_end(w);
+	json_arr_begin(w, "ran_on");
 	for (int i = 0; i < s->ncpus_ran; i++) {
-		jw_obj_begin(w, NULL);
-		jw_int(w, "cpu", s->ran_on[i].cpu);
-		jw_uint(w, "oncpu_ns", s->ran_on[i].oncpu_ns);
-		jw_obj_end(w);
+		json_obj_begin(w, NULL);
+		json_int(w, "cpu", s->ran_on[i].cpu);
+		json_uint(w, "oncpu_ns", s->ran_on[i].oncpu_ns);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
-	jw_obj_begin(w, "receiver");
+	json_arr_end(w);
+	json_obj_begin(w, "receiver");
 	count_or_null(w, "preemptions", s->receivers_valid, s->receiver_preemptions);
-	jw_double(w, "run_before_preempt_ns", s->run_before_preempt_ns);
-	jw_double(w, "preempt_off_ns", s->preempt_off_ns);
-	jw_double(w, "sleep_off_ns", s->sleep_off_ns);
-	jw_obj_end(w);
-	jw_obj_end(w);
+	json_double(w, "run_before_preempt_ns", s->run_before_preempt_ns);
+	json_double(w, "preempt_off_ns", s->preempt_off_ns);
+	json_double(w, "sleep_off_ns", s->sleep_off_ns);
+	json_obj_end(w);
+	json_obj_end(w);
 }
 
-static void nic_json(struct jw *w, const struct rxb_nic_meas *n)
+static void nic_json(struct json_writer *w, const struct rxb_nic_meas *n)
 {
-	jw_obj_begin(w, NULL);
-	jw_str(w, "name", n->name);
-	jw_int(w, "ifindex", n->ifindex);
-	jw_uint(w, "rx_ring", n->rx_ring);
-	jw_uint(w, "rx_ring_max", n->rx_ring_max);
-	jw_str(w, "ring_source", source_name(n->ring_source));
-	jw_uint(w, "rx_max_frames", n->rx_max_frames);
-	jw_uint(w, "rx_usecs", n->rx_usecs);
-	jw_str(w, "coalesce_source", source_name(n->coalesce_source));
-	jw_uint(w, "rx_packets", n->rx_packets);
-	jw_uint(w, "rx_missed", n->rx_missed);
-	jw_uint(w, "rx_fifo", n->rx_fifo);
-	jw_uint(w, "rx_dropped", n->rx_dropped);
-	jw_uint(w, "rx_over", n->rx_over);
-	jw_str(w, "note", n->note);
-	jw_obj_end(w);
+	json_obj_begin(w, NULL);
+	json_str(w, "name", n->name);
+	json_int(w, "ifindex", n->ifindex);
+	json_uint(w, "rx_ring", n->rx_ring);
+	json_uint(w, "rx_ring_max", n->rx_ring_max);
+	json_str(w, "ring_source", source_name(n->ring_source));
+	json_uint(w, "rx_max_frames", n->rx_max_frames);
+	json_uint(w, "rx_usecs", n->rx_usecs);
+	json_str(w, "coalesce_source", source_name(n->coalesce_source));
+	json_uint(w, "rx_packets", n->rx_packets);
+	json_uint(w, "rx_missed", n->rx_missed);
+	json_uint(w, "rx_fifo", n->rx_fifo);
+	json_uint(w, "rx_dropped", n->rx_dropped);
+	json_uint(w, "rx_over", n->rx_over);
+	json_str(w, "note", n->note);
+	json_obj_end(w);
 }
 
-static void stage_a_json(struct jw *w, const struct rxb_epoch *e)
+static void stage_a_json(struct json_writer *w, const struct rxb_epoch *e)
 {
 	/* The NAPI polls are counted in sampled epochs only. */
 	if ((e->probes & RXB_PROBE_NETRX) && !e->net_sampled)
-		jw_null(w, "napi");
+		json_null(w, "napi");
 	else
-		jw_arr_begin(w, "napi");
+		json_arr_begin(w, "napi");
 	for (int i = 0; i < e->nnapi; i++) {
 		const struct rxb_napi_meas *n = &e->napi[i];
 
-		jw_obj_begin(w, NULL);
-		jw_str(w, "dev", n->dev);
-		jw_uint(w, "polls", n->polls);
-		jw_uint(w, "pkts", n->pkts);
-		jw_double(w, "pkts_per_poll", n->pkts_per_poll);
-		jw_int(w, "budget", n->budget);
-		jw_uint(w, "full_polls", n->full_polls);
-		jw_double(w, "service_ns_per_poll", n->service_ns_per_poll);
-		jw_double(w, "service_rate_per_s", n->service_rate_per_s);
-		jw_obj_end(w);
+		json_obj_begin(w, NULL);
+		json_str(w, "dev", n->dev);
+		json_uint(w, "polls", n->polls);
+		json_uint(w, "pkts", n->pkts);
+		json_double(w, "pkts_per_poll", n->pkts_per_poll);
+		json_int(w, "budget", n->budget);
+		json_uint(w, "full_polls", n->full_polls);
+		json_double(w, "service_ns_per_poll", n->service_ns_per_poll);
+		json_double(w, "service_rate_per_s", n->service_rate_per_s);
+		json_obj_end(w);
 	}
 	if (!(e->probes & RXB_PROBE_NETRX) || e->net_sampled)
-		jw_arr_end(w);
-	jw_arr_begin(w, "irqs");
+		json_arr_end(w);
+	json_arr_begin(w, "irqs");
 	for (int i = 0; i < e->nirqs; i++) {
 		const struct rxb_irq_meas *q = &e->irqs[i];
 
-		jw_obj_begin(w, NULL);
-		jw_int(w, "irq", q->irq);
-		jw_str(w, "name", q->name);
-		jw_uint(w, "count", q->count);
-		jw_double(w, "rate_per_s", q->rate_per_s);
-		jw_double(w, "mean_ns", q->mean_ns);
-		jw_obj_end(w);
+		json_obj_begin(w, NULL);
+		json_int(w, "irq", q->irq);
+		json_str(w, "name", q->name);
+		json_uint(w, "count", q->count);
+		json_double(w, "rate_per_s", q->rate_per_s);
+		json_double(w, "mean_ns", q->mean_ns);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
+	json_arr_end(w);
 }
 
-static void degraded_json(struct jw *w, const struct rxb_epoch *e)
+static void degraded_json(struct json_writer *w, const struct rxb_epoch *e)
 {
-	jw_bool(w, "degraded", e->degraded != 0);
-	jw_arr_begin(w, "degraded_flags");
+	json_bool(w, "degraded", e->degraded != 0);
+	json_arr_begin(w, "degraded_flags");
 	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
 		if (e->degraded & bit)
-			jw_str(w, NULL, collect_degraded_name(bit));
-	jw_arr_end(w);
-	jw_str(w, "degraded_reason", e->degraded_reason);
+			json_str(w, NULL, collect_json_degraded_name(bit));
+	json_arr_end(w);
+	json_str(w, "degraded_reason", e->degraded_reason);
 }
 
-void collect_epoch_json(struct jw *w, const char *key, const struct rxb_epoch *e,
-			const struct csched_report *tasks)
+void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb_epoch *e,
+			const struct collect_sched_report *tasks)
 {
-	jw_obj_begin(w, key);
-	jw_uint(w, "seq", e->seq);
-	jw_uint(w, "start_ns", e->start_ns);
-	jw_uint(w, "end_ns", e->end_ns);
-	jw_str(w, "attach_mode", e->attach_mode);
-	jw_arr_begin(w, "probes");
+	json_obj_begin(w, key);
+	json_uint(w, "seq", e->seq);
+	json_uint(w, "start_ns", e->start_ns);
+	json_uint(w, "end_ns", e->end_ns);
+	json_str(w, "attach_mode", e->attach_mode);
+	json_arr_begin(w, "probes");
 	for (unsigned bit = 1; bit <= RXB_PROBE_BLKIO; bit <<= 1)
 		if (e->probes & bit)
-			jw_str(w, NULL, collect_probe_group_name(bit));
-	jw_arr_end(w);
-	jw_uint(w, "net_probe_every", e->net_probe_every);
-	jw_bool(w, "net_sampled", e->net_sampled);
+			json_str(w, NULL, collect_json_probe_group_name(bit));
+	json_arr_end(w);
+	json_uint(w, "net_probe_every", e->net_probe_every);
+	json_bool(w, "net_sampled", e->net_sampled);
 	count_or_null(w, "net_sampled_seq", e->net_sampled_seq, e->net_sampled_seq);
 	count_or_null(w, "net_attach_ns", e->net_attach_ns, e->net_attach_ns);
 	count_or_null(w, "net_detach_ns", e->net_detach_ns, e->net_detach_ns);
-	jw_uint(w, "net_forced_epochs", e->net_forced);
+	json_uint(w, "net_forced_epochs", e->net_forced);
 	cpus_json(w, e);
 	disk_json(w, &e->disk);
-	jw_arr_begin(w, "sockets");
+	json_arr_begin(w, "sockets");
 	for (int i = 0; i < e->nsocks; i++)
 		sock_json(w, &e->socks[i]);
-	jw_arr_end(w);
-	jw_obj_begin(w, "drops_by_reason");
+	json_arr_end(w);
+	json_obj_begin(w, "drops_by_reason");
 	for (int i = 0; i < e->nreasons; i++)
-		jw_uint(w, e->drops_by_reason[i].reason, e->drops_by_reason[i].count);
-	jw_obj_end(w);
-	jw_arr_begin(w, "nics");
+		json_uint(w, e->drops_by_reason[i].reason, e->drops_by_reason[i].count);
+	json_obj_end(w);
+	json_arr_begin(w, "nics");
 	for (int i = 0; i < e->nnics; i++)
 		nic_json(w, &e->nics[i]);
-	jw_arr_end(w);
+	json_arr_end(w);
 	stage_a_json(w, e);
-	jw_arr_begin(w, "probe_cost");
+	json_arr_begin(w, "probe_cost");
 	for (int i = 0; i < e->nprogs; i++) {
 		const struct rxb_probe_cost *p = &e->probe_cost[i];
 
-		jw_obj_begin(w, NULL);
-		jw_str(w, "prog", p->prog);
-		jw_uint(w, "run_cnt", p->run_cnt);
-		jw_uint(w, "run_time_ns", p->run_time_ns);
-		jw_double(w, "avg_ns", p->avg_ns);
-		jw_obj_end(w);
+		json_obj_begin(w, NULL);
+		json_str(w, "prog", p->prog);
+		json_uint(w, "run_cnt", p->run_cnt);
+		json_uint(w, "run_time_ns", p->run_time_ns);
+		json_double(w, "avg_ns", p->avg_ns);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
+	json_arr_end(w);
 	degraded_json(w, e);
 	if (tasks)
-		collect_tasks_json(w, "tasks", tasks);
-	jw_obj_end(w);
+		collect_json_tasks(w, "tasks", tasks);
+	json_obj_end(w);
 }
 
 /* ------------------------------------------------------------- text -- */
@@ -358,7 +358,7 @@ static void socks_text(FILE *f, const struct rxb_epoch *e)
 	}
 }
 
-void collect_epoch_text(FILE *f, const struct rxb_epoch *e)
+void collect_json_epoch_text(FILE *f, const struct rxb_epoch *e)
 {
 	char a[32], b[32], c[32];
 
@@ -404,48 +404,48 @@ void collect_epoch_text(FILE *f, const struct rxb_epoch *e)
 
 /* ------------------------------------------------------------ tasks -- */
 
-void collect_tasks_json(struct jw *w, const char *key, const struct csched_report *r)
+void collect_json_tasks(struct json_writer *w, const char *key, const struct collect_sched_report *r)
 {
-	jw_arr_begin(w, key);
+	json_arr_begin(w, key);
 	for (size_t i = 0; i < r->n; i++) {
-		const struct csched_task_report *t = &r->v[i];
+		const struct collect_sched_task_report *t = &r->v[i];
 
-		jw_obj_begin(w, NULL);
-		jw_uint(w, "tid", t->tid);
-		jw_uint(w, "tgid", t->tgid);
-		jw_str(w, "comm", t->comm);
-		jw_str(w, "class", t->receiver ? "receiver" : task_class_name(t->cls));
-		jw_uint(w, "present_ns", t->d.present_ns);
-		jw_uint(w, "oncpu_ns", t->d.oncpu_ns);
-		jw_uint(w, "wait_ns", t->d.wait_ns);
-		jw_uint(w, "iowait_ns", t->d.iowait_ns);
-		jw_uint(w, "preempt", t->d.n_preempt);
-		jw_uint(w, "sleep", t->d.n_sleep);
-		jw_uint(w, "iowaits", t->d.n_iowait);
-		jw_uint(w, "blocked", t->d.n_blocked);
-		jw_uint(w, "untraced", t->d.n_untraced);
-		jw_uint(w, "disk_reqs", t->d.n_disk_reqs);
-		jw_arr_begin(w, "weights");
+		json_obj_begin(w, NULL);
+		json_uint(w, "tid", t->tid);
+		json_uint(w, "tgid", t->tgid);
+		json_str(w, "comm", t->comm);
+		json_str(w, "class", t->receiver ? "receiver" : collect_sched_class_name(t->cls));
+		json_uint(w, "present_ns", t->d.present_ns);
+		json_uint(w, "oncpu_ns", t->d.oncpu_ns);
+		json_uint(w, "wait_ns", t->d.wait_ns);
+		json_uint(w, "iowait_ns", t->d.iowait_ns);
+		json_uint(w, "preempt", t->d.n_preempt);
+		json_uint(w, "sleep", t->d.n_sleep);
+		json_uint(w, "iowaits", t->d.n_iowait);
+		json_uint(w, "blocked", t->d.n_blocked);
+		json_uint(w, "untraced", t->d.n_untraced);
+		json_uint(w, "disk_reqs", t->d.n_disk_reqs);
+		json_arr_begin(w, "weights");
 		for (int k = 0; k < t->nw; k++) {
-			jw_obj_begin(w, NULL);
-			jw_int(w, "cpu", t->w[k].cpu);
-			jw_double(w, "w", t->w[k].w);
-			jw_obj_end(w);
+			json_obj_begin(w, NULL);
+			json_int(w, "cpu", t->w[k].cpu);
+			json_double(w, "w", t->w[k].w);
+			json_obj_end(w);
 		}
-		jw_arr_end(w);
-		jw_obj_end(w);
+		json_arr_end(w);
+		json_obj_end(w);
 	}
-	jw_arr_end(w);
+	json_arr_end(w);
 }
 
-void collect_tasks_text(FILE *f, const struct csched_report *r)
+void collect_json_tasks_text(FILE *f, const struct collect_sched_report *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		const struct csched_task_report *t = &r->v[i];
+		const struct collect_sched_task_report *t = &r->v[i];
 
 		fprintf(f, "  task %7u %-16s %-8s on %6.1f ms wait %6.1f ms io %6.1f ms",
 			t->tid, t->comm,
-			t->receiver ? "receiver" : task_class_name(t->cls),
+			t->receiver ? "receiver" : collect_sched_class_name(t->cls),
 			(double)t->d.oncpu_ns / 1e6, (double)t->d.wait_ns / 1e6,
 			(double)t->d.iowait_ns / 1e6);
 		for (int k = 0; k < t->nw; k++)

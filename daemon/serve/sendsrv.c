@@ -30,7 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/sendsrv.h"
+#include "daemon/serve/sendsrv.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* /proc readers and parsers. See procfs.h. */
-#include "daemon/procfs.h"
+#include "daemon/collect/procfs.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Measurements -> model inputs per flow. See model_inputs.h. */
-#include "daemon/model_inputs.h"
+#include "daemon/model/model_inputs.h"
 
 #include <math.h>
 #include <netinet/in.h>

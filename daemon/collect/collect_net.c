@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Receive-path stages from probe snapshots. See collect_net.h. */
-#include "daemon/collect_net.h"
+#include "daemon/collect/collect_net.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -110,7 +110,7 @@ static void stage_a_irqs(const struct netrx_snap *prev, const struct netrx_snap 
 	memcpy(out->irqs, all, (size_t)out->nirqs * sizeof(all[0]));
 }
 
-void cnet_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
+void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 		  bool sampled, struct rxb_epoch *out)
 {
 	double epoch_ns = (double)sub0(cur->at_ns, prev->at_ns);
@@ -144,7 +144,7 @@ static int u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-size_t cnet_receivers(const struct sockq_snap *cur, struct csched_tid_time *tids,
+size_t collect_net_receivers(const struct sockq_snap *cur, struct collect_sched_tid_time *tids,
 		      size_t max)
 {
 	uint32_t all[SOCKQ_MAX_RX_DEQ];
@@ -251,12 +251,12 @@ static void add_ran_on(struct rxb_sock_meas *m, int cpu, uint64_t ns)
 
 /* The receivers of @m's port and their shares, from this epoch's packets. */
 static void shares_now(const struct rxb_sock_meas *m, const struct sockq_snap *prev,
-		       const struct sockq_snap *cur, const struct csched_tid_time *tids,
-		       size_t ntids, struct cnet_port_rx *r)
+		       const struct sockq_snap *cur, const struct collect_sched_tid_time *tids,
+		       size_t ntids, struct collect_net_port_rx *r)
 {
 	r->port = m->port;
 	r->n = 0;
-	for (size_t i = 0; i < ntids && r->n < CNET_MAX_RX_PER_PORT; i++) {
+	for (size_t i = 0; i < ntids && r->n < COLLECT_NET_MAX_RX_PER_PORT; i++) {
 		uint64_t here = tid_pkts(prev, cur, tids[i].tid, m->port);
 
 		if (!here)
@@ -267,7 +267,7 @@ static void shares_now(const struct rxb_sock_meas *m, const struct sockq_snap *p
 	}
 }
 
-static const struct csched_tid_time *find_tid(const struct csched_tid_time *tids,
+static const struct collect_sched_tid_time *find_tid(const struct collect_sched_tid_time *tids,
 					      size_t ntids, uint32_t tid)
 {
 	for (size_t i = 0; i < ntids; i++)
@@ -280,9 +280,9 @@ static const struct csched_tid_time *find_tid(const struct csched_tid_time *tids
  * The receiver threads' scheduling this epoch, each weighted by its share
  * of packets from the port (@r). With @counts, also the costs per packet.
  */
-static void receivers_of(struct rxb_sock_meas *m, const struct cnet_port_rx *r,
+static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_rx *r,
 			 const struct sched_snap *sprev, const struct sched_snap *scur,
-			 const struct csched_tid_time *tids, size_t ntids, bool counts)
+			 const struct collect_sched_tid_time *tids, size_t ntids, bool counts)
 {
 	struct rx_sums rs = { 0 };
 	double oncpu = 0;
@@ -293,7 +293,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct cnet_port_rx *r,
 	m->preempt_off_ns = NAN;
 	m->sleep_off_ns = NAN;
 	for (int i = 0; i < r->n; i++) {
-		const struct csched_tid_time *t = find_tid(tids, ntids, r->tid[i]);
+		const struct collect_sched_tid_time *t = find_tid(tids, ntids, r->tid[i]);
 		double share = r->share[i];
 
 		if (!t)		/* forgotten since: it exited */
@@ -325,7 +325,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct cnet_port_rx *r,
 	m->pkts_per_wakeup = rxb_ratio((double)m->pkts_out, rs.blocks);
 }
 
-static const struct cnet_port_rx *remembered(const struct cnet_rx_memory *mem,
+static const struct collect_net_port_rx *remembered(const struct collect_net_rx_memory *mem,
 					      uint16_t port)
 {
 	for (int i = 0; i < mem->nports; i++)
@@ -334,7 +334,7 @@ static const struct cnet_port_rx *remembered(const struct cnet_rx_memory *mem,
 	return NULL;
 }
 
-static void reason_label(char *buf, size_t size, uint32_t r, cnet_reason_fn name,
+static void reason_label(char *buf, size_t size, uint32_t r, collect_net_reason_fn name,
 			 void *arg)
 {
 	const char *nm = name ? name(arg, r) : NULL;
@@ -354,7 +354,7 @@ static int drop_cmp(const void *a, const void *b)
 
 /* The socket's largest drop reasons this epoch. */
 static void sock_reasons(struct rxb_sock_meas *m, const struct sockq_slot *c,
-			 const struct sockq_slot *p, cnet_reason_fn name, void *arg)
+			 const struct sockq_slot *p, collect_net_reason_fn name, void *arg)
 {
 	struct rxb_drop_count all[SOCKQ_SLOT_REASONS];
 	int n = 0, cap = (int)(sizeof(m->drop_reasons) / sizeof(m->drop_reasons[0]));
@@ -452,13 +452,13 @@ static void episodes_of(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 	}
 }
 
-void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
+void collect_net_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
-		  const struct csched_tid_time *tids, size_t ntids,
-		  const uint16_t *ports, int nports, cnet_reason_fn name, void *arg,
-		  bool sampled, struct cnet_rx_memory *mem, struct rxb_epoch *out)
+		  const struct collect_sched_tid_time *tids, size_t ntids,
+		  const uint16_t *ports, int nports, collect_net_reason_fn name, void *arg,
+		  bool sampled, struct collect_net_rx_memory *mem, struct rxb_epoch *out)
 {
-	struct cnet_rx_memory now = { 0 };
+	struct collect_net_rx_memory now = { 0 };
 
 	out->nsocks = 0;
 	for (int i = 0; i < nports && out->nsocks < RXB_MAX_SOCKS; i++) {
@@ -468,8 +468,8 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 		struct sockq_slot zero = { 0 };
 		const struct sockq_slot *cv = c ? &c->v : &zero;
 		const struct sockq_slot *pv = p ? &p->v : &zero;
-		struct cnet_port_rx *r = &now.ports[now.nports];
-		const struct cnet_port_rx *old;
+		struct collect_net_port_rx *r = &now.ports[now.nports];
+		const struct collect_net_port_rx *old;
 
 		memset(m, 0, sizeof(*m));
 		m->port = ports[i];
@@ -507,8 +507,8 @@ void cnet_stage_b(const struct sockq_snap *prev, const struct sockq_snap *cur,
 	*mem = now;
 }
 
-void cnet_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
-		       cnet_reason_fn name, void *arg, struct rxb_epoch *out)
+void collect_net_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,
+		       collect_net_reason_fn name, void *arg, struct rxb_epoch *out)
 {
 	out->nreasons = 0;
 	for (int i = 0; i < cur->nreasons && out->nreasons < RXB_MAX_DROP_REASONS; i++) {

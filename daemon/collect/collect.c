@@ -4,7 +4,7 @@
  * previous snapshot of each, and turns the change since into one
  * struct rxb_epoch per call. See collect.h.
  */
-#include "daemon/collect.h"
+#include "daemon/collect/collect.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,13 +23,13 @@
 #include "bpf/sockq.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "daemon/collect_disk.h"
-#include "daemon/collect_net.h"
-#include "daemon/collect_proc.h"
-#include "daemon/collect_sched.h"
-#include "daemon/nic.h"
-#include "daemon/procfs.h"
-#include "daemon/sockdiag.h"
+#include "daemon/collect/collect_disk.h"
+#include "daemon/collect/collect_net.h"
+#include "daemon/collect/collect_proc.h"
+#include "daemon/collect/collect_sched.h"
+#include "daemon/collect/nic.h"
+#include "daemon/collect/procfs.h"
+#include "daemon/collect/sockdiag.h"
 
 #define MAX_RX_TIDS		256
 /* Receiver preemptions kept per epoch: a thread is preempted at most once
@@ -59,9 +59,9 @@ struct collect {
 	struct netrx_snap net[2];
 	struct sockq_snap sock[2];
 	struct blkio_snap blk[2];
-	struct csched_tid_time rx[MAX_RX_TIDS];
+	struct collect_sched_tid_time rx[MAX_RX_TIDS];
 	bool report_tasks;
-	struct csched_report report;
+	struct collect_sched_report report;
 
 	/*
 	 * Sampling of the per-packet programs (netrx's softirq and
@@ -81,13 +81,13 @@ struct collect {
 	uint64_t net_forced;	/* out-of-turn attachments for new receivers */
 	uint64_t net_attach_ns, net_detach_ns;	/* the latest ones took */
 	bool net_attach_failing;	/* logged once per failure streak */
-	struct cnet_rx_memory rx_mem;
+	struct collect_net_rx_memory rx_mem;
 
 	int stats_fd;		/* BPF_ENABLE_STATS, -1 when off */
 	int nprogs;
 	struct prog_cost cost[RXB_MAX_PROGS];
 
-	struct cproc *proc;
+	struct collect_proc *proc;
 	struct nic_reader *nic;
 	/* Socket diagnostics (NULL: unavailable; then UDP sockets from
 	 * /proc/net/udp only), and the sockets on each watched port at the
@@ -217,10 +217,10 @@ static void group_failed(struct collect *c, const char *group, int err)
 		   "%s probes not loaded: %s", group, strerror(-err));
 }
 
-/* Seed task baselines from /proc (see csched_seed_from_proc()). */
+/* Seed task baselines from /proc (see collect_sched_seed_from_proc()). */
 static void seed_tasks(struct collect *c)
 {
-	int n = csched_seed_from_proc(c->sp);
+	int n = collect_sched_seed_from_proc(c->sp);
 
 	if (n < 0)
 		rxb_log_errno(RXB_LOG_WARNING, -n, "collect: seeding tasks from /proc");
@@ -507,7 +507,7 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 	if (!err)
 		err = alloc_snaps(c);
 	if (!err)
-		err = cproc_init(&c->proc);
+		err = collect_proc_init(&c->proc);
 	if (err) {
 		free_snaps(c);
 		free(c);
@@ -568,15 +568,15 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		snapshot_all(c, c->cur);
 		net_plan(c);
 		read_costs(c, tmp, false);
-		cproc_cpu_times(c->proc, tmp, true);
+		collect_proc_cpu_times(c->proc, tmp, true);
 		if (!c->sp)
-			cproc_tasks(c->proc, tmp, NULL, 0);
+			collect_proc_tasks(c->proc, tmp, NULL, 0);
 		if (!c->bp)
-			cproc_disk(c->proc, tmp);
+			collect_proc_disk(c->proc, tmp);
 		if (!c->sq)
-			cproc_sockets(c->proc, c->ports, c->nports, tmp);
+			collect_proc_sockets(c->proc, c->ports, c->nports, tmp);
 		if (!c->np)
-			cproc_irqs(c->proc, tmp);
+			collect_proc_irqs(c->proc, tmp);
 		free(tmp);
 	}
 	*out = c;
@@ -595,14 +595,14 @@ void collect_finish(struct collect *c)
 		close(c->stats_fd);	/* BPF stats back to what they were */
 	nic_reader_finish(c->nic);
 	sockdiag_close(c->diag);
-	cproc_finish(c->proc);
+	collect_proc_finish(c->proc);
 	free(c->rxp);
 	free_snaps(c);
-	csched_report_free(&c->report);
+	collect_sched_report_free(&c->report);
 	free(c);
 }
 
-const struct csched_report *collect_task_report(const struct collect *c)
+const struct collect_sched_report *collect_task_report(const struct collect *c)
 {
 	return &c->report;
 }
@@ -777,7 +777,7 @@ static int net_new_sockets(struct collect *c)
 			return 0;
 		}
 	} else {
-		n = cproc_udp_port_socks(c->proc, c->ports, c->nports, now);
+		n = collect_proc_udp_port_socks(c->proc, c->ports, c->nports, now);
 		if (n < 0) {
 			rxb_log_errno(RXB_LOG_DEBUG, -n,
 				      "collect: /proc/net/udp for new receivers");
@@ -954,8 +954,8 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* What @tid's block requests did this epoch (csched_reqs_fn). */
-static void disk_reqs(void *arg, uint32_t tid, struct csched_disk_use *out)
+/* What @tid's block requests did this epoch (collect_sched_reqs_fn). */
+static void disk_reqs(void *arg, uint32_t tid, struct collect_sched_disk_use *out)
 {
 	struct collect *c = arg;
 	const struct blkio_issuer *now = issuer(&c->blk[c->cur], tid);
@@ -980,22 +980,22 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
 	/* The busiest disk first: csched refines its service time from the
 	 * I/O-bound tasks' own requests. */
 	if (c->bp)
-		cdisk_compute(&c->blk[prev], &c->blk[cur], &out->disk);
+		collect_disk_compute(&c->blk[prev], &c->blk[cur], &out->disk);
 	if (c->sq)
-		nrx = cnet_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
+		nrx = collect_net_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
 	if (c->sp)
-		csched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out,
+		collect_sched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out,
 			       c->report_tasks ? &c->report : NULL,
 			       c->bp ? disk_reqs : NULL, c);
 	if (c->np)
-		cnet_stage_a(&c->net[prev], &c->net[cur], sampled, out);
+		collect_net_stage_a(&c->net[prev], &c->net[cur], sampled, out);
 	if (c->sq) {
-		cnet_stage_b(&c->sock[prev], &c->sock[cur],
+		collect_net_stage_b(&c->sock[prev], &c->sock[cur],
 			     c->sp ? &c->sched[prev] : NULL,
 			     c->sp ? &c->sched[cur] : NULL, c->rx, nrx,
 			     c->ports, c->nports, reason_name, c->sq, sampled,
 			     &c->rx_mem, out);
-		cnet_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
+		collect_net_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
 				  c->sq, out);
 	}
 }
@@ -1004,17 +1004,17 @@ static void epoch_proc(struct collect *c, struct rxb_epoch *out)
 {
 	char why[128] = "";
 
-	if (!c->sp && cproc_tasks(c->proc, out, why, sizeof(why)) == 0 && why[0]) {
+	if (!c->sp && collect_proc_tasks(c->proc, out, why, sizeof(why)) == 0 && why[0]) {
 		out->disk.mean_cpu_burst_ns = NAN;
 		out->disk.io_cpu_rate_per_s = NAN;
 		add_reason(out->degraded_reason, sizeof(out->degraded_reason), "%s", why);
 	}
 	if (!c->bp)
-		cproc_disk(c->proc, out);
+		collect_proc_disk(c->proc, out);
 	if (!c->sq)
-		cproc_sockets(c->proc, c->ports, c->nports, out);
+		collect_proc_sockets(c->proc, c->ports, c->nports, out);
 	if (!c->np)
-		cproc_irqs(c->proc, out);
+		collect_proc_irqs(c->proc, out);
 }
 
 /* The parts that stay NaN unless something measures them. */
@@ -1081,7 +1081,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	epoch_bpf(c, out, prev, sampled);
 	epoch_proc(c, out);
 	/* CPU idle (and, without netrx, the irq shares) from /proc/stat. */
-	cproc_cpu_times(c->proc, out, c->np == NULL);
+	collect_proc_cpu_times(c->proc, out, c->np == NULL);
 	fill_nics(c, out);
 	read_costs(c, out, true);
 	if (c->sched[c->cur].tasks_full)

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "common/util.h"
-#include "daemon/collect_sched.h"
+#include "daemon/collect/collect_sched.h"
 #include "rxb/measure.h"
 
 enum collect_attach {
@@ -116,7 +116,7 @@ int collect_init(struct collect **out, const struct collect_opts *opts);
 int collect_epoch(struct collect *c, struct rxb_epoch *out);
 
 /* The classified tasks of the last epoch (empty unless report_tasks). */
-const struct csched_report *collect_task_report(const struct collect *c);
+const struct collect_sched_report *collect_task_report(const struct collect *c);
 
 /* Watch these ports from now on (senders come and go). 0 or -errno. */
 int collect_set_ports(struct collect *c, const uint16_t *ports, int n);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Disk service rate from blkio snapshots. See collect_disk.h. */
-#include "daemon/collect_disk.h"
+#include "daemon/collect/collect_disk.h"
 
 #include <math.h>
 #include <string.h>
@@ -12,7 +12,7 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-void cdisk_compute(const struct blkio_snap *prev, const struct blkio_snap *cur,
+void collect_disk_compute(const struct blkio_snap *prev, const struct blkio_snap *cur,
 		   struct rxb_disk_meas *out)
 {
 	uint64_t best = 0, best_ns = 0;

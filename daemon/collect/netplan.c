@@ -2,7 +2,7 @@
 /*
  * When to attach the per-packet probes (netplan.h).
  */
-#include "daemon/netplan.h"
+#include "daemon/collect/netplan.h"
 
 #include <errno.h>
 #include <math.h>

@@ -29,7 +29,7 @@
  * DEGRADED is added whenever the epoch's record says BPF is missing or
  * only partly loaded.
  *
- * After the rate, each flow's pause-window predictor (daemon/pause.h,
+ * After the rate, each flow's pause-window predictor (daemon/model/pause.h,
  * DESIGN §6) is checked against and fed with the epoch's preemptions of
  * the flow's receiver threads, and what it plans (a schedule, or CANCEL)
  * goes to ops->publish_pause.
@@ -43,9 +43,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/model_inputs.h"
-#include "daemon/pause.h"
-#include "daemon/sendsrv.h"
+#include "daemon/model/model_inputs.h"
+#include "daemon/model/pause.h"
+#include "daemon/serve/sendsrv.h"
 #include "rxb/measure.h"
 #include "rxbneck/proto.h"
 #include "solver/bneck.h"
@@ -72,7 +72,7 @@ enum flow_state {
 	FLOW_STALE,		/* solve failed: last good value */
 };
 
-const char *flow_state_name(enum flow_state s);
+const char *flows_state_name(enum flow_state s);
 
 /* A solved model. */
 struct flow_estimate {

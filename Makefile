@@ -11,7 +11,7 @@
 #   make bench        benchmarks (print ratios against in-run references)
 #   make fuzz         libFuzzer targets for FUZZ_SECONDS each
 #   make e2e          the end-to-end experiment (docs/e2e.md; root, long)
-#   make e2e-pause    its RBUDP+ vs RBUDP part with seed 004's receiver
+#   make e2e-pause    its RBUDP+ vs RBUDP part with a busy-polling receiver
 #   make install      install under $(DESTDIR)$(PREFIX)
 
 SAN      ?= 0

@@ -3,17 +3,17 @@
 # one at the same rate? With K hogs on the receiver's CPU, alternate N
 # transfers at fixed RATE with N `--follow` transfers capped at RATE
 # (--max-rate RATE: rxbneckd's rate when lower, else RATE), then print how
-# many of each lost anything in their first round. docs/e2e.md §5.12.
+# many of each lost anything in their first round (docs/e2e.md §2).
 #
 #   sudo tests/e2e/ab.sh [-b BUILD] [-d DELAY_MS] [-k K] [-n N] -o OUTDIR RATE
 #
 # RATE as rxbneck-send takes it (3.9G). Defaults: build, 100 ms, k = 2,
-# N = 20, the sender's UDP segmentation on (lib.sh; §5.12's runs had it
-# off: E_USO_OFF=1). The set-up, the quiet-machine checks and the clean-up are
+# N = 20, the sender's UDP segmentation on (lib.sh; E_USO_OFF=1 turns it
+# off). The set-up, the quiet-machine checks and the clean-up are
 # run.sh's (tests/e2e/lib.sh); runs.jsonl in OUTDIR has every transfer.
 # With E_QTRACE=1 each transfer's socket queue is traced (OUTDIR/qtrace/)
 # and the traces' scheduling cycles are summed up at the end (qtrace.py
-# cycles, docs/e2e.md §6.5).
+# cycles).
 # Exit 0 done, 1 failure, 2 usage, 77 cannot run here.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)

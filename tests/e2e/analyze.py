@@ -2,6 +2,7 @@
 """Analyse an end-to-end experiment written by tests/e2e/run.sh.
 
     analyze.py OUTDIR [--build BUILD] [--no-plot] [--export DIR]
+    analyze.py --from-results DIR [--no-plot]
 
 Reads OUTDIR/runs.jsonl, status.jsonl and meta.json; writes
   results.json  every run with its derived numbers and the daemon's view
@@ -10,8 +11,8 @@ Reads OUTDIR/runs.jsonl, status.jsonl and meta.json; writes
                 the claims per k; the diagnosis of the model inputs
   table.md      the tables the docs quote
   fig4.png      transfer time vs rate per k with rxbneck's chosen rate
-                marked (seed 000 Fig. 4), and first-round loss, measured
-                and as the model predicted it
+                marked (as Fig. 4 of Banerjee et al., docs/references.md),
+                and first-round loss, measured and as the model predicted it
 Prints table.md. Statistics use the undisturbed runs (run.sh); the
 disturbed ones stay in results.json with the reason.
 
@@ -19,6 +20,9 @@ disturbed ones stay in results.json with the reason.
 (each run's daemon view during it, the RATEs it received, the model's
 curve; about 0.5 MB instead of 4-5), and copy table.md and fig4.png there:
 the files tests/e2e/results/ keeps in git.
+
+--from-results DIR: DIR holds an analysis already made (results.json, full
+or exported): write DIR/table.md (and fig4.png) from it, without the runs.
 """
 import argparse
 import json
@@ -320,7 +324,7 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
-# The issue's claims (docs/e2e.md §4): --follow's T at most CLAIM1_MAX x
+# The claims (docs/e2e.md §4): --follow's T at most CLAIM1_MAX x
 # the best fixed rate's; at most CLAIM2_MAX x the top rate's when that
 # loses more than CLAIM2_MIN_LOSS of its first round; the chosen rate within
 # CLAIM3_MAX of the best rate. pool.py judges by the same bounds.
@@ -349,7 +353,8 @@ EPISODE_MIN_RUNS = 3
 
 
 def episodes(runs):
-    """Near the knee loss comes in episodes (docs/e2e.md §5.7): the
+    """Near the knee loss comes in episodes of hundreds to thousands of
+    packets, in some transfers and not in others (docs/e2e.md §6): the
     packets lost in the first blast of each fixed-rate run that lost some
     but less than EPISODE_MAX_LOSS of it. A run's loss is taken as one
     episode (its drops are not timed), so this is an upper bound of the
@@ -421,8 +426,14 @@ def main():
     ap.add_argument("--no-plot", action="store_true", help="do not draw fig4.png")
     ap.add_argument("--export", metavar="DIR",
                     help="also write the compact copy kept in tests/e2e/results/ to DIR")
+    ap.add_argument("--from-results", action="store_true",
+                    help="OUTDIR holds an analysis already made (results.json, full or as "
+                         "kept in tests/e2e/results/): write its table.md (and fig4.png) "
+                         "from that, without the runs")
     args = ap.parse_args()
     outdir, build = args.outdir, args.build
+    if args.from_results:
+        return redo(outdir, not args.no_plot, ap)
     for name in ("meta.json", "runs.jsonl", "status.jsonl"):
         if not os.path.isfile(os.path.join(outdir, name)):
             ap.error("%s: no %s there (not a run.sh output directory?)" % (outdir, name))
@@ -450,8 +461,8 @@ def main():
 
     def summary(ds):
         ok = [d for d in ds if d["ok"]]
-        # Loss near the knee comes in rare episodes (docs/e2e.md §5.7):
-        # how many runs lost anything at all says more than the mean.
+        # Loss near the knee comes in rare episodes (docs/e2e.md §6): how
+        # many runs lost anything at all says more than the mean.
         return {"runs": len(ds), "failed": len(ds) - len(ok),
                 "runs_lossy": sum(1 for d in ok if (d.get("loss_first_round") or 0) > 0),
                 "time_s": stats([d["transfer_time_s"] for d in ok]),
@@ -590,6 +601,26 @@ def main():
         export(res, outdir, args.export)
 
 
+def redo(outdir, draw, ap):
+    """table.md (and fig4.png) of OUTDIR from its results.json alone."""
+    p = os.path.join(outdir, "results.json")
+    try:
+        with open(p) as f:
+            res = json.load(f)
+    except OSError as e:
+        ap.error("%s: %s" % (p, e.strerror))
+    except ValueError as e:
+        ap.error("%s: not JSON: %s" % (p, e))
+    if not isinstance(res, dict) or not all(x in res for x in ("meta", "per_k", "counts")):
+        ap.error("%s: no meta, per_k and counts (not analyze.py's results.json?)" % p)
+    md = table(res)
+    with open(os.path.join(outdir, "table.md"), "w") as f:
+        f.write(md)
+    print(md)
+    if draw:
+        plot(res, os.path.join(outdir, "fig4.png"))
+
+
 def export(res, outdir, dest):
     """The compact copy of a run's results (see --export)."""
     import shutil
@@ -610,9 +641,10 @@ def export(res, outdir, dest):
 
 
 def rounds_eq3(loss, file_bytes, payload=1468):
-    """Rounds (the first blast and the resends) of seed 000 eq. (2)-(3) as
-    solver/rbudp.c counts them with seed rounds: every round loses the same
-    fraction l. A reference; the model's own rounds come from the solver."""
+    """Rounds (the first blast and the resends) of Banerjee et al.'s
+    eq. (2)-(3) (docs/references.md) as solver/rbudp.c counts them with
+    seed rounds: every round loses the same fraction l. A reference; the
+    model's own rounds come from the solver."""
     if loss is None or loss >= 1:
         return None
     if loss <= 0:
@@ -654,8 +686,7 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
     epoch, in those epochs in which the receiver hardly slept (>= 400
     packets per wake-up) and had at least 0.9 of its fair share: the
     epochs a full queue covered (almost) whole, so without the blast's
-    shallow-queue start that the round's drain includes (docs/e2e.md
-    §5.15)."""
+    shallow-queue start that the round's drain includes."""
     sat = []
     for d in derived:
         if (d["k"] != k or d["mode"] != "fixed" or d["tag"] != "main" or d["disturbed"]
@@ -900,7 +931,7 @@ def table(res):
     L.append("\n## Transfer time and rounds: model (%s rounds, as the daemon) vs measured, where either loses > 1 %%\n"
              % rmodel)
     L.append("Rounds counted with the first blast. *model*: 1 + the solver's N_resend at that rate, "
-             "the round model of T model; *eq. 3*: seed 000's count at the model's loss; *fluid*: "
+             "the round model of T model; *eq. 3*: Banerjee et al.'s count at the model's loss; *fluid*: "
              "the rounds if each round were a deterministic burst into K packets of buffer "
              "drained at the measured drain rate (with the lossless last one).\n")
     L.append("| k | rate (Gb/s) | loss model / measured | T model / measured (s) | rounds model / eq. 3 / fluid / measured |")

@@ -20,7 +20,7 @@
 # Settings (environment, with defaults):
 E_BUILD=${E_BUILD:-build}
 E_SIZE=${E_SIZE:-200M}		# file size (synthetic data)
-E_DELAY_MS=${E_DELAY_MS:-100}	# emulated one-way delay, seed 000's (sender's HELLO RTT = 2x)
+E_DELAY_MS=${E_DELAY_MS:-100}	# emulated one-way delay, Banerjee et al.'s (sender's HELLO RTT = 2x)
 E_RCVBUF=${E_RCVBUF:-4Mi}	# receiver's SO_RCVBUF request (kernel doubles it)
 E_RECV_ARGS=${E_RECV_ARGS:-}	# more rxbneck-recv options, e.g. --busy-poll
 E_EPOCH_MS=${E_EPOCH_MS:-250}	# rxbneckd epoch
@@ -37,7 +37,7 @@ E_MIN_RATE=${E_MIN_RATE:-100M}
 E_VERIFY=${E_VERIFY:-0}
 # 1: trace each transfer's socket queue and receiver CPU time every 0.4 ms
 # (tests/e2e/qtrace.py poll, pinned to the sender's CPU, a few per cent of
-# it) into $E_OUT/qtrace/MODE-RATE-TAG-REP-N.txt. docs/e2e.md §6.5.
+# it) into $E_OUT/qtrace/MODE-RATE-TAG-REP-N.txt (docs/e2e.md §2).
 E_QTRACE=${E_QTRACE:-0}
 # Ports and subnet differ per run (two runs never share them): the receive
 # port (UDP data and RBUDP's TCP control), rxbneckd's sender control port,
@@ -52,7 +52,7 @@ E_SEND_CPU=${E_SEND_CPU:-0}
 # 1: tx-udp-segmentation off on the sender's veth, every datagram its own
 # skb through the veth (the sender then tops out at 6 Gb/s); 0: its GSO
 # packets cross whole and are cut at the UDP socket, and it reaches 10 Gb/s
-# (docs/e2e.md §5.14, §5.20)
+# (docs/e2e.md §1)
 E_USO_OFF=${E_USO_OFF:-0}
 E_RPS=${E_RPS:-0}		# 1: RPS steers the receive softirq to $E_RECV_CPU
 E_LOCK=${E_LOCK:-/tmp/rxbneck-heavy.lock}
@@ -128,7 +128,7 @@ e2e_setup() {
 	# by default the receive softirq (stage A) runs on the sender's CPU and
 	# a drop costs the receiving CPU nothing. With RPS the receiving end's
 	# queue steers it to the receiver's CPU, where the hogs are: the host
-	# of seed 000, whose NIC, stack and receiver share one CPU.
+	# of Banerjee et al.'s model, whose NIC, stack and receiver share one CPU.
 	if [ "$E_RPS" = 1 ]; then
 		printf '%x\n' $((1 << E_RECV_CPU)) > "/sys/class/net/$E_IF_R/queues/rx-0/rps_cpus" ||
 			e2e_fail "cannot set rps_cpus of $E_IF_R"
@@ -440,8 +440,8 @@ e2e_tcp() {
 	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
 	if [ "$mtu" = 1 ]; then
 		# Back to the set-up's state. "tso off gso off" leaves
-		# tx-udp-segmentation alone, so it is not touched here (it used
-		# to be turned off here also with E_USO_OFF=0: docs/e2e.md §7).
+		# tx-udp-segmentation alone, so it is not touched here: with
+		# E_USO_OFF=0 the RBUDP runs after this copy keep the 10 Gb/s line.
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso on gso on > /dev/null
 	fi
 	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$rep" "$t0" "$t1" \

@@ -6,12 +6,11 @@
 
 One run's sweep has 3 repeats per rate. Near the knee a transfer either
 loses a round or does not (at 100 ms a lost round is +0.2 s, +40 %), so
-the mean of three is a coin toss and the lowest of fourteen such means
-is biased low: docs/e2e.md §5.18 measured a 99 % interval of
-[-0.20, 1.32] s around the best rate's 0.556 s. The fixed-rate runs do
-not depend on rxbneckd's model (only the --follow runs do), so sweeps of
-the same testbed, run at different heads, are samples of one curve. This
-tool pools them:
+the mean of three is a coin toss and the lowest of eleven such means is
+biased low (docs/e2e.md §4). The fixed-rate runs do not depend on
+rxbneckd's model (only the --follow runs do), so sweeps of the same
+testbed, run at different heads, are samples of one curve. This tool
+pools them:
 
   REFDIR...   analyze.py result directories (results.json, full or
               exported) whose fixed-rate runs (tag "main", ok, not
@@ -39,7 +38,9 @@ the best T (claim 1: at most 1.10), the chosen rate over the best rate
 (linear between swept rates) over the best T, and, where the pooled top
 rate loses more than 5 % in its first round, --follow's T over the
 top's (claim 2: at most 0.75). --follow-nopause transfers are judged
-the same way.
+the same way. It ends with the pooled verdict, one row per k (the table
+docs/e2e.md quotes). --plot FILE draws the pooled curve with the judged
+--follow transfers (matplotlib).
 """
 import argparse
 import json
@@ -271,7 +272,7 @@ def judge(dirs, results, ref):
         per_dir[d] = {"git_commit": res["meta"].get("git_commit"),
                       "seed": res["meta"].get("seed"), "per_k": per_k}
     pooled = {k: judge_runs(rs, ref[k]) for k, rs in sorted(pooled_runs.items())}
-    return per_dir, pooled
+    return per_dir, pooled, pooled_runs
 
 
 def gbps(b):
@@ -343,7 +344,90 @@ def markdown(refdirs, ref, per_dir, pooled, nboot, other=0):
     for d, v in per_dir.items():
         L += rows(os.path.basename(os.path.normpath(d)), v["per_k"])
     L += rows("**pooled**", pooled)
+    L += ["", "## The pooled verdict", ""] + verdict_md(ref, pooled).splitlines()
     return "\n".join(L) + "\n"
+
+
+def verdict_md(ref, pooled):
+    """The verdict on the judged --follow transfers pooled, one row per k:
+    claims 1-3 against the pooled sweep, for --follow and (last column)
+    --follow --no-pause. docs/e2e.md quotes this table."""
+    def claim(j, ratio, key, ci=None):
+        return "%.2f%s %s" % (j[ratio], " [%.2f, %.2f]" % tuple(ci) if ci else "",
+                              yes(j[key]))
+
+    def claim2(j, r):
+        if "follow_over_top" in j:
+            return claim(j, "follow_over_top", "claim2")
+        return "n/a (top loses %.1f %%)" % (100 * (r["top"]["loss_first_round"] or 0))
+
+    L = ["| k | best fixed rate (Gb/s): T (s) | claim 1: follow / best (≤ 1.10) [99 %] "
+         "| `--follow` lossy | claim 2: follow / top (≤ 0.75) "
+         "| claim 3: chosen / best rate (within 15 %) | pooled T at the chosen rate / best "
+         "| `--no-pause`: claim 1; claim 2 |",
+         "|---|---|---|---|---|---|---|---|"]
+    for k, r in sorted(ref.items()):
+        j = pooled.get(k, {}).get("follow")
+        if not j:
+            continue
+        n = pooled[k].get("follow-nopause")
+        tc = j.get("curve_t_at_chosen_over_best")
+        L.append("| %d | %s: %.3f | %s | %d of %d | %s | %s | %s | %s |" % (
+            k, gbps(r["best"]["rate_bps"]), r["best"]["time_s"]["mean"],
+            claim(j, "follow_over_best", "claim1", j.get("follow_over_best_ci99")),
+            j["runs_lossy"], j["time_s"]["n"], claim2(j, r),
+            "%.2f (%s Gb/s) %s" % (j["chosen_over_best"], gbps(j["chosen_rate_bps"]),
+                                   yes(j["claim3"])) if "chosen_over_best" in j else "–",
+            "%.3f" % tc if tc is not None else "–",
+            "%s; %s" % (claim(n, "follow_over_best", "claim1"), claim2(n, r)) if n else "–"))
+    return "\n".join(L) + "\n"
+
+
+def plot(ref, pooled_runs, meta, nref, path):
+    """The pooled curve per k (mean T and its 99 % interval at each fixed
+    rate), every judged --follow transfer at its first RATE, and their mean
+    T at the median first RATE (the chosen rate)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PoolError("--plot %s: no matplotlib (python3-matplotlib)" % path)
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
+    for i, (k, r) in enumerate(sorted(ref.items())):
+        c = colors[i % len(colors)]
+        pts = r["points"]
+        x = [p["rate_bps"] / 1e9 for p in pts]
+        y = [p["time_s"]["mean"] for p in pts]
+        e = [[p["time_s"]["mean"] - p["time_s"]["ci99"][0] if p["time_s"]["ci99"] else 0
+              for p in pts],
+             [p["time_s"]["ci99"][1] - p["time_s"]["mean"] if p["time_s"]["ci99"] else 0
+              for p in pts]]
+        ax.errorbar(x, y, yerr=e, color=c, marker="o", ms=3, lw=1.2, capsize=2,
+                    label="k = %d, fixed rates" % k)
+        fol = [q for q in pooled_runs.get(k, []) if q.get("mode") == "follow"
+               and isinstance(q.get("rate_first_bps"), (int, float))]
+        if fol:
+            ax.scatter([q["rate_first_bps"] / 1e9 for q in fol],
+                       [q["transfer_time_s"] for q in fol], s=9, color=c, alpha=0.35,
+                       linewidths=0)
+            ax.plot([chosen_rate(fol) / 1e9],
+                    [stats([q["transfer_time_s"] for q in fol])["mean"]],
+                    marker="*", ms=14, color=c, mec="k", ls="none",
+                    label="k = %d, --follow (%d)" % (k, len(fol)))
+    ax.set_xlabel("sending rate (Gb/s of UDP payload)")
+    ax.set_ylabel("transfer time (s)")
+    ax.set_title("%s file, %g ms one way, %g Gb/s line, k CPU-bound tasks on the "
+                 "receiver's CPU:\nfixed rates pooled over %d runs (mean, 99 %% CI); "
+                 "dots: --follow transfers at rxbneckd's rate; star: their mean"
+                 % (meta.get("file_size"), meta.get("one_way_delay_ms"),
+                    (meta.get("line_rate_bps") or 0) / 1e9, nref), fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
 
 
 def main():
@@ -367,6 +451,9 @@ def main():
                     help="--follow transfers per k of that run (default 3, run.sh -f)")
     ap.add_argument("--json", metavar="FILE", help="also write everything as JSON to FILE")
     ap.add_argument("--md", metavar="FILE", help="also write the tables to FILE")
+    ap.add_argument("--plot", metavar="FILE",
+                    help="also draw the pooled curve and the judged --follow transfers "
+                         "into FILE (PNG)")
     args = ap.parse_args()
     if args.boot < 100:
         ap.error("--boot %d: at least 100 resamples are needed for a 99 %% interval" % args.boot)
@@ -397,9 +484,15 @@ def main():
               file=sys.stderr)
         return 1
     ref = reference(c, args.boot, args.seed, args.sweep_reps, args.follow_reps)
-    per_dir, pooled = judge(jdirs, judged, ref)
+    per_dir, pooled, pooled_runs = judge(jdirs, judged, ref)
     md = markdown(refdirs, ref, per_dir, pooled, args.boot, other)
     sys.stdout.write(md)
+    if args.plot:
+        try:
+            plot(ref, pooled_runs, judged[0]["meta"], len(refdirs), args.plot)
+        except PoolError as e:
+            print("pool.py: %s" % e, file=sys.stderr)
+            return 1
     if args.md:
         with open(args.md, "w") as f:
             f.write(md)

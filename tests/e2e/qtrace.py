@@ -27,7 +27,7 @@ kernel (--tick-ms 4) with K CPU-bound tasks beside it, a receiver that
 keeps up wakes, reads for a fraction of a tick and sleeps: cycles of one or
 two ticks. One that has used up its share runs a whole tick and waits for
 the K others' ticks: cycles of K + 1 ticks, with packets still queued at
-their lowest. docs/e2e.md §6.5.
+their lowest (docs/e2e.md §2, §4).
 
 Exit status: 0, 1 on a bad trace or no receiver, 2 on usage.
 """

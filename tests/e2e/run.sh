@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The end-to-end experiment (DESIGN §11, seed 000 §IV Fig. 4, seed 004 Table 1):
+# The end-to-end experiment (docs/e2e.md; Banerjee et al.'s validation, Fig. 4,
+# and Datta et al.'s RBUDP+ against RBUDP, Table 1: docs/references.md):
 # RBUDP transfers of one file from a sender namespace over a veth pair to
 # rxbneck-recv pinned to one CPU of this host, with k CPU-bound busy loops
 # pinned to the same CPU, at fixed rates swept across the range where loss
@@ -13,7 +14,7 @@
 #
 #   -k     CPU-bound loads (default 0 1 2 3)
 #   -r     fixed rates, bits/s of UDP payload (default: 11 rates, 2 to 10 Gb/s,
-#          the sender's own limit: docs/e2e.md §5.20)
+#          the sender's own limit: docs/e2e.md §1)
 #   -n     repeats per fixed rate (3); -f follow runs per k (default -n);
 #          with a pause predictor each is a --follow and a --follow --no-pause
 #          run (in shuffled order): the rate alone, and the rate with PAUSE
@@ -24,7 +25,8 @@
 #   -p     runs each of --follow and --follow --no-pause per k in -K (default
 #          "2 3") for the RBUDP vs RBUDP+ table (10; 0: none). Skipped, and
 #          said so, when rxbneckd has no pause predictor.
-#   -s     file size (200M), -d one-way delay in ms (100, seed 000's), -w warm-up
+#   -s     file size (200M), -d one-way delay in ms (100, as in Banerjee et al.'s
+#          experiment), -w warm-up
 #          transfers per k (2), -S seed of the run order (1)
 #   -a     no analysis at the end (tests/e2e/analyze.py OUTDIR does it)
 #
@@ -33,7 +35,7 @@
 # epoch), meta.json, rxbneckd.conf/log; then results.json, table.md and
 # fig4.png from analyze.py, and pool.md/pool.json from pool.py: the --follow
 # transfers against the sweep pooled over tests/e2e/results/'s runs of the
-# same testbed (docs/e2e.md §4).
+# same testbed (docs/e2e.md §4); it prints table.md and the pooled verdict.
 #
 # Needs root. Holds /tmp/rxbneck-heavy.lock while it measures, one k at a
 # time, so other work on the machine gets its turn in between. Order within
@@ -211,7 +213,7 @@ e2e_log "runs in $E_OUT/runs.jsonl ($(wc -l < "$E_OUT/runs.jsonl") lines)"
 if [ "$ANALYZE" = 1 ]; then
 	/usr/bin/python3 "$SRC/tests/e2e/analyze.py" "$E_OUT" --build "$E_BUILD" || e2e_fail "analysis failed"
 	# One run's 3 repeats per rate cannot fix the best rate near the knee
-	# (docs/e2e.md §5.19): judge the --follow transfers against the sweep
+	# (docs/e2e.md §4): judge the --follow transfers against the sweep
 	# pooled over the kept runs of this testbed as well, when there are any
 	# (and when the passes had --follow runs: not with -k "" or -f 0).
 	if [ -z "${KS// /}" ] || [ "$FREPS" = 0 ]; then
@@ -220,7 +222,7 @@ if [ "$ANALYZE" = 1 ]; then
 		--judge "$E_OUT" --md "$E_OUT/pool.md" --json "$E_OUT/pool.json" \
 		> /dev/null 2> "$E_OUT/pool.err"; then
 		e2e_log "against the sweep pooled over the kept runs of this testbed ($E_OUT/pool.md):"
-		sed -n '/^## The judged/,$p' "$E_OUT/pool.md"
+		sed -n '/^## The pooled verdict/,$p' "$E_OUT/pool.md"
 	else
 		e2e_log "no pooled verdict: $(cat "$E_OUT/pool.err")"
 	fi

@@ -1,0 +1,262 @@
+#!/usr/bin/python3
+"""The tables docs/e2e.md quotes, made again from the runs kept in
+tests/e2e/results/, and compared with the document.
+
+    doctables.py [--check] [--doc FILE] [--results DIR]
+    doctables.py --write [--plot FILE]
+
+The runs tests/e2e/results/ keeps are listed below, each with what it is
+kept for. A table in the document sits between two lines
+
+    <!-- table NAME: tests/e2e/doctables.py -->
+    ...
+    <!-- end table -->
+
+and NAME says which one it is:
+
+  verdict  pool.py's pooled verdict (its last table): the --follow
+           transfers of JUDGED against the fixed-rate sweeps of REFERENCE
+           pooled, with pool.py's defaults (2000 bootstrap resamples,
+           seed 1, one-run sweeps of 3 repeats and 3 --follow transfers)
+  pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
+
+--check (the default) exits 1, printing a diff, when a table in the
+document is not what the kept runs give; when a kept run's table.md is not
+what analyze.py makes of its results.json; or when tests/e2e/results/
+holds a run not listed here or lacks one that is (or cannot read one).
+Exit 0 when all agree, 2 on usage or an unreadable document.
+
+--write puts the tables made from the kept runs into the document and
+draws the figure (--plot, default docs/e2e.png) with pool.py.
+"""
+import argparse
+import difflib
+import json
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the results
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import analyze  # noqa: E402
+import pool  # noqa: E402
+
+SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+def _runs(fmt, seeds):
+    return [fmt % s for s in seeds]
+
+
+# The 10 Gb/s line, 100 ms one way, an 8 MiB socket buffer, k = 0-3: the
+# fixed-rate sweeps pooled into the reference curve (30 runs per rate).
+# Their daemons differ in options that only --follow sees (54: rate
+# uncertainty measured; 61, 62: the queue-depth cost), not the fixed runs.
+REFERENCE = (_runs("uso10-d100-s%d-20261127", (48, 49, 51, 52))
+             + ["unc-d100-s54-20261127"]
+             + _runs("depth-d100-s%d-20261127", (61, 62))
+             + _runs("uso10-d100-s%d-20261127", (70, 71, 72)))
+# The --follow transfers judged against it: nine runs of the default
+# daemon, 5 --follow and 5 --follow --no-pause transfers per k each.
+JUDGED = _runs("uso10-d100-s%d-20261127", range(70, 79))
+# make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
+# 512 KiB buffer (claim 4).
+PAUSE = "pause-uso10-d100-s80-20261127"
+# make e2e at its defaults: docs/e2e.md quotes its TCP copies (table.md).
+MAKE_E2E = "make-e2e-uso10-d100-s79-20261127"
+
+KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E]))
+BEGIN = re.compile(r"^<!-- table ([a-z0-9_-]+): tests/e2e/doctables\.py -->$")
+END = "<!-- end table -->"
+
+
+class Mismatch(Exception):
+    pass
+
+
+def load(results, name):
+    p = os.path.join(results, name, "results.json")
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except OSError as e:
+        raise Mismatch("%s: %s" % (p, e.strerror))
+    except ValueError as e:
+        raise Mismatch("%s: not JSON: %s" % (p, e))
+
+
+def pooled(results):
+    """pool.py's reference and pooled judgement, as its command line makes
+    them with its default options."""
+    refs = [load(results, d) for d in REFERENCE]
+    judged = [load(results, d) for d in JUDGED]
+    try:
+        pool.check_testbed([os.path.join(results, d) for d in REFERENCE + JUDGED],
+                           refs + judged)
+    except pool.PoolError as e:
+        raise Mismatch(str(e))
+    ref = pool.reference(pool.curve(refs), 2000, 1, 3, 3)
+    _, judgement, runs = pool.judge(JUDGED, judged, ref)
+    return ref, judgement, runs, judged[0]["meta"]
+
+
+def section(md, heading):
+    """The lines of a markdown text from the line after HEADING (a "## "
+    line) to the next "## " heading or the end, without the blank lines
+    around them."""
+    lines = md.splitlines()
+    try:
+        i = lines.index(heading) + 1
+    except ValueError:
+        raise Mismatch("no %r in the table" % heading)
+    j = next((n for n in range(i, len(lines)) if lines[n].startswith("## ")), len(lines))
+    return "\n".join(lines[i:j]).strip("\n") + "\n"
+
+
+def tables(results):
+    """{name: table text} of every table the document quotes."""
+    ref, judgement, _, _ = pooled(results)
+    pause = analyze.table(load(results, PAUSE))
+    return {"verdict": pool.verdict_md(ref, judgement),
+            "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
+                                    "(--follow --no-pause)")}
+
+
+def doc_blocks(text):
+    """[(name, first line, end line)] of the tables in the document: the
+    lines between a begin marker and the end marker."""
+    lines = text.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = BEGIN.match(lines[i])
+        if m:
+            j = next((n for n in range(i + 1, len(lines)) if lines[n] == END), None)
+            if j is None:
+                raise Mismatch("line %d: table %s has no %r" % (i + 1, m.group(1), END))
+            out.append((m.group(1), i + 1, j))
+            i = j
+        i += 1
+    return out
+
+
+def block_text(table):
+    """What sits between the markers: the table with a blank line around."""
+    return "\n" + table
+
+
+def check_doc(doc, made):
+    with open(doc) as f:
+        lines = f.read().split("\n")
+    blocks = doc_blocks("\n".join(lines))
+    errs = []
+    names = [b[0] for b in blocks]
+    for name in sorted(set(made) - set(names)):
+        errs.append("%s: no table %s (%s)" % (doc, name, BEGIN.pattern))
+    for name, a, b in blocks:
+        if name not in made:
+            errs.append("%s:%d: table %s is not one doctables.py makes" % (doc, a, name))
+            continue
+        have = "\n".join(lines[a:b]) + "\n"
+        want = block_text(made[name])
+        if have != want:
+            diff = difflib.unified_diff(have.splitlines(), want.splitlines(),
+                                        "%s (table %s)" % (doc, name),
+                                        "made from the kept runs", lineterm="")
+            errs.append("\n".join(diff))
+    return errs
+
+
+def check_runs(results):
+    errs = []
+    try:
+        present = sorted(d for d in os.listdir(results)
+                         if os.path.isdir(os.path.join(results, d)))
+    except OSError as e:
+        raise Mismatch("%s: %s" % (results, e.strerror))
+    for d in sorted(set(present) - set(KEPT)):
+        errs.append("%s/%s: kept, but no table of docs/e2e.md is made from it "
+                    "(list it in tests/e2e/doctables.py or remove it)" % (results, d))
+    for d in sorted(set(KEPT) - set(present)):
+        errs.append("%s/%s: missing" % (results, d))
+    for d in sorted(set(KEPT) & set(present)):
+        p = os.path.join(results, d, "table.md")
+        try:
+            with open(p) as f:
+                have = f.read()
+        except OSError as e:
+            errs.append("%s: %s" % (p, e.strerror))
+            continue
+        want = analyze.table(load(results, d))
+        if have != want:
+            diff = difflib.unified_diff(have.splitlines(), want.splitlines(), p,
+                                        "analyze.py --from-results", lineterm="")
+            errs.append("\n".join(diff))
+    return errs
+
+
+def write(doc, made, results, fig):
+    with open(doc) as f:
+        lines = f.read().split("\n")
+    blocks = doc_blocks("\n".join(lines))
+    missing = sorted(set(made) - {b[0] for b in blocks})
+    if missing:
+        raise Mismatch("%s: no place for table(s) %s: add the markers first"
+                       % (doc, ", ".join(missing)))
+    for name, a, b in reversed(blocks):
+        if name in made:
+            lines[a:b] = block_text(made[name]).split("\n")[:-1]
+    with open(doc, "w") as f:
+        f.write("\n".join(lines))
+    for d in KEPT:
+        with open(os.path.join(results, d, "table.md"), "w") as f:
+            f.write(analyze.table(load(results, d)))
+    ref, _, runs, meta = pooled(results)
+    try:
+        pool.plot(ref, runs, meta, len(REFERENCE), fig)
+    except pool.PoolError as e:
+        raise Mismatch(str(e))
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Check (or write) the tables docs/e2e.md quotes against the runs "
+                    "kept in tests/e2e/results/.")
+    ap.add_argument("--check", action="store_true", help="compare (the default)")
+    ap.add_argument("--write", action="store_true",
+                    help="put the tables into the document, the kept runs' table.md "
+                         "and the figure")
+    ap.add_argument("--doc", default=os.path.join(SRC, "docs", "e2e.md"),
+                    help="the document (default docs/e2e.md)")
+    ap.add_argument("--results", default=os.path.join(SRC, "tests", "e2e", "results"),
+                    help="the kept runs (default tests/e2e/results)")
+    ap.add_argument("--plot", default=os.path.join(SRC, "docs", "e2e.png"),
+                    help="with --write: the figure (default docs/e2e.png)")
+    args = ap.parse_args()
+    if args.check and args.write:
+        ap.error("--check and --write: one or the other")
+    try:
+        made = tables(args.results)
+        if args.write:
+            write(args.doc, made, args.results, args.plot)
+            return 0
+        errs = check_runs(args.results) + check_doc(args.doc, made)
+    except Mismatch as e:
+        print("doctables.py: %s" % e, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print("doctables.py: %s: %s" % (e.filename, e.strerror), file=sys.stderr)
+        return 2
+    for e in errs:
+        print(e, file=sys.stderr)
+    if errs:
+        print("doctables.py: %d mismatch(es): the document or the kept runs changed"
+              % len(errs), file=sys.stderr)
+        return 1
+    print("doctables.py: %d tables of %s and %d kept runs agree"
+          % (len(made), os.path.relpath(args.doc), len(KEPT)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

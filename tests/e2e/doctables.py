@@ -142,7 +142,7 @@ def doc_blocks(text):
 
 def block_text(table):
     """What sits between the markers: the table with a blank line around."""
-    return "\n" + table
+    return "\n" + table + "\n"
 
 
 def check_doc(doc, made):

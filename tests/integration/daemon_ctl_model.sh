@@ -127,8 +127,8 @@ bad --rate-rel-sd 1.5
 # An uncertain rate (docs/model.md §3.3): the time reported is the expected
 # one, 2/3 T(mu) + 1/6 T(mu e^-sqrt3 sd) + 1/6 T(mu e^sqrt3 sd), against
 # three plain runs at the scaled rates, and no rate of the sweep expects
-# less; at a 64 MiB buffer's figures (docs/e2e.md §5.14, run H at k = 1)
-# the rate comes off the buffer's edge.
+# less; at a 64 MiB buffer's figures (an end-to-end receiver at k = 1:
+# K 29000, 200 MB, 100 ms one way) the rate comes off the buffer's edge.
 m="--json --rounds burst --load-independent --queue-pkts 29000 --batch 64"
 m="$m --payload 1472 --file-bytes 200000000 --one-way-delay-ms 100"
 read -r mu mu_lo mu_hi < <(python3 -c '

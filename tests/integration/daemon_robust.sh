@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Robustness of rxbneckd under hostile input (DESIGN §9; issue #4):
+# Robustness of rxbneckd under hostile input (docs/daemon.md §7):
 # 1000 concurrent sender-protocol connections doing random, truncated and
 # oversized frames, bad magic, slow loris, flow-port churn and well-behaved
 # sessions (tests/integration/daemon_flood.py), plus junk on the control

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/e2e/pool.py, the pooled sweep of docs/e2e.md §4 and §5.19, on
+# tests/e2e/pool.py, the pooled sweep of docs/e2e.md §4, on
 # synthetic results.json files whose answers are known in closed form:
 #
 # 1. Two reference runs, k = 0 and 1. At k = 0 rate A (1 Gb/s) takes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/e2e/qtrace.py, the queue trace of docs/e2e.md §6.5.
+# tests/e2e/qtrace.py, the queue trace of docs/e2e.md §2 and §4.
 #
 # 1. cycles: a synthetic trace built from known cycles - 20 of one tick
 #    (the receiver reads 1.2 ms and empties its queue), 8 of three ticks

@@ -2,8 +2,8 @@
 # A thread that calls execve() while it is not its group's leader takes the
 # leader's tid (de_thread()); its own tid is never switched out again and
 # /proc forgets it. The scheduler probe's record of it said "woken, waiting
-# for a CPU", and the reader once charged it as runnable from then on: an
-# idle CPU stayed at #C 1 for minutes (docs/e2e.md §5.12).
+# for a CPU"; charged as runnable from then on, it would hold an idle
+# CPU at #C 1 as long as the daemon runs.
 #
 # Truth: the process is gone one second after it started. In every epoch
 # that begins after that, the vanished tid must weigh nothing on any CPU,

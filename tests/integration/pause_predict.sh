@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pause-window predictor (DESIGN §6, docs/pause.md) on the real
+# The pause-window predictor (docs/pause.md) on the real
 # scheduler: a receiver thread that is always runnable (a busy-polling UDP
 # reader, as the seed's saturated receive process) pinned to CPU 1 with two
 # `stress-ng --cpu 1 --taskset 1` hogs, UDP datagrams over a veth pair

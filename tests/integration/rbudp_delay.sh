@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Emulated one-way delay (seed 000 §IV): every blast start and every
-# feedback message is held by the delay, so a transfer of R rounds takes at
-# least R x (sender delay + receiver delay) plus its blast times, and it
-# grows by at least R x 2 x delay over the undelayed transfer. The
-# receiver applies the sender's delay unless given its own.
+# Emulated one-way delay (as Banerjee et al. emulated it, docs/rbudp.md §7):
+# every blast start and every feedback message is held by the delay, so a
+# transfer of R rounds takes at least R x (sender delay + receiver delay)
+# plus its blast times, and it grows by at least R x 2 x delay over the
+# undelayed transfer. The receiver applies the sender's delay unless given
+# its own.
 set -u
 . "${RXB_SRC:-.}/tools/rbudp/testlib.sh"
 rbudp_setup delay

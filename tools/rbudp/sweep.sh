@@ -6,7 +6,8 @@
 #                        [-R "RECV ARGS"] [-S "SEND ARGS"] [-U] [-H HOGS] RATE...
 #
 # -H HOGS runs that many CPU-bound busy loops (stress-ng --cpu) pinned to
-# the receiver's CPU for the whole sweep (seed 000's CPU-bound load).
+# the receiver's CPU for the whole sweep (the CPU-bound load of Banerjee et
+# al.'s experiment, docs/references.md).
 # -U turns UDP segmentation off on the sender's veth, so that with
 # rxbneck-send --gso the GSO packets are cut at the sender's device (as a
 # NIC with USO would) instead of travelling whole to the receiving socket.

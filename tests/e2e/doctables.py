@@ -45,26 +45,22 @@ import pool  # noqa: E402
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
-def _runs(fmt, seeds):
-    return [fmt % s for s in seeds]
-
-
+# Runs are named by their testbed and the seed of their order (run.sh -S).
 # The 10 Gb/s line, 100 ms one way, an 8 MiB socket buffer, k = 0-3: the
 # fixed-rate sweeps pooled into the reference curve (30 runs per rate).
-# Their daemons differ in options that only --follow sees (54: rate
-# uncertainty measured; 61, 62: the queue-depth cost), not the fixed runs.
-REFERENCE = (_runs("uso10-d100-s%d-20261127", (48, 49, 51, 52))
-             + ["unc-d100-s54-20261127"]
-             + _runs("depth-d100-s%d-20261127", (61, 62))
-             + _runs("uso10-d100-s%d-20261127", (70, 71, 72)))
+# Their daemons differ in options that only --follow sees ([model]
+# rate_uncertainty = measured; queue_depth_cost = yes), not the fixed runs.
+REFERENCE = (["line10g-s%d" % s for s in (48, 49, 51, 52)]
+             + ["line10g-s54-rate-unc", "line10g-s61-depth-cost", "line10g-s62-depth-cost"]
+             + ["line10g-s%d" % s for s in (70, 71, 72)])
 # The --follow transfers judged against it: nine runs of the default
 # daemon, 5 --follow and 5 --follow --no-pause transfers per k each.
-JUDGED = _runs("uso10-d100-s%d-20261127", range(70, 79))
+JUDGED = ["line10g-s%d" % s for s in range(70, 79)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
-PAUSE = "pause-uso10-d100-s80-20261127"
+PAUSE = "make-e2e-pause-s80"
 # make e2e at its defaults: docs/e2e.md quotes its TCP copies (table.md).
-MAKE_E2E = "make-e2e-uso10-d100-s79-20261127"
+MAKE_E2E = "make-e2e-s79"
 
 KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E]))
 BEGIN = re.compile(r"^<!-- table ([a-z0-9_-]+): tests/e2e/doctables\.py -->$")

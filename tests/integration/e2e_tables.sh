@@ -41,7 +41,7 @@ grep -q 'table verdict' "$work/err" || bad "a changed verdict table: not named: 
 
 # 3. The kept runs, changed.
 cp -r "$SRC/tests/e2e/results" "$work/results" || { bad "cannot copy the kept runs"; exit 1; }
-"$PY" - "$work/results/uso10-d100-s75-20261127/results.json" <<'PY' || bad "cannot change a kept run"
+"$PY" - "$work/results/line10g-s75/results.json" <<'PY' || bad "cannot change a kept run"
 import json, sys
 p = sys.argv[1]
 res = json.load(open(p))
@@ -55,17 +55,17 @@ rc=$?
 grep -q 'table verdict' "$work/err" || bad "a changed kept run: the verdict table not named"
 
 cp -r "$SRC/tests/e2e/results" "$work/results2" && mkdir "$work/results2/extra-run" &&
-	cp "$work/results2/uso10-d100-s75-20261127/results.json" "$work/results2/extra-run/"
+	cp "$work/results2/line10g-s75/results.json" "$work/results2/extra-run/"
 "$PY" "$TABLES" --results "$work/results2" > "$work/out" 2> "$work/err"
 rc=$?
 [ "$rc" = 1 ] || bad "an extra kept run: exit $rc, expected 1"
 grep -q 'extra-run: kept, but no table' "$work/err" || bad "an extra kept run: not named"
 
-rm -rf "$work/results2/extra-run" "$work/results2/uso10-d100-s48-20261127"
+rm -rf "$work/results2/extra-run" "$work/results2/line10g-s48"
 "$PY" "$TABLES" --results "$work/results2" > "$work/out" 2> "$work/err"
 rc=$?
 [ "$rc" = 1 ] || bad "a missing kept run: exit $rc, expected 1"
-grep -q 'uso10-d100-s48-20261127' "$work/err" || bad "a missing kept run: not named"
+grep -q 'line10g-s48' "$work/err" || bad "a missing kept run: not named"
 
 [ "$fail" = 0 ] && echo "e2e_tables: pass"
 exit "$fail"

@@ -30,6 +30,9 @@
 #define CL_READS_PER_PROCESS 8	/* bounded work per process() call */
 /* Older receive timestamps than this are taken for a clock step. */
 #define CL_MAX_ARRIVAL_AGE_NS	(60ULL * 1000000000ULL)
+/* A (monotonic, realtime) clock pair read further apart than this is read again. */
+#define CL_CLOCK_PAIR_MAX_NS	(20ULL * 1000ULL)
+#define CL_CLOCK_PAIR_TRIES	4
 #define NS_PER_US	1000ULL
 #define NS_PER_MS	1000000ULL
 
@@ -389,23 +392,38 @@ static int parse_input(struct rxbneck_client *c)
 }
 
 /*
- * The CLOCK_MONOTONIC time of a CLOCK_REALTIME receive timestamp @rx, read
- * now: now_mono - (now_real - rx). Never later than now, and @now_mono
- * itself when the timestamp is absent or implausible (a clock step).
+ * The CLOCK_MONOTONIC time of a CLOCK_REALTIME receive timestamp @rx:
+ * mono - (real - rx), with mono and real read as one pair. The pair is read
+ * between two monotonic readings and taken again when they are far apart:
+ * a thread preempted between the two clock reads would otherwise date the
+ * arrival earlier by the whole time it was off the CPU. Never later than
+ * now, and now itself when the timestamp is absent or implausible (a clock
+ * step).
  */
-static uint64_t arrival_mono_ns(const struct timespec *rx, uint64_t now_mono)
+static uint64_t arrival_mono_ns(const struct timespec *rx)
 {
+	uint64_t before_ns, after_ns = rxbneck_now_ns();
 	struct timespec real;
 	int64_t rx_ns, real_ns, age_ns;
+	uint64_t mono_ns;
 
-	if (!rx || clock_gettime(CLOCK_REALTIME, &real) < 0)
-		return now_mono;
+	if (!rx)
+		return after_ns;
+	for (int i = 0; i < CL_CLOCK_PAIR_TRIES; i++) {
+		before_ns = rxbneck_now_ns();
+		if (clock_gettime(CLOCK_REALTIME, &real) < 0)
+			return rxbneck_now_ns();
+		after_ns = rxbneck_now_ns();
+		if (after_ns - before_ns <= CL_CLOCK_PAIR_MAX_NS)
+			break;
+	}
+	mono_ns = before_ns + (after_ns - before_ns) / 2;
 	rx_ns = (int64_t)rx->tv_sec * 1000000000LL + rx->tv_nsec;
 	real_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec;
 	age_ns = real_ns - rx_ns;
-	if (age_ns < 0 || (uint64_t)age_ns > CL_MAX_ARRIVAL_AGE_NS || (uint64_t)age_ns > now_mono)
-		return now_mono;
-	return now_mono - (uint64_t)age_ns;
+	if (age_ns < 0 || (uint64_t)age_ns > CL_MAX_ARRIVAL_AGE_NS || (uint64_t)age_ns > mono_ns)
+		return after_ns;
+	return mono_ns - (uint64_t)age_ns;
 }
 
 /*
@@ -447,7 +465,7 @@ static int read_some(struct rxbneck_client *c)
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS &&
 		    cm->cmsg_len >= CMSG_LEN(sizeof(*rx)))
 			rx = (const struct timespec *)(void *)CMSG_DATA(cm);
-	c->in_arrival_ns = arrival_mono_ns(rx, rxbneck_now_ns());
+	c->in_arrival_ns = arrival_mono_ns(rx);
 	c->in_len += (size_t)n;
 	return (int)n;
 }

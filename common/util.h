@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small helpers without a better home: clocks, bounded string copy. */
+/* Small helpers without a better home: clocks, counters, bounded copies, I/O. */
 #ifndef RXB_COMMON_UTIL_H
 #define RXB_COMMON_UTIL_H
 
@@ -28,6 +28,22 @@ static inline uint64_t rxb_mono_ns(void)
 	return rxb_clock_ns(CLOCK_MONOTONIC);
 }
 
+/* Unix time in whole seconds (CLOCK_REALTIME): timestamps shown to people. */
+static inline uint64_t rxb_wall_s(void)
+{
+	return rxb_clock_ns(CLOCK_REALTIME) / RXB_NSEC_PER_SEC;
+}
+
+/*
+ * @a - @b, or 0 when @b is larger: the delta of a cumulative counter whose
+ * previous reading may come from an object that was replaced in between
+ * (a restarted task, a re-created map), which must not wrap to 2^64.
+ */
+static inline uint64_t rxb_sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 /* @num / @den, NaN when @den is not positive (nothing to average over). */
 static inline double rxb_ratio(double num, double den)
 {
@@ -39,5 +55,11 @@ static inline double rxb_ratio(double num, double den)
  * Returns strlen(src); a result >= size means the copy was truncated.
  */
 size_t rxb_strlcpy(char *dst, const char *src, size_t size);
+
+/*
+ * Write all @len bytes of @buf to @fd, retrying after EINTR and short
+ * writes (a blocking fd: EAGAIN is an error here). 0 or -errno.
+ */
+int rxb_write_all(int fd, const void *buf, size_t len);
 
 #endif

@@ -538,21 +538,6 @@ static int ini_quiet(const char *fmt, ...)
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Run iniparser over @text and check it sees exactly the pre-scanned
  * entries; on success *dict holds the values (l->value_of points into it).
@@ -567,7 +552,7 @@ static int ini_load(struct load *l, const char *text, size_t len, dictionary **d
 	if (fd < 0)
 		return load_error(l, 0, -errno, "cannot make an in-memory copy: %s",
 				  strerror(errno));
-	err = write_all(fd, text, len);
+	err = rxb_write_all(fd, text, len);
 	if (err) {
 		close(fd);
 		return load_error(l, 0, err, "cannot make an in-memory copy: %s", strerror(-err));

@@ -131,11 +131,6 @@ static void rx_ring_watch(struct daemon *d, bool on)
 
 /* ------------------------------------------------------------- helpers -- */
 
-static uint64_t wall_s(void)
-{
-	return rxb_clock_ns(CLOCK_REALTIME) / RXB_NSEC_PER_SEC;
-}
-
 /* net.core.netdev_max_backlog: stage A's queue for the per-CPU backlog. */
 static uint32_t read_netdev_max_backlog(void)
 {
@@ -622,7 +617,7 @@ int daemon_reload(struct daemon *d)
 	int err, changed;
 
 	d->reload.count++;
-	d->reload.at_unix_s = wall_s();
+	d->reload.at_unix_s = rxb_wall_s();
 	notify_send(&d->notify, "RELOADING=1");
 	err = config_load(d->config_path, &next, err_msg, sizeof(err_msg));
 	if (err) {
@@ -830,7 +825,7 @@ int daemon_init(struct daemon *d, const char *config_path)
 	d->epfd = d->sigfd = d->tfd = d->rx_ring_fd = -1;
 	d->state.dirfd = -1;
 	d->started_ns = rxb_mono_ns();
-	d->started_unix_s = wall_s();
+	d->started_unix_s = rxb_wall_s();
 	if (rxb_strlcpy(d->config_path, config_path, sizeof(d->config_path)) >=
 	    sizeof(d->config_path)) {
 		rxb_err("%s: configuration path too long", config_path);

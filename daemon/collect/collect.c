@@ -949,11 +949,6 @@ static const struct blkio_issuer *issuer(const struct blkio_snap *s, uint32_t ti
 	return lo < s->nissuers && s->issuers[lo].tid == tid ? &s->issuers[lo].v : NULL;
 }
 
-static uint64_t sub0(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
 /* What @tid's block requests did this epoch (collect_sched_reqs_fn). */
 static void disk_reqs(void *arg, uint32_t tid, struct collect_sched_disk_use *out)
 {
@@ -966,9 +961,9 @@ static void disk_reqs(void *arg, uint32_t tid, struct collect_sched_disk_use *ou
 		return;
 	if (!before)
 		before = &zero;
-	out->issued = sub0(now->issued, before->issued);
-	out->completed = sub0(now->completed, before->completed);
-	out->service_ns = sub0(now->service_ns, before->service_ns);
+	out->issued = rxb_sub0(now->issued, before->issued);
+	out->completed = rxb_sub0(now->completed, before->completed);
+	out->service_ns = rxb_sub0(now->service_ns, before->service_ns);
 }
 
 static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,

@@ -7,11 +7,6 @@
 
 #include "common/util.h"
 
-static uint64_t sub0(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
 void collect_disk_compute(const struct blkio_snap *prev, const struct blkio_snap *cur,
 		   struct rxb_disk_meas *out)
 {
@@ -25,8 +20,8 @@ void collect_disk_compute(const struct blkio_snap *prev, const struct blkio_snap
 		for (int j = 0; j < prev->ndisks; j++) {
 			if (prev->disks[j].dev != cur->disks[i].dev)
 				continue;
-			n = sub0(n, prev->disks[j].v.completions);
-			ns = sub0(ns, prev->disks[j].v.service_ns);
+			n = rxb_sub0(n, prev->disks[j].v.completions);
+			ns = rxb_sub0(ns, prev->disks[j].v.service_ns);
 		}
 		if (n > best) {
 			best = n;

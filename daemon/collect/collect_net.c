@@ -9,11 +9,6 @@
 
 #include "common/util.h"
 
-static uint64_t sub0(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
 
 /* ------------------------------------------------------------ stage A -- */
 
@@ -60,19 +55,19 @@ static void stage_a_napi(const struct netrx_snap *prev, const struct netrx_snap 
 		struct netrx_napi zero = { 0 };
 		const struct netrx_napi *p = pp ? &pp->v : &zero;
 		struct rxb_napi_meas *m = &all[n];
-		uint64_t timed = sub0(c->timed_polls, p->timed_polls);
+		uint64_t timed = rxb_sub0(c->timed_polls, p->timed_polls);
 
 		memset(m, 0, sizeof(*m));
-		m->polls = sub0(c->polls, p->polls);
+		m->polls = rxb_sub0(c->polls, p->polls);
 		if (!m->polls)
 			continue;
 		rxb_strlcpy(m->dev, c->dev, sizeof(m->dev));
-		m->pkts = sub0(c->pkts, p->pkts);
-		m->full_polls = sub0(c->full_polls, p->full_polls);
+		m->pkts = rxb_sub0(c->pkts, p->pkts);
+		m->full_polls = rxb_sub0(c->full_polls, p->full_polls);
 		m->pkts_per_poll = rxb_ratio((double)m->pkts, (double)m->polls);
 		m->budget = c->budget;
 		m->service_ns_per_poll =
-			rxb_ratio((double)sub0(c->timed_ns, p->timed_ns), (double)timed);
+			rxb_ratio((double)rxb_sub0(c->timed_ns, p->timed_ns), (double)timed);
 		m->service_rate_per_s = m->service_ns_per_poll > 0 ?
 			1e9 / m->service_ns_per_poll : NAN;
 		n++;
@@ -95,10 +90,10 @@ static void stage_a_irqs(const struct netrx_snap *prev, const struct netrx_snap 
 		uint64_t ns;
 
 		memset(m, 0, sizeof(*m));
-		m->count = sub0(c->count, pp ? pp->v.count : 0);
+		m->count = rxb_sub0(c->count, pp ? pp->v.count : 0);
 		if (!m->count)
 			continue;
-		ns = sub0(c->ns, pp ? pp->v.ns : 0);
+		ns = rxb_sub0(c->ns, pp ? pp->v.ns : 0);
 		m->irq = cur->irqs[i].irq;
 		rxb_strlcpy(m->name, c->name, sizeof(m->name));
 		m->rate_per_s = rxb_ratio((double)m->count, epoch_s);
@@ -113,7 +108,7 @@ static void stage_a_irqs(const struct netrx_snap *prev, const struct netrx_snap 
 void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 		  bool sampled, struct rxb_epoch *out)
 {
-	double epoch_ns = (double)sub0(cur->at_ns, prev->at_ns);
+	double epoch_ns = (double)rxb_sub0(cur->at_ns, prev->at_ns);
 
 	out->nnapi = 0;
 	if (sampled)
@@ -123,12 +118,12 @@ void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap 
 		const struct netrx_cpu *n = &cur->cpus[c];
 		const struct netrx_cpu *p = c < prev->ncpus ? &prev->cpus[c] : NULL;
 
-		uint64_t cnt = sub0(n->netrx_cnt, p ? p->netrx_cnt : 0);
-		uint64_t timed = sub0(n->netrx_timed, p ? p->netrx_timed : 0);
-		double ns = (double)sub0(n->netrx_ns, p ? p->netrx_ns : 0);
+		uint64_t cnt = rxb_sub0(n->netrx_cnt, p ? p->netrx_cnt : 0);
+		uint64_t timed = rxb_sub0(n->netrx_timed, p ? p->netrx_timed : 0);
+		double ns = (double)rxb_sub0(n->netrx_ns, p ? p->netrx_ns : 0);
 
 		out->cpus[c].hardirq_frac =
-			rxb_ratio((double)sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
+			rxb_ratio((double)rxb_sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
 		/* Timed softirqs stand for all of them (netrx.h). */
 		out->cpus[c].softirq_frac = !sampled ? NAN : !cnt ? 0 :
 			timed ? ns * ((double)cnt / (double)timed) / epoch_ns : NAN;
@@ -193,7 +188,7 @@ static uint64_t tid_pkts(const struct sockq_snap *prev, const struct sockq_snap 
 		if (d->k.tid != tid || (port && d->k.port != port))
 			continue;
 		p = find_deq(prev, tid, d->k.port);
-		sum += sub0(d->v.pkts, p ? p->pkts : 0);
+		sum += rxb_sub0(d->v.pkts, p ? p->pkts : 0);
 	}
 	return sum;
 }
@@ -225,13 +220,13 @@ static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap
 		memset(&zero, 0, sizeof(zero));
 		p = &zero;
 	}
-	s->preempts += share * (double)sub0(c->preempts, p->preempts);
-	s->run_ns += share * (double)sub0(c->run_preempt_ns, p->run_preempt_ns);
-	s->poff_ns += share * (double)sub0(c->preempt_off_ns, p->preempt_off_ns);
-	s->poff_cnt += share * (double)sub0(c->preempt_off_cnt, p->preempt_off_cnt);
-	s->soff_ns += share * (double)sub0(c->sleep_off_ns, p->sleep_off_ns);
-	s->soff_cnt += share * (double)sub0(c->sleep_off_cnt, p->sleep_off_cnt);
-	s->blocks += share * (double)sub0(c->blocks, p->blocks);
+	s->preempts += share * (double)rxb_sub0(c->preempts, p->preempts);
+	s->run_ns += share * (double)rxb_sub0(c->run_preempt_ns, p->run_preempt_ns);
+	s->poff_ns += share * (double)rxb_sub0(c->preempt_off_ns, p->preempt_off_ns);
+	s->poff_cnt += share * (double)rxb_sub0(c->preempt_off_cnt, p->preempt_off_cnt);
+	s->soff_ns += share * (double)rxb_sub0(c->sleep_off_ns, p->sleep_off_ns);
+	s->soff_cnt += share * (double)rxb_sub0(c->sleep_off_cnt, p->sleep_off_cnt);
+	s->blocks += share * (double)rxb_sub0(c->blocks, p->blocks);
 }
 
 static void add_ran_on(struct rxb_sock_meas *m, int cpu, uint64_t ns)
@@ -360,7 +355,7 @@ static void sock_reasons(struct rxb_sock_meas *m, const struct sockq_slot *c,
 	int n = 0, cap = (int)(sizeof(m->drop_reasons) / sizeof(m->drop_reasons[0]));
 
 	for (uint32_t r = 0; r < SOCKQ_SLOT_REASONS; r++) {
-		uint64_t d = sub0(c->drop_reason[r], p->drop_reason[r]);
+		uint64_t d = rxb_sub0(c->drop_reason[r], p->drop_reason[r]);
 
 		if (!d)
 			continue;
@@ -403,13 +398,13 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 	uint64_t truesize;
 
 	m->counts_valid = true;
-	m->pkts_enqueued = sub0(cv->enq, pv->enq);
-	m->pkts_out = sub0(cv->deq, pv->deq);
-	m->empty_reads = sub0(cv->empty_reads, pv->empty_reads);
-	m->bytes_in = sub0(cv->enq_bytes, pv->enq_bytes);
-	m->bytes_out = sub0(cv->deq_bytes, pv->deq_bytes);
+	m->pkts_enqueued = rxb_sub0(cv->enq, pv->enq);
+	m->pkts_out = rxb_sub0(cv->deq, pv->deq);
+	m->empty_reads = rxb_sub0(cv->empty_reads, pv->empty_reads);
+	m->bytes_in = rxb_sub0(cv->enq_bytes, pv->enq_bytes);
+	m->bytes_out = rxb_sub0(cv->deq_bytes, pv->deq_bytes);
 	m->pkts_in = m->pkts_enqueued + m->drops;
-	truesize = sub0(cv->enq_truesize, pv->enq_truesize);
+	truesize = rxb_sub0(cv->enq_truesize, pv->enq_truesize);
 	m->truesize_per_pkt_bytes = rxb_ratio((double)truesize, (double)m->pkts_enqueued);
 	if (c && c->have_state) {
 		m->ipproto = (uint8_t)c->v.proto;
@@ -437,9 +432,9 @@ static void episodes_of(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 {
 	if (!c)
 		return;
-	m->drop_episodes = sub0(c->drop_episodes, p ? p->drop_episodes : 0);
+	m->drop_episodes = rxb_sub0(c->drop_episodes, p ? p->drop_episodes : 0);
 	for (uint32_t i = 0; i < SOCKQ_EPISODE_BUCKETS; i++) {
-		uint64_t n = sub0(c->episode_hist[i], p ? p->episode_hist[i] : 0);
+		uint64_t n = rxb_sub0(c->episode_hist[i], p ? p->episode_hist[i] : 0);
 
 		if (!n)
 			continue;
@@ -477,8 +472,8 @@ void collect_net_stage_b(const struct sockq_snap *prev, const struct sockq_snap 
 		/* kfree_skb stays attached: drops are counted in every epoch. */
 		m->drops_valid = cur->have_rx_sk;
 		m->reasons_valid = cur->have_rx_sk;
-		m->drops = sub0(cv->drops, pv->drops);
-		m->drops_rcvbuf = sub0(cv->drops_rcvbuf, pv->drops_rcvbuf);
+		m->drops = rxb_sub0(cv->drops, pv->drops);
+		m->drops_rcvbuf = rxb_sub0(cv->drops_rcvbuf, pv->drops_rcvbuf);
 		episodes_of(m, c, p);
 		sock_reasons(m, cv, pv, name, arg);
 		old = remembered(mem, ports[i]);
@@ -519,7 +514,7 @@ void collect_net_drop_reasons(const struct sockq_snap *prev, const struct sockq_
 		for (int j = 0; j < prev->nreasons; j++)
 			if (prev->reasons[j].reason == c->reason)
 				before = prev->reasons[j].count;
-		d = sub0(c->count, before);
+		d = rxb_sub0(c->count, before);
 		if (!d)
 			continue;
 		r = &out->drops_by_reason[out->nreasons++];

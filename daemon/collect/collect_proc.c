@@ -58,11 +58,6 @@ struct collect_proc {
 	struct procfs_irq irq_now[COLLECT_PROC_MAX_IRQS];
 };
 
-static uint64_t sub0(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
 int collect_proc_init(struct collect_proc **out)
 {
 	*out = calloc(1, sizeof(**out));
@@ -118,14 +113,14 @@ int collect_proc_cpu_times(struct collect_proc *cp, struct rxb_epoch *out, bool 
 		if (!p || c->cpu >= out->ncpus)
 			continue;
 		m = &out->cpus[c->cpu];
-		total = (double)sub0(total_ticks(c), total_ticks(p));
+		total = (double)rxb_sub0(total_ticks(c), total_ticks(p));
 		if (total <= 0)
 			continue;
-		m->busy_frac = 1.0 - (double)(sub0(c->idle, p->idle) +
-					      sub0(c->iowait, p->iowait)) / total;
+		m->busy_frac = 1.0 - (double)(rxb_sub0(c->idle, p->idle) +
+					      rxb_sub0(c->iowait, p->iowait)) / total;
 		if (irq_fracs) {
-			m->hardirq_frac = (double)sub0(c->irq, p->irq) / total;
-			m->softirq_frac = (double)sub0(c->softirq, p->softirq) / total;
+			m->hardirq_frac = (double)rxb_sub0(c->irq, p->irq) / total;
+			m->softirq_frac = (double)rxb_sub0(c->softirq, p->softirq) / total;
 		}
 	}
 	memcpy(cp->cpu_prev, now, (size_t)n * sizeof(now[0]));
@@ -224,17 +219,17 @@ int collect_proc_tasks(struct collect_proc *cp, struct rxb_epoch *out, char *why
 		 * can stall for a good part of an epoch (as the BPF reader's
 		 * snapshots, collect_sched.c).
 		 */
-		span_ns = (double)sub0(t->at_ns, p->at_ns);
+		span_ns = (double)rxb_sub0(t->at_ns, p->at_ns);
 		if (span_ns <= 0)
 			continue;
 		memset(&d, 0, sizeof(d));
 		d.span_ns = (uint64_t)span_ns;
 		d.present_ns = (uint64_t)span_ns;
-		d.oncpu_ns = sub0(t->sum_exec_ns, p->sum_exec_ns);
-		d.wait_ns = sub0(t->run_delay_ns, p->run_delay_ns);
-		d.n_preempt = sub0(t->nivcsw, p->nivcsw);
-		d.n_sleep = sub0(t->nvcsw, p->nvcsw);
-		d.iowait_ns = (uint64_t)((double)sub0(t->blkio_ticks, p->blkio_ticks) *
+		d.oncpu_ns = rxb_sub0(t->sum_exec_ns, p->sum_exec_ns);
+		d.wait_ns = rxb_sub0(t->run_delay_ns, p->run_delay_ns);
+		d.n_preempt = rxb_sub0(t->nivcsw, p->nivcsw);
+		d.n_sleep = rxb_sub0(t->nvcsw, p->nvcsw);
+		d.iowait_ns = (uint64_t)((double)rxb_sub0(t->blkio_ticks, p->blkio_ticks) *
 					 tick_ns);
 		d.n_iowait = d.iowait_ns ? 1 : 0;
 		/*
@@ -297,8 +292,8 @@ int collect_proc_disk(struct collect_proc *cp, struct rxb_epoch *out)
 
 			if (p->major != c->major || p->minor != c->minor)
 				continue;
-			ios = sub0(c->rd_ios + c->wr_ios, p->rd_ios + p->wr_ios);
-			ms = sub0(c->rd_ms + c->wr_ms, p->rd_ms + p->wr_ms);
+			ios = rxb_sub0(c->rd_ios + c->wr_ios, p->rd_ios + p->wr_ios);
+			ms = rxb_sub0(c->rd_ms + c->wr_ms, p->rd_ms + p->wr_ms);
 			if (ios > best) {
 				best = ios;
 				best_ms = ms;
@@ -358,7 +353,7 @@ int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int npo
 		m->ipproto = 17;
 		m->counts_valid = false;
 		m->drops_valid = prev_drops(cp, ports[i], &before);
-		m->drops = m->drops_valid ? sub0(drops[i], before) : 0;
+		m->drops = m->drops_valid ? rxb_sub0(drops[i], before) : 0;
 		m->cpu_ns_per_pkt = NAN;
 		m->pkts_per_wakeup = NAN;
 		m->truesize_per_pkt_bytes = NAN;
@@ -381,7 +376,7 @@ int collect_proc_irqs(struct collect_proc *cp, struct rxb_epoch *out)
 {
 	int n = procfs_read_interrupts(cp->irq_now, COLLECT_PROC_MAX_IRQS);
 	uint64_t now = rxb_mono_ns();
-	double epoch_s = (double)sub0(now, cp->irq_at_ns) / 1e9;
+	double epoch_s = (double)rxb_sub0(now, cp->irq_at_ns) / 1e9;
 
 	if (n < 0)
 		return n;
@@ -395,7 +390,7 @@ int collect_proc_irqs(struct collect_proc *cp, struct rxb_epoch *out)
 			continue;
 		for (int j = 0; j < cp->nirq_prev; j++)
 			if (cp->irq_prev[j].irq == c->irq)
-				d = sub0(c->count, cp->irq_prev[j].count);
+				d = rxb_sub0(c->count, cp->irq_prev[j].count);
 		if (!d)
 			continue;
 		m = &out->irqs[out->nirqs++];

@@ -40,11 +40,6 @@ const char *collect_sched_class_name(enum task_class c)
 	return "none";
 }
 
-static uint64_t sub0(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
 /* The part of [start, end) a task existed in. */
 static uint64_t present_ns(const struct sched_snap_task *t, bool known_before,
 			   uint64_t start, uint64_t end)
@@ -55,7 +50,7 @@ static uint64_t present_ns(const struct sched_snap_task *t, bool known_before,
 		from = t->born_ns;
 	if (t->state == SCHED_ST_DEAD && t->dead_ns && t->dead_ns < end)
 		to = t->dead_ns;
-	return sub0(to, from);
+	return rxb_sub0(to, from);
 }
 
 static const struct sched_snap_task *find_task(const struct sched_snap *s,
@@ -113,8 +108,8 @@ static int task_shares(const struct sched_snap *prev, const struct sched_snap *c
 			p++;
 		if (p < prev->nrows && prev->rows[p].tid == tid &&
 		    prev->rows[p].cpu == r->cpu) {
-			on = sub0(on, prev->rows[p].oncpu_ns);
-			wait = sub0(wait, prev->rows[p].wait_ns);
+			on = rxb_sub0(on, prev->rows[p].oncpu_ns);
+			wait = rxb_sub0(wait, prev->rows[p].wait_ns);
 		}
 		if ((!on && !wait) || n >= max)
 			continue;
@@ -140,16 +135,16 @@ static void task_delta_of(const struct sched_snap_task *c,
 		end = c->at_ns;
 	if (!p)
 		p = &zero;
-	d->span_ns = sub0(end, start);
+	d->span_ns = rxb_sub0(end, start);
 	d->present_ns = present_ns(c, p != &zero, start, end);
-	d->oncpu_ns = sub0(c->oncpu_ns, p->oncpu_ns);
-	d->wait_ns = sub0(c->wait_ns, p->wait_ns);
-	d->iowait_ns = sub0(c->iowait_ns, p->iowait_ns);
-	d->n_preempt = sub0(c->n_preempt, p->n_preempt);
-	d->n_sleep = sub0(c->n_sleep, p->n_sleep);
-	d->n_iowait = sub0(c->n_iowait, p->n_iowait);
-	d->n_blocked = sub0(c->n_blocked, p->n_blocked);
-	d->n_untraced = sub0(c->n_untraced, p->n_untraced);
+	d->oncpu_ns = rxb_sub0(c->oncpu_ns, p->oncpu_ns);
+	d->wait_ns = rxb_sub0(c->wait_ns, p->wait_ns);
+	d->iowait_ns = rxb_sub0(c->iowait_ns, p->iowait_ns);
+	d->n_preempt = rxb_sub0(c->n_preempt, p->n_preempt);
+	d->n_sleep = rxb_sub0(c->n_sleep, p->n_sleep);
+	d->n_iowait = rxb_sub0(c->n_iowait, p->n_iowait);
+	d->n_blocked = rxb_sub0(c->n_blocked, p->n_blocked);
+	d->n_untraced = rxb_sub0(c->n_untraced, p->n_untraced);
 }
 
 static struct collect_sched_tid_time *find_rx(struct collect_sched_tid_time *rx, size_t nrx,
@@ -262,8 +257,8 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 	double span_ns = d->span_ns ? (double)d->span_ns : epoch_ns;
 	double frac = (double)(d->oncpu_ns + d->wait_ns) / span_ns;
 	uint64_t runnable = 0;
-	uint64_t slice = p ? sub0(t->slice_ns, p->slice_ns) : t->slice_ns;
-	uint64_t run = p ? sub0(t->run_preempt_ns, p->run_preempt_ns)
+	uint64_t slice = p ? rxb_sub0(t->slice_ns, p->slice_ns) : t->slice_ns;
+	uint64_t run = p ? rxb_sub0(t->run_preempt_ns, p->run_preempt_ns)
 			 : t->run_preempt_ns;
 
 	/* One task is never runnable for longer than the stretch. */
@@ -315,9 +310,9 @@ static void fill_cpu_counters(const struct sched_snap *prev,
 
 		m->cpu = c;
 		if (c < prev->ncpus) {
-			m->switches = sub0(n->switches, prev->cpus[c].switches);
-			m->preemptions = sub0(n->preemptions, prev->cpus[c].preemptions);
-			m->untraced_switches = sub0(n->untraced, prev->cpus[c].untraced);
+			m->switches = rxb_sub0(n->switches, prev->cpus[c].switches);
+			m->preemptions = rxb_sub0(n->preemptions, prev->cpus[c].preemptions);
+			m->untraced_switches = rxb_sub0(n->untraced, prev->cpus[c].untraced);
 		} else {
 			m->switches = n->switches;
 			m->preemptions = n->preemptions;
@@ -331,7 +326,7 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 		    struct collect_sched_report *report, collect_sched_reqs_fn reqs, void *reqs_arg)
 {
 	uint64_t start = prev->at_ns, end = cur->at_ns;
-	double epoch_ns = (double)sub0(end, start);
+	double epoch_ns = (double)rxb_sub0(end, start);
 	struct acc *a;
 
 	out->ncpus = cur->ncpus < RXB_MAX_CPUS ? cur->ncpus : RXB_MAX_CPUS;

@@ -34,11 +34,6 @@ static void set_err(struct state *s, int err, const char *fmt, ...)
 	rxb_warn("state: %s", s->err);
 }
 
-static uint64_t wall_s(void)
-{
-	return rxb_clock_ns(CLOCK_REALTIME) / RXB_NSEC_PER_SEC;
-}
-
 /* ---------------------------------------------------------------- lines -- */
 
 /* A restored ratio weighs as much as the minimum of fresh data. */
@@ -339,7 +334,7 @@ void state_close(struct state *s)
 
 bool state_history_get(struct state *s, uint16_t port, struct mi_learn *out)
 {
-	uint64_t now = wall_s();
+	uint64_t now = rxb_wall_s();
 
 	for (int i = 0; i < s->n; i++) {
 		if (s->v[i].port != port)
@@ -360,24 +355,9 @@ void state_history_put(struct state *s, uint16_t port, const struct mi_learn *l)
 		return;		/* nothing worth keeping */
 	e = slot_for(s, port);
 	e->port = port;
-	e->saved_unix_s = wall_s();
+	e->saved_unix_s = rxb_wall_s();
 	e->learn = *l;
 	s->dirty = true;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static int write_tmp(struct state *s, const char *text, size_t len)
@@ -388,7 +368,7 @@ static int write_tmp(struct state *s, const char *text, size_t len)
 
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, text, len);
+	err = rxb_write_all(fd, text, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for common/: JSON writer and strict parsing. */
+/* Unit tests for common/: JSON writer, strict parsing and the small helpers. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "common/json.h"
@@ -126,6 +131,107 @@ static void test_parse_bool_and_strlcpy(void **state)
 	assert_string_equal(buf, "abc");
 }
 
+static void test_sub0(void **state)
+{
+	(void)state;
+	assert_true(rxb_sub0(10, 3) == 7);
+	assert_true(rxb_sub0(3, 3) == 0);
+	assert_true(rxb_sub0(3, 10) == 0);	/* a counter that went back: no wrap */
+	assert_true(rxb_sub0(UINT64_MAX, 0) == UINT64_MAX);
+	assert_true(rxb_sub0(0, UINT64_MAX) == 0);
+	assert_true(rxb_sub0(UINT64_MAX, UINT64_MAX - 1) == 1);
+}
+
+static void test_wall_s(void **state)
+{
+	time_t before, after;
+	uint64_t t;
+
+	(void)state;
+	before = time(NULL);
+	t = rxb_wall_s();
+	after = time(NULL);
+	/* time(2) is the same clock at the same resolution. */
+	assert_true(t >= (uint64_t)before && t <= (uint64_t)after);
+}
+
+struct drain {
+	int fd;
+	size_t got;
+	unsigned char mismatch;	/* 1 when a byte differs from the pattern */
+};
+
+/* Read the pipe slowly, checking every byte against i * 7 mod 251. */
+static void *drain_pipe(void *arg)
+{
+	struct drain *d = arg;
+	unsigned char buf[1000];
+	ssize_t n;
+
+	while ((n = read(d->fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != (unsigned char)((d->got + (size_t)i) * 7 % 251))
+				d->mismatch = 1;
+		d->got += (size_t)n;
+		usleep(20);
+	}
+	return NULL;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * 4 MiB through a 4 KiB pipe to a slow reader, with a 1 ms timer whose
+ * handler interrupts the writer (no SA_RESTART): write(2) then returns
+ * short counts and EINTR, and every byte must still arrive, in order.
+ */
+static void test_write_all(void **state)
+{
+	const size_t len = 4u << 20;
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct drain d = { 0 };
+	unsigned char *buf = malloc(len);
+	pthread_t th;
+	int p[2];
+
+	(void)state;
+	assert_non_null(buf);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i * 7 % 251);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fcntl(p[1], F_SETPIPE_SZ, 4096);
+	d.fd = p[0];
+	assert_int_equal(pthread_create(&th, NULL, drain_pipe, &d), 0);
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+	assert_int_equal(rxb_write_all(p[1], buf, len), 0);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	close(p[1]);
+	pthread_join(th, NULL);
+	close(p[0]);
+	assert_true(d.got == len);
+	assert_int_equal(d.mismatch, 0);
+
+	/* Errors come back as -errno: a pipe nobody reads, a closed fd. */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(rxb_write_all(p[1], buf, 10), -EPIPE);
+	close(p[1]);
+	assert_int_equal(rxb_write_all(p[1], buf, 10), -EBADF);
+	assert_int_equal(rxb_write_all(-1, buf, 0), 0);	/* nothing to write */
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +241,9 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_double_and_si),
 		cmocka_unit_test(test_parse_bool_and_strlcpy),
+		cmocka_unit_test(test_sub0),
+		cmocka_unit_test(test_wall_s),
+		cmocka_unit_test(test_write_all),
 	};
 
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);

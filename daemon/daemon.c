@@ -131,27 +131,6 @@ static void rx_ring_watch(struct daemon *d, bool on)
 
 /* ------------------------------------------------------------- helpers -- */
 
-/* net.core.netdev_max_backlog: stage A's queue for the per-CPU backlog. */
-static uint32_t read_netdev_max_backlog(void)
-{
-	char buf[32];
-	uint64_t v;
-	ssize_t n;
-	int fd = open("/proc/sys/net/core/netdev_max_backlog", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (rxb_parse_u64(buf, 1, UINT32_MAX, &v))
-		return 0;
-	return (uint32_t)v;
-}
-
 static void flows_params_from(const struct daemon *d, const struct rxb_config *cfg,
 			      struct flows_params *p)
 {
@@ -468,7 +447,7 @@ static void on_epoch(struct daemon *d)
 			      (unsigned long long)d->epoch->seq, d->epoch->degraded_reason);
 	d->have_epoch = true;
 	d->epochs++;
-	d->netdev_max_backlog = read_netdev_max_backlog();
+	d->netdev_max_backlog = procfs_read_netdev_max_backlog();
 	sendsrv_foreach_sender(d->ss, seen_sender, &d->flows);
 	flows_epoch(&d->flows, d->epoch, d->netdev_max_backlog);
 	sync_ports(d);
@@ -881,7 +860,7 @@ int daemon_init(struct daemon *d, const char *config_path)
 		daemon_finish(d);
 		return err;
 	}
-	d->netdev_max_backlog = read_netdev_max_backlog();
+	d->netdev_max_backlog = procfs_read_netdev_max_backlog();
 	rxb_notice("rxbneckd %s ready: config %s, epoch %u ms, %d watched ports",
 		   RXB_VERSION, config_path, d->cfg.measure.interval_ms, d->flows.n);
 	notify_sendf(&d->notify, "READY=1\nSTATUS=ready, first epoch in %u ms\nMAINPID=%d",

@@ -315,19 +315,6 @@ static void enable_stats(struct collect *c)
 	c->stats_fd = -1;
 }
 
-/* Stage A's queue when a device has no ring (veth, lo): the backlog. */
-static uint32_t netdev_max_backlog(void)
-{
-	char *text;
-	uint32_t v = 0;
-
-	if (procfs_read_file("/proc/sys/net/core/netdev_max_backlog", &text, NULL) == 0) {
-		v = (uint32_t)strtoul(text, NULL, 10);
-		free(text);
-	}
-	return v;
-}
-
 static int copy_opts(struct collect *c, const struct collect_opts *o)
 {
 	if (o->net_probe_every > COLLECT_MAX_NET_PROBE_EVERY)
@@ -350,7 +337,7 @@ static int copy_opts(struct collect *c, const struct collect_opts *o)
 	c->fb.rx_usecs = o->fallback_rx_usecs;
 	c->report_tasks = o->report_tasks;
 	if (!c->fb.rx_ring)
-		c->fb.rx_ring = netdev_max_backlog();
+		c->fb.rx_ring = procfs_read_netdev_max_backlog();
 	return 0;
 }
 

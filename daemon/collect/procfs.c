@@ -561,6 +561,38 @@ int procfs_read_softirqs(const char *vec, uint64_t *out, int max)
 	return err;
 }
 
+/* --------------------------------------------------- /proc/sys/ -- */
+
+int procfs_parse_sysctl_u32(const char *text, uint32_t *out)
+{
+	size_t n = strspn(text, "0123456789");
+	uint64_t v = 0;
+
+	if (n == 0 || (text[n] && strcmp(text + n, "\n") != 0))
+		return -EINVAL;
+	if (n > 10)
+		return -ERANGE;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(text[i] - '0');
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+uint32_t procfs_read_netdev_max_backlog(void)
+{
+	uint32_t v = 0;
+	char *text;
+
+	if (procfs_read_file("/proc/sys/net/core/netdev_max_backlog", &text, NULL))
+		return 0;
+	if (procfs_parse_sysctl_u32(text, &v))
+		v = 0;
+	free(text);
+	return v;
+}
+
 /* ------------------------------------------ the kernel's configuration -- */
 
 int procfs_parse_kconfig(const char *text, const char *name)

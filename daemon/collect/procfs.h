@@ -124,6 +124,22 @@ int procfs_parse_softirqs(const char *text, const char *vec, uint64_t *out,
 			  int max);
 int procfs_read_softirqs(const char *vec, uint64_t *out, int max);
 
+/* --------------------------------------------------- /proc/sys/ -- */
+
+/*
+ * A sysctl file that holds one unsigned number: decimal digits, then at
+ * most a newline. 0 with *@out set, -EINVAL for anything else, -ERANGE
+ * above UINT32_MAX.
+ */
+int procfs_parse_sysctl_u32(const char *text, uint32_t *out);
+
+/*
+ * net.core.netdev_max_backlog: packets the per-CPU backlog holds (stage
+ * A's queue when a device has no RX ring of its own, e.g. veth or lo);
+ * 0 when it cannot be read (the kernel refuses 0 as a setting).
+ */
+uint32_t procfs_read_netdev_max_backlog(void);
+
 /* ------------------------------------------ the kernel's configuration -- */
 
 /*

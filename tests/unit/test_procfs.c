@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -230,6 +231,39 @@ static void test_kconfig(void **state)
 		assert_int_equal(procfs_read_kconfig("RXBNECK_NO_SUCH_OPTION"), 0);
 }
 
+static void test_sysctl_u32(void **state)
+{
+	uint32_t v = 7;
+	unsigned long long want;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(procfs_parse_sysctl_u32("1000\n", &v), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(procfs_parse_sysctl_u32("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(procfs_parse_sysctl_u32("4294967295\n", &v), 0);
+	assert_true(v == UINT32_MAX);
+	v = 7;
+	assert_int_equal(procfs_parse_sysctl_u32("4294967296\n", &v), -ERANGE);
+	assert_int_equal(procfs_parse_sysctl_u32("99999999999\n", &v), -ERANGE);
+	assert_int_equal(procfs_parse_sysctl_u32("", &v), -EINVAL);
+	assert_int_equal(procfs_parse_sysctl_u32("\n", &v), -EINVAL);
+	assert_int_equal(procfs_parse_sysctl_u32("-1\n", &v), -EINVAL);
+	assert_int_equal(procfs_parse_sysctl_u32("0x10\n", &v), -EINVAL);
+	assert_int_equal(procfs_parse_sysctl_u32("4096 4096\n", &v), -EINVAL);
+	assert_int_equal(procfs_parse_sysctl_u32("1000\n\n", &v), -EINVAL);
+	assert_int_equal(v, 7);	/* untouched on failure */
+
+	/* The running kernel's value, as stdio reads it. */
+	f = fopen("/proc/sys/net/core/netdev_max_backlog", "r");
+	if (!f)
+		skip();
+	assert_int_equal(fscanf(f, "%llu", &want), 1);
+	fclose(f);
+	assert_true(procfs_read_netdev_max_backlog() == want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_softnet),
 		cmocka_unit_test(test_interrupts_and_softirqs),
 		cmocka_unit_test(test_kconfig),
+		cmocka_unit_test(test_sysctl_u32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,7 +43,7 @@ endif
 
 # System libraries every internal archive may need; the linker drops the unused.
 SYSLIBS := -lbpf -lelf -lz -lnl-genl-3 -lnl-route-3 -lnl-3 -llapacke -llapack -lblas \
-           -liniparser -lm -lpthread
+           -lm -lpthread
 CPPFLAGS += -I/usr/include/libnl3
 
 ifeq ($(V),1)

@@ -28,8 +28,9 @@
  * reload but take effect only at the next start; config_diff()'s callback
  * gets the key's row, flags included, to say so.
  *
- * File format (a strict subset of what iniparser 4.1 accepts): "[section]"
- * lines, "key = value" lines, comment lines starting with '#' or ';', blank
+ * File format (a strict subset of what iniparser accepts; config_scan.h
+ * says why the daemon reads it with its own scanner): "[section]" lines,
+ * "key = value" lines, comment lines starting with '#' or ';', blank
  * lines. Names are case-insensitive. A value ends at a '#' or ';' (inline
  * comment) unless it is quoted with "..." or '...'. Lines are at most
  * CONFIG_MAX_LINE bytes, the file at most CONFIG_MAX_FILE bytes. Not
@@ -208,8 +209,7 @@ int config_load(const char *path, struct rxb_config *out, char *err, size_t errl
 /*
  * The same for text in memory; @name stands for the file in messages.
  * @text need not be NUL-terminated. Used by config_load(), tests and the
- * fuzzer. -ENOTRECOVERABLE means iniparser and the pre-scan disagreed about
- * the file (a bug here, never the user's fault).
+ * fuzzer.
  */
 int config_parse(const char *text, size_t len, const char *name,
 		 struct rxb_config *out, char *err, size_t errlen);

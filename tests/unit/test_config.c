@@ -300,7 +300,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.pause.max_window_ms, 20);
 }
 
-/* Quoting: iniparser's rules, which the pre-scan mirrors. */
+/* Quoting: iniparser's rules, which config_scan() follows. */
 static void test_quoting(void **state)
 {
 	struct rxb_config c;

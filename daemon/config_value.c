@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rxbneckd.conf's value types: parse, format, describe. See config_value.h. */
+#include "daemon/config_value.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/util.h"
+
+/* A value shown in a message: at most 40 characters, then "...". */
+static const char *show(const char *val, char *buf, size_t size)
+{
+	size_t len = strlen(val);
+
+	if (len < 40 && len < size) {
+		memcpy(buf, val, len + 1);
+		return buf;
+	}
+	snprintf(buf, size, "%.37s...", val);
+	return buf;
+}
+
+static void store_uint(void *field, size_t size, uint64_t v)
+{
+	switch (size) {
+	case 1: *(uint8_t *)field = (uint8_t)v; break;
+	case 2: *(uint16_t *)field = (uint16_t)v; break;
+	case 4: *(uint32_t *)field = (uint32_t)v; break;
+	default: *(uint64_t *)field = v; break;
+	}
+}
+
+static uint64_t load_uint(const void *field, size_t size)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)field;
+	case 2: return *(const uint16_t *)field;
+	case 4: return *(const uint32_t *)field;
+	default: return *(const uint64_t *)field;
+	}
+}
+
+/* Plain decimal: no sign, no leading zeros (strtoull would read "010" as 8). */
+static int parse_decimal_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!*s || strspn(s, "0123456789") != strlen(s) || (s[0] == '0' && s[1]))
+		return -EINVAL;
+	return rxb_parse_u64(s, min, max, out);
+}
+
+/* Next token of a list separated by blanks and/or commas; NULL at the end. */
+static const char *next_token(const char **p, char *tok, size_t size, bool *too_long)
+{
+	const char *s = *p;
+	size_t n;
+
+	s += strspn(s, " \t,");
+	if (!*s)
+		return NULL;
+	n = strcspn(s, " \t,");
+	*too_long = n >= size;
+	snprintf(tok, size, "%.*s", (int)(n < size ? n : size - 1), s);
+	*p = s + n;
+	return tok;
+}
+
+/* Parse an IPv4/IPv6 literal into @bytes (16 bytes); its width in bits or -EINVAL. */
+static int parse_ip(const char *s, uint8_t *bytes, int *family)
+{
+	memset(bytes, 0, 16);
+	if (inet_pton(AF_INET, s, bytes) == 1) {
+		*family = AF_INET;
+		return 32;
+	}
+	if (inet_pton(AF_INET6, s, bytes) == 1) {
+		*family = AF_INET6;
+		return 128;
+	}
+	return -EINVAL;
+}
+
+static int format_cidr(const struct sendsrv_cidr *c, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(c->family, c->addr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	return snprintf(buf, size, "%s/%u", a, c->prefix_len);
+}
+
+/*
+ * One network. The control server's parser decides (one definition of an
+ * allow-list entry in the daemon); this adds strictness on the prefix
+ * ("/08", "/0x8" are refused) and messages that name what was meant.
+ */
+static int parse_cidr(const char *tok, struct sendsrv_cidr *c, char *why, size_t wlen)
+{
+	char addr[INET6_ADDRSTRLEN + 1];
+	const char *slash = strchr(tok, '/');
+	size_t alen = slash ? (size_t)(slash - tok) : strlen(tok);
+	struct sendsrv_cidr net;
+	uint64_t plen;
+	int bits;
+
+	bits = -EINVAL;
+	if (alen < sizeof(addr)) {
+		memcpy(addr, tok, alen);
+		addr[alen] = '\0';
+		bits = parse_ip(addr, net.addr, &net.family);
+	}
+	if (bits < 0) {
+		snprintf(why, wlen, "'%s' is not an IPv4 or IPv6 network", tok);
+		return -EINVAL;
+	}
+	plen = (uint64_t)bits;
+	if (slash && parse_decimal_u64(slash + 1, 0, (uint64_t)bits, &plen)) {
+		snprintf(why, wlen, "'%s': bad prefix length (0..%d)", tok, bits);
+		return -EINVAL;
+	}
+	if (sendsrv_cidr_parse(tok, c, NULL) == 0)
+		return 0;
+	/* The address and prefix are fine, so host bits are set: show the network. */
+	net.prefix_len = (uint8_t)plen;
+	for (int i = net.prefix_len; i < bits; i++)
+		net.addr[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
+	format_cidr(&net, addr, sizeof(addr));
+	snprintf(why, wlen, "'%s' has host bits set (the network is %s)", tok, addr);
+	return -EINVAL;
+}
+
+/* Linux's rules for device names (dev_valid_name), minus the length. */
+static bool ifname_valid(const char *s)
+{
+	if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/*
+ * One item of each list type from its token (@cut: the token was longer
+ * than the list's tok_size and is shown shortened), and back to text.
+ */
+static int item_port(const char *tok, bool cut, void *item, char *why, size_t wlen)
+{
+	uint64_t v;
+
+	if (cut || parse_decimal_u64(tok, 1, 65535, &v)) {
+		snprintf(why, wlen, "'%s%s' is not a port 1..65535", tok, cut ? "..." : "");
+		return -EINVAL;
+	}
+	*(uint16_t *)item = (uint16_t)v;
+	return 0;
+}
+
+static void show_port(const void *item, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u", *(const uint16_t *)item);
+}
+
+static int item_cidr(const char *tok, bool cut, void *item, char *why, size_t wlen)
+{
+	if (cut) {
+		snprintf(why, wlen, "'%s...' is not an IPv4 or IPv6 network", tok);
+		return -EINVAL;
+	}
+	return parse_cidr(tok, item, why, wlen);
+}
+
+static void show_cidr(const void *item, char *buf, size_t size)
+{
+	format_cidr(item, buf, size);
+}
+
+static int item_ifname(const char *tok, bool cut, void *item, char *why, size_t wlen)
+{
+	if (cut || !ifname_valid(tok)) {
+		snprintf(why, wlen, "'%s%s' is not a device name", tok, cut ? "..." : "");
+		return -EINVAL;
+	}
+	rxb_strlcpy(item, tok, RXB_IFNAME_LEN);
+	return 0;
+}
+
+/* Addresses are kept in canonical form, so "::0:1" and "::1" are the same. */
+static int item_addr(const char *tok, bool cut, void *item, char *why, size_t wlen)
+{
+	uint8_t bytes[16];
+	int family;
+
+	if (cut || parse_ip(tok, bytes, &family) < 0) {
+		snprintf(why, wlen, "'%s%s' is not an IPv4 or IPv6 address", tok, cut ? "..." : "");
+		return -EINVAL;
+	}
+	if (!inet_ntop(family, bytes, item, INET6_ADDRSTRLEN)) {
+		snprintf(why, wlen, "'%s': %s", tok, strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void show_text(const void *item, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", (const char *)item);
+}
+
+/* Every list struct starts with its count. */
+_Static_assert(offsetof(struct rxb_port_list, n) == 0 && offsetof(struct rxb_cidr_list, n) == 0 &&
+	       offsetof(struct rxb_ifname_list, n) == 0 && offsetof(struct rxb_addr_list, n) == 0,
+	       "list structs start with n");
+
+union any_list {
+	struct rxb_port_list port;
+	struct rxb_cidr_list cidr;
+	struct rxb_ifname_list ifname;
+	struct rxb_addr_list addr;
+};
+
+struct list_kind {
+	size_t items_off, item_size;	/* the item array in its struct */
+	int max;			/* items */
+	size_t tok_size;		/* a longer token is shown cut */
+	const char *what;		/* "port " in "port 80 is listed twice" */
+	bool quote;			/* "'10.0.0.0/8' is listed twice" */
+	const char *noun;		/* "more than %d <noun>" */
+	const char *none;		/* the message when none is not allowed */
+	int (*item)(const char *tok, bool cut, void *item, char *why, size_t wlen);
+	void (*show)(const void *item, char *buf, size_t size);
+};
+
+#define LIST_ITEMS(type, member) \
+	.items_off = offsetof(type, member), .item_size = sizeof(((type *)0)->member[0])
+
+static const struct list_kind *list_kind(enum config_type t)
+{
+	static const struct list_kind port = {
+		LIST_ITEMS(struct rxb_port_list, port), .max = RXB_CONF_MAX_PORTS,
+		.tok_size = 16, .what = "port ", .noun = "ports",
+		.item = item_port, .show = show_port,
+	}, cidr = {
+		LIST_ITEMS(struct rxb_cidr_list, cidr), .max = RXB_CONF_MAX_CIDRS,
+		.tok_size = 2 * INET6_ADDRSTRLEN, .what = "", .quote = true, .noun = "networks",
+		 .item = item_cidr, .show = show_cidr,
+	}, ifname = {
+		LIST_ITEMS(struct rxb_ifname_list, name), .max = RXB_CONF_MAX_DEVICES,
+		.tok_size = RXB_IFNAME_LEN, .what = "device ", .noun = "devices",
+		 .item = item_ifname, .show = show_text,
+	}, addr = {
+		LIST_ITEMS(struct rxb_addr_list, addr), .max = RXB_CONF_MAX_LISTEN,
+		.tok_size = INET6_ADDRSTRLEN + 1, .what = "", .quote = true, .noun = "addresses",
+		.none = "at least one address is needed", .item = item_addr, .show = show_text,
+	};
+
+	return t == CONFIG_PORT_LIST ? &port : t == CONFIG_CIDR_LIST ? &cidr :
+	       t == CONFIG_IFNAME_LIST ? &ifname : &addr;
+}
+
+/* Items separated by blanks and/or commas, distinct, up to the kind's max. */
+static int parse_list(const struct config_key *k, const char *val, void *field,
+		      char *why, size_t wlen)
+{
+	const struct list_kind *lk = list_kind(k->type);
+	char tok[2 * INET6_ADDRSTRLEN], a[2 * INET6_ADDRSTRLEN], b[2 * INET6_ADDRSTRLEN];
+	union { struct sendsrv_cidr cidr; char text[INET6_ADDRSTRLEN]; uint16_t port; } one;
+	union any_list list;
+	char *items = (char *)&list + lk->items_off;
+	int *n = (int *)&list;
+	bool cut;
+
+	memset(&list, 0, sizeof(list));
+	while (next_token(&val, tok, lk->tok_size, &cut)) {
+		memset(&one, 0, sizeof(one));
+		if (lk->item(tok, cut, &one, why, wlen))
+			return -EINVAL;
+		/* Equal items have equal canonical text. */
+		lk->show(&one, a, sizeof(a));
+		for (int i = 0; i < *n; i++) {
+			lk->show(items + (size_t)i * lk->item_size, b, sizeof(b));
+			if (strcmp(a, b) == 0) {
+				snprintf(why, wlen, "%s%s%s%s is listed twice", lk->what,
+					 lk->quote ? "'" : "", tok, lk->quote ? "'" : "");
+				return -EINVAL;
+			}
+		}
+		if (*n == lk->max) {
+			snprintf(why, wlen, "more than %d %s", lk->max, lk->noun);
+			return -ERANGE;
+		}
+		memcpy(items + (size_t)(*n)++ * lk->item_size, &one, lk->item_size);
+	}
+	if (*n == 0 && lk->none) {
+		snprintf(why, wlen, "%s", lk->none);
+		return -EINVAL;
+	}
+	memcpy(field, &list, k->size);
+	return 0;
+}
+
+/* The list types back to text, items separated by one blank. */
+static int format_list(const struct config_key *k, const void *field, char *buf, size_t size)
+{
+	const struct list_kind *lk = list_kind(k->type);
+	const char *items = (const char *)field + lk->items_off;
+	char tmp[2 * INET6_ADDRSTRLEN];
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (int i = 0; i < *(const int *)field; i++) {
+		lk->show(items + (size_t)i * lk->item_size, tmp, sizeof(tmp));
+		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0,
+					"%s%s", i ? " " : "", tmp);
+	}
+	return (int)len;
+}
+
+static int parse_path(const char *val, char *field, size_t size, char *why, size_t wlen)
+{
+	size_t len = strlen(val);
+	const char *p;
+
+	if (val[0] != '/') {
+		snprintf(why, wlen, "'%s' is not an absolute path", val);
+		return -EINVAL;
+	}
+	if (len >= size) {
+		snprintf(why, wlen, "path is %zu bytes long", len);
+		return -ERANGE;
+	}
+	/* Legal in file names, but here surely a mistake in a quoted value. */
+	if (strchr(val, '\t') || val[len - 1] == ' ') {
+		snprintf(why, wlen, "tab or trailing blank in path");
+		return -EINVAL;
+	}
+	/* No "." or ".." components: the path means what it says. */
+	for (p = val; p; p = strchr(p + 1, '/')) {
+		size_t n = strcspn(p + 1, "/");
+
+		if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.')) {
+			snprintf(why, wlen, "'.' and '..' are not allowed in paths");
+			return -EINVAL;
+		}
+	}
+	memcpy(field, val, len + 1);
+	return 0;
+}
+
+static int parse_mode(const char *val, uint32_t *out)
+{
+	size_t len = strlen(val);
+	uint32_t v = 0;
+
+	if (len < 3 || len > 4 || strspn(val, "01234567") != len)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++)
+		v = v * 8 + (uint32_t)(val[i] - '0');
+	if (v > 0777)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int lookup_group(const char *name, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	size_t size = 4096;
+	char *buf;
+	int err;
+
+	for (;;) {
+		buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+		err = getgrnam_r(name, &gr, buf, size, &res);
+		if (err != ERANGE || size >= (1u << 20))
+			break;
+		free(buf);
+		size *= 4;
+	}
+	if (!err && res)
+		*gid = res->gr_gid;
+	free(buf);
+	if (err)
+		return -err;
+	return res ? 0 : -ENOENT;
+}
+
+static int parse_group(const char *val, struct rxb_group *out, char *why, size_t wlen)
+{
+	struct rxb_group g;
+	size_t len = strlen(val);
+	int err;
+
+	memset(&g, 0, sizeof(g));
+	g.gid = (gid_t)-1;
+	if (len == 0) {
+		*out = g;
+		return 0;
+	}
+	if (len >= sizeof(g.name) || val[0] == '-' ||
+	    strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != len) {
+		snprintf(why, wlen, "'%s' is not a group name", val);
+		return -EINVAL;
+	}
+	err = lookup_group(val, &g.gid);
+	if (err == -ENOENT) {
+		snprintf(why, wlen, "no group named '%s'", val);
+		return -EINVAL;
+	}
+	if (err) {
+		snprintf(why, wlen, "cannot look up group '%s': %s", val, strerror(-err));
+		return err;
+	}
+	memcpy(g.name, val, len + 1);
+	*out = g;
+	return 0;
+}
+
+static int parse_enum(const char *const *names, const char *val, int *out)
+{
+	for (int i = 0; names[i]; i++) {
+		if (strcasecmp(names[i], val) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_log_level(const char *val, int *out)
+{
+	char low[16];
+	size_t len = strlen(val);
+	int lvl;
+
+	if (len >= sizeof(low))
+		return -EINVAL;
+	for (size_t i = 0; i <= len; i++)
+		low[i] = (char)tolower((unsigned char)val[i]);
+	lvl = rxb_log_level_parse(low);
+	if (lvl < 0)
+		return -EINVAL;
+	*out = lvl;
+	return 0;
+}
+
+/* The numeric types: UINT, DOUBLE, SI. */
+static int parse_number(const struct config_key *k, const char *val, void *field,
+			char *why, size_t wlen)
+{
+	char shown[48];
+	uint64_t u;
+	double d;
+	int err;
+
+	switch (k->type) {
+	case CONFIG_UINT:
+		err = parse_decimal_u64(val, k->lim.u.min, k->lim.u.max, &u);
+		if (!err)
+			store_uint(field, k->size, u);
+		return err;
+	case CONFIG_DOUBLE:
+		err = rxb_parse_double(val, k->lim.d.min, k->lim.d.max, &d);
+		if (!err)
+			*(double *)field = d;
+		return err;
+	default:	/* CONFIG_SI */
+		err = rxb_parse_si(val, k->lim.d.min, k->lim.d.max, &d);
+		if (!err && d != floor(d)) {
+			snprintf(why, wlen, "'%s' is not a whole number",
+				 show(val, shown, sizeof(shown)));
+			err = -EINVAL;
+		}
+		if (!err)
+			*(uint64_t *)field = (uint64_t)d;
+		return err;
+	}
+}
+
+/* The types stored as an int or a bool: BOOL, ENUM, LOG_LEVEL. */
+static int parse_choice(const struct config_key *k, const char *val, void *field)
+{
+	bool b;
+	int err, i;
+
+	if (k->type == CONFIG_BOOL) {
+		err = rxb_parse_bool(val, &b);
+		if (!err)
+			*(bool *)field = b;
+		return err;
+	}
+	if (k->type == CONFIG_ENUM)
+		err = parse_enum(k->lim.names, val, &i);
+	else
+		err = parse_log_level(val, &i);
+	if (!err)
+		*(int *)field = i;
+	return err;
+}
+
+int config_value_parse(const struct config_key *k, const char *val, void *field,
+		       char *why, size_t wlen)
+{
+	char shown[48];
+	int err;
+
+	why[0] = '\0';
+	switch (k->type) {
+	case CONFIG_UINT:
+	case CONFIG_DOUBLE:
+	case CONFIG_SI:
+		err = parse_number(k, val, field, why, wlen);
+		break;
+	case CONFIG_BOOL:
+	case CONFIG_ENUM:
+	case CONFIG_LOG_LEVEL:
+		err = parse_choice(k, val, field);
+		break;
+	case CONFIG_PATH:
+		err = parse_path(val, field, k->size, why, wlen);
+		break;
+	case CONFIG_PORT_LIST:
+	case CONFIG_CIDR_LIST:
+	case CONFIG_IFNAME_LIST:
+	case CONFIG_ADDRESS_LIST:
+		err = parse_list(k, val, field, why, wlen);
+		break;
+	case CONFIG_MODE:
+		err = parse_mode(val, field);
+		break;
+	case CONFIG_GROUP:
+		err = parse_group(val, field, why, wlen);
+		break;
+	default:
+		err = -EINVAL;
+		break;
+	}
+	if (err && !why[0]) {
+		if (!*val)
+			snprintf(why, wlen, "empty value");
+		else if (err == -ERANGE)
+			snprintf(why, wlen, "'%s' is out of range", show(val, shown, sizeof(shown)));
+		else
+			snprintf(why, wlen, "'%s' is not valid", show(val, shown, sizeof(shown)));
+	}
+	return err;
+}
+
+/* ---------------------------------------------------- formatting values -- */
+
+/* Canonical quantity: the largest exact decimal suffix, else binary, else none. */
+static int format_si(uint64_t v, char *buf, size_t size)
+{
+	static const struct { const char *sfx; uint64_t mult; } units[] = {
+		{ "T", 1000000000000ULL }, { "G", 1000000000ULL }, { "M", 1000000ULL },
+		{ "k", 1000ULL }, { "Ti", 1ULL << 40 }, { "Gi", 1ULL << 30 },
+		{ "Mi", 1ULL << 20 }, { "Ki", 1ULL << 10 },
+	};
+
+	for (size_t i = 0; v && i < RXB_ARRAY_SIZE(units); i++)
+		if (v % units[i].mult == 0)
+			return snprintf(buf, size, "%llu%s",
+					(unsigned long long)(v / units[i].mult), units[i].sfx);
+	return snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+/* Shortest "%g" form that reads back as the same double. */
+static int format_double(double v, char *buf, size_t size)
+{
+	char tmp[64];
+
+	for (int prec = 6; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	return snprintf(buf, size, "%s", tmp);
+}
+
+int config_value_format(const struct config_key *k, const void *field, char *buf,
+			size_t size)
+{
+	int idx;
+
+	if (size)
+		buf[0] = '\0';
+	switch (k->type) {
+	case CONFIG_UINT:
+		return snprintf(buf, size, "%llu", (unsigned long long)load_uint(field, k->size));
+	case CONFIG_DOUBLE:
+		return format_double(*(const double *)field, buf, size);
+	case CONFIG_SI:
+		return format_si(*(const uint64_t *)field, buf, size);
+	case CONFIG_BOOL:
+		return snprintf(buf, size, "%s", *(const bool *)field ? "yes" : "no");
+	case CONFIG_PATH:
+		return snprintf(buf, size, "%s", (const char *)field);
+	case CONFIG_ENUM:
+		idx = *(const int *)field;
+		for (int i = 0; k->lim.names[i]; i++)
+			if (i == idx)
+				return snprintf(buf, size, "%s", k->lim.names[i]);
+		return snprintf(buf, size, "%d", idx);
+	case CONFIG_PORT_LIST:
+	case CONFIG_CIDR_LIST:
+	case CONFIG_IFNAME_LIST:
+	case CONFIG_ADDRESS_LIST:
+		return format_list(k, field, buf, size);
+	case CONFIG_MODE:
+		return snprintf(buf, size, "%04o", *(const uint32_t *)field);
+	case CONFIG_GROUP:
+		return snprintf(buf, size, "%s", ((const struct rxb_group *)field)->name);
+	case CONFIG_LOG_LEVEL:
+		return snprintf(buf, size, "%s", rxb_log_level_name(*(const int *)field));
+	}
+	return snprintf(buf, size, "?");
+}
+
+void config_value_describe(const struct config_key *k, char *buf, size_t size)
+{
+	char lo[32], hi[32];
+	size_t len;
+
+	switch (k->type) {
+	case CONFIG_UINT:
+		snprintf(buf, size, "a whole number %llu..%llu",
+			 (unsigned long long)k->lim.u.min, (unsigned long long)k->lim.u.max);
+		break;
+	case CONFIG_DOUBLE:
+		format_double(k->lim.d.min, lo, sizeof(lo));
+		format_double(k->lim.d.max, hi, sizeof(hi));
+		snprintf(buf, size, "a number %s..%s", lo, hi);
+		break;
+	case CONFIG_SI:
+		format_si((uint64_t)k->lim.d.min, lo, sizeof(lo));
+		format_si((uint64_t)k->lim.d.max, hi, sizeof(hi));
+		snprintf(buf, size, "a whole number %s..%s, suffixes k M G T (10^3...) "
+			 "or Ki Mi Gi Ti (2^10...)", lo, hi);
+		break;
+	case CONFIG_BOOL:
+		snprintf(buf, size, "yes or no");
+		break;
+	case CONFIG_PATH:
+		snprintf(buf, size, "an absolute path shorter than %zu bytes", k->size);
+		break;
+	case CONFIG_ENUM:
+		len = (size_t)snprintf(buf, size, "one of:");
+		for (int i = 0; k->lim.names[i] && len < size; i++)
+			len += (size_t)snprintf(buf + len, size - len, "%s %s", i ? "," : "",
+						k->lim.names[i]);
+		break;
+	case CONFIG_PORT_LIST:
+		snprintf(buf, size, "up to %d distinct ports 1..65535, separated by blanks "
+			 "or commas", RXB_CONF_MAX_PORTS);
+		break;
+	case CONFIG_CIDR_LIST:
+		snprintf(buf, size, "up to %d networks like 192.0.2.0/24 or 2001:db8::/32 "
+			 "without host bits", RXB_CONF_MAX_CIDRS);
+		break;
+	case CONFIG_IFNAME_LIST:
+		snprintf(buf, size, "up to %d distinct device names of at most %d characters",
+			 RXB_CONF_MAX_DEVICES, RXB_IFNAME_LEN - 1);
+		break;
+	case CONFIG_ADDRESS_LIST:
+		snprintf(buf, size, "1 to %d IPv4 or IPv6 addresses", RXB_CONF_MAX_LISTEN);
+		break;
+	case CONFIG_MODE:
+		snprintf(buf, size, "octal permission bits 000..0777, like 0660");
+		break;
+	case CONFIG_GROUP:
+		snprintf(buf, size, "an existing group's name, or nothing");
+		break;
+	case CONFIG_LOG_LEVEL:
+		snprintf(buf, size, "one of: err, warning, notice, info, debug");
+		break;
+	}
+}
+

@@ -31,19 +31,20 @@
 #define FIELD(f) .offset = offsetof(struct rxb_config, f), \
 		 .size = sizeof(((struct rxb_config *)0)->f)
 
-#define ROW(S, K, T, F, DEF, FL, DOC) \
-	.section = S, .key = K, .type = T, FIELD(F), .def = DEF, .flags = FL, .doc = DOC
-#define ROW_UINT(S, K, F, MIN, MAX, DEF, FL, DOC) \
-	{ ROW(S, K, CONFIG_UINT, F, DEF, FL, DOC), .lim = { .u = { MIN, MAX } } }
-#define ROW_DBL(S, K, F, MIN, MAX, DEF, FL, DOC) \
-	{ ROW(S, K, CONFIG_DOUBLE, F, DEF, FL, DOC), .lim = { .d = { MIN, MAX } } }
-#define ROW_SI(S, K, F, MIN, MAX, DEF, FL, DOC) \
-	{ ROW(S, K, CONFIG_SI, F, DEF, FL, DOC), .lim = { .d = { MIN, MAX } } }
-#define ROW_ENUM(S, K, F, NAMES, DEF, FL, DOC) \
-	{ ROW(S, K, CONFIG_ENUM, F, DEF, FL, DOC), .lim = { .names = NAMES } }
-#define ROW_T(S, K, T, F, DEF, FL, DOC) { ROW(S, K, T, F, DEF, FL, DOC) }
+#define ROW(S, K, T, F, DEF, RL, DOC) \
+	.section = S, .key = K, .type = T, FIELD(F), .def = DEF, .reload = RL, .doc = DOC
+#define ROW_UINT(S, K, F, MIN, MAX, DEF, RL, DOC) \
+	{ ROW(S, K, CONFIG_UINT, F, DEF, RL, DOC), .lim = { .u = { MIN, MAX } } }
+#define ROW_DBL(S, K, F, MIN, MAX, DEF, RL, DOC) \
+	{ ROW(S, K, CONFIG_DOUBLE, F, DEF, RL, DOC), .lim = { .d = { MIN, MAX } } }
+#define ROW_SI(S, K, F, MIN, MAX, DEF, RL, DOC) \
+	{ ROW(S, K, CONFIG_SI, F, DEF, RL, DOC), .lim = { .d = { MIN, MAX } } }
+#define ROW_ENUM(S, K, F, NAMES, DEF, RL, DOC) \
+	{ ROW(S, K, CONFIG_ENUM, F, DEF, RL, DOC), .lim = { .names = NAMES } }
+#define ROW_T(S, K, T, F, DEF, RL, DOC) { ROW(S, K, T, F, DEF, RL, DOC) }
 
-#define RESTART CONFIG_F_RESTART
+#define LIVE CONFIG_RELOAD_LIVE
+#define RESTART CONFIG_RELOAD_RESTART
 
 static const char *const attach_names[] = { "auto", "tp_btf", "raw_tp", "none", NULL };
 static const char *const batch_names[] = { "partial", "strict", NULL };
@@ -74,54 +75,54 @@ static const struct config_key keys[] = {
 	      "Permission bits of the control socket (octal)."),
 	ROW_T("daemon", "ctl_group", CONFIG_GROUP, daemon.ctl_group, "", RESTART,
 	      "Group owning the control socket; empty: the daemon's group."),
-	ROW_T("daemon", "log_level", CONFIG_LOG_LEVEL, daemon.log_level, "info", 0,
+	ROW_T("daemon", "log_level", CONFIG_LOG_LEVEL, daemon.log_level, "info", LIVE,
 	      "Least severe message logged: err, warning, notice, info, debug."),
 
 	/* [measure] */
-	ROW_UINT("measure", "interval_ms", measure.interval_ms, 10, 60000, "1000", 0,
+	ROW_UINT("measure", "interval_ms", measure.interval_ms, 10, 60000, "1000", LIVE,
 		 "Epoch length: how often counters are read and the model solved."),
 	/* Upper bound: COLLECT_MAX_NET_PROBE_EVERY (checked in daemon.c). */
-	ROW_UINT("measure", "net_probe_every", measure.net_probe_every, 1, 3600, "32", 0,
+	ROW_UINT("measure", "net_probe_every", measure.net_probe_every, 1, 3600, "32", LIVE,
 		 "Once learned, attach the per-packet probes one epoch in this many."),
-	ROW_UINT("measure", "net_probe_learn_s", measure.net_probe_learn_s, 0, 3600, "15", 0,
+	ROW_UINT("measure", "net_probe_learn_s", measure.net_probe_learn_s, 0, 3600, "15", LIVE,
 		 "Per-packet probes in every epoch for this long after a change."),
-	ROW_T("measure", "watch_ports", CONFIG_PORT_LIST, measure.watch_ports, "", 0,
+	ROW_T("measure", "watch_ports", CONFIG_PORT_LIST, measure.watch_ports, "", LIVE,
 	      "Local ports watched from start-up; senders' hellos add more."),
 	ROW_ENUM("measure", "attach", measure.attach, attach_names, "auto", RESTART,
 		 "How probes attach: auto, tp_btf, raw_tp, or none (no BPF, degraded)."),
-	ROW_T("measure", "bpf_stats", CONFIG_BOOL, measure.bpf_stats, "yes", 0,
+	ROW_T("measure", "bpf_stats", CONFIG_BOOL, measure.bpf_stats, "yes", LIVE,
 	      "Enable kernel.bpf_stats_enabled to measure the probes' own cost."),
-	ROW_T("measure", "devices", CONFIG_IFNAME_LIST, measure.devices, "", 0,
+	ROW_T("measure", "devices", CONFIG_IFNAME_LIST, measure.devices, "", LIVE,
 	      "Network devices to read; empty: all up, non-loopback devices."),
-	ROW_UINT("measure", "fallback_rx_ring", measure.fallback_rx_ring, 1, 1048576, "256", 0,
+	ROW_UINT("measure", "fallback_rx_ring", measure.fallback_rx_ring, 1, 1048576, "256", LIVE,
 		 "RX ring size assumed when a device cannot report it."),
 	ROW_UINT("measure", "fallback_rx_max_frames", measure.fallback_rx_max_frames, 0, 65536,
-		 "1", 0, "Coalescing rx-frames assumed when a device cannot report it."),
-	ROW_UINT("measure", "fallback_rx_usecs", measure.fallback_rx_usecs, 0, 1000000, "0", 0,
+		 "1", LIVE, "Coalescing rx-frames assumed when a device cannot report it."),
+	ROW_UINT("measure", "fallback_rx_usecs", measure.fallback_rx_usecs, 0, 1000000, "0", LIVE,
 		 "Coalescing rx-usecs assumed when a device cannot report it."),
 
 	/* [model] */
-	ROW_UINT("model", "payload_bytes", model.payload_bytes, 1, 65507, "1468", 0,
+	ROW_UINT("model", "payload_bytes", model.payload_bytes, 1, 65507, "1468", LIVE,
 		 "Payload per packet assumed until a sender says otherwise."),
-	ROW_SI("model", "default_file_bytes", model.default_file_bytes, 1, 1e15, "1G", 0,
+	ROW_SI("model", "default_file_bytes", model.default_file_bytes, 1, 1e15, "1G", LIVE,
 	       "Transfer size assumed until a sender says otherwise."),
 	ROW_DBL("model", "default_one_way_delay_ms", model.default_one_way_delay_ms, 0, 10000,
-		"0.1", 0, "One-way delay assumed until a sender reports its RTT."),
-	ROW_SI("model", "line_rate_bps", model.line_rate_bps, 1e3, 1e13, "10G", 0,
+		"0.1", LIVE, "One-way delay assumed until a sender reports its RTT."),
+	ROW_SI("model", "line_rate_bps", model.line_rate_bps, 1e3, 1e13, "10G", LIVE,
 	       "Highest sending rate considered (bits/s)."),
-	ROW_SI("model", "min_rate_bps", model.min_rate_bps, 1e3, 1e13, "10M", 0,
+	ROW_SI("model", "min_rate_bps", model.min_rate_bps, 1e3, 1e13, "10M", LIVE,
 	       "Lowest sending rate considered (bits/s)."),
-	ROW_UINT("model", "sweep_points", model.sweep_points, 2, 100000, "200", 0,
+	ROW_UINT("model", "sweep_points", model.sweep_points, 2, 100000, "200", LIVE,
 		 "Rates evaluated between min_rate_bps and line_rate_bps."),
-	ROW_ENUM("model", "batch_rule", model.batch_rule, batch_names, "partial", 0,
+	ROW_ENUM("model", "batch_rule", model.batch_rule, batch_names, "partial", LIVE,
 		 "Bulk service rule: partial (min(n, N)) or strict (only with N queued)."),
-	ROW_ENUM("model", "rounds", model.rounds, rounds_names, "burst", 0,
+	ROW_ENUM("model", "rounds", model.rounds, rounds_names, "burst", LIVE,
 		 "Resend rounds: burst (each round a burst the queue partly absorbs) or seed (eq. 3)."),
-	ROW_T("model", "queue_depth_cost", CONFIG_BOOL, model.queue_depth_cost, "no", 0,
+	ROW_T("model", "queue_depth_cost", CONFIG_BOOL, model.queue_depth_cost, "no", LIVE,
 	      "Serve the receiver at its kept-up cost until its queue overflows, at its saturated cost after."),
-	ROW_ENUM("model", "loss_episodes", model.loss_episodes, episode_names, "measured", 0,
+	ROW_ENUM("model", "loss_episodes", model.loss_episodes, episode_names, "measured", LIVE,
 		 "Burst rounds: off (a packet lost is a round) or measured (loss comes in episodes of the measured size)."),
-	ROW_ENUM("model", "rate_uncertainty", model.rate_uncertainty, episode_names, "off", 0,
+	ROW_ENUM("model", "rate_uncertainty", model.rate_uncertainty, episode_names, "off", LIVE,
 		 "off (the receiver's rate is taken as known) or measured (the rate minimises the time expected over its measured spread)."),
 
 	/* [control] */
@@ -129,29 +130,29 @@ static const struct config_key keys[] = {
 	      "127.0.0.1 ::1", RESTART, "Addresses the sender control server listens on."),
 	ROW_UINT("control", "port", control.port, 1, 65535, "7440", RESTART,
 		 "TCP port of the sender control server."),
-	ROW_T("control", "allow", CONFIG_CIDR_LIST, control.allow, "127.0.0.0/8 ::1/128", 0,
+	ROW_T("control", "allow", CONFIG_CIDR_LIST, control.allow, "127.0.0.0/8 ::1/128", LIVE,
 	      "Networks senders may connect from; empty: nobody."),
-	ROW_UINT("control", "max_connections", control.max_connections, 1, 65536, "1024", 0,
+	ROW_UINT("control", "max_connections", control.max_connections, 1, 65536, "1024", LIVE,
 		 "Most sender connections at a time."),
-	ROW_UINT("control", "max_frame_bytes", control.max_frame_bytes, 512, 65536, "4096", 0,
+	ROW_UINT("control", "max_frame_bytes", control.max_frame_bytes, 512, 65536, "4096", LIVE,
 		 "Largest frame accepted from a sender."),
 	ROW_SI("control", "output_queue_bytes", control.output_queue_bytes, 1024, 67108864,
-	       "16Ki", 0, "Bytes queued for one sender before it counts as stuck."),
-	ROW_UINT("control", "idle_timeout_s", control.idle_timeout_s, 0, 86400, "60", 0,
+	       "16Ki", LIVE, "Bytes queued for one sender before it counts as stuck."),
+	ROW_UINT("control", "idle_timeout_s", control.idle_timeout_s, 0, 86400, "60", LIVE,
 		 "Close a sender connection silent for this long; 0: never."),
-	ROW_UINT("control", "hello_timeout_s", control.hello_timeout_s, 1, 3600, "5", 0,
+	ROW_UINT("control", "hello_timeout_s", control.hello_timeout_s, 1, 3600, "5", LIVE,
 		 "Close a connection that has not said hello within this time."),
-	ROW_DBL("control", "rate_change_fraction", control.rate_change_fraction, 0, 1, "0.05", 0,
+	ROW_DBL("control", "rate_change_fraction", control.rate_change_fraction, 0, 1, "0.05", LIVE,
 		"Push a new rate when it moved by more than this fraction."),
-	ROW_UINT("control", "push_every_epochs", control.push_every_epochs, 0, 3600, "10", 0,
+	ROW_UINT("control", "push_every_epochs", control.push_every_epochs, 0, 3600, "10", LIVE,
 		 "Push the rate at least every this many epochs; 0: only on change."),
 
 	/* [pause] */
-	ROW_T("pause", "enabled", CONFIG_BOOL, pause.enabled, "yes", 0,
+	ROW_T("pause", "enabled", CONFIG_BOOL, pause.enabled, "yes", LIVE,
 	      "Predict and announce pause windows."),
-	ROW_UINT("pause", "min_window_us", pause.min_window_us, 1, 1000000, "200", 0,
+	ROW_UINT("pause", "min_window_us", pause.min_window_us, 1, 1000000, "200", LIVE,
 		 "Shorter predicted windows are not announced."),
-	ROW_UINT("pause", "max_window_ms", pause.max_window_ms, 1, 60000, "100", 0,
+	ROW_UINT("pause", "max_window_ms", pause.max_window_ms, 1, 60000, "100", LIVE,
 		 "Longer predicted windows are capped to this."),
 };
 

@@ -23,10 +23,10 @@
  *	running = next;					// swap on success only
  *
  * config_load() never changes *out unless the whole file is valid: a bad
- * reload cannot leave a half-applied configuration. Keys flagged
- * CONFIG_F_RESTART (sockets, directories, probe attachment) are read on a
- * reload but take effect only at the next start; config_diff()'s callback
- * gets the key's row, flags included, to say so.
+ * reload cannot leave a half-applied configuration. Keys whose row says
+ * CONFIG_RELOAD_RESTART (sockets, directories, probe attachment) are read
+ * on a reload but take effect only at the next start; config_diff()'s
+ * callback gets the key's row, its reload class included, to say so.
  *
  * File format (a strict subset of what iniparser accepts; config_scan.h
  * says why the daemon reads it with its own scanner): "[section]" lines,
@@ -170,7 +170,17 @@ enum config_type {
 	CONFIG_LOG_LEVEL,	/* err, warning, notice, info, debug */
 };
 
-#define CONFIG_F_RESTART	(1u << 0)	/* a reload records it; applies at restart */
+/*
+ * What a reload does with a key's new value. Every row says one or the
+ * other (0 is neither, and the table test refuses it): the daemon applies
+ * every CONFIG_RELOAD_LIVE key while running, and lists the changed
+ * CONFIG_RELOAD_RESTART keys as needing a restart (sockets, directories,
+ * how probes attach: what is made once at start-up).
+ */
+enum config_reload {
+	CONFIG_RELOAD_LIVE = 1,
+	CONFIG_RELOAD_RESTART,
+};
 
 struct config_key {
 	const char *section;
@@ -185,7 +195,7 @@ struct config_key {
 		struct { double min, max; } d;		/* CONFIG_DOUBLE, CONFIG_SI */
 		const char *const *names;		/* CONFIG_ENUM, NULL-terminated */
 	} lim;
-	unsigned int flags;	/* CONFIG_F_* */
+	enum config_reload reload;
 };
 
 /* The table, in documentation order; *n receives its length. */

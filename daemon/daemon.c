@@ -478,7 +478,7 @@ static bool live_key(const struct config_key *k)
 		{ "pause", NULL },
 	};
 
-	if (k->flags & CONFIG_F_RESTART)
+	if (k->reload == CONFIG_RELOAD_RESTART)
 		return false;
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(live); i++)
 		if (!strcmp(live[i][0], k->section) &&

@@ -127,6 +127,10 @@ static void test_table_consistency(void **state)
 		assert_non_null(k[i].doc);
 		assert_true(strlen(k[i].doc) > 10);
 		assert_true(k[i].offset + k[i].size <= sizeof(struct rxb_config));
+		/* Every key is applied by a reload or waits for a restart. */
+		if (k[i].reload != CONFIG_RELOAD_LIVE && k[i].reload != CONFIG_RELOAD_RESTART)
+			fail_msg("[%s] %s: reload class %d is neither live nor restart",
+				 k[i].section, k[i].key, (int)k[i].reload);
 		for (size_t j = 0; j < i; j++)
 			assert_false(strcmp(k[i].section, k[j].section) == 0 &&
 				     strcmp(k[i].key, k[j].key) == 0);
@@ -642,7 +646,7 @@ static void test_reload_keeps_running_config(void **state)
 struct diff_log {
 	int n;
 	char lines[8][160];
-	unsigned int flags[8];
+	enum config_reload reload[8];
 };
 
 static void diff_cb(void *ctx, const struct config_key *k, const char *old_val,
@@ -651,7 +655,7 @@ static void diff_cb(void *ctx, const struct config_key *k, const char *old_val,
 	struct diff_log *d = ctx;
 
 	assert_true(d->n < 8);
-	d->flags[d->n] = k->flags;
+	d->reload[d->n] = k->reload;
 	snprintf(d->lines[d->n++], sizeof(d->lines[0]), "[%s] %s: %s -> %s",
 		 k->section, k->key, old_val, new_val);
 }
@@ -670,9 +674,9 @@ static void test_diff(void **state)
 	assert_int_equal(d.n, 3);
 	assert_string_equal(d.lines[0], "[model] line_rate_bps: 10G -> 100G");
 	assert_string_equal(d.lines[1], "[control] port: 7440 -> 7000");
-	assert_true(d.flags[1] & CONFIG_F_RESTART);
+	assert_true(d.reload[1] == CONFIG_RELOAD_RESTART);
 	assert_string_equal(d.lines[2], "[control] allow: 127.0.0.0/8 ::1/128 -> 10.0.0.0/8");
-	assert_false(d.flags[2] & CONFIG_F_RESTART);
+	assert_true(d.reload[2] == CONFIG_RELOAD_LIVE);
 	assert_int_equal(config_diff(&b, &b, diff_cb, &d), 0);
 	/* Same value written differently is no change. */
 	assert_int_equal(parse("[model]\nline_rate_bps = 10000M\n", &b, err, sizeof(err)), 0);
@@ -838,7 +842,8 @@ static bool next_line(const char **p, char *buf, size_t size)
 
 /*
  * conf/rxbneckd.conf: under "[section]", a line "key = DEFAULT" (may be
- * commented out with '#' or ';'), and no key lines that are not in the table.
+ * commented out with '#' or ';'), and no key lines that are not in the table;
+ * the comment above a key says "(restart)" exactly for restart-only keys.
  */
 static void test_conf_file_documents_every_key(void **state)
 {
@@ -848,6 +853,7 @@ static void test_conf_file_documents_every_key(void **state)
 	bool found[64] = { false };
 	char line[1024], section[64] = "", key[64], val[512];
 	const char *p = text;
+	bool block_restart = false;
 	struct rxb_config c;
 	char err[512];
 
@@ -869,8 +875,15 @@ static void test_conf_file_documents_every_key(void **state)
 		const struct config_key *hit = NULL;
 		int m;
 
-		if (sscanf(s, "[%63[^]]]", section) == 1)
+		/* A key's comment block runs from the last blank line or header. */
+		if (!line[0])
+			block_restart = false;
+		if (strstr(line, "(restart)"))
+			block_restart = true;
+		if (sscanf(s, "[%63[^]]]", section) == 1) {
+			block_restart = false;
 			continue;
+		}
 		if (*s == '#' || *s == ';')
 			s++;
 		/* "key = value" or "key =" (empty default); prose lines don't match. */
@@ -886,6 +899,11 @@ static void test_conf_file_documents_every_key(void **state)
 			fail_msg("conf/rxbneckd.conf: [%s] %s is not a known key", section, key);
 		if (strcmp(val, hit->def) == 0)
 			found[hit - k] = true;
+		/* "(restart)" in its comment exactly when a reload does not apply it. */
+		if (block_restart != (hit->reload == CONFIG_RELOAD_RESTART))
+			fail_msg("conf/rxbneckd.conf: [%s] %s is %s, its comment %s \"(restart)\"",
+				 section, key, block_restart ? "applied on reload" : "restart-only",
+				 block_restart ? "says" : "lacks");
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!found[i])
@@ -896,15 +914,15 @@ static void test_conf_file_documents_every_key(void **state)
 
 /*
  * docs/config.md: under "## [section]", a heading "### `key`" whose text
- * says "Default: `DEFAULT`" (or "Default: empty"); no headings for keys
- * that do not exist.
+ * says "Default: `DEFAULT`" (or "Default: empty"), and "Applies at restart."
+ * exactly for restart-only keys; no headings for keys that do not exist.
  */
 static void test_docs_document_every_key(void **state)
 {
 	char *text = slurp("docs/config.md");
 	size_t n;
 	const struct config_key *k = config_keys(&n);
-	bool found[64] = { false };
+	bool found[64] = { false }, restart[64] = { false };
 	char line[1024], section[64] = "", key[64] = "";
 	const struct config_key *cur = NULL;
 	const char *p = text;
@@ -941,11 +959,19 @@ static void test_docs_document_every_key(void **state)
 			snprintf(want, sizeof(want), "Default: empty");
 		if (strstr(line, want))
 			found[cur - k] = true;
+		if (strstr(line, "Applies at restart."))
+			restart[cur - k] = true;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (!found[i])
 			fail_msg("docs/config.md lacks [%s] %s with \"Default: `%s`\"",
 				 k[i].section, k[i].key, k[i].def);
+		if (restart[i] != (k[i].reload == CONFIG_RELOAD_RESTART))
+			fail_msg("docs/config.md: [%s] %s is %s, its text %s \"Applies at restart.\"",
+				 k[i].section, k[i].key,
+				 restart[i] ? "applied on reload" : "restart-only",
+				 restart[i] ? "says" : "lacks");
+	}
 	free(text);
 }
 

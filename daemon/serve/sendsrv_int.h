@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sendsrv's insides, shared by its files (nothing else includes this):
+ *   sendsrv.c          the server: listeners, accept, limits, timeouts, API
+ *   sendsrv_cidr.c     allow-list entries
+ *   sendsrv_conn.c     one connection: its frames, its output, closing
+ *   sendsrv_publish.c  each flow port's subscribers, RATE and PAUSE pushes
+ */
+#ifndef RXB_DAEMON_SENDSRV_INT_H
+#define RXB_DAEMON_SENDSRV_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/serve/sendsrv.h"
+#include "proto/codec.h"
+
+#define PORT_BUCKETS		64
+#define FD_NONE			(-1)
+#define FD_LISTENER(i)		(-2 - (int32_t)(i))
+#define SERVED_SUBS		(RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE)
+
+/* ------------------------------------------------------------ lists -- */
+
+struct link {
+	struct link *prev, *next;
+};
+
+static inline void link_init(struct link *l)
+{
+	l->prev = l;
+	l->next = l;
+}
+
+static inline bool list_empty(const struct link *head)
+{
+	return head->next == head;
+}
+
+static inline void link_del(struct link *l)
+{
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	link_init(l);
+}
+
+static inline void list_add_tail(struct link *head, struct link *l)
+{
+	l->prev = head->prev;
+	l->next = head;
+	head->prev->next = l;
+	head->prev = l;
+}
+
+#define link_entry(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* ------------------------------------------------------------ state -- */
+
+enum conn_state { C_FREE, C_HELLO, C_ACTIVE, C_CLOSING };
+
+struct port_state {
+	struct port_state *next;	/* hash chain */
+	uint16_t port;
+	uint32_t n_subs;
+	uint32_t pins;			/* held across publish loops */
+	struct link subs;
+	bool has_rate;
+	struct rxbneck_rate rate;
+	/* The rate between pause windows, for senders that obey them. */
+	bool has_rate_between;
+	struct rxbneck_rate rate_between;
+};
+
+struct conn {
+	enum conn_state state;
+	int fd;
+	uint32_t events;		/* interest registered with the loop */
+	struct link tnode;		/* on hello/active/closing list */
+	struct link pnode;		/* on its port's subscriber list */
+	struct port_state *ps;
+	uint64_t deadline_ns;
+	uint8_t *in;			/* max_frame_bytes, live states only */
+	uint32_t in_len;
+	uint8_t *out;
+	uint32_t out_off, out_len, out_cap;
+	uint32_t seq_out;
+	bool owes_goodbye;		/* on_hello accepted it */
+	struct sendsrv_peer peer;
+};
+
+struct listener {
+	int fd;
+	bool watched;
+};
+
+struct sendsrv {
+	struct sendsrv_limits lim;
+	struct sendsrv_ops ops;
+	uint64_t frac_ppm;		/* rate_change_frac in parts per million */
+	uint64_t instance_id;
+	struct conn *slots;
+	uint32_t n_slots;
+	uint32_t *free_slots;		/* stack of free slot indices */
+	uint32_t n_free;
+	int32_t *fdmap;			/* fd -> slot, FD_NONE, FD_LISTENER(i) */
+	uint32_t fdmap_len;
+	struct listener listeners[SENDSRV_MAX_LISTEN];
+	uint32_t n_listeners;
+	uint64_t accept_resume_ns;	/* != 0: accepting paused until then */
+	struct link hello_list, active_list, closing_list;
+	struct port_state *ports[PORT_BUCKETS];
+	uint64_t next_id;
+	struct sendsrv_stats st;
+	uint64_t log_window_ns;
+	uint32_t log_count;
+	uint64_t log_suppressed;
+};
+
+/* sendsrv.c */
+uint64_t sendsrv_now_ns(const struct sendsrv *s);
+/* Per-connection messages are rate-limited: a flood must not flood logs. */
+bool sendsrv_log_ok(struct sendsrv *s);
+void *sendsrv_mem_alloc(struct sendsrv *s, size_t n);
+void sendsrv_mem_free(struct sendsrv *s, void *p, size_t n);
+
+/* sendsrv_conn.c */
+void sendsrv_conn_set_state(struct sendsrv *s, struct conn *c, enum conn_state st);
+/* Close and forget @c at once. The slot stays valid memory (C_FREE). */
+void sendsrv_conn_release(struct sendsrv *s, struct conn *c);
+/* on_goodbye, once, for a connection on_hello accepted. */
+void sendsrv_conn_goodbye(struct sendsrv *s, struct conn *c, int why);
+/* send() what the kernel takes; 0, or -errno when the socket is broken. */
+int sendsrv_conn_push_bytes(int fd, const uint8_t *p, uint32_t n, uint32_t *done);
+/*
+ * Send a frame to a live connection. Returns 0, or < 0 when the connection
+ * is gone or closing afterwards (output cap reached, socket broken).
+ */
+int sendsrv_conn_send(struct sendsrv *s, struct conn *c, struct rxbp_msg *m);
+/*
+ * A protocol violation, a limit or a timeout: send ERROR @code and close
+ * gracefully (PROTOCOL.md §8.1).
+ */
+void sendsrv_conn_fail(struct sendsrv *s, struct conn *c, int code, uint32_t ref_seq,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Write queued output; on completion adjust interest. */
+void sendsrv_conn_flush(struct sendsrv *s, struct conn *c);
+/* Read and discard while closing: one read per event. */
+void sendsrv_conn_drain(struct sendsrv *s, struct conn *c);
+/* One read, then every whole frame in the buffer. */
+void sendsrv_conn_read(struct sendsrv *s, struct conn *c);
+
+/* sendsrv_publish.c */
+struct port_state *sendsrv_publish_port(struct sendsrv *s, uint16_t port, bool create);
+/* Free @ps when nobody subscribes and no loop holds it. */
+void sendsrv_publish_port_put(struct sendsrv *s, struct port_state *ps);
+void sendsrv_publish_leave(struct sendsrv *s, struct conn *c);
+int sendsrv_publish_push_rate(struct sendsrv *s, struct conn *c, const struct rxbneck_rate *r);
+const struct rxbneck_rate *sendsrv_publish_rate_for(const struct port_state *ps,
+						      const struct conn *c);
+bool sendsrv_publish_rate_due(const struct sendsrv *s, const struct conn *c,
+			      const struct rxbneck_rate *r);
+/* Free every port (sendsrv_finish()). */
+void sendsrv_publish_finish(struct sendsrv *s);
+
+#endif

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Each flow port's subscribers, and the RATE and PAUSE pushes to them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/serve/sendsrv_int.h"
+#include "common/util.h"
+
+/* ------------------------------------------------------------ ports -- */
+
+static struct port_state **port_slot(struct sendsrv *s, uint16_t port)
+{
+	struct port_state **pp = &s->ports[port % PORT_BUCKETS];
+
+	while (*pp && (*pp)->port != port)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+struct port_state *sendsrv_publish_port(struct sendsrv *s, uint16_t port, bool create)
+{
+	struct port_state **pp = port_slot(s, port);
+
+	if (*pp || !create)
+		return *pp;
+	*pp = sendsrv_mem_alloc(s, sizeof(**pp));
+	if (!*pp)
+		return NULL;
+	(*pp)->port = port;
+	link_init(&(*pp)->subs);
+	return *pp;
+}
+
+/* Free @ps when nobody subscribes and no loop holds it. */
+void sendsrv_publish_port_put(struct sendsrv *s, struct port_state *ps)
+{
+	struct port_state **pp;
+
+	if (ps->n_subs || ps->pins)
+		return;
+	pp = port_slot(s, ps->port);
+	*pp = ps->next;
+	sendsrv_mem_free(s, ps, sizeof(*ps));
+}
+
+void sendsrv_publish_leave(struct sendsrv *s, struct conn *c)
+{
+	struct port_state *ps = c->ps;
+
+	if (!ps)
+		return;
+	link_del(&c->pnode);
+	ps->n_subs--;
+	c->ps = NULL;
+	sendsrv_publish_port_put(s, ps);
+}
+
+/* ---------------------------------------------------------- pushes -- */
+
+int sendsrv_publish_push_rate(struct sendsrv *s, struct conn *c, const struct rxbneck_rate *r)
+{
+	struct rxbp_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_RATE;
+	m.u.rate = *r;
+	if (sendsrv_conn_send(s, c, &m) < 0)
+		return -1;
+	c->peer.has_rate = true;
+	c->peer.last_rate = *r;
+	s->st.rate_pushes++;
+	return 0;
+}
+
+/*
+ * PROTOCOL.md §6.3: a sender that takes PAUSE and speaks minor >= 1 sends
+ * only between the windows, so it gets the rate for that (when the model
+ * has one); every other sender gets the plain rate.
+ */
+static bool obeys_pauses(const struct conn *c)
+{
+	return (c->peer.granted & RXBNECK_SUB_PAUSE) &&
+	       c->peer.hello.minor >= RXBNECK_MINOR_BETWEEN_PAUSES;
+}
+
+const struct rxbneck_rate *sendsrv_publish_rate_for(const struct port_state *ps,
+					   const struct conn *c)
+{
+	if (ps->has_rate_between && obeys_pauses(c))
+		return &ps->rate_between;
+	return ps->has_rate ? &ps->rate : NULL;
+}
+
+/* PROTOCOL.md §6.1: first value, flags changed, moved by >= frac, refresh. */
+bool sendsrv_publish_rate_due(const struct sendsrv *s, const struct conn *c,
+		     const struct rxbneck_rate *r)
+{
+	const struct rxbneck_rate *last = &c->peer.last_rate;
+	uint64_t diff;
+
+	if (!c->peer.has_rate || r->flags != last->flags || r->epoch < last->epoch)
+		return true;
+	if (s->lim.rate_refresh_epochs &&
+	    r->epoch - last->epoch >= s->lim.rate_refresh_epochs)
+		return true;
+	diff = r->rate_bps > last->rate_bps ? r->rate_bps - last->rate_bps :
+					      last->rate_bps - r->rate_bps;
+	/* Exact integer comparison, in parts per million. */
+	return (unsigned __int128)diff * 1000000u >=
+	       (unsigned __int128)s->frac_ppm * last->rate_bps && diff > 0;
+}
+
+int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
+			 const struct rxbneck_rate *between)
+{
+	struct rxbp_msg m = { .type = RXBNECK_T_RATE };
+	struct port_state *ps;
+	struct link *l, *next;
+	int sent = 0;
+
+	m.u.rate = *r;
+	if (rxbp_validate(&m) != 0)
+		return -EINVAL;
+	if (between) {
+		m.u.rate = *between;
+		if (between->port != r->port ||
+		    !(between->flags & RXBNECK_RATE_BETWEEN_PAUSES) ||
+		    rxbp_validate(&m) != 0)
+			return -EINVAL;
+	}
+	if (r->flags & RXBNECK_RATE_BETWEEN_PAUSES)
+		return -EINVAL;
+	ps = sendsrv_publish_port(s, r->port, false);
+	if (!ps)
+		return 0;
+	ps->rate = *r;
+	ps->has_rate = true;
+	ps->has_rate_between = between != NULL;
+	if (between)
+		ps->rate_between = *between;
+	ps->pins++;
+	for (l = ps->subs.next; l != &ps->subs; l = next) {
+		struct conn *c = link_entry(l, struct conn, pnode);
+		const struct rxbneck_rate *mine = sendsrv_publish_rate_for(ps, c);
+
+		next = l->next;
+		if (!(c->peer.granted & RXBNECK_SUB_RATE) || !sendsrv_publish_rate_due(s, c, mine))
+			continue;
+		if (sendsrv_publish_push_rate(s, c, mine) == 0)
+			sent++;
+	}
+	ps->pins--;
+	sendsrv_publish_port_put(s, ps);
+	return sent;
+}
+
+int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p)
+{
+	struct rxbp_msg m = { .type = RXBNECK_T_PAUSE };
+	bool one_shot = p->period_us == 0 && !(p->flags & RXBNECK_PAUSE_CANCEL);
+	struct port_state *ps;
+	struct link *l, *next;
+	int sent = 0;
+
+	m.u.pause = *p;
+	if (rxbp_validate(&m) != 0)
+		return -EINVAL;
+	ps = sendsrv_publish_port(s, p->port, false);
+	if (!ps)
+		return 0;
+	ps->pins++;
+	for (l = ps->subs.next; l != &ps->subs; l = next) {
+		struct conn *c = link_entry(l, struct conn, pnode);
+
+		next = l->next;
+		if (!(c->peer.granted & RXBNECK_SUB_PAUSE))
+			continue;
+		/* Over by the time its datagrams could arrive: useless to it. */
+		if (one_shot && p->start_in_us + p->duration_us <= c->peer.hello.rtt_us)
+			continue;
+		m.type = RXBNECK_T_PAUSE;
+		m.u.pause = *p;
+		if (sendsrv_conn_send(s, c, &m) < 0)
+			continue;
+		c->peer.pauses_sent++;
+		s->st.pause_pushes++;
+		sent++;
+	}
+	ps->pins--;
+	sendsrv_publish_port_put(s, ps);
+	return sent;
+}
+
+void sendsrv_publish_finish(struct sendsrv *s)
+{
+	for (unsigned int b = 0; b < PORT_BUCKETS; b++) {
+		while (s->ports[b]) {
+			struct port_state *ps = s->ports[b];
+
+			s->ports[b] = ps->next;
+			free(ps);
+		}
+	}
+}

@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sendsrv: sender control connections (docs/PROTOCOL.md, daemon side).
+ * sendsrv: sender control connections (docs/PROTOCOL.md, daemon side):
+ * listeners, accept, limits, timeouts, and the API of sendsrv.h.
  *
- * Connections live in a table of slots allocated at init: max_conns for
- * live ones (waiting for HELLO or active) plus SENDSRV_SPARE_SLOTS for
- * connections being closed after an error, so a flood of rejected
+ * Connections live in slots made as they come and kept for reuse: up to
+ * max_conns live ones (waiting for HELLO or active) plus SENDSRV_SPARE_SLOTS
+ * for connections being closed after an error, so a flood of rejected
  * connections cannot starve accepted ones (a closing connection is evicted
  * when an accepted one needs its slot). An fd index maps fds to slots.
  *
- * Each state keeps its connections on a list ordered by deadline: the hello
- * and closing timeouts are constant, so accept/close order is deadline
- * order; active connections move to the tail whenever a frame arrives
- * (LRU), so the head is always the next to time out. sendsrv_tick() only
- * looks at list heads.
+ * Connections wait on lists ordered by deadline, so sendsrv_tick() only
+ * looks at list heads: the hello and closing timeouts are the same for all,
+ * so accept/close order is deadline order; active connections sit on the
+ * list of the idle timeout their HELLO_ACK announced and move to its tail
+ * whenever a frame arrives (LRU), so each list's head is its next to time
+ * out.
  *
- * Active connections are also on their flow port's subscriber list (a small
- * hash of ports), so a publish touches only that port's senders.
+ * Active connections are also on their flow port's subscriber list
+ * (sendsrv_publish.c), so a publish touches only that port's senders.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -182,13 +184,57 @@ static int fdmap_reserve(struct sendsrv *s, int fd)
 	return 0;
 }
 
+/* One more slot, and room for its index on the free stack. 0 or -ENOMEM. */
+static int grow_slots(struct sendsrv *s)
+{
+	uint32_t cap = s->slots_cap ? s->slots_cap * 2 : 64;
+	struct conn **slots;
+	uint32_t *free_slots;
+	struct conn *c;
+
+	if (s->n_slots == s->slots_cap) {
+		slots = realloc(s->slots, cap * sizeof(*slots));
+		if (!slots)
+			return -ENOMEM;
+		s->slots = slots;
+		free_slots = realloc(s->free_slots, cap * sizeof(*free_slots));
+		if (!free_slots)
+			return -ENOMEM;
+		s->free_slots = free_slots;
+		s->st.mem_bytes += (cap - s->slots_cap) * (sizeof(*slots) + sizeof(*free_slots));
+		s->slots_cap = cap;
+	}
+	c = sendsrv_mem_alloc(s, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->slot = s->n_slots;
+	s->slots[s->n_slots++] = c;
+	s->free_slots[s->n_free++] = c->slot;
+	return 0;
+}
+
+/*
+ * A slot for a new connection while fewer than max_conns + SPARE are in
+ * use; with @evict, the oldest closing connection makes room when none is
+ * left. Slots stay allocated once made (a lowered max_conns keeps them).
+ */
 static struct conn *take_slot(struct sendsrv *s, bool evict)
 {
-	if (s->n_free == 0 && evict && !list_empty(&s->closing_list))
+	uint64_t cap = (uint64_t)s->lim.max_conns + SENDSRV_SPARE_SLOTS;
+	struct conn *c;
+	uint32_t slot;
+
+	if (s->n_slots - s->n_free >= cap && evict && !list_empty(&s->closing_list))
 		sendsrv_conn_release(s, link_entry(s->closing_list.next, struct conn, tnode));
-	if (s->n_free == 0)
+	if (s->n_slots - s->n_free >= cap)
 		return NULL;
-	return &s->slots[s->free_slots[--s->n_free]];
+	if (s->n_free == 0 && grow_slots(s) < 0)
+		return NULL;
+	slot = s->free_slots[--s->n_free];
+	c = s->slots[slot];
+	memset(c, 0, sizeof(*c));
+	c->slot = slot;
+	return c;
 }
 
 /* No slot left to close it gracefully: ERROR without waiting, close. */
@@ -236,7 +282,6 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 		reject_now(s, fd, code);
 		return;
 	}
-	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 	link_init(&c->tnode);
 	link_init(&c->pnode);
@@ -245,7 +290,7 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 	c->peer.connected_ns = sendsrv_now_ns(s);
 	c->peer.last_rx_ns = c->peer.connected_ns;
 	format_addr(ss, c->peer.addr_str, sizeof(c->peer.addr_str));
-	s->fdmap[fd] = (int32_t)(c - s->slots);
+	s->fdmap[fd] = (int32_t)c->slot;
 	sendsrv_conn_set_state(s, c, C_HELLO);
 	list_add_tail(&s->hello_list, &c->tnode);
 	c->deadline_ns = c->peer.connected_ns + s->lim.hello_timeout_ns;
@@ -268,7 +313,8 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 			  "connection limit of %u reached", s->lim.max_conns);
 		return;
 	}
-	c->in = sendsrv_mem_alloc(s, s->lim.max_frame_bytes);
+	c->in_cap = s->lim.max_frame_bytes;
+	c->in = sendsrv_mem_alloc(s, c->in_cap);
 	if (!c->in) {
 		sendsrv_conn_fail(s, c, RXBNECK_ERR_INTERNAL, 0, "out of memory");
 		return;
@@ -352,23 +398,13 @@ int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
 	if (!s)
 		return -ENOMEM;
 	s->st.mem_bytes = sizeof(*s);
-	s->lim = *limits;
 	s->ops = *ops;
-	s->frac_ppm = (uint64_t)(limits->rate_change_frac * 1e6 + 0.5);
-	s->n_slots = limits->max_conns + SENDSRV_SPARE_SLOTS;
-	s->slots = sendsrv_mem_alloc(s, s->n_slots * sizeof(*s->slots));
-	s->free_slots = sendsrv_mem_alloc(s, s->n_slots * sizeof(*s->free_slots));
-	if (!s->slots || !s->free_slots) {
+	link_init(&s->hello_list);
+	link_init(&s->closing_list);
+	if (sendsrv_update_limits(s, limits) < 0) {
 		sendsrv_finish(s);
 		return -ENOMEM;
 	}
-	/* Hand out low slots first (stack: last pushed is taken first). */
-	for (uint32_t i = 0; i < s->n_slots; i++)
-		s->free_slots[i] = s->n_slots - 1 - i;
-	s->n_free = s->n_slots;
-	link_init(&s->hello_list);
-	link_init(&s->active_list);
-	link_init(&s->closing_list);
 	if (getrandom(&s->instance_id, sizeof(s->instance_id), GRND_NONBLOCK) !=
 	    sizeof(s->instance_id))
 		s->instance_id = rxb_mono_ns() ^ ((uint64_t)getpid() << 40);
@@ -377,17 +413,73 @@ int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
 	return 0;
 }
 
+/* The idle list of @timeout_ns, made when there is none. NULL: no memory. */
+static struct idle_list *idle_list_get(struct sendsrv *s, uint64_t timeout_ns)
+{
+	struct idle_list *il;
+
+	for (il = s->idle_lists; il; il = il->next)
+		if (il->timeout_ns == timeout_ns)
+			return il;
+	il = sendsrv_mem_alloc(s, sizeof(*il));
+	if (!il)
+		return NULL;
+	il->timeout_ns = timeout_ns;
+	link_init(&il->conns);
+	il->next = s->idle_lists;
+	s->idle_lists = il;
+	return il;
+}
+
+/* Free the idle lists that no sender uses and no new one will. */
+static void idle_lists_trim(struct sendsrv *s)
+{
+	struct idle_list **pp = &s->idle_lists;
+
+	while (*pp) {
+		struct idle_list *il = *pp;
+
+		if (il == s->idle_now || !list_empty(&il->conns)) {
+			pp = &il->next;
+			continue;
+		}
+		*pp = il->next;
+		sendsrv_mem_free(s, il, sizeof(*il));
+	}
+}
+
 int sendsrv_update_limits(struct sendsrv *s, const struct sendsrv_limits *limits)
 {
+	struct idle_list *idle;
+	struct link *l;
+
 	if (check_limits(limits) < 0)
 		return -EINVAL;
-	memcpy(s->lim.allow, limits->allow, sizeof(s->lim.allow));
-	s->lim.n_allow = limits->n_allow;
-	s->lim.rate_change_frac = limits->rate_change_frac;
+	idle = idle_list_get(s, limits->idle_timeout_ns);
+	if (!idle)
+		return -ENOMEM;
+	s->lim = *limits;
 	s->frac_ppm = (uint64_t)(limits->rate_change_frac * 1e6 + 0.5);
-	s->lim.rate_refresh_epochs = limits->rate_refresh_epochs;
-	s->lim.epoch_ms = limits->epoch_ms;
+	s->idle_now = idle;
+	idle_lists_trim(s);
+	/* Nothing was promised before HELLO: the new wait counts from the accept. */
+	for (l = s->hello_list.next; l != &s->hello_list; l = l->next) {
+		struct conn *c = link_entry(l, struct conn, tnode);
+
+		c->deadline_ns = c->peer.connected_ns + limits->hello_timeout_ns;
+	}
+	if (limits->max_conns > s->peak_conns)
+		s->peak_conns = limits->max_conns;
+	if (limits->max_frame_bytes > s->peak_frame_bytes)
+		s->peak_frame_bytes = limits->max_frame_bytes;
+	if (limits->max_out_bytes > s->peak_out_bytes)
+		s->peak_out_bytes = limits->max_out_bytes;
 	return 0;
+}
+
+void sendsrv_current_limits(const struct sendsrv *s, struct sendsrv_limits *out)
+{
+	*out = s->lim;
 }
 
 static void release_list(struct sendsrv *s, struct link *head, bool bye)
@@ -415,17 +507,24 @@ void sendsrv_finish(struct sendsrv *s)
 {
 	if (!s)
 		return;
-	if (s->slots && s->free_slots) {
-		release_list(s, &s->active_list, true);
-		release_list(s, &s->hello_list, false);
-		release_list(s, &s->closing_list, false);
-	}
+	for (struct idle_list *il = s->idle_lists; il; il = il->next)
+		release_list(s, &il->conns, true);
+	release_list(s, &s->hello_list, false);
+	release_list(s, &s->closing_list, false);
 	for (uint32_t i = 0; i < s->n_listeners; i++) {
 		if (s->listeners[i].watched)
 			s->ops.fd_del(s->ops.ctx, s->listeners[i].fd);
 		close(s->listeners[i].fd);
 	}
 	sendsrv_publish_finish(s);
+	while (s->idle_lists) {
+		struct idle_list *il = s->idle_lists;
+
+		s->idle_lists = il->next;
+		free(il);
+	}
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		free(s->slots[i]);
 	free(s->fdmap);
 	free(s->slots);
 	free(s->free_slots);
@@ -522,7 +621,7 @@ void sendsrv_handle(struct sendsrv *s, int fd, uint32_t events)
 		handle_listener(s, &s->listeners[-2 - v]);
 		return;
 	}
-	c = &s->slots[v];
+	c = s->slots[v];
 	if ((events & SENDSRV_OUT) && c->out_len) {
 		sendsrv_conn_flush(s, c);
 		if (c->state == C_FREE)
@@ -536,22 +635,23 @@ void sendsrv_handle(struct sendsrv *s, int fd, uint32_t events)
 		sendsrv_conn_read(s, c);
 }
 
-/* Pop the expired heads of a deadline-ordered list. */
-static void expire(struct sendsrv *s, struct link *head, uint64_t now, int code)
+/*
+ * Pop the expired heads of a deadline-ordered list: @code is the error for
+ * a live connection (its wait, @wait_ns, goes into the message), 0 for the
+ * closing list.
+ */
+static void expire(struct sendsrv *s, struct link *head, uint64_t now, int code,
+		   uint64_t wait_ns)
 {
 	while (!list_empty(head)) {
 		struct conn *c = link_entry(head->next, struct conn, tnode);
 
 		if (c->deadline_ns > now)
 			break;
-		if (code == RXBNECK_ERR_HELLO_TIMEOUT)
-			sendsrv_conn_fail(s, c, code, 0, "no HELLO within %llu ms",
-				  (unsigned long long)(s->lim.hello_timeout_ns /
-						       RXB_NSEC_PER_MSEC));
-		else if (code == RXBNECK_ERR_IDLE_TIMEOUT)
-			sendsrv_conn_fail(s, c, code, 0, "no frame within %llu ms",
-				  (unsigned long long)(s->lim.idle_timeout_ns /
-						       RXB_NSEC_PER_MSEC));
+		if (code)
+			sendsrv_conn_fail(s, c, code, 0, "no %s within %llu ms",
+					  code == RXBNECK_ERR_HELLO_TIMEOUT ? "HELLO" : "frame",
+					  (unsigned long long)(wait_ns / RXB_NSEC_PER_MSEC));
 		else
 			sendsrv_conn_release(s, c);
 	}
@@ -559,9 +659,11 @@ static void expire(struct sendsrv *s, struct link *head, uint64_t now, int code)
 
 void sendsrv_tick(struct sendsrv *s, uint64_t now)
 {
-	expire(s, &s->hello_list, now, RXBNECK_ERR_HELLO_TIMEOUT);
-	expire(s, &s->active_list, now, RXBNECK_ERR_IDLE_TIMEOUT);
-	expire(s, &s->closing_list, now, 0);
+	expire(s, &s->hello_list, now, RXBNECK_ERR_HELLO_TIMEOUT, s->lim.hello_timeout_ns);
+	for (struct idle_list *il = s->idle_lists; il; il = il->next)
+		expire(s, &il->conns, now, RXBNECK_ERR_IDLE_TIMEOUT, il->timeout_ns);
+	expire(s, &s->closing_list, now, 0, 0);
+	idle_lists_trim(s);
 	if (s->accept_resume_ns && now >= s->accept_resume_ns) {
 		s->accept_resume_ns = 0;
 		set_accepting(s, true);
@@ -578,11 +680,14 @@ static uint64_t head_deadline(const struct link *head)
 uint64_t sendsrv_next_deadline_ns(const struct sendsrv *s)
 {
 	uint64_t t = head_deadline(&s->hello_list);
-	uint64_t u = head_deadline(&s->active_list);
 	uint64_t v = head_deadline(&s->closing_list);
 
-	if (u < t)
-		t = u;
+	for (const struct idle_list *il = s->idle_lists; il; il = il->next) {
+		uint64_t u = head_deadline(&il->conns);
+
+		if (u < t)
+			t = u;
+	}
 	if (v < t)
 		t = v;
 	if (s->accept_resume_ns && s->accept_resume_ns < t)
@@ -597,20 +702,24 @@ size_t sendsrv_foreach_sender(const struct sendsrv *s,
 	const struct link *l;
 	size_t n = 0;
 
-	for (l = s->active_list.next; l != &s->active_list; l = l->next) {
-		cb(arg, &link_entry(l, const struct conn, tnode)->peer);
-		n++;
+	for (const struct idle_list *il = s->idle_lists; il; il = il->next) {
+		for (l = il->conns.next; l != &il->conns; l = l->next) {
+			cb(arg, &link_entry(l, const struct conn, tnode)->peer);
+			n++;
+		}
 	}
 	return n;
 }
 
 size_t sendsrv_memory_bound(const struct sendsrv *s)
 {
-	size_t per_slot = sizeof(struct conn) + s->lim.max_frame_bytes +
-			  s->lim.max_out_bytes + RXBP_ENCODE_MAX +
-			  sizeof(uint32_t) + sizeof(struct port_state);
+	size_t n = (size_t)s->peak_conns + SENDSRV_SPARE_SLOTS;
+	size_t per_slot = sizeof(struct conn) + s->peak_frame_bytes + s->peak_out_bytes +
+			  RXBP_ENCODE_MAX + sizeof(struct port_state) + sizeof(struct idle_list);
+	/* The slot index arrays grow by doubling: at most twice what is used. */
+	size_t index = 2 * n * (sizeof(struct conn *) + sizeof(uint32_t));
 
-	return sizeof(*s) + (size_t)s->n_slots * per_slot;
+	return sizeof(*s) + sizeof(struct idle_list) + n * per_slot + index;
 }
 
 void sendsrv_stats(const struct sendsrv *s, struct sendsrv_stats *st)

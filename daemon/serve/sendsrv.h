@@ -35,9 +35,10 @@
  * SENDSRV_ACCEPT_BATCH accepts per readable listener, timeouts from ordered
  * lists (no scans), publishes touch only the port's subscribers.
  *
- * Memory is bounded by sendsrv_memory_bound(): connection slots are
- * allocated at init (max_conns + SENDSRV_SPARE_SLOTS); each holds at most
- * max_frame_bytes of input and max_out_bytes (+ one final ERROR) of output.
+ * Memory is bounded by sendsrv_memory_bound(): connection slots are made
+ * as connections come, at most max_conns + SENDSRV_SPARE_SLOTS, and kept
+ * for reuse; each holds at most max_frame_bytes of input and max_out_bytes
+ * (+ one final ERROR) of output.
  */
 #ifndef RXB_DAEMON_SENDSRV_H
 #define RXB_DAEMON_SENDSRV_H
@@ -166,13 +167,27 @@ struct sendsrv;
 int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
 		 const struct sendsrv_ops *ops);
 /*
- * A configuration reload: take the limits that can change while senders
- * are connected - the allow-list (checked at the next accept; connected
- * senders stay), rate_change_frac, rate_refresh_epochs and epoch_ms (next
- * HELLO_ACKs). The others size buffers and order timeouts; they are
- * ignored here and take effect with a new sendsrv. 0 or -EINVAL.
+ * A configuration reload: every limit changes, all or none (0, -EINVAL or
+ * -ENOMEM). Connected senders are never dropped for it; what each limit
+ * does to them:
+ *  - allow, max_conns: checked at the next accept. A sender outside a new
+ *    allow-list, or beyond a lowered max_conns, stays; new connections are
+ *    refused (NOT_ALLOWED, TOO_MANY) until they fit.
+ *  - max_frame_bytes, idle_timeout_ns: announced in HELLO_ACK, so a
+ *    connection keeps the values it was accepted with, for its lifetime;
+ *    connections accepted from now get the new ones.
+ *  - hello_timeout_ns: nothing was announced; connections still waiting
+ *    for HELLO now have this long from their accept (and time out at the
+ *    next sendsrv_tick() if that has passed).
+ *  - max_out_bytes: at once, for every connection: a sender with more
+ *    queued than the new cap is dropped as stuck at its next frame.
+ *  - rate_change_frac, rate_refresh_epochs: the next publish; epoch_ms:
+ *    the next HELLO_ACK.
+ * The memory bound stays that of the largest limits since sendsrv_init().
  */
 int sendsrv_update_limits(struct sendsrv *s, const struct sendsrv_limits *limits);
+/* The limits in force (those sendsrv_init() or the last update gave). */
+void sendsrv_current_limits(const struct sendsrv *s, struct sendsrv_limits *out);
 /* BYE (shutdown) to every sender, on_goodbye for each, close all, free. */
 void sendsrv_finish(struct sendsrv *s);
 
@@ -219,8 +234,9 @@ size_t sendsrv_foreach_sender(const struct sendsrv *s,
 			      void *arg);
 void sendsrv_stats(const struct sendsrv *s, struct sendsrv_stats *st);
 /*
- * Upper bound of sendsrv's heap use, excluding the fd index (4 bytes per fd
- * number up to the highest one seen, i.e. bounded by RLIMIT_NOFILE).
+ * Upper bound of sendsrv's heap use under the largest limits it has had,
+ * excluding the fd index (4 bytes per fd number up to the highest one
+ * seen, i.e. bounded by RLIMIT_NOFILE).
  */
 size_t sendsrv_memory_bound(const struct sendsrv *s);
 

@@ -65,14 +65,15 @@ void sendsrv_conn_release(struct sendsrv *s, struct conn *c)
 	if (close(c->fd) < 0)
 		rxb_log_errno(RXB_LOG_DEBUG, errno, "sendsrv: close fd %d", c->fd);
 	s->fdmap[c->fd] = FD_NONE;
-	sendsrv_mem_free(s, c->in, s->lim.max_frame_bytes);
+	sendsrv_mem_free(s, c->in, c->in_cap);
 	sendsrv_mem_free(s, c->out, c->out_cap);
 	c->in = NULL;
 	c->out = NULL;
+	c->idle = NULL;
 	c->in_len = c->out_len = c->out_off = c->out_cap = 0;
 	c->fd = -1;
 	sendsrv_conn_set_state(s, c, C_FREE);
-	s->free_slots[s->n_free++] = (uint32_t)(c - s->slots);
+	s->free_slots[s->n_free++] = c->slot;
 }
 
 /* The sender went away (BYE, EOF, reset): no ERROR to send. */
@@ -279,9 +280,10 @@ void sendsrv_conn_fail(struct sendsrv *s, struct conn *c, int code, uint32_t ref
 	sendsrv_conn_set_state(s, c, C_CLOSING);
 	list_add_tail(&s->closing_list, &c->tnode);
 	c->deadline_ns = sendsrv_now_ns(s) + SENDSRV_LINGER_NS;
-	sendsrv_mem_free(s, c->in, s->lim.max_frame_bytes);
+	sendsrv_mem_free(s, c->in, c->in_cap);
 	c->in = NULL;
 	c->in_len = 0;
+	c->idle = NULL;
 
 	n = encode(c, &m, buf, sizeof(buf));
 	if (n == 0 || conn_write(s, c, buf, (uint32_t)n) < 0)
@@ -302,12 +304,12 @@ void sendsrv_conn_drain(struct sendsrv *s, struct conn *c)
 
 /* ---------------------------------------------------------- frames -- */
 
-static void touch_active(struct sendsrv *s, struct conn *c)
+static void touch_active(struct conn *c)
 {
-	c->deadline_ns = s->lim.idle_timeout_ns ?
-		c->peer.last_rx_ns + s->lim.idle_timeout_ns : UINT64_MAX;
+	c->deadline_ns = c->idle->timeout_ns ? c->peer.last_rx_ns + c->idle->timeout_ns :
+					       UINT64_MAX;
 	link_del(&c->tnode);
-	list_add_tail(&s->active_list, &c->tnode);
+	list_add_tail(&c->idle->conns, &c->tnode);
 }
 
 static int send_hello_ack(struct sendsrv *s, struct conn *c)
@@ -322,8 +324,9 @@ static int send_hello_ack(struct sendsrv *s, struct conn *c)
 	a->granted = c->peer.granted;
 	a->accepts = (s->ops.on_report ? RXBNECK_ACCEPT_REPORT : 0) |
 		     (s->ops.on_streams_sample ? RXBNECK_ACCEPT_STREAMS_SAMPLE : 0);
-	a->max_frame_bytes = s->lim.max_frame_bytes;
-	a->idle_timeout_ms = (uint32_t)(s->lim.idle_timeout_ns / RXB_NSEC_PER_MSEC);
+	/* What this connection keeps while it lasts, whatever a reload does. */
+	a->max_frame_bytes = c->in_cap;
+	a->idle_timeout_ms = (uint32_t)(c->idle->timeout_ns / RXB_NSEC_PER_MSEC);
 	a->epoch_ms = s->lim.epoch_ms;
 	a->instance_id = s->instance_id;
 	snprintf(a->name, sizeof(a->name), "rxbneckd %s", RXB_VERSION);
@@ -355,7 +358,8 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 	}
 	c->owes_goodbye = true;
 	sendsrv_conn_set_state(s, c, C_ACTIVE);
-	touch_active(s, c);
+	c->idle = s->idle_now;
+	touch_active(c);
 	c->ps = ps;
 	ps->n_subs++;
 	list_add_tail(&ps->subs, &c->pnode);
@@ -456,7 +460,7 @@ static void on_frame(struct sendsrv *s, struct conn *c, const uint8_t *frame, in
 		return;
 	}
 	if (c->state == C_ACTIVE) {
-		touch_active(s, c);
+		touch_active(c);
 		on_active_frame(s, c, &m);
 		return;
 	}
@@ -490,7 +494,7 @@ static void header_error(struct sendsrv *s, struct conn *c, int code,
 		break;
 	case RXBNECK_ERR_TOO_LARGE:
 		sendsrv_conn_fail(s, c, code, seq, "frame of %u bytes exceeds the limit of %u",
-			  be32_at(p + 8), s->lim.max_frame_bytes);
+			  be32_at(p + 8), c->in_cap);
 		break;
 	default:
 		sendsrv_conn_fail(s, c, code, seq, "frame length %u below the header size",
@@ -501,7 +505,7 @@ static void header_error(struct sendsrv *s, struct conn *c, int code,
 
 void sendsrv_conn_read(struct sendsrv *s, struct conn *c)
 {
-	ssize_t n = recv(c->fd, c->in + c->in_len, s->lim.max_frame_bytes - c->in_len,
+	ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len,
 			 MSG_DONTWAIT);
 	uint32_t off = 0;
 
@@ -520,7 +524,7 @@ void sendsrv_conn_read(struct sendsrv *s, struct conn *c)
 
 	while (c->state == C_HELLO || c->state == C_ACTIVE) {
 		int len = rxbp_frame_check(c->in + off, c->in_len - off,
-					   s->lim.max_frame_bytes, NULL);
+					   c->in_cap, NULL);
 
 		if (len == 0)
 			break;

@@ -73,15 +73,30 @@ struct port_state {
 	struct rxbneck_rate rate_between;
 };
 
+/*
+ * The active connections that were told the same idle timeout in their
+ * HELLO_ACK, least recently heard first: with one timeout per list, the
+ * head is the next to time out. A reload that changes the timeout starts a
+ * new list; the old one lives on while a sender told its value does.
+ */
+struct idle_list {
+	struct idle_list *next;
+	uint64_t timeout_ns;		/* 0: never */
+	struct link conns;
+};
+
 struct conn {
 	enum conn_state state;
 	int fd;
+	uint32_t slot;			/* its index in slots[] */
 	uint32_t events;		/* interest registered with the loop */
-	struct link tnode;		/* on hello/active/closing list */
+	struct link tnode;		/* on the hello, an idle or the closing list */
 	struct link pnode;		/* on its port's subscriber list */
 	struct port_state *ps;
+	struct idle_list *idle;		/* C_ACTIVE: the timeout it was told */
 	uint64_t deadline_ns;
-	uint8_t *in;			/* max_frame_bytes, live states only */
+	uint32_t in_cap;		/* max_frame_bytes when accepted (and told) */
+	uint8_t *in;			/* in_cap bytes, live states only */
 	uint32_t in_len;
 	uint8_t *out;
 	uint32_t out_off, out_len, out_cap;
@@ -96,12 +111,18 @@ struct listener {
 };
 
 struct sendsrv {
-	struct sendsrv_limits lim;
+	struct sendsrv_limits lim;	/* in force: for new connections, and see
+					 * sendsrv_update_limits() for open ones */
 	struct sendsrv_ops ops;
 	uint64_t frac_ppm;		/* rate_change_frac in parts per million */
 	uint64_t instance_id;
-	struct conn *slots;
-	uint32_t n_slots;
+	/*
+	 * Connection memory, made as needed and kept for reuse: a released
+	 * connection stays valid memory (C_FREE) while the call that released
+	 * it unwinds. At most lim.max_conns + SENDSRV_SPARE_SLOTS in use.
+	 */
+	struct conn **slots;
+	uint32_t n_slots, slots_cap;
 	uint32_t *free_slots;		/* stack of free slot indices */
 	uint32_t n_free;
 	int32_t *fdmap;			/* fd -> slot, FD_NONE, FD_LISTENER(i) */
@@ -109,10 +130,14 @@ struct sendsrv {
 	struct listener listeners[SENDSRV_MAX_LISTEN];
 	uint32_t n_listeners;
 	uint64_t accept_resume_ns;	/* != 0: accepting paused until then */
-	struct link hello_list, active_list, closing_list;
+	struct link hello_list, closing_list;
+	struct idle_list *idle_lists;	/* every one in use, and idle_now */
+	struct idle_list *idle_now;	/* lim.idle_timeout_ns, for the next HELLO */
 	struct port_state *ports[PORT_BUCKETS];
 	uint64_t next_id;
 	struct sendsrv_stats st;
+	/* The largest limits since sendsrv_init(): sendsrv_memory_bound(). */
+	uint32_t peak_conns, peak_frame_bytes, peak_out_bytes;
 	uint64_t log_window_ns;
 	uint32_t log_count;
 	uint64_t log_suppressed;

@@ -513,3 +513,17 @@ void config_sendsrv_limits(const struct rxb_config *cfg, struct sendsrv_limits *
 	lim->n_allow = (size_t)cfg->control.allow.n;
 }
 
+void config_from_sendsrv_limits(const struct sendsrv_limits *lim, struct rxb_config *cfg)
+{
+	cfg->control.max_frame_bytes = lim->max_frame_bytes;
+	cfg->control.max_connections = lim->max_conns;
+	cfg->control.hello_timeout_s = (uint32_t)(lim->hello_timeout_ns / RXB_NSEC_PER_SEC);
+	cfg->control.idle_timeout_s = (uint32_t)(lim->idle_timeout_ns / RXB_NSEC_PER_SEC);
+	cfg->control.output_queue_bytes = lim->max_out_bytes;
+	cfg->control.rate_change_fraction = lim->rate_change_frac;
+	cfg->control.push_every_epochs = lim->rate_refresh_epochs;
+	cfg->measure.interval_ms = lim->epoch_ms;
+	memset(&cfg->control.allow, 0, sizeof(cfg->control.allow));
+	memcpy(cfg->control.allow.cidr, lim->allow, lim->n_allow * sizeof(lim->allow[0]));
+	cfg->control.allow.n = (int)lim->n_allow;
+}

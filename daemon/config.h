@@ -245,5 +245,7 @@ int config_diff(const struct rxb_config *old, const struct rxb_config *new,
  * sendsrv_listen() separately.
  */
 void config_sendsrv_limits(const struct rxb_config *cfg, struct sendsrv_limits *lim);
+/* The other way: the keys config_sendsrv_limits() reads, from @lim. */
+void config_from_sendsrv_limits(const struct sendsrv_limits *lim, struct rxb_config *cfg);
 
 #endif

@@ -8,7 +8,9 @@
  *   ctlsrv's fds  rxbneckctl's commands (docs/CONTROL.md);
  * and an epoll_wait timeout for the servers' deadlines and the systemd
  * watchdog. Everything the daemon knows lives in struct daemon; status
- * (daemon/serve/status.c) renders it.
+ * (daemon/serve/status.c) renders it. daemon.c holds the loop and the life
+ * cycle, daemon_flows.c the flows' wiring to the other parts,
+ * daemon_reload.c the configuration's way into them (daemon_int.h).
  *
  *	daemon_init(d, config_path)   load config, state dir, collector,
  *	                              servers; READY=1 when all are up
@@ -44,9 +46,17 @@ struct daemon_reload {
 	char restart[DAEMON_MAX_CHANGES][48];	/* "[section] key" */
 };
 
+/* What the collector takes from the configuration (daemon_reload.c). */
+struct daemon_collector_cfg {
+	enum rxb_attach_mode attach;
+	bool bpf_stats;
+	struct rxb_ifname_list devices;
+	uint32_t fallback_rx_ring, fallback_rx_max_frames, fallback_rx_usecs;
+};
+
 struct daemon {
 	char config_path[RXB_CONF_PATH_LEN];
-	struct rxb_config cfg;		/* in force */
+	struct rxb_config cfg;		/* the file as last loaded */
 	struct rxb_config started;	/* what the sockets etc. were made with */
 	int epfd, sigfd, tfd;
 	bool stop;
@@ -60,6 +70,7 @@ struct daemon {
 	uint64_t state_saved_ns;
 
 	struct collect *col;
+	struct daemon_collector_cfg col_cfg;	/* what col was started with */
 	struct netplan netplan;		/* when the per-packet probes attach */
 	uint32_t net_every_now;		/* what the collector was last told */
 	struct rxb_epoch *epoch;	/* the latest record (heap: large) */
@@ -95,9 +106,20 @@ int daemon_run(struct daemon *d);
 void daemon_finish(struct daemon *d);
 
 /*
- * Re-read the configuration (SIGHUP, `rxbneckctl reload`). On error the
- * running configuration stays; 0 or -errno, d->reload says what happened.
+ * Re-read the configuration (SIGHUP, `rxbneckctl reload`) and apply every
+ * key whose row says CONFIG_RELOAD_LIVE. On error nothing changes; 0 or
+ * -errno, d->reload says what happened (and lists the restart-only keys
+ * whose value in the file is not the one running).
  */
 int daemon_reload(struct daemon *d);
+
+/*
+ * The configuration as the daemon's parts run it, read back from them
+ * (the logger, the epoch timer, netplan, the flows, the collector's
+ * settings, the sender server's limits), restart-only keys as started.
+ * After a successful reload it equals the file's but for restart-only
+ * keys; a value two parts disagree on comes back as 0.
+ */
+void daemon_reload_effective(const struct daemon *d, struct rxb_config *out);
 
 #endif

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The daemon's side of the flows (daemon/model/flows.h): senders' events
+ * in from the sender server, rates and pauses out to it, learned costs to
+ * and from the state directory, and after each epoch's measurement the
+ * model's step, the ports the collector watches and when its per-packet
+ * probes attach. See daemon_int.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "daemon/collect/collect.h"
+#include "daemon/collect/procfs.h"
+#include "daemon/daemon_int.h"
+
+#define STATE_SAVE_NS		(60 * RXB_NSEC_PER_SEC)
+
+/* ------------------------------------------------------------- senders -- */
+
+static int on_hello(void *ctx, const struct sendsrv_peer *p)
+{
+	struct daemon *d = ctx;
+	int err = flows_sender_hello(&d->flows, p);
+
+	if (err == -ENOSPC) {
+		rxb_notice("sender %s: flow port %u refused: already watching %d ports",
+			   p->addr_str, p->hello.flow_port, FLOWS_MAX);
+		return RXBNECK_ERR_REFUSED;
+	}
+	rxb_info("sender %s ('%s') for %s port %u: payload %u B, file %llu B, RTT %u us",
+		 p->addr_str, p->hello.name, p->hello.flow_proto == 6 ? "TCP" : "UDP",
+		 p->hello.flow_port, p->hello.payload_bytes,
+		 (unsigned long long)p->hello.file_bytes, p->hello.rtt_us);
+	daemon_flows_sync_ports(d);
+	return 0;
+}
+
+static void on_goodbye(void *ctx, const struct sendsrv_peer *p, int why)
+{
+	struct daemon *d = ctx;
+
+	rxb_info("sender %s for port %u left (%s)", p->addr_str, p->hello.flow_port,
+		 why == SENDSRV_GONE_BYE ? "bye" : why == SENDSRV_GONE_EOF ? "closed" :
+		 why == SENDSRV_GONE_PEER_ERROR ? "it sent an error" :
+		 why == SENDSRV_GONE_SHUTDOWN ? "shutdown" : rxbneck_error_name((unsigned)why));
+	flows_sender_gone(&d->flows, p);
+	if (!d->stop)
+		daemon_flows_sync_ports(d);
+}
+
+static void on_report(void *ctx, const struct sendsrv_peer *p,
+		      const struct rxbneck_report *r)
+{
+	struct daemon *d = ctx;
+	struct flow *fl = flows_find(&d->flows, r->port);
+
+	rxb_info("sender %s: transfer on port %u %s: %llu B in %.3f s at %.1f Mb/s, "
+		 "%u rounds, %llu of %llu packets resent",
+		 p->addr_str, r->port, r->flags & RXBNECK_REPORT_ABORTED ? "aborted" : "done",
+		 (unsigned long long)r->file_bytes, r->elapsed_us / 1e6, r->rate_bps / 1e6,
+		 r->rounds, (unsigned long long)r->pkts_resent,
+		 (unsigned long long)r->pkts_sent);
+	if (fl)
+		flows_note_report(&d->flows, fl, r);
+}
+
+static void seen_sender(void *arg, const struct sendsrv_peer *p)
+{
+	flows_sender_seen(arg, p);
+}
+
+void daemon_flows_sender_ops(struct daemon *d, struct sendsrv_ops *ops)
+{
+	ops->ctx = d;
+	ops->on_hello = on_hello;
+	ops->on_report = on_report;
+	ops->on_goodbye = on_goodbye;
+}
+
+/* ---------------------------------------------------- rates and pauses -- */
+
+static int publish_rate(void *ctx, const struct rxbneck_rate *r,
+			const struct rxbneck_rate *between)
+{
+	struct daemon *d = ctx;
+
+	return d->ss ? sendsrv_publish_rate(d->ss, r, between) : 0;
+}
+
+static int publish_pause(void *ctx, const struct rxbneck_pause *p)
+{
+	struct daemon *d = ctx;
+
+	return d->ss ? sendsrv_publish_pause(d->ss, p) : 0;
+}
+
+/* ------------------------------------------------------------- history -- */
+
+static bool history_get(void *ctx, uint16_t port, struct mi_learn *out)
+{
+	struct daemon *d = ctx;
+
+	return d->state_ok && state_history_get(&d->state, port, out);
+}
+
+static void history_put(void *ctx, uint16_t port, const struct mi_learn *l)
+{
+	struct daemon *d = ctx;
+
+	if (d->state_ok && l->origin == MI_SRC_MEASURED)
+		state_history_put(&d->state, port, l);
+}
+
+/*
+ * What the flows learned in this run, to disk every STATE_SAVE_NS (and at
+ * exit through flows_finish() and state_close()).
+ */
+static void save_state(struct daemon *d)
+{
+	uint64_t now = rxb_mono_ns();
+
+	if (!d->state_ok || now - d->state_saved_ns < STATE_SAVE_NS)
+		return;
+	d->state_saved_ns = now;
+	for (int i = 0; i < d->flows.n; i++)
+		history_put(d, d->flows.v[i].port, &d->flows.v[i].learn);
+	state_save(&d->state);
+}
+
+int daemon_flows_init(struct daemon *d)
+{
+	struct flows_params p;
+	struct flows_ops ops = {
+		.ctx = d,
+		.publish_rate = publish_rate,
+		.publish_pause = publish_pause,
+		.history_get = history_get,
+		.history_put = history_put,
+	};
+	int err;
+
+	daemon_reload_flows_params(d, &d->cfg, &p);
+	err = flows_init(&d->flows, &p, &ops);
+	if (!err)
+		err = flows_set_config_ports(&d->flows, d->cfg.measure.watch_ports.port,
+					     d->cfg.measure.watch_ports.n);
+	if (err)
+		rxb_log_errno(RXB_LOG_ERR, -err, "setting up the flows");
+	return err;
+}
+
+/* ------------------------------------------------------------- epochs -- */
+
+void daemon_flows_sync_ports(struct daemon *d)
+{
+	uint16_t ports[FLOWS_MAX];
+	int n, err;
+
+	if (!d->flows.ports_changed || !d->col)
+		return;
+	n = flows_ports(&d->flows, ports);
+	err = collect_set_ports(d->col, ports, n);
+	if (err)
+		rxb_log_errno(RXB_LOG_WARNING, -err, "collector: watching %d ports", n);
+	else
+		rxb_debug("collector: watching %d ports", n);
+}
+
+/* A flow's receive path as netplan compares it: stage B's placement and load. */
+static struct netplan_obs flow_obs(const struct flow *fl)
+{
+	const struct mi_stage_b *b = &fl->inputs.b;
+	struct netplan_obs o = { .port = fl->port, .cpu = -1,
+				 .cpu_bound = NAN, .io_bound = NAN };
+	double top = 0;
+
+	if (!b->present)
+		return o;
+	for (int i = 0; i < b->ncpus && i < MI_MAX_CPUS; i++)
+		if (b->cpu_share[i] > top) {
+			top = b->cpu_share[i];
+			o.cpu = b->cpu[i];
+		}
+	o.cpu_bound = b->cpu_bound.v;
+	o.io_bound = b->io_bound.v;
+	return o;
+}
+
+/*
+ * Learn, then sample (netplan.h): after this epoch, attach the per-packet
+ * probes in every epoch while the flows' receive paths are being learned,
+ * one epoch in [measure] net_probe_every otherwise.
+ */
+static void plan_probes(struct daemon *d)
+{
+	_Static_assert(NETPLAN_MAX_FLOWS >= FLOWS_MAX, "netplan sees every flow");
+	struct netplan_obs obs[FLOWS_MAX];
+	uint64_t now = d->epoch->end_ns;
+
+	for (int i = 0; i < d->flows.n; i++)
+		obs[i] = flow_obs(&d->flows.v[i]);
+	if (netplan_epoch(&d->netplan, now, obs, d->flows.n) && d->netplan.p.learn_ns)
+		rxb_info("per-packet probes: every epoch for %u s (%s)",
+			 d->cfg.measure.net_probe_learn_s, d->netplan.why);
+	daemon_flows_probe_every(d, now);
+}
+
+void daemon_flows_probe_every(struct daemon *d, uint64_t now)
+{
+	uint32_t every = netplan_every(&d->netplan, now);
+	int err;
+
+	if (every == d->net_every_now || !d->col)
+		return;
+	err = collect_set_net_probe_every(d->col, every);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "collector: per-packet probes one epoch in %u",
+			      every);
+		return;
+	}
+	if (every > 1)
+		rxb_info("per-packet probes: one epoch in %u (receive paths learned)", every);
+	d->net_every_now = every;
+}
+
+void daemon_flows_epoch(struct daemon *d)
+{
+	d->netdev_max_backlog = procfs_read_netdev_max_backlog();
+	sendsrv_foreach_sender(d->ss, seen_sender, &d->flows);
+	flows_epoch(&d->flows, d->epoch, d->netdev_max_backlog);
+	daemon_flows_sync_ports(d);
+	plan_probes(d);
+	save_state(d);
+}

@@ -117,7 +117,8 @@ static const struct config_key keys[] = {
 	ROW_ENUM("model", "batch_rule", model.batch_rule, batch_names, "partial", LIVE,
 		 "Bulk service rule: partial (min(n, N)) or strict (only with N queued)."),
 	ROW_ENUM("model", "rounds", model.rounds, rounds_names, "burst", LIVE,
-		 "Resend rounds: burst (each round a burst the queue partly absorbs) or seed (eq. 3)."),
+		 "Resend rounds: burst (each round a burst the queue partly absorbs) or seed "
+		 "(each loses the same fraction)."),
 	ROW_T("model", "queue_depth_cost", CONFIG_BOOL, model.queue_depth_cost, "no", LIVE,
 	      "Serve the receiver at its kept-up cost until its queue overflows, at its saturated cost after."),
 	ROW_ENUM("model", "loss_episodes", model.loss_episodes, episode_names, "measured", LIVE,

@@ -61,7 +61,7 @@
 #define RXB_CONF_MAX_CIDRS	SENDSRV_MAX_ALLOW
 #define RXB_CONF_MAX_LISTEN	SENDSRV_MAX_LISTEN
 
-/* [measure] attach: how the BPF programs attach (DESIGN §4). */
+/* [measure] attach: how the BPF programs attach to their tracepoints. */
 enum rxb_attach_mode {
 	RXB_ATTACH_AUTO = 0,	/* tp_btf when the kernel supports it, else raw_tp */
 	RXB_ATTACH_TP_BTF,

@@ -914,8 +914,9 @@ static void test_hello_and_idle_timeouts(void **state)
 	/*
 	 * A PING keeps the connection: a raw sender pinging every 100 ms. A
 	 * host that stops this process for longer than the idle timeout
-	 * between two pings (CI, 97 % steal) makes it an idle sender: then
-	 * the IDLE_TIMEOUT is right and the rest is not checked.
+	 * between two pings (a virtual machine whose CPU is stolen) makes it
+	 * an idle sender: then the IDLE_TIMEOUT is right and the rest is not
+	 * checked.
 	 */
 	fd = raw_active(&h, 0, 0);
 	last_ping_ns = rxb_mono_ns();

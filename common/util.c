@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "common/util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,4 +39,27 @@ int rxb_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int rxb_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a));
+		return snprintf(buf, size, "%s:%u", a, ntohs(in->sin_port));
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)ss;
+		bool v4 = IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr);
+
+		if (v4)
+			inet_ntop(AF_INET, in6->sin6_addr.s6_addr + 12, a, sizeof(a));
+		else
+			inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof(a));
+		return snprintf(buf, size, v4 ? "%s:%u" : "[%s]:%u", a, ntohs(in6->sin6_port));
+	}
+	return snprintf(buf, size, "(family %d)", ss->ss_family);
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define RXB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -55,6 +56,13 @@ static inline double rxb_ratio(double num, double den)
  * Returns strlen(src); a result >= size means the copy was truncated.
  */
 size_t rxb_strlcpy(char *dst, const char *src, size_t size);
+
+/*
+ * @ss as "192.0.2.7:40000" or "[2001:db8::1]:40000"; an IPv4-mapped IPv6
+ * address (a dual-stack socket's IPv4 peer) as the IPv4 address it is,
+ * another family as "(family N)". Returns snprintf-style length.
+ */
+int rxb_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t size);
 
 /*
  * Write all @len bytes of @buf to @fd, retrying after EINTR and short

@@ -97,28 +97,6 @@ static bool allowed(const struct sendsrv *s, const struct sockaddr *sa)
 	return false;
 }
 
-static void format_addr(const struct sockaddr_storage *ss, char *buf, size_t n)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)ss;
-
-		inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a));
-		snprintf(buf, n, "%s:%u", a, ntohs(in->sin_port));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)ss;
-
-		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
-			inet_ntop(AF_INET, in6->sin6_addr.s6_addr + 12, a, sizeof(a));
-		else
-			inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof(a));
-		snprintf(buf, n, IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) ? "%s:%u" :
-			 "[%s]:%u", a, ntohs(in6->sin6_port));
-	} else {
-		snprintf(buf, n, "?");
-	}
-}
 /* ----------------------------------------------------------- limits -- */
 
 void sendsrv_limits_default(struct sendsrv_limits *l)
@@ -247,11 +225,8 @@ static void reject_now(struct sendsrv *s, int fd, int code)
 
 	if (code == 0)		/* cannot happen: live < max_conns leaves slots */
 		code = RXBNECK_ERR_TOO_MANY;
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_ERROR;
+	sendsrv_conn_error_msg(&m, code, 0);
 	m.seq = 1;
-	m.u.error.code = (uint16_t)code;
-	m.u.error.version_min = m.u.error.version_max = RXBNECK_VERSION;
 	n = rxbp_encode(buf, sizeof(buf), &m);
 	if (n)
 		sendsrv_conn_push_bytes(fd, buf, (uint32_t)n, &done);
@@ -289,7 +264,7 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 	c->peer.addr = *ss;
 	c->peer.connected_ns = sendsrv_now_ns(s);
 	c->peer.last_rx_ns = c->peer.connected_ns;
-	format_addr(ss, c->peer.addr_str, sizeof(c->peer.addr_str));
+	rxb_sockaddr_str(ss, c->peer.addr_str, sizeof(c->peer.addr_str));
 	s->fdmap[fd] = (int32_t)c->slot;
 	sendsrv_conn_set_state(s, c, C_HELLO);
 	list_add_tail(&s->hello_list, &c->tnode);

@@ -244,6 +244,16 @@ static void closing_progress(struct sendsrv *s, struct conn *c)
 	set_events(s, c, SENDSRV_IN);
 }
 
+void sendsrv_conn_error_msg(struct rxbp_msg *m, int code, uint32_t ref_seq)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = RXBNECK_T_ERROR;
+	m->u.error.code = (uint16_t)code;
+	m->u.error.version_min = RXBNECK_VERSION;
+	m->u.error.version_max = RXBNECK_VERSION;
+	m->u.error.ref_seq = ref_seq;
+}
+
 /*
  * A protocol violation, a limit or a timeout: send ERROR @code and close
  * gracefully (PROTOCOL.md §8.1).
@@ -258,12 +268,7 @@ void sendsrv_conn_fail(struct sendsrv *s, struct conn *c, int code, uint32_t ref
 
 	if (c->state != C_HELLO && c->state != C_ACTIVE)
 		return;
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_ERROR;
-	m.u.error.code = (uint16_t)code;
-	m.u.error.version_min = RXBNECK_VERSION;
-	m.u.error.version_max = RXBNECK_VERSION;
-	m.u.error.ref_seq = ref_seq;
+	sendsrv_conn_error_msg(&m, code, ref_seq);
 	va_start(ap, fmt);
 	vsnprintf(m.u.error.message, sizeof(m.u.error.message), fmt, ap);
 	va_end(ap);

@@ -163,6 +163,8 @@ int sendsrv_conn_push_bytes(int fd, const uint8_t *p, uint32_t n, uint32_t *done
  * is gone or closing afterwards (output cap reached, socket broken).
  */
 int sendsrv_conn_send(struct sendsrv *s, struct conn *c, struct rxbp_msg *m);
+/* An ERROR frame of @code about the sender's frame @ref_seq, no message. */
+void sendsrv_conn_error_msg(struct rxbp_msg *m, int code, uint32_t ref_seq);
 /*
  * A protocol violation, a limit or a timeout: send ERROR @code and close
  * gracefully (PROTOCOL.md §8.1).

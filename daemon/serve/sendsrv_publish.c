@@ -111,13 +111,48 @@ bool sendsrv_publish_rate_due(const struct sendsrv *s, const struct conn *c,
 	       (unsigned __int128)s->frac_ppm * last->rate_bps && diff > 0;
 }
 
+/*
+ * Offer to every subscriber of @port: @offer decides for one connection
+ * and sends (0: sent). The port is pinned meanwhile, so it stays while a
+ * failed send drops its last subscriber. Returns how many were sent to.
+ */
+static int offer_port(struct sendsrv *s, uint16_t port,
+		      int (*offer)(struct sendsrv *s, struct conn *c, const void *arg),
+		      const void *arg)
+{
+	struct port_state *ps = sendsrv_publish_port(s, port, false);
+	struct link *l, *next;
+	int sent = 0;
+
+	if (!ps)
+		return 0;
+	ps->pins++;
+	for (l = ps->subs.next; l != &ps->subs; l = next) {
+		next = l->next;
+		if (offer(s, link_entry(l, struct conn, pnode), arg) == 0)
+			sent++;
+	}
+	ps->pins--;
+	sendsrv_publish_port_put(s, ps);
+	return sent;
+}
+
+/* PROTOCOL.md §6.1: the rate meant for @c, when it is due. */
+static int offer_rate(struct sendsrv *s, struct conn *c, const void *arg)
+{
+	const struct rxbneck_rate *mine = sendsrv_publish_rate_for(c->ps, c);
+
+	(void)arg;
+	if (!(c->peer.granted & RXBNECK_SUB_RATE) || !sendsrv_publish_rate_due(s, c, mine))
+		return -1;
+	return sendsrv_publish_push_rate(s, c, mine);
+}
+
 int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
 			 const struct rxbneck_rate *between)
 {
 	struct rxbp_msg m = { .type = RXBNECK_T_RATE };
 	struct port_state *ps;
-	struct link *l, *next;
-	int sent = 0;
 
 	m.u.rate = *r;
 	if (rxbp_validate(&m) != 0)
@@ -139,57 +174,36 @@ int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
 	ps->has_rate_between = between != NULL;
 	if (between)
 		ps->rate_between = *between;
-	ps->pins++;
-	for (l = ps->subs.next; l != &ps->subs; l = next) {
-		struct conn *c = link_entry(l, struct conn, pnode);
-		const struct rxbneck_rate *mine = sendsrv_publish_rate_for(ps, c);
+	return offer_port(s, r->port, offer_rate, NULL);
+}
 
-		next = l->next;
-		if (!(c->peer.granted & RXBNECK_SUB_RATE) || !sendsrv_publish_rate_due(s, c, mine))
-			continue;
-		if (sendsrv_publish_push_rate(s, c, mine) == 0)
-			sent++;
-	}
-	ps->pins--;
-	sendsrv_publish_port_put(s, ps);
-	return sent;
+static int offer_pause(struct sendsrv *s, struct conn *c, const void *arg)
+{
+	const struct rxbneck_pause *p = arg;
+	bool one_shot = p->period_us == 0 && !(p->flags & RXBNECK_PAUSE_CANCEL);
+	struct rxbp_msg m = { .type = RXBNECK_T_PAUSE };
+
+	if (!(c->peer.granted & RXBNECK_SUB_PAUSE))
+		return -1;
+	/* Over by the time its datagrams could arrive: useless to it. */
+	if (one_shot && p->start_in_us + p->duration_us <= c->peer.hello.rtt_us)
+		return -1;
+	m.u.pause = *p;
+	if (sendsrv_conn_send(s, c, &m) < 0)
+		return -1;
+	c->peer.pauses_sent++;
+	s->st.pause_pushes++;
+	return 0;
 }
 
 int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p)
 {
 	struct rxbp_msg m = { .type = RXBNECK_T_PAUSE };
-	bool one_shot = p->period_us == 0 && !(p->flags & RXBNECK_PAUSE_CANCEL);
-	struct port_state *ps;
-	struct link *l, *next;
-	int sent = 0;
 
 	m.u.pause = *p;
 	if (rxbp_validate(&m) != 0)
 		return -EINVAL;
-	ps = sendsrv_publish_port(s, p->port, false);
-	if (!ps)
-		return 0;
-	ps->pins++;
-	for (l = ps->subs.next; l != &ps->subs; l = next) {
-		struct conn *c = link_entry(l, struct conn, pnode);
-
-		next = l->next;
-		if (!(c->peer.granted & RXBNECK_SUB_PAUSE))
-			continue;
-		/* Over by the time its datagrams could arrive: useless to it. */
-		if (one_shot && p->start_in_us + p->duration_us <= c->peer.hello.rtt_us)
-			continue;
-		m.type = RXBNECK_T_PAUSE;
-		m.u.pause = *p;
-		if (sendsrv_conn_send(s, c, &m) < 0)
-			continue;
-		c->peer.pauses_sent++;
-		s->st.pause_pushes++;
-		sent++;
-	}
-	ps->pins--;
-	sendsrv_publish_port_put(s, ps);
-	return sent;
+	return offer_port(s, p->port, offer_pause, p);
 }
 
 void sendsrv_publish_finish(struct sendsrv *s)

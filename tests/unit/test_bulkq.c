@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "tests/unit/check_rel.h"
 #include "solver/bulkq.h"
 
 /* ln |e^x - 1| in long double, also where e^x overflows. */
@@ -33,17 +34,6 @@ static long double mm1k_ln_block(long double rho, uint32_t K)
 		return -logl((long double)K + 1.0L);
 	return (long double)K * l + ln_abs_expm1l(l) -
 	       ln_abs_expm1l((long double)(K + 1) * l);
-}
-
-static void check_rel(double got, double want, double tol, const char *what)
-{
-	double rel = fabs(got - want) / fabs(want);
-
-	if (!(rel <= tol)) {
-		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
-			what, got, want, rel, tol);
-		fail();
-	}
 }
 
 static void test_mm1k_closed_form(void **state)

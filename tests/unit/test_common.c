@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for common/: JSON writer, strict parsing and the small helpers. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -131,6 +132,52 @@ static void test_parse_bool_and_strlcpy(void **state)
 	assert_string_equal(buf, "abc");
 }
 
+static void sa4(struct sockaddr_storage *ss, const char *ip, uint16_t port)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	in->sin_family = AF_INET;
+	in->sin_port = htons(port);
+	assert_int_equal(inet_pton(AF_INET, ip, &in->sin_addr), 1);
+}
+
+static void sa6(struct sockaddr_storage *ss, const char *ip, uint16_t port)
+{
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons(port);
+	assert_int_equal(inet_pton(AF_INET6, ip, &in6->sin6_addr), 1);
+}
+
+static void test_sockaddr_str(void **state)
+{
+	struct sockaddr_storage ss;
+	char buf[64];
+
+	(void)state;
+	sa4(&ss, "192.0.2.7", 40000);
+	assert_int_equal(rxb_sockaddr_str(&ss, buf, sizeof(buf)), 15);
+	assert_string_equal(buf, "192.0.2.7:40000");
+	sa6(&ss, "2001:db8::1", 7440);
+	rxb_sockaddr_str(&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "[2001:db8::1]:7440");
+	/* A dual-stack socket's IPv4 peer reads as IPv4. */
+	sa6(&ss, "::ffff:198.51.100.9", 1);
+	rxb_sockaddr_str(&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "198.51.100.9:1");
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = AF_UNIX;
+	rxb_sockaddr_str(&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "(family 1)");
+	/* Truncated, never overflowing; the length is what it needed. */
+	sa4(&ss, "192.0.2.7", 40000);
+	assert_int_equal(rxb_sockaddr_str(&ss, buf, 8), 15);
+	assert_string_equal(buf, "192.0.2");
+}
+
 static void test_sub0(void **state)
 {
 	(void)state;
@@ -241,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_double_and_si),
 		cmocka_unit_test(test_parse_bool_and_strlcpy),
+		cmocka_unit_test(test_sockaddr_str),
 		cmocka_unit_test(test_sub0),
 		cmocka_unit_test(test_wall_s),
 		cmocka_unit_test(test_write_all),

@@ -30,6 +30,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/serve/sendsrv.h"
+#include "tests/unit/epoll_ops.h"
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 
@@ -38,6 +39,7 @@
 
 /* ---------------------------------------------------------- harness -- */
 
+/* epfd first: tests/unit/epoll_ops.h */
 struct harness {
 	int epfd;
 	struct sendsrv *s;
@@ -54,29 +56,6 @@ struct harness {
 	uint16_t refuse_port;		/* on_hello refuses this flow port */
 	bool publish_in_hello;		/* on_hello publishes a rate */
 };
-
-static int h_add(void *ctx, int fd, uint32_t ev)
-{
-	struct harness *h = ctx;
-	struct epoll_event e = { .events = ev, .data.fd = fd };
-
-	return epoll_ctl(h->epfd, EPOLL_CTL_ADD, fd, &e) < 0 ? -errno : 0;
-}
-
-static int h_mod(void *ctx, int fd, uint32_t ev)
-{
-	struct harness *h = ctx;
-	struct epoll_event e = { .events = ev, .data.fd = fd };
-
-	return epoll_ctl(h->epfd, EPOLL_CTL_MOD, fd, &e) < 0 ? -errno : 0;
-}
-
-static void h_del(void *ctx, int fd)
-{
-	struct harness *h = ctx;
-
-	epoll_ctl(h->epfd, EPOLL_CTL_DEL, fd, NULL);
-}
 
 static int h_hello(void *ctx, const struct sendsrv_peer *p)
 {
@@ -134,7 +113,7 @@ static void *loop_main(void *arg)
 static void start(struct harness *h, const struct sendsrv_limits *lim)
 {
 	struct sendsrv_ops ops = {
-		.ctx = h, .fd_add = h_add, .fd_mod = h_mod, .fd_del = h_del,
+		.ctx = h, .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del,
 		.on_hello = h_hello, .on_report = h_report, .on_goodbye = h_goodbye,
 	};
 
@@ -477,7 +456,7 @@ static void test_cidr(void **state)
 
 static void test_init_validation(void **state)
 {
-	struct sendsrv_ops ops = { .fd_add = h_add, .fd_mod = h_mod, .fd_del = h_del };
+	struct sendsrv_ops ops = { .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del };
 	struct sendsrv_limits l = limits();
 	struct sendsrv *s;
 
@@ -494,7 +473,7 @@ static void test_init_validation(void **state)
 	l = limits();
 	ops.fd_mod = NULL;
 	assert_int_equal(sendsrv_init(&s, &l, &ops), -EINVAL);
-	ops.fd_mod = h_mod;
+	ops.fd_mod = epoll_ops_mod;
 	assert_int_equal(sendsrv_init(&s, &l, &ops), 0);
 	assert_int_equal(sendsrv_listen(s, "localhost", 0, NULL), -EINVAL);
 	sendsrv_finish(s);
@@ -503,8 +482,8 @@ static void test_init_validation(void **state)
 static void test_listen_ipv6_and_dual_stack(void **state)
 {
 	struct harness h;
-	struct sendsrv_ops ops = { .ctx = &h, .fd_add = h_add, .fd_mod = h_mod,
-				   .fd_del = h_del };
+	struct sendsrv_ops ops = { .ctx = &h, .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod,
+				   .fd_del = epoll_ops_del };
 	struct sendsrv_limits l = limits();
 	uint16_t p6 = 0, pany = 0;
 

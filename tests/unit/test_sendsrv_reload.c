@@ -24,10 +24,12 @@
 
 #include "common/util.h"
 #include "daemon/serve/sendsrv.h"
+#include "tests/unit/epoll_ops.h"
 #include "proto/codec.h"
 
 #define FLOW 9000
 
+/* epfd first: tests/unit/epoll_ops.h */
 struct h {
 	int epfd;
 	struct sendsrv *s;
@@ -35,25 +37,6 @@ struct h {
 	uint64_t skew_ns;	/* added to CLOCK_MONOTONIC: time travel */
 	int goodbyes, last_why;
 };
-
-static int h_add(void *ctx, int fd, uint32_t ev)
-{
-	struct epoll_event e = { .events = ev, .data.fd = fd };
-
-	return epoll_ctl(((struct h *)ctx)->epfd, EPOLL_CTL_ADD, fd, &e) ? -errno : 0;
-}
-
-static int h_mod(void *ctx, int fd, uint32_t ev)
-{
-	struct epoll_event e = { .events = ev, .data.fd = fd };
-
-	return epoll_ctl(((struct h *)ctx)->epfd, EPOLL_CTL_MOD, fd, &e) ? -errno : 0;
-}
-
-static void h_del(void *ctx, int fd)
-{
-	epoll_ctl(((struct h *)ctx)->epfd, EPOLL_CTL_DEL, fd, NULL);
-}
 
 static uint64_t h_now(void *ctx)
 {
@@ -85,7 +68,7 @@ static void pump(struct h *h, int ms)
 
 static void start(struct h *h, const struct sendsrv_limits *lim)
 {
-	struct sendsrv_ops ops = { .ctx = h, .fd_add = h_add, .fd_mod = h_mod, .fd_del = h_del,
+	struct sendsrv_ops ops = { .ctx = h, .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del,
 				   .now_ns = h_now, .on_goodbye = h_goodbye };
 
 	memset(h, 0, sizeof(*h));

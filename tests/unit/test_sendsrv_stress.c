@@ -33,6 +33,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/serve/sendsrv.h"
+#include "tests/unit/epoll_ops.h"
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 
@@ -40,6 +41,7 @@
 #define FLOW 9000
 #define MAX_ATTACKERS 1000
 
+/* epfd first: tests/unit/epoll_ops.h */
 struct harness {
 	int epfd;
 	struct sendsrv *s;
@@ -49,25 +51,6 @@ struct harness {
 	atomic_bool stop;
 	uint64_t hellos, goodbyes;
 };
-
-static int h_add(void *ctx, int fd, uint32_t ev)
-{
-	struct epoll_event e = { .events = ev, .data.fd = fd };
-
-	return epoll_ctl(((struct harness *)ctx)->epfd, EPOLL_CTL_ADD, fd, &e) < 0 ? -errno : 0;
-}
-
-static int h_mod(void *ctx, int fd, uint32_t ev)
-{
-	struct epoll_event e = { .events = ev, .data.fd = fd };
-
-	return epoll_ctl(((struct harness *)ctx)->epfd, EPOLL_CTL_MOD, fd, &e) < 0 ? -errno : 0;
-}
-
-static void h_del(void *ctx, int fd)
-{
-	epoll_ctl(((struct harness *)ctx)->epfd, EPOLL_CTL_DEL, fd, NULL);
-}
 
 static int h_hello(void *ctx, const struct sendsrv_peer *p)
 {
@@ -260,7 +243,7 @@ static void test_storm(void **state)
 {
 	static int fds[MAX_ATTACKERS];
 	static uint32_t seqs[MAX_ATTACKERS];
-	struct sendsrv_ops ops = { .fd_add = h_add, .fd_mod = h_mod, .fd_del = h_del,
+	struct sendsrv_ops ops = { .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del,
 				   .on_hello = h_hello, .on_goodbye = h_goodbye,
 				   .on_report = h_report };
 	struct rxbneck_client_config cfg;

@@ -17,20 +17,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/check_rel.h"
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
 #include "solver/rbudp.h"
-
-static void check_rel(double got, double want, double tol, const char *what)
-{
-	double rel = fabs(got - want) / fabs(want);
-
-	if (!(rel <= tol)) {
-		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
-			what, got, want, rel, tol);
-		fail();
-	}
-}
 
 static void test_rbudp_hand_values(void **state)
 {

@@ -17,20 +17,10 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "tests/unit/check_rel.h"
 #include "solver/tagged.h"
 
 static const struct tagged_rates table2 = { 4600.0, 1010.0, 41600.0 };
-
-static void check_rel(double got, double want, double tol, const char *what)
-{
-	double rel = fabs(got - want) / fabs(want);
-
-	if (!(rel <= tol)) {
-		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
-			what, got, want, rel, tol);
-		fail();
-	}
-}
 
 static void analyze_seed(uint32_t C, uint32_t I, struct tagged_model *m,
 			 struct tagged_chain *ch, struct tagged_result *res)

@@ -36,7 +36,7 @@ int rbudp_conn_init(struct rbudp_conn *c, int fd)
 		return -ENOMEM;
 	c->fd = fd;
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
-		rbudp_addr_str(&ss, c->peer, sizeof(c->peer));
+		rxb_sockaddr_str(&ss, c->peer, sizeof(c->peer));
 	else
 		rxb_strlcpy(c->peer, "?", sizeof(c->peer));
 	return 0;

@@ -13,25 +13,6 @@
 #include "common/parse.h"
 #include "common/util.h"
 
-void rbudp_addr_str(const struct sockaddr_storage *ss, char *buf, size_t size)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const void *)ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		snprintf(buf, size, "%s:%u", a, ntohs(s4->sin_port));
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-		snprintf(buf, size, "[%s]:%u", a, ntohs(s6->sin6_port));
-	} else {
-		snprintf(buf, size, "(family %d)", ss->ss_family);
-	}
-}
-
 uint16_t rbudp_addr_port(const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET)

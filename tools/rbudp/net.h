@@ -7,9 +7,6 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* "addr:port" or "[v6addr]:port". */
-void rbudp_addr_str(const struct sockaddr_storage *ss, char *buf, size_t size);
-
 /* Port of an AF_INET/AF_INET6 address. */
 uint16_t rbudp_addr_port(const struct sockaddr_storage *ss);
 void rbudp_addr_set_port(struct sockaddr_storage *ss, uint16_t port);

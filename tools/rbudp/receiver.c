@@ -104,7 +104,7 @@ int rbudp_receiver_open(struct rbudp_receiver *rx, const char *addr, uint16_t po
 		rxb_err("cannot resolve --listen %s: %s", addr ? addr : "(any)", gai_strerror(err));
 		return -EINVAL;
 	}
-	rbudp_addr_str(&ss, rx->local, sizeof(rx->local));
+	rxb_sockaddr_str(&ss, rx->local, sizeof(rx->local));
 	rx->udp = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	rx->listen_fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (rx->udp < 0 || rx->listen_fd < 0) {

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * check_rel(): a cmocka failure unless @got is within relative @tol of
+ * @want (NaN fails), with both printed to 17 digits. Include after
+ * <cmocka.h>.
+ */
+#ifndef RXB_TESTS_CHECK_REL_H
+#define RXB_TESTS_CHECK_REL_H
+
+#include <math.h>
+#include <stdio.h>
+
+static inline void check_rel(double got, double want, double tol, const char *what)
+{
+	double rel = fabs(got - want) / fabs(want);
+
+	if (!(rel <= tol)) {
+		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
+			what, got, want, rel, tol);
+		fail();
+	}
+}
+
+#endif

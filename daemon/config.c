@@ -58,9 +58,13 @@ static const char *const sections[] = {
 
 /*
  * To add a key: a field in struct rxb_config, a row here (in the order of
- * the documentation), and its entry in conf/rxbneckd.conf and
- * docs/config.md - tests/unit/test_config.c fails until all three agree.
- * Rules between keys go in check_rules().
+ * the documentation; LIVE if a reload can apply it, RESTART if it is made
+ * once at start-up), and its entry in conf/rxbneckd.conf and docs/config.md
+ * - tests/unit/test_config.c fails until all three agree. A LIVE key must
+ * reach the part that uses it in daemon/daemon_reload.c, both ways (applied
+ * in apply(), read back in daemon_reload_effective()):
+ * tests/unit/test_daemon_reload.c fails until it does. A new section also
+ * goes in sections[] below. Rules between keys go in check_rules().
  */
 static const struct config_key keys[] = {
 	/* [daemon] */

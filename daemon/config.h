@@ -3,10 +3,12 @@
  * rxbneckd's configuration: conf/rxbneckd.conf, documented in docs/config.md.
  *
  * One table (config_keys()) describes every key: section, name, type and
- * bounds, default, where it lives in struct rxb_config, and a one-line doc.
- * Defaults, parsing, error messages, config_diff() and the documentation
- * check in tests/unit/test_config.c are all driven by it. Adding a key is
- * one field in struct rxb_config plus one row in the table (daemon/config.c).
+ * bounds, default, what a reload does with it, where it lives in struct
+ * rxb_config, and a one-line doc. Defaults, parsing, error messages,
+ * config_diff(), the daemon's reload and the checks in tests/unit/
+ * (test_config.c: the docs; test_daemon_reload.c: that the daemon really
+ * applies each live key) are all driven by it. daemon/config.c says how to
+ * add a key or a section.
  *
  * struct rxb_config is plain data: no pointers, no heap memory, no
  * finish call; it may be copied by assignment. That is what makes reloads

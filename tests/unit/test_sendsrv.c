@@ -30,7 +30,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/serve/sendsrv.h"
-#include "tests/unit/epoll_ops.h"
+#include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 
@@ -39,7 +39,7 @@
 
 /* ---------------------------------------------------------- harness -- */
 
-/* epfd first: tests/unit/epoll_ops.h */
+/* epfd first: tests/unit/sendsrv_test.h */
 struct harness {
 	int epfd;
 	struct sendsrv *s;
@@ -113,7 +113,7 @@ static void *loop_main(void *arg)
 static void start(struct harness *h, const struct sendsrv_limits *lim)
 {
 	struct sendsrv_ops ops = {
-		.ctx = h, .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del,
+		.ctx = h, .fd_add = sendsrv_test_fd_add, .fd_mod = sendsrv_test_fd_mod, .fd_del = sendsrv_test_fd_del,
 		.on_hello = h_hello, .on_report = h_report, .on_goodbye = h_goodbye,
 	};
 
@@ -230,17 +230,6 @@ static void raw_write(int fd, const void *b, size_t n)
 	assert_int_equal(send(fd, b, n, MSG_NOSIGNAL), (ssize_t)n);
 }
 
-static void raw_send(int fd, struct rxbp_msg *m, uint32_t seq)
-{
-	uint8_t buf[RXBP_ENCODE_MAX];
-	size_t n;
-
-	m->seq = seq;
-	n = rxbp_encode(buf, sizeof(buf), m);
-	assert_true(n > 0);
-	raw_write(fd, buf, n);
-}
-
 /* One frame within @ms: 0, -1 on EOF/timeout/reset, or -code. */
 static int raw_recv(int fd, struct rxbp_msg *m, int ms)
 {
@@ -308,7 +297,7 @@ static int raw_active(struct harness *h, uint32_t rtt_us, int rcvbuf)
 	int fd = raw_connect(h, rcvbuf);
 	struct rxbp_msg m = hello_msg(FLOW, rtt_us);
 
-	raw_send(fd, &m, 1);
+	sendsrv_test_send(fd, &m, 1);
 	assert_int_equal(raw_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
 	return fd;
@@ -456,7 +445,7 @@ static void test_cidr(void **state)
 
 static void test_init_validation(void **state)
 {
-	struct sendsrv_ops ops = { .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del };
+	struct sendsrv_ops ops = { .fd_add = sendsrv_test_fd_add, .fd_mod = sendsrv_test_fd_mod, .fd_del = sendsrv_test_fd_del };
 	struct sendsrv_limits l = limits();
 	struct sendsrv *s;
 
@@ -473,7 +462,7 @@ static void test_init_validation(void **state)
 	l = limits();
 	ops.fd_mod = NULL;
 	assert_int_equal(sendsrv_init(&s, &l, &ops), -EINVAL);
-	ops.fd_mod = epoll_ops_mod;
+	ops.fd_mod = sendsrv_test_fd_mod;
 	assert_int_equal(sendsrv_init(&s, &l, &ops), 0);
 	assert_int_equal(sendsrv_listen(s, "localhost", 0, NULL), -EINVAL);
 	sendsrv_finish(s);
@@ -482,8 +471,8 @@ static void test_init_validation(void **state)
 static void test_listen_ipv6_and_dual_stack(void **state)
 {
 	struct harness h;
-	struct sendsrv_ops ops = { .ctx = &h, .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod,
-				   .fd_del = epoll_ops_del };
+	struct sendsrv_ops ops = { .ctx = &h, .fd_add = sendsrv_test_fd_add, .fd_mod = sendsrv_test_fd_mod,
+				   .fd_del = sendsrv_test_fd_del };
 	struct sendsrv_limits l = limits();
 	uint16_t p6 = 0, pany = 0;
 
@@ -721,7 +710,7 @@ static int raw_active_as(struct harness *h, uint16_t minor, uint16_t subs)
 
 	m.u.hello.minor = minor;
 	m.u.hello.subscribe = subs;
-	raw_send(fd, &m, 1);
+	sendsrv_test_send(fd, &m, 1);
 	assert_int_equal(raw_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
 	return fd;
@@ -791,7 +780,7 @@ static void test_rate_between_pauses(void **state)
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_SUBSCRIBE;
 	m.u.subscribe.subscribe = RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE;
-	raw_send(rate_only, &m, 2);
+	sendsrv_test_send(rate_only, &m, 2);
 	expect_rate(rate_only, 2500000000, true);
 	expect_nothing(old);
 
@@ -906,7 +895,7 @@ static void test_hello_and_idle_timeouts(void **state)
 		usleep(100000);
 		gap_ns = rxb_mono_ns() - last_ping_ns;
 		m.u.ping.token = (uint64_t)i;
-		raw_send(fd, &m, (uint32_t)i + 2);
+		sendsrv_test_send(fd, &m, (uint32_t)i + 2);
 		last_ping_ns = rxb_mono_ns();
 		assert_int_equal(raw_recv(fd, &m, 1000), 0);
 		if (m.type == RXBNECK_T_ERROR && gap_ns >= l.idle_timeout_ns) {
@@ -955,7 +944,7 @@ static void test_connection_cap(void **state)
 	{
 		struct rxbp_msg m = hello_msg(FLOW, 0);
 
-		raw_send(again, &m, 1);
+		sendsrv_test_send(again, &m, 1);
 		assert_int_equal(raw_recv(again, &m, 3000), 0);
 		assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
 	}

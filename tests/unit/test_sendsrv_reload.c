@@ -24,12 +24,12 @@
 
 #include "common/util.h"
 #include "daemon/serve/sendsrv.h"
-#include "tests/unit/epoll_ops.h"
+#include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
 
 #define FLOW 9000
 
-/* epfd first: tests/unit/epoll_ops.h */
+/* epfd first: tests/unit/sendsrv_test.h */
 struct h {
 	int epfd;
 	struct sendsrv *s;
@@ -68,7 +68,7 @@ static void pump(struct h *h, int ms)
 
 static void start(struct h *h, const struct sendsrv_limits *lim)
 {
-	struct sendsrv_ops ops = { .ctx = h, .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del,
+	struct sendsrv_ops ops = { .ctx = h, .fd_add = sendsrv_test_fd_add, .fd_mod = sendsrv_test_fd_mod, .fd_del = sendsrv_test_fd_del,
 				   .now_ns = h_now, .on_goodbye = h_goodbye };
 
 	memset(h, 0, sizeof(*h));
@@ -99,17 +99,6 @@ static int dial(struct h *h, int rcvbuf)
 	return fd;
 }
 
-static void send_msg(int fd, struct rxbp_msg *m, uint32_t seq)
-{
-	uint8_t buf[RXBP_ENCODE_MAX];
-	size_t n;
-
-	m->seq = seq;
-	n = rxbp_encode(buf, sizeof(buf), m);
-	assert_true(n > 0);
-	assert_int_equal(send(fd, buf, n, MSG_NOSIGNAL), (ssize_t)n);
-}
-
 static void hello(int fd, uint32_t seq)
 {
 	struct rxbp_msg m = { .type = RXBNECK_T_HELLO };
@@ -118,7 +107,7 @@ static void hello(int fd, uint32_t seq)
 	m.u.hello.flow_proto = 17;
 	m.u.hello.subscribe = RXBNECK_SUB_RATE;
 	m.u.hello.payload_bytes = 1468;
-	send_msg(fd, &m, seq);
+	sendsrv_test_send(fd, &m, seq);
 }
 
 /* The next frame from @fd (pumping the server meanwhile); its type, -1 at EOF. */
@@ -175,7 +164,7 @@ static void expect_alive(struct h *h, int fd, uint32_t seq)
 	struct rxbp_msg m = { .type = RXBNECK_T_PING };
 
 	m.u.ping.token = seq;
-	send_msg(fd, &m, seq);
+	sendsrv_test_send(fd, &m, seq);
 	assert_int_equal(next_frame(h, fd, &m), RXBNECK_T_PONG);
 	assert_true(m.u.ping.token == seq);
 }

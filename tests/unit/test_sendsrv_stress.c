@@ -33,7 +33,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/serve/sendsrv.h"
-#include "tests/unit/epoll_ops.h"
+#include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 
@@ -41,7 +41,7 @@
 #define FLOW 9000
 #define MAX_ATTACKERS 1000
 
-/* epfd first: tests/unit/epoll_ops.h */
+/* epfd first: tests/unit/sendsrv_test.h */
 struct harness {
 	int epfd;
 	struct sendsrv *s;
@@ -243,7 +243,7 @@ static void test_storm(void **state)
 {
 	static int fds[MAX_ATTACKERS];
 	static uint32_t seqs[MAX_ATTACKERS];
-	struct sendsrv_ops ops = { .fd_add = epoll_ops_add, .fd_mod = epoll_ops_mod, .fd_del = epoll_ops_del,
+	struct sendsrv_ops ops = { .fd_add = sendsrv_test_fd_add, .fd_mod = sendsrv_test_fd_mod, .fd_del = sendsrv_test_fd_del,
 				   .on_hello = h_hello, .on_goodbye = h_goodbye,
 				   .on_report = h_report };
 	struct rxbneck_client_config cfg;

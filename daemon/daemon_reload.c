@@ -171,8 +171,9 @@ static void swap_collector(struct daemon *d, struct collect *col,
 
 /*
  * Give every part its settings from @next: all or nothing. The steps that
- * can fail (a new collector, the sender server's limits) come first, the
- * rest cannot fail.
+ * can fail (netplan, the flows, a new collector, the sender server's
+ * limits) come first, each undoing the ones before when it fails; what
+ * follows them cannot fail.
  */
 static int apply(struct daemon *d, const struct rxb_config *next, char *why, size_t wlen)
 {

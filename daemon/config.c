@@ -373,7 +373,6 @@ static int check_rules(struct load *l, const struct rxb_config *c)
 	return err;
 }
 
-
 /* ----------------------------------------------------------------- API -- */
 
 void config_defaults(struct rxb_config *cfg)
@@ -483,7 +482,6 @@ out_close:
 	close(fd);
 	return ret;
 }
-
 
 int config_diff(const struct rxb_config *old, const struct rxb_config *new,
 		config_change_fn fn, void *ctx)

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * solver/ewma: the decay factor against exp(), a decayed ratio against a
+ * hand computation and against explicit weights summed afresh, and the
+ * rules around it (minimum weight, bad epochs, idle decay, reset, set).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "solver/ewma.h"
+
+static void test_decay(void **state)
+{
+	(void)state;
+	/* One time constant: 1 / e; two: 1 / e^2. */
+	assert_true(fabs(ewma_decay(5.0, 5.0) - 0.36787944117144233) < 1e-16);
+	assert_true(fabs(ewma_decay(0.25, 0.125) - 0.1353352832366127) < 1e-16);
+	/* Nothing elapsed, or nonsense: no decay. */
+	assert_true(ewma_decay(0, 5.0) == 1.0);
+	assert_true(ewma_decay(-1, 5.0) == 1.0);
+	assert_true(ewma_decay(NAN, 5.0) == 1.0);
+	assert_true(ewma_decay(INFINITY, 5.0) == 1.0);
+}
+
+/* Three epochs by hand: (10, 2), (30, 3) at d = 0.5, then (6, 1) at d = 0.25. */
+static void test_ratio_by_hand(void **state)
+{
+	struct ewma_ratio r = { 0 };
+
+	(void)state;
+	ewma_ratio_add(&r, 0.5, 10, 2, 4);
+	/* den 2 < 4: not yet an estimate. */
+	assert_false(r.ok);
+	assert_true(isnan(ewma_ratio_value(&r)));
+	ewma_ratio_add(&r, 0.5, 30, 3, 4);
+	/* num 10 * 0.5 + 30 = 35, den 2 * 0.5 + 3 = 4. */
+	assert_true(r.ok);
+	assert_true(ewma_ratio_value(&r) == 35.0 / 4.0);
+	ewma_ratio_add(&r, 0.25, 6, 1, 4);
+	/* num 35 / 4 + 6 = 14.75, den 4 / 4 + 1 = 2: qualified stays so. */
+	assert_true(r.ok);
+	assert_true(ewma_ratio_value(&r) == 14.75 / 2.0);
+}
+
+/*
+ * A random series: the recursion against sum_i d^(N-1-i) num_i /
+ * sum_i d^(N-1-i) den_i computed from the weights directly.
+ */
+static void test_ratio_weights(void **state)
+{
+	struct ewma_ratio r = { 0 };
+	double num[200], den[200], d = exp(-0.25 / 5.0);
+	uint64_t st = 7;
+
+	(void)state;
+	for (int i = 0; i < 200; i++) {
+		st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+		den[i] = (double)(st >> 40);
+		num[i] = den[i] * (1000 + (double)(st >> 54));
+		ewma_ratio_add(&r, d, num[i], den[i], 64);
+	}
+	{
+		double sn = 0, sd = 0;
+
+		for (int i = 0; i < 200; i++) {
+			double w = pow(d, 199 - i);
+
+			sn += w * num[i];
+			sd += w * den[i];
+		}
+		assert_true(fabs(ewma_ratio_value(&r) - sn / sd) <= 1e-12 * (sn / sd));
+		assert_true(fabs(r.den - sd) <= 1e-12 * sd);
+	}
+}
+
+static void test_ratio_rules(void **state)
+{
+	struct ewma_ratio r = { 0 };
+	double v;
+
+	(void)state;
+	ewma_ratio_add(&r, 1, 500, 100, 64);
+	v = ewma_ratio_value(&r);
+	assert_true(v == 5.0);
+	/* Bad epochs add nothing but still decay the sums. */
+	ewma_ratio_add(&r, 0.5, NAN, 10, 64);
+	ewma_ratio_add(&r, 1, 10, -1, 64);
+	ewma_ratio_add(&r, 1, -10, 1, 64);
+	ewma_ratio_add(&r, 1, INFINITY, 1, 64);
+	assert_true(r.den == 50 && r.num == 250);
+	/* Decay alone (an idle flow) keeps the value, even below the
+	 * minimum weight. */
+	for (int i = 0; i < 20; i++)
+		ewma_ratio_add(&r, 0.5, 0, 0, INFINITY);
+	assert_true(r.den < 1e-3);
+	assert_true(ewma_ratio_value(&r) == v);
+	/* Reset: nothing known until the minimum weight again. */
+	ewma_ratio_reset(&r);
+	assert_true(isnan(ewma_ratio_value(&r)));
+	ewma_ratio_add(&r, 1, 63 * 7, 63, 64);
+	assert_true(isnan(ewma_ratio_value(&r)));
+	/* Set: the value at once, with the weight given; 64 fresh packets
+	 * at 1 then weigh as much. */
+	ewma_ratio_set(&r, 3, 64);
+	assert_true(ewma_ratio_value(&r) == 3);
+	ewma_ratio_add(&r, 1, 64, 64, 64);
+	assert_true(ewma_ratio_value(&r) == 2);
+	/* A zero weight is no estimate. */
+	ewma_ratio_set(&r, 3, 0);
+	assert_true(isnan(ewma_ratio_value(&r)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decay),
+		cmocka_unit_test(test_ratio_by_hand),
+		cmocka_unit_test(test_ratio_weights),
+		cmocka_unit_test(test_ratio_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "solver/ewma.h"
+#include "solver/lsq.h"
 
 #define BACKLOG_DEV	"(backlog)"	/* bpf/netrx: the per-CPU backlog NAPI */
 
@@ -65,39 +67,6 @@ void mi_disk_init(struct mi_disk *d)
 	memset(d, 0, sizeof(*d));
 }
 
-double mi_ratio_value(const struct mi_ratio *r)
-{
-	if (!r->ok || !(r->den > 0) || !isfinite(r->num))
-		return NAN;
-	return r->num / r->den;
-}
-
-/*
- * Fold one epoch's (num, den) into @r after decaying it by @d; the estimate
- * qualifies once its weight reaches @min.
- */
-static void ratio_add(struct mi_ratio *r, double d, double num, double den, double min)
-{
-	if (!isfinite(num) || !isfinite(den) || num < 0 || den < 0)
-		num = den = 0;
-	r->num = r->num * d + num;
-	r->den = r->den * d + den;
-	if (r->den >= min && r->den > 0)
-		r->ok = true;
-}
-
-static void ratio_reset(struct mi_ratio *r)
-{
-	memset(r, 0, sizeof(*r));
-}
-
-static double decay(double dt_s)
-{
-	if (!(dt_s > 0) || !isfinite(dt_s))
-		return 1.0;
-	return exp(-dt_s / MI_TAU_S);
-}
-
 static void set_missing(struct mi_value *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -122,18 +91,18 @@ static void set_value(struct mi_value *v, double val, enum mi_src src)
 void mi_disk_update(struct mi_disk *d, const struct rxb_epoch *e, double dt_s)
 {
 	const struct rxb_disk_meas *m = &e->disk;
-	double k = decay(dt_s);
+	double k = ewma_decay(dt_s, MI_TAU_S);
 	double n = (double)m->completions;
 
 	/* Decay even without completions: old disk speeds fade with time. */
 	if (m->valid && m->completions && m->mean_service_ns > 0)
-		ratio_add(&d->service_ns, k, m->mean_service_ns * n, n, MI_MIN_IOS);
+		ewma_ratio_add(&d->service_ns, k, m->mean_service_ns * n, n, MI_MIN_IOS);
 	else
-		ratio_add(&d->service_ns, k, 0, 0, MI_MIN_IOS);
+		ewma_ratio_add(&d->service_ns, k, 0, 0, MI_MIN_IOS);
 	if (m->valid && m->completions && m->mean_cpu_burst_ns > 0)
-		ratio_add(&d->burst_ns, k, m->mean_cpu_burst_ns * n, n, MI_MIN_IOS);
+		ewma_ratio_add(&d->burst_ns, k, m->mean_cpu_burst_ns * n, n, MI_MIN_IOS);
 	else
-		ratio_add(&d->burst_ns, k, 0, 0, MI_MIN_IOS);
+		ewma_ratio_add(&d->burst_ns, k, 0, 0, MI_MIN_IOS);
 }
 
 
@@ -236,231 +205,81 @@ static bool stream_only(const struct mi_learn *l)
 	return !l->udp_seen && l->other_ipproto;
 }
 
-static void fit_decay(struct mi_fit *f, double d)
+/*
+ * Fold an epoch (w wake-ups, p packets, z empty reads, t on-CPU ns) into the
+ * fit after decaying it by @d. An epoch without packets, or with a count
+ * that is not a count, adds nothing; empty reads not measured count as 0.
+ */
+static void fit_add(struct lsq *f, double d, double w, double p, double z, double t)
 {
-	f->sww *= d;
-	f->swp *= d;
-	f->spp *= d;
-	f->swt *= d;
-	f->spt *= d;
-	f->swz *= d;
-	f->spz *= d;
-	f->szz *= d;
-	f->szt *= d;
-	f->sw *= d;
-	f->sz *= d;
-	f->st *= d;
-	f->stt *= d;
-	f->sp *= d;
-	f->n *= d;
-	f->n2 *= d * d;
-}
-
-static void fit_add(struct mi_fit *f, double d, double w, double p, double z, double t)
-{
-	fit_decay(f, d);
+	lsq_decay(f, d);
 	if (!isfinite(w) || !isfinite(p) || !isfinite(t) || w < 0 || !(p > 0) || t < 0)
 		return;
 	if (!isfinite(z) || z < 0)
 		z = 0;
-	f->sww += w * w;
-	f->swp += w * p;
-	f->spp += p * p;
-	f->swt += w * t;
-	f->spt += p * t;
-	f->swz += w * z;
-	f->spz += p * z;
-	f->szz += z * z;
-	f->szt += z * t;
-	f->sw += w;
-	f->sz += z;
-	f->st += t;
-	f->stt += t * t;
-	f->sp += p;
-	f->n += 1;
-	f->n2 += 1;
-	if (f->n >= MI_FIT_MIN_EPOCHS)
-		f->ok = true;
+	lsq_add(f, (const double[LSQ_TERMS]){ w, p, z }, t, MI_FIT_MIN_EPOCHS);
 }
 
-/*
- * Is a coefficient @v known to within MI_FIT_MAX_REL_SE: its standard error
- * sqrt(s^2 (M^-1)_vv), s^2 = (sum t^2 - @explained) / (n_eff - @k), from a
- * fit of @k terms whose coefficients times their right-hand sides sum to
- * @explained (the fitted part of sum t^2). n_eff = n^2 / n2 is the decayed
- * weights' effective number of epochs; with it the standard error does
- * not change when decay scales every sum alike (an idle flow keeps its
- * fit), and with equal weights it is the textbook one. Exact data leaves
- * rounding (a residual ~1e-16 of sum t^2), far inside the bound.
- */
-static bool fit_coef_precise(const struct mi_fit *f, int k, double explained,
+/* b's standard error at most MI_FIT_MAX_REL_SE of @v (lsq_se()). */
+static bool fit_coef_precise(const struct lsq *f, int k, double explained,
 			     double var_v, double v)
 {
-	double dof = f->n2 > 0 ? f->n * f->n / f->n2 - k : 0;
-	double rss = f->stt - explained;
-
-	if (!(dof > 0) || !(var_v >= 0) || !isfinite(rss))
-		return false;
-	if (rss < 0)
-		rss = 0;
-	return sqrt(rss / dof * var_v) <= MI_FIT_MAX_REL_SE * v;
+	return lsq_se(f, k, explained, var_v) <= MI_FIT_MAX_REL_SE * v;
 }
 
-int mi_fit_solve(const struct mi_fit *f, double *a, double *b)
+/* The fit's terms: struct lsq's x_0, x_1, x_2. */
+enum { FIT_W, FIT_P, FIT_Z };
+
+int mi_fit_solve(const struct lsq *f, double *a, double *b)
 {
-	double det, fa, fb, explained, var_b;
+	static const int wp[2] = { FIT_W, FIT_P };
+	double c[2], var[2], explained, var_b;
 	int k = 2;
 
 	*a = *b = NAN;
-	if (!f->ok || !(f->spp > 0) || !(f->sww > 0))
+	if (!f->ok || lsq_solve2(f, FIT_W, FIT_P, MI_FIT_MIN_SPREAD, c, var))
 		return -1;
-	/* 1 - r^2 of (w, p): 0 when every epoch had the same p / w. */
-	det = f->sww * f->spp - f->swp * f->swp;
-	if (!(det > MI_FIT_MIN_SPREAD * f->sww * f->spp))
-		return -1;
-	fa = (f->spp * f->swt - f->swp * f->spt) / det;
-	fb = (f->sww * f->spt - f->swp * f->swt) / det;
-	explained = fa * f->swt + fb * f->spt;
-	var_b = f->sww / det;
-	if (fa < 0) {
-		fa = 0;
-		fb = f->spt / f->spp;
-		explained = fb * f->spt;
-		var_b = 1 / f->spp;
+	explained = lsq_explained(f, wp, 2, c);
+	var_b = var[1];
+	if (c[0] < 0) {
+		c[0] = 0;
+		lsq_solve1(f, FIT_P, &c[1], &var_b);
+		explained = lsq_explained(f, &wp[1], 1, &c[1]);
 		k = 1;
 	}
-	if (!(fb > 0) || !isfinite(fa) || !isfinite(fb))
+	if (!(c[1] > 0) || !isfinite(c[0]) || !isfinite(c[1]))
 		return -1;
-	if (!fit_coef_precise(f, k, explained, var_b, fb))
+	if (!fit_coef_precise(f, k, explained, var_b, c[1]))
 		return -1;
-	*a = fa;
-	*b = fb;
+	*a = c[0];
+	*b = c[1];
 	return 0;
 }
 
-/*
- * Least squares over the terms @idx[0..@k) (indices into the 3 x 3 normal
- * equations @m x = @r) into @x. The system is scaled to unit diagonal
- * (C = D m D, D = diag(1 / sqrt(m_jj))), factored C = L L^T (Cholesky),
- * and each term must keep MI_FIT_MIN_SPREAD of its variance unexplained
- * by the others: 1 / (C^-1)_jj, which for two terms is 1 - r^2. Returns
- * 0 with (m^-1)_jj in @var (for the standard errors), or -1 with the term
- * (its index in @idx) that failed in @bad.
- */
-static int lsq_subset(const double m[3][3], const double r[3], const int *idx, int k,
-		      double *x, double *var, int *bad)
-{
-	double c[3][3], d[3], l[3][3] = { { 0 } }, li[3][3] = { { 0 } }, y[3], xs[3];
-
-	*bad = 0;
-	for (int i = 0; i < k; i++) {
-		double mii = m[idx[i]][idx[i]];
-
-		if (!(mii > 0) || !isfinite(mii)) {
-			*bad = i;
-			return -1;
-		}
-		d[i] = 1 / sqrt(mii);
-	}
-	for (int i = 0; i < k; i++)
-		for (int j = 0; j < k; j++)
-			c[i][j] = d[i] * m[idx[i]][idx[j]] * d[j];
-	for (int j = 0; j < k; j++) {
-		double s = c[j][j];
-
-		for (int q = 0; q < j; q++)
-			s -= l[j][q] * l[j][q];
-		/* Singular: term j is a combination of the earlier ones. */
-		if (!(s > 1e-12)) {
-			*bad = j;
-			return -1;
-		}
-		l[j][j] = sqrt(s);
-		for (int i = j + 1; i < k; i++) {
-			double t = c[i][j];
-
-			for (int q = 0; q < j; q++)
-				t -= l[i][q] * l[j][q];
-			l[i][j] = t / l[j][j];
-		}
-	}
-	/* L^-1, lower triangular; (C^-1)_jj = sum_i (L^-1)_ij^2. */
-	for (int j = 0; j < k; j++) {
-		li[j][j] = 1 / l[j][j];
-		for (int i = j + 1; i < k; i++) {
-			double t = 0;
-
-			for (int q = j; q < i; q++)
-				t -= l[i][q] * li[q][j];
-			li[i][j] = t / l[i][i];
-		}
-	}
-	for (int j = 0; j < k; j++) {
-		double inv = 0;
-
-		for (int i = j; i < k; i++)
-			inv += li[i][j] * li[i][j];
-		if (!(1 / inv >= MI_FIT_MIN_SPREAD)) {
-			*bad = j;
-			return -1;
-		}
-		var[j] = d[j] * d[j] * inv;
-	}
-	/* C xs = D r: L y = D r, L^T xs = y; x = D xs. */
-	for (int i = 0; i < k; i++) {
-		double t = d[i] * r[idx[i]];
-
-		for (int q = 0; q < i; q++)
-			t -= l[i][q] * y[q];
-		y[i] = t / l[i][i];
-	}
-	for (int i = k - 1; i >= 0; i--) {
-		double t = y[i];
-
-		for (int q = i + 1; q < k; q++)
-			t -= l[q][i] * xs[q];
-		xs[i] = t / l[i][i];
-	}
-	for (int i = 0; i < k; i++) {
-		x[i] = d[i] * xs[i];
-		if (!isfinite(x[i])) {
-			*bad = i;
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
+int mi_fit_solve3(const struct lsq *f, double *a, double *b, double *e,
 		  char *why, size_t len)
 {
 	static const char *const term[] = { "wake-ups", "packets", "empty reads" };
-	const double m[3][3] = {
-		{ f->sww, f->swp, f->swz },
-		{ f->swp, f->spp, f->spz },
-		{ f->swz, f->spz, f->szz },
-	};
-	const double r[3] = { f->swt, f->spt, f->szt };
-	static const int all[3] = { 0, 1, 2 }, pz[2] = { 1, 2 };
+	static const int all[3] = { FIT_W, FIT_P, FIT_Z }, pz[2] = { FIT_P, FIT_Z };
 	double x[3], var[3], explained, var_b, var_e;
 	int bad, k;
 
 	*a = *b = *e = NAN;
 	if (why && len)
 		why[0] = '\0';
-	if (!f->ok || !(f->spp > 0)) {
+	if (!f->ok || !(f->xx[FIT_P][FIT_P] > 0)) {
 		if (why)
 			snprintf(why, len, "too few epochs");
 		return -1;
 	}
-	if (!(f->szz > 0)) {
+	if (!(f->xx[FIT_Z][FIT_Z] > 0)) {
 		if (why)
 			snprintf(why, len, "no empty reads");
 		return -1;
 	}
-	if (f->sww > 0) {
-		if (lsq_subset(m, r, all, 3, x, var, &bad)) {
-			if (!(f->sw <= MI_FIT_RARE_WAKEUPS * f->sz)) {
+	if (f->xx[FIT_W][FIT_W] > 0) {
+		if (lsq_solve(f, all, 3, MI_FIT_MIN_SPREAD, x, var, &bad)) {
+			if (!(f->x[FIT_W] <= MI_FIT_RARE_WAKEUPS * f->x[FIT_Z])) {
 				if (why)
 					snprintf(why, len, "%s not separable from the other terms",
 						 term[all[bad]]);
@@ -469,7 +288,7 @@ int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
 			/* A polling receiver's few wake-ups: without them. */
 		} else if (x[0] >= 0) {
 			*a = x[0];
-			explained = x[0] * r[0] + x[1] * r[1] + x[2] * r[2];
+			explained = lsq_explained(f, all, 3, x);
 			var_b = var[1];
 			var_e = var[2];
 			k = 3;
@@ -481,14 +300,14 @@ int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
 			*a = 0;
 		}
 	}
-	if (lsq_subset(m, r, pz, 2, x, var, &bad)) {
+	if (lsq_solve(f, pz, 2, MI_FIT_MIN_SPREAD, x, var, &bad)) {
 		if (why)
 			snprintf(why, len, "%s not separable from %s", term[pz[bad]],
 				 term[pz[1 - bad]]);
 		*a = NAN;
 		return -1;
 	}
-	explained = x[0] * r[1] + x[1] * r[2];
+	explained = lsq_explained(f, pz, 2, x);
 	var_b = var[0];
 	var_e = var[1];
 	k = 2;
@@ -763,8 +582,8 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 
 	if (sched) {
 		/* Before the ratio takes this epoch in: it compares against it. */
-		learn_busy(l, s, e, mi_ratio_value(&l->cpu_ns_per_pkt), k);
-		ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
+		learn_busy(l, s, e, ewma_ratio_value(&l->cpu_ns_per_pkt), k);
+		ewma_ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
 			  MI_MIN_PKTS);
 		double fa, fb, fe;
 
@@ -789,23 +608,23 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 		}
 	} else {
 		busy_sums_decay(l, k);
-		ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
-		fit_decay(&l->cost_fit, k);
+		ewma_ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+		lsq_decay(&l->cost_fit, k);
 	}
 	/*
 	 * Zero wake-ups with packets dequeued: the receiver never slept,
 	 * which the ratio keeps as num > 0 with den = 0 (a batch of K).
 	 */
 	if (sched)
-		ratio_add(&l->pkts_per_wakeup, k, out, (double)s->recv_wakeups, 1.0);
+		ewma_ratio_add(&l->pkts_per_wakeup, k, out, (double)s->recv_wakeups, 1.0);
 	else
-		ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);
+		ewma_ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);
 	if (s->pkts_enqueued && s->truesize_per_pkt_bytes > 0)
-		ratio_add(&l->truesize_per_pkt, k,
+		ewma_ratio_add(&l->truesize_per_pkt, k,
 			  s->truesize_per_pkt_bytes * (double)s->pkts_enqueued,
 			  (double)s->pkts_enqueued, MI_MIN_PKTS);
 	else
-		ratio_add(&l->truesize_per_pkt, k, 0, 0, MI_MIN_PKTS);
+		ewma_ratio_add(&l->truesize_per_pkt, k, 0, 0, MI_MIN_PKTS);
 	learn_rcvbuf(l, s);
 	learn_proto(l, s);
 	/*
@@ -834,7 +653,7 @@ static void learn_irq(struct mi_learn *l, const struct rxb_sock_meas *s,
 	double total = ran_on_total_ns(s), ns = 0;
 
 	if (!(total > 0) || !s->pkts_in || e->end_ns <= e->start_ns) {
-		ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+		ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
 		return;
 	}
 	for (int i = 0; i < ran_on_count(s); i++) {
@@ -845,13 +664,13 @@ static void learn_irq(struct mi_learn *l, const struct rxb_sock_meas *s,
 			continue;
 		f = e->cpus[cpu].softirq_frac;
 		if (!isfinite(f)) {
-			ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+			ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
 			return;
 		}
 		ns += (double)s->ran_on[i].oncpu_ns / total * fmin(fmax(f, 0), 1);
 	}
 	ns *= (double)(e->end_ns - e->start_ns);
-	ratio_add(&l->irq_ns_per_pkt, k, ns, (double)s->pkts_in, MI_MIN_PKTS);
+	ewma_ratio_add(&l->irq_ns_per_pkt, k, ns, (double)s->pkts_in, MI_MIN_PKTS);
 }
 
 /*
@@ -913,22 +732,22 @@ static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n,
 
 	if (strncmp(l->napi_dev, n->dev, sizeof(l->napi_dev))) {
 		/* Another path now: its costs are not comparable. */
-		ratio_reset(&l->napi_ns_per_poll);
-		ratio_reset(&l->napi_pkts_per_poll);
-		ratio_reset(&l->napi_dgrams_per_skb);
+		ewma_ratio_reset(&l->napi_ns_per_poll);
+		ewma_ratio_reset(&l->napi_pkts_per_poll);
+		ewma_ratio_reset(&l->napi_dgrams_per_skb);
 		rxb_strlcpy(l->napi_dev, n->dev, sizeof(l->napi_dev));
 		k = 1.0;
 	}
 	/* Polls that did no work say nothing of the datagrams per skb. */
-	ratio_add(&l->napi_dgrams_per_skb, k, skbs > 0 ? fmax(skbs, (double)s->pkts_in) : 0,
+	ewma_ratio_add(&l->napi_dgrams_per_skb, k, skbs > 0 ? fmax(skbs, (double)s->pkts_in) : 0,
 		  skbs, MI_MIN_PKTS);
 	if (n->service_ns_per_poll > 0 && isfinite(n->service_ns_per_poll))
-		ratio_add(&l->napi_ns_per_poll, k,
+		ewma_ratio_add(&l->napi_ns_per_poll, k,
 			  n->service_ns_per_poll * (double)n->polls, (double)n->polls,
 			  MI_MIN_POLLS);
 	else
-		ratio_add(&l->napi_ns_per_poll, k, 0, 0, MI_MIN_POLLS);
-	ratio_add(&l->napi_pkts_per_poll, k, (double)n->pkts, (double)n->polls,
+		ewma_ratio_add(&l->napi_ns_per_poll, k, 0, 0, MI_MIN_POLLS);
+	ewma_ratio_add(&l->napi_pkts_per_poll, k, (double)n->pkts, (double)n->polls,
 		  MI_MIN_POLLS);
 }
 
@@ -981,15 +800,15 @@ double mi_episode_pkts(const struct mi_learn *l)
 /* Decay every estimate of an idle flow so that stale costs lose weight. */
 static void learn_decay(struct mi_learn *l, double k)
 {
-	struct mi_ratio *r[] = {
+	struct ewma_ratio *r[] = {
 		&l->cpu_ns_per_pkt, &l->pkts_per_wakeup, &l->truesize_per_pkt,
 		&l->napi_ns_per_poll, &l->napi_pkts_per_poll, &l->napi_dgrams_per_skb,
 		&l->irq_ns_per_pkt,
 	};
 
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
-		ratio_add(r[i], k, 0, 0, INFINITY);
-	fit_decay(&l->cost_fit, k);
+		ewma_ratio_add(r[i], k, 0, 0, INFINITY);
+	lsq_decay(&l->cost_fit, k);
 	busy_sums_decay(l, k);
 }
 
@@ -1009,7 +828,7 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 	       struct mi_result *out)
 {
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
-	double k = decay(dt_s);
+	double k = ewma_decay(dt_s, MI_TAU_S);
 
 	learn_episodes(l, s, k, e->seq);
 	if (net_unsampled(e)) {
@@ -1035,9 +854,9 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 		if (n && s->pkts_in) {
 			learn_stage_a(l, n, s, k);
 		} else {
-			ratio_add(&l->napi_ns_per_poll, k, 0, 0, INFINITY);
-			ratio_add(&l->napi_pkts_per_poll, k, 0, 0, INFINITY);
-			ratio_add(&l->napi_dgrams_per_skb, k, 0, 0, INFINITY);
+			ewma_ratio_add(&l->napi_ns_per_poll, k, 0, 0, INFINITY);
+			ewma_ratio_add(&l->napi_pkts_per_poll, k, 0, 0, INFINITY);
+			ewma_ratio_add(&l->napi_dgrams_per_skb, k, 0, 0, INFINITY);
 		}
 		l->origin = MI_SRC_MEASURED;
 		l->last_traffic_ns = env->now_ns;
@@ -1116,8 +935,8 @@ static void workload(const struct mi_learn *l, const struct rxb_epoch *e,
 
 static void disk_rates(const struct mi_disk *d, struct mi_stage_b *b)
 {
-	double svc = mi_ratio_value(&d->service_ns);
-	double burst = mi_ratio_value(&d->burst_ns);
+	double svc = ewma_ratio_value(&d->service_ns);
+	double burst = ewma_ratio_value(&d->burst_ns);
 
 	if (svc > 0)
 		set_value(&b->mu_disk_per_s, 1e9 / svc, MI_SRC_MEASURED);
@@ -1196,8 +1015,8 @@ static int choose_kept_up(bool depth, double now, double sat, double sat_load,
  */
 static bool spins(const struct mi_learn *l, double spin_share)
 {
-	return (l->cost_fit.sp > 0 &&
-		l->cost_fit.sz >= MI_RATIO_MAX_EMPTY_READS * l->cost_fit.sp) ||
+	return (l->cost_fit.x[FIT_P] > 0 &&
+		l->cost_fit.x[FIT_Z] >= MI_RATIO_MAX_EMPTY_READS * l->cost_fit.x[FIT_P]) ||
 	       spin_share >= MI_FIT_MAX_SPIN;
 }
 
@@ -1212,7 +1031,7 @@ static bool spins(const struct mi_learn *l, double spin_share)
 static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 			uint16_t port, enum mi_src src, bool depth, struct mi_stage_b *b)
 {
-	double ns = mi_ratio_value(&l->cpu_ns_per_pkt);
+	double ns = ewma_ratio_value(&l->cpu_ns_per_pkt);
 	double sat_load, sat = mi_sat_value(&l->sat, &sat_load);
 	double kept_load, kept = mi_sat_value(&l->kept, &kept_load);
 	double fa = NAN, fb = NAN, fe = NAN, now = load_now(b);
@@ -1245,8 +1064,8 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
 		return;
 	}
-	if (isfinite(l->spin_e_ns) && l->cost_fit.st > 0)
-		b->spin_share = l->spin_e_ns * l->cost_fit.sz / l->cost_fit.st;
+	if (isfinite(l->spin_e_ns) && l->cost_fit.y > 0)
+		b->spin_share = l->spin_e_ns * l->cost_fit.x[FIT_Z] / l->cost_fit.y;
 	/*
 	 * A spinning receiver's two-term fits (the present one and the
 	 * last) put the spin on its packets and its few wake-ups: measured,
@@ -1261,7 +1080,7 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		/* Three terms: the spin on the empty socket is not the packets'. */
 		b->cpu_ns_per_pkt_basis = MI_COST_FIT;
 		b->cost_fit_terms = 3;
-		b->spin_share = fe * l->cost_fit.sz / l->cost_fit.st;
+		b->spin_share = fe * l->cost_fit.x[FIT_Z] / l->cost_fit.y;
 	} else if (l->cost3_known && b->spin_share >= MI_FIT_MAX_SPIN) {
 		/*
 		 * The receiver spins (e x empty reads a large share of its
@@ -1352,7 +1171,7 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 			set_missing(&b->cpu_ns_per_pkt,
 				    "spin, not packets: %.1f empty reads per packet (ratio %.0f); "
 				    "needs a fit that separates them or a saturated epoch%s",
-				    l->cost_fit.sz / l->cost_fit.sp, ns, other);
+				    l->cost_fit.x[FIT_Z] / l->cost_fit.x[FIT_P], ns, other);
 			return;
 		}
 		set_value(&b->cpu_ns_per_pkt, ns, src);
@@ -1372,7 +1191,7 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 
 static void irq_cost(const struct mi_learn *l, enum mi_src src, struct mi_stage_b *b)
 {
-	double v = mi_ratio_value(&l->irq_ns_per_pkt);
+	double v = ewma_ratio_value(&l->irq_ns_per_pkt);
 
 	if (!isfinite(v))
 		set_missing(&b->irq_ns_per_pkt, "not measured: none assumed");
@@ -1493,8 +1312,8 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 {
 	struct mi_stage_b *b = &out->b;
 	enum mi_src src = cost_src(l, fresh);
-	double wake = mi_ratio_value(&l->pkts_per_wakeup);
-	double ts = mi_ratio_value(&l->truesize_per_pkt);
+	double wake = ewma_ratio_value(&l->pkts_per_wakeup);
+	double ts = ewma_ratio_value(&l->truesize_per_pkt);
 	struct rxb_stage_inputs *in;
 	uint32_t k, n;
 
@@ -1603,9 +1422,9 @@ static void compute_a(const struct mi_learn *l, const struct rxb_epoch *e,
 {
 	struct mi_stage_a *a = &out->a;
 	enum mi_src src = cost_src(l, fresh);
-	double ns = mi_ratio_value(&l->napi_ns_per_poll);
-	double ppp = mi_ratio_value(&l->napi_pkts_per_poll);
-	double dps = mi_ratio_value(&l->napi_dgrams_per_skb);
+	double ns = ewma_ratio_value(&l->napi_ns_per_poll);
+	double ppp = ewma_ratio_value(&l->napi_pkts_per_poll);
+	double dps = ewma_ratio_value(&l->napi_dgrams_per_skb);
 	struct rxb_stage_inputs *in;
 	uint32_t k;
 

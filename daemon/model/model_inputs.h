@@ -78,6 +78,8 @@
 #include <stdint.h>
 
 #include "rxb/measure.h"
+#include "solver/ewma.h"
+#include "solver/lsq.h"
 
 #define MI_TAU_S	5.0	/* smoothing time constant of the costs */
 #define MI_MIN_PKTS	64.0	/* packets behind a per-packet cost */
@@ -100,13 +102,6 @@ enum mi_src {
 
 const char *mi_src_name(enum mi_src s);
 
-/* A decaying ratio estimate num / den. */
-struct mi_ratio {
-	double num;
-	double den;
-	bool ok;	/* den reached its minimum since the last reset */
-};
-
 /*
  * A decaying least-squares fit of the receiver's on-CPU time t per epoch
  * against its wake-ups w, packets p and empty reads z:
@@ -121,17 +116,6 @@ struct mi_ratio {
  * on-CPU time (e sz / st), sw that of w; stt gives the residual sum of
  * squares, hence the standard error of b (MI_FIT_MAX_REL_SE).
  */
-struct mi_fit {
-	double sww, swp, spp, swt, spt;
-	double swz, spz, szz, szt;
-	double sw, sz, st;
-	double stt;	/* sum of t^2: the residuals, for the fit's precision */
-	double sp;	/* packets: with sz, the empty reads per packet */
-	double n;
-	double n2;	/* sum of the squared weights: n^2 / n2 epochs' worth */
-	bool ok;	/* n reached MI_FIT_MIN_EPOCHS since the last reset */
-};
-
 #define MI_FIT_MIN_EPOCHS	4.0	/* decayed epochs behind a fit */
 /* 1 - r^2 of (w, p) below: a, b not separable. With three terms: each
  * term's 1 - R^2 against the other two (uncentred, 1 / its variance
@@ -186,7 +170,7 @@ struct mi_fit {
  * without it, an epoch with more than one empty read per MI_SAT_MIN_PPW
  * packets is refused. Such a receiver does nothing but dequeue:
  * on-CPU ns / packets is the cost that defines its capacity, with no
- * wake-up share to separate. Decayed sums like struct mi_ratio; load is
+ * wake-up share to separate. Decayed sums like struct ewma_ratio; load is
  * the packet-weighted #C + #I of the receiver's CPUs in those epochs.
  * The same sums over the epochs that pass every test but the overflow (no
  * rcvbuf drops: the receiver was as busy but kept up) give the kept-up
@@ -247,8 +231,8 @@ const char *mi_cost_basis_name(enum mi_cost_basis b);
 /* What a flow has learned about its receive path. */
 struct mi_learn {
 	/* stage B */
-	struct mi_ratio cpu_ns_per_pkt;		/* receiver on-CPU ns / pkts_out */
-	struct mi_fit cost_fit;			/* on-CPU ns = a wake-ups + b pkts
+	struct ewma_ratio cpu_ns_per_pkt;		/* receiver on-CPU ns / pkts_out */
+	struct lsq cost_fit;			/* on-CPU ns = a wake-ups + b pkts
 						 * (+ e empty reads) */
 	double cost_a_ns, cost_b_ns;		/* the last separable fit's a, b */
 	bool cost_known;			/* cost_a_ns, cost_b_ns set */
@@ -275,9 +259,9 @@ struct mi_learn {
 	struct mi_busy_epoch spread[MI_SPREAD_EPOCHS];	/* a ring */
 	uint32_t spread_n;			/* epochs in it */
 	uint32_t spread_next;			/* where the next one goes */
-	struct mi_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
-	struct mi_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
-	struct mi_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
+	struct ewma_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
+	struct ewma_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
+	struct ewma_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
 						 * receiver's CPUs / pkts_in */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
 	double episode_hist[RXB_EPISODE_BUCKETS];
@@ -293,9 +277,9 @@ struct mi_learn {
 	int cpu[MI_MAX_CPUS];
 	double cpu_share[MI_MAX_CPUS];		/* sums to 1 */
 	/* stage A */
-	struct mi_ratio napi_ns_per_poll;
-	struct mi_ratio napi_pkts_per_poll;	/* skbs per poll */
-	struct mi_ratio napi_dgrams_per_skb;	/* the flow's datagrams per skb
+	struct ewma_ratio napi_ns_per_poll;
+	struct ewma_ratio napi_pkts_per_poll;	/* skbs per poll */
+	struct ewma_ratio napi_dgrams_per_skb;	/* the flow's datagrams per skb
 						 * the device's polls carried */
 	char napi_dev[RXB_IFNAME_LEN];
 	/* where the costs came from, and when they were last fed */
@@ -307,8 +291,8 @@ struct mi_learn {
 
 /* Host-wide disk estimates (not per flow). */
 struct mi_disk {
-	struct mi_ratio service_ns;	/* disk ns per completion -> mu_D */
-	struct mi_ratio burst_ns;	/* I/O-bound CPU ns per burst -> mu_P-I/O */
+	struct ewma_ratio service_ns;	/* disk ns per completion -> mu_D */
+	struct ewma_ratio burst_ns;	/* I/O-bound CPU ns per burst -> mu_P-I/O */
 };
 
 /* One reported input. */
@@ -422,13 +406,6 @@ void mi_learn_init(struct mi_learn *l);
 void mi_disk_init(struct mi_disk *d);
 
 /*
- * num / den once the estimate has had its minimum weight, else NaN. The
- * weight decays while nothing is measured, the value stays what was
- * measured.
- */
-double mi_ratio_value(const struct mi_ratio *r);
-
-/*
  * The median size (packets) of the loss episodes @l has seen end, by
  * their decayed weights, once MI_MIN_EPISODES have ended, else NaN: the geometric
  * middle of the bucket the median falls in (sizes known to a factor of
@@ -452,7 +429,7 @@ double mi_sat_value(const struct mi_sat *s, double *load);
  * sum alike, which leaves a and b as they were. A negative a is not physical:
  * the fit is then b alone (a = 0, b = sum t p / sum p^2).
  */
-int mi_fit_solve(const struct mi_fit *f, double *a, double *b);
+int mi_fit_solve(const struct lsq *f, double *a, double *b);
 
 /*
  * The three-term fit t = a w + b p + e z into @a, @b, @e: 0 when usable,
@@ -468,7 +445,7 @@ int mi_fit_solve(const struct mi_fit *f, double *a, double *b);
  * a is NaN and t = b p + e z is fitted; a negative a is taken as 0 and
  * b, e refitted without it (as mi_fit_solve() does).
  */
-int mi_fit_solve3(const struct mi_fit *f, double *a, double *b, double *e,
+int mi_fit_solve3(const struct lsq *f, double *a, double *b, double *e,
 		  char *why, size_t len);
 
 /* Fold one epoch's disk measurement into @d. */

@@ -36,14 +36,6 @@ static void set_err(struct state *s, int err, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- lines -- */
 
-/* A restored ratio weighs as much as the minimum of fresh data. */
-static void ratio_set(struct mi_ratio *r, double v, double weight)
-{
-	r->num = v * weight;
-	r->den = weight;
-	r->ok = true;
-}
-
 static int parse_value(const char *key, const char *val, struct state_entry *e)
 {
 	struct mi_learn *l = &e->learn;
@@ -96,17 +88,17 @@ static int parse_value(const char *key, const char *val, struct state_entry *e)
 	if (rxb_parse_double(val, 1e-9, 1e15, &d))
 		return -EINVAL;
 	if (!strcmp(key, "cpu_ns_per_pkt"))
-		ratio_set(&l->cpu_ns_per_pkt, d, MI_MIN_PKTS);
+		ewma_ratio_set(&l->cpu_ns_per_pkt, d, MI_MIN_PKTS);
 	else if (!strcmp(key, "pkts_per_wakeup"))
-		ratio_set(&l->pkts_per_wakeup, d, 1.0);
+		ewma_ratio_set(&l->pkts_per_wakeup, d, 1.0);
 	else if (!strcmp(key, "truesize_per_pkt"))
-		ratio_set(&l->truesize_per_pkt, d, MI_MIN_PKTS);
+		ewma_ratio_set(&l->truesize_per_pkt, d, MI_MIN_PKTS);
 	else if (!strcmp(key, "napi_ns_per_poll"))
-		ratio_set(&l->napi_ns_per_poll, d, MI_MIN_POLLS);
+		ewma_ratio_set(&l->napi_ns_per_poll, d, MI_MIN_POLLS);
 	else if (!strcmp(key, "napi_pkts_per_poll"))
-		ratio_set(&l->napi_pkts_per_poll, d, MI_MIN_POLLS);
+		ewma_ratio_set(&l->napi_pkts_per_poll, d, MI_MIN_POLLS);
 	else if (!strcmp(key, "napi_dgrams_per_skb"))
-		ratio_set(&l->napi_dgrams_per_skb, d, MI_MIN_PKTS);
+		ewma_ratio_set(&l->napi_dgrams_per_skb, d, MI_MIN_PKTS);
 	else
 		return -EINVAL;
 	return 0;
@@ -162,9 +154,9 @@ int state_parse_line(const char *line, struct state_entry *out)
 	return 0;
 }
 
-static int add_ratio(char *buf, size_t size, const char *key, const struct mi_ratio *r)
+static int add_ratio(char *buf, size_t size, const char *key, const struct ewma_ratio *r)
 {
-	double v = mi_ratio_value(r);
+	double v = ewma_ratio_value(r);
 
 	if (!(v > 0) || !isfinite(v))
 		return snprintf(buf, size, "%s", "");

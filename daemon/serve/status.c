@@ -501,8 +501,8 @@ static void cpus_json(struct json_writer *w, const struct daemon *d)
 
 static void disk_model_json(struct json_writer *w, const struct daemon *d)
 {
-	double svc = mi_ratio_value(&d->flows.disk.service_ns);
-	double burst = mi_ratio_value(&d->flows.disk.burst_ns);
+	double svc = ewma_ratio_value(&d->flows.disk.service_ns);
+	double burst = ewma_ratio_value(&d->flows.disk.burst_ns);
 
 	json_obj_begin(w, "disk");
 	json_double(w, "mu_disk_per_s", svc > 0 ? 1e9 / svc : NAN);

@@ -2,4 +2,5 @@
 # (owned by daemon/serve/ctlsrv and daemon/model/state).
 FUZZERS += build/fuzz/fuzz_ctl
 FUZZ_SRCS_fuzz_ctl := daemon/serve/ctlsrv.c daemon/model/state.c daemon/model/model_inputs.c \
+                      solver/ewma.c solver/lsq.c \
                       common/json.c common/parse.c common/log.c common/util.c

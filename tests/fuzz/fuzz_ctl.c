@@ -72,9 +72,9 @@ static void state_line(const uint8_t *data, size_t size)
 	if (state_parse_line(again, &back))
 		abort();
 	if (back.port != e.port || back.learn.ncpus != e.learn.ncpus ||
-	    fabs(mi_ratio_value(&back.learn.cpu_ns_per_pkt) -
-		 mi_ratio_value(&e.learn.cpu_ns_per_pkt)) >
-	    1e-8 * mi_ratio_value(&e.learn.cpu_ns_per_pkt))
+	    fabs(ewma_ratio_value(&back.learn.cpu_ns_per_pkt) -
+		 ewma_ratio_value(&e.learn.cpu_ns_per_pkt)) >
+	    1e-8 * ewma_ratio_value(&e.learn.cpu_ns_per_pkt))
 		abort();
 }
 

@@ -361,9 +361,9 @@ static void test_ports_and_history(void **state)
 	/* History for port 9100: the model runs before its first packet. */
 	mi_learn_init(&pub.history);
 	pub.history.origin = MI_SRC_HISTORY;
-	pub.history.cpu_ns_per_pkt = (struct mi_ratio){ 64 * NS_PER_PKT, 64, true };
-	pub.history.pkts_per_wakeup = (struct mi_ratio){ 1, 1, true };
-	pub.history.truesize_per_pkt = (struct mi_ratio){ 64 * 2304.0, 64, true };
+	pub.history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * NS_PER_PKT, 64, true };
+	pub.history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
+	pub.history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
 	pub.history.rcvbuf_bytes = 212992;
 	pub.history.ncpus = 1;
 	pub.history.cpu[0] = 1;

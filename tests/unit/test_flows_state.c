@@ -24,9 +24,9 @@ static void learned(struct mi_learn *l, double ns)
 {
 	mi_learn_init(l);
 	l->origin = MI_SRC_MEASURED;
-	l->cpu_ns_per_pkt = (struct mi_ratio){ 1000 * ns, 1000, true };
-	l->pkts_per_wakeup = (struct mi_ratio){ 1000, 250, true };
-	l->truesize_per_pkt = (struct mi_ratio){ 1000 * 2304.0, 1000, true };
+	l->cpu_ns_per_pkt = (struct ewma_ratio){ 1000 * ns, 1000, true };
+	l->pkts_per_wakeup = (struct ewma_ratio){ 1000, 250, true };
+	l->truesize_per_pkt = (struct ewma_ratio){ 1000 * 2304.0, 1000, true };
 	l->rcvbuf_bytes = 212992;
 	l->ncpus = 2;
 	l->cpu[0] = 1;
@@ -34,9 +34,9 @@ static void learned(struct mi_learn *l, double ns)
 	l->cpu[1] = 0;
 	l->cpu_share[1] = 0.25;
 	strcpy(l->napi_dev, "(backlog)");
-	l->napi_ns_per_poll = (struct mi_ratio){ 100 * 2500.0, 100, true };
-	l->napi_pkts_per_poll = (struct mi_ratio){ 200, 100, true };
-	l->napi_dgrams_per_skb = (struct mi_ratio){ 1600, 100, true };
+	l->napi_ns_per_poll = (struct ewma_ratio){ 100 * 2500.0, 100, true };
+	l->napi_pkts_per_poll = (struct ewma_ratio){ 200, 100, true };
+	l->napi_dgrams_per_skb = (struct ewma_ratio){ 1600, 100, true };
 }
 
 static void check_rel(double got, double want)
@@ -62,12 +62,12 @@ static void test_line_round_trip(void **state)
 	assert_int_equal(back.port, 9000);
 	assert_int_equal(back.saved_unix_s, 1763770000);
 	assert_int_equal(back.learn.origin, MI_SRC_HISTORY);
-	check_rel(mi_ratio_value(&back.learn.cpu_ns_per_pkt), 1523.25);
-	check_rel(mi_ratio_value(&back.learn.pkts_per_wakeup), 4);
-	check_rel(mi_ratio_value(&back.learn.truesize_per_pkt), 2304);
-	check_rel(mi_ratio_value(&back.learn.napi_ns_per_poll), 2500);
-	check_rel(mi_ratio_value(&back.learn.napi_pkts_per_poll), 2);
-	check_rel(mi_ratio_value(&back.learn.napi_dgrams_per_skb), 16);
+	check_rel(ewma_ratio_value(&back.learn.cpu_ns_per_pkt), 1523.25);
+	check_rel(ewma_ratio_value(&back.learn.pkts_per_wakeup), 4);
+	check_rel(ewma_ratio_value(&back.learn.truesize_per_pkt), 2304);
+	check_rel(ewma_ratio_value(&back.learn.napi_ns_per_poll), 2500);
+	check_rel(ewma_ratio_value(&back.learn.napi_pkts_per_poll), 2);
+	check_rel(ewma_ratio_value(&back.learn.napi_dgrams_per_skb), 16);
 	/* Restored as worth the minimum of fresh data, not more. */
 	check_rel(back.learn.cpu_ns_per_pkt.den, MI_MIN_PKTS);
 	assert_int_equal(back.learn.rcvbuf_bytes, 212992);
@@ -181,7 +181,7 @@ static void test_save_and_load(void **state)
 	assert_int_equal(s->n, 2);
 	assert_true(state_history_get(s, 9001, &got));
 	assert_int_equal(got.origin, MI_SRC_HISTORY);
-	check_rel(mi_ratio_value(&got.cpu_ns_per_pkt), 800);
+	check_rel(ewma_ratio_value(&got.cpu_ns_per_pkt), 800);
 	assert_true(got.history_age_s < 60);
 	assert_false(state_history_get(s, 9002, &got));
 	state_close(s);
@@ -213,7 +213,7 @@ static void test_damaged_file(void **state)
 	assert_int_equal(state_open(s, sub), 0);
 	assert_int_equal(s->n, 1);
 	assert_true(state_history_get(s, 9000, &got));
-	check_rel(mi_ratio_value(&got.cpu_ns_per_pkt), 1200);
+	check_rel(ewma_ratio_value(&got.cpu_ns_per_pkt), 1200);
 	state_close(s);
 	/* Too large: ignored as a whole, the daemon runs on. */
 	f = fopen(path, "w");

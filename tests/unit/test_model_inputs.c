@@ -471,9 +471,9 @@ static void test_history(void **state)
 	mi_learn_init(&l);
 	mi_disk_init(&d);
 	l.origin = MI_SRC_HISTORY;
-	l.cpu_ns_per_pkt = (struct mi_ratio){ 64 * 1500.0, 64, true };
-	l.pkts_per_wakeup = (struct mi_ratio){ 8, 1, true };
-	l.truesize_per_pkt = (struct mi_ratio){ 64 * 2304.0, 64, true };
+	l.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * 1500.0, 64, true };
+	l.pkts_per_wakeup = (struct ewma_ratio){ 8, 1, true };
+	l.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
 	l.rcvbuf_bytes = 212992;
 	l.ncpus = 1;
 	l.cpu[0] = 1;
@@ -693,7 +693,7 @@ static void test_marginal_cost_kept(void **state)
 		  1e9 / (b * r.stages[0].batch_pkts), 1e-6);
 }
 
-/* The fit's edge cases, on struct mi_fit through the public solver. */
+/* The fit's edge cases, on its sums (struct lsq) through the public solver. */
 static void test_marginal_cost_edges(void **state)
 {
 	struct mi_learn l;
@@ -729,18 +729,19 @@ static void test_marginal_cost_edges(void **state)
 	check_rel(r.b.cpu_ns_per_pkt.v, 1500, 1e-9);
 	/* Wake-ups that cost "negative" time: a = 0, b the fit through 0. */
 	{
-		struct mi_fit f = { 0 };
+		struct lsq f = { 0 };
 		double sp = 0, spt = 0;
 
 		for (int i = 1; i <= 6; i++) {
 			double w = 100.0 * i * i, p = 10000.0 * i, t = -500 * w + 1500 * p;
 
-			f.sww += w * w;
-			f.swp += w * p;
-			f.spp += p * p;
-			f.swt += w * t;
-			f.spt += p * t;
-			f.stt += t * t;
+			f.xx[0][0] += w * w;
+			f.xx[0][1] += w * p;
+			f.xx[1][0] += w * p;
+			f.xx[1][1] += p * p;
+			f.xy[0] += w * t;
+			f.xy[1] += p * t;
+			f.yy += t * t;
 			f.n += 1;
 			f.n2 += 1;
 			sp += p * p;
@@ -1593,20 +1594,18 @@ static struct rxb_epoch *sp_light(uint64_t seq, double hogs, double noise, uint6
  */
 /* One epoch (w wake-ups, p packets, z empty reads, t on-CPU ns) into the
  * three-term fit's sums, undecayed: the tests' own accumulation. */
-static void fit_obs(struct mi_fit *f, double w, double p, double z, double t)
+static void fit_obs(struct lsq *f, double w, double p, double z, double t)
 {
-	f->sw += w;
-	f->sz += z;
-	f->sww += w * w;
-	f->swp += w * p;
-	f->spp += p * p;
-	f->swt += w * t;
-	f->spt += p * t;
-	f->swz += w * z;
-	f->spz += p * z;
-	f->szz += z * z;
-	f->szt += z * t;
-	f->stt += t * t;
+	const double x[3] = { w, p, z };
+
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			f->xx[i][j] += x[i] * x[j];
+		f->xy[i] += x[i] * t;
+		f->x[i] += x[i];
+	}
+	f->y += t;
+	f->yy += t * t;
 	f->n += 1;
 	f->n2 += 1;
 }
@@ -1635,11 +1634,11 @@ static void test_spin_fit(void **state)
 		 * refuses it (standard error above MI_FIT_MAX_REL_SE).
 		 */
 		{
-			const struct mi_fit *f = &l.cost_fit;
-			double det = f->sww * f->spp - f->swp * f->swp;
+			const struct lsq *f = &l.cost_fit;
+			double det = f->xx[0][0] * f->xx[1][1] - f->xx[0][1] * f->xx[0][1];
 
-			a2 = (f->spp * f->swt - f->swp * f->spt) / det;
-			b2 = (f->sww * f->spt - f->swp * f->swt) / det;
+			a2 = (f->xx[1][1] * f->xy[0] - f->xx[0][1] * f->xy[1]) / det;
+			b2 = (f->xx[0][0] * f->xy[1] - f->xx[0][1] * f->xy[0]) / det;
 			assert_int_equal(mi_fit_solve(f, &fa, &fb), -1);
 		}
 		assert_int_equal(mi_fit_solve3(&l.cost_fit, &a3, &b3, &e3, why, sizeof(why)), 0);
@@ -1849,7 +1848,7 @@ static void test_spin_degenerate(void **state)
 	/* Nearly collinear (z = w, one in six epochs one read more): the
 	 * normal equations are regular but ill-conditioned - refused too. */
 	{
-		struct mi_fit f = { 0 };
+		struct lsq f = { 0 };
 
 		for (int i = 0; i < 12; i++) {
 			double w = (double)ep[i % 6][1], p = (double)ep[i % 6][0];
@@ -1868,7 +1867,7 @@ static void test_spin_degenerate(void **state)
 	/* Well separated but the reads "cost" negative time: refused, not
 	 * clamped (nothing physical would make it so). */
 	{
-		struct mi_fit f = { 0 };
+		struct lsq f = { 0 };
 		uint64_t st = 5;
 
 		for (int i = 0; i < 12; i++) {
@@ -1890,7 +1889,7 @@ static void test_spin_degenerate(void **state)
 	 * wake-up per 50 reads: not rare, the fit is refused.
 	 */
 	for (int c = 0; c < 2; c++) {
-		struct mi_fit f = { 0 };
+		struct lsq f = { 0 };
 		uint64_t st = 13;
 
 		for (int i = 0; i < 8; i++) {
@@ -1915,19 +1914,20 @@ static void test_spin_degenerate(void **state)
 	}
 	/* No wake-ups at all: t = b p + e z, a unknown (NaN). */
 	{
-		struct mi_fit f = { 0 };
+		struct lsq f = { 0 };
 		uint64_t st = 9;
 
 		for (int i = 0; i < 8; i++) {
 			double p = 1000 + floor(9e4 * g_uniform(&st)), z = floor(5e4 * g_uniform(&st));
 			double t = b * p + 700 * z;
 
-			f.spp += p * p;
-			f.spt += p * t;
-			f.spz += p * z;
-			f.szz += z * z;
-			f.szt += z * t;
-			f.stt += t * t;
+			f.xx[1][1] += p * p;
+			f.xy[1] += p * t;
+			f.xx[1][2] += p * z;
+			f.xx[2][1] += p * z;
+			f.xx[2][2] += z * z;
+			f.xy[2] += z * t;
+			f.yy += t * t;
 			f.n += 1;
 			f.n2 += 1;
 		}

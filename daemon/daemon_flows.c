@@ -99,18 +99,18 @@ static int publish_pause(void *ctx, const struct rxbneck_pause *p)
 
 /* ------------------------------------------------------------- history -- */
 
-static bool history_get(void *ctx, uint16_t port, struct mi_learn *out)
+static bool history_get(void *ctx, uint16_t port, struct learn *out)
 {
 	struct daemon *d = ctx;
 
 	return d->state_ok && state_history_get(&d->state, port, out);
 }
 
-static void history_put(void *ctx, uint16_t port, const struct mi_learn *l)
+static void history_put(void *ctx, uint16_t port, const struct learn *l)
 {
 	struct daemon *d = ctx;
 
-	if (d->state_ok && l->origin == MI_SRC_MEASURED)
+	if (d->state_ok && l->origin == VALUE_MEASURED)
 		state_history_put(&d->state, port, l);
 }
 
@@ -172,14 +172,14 @@ void daemon_flows_sync_ports(struct daemon *d)
 /* A flow's receive path as netplan compares it: stage B's placement and load. */
 static struct netplan_obs flow_obs(const struct flow *fl)
 {
-	const struct mi_stage_b *b = &fl->inputs.b;
+	const struct inputs_stage_b *b = &fl->inputs.b;
 	struct netplan_obs o = { .port = fl->port, .cpu = -1,
 				 .cpu_bound = NAN, .io_bound = NAN };
 	double top = 0;
 
 	if (!b->present)
 		return o;
-	for (int i = 0; i < b->ncpus && i < MI_MAX_CPUS; i++)
+	for (int i = 0; i < b->ncpus && i < LEARN_MAX_CPUS; i++)
 		if (b->cpu_share[i] > top) {
 			top = b->cpu_share[i];
 			o.cpu = b->cpu[i];

@@ -53,13 +53,13 @@ int flows_init(struct flows *f, const struct flows_params *p,
 	f->p = *p;
 	f->ops = *ops;
 	ctmc_opts_default(&f->copts);
-	mi_disk_init(&f->disk);
+	learn_disk_init(&f->disk);
 	return 0;
 }
 
 static void flow_forget(struct flows *f, int i)
 {
-	if (f->ops.history_put && f->v[i].learn.origin != MI_SRC_MISSING)
+	if (f->ops.history_put && f->v[i].learn.origin != VALUE_MISSING)
 		f->ops.history_put(f->ops.ctx, f->v[i].port, &f->v[i].learn);
 	pause_finish(&f->v[i].pause);
 	memmove(&f->v[i], &f->v[i + 1], (size_t)(f->n - i - 1) * sizeof(f->v[0]));
@@ -171,10 +171,10 @@ static struct flow *flow_add(struct flows *f, uint16_t port)
 	fl->port = port;
 	fl->created_ns = rxb_mono_ns();
 	xfer_defaults(f, &fl->xfer);
-	mi_learn_init(&fl->learn);
+	learn_init(&fl->learn);
 	pause_init(&fl->pause, &f->p.pause);
 	if (f->ops.history_get && f->ops.history_get(f->ops.ctx, port, &fl->learn)) {
-		fl->learn.origin = MI_SRC_HISTORY;
+		fl->learn.origin = VALUE_HISTORY;
 		fl->learn.last_traffic_ns = 0;
 		fl->learn.last_traffic_seq = 0;
 		rxb_info("flow %u: receive-path costs from history (%llu s old)",
@@ -231,9 +231,9 @@ int flows_ports(struct flows *f, uint16_t *ports)
 
 /* ------------------------------------------------------------- publish -- */
 
-static struct mi_env env_of(const struct flows *f, const struct rxb_epoch *e)
+static struct inputs_env env_of(const struct flows *f, const struct rxb_epoch *e)
 {
-	struct mi_env env = {
+	struct inputs_env env = {
 		.rule = f->p.rule,
 		.netdev_max_backlog = f->netdev_max_backlog,
 		.fallback_rx_ring = f->p.fallback_rx_ring,
@@ -327,7 +327,7 @@ static void publish_provisional(struct flows *f, struct flow *fl,
 		.xfer_time_us = 0,
 	};
 
-	if (fl->learn.origin == MI_SRC_MISSING)
+	if (fl->learn.origin == VALUE_MISSING)
 		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
 	fl->state = FLOW_PROVISIONAL;
 	publish(f, fl, &r, NULL);
@@ -374,7 +374,7 @@ static void solve_failed(struct flow *fl, uint64_t epoch, int err, const char *w
 }
 
 /* Does a stage's server take (predicted) vacations? */
-static bool has_vacations(const struct mi_result *in)
+static bool has_vacations(const struct inputs *in)
 {
 	for (uint32_t i = 0; i < in->nstages; i++)
 		if (in->stages[i].vacation_s > 0 && in->stages[i].vacation_period_s > 0)
@@ -411,10 +411,10 @@ static bool solve_between(struct flows *f, struct flow *fl, struct bneck_xfer x,
 /* The episode size the solve uses ([model] loss_episodes): 0 = none. */
 static double episode_pkts(const struct flows *f, const struct flow *fl)
 {
-	const struct mi_value *m = &fl->inputs.b.loss_episode_pkts;
+	const struct value *m = &fl->inputs.b.loss_episode_pkts;
 
 	if (!f->p.loss_episodes || f->p.rounds != BNECK_ROUNDS_BURST ||
-	    m->src == MI_SRC_MISSING || !(m->v >= 1) || !isfinite(m->v))
+	    m->src == VALUE_MISSING || !(m->v >= 1) || !isfinite(m->v))
 		return 0;
 	return m->v;
 }
@@ -601,8 +601,8 @@ static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e
  */
 static uint64_t queue_absorb_ns(const struct flow *fl, double dt_s)
 {
-	const struct mi_value *k = &fl->inputs.b.queue_pkts;
-	const struct mi_traffic *t = &fl->inputs.traffic;
+	const struct value *k = &fl->inputs.b.queue_pkts;
+	const struct inputs_traffic *t = &fl->inputs.traffic;
 	const struct rxbneck_rate *r = fl->has_rate_between ? &fl->rate_between : &fl->rate;
 	double bits = fl->xfer.payload_bytes * 8, rate_bps = 0, ns;
 
@@ -610,7 +610,7 @@ static uint64_t queue_absorb_ns(const struct flow *fl, double dt_s)
 		rate_bps = (double)r->rate_bps;
 	if (t->counts_valid && dt_s > 0)
 		rate_bps = fmax(rate_bps, (t->pkts_in + t->rcvbuf_drops) * bits / dt_s);
-	if (!(rate_bps > 0) || k->src == MI_SRC_MISSING || !(k->v > 0) || !(bits > 0))
+	if (!(rate_bps > 0) || k->src == VALUE_MISSING || !(k->v > 0) || !(bits > 0))
 		return 0;
 	ns = k->v * bits / rate_bps * 1e9;
 	return ns < 60e9 ? (uint64_t)ns : (uint64_t)60e9;
@@ -714,9 +714,9 @@ void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n)
 static void flow_epoch(struct flows *f, struct flow *fl, const struct rxb_epoch *e,
 		       double dt_s)
 {
-	struct mi_env env = env_of(f, e);
+	struct inputs_env env = env_of(f, e);
 
-	mi_update(&fl->learn, &f->disk, fl->port, e, dt_s, &env, &fl->inputs);
+	inputs_update(&fl->learn, &f->disk, fl->port, e, dt_s, &env, &fl->inputs);
 	flow_pause_learn(fl, e);
 	flow_vacations(fl);
 	flow_run(f, fl, e);
@@ -732,7 +732,7 @@ void flows_epoch(struct flows *f, const struct rxb_epoch *e,
 	f->last = e;
 	f->netdev_max_backlog = netdev_max_backlog;
 	f->epochs++;
-	mi_disk_update(&f->disk, e, dt_s);
+	learn_disk_update(&f->disk, e, dt_s);
 	for (int i = 0; i < f->n; i++)
 		flow_epoch(f, &f->v[i], e, dt_s);
 	f->last_solve_ms = (double)(rxb_mono_ns() - t0) / 1e6;
@@ -744,7 +744,7 @@ int flows_sender_hello(struct flows *f, const struct sendsrv_peer *p)
 {
 	uint16_t port = p->hello.flow_port;
 	struct flow *fl = flows_find(f, port);
-	struct mi_env env;
+	struct inputs_env env;
 
 	if (!fl) {
 		fl = flow_add(f, port);
@@ -755,7 +755,7 @@ int flows_sender_hello(struct flows *f, const struct sendsrv_peer *p)
 	xfer_from_peer(f, p, &fl->xfer);
 	/* A rate for this sender right away, from the latest epoch. */
 	env = env_of(f, f->last);
-	mi_compute(&fl->learn, &f->disk, port, f->last, &env, &fl->inputs);
+	inputs_compute(&fl->learn, &f->disk, port, f->last, &env, &fl->inputs);
 	flow_run(f, fl, f->last);
 	return 0;
 }

@@ -104,8 +104,8 @@ struct flow {
 	uint32_t nsenders;		/* connected senders of this port */
 	uint64_t created_ns;
 	struct flow_xfer xfer;		/* for the next solve */
-	struct mi_learn learn;
-	struct mi_result inputs;	/* of the last epoch (or hello) */
+	struct learn learn;
+	struct inputs inputs;		/* of the last epoch (or hello) */
 	enum flow_state state;
 	bool have_good;
 	struct flow_estimate good;	/* the last good solve */
@@ -155,9 +155,9 @@ struct flows_ops {
 	/* Optional: a PAUSE schedule or CANCEL (sendsrv_publish_pause). */
 	int (*publish_pause)(void *ctx, const struct rxbneck_pause *p);
 	/* Optional: learned costs of @port from the state directory. */
-	bool (*history_get)(void *ctx, uint16_t port, struct mi_learn *out);
+	bool (*history_get)(void *ctx, uint16_t port, struct learn *out);
 	/* Optional: a flow goes away; remember what it learned. */
-	void (*history_put)(void *ctx, uint16_t port, const struct mi_learn *l);
+	void (*history_put)(void *ctx, uint16_t port, const struct learn *l);
 };
 
 struct flows {
@@ -165,7 +165,7 @@ struct flows {
 	struct flows_ops ops;
 	struct bneck_ws ws;
 	struct ctmc_opts copts;
-	struct mi_disk disk;
+	struct learn_disk disk;
 	int n;
 	struct flow v[FLOWS_MAX];
 	bool ports_changed;		/* flows_ports() differs from last read */

@@ -22,16 +22,16 @@
 #define UNUSED_RATE_PER_S	1.0
 
 static const char *const src_names[] = {
-	[MI_SRC_MISSING] = "missing",
-	[MI_SRC_MEASURED] = "measured",
-	[MI_SRC_LEARNED] = "learned",
-	[MI_SRC_HISTORY] = "history",
-	[MI_SRC_CONFIG] = "config",
-	[MI_SRC_DEVICE] = "device",
-	[MI_SRC_SYSCTL] = "sysctl",
+	[VALUE_MISSING] = "missing",
+	[VALUE_MEASURED] = "measured",
+	[VALUE_LEARNED] = "learned",
+	[VALUE_HISTORY] = "history",
+	[VALUE_CONFIG] = "config",
+	[VALUE_DEVICE] = "device",
+	[VALUE_SYSCTL] = "sysctl",
 };
 
-const char *mi_src_name(enum mi_src s)
+const char *value_src_name(enum value_src s)
 {
 	if ((unsigned)s >= RXB_ARRAY_SIZE(src_names))
 		return "?";
@@ -39,70 +39,70 @@ const char *mi_src_name(enum mi_src s)
 }
 
 static const char *const basis_names[] = {
-	[MI_COST_NONE] = "none",
-	[MI_COST_SATURATED] = "saturated",
-	[MI_COST_FIT] = "fit",
-	[MI_COST_LAST_FIT] = "last-fit",
-	[MI_COST_RATIO] = "ratio",
-	[MI_COST_KEPT_UP] = "kept-up",
-	[MI_COST_BUSY] = "busy",
+	[COST_NONE] = "none",
+	[COST_SATURATED] = "saturated",
+	[COST_FIT] = "fit",
+	[COST_LAST_FIT] = "last-fit",
+	[COST_RATIO] = "ratio",
+	[COST_KEPT_UP] = "kept-up",
+	[COST_BUSY] = "busy",
 };
 
-const char *mi_cost_basis_name(enum mi_cost_basis b)
+const char *cost_basis_name(enum cost_basis b)
 {
 	if ((unsigned)b >= RXB_ARRAY_SIZE(basis_names))
 		return "?";
 	return basis_names[b];
 }
 
-void mi_learn_init(struct mi_learn *l)
+void learn_init(struct learn *l)
 {
 	memset(l, 0, sizeof(*l));
-	l->origin = MI_SRC_MISSING;
-	l->spin_e_ns = NAN;
+	l->origin = VALUE_MISSING;
+	l->cost.spin_e_ns = NAN;
 }
 
-void mi_disk_init(struct mi_disk *d)
+void learn_disk_init(struct learn_disk *d)
 {
 	memset(d, 0, sizeof(*d));
 }
 
-static void set_missing(struct mi_value *v, const char *fmt, ...)
+static void value_missing(struct value *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void set_missing(struct mi_value *v, const char *fmt, ...)
+static void value_missing(struct value *v, const char *fmt, ...)
 {
 	va_list ap;
 
 	v->v = NAN;
-	v->src = MI_SRC_MISSING;
+	v->src = VALUE_MISSING;
 	va_start(ap, fmt);
 	vsnprintf(v->why, sizeof(v->why), fmt, ap);
 	va_end(ap);
 }
 
-static void set_value(struct mi_value *v, double val, enum mi_src src)
+static void value_set(struct value *v, double val, enum value_src src)
 {
 	v->v = val;
 	v->src = src;
 	v->why[0] = '\0';
 }
 
-void mi_disk_update(struct mi_disk *d, const struct rxb_epoch *e, double dt_s)
+void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double dt_s)
 {
 	const struct rxb_disk_meas *m = &e->disk;
-	double k = ewma_decay(dt_s, MI_TAU_S);
+	double k = ewma_decay(dt_s, LEARN_TAU_S);
 	double n = (double)m->completions;
 
 	/* Decay even without completions: old disk speeds fade with time. */
 	if (m->valid && m->completions && m->mean_service_ns > 0)
-		ewma_ratio_add(&d->service_ns, k, m->mean_service_ns * n, n, MI_MIN_IOS);
+		ewma_ratio_add(&d->service_ns, k, m->mean_service_ns * n, n, LEARN_MIN_IOS);
 	else
-		ewma_ratio_add(&d->service_ns, k, 0, 0, MI_MIN_IOS);
+		ewma_ratio_add(&d->service_ns, k, 0, 0, LEARN_MIN_IOS);
 	if (m->valid && m->completions && m->mean_cpu_burst_ns > 0)
-		ewma_ratio_add(&d->burst_ns, k, m->mean_cpu_burst_ns * n, n, MI_MIN_IOS);
+		ewma_ratio_add(&d->burst_ns, k, m->mean_cpu_burst_ns * n, n, LEARN_MIN_IOS);
 	else
-		ewma_ratio_add(&d->burst_ns, k, 0, 0, MI_MIN_IOS);
+		ewma_ratio_add(&d->burst_ns, k, 0, 0, LEARN_MIN_IOS);
 }
 
 
@@ -142,14 +142,14 @@ static double ran_on_total_ns(const struct rxb_sock_meas *s)
 	return total;
 }
 
-static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
+static void learn_placement(struct learn *l, const struct rxb_sock_meas *s)
 {
 	double total = ran_on_total_ns(s);
 	int n = 0;
 
 	if (!(total > 0))
 		return;
-	for (int i = 0; i < ran_on_count(s) && n < MI_MAX_CPUS; i++) {
+	for (int i = 0; i < ran_on_count(s) && n < LEARN_MAX_CPUS; i++) {
 		if (!s->ran_on[i].oncpu_ns)
 			continue;
 		l->cpu[n] = s->ran_on[i].cpu;
@@ -173,7 +173,7 @@ static void learn_placement(struct mi_learn *l, const struct rxb_sock_meas *s)
  * the last dequeue's, and a TCP frame queued after the last UDP read
  * paired "UDP" with the TCP buffer (K = 56 at 3 of 60 --follow starts).
  */
-static void learn_rcvbuf(struct mi_learn *l, const struct rxb_sock_meas *s)
+static void learn_rcvbuf(struct learn *l, const struct rxb_sock_meas *s)
 {
 	bool udp = (s->rcvbuf_ipproto ? s->rcvbuf_ipproto : s->ipproto) == IPPROTO_UDP;
 
@@ -192,7 +192,7 @@ static void learn_rcvbuf(struct mi_learn *l, const struct rxb_sock_meas *s)
  * receiver taking 3 Gb/s). A port an RBUDP receiver shares with its TCP
  * control connection is a datagram port once any UDP dequeue is seen.
  */
-static void learn_proto(struct mi_learn *l, const struct rxb_sock_meas *s)
+static void learn_proto(struct learn *l, const struct rxb_sock_meas *s)
 {
 	if (s->ipproto == IPPROTO_UDP || s->rcvbuf_ipproto == IPPROTO_UDP)
 		l->udp_seen = true;
@@ -200,7 +200,7 @@ static void learn_proto(struct mi_learn *l, const struct rxb_sock_meas *s)
 		l->other_ipproto = s->ipproto;
 }
 
-static bool stream_only(const struct mi_learn *l)
+static bool learn_stream_only(const struct learn *l)
 {
 	return !l->udp_seen && l->other_ipproto;
 }
@@ -217,27 +217,27 @@ static void fit_add(struct lsq *f, double d, double w, double p, double z, doubl
 		return;
 	if (!isfinite(z) || z < 0)
 		z = 0;
-	lsq_add(f, (const double[LSQ_TERMS]){ w, p, z }, t, MI_FIT_MIN_EPOCHS);
+	lsq_add(f, (const double[LSQ_TERMS]){ w, p, z }, t, COST_FIT_MIN_EPOCHS);
 }
 
-/* b's standard error at most MI_FIT_MAX_REL_SE of @v (lsq_se()). */
+/* b's standard error at most COST_FIT_MAX_REL_SE of @v (lsq_se()). */
 static bool fit_coef_precise(const struct lsq *f, int k, double explained,
 			     double var_v, double v)
 {
-	return lsq_se(f, k, explained, var_v) <= MI_FIT_MAX_REL_SE * v;
+	return lsq_se(f, k, explained, var_v) <= COST_FIT_MAX_REL_SE * v;
 }
 
 /* The fit's terms: struct lsq's x_0, x_1, x_2. */
 enum { FIT_W, FIT_P, FIT_Z };
 
-int mi_fit_solve(const struct lsq *f, double *a, double *b)
+int cost_solve2(const struct lsq *f, double *a, double *b)
 {
 	static const int wp[2] = { FIT_W, FIT_P };
 	double c[2], var[2], explained, var_b;
 	int k = 2;
 
 	*a = *b = NAN;
-	if (!f->ok || lsq_solve2(f, FIT_W, FIT_P, MI_FIT_MIN_SPREAD, c, var))
+	if (!f->ok || lsq_solve2(f, FIT_W, FIT_P, COST_FIT_MIN_SPREAD, c, var))
 		return -1;
 	explained = lsq_explained(f, wp, 2, c);
 	var_b = var[1];
@@ -256,7 +256,7 @@ int mi_fit_solve(const struct lsq *f, double *a, double *b)
 	return 0;
 }
 
-int mi_fit_solve3(const struct lsq *f, double *a, double *b, double *e,
+int cost_solve3(const struct lsq *f, double *a, double *b, double *e,
 		  char *why, size_t len)
 {
 	static const char *const term[] = { "wake-ups", "packets", "empty reads" };
@@ -278,8 +278,8 @@ int mi_fit_solve3(const struct lsq *f, double *a, double *b, double *e,
 		return -1;
 	}
 	if (f->xx[FIT_W][FIT_W] > 0) {
-		if (lsq_solve(f, all, 3, MI_FIT_MIN_SPREAD, x, var, &bad)) {
-			if (!(f->x[FIT_W] <= MI_FIT_RARE_WAKEUPS * f->x[FIT_Z])) {
+		if (lsq_solve(f, all, 3, COST_FIT_MIN_SPREAD, x, var, &bad)) {
+			if (!(f->x[FIT_W] <= COST_FIT_RARE_WAKEUPS * f->x[FIT_Z])) {
 				if (why)
 					snprintf(why, len, "%s not separable from the other terms",
 						 term[all[bad]]);
@@ -300,7 +300,7 @@ int mi_fit_solve3(const struct lsq *f, double *a, double *b, double *e,
 			*a = 0;
 		}
 	}
-	if (lsq_solve(f, pz, 2, MI_FIT_MIN_SPREAD, x, var, &bad)) {
+	if (lsq_solve(f, pz, 2, COST_FIT_MIN_SPREAD, x, var, &bad)) {
 		if (why)
 			snprintf(why, len, "%s not separable from %s", term[pz[bad]],
 				 term[pz[1 - bad]]);
@@ -322,7 +322,7 @@ check:
 	if (!fit_coef_precise(f, k, explained, var_b, x[0])) {
 		if (why)
 			snprintf(why, len, "packet cost uncertain: standard error above "
-				 "%.0f %% of %.0f ns", 100 * MI_FIT_MAX_REL_SE, x[0]);
+				 "%.0f %% of %.0f ns", 100 * COST_FIT_MAX_REL_SE, x[0]);
 		*a = NAN;
 		/*
 		 * A receiver that spins most of its time leaves its packets
@@ -330,7 +330,7 @@ check:
 		 * uncertain for long (a busy-polling receiver at k = 2 on the
 		 * test VM: all of a 90-s phase) while e, the cost of what
 		 * fills the rest, is well known. e alone takes the spin out
-		 * of the saturated epochs (learn_busy()).
+		 * of the saturated epochs (busy_add()).
 		 */
 		if (x[1] > 0 && fit_coef_precise(f, k, explained, var_e, x[1])) {
 			*e = x[1];
@@ -343,7 +343,7 @@ check:
 	return 0;
 }
 
-double mi_sat_value(const struct mi_sat *s, double *load)
+double busy_sums_value(const struct busy_sums *s, double *load)
 {
 	if (load)
 		*load = NAN;
@@ -354,7 +354,7 @@ double mi_sat_value(const struct mi_sat *s, double *load)
 	return s->ns / s->pkts;
 }
 
-static void sat_decay(struct mi_sat *s, double d)
+static void sat_decay(struct busy_sums *s, double d)
 {
 	s->ns *= d;
 	s->pkts *= d;
@@ -363,21 +363,21 @@ static void sat_decay(struct mi_sat *s, double d)
 }
 
 /* The sums of the busy epochs: saturated, kept up, and kept up all in. */
-static void busy_sums_decay(struct mi_learn *l, double d)
+static void busy_decay(struct learn *l, double d)
 {
-	sat_decay(&l->sat, d);
-	sat_decay(&l->kept, d);
-	sat_decay(&l->busy, d);
+	sat_decay(&l->busy.sat, d);
+	sat_decay(&l->busy.kept, d);
+	sat_decay(&l->busy.all_in, d);
 }
 
-static void sat_fold(struct mi_sat *sat, double oncpu, double pkts, double load)
+static void sat_fold(struct busy_sums *sat, double oncpu, double pkts, double load)
 {
 	sat->ns += oncpu;
 	sat->pkts += pkts;
 	sat->load_pkts += load * pkts;
 	sat->n += 1;
 	sat->taken++;
-	if (sat->pkts >= MI_SAT_MIN_PKTS)
+	if (sat->pkts >= BUSY_MIN_PKTS)
 		sat->ok = true;
 }
 
@@ -430,14 +430,14 @@ static bool receiver_load(const struct rxb_sock_meas *s, const struct rxb_epoch 
  * epoch. Unless the drops were measured it is neither. The tests, each
  * for a kind of epoch that does not measure the cost of a busy receiver:
  *
- *  - it hardly slept: at least MI_SAT_MIN_PPW packets per wake-up. At the
+ *  - it hardly slept: at least BUSY_MIN_PPW packets per wake-up. At the
  *    measured 6.5-10 us per wake-up that is at most 25 ns per packet,
  *    < 2.5 % of the ~1.1-1.7 us a packet costs; a stricter bound refuses
  *    full-share epochs with 500-800 packets per wake-up (a few wake-ups
  *    at the blast's edges), about a third of the evidence in the e2e
  *    runs. Overflowing epochs with 20-70 packets per wake-up exist (the
  *    receiver slept, then a burst came).
- *  - it ran for at least MI_SAT_MIN_SHARE of its fair share of the epoch,
+ *  - it ran for at least BUSY_MIN_SHARE of its fair share of the epoch,
  *    (1 - IRQ time) / (#C + #I + 1) of it: a receiver with a full queue
  *    is always runnable and the scheduler shares the CPU equally (measured
  *    in overflowing epochs: 0.306 of CPU 1 at k = 2, 0.241 at k = 3, i.e.
@@ -445,7 +445,7 @@ static bool receiver_load(const struct rxb_sock_meas *s, const struct rxb_epoch 
  *    partly (0.02-0.7 of the fair share in the e2e runs) mixes in sleeps
  *    and the receiver's first epoch misses the time before its thread was
  *    identified (down to 174 ns/pkt measured).
- *  - its on-CPU time per packet is at most MI_SAT_MAX_OVER_RATIO times the
+ *  - its on-CPU time per packet is at most BUSY_MAX_OVER_RATIO times the
  *    all-epochs ratio. A saturated receiver pays no wake-ups, so it costs
  *    less per packet than the average that includes them; far more means
  *    it spent the epoch on other work while the sender's data overflowed
@@ -458,7 +458,7 @@ static bool receiver_load(const struct rxb_sock_meas *s, const struct rxb_epoch 
  *    of an empty read @spin_ns known (e of the three-term fit) the spin,
  *    e x empty reads, is taken off the on-CPU time (@oncpu gets what is
  *    left: the packets' time; nothing left refuses the epoch). Without it,
- *    more than one empty read per MI_SAT_MIN_PPW packets refuses the
+ *    more than one empty read per BUSY_MIN_PPW packets refuses the
  *    epoch: a blocking receiver's recvmmsg() ends each wake-up with one,
  *    the same bound as for wake-ups, and at ~1-2 us per read that is
  *    < 5 ns per packet. The fair-share test uses the whole on-CPU time:
@@ -467,11 +467,11 @@ static bool receiver_load(const struct rxb_sock_meas *s, const struct rxb_epoch 
  * With BUSY_ALL_IN the first and the last test are skipped and @oncpu is
  * the whole on-CPU time: the cost per packet with the wake-ups and any spin
  * in it, which bounds the cost of the packets alone from above
- * (struct mi_learn.busy). With BUSY_ANY_SHARE the fair-share test is
- * skipped, for the cost per packet alone (struct mi_learn.spread): a blast
+ * (struct learn.busy.all_in). With BUSY_ANY_SHARE the fair-share test is
+ * skipped, for the cost per packet alone (struct learn.busy.spread): a blast
  * that covers part of the epoch costs the same per packet. In its place
  * the cost must be at least the all-epochs ratio over
- * MI_SAT_MAX_OVER_RATIO, which refuses a receiver's first epoch.
+ * BUSY_MAX_OVER_RATIO, which refuses a receiver's first epoch.
  */
 enum busy_test {
 	BUSY_STRICT,
@@ -497,12 +497,12 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 		return false;
 	if (test == BUSY_ALL_IN)
 		z = 0;
-	else if ((double)s->recv_wakeups * MI_SAT_MIN_PPW > p)
+	else if ((double)s->recv_wakeups * BUSY_MIN_PPW > p)
 		return false;
 	if (z > 0) {
 		if (spin_ns > 0 && isfinite(spin_ns))
 			tp = t - spin_ns * z;
-		else if (z * MI_SAT_MIN_PPW > p)
+		else if (z * BUSY_MIN_PPW > p)
 			return false;
 		if (!(tp > 0))
 			return false;
@@ -512,28 +512,28 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 	len = (double)(e->end_ns - e->start_ns);
 	if (!receiver_load(s, e, &ld, &fair))
 		return false;
-	if (test != BUSY_ANY_SHARE && !(t >= MI_SAT_MIN_SHARE * fair * len))
+	if (test != BUSY_ANY_SHARE && !(t >= BUSY_MIN_SHARE * fair * len))
 		return false;
-	if (!(ratio_ns > 0) || !(tp <= MI_SAT_MAX_OVER_RATIO * ratio_ns * p))
+	if (!(ratio_ns > 0) || !(tp <= BUSY_MAX_OVER_RATIO * ratio_ns * p))
 		return false;
-	if (test == BUSY_ANY_SHARE && !(tp * MI_SAT_MAX_OVER_RATIO >= ratio_ns * p))
+	if (test == BUSY_ANY_SHARE && !(tp * BUSY_MAX_OVER_RATIO >= ratio_ns * p))
 		return false;
 	*load = ld;
 	*oncpu = tp;
 	return true;
 }
 
-/* Keep a busy epoch's cost per packet in the ring of struct mi_learn.spread. */
-static void spread_push(struct mi_learn *l, double oncpu, double pkts, double load)
+/* Keep a busy epoch's cost per packet in the ring of struct learn.busy.spread. */
+static void spread_push(struct learn *l, double oncpu, double pkts, double load)
 {
-	struct mi_busy_epoch *b = &l->spread[l->spread_next];
+	struct busy_epoch *b = &l->busy.spread[l->busy.spread_next];
 
 	b->ns_per_pkt = oncpu / pkts;
 	b->pkts = pkts;
 	b->load = load;
-	l->spread_next = (l->spread_next + 1) % MI_SPREAD_EPOCHS;
-	if (l->spread_n < MI_SPREAD_EPOCHS)
-		l->spread_n++;
+	l->busy.spread_next = (l->busy.spread_next + 1) % BUSY_SPREAD_EPOCHS;
+	if (l->busy.spread_n < BUSY_SPREAD_EPOCHS)
+		l->busy.spread_n++;
 }
 
 /*
@@ -541,7 +541,7 @@ static void spread_push(struct mi_learn *l, double oncpu, double pkts, double lo
  * socket overflowed or not), and one without overflow, judged all in,
  * into the busy one; decay them in any other. Every epoch in which the
  * receiver hardly slept, busy or not, goes into the spread's ring. The
- * sums decay with MI_TAU_S like every cost here, and a value once
+ * sums decay with LEARN_TAU_S like every cost here, and a value once
  * measured stays (decay scales the sums alike) until new saturated epochs
  * outweigh it. Saturated epochs are rare - about one per transfer that
  * overflows, inside its first blast - so a value that expired with its
@@ -549,31 +549,31 @@ static void spread_push(struct mi_learn *l, double oncpu, double pkts, double lo
  * is needed. Staleness is a matter of load, not of age: the cost per
  * packet depends on the co-runners (1398 ns saturated at k = 1, 1136 at
  * k = 2, docs/e2e.md), so a value measured at another #C + #I is not used
- * (choose_cost(), MI_SAT_MAX_DLOAD), and one saturated epoch at the new
+ * (cost_choose(), BUSY_MAX_DLOAD), and one saturated epoch at the new
  * load outweighs the old sums at once: they hold the old epochs' 40-60 k
  * packets x exp(-gap / 5 s), the new epoch as many undecayed.
  */
-static void learn_busy(struct mi_learn *l, const struct rxb_sock_meas *s,
+static void busy_add(struct learn *l, const struct rxb_sock_meas *s,
 		       const struct rxb_epoch *e, double ratio_ns, double k)
 {
 	double load, oncpu, p = (double)s->pkts_out;
 	bool over;
 
-	busy_sums_decay(l, k);
+	busy_decay(l, k);
 	if (epoch_busy(s, e, ratio_ns, NAN, BUSY_ALL_IN, &load, &oncpu, &over) && !over)
-		sat_fold(&l->busy, oncpu, p, load);
-	if (epoch_busy(s, e, ratio_ns, l->spin_e_ns, BUSY_ANY_SHARE, &load, &oncpu, &over))
+		sat_fold(&l->busy.all_in, oncpu, p, load);
+	if (epoch_busy(s, e, ratio_ns, l->cost.spin_e_ns, BUSY_ANY_SHARE, &load, &oncpu, &over))
 		spread_push(l, oncpu, p, load);
-	if (!epoch_busy(s, e, ratio_ns, l->spin_e_ns, BUSY_STRICT,
+	if (!epoch_busy(s, e, ratio_ns, l->cost.spin_e_ns, BUSY_STRICT,
 			&load, &oncpu, &over)) {
 		if (over)
-			l->sat.refused++;
+			l->busy.sat.refused++;
 		return;
 	}
-	sat_fold(over ? &l->sat : &l->kept, oncpu, p, load);
+	sat_fold(over ? &l->busy.sat : &l->busy.kept, oncpu, p, load);
 }
 
-static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
+static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
 			  const struct rxb_epoch *e, double k)
 {
 	double out = (double)s->pkts_out;
@@ -582,34 +582,34 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 
 	if (sched) {
 		/* Before the ratio takes this epoch in: it compares against it. */
-		learn_busy(l, s, e, ewma_ratio_value(&l->cpu_ns_per_pkt), k);
+		busy_add(l, s, e, ewma_ratio_value(&l->cpu_ns_per_pkt), k);
 		ewma_ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
-			  MI_MIN_PKTS);
+			  LEARN_MIN_PKTS);
 		double fa, fb, fe;
 
-		fit_add(&l->cost_fit, k, (double)s->recv_wakeups, out,
+		fit_add(&l->cost.sums, k, (double)s->recv_wakeups, out,
 			(double)s->empty_reads, (double)s->receiver_oncpu_ns);
-		if (!mi_fit_solve(&l->cost_fit, &fa, &fb)) {
-			l->cost_a_ns = fa;
-			l->cost_b_ns = fb;
-			l->cost_known = true;
+		if (!cost_solve2(&l->cost.sums, &fa, &fb)) {
+			l->cost.a_ns = fa;
+			l->cost.b_ns = fb;
+			l->cost.known = true;
 		}
-		switch (mi_fit_solve3(&l->cost_fit, &fa, &fb, &fe, NULL, 0)) {
+		switch (cost_solve3(&l->cost.sums, &fa, &fb, &fe, NULL, 0)) {
 		case 0:
-			l->cost3_a_ns = fa;
-			l->cost3_b_ns = fb;
-			l->cost3_e_ns = fe;
-			l->cost3_known = true;
-			l->spin_e_ns = fe;
+			l->cost.a3_ns = fa;
+			l->cost.b3_ns = fb;
+			l->cost.e3_ns = fe;
+			l->cost.known3 = true;
+			l->cost.spin_e_ns = fe;
 			break;
 		case -2:
-			l->spin_e_ns = fe;
+			l->cost.spin_e_ns = fe;
 			break;
 		}
 	} else {
-		busy_sums_decay(l, k);
-		ewma_ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
-		lsq_decay(&l->cost_fit, k);
+		busy_decay(l, k);
+		ewma_ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
+		lsq_decay(&l->cost.sums, k);
 	}
 	/*
 	 * Zero wake-ups with packets dequeued: the receiver never slept,
@@ -622,9 +622,9 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 	if (s->pkts_enqueued && s->truesize_per_pkt_bytes > 0)
 		ewma_ratio_add(&l->truesize_per_pkt, k,
 			  s->truesize_per_pkt_bytes * (double)s->pkts_enqueued,
-			  (double)s->pkts_enqueued, MI_MIN_PKTS);
+			  (double)s->pkts_enqueued, LEARN_MIN_PKTS);
 	else
-		ewma_ratio_add(&l->truesize_per_pkt, k, 0, 0, MI_MIN_PKTS);
+		ewma_ratio_add(&l->truesize_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
 	learn_rcvbuf(l, s);
 	learn_proto(l, s);
 	/*
@@ -635,7 +635,7 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
 	 * 2.67 Gb/s for the next 250 ms; 11 of the 25 --follow starts that
 	 * had it lost packets in their first round, 4 of the 23 without).
 	 */
-	if (out >= MI_MIN_PKTS || !l->ncpus)
+	if (out >= LEARN_MIN_PKTS || !l->ncpus)
 		learn_placement(l, s);
 }
 
@@ -647,13 +647,13 @@ static void learn_stage_b(struct mi_learn *l, const struct rxb_sock_meas *s,
  * the watched flow's packets; other traffic through that CPU makes it an
  * overestimate, which errs toward a lower rate.
  */
-static void learn_irq(struct mi_learn *l, const struct rxb_sock_meas *s,
+static void learn_irq(struct learn *l, const struct rxb_sock_meas *s,
 		      const struct rxb_epoch *e, double k)
 {
 	double total = ran_on_total_ns(s), ns = 0;
 
 	if (!(total > 0) || !s->pkts_in || e->end_ns <= e->start_ns) {
-		ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+		ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
 		return;
 	}
 	for (int i = 0; i < ran_on_count(s); i++) {
@@ -664,13 +664,13 @@ static void learn_irq(struct mi_learn *l, const struct rxb_sock_meas *s,
 			continue;
 		f = e->cpus[cpu].softirq_frac;
 		if (!isfinite(f)) {
-			ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, MI_MIN_PKTS);
+			ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
 			return;
 		}
 		ns += (double)s->ran_on[i].oncpu_ns / total * fmin(fmax(f, 0), 1);
 	}
 	ns *= (double)(e->end_ns - e->start_ns);
-	ewma_ratio_add(&l->irq_ns_per_pkt, k, ns, (double)s->pkts_in, MI_MIN_PKTS);
+	ewma_ratio_add(&l->irq_ns_per_pkt, k, ns, (double)s->pkts_in, LEARN_MIN_PKTS);
 }
 
 /*
@@ -725,7 +725,7 @@ static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *
  * when the flow is the device's only traffic. A NIC's "work" counts
  * frames before GRO, so it stays at 1.
  */
-static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n,
+static void learn_stage_a(struct learn *l, const struct rxb_napi_meas *n,
 			  const struct rxb_sock_meas *s, double k)
 {
 	double skbs = (double)n->pkts;
@@ -740,15 +740,15 @@ static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n,
 	}
 	/* Polls that did no work say nothing of the datagrams per skb. */
 	ewma_ratio_add(&l->napi_dgrams_per_skb, k, skbs > 0 ? fmax(skbs, (double)s->pkts_in) : 0,
-		  skbs, MI_MIN_PKTS);
+		  skbs, LEARN_MIN_PKTS);
 	if (n->service_ns_per_poll > 0 && isfinite(n->service_ns_per_poll))
 		ewma_ratio_add(&l->napi_ns_per_poll, k,
 			  n->service_ns_per_poll * (double)n->polls, (double)n->polls,
-			  MI_MIN_POLLS);
+			  LEARN_MIN_POLLS);
 	else
-		ewma_ratio_add(&l->napi_ns_per_poll, k, 0, 0, MI_MIN_POLLS);
+		ewma_ratio_add(&l->napi_ns_per_poll, k, 0, 0, LEARN_MIN_POLLS);
 	ewma_ratio_add(&l->napi_pkts_per_poll, k, (double)n->pkts, (double)n->polls,
-		  MI_MIN_POLLS);
+		  LEARN_MIN_POLLS);
 }
 
 /*
@@ -756,7 +756,7 @@ static void learn_stage_a(struct mi_learn *l, const struct rxb_napi_meas *n,
  * epoch, sampled or not (kfree_skb stays attached), so this runs in all of
  * them; the decay of equal weights leaves the median as it was.
  */
-static void learn_episodes(struct mi_learn *l, const struct rxb_sock_meas *s,
+static void learn_episodes(struct learn *l, const struct rxb_sock_meas *s,
 			   double k, uint64_t seq)
 {
 	double w = 0;
@@ -779,11 +779,11 @@ static void learn_episodes(struct mi_learn *l, const struct rxb_sock_meas *s,
 	}
 out:
 	l->episodes_w = w;
-	if ((double)l->episodes_ended >= MI_MIN_EPISODES)
+	if ((double)l->episodes_ended >= LEARN_MIN_EPISODES)
 		l->episodes_ok = true;
 }
 
-double mi_episode_pkts(const struct mi_learn *l)
+double learn_episode_pkts(const struct learn *l)
 {
 	double half = l->episodes_w / 2, sum = 0;
 
@@ -798,7 +798,7 @@ double mi_episode_pkts(const struct mi_learn *l)
 }
 
 /* Decay every estimate of an idle flow so that stale costs lose weight. */
-static void learn_decay(struct mi_learn *l, double k)
+static void learn_decay(struct learn *l, double k)
 {
 	struct ewma_ratio *r[] = {
 		&l->cpu_ns_per_pkt, &l->pkts_per_wakeup, &l->truesize_per_pkt,
@@ -808,8 +808,8 @@ static void learn_decay(struct mi_learn *l, double k)
 
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
 		ewma_ratio_add(r[i], k, 0, 0, INFINITY);
-	lsq_decay(&l->cost_fit, k);
-	busy_sums_decay(l, k);
+	lsq_decay(&l->cost.sums, k);
+	busy_decay(l, k);
 }
 
 
@@ -823,12 +823,12 @@ static bool net_unsampled(const struct rxb_epoch *e)
 	return e->net_probe_every > 1 && !e->net_sampled;
 }
 
-void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
-	       const struct rxb_epoch *e, double dt_s, const struct mi_env *env,
-	       struct mi_result *out)
+void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port,
+	       const struct rxb_epoch *e, double dt_s, const struct inputs_env *env,
+	       struct inputs *out)
 {
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
-	double k = ewma_decay(dt_s, MI_TAU_S);
+	double k = ewma_decay(dt_s, LEARN_TAU_S);
 
 	learn_episodes(l, s, k, e->seq);
 	if (net_unsampled(e)) {
@@ -858,26 +858,26 @@ void mi_update(struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
 			ewma_ratio_add(&l->napi_pkts_per_poll, k, 0, 0, INFINITY);
 			ewma_ratio_add(&l->napi_dgrams_per_skb, k, 0, 0, INFINITY);
 		}
-		l->origin = MI_SRC_MEASURED;
+		l->origin = VALUE_MEASURED;
 		l->last_traffic_ns = env->now_ns;
 		l->last_traffic_seq = e->seq;
 	} else {
 		learn_decay(l, k);
 	}
-	mi_compute(l, disk, port, e, env, out);
+	inputs_compute(l, disk, port, e, env, out);
 }
 
 /* ------------------------------------------------------------ compute -- */
 
-static enum mi_src cost_src(const struct mi_learn *l, bool fresh)
+static enum value_src cost_src(const struct learn *l, bool fresh)
 {
 	if (fresh)
-		return MI_SRC_MEASURED;
-	return l->origin == MI_SRC_HISTORY ? MI_SRC_HISTORY : MI_SRC_LEARNED;
+		return VALUE_MEASURED;
+	return l->origin == VALUE_HISTORY ? VALUE_HISTORY : VALUE_LEARNED;
 }
 
 /* Why the receiver's cost is not known: the most specific reason first. */
-static const char *no_cost_why(const struct mi_learn *l, const struct rxb_epoch *e,
+static const char *no_cost_why(const struct learn *l, const struct rxb_epoch *e,
 			       uint16_t port)
 {
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
@@ -888,14 +888,14 @@ static const char *no_cost_why(const struct mi_learn *l, const struct rxb_epoch 
 		return "receiver CPU time not measured: the scheduler probe is not loaded";
 	if (s && !s->counts_valid)
 		return "socket counters not measured this epoch";
-	if (l->origin == MI_SRC_MISSING)
+	if (l->origin == VALUE_MISSING)
 		return "no traffic seen on the port yet";
 	return "too few packets measured";
 }
 
 /* #C and #I over the receiver's CPUs, weighted by its on-CPU time there. */
-static void workload(const struct mi_learn *l, const struct rxb_epoch *e,
-		     struct mi_stage_b *b)
+static void workload(const struct learn *l, const struct rxb_epoch *e,
+		     struct inputs_stage_b *b)
 {
 	double c = 0, i = 0;
 
@@ -903,49 +903,49 @@ static void workload(const struct mi_learn *l, const struct rxb_epoch *e,
 	memcpy(b->cpu, l->cpu, sizeof(b->cpu));
 	memcpy(b->cpu_share, l->cpu_share, sizeof(b->cpu_share));
 	if (!e) {
-		set_missing(&b->cpu_bound, "no epoch measured yet");
-		set_missing(&b->io_bound, "no epoch measured yet");
+		value_missing(&b->cpu_bound, "no epoch measured yet");
+		value_missing(&b->io_bound, "no epoch measured yet");
 		return;
 	}
 	if (!l->ncpus) {
-		set_missing(&b->cpu_bound, "receiver thread not seen yet");
-		set_missing(&b->io_bound, "receiver thread not seen yet");
+		value_missing(&b->cpu_bound, "receiver thread not seen yet");
+		value_missing(&b->io_bound, "receiver thread not seen yet");
 		return;
 	}
 	for (int k = 0; k < l->ncpus; k++) {
 		int cpu = l->cpu[k];
 
 		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS) {
-			set_missing(&b->cpu_bound, "CPU %d not in the record", cpu);
-			set_missing(&b->io_bound, "CPU %d not in the record", cpu);
+			value_missing(&b->cpu_bound, "CPU %d not in the record", cpu);
+			value_missing(&b->io_bound, "CPU %d not in the record", cpu);
 			return;
 		}
 		c += l->cpu_share[k] * e->cpus[cpu].cpu_bound;
 		i += l->cpu_share[k] * e->cpus[cpu].io_bound;
 	}
 	if (isfinite(c) && c >= 0)
-		set_value(&b->cpu_bound, c, MI_SRC_MEASURED);
+		value_set(&b->cpu_bound, c, VALUE_MEASURED);
 	else
-		set_missing(&b->cpu_bound, "task classes not measured");
+		value_missing(&b->cpu_bound, "task classes not measured");
 	if (isfinite(i) && i >= 0)
-		set_value(&b->io_bound, i, MI_SRC_MEASURED);
+		value_set(&b->io_bound, i, VALUE_MEASURED);
 	else
-		set_missing(&b->io_bound, "task classes not measured");
+		value_missing(&b->io_bound, "task classes not measured");
 }
 
-static void disk_rates(const struct mi_disk *d, struct mi_stage_b *b)
+static void disk_rates(const struct learn_disk *d, struct inputs_stage_b *b)
 {
 	double svc = ewma_ratio_value(&d->service_ns);
 	double burst = ewma_ratio_value(&d->burst_ns);
 
 	if (svc > 0)
-		set_value(&b->mu_disk_per_s, 1e9 / svc, MI_SRC_MEASURED);
+		value_set(&b->mu_disk_per_s, 1e9 / svc, VALUE_MEASURED);
 	else
-		set_missing(&b->mu_disk_per_s, "too few disk completions measured");
+		value_missing(&b->mu_disk_per_s, "too few disk completions measured");
 	if (burst > 0)
-		set_value(&b->mu_pio_per_s, 1e9 / burst, MI_SRC_MEASURED);
+		value_set(&b->mu_pio_per_s, 1e9 / burst, VALUE_MEASURED);
 	else
-		set_missing(&b->mu_pio_per_s, "I/O-bound CPU bursts not measured");
+		value_missing(&b->mu_pio_per_s, "I/O-bound CPU bursts not measured");
 }
 
 static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
@@ -958,9 +958,9 @@ static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
 }
 
 /* The receiver's load now: #C + #I of its CPUs, NaN when not measured. */
-static double load_now(const struct mi_stage_b *b)
+static double inputs_receiver_load(const struct inputs_stage_b *b)
 {
-	if (b->cpu_bound.src == MI_SRC_MISSING || b->io_bound.src == MI_SRC_MISSING)
+	if (b->cpu_bound.src == VALUE_MISSING || b->io_bound.src == VALUE_MISSING)
 		return NAN;
 	return b->cpu_bound.v + b->io_bound.v;
 }
@@ -984,16 +984,16 @@ static void fit_terms(char *buf, size_t size, double a, double e)
  * cpu_ns_per_pkt_full for the rates that overflow the queue. 0 if so.
  */
 static int choose_kept_up(bool depth, double now, double sat, double sat_load,
-			  const char *terms, double ratio, enum mi_src src,
-			  struct mi_stage_b *b)
+			  const char *terms, double ratio, enum value_src src,
+			  struct inputs_stage_b *b)
 {
 	double kept = b->cpu_ns_per_pkt_kept_up, kept_load = b->kept_up_load;
 
 	if (!depth || !(kept > 0) || !(kept < sat) || !isfinite(now) ||
-	    !(fabs(now - kept_load) <= MI_SAT_MAX_DLOAD))
+	    !(fabs(now - kept_load) <= BUSY_MAX_DLOAD))
 		return -1;
-	set_value(&b->cpu_ns_per_pkt, kept, src);
-	b->cpu_ns_per_pkt_basis = MI_COST_KEPT_UP;
+	value_set(&b->cpu_ns_per_pkt, kept, src);
+	b->cpu_ns_per_pkt_basis = COST_KEPT_UP;
 	b->cpu_ns_per_pkt_full = sat;
 	if (isfinite(b->cpu_ns_per_pkt_fit))
 		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
@@ -1009,32 +1009,32 @@ static int choose_kept_up(bool depth, double now, double sat, double sat_load,
 
 /*
  * Is the receiver's on-CPU time too much spin to be charged to its
- * packets: MI_RATIO_MAX_EMPTY_READS empty reads per packet or more over
+ * packets: COST_RATIO_MAX_EMPTY_READS empty reads per packet or more over
  * the fit's epochs (a busy-polling one), or a spin known from e to be
- * MI_FIT_MAX_SPIN of that time (@spin_share, NaN when e is not known)?
+ * COST_FIT_MAX_SPIN of that time (@spin_share, NaN when e is not known)?
  */
-static bool spins(const struct mi_learn *l, double spin_share)
+static bool spins(const struct learn *l, double spin_share)
 {
-	return (l->cost_fit.x[FIT_P] > 0 &&
-		l->cost_fit.x[FIT_Z] >= MI_RATIO_MAX_EMPTY_READS * l->cost_fit.x[FIT_P]) ||
-	       spin_share >= MI_FIT_MAX_SPIN;
+	return (l->cost.sums.x[FIT_P] > 0 &&
+		l->cost.sums.x[FIT_Z] >= COST_RATIO_MAX_EMPTY_READS * l->cost.sums.x[FIT_P]) ||
+	       spin_share >= COST_FIT_MAX_SPIN;
 }
 
 /*
  * cpu_ns_per_pkt: the saturated cost when it was measured at about the
  * present load (or the kept-up one below it, choose_kept_up()), else b of
- * the fit (or of the last separable fit), else the ratio; busy_cap() may
+ * the fit (or of the last separable fit), else the ratio; cost_cap() may
  * lower it after. The why keeps
  * "ratio N" and "+ A ns/wake-up" in every form that has them
  * (tests/e2e/analyze.py reads them).
  */
-static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
-			uint16_t port, enum mi_src src, bool depth, struct mi_stage_b *b)
+static void cost_choose(const struct learn *l, const struct rxb_epoch *e,
+			uint16_t port, enum value_src src, bool depth, struct inputs_stage_b *b)
 {
 	double ns = ewma_ratio_value(&l->cpu_ns_per_pkt);
-	double sat_load, sat = mi_sat_value(&l->sat, &sat_load);
-	double kept_load, kept = mi_sat_value(&l->kept, &kept_load);
-	double fa = NAN, fb = NAN, fe = NAN, now = load_now(b);
+	double sat_load, sat = busy_sums_value(&l->busy.sat, &sat_load);
+	double kept_load, kept = busy_sums_value(&l->busy.kept, &kept_load);
+	double fa = NAN, fb = NAN, fe = NAN, now = inputs_receiver_load(b);
 	char other[64] = "", terms[64] = "";
 	size_t len;
 	bool spin;
@@ -1047,13 +1047,13 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	b->cpu_ns_per_pkt_kept_up = kept > 0 ? kept : NAN;
 	b->kept_up_load = kept > 0 ? kept_load : NAN;
 	b->cpu_ns_per_pkt_full = NAN;
-	b->cpu_ns_per_pkt_basis = MI_COST_NONE;
+	b->cpu_ns_per_pkt_basis = COST_NONE;
 	b->cpu_ns_per_empty_read = NAN;
 	b->cost_fit_terms = 0;
 	b->spin_share = NAN;
 	b->cost_fit_note[0] = '\0';
-	if (stream_only(l)) {
-		set_missing(&b->cpu_ns_per_pkt,
+	if (learn_stream_only(l)) {
+		value_missing(&b->cpu_ns_per_pkt,
 			    "no datagrams: the port's sockets are %s (protocol %u), whose "
 			    "packets are coalesced segments; the model is of a UDP receiver",
 			    l->other_ipproto == IPPROTO_TCP ? "TCP" : "not UDP",
@@ -1061,11 +1061,11 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		return;
 	}
 	if (!(ns > 0)) {
-		set_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
+		value_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
 		return;
 	}
-	if (isfinite(l->spin_e_ns) && l->cost_fit.y > 0)
-		b->spin_share = l->spin_e_ns * l->cost_fit.x[FIT_Z] / l->cost_fit.y;
+	if (isfinite(l->cost.spin_e_ns) && l->cost.sums.y > 0)
+		b->spin_share = l->cost.spin_e_ns * l->cost.sums.x[FIT_Z] / l->cost.sums.y;
 	/*
 	 * A spinning receiver's two-term fits (the present one and the
 	 * last) put the spin on its packets and its few wake-ups: measured,
@@ -1075,13 +1075,13 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	 * ratio (below), they are then no cost.
 	 */
 	spin = spins(l, b->spin_share);
-	if (!mi_fit_solve3(&l->cost_fit, &fa, &fb, &fe, b->cost_fit_note,
+	if (!cost_solve3(&l->cost.sums, &fa, &fb, &fe, b->cost_fit_note,
 			   sizeof(b->cost_fit_note))) {
 		/* Three terms: the spin on the empty socket is not the packets'. */
-		b->cpu_ns_per_pkt_basis = MI_COST_FIT;
+		b->cpu_ns_per_pkt_basis = COST_FIT;
 		b->cost_fit_terms = 3;
-		b->spin_share = fe * l->cost_fit.x[FIT_Z] / l->cost_fit.y;
-	} else if (l->cost3_known && b->spin_share >= MI_FIT_MAX_SPIN) {
+		b->spin_share = fe * l->cost.sums.x[FIT_Z] / l->cost.sums.y;
+	} else if (l->cost.known3 && b->spin_share >= COST_FIT_MAX_SPIN) {
 		/*
 		 * The receiver spins (e x empty reads a large share of its
 		 * on-CPU time) but the recent epochs cannot separate the three
@@ -1090,15 +1090,15 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		 * fit would charge the spin to the packets; keep the last
 		 * three-term fit, as the last separable fit is kept below.
 		 */
-		fa = l->cost3_a_ns;
-		fb = l->cost3_b_ns;
-		fe = l->cost3_e_ns;
-		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
+		fa = l->cost.a3_ns;
+		fb = l->cost.b3_ns;
+		fe = l->cost.e3_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
 		b->cost_fit_terms = 3;
-	} else if (!spin && !mi_fit_solve(&l->cost_fit, &fa, &fb)) {
-		b->cpu_ns_per_pkt_basis = MI_COST_FIT;
+	} else if (!spin && !cost_solve2(&l->cost.sums, &fa, &fb)) {
+		b->cpu_ns_per_pkt_basis = COST_FIT;
 		b->cost_fit_terms = 2;
-	} else if (!spin && l->cost_known) {
+	} else if (!spin && l->cost.known) {
 		/*
 		 * The recent epochs all had about the same packets per
 		 * wake-up (a steady low rate: measured 4 per wake-up for
@@ -1108,20 +1108,20 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		 * (3949 ns against b = 1470 ns, and the rate with it at 1.49
 		 * instead of 3.8 Gb/s). Keep the last separable fit.
 		 */
-		fa = l->cost_a_ns;
-		fb = l->cost_b_ns;
-		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
+		fa = l->cost.a_ns;
+		fb = l->cost.b_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
 		b->cost_fit_terms = 2;
-	} else if (l->cost3_known) {
-		fa = l->cost3_a_ns;
-		fb = l->cost3_b_ns;
-		fe = l->cost3_e_ns;
-		b->cpu_ns_per_pkt_basis = MI_COST_LAST_FIT;
+	} else if (l->cost.known3) {
+		fa = l->cost.a3_ns;
+		fb = l->cost.b3_ns;
+		fe = l->cost.e3_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
 		b->cost_fit_terms = 3;
 	} else {
-		b->cpu_ns_per_pkt_basis = MI_COST_RATIO;
+		b->cpu_ns_per_pkt_basis = COST_RATIO;
 	}
-	if (b->cpu_ns_per_pkt_basis != MI_COST_RATIO) {
+	if (b->cpu_ns_per_pkt_basis != COST_RATIO) {
 		b->cpu_ns_per_pkt_fit = fb;
 		b->cpu_ns_per_wakeup = fa;
 		if (b->cost_fit_terms == 3) {
@@ -1134,13 +1134,13 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 	/*
 	 * A saturated receiver pays no wake-ups: its cost per packet is what
 	 * sets the capacity. Measured at another load it is not used: the
-	 * cost depends on the co-runners (MI_SAT_MAX_DLOAD, learn_busy()).
+	 * cost depends on the co-runners (BUSY_MAX_DLOAD, busy_add()).
 	 */
-	if (sat > 0 && isfinite(now) && fabs(now - sat_load) <= MI_SAT_MAX_DLOAD) {
+	if (sat > 0 && isfinite(now) && fabs(now - sat_load) <= BUSY_MAX_DLOAD) {
 		if (!choose_kept_up(depth, now, sat, sat_load, terms, ns, src, b))
 			return;
-		set_value(&b->cpu_ns_per_pkt, sat, src);
-		b->cpu_ns_per_pkt_basis = MI_COST_SATURATED;
+		value_set(&b->cpu_ns_per_pkt, sat, src);
+		b->cpu_ns_per_pkt_basis = COST_SATURATED;
 		if (isfinite(fb))
 			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
 				 "saturated at #C+#I %.1f (fit %.0f ns/pkt%s, ratio %.0f)",
@@ -1154,27 +1154,27 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 		snprintf(other, sizeof(other), "; saturated %.0f at #C+#I %.1f not used",
 			 sat, sat_load);
 	switch (b->cpu_ns_per_pkt_basis) {
-	case MI_COST_FIT:
-		set_value(&b->cpu_ns_per_pkt, fb, src);
+	case COST_FIT:
+		value_set(&b->cpu_ns_per_pkt, fb, src);
 		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
 			 "marginal: %.0f ns/pkt%s (ratio %.0f)", fb, terms, ns);
 		break;
-	case MI_COST_LAST_FIT:
-		set_value(&b->cpu_ns_per_pkt, fb, src);
+	case COST_LAST_FIT:
+		value_set(&b->cpu_ns_per_pkt, fb, src);
 		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
 			 "marginal: %.0f ns/pkt%s, last separable fit (ratio %.0f)",
 			 fb, terms, ns);
 		break;
 	default:
 		if (spin) {
-			b->cpu_ns_per_pkt_basis = MI_COST_NONE;
-			set_missing(&b->cpu_ns_per_pkt,
+			b->cpu_ns_per_pkt_basis = COST_NONE;
+			value_missing(&b->cpu_ns_per_pkt,
 				    "spin, not packets: %.1f empty reads per packet (ratio %.0f); "
 				    "needs a fit that separates them or a saturated epoch%s",
-				    l->cost_fit.x[FIT_Z] / l->cost_fit.x[FIT_P], ns, other);
+				    l->cost.sums.x[FIT_Z] / l->cost.sums.x[FIT_P], ns, other);
 			return;
 		}
-		set_value(&b->cpu_ns_per_pkt, ns, src);
+		value_set(&b->cpu_ns_per_pkt, ns, src);
 		rxb_strlcpy(b->cpu_ns_per_pkt.why,
 			    "ratio: wake-up and packet costs not separable yet",
 			    sizeof(b->cpu_ns_per_pkt.why));
@@ -1187,26 +1187,26 @@ static void choose_cost(const struct mi_learn *l, const struct rxb_epoch *e,
 }
 
 /* Below this, interrupt time on the receiver's CPU is noise (timers, a stray packet). */
-#define MI_IRQ_MIN_NS 5.0
+#define IRQ_MIN_NS 5.0
 
-static void irq_cost(const struct mi_learn *l, enum mi_src src, struct mi_stage_b *b)
+static void irq_cost(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
 {
 	double v = ewma_ratio_value(&l->irq_ns_per_pkt);
 
 	if (!isfinite(v))
-		set_missing(&b->irq_ns_per_pkt, "not measured: none assumed");
-	else if (v < MI_IRQ_MIN_NS) {
-		set_value(&b->irq_ns_per_pkt, 0, src);
+		value_missing(&b->irq_ns_per_pkt, "not measured: none assumed");
+	else if (v < IRQ_MIN_NS) {
+		value_set(&b->irq_ns_per_pkt, 0, src);
 		snprintf(b->irq_ns_per_pkt.why, sizeof(b->irq_ns_per_pkt.why),
 			 "%.2g ns measured: the receive softirq runs on other CPUs", v);
 	} else {
-		set_value(&b->irq_ns_per_pkt, v, src);
+		value_set(&b->irq_ns_per_pkt, v, src);
 	}
 }
 
 /*
  * Hold the cost to what the receiver has been seen to pay while it kept
- * up (struct mi_learn.busy): a cost above that is one it has beaten, at
+ * up (struct learn.busy.all_in): a cost above that is one it has beaten, at
  * this load, with its wake-ups paid on top. Needed because the estimate
  * it caps can rest on one epoch and then never be corrected: at k = 1 on
  * the test VM one saturated epoch put the cost at 1394 ns (the fit said
@@ -1217,23 +1217,23 @@ static void irq_cost(const struct mi_learn *l, enum mi_src src, struct mi_stage_
  * 19 % under the best (docs/e2e.md 5.10), and no transfer at that
  * rate overflowed to correct it.
  */
-static void busy_cap(const struct mi_learn *l, struct mi_stage_b *b)
+static void cost_cap(const struct learn *l, struct inputs_stage_b *b)
 {
-	double load, v = mi_sat_value(&l->busy, &load), now = load_now(b);
-	char was[MI_WHY_LEN];
+	double load, v = busy_sums_value(&l->busy.all_in, &load), now = inputs_receiver_load(b);
+	char was[VALUE_WHY_LEN];
 	int n;
 
 	b->cpu_ns_per_pkt_busy = v > 0 ? v : NAN;
 	b->busy_load = v > 0 ? load : NAN;
 	b->cpu_ns_per_pkt_capped = NAN;
-	if (!(v > 0) || l->busy.taken < MI_BUSY_MIN_EPOCHS || !isfinite(now) ||
-	    !(fabs(now - load) <= MI_SAT_MAX_DLOAD) ||
-	    b->cpu_ns_per_pkt.src == MI_SRC_MISSING || !(b->cpu_ns_per_pkt.v > v))
+	if (!(v > 0) || l->busy.all_in.taken < COST_CAP_MIN_EPOCHS || !isfinite(now) ||
+	    !(fabs(now - load) <= BUSY_MAX_DLOAD) ||
+	    b->cpu_ns_per_pkt.src == VALUE_MISSING || !(b->cpu_ns_per_pkt.v > v))
 		return;
 	b->cpu_ns_per_pkt_capped = b->cpu_ns_per_pkt.v;
 	rxb_strlcpy(was, b->cpu_ns_per_pkt.why, sizeof(was));
 	b->cpu_ns_per_pkt.v = v;
-	b->cpu_ns_per_pkt_basis = MI_COST_BUSY;
+	b->cpu_ns_per_pkt_basis = COST_BUSY;
 	/* The old why goes last: it holds "ratio N" (tests/e2e/analyze.py). */
 	n = snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
 		     "busy, kept up at #C+#I %.1f: %.0f ns/pkt all in, below %.0f, ",
@@ -1246,72 +1246,72 @@ static void busy_cap(const struct mi_learn *l, struct mi_stage_b *b)
 /*
  * rate_rel_sd: the packet-weighted relative standard deviation of the cost
  * per packet over the epochs in the ring measured at about the present
- * load (MI_SAT_MAX_DLOAD, as for the costs: the cost depends on the
+ * load (BUSY_MAX_DLOAD, as for the costs: the cost depends on the
  * co-runners), with Bessel's correction for their number. Epochs with and
  * without overflow both count: whether a blast finds the receiver keeping
  * up or behind (docs/e2e.md §6.5) is part of what its drain will be. The
  * rate is 1 / cost, whose relative spread this is to first order.
  */
-static void rate_spread(const struct mi_learn *l, enum mi_src src, struct mi_stage_b *b)
+static void rate_spread(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
 {
-	double now = load_now(b), w = 0, m = 0, m2 = 0, var, sd;
+	double now = inputs_receiver_load(b), w = 0, m = 0, m2 = 0, var, sd;
 	uint32_t n = 0;
 
 	if (!isfinite(now)) {
-		set_missing(&b->rate_rel_sd, "needs #C + #I");
+		value_missing(&b->rate_rel_sd, "needs #C + #I");
 		return;
 	}
-	for (uint32_t i = 0; i < l->spread_n; i++) {
-		const struct mi_busy_epoch *x = &l->spread[i];
+	for (uint32_t i = 0; i < l->busy.spread_n; i++) {
+		const struct busy_epoch *x = &l->busy.spread[i];
 
-		if (!(fabs(x->load - now) <= MI_SAT_MAX_DLOAD))
+		if (!(fabs(x->load - now) <= BUSY_MAX_DLOAD))
 			continue;
 		w += x->pkts;
 		m += x->pkts * x->ns_per_pkt;
 		m2 += x->pkts * x->ns_per_pkt * x->ns_per_pkt;
 		n++;
 	}
-	if (n < MI_SPREAD_MIN_EPOCHS || !(w > 0) || !(m > 0)) {
-		set_missing(&b->rate_rel_sd, "%u busy epochs at #C+#I %.1f, %d needed",
-			    n, now, MI_SPREAD_MIN_EPOCHS);
+	if (n < BUSY_SPREAD_MIN_EPOCHS || !(w > 0) || !(m > 0)) {
+		value_missing(&b->rate_rel_sd, "%u busy epochs at #C+#I %.1f, %d needed",
+			    n, now, BUSY_SPREAD_MIN_EPOCHS);
 		return;
 	}
 	m /= w;
 	var = fmax(m2 / w - m * m, 0) * n / (n - 1);
 	sd = sqrt(var);
-	set_value(&b->rate_rel_sd, fmin(sd / m, 1.0), src);
+	value_set(&b->rate_rel_sd, fmin(sd / m, 1.0), src);
 	snprintf(b->rate_rel_sd.why, sizeof(b->rate_rel_sd.why),
 		 "%u busy epochs at #C+#I %.1f: %.0f +- %.0f ns/pkt", n, now, m, sd);
 }
 
-static void episode_size(const struct mi_learn *l, const struct rxb_epoch *e,
-			 struct mi_stage_b *b)
+static void episode_size(const struct learn *l, const struct rxb_epoch *e,
+			 struct inputs_stage_b *b)
 {
-	double m = mi_episode_pkts(l);
+	double m = learn_episode_pkts(l);
 
 	if (!l->episodes_ended) {
-		set_missing(&b->loss_episode_pkts,
+		value_missing(&b->loss_episode_pkts,
 			    "no loss episode has ended yet (one ends when the next begins)");
 		return;
 	}
 	if (!isfinite(m)) {
-		set_missing(&b->loss_episode_pkts, "%llu episodes ended, %.0f needed",
-			    (unsigned long long)l->episodes_ended, MI_MIN_EPISODES);
+		value_missing(&b->loss_episode_pkts, "%llu episodes ended, %.0f needed",
+			    (unsigned long long)l->episodes_ended, LEARN_MIN_EPISODES);
 		return;
 	}
-	set_value(&b->loss_episode_pkts, m,
-		  e && l->episodes_seq == e->seq ? MI_SRC_MEASURED : MI_SRC_LEARNED);
+	value_set(&b->loss_episode_pkts, m,
+		  e && l->episodes_seq == e->seq ? VALUE_MEASURED : VALUE_LEARNED);
 	snprintf(b->loss_episode_pkts.why, sizeof(b->loss_episode_pkts.why),
 		 "median of %llu ended episodes (decayed weight %.1f)",
 		 (unsigned long long)l->episodes_ended, l->episodes_w);
 }
 
-static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
+static void compute_b(const struct learn *l, const struct learn_disk *disk,
 		      uint16_t port, const struct rxb_epoch *e, bool fresh,
-		      const struct mi_env *env, struct mi_result *out)
+		      const struct inputs_env *env, struct inputs *out)
 {
-	struct mi_stage_b *b = &out->b;
-	enum mi_src src = cost_src(l, fresh);
+	struct inputs_stage_b *b = &out->b;
+	enum value_src src = cost_src(l, fresh);
 	double wake = ewma_ratio_value(&l->pkts_per_wakeup);
 	double ts = ewma_ratio_value(&l->truesize_per_pkt);
 	struct rxb_stage_inputs *in;
@@ -1319,43 +1319,43 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 
 	workload(l, e, b);
 	disk_rates(disk, b);
-	choose_cost(l, e, port, src, env->depth_cost, b);
+	cost_choose(l, e, port, src, env->depth_cost, b);
 	irq_cost(l, src, b);
-	busy_cap(l, b);
+	cost_cap(l, b);
 	rate_spread(l, src, b);
 	episode_size(l, e, b);
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
 
-		set_value(&b->queue_pkts, cap < 1 ? 1 : cap, src);
+		value_set(&b->queue_pkts, cap < 1 ? 1 : cap, src);
 	} else {
-		set_missing(&b->queue_pkts, "receive buffer or truesize not measured");
+		value_missing(&b->queue_pkts, "receive buffer or truesize not measured");
 	}
-	if (b->queue_pkts.src == MI_SRC_MISSING) {
-		set_missing(&b->pkts_per_wakeup, "needs the queue capacity");
+	if (b->queue_pkts.src == VALUE_MISSING) {
+		value_missing(&b->pkts_per_wakeup, "needs the queue capacity");
 	} else if (l->pkts_per_wakeup.num > 0 && !(l->pkts_per_wakeup.den > 0)) {
 		/* Never slept while dequeuing: drains what is queued. */
-		set_value(&b->pkts_per_wakeup, b->queue_pkts.v, src);
+		value_set(&b->pkts_per_wakeup, b->queue_pkts.v, src);
 		rxb_strlcpy(b->pkts_per_wakeup.why, "receiver never blocked: N = K",
 			    sizeof(b->pkts_per_wakeup.why));
 	} else if (wake > 0) {
-		set_value(&b->pkts_per_wakeup, fmin(wake, b->queue_pkts.v), src);
+		value_set(&b->pkts_per_wakeup, fmin(wake, b->queue_pkts.v), src);
 	} else {
-		set_missing(&b->pkts_per_wakeup, "receiver wake-ups not measured");
+		value_missing(&b->pkts_per_wakeup, "receiver wake-ups not measured");
 	}
 
-	if (b->cpu_ns_per_pkt.src == MI_SRC_MISSING ||
-	    b->pkts_per_wakeup.src == MI_SRC_MISSING ||
-	    b->queue_pkts.src == MI_SRC_MISSING) {
-		set_missing(&b->mu_net_per_s, "needs cpu_ns_per_pkt, N and K");
+	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
+	    b->pkts_per_wakeup.src == VALUE_MISSING ||
+	    b->queue_pkts.src == VALUE_MISSING) {
+		value_missing(&b->mu_net_per_s, "needs cpu_ns_per_pkt, N and K");
 		return;
 	}
-	if (b->cpu_bound.src == MI_SRC_MISSING || b->io_bound.src == MI_SRC_MISSING)
+	if (b->cpu_bound.src == VALUE_MISSING || b->io_bound.src == VALUE_MISSING)
 		return;
 
 	k = clamp_u32(b->queue_pkts.v, 1, UINT32_MAX);
 	n = clamp_u32(b->pkts_per_wakeup.v, 1, k);
-	set_value(&b->mu_net_per_s, 1e9 / (b->cpu_ns_per_pkt.v * n), src);
+	value_set(&b->mu_net_per_s, 1e9 / (b->cpu_ns_per_pkt.v * n), src);
 
 	in = &out->stages[out->nstages];
 	memset(in, 0, sizeof(*in));
@@ -1369,13 +1369,13 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 	in->rule = env->rule;
 	in->load_independent = false;
 	in->irq_ns_per_pkt = b->irq_ns_per_pkt.v > 0 ? b->irq_ns_per_pkt.v : 0;
-	if (env->rate_uncertainty && b->rate_rel_sd.src != MI_SRC_MISSING)
+	if (env->rate_uncertainty && b->rate_rel_sd.src != VALUE_MISSING)
 		in->mu_rel_sd = b->rate_rel_sd.v;
 	in->mu_pio_per_s = UNUSED_RATE_PER_S;
 	in->mu_disk_per_s = UNUSED_RATE_PER_S;
 	if (b->io_bound.v > 0) {
-		if (b->mu_pio_per_s.src != MI_SRC_MISSING &&
-		    b->mu_disk_per_s.src != MI_SRC_MISSING) {
+		if (b->mu_pio_per_s.src != VALUE_MISSING &&
+		    b->mu_disk_per_s.src != VALUE_MISSING) {
 			in->mu_pio_per_s = b->mu_pio_per_s.v;
 			in->mu_disk_per_s = b->mu_disk_per_s.v;
 		} else {
@@ -1389,14 +1389,14 @@ static void compute_b(const struct mi_learn *l, const struct mi_disk *disk,
 }
 
 /* K_A: the device's ring, or the backlog's limit. */
-static void queue_a(const struct rxb_epoch *e, const struct mi_env *env,
-		    struct mi_stage_a *a)
+static void queue_a(const struct rxb_epoch *e, const struct inputs_env *env,
+		    struct inputs_stage_a *a)
 {
 	if (!strcmp(a->dev, BACKLOG_DEV)) {
 		if (env->netdev_max_backlog)
-			set_value(&a->queue_pkts, env->netdev_max_backlog, MI_SRC_SYSCTL);
+			value_set(&a->queue_pkts, env->netdev_max_backlog, VALUE_SYSCTL);
 		else
-			set_missing(&a->queue_pkts, "net.core.netdev_max_backlog unreadable");
+			value_missing(&a->queue_pkts, "net.core.netdev_max_backlog unreadable");
 		return;
 	}
 	for (int i = 0; e && i < e->nnics && i < RXB_MAX_NICS; i++) {
@@ -1404,24 +1404,24 @@ static void queue_a(const struct rxb_epoch *e, const struct mi_env *env,
 
 		if (strcmp(m->name, a->dev) || !m->rx_ring)
 			continue;
-		set_value(&a->queue_pkts, m->rx_ring,
-			  m->ring_source == RXB_SRC_DEVICE ? MI_SRC_DEVICE : MI_SRC_CONFIG);
+		value_set(&a->queue_pkts, m->rx_ring,
+			  m->ring_source == RXB_SRC_DEVICE ? VALUE_DEVICE : VALUE_CONFIG);
 		return;
 	}
 	if (env->fallback_rx_ring) {
-		set_value(&a->queue_pkts, env->fallback_rx_ring, MI_SRC_CONFIG);
+		value_set(&a->queue_pkts, env->fallback_rx_ring, VALUE_CONFIG);
 		snprintf(a->queue_pkts.why, sizeof(a->queue_pkts.why),
 			 "%s not sampled: [measure] fallback_rx_ring", a->dev);
 	} else {
-		set_missing(&a->queue_pkts, "RX ring of %s unknown", a->dev);
+		value_missing(&a->queue_pkts, "RX ring of %s unknown", a->dev);
 	}
 }
 
-static void compute_a(const struct mi_learn *l, const struct rxb_epoch *e,
-		      bool fresh, const struct mi_env *env, struct mi_result *out)
+static void compute_a(const struct learn *l, const struct rxb_epoch *e,
+		      bool fresh, const struct inputs_env *env, struct inputs *out)
 {
-	struct mi_stage_a *a = &out->a;
-	enum mi_src src = cost_src(l, fresh);
+	struct inputs_stage_a *a = &out->a;
+	enum value_src src = cost_src(l, fresh);
 	double ns = ewma_ratio_value(&l->napi_ns_per_poll);
 	double ppp = ewma_ratio_value(&l->napi_pkts_per_poll);
 	double dps = ewma_ratio_value(&l->napi_dgrams_per_skb);
@@ -1430,34 +1430,34 @@ static void compute_a(const struct mi_learn *l, const struct rxb_epoch *e,
 
 	rxb_strlcpy(a->dev, l->napi_dev, sizeof(a->dev));
 	if (!l->napi_dev[0]) {
-		set_missing(&a->mu_per_s, "no NAPI poll seen with the flow's traffic");
-		set_missing(&a->pkts_per_poll, "no NAPI poll seen");
-		set_missing(&a->queue_pkts, "no NAPI poll seen");
-		set_missing(&a->dgrams_per_skb, "no NAPI poll seen");
+		value_missing(&a->mu_per_s, "no NAPI poll seen with the flow's traffic");
+		value_missing(&a->pkts_per_poll, "no NAPI poll seen");
+		value_missing(&a->queue_pkts, "no NAPI poll seen");
+		value_missing(&a->dgrams_per_skb, "no NAPI poll seen");
 		return;
 	}
 	if (ns > 0)
-		set_value(&a->mu_per_s, 1e9 / ns, src);
+		value_set(&a->mu_per_s, 1e9 / ns, src);
 	else
-		set_missing(&a->mu_per_s, "NET_RX service time not measured");
+		value_missing(&a->mu_per_s, "NET_RX service time not measured");
 	/* Polls and queues count skbs; the model counts the flow's datagrams. */
 	if (dps >= 1) {
-		set_value(&a->dgrams_per_skb, dps, src);
+		value_set(&a->dgrams_per_skb, dps, src);
 	} else {
-		set_value(&a->dgrams_per_skb, 1, src);
+		value_set(&a->dgrams_per_skb, 1, src);
 		snprintf(a->dgrams_per_skb.why, sizeof(a->dgrams_per_skb.why),
 			 "too few skbs counted: 1 taken");
 		dps = 1;
 	}
 	if (ppp > 0)
-		set_value(&a->pkts_per_poll, ppp * dps, src);
+		value_set(&a->pkts_per_poll, ppp * dps, src);
 	else
-		set_missing(&a->pkts_per_poll, "too few NAPI polls measured");
+		value_missing(&a->pkts_per_poll, "too few NAPI polls measured");
 	queue_a(e, env, a);
-	if (a->queue_pkts.src != MI_SRC_MISSING)
+	if (a->queue_pkts.src != VALUE_MISSING)
 		a->queue_pkts.v *= dps;
-	if (a->mu_per_s.src == MI_SRC_MISSING || a->pkts_per_poll.src == MI_SRC_MISSING ||
-	    a->queue_pkts.src == MI_SRC_MISSING)
+	if (a->mu_per_s.src == VALUE_MISSING || a->pkts_per_poll.src == VALUE_MISSING ||
+	    a->queue_pkts.src == VALUE_MISSING)
 		return;
 
 	/* Stage A comes first on the path: shift stage B up if it is set. */
@@ -1475,7 +1475,7 @@ static void compute_a(const struct mi_learn *l, const struct rxb_epoch *e,
 	out->nstages++;
 }
 
-static void fill_traffic(const struct rxb_sock_meas *s, struct mi_traffic *t)
+static void fill_traffic(const struct rxb_sock_meas *s, struct inputs_traffic *t)
 {
 	memset(t, 0, sizeof(*t));
 	if (!s)
@@ -1493,17 +1493,17 @@ static void fill_traffic(const struct rxb_sock_meas *s, struct mi_traffic *t)
  * epoch with the workload measured; less for costs carried over while the
  * flow is idle, and less again for costs from an earlier run.
  */
-static uint16_t input_confidence(const struct mi_result *r, const struct rxb_epoch *e)
+static uint16_t input_confidence(const struct inputs *r, const struct rxb_epoch *e)
 {
 	double c = 1000;
 
 	switch (r->b.cpu_ns_per_pkt.src) {
-	case MI_SRC_MEASURED:
+	case VALUE_MEASURED:
 		break;
-	case MI_SRC_LEARNED:
+	case VALUE_LEARNED:
 		c *= 0.7;
 		break;
-	case MI_SRC_HISTORY:
+	case VALUE_HISTORY:
 		c *= 0.4;
 		break;
 	default:
@@ -1518,13 +1518,13 @@ static uint16_t input_confidence(const struct mi_result *r, const struct rxb_epo
 	return (uint16_t)lround(c);
 }
 
-void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t port,
-		const struct rxb_epoch *e, const struct mi_env *env,
-		struct mi_result *out)
+void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16_t port,
+		const struct rxb_epoch *e, const struct inputs_env *env,
+		struct inputs *out)
 {
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 	/* Measured this epoch, or in the last sampled one when this was not. */
-	bool fresh = e && l->origin == MI_SRC_MEASURED &&
+	bool fresh = e && l->origin == VALUE_MEASURED &&
 		     (net_unsampled(e) ? l->last_traffic_seq == e->net_sampled_seq :
 		      sock_has_traffic(s) && l->last_traffic_seq == e->seq);
 
@@ -1535,19 +1535,19 @@ void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t p
 		compute_a(l, e, fresh, env, out);
 	} else {
 		rxb_strlcpy(out->a.dev, l->napi_dev, sizeof(out->a.dev));
-		set_missing(&out->a.mu_per_s, "stage B is not modelled");
-		set_missing(&out->a.pkts_per_poll, "stage B is not modelled");
-		set_missing(&out->a.queue_pkts, "stage B is not modelled");
-		set_missing(&out->a.dgrams_per_skb, "stage B is not modelled");
+		value_missing(&out->a.mu_per_s, "stage B is not modelled");
+		value_missing(&out->a.pkts_per_poll, "stage B is not modelled");
+		value_missing(&out->a.queue_pkts, "stage B is not modelled");
+		value_missing(&out->a.dgrams_per_skb, "stage B is not modelled");
 	}
-	out->no_traffic = l->origin != MI_SRC_MEASURED;
+	out->no_traffic = l->origin != VALUE_MEASURED;
 	if (!out->b.present) {
-		const struct mi_stage_b *b = &out->b;
-		const struct mi_value *miss =
-			b->cpu_ns_per_pkt.src == MI_SRC_MISSING ? &b->cpu_ns_per_pkt :
-			b->queue_pkts.src == MI_SRC_MISSING ? &b->queue_pkts :
-			b->pkts_per_wakeup.src == MI_SRC_MISSING ? &b->pkts_per_wakeup :
-			b->cpu_bound.src == MI_SRC_MISSING ? &b->cpu_bound : &b->io_bound;
+		const struct inputs_stage_b *b = &out->b;
+		const struct value *miss =
+			b->cpu_ns_per_pkt.src == VALUE_MISSING ? &b->cpu_ns_per_pkt :
+			b->queue_pkts.src == VALUE_MISSING ? &b->queue_pkts :
+			b->pkts_per_wakeup.src == VALUE_MISSING ? &b->pkts_per_wakeup :
+			b->cpu_bound.src == VALUE_MISSING ? &b->cpu_bound : &b->io_bound;
 
 		out->nstages = 0;
 		snprintf(out->why, sizeof(out->why), "stage B not modelled: %s", miss->why);
@@ -1558,8 +1558,8 @@ void mi_compute(const struct mi_learn *l, const struct mi_disk *disk, uint16_t p
 			 "#I %.2f not modelled: disk rates not measured", out->b.io_bound.v);
 	else if (!out->a.present)
 		snprintf(out->why, sizeof(out->why), "stage A not modelled: %s",
-			 out->a.mu_per_s.src == MI_SRC_MISSING ? out->a.mu_per_s.why :
-			 out->a.pkts_per_poll.src == MI_SRC_MISSING ?
+			 out->a.mu_per_s.src == VALUE_MISSING ? out->a.mu_per_s.why :
+			 out->a.pkts_per_poll.src == VALUE_MISSING ?
 			 out->a.pkts_per_poll.why : out->a.queue_pkts.why);
 	out->confidence = input_confidence(out, e);
 }

@@ -38,7 +38,7 @@ static void set_err(struct state *s, int err, const char *fmt, ...)
 
 static int parse_value(const char *key, const char *val, struct state_entry *e)
 {
-	struct mi_learn *l = &e->learn;
+	struct learn *l = &e->learn;
 	uint64_t u;
 	double d;
 
@@ -65,7 +65,7 @@ static int parse_value(const char *key, const char *val, struct state_entry *e)
 	if (!strcmp(key, "cpus")) {
 		const char *p = val;
 
-		while (*p && l->ncpus < MI_MAX_CPUS) {
+		while (*p && l->ncpus < LEARN_MAX_CPUS) {
 			char *end;
 			long cpu = strtol(p, &end, 10);
 
@@ -88,17 +88,17 @@ static int parse_value(const char *key, const char *val, struct state_entry *e)
 	if (rxb_parse_double(val, 1e-9, 1e15, &d))
 		return -EINVAL;
 	if (!strcmp(key, "cpu_ns_per_pkt"))
-		ewma_ratio_set(&l->cpu_ns_per_pkt, d, MI_MIN_PKTS);
+		ewma_ratio_set(&l->cpu_ns_per_pkt, d, LEARN_MIN_PKTS);
 	else if (!strcmp(key, "pkts_per_wakeup"))
 		ewma_ratio_set(&l->pkts_per_wakeup, d, 1.0);
 	else if (!strcmp(key, "truesize_per_pkt"))
-		ewma_ratio_set(&l->truesize_per_pkt, d, MI_MIN_PKTS);
+		ewma_ratio_set(&l->truesize_per_pkt, d, LEARN_MIN_PKTS);
 	else if (!strcmp(key, "napi_ns_per_poll"))
-		ewma_ratio_set(&l->napi_ns_per_poll, d, MI_MIN_POLLS);
+		ewma_ratio_set(&l->napi_ns_per_poll, d, LEARN_MIN_POLLS);
 	else if (!strcmp(key, "napi_pkts_per_poll"))
-		ewma_ratio_set(&l->napi_pkts_per_poll, d, MI_MIN_POLLS);
+		ewma_ratio_set(&l->napi_pkts_per_poll, d, LEARN_MIN_POLLS);
 	else if (!strcmp(key, "napi_dgrams_per_skb"))
-		ewma_ratio_set(&l->napi_dgrams_per_skb, d, MI_MIN_PKTS);
+		ewma_ratio_set(&l->napi_dgrams_per_skb, d, LEARN_MIN_PKTS);
 	else
 		return -EINVAL;
 	return 0;
@@ -130,7 +130,7 @@ int state_parse_line(const char *line, struct state_entry *out)
 		return -EINVAL;
 	memcpy(buf, line, len + 1);
 	memset(&e, 0, sizeof(e));
-	mi_learn_init(&e.learn);
+	learn_init(&e.learn);
 	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
 		char *eq = strchr(tok, '=');
 
@@ -149,7 +149,7 @@ int state_parse_line(const char *line, struct state_entry *out)
 	/* A port and a receiver cost are the least that is useful. */
 	if (!e.port || !e.learn.cpu_ns_per_pkt.ok)
 		return -EINVAL;
-	e.learn.origin = MI_SRC_HISTORY;
+	e.learn.origin = VALUE_HISTORY;
 	*out = e;
 	return 0;
 }
@@ -165,7 +165,7 @@ static int add_ratio(char *buf, size_t size, const char *key, const struct ewma_
 
 int state_format_line(const struct state_entry *e, char *buf, size_t size)
 {
-	const struct mi_learn *l = &e->learn;
+	const struct learn *l = &e->learn;
 	size_t len = 0;
 
 #define APPEND(...) do {						\
@@ -189,7 +189,7 @@ int state_format_line(const struct state_entry *e, char *buf, size_t size)
 	APPEND_RATIO("truesize_per_pkt", &l->truesize_per_pkt);
 	if (l->rcvbuf_bytes)
 		APPEND(" rcvbuf=%u", l->rcvbuf_bytes);
-	for (int i = 0; i < l->ncpus && i < MI_MAX_CPUS; i++)
+	for (int i = 0; i < l->ncpus && i < LEARN_MAX_CPUS; i++)
 		APPEND("%s%d:%.9g", i ? "," : " cpus=", l->cpu[i], l->cpu_share[i]);
 	if (l->napi_dev[0]) {
 		APPEND(" napi_dev=%s", l->napi_dev);
@@ -324,7 +324,7 @@ void state_close(struct state *s)
 	s->dirfd = -1;
 }
 
-bool state_history_get(struct state *s, uint16_t port, struct mi_learn *out)
+bool state_history_get(struct state *s, uint16_t port, struct learn *out)
 {
 	uint64_t now = rxb_wall_s();
 
@@ -332,14 +332,14 @@ bool state_history_get(struct state *s, uint16_t port, struct mi_learn *out)
 		if (s->v[i].port != port)
 			continue;
 		*out = s->v[i].learn;
-		out->origin = MI_SRC_HISTORY;
+		out->origin = VALUE_HISTORY;
 		out->history_age_s = now > s->v[i].saved_unix_s ? now - s->v[i].saved_unix_s : 0;
 		return true;
 	}
 	return false;
 }
 
-void state_history_put(struct state *s, uint16_t port, const struct mi_learn *l)
+void state_history_put(struct state *s, uint16_t port, const struct learn *l)
 {
 	struct state_entry *e;
 

@@ -4,7 +4,7 @@
  * daemon writes files (the control socket aside).
  *
  * It holds flows.state, the receive-path costs each watched port learned
- * (struct mi_learn: receiver CPU ns per packet, packets per wake-up,
+ * (struct learn: receiver CPU ns per packet, packets per wake-up,
  * truesize per packet, rcvbuf, the receiver's CPUs, the NAPI path's
  * costs). These are load-independent properties of the receiving
  * application and host, so a restarted daemon (or a port that comes back)
@@ -15,7 +15,7 @@
  *	# comment
  *	port=9000 saved=1763770000 cpu_ns_per_pkt=1523.4 ...
  * Values are restored as worth the minimum weight of fresh data
- * (MI_MIN_PKTS packets, ...), so the first epochs of real traffic replace
+ * (LEARN_MIN_PKTS packets, ...), so the first epochs of real traffic replace
  * them quickly. A line that does not parse is skipped with a warning; the
  * file is at most STATE_MAX_FILE bytes and STATE_MAX_PORTS lines.
  *
@@ -41,7 +41,7 @@
 struct state_entry {
 	uint16_t port;
 	uint64_t saved_unix_s;
-	struct mi_learn learn;
+	struct learn learn;
 };
 
 struct state {
@@ -63,10 +63,10 @@ int state_open(struct state *s, const char *dir);
 /* Save if dirty, close. */
 void state_close(struct state *s);
 
-/* What @port learned in an earlier run (origin MI_SRC_HISTORY, its age). */
-bool state_history_get(struct state *s, uint16_t port, struct mi_learn *out);
+/* What @port learned in an earlier run (origin VALUE_HISTORY, its age). */
+bool state_history_get(struct state *s, uint16_t port, struct learn *out);
 /* Remember @l for @port (measured in this run); marks the state dirty. */
-void state_history_put(struct state *s, uint16_t port, const struct mi_learn *l);
+void state_history_put(struct state *s, uint16_t port, const struct learn *l);
 
 /* Write flows.state if dirty. 0 or -errno (logged, kept in s->err). */
 int state_save(struct state *s);

@@ -26,11 +26,11 @@ static const char *const rate_flag_names[] = {
 
 /* ------------------------------------------------------------------ JSON -- */
 
-static void value_json(struct json_writer *w, const char *key, const struct mi_value *v)
+static void value_json(struct json_writer *w, const char *key, const struct value *v)
 {
 	json_obj_begin(w, key);
-	json_double(w, "value", v->src == MI_SRC_MISSING ? NAN : v->v);
-	json_str(w, "source", mi_src_name(v->src));
+	json_double(w, "value", v->src == VALUE_MISSING ? NAN : v->v);
+	json_str(w, "source", value_src_name(v->src));
 	if (v->why[0])
 		json_str(w, "why", v->why);
 	json_obj_end(w);
@@ -70,11 +70,12 @@ static void placement_json(struct json_writer *w, int n, const int *cpu, const d
 }
 
 /* Which estimate cpu_ns_per_pkt is, and the others beside it. */
-static void cpu_cost_json(struct json_writer *w, const struct mi_stage_b *b, const struct mi_sat *sat,
-			  const struct mi_sat *kept, const struct mi_sat *busy)
+static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b,
+			  const struct busy_sums *sat, const struct busy_sums *kept,
+			  const struct busy_sums *busy)
 {
 	json_obj_begin(w, "cpu_cost");
-	json_str(w, "basis", mi_cost_basis_name(b->cpu_ns_per_pkt_basis));
+	json_str(w, "basis", cost_basis_name(b->cpu_ns_per_pkt_basis));
 	json_double(w, "saturated_ns", b->cpu_ns_per_pkt_saturated);
 	json_double(w, "saturated_load", b->saturated_load);
 	json_double(w, "kept_up_ns", b->cpu_ns_per_pkt_kept_up);
@@ -102,8 +103,8 @@ static void cpu_cost_json(struct json_writer *w, const struct mi_stage_b *b, con
 
 static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t now)
 {
-	const struct mi_result *in = &fl->inputs;
-	const struct mi_learn *l = &fl->learn;
+	const struct inputs *in = &fl->inputs;
+	const struct learn *l = &fl->learn;
 
 	json_obj_begin(w, "inputs");
 	json_uint(w, "stages", in->nstages);
@@ -117,7 +118,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_bool(w, "io_bound_ignored", in->b.io_ignored);
 	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
 	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
-	cpu_cost_json(w, &in->b, &l->sat, &l->kept, &l->busy);
+	cpu_cost_json(w, &in->b, &l->busy.sat, &l->busy.kept, &l->busy.all_in);
 	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
 	value_json(w, "queue_pkts", &in->b.queue_pkts);
 	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);
@@ -137,9 +138,9 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "dgrams_per_skb", &in->a.dgrams_per_skb);
 	json_obj_end(w);
 	json_obj_begin(w, "learned");
-	json_str(w, "origin", mi_src_name(l->origin));
+	json_str(w, "origin", value_src_name(l->origin));
 	json_double(w, "last_traffic_age_s", age_s(l->last_traffic_ns, now));
-	if (l->origin == MI_SRC_HISTORY)
+	if (l->origin == VALUE_HISTORY)
 		json_uint(w, "history_age_s", l->history_age_s);
 	else
 		json_null(w, "history_age_s");
@@ -252,7 +253,7 @@ static void report_json(struct json_writer *w, const struct flow *fl)
 static void flow_json(struct json_writer *w, const struct flow *fl, const struct daemon *d,
 		      uint64_t now)
 {
-	const struct mi_traffic *t = &fl->inputs.traffic;
+	const struct inputs_traffic *t = &fl->inputs.traffic;
 
 	json_obj_begin(w, NULL);
 	json_uint(w, "port", fl->port);
@@ -673,16 +674,16 @@ static void fmt_rate(char *buf, size_t size, double bps)
 		snprintf(buf, size, "%.1f Mb/s", bps / 1e6);
 }
 
-static void value_text(struct ctlsrv_out *o, const char *name, const struct mi_value *v,
+static void value_text(struct ctlsrv_out *o, const char *name, const struct value *v,
 		       const char *fmt)
 {
-	if (v->src == MI_SRC_MISSING) {
+	if (v->src == VALUE_MISSING) {
 		ctlsrv_out_printf(o, " %s ? (%s)", name, v->why);
 		return;
 	}
 	ctlsrv_out_printf(o, " %s ", name);
 	ctlsrv_out_printf(o, fmt, v->v);
-	ctlsrv_out_printf(o, " (%s)", mi_src_name(v->src));
+	ctlsrv_out_printf(o, " (%s)", value_src_name(v->src));
 }
 
 static void flags_text(char *buf, size_t size, uint16_t flags)
@@ -700,7 +701,7 @@ static void flags_text(char *buf, size_t size, uint16_t flags)
 
 static void flow_text(struct ctlsrv_out *o, const struct flow *fl, const struct daemon *d)
 {
-	const struct mi_result *in = &fl->inputs;
+	const struct inputs *in = &fl->inputs;
 	const struct flow_xfer *x = &fl->xfer;
 	char r1[32], r2[32], flags[64], pbuf[1024];
 
@@ -736,8 +737,8 @@ static void flow_text(struct ctlsrv_out *o, const struct flow *fl, const struct 
 			       in->b.cpu_share[i] * 100);
 	ctlsrv_out_puts(o, "\n                     ");
 	value_text(o, "ns/pkt", &in->b.cpu_ns_per_pkt, "%.0f");
-	if (in->b.cpu_ns_per_pkt_basis != MI_COST_NONE)
-		ctlsrv_out_printf(o, " [%s]", mi_cost_basis_name(in->b.cpu_ns_per_pkt_basis));
+	if (in->b.cpu_ns_per_pkt_basis != COST_NONE)
+		ctlsrv_out_printf(o, " [%s]", cost_basis_name(in->b.cpu_ns_per_pkt_basis));
 	if (isfinite(in->b.cpu_ns_per_pkt_full))
 		ctlsrv_out_printf(o, " full-queue ns/pkt %.0f", in->b.cpu_ns_per_pkt_full);
 	if (isfinite(in->b.cpu_ns_per_pkt_capped))
@@ -747,9 +748,9 @@ static void flow_text(struct ctlsrv_out *o, const struct flow *fl, const struct 
 	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");
 	if (in->b.irq_ns_per_pkt.v > 0)
 		value_text(o, "irq ns/pkt", &in->b.irq_ns_per_pkt, "%.0f");
-	if (in->b.loss_episode_pkts.src != MI_SRC_MISSING)
+	if (in->b.loss_episode_pkts.src != VALUE_MISSING)
 		value_text(o, "pkts/loss episode", &in->b.loss_episode_pkts, "%.0f");
-	if (in->b.rate_rel_sd.src != MI_SRC_MISSING)
+	if (in->b.rate_rel_sd.src != VALUE_MISSING)
 		value_text(o, "rate rel. sd", &in->b.rate_rel_sd, "%.3f");
 	ctlsrv_out_puts(o, "\n");
 	ctlsrv_out_printf(o, "            stage A  %s %s", in->a.present ? "" : " (not modelled)",

@@ -33,7 +33,7 @@ struct pub {
 	int history_puts;
 	uint16_t history_port;
 	bool have_history;
-	struct mi_learn history;
+	struct learn history;
 };
 
 static int publish(void *ctx, const struct rxbneck_rate *r,
@@ -49,7 +49,7 @@ static int publish(void *ctx, const struct rxbneck_rate *r,
 	return 1;
 }
 
-static bool hist_get(void *ctx, uint16_t port, struct mi_learn *out)
+static bool hist_get(void *ctx, uint16_t port, struct learn *out)
 {
 	struct pub *p = ctx;
 
@@ -59,7 +59,7 @@ static bool hist_get(void *ctx, uint16_t port, struct mi_learn *out)
 	return true;
 }
 
-static void hist_put(void *ctx, uint16_t port, const struct mi_learn *l)
+static void hist_put(void *ctx, uint16_t port, const struct learn *l)
 {
 	struct pub *p = ctx;
 
@@ -359,8 +359,8 @@ static void test_ports_and_history(void **state)
 	(void)state;
 	setup(&f, &pub);
 	/* History for port 9100: the model runs before its first packet. */
-	mi_learn_init(&pub.history);
-	pub.history.origin = MI_SRC_HISTORY;
+	learn_init(&pub.history);
+	pub.history.origin = VALUE_HISTORY;
 	pub.history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * NS_PER_PKT, 64, true };
 	pub.history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
 	pub.history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };

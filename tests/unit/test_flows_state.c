@@ -20,10 +20,10 @@
 
 #include "daemon/model/state.h"
 
-static void learned(struct mi_learn *l, double ns)
+static void learned(struct learn *l, double ns)
 {
-	mi_learn_init(l);
-	l->origin = MI_SRC_MEASURED;
+	learn_init(l);
+	l->origin = VALUE_MEASURED;
 	l->cpu_ns_per_pkt = (struct ewma_ratio){ 1000 * ns, 1000, true };
 	l->pkts_per_wakeup = (struct ewma_ratio){ 1000, 250, true };
 	l->truesize_per_pkt = (struct ewma_ratio){ 1000 * 2304.0, 1000, true };
@@ -61,7 +61,7 @@ static void test_line_round_trip(void **state)
 	assert_int_equal(state_parse_line(line, &back), 0);
 	assert_int_equal(back.port, 9000);
 	assert_int_equal(back.saved_unix_s, 1763770000);
-	assert_int_equal(back.learn.origin, MI_SRC_HISTORY);
+	assert_int_equal(back.learn.origin, VALUE_HISTORY);
 	check_rel(ewma_ratio_value(&back.learn.cpu_ns_per_pkt), 1523.25);
 	check_rel(ewma_ratio_value(&back.learn.pkts_per_wakeup), 4);
 	check_rel(ewma_ratio_value(&back.learn.truesize_per_pkt), 2304);
@@ -69,7 +69,7 @@ static void test_line_round_trip(void **state)
 	check_rel(ewma_ratio_value(&back.learn.napi_pkts_per_poll), 2);
 	check_rel(ewma_ratio_value(&back.learn.napi_dgrams_per_skb), 16);
 	/* Restored as worth the minimum of fresh data, not more. */
-	check_rel(back.learn.cpu_ns_per_pkt.den, MI_MIN_PKTS);
+	check_rel(back.learn.cpu_ns_per_pkt.den, LEARN_MIN_PKTS);
 	assert_int_equal(back.learn.rcvbuf_bytes, 212992);
 	assert_int_equal(back.learn.ncpus, 2);
 	assert_int_equal(back.learn.cpu[0], 1);
@@ -156,7 +156,7 @@ static void cleanup(const char *dir)
 static void test_save_and_load(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
-	struct mi_learn l, got;
+	struct learn l, got;
 	char dir[64], sub[96], path[160];
 	struct stat st;
 
@@ -172,7 +172,7 @@ static void test_save_and_load(void **state)
 	state_history_put(s, 9000, &l);
 	learned(&l, 800);
 	state_history_put(s, 9001, &l);
-	mi_learn_init(&l);
+	learn_init(&l);
 	state_history_put(s, 9002, &l);		/* nothing learned: not kept */
 	assert_int_equal(state_save(s), 0);
 	state_close(s);
@@ -180,7 +180,7 @@ static void test_save_and_load(void **state)
 	assert_int_equal(state_open(s, sub), 0);
 	assert_int_equal(s->n, 2);
 	assert_true(state_history_get(s, 9001, &got));
-	assert_int_equal(got.origin, MI_SRC_HISTORY);
+	assert_int_equal(got.origin, VALUE_HISTORY);
 	check_rel(ewma_ratio_value(&got.cpu_ns_per_pkt), 800);
 	assert_true(got.history_age_s < 60);
 	assert_false(state_history_get(s, 9002, &got));
@@ -195,7 +195,7 @@ static void test_save_and_load(void **state)
 static void test_damaged_file(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
-	struct mi_learn got;
+	struct learn got;
 	char dir[64], sub[96], path[160];
 	FILE *f;
 
@@ -233,7 +233,7 @@ static void test_damaged_file(void **state)
 static void test_bound(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
-	struct mi_learn l;
+	struct learn l;
 	char dir[64], sub[96];
 
 	(void)state;

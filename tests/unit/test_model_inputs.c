@@ -72,9 +72,9 @@ static void split_placement(struct rxb_sock_meas *s)
 	s->ran_on[1].oncpu_ns = 500000;
 }
 
-static struct mi_env env_for(const struct rxb_epoch *e)
+static struct inputs_env env_for(const struct rxb_epoch *e)
 {
-	struct mi_env env = {
+	struct inputs_env env = {
 		.rule = RXB_BATCH_PARTIAL,
 		.netdev_max_backlog = 1000,
 		.fallback_rx_ring = 256,
@@ -96,28 +96,28 @@ static void check_rel(double got, double want, double tol)
 static void test_stage_b_formulas(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	struct rxb_sock_meas *s;
-	struct mi_env env = env_for(e);
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	s = add_sock(e, 1000, 2000, 250);
 	/* 75 % of the receiver's time on CPU 1 (2 hogs), 25 % on CPU 0 (none). */
 	split_placement(s);
 	e->cpus[1].cpu_bound = 2.0;
 	e->cpus[0].cpu_bound = 0.0;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 
 	assert_int_equal(r.nstages, 1);
 	assert_true(r.b.present);
 	assert_false(r.a.present);
 	assert_false(r.no_traffic);
 	check_rel(r.b.cpu_bound.v, 0.75 * 2.0 + 0.25 * 0.0, 1e-15);
-	assert_int_equal(r.b.cpu_bound.src, MI_SRC_MEASURED);
+	assert_int_equal(r.b.cpu_bound.src, VALUE_MEASURED);
 	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
 	check_rel(r.b.pkts_per_wakeup.v, 4, 1e-15);
 	check_rel(r.b.queue_pkts.v, floor(212992.0 / 2304.0), 0);
@@ -129,24 +129,24 @@ static void test_stage_b_formulas(void **state)
 	assert_true(r.stages[0].io_bound == 0);
 	/* No NAPI poll seen: stage A is left out, which costs 10 %. */
 	assert_int_equal(r.confidence, 900);
-	assert_int_equal(r.a.mu_per_s.src, MI_SRC_MISSING);
+	assert_int_equal(r.a.mu_per_s.src, VALUE_MISSING);
 	free(e);
 }
 
 /* Feed one epoch of @pkts packets at 2 hogs on CPU 1; @split: 75/25 on
  * CPUs 1 and 0 (none there), else all on CPU 1. */
-static void feed_placed(struct mi_learn *l, struct mi_disk *d, uint64_t seq,
-			uint64_t pkts, bool split, struct mi_result *r)
+static void feed_placed(struct learn *l, struct learn_disk *d, uint64_t seq,
+			uint64_t pkts, bool split, struct inputs *r)
 {
 	struct rxb_epoch *e = new_epoch(seq, 1.0);
 	struct rxb_sock_meas *s = add_sock(e, pkts, pkts > 1 ? 2000 : 1e6, pkts > 1 ? 250 : 1);
-	struct mi_env env;
+	struct inputs_env env;
 
 	if (split)
 		split_placement(s);
 	e->cpus[1].cpu_bound = 2.0;
 	env = env_for(e);
-	mi_update(l, d, PORT, e, 1.0, &env, r);
+	inputs_update(l, d, PORT, e, 1.0, &env, r);
 	free(e);
 }
 
@@ -158,13 +158,13 @@ static void feed_placed(struct mi_learn *l, struct mi_disk *d, uint64_t seq,
  */
 static void test_placement_needs_packets(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	feed_placed(&l, &d, 1, 20000, false, &r);
 	check_rel(r.b.cpu_bound.v, 2.0, 0);
 	/* The start-up epoch: 1 packet, a quarter of it on CPU 0. */
@@ -175,7 +175,7 @@ static void test_placement_needs_packets(void **state)
 	feed_placed(&l, &d, 3, 1000, true, &r);
 	check_rel(r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
 	/* A flow with no placement yet takes what there is. */
-	mi_learn_init(&l);
+	learn_init(&l);
 	feed_placed(&l, &d, 4, 1, true, &r);
 	assert_int_equal(l.ncpus, 2);
 	check_rel(r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
@@ -185,21 +185,21 @@ static void test_placement_needs_packets(void **state)
 static void test_smoothing(void **state)
 {
 	struct rxb_epoch *e1 = new_epoch(1, 1.0), *e2 = new_epoch(2, 0.5);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
-	double k = exp(-0.5 / MI_TAU_S);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
+	double k = exp(-0.5 / LEARN_TAU_S);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	add_sock(e1, 1000, 2000, 250);
 	env = env_for(e1);
-	mi_update(&l, &d, PORT, e1, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e1, 1.0, &env, &r);
 	add_sock(e2, 3000, 1000, 3000);
 	env = env_for(e2);
-	mi_update(&l, &d, PORT, e2, 0.5, &env, &r);
+	inputs_update(&l, &d, PORT, e2, 0.5, &env, &r);
 	check_rel(r.b.cpu_ns_per_pkt.v,
 		  (2000.0 * 1000 * k + 1000.0 * 3000) / (1000 * k + 3000), 1e-14);
 	check_rel(r.b.pkts_per_wakeup.v, (1000 * k + 3000) / (250 * k + 3000), 1e-14);
@@ -208,10 +208,10 @@ static void test_smoothing(void **state)
 	e2->seq = 3;
 	e2->socks[0].pkts_out = 0;	/* idle epoch */
 	env = env_for(e2);
-	mi_update(&l, &d, PORT, e2, 0.5, &env, &r);
+	inputs_update(&l, &d, PORT, e2, 0.5, &env, &r);
 	check_rel(r.b.cpu_bound.v, 3, 0);
 	/* Idle: costs carried over, flagged learned, and trusted less. */
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_LEARNED);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 	check_rel(r.b.cpu_ns_per_pkt.v,
 		  (2000.0 * 1000 * k + 1000.0 * 3000) / (1000 * k + 3000), 1e-14);
 	assert_int_equal(r.confidence, 630);	/* 1000 x 0.7 learned x 0.9 no stage A */
@@ -223,18 +223,18 @@ static void test_smoothing(void **state)
 static void test_too_few_packets(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	add_sock(e, 10, 2000, 5);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
 	assert_string_equal(r.b.cpu_ns_per_pkt.why, "too few packets measured");
 	assert_non_null(strstr(r.why, "stage B not modelled"));
 	assert_int_equal(r.confidence, 0);
@@ -245,15 +245,15 @@ static void test_too_few_packets(void **state)
 static void test_no_traffic(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	learn_init(&l);
+	learn_disk_init(&d);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 0);
 	assert_true(r.no_traffic);
 	assert_false(r.traffic.sock_seen);
@@ -267,16 +267,16 @@ static void test_no_traffic(void **state)
 static void test_never_blocked(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	add_sock(e, 5000, 800, 0);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 1);
 	assert_int_equal(r.stages[0].batch_pkts, 92);
 	assert_int_equal(r.stages[0].queue_pkts, 92);
@@ -288,30 +288,30 @@ static void test_never_blocked(void **state)
 static void test_no_sched_probe(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 	struct rxb_sock_meas *s;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	s = add_sock(e, 5000, 800, 0);
 	s->receiver_oncpu_ns = 0;
 	s->cpu_ns_per_pkt = NAN;
 	s->ncpus_ran = 0;
 	e->probes &= ~RXB_PROBE_SCHED;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
 	assert_string_equal(r.b.cpu_ns_per_pkt.why,
 			    "receiver CPU time not measured: the scheduler probe is not loaded");
-	assert_int_equal(r.b.pkts_per_wakeup.src, MI_SRC_MISSING);
+	assert_int_equal(r.b.pkts_per_wakeup.src, VALUE_MISSING);
 	/* Without the socket probe nothing about the socket is known. */
 	e->probes &= ~RXB_PROBE_SOCKQ;
 	s->counts_valid = false;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_string_equal(r.b.cpu_ns_per_pkt.why,
 			    "socket not measured: the socket probe is not loaded");
 	free(e);
@@ -321,18 +321,18 @@ static void test_no_sched_probe(void **state)
 static void test_io_bound(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	add_sock(e, 1000, 2000, 250);
 	e->cpus[1].io_bound = 1.5;
-	mi_disk_update(&d, e, 1.0);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	learn_disk_update(&d, e, 1.0);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_true(r.b.io_ignored);
 	assert_true(r.stages[0].io_bound == 0);
 	check_rel(r.b.io_bound.v, 1.5, 0);
@@ -344,9 +344,9 @@ static void test_io_bound(void **state)
 	e->disk.completions = 100;
 	e->disk.mean_service_ns = 990099;	/* mu_D 1.01/ms */
 	e->disk.mean_cpu_burst_ns = 217391;	/* mu_P-I/O 4.6/ms */
-	mi_disk_update(&d, e, 1.0);
+	learn_disk_update(&d, e, 1.0);
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_false(r.b.io_ignored);
 	check_rel(r.stages[0].io_bound, 1.5, 0);
 	check_rel(r.stages[0].mu_disk_per_s, 1e9 / 990099, 1e-14);
@@ -368,19 +368,19 @@ static void set_napi(struct rxb_napi_meas *n, const char *dev, uint64_t polls,
 static void test_stage_a(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	add_sock(e, 2000, 2000, 500);
 	e->nnapi = 2;
 	set_napi(&e->napi[0], "eth9", 10, 10, 100);
 	set_napi(&e->napi[1], "(backlog)", 1000, 2000, 2500);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 2);
 	assert_true(r.a.present);
 	assert_string_equal(r.a.dev, "(backlog)");
@@ -388,20 +388,20 @@ static void test_stage_a(void **state)
 	check_rel(r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);
 	assert_int_equal(r.stages[0].batch_pkts, 2);
 	assert_int_equal(r.stages[0].queue_pkts, 1000);
-	assert_int_equal(r.a.queue_pkts.src, MI_SRC_SYSCTL);
+	assert_int_equal(r.a.queue_pkts.src, VALUE_SYSCTL);
 	assert_false(r.stages[1].load_independent);	/* B after A */
 	assert_int_equal(r.confidence, 1000);
 
 	/* A real device: its ring, as reported. */
-	mi_learn_init(&l);
+	learn_init(&l);
 	rxb_strlcpy(e->napi[1].dev, "eth0", sizeof(e->napi[1].dev));
 	e->nnics = 1;
 	rxb_strlcpy(e->nics[0].name, "eth0", sizeof(e->nics[0].name));
 	e->nics[0].rx_ring = 512;
 	e->nics[0].ring_source = RXB_SRC_DEVICE;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.stages[0].queue_pkts, 512);
-	assert_int_equal(r.a.queue_pkts.src, MI_SRC_DEVICE);
+	assert_int_equal(r.a.queue_pkts.src, VALUE_DEVICE);
 	free(e);
 }
 
@@ -414,30 +414,30 @@ static void test_stage_a(void **state)
 static void test_stage_a_gso(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	add_sock(e, 32000, 1000, 500);
 	e->nnapi = 1;
 	set_napi(&e->napi[0], "(backlog)", 1000, 2000 /* skbs */, 2500);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_true(r.a.present);
 	check_rel(r.a.dgrams_per_skb.v, 16, 1e-12);
-	assert_int_equal(r.a.dgrams_per_skb.src, MI_SRC_MEASURED);
+	assert_int_equal(r.a.dgrams_per_skb.src, VALUE_MEASURED);
 	check_rel(r.a.pkts_per_poll.v, 32, 1e-12);
 	assert_int_equal(r.stages[0].batch_pkts, 32);
 	assert_int_equal(r.stages[0].queue_pkts, 16000);
 	check_rel(r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);	/* polls/s */
 
 	/* Other traffic on the device: fewer datagrams than skbs. */
-	mi_learn_init(&l);
+	learn_init(&l);
 	e->socks[0].pkts_in = 1500;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.a.dgrams_per_skb.v, 1, 1e-12);
 	assert_int_equal(r.stages[0].batch_pkts, 2);
 	assert_int_equal(r.stages[0].queue_pkts, 1000);
@@ -447,13 +447,13 @@ static void test_stage_a_gso(void **state)
 	 * Polls without work then leave the ratio as it was (no division by
 	 * 0 skbs).
 	 */
-	double k = exp(-1.0 / MI_TAU_S), want = (2000 * k + 32000) / (2000 * k + 2000);
+	double k = exp(-1.0 / LEARN_TAU_S), want = (2000 * k + 32000) / (2000 * k + 2000);
 
 	e->socks[0].pkts_in = 32000;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.a.dgrams_per_skb.v, want, 1e-12);
 	e->napi[0].pkts = 0;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.a.dgrams_per_skb.v, want, 1e-12);
 	free(e);
 }
@@ -462,15 +462,15 @@ static void test_stage_a_gso(void **state)
 static void test_history(void **state)
 {
 	struct rxb_epoch *e = new_epoch(7, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
-	l.origin = MI_SRC_HISTORY;
+	learn_init(&l);
+	learn_disk_init(&d);
+	l.origin = VALUE_HISTORY;
 	l.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * 1500.0, 64, true };
 	l.pkts_per_wakeup = (struct ewma_ratio){ 8, 1, true };
 	l.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
@@ -479,10 +479,10 @@ static void test_history(void **state)
 	l.cpu[0] = 1;
 	l.cpu_share[0] = 1;
 	e->cpus[1].cpu_bound = 1;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 1);
 	assert_true(r.no_traffic);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_HISTORY);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_HISTORY);
 	check_rel(r.stages[0].mu_net_per_s, 1e9 / (1500.0 * 8), 1e-15);
 	check_rel(r.stages[0].cpu_bound, 1, 0);
 	assert_int_equal(r.confidence, 360);	/* 0.4 history x 0.9 no stage A */
@@ -498,21 +498,21 @@ static void test_history(void **state)
 static void test_rcvbuf_tcp_on_port(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	struct rxb_sock_meas *s;
-	struct mi_env env;
+	struct inputs_env env;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	/* Only the TCP socket so far: its buffer is used. */
 	s = add_sock(e, 1000, 2000, 250);
 	s->ipproto = IPPROTO_TCP;
 	s->rcvbuf_bytes = 131072;
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.queue_pkts.v, floor(131072.0 / 2304.0), 0);
 	/* The UDP socket: its buffer replaces it. */
 	free(e);
@@ -521,7 +521,7 @@ static void test_rcvbuf_tcp_on_port(void **state)
 	s->ipproto = IPPROTO_UDP;
 	s->rcvbuf_bytes = 8388608;
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
 	assert_int_equal(r.stages[0].queue_pkts, 3640);
 	/* The TCP socket again (the end of a transfer): K stays the UDP one. */
@@ -531,7 +531,7 @@ static void test_rcvbuf_tcp_on_port(void **state)
 	s->ipproto = IPPROTO_TCP;
 	s->rcvbuf_bytes = 131072;
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
 	/*
 	 * The record says UDP (its last dequeue) but the buffer size was read
@@ -545,7 +545,7 @@ static void test_rcvbuf_tcp_on_port(void **state)
 	s->rcvbuf_ipproto = IPPROTO_TCP;
 	s->rcvbuf_bytes = 131072;
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
 	/* A new UDP buffer (the application resized it) is taken. */
 	free(e);
@@ -554,7 +554,7 @@ static void test_rcvbuf_tcp_on_port(void **state)
 	s->ipproto = IPPROTO_UDP;
 	s->rcvbuf_bytes = 4194304;
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.queue_pkts.v, floor(4194304.0 / 2304.0), 0);
 	free(e);
 }
@@ -585,27 +585,27 @@ static void test_marginal_cost(void **state)
 		{ 30000, 3000 }, { 70000, 7 },
 	};
 	const double a = 9500, b = 1500;
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
-	double k = exp(-1.0 / MI_TAU_S), num = 0, den = 0, n = 0;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
+	double k = exp(-1.0 / LEARN_TAU_S), num = 0, den = 0, n = 0;
 	bool fitted = false;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(ep);
 		struct rxb_epoch *e = cost_epoch(i + 1, ep[j][0], ep[j][1], a, b);
 
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		num = num * k + (double)e->socks[0].receiver_oncpu_ns;
 		den = den * k + (double)ep[j][0];
 		/* The fit qualifies once its decayed epoch count reaches the minimum. */
 		n = n * k + 1;
-		fitted |= n >= MI_FIT_MIN_EPOCHS;
+		fitted |= n >= COST_FIT_MIN_EPOCHS;
 		check_rel(r.b.cpu_ns_per_pkt_ratio, num / den, 1e-12);
 		if (!fitted) {
 			/* Too few epochs: the ratio, and it says so. */
@@ -617,7 +617,7 @@ static void test_marginal_cost(void **state)
 			check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
 			check_rel(r.b.cpu_ns_per_wakeup, a, 1e-4);
 			assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "marginal"));
-			assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MEASURED);
+			assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 			/* mu_P-Net = 1 / (b N): the capacity is 1 / ((#C + 1) b). */
 			check_rel(r.stages[0].mu_net_per_s,
 				  1e9 / (r.b.cpu_ns_per_pkt.v * r.stages[0].batch_pkts), 1e-15);
@@ -632,14 +632,14 @@ static void test_marginal_cost(void **state)
 		struct rxb_epoch *e = new_epoch(100 + i, 1.0);
 
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		free(e);
 	}
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_LEARNED);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 	check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
 	/* The fit itself, not the last one kept: its precision does not
 	 * change when decay scales every sum alike. */
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 }
 
 /*
@@ -655,38 +655,38 @@ static void test_marginal_cost_kept(void **state)
 		{ 30000, 3000 }, { 70000, 7 },
 	};
 	const double a = 9500, b = 1500;
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
 	double fa, fb;
 	uint64_t seq = 0;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(ep);
 		struct rxb_epoch *e = cost_epoch(++seq, ep[j][0], ep[j][1], a, b);
 
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		free(e);
 	}
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), 0);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
 	/* 100 s at 4 packets per wake-up: 20 time constants. */
 	for (int i = 0; i < 100; i++) {
 		struct rxb_epoch *e = cost_epoch(++seq, 16000, 4000, a, b);
 
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		free(e);
 	}
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
 	check_rel(r.b.cpu_ns_per_pkt_ratio, b + a / 4, 1e-6);
 	check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
 	check_rel(r.b.cpu_ns_per_wakeup, a, 1e-4);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MEASURED);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable"));
 	/* mu_P-Net from b, not from the ratio. */
 	check_rel(r.stages[0].mu_net_per_s,
@@ -696,36 +696,36 @@ static void test_marginal_cost_kept(void **state)
 /* The fit's edge cases, on its sums (struct lsq) through the public solver. */
 static void test_marginal_cost_edges(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
 	double fa, fb;
 
 	(void)state;
 	/* Every epoch 10 packets per wake-up: a and b not separable. */
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (uint64_t i = 1; i <= 8; i++) {
 		struct rxb_epoch *e = cost_epoch(i, 10000 * i, 1000 * i, 9500, 1500);
 
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		free(e);
 	}
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
 	check_rel(r.b.cpu_ns_per_pkt.v, 1500 + 9500 / 10.0, 1e-9);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "not separable"));
 	/* A receiver that never slept: no wake-ups, the ratio is b. */
-	mi_learn_init(&l);
+	learn_init(&l);
 	for (uint64_t i = 1; i <= 8; i++) {
 		struct rxb_epoch *e = cost_epoch(i, 10000 * i, 0, 9500, 1500);
 
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		free(e);
 	}
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
 	check_rel(r.b.cpu_ns_per_pkt.v, 1500, 1e-9);
 	/* Wake-ups that cost "negative" time: a = 0, b the fit through 0. */
 	{
@@ -748,12 +748,12 @@ static void test_marginal_cost_edges(void **state)
 			spt += p * t;
 		}
 		f.ok = true;
-		assert_int_equal(mi_fit_solve(&f, &fa, &fb), 0);
+		assert_int_equal(cost_solve2(&f, &fa, &fb), 0);
 		check_rel(fa, 0, 0);
 		check_rel(fb, spt / sp, 1e-12);
 		/* Too few epochs. */
 		f.ok = false;
-		assert_int_equal(mi_fit_solve(&f, &fa, &fb), -1);
+		assert_int_equal(cost_solve2(&f, &fa, &fb), -1);
 		assert_true(isnan(fa) && isnan(fb));
 	}
 }
@@ -762,17 +762,17 @@ static void test_marginal_cost_edges(void **state)
 static void test_workload_missing(void **state)
 {
 	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env = env_for(e);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env = env_for(e);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	add_sock(e, 1000, 2000, 250);
 	e->cpus[1].cpu_bound = NAN;
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	assert_int_equal(r.nstages, 0);
 	assert_string_equal(r.b.cpu_bound.why, "task classes not measured");
 	assert_non_null(strstr(r.why, "task classes not measured"));
@@ -813,14 +813,14 @@ static struct rxb_epoch *episode_epoch(uint64_t seq, bool sampled, int n,
  * 37 = [640, 768), 5000 in 48 = [4096, 5120), 20000 in 56 = [16384, 20480).
  */
 /* Feed @l one episode_epoch() of @dt_s; the inputs go to @r. */
-static void episode_feed(struct mi_learn *l, struct mi_disk *d, uint64_t seq, bool sampled,
+static void episode_feed(struct learn *l, struct learn_disk *d, uint64_t seq, bool sampled,
 			 int n, const struct rxb_episode_bin *bins, double dt_s,
-			 struct mi_result *r)
+			 struct inputs *r)
 {
 	struct rxb_epoch *e = episode_epoch(seq, sampled, n, bins);
-	struct mi_env env = env_for(e);
+	struct inputs_env env = env_for(e);
 
-	mi_update(l, d, PORT, e, dt_s, &env, r);
+	inputs_update(l, d, PORT, e, dt_s, &env, r);
 	free(e);
 }
 
@@ -829,34 +829,34 @@ static void test_loss_episodes(void **state)
 	const struct rxb_episode_bin b1[] = { { 26, 1 }, { 48, 1 } };
 	const struct rxb_episode_bin b2[] = { { 37, 1 } };
 	const struct rxb_episode_bin b4[] = { { 56, 4 } };
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 
 	(void)state;
 	assert_true(rxb_episode_bucket_lo(26) == 96 && rxb_episode_bucket_lo(27) == 112);
 	assert_true(rxb_episode_bucket_lo(37) == 640 && rxb_episode_bucket_lo(38) == 768);
 	assert_true(rxb_episode_bucket_lo(56) == 16384 && rxb_episode_bucket_lo(57) == 20480);
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	/* Nothing ended yet. */
 	episode_feed(&l, &d, 1, true, 0, NULL, 1.0, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MISSING);
+	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_MISSING);
 	assert_non_null(strstr(r.b.loss_episode_pkts.why, "no loss episode has ended"));
-	/* Two ended: fewer than MI_MIN_EPISODES. */
+	/* Two ended: fewer than LEARN_MIN_EPISODES. */
 	episode_feed(&l, &d, 2, true, 2, b1, 1.0, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MISSING);
+	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_MISSING);
 	assert_non_null(strstr(r.b.loss_episode_pkts.why, "2 episodes ended"));
 	/* A third, in an unsampled epoch: the median is the middle one. */
 	episode_feed(&l, &d, 3, false, 1, b2, 0.001, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_MEASURED);
+	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_MEASURED);
 	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
-	check_rel(mi_episode_pkts(&l), sqrt(640.0 * 768.0), 1e-15);
+	check_rel(learn_episode_pkts(&l), sqrt(640.0 * 768.0), 1e-15);
 	/* Ten seconds of nothing: the weights decay alike, the median stays. */
 	episode_feed(&l, &d, 4, true, 0, NULL, 10.0, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, MI_SRC_LEARNED);
+	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_LEARNED);
 	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
-	check_rel(l.episodes_w, (2 * exp(-0.001 / MI_TAU_S) + 1) * exp(-10.0 / MI_TAU_S), 1e-12);
+	check_rel(l.episodes_w, (2 * exp(-0.001 / LEARN_TAU_S) + 1) * exp(-10.0 / LEARN_TAU_S), 1e-12);
 	/* Four large ones outweigh the three decayed ones. */
 	episode_feed(&l, &d, 5, true, 1, b4, 1.0, &r);
 	check_rel(r.b.loss_episode_pkts.v, sqrt(16384.0 * 20480.0), 1e-15);
@@ -865,16 +865,16 @@ static void test_loss_episodes(void **state)
 
 static void test_unsampled_epochs(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
 	struct rxb_epoch *e;
 	struct rxb_sock_meas *s;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	/* Epoch 1, sampled: 1000 packets at 2000 ns, 4 per wake-up, #C 0. */
 	e = new_epoch(1, 1.0);
 	e->net_probe_every = 4;
@@ -882,7 +882,7 @@ static void test_unsampled_epochs(void **state)
 	e->net_sampled_seq = 1;
 	add_sock(e, 1000, 2000, 250);
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
 	check_rel(r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
 	free(e);
@@ -903,13 +903,13 @@ static void test_unsampled_epochs(void **state)
 		s->ran_on[0].oncpu_ns = 1000000;
 		e->cpus[1].cpu_bound = 2.0;
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		assert_int_equal(r.nstages, 1);
 		assert_false(r.no_traffic);
 		/* The costs exactly as sampled, still counted as measured. */
 		check_rel(r.b.cpu_ns_per_pkt.v, 2000, 0);
 		check_rel(r.b.pkts_per_wakeup.v, 4, 0);
-		assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MEASURED);
+		assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 		/* The load is this epoch's. */
 		check_rel(r.b.cpu_bound.v, 2.0, 1e-15);
 		check_rel(r.stages[0].cpu_bound, 2.0, 1e-15);
@@ -921,9 +921,9 @@ static void test_unsampled_epochs(void **state)
 	e->net_sampled = true;
 	e->net_sampled_seq = 5;
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_LEARNED);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 	free(e);
 }
 
@@ -1033,12 +1033,12 @@ static struct rxb_epoch *g_saturated(uint64_t seq, double hogs, double share, ui
 	return e;
 }
 
-static void g_feed(struct mi_learn *l, struct mi_disk *d, struct rxb_epoch *e,
-		   struct mi_result *r)
+static void g_feed(struct learn *l, struct learn_disk *d, struct rxb_epoch *e,
+		   struct inputs *r)
 {
-	struct mi_env env = env_for(e);
+	struct inputs_env env = env_for(e);
 
-	mi_update(l, d, PORT, e, G_EPOCH_S, &env, r);
+	inputs_update(l, d, PORT, e, G_EPOCH_S, &env, r);
 	free(e);
 }
 
@@ -1065,35 +1065,35 @@ static struct rxb_epoch *busy_epoch(uint64_t seq, double hogs, double ns_pkt,
  */
 static void test_kept_up_cost(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
 	struct rxb_epoch *e;
 	uint64_t st = 7, seq = 0;
 	double n;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 3, 2000, &st), &r);
 	g_feed(&l, &d, busy_epoch(++seq, 3, 1270, 0), &r);
-	assert_int_equal(l.kept.taken, 1);
-	assert_int_equal(l.sat.taken, 0);
+	assert_int_equal(l.busy.kept.taken, 1);
+	assert_int_equal(l.busy.sat.taken, 0);
 	/* Kept-up alone: reported, not used (there is nothing to switch to). */
 	check_rel(r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-9);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_KEPT_UP);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
 	g_feed(&l, &d, busy_epoch(++seq, 3, 1560, 20000), &r);
-	assert_int_equal(l.sat.taken, 1);
-	assert_int_equal(l.kept.taken, 1);
+	assert_int_equal(l.busy.sat.taken, 1);
+	assert_int_equal(l.busy.kept.taken, 1);
 
 	/* Without the option: the saturated cost, as before. */
 	e = busy_epoch(++seq, 3, 1560, 0);
 	e->socks[0].pkts_out = 10;	/* a quiet epoch: learns nothing busy */
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	inputs_update(&l, &d, PORT, e, 0.001, &env, &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	check_rel(r.b.cpu_ns_per_pkt.v, 1560, 1e-6);
 	check_rel(r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-6);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_full));
@@ -1101,8 +1101,8 @@ static void test_kept_up_cost(void **state)
 
 	/* With it: mu from the kept-up cost, mu_full from the saturated one. */
 	env.depth_cost = true;
-	mi_compute(&l, &d, PORT, e, &env, &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_KEPT_UP);
+	inputs_compute(&l, &d, PORT, e, &env, &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
 	check_rel(r.b.cpu_ns_per_pkt.v, 1270, 1e-6);
 	check_rel(r.b.cpu_ns_per_pkt_full, 1560, 1e-6);
 	n = r.stages[r.nstages - 1].batch_pkts;
@@ -1112,22 +1112,22 @@ static void test_kept_up_cost(void **state)
 
 	/* At another load neither is used. */
 	e->cpus[1].cpu_bound = 1;
-	mi_compute(&l, &d, PORT, e, &env, &r);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_KEPT_UP);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	inputs_compute(&l, &d, PORT, e, &env, &r);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	assert_true(r.stages[r.nstages - 1].mu_net_full_per_s == 0.0);
 	free(e);
 
 	/* A kept-up cost above the saturated one: the saturated serves alone. */
-	mi_learn_init(&l);
+	learn_init(&l);
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 3, 2000, &st), &r);
 	g_feed(&l, &d, busy_epoch(++seq, 3, 1600, 0), &r);
 	e = busy_epoch(++seq, 3, 1560, 20000);
 	env = env_for(e);
 	env.depth_cost = true;
-	mi_update(&l, &d, PORT, e, G_EPOCH_S, &env, &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	inputs_update(&l, &d, PORT, e, G_EPOCH_S, &env, &r);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	assert_true(r.stages[r.nstages - 1].mu_net_full_per_s == 0.0);
 	free(e);
 }
@@ -1136,25 +1136,25 @@ static void test_kept_up_cost(void **state)
  * [model] rate_uncertainty: the spread of the cost per packet over the
  * last busy epochs at the present load, packets weighting, against the
  * same sums taken here from the epochs fed (their pkts_out and on-CPU
- * time). Fewer than MI_SPREAD_MIN_EPOCHS at the load: none. The ring keeps
- * MI_SPREAD_EPOCHS: epochs at another load push the old ones out.
+ * time). Fewer than BUSY_SPREAD_MIN_EPOCHS at the load: none. The ring keeps
+ * BUSY_SPREAD_EPOCHS: epochs at another load push the old ones out.
  */
 static void test_rate_spread(void **state)
 {
 	static const double cost[] = { 1270, 1560, 1400, 1330, 1490, 1180 };
 	static const uint64_t drops[] = { 0, 20000, 0, 0, 20000, 0 };
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
 	struct rxb_epoch *e;
 	uint64_t st = 11, seq = 0;
 	double w = 0, m = 0, m2 = 0, mean, sd;
 	uint32_t n = sizeof(cost) / sizeof(cost[0]);
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 2, 2000, &st), &r);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1167,14 +1167,14 @@ static void test_rate_spread(void **state)
 		m += t;
 		m2 += t * t / p;
 		g_feed(&l, &d, e, &r);
-		if (i + 1 < MI_SPREAD_MIN_EPOCHS) {
-			assert_int_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
+		if (i + 1 < BUSY_SPREAD_MIN_EPOCHS) {
+			assert_int_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
 			assert_non_null(strstr(r.b.rate_rel_sd.why, "busy epochs at #C+#I 2.0"));
 		}
 	}
 	mean = m / w;
 	sd = sqrt((m2 / w - mean * mean) * n / (n - 1));
-	assert_int_not_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
+	assert_int_not_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
 	check_rel(r.b.rate_rel_sd.v, sd / mean, 1e-9);
 	fprintf(stderr, "rate spread: %s\n", r.b.rate_rel_sd.why);
 	/* Without the option the solve gets none. */
@@ -1184,12 +1184,12 @@ static void test_rate_spread(void **state)
 	e->socks[0].pkts_out = 10;	/* a quiet epoch: learns nothing busy */
 	env = env_for(e);
 	env.rate_uncertainty = true;
-	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
+	inputs_update(&l, &d, PORT, e, 0.001, &env, &r);
 	check_rel(r.stages[r.nstages - 1].mu_rel_sd, sd / mean, 1e-9);
 	/* At another load: not known there. */
 	e->cpus[1].cpu_bound = 1;
-	mi_compute(&l, &d, PORT, e, &env, &r);
-	assert_int_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
+	inputs_compute(&l, &d, PORT, e, &env, &r);
+	assert_int_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
 	assert_true(r.stages[r.nstages - 1].mu_rel_sd == 0.0);
 	free(e);
 
@@ -1200,30 +1200,30 @@ static void test_rate_spread(void **state)
 	 * late) counts for neither.
 	 */
 	{
-		uint64_t kept = l.kept.taken, n_before = l.spread_n;
+		uint64_t kept = l.busy.kept.taken, n_before = l.busy.spread_n;
 		double pk = floor(0.3 * G_EPOCH_S * 1e9 / 3 / 1400);
 
 		e = g_epoch(++seq, 2);
 		g_sock(e, (uint64_t)pk, pk * 1400, 1, 0);
 		g_feed(&l, &d, e, &r);
-		assert_int_equal(l.spread_n, n_before + 1);
-		assert_int_equal(l.kept.taken, kept);
+		assert_int_equal(l.busy.spread_n, n_before + 1);
+		assert_int_equal(l.busy.kept.taken, kept);
 		e = g_epoch(++seq, 2);
 		g_sock(e, (uint64_t)pk, pk * 200, 1, 0);
 		g_feed(&l, &d, e, &r);
-		assert_int_equal(l.spread_n, n_before + 1);
+		assert_int_equal(l.busy.spread_n, n_before + 1);
 	}
 
 	/* A full ring of epochs at #C = 1, all at one cost: no spread at 2
 	 * (pushed out), none at 1. */
-	for (int i = 0; i < MI_SPREAD_EPOCHS; i++)
+	for (int i = 0; i < BUSY_SPREAD_EPOCHS; i++)
 		g_feed(&l, &d, busy_epoch(++seq, 1, 1300, 0), &r);
 	check_rel(r.b.rate_rel_sd.v + 1, 1, 1e-6);
 	e = busy_epoch(++seq, 2, 1400, 0);
 	e->socks[0].pkts_out = 10;
 	env = env_for(e);
-	mi_update(&l, &d, PORT, e, 0.001, &env, &r);
-	assert_int_equal(r.b.rate_rel_sd.src, MI_SRC_MISSING);
+	inputs_update(&l, &d, PORT, e, 0.001, &env, &r);
+	assert_int_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
 	free(e);
 }
 
@@ -1237,21 +1237,21 @@ static void test_rate_spread(void **state)
  */
 static void test_saturated_cost(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	uint64_t st = 42, seq = 0;
 	double fa, fb;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	/* Light epochs only: no saturated cost, the fit's b is used. */
 	for (int i = 0; i < 12; i++)
 		g_feed(&l, &d, g_light(++seq, 2, 20000 + 3000 * (i % 5), &st), &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_saturated));
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), 0);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
 	print_message("light epochs only: fit b %.0f ns, a %.0f ns; truth saturated %.2f ns\n",
 		      fb, fa, SAT_TRUTH);
 	assert_true(fb > 1.25 * SAT_TRUTH);
@@ -1262,18 +1262,18 @@ static void test_saturated_cost(void **state)
 		g_feed(&l, &d, g_saturated(++seq, 2, 0.9 + 0.1 * g_uniform(&st),
 					   (uint64_t)t % 3, 0.03, &st), &r);
 	}
-	assert_int_equal(l.sat.taken, 10);
-	assert_int_equal(l.sat.refused, 0);
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), 0);
+	assert_int_equal(l.busy.sat.taken, 10);
+	assert_int_equal(l.busy.sat.refused, 0);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
 	print_message("with a saturated epoch in every 5: fit b %.0f ns, saturated %.2f ns\n",
 		      fb, r.b.cpu_ns_per_pkt_saturated);
 	check_rel(r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
 	check_rel(r.b.cpu_ns_per_pkt_saturated, SAT_TRUTH, 0.02);
 	check_rel(r.b.saturated_load, 2, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
-	assert_string_equal(mi_cost_basis_name(r.b.cpu_ns_per_pkt_basis), "saturated");
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	assert_string_equal(cost_basis_name(r.b.cpu_ns_per_pkt_basis), "saturated");
 	check_rel(r.b.cpu_ns_per_pkt.v, r.b.cpu_ns_per_pkt_saturated, 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MEASURED);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "saturated"));
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, " ns/wake-up, ratio "));
 	/* The capacity comes from it: mu_P-Net = 1 / (ns N). */
@@ -1287,11 +1287,11 @@ static void test_saturated_cost(void **state)
 	 */
 	for (int i = 0; i < 80; i++)
 		g_feed(&l, &d, g_light(++seq, 2, 15000 + 2500 * (i % 7), &st), &r);
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), 0);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
 	print_message("20 s of light epochs later: fit b %.0f ns, saturated %.2f ns\n",
 		      fb, r.b.cpu_ns_per_pkt_saturated);
 	assert_true(fb > 1.25 * SAT_TRUTH);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	check_rel(r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
 	check_rel(r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
 }
@@ -1304,17 +1304,17 @@ static void test_saturated_cost(void **state)
  */
 static void test_saturated_refused(void **state)
 {
-	struct mi_learn l, ref;
-	struct mi_disk d;
-	struct mi_result r, rref;
+	struct learn l, ref;
+	struct learn_disk d;
+	struct inputs r, rref;
 	uint64_t st = 7, st2, seq = 0;
 	struct rxb_epoch *e;
 	struct rxb_sock_meas *s;
 	double fa, fb;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 2, 20000 + 4000 * i, &st), &r);
 	/* No drops: the receiver kept up, even at 5000 packets per wake-up. */
@@ -1327,10 +1327,10 @@ static void test_saturated_refused(void **state)
 	s->recv_wakeups = s->pkts_out / 30;
 	s->drops = s->drops_rcvbuf = 5000;
 	g_feed(&l, &d, e, &r);
-	/* Its fair share, but 0.9 x MI_SAT_MIN_PPW packets per wake-up. */
+	/* Its fair share, but 0.9 x BUSY_MIN_PPW packets per wake-up. */
 	e = g_saturated(++seq, 2, 1.0, 0, 0, &st);
 	s = &e->socks[0];
-	s->recv_wakeups = (uint64_t)ceil((double)s->pkts_out / (0.9 * MI_SAT_MIN_PPW));
+	s->recv_wakeups = (uint64_t)ceil((double)s->pkts_out / (0.9 * BUSY_MIN_PPW));
 	g_feed(&l, &d, e, &r);
 	/* Drops, no wake-ups, but 40 % of its fair share: a blast's edge. */
 	g_feed(&l, &d, g_saturated(++seq, 2, 0.4, 0, 0, &st), &r);
@@ -1344,21 +1344,21 @@ static void test_saturated_refused(void **state)
 	e = g_saturated(++seq, 2, 1.0, 0, 0, &st);
 	e->socks[0].drops_rcvbuf = 0;
 	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.sat.taken, 0);
-	assert_int_equal(l.sat.refused, 4);	/* the epochs with rcvbuf drops */
-	assert_true(isnan(mi_sat_value(&l.sat, NULL)));
+	assert_int_equal(l.busy.sat.taken, 0);
+	assert_int_equal(l.busy.sat.refused, 4);	/* the epochs with rcvbuf drops */
+	assert_true(isnan(busy_sums_value(&l.busy.sat, NULL)));
 	/*
 	 * Not the saturated cost: the fit's. The epoch of 1000 packets at
 	 * 110 us each (other work) leaves the recent fit's b with a standard
 	 * error of over 20 %, so the last fit precise enough is kept.
 	 */
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_LAST_FIT);
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), -1);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_LAST_FIT);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_saturated));
 
 	/* The same traffic, accepted epochs only, against the mixed one. */
-	mi_learn_init(&l);
-	mi_learn_init(&ref);
+	learn_init(&l);
+	learn_init(&ref);
 	st = st2 = 11;
 	seq = 0;
 	for (int i = 0; i < 6; i++) {
@@ -1374,11 +1374,11 @@ static void test_saturated_refused(void **state)
 		e->socks[0].drops = e->socks[0].drops_rcvbuf = 0;
 		g_feed(&ref, &d, e, &rref);
 	}
-	assert_int_equal(l.sat.taken, 4);
-	assert_int_equal(l.sat.refused, 4);
-	check_rel(mi_sat_value(&l.sat, NULL), mi_sat_value(&ref.sat, NULL), 1e-15);
+	assert_int_equal(l.busy.sat.taken, 4);
+	assert_int_equal(l.busy.sat.refused, 4);
+	check_rel(busy_sums_value(&l.busy.sat, NULL), busy_sums_value(&ref.busy.sat, NULL), 1e-15);
 	check_rel(r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 }
 
 /*
@@ -1389,37 +1389,37 @@ static void test_saturated_refused(void **state)
  */
 static void test_saturated_decay_and_load(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	uint64_t st = 3, seq = 0;
 	struct rxb_epoch *e;
-	double k = exp(-G_EPOCH_S / MI_TAU_S), p1, ns1, p2, ns2, w1, load, want;
+	double k = exp(-G_EPOCH_S / LEARN_TAU_S), p1, ns1, p2, ns2, w1, load, want;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 2, 20000 + 4000 * i, &st), &r);
 	/* One saturated epoch at k = 2, exact (no noise). */
 	e = g_saturated(++seq, 2, 1.0, 0, 0, &st);
 	p1 = (double)e->socks[0].pkts_out;
 	ns1 = (double)e->socks[0].receiver_oncpu_ns;
-	assert_true(p1 >= MI_SAT_MIN_PKTS);
+	assert_true(p1 >= BUSY_MIN_PKTS);
 	g_feed(&l, &d, e, &r);
 	check_rel(r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-15);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	/* 40 idle epochs (10 s): decayed weight, same value, "learned". */
 	for (int i = 0; i < 40; i++)
 		g_feed(&l, &d, g_epoch(++seq, 2), &r);
 	w1 = pow(k, 40);
-	check_rel(l.sat.pkts, p1 * w1, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_LEARNED);
+	check_rel(l.busy.sat.pkts, p1 * w1, 1e-12);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 	check_rel(r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-12);
 	/*
 	 * The hogs go: at k = 0 the k = 2 value is not used, the fit is - once
-	 * the new epochs determine b to within MI_FIT_MAX_REL_SE: after 40
+	 * the new epochs determine b to within COST_FIT_MAX_REL_SE: after 40
 	 * idle epochs the old ones weigh little, and four light epochs of
 	 * this generator (whose cost is not linear in wake-ups and packets)
 	 * leave b's standard error at 11 %, six below 10 %.
@@ -1427,7 +1427,7 @@ static void test_saturated_decay_and_load(void **state)
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 0, 20000 + 4000 * i, &st), &r);
 	w1 *= pow(k, 6);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 	check_rel(r.b.cpu_ns_per_pkt.v, r.b.cpu_ns_per_pkt_fit, 0);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "not used"));
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "marginal: "));
@@ -1443,17 +1443,17 @@ static void test_saturated_decay_and_load(void **state)
 	g_feed(&l, &d, e, &r);
 	w1 *= k;
 	want = (ns1 * w1 + ns2) / (p1 * w1 + p2);
-	check_rel(mi_sat_value(&l.sat, &load), want, 1e-12);
+	check_rel(busy_sums_value(&l.busy.sat, &load), want, 1e-12);
 	check_rel(load, (2 * p1 * w1 + 1 * p2) / (p1 * w1 + p2), 1e-12);
-	assert_true(load < 1 + MI_SAT_MAX_DLOAD);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_true(load < 1 + BUSY_MAX_DLOAD);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-12);
 	check_rel(r.b.cpu_ns_per_pkt.v, 1.1 * SAT_TRUTH, 0.01);
 	/* Idle again, k = 1: unchanged. */
 	for (int i = 0; i < 8; i++)
 		g_feed(&l, &d, g_epoch(++seq, 1), &r);
 	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_LEARNED);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 }
 
 /*
@@ -1464,19 +1464,19 @@ static void test_saturated_decay_and_load(void **state)
  */
 static void test_saturated_bad_epochs(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	uint64_t st = 5, seq = 0;
 	struct rxb_epoch *e;
 	double v;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 3, 20000 + 4000 * i, &st), &r);
-	/* An accepted epoch of fewer than MI_SAT_MIN_PKTS packets: none yet. */
+	/* An accepted epoch of fewer than BUSY_MIN_PKTS packets: none yet. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->socks[0].pkts_out = 8000;
 	e->socks[0].receiver_oncpu_ns = (uint64_t)(8000 * SAT_TRUTH);
@@ -1485,16 +1485,16 @@ static void test_saturated_bad_epochs(void **state)
 	/* A 12 ms epoch: 9.15 ms on CPU, its fair share is 3 ms. */
 	e->end_ns = e->start_ns + 12000000;
 	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.sat.taken, 1);
-	assert_true(isnan(mi_sat_value(&l.sat, NULL)));
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(l.busy.sat.taken, 1);
+	assert_true(isnan(busy_sums_value(&l.busy.sat, NULL)));
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	/* A full one at k = 3, with the IRQ fractions not measured (NaN). */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->cpus[1].softirq_frac = NAN;
 	e->cpus[1].hardirq_frac = NAN;
 	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.sat.taken, 2);
-	v = mi_sat_value(&l.sat, NULL);
+	assert_int_equal(l.busy.sat.taken, 2);
+	v = busy_sums_value(&l.busy.sat, NULL);
 	check_rel(v, SAT_TRUTH, 1e-3);
 
 	/* Drops with nothing dequeued. */
@@ -1525,13 +1525,13 @@ static void test_saturated_bad_epochs(void **state)
 	e->socks[0].ran_on[0].oncpu_ns = e->socks[0].receiver_oncpu_ns;
 	e->socks[0].cpu_ns_per_pkt *= 40;
 	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.sat.taken, 2);
+	assert_int_equal(l.busy.sat.taken, 2);
 	/* The last one (CPU 7) left #C unknown: place it back on CPU 1. */
 	g_feed(&l, &d, g_light(++seq, 3, 20000, &st), &r);
-	v = mi_sat_value(&l.sat, NULL);
+	v = busy_sums_value(&l.busy.sat, NULL);
 	assert_true(isfinite(v));
 	check_rel(v, SAT_TRUTH, 1e-3);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	check_rel(r.b.cpu_ns_per_pkt.v, v, 0);
 	assert_true(isfinite(r.stages[0].mu_net_per_s));
 }
@@ -1617,31 +1617,31 @@ static void test_spin_fit(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < RXB_ARRAY_SIZE(noise); c++) {
-		struct mi_learn l;
-		struct mi_disk d;
-		struct mi_result r;
+		struct learn l;
+		struct learn_disk d;
+		struct inputs r;
 		uint64_t st = 1234 + c, seq = 0;
 		double a2, b2, a3, b3, e3, fa, fb;
-		char why[MI_WHY_LEN];
+		char why[VALUE_WHY_LEN];
 
-		mi_learn_init(&l);
-		mi_disk_init(&d);
+		learn_init(&l);
+		learn_disk_init(&d);
 		for (int i = 0; i < 40; i++)
 			g_feed(&l, &d, sp_light(++seq, 3, noise[c], &st), &r);
 		/*
 		 * The two-term fit, solved here from the sums: the spin it
 		 * leaves unexplained makes its b uncertain, and the solver
-		 * refuses it (standard error above MI_FIT_MAX_REL_SE).
+		 * refuses it (standard error above COST_FIT_MAX_REL_SE).
 		 */
 		{
-			const struct lsq *f = &l.cost_fit;
+			const struct lsq *f = &l.cost.sums;
 			double det = f->xx[0][0] * f->xx[1][1] - f->xx[0][1] * f->xx[0][1];
 
 			a2 = (f->xx[1][1] * f->xy[0] - f->xx[0][1] * f->xy[1]) / det;
 			b2 = (f->xx[0][0] * f->xy[1] - f->xx[0][1] * f->xy[0]) / det;
-			assert_int_equal(mi_fit_solve(f, &fa, &fb), -1);
+			assert_int_equal(cost_solve2(f, &fa, &fb), -1);
 		}
-		assert_int_equal(mi_fit_solve3(&l.cost_fit, &a3, &b3, &e3, why, sizeof(why)), 0);
+		assert_int_equal(cost_solve3(&l.cost.sums, &a3, &b3, &e3, why, sizeof(why)), 0);
 		assert_string_equal(why, "");
 		print_message("spin, noise %.0f %%: 3-term b %.1f ns (truth %.0f), e %.1f (%.0f), "
 			      "a %.0f (%.0f); 2-term b %.1f ns, a %.0f; ratio %.0f ns; spin %.0f %%\n",
@@ -1657,7 +1657,7 @@ static void test_spin_fit(void **state)
 		assert_true(a2 > 100 * SP_A);
 		assert_true(r.b.cpu_ns_per_pkt_ratio > b2);
 		/* What the daemon uses: b of the three-term fit. */
-		assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+		assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 		assert_int_equal(r.b.cost_fit_terms, 3);
 		check_rel(r.b.cpu_ns_per_pkt.v, b3, 0);
 		check_rel(r.b.cpu_ns_per_pkt_fit, b3, 0);
@@ -1680,13 +1680,13 @@ static void test_spin_fit(void **state)
 		 */
 		for (int i = 0; i < 100; i++)
 			g_feed(&l, &d, sp_epoch(++seq, 3, 10000, 0, 1, 0, 0, &st), &r);
-		assert_int_equal(mi_fit_solve3(&l.cost_fit, &a3, &b3, &e3, why, sizeof(why)), -1);
+		assert_int_equal(cost_solve3(&l.cost.sums, &a3, &b3, &e3, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "not separable"));
-		assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_LAST_FIT);
+		assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_LAST_FIT);
 		assert_int_equal(r.b.cost_fit_terms, 3);
 		assert_non_null(strstr(r.b.cost_fit_note, "not separable"));
 		check_rel(r.b.cpu_ns_per_pkt.v, SP_B, fmax(tol_b[c], 1e-3));
-		assert_true(r.b.spin_share >= MI_FIT_MAX_SPIN);
+		assert_true(r.b.spin_share >= COST_FIT_MAX_SPIN);
 		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable"));
 	}
 }
@@ -1705,16 +1705,16 @@ static void test_spin_fit(void **state)
 static void test_fit_load_change(void **state)
 {
 	const double a = 200, b = 4000, b_hogs = 6500, noise = 0.08, epoch_s = 0.25;
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
 	uint64_t st = 99, seq = 0;
 	double lowest = INFINITY;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	/* 10 s quiet, 6 s with the hogs, 10 s quiet again. */
 	for (int i = 0; i < 104; i++) {
 		bool hogs = i >= 40 && i < 64;
@@ -1731,11 +1731,11 @@ static void test_fit_load_change(void **state)
 		s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
 		e->cpus[1].cpu_bound = hogs ? 2 : 0;
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, epoch_s, &env, &r);
+		inputs_update(&l, &d, PORT, e, epoch_s, &env, &r);
 		free(e);
 		if (i == 39) {
 			/* The quiet receiver: the fit, b within 10 %. */
-			assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+			assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 			check_rel(r.b.cpu_ns_per_pkt.v, b, 0.10);
 		}
 		if (i >= 20)
@@ -1778,18 +1778,18 @@ static void test_spin_degenerate(void **state)
 		{ 20000, 20000 / 6 }, { 60000, 600 }, { 40000, 1000 }, { 80000, 80 },
 		{ 30000, 3000 }, { 70000, 7 },
 	};
-	const double a = 9500, b = 1500, k = exp(-1.0 / MI_TAU_S);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
-	struct mi_env env;
+	const double a = 9500, b = 1500, k = exp(-1.0 / LEARN_TAU_S);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct inputs_env env;
 	struct ref2 ref = { 0 };
 	double fa, fb, fe;
-	char why[MI_WHY_LEN];
+	char why[VALUE_WHY_LEN];
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(ep);
 		/* Not round numbers: b is exact only through the same arithmetic. */
@@ -1799,10 +1799,10 @@ static void test_spin_degenerate(void **state)
 		double det, wa, wb;
 
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		ref2_add(&ref, k, (double)s->recv_wakeups, (double)s->pkts_out,
 			 (double)s->receiver_oncpu_ns);
-		if (!l.cost_fit.ok) {
+		if (!l.cost.sums.ok) {
 			free(e);
 			continue;
 		}
@@ -1810,7 +1810,7 @@ static void test_spin_degenerate(void **state)
 		wa = (ref.spp * ref.swt - ref.swp * ref.spt) / det;
 		wb = (ref.sww * ref.spt - ref.swp * ref.swt) / det;
 		assert_true(wa > 0);
-		assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+		assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 		assert_int_equal(r.b.cost_fit_terms, 2);
 		check_rel(r.b.cpu_ns_per_pkt.v, wb, 0);
 		check_rel(r.b.cpu_ns_per_wakeup, wa, 0);
@@ -1819,25 +1819,25 @@ static void test_spin_degenerate(void **state)
 		assert_string_equal(r.b.cost_fit_note, "no empty reads");
 		free(e);
 	}
-	assert_false(l.cost3_known);
+	assert_false(l.cost.known3);
 
 	/* z = w: singular. */
-	mi_learn_init(&l);
+	learn_init(&l);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(ep);
 		struct rxb_epoch *e = cost_epoch(i + 1, ep[j][0], ep[j][1], a + 600, b);
 
 		e->socks[0].empty_reads = ep[j][1];
 		env = env_for(e);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		free(e);
 	}
-	assert_int_equal(mi_fit_solve3(&l.cost_fit, &fa, &fb, &fe, why, sizeof(why)), -1);
+	assert_int_equal(cost_solve3(&l.cost.sums, &fa, &fb, &fe, why, sizeof(why)), -1);
 	assert_true(isnan(fa) && isnan(fb) && isnan(fe));
 	assert_non_null(strstr(why, "not separable"));
-	assert_false(l.cost3_known);
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &fa, &fb), 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_FIT);
+	assert_false(l.cost.known3);
+	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 	assert_int_equal(r.b.cost_fit_terms, 2);
 	assert_string_equal(r.b.cost_fit_note, why);
 	check_rel(r.b.cpu_ns_per_pkt.v, fb, 0);
@@ -1857,11 +1857,11 @@ static void test_spin_degenerate(void **state)
 			fit_obs(&f, w, p, z, t);
 		}
 		f.ok = true;
-		assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
+		assert_int_equal(cost_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "not separable"));
 		/* Too few epochs, and no packets, say so. */
 		f.ok = false;
-		assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
+		assert_int_equal(cost_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
 		assert_string_equal(why, "too few epochs");
 	}
 	/* Well separated but the reads "cost" negative time: refused, not
@@ -1877,7 +1877,7 @@ static void test_spin_degenerate(void **state)
 			fit_obs(&f, w, p, z, t);
 		}
 		f.ok = true;
-		assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
+		assert_int_equal(cost_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
 		assert_string_equal(why, "negative cost per empty read");
 		assert_true(isnan(fa) && isnan(fb) && isnan(fe));
 	}
@@ -1901,11 +1901,11 @@ static void test_spin_degenerate(void **state)
 		}
 		f.ok = true;
 		if (c) {
-			assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
+			assert_int_equal(cost_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), -1);
 			assert_non_null(strstr(why, "not separable"));
 			continue;
 		}
-		assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), 0);
+		assert_int_equal(cost_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), 0);
 		assert_true(isnan(fa));
 		print_message("one wake-up per epoch, not separable: b %.2f ns (truth %.0f), "
 			      "e %.2f (700 + wake-ups)\n", fb, b, fe);
@@ -1932,7 +1932,7 @@ static void test_spin_degenerate(void **state)
 			f.n2 += 1;
 		}
 		f.ok = true;
-		assert_int_equal(mi_fit_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), 0);
+		assert_int_equal(cost_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), 0);
 		assert_true(isnan(fa));
 		check_rel(fb, b, 1e-12);
 		check_rel(fe, 700, 1e-12);
@@ -1943,41 +1943,41 @@ static void test_spin_degenerate(void **state)
  * The saturated cost of a spinning receiver. It overflows while off its
  * CPU and spins once it has drained the queue, so its overflowing epochs
  * are mostly spin. Before e is known they are refused (more than one
- * empty read per MI_SAT_MIN_PPW packets); once the three-term fit has it,
+ * empty read per BUSY_MIN_PPW packets); once the three-term fit has it,
  * e x empty reads comes off the on-CPU time and what is left per packet
  * is the truth.
  */
 static void test_spin_saturated(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	uint64_t st = 77, seq = 0;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	/* 30 % of its share on packets, the rest spin, 20 000 drops. */
 	for (int i = 0; i < 3; i++)
 		g_feed(&l, &d, sp_epoch(++seq, 3, 15000, 0, 1, 20000, 0, &st), &r);
-	assert_int_equal(l.sat.taken, 0);
-	assert_int_equal(l.sat.refused, 3);
+	assert_int_equal(l.busy.sat.taken, 0);
+	assert_int_equal(l.busy.sat.refused, 3);
 	for (int i = 0; i < 30; i++)
 		g_feed(&l, &d, sp_light(++seq, 3, 0, &st), &r);
-	assert_true(l.cost3_known);
-	check_rel(l.cost3_e_ns, SP_E, 1e-6);
+	assert_true(l.cost.known3);
+	check_rel(l.cost.e3_ns, SP_E, 1e-6);
 	for (int i = 0; i < 4; i++) {
 		g_feed(&l, &d, sp_epoch(++seq, 3, 12000 + 1000 * i, 0, 1, 20000, 0, &st), &r);
 		g_feed(&l, &d, sp_light(++seq, 3, 0, &st), &r);
 	}
-	assert_int_equal(l.sat.taken, 4);
-	assert_int_equal(l.sat.refused, 3);
+	assert_int_equal(l.busy.sat.taken, 4);
+	assert_int_equal(l.busy.sat.refused, 3);
 	print_message("spinning saturated epochs: %.2f ns/pkt (truth %.0f; on-CPU / packets %.0f)\n",
-		      mi_sat_value(&l.sat, NULL), SP_B,
+		      busy_sums_value(&l.busy.sat, NULL), SP_B,
 		      (SP_B * 15000 + SP_E * floor((G_EPOCH_S * 1e9 / 4 - SP_B * 15000) / SP_E)) /
 		      15000);
-	check_rel(mi_sat_value(&l.sat, NULL), SP_B, 1e-3);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	check_rel(busy_sums_value(&l.busy.sat, NULL), SP_B, 1e-3);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 1e-3);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, " ns/empty read"));
 }
@@ -1989,14 +1989,14 @@ static void test_spin_saturated(void **state)
  * ~42 us against b = 1.2 us) is then no cost: it is refused, the stage is
  * not modelled (the daemon publishes its provisional rate, which raises
  * the arrivals), and the ratio comes back once the reads per packet fall
- * below MI_RATIO_MAX_EMPTY_READS. A receiver that reads once per packet
+ * below COST_RATIO_MAX_EMPTY_READS. A receiver that reads once per packet
  * keeps the ratio throughout.
  */
 /*
  * 40 light epochs at k = 2 whose empty reads are exactly @reads_per_pkt
  * per packet: the spin is collinear with the packets.
  */
-static void feed_collinear_spin(struct mi_learn *l, struct mi_disk *d, struct mi_result *r,
+static void feed_collinear_spin(struct learn *l, struct learn_disk *d, struct inputs *r,
 				uint64_t *seq, uint64_t *st, double reads_per_pkt)
 {
 	for (int i = 0; i < 40; i++) {
@@ -2022,43 +2022,43 @@ static void feed_collinear_spin(struct mi_learn *l, struct mi_disk *d, struct mi
  */
 static void test_spin_uncertain_b(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	uint64_t st = 4242, seq = 0;
 	double fa, fb, fe, a2, b2, e_fit, t, z, want;
 	struct rxb_epoch *e;
 	int ret;
-	char why[MI_WHY_LEN];
+	char why[VALUE_WHY_LEN];
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	/* 2 000-6 000 packets: 3-9 % of the on-CPU time, the rest spin. */
 	for (int i = 0; i < 40; i++)
 		g_feed(&l, &d, sp_epoch(++seq, 2, floor(2000 + 4000 * g_uniform(&st)),
 					(uint64_t)(4 * g_uniform(&st)), 0.7 + 0.3 * g_uniform(&st),
 					0, SPU_NOISE, &st), &r);
-	ret = mi_fit_solve3(&l.cost_fit, &fa, &fb, &fe, why, sizeof(why));
+	ret = cost_solve3(&l.cost.sums, &fa, &fb, &fe, why, sizeof(why));
 	a2 = b2 = NAN;
-	mi_fit_solve(&l.cost_fit, &a2, &b2);
+	cost_solve2(&l.cost.sums, &a2, &b2);
 	print_message("spin, noise %.0f %%: three-term %d (%s), e %.1f ns (truth %.0f); "
 		      "two-term b %.0f ns, a %.0f\n", SPU_NOISE * 100, ret, why, fe, SP_E, b2, a2);
 	assert_int_equal(ret, -2);
 	assert_true(isnan(fb) && isnan(fa));
 	assert_non_null(strstr(why, "packet cost uncertain"));
-	check_rel(fe, SP_E, MI_FIT_MAX_REL_SE * 3);
-	assert_false(l.cost3_known);
-	check_rel(l.spin_e_ns, fe, 0);
+	check_rel(fe, SP_E, COST_FIT_MAX_REL_SE * 3);
+	assert_false(l.cost.known3);
+	check_rel(l.cost.spin_e_ns, fe, 0);
 	/* No cost: neither the two-term fit nor the ratio. */
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
 	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
 	assert_true(r.b.spin_share > 0.5 && r.b.spin_share < 1);
 
 	/* One overflowing epoch, exact: 50 000 packets, no wake-ups. */
-	e_fit = l.spin_e_ns;
+	e_fit = l.cost.spin_e_ns;
 	e = sp_epoch(++seq, 2, 50000, 0, 1, 20000, 0, &st);
 	t = (double)e->socks[0].receiver_oncpu_ns;
 	z = (double)e->socks[0].empty_reads;
@@ -2066,8 +2066,8 @@ static void test_spin_uncertain_b(void **state)
 	want = (t - e_fit * z) / 50000;
 	print_message("saturated: %.2f ns/pkt, closed form (t - e z) / p %.2f, truth %.0f\n",
 		      r.b.cpu_ns_per_pkt.v, want, SP_B);
-	assert_int_equal(l.sat.taken, 1);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(l.busy.sat.taken, 1);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-9);
 	check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 0.05);
 
@@ -2077,12 +2077,12 @@ static void test_spin_uncertain_b(void **state)
 	 * two-term fit is exact - with b + 5 e as its b. It must not be
 	 * the cost.
 	 */
-	mi_learn_init(&l);
+	learn_init(&l);
 	feed_collinear_spin(&l, &d, &r, &seq, &st, 5);
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &a2, &b2), 0);
+	assert_int_equal(cost_solve2(&l.cost.sums, &a2, &b2), 0);
 	check_rel(b2, SP_B + 5 * SP_E, 1e-6);
-	assert_int_equal(mi_fit_solve3(&l.cost_fit, &fa, &fb, &fe, why, sizeof(why)), -1);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_int_equal(cost_solve3(&l.cost.sums, &fa, &fb, &fe, why, sizeof(why)), -1);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
 	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
 
@@ -2091,17 +2091,17 @@ static void test_spin_uncertain_b(void **state)
 	 * e known, as a fit refused for its b leaves it (set here: reaching
 	 * that state by epochs also makes a three-term fit on the way,
 	 * which the daemon then keeps, correctly). The spin is 700 x 1.5
-	 * of each packet's 2250 ns, well over MI_FIT_MAX_SPIN, so the
+	 * of each packet's 2250 ns, well over COST_FIT_MAX_SPIN, so the
 	 * two-term fit (b = 2250) is refused all the same.
 	 */
-	mi_learn_init(&l);
-	l.spin_e_ns = SP_E;
+	learn_init(&l);
+	l.cost.spin_e_ns = SP_E;
 	feed_collinear_spin(&l, &d, &r, &seq, &st, 1.5);
-	assert_false(l.cost3_known);
-	assert_int_equal(mi_fit_solve(&l.cost_fit, &a2, &b2), 0);
+	assert_false(l.cost.known3);
+	assert_int_equal(cost_solve2(&l.cost.sums, &a2, &b2), 0);
 	check_rel(b2, SP_B + 1.5 * SP_E, 1e-3);
-	assert_true(r.b.spin_share > MI_FIT_MAX_SPIN);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_true(r.b.spin_share > COST_FIT_MAX_SPIN);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets: 1.5 empty reads"));
 }
 
@@ -2115,15 +2115,15 @@ static void test_spin_uncertain_b(void **state)
  */
 static void test_tcp_port_not_modelled(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	uint64_t seq = 0;
 	int i;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (i = 0; i < 8; i++) {
 		struct rxb_epoch *e = g_epoch(++seq, 2);
 		struct rxb_sock_meas *s = g_sock(e, 300, 300 * 97000.0, 40, 0);
@@ -2132,7 +2132,7 @@ static void test_tcp_port_not_modelled(void **state)
 		s->rcvbuf_ipproto = IPPROTO_TCP;
 		g_feed(&l, &d, e, &r);
 		assert_int_equal(r.nstages, 0);
-		assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
+		assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
 		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "no datagrams"));
 		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "TCP"));
 		assert_non_null(strstr(r.why, "stage B not modelled"));
@@ -2145,24 +2145,24 @@ static void test_tcp_port_not_modelled(void **state)
 		s->ipproto = i == 5 ? IPPROTO_TCP : IPPROTO_UDP;
 		s->rcvbuf_ipproto = IPPROTO_UDP;
 		g_feed(&l, &d, e, &r);
-		assert_true(r.b.cpu_ns_per_pkt.src != MI_SRC_MISSING);
+		assert_true(r.b.cpu_ns_per_pkt.src != VALUE_MISSING);
 	}
 	assert_true(r.nstages > 0);
 }
 
 static void test_spin_ratio_refused(void **state)
 {
-	const double k = exp(-G_EPOCH_S / MI_TAU_S);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	const double k = exp(-G_EPOCH_S / LEARN_TAU_S);
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	uint64_t st = 5, seq = 0;
 	double sz = 0, sp = 0, p_low = 2000, p_high = 55000;
 	int i;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (i = 0; i < 12; i++) {
 		struct rxb_epoch *e = sp_epoch(++seq, 2, p_low, 0, 1, 0, 0, &st);
 
@@ -2171,8 +2171,8 @@ static void test_spin_ratio_refused(void **state)
 		g_feed(&l, &d, e, &r);
 	}
 	assert_true(sz / sp > 50);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, MI_SRC_MISSING);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_NONE);
+	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
 	assert_true(r.b.cpu_ns_per_pkt_ratio > 30 * SP_B);
 	assert_int_equal(r.nstages, 0);
@@ -2182,39 +2182,39 @@ static void test_spin_ratio_refused(void **state)
 	for (i = 0; i < 40; i++) {
 		struct rxb_epoch *e = sp_epoch(++seq, 2, p_high, 0, 1, 0, 0, &st);
 		bool refused = sz * k + (double)e->socks[0].empty_reads >=
-			       MI_RATIO_MAX_EMPTY_READS * (sp * k + p_high);
+			       COST_RATIO_MAX_EMPTY_READS * (sp * k + p_high);
 
 		sz = sz * k + (double)e->socks[0].empty_reads;
 		sp = sp * k + p_high;
 		g_feed(&l, &d, e, &r);
-		if (r.b.cpu_ns_per_pkt_basis == MI_COST_FIT)
+		if (r.b.cpu_ns_per_pkt_basis == COST_FIT)
 			break;	/* the fit separated them: not this rule's case */
-		assert_int_equal(r.b.cpu_ns_per_pkt.src == MI_SRC_MISSING, refused);
+		assert_int_equal(r.b.cpu_ns_per_pkt.src == VALUE_MISSING, refused);
 		if (!refused)
-			assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_RATIO);
+			assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_RATIO);
 	}
-	assert_true(r.b.cpu_ns_per_pkt.src != MI_SRC_MISSING);
+	assert_true(r.b.cpu_ns_per_pkt.src != VALUE_MISSING);
 	assert_true(r.nstages > 0);
-	if (r.b.cpu_ns_per_pkt_basis == MI_COST_RATIO)
-		assert_true(sz / sp < MI_RATIO_MAX_EMPTY_READS);
+	if (r.b.cpu_ns_per_pkt_basis == COST_RATIO)
+		assert_true(sz / sp < COST_RATIO_MAX_EMPTY_READS);
 	else	/* the rate change gave the three-term fit its spread */
 		check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 1e-6);
 	print_message("spinning receiver: cost refused for %d epochs at the low rate, "
 		      "then %s after %d at the high one (%.0f ns/pkt)\n", 12,
-		      r.b.cpu_ns_per_pkt_basis == MI_COST_RATIO ? "the ratio" : "the fit",
+		      r.b.cpu_ns_per_pkt_basis == COST_RATIO ? "the ratio" : "the fit",
 		      i + 1, r.b.cpu_ns_per_pkt.v);
 
 	/* One empty read per packet from the start: the ratio throughout. */
-	mi_learn_init(&l);
+	learn_init(&l);
 	for (i = 0; i < 12; i++) {
 		struct rxb_epoch *e = g_epoch(++seq, 2);
 		struct rxb_sock_meas *s = g_sock(e, 20000, 20000 * 3000.0, 20000, 0);
 
 		s->empty_reads = 20000;
 		g_feed(&l, &d, e, &r);
-		assert_int_equal(r.b.cpu_ns_per_pkt.src == MI_SRC_MISSING, false);
+		assert_int_equal(r.b.cpu_ns_per_pkt.src == VALUE_MISSING, false);
 	}
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_RATIO);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_RATIO);
 	check_rel(r.b.cpu_ns_per_pkt.v, 3000, 1e-9);
 }
 
@@ -2229,14 +2229,14 @@ static void test_irq_on_receiver_cpu(void **state)
 {
 	const double want_irq = (0.75 * 0.2 + 0.25 * 0.4) * 1e9 / 1500.0;
 	const double own = 1.5e6 * (1 - 0.2 - 0.05) + 0.5e6 * (1 - 0.4);
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 
 	(void)state;
 	for (int charged = 0; charged < 2; charged++) {
 		struct rxb_epoch *e = new_epoch(1, 1.0);
-		struct mi_env env = env_for(e);
+		struct inputs_env env = env_for(e);
 		struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
 
 		/* 1500 arrivals, 1000 queued and read; 75 % of 2 ms on CPU 1. */
@@ -2246,12 +2246,12 @@ static void test_irq_on_receiver_cpu(void **state)
 		e->cpus[1].hardirq_frac = 0.05;
 		e->cpus[0].softirq_frac = 0.4;
 		env.irq_in_task_time = charged;
-		mi_learn_init(&l);
-		mi_disk_init(&d);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		learn_init(&l);
+		learn_disk_init(&d);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		assert_int_equal(r.nstages, 1);
 		check_rel(r.b.irq_ns_per_pkt.v, want_irq, 1e-12);
-		assert_int_equal(r.b.irq_ns_per_pkt.src, MI_SRC_MEASURED);
+		assert_int_equal(r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
 		check_rel(r.stages[0].irq_ns_per_pkt, want_irq, 1e-12);
 		check_rel(r.b.cpu_ns_per_pkt.v, charged ? own / 1000 : 2000, 1e-6);
 		free(e);
@@ -2260,15 +2260,15 @@ static void test_irq_on_receiver_cpu(void **state)
 	/* Hardly any softirq there (veth's default: it runs on the sender's CPU). */
 	{
 		struct rxb_epoch *e = new_epoch(1, 1.0);
-		struct mi_env env = env_for(e);
+		struct inputs_env env = env_for(e);
 
 		add_sock(e, 100000, 2000, 250);
 		e->cpus[1].softirq_frac = 1e-4;	/* 1 ns per packet */
 		env.irq_in_task_time = true;
-		mi_learn_init(&l);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
+		learn_init(&l);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		assert_true(r.b.irq_ns_per_pkt.v == 0);
-		assert_int_equal(r.b.irq_ns_per_pkt.src, MI_SRC_MEASURED);
+		assert_int_equal(r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
 		assert_true(r.stages[0].irq_ns_per_pkt == 0);
 		check_rel(r.b.cpu_ns_per_pkt.v, 2000 * (1 - 1e-4), 1e-6);
 		free(e);
@@ -2277,14 +2277,14 @@ static void test_irq_on_receiver_cpu(void **state)
 	/* Not measured (no NET_RX probe): none assumed, the cost as measured. */
 	{
 		struct rxb_epoch *e = new_epoch(1, 1.0);
-		struct mi_env env = env_for(e);
+		struct inputs_env env = env_for(e);
 
 		add_sock(e, 1000, 2000, 250);
 		e->cpus[1].softirq_frac = NAN;
 		env.irq_in_task_time = true;
-		mi_learn_init(&l);
-		mi_update(&l, &d, PORT, e, 1.0, &env, &r);
-		assert_int_equal(r.b.irq_ns_per_pkt.src, MI_SRC_MISSING);
+		learn_init(&l);
+		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		assert_int_equal(r.b.irq_ns_per_pkt.src, VALUE_MISSING);
 		assert_true(r.stages[0].irq_ns_per_pkt == 0);
 		check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
 		free(e);
@@ -2293,7 +2293,7 @@ static void test_irq_on_receiver_cpu(void **state)
 
 /*
  * A chosen cost above what the receiver paid, wake-ups and all, while it
- * was busy and kept up is capped to that (mi_learn.busy, basis "busy"):
+ * was busy and kept up is capped to that (struct learn.busy.all_in, basis "busy"):
  * the e2e's k = 1 at 100 ms (docs/e2e.md 5.10), where one saturated
  * epoch put the cost at 1394 ns, and two later blasts without loss at the
  * same load dequeued 101683 and 95690 packets in 0.25 s at 1040 and
@@ -2301,32 +2301,32 @@ static void test_irq_on_receiver_cpu(void **state)
  */
 static void test_busy_cap(void **state)
 {
-	struct mi_learn l;
-	struct mi_disk d;
-	struct mi_result r;
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
 	struct rxb_epoch *e;
 	uint64_t st = 11, seq = 0;
-	double k = exp(-G_EPOCH_S / MI_TAU_S), want, n;
+	double k = exp(-G_EPOCH_S / LEARN_TAU_S), want, n;
 
 	(void)state;
-	mi_learn_init(&l);
-	mi_disk_init(&d);
+	learn_init(&l);
+	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
 		g_feed(&l, &d, g_light(++seq, 1, 20000 + 3000 * i, &st), &r);
 	g_feed(&l, &d, busy_epoch(++seq, 1, 1394, 8409), &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	check_rel(r.b.cpu_ns_per_pkt.v, 1394, 1e-6);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_busy));
-	assert_int_equal(l.busy.taken, 0);
+	assert_int_equal(l.busy.all_in.taken, 0);
 
 	/* One busy epoch without loss: reported, not yet used. */
 	e = g_epoch(++seq, 1);
 	g_sock(e, 101683, 101683 * 1040.0, 855, 0);
 	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.busy.taken, 1);
+	assert_int_equal(l.busy.all_in.taken, 1);
 	check_rel(r.b.cpu_ns_per_pkt_busy, 1040, 1e-6);
 	check_rel(r.b.busy_load, 1, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_SATURATED);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_capped));
 
 	/* Neither one at a third of its share (a blast's edge) nor one with loss. */
@@ -2334,19 +2334,19 @@ static void test_busy_cap(void **state)
 	g_sock(e, 30000, 30000 * 1000.0, 300, 0);
 	g_feed(&l, &d, e, &r);
 	g_feed(&l, &d, busy_epoch(++seq, 1, 1394, 500), &r);
-	assert_int_equal(l.busy.taken, 1);
+	assert_int_equal(l.busy.all_in.taken, 1);
 
 	/* The second: the cost is their decayed mean, the capacity with it. */
 	e = g_epoch(++seq, 1);
 	g_sock(e, 95690, 95690 * 1079.0, 2076, 0);
 	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.busy.taken, 2);
+	assert_int_equal(l.busy.all_in.taken, 2);
 	want = (101683 * 1040.0 * k * k * k + 95690 * 1079.0) / (101683 * k * k * k + 95690);
 	print_message("saturated %.0f ns, busy all in %.1f ns (closed form %.1f)\n",
 		      r.b.cpu_ns_per_pkt_saturated, r.b.cpu_ns_per_pkt_busy, want);
 	check_rel(r.b.cpu_ns_per_pkt_busy, want, 1e-6);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_BUSY);
-	assert_string_equal(mi_cost_basis_name(r.b.cpu_ns_per_pkt_basis), "busy");
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_BUSY);
+	assert_string_equal(cost_basis_name(r.b.cpu_ns_per_pkt_basis), "busy");
 	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-6);
 	check_rel(r.b.cpu_ns_per_pkt_capped, r.b.cpu_ns_per_pkt_saturated, 0);
 	assert_true(r.b.cpu_ns_per_pkt_saturated > 1390);
@@ -2359,12 +2359,12 @@ static void test_busy_cap(void **state)
 
 	/* Two hogs: measured at one, it does not apply. */
 	g_feed(&l, &d, g_epoch(++seq, 2), &r);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_BUSY);
+	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_BUSY);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_capped));
 	/* Back at one after 40 idle epochs: decay leaves the mean as it was. */
 	for (int i = 0; i < 40; i++)
 		g_feed(&l, &d, g_epoch(++seq, 1), &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, MI_COST_BUSY);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_BUSY);
 	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-6);
 }
 

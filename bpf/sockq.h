@@ -56,7 +56,7 @@ struct sockq_slot {
 	 * queue empty (non-blocking reads; a recvmmsg() that ends short has
 	 * one too). A busy-polling receiver makes one per turn of its loop,
 	 * which is how its spinning is told from its packets' cost
-	 * (daemon/model/model_inputs.c).
+	 * (daemon/model/cost.c).
 	 */
 	__u64 empty_reads;
 	/*

@@ -17,7 +17,7 @@
  *
  * What a flow publishes (the RATE frame, PROTOCOL.md §5.7/§6.1):
  *   model       the bottleneck rate of this epoch's solve; confidence from
- *               the inputs' sources (model_inputs.h) and the solver's error
+ *               the inputs' sources (inputs.h) and the solver's error
  *               bounds; UNCONSTRAINED when it is the top of the search,
  *               NO_TRAFFIC when the receive-path costs are from history.
  *   stale       the solve failed (or its inputs went missing): the last
@@ -43,7 +43,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/model/model_inputs.h"
+#include "daemon/model/inputs.h"
 #include "daemon/model/pause.h"
 #include "daemon/serve/sendsrv.h"
 #include "rxb/measure.h"

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/model/model_inputs.h"
+#include "daemon/model/learn.h"
 
 #define STATE_FILE		"flows.state"
 #define STATE_MAX_PORTS		64

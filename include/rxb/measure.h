@@ -241,7 +241,7 @@ struct rxb_sock_meas {
 				 * recv_wakeups, receiver_* measured; in an
 				 * epoch that was not sampled: for the threads
 				 * that dequeued in the latest sampled one */
-	/* Added with the spin separation (daemon/model/model_inputs.c). */
+	/* Added with the spin separation (daemon/model/cost.c). */
 	uint64_t empty_reads;	/* reads that found the queue empty (-EAGAIN):
 				 * a polling receiver's turns of its loop;
 				 * valid with counts_valid */	/* Added with the loss episodes (bpf/sockq.h). */

@@ -1,6 +1,7 @@
 # Fuzz target for rxbneckd's control requests and state-file lines
 # (owned by daemon/serve/ctlsrv and daemon/model/state).
 FUZZERS += build/fuzz/fuzz_ctl
-FUZZ_SRCS_fuzz_ctl := daemon/serve/ctlsrv.c daemon/model/state.c daemon/model/model_inputs.c \
+FUZZ_SRCS_fuzz_ctl := daemon/serve/ctlsrv.c daemon/model/state.c daemon/model/value.c daemon/model/learn.c \
+                      daemon/model/busy.c daemon/model/cost.c daemon/model/inputs.c \
                       solver/ewma.c solver/lsq.c \
                       common/json.c common/parse.c common/log.c common/util.c

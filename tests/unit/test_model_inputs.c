@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "daemon/model/model_inputs.h"
+#include "daemon/model/inputs.h"
 
 #define PORT 9000
 

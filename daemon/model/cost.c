@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The receiver's cost per packet: the fit and the choice. See cost.h. */
+#include "daemon/model/cost.h"
+
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "daemon/model/busy.h"
+#include "daemon/model/inputs.h"
+#include "daemon/model/learn.h"
+#include "solver/lsq.h"
+
+static const char *const basis_names[] = {
+	[COST_NONE] = "none",
+	[COST_SATURATED] = "saturated",
+	[COST_FIT] = "fit",
+	[COST_LAST_FIT] = "last-fit",
+	[COST_RATIO] = "ratio",
+	[COST_KEPT_UP] = "kept-up",
+	[COST_BUSY] = "busy",
+};
+
+const char *cost_basis_name(enum cost_basis b)
+{
+	if ((unsigned)b >= RXB_ARRAY_SIZE(basis_names))
+		return "?";
+	return basis_names[b];
+}
+
+
+/*
+ * Fold an epoch (w wake-ups, p packets, z empty reads, t on-CPU ns) into the
+ * fit after decaying it by @d. An epoch without packets, or with a count
+ * that is not a count, adds nothing; empty reads not measured count as 0.
+ */
+static void fit_add(struct lsq *f, double d, double w, double p, double z, double t)
+{
+	lsq_decay(f, d);
+	if (!isfinite(w) || !isfinite(p) || !isfinite(t) || w < 0 || !(p > 0) || t < 0)
+		return;
+	if (!isfinite(z) || z < 0)
+		z = 0;
+	lsq_add(f, (const double[LSQ_TERMS]){ w, p, z }, t, COST_FIT_MIN_EPOCHS);
+}
+
+/* b's standard error at most COST_FIT_MAX_REL_SE of @v (lsq_se()). */
+static bool fit_coef_precise(const struct lsq *f, int k, double explained,
+			     double var_v, double v)
+{
+	return lsq_se(f, k, explained, var_v) <= COST_FIT_MAX_REL_SE * v;
+}
+
+/* The fit's terms: struct lsq's x_0, x_1, x_2. */
+enum { FIT_W, FIT_P, FIT_Z };
+
+int cost_solve2(const struct lsq *f, double *a, double *b)
+{
+	static const int wp[2] = { FIT_W, FIT_P };
+	double c[2], var[2], explained, var_b;
+	int k = 2;
+
+	*a = *b = NAN;
+	if (!f->ok || lsq_solve2(f, FIT_W, FIT_P, COST_FIT_MIN_SPREAD, c, var))
+		return -1;
+	explained = lsq_explained(f, wp, 2, c);
+	var_b = var[1];
+	if (c[0] < 0) {
+		c[0] = 0;
+		lsq_solve1(f, FIT_P, &c[1], &var_b);
+		explained = lsq_explained(f, &wp[1], 1, &c[1]);
+		k = 1;
+	}
+	if (!(c[1] > 0) || !isfinite(c[0]) || !isfinite(c[1]))
+		return -1;
+	if (!fit_coef_precise(f, k, explained, var_b, c[1]))
+		return -1;
+	*a = c[0];
+	*b = c[1];
+	return 0;
+}
+
+int cost_solve3(const struct lsq *f, double *a, double *b, double *e,
+		  char *why, size_t len)
+{
+	static const char *const term[] = { "wake-ups", "packets", "empty reads" };
+	static const int all[3] = { FIT_W, FIT_P, FIT_Z }, pz[2] = { FIT_P, FIT_Z };
+	double x[3], var[3], explained, var_b, var_e;
+	int bad, k;
+
+	*a = *b = *e = NAN;
+	if (why && len)
+		why[0] = '\0';
+	if (!f->ok || !(f->xx[FIT_P][FIT_P] > 0)) {
+		if (why)
+			snprintf(why, len, "too few epochs");
+		return -1;
+	}
+	if (!(f->xx[FIT_Z][FIT_Z] > 0)) {
+		if (why)
+			snprintf(why, len, "no empty reads");
+		return -1;
+	}
+	if (f->xx[FIT_W][FIT_W] > 0) {
+		if (lsq_solve(f, all, 3, COST_FIT_MIN_SPREAD, x, var, &bad)) {
+			if (!(f->x[FIT_W] <= COST_FIT_RARE_WAKEUPS * f->x[FIT_Z])) {
+				if (why)
+					snprintf(why, len, "%s not separable from the other terms",
+						 term[all[bad]]);
+				return -1;
+			}
+			/* A polling receiver's few wake-ups: without them. */
+		} else if (x[0] >= 0) {
+			*a = x[0];
+			explained = lsq_explained(f, all, 3, x);
+			var_b = var[1];
+			var_e = var[2];
+			k = 3;
+			x[0] = x[1];
+			x[1] = x[2];
+			goto check;
+		} else {
+			/* Negative a: not physical, the fit without it (a = 0). */
+			*a = 0;
+		}
+	}
+	if (lsq_solve(f, pz, 2, COST_FIT_MIN_SPREAD, x, var, &bad)) {
+		if (why)
+			snprintf(why, len, "%s not separable from %s", term[pz[bad]],
+				 term[pz[1 - bad]]);
+		*a = NAN;
+		return -1;
+	}
+	explained = lsq_explained(f, pz, 2, x);
+	var_b = var[0];
+	var_e = var[1];
+	k = 2;
+check:
+	if (!(x[0] > 0) || x[1] < 0) {
+		if (why)
+			snprintf(why, len, "%s", !(x[0] > 0) ? "packet cost not positive" :
+				 "negative cost per empty read");
+		*a = NAN;
+		return -1;
+	}
+	if (!fit_coef_precise(f, k, explained, var_b, x[0])) {
+		if (why)
+			snprintf(why, len, "packet cost uncertain: standard error above "
+				 "%.0f %% of %.0f ns", 100 * COST_FIT_MAX_REL_SE, x[0]);
+		*a = NAN;
+		/*
+		 * A receiver that spins most of its time leaves its packets
+		 * a small part of the on-CPU time to explain, so b can stay
+		 * uncertain for long (a busy-polling receiver at k = 2 on the
+		 * test VM: all of a 90-s phase) while e, the cost of what
+		 * fills the rest, is well known. e alone takes the spin out
+		 * of the saturated epochs (busy_add()).
+		 */
+		if (x[1] > 0 && fit_coef_precise(f, k, explained, var_e, x[1])) {
+			*e = x[1];
+			return -2;
+		}
+		return -1;
+	}
+	*b = x[0];
+	*e = x[1];
+	return 0;
+}
+
+void cost_fit_init(struct cost_fit *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->spin_e_ns = NAN;
+}
+
+void cost_fit_add(struct cost_fit *f, double d, double w, double p, double z, double t)
+{
+	double fa, fb, fe;
+
+	fit_add(&f->sums, d, w, p, z, t);
+	if (!cost_solve2(&f->sums, &fa, &fb)) {
+		f->a_ns = fa;
+		f->b_ns = fb;
+		f->known = true;
+	}
+	switch (cost_solve3(&f->sums, &fa, &fb, &fe, NULL, 0)) {
+	case 0:
+		f->a3_ns = fa;
+		f->b3_ns = fb;
+		f->e3_ns = fe;
+		f->known3 = true;
+		f->spin_e_ns = fe;
+		break;
+	case -2:
+		f->spin_e_ns = fe;
+		break;
+	}
+}
+
+void cost_fit_decay(struct cost_fit *f, double d)
+{
+	lsq_decay(&f->sums, d);
+}
+
+/* Why the receiver's cost is not known: the most specific reason first. */
+static const char *no_cost_why(const struct learn *l, const struct rxb_epoch *e,
+			       uint16_t port)
+{
+	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
+
+	if (e && !(e->probes & RXB_PROBE_SOCKQ))
+		return "socket not measured: the socket probe is not loaded";
+	if (e && !(e->probes & RXB_PROBE_SCHED))
+		return "receiver CPU time not measured: the scheduler probe is not loaded";
+	if (s && !s->counts_valid)
+		return "socket counters not measured this epoch";
+	if (l->origin == VALUE_MISSING)
+		return "no traffic seen on the port yet";
+	return "too few packets measured";
+}
+
+/* The fit's other terms for a why: " + A ns/wake-up[ + E ns/empty read]". */
+static void fit_terms(char *buf, size_t size, double a, double e)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (isfinite(a))
+		n = snprintf(buf, size, " + %.0f ns/wake-up", a);
+	if (isfinite(e) && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " + %.0f ns/empty read", e);
+}
+
+/*
+ * With @depth ([model] queue_depth_cost): the kept-up cost (in @b already)
+ * when it and the saturated one were both measured at about the present
+ * load and it is the lower, the saturated one going to
+ * cpu_ns_per_pkt_full for the rates that overflow the queue. 0 if so.
+ */
+static int choose_kept_up(bool depth, double now, double sat, double sat_load,
+			  const char *terms, double ratio, enum value_src src,
+			  struct inputs_stage_b *b)
+{
+	double kept = b->cpu_ns_per_pkt_kept_up, kept_load = b->kept_up_load;
+
+	if (!depth || !(kept > 0) || !(kept < sat) || !isfinite(now) ||
+	    !(fabs(now - kept_load) <= BUSY_MAX_DLOAD))
+		return -1;
+	value_set(&b->cpu_ns_per_pkt, kept, src);
+	b->cpu_ns_per_pkt_basis = COST_KEPT_UP;
+	b->cpu_ns_per_pkt_full = sat;
+	if (isfinite(b->cpu_ns_per_pkt_fit))
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "kept up at #C+#I %.1f; saturated %.0f once overflowed, at %.1f "
+			 "(fit %.0f ns/pkt%s, ratio %.0f)", kept_load, sat, sat_load,
+			 b->cpu_ns_per_pkt_fit, terms, ratio);
+	else
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "kept up at #C+#I %.1f; saturated %.0f once overflowed, at %.1f "
+			 "(no fit yet, ratio %.0f)", kept_load, sat, sat_load, ratio);
+	return 0;
+}
+
+/*
+ * Is the receiver's on-CPU time too much spin to be charged to its
+ * packets: COST_RATIO_MAX_EMPTY_READS empty reads per packet or more over
+ * the fit's epochs (a busy-polling one), or a spin known from e to be
+ * COST_FIT_MAX_SPIN of that time (@spin_share, NaN when e is not known)?
+ */
+static bool spins(const struct learn *l, double spin_share)
+{
+	return (l->cost.sums.x[FIT_P] > 0 &&
+		l->cost.sums.x[FIT_Z] >= COST_RATIO_MAX_EMPTY_READS * l->cost.sums.x[FIT_P]) ||
+	       spin_share >= COST_FIT_MAX_SPIN;
+}
+
+/*
+ * cpu_ns_per_pkt: the saturated cost when it was measured at about the
+ * present load (or the kept-up one below it, choose_kept_up()), else b of
+ * the fit (or of the last separable fit), else the ratio; cost_cap() may
+ * lower it after. The why keeps
+ * "ratio N" and "+ A ns/wake-up" in every form that has them
+ * (tests/e2e/analyze.py reads them).
+ */
+void cost_choose(const struct learn *l, const struct rxb_epoch *e,
+			uint16_t port, enum value_src src, bool depth, struct inputs_stage_b *b)
+{
+	double ns = ewma_ratio_value(&l->cpu_ns_per_pkt);
+	double sat_load, sat = busy_sums_value(&l->busy.sat, &sat_load);
+	double kept_load, kept = busy_sums_value(&l->busy.kept, &kept_load);
+	double fa = NAN, fb = NAN, fe = NAN, now = inputs_receiver_load(b);
+	char other[64] = "", terms[64] = "";
+	size_t len;
+	bool spin;
+
+	b->cpu_ns_per_pkt_ratio = ns > 0 ? ns : NAN;
+	b->cpu_ns_per_wakeup = NAN;
+	b->cpu_ns_per_pkt_fit = NAN;
+	b->cpu_ns_per_pkt_saturated = sat > 0 ? sat : NAN;
+	b->saturated_load = sat > 0 ? sat_load : NAN;
+	b->cpu_ns_per_pkt_kept_up = kept > 0 ? kept : NAN;
+	b->kept_up_load = kept > 0 ? kept_load : NAN;
+	b->cpu_ns_per_pkt_full = NAN;
+	b->cpu_ns_per_pkt_basis = COST_NONE;
+	b->cpu_ns_per_empty_read = NAN;
+	b->cost_fit_terms = 0;
+	b->spin_share = NAN;
+	b->cost_fit_note[0] = '\0';
+	if (learn_stream_only(l)) {
+		value_missing(&b->cpu_ns_per_pkt,
+			    "no datagrams: the port's sockets are %s (protocol %u), whose "
+			    "packets are coalesced segments; the model is of a UDP receiver",
+			    l->other_ipproto == IPPROTO_TCP ? "TCP" : "not UDP",
+			    l->other_ipproto);
+		return;
+	}
+	if (!(ns > 0)) {
+		value_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
+		return;
+	}
+	if (isfinite(l->cost.spin_e_ns) && l->cost.sums.y > 0)
+		b->spin_share = l->cost.spin_e_ns * l->cost.sums.x[FIT_Z] / l->cost.sums.y;
+	/*
+	 * A spinning receiver's two-term fits (the present one and the
+	 * last) put the spin on its packets and its few wake-ups: measured,
+	 * a busy-polling receiver at k = 2 got b = 4.6-6.0 us + 22 ms per
+	 * wake-up (its three-term fit, refused as imprecise, had b = 0.9-1.5
+	 * us), and a rate of 0.8-1.0 Gb/s where 2.9 went through. Like the
+	 * ratio (below), they are then no cost.
+	 */
+	spin = spins(l, b->spin_share);
+	if (!cost_solve3(&l->cost.sums, &fa, &fb, &fe, b->cost_fit_note,
+			   sizeof(b->cost_fit_note))) {
+		/* Three terms: the spin on the empty socket is not the packets'. */
+		b->cpu_ns_per_pkt_basis = COST_FIT;
+		b->cost_fit_terms = 3;
+		b->spin_share = fe * l->cost.sums.x[FIT_Z] / l->cost.sums.y;
+	} else if (l->cost.known3 && b->spin_share >= COST_FIT_MAX_SPIN) {
+		/*
+		 * The receiver spins (e x empty reads a large share of its
+		 * on-CPU time) but the recent epochs cannot separate the three
+		 * terms: a busy-polling receiver at a steady rate turns its
+		 * loop about as often per packet in every epoch. The two-term
+		 * fit would charge the spin to the packets; keep the last
+		 * three-term fit, as the last separable fit is kept below.
+		 */
+		fa = l->cost.a3_ns;
+		fb = l->cost.b3_ns;
+		fe = l->cost.e3_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
+		b->cost_fit_terms = 3;
+	} else if (!spin && !cost_solve2(&l->cost.sums, &fa, &fb)) {
+		b->cpu_ns_per_pkt_basis = COST_FIT;
+		b->cost_fit_terms = 2;
+	} else if (!spin && l->cost.known) {
+		/*
+		 * The recent epochs all had about the same packets per
+		 * wake-up (a steady low rate: measured 4 per wake-up for
+		 * 20 s), which decays the fit's spread below separability.
+		 * The per-packet cost is the receiver's code on this CPU, not
+		 * the rate; the ratio would charge each packet a / 4 again
+		 * (3949 ns against b = 1470 ns, and the rate with it at 1.49
+		 * instead of 3.8 Gb/s). Keep the last separable fit.
+		 */
+		fa = l->cost.a_ns;
+		fb = l->cost.b_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
+		b->cost_fit_terms = 2;
+	} else if (l->cost.known3) {
+		fa = l->cost.a3_ns;
+		fb = l->cost.b3_ns;
+		fe = l->cost.e3_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
+		b->cost_fit_terms = 3;
+	} else {
+		b->cpu_ns_per_pkt_basis = COST_RATIO;
+	}
+	if (b->cpu_ns_per_pkt_basis != COST_RATIO) {
+		b->cpu_ns_per_pkt_fit = fb;
+		b->cpu_ns_per_wakeup = fa;
+		if (b->cost_fit_terms == 3) {
+			b->cpu_ns_per_empty_read = fe;
+			fit_terms(terms, sizeof(terms), fa, fe);
+		} else {
+			fit_terms(terms, sizeof(terms), fa, NAN);
+		}
+	}
+	/*
+	 * A saturated receiver pays no wake-ups: its cost per packet is what
+	 * sets the capacity. Measured at another load it is not used: the
+	 * cost depends on the co-runners (BUSY_MAX_DLOAD, busy_add()).
+	 */
+	if (sat > 0 && isfinite(now) && fabs(now - sat_load) <= BUSY_MAX_DLOAD) {
+		if (!choose_kept_up(depth, now, sat, sat_load, terms, ns, src, b))
+			return;
+		value_set(&b->cpu_ns_per_pkt, sat, src);
+		b->cpu_ns_per_pkt_basis = COST_SATURATED;
+		if (isfinite(fb))
+			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+				 "saturated at #C+#I %.1f (fit %.0f ns/pkt%s, ratio %.0f)",
+				 sat_load, fb, terms, ns);
+		else
+			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+				 "saturated at #C+#I %.1f (no fit yet, ratio %.0f)", sat_load, ns);
+		return;
+	}
+	if (sat > 0)
+		snprintf(other, sizeof(other), "; saturated %.0f at #C+#I %.1f not used",
+			 sat, sat_load);
+	switch (b->cpu_ns_per_pkt_basis) {
+	case COST_FIT:
+		value_set(&b->cpu_ns_per_pkt, fb, src);
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "marginal: %.0f ns/pkt%s (ratio %.0f)", fb, terms, ns);
+		break;
+	case COST_LAST_FIT:
+		value_set(&b->cpu_ns_per_pkt, fb, src);
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "marginal: %.0f ns/pkt%s, last separable fit (ratio %.0f)",
+			 fb, terms, ns);
+		break;
+	default:
+		if (spin) {
+			b->cpu_ns_per_pkt_basis = COST_NONE;
+			value_missing(&b->cpu_ns_per_pkt,
+				    "spin, not packets: %.1f empty reads per packet (ratio %.0f); "
+				    "needs a fit that separates them or a saturated epoch%s",
+				    l->cost.sums.x[FIT_Z] / l->cost.sums.x[FIT_P], ns, other);
+			return;
+		}
+		value_set(&b->cpu_ns_per_pkt, ns, src);
+		rxb_strlcpy(b->cpu_ns_per_pkt.why,
+			    "ratio: wake-up and packet costs not separable yet",
+			    sizeof(b->cpu_ns_per_pkt.why));
+		break;
+	}
+	len = strlen(b->cpu_ns_per_pkt.why);
+	if (other[0] && len < sizeof(b->cpu_ns_per_pkt.why))
+		rxb_strlcpy(b->cpu_ns_per_pkt.why + len, other,
+			    sizeof(b->cpu_ns_per_pkt.why) - len);
+}
+
+/*
+ * Hold the cost to what the receiver has been seen to pay while it kept
+ * up (struct learn.busy.all_in): a cost above that is one it has beaten, at
+ * this load, with its wake-ups paid on top. Needed because the estimate
+ * it caps can rest on one epoch and then never be corrected: at k = 1 on
+ * the test VM one saturated epoch put the cost at 1394 ns (the fit said
+ * 1026 ns; a repeat's saturated epoch 1145 ns), a capacity of 4.22
+ * Gb/s, while ten busy epochs without loss at the same load cost
+ * 1040-1450 ns all in (1290 on average; a capacity of 4.56 Gb/s) and
+ * dequeued up to 4.79 Gb/s; the rate then stayed
+ * 19 % under the best (docs/e2e.md 5.10), and no transfer at that
+ * rate overflowed to correct it.
+ */
+void cost_cap(const struct learn *l, struct inputs_stage_b *b)
+{
+	double load, v = busy_sums_value(&l->busy.all_in, &load), now = inputs_receiver_load(b);
+	char was[VALUE_WHY_LEN];
+	int n;
+
+	b->cpu_ns_per_pkt_busy = v > 0 ? v : NAN;
+	b->busy_load = v > 0 ? load : NAN;
+	b->cpu_ns_per_pkt_capped = NAN;
+	if (!(v > 0) || l->busy.all_in.taken < COST_CAP_MIN_EPOCHS || !isfinite(now) ||
+	    !(fabs(now - load) <= BUSY_MAX_DLOAD) ||
+	    b->cpu_ns_per_pkt.src == VALUE_MISSING || !(b->cpu_ns_per_pkt.v > v))
+		return;
+	b->cpu_ns_per_pkt_capped = b->cpu_ns_per_pkt.v;
+	rxb_strlcpy(was, b->cpu_ns_per_pkt.why, sizeof(was));
+	b->cpu_ns_per_pkt.v = v;
+	b->cpu_ns_per_pkt_basis = COST_BUSY;
+	/* The old why goes last: it holds "ratio N" (tests/e2e/analyze.py). */
+	n = snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+		     "busy, kept up at #C+#I %.1f: %.0f ns/pkt all in, below %.0f, ",
+		     load, v, b->cpu_ns_per_pkt_capped);
+	if (n > 0 && (size_t)n < sizeof(b->cpu_ns_per_pkt.why))
+		rxb_strlcpy(b->cpu_ns_per_pkt.why + n, was,
+			    sizeof(b->cpu_ns_per_pkt.why) - (size_t)n);
+}

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Learned costs and the epoch's workload -> the model's inputs per flow. See inputs.h. */
+#include "daemon/model/inputs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "daemon/model/busy.h"
+#include "daemon/model/cost.h"
+#include "daemon/model/learn.h"
+
+#define BACKLOG_DEV	"(backlog)"	/* bpf/netrx: the per-CPU backlog NAPI */
+
+/*
+ * Placeholders for mu_P-I/O and mu_D when #I = 0: bneck_compute() wants
+ * positive rates, but the seed net with no I/O-bound task never fires the
+ * transitions that use them, so their value cannot change the result.
+ */
+#define UNUSED_RATE_PER_S	1.0
+
+static enum value_src cost_src(const struct learn *l, bool fresh)
+{
+	if (fresh)
+		return VALUE_MEASURED;
+	return l->origin == VALUE_HISTORY ? VALUE_HISTORY : VALUE_LEARNED;
+}
+
+/* #C and #I over the receiver's CPUs, weighted by its on-CPU time there. */
+static void workload(const struct learn *l, const struct rxb_epoch *e,
+		     struct inputs_stage_b *b)
+{
+	double c = 0, i = 0;
+
+	b->ncpus = l->ncpus;
+	memcpy(b->cpu, l->cpu, sizeof(b->cpu));
+	memcpy(b->cpu_share, l->cpu_share, sizeof(b->cpu_share));
+	if (!e) {
+		value_missing(&b->cpu_bound, "no epoch measured yet");
+		value_missing(&b->io_bound, "no epoch measured yet");
+		return;
+	}
+	if (!l->ncpus) {
+		value_missing(&b->cpu_bound, "receiver thread not seen yet");
+		value_missing(&b->io_bound, "receiver thread not seen yet");
+		return;
+	}
+	for (int k = 0; k < l->ncpus; k++) {
+		int cpu = l->cpu[k];
+
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS) {
+			value_missing(&b->cpu_bound, "CPU %d not in the record", cpu);
+			value_missing(&b->io_bound, "CPU %d not in the record", cpu);
+			return;
+		}
+		c += l->cpu_share[k] * e->cpus[cpu].cpu_bound;
+		i += l->cpu_share[k] * e->cpus[cpu].io_bound;
+	}
+	if (isfinite(c) && c >= 0)
+		value_set(&b->cpu_bound, c, VALUE_MEASURED);
+	else
+		value_missing(&b->cpu_bound, "task classes not measured");
+	if (isfinite(i) && i >= 0)
+		value_set(&b->io_bound, i, VALUE_MEASURED);
+	else
+		value_missing(&b->io_bound, "task classes not measured");
+}
+
+static void disk_rates(const struct learn_disk *d, struct inputs_stage_b *b)
+{
+	double svc = ewma_ratio_value(&d->service_ns);
+	double burst = ewma_ratio_value(&d->burst_ns);
+
+	if (svc > 0)
+		value_set(&b->mu_disk_per_s, 1e9 / svc, VALUE_MEASURED);
+	else
+		value_missing(&b->mu_disk_per_s, "too few disk completions measured");
+	if (burst > 0)
+		value_set(&b->mu_pio_per_s, 1e9 / burst, VALUE_MEASURED);
+	else
+		value_missing(&b->mu_pio_per_s, "I/O-bound CPU bursts not measured");
+}
+
+static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
+{
+	if (!(v >= lo))
+		return lo;
+	if (v >= hi)
+		return hi;
+	return (uint32_t)llround(v);
+}
+
+/* The receiver's load now: #C + #I of its CPUs, NaN when not measured. */
+double inputs_receiver_load(const struct inputs_stage_b *b)
+{
+	if (b->cpu_bound.src == VALUE_MISSING || b->io_bound.src == VALUE_MISSING)
+		return NAN;
+	return b->cpu_bound.v + b->io_bound.v;
+}
+
+/* Below this, interrupt time on the receiver's CPU is noise (timers, a stray packet). */
+#define IRQ_MIN_NS 5.0
+
+static void irq_cost(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
+{
+	double v = ewma_ratio_value(&l->irq_ns_per_pkt);
+
+	if (!isfinite(v))
+		value_missing(&b->irq_ns_per_pkt, "not measured: none assumed");
+	else if (v < IRQ_MIN_NS) {
+		value_set(&b->irq_ns_per_pkt, 0, src);
+		snprintf(b->irq_ns_per_pkt.why, sizeof(b->irq_ns_per_pkt.why),
+			 "%.2g ns measured: the receive softirq runs on other CPUs", v);
+	} else {
+		value_set(&b->irq_ns_per_pkt, v, src);
+	}
+}
+
+/*
+ * rate_rel_sd: the packet-weighted relative standard deviation of the cost
+ * per packet over the epochs in the ring measured at about the present
+ * load (BUSY_MAX_DLOAD, as for the costs: the cost depends on the
+ * co-runners), with Bessel's correction for their number. Epochs with and
+ * without overflow both count: whether a blast finds the receiver keeping
+ * up or behind (docs/e2e.md §6.5) is part of what its drain will be. The
+ * rate is 1 / cost, whose relative spread this is to first order.
+ */
+static void rate_spread(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
+{
+	double now = inputs_receiver_load(b), m, sd;
+	uint32_t n;
+
+	if (!isfinite(now)) {
+		value_missing(&b->rate_rel_sd, "needs #C + #I");
+		return;
+	}
+	if (!busy_spread(&l->busy, now, &n, &m, &sd)) {
+		value_missing(&b->rate_rel_sd, "%u busy epochs at #C+#I %.1f, %d needed",
+			    n, now, BUSY_SPREAD_MIN_EPOCHS);
+		return;
+	}
+	value_set(&b->rate_rel_sd, fmin(sd / m, 1.0), src);
+	snprintf(b->rate_rel_sd.why, sizeof(b->rate_rel_sd.why),
+		 "%u busy epochs at #C+#I %.1f: %.0f +- %.0f ns/pkt", n, now, m, sd);
+}
+
+static void episode_size(const struct learn *l, const struct rxb_epoch *e,
+			 struct inputs_stage_b *b)
+{
+	double m = learn_episode_pkts(l);
+
+	if (!l->episodes_ended) {
+		value_missing(&b->loss_episode_pkts,
+			    "no loss episode has ended yet (one ends when the next begins)");
+		return;
+	}
+	if (!isfinite(m)) {
+		value_missing(&b->loss_episode_pkts, "%llu episodes ended, %.0f needed",
+			    (unsigned long long)l->episodes_ended, LEARN_MIN_EPISODES);
+		return;
+	}
+	value_set(&b->loss_episode_pkts, m,
+		  e && l->episodes_seq == e->seq ? VALUE_MEASURED : VALUE_LEARNED);
+	snprintf(b->loss_episode_pkts.why, sizeof(b->loss_episode_pkts.why),
+		 "median of %llu ended episodes (decayed weight %.1f)",
+		 (unsigned long long)l->episodes_ended, l->episodes_w);
+}
+
+static void compute_b(const struct learn *l, const struct learn_disk *disk,
+		      uint16_t port, const struct rxb_epoch *e, bool fresh,
+		      const struct inputs_env *env, struct inputs *out)
+{
+	struct inputs_stage_b *b = &out->b;
+	enum value_src src = cost_src(l, fresh);
+	double wake = ewma_ratio_value(&l->pkts_per_wakeup);
+	double ts = ewma_ratio_value(&l->truesize_per_pkt);
+	struct rxb_stage_inputs *in;
+	uint32_t k, n;
+
+	workload(l, e, b);
+	disk_rates(disk, b);
+	cost_choose(l, e, port, src, env->depth_cost, b);
+	irq_cost(l, src, b);
+	cost_cap(l, b);
+	rate_spread(l, src, b);
+	episode_size(l, e, b);
+	if (l->rcvbuf_bytes && ts > 0) {
+		double cap = floor(l->rcvbuf_bytes / ts);
+
+		value_set(&b->queue_pkts, cap < 1 ? 1 : cap, src);
+	} else {
+		value_missing(&b->queue_pkts, "receive buffer or truesize not measured");
+	}
+	if (b->queue_pkts.src == VALUE_MISSING) {
+		value_missing(&b->pkts_per_wakeup, "needs the queue capacity");
+	} else if (l->pkts_per_wakeup.num > 0 && !(l->pkts_per_wakeup.den > 0)) {
+		/* Never slept while dequeuing: drains what is queued. */
+		value_set(&b->pkts_per_wakeup, b->queue_pkts.v, src);
+		rxb_strlcpy(b->pkts_per_wakeup.why, "receiver never blocked: N = K",
+			    sizeof(b->pkts_per_wakeup.why));
+	} else if (wake > 0) {
+		value_set(&b->pkts_per_wakeup, fmin(wake, b->queue_pkts.v), src);
+	} else {
+		value_missing(&b->pkts_per_wakeup, "receiver wake-ups not measured");
+	}
+
+	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
+	    b->pkts_per_wakeup.src == VALUE_MISSING ||
+	    b->queue_pkts.src == VALUE_MISSING) {
+		value_missing(&b->mu_net_per_s, "needs cpu_ns_per_pkt, N and K");
+		return;
+	}
+	if (b->cpu_bound.src == VALUE_MISSING || b->io_bound.src == VALUE_MISSING)
+		return;
+
+	k = clamp_u32(b->queue_pkts.v, 1, UINT32_MAX);
+	n = clamp_u32(b->pkts_per_wakeup.v, 1, k);
+	value_set(&b->mu_net_per_s, 1e9 / (b->cpu_ns_per_pkt.v * n), src);
+
+	in = &out->stages[out->nstages];
+	memset(in, 0, sizeof(*in));
+	in->cpu_bound = b->cpu_bound.v;
+	in->io_bound = b->io_bound.v;
+	in->mu_net_per_s = b->mu_net_per_s.v;
+	if (isfinite(b->cpu_ns_per_pkt_full))
+		in->mu_net_full_per_s = 1e9 / (b->cpu_ns_per_pkt_full * n);
+	in->queue_pkts = k;
+	in->batch_pkts = n;
+	in->rule = env->rule;
+	in->load_independent = false;
+	in->irq_ns_per_pkt = b->irq_ns_per_pkt.v > 0 ? b->irq_ns_per_pkt.v : 0;
+	if (env->rate_uncertainty && b->rate_rel_sd.src != VALUE_MISSING)
+		in->mu_rel_sd = b->rate_rel_sd.v;
+	in->mu_pio_per_s = UNUSED_RATE_PER_S;
+	in->mu_disk_per_s = UNUSED_RATE_PER_S;
+	if (b->io_bound.v > 0) {
+		if (b->mu_pio_per_s.src != VALUE_MISSING &&
+		    b->mu_disk_per_s.src != VALUE_MISSING) {
+			in->mu_pio_per_s = b->mu_pio_per_s.v;
+			in->mu_disk_per_s = b->mu_disk_per_s.v;
+		} else {
+			/* Cannot model them; say so rather than guess rates. */
+			in->io_bound = 0;
+			b->io_ignored = true;
+		}
+	}
+	b->present = true;
+	out->nstages++;
+}
+
+/* K_A: the device's ring, or the backlog's limit. */
+static void queue_a(const struct rxb_epoch *e, const struct inputs_env *env,
+		    struct inputs_stage_a *a)
+{
+	if (!strcmp(a->dev, BACKLOG_DEV)) {
+		if (env->netdev_max_backlog)
+			value_set(&a->queue_pkts, env->netdev_max_backlog, VALUE_SYSCTL);
+		else
+			value_missing(&a->queue_pkts, "net.core.netdev_max_backlog unreadable");
+		return;
+	}
+	for (int i = 0; e && i < e->nnics && i < RXB_MAX_NICS; i++) {
+		const struct rxb_nic_meas *m = &e->nics[i];
+
+		if (strcmp(m->name, a->dev) || !m->rx_ring)
+			continue;
+		value_set(&a->queue_pkts, m->rx_ring,
+			  m->ring_source == RXB_SRC_DEVICE ? VALUE_DEVICE : VALUE_CONFIG);
+		return;
+	}
+	if (env->fallback_rx_ring) {
+		value_set(&a->queue_pkts, env->fallback_rx_ring, VALUE_CONFIG);
+		snprintf(a->queue_pkts.why, sizeof(a->queue_pkts.why),
+			 "%s not sampled: [measure] fallback_rx_ring", a->dev);
+	} else {
+		value_missing(&a->queue_pkts, "RX ring of %s unknown", a->dev);
+	}
+}
+
+static void compute_a(const struct learn *l, const struct rxb_epoch *e,
+		      bool fresh, const struct inputs_env *env, struct inputs *out)
+{
+	struct inputs_stage_a *a = &out->a;
+	enum value_src src = cost_src(l, fresh);
+	double ns = ewma_ratio_value(&l->napi_ns_per_poll);
+	double ppp = ewma_ratio_value(&l->napi_pkts_per_poll);
+	double dps = ewma_ratio_value(&l->napi_dgrams_per_skb);
+	struct rxb_stage_inputs *in;
+	uint32_t k;
+
+	rxb_strlcpy(a->dev, l->napi_dev, sizeof(a->dev));
+	if (!l->napi_dev[0]) {
+		value_missing(&a->mu_per_s, "no NAPI poll seen with the flow's traffic");
+		value_missing(&a->pkts_per_poll, "no NAPI poll seen");
+		value_missing(&a->queue_pkts, "no NAPI poll seen");
+		value_missing(&a->dgrams_per_skb, "no NAPI poll seen");
+		return;
+	}
+	if (ns > 0)
+		value_set(&a->mu_per_s, 1e9 / ns, src);
+	else
+		value_missing(&a->mu_per_s, "NET_RX service time not measured");
+	/* Polls and queues count skbs; the model counts the flow's datagrams. */
+	if (dps >= 1) {
+		value_set(&a->dgrams_per_skb, dps, src);
+	} else {
+		value_set(&a->dgrams_per_skb, 1, src);
+		snprintf(a->dgrams_per_skb.why, sizeof(a->dgrams_per_skb.why),
+			 "too few skbs counted: 1 taken");
+		dps = 1;
+	}
+	if (ppp > 0)
+		value_set(&a->pkts_per_poll, ppp * dps, src);
+	else
+		value_missing(&a->pkts_per_poll, "too few NAPI polls measured");
+	queue_a(e, env, a);
+	if (a->queue_pkts.src != VALUE_MISSING)
+		a->queue_pkts.v *= dps;
+	if (a->mu_per_s.src == VALUE_MISSING || a->pkts_per_poll.src == VALUE_MISSING ||
+	    a->queue_pkts.src == VALUE_MISSING)
+		return;
+
+	/* Stage A comes first on the path: shift stage B up if it is set. */
+	if (out->nstages)
+		out->stages[1] = out->stages[0];
+	in = &out->stages[0];
+	memset(in, 0, sizeof(*in));
+	k = clamp_u32(a->queue_pkts.v, 1, UINT32_MAX);
+	in->queue_pkts = k;
+	in->batch_pkts = clamp_u32(a->pkts_per_poll.v, 1, k);
+	in->mu_net_per_s = a->mu_per_s.v;
+	in->rule = env->rule;
+	in->load_independent = true;
+	a->present = true;
+	out->nstages++;
+}
+
+static void fill_traffic(const struct rxb_sock_meas *s, struct inputs_traffic *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!s)
+		return;
+	t->sock_seen = true;
+	t->counts_valid = s->counts_valid;
+	t->pkts_in = s->pkts_in;
+	t->pkts_out = s->pkts_out;
+	t->drops = s->drops;
+	t->rcvbuf_drops = s->drops_rcvbuf;
+}
+
+/*
+ * Confidence in the inputs, per mille: 1000 for costs measured in this
+ * epoch with the workload measured; less for costs carried over while the
+ * flow is idle, and less again for costs from an earlier run.
+ */
+static uint16_t input_confidence(const struct inputs *r, const struct rxb_epoch *e)
+{
+	double c = 1000;
+
+	switch (r->b.cpu_ns_per_pkt.src) {
+	case VALUE_MEASURED:
+		break;
+	case VALUE_LEARNED:
+		c *= 0.7;
+		break;
+	case VALUE_HISTORY:
+		c *= 0.4;
+		break;
+	default:
+		return 0;
+	}
+	if (!r->a.present)
+		c *= 0.9;	/* stage A left out */
+	if (r->b.io_ignored)
+		c *= 0.5;
+	if (e && (e->degraded & RXB_DEGRADED_NO_BPF))
+		c *= 0.5;
+	return (uint16_t)lround(c);
+}
+
+void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16_t port,
+		    const struct rxb_epoch *e, const struct inputs_env *env,
+		    struct inputs *out)
+{
+	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
+	bool fresh = learn_fresh(l, e, port);
+
+	memset(out, 0, sizeof(*out));
+	fill_traffic(s, &out->traffic);
+	compute_b(l, disk, port, e, fresh, env, out);
+	if (out->b.present) {
+		compute_a(l, e, fresh, env, out);
+	} else {
+		rxb_strlcpy(out->a.dev, l->napi_dev, sizeof(out->a.dev));
+		value_missing(&out->a.mu_per_s, "stage B is not modelled");
+		value_missing(&out->a.pkts_per_poll, "stage B is not modelled");
+		value_missing(&out->a.queue_pkts, "stage B is not modelled");
+		value_missing(&out->a.dgrams_per_skb, "stage B is not modelled");
+	}
+	out->no_traffic = l->origin != VALUE_MEASURED;
+	if (!out->b.present) {
+		const struct inputs_stage_b *b = &out->b;
+		const struct value *miss =
+			b->cpu_ns_per_pkt.src == VALUE_MISSING ? &b->cpu_ns_per_pkt :
+			b->queue_pkts.src == VALUE_MISSING ? &b->queue_pkts :
+			b->pkts_per_wakeup.src == VALUE_MISSING ? &b->pkts_per_wakeup :
+			b->cpu_bound.src == VALUE_MISSING ? &b->cpu_bound : &b->io_bound;
+
+		out->nstages = 0;
+		snprintf(out->why, sizeof(out->why), "stage B not modelled: %s", miss->why);
+		return;
+	}
+	if (out->b.io_ignored)
+		snprintf(out->why, sizeof(out->why),
+			 "#I %.2f not modelled: disk rates not measured", out->b.io_bound.v);
+	else if (!out->a.present)
+		snprintf(out->why, sizeof(out->why), "stage A not modelled: %s",
+			 out->a.mu_per_s.src == VALUE_MISSING ? out->a.mu_per_s.why :
+			 out->a.pkts_per_poll.src == VALUE_MISSING ?
+			 out->a.pkts_per_poll.why : out->a.queue_pkts.why);
+	out->confidence = input_confidence(out, e);
+}
+
+void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port,
+		   const struct rxb_epoch *e, double dt_s, const struct inputs_env *env,
+		   struct inputs *out)
+{
+	learn_epoch(l, port, e, dt_s, env->irq_in_task_time, env->now_ns);
+	inputs_compute(l, disk, port, e, env, out);
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* What a flow learns from the epochs. See learn.h. */
+#include "daemon/model/learn.h"
+
+#include <math.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "daemon/model/ran_on.h"
+#include "solver/ewma.h"
+
+void learn_init(struct learn *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->origin = VALUE_MISSING;
+	cost_fit_init(&l->cost);
+}
+
+void learn_disk_init(struct learn_disk *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double dt_s)
+{
+	const struct rxb_disk_meas *m = &e->disk;
+	double k = ewma_decay(dt_s, LEARN_TAU_S);
+	double n = (double)m->completions;
+
+	/* Decay even without completions: old disk speeds fade with time. */
+	if (m->valid && m->completions && m->mean_service_ns > 0)
+		ewma_ratio_add(&d->service_ns, k, m->mean_service_ns * n, n, LEARN_MIN_IOS);
+	else
+		ewma_ratio_add(&d->service_ns, k, 0, 0, LEARN_MIN_IOS);
+	if (m->valid && m->completions && m->mean_cpu_burst_ns > 0)
+		ewma_ratio_add(&d->burst_ns, k, m->mean_cpu_burst_ns * n, n, LEARN_MIN_IOS);
+	else
+		ewma_ratio_add(&d->burst_ns, k, 0, 0, LEARN_MIN_IOS);
+}
+
+
+/* The NAPI instance that handled the most packets this epoch. */
+static const struct rxb_napi_meas *busiest_napi(const struct rxb_epoch *e)
+{
+	const struct rxb_napi_meas *best = NULL;
+
+	if (!e)
+		return NULL;
+	for (int i = 0; i < e->nnapi && i < RXB_MAX_NAPI; i++)
+		if (e->napi[i].polls && (!best || e->napi[i].pkts > best->pkts))
+			best = &e->napi[i];
+	return best;
+}
+
+static bool sock_has_traffic(const struct rxb_sock_meas *s)
+{
+	return s && s->counts_valid && s->pkts_out > 0;
+}
+
+/* Remember where the receiver threads ran, by on-CPU time. */
+
+static void learn_placement(struct learn *l, const struct rxb_sock_meas *s)
+{
+	double total = ran_on_total_ns(s);
+	int n = 0;
+
+	if (!(total > 0))
+		return;
+	for (int i = 0; i < ran_on_count(s) && n < LEARN_MAX_CPUS; i++) {
+		if (!s->ran_on[i].oncpu_ns)
+			continue;
+		l->cpu[n] = s->ran_on[i].cpu;
+		l->cpu_share[n] = (double)s->ran_on[i].oncpu_ns / total;
+		n++;
+	}
+	l->ncpus = n;
+}
+
+/*
+ * K_B's receive buffer. The collector keeps one record per port. A port
+ * can have a TCP socket too: rxbneck-recv (like RBUDP tools generally)
+ * runs its control connection on the same port number, and its last
+ * events of a transfer are TCP ones. A TCP socket's rcvbuf is a window,
+ * not the datagram queue the model is about; taking it made K_B flip
+ * between 3641 and 56 packets from one epoch to the next (8 MiB UDP vs
+ * 128 KiB TCP buffer) and the bottleneck rate with it (docs/e2e.md). So
+ * once a UDP socket's rcvbuf was seen only another UDP socket's replaces
+ * it; before that, any protocol's is taken. The protocol is the one the
+ * collector read the rcvbuf with (rcvbuf_ipproto): the record's ipproto is
+ * the last dequeue's, and a TCP frame queued after the last UDP read
+ * paired "UDP" with the TCP buffer (K = 56 at 3 of 60 --follow starts).
+ */
+static void learn_rcvbuf(struct learn *l, const struct rxb_sock_meas *s)
+{
+	bool udp = (s->rcvbuf_ipproto ? s->rcvbuf_ipproto : s->ipproto) == IPPROTO_UDP;
+
+	if (!s->rcvbuf_bytes || (l->rcvbuf_udp && !udp))
+		return;
+	l->rcvbuf_bytes = s->rcvbuf_bytes;
+	l->rcvbuf_udp = udp;
+}
+
+/*
+ * Which protocol dequeued on the port. A watched port whose sockets are all
+ * TCP (an iperf3 or a GridFTP data port) has packets that are coalesced
+ * segments of up to 64 KiB, not datagrams: the cost per packet is per
+ * segment and the rate in payload bytes of datagrams would be off by the
+ * segment size (an e2e TCP port's 97 us "per packet" gave 0.1 Gb/s for a
+ * receiver taking 3 Gb/s). A port an RBUDP receiver shares with its TCP
+ * control connection is a datagram port once any UDP dequeue is seen.
+ */
+static void learn_proto(struct learn *l, const struct rxb_sock_meas *s)
+{
+	if (s->ipproto == IPPROTO_UDP || s->rcvbuf_ipproto == IPPROTO_UDP)
+		l->udp_seen = true;
+	else if (s->ipproto)
+		l->other_ipproto = s->ipproto;
+}
+
+bool learn_stream_only(const struct learn *l)
+{
+	return !l->udp_seen && l->other_ipproto;
+}
+
+static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
+			  const struct rxb_epoch *e, double k)
+{
+	double out = (double)s->pkts_out;
+	/* The receiver's scheduling is known with the scheduler probe only. */
+	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt);
+
+	if (sched) {
+		/* Before the ratio takes this epoch in: it compares against it. */
+		busy_add(&l->busy, s, e, ewma_ratio_value(&l->cpu_ns_per_pkt),
+			 l->cost.spin_e_ns, k);
+		ewma_ratio_add(&l->cpu_ns_per_pkt, k, (double)s->receiver_oncpu_ns, out,
+			       LEARN_MIN_PKTS);
+		cost_fit_add(&l->cost, k, (double)s->recv_wakeups, out,
+			     (double)s->empty_reads, (double)s->receiver_oncpu_ns);
+	} else {
+		busy_decay(&l->busy, k);
+		ewma_ratio_add(&l->cpu_ns_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
+		cost_fit_decay(&l->cost, k);
+	}
+	/*
+	 * Zero wake-ups with packets dequeued: the receiver never slept,
+	 * which the ratio keeps as num > 0 with den = 0 (a batch of K).
+	 */
+	if (sched)
+		ewma_ratio_add(&l->pkts_per_wakeup, k, out, (double)s->recv_wakeups, 1.0);
+	else
+		ewma_ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);
+	if (s->pkts_enqueued && s->truesize_per_pkt_bytes > 0)
+		ewma_ratio_add(&l->truesize_per_pkt, k,
+			  s->truesize_per_pkt_bytes * (double)s->pkts_enqueued,
+			  (double)s->pkts_enqueued, LEARN_MIN_PKTS);
+	else
+		ewma_ratio_add(&l->truesize_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
+	learn_rcvbuf(l, s);
+	learn_proto(l, s);
+	/*
+	 * Where it runs while it receives. An epoch of a few packets says
+	 * little: a new receiver's first one holds its start-up, which ran
+	 * before it pinned itself (rxbneck-recv --cpu: 47 % of that epoch on
+	 * the other CPU, so #C 1.12 instead of 2 and a rate of 4.07 instead of
+	 * 2.67 Gb/s for the next 250 ms; 11 of the 25 --follow starts that
+	 * had it lost packets in their first round, 4 of the 23 without).
+	 */
+	if (out >= LEARN_MIN_PKTS || !l->ncpus)
+		learn_placement(l, s);
+}
+
+/*
+ * The NET_RX softirq time spent on the CPUs the receiver ran on (weighted
+ * by its time on each), per packet that reached the socket: interrupt work
+ * that preempts the receiver and grows with the arrival rate (stage A on
+ * the receiver's CPU: RPS, or the NIC's IRQ there). All of it is put on
+ * the watched flow's packets; other traffic through that CPU makes it an
+ * overestimate, which errs toward a lower rate.
+ */
+static void learn_irq(struct learn *l, const struct rxb_sock_meas *s,
+		      const struct rxb_epoch *e, double k)
+{
+	double total = ran_on_total_ns(s), ns = 0;
+
+	if (!(total > 0) || !s->pkts_in || e->end_ns <= e->start_ns) {
+		ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
+		return;
+	}
+	for (int i = 0; i < ran_on_count(s); i++) {
+		int cpu = s->ran_on[i].cpu;
+		double f;
+
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS)
+			continue;
+		f = e->cpus[cpu].softirq_frac;
+		if (!isfinite(f)) {
+			ewma_ratio_add(&l->irq_ns_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
+			return;
+		}
+		ns += (double)s->ran_on[i].oncpu_ns / total * fmin(fmax(f, 0), 1);
+	}
+	ns *= (double)(e->end_ns - e->start_ns);
+	ewma_ratio_add(&l->irq_ns_per_pkt, k, ns, (double)s->pkts_in, LEARN_MIN_PKTS);
+}
+
+/*
+ * A kernel without CONFIG_IRQ_TIME_ACCOUNTING charges interrupt time to
+ * the task it interrupts, so the receiver's measured CPU time holds its
+ * part of the softirq and hard IRQ work on its CPUs: a fraction f of the
+ * CPU's time goes to interrupts, and it falls on every task in proportion
+ * to its run time. Copy @s into @out with (1 - f) of the receiver's time on
+ * each CPU: its own work, which the cost per packet is about (the model
+ * takes the interrupts' share off separately, irq_ns_per_pkt). False when
+ * an interrupt share is not known (then @s is used as it is).
+ */
+static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
+			 struct rxb_sock_meas *out)
+{
+	double before = ran_on_total_ns(s), after = 0;
+
+	*out = *s;
+	if (!(before > 0))
+		return false;
+	for (int i = 0; i < ran_on_count(s); i++) {
+		int cpu = s->ran_on[i].cpu;
+		double f, on = (double)s->ran_on[i].oncpu_ns;
+
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS)
+			return false;
+		f = e->cpus[cpu].softirq_frac;
+		if (!isfinite(f))
+			return false;
+		if (isfinite(e->cpus[cpu].hardirq_frac))
+			f += e->cpus[cpu].hardirq_frac;
+		f = fmin(fmax(f, 0), 1);
+		after += on * (1 - f);
+		out->ran_on[i].oncpu_ns = (uint64_t)(on * (1 - f));
+	}
+	out->receiver_oncpu_ns = (uint64_t)((double)s->receiver_oncpu_ns * (after / before));
+	out->cpu_ns_per_pkt = s->cpu_ns_per_pkt * (after / before);
+	return true;
+}
+
+/*
+ * @s is the flow's socket in the same epoch. Its datagrams give the
+ * datagrams per skb the device's polls carried: a poll's "work" counts
+ * skbs, and a UDP GSO packet (a local sender with UDP_SEGMENT over veth
+ * or lo, tx-udp-segmentation on) is one skb through the backlog that the
+ * UDP layer cuts into up to 64 datagrams inside the same softirq. Counted
+ * per skb, stage A's capacity came out several times too low on the e2e
+ * testbed with --gso 16 (2-4 Gb/s where 10 Gb/s went through without
+ * loss; 1.7-5.1 datagrams per skb, docs/e2e.md §5.14). The device may
+ * carry other traffic as well, so only a surplus of the flow's datagrams
+ * over the device's skbs counts: at least one datagram per skb, exact
+ * when the flow is the device's only traffic. A NIC's "work" counts
+ * frames before GRO, so it stays at 1.
+ */
+static void learn_stage_a(struct learn *l, const struct rxb_napi_meas *n,
+			  const struct rxb_sock_meas *s, double k)
+{
+	double skbs = (double)n->pkts;
+
+	if (strncmp(l->napi_dev, n->dev, sizeof(l->napi_dev))) {
+		/* Another path now: its costs are not comparable. */
+		ewma_ratio_reset(&l->napi_ns_per_poll);
+		ewma_ratio_reset(&l->napi_pkts_per_poll);
+		ewma_ratio_reset(&l->napi_dgrams_per_skb);
+		rxb_strlcpy(l->napi_dev, n->dev, sizeof(l->napi_dev));
+		k = 1.0;
+	}
+	/* Polls that did no work say nothing of the datagrams per skb. */
+	ewma_ratio_add(&l->napi_dgrams_per_skb, k, skbs > 0 ? fmax(skbs, (double)s->pkts_in) : 0,
+		  skbs, LEARN_MIN_PKTS);
+	if (n->service_ns_per_poll > 0 && isfinite(n->service_ns_per_poll))
+		ewma_ratio_add(&l->napi_ns_per_poll, k,
+			  n->service_ns_per_poll * (double)n->polls, (double)n->polls,
+			  LEARN_MIN_POLLS);
+	else
+		ewma_ratio_add(&l->napi_ns_per_poll, k, 0, 0, LEARN_MIN_POLLS);
+	ewma_ratio_add(&l->napi_pkts_per_poll, k, (double)n->pkts, (double)n->polls,
+		  LEARN_MIN_POLLS);
+}
+
+/*
+ * Loss episodes that ended in this epoch. Drops are counted in every
+ * epoch, sampled or not (kfree_skb stays attached), so this runs in all of
+ * them; the decay of equal weights leaves the median as it was.
+ */
+static void learn_episodes(struct learn *l, const struct rxb_sock_meas *s,
+			   double k, uint64_t seq)
+{
+	double w = 0;
+
+	for (int i = 0; i < RXB_EPISODE_BUCKETS; i++) {
+		l->episode_hist[i] *= k;
+		w += l->episode_hist[i];
+	}
+	if (!s || !s->reasons_valid)
+		goto out;
+	for (int i = 0; i < s->nepisode_bins && i < RXB_EPISODE_BINS; i++) {
+		const struct rxb_episode_bin *b = &s->episodes_ended[i];
+
+		if (b->bucket >= RXB_EPISODE_BUCKETS || !b->count)
+			continue;
+		l->episode_hist[b->bucket] += b->count;
+		l->episodes_ended += b->count;
+		l->episodes_seq = seq;
+		w += b->count;
+	}
+out:
+	l->episodes_w = w;
+	if ((double)l->episodes_ended >= LEARN_MIN_EPISODES)
+		l->episodes_ok = true;
+}
+
+double learn_episode_pkts(const struct learn *l)
+{
+	double half = l->episodes_w / 2, sum = 0;
+
+	if (!l->episodes_ok || !(l->episodes_w > 0))
+		return NAN;
+	for (unsigned int i = 0; i < RXB_EPISODE_BUCKETS; i++) {
+		sum += l->episode_hist[i];
+		if (sum >= half && l->episode_hist[i] > 0)
+			return sqrt(rxb_episode_bucket_lo(i) * rxb_episode_bucket_lo(i + 1));
+	}
+	return NAN;
+}
+
+/* Decay every estimate of an idle flow so that stale costs lose weight. */
+static void learn_decay(struct learn *l, double k)
+{
+	struct ewma_ratio *r[] = {
+		&l->cpu_ns_per_pkt, &l->pkts_per_wakeup, &l->truesize_per_pkt,
+		&l->napi_ns_per_poll, &l->napi_pkts_per_poll, &l->napi_dgrams_per_skb,
+		&l->irq_ns_per_pkt,
+	};
+
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)
+		ewma_ratio_add(r[i], k, 0, 0, INFINITY);
+	cost_fit_decay(&l->cost, k);
+	busy_decay(&l->busy, k);
+}
+
+
+/*
+ * An epoch in which the per-packet probes were detached ([measure]
+ * net_probe_every > 1): its socket and NAPI counts were not measured,
+ * which says nothing about whether the flow was busy.
+ */
+static bool net_unsampled(const struct rxb_epoch *e)
+{
+	return e->net_probe_every > 1 && !e->net_sampled;
+}
+
+void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, double dt_s,
+		 bool irq_in_task_time, uint64_t now_ns)
+{
+	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
+	double k = ewma_decay(dt_s, LEARN_TAU_S);
+
+	learn_episodes(l, s, k, e->seq);
+	if (net_unsampled(e)) {
+		/*
+		 * Learn no cost, decay nothing: the receive-path costs stay as
+		 * the last sampled epoch left them and the flow keeps its
+		 * traffic state. The task classes are this epoch's, and so is
+		 * the receiver's placement when the scheduler saw it run (the
+		 * scheduler probe is always attached), so the rate still
+		 * follows the load on the receiver's CPU.
+		 */
+		if (s && s->ncpus_ran > 0)
+			learn_placement(l, s);
+	} else if (sock_has_traffic(s)) {
+		const struct rxb_napi_meas *n = busiest_napi(e);
+		struct rxb_sock_meas own;
+
+		if (irq_in_task_time && irq_off_task(s, e, &own))
+			learn_stage_b(l, &own, e, k);
+		else
+			learn_stage_b(l, s, e, k);
+		learn_irq(l, s, e, k);
+		if (n && s->pkts_in) {
+			learn_stage_a(l, n, s, k);
+		} else {
+			ewma_ratio_add(&l->napi_ns_per_poll, k, 0, 0, INFINITY);
+			ewma_ratio_add(&l->napi_pkts_per_poll, k, 0, 0, INFINITY);
+			ewma_ratio_add(&l->napi_dgrams_per_skb, k, 0, 0, INFINITY);
+		}
+		l->origin = VALUE_MEASURED;
+		l->last_traffic_ns = now_ns;
+		l->last_traffic_seq = e->seq;
+	} else {
+		learn_decay(l, k);
+	}
+}
+
+bool learn_fresh(const struct learn *l, const struct rxb_epoch *e, uint16_t port)
+{
+	return e && l->origin == VALUE_MEASURED &&
+	       (net_unsampled(e) ? l->last_traffic_seq == e->net_sampled_seq :
+		sock_has_traffic(rxb_epoch_sock(e, port)) && l->last_traffic_seq == e->seq);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a flow learns about its receive path from the epochs: the smoothed
+ * costs (decaying ratios), the cost fit, the busy epochs' sums, the loss
+ * episodes, where its receiver runs, its receive buffer; and, host-wide,
+ * the disk's rates. See inputs.h for how they become the model's inputs.
+ */
+#ifndef RXB_DAEMON_MODEL_LEARN_H
+#define RXB_DAEMON_MODEL_LEARN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/model/busy.h"
+#include "daemon/model/cost.h"
+#include "daemon/model/value.h"
+#include "rxb/measure.h"
+#include "solver/ewma.h"
+
+#define LEARN_TAU_S	5.0	/* smoothing time constant of the costs */
+#define LEARN_MIN_PKTS	64.0	/* packets behind a per-packet cost */
+#define LEARN_MIN_POLLS	16.0	/* NAPI polls behind a per-poll cost */
+#define LEARN_MIN_IOS	8.0	/* disk completions behind a disk rate */
+#define LEARN_MIN_EPISODES	3.0	/* loss episodes behind their median size */
+#define LEARN_MAX_CPUS	8	/* CPUs of the receiver's placement kept */
+
+/* What a flow has learned about its receive path. */
+struct learn {
+	/* stage B */
+	struct ewma_ratio cpu_ns_per_pkt;	/* receiver on-CPU ns / pkts_out */
+	struct cost_fit cost;			/* on-CPU ns = a wake-ups + b pkts
+						 * (+ e empty reads) */
+	struct busy busy;			/* the busy epochs' costs */
+	struct ewma_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
+	struct ewma_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
+	struct ewma_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
+						 * receiver's CPUs / pkts_in */
+	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
+	double episode_hist[RXB_EPISODE_BUCKETS];
+	double episodes_w;			/* their decayed count */
+	bool episodes_ok;			/* LEARN_MIN_EPISODES have ended */
+	uint64_t episodes_ended;		/* counted in this run */
+	uint64_t episodes_seq;			/* epoch of the latest, 0 = none */
+	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
+	bool rcvbuf_udp;			/* rcvbuf_bytes is a UDP socket's */
+	bool udp_seen;				/* a UDP socket dequeued, this run */
+	uint8_t other_ipproto;			/* else the protocol that did, 0 = none */
+	int ncpus;				/* last known placement */
+	int cpu[LEARN_MAX_CPUS];
+	double cpu_share[LEARN_MAX_CPUS];		/* sums to 1 */
+	/* stage A */
+	struct ewma_ratio napi_ns_per_poll;
+	struct ewma_ratio napi_pkts_per_poll;	/* skbs per poll */
+	struct ewma_ratio napi_dgrams_per_skb;	/* the flow's datagrams per skb
+						 * the device's polls carried */
+	char napi_dev[RXB_IFNAME_LEN];
+	/* where the costs came from, and when they were last fed */
+	enum value_src origin;		/* MEASURED (this run) or HISTORY */
+	uint64_t last_traffic_ns;	/* CLOCK_MONOTONIC, 0 = never this run */
+	uint64_t last_traffic_seq;	/* epoch of the last traffic, 0 = never */
+	uint64_t history_age_s;		/* age of the history when loaded */
+};
+
+/* Host-wide disk estimates (not per flow). */
+struct learn_disk {
+	struct ewma_ratio service_ns;	/* disk ns per completion -> mu_D */
+	struct ewma_ratio burst_ns;	/* I/O-bound CPU ns per burst -> mu_P-I/O */
+};
+
+void learn_init(struct learn *l);
+void learn_disk_init(struct learn_disk *d);
+
+/*
+ * The median size (packets) of the loss episodes @l has seen end, by
+ * their decayed weights, once LEARN_MIN_EPISODES have ended, else NaN: the geometric
+ * middle of the bucket the median falls in (sizes known to a factor of
+ * 1.25). Decay leaves it as it was.
+ */
+double learn_episode_pkts(const struct learn *l);
+
+/* Fold one epoch's disk measurement into @d. */
+void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double dt_s);
+
+/*
+ * Fold the epoch @e (of @dt_s seconds) into what @l knows of @port.
+ * @irq_in_task_time: the kernel charges interrupt time to the task it
+ * interrupts (it is then taken off the receiver's time); @now_ns
+ * (CLOCK_MONOTONIC) is when the flow last saw traffic if it did now.
+ */
+void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, double dt_s,
+		 bool irq_in_task_time, uint64_t now_ns);
+
+/*
+ * Were @l's costs measured in @e - or, when @e did not sample the
+ * per-packet probes, in the last epoch that did?
+ */
+bool learn_fresh(const struct learn *l, const struct rxb_epoch *e, uint16_t port);
+
+/* Only stream sockets (TCP) dequeued on the port: no datagrams to model. */
+bool learn_stream_only(const struct learn *l);
+
+#endif

@@ -82,13 +82,102 @@ int cost_solve2(const struct lsq *f, double *a, double *b)
 	return 0;
 }
 
-int cost_solve3(const struct lsq *f, double *a, double *b, double *e,
-		  char *why, size_t len)
+/* The three-term fit solved, before its checks. */
+struct fit3 {
+	double a, b, e;		/* a: NaN without the wake-up term, 0 if negative */
+	double var_b, var_e;	/* (M^-1)_bb, (M^-1)_ee */
+	double explained;	/* the part of sum t^2 the fit explains */
+	int k;			/* terms */
+};
+
+/*
+ * t = a w + b p + e z into @s; t = b p + e z when the wake-ups are too
+ * rare to separate or a comes out negative. 0, or -1 with the reason.
+ */
+static int solve3_terms(const struct lsq *f, struct fit3 *s, char *why, size_t len)
 {
 	static const char *const term[] = { "wake-ups", "packets", "empty reads" };
 	static const int all[3] = { FIT_W, FIT_P, FIT_Z }, pz[2] = { FIT_P, FIT_Z };
-	double x[3], var[3], explained, var_b, var_e;
-	int bad, k;
+	double x[3], var[3];
+	int bad;
+
+	s->a = NAN;
+	if (f->xx[FIT_W][FIT_W] > 0) {
+		if (lsq_solve(f, all, 3, COST_FIT_MIN_SPREAD, x, var, &bad)) {
+			if (!(f->x[FIT_W] <= COST_FIT_RARE_WAKEUPS * f->x[FIT_Z])) {
+				if (why)
+					snprintf(why, len, "%s not separable from the other terms",
+						 term[all[bad]]);
+				return -1;
+			}
+			/* A polling receiver's few wake-ups: without them. */
+		} else if (x[0] >= 0) {
+			s->a = x[0];
+			s->b = x[1];
+			s->e = x[2];
+			s->explained = lsq_explained(f, all, 3, x);
+			s->var_b = var[1];
+			s->var_e = var[2];
+			s->k = 3;
+			return 0;
+		} else {
+			/* Negative a: not physical, the fit without it (a = 0). */
+			s->a = 0;
+		}
+	}
+	if (lsq_solve(f, pz, 2, COST_FIT_MIN_SPREAD, x, var, &bad)) {
+		if (why)
+			snprintf(why, len, "%s not separable from %s", term[pz[bad]],
+				 term[pz[1 - bad]]);
+		return -1;
+	}
+	s->b = x[0];
+	s->e = x[1];
+	s->explained = lsq_explained(f, pz, 2, x);
+	s->var_b = var[0];
+	s->var_e = var[1];
+	s->k = 2;
+	return 0;
+}
+
+/* cost_solve3()'s checks of a solution: 0, -1 or -2 (e alone). */
+static int solve3_check(const struct lsq *f, const struct fit3 *s, double *b, double *e,
+			char *why, size_t len)
+{
+	if (!(s->b > 0) || s->e < 0) {
+		if (why)
+			snprintf(why, len, "%s", !(s->b > 0) ? "packet cost not positive" :
+				 "negative cost per empty read");
+		return -1;
+	}
+	if (!fit_coef_precise(f, s->k, s->explained, s->var_b, s->b)) {
+		if (why)
+			snprintf(why, len, "packet cost uncertain: standard error above "
+				 "%.0f %% of %.0f ns", 100 * COST_FIT_MAX_REL_SE, s->b);
+		/*
+		 * A receiver that spins most of its time leaves its packets
+		 * a small part of the on-CPU time to explain, so b can stay
+		 * uncertain for long (a busy-polling receiver at k = 2 on the
+		 * test VM: all of a 90-s phase) while e, the cost of what
+		 * fills the rest, is well known. e alone takes the spin out
+		 * of the saturated epochs (busy_add()).
+		 */
+		if (s->e > 0 && fit_coef_precise(f, s->k, s->explained, s->var_e, s->e)) {
+			*e = s->e;
+			return -2;
+		}
+		return -1;
+	}
+	*b = s->b;
+	*e = s->e;
+	return 0;
+}
+
+int cost_solve3(const struct lsq *f, double *a, double *b, double *e,
+		char *why, size_t len)
+{
+	struct fit3 s;
+	int ret;
 
 	*a = *b = *e = NAN;
 	if (why && len)
@@ -103,70 +192,12 @@ int cost_solve3(const struct lsq *f, double *a, double *b, double *e,
 			snprintf(why, len, "no empty reads");
 		return -1;
 	}
-	if (f->xx[FIT_W][FIT_W] > 0) {
-		if (lsq_solve(f, all, 3, COST_FIT_MIN_SPREAD, x, var, &bad)) {
-			if (!(f->x[FIT_W] <= COST_FIT_RARE_WAKEUPS * f->x[FIT_Z])) {
-				if (why)
-					snprintf(why, len, "%s not separable from the other terms",
-						 term[all[bad]]);
-				return -1;
-			}
-			/* A polling receiver's few wake-ups: without them. */
-		} else if (x[0] >= 0) {
-			*a = x[0];
-			explained = lsq_explained(f, all, 3, x);
-			var_b = var[1];
-			var_e = var[2];
-			k = 3;
-			x[0] = x[1];
-			x[1] = x[2];
-			goto check;
-		} else {
-			/* Negative a: not physical, the fit without it (a = 0). */
-			*a = 0;
-		}
-	}
-	if (lsq_solve(f, pz, 2, COST_FIT_MIN_SPREAD, x, var, &bad)) {
-		if (why)
-			snprintf(why, len, "%s not separable from %s", term[pz[bad]],
-				 term[pz[1 - bad]]);
-		*a = NAN;
+	if (solve3_terms(f, &s, why, len))
 		return -1;
-	}
-	explained = lsq_explained(f, pz, 2, x);
-	var_b = var[0];
-	var_e = var[1];
-	k = 2;
-check:
-	if (!(x[0] > 0) || x[1] < 0) {
-		if (why)
-			snprintf(why, len, "%s", !(x[0] > 0) ? "packet cost not positive" :
-				 "negative cost per empty read");
-		*a = NAN;
-		return -1;
-	}
-	if (!fit_coef_precise(f, k, explained, var_b, x[0])) {
-		if (why)
-			snprintf(why, len, "packet cost uncertain: standard error above "
-				 "%.0f %% of %.0f ns", 100 * COST_FIT_MAX_REL_SE, x[0]);
-		*a = NAN;
-		/*
-		 * A receiver that spins most of its time leaves its packets
-		 * a small part of the on-CPU time to explain, so b can stay
-		 * uncertain for long (a busy-polling receiver at k = 2 on the
-		 * test VM: all of a 90-s phase) while e, the cost of what
-		 * fills the rest, is well known. e alone takes the spin out
-		 * of the saturated epochs (busy_add()).
-		 */
-		if (x[1] > 0 && fit_coef_precise(f, k, explained, var_e, x[1])) {
-			*e = x[1];
-			return -2;
-		}
-		return -1;
-	}
-	*b = x[0];
-	*e = x[1];
-	return 0;
+	ret = solve3_check(f, &s, b, e, why, len);
+	if (!ret)
+		*a = s.a;
+	return ret;
 }
 
 void cost_fit_init(struct cost_fit *f)
@@ -276,30 +307,25 @@ static bool spins(const struct learn *l, double spin_share)
 	       spin_share >= COST_FIT_MAX_SPIN;
 }
 
-/*
- * cpu_ns_per_pkt: the saturated cost when it was measured at about the
- * present load (or the kept-up one below it, choose_kept_up()), else b of
- * the fit (or of the last separable fit), else the ratio; cost_cap() may
- * lower it after. The why keeps
- * "ratio N" and "+ A ns/wake-up" in every form that has them
- * (tests/e2e/analyze.py reads them).
- */
-void cost_choose(const struct learn *l, const struct rxb_epoch *e,
-			uint16_t port, enum value_src src, bool depth, struct inputs_stage_b *b)
-{
-	double ns = ewma_ratio_value(&l->cpu_ns_per_pkt);
-	double sat_load, sat = busy_sums_value(&l->busy.sat, &sat_load);
-	double kept_load, kept = busy_sums_value(&l->busy.kept, &kept_load);
-	double fa = NAN, fb = NAN, fe = NAN, now = inputs_receiver_load(b);
-	char other[64] = "", terms[64] = "";
-	size_t len;
-	bool spin;
+/* What cost_choose() weighs. */
+struct pick {
+	double ns;		/* the ratio, on-CPU ns / packet */
+	double sat, sat_load;	/* the saturated cost and its load, NaN */
+	double a, b, e;		/* the fit used, NaN when none */
+	char terms[64];		/* its terms but b, for the why */
+	bool spin;		/* spins(): no two-term fit nor ratio */
+	enum value_src src;
+};
 
-	b->cpu_ns_per_pkt_ratio = ns > 0 ? ns : NAN;
+/* Every estimate beside the one chosen, before any is. */
+static void report_estimates(struct inputs_stage_b *b, const struct pick *p,
+			     double kept, double kept_load)
+{
+	b->cpu_ns_per_pkt_ratio = p->ns > 0 ? p->ns : NAN;
 	b->cpu_ns_per_wakeup = NAN;
 	b->cpu_ns_per_pkt_fit = NAN;
-	b->cpu_ns_per_pkt_saturated = sat > 0 ? sat : NAN;
-	b->saturated_load = sat > 0 ? sat_load : NAN;
+	b->cpu_ns_per_pkt_saturated = p->sat > 0 ? p->sat : NAN;
+	b->saturated_load = p->sat > 0 ? p->sat_load : NAN;
 	b->cpu_ns_per_pkt_kept_up = kept > 0 ? kept : NAN;
 	b->kept_up_load = kept > 0 ? kept_load : NAN;
 	b->cpu_ns_per_pkt_full = NAN;
@@ -308,15 +334,172 @@ void cost_choose(const struct learn *l, const struct rxb_epoch *e,
 	b->cost_fit_terms = 0;
 	b->spin_share = NAN;
 	b->cost_fit_note[0] = '\0';
+}
+
+/*
+ * Which fit gives the cost: the present three-term one, the last one when
+ * the receiver spins, the present two-term one, the last separable one,
+ * or none (COST_RATIO) - into @b's basis and terms, the fit into @p.
+ */
+static void pick_fit(const struct learn *l, struct pick *p, struct inputs_stage_b *b)
+{
+	if (!cost_solve3(&l->cost.sums, &p->a, &p->b, &p->e, b->cost_fit_note,
+			 sizeof(b->cost_fit_note))) {
+		/* Three terms: the spin on the empty socket is not the packets'. */
+		b->cpu_ns_per_pkt_basis = COST_FIT;
+		b->cost_fit_terms = 3;
+		b->spin_share = p->e * l->cost.sums.x[FIT_Z] / l->cost.sums.y;
+	} else if (l->cost.known3 && b->spin_share >= COST_FIT_MAX_SPIN) {
+		/*
+		 * The receiver spins (e x empty reads a large share of its
+		 * on-CPU time) but the recent epochs cannot separate the three
+		 * terms: a busy-polling receiver at a steady rate turns its
+		 * loop about as often per packet in every epoch. The two-term
+		 * fit would charge the spin to the packets; keep the last
+		 * three-term fit, as the last separable fit is kept below.
+		 */
+		p->a = l->cost.a3_ns;
+		p->b = l->cost.b3_ns;
+		p->e = l->cost.e3_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
+		b->cost_fit_terms = 3;
+	} else if (!p->spin && !cost_solve2(&l->cost.sums, &p->a, &p->b)) {
+		b->cpu_ns_per_pkt_basis = COST_FIT;
+		b->cost_fit_terms = 2;
+	} else if (!p->spin && l->cost.known) {
+		/*
+		 * The recent epochs all had about the same packets per
+		 * wake-up (a steady low rate: measured 4 per wake-up for
+		 * 20 s), which decays the fit's spread below separability.
+		 * The per-packet cost is the receiver's code on this CPU, not
+		 * the rate; the ratio would charge each packet a / 4 again
+		 * (3949 ns against b = 1470 ns, and the rate with it at 1.49
+		 * instead of 3.8 Gb/s). Keep the last separable fit.
+		 */
+		p->a = l->cost.a_ns;
+		p->b = l->cost.b_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
+		b->cost_fit_terms = 2;
+	} else if (l->cost.known3) {
+		p->a = l->cost.a3_ns;
+		p->b = l->cost.b3_ns;
+		p->e = l->cost.e3_ns;
+		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
+		b->cost_fit_terms = 3;
+	} else {
+		b->cpu_ns_per_pkt_basis = COST_RATIO;
+	}
+}
+
+/* The fit's numbers into @b, and its terms but b into p->terms. */
+static void report_fit(struct pick *p, struct inputs_stage_b *b)
+{
+	if (b->cpu_ns_per_pkt_basis == COST_RATIO)
+		return;
+	b->cpu_ns_per_pkt_fit = p->b;
+	b->cpu_ns_per_wakeup = p->a;
+	if (b->cost_fit_terms == 3) {
+		b->cpu_ns_per_empty_read = p->e;
+		fit_terms(p->terms, sizeof(p->terms), p->a, p->e);
+	} else {
+		fit_terms(p->terms, sizeof(p->terms), p->a, NAN);
+	}
+}
+
+/*
+ * A saturated receiver pays no wake-ups: its cost per packet is what
+ * sets the capacity. Measured at another load it is not used: the
+ * cost depends on the co-runners (BUSY_MAX_DLOAD, busy_add()). True when
+ * the saturated cost (or the kept-up one, choose_kept_up()) was chosen.
+ */
+static bool choose_saturated(const struct pick *p, bool depth, double now,
+			     struct inputs_stage_b *b)
+{
+	if (!(p->sat > 0 && isfinite(now) && fabs(now - p->sat_load) <= BUSY_MAX_DLOAD))
+		return false;
+	if (!choose_kept_up(depth, now, p->sat, p->sat_load, p->terms, p->ns, p->src, b))
+		return true;
+	value_set(&b->cpu_ns_per_pkt, p->sat, p->src);
+	b->cpu_ns_per_pkt_basis = COST_SATURATED;
+	if (isfinite(p->b))
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "saturated at #C+#I %.1f (fit %.0f ns/pkt%s, ratio %.0f)",
+			 p->sat_load, p->b, p->terms, p->ns);
+	else
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "saturated at #C+#I %.1f (no fit yet, ratio %.0f)", p->sat_load, p->ns);
+	return true;
+}
+
+/* Without a saturated cost: b of the fit, else the ratio, unless it spins. */
+static void choose_marginal(const struct learn *l, const struct pick *p,
+			    struct inputs_stage_b *b)
+{
+	char other[64] = "";
+	size_t len;
+
+	if (p->sat > 0)
+		snprintf(other, sizeof(other), "; saturated %.0f at #C+#I %.1f not used",
+			 p->sat, p->sat_load);
+	switch (b->cpu_ns_per_pkt_basis) {
+	case COST_FIT:
+		value_set(&b->cpu_ns_per_pkt, p->b, p->src);
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "marginal: %.0f ns/pkt%s (ratio %.0f)", p->b, p->terms, p->ns);
+		break;
+	case COST_LAST_FIT:
+		value_set(&b->cpu_ns_per_pkt, p->b, p->src);
+		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+			 "marginal: %.0f ns/pkt%s, last separable fit (ratio %.0f)",
+			 p->b, p->terms, p->ns);
+		break;
+	default:
+		if (p->spin) {
+			b->cpu_ns_per_pkt_basis = COST_NONE;
+			value_missing(&b->cpu_ns_per_pkt,
+				      "spin, not packets: %.1f empty reads per packet (ratio %.0f); "
+				      "needs a fit that separates them or a saturated epoch%s",
+				      l->cost.sums.x[FIT_Z] / l->cost.sums.x[FIT_P], p->ns, other);
+			return;
+		}
+		value_set(&b->cpu_ns_per_pkt, p->ns, p->src);
+		rxb_strlcpy(b->cpu_ns_per_pkt.why,
+			    "ratio: wake-up and packet costs not separable yet",
+			    sizeof(b->cpu_ns_per_pkt.why));
+		break;
+	}
+	len = strlen(b->cpu_ns_per_pkt.why);
+	if (other[0] && len < sizeof(b->cpu_ns_per_pkt.why))
+		rxb_strlcpy(b->cpu_ns_per_pkt.why + len, other,
+			    sizeof(b->cpu_ns_per_pkt.why) - len);
+}
+
+/*
+ * cpu_ns_per_pkt: the saturated cost when it was measured at about the
+ * present load (or the kept-up one below it, choose_kept_up()), else b of
+ * the fit (or of the last separable fit), else the ratio; cost_cap() may
+ * lower it after. The why keeps
+ * "ratio N" and "+ A ns/wake-up" in every form that has them
+ * (tests/e2e/analyze.py reads them).
+ */
+void cost_choose(const struct learn *l, const struct rxb_epoch *e, uint16_t port,
+		 enum value_src src, bool depth, struct inputs_stage_b *b)
+{
+	struct pick p = { .a = NAN, .b = NAN, .e = NAN, .src = src };
+	double kept_load, kept = busy_sums_value(&l->busy.kept, &kept_load);
+
+	p.ns = ewma_ratio_value(&l->cpu_ns_per_pkt);
+	p.sat = busy_sums_value(&l->busy.sat, &p.sat_load);
+	report_estimates(b, &p, kept, kept_load);
 	if (learn_stream_only(l)) {
 		value_missing(&b->cpu_ns_per_pkt,
-			    "no datagrams: the port's sockets are %s (protocol %u), whose "
-			    "packets are coalesced segments; the model is of a UDP receiver",
-			    l->other_ipproto == IPPROTO_TCP ? "TCP" : "not UDP",
-			    l->other_ipproto);
+			      "no datagrams: the port's sockets are %s (protocol %u), whose "
+			      "packets are coalesced segments; the model is of a UDP receiver",
+			      l->other_ipproto == IPPROTO_TCP ? "TCP" : "not UDP",
+			      l->other_ipproto);
 		return;
 	}
-	if (!(ns > 0)) {
+	if (!(p.ns > 0)) {
 		value_missing(&b->cpu_ns_per_pkt, "%s", no_cost_why(l, e, port));
 		return;
 	}
@@ -330,116 +513,12 @@ void cost_choose(const struct learn *l, const struct rxb_epoch *e,
 	 * us), and a rate of 0.8-1.0 Gb/s where 2.9 went through. Like the
 	 * ratio (below), they are then no cost.
 	 */
-	spin = spins(l, b->spin_share);
-	if (!cost_solve3(&l->cost.sums, &fa, &fb, &fe, b->cost_fit_note,
-			   sizeof(b->cost_fit_note))) {
-		/* Three terms: the spin on the empty socket is not the packets'. */
-		b->cpu_ns_per_pkt_basis = COST_FIT;
-		b->cost_fit_terms = 3;
-		b->spin_share = fe * l->cost.sums.x[FIT_Z] / l->cost.sums.y;
-	} else if (l->cost.known3 && b->spin_share >= COST_FIT_MAX_SPIN) {
-		/*
-		 * The receiver spins (e x empty reads a large share of its
-		 * on-CPU time) but the recent epochs cannot separate the three
-		 * terms: a busy-polling receiver at a steady rate turns its
-		 * loop about as often per packet in every epoch. The two-term
-		 * fit would charge the spin to the packets; keep the last
-		 * three-term fit, as the last separable fit is kept below.
-		 */
-		fa = l->cost.a3_ns;
-		fb = l->cost.b3_ns;
-		fe = l->cost.e3_ns;
-		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
-		b->cost_fit_terms = 3;
-	} else if (!spin && !cost_solve2(&l->cost.sums, &fa, &fb)) {
-		b->cpu_ns_per_pkt_basis = COST_FIT;
-		b->cost_fit_terms = 2;
-	} else if (!spin && l->cost.known) {
-		/*
-		 * The recent epochs all had about the same packets per
-		 * wake-up (a steady low rate: measured 4 per wake-up for
-		 * 20 s), which decays the fit's spread below separability.
-		 * The per-packet cost is the receiver's code on this CPU, not
-		 * the rate; the ratio would charge each packet a / 4 again
-		 * (3949 ns against b = 1470 ns, and the rate with it at 1.49
-		 * instead of 3.8 Gb/s). Keep the last separable fit.
-		 */
-		fa = l->cost.a_ns;
-		fb = l->cost.b_ns;
-		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
-		b->cost_fit_terms = 2;
-	} else if (l->cost.known3) {
-		fa = l->cost.a3_ns;
-		fb = l->cost.b3_ns;
-		fe = l->cost.e3_ns;
-		b->cpu_ns_per_pkt_basis = COST_LAST_FIT;
-		b->cost_fit_terms = 3;
-	} else {
-		b->cpu_ns_per_pkt_basis = COST_RATIO;
-	}
-	if (b->cpu_ns_per_pkt_basis != COST_RATIO) {
-		b->cpu_ns_per_pkt_fit = fb;
-		b->cpu_ns_per_wakeup = fa;
-		if (b->cost_fit_terms == 3) {
-			b->cpu_ns_per_empty_read = fe;
-			fit_terms(terms, sizeof(terms), fa, fe);
-		} else {
-			fit_terms(terms, sizeof(terms), fa, NAN);
-		}
-	}
-	/*
-	 * A saturated receiver pays no wake-ups: its cost per packet is what
-	 * sets the capacity. Measured at another load it is not used: the
-	 * cost depends on the co-runners (BUSY_MAX_DLOAD, busy_add()).
-	 */
-	if (sat > 0 && isfinite(now) && fabs(now - sat_load) <= BUSY_MAX_DLOAD) {
-		if (!choose_kept_up(depth, now, sat, sat_load, terms, ns, src, b))
-			return;
-		value_set(&b->cpu_ns_per_pkt, sat, src);
-		b->cpu_ns_per_pkt_basis = COST_SATURATED;
-		if (isfinite(fb))
-			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-				 "saturated at #C+#I %.1f (fit %.0f ns/pkt%s, ratio %.0f)",
-				 sat_load, fb, terms, ns);
-		else
-			snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-				 "saturated at #C+#I %.1f (no fit yet, ratio %.0f)", sat_load, ns);
+	p.spin = spins(l, b->spin_share);
+	pick_fit(l, &p, b);
+	report_fit(&p, b);
+	if (choose_saturated(&p, depth, inputs_receiver_load(b), b))
 		return;
-	}
-	if (sat > 0)
-		snprintf(other, sizeof(other), "; saturated %.0f at #C+#I %.1f not used",
-			 sat, sat_load);
-	switch (b->cpu_ns_per_pkt_basis) {
-	case COST_FIT:
-		value_set(&b->cpu_ns_per_pkt, fb, src);
-		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-			 "marginal: %.0f ns/pkt%s (ratio %.0f)", fb, terms, ns);
-		break;
-	case COST_LAST_FIT:
-		value_set(&b->cpu_ns_per_pkt, fb, src);
-		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-			 "marginal: %.0f ns/pkt%s, last separable fit (ratio %.0f)",
-			 fb, terms, ns);
-		break;
-	default:
-		if (spin) {
-			b->cpu_ns_per_pkt_basis = COST_NONE;
-			value_missing(&b->cpu_ns_per_pkt,
-				    "spin, not packets: %.1f empty reads per packet (ratio %.0f); "
-				    "needs a fit that separates them or a saturated epoch%s",
-				    l->cost.sums.x[FIT_Z] / l->cost.sums.x[FIT_P], ns, other);
-			return;
-		}
-		value_set(&b->cpu_ns_per_pkt, ns, src);
-		rxb_strlcpy(b->cpu_ns_per_pkt.why,
-			    "ratio: wake-up and packet costs not separable yet",
-			    sizeof(b->cpu_ns_per_pkt.why));
-		break;
-	}
-	len = strlen(b->cpu_ns_per_pkt.why);
-	if (other[0] && len < sizeof(b->cpu_ns_per_pkt.why))
-		rxb_strlcpy(b->cpu_ns_per_pkt.why + len, other,
-			    sizeof(b->cpu_ns_per_pkt.why) - len);
+	choose_marginal(l, &p, b);
 }
 
 /*

@@ -167,24 +167,12 @@ static void episode_size(const struct learn *l, const struct rxb_epoch *e,
 		 (unsigned long long)l->episodes_ended, l->episodes_w);
 }
 
-static void compute_b(const struct learn *l, const struct learn_disk *disk,
-		      uint16_t port, const struct rxb_epoch *e, bool fresh,
-		      const struct inputs_env *env, struct inputs *out)
+/* K_B, the receive buffer in packets, and N_B, the packets per wake-up. */
+static void queue_b(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
 {
-	struct inputs_stage_b *b = &out->b;
-	enum value_src src = cost_src(l, fresh);
 	double wake = ewma_ratio_value(&l->pkts_per_wakeup);
 	double ts = ewma_ratio_value(&l->truesize_per_pkt);
-	struct rxb_stage_inputs *in;
-	uint32_t k, n;
 
-	workload(l, e, b);
-	disk_rates(disk, b);
-	cost_choose(l, e, port, src, env->depth_cost, b);
-	irq_cost(l, src, b);
-	cost_cap(l, b);
-	rate_spread(l, src, b);
-	episode_size(l, e, b);
 	if (l->rcvbuf_bytes && ts > 0) {
 		double cap = floor(l->rcvbuf_bytes / ts);
 
@@ -204,21 +192,12 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	} else {
 		value_missing(&b->pkts_per_wakeup, "receiver wake-ups not measured");
 	}
+}
 
-	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
-	    b->pkts_per_wakeup.src == VALUE_MISSING ||
-	    b->queue_pkts.src == VALUE_MISSING) {
-		value_missing(&b->mu_net_per_s, "needs cpu_ns_per_pkt, N and K");
-		return;
-	}
-	if (b->cpu_bound.src == VALUE_MISSING || b->io_bound.src == VALUE_MISSING)
-		return;
-
-	k = clamp_u32(b->queue_pkts.v, 1, UINT32_MAX);
-	n = clamp_u32(b->pkts_per_wakeup.v, 1, k);
-	value_set(&b->mu_net_per_s, 1e9 / (b->cpu_ns_per_pkt.v * n), src);
-
-	in = &out->stages[out->nstages];
+/* Stage B's solver inputs from @b's values (all known). */
+static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
+		    struct inputs_stage_b *b, struct rxb_stage_inputs *in)
+{
 	memset(in, 0, sizeof(*in));
 	in->cpu_bound = b->cpu_bound.v;
 	in->io_bound = b->io_bound.v;
@@ -245,6 +224,37 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 			b->io_ignored = true;
 		}
 	}
+}
+
+static void compute_b(const struct learn *l, const struct learn_disk *disk,
+		      uint16_t port, const struct rxb_epoch *e, bool fresh,
+		      const struct inputs_env *env, struct inputs *out)
+{
+	struct inputs_stage_b *b = &out->b;
+	enum value_src src = cost_src(l, fresh);
+	uint32_t k, n;
+
+	workload(l, e, b);
+	disk_rates(disk, b);
+	cost_choose(l, e, port, src, env->depth_cost, b);
+	irq_cost(l, src, b);
+	cost_cap(l, b);
+	rate_spread(l, src, b);
+	episode_size(l, e, b);
+	queue_b(l, src, b);
+	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
+	    b->pkts_per_wakeup.src == VALUE_MISSING ||
+	    b->queue_pkts.src == VALUE_MISSING) {
+		value_missing(&b->mu_net_per_s, "needs cpu_ns_per_pkt, N and K");
+		return;
+	}
+	if (b->cpu_bound.src == VALUE_MISSING || b->io_bound.src == VALUE_MISSING)
+		return;
+
+	k = clamp_u32(b->queue_pkts.v, 1, UINT32_MAX);
+	n = clamp_u32(b->pkts_per_wakeup.v, 1, k);
+	value_set(&b->mu_net_per_s, 1e9 / (b->cpu_ns_per_pkt.v * n), src);
+	stage_b(env, k, n, b, &out->stages[out->nstages]);
 	b->present = true;
 	out->nstages++;
 }

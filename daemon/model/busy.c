@@ -33,15 +33,15 @@ void busy_decay(struct busy *b, double d)
 	sums_decay(&b->all_in, d);
 }
 
-static void sums_fold(struct busy_sums *sat, double oncpu, double pkts, double load)
+static void sums_fold(struct busy_sums *s, double oncpu, double pkts, double load)
 {
-	sat->ns += oncpu;
-	sat->pkts += pkts;
-	sat->load_pkts += load * pkts;
-	sat->n += 1;
-	sat->taken++;
-	if (sat->pkts >= BUSY_MIN_PKTS)
-		sat->ok = true;
+	s->ns += oncpu;
+	s->pkts += pkts;
+	s->load_pkts += load * pkts;
+	s->n += 1;
+	s->taken++;
+	if (s->pkts >= BUSY_MIN_PKTS)
+		s->ok = true;
 }
 
 /*
@@ -93,45 +93,42 @@ static bool receiver_load(const struct rxb_sock_meas *s, const struct rxb_epoch 
  * epoch. Unless the drops were measured it is neither. The tests, each
  * for a kind of epoch that does not measure the cost of a busy receiver:
  *
- *  - it hardly slept: at least BUSY_MIN_PPW packets per wake-up. At the
- *    measured 6.5-10 us per wake-up that is at most 25 ns per packet,
- *    < 2.5 % of the ~1.1-1.7 us a packet costs; a stricter bound refuses
- *    full-share epochs with 500-800 packets per wake-up (a few wake-ups
- *    at the blast's edges), about a third of the evidence in the e2e
- *    runs. Overflowing epochs with 20-70 packets per wake-up exist (the
- *    receiver slept, then a burst came).
+ *  - it hardly slept: at least BUSY_MIN_PPW packets per wake-up. A
+ *    wake-up costs several microseconds and a packet one or two (a and b
+ *    of the cost fit), so at that many packets per wake-up the wake-ups
+ *    add a few per cent at most to the cost per packet; a stricter bound
+ *    would refuse the epochs whose few wake-ups fall at a blast's edges.
+ *    An overflowing epoch can have few packets per wake-up: the receiver
+ *    slept, then a burst came.
  *  - it ran for at least BUSY_MIN_SHARE of its fair share of the epoch,
  *    (1 - IRQ time) / (#C + #I + 1) of it: a receiver with a full queue
- *    is always runnable and the scheduler shares the CPU equally (measured
- *    in overflowing epochs: 0.306 of CPU 1 at k = 2, 0.241 at k = 3, i.e.
- *    0.92 and 0.96 of the fair share). An epoch that a blast covers only
- *    partly (0.02-0.7 of the fair share in the e2e runs) mixes in sleeps
- *    and the receiver's first epoch misses the time before its thread was
- *    identified (down to 174 ns/pkt measured).
+ *    is always runnable, and the scheduler shares the CPU equally among
+ *    the runnable tasks. An epoch that a blast covers only partly mixes
+ *    in sleeps, and a receiver's first epoch misses the time before its
+ *    thread was identified (its cost per packet comes out far too low).
  *  - its on-CPU time per packet is at most BUSY_MAX_OVER_RATIO times the
  *    all-epochs ratio. A saturated receiver pays no wake-ups, so it costs
  *    less per packet than the average that includes them; far more means
- *    it spent the epoch on other work while the sender's data overflowed
- *    (between transfers: 1088 packets dequeued at 110 us each with 0.84 of
- *    the fair share, 53-104 us in four more epochs; the ratio was 2-4 us).
+ *    it spent the epoch on other work (between transfers, say) while the
+ *    sender's data overflowed its socket.
  *  - it did not spin, or its spin is known: a polling receiver drains the
  *    queue in its on-CPU windows and then turns on the empty socket until
- *    the CPU is taken from it, so its overflowing epochs are mostly spin
- *    (about 80 % of on-CPU time at k = 3 in the e2e runs). With the cost
- *    of an empty read @spin_ns known (e of the three-term fit) the spin,
- *    e x empty reads, is taken off the on-CPU time (@oncpu gets what is
- *    left: the packets' time; nothing left refuses the epoch). Without it,
- *    more than one empty read per BUSY_MIN_PPW packets refuses the
- *    epoch: a blocking receiver's recvmmsg() ends each wake-up with one,
- *    the same bound as for wake-ups, and at ~1-2 us per read that is
- *    < 5 ns per packet. The fair-share test uses the whole on-CPU time:
- *    it asks whether the receiver was runnable, spinning or not.
+ *    the CPU is taken from it, so its overflowing epochs can be mostly
+ *    spin. With the cost of an empty read @spin_ns known (e of the
+ *    three-term fit) the spin, e x empty reads, is taken off the on-CPU
+ *    time (@oncpu gets what is left: the packets' time; nothing left
+ *    refuses the epoch). Without it, more than one empty read per
+ *    BUSY_MIN_PPW packets refuses the epoch: a blocking receiver's
+ *    recvmmsg() ends each wake-up with one, so this is the wake-ups'
+ *    bound, and at a microsecond or two per read the reads then add a few
+ *    ns per packet. The fair-share test uses the whole on-CPU time: it
+ *    asks whether the receiver was runnable, spinning or not.
  *
  * With BUSY_ALL_IN the first and the last test are skipped and @oncpu is
  * the whole on-CPU time: the cost per packet with the wake-ups and any spin
  * in it, which bounds the cost of the packets alone from above
- * (struct learn.busy.all_in). With BUSY_ANY_SHARE the fair-share test is
- * skipped, for the cost per packet alone (struct learn.busy.spread): a blast
+ * (struct busy.all_in). With BUSY_ANY_SHARE the fair-share test is
+ * skipped, for the cost per packet alone (struct busy.spread): a blast
  * that covers part of the epoch costs the same per packet. In its place
  * the cost must be at least the all-epochs ratio over
  * BUSY_MAX_OVER_RATIO, which refuses a receiver's first epoch.
@@ -200,21 +197,21 @@ static void spread_push(struct busy *b, double oncpu, double pkts, double load)
 }
 
 /*
- * Fold a busy epoch into the saturated or the kept-up estimate (as its
- * socket overflowed or not), and one without overflow, judged all in,
- * into the busy one; decay them in any other. Every epoch in which the
- * receiver hardly slept, busy or not, goes into the spread's ring. The
- * sums decay with LEARN_TAU_S like every cost here, and a value once
- * measured stays (decay scales the sums alike) until new saturated epochs
- * outweigh it. Saturated epochs are rare - about one per transfer that
- * overflows, inside its first blast - so a value that expired with its
- * weight would be gone before the next transfer starts, which is when it
- * is needed. Staleness is a matter of load, not of age: the cost per
- * packet depends on the co-runners (1398 ns saturated at k = 1, 1136 at
- * k = 2, docs/e2e.md), so a value measured at another #C + #I is not used
- * (cost_choose(), BUSY_MAX_DLOAD), and one saturated epoch at the new
- * load outweighs the old sums at once: they hold the old epochs' 40-60 k
- * packets x exp(-gap / 5 s), the new epoch as many undecayed.
+ * Fold a busy epoch into the saturated or the kept-up sums (as its socket
+ * overflowed or not), and one without overflow, judged all in, into the
+ * all-in sums; decay them in any other. Every epoch in which the receiver
+ * hardly slept, busy or not, goes into the spread's ring. The sums decay
+ * like every cost (LEARN_TAU_S), and a value once measured stays (decay
+ * scales the sums alike) until new epochs outweigh it. Saturated epochs
+ * are rare - about one per transfer that overflows, inside its first
+ * blast - so a value that expired with its weight would be gone before
+ * the next transfer starts, which is when it is needed. Staleness is a
+ * matter of load, not of age: the cost per packet depends on the
+ * co-runners, which share the CPU's caches, so a value measured at
+ * another #C + #I is not used (cost_choose(), BUSY_MAX_DLOAD), and one
+ * saturated epoch at the new load outweighs the old sums at once: they
+ * hold the old epochs' tens of thousands of packets times
+ * exp(-gap / LEARN_TAU_S), the new epoch as many undecayed.
  */
 void busy_add(struct busy *b, const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 	      double ratio_ns, double spin_ns, double d)

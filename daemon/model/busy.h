@@ -1,10 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The busy epochs of a flow's receiver: those in which it did nothing but
- * dequeue. Whether an epoch was one (epoch_busy() in busy.c), and the
- * decayed sums of the receiver's on-CPU time and packets over them, which
- * give its cost per packet saturated, kept up and all in, and the ring of
- * their recent costs per packet, which gives the spread.
+ * dequeue. Whether an epoch was one (epoch_busy() in busy.c), the decayed
+ * sums of the receiver's on-CPU time and packets over them, which give its
+ * cost per packet saturated, kept up and all in, and a ring of their
+ * recent costs per packet, which gives how much that cost strays.
+ *
+ * A receiver that does nothing but dequeue pays no wake-ups: on-CPU ns /
+ * packets is then the cost that defines its capacity. Three sums:
+ *  sat     busy epochs in which its socket overflowed (rcvbuf drops): the
+ *          saturated cost, what it pays with a full queue;
+ *  kept    busy epochs without overflow: the kept-up cost, lower than the
+ *          saturated one because a receiver that keeps up reads each
+ *          packet soon after the softirq wrote it, while it is still in
+ *          the cache, and one behind a full queue reads packets that have
+ *          left it;
+ *  all_in  epochs without overflow in which it had most of its share of
+ *          the CPU, whatever its wake-ups and empty reads, with the whole
+ *          on-CPU time: the cost per packet all in, never below the
+ *          packets' own cost (cost_cap() holds the chosen cost to it).
+ * Each is decayed like struct ewma_ratio, with the packet-weighted #C + #I
+ * of the receiver's CPUs (the load) kept beside it: the cost depends on
+ * the co-runners, so one measured at another load is not used.
  */
 #ifndef RXB_DAEMON_MODEL_BUSY_H
 #define RXB_DAEMON_MODEL_BUSY_H
@@ -14,47 +31,29 @@
 
 #include "rxb/measure.h"
 
-/*
- * The receiver's cost per packet measured in saturated epochs: its socket
- * overflowed (rcvbuf drops) and it hardly slept (at least BUSY_MIN_PPW
- * packets per wake-up, or none), it was on a CPU for at least
- * BUSY_MIN_SHARE of its fair share of the epoch, and the epoch's on-CPU
- * time per packet was at most BUSY_MAX_OVER_RATIO times the all-epochs
- * ratio (see busy_add()). A receiver that polls spins on its empty
- * socket once it has drained it, overflowing epoch or not: with e of the
- * three-term fit known, e x empty reads is taken off its on-CPU time;
- * without it, an epoch with more than one empty read per BUSY_MIN_PPW
- * packets is refused. Such a receiver does nothing but dequeue:
- * on-CPU ns / packets is the cost that defines its capacity, with no
- * wake-up share to separate. Decayed sums like struct ewma_ratio; load is
- * the packet-weighted #C + #I of the receiver's CPUs in those epochs.
- * The same sums over the epochs that pass every test but the overflow (no
- * rcvbuf drops: the receiver was as busy but kept up) give the kept-up
- * cost, struct learn.busy.kept: 12-25 % below the saturated one on the test
- * VM (docs/e2e.md §5.7, §5.6), where a full queue is read out of cache.
- */
 struct busy_sums {
 	double ns, pkts;	/* decayed on-CPU ns and packets dequeued */
 	double load_pkts;	/* decayed sum of (#C + #I) x packets */
-	double n;		/* decayed count of saturated epochs */
+	double n;		/* decayed count of the epochs */
 	bool ok;		/* pkts reached BUSY_MIN_PKTS since the last reset */
-	uint64_t taken;		/* saturated epochs folded in (this run) */
-	uint64_t refused;	/* overflowing epochs that failed a test */
+	uint64_t taken;		/* epochs folded in since the daemon started */
+	uint64_t refused;	/* sat: overflowing epochs that failed a test */
 };
 
-#define BUSY_MIN_PKTS		10000.0	/* packets behind a saturated cost */
+/* The tests of a busy epoch: see epoch_busy() in busy.c. */
+#define BUSY_MIN_PKTS		10000.0	/* packets behind a busy cost */
 #define BUSY_MIN_PPW		400.0	/* packets per wake-up: "hardly slept" */
-#define BUSY_MIN_SHARE	0.8	/* on-CPU time / fair share of the epoch */
+#define BUSY_MIN_SHARE		0.8	/* on-CPU time / fair share of the epoch */
 #define BUSY_MAX_OVER_RATIO	2.0	/* ns/pkt at most this x the ratio */
-#define BUSY_MAX_DLOAD	0.5	/* |#C + #I now - at measurement| to use it */
+#define BUSY_MAX_DLOAD		0.5	/* |#C + #I now - at measurement| to use it */
 
 /*
  * The last epochs in which the receiver hardly slept (epoch_busy()'s tests
  * but the fair share's: a blast may cover part of the epoch), each with its
  * cost per packet: how much that cost moves from one epoch to the next at
  * the same load is how far the receiver's drain strays over about a blast
- * (struct inputs_stage_b.rate_rel_sd). An epoch of 250 ms is about a first
- * blast of 200 MB at 6 Gb/s.
+ * (struct inputs_stage_b.rate_rel_sd); an epoch of 250 ms is about as long
+ * as a first blast of 200 MB at 6 Gb/s.
  */
 #define BUSY_SPREAD_EPOCHS	16
 #define BUSY_SPREAD_MIN_EPOCHS	4	/* at the present load, for a spread */
@@ -69,22 +68,15 @@ struct busy_epoch {
 struct busy {
 	struct busy_sums sat;		/* cost while saturated */
 	struct busy_sums kept;		/* cost while busy but keeping up */
-	/*
-	 * The same sums over the busy epochs without overflow, whatever
-	 * their wake-ups and empty reads, with the whole on-CPU time: the
-	 * cost per packet all in while the receiver had most of its share
-	 * and kept up. Never below the packets' own cost, so a chosen cost
-	 * above it is too high (cost_cap() in model_inputs.c).
-	 */
-	struct busy_sums all_in;
+	struct busy_sums all_in;	/* cost all in while keeping up */
 	struct busy_epoch spread[BUSY_SPREAD_EPOCHS];	/* a ring */
-	uint32_t spread_n;			/* epochs in it */
-	uint32_t spread_next;			/* where the next one goes */
+	uint32_t spread_n;		/* epochs in it */
+	uint32_t spread_next;		/* where the next one goes */
 };
 
 /*
- * The saturated cost (ns / packet) once it has had BUSY_MIN_PKTS packets,
- * else NaN; @load (may be NULL) gets the #C + #I it was measured at. Decay
+ * The cost (ns / packet) of @s once it has had BUSY_MIN_PKTS packets, else
+ * NaN; @load (may be NULL) gets the #C + #I it was measured at. Decay
  * leaves both as they were.
  */
 double busy_sums_value(const struct busy_sums *s, double *load);

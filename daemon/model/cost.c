@@ -30,6 +30,8 @@ const char *cost_basis_name(enum cost_basis b)
 	return basis_names[b];
 }
 
+/* The fit's terms: struct lsq's x_0, x_1, x_2. */
+enum { FIT_W, FIT_P, FIT_Z };
 
 /*
  * Fold an epoch (w wake-ups, p packets, z empty reads, t on-CPU ns) into the
@@ -52,9 +54,6 @@ static bool fit_coef_precise(const struct lsq *f, int k, double explained,
 {
 	return lsq_se(f, k, explained, var_v) <= COST_FIT_MAX_REL_SE * v;
 }
-
-/* The fit's terms: struct lsq's x_0, x_1, x_2. */
-enum { FIT_W, FIT_P, FIT_Z };
 
 int cost_solve2(const struct lsq *f, double *a, double *b)
 {
@@ -157,10 +156,9 @@ static int solve3_check(const struct lsq *f, const struct fit3 *s, double *b, do
 		/*
 		 * A receiver that spins most of its time leaves its packets
 		 * a small part of the on-CPU time to explain, so b can stay
-		 * uncertain for long (a busy-polling receiver at k = 2 on the
-		 * test VM: all of a 90-s phase) while e, the cost of what
-		 * fills the rest, is well known. e alone takes the spin out
-		 * of the saturated epochs (busy_add()).
+		 * uncertain for as long as it keeps polling while e, the
+		 * cost of what fills the rest, is well known. e alone takes
+		 * the spin out of the saturated epochs (busy_add()).
 		 */
 		if (s->e > 0 && fit_coef_precise(f, s->k, s->explained, s->var_e, s->e)) {
 			*e = s->e;
@@ -369,12 +367,12 @@ static void pick_fit(const struct learn *l, struct pick *p, struct inputs_stage_
 	} else if (!p->spin && l->cost.known) {
 		/*
 		 * The recent epochs all had about the same packets per
-		 * wake-up (a steady low rate: measured 4 per wake-up for
-		 * 20 s), which decays the fit's spread below separability.
-		 * The per-packet cost is the receiver's code on this CPU, not
-		 * the rate; the ratio would charge each packet a / 4 again
-		 * (3949 ns against b = 1470 ns, and the rate with it at 1.49
-		 * instead of 3.8 Gb/s). Keep the last separable fit.
+		 * wake-up (a steady low rate), which decays the fit's spread
+		 * below separability. The per-packet cost is the receiver's
+		 * code on this CPU, not the rate; the ratio would charge each
+		 * packet its share of a wake-up again (at 4 packets per
+		 * wake-up, a / 4: more than b itself). Keep the last
+		 * separable fit.
 		 */
 		p->a = l->cost.a_ns;
 		p->b = l->cost.b_ns;
@@ -457,8 +455,9 @@ static void choose_marginal(const struct learn *l, const struct pick *p,
 		if (p->spin) {
 			b->cpu_ns_per_pkt_basis = COST_NONE;
 			value_missing(&b->cpu_ns_per_pkt,
-				      "spin, not packets: %.1f empty reads per packet (ratio %.0f); "
-				      "needs a fit that separates them or a saturated epoch%s",
+				      "spin, not packets: %.1f empty reads per packet "
+				      "(ratio %.0f); needs a fit that separates them or "
+				      "a saturated epoch%s",
 				      l->cost.sums.x[FIT_Z] / l->cost.sums.x[FIT_P], p->ns, other);
 			return;
 		}
@@ -478,9 +477,7 @@ static void choose_marginal(const struct learn *l, const struct pick *p,
  * cpu_ns_per_pkt: the saturated cost when it was measured at about the
  * present load (or the kept-up one below it, choose_kept_up()), else b of
  * the fit (or of the last separable fit), else the ratio; cost_cap() may
- * lower it after. The why keeps
- * "ratio N" and "+ A ns/wake-up" in every form that has them
- * (tests/e2e/analyze.py reads them).
+ * lower it after. The why says which and gives the others beside it.
  */
 void cost_choose(const struct learn *l, const struct rxb_epoch *e, uint16_t port,
 		 enum value_src src, bool depth, struct inputs_stage_b *b)
@@ -507,11 +504,10 @@ void cost_choose(const struct learn *l, const struct rxb_epoch *e, uint16_t port
 		b->spin_share = l->cost.spin_e_ns * l->cost.sums.x[FIT_Z] / l->cost.sums.y;
 	/*
 	 * A spinning receiver's two-term fits (the present one and the
-	 * last) put the spin on its packets and its few wake-ups: measured,
-	 * a busy-polling receiver at k = 2 got b = 4.6-6.0 us + 22 ms per
-	 * wake-up (its three-term fit, refused as imprecise, had b = 0.9-1.5
-	 * us), and a rate of 0.8-1.0 Gb/s where 2.9 went through. Like the
-	 * ratio (below), they are then no cost.
+	 * last) put the spin on its packets and its few wake-ups: a b
+	 * several times the packets' cost, milliseconds per wake-up, and a
+	 * rate as many times too low. Like the ratio (below), they are then
+	 * no cost.
 	 */
 	p.spin = spins(l, b->spin_share);
 	pick_fit(l, &p, b);
@@ -523,16 +519,13 @@ void cost_choose(const struct learn *l, const struct rxb_epoch *e, uint16_t port
 
 /*
  * Hold the cost to what the receiver has been seen to pay while it kept
- * up (struct learn.busy.all_in): a cost above that is one it has beaten, at
+ * up (struct busy.all_in): a cost above that is one it has beaten, at
  * this load, with its wake-ups paid on top. Needed because the estimate
- * it caps can rest on one epoch and then never be corrected: at k = 1 on
- * the test VM one saturated epoch put the cost at 1394 ns (the fit said
- * 1026 ns; a repeat's saturated epoch 1145 ns), a capacity of 4.22
- * Gb/s, while ten busy epochs without loss at the same load cost
- * 1040-1450 ns all in (1290 on average; a capacity of 4.56 Gb/s) and
- * dequeued up to 4.79 Gb/s; the rate then stayed
- * 19 % under the best (docs/e2e.md 5.10), and no transfer at that
- * rate overflowed to correct it.
+ * it caps can rest on one epoch and then never be corrected: a single
+ * saturated epoch whose cost came out high gives a rate below what the
+ * receiver drains, so no transfer at that rate overflows again to bring
+ * in a better one, while the busy epochs without loss keep showing the
+ * receiver doing better.
  */
 void cost_cap(const struct learn *l, struct inputs_stage_b *b)
 {
@@ -551,7 +544,7 @@ void cost_cap(const struct learn *l, struct inputs_stage_b *b)
 	rxb_strlcpy(was, b->cpu_ns_per_pkt.why, sizeof(was));
 	b->cpu_ns_per_pkt.v = v;
 	b->cpu_ns_per_pkt_basis = COST_BUSY;
-	/* The old why goes last: it holds "ratio N" (tests/e2e/analyze.py). */
+	/* The old why goes last: the estimate that was capped and its own why. */
 	n = snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
 		     "busy, kept up at #C+#I %.1f: %.0f ns/pkt all in, below %.0f, ",
 		     load, v, b->cpu_ns_per_pkt_capped);

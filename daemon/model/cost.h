@@ -1,10 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The receiver's cost per packet (stage B's cpu_ns_per_pkt): the fit of
- * its on-CPU time against its wake-ups, packets and empty reads, and the
- * choice among the estimates - saturated, kept up, the fit, the last fit
- * that could separate its terms, the plain ratio, capped by what the
- * receiver paid all in while busy.
+ * The receiver's cost per packet, stage B's cpu_ns_per_pkt: the fit of its
+ * on-CPU time against its wake-ups, packets and empty reads, and the
+ * choice among the estimates (cost_choose()).
+ *
+ * What sets the stage's capacity is the receiver's CPU time per packet
+ * when it is saturated: measured directly in the epochs in which its
+ * socket overflowed while it hardly slept (busy.h), and used once such
+ * epochs were seen at about the present load. Until then, the marginal
+ * CPU time per packet, b of the fit below: the cost per packet of a
+ * receiver that does not sleep, which is what it is when its queue
+ * overflows. The plain ratio (on-CPU time / packets) also charges every
+ * packet its share of the wake-ups (a / packets per wake-up), which a
+ * saturated receiver does not pay; a wake-up costs several microseconds
+ * against one or two per packet, so at tens of packets per wake-up the
+ * ratio is tens of per cent above b and the capacity as much below. When
+ * the recent epochs cannot separate a from b (every epoch the same
+ * packets per wake-up) the last fit that could is kept; the ratio is used
+ * only before any fit could. The fit's b is itself higher than the
+ * saturated cost when its epochs have only tens of packets per wake-up,
+ * hence the saturated cost first. With [model] queue_depth_cost the cost
+ * of a busy receiver that kept up (lower: its packets are read while
+ * still in the cache) serves below the overflow, the saturated one above
+ * it. Last, the cost is held to what the receiver paid all in while it
+ * was busy and kept up (cost_cap()).
  */
 #ifndef RXB_DAEMON_MODEL_COST_H
 #define RXB_DAEMON_MODEL_COST_H
@@ -18,18 +37,17 @@
 #include "solver/lsq.h"
 
 /*
- * A decaying least-squares fit of the receiver's on-CPU time t per epoch
- * against its wake-ups w, packets p and empty reads z:
+ * The fit: decaying least squares (solver/lsq.h) of the receiver's on-CPU
+ * time t per epoch against its wake-ups w, packets p and empty reads z
+ * (struct lsq's x_0, x_1, x_2):
  *	t = a w + b p + e z		(cost_solve3())
- *	t = a w + b p			(cost_solve2(), the sums of z unused)
+ *	t = a w + b p			(cost_solve2(), z unused)
  * A busy-polling receiver never sleeps (w ~ 0) and spends most of its time
  * turning on an empty socket, one empty read per turn: without the z term
- * that time is charged to the packets (14.5 us per packet against a
- * saturated 1.1-1.6 us in the e2e runs, docs/e2e.md 8). The sums decay
- * like the ratios (weight d per epoch); n counts the epochs (decayed too);
- * sz and st are the decayed sums of z and t, for the spin's share of the
- * on-CPU time (e sz / st), sw that of w; stt gives the residual sum of
- * squares, hence the standard error of b (COST_FIT_MAX_REL_SE).
+ * that time is charged to the packets, at many times their own cost. The
+ * sums decay like the ratios (struct ewma_ratio); those of z and t give
+ * the spin's share of the on-CPU time (e sum z / sum t), sum t^2 the
+ * residuals, hence the standard error of b (COST_FIT_MAX_REL_SE).
  */
 #define COST_FIT_MIN_EPOCHS	4.0	/* decayed epochs behind a fit */
 /* 1 - r^2 of (w, p) below: a, b not separable. With three terms: each
@@ -40,23 +58,22 @@
  * The standard error of b at most this share of b, or the fit is not
  * used: b's variance is s^2 (M^-1)_bb, s^2 the residual sum of squares
  * over (n_eff - terms), n_eff = n^2 / n2 the effective number of the
- * decayed epochs (a steady series at 250 ms and LEARN_TAU_S: 40). The
- * spread above says whether the terms are separable in principle; this
- * says whether the epochs' noise lets them be. Two hogs starting beside
- * a blocking receiver at a steady rate raised its on-CPU time per packet
- * from 4.1 to 6.5 us (cache and wake-up latency) while its packets fell
- * 17 % and its wake-ups stayed: the two-term fit explained the rise by
- * wake-ups at 25 us each and b fell to 40 ns and below (standard error
- * 900 ns), which passed the spread test at 0.03-0.05, and the rate rose
- * with the load (CI, 2026-11-26); at 15 % a fit over both loads still
- * passed 10 s after the hogs with b 23 % low (test_fit_load_change).
- * Quiet epochs of the same receiver give b within 3-8.5 %.
+ * decayed epochs (40 for a steady series of 250-ms epochs at
+ * LEARN_TAU_S). The spread above says whether the terms are separable in
+ * principle; this says whether the epochs' noise lets them be. When CPU
+ * hogs start beside a receiver at a steady rate, its cost per packet
+ * rises (the hogs share its caches, its wake-ups wait longer) while its
+ * wake-ups stay: a two-term fit over epochs from both loads explains the
+ * rise by the wake-ups, and b falls towards zero - with a standard error
+ * many times b, while the spread test still passes - and the rate would
+ * rise with the load. The quiet epochs of a receiver give b well inside
+ * the bound.
  */
 #define COST_FIT_MAX_REL_SE	0.10
 /* Spin (e z) at least this share of the on-CPU time: a fit without the z
  * term would charge it to the packets, so when the three-term fit cannot
  * be solved the last one that could is kept rather than the two-term fit. */
-#define COST_FIT_MAX_SPIN		0.1
+#define COST_FIT_MAX_SPIN	0.1
 /* Wake-ups at most this many per empty read: a polling receiver's few (at
  * a round's end), which can be as steady per epoch as its spin. When they
  * cannot be separated the fit is t = b p + e z, their time (a few us each
@@ -66,14 +83,14 @@
 /*
  * Empty reads per packet (decayed over the fit's epochs) from which the
  * ratio on-CPU / packets is spin, not a cost: a busy-polling receiver at a
- * low rate turned its loop 29 times per packet (~28 us "per packet"
- * against a 1.6 us cost), and a rate computed from that kept the arrivals
- * low enough to keep it so (docs/e2e.md §8). One read per packet or wake-up
- * is what a receiver that blocks or naps makes.
+ * low rate turns its loop tens of times per packet, tens of microseconds
+ * "per packet" against a cost of one or two, and a rate computed from that
+ * keeps the arrivals low enough to keep it so. A receiver that blocks or
+ * naps makes about one read per packet or wake-up.
  */
 #define COST_RATIO_MAX_EMPTY_READS	2.0
 
-/* Busy epochs without overflow behind the cap of struct learn.busy.all_in. */
+/* Busy epochs without overflow behind the cap (struct busy.all_in). */
 #define COST_CAP_MIN_EPOCHS	2
 
 /* The receiver's cost fit and what it last gave. */
@@ -96,15 +113,15 @@ struct cost_fit {
 
 /* Which estimate cpu_ns_per_pkt is. */
 enum cost_basis {
-	COST_NONE = 0,	/* none: cpu_ns_per_pkt is missing */
-	COST_SATURATED,	/* struct busy_sums: on-CPU ns / pkt while overflowing */
+	COST_NONE = 0,		/* none: cpu_ns_per_pkt is missing */
+	COST_SATURATED,		/* on-CPU ns / pkt while overflowing (busy.sat) */
 	COST_FIT,		/* b of the fit over the recent epochs */
-	COST_LAST_FIT,	/* b of the last fit that could separate its terms */
+	COST_LAST_FIT,		/* b of the last fit that could separate its terms */
 	COST_RATIO,		/* on-CPU ns / pkt over all epochs */
-	COST_KEPT_UP,	/* the kept-up cost, the saturated one above it
+	COST_KEPT_UP,		/* the kept-up cost, the saturated one above it
 				 * (struct inputs_env.depth_cost) */
 	COST_BUSY,		/* what it paid, wake-ups and all, while it
-				 * was busy and kept up (struct learn.busy.all_in), when
+				 * was busy and kept up (busy.all_in), when
 				 * below the estimate chosen */
 };
 

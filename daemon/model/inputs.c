@@ -15,8 +15,9 @@
 
 /*
  * Placeholders for mu_P-I/O and mu_D when #I = 0: bneck_compute() wants
- * positive rates, but the seed net with no I/O-bound task never fires the
- * transitions that use them, so their value cannot change the result.
+ * positive rates, but the end-system net with no I/O-bound task never
+ * fires the transitions that use them, so their value cannot change the
+ * result.
  */
 #define UNUSED_RATE_PER_S	1.0
 
@@ -123,7 +124,8 @@ static void irq_cost(const struct learn *l, enum value_src src, struct inputs_st
  * load (BUSY_MAX_DLOAD, as for the costs: the cost depends on the
  * co-runners), with Bessel's correction for their number. Epochs with and
  * without overflow both count: whether a blast finds the receiver keeping
- * up or behind (docs/e2e.md §6.5) is part of what its drain will be. The
+ * up or behind (the kept-up cost is the lower) is part of what its drain
+ * will be. The
  * rate is 1 / cost, whose relative spread this is to first order.
  */
 static void rate_spread(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
@@ -137,7 +139,7 @@ static void rate_spread(const struct learn *l, enum value_src src, struct inputs
 	}
 	if (!busy_spread(&l->busy, now, &n, &m, &sd)) {
 		value_missing(&b->rate_rel_sd, "%u busy epochs at #C+#I %.1f, %d needed",
-			    n, now, BUSY_SPREAD_MIN_EPOCHS);
+			      n, now, BUSY_SPREAD_MIN_EPOCHS);
 		return;
 	}
 	value_set(&b->rate_rel_sd, fmin(sd / m, 1.0), src);
@@ -152,12 +154,12 @@ static void episode_size(const struct learn *l, const struct rxb_epoch *e,
 
 	if (!l->episodes_ended) {
 		value_missing(&b->loss_episode_pkts,
-			    "no loss episode has ended yet (one ends when the next begins)");
+			      "no loss episode has ended yet (one ends when the next begins)");
 		return;
 	}
 	if (!isfinite(m)) {
 		value_missing(&b->loss_episode_pkts, "%llu episodes ended, %.0f needed",
-			    (unsigned long long)l->episodes_ended, LEARN_MIN_EPISODES);
+			      (unsigned long long)l->episodes_ended, LEARN_MIN_EPISODES);
 		return;
 	}
 	value_set(&b->loss_episode_pkts, m,

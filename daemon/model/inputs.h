@@ -1,47 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * From measurements to the model's inputs, per watched flow (DESIGN §3).
+ * From measurements to the model's inputs, per watched flow.
  *
  * A flow is a local receive port. Each epoch the collector's record
- * (struct rxb_epoch) says what the kernel counted; this module keeps, per
+ * (struct rxb_epoch) says what the kernel counted; learn.c keeps, per
  * flow, smoothed estimates of the load-independent costs of its receive
- * path (struct learn) and turns them, together with the epoch's workload
- * on the receiver's CPU(s), into one or two struct rxb_stage_inputs for
- * bneck_compute():
+ * path (struct learn), and this module turns them, together with the
+ * epoch's workload on the receiver's CPU(s), into one or two struct
+ * rxb_stage_inputs for bneck_compute(). The stages are those of the
+ * end-system model of Banerjee, Mukherjee and Ghosal ("Modeling and
+ * Analysis to Estimate the End-System Performance Bottleneck Rate for
+ * High-Speed Data Transfer"):
  *
- *  stage B (socket -> application), the tagged customer of the seed net:
+ *  stage B (socket -> application), the tagged customer of their
+ *  stochastic reward net:
  *    #C, #I        task classes of the CPU(s) the receiver threads ran on,
  *                  weighted by their on-CPU time there (this epoch; the
  *                  last known placement when the flow was idle);
  *    mu_P-Net      1 / (cpu_ns_per_pkt x N_B): a batch of N_B packets costs
  *                  N_B times the receiver's on-CPU time per packet;
- *    cpu_ns_per_pkt the receiver's CPU time per packet when it is saturated,
- *                  which is what sets the capacity: measured directly in
- *                  the epochs in which its socket overflowed while it
- *                  hardly slept (struct busy_sums, busy_add() in
- *                  model_inputs.c); until such epochs were seen at about
- *                  the present load, the marginal CPU time per packet:
- *                  on-CPU time = a x wake-ups + b x packets, fitted over the
- *                  epochs (struct mi_fit); b is the cost per packet of a
- *                  receiver that does not sleep, which is what it is when
- *                  its queue overflows. With empty reads measured the fit
- *                  has a third term, + e x empty reads: a polling
- *                  receiver's spin, which is not the packets' cost
- *                  (cost_solve3()). The plain ratio (on-CPU time /
- *                  packets) also charges every packet its share of the
- *                  wake-ups (a / packets per wake-up), which a saturated
- *                  receiver does not pay: on the 2-CPU test VM (all
- *                  epochs of one e2e run per k = 0..3) a = 6.5-10 us and
- *                  b = 1.37-1.68 us, and the ratio was 15-76 % above b,
- *                  the capacity as much below (docs/e2e.md). When the
- *                  recent epochs cannot separate a from b (every epoch the
- *                  same packets per wake-up) the last fit that could is
- *                  kept; the ratio is used only before any fit could.
- *                  The fit's b is itself biased high when the epochs it
- *                  sees have tens of packets per wake-up (1611 / 1483 ns
- *                  at k = 2 / 3 against 1136 / 1122 ns measured in
- *                  overflowing epochs, docs/e2e.md 6.2), hence the
- *                  saturated cost first;
+ *    cpu_ns_per_pkt the receiver's CPU time per packet when it is
+ *                  saturated, which is what sets the capacity; cost.h
+ *                  says how it is estimated;
  *    N_B           packets dequeued per wake-up of the receiver (at most
  *                  K_B; a receiver that never blocked drains up to K_B);
  *    K_B           rcvbuf / truesize per packet (the rcvbuf of the port's
@@ -53,20 +33,12 @@
  *    poll, K_A = the device's RX ring (device or configured fallback) or
  *    net.core.netdev_max_backlog for the backlog.
  *
- * Smoothing: the costs are ratios (ns / packet, packets / wake-up, ...).
- * Each is kept as an exponentially decaying numerator and denominator,
- *	num <- d num + num_epoch,  den <- d den + den_epoch,  d = exp(-dt / tau)
- * (LEARN_TAU_S), so an epoch counts in proportion to its packets and old
- * epochs fade with wall time. An estimate counts as measured once its
- * decayed denominator holds LEARN_MIN_PKTS packets (LEARN_MIN_POLLS polls,
- * LEARN_MIN_IOS disk completions). The workload (#C, #I) is NOT smoothed: it
- * is already a time average over the epoch, and senders must hear about a
- * new CPU hog within an epoch.
- *
- * Where a value comes from is kept with it (enum value_src) and shown by
- * `rxbneckctl status`. Nothing is invented: an input that is neither
- * measured nor learned is VALUE_MISSING with a reason, and the stage that
- * needs it is not modelled.
+ * The workload (#C, #I) is not smoothed: it is already a time average
+ * over the epoch, and senders must hear about a new CPU hog within an
+ * epoch. Where a value comes from is kept with it (struct value) and
+ * shown by `rxbneckctl status`. Nothing is invented: an input that is
+ * neither measured nor learned is VALUE_MISSING with a reason, and the
+ * stage that needs it is not modelled.
  *
  * Pure computation: no I/O, no allocation, no globals.
  */
@@ -102,12 +74,13 @@ struct inputs_stage_b {
 	double cpu_ns_per_pkt_fit;		/* b of the fit (or last fit), NaN */
 	double cpu_ns_per_empty_read;		/* e of the fit, NaN unless 3 terms */
 	int cost_fit_terms;			/* 3, 2, or 0 (no fit used) */
-	double spin_share;			/* e sz / st of the fit's epochs, NaN */
-	char cost_fit_note[VALUE_WHY_LEN];		/* why the three-term fit cannot be
+	double spin_share;			/* e sum z / sum t over the fit's
+						 * epochs, NaN */
+	char cost_fit_note[VALUE_WHY_LEN];	/* why the three-term fit cannot be
 						 * solved now, "" when it can */
-	double cpu_ns_per_pkt_saturated;	/* struct busy_sums's, NaN without */
+	double cpu_ns_per_pkt_saturated;	/* busy.sat's, NaN without */
 	double saturated_load;			/* #C + #I it was measured at, NaN */
-	double cpu_ns_per_pkt_kept_up;		/* struct learn.busy.kept's, NaN without */
+	double cpu_ns_per_pkt_kept_up;		/* busy.kept's, NaN without */
 	double kept_up_load;			/* #C + #I it was measured at, NaN */
 	/*
 	 * With the kept-up basis: the saturated cost, which serves the stage
@@ -115,7 +88,7 @@ struct inputs_stage_b {
 	 * NaN otherwise.
 	 */
 	double cpu_ns_per_pkt_full;
-	double cpu_ns_per_pkt_busy;		/* struct learn.busy.all_in's, NaN without */
+	double cpu_ns_per_pkt_busy;		/* busy.all_in's, NaN without */
 	double busy_load;			/* #C + #I it was measured at, NaN */
 	double cpu_ns_per_pkt_capped;		/* with basis "busy": the cost it
 						 * capped; NaN otherwise */
@@ -127,7 +100,7 @@ struct inputs_stage_b {
 	struct value irq_ns_per_pkt;		/* 0 when none was measured */
 	/*
 	 * The relative standard deviation of the cost per packet over the
-	 * last busy epochs at the present load (struct learn.busy.spread),
+	 * last busy epochs at the present load (struct busy.spread),
 	 * packets weighting: how far the receiver's drain strays from its
 	 * estimate over about a blast. rxb_stage_inputs.mu_rel_sd with
 	 * [model] rate_uncertainty = measured.
@@ -161,7 +134,7 @@ struct inputs {
 	struct inputs_stage_b b;
 	uint32_t nstages;	/* 0: not modelled (see why) */
 	struct rxb_stage_inputs stages[2];	/* path order: A then B */
-	bool no_traffic;	/* costs not measured in this run */
+	bool no_traffic;	/* costs not measured since the daemon started */
 	uint16_t confidence;	/* per mille, before the solve */
 	char why[224];		/* why nstages == 0 or what is approximate */
 };
@@ -182,15 +155,18 @@ struct inputs_env {
 };
 
 /*
- * Fold the epoch's measurements of @port into @l (smoothing) and compute
- * the flow's stage inputs into @out. @e may be NULL (no epoch yet): then
- * only what @l knows is used and the workload is missing.
+ * Fold the epoch @e's measurements of @port into @l (learn_epoch()) and
+ * compute the flow's stage inputs into @out (inputs_compute()).
  */
 void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port,
 		   const struct rxb_epoch *e, double dt_s, const struct inputs_env *env,
 		   struct inputs *out);
 
-/* The same without folding anything in (a new sender, a reload). */
+/*
+ * The flow's stage inputs from what @l knows, without folding anything in
+ * (a new sender, a reload). @e may be NULL (no epoch yet): then only what
+ * @l knows is used and the workload is missing.
+ */
 void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16_t port,
 		    const struct rxb_epoch *e, const struct inputs_env *env,
 		    struct inputs *out);

@@ -39,7 +39,6 @@ void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double d
 		ewma_ratio_add(&d->burst_ns, k, 0, 0, LEARN_MIN_IOS);
 }
 
-
 /* The NAPI instance that handled the most packets this epoch. */
 static const struct rxb_napi_meas *busiest_napi(const struct rxb_epoch *e)
 {
@@ -59,7 +58,6 @@ static bool sock_has_traffic(const struct rxb_sock_meas *s)
 }
 
 /* Remember where the receiver threads ran, by on-CPU time. */
-
 static void learn_placement(struct learn *l, const struct rxb_sock_meas *s)
 {
 	double total = ran_on_total_ns(s);
@@ -82,14 +80,13 @@ static void learn_placement(struct learn *l, const struct rxb_sock_meas *s)
  * can have a TCP socket too: rxbneck-recv (like RBUDP tools generally)
  * runs its control connection on the same port number, and its last
  * events of a transfer are TCP ones. A TCP socket's rcvbuf is a window,
- * not the datagram queue the model is about; taking it made K_B flip
- * between 3641 and 56 packets from one epoch to the next (8 MiB UDP vs
- * 128 KiB TCP buffer) and the bottleneck rate with it (docs/e2e.md). So
- * once a UDP socket's rcvbuf was seen only another UDP socket's replaces
- * it; before that, any protocol's is taken. The protocol is the one the
- * collector read the rcvbuf with (rcvbuf_ipproto): the record's ipproto is
- * the last dequeue's, and a TCP frame queued after the last UDP read
- * paired "UDP" with the TCP buffer (K = 56 at 3 of 60 --follow starts).
+ * not the datagram queue the model is about (a 128 KiB TCP buffer against
+ * an 8 MiB UDP one: K_B, and the bottleneck rate with it, would flip from
+ * one epoch to the next). So once a UDP socket's rcvbuf was seen only
+ * another UDP socket's replaces it; before that, any protocol's is taken.
+ * The protocol is the one the collector read the rcvbuf with
+ * (rcvbuf_ipproto), not the record's ipproto: that is the last dequeue's,
+ * which can be a TCP frame queued after the last UDP read.
  */
 static void learn_rcvbuf(struct learn *l, const struct rxb_sock_meas *s)
 {
@@ -106,9 +103,9 @@ static void learn_rcvbuf(struct learn *l, const struct rxb_sock_meas *s)
  * TCP (an iperf3 or a GridFTP data port) has packets that are coalesced
  * segments of up to 64 KiB, not datagrams: the cost per packet is per
  * segment and the rate in payload bytes of datagrams would be off by the
- * segment size (an e2e TCP port's 97 us "per packet" gave 0.1 Gb/s for a
- * receiver taking 3 Gb/s). A port an RBUDP receiver shares with its TCP
- * control connection is a datagram port once any UDP dequeue is seen.
+ * segment size (tens of times too low). A port an RBUDP receiver shares
+ * with its TCP control connection is a datagram port once any UDP dequeue
+ * is seen.
  */
 static void learn_proto(struct learn *l, const struct rxb_sock_meas *s)
 {
@@ -123,6 +120,11 @@ bool learn_stream_only(const struct learn *l)
 	return !l->udp_seen && l->other_ipproto;
 }
 
+/*
+ * Stage B's costs from the receiver's epoch @s: the busy epochs, the
+ * ratio, the fit, packets per wake-up, truesize, rcvbuf, protocol and
+ * placement; @k the decay since the last epoch.
+ */
 static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
 			  const struct rxb_epoch *e, double k)
 {
@@ -153,19 +155,18 @@ static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
 		ewma_ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);
 	if (s->pkts_enqueued && s->truesize_per_pkt_bytes > 0)
 		ewma_ratio_add(&l->truesize_per_pkt, k,
-			  s->truesize_per_pkt_bytes * (double)s->pkts_enqueued,
-			  (double)s->pkts_enqueued, LEARN_MIN_PKTS);
+			       s->truesize_per_pkt_bytes * (double)s->pkts_enqueued,
+			       (double)s->pkts_enqueued, LEARN_MIN_PKTS);
 	else
 		ewma_ratio_add(&l->truesize_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
 	learn_rcvbuf(l, s);
 	learn_proto(l, s);
 	/*
 	 * Where it runs while it receives. An epoch of a few packets says
-	 * little: a new receiver's first one holds its start-up, which ran
-	 * before it pinned itself (rxbneck-recv --cpu: 47 % of that epoch on
-	 * the other CPU, so #C 1.12 instead of 2 and a rate of 4.07 instead of
-	 * 2.67 Gb/s for the next 250 ms; 11 of the 25 --follow starts that
-	 * had it lost packets in their first round, 4 of the 23 without).
+	 * little: a new receiver's first one holds its start-up, which can
+	 * run on another CPU before it pins itself (rxbneck-recv --cpu); that
+	 * placement would weigh in the other CPU's load, and a rate from it
+	 * would be too high for the CPU the receiver then runs on.
 	 */
 	if (out >= LEARN_MIN_PKTS || !l->ncpus)
 		learn_placement(l, s);
@@ -249,13 +250,12 @@ static bool irq_off_task(const struct rxb_sock_meas *s, const struct rxb_epoch *
  * skbs, and a UDP GSO packet (a local sender with UDP_SEGMENT over veth
  * or lo, tx-udp-segmentation on) is one skb through the backlog that the
  * UDP layer cuts into up to 64 datagrams inside the same softirq. Counted
- * per skb, stage A's capacity came out several times too low on the e2e
- * testbed with --gso 16 (2-4 Gb/s where 10 Gb/s went through without
- * loss; 1.7-5.1 datagrams per skb, docs/e2e.md §5.14). The device may
- * carry other traffic as well, so only a surplus of the flow's datagrams
- * over the device's skbs counts: at least one datagram per skb, exact
- * when the flow is the device's only traffic. A NIC's "work" counts
- * frames before GRO, so it stays at 1.
+ * per skb, stage A's capacity would come out as many times too low as
+ * there are datagrams per skb. The device may carry other traffic as
+ * well, so only a surplus of the flow's datagrams over the device's skbs
+ * counts: at least one datagram per skb, exact when the flow is the
+ * device's only traffic. A NIC's "work" counts frames before GRO, so it
+ * stays at 1.
  */
 static void learn_stage_a(struct learn *l, const struct rxb_napi_meas *n,
 			  const struct rxb_sock_meas *s, double k)
@@ -272,15 +272,15 @@ static void learn_stage_a(struct learn *l, const struct rxb_napi_meas *n,
 	}
 	/* Polls that did no work say nothing of the datagrams per skb. */
 	ewma_ratio_add(&l->napi_dgrams_per_skb, k, skbs > 0 ? fmax(skbs, (double)s->pkts_in) : 0,
-		  skbs, LEARN_MIN_PKTS);
+		       skbs, LEARN_MIN_PKTS);
 	if (n->service_ns_per_poll > 0 && isfinite(n->service_ns_per_poll))
 		ewma_ratio_add(&l->napi_ns_per_poll, k,
-			  n->service_ns_per_poll * (double)n->polls, (double)n->polls,
-			  LEARN_MIN_POLLS);
+			       n->service_ns_per_poll * (double)n->polls, (double)n->polls,
+			       LEARN_MIN_POLLS);
 	else
 		ewma_ratio_add(&l->napi_ns_per_poll, k, 0, 0, LEARN_MIN_POLLS);
 	ewma_ratio_add(&l->napi_pkts_per_poll, k, (double)n->pkts, (double)n->polls,
-		  LEARN_MIN_POLLS);
+		       LEARN_MIN_POLLS);
 }
 
 /*
@@ -343,7 +343,6 @@ static void learn_decay(struct learn *l, double k)
 	cost_fit_decay(&l->cost, k);
 	busy_decay(&l->busy, k);
 }
-
 
 /*
  * An epoch in which the per-packet probes were detached ([measure]

@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What a flow learns about its receive path from the epochs: the smoothed
- * costs (decaying ratios), the cost fit, the busy epochs' sums, the loss
+ * costs, the cost fit (cost.h), the busy epochs' sums (busy.h), the loss
  * episodes, where its receiver runs, its receive buffer; and, host-wide,
- * the disk's rates. See inputs.h for how they become the model's inputs.
+ * the disk's rates. inputs.h turns them into the model's inputs.
+ *
+ * Smoothing: the costs are ratios (ns / packet, packets / wake-up, ...),
+ * each kept as an exponentially decaying numerator and denominator
+ * (struct ewma_ratio, time constant LEARN_TAU_S), so an epoch counts in
+ * proportion to its packets and old epochs fade with wall time. An
+ * estimate counts as measured once its decayed denominator holds
+ * LEARN_MIN_PKTS packets (LEARN_MIN_POLLS polls, LEARN_MIN_IOS disk
+ * completions); an idle flow's estimates keep their values while their
+ * weight decays, so the first epochs of new traffic take over at once.
+ *
+ * Pure computation: no I/O, no allocation, no globals.
  */
 #ifndef RXB_DAEMON_MODEL_LEARN_H
 #define RXB_DAEMON_MODEL_LEARN_H
@@ -17,12 +28,12 @@
 #include "rxb/measure.h"
 #include "solver/ewma.h"
 
-#define LEARN_TAU_S	5.0	/* smoothing time constant of the costs */
-#define LEARN_MIN_PKTS	64.0	/* packets behind a per-packet cost */
-#define LEARN_MIN_POLLS	16.0	/* NAPI polls behind a per-poll cost */
-#define LEARN_MIN_IOS	8.0	/* disk completions behind a disk rate */
+#define LEARN_TAU_S		5.0	/* smoothing time constant of the costs */
+#define LEARN_MIN_PKTS		64.0	/* packets behind a per-packet cost */
+#define LEARN_MIN_POLLS		16.0	/* NAPI polls behind a per-poll cost */
+#define LEARN_MIN_IOS		8.0	/* disk completions behind a disk rate */
 #define LEARN_MIN_EPISODES	3.0	/* loss episodes behind their median size */
-#define LEARN_MAX_CPUS	8	/* CPUs of the receiver's placement kept */
+#define LEARN_MAX_CPUS		8	/* CPUs of the receiver's placement kept */
 
 /* What a flow has learned about its receive path. */
 struct learn {
@@ -33,21 +44,22 @@ struct learn {
 	struct busy busy;			/* the busy epochs' costs */
 	struct ewma_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct ewma_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
-	struct ewma_ratio irq_ns_per_pkt;		/* NET_RX softirq ns on the
+	struct ewma_ratio irq_ns_per_pkt;	/* NET_RX softirq ns on the
 						 * receiver's CPUs / pkts_in */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
 	double episode_hist[RXB_EPISODE_BUCKETS];
 	double episodes_w;			/* their decayed count */
 	bool episodes_ok;			/* LEARN_MIN_EPISODES have ended */
-	uint64_t episodes_ended;		/* counted in this run */
+	uint64_t episodes_ended;		/* since the daemon started */
 	uint64_t episodes_seq;			/* epoch of the latest, 0 = none */
 	uint32_t rcvbuf_bytes;			/* last seen, 0 = never */
 	bool rcvbuf_udp;			/* rcvbuf_bytes is a UDP socket's */
-	bool udp_seen;				/* a UDP socket dequeued, this run */
+	bool udp_seen;				/* a UDP socket dequeued (since
+						 * the daemon started) */
 	uint8_t other_ipproto;			/* else the protocol that did, 0 = none */
 	int ncpus;				/* last known placement */
 	int cpu[LEARN_MAX_CPUS];
-	double cpu_share[LEARN_MAX_CPUS];		/* sums to 1 */
+	double cpu_share[LEARN_MAX_CPUS];	/* sums to 1 */
 	/* stage A */
 	struct ewma_ratio napi_ns_per_poll;
 	struct ewma_ratio napi_pkts_per_poll;	/* skbs per poll */
@@ -55,8 +67,9 @@ struct learn {
 						 * the device's polls carried */
 	char napi_dev[RXB_IFNAME_LEN];
 	/* where the costs came from, and when they were last fed */
-	enum value_src origin;		/* MEASURED (this run) or HISTORY */
-	uint64_t last_traffic_ns;	/* CLOCK_MONOTONIC, 0 = never this run */
+	enum value_src origin;		/* MEASURED (since the daemon started)
+					 * or HISTORY (an earlier run's) */
+	uint64_t last_traffic_ns;	/* CLOCK_MONOTONIC, 0 = never */
 	uint64_t last_traffic_seq;	/* epoch of the last traffic, 0 = never */
 	uint64_t history_age_s;		/* age of the history when loaded */
 };

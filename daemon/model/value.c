@@ -25,7 +25,6 @@ const char *value_src_name(enum value_src s)
 	return src_names[s];
 }
 
-
 void value_missing(struct value *v, const char *fmt, ...)
 {
 	va_list ap;

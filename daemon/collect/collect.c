@@ -29,12 +29,10 @@
 #include "daemon/collect/collect_sched.h"
 #include "daemon/collect/nic.h"
 #include "daemon/collect/procfs.h"
-#include "daemon/collect/sockdiag.h"
+#include "daemon/collect/rx_preempts.h"
+#include "daemon/collect/sampling.h"
 
 #define MAX_RX_TIDS		256
-/* Receiver preemptions kept per epoch: a thread is preempted at most once
- * per slice (>= 0.75 ms), so this covers several receivers at 1 s epochs. */
-#define COLLECT_MAX_RX_PREEMPTS	8192
 
 struct prog_cost {
 	const struct bpf_program *prog;
@@ -63,24 +61,7 @@ struct collect {
 	bool report_tasks;
 	struct collect_sched_report report;
 
-	/*
-	 * Sampling of the per-packet programs (netrx's softirq and
-	 * napi_poll programs, sockq's enqueue and dequeue programs): attached
-	 * for one epoch in net_every. An epoch is sampled when they were
-	 * attached from before the snapshot that starts it until after the
-	 * one that ends it, so its counts cover exactly the same interval as
-	 * everything else in the record (see net_plan()).
-	 */
-	uint32_t net_every;
-	uint64_t net_next_seq;	/* the next epoch to sample */
-	bool net_on;		/* attached now */
-	uint64_t net_whole_seq;	/* the first epoch they cover whole (attached
-				 * before the snapshot that started it) */
-	uint64_t poll_next_ns;	/* collect_poll(): next look for new sockets */
-	uint64_t net_sampled_seq;
-	uint64_t net_forced;	/* out-of-turn attachments for new receivers */
-	uint64_t net_attach_ns, net_detach_ns;	/* the latest ones took */
-	bool net_attach_failing;	/* logged once per failure streak */
+	struct sampling smp;	/* when the per-packet programs are attached */
 	struct collect_net_rx_memory rx_mem;
 
 	int stats_fd;		/* BPF_ENABLE_STATS, -1 when off */
@@ -89,18 +70,7 @@ struct collect {
 
 	struct collect_proc *proc;
 	struct nic_reader *nic;
-	/* Socket diagnostics (NULL: unavailable; then UDP sockets from
-	 * /proc/net/udp only), and the sockets on each watched port at the
-	 * last look (net_new_sockets()). */
-	struct sockdiag *diag;
-	int nseen;
-	struct port_socks seen[RXB_MAX_SOCKS];
-
-	/* Receiver preemptions of the latest epoch (rxb_epoch.rx_preempts). */
-	struct rxb_rx_preempt *rxp;
-	size_t nrxp;
-	uint64_t rxp_dropped;	/* no room in rxp */
-	bool rxp_handed;	/* rxp went out with an epoch: start afresh */
+	struct rx_preempts rxp;	/* of the latest epoch (rxb_epoch.rx_preempts) */
 
 	uint64_t seq;
 	uint64_t last_ns;
@@ -319,7 +289,6 @@ static int copy_opts(struct collect *c, const struct collect_opts *o)
 {
 	if (o->net_probe_every > COLLECT_MAX_NET_PROBE_EVERY)
 		return -EINVAL;
-	c->net_every = o->net_probe_every ? o->net_probe_every : 1;
 	if (o->nports < 0 || o->nports > RXB_MAX_SOCKS ||
 	    o->ndevices < 0 || o->ndevices > COLLECT_MAX_DEVICES ||
 	    (o->nports && !o->ports) || (o->ndevices && !o->devices) ||
@@ -362,8 +331,6 @@ static void free_snaps(struct collect *c)
 	}
 }
 
-static void net_plan(struct collect *c);
-
 static int kernel_task_counters(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
 				uint64_t *run_delay_ns, uint64_t *pcount)
 {
@@ -371,75 +338,17 @@ static int kernel_task_counters(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
 	return procfs_read_schedstat(tid, sum_exec_ns, run_delay_ns, pcount);
 }
 
-static void rx_preempt_add(void *arg, const struct sched_rx_event *ev)
-{
-	struct collect *c = arg;
-	struct rxb_rx_preempt *r;
-
-	if (c->nrxp == COLLECT_MAX_RX_PREEMPTS) {
-		c->rxp_dropped++;
-		return;
-	}
-	r = &c->rxp[c->nrxp++];
-	r->tid = ev->tid;
-	r->cpu = ev->cpu;
-	r->flags = (ev->flags & SCHED_RX_EV_EEVDF) ? RXB_RX_PREEMPT_EEVDF : 0;
-	r->blocks = ev->blocks;
-	r->port = ev->port;
-	r->run_start_ns = ev->run_start_ns;
-	r->out_ns = ev->out_ns;
-	r->in_ns = ev->in_ns;
-	r->slice_ns = ev->slice_ns;
-	r->next_slice_ns = ev->next_slice_ns;
-}
-
-/*
- * Move the receivers' preemptions queued in the ring into c->rxp, after
- * those already taken this epoch (collect_rx_preempts_early()).
- */
-static uint64_t drain_rx_preempts(struct collect *c)
-{
-	uint64_t lost = 0;
-
-	if (c->rxp_handed) {
-		c->nrxp = 0;
-		c->rxp_handed = false;
-	}
-	sched_probe_drain_rx(c->sp, rx_preempt_add, c, &lost);
-	return lost;
-}
-
-/* The receivers' preemptions queued since the previous epoch. */
-static void epoch_rx_preempts(struct collect *c, struct rxb_epoch *out)
-{
-	uint64_t lost;
-
-	if (!c->sp || !c->rxp)
-		return;
-	lost = drain_rx_preempts(c);
-	out->rx_preempts = c->rxp;
-	out->nrx_preempts = c->nrxp;
-	out->rx_preempts_lost = lost + c->rxp_dropped;
-	c->rxp_handed = true;
-}
-
 size_t collect_rx_preempts_early(struct collect *c, const struct rxb_rx_preempt **out)
 {
-	size_t before;
-
 	*out = NULL;
-	if (!c || !c->sp || !c->rxp)
+	if (!c)
 		return 0;
-	before = c->rxp_handed ? 0 : c->nrxp;
-	/* The ring's lost count is read again, whole, at the epoch. */
-	drain_rx_preempts(c);
-	*out = c->rxp + before;
-	return c->nrxp - before;
+	return rx_preempts_early(&c->rxp, c->sp, out);
 }
 
 int collect_rx_preempts_fd(const struct collect *c)
 {
-	if (!c || !c->sp || !c->rxp)
+	if (!c || !c->sp || !c->rxp.v)
 		return -ENOENT;
 	return sched_probe_rx_fd(c->sp);
 }
@@ -480,6 +389,53 @@ static void read_costs(struct collect *c, struct rxb_epoch *out, bool report)
 	}
 }
 
+/* The probe groups asked for, and their run-time statistics. */
+static void open_probes(struct collect *c, const struct collect_opts *opts)
+{
+	if (opts->attach == COLLECT_ATTACH_NONE) {
+		c->degraded |= RXB_DEGRADED_NO_BPF;
+		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+			   "BPF not requested (attach none)");
+		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
+	} else {
+		load_probes(c, opts->attach, opts->groups ? opts->groups : COLLECT_GROUP_ALL,
+			    opts->seed_from_proc);
+		/* Statistics only for programs that are there. */
+		if (!(c->degraded & RXB_DEGRADED_NO_BPF)) {
+			if (opts->bpf_stats)
+				enable_stats(c);
+			else
+				c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
+		}
+	}
+}
+
+/* Baselines: the first epoch covers the time from here. 0 or -ENOMEM. */
+static int baseline(struct collect *c)
+{
+	struct rxb_epoch *tmp = calloc(1, sizeof(*tmp));
+
+	if (!tmp)
+		return -ENOMEM;
+	/* The probes opened with every program attached (sampling_init()):
+	 * the first epoch is a sampled one. */
+	c->last_ns = rxb_mono_ns();
+	snapshot_all(c, c->cur);
+	sampling_plan(&c->smp, c->seq);
+	read_costs(c, tmp, false);
+	collect_proc_cpu_times(c->proc, tmp, true);
+	if (!c->sp)
+		collect_proc_tasks(c->proc, tmp, NULL, 0);
+	if (!c->bp)
+		collect_proc_disk(c->proc, tmp);
+	if (!c->sq)
+		collect_proc_sockets(c->proc, c->ports, c->nports, tmp);
+	if (!c->np)
+		collect_proc_irqs(c->proc, tmp);
+	free(tmp);
+	return 0;
+}
+
 int collect_init(struct collect **out, const struct collect_opts *opts)
 {
 	struct collect *c;
@@ -500,35 +456,13 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		free(c);
 		return err;
 	}
-	if (opts->attach == COLLECT_ATTACH_NONE) {
-		c->degraded |= RXB_DEGRADED_NO_BPF;
-		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-			   "BPF not requested (attach none)");
-		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
-	} else {
-		load_probes(c, opts->attach, opts->groups ? opts->groups : COLLECT_GROUP_ALL,
-			    opts->seed_from_proc);
-		/* Statistics only for programs that are there. */
-		if (!(c->degraded & RXB_DEGRADED_NO_BPF)) {
-			if (opts->bpf_stats)
-				enable_stats(c);
-			else
-				c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
-		}
+	open_probes(c, opts);
+	if (c->sp && rx_preempts_init(&c->rxp)) {
+		collect_finish(c);
+		return -ENOMEM;
 	}
-	if (c->sp) {
-		c->rxp = calloc(COLLECT_MAX_RX_PREEMPTS, sizeof(*c->rxp));
-		if (!c->rxp) {
-			collect_finish(c);
-			return -ENOMEM;
-		}
-	}
-	err = sockdiag_open(&c->diag);
-	if (err)
-		rxb_log_errno(RXB_LOG_INFO, -err,
-			      "collect: socket diagnostics (new receivers on UDP ports "
-			      "then from /proc/net/udp, on TCP ports at the sampling "
-			      "cadence)");
+	sampling_init(&c->smp, c->np, c->sq, c->proc,
+		      opts->net_probe_every ? opts->net_probe_every : 1);
 	err = nic_reader_init(&c->nic);
 	if (err) {
 		rxb_log_errno(RXB_LOG_WARNING, -err, "collect: netlink NIC reader");
@@ -537,34 +471,9 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
 			   "NIC parameters unavailable: %s", strerror(-err));
 	}
-
-	/* Baselines: the first epoch covers the time from here. */
-	{
-		struct rxb_epoch *tmp = calloc(1, sizeof(*tmp));
-
-		if (!tmp) {
-			collect_finish(c);
-			return -ENOMEM;
-		}
-		/* The probes opened with every program attached: the first
-		 * epoch is a sampled one. */
-		c->net_on = c->np || c->sq;
-		c->net_whole_seq = 1;
-		c->net_next_seq = 1;
-		c->last_ns = rxb_mono_ns();
-		snapshot_all(c, c->cur);
-		net_plan(c);
-		read_costs(c, tmp, false);
-		collect_proc_cpu_times(c->proc, tmp, true);
-		if (!c->sp)
-			collect_proc_tasks(c->proc, tmp, NULL, 0);
-		if (!c->bp)
-			collect_proc_disk(c->proc, tmp);
-		if (!c->sq)
-			collect_proc_sockets(c->proc, c->ports, c->nports, tmp);
-		if (!c->np)
-			collect_proc_irqs(c->proc, tmp);
-		free(tmp);
+	if (baseline(c)) {
+		collect_finish(c);
+		return -ENOMEM;
 	}
 	*out = c;
 	return 0;
@@ -581,9 +490,9 @@ void collect_finish(struct collect *c)
 	if (c->stats_fd >= 0)
 		close(c->stats_fd);	/* BPF stats back to what they were */
 	nic_reader_finish(c->nic);
-	sockdiag_close(c->diag);
+	sampling_finish(&c->smp);
 	collect_proc_finish(c->proc);
-	free(c->rxp);
+	rx_preempts_finish(&c->rxp);
 	free_snaps(c);
 	collect_sched_report_free(&c->report);
 	free(c);
@@ -611,13 +520,9 @@ int collect_set_ports(struct collect *c, const uint16_t *ports, int n)
 		return -EINVAL;
 	for (int i = 0; i < n; i++)
 		added |= !watching(c, ports[i]);
-	/*
-	 * A new port (a new sender) has no costs measured yet: sample the
-	 * first whole epoch from now rather than up to net_every later. The
-	 * epoch under way began with the last snapshot, before this.
-	 */
-	if (added && c->net_next_seq > c->seq + 2)
-		c->net_next_seq = c->seq + 2;
+	/* A new port (a new sender) has no costs measured yet. */
+	if (added)
+		sampling_new_port(&c->smp, c->seq);
 	if (n)
 		memcpy(c->ports, ports, (size_t)n * sizeof(ports[0]));
 	c->nports = n;
@@ -628,228 +533,22 @@ int collect_set_ports(struct collect *c, const uint16_t *ports, int n)
 
 int collect_set_net_probe_every(struct collect *c, uint32_t every)
 {
-	uint64_t next;
-
 	if (every < 1 || every > COLLECT_MAX_NET_PROBE_EVERY)
 		return -EINVAL;
-	c->net_every = every;
-	/* From the latest sample on; the epoch under way keeps its state. */
-	next = c->net_sampled_seq ? c->net_sampled_seq + every : c->seq + 1;
-	c->net_next_seq = next > c->seq + 1 ? next : c->seq + 1;
+	sampling_set_every(&c->smp, every, c->seq);
 	return 0;
 }
 
-/* --------------------------------------------------- net sampling -- */
-
-/* Detach the per-packet programs. */
-static void net_detach(struct collect *c)
-{
-	uint64_t t0 = rxb_mono_ns();
-
-	if (c->np)
-		netrx_probe_set_sampled(c->np, false);
-	if (c->sq)
-		sockq_probe_set_sampled(c->sq, false);
-	c->net_detach_ns = rxb_mono_ns() - t0;
-	c->net_on = false;
-	rxb_debug("collect: per-packet probes detached in %llu us",
-		  (unsigned long long)(c->net_detach_ns / 1000));
-}
-
-/* Attach them: both groups or neither. */
-static void net_attach(struct collect *c)
-{
-	uint64_t t0 = rxb_mono_ns();
-	int err = 0;
-
-	if (c->np)
-		err = netrx_probe_set_sampled(c->np, true);
-	if (!err && c->sq)
-		err = sockq_probe_set_sampled(c->sq, true);
-	if (err) {
-		net_detach(c);
-		if (!c->net_attach_failing)
-			rxb_log_errno(RXB_LOG_WARNING, -err,
-				      "collect: attaching the per-packet probes for "
-				      "epoch %llu (will retry each epoch)",
-				      (unsigned long long)c->seq + 1);
-		c->net_attach_failing = true;
-		return;
-	}
-	if (c->net_attach_failing)
-		rxb_notice("collect: per-packet probes attached again");
-	c->net_attach_failing = false;
-	c->net_attach_ns = rxb_mono_ns() - t0;
-	c->net_on = true;
-	rxb_debug("collect: per-packet probes attached in %llu us",
-		  (unsigned long long)(c->net_attach_ns / 1000));
-}
-
-/* sockdiag_fn: count a socket on a watched port. */
-static void add_socket(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
-{
-	struct port_socks *v = arg;
-
-	(void)proto;
-	/* @v ends with a port-0 sentinel: port 0 is never listened on. */
-	for (; v->port; v++)
-		if (v->port == port) {
-			v->nsocks++;
-			v->inode_sum += inode;
-			return;
-		}
-}
-
-/*
- * How many ports of @now have sockets that @prev did not (another inode, or
- * more of them); a port missing from @prev counts when it has a socket.
- */
-static int port_socks_new(const struct port_socks *prev, int nprev,
-			  const struct port_socks *now, int n)
-{
-	int nnew = 0;
-
-	for (int i = 0; i < n; i++) {
-		bool known = false;
-
-		for (int j = 0; j < nprev; j++)
-			if (prev[j].port == now[i].port) {
-				known = prev[j].nsocks == now[i].nsocks &&
-					prev[j].inode_sum == now[i].inode_sum;
-				break;
-			}
-		/* Sockets gone (the receiver exited) name nobody new. */
-		if (!known && now[i].nsocks)
-			nnew++;
-	}
-	return nnew;
-}
-
-/*
- * A receiver that started since the last sampled epoch is unknown until
- * the socket dequeue probe sees it read, and until then it counts as one
- * more CPU-bound task on its CPU (seen in the e2e runs: #C k + 1 for up to
- * a sampling period at the start of every transfer). A new socket on a
- * watched port is that sign: a UDP socket bound there, or a TCP listener
- * (not established connections, which a running server accepts in
- * threads it already has, and which would keep the programs attached on a
- * busy port); from socket diagnostics, or, without them, UDP sockets from
- * /proc/net/udp. How many watched ports have one since the last look; 0
- * when sampling is off or a look failed.
- */
-static int net_new_sockets(struct collect *c)
-{
-	struct port_socks now[RXB_MAX_SOCKS + 1];
-	int n = c->nports < RXB_MAX_SOCKS ? c->nports : RXB_MAX_SOCKS;
-	int nnew, err;
-
-	if (c->net_every <= 1 || !c->sq || !c->nports)
-		return 0;
-	for (int i = 0; i < n; i++)
-		now[i] = (struct port_socks){ .port = c->ports[i] };
-	now[n] = (struct port_socks){ 0 };
-	if (c->diag) {
-		err = sockdiag_udp_sockets(c->diag, add_socket, now);
-		if (err >= 0)
-			err = sockdiag_tcp_listeners(c->diag, add_socket, now);
-		if (err < 0) {
-			/* For good: a look that half works now and then would
-			 * take the other half's return for new sockets. */
-			rxb_log_errno(RXB_LOG_NOTICE, -err,
-				      "collect: socket diagnostics failed; new receivers "
-				      "on UDP ports from /proc/net/udp from now on, on "
-				      "TCP ports at the sampling cadence");
-			sockdiag_close(c->diag);
-			c->diag = NULL;
-			return 0;
-		}
-	} else {
-		n = collect_proc_udp_port_socks(c->proc, c->ports, c->nports, now);
-		if (n < 0) {
-			rxb_log_errno(RXB_LOG_DEBUG, -n,
-				      "collect: /proc/net/udp for new receivers");
-			return 0;
-		}
-	}
-	nnew = port_socks_new(c->seen, c->nseen, now, n);
-	memcpy(c->seen, now, (size_t)n * sizeof(now[0]));
-	c->nseen = n;
-	return nnew;
-}
-
-/* At an epoch's end: sample the next epoch whatever the cadence, so a
- * receiver that started in this one is named within it. */
-static void net_new_receivers(struct collect *c)
-{
-	int n = net_new_sockets(c);
-
-	if (!n || c->net_next_seq <= c->seq + 1)
-		return;
-	c->net_next_seq = c->seq + 1;
-	c->net_forced++;
-	rxb_debug("collect: %d watched ports with a new socket: epoch %llu sampled",
-		  n, (unsigned long long)c->seq + 1);
-}
-
-/*
- * Before the snapshot that ends epoch c->seq (and starts the next): attach
- * the per-packet programs if the next epoch is to be sampled. Attaching
- * before the snapshot means no event of the next epoch is missed; what
- * they count between the attach and the snapshot belongs to this epoch,
- * which is then not a sampled one and reports no counts.
- */
-static void net_attach_next(struct collect *c)
-{
-	if ((c->np || c->sq) && !c->net_on && c->seq + 1 >= c->net_next_seq) {
-		net_attach(c);
-		c->net_whole_seq = c->seq + 1;
-	}
-}
-
-/*
- * Between two epochs (collect_poll()): a new socket on a watched UDP port
- * attaches the per-packet programs at once, so the receiver is named at
- * its first read and the epoch it started in does not count it as a
- * CPU-bound task. That epoch is not a sampled one (they missed its start);
- * the next is.
- */
 uint64_t collect_poll_due_ns(const struct collect *c)
 {
-	if (!c || c->net_every <= 1 || !c->sq || !c->nports || c->net_on)
-		return UINT64_MAX;
-	return c->poll_next_ns;
+	return c ? sampling_poll_due_ns(&c->smp, c->nports) : UINT64_MAX;
 }
 
 void collect_poll(struct collect *c, uint64_t now_ns)
 {
-	int n;
-
-	if (collect_poll_due_ns(c) > now_ns)
+	if (!c)
 		return;
-	c->poll_next_ns = now_ns + COLLECT_POLL_NS;
-	n = net_new_sockets(c);
-	if (!n)
-		return;
-	net_attach(c);
-	if (!c->net_on)
-		return;
-	c->net_whole_seq = c->seq + 2;
-	if (c->net_next_seq > c->seq + 2)
-		c->net_next_seq = c->seq + 2;
-	c->net_forced++;
-	rxb_debug("collect: %d watched ports with a new socket: per-packet probes attached "
-		  "in epoch %llu", n, (unsigned long long)c->seq + 1);
-}
-
-/*
- * After that snapshot: detach them unless the next epoch is sampled.
- * Detaching after the snapshot means the epoch just ended saw every event;
- * what they count until the detach goes to the next epoch, not sampled.
- */
-static void net_plan(struct collect *c)
-{
-	if (c->net_on && c->seq + 1 < c->net_next_seq)
-		net_detach(c);
+	sampling_poll(&c->smp, now_ns, c->seq, c->ports, c->nports);
 }
 
 /* -------------------------------------------------------------- epoch -- */
@@ -1027,31 +726,22 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	if (ncpus <= 0)
 		ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	init_epoch(out, ncpus);
-	/* Attached since before the snapshot that started it (never
-	 * detached since): the epoch ending now is a sampled one. */
-	sampled = c->net_on && c->net_whole_seq <= c->seq + 1;
 	out->seq = ++c->seq;
-	if (sampled) {
-		c->net_sampled_seq = out->seq;
-		if (c->net_next_seq <= out->seq)
-			c->net_next_seq = out->seq + c->net_every;
-	}
-	net_new_receivers(c);
-	net_attach_next(c);
+	sampled = sampling_epoch_end(&c->smp, c->seq, c->ports, c->nports);
 	/* The epoch ends when the probes are read (the scheduler's first). */
 	out->start_ns = c->last_ns;
 	out->end_ns = rxb_mono_ns();
 	c->last_ns = out->end_ns;
 	c->cur = !c->cur;
 	snapshot_all(c, c->cur);
-	net_plan(c);
-	epoch_rx_preempts(c, out);
-	out->net_probe_every = c->net_every;
+	sampling_plan(&c->smp, c->seq);
+	rx_preempts_epoch(&c->rxp, c->sp, out);
+	out->net_probe_every = c->smp.every;
 	out->net_sampled = sampled;
-	out->net_sampled_seq = c->net_sampled_seq;
-	out->net_forced = c->net_forced;
-	out->net_attach_ns = c->net_attach_ns;
-	out->net_detach_ns = c->net_detach_ns;
+	out->net_sampled_seq = c->smp.sampled_seq;
+	out->net_forced = c->smp.forced;
+	out->net_attach_ns = c->smp.attach_ns;
+	out->net_detach_ns = c->smp.detach_ns;
 
 	rxb_strlcpy(out->attach_mode, c->attach_mode, sizeof(out->attach_mode));
 	out->probes = (c->sp ? RXB_PROBE_SCHED : 0) | (c->np ? RXB_PROBE_NETRX : 0) |

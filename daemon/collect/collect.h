@@ -128,12 +128,11 @@ int collect_set_net_probe_every(struct collect *c, uint32_t every);
 /*
  * Between epochs, while the per-packet programs are detached (sampling):
  * look for new sockets on the watched ports (UDP sockets, TCP listeners)
- * every COLLECT_POLL_NS and attach the programs at once when one appears,
- * so a receiver that starts between two samples is named at its first
- * read. collect_poll_due_ns():
- * when to call collect_poll() next (CLOCK_MONOTONIC; UINT64_MAX: no need).
+ * every SAMPLING_POLL_NS (sampling.h) and attach the programs at once when
+ * one appears, so a receiver that starts between two samples is named at
+ * its first read. collect_poll_due_ns(): when to call collect_poll() next
+ * (CLOCK_MONOTONIC; UINT64_MAX: no need).
  */
-#define COLLECT_POLL_NS	(100 * RXB_NSEC_PER_MSEC)
 uint64_t collect_poll_due_ns(const struct collect *c);
 void collect_poll(struct collect *c, uint64_t now_ns);
 

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * When the collector's per-packet programs are attached: netrx's softirq
+ * and napi_poll programs and sockq's enqueue and dequeue programs cost
+ * time on every packet, so with [measure] net_probe_every = N they are
+ * attached for one epoch in N only (the first epoch, then every N-th, and
+ * the first whole epoch after a new port is watched). An epoch is sampled
+ * when they were attached from before the snapshot that starts it until
+ * after the one that ends it, so its counts cover exactly the same
+ * interval as everything else in the record.
+ *
+ * Between samples a receiver that starts is unknown to the dequeue probe
+ * and counts as one more CPU-bound task on its CPU. A new socket on a
+ * watched port is its sign - a UDP socket bound there, or a TCP listener
+ * (not established connections, which a running server accepts in threads
+ * it already has, and which would keep the programs attached on a busy
+ * port): seen from socket diagnostics, or, without them, UDP sockets from
+ * /proc/net/udp. One attaches the programs at once (sampling_poll()) or
+ * for the next epoch (sampling_epoch_end()).
+ *
+ * The collector owns one struct sampling; the probes and the /proc reader
+ * stay the collector's.
+ */
+#ifndef RXB_DAEMON_COLLECT_SAMPLING_H
+#define RXB_DAEMON_COLLECT_SAMPLING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/collect/collect_proc.h"
+#include "rxb/measure.h"
+
+#include "common/util.h"
+
+/* Between epochs, a look for new sockets this often (sampling_poll()). */
+#define SAMPLING_POLL_NS	(100 * RXB_NSEC_PER_MSEC)
+
+struct netrx_probe;
+struct sockq_probe;
+struct sockdiag;
+
+struct sampling {
+	struct netrx_probe *np;		/* NULL: not loaded */
+	struct sockq_probe *sq;		/* NULL: not loaded */
+	struct collect_proc *proc;	/* /proc/net/udp without diag */
+	struct sockdiag *diag;		/* owned; NULL: unavailable */
+	uint32_t every;			/* sample one epoch in this many */
+	uint64_t next_seq;		/* the next epoch to sample */
+	bool on;			/* attached now */
+	uint64_t whole_seq;		/* the first epoch they cover whole
+					 * (attached before the snapshot that
+					 * started it) */
+	uint64_t poll_next_ns;		/* sampling_poll(): next look */
+	uint64_t sampled_seq;		/* the latest sampled epoch */
+	uint64_t forced;		/* out-of-turn attachments for new
+					 * receivers */
+	uint64_t attach_ns, detach_ns;	/* the latest ones took */
+	bool attach_failing;		/* logged once per failure streak */
+	int nseen;			/* the sockets on each watched port */
+	struct port_socks seen[RXB_MAX_SOCKS];	/* at the last look */
+};
+
+/*
+ * Start with the programs attached (they open attached: the first epoch is
+ * a sampled one), sampling one epoch in @every, and open the socket
+ * diagnostics (without them, new receivers on UDP ports come from
+ * /proc/net/udp through @proc, on TCP ports at the sampling cadence).
+ */
+void sampling_init(struct sampling *s, struct netrx_probe *np, struct sockq_probe *sq,
+		   struct collect_proc *proc, uint32_t every);
+void sampling_finish(struct sampling *s);
+
+/* One epoch in @every (>= 1) from the latest sample on, the epoch after
+ * @seq at the earliest. */
+void sampling_set_every(struct sampling *s, uint32_t every, uint64_t seq);
+
+/* A new port is watched during epoch @seq + 1: sample the first whole
+ * epoch from now rather than up to every - 1 later. */
+void sampling_new_port(struct sampling *s, uint64_t seq);
+
+/*
+ * At the end of epoch @seq, before the snapshot that ends it: whether it
+ * was a sampled one; then, for the next epoch, attach the programs if it
+ * is to be sampled (a new socket on @ports makes it so).
+ */
+bool sampling_epoch_end(struct sampling *s, uint64_t seq, const uint16_t *ports,
+			int nports);
+
+/* After that snapshot: detach the programs unless the next epoch is sampled. */
+void sampling_plan(struct sampling *s, uint64_t seq);
+
+/* When to call sampling_poll() next (CLOCK_MONOTONIC; UINT64_MAX: never). */
+uint64_t sampling_poll_due_ns(const struct sampling *s, int nports);
+
+/* Between epochs (the last ended being @seq): attach the programs at once
+ * if a new socket appeared on @ports. */
+void sampling_poll(struct sampling *s, uint64_t now_ns, uint64_t seq,
+		   const uint16_t *ports, int nports);
+
+#endif

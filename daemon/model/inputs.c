@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Learned costs and the epoch's workload -> the model's inputs per flow. See inputs.h. */
+/* Learned costs and the epoch's workload -> the model's inputs. See inputs.h. */
 #include "daemon/model/inputs.h"
 
 #include <math.h>
@@ -21,6 +21,7 @@
  */
 #define UNUSED_RATE_PER_S	1.0
 
+/* Where the learned costs come from: this epoch, earlier, or an earlier run. */
 static enum value_src cost_src(const struct learn *l, bool fresh)
 {
 	if (fresh)

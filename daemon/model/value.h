@@ -12,8 +12,9 @@
 /* Where an input value comes from. */
 enum value_src {
 	VALUE_MISSING = 0,	/* not known: see why */
-	VALUE_MEASURED,	/* counted in this epoch (smoothed) */
-	VALUE_LEARNED,		/* counted earlier in this run; none this epoch */
+	VALUE_MEASURED,		/* counted in this epoch (smoothed) */
+	VALUE_LEARNED,		/* counted earlier (since the daemon
+				 * started); none this epoch */
 	VALUE_HISTORY,		/* from the state directory (an earlier run) */
 	VALUE_CONFIG,		/* configured (device did not report it) */
 	VALUE_DEVICE,		/* reported by the device */

@@ -2,6 +2,7 @@
 /* rxbneckctl reload: re-read the daemon's configuration file. */
 #include "ctl/ctl.h"
 #include "ctl/ctl_client.h"
+#include "ctl/view/view_senders.h"
 
 static const char help[] =
 "Usage: " CTL_PROG " reload [-j|--json] [-s|--socket PATH] [-t|--timeout S]\n"
@@ -15,8 +16,9 @@ static const char help[] =
 "the exit status is then 1.\n"
 "\n"
 "Options:\n"
-"  -j, --json          answer as JSON: {\"ok\", \"changed\", \"restart_needed\"}\n"
-"                      or, on failure, {\"error\": {\"code\", \"message\"}}.\n"
+"  -j, --json          answer as JSON: {\"ok\", \"config_file\", \"changed\",\n"
+"                      \"restart_needed\"} or, on failure, {\"error\": {\"code\",\n"
+"                      \"message\"}}.\n"
 "  -s, --socket PATH   the daemon's control socket; default\n"
 "                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
 "  -t, --timeout S     give up after S seconds (default 10).\n"
@@ -25,7 +27,15 @@ static const char help[] =
 "Exit status: 0 reloaded, 1 the reload failed or the daemon could not be\n"
 "reached, 2 bad usage.\n";
 
+static void view(FILE *f, const struct json_object *doc, unsigned flags)
+{
+	(void)flags;
+	view_reload(f, doc);
+}
+
 int cmd_reload(int argc, char **argv)
 {
-	return ctl_client_daemon_cmd(argc, argv, "reload", help);
+	static const struct ctl_client_cmd dc = { .verb = "reload", .help = help, .view = view };
+
+	return ctl_client_daemon_cmd(argc, argv, &dc);
 }

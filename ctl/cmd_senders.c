@@ -2,6 +2,7 @@
 /* rxbneckctl senders: the senders connected to the daemon. */
 #include "ctl/ctl.h"
 #include "ctl/ctl_client.h"
+#include "ctl/view/view_senders.h"
 
 static const char help[] =
 "Usage: " CTL_PROG " senders [-j|--json] [-s|--socket PATH] [-t|--timeout S]\n"
@@ -9,12 +10,13 @@ static const char help[] =
 "List the data senders connected to rxbneckd's sender control server\n"
 "(docs/PROTOCOL.md) that have said HELLO: connection id, address, the flow\n"
 "port, the pushes granted (rate, pause), the RTT it announced, how long it\n"
-"has been connected, frames sent to it, the last RATE it got and the name\n"
-"it gave. --json adds payload and file sizes, its maximum rate, byte and\n"
-"frame counters and the last RATE in full.\n"
+"has been connected, frames sent to it, the last RATE it got (@ the epoch\n"
+"it was computed in) and the name it gave. --json adds payload and file\n"
+"sizes, its maximum rate, byte and frame counters and the last RATE in full.\n"
 "\n"
 "Options:\n"
-"  -j, --json          one JSON object {\"senders\": [...]} (docs/CONTROL.md).\n"
+"  -j, --json          the daemon's JSON document {\"senders\": [...]}\n"
+"                      (docs/CONTROL.md).\n"
 "  -s, --socket PATH   the daemon's control socket; default\n"
 "                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
 "  -t, --timeout S     give up after S seconds (default 10).\n"
@@ -23,7 +25,15 @@ static const char help[] =
 "Exit status: 0 ok, 1 the daemon could not be reached or answered an\n"
 "error, 2 bad usage.\n";
 
+static void view(FILE *f, const struct json_object *doc, unsigned flags)
+{
+	(void)flags;
+	view_senders(f, doc);
+}
+
 int cmd_senders(int argc, char **argv)
 {
-	return ctl_client_daemon_cmd(argc, argv, "senders", help);
+	static const struct ctl_client_cmd dc = { .verb = "senders", .help = help, .view = view };
+
+	return ctl_client_daemon_cmd(argc, argv, &dc);
 }

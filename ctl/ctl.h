@@ -27,5 +27,6 @@ int cmd_model(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_senders(int argc, char **argv);
 int cmd_reload(int argc, char **argv);
+int cmd_version(int argc, char **argv);
 
 #endif

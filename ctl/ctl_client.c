@@ -17,6 +17,7 @@
 #include "common/parse.h"
 #include "common/util.h"
 #include "ctl/ctl.h"
+#include "ctl/view/view.h"
 
 const char *ctl_client_socket_path(const char *opt)
 {
@@ -156,43 +157,22 @@ static int read_answer(int fd, uint64_t deadline_ns, char **out, size_t *len)
 	return 0;
 }
 
-static int print_answer(const char *cmd, const char *ans, size_t len, bool json)
-{
-	const char *nl = memchr(ans, '\n', len);
-	const char *body = nl ? nl + 1 : ans + len;
-	size_t blen = len - (size_t)(body - ans);
-
-	if (!nl)
-		return fail(cmd, "the daemon's answer has no status line");
-	if (nl - ans == 2 && !strncmp(ans, "OK", 2)) {
-		if (fwrite(body, 1, blen, stdout) != blen || fflush(stdout))
-			return fail(cmd, "writing the answer: %s", strerror(errno));
-		return CTL_EXIT_OK;
-	}
-	if (!strncmp(ans, "ERR ", 4)) {
-		fprintf(stderr, CTL_PROG " %s: %.*s\n", cmd, (int)(nl - ans - 4), ans + 4);
-		if (json && blen)
-			fwrite(body, 1, blen, stdout);
-		return CTL_EXIT_FAIL;
-	}
-	return fail(cmd, "unexpected answer from the daemon: %.*s", (int)(nl - ans), ans);
-}
-
-int ctl_client_call(const char *cmd, const char *path, const char *verb, bool json,
-	     unsigned timeout_s)
+int ctl_client_ask(const char *cmd, const char *path, const char *verb, unsigned timeout_s,
+		   struct ctl_client_answer *out)
 {
 	uint64_t deadline = rxb_mono_ns() + (uint64_t)timeout_s * RXB_NSEC_PER_SEC;
-	char line[64], *ans = NULL;
-	size_t len = 0;
+	char line[64], why[ANSWER_WHY_LEN];
 	int fd = -1, err, rc;
 
-	snprintf(line, sizeof(line), "%s%s\n", verb, json ? " json" : "");
+	memset(out, 0, sizeof(*out));
+	/* "json" also makes a daemon of control protocol 1 answer in JSON. */
+	snprintf(line, sizeof(line), "%s json\n", verb);
 	rc = connect_to(cmd, path, &fd);
 	if (rc)
 		return rc;
 	err = send_request(fd, line, deadline);
 	if (!err)
-		err = read_answer(fd, deadline, &ans, &len);
+		err = read_answer(fd, deadline, &out->raw, &out->len);
 	close(fd);
 	if (err == -ETIMEDOUT)
 		return fail(cmd, "no answer from %s within %u s", path, timeout_s);
@@ -200,9 +180,46 @@ int ctl_client_call(const char *cmd, const char *path, const char *verb, bool js
 		return fail(cmd, "answer from %s over %d bytes", path, CTL_MAX_ANSWER);
 	if (err)
 		return fail(cmd, "talking to %s: %s", path, strerror(-err));
-	rc = print_answer(cmd, ans, len, json);
-	free(ans);
-	return rc;
+	if (answer_parse(out->raw, out->len, &out->a, why)) {
+		ctl_client_answer_release(out);
+		return fail(cmd, "the answer from %s is not valid: %s", path, why);
+	}
+	return CTL_EXIT_OK;
+}
+
+void ctl_client_answer_release(struct ctl_client_answer *a)
+{
+	answer_release(&a->a);
+	free(a->raw);
+	a->raw = NULL;
+}
+
+/* The body exactly as the daemon sent it (after the status line). */
+static int print_body(const char *cmd, const struct ctl_client_answer *a)
+{
+	const char *nl = memchr(a->raw, '\n', a->len);
+	size_t off = nl ? (size_t)(nl + 1 - a->raw) : a->len;
+
+	if (fwrite(a->raw + off, 1, a->len - off, stdout) != a->len - off || fflush(stdout))
+		return fail(cmd, "writing the answer: %s", strerror(errno));
+	return CTL_EXIT_OK;
+}
+
+int ctl_client_show(const char *cmd, const struct ctl_client_answer *a, bool json,
+		    ctl_client_view_fn view, unsigned flags)
+{
+	if (!a->a.ok) {
+		fprintf(stderr, CTL_PROG " %s: %s %s\n", cmd, a->a.code, a->a.message);
+		if (json && a->a.doc)
+			print_body(cmd, a);
+		return CTL_EXIT_FAIL;
+	}
+	if (json)
+		return print_body(cmd, a);
+	view(stdout, a->a.doc, flags);
+	if (fflush(stdout) || ferror(stdout))
+		return fail(cmd, "writing the answer: %s", strerror(errno));
+	return CTL_EXIT_OK;
 }
 
 static int usage_error(const char *cmd, const char *fmt, ...)
@@ -220,23 +237,26 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 	return CTL_EXIT_USAGE;
 }
 
-int ctl_client_daemon_cmd(int argc, char **argv, const char *verb, const char *help)
+int ctl_client_daemon_cmd(int argc, char **argv, const struct ctl_client_cmd *dc)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sock = NULL;
+	const char *sock = NULL, *verb = dc->verb;
 	uint64_t timeout = CTL_DEFAULT_TIMEOUT_S;
+	struct ctl_client_answer a;
+	unsigned flags = 0;
 	bool json = false;
-	int c;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:jt:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:jvt:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!optarg[0])
@@ -246,13 +266,22 @@ int ctl_client_daemon_cmd(int argc, char **argv, const char *verb, const char *h
 		case 'j':
 			json = true;
 			break;
+		case 'v':
+			if (!dc->verbose)
+				return usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+			flags |= VIEW_VERBOSE;
+			break;
 		case 't':
 			if (rxb_parse_u64(optarg, 1, 3600, &timeout))
 				return usage_error(verb, "--timeout: '%s' is not a whole number "
 						   "of seconds in 1..3600", optarg);
 			break;
 		case 'h':
-			fputs(help, stdout);
+			fputs(dc->help, stdout);
+			if (dc->legend) {
+				fputc('\n', stdout);
+				view_legend(stdout);
+			}
 			return CTL_EXIT_OK;
 		case ':':
 			return usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
@@ -262,5 +291,10 @@ int ctl_client_daemon_cmd(int argc, char **argv, const char *verb, const char *h
 	}
 	if (optind < argc)
 		return usage_error(verb, "unexpected argument '%s'", argv[optind]);
-	return ctl_client_call(verb, ctl_client_socket_path(sock), verb, json, (unsigned)timeout);
+	rc = ctl_client_ask(verb, ctl_client_socket_path(sock), verb, (unsigned)timeout, &a);
+	if (rc)
+		return rc;
+	rc = ctl_client_show(verb, &a, json, dc->view, flags);
+	ctl_client_answer_release(&a);
+	return rc;
 }

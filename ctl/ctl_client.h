@@ -1,36 +1,70 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rxbneckctl's side of the command protocol (docs/CONTROL.md): connect to
- * rxbneckd's unix socket, send one request line, copy the answer's body to
- * standard output. The daemon renders text and JSON itself, so nothing is
- * parsed here but the status line ("OK" or "ERR CODE message").
+ * rxbneckd's unix socket, send one request line, read the answer, check it
+ * (ctl/view/answer.h) and show it: the JSON body as it came with --json,
+ * else the text a view (ctl/view/) makes of it. The daemon answers in JSON
+ * only; every word a person reads is written here.
  */
 #ifndef RXB_CTL_CTL_CLIENT_H
 #define RXB_CTL_CTL_CLIENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ctl/view/answer.h"
 
 #define CTL_DEFAULT_SOCKET	"/run/rxbneckd/rxbneckd.sock"
 #define CTL_SOCKET_ENV		"RXBNECKCTL_SOCKET"
 #define CTL_DEFAULT_TIMEOUT_S	10
-#define CTL_MAX_ANSWER		(2 * 1024 * 1024)	/* bytes accepted */
+#define CTL_MAX_ANSWER		ANSWER_MAX_BYTES	/* bytes accepted */
 
 /* The socket to use: @opt (-s), else $RXBNECKCTL_SOCKET, else the default. */
 const char *ctl_client_socket_path(const char *opt);
 
-/*
- * Send "@verb[ json]\n" to the daemon at @path and print the body. Returns
- * CTL_EXIT_OK, or CTL_EXIT_FAIL after printing why on stderr (the daemon's
- * error, or that it could not be reached) - with @json the daemon's JSON
- * error body is still printed on stdout.
- */
-int ctl_client_call(const char *cmd, const char *path, const char *verb, bool json,
-	     unsigned timeout_s);
+/* An answer as read (raw, len) and as parsed (a). */
+struct ctl_client_answer {
+	char *raw;
+	size_t len;
+	struct answer a;
+};
 
 /*
- * A whole subcommand that only talks to the daemon: parses -s/--socket,
- * -j/--json, -t/--timeout, -h/--help (printing @help), then ctl_client_call().
+ * Send "@verb json\n" to the daemon at @path and read and check the answer
+ * into @out (release with ctl_client_answer_release()). Returns
+ * CTL_EXIT_OK, or CTL_EXIT_FAIL after printing why on stderr (the daemon
+ * could not be reached, did not answer in time, or answered something that
+ * is not a valid answer). @cmd names the command in messages.
  */
-int ctl_client_daemon_cmd(int argc, char **argv, const char *verb, const char *help);
+int ctl_client_ask(const char *cmd, const char *path, const char *verb, unsigned timeout_s,
+		   struct ctl_client_answer *out);
+void ctl_client_answer_release(struct ctl_client_answer *a);
+
+/* A view: the document as text (ctl/view/view.h, VIEW_* @flags). */
+typedef void (*ctl_client_view_fn)(FILE *f, const struct json_object *doc, unsigned flags);
+
+/*
+ * Show @a: an ERR on stderr (and its JSON body on stdout with @json),
+ * exit CTL_EXIT_FAIL; an OK as its JSON body with @json, else through
+ * @view.
+ */
+int ctl_client_show(const char *cmd, const struct ctl_client_answer *a, bool json,
+		    ctl_client_view_fn view, unsigned flags);
+
+/* A subcommand that only asks the daemon one verb. */
+struct ctl_client_cmd {
+	const char *verb;
+	const char *help;		/* --help */
+	ctl_client_view_fn view;
+	bool verbose;			/* takes -v/--verbose (VIEW_VERBOSE) */
+	bool legend;			/* --help ends with view_legend() */
+};
+
+/*
+ * The whole subcommand: parses -s/--socket, -j/--json, -t/--timeout,
+ * -h/--help (and -v/--verbose when @dc->verbose), then asks and shows.
+ */
+int ctl_client_daemon_cmd(int argc, char **argv, const struct ctl_client_cmd *dc);
 
 #endif

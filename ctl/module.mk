@@ -1,4 +1,17 @@
-# ctl/: rxbneckctl, one binary from every ctl/*.c (one file per subcommand).
+# ctl/: rxbneckctl, one binary from every ctl/*.c (one file per subcommand),
+# and ctl/view/, the views that turn the daemon's JSON documents into text
+# (libctlview.a). rxbneckd links the views too: `rxbneckd --measure-only`
+# prints its record through view_measure(), so one formatter serves both.
+CTLVIEW_SRCS := $(wildcard ctl/view/*.c)
+ifneq ($(CTLVIEW_SRCS),)
+$(O)/libctlview.a: $(CTLVIEW_SRCS:%.c=$(O)/%.o)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+# Appended, not prepended: libdaemon.a (read before this file) uses it.
+LIBS := $(LIBS) $(O)/libctlview.a
+SYSLIBS += -ljson-c
+endif
+
 CTL_SRCS := $(wildcard ctl/*.c)
 ifneq ($(CTL_SRCS),)
 BINS += $(O)/rxbneckctl

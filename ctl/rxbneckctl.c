@@ -19,6 +19,8 @@ static const struct ctl_cmd cmds[] = {
 	  "the senders connected to the daemon" },
 	{ "reload", cmd_reload,
 	  "make the daemon re-read its configuration file" },
+	{ "version", cmd_version,
+	  "this program's version, the daemon's and its control protocol's" },
 	{ "model", cmd_model,
 	  "offline what-if: bottleneck rate, loss and transfer time for a given workload (no daemon)" },
 };

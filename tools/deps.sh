@@ -9,7 +9,7 @@ PKGS=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	liblapacke-dev liblapack-dev libblas-dev
-	libiniparser-dev
+	libiniparser-dev libjson-c-dev
 	# tests, fuzzing, benchmarks
 	libcmocka-dev libclang-rt-14-dev
 	iproute2 ethtool procps util-linux

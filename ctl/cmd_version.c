@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rxbneckctl version: this program's version and the daemon's. */
+#include <stdio.h>
+
+#include "ctl/ctl.h"
+#include "ctl/ctl_client.h"
+#include "ctl/view/view_senders.h"
+
+static const char help[] =
+"Usage: " CTL_PROG " version [-j|--json] [-s|--socket PATH] [-t|--timeout S]\n"
+"\n"
+"Print rxbneckctl's version, then ask rxbneckd for its own and for the\n"
+"version of the control protocol it speaks (docs/CONTROL.md §9).\n"
+"\n"
+"Options:\n"
+"  -j, --json          the daemon's answer as JSON: {\"version\", \"ctl_protocol\"}.\n"
+"  -s, --socket PATH   the daemon's control socket; default\n"
+"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
+"  -t, --timeout S     give up after S seconds (default 10).\n"
+"  -h, --help          this text.\n"
+"\n"
+"Exit status: 0 ok, 1 the daemon could not be reached, 2 bad usage.\n";
+
+static void view(FILE *f, const struct json_object *doc, unsigned flags)
+{
+	(void)flags;
+	fprintf(f, CTL_PROG " %s\n", RXB_VERSION);
+	view_version(f, doc);
+}
+
+int cmd_version(int argc, char **argv)
+{
+	static const struct ctl_client_cmd dc = { .verb = "version", .help = help, .view = view };
+
+	return ctl_client_daemon_cmd(argc, argv, &dc);
+}

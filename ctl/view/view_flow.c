@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One flow of the status document as text. See view_flow.h. */
+#include "ctl/view/view_flow.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl/view/jpath.h"
+#include "ctl/view/vfmt.h"
+#include "ctl/view/view.h"
+#include "ctl/view/view_pause.h"
+
+#define IND		2	/* a flow's lines */
+#define ROW_IND		4	/* its model inputs */
+#define TEXT_LEN	256
+
+enum unit { U_FIXED0, U_FIXED1, U_FIXED2, U_FIXED3, U_SI };
+
+/* One model input row: words (symbol), value and unit, source and reason. */
+struct row {
+	const char *key;	/* in inputs.stage_x */
+	const char *label;
+	enum unit unit;
+	const char *suffix;	/* after the value: "ns", "/s", "" */
+};
+
+static const char *number(char *buf, double v, enum unit u)
+{
+	return u == U_SI ? vfmt_si(buf, v) : vfmt_fixed(buf, v, (int)u);
+}
+
+static bool missing(const struct json_object *in)
+{
+	const char *src = jpath_str(in, "source");
+
+	return !src || !strcmp(src, "missing") || !isfinite(jpath_num(in, "value"));
+}
+
+static void input_row(FILE *f, const struct json_object *stage, const struct row *r)
+{
+	const struct json_object *in = jpath_obj(stage, r->key);
+	const char *why = jpath_str(in, "why");
+	char v[VFMT_LEN], val[VFMT_LEN + 16], src[32], w[TEXT_LEN];
+
+	if (missing(in)) {
+		snprintf(val, sizeof(val), VFMT_NONE);
+		snprintf(src, sizeof(src), "missing");
+	} else {
+		snprintf(val, sizeof(val), "%s%s%s", number(v, jpath_num(in, "value"), r->unit),
+			 r->suffix[0] == '/' ? "" : " ", r->suffix);
+		vfmt_text(src, sizeof(src), jpath_str(in, "source"));
+	}
+	fprintf(f, "%*s%-36s %14s  %s", ROW_IND, "", r->label, val, src);
+	if (why && why[0])
+		fprintf(f, ": %s", vfmt_text(w, sizeof(w), why));
+	else if (!in)
+		fputs(": not reported by the daemon", f);
+	fputc('\n', f);
+}
+
+static const struct row stage_b_rows[] = {
+	{ "cpu_bound", "CPU-bound tasks on its CPU (#C)", U_FIXED2, "" },
+	{ "io_bound", "I/O-bound tasks on its CPU (#I)", U_FIXED2, "" },
+	{ "cpu_ns_per_pkt", "receiver cost per packet", U_FIXED0, "ns" },
+	{ "pkts_per_wakeup", "packets per wake-up (N)", U_FIXED1, "" },
+	{ "queue_pkts", "receive queue capacity (K)", U_FIXED0, "packets" },
+	{ "mu_net_per_s", "receiver service rate (mu_P-Net)", U_SI, "/s" },
+};
+
+/* Shown when they say something: #I > 0, a value above 0, measured at all. */
+static const struct row stage_b_extra[] = {
+	{ "mu_pio_per_s", "I/O-bound task bursts (mu_P-I/O)", U_SI, "/s" },
+	{ "mu_disk_per_s", "disk completions (mu_D)", U_SI, "/s" },
+	{ "irq_ns_per_pkt", "interrupt time per packet", U_FIXED0, "ns" },
+	{ "loss_episode_pkts", "packets lost per loss episode", U_FIXED0, "" },
+	{ "rate_rel_sd", "service rate spread (relative sd)", U_FIXED3, "" },
+};
+
+static const struct row stage_a_rows[] = {
+	{ "mu_per_s", "NAPI polls per second (mu_A)", U_SI, "/s" },
+	{ "pkts_per_poll", "packets per poll (N)", U_FIXED1, "" },
+	{ "queue_pkts", "device queue capacity (K)", U_FIXED0, "packets" },
+};
+
+static bool extra_wanted(const struct json_object *b, const char *key, unsigned flags)
+{
+	const struct json_object *in = jpath_obj(b, key);
+
+	if (flags & VIEW_VERBOSE)
+		return true;
+	if (!strncmp(key, "mu_pio", 6) || !strncmp(key, "mu_disk", 7))
+		return jpath_num(b, "io_bound.value") > 0;
+	if (!strcmp(key, "irq_ns_per_pkt"))
+		return jpath_num(in, "value") > 0;
+	return !missing(in);
+}
+
+/* "cost basis" in words. */
+static const char *basis_words(const char *b)
+{
+	static const char *const words[][2] = {
+		{ "saturated", "while the socket overflowed" },
+		{ "fit", "fitted over wake-ups and packets" },
+		{ "last-fit", "the last fit that separated its terms" },
+		{ "ratio", "on-CPU time per packet" },
+		{ "kept-up", "while the receiver kept up" },
+		{ "busy", "capped at the busy cost" },
+	};
+
+	for (size_t i = 0; b && i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(b, words[i][0]))
+			return words[i][1];
+	return NULL;
+}
+
+static void placement(FILE *f, const struct json_object *b)
+{
+	char a[VFMT_LEN], c[VFMT_LEN];
+	size_t n = jpath_len(b, "cpus");
+
+	if (!n) {
+		fputs("; the receiving thread's CPU not known yet", f);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct json_object *p = jpath_at(b, "cpus", i);
+
+		fprintf(f, "%s%s (%s)", i ? ", cpu" : "; the receiving thread on cpu",
+			vfmt_count(a, jpath_num(p, "cpu")), vfmt_pct(c, jpath_num(p, "share"), 0));
+	}
+}
+
+static void stage_b(FILE *f, const struct json_object *in, unsigned flags)
+{
+	const struct json_object *b = jpath_obj(in, "stage_b");
+	const char *basis = jpath_str(b, "cpu_cost.basis");
+	char t[TEXT_LEN];
+
+	fprintf(f, "%*sreceiver stage (B): %s", IND, "",
+		jpath_bool(b, "modelled") == 1 ? "modelled" : "not modelled");
+	placement(f, b);
+	fputc('\n', f);
+	for (size_t i = 0; i < sizeof(stage_b_rows) / sizeof(stage_b_rows[0]); i++) {
+		input_row(f, b, &stage_b_rows[i]);
+		if (!strcmp(stage_b_rows[i].key, "cpu_ns_per_pkt") && basis_words(basis))
+			fprintf(f, "%*s%-36s %14s  estimate: %s (%s)\n", ROW_IND, "", "", "",
+				vfmt_text(t, 32, basis), basis_words(basis));
+	}
+	if (jpath_bool(b, "io_bound_ignored") == 1)
+		fprintf(f, "%*s#I is not modelled: the disk rates are not measured\n", ROW_IND, "");
+	for (size_t i = 0; i < sizeof(stage_b_extra) / sizeof(stage_b_extra[0]); i++)
+		if (extra_wanted(b, stage_b_extra[i].key, flags))
+			input_row(f, b, &stage_b_extra[i]);
+}
+
+static void stage_a(FILE *f, const struct json_object *in)
+{
+	const struct json_object *a = jpath_obj(in, "stage_a");
+	char t[64];
+
+	const char *dev = jpath_str(a, "device");
+
+	fprintf(f, "%*sdevice stage (A): %s%s%s\n", IND, "", dev && dev[0] ? vfmt_text(t, sizeof(t), dev) : "",
+		dev && dev[0] ? ", " : "",
+		jpath_bool(a, "modelled") == 1 ? "modelled (softirq work, independent of the load)" :
+		"not modelled");
+	for (size_t i = 0; i < sizeof(stage_a_rows) / sizeof(stage_a_rows[0]); i++)
+		input_row(f, a, &stage_a_rows[i]);
+	if (jpath_num(a, "dgrams_per_skb.value") > 1.05) {
+		static const struct row r = { "dgrams_per_skb", "datagrams per skb (UDP GSO)", U_FIXED1, "" };
+
+		input_row(f, a, &r);
+	}
+}
+
+/* The flow's state in words. */
+static void header(FILE *f, const struct json_object *fl)
+{
+	const char *st = jpath_str(fl, "state");
+	double senders = jpath_num(fl, "senders");
+	char a[VFMT_LEN], b[VFMT_LEN], t[32];
+
+	snprintf(t, sizeof(t), "Flow %s", vfmt_count(a, jpath_num(fl, "port")));
+	view_key(f, 0, t);
+	if (st && !strcmp(st, "model"))
+		fprintf(f, "modelled in epoch %s", vfmt_count(a, jpath_num(fl, "model.epoch")));
+	else if (st && !strcmp(st, "stale"))
+		fprintf(f, "STALE: the solve failed, the last good model is from epoch %s",
+			vfmt_count(a, jpath_num(fl, "model.epoch")));
+	else if (st && !strcmp(st, "provisional"))
+		fputs("provisional: nothing to model yet", f);
+	else
+		fputs("nothing published yet", f);
+	if (senders > 0)
+		fprintf(f, "; %s sender%s connected", vfmt_count(b, senders), senders == 1 ? "" : "s");
+	else
+		fputs("; no sender connected", f);
+	fprintf(f, "%s\n", jpath_bool(fl, "configured") == 1 ? "; in [measure] watch_ports" : "");
+}
+
+static void flags_text(FILE *f, const struct json_object *rate)
+{
+	char t[32];
+	size_t n = jpath_len(rate, "flags");
+
+	if (!n)
+		fputs(jpath_get(rate, "flags") ? "none" : VFMT_NONE, f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : "", vfmt_text(t, sizeof(t), jpath_str(jpath_at(rate, "flags", i), NULL)));
+}
+
+/* Who has the RATE: subscribers, those holding one, this epoch's push. */
+static void holders(FILE *f, const struct json_object *fl)
+{
+	double subs = jpath_num(fl, "subscribers"), hold = jpath_num(fl, "rate_holders");
+	double sent = jpath_num(fl, "rate_sent_to");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN];
+
+	view_cont(f, IND);
+	if (subs == 0) {
+		fputs("no sender subscribed to RATE\n", f);
+		return;
+	}
+	if (isfinite(subs))
+		fprintf(f, "%s subscribed to RATE, %s hold%s one; ", vfmt_count(a, subs),
+			vfmt_count(b, hold), hold == 1 ? "s" : "");
+	if (sent < 0)
+		fputs("this epoch's was refused by the control server\n", f);
+	else
+		fprintf(f, "this epoch's went to %s%s\n", vfmt_count(c, sent),
+			sent < hold ? " (a RATE that changed little is not sent again)" : "");
+}
+
+static void rate(FILE *f, const struct json_object *fl)
+{
+	const struct json_object *r = jpath_obj(fl, "rate"), *rb = jpath_obj(fl, "rate_between_pauses");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN];
+
+	view_key(f, IND, "RATE");
+	if (!r) {
+		fputs("none offered yet\n", f);
+		return;
+	}
+	fprintf(f, "%s, confidence %s of 1000, flags ", vfmt_rate(a, jpath_num(r, "rate_bps")),
+		vfmt_count(b, jpath_num(r, "confidence")));
+	flags_text(f, r);
+	fprintf(f, " (epoch %s)\n", vfmt_count(c, jpath_num(r, "epoch")));
+	holders(f, fl);
+	if (!rb)
+		return;
+	view_key(f, IND, "between pauses");
+	fprintf(f, "%s to senders that pause (paused %s of the time): loss %s, transfer %s\n",
+		vfmt_rate(a, jpath_num(rb, "rate_bps")), vfmt_pct(b, jpath_num(fl, "pause_fraction"), 0),
+		vfmt_prob(g, jpath_num(rb, "loss")), vfmt_dur(h, jpath_num(rb, "xfer_time_us") / 1e6));
+}
+
+static void prediction(FILE *f, const struct json_object *fl)
+{
+	const struct json_object *m = jpath_obj(fl, "model"), *e = jpath_obj(fl, "solve_error");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], t[TEXT_LEN];
+
+	if (m) {
+		view_key(f, IND, "prediction");
+		fprintf(f, "at %s: first-round loss %s, transfer time %s; at the line rate %s, %s\n",
+			vfmt_rate(a, jpath_num(m, "rate_bps")), vfmt_prob(b, jpath_num(m, "loss")),
+			vfmt_dur(c, jpath_num(m, "transfer_time_s")),
+			vfmt_prob(g, jpath_num(m, "line_rate_loss")),
+			vfmt_dur(h, jpath_num(m, "line_rate_time_s")));
+		if (jpath_bool(m, "unconstrained") == 1) {
+			view_cont(f, IND);
+			fputs("the receiving host is not the bottleneck (UNCONSTRAINED)\n", f);
+		}
+	}
+	if (e) {
+		view_key(f, IND, "problem");
+		fprintf(f, "%s (epoch %s)\n", vfmt_text(t, sizeof(t), jpath_str(e, "message")),
+			vfmt_count(a, jpath_num(e, "epoch")));
+	}
+}
+
+static void transfer(FILE *f, const struct json_object *fl)
+{
+	const struct json_object *x = jpath_obj(fl, "transfer");
+	const char *from = jpath_str(x, "from");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], t[TEXT_LEN];
+
+	view_key(f, IND, "transfer");
+	fprintf(f, "%s file in %s packets, one-way delay %s, rates %s .. %s; ",
+		vfmt_bytes(a, jpath_num(x, "file_bytes")), vfmt_bytes(b, jpath_num(x, "payload_bytes")),
+		vfmt_dur(c, jpath_num(x, "one_way_delay_s")), vfmt_rate(g, jpath_num(x, "min_rate_bps")),
+		vfmt_rate(h, jpath_num(x, "line_rate_bps")));
+	if (from && !strcmp(from, "sender"))
+		fprintf(f, "from the HELLO of %s\n", vfmt_text(t, sizeof(t), jpath_str(x, "sender")));
+	else
+		fputs("the [model] defaults (no sender said otherwise)\n", f);
+}
+
+static void counts(FILE *f, const struct json_object *t, bool pkts)
+{
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN];
+
+	if (pkts)
+		fprintf(f, "%s packets in, %s read, ", vfmt_count(a, jpath_num(t, "pkts_in")),
+			vfmt_count(b, jpath_num(t, "pkts_out")));
+	fprintf(f, "%s dropped (%s at the receive buffer)", vfmt_count(c, jpath_num(t, "drops")),
+		vfmt_count(g, jpath_num(t, "rcvbuf_drops")));
+}
+
+static void traffic(FILE *f, const struct json_object *fl)
+{
+	const struct json_object *t = jpath_obj(fl, "traffic"), *lc = jpath_obj(t, "last_counted");
+	char a[VFMT_LEN], b[VFMT_LEN], w[TEXT_LEN];
+	const char *why = jpath_str(t, "why");
+
+	view_key(f, IND, "traffic");
+	if (jpath_bool(t, "seen") != 1) {
+		fprintf(f, "not measured: %s\n", why ? vfmt_text(w, sizeof(w), why) : "the port was not watched");
+	} else {
+		fprintf(f, "epoch %s: ", vfmt_count(a, jpath_num(t, "epoch")));
+		counts(f, t, jpath_bool(t, "counts_valid") == 1);
+		if (jpath_bool(t, "counts_valid") != 1)
+			fprintf(f, "; packets not counted: %s", why ? vfmt_text(w, sizeof(w), why) : VFMT_NONE);
+		fputc('\n', f);
+	}
+	if (lc && jpath_bool(t, "counts_valid") != 1) {
+		view_cont(f, IND);
+		fprintf(f, "last counted in epoch %s, %s ago: ", vfmt_count(a, jpath_num(lc, "epoch")),
+			vfmt_dur(b, jpath_num(lc, "age_s")));
+		counts(f, lc, true);
+		fputc('\n', f);
+	}
+}
+
+static void report(FILE *f, const struct json_object *fl)
+{
+	const struct json_object *r = jpath_obj(fl, "last_report");
+	double first = jpath_num(r, "pkts_sent") - jpath_num(r, "pkts_resent");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN],
+	     m[VFMT_LEN];
+
+	if (!r)
+		return;
+	view_key(f, IND, "last report");
+	fprintf(f, "%s in %s at %s, %s rounds, %s lost in the first round%s; "
+		"the model said %s, %s (%s reports)\n",
+		vfmt_bytes(a, jpath_num(r, "file_bytes")), vfmt_dur(b, jpath_num(r, "elapsed_s")),
+		vfmt_rate(c, jpath_num(r, "rate_bps")), vfmt_count(g, jpath_num(r, "rounds")),
+		vfmt_prob(h, first > 0 ? jpath_num(r, "pkts_lost_first") / first : NAN),
+		jpath_bool(r, "aborted") == 1 ? " (aborted)" : "",
+		vfmt_rate(k, jpath_num(r, "model_rate_bps")), vfmt_dur(m, jpath_num(r, "model_time_s")),
+		vfmt_count(a, jpath_num(fl, "reports")));
+}
+
+/* Where the costs come from when not from this epoch's traffic. */
+static void costs_origin(FILE *f, const struct json_object *in)
+{
+	const struct json_object *l = jpath_obj(in, "learned");
+	const char *o = jpath_str(l, "origin");
+	char a[VFMT_LEN];
+
+	if (jpath_bool(in, "no_traffic") != 1 || !o)
+		return;
+	view_key(f, IND, "costs");
+	if (!strcmp(o, "history"))
+		fprintf(f, "from an earlier run (state directory), %s old\n",
+			vfmt_dur(a, jpath_num(l, "history_age_s")));
+	else if (!strcmp(o, "measured"))
+		fprintf(f, "learned in this run, last traffic %s ago\n",
+			vfmt_dur(a, jpath_num(l, "last_traffic_age_s")));
+	else
+		fputs("not measured yet: the flow has had no traffic\n", f);
+}
+
+/* -v: every estimate of the receiver's cost per packet (docs/daemon.md §3). */
+static void cost_estimates(FILE *f, const struct json_object *in)
+{
+	const struct json_object *c = jpath_obj(in, "stage_b.cpu_cost");
+	char a[VFMT_LEN], b[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN], m[VFMT_LEN],
+	     t[TEXT_LEN];
+
+	if (!c)
+		return;
+	view_key(f, IND, "cost estimates");
+	fprintf(f, "saturated %s ns (load %s, %s epochs), kept-up %s ns, busy %s ns, ratio %s ns\n",
+		vfmt_count(a, jpath_num(c, "saturated_ns")), vfmt_fixed(b, jpath_num(c, "saturated_load"), 2),
+		vfmt_count(g, jpath_num(c, "saturated_epochs")), vfmt_count(h, jpath_num(c, "kept_up_ns")),
+		vfmt_count(k, jpath_num(c, "busy_ns")), vfmt_count(m, jpath_num(c, "ratio_ns")));
+	view_cont(f, IND);
+	fprintf(f, "fit: %s ns per packet (b), %s per wake-up (a), %s per empty read (e), %s terms",
+		vfmt_count(a, jpath_num(c, "fit_b_ns")), vfmt_count(b, jpath_num(c, "fit_a_ns")),
+		vfmt_count(g, jpath_num(c, "fit_e_ns")), vfmt_count(h, jpath_num(c, "fit_terms")));
+	if (jpath_str(c, "fit_note") && jpath_str(c, "fit_note")[0])
+		fprintf(f, "; %s", vfmt_text(t, sizeof(t), jpath_str(c, "fit_note")));
+	fputc('\n', f);
+}
+
+/* -v: what the solve made of each stage, and the solver's counters. */
+static void solved(FILE *f, const struct json_object *fl)
+{
+	const struct json_object *m = jpath_obj(fl, "model");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN];
+
+	for (size_t i = 0; i < jpath_len(m, "stages"); i++) {
+		const struct json_object *s = jpath_at(m, "stages", i);
+
+		view_key(f, IND, jpath_bool(s, "load_independent") == 1 ? "solved stage A" :
+			 "solved stage B");
+		fprintf(f, "serves %s/s (mean response %s), drains %s, loss %s; K %s, N %s (%s)\n",
+			vfmt_si(a, jpath_num(s, "service_rate_per_s")),
+			vfmt_dur(b, jpath_num(s, "mean_response_s")),
+			vfmt_rate(c, jpath_num(s, "capacity_bps")), vfmt_prob(g, jpath_num(s, "loss")),
+			vfmt_count(h, jpath_num(s, "queue_pkts")), vfmt_count(a, jpath_num(s, "batch_pkts")),
+			vfmt_text(b, sizeof(b), jpath_str(s, "batch_rule")));
+	}
+	view_key(f, IND, "solver");
+	fprintf(f, "%s solves, %s failed, %s reused; the last took %s, %s evaluations\n",
+		vfmt_count(a, jpath_num(fl, "solves")), vfmt_count(b, jpath_num(fl, "solve_failures")),
+		vfmt_count(c, jpath_num(fl, "solves_reused")),
+		vfmt_dur(g, jpath_num(m, "solve_ms") / 1e3), vfmt_count(h, jpath_num(m, "evaluations")));
+}
+
+void view_flow(FILE *f, const struct json_object *fl, unsigned flags)
+{
+	const struct json_object *in = jpath_obj(fl, "inputs");
+	const char *note = jpath_str(in, "note");
+	char t[TEXT_LEN];
+
+	header(f, fl);
+	rate(f, fl);
+	prediction(f, fl);
+	transfer(f, fl);
+	traffic(f, fl);
+	report(f, fl);
+	costs_origin(f, in);
+	stage_b(f, in, flags);
+	stage_a(f, in);
+	if (note && note[0]) {
+		view_key(f, IND, "note");
+		fprintf(f, "%s\n", vfmt_text(t, sizeof(t), note));
+	}
+	if (flags & VIEW_VERBOSE) {
+		cost_estimates(f, in);
+		solved(f, fl);
+	}
+	view_pause(f, jpath_obj(fl, "pause"), flags);
+}

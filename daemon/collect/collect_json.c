@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* A measurement record as JSON or text. See collect_json.h. */
+/* A measurement record as JSON. See collect_json.h. */
 #include "daemon/collect/collect_json.h"
 
-#include <math.h>
 
 static const char *source_name(enum rxb_param_source s)
 {
@@ -290,118 +289,6 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 	json_obj_end(w);
 }
 
-/* ------------------------------------------------------------- text -- */
-
-/* "%.*f" of @v, or "-" when not measured. */
-static const char *num(char *buf, size_t size, double v, int prec)
-{
-	if (isnan(v) || isinf(v))
-		return "-";
-	snprintf(buf, size, "%.*f", prec, v);
-	return buf;
-}
-
-static void cpus_text(FILE *f, const struct rxb_epoch *e)
-{
-	char a[32], b[32], c[32], d[32], s[32], t[32];
-
-	fprintf(f, "  cpu  cpu_bound  io_bound  busy  softirq  hardirq  switches  preempt  slice_us\n");
-	for (int i = 0; i < e->ncpus; i++) {
-		const struct rxb_cpu_meas *m = &e->cpus[i];
-
-		fprintf(f, "  %3d  %9s  %8s  %4s  %7s  %7s  %8llu  %7llu  %8s\n", m->cpu,
-			num(a, sizeof(a), m->cpu_bound, 2), num(b, sizeof(b), m->io_bound, 2),
-			num(c, sizeof(c), m->busy_frac, 2),
-			num(d, sizeof(d), m->softirq_frac, 3),
-			num(s, sizeof(s), m->hardirq_frac, 3),
-			(unsigned long long)m->switches,
-			(unsigned long long)m->preemptions,
-			num(t, sizeof(t), m->cpu_bound_slice_ns / 1e3, 0));
-	}
-}
-
-static void socks_text(FILE *f, const struct rxb_epoch *e)
-{
-	char a[32], b[32];
-
-	for (int i = 0; i < e->nsocks; i++) {
-		const struct rxb_sock_meas *s = &e->socks[i];
-
-		if (!s->counts_valid) {
-			bool unsampled = (e->probes & RXB_PROBE_SOCKQ) && !e->net_sampled;
-
-			fprintf(f, "  socket :%u  drops %s",
-				s->port, s->drops_valid ? num(a, sizeof(a), (double)s->drops, 0) : "-");
-			if (s->reasons_valid)
-				fprintf(f, " (rcvbuf %llu in %llu episodes)",
-					(unsigned long long)s->drops_rcvbuf,
-					(unsigned long long)s->drop_episodes);
-			fprintf(f, "  (packet counts %s)\n",
-				unsampled ? "in sampled epochs only" : "need BPF");
-			continue;
-		}
-		fprintf(f, "  socket :%u  in %llu  out %llu  empty %llu  drops %llu (rcvbuf %llu in %llu episodes)  "
-			"queue %+lld  cap %u  cpu/pkt %s ns  pkts/wakeup %s  tids",
-			s->port, (unsigned long long)s->pkts_in,
-			(unsigned long long)s->pkts_out, (unsigned long long)s->empty_reads,
-			(unsigned long long)s->drops,
-			(unsigned long long)s->drops_rcvbuf, (unsigned long long)s->drop_episodes,
-			(long long)s->queue_pkts_delta,
-			s->queue_pkts_cap, num(a, sizeof(a), s->cpu_ns_per_pkt, 0),
-			num(b, sizeof(b), s->pkts_per_wakeup, 1));
-		for (int t = 0; t < s->ntids; t++)
-			fprintf(f, " %d", s->tids[t]);
-		fprintf(f, "  on cpus");
-		for (int c = 0; c < s->ncpus_ran; c++)
-			fprintf(f, " %d", s->ran_on[c].cpu);
-		fputc('\n', f);
-	}
-}
-
-void collect_json_epoch_text(FILE *f, const struct rxb_epoch *e)
-{
-	char a[32], b[32], c[32];
-
-	fprintf(f, "epoch %llu  %.3f s  attach %s%s%s\n", (unsigned long long)e->seq,
-		(double)(e->end_ns - e->start_ns) / 1e9, e->attach_mode,
-		e->degraded ? "  DEGRADED: " : "", e->degraded ? e->degraded_reason : "");
-	if (e->net_probe_every > 1)
-		fprintf(f, "  per-packet probes %s (one epoch in %u; latest sampled %llu)\n",
-			e->net_sampled ? "sampled" : "not sampled", e->net_probe_every,
-			(unsigned long long)e->net_sampled_seq);
-	cpus_text(f, e);
-	fprintf(f, "  disk %s  completions %llu  service %s us  mu_D %s/s  mu_P-I/O %s/s\n",
-		e->disk.device[0] ? e->disk.device : "-",
-		(unsigned long long)e->disk.completions,
-		num(a, sizeof(a), e->disk.mean_service_ns / 1e3, 1),
-		num(b, sizeof(b), e->disk.service_rate_per_s, 0),
-		num(c, sizeof(c), e->disk.io_cpu_rate_per_s, 0));
-	socks_text(f, e);
-	for (int i = 0; i < e->nnapi; i++)
-		fprintf(f, "  napi %-12s polls %llu  pkts/poll %s  ns/poll %s\n",
-			e->napi[i].dev, (unsigned long long)e->napi[i].polls,
-			num(a, sizeof(a), e->napi[i].pkts_per_poll, 2),
-			num(b, sizeof(b), e->napi[i].service_ns_per_poll, 0));
-	for (int i = 0; i < e->nnics; i++)
-		fprintf(f, "  nic %-8s rx_ring %u (%s)  rx_max_frames %u (%s)  rx_missed %llu  rx_dropped %llu\n",
-			e->nics[i].name, e->nics[i].rx_ring,
-			source_name(e->nics[i].ring_source), e->nics[i].rx_max_frames,
-			source_name(e->nics[i].coalesce_source),
-			(unsigned long long)e->nics[i].rx_missed,
-			(unsigned long long)e->nics[i].rx_dropped);
-	if (e->nreasons) {
-		fprintf(f, "  drops:");
-		for (int i = 0; i < e->nreasons; i++)
-			fprintf(f, " %s=%llu", e->drops_by_reason[i].reason,
-				(unsigned long long)e->drops_by_reason[i].count);
-		fputc('\n', f);
-	}
-	for (int i = 0; i < e->nprogs; i++)
-		fprintf(f, "  probe %-24s runs %10llu  avg %s ns\n", e->probe_cost[i].prog,
-			(unsigned long long)e->probe_cost[i].run_cnt,
-			num(a, sizeof(a), e->probe_cost[i].avg_ns, 0));
-}
-
 /* ------------------------------------------------------------ tasks -- */
 
 void collect_json_tasks(struct json_writer *w, const char *key, const struct collect_sched_report *r)
@@ -436,20 +323,4 @@ void collect_json_tasks(struct json_writer *w, const char *key, const struct col
 		json_obj_end(w);
 	}
 	json_arr_end(w);
-}
-
-void collect_json_tasks_text(FILE *f, const struct collect_sched_report *r)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		const struct collect_sched_task_report *t = &r->v[i];
-
-		fprintf(f, "  task %7u %-16s %-8s on %6.1f ms wait %6.1f ms io %6.1f ms",
-			t->tid, t->comm,
-			t->receiver ? "receiver" : collect_sched_class_name(t->cls),
-			(double)t->d.oncpu_ns / 1e6, (double)t->d.wait_ns / 1e6,
-			(double)t->d.iowait_ns / 1e6);
-		for (int k = 0; k < t->nw; k++)
-			fprintf(f, "  cpu%d %.2f", t->w[k].cpu, t->w[k].w);
-		fputc('\n', f);
-	}
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One measurement record as JSON (the keys of `rxbneckd --measure-only
- * --json`, documented in docs/measurement.md) or as readable text. Values
- * that were not measured are null in JSON and "-" in text.
+ * One measurement record as JSON: the keys of `rxbneckd --measure-only
+ * --json` and of the status document's "measurement" (docs/measurement.md).
+ * Values that were not measured are null. The text people read is made
+ * from this JSON by ctl/view/view_measure.h, for --measure-only and
+ * rxbneckctl alike.
  */
 #ifndef RXB_DAEMON_COLLECT_JSON_H
 #define RXB_DAEMON_COLLECT_JSON_H
-
-#include <stdio.h>
 
 #include "common/json.h"
 #include "daemon/collect/collect_sched.h"
@@ -18,12 +18,8 @@
 void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb_epoch *e,
 			const struct collect_sched_report *tasks);
 
-/* Write @e as readable text to @f. */
-void collect_json_epoch_text(FILE *f, const struct rxb_epoch *e);
-
 /* The classified tasks of an epoch (collect_task_report()). */
 void collect_json_tasks(struct json_writer *w, const char *key, const struct collect_sched_report *r);
-void collect_json_tasks_text(FILE *f, const struct collect_sched_report *r);
 
 /* Names of the bits of enum rxb_degraded ("no_bpf") and enum
  * rxb_probe_group ("sched"). */

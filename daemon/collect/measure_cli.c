@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"
+#include "ctl/view/view_measure.h"
 #include "daemon/collect/collect.h"
 #include "daemon/collect/collect_json.h"
 
@@ -251,23 +252,26 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
+/*
+ * One record: as JSON, and for people the text the same view makes of it
+ * that rxbneckctl uses (ctl/view/view_measure.h), so the record is written
+ * once.
+ */
 static int print_epoch(const struct cli *cli, struct json_writer *w, const struct rxb_epoch *e,
 		       const struct collect_sched_report *tasks)
 {
-	if (!cli->json) {
-		collect_json_epoch_text(stdout, e);
-		if (cli->opts.report_tasks)
-			collect_json_tasks_text(stdout, tasks);
-	} else {
-		json_reset(w);
-		collect_json_epoch(w, NULL, e, cli->opts.report_tasks ? tasks : NULL);
-		if (!json_ok(w)) {
-			rxb_err("measure: formatting epoch %llu as JSON failed",
-				(unsigned long long)e->seq);
-			return -1;
-		}
+	json_reset(w);
+	collect_json_epoch(w, NULL, e, cli->opts.report_tasks ? tasks : NULL);
+	if (!json_ok(w)) {
+		rxb_err("measure: formatting epoch %llu as JSON failed",
+			(unsigned long long)e->seq);
+		return -1;
+	}
+	if (cli->json) {
 		fputs(json_text(w), stdout);
 		fputc('\n', stdout);
+	} else if (view_measure_text(stdout, json_text(w), json_len(w))) {
+		return -1;
 	}
 	if (fflush(stdout)) {
 		rxb_log_errno(RXB_LOG_ERR, errno, "measure: writing stdout");

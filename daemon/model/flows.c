@@ -57,8 +57,49 @@ int flows_init(struct flows *f, const struct flows_params *p,
 	return 0;
 }
 
+/* Keep what status shows of a flow that goes away (newest last, one per port). */
+static void flow_remember(struct flows *f, const struct flow *fl)
+{
+	struct flow_past *p;
+	int i;
+
+	for (i = 0; i < f->npast && f->past[i].port != fl->port; i++)
+		;
+	if (i == f->npast && f->npast == FLOWS_PAST_MAX)
+		i = 0;			/* the oldest goes */
+	if (i < f->npast)
+		memmove(&f->past[i], &f->past[i + 1], (size_t)(f->npast - i - 1) * sizeof(*p));
+	else
+		f->npast++;
+	p = &f->past[f->npast - 1];
+	memset(p, 0, sizeof(*p));
+	p->port = fl->port;
+	p->left_ns = rxb_mono_ns();
+	p->has_rate = fl->has_rate;
+	p->rate = fl->rate;
+	p->reports = fl->reports;
+	p->cpu_ns_per_pkt = ewma_ratio_value(&fl->learn.cpu_ns_per_pkt);
+	p->pkts_per_wakeup = ewma_ratio_value(&fl->learn.pkts_per_wakeup);
+	p->ncpus = fl->learn.ncpus;
+	memcpy(p->cpu, fl->learn.cpu, sizeof(p->cpu));
+	memcpy(p->cpu_share, fl->learn.cpu_share, sizeof(p->cpu_share));
+}
+
+/* A flow that comes back is not a past one. */
+static void flow_unremember(struct flows *f, uint16_t port)
+{
+	for (int i = 0; i < f->npast; i++)
+		if (f->past[i].port == port) {
+			memmove(&f->past[i], &f->past[i + 1],
+				(size_t)(f->npast - i - 1) * sizeof(f->past[0]));
+			f->npast--;
+			return;
+		}
+}
+
 static void flow_forget(struct flows *f, int i)
 {
+	flow_remember(f, &f->v[i]);
 	if (f->ops.history_put && f->v[i].learn.origin != VALUE_MISSING)
 		f->ops.history_put(f->ops.ctx, f->v[i].port, &f->v[i].learn);
 	pause_finish(&f->v[i].pause);
@@ -168,6 +209,7 @@ static struct flow *flow_add(struct flows *f, uint16_t port)
 		return NULL;
 	fl = &f->v[f->n++];
 	memset(fl, 0, sizeof(*fl));
+	flow_unremember(f, port);
 	fl->port = port;
 	fl->created_ns = rxb_mono_ns();
 	xfer_defaults(f, &fl->xfer);
@@ -717,6 +759,11 @@ static void flow_epoch(struct flows *f, struct flow *fl, const struct rxb_epoch 
 	struct inputs_env env = env_of(f, e);
 
 	inputs_update(&fl->learn, &f->disk, fl->port, e, dt_s, &env, &fl->inputs);
+	if (fl->inputs.traffic.counts_valid) {
+		fl->counted = fl->inputs.traffic;
+		fl->counted_seq = e->seq;
+		fl->counted_end_ns = e->end_ns;
+	}
 	flow_pause_learn(fl, e);
 	flow_vacations(fl);
 	flow_run(f, fl, e);

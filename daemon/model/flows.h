@@ -105,7 +105,15 @@ struct flow {
 	uint64_t created_ns;
 	struct flow_xfer xfer;		/* for the next solve */
 	struct learn learn;
-	struct inputs inputs;		/* of the last epoch (or hello) */
+	struct inputs inputs;	/* of the last epoch (or hello) */
+	/*
+	 * The last epoch whose packets were counted (inputs.traffic with
+	 * counts_valid): with the per-packet probes sampled, most epochs
+	 * count drops only, and status shows this one beside them.
+	 */
+	struct inputs_traffic counted;
+	uint64_t counted_seq;		/* its epoch, 0 = none yet */
+	uint64_t counted_end_ns;	/* its end (the epochs' clock) */
 	enum flow_state state;
 	bool have_good;
 	struct flow_estimate good;	/* the last good solve */
@@ -126,6 +134,25 @@ struct flow {
 	double report_model_time_s;
 	struct pause pause;		/* RBUDP+ pause windows */
 };
+
+/*
+ * A flow that went away (its last sender left, its port no longer
+ * configured): what status lists under learned flows for a while.
+ */
+struct flow_past {
+	uint16_t port;
+	uint64_t left_ns;		/* CLOCK_MONOTONIC */
+	bool has_rate;
+	struct rxbneck_rate rate;	/* the last RATE it offered */
+	uint64_t reports;
+	double cpu_ns_per_pkt;		/* learned costs, NaN = not learned */
+	double pkts_per_wakeup;
+	int ncpus;			/* the receiver's last placement */
+	int cpu[LEARN_MAX_CPUS];
+	double cpu_share[LEARN_MAX_CPUS];
+};
+
+#define FLOWS_PAST_MAX	16
 
 struct flows_params {
 	double payload_bytes;		/* [model] payload_bytes */
@@ -168,6 +195,8 @@ struct flows {
 	struct learn_disk disk;
 	int n;
 	struct flow v[FLOWS_MAX];
+	int npast;			/* the newest FLOWS_PAST_MAX gone */
+	struct flow_past past[FLOWS_PAST_MAX];	/* oldest first */
 	bool ports_changed;		/* flows_ports() differs from last read */
 	const struct rxb_epoch *last;	/* the latest record (caller's memory) */
 	uint32_t netdev_max_backlog;

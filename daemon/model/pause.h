@@ -245,8 +245,7 @@ void pause_err_summary(const struct pause_err *e, struct pause_err_summary *out)
 const char *pause_sched_name(enum pause_sched s);
 const char *pause_state_name(enum pause_state s);
 
-/* Status: the "pause" object of a flow, and its human lines. */
+/* Status: the "pause" object of a flow (rxbneckctl writes its text). */
 void pause_json(const struct pause *ps, struct json_writer *w);
-void pause_text(const struct pause *ps, char *buf, size_t len);
 
 #endif

@@ -241,7 +241,7 @@ static void client_flush(struct ctlsrv *c, struct client *cl)
 	client_close(c, cl);
 }
 
-static void client_respond(struct ctlsrv *c, struct client *cl, bool json,
+static void client_respond(struct ctlsrv *c, struct client *cl, bool parsed,
 			   enum ctl_err err, const char *msg, const struct ctlsrv_out *body)
 {
 	ctlsrv_out_init(&cl->out, CTLSRV_MAX_RESPONSE + 512);
@@ -251,7 +251,7 @@ static void client_respond(struct ctlsrv *c, struct client *cl, bool json,
 	} else {
 		c->st.errors++;
 		ctlsrv_out_printf(&cl->out, "ERR %s %s\n", ctlsrv_err_name(err), msg);
-		if (json) {
+		if (parsed) {
 			struct json_writer w;
 
 			json_init(&w, false);
@@ -293,7 +293,7 @@ static void client_request(struct ctlsrv *c, struct client *cl)
 	c->st.requests++;
 	err = ctlsrv_parse_request(cl->in, &req, &why);
 	if (err) {
-		/* The format cannot be known: answer in text. */
+		/* Not a request: the error line alone. */
 		client_respond(c, cl, false, err, why, NULL);
 		return;
 	}
@@ -310,7 +310,7 @@ static void client_request(struct ctlsrv *c, struct client *cl)
 	}
 	if (rep.err != CTL_OK && !rep.msg[0])
 		rxb_strlcpy(rep.msg, "failed", sizeof(rep.msg));
-	client_respond(c, cl, req.json, rep.err, rep.msg, &rep.body);
+	client_respond(c, cl, true, rep.err, rep.msg, &rep.body);
 	ctlsrv_out_free(&rep.body);
 }
 

@@ -8,8 +8,8 @@
  * the daemon answers
  *	"OK\n" BODY			or
  *	"ERR " CODE " " MESSAGE "\n" [BODY]
- * and closes. With the argument "json" the body is one JSON document (an
- * error then also has the body {"error": {"code": ..., "message": ...}}).
+ * and closes. The body is one JSON document; an error on a request that
+ * parsed also has the body {"error": {"code": ..., "message": ...}}.
  *
  * Event-loop agnostic like sendsrv: the daemon watches the fds it is
  * given through ops->fd_add/fd_mod/fd_del and calls ctlsrv_handle() when
@@ -73,7 +73,8 @@ struct ctl_request {
 	const char *verb;
 	int argc;
 	const char *argv[CTLSRV_MAX_ARGS];
-	bool json;		/* "json" among the arguments */
+	bool json;		/* "json" among the arguments (what clients of
+				 * control protocol 1 send) */
 	pid_t pid;		/* peer credentials (SO_PEERCRED) */
 	uid_t uid;
 	gid_t gid;

@@ -13,7 +13,7 @@
 #include "daemon/collect/collect_json.h"
 #include "daemon/daemon.h"
 
-#define CTL_PROTOCOL_VERSION	1
+#define CTL_PROTOCOL_VERSION	2
 
 static double age_s(uint64_t then_ns, uint64_t now_ns)
 {
@@ -158,6 +158,8 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "mu_net_per_s", in->mu_net_per_s);
 	json_double(w, "mu_net_full_per_s", in->mu_net_full_per_s > 0 ?
 		  in->mu_net_full_per_s : in->mu_net_per_s);
+	json_double(w, "mu_pio_per_s", in->load_independent ? NAN : in->mu_pio_per_s);
+	json_double(w, "mu_disk_per_s", in->load_independent ? NAN : in->mu_disk_per_s);
 	json_double(w, "irq_ns_per_pkt", in->irq_ns_per_pkt);
 	json_double(w, "mu_rel_sd", in->mu_rel_sd);
 	json_uint(w, "queue_pkts", in->queue_pkts);
@@ -201,6 +203,8 @@ static void model_json(struct json_writer *w, const struct flow *fl, const struc
 	json_double(w, "model_rel_err", g->res.model_rel_err);
 	json_uint(w, "evaluations", g->res.evaluations);
 	json_double(w, "solve_ms", g->solve_ms);
+	json_str(w, "rounds", bneck_rounds_name(g->rounds));
+	json_uint(w, "points", g->points);
 	json_obj_begin(w, "transfer");
 	json_double(w, "payload_bytes", g->xfer.payload_bytes);
 	json_double(w, "file_bytes", g->xfer.file_bytes);
@@ -250,10 +254,105 @@ static void report_json(struct json_writer *w, const struct flow *fl)
 	json_obj_end(w);
 }
 
+/* Why the last epoch's packets of @fl were not counted; NULL when they were. */
+static const char *traffic_why(const struct flow *fl, const struct daemon *d)
+{
+	const struct inputs_traffic *t = &fl->inputs.traffic;
+	const struct rxb_epoch *e = d->have_epoch ? d->epoch : NULL;
+
+	if (!e)
+		return "no epoch measured yet";
+	if (!t->sock_seen)
+		return fl->created_ns > e->end_ns ?
+		       "the flow began after the last epoch; its port is watched from the next on" :
+		       "the collector did not report the port";
+	if (t->counts_valid)
+		return NULL;
+	if (e->degraded & RXB_DEGRADED_NO_BPF)
+		return "packets are counted by the BPF probes, which are not loaded";
+	if (e->net_probe_every > 1 && !e->net_sampled)
+		return "packets are counted in the epochs the per-packet probes are attached in "
+		       "(one in net_probe_every)";
+	return "the socket probes are not loaded";
+}
+
+static void counts_json(struct json_writer *w, const struct inputs_traffic *t)
+{
+	if (t->counts_valid) {
+		json_uint(w, "pkts_in", t->pkts_in);
+		json_uint(w, "pkts_out", t->pkts_out);
+	} else {
+		json_null(w, "pkts_in");
+		json_null(w, "pkts_out");
+	}
+	if (t->sock_seen) {
+		json_uint(w, "drops", t->drops);
+		json_uint(w, "rcvbuf_drops", t->rcvbuf_drops);
+	} else {
+		json_null(w, "drops");
+		json_null(w, "rcvbuf_drops");
+	}
+}
+
+/* The last epoch at the socket, and the last one that counted its packets. */
+static void traffic_json(struct json_writer *w, const struct flow *fl, const struct daemon *d,
+			 uint64_t now)
+{
+	const struct inputs_traffic *t = &fl->inputs.traffic;
+	const char *why = traffic_why(fl, d);
+
+	json_obj_begin(w, "traffic");
+	json_bool(w, "seen", t->sock_seen);
+	json_bool(w, "counts_valid", t->counts_valid);
+	if (t->sock_seen && d->have_epoch)
+		json_uint(w, "epoch", d->epoch->seq);
+	else
+		json_null(w, "epoch");
+	counts_json(w, t);
+	if (why)
+		json_str(w, "why", why);
+	else
+		json_null(w, "why");
+	if (fl->counted_seq) {
+		json_obj_begin(w, "last_counted");
+		json_uint(w, "epoch", fl->counted_seq);
+		json_double(w, "age_s", age_s(fl->counted_end_ns, now));
+		counts_json(w, &fl->counted);
+		json_obj_end(w);
+	} else {
+		json_null(w, "last_counted");
+	}
+	json_obj_end(w);
+}
+
+/* The senders of a port subscribed to RATE, and how many of them hold one. */
+struct subs_ctx {
+	uint16_t port;
+	unsigned subscribed, holding;
+};
+
+static void count_sub(void *arg, const struct sendsrv_peer *p)
+{
+	struct subs_ctx *c = arg;
+
+	if (p->hello.flow_port != c->port || !(p->granted & RXBNECK_SUB_RATE))
+		return;
+	c->subscribed++;
+	c->holding += p->has_rate;
+}
+
+static void subscribers_json(struct json_writer *w, const struct flow *fl, const struct daemon *d)
+{
+	struct subs_ctx c = { .port = fl->port };
+
+	sendsrv_foreach_sender(d->ss, count_sub, &c);
+	json_uint(w, "subscribers", c.subscribed);
+	json_uint(w, "rate_holders", c.holding);
+}
+
 static void flow_json(struct json_writer *w, const struct flow *fl, const struct daemon *d,
 		      uint64_t now)
 {
-	const struct inputs_traffic *t = &fl->inputs.traffic;
 
 	json_obj_begin(w, NULL);
 	json_uint(w, "port", fl->port);
@@ -261,14 +360,7 @@ static void flow_json(struct json_writer *w, const struct flow *fl, const struct
 	json_uint(w, "senders", fl->nsenders);
 	json_str(w, "state", flows_state_name(fl->state));
 	xfer_json(w, &fl->xfer);
-	json_obj_begin(w, "traffic");
-	json_bool(w, "seen", t->sock_seen);
-	json_bool(w, "counts_valid", t->counts_valid);
-	json_uint(w, "pkts_in", t->pkts_in);
-	json_uint(w, "pkts_out", t->pkts_out);
-	json_uint(w, "drops", t->drops);
-	json_uint(w, "rcvbuf_drops", t->rcvbuf_drops);
-	json_obj_end(w);
+	traffic_json(w, fl, d, now);
 	inputs_json(w, fl, now);
 	model_json(w, fl, d);
 	if (fl->solve_err) {
@@ -295,6 +387,7 @@ static void flow_json(struct json_writer *w, const struct flow *fl, const struct
 		json_null(w, "pause_fraction");
 	}
 	json_int(w, "rate_sent_to", fl->last_sent);
+	subscribers_json(w, fl, d);
 	json_uint(w, "reports", fl->reports);
 	report_json(w, fl);
 	pause_json(&fl->pause, w);
@@ -362,22 +455,6 @@ static void net_probes_json(struct json_writer *w, const struct daemon *d, uint6
 		json_null(w, "last_change_age_s");
 	}
 	json_obj_end(w);
-}
-
-static void net_probes_text(struct ctlsrv_out *o, const struct daemon *d, uint64_t now)
-{
-	const struct netplan *np = &d->netplan;
-
-	if (d->net_every_now <= 1)
-		ctlsrv_out_puts(o, "Net probes  every epoch");
-	else
-		ctlsrv_out_printf(o, "Net probes  one epoch in %u", d->net_every_now);
-	if (netplan_learning(np, now) && np->started)
-		ctlsrv_out_printf(o, ", learning for %.0f s more", (double)(np->learn_until_ns - now) / 1e9);
-	if (np->learn_starts)
-		ctlsrv_out_printf(o, " (last change %.0f s ago: %s)", age_s(np->last_change_ns, now),
-			       np->why);
-	ctlsrv_out_puts(o, "\n");
 }
 
 static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t now)
@@ -539,6 +616,82 @@ static void senders_summary_json(struct json_writer *w, const struct daemon *d)
 	json_obj_end(w);
 }
 
+static void learned_cpus_json(struct json_writer *w, int n, const int *cpu, const double *share)
+{
+	placement_json(w, n < LEARN_MAX_CPUS ? n : LEARN_MAX_CPUS, cpu, share);
+}
+
+/* A port in the state's history that has no flow now: learned in an earlier run. */
+static void history_json(struct json_writer *w, const struct state_entry *e)
+{
+	uint64_t now = (uint64_t)time(NULL);
+
+	json_obj_begin(w, NULL);
+	json_uint(w, "port", e->port);
+	json_str(w, "origin", "history");
+	json_null(w, "left_age_s");
+	json_double(w, "saved_age_s", now >= e->saved_unix_s ? (double)(now - e->saved_unix_s) : 0);
+	json_double(w, "cpu_ns_per_pkt", ewma_ratio_value(&e->learn.cpu_ns_per_pkt));
+	json_double(w, "pkts_per_wakeup", ewma_ratio_value(&e->learn.pkts_per_wakeup));
+	learned_cpus_json(w, e->learn.ncpus, e->learn.cpu, e->learn.cpu_share);
+	json_null(w, "last");
+	json_obj_end(w);
+}
+
+/* A flow of this run that went away. */
+static void past_json(struct json_writer *w, const struct flow_past *p, uint64_t now)
+{
+	json_obj_begin(w, NULL);
+	json_uint(w, "port", p->port);
+	json_str(w, "origin", "this run");
+	json_double(w, "left_age_s", age_s(p->left_ns, now));
+	json_null(w, "saved_age_s");
+	json_double(w, "cpu_ns_per_pkt", p->cpu_ns_per_pkt);
+	json_double(w, "pkts_per_wakeup", p->pkts_per_wakeup);
+	learned_cpus_json(w, p->ncpus, p->cpu, p->cpu_share);
+	if (p->has_rate) {
+		json_obj_begin(w, "last");
+		json_uint(w, "rate_bps", p->rate.rate_bps);
+		json_double(w, "loss", p->rate.loss);
+		json_uint(w, "epoch", p->rate.epoch);
+		json_uint(w, "confidence", p->rate.confidence);
+		json_uint(w, "reports", p->reports);
+		json_obj_end(w);
+	} else {
+		json_null(w, "last");
+	}
+	json_obj_end(w);
+}
+
+static bool past_has(const struct flows *f, uint16_t port)
+{
+	for (int i = 0; i < f->npast; i++)
+		if (f->past[i].port == port)
+			return true;
+	return false;
+}
+
+/*
+ * Ports learned about that have no flow now, newest first: those that
+ * left in this run, then those the state directory knows from before.
+ */
+static void learned_flows_json(struct json_writer *w, const struct daemon *d, uint64_t now)
+{
+	const struct flows *f = &d->flows;
+
+	json_arr_begin(w, "learned_flows");
+	for (int i = f->npast - 1; i >= 0; i--)
+		if (!flows_find((struct flows *)f, f->past[i].port))
+			past_json(w, &f->past[i], now);
+	for (int i = 0; i < d->state.n; i++) {
+		const struct state_entry *e = &d->state.v[i];
+
+		if (!flows_find((struct flows *)f, e->port) && !past_has(f, e->port))
+			history_json(w, e);
+	}
+	json_arr_end(w);
+}
+
 void status_json(struct json_writer *w, const struct daemon *d)
 {
 	uint64_t now = rxb_mono_ns();
@@ -554,6 +707,7 @@ void status_json(struct json_writer *w, const struct daemon *d)
 	for (int i = 0; i < d->flows.n; i++)
 		flow_json(w, &d->flows.v[i], d, now);
 	json_arr_end(w);
+	learned_flows_json(w, d, now);
 	senders_summary_json(w, d);
 	if (d->have_epoch)
 		collect_json_epoch(w, "measurement", d->epoch, NULL);
@@ -566,19 +720,8 @@ void status_json(struct json_writer *w, const struct daemon *d)
 
 struct senders_ctx {
 	struct json_writer *w;
-	struct ctlsrv_out *o;
 	uint64_t now;
-	int n;
 };
-
-static void subs_text(char *buf, size_t size, uint16_t subs)
-{
-	snprintf(buf, size, "%s%s%s", subs & RXBNECK_SUB_RATE ? "rate" : "",
-		 (subs & RXBNECK_SUB_RATE) && (subs & RXBNECK_SUB_PAUSE) ? "," : "",
-		 subs & RXBNECK_SUB_PAUSE ? "pause" : "");
-	if (!buf[0])
-		rxb_strlcpy(buf, "-", size);
-}
 
 static void sender_json(void *arg, const struct sendsrv_peer *p)
 {
@@ -612,338 +755,111 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 	else
 		json_null(w, "last_rate");
 	json_obj_end(w);
-	c->n++;
 }
 
-static void sender_text(void *arg, const struct sendsrv_peer *p)
+/* @w's document as the answer's body, or INTERNAL. */
+static void reply_json(struct json_writer *w, struct ctl_reply *rep)
 {
-	struct senders_ctx *c = arg;
-	char subs[32], rate[48] = "-";
-
-	subs_text(subs, sizeof(subs), p->granted);
-	if (p->has_rate)
-		snprintf(rate, sizeof(rate), "%.1f Mb/s @%llu", p->last_rate.rate_bps / 1e6,
-			 (unsigned long long)p->last_rate.epoch);
-	ctlsrv_out_printf(c->o, "%-5llu %-26s %-5u %-10s %8u %8.1f %7.0f %-20s %s\n",
-		       (unsigned long long)p->id, p->addr_str, p->hello.flow_port, subs,
-		       p->hello.rtt_us, age_s(p->connected_ns, c->now),
-		       (double)p->frames_out, rate, p->hello.name[0] ? p->hello.name : "-");
-	c->n++;
-}
-
-static void senders_cmd(struct daemon *d, const struct ctl_request *req, struct ctl_reply *rep)
-{
-	struct senders_ctx c = { .o = &rep->body, .now = rxb_mono_ns() };
-	struct json_writer w;
-
-	if (req->json) {
-		json_init(&w, false);
-		c.w = &w;
-		json_obj_begin(&w, NULL);
-		json_arr_begin(&w, "senders");
-		sendsrv_foreach_sender(d->ss, sender_json, &c);
-		json_arr_end(&w);
-		json_obj_end(&w);
-		if (json_ok(&w)) {
-			ctlsrv_out_write(&rep->body, json_text(&w), json_len(&w));
-			ctlsrv_out_puts(&rep->body, "\n");
-		} else {
-			rep->err = CTL_ERR_INTERNAL;
-			rxb_strlcpy(rep->msg, "formatting JSON failed", sizeof(rep->msg));
-		}
-		json_finish(&w);
-		return;
-	}
-	ctlsrv_out_printf(&rep->body, "%-5s %-26s %-5s %-10s %8s %8s %7s %-20s %s\n", "ID",
-		       "ADDRESS", "PORT", "GRANTED", "RTT_US", "CONN_S", "FRAMES", "LAST RATE",
-		       "NAME");
-	sendsrv_foreach_sender(d->ss, sender_text, &c);
-	if (!c.n)
-		ctlsrv_out_puts(&rep->body, "(no senders connected)\n");
-}
-
-/* ----------------------------------------------------------------- text -- */
-
-static void fmt_rate(char *buf, size_t size, double bps)
-{
-	if (!isfinite(bps))
-		snprintf(buf, size, "-");
-	else if (bps >= 1e9)
-		snprintf(buf, size, "%.3f Gb/s", bps / 1e9);
-	else
-		snprintf(buf, size, "%.1f Mb/s", bps / 1e6);
-}
-
-static void value_text(struct ctlsrv_out *o, const char *name, const struct value *v,
-		       const char *fmt)
-{
-	if (v->src == VALUE_MISSING) {
-		ctlsrv_out_printf(o, " %s ? (%s)", name, v->why);
-		return;
-	}
-	ctlsrv_out_printf(o, " %s ", name);
-	ctlsrv_out_printf(o, fmt, v->v);
-	ctlsrv_out_printf(o, " (%s)", value_src_name(v->src));
-}
-
-static void flags_text(char *buf, size_t size, uint16_t flags)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < RXB_ARRAY_SIZE(rate_flag_names); i++)
-		if (flags & (1u << i) && len < size)
-			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "",
-						rate_flag_names[i]);
-	if (!buf[0])
-		rxb_strlcpy(buf, "none", size);
-}
-
-static void flow_text(struct ctlsrv_out *o, const struct flow *fl, const struct daemon *d)
-{
-	const struct inputs *in = &fl->inputs;
-	const struct flow_xfer *x = &fl->xfer;
-	char r1[32], r2[32], flags[64], pbuf[1024];
-
-	ctlsrv_out_printf(o, "Flow %-5u  %s", fl->port, flows_state_name(fl->state));
-	if (fl->have_good) {
-		fmt_rate(r1, sizeof(r1), fl->good.res.rate_bps);
-		ctlsrv_out_printf(o, ": %s  loss %.3g  T %.3f s  confidence %u  (epoch %llu%s)",
-			       r1, fl->good.res.loss, fl->good.res.time_s, fl->good.confidence,
-			       (unsigned long long)fl->good.epoch,
-			       fl->good.unconstrained ? ", host not the bottleneck" : "");
-	}
-	ctlsrv_out_puts(o, "\n");
-	if (fl->solve_err)
-		ctlsrv_out_printf(o, "            problem   %s (epoch %llu)\n", fl->solve_why,
-			       (unsigned long long)fl->solve_err_epoch);
-	fmt_rate(r1, sizeof(r1), x->min_rate_bps);
-	fmt_rate(r2, sizeof(r2), x->line_rate_bps);
-	ctlsrv_out_printf(o, "            transfer  payload %.0f B, file %.0f B, one-way %.3f ms, "
-		       "search %s .. %s (%s%s%s)\n", x->payload_bytes, x->file_bytes,
-		       x->one_way_delay_s * 1e3, r1, r2, x->from_sender ? "sender " : "config",
-		       x->from_sender ? x->sender : "", fl->configured ? ", configured" : "");
-	ctlsrv_out_printf(o, "            traffic   %s in %llu out %llu drops %llu (rcvbuf %llu)\n",
-		       in->traffic.sock_seen ? "" : "(not reported)",
-		       (unsigned long long)in->traffic.pkts_in,
-		       (unsigned long long)in->traffic.pkts_out,
-		       (unsigned long long)in->traffic.drops,
-		       (unsigned long long)in->traffic.rcvbuf_drops);
-	ctlsrv_out_printf(o, "            stage B  %s", in->b.present ? "" : " (not modelled)");
-	value_text(o, "#C", &in->b.cpu_bound, "%.2f");
-	value_text(o, "#I", &in->b.io_bound, "%.2f");
-	for (int i = 0; i < in->b.ncpus; i++)
-		ctlsrv_out_printf(o, "%s%d:%.0f%%", i ? "," : " on cpu", in->b.cpu[i],
-			       in->b.cpu_share[i] * 100);
-	ctlsrv_out_puts(o, "\n                     ");
-	value_text(o, "ns/pkt", &in->b.cpu_ns_per_pkt, "%.0f");
-	if (in->b.cpu_ns_per_pkt_basis != COST_NONE)
-		ctlsrv_out_printf(o, " [%s]", cost_basis_name(in->b.cpu_ns_per_pkt_basis));
-	if (isfinite(in->b.cpu_ns_per_pkt_full))
-		ctlsrv_out_printf(o, " full-queue ns/pkt %.0f", in->b.cpu_ns_per_pkt_full);
-	if (isfinite(in->b.cpu_ns_per_pkt_capped))
-		ctlsrv_out_printf(o, " (estimated %.0f)", in->b.cpu_ns_per_pkt_capped);
-	value_text(o, "N", &in->b.pkts_per_wakeup, "%.1f");
-	value_text(o, "K", &in->b.queue_pkts, "%.0f");
-	value_text(o, "mu_P-Net/s", &in->b.mu_net_per_s, "%.4g");
-	if (in->b.irq_ns_per_pkt.v > 0)
-		value_text(o, "irq ns/pkt", &in->b.irq_ns_per_pkt, "%.0f");
-	if (in->b.loss_episode_pkts.src != VALUE_MISSING)
-		value_text(o, "pkts/loss episode", &in->b.loss_episode_pkts, "%.0f");
-	if (in->b.rate_rel_sd.src != VALUE_MISSING)
-		value_text(o, "rate rel. sd", &in->b.rate_rel_sd, "%.3f");
-	ctlsrv_out_puts(o, "\n");
-	ctlsrv_out_printf(o, "            stage A  %s %s", in->a.present ? "" : " (not modelled)",
-		       in->a.dev[0] ? in->a.dev : "");
-	value_text(o, "polls/s", &in->a.mu_per_s, "%.4g");
-	value_text(o, "N", &in->a.pkts_per_poll, "%.1f");
-	value_text(o, "K", &in->a.queue_pkts, "%.0f");
-	if (in->a.dgrams_per_skb.v > 1.05)
-		value_text(o, "datagrams/skb", &in->a.dgrams_per_skb, "%.1f");
-	ctlsrv_out_puts(o, "\n");
-	if (in->why[0])
-		ctlsrv_out_printf(o, "            note      %s\n", in->why);
-	if (fl->has_rate) {
-		fmt_rate(r1, sizeof(r1), (double)fl->rate.rate_bps);
-		flags_text(flags, sizeof(flags), fl->rate.flags);
-		ctlsrv_out_printf(o, "            RATE      %s flags %s confidence %u epoch %llu, "
-			       "%d senders subscribed got it\n", r1, flags, fl->rate.confidence,
-			       (unsigned long long)fl->rate.epoch, fl->last_sent);
-		if (fl->has_rate_between) {
-			fmt_rate(r1, sizeof(r1), (double)fl->rate_between.rate_bps);
-			ctlsrv_out_printf(o, "            RATE+     %s between pauses (paused %.0f %% "
-				       "of the time), loss %.3g, T %.3f s: to senders that pause\n",
-				       r1, fl->good.between.pause_fraction * 100,
-				       fl->rate_between.loss, fl->rate_between.xfer_time_us / 1e6);
-		}
-	}
-	if (fl->has_report) {
-		fmt_rate(r1, sizeof(r1), (double)fl->last_report.rate_bps);
-		ctlsrv_out_printf(o, "            report    %.3f s at %s, %u rounds (%llu reports)\n",
-			       fl->last_report.elapsed_us / 1e6, r1, fl->last_report.rounds,
-			       (unsigned long long)fl->reports);
-	}
-	pause_text(&fl->pause, pbuf, sizeof(pbuf));
-	ctlsrv_out_puts(o, pbuf);
-	(void)d;
-}
-
-static void status_text(struct ctlsrv_out *o, const struct daemon *d)
-{
-	const char *why[12];
-	int n = health_reasons(d, why, (int)RXB_ARRAY_SIZE(why));
-	uint64_t now = rxb_mono_ns();
-	struct sendsrv_stats st;
-
-	ctlsrv_out_printf(o, "rxbneckd %s, pid %d, up %.0f s, config %s\n", RXB_VERSION,
-		       (int)getpid(), age_s(d->started_ns, now), d->config_path);
-	ctlsrv_out_printf(o, "Health      %s\n", n ? "degraded" : "ok");
-	for (int i = 0; i < n; i++)
-		ctlsrv_out_printf(o, "            - %s\n", why[i]);
-	n = notes(d, why, (int)RXB_ARRAY_SIZE(why));
-	for (int i = 0; i < n; i++)
-		ctlsrv_out_printf(o, "            note: %s\n", why[i]);
-	if (d->have_epoch) {
-		ctlsrv_out_printf(o, "Epoch       %llu every %u ms, %.2f s ago; collect %.1f ms, "
-			       "model %.1f ms; probes %s\n",
-			       (unsigned long long)d->epoch->seq, d->cfg.measure.interval_ms,
-			       age_s(d->epoch->end_ns, now), d->collect_ms,
-			       d->flows.last_solve_ms, d->epoch->attach_mode);
-		if (d->epoch->degraded_reason[0])
-			ctlsrv_out_printf(o, "            %s\n", d->epoch->degraded_reason);
-	} else {
-		ctlsrv_out_printf(o, "Epoch       none yet (every %u ms)\n",
-			       d->cfg.measure.interval_ms);
-	}
-	net_probes_text(o, d, now);
-	if (d->reload.count)
-		ctlsrv_out_printf(o, "Reload      %llu (%llu failed); last %s: %s\n",
-			       (unsigned long long)d->reload.count,
-			       (unsigned long long)d->reload.failures,
-			       d->reload.ok ? "ok" : "FAILED", d->reload.msg);
-	for (int i = 0; i < d->reload.nrestart; i++)
-		ctlsrv_out_printf(o, "            restart needed for %s\n", d->reload.restart[i]);
-	ctlsrv_out_puts(o, "CPUs        cpu     #C     #I   busy  runnable\n");
-	for (int i = 0; d->have_epoch && i < d->epoch->ncpus; i++) {
-		const struct rxb_cpu_meas *c = &d->epoch->cpus[i];
-
-		ctlsrv_out_printf(o, "            %3d %6.2f %6.2f %5.0f%% %9.2f\n", c->cpu,
-			       c->cpu_bound, c->io_bound, c->busy_frac * 100, c->runnable_avg);
-	}
-	if (!d->flows.n)
-		ctlsrv_out_puts(o, "Flows       none: no watched port and no sender\n");
-	for (int i = 0; i < d->flows.n; i++)
-		flow_text(o, &d->flows.v[i], d);
-	sendsrv_stats(d->ss, &st);
-	ctlsrv_out_printf(o, "Senders     %u connected on port %u (%llu accepted, %llu refused); "
-		       "%llu RATE pushes, %llu PAUSE pushes, %llu reports\n", st.conns_active, d->sendsrv_port,
-		       (unsigned long long)st.accepted,
-		       (unsigned long long)(st.rejected_allow + st.rejected_full),
-		       (unsigned long long)st.rate_pushes, (unsigned long long)st.pause_pushes,
-		       (unsigned long long)st.reports);
-}
-
-/* ------------------------------------------------------------- dispatch -- */
-
-static void reload_cmd(struct daemon *d, const struct ctl_request *req,
-		       struct ctl_reply *rep)
-{
-	int err;
-
-	rxb_notice("reload requested by rxbneckctl (pid %d, uid %u)", (int)req->pid,
-		   (unsigned)req->uid);
-	err = daemon_reload(d);
-	if (err) {
-		rep->err = CTL_ERR_FAILED;
-		snprintf(rep->msg, sizeof(rep->msg), "reload failed, the running "
-			 "configuration stays: %.200s", d->reload.msg);
-		return;
-	}
-	if (req->json) {
-		struct json_writer w;
-
-		json_init(&w, false);
-		json_obj_begin(&w, NULL);
-		json_bool(&w, "ok", true);
-		json_str(&w, "changed", d->reload.msg);
-		json_arr_begin(&w, "restart_needed");
-		for (int i = 0; i < d->reload.nrestart; i++)
-			json_str(&w, NULL, d->reload.restart[i]);
-		json_arr_end(&w);
-		json_obj_end(&w);
-		if (json_ok(&w)) {
-			ctlsrv_out_write(&rep->body, json_text(&w), json_len(&w));
-			ctlsrv_out_puts(&rep->body, "\n");
-		}
-		json_finish(&w);
-		return;
-	}
-	ctlsrv_out_printf(&rep->body, "reloaded %s: %s\n", d->config_path, d->reload.msg);
-	for (int i = 0; i < d->reload.nrestart; i++)
-		ctlsrv_out_printf(&rep->body, "restart needed for %s\n", d->reload.restart[i]);
-}
-
-static void status_cmd(struct daemon *d, const struct ctl_request *req,
-		       struct ctl_reply *rep)
-{
-	struct json_writer w;
-
-	if (!req->json) {
-		status_text(&rep->body, d);
-		return;
-	}
-	json_init(&w, false);
-	status_json(&w, d);
-	if (json_ok(&w)) {
-		ctlsrv_out_write(&rep->body, json_text(&w), json_len(&w));
+	if (json_ok(w)) {
+		ctlsrv_out_write(&rep->body, json_text(w), json_len(w));
 		ctlsrv_out_puts(&rep->body, "\n");
 	} else {
 		rep->err = CTL_ERR_INTERNAL;
 		rxb_strlcpy(rep->msg, "formatting JSON failed", sizeof(rep->msg));
 	}
-	json_finish(&w);
 }
 
-static void version_cmd(const struct ctl_request *req, struct ctl_reply *rep)
+static void senders_cmd(struct daemon *d, struct json_writer *w)
 {
-	if (req->json)
-		ctlsrv_out_printf(&rep->body, "{\"version\":\"%s\",\"ctl_protocol\":%d}\n",
-			       RXB_VERSION, CTL_PROTOCOL_VERSION);
-	else
-		ctlsrv_out_printf(&rep->body, "rxbneckd %s (control protocol %d)\n", RXB_VERSION,
-			       CTL_PROTOCOL_VERSION);
+	struct senders_ctx c = { .w = w, .now = rxb_mono_ns() };
+
+	json_obj_begin(w, NULL);
+	json_arr_begin(w, "senders");
+	sendsrv_foreach_sender(d->ss, sender_json, &c);
+	json_arr_end(w);
+	json_obj_end(w);
+}
+
+static void reload_cmd(struct daemon *d, const struct ctl_request *req, struct json_writer *w,
+		       struct ctl_reply *rep)
+{
+	rxb_notice("reload requested by rxbneckctl (pid %d, uid %u)", (int)req->pid,
+		   (unsigned)req->uid);
+	if (daemon_reload(d)) {
+		rep->err = CTL_ERR_FAILED;
+		snprintf(rep->msg, sizeof(rep->msg), "reload failed, the running "
+			 "configuration stays: %.200s", d->reload.msg);
+		return;
+	}
+	json_obj_begin(w, NULL);
+	json_bool(w, "ok", true);
+	json_str(w, "config_file", d->config_path);
+	json_str(w, "changed", d->reload.msg);
+	json_arr_begin(w, "restart_needed");
+	for (int i = 0; i < d->reload.nrestart; i++)
+		json_str(w, NULL, d->reload.restart[i]);
+	json_arr_end(w);
+	json_obj_end(w);
+}
+
+static void version_cmd(struct json_writer *w)
+{
+	json_obj_begin(w, NULL);
+	json_str(w, "version", RXB_VERSION);
+	json_uint(w, "ctl_protocol", CTL_PROTOCOL_VERSION);
+	json_obj_end(w);
+}
+
+/*
+ * Every answer is JSON (control protocol 2): "json" is still taken, as
+ * clients of protocol 1 send it; "text" is refused, the text being
+ * rxbneckctl's to write now.
+ */
+static bool check_args(const struct ctl_request *req, struct ctl_reply *rep)
+{
+	for (int i = 0; i < req->argc; i++) {
+		if (!strcmp(req->argv[i], "json"))
+			continue;
+		rep->err = CTL_ERR_BAD_ARGUMENT;
+		if (!strcmp(req->argv[i], "text"))
+			snprintf(rep->msg, sizeof(rep->msg), "the daemon answers JSON only "
+				 "(control protocol %d); rxbneckctl %.40s shows it as text",
+				 CTL_PROTOCOL_VERSION, req->verb);
+		else
+			snprintf(rep->msg, sizeof(rep->msg), "'%.40s' takes no argument but "
+				 "'json', not '%.40s'", req->verb, req->argv[i]);
+		return false;
+	}
+	return true;
 }
 
 void status_dispatch(struct daemon *d, const struct ctl_request *req,
 		     struct ctl_reply *rep)
 {
-	static const struct {
-		const char *verb;
-	} verbs[] = { { "status" }, { "senders" }, { "reload" }, { "version" } };
-	bool known = false;
+	static const char *const verbs[] = { "status", "senders", "reload", "version" };
+	struct json_writer w;
+	size_t v;
 
-	for (size_t i = 0; i < RXB_ARRAY_SIZE(verbs); i++)
-		known |= !strcmp(req->verb, verbs[i].verb);
-	if (!known) {
+	for (v = 0; v < RXB_ARRAY_SIZE(verbs) && strcmp(req->verb, verbs[v]); v++)
+		;
+	if (v == RXB_ARRAY_SIZE(verbs)) {
 		rep->err = CTL_ERR_UNKNOWN;
 		snprintf(rep->msg, sizeof(rep->msg),
 			 "unknown command '%.40s' (status, senders, reload, version)", req->verb);
 		return;
 	}
-	for (int i = 0; i < req->argc; i++)
-		if (strcmp(req->argv[i], "json") && strcmp(req->argv[i], "text")) {
-			rep->err = CTL_ERR_BAD_ARGUMENT;
-			snprintf(rep->msg, sizeof(rep->msg),
-				 "'%.40s' takes 'json' or 'text', not '%.40s'", req->verb,
-				 req->argv[i]);
-			return;
-		}
-	if (!strcmp(req->verb, "status"))
-		status_cmd(d, req, rep);
-	else if (!strcmp(req->verb, "senders"))
-		senders_cmd(d, req, rep);
-	else if (!strcmp(req->verb, "reload"))
-		reload_cmd(d, req, rep);
+	if (!check_args(req, rep))
+		return;
+	json_init(&w, false);
+	if (v == 0)
+		status_json(&w, d);
+	else if (v == 1)
+		senders_cmd(d, &w);
+	else if (v == 2)
+		reload_cmd(d, req, &w, rep);
 	else
-		version_cmd(req, rep);
+		version_cmd(&w);
+	if (rep->err == CTL_OK)
+		reply_json(&w, rep);
+	json_finish(&w);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The answers to rxbneckctl's commands (docs/CONTROL.md): status,
- * senders, reload, version - rendered by the daemon as text for people and
- * as JSON for scripts, so rxbneckctl only copies them to its output.
+ * senders, reload, version, each one JSON document. The daemon fills the
+ * documents; rxbneckctl's views (ctl/view/) write the text people read.
  */
 #ifndef RXB_DAEMON_STATUS_H
 #define RXB_DAEMON_STATUS_H

@@ -219,9 +219,12 @@ static void test_requests(void **state)
 	assert_string_equal(a, "OK\necho json x\n");
 	assert_true(h.last.json);
 	free(a);
-	/* An error, as text and as JSON. */
+	/* An error on a request that parsed: the line and the JSON body,
+	 * asked for "json" or not (control protocol 2). */
 	a = ask(&h, "nosuch\n");
-	assert_string_equal(a, "ERR UNKNOWN_COMMAND unknown command 'nosuch'\n");
+	assert_string_equal(a, "ERR UNKNOWN_COMMAND unknown command 'nosuch'\n"
+			    "{\"error\":{\"code\":\"UNKNOWN_COMMAND\","
+			    "\"message\":\"unknown command 'nosuch'\"}}\n");
 	free(a);
 	a = ask(&h, "fail json\n");
 	assert_string_equal(a, "ERR FAILED it failed\n"

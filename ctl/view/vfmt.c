@@ -48,7 +48,7 @@ const char *vfmt_si(char *buf, double v)
 
 	if (!isfinite(v))
 		return none(buf);
-	if (a < 1000) {
+	if (a < 1000 || a >= HUGE_ABS) {
 		snprintf(buf, VFMT_LEN, "%.3g", v);
 		return buf;
 	}
@@ -57,10 +57,7 @@ const char *vfmt_si(char *buf, double v)
 		v /= 1000;
 		i++;
 	}
-	if (a >= 999.5)
-		snprintf(buf, VFMT_LEN, "%.3g", v * 1000.0);
-	else
-		snprintf(buf, VFMT_LEN, "%.3g %c", v, prefix[i]);
+	snprintf(buf, VFMT_LEN, "%.3g %c", v, prefix[i]);
 	return buf;
 }
 
@@ -140,7 +137,7 @@ const char *vfmt_pct(char *buf, double frac, int prec)
 
 const char *vfmt_prob(char *buf, double p)
 {
-	if (!isfinite(p))
+	if (!usable(p))
 		return none(buf);
 	if (p == 0)
 		snprintf(buf, VFMT_LEN, "0 %%");

@@ -48,7 +48,7 @@ static void input_row(FILE *f, const struct json_object *stage, const struct row
 		snprintf(src, sizeof(src), "missing");
 	} else {
 		snprintf(val, sizeof(val), "%s%s%s", number(v, jpath_num(in, "value"), r->unit),
-			 r->suffix[0] == '/' ? "" : " ", r->suffix);
+			 r->suffix[0] == '/' || !r->suffix[0] ? "" : " ", r->suffix);
 		vfmt_text(src, sizeof(src), jpath_str(in, "source"));
 	}
 	fprintf(f, "%*s%-36s %14s  %s", ROW_IND, "", r->label, val, src);
@@ -337,7 +337,7 @@ static void report(FILE *f, const struct json_object *fl)
 	const struct json_object *r = jpath_obj(fl, "last_report");
 	double first = jpath_num(r, "pkts_sent") - jpath_num(r, "pkts_resent");
 	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN],
-	     m[VFMT_LEN];
+	     m[VFMT_LEN], n[VFMT_LEN];
 
 	if (!r)
 		return;
@@ -349,7 +349,7 @@ static void report(FILE *f, const struct json_object *fl)
 		vfmt_prob(h, first > 0 ? jpath_num(r, "pkts_lost_first") / first : NAN),
 		jpath_bool(r, "aborted") == 1 ? " (aborted)" : "",
 		vfmt_rate(k, jpath_num(r, "model_rate_bps")), vfmt_dur(m, jpath_num(r, "model_time_s")),
-		vfmt_count(a, jpath_num(fl, "reports")));
+		vfmt_count(n, jpath_num(fl, "reports")));
 }
 
 /* Where the costs come from when not from this epoch's traffic. */
@@ -399,7 +399,8 @@ static void cost_estimates(FILE *f, const struct json_object *in)
 static void solved(FILE *f, const struct json_object *fl)
 {
 	const struct json_object *m = jpath_obj(fl, "model");
-	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN];
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN],
+	     r[VFMT_LEN];
 
 	for (size_t i = 0; i < jpath_len(m, "stages"); i++) {
 		const struct json_object *s = jpath_at(m, "stages", i);
@@ -410,8 +411,8 @@ static void solved(FILE *f, const struct json_object *fl)
 			vfmt_si(a, jpath_num(s, "service_rate_per_s")),
 			vfmt_dur(b, jpath_num(s, "mean_response_s")),
 			vfmt_rate(c, jpath_num(s, "capacity_bps")), vfmt_prob(g, jpath_num(s, "loss")),
-			vfmt_count(h, jpath_num(s, "queue_pkts")), vfmt_count(a, jpath_num(s, "batch_pkts")),
-			vfmt_text(b, sizeof(b), jpath_str(s, "batch_rule")));
+			vfmt_count(h, jpath_num(s, "queue_pkts")), vfmt_count(k, jpath_num(s, "batch_pkts")),
+			vfmt_text(r, sizeof(r), jpath_str(s, "batch_rule")));
 	}
 	view_key(f, IND, "solver");
 	fprintf(f, "%s solves, %s failed, %s reused; the last took %s, %s evaluations\n",

@@ -20,27 +20,27 @@ static const char *us(char *buf, const struct json_object *o, const char *path)
 static void prediction(FILE *f, const struct json_object *p)
 {
 	const struct json_object *pr = jpath_obj(p, "prediction");
-	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], t[32];
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN], t[32];
 
 	if (jpath_bool(pr, "valid") != 1)
 		return;
 	fprintf(f, "; the receiver runs T_I/O %s (%s), then is off D %s = %s x %s slices on cpu%s, "
 		"period %s", us(a, pr, "t_io_us"), vfmt_text(t, sizeof(t), jpath_str(pr, "t_io_source")),
 		us(b, pr, "window_us"), vfmt_fixed(c, jpath_num(pr, "cpu_bound"), 2),
-		us(g, pr, "slice_us"), vfmt_count(h, jpath_num(pr, "cpu")), us(a, pr, "period_us"));
+		us(g, pr, "slice_us"), vfmt_count(h, jpath_num(pr, "cpu")), us(k, pr, "period_us"));
 }
 
 static void measured(FILE *f, const struct json_object *p)
 {
 	const struct json_object *m = jpath_obj(p, "measured");
-	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN];
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN];
 
 	view_cont(f, IND);
 	fprintf(f, "measured: %s preemptions (%s this epoch), runs %s, off %s (this epoch %s); "
 		"%s events lost\n", vfmt_count(a, jpath_num(m, "preemptions")),
 		vfmt_count(b, jpath_num(m, "epoch_preemptions")), us(c, m, "run_mean_us"),
 		us(g, m, "off_mean_us"), us(h, m, "epoch_off_mean_us"),
-		vfmt_count(a, jpath_num(m, "events_lost")));
+		vfmt_count(k, jpath_num(m, "events_lost")));
 }
 
 static void error_summary(FILE *f, const char *what, const struct json_object *e)
@@ -72,7 +72,8 @@ static void checks(FILE *f, const struct json_object *p)
 static void last(FILE *f, const struct json_object *p)
 {
 	const struct json_object *l = jpath_obj(p, "last");
-	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN];
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN],
+	     m[VFMT_LEN];
 	double flags = jpath_num(l, "flags");
 
 	view_cont(f, IND);
@@ -84,7 +85,7 @@ static void last(FILE *f, const struct json_object *p)
 		flags == 1 ? "CANCEL" : "PAUSE", us(a, l, "start_in_us"), us(b, l, "duration_us"),
 		us(c, l, "period_us"), vfmt_count(g, jpath_num(l, "repeat_count")),
 		vfmt_count(h, jpath_num(l, "confidence")), vfmt_count(k, jpath_num(l, "epoch")),
-		vfmt_count(a, jpath_num(l, "sent_to")));
+		vfmt_count(m, jpath_num(l, "sent_to")));
 	view_cont(f, IND);
 	fprintf(f, "%s schedules sent (%s early, %s re-phased), %s cancels\n",
 		vfmt_count(a, jpath_num(p, "published")), vfmt_count(b, jpath_num(p, "published_early")),

@@ -18,6 +18,16 @@ BINS += $(O)/rxbneckctl
 $(O)/rxbneckctl: $(CTL_SRCS:%.c=$(O)/%.o) $(LIBS) $(LIBS_TAIL)
 	$(call link_prog,)
 
+# `rxbneckctl model --plot` runs rxbneck-plot-model (ctl/model_plot.c says
+# where it looks): next to the binary in the build tree, under share/ once
+# installed.
+BINS += $(O)/rxbneck-plot-model
+$(O)/rxbneck-plot-model: ctl/rxbneck-plot-model
+	@mkdir -p $(dir $@)
+	$(Q)install -m 0755 $< $@
+$(O)/ctl/model_plot.o: CPPFLAGS += -DRXB_DATADIR='"$(PREFIX)/share/rxbneck"'
+
 install:: $(O)/rxbneckctl
 	install -D -m 0755 $(O)/rxbneckctl $(DESTDIR)$(PREFIX)/bin/rxbneckctl
+	install -D -m 0755 ctl/rxbneck-plot-model $(DESTDIR)$(PREFIX)/share/rxbneck/rxbneck-plot-model
 endif

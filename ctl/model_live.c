@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rxbneckctl model --from-status PORT: the inputs of a live flow, as
+ * rxbneckd's last solve used them (status document, flows[].model;
+ * docs/CONTROL.md §6.2), so a what-if starts from what the daemon
+ * computed. Every number is checked as the command line's would be: the
+ * document comes over a socket and is not trusted. See model.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl/ctl.h"
+#include "ctl/ctl_client.h"
+#include "ctl/model.h"
+#include "ctl/view/jpath.h"
+
+#define LIVE_TIMEOUT_S	10
+#define MAX_PKTS	(1u << 30)
+
+static int live_fail(uint16_t port, const char *fmt, const char *what)
+{
+	fprintf(stderr, CTL_PROG " " MODEL_CMD ": --from-status %u: ", port);
+	fprintf(stderr, fmt, what);
+	fputc('\n', stderr);
+	return CTL_EXIT_FAIL;
+}
+
+/* @key of @o, a finite number in [lo, hi]; false if not. */
+static bool num_in(const struct json_object *o, const char *key, double lo, double hi, double *out)
+{
+	double v = jpath_num(o, key);
+
+	if (!(v >= lo && v <= hi))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool pkts_in(const struct json_object *o, const char *key, uint32_t *out)
+{
+	double v;
+
+	if (!num_in(o, key, 1, MAX_PKTS, &v))
+		return false;
+	*out = (uint32_t)llround(v);
+	return true;
+}
+
+/*
+ * One solved stage (flows[].model.stages[]) into @in; NULL, or the key
+ * that is missing or out of range.
+ */
+static const char *stage_from(const struct json_object *s, struct rxb_stage_inputs *in)
+{
+	const char *rule = jpath_str(s, "batch_rule");
+	double full = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->load_independent = jpath_bool(s, "load_independent") == 1;
+	if (!num_in(s, "mu_net_per_s", 1e-6, 1e15, &in->mu_net_per_s))
+		return "mu_net_per_s";
+	if (num_in(s, "mu_net_full_per_s", 1e-6, 1e15, &full) && full < in->mu_net_per_s)
+		in->mu_net_full_per_s = full;
+	if (!pkts_in(s, "queue_pkts", &in->queue_pkts))
+		return "queue_pkts";
+	if (!pkts_in(s, "batch_pkts", &in->batch_pkts) || in->batch_pkts > in->queue_pkts)
+		return "batch_pkts";
+	if (!rule || (strcmp(rule, "strict") && strcmp(rule, "partial")))
+		return "batch_rule";
+	in->rule = strcmp(rule, "strict") ? RXB_BATCH_PARTIAL : RXB_BATCH_STRICT;
+	if (!num_in(s, "irq_ns_per_pkt", 0, 1e9, &in->irq_ns_per_pkt))
+		in->irq_ns_per_pkt = 0;
+	if (!num_in(s, "mu_rel_sd", 0, 1, &in->mu_rel_sd))
+		in->mu_rel_sd = 0;
+	if (num_in(s, "vacation_us", 0, 1e12, &in->vacation_s) &&
+	    num_in(s, "vacation_period_us", 0, 1e12, &in->vacation_period_s)) {
+		in->vacation_s /= 1e6;
+		in->vacation_period_s /= 1e6;
+	} else {
+		in->vacation_s = in->vacation_period_s = 0;
+	}
+	if (in->load_independent)
+		return NULL;
+	if (!num_in(s, "cpu_bound", 0, TAGGED_MAX_TASKS - 1, &in->cpu_bound))
+		return "cpu_bound";
+	if (!num_in(s, "io_bound", 0, TAGGED_MAX_TASKS - 1, &in->io_bound))
+		return "io_bound";
+	/* Unused while #I = 0; a daemon that does not report them solved
+	 * with #I = 0 only when they were not measured. */
+	if (!num_in(s, "mu_pio_per_s", 1e-6, 1e15, &in->mu_pio_per_s))
+		in->mu_pio_per_s = 1;
+	if (!num_in(s, "mu_disk_per_s", 1e-6, 1e15, &in->mu_disk_per_s))
+		in->mu_disk_per_s = 1;
+	return NULL;
+}
+
+/* The transfer, round model and sweep of the solve; NULL or the bad key. */
+static const char *xfer_from(const struct json_object *m, struct bneck_xfer *x)
+{
+	const struct json_object *t = jpath_obj(m, "transfer");
+	const char *rounds = jpath_str(m, "rounds");
+	double points, ep;
+
+	if (!num_in(t, "payload_bytes", 1, 1e9, &x->payload_bytes))
+		return "transfer.payload_bytes";
+	if (!num_in(t, "file_bytes", 1, 1e18, &x->file_bytes))
+		return "transfer.file_bytes";
+	if (!num_in(t, "one_way_delay_s", 0, 1e4, &x->one_way_delay_s))
+		return "transfer.one_way_delay_s";
+	if (!num_in(t, "line_rate_bps", 1, 1e15, &x->line_rate_bps))
+		return "transfer.line_rate_bps";
+	if (!num_in(t, "min_rate_bps", 1, x->line_rate_bps, &x->min_rate_bps) ||
+	    !(x->min_rate_bps < x->line_rate_bps))
+		return "transfer.min_rate_bps";
+	if (rounds && !strcmp(rounds, "burst"))
+		x->rounds = BNECK_ROUNDS_BURST;
+	else if (rounds && !strcmp(rounds, "seed"))
+		x->rounds = BNECK_ROUNDS_SEED;
+	else
+		return "rounds";
+	if (num_in(m, "points", 2, 1000000, &points))
+		x->points = (uint32_t)points;
+	x->loss_episode_pkts = 0;
+	if (x->rounds == BNECK_ROUNDS_BURST && num_in(m, "loss_episode_pkts", 1, 1e12, &ep) && ep > 1)
+		x->loss_episode_pkts = ep;
+	return NULL;
+}
+
+/* The flow's model into @a; CTL_EXIT_OK or the failure, said. */
+static int from_flow(struct model_args *a, const struct json_object *fl, uint16_t port)
+{
+	const struct json_object *m = jpath_obj(fl, "model");
+	size_t n = jpath_len(m, "stages");
+	const char *bad;
+
+	if (!m)
+		return live_fail(port, "the daemon has no model of this flow yet: %s",
+				 jpath_str(fl, "inputs.note") && jpath_str(fl, "inputs.note")[0] ?
+				 jpath_str(fl, "inputs.note") : "no solve has succeeded");
+	if (n < 1 || n > BNECK_MAX_STAGES)
+		return live_fail(port, "the flow's model has %s stages", n ? "too many" : "no");
+	bad = stage_from(jpath_at(m, "stages", n - 1), &a->stage);
+	if (!bad && n == 2) {
+		a->has_front = true;
+		bad = stage_from(jpath_at(m, "stages", 0), &a->front);
+	}
+	if (!bad)
+		bad = xfer_from(m, &a->x);
+	if (bad)
+		return live_fail(port, "the daemon's model lacks a valid '%s' (a daemon older "
+				 "than this rxbneckctl?)", bad);
+	a->min_rate_set = true;
+	a->live.used = true;
+	a->live.port = port;
+	a->live.epoch = (uint64_t)fmax(0, jpath_num(m, "epoch"));
+	a->live.rate_bps = jpath_num(m, "rate_bps");
+	a->live.loss = jpath_num(m, "loss");
+	a->live.time_s = jpath_num(m, "transfer_time_s");
+	return CTL_EXIT_OK;
+}
+
+int model_live_load(struct model_args *a, const char *socket, uint16_t port)
+{
+	struct ctl_client_answer ans;
+	const struct json_object *fl = NULL;
+	char cmd[32];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), MODEL_CMD " --from-status");
+	rc = ctl_client_ask(cmd, ctl_client_socket_path(socket), "status", LIVE_TIMEOUT_S, &ans);
+	if (rc)
+		return rc;
+	if (!ans.a.ok) {
+		rc = live_fail(port, "the daemon answered %s", ans.a.code);
+		ctl_client_answer_release(&ans);
+		return rc;
+	}
+	for (size_t i = 0; i < jpath_len(ans.a.doc, "flows"); i++)
+		if (jpath_num(jpath_at(ans.a.doc, "flows", i), "port") == port)
+			fl = jpath_at(ans.a.doc, "flows", i);
+	rc = fl ? from_flow(a, fl, port) :
+	     live_fail(port, "%s", "rxbneckd watches no such flow ('rxbneckctl status' lists them)");
+	ctl_client_answer_release(&ans);
+	return rc;
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # rxbneckd basics: it starts on temporary sockets, answers rxbneckctl
-# status/senders/version (text and JSON), its status agrees with
+# status/senders/version in JSON, which rxbneckctl shows as text (no nan
+# or inf in it, here or at any state the daemon tests reach: daemon_lib.inc's
+# check_status_text), --measure-only's text likewise; its status agrees with
 # `rxbneckd --measure-only` run at the same moment on a known workload (one
 # CPU hog pinned to CPU 1), it stops cleanly on SIGTERM (exit 0, socket
 # removed) and it detaches without -f, returning once it is ready.
@@ -19,7 +21,11 @@ ctl senders --json | python3 -c 'import json,sys; assert json.load(sys.stdin) ==
 	die "senders --json"
 wait_epochs 2
 ctl status > "$T/st.txt" || die "status"
-grep -q '^Health ' "$T/st.txt" && grep -q '^Flow 9000 ' "$T/st.txt" || die "status text: $(cat "$T/st.txt")"
+grep -q '^Health *: ' "$T/st.txt" && grep -q '^Flow 9000 *: provisional' "$T/st.txt" &&
+	grep -q 'receiver cost per packet .* - *missing: ' "$T/st.txt" ||
+	die "status text: $(cat "$T/st.txt")"
+ctl status --help | grep -q 'mu_P-Net' || die "status --help has no legend"
+ctl version | grep -q '^rxbneckd .* (control protocol 2)$' || die "version: $(ctl version)"
 
 # The JSON document: the keys CONTROL.md promises, and the honest
 # pre-traffic state of the watched port.
@@ -50,6 +56,14 @@ if d["daemon"]["health"] != "ok":
     assert d["daemon"]["degraded_reasons"], "degraded without a reason"
 print("status keys ok; health", d["daemon"]["health"], d["daemon"]["degraded_reasons"])
 PY
+
+# --measure-only without --json: the same record as text, "-" where not
+# measured, no nan/inf.
+"$RXBD" --measure-only --epochs 1 --interval-ms 300 --watch-port 9000 > "$T/mo.txt" 2>"$T/mo.err" ||
+	die "--measure-only text: $(cat "$T/mo.err")"
+grep -q '^epoch 1 ' "$T/mo.txt" && grep -q 'socket :9000' "$T/mo.txt" ||
+	die "--measure-only text: $(cat "$T/mo.txt")"
+! grep -inwE 'nan|inf' "$T/mo.txt" || die "--measure-only text has nan/inf"
 
 # Same moment, same host: one CPU hog on CPU 1. The daemon's status and a
 # --measure-only run must both see it (#C ~ 1 on CPU 1) and agree.
@@ -93,7 +107,8 @@ ctl status --bogus 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--bogus" "$T/err" || die "bad option: rc $rc"
 RXBNECKCTL_SOCKET=$SOCK "$CTL" status >/dev/null || die "\$RXBNECKCTL_SOCKET"
 
-# Raw protocol (CONTROL.md): errors are typed.
+# Raw protocol (CONTROL.md): JSON only (protocol 2), errors typed, with
+# their JSON body.
 python3 - "$SOCK" <<'PY' || die "raw control protocol"
 import socket, sys
 def ask(req):
@@ -103,12 +118,20 @@ def ask(req):
         b = s.recv(65536)
         if not b: return out.decode()
         out += b
-assert ask(b"nosuch\n").startswith("ERR UNKNOWN_COMMAND ")
+import json
+a = ask(b"nosuch\n")
+assert a.startswith("ERR UNKNOWN_COMMAND "), a
+assert json.loads(a.splitlines()[1])["error"]["code"] == "UNKNOWN_COMMAND", a
 assert ask(b"status xml\n").startswith("ERR BAD_ARGUMENT ")
+a = ask(b"status text\n")
+assert a.startswith("ERR BAD_ARGUMENT ") and "rxbneckctl" in a, a
 assert ask(b"x" * 600).startswith("ERR TOO_LONG ")
 a = ask(b"nosuch json\n")
 assert a.splitlines()[1].startswith('{"error":{"code":"UNKNOWN_COMMAND"'), a
-assert ask(b"version\n").startswith("OK\nrxbneckd ")
+a = ask(b"version\n")
+assert a.startswith("OK\n") and json.loads(a[3:]) == {"version": json.loads(ask(b"version json\n")[3:])["version"], "ctl_protocol": 2}, a
+st = ask(b"status\n")
+assert st.startswith("OK\n") and json.loads(st[3:])["ctl_protocol"] == 2
 PY
 
 stop_daemon

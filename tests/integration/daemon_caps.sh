@@ -71,6 +71,7 @@ bg taskset -c 0 iperf3 -u -c 127.0.0.1 -p "$P" -b 300M -l 1468 -t 12 >/dev/null 
 bg stress-ng --cpu 1 --taskset 1 --timeout 12s --quiet
 sleep 5
 ctl status --json > "$T/st.json" || die "status"
+check_status_text "the unit's capabilities, traffic, a hog"
 python3 - "$T/st.json" <<'PY' || die "with the unit's capabilities"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -99,6 +100,7 @@ rm -rf "$N/run"
 run_as ""
 sleep 1.5
 ctl status --json > "$T/st.json" || die "status without capabilities"
+check_status_text "no capabilities"
 python3 - "$T/st.json" <<'PY' || die "without capabilities"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -5,17 +5,24 @@
 # every swept rate, E[R] = (#C + 1) / mu_P-Net with #I = 0 (also for a
 # fractional #C, where the interpolation is exact), the transfer time is
 # eq. (2)-(3) recomputed here, and the chosen rate is the curve's minimum.
-# Bad input exits 2 naming the option.
+# Bad input exits 2 naming the option. Rates are per second; the old
+# per-millisecond options still give the same model, with a note. --csv is
+# the JSON's curve; --plot writes a PNG and an SVG.
+# Then against a running daemon with a sender (rxbneck-watch) and UDP
+# traffic (iperf3 on loopback): --from-status PORT solves the flow's own
+# inputs again and finds the daemon's rate (to 1e-6), and with #C changed
+# on the command line a lower one; once the sender leaves, status lists
+# the flow under learned flows, with how long ago it left.
 . "$(dirname "$0")/daemon_lib.inc"
 
 run_model() { "$CTL" model --json "$@"; }
 
-run_model --batch 1 --batch-rule partial --cpu-bound 0 --io-bound 0 --mu-net 41.6 \
+run_model --batch 1 --batch-rule partial --cpu-bound 0 --io-bound 0 --mu-net-per-s 41600 \
 	--queue-pkts 64 --payload 1468 --file-bytes 500M --one-way-delay-ms 100 \
 	--line-rate-bps 1G --points 200 > "$T/c0.json" || die "model C=0"
-run_model --batch 1 --batch-rule partial --cpu-bound 2 --io-bound 0 --mu-net 41.6 \
+run_model --batch 1 --batch-rule partial --cpu-bound 2 --io-bound 0 --mu-net-per-s 41600 \
 	--queue-pkts 64 --points 200 > "$T/c2.json" || die "model C=2"
-run_model --batch 1 --batch-rule partial --cpu-bound 1.5 --io-bound 0 --mu-net 41.6 \
+run_model --batch 1 --batch-rule partial --cpu-bound 1.5 --io-bound 0 --mu-net-per-s 41600 \
 	--queue-pkts 64 --points 200 > "$T/c15.json" || die "model C=1.5"
 run_model --batch 6 --batch-rule strict --cpu-bound 2 --io-bound 1 > "$T/seed.json" || die "model seed"
 
@@ -103,8 +110,14 @@ bad --batch 100 --queue-pkts 64 --batch-rule strict
 bad --min-rate-bps 2G --line-rate-bps 1G
 bad --loss-episode-pkts 0.5 --rounds burst
 bad --loss-episode-pkts 10	# seed rounds have no episodes
-bad --mu-net-full 50 --mu-net 40	# a full queue served faster
+bad --mu-net-full-per-s 50000 --mu-net-per-s 40000	# a full queue served faster
+bad --mu-net-full-per-s x
 bad --mu-net-full x
+bad --batch 0.4
+bad --plot out.jpg
+bad --csv --json
+bad --socket /x
+bad --from-status 0
 # Episodes of M packets: never more resend rounds than packets lost one by
 # one (docs/model.md §3.2; the sums themselves are test_solver_rounds').
 "$CTL" model --json --rounds burst --cpu-bound 2 > "$T/b1.json" || die "model burst"
@@ -133,17 +146,17 @@ m="--json --rounds burst --load-independent --queue-pkts 29000 --batch 64"
 m="$m --payload 1472 --file-bytes 200000000 --one-way-delay-ms 100"
 read -r mu mu_lo mu_hi < <(python3 -c '
 import math
-mu = 5.4e9 / (8 * 1472 * 64) / 1e3
+mu = 5.4e9 / (8 * 1472 * 64)
 f = math.exp(math.sqrt(3) * 0.08)
 print("%.17g %.17g %.17g" % (mu, mu / f, mu * f))')
 sweep="--line-rate-bps 10G --min-rate-bps 100M --points 200"
-"$CTL" model $m $sweep --mu-net "$mu" --rate-rel-sd 0.08 > "$T/usd.json" ||
+"$CTL" model $m $sweep --mu-net-per-s "$mu" --rate-rel-sd 0.08 > "$T/usd.json" ||
 	die "model --rate-rel-sd"
 rate=$(python3 -c 'import json, sys; print("%.6f" % json.load(open(sys.argv[1]))["bottleneck_rate_bps"])' "$T/usd.json")
 at="--min-rate-bps $rate --line-rate-bps $(python3 -c "print('%.6f' % ($rate * (1 + 1e-9)))") --points 2"
 for v in mu mu_lo mu_hi; do
-	"$CTL" model $m $sweep --mu-net "${!v}" > "$T/sweep_$v.json" || die "model $v"
-	"$CTL" model $m $at --mu-net "${!v}" > "$T/at_$v.json" || die "model $v at $rate"
+	"$CTL" model $m $sweep --mu-net-per-s "${!v}" > "$T/sweep_$v.json" || die "model $v"
+	"$CTL" model $m $at --mu-net-per-s "${!v}" > "$T/at_$v.json" || die "model $v at $rate"
 done
 python3 - "$T" <<'PY' || die "model --rate-rel-sd"
 import json, sys
@@ -168,9 +181,9 @@ PY
 # model's up to the fast capacity, the slow model's beyond it.
 m="--json --rounds burst --cpu-bound 2 --queue-pkts 2000 --batch 50 --batch-rule partial"
 m="$m --line-rate-bps 1.5G --points 300"
-"$CTL" model $m --mu-net 4 > "$T/fast.json" || die "model fast"
-"$CTL" model $m --mu-net 3 > "$T/slow.json" || die "model slow"
-"$CTL" model $m --mu-net 4 --mu-net-full 3 > "$T/depth.json" || die "model --mu-net-full"
+"$CTL" model $m --mu-net-per-s 4000 > "$T/fast.json" || die "model fast"
+"$CTL" model $m --mu-net-per-s 3000 > "$T/slow.json" || die "model slow"
+"$CTL" model $m --mu-net-per-s 4k --mu-net-full-per-s 3k > "$T/depth.json" || die "model --mu-net-full-per-s"
 python3 - "$T/fast.json" "$T/slow.json" "$T/depth.json" <<'PY' || die "model --mu-net-full"
 import json, sys
 f, s, d = (json.load(open(x)) for x in sys.argv[1:])
@@ -188,4 +201,106 @@ for cf, cs, cd in zip(f["curve"], s["curve"], d["curve"]):
 assert n["below"] > 10 and n["above"] > 10, n
 PY
 "$CTL" model --help | grep -q -- '--cpu-bound' || die "model --help"
+
+# The old per-millisecond options: the same model, and a note naming the
+# per-second option; a mean as status prints it for N.
+"$CTL" model --json --mu-net 41.6 --mu-pio 4.6 --mu-disk 1.01 --io-bound 1 > "$T/ms.json" 2>"$T/ms.err" ||
+	die "model --mu-net (per ms)"
+grep -q -- '--mu-net-per-s 41600' "$T/ms.err" || die "no deprecation note: $(cat "$T/ms.err")"
+"$CTL" model --json --mu-net-per-s 41600 --mu-pio-per-s 4600 --mu-disk-per-s 1010 --io-bound 1 > "$T/s.json" ||
+	die "model --mu-net-per-s"
+cmp -s "$T/ms.json" "$T/s.json" || die "per ms and per s give different models"
+"$CTL" model --json --batch 5.6 --queue-pkts 64.2 > "$T/b.json" || die "model --batch 5.6"
+"$CTL" model --json --batch 6 --queue-pkts 64 > "$T/b6.json" || die "model --batch 6"
+cmp -s "$T/b.json" "$T/b6.json" || die "--batch 5.6 is not rounded to 6 as the daemon does"
+# --csv is the JSON's curve; --plot a PNG and an SVG (python3-matplotlib).
+"$CTL" model --csv --points 50 > "$T/c.csv" || die "model --csv"
+"$CTL" model --json --points 50 > "$T/c.json" || die "model --json"
+python3 - "$T/c.csv" "$T/c.json" <<'PY' || die "model --csv"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+curve = json.load(open(sys.argv[2]))["curve"]
+assert len(rows) == len(curve) == 50, (len(rows), len(curve))
+for r, c in zip(rows, curve):
+    for k in ("rate_bps", "loss", "time_s", "n_resend"):
+        assert abs(float(r[k]) - c[k]) <= 1e-9 * abs(c[k]), (k, r[k], c[k])
+PY
+"$CTL" model --points 100 --plot "$T/p.png" > /dev/null || die "model --plot png"
+"$CTL" model --points 100 --rounds burst --plot "$T/p.svg" > /dev/null || die "model --plot svg"
+[ "$(head -c 4 "$T/p.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || die "--plot: not a PNG"
+grep -q '<svg' "$T/p.svg" || die "--plot: not an SVG"
+log "offline: PASS"
+
+# ---------------------------------------------------------------- live --
+command -v iperf3 >/dev/null || skip "iperf3 not installed"
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+WATCH=$B/rxbneck-watch
+[ -x "$WATCH" ] || die "build first: $WATCH"
+P=$(free_port)
+# No watch_ports: the flow exists while its sender is connected.
+write_conf "$T/d.conf" "[measure] interval_ms = 250"
+start_daemon "$T/d.conf"
+bg taskset -c 1 iperf3 -s -p "$P" -1 >/dev/null 2>&1
+sleep 0.5
+bg taskset -c 0 iperf3 -u -c 127.0.0.1 -p "$P" -b 200M -l 1468 -t 60 >/dev/null 2>&1
+"$WATCH" -p "$CPORT" -r 20000 -s 1468 -f 1000000000 "$P" > "$T/watch.txt" 2>&1 &
+watch=$!
+_bg_pids+=($watch)
+for _ in $(seq 100); do
+	st=$(ctl status --json | python3 -c 'import json,sys
+f=[f for f in json.load(sys.stdin)["flows"] if f["port"] == int(sys.argv[1])]
+print(f[0]["state"] if f else "none")' "$P")
+	[ "$st" = model ] && break
+	sleep 0.1
+done
+[ "$st" = model ] || die "no model of flow $P after 10 s (state $st): $(ctl status)"
+check_status_text "a sender and traffic"
+"$CTL" -s "$SOCK" model --from-status "$P" --json > "$T/live.json" || die "model --from-status"
+c=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["inputs"]["cpu_bound"])' "$T/live.json")
+c2=$(python3 -c "print($c + 2)")
+"$CTL" -s "$SOCK" model --from-status "$P" --cpu-bound "$c2" --json > "$T/live2.json" ||
+	die "model --from-status --cpu-bound"
+"$CTL" model --socket "$SOCK" --from-status "$P" --csv > "$T/live.csv" || die "model --from-status --csv"
+"$CTL" -s "$SOCK" model --from-status "$P" --plot "$T/live.png" > "$T/live.txt" || die "model --from-status --plot"
+grep -q "rxbneckd chose" "$T/live.txt" && grep -q "^Inputs *rxbneckd's flow $P" "$T/live.txt" ||
+	die "model --from-status text: $(cat "$T/live.txt")"
+python3 - "$T/live.json" "$T/live2.json" "$T/live.csv" "$c2" <<'PY' || die "model --from-status"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+fs = a["from_status"]
+# The daemon's own inputs, solved again here: the daemon's rate and time.
+rel = lambda x, y: abs(x / y - 1)
+assert rel(a["bottleneck_rate_bps"], fs["daemon_rate_bps"]) < 1e-6, (a["bottleneck_rate_bps"], fs)
+assert rel(a["transfer_time_s"], fs["daemon_transfer_time_s"]) < 1e-6, (a["transfer_time_s"], fs)
+assert fs["overridden"] == "", fs
+# Two more CPU-bound tasks on the receiver's CPU: its capacity falls to
+# (C + 1) / (C + 3) of what it was, and the rate with it.
+assert b["from_status"]["overridden"] == "--cpu-bound " + sys.argv[4], b["from_status"]
+assert b["inputs"]["cpu_bound"] == float(sys.argv[4])
+assert b["capacity_bps"] < 0.8 * a["capacity_bps"], (a["capacity_bps"], b["capacity_bps"])
+assert b["bottleneck_rate_bps"] < a["bottleneck_rate_bps"], (a["bottleneck_rate_bps"], b["bottleneck_rate_bps"])
+n = sum(1 for _ in open(sys.argv[3])) - 1
+assert n == a["inputs"]["points"] == len(a["curve"]), (n, a["inputs"]["points"])
+print(f"flow {fs['port']}: daemon {fs['daemon_rate_bps']/1e6:.1f} Mb/s, again here "
+      f"{a['bottleneck_rate_bps']/1e6:.1f} Mb/s; with #C {sys.argv[4]}: {b['bottleneck_rate_bps']/1e6:.1f} Mb/s")
+PY
+[ "$(head -c 4 "$T/live.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || die "--from-status --plot: not a PNG"
+"$CTL" -s "$SOCK" model --from-status 1 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'no such flow' "$T/err" || die "--from-status of no flow: rc $rc $(cat "$T/err")"
+
+# The sender leaves: the flow is gone, but listed with what it learned.
+kill "$watch"; wait "$watch" 2>/dev/null
+sleep 0.6
+ctl status --json > "$T/left.json"
+python3 - "$T/left.json" "$P" <<'PY' || die "learned flows after the sender left"
+import json, sys
+d, p = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert not [f for f in d["flows"] if f["port"] == p], "the flow is still there"
+l = [x for x in d["learned_flows"] if x["port"] == p]
+assert l and l[0]["origin"] == "this run" and 0 <= l[0]["left_age_s"] < 5, d["learned_flows"]
+assert l[0]["cpu_ns_per_pkt"] > 0 and l[0]["last"]["rate_bps"] > 0, l[0]
+PY
+ctl status | grep -q "^Learned flows  : port $P: left " || die "status text: $(ctl status)"
+check_status_text "the sender left"
+stop_daemon
 log "PASS"

@@ -94,6 +94,7 @@ attempt() {
 	sleep 5
 	ctl status --json > "$T/after.json"
 	ctl status > "$T/after.txt"
+	check_status_text "traffic and 2 hogs"
 	wait $hogs
 	kill $poller 2>/dev/null; wait $poller 2>/dev/null
 	log "status with the hogs:"; sed -n '/^Flow/,/RATE/p' "$T/after.txt" >&2
@@ -176,5 +177,11 @@ for try in 1 2 3 4; do
 done
 [ $rc -eq 0 ] || skip "CPU 1 too busy with other work for a clean measurement"
 grep -q "RATE" "$T/rates.txt" || die "the subscriber got no RATE"
+# No contradiction between status and senders: the one subscriber holds a
+# RATE, whether or not this epoch's was pushed to it.
+ctl status > "$T/final.txt"
+grep -q '1 subscribed to RATE, 1 holds one' "$T/final.txt" ||
+	die "status does not say the subscriber holds a RATE: $(grep -A2 'RATE ' "$T/final.txt")"
+ctl senders | grep -qE " $P +rate.* b/s @[0-9]+ " || die "senders: $(ctl senders)"
 stop_daemon
 log "PASS"

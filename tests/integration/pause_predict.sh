@@ -78,9 +78,10 @@ attempt() {
 	sleep 5
 	ctl status --json > "$T/b.json"; schedstat > "$T/b.sched"; grep '^cpu1 ' /proc/stat > "$T/b.stat"
 	wc -l < "$WF" > "$T/b.lines"
-	ctl status > "$T/b.txt"
+	ctl status -v > "$T/b.txt"
+	check_status_text "2 hogs on the receiver's CPU"
 	wait $h1 $h2
-	log "status with the hogs:"; sed -n '/PAUSE  /,/last/p' "$T/b.txt" >&2
+	log "status with the hogs:"; sed -n '/pause windows/,/schedules sent/p' "$T/b.txt" >&2
 	# The hogs are gone: the windows stop, the schedule is cancelled.
 	for _ in $(seq 40); do
 		grep -q "cancelled" "$WF" && break

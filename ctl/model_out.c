@@ -215,14 +215,14 @@ static void print_inputs(const struct model_args *a)
 
 	print_live(&a->live);
 	if (a->has_front)
-		printf("Stage A    NAPI polls (mu_A) %.4g/s, K %u pkts, N %u pkts (load-independent)\n",
+		printf("Stage A    NAPI polls (mu_A) %.6g/s, K %u pkts, N %u pkts (load-independent)\n",
 		       a->front.mu_net_per_s, a->front.queue_pkts, a->front.batch_pkts);
 	if (s->load_independent)
-		printf("Service    load-independent: mu = %.4g batches/s\n", s->mu_net_per_s);
+		printf("Service    load-independent: mu = %.6g batches/s\n", s->mu_net_per_s);
 	else
 		printf("Workload   CPU-bound tasks (#C) %g, I/O-bound tasks (#I) %g on the receiver's CPU\n"
-		       "           service rates per second: receiver (mu_P-Net) %.4g, "
-		       "I/O-bound bursts (mu_P-I/O) %.4g, disk (mu_D) %.4g\n",
+		       "           service rates per second: receiver (mu_P-Net) %.6g, "
+		       "I/O-bound bursts (mu_P-I/O) %.6g, disk (mu_D) %.6g\n",
 		       s->cpu_bound, s->io_bound, s->mu_net_per_s, s->mu_pio_per_s, s->mu_disk_per_s);
 	if (s->irq_ns_per_pkt > 0)
 		printf("           interrupts take %g ns of its CPU per arriving packet\n",
@@ -279,7 +279,7 @@ int model_out_text(const struct model_args *a, const struct bneck_result *r,
 	if (qs->valid)
 		printf("  (median %.4g us, p90 %.4g us, p99 %.4g us)",
 		       qs->p50_s * 1e6, qs->p90_s * 1e6, qs->p99_s * 1e6);
-	printf("\n           mu = 1/E[R] = %.4g batches/s: drains %.1f Mb/s\n",
+	printf("\n           mu = 1/E[R] = %.6g batches/s: drains %.1f Mb/s\n",
 	       s->service_rate_per_s, s->capacity_bps / 1e6);
 	if (s->capacity_full_bps > 0)
 		printf("           once its queue has overflowed: drains %.1f Mb/s\n",
@@ -361,7 +361,7 @@ int model_out_table(struct model_args *a, struct bneck_ws *ws)
 	if (a->json)
 		return table_json(a, r);
 	printf("Effective bottleneck rate, Mb/s (seed Fig. 3 grid)\n"
-	       "  per second: mu_P-I/O %.4g  mu_D %.4g  mu_P-Net %.4g;  K %u  N %u (%s)\n"
+	       "  per second: mu_P-I/O %.6g  mu_D %.6g  mu_P-Net %.6g;  K %u  N %u (%s)\n"
 	       "  file %.0f B, one-way delay %g ms, line %g Mb/s\n\n",
 	       a->stage.mu_pio_per_s, a->stage.mu_disk_per_s, a->stage.mu_net_per_s,
 	       a->stage.queue_pkts, a->stage.batch_pkts, rule_name(a->stage.rule), a->x.file_bytes,

@@ -219,11 +219,15 @@ static void print_inputs(const struct model_args *a)
 		       a->front.mu_net_per_s, a->front.queue_pkts, a->front.batch_pkts);
 	if (s->load_independent)
 		printf("Service    load-independent: mu = %.6g batches/s\n", s->mu_net_per_s);
-	else
+	else if (s->io_bound > 0)
 		printf("Workload   CPU-bound tasks (#C) %g, I/O-bound tasks (#I) %g on the receiver's CPU\n"
 		       "           service rates per second: receiver (mu_P-Net) %.6g, "
 		       "I/O-bound bursts (mu_P-I/O) %.6g, disk (mu_D) %.6g\n",
 		       s->cpu_bound, s->io_bound, s->mu_net_per_s, s->mu_pio_per_s, s->mu_disk_per_s);
+	else
+		printf("Workload   CPU-bound tasks (#C) %g, I/O-bound tasks (#I) 0 on the receiver's CPU\n"
+		       "           service rate per second: receiver (mu_P-Net) %.6g\n",
+		       s->cpu_bound, s->mu_net_per_s);
 	if (s->irq_ns_per_pkt > 0)
 		printf("           interrupts take %g ns of its CPU per arriving packet\n",
 		       s->irq_ns_per_pkt);

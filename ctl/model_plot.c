@@ -131,19 +131,22 @@ static void plot_json(struct json_writer *w, const struct model_args *a, const s
 	json_obj_end(w);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+/* All of @json down the pipe @fd (closed after); 0 or -errno. */
+static int feed(int fd, const char *json, size_t len)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
+	FILE *f = fdopen(fd, "w");
+	int err = 0;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
 	}
-	return 0;
+	if (fwrite(json, 1, len, f) != len)
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
 }
 
 /* Run the script on @path, feed it @json; 0 or CTL_EXIT_FAIL. */
@@ -175,8 +178,7 @@ static int run_script(const char *script, const char *path, const char *json, si
 	close(fds[0]);
 	/* A script that dies early must not kill rxbneckctl with SIGPIPE. */
 	sigaction(SIGPIPE, &ign, &old);
-	err = write_all(fds[1], json, len);
-	close(fds[1]);
+	err = feed(fds[1], json, len);
 	sigaction(SIGPIPE, &old, NULL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)

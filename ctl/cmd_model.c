@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,54 +337,14 @@ static int parse_plot(struct model_args *a, const char *s)
 	return 0;
 }
 
-static int parse_one(struct model_args *a, int id, const char *s)
+/* The transfer, the sweep and the round model. */
+static int parse_xfer_opt(struct model_args *a, int id, const char *s)
 {
 	uint64_t u;
 	double d;
 	int err;
 
 	switch (id) {
-	case OPT_CPU:
-	case OPT_IO:
-		err = rxb_parse_double(s, 0.0, TAGGED_MAX_TASKS - 1, &d);
-		if (err)
-			return bad_value(id, s, err);
-		*(id == OPT_CPU ? &a->stage.cpu_bound : &a->stage.io_bound) = d;
-		return 0;
-	case OPT_MU_PIO:
-		return parse_rate_ms(id, s, &a->stage.mu_pio_per_s);
-	case OPT_MU_DISK:
-		return parse_rate_ms(id, s, &a->stage.mu_disk_per_s);
-	case OPT_MU_NET:
-		return parse_rate_ms(id, s, &a->stage.mu_net_per_s);
-	case OPT_MU_NET_FULL:
-		return parse_rate_ms(id, s, &a->stage.mu_net_full_per_s);
-	case OPT_MU_PIO_S:
-		return parse_rate(id, s, &a->stage.mu_pio_per_s);
-	case OPT_MU_DISK_S:
-		return parse_rate(id, s, &a->stage.mu_disk_per_s);
-	case OPT_MU_NET_S:
-		return parse_rate(id, s, &a->stage.mu_net_per_s);
-	case OPT_MU_NET_FULL_S:
-		return parse_rate(id, s, &a->stage.mu_net_full_per_s);
-	case OPT_IRQ:
-		err = rxb_parse_double(s, 0.0, 1e9, &a->stage.irq_ns_per_pkt);
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_RATE_SD:
-		err = rxb_parse_double(s, 0.0, 1.0, &a->stage.mu_rel_sd);
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_QUEUE:
-		return parse_pkts(id, s, &a->stage.queue_pkts);
-	case OPT_BATCH:
-		return parse_pkts(id, s, &a->stage.batch_pkts);
-	case OPT_RULE:
-		if (!strcmp(s, "partial"))
-			a->stage.rule = RXB_BATCH_PARTIAL;
-		else if (!strcmp(s, "strict"))
-			a->stage.rule = RXB_BATCH_STRICT;
-		else
-			return usage_error("--batch-rule: expected 'partial' or 'strict': '%s'", s);
-		return 0;
 	case OPT_ROUNDS:
 		if (!strcmp(s, "burst"))
 			a->x.rounds = BNECK_ROUNDS_BURST;
@@ -420,6 +381,76 @@ static int parse_one(struct model_args *a, int id, const char *s)
 			return bad_value(id, s, err);
 		a->x.points = (uint32_t)u;
 		return 0;
+	}
+	return usage_error("internal: option %d", id);
+}
+
+/* The service-rate options: per second, or (deprecated) per millisecond. */
+static int parse_rate_opt(struct model_args *a, int id, const char *s)
+{
+	static const struct {
+		int per_s, per_ms;
+		size_t field;
+	} rates[] = {
+		{ OPT_MU_PIO_S, OPT_MU_PIO, offsetof(struct rxb_stage_inputs, mu_pio_per_s) },
+		{ OPT_MU_DISK_S, OPT_MU_DISK, offsetof(struct rxb_stage_inputs, mu_disk_per_s) },
+		{ OPT_MU_NET_S, OPT_MU_NET, offsetof(struct rxb_stage_inputs, mu_net_per_s) },
+		{ OPT_MU_NET_FULL_S, OPT_MU_NET_FULL,
+		  offsetof(struct rxb_stage_inputs, mu_net_full_per_s) },
+	};
+
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(rates); i++) {
+		double *v = (double *)((char *)&a->stage + rates[i].field);
+
+		if (id == rates[i].per_s)
+			return parse_rate(id, s, v);
+		if (id == rates[i].per_ms)
+			return parse_rate_ms(id, s, v);
+	}
+	return usage_error("internal: rate option %d", id);
+}
+
+static int parse_one(struct model_args *a, int id, const char *s)
+{
+	uint64_t u;
+	double d;
+	int err;
+
+	switch (id) {
+	case OPT_CPU:
+	case OPT_IO:
+		err = rxb_parse_double(s, 0.0, TAGGED_MAX_TASKS - 1, &d);
+		if (err)
+			return bad_value(id, s, err);
+		*(id == OPT_CPU ? &a->stage.cpu_bound : &a->stage.io_bound) = d;
+		return 0;
+	case OPT_MU_PIO:
+	case OPT_MU_DISK:
+	case OPT_MU_NET:
+	case OPT_MU_NET_FULL:
+	case OPT_MU_PIO_S:
+	case OPT_MU_DISK_S:
+	case OPT_MU_NET_S:
+	case OPT_MU_NET_FULL_S:
+		return parse_rate_opt(a, id, s);
+	case OPT_IRQ:
+		err = rxb_parse_double(s, 0.0, 1e9, &a->stage.irq_ns_per_pkt);
+		return err ? bad_value(id, s, err) : 0;
+	case OPT_RATE_SD:
+		err = rxb_parse_double(s, 0.0, 1.0, &a->stage.mu_rel_sd);
+		return err ? bad_value(id, s, err) : 0;
+	case OPT_QUEUE:
+		return parse_pkts(id, s, &a->stage.queue_pkts);
+	case OPT_BATCH:
+		return parse_pkts(id, s, &a->stage.batch_pkts);
+	case OPT_RULE:
+		if (!strcmp(s, "partial"))
+			a->stage.rule = RXB_BATCH_PARTIAL;
+		else if (!strcmp(s, "strict"))
+			a->stage.rule = RXB_BATCH_STRICT;
+		else
+			return usage_error("--batch-rule: expected 'partial' or 'strict': '%s'", s);
+		return 0;
 	case OPT_ROWS:
 		err = rxb_parse_u64(s, 0, 1000000, &u);
 		if (err)
@@ -434,7 +465,7 @@ static int parse_one(struct model_args *a, int id, const char *s)
 	case OPT_PLOT:
 		return parse_plot(a, s);
 	}
-	return usage_error("internal: option %d", id);
+	return parse_xfer_opt(a, id, s);
 }
 
 /* One option of the command line onto @a (after --from-status, if given). */

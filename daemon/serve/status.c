@@ -12,386 +12,13 @@
 #include "common/util.h"
 #include "daemon/collect/collect_json.h"
 #include "daemon/daemon.h"
+#include "daemon/serve/status_flow.h"
 
 #define CTL_PROTOCOL_VERSION	2
 
-static double age_s(uint64_t then_ns, uint64_t now_ns)
+double status_age_s(uint64_t then_ns, uint64_t now_ns)
 {
 	return then_ns && now_ns >= then_ns ? (double)(now_ns - then_ns) / 1e9 : NAN;
-}
-
-static const char *const rate_flag_names[] = {
-	"degraded", "stale", "no_traffic", "unconstrained", "between_pauses",
-};
-
-/* ------------------------------------------------------------------ JSON -- */
-
-static void value_json(struct json_writer *w, const char *key, const struct value *v)
-{
-	json_obj_begin(w, key);
-	json_double(w, "value", v->src == VALUE_MISSING ? NAN : v->v);
-	json_str(w, "source", value_src_name(v->src));
-	if (v->why[0])
-		json_str(w, "why", v->why);
-	json_obj_end(w);
-}
-
-static void rate_flags_json(struct json_writer *w, const char *key, uint16_t flags)
-{
-	json_arr_begin(w, key);
-	for (unsigned i = 0; i < RXB_ARRAY_SIZE(rate_flag_names); i++)
-		if (flags & (1u << i))
-			json_str(w, NULL, rate_flag_names[i]);
-	json_arr_end(w);
-}
-
-static void rate_json(struct json_writer *w, const char *key, const struct rxbneck_rate *r)
-{
-	json_obj_begin(w, key);
-	json_uint(w, "rate_bps", r->rate_bps);
-	json_double(w, "loss", r->loss);
-	json_uint(w, "epoch", r->epoch);
-	json_uint(w, "confidence", r->confidence);
-	json_uint(w, "xfer_time_us", r->xfer_time_us);
-	rate_flags_json(w, "flags", r->flags);
-	json_obj_end(w);
-}
-
-static void placement_json(struct json_writer *w, int n, const int *cpu, const double *share)
-{
-	json_arr_begin(w, "cpus");
-	for (int i = 0; i < n; i++) {
-		json_obj_begin(w, NULL);
-		json_int(w, "cpu", cpu[i]);
-		json_double(w, "share", share[i]);
-		json_obj_end(w);
-	}
-	json_arr_end(w);
-}
-
-/* Which estimate cpu_ns_per_pkt is, and the others beside it. */
-static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b,
-			  const struct busy_sums *sat, const struct busy_sums *kept,
-			  const struct busy_sums *busy)
-{
-	json_obj_begin(w, "cpu_cost");
-	json_str(w, "basis", cost_basis_name(b->cpu_ns_per_pkt_basis));
-	json_double(w, "saturated_ns", b->cpu_ns_per_pkt_saturated);
-	json_double(w, "saturated_load", b->saturated_load);
-	json_double(w, "kept_up_ns", b->cpu_ns_per_pkt_kept_up);
-	json_double(w, "kept_up_load", b->kept_up_load);
-	json_uint(w, "kept_up_epochs", kept->taken);
-	json_double(w, "full_ns", b->cpu_ns_per_pkt_full);
-	json_uint(w, "saturated_epochs", sat->taken);
-	json_uint(w, "overflow_epochs_refused", sat->refused);
-	json_double(w, "fit_b_ns", b->cpu_ns_per_pkt_fit);
-	json_double(w, "fit_a_ns", b->cpu_ns_per_wakeup);
-	json_double(w, "fit_e_ns", b->cpu_ns_per_empty_read);
-	if (b->cost_fit_terms)
-		json_uint(w, "fit_terms", (uint64_t)b->cost_fit_terms);
-	else
-		json_null(w, "fit_terms");
-	json_double(w, "spin_share", b->spin_share);
-	json_str(w, "fit_note", b->cost_fit_note);
-	json_double(w, "ratio_ns", b->cpu_ns_per_pkt_ratio);
-	json_double(w, "busy_ns", b->cpu_ns_per_pkt_busy);
-	json_double(w, "busy_load", b->busy_load);
-	json_uint(w, "busy_epochs", busy->taken);
-	json_double(w, "capped_ns", b->cpu_ns_per_pkt_capped);
-	json_obj_end(w);
-}
-
-static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t now)
-{
-	const struct inputs *in = &fl->inputs;
-	const struct learn *l = &fl->learn;
-
-	json_obj_begin(w, "inputs");
-	json_uint(w, "stages", in->nstages);
-	json_uint(w, "confidence", in->confidence);
-	json_bool(w, "no_traffic", in->no_traffic);
-	json_str(w, "note", in->why);
-	json_obj_begin(w, "stage_b");
-	json_bool(w, "modelled", in->b.present);
-	value_json(w, "cpu_bound", &in->b.cpu_bound);
-	value_json(w, "io_bound", &in->b.io_bound);
-	json_bool(w, "io_bound_ignored", in->b.io_ignored);
-	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
-	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
-	cpu_cost_json(w, &in->b, &l->busy.sat, &l->busy.kept, &l->busy.all_in);
-	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
-	value_json(w, "queue_pkts", &in->b.queue_pkts);
-	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);
-	value_json(w, "mu_pio_per_s", &in->b.mu_pio_per_s);
-	value_json(w, "mu_disk_per_s", &in->b.mu_disk_per_s);
-	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
-	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
-	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
-	json_obj_end(w);
-	json_obj_begin(w, "stage_a");
-	json_bool(w, "modelled", in->a.present);
-	json_str(w, "device", in->a.dev);
-	json_bool(w, "load_independent", true);
-	value_json(w, "mu_per_s", &in->a.mu_per_s);
-	value_json(w, "pkts_per_poll", &in->a.pkts_per_poll);
-	value_json(w, "queue_pkts", &in->a.queue_pkts);
-	value_json(w, "dgrams_per_skb", &in->a.dgrams_per_skb);
-	json_obj_end(w);
-	json_obj_begin(w, "learned");
-	json_str(w, "origin", value_src_name(l->origin));
-	json_double(w, "last_traffic_age_s", age_s(l->last_traffic_ns, now));
-	if (l->origin == VALUE_HISTORY)
-		json_uint(w, "history_age_s", l->history_age_s);
-	else
-		json_null(w, "history_age_s");
-	json_obj_end(w);
-	json_obj_end(w);
-}
-
-static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
-		       const struct bneck_stage *st)
-{
-	json_obj_begin(w, NULL);
-	json_bool(w, "load_independent", in->load_independent);
-	json_double(w, "cpu_bound", in->load_independent ? NAN : in->cpu_bound);
-	json_double(w, "io_bound", in->load_independent ? NAN : in->io_bound);
-	json_double(w, "mu_net_per_s", in->mu_net_per_s);
-	json_double(w, "mu_net_full_per_s", in->mu_net_full_per_s > 0 ?
-		  in->mu_net_full_per_s : in->mu_net_per_s);
-	json_double(w, "mu_pio_per_s", in->load_independent ? NAN : in->mu_pio_per_s);
-	json_double(w, "mu_disk_per_s", in->load_independent ? NAN : in->mu_disk_per_s);
-	json_double(w, "irq_ns_per_pkt", in->irq_ns_per_pkt);
-	json_double(w, "mu_rel_sd", in->mu_rel_sd);
-	json_uint(w, "queue_pkts", in->queue_pkts);
-	json_uint(w, "batch_pkts", in->batch_pkts);
-	json_str(w, "batch_rule", in->rule == RXB_BATCH_STRICT ? "strict" : "partial");
-	/* The server's predicted off-CPU windows (0: none this epoch). */
-	json_double(w, "vacation_us", in->vacation_s * 1e6);
-	json_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
-	json_double(w, "service_rate_per_s", st->service_rate_per_s);
-	json_double(w, "mean_response_s", st->mean_response_s);
-	json_double(w, "capacity_bps", st->capacity_bps);
-	json_double(w, "capacity_full_bps", st->capacity_full_bps > 0 ?
-		  st->capacity_full_bps : st->capacity_bps);
-	json_double(w, "loss", st->loss);
-	json_obj_end(w);
-}
-
-static void model_json(struct json_writer *w, const struct flow *fl, const struct daemon *d)
-{
-	const struct flow_estimate *g = &fl->good;
-
-	if (!fl->have_good) {
-		json_null(w, "model");
-		return;
-	}
-	json_obj_begin(w, "model");
-	json_uint(w, "epoch", g->epoch);
-	json_uint(w, "age_epochs", d->have_epoch && d->epoch->seq > g->epoch ?
-		d->epoch->seq - g->epoch : 0);
-	json_double(w, "rate_bps", g->res.rate_bps);
-	json_double(w, "loss", g->res.loss);
-	json_double(w, "ln_loss", g->res.ln_loss);
-	json_double(w, "transfer_time_s", g->res.time_s);
-	json_double(w, "n_resend", g->n_resend);
-	json_double(w, "loss_episode_pkts", g->loss_episode_pkts > 0 ? g->loss_episode_pkts : 1.0);
-	json_double(w, "line_rate_loss", g->res.line_loss);
-	json_double(w, "line_rate_time_s", g->res.line_time_s);
-	json_bool(w, "unconstrained", g->unconstrained);
-	json_uint(w, "confidence", g->confidence);
-	json_double(w, "loss_rel_err", g->res.loss_rel_err);
-	json_double(w, "model_rel_err", g->res.model_rel_err);
-	json_uint(w, "evaluations", g->res.evaluations);
-	json_double(w, "solve_ms", g->solve_ms);
-	json_str(w, "rounds", bneck_rounds_name(g->rounds));
-	json_uint(w, "points", g->points);
-	json_obj_begin(w, "transfer");
-	json_double(w, "payload_bytes", g->xfer.payload_bytes);
-	json_double(w, "file_bytes", g->xfer.file_bytes);
-	json_double(w, "one_way_delay_s", g->xfer.one_way_delay_s);
-	json_double(w, "line_rate_bps", g->xfer.line_rate_bps);
-	json_double(w, "min_rate_bps", g->xfer.min_rate_bps);
-	json_obj_end(w);
-	json_arr_begin(w, "stages");
-	for (uint32_t i = 0; i < g->nstages && i < BNECK_MAX_STAGES; i++)
-		stage_json(w, &g->inputs[i], &g->res.stage[i]);
-	json_arr_end(w);
-	json_obj_end(w);
-}
-
-static void xfer_json(struct json_writer *w, const struct flow_xfer *x)
-{
-	json_obj_begin(w, "transfer");
-	json_str(w, "from", x->from_sender ? "sender" : "config");
-	json_str(w, "sender", x->sender);
-	json_double(w, "payload_bytes", x->payload_bytes);
-	json_double(w, "file_bytes", x->file_bytes);
-	json_double(w, "one_way_delay_s", x->one_way_delay_s);
-	json_double(w, "line_rate_bps", x->line_rate_bps);
-	json_double(w, "min_rate_bps", x->min_rate_bps);
-	json_obj_end(w);
-}
-
-static void report_json(struct json_writer *w, const struct flow *fl)
-{
-	const struct rxbneck_report *r = &fl->last_report;
-
-	if (!fl->has_report) {
-		json_null(w, "last_report");
-		return;
-	}
-	json_obj_begin(w, "last_report");
-	json_bool(w, "aborted", r->flags & RXBNECK_REPORT_ABORTED);
-	json_uint(w, "rounds", r->rounds);
-	json_uint(w, "file_bytes", r->file_bytes);
-	json_double(w, "elapsed_s", r->elapsed_us / 1e6);
-	json_uint(w, "rate_bps", r->rate_bps);
-	json_uint(w, "pkts_sent", r->pkts_sent);
-	json_uint(w, "pkts_resent", r->pkts_resent);
-	json_uint(w, "pkts_lost_first", r->pkts_lost_first);
-	json_double(w, "model_rate_bps", fl->report_model_rate_bps);
-	json_double(w, "model_time_s", fl->report_model_time_s);
-	json_obj_end(w);
-}
-
-/* Why the last epoch's packets of @fl were not counted; NULL when they were. */
-static const char *traffic_why(const struct flow *fl, const struct daemon *d)
-{
-	const struct inputs_traffic *t = &fl->inputs.traffic;
-	const struct rxb_epoch *e = d->have_epoch ? d->epoch : NULL;
-
-	if (!e)
-		return "no epoch measured yet";
-	if (!t->sock_seen)
-		return fl->created_ns > e->end_ns ?
-		       "the flow began after the last epoch; its port is watched from the next on" :
-		       "the collector did not report the port";
-	if (t->counts_valid)
-		return NULL;
-	if (e->degraded & RXB_DEGRADED_NO_BPF)
-		return "packets are counted by the BPF probes, which are not loaded";
-	if (e->net_probe_every > 1 && !e->net_sampled)
-		return "packets are counted in the epochs the per-packet probes are attached in "
-		       "(one in net_probe_every)";
-	return "the socket probes are not loaded";
-}
-
-static void counts_json(struct json_writer *w, const struct inputs_traffic *t)
-{
-	if (t->counts_valid) {
-		json_uint(w, "pkts_in", t->pkts_in);
-		json_uint(w, "pkts_out", t->pkts_out);
-	} else {
-		json_null(w, "pkts_in");
-		json_null(w, "pkts_out");
-	}
-	if (t->sock_seen) {
-		json_uint(w, "drops", t->drops);
-		json_uint(w, "rcvbuf_drops", t->rcvbuf_drops);
-	} else {
-		json_null(w, "drops");
-		json_null(w, "rcvbuf_drops");
-	}
-}
-
-/* The last epoch at the socket, and the last one that counted its packets. */
-static void traffic_json(struct json_writer *w, const struct flow *fl, const struct daemon *d,
-			 uint64_t now)
-{
-	const struct inputs_traffic *t = &fl->inputs.traffic;
-	const char *why = traffic_why(fl, d);
-
-	json_obj_begin(w, "traffic");
-	json_bool(w, "seen", t->sock_seen);
-	json_bool(w, "counts_valid", t->counts_valid);
-	if (t->sock_seen && d->have_epoch)
-		json_uint(w, "epoch", d->epoch->seq);
-	else
-		json_null(w, "epoch");
-	counts_json(w, t);
-	if (why)
-		json_str(w, "why", why);
-	else
-		json_null(w, "why");
-	if (fl->counted_seq) {
-		json_obj_begin(w, "last_counted");
-		json_uint(w, "epoch", fl->counted_seq);
-		json_double(w, "age_s", age_s(fl->counted_end_ns, now));
-		counts_json(w, &fl->counted);
-		json_obj_end(w);
-	} else {
-		json_null(w, "last_counted");
-	}
-	json_obj_end(w);
-}
-
-/* The senders of a port subscribed to RATE, and how many of them hold one. */
-struct subs_ctx {
-	uint16_t port;
-	unsigned subscribed, holding;
-};
-
-static void count_sub(void *arg, const struct sendsrv_peer *p)
-{
-	struct subs_ctx *c = arg;
-
-	if (p->hello.flow_port != c->port || !(p->granted & RXBNECK_SUB_RATE))
-		return;
-	c->subscribed++;
-	c->holding += p->has_rate;
-}
-
-static void subscribers_json(struct json_writer *w, const struct flow *fl, const struct daemon *d)
-{
-	struct subs_ctx c = { .port = fl->port };
-
-	sendsrv_foreach_sender(d->ss, count_sub, &c);
-	json_uint(w, "subscribers", c.subscribed);
-	json_uint(w, "rate_holders", c.holding);
-}
-
-static void flow_json(struct json_writer *w, const struct flow *fl, const struct daemon *d,
-		      uint64_t now)
-{
-
-	json_obj_begin(w, NULL);
-	json_uint(w, "port", fl->port);
-	json_bool(w, "configured", fl->configured);
-	json_uint(w, "senders", fl->nsenders);
-	json_str(w, "state", flows_state_name(fl->state));
-	xfer_json(w, &fl->xfer);
-	traffic_json(w, fl, d, now);
-	inputs_json(w, fl, now);
-	model_json(w, fl, d);
-	if (fl->solve_err) {
-		json_obj_begin(w, "solve_error");
-		json_int(w, "errno", -fl->solve_err);
-		json_str(w, "message", fl->solve_why);
-		json_uint(w, "epoch", fl->solve_err_epoch);
-		json_obj_end(w);
-	} else {
-		json_null(w, "solve_error");
-	}
-	json_uint(w, "solves", fl->solves);
-	json_uint(w, "solves_reused", fl->solves_reused);
-	json_uint(w, "solve_failures", fl->solve_failures);
-	if (fl->has_rate)
-		rate_json(w, "rate", &fl->rate);
-	else
-		json_null(w, "rate");
-	if (fl->has_rate && fl->has_rate_between) {
-		rate_json(w, "rate_between_pauses", &fl->rate_between);
-		json_double(w, "pause_fraction", fl->good.between.pause_fraction);
-	} else {
-		json_null(w, "rate_between_pauses");
-		json_null(w, "pause_fraction");
-	}
-	json_int(w, "rate_sent_to", fl->last_sent);
-	subscribers_json(w, fl, d);
-	json_uint(w, "reports", fl->reports);
-	report_json(w, fl);
-	pause_json(&fl->pause, w);
-	json_obj_end(w);
 }
 
 /* Why the daemon is not fully healthy: one short line each. */
@@ -449,7 +76,7 @@ static void net_probes_json(struct json_writer *w, const struct daemon *d, uint6
 	json_uint(w, "changes", np->learn_starts);
 	if (np->learn_starts) {
 		json_str(w, "last_change", np->why);
-		json_double(w, "last_change_age_s", age_s(np->last_change_ns, now));
+		json_double(w, "last_change_age_s", status_age_s(np->last_change_ns, now));
 	} else {
 		json_null(w, "last_change");
 		json_null(w, "last_change_age_s");
@@ -466,7 +93,7 @@ static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t 
 	ctlsrv_stats(d->cs, &cs);
 	json_obj_begin(w, "daemon");
 	json_int(w, "pid", getpid());
-	json_double(w, "uptime_s", age_s(d->started_ns, now));
+	json_double(w, "uptime_s", status_age_s(d->started_ns, now));
 	json_uint(w, "started_unix_s", d->started_unix_s);
 	json_str(w, "config_file", d->config_path);
 	json_str(w, "health", n ? "degraded" : "ok");
@@ -546,7 +173,7 @@ static void epoch_json(struct json_writer *w, const struct daemon *d, uint64_t n
 	json_obj_begin(w, "epoch");
 	json_uint(w, "seq", e->seq);
 	json_double(w, "duration_s", (double)(e->end_ns - e->start_ns) / 1e9);
-	json_double(w, "age_s", age_s(e->end_ns, now));
+	json_double(w, "age_s", status_age_s(e->end_ns, now));
 	json_str(w, "attach_mode", e->attach_mode);
 	json_arr_begin(w, "degraded");
 	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
@@ -616,82 +243,6 @@ static void senders_summary_json(struct json_writer *w, const struct daemon *d)
 	json_obj_end(w);
 }
 
-static void learned_cpus_json(struct json_writer *w, int n, const int *cpu, const double *share)
-{
-	placement_json(w, n < LEARN_MAX_CPUS ? n : LEARN_MAX_CPUS, cpu, share);
-}
-
-/* A port in the state's history that has no flow now: learned in an earlier run. */
-static void history_json(struct json_writer *w, const struct state_entry *e)
-{
-	uint64_t now = (uint64_t)time(NULL);
-
-	json_obj_begin(w, NULL);
-	json_uint(w, "port", e->port);
-	json_str(w, "origin", "history");
-	json_null(w, "left_age_s");
-	json_double(w, "saved_age_s", now >= e->saved_unix_s ? (double)(now - e->saved_unix_s) : 0);
-	json_double(w, "cpu_ns_per_pkt", ewma_ratio_value(&e->learn.cpu_ns_per_pkt));
-	json_double(w, "pkts_per_wakeup", ewma_ratio_value(&e->learn.pkts_per_wakeup));
-	learned_cpus_json(w, e->learn.ncpus, e->learn.cpu, e->learn.cpu_share);
-	json_null(w, "last");
-	json_obj_end(w);
-}
-
-/* A flow of this run that went away. */
-static void past_json(struct json_writer *w, const struct flow_past *p, uint64_t now)
-{
-	json_obj_begin(w, NULL);
-	json_uint(w, "port", p->port);
-	json_str(w, "origin", "this run");
-	json_double(w, "left_age_s", age_s(p->left_ns, now));
-	json_null(w, "saved_age_s");
-	json_double(w, "cpu_ns_per_pkt", p->cpu_ns_per_pkt);
-	json_double(w, "pkts_per_wakeup", p->pkts_per_wakeup);
-	learned_cpus_json(w, p->ncpus, p->cpu, p->cpu_share);
-	if (p->has_rate) {
-		json_obj_begin(w, "last");
-		json_uint(w, "rate_bps", p->rate.rate_bps);
-		json_double(w, "loss", p->rate.loss);
-		json_uint(w, "epoch", p->rate.epoch);
-		json_uint(w, "confidence", p->rate.confidence);
-		json_uint(w, "reports", p->reports);
-		json_obj_end(w);
-	} else {
-		json_null(w, "last");
-	}
-	json_obj_end(w);
-}
-
-static bool past_has(const struct flows *f, uint16_t port)
-{
-	for (int i = 0; i < f->npast; i++)
-		if (f->past[i].port == port)
-			return true;
-	return false;
-}
-
-/*
- * Ports learned about that have no flow now, newest first: those that
- * left in this run, then those the state directory knows from before.
- */
-static void learned_flows_json(struct json_writer *w, const struct daemon *d, uint64_t now)
-{
-	const struct flows *f = &d->flows;
-
-	json_arr_begin(w, "learned_flows");
-	for (int i = f->npast - 1; i >= 0; i--)
-		if (!flows_find((struct flows *)f, f->past[i].port))
-			past_json(w, &f->past[i], now);
-	for (int i = 0; i < d->state.n; i++) {
-		const struct state_entry *e = &d->state.v[i];
-
-		if (!flows_find((struct flows *)f, e->port) && !past_has(f, e->port))
-			history_json(w, e);
-	}
-	json_arr_end(w);
-}
-
 void status_json(struct json_writer *w, const struct daemon *d)
 {
 	uint64_t now = rxb_mono_ns();
@@ -705,9 +256,9 @@ void status_json(struct json_writer *w, const struct daemon *d)
 	disk_model_json(w, d);
 	json_arr_begin(w, "flows");
 	for (int i = 0; i < d->flows.n; i++)
-		flow_json(w, &d->flows.v[i], d, now);
+		status_flow_json(w, &d->flows.v[i], d, now);
 	json_arr_end(w);
-	learned_flows_json(w, d, now);
+	status_flow_learned_json(w, d, now);
 	senders_summary_json(w, d);
 	if (d->have_epoch)
 		collect_json_epoch(w, "measurement", d->epoch, NULL);
@@ -741,8 +292,8 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 	json_uint(w, "file_bytes", h->file_bytes);
 	json_uint(w, "rtt_us", h->rtt_us);
 	json_uint(w, "max_rate_bps", h->max_rate_bps);
-	json_double(w, "connected_s", age_s(p->connected_ns, c->now));
-	json_double(w, "idle_s", age_s(p->last_rx_ns, c->now));
+	json_double(w, "connected_s", status_age_s(p->connected_ns, c->now));
+	json_double(w, "idle_s", status_age_s(p->last_rx_ns, c->now));
 	json_uint(w, "frames_in", p->frames_in);
 	json_uint(w, "frames_out", p->frames_out);
 	json_uint(w, "bytes_in", p->bytes_in);
@@ -751,7 +302,7 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 	json_uint(w, "pauses_sent", p->pauses_sent);
 	json_uint(w, "out_queued_bytes", p->out_queued_bytes);
 	if (p->has_rate)
-		rate_json(w, "last_rate", &p->last_rate);
+		status_flow_rate_json(w, "last_rate", &p->last_rate);
 	else
 		json_null(w, "last_rate");
 	json_obj_end(w);

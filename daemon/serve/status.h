@@ -7,6 +7,8 @@
 #ifndef RXB_DAEMON_STATUS_H
 #define RXB_DAEMON_STATUS_H
 
+#include <stdint.h>
+
 #include "common/json.h"
 #include "daemon/serve/ctlsrv.h"
 
@@ -18,5 +20,8 @@ void status_dispatch(struct daemon *d, const struct ctl_request *req,
 
 /* The status document as JSON (also used by tests). */
 void status_json(struct json_writer *w, const struct daemon *d);
+
+/* Seconds from @then_ns to @now_ns (CLOCK_MONOTONIC); NaN when @then_ns is 0. */
+double status_age_s(uint64_t then_ns, uint64_t now_ns);
 
 #endif

@@ -182,6 +182,6 @@ grep -q "RATE" "$T/rates.txt" || die "the subscriber got no RATE"
 ctl status > "$T/final.txt"
 grep -q '1 subscribed to RATE, 1 holds one' "$T/final.txt" ||
 	die "status does not say the subscriber holds a RATE: $(grep -A2 'RATE ' "$T/final.txt")"
-ctl senders | grep -qE " $P +rate.* b/s @[0-9]+ " || die "senders: $(ctl senders)"
+ctl senders | grep -qE " $P +rate.*b/s @[0-9]+ " || die "senders: $(ctl senders)"
 stop_daemon
 log "PASS"

@@ -30,7 +30,7 @@
 #define PER_MS	1e3	/* the deprecated per-millisecond rate options */
 #define MAX_OPTS	64	/* options on one command line */
 
-/* Defaults: the seeds' Table II and experiment (DESIGN §5, last paragraph). */
+/* Defaults: Banerjee et al.'s Table II host and experiment (docs/references.md). */
 #define DEF_CPU_BOUND	1.0
 #define DEF_IO_BOUND	0.0
 #define DEF_MU_PIO	4600.0	/* per second, as every rate here */

@@ -60,7 +60,8 @@ static void placement_json(struct json_writer *w, int n, const int *cpu, const d
 }
 
 /* Which estimate cpu_ns_per_pkt is, and the others beside it. */
-static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b, const struct busy_sums *sat,
+static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b,
+			  const struct busy_sums *sat,
 			  const struct busy_sums *kept, const struct busy_sums *busy)
 {
 	json_obj_begin(w, "cpu_cost");
@@ -107,7 +108,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_bool(w, "io_bound_ignored", in->b.io_ignored);
 	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
 	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
-	cpu_cost_json(w, &in->b, &l->sat, &l->kept, &l->busy);
+	cpu_cost_json(w, &in->b, &l->busy.sat, &l->busy.kept, &l->busy.all_in);
 	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
 	value_json(w, "queue_pkts", &in->b.queue_pkts);
 	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);

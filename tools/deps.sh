@@ -10,6 +10,8 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
 	liblapacke-dev liblapack-dev libblas-dev
 	libiniparser-dev libjson-c-dev
+	# RBUDP tools: SHA-256, UMAC, HMAC, HKDF
+	nettle-dev
 	# tests, fuzzing, benchmarks
 	libcmocka-dev libclang-rt-14-dev
 	iproute2 ethtool procps util-linux

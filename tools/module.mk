@@ -28,3 +28,7 @@ $(O)/rxbneck-delayline: $(O)/tools/rbudp/delayline_main.o $(LIBS) $(LIBS_TAIL)
 BINS += $(O)/rbudp-testpeer
 $(O)/rbudp-testpeer: $(O)/tools/rbudp/testpeer_main.o $(LIBS) $(LIBS_TAIL)
 	$(call link_prog,)
+
+# nettle: SHA-256 file digest, UMAC-64 datagram tags, HMAC-SHA256 and HKDF
+# for the session keys (tools/rbudp/auth.h, integ.h).
+SYSLIBS += -lnettle

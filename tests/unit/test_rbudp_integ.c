@@ -1,96 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for tools/rbudp integrity and data: CRC32C against the RFC 3720
- * test vectors, the hardware and table implementations against each other,
- * the file digest and the synthetic data against values computed by an
- * independent Python implementation (docs/rbudp.md has it).
+ * Unit tests for tools/rbudp integrity and data: the SHA-256 file digest
+ * against the FIPS 180-2 examples, in memory and read from a file; the
+ * synthetic data against values computed by an independent Python
+ * implementation (docs/rbudp.md has it), and its digest against SHA-256 of
+ * the same bytes written out.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/source.h"
 
-static void test_crc32c_rfc3720_vectors(void **state)
+static void expect_hex(const uint8_t d[RBUDP_DIGEST_LEN], const char *want)
 {
-	uint8_t buf[32];
+	char hex[RBUDP_DIGEST_HEX_LEN + 1];
 
-	(void)state;
-	assert_int_equal(rbudp_crc32c(0, "123456789", 9), 0xe3069283);
-	assert_int_equal(rbudp_crc32c_sw(0, "123456789", 9), 0xe3069283);
-	memset(buf, 0, sizeof(buf));
-	assert_int_equal(rbudp_crc32c(0, buf, 32), 0x8a9136aa);
-	memset(buf, 0xff, sizeof(buf));
-	assert_int_equal(rbudp_crc32c(0, buf, 32), 0x62a8ab43);
-	for (int i = 0; i < 32; i++)
-		buf[i] = (uint8_t)i;
-	assert_int_equal(rbudp_crc32c(0, buf, 32), 0x46dd794e);
-	for (int i = 0; i < 32; i++)
-		buf[i] = (uint8_t)(31 - i);
-	assert_int_equal(rbudp_crc32c_sw(0, buf, 32), 0x113fdb5c);
-	assert_int_equal(rbudp_crc32c(0, buf, 0), 0);
+	rbudp_digest_hex(d, hex);
+	assert_string_equal(hex, want);
 }
 
-static void test_crc32c_hw_equals_sw_and_chains(void **state)
+static void test_sha256_fips_vectors(void **state)
 {
-	uint8_t buf[300];
+	static const char two_blocks[] =
+		"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	uint8_t d[RBUDP_DIGEST_LEN];
 
 	(void)state;
-	srand(7);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)rand();
-	/* Every alignment and every length exercises the head/body/tail paths. */
-	for (size_t off = 0; off < 9; off++)
-		for (size_t len = 0; len + off <= sizeof(buf); len += 7)
-			assert_int_equal(rbudp_crc32c(0, buf + off, len),
-					 rbudp_crc32c_sw(0, buf + off, len));
-	/* CRC of a concatenation continues from the CRC of the first part. */
-	assert_int_equal(rbudp_crc32c(rbudp_crc32c(0, buf, 123), buf + 123, 177),
-			 rbudp_crc32c(0, buf, 300));
+	rbudp_digest_buf("abc", 3, d);
+	expect_hex(d, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	rbudp_digest_buf("", 0, d);
+	expect_hex(d, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	rbudp_digest_buf(two_blocks, strlen(two_blocks), d);
+	expect_hex(d, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-static void test_digest_known_value_and_order(void **state)
+static void test_digest_hex_and_file(void **state)
 {
-	uint8_t data[100];
-	uint64_t sum = 0;
+	uint8_t d[RBUDP_DIGEST_LEN], back[RBUDP_DIGEST_LEN], f[RBUDP_DIGEST_LEN];
+	char hex[RBUDP_DIGEST_HEX_LEN + 1], path[] = "/tmp/rbudp-integ-XXXXXX", err[200];
+	static uint8_t data[3000000];
+	uint64_t bytes;
+	FILE *fp;
+	int fd;
 
 	(void)state;
-	for (int i = 0; i < 100; i++)
-		data[i] = (uint8_t)i;
-	/* Python: sum of mix64(seq << 32 | crc32c(chunk)) over 16-byte chunks. */
-	assert_true(rbudp_digest_buf(data, 100, 16) == 0xb4fd246eca0f8fafULL);
-	/* Adding the packets in any order gives the same digest. */
-	for (int seq = 6; seq >= 0; seq--) {
-		size_t len = seq == 6 ? 4 : 16;
-
-		sum += rbudp_digest_term((uint32_t)seq, data + 16 * seq, len);
-	}
-	assert_true(sum == 0xb4fd246eca0f8fafULL);
-}
-
-static void test_digest_catches_flip_and_swap(void **state)
-{
-	uint8_t data[64], swapped[64];
-	uint64_t d;
-
-	(void)state;
-	for (int i = 0; i < 64; i++)
-		data[i] = (uint8_t)(i * 37);
-	d = rbudp_digest_buf(data, 64, 16);
-	data[40] ^= 0x10;
-	assert_true(rbudp_digest_buf(data, 64, 16) != d);
-	data[40] ^= 0x10;
-	/* Two packets exchanged: same multiset of payloads, wrong offsets. */
-	memcpy(swapped, data, 64);
-	memcpy(swapped, data + 16, 16);
-	memcpy(swapped + 16, data, 16);
-	assert_true(rbudp_digest_buf(swapped, 64, 16) != d);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 131 + (i >> 9));
+	rbudp_digest_buf(data, sizeof(data), d);
+	rbudp_digest_hex(d, hex);
+	assert_int_equal(rbudp_digest_parse(hex, back), 0);
+	assert_memory_equal(d, back, sizeof(d));
+	hex[5] = 'G';
+	assert_int_equal(rbudp_digest_parse(hex, back), -EINVAL);
+	assert_int_equal(rbudp_digest_parse("abc", back), -EINVAL);
+	/* The file read in 1 MiB pieces gives the same digest as the buffer. */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, sizeof(data), fp), sizeof(data));
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(rbudp_digest_file(path, f, &bytes, err, sizeof(err)), 0);
+	assert_true(bytes == sizeof(data));
+	assert_memory_equal(f, d, sizeof(d));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rbudp_digest_file(path, f, &bytes, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, path));
 }
 
 static void test_synthetic_data_matches_python(void **state)
@@ -114,8 +98,22 @@ static void test_synthetic_data_matches_python(void **state)
 
 	assert_int_equal(rbudp_source_open_synth(&src, 10000, 1000), 0);
 	assert_int_equal(src.total_pkts, 10);
-	assert_true(rbudp_source_digest(&src) == 0xcaed630f87d710f6ULL);
 	rbudp_source_finish(&src);
+	/* The digest of synthetic data, fed period by period, equals SHA-256
+	 * of the same bytes written out (a file crossing the period twice). */
+	{
+		uint64_t n = 2ULL * RBUDP_SYNTH_PERIOD + 12345;
+		uint8_t *all = malloc(n), a[RBUDP_DIGEST_LEN], b[RBUDP_DIGEST_LEN];
+
+		assert_non_null(all);
+		rbudp_synth_fill(all, 0, n);
+		rbudp_digest_buf(all, n, a);
+		assert_int_equal(rbudp_source_open_synth(&src, n, 1456), 0);
+		rbudp_source_digest(&src, b);
+		assert_memory_equal(a, b, sizeof(a));
+		rbudp_source_finish(&src);
+		free(all);
+	}
 
 	/* A packet straddling the period is a contiguous slice all the same. */
 	assert_int_equal(rbudp_source_open_synth(&src, 3ULL * RBUDP_SYNTH_PERIOD, 1468), 0);
@@ -138,10 +136,8 @@ static void test_synthetic_data_matches_python(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_crc32c_rfc3720_vectors),
-		cmocka_unit_test(test_crc32c_hw_equals_sw_and_chains),
-		cmocka_unit_test(test_digest_known_value_and_order),
-		cmocka_unit_test(test_digest_catches_flip_and_swap),
+		cmocka_unit_test(test_sha256_fips_vectors),
+		cmocka_unit_test(test_digest_hex_and_file),
 		cmocka_unit_test(test_synthetic_data_matches_python),
 	};
 

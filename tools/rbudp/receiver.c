@@ -10,19 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/util.h"
+#include "tools/rbudp/auth.h"
 #include "tools/rbudp/bitmap.h"
 #include "tools/rbudp/conn.h"
 #include "tools/rbudp/delay.h"
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
+#include "tools/rbudp/recv_store.h"
 
 #define RX_BATCHES_PER_WAKE	64	/* then look at the control socket again */
 #define PROGRESS_NS		(500 * RXB_NSEC_PER_MSEC)
@@ -40,19 +40,20 @@ struct session {
 	const struct rbudp_recv_opts *o;
 	struct rbudp_recv_result *r;
 	struct rbudp_conn conn;
+	struct rbudp_keys keys;		/* session keys, from CHALLENGE on */
 	struct rbudp_setup su;
 	struct rbudp_bitmap have;
 	struct rbudp_outq outq;
-	uint8_t *mem;			/* whole file in memory; NULL with --discard */
+	struct rbudp_store store;	/* --output: the file image */
+	bool keep;			/* --output (store open) */
+	bool proven;			/* an authenticated datagram came */
+	uint64_t first_dgram_by;	/* deadline for it */
 	uint8_t *slots;			/* batch x slot_bytes datagram buffers */
 	size_t slot_bytes;
 	struct mmsghdr *msgs;
 	struct iovec *iov;
 	uint8_t *frame;			/* RBUDP_FRAME_MAX scratch for feedback */
-	char *tmp_path;			/* temporary output file, until renamed */
-	int tmp_fd;
 	uint64_t drops0;		/* socket drop counter at the start */
-	uint64_t digest;		/* running digest (--discard) */
 	enum rx_state state;
 	uint32_t round;
 	struct rbudp_recv_round *rr;	/* current round's stats */
@@ -61,7 +62,7 @@ struct session {
 	uint64_t last_rx;		/* last datagram */
 	uint64_t last_activity;		/* last datagram or control frame */
 	uint64_t next_progress_ns;
-	bool warned_short, warned_seq, warned_len;
+	bool warned_short, warned_seq, warned_len, warned_forged;
 };
 
 static int sfail(struct session *s, uint32_t code, const char *fmt, ...)
@@ -134,7 +135,7 @@ int rbudp_receiver_open(struct rbudp_receiver *rx, const char *addr, uint16_t po
 		rxb_log_errno(RXB_LOG_ERR, errno, "cannot bind UDP %s", rx->local);
 		goto fail;
 	}
-	if (bind(rx->listen_fd, (struct sockaddr *)&ss, sl) < 0 || listen(rx->listen_fd, 4) < 0) {
+	if (bind(rx->listen_fd, (struct sockaddr *)&ss, sl) < 0 || listen(rx->listen_fd, 16) < 0) {
 		err = -errno;
 		rxb_log_errno(RXB_LOG_ERR, errno, "cannot listen on TCP %s", rx->local);
 		goto fail;
@@ -147,6 +148,7 @@ fail:
 
 void rbudp_receiver_close(struct rbudp_receiver *rx)
 {
+	rbudp_recv_accept_close(rx);
 	if (rx->udp >= 0)
 		close(rx->udp);
 	if (rx->listen_fd >= 0)
@@ -167,23 +169,26 @@ void rbudp_recv_result_finish(struct rbudp_recv_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Turn away a second sender while a transfer runs. */
-static void reject_busy(struct session *s)
+/* Another sender connects while a session runs: queue it or turn it away. */
+static void newcomer(struct session *s)
 {
-	int fd = accept4(s->rx->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	struct rbudp_conn c;
 	char text[160];
 
-	if (fd < 0)
-		return;
-	if (rbudp_conn_init(&c, fd)) {
-		close(fd);
-		return;
-	}
 	snprintf(text, sizeof(text), "receiver busy with a transfer from %s", s->r->peer);
-	rxb_warn("turned away %s: busy", c.peer);
-	rbudp_conn_send_error(&c, RBUDP_ERR_BUSY, text);
-	rbudp_conn_finish(&c);
+	rbudp_recv_accept_newcomer(s->rx, !s->r->counted, text);
+}
+
+/* The session shows it is a real transfer: it counts, and queued senders
+ * are told the receiver is busy rather than left waiting. */
+static void session_counts(struct session *s)
+{
+	char text[160];
+
+	if (s->r->counted)
+		return;
+	s->r->counted = true;
+	snprintf(text, sizeof(text), "receiver busy with a transfer from %s", s->r->peer);
+	rbudp_recv_accept_refuse_queued(s->rx, text);
 }
 
 /* -------------------------------------------------------------- rounds -- */
@@ -242,7 +247,7 @@ static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int fl
 		       uint64_t now)
 {
 	struct rbudp_recv_result *r = s->r;
-	uint32_t seq, plen;
+	uint32_t seq, round, plen;
 
 	r->dgrams++;
 	if (len < RBUDP_DGRAM_HDR) {
@@ -250,6 +255,7 @@ static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int fl
 		return;
 	}
 	seq = rbudp_get_u32(d);
+	round = rbudp_get_u32(d + 4);
 	if (seq >= s->su.total_pkts) {
 		bad_dgram(s, &r->bad_seq, &s->warned_seq, "a sequence number past the end",
 			  seq, len);
@@ -260,15 +266,27 @@ static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int fl
 		bad_dgram(s, &r->bad_len, &s->warned_len, "the wrong length", seq, len);
 		return;
 	}
+	/* Checked before anything else is believed: a datagram of a future
+	 * round is a forgery too. */
+	if (round == 0 || round > s->round ||
+	    !rbudp_dgram_verify(&s->keys, seq, round, d, d + RBUDP_DGRAM_HDR, plen,
+				d + RBUDP_DGRAM_TAG_OFF)) {
+		bad_dgram(s, &r->rejected, &s->warned_forged, "a wrong authentication tag",
+			  seq, len);
+		return;
+	}
+	if (!s->proven) {
+		s->proven = true;
+		session_counts(s);
+	}
 	if (rbudp_bitmap_test_and_set(&s->have, seq)) {
 		r->pkts_duplicate++;
 		s->rr->pkts_duplicate++;
 		return;
 	}
-	if (s->mem)
-		memcpy(s->mem + (uint64_t)seq * s->su.payload_bytes, d + RBUDP_DGRAM_HDR, plen);
-	else
-		s->digest += rbudp_digest_term(seq, d + RBUDP_DGRAM_HDR, plen);
+	if (s->keep)
+		rbudp_store_put(&s->store, (uint64_t)seq * s->su.payload_bytes,
+				d + RBUDP_DGRAM_HDR, plen);
 	r->pkts_received++;
 	s->rr->pkts_received++;
 	s->rr->bytes_received += plen;
@@ -317,8 +335,10 @@ static int rx_socket(struct session *s)
 
 /* ----------------------------------------------------------- feedback -- */
 
-static int queue_frame(struct session *s, const uint8_t *buf, size_t len, uint64_t now)
+/* Seal (tag) the frame in @buf, which has room for the tag, and queue it. */
+static int queue_frame(struct session *s, uint8_t *buf, size_t len, uint64_t now)
 {
+	len = rbudp_ctl_seal(&s->keys, buf, len);
 	if (rbudp_outq_push(&s->outq, buf, len,
 			    rbudp_delay_release_ns(now, s->r->feedback_delay_ns)))
 		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for feedback");
@@ -408,6 +428,13 @@ static int rx_control(struct session *s, uint64_t now)
 		return sfail(s, 0, "control connection: %s", strerror(-err));
 	s->last_activity = now;
 	while ((err = rbudp_conn_next(&s->conn, &type, &body, &len, &why)) == 1) {
+		if (rbudp_msg_tagged(type)) {
+			if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
+				return sfail(s, RBUDP_ERR_AUTH, "%s frame failed authentication "
+					     "(forged or corrupted on the way)",
+					     rbudp_msg_name(type));
+			len -= RBUDP_CTL_TAG_LEN;
+		}
 		if (type == RBUDP_MSG_BLAST_DONE) {
 			if (on_blast_done(s, body, len, now))
 				return -1;
@@ -429,60 +456,37 @@ static int rx_control(struct session *s, uint64_t now)
 
 /* ------------------------------------------------------------- verify -- */
 
-static int write_output(struct session *s)
-{
-	const uint8_t *p = s->mem;
-	uint64_t left = s->su.file_bytes;
-
-	while (left) {
-		ssize_t n = write(s->tmp_fd, p, left > (1u << 30) ? (1u << 30) : (size_t)left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rxb_log_errno(RXB_LOG_ERR, n < 0 ? errno : EIO, "writing %s", s->tmp_path);
-			return -1;
-		}
-		p += n;
-		left -= (uint64_t)n;
-	}
-	if (close(s->tmp_fd) < 0) {
-		s->tmp_fd = -1;
-		rxb_log_errno(RXB_LOG_ERR, errno, "closing %s", s->tmp_path);
-		return -1;
-	}
-	s->tmp_fd = -1;
-	if (rename(s->tmp_path, s->o->output) < 0) {
-		rxb_log_errno(RXB_LOG_ERR, errno, "renaming %s to %s", s->tmp_path, s->o->output);
-		return -1;
-	}
-	free(s->tmp_path);
-	s->tmp_path = NULL;
-	return 0;
-}
-
-/* Check the digest, store the file, queue VERIFIED. */
+/*
+ * Check the digest and store the file (--output), queue VERIFIED. With
+ * --discard nothing is kept to hash: every datagram was authenticated, and
+ * VERIFIED says exactly that (status NOT_KEPT).
+ */
 static int verify(struct session *s, uint64_t now)
 {
-	struct rbudp_verified v = { .status = RBUDP_VERIFY_OK };
+	struct rbudp_verified v = { .status = RBUDP_VERIFY_NOT_KEPT };
+	char got[RBUDP_DIGEST_HEX_LEN + 1], want[RBUDP_DIGEST_HEX_LEN + 1];
 	uint64_t t = rxb_mono_ns();
 
-	v.digest = s->mem ? rbudp_digest_buf(s->mem, s->su.file_bytes, s->su.payload_bytes)
-			  : s->digest;
-	s->r->digest = v.digest;
-	s->r->verify_ns = rxb_mono_ns() - t;
-	if (v.digest != s->su.digest) {
-		v.status = RBUDP_VERIFY_DIGEST;
-		rxb_err("INTEGRITY FAILURE from %s: digest %016llx, sender announced %016llx; "
-			"output discarded", s->r->peer, (unsigned long long)v.digest,
-			(unsigned long long)s->su.digest);
-	} else if (s->mem) {
-		t = rxb_mono_ns();
-		if (write_output(s))
-			v.status = RBUDP_VERIFY_WRITE;
-		s->r->write_ns = rxb_mono_ns() - t;
+	if (s->keep) {
+		rbudp_store_digest(&s->store, v.digest);
+		memcpy(s->r->digest, v.digest, RBUDP_DIGEST_LEN);
+		s->r->digest_checked = true;
+		s->r->verify_ns = rxb_mono_ns() - t;
+		v.status = RBUDP_VERIFY_OK;
+		if (memcmp(v.digest, s->su.digest, RBUDP_DIGEST_LEN) != 0) {
+			v.status = RBUDP_VERIFY_DIGEST;
+			rbudp_digest_hex(v.digest, got);
+			rbudp_digest_hex(s->su.digest, want);
+			rxb_err("INTEGRITY FAILURE from %s: SHA-256 %s, sender announced %s; "
+				"output discarded", s->r->peer, got, want);
+		} else {
+			t = rxb_mono_ns();
+			if (rbudp_store_commit(&s->store))
+				v.status = RBUDP_VERIFY_WRITE;
+			s->r->write_ns = rxb_mono_ns() - t;
+		}
 	}
-	s->r->verified = v.status == RBUDP_VERIFY_OK;
+	s->r->verified = v.status == RBUDP_VERIFY_OK || v.status == RBUDP_VERIFY_NOT_KEPT;
 	s->state = RX_DONE;
 	if (queue_frame(s, s->frame, rbudp_verified_encode(s->frame, &v), now))
 		return -1;
@@ -568,6 +572,9 @@ static int loop(struct session *s)
 			return 0;
 		if (stopped(s))
 			return sfail(s, RBUDP_ERR_ABORTED, "interrupted by a signal");
+		if (!s->proven && now >= s->first_dgram_by)
+			return sfail(s, RBUDP_ERR_TIMEOUT, "no authenticated datagram within %.1f s "
+				     "of SETUP_OK", (double)(s->first_dgram_by - s->t0) / 1e9);
 		if (s->state == RX_BLAST && now >= s->last_activity + timeout_ns)
 			return sfail(s, RBUDP_ERR_TIMEOUT, "sender silent for %d ms in round %u",
 				     s->o->timeout_ms, s->round);
@@ -575,6 +582,8 @@ static int loop(struct session *s)
 		busy = s->o->busy_poll && (s->state == RX_BLAST || s->state == RX_DRAIN);
 
 		wake = min_u64(rbudp_outq_next_ns(&s->outq), s->last_activity + timeout_ns);
+		if (!s->proven)
+			wake = min_u64(wake, s->first_dgram_by);
 		if (s->state == RX_DRAIN) {
 			uint64_t q = s->last_rx > s->done_at ? s->last_rx : s->done_at;
 
@@ -613,68 +622,115 @@ static int loop(struct session *s)
 		if ((pfd[1].revents & (POLLIN | POLLERR | POLLHUP)) && rx_control(s, now))
 			return -1;
 		if (pfd[2].revents & POLLIN)
-			reject_busy(s);
+			newcomer(s);
 	}
 }
 
 /* ------------------------------------------------------------- set-up -- */
 
-static int read_setup(struct session *s)
+/* Wait for the next frame of the set-up until the set-up deadline. */
+static int setup_frame(struct session *s, uint64_t deadline, const char *what, uint16_t *type,
+		       const uint8_t **body, uint32_t *len)
+{
+	uint64_t now = rxb_mono_ns();
+	const char *why = NULL;
+	int err;
+
+	err = rbudp_conn_wait(&s->conn, now < deadline ? (int)((deadline - now) / 1000000) : 0,
+			      type, body, len, &why);
+	if (err == -ETIMEDOUT)
+		return sfail(s, RBUDP_ERR_TIMEOUT, "no %s within %d ms of connecting", what,
+			     s->o->setup_timeout_ms);
+	if (err == -ECONNRESET)
+		return sfail(s, 0, "peer closed the connection before %s", what);
+	if (err == -EBADMSG)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "malformed frame instead of %s: %s", what, why);
+	if (err < 0)
+		return sfail(s, 0, "reading %s: %s", what, strerror(-err));
+	if (*type == RBUDP_MSG_ERROR)
+		return sfail(s, 0, "sender gave up before %s", what);
+	return 0;
+}
+
+/*
+ * HELLO -> CHALLENGE: the session keys. A sender of another protocol
+ * version is told so; with --key-file a sender without it is refused.
+ */
+static int handshake(struct session *s, uint64_t deadline)
+{
+	uint8_t hello[RBUDP_HELLO_LEN], buf[RBUDP_FRAME_HDR + RBUDP_CHALLENGE_LEN];
+	struct rbudp_challenge c = { .auth = s->o->psk ? RBUDP_AUTH_PSK : RBUDP_AUTH_CLEAR };
+	struct rbudp_hello h;
+	const uint8_t *body;
+	const char *why;
+	uint16_t type, version;
+	uint32_t len;
+	int err;
+
+	if (setup_frame(s, deadline, "HELLO", &type, &body, &len))
+		return -1;
+	if (type != RBUDP_MSG_HELLO)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "first frame is %s, not HELLO",
+			     rbudp_msg_name(type));
+	err = rbudp_hello_decode(body, len, &h, &version, &why);
+	if (err == -EPROTONOSUPPORT)
+		return sfail(s, RBUDP_ERR_VERSION, "sender speaks RBUDP protocol version %u, this "
+			     "receiver version %d (authenticated datagrams): use the same release "
+			     "on both ends", version, RBUDP_VERSION);
+	if (err)
+		return sfail(s, RBUDP_ERR_PROTOCOL, "bad HELLO: %s", why);
+	if (h.auth != c.auth)
+		return sfail(s, RBUDP_ERR_AUTH, h.auth == RBUDP_AUTH_PSK ?
+			     "sender uses a pre-shared key but this receiver has no --key-file" :
+			     "this receiver requires a pre-shared key: give the sender --key-file");
+	memcpy(hello, body, sizeof(hello));
+	err = rbudp_random(c.nonce, sizeof(c.nonce));
+	if (!err && !s->o->psk)
+		err = rbudp_random(c.secret, sizeof(c.secret));
+	if (err)
+		return sfail(s, RBUDP_ERR_RESOURCES, "getrandom: %s", strerror(-err));
+	if (s->o->psk)
+		rbudp_keys_derive(&s->keys, s->o->psk, s->o->psk_len, h.nonce, c.nonce, false);
+	else
+		rbudp_keys_derive(&s->keys, c.secret, sizeof(c.secret), h.nonce, c.nonce, false);
+	rbudp_challenge_encode(buf, &c);
+	if (s->o->psk)
+		rbudp_auth_proof(&s->keys, hello, sizeof(hello), buf + RBUDP_FRAME_HDR,
+				 RBUDP_CHALLENGE_LEN - RBUDP_PROOF_LEN,
+				 buf + RBUDP_FRAME_HDR + RBUDP_CHALLENGE_LEN - RBUDP_PROOF_LEN);
+	explicit_bzero(c.secret, sizeof(c.secret));
+	err = rbudp_conn_send(&s->conn, buf, sizeof(buf), s->o->setup_timeout_ms);
+	explicit_bzero(buf, sizeof(buf));
+	if (err)
+		return sfail(s, 0, "sending CHALLENGE: %s", strerror(-err));
+	return 0;
+}
+
+/* SETUP, its tag checked before anything in it is believed. */
+static int read_setup(struct session *s, uint64_t deadline)
 {
 	const uint8_t *body;
 	const char *why = NULL;
 	uint32_t len;
 	uint16_t type;
-	int err;
 
-	err = rbudp_conn_wait(&s->conn, s->o->timeout_ms, &type, &body, &len, &why);
-	if (err == -ETIMEDOUT)
-		return sfail(s, RBUDP_ERR_TIMEOUT, "no SETUP within %d ms", s->o->timeout_ms);
-	if (err == -ECONNRESET)
-		return sfail(s, 0, "peer closed the connection before SETUP");
-	if (err == -EBADMSG)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "malformed first frame: %s", why);
-	if (err < 0)
-		return sfail(s, 0, "reading SETUP: %s", strerror(-err));
+	if (setup_frame(s, deadline, "SETUP", &type, &body, &len))
+		return -1;
 	if (type != RBUDP_MSG_SETUP)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "first frame is %s, not SETUP",
+		return sfail(s, RBUDP_ERR_PROTOCOL, "%s frame where SETUP was expected",
 			     rbudp_msg_name(type));
-	if (rbudp_setup_decode(body, len, &s->su, &why)) {
-		/* A sender of another version gets the code that says so. */
-		bool other_version = len == RBUDP_SETUP_LEN && rbudp_get_u32(body) == RBUDP_MAGIC &&
-				     rbudp_get_u16(body + 4) != RBUDP_VERSION;
-
-		return sfail(s, other_version ? RBUDP_ERR_VERSION : RBUDP_ERR_PROTOCOL,
-			     "bad SETUP: %s", why);
+	if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
+		return sfail(s, RBUDP_ERR_AUTH, s->o->psk ?
+			     "SETUP failed authentication: the pre-shared keys differ" :
+			     "SETUP failed authentication (forged or corrupted on the way)");
+	if (s->o->psk) {
+		s->r->psk = true;
+		session_counts(s);
 	}
+	if (rbudp_setup_decode(body, len - RBUDP_CTL_TAG_LEN, &s->su, &why))
+		return sfail(s, RBUDP_ERR_PROTOCOL, "bad SETUP: %s", why);
 	s->r->setup = s->su;
 	s->r->have_setup = true;
-	return 0;
-}
-
-static int make_tmp_file(struct session *s)
-{
-	size_t n = strlen(s->o->output) + sizeof(".rbudp-XXXXXX");
-	mode_t mask;
-
-	s->tmp_path = malloc(n);
-	if (!s->tmp_path)
-		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory");
-	snprintf(s->tmp_path, n, "%s.rbudp-XXXXXX", s->o->output);
-	s->tmp_fd = mkostemp(s->tmp_path, O_CLOEXEC);
-	if (s->tmp_fd < 0) {
-		int err = errno;
-
-		free(s->tmp_path);
-		s->tmp_path = NULL;
-		return sfail(s, RBUDP_ERR_RESOURCES, "cannot create a temporary file next to "
-			     "--output %s: %s", s->o->output, strerror(err));
-	}
-	/* mkostemp makes it 0600; give the file the usual umask-based mode. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(s->tmp_fd, 0666 & ~mask) < 0)
-		rxb_log_errno(RXB_LOG_WARNING, errno, "fchmod %s", s->tmp_path);
 	return 0;
 }
 
@@ -682,6 +738,7 @@ static int prepare(struct session *s)
 {
 	const struct rbudp_setup *su = &s->su;
 	uint32_t vlen = s->o->batch_pkts;
+	char err[200];
 
 	if (s->o->output && su->file_bytes > s->o->max_mem_bytes)
 		return sfail(s, RBUDP_ERR_RESOURCES, "file of %llu bytes is larger than "
@@ -703,17 +760,14 @@ static int prepare(struct session *s)
 		s->msgs[i].msg_hdr.msg_iov = &s->iov[i];
 		s->msgs[i].msg_hdr.msg_iovlen = 1;
 	}
+	/* Memory comes as data arrives, unless the peer proved it holds the
+	 * pre-shared key: then the whole file is faulted in now, so the
+	 * receive path takes no page fault at all. */
 	if (s->o->output) {
-		/* Pre-faulted, so the receive path never takes a page fault. */
-		s->mem = mmap(NULL, su->file_bytes, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (s->mem == MAP_FAILED) {
-			s->mem = NULL;
-			return sfail(s, RBUDP_ERR_RESOURCES, "cannot allocate %llu bytes: %s",
-				     (unsigned long long)su->file_bytes, strerror(errno));
-		}
-		if (make_tmp_file(s))
-			return -1;
+		if (rbudp_store_open(&s->store, s->o->output, su->file_bytes, s->r->psk,
+				     err, sizeof(err)))
+			return sfail(s, RBUDP_ERR_RESOURCES, "%s", err);
+		s->keep = true;
 	}
 	return 0;
 }
@@ -747,57 +801,46 @@ static void unbind_peer(struct session *s)
 
 static void session_cleanup(struct session *s)
 {
-	if (s->tmp_fd >= 0)
-		close(s->tmp_fd);
-	if (s->tmp_path) {
-		if (unlink(s->tmp_path) < 0)
-			rxb_log_errno(RXB_LOG_WARNING, errno, "removing %s", s->tmp_path);
-		free(s->tmp_path);
-	}
-	if (s->mem)
-		munmap(s->mem, s->su.file_bytes);
+	if (s->keep)
+		rbudp_store_finish(&s->store);
 	rbudp_outq_finish(&s->outq);
 	rbudp_bitmap_finish(&s->have);
 	free(s->slots);
 	free(s->msgs);
 	free(s->iov);
 	free(s->frame);
+	rbudp_keys_clear(&s->keys);
 	if (s->conn.buf)
 		rbudp_conn_finish(&s->conn);
 }
 
-static int accept_one(struct rbudp_receiver *rx, const struct rbudp_recv_opts *o, int *fd)
+static int send_setup_ok(struct session *s)
 {
-	for (;;) {
-		struct pollfd pfd = { .fd = rx->listen_fd, .events = POLLIN };
+	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_OK_LEN + RBUDP_CTL_TAG_LEN];
+	struct rbudp_setup_ok ok = {
+		.rcvbuf_bytes = (uint64_t)s->rx->rcvbuf_bytes,
+		.feedback_delay_ns = s->r->feedback_delay_ns,
+	};
+	size_t n = rbudp_ctl_seal(&s->keys, buf, rbudp_setup_ok_encode(buf, &ok));
+	int err = rbudp_conn_send(&s->conn, buf, n, s->o->timeout_ms);
 
-		if (o->stop && *o->stop)
-			return -EINTR;
-		if (poll(&pfd, 1, 500) < 0 && errno != EINTR) {
-			rxb_log_errno(RXB_LOG_ERR, errno, "poll on %s", rx->local);
-			return -errno;
-		}
-		*fd = accept4(rx->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (*fd >= 0)
-			return 0;
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-		    errno != ECONNABORTED)
-			rxb_log_errno(RXB_LOG_WARNING, errno, "accept on %s", rx->local);
-	}
+	if (err)
+		return sfail(s, 0, "sending SETUP_OK: %s", strerror(-err));
+	return 0;
 }
 
 int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts *o,
 			 struct rbudp_recv_result *r)
 {
-	struct session s = { .rx = rx, .o = o, .r = r, .tmp_fd = -1, .drops0 = UINT64_MAX };
-	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_OK_LEN];
+	struct session s = { .rx = rx, .o = o, .r = r, .drops0 = UINT64_MAX };
+	uint64_t deadline;
 	int fd = -1, err;
 
 	s.conn.fd = -1;
 	rbudp_outq_init(&s.outq);
-	if (o->batch_pkts == 0 || o->batch_pkts > BATCH_MAX)
+	if (o->batch_pkts == 0 || o->batch_pkts > BATCH_MAX || o->setup_timeout_ms <= 0)
 		return -EINVAL;
-	err = accept_one(rx, o, &fd);
+	err = rbudp_recv_accept_next(rx, o->stop, &fd);
 	if (err)
 		return err;
 	err = rbudp_conn_init(&s.conn, fd);
@@ -807,25 +850,20 @@ int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts
 		goto out;
 	}
 	rxb_strlcpy(r->peer, s.conn.peer, sizeof(r->peer));
-	if (read_setup(&s) || prepare(&s) || bind_peer(&s))
+	deadline = rxb_mono_ns() + (uint64_t)o->setup_timeout_ms * RXB_NSEC_PER_MSEC;
+	if (handshake(&s, deadline) || read_setup(&s, deadline))
+		goto out;
+	if (prepare(&s) || bind_peer(&s))
 		goto out_unbind;
 	r->feedback_delay_ns = o->delay_ns >= 0 ? (uint64_t)o->delay_ns : s.su.one_way_delay_ns;
 	if (rbudp_udp_drops(rx->udp, &s.drops0))
 		s.drops0 = UINT64_MAX;
-	{
-		struct rbudp_setup_ok ok = {
-			.rcvbuf_bytes = (uint64_t)rx->rcvbuf_bytes,
-			.feedback_delay_ns = r->feedback_delay_ns,
-		};
-
-		err = rbudp_conn_send(&s.conn, buf, rbudp_setup_ok_encode(buf, &ok),
-				      o->timeout_ms);
-		if (err) {
-			sfail(&s, 0, "sending SETUP_OK: %s", strerror(-err));
-			goto out_unbind;
-		}
-	}
+	if (send_setup_ok(&s))
+		goto out_unbind;
 	s.t0 = s.last_activity = rxb_mono_ns();
+	/* The sender blasts after its announced (emulated) one-way delay. */
+	s.first_dgram_by = s.t0 + s.su.one_way_delay_ns +
+			   (uint64_t)o->setup_timeout_ms * RXB_NSEC_PER_MSEC;
 	r->t0_ns = s.t0;
 	s.next_progress_ns = s.t0 + PROGRESS_NS;
 	if (!new_round(&s, s.su.total_pkts)) {

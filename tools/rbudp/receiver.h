@@ -10,8 +10,11 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
+#include "tools/rbudp/recv_accept.h"
 #include "tools/rbudp/wire.h"
 
 struct rbudp_recv_opts {
@@ -22,7 +25,11 @@ struct rbudp_recv_opts {
 	bool busy_poll;			/* never sleep while a round's data may come */
 	uint64_t drain_idle_ns;		/* after BLAST_DONE: quiet time that ends a round */
 	uint64_t drain_max_ns;		/* ... and the most a drain may take */
-	int timeout_ms;			/* set-up and silence limit */
+	int timeout_ms;			/* silence limit during a transfer */
+	int setup_timeout_ms;		/* HELLO..SETUP, and SETUP_OK..first datagram
+					 * (plus the sender's announced delay) */
+	const uint8_t *psk;		/* pre-shared key (--key-file), or NULL */
+	size_t psk_len;
 	uint64_t max_mem_bytes;		/* largest file held in memory */
 	uint64_t gap_ns;		/* record arrival gaps at least this long; 0: off */
 	bool progress;
@@ -65,8 +72,13 @@ struct rbudp_recv_result {
 	uint64_t pkts_received;		/* distinct packets */
 	uint64_t pkts_duplicate;
 	uint64_t bad_short, bad_seq, bad_len;
+	uint64_t rejected;		/* well-formed datagrams whose tag is wrong */
+	bool psk;			/* keyed by the pre-shared key */
+	bool counted;			/* a real session: authenticated handshake
+					 * (--key-file) or an authenticated datagram */
 	uint64_t socket_drops;		/* kernel's per-socket count; UINT64_MAX: unknown */
-	uint64_t digest;
+	uint8_t digest[RBUDP_DIGEST_LEN];	/* SHA-256 of the file kept */
+	bool digest_checked;		/* false with --discard: nothing kept to hash */
 	bool verified;
 	uint32_t n_rounds, cap_rounds;
 	struct rbudp_recv_round *rounds;
@@ -80,6 +92,11 @@ struct rbudp_receiver {
 	int listen_fd;
 	int rcvbuf_bytes;		/* effective, as getsockopt reports */
 	char local[80];
+	/* Connections waiting for their turn (recv_accept.h). */
+	int pending[RBUDP_RECV_PENDING_MAX];
+	struct sockaddr_storage pending_addr[RBUDP_RECV_PENDING_MAX];
+	unsigned n_pending;
+	uint64_t queued, turned_away;
 };
 
 /* Bind UDP and TCP on @addr:@port. Errors are logged. 0 or negative errno. */
@@ -91,8 +108,9 @@ void rbudp_recv_result_init(struct rbudp_recv_result *r);
 void rbudp_recv_result_finish(struct rbudp_recv_result *r);
 
 /*
- * Wait for a sender and serve one transfer. Returns 0 when a session ran
- * (r->ok says how it went) or -EINTR when stopped before one began.
+ * Wait for a sender and serve one session. Returns 0 when a session ran
+ * (r->ok says how it went, r->counted whether it was a real transfer) or
+ * -EINTR when stopped before one began.
  */
 int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts *o,
 			 struct rbudp_recv_result *r);

@@ -16,7 +16,9 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "tools/rbudp/auth.h"
 #include "tools/rbudp/cli.h"
+#include "tools/rbudp/integ.h"
 #include "tools/rbudp/receiver.h"
 #include "tools/rbudp/wire.h"
 
@@ -26,6 +28,7 @@ static void help(void)
 {
 	printf(
 "Usage: rxbneck-recv --port PORT (--output PATH | --discard) [OPTIONS]\n"
+"       rxbneck-recv --verify FILE --digest HEX\n"
 "\n"
 "Receive files sent by rxbneck-send with Reliable Blast UDP. One thread reads\n"
 "the UDP datagrams (recvmmsg), tallies the packets in a bitmap, and at the end\n"
@@ -34,16 +37,24 @@ static void help(void)
 "renames the file into place. This thread is the receiver rxbneckd watches\n"
 "(by its UDP port).\n"
 "\n"
+"Every datagram must carry the tag (UMAC-64) of the session's keys; others\n"
+"are dropped and counted as rejected. The file digest is SHA-256. Without\n"
+"--key-file the session secret crosses the TCP connection in the clear: that\n"
+"stops off-path spoofers only (docs/rbudp.md, section 4). Nothing is\n"
+"encrypted.\n"
+"\n"
 "Where to listen\n"
 "  --port PORT           TCP (control) and UDP (data) port\n"
 "  --listen ADDR         local address to bind (default 0.0.0.0; :: for IPv6)\n"
 "\n"
 "What to do with the data (exactly one)\n"
 "  --output PATH         write the file here. It is received into memory\n"
-"                        (pre-faulted, so receiving takes no page faults), checked,\n"
+"                        (committed as data arrives; all at once for a sender\n"
+"                        proven by --key-file), its SHA-256 checked,\n"
 "                        written to PATH.rbudp-XXXXXX and renamed to PATH; a failed\n"
 "                        transfer leaves nothing behind. An existing PATH is replaced\n"
-"  --discard             keep nothing; the digest is computed on the fly\n"
+"  --discard             keep nothing (no file to hash: every datagram is still\n"
+"                        authenticated)\n"
 "  --max-mem BYTES       refuse files larger than this with --output (default:\n"
 "                        3/4 of physical memory)\n"
 "\n"
@@ -72,15 +83,29 @@ static void help(void)
 "                        datagrams; off by default)\n"
 "\n"
 "Emulated path\n"
-"  --one-way-delay-ms MS hold every feedback message MS before sending it\n"
+"  --one-way-delay-ms MS hold every feedback message MS (at most 10000) before sending it\n"
 "                        (seed 000's emulation). Default: the delay the sender\n"
 "                        announces with its own --one-way-delay-ms\n"
 "\n"
-"Sessions\n"
+"Sessions and trust\n"
 "  --count N             serve N transfers, then exit (default 1; 0 = forever).\n"
-"                        Senders arriving during a transfer are turned away\n"
+"                        Only real transfers count: sessions that authenticated\n"
+"                        with --key-file, or (without it) that delivered an\n"
+"                        authenticated datagram. Senders arriving meanwhile wait\n"
+"                        while the running session has sent no data yet, and\n"
+"                        are turned away (busy) once it does\n"
+"  --key-file PATH       pre-shared key (the same file on the sender; at least\n"
+"                        16 bytes, mode 0600). Senders must prove they hold it\n"
+"                        before the receiver commits anything to them\n"
+"  --setup-timeout SECONDS  a connection must complete its handshake within\n"
+"                        this, and deliver its first authenticated datagram\n"
+"                        this long after SETUP_OK (plus its announced one-way\n"
+"                        delay), or it is dropped (default 3)\n"
 "  --timeout SECONDS     give up a transfer when the sender is silent this long\n"
 "                        (default 30)\n"
+"  --verify FILE --digest HEX\n"
+"                        check a stored file against the SHA-256 a transfer\n"
+"                        reported (JSON \"digest\") and exit: 0 match, 1 not\n"
 "\n"
 "Output\n"
 "  --json                print each transfer's summary as one JSON object per\n"
@@ -90,8 +115,8 @@ static void help(void)
 "  --help, --version\n"
 "\n"
 "The summary has the transfer time, rounds, packets received, duplicated and\n"
-"lost per round, malformed datagrams dropped, the kernel's drop count for the\n"
-"socket, and the digest check.\n"
+"lost per round, malformed and rejected (forged) datagrams dropped, the\n"
+"kernel's drop count for the socket, and the digest check.\n"
 "\n"
 "Exit status: 0 every transfer complete and verified, 1 a transfer failed or\n"
 "the receiver was interrupted (SIGINT, SIGTERM), 2 usage.\n"
@@ -103,7 +128,8 @@ static void help(void)
 enum {
 	OPT_PORT = 256, OPT_LISTEN, OPT_OUTPUT, OPT_DISCARD, OPT_MAX_MEM, OPT_CPU,
 	OPT_RCVBUF, OPT_BATCH, OPT_POLL, OPT_DRAIN, OPT_DELAY, OPT_COUNT, OPT_TIMEOUT, OPT_JSON,
-	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_GAP, OPT_BUSY,
+	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_GAP, OPT_BUSY, OPT_KEY_FILE,
+	OPT_SETUP_TIMEOUT, OPT_VERIFY, OPT_DIGEST,
 };
 
 static const struct option longopts[] = {
@@ -122,6 +148,10 @@ static const struct option longopts[] = {
 	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "gap-log-ms", required_argument, NULL, OPT_GAP },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+	{ "setup-timeout", required_argument, NULL, OPT_SETUP_TIMEOUT },
+	{ "verify", required_argument, NULL, OPT_VERIFY },
+	{ "digest", required_argument, NULL, OPT_DIGEST },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "log-level", required_argument, NULL, OPT_LOG },
@@ -138,6 +168,9 @@ struct cli {
 	int cpu;
 	int rcvbuf_bytes;
 	uint64_t count;
+	const char *key_file;
+	const char *verify;		/* --verify FILE */
+	const char *digest;		/* --digest HEX */
 	bool json;
 	bool quiet;
 };
@@ -180,7 +213,7 @@ static void parse(int argc, char **argv, struct cli *c)
 			break;
 		case OPT_DELAY:
 			c->o.delay_ns = (int64_t)rbudp_cli_ms(prog, "--one-way-delay-ms", optarg,
-							      60000);
+							      10000);
 			break;
 		case OPT_GAP:
 			c->o.gap_ns = rbudp_cli_ms(prog, "--gap-log-ms", optarg, 60000);
@@ -194,6 +227,13 @@ static void parse(int argc, char **argv, struct cli *c)
 			c->o.timeout_ms = (int)rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400) *
 					  1000;
 			break;
+		case OPT_KEY_FILE:	c->key_file = optarg; break;
+		case OPT_SETUP_TIMEOUT:
+			c->o.setup_timeout_ms = (int)rbudp_cli_u64(prog, "--setup-timeout", optarg,
+								   1, 3600) * 1000;
+			break;
+		case OPT_VERIFY:	c->verify = optarg; break;
+		case OPT_DIGEST:	c->digest = optarg; break;
 		case OPT_JSON:	c->json = true; break;
 		case OPT_QUIET:	c->quiet = true; break;
 		case OPT_LOG:
@@ -217,6 +257,10 @@ static void parse(int argc, char **argv, struct cli *c)
 	}
 	if (optind < argc)
 		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!!c->verify != !!c->digest)
+		rbudp_cli_usage_error(prog, "--verify FILE and --digest HEX go together");
+	if (c->verify)
+		return;
 	if (!c->port)
 		rbudp_cli_usage_error(prog, "--port PORT is required");
 	if (!!c->o.output == c->discard)
@@ -232,6 +276,30 @@ static uint64_t default_max_mem(void)
 	if (pages <= 0 || psize <= 0)
 		return 1ULL << 30;
 	return (uint64_t)pages * (uint64_t)psize / 4 * 3;
+}
+
+/* --verify FILE --digest HEX: exit 0 when the file's SHA-256 is HEX. */
+static int verify_file(const struct cli *c)
+{
+	uint8_t want[RBUDP_DIGEST_LEN], got[RBUDP_DIGEST_LEN];
+	char hex[RBUDP_DIGEST_HEX_LEN + 1], err[300];
+	uint64_t bytes;
+
+	if (rbudp_digest_parse(c->digest, want))
+		rbudp_cli_usage_error(prog, "--digest '%s': expected 64 hex digits (SHA-256)",
+				      c->digest);
+	if (rbudp_digest_file(c->verify, got, &bytes, err, sizeof(err))) {
+		rxb_err("%s", err);
+		return 1;
+	}
+	rbudp_digest_hex(got, hex);
+	if (memcmp(got, want, sizeof(got)) != 0) {
+		printf("%s: MISMATCH: SHA-256 %s (%llu bytes), expected %s\n", c->verify, hex,
+		       (unsigned long long)bytes, c->digest);
+		return 1;
+	}
+	printf("%s: OK (SHA-256 %s, %llu bytes)\n", c->verify, hex, (unsigned long long)bytes);
+	return 0;
 }
 
 static int pin_cpu(int cpu)
@@ -251,7 +319,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 			 const struct rbudp_recv_result *r)
 {
 	const struct rbudp_setup *su = &r->setup;
-	char digest[24];
+	char digest[RBUDP_DIGEST_HEX_LEN + 1];
 	struct json_writer w;
 
 	json_init(&w, false);
@@ -263,6 +331,8 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 		json_null(&w, "error");
 	else
 		json_str(&w, "error", r->error);
+	json_bool(&w, "counted", r->counted);
+	json_str(&w, "auth", c->key_file ? "psk" : "clear");
 	json_str(&w, "sender", r->peer);
 	json_str(&w, "local", rx->local);
 	if (c->o.output)
@@ -288,6 +358,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 	json_uint(&w, "seq", r->bad_seq);
 	json_uint(&w, "length", r->bad_len);
 	json_obj_end(&w);
+	json_uint(&w, "rejected", r->rejected);
 	if (r->socket_drops == UINT64_MAX)
 		json_null(&w, "socket_drops");
 	else
@@ -323,8 +394,12 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 		}
 		json_arr_end(&w);
 	}
-	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)r->digest);
-	json_str(&w, "digest", digest);
+	rbudp_digest_hex(r->digest, digest);
+	if (r->digest_checked)
+		json_str(&w, "digest", digest);
+	else
+		json_null(&w, "digest");
+	json_bool(&w, "digest_checked", r->digest_checked);
 	json_bool(&w, "verified", r->verified);
 	json_double(&w, "verify_time_s", (double)r->verify_ns / 1e9);
 	json_double(&w, "write_time_s", (double)r->write_ns / 1e9);
@@ -335,16 +410,22 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 
 static void text_summary(const struct rbudp_recv_result *r)
 {
+	char digest[RBUDP_DIGEST_HEX_LEN + 1];
+
 	if (!r->ok) {
-		printf("transfer from %s FAILED: %s\n", r->peer, r->error);
+		printf("%s from %s FAILED: %s\n", r->counted ? "transfer" : "session", r->peer,
+		       r->error);
 		return;
 	}
+	rbudp_digest_hex(r->digest, digest);
 	printf("received %llu bytes from %s in %.3f s, %u round%s, %llu duplicates, "
-	       "%llu bad datagrams, digest %016llx verified\n",
+	       "%llu bad datagrams, %llu rejected (forged), %s%s\n",
 	       (unsigned long long)r->setup.file_bytes, r->peer, (double)r->transfer_ns / 1e9,
 	       r->n_rounds, r->n_rounds == 1 ? "" : "s", (unsigned long long)r->pkts_duplicate,
 	       (unsigned long long)(r->bad_short + r->bad_seq + r->bad_len),
-	       (unsigned long long)r->digest);
+	       (unsigned long long)r->rejected,
+	       r->digest_checked ? "sha256 verified " : "every datagram authenticated",
+	       r->digest_checked ? digest : "");
 	for (uint32_t i = 0; i < r->n_rounds; i++)
 		printf("  round %u: expected %u, received %u, lost %u\n", r->rounds[i].round,
 		       r->rounds[i].pkts_expected, r->rounds[i].pkts_received,
@@ -362,17 +443,32 @@ int main(int argc, char **argv)
 			.poll_ns = 20 * RXB_NSEC_PER_USEC,
 			.drain_idle_ns = 2 * RXB_NSEC_PER_MSEC,
 			.timeout_ms = 30000,
+			.setup_timeout_ms = 3000,
 			.stop = &stop,
 		},
 		.cpu = -1,
 		.count = 1,
 	};
+	static uint8_t psk[RBUDP_PSK_MAX];
 	struct rbudp_receiver rx;
 	int failed = 0;
 
 	rxb_log_set_ident(prog);
 	c.o.max_mem_bytes = default_max_mem();
 	parse(argc, argv, &c);
+	if (c.verify)
+		return verify_file(&c);
+	if (c.key_file) {
+		char msg[300];
+		int n = rbudp_psk_load(c.key_file, psk, msg, sizeof(msg));
+
+		if (n < 0) {
+			rxb_err("%s", msg);
+			return 1;
+		}
+		c.o.psk = psk;
+		c.o.psk_len = (size_t)n;
+	}
 	if (c.quiet)
 		rxb_log_set_level(RXB_LOG_WARNING);
 	c.o.progress = !c.quiet;
@@ -386,7 +482,7 @@ int main(int argc, char **argv)
 		return 1;
 	rxb_info("listening on %s (TCP control, UDP data), rcvbuf %d bytes%s", rx.local,
 		 rx.rcvbuf_bytes, c.cpu >= 0 ? ", pinned" : "");
-	for (uint64_t n = 0; c.count == 0 || n < c.count; n++) {
+	for (uint64_t n = 0; c.count == 0 || n < c.count;) {
 		struct rbudp_recv_result r;
 
 		rbudp_recv_result_init(&r);
@@ -395,8 +491,13 @@ int main(int argc, char **argv)
 			failed = stop ? failed : 1;
 			break;
 		}
-		if (!r.ok)
-			failed = 1;
+		/* Sessions that never showed they are transfers (refused, timed
+		 * out before any authenticated data) neither count nor fail. */
+		if (r.counted) {
+			n++;
+			if (!r.ok)
+				failed = 1;
+		}
 		if (c.json)
 			json_summary(&c, &rx, &r);
 		else
@@ -406,5 +507,6 @@ int main(int argc, char **argv)
 			break;
 	}
 	rbudp_receiver_close(&rx);
+	explicit_bzero(psk, sizeof(psk));
 	return failed || stop ? 1 : 0;
 }

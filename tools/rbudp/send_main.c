@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "rxbneck/client.h"
+#include "tools/rbudp/auth.h"
 #include "tools/rbudp/cli.h"
 #include "tools/rbudp/follow.h"
 #include "tools/rbudp/integ.h"
@@ -30,11 +31,18 @@ static void help(void)
 	printf(
 "Usage: rxbneck-send --to HOST --port PORT (--file PATH | --size BYTES)\n"
 "                    (--rate BPS | --follow HOST[:PORT]) [OPTIONS]\n"
+"       rxbneck-send --digest-only (--file PATH | --size BYTES)\n"
 "\n"
 "Send a file to rxbneck-recv with Reliable Blast UDP (He et al., IEEE Cluster\n"
 "2002): blast every packet over UDP at a paced rate, learn over a TCP control\n"
 "connection which packets the receiver is missing, blast those again, until\n"
 "the receiver has them all and has checked the file's digest.\n"
+"\n"
+"Every datagram carries a tag (UMAC-64) under keys agreed for the session,\n"
+"so the receiver drops datagrams nobody in the session sent; the file's\n"
+"digest is SHA-256 (what sha256sum prints). Without --key-file the session\n"
+"secret crosses the TCP connection in the clear: that stops off-path\n"
+"spoofers only (docs/rbudp.md, section 4). Nothing is encrypted.\n"
 "\n"
 "Where to send\n"
 "  --to HOST             receiver host name or address\n"
@@ -50,7 +58,7 @@ static void help(void)
 "\n"
 "How fast (exactly one)\n"
 "  --rate BPS            fixed sending rate in UDP payload bits per second (the\n"
-"                        4-byte sequence header and the file data: the unit of\n"
+"                        16-byte datagram header and the file data: the unit of\n"
 "                        rxbneckd's RATE and the B_send of seed 000 eq. 2), e.g.\n"
 "                        950M, 4G\n"
 "  --follow HOST[:PORT]  take the rate from rxbneckd on the receiving host (port\n"
@@ -72,9 +80,9 @@ static void help(void)
 "                        receiver. Default: the RTT when --rtt-ms is given (a\n"
 "                        real path, PROTOCOL.md §6.2); 0 otherwise, because the\n"
 "                        emulated delay does not delay datagrams or PAUSE frames\n"
-"  --payload BYTES       file bytes per datagram (default 1468: with the 4-byte\n"
-"                        sequence header, a 1472-byte UDP payload fills a\n"
-"                        1500-byte MTU over IPv4). 16..65503\n"
+"  --payload BYTES       file bytes per datagram (default 1456: with the 16-byte\n"
+"                        header (sequence, round, tag), a 1472-byte UDP payload\n"
+"                        fills a 1500-byte MTU over IPv4). 16..65491\n"
 "  --batch N             datagrams handed to the kernel per sendmmsg() call, at\n"
 "                        most (default 64)\n"
 "  --burst N             most datagrams sent back to back to catch up after the\n"
@@ -92,11 +100,22 @@ static void help(void)
 "  --sndbuf BYTES        UDP send buffer size (default: the system's)\n"
 "\n"
 "Emulated path\n"
-"  --one-way-delay-ms MS delay the start of every blast by MS and ask the\n"
+"  --one-way-delay-ms MS delay the start of every blast by MS (at most 10000) and ask the\n"
 "                        receiver to delay its feedback by the same (seed 000's\n"
 "                        emulation); every round then costs 2 x MS more.\n"
 "                        The receiver's own --one-way-delay-ms, if given, wins\n"
 "                        for the feedback direction. Default 0\n"
+"\n"
+"Integrity\n"
+"  --key-file PATH       pre-shared key (the same file on the receiver; at least\n"
+"                        16 bytes, e.g. head -c 32 /dev/urandom; mode 0600):\n"
+"                        both ends prove they hold it before anything is sent,\n"
+"                        and the session keys derive from it, so an on-path\n"
+"                        attacker can neither forge datagrams nor take over the\n"
+"                        control connection\n"
+"  --digest-only         print the SHA-256 digest of --file or --size data and\n"
+"                        exit (the value the receiver checks; for --file the\n"
+"                        same as sha256sum)\n"
 "\n"
 "Limits\n"
 "  --max-rounds N        give up after N rounds (default 1000)\n"
@@ -129,7 +148,7 @@ enum {
 	OPT_TO = 256, OPT_PORT, OPT_FILE, OPT_SIZE, OPT_RATE, OPT_PAYLOAD, OPT_BATCH,
 	OPT_BURST, OPT_GSO, OPT_SNDBUF, OPT_DELAY, OPT_MAX_ROUNDS, OPT_STALL, OPT_TIMEOUT,
 	OPT_JSON, OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_FOLLOW, OPT_NO_PAUSE,
-	OPT_FOLLOW_WAIT, OPT_RTT, OPT_LEAD, OPT_MAX_RATE,
+	OPT_FOLLOW_WAIT, OPT_RTT, OPT_LEAD, OPT_MAX_RATE, OPT_KEY_FILE, OPT_DIGEST_ONLY,
 };
 
 static const struct option longopts[] = {
@@ -153,6 +172,8 @@ static const struct option longopts[] = {
 	{ "max-rounds", required_argument, NULL, OPT_MAX_ROUNDS },
 	{ "stall-rounds", required_argument, NULL, OPT_STALL },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+	{ "digest-only", no_argument, NULL, OPT_DIGEST_ONLY },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "log-level", required_argument, NULL, OPT_LOG },
@@ -174,6 +195,8 @@ struct cli {
 	const char *file;
 	uint64_t size_bytes;
 	uint32_t payload_bytes;
+	const char *key_file;
+	bool digest_only;
 	bool json;
 	bool quiet;
 };
@@ -236,7 +259,7 @@ static void parse(int argc, char **argv, struct cli *c)
 							      1 << 30);
 			break;
 		case OPT_DELAY:
-			c->o.delay_ns = rbudp_cli_ms(prog, "--one-way-delay-ms", optarg, 60000);
+			c->o.delay_ns = rbudp_cli_ms(prog, "--one-way-delay-ms", optarg, 10000);
 			break;
 		case OPT_MAX_ROUNDS:
 			c->o.max_rounds = (uint32_t)rbudp_cli_u64(prog, "--max-rounds", optarg, 1,
@@ -250,6 +273,8 @@ static void parse(int argc, char **argv, struct cli *c)
 			c->o.timeout_ms = (int)rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400) *
 					  1000;
 			break;
+		case OPT_KEY_FILE:	c->key_file = optarg; break;
+		case OPT_DIGEST_ONLY:	c->digest_only = true; break;
 		case OPT_JSON:	c->json = true; break;
 		case OPT_QUIET:	c->quiet = true; break;
 		case OPT_LOG:
@@ -273,12 +298,14 @@ static void parse(int argc, char **argv, struct cli *c)
 	}
 	if (optind < argc)
 		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!!c->file == !!c->size_bytes)
+		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
+	if (c->digest_only)
+		return;
 	if (!c->o.host)
 		rbudp_cli_usage_error(prog, "--to HOST is required");
 	if (!c->o.port)
 		rbudp_cli_usage_error(prog, "--port PORT is required");
-	if (!!c->file == !!c->size_bytes)
-		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
 	if (!c->o.rate_bps == !c->follow)
 		rbudp_cli_usage_error(prog, "give exactly one of --rate BPS and --follow HOST[:PORT]");
 	if (!c->follow && (c->no_pause || c->follow_wait_ms || c->lead_ns >= 0 ||
@@ -363,10 +390,10 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 {
 	double t = (double)r->transfer_ns / 1e9;
 	const struct rbudp_send_round *r1 = r->n_rounds ? &r->rounds[0] : NULL;
-	char digest[24];
+	char digest[RBUDP_DIGEST_HEX_LEN + 1];
 	struct json_writer w;
 
-	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)r->digest);
+	rbudp_digest_hex(r->digest, digest);
 	json_init(&w, false);
 	json_obj_begin(&w, NULL);
 	json_str(&w, "tool", prog);
@@ -426,9 +453,11 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 	json_arr_end(&w);
 	if (f)
 		json_follow(&w, c, f, r->t0_ns);
+	json_str(&w, "auth", r->psk ? "psk" : "clear");
 	json_str(&w, "digest", digest);
 	json_double(&w, "digest_time_s", (double)r->digest_ns / 1e9);
 	json_bool(&w, "verified", r->ok);
+	json_bool(&w, "digest_checked", r->ok && r->digest_checked);
 	json_double(&w, "verify_wait_s", (double)r->verify_wait_ns / 1e9);
 	json_obj_end(&w);
 	rbudp_cli_json_out(&w);
@@ -439,17 +468,21 @@ static void text_summary(const struct rbudp_source *src, const struct rbudp_send
 			 const struct rbudp_follow *f)
 {
 	double t = (double)r->transfer_ns / 1e9;
+	char digest[RBUDP_DIGEST_HEX_LEN + 1];
 
 	if (!r->ok) {
 		printf("transfer FAILED: %s\n", r->error);
 		return;
 	}
+	rbudp_digest_hex(r->digest, digest);
 	printf("sent %llu bytes in %.3f s (%.3f Gb/s goodput), %u round%s, %llu datagrams "
-	       "(%llu resent), digest %016llx verified\n",
+	       "(%llu resent), %s\n",
 	       (unsigned long long)src->file_bytes, t, (double)src->file_bytes * 8 / t / 1e9,
 	       r->n_rounds, r->n_rounds == 1 ? "" : "s", (unsigned long long)r->pkts_sent,
 	       (unsigned long long)(r->pkts_sent - src->total_pkts),
-	       (unsigned long long)r->digest);
+	       r->digest_checked ? "SHA-256 verified by the receiver" :
+	       "every datagram authenticated (receiver keeps no file)");
+	printf("  sha256 %s%s\n", digest, r->psk ? ", pre-shared key" : "");
 	for (uint32_t i = 0; i < r->n_rounds; i++) {
 		const struct rbudp_send_round *rs = &r->rounds[i];
 
@@ -514,6 +547,7 @@ int main(int argc, char **argv)
 	struct rbudp_send_result r;
 	struct rbudp_source src;
 	struct rbudp_follow follow;
+	static uint8_t psk[RBUDP_PSK_MAX];
 	int err;
 
 	rxb_log_set_ident(prog);
@@ -535,6 +569,28 @@ int main(int argc, char **argv)
 			rxb_err("--size %llu: %s", (unsigned long long)c.size_bytes,
 				err == -EFBIG ? "needs more than 2^32-1 packets" : strerror(-err));
 		return 1;
+	}
+	if (c.digest_only) {
+		char hex[RBUDP_DIGEST_HEX_LEN + 1];
+		uint8_t d[RBUDP_DIGEST_LEN];
+
+		rbudp_source_digest(&src, d);
+		rbudp_digest_hex(d, hex);
+		printf("%s  %s\n", hex, c.file ? c.file : "synthetic");
+		rbudp_source_finish(&src);
+		return 0;
+	}
+	if (c.key_file) {
+		char msg[300];
+		int n = rbudp_psk_load(c.key_file, psk, msg, sizeof(msg));
+
+		if (n < 0) {
+			rxb_err("%s", msg);
+			rbudp_source_finish(&src);
+			return 1;
+		}
+		c.o.psk = psk;
+		c.o.psk_len = (size_t)n;
 	}
 	if (c.rtt_ns < 0) {
 		/* The emulated delay holds blast starts and feedback, but the
@@ -575,5 +631,6 @@ int main(int argc, char **argv)
 		rbudp_follow_close(&follow);
 	rbudp_send_result_finish(&r);
 	rbudp_source_finish(&src);
+	explicit_bzero(psk, sizeof(psk));
 	return err;
 }

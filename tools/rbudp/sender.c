@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "tools/rbudp/auth.h"
 #include "tools/rbudp/bitmap.h"
 #include "tools/rbudp/conn.h"
 #include "tools/rbudp/delay.h"
@@ -40,13 +41,14 @@ struct sender {
 	const struct rbudp_source *src;
 	struct rbudp_send_result *r;
 	struct rbudp_conn conn;
+	struct rbudp_keys keys;		/* session keys, after CHALLENGE */
 	int udp;
 	int family;			/* AF_INET or AF_INET6 */
 	struct rbudp_bitmap need;	/* to send this round */
 	struct rbudp_bitmap next;	/* reported missing: next round's need */
 	struct mmsghdr *msgs;
 	struct iovec *iov;		/* two per datagram: header, payload */
-	uint8_t *hdrs;			/* RBUDP_DGRAM_HDR per datagram */
+	uint8_t *hdrs;			/* RBUDP_DGRAM_HDR per datagram: seq, round, tag */
 	uint32_t gso_segs;		/* datagrams per UDP GSO send; 1: no GSO */
 	uint64_t t0;			/* transfer start (SETUP_OK received) */
 	uint64_t rate_bps;		/* current pacing rate */
@@ -236,6 +238,10 @@ static int peer_error(struct sender *s, const uint8_t *body, uint32_t len)
 
 	if (rbudp_error_decode(body, len, &e, &why))
 		return fail(s, "receiver %s sent a malformed ERROR: %s", s->conn.peer, why);
+	if (e.code == RBUDP_ERR_VERSION)
+		return fail(s, "receiver %s speaks another RBUDP protocol version (it says: %s); "
+			    "this rxbneck-send speaks version %d: use the same release on both ends",
+			    s->conn.peer, e.text, RBUDP_VERSION);
 	return fail(s, "receiver %s reports an error (code %u): %s", s->conn.peer,
 		    e.code, e.text);
 }
@@ -259,7 +265,22 @@ static int conn_failure(struct sender *s, int err, const char *waiting_for, cons
 	}
 }
 
-/* Wait for a frame of @want (or ERROR). 0 with the body, -1 on failure. */
+/*
+ * Check and strip the tag of a tagged frame (@body points into the
+ * connection buffer, right after the frame's header). -1 when it fails.
+ */
+static int frame_auth(struct sender *s, uint16_t type, const uint8_t *body, uint32_t *len)
+{
+	if (!rbudp_msg_tagged(type))
+		return 0;
+	if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, *len))
+		return fail(s, "receiver %s: %s frame failed authentication (forged or corrupted "
+			    "on the way)", s->conn.peer, rbudp_msg_name(type));
+	*len -= RBUDP_CTL_TAG_LEN;
+	return 0;
+}
+
+/* Wait for a frame of @want (or ERROR), tag checked. 0 with the body, -1 on failure. */
 static int wait_frame(struct sender *s, uint16_t want, int timeout_ms,
 		      const uint8_t **body, uint32_t *len)
 {
@@ -285,12 +306,14 @@ static int wait_frame(struct sender *s, uint16_t want, int timeout_ms,
 		if (type != want)
 			return fail(s, "receiver %s sent %s where %s was expected", s->conn.peer,
 				    rbudp_msg_name(type), rbudp_msg_name(want));
-		return 0;
+		return frame_auth(s, type, *body, len);
 	}
 }
 
-static int send_frame(struct sender *s, const uint8_t *buf, size_t len, const char *what)
+static int send_frame(struct sender *s, uint8_t *buf, size_t len, const char *what)
 {
+	if (rbudp_msg_tagged(rbudp_get_u16(buf)))
+		len = rbudp_ctl_seal(&s->keys, buf, len);
 	int err = rbudp_conn_send(&s->conn, buf, len, s->o->timeout_ms);
 
 	if (err)
@@ -332,16 +355,61 @@ static void follow_idle(struct sender *s)
 
 /* ------------------------------------------------------------- setup -- */
 
+/*
+ * HELLO / CHALLENGE: agree on the session keys. With a pre-shared key the
+ * receiver's proof is checked before anything else is sent.
+ */
+static int handshake(struct sender *s)
+{
+	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_HELLO_LEN], hello[RBUDP_HELLO_LEN];
+	uint8_t proof[RBUDP_PROOF_LEN];
+	struct rbudp_hello h = { .auth = s->o->psk ? RBUDP_AUTH_PSK : RBUDP_AUTH_CLEAR };
+	struct rbudp_challenge c;
+	const uint8_t *body;
+	const char *why;
+	uint32_t len;
+	int err;
+
+	err = rbudp_random(h.nonce, sizeof(h.nonce));
+	if (err)
+		return fail(s, "getrandom: %s", strerror(-err));
+	rbudp_hello_encode(buf, &h);
+	memcpy(hello, buf + RBUDP_FRAME_HDR, sizeof(hello));
+	if (send_frame(s, buf, sizeof(buf), "HELLO") ||
+	    wait_frame(s, RBUDP_MSG_CHALLENGE, s->o->timeout_ms, &body, &len))
+		return -1;
+	if (rbudp_challenge_decode(body, len, &c, &why))
+		return fail(s, "receiver %s: bad CHALLENGE: %s", s->conn.peer, why);
+	if (c.auth != h.auth)
+		return fail(s, c.auth == RBUDP_AUTH_PSK ?
+			    "receiver %s requires a pre-shared key: give --key-file" :
+			    "receiver %s has no pre-shared key but --key-file was given: the "
+			    "receiver needs --key-file too", s->conn.peer);
+	if (s->o->psk)
+		rbudp_keys_derive(&s->keys, s->o->psk, s->o->psk_len, h.nonce, c.nonce, true);
+	else
+		rbudp_keys_derive(&s->keys, c.secret, sizeof(c.secret), h.nonce, c.nonce, true);
+	explicit_bzero(c.secret, sizeof(c.secret));
+	if (s->o->psk) {
+		rbudp_auth_proof(&s->keys, hello, sizeof(hello), body,
+				 RBUDP_CHALLENGE_LEN - RBUDP_PROOF_LEN, proof);
+		if (!rbudp_auth_equal(proof, c.proof, sizeof(proof)))
+			return fail(s, "receiver %s failed to prove it holds the pre-shared key: "
+				    "the two --key-file keys differ", s->conn.peer);
+		s->r->psk = true;
+	}
+	return 0;
+}
+
 static int do_setup(struct sender *s)
 {
 	const struct rbudp_source *src = s->src;
-	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_LEN];
+	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_LEN + RBUDP_CTL_TAG_LEN];
 	struct rbudp_setup_ok ok;
 	struct rbudp_setup m = {
 		.payload_bytes = src->payload_bytes,
 		.total_pkts = src->total_pkts,
 		.file_bytes = src->file_bytes,
-		.digest = s->r->digest,
 		.one_way_delay_ns = s->o->delay_ns,
 		.udp_port = local_port(s->udp),
 	};
@@ -349,8 +417,11 @@ static int do_setup(struct sender *s)
 	const char *why;
 	uint32_t len;
 
+	memcpy(m.digest, s->r->digest, sizeof(m.digest));
 	if (m.udp_port == 0)
 		return fail(s, "cannot learn the local UDP port: %s", strerror(errno));
+	if (handshake(s))
+		return -1;
 	if (send_frame(s, buf, rbudp_setup_encode(buf, &m), "SETUP"))
 		return -1;
 	if (wait_frame(s, RBUDP_MSG_SETUP_OK, s->o->timeout_ms, &body, &len))
@@ -569,6 +640,9 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 			quota -= RBUDP_DGRAM_HDR + len;
 			rbudp_pace_sent(&pace, RBUDP_DGRAM_HDR + len);
 			rbudp_put_u32(h, seq);
+			rbudp_put_u32(h + 4, rs->round);
+			rbudp_dgram_tag(&s->keys, seq, rs->round, h, p, len,
+					h + RBUDP_DGRAM_TAG_OFF);
 			s->iov[2 * n].iov_base = h;
 			s->iov[2 * n].iov_len = RBUDP_DGRAM_HDR;
 			s->iov[2 * n + 1].iov_base = (void *)p;
@@ -636,6 +710,8 @@ static int read_feedback(struct sender *s, struct rbudp_send_round *rs)
 			return conn_failure(s, err, "round feedback", why);
 		if (type == RBUDP_MSG_ERROR)
 			return peer_error(s, body, len);
+		if (frame_auth(s, type, body, &len))
+			return -1;
 		if (type == RBUDP_MSG_COMPLETE && seg == 0) {
 			struct rbudp_complete c;
 
@@ -701,7 +777,7 @@ static int run_rounds(struct sender *s)
 	uint32_t stall = 0;
 
 	for (uint32_t round = 1;; round++) {
-		uint8_t buf[RBUDP_FRAME_HDR + RBUDP_BLAST_DONE_LEN];
+		uint8_t buf[RBUDP_FRAME_HDR + RBUDP_BLAST_DONE_LEN + RBUDP_CTL_TAG_LEN];
 		struct rbudp_blast_done done = { .round = round };
 		struct rbudp_send_round *rs;
 		uint64_t t_done;
@@ -755,6 +831,7 @@ static int run_rounds(struct sender *s)
 static int wait_verified(struct sender *s)
 {
 	int timeout = 120000 + (int)(s->r->feedback_delay_ns / RXB_NSEC_PER_MSEC);
+	char theirs[RBUDP_DIGEST_HEX_LEN + 1], ours[RBUDP_DIGEST_HEX_LEN + 1];
 	struct rbudp_verified v;
 	const uint8_t *body;
 	const char *why;
@@ -768,16 +845,20 @@ static int wait_verified(struct sender *s)
 		return fail(s, "receiver %s: bad VERIFIED: %s", s->conn.peer, why);
 	s->r->verify_wait_ns = rxb_mono_ns() - t;
 	s->r->verify_status = v.status;
+	rbudp_digest_hex(v.digest, theirs);
+	rbudp_digest_hex(s->r->digest, ours);
 	if (v.status == RBUDP_VERIFY_DIGEST)
-		return fail(s, "INTEGRITY FAILURE: receiver computed digest %016llx, sent %016llx",
-			    (unsigned long long)v.digest, (unsigned long long)s->r->digest);
+		return fail(s, "INTEGRITY FAILURE: receiver computed SHA-256 %s, sent %s",
+			    theirs, ours);
 	if (v.status == RBUDP_VERIFY_WRITE)
 		return fail(s, "receiver %s got the data intact but could not store it",
 			    s->conn.peer);
-	if (v.digest != s->r->digest)
-		return fail(s, "receiver %s says verified but reports digest %016llx, ours %016llx",
-			    s->conn.peer, (unsigned long long)v.digest,
-			    (unsigned long long)s->r->digest);
+	if (v.status == RBUDP_VERIFY_NOT_KEPT)
+		return 0;	/* --discard: every datagram authenticated, nothing to hash */
+	if (memcmp(v.digest, s->r->digest, RBUDP_DIGEST_LEN) != 0)
+		return fail(s, "receiver %s says verified but reports SHA-256 %s, ours %s",
+			    s->conn.peer, theirs, ours);
+	s->r->digest_checked = true;
 	return 0;
 }
 
@@ -812,7 +893,7 @@ int rbudp_send_run(const struct rbudp_send_opts *o, const struct rbudp_source *s
 		goto out;
 
 	t = rxb_mono_ns();
-	r->digest = rbudp_source_digest(src);
+	rbudp_source_digest(src, r->digest);
 	r->digest_ns = rxb_mono_ns() - t;
 
 	err = rbudp_resolve(o->host, o->port, 0, &ss, &sl);
@@ -846,6 +927,7 @@ out:
 	free(s.msgs);
 	free(s.iov);
 	free(s.hdrs);
+	rbudp_keys_clear(&s.keys);
 	rbudp_bitmap_finish(&s.need);
 	rbudp_bitmap_finish(&s.next);
 	return ret;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tools/rbudp/source.h"
+#include "tools/rbudp/wire.h"
 
 struct rbudp_follow;
 
@@ -29,6 +30,8 @@ struct rbudp_send_opts {
 	uint32_t stall_rounds;		/* give up after this many rounds without progress */
 	int timeout_ms;			/* connect, setup, feedback */
 	int sndbuf_bytes;		/* 0: leave the default */
+	const uint8_t *psk;		/* pre-shared key (--key-file), or NULL */
+	size_t psk_len;
 	bool progress;			/* progress lines on stderr */
 	volatile sig_atomic_t *stop;	/* set by a signal handler */
 };
@@ -50,8 +53,10 @@ struct rbudp_send_result {
 	bool ok;			/* complete and verified */
 	char error[300];		/* why not, when !ok */
 	char peer[80];
-	uint64_t digest;
+	uint8_t digest[RBUDP_DIGEST_LEN];	/* SHA-256 of the file */
 	uint64_t digest_ns;		/* time to compute the digest */
+	bool digest_checked;		/* the receiver hashed the file it kept */
+	bool psk;			/* the session was keyed by a pre-shared key */
 	uint64_t setup_ns;		/* connect + SETUP/SETUP_OK */
 	uint64_t t0_ns;			/* transfer start, CLOCK_MONOTONIC */
 	uint32_t gso_segs;		/* datagrams per send in use; 1: no GSO */

@@ -22,7 +22,17 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "tools/rbudp/wire.h"
+
 #define RBUDP_SYNTH_PERIOD 1048573u	/* prime, just under 2^20 */
+
+/* The splitmix64 finaliser: a bijective 64-bit mixer. */
+static inline uint64_t rbudp_mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 
 struct rbudp_source {
 	const uint8_t *base;	/* file mapping, or the synthetic pattern */
@@ -57,7 +67,7 @@ static inline const uint8_t *rbudp_source_pkt(const struct rbudp_source *s, uint
 /* Fill @buf with synthetic bytes for file offsets [off, off + len). */
 void rbudp_synth_fill(uint8_t *buf, uint64_t off, size_t len);
 
-/* The file digest (integ.h) of the whole source. */
-uint64_t rbudp_source_digest(const struct rbudp_source *s);
+/* The file digest (integ.h: SHA-256) of the whole source. */
+void rbudp_source_digest(const struct rbudp_source *s, uint8_t out[RBUDP_DIGEST_LEN]);
 
 #endif

@@ -20,6 +20,8 @@ uint64_t rbudp_pkts_for(uint64_t file_bytes, uint32_t payload_bytes)
 const char *rbudp_msg_name(uint16_t type)
 {
 	switch (type) {
+	case RBUDP_MSG_HELLO:		return "HELLO";
+	case RBUDP_MSG_CHALLENGE:	return "CHALLENGE";
 	case RBUDP_MSG_SETUP:		return "SETUP";
 	case RBUDP_MSG_SETUP_OK:	return "SETUP_OK";
 	case RBUDP_MSG_BLAST_DONE:	return "BLAST_DONE";
@@ -29,6 +31,11 @@ const char *rbudp_msg_name(uint16_t type)
 	case RBUDP_MSG_ERROR:		return "ERROR";
 	default:			return "unknown";
 	}
+}
+
+bool rbudp_msg_tagged(uint16_t type)
+{
+	return type != RBUDP_MSG_HELLO && type != RBUDP_MSG_CHALLENGE && type != RBUDP_MSG_ERROR;
 }
 
 static int bad(const char **why, const char *what)
@@ -47,6 +54,8 @@ int rbudp_frame_hdr_decode(const uint8_t hdr[RBUDP_FRAME_HDR], uint16_t *type,
 	if (rbudp_get_u16(hdr + 2) != 0)
 		return bad(why, "frame flags must be zero");
 	switch (t) {
+	case RBUDP_MSG_HELLO:	   min = max = RBUDP_HELLO_LEN; break;
+	case RBUDP_MSG_CHALLENGE:  min = max = RBUDP_CHALLENGE_LEN; break;
 	case RBUDP_MSG_SETUP:	   min = max = RBUDP_SETUP_LEN; break;
 	case RBUDP_MSG_SETUP_OK:   min = max = RBUDP_SETUP_OK_LEN; break;
 	case RBUDP_MSG_BLAST_DONE: min = max = RBUDP_BLAST_DONE_LEN; break;
@@ -63,6 +72,10 @@ int rbudp_frame_hdr_decode(const uint8_t hdr[RBUDP_FRAME_HDR], uint16_t *type,
 	default:
 		return bad(why, "unknown frame type");
 	}
+	if (rbudp_msg_tagged(t)) {
+		min += RBUDP_TAG_LEN;
+		max += RBUDP_TAG_LEN;
+	}
 	if (len < min || len > max)
 		return bad(why, "frame body length out of bounds for its type");
 	*type = t;
@@ -78,21 +91,98 @@ static size_t put_hdr(uint8_t *buf, uint16_t type, uint32_t body_len)
 	return RBUDP_FRAME_HDR;
 }
 
+/* ----------------------------------------------------------- HELLO -- */
+
+size_t rbudp_hello_encode(uint8_t *buf, const struct rbudp_hello *m)
+{
+	uint8_t *b = buf + put_hdr(buf, RBUDP_MSG_HELLO, RBUDP_HELLO_LEN);
+
+	rbudp_put_u32(b, RBUDP_MAGIC);
+	rbudp_put_u16(b + 4, RBUDP_VERSION);
+	rbudp_put_u16(b + 6, m->auth);
+	memcpy(b + 8, m->nonce, RBUDP_NONCE_BYTES);
+	memset(b + 40, 0, 8);
+	return RBUDP_FRAME_HDR + RBUDP_HELLO_LEN;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		acc |= p[i];
+	return acc == 0;
+}
+
+int rbudp_hello_decode(const uint8_t *b, size_t len, struct rbudp_hello *m,
+		       uint16_t *version, const char **why)
+{
+	if (len != RBUDP_HELLO_LEN)
+		return bad(why, "first frame has the wrong length");
+	if (rbudp_get_u32(b) != RBUDP_MAGIC)
+		return bad(why, "first frame magic is not \"RBUD\" (not an RBUDP sender?)");
+	*version = rbudp_get_u16(b + 4);
+	if (*version != RBUDP_VERSION) {
+		*why = "unsupported protocol version";
+		return -EPROTONOSUPPORT;
+	}
+	m->auth = rbudp_get_u16(b + 6);
+	if (m->auth != RBUDP_AUTH_CLEAR && m->auth != RBUDP_AUTH_PSK)
+		return bad(why, "HELLO names an unknown authentication mode");
+	memcpy(m->nonce, b + 8, RBUDP_NONCE_BYTES);
+	if (!all_zero(b + 40, 8))
+		return bad(why, "HELLO reserved field is not zero");
+	return 0;
+}
+
+/* ------------------------------------------------------- CHALLENGE -- */
+
+size_t rbudp_challenge_encode(uint8_t *buf, const struct rbudp_challenge *m)
+{
+	uint8_t *b = buf + put_hdr(buf, RBUDP_MSG_CHALLENGE, RBUDP_CHALLENGE_LEN);
+
+	rbudp_put_u32(b, RBUDP_MAGIC);
+	rbudp_put_u16(b + 4, RBUDP_VERSION);
+	rbudp_put_u16(b + 6, m->auth);
+	memcpy(b + 8, m->nonce, RBUDP_NONCE_BYTES);
+	memcpy(b + 40, m->secret, 32);
+	memcpy(b + 72, m->proof, 32);
+	return RBUDP_FRAME_HDR + RBUDP_CHALLENGE_LEN;
+}
+
+int rbudp_challenge_decode(const uint8_t *b, size_t len, struct rbudp_challenge *m,
+			   const char **why)
+{
+	if (len != RBUDP_CHALLENGE_LEN)
+		return bad(why, "CHALLENGE has the wrong length");
+	if (rbudp_get_u32(b) != RBUDP_MAGIC)
+		return bad(why, "CHALLENGE magic is not \"RBUD\" (not an RBUDP receiver?)");
+	if (rbudp_get_u16(b + 4) != RBUDP_VERSION)
+		return bad(why, "receiver speaks another protocol version");
+	m->auth = rbudp_get_u16(b + 6);
+	if (m->auth != RBUDP_AUTH_CLEAR && m->auth != RBUDP_AUTH_PSK)
+		return bad(why, "CHALLENGE names an unknown authentication mode");
+	memcpy(m->nonce, b + 8, RBUDP_NONCE_BYTES);
+	memcpy(m->secret, b + 40, 32);
+	memcpy(m->proof, b + 72, 32);
+	if (m->auth == RBUDP_AUTH_PSK ? !all_zero(m->secret, 32) : !all_zero(m->proof, 32))
+		return bad(why, "CHALLENGE carries both a secret and a proof");
+	return 0;
+}
+
 /* ----------------------------------------------------------- SETUP -- */
 
 size_t rbudp_setup_encode(uint8_t *buf, const struct rbudp_setup *m)
 {
 	uint8_t *b = buf + put_hdr(buf, RBUDP_MSG_SETUP, RBUDP_SETUP_LEN);
 
-	rbudp_put_u32(b, RBUDP_MAGIC);
-	rbudp_put_u16(b + 4, RBUDP_VERSION);
-	rbudp_put_u16(b + 6, m->udp_port);
-	rbudp_put_u32(b + 8, m->payload_bytes);
-	rbudp_put_u32(b + 12, m->total_pkts);
-	rbudp_put_u64(b + 16, m->file_bytes);
-	rbudp_put_u64(b + 24, m->digest);
-	rbudp_put_u64(b + 32, m->one_way_delay_ns);
-	rbudp_put_u64(b + 40, 0);
+	rbudp_put_u16(b, m->udp_port);
+	rbudp_put_u16(b + 2, 0);
+	rbudp_put_u32(b + 4, m->payload_bytes);
+	rbudp_put_u32(b + 8, m->total_pkts);
+	rbudp_put_u64(b + 12, m->file_bytes);
+	rbudp_put_u64(b + 20, m->one_way_delay_ns);
+	memcpy(b + 28, m->digest, RBUDP_DIGEST_LEN);
 	return RBUDP_FRAME_HDR + RBUDP_SETUP_LEN;
 }
 
@@ -103,18 +193,14 @@ int rbudp_setup_decode(const uint8_t *b, size_t len, struct rbudp_setup *m,
 
 	if (len != RBUDP_SETUP_LEN)
 		return bad(why, "SETUP has the wrong length");
-	if (rbudp_get_u32(b) != RBUDP_MAGIC)
-		return bad(why, "SETUP magic is not \"RBUD\" (not an RBUDP sender?)");
-	if (rbudp_get_u16(b + 4) != RBUDP_VERSION)
-		return bad(why, "unsupported protocol version");
-	s.udp_port = rbudp_get_u16(b + 6);
-	s.payload_bytes = rbudp_get_u32(b + 8);
-	s.total_pkts = rbudp_get_u32(b + 12);
-	s.file_bytes = rbudp_get_u64(b + 16);
-	s.digest = rbudp_get_u64(b + 24);
-	s.one_way_delay_ns = rbudp_get_u64(b + 32);
-	if (rbudp_get_u64(b + 40) != 0)
+	s.udp_port = rbudp_get_u16(b);
+	if (rbudp_get_u16(b + 2) != 0)
 		return bad(why, "SETUP reserved field is not zero");
+	s.payload_bytes = rbudp_get_u32(b + 4);
+	s.total_pkts = rbudp_get_u32(b + 8);
+	s.file_bytes = rbudp_get_u64(b + 12);
+	s.one_way_delay_ns = rbudp_get_u64(b + 20);
+	memcpy(s.digest, b + 28, RBUDP_DIGEST_LEN);
 	if (s.udp_port == 0)
 		return bad(why, "SETUP names UDP port 0");
 	if (s.payload_bytes < RBUDP_PAYLOAD_MIN || s.payload_bytes > RBUDP_PAYLOAD_MAX)
@@ -126,7 +212,7 @@ int rbudp_setup_decode(const uint8_t *b, size_t len, struct rbudp_setup *m,
 	if (s.total_pkts != rbudp_pkts_for(s.file_bytes, s.payload_bytes))
 		return bad(why, "SETUP packet count does not match file and payload size");
 	if (s.one_way_delay_ns > RBUDP_DELAY_MAX_NS)
-		return bad(why, "SETUP one-way delay above 60 s");
+		return bad(why, "SETUP one-way delay above 10 s");
 	*m = s;
 	return 0;
 }
@@ -137,11 +223,8 @@ size_t rbudp_setup_ok_encode(uint8_t *buf, const struct rbudp_setup_ok *m)
 {
 	uint8_t *b = buf + put_hdr(buf, RBUDP_MSG_SETUP_OK, RBUDP_SETUP_OK_LEN);
 
-	rbudp_put_u32(b, RBUDP_MAGIC);
-	rbudp_put_u16(b + 4, RBUDP_VERSION);
-	rbudp_put_u16(b + 6, 0);
-	rbudp_put_u64(b + 8, m->rcvbuf_bytes);
-	rbudp_put_u64(b + 16, m->feedback_delay_ns);
+	rbudp_put_u64(b, m->rcvbuf_bytes);
+	rbudp_put_u64(b + 8, m->feedback_delay_ns);
 	return RBUDP_FRAME_HDR + RBUDP_SETUP_OK_LEN;
 }
 
@@ -150,16 +233,10 @@ int rbudp_setup_ok_decode(const uint8_t *b, size_t len, struct rbudp_setup_ok *m
 {
 	if (len != RBUDP_SETUP_OK_LEN)
 		return bad(why, "SETUP_OK has the wrong length");
-	if (rbudp_get_u32(b) != RBUDP_MAGIC)
-		return bad(why, "SETUP_OK magic is not \"RBUD\" (not an RBUDP receiver?)");
-	if (rbudp_get_u16(b + 4) != RBUDP_VERSION)
-		return bad(why, "receiver speaks another protocol version");
-	if (rbudp_get_u16(b + 6) != 0)
-		return bad(why, "SETUP_OK reserved field is not zero");
-	m->rcvbuf_bytes = rbudp_get_u64(b + 8);
-	m->feedback_delay_ns = rbudp_get_u64(b + 16);
+	m->rcvbuf_bytes = rbudp_get_u64(b);
+	m->feedback_delay_ns = rbudp_get_u64(b + 8);
 	if (m->feedback_delay_ns > RBUDP_DELAY_MAX_NS)
-		return bad(why, "SETUP_OK feedback delay above 60 s");
+		return bad(why, "SETUP_OK feedback delay above 10 s");
 	return 0;
 }
 
@@ -250,7 +327,7 @@ size_t rbudp_verified_encode(uint8_t *buf, const struct rbudp_verified *m)
 
 	rbudp_put_u32(b, m->status);
 	rbudp_put_u32(b + 4, 0);
-	rbudp_put_u64(b + 8, m->digest);
+	memcpy(b + 8, m->digest, RBUDP_DIGEST_LEN);
 	return RBUDP_FRAME_HDR + RBUDP_VERIFIED_LEN;
 }
 
@@ -262,9 +339,9 @@ int rbudp_verified_decode(const uint8_t *b, size_t len, struct rbudp_verified *m
 	m->status = rbudp_get_u32(b);
 	if (rbudp_get_u32(b + 4) != 0)
 		return bad(why, "VERIFIED reserved field is not zero");
-	if (m->status > RBUDP_VERIFY_WRITE)
+	if (m->status > RBUDP_VERIFY_NOT_KEPT)
 		return bad(why, "VERIFIED status unknown");
-	m->digest = rbudp_get_u64(b + 8);
+	memcpy(m->digest, b + 8, RBUDP_DIGEST_LEN);
 	return 0;
 }
 

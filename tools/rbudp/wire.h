@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * RBUDP wire formats: the data datagram and the TCP control frames.
- * docs/rbudp.md has the byte layouts; this is their only implementation.
+ * RBUDP wire formats (protocol version 2): the data datagram and the TCP
+ * control frames. docs/rbudp.md has the byte layouts; this is their only
+ * implementation (auth.h computes the tags).
  *
- * All integers are big-endian. A datagram is a 4-byte sequence number
- * followed by that packet's file bytes, so a 1468-byte payload makes a
- * 1472-byte UDP payload, the most an IPv4 datagram carries in a 1500-byte
- * MTU unfragmented (the seeds' S_pkt = 1468).
+ * All integers are big-endian. A datagram is a 16-byte header (u32 seq,
+ * u32 round, 8-byte tag) followed by that packet's file bytes, so the
+ * default 1456-byte payload makes a 1472-byte UDP payload, the most an
+ * IPv4 datagram carries in a 1500-byte MTU unfragmented.
  *
  * A control frame is an 8-byte header (u16 type, u16 flags = 0,
- * u32 body length) and a body whose length the type bounds. Decoders take
- * untrusted bytes, check every field, and on failure return -EBADMSG with
- * a static string saying what was wrong.
+ * u32 body length) and a body whose length the type bounds. Every frame
+ * after HELLO and CHALLENGE except ERROR ends in a RBUDP_CTL_TAG_LEN tag,
+ * counted in the header's body length. Encoders write the frame without
+ * its tag (rbudp_ctl_seal() appends it); decoders take the body without
+ * the tag, check every field, and on failure return -EBADMSG with a
+ * static string saying what was wrong.
+ *
+ * Type 1 is the first frame of every protocol version, with the magic and
+ * the version at the same offsets, so peers of different versions can
+ * tell each other so (ERROR code RBUDP_ERR_VERSION).
  */
 #ifndef RBUDP_WIRE_H
 #define RBUDP_WIRE_H
@@ -21,33 +29,47 @@
 #include <stdint.h>
 
 #define RBUDP_MAGIC		0x52425544u	/* "RBUD" */
-#define RBUDP_VERSION		1
-#define RBUDP_DGRAM_HDR		4
-#define RBUDP_PAYLOAD_DEFAULT	1468
+#define RBUDP_VERSION		2
+#define RBUDP_DGRAM_HDR		16	/* seq, round, tag */
+#define RBUDP_DGRAM_TAG_OFF	8
+#define RBUDP_PAYLOAD_DEFAULT	1456
 #define RBUDP_PAYLOAD_MIN	16
 #define RBUDP_PAYLOAD_MAX	(65507 - RBUDP_DGRAM_HDR)	/* IPv4 UDP maximum */
 #define RBUDP_MAX_PKTS		UINT32_MAX
-#define RBUDP_DELAY_MAX_NS	(60ULL * 1000000000ULL)		/* 60 s one way */
+#define RBUDP_DELAY_MAX_NS	(10ULL * 1000000000ULL)		/* 10 s one way */
+#define RBUDP_DIGEST_LEN	32	/* SHA-256 of the file */
+#define RBUDP_TAG_LEN		16	/* = RBUDP_CTL_TAG_LEN of auth.h */
+#define RBUDP_NONCE_BYTES	32
+
+enum rbudp_auth_mode {
+	RBUDP_AUTH_CLEAR = 0,		/* session secret sent in CHALLENGE */
+	RBUDP_AUTH_PSK = 1,		/* keys from a pre-shared key */
+};
 
 #define RBUDP_FRAME_HDR		8
-#define RBUDP_SETUP_LEN		48
-#define RBUDP_SETUP_OK_LEN	24
+#define RBUDP_HELLO_LEN		48
+#define RBUDP_CHALLENGE_LEN	104
+#define RBUDP_SETUP_LEN		60
+#define RBUDP_SETUP_OK_LEN	16
 #define RBUDP_BLAST_DONE_LEN	8
 #define RBUDP_MISSING_HDR_LEN	20
 #define RBUDP_COMPLETE_LEN	8
-#define RBUDP_VERIFIED_LEN	16
+#define RBUDP_VERIFIED_LEN	40
 #define RBUDP_ERROR_TEXT_MAX	256
-/* Largest frame either side ever accepts: a MISSING frame with 1 MiB of data. */
-#define RBUDP_FRAME_MAX		(RBUDP_FRAME_HDR + RBUDP_MISSING_HDR_LEN + (1u << 20))
+/* Largest frame either side ever accepts: a tagged MISSING frame with 1 MiB of data. */
+#define RBUDP_FRAME_MAX		(RBUDP_FRAME_HDR + RBUDP_MISSING_HDR_LEN + (1u << 20) + \
+				 RBUDP_TAG_LEN)
 
 enum rbudp_msg_type {
-	RBUDP_MSG_SETUP = 1,		/* sender -> receiver */
+	RBUDP_MSG_HELLO = 1,		/* sender -> receiver, first frame */
 	RBUDP_MSG_SETUP_OK = 2,		/* receiver -> sender */
 	RBUDP_MSG_BLAST_DONE = 3,	/* sender -> receiver */
 	RBUDP_MSG_MISSING = 4,		/* receiver -> sender, one per segment */
 	RBUDP_MSG_COMPLETE = 5,		/* receiver -> sender */
 	RBUDP_MSG_VERIFIED = 6,		/* receiver -> sender */
-	RBUDP_MSG_ERROR = 7,		/* either way, then close */
+	RBUDP_MSG_ERROR = 7,		/* either way, then close; never tagged */
+	RBUDP_MSG_CHALLENGE = 8,	/* receiver -> sender, answers HELLO */
+	RBUDP_MSG_SETUP = 9,		/* sender -> receiver, after CHALLENGE */
 };
 
 enum rbudp_err_code {
@@ -57,21 +79,36 @@ enum rbudp_err_code {
 	RBUDP_ERR_VERSION = 4,		/* unsupported protocol version */
 	RBUDP_ERR_TIMEOUT = 5,		/* peer silent too long */
 	RBUDP_ERR_ABORTED = 6,		/* interrupted by a signal or give-up rule */
+	RBUDP_ERR_AUTH = 7,		/* authentication failed (keys differ, forged frame) */
 };
 
 enum rbudp_verify_status {
 	RBUDP_VERIFY_OK = 0,
 	RBUDP_VERIFY_DIGEST = 1,	/* digest differs from the sender's */
 	RBUDP_VERIFY_WRITE = 2,		/* data correct, but storing it failed */
+	RBUDP_VERIFY_NOT_KEPT = 3,	/* every datagram authenticated; nothing kept
+					 * to hash (receiver --discard) */
+};
+
+struct rbudp_hello {
+	uint16_t auth;			/* enum rbudp_auth_mode */
+	uint8_t nonce[RBUDP_NONCE_BYTES];
+};
+
+struct rbudp_challenge {
+	uint16_t auth;
+	uint8_t nonce[RBUDP_NONCE_BYTES];
+	uint8_t secret[32];		/* RBUDP_AUTH_CLEAR: the session secret; else 0 */
+	uint8_t proof[32];		/* RBUDP_AUTH_PSK: the receiver's proof; else 0 */
 };
 
 struct rbudp_setup {
 	uint32_t payload_bytes;
 	uint32_t total_pkts;
 	uint64_t file_bytes;
-	uint64_t digest;
 	uint64_t one_way_delay_ns;	/* the sender's emulated delay */
 	uint16_t udp_port;		/* sender's UDP source port */
+	uint8_t digest[RBUDP_DIGEST_LEN];
 };
 
 struct rbudp_setup_ok {
@@ -101,7 +138,7 @@ struct rbudp_complete {
 
 struct rbudp_verified {
 	uint32_t status;		/* enum rbudp_verify_status */
-	uint64_t digest;		/* what the receiver computed */
+	uint8_t digest[RBUDP_DIGEST_LEN];	/* what the receiver computed; 0: none */
 };
 
 struct rbudp_error {
@@ -165,15 +202,19 @@ static inline uint32_t rbudp_pkt_len(uint64_t file_bytes, uint32_t payload_bytes
 /* ------------------------------------------------ control frames -- */
 
 const char *rbudp_msg_name(uint16_t type);
+/* True for the frame types that carry a tag. */
+bool rbudp_msg_tagged(uint16_t type);
 
 /*
  * Check a frame header. On success *type and *body_len are set and the body
- * length is within the bounds of the type.
+ * length (tag included) is within the bounds of the type.
  */
 int rbudp_frame_hdr_decode(const uint8_t hdr[RBUDP_FRAME_HDR], uint16_t *type,
 			   uint32_t *body_len, const char **why);
 
 /* Encoders write header + body into @buf and return the frame length. */
+size_t rbudp_hello_encode(uint8_t *buf, const struct rbudp_hello *m);
+size_t rbudp_challenge_encode(uint8_t *buf, const struct rbudp_challenge *m);
 size_t rbudp_setup_encode(uint8_t *buf, const struct rbudp_setup *m);
 size_t rbudp_setup_ok_encode(uint8_t *buf, const struct rbudp_setup_ok *m);
 size_t rbudp_blast_done_encode(uint8_t *buf, const struct rbudp_blast_done *m);
@@ -184,7 +225,15 @@ size_t rbudp_verified_encode(uint8_t *buf, const struct rbudp_verified *m);
 /* @text is cut to RBUDP_ERROR_TEXT_MAX; non-printable bytes become '?'. */
 size_t rbudp_error_encode(uint8_t *buf, uint32_t code, const char *text);
 
-/* Decoders take the body (after the header) of a frame of that type. */
+/*
+ * Decoders take the body (after the header, without the tag) of a frame of
+ * that type. rbudp_hello_decode() returns -EPROTONOSUPPORT with *version
+ * set for a well-formed first frame of another protocol version.
+ */
+int rbudp_hello_decode(const uint8_t *body, size_t len, struct rbudp_hello *m,
+		       uint16_t *version, const char **why);
+int rbudp_challenge_decode(const uint8_t *body, size_t len, struct rbudp_challenge *m,
+			   const char **why);
 int rbudp_setup_decode(const uint8_t *body, size_t len, struct rbudp_setup *m,
 		       const char **why);
 int rbudp_setup_ok_decode(const uint8_t *body, size_t len, struct rbudp_setup_ok *m,

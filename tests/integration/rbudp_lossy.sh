@@ -27,7 +27,7 @@ import json, sys
 s = json.loads(open(sys.argv[1]).readline())
 r = json.loads(open(sys.argv[2]).readline())
 kernel_drops = int(sys.argv[3])
-assert s["ok"] and r["ok"] and s["digest"] == r["digest"]
+assert s["ok"] and r["ok"] and s["digest"] == r["digest"] and r["digest_checked"]
 sr, rr = s["per_round"], r["per_round"]
 lost = [x["pkts_lost"] for x in sr]
 print("  rounds %d, lost per round %s, T = %.3f s" % (s["rounds"], lost, s["transfer_time_s"]))

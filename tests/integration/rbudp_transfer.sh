@@ -19,7 +19,12 @@ s = json.loads(open(sys.argv[1]).readline())
 r = json.loads(open(sys.argv[2]).readline())
 assert s["ok"] and r["ok"], (s["error"], r["error"])
 assert s["verified"] and r["verified"]
-assert s["digest"] == r["digest"]
+# The receiver hashes the file it keeps; with --discard it keeps none.
+if r["output"] is not None:
+    assert r["digest_checked"] and s["digest_checked"] and s["digest"] == r["digest"]
+else:
+    assert r["digest"] is None and not r["digest_checked"] and not s["digest_checked"]
+assert r["rejected"] == 0
 total = s["total_pkts"]
 assert r["total_pkts"] == total and r["pkts_received"] == total
 assert s["rounds"] == r["rounds"] >= 1
@@ -68,6 +73,9 @@ transfer file --output "$RB_TMP/out.bin" > "$RB_TMP/file.recv.json" -- \
 cmp "$RB_TMP/in.bin" "$RB_TMP/out.bin" || fail "received file differs (cmp)"
 [ "$(sha256sum < "$RB_TMP/in.bin")" = "$(sha256sum < "$RB_TMP/out.bin")" ] ||
 	fail "sha256 differs"
+# The digest both tools report is sha256sum's.
+[ "$(rbudp_json "$RB_TMP/file.send.json" 'j["digest"]')" = "$(sha256sum < "$RB_TMP/in.bin" | cut -d' ' -f1)" ] ||
+	fail "the reported digest is not the file's SHA-256"
 check_accounting "$RB_TMP/file.send.json" "$RB_TMP/file.recv.json"
 ls "$RB_TMP" | grep -q rbudp- && fail "temporary output file left behind"
 

@@ -647,8 +647,13 @@ static int setup_frame(struct session *s, uint64_t deadline, const char *what, u
 		return sfail(s, RBUDP_ERR_PROTOCOL, "malformed frame instead of %s: %s", what, why);
 	if (err < 0)
 		return sfail(s, 0, "reading %s: %s", what, strerror(-err));
-	if (*type == RBUDP_MSG_ERROR)
-		return sfail(s, 0, "sender gave up before %s", what);
+	if (*type == RBUDP_MSG_ERROR) {
+		struct rbudp_error e;
+
+		if (rbudp_error_decode(*body, *len, &e, &why))
+			return sfail(s, 0, "sender gave up before %s", what);
+		return sfail(s, 0, "sender gave up before %s: %s", what, e.text);
+	}
 	return 0;
 }
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# --key-file: with the same key on both ends a transfer runs (auth "psk");
+# with different keys the sender refuses the receiver (its proof fails) and
+# names the cause; a sender without a key, or a receiver without one, is
+# refused with a clear error; strangers without the key take nothing:
+# a keyless HELLO is refused at once, a silent one is dropped after
+# --setup-timeout while the real sender waits; none of them uses up
+# --count. A key file readable by others is refused.
+set -u
+. "${RXB_SRC:-.}/tools/rbudp/testlib.sh"
+rbudp_setup keyf
+export RB_PY="${RXB_SRC:-.}/tools/rbudp"
+PORT=9800
+
+head -c 32 /dev/urandom > "$RB_TMP/key" && chmod 600 "$RB_TMP/key"
+head -c 32 /dev/urandom > "$RB_TMP/other" && chmod 600 "$RB_TMP/other"
+
+send() {	# send NAME [ARGS]: a 5 MB synthetic transfer; exit status kept
+	local name=$1
+	shift
+	ip netns exec "$RB_NS_S" "$RB_BIN/rxbneck-send" --to "$RB_ADDR_R" --port $PORT --quiet \
+		--json --size 5M --rate 500M --timeout 10 "$@" > "$RB_TMP/$name.json" \
+		2> "$RB_TMP/$name.err"
+}
+
+echo "receiver with --key-file"
+rbudp_bg rpid ip netns exec "$RB_NS_R" "$RB_BIN/rxbneck-recv" --port $PORT --quiet --json \
+	--output "$RB_TMP/out.bin" --key-file "$RB_TMP/key" --setup-timeout 2 --count 2 \
+	> "$RB_TMP/r.json" 2> "$RB_TMP/r.err"
+sleep 0.3
+send good --key-file "$RB_TMP/key" || fail "same key: $(cat "$RB_TMP/good.err")"
+[ "$(rbudp_json "$RB_TMP/good.json" 'j["auth"]')" = psk ] || fail "not keyed by the PSK"
+send wrong --key-file "$RB_TMP/other" && fail "different keys: transfer ran"
+grep -q "keys differ" "$RB_TMP/wrong.err" || fail "different keys: $(cat "$RB_TMP/wrong.err")"
+echo "  different keys: $(grep -o 'err: .*' "$RB_TMP/wrong.err")"
+send nokey && fail "sender without a key: transfer ran"
+grep -q "requires a pre-shared key" "$RB_TMP/nokey.err" || fail "no key: $(cat "$RB_TMP/nokey.err")"
+echo "  sender without a key: $(grep -o 'err: .*' "$RB_TMP/nokey.err")"
+# A stranger says HELLO in key mode and then nothing; the real sender waits.
+ip netns exec "$RB_NS_S" python3 - "$RB_ADDR_R" $PORT <<'PY' &
+import os, socket, sys, time
+sys.path.insert(0, os.environ["RB_PY"])
+from rbudp2 import *
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+s.sendall(frame(HELLO, hello_body(AUTH_PSK, os.urandom(32))))
+time.sleep(5)
+PY
+spid=$!
+sleep 0.3
+send late --key-file "$RB_TMP/key" || fail "real sender behind a silent stranger: $(cat "$RB_TMP/late.err")"
+kill "$spid" 2>/dev/null
+wait "$rpid" || fail "receiver exit $?: $(cat "$RB_TMP/r.err")"
+python3 - "$RB_TMP/r.json" <<'PY' || fail "receiver summaries"
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1])]
+counted = [r for r in runs if r["counted"]]
+assert len(counted) == 2 and all(r["ok"] and r["auth"] == "psk" for r in counted), runs
+others = [r for r in runs if not r["counted"]]
+assert len(others) == 3 and not any(r["ok"] for r in others), others
+print("  2 keyed transfers; refused: %s" % "; ".join(r["error"] for r in others))
+PY
+
+echo "sender with --key-file, receiver without"
+rbudp_bg rpid ip netns exec "$RB_NS_R" "$RB_BIN/rxbneck-recv" --port $PORT --quiet --discard \
+	--setup-timeout 2 > /dev/null 2>&1
+sleep 0.3
+send keyed --key-file "$RB_TMP/key" && fail "keyed sender to a keyless receiver: ran"
+grep -q "no --key-file" "$RB_TMP/keyed.err" || fail "keyed sender: $(cat "$RB_TMP/keyed.err")"
+echo "  $(grep -o 'err: .*' "$RB_TMP/keyed.err")"
+kill "$rpid" 2>/dev/null
+
+echo "a key file others can read"
+chmod 644 "$RB_TMP/key"
+"$RB_BIN/rxbneck-recv" --port $PORT --discard --key-file "$RB_TMP/key" 2> "$RB_TMP/perm.err"
+[ $? -eq 1 ] && grep -q "chmod 600" "$RB_TMP/perm.err" || fail "mode 0644 key accepted"
+echo "  $(cat "$RB_TMP/perm.err")"
+echo "PASS"

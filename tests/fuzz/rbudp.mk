@@ -1,3 +1,8 @@
-# Fuzz target for the RBUDP tools' control-frame and missing-set decoders.
-FUZZERS += build/fuzz/fuzz_rbudp
+# Fuzz targets for the RBUDP tools: the control-frame and missing-set
+# decoders (fuzz_rbudp), and the receiver's datagram path with the
+# version 2 handshake decoders and control-frame tags (fuzz_rbudp_dgram).
+FUZZERS += build/fuzz/fuzz_rbudp build/fuzz/fuzz_rbudp_dgram
 FUZZ_SRCS_fuzz_rbudp := tools/rbudp/wire.c tools/rbudp/bitmap.c
+FUZZ_SRCS_fuzz_rbudp_dgram := tools/rbudp/wire.c tools/rbudp/bitmap.c tools/rbudp/auth.c \
+	tools/rbudp/dgram.c
+FUZZ_LIBS_fuzz_rbudp_dgram := -lnettle

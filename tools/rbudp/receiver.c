@@ -20,6 +20,7 @@
 #include "tools/rbudp/bitmap.h"
 #include "tools/rbudp/conn.h"
 #include "tools/rbudp/delay.h"
+#include "tools/rbudp/dgram.h"
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/recv_store.h"
@@ -247,30 +248,24 @@ static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int fl
 		       uint64_t now)
 {
 	struct rbudp_recv_result *r = s->r;
-	uint32_t seq, round, plen;
+	uint32_t seq, plen;
 
 	r->dgrams++;
-	if (len < RBUDP_DGRAM_HDR) {
+	switch (rbudp_dgram_check(&s->keys, &s->su, s->round, d, len, flags & MSG_TRUNC,
+				  &seq, &plen)) {
+	case RBUDP_DGRAM_OK:
+		break;
+	case RBUDP_DGRAM_SHORT:
 		bad_dgram(s, &r->bad_short, &s->warned_short, "no room for a header", 0, len);
 		return;
-	}
-	seq = rbudp_get_u32(d);
-	round = rbudp_get_u32(d + 4);
-	if (seq >= s->su.total_pkts) {
+	case RBUDP_DGRAM_SEQ:
 		bad_dgram(s, &r->bad_seq, &s->warned_seq, "a sequence number past the end",
 			  seq, len);
 		return;
-	}
-	plen = rbudp_pkt_len(s->su.file_bytes, s->su.payload_bytes, seq);
-	if ((flags & MSG_TRUNC) || len - RBUDP_DGRAM_HDR != plen) {
+	case RBUDP_DGRAM_LENGTH:
 		bad_dgram(s, &r->bad_len, &s->warned_len, "the wrong length", seq, len);
 		return;
-	}
-	/* Checked before anything else is believed: a datagram of a future
-	 * round is a forgery too. */
-	if (round == 0 || round > s->round ||
-	    !rbudp_dgram_verify(&s->keys, seq, round, d, d + RBUDP_DGRAM_HDR, plen,
-				d + RBUDP_DGRAM_TAG_OFF)) {
+	case RBUDP_DGRAM_FORGED:
 		bad_dgram(s, &r->rejected, &s->warned_forged, "a wrong authentication tag",
 			  seq, len);
 		return;

@@ -22,6 +22,7 @@
 #include "tools/rbudp/bitmap.h"
 #include "tools/rbudp/conn.h"
 #include "tools/rbudp/delay.h"
+#include "tools/rbudp/dgram.h"
 #include "tools/rbudp/follow.h"
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
@@ -639,10 +640,7 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 				break;
 			quota -= RBUDP_DGRAM_HDR + len;
 			rbudp_pace_sent(&pace, RBUDP_DGRAM_HDR + len);
-			rbudp_put_u32(h, seq);
-			rbudp_put_u32(h + 4, rs->round);
-			rbudp_dgram_tag(&s->keys, seq, rs->round, h, p, len,
-					h + RBUDP_DGRAM_TAG_OFF);
+			rbudp_dgram_seal(&s->keys, h, seq, rs->round, p, len);
 			s->iov[2 * n].iov_base = h;
 			s->iov[2 * n].iov_len = RBUDP_DGRAM_HDR;
 			s->iov[2 * n + 1].iov_base = (void *)p;

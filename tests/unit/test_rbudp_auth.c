@@ -132,7 +132,7 @@ static void hkdf_by_hand(uint8_t okm[128])
 static void test_key_schedule_second_computation(void **state)
 {
 	struct rbudp_keys *snd = malloc(sizeof(*snd)), *rcv = malloc(sizeof(*rcv));
-	uint8_t okm[128], hdr[8] = { 0, 0, 0, 5, 0, 0, 0, 2 }, payload[100], tag[8], want[8];
+	uint8_t okm[128], payload[100], tag[8], want[8];
 	uint8_t nonce[16];
 	struct umac64_ctx u;
 
@@ -150,20 +150,19 @@ static void test_key_schedule_second_computation(void **state)
 	assert_memory_equal(rcv->ctl_tx, okm + 56, 32);
 	assert_memory_equal(snd->proof_key, okm + 88, 32);
 
-	/* Datagram tag: UMAC-64(dgram_key, nonce = sid | round | seq, header | payload). */
+	/* Datagram tag: UMAC-64(dgram_key, nonce = sid | round | seq, payload). */
 	for (int i = 0; i < 100; i++)
 		payload[i] = (uint8_t)(i * 7);
-	rbudp_dgram_tag(snd, 5, 2, hdr, payload, sizeof(payload), tag);
+	rbudp_dgram_tag(snd, 5, 2, payload, sizeof(payload), tag);
 	umac64_set_key(&u, okm);
 	memcpy(nonce, okm + 16, 8);
 	rbudp_put_u32(nonce + 8, 2);
 	rbudp_put_u32(nonce + 12, 5);
 	umac64_set_nonce(&u, 16, nonce);
-	umac64_update(&u, 8, hdr);
 	umac64_update(&u, sizeof(payload), payload);
 	umac64_digest(&u, 8, want);
 	assert_memory_equal(tag, want, 8);
-	assert_true(rbudp_dgram_verify(rcv, 5, 2, hdr, payload, sizeof(payload), tag));
+	assert_true(rbudp_dgram_verify(rcv, 5, 2, payload, sizeof(payload), tag));
 	free(snd);
 	free(rcv);
 }
@@ -171,31 +170,29 @@ static void test_key_schedule_second_computation(void **state)
 static void test_dgram_rejects_every_change(void **state)
 {
 	struct rbudp_keys *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
-	uint8_t hdr[8], payload[64], tag[8], other_nonce[32] = { 9 };
+	uint8_t payload[64], tag[8], other_nonce[32] = { 9 };
 
 	(void)state;
 	rbudp_keys_derive(a, ikm, sizeof(ikm), nonce_s, nonce_r, false);
 	rbudp_keys_derive(b, ikm, sizeof(ikm), other_nonce, nonce_r, false);
 	memset(payload, 0x33, sizeof(payload));
-	rbudp_put_u32(hdr, 77);
-	rbudp_put_u32(hdr + 4, 1);
-	rbudp_dgram_tag(a, 77, 1, hdr, payload, sizeof(payload), tag);
-	assert_true(rbudp_dgram_verify(a, 77, 1, hdr, payload, sizeof(payload), tag));
+	rbudp_dgram_tag(a, 77, 1, payload, sizeof(payload), tag);
+	assert_true(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
 	for (size_t i = 0; i < sizeof(payload); i++) {	/* every byte, one bit */
 		payload[i] ^= 0x04;
-		assert_false(rbudp_dgram_verify(a, 77, 1, hdr, payload, sizeof(payload), tag));
+		assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
 		payload[i] ^= 0x04;
 	}
 	for (int bit = 0; bit < 64; bit++) {		/* every tag bit */
 		tag[bit / 8] ^= (uint8_t)(1 << (bit % 8));
-		assert_false(rbudp_dgram_verify(a, 77, 1, hdr, payload, sizeof(payload), tag));
+		assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
 		tag[bit / 8] ^= (uint8_t)(1 << (bit % 8));
 	}
-	assert_false(rbudp_dgram_verify(a, 78, 1, hdr, payload, sizeof(payload), tag));
-	assert_false(rbudp_dgram_verify(a, 77, 2, hdr, payload, sizeof(payload), tag));
-	assert_false(rbudp_dgram_verify(a, 77, 1, hdr, payload, sizeof(payload) - 1, tag));
+	assert_false(rbudp_dgram_verify(a, 78, 1, payload, sizeof(payload), tag));
+	assert_false(rbudp_dgram_verify(a, 77, 2, payload, sizeof(payload), tag));
+	assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload) - 1, tag));
 	/* Another session (one nonce differs): a replayed datagram fails. */
-	assert_false(rbudp_dgram_verify(b, 77, 1, hdr, payload, sizeof(payload), tag));
+	assert_false(rbudp_dgram_verify(b, 77, 1, payload, sizeof(payload), tag));
 	free(a);
 	free(b);
 }

@@ -94,7 +94,7 @@ bool rbudp_auth_equal(const void *a, const void *b, size_t n)
 
 /* --------------------------------------------------------- datagrams -- */
 
-static void dgram_mac(struct rbudp_keys *k, uint32_t seq, uint32_t round, const uint8_t *hdr,
+static void dgram_mac(struct rbudp_keys *k, uint32_t seq, uint32_t round,
 		      const uint8_t *payload, size_t len, uint8_t tag[RBUDP_DGRAM_TAG_LEN])
 {
 	uint8_t nonce[UMAC_MAX_NONCE_SIZE];
@@ -103,25 +103,22 @@ static void dgram_mac(struct rbudp_keys *k, uint32_t seq, uint32_t round, const 
 	rbudp_put_u32(nonce + 8, round);
 	rbudp_put_u32(nonce + 12, seq);
 	umac64_set_nonce(&k->dgram, sizeof(nonce), nonce);
-	umac64_update(&k->dgram, 8, hdr);
 	umac64_update(&k->dgram, len, payload);
 	umac64_digest(&k->dgram, RBUDP_DGRAM_TAG_LEN, tag);
 }
 
 void rbudp_dgram_tag(struct rbudp_keys *k, uint32_t seq, uint32_t round,
-		     const uint8_t *hdr, const uint8_t *payload, size_t len,
-		     uint8_t tag[RBUDP_DGRAM_TAG_LEN])
+		     const uint8_t *payload, size_t len, uint8_t tag[RBUDP_DGRAM_TAG_LEN])
 {
-	dgram_mac(k, seq, round, hdr, payload, len, tag);
+	dgram_mac(k, seq, round, payload, len, tag);
 }
 
 bool rbudp_dgram_verify(struct rbudp_keys *k, uint32_t seq, uint32_t round,
-			const uint8_t *hdr, const uint8_t *payload, size_t len,
-			const uint8_t tag[RBUDP_DGRAM_TAG_LEN])
+			const uint8_t *payload, size_t len, const uint8_t tag[RBUDP_DGRAM_TAG_LEN])
 {
 	uint8_t want[RBUDP_DGRAM_TAG_LEN];
 
-	dgram_mac(k, seq, round, hdr, payload, len, want);
+	dgram_mac(k, seq, round, payload, len, want);
 	return memeql_sec(want, tag, sizeof(want)) != 0;
 }
 

@@ -56,7 +56,7 @@ class Keys:
 
     def dgram(self, seq, rnd, payload):
         hdr = struct.pack(">II", seq, rnd)
-        tag = umac64(self.dgram_key, self.sid + hdr[4:] + hdr[:4], hdr + payload)
+        tag = umac64(self.dgram_key, self.sid + hdr[4:] + hdr[:4], payload)
         return hdr + tag + payload
 
     def seal(self, fr):

@@ -23,54 +23,15 @@
 #include "tools/rbudp/dgram.h"
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
+#include "tools/rbudp/recv_setup.h"
 #include "tools/rbudp/recv_store.h"
 
 #define RX_BATCHES_PER_WAKE	64	/* then look at the control socket again */
 #define PROGRESS_NS		(500 * RXB_NSEC_PER_MSEC)
 #define BATCH_MAX		1024
 
-enum rx_state {
-	RX_BLAST,	/* receiving, waiting for BLAST_DONE */
-	RX_DRAIN,	/* BLAST_DONE seen: reading what is still in flight */
-	RX_COMPLETE,	/* COMPLETE queued: waiting for it to leave */
-	RX_DONE,	/* VERIFIED queued: waiting for it to leave */
-};
-
-struct session {
-	struct rbudp_receiver *rx;
-	const struct rbudp_recv_opts *o;
-	struct rbudp_recv_result *r;
-	struct rbudp_conn conn;
-	struct rbudp_keys keys;		/* session keys, from CHALLENGE on */
-	struct rbudp_setup su;
-	struct rbudp_bitmap have;
-	struct rbudp_outq outq;
-	struct rbudp_store store;	/* --output: the file image */
-	bool keep;			/* --output (store open) */
-	bool proven;			/* an authenticated datagram came */
-	uint64_t first_dgram_by;	/* deadline for it */
-	uint8_t *slots;			/* batch x slot_bytes datagram buffers */
-	size_t slot_bytes;
-	struct mmsghdr *msgs;
-	struct iovec *iov;
-	uint8_t *frame;			/* RBUDP_FRAME_MAX scratch for feedback */
-	uint64_t drops0;		/* socket drop counter at the start */
-	enum rx_state state;
-	uint32_t round;
-	struct rbudp_recv_round *rr;	/* current round's stats */
-	uint64_t t0;			/* SETUP_OK sent */
-	uint64_t done_at;		/* BLAST_DONE received */
-	uint64_t last_rx;		/* last datagram */
-	uint64_t last_activity;		/* last datagram or control frame */
-	uint64_t next_progress_ns;
-	bool warned_short, warned_seq, warned_len, warned_forged;
-};
-
-static int sfail(struct session *s, uint32_t code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* Record the first error, tell the sender (best effort) and return -1. */
-static int sfail(struct session *s, uint32_t code, const char *fmt, ...)
+int rbudp_recv_fail(struct rbudp_recv_session *s, uint32_t code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -85,7 +46,7 @@ static int sfail(struct session *s, uint32_t code, const char *fmt, ...)
 	return -1;
 }
 
-static bool stopped(const struct session *s)
+static bool stopped(const struct rbudp_recv_session *s)
 {
 	return s->o->stop && *s->o->stop;
 }
@@ -171,7 +132,7 @@ void rbudp_recv_result_finish(struct rbudp_recv_result *r)
 }
 
 /* Another sender connects while a session runs: queue it or turn it away. */
-static void newcomer(struct session *s)
+static void newcomer(struct rbudp_recv_session *s)
 {
 	char text[160];
 
@@ -181,7 +142,7 @@ static void newcomer(struct session *s)
 
 /* The session shows it is a real transfer: it counts, and queued senders
  * are told the receiver is busy rather than left waiting. */
-static void session_counts(struct session *s)
+void rbudp_recv_counts(struct rbudp_recv_session *s)
 {
 	char text[160];
 
@@ -194,7 +155,7 @@ static void session_counts(struct session *s)
 
 /* -------------------------------------------------------------- rounds -- */
 
-static struct rbudp_recv_round *new_round(struct session *s, uint32_t expected)
+static struct rbudp_recv_round *new_round(struct rbudp_recv_session *s, uint32_t expected)
 {
 	struct rbudp_recv_result *r = s->r;
 
@@ -216,7 +177,7 @@ static struct rbudp_recv_round *new_round(struct session *s, uint32_t expected)
 
 /* ---------------------------------------------------------- datagrams -- */
 
-static void bad_dgram(struct session *s, uint64_t *counter, bool *warned, const char *what,
+static void bad_dgram(struct rbudp_recv_session *s, uint64_t *counter, bool *warned, const char *what,
 		      uint32_t seq, uint32_t len)
 {
 	(*counter)++;
@@ -227,7 +188,7 @@ static void bad_dgram(struct session *s, uint64_t *counter, bool *warned, const 
 		 "further ones are only counted", s->r->peer, what, seq, len);
 }
 
-static void note_gap(struct session *s, uint64_t end_ns)
+static void note_gap(struct rbudp_recv_session *s, uint64_t end_ns)
 {
 	struct rbudp_recv_result *r = s->r;
 
@@ -244,7 +205,7 @@ static void note_gap(struct session *s, uint64_t end_ns)
 	};
 }
 
-static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int flags,
+static void take_dgram(struct rbudp_recv_session *s, const uint8_t *d, uint32_t len, int flags,
 		       uint64_t now)
 {
 	struct rbudp_recv_result *r = s->r;
@@ -272,7 +233,7 @@ static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int fl
 	}
 	if (!s->proven) {
 		s->proven = true;
-		session_counts(s);
+		rbudp_recv_counts(s);
 	}
 	if (rbudp_bitmap_test_and_set(&s->have, seq)) {
 		r->pkts_duplicate++;
@@ -296,7 +257,7 @@ static void take_dgram(struct session *s, const uint8_t *d, uint32_t len, int fl
  * Read what the UDP socket holds, at most RX_BATCHES_PER_WAKE batches.
  * Returns 1 when the socket was left empty, 0 when more is waiting, -1 on error.
  */
-static int rx_socket(struct session *s)
+static int rx_socket(struct rbudp_recv_session *s)
 {
 	unsigned vlen = s->o->batch_pkts;
 
@@ -314,7 +275,7 @@ static int rx_socket(struct session *s)
 			if (errno == ECONNREFUSED || errno == EHOSTUNREACH ||
 			    errno == ENETUNREACH)
 				continue;
-			return sfail(s, RBUDP_ERR_ABORTED, "recvmmsg: %s", strerror(errno));
+			return rbudp_recv_fail(s, RBUDP_ERR_ABORTED, "recvmmsg: %s", strerror(errno));
 		}
 		now = rxb_mono_ns();
 		for (int i = 0; i < n; i++)
@@ -331,17 +292,17 @@ static int rx_socket(struct session *s)
 /* ----------------------------------------------------------- feedback -- */
 
 /* Seal (tag) the frame in @buf, which has room for the tag, and queue it. */
-static int queue_frame(struct session *s, uint8_t *buf, size_t len, uint64_t now)
+static int queue_frame(struct rbudp_recv_session *s, uint8_t *buf, size_t len, uint64_t now)
 {
 	len = rbudp_ctl_seal(&s->keys, buf, len);
 	if (rbudp_outq_push(&s->outq, buf, len,
 			    rbudp_delay_release_ns(now, s->r->feedback_delay_ns)))
-		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for feedback");
+		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "out of memory for feedback");
 	return 0;
 }
 
 /* Send what the delay line has released. */
-static int flush_outq(struct session *s, uint64_t now)
+static int flush_outq(struct rbudp_recv_session *s, uint64_t now)
 {
 	const struct rbudp_outq_msg *m;
 
@@ -349,7 +310,7 @@ static int flush_outq(struct session *s, uint64_t now)
 		int err = rbudp_conn_send(&s->conn, m->data, m->len, s->o->timeout_ms);
 
 		if (err)
-			return sfail(s, 0, "sending feedback to %s: %s", s->r->peer, strerror(-err));
+			return rbudp_recv_fail(s, 0, "sending feedback to %s: %s", s->r->peer, strerror(-err));
 		rbudp_outq_drop(&s->outq);
 		if (s->state == RX_COMPLETE && !s->outq.head)
 			s->r->transfer_ns = rxb_mono_ns() - s->t0;
@@ -358,7 +319,7 @@ static int flush_outq(struct session *s, uint64_t now)
 }
 
 /* End the current round: report what is missing and start the next. */
-static int end_round(struct session *s, uint64_t now)
+static int end_round(struct rbudp_recv_session *s, uint64_t now)
 {
 	uint32_t missing = s->su.total_pkts - (uint32_t)s->r->pkts_received;
 	uint32_t nseg = rbudp_seg_count(s->su.total_pkts);
@@ -382,25 +343,25 @@ static int end_round(struct session *s, uint64_t now)
 			return -1;
 	}
 	if (!new_round(s, missing))
-		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for round statistics");
+		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "out of memory for round statistics");
 	s->state = RX_BLAST;
 	return 0;
 }
 
 /* ------------------------------------------------------- control frames -- */
 
-static int on_blast_done(struct session *s, const uint8_t *body, uint32_t len, uint64_t now)
+static int on_blast_done(struct rbudp_recv_session *s, const uint8_t *body, uint32_t len, uint64_t now)
 {
 	struct rbudp_blast_done d;
 	const char *why;
 
 	if (rbudp_blast_done_decode(body, len, &d, &why))
-		return sfail(s, RBUDP_ERR_PROTOCOL, "bad BLAST_DONE: %s", why);
+		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "bad BLAST_DONE: %s", why);
 	if (s->state != RX_BLAST || d.round != s->round)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "BLAST_DONE for round %u while in round %u%s",
+		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "BLAST_DONE for round %u while in round %u%s",
 			     d.round, s->round, s->state == RX_BLAST ? "" : " (already ended)");
 	if (d.pkts_sent != s->rr->pkts_expected)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "round %u: sender says it sent %u packets, "
+		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "round %u: sender says it sent %u packets, "
 			     "%u were missing", d.round, d.pkts_sent, s->rr->pkts_expected);
 	s->rr->pkts_sent = d.pkts_sent;
 	s->done_at = now;
@@ -408,7 +369,7 @@ static int on_blast_done(struct session *s, const uint8_t *body, uint32_t len, u
 	return 0;
 }
 
-static int rx_control(struct session *s, uint64_t now)
+static int rx_control(struct rbudp_recv_session *s, uint64_t now)
 {
 	const uint8_t *body;
 	const char *why = NULL;
@@ -418,14 +379,14 @@ static int rx_control(struct session *s, uint64_t now)
 
 	err = rbudp_conn_fill(&s->conn);
 	if (err == -ECONNRESET)
-		return sfail(s, 0, "sender closed the control connection in round %u", s->round);
+		return rbudp_recv_fail(s, 0, "sender closed the control connection in round %u", s->round);
 	if (err < 0)
-		return sfail(s, 0, "control connection: %s", strerror(-err));
+		return rbudp_recv_fail(s, 0, "control connection: %s", strerror(-err));
 	s->last_activity = now;
 	while ((err = rbudp_conn_next(&s->conn, &type, &body, &len, &why)) == 1) {
 		if (rbudp_msg_tagged(type)) {
 			if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
-				return sfail(s, RBUDP_ERR_AUTH, "%s frame failed authentication "
+				return rbudp_recv_fail(s, RBUDP_ERR_AUTH, "%s frame failed authentication "
 					     "(forged or corrupted on the way)",
 					     rbudp_msg_name(type));
 			len -= RBUDP_CTL_TAG_LEN;
@@ -437,15 +398,15 @@ static int rx_control(struct session *s, uint64_t now)
 			struct rbudp_error e;
 
 			if (rbudp_error_decode(body, len, &e, &why))
-				return sfail(s, 0, "sender sent a malformed ERROR: %s", why);
-			return sfail(s, 0, "sender gave up (code %u): %s", e.code, e.text);
+				return rbudp_recv_fail(s, 0, "sender sent a malformed ERROR: %s", why);
+			return rbudp_recv_fail(s, 0, "sender gave up (code %u): %s", e.code, e.text);
 		} else {
-			return sfail(s, RBUDP_ERR_PROTOCOL, "unexpected %s frame in round %u",
+			return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "unexpected %s frame in round %u",
 				     rbudp_msg_name(type), s->round);
 		}
 	}
 	if (err < 0)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "malformed control frame: %s", why);
+		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "malformed control frame: %s", why);
 	return 0;
 }
 
@@ -456,7 +417,7 @@ static int rx_control(struct session *s, uint64_t now)
  * --discard nothing is kept to hash: every datagram was authenticated, and
  * VERIFIED says exactly that (status NOT_KEPT).
  */
-static int verify(struct session *s, uint64_t now)
+static int verify(struct rbudp_recv_session *s, uint64_t now)
 {
 	struct rbudp_verified v = { .status = RBUDP_VERIFY_NOT_KEPT };
 	char got[RBUDP_DIGEST_HEX_LEN + 1], want[RBUDP_DIGEST_HEX_LEN + 1];
@@ -494,7 +455,7 @@ static int verify(struct session *s, uint64_t now)
 
 /* ------------------------------------------------------------ progress -- */
 
-static void progress(struct session *s, uint64_t now)
+static void progress(struct rbudp_recv_session *s, uint64_t now)
 {
 	const struct rbudp_recv_round *rr = s->rr;
 	double span;
@@ -519,7 +480,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 
 /* True when the current round has ended: all expected packets came, or
  * the socket stayed quiet for drain_idle after BLAST_DONE. */
-static bool drain_over(const struct session *s, uint64_t now)
+static bool drain_over(const struct rbudp_recv_session *s, uint64_t now)
 {
 	uint64_t quiet_since = s->last_rx > s->done_at ? s->last_rx : s->done_at;
 
@@ -542,7 +503,7 @@ static bool drain_over(const struct session *s, uint64_t now)
  * CPU only when the scheduler preempts it - the receiver seed 004's RBUDP+
  * assumes, whose off-CPU windows rxbneckd predicts. It costs a whole CPU.
  */
-static int loop(struct session *s)
+static int loop(struct rbudp_recv_session *s)
 {
 	uint64_t timeout_ns = (uint64_t)s->o->timeout_ms * RXB_NSEC_PER_MSEC;
 	bool napping = false, backlog = false;
@@ -566,12 +527,12 @@ static int loop(struct session *s)
 		if (s->state == RX_DONE && !s->outq.head)
 			return 0;
 		if (stopped(s))
-			return sfail(s, RBUDP_ERR_ABORTED, "interrupted by a signal");
+			return rbudp_recv_fail(s, RBUDP_ERR_ABORTED, "interrupted by a signal");
 		if (!s->proven && now >= s->first_dgram_by)
-			return sfail(s, RBUDP_ERR_TIMEOUT, "no authenticated datagram within %.1f s "
+			return rbudp_recv_fail(s, RBUDP_ERR_TIMEOUT, "no authenticated datagram within %.1f s "
 				     "of SETUP_OK", (double)(s->first_dgram_by - s->t0) / 1e9);
 		if (s->state == RX_BLAST && now >= s->last_activity + timeout_ns)
-			return sfail(s, RBUDP_ERR_TIMEOUT, "sender silent for %d ms in round %u",
+			return rbudp_recv_fail(s, RBUDP_ERR_TIMEOUT, "sender silent for %d ms in round %u",
 				     s->o->timeout_ms, s->round);
 		progress(s, now);
 		busy = s->o->busy_poll && (s->state == RX_BLAST || s->state == RX_DRAIN);
@@ -601,7 +562,7 @@ static int loop(struct session *s)
 		if (ppoll(pfd, 3, &ts, NULL) < 0) {
 			if (errno == EINTR)
 				continue;
-			return sfail(s, RBUDP_ERR_ABORTED, "ppoll: %s", strerror(errno));
+			return rbudp_recv_fail(s, RBUDP_ERR_ABORTED, "ppoll: %s", strerror(errno));
 		}
 		now = rxb_mono_ns();
 		if (napping || backlog || busy || (pfd[0].revents & (POLLIN | POLLERR))) {
@@ -623,216 +584,10 @@ static int loop(struct session *s)
 
 /* ------------------------------------------------------------- set-up -- */
 
-/* Wait for the next frame of the set-up until the set-up deadline. */
-static int setup_frame(struct session *s, uint64_t deadline, const char *what, uint16_t *type,
-		       const uint8_t **body, uint32_t *len)
-{
-	uint64_t now = rxb_mono_ns();
-	const char *why = NULL;
-	int err;
-
-	err = rbudp_conn_wait(&s->conn, now < deadline ? (int)((deadline - now) / 1000000) : 0,
-			      type, body, len, &why);
-	if (err == -ETIMEDOUT)
-		return sfail(s, RBUDP_ERR_TIMEOUT, "no %s within %d ms of connecting", what,
-			     s->o->setup_timeout_ms);
-	if (err == -ECONNRESET)
-		return sfail(s, 0, "peer closed the connection before %s", what);
-	if (err == -EBADMSG)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "malformed frame instead of %s: %s", what, why);
-	if (err < 0)
-		return sfail(s, 0, "reading %s: %s", what, strerror(-err));
-	if (*type == RBUDP_MSG_ERROR) {
-		struct rbudp_error e;
-
-		if (rbudp_error_decode(*body, *len, &e, &why))
-			return sfail(s, 0, "sender gave up before %s", what);
-		return sfail(s, 0, "sender gave up before %s: %s", what, e.text);
-	}
-	return 0;
-}
-
-/*
- * HELLO -> CHALLENGE: the session keys. A sender of another protocol
- * version is told so; with --key-file a sender without it is refused.
- */
-static int handshake(struct session *s, uint64_t deadline)
-{
-	uint8_t hello[RBUDP_HELLO_LEN], buf[RBUDP_FRAME_HDR + RBUDP_CHALLENGE_LEN];
-	struct rbudp_challenge c = { .auth = s->o->psk ? RBUDP_AUTH_PSK : RBUDP_AUTH_CLEAR };
-	struct rbudp_hello h;
-	const uint8_t *body;
-	const char *why;
-	uint16_t type, version;
-	uint32_t len;
-	int err;
-
-	if (setup_frame(s, deadline, "HELLO", &type, &body, &len))
-		return -1;
-	if (type != RBUDP_MSG_HELLO)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "first frame is %s, not HELLO",
-			     rbudp_msg_name(type));
-	err = rbudp_hello_decode(body, len, &h, &version, &why);
-	if (err == -EPROTONOSUPPORT)
-		return sfail(s, RBUDP_ERR_VERSION, "sender speaks RBUDP protocol version %u, this "
-			     "receiver version %d (authenticated datagrams): use the same release "
-			     "on both ends", version, RBUDP_VERSION);
-	if (err)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "bad HELLO: %s", why);
-	if (h.auth != c.auth)
-		return sfail(s, RBUDP_ERR_AUTH, h.auth == RBUDP_AUTH_PSK ?
-			     "sender uses a pre-shared key but this receiver has no --key-file" :
-			     "this receiver requires a pre-shared key: give the sender --key-file");
-	memcpy(hello, body, sizeof(hello));
-	err = rbudp_random(c.nonce, sizeof(c.nonce));
-	if (!err && !s->o->psk)
-		err = rbudp_random(c.secret, sizeof(c.secret));
-	if (err)
-		return sfail(s, RBUDP_ERR_RESOURCES, "getrandom: %s", strerror(-err));
-	if (s->o->psk)
-		rbudp_keys_derive(&s->keys, s->o->psk, s->o->psk_len, h.nonce, c.nonce, false);
-	else
-		rbudp_keys_derive(&s->keys, c.secret, sizeof(c.secret), h.nonce, c.nonce, false);
-	rbudp_challenge_encode(buf, &c);
-	if (s->o->psk)
-		rbudp_auth_proof(&s->keys, hello, sizeof(hello), buf + RBUDP_FRAME_HDR,
-				 RBUDP_CHALLENGE_LEN - RBUDP_PROOF_LEN,
-				 buf + RBUDP_FRAME_HDR + RBUDP_CHALLENGE_LEN - RBUDP_PROOF_LEN);
-	explicit_bzero(c.secret, sizeof(c.secret));
-	err = rbudp_conn_send(&s->conn, buf, sizeof(buf), s->o->setup_timeout_ms);
-	explicit_bzero(buf, sizeof(buf));
-	if (err)
-		return sfail(s, 0, "sending CHALLENGE: %s", strerror(-err));
-	return 0;
-}
-
-/* SETUP, its tag checked before anything in it is believed. */
-static int read_setup(struct session *s, uint64_t deadline)
-{
-	const uint8_t *body;
-	const char *why = NULL;
-	uint32_t len;
-	uint16_t type;
-
-	if (setup_frame(s, deadline, "SETUP", &type, &body, &len))
-		return -1;
-	if (type != RBUDP_MSG_SETUP)
-		return sfail(s, RBUDP_ERR_PROTOCOL, "%s frame where SETUP was expected",
-			     rbudp_msg_name(type));
-	if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
-		return sfail(s, RBUDP_ERR_AUTH, s->o->psk ?
-			     "SETUP failed authentication: the pre-shared keys differ" :
-			     "SETUP failed authentication (forged or corrupted on the way)");
-	if (s->o->psk) {
-		s->r->psk = true;
-		session_counts(s);
-	}
-	if (rbudp_setup_decode(body, len - RBUDP_CTL_TAG_LEN, &s->su, &why))
-		return sfail(s, RBUDP_ERR_PROTOCOL, "bad SETUP: %s", why);
-	s->r->setup = s->su;
-	s->r->have_setup = true;
-	return 0;
-}
-
-static int prepare(struct session *s)
-{
-	const struct rbudp_setup *su = &s->su;
-	uint32_t vlen = s->o->batch_pkts;
-	char err[200];
-
-	if (s->o->output && su->file_bytes > s->o->max_mem_bytes)
-		return sfail(s, RBUDP_ERR_RESOURCES, "file of %llu bytes is larger than "
-			     "--max-mem %llu", (unsigned long long)su->file_bytes,
-			     (unsigned long long)s->o->max_mem_bytes);
-	if (rbudp_bitmap_init(&s->have, su->total_pkts, false))
-		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for a %u-packet bitmap",
-			     su->total_pkts);
-	s->slot_bytes = RBUDP_DGRAM_HDR + su->payload_bytes;
-	s->slots = malloc(vlen * s->slot_bytes);
-	s->msgs = calloc(vlen, sizeof(*s->msgs));
-	s->iov = calloc(vlen, sizeof(*s->iov));
-	s->frame = malloc(RBUDP_FRAME_MAX);
-	if (!s->slots || !s->msgs || !s->iov || !s->frame)
-		return sfail(s, RBUDP_ERR_RESOURCES, "out of memory for receive buffers");
-	for (uint32_t i = 0; i < vlen; i++) {
-		s->iov[i].iov_base = s->slots + i * s->slot_bytes;
-		s->iov[i].iov_len = s->slot_bytes;
-		s->msgs[i].msg_hdr.msg_iov = &s->iov[i];
-		s->msgs[i].msg_hdr.msg_iovlen = 1;
-	}
-	/* Memory comes as data arrives, unless the peer proved it holds the
-	 * pre-shared key: then the whole file is faulted in now, so the
-	 * receive path takes no page fault at all. */
-	if (s->o->output) {
-		if (rbudp_store_open(&s->store, s->o->output, su->file_bytes, s->r->psk,
-				     err, sizeof(err)))
-			return sfail(s, RBUDP_ERR_RESOURCES, "%s", err);
-		s->keep = true;
-	}
-	return 0;
-}
-
-/* Accept datagrams from the sender's UDP port only; throw away leftovers. */
-static int bind_peer(struct session *s)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	uint8_t junk[64];
-
-	if (getpeername(s->conn.fd, (struct sockaddr *)&ss, &sl) < 0)
-		return sfail(s, RBUDP_ERR_ABORTED, "getpeername: %s", strerror(errno));
-	rbudp_addr_set_port(&ss, s->su.udp_port);
-	if (connect(s->rx->udp, (struct sockaddr *)&ss, sl) < 0)
-		return sfail(s, RBUDP_ERR_ABORTED, "connect(UDP) to the sender's port %u: %s",
-			     s->su.udp_port, strerror(errno));
-	while (recv(s->rx->udp, junk, sizeof(junk), MSG_DONTWAIT) >= 0 || errno == EINTR ||
-	       errno == ECONNREFUSED)
-		;
-	return 0;
-}
-
-static void unbind_peer(struct session *s)
-{
-	struct sockaddr sa = { .sa_family = AF_UNSPEC };
-
-	if (connect(s->rx->udp, &sa, sizeof(sa)) < 0)
-		rxb_log_errno(RXB_LOG_WARNING, errno, "disconnecting the UDP socket");
-}
-
-static void session_cleanup(struct session *s)
-{
-	if (s->keep)
-		rbudp_store_finish(&s->store);
-	rbudp_outq_finish(&s->outq);
-	rbudp_bitmap_finish(&s->have);
-	free(s->slots);
-	free(s->msgs);
-	free(s->iov);
-	free(s->frame);
-	rbudp_keys_clear(&s->keys);
-	if (s->conn.buf)
-		rbudp_conn_finish(&s->conn);
-}
-
-static int send_setup_ok(struct session *s)
-{
-	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_OK_LEN + RBUDP_CTL_TAG_LEN];
-	struct rbudp_setup_ok ok = {
-		.rcvbuf_bytes = (uint64_t)s->rx->rcvbuf_bytes,
-		.feedback_delay_ns = s->r->feedback_delay_ns,
-	};
-	size_t n = rbudp_ctl_seal(&s->keys, buf, rbudp_setup_ok_encode(buf, &ok));
-	int err = rbudp_conn_send(&s->conn, buf, n, s->o->timeout_ms);
-
-	if (err)
-		return sfail(s, 0, "sending SETUP_OK: %s", strerror(-err));
-	return 0;
-}
-
 int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts *o,
 			 struct rbudp_recv_result *r)
 {
-	struct session s = { .rx = rx, .o = o, .r = r, .drops0 = UINT64_MAX };
+	struct rbudp_recv_session s = { .rx = rx, .o = o, .r = r, .drops0 = UINT64_MAX };
 	uint64_t deadline;
 	int fd = -1, err;
 
@@ -846,19 +601,19 @@ int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts
 	err = rbudp_conn_init(&s.conn, fd);
 	if (err) {
 		close(fd);
-		sfail(&s, 0, "control connection set-up: %s", strerror(-err));
+		rbudp_recv_fail(&s, 0, "control connection set-up: %s", strerror(-err));
 		goto out;
 	}
 	rxb_strlcpy(r->peer, s.conn.peer, sizeof(r->peer));
 	deadline = rxb_mono_ns() + (uint64_t)o->setup_timeout_ms * RXB_NSEC_PER_MSEC;
-	if (handshake(&s, deadline) || read_setup(&s, deadline))
+	if (rbudp_recv_setup_handshake(&s, deadline) || rbudp_recv_setup_read(&s, deadline))
 		goto out;
-	if (prepare(&s) || bind_peer(&s))
+	if (rbudp_recv_setup_prepare(&s) || rbudp_recv_setup_bind_peer(&s))
 		goto out_unbind;
 	r->feedback_delay_ns = o->delay_ns >= 0 ? (uint64_t)o->delay_ns : s.su.one_way_delay_ns;
 	if (rbudp_udp_drops(rx->udp, &s.drops0))
 		s.drops0 = UINT64_MAX;
-	if (send_setup_ok(&s))
+	if (rbudp_recv_setup_send_ok(&s))
 		goto out_unbind;
 	s.t0 = s.last_activity = rxb_mono_ns();
 	/* The sender blasts after its announced (emulated) one-way delay. */
@@ -867,7 +622,7 @@ int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts
 	r->t0_ns = s.t0;
 	s.next_progress_ns = s.t0 + PROGRESS_NS;
 	if (!new_round(&s, s.su.total_pkts)) {
-		sfail(&s, RBUDP_ERR_RESOURCES, "out of memory");
+		rbudp_recv_fail(&s, RBUDP_ERR_RESOURCES, "out of memory");
 		goto out_unbind;
 	}
 	if (loop(&s) == 0 && r->verified)
@@ -877,8 +632,8 @@ out_unbind:
 		r->socket_drops -= s.drops0;
 	else
 		r->socket_drops = UINT64_MAX;
-	unbind_peer(&s);
+	rbudp_recv_setup_unbind_peer(&s);
 out:
-	session_cleanup(&s);
+	rbudp_recv_setup_cleanup(&s);
 	return 0;
 }

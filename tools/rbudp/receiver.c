@@ -177,7 +177,8 @@ static struct rbudp_recv_round *new_round(struct rbudp_recv_session *s, uint32_t
 
 /* ---------------------------------------------------------- datagrams -- */
 
-static void bad_dgram(struct rbudp_recv_session *s, uint64_t *counter, bool *warned, const char *what,
+static void bad_dgram(struct rbudp_recv_session *s, uint64_t *counter, bool *warned,
+		      const char *what,
 		      uint32_t seq, uint32_t len)
 {
 	(*counter)++;
@@ -350,7 +351,8 @@ static int end_round(struct rbudp_recv_session *s, uint64_t now)
 
 /* ------------------------------------------------------- control frames -- */
 
-static int on_blast_done(struct rbudp_recv_session *s, const uint8_t *body, uint32_t len, uint64_t now)
+static int on_blast_done(struct rbudp_recv_session *s, const uint8_t *body, uint32_t len,
+			 uint64_t now)
 {
 	struct rbudp_blast_done d;
 	const char *why;
@@ -359,10 +361,10 @@ static int on_blast_done(struct rbudp_recv_session *s, const uint8_t *body, uint
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "bad BLAST_DONE: %s", why);
 	if (s->state != RX_BLAST || d.round != s->round)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "BLAST_DONE for round %u while in round %u%s",
-			     d.round, s->round, s->state == RX_BLAST ? "" : " (already ended)");
+				       d.round, s->round, s->state == RX_BLAST ? "" : " (already ended)");
 	if (d.pkts_sent != s->rr->pkts_expected)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "round %u: sender says it sent %u packets, "
-			     "%u were missing", d.round, d.pkts_sent, s->rr->pkts_expected);
+				       "%u were missing", d.round, d.pkts_sent, s->rr->pkts_expected);
 	s->rr->pkts_sent = d.pkts_sent;
 	s->done_at = now;
 	s->state = RX_DRAIN;
@@ -387,8 +389,8 @@ static int rx_control(struct rbudp_recv_session *s, uint64_t now)
 		if (rbudp_msg_tagged(type)) {
 			if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
 				return rbudp_recv_fail(s, RBUDP_ERR_AUTH, "%s frame failed authentication "
-					     "(forged or corrupted on the way)",
-					     rbudp_msg_name(type));
+						       "(forged or corrupted on the way)",
+						       rbudp_msg_name(type));
 			len -= RBUDP_CTL_TAG_LEN;
 		}
 		if (type == RBUDP_MSG_BLAST_DONE) {
@@ -402,7 +404,7 @@ static int rx_control(struct rbudp_recv_session *s, uint64_t now)
 			return rbudp_recv_fail(s, 0, "sender gave up (code %u): %s", e.code, e.text);
 		} else {
 			return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "unexpected %s frame in round %u",
-				     rbudp_msg_name(type), s->round);
+					       rbudp_msg_name(type), s->round);
 		}
 	}
 	if (err < 0)
@@ -530,10 +532,10 @@ static int loop(struct rbudp_recv_session *s)
 			return rbudp_recv_fail(s, RBUDP_ERR_ABORTED, "interrupted by a signal");
 		if (!s->proven && now >= s->first_dgram_by)
 			return rbudp_recv_fail(s, RBUDP_ERR_TIMEOUT, "no authenticated datagram within %.1f s "
-				     "of SETUP_OK", (double)(s->first_dgram_by - s->t0) / 1e9);
+					       "of SETUP_OK", (double)(s->first_dgram_by - s->t0) / 1e9);
 		if (s->state == RX_BLAST && now >= s->last_activity + timeout_ns)
 			return rbudp_recv_fail(s, RBUDP_ERR_TIMEOUT, "sender silent for %d ms in round %u",
-				     s->o->timeout_ms, s->round);
+					       s->o->timeout_ms, s->round);
 		progress(s, now);
 		busy = s->o->busy_poll && (s->state == RX_BLAST || s->state == RX_DRAIN);
 

@@ -13,7 +13,8 @@
 #include "tools/rbudp/wire.h"
 
 /* Wait for the next frame of the set-up until the set-up deadline. */
-static int setup_frame(struct rbudp_recv_session *s, uint64_t deadline, const char *what, uint16_t *type,
+static int setup_frame(struct rbudp_recv_session *s, uint64_t deadline, const char *what,
+		       uint16_t *type,
 		       const uint8_t **body, uint32_t *len)
 {
 	uint64_t now = rxb_mono_ns();
@@ -24,7 +25,7 @@ static int setup_frame(struct rbudp_recv_session *s, uint64_t deadline, const ch
 			      type, body, len, &why);
 	if (err == -ETIMEDOUT)
 		return rbudp_recv_fail(s, RBUDP_ERR_TIMEOUT, "no %s within %d ms of connecting", what,
-			     s->o->setup_timeout_ms);
+				       s->o->setup_timeout_ms);
 	if (err == -ECONNRESET)
 		return rbudp_recv_fail(s, 0, "peer closed the connection before %s", what);
 	if (err == -EBADMSG)
@@ -60,18 +61,18 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 		return -1;
 	if (type != RBUDP_MSG_HELLO)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "first frame is %s, not HELLO",
-			     rbudp_msg_name(type));
+				       rbudp_msg_name(type));
 	err = rbudp_hello_decode(body, len, &h, &version, &why);
 	if (err == -EPROTONOSUPPORT)
 		return rbudp_recv_fail(s, RBUDP_ERR_VERSION, "sender speaks RBUDP protocol version %u, this "
-			     "receiver version %d (authenticated datagrams): use the same release "
-			     "on both ends", version, RBUDP_VERSION);
+				       "receiver version %d (authenticated datagrams): use the same release "
+				       "on both ends", version, RBUDP_VERSION);
 	if (err)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "bad HELLO: %s", why);
 	if (h.auth != c.auth)
 		return rbudp_recv_fail(s, RBUDP_ERR_AUTH, h.auth == RBUDP_AUTH_PSK ?
-			     "sender uses a pre-shared key but this receiver has no --key-file" :
-			     "this receiver requires a pre-shared key: give the sender --key-file");
+				       "sender uses a pre-shared key but this receiver has no --key-file" :
+				       "this receiver requires a pre-shared key: give the sender --key-file");
 	memcpy(hello, body, sizeof(hello));
 	err = rbudp_random(c.nonce, sizeof(c.nonce));
 	if (!err && !s->o->psk)
@@ -107,11 +108,11 @@ int rbudp_recv_setup_read(struct rbudp_recv_session *s, uint64_t deadline)
 		return -1;
 	if (type != RBUDP_MSG_SETUP)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "%s frame where SETUP was expected",
-			     rbudp_msg_name(type));
+				       rbudp_msg_name(type));
 	if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
 		return rbudp_recv_fail(s, RBUDP_ERR_AUTH, s->o->psk ?
-			     "SETUP failed authentication: the pre-shared keys differ" :
-			     "SETUP failed authentication (forged or corrupted on the way)");
+				       "SETUP failed authentication: the pre-shared keys differ" :
+				       "SETUP failed authentication (forged or corrupted on the way)");
 	if (s->o->psk) {
 		s->r->psk = true;
 		rbudp_recv_counts(s);
@@ -131,11 +132,11 @@ int rbudp_recv_setup_prepare(struct rbudp_recv_session *s)
 
 	if (s->o->output && su->file_bytes > s->o->max_mem_bytes)
 		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "file of %llu bytes is larger than "
-			     "--max-mem %llu", (unsigned long long)su->file_bytes,
-			     (unsigned long long)s->o->max_mem_bytes);
+				       "--max-mem %llu", (unsigned long long)su->file_bytes,
+				       (unsigned long long)s->o->max_mem_bytes);
 	if (rbudp_bitmap_init(&s->have, su->total_pkts, false))
 		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "out of memory for a %u-packet bitmap",
-			     su->total_pkts);
+				       su->total_pkts);
 	s->slot_bytes = RBUDP_DGRAM_HDR + su->payload_bytes;
 	s->slots = malloc(vlen * s->slot_bytes);
 	s->msgs = calloc(vlen, sizeof(*s->msgs));
@@ -173,7 +174,7 @@ int rbudp_recv_setup_bind_peer(struct rbudp_recv_session *s)
 	rbudp_addr_set_port(&ss, s->su.udp_port);
 	if (connect(s->rx->udp, (struct sockaddr *)&ss, sl) < 0)
 		return rbudp_recv_fail(s, RBUDP_ERR_ABORTED, "connect(UDP) to the sender's port %u: %s",
-			     s->su.udp_port, strerror(errno));
+				       s->su.udp_port, strerror(errno));
 	while (recv(s->rx->udp, junk, sizeof(junk), MSG_DONTWAIT) >= 0 || errno == EINTR ||
 	       errno == ECONNREFUSED)
 		;

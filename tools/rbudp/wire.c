@@ -93,14 +93,23 @@ static size_t put_hdr(uint8_t *buf, uint16_t type, uint32_t body_len)
 
 /* ----------------------------------------------------------- HELLO -- */
 
-size_t rbudp_hello_encode(uint8_t *buf, const struct rbudp_hello *m)
+/* HELLO and CHALLENGE begin alike: magic, version, mode, nonce. */
+static uint8_t *put_intro(uint8_t *buf, uint16_t type, uint32_t len, uint16_t auth,
+			  const uint8_t nonce[RBUDP_NONCE_BYTES])
 {
-	uint8_t *b = buf + put_hdr(buf, RBUDP_MSG_HELLO, RBUDP_HELLO_LEN);
+	uint8_t *b = buf + put_hdr(buf, type, len);
 
 	rbudp_put_u32(b, RBUDP_MAGIC);
 	rbudp_put_u16(b + 4, RBUDP_VERSION);
-	rbudp_put_u16(b + 6, m->auth);
-	memcpy(b + 8, m->nonce, RBUDP_NONCE_BYTES);
+	rbudp_put_u16(b + 6, auth);
+	memcpy(b + 8, nonce, RBUDP_NONCE_BYTES);
+	return b;
+}
+
+size_t rbudp_hello_encode(uint8_t *buf, const struct rbudp_hello *m)
+{
+	uint8_t *b = put_intro(buf, RBUDP_MSG_HELLO, RBUDP_HELLO_LEN, m->auth, m->nonce);
+
 	memset(b + 40, 0, 8);
 	return RBUDP_FRAME_HDR + RBUDP_HELLO_LEN;
 }
@@ -139,12 +148,8 @@ int rbudp_hello_decode(const uint8_t *b, size_t len, struct rbudp_hello *m,
 
 size_t rbudp_challenge_encode(uint8_t *buf, const struct rbudp_challenge *m)
 {
-	uint8_t *b = buf + put_hdr(buf, RBUDP_MSG_CHALLENGE, RBUDP_CHALLENGE_LEN);
+	uint8_t *b = put_intro(buf, RBUDP_MSG_CHALLENGE, RBUDP_CHALLENGE_LEN, m->auth, m->nonce);
 
-	rbudp_put_u32(b, RBUDP_MAGIC);
-	rbudp_put_u16(b + 4, RBUDP_VERSION);
-	rbudp_put_u16(b + 6, m->auth);
-	memcpy(b + 8, m->nonce, RBUDP_NONCE_BYTES);
 	memcpy(b + 40, m->secret, 32);
 	memcpy(b + 72, m->proof, 32);
 	return RBUDP_FRAME_HDR + RBUDP_CHALLENGE_LEN;

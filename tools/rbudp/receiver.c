@@ -178,8 +178,7 @@ static struct rbudp_recv_round *new_round(struct rbudp_recv_session *s, uint32_t
 /* ---------------------------------------------------------- datagrams -- */
 
 static void bad_dgram(struct rbudp_recv_session *s, uint64_t *counter, bool *warned,
-		      const char *what,
-		      uint32_t seq, uint32_t len)
+		      const char *what, uint32_t seq, uint32_t len)
 {
 	(*counter)++;
 	if (*warned)

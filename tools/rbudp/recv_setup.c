@@ -14,8 +14,7 @@
 
 /* Wait for the next frame of the set-up until the set-up deadline. */
 static int setup_frame(struct rbudp_recv_session *s, uint64_t deadline, const char *what,
-		       uint16_t *type,
-		       const uint8_t **body, uint32_t *len)
+		       uint16_t *type, const uint8_t **body, uint32_t *len)
 {
 	uint64_t now = rxb_mono_ns();
 	const char *why = NULL;

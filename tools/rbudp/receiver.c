@@ -501,7 +501,7 @@ static bool drain_over(const struct rbudp_recv_session *s, uint64_t now)
  * With busy_poll it never sleeps while a round's data may arrive (BLAST,
  * DRAIN): it reads the socket in a loop and only checks the control
  * connection between reads. The thread then stays runnable and leaves its
- * CPU only when the scheduler preempts it - the receiver seed 004's RBUDP+
+ * CPU only when the scheduler preempts it - the receiver Datta et al.'s RBUDP+
  * assumes, whose off-CPU windows rxbneckd predicts. It costs a whole CPU.
  */
 static int loop(struct rbudp_recv_session *s)

@@ -788,7 +788,7 @@ static int run_rounds(struct sender *s)
 		if (!rs)
 			return fail(s, "out of memory for round statistics");
 		/* Emulated propagation delay: the blast starts one one-way
-		 * delay after the feedback that triggered it (seed 000 §IV). */
+		 * delay after the feedback that triggered it (Banerjee et al., §IV). */
 		if (wait_until(s, blast_at))
 			return -1;
 		if (blast(s, rs, todo))

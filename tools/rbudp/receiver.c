@@ -573,6 +573,9 @@ static int loop(struct rbudp_recv_session *s)
 			if (ret < 0)
 				return -1;
 			backlog = ret == 0;
+			/* The socket is empty: time to fault memory in ahead. */
+			if (!backlog && s->keep)
+				rbudp_store_ahead(&s->store);
 			napping = s->o->poll_ns && s->r->dgrams != before &&
 				  (s->state == RX_BLAST || s->state == RX_DRAIN);
 		}

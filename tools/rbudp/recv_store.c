@@ -84,34 +84,31 @@ void rbudp_store_finish(struct rbudp_store *st)
 	st->tmp_fd = -1;
 }
 
-/* Fault the next chunk in, while the populated part stays within budget. */
-static void populate_ahead(struct rbudp_store *st, uint64_t end)
+bool rbudp_store_ahead(struct rbudp_store *st)
 {
-	while (st->populate_ok && end > st->populated_bytes &&
-	       st->populated_bytes < st->file_bytes &&
-	       st->populated_bytes <= 2 * st->stored_bytes + RBUDP_STORE_CHUNK) {
-		uint64_t n = st->file_bytes - st->populated_bytes;
+	uint64_t n = st->file_bytes - st->populated_bytes;
 
-		if (n > RBUDP_STORE_CHUNK)
-			n = RBUDP_STORE_CHUNK;
-		/* madvise wants a page-aligned start; populated_bytes is a
-		 * multiple of the chunk or the file's end. */
-		if (madvise(st->mem + st->populated_bytes, n, MADV_POPULATE_WRITE) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				return;
-			/* Old kernel (EINVAL) or no memory (ENOMEM): pages then
-			 * fault in one by one as data is copied. */
-			rxb_log_errno(RXB_LOG_DEBUG, errno, "MADV_POPULATE_WRITE");
-			st->populate_ok = false;
-			return;
-		}
-		st->populated_bytes += n;
+	if (!st->populate_ok || !n ||
+	    st->populated_bytes > 2 * st->stored_bytes + RBUDP_STORE_AHEAD_BYTES)
+		return false;
+	if (n > RBUDP_STORE_STEP_BYTES)
+		n = RBUDP_STORE_STEP_BYTES;
+	/* populated_bytes is a multiple of the step (page-aligned) or the end. */
+	if (madvise(st->mem + st->populated_bytes, n, MADV_POPULATE_WRITE) < 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return true;
+		/* Old kernel (EINVAL) or no memory (ENOMEM): pages then fault
+		 * in one by one as data is copied. */
+		rxb_log_errno(RXB_LOG_DEBUG, errno, "MADV_POPULATE_WRITE");
+		st->populate_ok = false;
+		return false;
 	}
+	st->populated_bytes += n;
+	return true;
 }
 
 void rbudp_store_put(struct rbudp_store *st, uint64_t off, const uint8_t *data, uint32_t len)
 {
-	populate_ahead(st, off + len);
 	memcpy(st->mem + off, data, len);
 	st->stored_bytes += len;
 }

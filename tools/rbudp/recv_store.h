@@ -5,13 +5,15 @@
  * written to PATH.rbudp-XXXXXX next to PATH and renamed to PATH.
  *
  * Memory is committed as data arrives, not when a sender claims a size:
- * the mapping is reserved only (MAP_NORESERVE), and the pages ahead of the
- * data are faulted in RBUDP_STORE_CHUNK at a time (MADV_POPULATE_WRITE, so
- * the receive path takes no page fault per page) while that keeps the
- * populated part within twice the bytes stored plus one chunk. A sender
- * scattering single datagrams over a huge claimed file commits one page
- * per datagram it sends, no more. A session keyed by a pre-shared key is
- * trusted: its whole file is faulted in at once, before the transfer.
+ * the mapping is reserved only (MAP_NORESERVE). The receiver faults pages
+ * in ahead of the data in steps of RBUDP_STORE_STEP_BYTES when its socket
+ * is empty (MADV_POPULATE_WRITE: one call, not a fault per page, and never
+ * while datagrams wait), as long as the populated part stays within twice
+ * the bytes stored plus RBUDP_STORE_AHEAD_BYTES. Data that lands beyond
+ * it faults its page in as it is copied. A sender scattering single
+ * datagrams over a huge claimed file thus commits one page per datagram it
+ * sends, no more. A session keyed by a pre-shared key is trusted: its
+ * whole file is faulted in at once, before the transfer.
  */
 #ifndef RBUDP_RECV_STORE_H
 #define RBUDP_RECV_STORE_H
@@ -21,7 +23,8 @@
 
 #include "tools/rbudp/wire.h"
 
-#define RBUDP_STORE_CHUNK (4u << 20)
+#define RBUDP_STORE_STEP_BYTES	(512u << 10)
+#define RBUDP_STORE_AHEAD_BYTES	(8u << 20)
 
 struct rbudp_store {
 	uint8_t *mem;			/* file_bytes, reserved */
@@ -45,6 +48,9 @@ void rbudp_store_finish(struct rbudp_store *st);
 
 /* Copy @len bytes of payload to offset @off (bounds checked by the caller). */
 void rbudp_store_put(struct rbudp_store *st, uint64_t off, const uint8_t *data, uint32_t len);
+
+/* Fault in the next step ahead if the budget allows. True when it did. */
+bool rbudp_store_ahead(struct rbudp_store *st);
 
 /* SHA-256 of the whole image. */
 void rbudp_store_digest(const struct rbudp_store *st, uint8_t out[RBUDP_DIGEST_LEN]);

@@ -13,7 +13,9 @@
 # the blast alone, the most sensitive; 100 ms: the e2e experiment's) gets
 # PAIRS pairs of transfers, one with each build, the order alternating
 # (ABBA) so drift cancels. A transfer that fails, or during which the
-# hypervisor stole more than 5 % of the CPUs, is repeated (twice at most).
+# hypervisor stole more than 5 % of the CPUs or other niced work (builds,
+# fuzzers of other users of the machine: this bench runs at nice 0) took
+# more than 3 %, is repeated (four times at most).
 #
 # Rule, fixed before the runs: per delay, goodput = file bits / T (T from
 # SETUP_OK to COMPLETE, the sender's transfer_time_s); ratio = median
@@ -62,33 +64,34 @@ grep -q 'define RBUDP_VERSION[[:space:]]*1$' "$REF_DIR/tools/rbudp/wire.h" ||
 rbudp_setup rbauth
 OUT=$RB_TMP/runs.jsonl
 
-steal() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $9 }' /proc/stat; }
+# total, steal and nice jiffies of the machine
+steal() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $9, $3 }' /proc/stat; }
 
 # one BINDIR TAG DELAY: one transfer; appends a JSON line to $OUT, returns
 # 1 when it should be repeated (failed or disturbed).
 one() {
-	local bin=$1 tag=$2 delay=$3 rpid t0 s0 t1 s1
+	local bin=$1 tag=$2 delay=$3 rpid t0 s0 n0 t1 s1 n1
 	rbudp_bg rpid ip netns exec "$RB_NS_R" "$bin/rxbneck-recv" --port $PORT --quiet --json \
 		--discard --cpu 1 --rcvbuf 4Mi --timeout 20 > "$RB_TMP/r.json" 2> "$RB_TMP/r.err"
 	for _ in $(seq 50); do
 		ip netns exec "$RB_NS_R" ss -Htln "sport = :$PORT" | grep -q . && break
 		sleep 0.02
 	done
-	read -r t0 s0 <<< "$(steal)"
+	read -r t0 s0 n0 <<< "$(steal)"
 	ip netns exec "$RB_NS_S" taskset -c 0 "$bin/rxbneck-send" --to "$RB_ADDR_R" --port $PORT \
 		--size "$SIZE" --rate "$RATE" --one-way-delay-ms "$delay" --quiet --json \
 		--timeout 20 > "$RB_TMP/s.json" 2> "$RB_TMP/s.err"
 	wait "$rpid"
-	read -r t1 s1 <<< "$(steal)"
+	read -r t1 s1 n1 <<< "$(steal)"
 	python3 - "$RB_TMP/s.json" "$tag" "$delay" "$(( 100 * (s1 - s0) / (t1 - t0 + 1) ))" \
-		>> "$OUT" <<'PY'
+		"$(( 100 * (n1 - n0) / (t1 - t0 + 1) ))" >> "$OUT" <<'PY'
 import json, sys
 try:
     s = json.loads(open(sys.argv[1]).readline())
 except (OSError, ValueError):
     s = {"ok": False}
 rec = {"tag": sys.argv[2], "delay_ms": float(sys.argv[3]), "steal_pct": int(sys.argv[4]),
-       "ok": bool(s.get("ok"))}
+       "foreign_pct": int(sys.argv[5]), "ok": bool(s.get("ok"))}
 if rec["ok"]:
     r1 = s["per_round"][0]
     rec.update(goodput_bps=s["goodput_bps"], achieved_bps=s["achieved_rate_bps"],
@@ -99,17 +102,17 @@ PY
 	tail -1 "$OUT" | python3 -c '
 import json, sys
 r = json.loads(sys.stdin.read())
-ok = r["ok"] and r["steal_pct"] <= 5
+ok = r["ok"] and r["steal_pct"] <= 5 and r["foreign_pct"] <= 3
 print("  %-3s delay %3g ms: %s" % (r["tag"], r["delay_ms"],
-      ("goodput %.3f Gb/s, achieved %.3f, %d round(s), lost %d, steal %d %%" %
+      ("goodput %.3f Gb/s, achieved %.3f, %d round(s), lost %d, steal %d %%, other work %d %%" %
        (r["goodput_bps"] / 1e9, r["achieved_bps"] / 1e9, r["rounds"], r["lost1"],
-        r["steal_pct"])) if r["ok"] else "FAILED"))
+        r["steal_pct"], r["foreign_pct"])) if r["ok"] else "FAILED"))
 sys.exit(0 if ok else 1)'
 }
 
-run() {	# run BINDIR TAG DELAY: one good transfer, three tries at most
+run() {	# run BINDIR TAG DELAY: one good transfer, five tries at most
 	local try
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		one "$@" && return 0
 		echo "    (repeated: failed or disturbed)"
 	done
@@ -130,7 +133,7 @@ done
 python3 - "$OUT" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
-good = [r for r in runs if r["ok"] and r["steal_pct"] <= 5]
+good = [r for r in runs if r["ok"] and r["steal_pct"] <= 5 and r["foreign_pct"] <= 3]
 verdict = 0
 for d in sorted({r["delay_ms"] for r in runs}):
     g = {t: [r for r in good if r["delay_ms"] == d and r["tag"] == t] for t in ("v1", "v2")}

@@ -12,6 +12,8 @@
 #include <lapacke.h>
 
 #include "solver/ctmc.h"
+#include "solver/ctmc_band.h"
+#include "solver/ctmc_graph.h"
 
 #define CTMC_DEFAULT_DENSE_MAX	400
 #define CTMC_DEFAULT_TOL	1e-13
@@ -25,6 +27,7 @@ const char *ctmc_method_name(enum ctmc_method m)
 	case CTMC_METHOD_SOR:	return "gauss-seidel";
 	case CTMC_METHOD_LU:	return "lapack-lu";
 	case CTMC_METHOD_UNIF:	return "uniformization";
+	case CTMC_METHOD_BAND:	return "band-gth";
 	}
 	return "?";
 }
@@ -271,130 +274,25 @@ double ctmc_max_exit_rate(const struct ctmc *q)
 	return m;
 }
 
-/* ----------------------------------------------------------- transpose -- */
-
-/* The transpose (column access) of the off-diagonal part. */
-struct ctmc_csc {
-	uint32_t *col_ptr;
-	uint32_t *row;
-	double *rate;
-};
-
-static void csc_free(struct ctmc_csc *t)
-{
-	free(t->col_ptr);
-	free(t->row);
-	free(t->rate);
-	memset(t, 0, sizeof(*t));
-}
-
-static int csc_build(const struct ctmc *q, struct ctmc_csc *t)
-{
-	uint32_t n = q->n;
-	uint32_t *fill;
-
-	memset(t, 0, sizeof(*t));
-	t->col_ptr = calloc((size_t)n + 1, sizeof(*t->col_ptr));
-	t->row = malloc(((size_t)q->nnz + 1) * sizeof(*t->row));
-	t->rate = malloc(((size_t)q->nnz + 1) * sizeof(*t->rate));
-	fill = malloc(((size_t)n + 1) * sizeof(*fill));
-	if (!t->col_ptr || !t->row || !t->rate || !fill) {
-		free(fill);
-		csc_free(t);
-		return -ENOMEM;
-	}
-	for (uint32_t e = 0; e < q->nnz; e++)
-		t->col_ptr[q->col[e] + 1]++;
-	for (uint32_t j = 0; j < n; j++)
-		t->col_ptr[j + 1] += t->col_ptr[j];
-	memcpy(fill, t->col_ptr, (size_t)n * sizeof(*fill));
-	for (uint32_t i = 0; i < n; i++) {
-		for (uint32_t e = q->row_ptr[i]; e < q->row_ptr[i + 1]; e++) {
-			uint32_t at = fill[q->col[e]]++;
-
-			t->row[at] = i;
-			t->rate[at] = q->rate[e];
-		}
-	}
-	free(fill);
-	return 0;
-}
-
-/*
- * Mark every state reachable from the @nseed seeds, following rows of @q
- * (forward) or columns of @t (backward). Returns how many were marked.
- */
-static uint32_t reach(const struct ctmc *q, const struct ctmc_csc *t,
-		      const uint32_t *seeds, uint32_t nseed, uint8_t *seen,
-		      uint32_t *stack)
-{
-	uint32_t top = 0, count = 0;
-
-	for (uint32_t s = 0; s < nseed; s++) {
-		if (seen[seeds[s]])
-			continue;
-		seen[seeds[s]] = 1;
-		stack[top++] = seeds[s];
-		count++;
-	}
-	while (top) {
-		uint32_t i = stack[--top];
-		uint32_t lo = t ? t->col_ptr[i] : q->row_ptr[i];
-		uint32_t hi = t ? t->col_ptr[i + 1] : q->row_ptr[i + 1];
-
-		for (uint32_t e = lo; e < hi; e++) {
-			uint32_t j = t ? t->row[e] : q->col[e];
-
-			if (!seen[j]) {
-				seen[j] = 1;
-				stack[top++] = j;
-				count++;
-			}
-		}
-	}
-	return count;
-}
-
-static int irreducible_with(const struct ctmc *q, const struct ctmc_csc *t,
-			    bool *irreducible)
-{
-	uint8_t *seen = calloc(q->n, 1);
-	uint32_t *stack = malloc((size_t)q->n * sizeof(*stack));
-	uint32_t zero = 0, fwd, bwd;
-
-	if (!seen || !stack) {
-		free(seen);
-		free(stack);
-		return -ENOMEM;
-	}
-	fwd = reach(q, NULL, &zero, 1, seen, stack);
-	memset(seen, 0, q->n);
-	bwd = reach(q, t, &zero, 1, seen, stack);
-	*irreducible = fwd == q->n && bwd == q->n;
-	free(seen);
-	free(stack);
-	return 0;
-}
-
 int ctmc_is_irreducible(const struct ctmc *q, bool *irreducible)
 {
-	struct ctmc_csc t;
+	struct ctmc_graph_csc t;
 	int err;
 
 	if (q->n == 0)
 		return -EINVAL;
-	err = csc_build(q, &t);
+	err = ctmc_graph_csc_build(q, &t);
 	if (err)
 		return err;
-	err = irreducible_with(q, &t, irreducible);
-	csc_free(&t);
+	err = ctmc_graph_irreducible(q, &t, irreducible);
+	ctmc_graph_csc_finish(&t);
 	return err;
 }
 
 /* --------------------------------------------------------- steady state -- */
 
 /* ||pi Q||_1 / max_i q_i, from the columns. */
-static double steady_residual(const struct ctmc *q, const struct ctmc_csc *t,
+static double steady_residual(const struct ctmc *q, const struct ctmc_graph_csc *t,
 			      const double *pi)
 {
 	double res = 0.0, qmax = ctmc_max_exit_rate(q);
@@ -478,7 +376,7 @@ static int gth_dense(const struct ctmc *q, double *pi)
  * column. With omega = 1 the update is again subtraction-free. Stops when
  * the largest relative change of a component in a sweep is below tol.
  */
-static int sor_steady(const struct ctmc *q, const struct ctmc_csc *t,
+static int sor_steady(const struct ctmc *q, const struct ctmc_graph_csc *t,
 		      const struct ctmc_opts *o, double *pi,
 		      struct ctmc_stat *st)
 {
@@ -537,12 +435,48 @@ static bool all_finite(const double *x, uint32_t n)
 	return true;
 }
 
+/*
+ * Resolve st->method: AUTO is @dense for @small problems, else the band
+ * reduction where the band pays (ctmc_band_pick()), else Gauss-Seidel.
+ * For BAND, @ord gets the ordering and st the bandwidths.
+ */
+static int resolve_method(const struct ctmc *q, const struct ctmc_graph_csc *t,
+			  bool transient_only, bool small,
+			  enum ctmc_method dense, struct ctmc_stat *st,
+			  struct ctmc_graph_order *ord)
+{
+	bool worth;
+	int err;
+
+	memset(ord, 0, sizeof(*ord));
+	if (st->method == CTMC_METHOD_AUTO && small) {
+		st->method = dense;
+		return 0;
+	}
+	if (st->method != CTMC_METHOD_AUTO && st->method != CTMC_METHOD_BAND)
+		return 0;
+	err = ctmc_band_pick(q, t, transient_only,
+			     st->method == CTMC_METHOD_BAND, ord, &worth);
+	if (err)
+		return err;
+	if (st->method == CTMC_METHOD_AUTO)
+		st->method = worth ? CTMC_METHOD_BAND : CTMC_METHOD_SOR;
+	if (st->method != CTMC_METHOD_BAND) {
+		ctmc_graph_order_finish(ord);
+		return 0;
+	}
+	st->band_lower = ord->lower;
+	st->band_upper = ord->upper;
+	return 0;
+}
+
 int ctmc_steady_state(const struct ctmc *q, const struct ctmc_opts *opts,
 		      double *pi, struct ctmc_stat *st)
 {
 	struct ctmc_opts obuf;
 	const struct ctmc_opts *o = opts_or_default(opts, &obuf);
-	struct ctmc_csc t;
+	struct ctmc_graph_csc t;
+	struct ctmc_graph_order ord = { 0 };
 	bool irr;
 	int err;
 
@@ -558,23 +492,27 @@ int ctmc_steady_state(const struct ctmc *q, const struct ctmc_opts *opts,
 		st->err_bound = 0.0;
 		return 0;
 	}
-	err = csc_build(q, &t);
+	err = ctmc_graph_csc_build(q, &t);
 	if (err)
 		return err;
-	err = irreducible_with(q, &t, &irr);
+	err = ctmc_graph_irreducible(q, &t, &irr);
 	if (!err && !irr)
 		err = -EINVAL;
 	if (err)
 		goto out;
 
 	st->method = o->method;
-	if (st->method == CTMC_METHOD_AUTO)
-		st->method = q->n <= o->dense_max ? CTMC_METHOD_GTH
-						  : CTMC_METHOD_SOR;
+	err = resolve_method(q, &t, false, q->n <= o->dense_max,
+			     CTMC_METHOD_GTH, st, &ord);
+	if (err)
+		goto out;
 	if (st->method == CTMC_METHOD_GTH) {
 		err = gth_dense(q, pi);
 		/* A-priori componentwise relative bound, see gth_dense(). */
 		st->err_bound = 3.0 * (double)q->n * q->n * DBL_EPSILON;
+	} else if (st->method == CTMC_METHOD_BAND) {
+		err = ctmc_band_steady(q, &ord, pi);
+		st->err_bound = ctmc_band_err_bound(&ord);
 	} else if (st->method == CTMC_METHOD_SOR) {
 		err = sor_steady(q, &t, o, pi, st);
 	} else {
@@ -588,7 +526,8 @@ int ctmc_steady_state(const struct ctmc *q, const struct ctmc_opts *opts,
 	}
 	st->residual = steady_residual(q, &t, pi);
 out:
-	csc_free(&t);
+	ctmc_graph_order_finish(&ord);
+	ctmc_graph_csc_finish(&t);
 	return err;
 }
 
@@ -598,14 +537,14 @@ out:
  * Transient states in a dense index; fails with -EINVAL when one of them
  * cannot reach an absorbing state (its mean time would be infinite).
  */
-static int transient_index(const struct ctmc *q, uint32_t *idx, uint32_t *m)
+static int transient_index(const struct ctmc *q, const struct ctmc_graph_csc *t,
+			   uint32_t *idx, uint32_t *m)
 {
-	struct ctmc_csc t;
 	uint8_t *seen = calloc(q->n, 1);
 	uint32_t *stack = malloc((size_t)q->n * sizeof(*stack));
 	uint32_t *abs = malloc((size_t)q->n * sizeof(*abs));
-	uint32_t nabs = 0, got;
-	int err;
+	uint32_t nabs = 0;
+	int err = 0;
 
 	if (!seen || !stack || !abs) {
 		err = -ENOMEM;
@@ -618,16 +557,8 @@ static int transient_index(const struct ctmc *q, uint32_t *idx, uint32_t *m)
 		else
 			abs[nabs++] = i, idx[i] = UINT32_MAX;
 	}
-	if (nabs == 0) {
-		err = -EINVAL;
-		goto out_free;
-	}
-	err = csc_build(q, &t);
-	if (err)
-		goto out_free;
-	got = reach(q, &t, abs, nabs, seen, stack);
-	csc_free(&t);
-	if (got != q->n)
+	if (nabs == 0 ||
+	    ctmc_graph_reach(q, t, abs, nabs, seen, stack) != q->n)
 		err = -EINVAL;
 out_free:
 	free(seen);
@@ -699,6 +630,28 @@ out:
 	return err;
 }
 
+/* Residual of A tau = 1 in the same norm as the LU path. */
+static double absorb_residual(const struct ctmc *q, const double *tau)
+{
+	double rnorm = 0.0, tnorm = 0.0, anorm = 0.0;
+
+	for (uint32_t i = 0; i < q->n; i++) {
+		double r;
+
+		if (q->exit_rate[i] == 0.0)
+			continue;
+		r = q->exit_rate[i] * tau[i] - 1.0;
+		for (uint32_t e = q->row_ptr[i]; e < q->row_ptr[i + 1]; e++)
+			r -= q->rate[e] * tau[q->col[e]];
+		rnorm += fabs(r);
+		tnorm += tau[i];
+		/* ||A||_1 <= 2 max_i q_i for a generator block. */
+		if (2.0 * q->exit_rate[i] > anorm)
+			anorm = 2.0 * q->exit_rate[i];
+	}
+	return rnorm / (anorm * tnorm);
+}
+
 /*
  * tau_i = (1 + sum_{j transient} q_ij tau_j) / q_i, in place, row by row.
  * Starting from 0 the iterates increase monotonically to the solution and
@@ -736,26 +689,7 @@ static int absorb_gs(const struct ctmc *q, const struct ctmc_opts *o,
 	if (!(rho < 0.999))
 		rho = 0.999;
 	st->err_bound = change + change * rho / (1.0 - rho);
-	/* Residual of A tau = 1 in the same norm as the LU path. */
-	{
-		double rnorm = 0.0, tnorm = 0.0, anorm = 0.0;
-
-		for (uint32_t i = 0; i < q->n; i++) {
-			double r;
-
-			if (q->exit_rate[i] == 0.0)
-				continue;
-			r = q->exit_rate[i] * tau[i] - 1.0;
-			for (uint32_t e = q->row_ptr[i]; e < q->row_ptr[i + 1]; e++)
-				r -= q->rate[e] * tau[q->col[e]];
-			rnorm += fabs(r);
-			tnorm += tau[i];
-			/* ||A||_1 <= 2 max_i q_i for a generator block. */
-			if (2.0 * q->exit_rate[i] > anorm)
-				anorm = 2.0 * q->exit_rate[i];
-		}
-		st->residual = rnorm / (anorm * tnorm);
-	}
+	st->residual = absorb_residual(q, tau);
 	return change <= o->tol ? 0 : -ETIMEDOUT;
 }
 
@@ -765,6 +699,8 @@ int ctmc_absorb_mean(const struct ctmc *q, const double *alpha,
 {
 	struct ctmc_opts obuf;
 	const struct ctmc_opts *o = opts_or_default(opts, &obuf);
+	struct ctmc_graph_csc t = { 0 };
+	struct ctmc_graph_order ord = { 0 };
 	uint32_t *idx = NULL, m = 0;
 	double *tau = NULL, *tau_t = NULL, mean = 0.0;
 	int err;
@@ -783,15 +719,23 @@ int ctmc_absorb_mean(const struct ctmc *q, const double *alpha,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = transient_index(q, idx, &m);
+	err = ctmc_graph_csc_build(q, &t);
+	if (!err)
+		err = transient_index(q, &t, idx, &m);
 	if (err)
 		goto out;
 
 	st->method = o->method;
-	if (st->method == CTMC_METHOD_AUTO)
-		st->method = m <= o->dense_max ? CTMC_METHOD_LU
-					       : CTMC_METHOD_SOR;
-	if (st->method == CTMC_METHOD_LU) {
+	err = resolve_method(q, &t, true, m <= o->dense_max, CTMC_METHOD_LU,
+			     st, &ord);
+	if (err)
+		goto out;
+	if (st->method == CTMC_METHOD_BAND) {
+		err = ctmc_band_absorb(q, &ord, tau);
+		st->err_bound = ctmc_band_err_bound(&ord);
+		if (!err)
+			st->residual = absorb_residual(q, tau);
+	} else if (st->method == CTMC_METHOD_LU) {
 		tau_t = malloc(((size_t)m + 1) * sizeof(*tau_t));
 		if (!tau_t) {
 			err = -ENOMEM;
@@ -817,6 +761,8 @@ int ctmc_absorb_mean(const struct ctmc *q, const double *alpha,
 	if (tau_s)
 		memcpy(tau_s, tau, (size_t)q->n * sizeof(*tau));
 out:
+	ctmc_graph_order_finish(&ord);
+	ctmc_graph_csc_finish(&t);
 	free(idx);
 	free(tau);
 	free(tau_t);

@@ -6,13 +6,18 @@
  * exit rate q_i = sum_j q_ij of every state; the diagonal of the generator is
  * -q_i and is never stored. A state with q_i == 0 is absorbing.
  *
- * Solvers (DESIGN §5.5):
+ * Solvers:
  *   ctmc_steady_state()  pi Q = 0, sum pi = 1 for an irreducible chain:
  *                        GTH state reduction (dense, subtraction-free) for
- *                        small chains, sparse Gauss-Seidel/SOR for large ones.
+ *                        small chains, the same reduction inside the band
+ *                        (ctmc_band.h) for large chains with a narrow band
+ *                        in some order (birth-death, quasi-birth-death),
+ *                        sparse Gauss-Seidel/SOR for the others.
  *   ctmc_absorb_mean()   mean time to absorption from an initial distribution:
  *                        LAPACK LU (dgetrf/dgetrs, with a condition estimate)
- *                        for small transient blocks, Gauss-Seidel for large.
+ *                        for small transient blocks, the subtraction-free
+ *                        band reduction for large banded ones, Gauss-Seidel
+ *                        for the others.
  *   ctmc_transient(),    uniformization with Fox-Glynn truncation points
  *   ctmc_absorb_cdf()    (ctmc_unif.c): p(t) and F(t) = P(absorbed by t).
  *
@@ -47,14 +52,22 @@ struct ctmc {
 };
 
 enum ctmc_method {
-	CTMC_METHOD_AUTO = 0,	/* pick by size (opts.dense_max) */
+	CTMC_METHOD_AUTO = 0,	/* pick by size (opts.dense_max) and band */
 	CTMC_METHOD_GTH,	/* dense GTH state reduction (steady state) */
 	CTMC_METHOD_SOR,	/* sparse Gauss-Seidel / SOR */
 	CTMC_METHOD_LU,		/* dense LAPACK LU (absorbing mean time) */
 	CTMC_METHOD_UNIF,	/* uniformization (transient) */
+	CTMC_METHOD_BAND,	/* banded GTH reduction (both; ctmc_band.h) */
 };
 
 struct ctmc_opts {
+	/*
+	 * AUTO: the dense method up to dense_max states; above, the band
+	 * reduction when its work is at most CTMC_BAND_WORK_SWEEPS
+	 * Gauss-Seidel sweeps (ctmc_band.h), else Gauss-Seidel. BAND forces
+	 * the band reduction (in the narrower of the chain's own and the
+	 * Cuthill-McKee order), whatever the band.
+	 */
 	enum ctmc_method method;
 	uint32_t dense_max;	/* AUTO: dense method up to this many states */
 	double tol;		/* iterative: relative change per sweep to stop */
@@ -76,8 +89,12 @@ struct ctmc_stat {
 	 * componentwise bound, for LU the forward bound cond_1(A) * residual,
 	 * for Gauss-Seidel the contraction estimate rho/(1-rho) * last change,
 	 * for uniformization the absolute truncation bound on each probability.
+	 * The band reduction has the GTH kind of bound, 3 m w eps for m
+	 * states and band width w = band_lower + band_upper + 1.
 	 */
 	double err_bound;
+	uint32_t band_lower;	/* BAND: bandwidths of the order used */
+	uint32_t band_upper;
 };
 
 const char *ctmc_method_name(enum ctmc_method m);

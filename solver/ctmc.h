@@ -160,6 +160,14 @@ int ctmc_absorb_cdf(const struct ctmc *q, const double *alpha,
 		    struct ctmc_stat *st);
 
 /*
+ * One step of the uniformized chain: out = v P, P = I + Q / @lambda, with
+ * @stay[i] = 1 - q_i / lambda (from ctmc_unif_stay(), allocated).
+ */
+int ctmc_unif_stay(const struct ctmc *q, double lambda, double **stay);
+void ctmc_unif_step(const struct ctmc *q, double lambda, const double *stay,
+		    const double *v, double *out);
+
+/*
  * Poisson probabilities by Fox and Glynn's method: weights w[k - left] for
  * k in [left, right], normalised to sum 1, such that the Poisson(@lambda)
  * mass outside [left, right] is at most @eps (reported in trunc_mass).

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "solver/ctmc.h"
+#include "solver/ctmc_dist.h"
 
-#define UNIF_DEFAULT_MAX_STEPS	10000000u
 
 /*
  * Weights are computed relative to the mode m = floor(lambda) (w_m = 1) by
@@ -95,14 +95,28 @@ void ctmc_fg_finish(struct ctmc_fg_weights *fw)
 	memset(fw, 0, sizeof(*fw));
 }
 
-/* out = v P with P = I + Q/Lambda, scattered row by row. */
-static void unif_step(const struct ctmc *q, double lambda, const double *v,
-		      double *out)
+int ctmc_unif_stay(const struct ctmc *q, double lambda, double **stay)
 {
+	double *s = malloc(((size_t)q->n + 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < q->n; i++)
-		out[i] = v[i] * (1.0 - q->exit_rate[i] / lambda);
+		s[i] = 1.0 - q->exit_rate[i] / lambda;
+	*stay = s;
+	return 0;
+}
+
+/* Scattered row by row. */
+void ctmc_unif_step(const struct ctmc *q, double lambda, const double *stay,
+		    const double *v, double *out)
+{
+	double inv = 1.0 / lambda;
+
+	for (uint32_t i = 0; i < q->n; i++)
+		out[i] = v[i] * stay[i];
 	for (uint32_t i = 0; i < q->n; i++) {
-		double vi = v[i] / lambda;
+		double vi = v[i] * inv;
 
 		if (vi == 0.0)
 			continue;
@@ -116,7 +130,7 @@ int ctmc_transient(const struct ctmc *q, const double *p0, double t_s,
 {
 	struct ctmc_fg_weights fw;
 	double lambda = ctmc_max_exit_rate(q);
-	double *v, *nv;
+	double *v, *nv, *stay = NULL;
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -133,13 +147,13 @@ int ctmc_transient(const struct ctmc *q, const double *p0, double t_s,
 	err = ctmc_fg_compute(lambda * t_s, eps, &fw);
 	if (err)
 		return err;
-	if (fw.right >= UNIF_DEFAULT_MAX_STEPS) {
+	if (fw.right >= CTMC_DIST_MAX_STEPS) {
 		ctmc_fg_finish(&fw);
 		return -E2BIG;
 	}
 	v = malloc((size_t)q->n * sizeof(*v));
 	nv = malloc((size_t)q->n * sizeof(*nv));
-	if (!v || !nv) {
+	if (!v || !nv || ctmc_unif_stay(q, lambda, &stay)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -156,7 +170,7 @@ int ctmc_transient(const struct ctmc *q, const double *p0, double t_s,
 		}
 		if (k == fw.right)
 			break;
-		unif_step(q, lambda, v, nv);
+		ctmc_unif_step(q, lambda, stay, v, nv);
 		tmp = v, v = nv, nv = tmp;
 	}
 	st->iterations = fw.right + 1;
@@ -167,6 +181,7 @@ int ctmc_transient(const struct ctmc *q, const double *p0, double t_s,
 out:
 	free(v);
 	free(nv);
+	free(stay);
 	ctmc_fg_finish(&fw);
 	return err;
 }
@@ -176,92 +191,32 @@ int ctmc_absorb_cdf(const struct ctmc *q, const double *alpha,
 		    uint32_t max_steps, double *cdf, double *survival,
 		    struct ctmc_stat *st)
 {
-	double lambda = ctmc_max_exit_rate(q);
-	struct ctmc_fg_weights *fw = NULL;
-	double *v = NULL, *nv = NULL, *surv = NULL, stop_mass = 0.0;
-	uint32_t rmax = 0, k;
-	int err = 0;
+	struct ctmc_dist d;
+	int err;
 
 	memset(st, 0, sizeof(*st));
 	st->method = CTMC_METHOD_UNIF;
 	st->residual = 0.0;
 	st->err_bound = NAN;
-	if (q->n == 0 || nt == 0)
+	if (nt == 0)
 		return -EINVAL;
-	if (!max_steps)
-		max_steps = UNIF_DEFAULT_MAX_STEPS;
-	for (uint32_t j = 0; j < nt; j++)
-		if (!(t_s[j] >= 0.0) || !isfinite(t_s[j]))
-			return -EINVAL;
-	if (lambda == 0.0)
-		lambda = 1.0;	/* everything absorbing: any rate works */
-	fw = calloc(nt, sizeof(*fw));
-	surv = calloc(nt, sizeof(*surv));
-	v = malloc((size_t)q->n * sizeof(*v));
-	nv = malloc((size_t)q->n * sizeof(*nv));
-	if (!fw || !surv || !v || !nv) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t j = 0; j < nt; j++) {
-		err = ctmc_fg_compute(lambda * t_s[j], eps, &fw[j]);
-		if (err)
-			goto out;
-		if (fw[j].right > rmax)
-			rmax = fw[j].right;
-	}
-	memcpy(v, alpha, (size_t)q->n * sizeof(*v));
-	/*
-	 * Stream over k, adding the k-th term to every t whose window holds k.
-	 * Only the transient mass m_k = sum over transient states is needed:
-	 * 1 - F(t) = sum_k w_k(t) m_k, a sum of positive terms. Once m_k is
-	 * below eps/1000 the remaining terms are dropped (they change 1 - F
-	 * by at most m_k; that is added to the error bound).
-	 */
-	for (k = 0;; k++) {
-		double mk = 0.0, *tmp;
-
-		for (uint32_t i = 0; i < q->n; i++)
-			if (q->exit_rate[i] > 0.0)
-				mk += v[i];
-		for (uint32_t j = 0; j < nt; j++)
-			if (k >= fw[j].left && k <= fw[j].right)
-				surv[j] += fw[j].w[k - fw[j].left] * mk;
-		if (k == rmax)
-			break;
-		if (mk <= 1e-3 * eps) {
-			stop_mass = mk;
-			break;
-		}
-		if (k + 1 >= max_steps) {
-			err = -E2BIG;
-			goto out;
-		}
-		unif_step(q, lambda, v, nv);
-		tmp = v, v = nv, nv = tmp;
-	}
-	st->iterations = k + 1;
+	err = ctmc_dist_init(&d, q, alpha, eps, max_steps);
+	if (err)
+		return err;
 	st->err_bound = 0.0;
-	for (uint32_t j = 0; j < nt; j++) {
-		if (!isfinite(surv[j])) {
-			err = -EDOM;
-			goto out;
-		}
-		if (surv[j] > 1.0)
-			surv[j] = 1.0;	/* rounding */
-		cdf[j] = 1.0 - surv[j];
+	for (uint32_t j = 0; !err && j < nt; j++) {
+		double s, bound;
+
+		err = ctmc_dist_survival(&d, t_s[j], &s, &bound);
+		if (err)
+			break;
+		cdf[j] = 1.0 - s;
 		if (survival)
-			survival[j] = surv[j];
-		if (fw[j].trunc_mass > st->err_bound)
-			st->err_bound = fw[j].trunc_mass;
+			survival[j] = s;
+		if (bound > st->err_bound)
+			st->err_bound = bound;
 	}
-	st->err_bound += stop_mass + 4.0 * (k + 1.0) * DBL_EPSILON;
-out:
-	for (uint32_t j = 0; fw && j < nt; j++)
-		ctmc_fg_finish(&fw[j]);
-	free(fw);
-	free(surv);
-	free(v);
-	free(nv);
+	st->iterations = d.len;
+	ctmc_dist_finish(&d);
 	return err;
 }

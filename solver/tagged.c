@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/ctmc_dist.h"
 #include "solver/tagged.h"
 
 static bool rates_ok(const struct tagged_rates *r)
@@ -380,30 +381,44 @@ int tagged_cdf(const struct tagged_chain *ch, const double *t_s, uint32_t nt,
 			       cdf, NULL, st);
 }
 
-int tagged_quantile(const struct tagged_chain *ch, double p, double mean_s,
-		    double *t_s)
+/* Every F(t) a quantile search evaluates is within this of the exact one. */
+#define QUANTILE_EPS		1e-12
+#define QUANTILE_REL_WIDTH	1e-6
+/* The bracket grows by this factor: the pass goes at most this far past. */
+#define QUANTILE_GROW		1.25
+#define QUANTILE_MAX_GROW	200
+
+static int cdf_at(struct ctmc_dist *d, double t_s, double *f)
+{
+	double s, bound;
+	int err = ctmc_dist_survival(d, t_s, &s, &bound);
+
+	if (!err)
+		*f = 1.0 - s;
+	return err;
+}
+
+static int quantile_one(struct ctmc_dist *d, double p, double mean_s,
+			double *t_s)
 {
 	double lo = 0.0, hi = mean_s, f;
-	struct ctmc_stat st;
 	int err;
 
-	if (!(p > 0.0 && p < 1.0) || !(mean_s > 0.0) || !isfinite(mean_s))
-		return -EINVAL;
 	for (int i = 0;; i++) {
-		err = tagged_cdf(ch, &hi, 1, 1e-12, &f, &st);
+		err = cdf_at(d, hi, &f);
 		if (err)
 			return err;
 		if (f >= p)
 			break;
-		if (i == 60)
+		if (i == QUANTILE_MAX_GROW)
 			return -EDOM;
 		lo = hi;
-		hi *= 2.0;
+		hi *= QUANTILE_GROW;
 	}
-	while (hi - lo > 1e-6 * hi) {
+	while (hi - lo > QUANTILE_REL_WIDTH * hi) {
 		double mid = 0.5 * (lo + hi);
 
-		err = tagged_cdf(ch, &mid, 1, 1e-12, &f, &st);
+		err = cdf_at(d, mid, &f);
 		if (err)
 			return err;
 		if (f >= p)
@@ -413,6 +428,31 @@ int tagged_quantile(const struct tagged_chain *ch, double p, double mean_s,
 	}
 	*t_s = 0.5 * (lo + hi);
 	return 0;
+}
+
+int tagged_quantiles(const struct tagged_chain *ch, const double *p,
+		     uint32_t np, double mean_s, double *t_s)
+{
+	struct ctmc_dist d;
+	int err;
+
+	if (!(mean_s > 0.0) || !isfinite(mean_s))
+		return -EINVAL;
+	for (uint32_t j = 0; j < np; j++)
+		if (!(p[j] > 0.0 && p[j] < 1.0))
+			return -EINVAL;
+	err = ctmc_dist_init(&d, &ch->tag.chain, ch->alpha,
+				    QUANTILE_EPS, 0);
+	for (uint32_t j = 0; !err && j < np; j++)
+		err = quantile_one(&d, p[j], mean_s, &t_s[j]);
+	ctmc_dist_finish(&d);
+	return err;
+}
+
+int tagged_quantile(const struct tagged_chain *ch, double p, double mean_s,
+		    double *t_s)
+{
+	return tagged_quantiles(ch, &p, 1, mean_s, t_s);
 }
 
 /* ------------------------------------------------- fractional counts -- */

@@ -103,9 +103,14 @@ int tagged_cdf(const struct tagged_chain *ch, const double *t_s, uint32_t nt,
 	       double eps, double *cdf, struct ctmc_stat *st);
 
 /*
- * The p-quantile of R (0 < p < 1) by bisection on F to a relative width of
- * 1e-6; @mean_s seeds the bracket.
+ * The @np quantiles @p (each 0 < p < 1) of R into @t_s, by bisection on F
+ * to a relative width of 1e-6 (each F within 1e-12); @mean_s seeds the
+ * brackets, which grow by 1.25. All of them come from one uniformization
+ * pass (solver/ctmc_dist.h), as far as the largest bracket reaches.
  */
+int tagged_quantiles(const struct tagged_chain *ch, const double *p,
+		     uint32_t np, double mean_s, double *t_s);
+/* One quantile: tagged_quantiles() with np = 1. */
 int tagged_quantile(const struct tagged_chain *ch, double p, double mean_s,
 		    double *t_s);
 

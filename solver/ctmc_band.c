@@ -60,8 +60,17 @@ int ctmc_band_pick(const struct ctmc *q, const struct ctmc_graph_csc *t,
 		return err;
 	*worth = band_pays(q, o);
 	if (!*worth) {
+		struct ctmc_graph_order lb = { .m = o->m };
+		uint32_t bound;
+
+		/* No order narrow enough (when not forced): skip the search. */
+		err = ctmc_graph_band_bound(q, t, transient_only, &bound);
+		lb.lower = bound;
+		if (!err && !force && !band_pays(q, &lb))
+			return 0;
 		/* The chain's own order is wide: look for its level structure. */
-		err = ctmc_graph_order_cm(q, t, transient_only, &cm);
+		if (!err)
+			err = ctmc_graph_order_cm(q, t, transient_only, &cm);
 		if (err) {
 			ctmc_graph_order_finish(o);
 			return err;

@@ -302,6 +302,43 @@ static int cm_ws_init(struct cm_ws *w, const struct ctmc *q,
 	return 0;
 }
 
+int ctmc_graph_band_bound(const struct ctmc *q, const struct ctmc_graph_csc *t,
+			  bool transient_only, uint32_t *bound)
+{
+	uint32_t start = 0, head = 0, tail = 0, level = 0;
+	struct cm_ws w;
+	uint8_t *in;
+	int err;
+
+	*bound = 0;
+	while (start < q->n && !in_subset(q, transient_only, start))
+		start++;
+	if (start == q->n)
+		return 0;
+	err = cm_ws_init(&w, q, t, transient_only, &in);
+	if (err)
+		return err;
+	/* The ball of radius k holds `tail` states once level k is queued. */
+	w.pass = 1;
+	w.stamp[start] = 1;
+	w.queue[tail++] = start;
+	while (head < tail) {
+		uint32_t end = tail, b;
+
+		for (; head < end; head++)
+			cm_expand(&w, w.queue[head], &tail);
+		level++;
+		b = (tail - 1 + 2 * level - 1) / (2 * level);
+		if (b > *bound)
+			*bound = b;
+	}
+	free(in);
+	free(w.deg);
+	free(w.stamp);
+	free(w.queue);
+	return 0;
+}
+
 int ctmc_graph_order_cm(const struct ctmc *q, const struct ctmc_graph_csc *t,
 			bool transient_only, struct ctmc_graph_order *o)
 {

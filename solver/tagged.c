@@ -381,31 +381,21 @@ int tagged_cdf(const struct tagged_chain *ch, const double *t_s, uint32_t nt,
 			       cdf, NULL, st);
 }
 
-/* Every F(t) a quantile search evaluates is within this of the exact one. */
-#define QUANTILE_EPS		1e-12
 #define QUANTILE_REL_WIDTH	1e-6
 /* The bracket grows by this factor: the pass goes at most this far past. */
 #define QUANTILE_GROW		1.25
 #define QUANTILE_MAX_GROW	200
 
-static int cdf_at(struct ctmc_dist *d, double t_s, double *f)
-{
-	double s, bound;
-	int err = ctmc_dist_survival(d, t_s, &s, &bound);
-
-	if (!err)
-		*f = 1.0 - s;
-	return err;
-}
-
-static int quantile_one(struct ctmc_dist *d, double p, double mean_s,
-			double *t_s)
+int tagged_quantile_search(tagged_cdf_fn cdf, void *ctx, double p,
+			   double mean_s, double *t_s)
 {
 	double lo = 0.0, hi = mean_s, f;
 	int err;
 
+	if (!(p > 0.0 && p < 1.0) || !(mean_s > 0.0) || !isfinite(mean_s))
+		return -EINVAL;
 	for (int i = 0;; i++) {
-		err = cdf_at(d, hi, &f);
+		err = cdf(ctx, hi, &f);
 		if (err)
 			return err;
 		if (f >= p)
@@ -418,7 +408,7 @@ static int quantile_one(struct ctmc_dist *d, double p, double mean_s,
 	while (hi - lo > QUANTILE_REL_WIDTH * hi) {
 		double mid = 0.5 * (lo + hi);
 
-		err = cdf_at(d, mid, &f);
+		err = cdf(ctx, mid, &f);
 		if (err)
 			return err;
 		if (f >= p)
@@ -428,6 +418,16 @@ static int quantile_one(struct ctmc_dist *d, double p, double mean_s,
 	}
 	*t_s = 0.5 * (lo + hi);
 	return 0;
+}
+
+static int dist_cdf(void *ctx, double t_s, double *f)
+{
+	double s, bound;
+	int err = ctmc_dist_survival(ctx, t_s, &s, &bound);
+
+	if (!err)
+		*f = 1.0 - s;
+	return err;
 }
 
 int tagged_quantiles(const struct tagged_chain *ch, const double *p,
@@ -441,10 +441,10 @@ int tagged_quantiles(const struct tagged_chain *ch, const double *p,
 	for (uint32_t j = 0; j < np; j++)
 		if (!(p[j] > 0.0 && p[j] < 1.0))
 			return -EINVAL;
-	err = ctmc_dist_init(&d, &ch->tag.chain, ch->alpha,
-				    QUANTILE_EPS, 0);
+	err = ctmc_dist_init(&d, &ch->tag.chain, ch->alpha, TAGGED_QUANTILE_EPS,
+			     0);
 	for (uint32_t j = 0; !err && j < np; j++)
-		err = quantile_one(&d, p[j], mean_s, &t_s[j]);
+		err = tagged_quantile_search(dist_cdf, &d, p[j], mean_s, &t_s[j]);
 	ctmc_dist_finish(&d);
 	return err;
 }

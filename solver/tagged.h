@@ -110,6 +110,18 @@ int tagged_cdf(const struct tagged_chain *ch, const double *t_s, uint32_t nt,
  */
 int tagged_quantiles(const struct tagged_chain *ch, const double *p,
 		     uint32_t np, double mean_s, double *t_s);
+/* Every F(t) the quantile search of tagged_quantiles() is within this. */
+#define TAGGED_QUANTILE_EPS	1e-12
+
+/*
+ * The search itself, on any distribution function: F(t) from @cdf(@ctx),
+ * the bracket [0, @mean_s] grown by 1.25 until F >= @p, then bisection to
+ * a relative width of 1e-6.
+ */
+typedef int (*tagged_cdf_fn)(void *ctx, double t_s, double *f);
+int tagged_quantile_search(tagged_cdf_fn cdf, void *ctx, double p,
+			   double mean_s, double *t_s);
+
 /* One quantile: tagged_quantiles() with np = 1. */
 int tagged_quantile(const struct tagged_chain *ch, double p, double mean_s,
 		    double *t_s);

@@ -17,6 +17,8 @@ PKGS=(
 	iproute2 ethtool procps util-linux
 	stress-ng fio iperf3
 	python3 python3-matplotlib
+	# bench/storm.sh: Storm's Python bindings (stormpy, PyPI) in a venv
+	python3-venv
 	# systemd-analyze for the unit's security score; man for the pages
 	systemd man-db
 )

@@ -313,7 +313,7 @@ static double steady_residual(const struct ctmc *q, const struct ctmc_graph_csc 
  * (a sum of positive numbers, never 1 - something), and every update adds
  * positive terms. No subtraction anywhere, so each pi_i keeps a relative
  * accuracy of O(n^2 eps) however small it is (O'Cinneide 1993), which LU
- * with a normalisation row does not (DESIGN §5.5).
+ * with a normalisation row does not.
  */
 static int gth_dense(const struct ctmc *q, double *pi)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Stochastic reward nets: a small description language and the builder of
- * the CTMC of reachable markings (DESIGN §5.1).
+ * the CTMC of reachable markings.
  *
  * A net has places (with an initial marking) and timed transitions. Each
  * transition has input, output and inhibitor arcs with a multiplicity that

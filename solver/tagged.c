@@ -59,7 +59,7 @@ static double seed_io_to_disk(const int32_t *m, const void *ctx, int arg)
 	double i = m[S_IOCPU];
 
 	(void)arg;
-	/* Seed eq. (1); the tagged customer, when present, takes a share. */
+	/* Banerjee et al.'s eq. (1); the tagged customer takes a share. */
 	return i * r->mu_pio_per_s / (i + m[S_CB] + m[S_TAG]);
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tagged-customer analysis of the end system (seed 000/002 §II-A, DESIGN
- * §5.1): the response time R of one network batch (the interrupt in the
- * seed, the receiver thread's batch in stage B) that joins a processor-
- * sharing CPU shared with #C CPU-bound and #I I/O-bound tasks.
+ * Tagged-customer analysis of the end system (Banerjee, Mukherjee and
+ * Ghosal, "Modeling and Analysis to Estimate the End-System Performance
+ * Bottleneck Rate for High-Speed Data Transfer", §II-A): the response time
+ * R of one network batch (the interrupt in the paper, the receiver
+ * thread's batch in stage B) that joins a processor-sharing CPU shared
+ * with #C CPU-bound and #I I/O-bound tasks.
  *
  * A tagged model is a stochastic reward net with two extra places: "tag"
  * (1 while the tagged customer is in service) and "done" (1 once it has
@@ -21,8 +23,9 @@
  * Two nets are provided:
  *   seed: one CPU; places cpu_bound (#C tokens, never move), io_cpu, io_disk,
  *         tag, done. io_cpu -> io_disk at i mu_P-I/O / (i + #C + tag)
- *         (seed eq. 1 with the tagged customer's share), io_disk -> io_cpu
- *         at mu_D (FCFS disk), tag -> done at mu_P-Net / (i + #C + 1).
+ *         (the paper's eq. 1 with the tagged customer's share),
+ *         io_disk -> io_cpu at mu_D (FCFS disk), tag -> done at
+ *         mu_P-Net / (i + #C + 1).
  *   smp:  P CPUs; CPU-bound tasks spread over them and moved by a load
  *         balancer, I/O tasks woken onto a uniformly random CPU, the tagged
  *         customer pinned to CPU 0 (see tagged_smp_init()).

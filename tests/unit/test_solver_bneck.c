@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * RBUDP transfer time against hand-computed values, and the bottleneck
- * search: the seed's qualitative results with Table II parameters (seed 000
- * §IV), the argmin against a brute-force fine grid, the two-stage loss
+ * search: Banerjee, Mukherjee and Ghosal's qualitative results with their
+ * Table II parameters (§IV), the argmin against a brute-force fine grid, the two-stage loss
  * composition, and the input checks.
  */
 #include <errno.h>
@@ -59,7 +59,7 @@ static void test_rbudp_hand_values(void **state)
 	assert_int_equal(rbudp_time(&p, 1e6, NAN, &t), -EINVAL);
 }
 
-/* Seed Table II, 500 MB, 100 ms, 1 Gb/s (DESIGN §5, last paragraph). */
+/* Banerjee et al.'s Table II host, 500 MB, 100 ms, 1 Gb/s. */
 static const struct bneck_xfer seed_xfer = {
 	.payload_bytes = 1468.0, .file_bytes = 500e6, .one_way_delay_s = 0.1,
 	.line_rate_bps = 1e9, .min_rate_bps = 1e7, .points = 400,

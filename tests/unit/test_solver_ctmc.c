@@ -52,7 +52,7 @@ static void build_birth_death(struct ctmc *q, uint32_t n, double b, double d)
 
 /*
  * pi_i = rho^i (1 - rho) / (1 - rho^n): probabilities down to 1e-250 must
- * come out with full relative precision (DESIGN §5.5).
+ * come out with full relative precision.
  */
 static void test_gth_birth_death_relative(void **state)
 {

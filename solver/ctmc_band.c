@@ -61,10 +61,16 @@ int ctmc_band_pick(const struct ctmc *q, const struct ctmc_graph_csc *t,
 	*worth = band_pays(q, o);
 	if (!*worth) {
 		struct ctmc_graph_order lb = { .m = o->m };
+		/* The widest band that could pay, with the other side 0. */
+		uint64_t enough = CTMC_BAND_WORK_SWEEPS *
+				  ((uint64_t)q->nnz + q->n) / (o->m ? o->m : 1);
 		uint32_t bound;
 
 		/* No order narrow enough (when not forced): skip the search. */
-		err = ctmc_graph_band_bound(q, t, transient_only, &bound);
+		err = ctmc_graph_band_bound(q, t, transient_only,
+					    enough > UINT32_MAX ? UINT32_MAX
+								: (uint32_t)enough,
+					    &bound);
 		lb.lower = bound;
 		if (!err && !force && !band_pays(q, &lb))
 			return 0;

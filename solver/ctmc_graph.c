@@ -303,7 +303,7 @@ static int cm_ws_init(struct cm_ws *w, const struct ctmc *q,
 }
 
 int ctmc_graph_band_bound(const struct ctmc *q, const struct ctmc_graph_csc *t,
-			  bool transient_only, uint32_t *bound)
+			  bool transient_only, uint32_t enough, uint32_t *bound)
 {
 	uint32_t start = 0, head = 0, tail = 0, level = 0;
 	struct cm_ws w;
@@ -322,7 +322,7 @@ int ctmc_graph_band_bound(const struct ctmc *q, const struct ctmc_graph_csc *t,
 	w.pass = 1;
 	w.stamp[start] = 1;
 	w.queue[tail++] = start;
-	while (head < tail) {
+	while (head < tail && *bound <= enough) {
 		uint32_t end = tail, b;
 
 		for (; head < end; head++)

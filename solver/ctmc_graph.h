@@ -65,10 +65,11 @@ int ctmc_graph_order_natural(const struct ctmc *q, bool transient_only,
  * states within distance k of one state (in the symmetrised graph) take
  * at least that many positions, and k steps span at most 2 k b of them,
  * so b >= (ball_k - 1) / (2 k) (Chvatal's density bound). One
- * breadth-first search, so a wide chain is known before any reordering.
+ * breadth-first search, so a wide chain is known before any reordering;
+ * it stops once the bound exceeds @enough (what the caller can use).
  */
 int ctmc_graph_band_bound(const struct ctmc *q, const struct ctmc_graph_csc *t,
-			  bool transient_only, uint32_t *bound);
+			  bool transient_only, uint32_t enough, uint32_t *bound);
 
 /*
  * The subset in Cuthill-McKee order (each connected component of the

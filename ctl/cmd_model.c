@@ -44,6 +44,8 @@
 #define DEF_LINE_BPS	1e9
 #define DEF_POINTS	1000
 #define DEF_ROWS	20
+#define DEF_BALANCE	1000.0	/* --balance-per-s */
+#define MAX_CPUS	64	/* tagged_smp_init()'s limit */
 
 
 enum {
@@ -52,7 +54,7 @@ enum {
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
-	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV,
+	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
 };
 
 static const struct option long_opts[] = {
@@ -88,6 +90,8 @@ static const struct option long_opts[] = {
 	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "balance-per-s", required_argument, NULL, OPT_BALANCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -154,6 +158,16 @@ static void help(void)
 "                        the receiver keeps 1 - B/(8 S_pkt) x NS of its\n"
 "                        rate (at least 5 %). Default 0: the softirq runs\n"
 "                        elsewhere.\n"
+"  --cpus P              the receiver's CPU is one of P (1-64): the SMP net\n"
+"                        (docs/model.md 1): tasks spread over the CPUs, a\n"
+"                        load balancer moves CPU-bound ones, I/O-bound ones\n"
+"                        wake on a random CPU, the receiver stays on CPU 0.\n"
+"                        Needs integer #C and #I; its chain grows fast (P 4,\n"
+"                        #C 7, #I 10: 1.2e5 states; see --export-prism).\n"
+"                        Default 1: the one-CPU net above.\n"
+"  --balance-per-s R     with --cpus: rate at which the balancer moves a\n"
+"                        CPU-bound task off a CPU with at least two tasks\n"
+"                        more than another. Default 1000.\n"
 "  --rate-rel-sd SD      the service rate is uncertain by this relative\n"
 "                        standard deviation (0-1, a lognormal factor): the\n"
 "                        rate chosen minimises the transfer time expected\n"
@@ -275,6 +289,8 @@ static void defaults(struct model_args *a)
 	a->x.points = DEF_POINTS;
 	a->x.rounds = BNECK_ROUNDS_SEED;
 	a->curve_rows = DEF_ROWS;
+	a->cpus = 1;
+	a->balance_per_s = DEF_BALANCE;
 }
 
 /* A rate per second. */
@@ -464,6 +480,15 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		return 0;
 	case OPT_PLOT:
 		return parse_plot(a, s);
+	case OPT_CPUS:
+		err = rxb_parse_u64(s, 1, MAX_CPUS, &u);
+		if (err)
+			return bad_value(id, s, err);
+		a->cpus = (uint32_t)u;
+		return 0;
+	case OPT_BALANCE:
+		err = rxb_parse_si(s, 0.0, 1e15, &a->balance_per_s);
+		return err ? bad_value(id, s, err) : 0;
 	}
 	return parse_xfer_opt(a, id, s);
 }
@@ -519,6 +544,12 @@ static int check_args(struct model_args *a)
 	    (a->stage.cpu_bound != floor(a->stage.cpu_bound) ||
 	     a->stage.io_bound != floor(a->stage.io_bound)))
 		return usage_error("--export-prism needs integer --cpu-bound and --io-bound (a fractional count interpolates between two chains)");
+	if (a->cpus > 1 && (a->stage.load_independent || a->table || a->has_front ||
+			    a->stage.mu_net_full_per_s > 0 ||
+			    a->stage.cpu_bound != floor(a->stage.cpu_bound) ||
+			    a->stage.io_bound != floor(a->stage.io_bound)))
+		return usage_error("--cpus %u needs integer --cpu-bound and --io-bound, and neither --load-independent, --table, --from-status nor --mu-net-full-per-s",
+				   a->cpus);
 	if (a->csv && (a->json || a->table))
 		return usage_error("--csv cannot be combined with --json or --table");
 	if (a->plot_path && a->table)
@@ -608,6 +639,11 @@ int model_solve_error(const char *what, int err)
 	return CTL_EXIT_FAIL;
 }
 
+static int run_smp(struct model_args *a, struct bneck_ws *ws);
+static int outputs(const struct model_args *a, const struct bneck_result *r,
+		   const struct model_quantiles *qs, double prism_q,
+		   uint32_t prism_states, int ret);
+
 /* The solve and every output asked for. */
 static int run(struct model_args *a, struct bneck_ws *ws)
 {
@@ -618,19 +654,59 @@ static int run(struct model_args *a, struct bneck_ws *ws)
 	uint32_t prism_states = 0;
 	int ret, err;
 
+	if (a->cpus > 1)
+		return run_smp(a, ws);
 	err = bneck_compute(ws, st, model_stages(a, st), &a->x, NULL, &r);
 	if (err)
 		return model_solve_error("bottleneck computation", err);
-	ret = a->has_front ? 0 : model_prism_extras(a, &qs, &prism_q, &prism_states);
+	ret = a->has_front ? 0 : model_prism_extras(a, &qs, &prism_q, &prism_states,
+						    NULL);
+	return outputs(a, &r, &qs, prism_q, prism_states, ret);
+}
+
+/*
+ * --cpus P > 1: the SMP net's analysis first; its rate goes to the queue as
+ * a given (load-independent) rate, its figures into the result.
+ */
+static int run_smp(struct model_args *a, struct bneck_ws *ws)
+{
+	struct model_quantiles qs = { 0 };
+	struct tagged_result smp;
+	struct rxb_stage_inputs st;
+	struct bneck_result r;
+	double prism_q = 0.0;
+	uint32_t prism_states = 0;
+	int ret, err;
+
+	ret = model_prism_extras(a, &qs, &prism_q, &prism_states, &smp);
+	if (ret)
+		return ret;
+	st = a->stage;
+	st.load_independent = true;
+	st.mu_net_per_s = smp.service_rate_per_s;
+	err = bneck_compute(ws, &st, 1, &a->x, NULL, &r);
+	if (err)
+		return model_solve_error("bottleneck computation", err);
+	r.stage[0].tagged_used = true;
+	r.stage[0].tagged = smp;
+	r.model_rel_err = smp.rel_err;
+	return outputs(a, &r, &qs, prism_q, prism_states, 0);
+}
+
+/* Every output asked for, unless @ret already failed. */
+static int outputs(const struct model_args *a, const struct bneck_result *r,
+		   const struct model_quantiles *qs, double prism_q,
+		   uint32_t prism_states, int ret)
+{
 	if (!ret && a->plot_path)
-		ret = model_plot_write(a, &r);
+		ret = model_plot_write(a, r);
 	if (ret)
 		return ret;
 	if (a->csv)
-		return model_out_csv(&r);
+		return model_out_csv(r);
 	if (a->json)
-		return model_out_json(a, &r, &qs, prism_q, prism_states);
-	return model_out_text(a, &r, &qs, prism_states);
+		return model_out_json(a, r, qs, prism_q, prism_states);
+	return model_out_text(a, r, qs, prism_states);
 }
 
 int cmd_model(int argc, char **argv)

@@ -44,6 +44,8 @@ struct model_args {
 	const char *prism_prefix;
 	const char *plot_path;
 	struct model_live live;
+	uint32_t cpus;			/* --cpus: > 1 selects the SMP net */
+	double balance_per_s;		/* its load balancer's rate */
 };
 
 /* The stages in path order (stage A first when there is one); returns how many. */
@@ -65,9 +67,13 @@ int model_solve_error(const char *what, int err);
  */
 int model_live_load(struct model_args *a, const char *socket, uint16_t port);
 
-/* Quantiles and the PRISM export; 0 or CTL_EXIT_FAIL. */
+/*
+ * Quantiles and the PRISM export; 0 or CTL_EXIT_FAIL. The net's analysis
+ * into @res when not NULL (--cpus: the SMP net's E[R] sets the rate).
+ */
 int model_prism_extras(const struct model_args *a, struct model_quantiles *qs,
-		       double *prism_q, uint32_t *prism_states);
+		       double *prism_q, uint32_t *prism_states,
+		       struct tagged_result *res);
 
 int model_out_text(const struct model_args *a, const struct bneck_result *r,
 		   const struct model_quantiles *qs, uint32_t prism_states);

@@ -57,6 +57,8 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_obj_begin(w, "inputs");
 	json_double(w, "cpu_bound", a->stage.cpu_bound);
 	json_double(w, "io_bound", a->stage.io_bound);
+	json_uint(w, "cpus", a->cpus);
+	json_double(w, "balance_per_s", a->balance_per_s);
 	json_double(w, "mu_pio_per_s", a->stage.mu_pio_per_s);
 	json_double(w, "mu_disk_per_s", a->stage.mu_disk_per_s);
 	json_double(w, "mu_net_per_s", a->stage.mu_net_per_s);
@@ -228,6 +230,10 @@ static void print_inputs(const struct model_args *a)
 		printf("Workload   CPU-bound tasks (#C) %g, I/O-bound tasks (#I) 0 on the receiver's CPU\n"
 		       "           service rate per second: receiver (mu_P-Net) %.6g\n",
 		       s->cpu_bound, s->mu_net_per_s);
+	if (a->cpus > 1)
+		printf("           (the receiver's CPU is one of %u; tasks spread over them,\n"
+		       "           CPU-bound ones balanced at %.6g/s; the receiver on CPU 0)\n",
+		       a->cpus, a->balance_per_s);
 	if (s->irq_ns_per_pkt > 0)
 		printf("           interrupts take %g ns of its CPU per arriving packet\n",
 		       s->irq_ns_per_pkt);

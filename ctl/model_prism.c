@@ -75,15 +75,33 @@ static int export_prism(const char *prefix, const struct tagged_model *m,
 	return err;
 }
 
+/* The integer net of the options: the seed net, or the SMP net (--cpus). */
+static int tagged_model_of(const struct model_args *a, struct tagged_model *m)
+{
+	const struct tagged_smp_params p = {
+		.ncpus = a->cpus,
+		.cpu_bound = (uint32_t)a->stage.cpu_bound,
+		.io_bound = (uint32_t)a->stage.io_bound,
+		.rates = {
+			.mu_pio_per_s = a->stage.mu_pio_per_s,
+			.mu_disk_per_s = a->stage.mu_disk_per_s,
+			.mu_net_per_s = a->stage.mu_net_per_s,
+		},
+		.migrate_per_s = a->balance_per_s,
+	};
+
+	if (a->cpus > 1)
+		return tagged_smp_init(m, &p);
+	return tagged_seed_init(m, p.cpu_bound, p.io_bound, &p.rates);
+}
+
 /* Response-time quantiles (and the export) need the integer net's chain. */
 int model_prism_extras(const struct model_args *a, struct model_quantiles *qs,
-			 double *prism_q, uint32_t *prism_states)
+		       double *prism_q, uint32_t *prism_states,
+		       struct tagged_result *res_out)
 {
-	const struct tagged_rates r = {
-		.mu_pio_per_s = a->stage.mu_pio_per_s,
-		.mu_disk_per_s = a->stage.mu_disk_per_s,
-		.mu_net_per_s = a->stage.mu_net_per_s,
-	};
+	static const double ps[3] = { 0.5, 0.9, 0.99 };
+	double ts[3];
 	struct tagged_model m;
 	struct tagged_chain ch;
 	struct tagged_result res;
@@ -94,8 +112,7 @@ int model_prism_extras(const struct model_args *a, struct model_quantiles *qs,
 	    a->stage.cpu_bound != floor(a->stage.cpu_bound) ||
 	    a->stage.io_bound != floor(a->stage.io_bound))
 		return 0;
-	err = tagged_seed_init(&m, (uint32_t)a->stage.cpu_bound,
-			       (uint32_t)a->stage.io_bound, &r);
+	err = tagged_model_of(a, &m);
 	if (err)
 		return model_solve_error("tagged-customer model", err);
 	err = tagged_analyze(&m, NULL, &ch, &res);
@@ -103,11 +120,10 @@ int model_prism_extras(const struct model_args *a, struct model_quantiles *qs,
 		tagged_model_finish(&m);
 		return model_solve_error("tagged-customer model", err);
 	}
-	err = tagged_quantile(&ch, 0.5, res.mean_response_s, &qs->p50_s);
-	if (!err)
-		err = tagged_quantile(&ch, 0.9, res.mean_response_s, &qs->p90_s);
-	if (!err)
-		err = tagged_quantile(&ch, 0.99, res.mean_response_s, &qs->p99_s);
+	err = tagged_quantiles(&ch, ps, 3, res.mean_response_s, ts);
+	qs->p50_s = ts[0];
+	qs->p90_s = ts[1];
+	qs->p99_s = ts[2];
 	qs->valid = !err;
 	if (err) {
 		err = model_solve_error("response-time distribution", err);
@@ -116,6 +132,8 @@ int model_prism_extras(const struct model_args *a, struct model_quantiles *qs,
 		err = export_prism(a->prism_prefix, &m, &ch, prism_q);
 		err = err ? CTL_EXIT_FAIL : 0;
 	}
+	if (res_out)
+		*res_out = res;
 	tagged_chain_finish(&ch);
 	tagged_model_finish(&m);
 	return err;

@@ -19,7 +19,7 @@ die() { echo "FAIL: $*" >&2; exit 1; }
 mean() { "$CTL" model --json --curve-rows 0 "$@" | python3 -c \
 	'import json, sys; print("%.17g" % json.load(sys.stdin)["mean_response_s"])'; }
 
-# The C path: the same net from the library, Table II rates, balancing 1/ms.
+# The C path: the same net from the library, Table II rates, balancing 1000/s.
 cat > "$T/cpath.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,14 +92,14 @@ done
 [ "$(mean --cpus 1 --cpu-bound 3 --io-bound 2)" = "$(mean --cpu-bound 3 --io-bound 2)" ] ||
 	die "--cpus 1 is not the seed net"
 # No balancing, no I/O: CPU 0 keeps ceil(#C / P) CPU-bound tasks.
-got=$(mean --cpus 2 --cpu-bound 5 --io-bound 0 --balance-rate 0)
+got=$(mean --cpus 2 --cpu-bound 5 --io-bound 0 --balance-per-s 0)
 python3 -c "import sys; g = $got; w = (3 + 1) / 41600.0; sys.exit(abs(g - w) > 1e-14 * w)" ||
 	die "pinned closed form: $got"
 
 for bad in "--cpus 0" "--cpus 65" "--cpus 2 --cpu-bound 1.5" "--cpus 2 --table" \
-	"--cpus 2 --load-independent" "--cpus 2 --mu-net-full 10" "--cpus 2 --balance-rate -1"; do
+	"--cpus 2 --load-independent" "--cpus 2 --mu-net-full 10" "--cpus 2 --balance-per-s -1"; do
 	"$CTL" model $bad >/dev/null 2>"$T/err"
 	[ $? -eq 2 ] || die "'$bad' did not exit 2"
-	grep -q -- '--cpus\|--balance-rate' "$T/err" || die "'$bad': message names no option: $(cat "$T/err")"
+	grep -q -- '--cpus\|--balance-per-s' "$T/err" || die "'$bad': message names no option: $(cat "$T/err")"
 done
 echo "ok: bad --cpus combinations exit 2"

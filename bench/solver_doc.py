@@ -55,10 +55,11 @@ def main():
         datetime.date.fromtimestamp(os.path.getmtime(os.path.join(out, "bench_solver.txt"))),
         cpu, os.cpu_count(), platform.release())
     record = head + "".join(parts)
+    doc = doc_with(record)
     with open(RECORD, "w") as f:
         f.write(record)
     with open(DOC, "w") as f:
-        f.write(doc_with(record))
+        f.write(doc)
     print("wrote %s and %s §8" % (RECORD, DOC))
     return 0
 

@@ -53,7 +53,7 @@ static const char *const rounds_names[] = { "burst", "seed", NULL };
 static const char *const episode_names[] = { "off", "measured", NULL };
 
 static const char *const sections[] = {
-	"daemon", "measure", "model", "control", "pause", NULL,
+	"daemon", "measure", "model", "control", "pause", "metrics", NULL,
 };
 
 /*
@@ -159,6 +159,20 @@ static const struct config_key keys[] = {
 		 "Shorter predicted windows are not announced."),
 	ROW_UINT("pause", "max_window_ms", pause.max_window_ms, 1, 60000, "100", LIVE,
 		 "Longer predicted windows are capped to this."),
+
+	/* [metrics] */
+	ROW_T("metrics", "enabled", CONFIG_BOOL, metrics.enabled, "no", RESTART,
+	      "Serve Prometheus metrics over HTTP at /metrics."),
+	ROW_T("metrics", "listen", CONFIG_HOSTPORT, metrics.listen, "127.0.0.1:7441", RESTART,
+	      "Address and port of the metrics endpoint."),
+	ROW_T("metrics", "allow", CONFIG_CIDR_LIST, metrics.allow, "127.0.0.0/8 ::1/128", LIVE,
+	      "Networks scrapers may connect from; empty: nobody."),
+	ROW_UINT("metrics", "max_connections", metrics.max_connections, 1, 1024, "16", RESTART,
+		 "Most metrics connections at a time."),
+	ROW_UINT("metrics", "max_connections_per_address", metrics.max_connections_per_address,
+		 1, 1024, "4", RESTART, "Most metrics connections from one address."),
+	ROW_UINT("metrics", "timeout_s", metrics.timeout_s, 1, 300, "10", RESTART,
+		 "Close a metrics connection this long after it was accepted."),
 };
 
 #define NKEYS RXB_ARRAY_SIZE(keys)
@@ -366,6 +380,11 @@ static int check_rules(struct load *l, const struct rxb_config *c)
 		err = check_order(l, c, "pause", "min_window_us", c->pause.min_window_us,
 				  "pause", "max_window_ms", c->pause.max_window_ms * 1000ULL,
 				  "must not be longer than");
+	if (!err)
+		err = check_order(l, c, "metrics", "max_connections_per_address",
+				  c->metrics.max_connections_per_address,
+				  "metrics", "max_connections", c->metrics.max_connections,
+				  "must not be above");
 	if (!err && c->control.idle_timeout_s)
 		err = check_order(l, c, "control", "hello_timeout_s", c->control.hello_timeout_s,
 				  "control", "idle_timeout_s", c->control.idle_timeout_s,

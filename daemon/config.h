@@ -83,6 +83,12 @@ struct rxb_cidr_list {
 	struct sendsrv_cidr cidr[RXB_CONF_MAX_CIDRS];
 };
 
+/* One address and port, "127.0.0.1:7441" or "[::1]:7441" in the file. */
+struct rxb_hostport {
+	char addr[INET6_ADDRSTRLEN];	/* canonical text */
+	uint16_t port;
+};
+
 struct rxb_port_list {
 	int n;
 	uint16_t port[RXB_CONF_MAX_PORTS];
@@ -152,6 +158,14 @@ struct rxb_config {
 		uint32_t min_window_us;
 		uint32_t max_window_ms;
 	} pause;
+	struct {
+		bool enabled;
+		struct rxb_hostport listen;
+		struct rxb_cidr_list allow;		/* empty: nobody */
+		uint32_t max_connections;
+		uint32_t max_connections_per_address;
+		uint32_t timeout_s;
+	} metrics;
 };
 
 /* ------------------------------------------------------------ the table -- */
@@ -170,6 +184,7 @@ enum config_type {
 	CONFIG_MODE,		/* octal permission bits, e.g. 0660 */
 	CONFIG_GROUP,		/* existing group name, or empty */
 	CONFIG_LOG_LEVEL,	/* err, warning, notice, info, debug */
+	CONFIG_HOSTPORT,	/* IPv4:port or [IPv6]:port */
 };
 
 /*

@@ -210,6 +210,52 @@ static int item_addr(const char *tok, bool cut, void *item, char *why, size_t wl
 	return 0;
 }
 
+/* "192.0.2.7:7441", "[2001:db8::1]:7441". */
+static int parse_hostport(const char *val, struct rxb_hostport *out, char *why, size_t wlen)
+{
+	char addr[INET6_ADDRSTRLEN + 2], shown[48];
+	const char *colon = strrchr(val, ':'), *a = val;
+	size_t alen = colon ? (size_t)(colon - val) : 0;
+	struct rxb_hostport hp;
+	uint64_t port;
+	uint8_t bytes[16];
+	int family;
+
+	if (val[0] == '[') {
+		if (alen < 2 || val[alen - 1] != ']')
+			colon = NULL;
+		a = val + 1;
+		alen -= 2;
+	}
+	if (!colon || alen == 0 || alen >= sizeof(addr)) {
+		snprintf(why, wlen, "'%s' is not ADDRESS:PORT", show(val, shown, sizeof(shown)));
+		return -EINVAL;
+	}
+	memcpy(addr, a, alen);
+	addr[alen] = '\0';
+	if (parse_ip(addr, bytes, &family) < 0 || (family == AF_INET6) != (val[0] == '[')) {
+		snprintf(why, wlen, "'%s' is not an IPv4 address or an IPv6 address in [ ]",
+			 show(addr, shown, sizeof(shown)));
+		return -EINVAL;
+	}
+	if (parse_decimal_u64(colon + 1, 1, 65535, &port)) {
+		snprintf(why, wlen, "port '%s' is not 1..65535", show(colon + 1, shown, sizeof(shown)));
+		return -EINVAL;
+	}
+	if (!inet_ntop(family, bytes, hp.addr, sizeof(hp.addr)))
+		return -EINVAL;
+	hp.port = (uint16_t)port;
+	*out = hp;
+	return 0;
+}
+
+static int format_hostport(const struct rxb_hostport *hp, char *buf, size_t size)
+{
+	bool v6 = strchr(hp->addr, ':') != NULL;
+
+	return snprintf(buf, size, "%s%s%s:%u", v6 ? "[" : "", hp->addr, v6 ? "]" : "", hp->port);
+}
+
 static void show_text(const void *item, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s", (const char *)item);
@@ -542,6 +588,9 @@ int config_value_parse(const struct config_key *k, const char *val, void *field,
 	case CONFIG_GROUP:
 		err = parse_group(val, field, why, wlen);
 		break;
+	case CONFIG_HOSTPORT:
+		err = parse_hostport(val, field, why, wlen);
+		break;
 	default:
 		err = -EINVAL;
 		break;
@@ -623,6 +672,8 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 		return snprintf(buf, size, "%s", ((const struct rxb_group *)field)->name);
 	case CONFIG_LOG_LEVEL:
 		return snprintf(buf, size, "%s", rxb_log_level_name(*(const int *)field));
+	case CONFIG_HOSTPORT:
+		return format_hostport(field, buf, size);
 	}
 	return snprintf(buf, size, "?");
 }
@@ -683,6 +734,9 @@ void config_value_describe(const struct config_key *k, char *buf, size_t size)
 		break;
 	case CONFIG_LOG_LEVEL:
 		snprintf(buf, size, "one of: err, warning, notice, info, debug");
+		break;
+	case CONFIG_HOSTPORT:
+		snprintf(buf, size, "ADDRESS:PORT, like 127.0.0.1:7441 or [::1]:7441");
 		break;
 	}
 }

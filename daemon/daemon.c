@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "daemon/collect/collect.h"
 #include "daemon/collect/procfs.h"
+#include "daemon/serve/metrics.h"
 #include "daemon/serve/status.h"
 
 #define MAX_EVENTS		64
@@ -36,6 +37,7 @@ enum tag {
 	TAG_SENDSRV,
 	TAG_CTLSRV,
 	TAG_RXRING,
+	TAG_METRICS,
 };
 
 static uint64_t pack(enum tag t, int fd)
@@ -87,6 +89,11 @@ static int cs_add(void *ctx, int fd, uint32_t ev)
 static int cs_mod(void *ctx, int fd, uint32_t ev)
 {
 	return ep_ctl(ctx, EPOLL_CTL_MOD, TAG_CTLSRV, fd, ev);
+}
+
+static int ms_add(void *ctx, int fd, uint32_t ev)
+{
+	return ep_ctl(ctx, EPOLL_CTL_ADD, TAG_METRICS, fd, ev);
 }
 
 /* When the ring cannot be added, rx_early() looks on the RX_EARLY_NS timer
@@ -198,6 +205,7 @@ static void on_epoch(struct daemon *d)
 	d->have_epoch = true;
 	d->epochs++;
 	daemon_flows_epoch(d);
+	metrics_totals_epoch(&d->metrics_totals, &d->flows, d->epoch);
 	d->epoch_ms_spent = (double)(rxb_mono_ns() - t0) / 1e6;
 	rxb_debug("epoch %llu: collect %.2f ms, model %.2f ms, %d flows",
 		  (unsigned long long)d->epoch->seq, d->collect_ms, d->flows.last_solve_ms,
@@ -257,6 +265,38 @@ static void ctl_request(void *ctx, const struct ctl_request *req, struct ctl_rep
 	struct daemon *d = ctx;
 
 	status_dispatch(d, req, rep);
+}
+
+/* ------------------------------------------------------------ metrics -- */
+
+static void metrics_write(void *ctx, struct promtext *w)
+{
+	metrics_render(w, ctx);
+}
+
+/* The [metrics] endpoint, when enabled. */
+static int start_metricsrv(struct daemon *d)
+{
+	const struct rxb_config *cfg = &d->cfg;
+	struct metricsrv_opts o = {
+		.port = cfg->metrics.listen.port,
+		.max_conns = cfg->metrics.max_connections,
+		.max_conns_per_addr = cfg->metrics.max_connections_per_address,
+		.timeout_s = cfg->metrics.timeout_s,
+		.n_allow = (size_t)cfg->metrics.allow.n,
+	};
+	struct metricsrv_ops ops = {
+		.ctx = d,
+		.fd_add = ms_add,
+		.fd_del = any_del,
+		.render = metrics_write,
+	};
+
+	if (!cfg->metrics.enabled)
+		return 0;
+	rxb_strlcpy(o.addr, cfg->metrics.listen.addr, sizeof(o.addr));
+	memcpy(o.allow, cfg->metrics.allow.cidr, sizeof(o.allow));
+	return metricsrv_init(&d->ms, &o, &ops);	/* logged */
 }
 
 /* ----------------------------------------------------------- life cycle -- */
@@ -403,6 +443,8 @@ static int start_parts(struct daemon *d)
 		err = start_sendsrv(d);
 	if (!err)
 		err = start_ctlsrv(d);
+	if (!err)
+		err = start_metricsrv(d);
 	if (!err) {
 		daemon_reload_collector_cfg(d, &d->cfg, &d->col_cfg);
 		err = daemon_reload_start_collector(d, &d->col_cfg, &d->col);
@@ -424,6 +466,7 @@ int daemon_init(struct daemon *d, const char *config_path)
 	d->state.dirfd = -1;
 	d->started_ns = rxb_mono_ns();
 	d->started_unix_s = rxb_wall_s();
+	metrics_totals_init(&d->metrics_totals);
 	err = load_config(d, config_path);
 	if (err)
 		return err;
@@ -445,10 +488,12 @@ static int wait_ms(struct daemon *d)
 {
 	uint64_t now = rxb_mono_ns(), t = sendsrv_next_deadline_ns(d->ss);
 	uint64_t u = ctlsrv_next_deadline_ns(d->cs), w = notify_watchdog_due_ns(&d->notify);
-	uint64_t p = collect_poll_due_ns(d->col);
+	uint64_t p = collect_poll_due_ns(d->col), m = metricsrv_next_deadline_ns(d->ms);
 
 	if (u < t)
 		t = u;
+	if (m < t)
+		t = m;
 	if (w < t)
 		t = w;
 	if (p < t)
@@ -481,6 +526,9 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		break;
 	case TAG_RXRING:
 		break;	/* rx_early() drains it after the dispatch */
+	case TAG_METRICS:
+		metricsrv_handle(d->ms);
+		break;
 	}
 }
 
@@ -533,6 +581,7 @@ int daemon_run(struct daemon *d)
 		rx_early(d, now);
 		sendsrv_tick(d->ss, now);
 		ctlsrv_tick(d->cs, now);
+		metricsrv_tick(d->ms, now);
 		notify_watchdog(&d->notify, now);
 	}
 	return 0;
@@ -546,6 +595,8 @@ void daemon_finish(struct daemon *d)
 	d->ss = NULL;
 	ctlsrv_finish(d->cs);
 	d->cs = NULL;
+	metricsrv_finish(d->ms);
+	d->ms = NULL;
 	if (d->flows.ws.curve)
 		flows_finish(&d->flows);	/* hands every flow to history */
 	if (d->state_ok)

@@ -6,6 +6,8 @@
  *                 (model inputs -> solve -> publish);
  *   sendsrv's fds the sender control protocol (docs/PROTOCOL.md);
  *   ctlsrv's fds  rxbneckctl's commands (docs/CONTROL.md);
+ *   metricsrv's   the Prometheus endpoint ([metrics], docs/metrics.md),
+ *   epoll fd      when enabled;
  * and an epoll_wait timeout for the servers' deadlines and the systemd
  * watchdog. Everything the daemon knows lives in struct daemon; status
  * (daemon/serve/status.c) renders it. daemon.c holds the loop and the life
@@ -27,6 +29,8 @@
 #include "daemon/serve/ctlsrv.h"
 #include "daemon/model/flows.h"
 #include "daemon/collect/netplan.h"
+#include "daemon/serve/metrics_totals.h"
+#include "daemon/serve/metricsrv.h"
 #include "daemon/serve/notify.h"
 #include "daemon/serve/sendsrv.h"
 #include "daemon/model/state.h"
@@ -84,6 +88,8 @@ struct daemon {
 	struct sendsrv *ss;
 	uint16_t sendsrv_port;
 	struct ctlsrv *cs;
+	struct metricsrv *ms;		/* NULL unless [metrics] enabled */
+	struct metrics_totals metrics_totals;	/* counters from the epochs */
 
 	struct daemon_reload reload;
 	uint64_t status_sent_ns;

@@ -130,6 +130,14 @@ static void save_state(struct daemon *d)
 	state_save(&d->state);
 }
 
+static void solved(void *ctx, uint16_t port, double solve_s)
+{
+	struct daemon *d = ctx;
+
+	(void)port;
+	metrics_totals_solved(&d->metrics_totals, solve_s);
+}
+
 int daemon_flows_init(struct daemon *d)
 {
 	struct flows_params p;
@@ -139,6 +147,7 @@ int daemon_flows_init(struct daemon *d)
 		.publish_pause = publish_pause,
 		.history_get = history_get,
 		.history_put = history_put,
+		.solved = solved,
 	};
 	int err;
 

@@ -206,6 +206,8 @@ static int apply(struct daemon *d, const struct rxb_config *next, char *why, siz
 	}
 	if (col)
 		swap_collector(d, col, &cc);
+	if (d->ms)
+		metricsrv_set_allow(d->ms, next->metrics.allow.cidr, (size_t)next->metrics.allow.n);
 	if (next->measure.interval_ms != d->cfg.measure.interval_ms)
 		daemon_arm_timer(d, next->measure.interval_ms);	/* logs its failure */
 	rxb_log_set_level(next->daemon.log_level);
@@ -360,4 +362,12 @@ void daemon_reload_effective(const struct daemon *d, struct rxb_config *out)
 	out->measure.fallback_rx_max_frames = cc->fallback_rx_max_frames;
 	out->measure.fallback_rx_usecs = cc->fallback_rx_usecs;
 	model_effective(&d->flows.p, out);
+	/* [metrics] allow from the endpoint; without one, nothing runs it. */
+	if (d->ms) {
+		memset(&out->metrics.allow, 0, sizeof(out->metrics.allow));
+		out->metrics.allow.n = (int)metricsrv_allow(d->ms, out->metrics.allow.cidr,
+							    RXB_CONF_MAX_CIDRS);
+	} else {
+		out->metrics.allow = d->cfg.metrics.allow;
+	}
 }

@@ -19,3 +19,6 @@ $(O)/rxbneckd: $(O)/daemon/main.o $(LIBS) $(LIBS_TAIL)
 install:: $(O)/rxbneckd
 	install -D -m 0755 $(O)/rxbneckd $(DESTDIR)$(PREFIX)/sbin/rxbneckd
 endif
+
+# The metrics endpoint's HTTP server (daemon/serve/metricsrv.c).
+SYSLIBS += -lmicrohttpd

@@ -513,6 +513,8 @@ static int flow_solve(struct flows *f, struct flow *fl, const struct rxb_epoch *
 	fl->have_good = true;
 	fl->solve_err = 0;
 	fl->solve_why[0] = '\0';
+	if (f->ops.solved)
+		f->ops.solved(f->ops.ctx, fl->port, est.solve_ms / 1e3);
 	return 0;
 }
 

@@ -185,6 +185,8 @@ struct flows_ops {
 	bool (*history_get)(void *ctx, uint16_t port, struct learn *out);
 	/* Optional: a flow goes away; remember what it learned. */
 	void (*history_put)(void *ctx, uint16_t port, const struct learn *l);
+	/* Optional: a solve of @port's model succeeded and took @solve_s. */
+	void (*solved)(void *ctx, uint16_t port, double solve_s);
 };
 
 struct flows {

@@ -61,6 +61,7 @@
 #define SENDSRV_ACCEPT_BATCH	32
 #define SENDSRV_LINGER_NS	2000000000ULL	/* closing: drain input this long */
 #define SENDSRV_ADDR_STRLEN	56	/* "[v6]:port" */
+#define SENDSRV_FRAME_TYPES	64	/* frame types counted (enum rxbneck_type) */
 
 /* An allow-list entry. v4-mapped IPv6 prefixes are stored as IPv4. */
 struct sendsrv_cidr {
@@ -151,6 +152,7 @@ struct sendsrv_stats {
 	uint64_t dropped_no_slot;	/* rejected without a lingering close */
 	uint64_t errors_sent[RXBNECK_ERR_MAX_ + 1];
 	uint64_t frames_in, frames_out;
+	uint64_t frames_out_by_type[SENDSRV_FRAME_TYPES];	/* by rxbneck_type */
 	uint64_t bytes_in, bytes_out;
 	uint64_t rate_pushes, pause_pushes;
 	uint64_t reports;

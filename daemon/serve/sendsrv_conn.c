@@ -161,8 +161,8 @@ void sendsrv_conn_flush(struct sendsrv *s, struct conn *c)
  * nothing is). @final allows the one ERROR frame past the output cap.
  * Returns 0, or < 0 when the connection was dropped.
  */
-static int conn_write(struct sendsrv *s, struct conn *c, const uint8_t *buf,
-		      uint32_t n)
+static int conn_write(struct sendsrv *s, struct conn *c, unsigned int type,
+		      const uint8_t *buf, uint32_t n)
 {
 	uint32_t done = 0;
 	int err = 0;
@@ -180,6 +180,8 @@ static int conn_write(struct sendsrv *s, struct conn *c, const uint8_t *buf,
 	c->peer.frames_out++;
 	c->peer.bytes_out += n;
 	s->st.frames_out++;
+	if (type < SENDSRV_FRAME_TYPES)
+		s->st.frames_out_by_type[type]++;
 	s->st.bytes_out += n;
 	if (err < 0) {
 		if (err != -ENOMEM && sendsrv_log_ok(s))
@@ -227,7 +229,7 @@ int sendsrv_conn_send(struct sendsrv *s, struct conn *c, struct rxbp_msg *m)
 			  s->lim.max_out_bytes);
 		return -ENOBUFS;
 	}
-	return conn_write(s, c, buf, (uint32_t)n);
+	return conn_write(s, c, m->type, buf, (uint32_t)n);
 }
 
 /* Closing: flush, then half-close, then drain input until EOF/deadline. */
@@ -291,7 +293,7 @@ void sendsrv_conn_fail(struct sendsrv *s, struct conn *c, int code, uint32_t ref
 	c->idle = NULL;
 
 	n = encode(c, &m, buf, sizeof(buf));
-	if (n == 0 || conn_write(s, c, buf, (uint32_t)n) < 0)
+	if (n == 0 || conn_write(s, c, m.type, buf, (uint32_t)n) < 0)
 		return;
 	closing_progress(s, c);
 }

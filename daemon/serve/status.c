@@ -21,28 +21,55 @@ double status_age_s(uint64_t then_ns, uint64_t now_ns)
 	return then_ns && now_ns >= then_ns ? (double)(now_ns - then_ns) / 1e9 : NAN;
 }
 
+/* The reasons of status_health(), in bit order: a label and a short line. */
+static const struct {
+	const char *name, *text;
+} health_table[STATUS_HEALTH_N] = {
+	{ "no_epoch", "no epoch measured yet" },
+	{ "no_bpf", "no BPF probes: measuring from /proc and netlink only" },
+	{ "partial_probes", "some BPF probes are not loaded" },
+	{ "no_netlink", "NIC parameters unavailable (netlink)" },
+	{ "state_dir", "state directory unusable: no history kept" },
+	{ "reload_failed", "last reload failed: the previous configuration runs" },
+	{ "flow_stale", "a flow's model is stale (see flows[].solve_error)" },
+};
+
+const char *status_health_name(unsigned int i)
+{
+	return i < STATUS_HEALTH_N ? health_table[i].name : "?";
+}
+
+uint32_t status_health(const struct daemon *d)
+{
+	uint32_t deg = d->have_epoch ? d->epoch->degraded : 0, h = 0;
+
+	if (!d->have_epoch)
+		h |= 1u << STATUS_HEALTH_NO_EPOCH;
+	if (deg & RXB_DEGRADED_NO_BPF)
+		h |= 1u << STATUS_HEALTH_NO_BPF;
+	if (deg & RXB_DEGRADED_PARTIAL_PROBES)
+		h |= 1u << STATUS_HEALTH_PARTIAL_PROBES;
+	if (deg & RXB_DEGRADED_NO_NETLINK)
+		h |= 1u << STATUS_HEALTH_NO_NETLINK;
+	if (!d->state_ok)
+		h |= 1u << STATUS_HEALTH_STATE_DIR;
+	if (d->reload.count && !d->reload.ok)
+		h |= 1u << STATUS_HEALTH_RELOAD_FAILED;
+	for (int i = 0; i < d->flows.n; i++)
+		if (d->flows.v[i].state == FLOW_STALE)
+			h |= 1u << STATUS_HEALTH_FLOW_STALE;
+	return h;
+}
+
 /* Why the daemon is not fully healthy: one short line each. */
 static int health_reasons(const struct daemon *d, const char **v, int max)
 {
+	uint32_t h = status_health(d);
 	int n = 0;
 
-	if (!d->have_epoch && n < max)
-		v[n++] = "no epoch measured yet";
-	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_BPF) && n < max)
-		v[n++] = "no BPF probes: measuring from /proc and netlink only";
-	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_PARTIAL_PROBES) && n < max)
-		v[n++] = "some BPF probes are not loaded";
-	if (d->have_epoch && (d->epoch->degraded & RXB_DEGRADED_NO_NETLINK) && n < max)
-		v[n++] = "NIC parameters unavailable (netlink)";
-	if (!d->state_ok && n < max)
-		v[n++] = "state directory unusable: no history kept";
-	if (d->reload.count && !d->reload.ok && n < max)
-		v[n++] = "last reload failed: the previous configuration runs";
-	for (int i = 0; i < d->flows.n && n < max; i++)
-		if (d->flows.v[i].state == FLOW_STALE) {
-			v[n++] = "a flow's model is stale (see flows[].solve_error)";
-			break;
-		}
+	for (unsigned int i = 0; i < STATUS_HEALTH_N && n < max; i++)
+		if (h & (1u << i))
+			v[n++] = health_table[i].text;
 	return n;
 }
 

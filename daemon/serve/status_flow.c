@@ -10,9 +10,14 @@
 #include "daemon/daemon.h"
 #include "daemon/serve/status.h"
 
-static const char *const rate_flag_names[] = {
+static const char *const rate_flag_names[STATUS_FLOW_RATE_FLAGS] = {
 	"degraded", "stale", "no_traffic", "unconstrained", "between_pauses",
 };
+
+const char *status_flow_rate_flag_name(unsigned int bit)
+{
+	return bit < STATUS_FLOW_RATE_FLAGS ? rate_flag_names[bit] : NULL;
+}
 
 /* ------------------------------------------------------------------ JSON -- */
 

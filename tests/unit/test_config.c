@@ -174,6 +174,9 @@ static void test_table_consistency(void **state)
 		case CONFIG_GROUP:
 			assert_int_equal(k[i].size, sizeof(struct rxb_group));
 			break;
+		case CONFIG_HOSTPORT:
+			assert_int_equal(k[i].size, sizeof(struct rxb_hostport));
+			break;
 		case CONFIG_PATH:
 			assert_true(k[i].size > 1);
 			break;
@@ -255,7 +258,14 @@ static void test_every_key_set(void **state)
 		"[pause]\n"
 		"enabled = no\n"
 		"min_window_us = 500\n"
-		"max_window_ms = 20\n";
+		"max_window_ms = 20\n"
+		"[metrics]\n"
+		"enabled = yes\n"
+		"listen = [0:0::1]:9100\n"
+		"allow = 192.0.2.0/24\n"
+		"max_connections = 64\n"
+		"max_connections_per_address = 64\n"
+		"timeout_s = 3\n";
 	struct rxb_config def, c;
 	char err[256];
 	size_t n;
@@ -302,6 +312,12 @@ static void test_every_key_set(void **state)
 	assert_true(c.control.rate_change_fraction == 0.2);
 	assert_false(c.pause.enabled);
 	assert_int_equal(c.pause.max_window_ms, 20);
+	assert_true(c.metrics.enabled);
+	assert_string_equal(c.metrics.listen.addr, "::1");
+	assert_int_equal(c.metrics.listen.port, 9100);
+	assert_int_equal(c.metrics.allow.n, 1);
+	assert_int_equal(c.metrics.max_connections_per_address, 64);
+	assert_int_equal(c.metrics.timeout_s, 3);
 }
 
 /* Quoting: iniparser's rules, which config_scan() follows. */
@@ -458,6 +474,18 @@ static void test_bad_values_every_type(void **state)
 		{ "[daemon]\nctl_group = rxbt-no-such-group\n", 2,
 		  { "[daemon] ctl_group: no group named 'rxbt-no-such-group'" } },
 		{ "[daemon]\nctl_group = -rf\n", 2, { "ctl_group: '-rf' is not a group name" } },
+		/* CONFIG_HOSTPORT */
+		{ "[metrics]\nlisten = 127.0.0.1\n", 2,
+		  { "[metrics] listen: '127.0.0.1' is not ADDRESS:PORT", "like 127.0.0.1:7441" } },
+		{ "[metrics]\nlisten = ::1:7441\n", 2, { "'::1' is not an IPv4 address or an IPv6 address in [ ]" } },
+		{ "[metrics]\nlisten = [127.0.0.1]:7441\n", 2, { "is not an IPv4 address or an IPv6" } },
+		{ "[metrics]\nlisten = localhost:7441\n", 2, { "'localhost' is not an IPv4 address" } },
+		{ "[metrics]\nlisten = 127.0.0.1:0\n", 2, { "port '0' is not 1..65535" } },
+		{ "[metrics]\nlisten = 127.0.0.1:65536\n", 2, { "port '65536' is not 1..65535" } },
+		{ "[metrics]\nlisten = [::1:7441\n", 2, { "'[::1:7441' is not ADDRESS:PORT" } },
+		{ "[metrics]\nlisten = 127.0.0.1:\n", 2, { "port '' is not 1..65535" } },
+		{ "[metrics]\nmax_connections = 2\n", 2,
+		  { "[metrics] max_connections_per_address (4) must not be above [metrics] max_connections (2)" } },
 		/* CONFIG_LOG_LEVEL */
 		{ "[daemon]\nlog_level = verbose\n", 2,
 		  { "[daemon] log_level: 'verbose' is not valid", "err, warning, notice, info, debug" } },
@@ -484,7 +512,7 @@ static void test_bad_structure(void **state)
 {
 	static const struct bad_case cases[] = {
 		{ "[measure]\n[nosuch]\ninterval_ms = 100\n", 2,
-		  { "unknown section [nosuch]", "(known: [daemon], [measure], [model], [control], [pause])" } },
+		  { "unknown section [nosuch]", "(known: [daemon], [measure], [model], [control], [pause], [metrics])" } },
 		{ "[measure]\nintervall_ms = 100\n", 2,
 		  { "[measure] intervall_ms: unknown key (did you mean interval_ms?)" } },
 		{ "[measure]\nfoo = 1\n", 2, { "[measure] foo: unknown key" } },

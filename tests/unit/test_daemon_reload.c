@@ -91,6 +91,7 @@ static int candidates(const struct env *e, const struct config_key *k, char out[
 		[CONFIG_GROUP] = { "root", "" },
 		[CONFIG_BOOL] = { "yes", "no" },
 		[CONFIG_LOG_LEVEL] = { "err", "debug" },
+		[CONFIG_HOSTPORT] = { "127.0.0.1:1", "[::1]:7441" },
 	};
 	int n = 0;
 
@@ -192,8 +193,10 @@ static void test_reload_every_key(void **state)
 		 "[daemon]\nstate_dir = %s/state\nruntime_dir = %s/run\n"
 		 "ctl_socket = %s/run/ctl.sock\nlog_level = %s\n"
 		 "[measure]\nattach = none\nbpf_stats = no\n"
-		 "[control]\nlisten_address = 127.0.0.1\nport = %u\n",
-		 e.dir, e.dir, e.dir, rxb_log_level_name(rxb_log_get_level()), e.port);
+		 "[control]\nlisten_address = 127.0.0.1\nport = %u\n"
+		 "[metrics]\nenabled = yes\nlisten = 127.0.0.1:%u\n",
+		 e.dir, e.dir, e.dir, rxb_log_level_name(rxb_log_get_level()), e.port,
+		 free_port());
 	assert_int_equal(config_parse(text, strlen(text), "base", &e.base, err, sizeof(err)), 0);
 	write_conf(&e, &e.base, NULL, NULL);
 	assert_int_equal(daemon_init(d, e.path), 0);

@@ -12,10 +12,14 @@ PKGS=(
 	libiniparser-dev libjson-c-dev
 	# RBUDP tools: SHA-256, UMAC, HMAC, HKDF
 	nettle-dev
+	# the metrics endpoint's HTTP server
+	libmicrohttpd-dev
 	# tests, fuzzing, benchmarks
 	libcmocka-dev libclang-rt-14-dev
 	iproute2 ethtool procps util-linux
 	stress-ng fio iperf3
+	# a real Prometheus (and promtool) scrapes the metrics endpoint in the tests
+	prometheus
 	python3 python3-matplotlib
 	# bench/storm.sh: Storm's Python bindings (stormpy, PyPI) in a venv
 	python3-venv

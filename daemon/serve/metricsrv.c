@@ -341,13 +341,13 @@ static int start_mhd(struct metricsrv *m, int lfd)
 
 	m->mhd = MHD_start_daemon(
 		MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, accept_policy, m, on_request, m,
+		MHD_OPTION_EXTERNAL_LOGGER, on_log, m,	/* first: it logs the rest */
 		MHD_OPTION_LISTEN_SOCKET, lfd,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)m->o.max_conns,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)m->o.max_conns_per_addr,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)m->o.timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICSRV_REQUEST_BYTES,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, m,
-		MHD_OPTION_EXTERNAL_LOGGER, on_log, m,
 		MHD_OPTION_END);
 	if (!m->mhd) {
 		rxb_err("metrics: the HTTP server (libmicrohttpd) did not start");
@@ -392,6 +392,7 @@ int metricsrv_init(struct metricsrv **out, const struct metricsrv_opts *o,
 		metricsrv_finish(m);
 		return err;
 	}
+	run(m);		/* its first timeout */
 	rxb_info("metrics: serving http://%s%s%s:%u/metrics (%zu allowed networks, "
 		 "%u connections, %u per address, %u s)", strchr(o->addr, ':') ? "[" : "",
 		 o->addr, strchr(o->addr, ':') ? "]" : "", m->port, o->n_allow, o->max_conns,

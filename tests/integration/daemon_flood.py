@@ -8,7 +8,11 @@ HELLO followed by random or truncated frames, an oversized length, a
 header left half-sent (slow loris), a HELLO for a new flow port, a full
 well-behaved session (HELLO, SUBSCRIBE, PING, REPORT, BYE). Closed
 connections are replaced at once. Also sends junk to the rxbneckctl
-socket. Prints one JSON line of counters at the end.
+socket. With METRICS_PORT (argument 7, 0 = none), a fifth of the
+connections go to the metrics endpoint instead, with HTTP of every kind:
+GET /metrics, pipelined GETs, other methods and paths, oversized headers,
+random bytes, a request trickled byte by byte (slow loris), bodies.
+Prints one JSON line of counters at the end.
 """
 import json
 import os
@@ -21,9 +25,10 @@ import time
 
 HOST, PORT, CTL, CONNS, SECONDS = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 FLOW = int(sys.argv[6]) if len(sys.argv) > 6 else 9000
+MPORT = int(sys.argv[7]) if len(sys.argv) > 7 else 0
 rng = random.Random(int(os.environ.get("FLOOD_SEED", "1")))
 stats = {k: 0 for k in ("opened", "connect_failed", "closed_by_daemon", "frames", "bytes_out",
-                        "bytes_in", "ctl_junk", "actions")}
+                        "bytes_in", "ctl_junk", "actions", "http_opened", "http_200")}
 seqs = {}
 
 
@@ -79,20 +84,43 @@ def payload_for():
     return hello(FLOW) + frame(4, b"\x00" * 8, seq=2) * rng.randint(1, 100)       # ping storm
 
 
+def http_payload():
+    k = rng.randrange(8)
+    get = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+    if k == 0:
+        return get
+    if k == 1:
+        return get * rng.randint(2, 20)                                           # pipelined
+    if k == 2:
+        return rng.choice([b"POST", b"PUT", b"DELETE", b"HEAD", b"OPTIONS"]) + \
+            b" /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+    if k == 3:
+        return b"GET /" + os.urandom(8).hex().encode() + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    if k == 4:
+        return b"GET /metrics HTTP/1.1\r\nX: " + b"a" * rng.randint(4000, 100000) + b"\r\n\r\n"
+    if k == 5:
+        return os.urandom(rng.randint(1, 8192))
+    if k == 6:
+        return get[:rng.randint(1, len(get) - 1)]                                 # slow loris
+    return b"GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + b"1\r\na\r\n" * 1000
+
+
 sel = selectors.DefaultSelector()
 conns = {}
 
 
 def open_one():
+    http = MPORT and rng.random() < 0.2
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setblocking(False)
     try:
-        s.connect_ex((HOST, PORT))
+        s.connect_ex((HOST, MPORT if http else PORT))
     except OSError:
         stats["connect_failed"] += 1
         s.close()
         return
-    conns[s.fileno()] = [s, payload_for(), 0]
+    conns[s.fileno()] = [s, http_payload() if http else payload_for(), 0, http]
+    stats["http_opened"] += bool(http)
     sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE)
     stats["opened"] += 1
 
@@ -137,6 +165,8 @@ while time.monotonic() < end:
                 close(fd, True)
                 continue
             stats["bytes_in"] += len(data)
+            if c[3]:
+                stats["http_200"] += data.count(b"HTTP/1.1 200 ")
         if ev & selectors.EVENT_WRITE:
             if c[2] < len(c[1]):
                 try:
@@ -157,7 +187,7 @@ while time.monotonic() < end:
                 close(fd, False)
             else:
                 c = conns[fd]
-                c[1], c[2] = c[1] + payload_for(), c[2]
+                c[1], c[2] = c[1] + (http_payload() if c[3] else payload_for()), c[2]
                 sel.modify(c[0], selectors.EVENT_READ | selectors.EVENT_WRITE)
             stats["actions"] += 1
     if time.monotonic() >= next_ctl:

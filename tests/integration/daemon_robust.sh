@@ -3,15 +3,18 @@
 # 1000 concurrent sender-protocol connections doing random, truncated and
 # oversized frames, bad magic, slow loris, flow-port churn and well-behaved
 # sessions (tests/integration/daemon_flood.py), plus junk on the control
-# socket, for FLOOD_SECONDS (default 60) per phase. Throughout, `rxbneckctl
-# status` must keep answering (its latency is measured) and the daemon's
-# RSS must stay within the stated bound:
+# socket, and HTTP of every kind on the metrics endpoint (a fifth of the
+# connections), for FLOOD_SECONDS (default 60) per phase. Throughout,
+# `rxbneckctl status` must keep answering (its latency is measured) and the
+# daemon's RSS must stay within the stated bound:
 #
-#   RSS <= RSS at start + sendsrv_memory_bound() + ctlsrv_memory_bound() + 8 MiB
+#   RSS <= RSS at start + sendsrv_memory_bound() + ctlsrv_memory_bound()
+#          + [metrics] max_connections x (8 KiB request + 2 expositions) + 8 MiB
 #
-# (connection slots and buffers of the two servers; the 8 MiB cover the
+# (connection slots and buffers of the three servers; the 8 MiB cover the
 # allocator's and libc's own), with no upward trend over the last half of
-# the run. Phase 1 uses the normal build (memory), phase 2 the ASan+UBSan
+# the run; GET /metrics still answers after the flood, and answered during
+# it. Phase 1 uses the normal build (memory), phase 2 the ASan+UBSan
 # build (make SAN=1): it must survive the same and exit 0 on SIGTERM with
 # no AddressSanitizer/LeakSanitizer report.
 . "$(dirname "$0")/daemon_lib.inc"
@@ -20,16 +23,26 @@ SECS=${FLOOD_SECONDS:-60}
 CONNS=${FLOOD_CONNS:-1000}
 FLOOD=$(dirname "$0")/daemon_flood.py
 ulimit -n 8192 || skip "cannot raise RLIMIT_NOFILE"
+MPORT=$(free_port)
+MCONNS=16
+
+# scrape > FILE: GET /metrics.
+scrape() {
+	python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())' "$MPORT"
+}
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
 
 # phase NAME: run the flood against the running daemon, sample status and RSS.
 phase() {
 	local name=$1 t0 t1 ms maxms=0 n=0 fails=0 rss
-	local base_kb=$(rss_kb)
+	local base_kb=$(rss_kb) expo_bytes
+	scrape > "$T/scrape.before" || die "GET /metrics before the flood"
+	expo_bytes=$(wc -c < "$T/scrape.before")
 	: > "$T/rss.$name"
 	: > "$T/st.$name.jsonl"
-	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 > "$T/flood.$name" 2>"$T/flood.$name.err" &
+	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 "$MPORT" > "$T/flood.$name" 2>"$T/flood.$name.err" &
 	local fpid=$!
 	_bg_pids+=($fpid)
 	sleep 1
@@ -47,7 +60,10 @@ phase() {
 	wait $fpid || die "flood client failed: $(cat "$T/flood.$name.err")"
 	kill -0 "$DPID" || die "the daemon died under the flood"
 	ctl status --json > "$T/st.json" || die "no status after the flood"
-	python3 - "$T/st.json" "$T/rss.$name" "$base_kb" "$name" "$n" "$fails" "$maxms" "$T/flood.$name" "$T/st.$name.jsonl" <<'PY' || die "phase $name"
+	sleep $((MTIMEOUT + 1))	# the flood's metrics connections end
+	scrape > "$T/scrape.after" || die "GET /metrics after the flood"
+	grep -q '^rxbneck_metrics_requests_total{code="200"} ' "$T/scrape.after" || die "scrape after the flood"
+	python3 - "$T/st.json" "$T/rss.$name" "$base_kb" "$name" "$n" "$fails" "$maxms" "$T/flood.$name" "$T/st.$name.jsonl" "$((MCONNS * (8192 + 2 * expo_bytes)))" "$T/scrape.after" <<'PY' || die "phase $name"
 import json, sys
 st = json.load(open(sys.argv[1]))
 rows = [l.split() for l in open(sys.argv[2])]
@@ -58,7 +74,9 @@ conc = max(s["senders"]["connected"] + s["senders"]["awaiting_hello"] + s["sende
            for s in samples)
 lat = sorted(int(r[2]) for r in rows)
 rss = [int(r[1]) for r in rows]
-bound_kb = base + (st["senders"]["mem_bound_bytes"] + st["daemon"]["ctl"]["mem_bound_bytes"]) // 1024 + 8192
+metrics_b = int(sys.argv[10])
+bound_kb = base + (st["senders"]["mem_bound_bytes"] + st["daemon"]["ctl"]["mem_bound_bytes"] + metrics_b) // 1024 + 8192
+scr = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[11]) if l.startswith("rxbneck_metrics_")}
 half = len(rss) // 2
 early, late = max(rss[half // 2:half] or rss), max(rss[half:])
 print(f"{name}: {flood['opened']} connections opened ({flood['closed_by_daemon']} closed by the daemon), "
@@ -67,7 +85,8 @@ print(f"{name}: {flood['opened']} connections opened ({flood['closed_by_daemon']
 print(f"{name}: status answered {n - fails}/{n}, latency median {lat[len(lat)//2]} ms, "
       f"p99 {lat[min(len(lat)-1, int(len(lat)*0.99))]} ms, max {maxms} ms")
 print(f"{name}: RSS start {base} kB, peak {max(rss)} kB, bound {bound_kb} kB "
-      f"(sendsrv {st['senders']['mem_bound_bytes']//1024} kB + ctl {st['daemon']['ctl']['mem_bound_bytes']//1024} kB + 8 MiB); "
+      f"(sendsrv {st['senders']['mem_bound_bytes']//1024} kB + ctl {st['daemon']['ctl']['mem_bound_bytes']//1024} kB "
+      f"+ metrics {metrics_b//1024} kB + 8 MiB); "
       f"second quarter max {early} kB, second half max {late} kB")
 print(f"{name}: daemon counters: accepted {st['senders']['accepted']}, rejected full {st['senders']['rejected_full']}, "
       f"errors sent {st['senders']['errors_sent']}")
@@ -75,12 +94,18 @@ assert fails == 0, "status failed during the flood"
 assert maxms < 2000, "status took more than 2 s"
 assert max(rss) <= bound_kb, "RSS above the bound"
 assert late <= early + 4096, "RSS still growing in the second half"
+print(f"{name}: metrics endpoint: {flood['http_opened']} connections, {flood['http_200']} answers 200 "
+      f"seen by the flood; the daemon says {scr})")
 assert st["senders"]["accepted"] >= 1000
+assert flood["http_opened"] >= 100 and flood["http_200"] >= 1, "the metrics endpoint was not flooded"
 PY
 }
 
+MTIMEOUT=3
 write_conf "$T/d.conf" "[measure] interval_ms = 250" "[measure] watch_ports = 9000" \
 	"[control] hello_timeout_s = 2" "[control] idle_timeout_s = 5"
+printf '[metrics]\nenabled = yes\nlisten = 127.0.0.1:%s\nmax_connections = %s\nmax_connections_per_address = %s\ntimeout_s = %s\n' \
+	"$MPORT" "$MCONNS" "$MCONNS" "$MTIMEOUT" >> "$T/d.conf"
 
 # Phase 1: the normal build.
 start_daemon "$T/d.conf"
@@ -101,7 +126,7 @@ sleep 2
 # daemon's liveness, status latency and a clean exit are checked here.
 phase_san() {
 	local t0 t1 ms maxms=0 n=0
-	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 > "$T/flood.san" 2>"$T/flood.san.err" &
+	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 "$MPORT" > "$T/flood.san" 2>"$T/flood.san.err" &
 	local fpid=$!
 	_bg_pids+=($fpid)
 	sleep 1

@@ -226,7 +226,8 @@ void promtext_histogram(struct promtext *w, const struct promtext_label *labels,
 		w->failed = true;
 		return;
 	}
-	memcpy(l, labels, (size_t)nlabels * sizeof(l[0]));
+	if (nlabels)
+		memcpy(l, labels, (size_t)nlabels * sizeof(l[0]));
 	l[nlabels].name = "le";
 	l[nlabels].value = le;
 	for (int i = 0; i < h->nbounds; i++) {

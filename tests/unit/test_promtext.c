@@ -151,6 +151,13 @@ static void test_histogram(void **state)
 	assert_int_equal(nb, 4);
 	assert_int_equal(count, 200);
 	promtext_finish(&w);
+	/* Without labels: "le" alone. */
+	promtext_init(&w, 1 << 16);
+	promtext_family(&w, "u", PROMTEXT_HISTOGRAM, "u");
+	promtext_histogram(&w, NULL, 0, &h);
+	assert_true(promtext_ok(&w));
+	assert_non_null(strstr(promtext_text(&w), "\nu_bucket{le=\"+Inf\"} 200\nu_sum "));
+	promtext_finish(&w);
 	/* Bounds must ascend. */
 	assert_int_equal(promtext_hist_init(&h, (const double[]){ 1, 1 }, 2), -EINVAL);
 	assert_int_equal(promtext_hist_init(&h, (const double[]){ 1, INFINITY }, 2), -EINVAL);

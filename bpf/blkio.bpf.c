@@ -8,6 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "bpf/core.bpf.h"
 #include "bpf/blkio.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -45,9 +46,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct blkio_issuer);
 } issuers SEC(".maps");
-
-/* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
-#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
 static __always_inline int rq_issue(struct request *rq, bool btf)
 {

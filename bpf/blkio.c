@@ -33,8 +33,7 @@ int blkio_probe_open(struct blkio_probe **out, enum probe_mode mode)
 	bp->ncpus = libbpf_num_possible_cpus();
 	if (bp->ncpus <= 0) {
 		err = bp->ncpus < 0 ? bp->ncpus : -EINVAL;
-		free(bp);
-		return err;
+		goto fail;
 	}
 	bp->percpu_buf = calloc((size_t)bp->ncpus, sizeof(*bp->percpu_buf));
 	bp->skel = rxb_blkio__open();
@@ -43,30 +42,17 @@ int blkio_probe_open(struct blkio_probe **out, enum probe_mode mode)
 		rxb_log_errno(RXB_LOG_WARNING, -err, "blkio: opening BPF object");
 		goto fail;
 	}
-	probe_select_variant(bp->skel->obj, mode);
-	err = rxb_blkio__load(bp->skel);
-	if (err) {
-		rxb_log_errno(RXB_LOG_WARNING, -err, "blkio: loading %s programs",
-			      probe_mode_name(mode));
+	err = probe_obj_start(&bp->po, "blkio", bp->skel->skeleton, mode, NULL);
+	if (err)
 		goto fail;
-	}
-	bp->po.name = "blkio";
-	bp->po.obj = bp->skel->obj;
-	if (probe_obj_attach(&bp->po) == 0) {
-		err = -ENOENT;
-		rxb_warn("blkio: no program attached: %s", bp->po.failed);
-		goto fail;
-	}
 	*out = bp;
 	return 0;
 fail:
-	probe_obj_detach(&bp->po);
-	rxb_blkio__destroy(bp->skel);
-	free(bp->percpu_buf);
-	free(bp);
+	blkio_probe_close(bp);
 	return err;
 }
 
+/* Also what a failed blkio_probe_open() undoes. */
 void blkio_probe_close(struct blkio_probe *bp)
 {
 	if (!bp)

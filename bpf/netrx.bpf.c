@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "bpf/core.bpf.h"
 #include "bpf/netrx.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -34,9 +35,6 @@ struct {
 	__type(key, __u64);
 	__type(value, struct netrx_napi);
 } napis SEC(".maps");
-
-/* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
-#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
 /*
  * Bumped by the loader before it attaches the per-packet programs again
@@ -181,8 +179,8 @@ static __always_inline void napi_switch(struct netrx_cpu *c, __u64 key,
 	c->np_timed_polls = 0;
 	c->np_timed_ns = 0;
 	c->np_budget = 0;
-	/* No entry (the map is full): this poll goes uncounted, as it did
-	 * before the cache; the next one tries again. */
+	/* No entry (the map is full): this poll goes uncounted; the next
+	 * one tries again. */
 	if (!napi_entry(key, dev)) {
 		c->napi_valid = 0;
 		return;

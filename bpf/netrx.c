@@ -53,8 +53,7 @@ int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode)
 	np->ncpus = libbpf_num_possible_cpus();
 	if (np->ncpus <= 0) {
 		err = np->ncpus < 0 ? np->ncpus : -EINVAL;
-		free(np);
-		return err;
+		goto fail;
 	}
 	biggest = sizeof(struct netrx_napi) > sizeof(struct netrx_irq) ?
 		  sizeof(struct netrx_napi) : sizeof(struct netrx_irq);
@@ -67,35 +66,21 @@ int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode)
 		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: opening BPF object");
 		goto fail;
 	}
-	probe_select_variant(np->skel->obj, mode);
-	err = rxb_netrx__load(np->skel);
-	if (err) {
-		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: loading %s programs",
-			      probe_mode_name(mode));
-		goto fail;
-	}
-	np->po.name = "netrx";
-	np->po.obj = np->skel->obj;
-	if (probe_obj_attach(&np->po) == 0) {
-		err = -ENOENT;
-		rxb_warn("netrx: no program attached: %s", np->po.failed);
-		goto fail;
-	}
 	{
 		static const char *const tps[] = NETRX_SAMPLED_TPS;
 
-		probe_obj_mark_sampled(&np->po, tps);
+		err = probe_obj_start(&np->po, "netrx", np->skel->skeleton, mode, tps);
 	}
+	if (err)
+		goto fail;
 	*out = np;
 	return 0;
 fail:
-	probe_obj_detach(&np->po);
-	rxb_netrx__destroy(np->skel);
-	free(np->percpu_buf);
-	free(np);
+	netrx_probe_close(np);
 	return err;
 }
 
+/* Also what a failed netrx_probe_open() undoes. */
 void netrx_probe_close(struct netrx_probe *np)
 {
 	if (!np)
@@ -113,15 +98,8 @@ struct probe_obj *netrx_probe_obj(struct netrx_probe *np)
 
 int netrx_probe_set_sampled(struct netrx_probe *np, bool on)
 {
-	if (!on) {
-		probe_obj_detach_sampled(&np->po);
-		return 0;
-	}
-	if (probe_obj_sampled_attached(&np->po))
-		return 0;
-	/* Before the programs run again: see attach_gen in netrx.bpf.c. */
-	np->skel->bss->attach_gen++;
-	return probe_obj_attach_sampled(&np->po);
+	/* See attach_gen in netrx.bpf.c. */
+	return probe_obj_set_sampled(&np->po, on, &np->skel->bss->attach_gen, NULL);
 }
 
 bool netrx_probe_sampled_on(const struct netrx_probe *np)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Records exchanged between netrx.bpf.c (hard IRQ, NET_RX softirq and
- * napi_poll tracepoints: stage A of the receive path, DESIGN §3) and its
- * user-space reader netrx.c. All maps are per-CPU; counters only grow.
+ * napi_poll tracepoints: stage A of the receive path, NIC to socket, in the
+ * end-system model of docs/daemon.md) and its user-space reader netrx.c.
+ * All maps are per-CPU; counters only grow.
  */
 #ifndef RXB_BPF_NETRX_H
 #define RXB_BPF_NETRX_H

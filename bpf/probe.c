@@ -163,6 +163,30 @@ void probe_obj_detach(struct probe_obj *po)
 	po->nprogs = 0;
 }
 
+int probe_obj_start(struct probe_obj *po, const char *name,
+		    struct bpf_object_skeleton *skel, enum probe_mode mode,
+		    const char *const *sampled)
+{
+	int err;
+
+	po->name = name;
+	po->obj = *skel->obj;
+	probe_select_variant(po->obj, mode);
+	err = bpf_object__load_skeleton(skel);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "%s: loading %s programs", name,
+			      probe_mode_name(mode));
+		return err;
+	}
+	if (probe_obj_attach(po) == 0) {
+		rxb_warn("%s: no program attached: %s", name, po->failed);
+		return -ENOENT;
+	}
+	if (sampled)
+		probe_obj_mark_sampled(po, sampled);
+	return 0;
+}
+
 /* The tracepoint of a program's section: "tp_btf/napi_poll" -> "napi_poll". */
 static const char *section_tp(const struct bpf_program *p)
 {
@@ -248,6 +272,22 @@ void probe_obj_detach_sampled(struct probe_obj *po)
 		bpf_link__destroy(po->links[i]);
 		po->links[i] = NULL;
 	}
+}
+
+int probe_obj_set_sampled(struct probe_obj *po, bool on, uint32_t *attach_gen,
+			  uint64_t *attach_ns)
+{
+	if (!on) {
+		probe_obj_detach_sampled(po);
+		return 0;
+	}
+	if (probe_obj_sampled_attached(po))
+		return 0;
+	if (attach_ns)
+		*attach_ns = rxb_mono_ns();
+	if (attach_gen)
+		(*attach_gen)++;
+	return probe_obj_attach_sampled(po);
 }
 
 int probe_prog_stats(const struct bpf_program *prog, uint64_t *run_cnt,

@@ -65,6 +65,18 @@ int probe_tp_btf_works(const char *tp);
 void probe_select_variant(struct bpf_object *obj, enum probe_mode mode);
 
 /*
+ * The common start of every probe group: enable @mode's variant of the
+ * programs in skeleton @skel, load it, and attach its programs to @po
+ * (named @name in messages), marking those on the tracepoints @sampled
+ * (NULL terminated; may be NULL) as sampled. Logs what failed. 0, or
+ * -errno with nothing attached (the skeleton stays the caller's).
+ */
+struct bpf_object_skeleton;
+int probe_obj_start(struct probe_obj *po, const char *name,
+		    struct bpf_object_skeleton *skel, enum probe_mode mode,
+		    const char *const *sampled);
+
+/*
  * Attach every loaded program of @po->obj. A program that fails is recorded
  * in @po->failed and the others are still attached. Returns the number of
  * programs attached (0 means the object is useless).
@@ -94,6 +106,17 @@ int probe_obj_attach_sampled(struct probe_obj *po);
 void probe_obj_detach_sampled(struct probe_obj *po);
 
 /*
+ * Attach (@on) or detach the sampled programs of @po. Before attaching them
+ * again, *@attach_ns (may be NULL) gets the time (CLOCK_MONOTONIC) and
+ * *@attach_gen (the object's attach_gen, may be NULL) is bumped, so that
+ * the programs and the reader can tell state noted before the detach from
+ * state noted after. Nothing happens when they already are as asked.
+ * 0 or -errno (then they are all detached).
+ */
+int probe_obj_set_sampled(struct probe_obj *po, bool on, uint32_t *attach_gen,
+			  uint64_t *attach_ns);
+
+/*
  * The kernel's cumulative statistics of @prog (kernel.bpf_stats_enabled must
  * be on for them to grow). 0 or -errno.
  */
@@ -110,14 +133,13 @@ int probe_enable_stats(void);
 /*
  * Reading a whole hash map a chunk at a time (BPF_MAP_LOOKUP_BATCH): one
  * system call per chunk instead of two per element (bpf_map_get_next_key
- * and a lookup), which was most of the daemon's own per-epoch time. The
+ * and a lookup), which would be most of the daemon's own per-epoch time. The
  * buffers belong to the struct (probe_batch_init / probe_batch_finish).
  * With @stable, values carry a u32 seq at @seq_off that the BPF program
  * makes odd while it updates them: each chunk is read twice and an
  * element whose copies differ, or whose seq is odd, is read again on its
  * own until two copies agree (skipped if it keeps changing). A kernel
- * without batch lookups for the map gets the element-by-element walk, as
- * before.
+ * without batch lookups for the map gets the element-by-element walk.
  */
 struct probe_batch {
 	size_t key_size, val_size;

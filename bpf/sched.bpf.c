@@ -5,14 +5,13 @@
  * on/off-CPU statistics of watched receiver threads. See sched.h for why
  * time is accounted at switch-outs from the kernel's own task counters.
  *
- * Every program exists twice, as tp_btf (BTF-typed arguments) and raw_tp
- * (the same arguments as plain u64s); the loader enables one set. Both call
- * the same handlers; only the way fields are read differs (RD()).
+ * Every program exists twice, as tp_btf and raw_tp (see core.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "bpf/core.bpf.h"
 #include "bpf/sched.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -77,14 +76,6 @@ static __always_inline __u64 sub0(__u64 a, __u64 b)
 	return a > b ? a - b : 0;
 }
 
-/*
- * Reading a task_struct field: tp_btf programs get BTF-typed pointers and
- * load directly; raw_tp programs get plain numbers and must use probe reads
- * (a helper call each). @btf is a constant in each program, so the compiler
- * keeps only one branch and the verifier never sees the other.
- */
-#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
-
 static __always_inline __u32 tid_of(struct task_struct *p, bool btf)
 {
 	return RD(btf, p, pid);
@@ -94,33 +85,6 @@ static __always_inline __u32 tid_of(struct task_struct *p, bool btf)
 static __always_inline __u64 sum_exec(struct task_struct *p, bool btf)
 {
 	return RD(btf, p, se.sum_exec_runtime);
-}
-
-/* The kernel's cumulative runqueue wait of @p (0 without CONFIG_SCHED_INFO). */
-static __always_inline __u64 run_delay(struct task_struct *p, bool btf)
-{
-	if (bpf_core_field_exists(p->sched_info.run_delay))
-		return RD(btf, p, sched_info.run_delay);
-	return 0;
-}
-
-static __always_inline __u64 pcount(struct task_struct *p, bool btf)
-{
-	if (bpf_core_field_exists(p->sched_info.pcount))
-		return RD(btf, p, sched_info.pcount);
-	return 0;
-}
-
-static __always_inline bool have_run_delay(struct task_struct *p)
-{
-	return bpf_core_field_exists(p->sched_info.run_delay);
-}
-
-static __always_inline __u32 task_cpu(struct task_struct *p, bool btf)
-{
-	if (bpf_core_field_exists(p->thread_info.cpu))
-		return RD(btf, p, thread_info.cpu);
-	return RD(btf, p, wake_cpu);
 }
 
 /*
@@ -149,8 +113,8 @@ get_task(__u32 tid, struct task_struct *p, __u32 state, __u32 cpu, __u64 now,
 	init->out_ns = now;
 	init->first_ns = now;
 	init->sum_exec_ns = sum_exec(p, btf);
-	init->run_delay_ns = run_delay(p, btf);
-	init->pcount = pcount(p, btf);
+	init->run_delay_ns = core_run_delay(p, btf);
+	init->pcount = core_pcount(p, btf);
 	init->tgid = BPF_CORE_READ(p, tgid);
 	BPF_CORE_READ_STR_INTO(&init->comm, p, comm);
 	if (bpf_map_update_elem(&tasks, &tid, init, BPF_ANY)) {
@@ -196,15 +160,11 @@ static __always_inline void fold_segment(__u32 tid, struct sched_task *t)
 static __always_inline __u32 leave_state(bool preempt, struct task_struct *prev,
 					 unsigned int prev_state, bool btf)
 {
-	__u64 iowait;
-
 	if (preempt || prev_state == SCHED_TASK_RUNNING)
 		return SCHED_ST_RUNNABLE;
 	if (prev_state & SCHED_TASK_DEAD)
 		return SCHED_ST_DEAD;
-	iowait = btf ? BPF_CORE_READ_BITFIELD(prev, in_iowait)
-		     : BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait);
-	if (iowait)
+	if (RD_BITFIELD(btf, prev, in_iowait))
 		return SCHED_ST_IOWAIT;
 	if ((prev_state & SCHED_TASK_UNINTERRUPTIBLE) &&
 	    !(prev_state & SCHED_TASK_NOLOAD))
@@ -288,25 +248,6 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 }
 
 /*
- * EEVDF (6.6+) gives every entity a slice and a virtual deadline; CFS
- * (before 6.6) has neither: its slice is derived from sched_latency and the
- * runqueue's load, which user space computes. Decided per kernel by CO-RE
- * relocation when the object is loaded.
- */
-static __always_inline bool sched_is_eevdf(struct task_struct *p)
-{
-	return bpf_core_field_exists(p->se.deadline) &&
-	       bpf_core_field_exists(p->se.slice);
-}
-
-static __always_inline __u64 se_slice(struct task_struct *p, bool btf)
-{
-	if (sched_is_eevdf(p))
-		return RD(btf, p, se.slice);
-	return 0;
-}
-
-/*
  * Follow the receiver threads for the pause-window predictor: note an
  * involuntary preemption (@runnable) of @prev and, when the preempted
  * thread runs again as @next, queue one event with the whole off-CPU
@@ -327,8 +268,8 @@ static __always_inline void rx_follow(struct task_struct *prev,
 			rx->ev_run_start_ns = rx->in_ns;
 			rx->ev_out_ns = now;
 			rx->ev_cpu = cpu;
-			rx->ev_slice_ns = se_slice(prev, btf);
-			rx->ev_next_slice_ns = se_slice(next, btf);
+			rx->ev_slice_ns = core_se_slice(prev, btf);
+			rx->ev_next_slice_ns = core_se_slice(next, btf);
 			rx->ev_next_tid = next_tid;
 		} else {
 			/* Blocked: no involuntary window follows this run. */
@@ -343,7 +284,7 @@ static __always_inline void rx_follow(struct task_struct *prev,
 		if (ev) {
 			ev->tid = next_tid;
 			ev->cpu = rx->ev_cpu;
-			ev->flags = sched_is_eevdf(next) ? SCHED_RX_EV_EEVDF : 0;
+			ev->flags = core_sched_is_eevdf(next) ? SCHED_RX_EV_EEVDF : 0;
 			ev->blocks = rx->ev_blocks;
 			ev->next_tid = rx->ev_next_tid;
 			ev->in_cpu = cpu;
@@ -370,7 +311,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	   __u32 cpu, __u64 now, __u32 tid, bool btf)
 {
 	__u32 how = leave_state(preempt, prev, prev_state, btf);
-	__u64 sum = sum_exec(prev, btf), delay = run_delay(prev, btf);
+	__u64 sum = sum_exec(prev, btf), delay = core_run_delay(prev, btf);
 	struct sched_rx_tid *rx;
 	__u64 dt, on, wait, npc;
 	struct sched_task *t;
@@ -393,7 +334,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	on = sub0(sum, t->sum_exec_ns);
 	if (on > dt)
 		on = dt;
-	if (have_run_delay(prev))
+	if (core_have_run_delay(prev))
 		wait = sub0(delay, t->run_delay_ns);
 	else if (t->state == SCHED_ST_RUNNABLE)
 		wait = dt - on;
@@ -407,7 +348,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	}
 	/* More than one switch-in since the last traced switch-out: the
 	 * switch-outs in between were not traced. */
-	npc = pcount(prev, btf);
+	npc = core_pcount(prev, btf);
 	if (npc > t->pcount + 1)
 		t->n_untraced += npc - t->pcount - 1;
 	t->oncpu_ns += on;
@@ -422,7 +363,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 		t->n_preempt++;
 		t->run_preempt_ns += on;
 		/* EEVDF (6.6+) has a per-entity slice; CFS does not. */
-		t->slice_ns += se_slice(prev, btf);
+		t->slice_ns += core_se_slice(prev, btf);
 		break;
 	case SCHED_ST_SLEEPING:
 		t->n_sleep++;
@@ -482,7 +423,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool new_task,
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = tid_of(p, btf);
-	__u32 cpu = task_cpu(p, btf);
+	__u32 cpu = core_task_cpu(p, btf);
 	struct sched_task *t;
 
 	if (!tid)

@@ -67,16 +67,11 @@ int sched_probe_open(struct sched_probe **out, enum probe_mode mode)
 	if (!sp->skel) {
 		err = -errno;
 		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: opening BPF object");
-		free(sp);
-		return err;
-	}
-	probe_select_variant(sp->skel->obj, mode);
-	err = rxb_sched__load(sp->skel);
-	if (err) {
-		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: loading %s programs",
-			      probe_mode_name(mode));
 		goto fail;
 	}
+	err = probe_obj_start(&sp->po, "sched", sp->skel->skeleton, mode, NULL);
+	if (err)
+		goto fail;
 	err = probe_batch_init(&sp->tasks_rd, sizeof(uint32_t), sizeof(struct sched_task),
 			       SCHED_READ_CHUNK, true, offsetof(struct sched_task, seq));
 	if (!err)
@@ -94,25 +89,15 @@ int sched_probe_open(struct sched_probe **out, enum probe_mode mode)
 		rxb_log_errno(RXB_LOG_WARNING, -err, "sched: receiver event ring buffer");
 		goto fail;
 	}
-	sp->po.name = "sched";
-	sp->po.obj = sp->skel->obj;
-	if (probe_obj_attach(&sp->po) == 0) {
-		err = -ENOENT;
-		rxb_warn("sched: no program attached: %s", sp->po.failed);
-		goto fail;
-	}
 	*out = sp;
 	return 0;
 fail:
-	probe_obj_detach(&sp->po);
-	ring_buffer__free(sp->rx_rb);
-	probe_batch_finish(&sp->rows_rd);
-	probe_batch_finish(&sp->tasks_rd);
-	rxb_sched__destroy(sp->skel);
-	free(sp);
+	sched_probe_close(sp);
 	return err;
 }
 
+/* Also what a failed sched_probe_open() undoes: every step is safe on a
+ * member that was never set up. */
 void sched_probe_close(struct sched_probe *sp)
 {
 	if (!sp)
@@ -262,8 +247,9 @@ static bool maybe_runnable(const struct sched_task *t)
 
 /*
  * The same split from the kernel's totals now (@sum, @delay, and @pcnt, its
- * count of switch-ins): on-CPU time is exact. A task not switched in since
- * out_ns is still waiting since it was preempted or woken; one that was has
+ * count of switch-ins): on-CPU time is exact. A task preempted at out_ns
+ * has waited whenever it was not on a CPU since; one that blocked and was
+ * not switched in since is waiting since it was woken; one that was has
  * all its waiting in the kernel's run_delay (accounted at switch-in).
  */
 struct sched_split sched_split_since_out(const struct sched_task *t, uint64_t now,
@@ -280,16 +266,9 @@ struct sched_split sched_split_since_out(const struct sched_task *t, uint64_t no
 	if (p.on_ns > span)
 		p.on_ns = span;
 	rest = span - p.on_ns;
-	if (!ran && t->state == SCHED_ST_RUNNABLE)
-		p.wait_ns = rest;			/* still queued since out */
-	else if (!ran && t->woken_ns && now > t->woken_ns)
-		p.wait_ns = now - t->woken_ns;		/* queued since woken */
-	else
-		p.wait_ns = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
-	if (p.wait_ns > rest)
-		p.wait_ns = rest;
 	/*
-	 * Preempted at out_ns, so never off the runqueue since: what the
+	 * Preempted at out_ns, so never off the runqueue since (whether or
+	 * not it ran again): all that is not on-CPU is waiting, and what the
 	 * kernel's clocks left out is runnable time too, as the probe's own
 	 * charge_off() counts it at the switch-out. Under a hypervisor that
 	 * is the stolen time of the task holding the CPU (excluded from
@@ -298,6 +277,12 @@ struct sched_split sched_split_since_out(const struct sched_task *t, uint64_t no
 	 * the next epoch.
 	 */
 	if (t->state == SCHED_ST_RUNNABLE)
+		p.wait_ns = rest;
+	else if (!ran && t->woken_ns && now > t->woken_ns)
+		p.wait_ns = now - t->woken_ns;		/* queued since woken */
+	else
+		p.wait_ns = delay > t->run_delay_ns ? delay - t->run_delay_ns : 0;
+	if (p.wait_ns > rest)
 		p.wait_ns = rest;
 	p.off_ns = rest - p.wait_ns;
 	return p;
@@ -379,8 +364,8 @@ struct sched_split sched_snap_task_of(struct sched_snap_task *o, uint32_t tid,
 		 * not its group's leader takes the leader's tid in
 		 * de_thread(), and its own is never switched out again). A
 		 * task that does not exist waits for no CPU; estimating on
-		 * from the record charged it as runnable from then on, and
-		 * one such record held an idle CPU at #C 1 for minutes.
+		 * from the record would charge it as runnable from then on
+		 * and keep an idle CPU's #C at 1 while the record lasts.
 		 * Nothing is charged after its last traced event.
 		 */
 		memset(&part, 0, sizeof(part));

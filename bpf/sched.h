@@ -129,7 +129,7 @@ struct sched_cpu {
  * Receiver threads of watched sockets (key: tid). sockq.bpf.c inserts a tid
  * when it dequeues from a watched socket; sched.bpf.c then keeps these
  * on/off-CPU statistics for it, the inputs of the pause-window predictor
- * (DESIGN §6). The map is shared between the two objects, and so is
+ * (docs/pause.md). The map is shared between the two objects, and so is
  * rx_gen, a one-entry array that sockq.bpf.c bumps after each insert.
  */
 struct sched_rx_tid {
@@ -145,7 +145,8 @@ struct sched_rx_tid {
 	__u64 run_hist[SCHED_HIST_SLOTS];	/* log2(run before preemption) */
 	__u64 off_hist[SCHED_HIST_SLOTS];	/* log2(off-CPU after preemption) */
 	/*
-	 * The preemption being followed (pause-window checks, DESIGN §6):
+	 * The preemption being followed (the pause predictor's per-event
+	 * checks, docs/pause.md):
 	 * set when the thread is switched out while runnable, sent as one
 	 * struct sched_rx_event when it is switched back in.
 	 */
@@ -304,9 +305,10 @@ typedef int (*sched_counters_fn)(void *arg, uint32_t tid, uint64_t *sum_exec_ns,
 /*
  * How the time between a task's last traced switch-out and @now splits,
  * given the kernel's totals read at @now (@sum_exec_ns, @run_delay_ns,
- * @pcount): on-CPU exactly; waiting since it was preempted or woken if the
- * kernel counted no switch-in since, else the kernel's accounted wait; the
- * rest off the runqueue. Exposed for the unit tests.
+ * @pcount): on-CPU exactly; waiting: all the rest if it was preempted,
+ * else since it was woken if the kernel counted no switch-in since, else
+ * the kernel's accounted wait; the rest off the runqueue. Exposed for the
+ * unit tests.
  */
 struct sched_split {
 	uint64_t off_ns;

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "bpf/core.bpf.h"
 #include "bpf/sched.h"
 #include "bpf/sockq.h"
 
@@ -19,9 +20,6 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define IPPROTO_UDP_NUM	17
 #define UDP_HDR_LEN	8
-
-/* tp_btf: direct loads; raw_tp: probe reads (see sched.bpf.c). */
-#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
 /* port -> slot + 1 (0: not watched). */
 struct {
@@ -165,8 +163,8 @@ static __always_inline __u32 reader_qlen(const struct sock *sk)
  * "Did not shrink by one" compares with this CPU's last dequeue, which
  * says nothing after the thread ran elsewhere (or another thread read, or
  * the programs were attached again): a splice whose size matched that
- * old note went unseen, and sk_receive_queue's older note from the
- * enqueues stayed the latest - the queue looked 7 packets long while
+ * old note would go unseen, and sk_receive_queue's older note from the
+ * enqueues would stay the latest, a queue of several packets while it is
  * empty (tests/integration/measure_queue_migrate.sh). So whenever the
  * note is stamped, sk_receive_queue is noted too.
  *
@@ -336,8 +334,7 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 	__u16 port;
 
 	/* Not a drop: the kernel frees consumed packets through here too. */
-	if (bpf_core_enum_value_exists(enum skb_drop_reason, SKB_CONSUMED) &&
-	    reason == bpf_core_enum_value(enum skb_drop_reason, SKB_CONSUMED))
+	if (CORE_IS_DROP_REASON(reason, SKB_CONSUMED))
 		return 0;
 	count_reason(reason);
 	s = slot_of(rx_sk, &port, &slot, btf);
@@ -345,20 +342,13 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 		return 0;
 	s->drops++;
 	s->drop_reason[reason < SOCKQ_SLOT_REASONS - 1 ? reason : SOCKQ_SLOT_REASONS - 1]++;
-	if (bpf_core_enum_value_exists(enum skb_drop_reason,
-				       SKB_DROP_REASON_SOCKET_RCVBUFF) &&
-	    reason == bpf_core_enum_value(enum skb_drop_reason,
-					  SKB_DROP_REASON_SOCKET_RCVBUFF)) {
+	if (CORE_IS_DROP_REASON(reason, SKB_DROP_REASON_SOCKET_RCVBUFF)) {
 		s->drops_rcvbuf++;
 		note_episode(slot);
 	}
 	/* A drop leaves the queue as it was: no need to look at it. */
 	return 0;
 }
-
-/* kfree_skb has carried the receiving socket (4th argument) since 6.11. */
-#define HAVE_RX_SK \
-	bpf_core_field_exists(((struct trace_event_raw_kfree_skb *)0)->rx_sk)
 
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(sk_data_ready_btf, const struct sock *sk)
@@ -390,7 +380,7 @@ int BPF_PROG(kfree_skb_btf, struct sk_buff *skb, void *location,
 {
 	const struct sock *rx_sk = NULL;
 
-	if (HAVE_RX_SK)
+	if (CORE_KFREE_SKB_HAS_RX_SK)
 		rx_sk = (const struct sock *)ctx[3];
 	return free_skb(reason, rx_sk, true);
 }
@@ -401,7 +391,7 @@ int BPF_PROG(kfree_skb_raw, struct sk_buff *skb, void *location,
 {
 	const struct sock *rx_sk = NULL;
 
-	if (HAVE_RX_SK)
+	if (CORE_KFREE_SKB_HAS_RX_SK)
 		rx_sk = (const struct sock *)ctx[3];
 	return free_skb(reason, rx_sk, false);
 }

@@ -86,8 +86,7 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 	sq->ncpus = libbpf_num_possible_cpus();
 	if (sq->ncpus <= 0) {
 		err = sq->ncpus < 0 ? sq->ncpus : -EINVAL;
-		free(sq);
-		return err;
+		goto fail;
 	}
 	sq->slot_buf = calloc((size_t)sq->ncpus, sizeof(*sq->slot_buf));
 	sq->u64_buf = calloc((size_t)sq->ncpus, sizeof(*sq->u64_buf));
@@ -117,25 +116,13 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 			goto fail;
 		}
 	}
-	probe_select_variant(sq->skel->obj, mode);
-	err = rxb_sockq__load(sq->skel);
-	if (err) {
-		rxb_log_errno(RXB_LOG_WARNING, -err, "sockq: loading %s programs",
-			      probe_mode_name(mode));
-		goto fail;
-	}
-	sq->po.name = "sockq";
-	sq->po.obj = sq->skel->obj;
-	if (probe_obj_attach(&sq->po) == 0) {
-		err = -ENOENT;
-		rxb_warn("sockq: no program attached: %s", sq->po.failed);
-		goto fail;
-	}
 	{
 		static const char *const tps[] = SOCKQ_SAMPLED_TPS;
 
-		probe_obj_mark_sampled(&sq->po, tps);
+		err = probe_obj_start(&sq->po, "sockq", sq->skel->skeleton, mode, tps);
 	}
+	if (err)
+		goto fail;
 	sq->vmlinux = btf__load_vmlinux_btf();
 	if (!sq->vmlinux)
 		rxb_log_errno(RXB_LOG_INFO, errno,
@@ -147,15 +134,11 @@ int sockq_probe_open(struct sockq_probe **out, enum probe_mode mode,
 	*out = sq;
 	return 0;
 fail:
-	probe_obj_detach(&sq->po);
-	rxb_sockq__destroy(sq->skel);
-	probe_batch_finish(&sq->reasons_rd);
-	free(sq->slot_buf);
-	free(sq->u64_buf);
-	free(sq);
+	sockq_probe_close(sq);
 	return err;
 }
 
+/* Also what a failed sockq_probe_open() undoes. */
 void sockq_probe_close(struct sockq_probe *sq)
 {
 	if (!sq)
@@ -398,21 +381,13 @@ static void read_reasons(struct sockq_probe *sq, struct sockq_snap *s)
 
 int sockq_probe_set_sampled(struct sockq_probe *sq, bool on)
 {
-	int err;
-
-	if (!on) {
-		probe_obj_detach_sampled(&sq->po);
-		return 0;
-	}
-	if (probe_obj_sampled_attached(&sq->po))
-		return 0;
-	/* Taken before the attach: a note made after it is certainly fresh.
-	 * A new generation makes each CPU's first dequeue note read the
-	 * clock (note_rd() in sockq.bpf.c). */
-	sq->attached_ns = rxb_mono_ns();
-	sq->skel->bss->attach_gen++;
-	err = probe_obj_attach_sampled(&sq->po);
-	return err;
+	/*
+	 * The time is taken before the attach: a note made after it is
+	 * certainly fresh. A new generation makes each CPU's first dequeue
+	 * note read the clock (note_rd() in sockq.bpf.c).
+	 */
+	return probe_obj_set_sampled(&sq->po, on, &sq->skel->bss->attach_gen,
+				     &sq->attached_ns);
 }
 
 int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Records exchanged between sockq.bpf.c (socket enqueue/dequeue/drop
- * tracepoints: stage B of the receive path, DESIGN §3) and its user-space
- * reader sockq.c.
+ * tracepoints: stage B of the receive path, socket to application, in the
+ * end-system model of docs/daemon.md) and its user-space reader sockq.c.
  *
  * Only sockets whose local port is watched are counted. The watch map is an
  * array indexed by port holding the port's slot (1-based; 0 = not watched),

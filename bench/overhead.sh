@@ -24,9 +24,20 @@
 #    with the daemon's own CPU time per packet charged to the busiest stage
 #    (an upper bound of its share). The receive path alone (softirq ticks +
 #    receiver threads, the part a host with a real NIC pays) is printed too.
-# 3. BPF run-time statistics (kernel.bpf_stats_enabled) over a few seconds
-#    of method 1's traffic: each program's runs per packet and average ns
-#    per run (including the statistics' own two clock reads per run).
+# 3. BPF run-time statistics (kernel.bpf_stats_enabled) over COST_RUNS
+#    daemon runs of COST_EPOCHS 1-s epochs of method 1's traffic, every
+#    epoch sampled: each program's runs per packet and average ns per run.
+#    A run's time includes the statistics' own clock reads and the call into
+#    the program (40-90 ns on a VM, as much as a small program's work), so
+#    a program that does nothing (build/bench/overhead_nop) is attached to
+#    the same tracepoints in the same seconds, and each program's own work
+#    is its ns per run minus the reference's. The per-packet programs
+#    (PER_PACKET_TPS: the NET_RX softirq's entry and exit, napi_poll, the
+#    socket enqueue and dequeue; one run per packet on veth) are judged
+#    against COST_TARGET_NS (50) of own work per run: met when every run is
+#    at or below, NOT met when every run is above, else not resolved. The
+#    scheduler's programs run per context switch or wakeup (0.1-0.5 per
+#    packet here) and are printed with their runs per packet.
 # 4. The daemon's steady state, one epoch in N sampled (N = STEADY_N, the
 #    daemon's default 32), from short windows. Method 1 at NET_EVERY = N
 #    needs windows of N s (whole sampling cycles), a few dozen pairs an
@@ -64,6 +75,7 @@
 #             PERIOD must then be a multiple of N, so each attached window
 #             holds whole sampling cycles.
 #   METHODS   which of rate,cpu,cost,steady to run (default rate,cpu,cost,steady)
+#   COST_RUNS, COST_EPOCHS  method 3's daemon runs (5) and epochs per run (3)
 #   STEADY_N  method 4's sampling (default 32, [measure] net_probe_every's
 #             default; at least 2)
 #   STEADY_SECS     seconds of method 4 (default SECS)
@@ -98,6 +110,10 @@ if [ $((steady_period % 2)) -ne 0 ]; then
 	echo "overhead: STEADY_PERIOD ($steady_period) must be even: whole cycles of N = 2" >&2; exit 2
 fi
 rate=${RATE:-0}
+cost_runs=${COST_RUNS:-5}
+cost_epochs=${COST_EPOCHS:-3}
+case $cost_runs$cost_epochs in *[!0-9]*|'') echo "overhead: COST_RUNS and COST_EPOCHS must be whole numbers" >&2; exit 2 ;; esac
+[ "$cost_runs" -ge 1 ] && [ "$cost_epochs" -ge 1 ] || { echo "overhead: COST_RUNS and COST_EPOCHS must be >= 1" >&2; exit 2; }
 methods=${METHODS:-rate,cpu,cost,steady}
 target=${TARGET:-0.97}
 out=${OUT:-}
@@ -116,6 +132,7 @@ for t in iperf3 python3 ip; do
 	command -v $t >/dev/null || { echo "overhead: SKIPPED, no $t"; exit 0; }
 done
 [ -x "$daemon" ] || { echo "overhead: no $daemon (make first)"; exit 1; }
+[ -x "$build/bench/overhead_nop" ] || { echo "overhead: no $build/bench/overhead_nop (make first)"; exit 1; }
 
 ns_a=rxbt-ova-$$ ns_b=rxbt-ovb-$$ port=$((20000 + $$ % 20000))
 tmp=$(mktemp -d /tmp/rxbt-overhead.XXXXXX)
@@ -137,7 +154,8 @@ sleep 0.3
 
 RXB_BENCH_DIR=$src/bench python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs" "$period" \
 	"$len" "$tmp" "${PROBES:-all}" "$net_every" "$rate" "$methods" "$target" "$rx_cpu" \
-	"$out" "$probe_sha" "$commit" "$steady_n" "$steady_secs" "$steady_period" <<'PY'
+	"$out" "$probe_sha" "$commit" "$steady_n" "$steady_secs" "$steady_period" \
+	"$cost_runs" "$cost_epochs" "$build/bench/overhead_nop" <<'PY'
 import functools, json, os, signal, statistics, subprocess, sys, threading, time
 
 print = functools.partial(print, flush=True)      # progress as it comes
@@ -145,12 +163,19 @@ sys.path.insert(0, os.environ["RXB_BENCH_DIR"])
 import overhead_stats as ost
 (daemon, ns_a, port, secs, cpu_secs, period, length, tmp, probes, net_every,
  rate, methods, target, rx_cpu, out_path, probe_sha, commit, steady_n, steady_secs,
- steady_period) = sys.argv[1:21]
+ steady_period, cost_runs, cost_epochs, nop_bin) = sys.argv[1:24]
 steady_n, steady_secs, steady_period = int(steady_n), int(steady_secs), int(steady_period)
+cost_runs, cost_epochs = int(cost_runs), int(cost_epochs)
 # Method 4's two kinds of attached window (--net-probe-every): the per-packet
 # programs detached throughout (the collector's maximum, COLLECT_MAX_NET_PROBE_EVERY),
 # and a sampling cycle every 2 epochs.
 STEADY_U, STEADY_T = 3600, 2
+# Method 3: the tracepoints that fire once per packet on the bench's path
+# (on veth every datagram is its own NET_RX softirq and poll), whose
+# programs are judged against COST_TARGET_NS of own work per run.
+PER_PACKET_TPS = ("softirq_entry", "softirq_exit", "napi_poll", "sk_data_ready",
+                  "sock_recv_length")
+COST_TARGET_NS = 50
 secs, cpu_secs, period, length = int(secs), int(cpu_secs), int(period), int(length)
 net_every, rate, target, rx_cpu = int(net_every), float(rate), float(target), int(rx_cpu)
 methods = set(methods.split(","))
@@ -464,34 +489,85 @@ if "steady" in methods:
         print("overhead: too few U or T windows between two detached ones (STEADY_SECS)")
 
 # ---------------------------------------------------------------- method 3
-if "cost" in methods:
-    # Cost per event, from the kernel's BPF run-time statistics.
-    client = start_client(0)
+# Each probe program's tracepoint (the program's name without _btf/_raw,
+# where the two differ), for the do-nothing reference beside it.
+TP_OF = {"irq_entry": "irq_handler_entry", "irq_exit": "irq_handler_exit",
+         "sched_migrate": "sched_migrate_task", "sched_wakeup_new": "sched_wakeup_new"}
+REF_TPS = ["softirq_entry", "softirq_exit", "napi_poll", "sk_data_ready", "sock_recv_length",
+           "sched_switch", "sched_wakeup", "kfree_skb", "irq_handler_entry", "irq_handler_exit"]
+
+def tp_of(prog):
+    base = prog.rsplit("_", 1)[0] if prog.endswith(("_btf", "_raw")) else prog
+    return TP_OF.get(base, base)
+
+def cost_run():
+    """One daemon run of COST_EPOCHS epochs, every one sampled, BPF
+    statistics on, with the do-nothing programs on REF_TPS the whole time.
+    Returns ({prog: [runs, ns]}, {tp: [runs, ns]}, packets/s)."""
+    nop = subprocess.Popen([nop_bin] + REF_TPS, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           text=True)
+    time.sleep(0.3)                  # attached before the daemon's first epoch ends
     a, ta = udp_in()[0], time.monotonic()
-    p = subprocess.Popen([daemon, "--measure-only", "--epochs", "4", "--interval-ms", "1000",
-                          "--watch-port", port, "--probes", probes, "--json"],  # every epoch sampled
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    p = subprocess.Popen([daemon, "--measure-only", "--epochs", str(cost_epochs + 1),
+                          "--interval-ms", "1000", "--watch-port", port, "--probes", probes,
+                          "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     lines = p.communicate()[0].splitlines()
     b, tb = udp_in()[0], time.monotonic()
-    stop_client(client)
+    ref_out = nop.communicate(input="")[0]
+    if nop.returncode or not ref_out.strip():
+        sys.exit("overhead: %s failed" % nop_bin)
+    ref = {k: [v["run_cnt"], v["run_time_ns"]] for k, v in json.loads(ref_out).items()}
     cost = {}
     for line in lines[1:]:           # the first epoch began with the load
         for c in json.loads(line)["probe_cost"]:
             r = cost.setdefault(c["prog"], [0, 0])
             r[0] += c["run_cnt"]
             r[1] += c["run_time_ns"]
-    # Packets in the epochs counted: the mean rate over the daemon's life.
-    pps = (b - a) / (tb - ta)
-    pkts = max(1.0, pps * (len(lines) - 1))
-    print("BPF statistics, every epoch sampled, %.0f packets/s:" % pps)
-    print("  %-26s %12s %10s %10s" % ("program", "runs", "runs/pkt", "avg ns"))
-    total = 0.0
-    for name, (cnt, ns) in sorted(cost.items()):
-        total += ns / pkts
-        print("  %-26s %12d %10.3f %10s" % (name, cnt, cnt / pkts, "%.0f" % (ns / cnt) if cnt else "-"))
-    print("  BPF ns per packet received: %.0f" % total)
-    record["cost"] = {"pps": pps, "programs": {k: {"run_cnt": c, "run_time_ns": ns}
-                                               for k, (c, ns) in cost.items()}}
+    return cost, ref, (b - a) / (tb - ta)
+
+def lohi(xs):
+    return "%.0f-%.0f" % (min(xs), max(xs)) if xs else "-"
+
+if "cost" in methods:
+    # Cost per event, from the kernel's BPF run-time statistics, against a
+    # do-nothing program on the same tracepoint in the same seconds.
+    client = start_client(0)
+    runs = [cost_run() for _ in range(cost_runs)]
+    stop_client(client)
+    pps = statistics.median(r[2] for r in runs)
+    progs = sorted({k for c, _, _ in runs for k, (n, _) in c.items() if n})
+    print("BPF statistics, every epoch sampled, %d runs of %d epochs, median %.0f packets/s; "
+          "ns per run, median (min-max) over the runs:" % (cost_runs, cost_epochs, pps))
+    print("  %-24s %8s %14s %14s %14s  %s" % ("program", "runs/pkt", "measured", "reference",
+                                             "own", "class"))
+    rows, total_own, total_raw, worst = {}, 0.0, 0.0, []
+    for name in progs:
+        per = [(c[name], ref.get(tp_of(name)), rate) for c, ref, rate in runs
+               if c.get(name, [0])[0]]
+        avg = [ns / n for (n, ns), _, _ in per]
+        refs = [r[1] / r[0] for _, r, _ in per if r and r[0]]
+        own = [ns / n - r[1] / r[0] for (n, ns), r, _ in per if r and r[0]]
+        rpp = statistics.median(n / max(1.0, rate * cost_epochs) for (n, _), _, rate in per)
+        kind = ("per packet" if tp_of(name) in PER_PACKET_TPS else
+                "per scheduling event" if tp_of(name).startswith("sched_") else "other")
+        rows[name] = {"tp": tp_of(name), "runs_per_pkt": rpp, "class": kind,
+                      "measured_ns": avg, "reference_ns": refs, "own_ns": own}
+        total_raw += rpp * statistics.median(avg)
+        if own:
+            total_own += rpp * statistics.median(own)
+        if kind == "per packet" and own:
+            worst.append((name, own))
+        fmt = lambda xs: "%5.0f (%s)" % (statistics.median(xs), lohi(xs)) if xs else "-"
+        print("  %-24s %8.3f %14s %14s %14s  %s" % (name, rpp, fmt(avg), fmt(refs), fmt(own),
+                                                   kind))
+    print("  BPF ns per packet received: %.0f measured, %.0f own (reference subtracted)"
+          % (total_raw, total_own))
+    for name, own in worst:
+        v = "met" if max(own) <= COST_TARGET_NS else \
+            "NOT met" if min(own) > COST_TARGET_NS else "not resolved"
+        print("RESULT own ns per run %-20s %5.1f, range %s over %d runs (target <= %d: %s)"
+              % (name, statistics.median(own), lohi(own), len(own), COST_TARGET_NS, v))
+    record["cost"] = {"pps": pps, "runs": cost_runs, "epochs": cost_epochs, "programs": rows}
 
 if stats_seen[0]:
     print("WARNING: BPF run-time statistics were on in %d windows (held by another process): "

@@ -48,7 +48,7 @@ void probe_route_libbpf_log(void)
 	libbpf_set_print(libbpf_to_rxb_log);
 }
 
-int probe_tp_btf_works(const char *tp)
+int probe_nop_attach(const char *tp, int *prog_fd)
 {
 	/* r0 = 0; exit */
 	const struct bpf_insn insns[] = {
@@ -57,40 +57,51 @@ int probe_tp_btf_works(const char *tp)
 	};
 	char type_name[128];
 	struct btf *vmlinux;
-	int id, prog_fd, link_fd;
+	int id, pfd, lfd, err;
 
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
-		rxb_log_errno(RXB_LOG_INFO, errno, "tp_btf probe: no kernel BTF");
-		return 0;
+		err = errno ? -errno : -ENOENT;
+		rxb_log_errno(RXB_LOG_INFO, -err, "tracepoint %s: no kernel BTF", tp);
+		return err;
 	}
 	snprintf(type_name, sizeof(type_name), "btf_trace_%s", tp);
 	id = btf__find_by_name_kind(vmlinux, type_name, BTF_KIND_TYPEDEF);
 	btf__free(vmlinux);
 	if (id < 0) {
-		rxb_info("tp_btf probe: kernel BTF has no %s", type_name);
-		return 0;
+		rxb_info("tracepoint %s: kernel BTF has no %s", tp, type_name);
+		return -ENOENT;
 	}
 
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = BPF_TRACE_RAW_TP,
 		    .attach_btf_id = (__u32)id);
-	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxb_probe", "GPL", insns,
-				sizeof(insns) / sizeof(insns[0]), &opts);
-	if (prog_fd < 0) {
-		rxb_log_errno(RXB_LOG_INFO, errno,
-			      "tp_btf probe: loading a tracing program for %s", tp);
-		return 0;
+	pfd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxb_nop", "GPL", insns,
+			    sizeof(insns) / sizeof(insns[0]), &opts);
+	if (pfd < 0) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_INFO, -err, "tracepoint %s: loading a tracing program", tp);
+		return err;
 	}
-	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
-	if (link_fd < 0) {
-		rxb_log_errno(RXB_LOG_INFO, errno,
-			      "tp_btf probe: attaching a tracing program to %s", tp);
-		close(prog_fd);
-		return 0;
+	lfd = bpf_raw_tracepoint_open(NULL, pfd);
+	if (lfd < 0) {
+		err = -errno;
+		rxb_log_errno(RXB_LOG_INFO, -err, "tracepoint %s: attaching a tracing program", tp);
+		close(pfd);
+		return err;
 	}
-	close(link_fd);
-	close(prog_fd);
+	*prog_fd = pfd;
+	return lfd;
+}
+
+int probe_tp_btf_works(const char *tp)
+{
+	int pfd, lfd = probe_nop_attach(tp, &pfd);
+
+	if (lfd < 0)
+		return 0;
+	close(lfd);
+	close(pfd);
 	return 1;
 }
 

@@ -61,6 +61,15 @@ void probe_route_libbpf_log(void);
  */
 int probe_tp_btf_works(const char *tp);
 
+/*
+ * Load a BTF-typed tracing program that does nothing and attach it to
+ * tracepoint @tp: the feature probe above, and the reference a program's
+ * cost per run is measured against (bench/overhead.sh). Returns the link's
+ * fd (closing it detaches) and the program's in *@prog_fd, or -errno
+ * (logged at level info).
+ */
+int probe_nop_attach(const char *tp, int *prog_fd);
+
 /* Enable the programs of @mode's variant in @obj, disable the others. */
 void probe_select_variant(struct bpf_object *obj, enum probe_mode mode);
 

@@ -3,10 +3,13 @@
  * Stage B of the receive path, for sockets whose local port is watched:
  * packets enqueued (sock:sk_data_ready), dequeued by the application
  * (sock:sock_recv_length) and dropped (skb:kfree_skb with the receiving
- * socket, 6.11+), the queue length as the last event saw it, and which
- * threads dequeue (the receiver threads, shared with sched.bpf.c). Drops
- * are also counted by reason host-wide. Nothing per packet leaves the
- * kernel, and the per-packet path only touches per-CPU array slots.
+ * socket, 6.11+), the receive buffer, and which threads dequeue (the
+ * receiver threads, shared with sched.bpf.c). Drops are also counted by
+ * reason host-wide. Nothing per packet leaves the kernel; the per-packet
+ * path touches only this CPU's slot and lines of the socket and packet
+ * the kernel has just touched itself (no clock, no probe read, no hash).
+ * The queue's length is not read: its change over an epoch is what was
+ * enqueued minus what was dequeued (sockq.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -41,8 +44,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SOCKQ_MAX_PORTS);
 	__type(key, __u32);
-	__type(value, struct sockq_episodes);
-} episodes SEC(".maps");
+	__type(value, struct sockq_shared);
+} shared SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -95,7 +98,7 @@ static __always_inline struct sockq_slot *slot_of(const struct sock *sk, __u16 *
  */
 static __always_inline void note_episode(__u32 key)
 {
-	struct sockq_episodes *e = bpf_map_lookup_elem(&episodes, &key);
+	struct sockq_shared *e = bpf_map_lookup_elem(&shared, &key);
 	__u64 now, last, ended;
 
 	if (!e)
@@ -115,91 +118,33 @@ static __always_inline void note_episode(__u32 key)
 		e->last_drop_ns = now;
 }
 
-/* sk_receive_queue's length, right after this CPU enqueued to it. */
-static __always_inline void note_rq(struct sockq_slot *s, const struct sock *sk,
-				    __u32 proto, __u64 now, bool btf)
-{
-	s->rq_qlen = RD(btf, sk, sk_receive_queue.qlen);
-	s->rcvbuf_bytes = RD(btf, sk, sk_rcvbuf);
-	s->rcvbuf_proto = proto;
-	s->rq_at_ns = now;
-}
-
 /*
- * Bumped by the loader before it attaches the per-packet programs again
- * (sockq_probe_set_sampled()): the first dequeue noted on a CPU after an
- * attach reads the clock, so a note older than the attach is never taken
- * for a fresh one (queue_known() in collect_net.c).
+ * The receive buffer of the socket this CPU enqueues to. Written to the
+ * port's shared entry only when it differs from what this CPU saw last (a
+ * setsockopt(SO_RCVBUF), or another socket on the port): the per-packet
+ * path only compares. UDP's and other protocols' buffers are kept apart:
+ * a port can have a UDP and a TCP socket (RBUDP's data and control), and
+ * the model wants the datagram queue's.
  */
-volatile __u32 attach_gen;
-
-/* The dequeuing thread's migration count: a new value means it has run on
- * another CPU since its previous dequeue here. */
-static __always_inline __u64 cur_migrations(bool btf)
+static __always_inline void note_rcvbuf(struct sockq_slot *s, __u32 slot,
+					const struct sock *sk, __u32 proto, bool btf)
 {
-	if (btf)
-		return bpf_get_current_task_btf()->se.nr_migrations;
-	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
-			     se.nr_migrations);
-}
+	__u32 rcvbuf = RD(btf, sk, sk_rcvbuf);
+	struct sockq_shared *sh;
 
-/*
- * UDP's reader_queue length. A probe read in both variants: tp_btf types
- * @sk as struct sock and the verifier refuses a direct load past its end;
- * the bpf_rdonly_cast() kfunc that would allow one needs Linux 6.2, and
- * Debian 12's own kernel is 6.1 - one helper call is the price.
- */
-static __always_inline __u32 reader_qlen(const struct sock *sk)
-{
-	return BPF_CORE_READ((struct udp_sock *)sk, reader_queue.qlen);
-}
-
-/*
- * After a dequeue. UDP: the reader queue's length; if it did not shrink by
- * the one packet taken, udp_recvmsg() has just spliced sk_receive_queue
- * into it (and that line is now hot here too), so note that queue as well.
- * Other protocols dequeue from sk_receive_queue itself.
- *
- * "Did not shrink by one" compares with this CPU's last dequeue, which
- * says nothing after the thread ran elsewhere (or another thread read, or
- * the programs were attached again): a splice whose size matched that
- * old note would go unseen, and sk_receive_queue's older note from the
- * enqueues would stay the latest, a queue of several packets while it is
- * empty (tests/integration/measure_queue_migrate.sh). So whenever the
- * note is stamped, sk_receive_queue is noted too.
- *
- * The clock (~50 ns here, a third of this program) is read only when the
- * note may have to be ordered against another CPU's: a splice, another
- * thread (@new_tid) or a thread that has run elsewhere since its previous
- * dequeue here, another reader having taken packets in between (the queue
- * did not shrink by exactly one), or the first note since an attach. In a
- * run of one thread's dequeues on this CPU the others keep the stamp of the
- * first: no other CPU noted the reader queue in between, so the CPU with the
- * latest stamp is still the one that dequeued last.
- */
-static __always_inline void note_rd(struct sockq_slot *s, const struct sock *sk,
-				    __u32 proto, bool new_tid, bool btf)
-{
-	__u64 mig, now;
-	__u32 rd;
-	bool spliced;
-
-	s->proto = proto;
-	if (proto != IPPROTO_UDP_NUM) {
-		note_rq(s, sk, proto, bpf_ktime_get_ns(), btf);
+	if (rcvbuf == s->rcvbuf_bytes && proto == s->rcvbuf_proto)
 		return;
+	s->rcvbuf_bytes = rcvbuf;
+	s->rcvbuf_proto = proto;
+	sh = bpf_map_lookup_elem(&shared, &slot);
+	if (!sh)
+		return;
+	if (proto == IPPROTO_UDP_NUM) {
+		sh->rcvbuf_udp = rcvbuf;
+	} else {
+		sh->rcvbuf_other = rcvbuf;
+		sh->other_proto = proto;
 	}
-	rd = reader_qlen(sk);
-	mig = cur_migrations(btf);
-	spliced = rd + 1 != s->rd_qlen;
-	if (spliced || new_tid || mig != s->rd_mig || s->rd_gen != attach_gen) {
-		now = bpf_ktime_get_ns();
-		note_rq(s, sk, proto, now, btf);
-		s->rd_at_ns = now;
-		s->rd_mig = mig;
-		s->rd_gen = attach_gen;
-	}
-	s->rd_qlen = rd;
 }
 
 static __always_inline int data_ready(const struct sock *sk, bool btf)
@@ -225,7 +170,7 @@ static __always_inline int data_ready(const struct sock *sk, bool btf)
 		s->enq_bytes += len;
 		s->enq_truesize += RD(btf, tail, truesize);
 	}
-	note_rq(s, sk, proto, bpf_ktime_get_ns(), btf);
+	note_rcvbuf(s, slot, sk, proto, btf);
 	return 0;
 }
 
@@ -235,13 +180,12 @@ static __always_inline int data_ready(const struct sock *sk, bool btf)
  * counts flushed to the (tid, port) hash - receivers rarely change, so the
  * per-packet path has no hash operation.
  */
-static __always_inline bool note_receiver(struct sockq_slot *s, __u16 port)
+static __always_inline void note_receiver(struct sockq_slot *s, __u16 port)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	bool changed = s->cur_tid != tid;
 	struct sched_rx_tid *rx;
 
-	if (changed) {
+	if (s->cur_tid != tid) {
 		if (s->cur_tid && s->cur_pkts) {
 			struct sockq_deq_key k = { .tid = s->cur_tid, .port = port };
 			struct sockq_deq *d = bpf_map_lookup_elem(&rx_deq, &k);
@@ -276,14 +220,12 @@ static __always_inline bool note_receiver(struct sockq_slot *s, __u16 port)
 			rx->port = port;
 	}
 	s->cur_pkts++;
-	return changed;
 }
 
 static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 				       bool btf)
 {
 	struct sockq_slot *s;
-	bool new_tid;
 	__u32 slot;
 	__u16 port;
 
@@ -304,8 +246,8 @@ static __always_inline int recv_length(struct sock *sk, int ret, int flags,
 		return 0;
 	s->deq++;
 	s->deq_bytes += ret;
-	new_tid = note_receiver(s, port);
-	note_rd(s, sk, RD(btf, sk, sk_protocol), new_tid, btf);
+	s->proto = RD(btf, sk, sk_protocol);
+	note_receiver(s, port);
 	return 0;
 }
 

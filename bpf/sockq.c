@@ -3,6 +3,7 @@
 #include "bpf/sockq.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,6 @@ struct sockq_probe {
 	uint16_t slot_port[SOCKQ_MAX_PORTS];	/* 0: free */
 	struct btf *vmlinux;		/* for drop reason names; may be NULL */
 	bool have_rx_sk;
-	uint64_t attached_ns;		/* see sockq_snap.attached_ns */
 };
 
 int sockq_snap_init(struct sockq_snap *s)
@@ -183,8 +183,8 @@ static bool wanted(const uint16_t *ports, int n, uint16_t port)
 int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
 {
 	int sfd = bpf_map__fd(sq->skel->maps.slots);
-	int efd = bpf_map__fd(sq->skel->maps.episodes);
-	static const struct sockq_episodes no_episodes;
+	int efd = bpf_map__fd(sq->skel->maps.shared);
+	static const struct sockq_shared no_shared;
 	int err;
 
 	/* Stop watching what is no longer wanted: its slot becomes free. */
@@ -217,7 +217,7 @@ int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
 		memset(sq->slot_buf, 0, (size_t)sq->ncpus * sizeof(*sq->slot_buf));
 		if (bpf_map_update_elem(sfd, &slot, sq->slot_buf, BPF_ANY))
 			return -errno;
-		if (bpf_map_update_elem(efd, &slot, &no_episodes, BPF_ANY))
+		if (bpf_map_update_elem(efd, &slot, &no_shared, BPF_ANY))
 			return -errno;
 		err = set_watch(sq, ports[i], slot + 1);
 		if (err)
@@ -227,7 +227,7 @@ int sockq_probe_set_ports(struct sockq_probe *sq, const uint16_t *ports, int n)
 	return 0;
 }
 
-/* Sum a slot over CPUs; each queue's fields come from the latest CPU. */
+/* Sum a slot over CPUs; see struct sockq_snap_port for the rest. */
 static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -244,17 +244,20 @@ static void sum_slot(const struct sockq_slot *v, int ncpus, struct sockq_slot *o
 		o->empty_reads += x->empty_reads;
 		for (int r = 0; r < SOCKQ_SLOT_REASONS; r++)
 			o->drop_reason[r] += x->drop_reason[r];
-		if (x->rq_at_ns > o->rq_at_ns) {
-			o->rq_at_ns = x->rq_at_ns;
-			o->rq_qlen = x->rq_qlen;
-			o->rcvbuf_bytes = x->rcvbuf_bytes;
-			o->rcvbuf_proto = x->rcvbuf_proto;
-		}
-		if (x->rd_at_ns > o->rd_at_ns) {
-			o->rd_at_ns = x->rd_at_ns;
-			o->rd_qlen = x->rd_qlen;
+		if (x->proto && o->proto != IPPROTO_UDP)
 			o->proto = x->proto;
-		}
+	}
+}
+
+/* The port's receive buffer: its UDP socket's when one was seen. */
+static void rcvbuf_of(const struct sockq_shared *sh, struct sockq_slot *o)
+{
+	if (sh->rcvbuf_udp) {
+		o->rcvbuf_bytes = sh->rcvbuf_udp;
+		o->rcvbuf_proto = IPPROTO_UDP;
+	} else {
+		o->rcvbuf_bytes = sh->rcvbuf_other;
+		o->rcvbuf_proto = sh->other_proto;
 	}
 }
 
@@ -285,8 +288,8 @@ static void add_pending(struct sockq_probe *sq, struct sockq_snap *s, uint16_t p
 static void read_ports(struct sockq_probe *sq, struct sockq_snap *s)
 {
 	int fd = bpf_map__fd(sq->skel->maps.slots);
-	int efd = bpf_map__fd(sq->skel->maps.episodes);
-	struct sockq_episodes ep;
+	int efd = bpf_map__fd(sq->skel->maps.shared);
+	struct sockq_shared sh;
 
 	s->nports = 0;
 	for (uint32_t slot = 0; slot < SOCKQ_MAX_PORTS; slot++) {
@@ -298,12 +301,13 @@ static void read_ports(struct sockq_probe *sq, struct sockq_snap *s)
 			continue;
 		p->port = sq->slot_port[slot];
 		sum_slot(sq->slot_buf, sq->ncpus, &p->v);
-		p->have_state = p->v.rq_at_ns || p->v.rd_at_ns;
-		p->qlen = p->v.rq_qlen + p->v.rd_qlen;
-		if (bpf_map_lookup_elem(efd, &slot, &ep))
-			memset(&ep, 0, sizeof(ep));
-		p->drop_episodes = ep.episodes;
-		memcpy(p->episode_hist, ep.size_hist, sizeof(p->episode_hist));
+		p->have_state = p->v.enq || p->v.deq;
+		p->qlen = (int64_t)(p->v.enq - p->v.deq);
+		if (bpf_map_lookup_elem(efd, &slot, &sh))
+			memset(&sh, 0, sizeof(sh));
+		rcvbuf_of(&sh, &p->v);
+		p->drop_episodes = sh.episodes;
+		memcpy(p->episode_hist, sh.size_hist, sizeof(p->episode_hist));
 		add_pending(sq, s, p->port);
 		s->nports++;
 	}
@@ -381,20 +385,13 @@ static void read_reasons(struct sockq_probe *sq, struct sockq_snap *s)
 
 int sockq_probe_set_sampled(struct sockq_probe *sq, bool on)
 {
-	/*
-	 * The time is taken before the attach: a note made after it is
-	 * certainly fresh. A new generation makes each CPU's first dequeue
-	 * note read the clock (note_rd() in sockq.bpf.c).
-	 */
-	return probe_obj_set_sampled(&sq->po, on, &sq->skel->bss->attach_gen,
-				     &sq->attached_ns);
+	return probe_obj_set_sampled(&sq->po, on, NULL, NULL);
 }
 
 int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s)
 {
 	s->at_ns = rxb_mono_ns();
 	s->have_rx_sk = sq->have_rx_sk;
-	s->attached_ns = sq->attached_ns;
 	/*
 	 * The flushed rows before the slots' pending counts: a flush between
 	 * the two reads is then missed once (and seen next time) instead of

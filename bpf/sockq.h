@@ -10,6 +10,14 @@
  * per-packet lookup is an inlined array access and no cache line is shared
  * between CPUs. Drops by reason are counted host-wide as well. Counters
  * only grow; the reader takes deltas.
+ *
+ * The queue's length is counted, not read: every packet queued to a
+ * watched socket passes sk_data_ready and every packet taken from it
+ * sock_recv_length, so its change between two reads is enqueued minus
+ * dequeued, exactly, whatever happened between the events. Reading the
+ * queues themselves (UDP keeps two, and udp_recvmsg() splices one into the
+ * other) needed a probe read, a clock read and another CPU's cache line on
+ * most dequeues: more than everything else here.
  */
 #ifndef RXB_BPF_SOCKQ_H
 #define RXB_BPF_SOCKQ_H
@@ -60,42 +68,25 @@ struct sockq_slot {
 	 */
 	__u64 empty_reads;
 	/*
-	 * The queue as the last events on this CPU saw it. UDP queues packets
-	 * on sk_receive_queue and udp_recvmsg() splices them into its
-	 * reader_queue; each side records only the queue whose cache line it
-	 * has just touched (reading the other CPU's line on every packet
-	 * costs more than the rest of these programs), and the reader adds
-	 * the latest of each: exact whenever the socket is quiet.
+	 * The socket this CPU last enqueued to: its sk_rcvbuf and IPPROTO_*
+	 * (the port's struct sockq_shared holds the latest over the CPUs).
 	 */
-	__u64 rq_at_ns;		/* sk_receive_queue: at enqueue, or at a splice */
-	__u32 rq_qlen;
-	__u32 rcvbuf_bytes;	/* sk_rcvbuf */
-	__u64 rd_at_ns;		/* UDP reader_queue: at dequeue (see note_rd()
-				 * in sockq.bpf.c: a run of one thread's
-				 * dequeues keeps its first one's stamp) */
-	__u64 rd_mig;		/* that thread's nr_migrations at the stamp */
-	__u32 rd_gen;		/* attach_gen at the stamp */
-	__u32 rd_qlen;
-	__u32 proto;		/* IPPROTO_* of the socket last dequeued from */
+	__u32 rcvbuf_bytes;
+	__u32 rcvbuf_proto;
+	__u32 proto;		/* IPPROTO_* of the socket this CPU last dequeued from */
 	/* the thread dequeuing on this CPU, counts not yet in rx_deq */
 	__u32 cur_tid;
-	/*
-	 * IPPROTO_* of the socket rcvbuf_bytes was read from. A port can have
-	 * a UDP and a TCP socket (RBUDP's data and control), and enqueues of
-	 * either note the queue: proto (set at dequeues) need not be the
-	 * protocol of the buffer size noted last.
-	 */
-	__u32 rcvbuf_proto;
 	__u64 cur_pkts;
 	__u64 drop_reason[SOCKQ_SLOT_REASONS];	/* drops by reason value */
 };
 
 /*
- * Loss episodes of a watched port (one entry per slot, shared by the CPUs:
- * drops are rare next to packets, and an episode's drops can come from
- * more than one CPU). A SOCKET_RCVBUFF drop less than SOCKQ_EPISODE_GAP_NS
- * after the port's previous one belongs to the same episode; a later one
- * starts a new episode. The gap is long against the packet times of a
+ * What a watched port's CPUs share (one entry per slot), written rarely:
+ * its loss episodes (drops are rare next to packets, and an episode's
+ * drops can come from more than one CPU) and its receive buffer (when it
+ * changes). A SOCKET_RCVBUFF drop less than SOCKQ_EPISODE_GAP_NS after
+ * the port's previous one belongs to the same episode; a later one starts
+ * a new episode. The gap is long against the packet times of a
  * drop run (microseconds) and against a receiver's turn on its CPU between
  * two off-CPU windows that both overflow (EEVDF slices of a few ms), and
  * short against a round of RBUDP (hundreds of ms): the episodes are the
@@ -114,11 +105,16 @@ struct sockq_slot {
  */
 #define SOCKQ_EPISODE_BUCKETS	128
 
-struct sockq_episodes {
+struct sockq_shared {
 	__u64 last_drop_ns;	/* bpf_ktime_get_ns() of the latest rcvbuf drop */
 	__u64 episodes;		/* rcvbuf drop episodes begun */
 	__u64 cur_drops;	/* drops of the episode under way */
 	__u64 size_hist[SOCKQ_EPISODE_BUCKETS];	/* ended episodes by size */
+	/* sk_rcvbuf at the latest change seen by an enqueue, 0: none yet */
+	__u32 rcvbuf_udp;	/* of a UDP socket of the port */
+	__u32 rcvbuf_other;	/* of another protocol's (other_proto) */
+	__u32 other_proto;
+	__u32 pad;
 };
 
 /* The bucket of an episode of @n >= 1 packets. */
@@ -158,11 +154,21 @@ struct sockq_deq {
 
 struct sockq_snap_port {
 	uint16_t port;
-	struct sockq_slot v;		/* counters summed over CPUs; queue
-					 * fields from the latest CPU */
-	bool have_state;		/* some event saw the queue */
-	uint32_t qlen;			/* packets queued, both queues */
-	uint64_t drop_episodes;		/* struct sockq_episodes.episodes */
+	/*
+	 * Counters summed over CPUs. rcvbuf_bytes and rcvbuf_proto: the
+	 * latest UDP socket's of the port if one was seen, else the other
+	 * protocol's; proto: UDP if a CPU's last dequeue was from a UDP
+	 * socket, else another CPU's (0: no dequeue).
+	 */
+	struct sockq_slot v;
+	bool have_state;		/* some event moved the queue */
+	/*
+	 * Enqueued minus dequeued since the port was watched: the queue's
+	 * length plus a constant (minus the packets it held then), so the
+	 * difference of two reads is the change of its length.
+	 */
+	int64_t qlen;
+	uint64_t drop_episodes;		/* struct sockq_shared.episodes */
 	uint64_t episode_hist[SOCKQ_EPISODE_BUCKETS];	/* .size_hist */
 };
 
@@ -185,11 +191,6 @@ struct sockq_snap {
 	int nreasons;
 	struct sockq_snap_reason *reasons;	/* [SOCKQ_MAX_REASONS + EXT] */
 	bool have_rx_sk;	/* kfree_skb carries the receiving socket */
-	/* When the per-packet programs were last attached again after a
-	 * detach (CLOCK_MONOTONIC; 0: attached since the probe was opened).
-	 * A queue note older than this may be stale: events between were
-	 * not seen. */
-	uint64_t attached_ns;
 };
 
 int sockq_snap_init(struct sockq_snap *s);	/* 0 or -ENOMEM */

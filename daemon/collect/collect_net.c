@@ -372,28 +372,10 @@ static void sock_reasons(struct rxb_sock_meas *m, const struct sockq_slot *c,
 	memcpy(m->drop_reasons, all, (size_t)m->nreasons * sizeof(all[0]));
 }
 
-/*
- * Is the change of the queue length measured? The queue notes are made by
- * the per-packet programs. If they were detached before this epoch, a
- * note from before their last attach (@attached_ns) may be stale: the
- * queue may have moved unseen. A queue is known when its note at the
- * epoch's start is younger than the attach (then it is as exact as with
- * the programs always attached), or when nothing noted it during the epoch
- * (no enqueue or dequeue was seen, so its length did not change).
- */
-static bool queue_known(const struct sockq_slot *cv, const struct sockq_slot *pv,
-			uint64_t attached_ns)
-{
-	bool rq = pv->rq_at_ns >= attached_ns || cv->rq_at_ns == pv->rq_at_ns;
-	bool rd = pv->rd_at_ns >= attached_ns || cv->rd_at_ns == pv->rd_at_ns;
-
-	return rq && rd;
-}
-
 /* A sampled epoch: every count of the socket. */
 static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c,
 			const struct sockq_snap_port *p, const struct sockq_slot *cv,
-			const struct sockq_slot *pv, uint64_t attached_ns)
+			const struct sockq_slot *pv)
 {
 	uint64_t truesize;
 
@@ -413,9 +395,8 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 		m->queue_pkts_delta = (int64_t)c->qlen -
 			(p && p->have_state ? (int64_t)p->qlen : 0);
 	}
-	m->queue_valid = queue_known(cv, pv, attached_ns);
-	if (!m->queue_valid)
-		m->queue_pkts_delta = 0;
+	/* The probes counted every enqueue and dequeue of the epoch. */
+	m->queue_valid = true;
 	if (m->rcvbuf_bytes && m->truesize_per_pkt_bytes > 0) {
 		double k = floor(m->rcvbuf_bytes / m->truesize_per_pkt_bytes);
 
@@ -478,7 +459,7 @@ void collect_net_stage_b(const struct sockq_snap *prev, const struct sockq_snap 
 		sock_reasons(m, cv, pv, name, arg);
 		old = remembered(mem, ports[i]);
 		if (sampled) {
-			sock_counts(m, c, p, cv, pv, cur->attached_ns);
+			sock_counts(m, c, p, cv, pv);
 			shares_now(m, prev, cur, tids, ntids, r);
 			receivers_of(m, r, sprev, scur, tids, ntids, true);
 			/* Nobody dequeued: the last receivers are still the

@@ -10,10 +10,9 @@
  * Stage B (sockq + sched), per watched port:
  *   pkts_in        = enqueued (sk_data_ready) + dropped at the socket
  *   pkts_out       = dequeued by the application (sock_recv_length)
- *   queue change   = queue length at the last event of this epoch minus
- *                    that of the previous one, so that
- *                    pkts_in - pkts_out - drops = queue_pkts_delta
- *                    when the socket is quiet at both ends of the epoch
+ *   queue change   = enqueued - dequeued in the epoch (queue_pkts_delta,
+ *                    = pkts_in - pkts_out - drops): every packet queued
+ *                    passes sk_data_ready, every one taken sock_recv_length
  *   cpu_ns_per_pkt = on-CPU time of the threads that dequeued from it,
  *                    split between sockets by packets dequeued, per packet
  *   queue_pkts_cap = floor(rcvbuf / truesize per packet), at least 1: UDP

@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
-# The UDP queue length the sockq probe records, across a receiver's
-# migration. UDP keeps two queues: softirqs append to sk_receive_queue,
-# and udp_recvmsg() reads from reader_queue, splicing the other into it
-# when it runs dry. The probe notes each queue's length with a time stamp
-# per CPU, and takes a dequeue for a splice when the reader queue did not
-# shrink by exactly one since this CPU's last dequeue. After a migration
-# that last dequeue may be long ago: a splice whose size happens to match
-# it went unseen, sk_receive_queue's last note (the enqueues before the
-# splice) stayed the latest, and the queue looked 7 packets long while it
-# was empty (measure_udp_drops failed so, once, in CI).
+# The UDP queue's change that the sockq probe records, across a receiver's
+# migration. UDP keeps two queues: softirqs append to sk_receive_queue, and
+# udp_recvmsg() reads from reader_queue, splicing the other into it when it
+# runs dry. The probe counts packets per CPU as they are enqueued and
+# dequeued, and the queue's change is enqueued minus dequeued summed over
+# the CPUs; enqueues and dequeues on different CPUs, and splices of every
+# size, must not make a queue that is empty look otherwise.
 #
 # One process on loopback, in a private namespace, does it on purpose:
-#   on CPU 1: send 8, read 1 (a splice of 8; this CPU's reader note: 7);
-#   on CPU 0: read 7, send 7 (sk_receive_queue noted 7 here, later);
-#   on CPU 1: read 7 (a splice of 7: 6 left, "one less than 7").
+#   on CPU 1: send 8, read 1 (a splice of 8);
+#   on CPU 0: read 7, send 7 (the reader queue drained on another CPU);
+#   on CPU 1: read 7 (a splice of 7: 6 left).
 # Truth: 15 packets in, 15 out, the queue empty before and after; the
 # queue length changes the probe reports must add up to 0.
 # Exit 0 pass, 77 skip, 1 fail.

@@ -178,23 +178,25 @@ void daemon_flows_sync_ports(struct daemon *d)
 		rxb_debug("collector: watching %d ports", n);
 }
 
-/* A flow's receive path as netplan compares it: stage B's placement and load. */
-static struct netplan_obs flow_obs(const struct flow *fl)
+/* A flow's receive path as netplan compares it: stage B's placement and
+ * the load of each of its CPUs in epoch @e. */
+static struct netplan_obs flow_obs(const struct flow *fl, const struct rxb_epoch *e)
 {
 	const struct inputs_stage_b *b = &fl->inputs.b;
-	struct netplan_obs o = { .port = fl->port, .cpu = -1,
-				 .cpu_bound = NAN, .io_bound = NAN };
-	double top = 0;
+	struct netplan_obs o = { .port = fl->port };
 
 	if (!b->present)
 		return o;
-	for (int i = 0; i < b->ncpus && i < LEARN_MAX_CPUS; i++)
-		if (b->cpu_share[i] > top) {
-			top = b->cpu_share[i];
-			o.cpu = b->cpu[i];
-		}
-	o.cpu_bound = b->cpu_bound.v;
-	o.io_bound = b->io_bound.v;
+	for (int i = 0; i < b->ncpus && i < LEARN_MAX_CPUS && o.ncpus < NETPLAN_OBS_CPUS; i++) {
+		struct netplan_cpu *c = &o.cpus[o.ncpus++];
+		int cpu = b->cpu[i];
+		bool known = e && cpu >= 0 && cpu < e->ncpus && cpu < RXB_MAX_CPUS;
+
+		c->cpu = cpu;
+		c->share = b->cpu_share[i];
+		c->cpu_bound = known && e->cpus[cpu].cpu_bound >= 0 ? e->cpus[cpu].cpu_bound : NAN;
+		c->io_bound = known && e->cpus[cpu].io_bound >= 0 ? e->cpus[cpu].io_bound : NAN;
+	}
 	return o;
 }
 
@@ -210,7 +212,7 @@ static void plan_probes(struct daemon *d)
 	uint64_t now = d->epoch->end_ns;
 
 	for (int i = 0; i < d->flows.n; i++)
-		obs[i] = flow_obs(&d->flows.v[i]);
+		obs[i] = flow_obs(&d->flows.v[i], d->epoch);
 	if (netplan_epoch(&d->netplan, now, obs, d->flows.n) && d->netplan.p.learn_ns)
 		rxb_info("per-packet probes: every epoch for %u s (%s)",
 			 d->cfg.measure.net_probe_learn_s, d->netplan.why);

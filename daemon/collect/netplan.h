@@ -11,10 +11,23 @@
  * long to settle. A change is what makes the costs learned so far stale:
  *  - the daemon starts, or the configuration asks for it (reload);
  *  - a flow (watched port) appears;
- *  - a flow's receiver is seen on another CPU than when it was learned;
- *  - #C or #I of a flow's receiver CPUs moved by NETPLAN_MOVED_TASKS or
- *    more since it was learned (the move that makes the solver re-solve at
- *    once, flows.c SOLVE_URGENT_TASKS).
+ *  - a flow's receiver runs on a CPU where its path was not learned;
+ *  - #C or #I of a CPU the receiver runs on moved by NETPLAN_MOVED_TASKS
+ *    or more since it was learned there (the move that makes the solver
+ *    re-solve at once, flows.c SOLVE_URGENT_TASKS).
+ *
+ * Each flow remembers the CPUs its receiver ran on while its path was
+ * learned, each with the load (#C, #I) it had then: a receiver that is not
+ * pinned and moves among CPUs it has run on before is no change, however
+ * often it moves. A CPU it reaches while learning is under way joins the
+ * set without starting again (every epoch is sampled then anyway); one it
+ * reaches later starts learning once, and joins. A receiver "runs on" a
+ * CPU in an epoch when it had NETPLAN_MIN_SHARE of its on-CPU time there
+ * (or most of it): a brief visit elsewhere is not a move. Loads are
+ * compared on the CPUs it runs on now, each against that CPU's own
+ * learned load, so a move between a loaded and an idle CPU is not taken
+ * for a load change either.
+ *
  * #C, #I and the placement come from the scheduler probes, attached in
  * every epoch, so a change is noticed within an epoch. A value that went
  * missing (no receiver between two transfers, #C unknown) is no change:
@@ -29,7 +42,11 @@
 #include <stdint.h>
 
 #define NETPLAN_MAX_FLOWS	64	/* >= FLOWS_MAX (checked in daemon.c) */
+#define NETPLAN_OBS_CPUS	8	/* CPUs of one epoch's placement */
+#define NETPLAN_MAX_CPUS	16	/* learned CPUs kept per flow (the least
+					 * recently used one makes room) */
 #define NETPLAN_MOVED_TASKS	0.5
+#define NETPLAN_MIN_SHARE	0.25
 #define NETPLAN_WHY_LEN		96
 
 struct netplan_params {
@@ -38,12 +55,27 @@ struct netplan_params {
 				 * 0: always one in steady_every */
 };
 
+/* One CPU of a receiver's placement and that CPU's load. */
+struct netplan_cpu {
+	int cpu;
+	double share;		/* of the receiver's on-CPU time (observations) */
+	double cpu_bound;	/* #C of the CPU, NaN unknown */
+	double io_bound;	/* #I of the CPU, NaN unknown */
+	uint64_t seen_ns;	/* learned CPUs: the last epoch it ran there */
+};
+
 /* What one epoch says about a flow's receive path. */
 struct netplan_obs {
 	uint16_t port;
-	int cpu;		/* the receiver's main CPU, -1 unknown */
-	double cpu_bound;	/* #C of its CPUs, NaN unknown */
-	double io_bound;	/* #I of its CPUs, NaN unknown */
+	int ncpus;		/* 0: the receiver's placement is unknown */
+	struct netplan_cpu cpus[NETPLAN_OBS_CPUS];
+};
+
+/* A flow's receive path as it was learned: CPU by CPU. */
+struct netplan_flow {
+	uint16_t port;
+	int ncpus;
+	struct netplan_cpu cpus[NETPLAN_MAX_CPUS];
 };
 
 struct netplan {
@@ -53,9 +85,8 @@ struct netplan {
 	uint64_t learn_starts;		/* changes seen (start included) */
 	uint64_t last_change_ns;
 	char why[NETPLAN_WHY_LEN];	/* the latest change */
-	/* Each flow's receive path as it was when it was last learned. */
 	int nbase;
-	struct netplan_obs base[NETPLAN_MAX_FLOWS];
+	struct netplan_flow base[NETPLAN_MAX_FLOWS];
 };
 
 /* 0, or -EINVAL for steady_every 0. */

@@ -3,9 +3,10 @@
 # receive path again at every move (daemon/collect/netplan.c: learn, then
 # sample the per-packet probes).
 #
-# UDP at a fixed 20 Mb/s (light: the sender is no CPU-bound task) on loopback into an iperf3 server, rxbneckd
-# watching the port with 250 ms epochs, learning for 2 s after a change
-# ([measure] net_probe_learn_s = 2), one epoch in 8 otherwise. The server
+# UDP at a fixed 20 Mb/s (light: the sender is no CPU-bound task) on
+# loopback into an iperf3 server, rxbneckd watching the port with 250 ms
+# epochs, learning for 2 s after a change ([measure] net_probe_learn_s =
+# 2), one epoch in 8 otherwise. The server
 # starts on CPU 0; once learning has ended it is moved to CPU 1 with
 # taskset (every thread), then back and forth every second, eight moves in
 # all. Checked, from the daemon's log ("per-packet probes: every epoch for

@@ -17,8 +17,15 @@ struct netrx_probe {
 	struct rxb_netrx *skel;
 	struct probe_obj po;
 	int ncpus;
-	void *percpu_buf;	/* one map value per possible CPU */
+	/* Readers of the per-CPU hashes: a value is ncpus x the record. */
+	struct probe_batch irqs_rd, napi_rd;
 };
+
+/* One record's stride in a per-CPU value as user space gets it. */
+#define PERCPU_STRIDE(type)	((sizeof(type) + 7) & ~(size_t)7)
+
+/* A few dozen devices and IRQs on a host: one batch reads them all. */
+#define NETRX_READ_CHUNK	64
 
 int netrx_snap_init(struct netrx_snap *s)
 {
@@ -43,7 +50,6 @@ void netrx_snap_free(struct netrx_snap *s)
 int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode)
 {
 	struct netrx_probe *np;
-	size_t biggest;
 	int err;
 
 	*out = NULL;
@@ -55,14 +61,20 @@ int netrx_probe_open(struct netrx_probe **out, enum probe_mode mode)
 		err = np->ncpus < 0 ? np->ncpus : -EINVAL;
 		goto fail;
 	}
-	biggest = sizeof(struct netrx_napi) > sizeof(struct netrx_irq) ?
-		  sizeof(struct netrx_napi) : sizeof(struct netrx_irq);
-	if (sizeof(struct netrx_cpu) > biggest)
-		biggest = sizeof(struct netrx_cpu);
-	np->percpu_buf = calloc((size_t)np->ncpus, (biggest + 7) & ~(size_t)7);
+	err = probe_batch_init(&np->irqs_rd, sizeof(int32_t),
+			       (size_t)np->ncpus * PERCPU_STRIDE(struct netrx_irq),
+			       NETRX_READ_CHUNK, false, 0);
+	if (!err)
+		err = probe_batch_init(&np->napi_rd, sizeof(uint64_t),
+				       (size_t)np->ncpus * PERCPU_STRIDE(struct netrx_napi),
+				       NETRX_READ_CHUNK, false, 0);
+	if (err) {
+		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: map read buffers");
+		goto fail;
+	}
 	np->skel = rxb_netrx__open();
-	if (!np->percpu_buf || !np->skel) {
-		err = np->skel ? -ENOMEM : -errno;
+	if (!np->skel) {
+		err = -errno;
 		rxb_log_errno(RXB_LOG_WARNING, -err, "netrx: opening BPF object");
 		goto fail;
 	}
@@ -87,7 +99,8 @@ void netrx_probe_close(struct netrx_probe *np)
 		return;
 	probe_obj_detach(&np->po);
 	rxb_netrx__destroy(np->skel);
-	free(np->percpu_buf);
+	probe_batch_finish(&np->napi_rd);
+	probe_batch_finish(&np->irqs_rd);
 	free(np);
 }
 
@@ -128,7 +141,7 @@ static int read_cpus(struct netrx_probe *np, struct netrx_snap *s)
 
 static void sum_irq(const struct netrx_irq *v, int ncpus, struct netrx_irq *o)
 {
-	size_t stride = (sizeof(*v) + 7) & ~(size_t)7;
+	size_t stride = PERCPU_STRIDE(*v);
 
 	memset(o, 0, sizeof(*o));
 	for (int c = 0; c < ncpus; c++) {
@@ -145,7 +158,7 @@ static void sum_irq(const struct netrx_irq *v, int ncpus, struct netrx_irq *o)
 
 static void sum_napi(const struct netrx_napi *v, int ncpus, struct netrx_napi *o)
 {
-	size_t stride = (sizeof(*v) + 7) & ~(size_t)7;
+	size_t stride = PERCPU_STRIDE(*v);
 
 	memset(o, 0, sizeof(*o));
 	for (int c = 0; c < ncpus; c++) {
@@ -167,44 +180,53 @@ static void sum_napi(const struct netrx_napi *v, int ncpus, struct netrx_napi *o
 	o->dev[sizeof(o->dev) - 1] = '\0';
 }
 
+struct percpu_read {
+	const struct netrx_probe *np;
+	struct netrx_snap *s;
+};
+
+/* probe_batch_fn: one IRQ's per-CPU counts, summed. */
+static int irq_read(void *arg, const void *key, const void *val)
+{
+	struct percpu_read *r = arg;
+	struct netrx_snap *s = r->s;
+
+	if (s->nirqs == NETRX_MAX_IRQS)
+		return 0;
+	memcpy(&s->irqs[s->nirqs].irq, key, sizeof(int32_t));
+	sum_irq(val, r->np->ncpus, &s->irqs[s->nirqs].v);
+	s->nirqs++;
+	return 0;
+}
+
+/* probe_batch_fn: one device's per-CPU NAPI counts, summed. */
+static int napi_read(void *arg, const void *key, const void *val)
+{
+	struct percpu_read *r = arg;
+	struct netrx_snap *s = r->s;
+
+	if (s->nnapi == NETRX_MAX_NAPI)
+		return 0;
+	memcpy(&s->napi[s->nnapi].key, key, sizeof(uint64_t));
+	sum_napi(val, r->np->ncpus, &s->napi[s->nnapi].v);
+	s->nnapi++;
+	return 0;
+}
+
 static int read_irqs(struct netrx_probe *np, struct netrx_snap *s)
 {
-	int fd = bpf_map__fd(np->skel->maps.irqs);
-	int32_t key, next;
-	void *prev = NULL;
+	struct percpu_read r = { .np = np, .s = s };
 
 	s->nirqs = 0;
-	while (s->nirqs < NETRX_MAX_IRQS &&
-	       bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, np->percpu_buf))
-			continue;
-		s->irqs[s->nirqs].irq = key;
-		sum_irq(np->percpu_buf, np->ncpus, &s->irqs[s->nirqs].v);
-		s->nirqs++;
-	}
-	return 0;
+	return probe_batch_read(&np->irqs_rd, bpf_map__fd(np->skel->maps.irqs), irq_read, &r);
 }
 
 static int read_napi(struct netrx_probe *np, struct netrx_snap *s)
 {
-	int fd = bpf_map__fd(np->skel->maps.napis);
-	uint64_t key, next;
-	void *prev = NULL;
+	struct percpu_read r = { .np = np, .s = s };
 
 	s->nnapi = 0;
-	while (s->nnapi < NETRX_MAX_NAPI &&
-	       bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, np->percpu_buf))
-			continue;
-		s->napi[s->nnapi].key = key;
-		sum_napi(np->percpu_buf, np->ncpus, &s->napi[s->nnapi].v);
-		s->nnapi++;
-	}
-	return 0;
+	return probe_batch_read(&np->napi_rd, bpf_map__fd(np->skel->maps.napis), napi_read, &r);
 }
 
 /*

@@ -538,8 +538,8 @@ if "cost" in methods:
     progs = sorted({k for c, _, _ in runs for k, (n, _) in c.items() if n})
     print("BPF statistics, every epoch sampled, %d runs of %d epochs, median %.0f packets/s; "
           "ns per run, median (min-max) over the runs:" % (cost_runs, cost_epochs, pps))
-    print("  %-24s %8s %14s %14s %14s  %s" % ("program", "runs/pkt", "measured", "reference",
-                                             "own", "class"))
+    print("  %-24s %8s %14s %14s %6s %14s  %s" % ("program", "runs/pkt", "measured", "reference",
+                                                  "x ref", "own", "class"))
     rows, total_own, total_raw, worst = {}, 0.0, 0.0, []
     for name in progs:
         per = [(c[name], ref.get(tp_of(name)), rate) for c, ref, rate in runs
@@ -558,8 +558,9 @@ if "cost" in methods:
         if kind == "per packet" and own:
             worst.append((name, own))
         fmt = lambda xs: "%5.0f (%s)" % (statistics.median(xs), lohi(xs)) if xs else "-"
-        print("  %-24s %8.3f %14s %14s %14s  %s" % (name, rpp, fmt(avg), fmt(refs), fmt(own),
-                                                   kind))
+        xref = "%6.2f" % (statistics.median(avg) / statistics.median(refs)) if refs else "     -"
+        print("  %-24s %8.3f %14s %14s %s %14s  %s" % (name, rpp, fmt(avg), fmt(refs), xref,
+                                                      fmt(own), kind))
     print("  BPF ns per packet received: %.0f measured, %.0f own (reference subtracted)"
           % (total_raw, total_own))
     for name, own in worst:

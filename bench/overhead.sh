@@ -158,7 +158,15 @@ RXB_BENCH_DIR=$src/bench python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs"
 	"$cost_runs" "$cost_epochs" "$build/bench/overhead_nop" <<'PY'
 import functools, json, os, signal, statistics, subprocess, sys, threading, time
 
-print = functools.partial(print, flush=True)      # progress as it comes
+_print = functools.partial(print, flush=True)     # progress as it comes
+result_lines = []
+
+def print(*a, **k):
+    """print(), and RESULT lines kept for the summary at the end."""
+    line = " ".join(str(x) for x in a)
+    if line.startswith("RESULT"):
+        result_lines.append(line)
+    _print(*a, **k)
 sys.path.insert(0, os.environ["RXB_BENCH_DIR"])
 import overhead_stats as ost
 (daemon, ns_a, port, secs, cpu_secs, period, length, tmp, probes, net_every,
@@ -570,6 +578,12 @@ if "cost" in methods:
               % (name, statistics.median(own), lohi(own), len(own), COST_TARGET_NS, v))
     record["cost"] = {"pps": pps, "runs": cost_runs, "epochs": cost_epochs, "programs": rows}
 
+if result_lines:
+    _print("=== probe overhead summary (method 1: per-packet programs in every epoch; "
+           "method 4: the daemon's steady state; method 3: own ns per run, reference "
+           "subtracted)")
+    for line in result_lines:
+        _print("  " + line + valid() * ("own ns" not in line and "INVALID" not in line))
 if stats_seen[0]:
     print("WARNING: BPF run-time statistics were on in %d windows (held by another process): "
           "each program run then costs two clock reads more" % stats_seen[0])

@@ -499,6 +499,29 @@ static void test_history(void **state)
 }
 
 /*
+ * One epoch of test_rcvbuf_tcp_on_port: a socket whose last event was
+ * @ipproto and whose buffer (@rcvbuf_bytes) was read from a socket of
+ * @rcvbuf_ipproto; returns K_B in packets.
+ */
+static double rcvbuf_epoch(struct learn *l, struct learn_disk *d, uint64_t seq,
+			   int ipproto, int rcvbuf_ipproto, uint32_t rcvbuf_bytes,
+			   struct inputs *r)
+{
+	struct rxb_epoch *e = new_epoch(seq, 1.0);
+	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+	struct inputs_env env;
+
+	s->ipproto = ipproto;
+	if (rcvbuf_ipproto)
+		s->rcvbuf_ipproto = rcvbuf_ipproto;
+	s->rcvbuf_bytes = rcvbuf_bytes;
+	env = env_for(e);
+	inputs_update(l, d, PORT, e, 1.0, &env, r);
+	free(e);
+	return r->b.queue_pkts.v;
+}
+
+/*
  * The port's record names the protocol of the socket its last event
  * touched. A TCP control connection on the same port (rxbneck-recv) must
  * not replace the UDP socket's receive buffer in K_B (measured: K flipped
@@ -506,66 +529,34 @@ static void test_history(void **state)
  */
 static void test_rcvbuf_tcp_on_port(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
+	const double udp_pkts = floor(8388608.0 / 2304.0);
 	struct learn l;
 	struct learn_disk d;
 	struct inputs r;
-	struct rxb_sock_meas *s;
-	struct inputs_env env;
 
 	(void)state;
 	learn_init(&l);
 	learn_disk_init(&d);
 	/* Only the TCP socket so far: its buffer is used. */
-	s = add_sock(e, 1000, 2000, 250);
-	s->ipproto = IPPROTO_TCP;
-	s->rcvbuf_bytes = 131072;
-	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.b.queue_pkts.v, floor(131072.0 / 2304.0), 0);
+	check_rel(rcvbuf_epoch(&l, &d, 1, IPPROTO_TCP, 0, 131072, &r),
+		  floor(131072.0 / 2304.0), 0);
 	/* The UDP socket: its buffer replaces it. */
-	free(e);
-	e = new_epoch(2, 1.0);
-	s = add_sock(e, 1000, 2000, 250);
-	s->ipproto = IPPROTO_UDP;
-	s->rcvbuf_bytes = 8388608;
-	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
+	check_rel(rcvbuf_epoch(&l, &d, 2, IPPROTO_UDP, 0, 8388608, &r),
+		  udp_pkts, 0);
 	assert_int_equal(r.stages[0].queue_pkts, 3640);
 	/* The TCP socket again (the end of a transfer): K stays the UDP one. */
-	free(e);
-	e = new_epoch(3, 1.0);
-	s = add_sock(e, 1000, 2000, 250);
-	s->ipproto = IPPROTO_TCP;
-	s->rcvbuf_bytes = 131072;
-	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
+	check_rel(rcvbuf_epoch(&l, &d, 3, IPPROTO_TCP, 0, 131072, &r),
+		  udp_pkts, 0);
 	/*
 	 * The record says UDP (its last dequeue) but the buffer size was read
 	 * from the TCP socket (a control frame queued after the last UDP
 	 * read): K stays the UDP one.
 	 */
-	free(e);
-	e = new_epoch(4, 1.0);
-	s = add_sock(e, 1000, 2000, 250);
-	s->ipproto = IPPROTO_UDP;
-	s->rcvbuf_ipproto = IPPROTO_TCP;
-	s->rcvbuf_bytes = 131072;
-	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.b.queue_pkts.v, floor(8388608.0 / 2304.0), 0);
+	check_rel(rcvbuf_epoch(&l, &d, 4, IPPROTO_UDP, IPPROTO_TCP, 131072, &r),
+		  udp_pkts, 0);
 	/* A new UDP buffer (the application resized it) is taken. */
-	free(e);
-	e = new_epoch(5, 1.0);
-	s = add_sock(e, 1000, 2000, 250);
-	s->ipproto = IPPROTO_UDP;
-	s->rcvbuf_bytes = 4194304;
-	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.b.queue_pkts.v, floor(4194304.0 / 2304.0), 0);
-	free(e);
+	check_rel(rcvbuf_epoch(&l, &d, 5, IPPROTO_UDP, 0, 4194304, &r),
+		  floor(4194304.0 / 2304.0), 0);
 }
 
 /*

@@ -18,7 +18,7 @@
 # the added share of one CPU.
 #
 # With HOGS=N (N >= 1) the other case: N CPU-bound tasks share CPU 1 with
-# a reader that never blocks (seed 004's receiver), so the reader is
+# a reader that never blocks (RBUDP+'s receiver), so the reader is
 # preempted every turn and, with the sender connected, a schedule is out and
 # the daemon follows the ring for the rest of the window to re-plan it when
 # the receiver's phase moves (pause.md §4). The reference windows have no

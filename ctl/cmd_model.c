@@ -5,7 +5,7 @@
  * with any of them changed on the command line -, runs the bottleneck
  * computation (solver/bneck.h) and prints the result and the T(B) curve,
  * as text, one JSON object or CSV, and a figure (--plot). Optionally
- * sweeps the seed's Fig. 3 grid (--table) and exports the tagged-customer
+ * sweeps Banerjee et al.'s Fig. 3 grid (--table) and exports the tagged-customer
  * chain for PRISM (--export-prism). Needs no privileges, and no daemon but
  * for --from-status; the other jobs are in the files ctl/model.h lists.
  */
@@ -112,7 +112,7 @@ static void help(void)
 "  2. the receive queue as M/M[N]/1/K: loss l(B) at sending rate B;\n"
 "  3. the RBUDP transfer time T(B) (seed eq. 2-3; resend rounds counted\n"
 "     per --rounds), minimised over B.\n"
-"Every option has a default; the defaults are the seeds' Table II host\n"
+"Every option has a default; the defaults are Banerjee et al.'s Table II host\n"
 "and experiment (500 MB over a 1 Gb/s path with 100 ms one-way delay).\n"
 "With --from-status PORT the defaults are instead what rxbneckd solved\n"
 "for that flow last; any option given changes that one input.\n"
@@ -180,7 +180,7 @@ static void help(void)
 "                        prints ('91.0', '1.3') and round them to whole\n"
 "                        packets, as the daemon does when it solves.\n"
 "  --batch-rule RULE     'strict': a service needs N queued packets and takes\n"
-"                        N (the seeds' Petri net); 'partial': takes\n"
+"                        N (Banerjee et al.'s net); 'partial': takes\n"
 "                        min(queued, N). Default strict.\n"
 "\n"
 "Transfer:\n"
@@ -221,7 +221,7 @@ static void help(void)
 "                        (python3-matplotlib, by rxbneck-plot-model).\n"
 "  --curve-rows N        rows of the curve in the text output, evenly\n"
 "                        spaced (0: all). Default 20.\n"
-"  --table               sweep #C = 1..4 and #I = 0..3 (the seeds' Fig. 3)\n"
+"  --table               sweep #C = 1..4 and #I = 0..3 (Banerjee et al.'s Fig. 3)\n"
 "                        and print the bottleneck rate of each; --cpu-bound\n"
 "                        and --io-bound are ignored.\n"
 "  --export-prism PREFIX write the tagged-customer chain - the CTMC from the\n"

@@ -11,7 +11,7 @@
 #include "ctl/ctl.h"
 #include "ctl/model.h"
 
-/* The seeds' Fig. 3 grid for --table. */
+/* Banerjee et al.'s Fig. 3 grid for --table. */
 #define TABLE_C_MIN	1
 #define TABLE_C_MAX	4
 #define TABLE_I_MIN	0

@@ -75,7 +75,7 @@ static int export_prism(const char *prefix, const struct tagged_model *m,
 	return err;
 }
 
-/* The integer net of the options: the seed net, or the SMP net (--cpus). */
+/* The integer net of the options: the uniprocessor net, or the SMP net (--cpus). */
 static int tagged_model_of(const struct model_args *a, struct tagged_model *m)
 {
 	const struct tagged_smp_params p = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The effective bottleneck rate (DESIGN §3, §5.4): the sending rate B in
+ * The effective bottleneck rate (docs/model.md §4): the sending rate B in
  * [min rate, line rate] that minimises the RBUDP transfer time T(B).
  *
  * A flow's receive path has one or two queue stages (struct
@@ -67,8 +67,8 @@
  *   BNECK_ROUNDS_BURST  every round is a burst into queues that start empty
  *                       and absorb what they can (rbudp_time_burst(), with
  *                       each stage's absorbed count from bulkq_burst());
- *   BNECK_ROUNDS_SEED   every round loses the same fraction l (seed 000
- *                       eq. (2)-(3), rbudp_time()).
+ *   BNECK_ROUNDS_SEED   every round loses the same fraction l (Banerjee
+ *                       et al. eq. (2)-(3), rbudp_time()).
  */
 enum bneck_rounds {
 	BNECK_ROUNDS_BURST = 0,
@@ -85,7 +85,7 @@ struct bneck_xfer {
 	double min_rate_bps;	/* bottom of the sweep, > 0 */
 	uint32_t points;	/* grid points, >= 2 */
 	/*
-	 * The sender obeys PAUSE (RBUDP+, DESIGN §6): in every vacation of a
+	 * The sender obeys PAUSE (RBUDP+, docs/pause.md): in every vacation of a
 	 * stage's server it is silent for the part the queue cannot absorb,
 	 * (D - K/lambda)+, so the rate searched is the rate between pauses.
 	 * That stage is then served at its whole-CPU rate (no CPU-bound

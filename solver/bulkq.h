@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The M/M[N]/1/K bulk-service loss queue (DESIGN §5.2).
+ * The M/M[N]/1/K bulk-service loss queue (docs/model.md §2).
  *
  * Packets arrive as a Poisson stream of rate lambda and are blocked when K
  * are queued. A single server completes services at rate mu (batches per
  * second); a service removes min(n, N) packets (rule "partial": coalescing
- * with a timeout) or, with rule "strict" (the seeds' SPN, an input arc of
+ * with a timeout) or, with rule "strict" (Banerjee et al.'s SPN, an input arc of
  * multiplicity N), fires only when n >= N and removes N. The loss
  * probability is the blocking probability pi_K (Poisson arrivals see time
  * averages).

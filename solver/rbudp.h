@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * RBUDP file-transfer time as a function of the sending rate and the loss
- * probability (seed 000/002 eq. (2)-(3), as read in DESIGN §5.3):
+ * probability (Banerjee et al. eq. (2)-(3); docs/model.md §3):
  *
  *	T = [T_prop + S/B]                                     first blast
  *	  + [N_resend T_prop + sum_{i=1}^{ceil(N_resend)} S l^i / B]   resends
@@ -11,7 +11,7 @@
  *
  * B in payload bytes per second, S = file bytes, S_pkt = payload bytes per
  * packet, T_prop = one-way delay. N_resend stays real-valued where it
- * multiplies (as the seed writes it), so T is continuous in l; only the
+ * multiplies (as Banerjee et al. write it), so T is continuous in l; only the
  * number of resend blasts in the sum is rounded up. Limits: l = 0 gives
  * N_resend = 0 (one blast, one bitmap); l -> 1 gives T -> infinity;
  * S <= S_pkt (one packet) gives N_resend = 0. The loss is passed as its
@@ -76,7 +76,7 @@ int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
  *
  * Both sums are evaluated in closed form on each affine piece
  * (n_j = L^j (n + a) - a, a = c / (1 - L)), so the cost does not grow with
- * the number of rounds. Limits: every c = 0 gives the seed's geometric
+ * the number of rounds. Limits: every c = 0 gives Banerjee et al.'s geometric
  * rounds (resend_rounds = floor(eq. (3)), N_resend within
  * l / (1 - l) of it); l = 0 everywhere gives one round; a deterministic
  * fluid queue (l = 1 - C / lambda, c = K) loses n (1 - C / lambda) - K.
@@ -84,7 +84,7 @@ int rbudp_time(const struct rbudp_params *p, double rate_bytes_per_s,
  *
  * A round starts from empty queues, so it ends only when they are empty
  * again: the receiver reports its bitmap after reading what is still
- * queued when the blast stops (seed 000's K = 64 takes a fraction of a
+ * queued when the blast stops (Banerjee et al.'s K = 64 takes a fraction of a
  * millisecond; an 8 MiB socket buffer, K = 3641, takes 17 ms at 2.5 Gb/s,
  * once per lossy round). Of a round of n_s packets into stage s, the
  * queue holds min(n_s l_s, c_s) at the end: what it absorbed beyond its

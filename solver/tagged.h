@@ -130,7 +130,7 @@ int tagged_quantile(const struct tagged_chain *ch, double p, double mean_s,
 		    double *t_s);
 
 /*
- * E[R] of the seed net for fractional (time-weighted) #C and #I: bilinear
+ * E[R] of the uniprocessor net for fractional (time-weighted) #C and #I: bilinear
  * interpolation of E[R] between the nets at floor/ceil of each count (the
  * integer nets themselves are solved exactly). E[R] rather than mu is
  * interpolated because with #I = 0 it is exactly linear in #C:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The receive path's two stages (DESIGN §3) from two snapshots of the BPF
+ * The receive path's two stages (docs/measurement.md) from two snapshots of the BPF
  * probes taken one epoch apart. Pure computation: no I/O.
  *
  * Stage A (netrx): per NAPI instance polls, packets per poll (N_A) and the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What /proc gives without BPF (DESIGN §4, degraded mode), and the CPU idle
+ * What /proc gives without BPF (degraded mode), and the CPU idle
  * time the BPF path takes from /proc too. Each function keeps the previous
  * reading in the collect_proc state and fills its part of the epoch with the
  * change since; the first call of each only takes the baseline (and leaves

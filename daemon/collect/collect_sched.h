@@ -3,7 +3,8 @@
  * Task classes per CPU, and the CPU side of the disk model, from two
  * snapshots of the scheduler probe (bpf/sched.h) taken one epoch apart.
  *
- * A task is classified from what it did during the epoch (DESIGN §4):
+ * A task is classified from what it did during the epoch
+ * (docs/measurement.md, "Task classes"):
  *
  *  CPU-bound  runnable (running or waiting for a CPU) for at least
  *             COLLECT_SCHED_CPU_RUNNABLE_MIN of the time it existed in the epoch,

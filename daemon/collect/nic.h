@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * NIC parameters and link drop counters over netlink (DESIGN §3 stage A, §4).
+ * NIC parameters and link drop counters over netlink (stage A
+ * of docs/measurement.md).
  *
  * Ring sizes and interrupt coalescing come from the kernel's ethtool
  * generic-netlink family (ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_COALESCE_GET);

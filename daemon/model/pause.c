@@ -168,7 +168,7 @@ static uint64_t nominal_slice(const struct pause *ps, unsigned nr)
 	return pause_eevdf_slice_ns(PAUSE_EEVDF_BASE_SLICE_NS, ps->p.ncpus);
 }
 
-/* Recompute ps->pred from the estimator state (the seed's Fig. 3 rule). */
+/* Recompute ps->pred from the estimator state (RBUDP+'s Fig. 3 rule). */
 static void predict(struct pause *ps)
 {
 	struct pause_pred *pr = &ps->pred;
@@ -506,7 +506,7 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 		no = "the last receiver preemption is too old to extrapolate";
 	} else if (absorb_ns >= pr->d_ns) {
 		/*
-		 * Seed 004's receivers had small buffers; a queue that holds
+		 * RBUDP+'s receivers had small buffers; a queue that holds
 		 * a whole window of arrivals loses nothing to it, and a pause
 		 * would only idle the link.
 		 */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The RBUDP+ pause-window predictor (DESIGN §6, seed 004 Fig. 3) on
- * today's scheduler, for one flow.
+ * The RBUDP+ pause-window predictor (Datta, Sharma and Feng, Fig. 3;
+ * docs/pause.md) on today's scheduler, for one flow.
  *
- * Seed 004 tells the sender, when the receiving task is scheduled at t,
+ * RBUDP+ tells the sender, when the receiving task is scheduled at t,
  * to stop at t + T_I/O (the receiver's time slice) for D = the sum of the
  * slices of the CPU-bound tasks that run before it again. On EEVDF (6.6+)
- * and CFS (before 6.6) with the receiver always runnable (the seed's
+ * and CFS (before 6.6) with the receiver always runnable (the paper's
  * assumption), the receiver and k equal-weight CPU-bound tasks on its CPU
  * take turns of one slice each, so:
  *

@@ -5,7 +5,7 @@
  * Collectors (daemon/collect/collect*.c, reading bpf/ counters, /proc and netlink)
  * fill one struct rxb_epoch per epoch. The daemon turns it into one
  * struct rxb_stage_inputs per queue stage of each watched flow, which is what
- * the solver consumes (DESIGN §3, §5). Both live here so the boundary between
+ * the solver consumes (docs/measurement.md, docs/model.md). Both live here so the boundary between
  * "what was measured" and "what the model needs" is one header.
  *
  * Units are in the names. Counts (pkts_, drops, polls) are deltas over the
@@ -37,10 +37,10 @@
 
 /* ---------------------------------------------------------------- model -- */
 
-/* How a bulk service takes packets from the queue (DESIGN §5.2). */
+/* How a bulk service takes packets from the queue (docs/model.md §2). */
 enum rxb_batch_rule {
 	RXB_BATCH_PARTIAL = 0,	/* removes min(n, N): coalescing with a timeout */
-	RXB_BATCH_STRICT = 1,	/* fires only with >= N present (seed's SPN)   */
+	RXB_BATCH_STRICT = 1,	/* fires only with >= N present (the SRN's SPN) */
 };
 
 /* What the solver needs for one queue stage of one flow. */
@@ -159,7 +159,7 @@ struct rxb_drop_count {
 /*
  * One involuntary preemption of a watched socket's receiver thread (it left
  * the CPU still runnable) and the off-CPU interval that followed: what the
- * pause-window predictor is checked against (DESIGN §6). Times are
+ * pause-window predictor is checked against (docs/pause.md). Times are
  * CLOCK_MONOTONIC ns.
  */
 #define RXB_RX_PREEMPT_EEVDF	0x1	/* the kernel schedules with EEVDF */

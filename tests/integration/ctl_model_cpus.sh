@@ -2,7 +2,7 @@
 # `rxbneckctl model --cpus P` builds the SMP tagged-customer net: its E[R]
 # equals the C library's (tagged_smp_init() + tagged_analyze(), compiled
 # here against build/libsolver.a) for the same counts and rates, with
-# --cpus 1 it is the seed net, without balancing it is the closed form
+# --cpus 1 it is the uniprocessor net, without balancing it is the closed form
 # (#C on CPU 0 + 1) / mu_P-Net, and the chain it exports is the one it
 # solved (E[R] recomputed here from the .tra/.srew files by Gauss-Seidel).
 # Bad --cpus combinations exit 2. No root, no daemon; a few seconds.
@@ -88,9 +88,9 @@ PY
 	echo "ok: --cpus $1 --cpu-bound $2 --io-bound $3: E[R] $got s, $states states"
 done
 
-# One CPU: the seed net.
+# One CPU: the uniprocessor net.
 [ "$(mean --cpus 1 --cpu-bound 3 --io-bound 2)" = "$(mean --cpu-bound 3 --io-bound 2)" ] ||
-	die "--cpus 1 is not the seed net"
+	die "--cpus 1 is not the uniprocessor net"
 # No balancing, no I/O: CPU 0 keeps ceil(#C / P) CPU-bound tasks.
 got=$(mean --cpus 2 --cpu-bound 5 --io-bound 0 --balance-per-s 0)
 python3 -c "import sys; g = $got; w = (3 + 1) / 41600.0; sys.exit(abs(g - w) > 1e-14 * w)" ||

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The pause-window predictor (docs/pause.md) on the real
 # scheduler: a receiver thread that is always runnable (a busy-polling UDP
-# reader, as the seed's saturated receive process) pinned to CPU 1 with two
+# reader, as RBUDP+'s saturated receive process) pinned to CPU 1 with two
 # `stress-ng --cpu 1 --taskset 1` hogs, UDP datagrams over a veth pair
 # between two network namespaces, rxbneckd watching the port (500 ms
 # epochs) and rxbneck-watch subscribed to the flow; once with the tp_btf

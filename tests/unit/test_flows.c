@@ -78,7 +78,7 @@ static void params(struct flows_params *p)
 	p->min_rate_bps = 10e6;
 	p->sweep_points = 400;
 	p->rule = RXB_BATCH_PARTIAL;
-	/* model_t() below is eq. (2)-(3): the seed's rounds. */
+	/* model_t() below is eq. (2)-(3): Banerjee et al.'s rounds. */
 	p->rounds = BNECK_ROUNDS_SEED;
 	p->fallback_rx_ring = 256;
 }

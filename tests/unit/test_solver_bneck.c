@@ -63,7 +63,7 @@ static void test_rbudp_hand_values(void **state)
 static const struct bneck_xfer seed_xfer = {
 	.payload_bytes = 1468.0, .file_bytes = 500e6, .one_way_delay_s = 0.1,
 	.line_rate_bps = 1e9, .min_rate_bps = 1e7, .points = 400,
-	/* These tests are about eq. (2)-(3) and the seed's claims from them. */
+	/* These tests are about eq. (2)-(3) and Banerjee et al.'s claims from them. */
 	.rounds = BNECK_ROUNDS_SEED,
 };
 

@@ -4,7 +4,7 @@
  * BNECK_ROUNDS_BURST) against independent truths:
  *  - closed forms: M/M/1/K's absorbed count c = sum (pi_K / pi_m) P(Q <= m)
  *    P(Q >= m) in long double (K (K + 5) / (6 (K + 1)) at lambda = mu), the
- *    fluid limit n (1 - C / lambda) - K, the seed's eq. (3) when c = 0,
+ *    fluid limit n (1 - C / lambda) - K, Banerjee et al.'s eq. (3) when c = 0,
  *    one round when l = 0;
  *  - the exact transient: E[lost among the first n arrivals] from an empty
  *    queue by the embedded chain at arrival epochs, O(n K);
@@ -409,7 +409,7 @@ static void test_monte_carlo_rounds(void **state)
 		/* Absorbed: 3 resend rounds and the 4th burst fits in K. */
 		{ { 2000.0, 1000.0, 100, 1, RXB_BATCH_PARTIAL }, 2000, 200 },
 		{ { 6000.0, 1000.0, 60, 4, RXB_BATCH_PARTIAL }, 3000, 200 },
-		/* K = 1: nearly geometric (the seed's regime). */
+		/* K = 1: nearly geometric (Banerjee et al.'s regime). */
 		{ { 1000.0, 1000.0, 1, 1, RXB_BATCH_PARTIAL }, 1000, 1000 },
 	};
 
@@ -465,7 +465,7 @@ static void test_limits(void **state)
 	double n0 = rp.file_bytes / rp.payload_bytes;
 
 	(void)state;
-	/* c = 0: the seed's geometric rounds. */
+	/* c = 0: Banerjee et al.'s geometric rounds. */
 	for (size_t i = 0; i < sizeof(ls) / sizeof(ls[0]); i++) {
 		struct rbudp_stage st = { ls[i], 1.0 - ls[i], 0.0, 0.0 };
 		double tail = 0.0;
@@ -477,7 +477,7 @@ static void test_limits(void **state)
 		for (double x = n0 * pow(ls[i], b.resend_rounds + 1); x > 1e-18; x *= ls[i])
 			tail += x;
 		check_abs(b.n_resend, b.resend_rounds + tail, 1e-9 * (1 + b.n_resend), "c=0 rounds");
-		/* All rounds: n0 l / (1 - l); the seed sums the first ceil(N). */
+		/* All rounds: n0 l / (1 - l); Banerjee et al. sum the first ceil(N). */
 		check_abs(b.resend_pkts, n0 * ls[i] / (1 - ls[i]), 1e-9 * b.resend_pkts,
 			  "c=0 resent packets");
 		assert_true(b.resend_pkts >= seed.resend_pkts * (1 - 1e-12));
@@ -735,7 +735,7 @@ static void test_loss_episodes(void **state)
 	const struct {
 		double l, c, n0;
 	} cases[] = {
-		{ 0.3, 0.0, 1e5 },	/* geometric: the seed's regime */
+		{ 0.3, 0.0, 1e5 },	/* geometric: Banerjee et al.'s */
 		{ 0.01, 0.0, 136240 },
 		{ 0.5, 40.0, 1e5 },	/* absorbed: ends after a few rounds */
 		{ 0.00275, 0.0, 136240 },	/* the k = 2 knee of docs/e2e.md §5.7 */

@@ -195,7 +195,7 @@ static void test_many_markings(void **state)
 }
 
 /*
- * The background of the seed net is a closed network: #C CPU-bound tasks
+ * The background of the uniprocessor net is a closed network: #C CPU-bound tasks
  * and i I/O-bound tasks share the PS CPU, I - i are at the FCFS disk. Its
  * product form is pi(i) ~ (mu_D / mu_P-I/O)^i binom(i + #C, i). I = 60
  * makes probabilities down to ~1e-40; GTH must get all of them to full

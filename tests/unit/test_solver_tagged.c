@@ -3,7 +3,7 @@
  * Tagged-customer analysis against closed forms: with no I/O-bound tasks R
  * is exponential with rate mu_P-Net / (#C + 1); with one I/O-bound task the
  * 2-state transient chain is solved by hand; fractional counts follow the
- * documented bilinear rule; the SMP net reduces to the seed net on one CPU
+ * documented bilinear rule; the SMP net reduces to the uniprocessor net on one CPU
  * and to a closed form without migration; GS and dense paths agree.
  */
 #include <errno.h>
@@ -189,7 +189,7 @@ static void test_fractional(void **state)
 	assert_int_equal(tagged_seed_mean(1e9, 1.0, &table2, NULL, &r), -E2BIG);
 }
 
-/* The SMP net on one CPU is the seed net. */
+/* The SMP net on one CPU is the uniprocessor net. */
 static void test_smp_one_cpu(void **state)
 {
 	(void)state;

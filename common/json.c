@@ -12,59 +12,26 @@
 void json_init(struct json_writer *w, bool pretty)
 {
 	memset(w, 0, sizeof(*w));
+	strbuf_init(&w->out, 0);
 	w->pretty = pretty;
 }
 
 void json_finish(struct json_writer *w)
 {
-	free(w->buf);
+	strbuf_finish(&w->out);
 	memset(w, 0, sizeof(*w));
 }
 
 void json_reset(struct json_writer *w)
 {
-	bool pretty = w->pretty;
-	char *buf = w->buf;
-	size_t cap = w->cap;
-
-	memset(w, 0, sizeof(*w));
-	w->pretty = pretty;
-	w->buf = buf;
-	w->cap = cap;
-	if (buf)
-		buf[0] = '\0';
-}
-
-static bool reserve(struct json_writer *w, size_t more)
-{
-	size_t need, cap;
-	char *nbuf;
-
-	if (w->failed)
-		return false;
-	need = w->len + more + 1;
-	if (need <= w->cap)
-		return true;
-	cap = w->cap ? w->cap : 256;
-	while (cap < need)
-		cap *= 2;
-	nbuf = realloc(w->buf, cap);
-	if (!nbuf) {
-		w->failed = true;
-		return false;
-	}
-	w->buf = nbuf;
-	w->cap = cap;
-	return true;
+	strbuf_clear(&w->out);
+	w->depth = 0;
+	memset(w->need_comma, 0, sizeof(w->need_comma));
 }
 
 static void put(struct json_writer *w, const char *s, size_t n)
 {
-	if (!reserve(w, n))
-		return;
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
-	w->buf[w->len] = '\0';
+	strbuf_add(&w->out, s, n);
 }
 
 static void putf(struct json_writer *w, const char *fmt, ...)
@@ -80,7 +47,7 @@ static void putf(struct json_writer *w, const char *fmt, ...)
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		w->failed = true;
+		strbuf_fail(&w->out);
 		return;
 	}
 	put(w, tmp, (size_t)n);
@@ -123,7 +90,7 @@ static void indent(struct json_writer *w)
 /* Separator, indentation and "key": before any value. */
 static void begin_value(struct json_writer *w, const char *key)
 {
-	if (w->failed)
+	if (w->out.failed)
 		return;
 	if (w->need_comma[w->depth])
 		put(w, ",", 1);
@@ -140,7 +107,7 @@ static void open_scope(struct json_writer *w, const char *key, char c)
 {
 	begin_value(w, key);
 	if (w->depth >= JSON_MAX_DEPTH) {
-		w->failed = true;
+		strbuf_fail(&w->out);
 		return;
 	}
 	put(w, &c, 1);
@@ -152,10 +119,10 @@ static void close_scope(struct json_writer *w, char c)
 {
 	bool had_members;
 
-	if (w->failed)
+	if (w->out.failed)
 		return;
 	if (w->depth == 0) {
-		w->failed = true;
+		strbuf_fail(&w->out);
 		return;
 	}
 	had_members = w->need_comma[w->depth];
@@ -217,15 +184,15 @@ void json_null(struct json_writer *w, const char *key)
 
 bool json_ok(const struct json_writer *w)
 {
-	return !w->failed && w->depth == 0;
+	return !w->out.failed && w->depth == 0;
 }
 
 const char *json_text(const struct json_writer *w)
 {
-	return (w->buf && !w->failed) ? w->buf : "";
+	return strbuf_text(&w->out);
 }
 
 size_t json_len(const struct json_writer *w)
 {
-	return w->failed ? 0 : w->len;
+	return strbuf_len(&w->out);
 }

@@ -23,16 +23,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/strbuf.h"
+
 #define JSON_MAX_DEPTH 32
 
 struct json_writer {
-	char *buf;
-	size_t len;
-	size_t cap;
+	struct strbuf out;
 	unsigned depth;
 	bool need_comma[JSON_MAX_DEPTH + 1];
 	bool pretty;
-	bool failed;
 };
 
 void json_init(struct json_writer *w, bool pretty);

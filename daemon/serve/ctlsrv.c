@@ -37,88 +37,6 @@ const char *ctlsrv_err_name(enum ctl_err e)
 	return err_names[e];
 }
 
-/* ------------------------------------------------------------ ctlsrv_out -- */
-
-void ctlsrv_out_init(struct ctlsrv_out *o, size_t max)
-{
-	memset(o, 0, sizeof(*o));
-	o->max = max;
-}
-
-void ctlsrv_out_free(struct ctlsrv_out *o)
-{
-	free(o->buf);
-	o->buf = NULL;
-	o->len = o->cap = 0;
-}
-
-static bool out_reserve(struct ctlsrv_out *o, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (o->failed)
-		return false;
-	if (n > o->max || o->len > o->max - n) {
-		o->failed = true;
-		return false;
-	}
-	if (o->len + n + 1 <= o->cap)
-		return true;
-	cap = o->cap ? o->cap : 4096;
-	while (cap < o->len + n + 1)
-		cap *= 2;
-	if (cap > o->max + 1)
-		cap = o->max + 1;
-	p = realloc(o->buf, cap);
-	if (!p) {
-		o->failed = true;
-		return false;
-	}
-	o->buf = p;
-	o->cap = cap;
-	return true;
-}
-
-void ctlsrv_out_write(struct ctlsrv_out *o, const void *p, size_t n)
-{
-	if (!out_reserve(o, n))
-		return;
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-}
-
-void ctlsrv_out_puts(struct ctlsrv_out *o, const char *s)
-{
-	ctlsrv_out_write(o, s, strlen(s));
-}
-
-void ctlsrv_out_printf(struct ctlsrv_out *o, const char *fmt, ...)
-{
-	char small[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		o->failed = true;
-		return;
-	}
-	if ((size_t)n < sizeof(small)) {
-		ctlsrv_out_write(o, small, (size_t)n);
-		return;
-	}
-	if (!out_reserve(o, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(o->buf + o->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	o->len += (size_t)n;
-}
-
 /* ------------------------------------------------------------ parsing -- */
 
 enum ctl_err ctlsrv_parse_request(char *line, struct ctl_request *req, const char **why)
@@ -174,7 +92,7 @@ struct client {
 	gid_t gid;
 	char in[CTLSRV_MAX_REQUEST + 1];
 	size_t in_len;
-	struct ctlsrv_out out;	/* the response */
+	struct strbuf out;	/* the response */
 	size_t out_off;
 };
 
@@ -215,7 +133,7 @@ static void client_close(struct ctlsrv *c, struct client *cl)
 	c->ops.fd_del(c->ops.ctx, cl->fd);
 	close(cl->fd);
 	c->st.mem_bytes -= cl->out.cap;
-	ctlsrv_out_free(&cl->out);
+	strbuf_finish(&cl->out);
 	cl->state = CL_FREE;
 	cl->fd = -1;
 	c->st.clients--;
@@ -242,15 +160,15 @@ static void client_flush(struct ctlsrv *c, struct client *cl)
 }
 
 static void client_respond(struct ctlsrv *c, struct client *cl, bool parsed,
-			   enum ctl_err err, const char *msg, const struct ctlsrv_out *body)
+			   enum ctl_err err, const char *msg, const struct strbuf *body)
 {
-	ctlsrv_out_init(&cl->out, CTLSRV_MAX_RESPONSE + 512);
+	strbuf_init(&cl->out, CTLSRV_MAX_RESPONSE + 512);
 	if (err == CTL_OK) {
-		ctlsrv_out_puts(&cl->out, "OK\n");
-		ctlsrv_out_write(&cl->out, body->buf ? body->buf : "", body->len);
+		strbuf_adds(&cl->out, "OK\n");
+		strbuf_add(&cl->out, body->buf ? body->buf : "", body->len);
 	} else {
 		c->st.errors++;
-		ctlsrv_out_printf(&cl->out, "ERR %s %s\n", ctlsrv_err_name(err), msg);
+		strbuf_addf(&cl->out, "ERR %s %s\n", ctlsrv_err_name(err), msg);
 		if (parsed) {
 			struct json_writer w;
 
@@ -262,8 +180,8 @@ static void client_respond(struct ctlsrv *c, struct client *cl, bool parsed,
 			json_obj_end(&w);
 			json_obj_end(&w);
 			if (json_ok(&w)) {
-				ctlsrv_out_write(&cl->out, json_text(&w), json_len(&w));
-				ctlsrv_out_puts(&cl->out, "\n");
+				strbuf_add(&cl->out, json_text(&w), json_len(&w));
+				strbuf_adds(&cl->out, "\n");
 			}
 			json_finish(&w);
 		}
@@ -301,7 +219,7 @@ static void client_request(struct ctlsrv *c, struct client *cl)
 	req.uid = cl->uid;
 	req.gid = cl->gid;
 	memset(&rep, 0, sizeof(rep));
-	ctlsrv_out_init(&rep.body, CTLSRV_MAX_RESPONSE);
+	strbuf_init(&rep.body, CTLSRV_MAX_RESPONSE);
 	c->ops.request(c->ops.ctx, &req, &rep);
 	if (rep.err == CTL_OK && rep.body.failed) {
 		rep.err = CTL_ERR_INTERNAL;
@@ -311,7 +229,7 @@ static void client_request(struct ctlsrv *c, struct client *cl)
 	if (rep.err != CTL_OK && !rep.msg[0])
 		rxb_strlcpy(rep.msg, "failed", sizeof(rep.msg));
 	client_respond(c, cl, true, rep.err, rep.msg, &rep.body);
-	ctlsrv_out_free(&rep.body);
+	strbuf_finish(&rep.body);
 }
 
 static void client_read(struct ctlsrv *c, struct client *cl)

@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/strbuf.h"
+
 #define CTLSRV_MAX_CLIENTS	64
 #define CTLSRV_MAX_REQUEST	512		/* bytes, newline included */
 #define CTLSRV_MAX_ARGS		8		/* words after the verb */
@@ -56,19 +58,6 @@ enum ctl_err {
 const char *ctlsrv_err_name(enum ctl_err e);
 
 /* A growable, bounded output buffer. Errors latch (failed). */
-struct ctlsrv_out {
-	char *buf;
-	size_t len, cap, max;
-	bool failed;
-};
-
-void ctlsrv_out_init(struct ctlsrv_out *o, size_t max);
-void ctlsrv_out_free(struct ctlsrv_out *o);
-void ctlsrv_out_write(struct ctlsrv_out *o, const void *p, size_t n);
-void ctlsrv_out_puts(struct ctlsrv_out *o, const char *s);
-void ctlsrv_out_printf(struct ctlsrv_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 struct ctl_request {
 	const char *verb;
 	int argc;
@@ -84,7 +73,7 @@ struct ctl_request {
 struct ctl_reply {
 	enum ctl_err err;	/* CTL_OK: body is the answer */
 	char msg[256];		/* for an error: one line, no newline */
-	struct ctlsrv_out body;
+	struct strbuf body;
 };
 
 struct ctlsrv_ops {

@@ -12,49 +12,18 @@
 void promtext_init(struct promtext *w, size_t max_bytes)
 {
 	memset(w, 0, sizeof(*w));
-	w->max_bytes = max_bytes;
+	strbuf_init(&w->out, max_bytes);
 }
 
 void promtext_finish(struct promtext *w)
 {
-	free(w->buf);
+	strbuf_finish(&w->out);
 	memset(w, 0, sizeof(*w));
-}
-
-static bool reserve(struct promtext *w, size_t more)
-{
-	size_t need, cap;
-	char *nbuf;
-
-	if (w->failed)
-		return false;
-	need = w->len + more + 1;
-	if (need > w->max_bytes + 1) {
-		w->failed = true;
-		return false;
-	}
-	if (need <= w->cap)
-		return true;
-	cap = w->cap ? w->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	nbuf = realloc(w->buf, cap);
-	if (!nbuf) {
-		w->failed = true;
-		return false;
-	}
-	w->buf = nbuf;
-	w->cap = cap;
-	return true;
 }
 
 static void put(struct promtext *w, const char *s, size_t n)
 {
-	if (!reserve(w, n))
-		return;
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
-	w->buf[w->len] = '\0';
+	strbuf_add(&w->out, s, n);
 }
 
 static void puts_(struct promtext *w, const char *s)
@@ -99,10 +68,10 @@ static const char *type_name(enum promtext_type t)
 void promtext_family(struct promtext *w, const char *name, enum promtext_type type,
 		     const char *help)
 {
-	if (w->failed)
+	if (w->out.failed)
 		return;
 	if (!name_ok(name, true) || strlen(name) + 8 >= sizeof(w->family)) {
-		w->failed = true;
+		strbuf_fail(&w->out);
 		return;
 	}
 	snprintf(w->family, sizeof(w->family), "%s", name);
@@ -122,10 +91,10 @@ void promtext_family(struct promtext *w, const char *name, enum promtext_type ty
 static void sample_head(struct promtext *w, const char *suffix,
 			const struct promtext_label *labels, int nlabels)
 {
-	if (w->failed)
+	if (w->out.failed)
 		return;
 	if (!w->family[0] || (suffix && *suffix && !name_ok(suffix, true))) {
-		w->failed = true;
+		strbuf_fail(&w->out);
 		return;
 	}
 	puts_(w, w->family);
@@ -133,7 +102,7 @@ static void sample_head(struct promtext *w, const char *suffix,
 		puts_(w, suffix);
 	for (int i = 0; i < nlabels; i++) {
 		if (!name_ok(labels[i].name, false) || !labels[i].value) {
-			w->failed = true;
+			strbuf_fail(&w->out);
 			return;
 		}
 		put(w, i ? "," : "{", 1);
@@ -220,10 +189,10 @@ void promtext_histogram(struct promtext *w, const struct promtext_label *labels,
 	uint64_t cum = 0;
 	char le[40];
 
-	if (w->failed)
+	if (w->out.failed)
 		return;
 	if (nlabels < 0 || nlabels > 8 || w->type != PROMTEXT_HISTOGRAM) {
-		w->failed = true;
+		strbuf_fail(&w->out);
 		return;
 	}
 	if (nlabels)
@@ -243,28 +212,21 @@ void promtext_histogram(struct promtext *w, const struct promtext_label *labels,
 
 bool promtext_ok(const struct promtext *w)
 {
-	return !w->failed;
+	return !w->out.failed;
 }
 
 const char *promtext_text(const struct promtext *w)
 {
-	return w->buf && !w->failed ? w->buf : "";
+	return strbuf_text(&w->out);
 }
 
 size_t promtext_len(const struct promtext *w)
 {
-	return w->failed ? 0 : w->len;
+	return strbuf_len(&w->out);
 }
 
 char *promtext_take(struct promtext *w, size_t *len)
 {
-	char *buf = w->failed ? NULL : w->buf;
-
-	*len = buf ? w->len : 0;
-	if (!buf)
-		free(w->buf);
-	w->buf = NULL;
-	w->len = w->cap = 0;
 	w->family[0] = '\0';
-	return buf;
+	return strbuf_take(&w->out, len);
 }

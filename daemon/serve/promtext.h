@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/strbuf.h"
+
 #define PROMTEXT_NAME_MAX	96	/* metric names, suffix included */
 #define PROMTEXT_HIST_MAX	24	/* finite bucket bounds */
 #define PROMTEXT_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
@@ -48,12 +50,9 @@ struct promtext_label {
 };
 
 struct promtext {
-	char *buf;
-	size_t len, cap;
-	size_t max_bytes;		/* the text never grows beyond this */
+	struct strbuf out;		/* capped at promtext_init()'s max_bytes */
 	char family[PROMTEXT_NAME_MAX];	/* "" outside a family */
 	enum promtext_type type;
-	bool failed;
 };
 
 struct promtext_hist {

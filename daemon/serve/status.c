@@ -339,8 +339,8 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 static void reply_json(struct json_writer *w, struct ctl_reply *rep)
 {
 	if (json_ok(w)) {
-		ctlsrv_out_write(&rep->body, json_text(w), json_len(w));
-		ctlsrv_out_puts(&rep->body, "\n");
+		strbuf_add(&rep->body, json_text(w), json_len(w));
+		strbuf_adds(&rep->body, "\n");
 	} else {
 		rep->err = CTL_ERR_INTERNAL;
 		rxb_strlcpy(rep->msg, "formatting JSON failed", sizeof(rep->msg));

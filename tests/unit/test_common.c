@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for common/: JSON writer, strict parsing and the small helpers. */
+/* Unit tests for common/: text buffer, JSON writer, strict parsing and the small helpers. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 
 #include "common/json.h"
 #include "common/parse.h"
+#include "common/strbuf.h"
 #include "common/util.h"
 
 static void test_json_nesting_and_escaping(void **state)
@@ -276,9 +277,87 @@ static void test_write_all(void **state)
 	free(buf);
 }
 
+/* Growth across the first allocation's size keeps every byte. */
+static void test_strbuf_grows(void **state)
+{
+	struct strbuf b;
+	size_t len;
+	char *text;
+
+	(void)state;
+	strbuf_init(&b, 0);
+	assert_string_equal(strbuf_text(&b), "");
+	for (int i = 0; i < 10000; i++)
+		strbuf_addf(&b, "%d,", i % 10);
+	assert_int_equal(strbuf_len(&b), 20000);
+	for (size_t i = 0; i < 20000; i += 2)
+		assert_int_equal(strbuf_text(&b)[i], '0' + (int)(i / 2 % 10));
+	text = strbuf_take(&b, &len);
+	assert_non_null(text);
+	assert_int_equal(len, 20000);
+	assert_int_equal(strlen(text), 20000);
+	free(text);
+	assert_int_equal(strbuf_len(&b), 0);
+	strbuf_finish(&b);
+}
+
+/* A formatted text longer than the stack buffer goes straight in. */
+static void test_strbuf_long_format(void **state)
+{
+	char want[1000];
+	struct strbuf b;
+
+	(void)state;
+	memset(want, 'x', sizeof(want) - 1);
+	want[sizeof(want) - 1] = '\0';
+	strbuf_init(&b, 0);
+	strbuf_adds(&b, "<");
+	strbuf_addf(&b, "%s>", want);
+	assert_int_equal(strbuf_len(&b), 1 + 999 + 1);
+	assert_memory_equal(strbuf_text(&b) + 1, want, 999);
+	assert_string_equal(strbuf_text(&b) + 1000, ">");
+	strbuf_finish(&b);
+}
+
+/* Exactly the cap fits; one byte more fails, sticks, and reads as empty. */
+static void test_strbuf_cap(void **state)
+{
+	struct strbuf b;
+	size_t len;
+
+	(void)state;
+	strbuf_init(&b, 10);
+	strbuf_adds(&b, "12345");
+	strbuf_addf(&b, "%d", 67890);
+	assert_false(b.failed);
+	assert_string_equal(strbuf_text(&b), "1234567890");
+	strbuf_adds(&b, "a");
+	assert_true(b.failed);
+	assert_int_equal(b.len, 10);
+	assert_string_equal(strbuf_text(&b), "");
+	assert_int_equal(strbuf_len(&b), 0);
+	strbuf_adds(&b, "");
+	assert_true(b.failed);
+	assert_null(strbuf_take(&b, &len));
+	assert_int_equal(len, 0);
+	/* take leaves it usable, with the same cap. */
+	strbuf_adds(&b, "0123456789x");
+	assert_true(b.failed);
+	strbuf_clear(&b);
+	assert_false(b.failed);
+	strbuf_adds(&b, "ok");
+	assert_string_equal(strbuf_text(&b), "ok");
+	strbuf_fail(&b);
+	assert_string_equal(strbuf_text(&b), "");
+	strbuf_finish(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf_grows),
+		cmocka_unit_test(test_strbuf_long_format),
+		cmocka_unit_test(test_strbuf_cap),
 		cmocka_unit_test(test_json_nesting_and_escaping),
 		cmocka_unit_test(test_json_double_round_trips),
 		cmocka_unit_test(test_json_unbalanced_fails),

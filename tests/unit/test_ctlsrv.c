@@ -64,13 +64,13 @@ static void h_request(void *ctx, const struct ctl_request *req, struct ctl_reply
 	h->last = *req;
 	rxb_strlcpy(h->last_verb, req->verb, sizeof(h->last_verb));
 	if (!strcmp(req->verb, "echo")) {
-		ctlsrv_out_printf(&rep->body, "echo");
+		strbuf_addf(&rep->body, "echo");
 		for (int i = 0; i < req->argc; i++)
-			ctlsrv_out_printf(&rep->body, " %s", req->argv[i]);
-		ctlsrv_out_puts(&rep->body, "\n");
+			strbuf_addf(&rep->body, " %s", req->argv[i]);
+		strbuf_adds(&rep->body, "\n");
 	} else if (!strcmp(req->verb, "big")) {
 		for (size_t i = 0; i < h->big; i++)
-			ctlsrv_out_write(&rep->body, i % 64 == 63 ? "\n" : "x", 1);
+			strbuf_add(&rep->body, i % 64 == 63 ? "\n" : "x", 1);
 	} else if (!strcmp(req->verb, "fail")) {
 		rep->err = CTL_ERR_FAILED;
 		rxb_strlcpy(rep->msg, "it failed", sizeof(rep->msg));
@@ -429,21 +429,21 @@ static void test_socket_file(void **state)
 
 static void test_ctl_out(void **state)
 {
-	struct ctlsrv_out o;
+	struct strbuf o;
 	char line[] = "status json text";
 	struct ctl_request r;
 	const char *why = NULL;
 
 	(void)state;
-	ctlsrv_out_init(&o, 10);
-	ctlsrv_out_puts(&o, "12345");
-	ctlsrv_out_printf(&o, "%d", 6789);
+	strbuf_init(&o, 10);
+	strbuf_adds(&o, "12345");
+	strbuf_addf(&o, "%d", 6789);
 	assert_false(o.failed);
 	assert_string_equal(o.buf, "123456789");
-	ctlsrv_out_puts(&o, "ab");		/* 11 > 10 */
+	strbuf_adds(&o, "ab");		/* 11 > 10 */
 	assert_true(o.failed);
 	assert_int_equal(o.len, 9);
-	ctlsrv_out_free(&o);
+	strbuf_finish(&o);
 	assert_int_equal(ctlsrv_parse_request(line, &r, &why), CTL_OK);
 	assert_string_equal(r.verb, "status");
 	assert_int_equal(r.argc, 2);

@@ -18,18 +18,8 @@ set -u
 . "$(dirname "$0")/measure.inc"
 measure_need measure_degraded 2 "" ip stress-ng
 
-ns_a=rxbt-meas-da$$ ns_b=rxbt-meas-db$$ port=$((30000 + ($$ + 13) % 30000))
-tmp=$(mktemp -d /tmp/rxbt-meas-deg.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	netpair_down $ns_a $ns_b
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-netpair_up $ns_a $ns_b va$$ vb$$ 10.254.0 || exit 1
+measure_pair meas-deg 10.254.0
+port=$((30000 + ($$ + 13) % 30000))
 
 cat > "$tmp/rx.py" <<'PY'
 import os, socket, sys, time

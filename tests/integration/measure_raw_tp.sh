@@ -22,18 +22,8 @@ for mode in tp_btf raw_tp; do
 		{ echo "measure_raw_tp: $mode probes cannot be loaded here" >&2; exit 77; }
 done
 
-ns_a=rxbt-meas-ra$$ ns_b=rxbt-meas-rb$$ port=$((30000 + ($$ + 7) % 30000))
-tmp=$(mktemp -d /var/tmp/rxbt-meas-raw.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	netpair_down $ns_a $ns_b
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-netpair_up $ns_a $ns_b va$$ vb$$ 10.253.0 || exit 1
+measure_pair meas-raw 10.253.0 /var/tmp
+port=$((30000 + ($$ + 7) % 30000))
 fio --name=prep --filename="$tmp/data" --size=256M --rw=write --bs=1M --direct=1 \
 	--output=/dev/null || { echo "measure_raw_tp: no scratch file" >&2; exit 77; }
 

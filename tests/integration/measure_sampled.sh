@@ -37,16 +37,8 @@ set -u
 . "$(dirname "$0")/measure.inc"
 measure_need measure_sampled 0 "sockq sched netrx" ip
 
-ns_a=rxbt-smp-a$$ ns_b=rxbt-smp-b$$ port=$((30000 + $$ % 30000))
-tmp=$(mktemp -d /tmp/rxbt-meas-smp.XXXXXX)
-cleanup() {
-	[ -s "$tmp/pids" ] && while read -r p; do kill "$p" 2>/dev/null; done < "$tmp/pids"
-	netpair_down $ns_a $ns_b
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-netpair_up $ns_a $ns_b va$$ vb$$ 10.253.0 || exit 1
+measure_pair meas-smp 10.253.0
+port=$((30000 + $$ % 30000))
 
 # Both workers wait for the schedule (first boundary, epoch length, first
 # and last epoch with traffic) and act in their window of each epoch.

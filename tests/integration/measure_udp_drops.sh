@@ -28,18 +28,8 @@ set -u
 . "$(dirname "$0")/measure.inc"
 measure_need measure_udp_drops 0 "sockq sched" ip
 
-ns_a=rxbt-meas-a$$ ns_b=rxbt-meas-b$$ port=$((30000 + $$ % 30000))
-tmp=$(mktemp -d /tmp/rxbt-meas-udp.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	netpair_down $ns_a $ns_b
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-netpair_up $ns_a $ns_b va$$ vb$$ 10.252.0 || exit 1
+measure_pair meas-udp 10.252.0
+port=$((30000 + $$ % 30000))
 
 cat > "$tmp/rx.py" <<'PY'
 import json, os, socket, sys, time

@@ -132,6 +132,40 @@ static void params(struct pause_params *p)
 	p->ncpus = 2;
 }
 
+/*
+ * The fixture of the schedule tests: a predictor that has learnt a
+ * receiver with two hogs on its CPU (two_hogs_learnt()).
+ */
+struct learnt {
+	struct sched_gen *g;
+	struct pause_params p;
+	struct pause ps;
+};
+
+static int learnt_setup(void **state)
+{
+	struct learnt *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	f->g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
+	params(&f->p);
+	pause_init(&f->ps, &f->p);
+	two_hogs_learnt(f->g, &f->ps);
+	*state = f;
+	return 0;
+}
+
+static int learnt_teardown(void **state)
+{
+	struct learnt *f = *state;
+
+	pause_finish(&f->ps);
+	gen_free(f->g);
+	free(f);
+	return 0;
+}
+
 /* ------------------------------------------------------------ slices -- */
 
 static void test_slice_formulas(void **state)
@@ -370,34 +404,28 @@ static void test_min_and_max_window(void **state)
 
 static void test_oneshot_vs_periodic(void **state)
 {
-	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
-	struct pause_params p;
-	struct pause ps;
+	struct learnt *f = *state;
+	struct sched_gen *g = f->g;
+	struct pause *ps = &f->ps;
 	struct rxbneck_pause out;
 
-	(void)state;
-	params(&p);
-	pause_init(&ps, &p);
-	two_hogs_learnt(g, &ps);
 	/* Period 12 ms within a 1 s epoch: periodic whatever the RTT. */
-	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 100, 1, 0, &out));
+	assert_true(pause_plan(ps, 9000, g->t, 1000 * MS, 100, 1, 0, &out));
 	assert_int_equal(out.period_us, 12000);
 	assert_int_equal(out.repeat_count, 167);
 	/* A 10 ms epoch: at most one window before the refresh. A sender
 	 * whose RTT/2 is below D gets a one-shot window ... */
-	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 1, 0, &out));
-	assert_int_equal(ps.state, PAUSE_ONESHOT);
+	assert_true(pause_plan(ps, 9000, g->t, 10 * MS, 2000, 1, 0, &out));
+	assert_int_equal(ps->state, PAUSE_ONESHOT);
 	assert_int_equal(out.period_us, 0);
 	assert_int_equal(out.repeat_count, 1);
 	assert_int_equal(out.start_in_us, 4000);
 	assert_int_equal(out.duration_us, 8000);
 	/* ... a far sender (RTT/2 = 10 ms > D) the periodic schedule. */
-	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 20000, 1, 0, &out));
-	assert_int_equal(ps.state, PAUSE_PERIODIC);
+	assert_true(pause_plan(ps, 9000, g->t, 10 * MS, 20000, 1, 0, &out));
+	assert_int_equal(ps->state, PAUSE_PERIODIC);
 	assert_int_equal(out.period_us, 12000);
 	assert_int_equal(out.repeat_count, 2);
-	pause_finish(&ps);
-	gen_free(g);
 }
 
 /*
@@ -408,71 +436,60 @@ static void test_oneshot_vs_periodic(void **state)
  */
 static void test_queue_absorbs(void **state)
 {
-	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
-	struct pause_params p;
-	struct pause ps;
+	struct learnt *f = *state;
+	struct sched_gen *g = f->g;
+	struct pause *ps = &f->ps;
 	struct rxbneck_pause out;
 
-	(void)state;
-	params(&p);
-	pause_init(&ps, &p);
-	two_hogs_learnt(g, &ps);
 	/* One-shot (10 ms epoch, near sender): window at +4 ms for 8 ms. */
-	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 1, 3 * MS, &out));
+	assert_true(pause_plan(ps, 9000, g->t, 10 * MS, 2000, 1, 3 * MS, &out));
 	assert_int_equal(out.flags, 0);
 	assert_int_equal(out.start_in_us, 4000 + 3000);
 	assert_int_equal(out.duration_us, 8000 - 3000);
-	assert_int_equal(ps.sched_start_ns, g->t + 4 * MS);
-	assert_int_equal(ps.sched_dur_ns, 8 * MS);
-	pause_note_sent(&ps, &out, 1);
+	assert_int_equal(ps->sched_start_ns, g->t + 4 * MS);
+	assert_int_equal(ps->sched_dur_ns, 8 * MS);
+	pause_note_sent(ps, &out, 1);
 	/* The queue holds the whole window: CANCEL the schedule, say why. */
-	assert_true(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 2, 8 * MS, &out));
+	assert_true(pause_plan(ps, 9000, g->t, 10 * MS, 2000, 2, 8 * MS, &out));
 	assert_int_equal(out.flags, RXBNECK_PAUSE_CANCEL);
-	assert_int_equal(ps.state, PAUSE_IDLE);
-	assert_non_null(strstr(ps.why, "absorbs"));
-	pause_note_sent(&ps, &out, 1);
+	assert_int_equal(ps->state, PAUSE_IDLE);
+	assert_non_null(strstr(ps->why, "absorbs"));
+	pause_note_sent(ps, &out, 1);
 	/* ... and nothing more while it does. */
-	assert_false(pause_plan(&ps, 9000, g->t, 10 * MS, 2000, 3, 20 * MS, &out));
-	pause_finish(&ps);
-	gen_free(g);
+	assert_false(pause_plan(ps, 9000, g->t, 10 * MS, 2000, 3, 20 * MS, &out));
 }
 
 static void test_cancel_when_hogs_leave(void **state)
 {
-	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
-	struct pause_params p;
-	struct pause ps;
+	struct learnt *f = *state;
+	struct sched_gen *g = f->g;
+	struct pause_params *p = &f->p;
+	struct pause *ps = &f->ps;
 	struct rxbneck_pause out;
 
-	(void)state;
-	params(&p);
-	pause_init(&ps, &p);
-	two_hogs_learnt(g, &ps);
-	assert_true(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 1, 0, &out));
-	pause_note_sent(&ps, &out, 1);
+	assert_true(pause_plan(ps, 9000, g->t, 1000 * MS, 0, 1, 0, &out));
+	pause_note_sent(ps, &out, 1);
 	/* No preemptions any more: one CANCEL, then silence. */
 	g->n = 0;
-	pause_epoch(&ps, gen_epoch(g, 2, 0, NAN, NAN), rx_tids, 1);
-	assert_true(pause_plan(&ps, 9000, g->t + 1000 * MS, 1000 * MS, 0, 2, 0, &out));
+	pause_epoch(ps, gen_epoch(g, 2, 0, NAN, NAN), rx_tids, 1);
+	assert_true(pause_plan(ps, 9000, g->t + 1000 * MS, 1000 * MS, 0, 2, 0, &out));
 	assert_int_equal(out.flags, RXBNECK_PAUSE_CANCEL);
-	pause_note_sent(&ps, &out, 1);
-	assert_int_equal(ps.cancels, 1);
-	assert_int_equal(ps.state, PAUSE_IDLE);
-	pause_epoch(&ps, gen_epoch(g, 3, 0, NAN, NAN), rx_tids, 1);
-	assert_false(pause_plan(&ps, 9000, g->t + 2000 * MS, 1000 * MS, 0, 3, 0, &out));
+	pause_note_sent(ps, &out, 1);
+	assert_int_equal(ps->cancels, 1);
+	assert_int_equal(ps->state, PAUSE_IDLE);
+	pause_epoch(ps, gen_epoch(g, 3, 0, NAN, NAN), rx_tids, 1);
+	assert_false(pause_plan(ps, 9000, g->t + 2000 * MS, 1000 * MS, 0, 3, 0, &out));
 
 	/* Disabled: nothing is announced even with windows. */
-	params(&p);
-	p.enabled = false;
-	pause_set_params(&ps, &p);
+	params(p);
+	p->enabled = false;
+	pause_set_params(ps, p);
 	g->n = 0;
 	for (int i = 0; i < 10; i++)
 		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
-	pause_epoch(&ps, gen_epoch(g, 4, 2, 4e6, 1.4e6), rx_tids, 1);
-	assert_false(pause_plan(&ps, 9000, g->t, 1000 * MS, 0, 4, 0, &out));
-	assert_int_equal(ps.state, PAUSE_DISABLED);
-	pause_finish(&ps);
-	gen_free(g);
+	pause_epoch(ps, gen_epoch(g, 4, 2, 4e6, 1.4e6), rx_tids, 1);
+	assert_false(pause_plan(ps, 9000, g->t, 1000 * MS, 0, 4, 0, &out));
+	assert_int_equal(ps->state, PAUSE_DISABLED);
 }
 
 /*
@@ -573,74 +590,68 @@ static void test_early_within_epoch(void **state)
  */
 static void test_rephase_within_epoch(void **state)
 {
-	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
-	struct pause_params p;
-	struct pause ps;
+	struct learnt *f = *state;
+	struct sched_gen *g = f->g;
+	struct pause *ps = &f->ps;
 	struct rxbneck_pause out;
 	uint64_t back, now;
 	size_t first;
 
-	(void)state;
-	params(&p);
-	pause_init(&ps, &p);
-	two_hogs_learnt(g, &ps);
-	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
+	assert_true(pause_plan(ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
 	assert_int_equal(out.start_in_us, 3000);
 	assert_int_equal(out.period_us, 12000);
-	pause_note_sent(&ps, &out, 1);
+	pause_note_sent(ps, &out, 1);
 	g->n = 0;
 
 	/* In phase, then 1 ms late: nothing to do. */
 	first = g->n;
 	gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
 	gen_cycle(g, RX_TID, 4 * MS, 9 * MS);
-	assert_false(pause_early(&ps, g->ev + first, g->n - first, PORT));
+	assert_false(pause_early(ps, g->ev + first, g->n - first, PORT));
 	/* Back to the schedule's phase (a 3-ms run), then one turn more. */
 	first = g->n;
 	gen_cycle(g, RX_TID, 3 * MS, 8 * MS);
-	assert_false(pause_early(&ps, g->ev + first, g->n - first, PORT));
+	assert_false(pause_early(ps, g->ev + first, g->n - first, PORT));
 	first = g->n;
 	gen_cycle(g, RX_TID, 4 * MS, 12 * MS);
 	back = g->t;
-	assert_true(pause_early(&ps, g->ev + first, g->n - first, PORT));
-	assert_int_equal(ps.rephase_err_ns, 4 * MS);
-	assert_int_equal(ps.ep_long, 4);
+	assert_true(pause_early(ps, g->ev + first, g->n - first, PORT));
+	assert_int_equal(ps->rephase_err_ns, 4 * MS);
+	assert_int_equal(ps->ep_long, 4);
 	now = back + 1 * MS;
-	assert_true(pause_plan(&ps, PORT, now, 250 * MS, 2000, 1, 0, &out));
+	assert_true(pause_plan(ps, PORT, now, 250 * MS, 2000, 1, 0, &out));
 	assert_false(out.flags & RXBNECK_PAUSE_CANCEL);
 	assert_int_equal(out.start_in_us, (back + 4 * MS - now) / US);
 	assert_int_equal(out.duration_us, 8000);
 	assert_int_equal(out.period_us, 12000);
-	pause_note_sent(&ps, &out, 1);
-	assert_int_equal(ps.rephased, 1);
-	assert_int_equal(ps.published, 2);
-	assert_int_equal(ps.published_early, 0);
+	pause_note_sent(ps, &out, 1);
+	assert_int_equal(ps->rephased, 1);
+	assert_int_equal(ps->published, 2);
+	assert_int_equal(ps->published_early, 0);
 
 	/* Early in the next epoch (one window so far), a turn less. */
 	for (int i = 0; i < 3; i++)
 		gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
-	pause_epoch(&ps, gen_epoch(g, 2, 2, 4e6, 1.4e6), rx_tids, 1);
-	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 2, 0, &out));
-	pause_note_sent(&ps, &out, 1);
-	assert_int_equal(ps.rephased, 1);
+	pause_epoch(ps, gen_epoch(g, 2, 2, 4e6, 1.4e6), rx_tids, 1);
+	assert_true(pause_plan(ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 2, 0, &out));
+	pause_note_sent(ps, &out, 1);
+	assert_int_equal(ps->rephased, 1);
 	g->n = 0;
 	first = g->n;
 	gen_cycle(g, RX_TID, 4 * MS, 4 * MS);
-	assert_true(pause_early(&ps, g->ev + first, g->n - first, PORT));
-	assert_int_equal(ps.rephase_err_ns, 4 * MS);
-	assert_int_equal(ps.ep_long, 1);
+	assert_true(pause_early(ps, g->ev + first, g->n - first, PORT));
+	assert_int_equal(ps->rephase_err_ns, 4 * MS);
+	assert_int_equal(ps->ep_long, 1);
 	now = g->t + 2 * MS;
-	assert_true(pause_plan(&ps, PORT, now, 250 * MS, 2000, 2, 0, &out));
+	assert_true(pause_plan(ps, PORT, now, 250 * MS, 2000, 2, 0, &out));
 	assert_false(out.flags & RXBNECK_PAUSE_CANCEL);
 	assert_int_equal(out.start_in_us, 2000);
-	pause_note_sent(&ps, &out, 1);
-	assert_int_equal(ps.rephased, 2);
+	pause_note_sent(ps, &out, 1);
+	assert_int_equal(ps->rephased, 2);
 	first = g->n;
 	gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
 	gen_cycle(g, RX_TID, 4 * MS, 8 * MS);
-	assert_false(pause_early(&ps, g->ev + first, g->n - first, PORT));
-	pause_finish(&ps);
-	gen_free(g);
+	assert_false(pause_early(ps, g->ev + first, g->n - first, PORT));
 }
 
 /*
@@ -650,47 +661,41 @@ static void test_rephase_within_epoch(void **state)
  */
 static void test_rephase_capped(void **state)
 {
-	struct sched_gen *g = gen_new(RXB_RX_PREEMPT_EEVDF, 1400 * US);
-	struct pause_params p;
-	struct pause ps;
+	struct learnt *f = *state;
+	struct sched_gen *g = f->g;
+	struct pause *ps = &f->ps;
 	struct rxbneck_pause out;
 	int planned = 0;
 
-	(void)state;
-	params(&p);
-	pause_init(&ps, &p);
-	two_hogs_learnt(g, &ps);
-	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
-	pause_note_sent(&ps, &out, 1);
+	assert_true(pause_plan(ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0, &out));
+	pause_note_sent(ps, &out, 1);
 	g->n = 0;
 	for (int i = 0; i < PAUSE_REPHASE_MAX + 4; i++) {
 		size_t first = g->n;
 
 		gen_cycle(g, RX_TID, 4 * MS, i % 2 ? 4 * MS : 12 * MS);
-		if (pause_early(&ps, g->ev + first, 1, PORT)) {
-			assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0,
+		if (pause_early(ps, g->ev + first, 1, PORT)) {
+			assert_true(pause_plan(ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 1, 0,
 					       &out));
 			assert_false(out.flags & RXBNECK_PAUSE_CANCEL);
-			pause_note_sent(&ps, &out, 1);
+			pause_note_sent(ps, &out, 1);
 			planned++;
 		}
 	}
 	assert_int_equal(planned, PAUSE_REPHASE_MAX);
-	assert_int_equal(ps.rephased, PAUSE_REPHASE_MAX);
+	assert_int_equal(ps->rephased, PAUSE_REPHASE_MAX);
 	/* Of the 4 returns after the cap, the 2 that took the receiver back
 	 * into the last plan's phase needed none. */
-	assert_int_equal(ps.rephase_capped, 2);
+	assert_int_equal(ps->rephase_capped, 2);
 
 	/* The epoch's plan, then a new epoch: re-plans allowed again. */
-	pause_epoch(&ps, gen_epoch(g, 2, 2, 4e6, 1.4e6), rx_tids, 1);
-	assert_true(pause_plan(&ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 2, 0, &out));
-	pause_note_sent(&ps, &out, 1);
-	assert_int_equal(ps.rephased, PAUSE_REPHASE_MAX);
+	pause_epoch(ps, gen_epoch(g, 2, 2, 4e6, 1.4e6), rx_tids, 1);
+	assert_true(pause_plan(ps, PORT, g->t + 1 * MS, 250 * MS, 2000, 2, 0, &out));
+	pause_note_sent(ps, &out, 1);
+	assert_int_equal(ps->rephased, PAUSE_REPHASE_MAX);
 	g->n = 0;
 	gen_cycle(g, RX_TID, 4 * MS, 12 * MS);
-	assert_true(pause_early(&ps, g->ev, 1, PORT));
-	pause_finish(&ps);
-	gen_free(g);
+	assert_true(pause_early(ps, g->ev, 1, PORT));
 }
 
 static void test_other_threads_ignored(void **state)
@@ -723,13 +728,13 @@ int main(void)
 		cmocka_unit_test(test_hog_runs_cut_short),
 		cmocka_unit_test(test_jitter_bounded),
 		cmocka_unit_test(test_min_and_max_window),
-		cmocka_unit_test(test_oneshot_vs_periodic),
-		cmocka_unit_test(test_cancel_when_hogs_leave),
-		cmocka_unit_test(test_queue_absorbs),
+		cmocka_unit_test_setup_teardown(test_oneshot_vs_periodic, learnt_setup, learnt_teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_when_hogs_leave, learnt_setup, learnt_teardown),
+		cmocka_unit_test_setup_teardown(test_queue_absorbs, learnt_setup, learnt_teardown),
 		cmocka_unit_test(test_other_threads_ignored),
 		cmocka_unit_test(test_early_within_epoch),
-		cmocka_unit_test(test_rephase_within_epoch),
-		cmocka_unit_test(test_rephase_capped),
+		cmocka_unit_test_setup_teardown(test_rephase_within_epoch, learnt_setup, learnt_teardown),
+		cmocka_unit_test_setup_teardown(test_rephase_capped, learnt_setup, learnt_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

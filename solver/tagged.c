@@ -88,6 +88,22 @@ static int model_alloc(struct tagged_model *m, size_t ctx_size)
 	return m->ctx ? 0 : -ENOMEM;
 }
 
+/*
+ * The last step of a build: the tagged customer's places, and the
+ * background's initial marking (the marking the net was built with).
+ */
+static int model_places(struct tagged_model *m, uint32_t tag_place,
+			uint32_t done_place)
+{
+	m->tag_place = tag_place;
+	m->done_place = done_place;
+	m->bg_initial = malloc(m->net.nplaces * sizeof(*m->bg_initial));
+	if (!m->bg_initial)
+		return -ENOMEM;
+	srn_initial_marking(&m->net, m->bg_initial);
+	return 0;
+}
+
 int tagged_seed_init(struct tagged_model *m, uint32_t cpu_bound,
 		     uint32_t io_bound, const struct tagged_rates *r)
 {
@@ -117,17 +133,10 @@ int tagged_seed_init(struct tagged_model *m, uint32_t cpu_bound,
 				 S_IODISK, S_IOCPU);
 	if (err >= 0)
 		err = add_completion(&m->net, seed_net_done, S_TAG, S_DONE);
-	if (err < 0)
-		goto fail;
-	m->tag_place = S_TAG;
-	m->done_place = S_DONE;
-	m->bg_initial = malloc(S_NPLACES * sizeof(*m->bg_initial));
-	if (!m->bg_initial) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	srn_initial_marking(&m->net, m->bg_initial);
-	return 0;
+	if (err >= 0)
+		err = model_places(m, S_TAG, S_DONE);
+	if (err >= 0)
+		return 0;
 fail:
 	tagged_model_finish(m);
 	return err;
@@ -249,17 +258,10 @@ int tagged_smp_init(struct tagged_model *m, const struct tagged_smp_params *sp)
 	if (err >= 0)
 		err = add_completion(&m->net, smp_net_done, 2 * P + 1,
 				     2 * P + 2);
-	if (err < 0)
-		goto fail;
-	m->tag_place = 2 * P + 1;
-	m->done_place = 2 * P + 2;
-	m->bg_initial = malloc(m->net.nplaces * sizeof(*m->bg_initial));
-	if (!m->bg_initial) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	srn_initial_marking(&m->net, m->bg_initial);
-	return 0;
+	if (err >= 0)
+		err = model_places(m, 2 * P + 1, 2 * P + 2);
+	if (err >= 0)
+		return 0;
 fail:
 	tagged_model_finish(m);
 	return err;

@@ -63,3 +63,22 @@ int rxb_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t size)
 	}
 	return snprintf(buf, size, "(family %d)", ss->ss_family);
 }
+
+size_t rxb_lower_bound_u32(const void *base, size_t n, size_t size, size_t key_off,
+			   uint32_t key)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t k;
+
+		memcpy(&k, p + mid * size + key_off, sizeof(k));
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

@@ -55,6 +55,14 @@ static inline double rxb_ratio(double num, double den)
  * Copy @src into @dst of @size bytes, always NUL-terminated.
  * Returns strlen(src); a result >= size means the copy was truncated.
  */
+/*
+ * The index of the first of the @n elements of @base (each @size bytes,
+ * sorted by the uint32_t at byte @key_off) whose key is >= @key; @n if
+ * none. For the snapshots sorted by thread id.
+ */
+size_t rxb_lower_bound_u32(const void *base, size_t n, size_t size, size_t key_off,
+			   uint32_t key);
+
 size_t rxb_strlcpy(char *dst, const char *src, size_t size);
 
 /*

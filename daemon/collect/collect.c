@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -622,17 +623,11 @@ static void housekeeping(struct collect *c)
 
 static const struct blkio_issuer *issuer(const struct blkio_snap *s, uint32_t tid)
 {
-	int lo = 0, hi = s->nissuers;
+	size_t n = (size_t)s->nissuers;
+	size_t i = rxb_lower_bound_u32(s->issuers, n, sizeof(s->issuers[0]),
+				       offsetof(__typeof__(s->issuers[0]), tid), tid);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (s->issuers[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nissuers && s->issuers[lo].tid == tid ? &s->issuers[lo].v : NULL;
+	return i < n && s->issuers[i].tid == tid ? &s->issuers[i].v : NULL;
 }
 
 /* What @tid's block requests did this epoch (collect_sched_reqs_fn). */

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,33 +57,17 @@ static uint64_t present_ns(const struct sched_snap_task *t, bool known_before,
 static const struct sched_snap_task *find_task(const struct sched_snap *s,
 					       uint32_t tid)
 {
-	size_t lo = 0, hi = s->ntasks;
+	size_t i = rxb_lower_bound_u32(s->tasks, s->ntasks, sizeof(s->tasks[0]),
+				       offsetof(struct sched_snap_task, tid), tid);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->tasks[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->ntasks && s->tasks[lo].tid == tid ? &s->tasks[lo] : NULL;
+	return i < s->ntasks && s->tasks[i].tid == tid ? &s->tasks[i] : NULL;
 }
 
 /* Index of the first row of @tid in @s (s->nrows if none). */
 static size_t first_row(const struct sched_snap *s, uint32_t tid)
 {
-	size_t lo = 0, hi = s->nrows;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->rows[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rxb_lower_bound_u32(s->rows, s->nrows, sizeof(s->rows[0]),
+				   offsetof(__typeof__(s->rows[0]), tid), tid);
 }
 
 /* Per-CPU running/runnable deltas of one task. */

@@ -352,6 +352,27 @@ static void test_strbuf_cap(void **state)
 	strbuf_finish(&b);
 }
 
+/* The binary search against a linear scan, keys at an offset, duplicates. */
+static void test_lower_bound_u32(void **state)
+{
+	struct row { uint64_t pad; uint32_t tid; uint16_t x; } rows[40];
+
+	(void)state;
+	for (size_t i = 0; i < 40; i++)
+		rows[i] = (struct row){ i, (uint32_t)(i / 3 * 2 + 5), 0 };
+	for (size_t n = 0; n <= 40; n++) {
+		for (uint32_t key = 0; key < 40; key++) {
+			size_t want = 0;
+
+			while (want < n && rows[want].tid < key)
+				want++;
+			assert_int_equal(rxb_lower_bound_u32(rows, n, sizeof(rows[0]),
+							     offsetof(struct row, tid), key),
+					 want);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bool_and_strlcpy),
 		cmocka_unit_test(test_sockaddr_str),
 		cmocka_unit_test(test_sub0),
+		cmocka_unit_test(test_lower_bound_u32),
 		cmocka_unit_test(test_wall_s),
 		cmocka_unit_test(test_write_all),
 	};

@@ -19,10 +19,7 @@ static const char help[] =
 "  -j, --json          answer as JSON: {\"ok\", \"config_file\", \"changed\",\n"
 "                      \"restart_needed\"} or, on failure, {\"error\": {\"code\",\n"
 "                      \"message\"}}.\n"
-"  -s, --socket PATH   the daemon's control socket; default\n"
-"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
-"  -t, --timeout S     give up after S seconds (default 10).\n"
-"  -h, --help          this text.\n"
+CTL_CLIENT_OPTIONS_HELP
 "\n"
 "Exit status: 0 reloaded, 1 the reload failed or the daemon could not be\n"
 "reached, 2 bad usage.\n";

@@ -17,10 +17,7 @@ static const char help[] =
 "Options:\n"
 "  -j, --json          the daemon's JSON document {\"senders\": [...]}\n"
 "                      (docs/CONTROL.md).\n"
-"  -s, --socket PATH   the daemon's control socket; default\n"
-"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
-"  -t, --timeout S     give up after S seconds (default 10).\n"
-"  -h, --help          this text.\n"
+CTL_CLIENT_OPTIONS_HELP
 "\n"
 "Exit status: 0 ok, 1 the daemon could not be reached or answered an\n"
 "error, 2 bad usage.\n";

@@ -39,10 +39,7 @@ static const char help[] =
 "                      docs/CONTROL.md); its \"measurement\" member is the\n"
 "                      last epoch's record with the keys of\n"
 "                      'rxbneckd --measure-only --json'.\n"
-"  -s, --socket PATH   the daemon's control socket; default\n"
-"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
-"  -t, --timeout S     give up after S seconds (default 10).\n"
-"  -h, --help          this text.\n"
+CTL_CLIENT_OPTIONS_HELP
 "\n"
 "Exit status: 0 ok, 1 the daemon could not be reached or answered an\n"
 "error (printed on stderr), 2 bad usage.\n";

@@ -14,10 +14,7 @@ static const char help[] =
 "\n"
 "Options:\n"
 "  -j, --json          the daemon's answer as JSON: {\"version\", \"ctl_protocol\"}.\n"
-"  -s, --socket PATH   the daemon's control socket; default\n"
-"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
-"  -t, --timeout S     give up after S seconds (default 10).\n"
-"  -h, --help          this text.\n"
+CTL_CLIENT_OPTIONS_HELP
 "\n"
 "Exit status: 0 ok, 1 the daemon could not be reached, 2 bad usage.\n";
 

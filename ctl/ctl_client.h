@@ -53,6 +53,13 @@ int ctl_client_show(const char *cmd, const struct ctl_client_answer *a, bool jso
 		    ctl_client_view_fn view, unsigned flags);
 
 /* A subcommand that only asks the daemon one verb. */
+/* The options every command that asks the daemon takes, for its --help. */
+#define CTL_CLIENT_OPTIONS_HELP \
+	"  -s, --socket PATH   the daemon's control socket; default\n" \
+	"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n" \
+	"  -t, --timeout S     give up after S seconds (default 10).\n" \
+	"  -h, --help          this text.\n"
+
 struct ctl_client_cmd {
 	const char *verb;
 	const char *help;		/* --help */

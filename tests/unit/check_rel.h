@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_rel(): a cmocka failure unless @got is within relative @tol of
- * @want (NaN fails), with both printed to 17 digits. Include after
+ * @want (within @tol absolute when @want is 0; NaN fails), with both
+ * printed to 17 digits. Include after
  * <cmocka.h>.
  */
 #ifndef RXB_TESTS_CHECK_REL_H
@@ -12,7 +13,7 @@
 
 static inline void check_rel(double got, double want, double tol, const char *what)
 {
-	double rel = fabs(got - want) / fabs(want);
+	double rel = want == 0.0 ? fabs(got) : fabs(got - want) / fabs(want);
 
 	if (!(rel <= tol)) {
 		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",

@@ -24,21 +24,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check_rel.h"
+
 #include "solver/ctmc.h"
 #include "solver/ctmc_band.h"
 #include "solver/ctmc_dist.h"
 #include "solver/tagged.h"
-
-static void check_rel(double got, double want, double tol, const char *what)
-{
-	double rel = want == 0.0 ? fabs(got) : fabs(got - want) / fabs(want);
-
-	if (!(rel <= tol)) {
-		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
-			what, got, want, rel, tol);
-		fail();
-	}
-}
 
 /* A uniform double in [0, 1) from a 64-bit LCG (rand() has 31 bits). */
 static double urand(uint64_t *s)

@@ -19,18 +19,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check_rel.h"
+
 #include "solver/ctmc.h"
-
-static void check_rel(double got, double want, double tol, const char *what)
-{
-	double rel = want == 0.0 ? fabs(got) : fabs(got - want) / fabs(want);
-
-	if (!(rel <= tol)) {
-		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
-			what, got, want, rel, tol);
-		fail();
-	}
-}
 
 /* Birth-death chain on 0..n-1 with birth b and death d (per state). */
 static void build_birth_death(struct ctmc *q, uint32_t n, double b, double d)

@@ -8,6 +8,17 @@
 #include "tests/unit/inputs_fixture.h"
 
 /*
+ * The epochs of the marginal-cost tests: packets and wake-ups, 1 to 1000
+ * packets per wake-up, and the receiver's true costs: on-CPU = a wake-ups
+ * + b packets (ns).
+ */
+static const uint64_t cost_epochs[][2] = {
+	{ 20000, 20000 / 6 }, { 60000, 600 }, { 40000, 1000 }, { 80000, 80 },
+	{ 30000, 3000 }, { 70000, 7 },
+};
+static const double cost_a_ns = 9500, cost_b_ns = 1500;
+
+/*
  * The receiver's cost per packet is the marginal one, b of
  * on-CPU = a wake-ups + b packets, once the epochs separate a from b;
  * the plain ratio (which charges each packet a / (packets per wake-up))
@@ -15,12 +26,7 @@
  */
 static void test_marginal_cost(void **state)
 {
-	/* packets, wake-ups per epoch: 1 to 1000 packets per wake-up */
-	static const uint64_t ep[][2] = {
-		{ 20000, 20000 / 6 }, { 60000, 600 }, { 40000, 1000 }, { 80000, 80 },
-		{ 30000, 3000 }, { 70000, 7 },
-	};
-	const double a = 9500, b = 1500;
+	const double a = cost_a_ns, b = cost_b_ns;
 	struct learn l;
 	struct learn_disk d;
 	struct inputs r;
@@ -31,14 +37,14 @@ static void test_marginal_cost(void **state)
 	(void)state;
 	learn_init(&l);
 	learn_disk_init(&d);
-	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
-		size_t j = i % RXB_ARRAY_SIZE(ep);
-		struct rxb_epoch *e = cost_epoch(i + 1, ep[j][0], ep[j][1], a, b);
+	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(cost_epochs); i++) {
+		size_t j = i % RXB_ARRAY_SIZE(cost_epochs);
+		struct rxb_epoch *e = cost_epoch(i + 1, cost_epochs[j][0], cost_epochs[j][1], a, b);
 
 		env = env_for(e);
 		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
 		num = num * k + (double)e->socks[0].receiver_oncpu_ns;
-		den = den * k + (double)ep[j][0];
+		den = den * k + (double)cost_epochs[j][0];
 		/* The fit qualifies once its decayed epoch count reaches the minimum. */
 		n = n * k + 1;
 		fitted |= n >= COST_FIT_MIN_EPOCHS;
@@ -86,11 +92,7 @@ static void test_marginal_cost(void **state)
  */
 static void test_marginal_cost_kept(void **state)
 {
-	static const uint64_t ep[][2] = {
-		{ 20000, 20000 / 6 }, { 60000, 600 }, { 40000, 1000 }, { 80000, 80 },
-		{ 30000, 3000 }, { 70000, 7 },
-	};
-	const double a = 9500, b = 1500;
+	const double a = cost_a_ns, b = cost_b_ns;
 	struct learn l;
 	struct learn_disk d;
 	struct inputs r;
@@ -101,9 +103,9 @@ static void test_marginal_cost_kept(void **state)
 	(void)state;
 	learn_init(&l);
 	learn_disk_init(&d);
-	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
-		size_t j = i % RXB_ARRAY_SIZE(ep);
-		struct rxb_epoch *e = cost_epoch(++seq, ep[j][0], ep[j][1], a, b);
+	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(cost_epochs); i++) {
+		size_t j = i % RXB_ARRAY_SIZE(cost_epochs);
+		struct rxb_epoch *e = cost_epoch(++seq, cost_epochs[j][0], cost_epochs[j][1], a, b);
 
 		env = env_for(e);
 		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);

@@ -52,7 +52,7 @@ enum {
 	OPT_CPU = 256, OPT_IO, OPT_MU_PIO, OPT_MU_DISK, OPT_MU_NET,
 	OPT_LOAD_INDEP, OPT_QUEUE, OPT_BATCH, OPT_RULE, OPT_PAYLOAD, OPT_FILE,
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
-	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
+	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
 };
@@ -77,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "min-rate-bps", required_argument, NULL, OPT_MIN },
 	{ "points", required_argument, NULL, OPT_POINTS },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "loss-model", required_argument, NULL, OPT_LOSS_MODEL },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
@@ -206,6 +207,12 @@ static void help(void)
 "                        then happens with probability min(1, n/M) when n\n"
 "                        packets are expected lost, not min(1, n). 1 (the\n"
 "                        default) = packets lost one by one; M >= 1.\n"
+"  --loss-model MODEL    the socket stage's loss: 'queue', the M/M[N]/1/K\n"
+"                        queue at the measured rate (the default); 'spread',\n"
+"                        a fluid queue of K packets drained at the capacity\n"
+"                        times a lognormal factor of relative sd\n"
+"                        --rate-rel-sd drawn once per transfer, T(B) and\n"
+"                        the loss expected over it (docs/fidelity.md).\n"
 "\n"
 "Output:\n"
 "  --json                print one JSON object instead of text: at least\n"
@@ -368,6 +375,14 @@ static int parse_xfer_opt(struct model_args *a, int id, const char *s)
 			a->x.rounds = BNECK_ROUNDS_SEED;
 		else
 			return usage_error("--rounds: expected 'burst' or 'seed': '%s'", s);
+		return 0;
+	case OPT_LOSS_MODEL:
+		if (!strcmp(s, "queue"))
+			a->x.loss_model = BNECK_LOSS_QUEUE;
+		else if (!strcmp(s, "spread"))
+			a->x.loss_model = BNECK_LOSS_SPREAD;
+		else
+			return usage_error("--loss-model: expected 'queue' or 'spread': '%s'", s);
 		return 0;
 	case OPT_PAYLOAD:
 		err = rxb_parse_si(s, 1.0, 1e9, &a->x.payload_bytes);

@@ -80,6 +80,7 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_double(w, "min_rate_bps", a->x.min_rate_bps);
 	json_uint(w, "points", a->x.points);
 	json_str(w, "rounds", bneck_rounds_name(a->x.rounds));
+	json_str(w, "loss_model", bneck_loss_name(a->x.loss_model));
 	json_double(w, "loss_episode_pkts", a->x.loss_episode_pkts > 1.0 ? a->x.loss_episode_pkts : 1.0);
 	json_obj_end(w);
 }
@@ -131,6 +132,7 @@ static void json_curve(struct json_writer *w, const struct bneck_result *r)
 		json_double(w, "loss", r->curve[i].loss);
 		json_double(w, "time_s", r->curve[i].time_s);
 		json_double(w, "n_resend", r->curve[i].n_resend);
+		json_double(w, "first_loss", r->curve[i].first_loss);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -251,6 +253,8 @@ static void print_inputs(const struct model_args *a)
 	       a->x.line_rate_bps / 1e6, a->x.points, bneck_rounds_name(a->x.rounds));
 	if (a->x.loss_episode_pkts > 1.0)
 		printf(", %g packets per loss episode", a->x.loss_episode_pkts);
+	if (a->x.loss_model != BNECK_LOSS_QUEUE)
+		printf("; %s loss model", bneck_loss_name(a->x.loss_model));
 	putchar('\n');
 }
 

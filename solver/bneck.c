@@ -8,6 +8,7 @@
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
 #include "solver/lnmath.h"
+#include "solver/spread.h"
 
 #define GOLDEN_ITERS	60
 #define REFINE_REL_WIDTH 1e-7
@@ -53,6 +54,17 @@ void bneck_ws_finish(struct bneck_ws *ws)
 	free(ws->curve);
 	free(ws->qwork);
 	memset(ws, 0, sizeof(*ws));
+}
+
+const char *bneck_loss_name(enum bneck_loss m)
+{
+	switch (m) {
+	case BNECK_LOSS_QUEUE:
+		return "queue";
+	case BNECK_LOSS_SPREAD:
+		return "spread";
+	}
+	return "?";
 }
 
 const char *bneck_rounds_name(enum bneck_rounds r)
@@ -121,7 +133,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2 ||
 	    !(x->loss_episode_pkts == 0.0 ||
 	      (x->loss_episode_pkts >= 1.0 && isfinite(x->loss_episode_pkts))) ||
-	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED))
+	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED) ||
+	    (x->loss_model != BNECK_LOSS_QUEUE && x->loss_model != BNECK_LOSS_SPREAD))
 		return -EINVAL;
 	return 0;
 }
@@ -253,6 +266,27 @@ static double stage_scale(const struct model *md, uint32_t i)
 	return exp(md->z * md->st[i].mu_rel_sd);
 }
 
+/* Is stage @i a fluid queue with a spread drain (BNECK_LOSS_SPREAD)? */
+static bool spread_stage(const struct model *md, uint32_t i)
+{
+	return md->x->loss_model == BNECK_LOSS_SPREAD && !md->st[i].load_independent;
+}
+
+/* A deterministic fluid queue loses what arrives beyond its drain. */
+static void fluid_loss(const struct bulkq_params *p, struct bulkq_result *r)
+{
+	double drain = p->service_per_s * p->batch_pkts;
+
+	memset(r, 0, sizeof(*r));
+	r->pass = 1.0;
+	r->ln_loss = -INFINITY;
+	if (p->arrival_per_s > drain) {
+		r->pass = drain / p->arrival_per_s;
+		r->ln_loss = log1p(-r->pass);
+		r->loss = -expm1(log(r->pass));
+	}
+}
+
 /* T(B) and the figures behind it, every service rate at its node md->z. */
 static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 {
@@ -283,9 +317,13 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 		bool vac_wins;
 		double vac;
 
-		err = bulkq_loss(&p, &r);
-		if (err)
-			return err;
+		if (spread_stage(md, i)) {
+			fluid_loss(&p, &r);
+		} else {
+			err = bulkq_loss(&p, &r);
+			if (err)
+				return err;
+		}
 		/*
 		 * A stage that loses more to its server's vacations than the
 		 * bulk queue says: both describe the same CPU sharing, so the
@@ -309,7 +347,11 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 			r.ln_loss = log(vac);
 			r.pass = 1.0 - vac;
 		}
-		if (burst_matters(md, vac_wins, r.loss)) {
+		if (spread_stage(md, i)) {
+			/* Above its drain a fluid queue ends every round full. */
+			br.absorb_pkts = vac_wins || !(r.loss > 0.0) ? 0.0 :
+					 md->st[i].queue_pkts;
+		} else if (burst_matters(md, vac_wins, r.loss)) {
 			err = bulkq_burst(&p, md->qwork, &br);
 			if (err)
 				return err;
@@ -348,6 +390,9 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 				 &ev->t);
 	if (err)
 		return err;
+	ev->pt.first_loss = md->x->rounds == BNECK_ROUNDS_BURST ?
+			    rbudp_round_lost(rs, md->nstages, md->file_pkts) / md->file_pkts :
+			    exp(ln_loss);
 	ev->pt.rate_bps = rate_bps;
 	ev->pt.ln_loss = ln_loss;
 	ev->pt.loss = exp(ln_loss);
@@ -358,7 +403,80 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 }
 
 /*
- * The objective at @rate_bps: with md->expect, T(B) expected over the
+ * The breakpoints of T over the spread factor's normal node at @rate_bps
+ * (spread_rule_build()): of the last spread stage with a spread, where
+ * its drain falls to the arrivals, where the first blast starts to lose
+ * (the drain below lambda (1 - K / n0)), where it loses one loss episode
+ * and where the depth cost sets in.
+ * Returns how many; 0 when no stage is spread.
+ */
+static uint32_t spread_breaks(const struct model *md, double rate_bps, double *brk)
+{
+	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
+	uint32_t n = 0;
+
+	for (uint32_t i = md->nstages; i-- > 0;) {
+		const struct rxb_stage_inputs *st = &md->st[i];
+		double sd = st->mu_rel_sd, a = 1.0 - st->queue_pkts / md->file_pkts;
+		double c = bneck_irq_share(lambda, st->irq_ns_per_pkt, IRQ_MIN_SHARE) *
+			   md->mu[i] * st->batch_pkts;
+
+		if (!spread_stage(md, i) || !(sd > 0.0))
+			continue;
+		brk[n++] = log(lambda / c) / sd;
+		if (a > 0.0)
+			brk[n++] = log(lambda * a / c) / sd;
+		/* ... and where it loses one episode: a round is then certain. */
+		a -= md->x->loss_episode_pkts / md->file_pkts;
+		if (a > 0.0 && md->x->loss_episode_pkts > 1.0)
+			brk[n++] = log(lambda * a / c) / sd;
+		if (md->keep_up_pkts_per_s[i] > 0.0)
+			brk[n++] = log(lambda / md->keep_up_pkts_per_s[i]) / sd;
+		break;
+	}
+	return n;
+}
+
+/*
+ * BNECK_LOSS_SPREAD: T(B), the loss, the first blast's loss and N_resend
+ * expected over the spread factor by spread_rule_build()'s rule; the
+ * stage figures at the median drain (z = 0).
+ */
+static int eval_spread(struct model *md, double rate_bps, struct eval *ev)
+{
+	double brk[SPREAD_MAX_BREAKS], t = 0.0, loss = 0.0, first = 0.0, nres = 0.0;
+	struct spread_rule rule;
+	struct eval node;
+	uint32_t nb;
+	int err;
+
+	md->z = 0.0;
+	err = eval_rate(md, rate_bps, ev);
+	nb = spread_breaks(md, rate_bps, brk);
+	if (err || nb == 0)
+		return err;
+	err = spread_rule_build(brk, nb, &rule);
+	for (uint32_t j = 0; j < rule.n && !err; j++) {
+		md->z = rule.z[j];
+		err = eval_rate(md, rate_bps, &node);
+		t += rule.w[j] * node.pt.time_s;
+		loss += rule.w[j] * node.pt.loss;
+		first += rule.w[j] * node.pt.first_loss;
+		nres += rule.w[j] * node.pt.n_resend;
+	}
+	md->z = 0.0;
+	if (err)
+		return err;
+	ev->pt.time_s = t;
+	ev->pt.loss = fmin(loss, 1.0);
+	ev->pt.ln_loss = log(ev->pt.loss);
+	ev->pt.first_loss = fmin(first, 1.0);
+	ev->pt.n_resend = nres;
+	return 0;
+}
+
+/*
+ * The objective at @rate_bps: with BNECK_LOSS_SPREAD eval_spread(); with md->expect, T(B) expected over the
  * stages' rate factors (struct rxb_stage_inputs.mu_rel_sd) by GH3_*,
  * everything in @ev but pt.time_s at the measured rates; else T(B).
  */
@@ -369,6 +487,8 @@ static int eval_objective(struct model *md, double rate_bps, struct eval *ev)
 	double t;
 	int err;
 
+	if (md->x->loss_model == BNECK_LOSS_SPREAD)
+		return eval_spread(md, rate_bps, ev);
 	md->z = 0.0;
 	err = eval_rate(md, rate_bps, ev);
 	if (err || !md->expect)
@@ -588,8 +708,8 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		if (err)
 			return err;
 		md.qwork = ws->qwork;
-		md.file_pkts = fmax(x->file_bytes / x->payload_bytes, 1.0);
 	}
+	md.file_pkts = fmax(x->file_bytes / x->payload_bytes, 1.0);
 	res->nstages = nstages;
 	for (uint32_t i = 0; i < nstages; i++) {
 		md.max_rel_sd = fmax(md.max_rel_sd, stages[i].mu_rel_sd);
@@ -638,7 +758,7 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	lo = kbest ? ws->curve[kbest - 1].rate_bps : x->min_rate_bps;
 	hi = kbest + 1 < x->points ? ws->curve[kbest + 1].rate_bps
 				   : x->line_rate_bps;
-	if (md.max_rel_sd > 0.0) {
+	if (md.max_rel_sd > 0.0 && x->loss_model == BNECK_LOSS_QUEUE) {
 		/*
 		 * An uncertain rate: the plain optimum only centres robust().
 		 * The expectation at the line rate, then the rate that

@@ -77,6 +77,26 @@ enum bneck_rounds {
 
 const char *bneck_rounds_name(enum bneck_rounds r);
 
+/*
+ * The loss model of the stages served by a task (not load-independent;
+ * docs/fidelity.md):
+ *   BNECK_LOSS_QUEUE   the M/M[N]/1/K queue at the measured rate;
+ *   BNECK_LOSS_SPREAD  a deterministic fluid queue of K packets drained at
+ *                      C e^(sd Z), Z standard normal drawn once per
+ *                      transfer, sd the stage's mu_rel_sd: loss
+ *                      (1 - C_Z / lambda)+, c = K; T(B), the loss and the
+ *                      first blast's loss expected over Z (spread.h's
+ *                      rule). The three-point rate-uncertainty search is
+ *                      then not used: the expectation is the objective on
+ *                      the grid itself.
+ */
+enum bneck_loss {
+	BNECK_LOSS_QUEUE = 0,
+	BNECK_LOSS_SPREAD = 1,
+};
+
+const char *bneck_loss_name(enum bneck_loss m);
+
 struct bneck_xfer {
 	double payload_bytes;	/* S_pkt: payload bytes per packet */
 	double file_bytes;	/* S_total */
@@ -101,6 +121,7 @@ struct bneck_xfer {
 	 * rbudp_params); 0 = packets are lost one by one.
 	 */
 	double loss_episode_pkts;
+	enum bneck_loss loss_model;	/* 0 = the bulk queue */
 };
 
 struct bneck_point {
@@ -109,6 +130,8 @@ struct bneck_point {
 	double ln_loss;		/* its logarithm (valid below 1e-308 too) */
 	double time_s;		/* T(B) */
 	double n_resend;	/* N_resend there (struct rbudp_time) */
+	double first_loss;	/* expected fraction of the first blast lost
+				 * (burst rounds: net of absorption; seed: loss) */
 };
 
 struct bneck_stage {

@@ -2,7 +2,8 @@
 """The stage-B loss models against the kept e2e runs, offline
 (docs/fidelity.md: the rule, and the verdict this prints).
 
-    fidelity.py [--build DIR] [--results DIR] [--json]
+    fidelity.py [--build DIR] [--results DIR] [--json | --check | --write]
+                [--drain daemon|measured]
 
 Measured: every undisturbed, completed fixed-rate transfer of the main
 sweeps of the kept runs line10g-s* (48 per rate and k at k = 1..3): mean
@@ -17,8 +18,15 @@ loss lies in [LOSS_LO, LOSS_HI] wherever the measured loss is at least
 LOSS_MIN, and T_model / T_measured lies within 1 +- T_TOL at every rate.
 Exit 0 whether or not a model passes (the verdict is printed), 1 when the
 runs or rxbneckctl cannot be read, 2 on usage.
+
+The table and verdict docs/fidelity.md quotes sit between the lines
+    <!-- table fidelity: tests/e2e/fidelity.py -->
+    <!-- end table -->
+--check exits 1, with a diff, when they are not what the kept runs give
+(the rule's run: --drain daemon); --write puts them there.
 """
 import argparse
+import difflib
 import json
 import os
 import subprocess
@@ -31,6 +39,9 @@ import analyze  # noqa: E402
 import doctables  # noqa: E402
 
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+DOC = os.path.join(SRC, "docs", "fidelity.md")
+BEGIN = "<!-- table fidelity: tests/e2e/fidelity.py -->"
+END = "<!-- end table -->"
 KS = (1, 2, 3)
 MODELS = ("queue", "spread")
 # The rule (docs/fidelity.md §2), fixed before the evaluation.
@@ -207,6 +218,37 @@ def table(rows, verdict):
     return "\n".join(out)
 
 
+def doc_block(text):
+    """(start, end) line indices of the block's body in the document."""
+    lines = text.split("\n")
+    try:
+        i = lines.index(BEGIN)
+        j = lines.index(END, i)
+    except ValueError:
+        raise Failure("%s: no %r ... %r block" % (DOC, BEGIN, END))
+    return lines, i + 1, j
+
+
+def check_or_write(doc, made, write):
+    try:
+        with open(doc) as f:
+            text = f.read()
+    except OSError as e:
+        raise Failure("%s: %s" % (doc, e.strerror))
+    lines, i, j = doc_block(text)
+    body = [""] + made.split("\n") + [""]
+    if write:
+        with open(doc, "w") as f:
+            f.write("\n".join(lines[:i] + body + lines[j:]))
+        return 0
+    if lines[i:j] == body:
+        return 0
+    sys.stderr.write("fidelity.py: %s: table fidelity is not what the kept runs give:\n" % doc)
+    sys.stderr.writelines(l + "\n" for l in difflib.unified_diff(
+        lines[i:j], body, "document", "kept runs", lineterm=""))
+    return 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(SRC, "build"),
@@ -214,10 +256,16 @@ def main():
     ap.add_argument("--results", default=os.path.join(HERE, "results"),
                     help="the kept runs (default tests/e2e/results)")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    ap.add_argument("--check", action="store_true",
+                    help="compare the table with docs/fidelity.md's; exit 1 when they differ")
+    ap.add_argument("--write", action="store_true", help="put the table into docs/fidelity.md")
+    ap.add_argument("--doc", default=DOC, help="the document (default docs/fidelity.md)")
     ap.add_argument("--drain", choices=("daemon", "measured"), default="daemon",
                     help="the capacity both models use: the daemon's (the rule's), or "
                     "each run's measured drain over its lossy first rounds (a diagnosis)")
     a = ap.parse_args()
+    if (a.check or a.write) and (a.json or a.drain != "daemon" or (a.check and a.write)):
+        ap.error("--check and --write take the rule's run alone (no --json, --drain daemon)")
     ctl = os.path.join(a.build, "rxbneckctl")
     try:
         if not os.access(ctl, os.X_OK):
@@ -230,6 +278,8 @@ def main():
         rates = sorted({rate for (_, rate) in meas})
         pred, inputs = predicted(ctl, runs, rates, a.drain)
         rows, verdict = judge(meas, pred)
+        if a.check or a.write:
+            return check_or_write(a.doc, table(rows, verdict), a.write)
     except (Failure, subprocess.TimeoutExpired, OSError) as e:
         print("fidelity.py: %s" % e, file=sys.stderr)
         return 1

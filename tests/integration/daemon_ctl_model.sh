@@ -137,6 +137,27 @@ assert any(c5["time_s"] < c1["time_s"] * (1 - 1e-6)
 PY
 bad --rate-rel-sd -0.1
 bad --rate-rel-sd 1.5
+bad --loss-model fluid
+# The spread-drain loss model (docs/fidelity.md): the first blast's loss at
+# every swept rate is the closed form E[(1 - K/n - C/lambda e^(sd Z))+]
+# computed here, C the capacity the JSON reports (#C = #I = 0: mu N).
+"$CTL" model --json --rounds burst --loss-model spread --rate-rel-sd 0.1 --cpu-bound 0 \
+	--queue-pkts 3641 --batch 296 --batch-rule partial --mu-net-per-s 803.6446 \
+	--payload 1472 --file-bytes 200000000 --line-rate-bps 10G --points 100 \
+	> "$T/spread.json" || die "model spread"
+python3 - "$T/spread.json" <<'PY' || die "model spread numbers"
+import json, math, sys
+j = json.load(open(sys.argv[1]))
+assert j["inputs"]["loss_model"] == "spread", j["inputs"]
+cap = j["capacity_bps"] / (8 * 1472)
+a, sd = 1 - 3641 / (200e6 / 1472), 0.1
+Phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+for c in j["curve"]:
+    r = cap / (c["rate_bps"] / (8 * 1472))
+    d = math.log(a / r) / sd
+    want = max(0.0, a * Phi(d) - r * math.exp(sd * sd / 2) * Phi(d - sd))
+    assert abs(c["first_loss"] - want) <= 1e-9 + 1e-6 * want, (c, want)
+PY
 # An uncertain rate (docs/model.md §3.3): the time reported is the expected
 # one, 2/3 T(mu) + 1/6 T(mu e^-sqrt3 sd) + 1/6 T(mu e^sqrt3 sd), against
 # three plain runs at the scaled rates, and no rate of the sweep expects

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# docs/fidelity.md's table is what tests/e2e/fidelity.py makes of the runs
+# kept in tests/e2e/results/ with this build's rxbneckctl, and the check
+# catches a change on either side:
+# 1. fidelity.py --check passes on the tree as it is;
+# 2. a copy of the document with one ratio changed fails, with a diff;
+# 3. a copy of the kept runs in which one fixed-rate transfer at k = 3,
+#    2.65 Gb/s lost 5 % more of its first round fails (the measured mean
+#    moves).
+# Exit 0 pass, 77 skip, 1 fail.
+set -u
+SRC=${RXB_SRC:-.}
+BUILD=${RXB_BUILD:-$SRC/build}
+FID=$SRC/tests/e2e/fidelity.py
+PY=/usr/bin/python3
+[ -x "$PY" ] || { echo "e2e_fidelity: SKIP, no /usr/bin/python3" >&2; exit 77; }
+[ -x "$BUILD/rxbneckctl" ] || { echo "e2e_fidelity: SKIP, no $BUILD/rxbneckctl" >&2; exit 77; }
+
+work=$(mktemp -d /tmp/rxbt-fidelity.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail=0
+bad() { echo "e2e_fidelity: FAIL: $*" >&2; fail=1; }
+
+# 1.
+"$PY" "$FID" --build "$BUILD" --check > "$work/out" 2> "$work/err" ||
+	bad "the tree's docs/fidelity.md and kept runs disagree: $(head -c 2000 "$work/err")"
+
+# 2. The k = 3, 2.65 Gb/s row: the spread model's loss ratio, bold, +0.01.
+"$PY" - "$SRC/docs/fidelity.md" "$work/fidelity.md" <<'PY' || bad "cannot make the changed document"
+import re, sys
+s = open(sys.argv[1]).read()
+def bump(m):
+    return m.group(1) + "%.2f" % (float(m.group(2)) + 0.01) + m.group(3)
+t, n = re.subn(r"(\n\| 3 \| 2\.65 \|.*\| [0-9.]+, \*\*)([0-9.]+)(\*\* \| [0-9.]+ \|\n)", bump, s, count=1)
+if n != 1:
+    sys.exit("no k = 3, 2.65 Gb/s row in the fidelity table")
+open(sys.argv[2], "w").write(t)
+PY
+"$PY" "$FID" --build "$BUILD" --check --doc "$work/fidelity.md" > "$work/out" 2> "$work/err"
+rc=$?
+[ "$rc" = 1 ] || bad "a changed document: exit $rc, expected 1"
+grep -q '^-| 3 | 2.65 ' "$work/err" || bad "a changed document: no diff of the row: $(head -c 500 "$work/err")"
+
+# 3. The kept runs, changed.
+cp -r "$SRC/tests/e2e/results" "$work/results" || { bad "cannot copy the kept runs"; exit 1; }
+"$PY" - "$work/results/line10g-s75/results.json" <<'PY' || bad "cannot change a kept run"
+import json, sys
+p = sys.argv[1]
+res = json.load(open(p))
+r = next(r for r in res["runs"] if r["k"] == 3 and r["mode"] == "fixed" and r["tag"] == "main"
+         and r["rate_req_bps"] == 2.65e9 and not r["disturbed"] and r["ok"])
+r["loss_first_round"] += 0.05
+json.dump(res, open(p, "w"))
+PY
+"$PY" "$FID" --build "$BUILD" --check --results "$work/results" > "$work/out" 2> "$work/err"
+rc=$?
+[ "$rc" = 1 ] || bad "a changed kept run: exit $rc, expected 1"
+
+[ "$fail" = 0 ] && echo "e2e_fidelity: ok"
+exit "$fail"

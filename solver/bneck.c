@@ -272,21 +272,6 @@ static bool spread_stage(const struct model *md, uint32_t i)
 	return md->x->loss_model == BNECK_LOSS_SPREAD && !md->st[i].load_independent;
 }
 
-/* A deterministic fluid queue loses what arrives beyond its drain. */
-static void fluid_loss(const struct bulkq_params *p, struct bulkq_result *r)
-{
-	double drain = p->service_per_s * p->batch_pkts;
-
-	memset(r, 0, sizeof(*r));
-	r->pass = 1.0;
-	r->ln_loss = -INFINITY;
-	if (p->arrival_per_s > drain) {
-		r->pass = drain / p->arrival_per_s;
-		r->ln_loss = log1p(-r->pass);
-		r->loss = -expm1(log(r->pass));
-	}
-}
-
 /* T(B) and the figures behind it, every service rate at its node md->z. */
 static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 {
@@ -318,7 +303,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 		double vac;
 
 		if (spread_stage(md, i)) {
-			fluid_loss(&p, &r);
+			spread_fluid_loss(lambda, p.service_per_s * p.batch_pkts, &r);
 		} else {
 			err = bulkq_loss(&p, &r);
 			if (err)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "solver/spread.h"
 
@@ -26,6 +27,19 @@ double spread_excess_mean(double a, double r, double sd)
 	d = log(a / r) / sd;
 	return fmax(0.0, a * spread_norm_cdf(d) -
 			 r * exp(0.5 * sd * sd) * spread_norm_cdf(d - sd));
+}
+
+void spread_fluid_loss(double arrival_per_s, double drain_pkts_per_s,
+		       struct bulkq_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->pass = 1.0;
+	r->ln_loss = -INFINITY;
+	if (arrival_per_s > drain_pkts_per_s) {
+		r->pass = drain_pkts_per_s / arrival_per_s;
+		r->ln_loss = log1p(-r->pass);
+		r->loss = -expm1(log(r->pass));
+	}
 }
 
 static double norm_pdf(double z)

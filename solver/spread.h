@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "solver/bulkq.h"
+
 #define SPREAD_Z_MAX		6.0
 #define SPREAD_MAX_BREAKS	4
 /* Panels at most this wide, plus one per breakpoint, 4 nodes each. */
@@ -44,6 +46,14 @@ double spread_norm_cdf(double x);
  * drained at C e^(sd Z) is this at a = 1 - K / n, r = C / lambda.
  */
 double spread_excess_mean(double a, double r, double sd);
+
+/*
+ * A deterministic fluid queue fed at @arrival_per_s and drained at
+ * @drain_pkts_per_s loses what arrives beyond the drain:
+ * (1 - drain / arrival)+, into @r (rel_err 0, no steps).
+ */
+void spread_fluid_loss(double arrival_per_s, double drain_pkts_per_s,
+		       struct bulkq_result *r);
 
 /*
  * The rule for E[f(Z)] with panels ending at @breaks (@nbreaks <=

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for what rxbneck-recv does with untrusted datagrams and
- * with the authenticated frames of protocol version 2: the datagram
+ * with the authenticated frames of protocol version 3: the datagram
  * classifier (tools/rbudp/dgram.h) over a transfer geometry the input
  * picks, the handshake decoders, and control-frame tags (auth.h).
  *
  * Properties checked besides "no crash, no sanitizer report":
  *  - a datagram classified OK names a packet inside the file, and its
  *    payload fits the packet's place in the file exactly;
- *  - a datagram the harness sealed with the session key is OK, and stays
- *    OK only while unchanged: any byte flipped makes it fail;
+ *  - a datagram the harness sealed is OK, and fails once one byte is
+ *    flipped in what its authenticator covers: with a pre-shared key
+ *    (UMAC-64) any byte (seq and round are in its nonce); without one
+ *    (the token) the token's;
  *  - a frame sealed by one side opens on the other once, not twice, and
  *    not with a byte flipped.
  *
- * Input layout: byte 0 selects the part. Datagrams (0): u32 file bytes,
+ * Input layout: byte 0 selects the part (mod 4). Datagrams (0: without a
+ * key, 3: with a pre-shared key): u32 file bytes,
  * u16 payload bytes, u8 receiver round, then records [u8 flags][u16 len]
  * [len bytes]; flag 1: seal the record with the key first, flag 2: then
  * flip one byte (position from the next input byte). Handshake (1): a
@@ -28,19 +31,23 @@
 #include "tools/rbudp/dgram.h"
 #include "tools/rbudp/wire.h"
 
-static struct rbudp_keys snd, rcv;
+static struct rbudp_keys snd, rcv;		/* without a key: the token */
+static struct rbudp_keys snd_psk, rcv_psk;	/* pre-shared key: UMAC-64 */
 static uint8_t frame_buf[RBUDP_FRAME_MAX + RBUDP_CTL_TAG_LEN];
 
 static void keys_init(void)
 {
 	static const uint8_t ikm[32] = { 1, 2, 3 }, ns[32] = { 4 }, nr[32] = { 5 };
 
-	rbudp_keys_derive(&snd, ikm, sizeof(ikm), ns, nr, true);
-	rbudp_keys_derive(&rcv, ikm, sizeof(ikm), ns, nr, false);
+	rbudp_keys_derive(&snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, true);
+	rbudp_keys_derive(&rcv, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, false);
+	rbudp_keys_derive(&snd_psk, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, true);
+	rbudp_keys_derive(&rcv_psk, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, false);
 }
 
-static void fuzz_dgrams(const uint8_t *p, size_t n)
+static void fuzz_dgrams(const uint8_t *p, size_t n, bool psk)
 {
+	struct rbudp_keys *tx = psk ? &snd_psk : &snd, *rx = psk ? &rcv_psk : &rcv;
 	struct rbudp_setup su = { 0 };
 	struct rbudp_bitmap have;
 	uint8_t d[2048 + RBUDP_DGRAM_HDR];
@@ -74,9 +81,9 @@ static void fuzz_dgrams(const uint8_t *p, size_t n)
 		p += len;
 		n -= len;
 		if ((flags & 1) && len >= RBUDP_DGRAM_HDR)
-			rbudp_dgram_seal(&snd, d, rbudp_get_u32(d), rbudp_get_u32(d + 4),
+			rbudp_dgram_seal(tx, d, rbudp_get_u32(d), rbudp_get_u32(d + 4),
 					 d + RBUDP_DGRAM_HDR, (uint32_t)(len - RBUDP_DGRAM_HDR));
-		v = rbudp_dgram_check(&rcv, &su, round, d, (uint32_t)len, flags & 4, &seq, &plen);
+		v = rbudp_dgram_check(rx, &su, round, d, (uint32_t)len, flags & 4, &seq, &plen);
 		if (v == RBUDP_DGRAM_OK) {
 			if (seq >= su.total_pkts || plen != len - RBUDP_DGRAM_HDR ||
 			    (uint64_t)seq * su.payload_bytes + plen > su.file_bytes)
@@ -85,10 +92,14 @@ static void fuzz_dgrams(const uint8_t *p, size_t n)
 		}
 		if ((flags & 3) == 3 && len > 0 && n > 0) {
 			size_t at = p[0] % len;
+			bool covered;
 
 			d[at] ^= (uint8_t)(1u << (p[0] & 7));
-			if (rbudp_dgram_check(&rcv, &su, round, d, (uint32_t)len, flags & 4, &seq,
-					      &plen) == RBUDP_DGRAM_OK)
+			/* The tag covers every byte; the token only itself (the
+			 * payload is the file digest's business). */
+			covered = psk || (at >= RBUDP_DGRAM_AUTH_OFF && at < RBUDP_DGRAM_HDR);
+			if (covered && rbudp_dgram_check(rx, &su, round, d, (uint32_t)len, flags & 4,
+							 &seq, &plen) == RBUDP_DGRAM_OK)
 				abort();	/* a changed datagram passed */
 		}
 	}
@@ -167,10 +178,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	switch (data[0] % 3) {
-	case 0: fuzz_dgrams(data + 1, size - 1); break;
+	switch (data[0] % 4) {
+	case 0: fuzz_dgrams(data + 1, size - 1, false); break;
 	case 1: fuzz_handshake(data + 1, size - 1); break;
-	default: fuzz_tags(data + 1, size - 1); break;
+	case 2: fuzz_tags(data + 1, size - 1); break;
+	default: fuzz_dgrams(data + 1, size - 1, true); break;
 	}
 	return 0;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Untrusted input: a misbehaving sender (garbage, bad frames, bad values,
-# forged tags, replayed frames, malformed, forged and foreign datagrams, a
-# wrong digest) never crashes rxbneck-recv, gets a clear ERROR, and leaves
-# no file behind; a misbehaving receiver (garbage, bad MISSING sets, a
-# forged tag, a version 1 receiver) makes rxbneck-send fail cleanly. The
+# older protocol versions, forged tags, replayed frames, malformed, forged
+# and foreign datagrams - a wrong session token, another session's
+# datagrams replayed - a wrong digest) never crashes rxbneck-recv, gets a
+# clear ERROR, and leaves no file behind; a misbehaving receiver (garbage,
+# bad MISSING sets, a forged tag, version 1 and 2 receivers) makes
+# rxbneck-send fail cleanly. The
 # peers are an independent Python implementation of the documented wire
-# format (tools/rbudp/rbudp2.py, docs/rbudp.md), which also checks the
+# format (tools/rbudp/rbudp_peer.py, docs/rbudp.md), which also checks the
 # MISSING encoding from outside.
 set -u
 . "${RXB_SRC:-.}/tools/rbudp/testlib.sh"
@@ -15,7 +17,7 @@ PORT=9400
 cat > "$RB_TMP/peer.py" <<'PY'
 import hashlib, os, socket, struct, sys, time
 sys.path.insert(0, os.environ["RB_PY"])
-from rbudp2 import *
+from rbudp_peer import *
 
 def case(name):
     print("  " + name)
@@ -42,6 +44,10 @@ def bad_sender(host, port, out):
     s.sendall(frame(HELLO, struct.pack(">IHHIIQQQQ", MAGIC, 1, 5000, 1456, total, len(data),
                                        0, 0, 0)))
     expect_error(s, ERR_VERSION, "version 1")
+    case("a protocol version 2 HELLO")
+    s = socket.create_connection((host, port), timeout=10)
+    s.sendall(frame(HELLO, hello_body(AUTH_CLEAR, os.urandom(32), version=2)))
+    expect_error(s, ERR_VERSION, "version 2")
     case("frame header announcing 4 GiB")
     s = socket.create_connection((host, port), timeout=10)
     s.sendall(struct.pack(">HHI", HELLO, 0, 0xffffffff))
@@ -65,6 +71,7 @@ def bad_sender(host, port, out):
     s.close()
     case("BLAST_DONE for the wrong round")
     p = Sender(host, port, data); p.setup(); p.done(2, p.total); expect_error(p.tcp, ERR_PROTOCOL)
+    other_session = p.pkt(14)		# a real datagram of a session now over
     case("BLAST_DONE with the wrong packet count")
     p = Sender(host, port, data); p.setup(); p.done(1, 5); expect_error(p.tcp, ERR_PROTOCOL)
     case("BLAST_DONE replayed (its tag's counter is spent)")
@@ -99,6 +106,10 @@ def bad_sender(host, port, out):
     forged.append(p.keys.dgram(12, 2, data[1456 * 12:1456 * 13]))	# a future round
     forged.append(Keys(os.urandom(32), os.urandom(32), os.urandom(32), True)
                   .dgram(13, 1, data[1456 * 13:1456 * 14]))	# another session's key
+    forged.append(other_session)			# replayed from an earlier session
+    good = bytearray(p.pkt(15))
+    good[DGRAM_HDR - 1] ^= 0x01
+    forged.append(bytes(good))				# the token one bit off
     for f in forged:
         p.udp.send(f)
     p.blast(range(p.total))
@@ -157,9 +168,16 @@ def bad_receiver(port, mode):
     t, b = read_frame(s)
     assert t == HELLO
     if mode == "v1":
-        # What a version 1 receiver answers to a version 2 first frame.
+        # What a version 1 receiver answers to a later version's first frame.
         s.sendall(frame(ERROR, struct.pack(">I", ERR_VERSION) +
                         b"bad SETUP: unsupported protocol version"))
+        time.sleep(1)
+        return
+    if mode == "v2":
+        assert struct.unpack(">H", b[4:6])[0] == VERSION
+        s.sendall(frame(ERROR, struct.pack(">I", ERR_VERSION) +
+                        b"sender speaks RBUDP protocol version 3, this receiver version 2: "
+                        b"use the same release on both ends"))
         time.sleep(1)
         return
     nr, secret = os.urandom(32), os.urandom(32)
@@ -201,8 +219,8 @@ export RB_PY="${RXB_SRC:-.}/tools/rbudp"
 
 echo "rxbneck-recv against a misbehaving sender"
 # Sessions that never carried an authenticated datagram do not count: the
-# receiver serves the 12 refused ones, the 3 Python transfers and the real one.
-NSESS=16
+# receiver serves the 13 refused ones, the 3 Python transfers and the real one.
+NSESS=17
 rbudp_bg rpid ip netns exec "$RB_NS_R" "$RB_BIN/rxbneck-recv" --port $PORT --json --quiet \
 	--timeout 5 --setup-timeout 1 --count 4 --output "$RB_TMP/out.bin" \
 	> "$RB_TMP/recv.json" 2> "$RB_TMP/recv.err"
@@ -220,25 +238,25 @@ python3 - "$RB_TMP/recv.json" $NSESS <<'PY' || fail "receiver summaries"
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(runs) == int(sys.argv[2]), len(runs)
-assert [r["counted"] for r in runs] == [False] * 12 + [True] * 4, [r["counted"] for r in runs]
-assert not any(r["ok"] for r in runs[:12])
-dg = runs[12]
+assert [r["counted"] for r in runs] == [False] * 13 + [True] * 4, [r["counted"] for r in runs]
+assert not any(r["ok"] for r in runs[:13])
+dg = runs[13]
 assert dg["ok"], dg["error"]
 bad = dg["dgrams_bad"]
 assert bad == {"short": 3, "seq": 4, "length": 8}, bad
-assert dg["rejected"] == 3, dg["rejected"]
+assert dg["rejected"] == 5, dg["rejected"]
 assert dg["pkts_duplicate"] == 3, dg["pkts_duplicate"]
-assert dg["dgrams_received"] == 3 + 4 + 8 + 3 + dg["total_pkts"] + 3, dg["dgrams_received"]
-assert not runs[13]["ok"] and "integrity" in runs[13]["error"], runs[13]["error"]
-assert runs[14]["ok"] and runs[14]["rounds"] == 2
-assert runs[15]["ok"] and runs[15]["digest_checked"]
+assert dg["dgrams_received"] == 3 + 4 + 8 + 5 + dg["total_pkts"] + 3, dg["dgrams_received"]
+assert not runs[14]["ok"] and "integrity" in runs[14]["error"], runs[14]["error"]
+assert runs[15]["ok"] and runs[15]["rounds"] == 2
+assert runs[16]["ok"] and runs[16]["digest_checked"]
 print("  %d sessions: %d refused before any data, 1 integrity failure; malformed datagrams "
-      "counted %s, forged ones rejected %d" % (len(runs), 12, bad, dg["rejected"]))
+      "counted %s, forged ones rejected %d" % (len(runs), 13, bad, dg["rejected"]))
 PY
 ls "$RB_TMP" | grep -q rbudp- && fail "temporary output file left behind"
 
 echo "rxbneck-send against a misbehaving receiver"
-for mode in garbage run-past-end forged-missing acked-again v1; do
+for mode in garbage run-past-end forged-missing acked-again v1 v2; do
 	rbudp_bg ppid ip netns exec "$RB_NS_R" python3 "$RB_TMP/peer.py" receiver $PORT $mode \
 		> "$RB_TMP/peer.out"
 	for _ in $(seq 50); do grep -q ready "$RB_TMP/peer.out" && break; sleep 0.1; done
@@ -251,7 +269,7 @@ for mode in garbage run-past-end forged-missing acked-again v1; do
 	case $mode in
 	forged-missing) grep -q "failed authentication" "$RB_TMP/send.err" ||
 		fail "$mode: no authentication failure reported";;
-	v1) grep -q "another RBUDP protocol version" "$RB_TMP/send.err" ||
+	v1|v2) grep -q "another RBUDP protocol version" "$RB_TMP/send.err" ||
 		fail "$mode: the version mismatch is not named";;
 	esac
 	wait "$ppid"

@@ -5,7 +5,11 @@
 # refused with a clear error; strangers without the key take nothing:
 # a keyless HELLO is refused at once, a silent one is dropped after
 # --setup-timeout while the real sender waits; none of them uses up
-# --count. A key file readable by others is refused.
+# --count. In a keyed session every datagram needs its UMAC-64 tag: one
+# with a changed payload, one with the session id where the tag belongs
+# (what the token of a keyless session would be) and one tagged in another
+# session are rejected and counted, and the file still arrives intact.
+# A key file readable by others is refused.
 set -u
 . "${RXB_SRC:-.}/tools/rbudp/testlib.sh"
 rbudp_setup keyf
@@ -25,7 +29,7 @@ send() {	# send NAME [ARGS]: a 5 MB synthetic transfer; exit status kept
 
 echo "receiver with --key-file"
 rbudp_bg rpid ip netns exec "$RB_NS_R" "$RB_BIN/rxbneck-recv" --port $PORT --quiet --json \
-	--output "$RB_TMP/out.bin" --key-file "$RB_TMP/key" --setup-timeout 2 --count 2 \
+	--output "$RB_TMP/out.bin" --key-file "$RB_TMP/key" --setup-timeout 2 --count 3 \
 	> "$RB_TMP/r.json" 2> "$RB_TMP/r.err"
 sleep 0.3
 send good --key-file "$RB_TMP/key" || fail "same key: $(cat "$RB_TMP/good.err")"
@@ -40,7 +44,7 @@ echo "  sender without a key: $(grep -o 'err: .*' "$RB_TMP/nokey.err")"
 ip netns exec "$RB_NS_S" python3 - "$RB_ADDR_R" $PORT <<'PY' &
 import os, socket, sys, time
 sys.path.insert(0, os.environ["RB_PY"])
-from rbudp2 import *
+from rbudp_peer import *
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
 s.sendall(frame(HELLO, hello_body(AUTH_PSK, os.urandom(32))))
 time.sleep(5)
@@ -49,15 +53,44 @@ spid=$!
 sleep 0.3
 send late --key-file "$RB_TMP/key" || fail "real sender behind a silent stranger: $(cat "$RB_TMP/late.err")"
 kill "$spid" 2>/dev/null
+echo "  forged datagrams in a keyed session"
+ip netns exec "$RB_NS_S" python3 - "$RB_ADDR_R" $PORT "$RB_TMP/key" "$RB_TMP/out.bin" <<'PY' ||
+import hashlib, os, struct, sys, time
+sys.path.insert(0, os.environ["RB_PY"])
+from rbudp_peer import *
+psk = open(sys.argv[3], "rb").read()
+psk = psk[:-1] if psk.endswith(b"\n") else psk	# as the tools read a key file
+data = os.urandom(40 * PAYLOAD + 7)
+p = Sender(sys.argv[1], int(sys.argv[2]), data, psk=psk)
+p.setup()
+other = Keys(psk, os.urandom(32), os.urandom(32), True, psk=True)
+bad = bytearray(p.pkt(4)); bad[-1] ^= 0x10			# payload changed
+forged = [bytes(bad),
+          struct.pack(">II", 5, 1) + p.keys.sid + data[5 * PAYLOAD:6 * PAYLOAD],	# a token
+          other.dgram(6, 1, data[6 * PAYLOAD:7 * PAYLOAD])]	# tagged in another session
+for f in forged:
+    p.udp.send(f)
+p.blast(range(p.total))
+time.sleep(0.05)
+p.done(1, p.total)
+t, b = p.read()
+assert t == COMPLETE, t
+t, b = p.read()
+assert t == VERIFIED and struct.unpack(">I", b[:4])[0] == 0, (t, b)
+assert open(sys.argv[4], "rb").read() == data, "output differs"
+PY
+	fail "keyed session with forged datagrams"
 wait "$rpid" || fail "receiver exit $?: $(cat "$RB_TMP/r.err")"
 python3 - "$RB_TMP/r.json" <<'PY' || fail "receiver summaries"
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
 counted = [r for r in runs if r["counted"]]
-assert len(counted) == 2 and all(r["ok"] and r["auth"] == "psk" for r in counted), runs
+assert len(counted) == 3 and all(r["ok"] and r["auth"] == "psk" for r in counted), runs
+assert [r["rejected"] for r in counted] == [0, 0, 3], [r["rejected"] for r in counted]
 others = [r for r in runs if not r["counted"]]
 assert len(others) == 3 and not any(r["ok"] for r in others), others
-print("  2 keyed transfers; refused: %s" % "; ".join(r["error"] for r in others))
+print("  3 keyed transfers (3 forged datagrams rejected in the last); refused: %s"
+      % "; ".join(r["error"] for r in others))
 PY
 
 echo "sender with --key-file, receiver without"

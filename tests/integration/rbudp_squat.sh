@@ -16,7 +16,7 @@ PORT=9700
 cat > "$RB_TMP/squat.py" <<'PY'
 import hashlib, os, sys, time
 sys.path.insert(0, os.environ["RB_PY"])
-from rbudp2 import *
+from rbudp_peer import *
 
 host, port, hold, scatter = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 GB = 10**9

@@ -2,10 +2,10 @@
 /*
  * Unit tests for tools/rbudp/auth: the primitives against their RFCs'
  * test vectors (UMAC-64: RFC 4418, HKDF-SHA256: RFC 5869, HMAC-SHA256:
- * RFC 4231), the session key schedule and both tags against a second
- * computation written out from docs/rbudp.md, and that every change to a
- * tagged datagram or frame (byte, sequence, round, session, counter,
- * direction) is rejected.
+ * RFC 4231), the session key schedule, the datagram token and both tags
+ * against a second computation written out from docs/rbudp.md, and that
+ * every change to a tagged datagram or frame (byte, sequence, round,
+ * session, counter, direction) and every wrong token is rejected.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -107,7 +107,7 @@ static void hmac256(const uint8_t *key, size_t klen, const uint8_t *a, size_t al
 /* RFC 5869 written out: PRK = HMAC(salt, IKM); T(i) = HMAC(PRK, T(i-1) | info | i). */
 static void hkdf_by_hand(uint8_t okm[128])
 {
-	static const char info[] = "rxbneck rbudp 2 session keys";
+	static const char info[] = "rxbneck rbudp 3 session keys";
 	uint8_t salt[64], prk[32], t[32 + sizeof(info)], block[32];
 	size_t tlen = 0;
 
@@ -140,8 +140,8 @@ static void test_key_schedule_second_computation(void **state)
 	assert_non_null(snd);
 	assert_non_null(rcv);
 	hkdf_by_hand(okm);
-	rbudp_keys_derive(snd, ikm, sizeof(ikm), nonce_s, nonce_r, true);
-	rbudp_keys_derive(rcv, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	rbudp_keys_derive(snd, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_keys_derive(rcv, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
 	/* Layout: dgram_key[16] sid[8] ctl_s2r[32] ctl_r2s[32] proof_key[32]. */
 	assert_memory_equal(snd->sid, okm + 16, 8);
 	assert_memory_equal(snd->ctl_tx, okm + 24, 32);
@@ -153,7 +153,7 @@ static void test_key_schedule_second_computation(void **state)
 	/* Datagram tag: UMAC-64(dgram_key, nonce = sid | round | seq, payload). */
 	for (int i = 0; i < 100; i++)
 		payload[i] = (uint8_t)(i * 7);
-	rbudp_dgram_tag(snd, 5, 2, payload, sizeof(payload), tag);
+	rbudp_dgram_auth(snd, 5, 2, payload, sizeof(payload), tag);
 	umac64_set_key(&u, okm);
 	memcpy(nonce, okm + 16, 8);
 	rbudp_put_u32(nonce + 8, 2);
@@ -163,6 +163,12 @@ static void test_key_schedule_second_computation(void **state)
 	umac64_digest(&u, 8, want);
 	assert_memory_equal(tag, want, 8);
 	assert_true(rbudp_dgram_verify(rcv, 5, 2, payload, sizeof(payload), tag));
+	/* Without a pre-shared key: the same keys, and the session id is the
+	 * token every datagram carries. */
+	rbudp_keys_derive(snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	assert_memory_equal(snd->ctl_tx, okm + 24, 32);
+	rbudp_dgram_auth(snd, 5, 2, payload, sizeof(payload), tag);
+	assert_memory_equal(tag, okm + 16, 8);
 	free(snd);
 	free(rcv);
 }
@@ -173,10 +179,10 @@ static void test_dgram_rejects_every_change(void **state)
 	uint8_t payload[64], tag[8], other_nonce[32] = { 9 };
 
 	(void)state;
-	rbudp_keys_derive(a, ikm, sizeof(ikm), nonce_s, nonce_r, false);
-	rbudp_keys_derive(b, ikm, sizeof(ikm), other_nonce, nonce_r, false);
+	rbudp_keys_derive(a, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	rbudp_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), other_nonce, nonce_r, false);
 	memset(payload, 0x33, sizeof(payload));
-	rbudp_dgram_tag(a, 77, 1, payload, sizeof(payload), tag);
+	rbudp_dgram_auth(a, 77, 1, payload, sizeof(payload), tag);
 	assert_true(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
 	for (size_t i = 0; i < sizeof(payload); i++) {	/* every byte, one bit */
 		payload[i] ^= 0x04;
@@ -197,6 +203,41 @@ static void test_dgram_rejects_every_change(void **state)
 	free(b);
 }
 
+/*
+ * Without a pre-shared key: the token is the session's, the same for every
+ * datagram of the session whatever it carries (the payload is the digest's
+ * business), and any other value - one bit off, another session's - fails.
+ */
+static void test_dgram_token(void **state)
+{
+	struct rbudp_keys *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	uint8_t payload[64], tok[8], other[8], other_nonce[32] = { 9 };
+
+	(void)state;
+	rbudp_keys_derive(a, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_keys_derive(b, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, other_nonce, false);
+	memset(payload, 0x33, sizeof(payload));
+	rbudp_dgram_auth(a, 77, 1, payload, sizeof(payload), tok);
+	assert_memory_equal(tok, a->sid, 8);
+	assert_true(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tok));
+	assert_true(rbudp_dgram_verify(a, 3, 9, payload, 1, tok));
+	for (int bit = 0; bit < 64; bit++) {		/* every token bit */
+		tok[bit / 8] ^= (uint8_t)(1 << (bit % 8));
+		assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tok));
+		tok[bit / 8] ^= (uint8_t)(1 << (bit % 8));
+	}
+	/* A datagram of another session (one nonce differs) carries its token. */
+	rbudp_dgram_auth(b, 77, 1, payload, sizeof(payload), other);
+	assert_memory_not_equal(other, tok, 8);
+	assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), other));
+	assert_false(rbudp_dgram_verify(b, 77, 1, payload, sizeof(payload), tok));
+	/* Nor does a session's token pass where the tag is required. */
+	rbudp_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	assert_false(rbudp_dgram_verify(b, 77, 1, payload, sizeof(payload), tok));
+	free(a);
+	free(b);
+}
+
 static void test_ctl_tags(void **state)
 {
 	struct rbudp_keys *snd = malloc(sizeof(*snd)), *rcv = malloc(sizeof(*rcv));
@@ -206,8 +247,8 @@ static void test_ctl_tags(void **state)
 	size_t n;
 
 	(void)state;
-	rbudp_keys_derive(snd, ikm, sizeof(ikm), nonce_s, nonce_r, true);
-	rbudp_keys_derive(rcv, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	rbudp_keys_derive(snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_keys_derive(rcv, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, false);
 	n = rbudp_ctl_seal(snd, f, rbudp_blast_done_encode(f, &d));
 	assert_int_equal(n, sizeof(f));
 	assert_int_equal(rbudp_get_u32(f + 4), RBUDP_BLAST_DONE_LEN + RBUDP_CTL_TAG_LEN);
@@ -244,12 +285,12 @@ static void test_proof_needs_the_same_key(void **state)
 	const uint8_t hello[48] = { 1 }, chal[72] = { 2 };
 
 	(void)state;
-	rbudp_keys_derive(a, ikm, sizeof(ikm), nonce_s, nonce_r, true);
-	rbudp_keys_derive(b, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	rbudp_keys_derive(a, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
 	rbudp_auth_proof(a, hello, sizeof(hello), chal, sizeof(chal), pa);
 	rbudp_auth_proof(b, hello, sizeof(hello), chal, sizeof(chal), pb);
 	assert_true(rbudp_auth_equal(pa, pb, 32));
-	rbudp_keys_derive(b, other, sizeof(other), nonce_s, nonce_r, false);
+	rbudp_keys_derive(b, RBUDP_AUTH_PSK, other, sizeof(other), nonce_s, nonce_r, false);
 	rbudp_auth_proof(b, hello, sizeof(hello), chal, sizeof(chal), pb);
 	assert_false(rbudp_auth_equal(pa, pb, 32));
 	free(a);
@@ -296,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_hkdf_hmac_rfc_vectors),
 		cmocka_unit_test(test_key_schedule_second_computation),
 		cmocka_unit_test(test_dgram_rejects_every_change),
+		cmocka_unit_test(test_dgram_token),
 		cmocka_unit_test(test_ctl_tags),
 		cmocka_unit_test(test_proof_needs_the_same_key),
 		cmocka_unit_test(test_psk_files),

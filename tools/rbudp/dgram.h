@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The RBUDP data datagram (protocol version 2): a 16-byte header
+ * The RBUDP data datagram (protocol version 3): a 16-byte header
  *
- *	seq (u32) | round (u32) | tag (UMAC-64, auth.h)
+ *	seq (u32) | round (u32) | authenticator (8 bytes, auth.h)
  *
- * then the packet's file bytes. The sender seals each header; the receiver
- * classifies what it reads: cheap shape checks first (so junk costs no MAC
- * computation), then the tag, which a datagram of a round that has not
- * started cannot carry either.
+ * then the packet's file bytes. The authenticator is the session's token
+ * without a pre-shared key and a UMAC-64 tag with one. The sender seals
+ * each header; the receiver classifies what it reads: cheap shape checks
+ * first (so junk costs no MAC computation), then the authenticator, which
+ * a datagram of a round that has not started cannot carry either.
  */
 #ifndef RBUDP_DGRAM_H
 #define RBUDP_DGRAM_H
@@ -23,10 +24,10 @@ enum rbudp_dgram_verdict {
 	RBUDP_DGRAM_SHORT,	/* no room for the header */
 	RBUDP_DGRAM_SEQ,	/* sequence number past the end */
 	RBUDP_DGRAM_LENGTH,	/* not header + that packet's length (or truncated) */
-	RBUDP_DGRAM_FORGED,	/* the tag does not verify, or a future round */
+	RBUDP_DGRAM_FORGED,	/* wrong token or tag, or a future round */
 };
 
-/* Write seq, round and the tag of @payload into @hdr. */
+/* Write seq, round and the authenticator for @payload into @hdr. */
 void rbudp_dgram_seal(struct rbudp_keys *k, uint8_t hdr[RBUDP_DGRAM_HDR], uint32_t seq,
 		      uint32_t round, const uint8_t *payload, uint32_t len);
 

@@ -7,8 +7,10 @@
  * assembled before putting it in place, and anyone can check a stored copy
  * later (rxbneck-recv --verify, or sha256sum).
  *
- * Datagrams are authenticated one by one (auth.h), which also makes a
- * per-datagram checksum redundant: the tag fails on any corrupted byte.
+ * Datagrams are checked one by one (auth.h) for the session's token or,
+ * with a pre-shared key, a MAC tag that also fails on any corrupted byte.
+ * There is no per-datagram checksum beyond UDP's: data that arrives
+ * changed is caught here, at the end (by the tag at once with a key).
  */
 #ifndef RBUDP_INTEG_H
 #define RBUDP_INTEG_H

@@ -227,7 +227,8 @@ static void take_dgram(struct rbudp_recv_session *s, const uint8_t *d, uint32_t 
 		bad_dgram(s, &r->bad_len, &s->warned_len, "the wrong length", seq, len);
 		return;
 	case RBUDP_DGRAM_FORGED:
-		bad_dgram(s, &r->rejected, &s->warned_forged, "a wrong authentication tag",
+		bad_dgram(s, &r->rejected, &s->warned_forged,
+			  s->keys.dgram_mac ? "a wrong authentication tag" : "a wrong session token",
 			  seq, len);
 		return;
 	}
@@ -415,8 +416,8 @@ static int rx_control(struct rbudp_recv_session *s, uint64_t now)
 
 /*
  * Check the digest and store the file (--output), queue VERIFIED. With
- * --discard nothing is kept to hash: every datagram was authenticated, and
- * VERIFIED says exactly that (status NOT_KEPT).
+ * --discard nothing is kept to hash: only the per-datagram checks applied,
+ * and VERIFIED says exactly that (status NOT_KEPT).
  */
 static int verify(struct rbudp_recv_session *s, uint64_t now)
 {

@@ -72,7 +72,7 @@ struct rbudp_recv_result {
 	uint64_t pkts_received;		/* distinct packets */
 	uint64_t pkts_duplicate;
 	uint64_t bad_short, bad_seq, bad_len;
-	uint64_t rejected;		/* well-formed datagrams whose tag is wrong */
+	uint64_t rejected;		/* well-formed datagrams with a wrong token or tag */
 	bool psk;			/* keyed by the pre-shared key */
 	bool counted;			/* a real session: authenticated handshake
 					 * (--key-file) or an authenticated datagram */

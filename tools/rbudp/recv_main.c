@@ -37,11 +37,15 @@ static void help(void)
 "renames the file into place. This thread is the receiver rxbneckd watches\n"
 "(by its UDP port).\n"
 "\n"
-"Every datagram must carry the tag (UMAC-64) of the session's keys; others\n"
-"are dropped and counted as rejected. The file digest is SHA-256. Without\n"
-"--key-file the session secret crosses the TCP connection in the clear: that\n"
-"stops off-path spoofers only (docs/rbudp.md, section 4). Nothing is\n"
-"encrypted.\n"
+"Datagrams nobody in the session sent are dropped and counted as rejected;\n"
+"the file digest is SHA-256. Without --key-file every datagram must carry\n"
+"the session's random token: the session secret crosses the TCP connection\n"
+"in the clear, so this stops off-path spoofers only, and changes made on the\n"
+"way are caught by the digest at the end (not with --discard). With\n"
+"--key-file every datagram must carry a tag (UMAC-64) and every control frame\n"
+"one (HMAC-SHA256) under keys derived from the pre-shared key: on-path\n"
+"attackers cannot forge either. Nothing is encrypted (docs/rbudp.md,\n"
+"section 4).\n"
 "\n"
 "Where to listen\n"
 "  --port PORT           TCP (control) and UDP (data) port\n"
@@ -53,8 +57,8 @@ static void help(void)
 "                        proven by --key-file), its SHA-256 checked,\n"
 "                        written to PATH.rbudp-XXXXXX and renamed to PATH; a failed\n"
 "                        transfer leaves nothing behind. An existing PATH is replaced\n"
-"  --discard             keep nothing (no file to hash: every datagram is still\n"
-"                        authenticated)\n"
+"  --discard             keep nothing (no file to hash: only each datagram's\n"
+"                        token or tag is checked)\n"
 "  --max-mem BYTES       refuse files larger than this with --output (default:\n"
 "                        3/4 of physical memory)\n"
 "\n"
@@ -425,7 +429,9 @@ static void text_summary(const struct rbudp_recv_result *r)
 	       r->n_rounds, r->n_rounds == 1 ? "" : "s", (unsigned long long)r->pkts_duplicate,
 	       (unsigned long long)(r->bad_short + r->bad_seq + r->bad_len),
 	       (unsigned long long)r->rejected,
-	       r->digest_checked ? "sha256 verified " : "every datagram authenticated",
+	       r->digest_checked ? "sha256 verified " :
+	       r->psk ? "no digest (nothing kept), every datagram's tag checked" :
+	       "no digest (nothing kept), every datagram's token checked",
 	       r->digest_checked ? digest : "");
 	for (uint32_t i = 0; i < r->n_rounds; i++)
 		printf("  round %u: expected %u, received %u, lost %u\n", r->rounds[i].round,

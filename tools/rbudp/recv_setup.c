@@ -64,8 +64,8 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 	err = rbudp_hello_decode(body, len, &h, &version, &why);
 	if (err == -EPROTONOSUPPORT)
 		return rbudp_recv_fail(s, RBUDP_ERR_VERSION, "sender speaks RBUDP protocol version %u, this "
-				       "receiver version %d (authenticated datagrams): use the same release "
-				       "on both ends", version, RBUDP_VERSION);
+				       "receiver version %d: use the same release on both ends",
+				       version, RBUDP_VERSION);
 	if (err)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "bad HELLO: %s", why);
 	if (h.auth != c.auth)
@@ -79,9 +79,11 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 	if (err)
 		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "getrandom: %s", strerror(-err));
 	if (s->o->psk)
-		rbudp_keys_derive(&s->keys, s->o->psk, s->o->psk_len, h.nonce, c.nonce, false);
+		rbudp_keys_derive(&s->keys, RBUDP_AUTH_PSK, s->o->psk, s->o->psk_len, h.nonce,
+				  c.nonce, false);
 	else
-		rbudp_keys_derive(&s->keys, c.secret, sizeof(c.secret), h.nonce, c.nonce, false);
+		rbudp_keys_derive(&s->keys, RBUDP_AUTH_CLEAR, c.secret, sizeof(c.secret), h.nonce,
+				  c.nonce, false);
 	rbudp_challenge_encode(buf, &c);
 	if (s->o->psk)
 		rbudp_auth_proof(&s->keys, hello, sizeof(hello), buf + RBUDP_FRAME_HDR,

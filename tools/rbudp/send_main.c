@@ -38,11 +38,15 @@ static void help(void)
 "connection which packets the receiver is missing, blast those again, until\n"
 "the receiver has them all and has checked the file's digest.\n"
 "\n"
-"Every datagram carries a tag (UMAC-64) under keys agreed for the session,\n"
-"so the receiver drops datagrams nobody in the session sent; the file's\n"
-"digest is SHA-256 (what sha256sum prints). Without --key-file the session\n"
-"secret crosses the TCP connection in the clear: that stops off-path\n"
-"spoofers only (docs/rbudp.md, section 4). Nothing is encrypted.\n"
+"The receiver drops datagrams nobody in the session sent, and checks the\n"
+"file's SHA-256 (what sha256sum prints) before it keeps it. Without\n"
+"--key-file every datagram carries the session's random token: the session\n"
+"secret crosses the TCP connection in the clear, so this stops off-path\n"
+"spoofers only, and changes made on the way are caught by the digest at the\n"
+"end. With --key-file every datagram carries a tag (UMAC-64) and every\n"
+"control frame one (HMAC-SHA256) under keys derived from the pre-shared\n"
+"key: on-path attackers cannot forge either. Nothing is encrypted\n"
+"(docs/rbudp.md, section 4).\n"
 "\n"
 "Where to send\n"
 "  --to HOST             receiver host name or address\n"
@@ -82,8 +86,8 @@ static void help(void)
 "                        real path, PROTOCOL.md §6.2); 0 otherwise, because the\n"
 "                        emulated delay does not delay datagrams or PAUSE frames\n"
 "  --payload BYTES       file bytes per datagram (default 1456: with the 16-byte\n"
-"                        header (sequence, round, tag), a 1472-byte UDP payload\n"
-"                        fills a 1500-byte MTU over IPv4). 16..65491\n"
+"                        header (sequence, round, token or tag), a 1472-byte UDP\n"
+"                        payload fills a 1500-byte MTU over IPv4). 16..65491\n"
 "  --batch N             datagrams handed to the kernel per sendmmsg() call, at\n"
 "                        most (default 64)\n"
 "  --burst N             most datagrams sent back to back to catch up after the\n"
@@ -483,7 +487,8 @@ static void text_summary(const struct rbudp_source *src, const struct rbudp_send
 	       r->n_rounds, r->n_rounds == 1 ? "" : "s", (unsigned long long)r->pkts_sent,
 	       (unsigned long long)(r->pkts_sent - src->total_pkts),
 	       r->digest_checked ? "SHA-256 verified by the receiver" :
-	       "every datagram authenticated (receiver keeps no file)");
+	       r->psk ? "receiver keeps no file: every datagram's tag checked, no digest" :
+	       "receiver keeps no file: every datagram's token checked, no digest");
 	printf("  sha256 %s%s\n", digest, r->psk ? ", pre-shared key" : "");
 	for (uint32_t i = 0; i < r->n_rounds; i++) {
 		const struct rbudp_send_round *rs = &r->rounds[i];

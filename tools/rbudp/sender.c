@@ -27,6 +27,7 @@
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/pace.h"
+#include "tools/rbudp/send_ctl.h"
 #include "tools/rbudp/wire.h"
 
 #define BATCH_MAX	1024			/* datagrams per blast step */
@@ -37,28 +38,9 @@
 #define CTL_CHECK_NS	(500 * RXB_NSEC_PER_USEC)
 #define PROGRESS_NS	(500 * RXB_NSEC_PER_MSEC)
 
-struct sender {
-	const struct rbudp_send_opts *o;
-	const struct rbudp_source *src;
-	struct rbudp_send_result *r;
-	struct rbudp_conn conn;
-	struct rbudp_keys keys;		/* session keys, after CHALLENGE */
-	int udp;
-	int family;			/* AF_INET or AF_INET6 */
-	struct rbudp_bitmap need;	/* to send this round */
-	struct rbudp_bitmap next;	/* reported missing: next round's need */
-	struct mmsghdr *msgs;
-	struct iovec *iov;		/* two per datagram: header, payload */
-	uint8_t *hdrs;			/* RBUDP_DGRAM_HDR per datagram: seq, round, tag */
-	uint32_t gso_segs;		/* datagrams per UDP GSO send; 1: no GSO */
-	uint64_t t0;			/* transfer start (SETUP_OK received) */
-	uint64_t rate_bps;		/* current pacing rate */
-	uint64_t next_progress_ns;
-};
 
-static int fail(struct sender *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(struct sender *s, const char *fmt, ...)
+/* Record the first error and return -1 (send_ctl.h). */
+int rbudp_send_fail(struct rbudp_sender *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -84,7 +66,7 @@ void rbudp_send_result_finish(struct rbudp_send_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static struct rbudp_send_round *new_round(struct sender *s, uint32_t round)
+static struct rbudp_send_round *new_round(struct rbudp_sender *s, uint32_t round)
 {
 	struct rbudp_send_result *r = s->r;
 
@@ -102,47 +84,7 @@ static struct rbudp_send_round *new_round(struct sender *s, uint32_t round)
 	return &r->rounds[r->n_rounds++];
 }
 
-static bool stopped(const struct sender *s)
-{
-	return s->o->stop && *s->o->stop;
-}
-
 /* ------------------------------------------------------------ sockets -- */
-
-static int connect_tcp(struct sender *s, const struct sockaddr_storage *ss, socklen_t sl)
-{
-	struct pollfd pfd;
-	int fd, err = 0;
-	socklen_t el = sizeof(err);
-
-	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return fail(s, "socket(TCP): %s", strerror(errno));
-	if (connect(fd, (const struct sockaddr *)ss, sl) < 0 && errno != EINPROGRESS) {
-		err = errno;
-		goto out_fail;
-	}
-	pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
-	if (poll(&pfd, 1, s->o->timeout_ms) <= 0) {
-		err = ETIMEDOUT;
-		goto out_fail;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
-		err = errno;
-	if (err)
-		goto out_fail;
-	err = rbudp_conn_init(&s->conn, fd);
-	if (err) {
-		close(fd);
-		return fail(s, "control connection set-up: %s", strerror(-err));
-	}
-	return 0;
-
-out_fail:
-	close(fd);
-	return fail(s, "cannot connect to the receiver at %s port %u (TCP): %s",
-		    s->o->host, s->o->port, strerror(err));
-}
 
 /*
  * UDP GSO: one send carries up to gso_segs datagrams of equal size, which
@@ -150,7 +92,7 @@ out_fail:
  * receiving socket when the path passes GSO packets through, as veth does).
  * Each datagram still carries its own sequence header.
  */
-static int setup_gso(struct sender *s)
+static int setup_gso(struct rbudp_sender *s)
 {
 	int dgram = (int)(RBUDP_DGRAM_HDR + s->src->payload_bytes);
 	uint32_t fit = 65507 / (uint32_t)dgram;
@@ -177,7 +119,7 @@ static int setup_gso(struct sender *s)
  * The kernel refuses GSO sends with EIO when the route's device cannot
  * checksum them. Fall back to one datagram per send, once.
  */
-static bool gso_fallback(struct sender *s)
+static bool gso_fallback(struct rbudp_sender *s)
 {
 	int zero = 0;
 
@@ -191,252 +133,38 @@ static bool gso_fallback(struct sender *s)
 	return true;
 }
 
-static int open_udp(struct sender *s, const struct sockaddr_storage *ss, socklen_t sl)
+static int open_udp(struct rbudp_sender *s, const struct sockaddr_storage *ss, socklen_t sl)
 {
 	int pmtu = IP_PMTUDISC_DO, eff;
 
 	s->family = ss->ss_family;
 	s->udp = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s->udp < 0)
-		return fail(s, "socket(UDP): %s", strerror(errno));
+		return rbudp_send_fail(s, "socket(UDP): %s", strerror(errno));
 	/* Never fragment: an oversized datagram is an error we report. */
 	if (ss->ss_family == AF_INET &&
 	    setsockopt(s->udp, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0)
-		return fail(s, "setsockopt(IP_MTU_DISCOVER): %s", strerror(errno));
+		return rbudp_send_fail(s, "setsockopt(IP_MTU_DISCOVER): %s", strerror(errno));
 	if (ss->ss_family == AF_INET6) {
 		pmtu = IPV6_PMTUDISC_DO;
 		if (setsockopt(s->udp, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0)
-			return fail(s, "setsockopt(IPV6_MTU_DISCOVER): %s", strerror(errno));
+			return rbudp_send_fail(s, "setsockopt(IPV6_MTU_DISCOVER): %s", strerror(errno));
 	}
 	if (s->o->sndbuf_bytes > 0) {
 		int err = rbudp_set_bufsize(s->udp, SO_SNDBUF, SO_SNDBUFFORCE,
 					    s->o->sndbuf_bytes, &eff);
 		if (err)
-			return fail(s, "setting --sndbuf: %s", strerror(-err));
+			return rbudp_send_fail(s, "setting --sndbuf: %s", strerror(-err));
 	}
 	if (connect(s->udp, (const struct sockaddr *)ss, sl) < 0)
-		return fail(s, "connect(UDP) to %s port %u: %s", s->o->host, s->o->port,
-			    strerror(errno));
+		return rbudp_send_fail(s, "connect(UDP) to %s port %u: %s", s->o->host, s->o->port,
+				       strerror(errno));
 	return setup_gso(s);
-}
-
-static uint16_t local_port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
-		return 0;
-	return rbudp_addr_port(&ss);
-}
-
-/* -------------------------------------------------------- control I/O -- */
-
-static int peer_error(struct sender *s, const uint8_t *body, uint32_t len)
-{
-	struct rbudp_error e;
-	const char *why;
-
-	if (rbudp_error_decode(body, len, &e, &why))
-		return fail(s, "receiver %s sent a malformed ERROR: %s", s->conn.peer, why);
-	if (e.code == RBUDP_ERR_VERSION)
-		return fail(s, "receiver %s speaks another RBUDP protocol version (it says: %s); "
-			    "this rxbneck-send speaks version %d: use the same release on both ends",
-			    s->conn.peer, e.text, RBUDP_VERSION);
-	return fail(s, "receiver %s reports an error (code %u): %s", s->conn.peer,
-		    e.code, e.text);
-}
-
-static int conn_failure(struct sender *s, int err, const char *waiting_for, const char *why)
-{
-	switch (err) {
-	case -ETIMEDOUT:
-		return fail(s, "no %s from receiver %s within %d ms", waiting_for,
-			    s->conn.peer, s->o->timeout_ms);
-	case -ECONNRESET:
-		return fail(s, "receiver %s closed the control connection while we waited for %s",
-			    s->conn.peer, waiting_for);
-	case -EBADMSG:
-		return fail(s, "receiver %s sent a malformed frame (%s) while we waited for %s",
-			    s->conn.peer, why, waiting_for);
-	case -EINTR:
-		return fail(s, "interrupted while waiting for %s", waiting_for);
-	default:
-		return fail(s, "control connection to %s: %s", s->conn.peer, strerror(-err));
-	}
-}
-
-/*
- * Check and strip the tag of a tagged frame (@body points into the
- * connection buffer, right after the frame's header). -1 when it fails.
- */
-static int frame_auth(struct sender *s, uint16_t type, const uint8_t *body, uint32_t *len)
-{
-	if (!rbudp_msg_tagged(type))
-		return 0;
-	if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, *len))
-		return fail(s, "receiver %s: %s frame failed authentication (forged or corrupted "
-			    "on the way)", s->conn.peer, rbudp_msg_name(type));
-	*len -= RBUDP_CTL_TAG_LEN;
-	return 0;
-}
-
-/* Wait for a frame of @want (or ERROR), tag checked. 0 with the body, -1 on failure. */
-static int wait_frame(struct sender *s, uint16_t want, int timeout_ms,
-		      const uint8_t **body, uint32_t *len)
-{
-	const char *why = NULL;
-	uint16_t type;
-	int err;
-
-	for (;;) {
-		err = rbudp_conn_wait(&s->conn, timeout_ms > 1000 ? 1000 : timeout_ms,
-				      &type, body, len, &why);
-		if (err == -ETIMEDOUT || err == -EINTR) {
-			if (stopped(s))
-				return fail(s, "interrupted while waiting for %s", rbudp_msg_name(want));
-			timeout_ms -= 1000;
-			if (timeout_ms > 0)
-				continue;
-			err = -ETIMEDOUT;
-		}
-		if (err < 0)
-			return conn_failure(s, err, rbudp_msg_name(want), why);
-		if (type == RBUDP_MSG_ERROR)
-			return peer_error(s, *body, *len);
-		if (type != want)
-			return fail(s, "receiver %s sent %s where %s was expected", s->conn.peer,
-				    rbudp_msg_name(type), rbudp_msg_name(want));
-		return frame_auth(s, type, *body, len);
-	}
-}
-
-static int send_frame(struct sender *s, uint8_t *buf, size_t len, const char *what)
-{
-	if (rbudp_msg_tagged(rbudp_get_u16(buf)))
-		len = rbudp_ctl_seal(&s->keys, buf, len);
-	int err = rbudp_conn_send(&s->conn, buf, len, s->o->timeout_ms);
-
-	if (err)
-		return fail(s, "sending %s to receiver %s: %s", what, s->conn.peer,
-			    strerror(-err));
-	return 0;
-}
-
-/* During a blast the receiver only speaks to report an error. */
-static int check_receiver(struct sender *s)
-{
-	const uint8_t *body;
-	const char *why = NULL;
-	uint32_t len;
-	uint16_t type;
-	int err;
-
-	err = rbudp_conn_fill(&s->conn);
-	if (err < 0)
-		return conn_failure(s, err, "the end of the blast", why);
-	err = rbudp_conn_next(&s->conn, &type, &body, &len, &why);
-	if (err < 0)
-		return conn_failure(s, err, "the end of the blast", why);
-	if (err == 0)
-		return 0;
-	if (type == RBUDP_MSG_ERROR)
-		return peer_error(s, body, len);
-	return fail(s, "receiver %s sent %s during a blast", s->conn.peer, rbudp_msg_name(type));
-}
-
-/* Keep the daemon connection serviced (RATE updates, keepalive). */
-static void follow_idle(struct sender *s)
-{
-	uint64_t rate, paused_until, next_stop;
-
-	if (s->o->follow)
-		rbudp_follow_poll(s->o->follow, rxb_mono_ns(), &rate, &paused_until, &next_stop);
-}
-
-/* ------------------------------------------------------------- setup -- */
-
-/*
- * HELLO / CHALLENGE: agree on the session keys. With a pre-shared key the
- * receiver's proof is checked before anything else is sent.
- */
-static int handshake(struct sender *s)
-{
-	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_HELLO_LEN], hello[RBUDP_HELLO_LEN];
-	uint8_t proof[RBUDP_PROOF_LEN];
-	struct rbudp_hello h = { .auth = s->o->psk ? RBUDP_AUTH_PSK : RBUDP_AUTH_CLEAR };
-	struct rbudp_challenge c;
-	const uint8_t *body;
-	const char *why;
-	uint32_t len;
-	int err;
-
-	err = rbudp_random(h.nonce, sizeof(h.nonce));
-	if (err)
-		return fail(s, "getrandom: %s", strerror(-err));
-	rbudp_hello_encode(buf, &h);
-	memcpy(hello, buf + RBUDP_FRAME_HDR, sizeof(hello));
-	if (send_frame(s, buf, sizeof(buf), "HELLO") ||
-	    wait_frame(s, RBUDP_MSG_CHALLENGE, s->o->timeout_ms, &body, &len))
-		return -1;
-	if (rbudp_challenge_decode(body, len, &c, &why))
-		return fail(s, "receiver %s: bad CHALLENGE: %s", s->conn.peer, why);
-	if (c.auth != h.auth)
-		return fail(s, c.auth == RBUDP_AUTH_PSK ?
-			    "receiver %s requires a pre-shared key: give --key-file" :
-			    "receiver %s has no pre-shared key but --key-file was given: the "
-			    "receiver needs --key-file too", s->conn.peer);
-	if (s->o->psk)
-		rbudp_keys_derive(&s->keys, s->o->psk, s->o->psk_len, h.nonce, c.nonce, true);
-	else
-		rbudp_keys_derive(&s->keys, c.secret, sizeof(c.secret), h.nonce, c.nonce, true);
-	explicit_bzero(c.secret, sizeof(c.secret));
-	if (s->o->psk) {
-		rbudp_auth_proof(&s->keys, hello, sizeof(hello), body,
-				 RBUDP_CHALLENGE_LEN - RBUDP_PROOF_LEN, proof);
-		if (!rbudp_auth_equal(proof, c.proof, sizeof(proof)))
-			return fail(s, "receiver %s failed to prove it holds the pre-shared key: "
-				    "the two --key-file keys differ", s->conn.peer);
-		s->r->psk = true;
-	}
-	return 0;
-}
-
-static int do_setup(struct sender *s)
-{
-	const struct rbudp_source *src = s->src;
-	uint8_t buf[RBUDP_FRAME_HDR + RBUDP_SETUP_LEN + RBUDP_CTL_TAG_LEN];
-	struct rbudp_setup_ok ok;
-	struct rbudp_setup m = {
-		.payload_bytes = src->payload_bytes,
-		.total_pkts = src->total_pkts,
-		.file_bytes = src->file_bytes,
-		.one_way_delay_ns = s->o->delay_ns,
-		.udp_port = local_port(s->udp),
-	};
-	const uint8_t *body;
-	const char *why;
-	uint32_t len;
-
-	memcpy(m.digest, s->r->digest, sizeof(m.digest));
-	if (m.udp_port == 0)
-		return fail(s, "cannot learn the local UDP port: %s", strerror(errno));
-	if (handshake(s))
-		return -1;
-	if (send_frame(s, buf, rbudp_setup_encode(buf, &m), "SETUP"))
-		return -1;
-	if (wait_frame(s, RBUDP_MSG_SETUP_OK, s->o->timeout_ms, &body, &len))
-		return -1;
-	if (rbudp_setup_ok_decode(body, len, &ok, &why))
-		return fail(s, "receiver %s: bad SETUP_OK: %s", s->conn.peer, why);
-	s->r->rcvbuf_bytes = ok.rcvbuf_bytes;
-	s->r->feedback_delay_ns = ok.feedback_delay_ns;
-	return 0;
 }
 
 /* -------------------------------------------------------------- blast -- */
 
-static void progress(struct sender *s, uint64_t now, uint32_t round, uint64_t done,
+static void progress(struct rbudp_sender *s, uint64_t now, uint32_t round, uint64_t done,
 		     uint64_t todo, uint64_t bytes, uint64_t start)
 {
 	double el;
@@ -458,7 +186,7 @@ static void progress(struct sender *s, uint64_t now, uint32_t round, uint64_t do
  * packet can be short, and it is always the last one sent, so GSO messages
  * keep their equal-size segments. Returns the number of messages.
  */
-static unsigned group(struct sender *s, unsigned first, unsigned n)
+static unsigned group(struct rbudp_sender *s, unsigned first, unsigned n)
 {
 	unsigned nmsg = 0;
 
@@ -473,7 +201,7 @@ static unsigned group(struct sender *s, unsigned first, unsigned n)
 }
 
 /* Send the @n prepared datagrams; loops over partial sends. */
-static int send_batch(struct sender *s, unsigned n)
+static int send_batch(struct rbudp_sender *s, unsigned n)
 {
 	unsigned first = 0;
 
@@ -489,8 +217,8 @@ static int send_batch(struct sender *s, unsigned n)
 		}
 		switch (errno) {
 		case EINTR:
-			if (stopped(s))
-				return fail(s, "interrupted during the blast");
+			if (rbudp_send_stopped(s))
+				return rbudp_send_fail(s, "interrupted during the blast");
 			continue;
 		case ENOBUFS:
 		case EAGAIN:
@@ -500,17 +228,17 @@ static int send_batch(struct sender *s, unsigned n)
 		case EIO:
 			if (gso_fallback(s))
 				continue;
-			return fail(s, "sendmmsg to %s port %u: %s", s->o->host, s->o->port,
-				    strerror(errno));
+			return rbudp_send_fail(s, "sendmmsg to %s port %u: %s", s->o->host, s->o->port,
+					       strerror(errno));
 		case ECONNREFUSED:
-			return fail(s, "receiver's UDP port %u is closed (ICMP port unreachable): "
-				    "did the receiver exit?", s->o->port);
+			return rbudp_send_fail(s, "receiver's UDP port %u is closed (ICMP port unreachable): "
+					       "did the receiver exit?", s->o->port);
 		case EINVAL:
 			/* With GSO the kernel says EINVAL, not EMSGSIZE, when a
 			 * segment does not fit the path MTU. */
 			if (s->gso_segs <= 1)
-				return fail(s, "sendmmsg to %s port %u: %s", s->o->host,
-					    s->o->port, strerror(errno));
+				return rbudp_send_fail(s, "sendmmsg to %s port %u: %s", s->o->host,
+						       s->o->port, strerror(errno));
 			/* fall through */
 		case EMSGSIZE: {
 			int mtu = 0;
@@ -522,13 +250,13 @@ static int send_batch(struct sender *s, unsigned n)
 				getsockopt(s->udp, IPPROTO_IPV6, IPV6_MTU, &mtu, &ml);
 			else
 				getsockopt(s->udp, IPPROTO_IP, IP_MTU, &mtu, &ml);
-			return fail(s, "a %u-byte datagram exceeds the path MTU (%d): use "
-				    "--payload %d or less", s->src->payload_bytes + RBUDP_DGRAM_HDR,
-				    mtu, mtu - ip_udp - RBUDP_DGRAM_HDR);
+			return rbudp_send_fail(s, "a %u-byte datagram exceeds the path MTU (%d): use "
+					       "--payload %d or less", s->src->payload_bytes + RBUDP_DGRAM_HDR,
+					       mtu, mtu - ip_udp - RBUDP_DGRAM_HDR);
 		}
 		default:
-			return fail(s, "sendmmsg to %s port %u: %s", s->o->host, s->o->port,
-				    strerror(errno));
+			return rbudp_send_fail(s, "sendmmsg to %s port %u: %s", s->o->host, s->o->port,
+					       strerror(errno));
 		}
 	}
 	return 0;
@@ -540,7 +268,7 @@ static int send_batch(struct sender *s, unsigned n)
  * may move its end) and the receiver while waiting. Afterwards the pacing
  * restarts from now: no catching up on the paused time.
  */
-static int honour_pause(struct sender *s, struct rbudp_pace *pace,
+static int honour_pause(struct rbudp_sender *s, struct rbudp_pace *pace,
 			struct rbudp_send_round *rs, uint64_t until_ns)
 {
 	uint64_t start = rxb_mono_ns(), now = start, rate = 0, next_stop;
@@ -548,10 +276,10 @@ static int honour_pause(struct sender *s, struct rbudp_pace *pace,
 	while (now < until_ns) {
 		uint64_t t = until_ns < now + CTL_CHECK_NS ? until_ns : now + CTL_CHECK_NS;
 
-		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && stopped(s))
-			return fail(s, "interrupted during a pause");
+		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && rbudp_send_stopped(s))
+			return rbudp_send_fail(s, "interrupted during a pause");
 		now = rxb_mono_ns();
-		if (check_receiver(s))
+		if (rbudp_send_ctl_check(s))
 			return -1;
 		rbudp_follow_poll(s->o->follow, now, &rate, &until_ns, &next_stop);
 	}
@@ -568,14 +296,14 @@ static int honour_pause(struct sender *s, struct rbudp_pace *pace,
  * rxbneckd's advice. Sets *next_ctl to when the next look is due (the next
  * pause start when that is sooner). -1 on failure.
  */
-static int blast_housekeeping(struct sender *s, struct rbudp_pace *pace,
+static int blast_housekeeping(struct rbudp_sender *s, struct rbudp_pace *pace,
 			      struct rbudp_send_round *rs, uint64_t *now, uint64_t *next_ctl)
 {
 	uint64_t rate, paused_until, next_stop;
 
-	if (stopped(s))
-		return fail(s, "interrupted during the blast");
-	if (check_receiver(s))
+	if (rbudp_send_stopped(s))
+		return rbudp_send_fail(s, "interrupted during the blast");
+	if (rbudp_send_ctl_check(s))
 		return -1;
 	*next_ctl = *now + CTL_CHECK_NS;
 	if (!s->o->follow)
@@ -604,7 +332,7 @@ static int blast_housekeeping(struct sender *s, struct rbudp_pace *pace,
  * Send every packet of s->need once, paced. The schedule counts UDP payload
  * bytes (sequence header + file data), the unit of --rate and of RATE.
  */
-static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
+static int blast(struct rbudp_sender *s, struct rbudp_send_round *rs, uint64_t todo)
 {
 	const struct rbudp_source *src = s->src;
 	uint64_t dgram = RBUDP_DGRAM_HDR + src->payload_bytes;
@@ -673,103 +401,25 @@ static int blast(struct sender *s, struct rbudp_send_round *rs, uint64_t todo)
 	return 0;
 }
 
-/* ----------------------------------------------------------- feedback -- */
-
-/*
- * Read the receiver's answer to round @round: COMPLETE (returns 1) or one
- * MISSING frame per segment, decoded into s->next (returns 0).
- */
-static int read_feedback(struct sender *s, struct rbudp_send_round *rs)
-{
-	uint32_t nseg = rbudp_seg_count(s->src->total_pkts), seg = 0, round_missing = 0;
-	int timeout = s->o->timeout_ms + (int)(s->r->feedback_delay_ns / RXB_NSEC_PER_MSEC);
-	uint64_t sum = 0;
-
-	rbudp_bitmap_fill(&s->next, false);
-	while (seg < nseg) {
-		struct rbudp_missing m;
-		const uint8_t *body;
-		const char *why = NULL;
-		uint32_t len;
-		uint16_t type;
-		int err;
-
-		follow_idle(s);
-		err = rbudp_conn_wait(&s->conn, 1000, &type, &body, &len, &why);
-		if (err == -ETIMEDOUT || err == -EINTR) {
-			if (stopped(s))
-				return fail(s, "interrupted while waiting for feedback");
-			timeout -= 1000;
-			if (timeout > 0)
-				continue;
-			err = -ETIMEDOUT;
-		}
-		if (err < 0)
-			return conn_failure(s, err, "round feedback", why);
-		if (type == RBUDP_MSG_ERROR)
-			return peer_error(s, body, len);
-		if (frame_auth(s, type, body, &len))
-			return -1;
-		if (type == RBUDP_MSG_COMPLETE && seg == 0) {
-			struct rbudp_complete c;
-
-			if (rbudp_complete_decode(body, len, &c, &why))
-				return fail(s, "receiver %s: bad COMPLETE: %s", s->conn.peer, why);
-			if (c.round != rs->round || c.total_pkts != s->src->total_pkts)
-				return fail(s, "receiver %s: COMPLETE for round %u / %u packets, "
-					    "expected round %u / %u", s->conn.peer, c.round,
-					    c.total_pkts, rs->round, s->src->total_pkts);
-			return 1;
-		}
-		if (type != RBUDP_MSG_MISSING)
-			return fail(s, "receiver %s sent %s where round %u feedback was expected",
-				    s->conn.peer, rbudp_msg_name(type), rs->round);
-		if (rbudp_missing_decode(body, len, &m, &why))
-			return fail(s, "receiver %s: bad MISSING: %s", s->conn.peer, why);
-		if (m.round != rs->round || m.seg != seg)
-			return fail(s, "receiver %s: MISSING for round %u segment %u, expected "
-				    "round %u segment %u", s->conn.peer, m.round, m.seg, rs->round, seg);
-		if (seg == 0)
-			round_missing = m.round_missing;
-		else if (m.round_missing != round_missing)
-			return fail(s, "receiver %s: MISSING segments disagree on the round total",
-				    s->conn.peer);
-		if (rbudp_miss_decode(&s->next, seg, m.enc, m.data, m.data_len, m.n_missing, &why))
-			return fail(s, "receiver %s: bad MISSING segment %u: %s", s->conn.peer,
-				    seg, why);
-		sum += m.n_missing;
-		seg++;
-	}
-	if (sum != round_missing || round_missing == 0)
-		return fail(s, "receiver %s: MISSING segments list %llu packets, announced %u",
-			    s->conn.peer, (unsigned long long)sum, round_missing);
-	/* Only what we just sent can be missing; anything else is a receiver bug. */
-	if (!rbudp_bitmap_is_subset(&s->next, &s->need))
-		return fail(s, "receiver %s reports packets missing that it had acknowledged",
-			    s->conn.peer);
-	rs->pkts_lost = round_missing;
-	return 0;
-}
-
 /* ------------------------------------------------------------- rounds -- */
 
 /* Sleep until @t_ns (a blast start), servicing the daemon every 100 ms. */
-static int wait_until(struct sender *s, uint64_t t_ns)
+static int wait_until(struct rbudp_sender *s, uint64_t t_ns)
 {
 	for (;;) {
 		uint64_t now = rxb_mono_ns(), t = t_ns;
 
-		follow_idle(s);
+		rbudp_send_ctl_follow_idle(s);
 		if (now >= t_ns)
 			return 0;
 		if (t - now > 100 * RXB_NSEC_PER_MSEC)
 			t = now + 100 * RXB_NSEC_PER_MSEC;
-		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && stopped(s))
-			return fail(s, "interrupted");
+		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && rbudp_send_stopped(s))
+			return rbudp_send_fail(s, "interrupted");
 	}
 }
 
-static int run_rounds(struct sender *s)
+static int run_rounds(struct rbudp_sender *s)
 {
 	uint64_t todo = s->src->total_pkts, blast_at = s->t0 + s->o->delay_ns;
 	uint32_t stall = 0;
@@ -782,11 +432,11 @@ static int run_rounds(struct sender *s)
 		int err;
 
 		if (round > s->o->max_rounds)
-			return fail(s, "gave up after --max-rounds %u rounds with %llu packets "
-				    "still missing", s->o->max_rounds, (unsigned long long)todo);
+			return rbudp_send_fail(s, "gave up after --max-rounds %u rounds with %llu packets "
+					       "still missing", s->o->max_rounds, (unsigned long long)todo);
 		rs = new_round(s, round);
 		if (!rs)
-			return fail(s, "out of memory for round statistics");
+			return rbudp_send_fail(s, "out of memory for round statistics");
 		/* Emulated propagation delay: the blast starts one one-way
 		 * delay after the feedback that triggered it (Banerjee et al., §IV). */
 		if (wait_until(s, blast_at))
@@ -798,10 +448,10 @@ static int run_rounds(struct sender *s)
 		s->r->udp_bytes += rs->udp_bytes;
 		s->r->pause_ns += rs->pause_ns;
 		done.pkts_sent = rs->pkts_sent;
-		if (send_frame(s, buf, rbudp_blast_done_encode(buf, &done), "BLAST_DONE"))
+		if (rbudp_send_ctl_frame(s, buf, rbudp_blast_done_encode(buf, &done), "BLAST_DONE"))
 			return -1;
 		t_done = rxb_mono_ns();
-		err = read_feedback(s, rs);
+		err = rbudp_send_ctl_feedback(s, rs);
 		if (err < 0)
 			return -1;
 		blast_at = rbudp_delay_release_ns(rxb_mono_ns(), s->o->delay_ns);
@@ -813,8 +463,8 @@ static int run_rounds(struct sender *s)
 		}
 		stall = rs->pkts_lost == rs->pkts_sent ? stall + 1 : 0;
 		if (stall >= s->o->stall_rounds)
-			return fail(s, "no datagram reached the receiver in %u consecutive rounds "
-				    "(firewall? wrong address?)", stall);
+			return rbudp_send_fail(s, "no datagram reached the receiver in %u consecutive rounds "
+					       "(firewall? wrong address?)", stall);
 		todo = rs->pkts_lost;
 		/* The reported missing set is the next round's send set. */
 		{
@@ -826,59 +476,25 @@ static int run_rounds(struct sender *s)
 	}
 }
 
-static int wait_verified(struct sender *s)
-{
-	int timeout = 120000 + (int)(s->r->feedback_delay_ns / RXB_NSEC_PER_MSEC);
-	char theirs[RBUDP_DIGEST_HEX_LEN + 1], ours[RBUDP_DIGEST_HEX_LEN + 1];
-	struct rbudp_verified v;
-	const uint8_t *body;
-	const char *why;
-	uint64_t t = rxb_mono_ns();
-	uint32_t len;
-
-	/* The receiver checks the digest and writes the file first: allow time. */
-	if (wait_frame(s, RBUDP_MSG_VERIFIED, timeout, &body, &len))
-		return -1;
-	if (rbudp_verified_decode(body, len, &v, &why))
-		return fail(s, "receiver %s: bad VERIFIED: %s", s->conn.peer, why);
-	s->r->verify_wait_ns = rxb_mono_ns() - t;
-	s->r->verify_status = v.status;
-	rbudp_digest_hex(v.digest, theirs);
-	rbudp_digest_hex(s->r->digest, ours);
-	if (v.status == RBUDP_VERIFY_DIGEST)
-		return fail(s, "INTEGRITY FAILURE: receiver computed SHA-256 %s, sent %s",
-			    theirs, ours);
-	if (v.status == RBUDP_VERIFY_WRITE)
-		return fail(s, "receiver %s got the data intact but could not store it",
-			    s->conn.peer);
-	if (v.status == RBUDP_VERIFY_NOT_KEPT)
-		return 0;	/* --discard: every datagram authenticated, nothing to hash */
-	if (memcmp(v.digest, s->r->digest, RBUDP_DIGEST_LEN) != 0)
-		return fail(s, "receiver %s says verified but reports SHA-256 %s, ours %s",
-			    s->conn.peer, theirs, ours);
-	s->r->digest_checked = true;
-	return 0;
-}
-
-static int alloc_buffers(struct sender *s)
+static int alloc_buffers(struct rbudp_sender *s)
 {
 	uint32_t n = s->o->batch_pkts;
 
 	if (rbudp_bitmap_init(&s->need, s->src->total_pkts, true) ||
 	    rbudp_bitmap_init(&s->next, s->src->total_pkts, false))
-		return fail(s, "out of memory for the packet bitmaps");
+		return rbudp_send_fail(s, "out of memory for the packet bitmaps");
 	s->msgs = calloc(n, sizeof(*s->msgs));
 	s->iov = calloc(2 * (size_t)n, sizeof(*s->iov));
 	s->hdrs = calloc(n, RBUDP_DGRAM_HDR);
 	if (!s->msgs || !s->iov || !s->hdrs)
-		return fail(s, "out of memory for %u send slots", n);
+		return rbudp_send_fail(s, "out of memory for %u send slots", n);
 	return 0;
 }
 
 int rbudp_send_run(const struct rbudp_send_opts *o, const struct rbudp_source *src,
 		   struct rbudp_send_result *r)
 {
-	struct sender s = { .o = o, .src = src, .r = r, .udp = -1, .rate_bps = o->rate_bps };
+	struct rbudp_sender s = { .o = o, .src = src, .r = r, .udp = -1, .rate_bps = o->rate_bps };
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	uint64_t t;
@@ -886,7 +502,7 @@ int rbudp_send_run(const struct rbudp_send_opts *o, const struct rbudp_source *s
 
 	s.conn.fd = -1;
 	if (o->batch_pkts == 0 || o->batch_pkts > BATCH_MAX)
-		return fail(&s, "batch size must be 1..%d", BATCH_MAX);
+		return rbudp_send_fail(&s, "batch size must be 1..%d", BATCH_MAX);
 	if (alloc_buffers(&s))
 		goto out;
 
@@ -896,20 +512,20 @@ int rbudp_send_run(const struct rbudp_send_opts *o, const struct rbudp_source *s
 
 	err = rbudp_resolve(o->host, o->port, 0, &ss, &sl);
 	if (err) {
-		fail(&s, "cannot resolve --to %s: %s", o->host, gai_strerror(err));
+		rbudp_send_fail(&s, "cannot resolve --to %s: %s", o->host, gai_strerror(err));
 		goto out;
 	}
 	t = rxb_mono_ns();
-	if (connect_tcp(&s, &ss, sl) || open_udp(&s, &ss, sl))
+	if (rbudp_send_ctl_connect(&s, &ss, sl) || open_udp(&s, &ss, sl))
 		goto out;
 	rxb_strlcpy(r->peer, s.conn.peer, sizeof(r->peer));
-	if (do_setup(&s))
+	if (rbudp_send_ctl_setup(&s))
 		goto out;
 	s.t0 = rxb_mono_ns();
 	r->t0_ns = s.t0;
 	r->setup_ns = s.t0 - t;
 	r->gso_segs = s.gso_segs;
-	if (run_rounds(&s) || wait_verified(&s))
+	if (run_rounds(&s) || rbudp_send_ctl_verified(&s))
 		goto out;
 	r->ok = true;
 	ret = 0;

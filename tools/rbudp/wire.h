@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * RBUDP wire formats (protocol version 2): the data datagram and the TCP
+ * RBUDP wire formats (protocol version 3): the data datagram and the TCP
  * control frames. docs/rbudp.md has the byte layouts; this is their only
  * implementation (auth.h computes the tags).
  *
  * All integers are big-endian. A datagram is a 16-byte header (u32 seq,
- * u32 round, 8-byte tag) followed by that packet's file bytes, so the
+ * u32 round, 8-byte authenticator: the session's token, or a tag with a
+ * pre-shared key) followed by that packet's file bytes, so the
  * default 1456-byte payload makes a 1472-byte UDP payload, the most an
  * IPv4 datagram carries in a 1500-byte MTU unfragmented.
  *
@@ -29,9 +30,9 @@
 #include <stdint.h>
 
 #define RBUDP_MAGIC		0x52425544u	/* "RBUD" */
-#define RBUDP_VERSION		2
-#define RBUDP_DGRAM_HDR		16	/* seq, round, tag */
-#define RBUDP_DGRAM_TAG_OFF	8
+#define RBUDP_VERSION		3
+#define RBUDP_DGRAM_HDR		16	/* seq, round, authenticator */
+#define RBUDP_DGRAM_AUTH_OFF	8
 #define RBUDP_PAYLOAD_DEFAULT	1456
 #define RBUDP_PAYLOAD_MIN	16
 #define RBUDP_PAYLOAD_MAX	(65507 - RBUDP_DGRAM_HDR)	/* IPv4 UDP maximum */
@@ -42,8 +43,10 @@
 #define RBUDP_NONCE_BYTES	32
 
 enum rbudp_auth_mode {
-	RBUDP_AUTH_CLEAR = 0,		/* session secret sent in CHALLENGE */
-	RBUDP_AUTH_PSK = 1,		/* keys from a pre-shared key */
+	RBUDP_AUTH_CLEAR = 0,		/* session secret sent in CHALLENGE;
+					 * datagrams carry the session's token */
+	RBUDP_AUTH_PSK = 1,		/* keys from a pre-shared key;
+					 * datagrams carry a UMAC-64 tag */
 };
 
 #define RBUDP_FRAME_HDR		8
@@ -86,8 +89,8 @@ enum rbudp_verify_status {
 	RBUDP_VERIFY_OK = 0,
 	RBUDP_VERIFY_DIGEST = 1,	/* digest differs from the sender's */
 	RBUDP_VERIFY_WRITE = 2,		/* data correct, but storing it failed */
-	RBUDP_VERIFY_NOT_KEPT = 3,	/* every datagram authenticated; nothing kept
-					 * to hash (receiver --discard) */
+	RBUDP_VERIFY_NOT_KEPT = 3,	/* nothing kept to hash (receiver --discard):
+					 * only the per-datagram checks applied */
 };
 
 struct rbudp_hello {

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""RBUDP protocol version 2 in Python, written from docs/rbudp.md, for the
-integration tests: a second implementation of the frames, the key schedule
-and the tags (HMAC, HKDF and SHA-256 from the standard library; UMAC-64 from
-libnettle through ctypes, the RFC 4418 function the tools use), to play a
-misbehaving or hostile peer against the real tools."""
+"""RBUDP protocol version 3 in Python, written from docs/rbudp.md, for the
+integration tests: a second implementation of the frames, the key schedule,
+the datagram token and the tags (HMAC, HKDF and SHA-256 from the standard
+library; UMAC-64 from libnettle through ctypes, the RFC 4418 function the
+tools use), to play a misbehaving or hostile peer against the real tools."""
 import ctypes
 import hashlib
 import hmac
@@ -12,7 +12,7 @@ import socket
 import struct
 
 MAGIC = 0x52425544
-VERSION = 2
+VERSION = 3
 HELLO, SETUP_OK, BLAST_DONE, MISSING, COMPLETE, VERIFIED, ERROR, CHALLENGE, SETUP = range(1, 10)
 UNTAGGED = (HELLO, CHALLENGE, ERROR)
 AUTH_CLEAR, AUTH_PSK = 0, 1
@@ -20,7 +20,7 @@ ERR_PROTOCOL, ERR_BUSY, ERR_RESOURCES, ERR_VERSION, ERR_TIMEOUT, ERR_ABORTED, ER
 DGRAM_HDR = 16
 PAYLOAD = 1456
 CTL_TAG = 16
-KDF_INFO = b"rxbneck rbudp 2 session keys"
+KDF_INFO = b"rxbneck rbudp 3 session keys"
 
 _nettle = ctypes.CDLL("libnettle.so.8")
 
@@ -46,9 +46,11 @@ def hkdf(salt, ikm, info, length):
 
 
 class Keys:
-    """Session keys of one side (docs/rbudp.md, section 4.2)."""
-    def __init__(self, ikm, nonce_s, nonce_r, sender):
+    """Session keys of one side (docs/rbudp.md, section 4.3). Datagrams carry
+    the session id (the token) without a pre-shared key, a UMAC-64 tag with one."""
+    def __init__(self, ikm, nonce_s, nonce_r, sender, psk=False):
         okm = hkdf(nonce_s + nonce_r, ikm, KDF_INFO, 120)
+        self.psk = psk
         self.dgram_key, self.sid = okm[:16], okm[16:24]
         s2r, r2s, self.proof_key = okm[24:56], okm[56:88], okm[88:120]
         self.tx, self.rx = (s2r, r2s) if sender else (r2s, s2r)
@@ -56,6 +58,8 @@ class Keys:
 
     def dgram(self, seq, rnd, payload):
         hdr = struct.pack(">II", seq, rnd)
+        if not self.psk:
+            return hdr + self.sid + payload
         tag = umac64(self.dgram_key, self.sid + hdr[4:] + hdr[:4], payload)
         return hdr + tag + payload
 
@@ -138,7 +142,7 @@ class Sender:
         magic, ver, auth = struct.unpack(">IHH", b[:8])
         assert (magic, ver) == (MAGIC, VERSION)
         nr, secret, proof = b[8:40], b[40:72], b[72:104]
-        self.keys = Keys(self.psk if self.psk else secret, nonce, nr, True)
+        self.keys = Keys(self.psk if self.psk else secret, nonce, nr, True, bool(self.psk))
         if self.psk:
             assert hmac.compare_digest(proof, self.keys.proof(hb, b[:72])), "receiver proof"
 

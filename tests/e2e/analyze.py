@@ -203,6 +203,7 @@ def derive(run, eps, port):
             d["rate_round1_requested_bps"] = pr[0].get("rate_requested_bps")
             d["pause_time_s"] = s.get("pause_time_s")
             d["goodput_bps"] = s.get("goodput_bps")
+            d["payload_bytes"] = s.get("payload_bytes")
             if r.get("per_round"):
                 d["rx_rate_round1_bps"] = r["per_round"][0].get("rx_rate_bps")
                 d["socket_drops"] = r.get("socket_drops")
@@ -655,25 +656,34 @@ def export(res, outdir, dest):
             shutil.copy(os.path.join(outdir, n), os.path.join(dest, n))
 
 
-def rounds_eq3(loss, file_bytes, payload=1468):
+def run_payload(derived, k):
+    """The file bytes per datagram the RBUDP runs at k used (the sender's
+    payload_bytes: 1456 with protocol versions 2 and 3, 1468 with 1); the
+    most common value, None without a completed run."""
+    p = [d["payload_bytes"] for d in derived
+         if d["k"] == k and d.get("payload_bytes")]
+    return max(set(p), key=p.count) if p else None
+
+
+def rounds_eq3(loss, file_bytes, payload):
     """Rounds (the first blast and the resends) of Banerjee et al.'s
     eq. (2)-(3) (docs/references.md) as solver/rbudp.c counts them with
     seed rounds: every round loses the same fraction l. A reference; the
     model's own rounds come from the solver."""
-    if loss is None or loss >= 1:
+    if loss is None or loss >= 1 or not payload:
         return None
     if loss <= 0:
         return 1
     return math.ceil(math.log(payload / file_bytes) / math.log(loss)) + 1
 
 
-def rounds_burst(rate_bps, drain_bps, queue_pkts, file_bytes, payload=1468):
+def rounds_burst(rate_bps, drain_bps, queue_pkts, file_bytes, payload):
     """Rounds if every round is a deterministic (fluid) burst into a queue of
     queue_pkts drained at the *measured* drain_bps: a burst of n packets at
     rate_bps overflows by n (1 - drain/rate) - K, and the round with no loss
     is the last. The solver's burst rounds are this with the model's own
     capacity and the Markov queue's l and c (docs/model.md §3.2)."""
-    if not drain_bps or not queue_pkts:
+    if not drain_bps or not queue_pkts or not payload:
         return None
     n, r = math.ceil(file_bytes / payload), 1
     while r < 1000:
@@ -754,6 +764,7 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
         out["capacity_ratio_model_vs_measured"] = out["model_capacity_bps"] / out["drain_bps_lossy_runs"]["mean"]
     # Predicted against measured first-round loss, per swept rate.
     if mc and mc.get("at_swept"):
+        payload = run_payload(derived, k)
         rows = []
         for p in mc["at_swept"]:
             ls = [d.get("loss_first_round") for d in derived
@@ -767,11 +778,11 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
                          "time_model_s": p["time_s"], "loss_measured": stats(ls)["mean"],
                          "time_measured_s": stats([d["transfer_time_s"] for d in runs])["mean"],
                          "rounds_measured": stats([d.get("rounds") for d in runs])["mean"],
-                         "rounds_eq3": rounds_eq3(p["loss"], file_bytes),
+                         "rounds_eq3": rounds_eq3(p["loss"], file_bytes, payload),
                          # The first blast and the solver's resends, in the daemon's round model.
                          "rounds_model": (1 + p["n_resend"]) if p.get("n_resend") is not None else None,
                          "rounds_burst": rounds_burst(p["rate_bps"], drain, dv.get("queue_pkts"),
-                                                      file_bytes)})
+                                                      file_bytes, payload)})
         out["loss_model_vs_measured"] = rows
     return out
 

@@ -32,8 +32,9 @@ E_LINE_RATE=${E_LINE_RATE:-10G}	# the sender's ceiling (--max-rate): the top of 
 E_MIN_RATE=${E_MIN_RATE:-100M}
 # 1: send a real file of random bytes (--file) and write what arrives
 # (--output), then compare the two with cmp; the run's record gets
-# "file_identical". 0 (the experiment): synthetic data, receiver --discard
-# (its digest check still covers every byte), no file in memory or on disk.
+# "file_identical". 0 (the experiment): synthetic data, receiver --discard:
+# no file in memory or on disk, so no digest check either; only each
+# datagram's check applies (the session token; docs/rbudp.md §4.4).
 E_VERIFY=${E_VERIFY:-0}
 # 1: trace each transfer's socket queue and receiver CPU time every 0.4 ms
 # (tests/e2e/qtrace.py poll, pinned to the sender's CPU, a few per cent of

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Emulated propagation delay, as seed 000 §IV did it: "delay the start of
+ * Emulated propagation delay, as Banerjee, Mukherjee and Ghosal did it in
+ * their validation experiment (§IV; docs/references.md): "delay the start of
  * each UDP burst from the sender by the propagation delay, and similarly
  * delay the feedback from the receiver".
  *

@@ -6,7 +6,7 @@
  * The end-to-end experiment needs TCP over the same emulated path as
  * rxbneck-send's blasts, and this kernel has no netem (nor fq, whose
  * earliest-departure times could otherwise hold packets). rxbneck-send and
- * rxbneck-recv delay their own blasts and feedback (seed 000 §IV); TCP's
+ * rxbneck-recv delay their own blasts and feedback (Banerjee et al., §IV); TCP's
  * delay has to be on the path. The experiment routes only the receiver's
  * packets back to the sender (TCP's ACKs) through this line and puts the
  * whole round-trip delay on it: TCP's behaviour depends on the RTT, not on

@@ -14,8 +14,9 @@
  * more than rate plus one burst. The time lost shows up as achieved rate
  * below requested, which the tools report.
  *
- * All times are CLOCK_MONOTONIC nanoseconds; rates count payload (file)
- * bits, as B_send in seed 000 eq. (2).
+ * All times are CLOCK_MONOTONIC nanoseconds; rates count the bytes the
+ * caller reports (the sender: UDP payload, header included), as B_send in
+ * Banerjee et al.'s eq. (2) (docs/references.md).
  */
 #ifndef RBUDP_PACE_H
 #define RBUDP_PACE_H

@@ -60,7 +60,8 @@ struct rbudp_send_result {
 	uint64_t setup_ns;		/* connect + SETUP/SETUP_OK */
 	uint64_t t0_ns;			/* transfer start, CLOCK_MONOTONIC */
 	uint32_t gso_segs;		/* datagrams per send in use; 1: no GSO */
-	uint64_t transfer_ns;		/* SETUP_OK to COMPLETE (seed eq. 2's T) */
+	uint64_t transfer_ns;		/* SETUP_OK to COMPLETE (Banerjee et al.'s
+					 * eq. 2: T) */
 	uint64_t verify_wait_ns;	/* COMPLETE to VERIFIED */
 	uint64_t rcvbuf_bytes;		/* as the receiver reported */
 	uint64_t feedback_delay_ns;	/* as the receiver reported */

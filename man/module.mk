@@ -1,4 +1,6 @@
-# man/: rxbneckd(8) and rxbneckctl(8) written by hand; rxbneckd.conf(5)
+# man/: rxbneckd(8), rxbneckctl(8), rxbneck-send(1) and rxbneck-recv(1) written
+# by hand (the last two checked against the tools' --help by
+# tests/integration/rbudp_man.sh); rxbneckd.conf(5)
 # generated from docs/config.md by man/conf2man.py (`make man`; the
 # generated page is committed, tests check that it is up to date).
 MANDIR ?= $(PREFIX)/share/man
@@ -11,3 +13,7 @@ install:: man/rxbneckd.8 man/rxbneckctl.8 man/rxbneckd.conf.5
 	install -D -m 0644 man/rxbneckd.8 $(DESTDIR)$(MANDIR)/man8/rxbneckd.8
 	install -D -m 0644 man/rxbneckctl.8 $(DESTDIR)$(MANDIR)/man8/rxbneckctl.8
 	install -D -m 0644 man/rxbneckd.conf.5 $(DESTDIR)$(MANDIR)/man5/rxbneckd.conf.5
+
+install:: man/rxbneck-send.1 man/rxbneck-recv.1
+	install -D -m 0644 man/rxbneck-send.1 $(DESTDIR)$(MANDIR)/man1/rxbneck-send.1
+	install -D -m 0644 man/rxbneck-recv.1 $(DESTDIR)$(MANDIR)/man1/rxbneck-recv.1

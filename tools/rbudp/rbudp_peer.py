@@ -177,6 +177,18 @@ class Sender:
     def done(self, rnd, n):
         self.send(BLAST_DONE, struct.pack(">II", rnd, n))
 
+    def finish(self, rnd, n):
+        """BLAST_DONE for the last round rnd (n packets), then COMPLETE and
+        VERIFIED; returns VERIFIED's status and digest."""
+        import time
+        time.sleep(0.05)			# let the datagrams land first
+        self.done(rnd, n)
+        t, b = self.read()
+        assert t == COMPLETE and struct.unpack(">II", b) == (rnd, self.total), (t, b)
+        t, b = self.read()
+        assert t == VERIFIED, t
+        return struct.unpack(">I", b[:4])[0], b[8:]
+
 
 def decode_missing(body, total):
     rnd, seg, n, rtot, enc = struct.unpack(">IIIIB", body[:17])

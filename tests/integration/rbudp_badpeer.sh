@@ -2,10 +2,10 @@
 # Untrusted input: a misbehaving sender (garbage, bad frames, bad values,
 # older protocol versions, forged tags, replayed frames, malformed, forged
 # and foreign datagrams - a wrong session token, another session's
-# datagrams replayed - a wrong digest) never crashes rxbneck-recv, gets a
-# clear ERROR, and leaves no file behind; a misbehaving receiver (garbage,
-# bad MISSING sets, a forged tag, version 1 and 2 receivers) makes
-# rxbneck-send fail cleanly. The
+# datagrams replayed -, a payload changed with the token intact, a wrong
+# digest) never crashes rxbneck-recv, gets a clear ERROR, and leaves no
+# file behind; a misbehaving receiver (garbage, bad MISSING sets, a forged
+# tag, version 1 and 2 receivers) makes rxbneck-send fail cleanly. The
 # peers are an independent Python implementation of the documented wire
 # format (tools/rbudp/rbudp_peer.py, docs/rbudp.md), which also checks the
 # MISSING encoding from outside.
@@ -101,9 +101,7 @@ def bad_sender(host, port, out):
     for _ in range(2):
         p.udp.send(p.pkt(7) + b"x" * 50)		# too long
     p.udp.send(struct.pack(">II", p.total - 1, 1) + bytes(8) + data[:1456])  # last one is short
-    bad = bytearray(data); bad[1456 * 10 + 5] ^= 0x40
-    forged = [p.pkt(10)[:DGRAM_HDR] + bytes(bad[1456 * 10:1456 * 11])]	# altered payload
-    forged.append(p.keys.dgram(12, 2, data[1456 * 12:1456 * 13]))	# a future round
+    forged = [p.keys.dgram(12, 2, data[1456 * 12:1456 * 13])]	# a future round
     forged.append(Keys(os.urandom(32), os.urandom(32), os.urandom(32), True)
                   .dgram(13, 1, data[1456 * 13:1456 * 14]))	# another session's key
     forged.append(other_session)			# replayed from an earlier session
@@ -124,6 +122,16 @@ def bad_sender(host, port, out):
     assert t == VERIFIED and st == 0 and b[8:] == dig, (t, st)
     assert open(out, "rb").read() == data, "output differs"
     os.unlink(out)
+
+    case("a payload changed on the way, the token intact (what an on-path attacker "
+         "can do without a key): the digest catches it, no output file")
+    p = Sender(host, port, data); p.setup()
+    bad = bytearray(p.pkt(10)); bad[DGRAM_HDR + 5] ^= 0x40
+    p.udp.send(bytes(bad))				# lands first: the real one is a duplicate
+    p.blast(range(p.total))
+    st, got = p.finish(1, p.total)
+    assert st == 1 and got != dig, st
+    assert not os.path.exists(out), "output written despite the digest mismatch"
 
     case("wrong digest announced: mismatch, no output file")
     p = Sender(host, port, data); p.setup(digest=hashlib.sha256(b"other").digest())
@@ -214,10 +222,10 @@ export RB_PY="${RXB_SRC:-.}/tools/rbudp"
 
 echo "rxbneck-recv against a misbehaving sender"
 # Sessions that never carried an authenticated datagram do not count: the
-# receiver serves the 13 refused ones, the 3 Python transfers and the real one.
-NSESS=17
+# receiver serves the 13 refused ones, the 4 Python transfers and the real one.
+NSESS=18
 rbudp_bg rpid ip netns exec "$RB_NS_R" "$RB_BIN/rxbneck-recv" --port $PORT --json --quiet \
-	--timeout 5 --setup-timeout 1 --count 4 --output "$RB_TMP/out.bin" \
+	--timeout 5 --setup-timeout 1 --count 5 --output "$RB_TMP/out.bin" \
 	> "$RB_TMP/recv.json" 2> "$RB_TMP/recv.err"
 sleep 0.3
 ip netns exec "$RB_NS_S" python3 "$RB_TMP/peer.py" sender "$RB_ADDR_R" $PORT "$RB_TMP/out.bin" ||
@@ -233,19 +241,22 @@ python3 - "$RB_TMP/recv.json" $NSESS <<'PY' || fail "receiver summaries"
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(runs) == int(sys.argv[2]), len(runs)
-assert [r["counted"] for r in runs] == [False] * 13 + [True] * 4, [r["counted"] for r in runs]
+assert [r["counted"] for r in runs] == [False] * 13 + [True] * 5, [r["counted"] for r in runs]
 assert not any(r["ok"] for r in runs[:13])
 dg = runs[13]
 assert dg["ok"], dg["error"]
 bad = dg["dgrams_bad"]
 assert bad == {"short": 3, "seq": 4, "length": 8}, bad
-assert dg["rejected"] == 5, dg["rejected"]
+assert dg["rejected"] == 4, dg["rejected"]
 assert dg["pkts_duplicate"] == 3, dg["pkts_duplicate"]
-assert dg["dgrams_received"] == 3 + 4 + 8 + 5 + dg["total_pkts"] + 3, dg["dgrams_received"]
-assert not runs[14]["ok"] and "integrity" in runs[14]["error"], runs[14]["error"]
-assert runs[15]["ok"] and runs[15]["rounds"] == 2
-assert runs[16]["ok"] and runs[16]["digest_checked"]
-print("  %d sessions: %d refused before any data, 1 integrity failure; malformed datagrams "
+assert dg["dgrams_received"] == 3 + 4 + 8 + 4 + dg["total_pkts"] + 3, dg["dgrams_received"]
+onpath = runs[14]
+assert not onpath["ok"] and "integrity" in onpath["error"], onpath["error"]
+assert onpath["rejected"] == 0 and onpath["pkts_duplicate"] == 1, onpath
+assert not runs[15]["ok"] and "integrity" in runs[15]["error"], runs[15]["error"]
+assert runs[16]["ok"] and runs[16]["rounds"] == 2
+assert runs[17]["ok"] and runs[17]["digest_checked"]
+print("  %d sessions: %d refused before any data, 2 integrity failures; malformed datagrams "
       "counted %s, forged ones rejected %d" % (len(runs), 13, bad, dg["rejected"]))
 PY
 ls "$RB_TMP" | grep -q rbudp- && fail "temporary output file left behind"

@@ -62,6 +62,7 @@
 #define RXB_CONF_MAX_DEVICES	RXB_MAX_NICS
 #define RXB_CONF_MAX_CIDRS	SENDSRV_MAX_ALLOW
 #define RXB_CONF_MAX_LISTEN	SENDSRV_MAX_LISTEN
+#define RXB_CONF_MAX_UIDS	16
 
 /* [measure] attach: how the BPF programs attach to their tracepoints. */
 enum rxb_attach_mode {
@@ -97,6 +98,12 @@ struct rxb_port_list {
 struct rxb_ifname_list {
 	int n;
 	char name[RXB_CONF_MAX_DEVICES][RXB_IFNAME_LEN];
+};
+
+/* Numeric user ids. */
+struct rxb_uid_list {
+	int n;
+	uint32_t uid[RXB_CONF_MAX_UIDS];
 };
 
 /* A group name resolved at load time; empty = the daemon's own group. */
@@ -146,6 +153,9 @@ struct rxb_config {
 		uint16_t port;
 		struct rxb_cidr_list allow;		/* empty: nobody */
 		uint32_t max_connections;
+		uint32_t max_connections_per_address;	/* IPv6: per /64 */
+		uint32_t max_flows_per_address;		/* unwatched ports held */
+		struct rxb_uid_list flow_owner_uids;	/* empty: any */
 		uint32_t max_frame_bytes;
 		uint64_t output_queue_bytes;
 		uint32_t idle_timeout_s;		/* 0: never */
@@ -181,6 +191,7 @@ enum config_type {
 	CONFIG_CIDR_LIST,	/* IPv4/IPv6 networks, no host bits set */
 	CONFIG_IFNAME_LIST,	/* network interface names */
 	CONFIG_ADDRESS_LIST,	/* one or more IPv4/IPv6 addresses */
+	CONFIG_UID_LIST,	/* numeric user ids 0..4294967294 */
 	CONFIG_MODE,		/* octal permission bits, e.g. 0660 */
 	CONFIG_GROUP,		/* existing group name, or empty */
 	CONFIG_LOG_LEVEL,	/* err, warning, notice, info, debug */

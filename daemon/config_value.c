@@ -256,6 +256,24 @@ static int format_hostport(const struct rxb_hostport *hp, char *buf, size_t size
 	return snprintf(buf, size, "%s%s%s:%u", v6 ? "[" : "", hp->addr, v6 ? "]" : "", hp->port);
 }
 
+static int item_uid(const char *tok, bool cut, void *item, char *why, size_t wlen)
+{
+	uint64_t v;
+
+	/* (uid_t)-1 is "no user" to the kernel's calls: not a uid. */
+	if (cut || parse_decimal_u64(tok, 0, UINT32_MAX - 1, &v)) {
+		snprintf(why, wlen, "'%s%s' is not a uid 0..4294967294", tok, cut ? "..." : "");
+		return -EINVAL;
+	}
+	*(uint32_t *)item = (uint32_t)v;
+	return 0;
+}
+
+static void show_uid(const void *item, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u", *(const uint32_t *)item);
+}
+
 static void show_text(const void *item, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s", (const char *)item);
@@ -263,7 +281,8 @@ static void show_text(const void *item, char *buf, size_t size)
 
 /* Every list struct starts with its count. */
 _Static_assert(offsetof(struct rxb_port_list, n) == 0 && offsetof(struct rxb_cidr_list, n) == 0 &&
-	       offsetof(struct rxb_ifname_list, n) == 0 && offsetof(struct rxb_addr_list, n) == 0,
+	       offsetof(struct rxb_ifname_list, n) == 0 && offsetof(struct rxb_addr_list, n) == 0 &&
+	       offsetof(struct rxb_uid_list, n) == 0,
 	       "list structs start with n");
 
 union any_list {
@@ -271,6 +290,7 @@ union any_list {
 	struct rxb_cidr_list cidr;
 	struct rxb_ifname_list ifname;
 	struct rxb_addr_list addr;
+	struct rxb_uid_list uid;
 };
 
 struct list_kind {
@@ -306,10 +326,14 @@ static const struct list_kind *list_kind(enum config_type t)
 		LIST_ITEMS(struct rxb_addr_list, addr), .max = RXB_CONF_MAX_LISTEN,
 		.tok_size = INET6_ADDRSTRLEN + 1, .what = "", .quote = true, .noun = "addresses",
 		.none = "at least one address is needed", .item = item_addr, .show = show_text,
+	}, uid = {
+		LIST_ITEMS(struct rxb_uid_list, uid), .max = RXB_CONF_MAX_UIDS,
+		.tok_size = 16, .what = "uid ", .noun = "uids",
+		.item = item_uid, .show = show_uid,
 	};
 
 	return t == CONFIG_PORT_LIST ? &port : t == CONFIG_CIDR_LIST ? &cidr :
-	       t == CONFIG_IFNAME_LIST ? &ifname : &addr;
+	       t == CONFIG_IFNAME_LIST ? &ifname : t == CONFIG_UID_LIST ? &uid : &addr;
 }
 
 /* Items separated by blanks and/or commas, distinct, up to the kind's max. */
@@ -318,7 +342,12 @@ static int parse_list(const struct config_key *k, const char *val, void *field,
 {
 	const struct list_kind *lk = list_kind(k->type);
 	char tok[2 * INET6_ADDRSTRLEN], a[2 * INET6_ADDRSTRLEN], b[2 * INET6_ADDRSTRLEN];
-	union { struct sendsrv_cidr cidr; char text[INET6_ADDRSTRLEN]; uint16_t port; } one;
+	union {
+		struct sendsrv_cidr cidr;
+		char text[INET6_ADDRSTRLEN];
+		uint16_t port;
+		uint32_t uid;
+	} one;
 	union any_list list;
 	char *items = (char *)&list + lk->items_off;
 	int *n = (int *)&list;
@@ -580,6 +609,7 @@ int config_value_parse(const struct config_key *k, const char *val, void *field,
 	case CONFIG_CIDR_LIST:
 	case CONFIG_IFNAME_LIST:
 	case CONFIG_ADDRESS_LIST:
+	case CONFIG_UID_LIST:
 		err = parse_list(k, val, field, why, wlen);
 		break;
 	case CONFIG_MODE:
@@ -665,6 +695,7 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 	case CONFIG_CIDR_LIST:
 	case CONFIG_IFNAME_LIST:
 	case CONFIG_ADDRESS_LIST:
+	case CONFIG_UID_LIST:
 		return format_list(k, field, buf, size);
 	case CONFIG_MODE:
 		return snprintf(buf, size, "%04o", *(const uint32_t *)field);
@@ -725,6 +756,10 @@ void config_value_describe(const struct config_key *k, char *buf, size_t size)
 		break;
 	case CONFIG_ADDRESS_LIST:
 		snprintf(buf, size, "1 to %d IPv4 or IPv6 addresses", RXB_CONF_MAX_LISTEN);
+		break;
+	case CONFIG_UID_LIST:
+		snprintf(buf, size, "up to %d distinct numeric uids, separated by blanks or "
+			 "commas", RXB_CONF_MAX_UIDS);
 		break;
 	case CONFIG_MODE:
 		snprintf(buf, size, "octal permission bits 000..0777, like 0660");

@@ -37,6 +37,7 @@
 #include "rxb/measure.h"
 
 struct collect;
+struct sockdiag;
 
 #define DAEMON_RELOAD_MSG_LEN	512
 #define DAEMON_MAX_CHANGES	16	/* changed keys kept for status */
@@ -56,6 +57,20 @@ struct daemon_collector_cfg {
 	bool bpf_stats;
 	struct rxb_ifname_list devices;
 	uint32_t fallback_rx_ring, fallback_rx_max_frames, fallback_rx_usecs;
+};
+
+/*
+ * Which HELLOs the daemon serves ([control], daemon_flows.c), and what it
+ * refused by reason (status: senders.refused; sendsrv counts the refusals
+ * at accept).
+ */
+struct daemon_admit {
+	uint32_t max_flows_per_address;
+	struct rxb_uid_list owner_uids;	/* empty: any */
+	struct sockdiag *diag;		/* for owner_uids; opened when needed */
+	uint64_t flows_full;		/* FLOWS_MAX flows hold senders or are watched */
+	uint64_t flows_per_address;	/* max_flows_per_address reached */
+	uint64_t not_owner;		/* the port's socket is not an owner_uids' */
 };
 
 struct daemon {
@@ -85,6 +100,7 @@ struct daemon {
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 
 	struct flows flows;
+	struct daemon_admit admit;
 	struct sendsrv *ss;
 	uint16_t sendsrv_port;
 	struct ctlsrv *cs;

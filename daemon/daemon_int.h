@@ -38,6 +38,8 @@ void daemon_flows_sync_ports(struct daemon *d);
 void daemon_flows_probe_every(struct daemon *d, uint64_t now);
 
 /* daemon_reload.c */
+/* Which HELLOs are served ([control], struct daemon_admit). */
+void daemon_reload_admit(struct daemon *d, const struct rxb_config *cfg);
 void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config *cfg,
 				struct flows_params *p);
 void daemon_reload_netplan_params(const struct rxb_config *cfg, struct netplan_params *p);

@@ -43,6 +43,12 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->pause.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+void daemon_reload_admit(struct daemon *d, const struct rxb_config *cfg)
+{
+	d->admit.max_flows_per_address = cfg->control.max_flows_per_address;
+	d->admit.owner_uids = cfg->control.flow_owner_uids;
+}
+
 void daemon_reload_netplan_params(const struct rxb_config *cfg, struct netplan_params *p)
 {
 	p->steady_every = cfg->measure.net_probe_every;
@@ -208,6 +214,7 @@ static int apply(struct daemon *d, const struct rxb_config *next, char *why, siz
 		swap_collector(d, col, &cc);
 	if (d->ms)
 		metricsrv_set_allow(d->ms, next->metrics.allow.cidr, (size_t)next->metrics.allow.n);
+	daemon_reload_admit(d, next);
 	if (next->measure.interval_ms != d->cfg.measure.interval_ms)
 		daemon_arm_timer(d, next->measure.interval_ms);	/* logs its failure */
 	rxb_log_set_level(next->daemon.log_level);
@@ -345,6 +352,8 @@ void daemon_reload_effective(const struct daemon *d, struct rxb_config *out)
 	/* [control] from the sender server; it also has [measure] interval_ms. */
 	sendsrv_current_limits(d->ss, &lim);
 	config_from_sendsrv_limits(&lim, out);
+	out->control.max_flows_per_address = d->admit.max_flows_per_address;
+	out->control.flow_owner_uids = d->admit.owner_uids;
 	if (timerfd_gettime(d->tfd, &its) == 0)
 		timer_ms = (uint32_t)(its.it_interval.tv_sec * 1000 +
 				      its.it_interval.tv_nsec / 1000000);

@@ -112,7 +112,7 @@ int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)
 				    !(rq->states & (1u << m->idiag_state)))
 					break;
 				rq->fn(rq->proto, ntohs(m->id.idiag_sport),
-				       m->idiag_inode, rq->arg);
+				       m->idiag_inode, m->idiag_uid, rq->arg);
 				rq->count++;
 				break;
 			default:
@@ -199,4 +199,35 @@ int sockdiag_udp_sockets(struct sockdiag *sd, sockdiag_fn fn, void *arg)
 int sockdiag_tcp_listeners(struct sockdiag *sd, sockdiag_fn fn, void *arg)
 {
 	return dump(sd, IPPROTO_TCP, 1u << TCP_LISTEN, fn, arg);
+}
+
+/* The sockets of one port and their owners (sockdiag_port_owners()). */
+struct owners {
+	uint16_t port;
+	uint32_t *uids;
+	int max, n;
+};
+
+static void note_owner(uint8_t proto, uint16_t port, uint64_t inode, uint32_t uid,
+		       void *arg)
+{
+	struct owners *o = arg;
+
+	(void)proto;
+	(void)inode;
+	if (port != o->port)
+		return;
+	if (o->n < o->max)
+		o->uids[o->n] = uid;
+	o->n++;
+}
+
+int sockdiag_port_owners(struct sockdiag *sd, uint8_t proto, uint16_t port,
+			 uint32_t *uids, int max)
+{
+	struct owners o = { .port = port, .uids = uids, .max = max };
+	int err = proto == IPPROTO_TCP ? sockdiag_tcp_listeners(sd, note_owner, &o) :
+				       sockdiag_udp_sockets(sd, note_owner, &o);
+
+	return err < 0 ? err : o.n;
 }

@@ -116,6 +116,7 @@ struct sendsrv_peer {
 	struct sockaddr_storage addr;
 	char addr_str[SENDSRV_ADDR_STRLEN];	/* "192.0.2.7:40000", "[::1]:40000" */
 	struct rxbneck_hello hello;	/* rtt_us/subscribe updated by SUBSCRIBE */
+	uint32_t hello_rtt_us;		/* rtt_us as the HELLO said it */
 	uint16_t granted;		/* subscription served */
 	uint64_t connected_ns;		/* ops->now_ns clock */
 	uint64_t last_rx_ns;

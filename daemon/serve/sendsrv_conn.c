@@ -356,6 +356,7 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 		return;
 	}
 	c->peer.hello = *h;
+	c->peer.hello_rtt_us = h->rtt_us;
 	c->peer.granted = h->subscribe & SERVED_SUBS;
 	ps->pins++;
 	if (s->ops.on_hello)

@@ -31,7 +31,7 @@ static const struct {
 	{ "no_netlink", "NIC parameters unavailable (netlink)" },
 	{ "state_dir", "state directory unusable: no history kept" },
 	{ "reload_failed", "last reload failed: the previous configuration runs" },
-	{ "flow_stale", "a flow's model is stale (see flows[].solve_error)" },
+	{ "flow_stale", "a flow's model is stale (see flows[].transfers[].solve_error)" },
 };
 
 const char *status_health_name(unsigned int i)
@@ -56,8 +56,9 @@ uint32_t status_health(const struct daemon *d)
 	if (d->reload.count && !d->reload.ok)
 		h |= 1u << STATUS_HEALTH_RELOAD_FAILED;
 	for (int i = 0; i < d->flows.n; i++)
-		if (d->flows.v[i].state == FLOW_STALE)
-			h |= 1u << STATUS_HEALTH_FLOW_STALE;
+		for (int j = 0; j < d->flows.v[i].nmodels; j++)
+			if (d->flows.v[i].m[j].state == FLOW_STALE)
+				h |= 1u << STATUS_HEALTH_FLOW_STALE;
 	return h;
 }
 
@@ -255,6 +256,18 @@ static void senders_summary_json(struct json_writer *w, const struct daemon *d)
 	json_uint(w, "accepted", st.accepted);
 	json_uint(w, "rejected_allow", st.rejected_allow);
 	json_uint(w, "rejected_full", st.rejected_full);
+	/* Every refusal, by reason (docs/PROTOCOL.md §8, §9). */
+	json_obj_begin(w, "refused");
+	json_uint(w, "not_allowed", st.rejected_allow);
+	json_uint(w, "connection_limit", st.rejected_full);
+	json_uint(w, "connection_limit_per_address", st.rejected_source);
+	json_uint(w, "closed_by_allow_reload", st.closed_not_allowed);
+	json_uint(w, "flow_table_full", d->admit.flows_full);
+	json_uint(w, "flows_per_address", d->admit.flows_per_address);
+	json_uint(w, "flow_owner", d->admit.not_owner);
+	json_uint(w, "bad_report", st.reports_rejected);
+	json_obj_end(w);
+	json_uint(w, "flows_evicted", d->flows.evicted);
 	json_uint(w, "frames_in", st.frames_in);
 	json_uint(w, "frames_out", st.frames_out);
 	json_uint(w, "rate_pushes", st.rate_pushes);

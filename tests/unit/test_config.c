@@ -171,6 +171,9 @@ static void test_table_consistency(void **state)
 		case CONFIG_ADDRESS_LIST:
 			assert_int_equal(k[i].size, sizeof(struct rxb_addr_list));
 			break;
+		case CONFIG_UID_LIST:
+			assert_int_equal(k[i].size, sizeof(struct rxb_uid_list));
+			break;
 		case CONFIG_GROUP:
 			assert_int_equal(k[i].size, sizeof(struct rxb_group));
 			break;
@@ -249,6 +252,9 @@ static void test_every_key_set(void **state)
 		"port = 7000\n"
 		"allow = 10.0.0.0/8, 192.0.2.7 2001:db8::/32 # site networks\n"
 		"max_connections = 8\n"
+		"max_connections_per_address = 2\n"
+		"max_flows_per_address = 16\n"
+		"flow_owner_uids = 0, 1000 4294967294\n"
 		"max_frame_bytes = 65536\n"
 		"output_queue_bytes = 1Mi\n"
 		"idle_timeout_s = 600\n"
@@ -310,6 +316,10 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.control.allow.n, 3);
 	assert_int_equal(c.control.allow.cidr[1].prefix_len, 32);	/* bare host */
 	assert_true(c.control.rate_change_fraction == 0.2);
+	assert_int_equal(c.control.max_connections_per_address, 2);
+	assert_int_equal(c.control.max_flows_per_address, 16);
+	assert_int_equal(c.control.flow_owner_uids.n, 3);
+	assert_int_equal(c.control.flow_owner_uids.uid[2], 4294967294U);
 	assert_false(c.pause.enabled);
 	assert_int_equal(c.pause.max_window_ms, 20);
 	assert_true(c.metrics.enabled);
@@ -318,6 +328,15 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.metrics.allow.n, 1);
 	assert_int_equal(c.metrics.max_connections_per_address, 64);
 	assert_int_equal(c.metrics.timeout_s, 3);
+	/* (uid_t)-1 is nobody; names are not taken. */
+	assert_int_equal(parse("[control]\nflow_owner_uids = 4294967295\n", &c, err,
+			       sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a uid"));
+	assert_int_equal(parse("[control]\nflow_owner_uids = root\n", &c, err,
+			       sizeof(err)), -EINVAL);
+	assert_int_equal(parse("[control]\nflow_owner_uids = 5 5\n", &c, err,
+			       sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "uid 5 is listed twice"));
 }
 
 /* Quoting: iniparser's rules, which config_scan() follows. */

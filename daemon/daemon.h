@@ -87,6 +87,7 @@ struct daemon {
 	struct state state;
 	bool state_ok;
 	uint64_t state_saved_ns;
+	bool state_soon;		/* save within seconds: a flow went, or a save failed */
 
 	struct collect *col;
 	struct daemon_collector_cfg col_cfg;	/* what col was started with */

@@ -18,6 +18,7 @@
 #include "daemon/daemon_int.h"
 
 #define STATE_SAVE_NS		(60 * RXB_NSEC_PER_SEC)
+#define STATE_SAVE_SOON_NS	(5 * RXB_NSEC_PER_SEC)
 
 /* ------------------------------------------------------------- senders -- */
 
@@ -213,28 +214,37 @@ static bool history_get(void *ctx, uint16_t port, struct learn *out)
 	return d->state_ok && state_history_get(&d->state, port, out);
 }
 
-static void history_put(void *ctx, uint16_t port, const struct learn *l)
+static void keep_history(struct daemon *d, uint16_t port, const struct learn *l)
 {
-	struct daemon *d = ctx;
-
 	if (d->state_ok && l->origin == VALUE_MEASURED)
 		state_history_put(&d->state, port, l);
 }
 
+/* A flow goes away: what it learned is saved soon (save_state()). */
+static void history_put(void *ctx, uint16_t port, const struct learn *l)
+{
+	struct daemon *d = ctx;
+
+	keep_history(d, port, l);
+	d->state_soon = d->state.dirty;
+}
+
 /*
- * What the flows learned in this run, to disk every STATE_SAVE_NS (and at
- * exit through flows_finish() and state_close()).
+ * What the flows learned in this run, to disk every STATE_SAVE_NS, within
+ * STATE_SAVE_SOON_NS of a flow going away or of a failed save (a full disk
+ * is seen, and its end, within seconds), and at exit (flows_finish() and
+ * state_close()).
  */
 static void save_state(struct daemon *d)
 {
-	uint64_t now = rxb_mono_ns();
+	uint64_t now = rxb_mono_ns(), since = now - d->state_saved_ns;
 
-	if (!d->state_ok || now - d->state_saved_ns < STATE_SAVE_NS)
+	if (!d->state_ok || !(since >= STATE_SAVE_NS || (d->state_soon && since >= STATE_SAVE_SOON_NS)))
 		return;
 	d->state_saved_ns = now;
 	for (int i = 0; i < d->flows.n; i++)
-		history_put(d, d->flows.v[i].port, &d->flows.v[i].learn);
-	state_save(&d->state);
+		keep_history(d, d->flows.v[i].port, &d->flows.v[i].learn);
+	d->state_soon = state_save(&d->state) != 0;
 }
 
 static void solved(void *ctx, uint16_t port, double solve_s)

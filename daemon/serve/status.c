@@ -30,6 +30,7 @@ static const struct {
 	{ "partial_probes", "some BPF probes are not loaded" },
 	{ "no_netlink", "NIC parameters unavailable (netlink)" },
 	{ "state_dir", "state directory unusable: no history kept" },
+	{ "state_save", "the state file could not be read or saved" },
 	{ "reload_failed", "last reload failed: the previous configuration runs" },
 	{ "flow_stale", "a flow's model is stale (see flows[].transfers[].solve_error)" },
 };
@@ -53,6 +54,9 @@ uint32_t status_health(const struct daemon *d)
 		h |= 1u << STATUS_HEALTH_NO_NETLINK;
 	if (!d->state_ok)
 		h |= 1u << STATUS_HEALTH_STATE_DIR;
+	/* A damaged file, a full disk: until the next save succeeds. */
+	if (d->state_ok && d->state.err[0])
+		h |= 1u << STATUS_HEALTH_STATE_SAVE;
 	if (d->reload.count && !d->reload.ok)
 		h |= 1u << STATUS_HEALTH_RELOAD_FAILED;
 	for (int i = 0; i < d->flows.n; i++)
@@ -70,7 +74,8 @@ static int health_reasons(const struct daemon *d, const char **v, int max)
 
 	for (unsigned int i = 0; i < STATUS_HEALTH_N && n < max; i++)
 		if (h & (1u << i))
-			v[n++] = health_table[i].text;
+			/* The state file's own words: which file, what failed. */
+			v[n++] = i == STATUS_HEALTH_STATE_SAVE ? d->state.err : health_table[i].text;
 	return n;
 }
 
@@ -153,6 +158,7 @@ static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t 
 	json_bool(w, "ok", d->state_ok);
 	json_str(w, "error", d->state.err);
 	json_uint(w, "saves", d->state.saves);
+	json_uint(w, "save_failures", d->state.save_failures);
 	json_uint(w, "history_ports", (uint64_t)d->state.n);
 	json_obj_end(w);
 	json_obj_begin(w, "reload");

@@ -207,6 +207,39 @@ static void test_provisional(void **state)
 }
 
 /*
+ * Without BPF the receive path is not modelled, but packets seen arriving
+ * in what /proc gives (drops, queued bytes, the namespace's UDP counters)
+ * are traffic: the provisional rate is not flagged NO_TRAFFIC then.
+ */
+static void test_degraded_arrivals(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct rxb_epoch *e = epoch(1, 0, 0);
+
+	(void)state;
+	setup(&f, &pub);
+	e->degraded = RXB_DEGRADED_NO_BPF;
+	e->nsocks = 1;
+	e->socks[0].port = PORT;
+	e->socks[0].drops_valid = true;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_DEGRADED);
+	e->seq = 2;
+	e->socks[0].arrivals_seen = true;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.flags, RXBNECK_RATE_DEGRADED);
+	assert_int_equal(f.v[0].m[0].state, FLOW_PROVISIONAL);
+	/* Seen once, it stays seen. */
+	e->seq = 3;
+	e->socks[0].arrivals_seen = false;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.flags, RXBNECK_RATE_DEGRADED);
+	flows_finish(&f);
+	free(e);
+}
+
+/*
  * With traffic: the published rate minimises T, and its loss and time are
  * the M/M/1/K and eq. (2)-(3) values at that rate, with mu = mu_P-Net /
  * (#C + 1) for #C = 0 and 2.
@@ -993,6 +1026,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_provisional),
+		cmocka_unit_test(test_degraded_arrivals),
 		cmocka_unit_test(test_model_rate),
 		cmocka_unit_test(test_unconstrained),
 		cmocka_unit_test(test_stale),

@@ -351,6 +351,22 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 		status_flow_rate_json(w, "last_rate", &p->last_rate);
 	else
 		json_null(w, "last_rate");
+	/* The PAUSE schedule in force for it (PROTOCOL.md §6.3), or null. */
+	if (p->pause_until_ns > c->now) {
+		json_obj_begin(w, "pause_in_force");
+		json_uint(w, "epoch", p->pause.epoch);
+		json_uint(w, "duration_us", p->pause.duration_us);
+		json_uint(w, "period_us", p->pause.period_us);
+		json_uint(w, "repeat_count", p->pause.repeat_count);
+		json_double(w, "sent_s_ago", age_s(p->pause_sent_ns, c->now));
+		if (p->pause_until_ns == UINT64_MAX)
+			json_null(w, "ends_in_s");
+		else
+			json_double(w, "ends_in_s", (double)(p->pause_until_ns - c->now) / 1e9);
+		json_obj_end(w);
+	} else {
+		json_null(w, "pause_in_force");
+	}
 	json_obj_end(w);
 }
 

@@ -108,11 +108,6 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	count_or_null(w, "bytes_out", v, s->bytes_out);
 	count_or_null(w, "empty_reads", v, s->empty_reads);
 	count_or_null(w, "drops", s->drops_valid, s->drops);
-	/* Without counts (no BPF): what /proc showed arriving. */
-	if (v)
-		json_null(w, "arrivals_seen");
-	else
-		json_bool(w, "arrivals_seen", s->arrivals_seen);
 	count_or_null(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
 	if (s->reasons_valid) {
 		json_obj_begin(w, "drops_by_reason");
@@ -170,6 +165,11 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	json_double(w, "preempt_off_ns", s->preempt_off_ns);
 	json_double(w, "sleep_off_ns", s->sleep_off_ns);
 	json_obj_end(w);
+	/* Without counts (no BPF): what /proc showed arriving. */
+	if (v)
+		json_null(w, "arrivals_seen");
+	else
+		json_bool(w, "arrivals_seen", s->arrivals_seen);
 	json_obj_end(w);
 }
 

@@ -358,7 +358,7 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 		json_uint(w, "duration_us", p->pause.duration_us);
 		json_uint(w, "period_us", p->pause.period_us);
 		json_uint(w, "repeat_count", p->pause.repeat_count);
-		json_double(w, "sent_s_ago", age_s(p->pause_sent_ns, c->now));
+		json_double(w, "sent_s_ago", status_age_s(p->pause_sent_ns, c->now));
 		if (p->pause_until_ns == UINT64_MAX)
 			json_null(w, "ends_in_s");
 		else

@@ -65,6 +65,14 @@ void sockdiag_close(struct sockdiag *sd)
 	free(sd);
 }
 
+/* A kernel error code as -errno: anything beyond errno's range is a broken message. */
+static int errno_of(int err)
+{
+	if (err < -4095 || err > 4095)
+		return -EBADMSG;
+	return err > 0 ? -err : err;
+}
+
 /* An NLMSG_ERROR's code (an acknowledgement, 0, ends the dump too). */
 static int nl_error(const struct nlmsghdr *h, size_t mlen)
 {
@@ -72,7 +80,7 @@ static int nl_error(const struct nlmsghdr *h, size_t mlen)
 
 	if (mlen < NLMSG_LENGTH(sizeof(*e)))
 		return -EBADMSG;
-	return e->error > 0 ? -e->error : e->error;
+	return errno_of(e->error);
 }
 
 /* NLMSG_DONE may carry the dump's error as an int. */
@@ -83,7 +91,7 @@ static int nl_done(const struct nlmsghdr *h, size_t mlen)
 	if (mlen < NLMSG_LENGTH(sizeof(err)))
 		return 0;
 	memcpy(&err, NLMSG_DATA(h), sizeof(err));
-	return err < 0 ? err : 0;
+	return err < 0 ? errno_of(err) : 0;
 }
 
 int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)

@@ -757,55 +757,88 @@ static void add_preempts(struct rxb_rx_preempt *v, size_t *nv, uint32_t tid, int
 	}
 }
 
+/* A flow whose receiver (tid 77, 2 hogs) is off 8 ms in every 12. */
+struct pause_env {
+	struct flows *f;
+	struct pause_pub pp;
+	struct flows_params p;
+	struct rxb_rx_preempt *v;
+	struct rxb_epoch *e1;		/* with the preemptions */
+	struct rxb_epoch *e2;		/* without */
+};
+
+static void pause_env_init(struct pause_env *env, bool enabled, bool other_thread)
+{
+	struct flows_ops ops = {
+		.ctx = &env->pp,
+		.publish_rates = publish_rate_quiet,
+		.publish_pause = publish_pause,
+	};
+	uint16_t port = PORT;
+	size_t nv = 0;
+
+	memset(env, 0, sizeof(*env));
+	env->f = malloc(sizeof(*env->f));
+	env->v = calloc(64, sizeof(*env->v));
+	env->e1 = epoch(1, 2, 1000);
+	env->e2 = epoch(2, 2, 1000);
+	assert_non_null(env->f);
+	assert_non_null(env->v);
+	params(&env->p);
+	env->p.pause.enabled = enabled;
+	env->p.pause.min_window_ns = 200000;
+	env->p.pause.max_window_ns = 100000000;
+	env->p.pause.ncpus = 2;
+	assert_int_equal(flows_init(env->f, &env->p, &ops), 0);
+	assert_int_equal(flows_set_config_ports(env->f, &port, 1), 0);
+	env->e1->socks[0].ntids = 1;
+	env->e1->socks[0].tids[0] = 77;
+	env->e1->cpus[1].cpu_bound_run_ns = 4e6;
+	env->e1->cpus[1].cpu_bound_slice_ns = 1.4e6;
+	/* The flow's receiver (2 hogs: 8 ms off) and another thread's. */
+	add_preempts(env->v, &nv, 77, 30, 8000000, 10000000);
+	if (other_thread)
+		add_preempts(env->v, &nv, 78, 30, 1000000, 10000000);
+	env->e1->rx_preempts = env->v;
+	env->e1->nrx_preempts = nv;
+}
+
+static void pause_env_finish(struct pause_env *env)
+{
+	flows_finish(env->f);
+	free(env->e1);
+	free(env->e2);
+	free(env->v);
+	free(env->f);
+}
+
 /*
  * flow_epoch() feeds the flow's own receiver's preemptions (the socket's
  * tids) to the predictor and publishes its schedule, then a CANCEL.
  */
 static void test_pause_published(void **state)
 {
-	struct flows *f = malloc(sizeof(*f));
-	struct pause_pub pp = { 0 };
+	struct pause_env env;
+	struct flows *f;
 	struct flows_params p;
-	struct flows_ops ops = {
-		.ctx = &pp,
-		.publish_rates = publish_rate_quiet,
-		.publish_pause = publish_pause,
-	};
-	struct rxb_rx_preempt *v = calloc(64, sizeof(*v));
-	struct rxb_epoch *e1 = epoch(1, 2, 1000), *e2 = epoch(2, 2, 1000);
-	uint16_t port = PORT;
+	struct rxb_epoch *e1, *e2;
 	struct sendsrv_peer sp;
-	size_t nv = 0;
 	struct flow *fl;
 
 	(void)state;
-	assert_non_null(f);
-	assert_non_null(v);
-	params(&p);
-	p.pause.enabled = true;
-	p.pause.min_window_ns = 200000;
-	p.pause.max_window_ns = 100000000;
-	p.pause.ncpus = 2;
-	assert_int_equal(flows_init(f, &p, &ops), 0);
-	assert_int_equal(flows_set_config_ports(f, &port, 1), 0);
-	e1->socks[0].ntids = 1;
-	e1->socks[0].tids[0] = 77;
-	e1->cpus[1].cpu_bound_run_ns = 4e6;
-	e1->cpus[1].cpu_bound_slice_ns = 1.4e6;
-	/* The flow's receiver (2 hogs: 8 ms off) and another thread's. */
-	add_preempts(v, &nv, 77, 30, 8000000, 10000000);
-	add_preempts(v, &nv, 78, 30, 1000000, 10000000);
-	e1->rx_preempts = v;
-	e1->nrx_preempts = nv;
-
+	pause_env_init(&env, true, true);
+	f = env.f;
+	p = env.p;
+	e1 = env.e1;
+	e2 = env.e2;
 	flows_epoch(f, e1, 1000);
 	fl = flows_find(f, PORT);
 	assert_non_null(fl);
 	assert_int_equal(fl->pause.preemptions, 30);
 	assert_int_equal(fl->pause.pred.d_ns, 8000000);
-	assert_int_equal(pp.n, 1);
-	assert_int_equal(pp.last.port, PORT);
-	assert_int_equal(pp.last.flags, 0);
+	assert_int_equal(env.pp.n, 1);
+	assert_int_equal(env.pp.last.port, PORT);
+	assert_int_equal(env.pp.last.flags, 0);
 	/*
 	 * The socket queue (K = 212992 / 2304 = 92 packets) takes the first
 	 * 92 x payload / rate of the 8 ms window: only the rest is paused,
@@ -826,10 +859,10 @@ static void test_pause_published(void **state)
 		double absorb_us = 92.0 * PAYLOAD * 8 / (double)fl->m[0].rate_between.rate_bps * 1e6;
 
 		assert_true(absorb_us > 0 && absorb_us < 8000);
-		assert_true(fabs((double)pp.last.duration_us - (8000 - absorb_us)) <= 1.0);
-		assert_true(pp.last.start_in_us < 12000 + absorb_us);
+		assert_true(fabs((double)env.pp.last.duration_us - (8000 - absorb_us)) <= 1.0);
+		assert_true(env.pp.last.start_in_us < 12000 + absorb_us);
 	}
-	assert_int_equal(pp.last.period_us, 12000);
+	assert_int_equal(env.pp.last.period_us, 12000);
 	assert_int_equal(fl->pause.published, 1);
 	assert_int_equal(fl->pause.last_sent, 1);
 	/*
@@ -846,12 +879,12 @@ static void test_pause_published(void **state)
 
 	/* The windows stop: CANCEL, once. */
 	flows_epoch(f, e2, 1000);
-	assert_int_equal(pp.n, 2);
-	assert_int_equal(pp.last.flags, RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(env.pp.n, 2);
+	assert_int_equal(env.pp.last.flags, RXBNECK_PAUSE_CANCEL);
 	assert_int_equal(flows_rx_early_ns(f, 10000000), 10000000);
 	e2->seq = 3;
 	flows_epoch(f, e2, 1000);
-	assert_int_equal(pp.n, 2);
+	assert_int_equal(env.pp.n, 2);
 
 	/* Disabled by a reload: the windows are measured, nothing is sent. */
 	p.pause.enabled = false;
@@ -859,13 +892,9 @@ static void test_pause_published(void **state)
 	e1->seq = 4;
 	flows_epoch(f, e1, 1000);
 	assert_int_equal(fl->pause.preemptions, 60);
-	assert_int_equal(pp.n, 2);
+	assert_int_equal(env.pp.n, 2);
 	assert_int_equal(flows_rx_early_ns(f, 10000000), 0);
-	flows_finish(f);
-	free(e1);
-	free(e2);
-	free(v);
-	free(f);
+	pause_env_finish(&env);
 }
 
 /*
@@ -877,47 +906,28 @@ static void test_pause_published(void **state)
  */
 static void test_between_needs_schedule(void **state)
 {
-	struct flows *f = malloc(sizeof(*f));
-	struct pause_pub pp = { 0 };
+	struct pause_env env;
+	struct flows *f;
 	struct flows_params p;
-	struct flows_ops ops = {
-		.ctx = &pp,
-		.publish_rates = publish_rate_quiet,
-		.publish_pause = publish_pause,
-	};
-	struct rxb_rx_preempt *v = calloc(64, sizeof(*v));
-	struct rxb_epoch *e1 = epoch(1, 2, 1000), *e2 = epoch(2, 2, 1000);
-	uint16_t port = PORT;
+	struct rxb_epoch *e1, *e2;
 	struct sendsrv_peer sp = peer(1, PORT);
 	struct rxbneck_rate r, b;
 	const struct flow *fl;
-	size_t nv = 0;
 	char why[200];
 
 	(void)state;
-	assert_non_null(f);
-	assert_non_null(v);
-	params(&p);
-	p.pause.enabled = false;
-	p.pause.min_window_ns = 200000;
-	p.pause.max_window_ns = 100000000;
-	p.pause.ncpus = 2;
-	assert_int_equal(flows_init(f, &p, &ops), 0);
-	assert_int_equal(flows_set_config_ports(f, &port, 1), 0);
+	pause_env_init(&env, false, false);
+	f = env.f;
+	p = env.p;
+	e1 = env.e1;
+	e2 = env.e2;
 	assert_int_equal(flows_sender_hello(f, &sp), 0);
-	e1->socks[0].ntids = 1;
-	e1->socks[0].tids[0] = 77;
-	e1->cpus[1].cpu_bound_run_ns = 4e6;
-	e1->cpus[1].cpu_bound_slice_ns = 1.4e6;
-	add_preempts(v, &nv, 77, 30, 8000000, 10000000);
-	e1->rx_preempts = v;
-	e1->nrx_preempts = nv;
 	fl = flows_find(f, PORT);
 
 	/* Disabled: windows in the model, a rate for them, no schedule. */
 	flows_epoch(f, e1, 1000);
 	assert_true(fl->m[0].has_rate_between);
-	assert_int_equal(pp.n, 0);
+	assert_int_equal(env.pp.n, 0);
 	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 1);
 	assert_int_equal(r.flags & RXBNECK_RATE_BETWEEN_PAUSES, 0);
 	assert_false(flows_between_covered(fl, &fl->m[0], why, sizeof(why)));
@@ -928,7 +938,7 @@ static void test_between_needs_schedule(void **state)
 	assert_int_equal(flows_set_params(f, &p), 0);
 	e1->seq = 2;
 	flows_epoch(f, e1, 1000);
-	assert_int_equal(pp.n, 1);
+	assert_int_equal(env.pp.n, 1);
 	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 2);
 	assert_true(b.flags & RXBNECK_RATE_BETWEEN_PAUSES);
 	assert_true(flows_between_covered(fl, &fl->m[0], why, sizeof(why)));
@@ -940,8 +950,8 @@ static void test_between_needs_schedule(void **state)
 	assert_int_equal(flows_set_params(f, &p), 0);
 	e1->seq = 3;
 	flows_epoch(f, e1, 1000);
-	assert_int_equal(pp.n, 2);
-	assert_int_equal(pp.last.flags, 0);
+	assert_int_equal(env.pp.n, 2);
+	assert_int_equal(env.pp.last.flags, 0);
 	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 1);
 	assert_false(flows_between_covered(fl, &fl->m[0], why, sizeof(why)));
 	assert_non_null(strstr(why, "does not cover"));
@@ -954,13 +964,9 @@ static void test_between_needs_schedule(void **state)
 	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 2);
 	e2->seq = 5;
 	flows_epoch(f, e2, 1000);
-	assert_int_equal(pp.last.flags, RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(env.pp.last.flags, RXBNECK_PAUSE_CANCEL);
 	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 1);
-	flows_finish(f);
-	free(e1);
-	free(e2);
-	free(v);
-	free(f);
+	pause_env_finish(&env);
 }
 
 /* One epoch of the standard traffic at @cpu_bound and @ns_per_pkt. */

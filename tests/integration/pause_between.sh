@@ -35,19 +35,7 @@ ns_a=rxbt-btw-a$$ ns_b=rxbt-btw-b$$
 on_exit "netpair_down $ns_a $ns_b"
 netpair_up $ns_a $ns_b ba$$ bb$$ 10.252.0 || die "namespaces and veth"
 
-cat > "$T/rx.py" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
-s.bind(("10.252.0.2", int(sys.argv[1])))
-s.setblocking(False)
-while True:
-    try:
-        s.recv(65536)
-    except BlockingIOError:
-        pass
-PY
-bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P
+bg ip netns exec $ns_b taskset -c 1 python3 "$S/tests/integration/busy_rx.py" 10.252.0.2 $P 65536
 sleep 0.3
 bg ip netns exec $ns_a taskset -c 0 python3 "$S/tests/integration/udp_tx.py" 10.252.0.2 $P
 

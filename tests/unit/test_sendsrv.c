@@ -761,8 +761,8 @@ static int publish_pause(struct harness *h, uint32_t repeat, uint64_t epoch, boo
 /*
  * PROTOCOL.md §6.3: the rate between pauses goes only to senders that take
  * PAUSE, speak minor >= 1 and have a schedule in force: after a PAUSE
- * frame, until a CANCEL or the schedule's end plus one epoch. A sender
- * that takes PAUSE later gets it after its first PAUSE.
+ * frame, until a CANCEL (or the schedule's end plus one epoch, below). A
+ * sender that takes PAUSE later gets it after its first PAUSE.
  */
 static void test_rate_between_pauses(void **state)
 {
@@ -820,29 +820,6 @@ static void test_rate_between_pauses(void **state)
 	expect_rate(obeys, 2500000000, true);
 	expect_pause(old, false);
 
-	/*
-	 * A schedule that runs out: 5 windows, the last over 42 ms after it
-	 * was sent, in force one epoch (100 ms) longer. Refreshed rates keep
-	 * the flag until then, and lose it at the first publish after.
-	 */
-	assert_int_equal(publish_pause(&h, 5, 7, false), 3);
-	expect_pause(obeys, false);
-	expect_pause(rate_only, false);
-	expect_pause(old, false);
-	r.epoch = b.epoch = 20;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
-	assert_int_equal(n, 3);		/* the refresh (10 epochs) */
-	expect_rate(obeys, 2500000000, true);
-	expect_rate(rate_only, 2500000000, true);
-	expect_rate(old, 1000000000, false);
-	usleep(160000);
-	r.epoch = b.epoch = 21;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
-	assert_int_equal(n, 2);
-	expect_rate(obeys, 1000000000, false);
-	expect_rate(rate_only, 1000000000, false);
-	expect_nothing(old);
-
 	/* Refused: a between rate without its flag, or for another port. */
 	b.flags = 0;
 	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
@@ -853,6 +830,52 @@ static void test_rate_between_pauses(void **state)
 	assert_int_equal(n, -EINVAL);
 	close(obeys);
 	close(rate_only);
+	close(old);
+	finish(&h);
+}
+
+/*
+ * A schedule that runs out: 5 windows, the last over 42 ms after it was
+ * sent, in force one epoch (100 ms) longer. Refreshed rates keep the flag
+ * until then, and lose it at the first publish after.
+ */
+static void test_between_pauses_expire(void **state)
+{
+	struct harness h;
+	struct sendsrv_limits l = limits();
+	struct rxbneck_rate r = { .port = FLOW, .rate_bps = 1000000000, .loss = 0.3,
+				  .epoch = 4, .confidence = 900 };
+	struct rxbneck_rate b = r;
+	int obeys, old, n;
+
+	(void)state;
+	b.rate_bps = 2500000000;
+	b.flags = RXBNECK_RATE_BETWEEN_PAUSES;
+	l.epoch_ms = 100;
+	start(&h, &l);
+	obeys = raw_active_as(&h, RXBNECK_MINOR_BETWEEN_PAUSES,
+			      RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
+	old = raw_active_as(&h, 0, RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 2);
+	expect_rate(obeys, 1000000000, false);
+	expect_rate(old, 1000000000, false);
+	assert_int_equal(publish_pause(&h, 5, 7, false), 2);
+	expect_pause(obeys, false);
+	expect_rate(obeys, 2500000000, true);
+	expect_pause(old, false);
+	r.epoch = b.epoch = 20;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 2);		/* the refresh (10 epochs) */
+	expect_rate(obeys, 2500000000, true);
+	expect_rate(old, 1000000000, false);
+	usleep(160000);
+	r.epoch = b.epoch = 21;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 1);
+	expect_rate(obeys, 1000000000, false);
+	expect_nothing(old);
+	close(obeys);
 	close(old);
 	finish(&h);
 }
@@ -1208,6 +1231,7 @@ int main(void)
 		cmocka_unit_test(test_late_subscriber_and_hello_publish),
 		cmocka_unit_test(test_pause_delivery_and_rtt_filter),
 		cmocka_unit_test(test_rate_between_pauses),
+		cmocka_unit_test(test_between_pauses_expire),
 		cmocka_unit_test(test_allow_list_rejects),
 		cmocka_unit_test(test_refused_hello),
 		cmocka_unit_test(test_hello_and_idle_timeouts),

@@ -92,6 +92,8 @@ static const struct config_key keys[] = {
 		 "Per-packet probes in every epoch for this long after a change."),
 	ROW_T("measure", "watch_ports", CONFIG_PORT_LIST, measure.watch_ports, "", LIVE,
 	      "Local ports watched from start-up; senders' hellos add more."),
+	ROW_UINT("measure", "flow_linger_s", measure.flow_linger_s, 0, 3600, "30", LIVE,
+		 "Seconds a port a sender added stays watched after its last sender left."),
 	ROW_ENUM("measure", "attach", measure.attach, attach_names, "auto", RESTART,
 		 "How probes attach: auto, tp_btf, raw_tp, or none (no BPF, degraded)."),
 	ROW_T("measure", "bpf_stats", CONFIG_BOOL, measure.bpf_stats, "yes", LIVE,

@@ -128,6 +128,7 @@ struct rxb_config {
 		uint32_t net_probe_learn_s;	/* every epoch this long after a
 						 * change of the receive path */
 		struct rxb_port_list watch_ports;
+		uint32_t flow_linger_s;		/* an unwatched port after its last sender */
 		enum rxb_attach_mode attach;
 		bool bpf_stats;
 		struct rxb_ifname_list devices;	/* empty: all up, non-loopback */

@@ -37,6 +37,7 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->depth_cost = cfg->model.queue_depth_cost;
 	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
+	p->linger_ns = (uint64_t)cfg->measure.flow_linger_s * RXB_NSEC_PER_SEC;
 	p->pause.enabled = cfg->pause.enabled;
 	p->pause.min_window_ns = (uint64_t)cfg->pause.min_window_us * RXB_NSEC_PER_USEC;
 	p->pause.max_window_ns = (uint64_t)cfg->pause.max_window_ms * RXB_NSEC_PER_MSEC;
@@ -335,6 +336,7 @@ static void model_effective(const struct flows_params *p, struct rxb_config *out
 	out->model.loss_episodes = p->loss_episodes;
 	out->model.queue_depth_cost = p->depth_cost;
 	out->model.rate_uncertainty = p->rate_uncertainty;
+	out->measure.flow_linger_s = (uint32_t)(p->linger_ns / RXB_NSEC_PER_SEC);
 	out->pause.enabled = p->pause.enabled;
 	out->pause.min_window_us = (uint32_t)(p->pause.min_window_ns / RXB_NSEC_PER_USEC);
 	out->pause.max_window_ms = (uint32_t)(p->pause.max_window_ns / RXB_NSEC_PER_MSEC);

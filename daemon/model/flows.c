@@ -529,7 +529,7 @@ void flows_epoch(struct flows *f, const struct rxb_epoch *e,
 	learn_disk_update(&f->disk, e, dt_s);
 	/* Lingering flows whose time is up go (before their epoch's work). */
 	for (int i = f->n - 1; i >= 0; i--)
-		if (lingering(&f->v[i]) && e->end_ns - f->v[i].idle_since_ns >= FLOWS_LINGER_NS)
+		if (lingering(&f->v[i]) && e->end_ns - f->v[i].idle_since_ns >= f->p.linger_ns)
 			flow_forget(f, i);
 	for (int i = 0; i < f->n; i++)
 		flow_measure(f, &f->v[i], e, dt_s);

@@ -11,8 +11,9 @@
  *	flows_set_config_ports(), flows_set_params()   (re)configuration
  *
  * A flow exists while its port is in [measure] watch_ports, has at least
- * one connected sender, or lingers FLOWS_LINGER_NS after its last sender
- * left (a lingering flow gives way to a new one when the table is full);
+ * one connected sender, or lingers flows_params.linger_ns after its last
+ * sender left (a lingering flow gives way to a new one when the table is
+ * full);
  * at most RXB_MAX_SOCKS at a time (what the collector can watch).
  *
  * What is shared and what is each sender's own (PROTOCOL.md §6.4): the
@@ -80,7 +81,6 @@
 #define FLOWS_MAX		RXB_MAX_SOCKS
 #define FLOW_MAX_XFERS		8	/* transfers modelled per flow */
 #define FLOWS_SOLVES_PER_EPOCH	FLOWS_MAX	/* all flows' models */
-#define FLOWS_LINGER_NS		(30 * RXB_NSEC_PER_SEC)
 #define FLOWS_RTT_BUCKET	1.05	/* RTTs within this ratio share a model */
 
 /* The transfer a model is solved for. */
@@ -219,6 +219,7 @@ struct flows_params {
 	bool depth_cost;		/* [model] queue_depth_cost */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
+	uint64_t linger_ns;		/* [measure] flow_linger_s */
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 	struct pause_params pause;	/* [pause] */
 };

@@ -229,6 +229,7 @@ static void test_every_key_set(void **state)
 		"net_probe_every = 4\n"
 		"net_probe_learn_s = 0\n"
 		"watch_ports = 5001, 5002 7000\n"
+		"flow_linger_s = 5\n"
 		"attach = raw_tp\n"
 		"bpf_stats = off\n"
 		"devices = eth0,ens1f0np0 weird.name\n"

@@ -85,6 +85,7 @@ static void params(struct flows_params *p)
 	/* model_t() below is eq. (2)-(3): Banerjee et al.'s rounds. */
 	p->rounds = BNECK_ROUNDS_SEED;
 	p->fallback_rx_ring = 256;
+	p->linger_ns = 30 * RXB_NSEC_PER_SEC;
 }
 
 static void setup(struct flows *f, struct pub *pub)
@@ -624,12 +625,12 @@ static void test_ports_and_history(void **state)
 	assert_int_equal(r.confidence, 360);
 	n = flows_ports(&f, ports);
 	assert_int_equal(n, 2);
-	/* The sender leaves: the unconfigured flow lingers FLOWS_LINGER_NS
-	 * (on the epochs' clock), then goes and its costs are kept. */
+	/* The sender leaves: the unconfigured flow lingers linger_ns (30 s;
+	 * on the epochs' clock), then goes and its costs are kept. */
 	flows_sender_gone(&f, &p);
 	assert_non_null(flows_find(&f, 9100));
 	e->seq = 2;
-	e->end_ns += FLOWS_LINGER_NS - 1;
+	e->end_ns += f.p.linger_ns - 1;
 	flows_epoch(&f, e, 1000);
 	assert_non_null(flows_find(&f, 9100));
 	e->seq = 3;

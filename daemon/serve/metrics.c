@@ -381,6 +381,7 @@ static void probe_metrics(struct promtext *w, const struct daemon *d)
 
 static void sender_metrics(struct promtext *w, const struct daemon *d)
 {
+	struct status_refusal refused[STATUS_REFUSALS];
 	struct sendsrv_stats st;
 	struct promtext_label l;
 
@@ -395,6 +396,14 @@ static void sender_metrics(struct promtext *w, const struct daemon *d)
 	promtext_sample_u64(w, NULL, &l, 1, st.rejected_allow);
 	l = (struct promtext_label){ "reason", "full" };
 	promtext_sample_u64(w, NULL, &l, 1, st.rejected_full);
+	status_refusals(d, refused);
+	promtext_family(w, P("sender_refusals_total"), PROMTEXT_COUNTER, "Every refusal of a "
+			"sender, by reason: connections, HELLOs and REPORTs (rxbneckctl "
+			"status: senders.refused).");
+	for (int i = 0; i < STATUS_REFUSALS; i++) {
+		l = (struct promtext_label){ "reason", refused[i].name };
+		promtext_sample_u64(w, NULL, &l, 1, refused[i].n);
+	}
 	counter(w, P("sender_frames_received_total"), "Frames received from senders.",
 		st.frames_in);
 	promtext_family(w, P("sender_frames_sent_total"), PROMTEXT_COUNTER,

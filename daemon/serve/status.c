@@ -249,11 +249,33 @@ static void disk_model_json(struct json_writer *w, const struct daemon *d)
 	json_obj_end(w);
 }
 
-static void senders_summary_json(struct json_writer *w, const struct daemon *d)
+void status_refusals(const struct daemon *d, struct status_refusal v[STATUS_REFUSALS])
 {
 	struct sendsrv_stats st;
 
 	sendsrv_stats(d->ss, &st);
+	/* One more reason than STATUS_REFUSALS does not compile (-Werror). */
+	const struct status_refusal r[STATUS_REFUSALS] = {
+		{ "not_allowed", st.rejected_allow },
+		{ "connection_limit", st.rejected_full },
+		{ "connection_limit_per_address", st.rejected_source },
+		{ "closed_by_allow_reload", st.closed_not_allowed },
+		{ "flow_table_full", d->admit.flows_full },
+		{ "flows_per_address", d->admit.flows_per_address },
+		{ "flow_owner", d->admit.not_owner },
+		{ "bad_report", st.reports_rejected },
+	};
+
+	memcpy(v, r, sizeof(r));
+}
+
+static void senders_summary_json(struct json_writer *w, const struct daemon *d)
+{
+	struct status_refusal refused[STATUS_REFUSALS];
+	struct sendsrv_stats st;
+
+	sendsrv_stats(d->ss, &st);
+	status_refusals(d, refused);
 	json_obj_begin(w, "senders");
 	json_uint(w, "port", d->sendsrv_port);
 	json_uint(w, "connected", st.conns_active);
@@ -264,14 +286,8 @@ static void senders_summary_json(struct json_writer *w, const struct daemon *d)
 	json_uint(w, "rejected_full", st.rejected_full);
 	/* Every refusal, by reason (docs/PROTOCOL.md §8, §9). */
 	json_obj_begin(w, "refused");
-	json_uint(w, "not_allowed", st.rejected_allow);
-	json_uint(w, "connection_limit", st.rejected_full);
-	json_uint(w, "connection_limit_per_address", st.rejected_source);
-	json_uint(w, "closed_by_allow_reload", st.closed_not_allowed);
-	json_uint(w, "flow_table_full", d->admit.flows_full);
-	json_uint(w, "flows_per_address", d->admit.flows_per_address);
-	json_uint(w, "flow_owner", d->admit.not_owner);
-	json_uint(w, "bad_report", st.reports_rejected);
+	for (int i = 0; i < STATUS_REFUSALS; i++)
+		json_uint(w, refused[i].name, refused[i].n);
 	json_obj_end(w);
 	json_uint(w, "flows_evicted", d->flows.evicted);
 	json_uint(w, "frames_in", st.frames_in);

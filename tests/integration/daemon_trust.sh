@@ -18,12 +18,14 @@
 #    the rest TOO_MANY, another address still served;
 #  - a reload that narrows [control] allow closes the open connection it
 #    no longer allows (ERROR NOT_ALLOWED, logged) and keeps the others;
-#  - status counts the refusals by reason, and rxbneckctl shows them.
+#  - status counts the refusals by reason, rxbneckctl shows them, and the
+#    metrics endpoint's rxbneck_sender_refusals_total says the same.
 # Exit 0 pass, 77 skip, else fail.
 . "$(dirname "$0")/daemon_lib.inc"
 
 command -v python3 >/dev/null || skip "python3 not installed"
 P=$((20000 + $$ % 20000))
+MPORT=$(free_port)
 PEER=$S/tests/integration/daemon_trust.py
 ulimit -n 4096 || skip "cannot raise the open-file limit to 4096"
 
@@ -32,6 +34,7 @@ mkfifo "$T/state/flows.state"
 conf() {
 	write_conf "$T/d.conf" "[measure] attach = none" "[measure] interval_ms = 200" \
 		"[measure] watch_ports = $P" "[control] allow = $1" "$@"
+	printf '[metrics]\nenabled = yes\nlisten = 127.0.0.1:%s\n' "$MPORT" >> "$T/d.conf"
 }
 conf "127.0.0.0/8 ::1/128"
 t0=$SECONDS
@@ -62,8 +65,8 @@ grep -q "closed .* connections whose addresses the new allow-list refuses" "$T/d
 	die "the closing is not logged"
 
 status_json > "$T/s1.json"
-python3 - "$T/s1.json" <<'PY' || die "refusals in status"
-import json, sys
+python3 - "$T/s1.json" "$MPORT" <<'PY' || die "refusals in status or metrics"
+import json, re, sys, urllib.request
 s = json.load(open(sys.argv[1]))["senders"]
 r = s["refused"]
 print(json.dumps(r))
@@ -71,6 +74,11 @@ assert r["bad_report"] == 3, r
 assert r["flows_per_address"] >= 12, r
 assert r["connection_limit_per_address"] >= 1024 - 64, r
 assert r["closed_by_allow_reload"] >= 1, r
+# Nothing is refused any more: the endpoint counts as status did.
+text = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[2], timeout=5).read().decode()
+m = {k: int(float(v)) for k, v in
+     re.findall(r'^rxbneck_sender_refusals_total\{reason="([a-z_]+)"\} (\S+)$', text, re.M)}
+assert m == r, ("metrics", m, "status", r)
 PY
 ctl status | grep -E "^ +refused: .*unwatched flows per address" >&2 ||
 	die "rxbneckctl status does not show the refusals by reason"

@@ -21,7 +21,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "daemon/daemon.h"
 #include "daemon/model/state.h"
+#include "daemon/serve/status.h"
 
 static void learned(struct learn *l, double ns)
 {
@@ -327,6 +329,19 @@ static void test_not_a_file(void **state)
 	cleanup(dir);
 }
 
+/* Fails the next state_save() of @s with EFBIG (the file-size limit). */
+static void save_refused(struct state *s)
+{
+	struct rlimit was, tiny = { 16, 16 };
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+	tiny.rlim_max = was.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &tiny), 0);
+	assert_int_equal(state_save(s), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+}
+
 /*
  * A save that fails (here the file-size limit; a full disk in the field)
  * keeps the state dirty and says why until a save succeeds.
@@ -334,7 +349,6 @@ static void test_not_a_file(void **state)
 static void test_save_fails_then_recovers(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
-	struct rlimit was, tiny = { 16, 16 };
 	char dir[64], sub[96];
 	struct learn l, got;
 
@@ -345,12 +359,7 @@ static void test_save_fails_then_recovers(void **state)
 	assert_int_equal(state_open(s, sub), 0);
 	learned(&l, 1100);
 	state_history_put(s, 9000, &l);
-	signal(SIGXFSZ, SIG_IGN);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
-	tiny.rlim_max = was.rlim_max;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &tiny), 0);
-	assert_int_equal(state_save(s), -EFBIG);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+	save_refused(s);
 	assert_non_null(strstr(s->err, "writing"));
 	assert_non_null(strstr(s->err, "File too large"));
 	assert_int_equal(s->save_failures, 1);
@@ -366,6 +375,37 @@ static void test_save_fails_then_recovers(void **state)
 	cleanup(dir);
 }
 
+/*
+ * The daemon's health: a failed save is a reason of its own (state_save,
+ * beside a usable state directory) until a save succeeds.
+ */
+static void test_save_failure_degrades_health(void **state)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+	const uint32_t bit = 1u << STATUS_HEALTH_STATE_SAVE;
+	char dir[64], sub[96];
+	struct learn l;
+
+	(void)state;
+	assert_non_null(d);
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(state_open(&d->state, sub), 0);
+	d->state_ok = true;
+	assert_false(status_health(d) & bit);
+	learned(&l, 1100);
+	state_history_put(&d->state, 9000, &l);
+	save_refused(&d->state);
+	assert_true(status_health(d) & bit);
+	assert_false(status_health(d) & (1u << STATUS_HEALTH_STATE_DIR));
+	assert_string_equal(status_health_name(STATUS_HEALTH_STATE_SAVE), "state_save");
+	assert_int_equal(state_save(&d->state), 0);
+	assert_false(status_health(d) & bit);
+	state_close(&d->state);
+	free(d);
+	cleanup(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_unusable_dir),
 		cmocka_unit_test(test_not_a_file),
 		cmocka_unit_test(test_save_fails_then_recovers),
+		cmocka_unit_test(test_save_failure_degrades_health),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,8 +302,8 @@ static double offered_bps(const struct flow *fl)
 
 /*
  * How long the flow's receive queue (K_B packets) takes to fill, in ns; 0
- * when that is unknown (then a window is paused whole, as in seed 004). It
- * fills at the rate data arrives: the rate offered to the senders that
+ * when that is unknown (then a window is paused whole, as in Datta et
+ * al.'s RBUDP+). It fills at the rate data arrives: the rate offered to the senders that
  * pause, or what arrived at the socket this epoch (queued + dropped) if
  * that was more - a sender may send faster than it was told, and pausing
  * it too little loses data where pausing too long only idles the link.
@@ -342,7 +342,7 @@ static double longest_rtt_us(const struct flow *fl)
 }
 
 /*
- * Pause windows (DESIGN §6): check the predictor against the preemptions
+ * Pause windows (docs/pause.md): check the predictor against the preemptions
  * of the flow's receiver threads and feed it.
  */
 static void flow_pause_learn(struct flow *fl, const struct rxb_epoch *e)

@@ -319,7 +319,7 @@ static bool has_vacations(const struct inputs *in)
 }
 
 /*
- * The rate for a sender that obeys PAUSE (DESIGN §6, PROTOCOL.md §6.3): it
+ * The rate for a sender that obeys PAUSE (docs/pause.md, PROTOCOL.md §6.3): it
  * is silent in the part of each window the queue cannot absorb, so the
  * receiver drains at its whole-CPU speed whenever it gets data. Solved
  * before the plain rate so that the workspace's curve is the plain one.

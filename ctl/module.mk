@@ -25,7 +25,7 @@ BINS += $(O)/rxbneck-plot-model
 $(O)/rxbneck-plot-model: ctl/rxbneck-plot-model
 	@mkdir -p $(dir $@)
 	$(Q)install -m 0755 $< $@
-$(O)/ctl/model_plot.o: CPPFLAGS += -DRXB_DATADIR='"$(PREFIX)/share/rxbneck"'
+$(O)/ctl/plot.o: CPPFLAGS += -DRXB_DATADIR='"$(PREFIX)/share/rxbneck"'
 
 install:: $(O)/rxbneckctl
 	install -D -m 0755 $(O)/rxbneckctl $(DESTDIR)$(PREFIX)/bin/rxbneckctl

@@ -28,5 +28,6 @@ int cmd_status(int argc, char **argv);
 int cmd_senders(int argc, char **argv);
 int cmd_reload(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_streams(int argc, char **argv);
 
 #endif

@@ -161,7 +161,7 @@ int ctl_client_ask(const char *cmd, const char *path, const char *verb, unsigned
 		   struct ctl_client_answer *out)
 {
 	uint64_t deadline = rxb_mono_ns() + (uint64_t)timeout_s * RXB_NSEC_PER_SEC;
-	char line[64], why[ANSWER_WHY_LEN];
+	char line[192], why[ANSWER_WHY_LEN];
 	int fd = -1, err, rc;
 
 	memset(out, 0, sizeof(*out));

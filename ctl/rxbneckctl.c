@@ -23,6 +23,8 @@ static const struct ctl_cmd cmds[] = {
 	  "this program's version, the daemon's and its control protocol's" },
 	{ "model", cmd_model,
 	  "offline what-if: bottleneck rate, loss and transfer time for a given workload (no daemon)" },
+	{ "streams", cmd_streams,
+	  "how many parallel TCP streams to use: per peer, or from a samples file (no daemon)" },
 };
 
 static void usage(FILE *f)

@@ -352,7 +352,8 @@ static enum streams_reject check_full2(const struct streams_coef *k, double n_ma
 	return full2_defined(k, n_max) ? STREAMS_OK : STREAMS_OUT_OF_DOMAIN;
 }
 
-enum streams_reject streams_check(const struct streams_coef *k, double n_max)
+/* The model's own checks (§5 and its domain). */
+static enum streams_reject check_model(const struct streams_coef *k, double n_max)
 {
 	switch (k->model) {
 	case STREAMS_HACKER:
@@ -389,6 +390,25 @@ enum streams_reject streams_check(const struct streams_coef *k, double n_max)
 	default:
 		return STREAMS_BAD_INPUT;
 	}
+}
+
+/*
+ * Every curve here is monotone or has one peak: finite at both ends and at
+ * the peak, it is finite in between (coefficients from extreme samples can
+ * make e^(b'n) or a radicand overflow).
+ */
+enum streams_reject streams_check(const struct streams_coef *k, double n_max)
+{
+	enum streams_reject r = check_model(k, n_max);
+	double peak = streams_peak_n(k);
+
+	if (r != STREAMS_OK)
+		return r;
+	if (!isfinite(streams_eval(k, 1)) || !isfinite(streams_eval(k, n_max)))
+		return STREAMS_OUT_OF_DOMAIN;
+	if (peak > 1 && peak < n_max && !isfinite(streams_eval(k, peak)))
+		return STREAMS_OUT_OF_DOMAIN;
+	return STREAMS_OK;
 }
 
 /* ------------------------------------------------ Newton's iteration -- */

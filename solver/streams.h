@@ -54,8 +54,9 @@
  *    carry). The paper states none for the logarithmic and packet-loss
  *    models: log needs a' > 0 (true of any measured curve); loss needs
  *    a' > 0 (the rising, logarithmic curve the model is for). Every model
- *    must also be defined (radicand > 0) at every n from 1 to n_max, the
- *    paper's predictability P_pre = 1 (§6.2.1).
+ *    must also be defined (radicand > 0, and the throughput finite) at
+ *    every n from 1 to n_max, the paper's predictability P_pre = 1
+ *    (§6.2.1).
  *
  * Pure: no I/O, no allocation, no globals.
  */

@@ -144,32 +144,36 @@ static enum streams_model choose(const struct streams_fit_result *r, double tie)
 }
 
 /*
- * The advice from the curve: the peak over 1 .. n_max, then the fewest
- * streams within the tolerance of the best n not above the cap.
+ * The advice from the curve: the peak over 1 .. n_max; then, of the n up
+ * to the peak (past it more streams only lose) not predicted above the
+ * cap, the fewest within the tolerance of the best of them.
  */
 static void advise(struct streams_fit_result *r, const struct streams_fit_opts *o)
 {
 	const struct streams_coef *k = &r->best.coef;
-	double best = 0, limit = o->cap > 0 ? o->cap : INFINITY, free_best = 0;
-	uint32_t n_free = 1;
+	double best = 0, limit = o->cap > 0 ? o->cap : INFINITY;
+	uint32_t n_free;
 
 	r->n_peak = 1;
 	r->th_peak = streams_eval(k, 1);
-	for (uint32_t n = 1; n <= r->n_max; n++) {
+	for (uint32_t n = 2; n <= r->n_max; n++) {
 		double t = streams_eval(k, n);
 
 		if (t > r->th_peak) {
 			r->th_peak = t;
 			r->n_peak = n;
 		}
-		if (t <= limit && t > best)
-			best = t;
 	}
 	r->rising = r->n_peak == r->n_max && r->n_max > 1 &&
 		    streams_eval(k, r->n_max) > streams_eval(k, r->n_max - 1);
-	free_best = r->th_peak;
-	for (n_free = 1; n_free < r->n_max &&
-	     streams_eval(k, n_free) < (1 - o->tolerance) * free_best; n_free++)
+	for (uint32_t n = 1; n <= r->n_peak; n++) {
+		double t = streams_eval(k, n);
+
+		if (t <= limit && t > best)
+			best = t;
+	}
+	for (n_free = 1; n_free < r->n_peak &&
+	     streams_eval(k, n_free) < (1 - o->tolerance) * r->th_peak; n_free++)
 		;
 	if (!(best > 0)) {
 		/* Even one stream is predicted above the cap. */
@@ -178,7 +182,7 @@ static void advise(struct streams_fit_result *r, const struct streams_fit_opts *
 		r->capped = true;
 		return;
 	}
-	for (r->n_opt = 1; r->n_opt < r->n_max; r->n_opt++) {
+	for (r->n_opt = 1; r->n_opt < r->n_peak; r->n_opt++) {
 		double t = streams_eval(k, r->n_opt);
 
 		if (t <= limit && t >= (1 - o->tolerance) * best)

@@ -28,8 +28,9 @@
  * paper's optimum); and the number advised, the fewest streams whose
  * predicted throughput is within @tolerance of the best predicted - for
  * a curve that rises for ever the best is at n_max, and more streams for
- * a few per cent cost the network and the hosts more than they give. A
- * receiver cap (the rate the receiving host can drain) removes from the
+ * a few per cent cost the network and the hosts more than they give. The
+ * choice is among the n up to the peak: past it more streams only lose.
+ * A receiver cap (the rate the receiving host can drain) removes from the
  * choice every n predicted above it; the advice is then the fewest
  * streams within @tolerance of the best n that stays below the cap, and
  * `capped` says the cap moved it.

@@ -215,11 +215,11 @@ static bool ref_props(const struct streams_coef *k)
 	}
 }
 
-/* Defined on a grid of 1/64 over [1, n_max]. */
+/* Defined and finite on a grid of 1/64 over [1, n_max]. */
 static bool ref_domain(const struct streams_coef *k, double n_max)
 {
 	for (double n = 1; n <= n_max; n += 1.0 / 64)
-		if (isnan(ref_eval(k, n)))
+		if (!isfinite(ref_eval(k, n)))
 			return false;
 	return true;
 }
@@ -376,7 +376,10 @@ static void test_bfc_brute_force(void **state)
 
 /* ---------------------------------------------------------- advice -- */
 
-/* The curve at every n: its argmax and the fewest n within tol of the best under cap. */
+/*
+ * The curve at every n: its argmax, and the fewest n up to it within tol
+ * of the best of those under the cap.
+ */
 static void brute_advice(const struct streams_coef *k, uint32_t n_max, double tol, double cap,
 			 uint32_t *peak, uint32_t *opt)
 {
@@ -390,10 +393,14 @@ static void brute_advice(const struct streams_coef *k, uint32_t n_max, double to
 			top = t;
 			*peak = n;
 		}
+	}
+	for (uint32_t n = 1; n <= *peak; n++) {
+		double t = streams_eval(k, n);
+
 		if ((cap <= 0 || t <= cap) && t > best)
 			best = t;
 	}
-	for (*opt = 1; *opt < n_max; (*opt)++) {
+	for (*opt = 1; *opt < *peak; (*opt)++) {
 		double t = streams_eval(k, *opt);
 
 		if ((cap <= 0 || t <= cap) && t >= (1 - tol) * best)
@@ -427,6 +434,19 @@ static void test_advice_exponential_samples(void **state)
 	assert_false(r.capped);
 	assert_false(r.rising);
 	assert_true(r.n_opt < r.n_peak);
+	/*
+	 * A cap below the peak: the rising side, never past the peak where
+	 * the curve comes back under it with more streams.
+	 */
+	o.cap = 0.95 * r.th_peak;
+	assert_int_equal(streams_fit_best(p, 5, &o, &r), 0);
+	brute_advice(&truth, 32, 0.02, o.cap, &peak, &opt);
+	assert_int_equal(r.n_opt, opt);
+	assert_true(r.capped);
+	assert_true(r.n_opt < r.n_peak);
+	assert_true(r.th_opt <= o.cap);
+	o.cap = 0;
+	assert_int_equal(streams_fit_best(p, 5, &o, &r), 0);
 	/* Two held-out samples, an exact fit: 1 - 1/4. */
 	check_rel(r.confidence, 0.75, 1e-6, "confidence");
 	/* Three samples: every three-coefficient model is exact; the ranking picks full2. */

@@ -126,9 +126,8 @@ int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)
 	return 1;
 }
 
-/* One family's sockets of @rq->proto in @rq->states. */
-static int dump_family(struct sockdiag *sd, uint8_t family,
-		       struct sockdiag_req *rq)
+int sockdiag_dump_raw(struct sockdiag *sd, struct inet_diag_req_v2 *req, uint32_t *seq,
+		      int (*parse)(const void *buf, size_t len, void *arg), void *arg)
 {
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct {
@@ -141,14 +140,10 @@ static int dump_family(struct sockdiag *sd, uint8_t family,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 			.nlmsg_seq = ++sd->seq,
 		},
-		.req = {
-			.sdiag_family = family,
-			.sdiag_protocol = rq->proto,
-			.idiag_states = rq->states,
-		},
+		.req = *req,
 	};
 
-	rq->seq = msg.nlh.nlmsg_seq;
+	*seq = msg.nlh.nlmsg_seq;
 	if (sendto(sd->fd, &msg, sizeof(msg), 0, (struct sockaddr *)&kernel,
 		   sizeof(kernel)) < 0)
 		return -errno;
@@ -166,10 +161,28 @@ static int dump_family(struct sockdiag *sd, uint8_t family,
 			return -EPIPE;
 		if (mh.msg_flags & MSG_TRUNC)
 			return -EMSGSIZE;
-		r = sockdiag_parse(sd->buf, (size_t)n, rq);
+		r = parse(sd->buf, (size_t)n, arg);
 		if (r <= 0)
 			return r;
 	}
+}
+
+static int parse_req(const void *buf, size_t len, void *arg)
+{
+	return sockdiag_parse(buf, len, arg);
+}
+
+/* One family's sockets of @rq->proto in @rq->states. */
+static int dump_family(struct sockdiag *sd, uint8_t family,
+		       struct sockdiag_req *rq)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = family,
+		.sdiag_protocol = rq->proto,
+		.idiag_states = rq->states,
+	};
+
+	return sockdiag_dump_raw(sd, &req, &rq->seq, parse_req, rq);
 }
 
 /* Both families; a kernel without IPv6 answers that dump with an error. */

@@ -42,6 +42,18 @@ void sockdiag_close(struct sockdiag *sd);
 int sockdiag_udp_sockets(struct sockdiag *sd, sockdiag_fn fn, void *arg);
 int sockdiag_tcp_listeners(struct sockdiag *sd, sockdiag_fn fn, void *arg);
 
+struct inet_diag_req_v2;
+
+/*
+ * One dump of @req (family, protocol, states, extensions): the request is
+ * sent with a new sequence number (into @seq, for the parser to match),
+ * and every datagram of the answer goes to @parse until it returns 0 (the
+ * dump is done) or an error, which is returned. For other dumps than the
+ * two above (daemon/collect/tcpconn.c).
+ */
+int sockdiag_dump_raw(struct sockdiag *sd, struct inet_diag_req_v2 *req, uint32_t *seq,
+		      int (*parse)(const void *buf, size_t len, void *arg), void *arg);
+
 /* One dump request's state, for sockdiag_parse(). */
 struct sockdiag_req {
 	uint32_t seq;		/* the request's sequence number */

@@ -104,6 +104,13 @@ enum rxbneck_type {
 /* PAUSE.flags */
 #define RXBNECK_PAUSE_CANCEL		0x0001	/* drop any schedule, other fields 0 */
 
+/* STREAMS.flags (minor 2) */
+#define RXBNECK_STREAMS_EXPLORE		0x0001	/* streams is the exponential sampling's next
+						 * level, not the optimum */
+#define RXBNECK_STREAMS_CAPPED		0x0002	/* the receiver's drain capacity bounds it */
+#define RXBNECK_STREAMS_RISING		0x0004	/* the curve still rises at the top of its range */
+#define RXBNECK_STREAMS_MEASURED	0x0008	/* no model fits: the best measured count */
+
 /* BUFFER.flags */
 #define RXBNECK_BUFFER_APPLIED		0x0001	/* daemon already resized it */
 

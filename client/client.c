@@ -63,9 +63,10 @@ struct rxbneck_client {
 	size_t out_off, out_len;
 
 	pthread_mutex_t lock;		/* guards the latest values below */
-	bool have_rate, have_pause;
+	bool have_rate, have_pause, have_streams;
 	struct rxbneck_rate rate;
 	struct rxbneck_pause_window pause;
+	struct rxbneck_streams streams;
 };
 
 /* ------------------------------------------------------------ misc -- */
@@ -326,6 +327,10 @@ static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
 			cb->on_buffer(c->cfg.user, &m->u.buffer);
 		break;
 	case RXBNECK_T_STREAMS:
+		pthread_mutex_lock(&c->lock);
+		c->streams = m->u.streams;
+		c->have_streams = true;
+		pthread_mutex_unlock(&c->lock);
 		if (cb->on_streams)
 			cb->on_streams(c->cfg.user, &m->u.streams);
 		break;
@@ -782,6 +787,21 @@ int rxbneck_client_latest_rate(struct rxbneck_client *c, struct rxbneck_rate *ou
 	return rc;
 }
 
+int rxbneck_client_latest_streams(struct rxbneck_client *c, struct rxbneck_streams *out)
+{
+	int rc = RXBNECK_ENODATA;
+
+	if (!c || !out)
+		return RXBNECK_EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (c->have_streams) {
+		*out = c->streams;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
 int rxbneck_client_latest_pause(struct rxbneck_client *c,
 				struct rxbneck_pause_window *out)
 {
@@ -876,6 +896,8 @@ int rxbneck_client_streams_sample(struct rxbneck_client *c,
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_STREAMS_SAMPLE;
 	m.u.sample = *s;
+	if (!m.u.sample.port)
+		m.u.sample.port = c->cfg.hello.flow_port;
 	return send_optional(c, &m, RXBNECK_ACCEPT_STREAMS_SAMPLE);
 }
 

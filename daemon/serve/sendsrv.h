@@ -108,6 +108,9 @@ struct sendsrv_peer {
 	uint64_t pauses_sent;
 	bool has_rate;			/* last_rate valid */
 	struct rxbneck_rate last_rate;	/* last RATE sent to this sender */
+	uint64_t streams_samples;	/* STREAMS_SAMPLE frames from it */
+	bool has_streams;		/* last_streams valid */
+	struct rxbneck_streams last_streams;	/* last STREAMS sent to it */
 	uint32_t out_queued_bytes;
 };
 
@@ -137,6 +140,12 @@ struct sendsrv_ops {
 	/* Optional; STREAMS_SAMPLE is accepted only when set. */
 	void (*on_streams_sample)(void *ctx, const struct sendsrv_peer *p,
 				  const struct rxbneck_streams_sample *smp);
+	/*
+	 * Optional; STREAMS is granted (to senders of minor >= 2) only when
+	 * set. The advice for sender @p now into @out: 0, or -ENOENT when
+	 * there is none yet (PROTOCOL.md §6.4).
+	 */
+	int (*streams_for)(void *ctx, const struct sendsrv_peer *p, struct rxbneck_streams *out);
 	/* Optional; @why is SENDSRV_GONE_* or the rxbneck_error sent to it. */
 	void (*on_goodbye)(void *ctx, const struct sendsrv_peer *p, int why);
 };
@@ -154,8 +163,8 @@ struct sendsrv_stats {
 	uint64_t frames_in, frames_out;
 	uint64_t frames_out_by_type[SENDSRV_FRAME_TYPES];	/* by rxbneck_type */
 	uint64_t bytes_in, bytes_out;
-	uint64_t rate_pushes, pause_pushes;
-	uint64_t reports;
+	uint64_t rate_pushes, pause_pushes, streams_pushes;
+	uint64_t reports, streams_samples;
 	size_t mem_bytes;		/* allocated now, fd index excluded */
 	size_t mem_bound_bytes;		/* sendsrv_memory_bound() */
 };
@@ -229,6 +238,12 @@ int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
  * it (start_in_us + duration_us <= rtt_us). Returns the count or -EINVAL.
  */
 int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p);
+
+/*
+ * Offer every STREAMS subscriber its advice (ops->streams_for), sent when
+ * PROTOCOL.md §6.4's rule says so: once per epoch. Returns how many got one.
+ */
+int sendsrv_publish_streams(struct sendsrv *s);
 
 /* Calls @cb for every sender past HELLO; returns how many. */
 size_t sendsrv_foreach_sender(const struct sendsrv *s,

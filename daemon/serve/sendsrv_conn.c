@@ -351,7 +351,7 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 		return;
 	}
 	c->peer.hello = *h;
-	c->peer.granted = h->subscribe & SERVED_SUBS;
+	c->peer.granted = h->subscribe & sendsrv_streams_served(s, c);
 	ps->pins++;
 	if (s->ops.on_hello)
 		code = s->ops.on_hello(s->ops.ctx, &c->peer);
@@ -379,8 +379,10 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 			 h->subscribe, h->name);
 	if (send_hello_ack(s, c) < 0)
 		return;
-	if ((c->peer.granted & RXBNECK_SUB_RATE) && ps->has_rate)
-		sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(ps, c));
+	if ((c->peer.granted & RXBNECK_SUB_RATE) && ps->has_rate &&
+	    sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(ps, c)))
+		return;
+	sendsrv_streams_offer(s, c);
 }
 
 static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
@@ -388,14 +390,18 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 	uint16_t was = c->peer.granted;
 
 	c->peer.hello.subscribe = m->u.subscribe.subscribe;
-	c->peer.granted = m->u.subscribe.subscribe & SERVED_SUBS;
+	c->peer.granted = m->u.subscribe.subscribe & sendsrv_streams_served(s, c);
 	if (m->u.subscribe.rtt_us)
 		c->peer.hello.rtt_us = m->u.subscribe.rtt_us;
 	/* New to RATE, or PAUSE taken or dropped: which rate is due changed. */
 	if ((c->peer.granted & RXBNECK_SUB_RATE) && c->ps && c->ps->has_rate &&
 	    (!(was & RXBNECK_SUB_RATE) ||
-	     sendsrv_publish_rate_due(s, c, sendsrv_publish_rate_for(c->ps, c))))
-		sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(c->ps, c));
+	     sendsrv_publish_rate_due(s, c, sendsrv_publish_rate_for(c->ps, c))) &&
+	    sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(c->ps, c)))
+		return;
+	if (!(was & RXBNECK_SUB_STREAMS))
+		c->peer.has_streams = false;	/* new to STREAMS: the advice at once */
+	sendsrv_streams_offer(s, c);
 }
 
 static void on_active_frame(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
@@ -439,6 +445,8 @@ static void on_active_frame(struct sendsrv *s, struct conn *c, const struct rxbp
 				  "STREAMS_SAMPLE not accepted");
 			break;
 		}
+		c->peer.streams_samples++;
+		s->st.streams_samples++;
 		s->ops.on_streams_sample(s->ops.ctx, &c->peer, &m->u.sample);
 		break;
 	default:	/* HELLO again */

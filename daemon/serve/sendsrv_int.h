@@ -5,6 +5,7 @@
  *   sendsrv_cidr.c     allow-list entries
  *   sendsrv_conn.c     one connection: its frames, its output, closing
  *   sendsrv_publish.c  each flow port's subscribers, RATE and PAUSE pushes
+ *   sendsrv_streams.c  STREAMS: who is granted it, and its pushes
  */
 #ifndef RXB_DAEMON_SENDSRV_INT_H
 #define RXB_DAEMON_SENDSRV_INT_H
@@ -19,7 +20,7 @@
 #define PORT_BUCKETS		64
 #define FD_NONE			(-1)
 #define FD_LISTENER(i)		(-2 - (int32_t)(i))
-#define SERVED_SUBS		(RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE)
+#define SERVED_SUBS		(RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE)	/* to every sender */
 
 /* ------------------------------------------------------------ lists -- */
 
@@ -190,5 +191,11 @@ bool sendsrv_publish_rate_due(const struct sendsrv *s, const struct conn *c,
 			      const struct rxbneck_rate *r);
 /* Free every port (sendsrv_finish()). */
 void sendsrv_publish_finish(struct sendsrv *s);
+
+/* sendsrv_streams.c */
+/* The pushes @c may be granted: SERVED_SUBS, and STREAMS from minor 2 when served. */
+uint16_t sendsrv_streams_served(const struct sendsrv *s, const struct conn *c);
+/* Send @c its STREAMS advice if it takes it and one is due; 0 sent, -1 not. */
+int sendsrv_streams_offer(struct sendsrv *s, struct conn *c);
 
 #endif

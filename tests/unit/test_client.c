@@ -471,6 +471,42 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 	fake_stop(&f);
 }
 
+/* STREAMS: kept as the newest advice; STREAMS_SAMPLE sent, port from the HELLO. */
+static void test_streams(void **state)
+{
+	struct fake f;
+	struct seen s = { 0 };
+	struct rxbneck_client *c = connected(&f, &s, 60000, RXBNECK_ACCEPT_STREAMS_SAMPLE);
+	struct rxbneck_streams got;
+	struct rxbp_msg m;
+
+	(void)state;
+	assert_int_equal(f.hello.u.hello.minor, RXBNECK_MINOR);
+	assert_int_equal(rxbneck_client_latest_streams(c, &got), RXBNECK_ENODATA);
+	m = msg(RXBNECK_T_STREAMS);
+	m.u.streams = (struct rxbneck_streams){ .port = 9000, .streams = 8,
+		.predicted_bps = 2000000000, .epoch = 7, .flags = RXBNECK_STREAMS_CAPPED,
+		.confidence = 500, .model = RXBNECK_MODEL_FULL2, .points = 4, .rel_err = 30 };
+	srv_send(&f, &m);
+	assert_int_equal(pump(c), 1);
+	assert_int_equal(rxbneck_client_latest_streams(c, &got), 0);
+	assert_memory_equal(&got, &m.u.streams, sizeof(got));
+	assert_int_equal(rxbneck_client_streams_sample(c, &(struct rxbneck_streams_sample){
+		.streams = 8, .throughput_bps = 1900000000, .duration_us = 3000000 }), 0);
+	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(m.type, RXBNECK_T_STREAMS_SAMPLE);
+	assert_int_equal(m.u.sample.port, 9000);
+	assert_int_equal(m.u.sample.streams, 8);
+	assert_int_equal(m.u.sample.throughput_bps, 1900000000);
+	assert_int_equal(m.u.sample.duration_us, 3000000);
+	/* Out of the frame's bounds: refused, nothing sent, still connected. */
+	assert_int_equal(rxbneck_client_streams_sample(c, &(struct rxbneck_streams_sample){
+		.streams = 8, .throughput_bps = 1, .duration_us = 10 }), RXBNECK_EINVAL);
+	assert_int_equal(s.errors, 0);
+	rxbneck_client_close(c);
+	fake_stop(&f);
+}
+
 static void test_hello_answered_with_error(void **state)
 {
 	struct fake f;
@@ -749,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_failure),
 		cmocka_unit_test(test_handshake_hello_contents_and_early_rate),
 		cmocka_unit_test(test_pushes_ping_unknown_and_sends),
+		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_hello_answered_with_error),
 		cmocka_unit_test(test_hello_timeout),
 		cmocka_unit_test(test_first_frame_not_ack),

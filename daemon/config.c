@@ -53,7 +53,7 @@ static const char *const rounds_names[] = { "burst", "seed", NULL };
 static const char *const episode_names[] = { "off", "measured", NULL };
 
 static const char *const sections[] = {
-	"daemon", "measure", "model", "control", "pause", "metrics", NULL,
+	"daemon", "measure", "model", "control", "pause", "metrics", "streams", NULL,
 };
 
 /*
@@ -173,6 +173,39 @@ static const struct config_key keys[] = {
 		 1, 1024, "4", RESTART, "Most metrics connections from one address."),
 	ROW_UINT("metrics", "timeout_s", metrics.timeout_s, 1, 300, "10", RESTART,
 		 "Close a metrics connection this long after it was accepted."),
+	/* [streams] */
+	ROW_T("streams", "enabled", CONFIG_BOOL, streams.enabled, "yes", LIVE,
+	      "Sample parallel TCP transfers and advise senders how many streams to use."),
+	ROW_T("streams", "ports", CONFIG_PORT_LIST, streams.ports, "", LIVE,
+	      "Local ports whose transfers are sampled; empty: every listening TCP port."),
+	ROW_UINT("streams", "max_peers", streams.max_peers, 1, 1024, "256", LIVE,
+		 "Peers (address and local port) whose samples are kept."),
+	ROW_UINT("streams", "max_points", streams.max_points, 2, 64, "32", LIVE,
+		 "Stream counts kept per peer."),
+	ROW_UINT("streams", "max_conns", streams.max_conns, 1, 65536, "16384", LIVE,
+		 "TCP connections looked at per epoch."),
+	ROW_UINT("streams", "max_n", streams.max_n, 2, 1024, "64", LIVE,
+		 "Most streams considered: the predicted curve's range."),
+	ROW_DBL("streams", "tolerance", streams.tolerance, 0, 0.5, "0.02", LIVE,
+		"Advise the fewest streams predicted within this fraction of the best."),
+	ROW_DBL("streams", "rise", streams.rise, 0, 1, "0.05", LIVE,
+		"The exponential sampling stops when doubling gains less than this."),
+	ROW_SI("streams", "min_stream_bps", streams.min_stream_bps, 0, 1e12, "100k", LIVE,
+	       "A connection is a stream of a transfer when it received at least this."),
+	ROW_DBL("streams", "min_share", streams.min_share, 0, 1, "0.05", LIVE,
+		"... and at least this share of the transfer's busiest connection."),
+	ROW_UINT("streams", "settle", streams.settle, 1, 60, "1", LIVE,
+		 "Epochs with the same streams before a transfer's epoch is a sample."),
+	ROW_UINT("streams", "sample_memory_s", streams.sample_memory_s, 1, 86400, "600", LIVE,
+		 "Sampled time a stream count remembers; older samples fade."),
+	ROW_DBL("streams", "min_sample_s", streams.min_sample_s, 0, 3600, "3", LIVE,
+		"Sampled time a stream count needs before the fit uses it."),
+	ROW_UINT("streams", "max_age_h", streams.max_age_h, 0, 87600, "168", LIVE,
+		 "Samples not renewed for this many hours are dropped; 0: never."),
+	ROW_UINT("streams", "save_s", streams.save_s, 1, 86400, "60", LIVE,
+		 "Write the samples to the state directory at most this often."),
+	ROW_UINT("streams", "fits_per_epoch", streams.fits_per_epoch, 1, 1024, "8", LIVE,
+		 "Peers refitted per epoch at most."),
 };
 
 #define NKEYS RXB_ARRAY_SIZE(keys)

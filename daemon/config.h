@@ -166,6 +166,24 @@ struct rxb_config {
 		uint32_t max_connections_per_address;
 		uint32_t timeout_s;
 	} metrics;
+	struct {
+		bool enabled;
+		struct rxb_port_list ports;	/* empty: every listening port */
+		uint32_t max_peers;
+		uint32_t max_points;
+		uint32_t max_conns;
+		uint32_t max_n;
+		double tolerance;
+		double rise;
+		uint64_t min_stream_bps;
+		double min_share;
+		uint32_t settle;
+		uint32_t sample_memory_s;
+		double min_sample_s;
+		uint32_t max_age_h;		/* 0: never */
+		uint32_t save_s;
+		uint32_t fits_per_epoch;
+	} streams;
 };
 
 /* ------------------------------------------------------------ the table -- */

@@ -206,6 +206,7 @@ static void on_epoch(struct daemon *d)
 	d->epochs++;
 	daemon_flows_epoch(d);
 	metrics_totals_epoch(&d->metrics_totals, &d->flows, d->epoch);
+	daemon_streams_epoch(d);
 	d->epoch_ms_spent = (double)(rxb_mono_ns() - t0) / 1e6;
 	rxb_debug("epoch %llu: collect %.2f ms, model %.2f ms, %d flows",
 		  (unsigned long long)d->epoch->seq, d->collect_ms, d->flows.last_solve_ms,
@@ -324,6 +325,7 @@ static int start_sendsrv(struct daemon *d)
 	int err;
 
 	daemon_flows_sender_ops(d, &ops);
+	daemon_streams_sender_ops(d, &ops);
 	config_sendsrv_limits(cfg, &lim);
 	err = sendsrv_init(&d->ss, &lim, &ops);
 	if (err) {
@@ -437,6 +439,8 @@ static int start_parts(struct daemon *d)
 		d->state_ok = state_open(&d->state, d->cfg.daemon.state_dir) == 0;
 		err = daemon_flows_init(d);
 	}
+	if (!err)
+		err = daemon_streams_init(d);
 	if (!err)
 		err = make_runtime_dir(d->cfg.daemon.runtime_dir);
 	if (!err)
@@ -599,6 +603,7 @@ void daemon_finish(struct daemon *d)
 	d->ms = NULL;
 	if (d->flows.ws.curve)
 		flows_finish(&d->flows);	/* hands every flow to history */
+	daemon_streams_finish(d);		/* before the state directory closes */
 	if (d->state_ok)
 		state_close(&d->state);
 	d->state_ok = false;

@@ -27,7 +27,10 @@
 
 #include "daemon/config.h"
 #include "daemon/serve/ctlsrv.h"
+#include "daemon/model/advisor.h"
 #include "daemon/model/flows.h"
+#include "daemon/model/streams_hist.h"
+#include "daemon/model/xfers.h"
 #include "daemon/collect/netplan.h"
 #include "daemon/serve/metrics_totals.h"
 #include "daemon/serve/metricsrv.h"
@@ -58,6 +61,42 @@ struct daemon_collector_cfg {
 	uint32_t fallback_rx_ring, fallback_rx_max_frames, fallback_rx_usecs;
 };
 
+/* A watched port's receivers: on-CPU ns per byte read (daemon_streams.c). */
+struct daemon_streams_cost {
+	uint16_t port;			/* 0: free */
+	struct ewma_ratio ns_per_byte;
+	int threads;			/* reading threads (on as many CPUs), >= 1 */
+	uint64_t seen_seq;		/* last epoch that fed it */
+};
+
+struct sockdiag;
+
+/* The stream-count advisor's parts ([streams], daemon_streams.c). */
+struct daemon_streams {
+	bool on;			/* [streams] enabled */
+	struct rxb_port_list ports;	/* [streams] ports, empty: listening ones */
+	uint32_t save_s;
+	double min_sample_s;		/* the key as given */
+	struct advisor adv;
+	struct xfers xf;
+	struct sockdiag *sd;		/* NULL: no socket diagnostics */
+	uint64_t listen_map[65536 / 64];	/* listening TCP ports, last epoch */
+	struct daemon_streams_cost cost[RXB_MAX_SOCKS];
+	uint64_t dumps, dump_errors;
+	int last_err;			/* of the last dump, 0 = ok */
+	double dump_us;			/* the last epoch's dumps took */
+	uint32_t conns_skipped;		/* beyond max_conns, last dump */
+	uint64_t samples_off;		/* senders' samples while disabled */
+	bool dirty;			/* samples since the last save */
+	uint64_t saved_ns, saves, save_errors;
+	int save_err;
+	int load_err;			/* reading the history at start, 0 = ok */
+	struct streams_hist_stats loaded;
+};
+
+/* A peer's advice as the STREAMS frame carries it (daemon_streams.c). */
+void daemon_streams_frame(const struct advisor_peer *ap, struct rxbneck_streams *out);
+
 struct daemon {
 	char config_path[RXB_CONF_PATH_LEN];
 	struct rxb_config cfg;		/* the file as last loaded */
@@ -85,6 +124,7 @@ struct daemon {
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 
 	struct flows flows;
+	struct daemon_streams streams;
 	struct sendsrv *ss;
 	uint16_t sendsrv_port;
 	struct ctlsrv *cs;

@@ -6,6 +6,7 @@
  *                    one epoch's model step and probe plan
  *   daemon_reload.c  the configuration into the parts: at start, on reload,
  *                    and read back
+ *   daemon_streams.c the stream-count advisor: samples in, STREAMS out, history
  */
 #ifndef RXB_DAEMON_DAEMON_INT_H
 #define RXB_DAEMON_DAEMON_INT_H
@@ -36,6 +37,21 @@ void daemon_flows_epoch(struct daemon *d);
 void daemon_flows_sync_ports(struct daemon *d);
 /* Tell the collector netplan's answer when it changed. */
 void daemon_flows_probe_every(struct daemon *d, uint64_t now);
+
+/* daemon_streams.c */
+/* The advisor, the transfers' sampler, the history from the state directory. */
+int daemon_streams_init(struct daemon *d);
+/* Save the history, free. */
+void daemon_streams_finish(struct daemon *d);
+/* The sender server's STREAMS callbacks. */
+void daemon_streams_sender_ops(struct daemon *d, struct sendsrv_ops *ops);
+/* After the epoch's measurement: sample, refit, push STREAMS, save. */
+void daemon_streams_epoch(struct daemon *d);
+/* [streams] from @next: 0, or -errno with why (nothing changed). */
+int daemon_streams_reload(struct daemon *d, const struct rxb_config *next, char *why,
+			  size_t wlen);
+/* [streams] as the parts run it. */
+void daemon_streams_effective(const struct daemon *d, struct rxb_config *out);
 
 /* daemon_reload.c */
 void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config *cfg,

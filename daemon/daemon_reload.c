@@ -113,7 +113,10 @@ struct undo {
 
 static void undo(struct daemon *d, const struct undo *u)
 {
+	char why[64];
+
 	/* Each put back what ran just before: cannot fail. */
+	daemon_streams_reload(d, &d->cfg, why, sizeof(why));
 	netplan_set_params(&d->netplan, &u->np);
 	if (!u->flows)
 		return;
@@ -132,10 +135,14 @@ static int apply_model(struct daemon *d, const struct rxb_config *next, struct u
 
 	u->np = d->netplan.p;
 	u->fp = d->flows.p;
+	err = daemon_streams_reload(d, next, why, wlen);
+	if (err)
+		return err;
 	daemon_reload_netplan_params(next, &np);
 	err = netplan_set_params(&d->netplan, &np);
 	if (err) {
 		snprintf(why, wlen, "[measure] net_probe_every: %s", strerror(-err));
+		undo(d, u);
 		return err;
 	}
 	daemon_reload_flows_params(d, next, &p);
@@ -370,4 +377,5 @@ void daemon_reload_effective(const struct daemon *d, struct rxb_config *out)
 	} else {
 		out->metrics.allow = d->cfg.metrics.allow;
 	}
+	daemon_streams_effective(d, out);
 }

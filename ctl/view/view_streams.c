@@ -118,13 +118,50 @@ static void fit(FILE *f, const struct json_object *p)
 	coefs(f, fi);
 }
 
+/* Whether the frame's flags list @name. */
+static bool has_flag(const struct json_object *fr, const char *name)
+{
+	for (size_t i = 0; i < jpath_len(fr, "flags"); i++) {
+		const char *s = jpath_str(jpath_at(fr, "flags", i), NULL);
+
+		if (s && !strcmp(s, name))
+			return true;
+	}
+	return false;
+}
+
+/* The daemon's documents: what a STREAMS frame to this peer says now. */
+static void frame(FILE *f, const struct json_object *p)
+{
+	const struct json_object *fr = jpath_obj(p, "frame");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN];
+
+	if (!fr)
+		return;
+	view_key(f, IND, "STREAMS");
+	if (jpath_bool(fr, "valid") != 1) {
+		fputs("none yet (no sample)\n", f);
+		return;
+	}
+	if (has_flag(fr, "explore")) {
+		fprintf(f, "%s streams next: the exponential sampling (1, 2, 4, ...) goes on\n",
+			vfmt_count(a, jpath_num(fr, "streams")));
+		return;
+	}
+	fprintf(f, "%s streams, %s predicted, confidence %s%s%s\n",
+		vfmt_count(a, jpath_num(fr, "streams")), vfmt_rate(b, jpath_num(fr, "predicted_bps")),
+		vfmt_pct(c, jpath_num(fr, "confidence") / 1000, 0),
+		has_flag(fr, "capped") ? ", held by the receiver's capacity" : "",
+		has_flag(fr, "measured") ? ", the best measured (no model fits)" : "");
+}
+
 static void advice(FILE *f, const struct json_object *p)
 {
 	const struct json_object *ad = jpath_obj(p, "advice"), *fi = jpath_obj(p, "fit");
 	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[TEXT_LEN];
 	const char *why = jpath_str(p, "cap_why");
 
-	view_key(f, IND, "advice");
+	view_key(f, IND, jpath_obj(p, "frame") ? "fit's advice" : "advice");
 	if (!ad) {
 		fputs(VFMT_NONE "\n", f);
 		return;
@@ -223,6 +260,7 @@ void view_streams(FILE *f, const struct json_object *doc, unsigned flags)
 			fputc('\n', f);
 		header(f, doc, p);
 		samples(f, p);
+		frame(f, p);
 		fit(f, p);
 		advice(f, p);
 		explore(f, p);

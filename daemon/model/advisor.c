@@ -27,6 +27,7 @@ int advisor_init(struct advisor *a, const struct advisor_params *p)
 	a->peers = calloc(p->max_peers, sizeof(*a->peers));
 	if (!a->peers)
 		return -ENOMEM;
+	a->cap = p->max_peers;
 	a->p = *p;
 	return 0;
 }
@@ -35,7 +36,7 @@ void advisor_finish(struct advisor *a)
 {
 	free(a->peers);
 	a->peers = NULL;
-	a->npeers = 0;
+	a->npeers = a->cap = 0;
 }
 
 /* The peer heard from longest ago, of those in use. */
@@ -43,7 +44,7 @@ static struct advisor_peer *oldest_peer(struct advisor *a)
 {
 	struct advisor_peer *o = NULL;
 
-	for (uint32_t i = 0; i < a->p.max_peers; i++)
+	for (uint32_t i = 0; i < a->cap; i++)
 		if (a->peers[i].used && (!o || a->peers[i].last_unix < o->last_unix))
 			o = &a->peers[i];
 	return o;
@@ -75,34 +76,36 @@ static uint64_t trim_buckets(struct advisor_peer *p, uint32_t max)
 
 int advisor_set_params(struct advisor *a, const struct advisor_params *p)
 {
-	struct advisor_peer *np;
-	uint32_t k = 0;
+	uint32_t j = 0;
 
 	if (!params_ok(p))
 		return -EINVAL;
-	np = calloc(p->max_peers, sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	/* The most recently heard peers first, as many as fit. */
-	while (k < p->max_peers) {
-		struct advisor_peer *o = NULL;
+	if (p->max_peers > a->cap) {
+		struct advisor_peer *np = calloc(p->max_peers, sizeof(*np));
 
-		for (uint32_t i = 0; i < a->p.max_peers; i++)
-			if (a->peers[i].used && (!o || a->peers[i].last_unix > o->last_unix))
-				o = &a->peers[i];
-		if (!o)
-			break;
-		np[k] = *o;
-		o->used = false;
-		a->st.buckets_evicted += trim_buckets(&np[k], p->max_points);
-		np[k].dirty = true;
-		k++;
+		if (!np)
+			return -ENOMEM;
+		memcpy(np, a->peers, a->cap * sizeof(*np));
+		free(a->peers);
+		a->peers = np;
+		a->cap = p->max_peers;
 	}
-	for (uint32_t i = 0; i < a->p.max_peers; i++)
-		a->st.peers_evicted += a->peers[i].used;
-	free(a->peers);
-	a->peers = np;
-	a->npeers = k;
+	/* Fewer peers: those heard from longest ago go. Then all to the front. */
+	while (a->npeers > p->max_peers) {
+		oldest_peer(a)->used = false;
+		a->npeers--;
+		a->st.peers_evicted++;
+	}
+	for (uint32_t i = 0; i < a->cap; i++) {
+		if (!a->peers[i].used)
+			continue;
+		if (i != j) {
+			a->peers[j] = a->peers[i];
+			a->peers[i].used = false;
+		}
+		a->st.buckets_evicted += trim_buckets(&a->peers[j], p->max_points);
+		a->peers[j++].dirty = true;
+	}
 	a->p = *p;
 	return 0;
 }

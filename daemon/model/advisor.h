@@ -110,7 +110,8 @@ struct advisor_stats {
 
 struct advisor {
 	struct advisor_params p;
-	struct advisor_peer *peers;	/* p.max_peers */
+	struct advisor_peer *peers;	/* cap, the used ones in [0, p.max_peers) */
+	uint32_t cap;			/* the most max_peers has been */
 	uint32_t npeers;
 	struct advisor_stats st;
 };
@@ -126,7 +127,8 @@ void advisor_finish(struct advisor *a);
 /*
  * New parameters: peers beyond a smaller max_peers (those heard from
  * longest ago) and buckets beyond max_points go; every peer is refitted.
- * 0 or -errno (nothing changed).
+ * Allocates only when max_peers exceeds every value it has had, so going
+ * back to earlier parameters cannot fail. 0 or -errno (nothing changed).
  */
 int advisor_set_params(struct advisor *a, const struct advisor_params *p);
 

@@ -13,6 +13,7 @@
 #include "daemon/collect/collect_json.h"
 #include "daemon/daemon.h"
 #include "daemon/serve/status_flow.h"
+#include "daemon/serve/status_streams.h"
 
 #define CTL_PROTOCOL_VERSION	2
 
@@ -287,6 +288,7 @@ void status_json(struct json_writer *w, const struct daemon *d)
 	json_arr_end(w);
 	status_flow_learned_json(w, d, now);
 	senders_summary_json(w, d);
+	status_streams_summary(w, "streams", d);
 	if (d->have_epoch)
 		collect_json_epoch(w, "measurement", d->epoch, NULL);
 	else
@@ -414,7 +416,7 @@ static bool check_args(const struct ctl_request *req, struct ctl_reply *rep)
 void status_dispatch(struct daemon *d, const struct ctl_request *req,
 		     struct ctl_reply *rep)
 {
-	static const char *const verbs[] = { "status", "senders", "reload", "version" };
+	static const char *const verbs[] = { "status", "senders", "reload", "version", "streams" };
 	struct json_writer w;
 	size_t v;
 
@@ -423,10 +425,11 @@ void status_dispatch(struct daemon *d, const struct ctl_request *req,
 	if (v == RXB_ARRAY_SIZE(verbs)) {
 		rep->err = CTL_ERR_UNKNOWN;
 		snprintf(rep->msg, sizeof(rep->msg),
-			 "unknown command '%.40s' (status, senders, reload, version)", req->verb);
+			 "unknown command '%.40s' (status, senders, reload, version, streams)",
+			 req->verb);
 		return;
 	}
-	if (!check_args(req, rep))
+	if (v != 4 && !check_args(req, rep))
 		return;
 	json_init(&w, false);
 	if (v == 0)
@@ -435,8 +438,10 @@ void status_dispatch(struct daemon *d, const struct ctl_request *req,
 		senders_cmd(d, &w);
 	else if (v == 2)
 		reload_cmd(d, req, &w, rep);
-	else
+	else if (v == 3)
 		version_cmd(&w);
+	else
+		status_streams_cmd(d, req, &w, rep);
 	if (rep->err == CTL_OK)
 		reply_json(&w, rep);
 	json_finish(&w);

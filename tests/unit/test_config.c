@@ -101,6 +101,12 @@ static void test_defaults(void **state)
 	assert_true(c.pause.enabled);
 	assert_int_equal(c.pause.min_window_us, 200);
 	assert_int_equal(c.pause.max_window_ms, 100);
+	assert_true(c.streams.enabled);
+	assert_int_equal(c.streams.ports.n, 0);
+	assert_int_equal(c.streams.max_peers, 256);
+	assert_true(c.streams.min_stream_bps == 100000);
+	assert_true(c.streams.tolerance == 0.02);
+	assert_int_equal(c.streams.max_age_h, 168);
 }
 
 /* Every row is well-formed, and its default is in canonical form. */
@@ -265,7 +271,24 @@ static void test_every_key_set(void **state)
 		"allow = 192.0.2.0/24\n"
 		"max_connections = 64\n"
 		"max_connections_per_address = 64\n"
-		"timeout_s = 3\n";
+		"timeout_s = 3\n"
+		"[streams]\n"
+		"enabled = no\n"
+		"ports = 2811 5201\n"
+		"max_peers = 16\n"
+		"max_points = 8\n"
+		"max_conns = 100\n"
+		"max_n = 40\n"
+		"tolerance = 0.05\n"
+		"rise = 0.1\n"
+		"min_stream_bps = 1M\n"
+		"min_share = 0.1\n"
+		"settle = 2\n"
+		"sample_memory_s = 60\n"
+		"min_sample_s = 1.5\n"
+		"max_age_h = 0\n"
+		"save_s = 5\n"
+		"fits_per_epoch = 2\n";
 	struct rxb_config def, c;
 	char err[256];
 	size_t n;
@@ -318,6 +341,12 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.metrics.allow.n, 1);
 	assert_int_equal(c.metrics.max_connections_per_address, 64);
 	assert_int_equal(c.metrics.timeout_s, 3);
+	assert_false(c.streams.enabled);
+	assert_int_equal(c.streams.ports.n, 2);
+	assert_int_equal(c.streams.ports.port[1], 5201);
+	assert_true(c.streams.min_stream_bps == 1000000);
+	assert_true(c.streams.min_sample_s == 1.5);
+	assert_int_equal(c.streams.max_age_h, 0);
 }
 
 /* Quoting: iniparser's rules, which config_scan() follows. */
@@ -512,7 +541,8 @@ static void test_bad_structure(void **state)
 {
 	static const struct bad_case cases[] = {
 		{ "[measure]\n[nosuch]\ninterval_ms = 100\n", 2,
-		  { "unknown section [nosuch]", "(known: [daemon], [measure], [model], [control], [pause], [metrics])" } },
+		  { "unknown section [nosuch]",
+		    "(known: [daemon], [measure], [model], [control], [pause], [metrics], [streams])" } },
 		{ "[measure]\nintervall_ms = 100\n", 2,
 		  { "[measure] intervall_ms: unknown key (did you mean interval_ms?)" } },
 		{ "[measure]\nfoo = 1\n", 2, { "[measure] foo: unknown key" } },

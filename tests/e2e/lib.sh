@@ -57,6 +57,7 @@ E_SEND_CPU=${E_SEND_CPU:-0}
 E_USO_OFF=${E_USO_OFF:-0}
 E_RPS=${E_RPS:-0}		# 1: RPS steers the receive softirq to $E_RECV_CPU
 E_LOCK=${E_LOCK:-/tmp/rxbneck-heavy.lock}
+E_DAEMON_EXTRA=${E_DAEMON_EXTRA:-}	# more lines at the end of rxbneckd's configuration
 
 E_PIDS=()
 E_HOGS_PID=
@@ -234,6 +235,7 @@ e2e_daemon_start() {
 	port = $E_CPORT
 	allow = $E_NET.0/24
 	push_every_epochs = 1
+	${E_DAEMON_EXTRA:-}
 	EOF
 	cp "$E_TMP/d.conf" "$E_OUT/rxbneckd.conf"
 	taskset -c "$E_SEND_CPU" "$E_BIN/rxbneckd" -f -c "$E_TMP/d.conf" \

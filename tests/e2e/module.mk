@@ -22,3 +22,9 @@ e2e: all
 e2e-pause: all
 	E_RECV_ARGS=--busy-poll E_RCVBUF=256Ki bash tests/e2e/run.sh -b $(O) \
 		$(if $(E2E_OUT),-o $(E2E_OUT)) -k "" -t 0 -p 10 -K "2 3" $(E2E_ARGS)
+
+# The parallel-stream advisor against the measured throughput-vs-n curve
+# (docs/streams.md §6): make e2e-streams E2E_ARGS="-k '0 2' -n 3".
+.PHONY: e2e-streams
+e2e-streams: all
+	bash tests/e2e/streams.sh -b $(O) $(if $(E2E_OUT),-o $(E2E_OUT)) $(E2E_ARGS)

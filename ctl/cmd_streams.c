@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,57 +109,29 @@ static const char help_text[] =
 
 enum { OPT_SAMPLES = 256, OPT_EXPO, OPT_RISE, OPT_MAX_N, OPT_TOL, OPT_CAP, OPT_MODELS, OPT_PLOT };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, CTL_PROG " " CMD ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see " CTL_PROG " " CMD " --help)\n");
-	return CTL_EXIT_USAGE;
-}
-
-static int failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int failed(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, CTL_PROG " " CMD ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return CTL_EXIT_FAIL;
-}
-
 /* "dinda,newton" into a model mask. */
 static int parse_models(const char *s, uint32_t *mask)
 {
 	char buf[256], *save = NULL;
 
 	if (rxb_strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
-		return usage_error("--models: too long");
+		return ctl_client_usage(CMD, "--models: too long");
 	*mask = 0;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int m = streams_model_from_name(t);
 
 		if (m <= 0)
-			return usage_error("--models: unknown model '%s'", t);
+			return ctl_client_usage(CMD, "--models: unknown model '%s'", t);
 		*mask |= 1u << m;
 	}
-	return *mask ? 0 : usage_error("--models: no model in '%s'", s);
+	return *mask ? 0 : ctl_client_usage(CMD, "--models: no model in '%s'", s);
 }
 
 static int parse_num(const char *opt, const char *s, double min, double max, double *out)
 {
 	int err = rxb_parse_si(s, min, max, out);
 
-	return err ? usage_error("%s: %s: '%s'", opt, rxb_parse_strerror(err), s) : 0;
+	return err ? ctl_client_usage(CMD, "%s: %s: '%s'", opt, rxb_parse_strerror(err), s) : 0;
 }
 
 static int parse_opt(struct streams_args *a, int c, const char *arg)
@@ -179,13 +150,13 @@ static int parse_opt(struct streams_args *a, int c, const char *arg)
 		return parse_num("--rise", arg, 0, 10, &a->rise);
 	case OPT_MAX_N:
 		if (rxb_parse_u64(arg, 1, STREAMS_N_LIMIT, &u))
-			return usage_error("--max-n: '%s' is not a whole number in 1..%d", arg,
+			return ctl_client_usage(CMD, "--max-n: '%s' is not a whole number in 1..%d", arg,
 					   STREAMS_N_LIMIT);
 		a->fo.n_max = (uint32_t)u;
 		return 0;
 	case OPT_TOL:
 		if (rxb_parse_double(arg, 0, 0.5, &a->fo.tolerance))
-			return usage_error("--tolerance: '%s' is not a fraction in 0..0.5", arg);
+			return ctl_client_usage(CMD, "--tolerance: '%s' is not a fraction in 0..0.5", arg);
 		return 0;
 	case OPT_CAP:
 		if (parse_num("--cap-bps", arg, 1, 1e15, &d))
@@ -196,17 +167,17 @@ static int parse_opt(struct streams_args *a, int c, const char *arg)
 		return parse_models(arg, &a->fo.models);
 	case OPT_PLOT:
 		if (!plot_path_ok(arg))
-			return usage_error("--plot: '%s' does not end in .png or .svg", arg);
+			return ctl_client_usage(CMD, "--plot: '%s' does not end in .png or .svg", arg);
 		a->plot = arg;
 		return 0;
 	case 't':
 		if (rxb_parse_u64(arg, 1, 3600, &u))
-			return usage_error("--timeout: '%s' is not a whole number of seconds in "
+			return ctl_client_usage(CMD, "--timeout: '%s' is not a whole number of seconds in "
 					   "1..3600", arg);
 		a->timeout_s = (unsigned)u;
 		return 0;
 	}
-	return usage_error("unknown option");
+	return ctl_client_usage(CMD, "unknown option");
 }
 
 static int parse_args(int argc, char **argv, struct streams_args *a)
@@ -237,16 +208,16 @@ static int parse_args(int argc, char **argv, struct streams_args *a)
 			return -1;
 		}
 		if (c == ':')
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
+			return ctl_client_usage(CMD, "option '%s' needs a value", argv[optind - 1]);
 		if (c == '?')
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return ctl_client_usage(CMD, "unknown option '%s'", argv[optind - 1]);
 		if (c == 'j') {
 			a->json = true;
 		} else if (c == 'v') {
 			a->flags |= VIEW_VERBOSE;
 		} else if (c == 's') {
 			if (!optarg[0])
-				return usage_error("--socket: empty path");
+				return ctl_client_usage(CMD, "--socket: empty path");
 			a->socket = optarg;
 		} else if ((rc = parse_opt(a, c, optarg))) {
 			return rc;
@@ -255,11 +226,11 @@ static int parse_args(int argc, char **argv, struct streams_args *a)
 	if (optind < argc)
 		a->peer = argv[optind++];
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return ctl_client_usage(CMD, "unexpected argument '%s'", argv[optind]);
 	if (a->samples && a->peer)
-		return usage_error("PEER is the daemon's; --samples fits a file");
+		return ctl_client_usage(CMD, "PEER is the daemon's; --samples fits a file");
 	if (!a->samples && (a->expo || a->fo.cap > 0 || a->fo.models))
-		return usage_error("--expo, --cap-bps and --models go with --samples");
+		return ctl_client_usage(CMD, "--expo, --cap-bps and --models go with --samples");
 	return 0;
 }
 
@@ -362,9 +333,9 @@ static int offline_doc(const struct streams_args *a, const struct streams_csv *c
 	if (a->expo)
 		m = expo_points(c, a->rise, a->fo.n_max, pts, &next);
 	if (m < 1)
-		return failed("%s: --expo: no sample at n = 1", a->samples);
+		return ctl_client_fail(CMD, "%s: --expo: no sample at n = 1", a->samples);
 	if (streams_fit_best(pts, m, &a->fo, &r))
-		return failed("%s: the samples cannot be fitted", a->samples);
+		return ctl_client_fail(CMD, "%s: the samples cannot be fitted", a->samples);
 	json_obj_begin(w, NULL);
 	json_str(w, "source", "file");
 	json_str(w, "file", a->samples);
@@ -398,13 +369,13 @@ static int show(const struct streams_args *a, const char *json, size_t len)
 	if (a->json) {
 		if (fwrite(json, 1, len, stdout) != len || (len && json[len - 1] != '\n' &&
 							    fputc('\n', stdout) == EOF))
-			return failed("writing: %s", strerror(errno));
+			return ctl_client_fail(CMD, "writing: %s", strerror(errno));
 	} else {
 		if (view_streams_text(stdout, json, len, a->flags, why))
-			return failed("the document is not valid: %s", why);
+			return ctl_client_fail(CMD, "the document is not valid: %s", why);
 	}
 	if (fflush(stdout))
-		return failed("writing: %s", strerror(errno));
+		return ctl_client_fail(CMD, "writing: %s", strerror(errno));
 	if (a->plot)
 		rc = plot_run(CMD, PLOT_SCRIPT, PLOT_ENV, a->plot, json, len);
 	return rc;
@@ -419,23 +390,23 @@ static int offline(const struct streams_args *a)
 	int rc;
 
 	if (!c)
-		return failed("out of memory");
+		return ctl_client_fail(CMD, "out of memory");
 	rc = read_file(a->samples, &text, &len);
 	if (rc) {
 		free(c);
-		return failed("%s: %s", a->samples, strerror(-rc));
+		return ctl_client_fail(CMD, "%s: %s", a->samples, strerror(-rc));
 	}
 	rc = streams_csv_parse(text, len, c, err, sizeof(err));
 	free(text);
 	if (rc) {
 		free(c);
-		return failed("%s: %s", a->samples, err);
+		return ctl_client_fail(CMD, "%s: %s", a->samples, err);
 	}
 	json_init(&w, false);
 	rc = offline_doc(a, c, &w);
 	free(c);
 	if (!rc && !json_ok(&w))
-		rc = failed("out of memory");
+		rc = ctl_client_fail(CMD, "out of memory");
 	if (!rc)
 		rc = show(a, json_text(&w), json_len(&w));
 	json_finish(&w);
@@ -450,7 +421,7 @@ static int from_daemon(const struct streams_args *a)
 	int rc;
 
 	if (a->peer && (strlen(a->peer) > 100 || strpbrk(a->peer, " \t\r\n")))
-		return usage_error("PEER '%.40s' is not an address", a->peer);
+		return ctl_client_usage(CMD, "PEER '%.40s' is not an address", a->peer);
 	snprintf(verb, sizeof(verb), CMD "%s%s", a->peer ? " " : "", a->peer ? a->peer : "");
 	rc = ctl_client_ask(CMD, ctl_client_socket_path(a->socket), verb, a->timeout_s, &ans);
 	if (rc)

@@ -352,22 +352,6 @@ void state_history_put(struct state *s, uint16_t port, const struct learn *l)
 	s->dirty = true;
 }
 
-static int write_tmp(struct state *s, const char *text, size_t len)
-{
-	int fd = openat(s->dirfd, TMP_FILE,
-			O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	err = rxb_write_all(fd, text, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	return err;
-}
-
 int state_save(struct state *s)
 {
 	static const char head[] =
@@ -386,14 +370,9 @@ int state_save(struct state *s)
 		if (n > 0 && n <= STATE_MAX_LINE)
 			len += (size_t)n;
 	}
-	err = write_tmp(s, text, len);
-	if (!err && renameat(s->dirfd, TMP_FILE, s->dirfd, STATE_FILE))
-		err = -errno;
-	if (!err && fsync(s->dirfd))
-		err = -errno;
+	err = rxb_replace_file(s->dirfd, STATE_FILE, TMP_FILE, text, len, 0640);
 	if (err) {
 		set_err(s, -err, "writing %s/%s", s->dir, STATE_FILE);
-		unlinkat(s->dirfd, TMP_FILE, 0);
 		return err;
 	}
 	s->dirty = false;

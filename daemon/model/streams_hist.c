@@ -215,22 +215,6 @@ int streams_hist_load(int dirfd, struct advisor *a, uint64_t now_unix,
 	return err;
 }
 
-static int write_tmp(int dirfd, const char *text, size_t len)
-{
-	int fd = openat(dirfd, TMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-			0640);
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	err = rxb_write_all(fd, text, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	return err;
-}
-
 /* Every bucket of @a as the file's text (malloc'd) into @out. */
 static int render(const struct advisor *a, char **out, size_t *len)
 {
@@ -273,13 +257,7 @@ int streams_hist_save(int dirfd, const struct advisor *a)
 
 	if (err)
 		return err;
-	err = write_tmp(dirfd, text, len);
+	err = rxb_replace_file(dirfd, STREAMS_HIST_FILE, TMP_FILE, text, len, 0640);
 	free(text);
-	if (!err && renameat(dirfd, TMP_FILE, dirfd, STREAMS_HIST_FILE))
-		err = -errno;
-	if (!err && fsync(dirfd))
-		err = -errno;
-	if (err)
-		unlinkat(dirfd, TMP_FILE, 0);
 	return err;
 }

@@ -406,6 +406,18 @@ PY
 # the run, so every 1500-byte packet is its own skb on the receive side, as
 # from a NIC without GRO/LRO. Appends {"mode": "tcp", "tcp-mtu",
 # "tcp-delay" or "tcp-mtu-delay", ...}.
+# e2e_iperf3_server VAR: a one-shot iperf3 server on the receiver's CPU,
+# listening on $E_ADDR_R:$E_TCP_PORT (its JSON into $E_TMP/tcp_s.json); its
+# pid into VAR.
+e2e_iperf3_server() {
+	e2e_bg "$1" taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" \
+		--json > "$E_TMP/tcp_s.json" 2>&1
+	for _ in $(seq 50); do
+		ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break
+		sleep 0.02
+	done
+}
+
 e2e_tcp() {
 	local rep=$1 mtu=0 delay=0 spid t0 t1 tot0 st0 tot1 st1 bytes mode=tcp src
 	shift
@@ -422,12 +434,7 @@ e2e_tcp() {
 		src=$E_ADDR_SD
 	fi
 	bytes=$(e2e_bytes "$E_SIZE")
-	e2e_bg spid taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" \
-		--json > "$E_TMP/tcp_s.json" 2>&1
-	for _ in $(seq 50); do
-		ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break
-		sleep 0.02
-	done
+	e2e_iperf3_server spid
 	if [ "$mtu" = 1 ]; then
 		mode=tcp-mtu
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso off gso off > /dev/null ||

@@ -77,12 +77,7 @@ PY
 # One iperf3 run of @n streams; appends its record to runs.jsonl.
 streams_run() {	# streams_run N REP PHASE
 	local n=$1 rep=$2 phase=$3 spid t0 t1 tot0 st0 tot1 st1
-	e2e_bg spid taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" \
-		--json > "$E_TMP/tcp_s.json" 2>&1
-	for _ in $(seq 50); do
-		ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break
-		sleep 0.02
-	done
+	e2e_iperf3_server spid
 	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
 	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
 	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" iperf3 -c "$E_ADDR_R" -p "$E_TCP_PORT" \

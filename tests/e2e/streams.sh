@@ -57,7 +57,7 @@ taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
 [ "$E_DL_OK" = 1 ] || e2e_fail "the delay line is needed"
 tc -n "$E_NS_S" qdisc add dev "$E_IF_S" root handle 1: htb default 10 &&
 tc -n "$E_NS_S" class add dev "$E_IF_S" parent 1: classid 1:10 htb rate "$BOTTLENECK" \
-	ceil "$BOTTLENECK" burst 64k cburst 64k || e2e_fail "htb on $E_IF_S"
+	ceil "$BOTTLENECK" burst 64k cburst 64k quantum 60000 || e2e_fail "htb on $E_IF_S"
 e2e_log "path: $((2 * E_DELAY_MS)) ms round trip, $BOTTLENECK bottleneck, -w $WINDOW"
 
 /usr/bin/python3 - "$E_OUT/meta.json" "$KS" "$REPS" "$MAXN" "$SECS" "$SEED" "$BOTTLENECK" \

@@ -53,6 +53,7 @@ done
 
 # The path: data on the veth through htb, the replies to $NET2.1 through the line.
 netpair_up "$NS_S" "$NS_R" sps spr "$NET" || fail "netpair"
+ip -n "$NS_R" link set lo up || fail "lo in $NS_R"
 ip -n "$NS_R" tuntap add dev spr0 mode tun && ip -n "$NS_S" tuntap add dev sps0 mode tun &&
 ip -n "$NS_S" addr add "$NET2.1/32" dev sps0 &&
 ip -n "$NS_S" link set sps0 up && ip -n "$NS_R" link set spr0 up &&
@@ -64,7 +65,7 @@ done
 ip netns exec "$NS_S" sysctl -qw net.ipv4.conf.sps0.rp_filter=0 || fail "rp_filter sps0"
 tc -n "$NS_S" qdisc add dev sps root handle 1: htb default 10 &&
 tc -n "$NS_S" class add dev sps parent 1: classid 1:10 htb rate 200mbit ceil 200mbit \
-	burst 64k cburst 64k || fail "htb"
+	burst 64k cburst 64k quantum 60000 || fail "htb"
 "$DL" --from spr0 --from-netns "$NS_R" --to sps0 --to-netns "$NS_S" \
 	--delay-ms "$DELAY_MS" --rt-prio 10 > /dev/null 2> "$TMP/dl.err" &
 pids+=($!)
@@ -134,6 +135,48 @@ for n in (1, 2, 4, 8):
     assert s["count"] >= 5, s
     assert abs(err) <= 0.10, f"n={n}: {100 * err:+.1f} %"
 print(f"  worst {100 * worst:.1f} % (bound 10 %)")
+PY
+
+# A sender of minor 2 on the control socket: STREAMS_SAMPLE frames for
+# n = 1, 2, 4 (rising) are filed under its address, and STREAMS comes back
+# asking for 8 (EXPLORE); a sample beyond [streams] max_n is dropped, not an error.
+ip netns exec "$NS_R" python3 - "$((PORT + 1))" "$PORT" <<'PY' || fail "STREAMS from the daemon"
+import socket, struct, sys, time
+cport, flow = int(sys.argv[1]), int(sys.argv[2])
+seq = 0
+def frame(ftype, payload):
+    global seq
+    seq += 1
+    return b"RXBN" + struct.pack(">BBHII", 1, ftype, 0, 16 + len(payload), seq) + payload
+def recv(s):
+    h = b""
+    while len(h) < 16:
+        h += s.recv(16 - len(h))
+    n = struct.unpack(">I", h[8:12])[0]
+    b = b""
+    while len(b) < n - 16:
+        b += s.recv(n - 16 - len(b))
+    return h[5], b
+s = socket.create_connection(("127.0.0.1", cport), timeout=5)
+s.sendall(frame(0x01, struct.pack(">HHBBHIIQQ", 2, flow, 6, 0, 0x0008, 1448, 50000, 0, 0)))
+t, b = recv(s)
+assert t == 0x02, t
+minor, granted, accepts = struct.unpack(">HHH", b[:6])
+assert minor >= 2 and granted == 0x0008 and accepts & 0x0002, (minor, granted, accepts)
+for n, bps in ((1, 30e6), (2, 60e6), (4, 120e6), (5000, 1e6)):
+    s.sendall(frame(0x21, struct.pack(">HHIQQ", flow, 0, min(n, 1024), int(bps), 4000000)))
+deadline = time.monotonic() + 5
+while time.monotonic() < deadline:
+    t, b = recv(s)
+    if t != 0x13:
+        continue
+    port, flags, n = struct.unpack(">HHI", b[:8])
+    if n == 8:
+        assert port == flow and flags & 0x0001, (port, flags)
+        print("  a sender's samples 1, 2, 4: STREAMS asks for %d (flags 0x%x)" % (n, flags))
+        break
+else:
+    sys.exit("no STREAMS asking for 8 streams")
 PY
 
 # A restart: the samples come back from streams.state; the filter and the text.

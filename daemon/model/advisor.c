@@ -2,6 +2,7 @@
 /* The stream-count advisor's samples, fits and advice. See advisor.h. */
 #include "daemon/model/advisor.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -392,4 +393,27 @@ int advisor_epoch(struct advisor *a, uint64_t epoch, uint64_t now_unix, advisor_
 		done++;
 	}
 	return done;
+}
+
+void advisor_addr_text(const uint8_t addr[16], char *buf, size_t len)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(addr, v4mapped, 12))
+		inet_ntop(AF_INET, addr + 12, buf, (socklen_t)len);
+	else
+		inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
+}
+
+int advisor_addr_parse(const char *s, uint8_t out[16])
+{
+	struct in_addr v4;
+
+	if (inet_pton(AF_INET, s, &v4) == 1) {
+		memset(out, 0, 16);
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &v4, 4);
+		return 0;
+	}
+	return inet_pton(AF_INET6, s, out) == 1 ? 0 : -EINVAL;
 }

@@ -163,4 +163,10 @@ const struct advisor_peer *advisor_find(const struct advisor *a, const uint8_t a
 /* Weighted standard deviation of a bucket's samples, NaN below two. */
 double advisor_bucket_sd(const struct advisor_bucket *b);
 
+/* A peer's address as text: dotted IPv4 for a v4-mapped one, else IPv6. */
+void advisor_addr_text(const uint8_t addr[16], char *buf, size_t len);
+
+/* "192.0.2.7" (stored v4-mapped) or "2001:db8::1" into @out; 0 or -EINVAL. */
+int advisor_addr_parse(const char *s, uint8_t out[16]);
+
 #endif

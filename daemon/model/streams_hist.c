@@ -25,20 +25,6 @@ static const char *const keys[] = {
 #define NKEYS		(sizeof(keys) / sizeof(keys[0]))
 #define ALL_KEYS	((1u << NKEYS) - 1)
 
-/* "192.0.2.7" or "2001:db8::1" into v4-mapped or IPv6 bytes. */
-static int parse_addr(const char *s, uint8_t out[16])
-{
-	struct in_addr v4;
-
-	if (inet_pton(AF_INET, s, &v4) == 1) {
-		memset(out, 0, 10);
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, &v4, 4);
-		return 0;
-	}
-	return inet_pton(AF_INET6, s, out) == 1 ? 0 : -EINVAL;
-}
-
 static int parse_from(const char *s, uint8_t *out)
 {
 	char buf[32], *save = NULL;
@@ -64,7 +50,7 @@ static int parse_value(int k, const char *v, struct streams_hist_entry *e)
 
 	switch (k) {
 	case 0:
-		return parse_addr(v, e->addr);
+		return advisor_addr_parse(v, e->addr);
 	case 1:
 		if (rxb_parse_u64(v, 1, 65535, &u))
 			return -EINVAL;
@@ -126,12 +112,8 @@ int streams_hist_format_line(const struct streams_hist_entry *e, char *buf, size
 {
 	const struct advisor_bucket *b = &e->b;
 	char addr[INET6_ADDRSTRLEN];
-	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
 
-	if (!memcmp(e->addr, v4mapped, 12))
-		inet_ntop(AF_INET, e->addr + 12, addr, sizeof(addr));
-	else
-		inet_ntop(AF_INET6, e->addr, addr, sizeof(addr));
+	advisor_addr_text(e->addr, addr, sizeof(addr));
 	return snprintf(buf, size, "peer=%s port=%u n=%u count=%u weight=%.17g mean=%.17g "
 			"m2=%.17g first=%llu last=%llu from=%s%s%s\n", addr, e->port, b->n, b->count,
 			b->weight_s, b->mean_bps, b->m2, (unsigned long long)b->first_unix,

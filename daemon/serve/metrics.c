@@ -2,6 +2,7 @@
 /* The Prometheus exposition of rxbneckd. See metrics.h and docs/metrics.md. */
 #include "daemon/serve/metrics.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -232,6 +233,39 @@ static void flow_labels_metrics(struct promtext *w, const struct daemon *d)
 	}
 }
 
+/*
+ * The stream-count advice (STREAMS frames) per peer of a flow: the
+ * remote address (label peer) and the local port. At most [streams]
+ * max_peers series each.
+ */
+static void flow_streams_metrics(struct promtext *w, const struct daemon *d)
+{
+	static const char *const names[] = { P("flow_advised_streams"),
+					      P("flow_streams_confidence_ratio") };
+	static const char *const helps[] = {
+		"Parallel TCP streams the peer's transfers to the port are advised to use "
+		"(STREAMS).",
+		"Confidence in the advised stream count, 0..1.",
+	};
+	const struct advisor *a = &d->streams.adv;
+	char port[8], addr[INET6_ADDRSTRLEN];
+	struct promtext_label l[2] = { { "port", port }, { "peer", addr } };
+
+	for (unsigned int k = 0; k < RXB_ARRAY_SIZE(names); k++) {
+		promtext_family(w, names[k], PROMTEXT_GAUGE, helps[k]);
+		for (uint32_t i = 0; d->streams.on && a->peers && i < a->p.max_peers; i++) {
+			const struct advisor_peer *p = &a->peers[i];
+
+			if (!p->used || !p->adv.valid)
+				continue;
+			snprintf(port, sizeof(port), "%u", p->port);
+			advisor_addr_text(p->addr, addr, sizeof(addr));
+			promtext_sample(w, NULL, l, 2, k == 0 ? (double)p->adv.streams
+							     : p->adv.confidence / 1000.0);
+		}
+	}
+}
+
 static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
 {
 	flow_gauge(w, d, P("flow_senders"), "Senders connected for the flow.", get_senders);
@@ -248,10 +282,11 @@ static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
 	flow_gauge(w, d, P("flow_line_rate_bytes_per_second"), "The highest rate considered for "
 		   "the flow (the sender's, else [model] line_rate_bps).", get_line_rate);
 	flow_labels_metrics(w, d);
+	flow_streams_metrics(w, d);
 	/*
-	 * Buffer and stream advice (BUFFER, STREAMS frames) and the errors of
-	 * the predictions against senders' reported outcomes belong here, per
-	 * flow, once the daemon computes them.
+	 * Buffer advice (BUFFER frames) and the errors of the predictions
+	 * against senders' reported outcomes belong here, per flow, once the
+	 * daemon computes them.
 	 */
 }
 

@@ -19,19 +19,6 @@ struct filter {
 	uint32_t port;		/* 0: any */
 };
 
-static bool parse_addr(const char *s, uint8_t out[16])
-{
-	struct in_addr v4;
-
-	if (inet_pton(AF_INET, s, &v4) == 1) {
-		memset(out, 0, 16);
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, &v4, 4);
-		return true;
-	}
-	return inet_pton(AF_INET6, s, out) == 1;
-}
-
 /* "192.0.2.7", "192.0.2.7:5201", "2001:db8::7", "[2001:db8::7]:5201". */
 static bool parse_peer(const char *arg, struct filter *f)
 {
@@ -58,17 +45,7 @@ static bool parse_peer(const char *arg, struct filter *f)
 			return false;
 		f->port = (uint32_t)p;
 	}
-	return parse_addr(buf, f->addr);
-}
-
-static void addr_text(const uint8_t a[16], char *buf, size_t len)
-{
-	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (!memcmp(a, v4mapped, 12))
-		inet_ntop(AF_INET, a + 12, buf, (socklen_t)len);
-	else
-		inet_ntop(AF_INET6, a, buf, (socklen_t)len);
+	return advisor_addr_parse(buf, f->addr) == 0;
 }
 
 static const char *const flag_names[] = { "explore", "capped", "rising", "measured" };
@@ -127,7 +104,7 @@ static void peer_json(struct json_writer *w, const struct advisor_peer *p, uint6
 {
 	char addr[INET6_ADDRSTRLEN];
 
-	addr_text(p->addr, addr, sizeof(addr));
+	advisor_addr_text(p->addr, addr, sizeof(addr));
 	json_obj_begin(w, NULL);
 	json_str(w, "address", addr);
 	json_uint(w, "port", p->port);

@@ -83,6 +83,9 @@ attach = none
 [control]
 listen_address = 127.0.0.1
 port = $((PORT + 1))
+[metrics]
+enabled = yes
+listen = 127.0.0.1:$((PORT + 2))
 [streams]
 ports = $PORT
 min_sample_s = 1
@@ -177,6 +180,30 @@ while time.monotonic() < deadline:
         break
 else:
     sys.exit("no STREAMS asking for 8 streams")
+PY
+
+# The metrics endpoint: each peer's advised streams and confidence are the
+# STREAMS frame's, as rxbneckctl streams --json shows them (the sender on
+# 127.0.0.1 was just told 8).
+"$CTL" -s "$SOCK" streams --json > "$TMP/s2.json" || fail "streams --json"
+ip netns exec "$NS_R" python3 - "$TMP/s2.json" "$((PORT + 2))" "$PORT" <<'PY' || fail "metrics"
+import json, re, sys, urllib.request
+doc, mport, port = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+text = urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=5).read().decode()
+got = {}
+for name in ("rxbneck_flow_advised_streams", "rxbneck_flow_streams_confidence_ratio"):
+    for m in re.finditer(r'^%s\{port="(\d+)",peer="([^"]+)"\} (\S+)$' % name, text, re.M):
+        got[(name, m[2], int(m[1]))] = float(m[3])
+want = {}
+for p in doc["peers"]:
+    f = p["frame"]
+    if f["valid"]:
+        want[("rxbneck_flow_advised_streams", p["address"], p["port"])] = f["streams"]
+        want[("rxbneck_flow_streams_confidence_ratio", p["address"], p["port"])] = \
+            f["confidence"] / 1000
+assert len(want) == 4 and got == want, (got, want)
+assert got[("rxbneck_flow_advised_streams", "127.0.0.1", int(port))] == 8, got
+print("  metrics: %d peers' advice as in the STREAMS frames" % (len(want) // 2))
 PY
 
 # A restart: the samples come back from streams.state; the filter and the text.

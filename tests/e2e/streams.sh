@@ -8,17 +8,20 @@
 # asks for, advises; with k CPU hogs on the receiver's CPU.
 #
 #   tests/e2e/streams.sh [-b BUILD] [-o OUTDIR] [-k "0 2"] [-n REPS] [-N MAX_N]
-#                        [-t SECONDS] [-S SEED] [-a]
+#                        [-L "N ..."] [-t SECONDS] [-S SEED] [-a]
 #
 #   -k  hog counts (0 2); -n runs per n of the curve (3); -N the curve's
-#   largest n (32); -t seconds counted per run (5, after 1 s omitted);
+#   largest n (32); -L the curve's stream counts (default 1 2 3 4 6 8 12
+#   16 24 32, those up to MAX_N; "all": every n from 1 to MAX_N; the
+#   advised n* is always added); -t seconds counted per run (5, after 1 s
+#   omitted);
 #   -S seed of the curve's run order (1); -a no analysis at the end
 #   (tests/e2e/streams_analyze.py OUTDIR does it).
 #
 # Per k, holding /tmp/rxbneck-heavy.lock (one k at a time): (A) a fresh
 # rxbneckd, iperf3 -P n for the n its STREAMS advice names while it says
 # EXPLORE (at most 7 transfers), its advice then; (B) the curve, -n passes
-# over n = 1 .. N in a shuffled order. Every run goes to runs.jsonl; a run
+# over the curve's stream counts and the advised n*, in a shuffled order. Every run goes to runs.jsonl; a run
 # during which foreign work took the receiver's or the sender's CPU is
 # marked disturbed and repeated (tests/e2e/lib.sh, e2e_point's criteria).
 # Output in OUTDIR (default tests/e2e/out/streams-<date>): runs.jsonl,
@@ -30,11 +33,12 @@ E_SRC=$SRC
 E_BUILD=$SRC/build
 E_OUT=
 KS="0 2"
-REPS=3 MAXN=32 SECS=5 SEED=1 ANALYZE=1
-while getopts "b:o:k:n:N:t:S:a" o; do
+REPS=3 MAXN=32 SECS=5 SEED=1 ANALYZE=1 NLIST=
+while getopts "b:o:k:n:N:L:t:S:a" o; do
 	case $o in
 	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; n) REPS=$OPTARG ;;
-	N) MAXN=$OPTARG ;; t) SECS=$OPTARG ;; S) SEED=$OPTARG ;; a) ANALYZE=0 ;;
+	N) MAXN=$OPTARG ;; L) NLIST=$OPTARG ;; t) SECS=$OPTARG ;; S) SEED=$OPTARG ;;
+	a) ANALYZE=0 ;;
 	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -50,6 +54,14 @@ export E_BUILD E_OUT E_DELAY_MS
 # the harness does: watch_ports has it).
 E_DAEMON_EXTRA="[streams]
 ports = $E_TCP_PORT"
+case $NLIST in
+"") NLIST=$(for n in 1 2 3 4 6 8 12 16 24 32; do [ "$n" -le "$MAXN" ] && echo -n "$n "; done) ;;
+all) NLIST=$(seq -s ' ' 1 "$MAXN") ;;
+esac
+for n in $NLIST; do
+	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le "$MAXN" ] ||
+		{ echo "-L: '$n' is not a stream count in 1..$MAXN" >&2; exit 2; }
+done
 [ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
 
 e2e_setup
@@ -61,7 +73,7 @@ tc -n "$E_NS_S" class add dev "$E_IF_S" parent 1: classid 1:10 htb rate "$BOTTLE
 e2e_log "path: $((2 * E_DELAY_MS)) ms round trip, $BOTTLENECK bottleneck, -w $WINDOW"
 
 /usr/bin/python3 - "$E_OUT/meta.json" "$KS" "$REPS" "$MAXN" "$SECS" "$SEED" "$BOTTLENECK" \
-	"$WINDOW" "$E_DELAY_MS" <<PY
+	"$WINDOW" "$E_DELAY_MS" "$NLIST" <<PY
 import json, platform, subprocess, sys, time
 def sh(c):
     return subprocess.run(c, shell=True, capture_output=True, text=True, cwd="$SRC").stdout.strip()
@@ -71,7 +83,8 @@ json.dump({"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": sh("gi
            "kernel": platform.release(), "iperf3": sh("iperf3 --version | head -1"),
            "ks": [int(k) for k in a[2].split()], "reps": int(a[3]), "max_n": int(a[4]),
            "seconds": int(a[5]), "seed": int(a[6]), "bottleneck": a[7], "window": a[8],
-           "rtt_ms": 2 * float(a[9])}, open(a[1], "w"), indent=1)
+           "rtt_ms": 2 * float(a[9]), "curve_n": [int(n) for n in a[10].split()]},
+          open(a[1], "w"), indent=1)
 PY
 
 # One iperf3 run of @n streams; appends its record to runs.jsonl.
@@ -159,15 +172,27 @@ for k in $KS; do
 	e2e_hogs "$k"
 	cb=$(e2e_wait_cb "$k") || e2e_log "k=$k: #C on cpu$E_RECV_CPU did not settle at $k ($cb)"
 	explore "$E_OUT/advice-k$k-explore.json"
-	order=$(/usr/bin/python3 -c "
-import random
+	# The curve's counts and the advised n*, each pass in its own order.
+	order=$(/usr/bin/python3 - "$E_OUT/advice-k$k-explore.json" "$NLIST" "$MAXN" <<PY
+import json, random, sys
+ns = sorted(set(int(n) for n in sys.argv[2].split()))
+try:
+    p = json.load(open(sys.argv[1]))["peers"]
+    star = p[0]["frame"]["streams"] if p and p[0]["frame"]["valid"] else 0
+except (OSError, ValueError, KeyError, IndexError):
+    star = 0
+if 1 <= star <= int(sys.argv[3]) and star not in ns:
+    ns = sorted(ns + [star])
 r = random.Random($SEED * 100 + $k)
-print(' '.join(' '.join(map(str, r.sample(range(1, $MAXN + 1), $MAXN))) for _ in range($REPS)))")
-	rep=0 i=0
-	for n in $order; do
-		i=$((i + 1))
-		[ $(( (i - 1) % MAXN )) -eq 0 ] && rep=$((rep + 1))
-		streams_point "$n" "$rep" curve
+print(" ".join(":".join(map(str, r.sample(ns, len(ns)))) for _ in range($REPS)))
+PY
+)
+	rep=0
+	for pass in $order; do
+		rep=$((rep + 1))
+		for n in ${pass//:/ }; do
+			streams_point "$n" "$rep" curve
+		done
 	done
 	advice > "$E_OUT/advice-k$k-all.json"
 	e2e_hogs 0

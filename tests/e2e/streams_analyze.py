@@ -55,6 +55,18 @@ def offline(ctl, csv, max_n, model):
     return json.loads(r.stdout)["peers"][0]
 
 
+def at(mean, n):
+    """The measured mean at n; between two measured counts, their straight
+    line (the models' n* need not be a count the curve measured)."""
+    if n in mean:
+        return mean[n], False
+    lo = max((m for m in mean if m < n), default=None)
+    hi = min((m for m in mean if m > n), default=None)
+    if lo is None or hi is None:
+        return None, False
+    return mean[lo] + (mean[hi] - mean[lo]) * (n - lo) / (hi - lo), True
+
+
 def analyze_k(out, ctl, k, runs, max_n):
     curve = {}
     for r in runs:
@@ -105,12 +117,13 @@ def analyze_k(out, ctl, k, runs, max_n):
         cur = {c[0]: c[1] for c in q["curve"]}
         errs = [(cur[n] - mean[n]) ** 2 for n in held if cur.get(n) is not None]
         n_opt = q["advice"]["streams"]
+        got, interp = at(mean, n_opt)
         res["models"][m or "chosen"] = {
             "model": q["fit"]["model"], "used": used,
             "held_rms_rel": (math.sqrt(sum(errs) / len(errs)) / statistics.mean(mean[n] for n in held)
                              if errs and held else None),
-            "streams": n_opt, "fraction": mean[n_opt] / best if n_opt in mean else None,
-            "curve": q["curve"]}
+            "streams": n_opt, "fraction": got / best if got is not None else None,
+            "interpolated": interp, "curve": q["curve"]}
     return res
 
 
@@ -133,7 +146,7 @@ def table(results):
         for name, m in r["models"].items():
             lines.append(f"| {r['k']} | {name if name != 'chosen' else 'chosen: ' + m['model']} | "
                          f"{','.join(map(str, m['used']))} | {pct(m['held_rms_rel'])} | {m['streams']} | "
-                         f"{pct(m['fraction'])} |")
+                         f"{pct(m['fraction'])}{' (interpolated)' if m['interpolated'] else ''} |")
     return "\n".join(lines) + "\n"
 
 

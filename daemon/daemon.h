@@ -94,6 +94,18 @@ struct daemon_streams {
 	struct streams_hist_stats loaded;
 };
 
+/*
+ * What receiving threads can drain, bits/s: the tagged customer of stage
+ * B's model (Banerjee et al.'s end-system net) moving 64 KiB at
+ * @ns_per_byte of CPU among @cpu_bound and @io_bound background tasks,
+ * times @threads (on as many CPUs). I/O-bound tasks without both disk
+ * rates count as CPU-bound. NaN with the reason in @why when unknown;
+ * else @why names the inputs.
+ */
+double daemon_streams_drain_bps(double ns_per_byte, int threads, double cpu_bound,
+				double io_bound, double mu_pio_per_s, double mu_disk_per_s,
+				const struct ctmc_opts *o, char *why, size_t len);
+
 /* A peer's advice as the STREAMS frame carries it (daemon_streams.c). */
 void daemon_streams_frame(const struct advisor_peer *ap, struct rxbneck_streams *out);
 

@@ -245,21 +245,52 @@ static void feed_costs(struct daemon *d)
 	}
 }
 
+double daemon_streams_drain_bps(double ns_per_byte, int threads, double cpu_bound,
+				double io_bound, double mu_pio_per_s, double mu_disk_per_s,
+				const struct ctmc_opts *o, char *why, size_t len)
+{
+	struct tagged_rates r = { 0 };
+	struct tagged_result res;
+	const char *io = "";
+
+	if (!(ns_per_byte > 0) || threads < 1) {
+		snprintf(why, len, "no receiver cost measured");
+		return NAN;
+	}
+	r.mu_net_per_s = 1e9 / (ns_per_byte * CAP_BATCH_BYTES);
+	if (io_bound > 0 && mu_pio_per_s > 0 && mu_disk_per_s > 0) {
+		r.mu_pio_per_s = mu_pio_per_s;
+		r.mu_disk_per_s = mu_disk_per_s;
+	} else {
+		if (io_bound > 0)
+			io = " (I/O-bound tasks counted as CPU-bound)";
+		/* Without the disk's rates, the I/O-bound tasks count as CPU-bound: a bound. */
+		cpu_bound += io_bound;
+		io_bound = 0;
+		/* No I/O-bound task: their rates take no part, but the model wants them set. */
+		r.mu_pio_per_s = r.mu_disk_per_s = r.mu_net_per_s;
+	}
+	if (tagged_seed_mean(cpu_bound, io_bound, &r, o, &res) || !(res.mean_response_s > 0)) {
+		snprintf(why, len, "the receiver's model could not be solved (#C %.2f, #I %.2f)",
+			 cpu_bound, io_bound);
+		return NAN;
+	}
+	snprintf(why, len, "receiver %.3g ns/B, %d thread%s, #C %.2f, #I %.2f%s", ns_per_byte,
+		 threads, threads > 1 ? "s" : "", cpu_bound, io_bound, io);
+	return 8 * CAP_BATCH_BYTES / res.mean_response_s * threads;
+}
+
 /*
- * What the receiving threads of @port can drain, bits/s: the tagged
- * customer of stage B's model (Banerjee et al.'s end-system net) with the
- * receiver's measured cost per byte and the #C, #I of its CPUs, times the
- * threads (on as many CPUs) that read. NaN with why when not known.
+ * What the receiving threads of @port can drain, bits/s, from their
+ * measured cost and the #C, #I of stage B's inputs (daemon_streams_drain_bps()).
  */
 static double drain_cap(void *ctx, uint16_t port, char *why, size_t len)
 {
 	struct daemon *d = ctx;
 	struct daemon_streams_cost *c = cost_of(&d->streams, port, false);
 	struct flow *fl = flows_find(&d->flows, port);
-	struct tagged_rates r = { 0 };
-	struct tagged_result res;
 	double ns = c ? ewma_ratio_value(&c->ns_per_byte) : NAN, cb = 0, ib = 0;
-	const char *io = "";
+	double pio = 0, disk = 0;
 
 	if (!(ns > 0)) {
 		snprintf(why, len, "not measured: the receiver's cost needs port %u watched "
@@ -270,23 +301,12 @@ static double drain_cap(void *ctx, uint16_t port, char *why, size_t len)
 		cb = fl->inputs.b.cpu_bound.v;
 	if (fl && fl->inputs.b.io_bound.src != VALUE_MISSING && isfinite(fl->inputs.b.io_bound.v))
 		ib = fl->inputs.b.io_bound.v;
-	r.mu_net_per_s = 1e9 / (ns * CAP_BATCH_BYTES);
-	if (ib > 0 && fl && fl->inputs.b.mu_pio_per_s.v > 0 && fl->inputs.b.mu_disk_per_s.v > 0) {
-		r.mu_pio_per_s = fl->inputs.b.mu_pio_per_s.v;
-		r.mu_disk_per_s = fl->inputs.b.mu_disk_per_s.v;
-	} else if (ib > 0) {
-		/* Without the disk's rates, the I/O-bound tasks count as CPU-bound: a bound. */
-		cb += ib;
-		ib = 0;
-		io = " (I/O-bound tasks counted as CPU-bound)";
+	if (fl) {
+		pio = fl->inputs.b.mu_pio_per_s.v;
+		disk = fl->inputs.b.mu_disk_per_s.v;
 	}
-	if (tagged_seed_mean(cb, ib, &r, &d->flows.copts, &res) || !(res.mean_response_s > 0)) {
-		snprintf(why, len, "the receiver's model could not be solved");
-		return NAN;
-	}
-	snprintf(why, len, "receiver %.3g ns/B, %d thread%s, #C %.2f, #I %.2f%s", ns, c->threads,
-		 c->threads > 1 ? "s" : "", cb, ib, io);
-	return 8 * CAP_BATCH_BYTES / res.mean_response_s * c->threads;
+	return daemon_streams_drain_bps(ns, c->threads, cb, ib, pio, disk, &d->flows.copts,
+					why, len);
 }
 
 /* ----------------------------------------------------------- samples -- */

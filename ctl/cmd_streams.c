@@ -96,10 +96,7 @@ static const char help_text[] =
 "  --plot FILE         the samples and the predicted curve, the advice\n"
 "                      marked, into FILE.png or FILE.svg (python3-\n"
 "                      matplotlib, by rxbneck-plot-streams); one peer.\n"
-"  -s, --socket PATH   the daemon's control socket; default\n"
-"                      $" CTL_SOCKET_ENV " or " CTL_DEFAULT_SOCKET ".\n"
-"  -t, --timeout S     give up on the daemon after S seconds (default 10).\n"
-"  -h, --help          this text.\n"
+CTL_CLIENT_OPTIONS_HELP
 "\n"
 "Exit status: 0 ok, 1 the daemon could not be reached, answered an error,\n"
 "or the samples could not be fitted or read, 2 bad usage.\n"

@@ -222,6 +222,10 @@ e2e_daemon_start() {
 	ctl_socket = $E_TMP/run/ctl.sock
 	[measure]
 	interval_ms = $E_EPOCH_MS
+	# No BPF run-time statistics: they add two clock reads to every BPF
+	# program run on the host, other users' too, and the daemon runs on
+	# between the k's while the heavy lock is released.
+	bpf_stats = no
 	${E_NET_PROBE_EVERY:+net_probe_every = $E_NET_PROBE_EVERY}
 	watch_ports = $E_PORT $E_TCP_PORT
 	devices = $E_IF_R

@@ -7,3 +7,15 @@ $(O)/libshape.a: $(SHAPE_SRCS:%.c=$(O)/%.o)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 LIBS := $(O)/libshape.a $(LIBS)
+BINS += $(O)/rxbneck-shape
+$(O)/rxbneck-shape: $(O)/tools/shape/shape_main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)
+
+install:: $(O)/rxbneck-shape
+	install -D -m 0755 $(O)/rxbneck-shape $(DESTDIR)$(PREFIX)/sbin/rxbneck-shape
+
+# rxbneck-udpsink: the UDP receiver of rxbneck-shape's tests and experiment
+# (arrivals, socket drops, loss per interval). Built, not installed.
+BINS += $(O)/rxbneck-udpsink
+$(O)/rxbneck-udpsink: $(O)/tools/shape/udpsink_main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)

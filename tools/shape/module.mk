@@ -19,3 +19,9 @@ install:: $(O)/rxbneck-shape
 BINS += $(O)/rxbneck-udpsink
 $(O)/rxbneck-udpsink: $(O)/tools/shape/udpsink_main.o $(LIBS) $(LIBS_TAIL)
 	$(call link_prog,)
+
+# rxbneck-shape-pausecheck: whether a PAUSE schedule can be held by
+# changing the class from user space (docs/shape.md §5). Built, not installed.
+BINS += $(O)/rxbneck-shape-pausecheck
+$(O)/rxbneck-shape-pausecheck: $(O)/tools/shape/pausecheck_main.o $(LIBS) $(LIBS_TAIL)
+	$(call link_prog,)

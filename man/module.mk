@@ -9,7 +9,7 @@ MANDIR ?= $(PREFIX)/share/man
 man:
 	python3 man/conf2man.py docs/config.md > man/rxbneckd.conf.5
 
-install:: man/rxbneckd.8 man/rxbneckctl.8 man/rxbneckd.conf.5
+install:: man/rxbneckd.8 man/rxbneckctl.8 man/rxbneckd.conf.5 man/rxbneck-shape.8
 	install -D -m 0644 man/rxbneckd.8 $(DESTDIR)$(MANDIR)/man8/rxbneckd.8
 	install -D -m 0644 man/rxbneckctl.8 $(DESTDIR)$(MANDIR)/man8/rxbneckctl.8
 	install -D -m 0644 man/rxbneckd.conf.5 $(DESTDIR)$(MANDIR)/man5/rxbneckd.conf.5
@@ -17,3 +17,6 @@ install:: man/rxbneckd.8 man/rxbneckctl.8 man/rxbneckd.conf.5
 install:: man/rxbneck-send.1 man/rxbneck-recv.1
 	install -D -m 0644 man/rxbneck-send.1 $(DESTDIR)$(MANDIR)/man1/rxbneck-send.1
 	install -D -m 0644 man/rxbneck-recv.1 $(DESTDIR)$(MANDIR)/man1/rxbneck-recv.1
+
+install:: man/rxbneck-shape.8
+	install -D -m 0644 man/rxbneck-shape.8 $(DESTDIR)$(MANDIR)/man8/rxbneck-shape.8

@@ -28,3 +28,10 @@ e2e-pause: all
 .PHONY: e2e-streams
 e2e-streams: all
 	bash tests/e2e/streams.sh -b $(O) $(if $(E2E_OUT),-o $(E2E_OUT)) $(E2E_ARGS)
+
+# rxbneck-shape: the PAUSE measurement and the experiment (docs/shape.md §5, §6).
+.PHONY: e2e-shape
+e2e-shape: all
+	out=$(if $(E2E_OUT),$(E2E_OUT),tests/e2e/out/shape-$$(date +%Y%m%d-%H%M%S)); \
+	bash tests/e2e/shape_pause.sh -b $(O) -o $$out && \
+	bash tests/e2e/shape.sh -b $(O) -o $$out $(E2E_ARGS)

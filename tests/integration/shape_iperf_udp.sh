@@ -13,21 +13,26 @@
 # the qdisc. rxbneck-shape tells the daemon RTT 200 ms (the e2e testbed's
 # path) so that the advice is for a path where losses cost a round trip.
 #
-# Two phases of 6 s, each waiting for a quiet machine and repeated when
-# disturbed (the e2e harness's criteria):
+# Two phases of 6 s, each starting on a quiet machine (and repeated when
+# the hypervisor stole time):
 #   blast    no shaping: the receiver's loss is the blast's;
 #   shaped   rxbneck-shape on the sender's veth.
-# Checked:
-#  - the shaped arrival rate at the receiver (its 0.5 s intervals after
-#    the first second) within 5 % of the advice in force over them
-#    (time-weighted from rxbneck-shape's status every 0.1 s), with the
-#    class binding (HTB held packets back: overlimits grew);
-#  - the shaped loss below half the blast's, and closer to the model's
+# Checked (the receiver's 0.5 s intervals after the first second, the
+# advice in force over each, time-weighted from rxbneck-shape's status
+# every 0.1 s):
+#  - what came (iperf3's sequence numbers at the receiver: every datagram
+#    that left the sender, dropped or not) is no more than the advice
+#    (within 5 %), and within 5 % of it when iperf3 can send clearly
+#    faster (its blast rate 30 % above the advice);
+#  - the shaped loss below the blast's, and closer to the model's
 #    prediction at the advised rate (RATE's loss) than the blast's is;
 #  - the class queued rather than dropped (no drops), its peak reported;
 #  - after SIGTERM the device has its default root qdisc again.
-# The sender (one iperf3 thread) must be able to exceed the advice; when
-# the machine cannot (the class never binds), the test says so and skips.
+# One iperf3 thread must be able to send faster than the advice; when it
+# cannot, the shaped run is repeated, and after three the test says so and
+# skips.
+# The receive softirq runs on the receiver's CPU (RPS, E_RPS=1 of the e2e
+# testbed): the sender's CPU then carries the sender alone.
 # About a minute on a quiet machine. Exit 0 pass, 77 skip, 1 fail.
 set -u
 SRC=${RXB_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -35,6 +40,7 @@ E_SRC=$SRC
 E_BUILD=${RXB_BUILD:-$SRC/build}
 E_OUT=$(mktemp -d /tmp/rxbt-shape-udp.XXXXXX) || exit 1
 E_DELAY_MS=0
+E_RPS=${E_RPS:-1}
 E_QUIET_WAIT=${E_QUIET_WAIT:-30}
 export E_BUILD E_OUT
 . "$SRC/tests/e2e/lib.sh"
@@ -87,13 +93,25 @@ phase() {
 	echo "{\"k\": 2, \"mode\": \"$name\", \"tag\": \"$name\", \"t_start_mono\": $t0, \"t_end_mono\": $t1, \"steal_pct\": $(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))}" \
 		>> "$E_OUT/runs.jsonl"
 }
-# A phase on a quiet machine: up to 3 tries; returns 1 if all were disturbed.
+# A phase that starts on a quiet machine (two epochs with nothing
+# CPU-bound on the sender's CPU and only the hogs on the receiver's), on
+# which nothing but the sender was CPU-bound on the sender's CPU and the
+# hypervisor stole little (the e2e harness's criteria; its check of the
+# receiver's CPU does not apply: a blasted receiver counts there itself).
+# Up to 3 tries; returns 1 if none was clean.
 quiet_phase() {
-	local why
+	local steal
 	for try in 1 2 3; do
-		e2e_quiet || e2e_log "the machine did not quieten within $E_QUIET_WAIT s"
+		if ! e2e_quiet; then
+			e2e_log "$1: the machine did not quieten within $E_QUIET_WAIT s"
+			continue
+		fi
 		phase "$@"
-		why=$(e2e_disturbed) && return 0
+		# The e2e harness's checks, but for #C on the receiver's CPU, which
+		# a blasted receiver raises by itself.
+		why=$(e2e_disturbed | tr ';' '\n' | grep -e steal -e "sender's" | tr '\n' ';')
+		[ -z "$why" ] && return 0
+		e2e_mark_last "$why"
 		e2e_log "$1: disturbed ($why)$([ $try -lt 3 ] && echo ", again")"
 	done
 	return 1
@@ -112,75 +130,90 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 grep -q '"mode":"advice"' "$E_OUT/shape.jsonl" || e2e_fail "no advice from rxbneckd within 10 s"
-binding=0
+# The analysis of one shaped run (and the blast): prints the numbers;
+# exit 0 pass, 1 fail, 3 iperf3 cannot send clearly faster than the
+# advice here (its blast rate is within 30 % of it): the tracking cannot be
+# judged; the shaped run is repeated.
+judge() {
+	/usr/bin/python3 "$E_OUT/judge.py" "$E_OUT"
+}
+cat > "$E_OUT/judge.py" <<'PY'
+import json, sys
+d = sys.argv[1]
+runs = [json.loads(l) for l in open(d + "/runs.jsonl")]
+blast = [r for r in runs if r["mode"] == "blast" and not r.get("disturbed")][-1]
+shaped = [r for r in runs if r["mode"] == "shaped" and not r.get("disturbed")][-1]
+def sink(name):
+    rows = [json.loads(l) for l in open("%s/%s.sink.jsonl" % (d, name))]
+    final = rows[-1]     # the last attempt's: its rows follow its start
+    return final, [r for r in rows if not r["final"] and r["t_start"] >= final["t_start"]]
+st = [json.loads(l) for l in open(d + "/shape.jsonl") if l.startswith("{")]
+st = [(s["mono_s"], s["receivers"][0]) for s in st if s["event"] == "status"]
+def weighted(t0, t1, value):
+    acc = dur = 0.0
+    for i, (t, r) in enumerate(st):
+        nxt = st[i + 1][0] if i + 1 < len(st) else t1
+        a, b = max(t, t0), min(nxt, t1)
+        v = value(r)
+        if b > a and v is not None and r["in_force"]["mode"] == "advice":
+            acc += v * (b - a)
+            dur += b - a
+    return acc / dur if dur else None
+def rate(t0, t1):
+    return weighted(t0, t1, lambda r: r["in_force"]["rate_bps"])
+def held(t0, t1):
+    """HTB's overlimits per packet sent in [t0, t1]: near 1 when the class
+    holds every packet back (its sender is faster), near 0 when it passes
+    what comes."""
+    s = [r["class_stats"] for t, r in st if t0 <= t <= t1 and r["class_stats"]]
+    pk = s[-1]["packets"] - s[0]["packets"] if len(s) > 1 else 0
+    return (s[-1]["overlimits"] - s[0]["overlimits"]) / pk if pk else 0.0
+fb, _ = sink("blast")
+fs, ivs = sink("shaped")
+ivs = [r for r in ivs if r["t_start"] >= fs["t_start"] + 1.0]
+assert len(ivs) >= 6, "too few receiver intervals in the shaped run: %d" % len(ivs)
+t0, t1 = ivs[0]["t_start"], ivs[-1]["t_end"]
+adv = rate(t0, t1)
+pred = weighted(t0, t1, lambda r: (r["advice"] or {}).get("loss"))
+arrived = sum(r["sent_bps"] * (r["t_end"] - r["t_start"]) for r in ivs) / (t1 - t0)
+per = [(r["sent_bps"] / rate(r["t_start"], r["t_end"]), held(r["t_start"], r["t_end"]))
+       for r in ivs]
+_, bivs = sink("blast")
+bivs = [r for r in bivs if r["t_start"] >= fb["t_start"] + 1.0]
+own = sum(r["sent_bps"] * (r["t_end"] - r["t_start"]) for r in bivs) / sum(
+    r["t_end"] - r["t_start"] for r in bivs)
+lb, ls = fb["loss"], fs["loss"]
+cs = st[-1][1]["class_stats"]
+print("blast: iperf3's datagrams came at %.3f Gb/s, loss %.3f" % (own / 1e9, lb))
+print("shaped: advice %.3f Gb/s (the model's loss there %.4f); came at %.3f Gb/s = %.3f x the "
+      "advice; loss %.4f" % (adv / 1e9, pred, arrived / 1e9, arrived / adv, ls))
+print("shaped, per 0.5 s: came / advice (HTB overlimits per packet): " +
+      " ".join("%.3f (%.2f)" % (x, b) for x, b in per))
+print("class: %d packets, %d drops, queue peak %d bytes (%d packets)" % (
+    cs["packets"], cs["drops"], cs["peak_backlog_bytes"], cs["peak_qlen"]))
+assert arrived <= 1.05 * adv, "more than the advice arrived"
+assert cs["drops"] == 0, "the class dropped packets"
+assert ls < lb, "the shaped loss is not below the blast's"
+assert abs(ls - pred) < abs(lb - pred), "the shaped loss is not closer to the model's than the blast's"
+# The rate's tracking can be judged only when iperf3 can send clearly
+# faster than the advice: its own rate in the blast, 30 % above it.
+if own < 1.3 * adv:
+    print("iperf3's own rate (%.3f Gb/s, the blast) is not 30 %% above the advice (%.3f Gb/s): "
+          "the tracking is not judged" % (own / 1e9, adv / 1e9))
+    sys.exit(3)
+assert abs(arrived / adv - 1) <= 0.05, "the shaped rate is not within 5 % of the advice"
+PY
 for try in 1 2 3; do
 	quiet_phase shaped || e2e_skip "the machine was too busy for a clean shaped run"
-	# Did the class hold packets back during this run?
-	/usr/bin/python3 - "$E_OUT/shape.jsonl" "$E_OUT/runs.jsonl" <<'PY' && { binding=1; break; }
-import json, sys
-run = json.loads(open(sys.argv[2]).read().splitlines()[-1])
-st = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-st = [s for s in st if run["t_start_mono"] <= s["mono_s"] <= run["t_end_mono"]]
-ov = [s["receivers"][0]["class_stats"]["overlimits"] for s in st if s["receivers"][0]["class_stats"]]
-sys.exit(0 if len(ov) > 10 and ov[-1] - ov[0] > 1000 else 1)
-PY
-	e2e_log "shaped run $try: the class did not bind (the sender did not exceed the advice); again"
+	judge; rc=$?
+	[ $rc -eq 3 ] || break
+	e2e_log "shaped run $try: no headroom to judge the rate; again"
 done
-[ $binding = 1 ] || e2e_skip "iperf3 could not send faster than the advice here: nothing to shape"
+[ $rc -eq 3 ] && e2e_skip "iperf3 could not send faster than the advice here: the rate's tracking not judged"
+[ $rc -eq 0 ] || e2e_fail "checks failed (outputs in $E_OUT)"
 kill -TERM "$SHAPE_PID"; wait "$SHAPE_PID"; rc=$?; SHAPE_PID=
 [ $rc -eq 0 ] || e2e_fail "rxbneck-shape exited $rc: $(tail -3 "$E_OUT/shape.err")"
 root=$(ip netns exec "$E_NS_S" tc qdisc show dev "$E_IF_S" root | awk 'NR == 1 {print $2, $3}')
 [ "$root" = "$DEV_ROOT" ] || e2e_fail "root qdisc after SIGTERM: '$root', before: '$DEV_ROOT'"
 
-/usr/bin/python3 - "$E_OUT" <<'PY'
-import json, sys
-d = sys.argv[1]
-runs = [json.loads(l) for l in open(d + "/runs.jsonl")]
-blast = [r for r in runs if r["mode"] == "blast" and not r.get("disturbed")][-1]
-shaped = [r for r in runs if r["mode"] == "shaped"][-1]
-def sink(name, run):
-    rows = [json.loads(l) for l in open("%s/%s.sink.jsonl" % (d, name))]
-    # The sink's rows of the last attempt: after its own start.
-    final = rows[-1]
-    ivs = [r for r in rows if not r["final"] and r["t_start"] >= final["t_start"]]
-    return final, ivs
-st = [json.loads(l) for l in open(d + "/shape.jsonl") if l.startswith("{")]
-st = [s for s in st if s["event"] == "status"]
-def advice(t0, t1, key):
-    """Time-weighted mean over [t0, t1] of the advice (rate_bps or loss)."""
-    pts = [(s["mono_s"], s["receivers"][0]) for s in st]
-    acc = dur = 0.0
-    for i, (t, r) in enumerate(pts):
-        nxt = pts[i + 1][0] if i + 1 < len(pts) else t1
-        a, b = max(t, t0), min(nxt, t1)
-        v = r["in_force"]["rate_bps"] if key == "rate" else (r["advice"] or {}).get("loss")
-        if b > a and v is not None and r["in_force"]["mode"] == "advice":
-            acc += v * (b - a)
-            dur += b - a
-    return acc / dur if dur else None
-fb, _ = sink("blast", blast)
-fs, ivs = sink("shaped", shaped)
-ivs = [r for r in ivs if r["t_start"] >= fs["t_start"] + 1.0]
-assert len(ivs) >= 6, "too few sink intervals in the shaped run: %d" % len(ivs)
-arrived = sum(r["arrived_bps"] * (r["t_end"] - r["t_start"]) for r in ivs)
-span = sum(r["t_end"] - r["t_start"] for r in ivs)
-adv = advice(ivs[0]["t_start"], ivs[-1]["t_end"], "rate")
-pred = advice(ivs[0]["t_start"], ivs[-1]["t_end"], "loss")
-ratio = arrived / span / adv
-lb, ls = fb["loss"], fs["loss"]
-last = st[-1]["receivers"][0]
-cs = last["class_stats"]
-print("blast: arrived %.3f Gb/s, loss %.3f" % (fb["arrived_bps"] / 1e9, lb))
-print("shaped: advice %.3f Gb/s (model's loss there %.4f); arrived %.3f Gb/s = %.3f x the "
-      "advice; loss %.4f" % (adv / 1e9, pred, arrived / span / 1e9, ratio, ls))
-print("shaped: per interval arrived / advice: %s" % " ".join(
-    "%.3f" % (r["arrived_bps"] / advice(r["t_start"], r["t_end"], "rate")) for r in ivs))
-print("class: %d packets, %d drops, queue peak %d bytes (%d packets)" % (
-    cs["packets"], cs["drops"], cs["peak_backlog_bytes"], cs["peak_qlen"]))
-assert abs(ratio - 1) <= 0.05, "the shaped rate is not within 5 % of the advice"
-assert ls < lb / 2, "the shaped loss is not below half the blast's"
-assert abs(ls - pred) < abs(lb - pred), "the shaped loss is not closer to the model's than the blast's"
-assert cs["drops"] == 0, "the class dropped packets"
-PY
-[ $? -eq 0 ] || e2e_fail "checks failed (outputs in $E_OUT)"
 e2e_log "PASS"

@@ -16,19 +16,10 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "tools/shape/util.h"
 #include "tools/shape/rate.h"
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
+#define fail shape_util_fail
 
 /* ---------------------------------------------------------- resolving -- */
 

@@ -73,6 +73,10 @@ struct shape_rx {
 	uint64_t payload_mark_ns;	/* ... taken then */
 	uint64_t peak_backlog_bytes;
 	uint64_t peak_qlen;
+	/* Reads of the counters, and those that found packets queued: the
+	 * share of the second tells how much of the time the class held its
+	 * senders back (shaping binds) rather than passing what came. */
+	uint64_t polls, busy_polls;
 	bool have_stats;
 };
 

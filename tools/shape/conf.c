@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"
+#include "tools/shape/util.h"
 
 /* ------------------------------------------------------------ the table -- */
 
@@ -134,17 +135,7 @@ static void rx_defaults(struct shape_receiver_conf *r)
 
 /* ------------------------------------------------------------ values -- */
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
+#define fail shape_util_fail
 
 int shape_conf_split_hostport(const char *s, char *host, size_t hostlen, uint16_t *port)
 {
@@ -394,21 +385,6 @@ static int ini_errback(const char *fmt, ...)
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int ini_open(const char *text, size_t len, const char *name, dictionary **out,
 		    char *err, size_t errlen)
 {
@@ -424,7 +400,7 @@ static int ini_open(const char *text, size_t len, const char *name, dictionary *
 	fd = memfd_create("rxbneck-shape-conf", MFD_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errlen, -errno, "%s: memfd_create: %s", name, strerror(errno));
-	e = write_all(fd, text, len);
+	e = shape_util_write_all(fd, text, len);
 	if (e) {
 		close(fd);
 		return fail(err, errlen, e, "%s: cannot copy: %s", name, strerror(-e));
@@ -552,8 +528,7 @@ int shape_conf_load(const char *path, struct shape_conf *c, char *err, size_t er
 {
 	struct stat st;
 	char *buf;
-	ssize_t n = 0;
-	size_t len = 0;
+	size_t len;
 	int fd, e;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -564,22 +539,16 @@ int shape_conf_load(const char *path, struct shape_conf *c, char *err, size_t er
 		close(fd);
 		return fail(err, errlen, e, "%s: not a regular file", path);
 	}
-	buf = malloc(SHAPE_CONF_MAX_FILE + 1);
+	buf = malloc(SHAPE_CONF_MAX_FILE);
 	if (!buf) {
 		close(fd);
 		return fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	}
-	while (len <= SHAPE_CONF_MAX_FILE) {
-		n = read(fd, buf + len, SHAPE_CONF_MAX_FILE + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	e = n < 0 ? -errno : 0;
+	e = shape_util_read_all(fd, buf, SHAPE_CONF_MAX_FILE, &len);
 	close(fd);
-	if (e)
+	if (e == -EFBIG)
+		e = fail(err, errlen, e, "%s: larger than %d bytes", path, SHAPE_CONF_MAX_FILE);
+	else if (e)
 		e = fail(err, errlen, e, "%s: %s", path, strerror(-e));
 	else
 		e = shape_conf_parse_ini(buf, len, path, c, err, errlen);

@@ -14,22 +14,13 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "tools/shape/rate.h"
+#include "tools/shape/util.h"
 
 /* The measured payload size replaces the one in use when it differs by
  * more than this fraction (a change of the class's rate by about as much). */
 #define PAYLOAD_CHANGE	0.01
 /* ... and is measured over at least this long. */
 #define PAYLOAD_WINDOW_NS	(1000ull * RXB_NSEC_PER_MSEC)
-
-static void fmt_rate(double bps, char *buf, size_t size)
-{
-	if (bps >= 1e9)
-		snprintf(buf, size, "%.3f Gb/s", bps / 1e9);
-	else if (bps >= 1e6)
-		snprintf(buf, size, "%.1f Mb/s", bps / 1e6);
-	else
-		snprintf(buf, size, "%.0f kb/s", bps / 1e3);
-}
 
 /* --------------------------------------------------------- connection -- */
 
@@ -176,8 +167,8 @@ static void say_mode(struct shape_agent *a, struct shape_rx *rx, struct shape_ta
 			  : rx->connects == 0 && rx->failures == 0 ? "starting, no advice yet"
 			  : "daemon unreachable";
 
-	fmt_rate((double)t.rate_bps, r, sizeof(r));
-	fmt_rate((double)a->conf->fallback_bps, f, sizeof(f));
+	shape_util_fmt_bps((double)t.rate_bps, r, sizeof(r));
+	shape_util_fmt_bps((double)a->conf->fallback_bps, f, sizeof(f));
 	switch (t.mode) {
 	case SHAPE_MODE_ADVICE:
 		rxb_notice("%s: shaping to the daemon's advice, %s", rx->conf->name, r);
@@ -300,6 +291,8 @@ static void dev_stats(struct shape_agent *a, struct shape_dev *d, uint64_t now)
 			r->peak_backlog_bytes = st[i].backlog_bytes;
 		if (st[i].qlen > r->peak_qlen)
 			r->peak_qlen = st[i].qlen;
+		r->polls++;
+		r->busy_polls += st[i].qlen > 0;
 	}
 }
 

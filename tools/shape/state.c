@@ -16,6 +16,7 @@
 
 #include "common/parse.h"
 #include "common/util.h"
+#include "tools/shape/util.h"
 
 #define MAGIC "rxbneck-shape-state 1"
 
@@ -267,21 +268,6 @@ int shape_state_lock(const char *dir, uint64_t netns_ino, const char *dev, int *
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int shape_state_write(const char *dir, const struct shape_state *s)
 {
 	char path[SHAPE_PATH_MAX + 64], tmp[SHAPE_PATH_MAX + 72], buf[SHAPE_STATE_MAX_FILE];
@@ -300,7 +286,7 @@ int shape_state_write(const char *dir, const struct shape_state *s)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
-	e = write_all(fd, buf, (size_t)len);
+	e = shape_util_write_all(fd, buf, (size_t)len);
 	if (close(fd) < 0 && !e)
 		e = -errno;
 	if (!e && rename(tmp, path) < 0)
@@ -314,8 +300,7 @@ int shape_state_read(const char *dir, uint64_t netns_ino, const char *dev,
 		     struct shape_state *s, char *err, size_t errlen)
 {
 	char path[SHAPE_PATH_MAX + 64], buf[SHAPE_STATE_MAX_FILE + 1];
-	size_t len = 0;
-	ssize_t n = 0;
+	size_t len;
 	int fd, e;
 
 	e = shape_state_path(path, sizeof(path), dir, netns_ino, dev, "state");
@@ -324,17 +309,12 @@ int shape_state_read(const char *dir, uint64_t netns_ino, const char *dev,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
-	while (len < sizeof(buf)) {
-		n = read(fd, buf + len, sizeof(buf) - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	e = n < 0 ? -errno : 0;
+	/* One byte more than the parser takes: it then says the file is too large. */
+	e = shape_util_read_all(fd, buf, sizeof(buf), &len);
 	close(fd);
-	if (e)
+	if (e == -EFBIG)
+		len = sizeof(buf);
+	else if (e)
 		return e;
 	return shape_state_parse(buf, len, s, err, errlen);
 }

@@ -13,20 +13,11 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "tools/shape/util.h"
 
 const char shape_status_pause_note[] =
 	"PAUSE off: a send/pause schedule cannot be held to 1 ms by changing the class "
 	"from user space (docs/shape.md, section 5)";
-
-static void fmt_bps(double bps, char *buf, size_t size)
-{
-	if (bps >= 1e9)
-		snprintf(buf, size, "%.3f Gb/s", bps / 1e9);
-	else if (bps >= 1e6)
-		snprintf(buf, size, "%.1f Mb/s", bps / 1e6);
-	else
-		snprintf(buf, size, "%.0f kb/s", bps / 1e3);
-}
 
 static void fmt_bytes(double b, char *buf, size_t size)
 {
@@ -53,11 +44,11 @@ static void text_line(struct shape_agent *a, const struct shape_rx *rx, uint64_t
 	if (rx->mode == SHAPE_MODE_UNSHAPED)
 		snprintf(force, sizeof(force), "unshaped");
 	else
-		fmt_bps((double)rx->force_bps, force, sizeof(force));
+		shape_util_fmt_bps((double)rx->force_bps, force, sizeof(force));
 	if (rx->have_rate) {
 		char r[32];
 
-		fmt_bps((double)rx->rate.rate_bps, r, sizeof(r));
+		shape_util_fmt_bps((double)rx->rate.rate_bps, r, sizeof(r));
 		snprintf(adv, sizeof(adv), "advice %s loss %.3g%% epoch %llu (%.1f s ago)", r,
 			 100.0 * rx->rate.loss, (unsigned long long)rx->rate.epoch,
 			 (double)(now - rx->rate_ns) / 1e9);
@@ -67,12 +58,13 @@ static void text_line(struct shape_agent *a, const struct shape_rx *rx, uint64_t
 	fmt_bytes((double)rx->st.bytes, sent, sizeof(sent));
 	fmt_bytes((double)rx->peak_backlog_bytes, peak, sizeof(peak));
 	fprintf(a->out, "%s: %s %s/%u -> %s via %s class %x:%x: in force %s [%s]; daemon %s, %s;"
-		" sent %s %llu pkts, drops %llu, queue peak %s; PAUSE off\n", event,
+		" sent %s %llu pkts, drops %llu, queue peak %s, held back %.0f%%; PAUSE off\n", event,
 		rx->conf->name, proto_name(rx->conf->proto), rx->conf->flow_port,
 		shape_tc_addr_str(&rx->addrs[0], as, sizeof(as)), rx->dev->tc.name,
 		a->conf->handle, rx->minor, force, shape_policy_mode_name(rx->mode),
 		rx->connected ? "connected" : "unreachable", adv, sent,
-		(unsigned long long)rx->st.packets, (unsigned long long)rx->st.drops, peak);
+		(unsigned long long)rx->st.packets, (unsigned long long)rx->st.drops, peak,
+		rx->st.packets ? 100.0 * (double)rx->st.overlimits / (double)rx->st.packets : 0.0);
 }
 
 static void json_rx(struct json_writer *w, struct shape_agent *a, const struct shape_rx *rx,
@@ -137,6 +129,8 @@ static void json_rx(struct json_writer *w, struct shape_agent *a, const struct s
 		json_uint(w, "qlen", rx->st.qlen);
 		json_uint(w, "peak_backlog_bytes", rx->peak_backlog_bytes);
 		json_uint(w, "peak_qlen", rx->peak_qlen);
+		json_uint(w, "polls", rx->polls);
+		json_uint(w, "busy_polls", rx->busy_polls);
 		json_obj_end(w);
 	} else {
 		json_null(w, "class_stats");

@@ -36,6 +36,7 @@
 #include <netlink/socket.h>
 
 #include "common/util.h"
+#include "tools/shape/util.h"
 
 /* HTB's quantum for our classes: they never borrow (ceil = rate), so it
  * only sets how many bytes one class sends in a row when several are
@@ -48,17 +49,7 @@ struct shape_tc {
 	FILE *out;
 };
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
+#define fail shape_util_fail
 
 /* libnl's codes to errno values, for callers that test them. */
 static int nl_errno(int nlerr)

@@ -13,9 +13,10 @@
  *              size of the received ones);
  *   loss       dropped / arrived.
  *
- * With iperf3's datagrams (--iperf3) it also checks their sequence
- * numbers (the 32-bit counter after the timestamp) for what went missing
- * before the socket. Built, not installed.
+ * With iperf3's datagrams (--iperf3) it also reads their sequence numbers
+ * (the 32-bit counter after the timestamp): per interval the rate at
+ * which the sender's datagrams came (sent_bps, at the mean size), and in
+ * total what went missing before the socket. Built, not installed.
  *
  *	rxbneck-udpsink --port P [--listen ADDR] [--cpu N] [--rcvbuf BYTES]
  *	                [--interval-ms MS] [--seconds S] [--iperf3]
@@ -127,6 +128,13 @@ static void report(const struct tally *now, const struct tally *prev, double t0,
 	json_double(&w, "arrived_bps", dt > 0 ? 8.0 * ((double)bytes + mean * (double)drops) / dt
 						 : 0);
 	json_double(&w, "loss", pkts + drops ? (double)drops / (double)(pkts + drops) : 0);
+	if (iperf3 && !final) {
+		/* What left the sender in the interval, by iperf3's numbers: the
+		 * arrivals at the host, whatever was dropped where. */
+		json_uint(&w, "seq_max", now->seq_max);
+		json_double(&w, "sent_bps", dt > 0 && prev->seq_max ? 8.0 * mean *
+			    (double)(now->seq_max - prev->seq_max) / dt : 0);
+	}
 	if (iperf3 && final) {
 		json_uint(&w, "seq_max", now->seq_max);
 		json_uint(&w, "missing_before_socket",

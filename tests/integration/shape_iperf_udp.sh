@@ -22,8 +22,9 @@
 # every 0.1 s):
 #  - what came (iperf3's sequence numbers at the receiver: every datagram
 #    that left the sender, dropped or not) is no more than the advice
-#    (within 5 %), and within 5 % of it when iperf3 can send clearly
-#    faster (its blast rate 30 % above the advice);
+#    (within 5 %), and, in the intervals where HTB held iperf3 back (at
+#    least one overlimit per two packets: the class, not the sender's CPU,
+#    was the constraint), within 5 % of it (median);
 #  - the shaped loss below the blast's, and closer to the model's
 #    prediction at the advised rate (RATE's loss) than the blast's is;
 #  - the class queued rather than dropped (no drops), its peak reported;
@@ -131,8 +132,8 @@ for _ in $(seq 100); do
 done
 grep -q '"mode":"advice"' "$E_OUT/shape.jsonl" || e2e_fail "no advice from rxbneckd within 10 s"
 # The analysis of one shaped run (and the blast): prints the numbers;
-# exit 0 pass, 1 fail, 3 iperf3 cannot send clearly faster than the
-# advice here (its blast rate is within 30 % of it): the tracking cannot be
+# exit 0 pass, 1 fail, 3 HTB held iperf3 back in fewer than 3 intervals
+# (iperf3 could not send faster than the advice): the tracking cannot be
 # judged; the shaped run is repeated.
 judge() {
 	/usr/bin/python3 "$E_OUT/judge.py" "$E_OUT"
@@ -195,13 +196,19 @@ assert arrived <= 1.05 * adv, "more than the advice arrived"
 assert cs["drops"] == 0, "the class dropped packets"
 assert ls < lb, "the shaped loss is not below the blast's"
 assert abs(ls - pred) < abs(lb - pred), "the shaped loss is not closer to the model's than the blast's"
-# The rate's tracking can be judged only when iperf3 can send clearly
-# faster than the advice: its own rate in the blast, 30 % above it.
-if own < 1.3 * adv:
-    print("iperf3's own rate (%.3f Gb/s, the blast) is not 30 %% above the advice (%.3f Gb/s): "
-          "the tracking is not judged" % (own / 1e9, adv / 1e9))
+# Where HTB held iperf3 back (at least one overlimit per two packets), the
+# class was the constraint: there what came must be the advice. Elsewhere
+# the sender was slower than the advice (its CPU, shared on this host).
+bind = sorted(x for x, b in per if b >= 0.5)
+if len(bind) < 3:
+    print("HTB held iperf3 back in %d of %d intervals (its own rate in the blast: %.3f Gb/s, "
+          "the advice %.3f Gb/s): the tracking is not judged" % (len(bind), len(per), own / 1e9,
+                                                                 adv / 1e9))
     sys.exit(3)
-assert abs(arrived / adv - 1) <= 0.05, "the shaped rate is not within 5 % of the advice"
+med = bind[len(bind) // 2] if len(bind) % 2 else (bind[len(bind) // 2 - 1] + bind[len(bind) // 2]) / 2
+print("where HTB held iperf3 back (%d intervals): came / advice, median %.3f (%.3f-%.3f)" % (
+    len(bind), med, bind[0], bind[-1]))
+assert abs(med - 1) <= 0.05, "the shaped rate is not within 5 % of the advice"
 PY
 for try in 1 2 3; do
 	quiet_phase shaped || e2e_skip "the machine was too busy for a clean shaped run"

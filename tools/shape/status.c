@@ -58,13 +58,13 @@ static void text_line(struct shape_agent *a, const struct shape_rx *rx, uint64_t
 	fmt_bytes((double)rx->st.bytes, sent, sizeof(sent));
 	fmt_bytes((double)rx->peak_backlog_bytes, peak, sizeof(peak));
 	fprintf(a->out, "%s: %s %s/%u -> %s via %s class %x:%x: in force %s [%s]; daemon %s, %s;"
-		" sent %s %llu pkts, drops %llu, queue peak %s, held back %.0f%%; PAUSE off\n", event,
+		" sent %s %llu pkts, drops %llu, overlimits %llu, queue peak %s; PAUSE off\n", event,
 		rx->conf->name, proto_name(rx->conf->proto), rx->conf->flow_port,
 		shape_tc_addr_str(&rx->addrs[0], as, sizeof(as)), rx->dev->tc.name,
 		a->conf->handle, rx->minor, force, shape_policy_mode_name(rx->mode),
 		rx->connected ? "connected" : "unreachable", adv, sent,
-		(unsigned long long)rx->st.packets, (unsigned long long)rx->st.drops, peak,
-		rx->st.packets ? 100.0 * (double)rx->st.overlimits / (double)rx->st.packets : 0.0);
+		(unsigned long long)rx->st.packets, (unsigned long long)rx->st.drops,
+		(unsigned long long)rx->st.overlimits, peak);
 }
 
 static void json_rx(struct json_writer *w, struct shape_agent *a, const struct shape_rx *rx,

@@ -87,7 +87,28 @@ def rbudp_row(rec, samples):
     if rec["tag"] == "shaped":
         t0 = s["t0_mono_ns"] / 1e9 + r1["start_s"]
         row["advice1_bps"] = advice_over(samples, "rbudp", t0, t0 + r1["blast_time_s"])
+        row["backlogged"] = backlogged(samples, t0, t0 + r1["blast_time_s"])
     return row
+
+
+def backlogged(samples, t0, t1):
+    """The class's payload rate against the advice in the status intervals
+    inside [t0, t1] in which every read of the counters found the queue
+    non-empty: where the class, not the sender, set the pace. A diagnosis
+    (docs/shape.md §6), not a claim."""
+    pts = [(t, rs["rbudp"]) for t, rs, _ in samples if t0 <= t <= t1 and "rbudp" in rs]
+    out = []
+    for (ta, a), (tb, b) in zip(pts, pts[1:]):
+        ca, cb = a.get("class_stats"), b.get("class_stats")
+        if not ca or not cb or "polls" not in cb or not b["in_force"].get("rate_bps"):
+            continue
+        polls = cb["polls"] - ca["polls"]
+        if polls < 3 or cb["busy_polls"] - ca["busy_polls"] < polls:
+            continue
+        h = b["in_force"]["header_bytes_per_pkt"]
+        pay = ((cb["bytes"] - ca["bytes"]) - h * (cb["packets"] - ca["packets"])) * 8 / (tb - ta)
+        out.append(pay / b["in_force"]["rate_bps"])
+    return out
 
 
 def tcp_row(rec, samples):
@@ -122,6 +143,7 @@ def per_k(runs, samples, k):
     ratios = [r["arrive_rate1_bps"] / r["advice1_bps"] for r in sh
               if r.get("arrive_rate1_bps") and r.get("advice1_bps")]
     out["shaped"]["rate_ratio"] = stats(ratios)
+    out["shaped"]["backlogged_ratio"] = stats([x for r in sh for x in r.get("backlogged", [])])
     for m in ("tcp4", "tcp4-shaped", "tcp4-delay", "tcp4-delay-shaped"):
         rows = [tcp_row(x, samples) for x in ok if x["mode"] == m]
         rows = [r for r in rows if r]
@@ -192,11 +214,14 @@ def table(res):
             p["blast"]["n"], p["shaped"]["n"], p["follow"]["n"]))
     L += ["", "## Claim 3: the shaped first round against the advice", "",
           "| k | advice over round 1 (Gb/s) | arrived at the receiver (Gb/s) | sender's rate (Gb/s) "
-          "| arrived / advice: mean (min–max) | claim 3 (±5 %) |", "|---|---|---|---|---|---|"]
+          "| arrived / advice: mean (min–max) | claim 3 (±5 %) "
+          "| diagnosis: class / advice where its queue never emptied, mean (n) |",
+          "|---|---|---|---|---|---|---|"]
     for p in res["per_k"]:
         rows = p["shaped"]["rows"]
         c = p["claims"].get("3")
-        L.append("| %d | %s | %s | %s | %s (%s–%s) | %s |" % (
+        bl = p["shaped"]["backlogged_ratio"]
+        L.append("| %d | %s | %s | %s | %s (%s–%s) | %s | %s (%d) |" % (
             p["k"], fmt(stats([r.get("advice1_bps") for r in rows])["mean"] and
                         stats([r.get("advice1_bps") for r in rows])["mean"] / 1e9),
             fmt(stats([r.get("arrive_rate1_bps") for r in rows])["mean"] and
@@ -204,7 +229,7 @@ def table(res):
             fmt(stats([r.get("send_rate1_bps") for r in rows])["mean"] and
                 stats([r.get("send_rate1_bps") for r in rows])["mean"] / 1e9),
             fmt((c or {}).get("ratio")), fmt((c or {}).get("min")), fmt((c or {}).get("max")),
-            verdict(c)))
+            verdict(c), fmt(bl["mean"]), bl["n"]))
     L += ["", "## Claim 4: iperf3 -P 4 TCP, goodput after the first 2 s (Gb/s)", "",
           "| k | path | unshaped | shaped | advice | shaped / advice | unshaped / advice | claim 4 |",
           "|---|---|---|---|---|---|---|---|"]
@@ -230,16 +255,18 @@ def plot(res, samples, path):
     except ImportError:
         print("no matplotlib: no plot", file=sys.stderr)
         return False
-    ks = [p for p in res["per_k"] if p["shaped"]["rows"]]
+    ks = [p for p in res["per_k"] if p["shaped"].get("first_run")]
     if not ks:
         return False
-    fig, axes = plt.subplots(len(ks), 1, figsize=(8, 2.4 * len(ks)), squeeze=False)
+    fig, axes = plt.subplots(len(ks), 1, figsize=(8, 2.3 * len(ks)), squeeze=False)
     for ax, p in zip(axes[:, 0], ks):
         run = p["shaped"]["first_run"]
-        t0, t1 = run["t_start"], run["t_end"]
-        pts = [(t, rs["rbudp"]) for t, rs, _ in samples if t0 - 1 <= t <= t1 + 0.5 and "rbudp" in rs]
+        t0 = run["r1_start"]
+        lo, hi = t0 - 0.3, run["r1_end"] + 0.3
+        pts = [(t, rs["rbudp"]) for t, rs, _ in samples if lo <= t <= hi and "rbudp" in rs]
         if len(pts) < 2:
             continue
+        ax.axvspan(0, run["r1_end"] - t0, color="0.92", label="first round")
         ax.step([t - t0 for t, _ in pts], [(r["in_force"]["rate_bps"] or 0) / 1e9 for _, r in pts],
                 where="post", label="advice in force", color="tab:blue")
         xs, ys = [], []
@@ -247,20 +274,20 @@ def plot(res, samples, path):
             ca, cb = a.get("class_stats"), b.get("class_stats")
             if not ca or not cb or tb <= ta:
                 continue
-            pkts, byts = cb["packets"] - ca["packets"], cb["bytes"] - ca["bytes"]
-            if pkts <= 0:
-                continue
             h = b["in_force"]["header_bytes_per_pkt"]
-            xs.append((ta + tb) / 2 - t0)
-            ys.append((byts - h * pkts) * 8 / (tb - ta) / 1e9)
-        ax.plot(xs, ys, ".", ms=3, color="tab:orange", label="shaped (class, payload)")
+            pay = (cb["bytes"] - ca["bytes"]) - h * (cb["packets"] - ca["packets"])
+            xs += [ta - t0, tb - t0]
+            ys += [pay * 8 / (tb - ta) / 1e9] * 2
+        ax.plot(xs, ys, color="tab:orange", lw=1.2, label="shaped: the class's payload rate, per 0.1 s")
         if run.get("arrive_rate1_bps"):
-            ax.hlines(run["arrive_rate1_bps"] / 1e9, run["r1_start"] - t0, run["r1_end"] - t0,
-                      colors="tab:green", linestyles="--", label="round 1 at the receiver")
+            ax.hlines(run["arrive_rate1_bps"] / 1e9, 0, run["r1_end"] - t0, colors="tab:green",
+                      linestyles="--", label="first round, as the receiver measured it")
+        ax.set_xlim(lo - t0, hi - t0)
+        ax.set_ylim(bottom=0)
         ax.set_ylabel("Gb/s")
         ax.set_title("k = %d" % p["k"], fontsize=9, loc="left")
-        ax.legend(fontsize=7, loc="upper right")
-    axes[-1, 0].set_xlabel("s since the transfer started")
+    axes[0, 0].legend(fontsize=7, loc="lower center", ncol=2)
+    axes[-1, 0].set_xlabel("s since the first round started")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return True

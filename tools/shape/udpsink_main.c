@@ -192,7 +192,14 @@ static int read_batch(int fd, struct tally *t, bool iperf3, uint8_t (*buf)[DGRAM
 	return n;
 }
 
-int main(int argc, char **argv)
+struct opts {
+	const char *listen;
+	uint64_t port, rcvbuf, interval_ms, seconds;
+	int cpu;
+	bool iperf3;
+};
+
+static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "port", required_argument, NULL, 'p' }, { "listen", required_argument, NULL, 'l' },
@@ -201,39 +208,49 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' }, { "iperf3", no_argument, NULL, '3' },
 		{ 0 },
 	};
-	const char *listen = "0.0.0.0";
-	uint64_t port = 0, rcvbuf = 0, interval_ms = 1000, seconds = 0;
-	int cpu = -1, opt, fd;
-	bool iperf3 = false;
+	int opt;
+
+	*o = (struct opts){ .listen = "0.0.0.0", .interval_ms = 1000, .cpu = -1 };
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'p': o->port = num("--port", optarg, 1, 65535); break;
+		case 'l': o->listen = optarg; break;
+		case 'c': o->cpu = (int)num("--cpu", optarg, 0, 1023); break;
+		case 'r': o->rcvbuf = num("--rcvbuf", optarg, 1, 1u << 30); break;
+		case 'i': o->interval_ms = num("--interval-ms", optarg, 10, 60000); break;
+		case 's': o->seconds = num("--seconds", optarg, 1, 86400); break;
+		case '3': o->iperf3 = true; break;
+		default: usage("unknown option");
+		}
+	}
+	if (!o->port || optind < argc)
+		usage("--port is required");
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		perror("rxbneck-udpsink: sched_setaffinity");
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
 	struct tally t = { 0 }, prev = { 0 }, first = { 0 };
 	uint8_t (*buf)[DGRAM_MAX];
 	double t_begin = 0, t_mark = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
+	int fd;
 
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'p': port = num("--port", optarg, 1, 65535); break;
-		case 'l': listen = optarg; break;
-		case 'c': cpu = (int)num("--cpu", optarg, 0, 1023); break;
-		case 'r': rcvbuf = num("--rcvbuf", optarg, 1, 1u << 30); break;
-		case 'i': interval_ms = num("--interval-ms", optarg, 10, 60000); break;
-		case 's': seconds = num("--seconds", optarg, 1, 86400); break;
-		case '3': iperf3 = true; break;
-		default: usage("unknown option");
-		}
-	}
-	if (!port || optind < argc)
-		usage("--port is required");
-	if (cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
-			perror("rxbneck-udpsink: sched_setaffinity");
-			return 1;
-		}
-	}
+	parse(argc, argv, &o);
+	if (o.cpu >= 0)
+		pin(o.cpu);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	buf = malloc((size_t)BATCH * DGRAM_MAX);
@@ -241,22 +258,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rxbneck-udpsink: out of memory\n");
 		return 1;
 	}
-	fd = open_socket(listen, (uint16_t)port, rcvbuf);
-	fprintf(stderr, "rxbneck-udpsink: ready on port %llu\n", (unsigned long long)port);
+	fd = open_socket(o.listen, (uint16_t)o.port, o.rcvbuf);
+	fprintf(stderr, "rxbneck-udpsink: ready on port %llu\n", (unsigned long long)o.port);
 	while (!stop) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		double now = (double)rxb_mono_ns() / 1e9;
 
-		if (t_begin > 0 && now - t_mark >= interval_ms / 1e3) {
-			report(&t, &prev, t_mark, now, false, iperf3);
+		if (t_begin > 0 && now - t_mark >= o.interval_ms / 1e3) {
+			report(&t, &prev, t_mark, now, false, o.iperf3);
 			prev = t;
 			t_mark = now;
 		}
-		if (seconds && t_begin > 0 && now - t_begin >= (double)seconds)
+		if (o.seconds && t_begin > 0 && now - t_begin >= (double)o.seconds)
 			break;
 		if (poll(&p, 1, 50) <= 0)
 			continue;
-		if (read_batch(fd, &t, iperf3, buf) < 0) {
+		if (read_batch(fd, &t, o.iperf3, buf) < 0) {
 			perror("rxbneck-udpsink: recvmmsg");
 			break;
 		}
@@ -266,11 +283,8 @@ int main(int argc, char **argv)
 			prev = t;
 		}
 	}
-	if (t_begin > 0) {
-		double end = (double)rxb_mono_ns() / 1e9;
-
-		report(&t, &first, t_begin, end, true, iperf3);
-	}
+	if (t_begin > 0)
+		report(&t, &first, t_begin, (double)rxb_mono_ns() / 1e9, true, o.iperf3);
 	close(fd);
 	free(buf);
 	return 0;

@@ -7,6 +7,9 @@ $(O)/libshape.a: $(SHAPE_SRCS:%.c=$(O)/%.o)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 LIBS := $(O)/libshape.a $(LIBS)
+# conf.c reads the INI file with iniparser; only the programs that link
+# conf.o get -liniparser (rxbneckd does not link it).
+$(O)/rxbneck-shape $(O)/tests/unit/test_shape_conf: SYSLIBS += -liniparser
 BINS += $(O)/rxbneck-shape
 $(O)/rxbneck-shape: $(O)/tools/shape/shape_main.o $(LIBS) $(LIBS_TAIL)
 	$(call link_prog,)

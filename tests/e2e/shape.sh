@@ -122,7 +122,13 @@ shape_stop() {
 		e2e_fail "rxbneck-shape left its qdisc on $E_IF_S"
 	return 0
 }
-shape_cleanup() { [ -n "$SHAPE_PID" ] && kill -TERM "$SHAPE_PID" 2>/dev/null; wait 2>/dev/null; }
+# Only the shaper: a bare wait would also wait for the delay line, which
+# e2e_cleanup stops after this.
+shape_cleanup() {
+	[ -n "$SHAPE_PID" ] || return 0
+	kill -TERM "$SHAPE_PID" 2>/dev/null
+	wait "$SHAPE_PID" 2>/dev/null
+}
 trap 'shape_cleanup; e2e_cleanup' EXIT
 
 # tcp_run MODE REP: iperf3 -P 4 for TSECS s; MODE tcp4 / tcp4-delay

@@ -355,8 +355,10 @@ def main():
                 f.write(json.dumps({"mono_s": t, "receivers": [
                     {"name": n, "in_force": {k: r["in_force"][k] for k in
                                              ("mode", "rate_bps", "header_bytes_per_pkt")},
-                     "class_stats": r["class_stats"] and {k: r["class_stats"][k]
-                                                          for k in ("bytes", "packets")}}
+                     "class_stats": r["class_stats"] and {
+                         k: r["class_stats"][k] for k in ("bytes", "packets", "polls",
+                                                          "busy_polls")
+                         if k in r["class_stats"]}}
                     for n, r in rs.items()]}) + "\n")
     return 0
 

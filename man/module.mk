@@ -1,4 +1,5 @@
-# man/: rxbneckd(8), rxbneckctl(8), rxbneck-send(1) and rxbneck-recv(1) written
+# man/: rxbneckd(8), rxbneckctl(8), rxbneck-shape(8), rxbneck-send(1) and
+# rxbneck-recv(1) written
 # by hand (the last two checked against the tools' --help by
 # tests/integration/rbudp_man.sh); rxbneckd.conf(5)
 # generated from docs/config.md by man/conf2man.py (`make man`; the
@@ -9,7 +10,7 @@ MANDIR ?= $(PREFIX)/share/man
 man:
 	python3 man/conf2man.py docs/config.md > man/rxbneckd.conf.5
 
-install:: man/rxbneckd.8 man/rxbneckctl.8 man/rxbneckd.conf.5 man/rxbneck-shape.8
+install:: man/rxbneckd.8 man/rxbneckctl.8 man/rxbneckd.conf.5
 	install -D -m 0644 man/rxbneckd.8 $(DESTDIR)$(MANDIR)/man8/rxbneckd.8
 	install -D -m 0644 man/rxbneckctl.8 $(DESTDIR)$(MANDIR)/man8/rxbneckctl.8
 	install -D -m 0644 man/rxbneckd.conf.5 $(DESTDIR)$(MANDIR)/man5/rxbneckd.conf.5

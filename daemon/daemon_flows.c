@@ -8,13 +8,16 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/collect/collect.h"
 #include "daemon/collect/procfs.h"
+#include "daemon/collect/sockowner.h"
 #include "daemon/daemon_int.h"
+#include "daemon/model/prior.h"
 
 #define STATE_SAVE_NS		(60 * RXB_NSEC_PER_SEC)
 
@@ -130,6 +133,65 @@ static void save_state(struct daemon *d)
 	state_save(&d->state);
 }
 
+/*
+ * Another flow's costs learned on this host: the flow of this run with
+ * the latest traffic, else the newest in the state directory.
+ */
+static bool host_costs(struct daemon *d, uint16_t port, struct learn *out, uint16_t *from)
+{
+	const struct flow *best = NULL;
+
+	for (int i = 0; i < d->flows.n; i++) {
+		const struct flow *fl = &d->flows.v[i];
+
+		if (fl->port != port && fl->learn.origin == VALUE_MEASURED &&
+		    (!best || fl->learn.last_traffic_ns > best->learn.last_traffic_ns))
+			best = fl;
+	}
+	if (best) {
+		*out = best->learn;
+		*from = best->port;
+		return true;
+	}
+	return d->state_ok && state_history_newest(&d->state, port, out, from);
+}
+
+/* Before the flow's own traffic: costs from elsewhere, placement from its socket. */
+static void prior(void *ctx, uint16_t port, double payload_bytes, struct learn *l)
+{
+	struct daemon *d = ctx;
+	struct sockowner o;
+	struct learn other;
+	uint16_t from = 0;
+	char costs[48];
+	int err;
+
+	if (l->origin == VALUE_MISSING || l->prior != LEARN_PRIOR_NONE) {
+		if (host_costs(d, port, &other, &from))
+			prior_from(l, &other, from);
+		else
+			prior_default(l, payload_bytes);
+	}
+	err = sockowner_find(port, &o);
+	if (err) {
+		rxb_info("flow %u: no receiving socket found before traffic (%s): placement %s",
+			 port, err == -ENOENT ? "no UDP socket on the port in this network namespace, "
+			 "or no process holding it" : strerror(-err),
+			 l->ncpus ? "from this port's history" : "unknown");
+		prior_place(l, -1, 0);
+		return;
+	}
+	prior_place(l, o.cpu, o.rcvbuf_bytes);
+	if (l->prior == LEARN_PRIOR_HOST)
+		snprintf(costs, sizeof(costs), "port %u's", l->prior_port);
+	else
+		rxb_strlcpy(costs, l->prior == LEARN_PRIOR_DEFAULT ? "the defaults" :
+			    "this port's history", sizeof(costs));
+	rxb_info("flow %u: receiver '%s' pid %d tid %d (%s) on cpu%d%s, rcvbuf %u B; "
+		 "costs before its traffic: %s", port, o.comm, o.pid, o.tid, o.how, o.cpu,
+		 o.pinned ? " (pinned)" : " (last ran)", o.rcvbuf_bytes, costs);
+}
+
 static void solved(void *ctx, uint16_t port, double solve_s)
 {
 	struct daemon *d = ctx;
@@ -147,6 +209,7 @@ int daemon_flows_init(struct daemon *d)
 		.publish_pause = publish_pause,
 		.history_get = history_get,
 		.history_put = history_put,
+		.prior = prior,
 		.solved = solved,
 	};
 	int err;

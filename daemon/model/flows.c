@@ -338,7 +338,9 @@ static void publish_estimate(struct flows *f, struct flow *fl,
 	if (g->unconstrained)
 		r.flags |= RXBNECK_RATE_UNCONSTRAINED;
 	if (fl->inputs.no_traffic)
-		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
+		r.flags |= RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL;
+	if (fl->inputs.no_traffic && fl->learn.prior == LEARN_PRIOR_DEFAULT)
+		r.flags |= RXBNECK_RATE_DEFAULT_COST;
 	if (!(r.loss >= 0) || r.loss > 1)
 		r.loss = 1;	/* cannot happen for a successful solve */
 	fl->state = stale ? FLOW_STALE : FLOW_MODEL;
@@ -369,7 +371,7 @@ static void publish_provisional(struct flows *f, struct flow *fl,
 		.xfer_time_us = 0,
 	};
 
-	if (fl->learn.origin == VALUE_MISSING)
+	if (fl->learn.origin != VALUE_MEASURED)
 		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
 	fl->state = FLOW_PROVISIONAL;
 	publish(f, fl, &r, NULL);
@@ -802,6 +804,8 @@ int flows_sender_hello(struct flows *f, const struct sendsrv_peer *p)
 	}
 	fl->nsenders++;
 	xfer_from_peer(f, p, &fl->xfer);
+	if (fl->learn.origin != VALUE_MEASURED && f->ops.prior)
+		f->ops.prior(f->ops.ctx, port, fl->xfer.payload_bytes, &fl->learn);
 	/* A rate for this sender right away, from the latest epoch. */
 	env = env_of(f, f->last);
 	inputs_compute(&fl->learn, &f->disk, port, f->last, &env, &fl->inputs);

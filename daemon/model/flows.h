@@ -18,11 +18,15 @@
  * What a flow publishes (the RATE frame, PROTOCOL.md §5.7/§6.1):
  *   model       the bottleneck rate of this epoch's solve; confidence from
  *               the inputs' sources (inputs.h) and the solver's error
- *               bounds; UNCONSTRAINED when it is the top of the search,
- *               NO_TRAFFIC when the receive-path costs are from history.
+ *               bounds; UNCONSTRAINED when it is the top of the search;
+ *               before the flow's own traffic (costs from this port's
+ *               history, another flow's or the defaults, prior.h)
+ *               NO_TRAFFIC and PROVISIONAL, and DEFAULT_COST with the
+ *               defaults.
  *   stale       the solve failed (or its inputs went missing): the last
  *               good value, flag STALE, its own epoch; status says why.
- *   provisional nothing to model yet (no traffic, no history): the top of
+ *   provisional nothing to model yet (no traffic, and the receiver's
+ *               socket or the epoch's workload not known): the top of
  *               the search, loss 0 and xfer_time_us 0 ("not computed"),
  *               flag NO_TRAFFIC, confidence 0 (unknown), so a sender can
  *               start and its first epoch of traffic gives real inputs.
@@ -185,6 +189,13 @@ struct flows_ops {
 	bool (*history_get)(void *ctx, uint16_t port, struct learn *out);
 	/* Optional: a flow goes away; remember what it learned. */
 	void (*history_put)(void *ctx, uint16_t port, const struct learn *l);
+	/*
+	 * Optional, at a HELLO while the flow has no traffic of its own:
+	 * costs for @l when it has none of its own (prior.h) and the
+	 * receiver's placement and receive buffer from its socket now,
+	 * for datagrams of @payload_bytes.
+	 */
+	void (*prior)(void *ctx, uint16_t port, double payload_bytes, struct learn *l);
 	/* Optional: a solve of @port's model succeeded and took @solve_s. */
 	void (*solved)(void *ctx, uint16_t port, double solve_s);
 };

@@ -324,6 +324,21 @@ void state_close(struct state *s)
 	s->dirfd = -1;
 }
 
+bool state_history_newest(struct state *s, uint16_t not_port, struct learn *out,
+			  uint16_t *port_out)
+{
+	int best = -1;
+
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i].port != not_port &&
+		    (best < 0 || s->v[i].saved_unix_s > s->v[best].saved_unix_s))
+			best = i;
+	if (best < 0)
+		return false;
+	*port_out = s->v[best].port;
+	return state_history_get(s, *port_out, out);
+}
+
 bool state_history_get(struct state *s, uint16_t port, struct learn *out)
 {
 	uint64_t now = rxb_wall_s();

@@ -221,7 +221,7 @@ static void flow_labels_metrics(struct promtext *w, const struct daemon *d)
 	}
 	promtext_family(w, P("flow_advice_flag"), PROMTEXT_GAUGE, "1 for each flag the flow's "
 			"advised rate carries (degraded, stale, no_traffic, unconstrained, "
-			"between_pauses), 0 for the others.");
+			"between_pauses, provisional, default_cost), 0 for the others.");
 	for (int i = 0; i < d->flows.n; i++) {
 		if (!d->flows.v[i].has_rate)
 			continue;

@@ -32,10 +32,11 @@ extern "C" {
 #define RXBNECK_DEFAULT_PORT		7440	/* TCP */
 #define RXBNECK_MAGIC			0x5258424eu	/* "RXBN" */
 #define RXBNECK_VERSION			1	/* major: header byte 4 */
-#define RXBNECK_MINOR			2	/* minor: in HELLO/HELLO_ACK */
+#define RXBNECK_MINOR			3	/* minor: in HELLO/HELLO_ACK */
 /* Minor versions that introduced an addition (PROTOCOL.md §10). */
 #define RXBNECK_MINOR_BETWEEN_PAUSES	1	/* RATE flag 0x0010, §6.3 */
 #define RXBNECK_MINOR_STREAMS		2	/* STREAMS sent, STREAMS_SAMPLE taken, §6.5 */
+#define RXBNECK_MINOR_PROVISIONAL	3	/* RATE flags 0x0020, 0x0040, §6.1 */
 #define RXBNECK_HDR_BYTES		16
 
 /*
@@ -101,6 +102,8 @@ enum rxbneck_type {
 #define RXBNECK_RATE_NO_TRAFFIC		0x0004	/* flow not seen yet: prior estimate */
 #define RXBNECK_RATE_UNCONSTRAINED	0x0008	/* host is not the bottleneck */
 #define RXBNECK_RATE_BETWEEN_PAUSES	0x0010	/* rate to send at between PAUSE windows */
+#define RXBNECK_RATE_PROVISIONAL	0x0020	/* modelled before the flow's traffic */
+#define RXBNECK_RATE_DEFAULT_COST	0x0040	/* ... with default costs: nothing learned */
 
 /* PAUSE.flags */
 #define RXBNECK_PAUSE_CANCEL		0x0001	/* drop any schedule, other fields 0 */

@@ -4,8 +4,8 @@
  * process, the thread that reads it, the CPU that thread runs on and the
  * socket's receive buffer. A receiver opens its socket before the data
  * comes, so the model can place the flow on a CPU and size its receive
- * queue from the first HELLO on (docs/daemon.md, "before the first
- * packet").
+ * queue from the first HELLO on (docs/daemon.md, "Before traffic, and
+ * after it stops").
  *
  * How (all from /proc and two syscalls, as root):
  *  - the socket's inodes: /proc/net/udp and udp6 (procfs.h) of the

@@ -93,6 +93,17 @@ struct rxbneck_pause_window {
 };
 
 struct rxbneck_callbacks {
+	/*
+	 * A RATE to send at from now on. Its flags say how it was obtained
+	 * (PROTOCOL.md §6.1): RXBNECK_RATE_PROVISIONAL, modelled before any
+	 * packet of the flow was measured (the receiver's CPU and its load
+	 * now, costs learned earlier on the host - and with
+	 * RXBNECK_RATE_DEFAULT_COST the daemon's defaults: nothing learned;
+	 * confidence says how far to trust it); NO_TRAFFIC without
+	 * PROVISIONAL and confidence 0: nothing known, the top of the
+	 * search. Follow it in every case: a better one comes within an
+	 * epoch of the first packets.
+	 */
 	void (*on_rate)(void *user, const struct rxbneck_rate *rate);
 	/* Also called for a CANCEL (pause.flags & RXBNECK_PAUSE_CANCEL). */
 	void (*on_pause)(void *user, const struct rxbneck_pause_window *w);

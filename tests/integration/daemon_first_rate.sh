@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The first RATE of a flow, before its first packet (docs/daemon.md, "before
-# the first packet"; PROTOCOL.md §6.1 PROVISIONAL). An rxbneck-recv pinned to
+# The first RATE of a flow, before its first packet (docs/daemon.md, "Before
+# traffic, and after it stops"; PROTOCOL.md §6.1 PROVISIONAL). An rxbneck-recv pinned to
 # CPU 1 with two CPU hogs there; rxbneck-watch subscribes as a sender would,
 # with the transfer rxbneck-send then announces (1456-byte payloads, 200 MB,
 # RTT 20 ms). Checked:

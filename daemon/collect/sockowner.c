@@ -30,7 +30,8 @@ int sockowner_parse_fdlink(const char *link, uint64_t *inode)
 	if (strncmp(link, pre, sizeof(pre) - 1))
 		return -EINVAL;
 	link += sizeof(pre) - 1;
-	if (!isdigit((unsigned char)*link))
+	/* The kernel writes the inode in decimal without leading zeros. */
+	if (!isdigit((unsigned char)*link) || *link == '0')
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(link, &end, 10);
@@ -46,7 +47,7 @@ int sockowner_parse_syscall(const char *text, long *nr, uint64_t *arg0)
 	long n;
 	unsigned long long a;
 
-	if (!isdigit((unsigned char)text[0]))
+	if (!isdigit((unsigned char)text[0]) || (text[0] == '0' && text[1] != ' '))
 		return -EINVAL;	/* "running", "-1 ..." (not in a call) */
 	errno = 0;
 	n = strtol(text, &end, 10);

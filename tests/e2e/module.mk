@@ -35,3 +35,12 @@ e2e-shape: all
 	out=$(if $(E2E_OUT),$(E2E_OUT),tests/e2e/out/shape-$$(date +%Y%m%d-%H%M%S)); \
 	bash tests/e2e/shape_pause.sh -b $(O) -o $$out && \
 	bash tests/e2e/shape.sh -b $(O) -o $$out $(E2E_ARGS)
+
+# One command that shows what following rxbneckd does (README.md's quick
+# start): a blast at the top rate and a --follow transfer over a delayed
+# path with 2 CPU hogs on the receiver's CPU. Root, ~1 minute.
+#   make demo DEMO_ARGS="-s 20M -d 10"   the short form CI runs
+DEMO_ARGS ?=
+.PHONY: demo
+demo: all
+	bash tests/e2e/demo.sh -b $(O) $(DEMO_ARGS)

@@ -346,6 +346,22 @@ static void test_sender_hello(void **state)
 	free(e);
 }
 
+/* History for port 9100: @ns per packet, one per wake-up, K = 92, on CPU 1. */
+static void set_history(struct pub *pub, double ns)
+{
+	learn_init(&pub->history);
+	pub->history.origin = VALUE_HISTORY;
+	pub->history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * ns, 64, true };
+	pub->history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
+	pub->history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
+	pub->history.rcvbuf_bytes = 212992;
+	pub->history.ncpus = 1;
+	pub->history.cpu[0] = 1;
+	pub->history.cpu_share[0] = 1;
+	pub->history_port = 9100;
+	pub->have_history = true;
+}
+
 /* Flows come and go with senders; at most FLOWS_MAX; history both ways. */
 static void test_ports_and_history(void **state)
 {
@@ -360,17 +376,7 @@ static void test_ports_and_history(void **state)
 	(void)state;
 	setup(&f, &pub);
 	/* History for port 9100: the model runs before its first packet. */
-	learn_init(&pub.history);
-	pub.history.origin = VALUE_HISTORY;
-	pub.history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * NS_PER_PKT, 64, true };
-	pub.history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
-	pub.history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
-	pub.history.rcvbuf_bytes = 212992;
-	pub.history.ncpus = 1;
-	pub.history.cpu[0] = 1;
-	pub.history.cpu_share[0] = 1;
-	pub.history_port = 9100;
-	pub.have_history = true;
+	set_history(&pub, NS_PER_PKT);
 	p.hello.payload_bytes = 1468;	/* 50 000 pkt/s: the host limits */
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
@@ -448,17 +454,7 @@ static void test_prior_default(void **state)
 	/* The same costs as this port's history. */
 	memset(&pub, 0, sizeof(pub));
 	setup(&f, &pub);
-	learn_init(&pub.history);
-	pub.history.origin = VALUE_HISTORY;
-	pub.history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * ns, 64, true };
-	pub.history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
-	pub.history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
-	pub.history.rcvbuf_bytes = 212992;
-	pub.history.ncpus = 1;
-	pub.history.cpu[0] = 1;
-	pub.history.cpu_share[0] = 1;
-	pub.history_port = 9100;
-	pub.have_history = true;
+	set_history(&pub, ns);
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
 	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL);

@@ -23,9 +23,8 @@
  *    receiving application's own work per datagram dominates and varies
  *    between applications by several times: rxbneck-recv, which
  *    authenticates and tallies each datagram, measured 1.2 us at 1456
- *    bytes on the 2-vCPU test VM (a rate 1/0.63 of the default's there);
- *    the defaults err toward a lower rate, which costs time but not a
- *    lost round;
+ *    bytes on the 2-vCPU test VM, and later versions less; the defaults
+ *    err toward a lower rate, which costs time but not a lost round;
  *  - one datagram per wake-up (a receiver woken per arrival);
  *  - the memory the kernel charges per queued datagram: a linear skb as
  *    loopback and veth build it (prior_truesize_bytes()); drivers that

@@ -29,7 +29,8 @@ SIZE=200000000
 write_conf "$T/d.conf" "[measure] interval_ms = 250"
 start_daemon "$T/d.conf"
 
-recv() { "$B/rxbneck-recv" "$@" > /dev/null; }
+# exec: the background PID is the receiver's own, so the cleanup stops it.
+recv() { exec "$B/rxbneck-recv" "$@" > /dev/null; }
 bg recv --port "$P" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
 bg stress-ng --cpu 2 --taskset 1 --timeout 90s --quiet
 watch() {	# watch PORT: the RATE lines of a subscriber, with arrival times

@@ -18,6 +18,7 @@
 
 #include "daemon/serve/ctlsrv.h"
 #include "daemon/model/state.h"
+#include "tests/fuzz/fuzz_pick.h"
 
 static void request(const uint8_t *data, size_t size)
 {
@@ -80,11 +81,5 @@ static void state_line(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!size)
-		return 0;
-	if (data[0] & 1)
-		request(data + 1, size - 1);
-	else
-		state_line(data + 1, size - 1);
-	return 0;
+	return fuzz_pick(data, size, request, state_line);
 }

@@ -30,6 +30,7 @@
 #include "ctl/view/view_measure.h"
 #include "ctl/view/view_senders.h"
 #include "ctl/view/view_status.h"
+#include "tests/fuzz/fuzz_pick.h"
 
 static void check_printable(const char *s, size_t n)
 {
@@ -105,11 +106,5 @@ static void numbers(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!size)
-		return 0;
-	if (data[0] & 1)
-		numbers(data + 1, size - 1);
-	else
-		answer(data + 1, size - 1);
-	return 0;
+	return fuzz_pick(data, size, numbers, answer);
 }

@@ -427,7 +427,7 @@ static bool has_vacations(const struct inputs *in)
 }
 
 /*
- * The rate for a sender that obeys PAUSE (DESIGN §6, PROTOCOL.md §6.3): it
+ * The rate for a sender that obeys PAUSE (docs/pause.md, PROTOCOL.md §6.3): it
  * is silent in the part of each window the queue cannot absorb, so the
  * receiver drains at its whole-CPU speed whenever it gets data. Solved
  * before the plain rate so that the workspace's curve is the plain one.
@@ -639,7 +639,7 @@ static void flow_run(struct flows *f, struct flow *fl, const struct rxb_epoch *e
 
 /*
  * How long the flow's receive queue (K_B packets) takes to fill, in ns; 0
- * when that is unknown (then a window is paused whole, as in seed 004). It
+ * when that is unknown (then a window is paused whole, as in RBUDP+). It
  * fills at the rate data arrives: the rate offered to the senders that
  * pause, or what arrived at the socket this epoch (queued + dropped) if
  * that was more - a sender may send faster than it was told, and pausing
@@ -663,7 +663,7 @@ static uint64_t queue_absorb_ns(const struct flow *fl, double dt_s)
 }
 
 /*
- * Pause windows (DESIGN §6): check the predictor against the preemptions
+ * Pause windows (docs/pause.md): check the predictor against the preemptions
  * of the flow's receiver threads and feed it.
  */
 static void flow_pause_learn(struct flow *fl, const struct rxb_epoch *e)

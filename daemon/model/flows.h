@@ -2,7 +2,7 @@
 /*
  * The per-epoch pipeline of rxbneckd: for every watched flow (a local
  * receive port), measured epoch -> model inputs -> bottleneck solve ->
- * RATE offered to the flow's senders (DESIGN §2, §9; docs/daemon.md).
+ * RATE offered to the flow's senders (docs/daemon.md).
  *
  *	flows_epoch(f, epoch)          once per epoch, after collect_epoch()
  *	flows_sender_hello(f, peer)    a sender said HELLO (may refuse it)
@@ -34,7 +34,7 @@
  * only partly loaded.
  *
  * After the rate, each flow's pause-window predictor (daemon/model/pause.h,
- * DESIGN §6) is checked against and fed with the epoch's preemptions of
+ * docs/pause.md) is checked against and fed with the epoch's preemptions of
  * the flow's receiver threads, and what it plans (a schedule, or CANCEL)
  * goes to ops->publish_pause.
  *

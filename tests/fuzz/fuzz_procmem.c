@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the host memory parsers (daemon/collect/procmem.c):
- * /proc/meminfo, /proc/net/sockstat, sysctl files. The input is the file's
- * text. Besides "no crash, no sanitizer report": a parser that fails
- * leaves its output alone, and a utilisation is always within [0, 1].
+ * libFuzzer target for the /proc text receive-buffer adaptation reads:
+ * /proc/meminfo, /proc/net/sockstat, sysctl files (daemon/collect/procmem.c),
+ * /proc/PID/fd links and /proc/PID/status (daemon/act/rcvbuf.c). The input
+ * is the file's text. Besides "no crash, no sanitizer report": a parser
+ * that fails leaves its output alone, and a utilisation is always within
+ * [0, 1].
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/act/rcvbuf.h"
 #include "daemon/collect/procmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,6 +38,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		/* a success sets exactly the n values asked for */
 		if (n < 3 && v[2] != 3)
+			abort();
+	}
+	{
+		uint64_t ino = 17;
+		uint32_t uid = 19;
+
+		/* the link is not NUL-terminated: only @size bytes may be read */
+		if (rcvbuf_parse_socket_link((const char *)data, size, &ino) && ino != 17)
+			abort();
+		if (rcvbuf_parse_status_uid(text, &uid) && uid != 19)
 			abort();
 	}
 	free(text);

@@ -336,7 +336,9 @@ int rxbp_validate(const struct rxbp_msg *m)
 		     pause_ok(&m->u.pause);
 		break;
 	case RXBNECK_T_BUFFER:
-		ok = m->u.buffer.port != 0;
+		ok = m->u.buffer.port != 0 &&
+		     m->u.buffer.rcvbuf_bytes <= RXBNECK_RCVBUF_MAX &&
+		     m->u.buffer.current_bytes <= RXBNECK_RCVBUF_MAX;
 		break;
 	case RXBNECK_T_STREAMS:
 		/* Unknown models are taken: later minors may add some. */
@@ -445,7 +447,7 @@ static void decode_fixed(struct rd *r, struct rxbp_msg *m)
 
 		b->port = rd_u16(r);
 		b->flags = rd_u16(r);
-		rd_skip(r, 4);
+		b->pkt_bytes = rd_u32(r);
 		b->rcvbuf_bytes = rd_u64(r);
 		b->current_bytes = rd_u64(r);
 		b->epoch = rd_u64(r);
@@ -664,7 +666,7 @@ static void encode_fixed(struct wr *w, const struct rxbp_msg *m)
 
 		wr_u16(w, b->port);
 		wr_u16(w, b->flags);
-		wr_u32(w, 0);
+		wr_u32(w, b->pkt_bytes);
 		wr_u64(w, b->rcvbuf_bytes);
 		wr_u64(w, b->current_bytes);
 		wr_u64(w, b->epoch);

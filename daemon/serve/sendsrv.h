@@ -143,7 +143,7 @@ struct sendsrv_ops {
 	/*
 	 * Optional; STREAMS is granted (to senders of minor >= 2) only when
 	 * set. The advice for sender @p now into @out: 0, or -ENOENT when
-	 * there is none yet (PROTOCOL.md §6.4).
+	 * there is none yet (PROTOCOL.md §6.5).
 	 */
 	int (*streams_for)(void *ctx, const struct sendsrv_peer *p, struct rxbneck_streams *out);
 	/* Optional; @why is SENDSRV_GONE_* or the rxbneck_error sent to it. */

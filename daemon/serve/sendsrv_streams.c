@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * STREAMS (PROTOCOL.md §5.10, §6.4): granted to senders of minor >= 2 when
+ * STREAMS (PROTOCOL.md §5.10, §6.5): granted to senders of minor >= 2 when
  * the daemon has an advisor (ops->streams_for), and pushed to each by the
- * rule of §6.4 - the advice is per sender (its address and flow port),
+ * rule of §6.5 - the advice is per sender (its address and flow port),
  * so it is asked for per connection rather than published per port.
  */
 #include <errno.h>
@@ -17,7 +17,7 @@ uint16_t sendsrv_streams_served(const struct sendsrv *s, const struct conn *c)
 	return SERVED_SUBS;
 }
 
-/* §6.4: first advice, streams or flags changed, predicted moved, refresh due. */
+/* §6.5: first advice, streams or flags changed, predicted moved, refresh due. */
 static bool due(const struct sendsrv *s, const struct conn *c, const struct rxbneck_streams *a)
 {
 	const struct rxbneck_streams *last = &c->peer.last_streams;

@@ -107,9 +107,9 @@ struct rxbneck_callbacks {
 	void (*on_rate)(void *user, const struct rxbneck_rate *rate);
 	/* Also called for a CANCEL (pause.flags & RXBNECK_PAUSE_CANCEL). */
 	void (*on_pause)(void *user, const struct rxbneck_pause_window *w);
-	/* Reserved advice type; the current daemon does not send it. */
+	/* Receive-buffer advice (subscribe RXBNECK_SUB_BUFFER; PROTOCOL.md §6.4). */
 	void (*on_buffer)(void *user, const struct rxbneck_buffer *b);
-	/* STREAMS advice (PROTOCOL.md §6.4): subscribe with RXBNECK_SUB_STREAMS. */
+	/* STREAMS advice (PROTOCOL.md §6.5): subscribe with RXBNECK_SUB_STREAMS. */
 	void (*on_streams)(void *user, const struct rxbneck_streams *s);
 	/* The connection ended: @rc as returned, @msg the details. */
 	void (*on_error)(void *user, int rc, const char *msg);
@@ -178,6 +178,18 @@ RXBNECK_API int rxbneck_client_latest_pause(struct rxbneck_client *c,
 					    struct rxbneck_pause_window *out);
 RXBNECK_API int rxbneck_client_latest_streams(struct rxbneck_client *c,
 					      struct rxbneck_streams *out);
+RXBNECK_API int rxbneck_client_latest_buffer(struct rxbneck_client *c,
+					     struct rxbneck_buffer *out);
+/*
+ * For a receiving application that takes BUFFER for its own port: set
+ * socket @fd's receive buffer to the advice (setsockopt() with half of
+ * rcvbuf_bytes: the kernel doubles it; SO_RCVBUFFORCE first when the
+ * caller may, SO_RCVBUF, capped at net.core.rmem_max, otherwise). The
+ * size read back into *@now_bytes (may be NULL). 0 or RXBNECK_ESYS
+ * (errno set), RXBNECK_EINVAL.
+ */
+RXBNECK_API int rxbneck_buffer_apply(int fd, const struct rxbneck_buffer *b,
+				     uint64_t *now_bytes);
 /*
  * Whether the sender should be paused at @now_ns by the newest schedule:
  * 1 = paused, *until_ns = when to resume; 0 = send, *until_ns = next stop

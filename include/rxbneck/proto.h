@@ -35,6 +35,7 @@ extern "C" {
 #define RXBNECK_MINOR			3	/* minor: in HELLO/HELLO_ACK */
 /* Minor versions that introduced an addition (PROTOCOL.md §10). */
 #define RXBNECK_MINOR_BETWEEN_PAUSES	1	/* RATE flag 0x0010, §6.3 */
+#define RXBNECK_MINOR_BUFFER		2	/* BUFFER granted, §5.9, §6.4 */
 #define RXBNECK_MINOR_STREAMS		2	/* STREAMS sent, STREAMS_SAMPLE taken, §6.5 */
 #define RXBNECK_MINOR_PROVISIONAL	3	/* RATE flags 0x0020, 0x0040, §6.1 */
 #define RXBNECK_HDR_BYTES		16
@@ -58,7 +59,7 @@ enum rxbneck_type {
 	RXBNECK_T_ERROR		= 0x07,	/* both */
 	RXBNECK_T_RATE		= 0x10,	/* D->S */
 	RXBNECK_T_PAUSE		= 0x11,	/* D->S */
-	RXBNECK_T_BUFFER	= 0x12,	/* D->S, reserved: not produced yet */
+	RXBNECK_T_BUFFER	= 0x12,	/* D->S, to minor >= 2 subscribers */
 	RXBNECK_T_STREAMS	= 0x13,	/* D->S, to senders of minor >= 2 */
 	RXBNECK_T_REPORT	= 0x20,	/* S->D */
 	RXBNECK_T_STREAMS_SAMPLE = 0x21, /* S->D, only if HELLO_ACK accepts it */
@@ -137,6 +138,10 @@ enum rxbneck_streams_model {
 
 /* BUFFER.flags */
 #define RXBNECK_BUFFER_APPLIED		0x0001	/* daemon already resized it */
+#define RXBNECK_BUFFER_MODEL		0x0002	/* sized by the model (else RRDA) */
+#define RXBNECK_BUFFER_LIMITED		0x0004	/* at the daemon's ceiling: it wants more */
+/* The largest sk_rcvbuf Linux stores (twice INT_MAX / 2). */
+#define RXBNECK_RCVBUF_MAX		2147483646ULL
 
 /* REPORT.flags */
 #define RXBNECK_REPORT_ABORTED		0x0001
@@ -244,9 +249,14 @@ struct rxbneck_pause {
 	uint16_t confidence;		/* per mille: measured hit rate */
 };
 
+/*
+ * Receive-buffer advice (PROTOCOL.md §5.9, §6.4). Sizes are the kernel's
+ * sk_rcvbuf, what getsockopt(SO_RCVBUF) returns: setsockopt() takes half.
+ */
 struct rxbneck_buffer {
 	uint16_t port;
 	uint16_t flags;			/* RXBNECK_BUFFER_* */
+	uint32_t pkt_bytes;		/* memory charged per datagram, 0 = unknown */
 	uint64_t rcvbuf_bytes;		/* advised receive buffer */
 	uint64_t current_bytes;		/* receive buffer now */
 	uint64_t epoch;

@@ -194,7 +194,8 @@ static void fake_stop(struct fake *f)
 /* --------------------------------------------------------- client -- */
 
 struct seen {
-	int rates, pauses, errors;
+	int rates, pauses, errors, buffers;
+	struct rxbneck_buffer buffer;
 	struct rxbneck_rate rate;
 	struct rxbneck_pause_window pause;
 	int error_rc;
@@ -214,6 +215,14 @@ static void on_pause(void *u, const struct rxbneck_pause_window *w)
 
 	s->pauses++;
 	s->pause = *w;
+}
+
+static void on_buffer(void *u, const struct rxbneck_buffer *b)
+{
+	struct seen *s = u;
+
+	s->buffers++;
+	s->buffer = *b;
 }
 
 static void on_error(void *u, int rc, const char *m)
@@ -242,6 +251,7 @@ static struct rxbneck_client *client_for(const struct fake *f, struct seen *s,
 	strcpy(cfg.hello.name, "test-client");
 	cfg.cb.on_rate = on_rate;
 	cfg.cb.on_pause = on_pause;
+	cfg.cb.on_buffer = on_buffer;
 	cfg.cb.on_error = on_error;
 	cfg.user = s;
 	c = rxbneck_client_new(&cfg);
@@ -422,6 +432,35 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 	assert_int_equal(until, w.first_stop_ns);
 	assert_int_equal(rxbneck_client_pause_state(c, w.first_stop_ns, &until), 1);
 	assert_int_equal(until, w.first_stop_ns + 30 * MS);
+
+	/* BUFFER advice: kept, and applied to a socket of ours as a receiver
+	 * would (the kernel doubles the setsockopt value). */
+	{
+		struct rxbneck_buffer b;
+		uint64_t now = 0;
+		int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), v = 0;
+		socklen_t vl = sizeof(v);
+
+		assert_int_equal(rxbneck_client_latest_buffer(c, &b), RXBNECK_ENODATA);
+		m = msg(RXBNECK_T_BUFFER);
+		m.u.buffer = (struct rxbneck_buffer){ .port = 9000, .pkt_bytes = 2304,
+			.flags = RXBNECK_BUFFER_MODEL, .rcvbuf_bytes = 300000,
+			.current_bytes = 212992, .epoch = 8 };
+		srv_send(&f, &m);
+		assert_int_equal(pump(c), 1);
+		assert_int_equal(s.buffers, 1);
+		assert_int_equal(s.buffer.rcvbuf_bytes, 300000);
+		assert_int_equal(rxbneck_client_latest_buffer(c, &b), 0);
+		assert_memory_equal(&b, &s.buffer, sizeof(b));
+		assert_true(u >= 0);
+		assert_int_equal(rxbneck_buffer_apply(u, &b, &now), 0);
+		assert_int_equal(now, 300000);
+		assert_int_equal(getsockopt(u, SOL_SOCKET, SO_RCVBUF, &v, &vl), 0);
+		assert_int_equal(v, 300000);
+		b.rcvbuf_bytes = 0;
+		assert_int_equal(rxbneck_buffer_apply(u, &b, &now), RXBNECK_EINVAL);
+		close(u);
+	}
 
 	/* PING from the daemon is answered with the same token. */
 	m = msg(RXBNECK_T_PING);

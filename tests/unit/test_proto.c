@@ -80,9 +80,9 @@ static struct rxbp_msg sample(uint8_t type)
 		break;
 	case RXBNECK_T_BUFFER:
 		m.u.buffer = (struct rxbneck_buffer){
-			.port = 9000, .flags = RXBNECK_BUFFER_APPLIED,
-			.rcvbuf_bytes = 64 << 20, .current_bytes = 208 << 10,
-			.epoch = 9,
+			.port = 9000, .flags = RXBNECK_BUFFER_APPLIED | RXBNECK_BUFFER_MODEL,
+			.pkt_bytes = 2304, .rcvbuf_bytes = 64 << 20,
+			.current_bytes = 208 << 10, .epoch = 9,
 		};
 		break;
 	case RXBNECK_T_STREAMS:
@@ -547,6 +547,9 @@ static void test_bad_values(void **state)
 	expect_bad_value(RXBNECK_T_PAUSE, 40, conf1001, 2);
 	expect_bad_value(RXBNECK_T_REPORT, 0, zero2, 2);
 	expect_bad_value(RXBNECK_T_BUFFER, 0, zero2, 2);
+	/* above what Linux stores: 2^31 */
+	expect_bad_value(RXBNECK_T_BUFFER, 8, (const uint8_t[8]){ 0, 0, 0, 0, 0x80, 0, 0, 0 }, 8);
+	expect_bad_value(RXBNECK_T_BUFFER, 16, (const uint8_t[8]){ 0, 0, 0, 1, 0, 0, 0, 0 }, 8);
 	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 0, zero2, 2);
 	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 4, (const uint8_t[4]){ 0 }, 4);
 	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 4, (const uint8_t[4]){ 0, 0, 4, 1 }, 4);
@@ -743,6 +746,17 @@ static void test_doc_examples(void **state)
 	m.u.pause.epoch = 42;
 	m.u.pause.confidence = 800;
 	check_example("PAUSE", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_BUFFER;
+	m.seq = 4;
+	m.u.buffer.port = 9000;
+	m.u.buffer.flags = RXBNECK_BUFFER_APPLIED | RXBNECK_BUFFER_MODEL;
+	m.u.buffer.pkt_bytes = 2304;
+	m.u.buffer.rcvbuf_bytes = 1179648;
+	m.u.buffer.current_bytes = 1179648;
+	m.u.buffer.epoch = 42;
+	check_example("BUFFER", &m);
 
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_STREAMS;

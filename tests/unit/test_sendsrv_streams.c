@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sendsrv's STREAMS (PROTOCOL.md §5.10, §5.12, §6.4): granted to senders
+ * sendsrv's STREAMS (PROTOCOL.md §5.10, §5.12, §6.5): granted to senders
  * of minor >= 2 only, and only by a daemon with an advisor; the advice at
  * once after HELLO_ACK and after a SUBSCRIBE that adds STREAMS, each
  * sender its own (by its address); pushed again by sendsrv_publish_streams()
- * exactly when §6.4's rule says (streams or flags changed, predicted moved
+ * exactly when §6.5's rule says (streams or flags changed, predicted moved
  * by the change fraction, the refresh); STREAMS_SAMPLE accepted with the
  * accepts bit and handed over as sent, refused with UNSUPPORTED without.
  */

@@ -293,6 +293,7 @@ int buffer_step(struct buffer_set *b, const struct buffer_step_in *in,
 		x->rmem_alloc = s->rmem_alloc;
 		x->rcvbuf = s->rcvbuf;
 		x->drops = s->drops;
+		x->truesize_bytes = truesize_of(f);
 		if (b->p.policy == BUFFER_MODEL && x->model.valid)
 			x->recommend_bytes = x->model.bytes;
 		note_memory(x);
@@ -301,6 +302,16 @@ int buffer_step(struct buffer_set *b, const struct buffer_step_in *in,
 	}
 	forget_unseen(b);
 	return nact;
+}
+
+/*
+ * The rate a socket is sized for: what arrives while traffic is measured
+ * (a sender that follows RATE sends that; one that does not sends this),
+ * else the rate the daemon publishes (the next transfer's).
+ */
+static double sizing_rate(const struct buffer_flow *f)
+{
+	return f->arrival_bps > 0.0 ? f->arrival_bps : f->published_bps;
 }
 
 struct time_ctx {
@@ -341,7 +352,7 @@ int buffer_model_size(struct bneck_ws *ws, const struct buffer_flow *f,
 		snprintf(out->why, sizeof(out->why), "no model of the flow yet");
 		return -ENODATA;
 	}
-	out->rate_bps = fmax(f->published_bps, f->arrival_bps);
+	out->rate_bps = sizing_rate(f);
 	if (!(out->rate_bps > 0.0) || !isfinite(out->rate_bps)) {
 		snprintf(out->why, sizeof(out->why), "no rate to size for");
 		return -ENODATA;
@@ -409,7 +420,7 @@ int buffer_model_update(struct buffer_set *b, const struct buffer_flow *f, bool 
 		return 0;
 	for (int i = 0; i < b->n; i++) {
 		struct buffer_sock *x = &b->v[i];
-		double rate = fmax(f->published_bps, f->arrival_bps);
+		double rate = sizing_rate(f);
 		int err;
 
 		if (x->port != f->port)

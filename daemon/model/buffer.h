@@ -19,11 +19,13 @@
  *   model  the smallest buffer whose socket-stage loss at the flow's rate
  *          is at most the loss target, or, where no buffer can meet it,
  *          whose transfer time is within the slack of the largest buffer's
- *          (solver/bufsize.h). The rate is the larger of the rate the
- *          daemon publishes and the one measured arriving: a sender that
- *          does not follow RATE still gets its packets held. Evaluated
- *          again when the flow's model is solved again (its task classes,
- *          costs or transfer moved) or either rate moves by 10 %.
+ *          (solver/bufsize.h). The rate is the one measured arriving while
+ *          there is traffic (a sender that follows RATE sends the rate
+ *          published; one that does not still gets its packets held), else
+ *          the rate the daemon publishes (what the next transfer will
+ *          send). Evaluated again when the flow's model is solved again
+ *          (its task classes, costs or transfer moved) or the rate moves
+ *          by 10 %.
  *
  * In advise mode nothing is applied: RRDA steps from its own last
  * recommendation (what the socket would have had), the model's answer
@@ -79,7 +81,9 @@ struct buffer_flow {
 	struct rxb_stage_inputs stages[BNECK_MAX_STAGES];
 	struct bneck_xfer xfer;
 	double published_bps;	/* RATE offered (0: none) */
-	double arrival_bps;	/* payload bits arriving, measured (0: unknown) */
+	double arrival_bps;	/* arriving, measured, in the model's payload
+				 * bits (packets x 8 x xfer.payload_bytes);
+				 * 0: no traffic or not measured */
 	double truesize_bytes;	/* charged per packet (0: unknown) */
 };
 
@@ -112,6 +116,7 @@ struct buffer_sock {
 	uint64_t first_ns, last_ns;	/* CLOCK_MONOTONIC of the samples */
 	uint32_t rmem_alloc;	/* bytes held, latest */
 	uint32_t rcvbuf;	/* sk_rcvbuf, latest */
+	double truesize_bytes;	/* charged per packet, as the step took it */
 	uint32_t drops;		/* sk_drops, latest */
 	uint64_t drops_total;	/* since first seen (wraps unwound) */
 	uint64_t floor_bytes;	/* this socket's floor */

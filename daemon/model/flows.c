@@ -848,3 +848,27 @@ void flows_note_report(struct flows *f, struct flow *fl, const struct rxbneck_re
 	fl->report_model_rate_bps = fl->have_good ? fl->good.res.rate_bps : NAN;
 	fl->report_model_time_s = fl->have_good ? fl->good.res.time_s : NAN;
 }
+
+int flows_set_rcvbuf(struct flows *f, uint16_t port, uint32_t rcvbuf_bytes, bool solve_now)
+{
+	struct flow *fl = flows_find(f, port);
+	struct rxb_stage_inputs *b;
+	double ts, k;
+
+	if (!fl)
+		return -ENOENT;
+	fl->learn.rcvbuf_bytes = rcvbuf_bytes;
+	fl->learn.rcvbuf_udp = true;
+	ts = mi_ratio_value(&fl->learn.truesize_per_pkt);
+	if (!solve_now || !fl->inputs.nstages || !f->last || !(ts > 0))
+		return 0;
+	/* The socket stage as compute_b() will see it at the next epoch. */
+	b = &fl->inputs.stages[fl->inputs.nstages - 1];
+	k = floor(rcvbuf_bytes / ts);
+	b->queue_pkts = k < 1 ? 1 : k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+	if (b->batch_pkts > b->queue_pkts)
+		b->batch_pkts = b->queue_pkts;
+	fl->inputs.b.queue_pkts.v = b->queue_pkts;
+	flow_run(f, fl, f->last);
+	return 1;
+}

@@ -269,6 +269,15 @@ uint64_t flows_rx_early_ns(const struct flows *f, uint64_t min_ns);
 void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n);
 
 struct flow *flows_find(struct flows *f, uint16_t port);
+
+/*
+ * The receiver's socket buffer of @port was set to @rcvbuf_bytes (by the
+ * daemon, [buffer] mode = apply): the model's K from now on. With
+ * @solve_now and inputs to solve with, the flow is solved and its rate
+ * published at once (1 is returned), so the next RATE reflects the new
+ * capacity; else the next epoch's solve takes it (0). -ENOENT: no flow.
+ */
+int flows_set_rcvbuf(struct flows *f, uint16_t port, uint32_t rcvbuf_bytes, bool solve_now);
 /* The ports to watch; returns the count (<= FLOWS_MAX). */
 int flows_ports(struct flows *f, uint16_t *ports);
 

@@ -279,9 +279,9 @@ static void test_model_size(void **state)
 	assert_true(r.by_time);
 	assert_true(r.r.queue_pkts <= 4);
 	assert_true(r.bytes <= 10000);
-	/* arrivals faster than the published rate: sized for them (rho 0.75:
+	/* traffic measured: sized for what arrives, not for RATE (rho 0.75:
 	 * 0.75^K x 0.25 / (1 - 0.75^(K+1)) <= 1e-3 from K = 20) */
-	f = model_flow(8e6, 12e6);
+	f = model_flow(20e6, 12e6);
 	assert_int_equal(buffer_model_size(&ws, &f, 1e-3, 0.01, 0, 64 << 20, &r), 0);
 	assert_true(fabs(r.rate_bps - 12e6) < 1e-6);
 	assert_int_equal(r.r.queue_pkts, 20);

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rxbneckd's receive-buffer adaptation. See daemon_buffer.h, docs/buffer.md. */
+#include "daemon/daemon_buffer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+
+/* ------------------------------------------------------------- timer -- */
+
+static int arm(int tfd, double dt_s)
+{
+	uint64_t ns = (uint64_t)(dt_s * 1e9);
+	struct itimerspec its = {
+		.it_interval = { .tv_sec = (time_t)(ns / RXB_NSEC_PER_SEC),
+				 .tv_nsec = (long)(ns % RXB_NSEC_PER_SEC) },
+	};
+
+	its.it_value = its.it_interval;
+	if (timerfd_settime(tfd, 0, &its, NULL))
+		return -errno;
+	return 0;
+}
+
+/* Open what mode != off needs: the sock_diag socket and the timer. */
+static int open_io(struct daemon_buffer *b)
+{
+	int err;
+
+	if (!b->sd) {
+		err = sockdiag_open(&b->sd);
+		if (err) {
+			rxb_log_errno(RXB_LOG_ERR, -err, "[buffer]: opening a sock_diag socket");
+			return err;
+		}
+	}
+	if (b->tfd < 0) {
+		b->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (b->tfd < 0) {
+			err = -errno;
+			rxb_log_errno(RXB_LOG_ERR, -err, "[buffer]: timerfd_create");
+			return err;
+		}
+	}
+	err = arm(b->tfd, b->cfg.p.rrda.dt_s);
+	if (err)
+		rxb_log_errno(RXB_LOG_ERR, -err, "[buffer]: arming the %.0f ms timer",
+			      b->cfg.p.rrda.dt_s * 1e3);
+	return err;
+}
+
+static void close_io(struct daemon_buffer *b)
+{
+	sockdiag_close(b->sd);
+	b->sd = NULL;
+	if (b->tfd >= 0)
+		close(b->tfd);
+	b->tfd = -1;
+}
+
+int daemon_buffer_init(struct daemon_buffer *b, const struct daemon_buffer_cfg *cfg,
+		       const struct daemon_buffer_ops *ops)
+{
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	b->tfd = -1;
+	b->cfg = *cfg;
+	if (ops)
+		b->ops = *ops;
+	err = buffer_init(&b->set, &cfg->p);
+	if (err) {
+		rxb_log_errno(RXB_LOG_ERR, -err, "[buffer]: settings");
+		return err;
+	}
+	if (cfg->p.mode == BUFFER_OFF)
+		return 0;
+	err = open_io(b);
+	if (err)
+		daemon_buffer_finish(b);
+	else
+		rxb_info("[buffer] %s, policy %s, every %.0f ms", buffer_mode_name(cfg->p.mode),
+			 buffer_policy_name(cfg->p.policy), cfg->p.rrda.dt_s * 1e3);
+	return err;
+}
+
+void daemon_buffer_finish(struct daemon_buffer *b)
+{
+	close_io(b);
+	buffer_finish(&b->set);
+}
+
+int daemon_buffer_reconfigure(struct daemon_buffer *b, const struct daemon_buffer_cfg *cfg)
+{
+	struct buffer_params old = b->set.p;
+	int err = buffer_set_params(&b->set, &cfg->p);
+
+	if (err)
+		return err;
+	if (cfg->p.mode != BUFFER_OFF) {
+		struct daemon_buffer_cfg keep = b->cfg;
+
+		b->cfg = *cfg;
+		err = open_io(b);
+		if (err) {
+			b->cfg = keep;
+			buffer_set_params(&b->set, &old);	/* was in use: cannot fail */
+			return err;
+		}
+	} else {
+		close_io(b);
+		b->cfg = *cfg;
+	}
+	/* a new allow-list is judged again at the next change */
+	for (int i = 0; i < BUFFER_MAX_SOCKS; i++)
+		b->owner[i].refusal_logged = false;
+	b->force_refused = false;
+	return 0;
+}
+
+int daemon_buffer_fd(const struct daemon_buffer *b)
+{
+	return b->tfd;
+}
+
+/* ------------------------------------------------------------- flows -- */
+
+void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
+			   struct buffer_flow *out)
+{
+	const struct flow_estimate *g = &fl->good;
+	const struct mi_traffic *t = &fl->inputs.traffic;
+	double dt = e && e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) / 1e9 : 0;
+
+	memset(out, 0, sizeof(*out));
+	out->port = fl->port;
+	out->truesize_bytes = mi_ratio_value(&fl->learn.truesize_per_pkt);
+	if (!(out->truesize_bytes > 0) || !isfinite(out->truesize_bytes))
+		out->truesize_bytes = 0;
+	if (!fl->have_good || !g->nstages)
+		return;
+	out->have_model = true;
+	out->solved_ns = g->at_ns;
+	out->nstages = g->nstages;
+	memcpy(out->stages, g->inputs, sizeof(out->stages));
+	out->xfer = (struct bneck_xfer){
+		.payload_bytes = g->xfer.payload_bytes,
+		.file_bytes = g->xfer.file_bytes,
+		.one_way_delay_s = g->xfer.one_way_delay_s,
+		.line_rate_bps = g->xfer.line_rate_bps,
+		.min_rate_bps = g->xfer.min_rate_bps,
+		.points = 2,
+		.rounds = g->rounds,
+		.loss_episode_pkts = g->loss_episode_pkts,
+	};
+	out->published_bps = fl->has_rate ? (double)fl->rate.rate_bps : 0;
+	/* packets that arrived (queued or dropped), in the model's payload */
+	if (t->counts_valid && dt > 0)
+		out->arrival_bps = (double)t->pkts_in / dt * 8.0 * g->xfer.payload_bytes;
+}
+
+/* The flows' ports and truesizes for a step (no model needed there). */
+static int step_flows(const struct flows *f, struct buffer_flow *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->n && n < FLOWS_MAX; i++) {
+		double ts = mi_ratio_value(&f->v[i].learn.truesize_per_pkt);
+
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].port = f->v[i].port;
+		out[n].truesize_bytes = ts > 0 && isfinite(ts) ? ts : 0;
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------- dump -- */
+
+struct dump_ctx {
+	struct daemon_buffer *b;
+	const struct buffer_flow *flows;
+	int nflows;
+};
+
+static void keep_sock(const struct sockdiag_sock *s, void *arg)
+{
+	struct dump_ctx *c = arg;
+
+	for (int i = 0; i < c->nflows; i++) {
+		if (c->flows[i].port != s->port)
+			continue;
+		if (c->b->ndump < DAEMON_BUFFER_MAX_DUMP)
+			c->b->dump[c->b->ndump++] = *s;
+		else
+			c->b->dump_cut = true;
+		return;
+	}
+}
+
+/* ---------------------------------------------------------- actuator -- */
+
+static struct daemon_buffer_owner *owner_slot(struct daemon_buffer *b, uint64_t inode)
+{
+	struct daemon_buffer_owner *free_slot = NULL;
+
+	for (int i = 0; i < BUFFER_MAX_SOCKS; i++) {
+		if (b->owner[i].c.inode == inode)
+			return &b->owner[i];
+		/* a slot whose socket the table no longer follows */
+		if (!free_slot && (!b->owner[i].c.inode || !buffer_find(&b->set, b->owner[i].c.inode)))
+			free_slot = &b->owner[i];
+	}
+	if (free_slot)
+		memset(free_slot, 0, sizeof(*free_slot));
+	return free_slot;
+}
+
+static int hints_of(const struct rxb_epoch *e, uint16_t port, int32_t *h)
+{
+	const struct rxb_sock_meas *m = rxb_epoch_sock(e, port);
+	int n = 0;
+
+	for (int i = 0; m && i < m->ntids && i < RXB_MAX_TIDS; i++)
+		h[n++] = m->tids[i];
+	return n;
+}
+
+static void refuse(struct daemon_buffer *b, struct daemon_buffer_owner *o,
+		   const struct buffer_action *a, int err, const char *why, uint64_t now)
+{
+	buffer_applied(&b->set, a, 0, err, why, now);
+	b->refusals++;
+	if (!o->refusal_logged)
+		rxb_notice("buffer: port %u socket %llu: not resized (%llu -> %llu B wanted): %s",
+			   a->port, (unsigned long long)a->inode,
+			   (unsigned long long)a->from_bytes, (unsigned long long)a->to_bytes, why);
+	o->refusal_logged = true;
+}
+
+/* One change: owner, allow-list, pidfd_getfd, SO_RCVBUFFORCE. */
+static int apply_one(struct daemon_buffer *b, const struct buffer_action *a,
+		     const struct rxb_epoch *e, uint64_t now, uint64_t *got)
+{
+	struct daemon_buffer_owner *o = owner_slot(b, a->inode);
+	int32_t hints[RXB_MAX_TIDS];
+	int nh = hints_of(e, a->port, hints), err;
+	char why[160];
+
+	*got = 0;
+	if (!o)
+		return -ENOSPC;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		err = rcvbuf_lookup(&o->c, a->inode, hints, nh, &b->cfg.allow);
+		if (err) {
+			refuse(b, o, a, err, "no process the daemon may look into holds it", now);
+			return err;
+		}
+		if (!o->c.allowed) {
+			snprintf(why, sizeof(why), "owner pid %d uid %u (%.80s) is not in "
+				 "allow_users/allow_exes", o->c.owner.pid, o->c.owner.uid,
+				 o->c.owner.exe[0] ? o->c.owner.exe : "executable unknown");
+			refuse(b, o, a, -EPERM, why, now);
+			return -EPERM;
+		}
+		err = rcvbuf_set(&o->c.owner, a->inode, a->to_bytes, b->set.p.force, got);
+		if (err != -ESTALE)
+			break;
+		o->c.found = false;	/* the descriptor moved: look again */
+	}
+	if (err) {
+		snprintf(why, sizeof(why), "pid %d fd %d: %s", o->c.owner.pid, o->c.owner.fd,
+			 strerror(-err));
+		buffer_applied(&b->set, a, 0, err, why, now);
+		b->failures++;
+		rxb_warn("buffer: port %u socket %llu: setting %llu B failed: %s", a->port,
+			 (unsigned long long)a->inode, (unsigned long long)a->to_bytes, why);
+		return err;
+	}
+	b->changes++;
+	o->refusal_logged = false;
+	buffer_applied(&b->set, a, *got, 0, NULL, now);
+	rxb_notice("buffer: port %u socket %llu (pid %d %s): rcvbuf %llu -> %llu B (%s)",
+		   a->port, (unsigned long long)a->inode, o->c.owner.pid, o->c.owner.exe,
+		   (unsigned long long)a->from_bytes, (unsigned long long)*got, a->reason);
+	/* Above rmem_max and not all of it: SO_RCVBUFFORCE was refused. */
+	if (b->set.p.force && *got < a->to_bytes && a->to_bytes > 2 * b->mem.rmem_max_bytes &&
+	    b->mem.rmem_max_bytes) {
+		struct buffer_params p = b->set.p;
+
+		p.force = false;
+		buffer_set_params(&b->set, &p);
+		b->force_refused = true;
+		rxb_warn("buffer: SO_RCVBUFFORCE refused (no CAP_NET_ADMIN): sizes capped at "
+			 "2 x net.core.rmem_max = %llu B",
+			 (unsigned long long)(2 * b->mem.rmem_max_bytes));
+	}
+	return 0;
+}
+
+/* The flow's model takes the new size; solved at once at most once an epoch. */
+static void feed_model(struct daemon_buffer *b, struct flows *f, uint16_t port,
+		       uint64_t bytes, uint64_t now)
+{
+	int slot = -1;
+	bool now_ok;
+
+	for (int i = 0; i < FLOWS_MAX; i++)
+		if (b->last_solve_port[i] == port || (slot < 0 && !b->last_solve_port[i]))
+			slot = i;
+	if (slot < 0)
+		slot = 0;
+	if (b->last_solve_port[slot] != port) {
+		b->last_solve_port[slot] = port;
+		b->last_solve_ns[slot] = 0;
+	}
+	now_ok = now - b->last_solve_ns[slot] >= b->cfg.solve_min_ns;
+	if (bytes > UINT32_MAX)
+		bytes = UINT32_MAX;
+	if (flows_set_rcvbuf(f, port, (uint32_t)bytes, now_ok) > 0)
+		b->last_solve_ns[slot] = now;
+}
+
+void daemon_buffer_on_timer(struct daemon_buffer *b, struct flows *f,
+			    const struct rxb_epoch *e)
+{
+	struct buffer_flow flows[FLOWS_MAX];
+	struct buffer_action act[BUFFER_MAX_SOCKS];
+	struct dump_ctx dc = { .b = b, .flows = flows };
+	uint64_t expirations, t0 = rxb_mono_ns(), dt;
+	struct buffer_step_in in;
+	int n, err;
+
+	if (b->tfd < 0 || read(b->tfd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;
+	dc.nflows = step_flows(f, flows);
+	err = procmem_read(&b->mem);
+	b->ndump = 0;
+	b->dump_cut = false;
+	if (dc.nflows) {
+		int r = sockdiag_udp_mem(b->sd, keep_sock, &dc);
+
+		if (r < 0 && !err)
+			err = r;
+	}
+	if (err && err != b->last_err)
+		rxb_log_errno(RXB_LOG_WARNING, -err, "buffer: reading the sockets' or the "
+			      "host's memory");
+	b->last_err = err;
+	in = (struct buffer_step_in){
+		.now_ns = t0, .socks = b->dump, .nsocks = b->ndump, .mem = &b->mem,
+		.flows = flows, .nflows = dc.nflows,
+	};
+	n = buffer_step(&b->set, &in, act, BUFFER_MAX_SOCKS);
+	for (int i = 0; i < n; i++) {
+		uint64_t got;
+
+		if (apply_one(b, &act[i], e, t0, &got) == 0)
+			feed_model(b, f, act[i].port, got, t0);
+	}
+	dt = rxb_mono_ns() - t0;
+	b->steps++;
+	b->step_ns_total += dt;
+	if (dt > b->step_ns_max)
+		b->step_ns_max = dt;
+}
+
+/* ------------------------------------------------------------ epochs -- */
+
+bool daemon_buffer_advice(const struct daemon_buffer *b, uint16_t port,
+			  struct rxbneck_buffer *out)
+{
+	const struct buffer_sock *x = buffer_port_sock(&b->set, port);
+	uint64_t hi;
+
+	memset(out, 0, sizeof(*out));
+	if (b->set.p.mode == BUFFER_OFF || !x || !x->recommend_bytes)
+		return false;
+	hi = b->set.p.rrda.ceiling_bytes < b->set.kernel_max_bytes ?
+	     b->set.p.rrda.ceiling_bytes : b->set.kernel_max_bytes;
+	out->port = port;
+	out->rcvbuf_bytes = x->recommend_bytes > RXBNECK_RCVBUF_MAX ? RXBNECK_RCVBUF_MAX
+								      : x->recommend_bytes;
+	out->current_bytes = x->rcvbuf;
+	out->pkt_bytes = x->truesize_bytes > 0 && x->truesize_bytes < UINT32_MAX ?
+			 (uint32_t)lround(x->truesize_bytes) : 0;
+	out->epoch = b->epoch;
+	if (b->set.p.mode == BUFFER_APPLY && x->rcvbuf == x->recommend_bytes)
+		out->flags |= RXBNECK_BUFFER_APPLIED;
+	if (b->set.p.policy == BUFFER_MODEL)
+		out->flags |= RXBNECK_BUFFER_MODEL;
+	if (x->recommend_bytes + 2 >= (hi & ~1ULL) &&
+	    ((b->set.p.policy == BUFFER_RRDA && x->last.f > 0) ||
+	     (b->set.p.policy == BUFFER_MODEL && x->model.by_time)))
+		out->flags |= RXBNECK_BUFFER_LIMITED;
+	return true;
+}
+
+/* The arrival rate of @fl's latest epoch that measured it (0: none). */
+static double last_arrival(struct daemon_buffer *b, const struct flow *fl, double now_bps)
+{
+	int slot = -1;
+
+	for (int i = 0; i < FLOWS_MAX; i++)
+		if (b->arrival_port[i] == fl->port || (slot < 0 && !b->arrival_port[i]))
+			slot = i;
+	if (slot < 0)
+		return now_bps;
+	if (b->arrival_port[slot] != fl->port) {
+		b->arrival_port[slot] = fl->port;
+		b->arrival_bps[slot] = 0;
+	}
+	if (fl->inputs.traffic.counts_valid)
+		b->arrival_bps[slot] = now_bps;
+	return b->arrival_bps[slot];
+}
+
+void daemon_buffer_after_epoch(struct daemon_buffer *b, struct flows *f,
+			       const struct rxb_epoch *e)
+{
+	if (b->set.p.mode == BUFFER_OFF)
+		return;
+	b->epoch = e ? e->seq : b->epoch;
+	for (int i = 0; i < f->n; i++) {
+		const struct flow *fl = &f->v[i];
+		struct buffer_flow bf;
+		struct rxbneck_buffer adv;
+		int err;
+
+		daemon_buffer_flow_of(fl, e, &bf);
+		bf.arrival_bps = last_arrival(b, fl, bf.arrival_bps);
+		err = buffer_model_update(&b->set, &bf, false);
+		if (err && err != -ENODATA)
+			rxb_debug("buffer: port %u: model sizing failed: %s", fl->port,
+				  strerror(-err));
+		if (b->ops.publish && daemon_buffer_advice(b, fl->port, &adv))
+			b->ops.publish(b->ops.ctx, &adv);
+	}
+}

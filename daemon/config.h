@@ -99,6 +99,20 @@ struct rxb_ifname_list {
 	char name[RXB_CONF_MAX_DEVICES][RXB_IFNAME_LEN];
 };
 
+/* Users whose sockets [buffer] may resize: uids (names resolved at load). */
+#define RXB_CONF_MAX_UIDS	16
+struct rxb_uid_list {
+	int n;
+	uint32_t uid[RXB_CONF_MAX_UIDS];
+};
+
+/* Executables whose sockets [buffer] may resize: absolute paths. */
+#define RXB_CONF_MAX_EXES	8
+struct rxb_path_list {
+	int n;
+	char path[RXB_CONF_MAX_EXES][RXB_CONF_PATH_LEN];
+};
+
 /* A group name resolved at load time; empty = the daemon's own group. */
 struct rxb_group {
 	char name[RXB_CONF_GROUP_LEN];
@@ -184,6 +198,20 @@ struct rxb_config {
 		uint32_t save_s;
 		uint32_t fits_per_epoch;
 	} streams;
+	struct {
+		int mode;		/* enum buffer_mode: off, advise, apply */
+		int policy;		/* enum buffer_policy: rrda, model */
+		uint32_t dt_ms;
+		uint32_t k;
+		double beta;
+		double omega;
+		uint64_t floor_bytes;	/* 0: each socket's own size */
+		uint64_t ceiling_bytes;
+		double loss_target;
+		double time_slack;
+		struct rxb_uid_list allow_users;
+		struct rxb_path_list allow_exes;
+	} buffer;
 };
 
 /* ------------------------------------------------------------ the table -- */
@@ -203,6 +231,8 @@ enum config_type {
 	CONFIG_GROUP,		/* existing group name, or empty */
 	CONFIG_LOG_LEVEL,	/* err, warning, notice, info, debug */
 	CONFIG_HOSTPORT,	/* IPv4:port or [IPv6]:port */
+	CONFIG_UID_LIST,	/* user names or uids, resolved to uids at load */
+	CONFIG_PATH_LIST,	/* absolute paths */
 };
 
 /*

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
+#include <pwd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,9 +262,71 @@ static void show_text(const void *item, char *buf, size_t size)
 	snprintf(buf, size, "%s", (const char *)item);
 }
 
+/* A user's uid by name, as lookup_group() for groups. */
+static int lookup_user(const char *name, uint32_t *uid)
+{
+	struct passwd pw, *res = NULL;
+	size_t size = 4096;
+	char *buf;
+	int err;
+
+	for (;;) {
+		buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+		err = getpwnam_r(name, &pw, buf, size, &res);
+		if (err != ERANGE || size >= (1u << 20))
+			break;
+		free(buf);
+		size *= 4;
+	}
+	if (!err && res)
+		*uid = (uint32_t)res->pw_uid;
+	free(buf);
+	if (err)
+		return -err;
+	return res ? 0 : -ENOENT;
+}
+
+/* A uid, or a user name resolved now: the list holds uids. */
+static int item_uid(const char *tok, bool cut, void *item, char *why, size_t wlen)
+{
+	size_t len = strlen(tok);
+	uint64_t v;
+
+	if (!cut && parse_decimal_u64(tok, 0, UINT32_MAX - 1, &v) == 0) {
+		*(uint32_t *)item = (uint32_t)v;
+		return 0;
+	}
+	if (cut || tok[0] == '-' || strspn(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789_.-") != len ||
+	    lookup_user(tok, item)) {
+		snprintf(why, wlen, "'%s%s' is neither a uid nor a user's name", tok, cut ? "..." : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void show_uid(const void *item, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u", *(const uint32_t *)item);
+}
+
+static int parse_path(const char *val, char *field, size_t size, char *why, size_t wlen);
+
+static int item_path(const char *tok, bool cut, void *item, char *why, size_t wlen)
+{
+	if (cut) {
+		snprintf(why, wlen, "'%s...' is longer than %d bytes", tok, RXB_CONF_PATH_LEN - 1);
+		return -ERANGE;
+	}
+	return parse_path(tok, item, RXB_CONF_PATH_LEN, why, wlen);
+}
+
 /* Every list struct starts with its count. */
 _Static_assert(offsetof(struct rxb_port_list, n) == 0 && offsetof(struct rxb_cidr_list, n) == 0 &&
-	       offsetof(struct rxb_ifname_list, n) == 0 && offsetof(struct rxb_addr_list, n) == 0,
+	       offsetof(struct rxb_ifname_list, n) == 0 && offsetof(struct rxb_addr_list, n) == 0 &&
+	       offsetof(struct rxb_uid_list, n) == 0 && offsetof(struct rxb_path_list, n) == 0,
 	       "list structs start with n");
 
 union any_list {
@@ -271,7 +334,12 @@ union any_list {
 	struct rxb_cidr_list cidr;
 	struct rxb_ifname_list ifname;
 	struct rxb_addr_list addr;
+	struct rxb_uid_list uid;
+	struct rxb_path_list path;
 };
+
+/* Room for one token of any list: the longest is a path. */
+#define LIST_TOK_MAX	RXB_CONF_PATH_LEN
 
 struct list_kind {
 	size_t items_off, item_size;	/* the item array in its struct */
@@ -306,10 +374,30 @@ static const struct list_kind *list_kind(enum config_type t)
 		LIST_ITEMS(struct rxb_addr_list, addr), .max = RXB_CONF_MAX_LISTEN,
 		.tok_size = INET6_ADDRSTRLEN + 1, .what = "", .quote = true, .noun = "addresses",
 		.none = "at least one address is needed", .item = item_addr, .show = show_text,
+	}, uid = {
+		LIST_ITEMS(struct rxb_uid_list, uid), .max = RXB_CONF_MAX_UIDS,
+		.tok_size = 33, .what = "uid ", .noun = "users",
+		.item = item_uid, .show = show_uid,
+	}, path = {
+		LIST_ITEMS(struct rxb_path_list, path), .max = RXB_CONF_MAX_EXES,
+		.tok_size = RXB_CONF_PATH_LEN, .what = "", .quote = true, .noun = "paths",
+		.item = item_path, .show = show_text,
 	};
 
-	return t == CONFIG_PORT_LIST ? &port : t == CONFIG_CIDR_LIST ? &cidr :
-	       t == CONFIG_IFNAME_LIST ? &ifname : &addr;
+	switch (t) {
+	case CONFIG_PORT_LIST:
+		return &port;
+	case CONFIG_CIDR_LIST:
+		return &cidr;
+	case CONFIG_IFNAME_LIST:
+		return &ifname;
+	case CONFIG_UID_LIST:
+		return &uid;
+	case CONFIG_PATH_LIST:
+		return &path;
+	default:
+		return &addr;
+	}
 }
 
 /* Items separated by blanks and/or commas, distinct, up to the kind's max. */
@@ -317,8 +405,13 @@ static int parse_list(const struct config_key *k, const char *val, void *field,
 		      char *why, size_t wlen)
 {
 	const struct list_kind *lk = list_kind(k->type);
-	char tok[2 * INET6_ADDRSTRLEN], a[2 * INET6_ADDRSTRLEN], b[2 * INET6_ADDRSTRLEN];
-	union { struct sendsrv_cidr cidr; char text[INET6_ADDRSTRLEN]; uint16_t port; } one;
+	char tok[LIST_TOK_MAX], a[LIST_TOK_MAX], b[LIST_TOK_MAX];
+	union {
+		struct sendsrv_cidr cidr;
+		char text[RXB_CONF_PATH_LEN];
+		uint16_t port;
+		uint32_t uid;
+	} one;
 	union any_list list;
 	char *items = (char *)&list + lk->items_off;
 	int *n = (int *)&list;
@@ -358,7 +451,7 @@ static int format_list(const struct config_key *k, const void *field, char *buf,
 {
 	const struct list_kind *lk = list_kind(k->type);
 	const char *items = (const char *)field + lk->items_off;
-	char tmp[2 * INET6_ADDRSTRLEN];
+	char tmp[LIST_TOK_MAX];
 	size_t len = 0;
 
 	if (size)
@@ -580,6 +673,8 @@ int config_value_parse(const struct config_key *k, const char *val, void *field,
 	case CONFIG_CIDR_LIST:
 	case CONFIG_IFNAME_LIST:
 	case CONFIG_ADDRESS_LIST:
+	case CONFIG_UID_LIST:
+	case CONFIG_PATH_LIST:
 		err = parse_list(k, val, field, why, wlen);
 		break;
 	case CONFIG_MODE:
@@ -665,6 +760,8 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 	case CONFIG_CIDR_LIST:
 	case CONFIG_IFNAME_LIST:
 	case CONFIG_ADDRESS_LIST:
+	case CONFIG_UID_LIST:
+	case CONFIG_PATH_LIST:
 		return format_list(k, field, buf, size);
 	case CONFIG_MODE:
 		return snprintf(buf, size, "%04o", *(const uint32_t *)field);
@@ -737,6 +834,13 @@ void config_value_describe(const struct config_key *k, char *buf, size_t size)
 		break;
 	case CONFIG_HOSTPORT:
 		snprintf(buf, size, "ADDRESS:PORT, like 127.0.0.1:7441 or [::1]:7441");
+		break;
+	case CONFIG_UID_LIST:
+		snprintf(buf, size, "up to %d distinct uids or user names", RXB_CONF_MAX_UIDS);
+		break;
+	case CONFIG_PATH_LIST:
+		snprintf(buf, size, "up to %d distinct absolute paths without blanks or commas, "
+			 "each shorter than %d bytes", RXB_CONF_MAX_EXES, RXB_CONF_PATH_LEN);
 		break;
 	}
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "daemon/config.h"
+#include "daemon/daemon_buffer.h"
 #include "daemon/serve/ctlsrv.h"
 #include "daemon/model/advisor.h"
 #include "daemon/model/flows.h"
@@ -137,6 +138,8 @@ struct daemon {
 
 	struct flows flows;
 	struct daemon_streams streams;
+	struct daemon_buffer buf;	/* [buffer]: receive-buffer adaptation */
+	int buf_fd;			/* its timer as in epfd, -1: none */
 	struct sendsrv *ss;
 	uint16_t sendsrv_port;
 	struct ctlsrv *cs;

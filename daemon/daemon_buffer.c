@@ -135,12 +135,12 @@ void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 			   struct buffer_flow *out)
 {
 	const struct flow_estimate *g = &fl->good;
-	const struct mi_traffic *t = &fl->inputs.traffic;
+	const struct inputs_traffic *t = &fl->inputs.traffic;
 	double dt = e && e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) / 1e9 : 0;
 
 	memset(out, 0, sizeof(*out));
 	out->port = fl->port;
-	out->truesize_bytes = mi_ratio_value(&fl->learn.truesize_per_pkt);
+	out->truesize_bytes = ewma_ratio_value(&fl->learn.truesize_per_pkt);
 	if (!(out->truesize_bytes > 0) || !isfinite(out->truesize_bytes))
 		out->truesize_bytes = 0;
 	if (!fl->have_good || !g->nstages)
@@ -171,7 +171,7 @@ static int step_flows(const struct flows *f, struct buffer_flow *out)
 	int n = 0;
 
 	for (int i = 0; i < f->n && n < FLOWS_MAX; i++) {
-		double ts = mi_ratio_value(&f->v[i].learn.truesize_per_pkt);
+		double ts = ewma_ratio_value(&f->v[i].learn.truesize_per_pkt);
 
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].port = f->v[i].port;

@@ -305,6 +305,7 @@ void daemon_flows_epoch(struct daemon *d)
 	d->netdev_max_backlog = procfs_read_netdev_max_backlog();
 	sendsrv_foreach_sender(d->ss, seen_sender, &d->flows);
 	flows_epoch(&d->flows, d->epoch, d->netdev_max_backlog);
+	daemon_buffer_after_epoch(&d->buf, &d->flows, d->epoch);
 	daemon_flows_sync_ports(d);
 	plan_probes(d);
 	save_state(d);

@@ -859,7 +859,7 @@ int flows_set_rcvbuf(struct flows *f, uint16_t port, uint32_t rcvbuf_bytes, bool
 		return -ENOENT;
 	fl->learn.rcvbuf_bytes = rcvbuf_bytes;
 	fl->learn.rcvbuf_udp = true;
-	ts = mi_ratio_value(&fl->learn.truesize_per_pkt);
+	ts = ewma_ratio_value(&fl->learn.truesize_per_pkt);
 	if (!solve_now || !fl->inputs.nstages || !f->last || !(ts > 0))
 		return 0;
 	/* The socket stage as compute_b() will see it at the next epoch. */

@@ -86,6 +86,7 @@ struct sendsrv_limits {
 	double rate_change_frac;	/* push when |new-last| >= frac*last, 0.05 */
 	uint32_t rate_refresh_epochs;	/* push at least this often, 10; 0 = never */
 	uint32_t epoch_ms;		/* announced in HELLO_ACK */
+	bool buffer_advice;		/* grant BUFFER to minor >= 2 ([buffer] on) */
 	struct sendsrv_cidr allow[SENDSRV_MAX_ALLOW];
 	size_t n_allow;			/* 0 = nobody may connect */
 };
@@ -111,6 +112,8 @@ struct sendsrv_peer {
 	uint64_t streams_samples;	/* STREAMS_SAMPLE frames from it */
 	bool has_streams;		/* last_streams valid */
 	struct rxbneck_streams last_streams;	/* last STREAMS sent to it */
+	bool has_buffer;		/* last_buffer valid */
+	struct rxbneck_buffer last_buffer;	/* last BUFFER sent to it */
 	uint32_t out_queued_bytes;
 };
 
@@ -163,7 +166,7 @@ struct sendsrv_stats {
 	uint64_t frames_in, frames_out;
 	uint64_t frames_out_by_type[SENDSRV_FRAME_TYPES];	/* by rxbneck_type */
 	uint64_t bytes_in, bytes_out;
-	uint64_t rate_pushes, pause_pushes, streams_pushes;
+	uint64_t rate_pushes, pause_pushes, buffer_pushes, streams_pushes;
 	uint64_t reports, streams_samples;
 	size_t mem_bytes;		/* allocated now, fd index excluded */
 	size_t mem_bound_bytes;		/* sendsrv_memory_bound() */
@@ -238,10 +241,17 @@ int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
  * it (start_in_us + duration_us <= rtt_us). Returns the count or -EINVAL.
  */
 int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p);
+/*
+ * Offer receive-buffer advice for flow b->port to its BUFFER subscribers
+ * (granted to senders of minor >= 2 while limits.buffer_advice is set),
+ * each when PROTOCOL.md §6.4's rule says so; kept like the rate for a
+ * sender that subscribes later. Returns the count or -EINVAL.
+ */
+int sendsrv_publish_buffer(struct sendsrv *s, const struct rxbneck_buffer *b);
 
 /*
  * Offer every STREAMS subscriber its advice (ops->streams_for), sent when
- * PROTOCOL.md §6.4's rule says so: once per epoch. Returns how many got one.
+ * PROTOCOL.md §6.5's rule says so: once per epoch. Returns how many got one.
  */
 int sendsrv_publish_streams(struct sendsrv *s);
 

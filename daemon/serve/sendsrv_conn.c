@@ -340,6 +340,16 @@ static int send_hello_ack(struct sendsrv *s, struct conn *c)
 	return sendsrv_conn_send(s, c, &m);
 }
 
+/* What of @want the daemon serves to @c (PROTOCOL.md §5.2). */
+static uint16_t served(const struct sendsrv *s, const struct conn *c, uint16_t want)
+{
+	uint16_t g = want & sendsrv_streams_served(s, c);
+
+	if (s->lim.buffer_advice && c->peer.hello.minor >= RXBNECK_MINOR_BUFFER)
+		g |= want & SERVED_SUBS_BUFFER;
+	return g;
+}
+
 static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
 {
 	const struct rxbneck_hello *h = &m->u.hello;
@@ -351,7 +361,7 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 		return;
 	}
 	c->peer.hello = *h;
-	c->peer.granted = h->subscribe & sendsrv_streams_served(s, c);
+	c->peer.granted = served(s, c, h->subscribe);
 	ps->pins++;
 	if (s->ops.on_hello)
 		code = s->ops.on_hello(s->ops.ctx, &c->peer);
@@ -382,6 +392,9 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 	if ((c->peer.granted & RXBNECK_SUB_RATE) && ps->has_rate &&
 	    sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(ps, c)))
 		return;
+	if ((c->peer.granted & RXBNECK_SUB_BUFFER) && ps->has_buffer &&
+	    sendsrv_publish_push_buffer(s, c, &ps->buffer))
+		return;
 	sendsrv_streams_offer(s, c);
 }
 
@@ -390,7 +403,7 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 	uint16_t was = c->peer.granted;
 
 	c->peer.hello.subscribe = m->u.subscribe.subscribe;
-	c->peer.granted = m->u.subscribe.subscribe & sendsrv_streams_served(s, c);
+	c->peer.granted = served(s, c, m->u.subscribe.subscribe);
 	if (m->u.subscribe.rtt_us)
 		c->peer.hello.rtt_us = m->u.subscribe.rtt_us;
 	/* New to RATE, or PAUSE taken or dropped: which rate is due changed. */
@@ -398,6 +411,11 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 	    (!(was & RXBNECK_SUB_RATE) ||
 	     sendsrv_publish_rate_due(s, c, sendsrv_publish_rate_for(c->ps, c))) &&
 	    sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(c->ps, c)))
+		return;
+	/* New to BUFFER: the advice at once. */
+	if ((c->peer.granted & RXBNECK_SUB_BUFFER) && !(was & RXBNECK_SUB_BUFFER) &&
+	    c->ps && c->ps->has_buffer &&
+	    sendsrv_publish_push_buffer(s, c, &c->ps->buffer))
 		return;
 	if (!(was & RXBNECK_SUB_STREAMS))
 		c->peer.has_streams = false;	/* new to STREAMS: the advice at once */

@@ -21,6 +21,8 @@
 #define FD_NONE			(-1)
 #define FD_LISTENER(i)		(-2 - (int32_t)(i))
 #define SERVED_SUBS		(RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE)	/* to every sender */
+/* Served besides, to minor >= RXBNECK_MINOR_BUFFER while limits say so. */
+#define SERVED_SUBS_BUFFER	RXBNECK_SUB_BUFFER
 
 /* ------------------------------------------------------------ lists -- */
 
@@ -72,6 +74,8 @@ struct port_state {
 	/* The rate between pause windows, for senders that obey them. */
 	bool has_rate_between;
 	struct rxbneck_rate rate_between;
+	bool has_buffer;
+	struct rxbneck_buffer buffer;
 };
 
 /*
@@ -189,6 +193,8 @@ const struct rxbneck_rate *sendsrv_publish_rate_for(const struct port_state *ps,
 						      const struct conn *c);
 bool sendsrv_publish_rate_due(const struct sendsrv *s, const struct conn *c,
 			      const struct rxbneck_rate *r);
+int sendsrv_publish_push_buffer(struct sendsrv *s, struct conn *c,
+				const struct rxbneck_buffer *b);
 /* Free every port (sendsrv_finish()). */
 void sendsrv_publish_finish(struct sendsrv *s);
 

@@ -92,6 +92,8 @@ static int candidates(const struct env *e, const struct config_key *k, char out[
 		[CONFIG_BOOL] = { "yes", "no" },
 		[CONFIG_LOG_LEVEL] = { "err", "debug" },
 		[CONFIG_HOSTPORT] = { "127.0.0.1:1", "[::1]:7441" },
+		[CONFIG_UID_LIST] = { "0", "0 65534" },
+		[CONFIG_PATH_LIST] = { "/bin/true", "" },
 	};
 	int n = 0;
 

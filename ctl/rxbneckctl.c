@@ -17,6 +17,8 @@ static const struct ctl_cmd cmds[] = {
 	  "the daemon's health, measurements, per-flow model inputs and rates" },
 	{ "senders", cmd_senders,
 	  "the senders connected to the daemon" },
+	{ "buffers", cmd_buffers,
+	  "receive-buffer adaptation: each watched socket's buffer, the size wanted, why" },
 	{ "reload", cmd_reload,
 	  "make the daemon re-read its configuration file" },
 	{ "version", cmd_version,

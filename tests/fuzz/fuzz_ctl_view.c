@@ -27,6 +27,7 @@
 #include "ctl/view/answer.h"
 #include "ctl/view/vfmt.h"
 #include "ctl/view/view.h"
+#include "ctl/view/view_buffers.h"
 #include "ctl/view/view_measure.h"
 #include "ctl/view/view_senders.h"
 #include "ctl/view/view_status.h"
@@ -53,6 +54,8 @@ static void views(const struct json_object *doc)
 	view_reload(f, doc);
 	view_version(f, doc);
 	view_measure(f, doc);
+	view_buffers(f, doc, VIEW_VERBOSE);
+	view_buffers(f, doc, 0);
 	fclose(f);
 	check_printable(buf, len);
 	free(buf);

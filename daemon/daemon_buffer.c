@@ -119,7 +119,7 @@ int daemon_buffer_reconfigure(struct daemon_buffer *b, const struct daemon_buffe
 	}
 	/* a new allow-list is judged again at the next change */
 	for (int i = 0; i < BUFFER_MAX_SOCKS; i++)
-		b->owner[i].refusal_logged = false;
+		b->owner[i].refusal_logged[0] = '\0';
 	b->force_refused = false;
 	return 0;
 }
@@ -237,11 +237,12 @@ static void refuse(struct daemon_buffer *b, struct daemon_buffer_owner *o,
 {
 	buffer_applied(&b->set, a, 0, err, why, now);
 	b->refusals++;
-	if (!o->refusal_logged)
+	/* once per reason and socket */
+	if (strcmp(o->refusal_logged, why))
 		rxb_notice("buffer: port %u socket %llu: not resized (%llu -> %llu B wanted): %s",
 			   a->port, (unsigned long long)a->inode,
 			   (unsigned long long)a->from_bytes, (unsigned long long)a->to_bytes, why);
-	o->refusal_logged = true;
+	rxb_strlcpy(o->refusal_logged, why, sizeof(o->refusal_logged));
 }
 
 /* One change: owner, allow-list, pidfd_getfd, SO_RCVBUFFORCE. */
@@ -284,7 +285,7 @@ static int apply_one(struct daemon_buffer *b, const struct buffer_action *a,
 		return err;
 	}
 	b->changes++;
-	o->refusal_logged = false;
+	o->refusal_logged[0] = '\0';
 	buffer_applied(&b->set, a, *got, 0, NULL, now);
 	rxb_notice("buffer: port %u socket %llu (pid %d %s): rcvbuf %llu -> %llu B (%s)",
 		   a->port, (unsigned long long)a->inode, o->c.owner.pid, o->c.owner.exe,

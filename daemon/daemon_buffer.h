@@ -32,6 +32,9 @@
 #include "rxb/measure.h"
 #include "rxbneck/proto.h"
 
+/* The least change made: a page, the kernel's unit of socket memory. */
+#define DAEMON_BUFFER_MIN_STEP	4096
+
 /* UDP sockets read from one dump (those on watched ports are kept). */
 #define DAEMON_BUFFER_MAX_DUMP	BUFFER_MAX_SOCKS
 
@@ -51,7 +54,7 @@ struct daemon_buffer_ops {
 /* Per socket: who holds it, as the actuator last looked. */
 struct daemon_buffer_owner {
 	struct rcvbuf_cache c;
-	bool refusal_logged;
+	char refusal_logged[160];	/* the refusal last logged ("": none) */
 };
 
 struct daemon_buffer {

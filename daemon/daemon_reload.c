@@ -59,6 +59,7 @@ void daemon_reload_buffer_cfg(const struct rxb_config *cfg, struct daemon_buffer
 	out->p.rrda.omega = b->omega;
 	out->p.rrda.floor_bytes = b->floor_bytes;
 	out->p.rrda.ceiling_bytes = b->ceiling_bytes;
+	out->p.rrda.min_step_bytes = DAEMON_BUFFER_MIN_STEP;
 	out->p.loss_target = b->loss_target;
 	out->p.time_slack = b->time_slack;
 	/* SO_RCVBUFFORCE is tried; refused, the actuator falls back to rmem_max. */

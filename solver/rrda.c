@@ -50,6 +50,8 @@ const char *rrda_why_name(enum rrda_why w)
 		return "no_free_memory";
 	case RRDA_NO_SHRINK:
 		return "memory_free";
+	case RRDA_SMALL:
+		return "below_min_step";
 	}
 	return "?";
 }
@@ -139,6 +141,12 @@ static void resize(const struct rrda_params *p, const struct rrda_input *in,
 		}
 	} else {
 		d->step_bytes = 0.0;
+	}
+	if (d->target_bytes != cur && p->min_step_bytes &&
+	    (d->target_bytes > cur ? d->target_bytes - cur : cur - d->target_bytes) <
+	    p->min_step_bytes) {
+		d->target_bytes = cur;
+		d->why = RRDA_SMALL;
 	}
 }
 

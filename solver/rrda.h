@@ -45,7 +45,8 @@
  *     set outside [floor, ceiling] stays where it is until RRDA moves it
  *     the other way);
  *   - L is even: the kernel stores twice the setsockopt() value, so only
- *     even sizes can be set (rrda_sockopt_val()).
+ *     even sizes can be set (rrda_sockopt_val());
+ *   - a change smaller than min_step_bytes is not made.
  * kernel_max is rrda_kernel_max_bytes(): SO_RCVBUF caps the value at
  * net.core.rmem_max (sk_rcvbuf at most 2 rmem_max), SO_RCVBUFFORCE (with
  * CAP_NET_ADMIN) at INT_MAX / 2, so sk_rcvbuf at most 2^31 - 2. Below
@@ -76,6 +77,12 @@ struct rrda_params {
 	double beta;		/* step gain, dimensionless, >= 0 */
 	uint64_t floor_bytes;	/* L never shrinks below */
 	uint64_t ceiling_bytes;	/* L never grows above (>= floor) */
+	/*
+	 * Smaller changes are not made (0: any). The kernel charges socket
+	 * memory in pages; a change of a few bytes, every step, as the EMA
+	 * of a quiet socket decays towards 0, would change nothing.
+	 */
+	uint64_t min_step_bytes;
 };
 
 /* 0, or -EINVAL naming nothing: the caller's config names the key. */
@@ -102,6 +109,7 @@ enum rrda_why {
 	RRDA_PRESSURE,		/* f = +1, held: UDP memory under pressure */
 	RRDA_NO_MEMORY,		/* f = +1, (1 - alpha) beta |v'| rounds to nothing */
 	RRDA_NO_SHRINK,		/* f = -1, alpha beta |v'| rounds to nothing */
+	RRDA_SMALL,		/* f != 0, the change is below min_step_bytes */
 };
 
 const char *rrda_why_name(enum rrda_why w);

@@ -64,6 +64,57 @@ int rcvbuf_parse_status_uid(const char *text, uint32_t *uid)
 	return -ENOENT;
 }
 
+/* The size of @pid's descriptor table (/proc/PID/status FDSize), 0 if unknown. */
+static int fd_table_size(int32_t pid)
+{
+	char path[64], *text = NULL;
+	long n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (procfs_read_file(path, &text, NULL) == 0) {
+		const char *p = strstr(text, "\nFDSize:");
+
+		if (p)
+			n = strtol(p + 8, NULL, 10);
+	}
+	free(text);
+	return n > 0 && n <= RCVBUF_MAX_FDS ? (int)n : n > 0 ? RCVBUF_MAX_FDS : 0;
+}
+
+/*
+ * Without CAP_DAC_READ_SEARCH another user's /proc/PID/fd cannot be
+ * listed (its mode is 0500; only the links are ptrace-checked), but
+ * pidfd_getfd() needs ptrace access alone: try each descriptor number
+ * of the table, keeping none (a duplicate closed at once changes nothing
+ * for the process: it holds the file itself).
+ */
+static int probe_fds(int32_t pid, uint64_t inode, int *fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), n, err = -ENOENT;
+
+	if (pidfd < 0)
+		return -errno;
+	n = fd_table_size(pid);
+	for (int i = 0; i < n && err == -ENOENT; i++) {
+		int d = (int)syscall(SYS_pidfd_getfd, pidfd, i, 0);
+		struct stat st;
+
+		if (d < 0) {
+			if (errno == EBADF)
+				continue;
+			err = -errno;	/* EPERM: no ptrace access */
+			break;
+		}
+		if (fstat(d, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == inode) {
+			*fd = i;
+			err = 0;
+		}
+		close(d);
+	}
+	close(pidfd);
+	return err;
+}
+
 /* The descriptor of @pid that is socket @inode: 0 with *@fd, or -ENOENT. */
 static int scan_fds(int32_t pid, uint64_t inode, int *fd)
 {
@@ -148,7 +199,7 @@ int rcvbuf_find_owner(uint64_t inode, const int32_t *hints, int nhints,
 		if (hints[i] <= 0)
 			continue;
 		pid = tgid_of(hints[i]);
-		if (scan_fds(pid, inode, &fd) == 0) {
+		if (scan_fds(pid, inode, &fd) == 0 || probe_fds(pid, inode, &fd) == 0) {
 			fill_owner(o, pid, fd);
 			return 0;
 		}

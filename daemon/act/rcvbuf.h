@@ -8,11 +8,11 @@
  * changes under it with no cooperation and no restart.
  *
  * What the kernel requires (checked on 6.18):
- *   - reading another user's /proc/PID/fd links and pidfd_getfd():
- *     ptrace access to the process (PTRACE_MODE_READ for the links,
- *     PTRACE_MODE_ATTACH for pidfd_getfd), which takes CAP_SYS_PTRACE
- *     for processes of other users, and with Yama's ptrace_scope >= 1
- *     for any process that is not the daemon's descendant;
+ *   - pidfd_getfd(): ptrace attach access to the process
+ *     (PTRACE_MODE_ATTACH_REALCREDS), which takes CAP_SYS_PTRACE for
+ *     processes of other users, and with Yama's ptrace_scope >= 1 for any
+ *     process that is not the daemon's descendant; /proc/PID/exe: ptrace
+ *     read access;
  *   - SO_RCVBUFFORCE: CAP_NET_ADMIN in the socket's network namespace
  *     (without it SO_RCVBUF, capped at net.core.rmem_max, is used).
  * The descriptor is checked to still be the socket (inode) after the
@@ -21,7 +21,12 @@
  *
  * Owner lookups walk /proc/PID/fd, the receiver threads the probes know
  * first, then every process; the result is kept per socket by the
- * caller (struct rcvbuf_cache).
+ * caller (struct rcvbuf_cache). Listing another user's /proc/PID/fd takes
+ * CAP_DAC_READ_SEARCH (the directory is mode 0500; only its links are
+ * ptrace-checked), which the daemon does not have: for the receiver
+ * threads' processes the descriptors are then tried one by one through
+ * pidfd_getfd() (ptrace access only), up to the process's FDSize; the
+ * walk over every process finds the sockets of processes it may list.
  */
 #ifndef RXB_DAEMON_ACT_RCVBUF_H
 #define RXB_DAEMON_ACT_RCVBUF_H
@@ -31,6 +36,7 @@
 #include <stdint.h>
 
 #define RCVBUF_MAX_UIDS		16
+#define RCVBUF_MAX_FDS		65536	/* descriptors tried in one process */
 #define RCVBUF_MAX_EXES		8
 #define RCVBUF_PATH_LEN		256
 

@@ -186,11 +186,13 @@ int procmem_read(struct procmem_snap *s)
 	first = first ? first : err;
 	free(t);
 	t = NULL;
+	/* udp_mem is the initial network namespace's only: absent elsewhere. */
 	err = read_text("/proc/sys/net/ipv4/udp_mem", &t);
 	if (!err)
 		err = procmem_parse_sysctl(t, s->udp_limit_pages, 3);
 	s->udp_valid = stat_ok && !err;
-	first = first ? first : err;
+	if (err != -ENOENT)
+		first = first ? first : err;
 	free(t);
 	t = NULL;
 	err = read_text("/proc/sys/net/core/rmem_max", &t);

@@ -12,7 +12,9 @@
  *   /proc/sys/net/ipv4/udp_mem     min pressure max, pages: at "pressure"
  *                                  the host has as much UDP memory out as
  *                                  its administrator meant it to; at "max"
- *                                  the kernel drops what arrives;
+ *                                  the kernel drops what arrives (only the
+ *                                  initial network namespace has the file:
+ *                                  elsewhere the pressure is unknown);
  *   /proc/sys/net/core/rmem_max    the largest SO_RCVBUF without FORCE.
  *
  * Parsers work on NUL-terminated text (untrusted: every number bounded,

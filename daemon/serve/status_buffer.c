@@ -127,9 +127,16 @@ static void host_json(struct json_writer *w, const struct daemon_buffer *db)
 	json_obj_begin(w, "host");
 	json_double(w, "mem_util", m->mem_valid ? procmem_utilisation(&m->mem) : NAN);
 	json_uint(w, "mem_available_bytes", m->mem.available_bytes);
-	json_uint(w, "udp_mem_bytes", m->udp_mem_pages * m->page_bytes);
-	json_uint(w, "udp_mem_pressure_bytes", m->udp_limit_pages[1] * m->page_bytes);
-	json_bool(w, "udp_mem_pressure", procmem_udp_pressure(m));
+	if (m->udp_valid) {
+		json_uint(w, "udp_mem_bytes", m->udp_mem_pages * m->page_bytes);
+		json_uint(w, "udp_mem_pressure_bytes", m->udp_limit_pages[1] * m->page_bytes);
+		json_bool(w, "udp_mem_pressure", procmem_udp_pressure(m));
+	} else {
+		/* udp_mem not readable here (not the initial network namespace) */
+		json_null(w, "udp_mem_bytes");
+		json_null(w, "udp_mem_pressure_bytes");
+		json_null(w, "udp_mem_pressure");
+	}
 	json_uint(w, "rmem_max_bytes", m->rmem_max_bytes);
 	json_bool(w, "force_refused", db->force_refused);
 	json_uint(w, "kernel_max_bytes", db->set.kernel_max_bytes);

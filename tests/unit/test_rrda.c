@@ -272,6 +272,17 @@ static void test_omega_and_k(void **state)
 	d = drive(&p, &s, 1000.0, 1, 100000, 0.0);
 	assert_int_equal(d.f, 1);
 	assert_int_equal(d.target_bytes, 116000);
+	/* Changes below min_step_bytes are not made: 16 x 100 = 1600 < 4096. */
+	p.min_step_bytes = 4096;
+	rrda_init(&s);
+	d = drive(&p, &s, 100.0, 2, 100000, 0.0);
+	assert_int_equal(d.f, 1);
+	assert_int_equal(d.target_bytes, 100000);
+	assert_int_equal(d.why, RRDA_SMALL);
+	d = drive(&p, &s, 300.0, 1, 100000, 0.0);	/* 4800: made */
+	assert_int_equal(d.target_bytes, 104800);
+	assert_int_equal(d.why, RRDA_GROW);
+	p.min_step_bytes = 0;
 	/* RRDA_K_MAX: the ring holds exactly enough. */
 	p.k = RRDA_K_MAX;
 	rrda_init(&s);

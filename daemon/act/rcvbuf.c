@@ -282,14 +282,17 @@ int rcvbuf_set(const struct rcvbuf_owner *o, uint64_t inode, uint64_t bytes,
 }
 
 int rcvbuf_lookup(struct rcvbuf_cache *c, uint64_t inode, const int32_t *hints,
-		  int nhints, const struct rcvbuf_allow *a)
+		  int nhints, const struct rcvbuf_allow *a, uint64_t now_ns)
 {
 	if (c->inode == inode && c->found) {
 		c->allowed = rcvbuf_allowed(a, &c->owner);
 		return 0;
 	}
+	if (c->inode == inode && c->err && now_ns - c->looked_ns < RCVBUF_RETRY_NS)
+		return c->err;
 	memset(c, 0, sizeof(*c));
 	c->inode = inode;
+	c->looked_ns = now_ns;
 	c->err = rcvbuf_find_owner(inode, hints, nhints, &c->owner);
 	c->found = !c->err;
 	c->allowed = c->found && rcvbuf_allowed(a, &c->owner);

@@ -86,12 +86,19 @@ struct rcvbuf_cache {
 	uint64_t inode;
 	bool found;
 	int err;		/* of the lookup, 0 = found */
+	uint64_t looked_ns;	/* when (a failed lookup is not repeated sooner
+				 * than RCVBUF_RETRY_NS: it walks /proc) */
 	bool allowed;
 	struct rcvbuf_owner owner;
 };
 
-/* Look up (or reuse) @c's owner for @inode and judge it. 0 or -errno. */
+#define RCVBUF_RETRY_NS		1000000000ULL
+
+/*
+ * Look up (or reuse) @c's owner for @inode and judge it; @now_ns on any
+ * monotonic clock. 0 or -errno (a recent failure's, without looking again).
+ */
 int rcvbuf_lookup(struct rcvbuf_cache *c, uint64_t inode, const int32_t *hints,
-		  int nhints, const struct rcvbuf_allow *a);
+		  int nhints, const struct rcvbuf_allow *a, uint64_t now_ns);
 
 #endif

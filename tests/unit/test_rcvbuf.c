@@ -128,17 +128,26 @@ static void test_own_socket(void **state)
 		assert_int_equal(now, 64 << 20);
 		assert_int_equal(rcvbuf_of(fd), 64 << 20);
 	}
-	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a), 0);
+	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 1), 0);
 	assert_true(c.found && c.allowed);
 	a.uids[0] = (uint32_t)getuid() + 1;
-	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a), 0);
+	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 2), 0);
 	assert_false(c.allowed);
 	close(fd);
 	/* closed: nobody holds it */
 	assert_int_equal(rcvbuf_find_owner(ino, &me, 1, &o), -ENOENT);
 	c.found = false;
-	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a), -ENOENT);
+	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 3), -ENOENT);
 	assert_false(c.allowed);
+	/* not looked for again within RCVBUF_RETRY_NS: the cached failure */
+	fd = udp_socket(&ino);
+	c.inode = ino;
+	c.err = -ENOENT;
+	c.looked_ns = 10;
+	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 10 + RCVBUF_RETRY_NS - 1), -ENOENT);
+	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 10 + RCVBUF_RETRY_NS), 0);
+	assert_true(c.found);
+	close(fd);
 }
 
 /* A child's socket, found by walking every process, resized from here. */

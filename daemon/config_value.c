@@ -262,31 +262,7 @@ static void show_text(const void *item, char *buf, size_t size)
 	snprintf(buf, size, "%s", (const char *)item);
 }
 
-/* A user's uid by name, as lookup_group() for groups. */
-static int lookup_user(const char *name, uint32_t *uid)
-{
-	struct passwd pw, *res = NULL;
-	size_t size = 4096;
-	char *buf;
-	int err;
-
-	for (;;) {
-		buf = malloc(size);
-		if (!buf)
-			return -ENOMEM;
-		err = getpwnam_r(name, &pw, buf, size, &res);
-		if (err != ERANGE || size >= (1u << 20))
-			break;
-		free(buf);
-		size *= 4;
-	}
-	if (!err && res)
-		*uid = (uint32_t)res->pw_uid;
-	free(buf);
-	if (err)
-		return -err;
-	return res ? 0 : -ENOENT;
-}
+static int lookup_id(const char *name, bool user, uint32_t *id);
 
 /* A uid, or a user name resolved now: the list holds uids. */
 static int item_uid(const char *tok, bool cut, void *item, char *why, size_t wlen)
@@ -300,7 +276,7 @@ static int item_uid(const char *tok, bool cut, void *item, char *why, size_t wle
 	}
 	if (cut || tok[0] == '-' || strspn(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					      "0123456789_.-") != len ||
-	    lookup_user(tok, item)) {
+	    lookup_id(tok, true, item)) {
 		snprintf(why, wlen, "'%s%s' is neither a uid nor a user's name", tok, cut ? "..." : "");
 		return -EINVAL;
 	}
@@ -510,9 +486,11 @@ static int parse_mode(const char *val, uint32_t *out)
 	return 0;
 }
 
-static int lookup_group(const char *name, gid_t *gid)
+/* A user's uid (@user) or a group's gid by name, through NSS. 0, -ENOENT or -errno. */
+static int lookup_id(const char *name, bool user, uint32_t *id)
 {
-	struct group gr, *res = NULL;
+	struct passwd pw, *pwr = NULL;
+	struct group gr, *grr = NULL;
 	size_t size = 4096;
 	char *buf;
 	int err;
@@ -521,18 +499,21 @@ static int lookup_group(const char *name, gid_t *gid)
 		buf = malloc(size);
 		if (!buf)
 			return -ENOMEM;
-		err = getgrnam_r(name, &gr, buf, size, &res);
+		err = user ? getpwnam_r(name, &pw, buf, size, &pwr) :
+			     getgrnam_r(name, &gr, buf, size, &grr);
 		if (err != ERANGE || size >= (1u << 20))
 			break;
 		free(buf);
 		size *= 4;
 	}
-	if (!err && res)
-		*gid = res->gr_gid;
+	if (!err && pwr)
+		*id = (uint32_t)pwr->pw_uid;
+	if (!err && grr)
+		*id = (uint32_t)grr->gr_gid;
 	free(buf);
 	if (err)
 		return -err;
-	return res ? 0 : -ENOENT;
+	return pwr || grr ? 0 : -ENOENT;
 }
 
 static int parse_group(const char *val, struct rxb_group *out, char *why, size_t wlen)
@@ -552,7 +533,13 @@ static int parse_group(const char *val, struct rxb_group *out, char *why, size_t
 		snprintf(why, wlen, "'%s' is not a group name", val);
 		return -EINVAL;
 	}
-	err = lookup_group(val, &g.gid);
+	{
+		uint32_t gid;
+
+		err = lookup_id(val, false, &gid);
+		if (!err)
+			g.gid = (gid_t)gid;
+	}
 	if (err == -ENOENT) {
 		snprintf(why, wlen, "no group named '%s'", val);
 		return -EINVAL;

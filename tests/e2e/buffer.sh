@@ -83,23 +83,6 @@ buffer_conf() {
 	EOF
 }
 
-daemon_start() {
-	mkdir -p "$E_TMP/state" "$E_TMP/run"
-	buffer_conf static
-	cp "$E_TMP/d.conf" "$E_OUT/rxbneckd.conf"
-	taskset -c "$E_SEND_CPU" "$E_BIN/rxbneckd" -f -c "$E_TMP/d.conf" 2>> "$E_OUT/rxbneckd.log" &
-	E_DPID=$!
-	for _ in $(seq 100); do
-		e2e_ctl status > /dev/null 2>&1 && break
-		kill -0 "$E_DPID" 2>/dev/null || e2e_fail "rxbneckd exited during start-up"
-		sleep 0.1
-	done
-	e2e_ctl status > /dev/null 2>&1 || e2e_fail "rxbneckd did not answer within 10 s"
-	taskset -c "$E_SEND_CPU" /usr/bin/python3 "$E_SRC/tests/e2e/poll_status.py" \
-		"$E_TMP/run/ctl.sock" "$E_OUT/status.jsonl" 0.1 &
-	E_POLL_PID=$!
-}
-
 POLICY_NOW=
 set_policy() {
 	[ "$1" = "$POLICY_NOW" ] && return 0
@@ -178,7 +161,8 @@ buffer_point() {
 	done
 }
 
-daemon_start
+buffer_conf static
+e2e_daemon_run
 e2e_log "buffer experiment in $E_OUT: k in {$KS}, N in {$NS_}, $REPS repeats, $SECS s at $RATE b/s per sender, policies {$POLICIES}"
 exec 9> "$E_LOCK"
 for E_K in $KS; do

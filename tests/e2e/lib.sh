@@ -241,6 +241,13 @@ e2e_daemon_start() {
 	push_every_epochs = 1
 	${E_DAEMON_EXTRA:-}
 	EOF
+	e2e_daemon_run
+}
+
+# e2e_daemon_run: rxbneckd with $E_TMP/d.conf (its state and runtime
+# directories under $E_TMP), pinned to $E_SEND_CPU, plus the status poller.
+e2e_daemon_run() {
+	mkdir -p "$E_TMP/state" "$E_TMP/run"
 	cp "$E_TMP/d.conf" "$E_OUT/rxbneckd.conf"
 	taskset -c "$E_SEND_CPU" "$E_BIN/rxbneckd" -f -c "$E_TMP/d.conf" \
 		2>> "$E_OUT/rxbneckd.log" &

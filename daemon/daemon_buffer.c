@@ -131,6 +131,48 @@ int daemon_buffer_fd(const struct daemon_buffer *b)
 
 /* ------------------------------------------------------------- flows -- */
 
+/* The CPU the flow's receiver ran on most, -1 if unknown. */
+static int receiver_cpu(const struct inputs_stage_b *b)
+{
+	double top = 0;
+	int cpu = -1;
+
+	for (int i = 0; i < b->ncpus && i < LEARN_MAX_CPUS; i++)
+		if (b->cpu_share[i] > top) {
+			top = b->cpu_share[i];
+			cpu = b->cpu[i];
+		}
+	return cpu;
+}
+
+/*
+ * The socket stage's off-CPU windows when the pause predictor has none:
+ * a receiver that sleeps between reads is not preempted, so it has no
+ * predicted vacations, yet when it wakes with k CPU-bound tasks on its CPU
+ * it can wait a round of their turns, each as long as their measured run
+ * (the tick-bounded slice: ~4 ms at HZ 250 on the test VM). The buffer has
+ * to cover D = k x run at the arrival rate; P = D + one run.
+ */
+static void sleeper_windows(struct rxb_stage_inputs *sb, const struct inputs_stage_b *b,
+			    const struct rxb_epoch *e)
+{
+	int cpu = receiver_cpu(b);
+	double k = sb->cpu_bound, run = NAN;
+
+	if (sb->vacation_s > 0 || !e || cpu < 0 || !(k >= 0.5))
+		return;
+	for (int i = 0; i < e->ncpus && i < RXB_MAX_CPUS; i++)
+		if (e->cpus[i].cpu == cpu) {
+			run = e->cpus[i].cpu_bound_run_ns;
+			if (!(run > 0))
+				run = e->cpus[i].cpu_bound_slice_ns;
+		}
+	if (!(run > 0) || !isfinite(run))
+		return;
+	sb->vacation_s = k * run / 1e9;
+	sb->vacation_period_s = (k + 1.0) * run / 1e9;
+}
+
 void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 			   struct buffer_flow *out)
 {
@@ -149,6 +191,7 @@ void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 	out->solved_ns = g->at_ns;
 	out->nstages = g->nstages;
 	memcpy(out->stages, g->inputs, sizeof(out->stages));
+	sleeper_windows(&out->stages[g->nstages - 1], &fl->inputs.b, e);
 	out->xfer = (struct bneck_xfer){
 		.payload_bytes = g->xfer.payload_bytes,
 		.file_bytes = g->xfer.file_bytes,
@@ -159,7 +202,8 @@ void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 		.rounds = g->rounds,
 		.loss_episode_pkts = g->loss_episode_pkts,
 	};
-	out->published_bps = fl->has_rate ? (double)fl->rate.rate_bps : 0;
+	/* what the next transfer will send: only with senders that follow it */
+	out->published_bps = fl->has_rate && fl->nsenders ? (double)fl->rate.rate_bps : 0;
 	/* packets that arrived (queued or dropped), in the model's payload */
 	if (t->counts_valid && dt > 0)
 		out->arrival_bps = (double)t->pkts_in / dt * 8.0 * g->xfer.payload_bytes;
@@ -258,7 +302,7 @@ static int apply_one(struct daemon_buffer *b, const struct buffer_action *a,
 	if (!o)
 		return -ENOSPC;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		err = rcvbuf_lookup(&o->c, a->inode, hints, nh, &b->cfg.allow);
+		err = rcvbuf_lookup(&o->c, a->inode, hints, nh, &b->cfg.allow, now);
 		if (err) {
 			refuse(b, o, a, err, "no process the daemon may look into holds it", now);
 			return err;

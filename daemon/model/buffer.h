@@ -22,10 +22,13 @@
  *          (solver/bufsize.h). The rate is the one measured arriving while
  *          there is traffic (a sender that follows RATE sends the rate
  *          published; one that does not still gets its packets held), else
- *          the rate the daemon publishes (what the next transfer will
- *          send). Evaluated again when the flow's model is solved again
- *          (its task classes, costs or transfer moved) or the rate moves
- *          by 10 %.
+ *          the rate the daemon publishes while senders are connected (what
+ *          the next transfer will send); neither: the size stays. The
+ *          off-CPU windows are the pause predictor's, or for a receiver
+ *          that sleeps between reads (none predicted) a round of the
+ *          CPU-bound tasks' measured turns (daemon_buffer.c). Evaluated
+ *          again when the flow's model is solved again (its task classes,
+ *          costs or transfer moved) or the rate moves by 10 %.
  *
  * In advise mode nothing is applied: RRDA steps from its own last
  * recommendation (what the socket would have had), the model's answer

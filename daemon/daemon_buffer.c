@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "daemon/collect/procfs.h"
 
 /* ------------------------------------------------------------- timer -- */
 
@@ -78,6 +79,12 @@ int daemon_buffer_init(struct daemon_buffer *b, const struct daemon_buffer_cfg *
 	if (err) {
 		rxb_log_errno(RXB_LOG_ERR, -err, "[buffer]: settings");
 		return err;
+	}
+	{
+		uint64_t hz;
+
+		if (procfs_read_kconfig_u64("HZ", &hz) == 0 && hz >= 10 && hz <= 10000)
+			b->tick_ns = 1e9 / (double)hz;
 	}
 	if (cfg->p.mode == BUFFER_OFF)
 		return 0;
@@ -149,32 +156,40 @@ static int receiver_cpu(const struct inputs_stage_b *b)
  * The socket stage's off-CPU windows when the pause predictor has none:
  * a receiver that sleeps between reads is not preempted, so it has no
  * predicted vacations, yet when it wakes with k CPU-bound tasks on its CPU
- * it can wait a round of their turns, each as long as their measured run
- * (the tick-bounded slice: ~4 ms at HZ 250 on the test VM). The buffer has
- * to cover D = k x run at the arrival rate; P = D + one run.
+ * it can wait a round of their turns. A turn is their slice (se.slice) as
+ * the tick enforces it: a task whose slice ran out is preempted at the next
+ * tick (docs/pause.md §1), so 1.4 ms at HZ 250 lasts 4 ms; at least their
+ * measured run (which the receiver's own wake-ups cut short, so it is not
+ * the turn itself). The buffer has to cover D = k x turn at the arrival
+ * rate; P = D + one turn.
  */
 static void sleeper_windows(struct rxb_stage_inputs *sb, const struct inputs_stage_b *b,
-			    const struct rxb_epoch *e)
+			    const struct rxb_epoch *e, double tick_ns)
 {
 	int cpu = receiver_cpu(b);
-	double k = sb->cpu_bound, run = NAN;
+	double k = sb->cpu_bound, turn = NAN;
 
 	if (sb->vacation_s > 0 || !e || cpu < 0 || !(k >= 0.5))
 		return;
-	for (int i = 0; i < e->ncpus && i < RXB_MAX_CPUS; i++)
-		if (e->cpus[i].cpu == cpu) {
-			run = e->cpus[i].cpu_bound_run_ns;
-			if (!(run > 0))
-				run = e->cpus[i].cpu_bound_slice_ns;
-		}
-	if (!(run > 0) || !isfinite(run))
+	for (int i = 0; i < e->ncpus && i < RXB_MAX_CPUS; i++) {
+		const struct rxb_cpu_meas *c = &e->cpus[i];
+		double slice = c->cpu_bound_slice_ns;
+
+		if (c->cpu != cpu)
+			continue;
+		if (slice > 0 && tick_ns > 0)
+			slice = ceil(slice / tick_ns) * tick_ns;
+		turn = fmax(slice > 0 ? slice : 0.0,
+			    c->cpu_bound_run_ns > 0 ? c->cpu_bound_run_ns : 0.0);
+	}
+	if (!(turn > 0) || !isfinite(turn))
 		return;
-	sb->vacation_s = k * run / 1e9;
-	sb->vacation_period_s = (k + 1.0) * run / 1e9;
+	sb->vacation_s = k * turn / 1e9;
+	sb->vacation_period_s = (k + 1.0) * turn / 1e9;
 }
 
 void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
-			   struct buffer_flow *out)
+			   double tick_ns, struct buffer_flow *out)
 {
 	const struct flow_estimate *g = &fl->good;
 	const struct inputs_traffic *t = &fl->inputs.traffic;
@@ -191,7 +206,7 @@ void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 	out->solved_ns = g->at_ns;
 	out->nstages = g->nstages;
 	memcpy(out->stages, g->inputs, sizeof(out->stages));
-	sleeper_windows(&out->stages[g->nstages - 1], &fl->inputs.b, e);
+	sleeper_windows(&out->stages[g->nstages - 1], &fl->inputs.b, e, tick_ns);
 	out->xfer = (struct bneck_xfer){
 		.payload_bytes = g->xfer.payload_bytes,
 		.file_bytes = g->xfer.file_bytes,
@@ -478,7 +493,7 @@ void daemon_buffer_after_epoch(struct daemon_buffer *b, struct flows *f,
 		struct rxbneck_buffer adv;
 		int err;
 
-		daemon_buffer_flow_of(fl, e, &bf);
+		daemon_buffer_flow_of(fl, e, b->tick_ns, &bf);
 		bf.arrival_bps = last_arrival(b, fl, bf.arrival_bps);
 		err = buffer_model_update(&b->set, &bf, false);
 		if (err && err != -ENODATA)

@@ -79,6 +79,7 @@ struct daemon_buffer {
 	uint64_t changes, refusals, failures;
 	uint64_t epoch;			/* the daemon's epoch, for BUFFER frames */
 	int last_err;			/* of the last dump or read, 0 = fine */
+	double tick_ns;			/* 1 / CONFIG_HZ, 0 when unknown */
 	bool force_refused;		/* SO_RCVBUFFORCE was refused: rmem_max caps */
 };
 
@@ -111,8 +112,11 @@ void daemon_buffer_after_epoch(struct daemon_buffer *b, struct flows *f,
 bool daemon_buffer_advice(const struct daemon_buffer *b, uint16_t port,
 			  struct rxbneck_buffer *out);
 
-/* A flow's model as buffer.h takes it (exposed for tests). */
+/*
+ * A flow's model as buffer.h takes it (exposed for tests); @tick_ns the
+ * kernel's tick (0: unknown), for the windows of a receiver that sleeps.
+ */
 void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
-			   struct buffer_flow *out);
+			   double tick_ns, struct buffer_flow *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/act/rcvbuf.h"
+#include "daemon/collect/procfs.h"
 #include "daemon/collect/procmem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -48,6 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rcvbuf_parse_socket_link((const char *)data, size, &ino) && ino != 17)
 			abort();
 		if (rcvbuf_parse_status_uid(text, &uid) && uid != 19)
+			abort();
+	}
+	{
+		uint64_t hz = 23;
+
+		if (procfs_parse_kconfig_u64(text, "HZ", &hz) && hz != 23)
 			abort();
 	}
 	free(text);

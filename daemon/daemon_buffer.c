@@ -158,10 +158,11 @@ static int receiver_cpu(const struct inputs_stage_b *b)
  * predicted vacations, yet when it wakes with k CPU-bound tasks on its CPU
  * it can wait a round of their turns. A turn is their slice (se.slice) as
  * the tick enforces it: a task whose slice ran out is preempted at the next
- * tick (docs/pause.md §1), so 1.4 ms at HZ 250 lasts 4 ms; at least their
+ * tick (docs/pause.md §1), so a turn lasts from one slice to a slice and a
+ * tick (1.4 to 5.4 ms at HZ 250; 4 ms measured as the median); the buffer
+ * is sized for the longest, D = k x (slice + tick), at least k x their
  * measured run (which the receiver's own wake-ups cut short, so it is not
- * the turn itself). The buffer has to cover D = k x turn at the arrival
- * rate; P = D + one turn.
+ * the turn itself). P = D + one turn.
  */
 static void sleeper_windows(struct rxb_stage_inputs *sb, const struct inputs_stage_b *b,
 			    const struct rxb_epoch *e, double tick_ns)
@@ -178,7 +179,7 @@ static void sleeper_windows(struct rxb_stage_inputs *sb, const struct inputs_sta
 		if (c->cpu != cpu)
 			continue;
 		if (slice > 0 && tick_ns > 0)
-			slice = ceil(slice / tick_ns) * tick_ns;
+			slice += tick_ns;
 		turn = fmax(slice > 0 ? slice : 0.0,
 			    c->cpu_bound_run_ns > 0 ? c->cpu_bound_run_ns : 0.0);
 	}

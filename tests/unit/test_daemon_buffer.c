@@ -67,13 +67,13 @@ static void test_sleeper_windows(void **state)
 	struct buffer_flow bf;
 
 	(void)state;
-	/* HZ 250: a 1.4 ms slice lasts 4 ms; two of them */
+	/* HZ 250: a 1.4 ms slice lasts up to 5.4 ms; two of them */
 	daemon_buffer_flow_of(fl, e, 4e6, &bf);
 	assert_true(bf.have_model);
 	assert_int_equal(bf.solved_ns, 77);
 	assert_int_equal(bf.nstages, 2);
-	assert_true(fabs(bf.stages[1].vacation_s - 8e-3) < 1e-12);
-	assert_true(fabs(bf.stages[1].vacation_period_s - 12e-3) < 1e-12);
+	assert_true(fabs(bf.stages[1].vacation_s - 10.8e-3) < 1e-12);
+	assert_true(fabs(bf.stages[1].vacation_period_s - 16.2e-3) < 1e-12);
 	assert_int_equal(bf.xfer.points, 2);
 	/* the flow's own model is not touched */
 	assert_true(fl->good.inputs[1].vacation_s == 0);

@@ -4,6 +4,8 @@
  *   a signalfd    SIGTERM/SIGINT stop, SIGHUP reloads;
  *   a timerfd     the epoch ([measure] interval_ms): collect -> flows
  *                 (model inputs -> solve -> publish);
+ *   a timerfd     receive-buffer adaptation ([buffer] dt_ms, only when
+ *                 [buffer] mode is not off: daemon_buffer.h);
  *   sendsrv's fds the sender control protocol (docs/PROTOCOL.md);
  *   ctlsrv's fds  rxbneckctl's commands (docs/CONTROL.md);
  *   metricsrv's   the Prometheus endpoint ([metrics], docs/metrics.md),
@@ -12,7 +14,8 @@
  * watchdog. Everything the daemon knows lives in struct daemon; status
  * (daemon/serve/status.c) renders it. daemon.c holds the loop and the life
  * cycle, daemon_flows.c the flows' wiring to the other parts,
- * daemon_reload.c the configuration's way into them (daemon_int.h).
+ * daemon_reload.c the configuration's way into them (daemon_int.h),
+ * daemon_buffer.c the receive-buffer adaptation.
  *
  *	daemon_init(d, config_path)   load config, state dir, collector,
  *	                              servers; READY=1 when all are up

@@ -216,21 +216,35 @@ static void model_reason(const struct buffer_sock *x, char *buf, size_t len)
 			 m->r.queue_pkts, m->truesize_bytes, m->r.loss, m->rate_bps / 1e6);
 }
 
+/* The model policy: apply @to now? (hysteresis, shrink hold, pressure) */
+static bool model_due(struct buffer_sock *x, uint64_t cur, uint64_t to, uint64_t now)
+{
+	if (!x->model.valid ||
+	    fabs((double)to - (double)cur) < BUFFER_HYSTERESIS * (double)cur) {
+		x->shrink_since_ns = 0;
+		return false;
+	}
+	if (to > cur) {
+		x->shrink_since_ns = 0;
+		return !x->pressure;	/* no growth under udp_mem pressure */
+	}
+	if (!x->shrink_since_ns)
+		x->shrink_since_ns = now;
+	return now - x->shrink_since_ns >= BUFFER_SHRINK_HOLD_NS;
+}
+
 /* Apply mode: the change @x should get now, if any. */
-static bool want_change(const struct buffer_set *b, const struct buffer_sock *x,
-			struct buffer_action *a)
+static bool want_change(const struct buffer_set *b, struct buffer_sock *x,
+			uint64_t now, struct buffer_action *a)
 {
 	uint64_t cur = x->rcvbuf, to = x->recommend_bytes;
 
+	if (to == cur)
+		x->shrink_since_ns = 0;
 	if (b->p.mode != BUFFER_APPLY || !to || to == cur)
 		return false;
-	if (b->p.policy == BUFFER_MODEL) {
-		if (!x->model.valid ||
-		    fabs((double)to - (double)cur) < BUFFER_HYSTERESIS * (double)cur)
-			return false;
-		if (to > cur && x->pressure)
-			return false;	/* no growth under udp_mem pressure */
-	}
+	if (b->p.policy == BUFFER_MODEL && !model_due(x, cur, to, now))
+		return false;
 	memset(a, 0, sizeof(*a));
 	a->inode = x->inode;
 	a->port = x->port;
@@ -297,7 +311,7 @@ int buffer_step(struct buffer_set *b, const struct buffer_step_in *in,
 		if (b->p.policy == BUFFER_MODEL && x->model.valid)
 			x->recommend_bytes = x->model.bytes;
 		note_memory(x);
-		if (nact < max && want_change(b, x, &act[nact]))
+		if (nact < max && want_change(b, x, in->now_ns, &act[nact]))
 			nact++;
 	}
 	forget_unseen(b);

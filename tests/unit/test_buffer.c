@@ -333,6 +333,17 @@ static void test_model_apply(void **state)
 	/* growth held under udp_mem pressure */
 	s.rcvbuf = 4608;
 	assert_int_equal(step(&b, 300, &s, 1, &f, 1000, act), 0);
+	/* a smaller size only once wanted for BUFFER_SHRINK_HOLD_NS */
+	s.rcvbuf = 1 << 20;
+	assert_int_equal(step(&b, 400, &s, 1, &f, 0, act), 0);
+	assert_int_equal(step(&b, 1300, &s, 1, &f, 0, act), 0);
+	assert_int_equal(step(&b, 1400, &s, 1, &f, 0, act), 1);
+	assert_int_equal(act[0].to_bytes, 20 * 2304);
+	/* wanting the size it has again resets the hold */
+	s.rcvbuf = 20 * 2304;
+	assert_int_equal(step(&b, 1500, &s, 1, &f, 0, act), 0);
+	s.rcvbuf = 1 << 20;
+	assert_int_equal(step(&b, 1600, &s, 1, &f, 0, act), 0);
 	/* 5 % faster: not sized again; 15 %: sized again */
 	f.published_bps = 12.6e6;
 	x->model.r.queue_pkts = 1;	/* a marker */

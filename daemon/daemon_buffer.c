@@ -463,23 +463,73 @@ bool daemon_buffer_advice(const struct daemon_buffer *b, uint16_t port,
 	return true;
 }
 
-/* The arrival rate of @fl's latest epoch that measured it (0: none). */
-static double last_arrival(struct daemon_buffer *b, const struct flow *fl, double now_bps)
+/* @port's slot in the per-flow arrays (taken when new; -1: all taken). */
+static int flow_slot(struct daemon_buffer *b, uint16_t port)
 {
 	int slot = -1;
 
 	for (int i = 0; i < FLOWS_MAX; i++)
-		if (b->arrival_port[i] == fl->port || (slot < 0 && !b->arrival_port[i]))
+		if (b->arrival_port[i] == port || (slot < 0 && !b->arrival_port[i]))
 			slot = i;
+	if (slot >= 0 && b->arrival_port[slot] != port) {
+		b->arrival_port[slot] = port;
+		b->arrival_bps[slot] = 0;
+		b->window_s[slot] = 0;
+		b->window_ns[slot] = 0;
+	}
+	return slot;
+}
+
+/* The arrival rate of @fl's latest epoch that measured it (0: none). */
+static double last_arrival(struct daemon_buffer *b, int slot, const struct flow *fl,
+			   double now_bps)
+{
 	if (slot < 0)
 		return now_bps;
-	if (b->arrival_port[slot] != fl->port) {
-		b->arrival_port[slot] = fl->port;
-		b->arrival_bps[slot] = 0;
-	}
 	if (fl->inputs.traffic.counts_valid)
 		b->arrival_bps[slot] = now_bps;
 	return b->arrival_bps[slot];
+}
+
+/*
+ * The off-CPU windows the model does not know of, from what overflowed:
+ * an epoch's rcvbuf drop episodes of M datagrams on average, at a queue of
+ * K datagrams and arrivals at lambda, were windows of at least (K + M) /
+ * lambda (the queue filled, then M more came). The longest such window is
+ * kept, decaying with DAEMON_BUFFER_WINDOW_TAU_S, and the socket stage is
+ * given windows at least that long (P = 2 D: a window at most every other
+ * window's length). Other work on the receiver's CPU than CPU-bound tasks
+ * (short-lived tasks, kernel threads, a busy neighbour's bursts) opens
+ * such windows too: on the shared test VM a receiver with no CPU-bound
+ * task beside it overflowed 12-datagram queues at 2300 datagrams a second.
+ */
+static void observed_window(struct daemon_buffer *b, int slot, const struct flow *fl,
+			    const struct rxb_epoch *e, struct buffer_flow *bf)
+{
+	const struct rxb_sock_meas *m = rxb_epoch_sock(e, fl->port);
+	const struct buffer_sock *x = buffer_port_sock(&b->set, fl->port);
+	struct rxb_stage_inputs *sb;
+	double lam = bf->arrival_bps / (8.0 * bf->xfer.payload_bytes), d;
+
+	if (slot < 0 || !e)
+		return;
+	if (b->window_ns[slot] && e->end_ns > b->window_ns[slot])
+		b->window_s[slot] *= exp(-(double)(e->end_ns - b->window_ns[slot]) / 1e9 /
+					 DAEMON_BUFFER_WINDOW_TAU_S);
+	b->window_ns[slot] = e->end_ns;
+	if (m && m->reasons_valid && m->drop_episodes && x && x->truesize_bytes > 0) {
+		d = buffer_overflow_window_s(floor(x->rcvbuf / x->truesize_bytes),
+					     (double)m->drops_rcvbuf, (double)m->drop_episodes, lam);
+		if (d > b->window_s[slot])
+			b->window_s[slot] = d;
+	}
+	if (!bf->have_model || !bf->nstages)
+		return;
+	sb = &bf->stages[bf->nstages - 1];
+	if (b->window_s[slot] > sb->vacation_s) {
+		sb->vacation_s = b->window_s[slot];
+		sb->vacation_period_s = 2.0 * sb->vacation_s;
+	}
 }
 
 void daemon_buffer_after_epoch(struct daemon_buffer *b, struct flows *f,
@@ -494,8 +544,11 @@ void daemon_buffer_after_epoch(struct daemon_buffer *b, struct flows *f,
 		struct rxbneck_buffer adv;
 		int err;
 
+		int slot = flow_slot(b, fl->port);
+
 		daemon_buffer_flow_of(fl, e, b->tick_ns, &bf);
-		bf.arrival_bps = last_arrival(b, fl, bf.arrival_bps);
+		bf.arrival_bps = last_arrival(b, slot, fl, bf.arrival_bps);
+		observed_window(b, slot, fl, e, &bf);
 		err = buffer_model_update(&b->set, &bf, false);
 		if (err && err != -ENODATA)
 			rxb_debug("buffer: port %u: model sizing failed: %s", fl->port,

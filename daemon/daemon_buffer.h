@@ -32,6 +32,9 @@
 #include "rxb/measure.h"
 #include "rxbneck/proto.h"
 
+/* The observed windows decay with this time constant. */
+#define DAEMON_BUFFER_WINDOW_TAU_S	60.0
+
 /* The least change made: a page, the kernel's unit of socket memory. */
 #define DAEMON_BUFFER_MIN_STEP	4096
 
@@ -74,6 +77,13 @@ struct daemon_buffer {
 	 * (the per-packet probes are not attached in every epoch) */
 	uint16_t arrival_port[FLOWS_MAX];
 	double arrival_bps[FLOWS_MAX];
+	/*
+	 * per flow, the same slots: the longest off-CPU window the socket was
+	 * seen to overflow in (its rcvbuf drop episodes), decaying
+	 * (DAEMON_BUFFER_WINDOW_TAU_S); 0: none seen
+	 */
+	double window_s[FLOWS_MAX];
+	uint64_t window_ns[FLOWS_MAX];
 	/* the controller's own cost, for status and the experiment */
 	uint64_t steps, step_ns_total, step_ns_max;
 	uint64_t changes, refusals, failures;

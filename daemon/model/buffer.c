@@ -471,3 +471,12 @@ void buffer_applied(struct buffer_set *b, const struct buffer_action *a,
 	if (now_bytes <= UINT32_MAX)
 		x->rcvbuf = (uint32_t)now_bytes;
 }
+
+double buffer_overflow_window_s(double queue_pkts, double drops, double episodes,
+				double lambda)
+{
+	if (!(queue_pkts >= 0) || !(drops > 0) || !(episodes > 0) || !(lambda > 0) ||
+	    !isfinite(lambda))
+		return 0.0;
+	return (queue_pkts + drops / episodes) / lambda;
+}

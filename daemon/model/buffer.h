@@ -200,6 +200,15 @@ int buffer_model_size(struct bneck_ws *ws, const struct buffer_flow *f,
 		      double loss_target, double time_slack, uint64_t floor_bytes,
 		      uint64_t hi_bytes, struct buffer_model_rec *out);
 
+/*
+ * The shortest off-CPU window that explains @episodes overflow episodes
+ * with @drops datagrams dropped at a queue of @queue_pkts and arrivals at
+ * @lambda per second: (K + drops / episodes) / lambda (the queue filled,
+ * then the rest came). 0 when any input is not positive.
+ */
+double buffer_overflow_window_s(double queue_pkts, double drops, double episodes,
+				double lambda);
+
 /* What an apply did: the size read back after it (0: failed, @err). */
 void buffer_applied(struct buffer_set *b, const struct buffer_action *a,
 		    uint64_t now_bytes, int err, const char *why, uint64_t now_ns);

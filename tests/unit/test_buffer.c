@@ -355,6 +355,18 @@ static void test_model_apply(void **state)
 	buffer_finish(&b);
 }
 
+/* 2 episodes of 30 datagrams each at a queue of 63, 9000 per second:
+ * windows of (63 + 30) / 9000 = 10.33 ms at least. */
+static void test_overflow_window(void **state)
+{
+	(void)state;
+	assert_true(fabs(buffer_overflow_window_s(63, 60, 2, 9000) - 93.0 / 9000) < 1e-15);
+	assert_true(buffer_overflow_window_s(63, 0, 2, 9000) == 0);
+	assert_true(buffer_overflow_window_s(63, 60, 0, 9000) == 0);
+	assert_true(buffer_overflow_window_s(63, 60, 2, 0) == 0);
+	assert_true(buffer_overflow_window_s(63, 60, 2, NAN) == 0);
+}
+
 static void test_params(void **state)
 {
 	struct buffer_set b;
@@ -386,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_sockets),
 		cmocka_unit_test(test_model_size),
 		cmocka_unit_test(test_model_apply),
+		cmocka_unit_test(test_overflow_window),
 		cmocka_unit_test(test_params),
 	};
 

@@ -495,7 +495,10 @@ static double last_arrival(struct daemon_buffer *b, int slot, const struct flow 
  * The off-CPU windows the model does not know of, from what overflowed:
  * an epoch's rcvbuf drop episodes of M datagrams on average, at a queue of
  * K datagrams and arrivals at lambda, were windows of at least (K + M) /
- * lambda (the queue filled, then M more came). The longest such window is
+ * lambda (the queue filled, then M more came). K is the least the socket
+ * had in the epoch: a size set since (the model's own answer to these
+ * drops) would make the window look longer than it was, and the next
+ * size larger again. The longest such window is
  * kept, decaying with DAEMON_BUFFER_WINDOW_TAU_S, and the socket stage is
  * given windows at least that long (P = 2 D: a window at most every other
  * window's length). Other work on the receiver's CPU than CPU-bound tasks
@@ -507,8 +510,9 @@ static void observed_window(struct daemon_buffer *b, int slot, const struct flow
 			    const struct rxb_epoch *e, struct buffer_flow *bf)
 {
 	const struct rxb_sock_meas *m = rxb_epoch_sock(e, fl->port);
-	const struct buffer_sock *x = buffer_port_sock(&b->set, fl->port);
+	struct buffer_sock *x = (struct buffer_sock *)buffer_port_sock(&b->set, fl->port);
 	struct rxb_stage_inputs *sb;
+	uint32_t least = x ? buffer_take_min(x) : 0;
 	double lam = bf->arrival_bps / (8.0 * bf->xfer.payload_bytes), d;
 
 	if (slot < 0 || !e)
@@ -518,7 +522,7 @@ static void observed_window(struct daemon_buffer *b, int slot, const struct flow
 					 DAEMON_BUFFER_WINDOW_TAU_S);
 	b->window_ns[slot] = e->end_ns;
 	if (m && m->reasons_valid && m->drop_episodes && x && x->truesize_bytes > 0) {
-		d = buffer_overflow_window_s(floor(x->rcvbuf / x->truesize_bytes),
+		d = buffer_overflow_window_s(floor(least / x->truesize_bytes),
 					     (double)m->drops_rcvbuf, (double)m->drop_episodes, lam);
 		if (d > b->window_s[slot])
 			b->window_s[slot] = d;

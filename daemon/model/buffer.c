@@ -154,9 +154,19 @@ static struct buffer_sock *add_sock(struct buffer_set *b, const struct sockdiag_
 	return x;
 }
 
+uint32_t buffer_take_min(struct buffer_sock *x)
+{
+	uint32_t m = x->rcvbuf_min ? x->rcvbuf_min : x->rcvbuf;
+
+	x->rcvbuf_min = x->rcvbuf;
+	return m;
+}
+
 /* The memory figures of a step, for status. */
 static void note_memory(struct buffer_sock *x)
 {
+	if (!x->rcvbuf_min || x->rcvbuf < x->rcvbuf_min)
+		x->rcvbuf_min = x->rcvbuf;
 	x->steps++;
 	x->rcvbuf_sum += x->rcvbuf;
 	x->rmem_sum += x->rmem_alloc;

@@ -127,6 +127,7 @@ struct buffer_sock {
 	uint64_t first_ns, last_ns;	/* CLOCK_MONOTONIC of the samples */
 	uint32_t rmem_alloc;	/* bytes held, latest */
 	uint32_t rcvbuf;	/* sk_rcvbuf, latest */
+	uint32_t rcvbuf_min;	/* the least since buffer_take_min() (0: none) */
 	double truesize_bytes;	/* charged per packet, as the step took it */
 	uint32_t drops;		/* sk_drops, latest */
 	uint64_t drops_total;	/* since first seen (wraps unwound) */
@@ -214,6 +215,13 @@ void buffer_applied(struct buffer_set *b, const struct buffer_action *a,
 		    uint64_t now_bytes, int err, const char *why, uint64_t now_ns);
 
 struct buffer_sock *buffer_find(struct buffer_set *b, uint64_t inode);
+
+/*
+ * The least sk_rcvbuf @x had since the last call (its size then, if no step
+ * came between), and start again: the size its overflows of that time
+ * happened at, not the size a change made since.
+ */
+uint32_t buffer_take_min(struct buffer_sock *x);
 
 /* The port's socket whose advice goes to its senders (largest
  * recommendation), NULL if none. */

@@ -111,9 +111,14 @@ static void test_rrda_apply(void **state)
 	assert_int_equal(act[0].to_bytes, 131072 + 242100);
 	assert_non_null(strstr(act[0].reason, "rrda grow: f=+1 v_b=+21520"));
 	assert_int_equal(x->drops_total, 20);
+	/* the least size since the last look: 131072 throughout */
+	assert_int_equal(buffer_take_min((struct buffer_sock *)x), 131072);
 
 	/* Applied: the next sample has the new size; the table says so. */
 	buffer_applied(&b, &act[0], 131072 + 242100, 0, NULL, 400 * MS);
+	/* the least size since: still 131072 (the overflows' size), then the new */
+	assert_int_equal(buffer_take_min((struct buffer_sock *)x), 131072);
+	assert_int_equal(buffer_take_min((struct buffer_sock *)x), 131072 + 242100);
 	assert_int_equal(x->changes, 1);
 	assert_int_equal(x->last_to_bytes, 373172);
 

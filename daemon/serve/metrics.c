@@ -266,6 +266,65 @@ static void flow_streams_metrics(struct promtext *w, const struct daemon *d)
 	}
 }
 
+/* ------------------------------------------- flows: the buffer advice -- */
+
+/*
+ * What the policy decides now: RRDA's f of eq. (2); the model's size
+ * against the socket's, beyond the hysteresis it applies with.
+ */
+static int buffer_decision(const struct buffer_set *b, const struct buffer_sock *x)
+{
+	double cur = x->rcvbuf, to = (double)x->recommend_bytes;
+
+	if (b->p.policy == BUFFER_RRDA)
+		return x->have_decision ? x->last.f : 0;
+	if (!x->model.valid || fabs(to - cur) <= BUFFER_HYSTERESIS * cur)
+		return 0;
+	return to > cur ? 1 : -1;
+}
+
+/* Which value of a watched socket a buffer gauge shows. */
+enum buffer_field { BUF_NOW, BUF_HELD, BUF_TARGET, BUF_DECISION };
+
+static void buffer_gauge(struct promtext *w, const struct buffer_set *b, const char *name,
+			 const char *help, enum buffer_field f)
+{
+	char port[8], sock[24];
+	struct promtext_label l[2] = { { "port", port }, { "socket", sock } };
+
+	promtext_family(w, name, PROMTEXT_GAUGE, help);
+	for (int i = 0; i < b->n; i++) {
+		const struct buffer_sock *x = &b->v[i];
+		double v = f == BUF_NOW ? x->rcvbuf : f == BUF_HELD ? x->rmem_alloc :
+			   f == BUF_TARGET ? (double)x->recommend_bytes : buffer_decision(b, x);
+
+		if (!x->seen)
+			continue;
+		snprintf(port, sizeof(port), "%u", x->port);
+		snprintf(sock, sizeof(sock), "%llu", (unsigned long long)x->inode);
+		promtext_sample(w, NULL, l, 2, v);
+	}
+}
+
+/* Per watched socket while [buffer] is on (docs/buffer.md). */
+static void buffer_metrics(struct promtext *w, const struct daemon *d)
+{
+	const struct buffer_set *b = &d->buf.set;
+
+	if (b->p.mode == BUFFER_OFF)
+		return;
+	buffer_gauge(w, b, P("buffer_bytes"), "The socket's receive buffer now (sk_rcvbuf).",
+		     BUF_NOW);
+	buffer_gauge(w, b, P("buffer_held_bytes"), "Memory the socket's queued datagrams hold.",
+		     BUF_HELD);
+	buffer_gauge(w, b, P("buffer_target_bytes"), "The size the [buffer] policy wants for "
+		     "the socket (BUFFER's advice).", BUF_TARGET);
+	buffer_gauge(w, b, P("buffer_decision"), "The policy's decision now: 1 grow, -1 "
+		     "shrink, 0 hold.", BUF_DECISION);
+	counter(w, P("buffer_changes_total"), "Buffer sizes the daemon set (apply mode).",
+		d->buf.changes);
+}
+
 static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
 {
 	flow_gauge(w, d, P("flow_senders"), "Senders connected for the flow.", get_senders);
@@ -283,10 +342,10 @@ static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
 		   "the flow (the sender's, else [model] line_rate_bps).", get_line_rate);
 	flow_labels_metrics(w, d);
 	flow_streams_metrics(w, d);
+	buffer_metrics(w, d);
 	/*
-	 * Buffer advice (BUFFER frames) and the errors of the predictions
-	 * against senders' reported outcomes belong here, per flow, once the
-	 * daemon computes them.
+	 * The errors of the predictions against senders' reported outcomes
+	 * belong here, per flow, once the daemon computes them.
 	 */
 }
 

@@ -31,7 +31,7 @@ set_=$(echo "$caps" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
 su -s /bin/sh nobody -c "test -x '$RXBD'" || skip "$RXBD is not reachable for user nobody"
 
 NA=rxbt-buf-a$$ NB=rxbt-buf-b$$
-P1=$((20000 + $$ % 20000)) P2=$((20001 + $$ % 20000))
+P1=$((20000 + $$ % 20000)) P2=$((20001 + $$ % 20000)) MPORT=$((40002 + $$ % 20000))
 on_exit "netpair_down $NA $NB"
 netpair_up "$NA" "$NB" bua$$ bub$$ 10.251.$(($$ % 250)) || die "namespaces"
 NET=10.251.$(($$ % 250))
@@ -55,6 +55,9 @@ payload_bytes = 8192
 [control]
 listen_address = 127.0.0.1
 port = $CPORT
+[metrics]
+enabled = yes
+listen = 127.0.0.1:$MPORT
 [buffer]
 mode = apply
 policy = rrda
@@ -122,7 +125,15 @@ wait "$S1" "$S2"
 T_END=$(python3 -c "import time; print(time.monotonic())")
 echo "$T_LOAD $T_END" > "$T/load.txt"
 sleep 5
+# /metrics before and after buffers --json: a size that moved between lies within
+scrape() {
+	ip netns exec "$NB" python3 -c 'import sys, urllib.request as u
+sys.stdout.write(u.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
+		"$MPORT" > "$1"
+}
+scrape "$T/metrics0.txt" || die "GET /metrics"
 ctl buffers --json > "$T/buffers.json" || die "rxbneckctl buffers --json"
+scrape "$T/metrics1.txt" || die "GET /metrics"
 ctl buffers -v > "$T/buffers.txt" || die "rxbneckctl buffers"
 ctl status --json > "$T/status.json" || die "status"
 check_status_text "after the load"
@@ -183,6 +194,27 @@ ts = a["truesize_bytes"]
 want = int(a["rcvbuf_bytes"] // ts)
 print("P1: model K %s, rcvbuf %d / truesize %.0f = %d" % (k, a["rcvbuf_bytes"], ts, want))
 assert k is not None and abs(k - want) <= max(1, 0.02 * want), (k, want)
+# the buffer metrics: the same sockets and sizes as rxbneckctl buffers
+def scrape(path):
+    m = {}
+    for l in open(path):
+        g = re.match(r'(rxbneck_buffer_\w+)(?:\{port="(\d+)",socket="(\d+)"\})? (\S+)$', l)
+        if g:
+            m[(g.group(1), g.group(2) and int(g.group(2)), g.group(3) and int(g.group(3)))] = float(g.group(4))
+    return m
+m0, m1 = scrape(T + "/metrics0.txt"), scrape(T + "/metrics1.txt")
+for s in (a, n):
+    for name, key in (("rxbneck_buffer_bytes", "rcvbuf_bytes"),
+                      ("rxbneck_buffer_target_bytes", "recommend_bytes")):
+        k0, k1 = m0[(name, s["port"], s["inode"])], m1[(name, s["port"], s["inode"])]
+        assert min(k0, k1) <= s[key] <= max(k0, k1), (name, s["port"], k0, s[key], k1)
+    assert m1[("rxbneck_buffer_decision", s["port"], s["inode"])] in (-1, 0, 1)
+assert m0[("rxbneck_buffer_changes_total", None, None)] <= b["changes"] <= \
+    m1[("rxbneck_buffer_changes_total", None, None)], b["changes"]
+print("metrics: P1 rcvbuf %d, target %d, %d changes" %
+      (m1[("rxbneck_buffer_bytes", a["port"], a["inode"])],
+       m1[("rxbneck_buffer_target_bytes", a["port"], a["inode"])],
+       m1[("rxbneck_buffer_changes_total", None, None)]))
 PY
 grep -E "buffer: port $P1 socket [0-9]+ \(pid [0-9]+ .*\): rcvbuf [0-9]+ -> [0-9]+ B \(rrda grow: f=\+1 v_b=" \
 	"$T/daemon.log" >/dev/null || die "no logged growth with RRDA's values"

@@ -46,8 +46,8 @@ demo: all
 	bash tests/e2e/demo.sh -b $(O) $(DEMO_ARGS)
 
 # The receive-buffer experiment (docs/buffer.md §5): a static 1 MiB buffer,
-# RRDA and the model-sized buffer against 1..35 fixed-rate senders with 0
-# and 2 CPU hogs on the receiver's CPU. Root; about 40 minutes.
+# RRDA and the model-sized buffer against 1 to 35 fixed-rate senders with
+# 0 and 2 CPU hogs on the receiver's CPU. Root; about 15 minutes.
 #   make e2e-buffer                          the whole experiment
 #   make e2e-buffer E2E_ARGS="-n 1 -N '5 35'"  options of tests/e2e/buffer.sh
 BINS += $(O)/rxbneck-bufload

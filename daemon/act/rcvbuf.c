@@ -288,11 +288,13 @@ int rcvbuf_lookup(struct rcvbuf_cache *c, uint64_t inode, const int32_t *hints,
 		c->allowed = rcvbuf_allowed(a, &c->owner);
 		return 0;
 	}
-	if (c->inode == inode && c->err && now_ns - c->looked_ns < RCVBUF_RETRY_NS)
+	if (c->inode == inode && c->err && now_ns - c->looked_ns < RCVBUF_RETRY_NS &&
+	    (c->hinted || nhints <= 0))
 		return c->err;
 	memset(c, 0, sizeof(*c));
 	c->inode = inode;
 	c->looked_ns = now_ns;
+	c->hinted = nhints > 0;
 	c->err = rcvbuf_find_owner(inode, hints, nhints, &c->owner);
 	c->found = !c->err;
 	c->allowed = c->found && rcvbuf_allowed(a, &c->owner);

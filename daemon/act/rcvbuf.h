@@ -88,6 +88,7 @@ struct rcvbuf_cache {
 	int err;		/* of the lookup, 0 = found */
 	uint64_t looked_ns;	/* when (a failed lookup is not repeated sooner
 				 * than RCVBUF_RETRY_NS: it walks /proc) */
+	bool hinted;		/* it had receiver threads to try first */
 	bool allowed;
 	struct rcvbuf_owner owner;
 };
@@ -96,7 +97,10 @@ struct rcvbuf_cache {
 
 /*
  * Look up (or reuse) @c's owner for @inode and judge it; @now_ns on any
- * monotonic clock. 0 or -errno (a recent failure's, without looking again).
+ * monotonic clock. 0 or -errno (a recent failure's, without looking again,
+ * unless it had no receiver threads to try and now there are: a receiver
+ * is known to the probes only once it has read, often just after its
+ * socket first overflowed).
  */
 int rcvbuf_lookup(struct rcvbuf_cache *c, uint64_t inode, const int32_t *hints,
 		  int nhints, const struct rcvbuf_allow *a, uint64_t now_ns);

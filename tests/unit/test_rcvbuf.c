@@ -143,10 +143,19 @@ static void test_own_socket(void **state)
 	fd = udp_socket(&ino);
 	c.inode = ino;
 	c.err = -ENOENT;
+	c.hinted = true;
 	c.looked_ns = 10;
 	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 10 + RCVBUF_RETRY_NS - 1), -ENOENT);
 	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 10 + RCVBUF_RETRY_NS), 0);
 	assert_true(c.found);
+	/* a failure without receiver threads to try is repeated once there are */
+	memset(&c, 0, sizeof(c));
+	c.inode = ino;
+	c.err = -ENOENT;
+	c.looked_ns = 10;
+	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 0, &a, 11), -ENOENT);
+	assert_int_equal(rcvbuf_lookup(&c, ino, &me, 1, &a, 12), 0);
+	assert_true(c.found && c.hinted);
 	close(fd);
 }
 

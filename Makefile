@@ -12,6 +12,7 @@
 #   make fuzz         libFuzzer targets for FUZZ_SECONDS each
 #   make e2e          the end-to-end experiment (docs/e2e.md; root, long)
 #   make e2e-pause    its RBUDP+ vs RBUDP part with a busy-polling receiver
+#   make e2e-buffer   receive-buffer adaptation against a static buffer (docs/buffer.md)
 #   make install      install under $(DESTDIR)$(PREFIX)
 
 SAN      ?= 0

@@ -398,6 +398,9 @@ if "rate" in methods:
     offs = [mbps(d) for o, d in wins if not o]
     ons = [mbps(d) for o, d in wins if o]
     off_mbps = statistics.median(offs)
+    if not ons:
+        sys.exit("overhead: SECS=%d leaves no attached window; at least %d s with %d-s windows"
+                 % (secs, 3 * period + 4, period))
     print("max throughput: detached %d windows, median %.1f Mbit/s; attached %d, median %.1f Mbit/s"
           % (len(offs), off_mbps, len(ons), statistics.median(ons)))
     record["rate"] = {"windows": window_rows(wins), "ratios": [a / b for a, b in pr]}

@@ -68,6 +68,49 @@ def throughput(path, r, target, out):
     out("")
 
 
+def stages(path, r, target, out):
+    """CPU time per packet of each stage in method 1's windows (maximum
+    throughput): detached, attached, and what the probes add (each attached
+    window against its two detached neighbours; median with its interval).
+    Throughput is set by the busiest stage, so the ratio's target allows the
+    probes (1/target - 1) of its detached cost."""
+    wins = (r.get("rate") or {}).get("windows") or []
+    if len(wins) < 3:
+        return
+    arr = lambda w: max(w["pkts"] + w["drops"], 1)
+    cols = [("sender's CPU %s: sender + NET_RX softirq, per packet arrived" % r.get("tx_cpu"),
+             lambda w: w["tx"] / arr(w)),
+            ("receiver's CPU %s: receiver threads, per packet read" % r.get("rx_cpu"),
+             lambda w: w["rx"] / max(w["pkts"], 1))]
+    off = [w for w in wins if not w["on"]]
+    on = [w for w in wins if w["on"]]
+    trip = [(wins[i - 1], wins[i], wins[i + 1]) for i in range(1, len(wins) - 1)
+            if wins[i]["on"] and not wins[i - 1]["on"] and not wins[i + 1]["on"]]
+    if not on or not trip:
+        return
+    out("CPU time per packet at maximum throughput (`%s`, method 1's windows: %d detached, %d "
+        "attached at a median %.0f and %.0f packets/s; schedstat, ksoftirqd included; added: "
+        "each attached window minus the mean of its detached neighbours, median with its 95 %% "
+        "interval):" % (os.path.basename(path), len(off), len(on),
+                        statistics.median(w["pkts"] / w["t"] for w in off),
+                        statistics.median(w["pkts"] / w["t"] for w in on)))
+    out("")
+    out("| stage | CPU busy, detached | detached ns | attached ns | added ns [95 %%] | "
+        "allowed for >= %.2f |" % target)
+    out("|---|---|---|---|---|---|")
+    for name, f in cols:
+        busy = statistics.median(f(w) * (arr(w) if "arrived" in name else w["pkts"]) / w["t"] / 1e9
+                                 for w in off)
+        d_off = statistics.median(f(w) for w in off)
+        add = [f(b) - (f(a) + f(c)) / 2 for a, b, c in trip]
+        m = ost.median_ci(add)
+        ci = " [%.0f-%.0f]" % (m[0], m[1]) if m else ""
+        out("| %s | %.0f %% | %.0f | %.0f | %.0f%s | %.0f |" % (
+            name, 100 * busy, d_off, statistics.median(f(w) for w in on),
+            statistics.median(add), ci, (1 / target - 1) * d_off))
+    out("")
+
+
 def cost(path, r, cost_target, out):
     c = r.get("cost")
     if not c:
@@ -112,6 +155,7 @@ def main():
         if r.get("foreign_daemons"):
             print("WARNING: %s: another rxbneckd ran during the run" % path)
         throughput(path, r, a.target, print)
+        stages(path, r, a.target, print)
         cost(path, r, a.cost_target, print)
 
 

@@ -8,6 +8,7 @@
  * not take is queued, in a fixed buffer. No allocation after _new().
  */
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -63,9 +64,11 @@ struct rxbneck_client {
 	size_t out_off, out_len;
 
 	pthread_mutex_t lock;		/* guards the latest values below */
-	bool have_rate, have_pause;
+	bool have_rate, have_pause, have_buffer, have_streams;
 	struct rxbneck_rate rate;
 	struct rxbneck_pause_window pause;
+	struct rxbneck_buffer buffer;
+	struct rxbneck_streams streams;
 };
 
 /* ------------------------------------------------------------ misc -- */
@@ -322,10 +325,18 @@ static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
 			cb->on_pause(c->cfg.user, &w);
 		break;
 	case RXBNECK_T_BUFFER:
+		pthread_mutex_lock(&c->lock);
+		c->buffer = m->u.buffer;
+		c->have_buffer = true;
+		pthread_mutex_unlock(&c->lock);
 		if (cb->on_buffer)
 			cb->on_buffer(c->cfg.user, &m->u.buffer);
 		break;
 	case RXBNECK_T_STREAMS:
+		pthread_mutex_lock(&c->lock);
+		c->streams = m->u.streams;
+		c->have_streams = true;
+		pthread_mutex_unlock(&c->lock);
 		if (cb->on_streams)
 			cb->on_streams(c->cfg.user, &m->u.streams);
 		break;
@@ -782,6 +793,21 @@ int rxbneck_client_latest_rate(struct rxbneck_client *c, struct rxbneck_rate *ou
 	return rc;
 }
 
+int rxbneck_client_latest_streams(struct rxbneck_client *c, struct rxbneck_streams *out)
+{
+	int rc = RXBNECK_ENODATA;
+
+	if (!c || !out)
+		return RXBNECK_EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (c->have_streams) {
+		*out = c->streams;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
 int rxbneck_client_latest_pause(struct rxbneck_client *c,
 				struct rxbneck_pause_window *out)
 {
@@ -796,6 +822,43 @@ int rxbneck_client_latest_pause(struct rxbneck_client *c,
 	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;
+}
+
+int rxbneck_client_latest_buffer(struct rxbneck_client *c, struct rxbneck_buffer *out)
+{
+	int rc = RXBNECK_ENODATA;
+
+	if (!c || !out)
+		return RXBNECK_EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (c->have_buffer) {
+		*out = c->buffer;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rxbneck_buffer_apply(int fd, const struct rxbneck_buffer *b, uint64_t *now_bytes)
+{
+	/* SO_RCVBUFFORCE: asm-generic/socket.h, every Linux architecture */
+	const int force_opt = 33;
+	uint64_t half;
+	int val, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (fd < 0 || !b || !b->rcvbuf_bytes || b->rcvbuf_bytes > RXBNECK_RCVBUF_MAX)
+		return RXBNECK_EINVAL;
+	half = (b->rcvbuf_bytes + 1) / 2;
+	val = half > INT_MAX / 2 ? INT_MAX / 2 : (int)half;
+	if (setsockopt(fd, SOL_SOCKET, force_opt, &val, sizeof(val)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)))
+		return RXBNECK_ESYS;
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len))
+		return RXBNECK_ESYS;
+	if (now_bytes)
+		*now_bytes = got > 0 ? (uint64_t)got : 0;
+	return 0;
 }
 
 int rxbneck_client_pause_state(struct rxbneck_client *c, uint64_t now_ns,
@@ -876,6 +939,8 @@ int rxbneck_client_streams_sample(struct rxbneck_client *c,
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_STREAMS_SAMPLE;
 	m.u.sample = *s;
+	if (!m.u.sample.port)
+		m.u.sample.port = c->cfg.hello.flow_port;
 	return send_optional(c, &m, RXBNECK_ACCEPT_STREAMS_SAMPLE);
 }
 

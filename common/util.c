@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -81,4 +82,31 @@ size_t rxb_lower_bound_u32(const void *base, size_t n, size_t size, size_t key_o
 			hi = mid;
 	}
 	return lo;
+}
+
+int rxb_replace_file(int dirfd, const char *name, const char *tmp, const void *data,
+		     size_t len, unsigned int mode)
+{
+	int fd, err;
+
+	/* Made afresh (O_EXCL after removing any left over), so nothing else -
+	 * a FIFO, a link - can be in the temporary's place. */
+	if (unlinkat(dirfd, tmp, 0) && errno != ENOENT)
+		return -errno;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY, mode);
+	if (fd < 0)
+		return -errno;
+	err = rxb_write_all(fd, data, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && renameat(dirfd, tmp, dirfd, name))
+		err = -errno;
+	if (!err && fsync(dirfd))
+		err = -errno;
+	if (err)
+		unlinkat(dirfd, tmp, 0);
+	return err;
 }

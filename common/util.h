@@ -78,4 +78,14 @@ int rxb_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t size);
  */
 int rxb_write_all(int fd, const void *buf, size_t len);
 
+/*
+ * Replace the file @name in the directory @dirfd by @len bytes of @data,
+ * atomically: written whole to @tmp (mode @mode; made afresh, whatever was
+ * in its place - a FIFO, a link - removed first), fsync'd, renamed over
+ * @name, the directory fsync'd. A crash at any point leaves the old file
+ * or the new one. 0 or -errno (@tmp removed).
+ */
+int rxb_replace_file(int dirfd, const char *name, const char *tmp, const void *data,
+		     size_t len, unsigned int mode);
+
 #endif

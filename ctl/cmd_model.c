@@ -22,6 +22,7 @@
 #include "common/util.h"
 #include "ctl/ctl.h"
 #include "ctl/model.h"
+#include "ctl/plot.h"
 #include "rxb/measure.h"
 #include "solver/bneck.h"
 #include "solver/tagged.h"
@@ -353,9 +354,7 @@ static bool output_opt(int id)
 /* --plot FILE: .png or .svg, the format matplotlib writes. */
 static int parse_plot(struct model_args *a, const char *s)
 {
-	const char *dot = strrchr(s, '.');
-
-	if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg")))
+	if (!plot_path_ok(s))
 		return usage_error("--plot: '%s' does not end in .png or .svg", s);
 	a->plot_path = s;
 	return 0;

@@ -26,7 +26,9 @@ struct ctl_cmd {
 int cmd_model(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_senders(int argc, char **argv);
+int cmd_buffers(int argc, char **argv);
 int cmd_reload(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_streams(int argc, char **argv);
 
 #endif

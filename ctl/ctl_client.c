@@ -30,10 +30,7 @@ const char *ctl_client_socket_path(const char *opt)
 	return CTL_DEFAULT_SOCKET;
 }
 
-static int fail(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(const char *cmd, const char *fmt, ...)
+int ctl_client_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,16 +48,16 @@ static int connect_to(const char *cmd, const char *path, int *out)
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return fail(cmd, "socket path too long: %s", path);
+		return ctl_client_fail(cmd, "socket path too long: %s", path);
 	rxb_strlcpy(sa.sun_path, path, sizeof(sa.sun_path));
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return fail(cmd, "socket: %s", strerror(errno));
+		return ctl_client_fail(cmd, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		int err = errno;
 
 		close(fd);
-		return fail(cmd, "cannot connect to %s: %s%s", path, strerror(err),
+		return ctl_client_fail(cmd, "cannot connect to %s: %s%s", path, strerror(err),
 			    err == ENOENT || err == ECONNREFUSED ?
 			    " (is rxbneckd running? -s selects another socket)" :
 			    err == EACCES ? " (not in the socket's group?)" : "");
@@ -161,7 +158,7 @@ int ctl_client_ask(const char *cmd, const char *path, const char *verb, unsigned
 		   struct ctl_client_answer *out)
 {
 	uint64_t deadline = rxb_mono_ns() + (uint64_t)timeout_s * RXB_NSEC_PER_SEC;
-	char line[64], why[ANSWER_WHY_LEN];
+	char line[192], why[ANSWER_WHY_LEN];
 	int fd = -1, err, rc;
 
 	memset(out, 0, sizeof(*out));
@@ -175,14 +172,14 @@ int ctl_client_ask(const char *cmd, const char *path, const char *verb, unsigned
 		err = read_answer(fd, deadline, &out->raw, &out->len);
 	close(fd);
 	if (err == -ETIMEDOUT)
-		return fail(cmd, "no answer from %s within %u s", path, timeout_s);
+		return ctl_client_fail(cmd, "no answer from %s within %u s", path, timeout_s);
 	if (err == -EFBIG)
-		return fail(cmd, "answer from %s over %d bytes", path, CTL_MAX_ANSWER);
+		return ctl_client_fail(cmd, "answer from %s over %d bytes", path, CTL_MAX_ANSWER);
 	if (err)
-		return fail(cmd, "talking to %s: %s", path, strerror(-err));
+		return ctl_client_fail(cmd, "talking to %s: %s", path, strerror(-err));
 	if (answer_parse(out->raw, out->len, &out->a, why)) {
 		ctl_client_answer_release(out);
-		return fail(cmd, "the answer from %s is not valid: %s", path, why);
+		return ctl_client_fail(cmd, "the answer from %s is not valid: %s", path, why);
 	}
 	return CTL_EXIT_OK;
 }
@@ -201,7 +198,7 @@ static int print_body(const char *cmd, const struct ctl_client_answer *a)
 	size_t off = nl ? (size_t)(nl + 1 - a->raw) : a->len;
 
 	if (fwrite(a->raw + off, 1, a->len - off, stdout) != a->len - off || fflush(stdout))
-		return fail(cmd, "writing the answer: %s", strerror(errno));
+		return ctl_client_fail(cmd, "writing the answer: %s", strerror(errno));
 	return CTL_EXIT_OK;
 }
 
@@ -218,14 +215,11 @@ int ctl_client_show(const char *cmd, const struct ctl_client_answer *a, bool jso
 		return print_body(cmd, a);
 	view(stdout, a->a.doc, flags);
 	if (fflush(stdout) || ferror(stdout))
-		return fail(cmd, "writing the answer: %s", strerror(errno));
+		return ctl_client_fail(cmd, "writing the answer: %s", strerror(errno));
 	return CTL_EXIT_OK;
 }
 
-static int usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int usage_error(const char *cmd, const char *fmt, ...)
+int ctl_client_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -260,7 +254,7 @@ int ctl_client_daemon_cmd(int argc, char **argv, const struct ctl_client_cmd *dc
 		switch (c) {
 		case 's':
 			if (!optarg[0])
-				return usage_error(verb, "--socket: empty path");
+				return ctl_client_usage(verb, "--socket: empty path");
 			sock = optarg;
 			break;
 		case 'j':
@@ -268,12 +262,12 @@ int ctl_client_daemon_cmd(int argc, char **argv, const struct ctl_client_cmd *dc
 			break;
 		case 'v':
 			if (!dc->verbose)
-				return usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+				return ctl_client_usage(verb, "unknown option '%s'", argv[optind - 1]);
 			flags |= VIEW_VERBOSE;
 			break;
 		case 't':
 			if (rxb_parse_u64(optarg, 1, 3600, &timeout))
-				return usage_error(verb, "--timeout: '%s' is not a whole number "
+				return ctl_client_usage(verb, "--timeout: '%s' is not a whole number "
 						   "of seconds in 1..3600", optarg);
 			break;
 		case 'h':
@@ -284,13 +278,13 @@ int ctl_client_daemon_cmd(int argc, char **argv, const struct ctl_client_cmd *dc
 			}
 			return CTL_EXIT_OK;
 		case ':':
-			return usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
+			return ctl_client_usage(verb, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+			return ctl_client_usage(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return usage_error(verb, "unexpected argument '%s'", argv[optind]);
+		return ctl_client_usage(verb, "unexpected argument '%s'", argv[optind]);
 	rc = ctl_client_ask(verb, ctl_client_socket_path(sock), verb, (unsigned)timeout, &a);
 	if (rc)
 		return rc;

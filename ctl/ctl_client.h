@@ -20,6 +20,11 @@
 #define CTL_DEFAULT_TIMEOUT_S	10
 #define CTL_MAX_ANSWER		ANSWER_MAX_BYTES	/* bytes accepted */
 
+/* "rxbneckctl @cmd: <message>" on stderr; CTL_EXIT_FAIL. */
+int ctl_client_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with "(try 'rxbneckctl @cmd --help')"; CTL_EXIT_USAGE. */
+int ctl_client_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The socket to use: @opt (-s), else $RXBNECKCTL_SOCKET, else the default. */
 const char *ctl_client_socket_path(const char *opt);
 

@@ -18,16 +18,20 @@ BINS += $(O)/rxbneckctl
 $(O)/rxbneckctl: $(CTL_SRCS:%.c=$(O)/%.o) $(LIBS) $(LIBS_TAIL)
 	$(call link_prog,)
 
-# `rxbneckctl model --plot` runs rxbneck-plot-model (ctl/model_plot.c says
-# where it looks): next to the binary in the build tree, under share/ once
-# installed.
-BINS += $(O)/rxbneck-plot-model
-$(O)/rxbneck-plot-model: ctl/rxbneck-plot-model
+# `rxbneckctl model --plot` and `streams --plot` run rxbneck-plot-model and
+# rxbneck-plot-streams (ctl/plot.h says where it looks): next to the binary
+# in the build tree, under share/ once installed.
+BINS += $(O)/rxbneck-plot-model $(O)/rxbneck-plot-streams
+$(O)/rxbneck-plot-%: ctl/rxbneck-plot-%
 	@mkdir -p $(dir $@)
 	$(Q)install -m 0755 $< $@
-$(O)/ctl/model_plot.o: CPPFLAGS += -DRXB_DATADIR='"$(PREFIX)/share/rxbneck"'
+$(O)/ctl/plot.o: CPPFLAGS += -DRXB_DATADIR='"$(PREFIX)/share/rxbneck"'
 
 install:: $(O)/rxbneckctl
 	install -D -m 0755 $(O)/rxbneckctl $(DESTDIR)$(PREFIX)/bin/rxbneckctl
 	install -D -m 0755 ctl/rxbneck-plot-model $(DESTDIR)$(PREFIX)/share/rxbneck/rxbneck-plot-model
+	install -D -m 0755 ctl/rxbneck-plot-streams $(DESTDIR)$(PREFIX)/share/rxbneck/rxbneck-plot-streams
 endif
+
+# rxbneckctl's own files are in no archive: a unit test of one links it.
+$(O)/tests/unit/test_streams_csv: $(O)/ctl/streams_csv.o

@@ -17,12 +17,16 @@ static const struct ctl_cmd cmds[] = {
 	  "the daemon's health, measurements, per-flow model inputs and rates" },
 	{ "senders", cmd_senders,
 	  "the senders connected to the daemon" },
+	{ "buffers", cmd_buffers,
+	  "receive-buffer adaptation: each watched socket's buffer, the size wanted, why" },
 	{ "reload", cmd_reload,
 	  "make the daemon re-read its configuration file" },
 	{ "version", cmd_version,
 	  "this program's version, the daemon's and its control protocol's" },
 	{ "model", cmd_model,
 	  "offline what-if: bottleneck rate, loss and transfer time for a given workload (no daemon)" },
+	{ "streams", cmd_streams,
+	  "how many parallel TCP streams to use: per peer, or from a samples file (no daemon)" },
 };
 
 static void usage(FILE *f)

@@ -52,8 +52,13 @@ static const char *const batch_names[] = { "partial", "strict", NULL };
 static const char *const rounds_names[] = { "burst", "seed", NULL };
 static const char *const episode_names[] = { "off", "measured", NULL };
 
+/* In the order of enum buffer_mode and enum buffer_policy (daemon/model/buffer.h). */
+static const char *const buffer_mode_names[] = { "off", "advise", "apply", NULL };
+static const char *const buffer_policy_names[] = { "rrda", "model", NULL };
+
 static const char *const sections[] = {
-	"daemon", "measure", "model", "control", "pause", "metrics", NULL,
+	"daemon", "measure", "model", "control", "pause", "metrics", "streams", "buffer",
+	NULL,
 };
 
 /*
@@ -184,6 +189,67 @@ static const struct config_key keys[] = {
 		 1, 1024, "4", RESTART, "Most metrics connections from one address."),
 	ROW_UINT("metrics", "timeout_s", metrics.timeout_s, 1, 300, "10", RESTART,
 		 "Close a metrics connection this long after it was accepted."),
+	/* [streams] */
+	ROW_T("streams", "enabled", CONFIG_BOOL, streams.enabled, "yes", LIVE,
+	      "Sample parallel TCP transfers and advise senders how many streams to use."),
+	ROW_T("streams", "ports", CONFIG_PORT_LIST, streams.ports, "", LIVE,
+	      "Local ports whose transfers are sampled; empty: every listening TCP port."),
+	ROW_UINT("streams", "max_peers", streams.max_peers, 1, 1024, "256", LIVE,
+		 "Peers (address and local port) whose samples are kept."),
+	ROW_UINT("streams", "max_points", streams.max_points, 2, 64, "32", LIVE,
+		 "Stream counts kept per peer."),
+	ROW_UINT("streams", "max_conns", streams.max_conns, 1, 65536, "16384", LIVE,
+		 "TCP connections looked at per epoch."),
+	ROW_UINT("streams", "max_n", streams.max_n, 2, 1024, "64", LIVE,
+		 "Most streams considered: the predicted curve's range."),
+	ROW_DBL("streams", "tolerance", streams.tolerance, 0, 0.5, "0.02", LIVE,
+		"Advise the fewest streams predicted within this fraction of the best."),
+	ROW_DBL("streams", "rise", streams.rise, 0, 1, "0.05", LIVE,
+		"The exponential sampling stops when doubling gains less than this."),
+	ROW_SI("streams", "min_stream_bps", streams.min_stream_bps, 0, 1e12, "100k", LIVE,
+	       "A connection is a stream of a transfer when it received at least this."),
+	ROW_DBL("streams", "min_share", streams.min_share, 0, 1, "0.05", LIVE,
+		"... and at least this share of the transfer's busiest connection."),
+	ROW_UINT("streams", "settle", streams.settle, 1, 60, "1", LIVE,
+		 "Epochs with the same streams before a transfer's epoch is a sample."),
+	ROW_UINT("streams", "sample_memory_s", streams.sample_memory_s, 1, 86400, "600", LIVE,
+		 "Sampled time a stream count remembers; older samples fade."),
+	ROW_DBL("streams", "min_sample_s", streams.min_sample_s, 0, 3600, "3", LIVE,
+		"Sampled time a stream count needs before the fit uses it."),
+	ROW_UINT("streams", "max_age_h", streams.max_age_h, 0, 87600, "168", LIVE,
+		 "Samples not renewed for this many hours are dropped; 0: never."),
+	ROW_UINT("streams", "save_s", streams.save_s, 1, 86400, "60", LIVE,
+		 "Write the samples to the state directory at most this often."),
+	ROW_UINT("streams", "fits_per_epoch", streams.fits_per_epoch, 1, 1024, "8", LIVE,
+		 "Peers refitted per epoch at most."),
+	/* [buffer] */
+	ROW_ENUM("buffer", "mode", buffer.mode, buffer_mode_names, "off", LIVE,
+		 "Receive-buffer adaptation: off, advise (tell senders and rxbneckctl), or "
+		 "apply (set the receivers' buffers)."),
+	ROW_ENUM("buffer", "policy", buffer.policy, buffer_policy_names, "rrda", LIVE,
+		 "rrda (grow while the receiver falls behind) or model (the smallest buffer "
+		 "the model says holds the flow)."),
+	ROW_UINT("buffer", "dt_ms", buffer.dt_ms, 10, 10000, "100", LIVE,
+		 "How often the sockets are looked at and RRDA steps."),
+	ROW_UINT("buffer", "k", buffer.k, 1, 64, "3", LIVE,
+		 "RRDA: steps whose smoothed surplus must share a sign to resize."),
+	ROW_DBL("buffer", "beta", buffer.beta, 0, 1000000, "16", LIVE,
+		"RRDA: a step makes room for this many steps' smoothed surplus."),
+	ROW_DBL("buffer", "omega", buffer.omega, 0, 1, "0.5", LIVE,
+		"RRDA: weight of the newest step in the moving average."),
+	ROW_SI("buffer", "floor_bytes", buffer.floor_bytes, 0, 2147483646, "0", LIVE,
+	       "Never shrink a buffer below this; 0: the size its application chose."),
+	ROW_SI("buffer", "ceiling_bytes", buffer.ceiling_bytes, 4608, 2147483646, "64Mi", LIVE,
+	       "Never grow a buffer above this."),
+	ROW_DBL("buffer", "loss_target", buffer.loss_target, 0, 0.5, "0.0001", LIVE,
+		"model: the socket's loss the buffer is sized for; 0: by transfer time only."),
+	ROW_DBL("buffer", "time_slack", buffer.time_slack, 0, 1, "0.01", LIVE,
+		"model: where no buffer meets loss_target, the transfer time allowed above "
+		"the largest buffer's."),
+	ROW_T("buffer", "allow_users", CONFIG_UID_LIST, buffer.allow_users, "", LIVE,
+	      "apply: users (names or uids) whose sockets may be resized."),
+	ROW_T("buffer", "allow_exes", CONFIG_PATH_LIST, buffer.allow_exes, "", LIVE,
+	      "apply: executables whose sockets may be resized."),
 };
 
 #define NKEYS RXB_ARRAY_SIZE(keys)
@@ -396,6 +462,10 @@ static int check_rules(struct load *l, const struct rxb_config *c)
 				  c->metrics.max_connections_per_address,
 				  "metrics", "max_connections", c->metrics.max_connections,
 				  "must not be above");
+	if (!err && c->buffer.floor_bytes)
+		err = check_order(l, c, "buffer", "floor_bytes", c->buffer.floor_bytes,
+				  "buffer", "ceiling_bytes", c->buffer.ceiling_bytes,
+				  "must not be above");
 	if (!err && c->control.idle_timeout_s)
 		err = check_order(l, c, "control", "hello_timeout_s", c->control.hello_timeout_s,
 				  "control", "idle_timeout_s", c->control.idle_timeout_s,
@@ -543,6 +613,7 @@ void config_sendsrv_limits(const struct rxb_config *cfg, struct sendsrv_limits *
 	lim->rate_change_frac = cfg->control.rate_change_fraction;
 	lim->rate_refresh_epochs = cfg->control.push_every_epochs;
 	lim->epoch_ms = cfg->measure.interval_ms;
+	lim->buffer_advice = cfg->buffer.mode != 0;	/* [buffer] mode not off */
 	memcpy(lim->allow, cfg->control.allow.cidr, sizeof(lim->allow));
 	lim->n_allow = (size_t)cfg->control.allow.n;
 }

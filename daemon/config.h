@@ -62,7 +62,6 @@
 #define RXB_CONF_MAX_DEVICES	RXB_MAX_NICS
 #define RXB_CONF_MAX_CIDRS	SENDSRV_MAX_ALLOW
 #define RXB_CONF_MAX_LISTEN	SENDSRV_MAX_LISTEN
-#define RXB_CONF_MAX_UIDS	16
 
 /* [measure] attach: how the BPF programs attach to their tracepoints. */
 enum rxb_attach_mode {
@@ -100,10 +99,19 @@ struct rxb_ifname_list {
 	char name[RXB_CONF_MAX_DEVICES][RXB_IFNAME_LEN];
 };
 
-/* Numeric user ids. */
+/* Users as uids (names resolved at load): [buffer] allow_users, [control]
+ * flow_owner_uids. */
+#define RXB_CONF_MAX_UIDS	16
 struct rxb_uid_list {
 	int n;
 	uint32_t uid[RXB_CONF_MAX_UIDS];
+};
+
+/* Executables whose sockets [buffer] may resize: absolute paths. */
+#define RXB_CONF_MAX_EXES	8
+struct rxb_path_list {
+	int n;
+	char path[RXB_CONF_MAX_EXES][RXB_CONF_PATH_LEN];
 };
 
 /* A group name resolved at load time; empty = the daemon's own group. */
@@ -177,6 +185,38 @@ struct rxb_config {
 		uint32_t max_connections_per_address;
 		uint32_t timeout_s;
 	} metrics;
+	struct {
+		bool enabled;
+		struct rxb_port_list ports;	/* empty: every listening port */
+		uint32_t max_peers;
+		uint32_t max_points;
+		uint32_t max_conns;
+		uint32_t max_n;
+		double tolerance;
+		double rise;
+		uint64_t min_stream_bps;
+		double min_share;
+		uint32_t settle;
+		uint32_t sample_memory_s;
+		double min_sample_s;
+		uint32_t max_age_h;		/* 0: never */
+		uint32_t save_s;
+		uint32_t fits_per_epoch;
+	} streams;
+	struct {
+		int mode;		/* enum buffer_mode: off, advise, apply */
+		int policy;		/* enum buffer_policy: rrda, model */
+		uint32_t dt_ms;
+		uint32_t k;
+		double beta;
+		double omega;
+		uint64_t floor_bytes;	/* 0: each socket's own size */
+		uint64_t ceiling_bytes;
+		double loss_target;
+		double time_slack;
+		struct rxb_uid_list allow_users;
+		struct rxb_path_list allow_exes;
+	} buffer;
 };
 
 /* ------------------------------------------------------------ the table -- */
@@ -192,11 +232,12 @@ enum config_type {
 	CONFIG_CIDR_LIST,	/* IPv4/IPv6 networks, no host bits set */
 	CONFIG_IFNAME_LIST,	/* network interface names */
 	CONFIG_ADDRESS_LIST,	/* one or more IPv4/IPv6 addresses */
-	CONFIG_UID_LIST,	/* numeric user ids 0..4294967294 */
 	CONFIG_MODE,		/* octal permission bits, e.g. 0660 */
 	CONFIG_GROUP,		/* existing group name, or empty */
 	CONFIG_LOG_LEVEL,	/* err, warning, notice, info, debug */
 	CONFIG_HOSTPORT,	/* IPv4:port or [IPv6]:port */
+	CONFIG_UID_LIST,	/* user names or uids, resolved to uids at load */
+	CONFIG_PATH_LIST,	/* absolute paths */
 };
 
 /*

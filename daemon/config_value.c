@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
+#include <pwd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,16 +257,29 @@ static int format_hostport(const struct rxb_hostport *hp, char *buf, size_t size
 	return snprintf(buf, size, "%s%s%s:%u", v6 ? "[" : "", hp->addr, v6 ? "]" : "", hp->port);
 }
 
+static void show_text(const void *item, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", (const char *)item);
+}
+
+static int lookup_id(const char *name, bool user, uint32_t *id);
+
+/* A uid, or a user name resolved now: the list holds uids. */
 static int item_uid(const char *tok, bool cut, void *item, char *why, size_t wlen)
 {
+	size_t len = strlen(tok);
 	uint64_t v;
 
-	/* (uid_t)-1 is "no user" to the kernel's calls: not a uid. */
-	if (cut || parse_decimal_u64(tok, 0, UINT32_MAX - 1, &v)) {
-		snprintf(why, wlen, "'%s%s' is not a uid 0..4294967294", tok, cut ? "..." : "");
+	if (!cut && parse_decimal_u64(tok, 0, UINT32_MAX - 1, &v) == 0) {
+		*(uint32_t *)item = (uint32_t)v;
+		return 0;
+	}
+	if (cut || tok[0] == '-' || strspn(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789_.-") != len ||
+	    lookup_id(tok, true, item)) {
+		snprintf(why, wlen, "'%s%s' is neither a uid nor a user's name", tok, cut ? "..." : "");
 		return -EINVAL;
 	}
-	*(uint32_t *)item = (uint32_t)v;
 	return 0;
 }
 
@@ -274,15 +288,21 @@ static void show_uid(const void *item, char *buf, size_t size)
 	snprintf(buf, size, "%u", *(const uint32_t *)item);
 }
 
-static void show_text(const void *item, char *buf, size_t size)
+static int parse_path(const char *val, char *field, size_t size, char *why, size_t wlen);
+
+static int item_path(const char *tok, bool cut, void *item, char *why, size_t wlen)
 {
-	snprintf(buf, size, "%s", (const char *)item);
+	if (cut) {
+		snprintf(why, wlen, "'%s...' is longer than %d bytes", tok, RXB_CONF_PATH_LEN - 1);
+		return -ERANGE;
+	}
+	return parse_path(tok, item, RXB_CONF_PATH_LEN, why, wlen);
 }
 
 /* Every list struct starts with its count. */
 _Static_assert(offsetof(struct rxb_port_list, n) == 0 && offsetof(struct rxb_cidr_list, n) == 0 &&
 	       offsetof(struct rxb_ifname_list, n) == 0 && offsetof(struct rxb_addr_list, n) == 0 &&
-	       offsetof(struct rxb_uid_list, n) == 0,
+	       offsetof(struct rxb_uid_list, n) == 0 && offsetof(struct rxb_path_list, n) == 0,
 	       "list structs start with n");
 
 union any_list {
@@ -291,7 +311,11 @@ union any_list {
 	struct rxb_ifname_list ifname;
 	struct rxb_addr_list addr;
 	struct rxb_uid_list uid;
+	struct rxb_path_list path;
 };
+
+/* Room for one token of any list: the longest is a path. */
+#define LIST_TOK_MAX	RXB_CONF_PATH_LEN
 
 struct list_kind {
 	size_t items_off, item_size;	/* the item array in its struct */
@@ -328,12 +352,28 @@ static const struct list_kind *list_kind(enum config_type t)
 		.none = "at least one address is needed", .item = item_addr, .show = show_text,
 	}, uid = {
 		LIST_ITEMS(struct rxb_uid_list, uid), .max = RXB_CONF_MAX_UIDS,
-		.tok_size = 16, .what = "uid ", .noun = "uids",
+		.tok_size = 33, .what = "uid ", .noun = "users",
 		.item = item_uid, .show = show_uid,
+	}, path = {
+		LIST_ITEMS(struct rxb_path_list, path), .max = RXB_CONF_MAX_EXES,
+		.tok_size = RXB_CONF_PATH_LEN, .what = "", .quote = true, .noun = "paths",
+		.item = item_path, .show = show_text,
 	};
 
-	return t == CONFIG_PORT_LIST ? &port : t == CONFIG_CIDR_LIST ? &cidr :
-	       t == CONFIG_IFNAME_LIST ? &ifname : t == CONFIG_UID_LIST ? &uid : &addr;
+	switch (t) {
+	case CONFIG_PORT_LIST:
+		return &port;
+	case CONFIG_CIDR_LIST:
+		return &cidr;
+	case CONFIG_IFNAME_LIST:
+		return &ifname;
+	case CONFIG_UID_LIST:
+		return &uid;
+	case CONFIG_PATH_LIST:
+		return &path;
+	default:
+		return &addr;
+	}
 }
 
 /* Items separated by blanks and/or commas, distinct, up to the kind's max. */
@@ -341,10 +381,10 @@ static int parse_list(const struct config_key *k, const char *val, void *field,
 		      char *why, size_t wlen)
 {
 	const struct list_kind *lk = list_kind(k->type);
-	char tok[2 * INET6_ADDRSTRLEN], a[2 * INET6_ADDRSTRLEN], b[2 * INET6_ADDRSTRLEN];
+	char tok[LIST_TOK_MAX], a[LIST_TOK_MAX], b[LIST_TOK_MAX];
 	union {
 		struct sendsrv_cidr cidr;
-		char text[INET6_ADDRSTRLEN];
+		char text[RXB_CONF_PATH_LEN];
 		uint16_t port;
 		uint32_t uid;
 	} one;
@@ -387,7 +427,7 @@ static int format_list(const struct config_key *k, const void *field, char *buf,
 {
 	const struct list_kind *lk = list_kind(k->type);
 	const char *items = (const char *)field + lk->items_off;
-	char tmp[2 * INET6_ADDRSTRLEN];
+	char tmp[LIST_TOK_MAX];
 	size_t len = 0;
 
 	if (size)
@@ -446,9 +486,11 @@ static int parse_mode(const char *val, uint32_t *out)
 	return 0;
 }
 
-static int lookup_group(const char *name, gid_t *gid)
+/* A user's uid (@user) or a group's gid by name, through NSS. 0, -ENOENT or -errno. */
+static int lookup_id(const char *name, bool user, uint32_t *id)
 {
-	struct group gr, *res = NULL;
+	struct passwd pw, *pwr = NULL;
+	struct group gr, *grr = NULL;
 	size_t size = 4096;
 	char *buf;
 	int err;
@@ -457,18 +499,21 @@ static int lookup_group(const char *name, gid_t *gid)
 		buf = malloc(size);
 		if (!buf)
 			return -ENOMEM;
-		err = getgrnam_r(name, &gr, buf, size, &res);
+		err = user ? getpwnam_r(name, &pw, buf, size, &pwr) :
+			     getgrnam_r(name, &gr, buf, size, &grr);
 		if (err != ERANGE || size >= (1u << 20))
 			break;
 		free(buf);
 		size *= 4;
 	}
-	if (!err && res)
-		*gid = res->gr_gid;
+	if (!err && pwr)
+		*id = (uint32_t)pwr->pw_uid;
+	if (!err && grr)
+		*id = (uint32_t)grr->gr_gid;
 	free(buf);
 	if (err)
 		return -err;
-	return res ? 0 : -ENOENT;
+	return pwr || grr ? 0 : -ENOENT;
 }
 
 static int parse_group(const char *val, struct rxb_group *out, char *why, size_t wlen)
@@ -488,7 +533,13 @@ static int parse_group(const char *val, struct rxb_group *out, char *why, size_t
 		snprintf(why, wlen, "'%s' is not a group name", val);
 		return -EINVAL;
 	}
-	err = lookup_group(val, &g.gid);
+	{
+		uint32_t gid;
+
+		err = lookup_id(val, false, &gid);
+		if (!err)
+			g.gid = (gid_t)gid;
+	}
 	if (err == -ENOENT) {
 		snprintf(why, wlen, "no group named '%s'", val);
 		return -EINVAL;
@@ -610,6 +661,7 @@ int config_value_parse(const struct config_key *k, const char *val, void *field,
 	case CONFIG_IFNAME_LIST:
 	case CONFIG_ADDRESS_LIST:
 	case CONFIG_UID_LIST:
+	case CONFIG_PATH_LIST:
 		err = parse_list(k, val, field, why, wlen);
 		break;
 	case CONFIG_MODE:
@@ -696,6 +748,7 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 	case CONFIG_IFNAME_LIST:
 	case CONFIG_ADDRESS_LIST:
 	case CONFIG_UID_LIST:
+	case CONFIG_PATH_LIST:
 		return format_list(k, field, buf, size);
 	case CONFIG_MODE:
 		return snprintf(buf, size, "%04o", *(const uint32_t *)field);
@@ -757,10 +810,6 @@ void config_value_describe(const struct config_key *k, char *buf, size_t size)
 	case CONFIG_ADDRESS_LIST:
 		snprintf(buf, size, "1 to %d IPv4 or IPv6 addresses", RXB_CONF_MAX_LISTEN);
 		break;
-	case CONFIG_UID_LIST:
-		snprintf(buf, size, "up to %d distinct numeric uids, separated by blanks or "
-			 "commas", RXB_CONF_MAX_UIDS);
-		break;
 	case CONFIG_MODE:
 		snprintf(buf, size, "octal permission bits 000..0777, like 0660");
 		break;
@@ -772,6 +821,13 @@ void config_value_describe(const struct config_key *k, char *buf, size_t size)
 		break;
 	case CONFIG_HOSTPORT:
 		snprintf(buf, size, "ADDRESS:PORT, like 127.0.0.1:7441 or [::1]:7441");
+		break;
+	case CONFIG_UID_LIST:
+		snprintf(buf, size, "up to %d distinct uids or user names", RXB_CONF_MAX_UIDS);
+		break;
+	case CONFIG_PATH_LIST:
+		snprintf(buf, size, "up to %d distinct absolute paths without blanks or commas, "
+			 "each shorter than %d bytes", RXB_CONF_MAX_EXES, RXB_CONF_PATH_LEN);
 		break;
 	}
 }

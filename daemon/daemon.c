@@ -39,6 +39,7 @@ enum tag {
 	TAG_CTLSRV,
 	TAG_RXRING,
 	TAG_METRICS,
+	TAG_BUFFER,
 };
 
 static uint64_t pack(enum tag t, int fd)
@@ -210,6 +211,7 @@ static void on_epoch(struct daemon *d)
 	d->epochs++;
 	daemon_flows_epoch(d);
 	metrics_totals_epoch(&d->metrics_totals, &d->flows, d->epoch);
+	daemon_streams_epoch(d);
 	d->epoch_ms_spent = (double)(rxb_mono_ns() - t0) / 1e6;
 	rxb_debug("epoch %llu: collect %.2f ms, model %.2f ms, %d flows",
 		  (unsigned long long)d->epoch->seq, d->collect_ms, d->flows.last_solve_ms,
@@ -328,6 +330,7 @@ static int start_sendsrv(struct daemon *d)
 	int err;
 
 	daemon_flows_sender_ops(d, &ops);
+	daemon_streams_sender_ops(d, &ops);
 	config_sendsrv_limits(cfg, &lim);
 	err = sendsrv_init(&d->ss, &lim, &ops);
 	if (err) {
@@ -430,6 +433,42 @@ static int load_config(struct daemon *d, const char *config_path)
 	return 0;
 }
 
+static int publish_buffer(void *ctx, const struct rxbneck_buffer *b)
+{
+	struct daemon *d = ctx;
+
+	return d->ss ? sendsrv_publish_buffer(d->ss, b) : 0;
+}
+
+int daemon_buffer_watch(struct daemon *d)
+{
+	int fd = daemon_buffer_fd(&d->buf), err;
+
+	if (fd == d->buf_fd)
+		return 0;
+	if (d->buf_fd >= 0)
+		any_del(d, d->buf_fd);
+	d->buf_fd = -1;
+	if (fd < 0)
+		return 0;
+	err = ep_ctl(d, EPOLL_CTL_ADD, TAG_BUFFER, fd, EPOLLIN);
+	if (!err)
+		d->buf_fd = fd;
+	return err;
+}
+
+/* [buffer]: its own timer and its BUFFER frames. */
+static int start_buffer(struct daemon *d)
+{
+	struct daemon_buffer_cfg cfg;
+	struct daemon_buffer_ops ops = { .ctx = d, .publish = publish_buffer };
+	int err;
+
+	daemon_reload_buffer_cfg(&d->cfg, &cfg);
+	err = daemon_buffer_init(&d->buf, &cfg, &ops);
+	return err ? err : daemon_buffer_watch(d);
+}
+
 /* Every part, in order; the first failure stops (daemon_finish() cleans up). */
 static int start_parts(struct daemon *d)
 {
@@ -442,6 +481,8 @@ static int start_parts(struct daemon *d)
 		err = daemon_flows_init(d);
 	}
 	if (!err)
+		err = daemon_streams_init(d);
+	if (!err)
 		err = make_runtime_dir(d->cfg.daemon.runtime_dir);
 	if (!err)
 		err = start_sendsrv(d);
@@ -453,6 +494,8 @@ static int start_parts(struct daemon *d)
 		daemon_reload_collector_cfg(d, &d->cfg, &d->col_cfg);
 		err = daemon_reload_start_collector(d, &d->col_cfg, &d->col);
 	}
+	if (!err)
+		err = start_buffer(d);
 	if (!err) {
 		d->net_every_now = netplan_every(&d->netplan, rxb_mono_ns());
 		err = daemon_arm_timer(d, d->cfg.measure.interval_ms);
@@ -465,7 +508,8 @@ int daemon_init(struct daemon *d, const char *config_path)
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	d->epfd = d->sigfd = d->tfd = d->rx_ring_fd = -1;
+	d->epfd = d->sigfd = d->tfd = d->rx_ring_fd = d->buf_fd = -1;
+	d->buf.tfd = -1;	/* daemon_finish() may run before start_buffer() */
 	d->notify.fd = -1;	/* daemon_finish() may run before notify_init() */
 	d->state.dirfd = -1;
 	d->started_ns = rxb_mono_ns();
@@ -532,6 +576,9 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		break;	/* rx_early() drains it after the dispatch */
 	case TAG_METRICS:
 		metricsrv_handle(d->ms);
+		break;
+	case TAG_BUFFER:
+		daemon_buffer_on_timer(&d->buf, &d->flows, d->have_epoch ? d->epoch : NULL);
 		break;
 	}
 }
@@ -603,12 +650,15 @@ void daemon_finish(struct daemon *d)
 	d->ms = NULL;
 	if (d->flows.ws.curve)
 		flows_finish(&d->flows);	/* hands every flow to history */
+	daemon_streams_finish(d);		/* before the state directory closes */
 	sockdiag_close(d->admit.diag);
 	d->admit.diag = NULL;
 	if (d->state_ok)
 		state_close(&d->state);
 	d->state_ok = false;
 	daemon_rx_ring_watch(d, false);
+	d->buf_fd = -1;		/* closed with the set below */
+	daemon_buffer_finish(&d->buf);
 	collect_finish(d->col);
 	d->col = NULL;
 	netplan_finish(&d->netplan);

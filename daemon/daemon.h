@@ -4,6 +4,8 @@
  *   a signalfd    SIGTERM/SIGINT stop, SIGHUP reloads;
  *   a timerfd     the epoch ([measure] interval_ms): collect -> flows
  *                 (model inputs -> solve -> publish);
+ *   a timerfd     receive-buffer adaptation ([buffer] dt_ms, only when
+ *                 [buffer] mode is not off: daemon_buffer.h);
  *   sendsrv's fds the sender control protocol (docs/PROTOCOL.md);
  *   ctlsrv's fds  rxbneckctl's commands (docs/CONTROL.md);
  *   metricsrv's   the Prometheus endpoint ([metrics], docs/metrics.md),
@@ -12,7 +14,8 @@
  * watchdog. Everything the daemon knows lives in struct daemon; status
  * (daemon/serve/status.c) renders it. daemon.c holds the loop and the life
  * cycle, daemon_flows.c the flows' wiring to the other parts,
- * daemon_reload.c the configuration's way into them (daemon_int.h).
+ * daemon_reload.c the configuration's way into them (daemon_int.h),
+ * daemon_buffer.c the receive-buffer adaptation.
  *
  *	daemon_init(d, config_path)   load config, state dir, collector,
  *	                              servers; READY=1 when all are up
@@ -26,8 +29,12 @@
 #include <stdint.h>
 
 #include "daemon/config.h"
+#include "daemon/daemon_buffer.h"
 #include "daemon/serve/ctlsrv.h"
+#include "daemon/model/advisor.h"
 #include "daemon/model/flows.h"
+#include "daemon/model/streams_hist.h"
+#include "daemon/model/xfers.h"
 #include "daemon/collect/netplan.h"
 #include "daemon/serve/metrics_totals.h"
 #include "daemon/serve/metricsrv.h"
@@ -58,6 +65,54 @@ struct daemon_collector_cfg {
 	struct rxb_ifname_list devices;
 	uint32_t fallback_rx_ring, fallback_rx_max_frames, fallback_rx_usecs;
 };
+
+/* A watched port's receivers: on-CPU ns per byte read (daemon_streams.c). */
+struct daemon_streams_cost {
+	uint16_t port;			/* 0: free */
+	struct ewma_ratio ns_per_byte;
+	int threads;			/* reading threads (on as many CPUs), >= 1 */
+	uint64_t seen_seq;		/* last epoch that fed it */
+};
+
+struct sockdiag;
+
+/* The stream-count advisor's parts ([streams], daemon_streams.c). */
+struct daemon_streams {
+	bool on;			/* [streams] enabled */
+	struct rxb_port_list ports;	/* [streams] ports, empty: listening ones */
+	uint32_t save_s;
+	double min_sample_s;		/* the key as given */
+	struct advisor adv;
+	struct xfers xf;
+	struct sockdiag *sd;		/* NULL: no socket diagnostics */
+	uint64_t listen_map[65536 / 64];	/* listening TCP ports, last epoch */
+	struct daemon_streams_cost cost[RXB_MAX_SOCKS];
+	uint64_t dumps, dump_errors;
+	int last_err;			/* of the last dump, 0 = ok */
+	double dump_us;			/* the last epoch's dumps took */
+	uint32_t conns_skipped;		/* beyond max_conns, last dump */
+	uint64_t samples_off;		/* senders' samples while disabled */
+	bool dirty;			/* samples since the last save */
+	uint64_t saved_ns, saves, save_errors;
+	int save_err;
+	int load_err;			/* reading the history at start, 0 = ok */
+	struct streams_hist_stats loaded;
+};
+
+/*
+ * What receiving threads can drain, bits/s: the tagged customer of stage
+ * B's model (Banerjee et al.'s end-system net) moving 64 KiB at
+ * @ns_per_byte of CPU among @cpu_bound and @io_bound background tasks,
+ * times @threads (on as many CPUs). I/O-bound tasks without both disk
+ * rates count as CPU-bound. NaN with the reason in @why when unknown;
+ * else @why names the inputs.
+ */
+double daemon_streams_drain_bps(double ns_per_byte, int threads, double cpu_bound,
+				double io_bound, double mu_pio_per_s, double mu_disk_per_s,
+				const struct ctmc_opts *o, char *why, size_t len);
+
+/* A peer's advice as the STREAMS frame carries it (daemon_streams.c). */
+void daemon_streams_frame(const struct advisor_peer *ap, struct rxbneck_streams *out);
 
 /*
  * Which HELLOs the daemon serves ([control], daemon_flows.c), and what it
@@ -101,6 +156,9 @@ struct daemon {
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 
 	struct flows flows;
+	struct daemon_streams streams;
+	struct daemon_buffer buf;	/* [buffer]: receive-buffer adaptation */
+	int buf_fd;			/* its timer as in epfd, -1: none */
 	struct daemon_admit admit;
 	struct sendsrv *ss;
 	uint16_t sendsrv_port;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -15,7 +16,9 @@
 #include "daemon/collect/collect.h"
 #include "daemon/collect/procfs.h"
 #include "daemon/collect/sockdiag.h"
+#include "daemon/collect/sockowner.h"
 #include "daemon/daemon_int.h"
+#include "daemon/model/prior.h"
 
 #define STATE_SAVE_NS		(60 * RXB_NSEC_PER_SEC)
 #define STATE_SAVE_SOON_NS	(5 * RXB_NSEC_PER_SEC)
@@ -247,6 +250,65 @@ static void save_state(struct daemon *d)
 	d->state_soon = state_save(&d->state) != 0;
 }
 
+/*
+ * Another flow's costs learned on this host: the flow of this run with
+ * the latest traffic, else the newest in the state directory.
+ */
+static bool host_costs(struct daemon *d, uint16_t port, struct learn *out, uint16_t *from)
+{
+	const struct flow *best = NULL;
+
+	for (int i = 0; i < d->flows.n; i++) {
+		const struct flow *fl = &d->flows.v[i];
+
+		if (fl->port != port && fl->learn.origin == VALUE_MEASURED &&
+		    (!best || fl->learn.last_traffic_ns > best->learn.last_traffic_ns))
+			best = fl;
+	}
+	if (best) {
+		*out = best->learn;
+		*from = best->port;
+		return true;
+	}
+	return d->state_ok && state_history_newest(&d->state, port, out, from);
+}
+
+/* Before the flow's own traffic: costs from elsewhere, placement from its socket. */
+static void prior(void *ctx, uint16_t port, double payload_bytes, struct learn *l)
+{
+	struct daemon *d = ctx;
+	struct sockowner o;
+	struct learn other;
+	uint16_t from = 0;
+	char costs[48];
+	int err;
+
+	if (l->origin == VALUE_MISSING || l->prior != LEARN_PRIOR_NONE) {
+		if (host_costs(d, port, &other, &from))
+			prior_from(l, &other, from);
+		else
+			prior_default(l, payload_bytes);
+	}
+	err = sockowner_find(port, &o);
+	if (err) {
+		rxb_info("flow %u: no receiving socket found before traffic (%s): placement %s",
+			 port, err == -ENOENT ? "no UDP socket on the port in this network namespace, "
+			 "or no process holding it" : strerror(-err),
+			 l->ncpus ? "from this port's history" : "unknown");
+		prior_place(l, -1, 0);
+		return;
+	}
+	prior_place(l, o.cpu, o.rcvbuf_bytes);
+	if (l->prior == LEARN_PRIOR_HOST)
+		snprintf(costs, sizeof(costs), "port %u's", l->prior_port);
+	else
+		rxb_strlcpy(costs, l->prior == LEARN_PRIOR_DEFAULT ? "the defaults" :
+			    "this port's history", sizeof(costs));
+	rxb_info("flow %u: receiver '%s' pid %d tid %d (%s) on cpu%d%s, rcvbuf %u B; "
+		 "costs before its traffic: %s", port, o.comm, o.pid, o.tid, o.how, o.cpu,
+		 o.pinned ? " (pinned)" : " (last ran)", o.rcvbuf_bytes, costs);
+}
+
 static void solved(void *ctx, uint16_t port, double solve_s)
 {
 	struct daemon *d = ctx;
@@ -264,6 +326,7 @@ int daemon_flows_init(struct daemon *d)
 		.publish_pause = publish_pause,
 		.history_get = history_get,
 		.history_put = history_put,
+		.prior = prior,
 		.solved = solved,
 	};
 	int err;
@@ -360,6 +423,7 @@ void daemon_flows_epoch(struct daemon *d)
 	d->netdev_max_backlog = procfs_read_netdev_max_backlog();
 	sendsrv_foreach_sender(d->ss, seen_sender, &d->flows);
 	flows_epoch(&d->flows, d->epoch, d->netdev_max_backlog);
+	daemon_buffer_after_epoch(&d->buf, &d->flows, d->epoch);
 	daemon_flows_sync_ports(d);
 	plan_probes(d);
 	save_state(d);

@@ -50,6 +50,63 @@ void daemon_reload_admit(struct daemon *d, const struct rxb_config *cfg)
 	d->admit.owner_uids = cfg->control.flow_owner_uids;
 }
 
+_Static_assert(RCVBUF_MAX_UIDS == RXB_CONF_MAX_UIDS && RCVBUF_MAX_EXES == RXB_CONF_MAX_EXES &&
+	       RCVBUF_PATH_LEN == RXB_CONF_PATH_LEN, "[buffer] lists as the actuator holds them");
+
+void daemon_reload_buffer_cfg(const struct rxb_config *cfg, struct daemon_buffer_cfg *out)
+{
+	const typeof(cfg->buffer) *b = &cfg->buffer;
+
+	memset(out, 0, sizeof(*out));
+	out->p.mode = (enum buffer_mode)b->mode;
+	out->p.policy = (enum buffer_policy)b->policy;
+	out->p.rrda.dt_s = b->dt_ms / 1e3;
+	out->p.rrda.k = b->k;
+	out->p.rrda.beta = b->beta;
+	out->p.rrda.omega = b->omega;
+	out->p.rrda.floor_bytes = b->floor_bytes;
+	out->p.rrda.ceiling_bytes = b->ceiling_bytes;
+	out->p.rrda.min_step_bytes = DAEMON_BUFFER_MIN_STEP;
+	out->p.loss_target = b->loss_target;
+	out->p.time_slack = b->time_slack;
+	/* SO_RCVBUFFORCE is tried; refused, the actuator falls back to rmem_max. */
+	out->p.force = true;
+	out->allow.nuids = b->allow_users.n;
+	memcpy(out->allow.uids, b->allow_users.uid, sizeof(out->allow.uids));
+	out->allow.nexes = b->allow_exes.n;
+	memcpy(out->allow.exes, b->allow_exes.path, sizeof(out->allow.exes));
+	out->solve_min_ns = (uint64_t)cfg->measure.interval_ms * RXB_NSEC_PER_MSEC;
+}
+
+/* The other way, from what the adaptation runs. */
+static void buffer_effective(const struct daemon_buffer *db, struct rxb_config *out)
+{
+	const struct buffer_params *p = &db->set.p;
+	struct itimerspec its;
+
+	out->buffer.mode = (int)p->mode;
+	out->buffer.policy = (int)p->policy;
+	out->buffer.dt_ms = (uint32_t)(p->rrda.dt_s * 1e3 + 0.5);
+	/* a running timer must run at dt */
+	if (db->tfd >= 0 && (timerfd_gettime(db->tfd, &its) ||
+			     (uint64_t)its.it_interval.tv_sec * 1000 +
+			     (uint64_t)its.it_interval.tv_nsec / 1000000 != out->buffer.dt_ms))
+		out->buffer.dt_ms = 0;
+	out->buffer.k = p->rrda.k;
+	out->buffer.beta = p->rrda.beta;
+	out->buffer.omega = p->rrda.omega;
+	out->buffer.floor_bytes = p->rrda.floor_bytes;
+	out->buffer.ceiling_bytes = p->rrda.ceiling_bytes;
+	out->buffer.loss_target = p->loss_target;
+	out->buffer.time_slack = p->time_slack;
+	memset(&out->buffer.allow_users, 0, sizeof(out->buffer.allow_users));
+	memset(&out->buffer.allow_exes, 0, sizeof(out->buffer.allow_exes));
+	out->buffer.allow_users.n = db->cfg.allow.nuids;
+	memcpy(out->buffer.allow_users.uid, db->cfg.allow.uids, sizeof(db->cfg.allow.uids));
+	out->buffer.allow_exes.n = db->cfg.allow.nexes;
+	memcpy(out->buffer.allow_exes.path, db->cfg.allow.exes, sizeof(db->cfg.allow.exes));
+}
+
 void daemon_reload_netplan_params(const struct rxb_config *cfg, struct netplan_params *p)
 {
 	p->steady_every = cfg->measure.net_probe_every;
@@ -120,7 +177,10 @@ struct undo {
 
 static void undo(struct daemon *d, const struct undo *u)
 {
+	char why[64];
+
 	/* Each put back what ran just before: cannot fail. */
+	daemon_streams_reload(d, &d->cfg, why, sizeof(why));
 	netplan_set_params(&d->netplan, &u->np);
 	if (!u->flows)
 		return;
@@ -139,10 +199,14 @@ static int apply_model(struct daemon *d, const struct rxb_config *next, struct u
 
 	u->np = d->netplan.p;
 	u->fp = d->flows.p;
+	err = daemon_streams_reload(d, next, why, wlen);
+	if (err)
+		return err;
 	daemon_reload_netplan_params(next, &np);
 	err = netplan_set_params(&d->netplan, &np);
 	if (err) {
 		snprintf(why, wlen, "[measure] net_probe_every: %s", strerror(-err));
+		undo(d, u);
 		return err;
 	}
 	daemon_reload_flows_params(d, next, &p);
@@ -185,7 +249,8 @@ static void swap_collector(struct daemon *d, struct collect *col,
 static int apply(struct daemon *d, const struct rxb_config *next, char *why, size_t wlen)
 {
 	struct daemon_collector_cfg cc;
-	struct sendsrv_limits lim;
+	struct daemon_buffer_cfg bc, old_bc;
+	struct sendsrv_limits lim, old_lim;
 	struct collect *col = NULL;
 	struct undo u = { .flows = false };
 	int err;
@@ -203,10 +268,26 @@ static int apply(struct daemon *d, const struct rxb_config *next, char *why, siz
 		}
 	}
 	config_sendsrv_limits(next, &lim);
+	sendsrv_current_limits(d->ss, &old_lim);
 	err = sendsrv_update_limits(d->ss, &lim);
 	if (err) {
 		snprintf(why, wlen, "[control]: the sender control server refused the new "
 			 "limits: %s", strerror(-err));
+		collect_finish(col);
+		undo(d, &u);
+		return err;
+	}
+	daemon_reload_buffer_cfg(next, &bc);
+	old_bc = d->buf.cfg;
+	err = daemon_buffer_reconfigure(&d->buf, &bc);
+	if (!err && daemon_buffer_watch(d)) {
+		err = -ENOMEM;	/* epoll_ctl logged why */
+		daemon_buffer_reconfigure(&d->buf, &old_bc);	/* was in use */
+		daemon_buffer_watch(d);
+	}
+	if (err) {
+		snprintf(why, wlen, "[buffer]: %s", strerror(-err));
+		sendsrv_update_limits(d->ss, &old_lim);	/* was in use: cannot fail */
 		collect_finish(col);
 		undo(d, &u);
 		return err;
@@ -381,4 +462,6 @@ void daemon_reload_effective(const struct daemon *d, struct rxb_config *out)
 	} else {
 		out->metrics.allow = d->cfg.metrics.allow;
 	}
+	daemon_streams_effective(d, out);
+	buffer_effective(&d->buf, out);
 }

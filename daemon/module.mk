@@ -2,6 +2,7 @@
 #   collect/  measurements: the probes' snapshots, /proc, netlink -> one epoch record
 #   model/    per-flow model inputs, the solve and what is published, learned state
 #   serve/    the sender protocol server, the rxbneckctl server and its answers, systemd
+#   act/      what the daemon changes on the host itself (receivers' socket buffers)
 # with main.c (wiring), daemon.c (the event loop) and config.c at the top.
 # Every daemon source but main.c goes into libdaemon.a so unit tests can link
 # the modules; main.c only wires them together.

@@ -336,17 +336,27 @@ int rxbp_validate(const struct rxbp_msg *m)
 		     pause_ok(&m->u.pause);
 		break;
 	case RXBNECK_T_BUFFER:
-		ok = m->u.buffer.port != 0;
+		ok = m->u.buffer.port != 0 &&
+		     m->u.buffer.rcvbuf_bytes <= RXBNECK_RCVBUF_MAX &&
+		     m->u.buffer.current_bytes <= RXBNECK_RCVBUF_MAX;
 		break;
 	case RXBNECK_T_STREAMS:
-		ok = m->u.streams.port != 0 && m->u.streams.streams >= 1;
+		/* Unknown models are taken: later minors may add some. */
+		ok = m->u.streams.port != 0 && m->u.streams.streams >= 1 &&
+		     m->u.streams.streams <= RXBNECK_STREAMS_MAX &&
+		     m->u.streams.confidence <= RXBNECK_CONFIDENCE_MAX;
 		break;
 	case RXBNECK_T_REPORT:
 		ok = m->u.report.port != 0;
 		break;
-	case RXBNECK_T_STREAMS_SAMPLE:
-		ok = m->u.sample.port != 0 && m->u.sample.streams >= 1;
+	case RXBNECK_T_STREAMS_SAMPLE: {
+		const struct rxbneck_streams_sample *x = &m->u.sample;
+
+		ok = x->port != 0 && x->streams >= 1 && x->streams <= RXBNECK_STREAMS_MAX &&
+		     x->throughput_bps >= 1 && x->duration_us >= RXBNECK_SAMPLE_MIN_US &&
+		     x->duration_us <= RXBNECK_SAMPLE_MAX_US;
 		break;
+	}
 	default:
 		return -RXBNECK_ERR_UNKNOWN_TYPE;
 	}
@@ -437,19 +447,27 @@ static void decode_fixed(struct rd *r, struct rxbp_msg *m)
 
 		b->port = rd_u16(r);
 		b->flags = rd_u16(r);
-		rd_skip(r, 4);
+		b->pkt_bytes = rd_u32(r);
 		b->rcvbuf_bytes = rd_u64(r);
 		b->current_bytes = rd_u64(r);
 		b->epoch = rd_u64(r);
 		break;
 	}
-	case RXBNECK_T_STREAMS:
-		m->u.streams.port = rd_u16(r);
+	case RXBNECK_T_STREAMS: {
+		struct rxbneck_streams *x = &m->u.streams;
+
+		x->port = rd_u16(r);
+		x->flags = rd_u16(r);
+		x->streams = rd_u32(r);
+		x->predicted_bps = rd_u64(r);
+		x->epoch = rd_u64(r);
+		x->confidence = rd_u16(r);
+		x->model = rd_u8(r);
+		x->points = rd_u8(r);
+		x->rel_err = rd_u16(r);
 		rd_skip(r, 2);
-		m->u.streams.streams = rd_u32(r);
-		m->u.streams.predicted_bps = rd_u64(r);
-		m->u.streams.epoch = rd_u64(r);
 		break;
+	}
 	case RXBNECK_T_REPORT: {
 		struct rxbneck_report *x = &m->u.report;
 
@@ -648,19 +666,27 @@ static void encode_fixed(struct wr *w, const struct rxbp_msg *m)
 
 		wr_u16(w, b->port);
 		wr_u16(w, b->flags);
-		wr_u32(w, 0);
+		wr_u32(w, b->pkt_bytes);
 		wr_u64(w, b->rcvbuf_bytes);
 		wr_u64(w, b->current_bytes);
 		wr_u64(w, b->epoch);
 		break;
 	}
-	case RXBNECK_T_STREAMS:
-		wr_u16(w, m->u.streams.port);
+	case RXBNECK_T_STREAMS: {
+		const struct rxbneck_streams *x = &m->u.streams;
+
+		wr_u16(w, x->port);
+		wr_u16(w, x->flags);
+		wr_u32(w, x->streams);
+		wr_u64(w, x->predicted_bps);
+		wr_u64(w, x->epoch);
+		wr_u16(w, x->confidence);
+		wr_u8(w, x->model);
+		wr_u8(w, x->points);
+		wr_u16(w, x->rel_err);
 		wr_u16(w, 0);
-		wr_u32(w, m->u.streams.streams);
-		wr_u64(w, m->u.streams.predicted_bps);
-		wr_u64(w, m->u.streams.epoch);
 		break;
+	}
 	case RXBNECK_T_REPORT: {
 		const struct rxbneck_report *x = &m->u.report;
 

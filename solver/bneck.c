@@ -166,6 +166,7 @@ struct eval {
 	struct bneck_point pt;
 	double stage_loss[BNECK_MAX_STAGES];
 	double stage_lambda[BNECK_MAX_STAGES];
+	double stage_mu[BNECK_MAX_STAGES];	/* the rate its queue was served at */
 	double send_frac;	/* of the time the sender sends (obey_pauses) */
 	double stage_absorb[BNECK_MAX_STAGES];
 	double stage_meanq[BNECK_MAX_STAGES];
@@ -349,6 +350,7 @@ static int eval_rate(struct model *md, double rate_bps, struct eval *ev)
 				br.absorb_pkts = 0.0;
 		}
 		ev->stage_lambda[i] = lambda;
+		ev->stage_mu[i] = p.service_per_s;
 		ev->stage_loss[i] = r.loss;
 		ev->stage_absorb[i] = br.absorb_pkts;
 		ev->stage_meanq[i] = br.mean_queue_pkts;
@@ -663,6 +665,96 @@ static int robust(struct model *md, double plain_bps, struct eval *best)
 	return hi > lo ? refine(md, lo, hi, ROBUST_REL_WIDTH, best) : 0;
 }
 
+/*
+ * Everything eval_objective() needs: the inputs checked, the stages'
+ * service rates (into res->stage[]), the queue scratch.
+ */
+static int model_setup(struct model *md, struct bneck_ws *ws,
+		       const struct ctmc_opts *o, struct bneck_result *res)
+{
+	const struct rxb_stage_inputs *stages = md->st;
+	const struct bneck_xfer *x = md->x;
+	uint32_t nstages = md->nstages;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = check_inputs(stages, nstages, x);
+	if (err)
+		return err;
+	if (x->points > ws->cap)
+		return -EINVAL;
+	md->rb.file_bytes = x->file_bytes;
+	md->rb.payload_bytes = x->payload_bytes;
+	md->rb.one_way_delay_s = x->one_way_delay_s;
+	md->rb.loss_episode_pkts = x->loss_episode_pkts;
+	if (x->rounds == BNECK_ROUNDS_BURST) {
+		uint32_t kmax = 0;
+
+		for (uint32_t i = 0; i < nstages; i++)
+			if (stages[i].queue_pkts > kmax)
+				kmax = stages[i].queue_pkts;
+		err = ws_reserve(ws, kmax);
+		if (err)
+			return err;
+		md->qwork = ws->qwork;
+	}
+	md->file_pkts = fmax(x->file_bytes / x->payload_bytes, 1.0);
+	res->nstages = nstages;
+	for (uint32_t i = 0; i < nstages; i++) {
+		md->max_rel_sd = fmax(md->max_rel_sd, stages[i].mu_rel_sd);
+		err = stage_service(&stages[i], x, o, &res->stage[i]);
+		if (err)
+			return err;
+		md->mu[i] = res->stage[i].service_rate_per_s;
+		if (res->stage[i].tagged.rel_err > res->model_rel_err)
+			res->model_rel_err = res->stage[i].tagged.rel_err;
+		if (stages[i].mu_net_full_per_s > 0.0 &&
+		    stages[i].mu_net_full_per_s < stages[i].mu_net_per_s) {
+			err = stage_full_service(&stages[i], x, o, &res->stage[i],
+						 &md->mu_full[i]);
+			if (err)
+				return err;
+			md->keep_up_pkts_per_s[i] = res->stage[i].capacity_bps /
+						    (x->payload_bytes * 8.0);
+		}
+		if (x->obey_pauses && stages[i].vacation_s > 0.0) {
+			err = stage_on_service(&stages[i], x, o, &md->mu_on[i]);
+			if (err)
+				return err;
+			md->paused[i] = true;
+		}
+	}
+	return 0;
+}
+
+int bneck_eval_at(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+		  uint32_t nstages, const struct bneck_xfer *x,
+		  const struct ctmc_opts *o, double rate_bps, struct bneck_at *out)
+{
+	struct model md = { .st = stages, .nstages = nstages, .x = x };
+	struct bneck_result res;
+	struct eval ev;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!pos_finite(rate_bps))
+		return -EINVAL;
+	err = model_setup(&md, ws, o, &res);
+	if (err)
+		return err;
+	md.expect = md.max_rel_sd > 0.0;
+	err = eval_objective(&md, rate_bps, &ev);
+	if (err)
+		return err;
+	out->pt = ev.pt;
+	for (uint32_t i = 0; i < nstages; i++) {
+		out->stage_arrival_per_s[i] = ev.stage_lambda[i];
+		out->stage_service_per_s[i] = ev.stage_mu[i];
+		out->stage_loss[i] = ev.stage_loss[i];
+	}
+	return 0;
+}
+
 int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		  uint32_t nstages, const struct bneck_xfer *x,
 		  const struct ctmc_opts *o, struct bneck_result *res)
@@ -673,53 +765,9 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	double step, lo, hi;
 	int err;
 
-	memset(res, 0, sizeof(*res));
-	err = check_inputs(stages, nstages, x);
+	err = model_setup(&md, ws, o, res);
 	if (err)
 		return err;
-	if (x->points > ws->cap)
-		return -EINVAL;
-	md.rb.file_bytes = x->file_bytes;
-	md.rb.payload_bytes = x->payload_bytes;
-	md.rb.one_way_delay_s = x->one_way_delay_s;
-	md.rb.loss_episode_pkts = x->loss_episode_pkts;
-	if (x->rounds == BNECK_ROUNDS_BURST) {
-		uint32_t kmax = 0;
-
-		for (uint32_t i = 0; i < nstages; i++)
-			if (stages[i].queue_pkts > kmax)
-				kmax = stages[i].queue_pkts;
-		err = ws_reserve(ws, kmax);
-		if (err)
-			return err;
-		md.qwork = ws->qwork;
-	}
-	md.file_pkts = fmax(x->file_bytes / x->payload_bytes, 1.0);
-	res->nstages = nstages;
-	for (uint32_t i = 0; i < nstages; i++) {
-		md.max_rel_sd = fmax(md.max_rel_sd, stages[i].mu_rel_sd);
-		err = stage_service(&stages[i], x, o, &res->stage[i]);
-		if (err)
-			return err;
-		md.mu[i] = res->stage[i].service_rate_per_s;
-		if (res->stage[i].tagged.rel_err > res->model_rel_err)
-			res->model_rel_err = res->stage[i].tagged.rel_err;
-		if (stages[i].mu_net_full_per_s > 0.0 &&
-		    stages[i].mu_net_full_per_s < stages[i].mu_net_per_s) {
-			err = stage_full_service(&stages[i], x, o, &res->stage[i],
-						 &md.mu_full[i]);
-			if (err)
-				return err;
-			md.keep_up_pkts_per_s[i] = res->stage[i].capacity_bps /
-						   (x->payload_bytes * 8.0);
-		}
-		if (x->obey_pauses && stages[i].vacation_s > 0.0) {
-			err = stage_on_service(&stages[i], x, o, &md.mu_on[i]);
-			if (err)
-				return err;
-			md.paused[i] = true;
-		}
-	}
 
 	step = (x->line_rate_bps - x->min_rate_bps) / (x->points - 1);
 	for (uint32_t k = 0; k < x->points; k++) {

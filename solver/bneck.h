@@ -204,4 +204,24 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		  uint32_t nstages, const struct bneck_xfer *x,
 		  const struct ctmc_opts *o, struct bneck_result *res);
 
+/*
+ * One rate's figures: T(B) (expected, with mu_rel_sd) and, per stage, the
+ * arrival rate, the service rate its queue was solved with there
+ * (interrupt share, the full rate beyond keeping up, the rate between
+ * vacations for a sender that pauses) and its loss. For sizing a stage's
+ * queue at a given rate (bufsize.h).
+ */
+struct bneck_at {
+	struct bneck_point pt;
+	double stage_arrival_per_s[BNECK_MAX_STAGES];
+	double stage_service_per_s[BNECK_MAX_STAGES];
+	double stage_loss[BNECK_MAX_STAGES];
+};
+
+/* As bneck_compute() at the one rate @rate_bps (x's sweep is not used but
+ * checked). */
+int bneck_eval_at(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+		  uint32_t nstages, const struct bneck_xfer *x,
+		  const struct ctmc_opts *o, double rate_bps, struct bneck_at *out);
+
 #endif

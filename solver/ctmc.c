@@ -50,57 +50,70 @@ static const struct ctmc_opts *opts_or_default(const struct ctmc_opts *o,
 	return buf;
 }
 
+/* A solve's statistics before it starts: nothing known; an empty chain has no answer. */
+static int stat_start(const struct ctmc *q, struct ctmc_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->residual = NAN;
+	st->err_bound = NAN;
+	return q->n ? 0 : -EINVAL;
+}
+
 /* ------------------------------------------------------------ storage -- */
 
+/*
+ * Resizes the parallel arrays *@u (@cap + @extra entries) and *@d (@cap
+ * entries). Whichever realloc fails leaves its block as it was: growing
+ * then fails with -ENOMEM (the caller keeps the old capacity), and a
+ * failed shrink is harmless (the recorded capacity only understates it).
+ */
+static int resize_pair(uint32_t **u, double **d, uint32_t cap, size_t extra)
+{
+	uint32_t *nu = realloc(*u, ((size_t)cap + extra) * sizeof(*nu));
+	double *nd;
+
+	if (nu)
+		*u = nu;
+	nd = realloc(*d, (size_t)cap * sizeof(*nd));
+	if (nd)
+		*d = nd;
+	return nu && nd ? 0 : -ENOMEM;
+}
+
+/*
+ * Makes room for @need entries in *@u and *@d: the capacity *@cap (or
+ * @first) doubled until it holds them, at most @max.
+ */
+static int grow_pair(uint32_t *cap, uint64_t need, uint32_t first, uint64_t max,
+		     size_t extra, uint32_t **u, double **d)
+{
+	uint64_t c = *cap ? *cap : first;
+	int err;
+
+	if (need <= *cap)
+		return 0;
+	if (need > max)
+		return -E2BIG;
+	while (c < need)
+		c *= 2;
+	if (c > max)
+		c = max;
+	err = resize_pair(u, d, (uint32_t)c, extra);
+	if (!err)
+		*cap = (uint32_t)c;
+	return err;
+}
+
+/* row_ptr has one entry more than the rows; at most 2^31 rows. */
 static int grow_rows(struct ctmc *q, uint32_t need)
 {
-	uint32_t cap = q->row_cap ? q->row_cap : 16;
-	uint32_t *rp;
-	double *ex;
-
-	if (need <= q->row_cap)
-		return 0;
-	while (cap < need) {
-		if (cap > UINT32_MAX / 2)
-			return -E2BIG;
-		cap *= 2;
-	}
-	rp = realloc(q->row_ptr, ((size_t)cap + 1) * sizeof(*rp));
-	if (!rp)
-		return -ENOMEM;
-	q->row_ptr = rp;
-	ex = realloc(q->exit_rate, (size_t)cap * sizeof(*ex));
-	if (!ex)
-		return -ENOMEM;
-	q->exit_rate = ex;
-	q->row_cap = cap;
-	return 0;
+	return grow_pair(&q->row_cap, need, 16, (uint64_t)UINT32_MAX / 2 + 1, 1,
+			 &q->row_ptr, &q->exit_rate);
 }
 
 static int grow_nnz(struct ctmc *q, uint64_t need)
 {
-	uint64_t cap = q->nnz_cap ? q->nnz_cap : 64;
-	uint32_t *c;
-	double *r;
-
-	if (need <= q->nnz_cap)
-		return 0;
-	if (need > UINT32_MAX)
-		return -E2BIG;
-	while (cap < need)
-		cap *= 2;
-	if (cap > UINT32_MAX)
-		cap = UINT32_MAX;
-	c = realloc(q->col, cap * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	q->col = c;
-	r = realloc(q->rate, cap * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	q->rate = r;
-	q->nnz_cap = (uint32_t)cap;
-	return 0;
+	return grow_pair(&q->nnz_cap, need, 64, UINT32_MAX, 0, &q->col, &q->rate);
 }
 
 int ctmc_init(struct ctmc *q, uint32_t rows, uint32_t nnz)
@@ -213,28 +226,13 @@ int ctmc_seal(const struct ctmc *q)
 void ctmc_shrink(struct ctmc *q)
 {
 	uint32_t rows = q->n ? q->n : 1, nnz = q->nnz ? q->nnz : 1;
-	void *p;
 
-	/*
-	 * A failed shrink leaves the larger block in place, which is harmless:
-	 * the recorded capacity only ever understates it.
-	 */
 	if (rows < q->row_cap) {
-		p = realloc(q->row_ptr, ((size_t)rows + 1) * sizeof(*q->row_ptr));
-		if (p)
-			q->row_ptr = p;
-		p = realloc(q->exit_rate, (size_t)rows * sizeof(*q->exit_rate));
-		if (p)
-			q->exit_rate = p;
+		(void)resize_pair(&q->row_ptr, &q->exit_rate, rows, 1);
 		q->row_cap = rows;
 	}
 	if (nnz < q->nnz_cap) {
-		p = realloc(q->col, (size_t)nnz * sizeof(*q->col));
-		if (p)
-			q->col = p;
-		p = realloc(q->rate, (size_t)nnz * sizeof(*q->rate));
-		if (p)
-			q->rate = p;
+		(void)resize_pair(&q->col, &q->rate, nnz, 0);
 		q->nnz_cap = nnz;
 	}
 }
@@ -480,11 +478,9 @@ int ctmc_steady_state(const struct ctmc *q, const struct ctmc_opts *opts,
 	bool irr;
 	int err;
 
-	memset(st, 0, sizeof(*st));
-	st->residual = NAN;
-	st->err_bound = NAN;
-	if (q->n == 0)
-		return -EINVAL;
+	err = stat_start(q, st);
+	if (err)
+		return err;
 	if (q->n == 1) {
 		pi[0] = 1.0;
 		st->method = CTMC_METHOD_GTH;
@@ -705,11 +701,9 @@ int ctmc_absorb_mean(const struct ctmc *q, const double *alpha,
 	double *tau = NULL, *tau_t = NULL, mean = 0.0;
 	int err;
 
-	memset(st, 0, sizeof(*st));
-	st->residual = NAN;
-	st->err_bound = NAN;
-	if (q->n == 0)
-		return -EINVAL;
+	err = stat_start(q, st);
+	if (err)
+		return err;
 	for (uint32_t i = 0; i < q->n; i++)
 		if (!isfinite(alpha[i]) || alpha[i] < 0.0)
 			return -EINVAL;

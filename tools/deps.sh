@@ -20,6 +20,8 @@ PKGS=(
 	stress-ng fio iperf3
 	# a real Prometheus (and promtool) scrapes the metrics endpoint in the tests
 	prometheus
+	# rxbneck-shape's iperf3 test: iperf3's datagrams to the test's receiver
+	nftables
 	python3 python3-matplotlib
 	# bench/storm.sh: Storm's Python bindings (stormpy, PyPI) in a venv
 	python3-venv

@@ -32,3 +32,5 @@ $(O)/rbudp-testpeer: $(O)/tools/rbudp/testpeer_main.o $(LIBS) $(LIBS_TAIL)
 # nettle: SHA-256 file digest, UMAC-64 datagram tags, HMAC-SHA256 and HKDF
 # for the session keys (tools/rbudp/auth.h, integ.h).
 SYSLIBS += -lnettle
+
+-include tools/shape/module.mk

@@ -8,6 +8,7 @@
  *	view_measure.h  one measurement record (`rxbneckd --measure-only`,
  *	                `rxbneckctl status -v`)
  *	view_senders.h  `rxbneckctl senders`, `reload`, the version
+ *	view_buffers.h  `rxbneckctl buffers` (and its section in status)
  *
  * A view reads the document with jpath.h and prints with vfmt.h, so a
  * member that is missing, null or of the wrong type prints "-" (or "not

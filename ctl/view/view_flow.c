@@ -363,13 +363,19 @@ static void report(FILE *f, const struct json_object *fl)
 static void costs_origin(FILE *f, const struct json_object *in)
 {
 	const struct json_object *l = jpath_obj(in, "learned");
-	const char *o = jpath_str(l, "origin");
+	const char *o = jpath_str(l, "origin"), *p;
 	char a[VFMT_LEN];
 
 	if (jpath_bool(in, "no_traffic") != 1 || !o)
 		return;
 	view_key(f, IND, "costs");
-	if (!strcmp(o, "history"))
+	p = jpath_str(l, "prior");
+	if (p && !strcmp(p, "another_flow"))
+		fprintf(f, "port %s's, learned on this host (no traffic of its own yet)\n",
+			vfmt_count(a, jpath_num(l, "prior_port")));
+	else if (p && !strcmp(p, "default"))
+		fputs("the defaults: nothing learned on this host yet (docs/daemon.md)\n", f);
+	else if (!strcmp(o, "history"))
 		fprintf(f, "from an earlier run (state directory), %s old\n",
 			vfmt_dur(a, jpath_num(l, "history_age_s")));
 	else if (!strcmp(o, "measured"))

@@ -9,6 +9,7 @@
 #include "ctl/view/jpath.h"
 #include "ctl/view/vfmt.h"
 #include "ctl/view/view.h"
+#include "ctl/view/view_buffers.h"
 #include "ctl/view/view_flow.h"
 #include "ctl/view/view_measure.h"
 
@@ -277,6 +278,11 @@ void view_status(FILE *f, const struct json_object *doc, unsigned flags)
 	for (size_t i = 0; i < n; i++) {
 		fputc('\n', f);
 		view_flow(f, jpath_at(doc, "flows", i), flags);
+	}
+	/* receive-buffer adaptation: only when it is on */
+	if (jpath_str(doc, "buffers.mode") && strcmp(jpath_str(doc, "buffers.mode"), "off")) {
+		fputc('\n', f);
+		view_buffers(f, jpath_obj(doc, "buffers"), flags);
 	}
 	if ((flags & VIEW_VERBOSE) && jpath_obj(doc, "measurement")) {
 		fputs("\nThe last epoch's measurement:\n", f);

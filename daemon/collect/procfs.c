@@ -755,22 +755,71 @@ static int read_config_gz(char **text)
 	return 0;
 }
 
-int procfs_read_kconfig(const char *name)
+int procfs_parse_kconfig_u64(const char *text, const char *name, uint64_t *v)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = text; *l; ) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+
+		if (len >= 8 + n && !strncmp(l, "CONFIG_", 7) &&
+		    !strncmp(l + 7, name, n) && l[7 + n] == '=') {
+			uint64_t x = 0;
+			size_t i = 8 + n;
+
+			for (; i < len && l[i] >= '0' && l[i] <= '9'; i++) {
+				if (x > (UINT64_MAX - 9) / 10)
+					return -ERANGE;
+				x = x * 10 + (uint64_t)(l[i] - '0');
+			}
+			if (i != len || i == 8 + n)
+				return -EINVAL;
+			*v = x;
+			return 0;
+		}
+		if (!end)
+			break;
+		l = end + 1;
+	}
+	return -ENOENT;
+}
+
+/* The running kernel's configuration: /boot/config-<release>, else /proc/config.gz. */
+static int kconfig_text(char **text)
 {
 	struct utsname u;
 	char path[sizeof(u.release) + 16];
-	char *text = NULL;
-	int err = -ENOENT, v;
+	int err = -ENOENT;
 
 	if (!uname(&u)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		err = procfs_read_file(path, &text, NULL);
+		err = procfs_read_file(path, text, NULL);
 	}
 	if (err)
-		err = read_config_gz(&text);
-	if (err)
+		err = read_config_gz(text);
+	return err ? -ENOENT : 0;
+}
+
+int procfs_read_kconfig(const char *name)
+{
+	char *text = NULL;
+	int v;
+
+	if (kconfig_text(&text))
 		return -ENOENT;
 	v = procfs_parse_kconfig(text, name);
 	free(text);
 	return v;
+}
+
+int procfs_read_kconfig_u64(const char *name, uint64_t *v)
+{
+	char *text = NULL;
+	int err = kconfig_text(&text);
+
+	if (!err)
+		err = procfs_parse_kconfig_u64(text, name, v);
+	free(text);
+	return err;
 }

@@ -174,4 +174,12 @@ int procfs_parse_kconfig(const char *text, const char *name);
  */
 int procfs_read_kconfig(const char *name);
 
+/*
+ * A numeric option, "CONFIG_@name=N" (e.g. HZ): 0 with *@v, -ENOENT when
+ * there is no such line, -EINVAL/-ERANGE when it is not a number.
+ */
+int procfs_parse_kconfig_u64(const char *text, const char *name, uint64_t *v);
+/* The same for the running kernel; -ENOENT also when no configuration is readable. */
+int procfs_read_kconfig_u64(const char *name, uint64_t *v);
+
 #endif

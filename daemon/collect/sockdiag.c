@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 
 /* A dump's datagrams are at most a few pages; anything larger is reported
@@ -94,6 +95,64 @@ static int nl_done(const struct nlmsghdr *h, size_t mlen)
 	return err < 0 ? errno_of(err) : 0;
 }
 
+/*
+ * A message's attributes, @alen bytes at @p: SKMEMINFO into @s. A
+ * malformed attribute ends them (what was read stays).
+ */
+static void read_attrs(const unsigned char *p, size_t alen, struct sockdiag_sock *s)
+{
+	while (alen >= sizeof(struct rtattr)) {
+		struct rtattr a;
+		size_t step;
+
+		memcpy(&a, p, sizeof(a));
+		if (a.rta_len < sizeof(a) || a.rta_len > alen)
+			return;
+		if (a.rta_type == INET_DIAG_SKMEMINFO) {
+			uint32_t mi[SK_MEMINFO_VARS] = { 0 };
+			size_t n = (a.rta_len - RTA_LENGTH(0)) / sizeof(uint32_t);
+
+			if (n > SK_MEMINFO_VARS)
+				n = SK_MEMINFO_VARS;
+			memcpy(mi, p + RTA_LENGTH(0), n * sizeof(uint32_t));
+			if (n > SK_MEMINFO_BACKLOG) {
+				s->have_mem = true;
+				s->rmem_alloc = mi[SK_MEMINFO_RMEM_ALLOC];
+				s->rcvbuf = mi[SK_MEMINFO_RCVBUF];
+				s->backlog = mi[SK_MEMINFO_BACKLOG];
+			}
+			if (n > SK_MEMINFO_DROPS) {
+				s->drops = mi[SK_MEMINFO_DROPS];
+				s->have_drops = true;
+			}
+		}
+		step = RTA_ALIGN(a.rta_len);
+		if (step >= alen)
+			return;
+		p += step;
+		alen -= step;
+	}
+}
+
+/* One socket's message, @mlen bytes in all, to rq->mem_fn. */
+static void give_mem(const struct nlmsghdr *h, size_t mlen, struct sockdiag_req *rq)
+{
+	const struct inet_diag_msg *m = NLMSG_DATA(h);
+	size_t head = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*m)));
+	struct sockdiag_sock s = {
+		.proto = rq->proto,
+		.family = m->idiag_family,
+		.port = ntohs(m->id.idiag_sport),
+		.inode = m->idiag_inode,
+		.uid = m->idiag_uid,
+		.cookie = (uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
+	};
+
+	if (mlen > head)
+		read_attrs((const unsigned char *)h + head, mlen - head, &s);
+	rq->mem_fn(&s, rq->arg);
+}
+
 int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)
 {
 	const unsigned char *p = buf, *end = p + len;
@@ -119,8 +178,11 @@ int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)
 				if (m->idiag_state >= 32 ||
 				    !(rq->states & (1u << m->idiag_state)))
 					break;
-				rq->fn(rq->proto, ntohs(m->id.idiag_sport),
-				       m->idiag_inode, m->idiag_uid, rq->arg);
+				if (rq->mem_fn)
+					give_mem(h, mlen, rq);
+				else
+					rq->fn(rq->proto, ntohs(m->id.idiag_sport),
+					       m->idiag_inode, m->idiag_uid, rq->arg);
 				rq->count++;
 				break;
 			default:
@@ -134,9 +196,8 @@ int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)
 	return 1;
 }
 
-/* One family's sockets of @rq->proto in @rq->states. */
-static int dump_family(struct sockdiag *sd, uint8_t family,
-		       struct sockdiag_req *rq)
+int sockdiag_dump_raw(struct sockdiag *sd, struct inet_diag_req_v2 *req, uint32_t *seq,
+		      int (*parse)(const void *buf, size_t len, void *arg), void *arg)
 {
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct {
@@ -149,14 +210,10 @@ static int dump_family(struct sockdiag *sd, uint8_t family,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 			.nlmsg_seq = ++sd->seq,
 		},
-		.req = {
-			.sdiag_family = family,
-			.sdiag_protocol = rq->proto,
-			.idiag_states = rq->states,
-		},
+		.req = *req,
 	};
 
-	rq->seq = msg.nlh.nlmsg_seq;
+	*seq = msg.nlh.nlmsg_seq;
 	if (sendto(sd->fd, &msg, sizeof(msg), 0, (struct sockaddr *)&kernel,
 		   sizeof(kernel)) < 0)
 		return -errno;
@@ -174,39 +231,70 @@ static int dump_family(struct sockdiag *sd, uint8_t family,
 			return -EPIPE;
 		if (mh.msg_flags & MSG_TRUNC)
 			return -EMSGSIZE;
-		r = sockdiag_parse(sd->buf, (size_t)n, rq);
+		r = parse(sd->buf, (size_t)n, arg);
 		if (r <= 0)
 			return r;
 	}
 }
 
-/* Both families; a kernel without IPv6 answers that dump with an error. */
-static int dump(struct sockdiag *sd, uint8_t proto, uint32_t states,
-		sockdiag_fn fn, void *arg)
+static int parse_req(const void *buf, size_t len, void *arg)
 {
-	struct sockdiag_req rq = { .states = states, .proto = proto,
-				   .fn = fn, .arg = arg };
+	return sockdiag_parse(buf, len, arg);
+}
+
+/* One family's sockets of @rq->proto in @rq->states. */
+static int dump_family(struct sockdiag *sd, uint8_t family,
+		       struct sockdiag_req *rq, uint8_t ext)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = family,
+		.sdiag_protocol = rq->proto,
+		.idiag_states = rq->states,
+		.idiag_ext = ext,
+	};
+
+	return sockdiag_dump_raw(sd, &req, &rq->seq, parse_req, rq);
+}
+
+/* Both families; a kernel without IPv6 answers that dump with an error. */
+static int dump(struct sockdiag *sd, struct sockdiag_req *rq, uint8_t ext)
+{
 	int err;
 
-	err = dump_family(sd, AF_INET, &rq);
+	err = dump_family(sd, AF_INET, rq, ext);
 	if (err)
 		return err;
-	err = dump_family(sd, AF_INET6, &rq);
+	err = dump_family(sd, AF_INET6, rq, ext);
 	if (err && err != -EAFNOSUPPORT && err != -ENOENT)
 		return err;
-	return rq.count;
+	return rq->count;
 }
+
+/* Bound UDP sockets are TCP_CLOSE, connected ones TCP_ESTABLISHED. */
+#define UDP_STATES	((1u << TCP_CLOSE) | (1u << TCP_ESTABLISHED))
 
 int sockdiag_udp_sockets(struct sockdiag *sd, sockdiag_fn fn, void *arg)
 {
-	/* Bound UDP sockets are TCP_CLOSE, connected ones TCP_ESTABLISHED. */
-	return dump(sd, IPPROTO_UDP, (1u << TCP_CLOSE) | (1u << TCP_ESTABLISHED),
-		    fn, arg);
+	struct sockdiag_req rq = { .states = UDP_STATES, .proto = IPPROTO_UDP,
+				   .fn = fn, .arg = arg };
+
+	return dump(sd, &rq, 0);
 }
 
 int sockdiag_tcp_listeners(struct sockdiag *sd, sockdiag_fn fn, void *arg)
 {
-	return dump(sd, IPPROTO_TCP, 1u << TCP_LISTEN, fn, arg);
+	struct sockdiag_req rq = { .states = 1u << TCP_LISTEN, .proto = IPPROTO_TCP,
+				   .fn = fn, .arg = arg };
+
+	return dump(sd, &rq, 0);
+}
+
+int sockdiag_udp_mem(struct sockdiag *sd, sockdiag_mem_fn fn, void *arg)
+{
+	struct sockdiag_req rq = { .states = UDP_STATES, .proto = IPPROTO_UDP,
+				   .mem_fn = fn, .arg = arg };
+
+	return dump(sd, &rq, 1u << (INET_DIAG_SKMEMINFO - 1));
 }
 
 /* The sockets of one port and their owners (sockdiag_port_owners()). */

@@ -20,6 +20,7 @@
 #ifndef RXB_DAEMON_SOCKDIAG_H
 #define RXB_DAEMON_SOCKDIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,20 +51,60 @@ int sockdiag_tcp_listeners(struct sockdiag *sd, sockdiag_fn fn, void *arg);
 int sockdiag_port_owners(struct sockdiag *sd, uint8_t proto, uint16_t port,
 			 uint32_t *uids, int max);
 
+struct inet_diag_req_v2;
+
+/*
+ * One dump of @req (family, protocol, states, extensions): the request is
+ * sent with a new sequence number (into @seq, for the parser to match),
+ * and every datagram of the answer goes to @parse until it returns 0 (the
+ * dump is done) or an error, which is returned. For other dumps than the
+ * two above (daemon/collect/tcpconn.c).
+ */
+int sockdiag_dump_raw(struct sockdiag *sd, struct inet_diag_req_v2 *req, uint32_t *seq,
+		      int (*parse)(const void *buf, size_t len, void *arg), void *arg);
+
+/*
+ * A UDP socket with its memory (INET_DIAG_SKMEMINFO, the kernel's
+ * sk_meminfo: bytes charged, not packets), for receive-buffer adaptation
+ * (docs/buffer.md). Counters are the kernel's, cumulative.
+ */
+struct sockdiag_sock {
+	uint8_t proto;		/* IPPROTO_UDP */
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	uint16_t port;		/* local, host order */
+	uint64_t inode;
+	uint64_t cookie;	/* the socket's cookie (SO_COOKIE) */
+	uint32_t uid;		/* sk_uid: who created it */
+	bool have_mem;		/* the fields below came with it */
+	uint32_t rmem_alloc;	/* bytes charged for queued packets */
+	uint32_t rcvbuf;	/* sk_rcvbuf: the limit on rmem_alloc */
+	uint32_t backlog;	/* bytes in the socket backlog */
+	uint32_t drops;		/* sk_drops (32 bits: wraps) */
+	bool have_drops;	/* the kernel's meminfo has the drops slot */
+};
+
+typedef void (*sockdiag_mem_fn)(const struct sockdiag_sock *s, void *arg);
+
+/* Every UDP socket, IPv4 and IPv6, with its memory, through @fn; the
+ * number of sockets or -errno (as sockdiag_udp_sockets()). */
+int sockdiag_udp_mem(struct sockdiag *sd, sockdiag_mem_fn fn, void *arg);
+
 /* One dump request's state, for sockdiag_parse(). */
 struct sockdiag_req {
 	uint32_t seq;		/* the request's sequence number */
 	uint32_t states;	/* 1 << TCP_* of the sockets wanted */
 	uint8_t proto;		/* given to fn */
 	sockdiag_fn fn;
+	sockdiag_mem_fn mem_fn;	/* instead of fn: the message's attributes too */
 	void *arg;
 	int count;		/* sockets given to fn so far */
 };
 
 /*
- * One datagram of a dump's answer, @len bytes: @rq->fn for each
- * inet_diag_msg of request @rq->seq in a wanted state (messages of other
- * requests are skipped), bounds-checked. Returns 1 when more datagrams
+ * One datagram of a dump's answer, @len bytes: @rq->fn (or @rq->mem_fn
+ * with the attributes read) for each inet_diag_msg of request @rq->seq in
+ * a wanted state (messages of other requests are skipped),
+ * bounds-checked. Returns 1 when more datagrams
  * follow, 0 at NLMSG_DONE, -errno for an NLMSG_ERROR or a malformed
  * message. Exposed for tests.
  */

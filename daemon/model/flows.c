@@ -569,6 +569,8 @@ int flows_sender_hello(struct flows *f, const struct sendsrv_peer *p)
 	m->nsenders++;
 	if (!made)
 		return 0;
+	if (fl->learn.origin != VALUE_MEASURED && f->ops.prior)
+		f->ops.prior(f->ops.ctx, port, m->xfer.payload_bytes, &fl->learn);
 	/* A rate for this sender right away, from the latest epoch. */
 	env = env_of(f, f->last);
 	inputs_compute(&fl->learn, &f->disk, port, f->last, &env, &fl->inputs);
@@ -628,4 +630,30 @@ void flows_note_report(struct flows *f, const struct sendsrv_peer *p,
 	fl->last_report = *r;
 	fl->report_model_rate_bps = m && m->have_good ? m->good.res.rate_bps : NAN;
 	fl->report_model_time_s = m && m->have_good && exact ? m->good.res.time_s : NAN;
+}
+
+int flows_set_rcvbuf(struct flows *f, uint16_t port, uint32_t rcvbuf_bytes, bool solve_now)
+{
+	struct flow *fl = flows_find(f, port);
+	struct rxb_stage_inputs *b;
+	double ts, k;
+
+	if (!fl)
+		return -ENOENT;
+	fl->learn.rcvbuf_bytes = rcvbuf_bytes;
+	fl->learn.rcvbuf_udp = true;
+	ts = ewma_ratio_value(&fl->learn.truesize_per_pkt);
+	if (!solve_now || !fl->inputs.nstages || !f->last || !(ts > 0))
+		return 0;
+	/* The socket stage as compute_b() will see it at the next epoch. */
+	b = &fl->inputs.stages[fl->inputs.nstages - 1];
+	k = floor(rcvbuf_bytes / ts);
+	b->queue_pkts = k < 1 ? 1 : k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+	if (b->batch_pkts > b->queue_pkts)
+		b->batch_pkts = b->queue_pkts;
+	fl->inputs.b.queue_pkts.v = b->queue_pkts;
+	for (int j = 0; j < fl->nmodels; j++)
+		flows_model_run(f, fl, &fl->m[j], f->last, true);
+	publish_rates(f, fl);
+	return 1;
 }

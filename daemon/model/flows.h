@@ -16,7 +16,7 @@
  * full);
  * at most RXB_MAX_SOCKS at a time (what the collector can watch).
  *
- * What is shared and what is each sender's own (PROTOCOL.md §6.4): the
+ * What is shared and what is each sender's own (PROTOCOL.md §6.6): the
  * receive path - the measured model inputs, the pause-window predictor and
  * its schedule - belongs to the port and is shared by all its senders. The
  * transfer - payload, file size, RTT, the sender's max rate, which bound
@@ -38,11 +38,15 @@
  * What a model publishes (the RATE frame, PROTOCOL.md §5.7/§6.1):
  *   model       the bottleneck rate of this epoch's solve; confidence from
  *               the inputs' sources (inputs.h) and the solver's error
- *               bounds; UNCONSTRAINED when it is the top of the search,
- *               NO_TRAFFIC when the receive-path costs are from history.
+ *               bounds; UNCONSTRAINED when it is the top of the search;
+ *               before the flow's own traffic (costs from this port's
+ *               history, another flow's or the defaults, prior.h)
+ *               NO_TRAFFIC and PROVISIONAL, and DEFAULT_COST with the
+ *               defaults.
  *   stale       the solve failed (or its inputs went missing): the last
  *               good value, flag STALE, its own epoch; status says why.
- *   provisional nothing to model yet (no traffic, no history): the top of
+ *   provisional nothing to model yet (no traffic, and the receiver's
+ *               socket or the epoch's workload not known): the top of
  *               the search, loss 0 and xfer_time_us 0 ("not computed"),
  *               flag NO_TRAFFIC unless packets were seen (confidence 0,
  *               unknown), so a sender can start and its first epoch of
@@ -238,6 +242,13 @@ struct flows_ops {
 	bool (*history_get)(void *ctx, uint16_t port, struct learn *out);
 	/* Optional: a flow goes away; remember what it learned. */
 	void (*history_put)(void *ctx, uint16_t port, const struct learn *l);
+	/*
+	 * Optional, at a HELLO while the flow has no traffic of its own:
+	 * costs for @l when it has none of its own (prior.h) and the
+	 * receiver's placement and receive buffer from its socket now,
+	 * for datagrams of @payload_bytes.
+	 */
+	void (*prior)(void *ctx, uint16_t port, double payload_bytes, struct learn *l);
 	/* Optional: a solve of @port's model succeeded and took @solve_s. */
 	void (*solved)(void *ctx, uint16_t port, double solve_s);
 };
@@ -337,6 +348,15 @@ uint64_t flows_rx_early_ns(const struct flows *f, uint64_t min_ns);
 void flows_rx_early(struct flows *f, const struct rxb_rx_preempt *ev, size_t n);
 
 struct flow *flows_find(struct flows *f, uint16_t port);
+
+/*
+ * The receiver's socket buffer of @port was set to @rcvbuf_bytes (by the
+ * daemon, [buffer] mode = apply): the model's K from now on. With
+ * @solve_now and inputs to solve with, the flow is solved and its rate
+ * published at once (1 is returned), so the next RATE reflects the new
+ * capacity; else the next epoch's solve takes it (0). -ENOENT: no flow.
+ */
+int flows_set_rcvbuf(struct flows *f, uint16_t port, uint32_t rcvbuf_bytes, bool solve_now);
 /* The ports to watch; returns the count (<= FLOWS_MAX). */
 int flows_ports(struct flows *f, uint16_t *ports);
 

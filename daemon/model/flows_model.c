@@ -228,7 +228,9 @@ static void publish_estimate(const struct flow *fl, struct flow_model *m,
 	if (g->unconstrained)
 		r.flags |= RXBNECK_RATE_UNCONSTRAINED;
 	if (fl->inputs.no_traffic)
-		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
+		r.flags |= RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL;
+	if (fl->inputs.no_traffic && fl->learn.prior == LEARN_PRIOR_DEFAULT)
+		r.flags |= RXBNECK_RATE_DEFAULT_COST;
 	if (!(r.loss >= 0) || r.loss > 1)
 		r.loss = 1;	/* cannot happen for a successful solve */
 	m->state = stale ? FLOW_STALE : FLOW_MODEL;
@@ -263,7 +265,7 @@ static void publish_provisional(const struct flow *fl, struct flow_model *m,
 		.xfer_time_us = 0,
 	};
 
-	if (fl->learn.origin == VALUE_MISSING && !fl->packets_seen)
+	if (fl->learn.origin != VALUE_MEASURED && !fl->packets_seen)
 		r.flags |= RXBNECK_RATE_NO_TRAFFIC;
 	m->state = FLOW_PROVISIONAL;
 	publish(m, &r, NULL);

@@ -21,12 +21,17 @@
  */
 #define UNUSED_RATE_PER_S	1.0
 
-/* Where the learned costs come from: this epoch, earlier, or an earlier run. */
+/*
+ * Where the learned costs come from: this epoch, earlier, an earlier run
+ * or another flow (history), or the defaults (prior.h).
+ */
 static enum value_src cost_src(const struct learn *l, bool fresh)
 {
 	if (fresh)
 		return VALUE_MEASURED;
-	return l->origin == VALUE_HISTORY ? VALUE_HISTORY : VALUE_LEARNED;
+	if (l->origin != VALUE_HISTORY)
+		return VALUE_LEARNED;
+	return l->prior == LEARN_PRIOR_DEFAULT ? VALUE_DEFAULT : VALUE_HISTORY;
 }
 
 /* #C and #I over the receiver's CPUs, weighted by its on-CPU time there. */
@@ -365,9 +370,11 @@ static void fill_traffic(const struct rxb_sock_meas *s, struct inputs_traffic *t
 /*
  * Confidence in the inputs, per mille: 1000 for costs measured in this
  * epoch with the workload measured; less for costs carried over while the
- * flow is idle, and less again for costs from an earlier run.
+ * flow is idle, less again for this port's costs from an earlier run,
+ * still less for another flow's, and least for the defaults (prior.h).
  */
-static uint16_t input_confidence(const struct inputs *r, const struct rxb_epoch *e)
+static uint16_t input_confidence(const struct inputs *r, const struct rxb_epoch *e,
+				 const struct learn *l)
 {
 	double c = 1000;
 
@@ -378,7 +385,10 @@ static uint16_t input_confidence(const struct inputs *r, const struct rxb_epoch 
 		c *= 0.7;
 		break;
 	case VALUE_HISTORY:
-		c *= 0.4;
+		c *= l->prior == LEARN_PRIOR_HOST ? 0.3 : 0.4;
+		break;
+	case VALUE_DEFAULT:
+		c *= 0.1;
 		break;
 	default:
 		return 0;
@@ -432,7 +442,7 @@ void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16
 			 out->a.mu_per_s.src == VALUE_MISSING ? out->a.mu_per_s.why :
 			 out->a.pkts_per_poll.src == VALUE_MISSING ?
 			 out->a.pkts_per_poll.why : out->a.queue_pkts.why);
-	out->confidence = input_confidence(out, e);
+	out->confidence = input_confidence(out, e, l);
 }
 
 void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port,

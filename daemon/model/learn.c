@@ -389,6 +389,7 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 			ewma_ratio_add(&l->napi_dgrams_per_skb, k, 0, 0, INFINITY);
 		}
 		l->origin = VALUE_MEASURED;
+		l->prior = LEARN_PRIOR_NONE;
 		l->last_traffic_ns = now_ns;
 		l->last_traffic_seq = e->seq;
 	} else {

@@ -35,6 +35,17 @@
 #define LEARN_MIN_EPISODES	3.0	/* loss episodes behind their median size */
 #define LEARN_MAX_CPUS		8	/* CPUs of the receiver's placement kept */
 
+/*
+ * Where a flow's costs come from before its own packets were measured
+ * (daemon/model/prior.h). Its own measurements, and this port's costs
+ * from an earlier run (origin VALUE_HISTORY), are LEARN_PRIOR_NONE.
+ */
+enum learn_prior {
+	LEARN_PRIOR_NONE = 0,
+	LEARN_PRIOR_HOST,	/* another flow's, learned on this host */
+	LEARN_PRIOR_DEFAULT,	/* the documented defaults: nothing learned */
+};
+
 /* What a flow has learned about its receive path. */
 struct learn {
 	/* stage B */
@@ -72,6 +83,8 @@ struct learn {
 	uint64_t last_traffic_ns;	/* CLOCK_MONOTONIC, 0 = never */
 	uint64_t last_traffic_seq;	/* epoch of the last traffic, 0 = never */
 	uint64_t history_age_s;		/* age of the history when loaded */
+	enum learn_prior prior;		/* with origin VALUE_HISTORY: whose */
+	uint16_t prior_port;		/* LEARN_PRIOR_HOST: that flow's port */
 };
 
 /* Host-wide disk estimates (not per flow). */

@@ -402,6 +402,21 @@ void state_close(struct state *s)
 	s->dirfd = -1;
 }
 
+bool state_history_newest(struct state *s, uint16_t not_port, struct learn *out,
+			  uint16_t *port_out)
+{
+	int best = -1;
+
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i].port != not_port &&
+		    (best < 0 || s->v[i].saved_unix_s > s->v[best].saved_unix_s))
+			best = i;
+	if (best < 0)
+		return false;
+	*port_out = s->v[best].port;
+	return state_history_get(s, *port_out, out);
+}
+
 bool state_history_get(struct state *s, uint16_t port, struct learn *out)
 {
 	uint64_t now = rxb_wall_s();
@@ -430,29 +445,6 @@ void state_history_put(struct state *s, uint16_t port, const struct learn *l)
 	s->dirty = true;
 }
 
-/*
- * The new file, as a temporary beside the old: made afresh (O_EXCL after
- * removing any left over, so nothing else - a FIFO, a link - can be in its
- * place), written and synced.
- */
-static int write_tmp(struct state *s, const char *text, size_t len)
-{
-	int fd, err;
-
-	if (unlinkat(s->dirfd, TMP_FILE, 0) && errno != ENOENT)
-		return -errno;
-	fd = openat(s->dirfd, TMP_FILE, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW |
-		    O_NONBLOCK | O_NOCTTY, 0640);
-	if (fd < 0)
-		return -errno;
-	err = rxb_write_all(fd, text, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	return err;
-}
-
 int state_save(struct state *s)
 {
 	static const char head[] =
@@ -471,14 +463,9 @@ int state_save(struct state *s)
 		if (n > 0 && n <= STATE_MAX_LINE)
 			len += (size_t)n;
 	}
-	err = write_tmp(s, text, len);
-	if (!err && renameat(s->dirfd, TMP_FILE, s->dirfd, STATE_FILE))
-		err = -errno;
-	if (!err && fsync(s->dirfd))
-		err = -errno;
+	err = rxb_replace_file(s->dirfd, STATE_FILE, TMP_FILE, text, len, 0640);
 	if (err) {
 		set_err(s, -err, "writing %s/%s", s->dir, STATE_FILE);
-		unlinkat(s->dirfd, TMP_FILE, 0);
 		s->save_failures++;
 		return err;
 	}

@@ -68,6 +68,12 @@ void state_close(struct state *s);
 
 /* What @port learned in an earlier run (origin VALUE_HISTORY, its age). */
 bool state_history_get(struct state *s, uint16_t port, struct learn *out);
+/*
+ * The most recently saved costs of a port other than @not_port (another
+ * flow on this host, for prior.h): into @out and @port_out, or false.
+ */
+bool state_history_newest(struct state *s, uint16_t not_port, struct learn *out,
+			  uint16_t *port_out);
 /* Remember @l for @port (measured in this run); marks the state dirty. */
 void state_history_put(struct state *s, uint16_t port, const struct learn *l);
 

@@ -16,6 +16,7 @@ static const char *const src_names[] = {
 	[VALUE_CONFIG] = "config",
 	[VALUE_DEVICE] = "device",
 	[VALUE_SYSCTL] = "sysctl",
+	[VALUE_DEFAULT] = "default",
 };
 
 const char *value_src_name(enum value_src s)

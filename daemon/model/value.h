@@ -19,6 +19,8 @@ enum value_src {
 	VALUE_CONFIG,		/* configured (device did not report it) */
 	VALUE_DEVICE,		/* reported by the device */
 	VALUE_SYSCTL,		/* a kernel setting (netdev_max_backlog) */
+	VALUE_DEFAULT,		/* the documented default: nothing learned
+				 * on this host (daemon/model/prior.h) */
 };
 
 const char *value_src_name(enum value_src s);

@@ -2,6 +2,7 @@
 /* The Prometheus exposition of rxbneckd. See metrics.h and docs/metrics.md. */
 #include "daemon/serve/metrics.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -225,7 +226,7 @@ static void flow_labels_metrics(struct promtext *w, const struct daemon *d)
 	}
 	promtext_family(w, P("flow_advice_flag"), PROMTEXT_GAUGE, "1 for each flag the flow's "
 			"advised rate carries (degraded, stale, no_traffic, unconstrained, "
-			"between_pauses), 0 for the others.");
+			"between_pauses, provisional, default_cost), 0 for the others.");
 	for (int i = 0; i < d->flows.n; i++) {
 		if (!d->flows.v[i].m[0].has_rate)
 			continue;
@@ -235,6 +236,98 @@ static void flow_labels_metrics(struct promtext *w, const struct daemon *d)
 			promtext_sample(w, NULL, l, 2, (d->flows.v[i].m[0].rate.flags >> b) & 1);
 		}
 	}
+}
+
+/*
+ * The stream-count advice (STREAMS frames) per peer of a flow: the
+ * remote address (label peer) and the local port. At most [streams]
+ * max_peers series each.
+ */
+static void flow_streams_metrics(struct promtext *w, const struct daemon *d)
+{
+	static const char *const names[] = { P("flow_advised_streams"),
+					      P("flow_streams_confidence_ratio") };
+	static const char *const helps[] = {
+		"Parallel TCP streams the peer's transfers to the port are advised to use "
+		"(STREAMS).",
+		"Confidence in the advised stream count, 0..1.",
+	};
+	const struct advisor *a = &d->streams.adv;
+	char port[8], addr[INET6_ADDRSTRLEN];
+	struct promtext_label l[2] = { { "port", port }, { "peer", addr } };
+
+	for (unsigned int k = 0; k < RXB_ARRAY_SIZE(names); k++) {
+		promtext_family(w, names[k], PROMTEXT_GAUGE, helps[k]);
+		for (uint32_t i = 0; d->streams.on && a->peers && i < a->p.max_peers; i++) {
+			const struct advisor_peer *p = &a->peers[i];
+
+			if (!p->used || !p->adv.valid)
+				continue;
+			snprintf(port, sizeof(port), "%u", p->port);
+			advisor_addr_text(p->addr, addr, sizeof(addr));
+			promtext_sample(w, NULL, l, 2, k == 0 ? (double)p->adv.streams
+							     : p->adv.confidence / 1000.0);
+		}
+	}
+}
+
+/* ------------------------------------------- flows: the buffer advice -- */
+
+/*
+ * What the policy decides now: RRDA's f of eq. (2); the model's size
+ * against the socket's, beyond the hysteresis it applies with.
+ */
+static int buffer_decision(const struct buffer_set *b, const struct buffer_sock *x)
+{
+	double cur = x->rcvbuf, to = (double)x->recommend_bytes;
+
+	if (b->p.policy == BUFFER_RRDA)
+		return x->have_decision ? x->last.f : 0;
+	if (!x->model.valid || fabs(to - cur) <= BUFFER_HYSTERESIS * cur)
+		return 0;
+	return to > cur ? 1 : -1;
+}
+
+/* Which value of a watched socket a buffer gauge shows. */
+enum buffer_field { BUF_NOW, BUF_HELD, BUF_TARGET, BUF_DECISION };
+
+static void buffer_gauge(struct promtext *w, const struct buffer_set *b, const char *name,
+			 const char *help, enum buffer_field f)
+{
+	char port[8], sock[24];
+	struct promtext_label l[2] = { { "port", port }, { "socket", sock } };
+
+	promtext_family(w, name, PROMTEXT_GAUGE, help);
+	for (int i = 0; i < b->n; i++) {
+		const struct buffer_sock *x = &b->v[i];
+		double v = f == BUF_NOW ? x->rcvbuf : f == BUF_HELD ? x->rmem_alloc :
+			   f == BUF_TARGET ? (double)x->recommend_bytes : buffer_decision(b, x);
+
+		if (!x->seen)
+			continue;
+		snprintf(port, sizeof(port), "%u", x->port);
+		snprintf(sock, sizeof(sock), "%llu", (unsigned long long)x->inode);
+		promtext_sample(w, NULL, l, 2, v);
+	}
+}
+
+/* Per watched socket while [buffer] is on (docs/buffer.md). */
+static void buffer_metrics(struct promtext *w, const struct daemon *d)
+{
+	const struct buffer_set *b = &d->buf.set;
+
+	if (b->p.mode == BUFFER_OFF)
+		return;
+	buffer_gauge(w, b, P("buffer_bytes"), "The socket's receive buffer now (sk_rcvbuf).",
+		     BUF_NOW);
+	buffer_gauge(w, b, P("buffer_held_bytes"), "Memory the socket's queued datagrams hold.",
+		     BUF_HELD);
+	buffer_gauge(w, b, P("buffer_target_bytes"), "The size the [buffer] policy wants for "
+		     "the socket (BUFFER's advice).", BUF_TARGET);
+	buffer_gauge(w, b, P("buffer_decision"), "The policy's decision now: 1 grow, -1 "
+		     "shrink, 0 hold.", BUF_DECISION);
+	counter(w, P("buffer_changes_total"), "Buffer sizes the daemon set (apply mode).",
+		d->buf.changes);
 }
 
 static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
@@ -253,10 +346,11 @@ static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
 	flow_gauge(w, d, P("flow_line_rate_bytes_per_second"), "The highest rate considered for "
 		   "the flow (the sender's, else [model] line_rate_bps).", get_line_rate);
 	flow_labels_metrics(w, d);
+	flow_streams_metrics(w, d);
+	buffer_metrics(w, d);
 	/*
-	 * Buffer and stream advice (BUFFER, STREAMS frames) and the errors of
-	 * the predictions against senders' reported outcomes belong here, per
-	 * flow, once the daemon computes them.
+	 * The errors of the predictions against senders' reported outcomes
+	 * belong here, per flow, once the daemon computes them.
 	 */
 }
 

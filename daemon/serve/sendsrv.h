@@ -103,6 +103,7 @@ struct sendsrv_limits {
 	double rate_change_frac;	/* push when |new-last| >= frac*last, 0.05 */
 	uint32_t rate_refresh_epochs;	/* push at least this often, 10; 0 = never */
 	uint32_t epoch_ms;		/* announced in HELLO_ACK */
+	bool buffer_advice;		/* grant BUFFER to minor >= 2 ([buffer] on) */
 	struct sendsrv_cidr allow[SENDSRV_MAX_ALLOW];
 	size_t n_allow;			/* 0 = nobody may connect */
 };
@@ -133,6 +134,11 @@ struct sendsrv_peer {
 	 */
 	struct rxbneck_pause pause;
 	uint64_t pause_sent_ns, pause_until_ns;
+	uint64_t streams_samples;	/* STREAMS_SAMPLE frames from it */
+	bool has_streams;		/* last_streams valid */
+	struct rxbneck_streams last_streams;	/* last STREAMS sent to it */
+	bool has_buffer;		/* last_buffer valid */
+	struct rxbneck_buffer last_buffer;	/* last BUFFER sent to it */
 	uint32_t out_queued_bytes;
 };
 
@@ -162,6 +168,12 @@ struct sendsrv_ops {
 	/* Optional; STREAMS_SAMPLE is accepted only when set. */
 	void (*on_streams_sample)(void *ctx, const struct sendsrv_peer *p,
 				  const struct rxbneck_streams_sample *smp);
+	/*
+	 * Optional; STREAMS is granted (to senders of minor >= 2) only when
+	 * set. The advice for sender @p now into @out: 0, or -ENOENT when
+	 * there is none yet (PROTOCOL.md §6.5).
+	 */
+	int (*streams_for)(void *ctx, const struct sendsrv_peer *p, struct rxbneck_streams *out);
 	/* Optional; @why is SENDSRV_GONE_* or the rxbneck_error sent to it. */
 	void (*on_goodbye)(void *ctx, const struct sendsrv_peer *p, int why);
 	/*
@@ -191,8 +203,8 @@ struct sendsrv_stats {
 	uint64_t frames_in, frames_out;
 	uint64_t frames_out_by_type[SENDSRV_FRAME_TYPES];	/* by rxbneck_type */
 	uint64_t bytes_in, bytes_out;
-	uint64_t rate_pushes, pause_pushes;
-	uint64_t reports;
+	uint64_t rate_pushes, pause_pushes, buffer_pushes, streams_pushes;
+	uint64_t reports, streams_samples;
 	size_t mem_bytes;		/* allocated now, fd index excluded */
 	size_t mem_bound_bytes;		/* sendsrv_memory_bound() */
 };
@@ -279,6 +291,19 @@ int sendsrv_offer_rates(struct sendsrv *s, uint16_t port);
  * plain rate after CANCEL). Returns the count or -EINVAL.
  */
 int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p);
+/*
+ * Offer receive-buffer advice for flow b->port to its BUFFER subscribers
+ * (granted to senders of minor >= 2 while limits.buffer_advice is set),
+ * each when PROTOCOL.md §6.4's rule says so; kept like the rate for a
+ * sender that subscribes later. Returns the count or -EINVAL.
+ */
+int sendsrv_publish_buffer(struct sendsrv *s, const struct rxbneck_buffer *b);
+
+/*
+ * Offer every STREAMS subscriber its advice (ops->streams_for), sent when
+ * PROTOCOL.md §6.5's rule says so: once per epoch. Returns how many got one.
+ */
+int sendsrv_publish_streams(struct sendsrv *s);
 
 /* Calls @cb for every sender past HELLO; returns how many. */
 size_t sendsrv_foreach_sender(const struct sendsrv *s,

@@ -345,6 +345,16 @@ static int send_hello_ack(struct sendsrv *s, struct conn *c)
 	return sendsrv_conn_send(s, c, &m);
 }
 
+/* What of @want the daemon serves to @c (PROTOCOL.md §5.2). */
+static uint16_t served(const struct sendsrv *s, const struct conn *c, uint16_t want)
+{
+	uint16_t g = want & sendsrv_streams_served(s, c);
+
+	if (s->lim.buffer_advice && c->peer.hello.minor >= RXBNECK_MINOR_BUFFER)
+		g |= want & SERVED_SUBS_BUFFER;
+	return g;
+}
+
 static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
 {
 	const struct rxbneck_hello *h = &m->u.hello;
@@ -357,7 +367,7 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 	}
 	c->peer.hello = *h;
 	c->peer.hello_rtt_us = h->rtt_us;
-	c->peer.granted = h->subscribe & SERVED_SUBS;
+	c->peer.granted = served(s, c, h->subscribe);
 	ps->pins++;
 	if (s->ops.on_hello)
 		code = s->ops.on_hello(s->ops.ctx, &c->peer);
@@ -386,6 +396,12 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 	if (send_hello_ack(s, c) < 0)
 		return;
 	sendsrv_publish_rate_if_due(s, c, true);
+	if (c->state != C_ACTIVE)
+		return;		/* the send failed */
+	if ((c->peer.granted & RXBNECK_SUB_BUFFER) && ps->has_buffer &&
+	    sendsrv_publish_push_buffer(s, c, &ps->buffer))
+		return;
+	sendsrv_streams_offer(s, c);
 }
 
 static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
@@ -393,7 +409,7 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 	uint16_t was = c->peer.granted;
 
 	c->peer.hello.subscribe = m->u.subscribe.subscribe;
-	c->peer.granted = m->u.subscribe.subscribe & SERVED_SUBS;
+	c->peer.granted = served(s, c, m->u.subscribe.subscribe);
 	if (m->u.subscribe.rtt_us)
 		c->peer.hello.rtt_us = m->u.subscribe.rtt_us;
 	/* Not told of changes or CANCEL any more: no schedule in force. */
@@ -401,6 +417,16 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 		c->peer.pause_until_ns = 0;
 	/* New to RATE, or PAUSE taken or dropped: which rate is due changed. */
 	sendsrv_publish_rate_if_due(s, c, !(was & RXBNECK_SUB_RATE));
+	if (c->state != C_ACTIVE)
+		return;		/* the send failed */
+	/* New to BUFFER: the advice at once. */
+	if ((c->peer.granted & RXBNECK_SUB_BUFFER) && !(was & RXBNECK_SUB_BUFFER) &&
+	    c->ps && c->ps->has_buffer &&
+	    sendsrv_publish_push_buffer(s, c, &c->ps->buffer))
+		return;
+	if (!(was & RXBNECK_SUB_STREAMS))
+		c->peer.has_streams = false;	/* new to STREAMS: the advice at once */
+	sendsrv_streams_offer(s, c);
 }
 
 /*
@@ -490,6 +516,8 @@ static void on_active_frame(struct sendsrv *s, struct conn *c, const struct rxbp
 				  "STREAMS_SAMPLE not accepted");
 			break;
 		}
+		c->peer.streams_samples++;
+		s->st.streams_samples++;
 		s->ops.on_streams_sample(s->ops.ctx, &c->peer, &m->u.sample);
 		break;
 	default:	/* HELLO again */

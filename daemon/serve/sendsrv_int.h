@@ -6,6 +6,7 @@
  *   sendsrv_source.c   connections counted per source
  *   sendsrv_conn.c     one connection: its frames, its output, closing
  *   sendsrv_publish.c  each flow port's subscribers, RATE and PAUSE pushes
+ *   sendsrv_streams.c  STREAMS: who is granted it, and its pushes
  */
 #ifndef RXB_DAEMON_SENDSRV_INT_H
 #define RXB_DAEMON_SENDSRV_INT_H
@@ -21,7 +22,9 @@
 #define SOURCE_BUCKETS		256
 #define FD_NONE			(-1)
 #define FD_LISTENER(i)		(-2 - (int32_t)(i))
-#define SERVED_SUBS		(RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE)
+#define SERVED_SUBS		(RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE)	/* to every sender */
+/* Served besides, to minor >= RXBNECK_MINOR_BUFFER while limits say so. */
+#define SERVED_SUBS_BUFFER	RXBNECK_SUB_BUFFER
 
 /* ------------------------------------------------------------ lists -- */
 
@@ -73,6 +76,8 @@ struct port_state {
 	/* The rate between pause windows, for senders that obey them. */
 	bool has_rate_between;
 	struct rxbneck_rate rate_between;
+	bool has_buffer;
+	struct rxbneck_buffer buffer;
 };
 
 /* The live connections (waiting for HELLO or active) of one source. */
@@ -219,7 +224,16 @@ bool sendsrv_publish_rate_due(const struct sendsrv *s, const struct conn *c,
  * @force; 0 when one went out.
  */
 int sendsrv_publish_rate_if_due(struct sendsrv *s, struct conn *c, bool force);
+
+int sendsrv_publish_push_buffer(struct sendsrv *s, struct conn *c,
+				const struct rxbneck_buffer *b);
 /* Free every port (sendsrv_finish()). */
 void sendsrv_publish_finish(struct sendsrv *s);
+
+/* sendsrv_streams.c */
+/* The pushes @c may be granted: SERVED_SUBS, and STREAMS from minor 2 when served. */
+uint16_t sendsrv_streams_served(const struct sendsrv *s, const struct conn *c);
+/* Send @c its STREAMS advice if it takes it and one is due; 0 sent, -1 not. */
+int sendsrv_streams_offer(struct sendsrv *s, struct conn *c);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Each flow port's subscribers, and the RATE and PAUSE pushes to them. */
+/* Each flow port's subscribers, and the RATE, PAUSE and BUFFER pushes to them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +277,60 @@ int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p)
 	if (rxbp_validate(&m) != 0)
 		return -EINVAL;
 	return offer_port(s, p->port, offer_pause, p);
+}
+
+int sendsrv_publish_push_buffer(struct sendsrv *s, struct conn *c,
+				const struct rxbneck_buffer *b)
+{
+	struct rxbp_msg m = { .type = RXBNECK_T_BUFFER };
+
+	m.u.buffer = *b;
+	if (sendsrv_conn_send(s, c, &m) < 0)
+		return -1;
+	c->peer.has_buffer = true;
+	c->peer.last_buffer = *b;
+	s->st.buffer_pushes++;
+	return 0;
+}
+
+/* PROTOCOL.md §6.4: first advice, flags changed, size moved by >= frac. */
+static bool buffer_due(const struct sendsrv *s, const struct conn *c,
+		       const struct rxbneck_buffer *b)
+{
+	const struct rxbneck_buffer *last = &c->peer.last_buffer;
+	uint64_t diff;
+
+	if (!c->peer.has_buffer || b->flags != last->flags)
+		return true;
+	diff = b->rcvbuf_bytes > last->rcvbuf_bytes ? b->rcvbuf_bytes - last->rcvbuf_bytes :
+						      last->rcvbuf_bytes - b->rcvbuf_bytes;
+	return diff > 0 && (unsigned __int128)diff * 1000000u >=
+			   (unsigned __int128)s->frac_ppm * last->rcvbuf_bytes;
+}
+
+static int offer_buffer(struct sendsrv *s, struct conn *c, const void *arg)
+{
+	const struct rxbneck_buffer *b = arg;
+
+	if (!(c->peer.granted & RXBNECK_SUB_BUFFER) || !buffer_due(s, c, b))
+		return -1;
+	return sendsrv_publish_push_buffer(s, c, b);
+}
+
+int sendsrv_publish_buffer(struct sendsrv *s, const struct rxbneck_buffer *b)
+{
+	struct rxbp_msg m = { .type = RXBNECK_T_BUFFER };
+	struct port_state *ps;
+
+	m.u.buffer = *b;
+	if (rxbp_validate(&m) != 0)
+		return -EINVAL;
+	ps = sendsrv_publish_port(s, b->port, false);
+	if (!ps)
+		return 0;
+	ps->buffer = *b;
+	ps->has_buffer = true;
+	return offer_port(s, b->port, offer_buffer, b);
 }
 
 void sendsrv_publish_finish(struct sendsrv *s)

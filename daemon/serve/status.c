@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* rxbneckctl's commands: status, senders, reload, version. See status.h. */
+/* rxbneckctl's commands: status, senders, buffers, reload, version, streams. See status.h. */
 #include "daemon/serve/status.h"
 
 #include <math.h>
@@ -12,7 +12,9 @@
 #include "common/util.h"
 #include "daemon/collect/collect_json.h"
 #include "daemon/daemon.h"
+#include "daemon/serve/status_buffer.h"
 #include "daemon/serve/status_flow.h"
+#include "daemon/serve/status_streams.h"
 
 #define CTL_PROTOCOL_VERSION	2
 
@@ -294,6 +296,7 @@ static void senders_summary_json(struct json_writer *w, const struct daemon *d)
 	json_uint(w, "frames_out", st.frames_out);
 	json_uint(w, "rate_pushes", st.rate_pushes);
 	json_uint(w, "pause_pushes", st.pause_pushes);
+	json_uint(w, "buffer_pushes", st.buffer_pushes);
 	json_uint(w, "reports", st.reports);
 	json_obj_begin(w, "errors_sent");
 	for (unsigned i = 1; i <= RXBNECK_ERR_MAX_; i++)
@@ -322,6 +325,8 @@ void status_json(struct json_writer *w, const struct daemon *d)
 	json_arr_end(w);
 	status_flow_learned_json(w, d, now);
 	senders_summary_json(w, d);
+	status_streams_summary(w, "streams", d);
+	status_buffer_json(w, "buffers", d, now);
 	if (d->have_epoch)
 		collect_json_epoch(w, "measurement", d->epoch, NULL);
 	else
@@ -465,7 +470,8 @@ static bool check_args(const struct ctl_request *req, struct ctl_reply *rep)
 void status_dispatch(struct daemon *d, const struct ctl_request *req,
 		     struct ctl_reply *rep)
 {
-	static const char *const verbs[] = { "status", "senders", "reload", "version" };
+	static const char *const verbs[] = { "status", "senders", "reload", "version", "streams",
+					     "buffers" };
 	struct json_writer w;
 	size_t v;
 
@@ -474,10 +480,11 @@ void status_dispatch(struct daemon *d, const struct ctl_request *req,
 	if (v == RXB_ARRAY_SIZE(verbs)) {
 		rep->err = CTL_ERR_UNKNOWN;
 		snprintf(rep->msg, sizeof(rep->msg),
-			 "unknown command '%.40s' (status, senders, reload, version)", req->verb);
+			 "unknown command '%.40s' (status, senders, buffers, reload, version, streams)",
+			 req->verb);
 		return;
 	}
-	if (!check_args(req, rep))
+	if (v != 4 && !check_args(req, rep))
 		return;
 	json_init(&w, false);
 	if (v == 0)
@@ -486,8 +493,12 @@ void status_dispatch(struct daemon *d, const struct ctl_request *req,
 		senders_cmd(d, &w);
 	else if (v == 2)
 		reload_cmd(d, req, &w, rep);
-	else
+	else if (v == 3)
 		version_cmd(&w);
+	else if (v == 4)
+		status_streams_cmd(d, req, &w, rep);
+	else
+		status_buffer_json(&w, NULL, d, rxb_mono_ns());
 	if (rep->err == CTL_OK)
 		reply_json(&w, rep);
 	json_finish(&w);

@@ -12,6 +12,7 @@
 
 static const char *const rate_flag_names[STATUS_FLOW_RATE_FLAGS] = {
 	"degraded", "stale", "no_traffic", "unconstrained", "between_pauses",
+	"provisional", "default_cost",
 };
 
 const char *status_flow_rate_flag_name(unsigned int bit)
@@ -135,10 +136,18 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_obj_begin(w, "learned");
 	json_str(w, "origin", value_src_name(l->origin));
 	json_double(w, "last_traffic_age_s", status_age_s(l->last_traffic_ns, now));
-	if (l->origin == VALUE_HISTORY)
+	if (l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_NONE)
 		json_uint(w, "history_age_s", l->history_age_s);
 	else
 		json_null(w, "history_age_s");
+	/* Before the flow's own traffic: whose costs (daemon/model/prior.h). */
+	json_str(w, "prior", l->origin != VALUE_HISTORY ? "none" :
+		 l->prior == LEARN_PRIOR_HOST ? "another_flow" :
+		 l->prior == LEARN_PRIOR_DEFAULT ? "default" : "this_port");
+	if (l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_HOST)
+		json_uint(w, "prior_port", l->prior_port);
+	else
+		json_null(w, "prior_port");
 	json_obj_end(w);
 	json_obj_end(w);
 }

@@ -22,7 +22,7 @@ void status_flow_json(struct json_writer *w, const struct flow *fl, const struct
 /* "learned_flows": ports learned about that have no flow now. */
 void status_flow_learned_json(struct json_writer *w, const struct daemon *d, uint64_t now);
 /* The RATE flags the documents name, bit by bit (RXBNECK_RATE_*). */
-#define STATUS_FLOW_RATE_FLAGS	5
+#define STATUS_FLOW_RATE_FLAGS	7
 /* "degraded", "stale", ...; NULL for @bit >= STATUS_FLOW_RATE_FLAGS. */
 const char *status_flow_rate_flag_name(unsigned int bit);
 /* A RATE as the documents give it (flows[].rate, senders[].last_rate). */

@@ -3,7 +3,10 @@
  * librxbneck: the sender side of the rxbneck control protocol.
  *
  * A data sender links this to learn, from the rxbneckd daemon on the
- * receiving host, the rate to send at (RATE) and when to pause (PAUSE):
+ * receiving host, the rate to send at (RATE), when to pause (PAUSE) and
+ * how many parallel TCP streams to open (STREAMS, with
+ * RXBNECK_SUB_STREAMS; it reports what it got with
+ * rxbneck_client_streams_sample()):
  *
  *	struct rxbneck_client_config cfg;
  *	struct rxbneck_client *c;
@@ -22,8 +25,9 @@
  * rxbneck_client_poll_events(), timeout from rxbneck_client_timeout_ms())
  * and call rxbneck_client_process() when it is ready or the timeout passed,
  * or call rxbneck_client_wait() from time to time. Callbacks run inside
- * process()/wait()/connect(). Polling: rxbneck_client_latest_rate() and
- * rxbneck_client_pause_state() return the newest values at any time.
+ * process()/wait()/connect(). Polling: rxbneck_client_latest_rate(),
+ * rxbneck_client_latest_streams() and rxbneck_client_pause_state() return
+ * the newest values at any time.
  *
  * Results: 0 (or a count) on success, a negative RXBNECK_E* code on failure;
  * rxbneck_strerror() names the code, rxbneck_client_errmsg() tells the
@@ -31,8 +35,9 @@
  * or a send function the connection is closed; connect() may be called again.
  *
  * Threads: a client handle is used by one thread at a time, except
- * rxbneck_client_latest_rate(), rxbneck_client_latest_pause() and
- * rxbneck_client_pause_state(), which may be called from any thread at any
+ * rxbneck_client_latest_rate(), rxbneck_client_latest_pause(),
+ * rxbneck_client_latest_streams() and rxbneck_client_pause_state(),
+ * which may be called from any thread at any
  * time while the handle exists (a sending thread checks them while another
  * thread runs process()). Different handles are independent. The library
  * has no global state; rxbneck_strerror() returns static strings.
@@ -88,11 +93,23 @@ struct rxbneck_pause_window {
 };
 
 struct rxbneck_callbacks {
+	/*
+	 * A RATE to send at from now on. Its flags say how it was obtained
+	 * (PROTOCOL.md §6.1): RXBNECK_RATE_PROVISIONAL, modelled before any
+	 * packet of the flow was measured (the receiver's CPU and its load
+	 * now, costs learned earlier on the host - and with
+	 * RXBNECK_RATE_DEFAULT_COST the daemon's defaults: nothing learned;
+	 * confidence says how far to trust it); NO_TRAFFIC without
+	 * PROVISIONAL and confidence 0: nothing known, the top of the
+	 * search. Follow it in every case: a better one comes within an
+	 * epoch of the first packets.
+	 */
 	void (*on_rate)(void *user, const struct rxbneck_rate *rate);
 	/* Also called for a CANCEL (pause.flags & RXBNECK_PAUSE_CANCEL). */
 	void (*on_pause)(void *user, const struct rxbneck_pause_window *w);
-	/* Reserved advice types; the current daemon does not send them. */
+	/* Receive-buffer advice (subscribe RXBNECK_SUB_BUFFER; PROTOCOL.md §6.4). */
 	void (*on_buffer)(void *user, const struct rxbneck_buffer *b);
+	/* STREAMS advice (PROTOCOL.md §6.5): subscribe with RXBNECK_SUB_STREAMS. */
 	void (*on_streams)(void *user, const struct rxbneck_streams *s);
 	/* The connection ended: @rc as returned, @msg the details. */
 	void (*on_error)(void *user, int rc, const char *msg);
@@ -159,6 +176,20 @@ RXBNECK_API int rxbneck_client_latest_rate(struct rxbneck_client *c,
 					   struct rxbneck_rate *out);
 RXBNECK_API int rxbneck_client_latest_pause(struct rxbneck_client *c,
 					    struct rxbneck_pause_window *out);
+RXBNECK_API int rxbneck_client_latest_streams(struct rxbneck_client *c,
+					      struct rxbneck_streams *out);
+RXBNECK_API int rxbneck_client_latest_buffer(struct rxbneck_client *c,
+					     struct rxbneck_buffer *out);
+/*
+ * For a receiving application that takes BUFFER for its own port: set
+ * socket @fd's receive buffer to the advice (setsockopt() with half of
+ * rcvbuf_bytes: the kernel doubles it; SO_RCVBUFFORCE first when the
+ * caller may, SO_RCVBUF, capped at net.core.rmem_max, otherwise). The
+ * size read back into *@now_bytes (may be NULL). 0 or RXBNECK_ESYS
+ * (errno set), RXBNECK_EINVAL.
+ */
+RXBNECK_API int rxbneck_buffer_apply(int fd, const struct rxbneck_buffer *b,
+				     uint64_t *now_bytes);
 /*
  * Whether the sender should be paused at @now_ns by the newest schedule:
  * 1 = paused, *until_ns = when to resume; 0 = send, *until_ns = next stop
@@ -176,7 +207,13 @@ RXBNECK_API int rxbneck_client_subscribe(struct rxbneck_client *c,
 /* Report a finished (or aborted) transfer. */
 RXBNECK_API int rxbneck_client_report(struct rxbneck_client *c,
 				      const struct rxbneck_report *r);
-/* Report a (streams, throughput) sample; EUNSUPPORTED unless accepted. */
+/*
+ * Report a transfer (or an interval of one) made with s->streams parallel
+ * TCP streams to the flow port: their summed goodput s->throughput_bps
+ * over s->duration_us (PROTOCOL.md §5.12; s->port 0 = the HELLO's
+ * flow_port). RXBNECK_EUNSUPPORTED unless the daemon accepts it,
+ * RXBNECK_EINVAL out of the frame's bounds.
+ */
 RXBNECK_API int rxbneck_client_streams_sample(struct rxbneck_client *c,
 					      const struct rxbneck_streams_sample *s);
 

@@ -32,9 +32,12 @@ extern "C" {
 #define RXBNECK_DEFAULT_PORT		7440	/* TCP */
 #define RXBNECK_MAGIC			0x5258424eu	/* "RXBN" */
 #define RXBNECK_VERSION			1	/* major: header byte 4 */
-#define RXBNECK_MINOR			1	/* minor: in HELLO/HELLO_ACK */
+#define RXBNECK_MINOR			3	/* minor: in HELLO/HELLO_ACK */
 /* Minor versions that introduced an addition (PROTOCOL.md §10). */
 #define RXBNECK_MINOR_BETWEEN_PAUSES	1	/* RATE flag 0x0010, §6.3 */
+#define RXBNECK_MINOR_BUFFER		2	/* BUFFER granted, §5.9, §6.4 */
+#define RXBNECK_MINOR_STREAMS		2	/* STREAMS sent, STREAMS_SAMPLE taken, §6.5 */
+#define RXBNECK_MINOR_PROVISIONAL	3	/* RATE flags 0x0020, 0x0040, §6.1 */
 #define RXBNECK_HDR_BYTES		16
 
 /*
@@ -56,8 +59,8 @@ enum rxbneck_type {
 	RXBNECK_T_ERROR		= 0x07,	/* both */
 	RXBNECK_T_RATE		= 0x10,	/* D->S */
 	RXBNECK_T_PAUSE		= 0x11,	/* D->S */
-	RXBNECK_T_BUFFER	= 0x12,	/* D->S, reserved: not produced yet */
-	RXBNECK_T_STREAMS	= 0x13,	/* D->S, reserved: not produced yet */
+	RXBNECK_T_BUFFER	= 0x12,	/* D->S, to minor >= 2 subscribers */
+	RXBNECK_T_STREAMS	= 0x13,	/* D->S, to senders of minor >= 2 */
 	RXBNECK_T_REPORT	= 0x20,	/* S->D */
 	RXBNECK_T_STREAMS_SAMPLE = 0x21, /* S->D, only if HELLO_ACK accepts it */
 };
@@ -72,7 +75,7 @@ enum rxbneck_type {
 #define RXBNECK_RATE_BYTES		40
 #define RXBNECK_PAUSE_BYTES		48
 #define RXBNECK_BUFFER_BYTES		32
-#define RXBNECK_STREAMS_BYTES		24
+#define RXBNECK_STREAMS_BYTES		32
 #define RXBNECK_REPORT_BYTES		56
 #define RXBNECK_STREAMS_SAMPLE_BYTES	24
 
@@ -100,12 +103,45 @@ enum rxbneck_type {
 #define RXBNECK_RATE_NO_TRAFFIC		0x0004	/* flow not seen yet: prior estimate */
 #define RXBNECK_RATE_UNCONSTRAINED	0x0008	/* host is not the bottleneck */
 #define RXBNECK_RATE_BETWEEN_PAUSES	0x0010	/* rate to send at between PAUSE windows */
+#define RXBNECK_RATE_PROVISIONAL	0x0020	/* modelled before the flow's traffic */
+#define RXBNECK_RATE_DEFAULT_COST	0x0040	/* ... with default costs: nothing learned */
 
 /* PAUSE.flags */
 #define RXBNECK_PAUSE_CANCEL		0x0001	/* drop any schedule, other fields 0 */
 
+/* STREAMS.flags (minor 2) */
+#define RXBNECK_STREAMS_EXPLORE		0x0001	/* streams is the exponential sampling's next
+						 * level, not the optimum */
+#define RXBNECK_STREAMS_CAPPED		0x0002	/* the receiver's drain capacity bounds it */
+#define RXBNECK_STREAMS_RISING		0x0004	/* the curve still rises at the top of its range */
+#define RXBNECK_STREAMS_MEASURED	0x0008	/* no model fits: the best measured count */
+
+/* STREAMS.model: the throughput model the advice came from (§5.10). */
+enum rxbneck_streams_model {
+	RXBNECK_MODEL_MEASURED	= 0,	/* none fits: the best measured count */
+	RXBNECK_MODEL_HACKER	= 1,	/* Hacker et al.: n times one stream */
+	RXBNECK_MODEL_DINDA	= 2,	/* Lu, Dinda et al.: p' = a'n^2 + b' */
+	RXBNECK_MODEL_LOSS	= 3,	/* packet loss: Th^2 = a'n^(1/x) + b' */
+	RXBNECK_MODEL_LOG	= 4,	/* logarithmic: p' = a'e^(b'n) */
+	RXBNECK_MODEL_NEWTON	= 5,	/* Newton's iteration: p' = a'n^c' + b' */
+	RXBNECK_MODEL_FULL2	= 6,	/* full second order: p' = a'n^2 + b'n + c' */
+	RXBNECK_MODEL_BREAK	= 7,	/* break function: two dinda pieces */
+	RXBNECK_MODEL_AVG_ARITH	= 8,	/* averaging of two dinda fits */
+	RXBNECK_MODEL_AVG_GEOM	= 9,
+	RXBNECK_MODEL_AVG_QUAD	= 10,
+};
+
+/* Limits of STREAMS and STREAMS_SAMPLE. */
+#define RXBNECK_STREAMS_MAX		1024		/* streams */
+#define RXBNECK_SAMPLE_MIN_US		1000u		/* duration_us: 1 ms .. */
+#define RXBNECK_SAMPLE_MAX_US		86400000000ULL	/* .. one day */
+
 /* BUFFER.flags */
 #define RXBNECK_BUFFER_APPLIED		0x0001	/* daemon already resized it */
+#define RXBNECK_BUFFER_MODEL		0x0002	/* sized by the model (else RRDA) */
+#define RXBNECK_BUFFER_LIMITED		0x0004	/* at the daemon's ceiling: it wants more */
+/* The largest sk_rcvbuf Linux stores (twice INT_MAX / 2). */
+#define RXBNECK_RCVBUF_MAX		2147483646ULL
 
 /* REPORT.flags */
 #define RXBNECK_REPORT_ABORTED		0x0001
@@ -213,9 +249,14 @@ struct rxbneck_pause {
 	uint16_t confidence;		/* per mille: measured hit rate */
 };
 
+/*
+ * Receive-buffer advice (PROTOCOL.md §5.9, §6.4). Sizes are the kernel's
+ * sk_rcvbuf, what getsockopt(SO_RCVBUF) returns: setsockopt() takes half.
+ */
 struct rxbneck_buffer {
 	uint16_t port;
 	uint16_t flags;			/* RXBNECK_BUFFER_* */
+	uint32_t pkt_bytes;		/* memory charged per datagram, 0 = unknown */
 	uint64_t rcvbuf_bytes;		/* advised receive buffer */
 	uint64_t current_bytes;		/* receive buffer now */
 	uint64_t epoch;
@@ -224,8 +265,14 @@ struct rxbneck_buffer {
 struct rxbneck_streams {
 	uint16_t port;
 	uint32_t streams;		/* advised number of parallel streams */
-	uint64_t predicted_bps;		/* throughput predicted at that count */
+	uint64_t predicted_bps;		/* throughput predicted at that count, 0 = unknown */
 	uint64_t epoch;
+	/* Minor 2 (appended: the fields above keep their places). */
+	uint16_t flags;			/* RXBNECK_STREAMS_* */
+	uint16_t confidence;		/* per mille */
+	uint8_t model;			/* enum rxbneck_streams_model */
+	uint8_t points;			/* stream counts the fit had, at most 255 */
+	uint16_t rel_err;		/* fit error per mille of the mean, 0xffff unknown */
 };
 
 struct rxbneck_report {
@@ -240,11 +287,16 @@ struct rxbneck_report {
 	uint64_t pkts_lost_first;	/* lost in the first round */
 };
 
+/*
+ * A transfer (or an interval of one) the sender made with @streams
+ * parallel TCP streams to the flow port: their summed goodput over
+ * @duration_us (PROTOCOL.md §5.12).
+ */
 struct rxbneck_streams_sample {
 	uint16_t port;
-	uint32_t streams;
-	uint64_t throughput_bps;
-	uint64_t duration_us;
+	uint32_t streams;		/* 1 .. RXBNECK_STREAMS_MAX */
+	uint64_t throughput_bps;	/* >= 1 */
+	uint64_t duration_us;		/* RXBNECK_SAMPLE_MIN_US .. _MAX_US */
 };
 
 /* "BAD_MAGIC", ...; "?" for an unknown code. */

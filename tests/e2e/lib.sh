@@ -57,6 +57,7 @@ E_SEND_CPU=${E_SEND_CPU:-0}
 E_USO_OFF=${E_USO_OFF:-0}
 E_RPS=${E_RPS:-0}		# 1: RPS steers the receive softirq to $E_RECV_CPU
 E_LOCK=${E_LOCK:-/tmp/rxbneck-heavy.lock}
+E_DAEMON_EXTRA=${E_DAEMON_EXTRA:-}	# more lines at the end of rxbneckd's configuration
 
 E_PIDS=()
 E_HOGS_PID=
@@ -221,6 +222,10 @@ e2e_daemon_start() {
 	ctl_socket = $E_TMP/run/ctl.sock
 	[measure]
 	interval_ms = $E_EPOCH_MS
+	# No BPF run-time statistics: they add two clock reads to every BPF
+	# program run on the host, other users' too, and the daemon runs on
+	# between the k's while the heavy lock is released.
+	bpf_stats = no
 	${E_NET_PROBE_EVERY:+net_probe_every = $E_NET_PROBE_EVERY}
 	watch_ports = $E_PORT $E_TCP_PORT
 	devices = $E_IF_R
@@ -234,7 +239,15 @@ e2e_daemon_start() {
 	port = $E_CPORT
 	allow = $E_NET.0/24
 	push_every_epochs = 1
+	${E_DAEMON_EXTRA:-}
 	EOF
+	e2e_daemon_run
+}
+
+# e2e_daemon_run: rxbneckd with $E_TMP/d.conf (its state and runtime
+# directories under $E_TMP), pinned to $E_SEND_CPU, plus the status poller.
+e2e_daemon_run() {
+	mkdir -p "$E_TMP/state" "$E_TMP/run"
 	cp "$E_TMP/d.conf" "$E_OUT/rxbneckd.conf"
 	taskset -c "$E_SEND_CPU" "$E_BIN/rxbneckd" -f -c "$E_TMP/d.conf" \
 		2>> "$E_OUT/rxbneckd.log" &
@@ -404,6 +417,18 @@ PY
 # the run, so every 1500-byte packet is its own skb on the receive side, as
 # from a NIC without GRO/LRO. Appends {"mode": "tcp", "tcp-mtu",
 # "tcp-delay" or "tcp-mtu-delay", ...}.
+# e2e_iperf3_server VAR: a one-shot iperf3 server on the receiver's CPU,
+# listening on $E_ADDR_R:$E_TCP_PORT (its JSON into $E_TMP/tcp_s.json); its
+# pid into VAR.
+e2e_iperf3_server() {
+	e2e_bg "$1" taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" \
+		--json > "$E_TMP/tcp_s.json" 2>&1
+	for _ in $(seq 50); do
+		ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break
+		sleep 0.02
+	done
+}
+
 e2e_tcp() {
 	local rep=$1 mtu=0 delay=0 spid t0 t1 tot0 st0 tot1 st1 bytes mode=tcp src
 	shift
@@ -420,12 +445,7 @@ e2e_tcp() {
 		src=$E_ADDR_SD
 	fi
 	bytes=$(e2e_bytes "$E_SIZE")
-	e2e_bg spid taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" \
-		--json > "$E_TMP/tcp_s.json" 2>&1
-	for _ in $(seq 50); do
-		ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break
-		sleep 0.02
-	done
+	e2e_iperf3_server spid
 	if [ "$mtu" = 1 ]; then
 		mode=tcp-mtu
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso off gso off > /dev/null ||

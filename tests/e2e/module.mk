@@ -24,6 +24,41 @@ e2e-pause: all
 	E_RECV_ARGS=--busy-poll E_RCVBUF=256Ki bash tests/e2e/run.sh -b $(O) \
 		$(if $(E2E_OUT),-o $(E2E_OUT)) -k "" -t 0 -p 10 -K "2 3" $(E2E_ARGS)
 
+# The parallel-stream advisor against the measured throughput-vs-n curve
+# (docs/streams.md §6): make e2e-streams E2E_ARGS="-k '0 2' -n 3".
+.PHONY: e2e-streams
+e2e-streams: all
+	bash tests/e2e/streams.sh -b $(O) $(if $(E2E_OUT),-o $(E2E_OUT)) $(E2E_ARGS)
+
+# rxbneck-shape: the PAUSE measurement and the experiment (docs/shape.md §5, §6).
+.PHONY: e2e-shape
+e2e-shape: all
+	out=$(if $(E2E_OUT),$(E2E_OUT),tests/e2e/out/shape-$$(date +%Y%m%d-%H%M%S)); \
+	bash tests/e2e/shape_pause.sh -b $(O) -o $$out && \
+	bash tests/e2e/shape.sh -b $(O) -o $$out $(E2E_ARGS)
+
+# One command that shows what following rxbneckd does (README.md's quick
+# start): a blast at the top rate and a --follow transfer over a delayed
+# path with 2 CPU hogs on the receiver's CPU. Root, ~1 minute.
+#   make demo DEMO_ARGS="-s 20M -d 10"   the short form CI runs
+DEMO_ARGS ?=
+.PHONY: demo
+demo: all
+	bash tests/e2e/demo.sh -b $(O) $(DEMO_ARGS)
+
+# The receive-buffer experiment (docs/buffer.md §5): a static 1 MiB buffer,
+# RRDA and the model-sized buffer against 1 to 35 fixed-rate senders with
+# 0 and 2 CPU hogs on the receiver's CPU. Root; about 15 minutes.
+#   make e2e-buffer                          the whole experiment
+#   make e2e-buffer E2E_ARGS="-n 1 -N '5 35'"  options of tests/e2e/buffer.sh
+BINS += $(O)/rxbneck-bufload
+$(O)/rxbneck-bufload: $(O)/tests/e2e/bufload.o
+	$(call link_prog,)
+
+.PHONY: e2e-buffer
+e2e-buffer: all
+	bash tests/e2e/buffer.sh -b $(O) $(if $(E2E_OUT),-o $(E2E_OUT)) $(E2E_ARGS)
+
 # The rate between pauses only with a PAUSE schedule (docs/e2e.md §5.5):
 # with the default receiver, which gets no PAUSE, under a busy loop and
 # I/O-bound readers, --follow must lose as --follow --no-pause does.

@@ -4,4 +4,4 @@ FUZZERS += build/fuzz/fuzz_ctl
 FUZZ_SRCS_fuzz_ctl := daemon/serve/ctlsrv.c daemon/model/state.c daemon/model/value.c daemon/model/learn.c \
                       daemon/model/busy.c daemon/model/cost.c daemon/model/inputs.c \
                       solver/ewma.c solver/lsq.c \
-                      common/json.c common/parse.c common/log.c common/util.c
+                      common/json.c common/parse.c common/log.c common/strbuf.c common/util.c

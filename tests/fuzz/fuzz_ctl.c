@@ -22,6 +22,7 @@
 
 #include "daemon/serve/ctlsrv.h"
 #include "daemon/model/state.h"
+#include "tests/fuzz/fuzz_pick.h"
 
 static void request(const uint8_t *data, size_t size)
 {
@@ -109,13 +110,9 @@ static void state_file(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!size)
-		return 0;
-	if (data[0] & 1)
-		request(data + 1, size - 1);
-	else if (data[0] & 2)
+	if (size && (data[0] & 3) == 2)
 		state_file(data + 1, size - 1);
 	else
-		state_line(data + 1, size - 1);
+		fuzz_pick(data, size, request, state_line);
 	return 0;
 }

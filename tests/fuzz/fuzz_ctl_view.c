@@ -27,9 +27,11 @@
 #include "ctl/view/answer.h"
 #include "ctl/view/vfmt.h"
 #include "ctl/view/view.h"
+#include "ctl/view/view_buffers.h"
 #include "ctl/view/view_measure.h"
 #include "ctl/view/view_senders.h"
 #include "ctl/view/view_status.h"
+#include "tests/fuzz/fuzz_pick.h"
 
 static void check_printable(const char *s, size_t n)
 {
@@ -52,6 +54,8 @@ static void views(const struct json_object *doc)
 	view_reload(f, doc);
 	view_version(f, doc);
 	view_measure(f, doc);
+	view_buffers(f, doc, VIEW_VERBOSE);
+	view_buffers(f, doc, 0);
 	fclose(f);
 	check_printable(buf, len);
 	free(buf);
@@ -105,11 +109,5 @@ static void numbers(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!size)
-		return 0;
-	if (data[0] & 1)
-		numbers(data + 1, size - 1);
-	else
-		answer(data + 1, size - 1);
-	return 0;
+	return fuzz_pick(data, size, numbers, answer);
 }

@@ -4,5 +4,5 @@
 FUZZERS += build/fuzz/fuzz_metricsrv
 FUZZ_SRCS_fuzz_metricsrv := daemon/serve/metricsrv.c daemon/serve/promtext.c \
                             daemon/serve/sendsrv_cidr.c \
-                            common/parse.c common/log.c common/util.c
+                            common/parse.c common/log.c common/strbuf.c common/util.c
 FUZZ_LIBS_fuzz_metricsrv := -lmicrohttpd

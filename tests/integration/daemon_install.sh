@@ -2,7 +2,8 @@
 # `make install` of the daemon's pieces into a DESTDIR: binaries, the unit
 # (ExecStart following PREFIX), the configuration (never overwritten), the
 # man pages (clean roff, found by man(1), rxbneckd.conf(5) up to date with
-# docs/config.md and listing every key of the shipped file). And the unit's
+# docs/config.md and listing every key of the shipped file), the documents
+# they name (docs/NAME, under share/doc/rxbneck). And the unit's
 # `systemd-analyze security --offline=yes` exposure: "OK" or better (<= 4.9
 # by systemd's scale), and `systemd-analyze verify` clean.
 . "$(dirname "$0")/daemon_lib.inc"
@@ -11,7 +12,8 @@ R=$T/root
 make -C "$S" -s install DESTDIR="$R" PREFIX=/usr >"$T/make.log" 2>&1 || die "make install: $(tail "$T/make.log")"
 for f in usr/sbin/rxbneckd usr/bin/rxbneckctl etc/rxbneckd/rxbneckd.conf \
 	 usr/lib/systemd/system/rxbneckd.service usr/share/man/man8/rxbneckd.8 \
-	 usr/share/man/man8/rxbneckctl.8 usr/share/man/man5/rxbneckd.conf.5; do
+	 usr/share/man/man8/rxbneckctl.8 usr/share/man/man5/rxbneckd.conf.5 \
+	 usr/share/man/man3/librxbneck.3; do
 	[ -f "$R/$f" ] || die "not installed: /$f"
 done
 UNIT=$R/usr/lib/systemd/system/rxbneckd.service
@@ -23,8 +25,13 @@ echo "# local edit" >> "$R/etc/rxbneckd/rxbneckd.conf"
 make -C "$S" -s install DESTDIR="$R" PREFIX=/usr >"$T/make.log" 2>&1 || die "second make install"
 grep -q '^# local edit$' "$R/etc/rxbneckd/rxbneckd.conf" || die "make install overwrote the configuration"
 
+# Every document a man page names (docs/NAME) is installed with it.
+for d in $(grep -ho 'docs/[A-Za-z0-9_.-]*\.\(md\|png\)' "$S"/man/*.[1-8] | sort -u); do
+	[ -f "$R/usr/share/doc/rxbneck/${d#docs/}" ] || die "a man page names $d: not installed"
+done
+
 # Man pages.
-for m in "$S"/man/*.[58]; do
+for m in "$S"/man/*.[1-8]; do
 	w=$(groff -man -ww -z "$m" 2>&1)
 	[ -z "$w" ] || die "$m: $w"
 done

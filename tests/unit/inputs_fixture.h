@@ -88,6 +88,69 @@ static inline struct inputs_env env_for(const struct rxb_epoch *e)
 	return env;
 }
 
+/*
+ * What every model-inputs test feeds: a flow's learned costs, the disk's,
+ * the last inputs, and an epoch with its environment. ifix_setup (a
+ * cmocka setup) makes a fresh one with epoch 1 of 1 s; ifix_teardown
+ * frees it.
+ */
+struct ifix {
+	struct learn l;
+	struct learn_disk d;
+	struct inputs r;
+	struct rxb_epoch *e;
+	struct inputs_env env;
+};
+
+/* Replaces the fixture's epoch by a new one, @seq of @dt_s, and its environment. */
+static inline struct rxb_epoch *ifix_epoch(struct ifix *f, uint64_t seq, double dt_s)
+{
+	free(f->e);
+	f->e = new_epoch(seq, dt_s);
+	f->env = env_for(f->e);
+	return f->e;
+}
+
+/* The fixture's epoch, of @dt_s, with its environment, into f->r. */
+static inline void ifix_feed(struct ifix *f, double dt_s)
+{
+	inputs_update(&f->l, &f->d, PORT, f->e, dt_s, &f->env, &f->r);
+}
+
+/* @e, of @dt_s, with its default environment, into f->r; frees @e. */
+static inline void ifix_take(struct ifix *f, struct rxb_epoch *e, double dt_s)
+{
+	struct inputs_env env = env_for(e);
+
+	inputs_update(&f->l, &f->d, PORT, e, dt_s, &env, &f->r);
+	free(e);
+}
+
+static inline int ifix_setup(void **state)
+{
+	struct ifix *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	learn_init(&f->l);
+	learn_disk_init(&f->d);
+	ifix_epoch(f, 1, 1.0);
+	*state = f;
+	return 0;
+}
+
+static inline int ifix_teardown(void **state)
+{
+	struct ifix *f = *state;
+
+	free(f->e);
+	free(f);
+	return 0;
+}
+
+/* A test that takes a fresh fixture as its state. */
+#define IFIX_TEST(t) cmocka_unit_test_setup_teardown(t, ifix_setup, ifix_teardown)
+
 static inline void check_rel(double got, double want, double tol)
 {
 	if (!(fabs(got - want) <= tol * fabs(want))) {

@@ -16,48 +16,43 @@
  */
 static void test_saturated_cost(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	uint64_t st = 42, seq = 0;
 	double fa, fb;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	/* Light epochs only: no saturated cost, the fit's b is used. */
 	for (int i = 0; i < 12; i++)
-		g_feed(&l, &d, g_light(++seq, 2, 20000 + 3000 * (i % 5), &st), &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
-	assert_true(isnan(r.b.cpu_ns_per_pkt_saturated));
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
+		ifix_take(f, g_light(++seq, 2, 20000 + 3000 * (i % 5), &st), G_EPOCH_S);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt_saturated));
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), 0);
 	print_message("light epochs only: fit b %.0f ns, a %.0f ns; truth saturated %.2f ns\n",
 		      fb, fa, SAT_TRUTH);
 	assert_true(fb > 1.25 * SAT_TRUTH);
-	check_rel(r.b.cpu_ns_per_pkt.v, fb, 1e-12);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, fb, 1e-12);
 	for (int t = 0; t < 10; t++) {
 		for (int i = 0; i < 4; i++)
-			g_feed(&l, &d, g_light(++seq, 2, 15000 + 5000 * i, &st), &r);
-		g_feed(&l, &d, g_saturated(++seq, 2, 0.9 + 0.1 * g_uniform(&st),
-					   (uint64_t)t % 3, 0.03, &st), &r);
+			ifix_take(f, g_light(++seq, 2, 15000 + 5000 * i, &st), G_EPOCH_S);
+		ifix_take(f, g_saturated(++seq, 2, 0.9 + 0.1 * g_uniform(&st),
+					 (uint64_t)t % 3, 0.03, &st), G_EPOCH_S);
 	}
-	assert_int_equal(l.busy.sat.taken, 10);
-	assert_int_equal(l.busy.sat.refused, 0);
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
+	assert_int_equal(f->l.busy.sat.taken, 10);
+	assert_int_equal(f->l.busy.sat.refused, 0);
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), 0);
 	print_message("with a saturated epoch in every 5: fit b %.0f ns, saturated %.2f ns\n",
-		      fb, r.b.cpu_ns_per_pkt_saturated);
-	check_rel(r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
-	check_rel(r.b.cpu_ns_per_pkt_saturated, SAT_TRUTH, 0.02);
-	check_rel(r.b.saturated_load, 2, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	assert_string_equal(cost_basis_name(r.b.cpu_ns_per_pkt_basis), "saturated");
-	check_rel(r.b.cpu_ns_per_pkt.v, r.b.cpu_ns_per_pkt_saturated, 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "saturated"));
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, " ns/wake-up, ratio "));
+		      fb, f->r.b.cpu_ns_per_pkt_saturated);
+	check_rel(f->r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
+	check_rel(f->r.b.cpu_ns_per_pkt_saturated, SAT_TRUTH, 0.02);
+	check_rel(f->r.b.saturated_load, 2, 1e-12);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	assert_string_equal(cost_basis_name(f->r.b.cpu_ns_per_pkt_basis), "saturated");
+	check_rel(f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt_saturated, 0);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "saturated"));
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, " ns/wake-up, ratio "));
 	/* The capacity comes from it: mu_P-Net = 1 / (ns N). */
-	check_rel(r.stages[0].mu_net_per_s,
-		  1e9 / (r.b.cpu_ns_per_pkt_saturated * r.stages[0].batch_pkts), 1e-12);
+	check_rel(f->r.stages[0].mu_net_per_s,
+		  1e9 / (f->r.b.cpu_ns_per_pkt_saturated * f->r.stages[0].batch_pkts), 1e-12);
 	/*
 	 * 20 s of light epochs (transfers below capacity, then one at the
 	 * daemon's rate): the fit's window holds light epochs only and its b
@@ -65,14 +60,14 @@ static void test_saturated_cost(void **state)
 	 * the one used.
 	 */
 	for (int i = 0; i < 80; i++)
-		g_feed(&l, &d, g_light(++seq, 2, 15000 + 2500 * (i % 7), &st), &r);
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
+		ifix_take(f, g_light(++seq, 2, 15000 + 2500 * (i % 7), &st), G_EPOCH_S);
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), 0);
 	print_message("20 s of light epochs later: fit b %.0f ns, saturated %.2f ns\n",
-		      fb, r.b.cpu_ns_per_pkt_saturated);
+		      fb, f->r.b.cpu_ns_per_pkt_saturated);
 	assert_true(fb > 1.25 * SAT_TRUTH);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
-	check_rel(r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
+	check_rel(f->r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
 }
 
 /*
@@ -168,34 +163,29 @@ static void test_saturated_refused(void **state)
  */
 static void test_saturated_decay_and_load(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	uint64_t st = 3, seq = 0;
 	struct rxb_epoch *e;
 	double k = exp(-G_EPOCH_S / LEARN_TAU_S), p1, ns1, p2, ns2, w1, load, want;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
-		g_feed(&l, &d, g_light(++seq, 2, 20000 + 4000 * i, &st), &r);
+		ifix_take(f, g_light(++seq, 2, 20000 + 4000 * i, &st), G_EPOCH_S);
 	/* One saturated epoch at k = 2, exact (no noise). */
 	e = g_saturated(++seq, 2, 1.0, 0, 0, &st);
 	p1 = (double)e->socks[0].pkts_out;
 	ns1 = (double)e->socks[0].receiver_oncpu_ns;
 	assert_true(p1 >= BUSY_MIN_PKTS);
-	g_feed(&l, &d, e, &r);
-	check_rel(r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-15);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	ifix_take(f, e, G_EPOCH_S);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-15);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	/* 40 idle epochs (10 s): decayed weight, same value, "learned". */
 	for (int i = 0; i < 40; i++)
-		g_feed(&l, &d, g_epoch(++seq, 2), &r);
+		ifix_take(f, g_epoch(++seq, 2), G_EPOCH_S);
 	w1 = pow(k, 40);
-	check_rel(l.busy.sat.pkts, p1 * w1, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
-	check_rel(r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-12);
+	check_rel(f->l.busy.sat.pkts, p1 * w1, 1e-12);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-12);
 	/*
 	 * The hogs go: at k = 0 the k = 2 value is not used, the fit is - once
 	 * the new epochs determine b to within COST_FIT_MAX_REL_SE: after 40
@@ -204,13 +194,13 @@ static void test_saturated_decay_and_load(void **state)
 	 * leave b's standard error at 11 %, six below 10 %.
 	 */
 	for (int i = 0; i < 6; i++)
-		g_feed(&l, &d, g_light(++seq, 0, 20000 + 4000 * i, &st), &r);
+		ifix_take(f, g_light(++seq, 0, 20000 + 4000 * i, &st), G_EPOCH_S);
 	w1 *= pow(k, 6);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
-	check_rel(r.b.cpu_ns_per_pkt.v, r.b.cpu_ns_per_pkt_fit, 0);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "not used"));
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "marginal: "));
-	check_rel(r.b.cpu_ns_per_pkt_saturated, ns1 / p1, 1e-12);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt_fit, 0);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "not used"));
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "marginal: "));
+	check_rel(f->r.b.cpu_ns_per_pkt_saturated, ns1 / p1, 1e-12);
 	/* k = 1 and a cost 10 % higher: one saturated epoch takes over. */
 	e = g_saturated(++seq, 1, 1.0, 0, 0, &st);
 	e->socks[0].receiver_oncpu_ns = (uint64_t)llround(1.1 * (double)e->socks[0].receiver_oncpu_ns);
@@ -219,20 +209,20 @@ static void test_saturated_decay_and_load(void **state)
 				     (double)e->socks[0].pkts_out;
 	p2 = (double)e->socks[0].pkts_out;
 	ns2 = (double)e->socks[0].receiver_oncpu_ns;
-	g_feed(&l, &d, e, &r);
+	ifix_take(f, e, G_EPOCH_S);
 	w1 *= k;
 	want = (ns1 * w1 + ns2) / (p1 * w1 + p2);
-	check_rel(busy_sums_value(&l.busy.sat, &load), want, 1e-12);
+	check_rel(busy_sums_value(&f->l.busy.sat, &load), want, 1e-12);
 	check_rel(load, (2 * p1 * w1 + 1 * p2) / (p1 * w1 + p2), 1e-12);
 	assert_true(load < 1 + BUSY_MAX_DLOAD);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-12);
-	check_rel(r.b.cpu_ns_per_pkt.v, 1.1 * SAT_TRUTH, 0.01);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-12);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 1.1 * SAT_TRUTH, 0.01);
 	/* Idle again, k = 1: unchanged. */
 	for (int i = 0; i < 8; i++)
-		g_feed(&l, &d, g_epoch(++seq, 1), &r);
-	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
+		ifix_take(f, g_epoch(++seq, 1), G_EPOCH_S);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-12);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 }
 
 /*
@@ -243,18 +233,13 @@ static void test_saturated_decay_and_load(void **state)
  */
 static void test_saturated_bad_epochs(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	uint64_t st = 5, seq = 0;
 	struct rxb_epoch *e;
 	double v;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
-		g_feed(&l, &d, g_light(++seq, 3, 20000 + 4000 * i, &st), &r);
+		ifix_take(f, g_light(++seq, 3, 20000 + 4000 * i, &st), G_EPOCH_S);
 	/* An accepted epoch of fewer than BUSY_MIN_PKTS packets: none yet. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->socks[0].pkts_out = 8000;
@@ -263,56 +248,56 @@ static void test_saturated_bad_epochs(void **state)
 	e->socks[0].cpu_ns_per_pkt = SAT_TRUTH;
 	/* A 12 ms epoch: 9.15 ms on CPU, its fair share is 3 ms. */
 	e->end_ns = e->start_ns + 12000000;
-	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.busy.sat.taken, 1);
-	assert_true(isnan(busy_sums_value(&l.busy.sat, NULL)));
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	ifix_take(f, e, G_EPOCH_S);
+	assert_int_equal(f->l.busy.sat.taken, 1);
+	assert_true(isnan(busy_sums_value(&f->l.busy.sat, NULL)));
+	assert_int_not_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	/* A full one at k = 3, with the IRQ fractions not measured (NaN). */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->cpus[1].softirq_frac = NAN;
 	e->cpus[1].hardirq_frac = NAN;
-	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.busy.sat.taken, 2);
-	v = busy_sums_value(&l.busy.sat, NULL);
+	ifix_take(f, e, G_EPOCH_S);
+	assert_int_equal(f->l.busy.sat.taken, 2);
+	v = busy_sums_value(&f->l.busy.sat, NULL);
 	check_rel(v, SAT_TRUTH, 1e-3);
 
 	/* Drops with nothing dequeued. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->socks[0].pkts_out = 0;
 	e->socks[0].cpu_ns_per_pkt = NAN;
-	g_feed(&l, &d, e, &r);
+	ifix_take(f, e, G_EPOCH_S);
 	/* No receiver time: the scheduler probe is missing. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->socks[0].receiver_oncpu_ns = 0;
 	e->socks[0].cpu_ns_per_pkt = NAN;
-	g_feed(&l, &d, e, &r);
+	ifix_take(f, e, G_EPOCH_S);
 	/* The task classes not measured. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->cpus[1].cpu_bound = NAN;
-	g_feed(&l, &d, e, &r);
+	ifix_take(f, e, G_EPOCH_S);
 	/* An empty interval. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->end_ns = e->start_ns;
-	g_feed(&l, &d, e, &r);
+	ifix_take(f, e, G_EPOCH_S);
 	/* The receiver on a CPU the record does not have. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->socks[0].ran_on[0].cpu = 7;
-	g_feed(&l, &d, e, &r);
+	ifix_take(f, e, G_EPOCH_S);
 	/* Absurd on-CPU time (more than the epoch) still fails the ratio test. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
 	e->socks[0].receiver_oncpu_ns *= 40;
 	e->socks[0].ran_on[0].oncpu_ns = e->socks[0].receiver_oncpu_ns;
 	e->socks[0].cpu_ns_per_pkt *= 40;
-	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.busy.sat.taken, 2);
+	ifix_take(f, e, G_EPOCH_S);
+	assert_int_equal(f->l.busy.sat.taken, 2);
 	/* The last one (CPU 7) left #C unknown: place it back on CPU 1. */
-	g_feed(&l, &d, g_light(++seq, 3, 20000, &st), &r);
-	v = busy_sums_value(&l.busy.sat, NULL);
+	ifix_take(f, g_light(++seq, 3, 20000, &st), G_EPOCH_S);
+	v = busy_sums_value(&f->l.busy.sat, NULL);
 	assert_true(isfinite(v));
 	check_rel(v, SAT_TRUTH, 1e-3);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(r.b.cpu_ns_per_pkt.v, v, 0);
-	assert_true(isfinite(r.stages[0].mu_net_per_s));
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, v, 0);
+	assert_true(isfinite(f->r.stages[0].mu_net_per_s));
 }
 
 /*
@@ -325,37 +310,32 @@ static void test_saturated_bad_epochs(void **state)
  */
 static void test_spin_saturated(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	uint64_t st = 77, seq = 0;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	/* 30 % of its share on packets, the rest spin, 20 000 drops. */
 	for (int i = 0; i < 3; i++)
-		g_feed(&l, &d, sp_epoch(++seq, 3, 15000, 0, 1, 20000, 0, &st), &r);
-	assert_int_equal(l.busy.sat.taken, 0);
-	assert_int_equal(l.busy.sat.refused, 3);
+		ifix_take(f, sp_epoch(++seq, 3, 15000, 0, 1, 20000, 0, &st), G_EPOCH_S);
+	assert_int_equal(f->l.busy.sat.taken, 0);
+	assert_int_equal(f->l.busy.sat.refused, 3);
 	for (int i = 0; i < 30; i++)
-		g_feed(&l, &d, sp_light(++seq, 3, 0, &st), &r);
-	assert_true(l.cost.known3);
-	check_rel(l.cost.e3_ns, SP_E, 1e-6);
+		ifix_take(f, sp_light(++seq, 3, 0, &st), G_EPOCH_S);
+	assert_true(f->l.cost.known3);
+	check_rel(f->l.cost.e3_ns, SP_E, 1e-6);
 	for (int i = 0; i < 4; i++) {
-		g_feed(&l, &d, sp_epoch(++seq, 3, 12000 + 1000 * i, 0, 1, 20000, 0, &st), &r);
-		g_feed(&l, &d, sp_light(++seq, 3, 0, &st), &r);
+		ifix_take(f, sp_epoch(++seq, 3, 12000 + 1000 * i, 0, 1, 20000, 0, &st), G_EPOCH_S);
+		ifix_take(f, sp_light(++seq, 3, 0, &st), G_EPOCH_S);
 	}
-	assert_int_equal(l.busy.sat.taken, 4);
-	assert_int_equal(l.busy.sat.refused, 3);
+	assert_int_equal(f->l.busy.sat.taken, 4);
+	assert_int_equal(f->l.busy.sat.refused, 3);
 	print_message("spinning saturated epochs: %.2f ns/pkt (truth %.0f; on-CPU / packets %.0f)\n",
-		      busy_sums_value(&l.busy.sat, NULL), SP_B,
+		      busy_sums_value(&f->l.busy.sat, NULL), SP_B,
 		      (SP_B * 15000 + SP_E * floor((G_EPOCH_S * 1e9 / 4 - SP_B * 15000) / SP_E)) /
 		      15000);
-	check_rel(busy_sums_value(&l.busy.sat, NULL), SP_B, 1e-3);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 1e-3);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, " ns/empty read"));
+	check_rel(busy_sums_value(&f->l.busy.sat, NULL), SP_B, 1e-3);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, SP_B, 1e-3);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, " ns/empty read"));
 }
 
 /*
@@ -367,70 +347,65 @@ static void test_spin_saturated(void **state)
  */
 static void test_kept_up_cost(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	struct rxb_epoch *e;
 	uint64_t st = 7, seq = 0;
 	double n;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
-		g_feed(&l, &d, g_light(++seq, 3, 2000, &st), &r);
-	g_feed(&l, &d, busy_epoch(++seq, 3, 1270, 0), &r);
-	assert_int_equal(l.busy.kept.taken, 1);
-	assert_int_equal(l.busy.sat.taken, 0);
+		ifix_take(f, g_light(++seq, 3, 2000, &st), G_EPOCH_S);
+	ifix_take(f, busy_epoch(++seq, 3, 1270, 0), G_EPOCH_S);
+	assert_int_equal(f->l.busy.kept.taken, 1);
+	assert_int_equal(f->l.busy.sat.taken, 0);
 	/* Kept-up alone: reported, not used (there is nothing to switch to). */
-	check_rel(r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-9);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
-	g_feed(&l, &d, busy_epoch(++seq, 3, 1560, 20000), &r);
-	assert_int_equal(l.busy.sat.taken, 1);
-	assert_int_equal(l.busy.kept.taken, 1);
+	check_rel(f->r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-9);
+	assert_int_not_equal(f->r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
+	ifix_take(f, busy_epoch(++seq, 3, 1560, 20000), G_EPOCH_S);
+	assert_int_equal(f->l.busy.sat.taken, 1);
+	assert_int_equal(f->l.busy.kept.taken, 1);
 
 	/* Without the option: the saturated cost, as before. */
 	e = busy_epoch(++seq, 3, 1560, 0);
 	e->socks[0].pkts_out = 10;	/* a quiet epoch: learns nothing busy */
 	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 0.001, &env, &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(r.b.cpu_ns_per_pkt.v, 1560, 1e-6);
-	check_rel(r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-6);
-	assert_true(isnan(r.b.cpu_ns_per_pkt_full));
-	assert_true(r.stages[0].mu_net_full_per_s == 0.0);
+	inputs_update(&f->l, &f->d, PORT, e, 0.001, &env, &f->r);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 1560, 1e-6);
+	check_rel(f->r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-6);
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt_full));
+	assert_true(f->r.stages[0].mu_net_full_per_s == 0.0);
 
 	/* With it: mu from the kept-up cost, mu_full from the saturated one. */
 	env.depth_cost = true;
-	inputs_compute(&l, &d, PORT, e, &env, &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
-	check_rel(r.b.cpu_ns_per_pkt.v, 1270, 1e-6);
-	check_rel(r.b.cpu_ns_per_pkt_full, 1560, 1e-6);
-	n = r.stages[r.nstages - 1].batch_pkts;
-	check_rel(r.stages[r.nstages - 1].mu_net_per_s, 1e9 / (r.b.cpu_ns_per_pkt.v * n), 1e-12);
-	check_rel(r.stages[r.nstages - 1].mu_net_full_per_s, 1e9 / (1560.0 * n), 1e-6);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "kept up at #C+#I 3.0"));
+	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 1270, 1e-6);
+	check_rel(f->r.b.cpu_ns_per_pkt_full, 1560, 1e-6);
+	n = f->r.stages[f->r.nstages - 1].batch_pkts;
+	check_rel(f->r.stages[f->r.nstages - 1].mu_net_per_s, 1e9 / (f->r.b.cpu_ns_per_pkt.v * n), 1e-12);
+	check_rel(f->r.stages[f->r.nstages - 1].mu_net_full_per_s, 1e9 / (1560.0 * n), 1e-6);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "kept up at #C+#I 3.0"));
 
 	/* At another load neither is used. */
 	e->cpus[1].cpu_bound = 1;
-	inputs_compute(&l, &d, PORT, e, &env, &r);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	assert_true(r.stages[r.nstages - 1].mu_net_full_per_s == 0.0);
+	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
+	assert_int_not_equal(f->r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
+	assert_int_not_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	assert_true(f->r.stages[f->r.nstages - 1].mu_net_full_per_s == 0.0);
 	free(e);
 
 	/* A kept-up cost above the saturated one: the saturated serves alone. */
-	learn_init(&l);
+	learn_init(&f->l);
 	for (int i = 0; i < 6; i++)
-		g_feed(&l, &d, g_light(++seq, 3, 2000, &st), &r);
-	g_feed(&l, &d, busy_epoch(++seq, 3, 1600, 0), &r);
+		ifix_take(f, g_light(++seq, 3, 2000, &st), G_EPOCH_S);
+	ifix_take(f, busy_epoch(++seq, 3, 1600, 0), G_EPOCH_S);
 	e = busy_epoch(++seq, 3, 1560, 20000);
 	env = env_for(e);
 	env.depth_cost = true;
-	inputs_update(&l, &d, PORT, e, G_EPOCH_S, &env, &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	assert_true(r.stages[r.nstages - 1].mu_net_full_per_s == 0.0);
+	inputs_update(&f->l, &f->d, PORT, e, G_EPOCH_S, &env, &f->r);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	assert_true(f->r.stages[f->r.nstages - 1].mu_net_full_per_s == 0.0);
 	free(e);
 }
 
@@ -444,71 +419,66 @@ static void test_kept_up_cost(void **state)
  */
 static void test_busy_cap(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct rxb_epoch *e;
 	uint64_t st = 11, seq = 0;
 	double k = exp(-G_EPOCH_S / LEARN_TAU_S), want, n;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
-		g_feed(&l, &d, g_light(++seq, 1, 20000 + 3000 * i, &st), &r);
-	g_feed(&l, &d, busy_epoch(++seq, 1, 1394, 8409), &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(r.b.cpu_ns_per_pkt.v, 1394, 1e-6);
-	assert_true(isnan(r.b.cpu_ns_per_pkt_busy));
-	assert_int_equal(l.busy.all_in.taken, 0);
+		ifix_take(f, g_light(++seq, 1, 20000 + 3000 * i, &st), G_EPOCH_S);
+	ifix_take(f, busy_epoch(++seq, 1, 1394, 8409), G_EPOCH_S);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 1394, 1e-6);
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt_busy));
+	assert_int_equal(f->l.busy.all_in.taken, 0);
 
 	/* One busy epoch without loss: reported, not yet used. */
 	e = g_epoch(++seq, 1);
 	g_sock(e, 101683, 101683 * 1040.0, 855, 0);
-	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.busy.all_in.taken, 1);
-	check_rel(r.b.cpu_ns_per_pkt_busy, 1040, 1e-6);
-	check_rel(r.b.busy_load, 1, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	assert_true(isnan(r.b.cpu_ns_per_pkt_capped));
+	ifix_take(f, e, G_EPOCH_S);
+	assert_int_equal(f->l.busy.all_in.taken, 1);
+	check_rel(f->r.b.cpu_ns_per_pkt_busy, 1040, 1e-6);
+	check_rel(f->r.b.busy_load, 1, 1e-12);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt_capped));
 
 	/* Neither one at a third of its share (a blast's edge) nor one with loss. */
 	e = g_epoch(++seq, 1);
 	g_sock(e, 30000, 30000 * 1000.0, 300, 0);
-	g_feed(&l, &d, e, &r);
-	g_feed(&l, &d, busy_epoch(++seq, 1, 1394, 500), &r);
-	assert_int_equal(l.busy.all_in.taken, 1);
+	ifix_take(f, e, G_EPOCH_S);
+	ifix_take(f, busy_epoch(++seq, 1, 1394, 500), G_EPOCH_S);
+	assert_int_equal(f->l.busy.all_in.taken, 1);
 
 	/* The second: the cost is their decayed mean, the capacity with it. */
 	e = g_epoch(++seq, 1);
 	g_sock(e, 95690, 95690 * 1079.0, 2076, 0);
-	g_feed(&l, &d, e, &r);
-	assert_int_equal(l.busy.all_in.taken, 2);
+	ifix_take(f, e, G_EPOCH_S);
+	assert_int_equal(f->l.busy.all_in.taken, 2);
 	want = (101683 * 1040.0 * k * k * k + 95690 * 1079.0) / (101683 * k * k * k + 95690);
 	print_message("saturated %.0f ns, busy all in %.1f ns (closed form %.1f)\n",
-		      r.b.cpu_ns_per_pkt_saturated, r.b.cpu_ns_per_pkt_busy, want);
-	check_rel(r.b.cpu_ns_per_pkt_busy, want, 1e-6);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_BUSY);
-	assert_string_equal(cost_basis_name(r.b.cpu_ns_per_pkt_basis), "busy");
-	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-6);
-	check_rel(r.b.cpu_ns_per_pkt_capped, r.b.cpu_ns_per_pkt_saturated, 0);
-	assert_true(r.b.cpu_ns_per_pkt_saturated > 1390);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "busy, kept up at #C+#I 1.0"));
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "saturated at #C+#I 1.0"));
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "ratio "));
+		      f->r.b.cpu_ns_per_pkt_saturated, f->r.b.cpu_ns_per_pkt_busy, want);
+	check_rel(f->r.b.cpu_ns_per_pkt_busy, want, 1e-6);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_BUSY);
+	assert_string_equal(cost_basis_name(f->r.b.cpu_ns_per_pkt_basis), "busy");
+	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-6);
+	check_rel(f->r.b.cpu_ns_per_pkt_capped, f->r.b.cpu_ns_per_pkt_saturated, 0);
+	assert_true(f->r.b.cpu_ns_per_pkt_saturated > 1390);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "busy, kept up at #C+#I 1.0"));
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "saturated at #C+#I 1.0"));
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "ratio "));
 	/* Processor sharing with one hog: N mu / 2 packets/s. */
-	n = r.stages[r.nstages - 1].batch_pkts;
-	check_rel(r.stages[r.nstages - 1].mu_net_per_s * n / 2, 1e9 / (2 * want), 1e-9);
+	n = f->r.stages[f->r.nstages - 1].batch_pkts;
+	check_rel(f->r.stages[f->r.nstages - 1].mu_net_per_s * n / 2, 1e9 / (2 * want), 1e-9);
 
 	/* Two hogs: measured at one, it does not apply. */
-	g_feed(&l, &d, g_epoch(++seq, 2), &r);
-	assert_int_not_equal(r.b.cpu_ns_per_pkt_basis, COST_BUSY);
-	assert_true(isnan(r.b.cpu_ns_per_pkt_capped));
+	ifix_take(f, g_epoch(++seq, 2), G_EPOCH_S);
+	assert_int_not_equal(f->r.b.cpu_ns_per_pkt_basis, COST_BUSY);
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt_capped));
 	/* Back at one after 40 idle epochs: decay leaves the mean as it was. */
 	for (int i = 0; i < 40; i++)
-		g_feed(&l, &d, g_epoch(++seq, 1), &r);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_BUSY);
-	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-6);
+		ifix_take(f, g_epoch(++seq, 1), G_EPOCH_S);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_BUSY);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-6);
 }
 
 /*
@@ -522,20 +492,15 @@ static void test_rate_spread(void **state)
 {
 	static const double cost[] = { 1270, 1560, 1400, 1330, 1490, 1180 };
 	static const uint64_t drops[] = { 0, 20000, 0, 0, 20000, 0 };
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	struct rxb_epoch *e;
 	uint64_t st = 11, seq = 0;
 	double w = 0, m = 0, m2 = 0, mean, sd;
 	uint32_t n = sizeof(cost) / sizeof(cost[0]);
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (int i = 0; i < 6; i++)
-		g_feed(&l, &d, g_light(++seq, 2, 2000, &st), &r);
+		ifix_take(f, g_light(++seq, 2, 2000, &st), G_EPOCH_S);
 	for (uint32_t i = 0; i < n; i++) {
 		double p, t;
 
@@ -545,31 +510,31 @@ static void test_rate_spread(void **state)
 		w += p;
 		m += t;
 		m2 += t * t / p;
-		g_feed(&l, &d, e, &r);
+		ifix_take(f, e, G_EPOCH_S);
 		if (i + 1 < BUSY_SPREAD_MIN_EPOCHS) {
-			assert_int_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
-			assert_non_null(strstr(r.b.rate_rel_sd.why, "busy epochs at #C+#I 2.0"));
+			assert_int_equal(f->r.b.rate_rel_sd.src, VALUE_MISSING);
+			assert_non_null(strstr(f->r.b.rate_rel_sd.why, "busy epochs at #C+#I 2.0"));
 		}
 	}
 	mean = m / w;
 	sd = sqrt((m2 / w - mean * mean) * n / (n - 1));
-	assert_int_not_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
-	check_rel(r.b.rate_rel_sd.v, sd / mean, 1e-9);
-	fprintf(stderr, "rate spread: %s\n", r.b.rate_rel_sd.why);
+	assert_int_not_equal(f->r.b.rate_rel_sd.src, VALUE_MISSING);
+	check_rel(f->r.b.rate_rel_sd.v, sd / mean, 1e-9);
+	fprintf(stderr, "rate spread: %s\n", f->r.b.rate_rel_sd.why);
 	/* Without the option the solve gets none. */
-	assert_true(r.stages[r.nstages - 1].mu_rel_sd == 0.0);
+	assert_true(f->r.stages[f->r.nstages - 1].mu_rel_sd == 0.0);
 
 	e = busy_epoch(++seq, 2, 1400, 0);
 	e->socks[0].pkts_out = 10;	/* a quiet epoch: learns nothing busy */
 	env = env_for(e);
 	env.rate_uncertainty = true;
-	inputs_update(&l, &d, PORT, e, 0.001, &env, &r);
-	check_rel(r.stages[r.nstages - 1].mu_rel_sd, sd / mean, 1e-9);
+	inputs_update(&f->l, &f->d, PORT, e, 0.001, &env, &f->r);
+	check_rel(f->r.stages[f->r.nstages - 1].mu_rel_sd, sd / mean, 1e-9);
 	/* At another load: not known there. */
 	e->cpus[1].cpu_bound = 1;
-	inputs_compute(&l, &d, PORT, e, &env, &r);
-	assert_int_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
-	assert_true(r.stages[r.nstages - 1].mu_rel_sd == 0.0);
+	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
+	assert_int_equal(f->r.b.rate_rel_sd.src, VALUE_MISSING);
+	assert_true(f->r.stages[f->r.nstages - 1].mu_rel_sd == 0.0);
 	free(e);
 
 	/*
@@ -579,44 +544,44 @@ static void test_rate_spread(void **state)
 	 * late) counts for neither.
 	 */
 	{
-		uint64_t kept = l.busy.kept.taken, n_before = l.busy.spread_n;
+		uint64_t kept = f->l.busy.kept.taken, n_before = f->l.busy.spread_n;
 		double pk = floor(0.3 * G_EPOCH_S * 1e9 / 3 / 1400);
 
 		e = g_epoch(++seq, 2);
 		g_sock(e, (uint64_t)pk, pk * 1400, 1, 0);
-		g_feed(&l, &d, e, &r);
-		assert_int_equal(l.busy.spread_n, n_before + 1);
-		assert_int_equal(l.busy.kept.taken, kept);
+		ifix_take(f, e, G_EPOCH_S);
+		assert_int_equal(f->l.busy.spread_n, n_before + 1);
+		assert_int_equal(f->l.busy.kept.taken, kept);
 		e = g_epoch(++seq, 2);
 		g_sock(e, (uint64_t)pk, pk * 200, 1, 0);
-		g_feed(&l, &d, e, &r);
-		assert_int_equal(l.busy.spread_n, n_before + 1);
+		ifix_take(f, e, G_EPOCH_S);
+		assert_int_equal(f->l.busy.spread_n, n_before + 1);
 	}
 
 	/* A full ring of epochs at #C = 1, all at one cost: no spread at 2
 	 * (pushed out), none at 1. */
 	for (int i = 0; i < BUSY_SPREAD_EPOCHS; i++)
-		g_feed(&l, &d, busy_epoch(++seq, 1, 1300, 0), &r);
-	check_rel(r.b.rate_rel_sd.v + 1, 1, 1e-6);
+		ifix_take(f, busy_epoch(++seq, 1, 1300, 0), G_EPOCH_S);
+	check_rel(f->r.b.rate_rel_sd.v + 1, 1, 1e-6);
 	e = busy_epoch(++seq, 2, 1400, 0);
 	e->socks[0].pkts_out = 10;
 	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 0.001, &env, &r);
-	assert_int_equal(r.b.rate_rel_sd.src, VALUE_MISSING);
+	inputs_update(&f->l, &f->d, PORT, e, 0.001, &env, &f->r);
+	assert_int_equal(f->r.b.rate_rel_sd.src, VALUE_MISSING);
 	free(e);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_saturated_cost),
+		IFIX_TEST(test_saturated_cost),
 		cmocka_unit_test(test_saturated_refused),
-		cmocka_unit_test(test_saturated_decay_and_load),
-		cmocka_unit_test(test_saturated_bad_epochs),
-		cmocka_unit_test(test_spin_saturated),
-		cmocka_unit_test(test_kept_up_cost),
-		cmocka_unit_test(test_busy_cap),
-		cmocka_unit_test(test_rate_spread),
+		IFIX_TEST(test_saturated_decay_and_load),
+		IFIX_TEST(test_saturated_bad_epochs),
+		IFIX_TEST(test_spin_saturated),
+		IFIX_TEST(test_kept_up_cost),
+		IFIX_TEST(test_busy_cap),
+		IFIX_TEST(test_rate_spread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

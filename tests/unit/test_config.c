@@ -101,6 +101,12 @@ static void test_defaults(void **state)
 	assert_true(c.pause.enabled);
 	assert_int_equal(c.pause.min_window_us, 200);
 	assert_int_equal(c.pause.max_window_ms, 100);
+	assert_true(c.streams.enabled);
+	assert_int_equal(c.streams.ports.n, 0);
+	assert_int_equal(c.streams.max_peers, 256);
+	assert_true(c.streams.min_stream_bps == 100000);
+	assert_true(c.streams.tolerance == 0.02);
+	assert_int_equal(c.streams.max_age_h, 168);
 }
 
 /* Every row is well-formed, and its default is in canonical form. */
@@ -173,6 +179,9 @@ static void test_table_consistency(void **state)
 			break;
 		case CONFIG_UID_LIST:
 			assert_int_equal(k[i].size, sizeof(struct rxb_uid_list));
+			break;
+		case CONFIG_PATH_LIST:
+			assert_int_equal(k[i].size, sizeof(struct rxb_path_list));
 			break;
 		case CONFIG_GROUP:
 			assert_int_equal(k[i].size, sizeof(struct rxb_group));
@@ -272,7 +281,37 @@ static void test_every_key_set(void **state)
 		"allow = 192.0.2.0/24\n"
 		"max_connections = 64\n"
 		"max_connections_per_address = 64\n"
-		"timeout_s = 3\n";
+		"timeout_s = 3\n"
+		"[streams]\n"
+		"enabled = no\n"
+		"ports = 2811 5201\n"
+		"max_peers = 16\n"
+		"max_points = 8\n"
+		"max_conns = 100\n"
+		"max_n = 40\n"
+		"tolerance = 0.05\n"
+		"rise = 0.1\n"
+		"min_stream_bps = 1M\n"
+		"min_share = 0.1\n"
+		"settle = 2\n"
+		"sample_memory_s = 60\n"
+		"min_sample_s = 1.5\n"
+		"max_age_h = 0\n"
+		"save_s = 5\n"
+		"fits_per_epoch = 2\n"
+		"[buffer]\n"
+		"mode = apply\n"
+		"policy = model\n"
+		"dt_ms = 50\n"
+		"k = 4\n"
+		"beta = 8\n"
+		"omega = 0.25\n"
+		"floor_bytes = 256Ki\n"
+		"ceiling_bytes = 1Gi\n"
+		"loss_target = 1e-6\n"
+		"time_slack = 0.02\n"
+		"allow_users = root 1000\n"
+		"allow_exes = /usr/local/bin/rxbneck-recv /opt/x/recv\n";
 	struct rxb_config def, c;
 	char err[256];
 	size_t n;
@@ -329,12 +368,28 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.metrics.allow.n, 1);
 	assert_int_equal(c.metrics.max_connections_per_address, 64);
 	assert_int_equal(c.metrics.timeout_s, 3);
-	/* (uid_t)-1 is nobody; names are not taken. */
+	assert_false(c.streams.enabled);
+	assert_int_equal(c.streams.ports.n, 2);
+	assert_int_equal(c.streams.ports.port[1], 5201);
+	assert_true(c.streams.min_stream_bps == 1000000);
+	assert_true(c.streams.min_sample_s == 1.5);
+	assert_int_equal(c.streams.max_age_h, 0);
+	assert_int_equal(c.buffer.mode, 2);
+	assert_int_equal(c.buffer.policy, 1);
+	assert_true(c.buffer.floor_bytes == 256 * 1024 && c.buffer.ceiling_bytes == 1ULL << 30);
+	assert_true(c.buffer.loss_target == 1e-6);
+	assert_int_equal(c.buffer.allow_users.n, 2);
+	assert_int_equal(c.buffer.allow_users.uid[0], 0);	/* root, resolved */
+	assert_int_equal(c.buffer.allow_users.uid[1], 1000);
+	assert_int_equal(c.buffer.allow_exes.n, 2);
+	assert_string_equal(c.buffer.allow_exes.path[1], "/opt/x/recv");
+	/* (uid_t)-1 is nobody; a user's name is resolved. */
 	assert_int_equal(parse("[control]\nflow_owner_uids = 4294967295\n", &c, err,
 			       sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not a uid"));
-	assert_int_equal(parse("[control]\nflow_owner_uids = root\n", &c, err,
-			       sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "neither a uid"));
+	assert_int_equal(parse("[control]\nflow_owner_uids = root\n", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.control.flow_owner_uids.n, 1);
+	assert_int_equal(c.control.flow_owner_uids.uid[0], 0);
 	assert_int_equal(parse("[control]\nflow_owner_uids = 5 5\n", &c, err,
 			       sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "uid 5 is listed twice"));
@@ -509,7 +564,20 @@ static void test_bad_values_every_type(void **state)
 		/* CONFIG_LOG_LEVEL */
 		{ "[daemon]\nlog_level = verbose\n", 2,
 		  { "[daemon] log_level: 'verbose' is not valid", "err, warning, notice, info, debug" } },
+		/* CONFIG_UID_LIST */
+		{ "[buffer]\nallow_users = rxbt-no-such-user\n", 2,
+		  { "[buffer] allow_users: 'rxbt-no-such-user' is neither a uid nor a user's name",
+		    "(expected up to 16 distinct uids or user names)" } },
+		{ "[buffer]\nallow_users = 0 root\n", 2, { "uid root is listed twice" } },
+		{ "[buffer]\nallow_users = 4294967295\n", 2, { "'4294967295' is neither a uid" } },
+		/* CONFIG_PATH_LIST */
+		{ "[buffer]\nallow_exes = bin/x\n", 2,
+		  { "[buffer] allow_exes: 'bin/x' is not an absolute path" } },
+		{ "[buffer]\nallow_exes = /a/../b\n", 2, { "'.' and '..' are not allowed" } },
+		{ "[buffer]\nallow_exes = /a /a\n", 2, { "'/a' is listed twice" } },
 		/* rules between keys */
+		{ "[buffer]\nceiling_bytes = 1Mi\nfloor_bytes = 2Mi\n", 2,
+		  { "[buffer] floor_bytes (2Mi) must not be above [buffer] ceiling_bytes (1Mi)" } },
 		{ "[model]\nmin_rate_bps = 20G\n", 2,
 		  { "[model] min_rate_bps (20G) must not be above [model] line_rate_bps (10G)" } },
 		{ "[model]\nline_rate_bps = 1M\n", 2, { "min_rate_bps (10M) must not be above", "line_rate_bps (1M)" } },
@@ -532,7 +600,9 @@ static void test_bad_structure(void **state)
 {
 	static const struct bad_case cases[] = {
 		{ "[measure]\n[nosuch]\ninterval_ms = 100\n", 2,
-		  { "unknown section [nosuch]", "(known: [daemon], [measure], [model], [control], [pause], [metrics])" } },
+		  { "unknown section [nosuch]",
+		    "(known: [daemon], [measure], [model], [control], [pause], [metrics], [streams], "
+		    "[buffer])" } },
 		{ "[measure]\nintervall_ms = 100\n", 2,
 		  { "[measure] intervall_ms: unknown key (did you mean interval_ms?)" } },
 		{ "[measure]\nfoo = 1\n", 2, { "[measure] foo: unknown key" } },
@@ -875,6 +945,9 @@ static char *slurp(const char *rel)
 	return buf;
 }
 
+/* Keys the documentation tests can track: above the table's size. */
+#define MAX_KEYS	128
+
 /* Next line of *p into buf (without '\n'); false at the end. */
 static bool next_line(const char **p, char *buf, size_t size)
 {
@@ -898,7 +971,7 @@ static void test_conf_file_documents_every_key(void **state)
 	char *text = slurp("conf/rxbneckd.conf");
 	size_t n;
 	const struct config_key *k = config_keys(&n);
-	bool found[64] = { false };
+	bool found[MAX_KEYS] = { false };
 	char line[1024], section[64] = "", key[64], val[512];
 	const char *p = text;
 	bool block_restart = false;
@@ -906,7 +979,7 @@ static void test_conf_file_documents_every_key(void **state)
 	char err[512];
 
 	(void)state;
-	assert_true(n <= 64);
+	assert_true(n <= MAX_KEYS);
 	/* The shipped file itself loads, from disk too (mode, size, ...). */
 	assert_int_equal(config_parse(text, strlen(text), "conf/rxbneckd.conf", &c, err,
 				      sizeof(err)), 0);
@@ -970,12 +1043,13 @@ static void test_docs_document_every_key(void **state)
 	char *text = slurp("docs/config.md");
 	size_t n;
 	const struct config_key *k = config_keys(&n);
-	bool found[64] = { false }, restart[64] = { false };
+	bool found[MAX_KEYS] = { false }, restart[MAX_KEYS] = { false };
 	char line[1024], section[64] = "", key[64] = "";
 	const struct config_key *cur = NULL;
 	const char *p = text;
 
 	(void)state;
+	assert_true(n <= MAX_KEYS);
 	while (next_line(&p, line, sizeof(line))) {
 		char want[600];
 

@@ -27,44 +27,39 @@ static const double cost_a_ns = 9500, cost_b_ns = 1500;
 static void test_marginal_cost(void **state)
 {
 	const double a = cost_a_ns, b = cost_b_ns;
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	double k = exp(-1.0 / LEARN_TAU_S), num = 0, den = 0, n = 0;
 	bool fitted = false;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(cost_epochs); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(cost_epochs);
 		struct rxb_epoch *e = cost_epoch(i + 1, cost_epochs[j][0], cost_epochs[j][1], a, b);
 
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		num = num * k + (double)e->socks[0].receiver_oncpu_ns;
 		den = den * k + (double)cost_epochs[j][0];
 		/* The fit qualifies once its decayed epoch count reaches the minimum. */
 		n = n * k + 1;
 		fitted |= n >= COST_FIT_MIN_EPOCHS;
-		check_rel(r.b.cpu_ns_per_pkt_ratio, num / den, 1e-12);
+		check_rel(f->r.b.cpu_ns_per_pkt_ratio, num / den, 1e-12);
 		if (!fitted) {
 			/* Too few epochs: the ratio, and it says so. */
-			check_rel(r.b.cpu_ns_per_pkt.v, num / den, 1e-12);
-			assert_true(isnan(r.b.cpu_ns_per_wakeup));
-			assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "not separable"));
+			check_rel(f->r.b.cpu_ns_per_pkt.v, num / den, 1e-12);
+			assert_true(isnan(f->r.b.cpu_ns_per_wakeup));
+			assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "not separable"));
 		} else {
 			/* Exact data: the fit recovers a and b (rounding to ns). */
-			check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
-			check_rel(r.b.cpu_ns_per_wakeup, a, 1e-4);
-			assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "marginal"));
-			assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
+			check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+			check_rel(f->r.b.cpu_ns_per_wakeup, a, 1e-4);
+			assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "marginal"));
+			assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 			/* mu_P-Net = 1 / (b N): the capacity is 1 / ((#C + 1) b). */
-			check_rel(r.stages[0].mu_net_per_s,
-				  1e9 / (r.b.cpu_ns_per_pkt.v * r.stages[0].batch_pkts), 1e-15);
+			check_rel(f->r.stages[0].mu_net_per_s,
+				  1e9 / (f->r.b.cpu_ns_per_pkt.v * f->r.stages[0].batch_pkts), 1e-15);
 			/* The ratio is above b by a / (packets per wake-up). */
-			assert_true(r.b.cpu_ns_per_pkt_ratio > 1.05 * b);
+			assert_true(f->r.b.cpu_ns_per_pkt_ratio > 1.05 * b);
 		}
 		free(e);
 	}
@@ -74,14 +69,14 @@ static void test_marginal_cost(void **state)
 		struct rxb_epoch *e = new_epoch(100 + i, 1.0);
 
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		free(e);
 	}
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
-	check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
 	/* The fit itself, not the last one kept: its precision does not
 	 * change when decay scales every sum alike. */
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
 }
 
 /*
@@ -93,78 +88,68 @@ static void test_marginal_cost(void **state)
 static void test_marginal_cost_kept(void **state)
 {
 	const double a = cost_a_ns, b = cost_b_ns;
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	double fa, fb;
 	uint64_t seq = 0;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(cost_epochs); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(cost_epochs);
 		struct rxb_epoch *e = cost_epoch(++seq, cost_epochs[j][0], cost_epochs[j][1], a, b);
 
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		free(e);
 	}
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), 0);
 	/* 100 s at 4 packets per wake-up: 20 time constants. */
 	for (int i = 0; i < 100; i++) {
 		struct rxb_epoch *e = cost_epoch(++seq, 16000, 4000, a, b);
 
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		free(e);
 	}
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
-	check_rel(r.b.cpu_ns_per_pkt_ratio, b + a / 4, 1e-6);
-	check_rel(r.b.cpu_ns_per_pkt.v, b, 1e-6);
-	check_rel(r.b.cpu_ns_per_wakeup, a, 1e-4);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable"));
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), -1);
+	check_rel(f->r.b.cpu_ns_per_pkt_ratio, b + a / 4, 1e-6);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	check_rel(f->r.b.cpu_ns_per_wakeup, a, 1e-4);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "last separable"));
 	/* mu_P-Net from b, not from the ratio. */
-	check_rel(r.stages[0].mu_net_per_s,
-		  1e9 / (b * r.stages[0].batch_pkts), 1e-6);
+	check_rel(f->r.stages[0].mu_net_per_s,
+		  1e9 / (b * f->r.stages[0].batch_pkts), 1e-6);
 }
 
 /* The fit's edge cases, on its sums (struct lsq) through the public solver. */
 static void test_marginal_cost_edges(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	double fa, fb;
 
-	(void)state;
 	/* Every epoch 10 packets per wake-up: a and b not separable. */
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (uint64_t i = 1; i <= 8; i++) {
 		struct rxb_epoch *e = cost_epoch(i, 10000 * i, 1000 * i, 9500, 1500);
 
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		free(e);
 	}
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
-	check_rel(r.b.cpu_ns_per_pkt.v, 1500 + 9500 / 10.0, 1e-9);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "not separable"));
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), -1);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 1500 + 9500 / 10.0, 1e-9);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "not separable"));
 	/* A receiver that never slept: no wake-ups, the ratio is b. */
-	learn_init(&l);
+	learn_init(&f->l);
 	for (uint64_t i = 1; i <= 8; i++) {
 		struct rxb_epoch *e = cost_epoch(i, 10000 * i, 0, 9500, 1500);
 
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		free(e);
 	}
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
-	check_rel(r.b.cpu_ns_per_pkt.v, 1500, 1e-9);
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), -1);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 1500, 1e-9);
 	/* Wake-ups that cost "negative" time: a = 0, b the fit through 0. */
 	{
 		struct lsq f = { 0 };
@@ -209,16 +194,11 @@ static void test_marginal_cost_edges(void **state)
 static void test_fit_load_change(void **state)
 {
 	const double a = 200, b = 4000, b_hogs = 6500, noise = 0.08, epoch_s = 0.25;
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	uint64_t st = 99, seq = 0;
 	double lowest = INFINITY;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	/* 10 s quiet, 6 s with the hogs, 10 s quiet again. */
 	for (int i = 0; i < 104; i++) {
 		bool hogs = i >= 40 && i < 64;
@@ -235,22 +215,22 @@ static void test_fit_load_change(void **state)
 		s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
 		e->cpus[1].cpu_bound = hogs ? 2 : 0;
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, epoch_s, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, epoch_s, &env, &f->r);
 		free(e);
 		if (i == 39) {
 			/* The quiet receiver: the fit, b within 10 %. */
-			assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
-			check_rel(r.b.cpu_ns_per_pkt.v, b, 0.10);
+			assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+			check_rel(f->r.b.cpu_ns_per_pkt.v, b, 0.10);
 		}
 		if (i >= 20)
-			lowest = fmin(lowest, r.b.cpu_ns_per_pkt.v);
+			lowest = fmin(lowest, f->r.b.cpu_ns_per_pkt.v);
 	}
 	/* Without the standard-error test: lowest 1320 ns, 3043 at the end. */
 	print_message("cost in use from 5 s on: lowest %.0f ns (quiet truth %.0f, with "
 		      "the hogs %.0f per packet all told); at the end %.0f ns, %s\n",
-		      lowest, b, b_hogs, r.b.cpu_ns_per_pkt.v, r.b.cpu_ns_per_pkt.why);
+		      lowest, b, b_hogs, f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt.why);
 	assert_true(lowest >= 0.85 * b);
-	check_rel(r.b.cpu_ns_per_pkt.v, b, 0.15);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 0.15);
 }
 
 /*
@@ -369,17 +349,12 @@ static void test_spin_degenerate(void **state)
 		{ 30000, 3000 }, { 70000, 7 },
 	};
 	const double a = 9500, b = 1500, k = exp(-1.0 / LEARN_TAU_S);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	struct ref2 ref = { 0 };
 	double fa, fb, fe;
 	char why[VALUE_WHY_LEN];
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(ep);
 		/* Not round numbers: b is exact only through the same arithmetic. */
@@ -389,10 +364,10 @@ static void test_spin_degenerate(void **state)
 		double det, wa, wb;
 
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		ref2_add(&ref, k, (double)s->recv_wakeups, (double)s->pkts_out,
 			 (double)s->receiver_oncpu_ns);
-		if (!l.cost.sums.ok) {
+		if (!f->l.cost.sums.ok) {
 			free(e);
 			continue;
 		}
@@ -400,40 +375,40 @@ static void test_spin_degenerate(void **state)
 		wa = (ref.spp * ref.swt - ref.swp * ref.spt) / det;
 		wb = (ref.sww * ref.spt - ref.swp * ref.swt) / det;
 		assert_true(wa > 0);
-		assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
-		assert_int_equal(r.b.cost_fit_terms, 2);
-		check_rel(r.b.cpu_ns_per_pkt.v, wb, 0);
-		check_rel(r.b.cpu_ns_per_wakeup, wa, 0);
-		assert_true(isnan(r.b.cpu_ns_per_empty_read));
-		assert_true(isnan(r.b.spin_share));
-		assert_string_equal(r.b.cost_fit_note, "no empty reads");
+		assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+		assert_int_equal(f->r.b.cost_fit_terms, 2);
+		check_rel(f->r.b.cpu_ns_per_pkt.v, wb, 0);
+		check_rel(f->r.b.cpu_ns_per_wakeup, wa, 0);
+		assert_true(isnan(f->r.b.cpu_ns_per_empty_read));
+		assert_true(isnan(f->r.b.spin_share));
+		assert_string_equal(f->r.b.cost_fit_note, "no empty reads");
 		free(e);
 	}
-	assert_false(l.cost.known3);
+	assert_false(f->l.cost.known3);
 
 	/* z = w: singular. */
-	learn_init(&l);
+	learn_init(&f->l);
 	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(ep); i++) {
 		size_t j = i % RXB_ARRAY_SIZE(ep);
 		struct rxb_epoch *e = cost_epoch(i + 1, ep[j][0], ep[j][1], a + 600, b);
 
 		e->socks[0].empty_reads = ep[j][1];
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		free(e);
 	}
-	assert_int_equal(cost_solve3(&l.cost.sums, &fa, &fb, &fe, why, sizeof(why)), -1);
+	assert_int_equal(cost_solve3(&f->l.cost.sums, &fa, &fb, &fe, why, sizeof(why)), -1);
 	assert_true(isnan(fa) && isnan(fb) && isnan(fe));
 	assert_non_null(strstr(why, "not separable"));
-	assert_false(l.cost.known3);
-	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
-	assert_int_equal(r.b.cost_fit_terms, 2);
-	assert_string_equal(r.b.cost_fit_note, why);
-	check_rel(r.b.cpu_ns_per_pkt.v, fb, 0);
+	assert_false(f->l.cost.known3);
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), 0);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+	assert_int_equal(f->r.b.cost_fit_terms, 2);
+	assert_string_equal(f->r.b.cost_fit_note, why);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, fb, 0);
 	check_rel(fb, b, 1e-6);
 	check_rel(fa, a + 600, 1e-4);
-	assert_true(isnan(r.b.cpu_ns_per_empty_read));
+	assert_true(isnan(f->r.b.cpu_ns_per_empty_read));
 
 	/* Nearly collinear (z = w, one in six epochs one read more): the
 	 * normal equations are regular but ill-conditioned - refused too. */
@@ -559,54 +534,49 @@ static void feed_collinear_spin(struct learn *l, struct learn_disk *d, struct in
  */
 static void test_spin_uncertain_b(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	uint64_t st = 4242, seq = 0;
 	double fa, fb, fe, a2, b2, e_fit, t, z, want;
 	struct rxb_epoch *e;
 	int ret;
 	char why[VALUE_WHY_LEN];
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	/* 2 000-6 000 packets: 3-9 % of the on-CPU time, the rest spin. */
 	for (int i = 0; i < 40; i++)
-		g_feed(&l, &d, sp_epoch(++seq, 2, floor(2000 + 4000 * g_uniform(&st)),
-					(uint64_t)(4 * g_uniform(&st)), 0.7 + 0.3 * g_uniform(&st),
-					0, SPU_NOISE, &st), &r);
-	ret = cost_solve3(&l.cost.sums, &fa, &fb, &fe, why, sizeof(why));
+		ifix_take(f, sp_epoch(++seq, 2, floor(2000 + 4000 * g_uniform(&st)),
+				      (uint64_t)(4 * g_uniform(&st)), 0.7 + 0.3 * g_uniform(&st),
+				      0, SPU_NOISE, &st), G_EPOCH_S);
+	ret = cost_solve3(&f->l.cost.sums, &fa, &fb, &fe, why, sizeof(why));
 	a2 = b2 = NAN;
-	cost_solve2(&l.cost.sums, &a2, &b2);
+	cost_solve2(&f->l.cost.sums, &a2, &b2);
 	print_message("spin, noise %.0f %%: three-term %d (%s), e %.1f ns (truth %.0f); "
 		      "two-term b %.0f ns, a %.0f\n", SPU_NOISE * 100, ret, why, fe, SP_E, b2, a2);
 	assert_int_equal(ret, -2);
 	assert_true(isnan(fb) && isnan(fa));
 	assert_non_null(strstr(why, "packet cost uncertain"));
 	check_rel(fe, SP_E, COST_FIT_MAX_REL_SE * 3);
-	assert_false(l.cost.known3);
-	check_rel(l.cost.spin_e_ns, fe, 0);
+	assert_false(f->l.cost.known3);
+	check_rel(f->l.cost.spin_e_ns, fe, 0);
 	/* No cost: neither the two-term fit nor the ratio. */
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
-	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
-	assert_true(r.b.spin_share > 0.5 && r.b.spin_share < 1);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_NONE);
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt.v));
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "spin, not packets"));
+	assert_true(f->r.b.spin_share > 0.5 && f->r.b.spin_share < 1);
 
 	/* One overflowing epoch, exact: 50 000 packets, no wake-ups. */
-	e_fit = l.cost.spin_e_ns;
+	e_fit = f->l.cost.spin_e_ns;
 	e = sp_epoch(++seq, 2, 50000, 0, 1, 20000, 0, &st);
 	t = (double)e->socks[0].receiver_oncpu_ns;
 	z = (double)e->socks[0].empty_reads;
-	g_feed(&l, &d, e, &r);
+	ifix_take(f, e, G_EPOCH_S);
 	want = (t - e_fit * z) / 50000;
 	print_message("saturated: %.2f ns/pkt, closed form (t - e z) / p %.2f, truth %.0f\n",
-		      r.b.cpu_ns_per_pkt.v, want, SP_B);
-	assert_int_equal(l.busy.sat.taken, 1);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(r.b.cpu_ns_per_pkt.v, want, 1e-9);
-	check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 0.05);
+		      f->r.b.cpu_ns_per_pkt.v, want, SP_B);
+	assert_int_equal(f->l.busy.sat.taken, 1);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-9);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, SP_B, 0.05);
 
 	/*
 	 * Five empty reads per packet in every epoch: the spin is collinear
@@ -614,14 +584,14 @@ static void test_spin_uncertain_b(void **state)
 	 * two-term fit is exact - with b + 5 e as its b. It must not be
 	 * the cost.
 	 */
-	learn_init(&l);
-	feed_collinear_spin(&l, &d, &r, &seq, &st, 5);
-	assert_int_equal(cost_solve2(&l.cost.sums, &a2, &b2), 0);
+	learn_init(&f->l);
+	feed_collinear_spin(&f->l, &f->d, &f->r, &seq, &st, 5);
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &a2, &b2), 0);
 	check_rel(b2, SP_B + 5 * SP_E, 1e-6);
-	assert_int_equal(cost_solve3(&l.cost.sums, &fa, &fb, &fe, why, sizeof(why)), -1);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
-	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
+	assert_int_equal(cost_solve3(&f->l.cost.sums, &fa, &fb, &fe, why, sizeof(why)), -1);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_NONE);
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt.v));
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "spin, not packets"));
 
 	/*
 	 * Fewer than two empty reads per packet (1.5, collinear again), and
@@ -631,15 +601,15 @@ static void test_spin_uncertain_b(void **state)
 	 * of each packet's 2250 ns, well over COST_FIT_MAX_SPIN, so the
 	 * two-term fit (b = 2250) is refused all the same.
 	 */
-	learn_init(&l);
-	l.cost.spin_e_ns = SP_E;
-	feed_collinear_spin(&l, &d, &r, &seq, &st, 1.5);
-	assert_false(l.cost.known3);
-	assert_int_equal(cost_solve2(&l.cost.sums, &a2, &b2), 0);
+	learn_init(&f->l);
+	f->l.cost.spin_e_ns = SP_E;
+	feed_collinear_spin(&f->l, &f->d, &f->r, &seq, &st, 1.5);
+	assert_false(f->l.cost.known3);
+	assert_int_equal(cost_solve2(&f->l.cost.sums, &a2, &b2), 0);
 	check_rel(b2, SP_B + 1.5 * SP_E, 1e-3);
-	assert_true(r.b.spin_share > COST_FIT_MAX_SPIN);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets: 1.5 empty reads"));
+	assert_true(f->r.b.spin_share > COST_FIT_MAX_SPIN);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_NONE);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "spin, not packets: 1.5 empty reads"));
 }
 
 /*
@@ -655,29 +625,24 @@ static void test_spin_uncertain_b(void **state)
 static void test_spin_ratio_refused(void **state)
 {
 	const double k = exp(-G_EPOCH_S / LEARN_TAU_S);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	uint64_t st = 5, seq = 0;
 	double sz = 0, sp = 0, p_low = 2000, p_high = 55000;
 	int i;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (i = 0; i < 12; i++) {
 		struct rxb_epoch *e = sp_epoch(++seq, 2, p_low, 0, 1, 0, 0, &st);
 
 		sz = sz * k + (double)e->socks[0].empty_reads;
 		sp = sp * k + p_low;
-		g_feed(&l, &d, e, &r);
+		ifix_take(f, e, G_EPOCH_S);
 	}
 	assert_true(sz / sp > 50);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_NONE);
-	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "spin, not packets"));
-	assert_true(r.b.cpu_ns_per_pkt_ratio > 30 * SP_B);
-	assert_int_equal(r.nstages, 0);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_NONE);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "spin, not packets"));
+	assert_true(f->r.b.cpu_ns_per_pkt_ratio > 30 * SP_B);
+	assert_int_equal(f->r.nstages, 0);
 
 	/* Near its capacity it reads the socket empty 0.45 times a packet:
 	 * the ratio is back once the decayed reads per packet are below 2. */
@@ -688,49 +653,49 @@ static void test_spin_ratio_refused(void **state)
 
 		sz = sz * k + (double)e->socks[0].empty_reads;
 		sp = sp * k + p_high;
-		g_feed(&l, &d, e, &r);
-		if (r.b.cpu_ns_per_pkt_basis == COST_FIT)
+		ifix_take(f, e, G_EPOCH_S);
+		if (f->r.b.cpu_ns_per_pkt_basis == COST_FIT)
 			break;	/* the fit separated them: not this rule's case */
-		assert_int_equal(r.b.cpu_ns_per_pkt.src == VALUE_MISSING, refused);
+		assert_int_equal(f->r.b.cpu_ns_per_pkt.src == VALUE_MISSING, refused);
 		if (!refused)
-			assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_RATIO);
+			assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_RATIO);
 	}
-	assert_true(r.b.cpu_ns_per_pkt.src != VALUE_MISSING);
-	assert_true(r.nstages > 0);
-	if (r.b.cpu_ns_per_pkt_basis == COST_RATIO)
+	assert_true(f->r.b.cpu_ns_per_pkt.src != VALUE_MISSING);
+	assert_true(f->r.nstages > 0);
+	if (f->r.b.cpu_ns_per_pkt_basis == COST_RATIO)
 		assert_true(sz / sp < COST_RATIO_MAX_EMPTY_READS);
 	else	/* the rate change gave the three-term fit its spread */
-		check_rel(r.b.cpu_ns_per_pkt.v, SP_B, 1e-6);
+		check_rel(f->r.b.cpu_ns_per_pkt.v, SP_B, 1e-6);
 	print_message("spinning receiver: cost refused for %d epochs at the low rate, "
 		      "then %s after %d at the high one (%.0f ns/pkt)\n", 12,
-		      r.b.cpu_ns_per_pkt_basis == COST_RATIO ? "the ratio" : "the fit",
-		      i + 1, r.b.cpu_ns_per_pkt.v);
+		      f->r.b.cpu_ns_per_pkt_basis == COST_RATIO ? "the ratio" : "the fit",
+		      i + 1, f->r.b.cpu_ns_per_pkt.v);
 
 	/* One empty read per packet from the start: the ratio throughout. */
-	learn_init(&l);
+	learn_init(&f->l);
 	for (i = 0; i < 12; i++) {
 		struct rxb_epoch *e = g_epoch(++seq, 2);
 		struct rxb_sock_meas *s = g_sock(e, 20000, 20000 * 3000.0, 20000, 0);
 
 		s->empty_reads = 20000;
-		g_feed(&l, &d, e, &r);
-		assert_int_equal(r.b.cpu_ns_per_pkt.src == VALUE_MISSING, false);
+		ifix_take(f, e, G_EPOCH_S);
+		assert_int_equal(f->r.b.cpu_ns_per_pkt.src == VALUE_MISSING, false);
 	}
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_RATIO);
-	check_rel(r.b.cpu_ns_per_pkt.v, 3000, 1e-9);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_RATIO);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 3000, 1e-9);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_marginal_cost),
-		cmocka_unit_test(test_marginal_cost_kept),
-		cmocka_unit_test(test_marginal_cost_edges),
-		cmocka_unit_test(test_fit_load_change),
+		IFIX_TEST(test_marginal_cost),
+		IFIX_TEST(test_marginal_cost_kept),
+		IFIX_TEST(test_marginal_cost_edges),
+		IFIX_TEST(test_fit_load_change),
 		cmocka_unit_test(test_spin_fit),
-		cmocka_unit_test(test_spin_degenerate),
-		cmocka_unit_test(test_spin_uncertain_b),
-		cmocka_unit_test(test_spin_ratio_refused),
+		IFIX_TEST(test_spin_degenerate),
+		IFIX_TEST(test_spin_uncertain_b),
+		IFIX_TEST(test_spin_ratio_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,12 +87,13 @@ static int candidates(const struct env *e, const struct config_key *k, char out[
 		[CONFIG_CIDR_LIST] = { "10.0.0.0/8", "" },
 		[CONFIG_IFNAME_LIST] = { "lo" },
 		[CONFIG_ADDRESS_LIST] = { "::1", "127.0.0.1" },
-		[CONFIG_UID_LIST] = { "0", "1000 1001" },
 		[CONFIG_MODE] = { "0600", "0640" },
 		[CONFIG_GROUP] = { "root", "" },
 		[CONFIG_BOOL] = { "yes", "no" },
 		[CONFIG_LOG_LEVEL] = { "err", "debug" },
 		[CONFIG_HOSTPORT] = { "127.0.0.1:1", "[::1]:7441" },
+		[CONFIG_UID_LIST] = { "0", "0 65534" },
+		[CONFIG_PATH_LIST] = { "/bin/true", "" },
 	};
 	int n = 0;
 

@@ -19,6 +19,7 @@
 
 #include "common/util.h"
 #include "daemon/model/flows.h"
+#include "daemon/model/prior.h"
 
 #define PORT		9000
 #define PAYLOAD		1468.0
@@ -587,6 +588,22 @@ static void test_solve_budget(void **state)
 	free(e);
 }
 
+/* History for port 9100: @ns per packet, one per wake-up, K = 92, on CPU 1. */
+static void set_history(struct pub *pub, double ns)
+{
+	learn_init(&pub->history);
+	pub->history.origin = VALUE_HISTORY;
+	pub->history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * ns, 64, true };
+	pub->history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
+	pub->history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
+	pub->history.rcvbuf_bytes = 212992;
+	pub->history.ncpus = 1;
+	pub->history.cpu[0] = 1;
+	pub->history.cpu_share[0] = 1;
+	pub->history_port = 9100;
+	pub->have_history = true;
+}
+
 /* Flows come and go with senders; at most FLOWS_MAX; history both ways. */
 static void test_ports_and_history(void **state)
 {
@@ -602,17 +619,7 @@ static void test_ports_and_history(void **state)
 	(void)state;
 	setup(&f, &pub);
 	/* History for port 9100: the model runs before its first packet. */
-	learn_init(&pub.history);
-	pub.history.origin = VALUE_HISTORY;
-	pub.history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * NS_PER_PKT, 64, true };
-	pub.history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
-	pub.history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
-	pub.history.rcvbuf_bytes = 212992;
-	pub.history.ncpus = 1;
-	pub.history.cpu[0] = 1;
-	pub.history.cpu_share[0] = 1;
-	pub.history_port = 9100;
-	pub.have_history = true;
+	set_history(&pub, NS_PER_PKT);
 	p.hello.payload_bytes = 1468;	/* 50 000 pkt/s: the host limits */
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
@@ -621,7 +628,7 @@ static void test_ports_and_history(void **state)
 	assert_int_equal(fl->m[0].state, FLOW_MODEL);
 	assert_int_equal(told(&f, &p, &r), 1);
 	assert_int_equal(r.port, 9100);
-	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL);
 	assert_int_equal(r.confidence, 360);
 	n = flows_ports(&f, ports);
 	assert_int_equal(n, 2);
@@ -686,6 +693,75 @@ static void test_linger_evict(void **state)
 	assert_null(flows_find(&f, 20000));	/* the first to leave */
 	assert_non_null(flows_find(&f, 20001));
 	assert_non_null(flows_find(&f, PORT));	/* configured: never */
+	flows_finish(&f);
+	free(e);
+}
+
+/* prior.h's defaults, placed on CPU 1 with a 212992-byte buffer. */
+static void prior_defaults(void *ctx, uint16_t port, double payload_bytes, struct learn *l)
+{
+	(void)ctx;
+	(void)port;
+	if (l->origin == VALUE_MISSING)
+		prior_default(l, payload_bytes);
+	prior_place(l, 1, 212992);
+}
+
+/*
+ * Before any traffic and without history: a modelled rate from the
+ * defaults, flagged PROVISIONAL and DEFAULT_COST with confidence 90
+ * (0.1, and 0.9 for stage A left out), and the same rate as a flow whose
+ * history holds exactly those costs (the second method).
+ */
+static void test_prior_default(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct rxb_epoch *e = epoch(1, 1, 0);
+	struct sendsrv_peer p = peer(1, 9100);
+	struct rxbneck_rate r;
+	double ns = PRIOR_NS_PER_PKT + PRIOR_NS_PER_BYTE * 1468;
+	uint64_t rate;
+
+	(void)state;
+	setup(&f, &pub);
+	f.ops.prior = prior_defaults;
+	p.hello.payload_bytes = 1468;
+	p.hello.max_rate_bps = 0;	/* up to the 10 Gb/s line rate: the host limits */
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(flows_sender_hello(&f, &p), 0);
+	assert_int_equal(flows_find(&f, 9100)->m[0].state, FLOW_MODEL);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL |
+			 RXBNECK_RATE_DEFAULT_COST);
+	assert_int_equal(r.confidence, 90);
+	assert_true(r.rate_bps > 0 && r.rate_bps < 10000000000ULL);
+	rate = r.rate_bps;
+	flows_sender_gone(&f, &p);
+	flows_finish(&f);
+
+	/* The same costs as this port's history. */
+	memset(&pub, 0, sizeof(pub));
+	setup(&f, &pub);
+	set_history(&pub, ns);
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(flows_sender_hello(&f, &p), 0);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL);
+	assert_int_equal(r.confidence, 360);
+	assert_int_equal(r.rate_bps, rate);
+	flows_finish(&f);
+
+	/* No placement known (no socket, no history): the line rate, confidence 0. */
+	memset(&pub, 0, sizeof(pub));
+	setup(&f, &pub);
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(flows_sender_hello(&f, &p), 0);
+	assert_int_equal(flows_find(&f, 9100)->m[0].state, FLOW_PROVISIONAL);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC);
+	assert_int_equal(r.confidence, 0);
+	assert_int_equal(r.rate_bps, 10000000000ULL);
 	flows_finish(&f);
 	free(e);
 }
@@ -1043,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(test_solve_budget),
 		cmocka_unit_test(test_ports_and_history),
 		cmocka_unit_test(test_linger_evict),
+		cmocka_unit_test(test_prior_default),
 		cmocka_unit_test(test_set_params),
 		cmocka_unit_test(test_pause_published),
 		cmocka_unit_test(test_between_needs_schedule),

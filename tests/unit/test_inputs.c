@@ -10,42 +10,34 @@
 /* One measured epoch: every stage-B input by its formula. */
 static void test_stage_b_formulas(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct rxb_sock_meas *s;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
+	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
-	s = add_sock(e, 1000, 2000, 250);
 	/* 75 % of the receiver's time on CPU 1 (2 hogs), 25 % on CPU 0 (none). */
 	split_placement(s);
 	e->cpus[1].cpu_bound = 2.0;
 	e->cpus[0].cpu_bound = 0.0;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
+	ifix_feed(f, 1.0);
 
-	assert_int_equal(r.nstages, 1);
-	assert_true(r.b.present);
-	assert_false(r.a.present);
-	assert_false(r.no_traffic);
-	check_rel(r.b.cpu_bound.v, 0.75 * 2.0 + 0.25 * 0.0, 1e-15);
-	assert_int_equal(r.b.cpu_bound.src, VALUE_MEASURED);
-	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
-	check_rel(r.b.pkts_per_wakeup.v, 4, 1e-15);
-	check_rel(r.b.queue_pkts.v, floor(212992.0 / 2304.0), 0);
-	check_rel(r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
-	assert_int_equal(r.stages[0].batch_pkts, 4);
-	assert_int_equal(r.stages[0].queue_pkts, 92);
-	assert_false(r.stages[0].load_independent);
-	check_rel(r.stages[0].cpu_bound, 1.5, 1e-15);
-	assert_true(r.stages[0].io_bound == 0);
+	assert_int_equal(f->r.nstages, 1);
+	assert_true(f->r.b.present);
+	assert_false(f->r.a.present);
+	assert_false(f->r.no_traffic);
+	check_rel(f->r.b.cpu_bound.v, 0.75 * 2.0 + 0.25 * 0.0, 1e-15);
+	assert_int_equal(f->r.b.cpu_bound.src, VALUE_MEASURED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
+	check_rel(f->r.b.pkts_per_wakeup.v, 4, 1e-15);
+	check_rel(f->r.b.queue_pkts.v, floor(212992.0 / 2304.0), 0);
+	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
+	assert_int_equal(f->r.stages[0].batch_pkts, 4);
+	assert_int_equal(f->r.stages[0].queue_pkts, 92);
+	assert_false(f->r.stages[0].load_independent);
+	check_rel(f->r.stages[0].cpu_bound, 1.5, 1e-15);
+	assert_true(f->r.stages[0].io_bound == 0);
 	/* No NAPI poll seen: stage A is left out, which costs 10 %. */
-	assert_int_equal(r.confidence, 900);
-	assert_int_equal(r.a.mu_per_s.src, VALUE_MISSING);
-	free(e);
+	assert_int_equal(f->r.confidence, 900);
+	assert_int_equal(f->r.a.mu_per_s.src, VALUE_MISSING);
 }
 
 /*
@@ -59,11 +51,8 @@ static void test_irq_on_receiver_cpu(void **state)
 {
 	const double want_irq = (0.75 * 0.2 + 0.25 * 0.4) * 1e9 / 1500.0;
 	const double own = 1.5e6 * (1 - 0.2 - 0.05) + 0.5e6 * (1 - 0.4);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 
-	(void)state;
 	for (int charged = 0; charged < 2; charged++) {
 		struct rxb_epoch *e = new_epoch(1, 1.0);
 		struct inputs_env env = env_for(e);
@@ -76,14 +65,14 @@ static void test_irq_on_receiver_cpu(void **state)
 		e->cpus[1].hardirq_frac = 0.05;
 		e->cpus[0].softirq_frac = 0.4;
 		env.irq_in_task_time = charged;
-		learn_init(&l);
-		learn_disk_init(&d);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-		assert_int_equal(r.nstages, 1);
-		check_rel(r.b.irq_ns_per_pkt.v, want_irq, 1e-12);
-		assert_int_equal(r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
-		check_rel(r.stages[0].irq_ns_per_pkt, want_irq, 1e-12);
-		check_rel(r.b.cpu_ns_per_pkt.v, charged ? own / 1000 : 2000, 1e-6);
+		learn_init(&f->l);
+		learn_disk_init(&f->d);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
+		assert_int_equal(f->r.nstages, 1);
+		check_rel(f->r.b.irq_ns_per_pkt.v, want_irq, 1e-12);
+		assert_int_equal(f->r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
+		check_rel(f->r.stages[0].irq_ns_per_pkt, want_irq, 1e-12);
+		check_rel(f->r.b.cpu_ns_per_pkt.v, charged ? own / 1000 : 2000, 1e-6);
 		free(e);
 	}
 
@@ -95,12 +84,12 @@ static void test_irq_on_receiver_cpu(void **state)
 		add_sock(e, 100000, 2000, 250);
 		e->cpus[1].softirq_frac = 1e-4;	/* 1 ns per packet */
 		env.irq_in_task_time = true;
-		learn_init(&l);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-		assert_true(r.b.irq_ns_per_pkt.v == 0);
-		assert_int_equal(r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
-		assert_true(r.stages[0].irq_ns_per_pkt == 0);
-		check_rel(r.b.cpu_ns_per_pkt.v, 2000 * (1 - 1e-4), 1e-6);
+		learn_init(&f->l);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
+		assert_true(f->r.b.irq_ns_per_pkt.v == 0);
+		assert_int_equal(f->r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
+		assert_true(f->r.stages[0].irq_ns_per_pkt == 0);
+		check_rel(f->r.b.cpu_ns_per_pkt.v, 2000 * (1 - 1e-4), 1e-6);
 		free(e);
 	}
 
@@ -112,30 +101,26 @@ static void test_irq_on_receiver_cpu(void **state)
 		add_sock(e, 1000, 2000, 250);
 		e->cpus[1].softirq_frac = NAN;
 		env.irq_in_task_time = true;
-		learn_init(&l);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-		assert_int_equal(r.b.irq_ns_per_pkt.src, VALUE_MISSING);
-		assert_true(r.stages[0].irq_ns_per_pkt == 0);
-		check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
+		learn_init(&f->l);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
+		assert_int_equal(f->r.b.irq_ns_per_pkt.src, VALUE_MISSING);
+		assert_true(f->r.stages[0].irq_ns_per_pkt == 0);
+		check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
 		free(e);
 	}
 }
 
-/* Feed one epoch of @pkts packets at 2 hogs on CPU 1; @split: 75/25 on
+/* Feed @f one epoch of @pkts packets at 2 hogs on CPU 1; @split: 75/25 on
  * CPUs 1 and 0 (none there), else all on CPU 1. */
-static void feed_placed(struct learn *l, struct learn_disk *d, uint64_t seq,
-			uint64_t pkts, bool split, struct inputs *r)
+static void feed_placed(struct ifix *f, uint64_t seq, uint64_t pkts, bool split)
 {
 	struct rxb_epoch *e = new_epoch(seq, 1.0);
 	struct rxb_sock_meas *s = add_sock(e, pkts, pkts > 1 ? 2000 : 1e6, pkts > 1 ? 250 : 1);
-	struct inputs_env env;
 
 	if (split)
 		split_placement(s);
 	e->cpus[1].cpu_bound = 2.0;
-	env = env_for(e);
-	inputs_update(l, d, PORT, e, 1.0, &env, r);
-	free(e);
+	ifix_take(f, e, 1.0);
 }
 
 /*
@@ -146,63 +131,53 @@ static void feed_placed(struct learn *l, struct learn_disk *d, uint64_t seq,
  */
 static void test_placement_needs_packets(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
-	feed_placed(&l, &d, 1, 20000, false, &r);
-	check_rel(r.b.cpu_bound.v, 2.0, 0);
+	feed_placed(f, 1, 20000, false);
+	check_rel(f->r.b.cpu_bound.v, 2.0, 0);
 	/* The start-up epoch: 1 packet, a quarter of it on CPU 0. */
-	feed_placed(&l, &d, 2, 1, true, &r);
-	check_rel(r.b.cpu_bound.v, 2.0, 0);
-	assert_int_equal(l.ncpus, 1);
+	feed_placed(f, 2, 1, true);
+	check_rel(f->r.b.cpu_bound.v, 2.0, 0);
+	assert_int_equal(f->l.ncpus, 1);
 	/* Traffic split 75/25: that is where it runs now. */
-	feed_placed(&l, &d, 3, 1000, true, &r);
-	check_rel(r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
+	feed_placed(f, 3, 1000, true);
+	check_rel(f->r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
 	/* A flow with no placement yet takes what there is. */
-	learn_init(&l);
-	feed_placed(&l, &d, 4, 1, true, &r);
-	assert_int_equal(l.ncpus, 2);
-	check_rel(r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
+	learn_init(&f->l);
+	feed_placed(f, 4, 1, true);
+	assert_int_equal(f->l.ncpus, 2);
+	check_rel(f->r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
 }
 
 /* The costs are decaying packet-weighted averages (learn.h). */
 static void test_smoothing(void **state)
 {
 	struct rxb_epoch *e1 = new_epoch(1, 1.0), *e2 = new_epoch(2, 0.5);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	double k = exp(-0.5 / LEARN_TAU_S);
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	add_sock(e1, 1000, 2000, 250);
 	env = env_for(e1);
-	inputs_update(&l, &d, PORT, e1, 1.0, &env, &r);
+	inputs_update(&f->l, &f->d, PORT, e1, 1.0, &env, &f->r);
 	add_sock(e2, 3000, 1000, 3000);
 	env = env_for(e2);
-	inputs_update(&l, &d, PORT, e2, 0.5, &env, &r);
-	check_rel(r.b.cpu_ns_per_pkt.v,
+	inputs_update(&f->l, &f->d, PORT, e2, 0.5, &env, &f->r);
+	check_rel(f->r.b.cpu_ns_per_pkt.v,
 		  (2000.0 * 1000 * k + 1000.0 * 3000) / (1000 * k + 3000), 1e-14);
-	check_rel(r.b.pkts_per_wakeup.v, (1000 * k + 3000) / (250 * k + 3000), 1e-14);
+	check_rel(f->r.b.pkts_per_wakeup.v, (1000 * k + 3000) / (250 * k + 3000), 1e-14);
 	/* The workload is not smoothed: this epoch's counts only. */
 	e2->cpus[1].cpu_bound = 3;
 	e2->seq = 3;
 	e2->socks[0].pkts_out = 0;	/* idle epoch */
 	env = env_for(e2);
-	inputs_update(&l, &d, PORT, e2, 0.5, &env, &r);
-	check_rel(r.b.cpu_bound.v, 3, 0);
+	inputs_update(&f->l, &f->d, PORT, e2, 0.5, &env, &f->r);
+	check_rel(f->r.b.cpu_bound.v, 3, 0);
 	/* Idle: costs carried over, flagged learned, and trusted less. */
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
-	check_rel(r.b.cpu_ns_per_pkt.v,
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
+	check_rel(f->r.b.cpu_ns_per_pkt.v,
 		  (2000.0 * 1000 * k + 1000.0 * 3000) / (1000 * k + 3000), 1e-14);
-	assert_int_equal(r.confidence, 630);	/* 1000 x 0.7 learned x 0.9 no stage A */
+	assert_int_equal(f->r.confidence, 630);	/* 1000 x 0.7 learned x 0.9 no stage A */
 	free(e1);
 	free(e2);
 }
@@ -210,157 +185,114 @@ static void test_smoothing(void **state)
 /* Too few packets do not make a measurement; nothing is invented. */
 static void test_too_few_packets(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	add_sock(e, 10, 2000, 5);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.nstages, 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
-	assert_string_equal(r.b.cpu_ns_per_pkt.why, "too few packets measured");
-	assert_non_null(strstr(r.why, "stage B not modelled"));
-	assert_int_equal(r.confidence, 0);
-	free(e);
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.nstages, 0);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
+	assert_string_equal(f->r.b.cpu_ns_per_pkt.why, "too few packets measured");
+	assert_non_null(strstr(f->r.why, "stage B not modelled"));
+	assert_int_equal(f->r.confidence, 0);
 }
 
 /* No traffic at all: every cost missing, with the reason. */
 static void test_no_traffic(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.nstages, 0);
-	assert_true(r.no_traffic);
-	assert_false(r.traffic.sock_seen);
-	assert_string_equal(r.b.cpu_ns_per_pkt.why, "no traffic seen on the port yet");
-	assert_string_equal(r.b.cpu_bound.why, "receiver thread not seen yet");
-	assert_true(isnan(r.b.cpu_ns_per_pkt.v));
-	free(e);
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.nstages, 0);
+	assert_true(f->r.no_traffic);
+	assert_false(f->r.traffic.sock_seen);
+	assert_string_equal(f->r.b.cpu_ns_per_pkt.why, "no traffic seen on the port yet");
+	assert_string_equal(f->r.b.cpu_bound.why, "receiver thread not seen yet");
+	assert_true(isnan(f->r.b.cpu_ns_per_pkt.v));
 }
 
 /* A receiver that never blocked drains the queue: N = K. */
 static void test_never_blocked(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	add_sock(e, 5000, 800, 0);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.nstages, 1);
-	assert_int_equal(r.stages[0].batch_pkts, 92);
-	assert_int_equal(r.stages[0].queue_pkts, 92);
-	check_rel(r.stages[0].mu_net_per_s, 1e9 / (800.0 * 92), 1e-15);
-	free(e);
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.nstages, 1);
+	assert_int_equal(f->r.stages[0].batch_pkts, 92);
+	assert_int_equal(f->r.stages[0].queue_pkts, 92);
+	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (800.0 * 92), 1e-15);
 }
 
 /* Without the scheduler probe the receiver's costs are missing. */
 static void test_no_sched_probe(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
 	struct rxb_sock_meas *s;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	s = add_sock(e, 5000, 800, 0);
 	s->receiver_oncpu_ns = 0;
 	s->cpu_ns_per_pkt = NAN;
 	s->ncpus_ran = 0;
 	e->probes &= ~RXB_PROBE_SCHED;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.nstages, 0);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
-	assert_string_equal(r.b.cpu_ns_per_pkt.why,
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.nstages, 0);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
+	assert_string_equal(f->r.b.cpu_ns_per_pkt.why,
 			    "receiver CPU time not measured: the scheduler probe is not loaded");
-	assert_int_equal(r.b.pkts_per_wakeup.src, VALUE_MISSING);
+	assert_int_equal(f->r.b.pkts_per_wakeup.src, VALUE_MISSING);
 	/* Without the socket probe nothing about the socket is known. */
 	e->probes &= ~RXB_PROBE_SOCKQ;
 	s->counts_valid = false;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_string_equal(r.b.cpu_ns_per_pkt.why,
+	ifix_feed(f, 1.0);
+	assert_string_equal(f->r.b.cpu_ns_per_pkt.why,
 			    "socket not measured: the socket probe is not loaded");
-	free(e);
 }
 
 /* #I > 0: disk rates when measured, else #I is left out and said so. */
 static void test_io_bound(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	add_sock(e, 1000, 2000, 250);
 	e->cpus[1].io_bound = 1.5;
-	learn_disk_update(&d, e, 1.0);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_true(r.b.io_ignored);
-	assert_true(r.stages[0].io_bound == 0);
-	check_rel(r.b.io_bound.v, 1.5, 0);
-	assert_non_null(strstr(r.why, "not modelled"));
-	assert_int_equal(r.confidence, 450);	/* x 0.9 no stage A x 0.5 */
+	learn_disk_update(&f->d, e, 1.0);
+	ifix_feed(f, 1.0);
+	assert_true(f->r.b.io_ignored);
+	assert_true(f->r.stages[0].io_bound == 0);
+	check_rel(f->r.b.io_bound.v, 1.5, 0);
+	assert_non_null(strstr(f->r.why, "not modelled"));
+	assert_int_equal(f->r.confidence, 450);	/* x 0.9 no stage A x 0.5 */
 
 	e->seq = 2;
 	e->disk.valid = true;
 	e->disk.completions = 100;
 	e->disk.mean_service_ns = 990099;	/* mu_D 1.01/ms */
 	e->disk.mean_cpu_burst_ns = 217391;	/* mu_P-I/O 4.6/ms */
-	learn_disk_update(&d, e, 1.0);
-	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_false(r.b.io_ignored);
-	check_rel(r.stages[0].io_bound, 1.5, 0);
-	check_rel(r.stages[0].mu_disk_per_s, 1e9 / 990099, 1e-14);
-	check_rel(r.stages[0].mu_pio_per_s, 1e9 / 217391, 1e-14);
-	free(e);
+	learn_disk_update(&f->d, e, 1.0);
+	f->env = env_for(e);
+	ifix_feed(f, 1.0);
+	assert_false(f->r.b.io_ignored);
+	check_rel(f->r.stages[0].io_bound, 1.5, 0);
+	check_rel(f->r.stages[0].mu_disk_per_s, 1e9 / 990099, 1e-14);
+	check_rel(f->r.stages[0].mu_pio_per_s, 1e9 / 217391, 1e-14);
 }
 
 /* Unmeasured task classes (NaN) make stage B impossible: say which. */
 static void test_workload_missing(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	add_sock(e, 1000, 2000, 250);
 	e->cpus[1].cpu_bound = NAN;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.nstages, 0);
-	assert_string_equal(r.b.cpu_bound.why, "task classes not measured");
-	assert_non_null(strstr(r.why, "task classes not measured"));
-	free(e);
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.nstages, 0);
+	assert_string_equal(f->r.b.cpu_bound.why, "task classes not measured");
+	assert_non_null(strstr(f->r.why, "task classes not measured"));
 }
 
 /* A NAPI instance's counts in an epoch. */
@@ -376,42 +308,35 @@ static void set_napi(struct rxb_napi_meas *n, const char *dev, uint64_t polls,
 /* Stage A: the busiest NAPI instance, K from the backlog or the ring. */
 static void test_stage_a(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	add_sock(e, 2000, 2000, 500);
 	e->nnapi = 2;
 	set_napi(&e->napi[0], "eth9", 10, 10, 100);
 	set_napi(&e->napi[1], "(backlog)", 1000, 2000, 2500);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.nstages, 2);
-	assert_true(r.a.present);
-	assert_string_equal(r.a.dev, "(backlog)");
-	assert_true(r.stages[0].load_independent);
-	check_rel(r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);
-	assert_int_equal(r.stages[0].batch_pkts, 2);
-	assert_int_equal(r.stages[0].queue_pkts, 1000);
-	assert_int_equal(r.a.queue_pkts.src, VALUE_SYSCTL);
-	assert_false(r.stages[1].load_independent);	/* B after A */
-	assert_int_equal(r.confidence, 1000);
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.nstages, 2);
+	assert_true(f->r.a.present);
+	assert_string_equal(f->r.a.dev, "(backlog)");
+	assert_true(f->r.stages[0].load_independent);
+	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);
+	assert_int_equal(f->r.stages[0].batch_pkts, 2);
+	assert_int_equal(f->r.stages[0].queue_pkts, 1000);
+	assert_int_equal(f->r.a.queue_pkts.src, VALUE_SYSCTL);
+	assert_false(f->r.stages[1].load_independent);	/* B after A */
+	assert_int_equal(f->r.confidence, 1000);
 
 	/* A real device: its ring, as reported. */
-	learn_init(&l);
+	learn_init(&f->l);
 	rxb_strlcpy(e->napi[1].dev, "eth0", sizeof(e->napi[1].dev));
 	e->nnics = 1;
 	rxb_strlcpy(e->nics[0].name, "eth0", sizeof(e->nics[0].name));
 	e->nics[0].rx_ring = 512;
 	e->nics[0].ring_source = RXB_SRC_DEVICE;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.stages[0].queue_pkts, 512);
-	assert_int_equal(r.a.queue_pkts.src, VALUE_DEVICE);
-	free(e);
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.stages[0].queue_pkts, 512);
+	assert_int_equal(f->r.a.queue_pkts.src, VALUE_DEVICE);
 }
 
 /*
@@ -422,34 +347,28 @@ static void test_stage_a(void **state)
  */
 static void test_stage_a_gso(void **state)
 {
-	struct rxb_epoch *e = new_epoch(1, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = f->e;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	add_sock(e, 32000, 1000, 500);
 	e->nnapi = 1;
 	set_napi(&e->napi[0], "(backlog)", 1000, 2000 /* skbs */, 2500);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_true(r.a.present);
-	check_rel(r.a.dgrams_per_skb.v, 16, 1e-12);
-	assert_int_equal(r.a.dgrams_per_skb.src, VALUE_MEASURED);
-	check_rel(r.a.pkts_per_poll.v, 32, 1e-12);
-	assert_int_equal(r.stages[0].batch_pkts, 32);
-	assert_int_equal(r.stages[0].queue_pkts, 16000);
-	check_rel(r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);	/* polls/s */
+	ifix_feed(f, 1.0);
+	assert_true(f->r.a.present);
+	check_rel(f->r.a.dgrams_per_skb.v, 16, 1e-12);
+	assert_int_equal(f->r.a.dgrams_per_skb.src, VALUE_MEASURED);
+	check_rel(f->r.a.pkts_per_poll.v, 32, 1e-12);
+	assert_int_equal(f->r.stages[0].batch_pkts, 32);
+	assert_int_equal(f->r.stages[0].queue_pkts, 16000);
+	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);	/* polls/s */
 
 	/* Other traffic on the device: fewer datagrams than skbs. */
-	learn_init(&l);
+	learn_init(&f->l);
 	e->socks[0].pkts_in = 1500;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.a.dgrams_per_skb.v, 1, 1e-12);
-	assert_int_equal(r.stages[0].batch_pkts, 2);
-	assert_int_equal(r.stages[0].queue_pkts, 1000);
+	ifix_feed(f, 1.0);
+	check_rel(f->r.a.dgrams_per_skb.v, 1, 1e-12);
+	assert_int_equal(f->r.stages[0].batch_pkts, 2);
+	assert_int_equal(f->r.stages[0].queue_pkts, 1000);
 
 	/*
 	 * The last epoch counted 2000 of 2000 skbs; this one 32000 of 2000.
@@ -459,43 +378,35 @@ static void test_stage_a_gso(void **state)
 	double k = exp(-1.0 / LEARN_TAU_S), want = (2000 * k + 32000) / (2000 * k + 2000);
 
 	e->socks[0].pkts_in = 32000;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.a.dgrams_per_skb.v, want, 1e-12);
+	ifix_feed(f, 1.0);
+	check_rel(f->r.a.dgrams_per_skb.v, want, 1e-12);
 	e->napi[0].pkts = 0;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.a.dgrams_per_skb.v, want, 1e-12);
-	free(e);
+	ifix_feed(f, 1.0);
+	check_rel(f->r.a.dgrams_per_skb.v, want, 1e-12);
 }
 
 /* Costs from the state directory: flagged, trusted less, no traffic. */
 static void test_history(void **state)
 {
-	struct rxb_epoch *e = new_epoch(7, 1.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
-	struct inputs_env env = env_for(e);
+	struct ifix *f = *state;
+	struct rxb_epoch *e = ifix_epoch(f, 7, 1.0);
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
-	l.origin = VALUE_HISTORY;
-	l.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * 1500.0, 64, true };
-	l.pkts_per_wakeup = (struct ewma_ratio){ 8, 1, true };
-	l.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
-	l.rcvbuf_bytes = 212992;
-	l.ncpus = 1;
-	l.cpu[0] = 1;
-	l.cpu_share[0] = 1;
+	f->l.origin = VALUE_HISTORY;
+	f->l.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * 1500.0, 64, true };
+	f->l.pkts_per_wakeup = (struct ewma_ratio){ 8, 1, true };
+	f->l.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
+	f->l.rcvbuf_bytes = 212992;
+	f->l.ncpus = 1;
+	f->l.cpu[0] = 1;
+	f->l.cpu_share[0] = 1;
 	e->cpus[1].cpu_bound = 1;
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	assert_int_equal(r.nstages, 1);
-	assert_true(r.no_traffic);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_HISTORY);
-	check_rel(r.stages[0].mu_net_per_s, 1e9 / (1500.0 * 8), 1e-15);
-	check_rel(r.stages[0].cpu_bound, 1, 0);
-	assert_int_equal(r.confidence, 360);	/* 0.4 history x 0.9 no stage A */
-	free(e);
+	ifix_feed(f, 1.0);
+	assert_int_equal(f->r.nstages, 1);
+	assert_true(f->r.no_traffic);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_HISTORY);
+	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (1500.0 * 8), 1e-15);
+	check_rel(f->r.stages[0].cpu_bound, 1, 0);
+	assert_int_equal(f->r.confidence, 360);	/* 0.4 history x 0.9 no stage A */
 }
 
 /*
@@ -503,22 +414,18 @@ static void test_history(void **state)
  * @ipproto and whose buffer (@rcvbuf_bytes) was read from a socket of
  * @rcvbuf_ipproto; returns K_B in packets.
  */
-static double rcvbuf_epoch(struct learn *l, struct learn_disk *d, uint64_t seq,
-			   int ipproto, int rcvbuf_ipproto, uint32_t rcvbuf_bytes,
-			   struct inputs *r)
+static double rcvbuf_epoch(struct ifix *f, uint64_t seq, int ipproto,
+			   int rcvbuf_ipproto, uint32_t rcvbuf_bytes)
 {
 	struct rxb_epoch *e = new_epoch(seq, 1.0);
 	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
-	struct inputs_env env;
 
 	s->ipproto = ipproto;
 	if (rcvbuf_ipproto)
 		s->rcvbuf_ipproto = rcvbuf_ipproto;
 	s->rcvbuf_bytes = rcvbuf_bytes;
-	env = env_for(e);
-	inputs_update(l, d, PORT, e, 1.0, &env, r);
-	free(e);
-	return r->b.queue_pkts.v;
+	ifix_take(f, e, 1.0);
+	return f->r.b.queue_pkts.v;
 }
 
 /*
@@ -530,32 +437,27 @@ static double rcvbuf_epoch(struct learn *l, struct learn_disk *d, uint64_t seq,
 static void test_rcvbuf_tcp_on_port(void **state)
 {
 	const double udp_pkts = floor(8388608.0 / 2304.0);
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	/* Only the TCP socket so far: its buffer is used. */
-	check_rel(rcvbuf_epoch(&l, &d, 1, IPPROTO_TCP, 0, 131072, &r),
+	check_rel(rcvbuf_epoch(f, 1, IPPROTO_TCP, 0, 131072),
 		  floor(131072.0 / 2304.0), 0);
 	/* The UDP socket: its buffer replaces it. */
-	check_rel(rcvbuf_epoch(&l, &d, 2, IPPROTO_UDP, 0, 8388608, &r),
+	check_rel(rcvbuf_epoch(f, 2, IPPROTO_UDP, 0, 8388608),
 		  udp_pkts, 0);
-	assert_int_equal(r.stages[0].queue_pkts, 3640);
+	assert_int_equal(f->r.stages[0].queue_pkts, 3640);
 	/* The TCP socket again (the end of a transfer): K stays the UDP one. */
-	check_rel(rcvbuf_epoch(&l, &d, 3, IPPROTO_TCP, 0, 131072, &r),
+	check_rel(rcvbuf_epoch(f, 3, IPPROTO_TCP, 0, 131072),
 		  udp_pkts, 0);
 	/*
 	 * The record says UDP (its last dequeue) but the buffer size was read
 	 * from the TCP socket (a control frame queued after the last UDP
 	 * read): K stays the UDP one.
 	 */
-	check_rel(rcvbuf_epoch(&l, &d, 4, IPPROTO_UDP, IPPROTO_TCP, 131072, &r),
+	check_rel(rcvbuf_epoch(f, 4, IPPROTO_UDP, IPPROTO_TCP, 131072),
 		  udp_pkts, 0);
 	/* A new UDP buffer (the application resized it) is taken. */
-	check_rel(rcvbuf_epoch(&l, &d, 5, IPPROTO_UDP, 0, 4194304, &r),
+	check_rel(rcvbuf_epoch(f, 5, IPPROTO_UDP, 0, 4194304),
 		  floor(4194304.0 / 2304.0), 0);
 }
 
@@ -570,27 +472,22 @@ static void test_rcvbuf_tcp_on_port(void **state)
  */
 static void test_tcp_port_not_modelled(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	uint64_t seq = 0;
 	int i;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	for (i = 0; i < 8; i++) {
 		struct rxb_epoch *e = g_epoch(++seq, 2);
 		struct rxb_sock_meas *s = g_sock(e, 300, 300 * 97000.0, 40, 0);
 
 		s->ipproto = IPPROTO_TCP;
 		s->rcvbuf_ipproto = IPPROTO_TCP;
-		g_feed(&l, &d, e, &r);
-		assert_int_equal(r.nstages, 0);
-		assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
-		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "no datagrams"));
-		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "TCP"));
-		assert_non_null(strstr(r.why, "stage B not modelled"));
+		ifix_take(f, e, G_EPOCH_S);
+		assert_int_equal(f->r.nstages, 0);
+		assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
+		assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "no datagrams"));
+		assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "TCP"));
+		assert_non_null(strstr(f->r.why, "stage B not modelled"));
 	}
 	/* UDP from now on: modelled, and a TCP last dequeue does not undo it. */
 	for (i = 0; i < 8; i++) {
@@ -599,10 +496,10 @@ static void test_tcp_port_not_modelled(void **state)
 
 		s->ipproto = i == 5 ? IPPROTO_TCP : IPPROTO_UDP;
 		s->rcvbuf_ipproto = IPPROTO_UDP;
-		g_feed(&l, &d, e, &r);
-		assert_true(r.b.cpu_ns_per_pkt.src != VALUE_MISSING);
+		ifix_take(f, e, G_EPOCH_S);
+		assert_true(f->r.b.cpu_ns_per_pkt.src != VALUE_MISSING);
 	}
-	assert_true(r.nstages > 0);
+	assert_true(f->r.nstages > 0);
 }
 
 /* An epoch whose socket saw loss episodes end: @n bins of (bucket, count). */
@@ -634,16 +531,11 @@ static struct rxb_epoch *episode_epoch(uint64_t seq, bool sampled, int n,
  */
 static void test_unsampled_epochs(void **state)
 {
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 	struct inputs_env env;
 	struct rxb_epoch *e;
 	struct rxb_sock_meas *s;
 
-	(void)state;
-	learn_init(&l);
-	learn_disk_init(&d);
 	/* Epoch 1, sampled: 1000 packets at 2000 ns, 4 per wake-up, #C 0. */
 	e = new_epoch(1, 1.0);
 	e->net_probe_every = 4;
@@ -651,9 +543,9 @@ static void test_unsampled_epochs(void **state)
 	e->net_sampled_seq = 1;
 	add_sock(e, 1000, 2000, 250);
 	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
-	check_rel(r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
+	inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
+	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
 	free(e);
 	/*
 	 * Epochs 2-4, not sampled: no counts (counts_valid false), two hogs
@@ -672,16 +564,16 @@ static void test_unsampled_epochs(void **state)
 		s->ran_on[0].oncpu_ns = 1000000;
 		e->cpus[1].cpu_bound = 2.0;
 		env = env_for(e);
-		inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-		assert_int_equal(r.nstages, 1);
-		assert_false(r.no_traffic);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
+		assert_int_equal(f->r.nstages, 1);
+		assert_false(f->r.no_traffic);
 		/* The costs exactly as sampled, still counted as measured. */
-		check_rel(r.b.cpu_ns_per_pkt.v, 2000, 0);
-		check_rel(r.b.pkts_per_wakeup.v, 4, 0);
-		assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
+		check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 0);
+		check_rel(f->r.b.pkts_per_wakeup.v, 4, 0);
+		assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 		/* The load is this epoch's. */
-		check_rel(r.b.cpu_bound.v, 2.0, 1e-15);
-		check_rel(r.stages[0].cpu_bound, 2.0, 1e-15);
+		check_rel(f->r.b.cpu_bound.v, 2.0, 1e-15);
+		check_rel(f->r.stages[0].cpu_bound, 2.0, 1e-15);
 		free(e);
 	}
 	/* Epoch 5, sampled, no packets: now the flow is idle - learned values. */
@@ -690,22 +582,17 @@ static void test_unsampled_epochs(void **state)
 	e->net_sampled = true;
 	e->net_sampled_seq = 5;
 	env = env_for(e);
-	inputs_update(&l, &d, PORT, e, 1.0, &env, &r);
-	check_rel(r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
+	inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 	free(e);
 }
 
-/* Feed @l one episode_epoch() of @dt_s; the inputs go to @r. */
-static void episode_feed(struct learn *l, struct learn_disk *d, uint64_t seq, bool sampled,
-			 int n, const struct rxb_episode_bin *bins, double dt_s,
-			 struct inputs *r)
+/* Feed @f one episode_epoch() of @dt_s. */
+static void episode_feed(struct ifix *f, uint64_t seq, bool sampled, int n,
+			 const struct rxb_episode_bin *bins, double dt_s)
 {
-	struct rxb_epoch *e = episode_epoch(seq, sampled, n, bins);
-	struct inputs_env env = env_for(e);
-
-	inputs_update(l, d, PORT, e, dt_s, &env, r);
-	free(e);
+	ifix_take(f, episode_epoch(seq, sampled, n, bins), dt_s);
 }
 
 /*
@@ -719,60 +606,55 @@ static void test_loss_episodes(void **state)
 	const struct rxb_episode_bin b1[] = { { 26, 1 }, { 48, 1 } };
 	const struct rxb_episode_bin b2[] = { { 37, 1 } };
 	const struct rxb_episode_bin b4[] = { { 56, 4 } };
-	struct learn l;
-	struct learn_disk d;
-	struct inputs r;
+	struct ifix *f = *state;
 
-	(void)state;
 	assert_true(rxb_episode_bucket_lo(26) == 96 && rxb_episode_bucket_lo(27) == 112);
 	assert_true(rxb_episode_bucket_lo(37) == 640 && rxb_episode_bucket_lo(38) == 768);
 	assert_true(rxb_episode_bucket_lo(56) == 16384 && rxb_episode_bucket_lo(57) == 20480);
-	learn_init(&l);
-	learn_disk_init(&d);
 	/* Nothing ended yet. */
-	episode_feed(&l, &d, 1, true, 0, NULL, 1.0, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_MISSING);
-	assert_non_null(strstr(r.b.loss_episode_pkts.why, "no loss episode has ended"));
+	episode_feed(f, 1, true, 0, NULL, 1.0);
+	assert_int_equal(f->r.b.loss_episode_pkts.src, VALUE_MISSING);
+	assert_non_null(strstr(f->r.b.loss_episode_pkts.why, "no loss episode has ended"));
 	/* Two ended: fewer than LEARN_MIN_EPISODES. */
-	episode_feed(&l, &d, 2, true, 2, b1, 1.0, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_MISSING);
-	assert_non_null(strstr(r.b.loss_episode_pkts.why, "2 episodes ended"));
+	episode_feed(f, 2, true, 2, b1, 1.0);
+	assert_int_equal(f->r.b.loss_episode_pkts.src, VALUE_MISSING);
+	assert_non_null(strstr(f->r.b.loss_episode_pkts.why, "2 episodes ended"));
 	/* A third, in an unsampled epoch: the median is the middle one. */
-	episode_feed(&l, &d, 3, false, 1, b2, 0.001, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_MEASURED);
-	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
-	check_rel(learn_episode_pkts(&l), sqrt(640.0 * 768.0), 1e-15);
+	episode_feed(f, 3, false, 1, b2, 0.001);
+	assert_int_equal(f->r.b.loss_episode_pkts.src, VALUE_MEASURED);
+	check_rel(f->r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
+	check_rel(learn_episode_pkts(&f->l), sqrt(640.0 * 768.0), 1e-15);
 	/* Ten seconds of nothing: the weights decay alike, the median stays. */
-	episode_feed(&l, &d, 4, true, 0, NULL, 10.0, &r);
-	assert_int_equal(r.b.loss_episode_pkts.src, VALUE_LEARNED);
-	check_rel(r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
-	check_rel(l.episodes_w, (2 * exp(-0.001 / LEARN_TAU_S) + 1) * exp(-10.0 / LEARN_TAU_S), 1e-12);
+	episode_feed(f, 4, true, 0, NULL, 10.0);
+	assert_int_equal(f->r.b.loss_episode_pkts.src, VALUE_LEARNED);
+	check_rel(f->r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
+	check_rel(f->l.episodes_w, (2 * exp(-0.001 / LEARN_TAU_S) + 1) * exp(-10.0 / LEARN_TAU_S), 1e-12);
 	/* Four large ones outweigh the three decayed ones. */
-	episode_feed(&l, &d, 5, true, 1, b4, 1.0, &r);
-	check_rel(r.b.loss_episode_pkts.v, sqrt(16384.0 * 20480.0), 1e-15);
-	assert_int_equal(l.episodes_ended, 7);
+	episode_feed(f, 5, true, 1, b4, 1.0);
+	check_rel(f->r.b.loss_episode_pkts.v, sqrt(16384.0 * 20480.0), 1e-15);
+	assert_int_equal(f->l.episodes_ended, 7);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stage_b_formulas),
-		cmocka_unit_test(test_irq_on_receiver_cpu),
-		cmocka_unit_test(test_placement_needs_packets),
-		cmocka_unit_test(test_smoothing),
-		cmocka_unit_test(test_too_few_packets),
-		cmocka_unit_test(test_no_traffic),
-		cmocka_unit_test(test_never_blocked),
-		cmocka_unit_test(test_no_sched_probe),
-		cmocka_unit_test(test_io_bound),
-		cmocka_unit_test(test_workload_missing),
-		cmocka_unit_test(test_stage_a),
-		cmocka_unit_test(test_stage_a_gso),
-		cmocka_unit_test(test_history),
-		cmocka_unit_test(test_rcvbuf_tcp_on_port),
-		cmocka_unit_test(test_tcp_port_not_modelled),
-		cmocka_unit_test(test_unsampled_epochs),
-		cmocka_unit_test(test_loss_episodes),
+		IFIX_TEST(test_stage_b_formulas),
+		IFIX_TEST(test_irq_on_receiver_cpu),
+		IFIX_TEST(test_placement_needs_packets),
+		IFIX_TEST(test_smoothing),
+		IFIX_TEST(test_too_few_packets),
+		IFIX_TEST(test_no_traffic),
+		IFIX_TEST(test_never_blocked),
+		IFIX_TEST(test_no_sched_probe),
+		IFIX_TEST(test_io_bound),
+		IFIX_TEST(test_workload_missing),
+		IFIX_TEST(test_stage_a),
+		IFIX_TEST(test_stage_a_gso),
+		IFIX_TEST(test_history),
+		IFIX_TEST(test_rcvbuf_tcp_on_port),
+		IFIX_TEST(test_tcp_port_not_modelled),
+		IFIX_TEST(test_unsampled_epochs),
+		IFIX_TEST(test_loss_episodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -266,6 +266,29 @@ static void test_kconfig(void **state)
 		assert_int_equal(procfs_read_kconfig("RXBNECK_NO_SUCH_OPTION"), 0);
 }
 
+static void test_kconfig_u64(void **state)
+{
+	const char *cfg = "CONFIG_HZ_250=y\nCONFIG_HZ=250\nCONFIG_NR_CPUS=64\n"
+			  "CONFIG_BAD=12x\nCONFIG_EMPTY=\nCONFIG_BIG=99999999999999999999\n"
+			  "CONFIG_LAST=7";
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(procfs_parse_kconfig_u64(cfg, "HZ", &v), 0);
+	assert_int_equal(v, 250);	/* not HZ_250's line */
+	assert_int_equal(procfs_parse_kconfig_u64(cfg, "LAST", &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(procfs_parse_kconfig_u64(cfg, "BAD", &v), -EINVAL);
+	assert_int_equal(procfs_parse_kconfig_u64(cfg, "EMPTY", &v), -EINVAL);
+	assert_int_equal(procfs_parse_kconfig_u64(cfg, "BIG", &v), -ERANGE);
+	assert_int_equal(procfs_parse_kconfig_u64(cfg, "HZ_250", &v), -EINVAL);
+	assert_int_equal(procfs_parse_kconfig_u64(cfg, "ABSENT", &v), -ENOENT);
+	assert_int_equal(v, 7);
+	/* the running kernel has a tick rate, when its configuration is readable */
+	if (procfs_read_kconfig_u64("HZ", &v) == 0)
+		assert_true(v >= 100 && v <= 1000);
+}
+
 static void test_sysctl_u32(void **state)
 {
 	uint32_t v = 7;
@@ -312,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_softnet),
 		cmocka_unit_test(test_interrupts_and_softirqs),
 		cmocka_unit_test(test_kconfig),
+		cmocka_unit_test(test_kconfig_u64),
 		cmocka_unit_test(test_sysctl_u32),
 	};
 

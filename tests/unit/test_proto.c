@@ -80,15 +80,16 @@ static struct rxbp_msg sample(uint8_t type)
 		break;
 	case RXBNECK_T_BUFFER:
 		m.u.buffer = (struct rxbneck_buffer){
-			.port = 9000, .flags = RXBNECK_BUFFER_APPLIED,
-			.rcvbuf_bytes = 64 << 20, .current_bytes = 208 << 10,
-			.epoch = 9,
+			.port = 9000, .flags = RXBNECK_BUFFER_APPLIED | RXBNECK_BUFFER_MODEL,
+			.pkt_bytes = 2304, .rcvbuf_bytes = 64 << 20,
+			.current_bytes = 208 << 10, .epoch = 9,
 		};
 		break;
 	case RXBNECK_T_STREAMS:
 		m.u.streams = (struct rxbneck_streams){
 			.port = 5001, .streams = 8, .predicted_bps = 9400000000ULL,
-			.epoch = 10,
+			.epoch = 10, .flags = RXBNECK_STREAMS_CAPPED, .confidence = 750,
+			.model = RXBNECK_MODEL_NEWTON, .points = 5, .rel_err = 31,
 		};
 		break;
 	case RXBNECK_T_REPORT:
@@ -546,8 +547,22 @@ static void test_bad_values(void **state)
 	expect_bad_value(RXBNECK_T_PAUSE, 40, conf1001, 2);
 	expect_bad_value(RXBNECK_T_REPORT, 0, zero2, 2);
 	expect_bad_value(RXBNECK_T_BUFFER, 0, zero2, 2);
+	/* above what Linux stores: 2^31 */
+	expect_bad_value(RXBNECK_T_BUFFER, 8, (const uint8_t[8]){ 0, 0, 0, 0, 0x80, 0, 0, 0 }, 8);
+	expect_bad_value(RXBNECK_T_BUFFER, 16, (const uint8_t[8]){ 0, 0, 0, 1, 0, 0, 0, 0 }, 8);
+	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 0, zero2, 2);
 	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 4, (const uint8_t[4]){ 0 }, 4);
+	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 4, (const uint8_t[4]){ 0, 0, 4, 1 }, 4);
+	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 8, (const uint8_t[8]){ 0 }, 8);
+	/* 999 us, and a day and a microsecond. */
+	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 16,
+			 (const uint8_t[8]){ 0, 0, 0, 0, 0, 0, 0x03, 0xe7 }, 8);
+	expect_bad_value(RXBNECK_T_STREAMS_SAMPLE, 16,
+			 (const uint8_t[8]){ 0, 0, 0, 0x14, 0x1d, 0xd7, 0x60, 0x01 }, 8);
+	expect_bad_value(RXBNECK_T_STREAMS, 0, zero2, 2);
 	expect_bad_value(RXBNECK_T_STREAMS, 4, (const uint8_t[4]){ 0 }, 4);
+	expect_bad_value(RXBNECK_T_STREAMS, 4, (const uint8_t[4]){ 0, 0, 4, 1 }, 4);
+	expect_bad_value(RXBNECK_T_STREAMS, 24, conf1001, 2);
 
 	/* One-shot pause must say repeat_count 1. */
 	{
@@ -731,6 +746,40 @@ static void test_doc_examples(void **state)
 	m.u.pause.epoch = 42;
 	m.u.pause.confidence = 800;
 	check_example("PAUSE", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_BUFFER;
+	m.seq = 4;
+	m.u.buffer.port = 9000;
+	m.u.buffer.flags = RXBNECK_BUFFER_APPLIED | RXBNECK_BUFFER_MODEL;
+	m.u.buffer.pkt_bytes = 2304;
+	m.u.buffer.rcvbuf_bytes = 1179648;
+	m.u.buffer.current_bytes = 1179648;
+	m.u.buffer.epoch = 42;
+	check_example("BUFFER", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_STREAMS;
+	m.seq = 5;
+	m.u.streams.port = 5201;
+	m.u.streams.flags = RXBNECK_STREAMS_CAPPED;
+	m.u.streams.streams = 6;
+	m.u.streams.predicted_bps = 940000000;
+	m.u.streams.epoch = 42;
+	m.u.streams.confidence = 750;
+	m.u.streams.model = RXBNECK_MODEL_FULL2;
+	m.u.streams.points = 4;
+	m.u.streams.rel_err = 21;
+	check_example("STREAMS", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.type = RXBNECK_T_STREAMS_SAMPLE;
+	m.seq = 7;
+	m.u.sample.port = 5201;
+	m.u.sample.streams = 4;
+	m.u.sample.throughput_bps = 612000000;
+	m.u.sample.duration_us = 10000000;
+	check_example("STREAMS_SAMPLE", &m);
 }
 
 int main(void)

@@ -1138,6 +1138,8 @@ static void test_bad_frames(void **state)
 	m.seq = 2;
 	m.u.sample.port = 1;
 	m.u.sample.streams = 1;
+	m.u.sample.throughput_bps = 1000000;
+	m.u.sample.duration_us = 1000000;
 	n = rxbp_encode(buf, sizeof(buf), &m);
 	bad_input(&h, true, buf, n, RXBNECK_ERR_UNSUPPORTED, 2);	/* not accepted */
 

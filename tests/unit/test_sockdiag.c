@@ -22,6 +22,7 @@
 
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 
 #include "daemon/collect/sockdiag.h"
@@ -166,6 +167,94 @@ static void test_parse_errors(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/* The memory dump's callback: the socket of @port only. */
+struct mem_seen {
+	uint16_t port;
+	int n;
+	struct sockdiag_sock s;
+};
+
+static void note_mem(const struct sockdiag_sock *s, void *arg)
+{
+	struct mem_seen *m = arg;
+
+	if (m->port && s->port != m->port)
+		return;
+	m->s = *s;
+	m->n++;
+}
+
+/* A UDP socket's message with an SKMEMINFO attribute of @nvars values. */
+static struct nlmsghdr *put_mem_sock(struct buf *b, uint16_t port, uint32_t inode,
+				     uint32_t uid, int nvars)
+{
+	struct {
+		struct inet_diag_msg m;
+		struct rtattr a;
+		uint32_t mi[SK_MEMINFO_VARS + 2];
+	} msg;
+	uint32_t cookie[2] = { 0x89abcdef, 0x01234567 };
+
+	memset(&msg, 0, sizeof(msg));
+	msg.m.idiag_family = AF_INET6;
+	msg.m.idiag_state = TCP_CLOSE;
+	msg.m.id.idiag_sport = htons(port);
+	msg.m.idiag_inode = inode;
+	msg.m.idiag_uid = uid;
+	memcpy(msg.m.id.idiag_cookie, cookie, sizeof(cookie));
+	msg.a.rta_type = INET_DIAG_SKMEMINFO;
+	msg.a.rta_len = (unsigned short)RTA_LENGTH(nvars * sizeof(uint32_t));
+	for (int i = 0; i < nvars; i++)
+		msg.mi[i] = 1000 + (uint32_t)i;
+	return put(b, SOCK_DIAG_BY_FAMILY, SEQ, &msg,
+		   sizeof(msg.m) + RTA_LENGTH(nvars * sizeof(uint32_t)));
+}
+
+static void test_parse_mem(void **state)
+{
+	struct buf b = { .len = 0 };
+	struct mem_seen ms = { 0 };
+	struct sockdiag_req rq = { .seq = SEQ, .proto = IPPROTO_UDP,
+				   .states = 1u << TCP_CLOSE, .mem_fn = note_mem,
+				   .arg = &ms };
+	struct nlmsghdr *h;
+
+	(void)state;
+	put_mem_sock(&b, 9000, 42, 1001, SK_MEMINFO_VARS);
+	assert_int_equal(sockdiag_parse(b.u.b, b.len, &rq), 1);
+	assert_int_equal(ms.n, 1);
+	assert_int_equal(ms.s.port, 9000);
+	assert_int_equal(ms.s.inode, 42);
+	assert_int_equal(ms.s.uid, 1001);
+	assert_int_equal(ms.s.family, AF_INET6);
+	assert_int_equal(ms.s.cookie, 0x0123456789abcdefULL);
+	assert_true(ms.s.have_mem && ms.s.have_drops);
+	assert_int_equal(ms.s.rmem_alloc, 1000 + SK_MEMINFO_RMEM_ALLOC);
+	assert_int_equal(ms.s.rcvbuf, 1000 + SK_MEMINFO_RCVBUF);
+	assert_int_equal(ms.s.backlog, 1000 + SK_MEMINFO_BACKLOG);
+	assert_int_equal(ms.s.drops, 1000 + SK_MEMINFO_DROPS);
+
+	/* An older kernel's shorter meminfo: no drops slot. */
+	b.len = 0;
+	put_mem_sock(&b, 9001, 43, 0, SK_MEMINFO_DROPS);
+	assert_int_equal(sockdiag_parse(b.u.b, b.len, &rq), 1);
+	assert_true(ms.s.have_mem);
+	assert_false(ms.s.have_drops);
+	/* A longer one (slots added later): the known ones read. */
+	b.len = 0;
+	put_mem_sock(&b, 9002, 44, 0, SK_MEMINFO_VARS + 2);
+	assert_int_equal(sockdiag_parse(b.u.b, b.len, &rq), 1);
+	assert_int_equal(ms.s.drops, 1000 + SK_MEMINFO_DROPS);
+	/* An attribute longer than its message: ignored, the socket still given. */
+	b.len = 0;
+	h = put_mem_sock(&b, 9003, 45, 0, SK_MEMINFO_VARS);
+	h->nlmsg_len -= 8;
+	assert_int_equal(sockdiag_parse(b.u.b, b.len, &rq), 1);
+	assert_int_equal(ms.s.port, 9003);
+	assert_false(ms.s.have_mem);
+	assert_int_equal(ms.n, 4);
+}
+
 /* A socket on 127.0.0.1 (IPv4) or ::1: UDP, TCP listening, or TCP bound
  * only; its port and inode. -1 when it cannot be made. */
 static int make_socket(int family, int type, bool listening, uint16_t *port,
@@ -286,10 +375,58 @@ static void test_live(void **state)
 	sockdiag_close(NULL);
 }
 
+/*
+ * The memory of a UDP socket this test fills: 64 KiB asked, 128 KiB
+ * stored; what it holds after datagrams nobody reads, and the drops once
+ * it is full, against the kernel's own SO_MEMINFO.
+ */
+static void test_live_mem(void **state)
+{
+	struct sockdiag *sd;
+	struct mem_seen ms = { 0 };
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t mlen = sizeof(mi);
+	int val = 65536, snd, rcv;
+	uint16_t port;
+	uint64_t inode;
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	char pkt[1000] = { 0 };
+
+	(void)state;
+	assert_int_equal(sockdiag_open(&sd), 0);
+	rcv = make_socket(AF_INET, SOCK_DGRAM, false, &port, &inode);
+	assert_true(rcv >= 0);
+	assert_int_equal(setsockopt(rcv, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)), 0);
+	snd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(snd >= 0);
+	to.sin_port = htons(port);
+	for (int i = 0; i < 400; i++)	/* far more than 128 KiB holds */
+		assert_int_equal(sendto(snd, pkt, sizeof(pkt), 0, (struct sockaddr *)&to,
+					sizeof(to)), (ssize_t)sizeof(pkt));
+	ms.port = port;
+	assert_true(sockdiag_udp_mem(sd, note_mem, &ms) >= 1);
+	assert_int_equal(ms.n, 1);
+	assert_int_equal(ms.s.inode, inode);
+	assert_int_equal(ms.s.uid, getuid());
+	assert_true(ms.s.have_mem && ms.s.have_drops);
+	assert_int_equal(ms.s.rcvbuf, 131072);
+	assert_int_equal(getsockopt(rcv, SOL_SOCKET, SO_MEMINFO, mi, &mlen), 0);
+	assert_int_equal(ms.s.rmem_alloc, mi[SK_MEMINFO_RMEM_ALLOC]);
+	assert_int_equal(ms.s.drops, mi[SK_MEMINFO_DROPS]);
+	assert_true(ms.s.rmem_alloc >= 131072 / 2);
+	assert_true(ms.s.drops > 0);
+	close(snd);
+	close(rcv);
+	sockdiag_close(sd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_dump),
+		cmocka_unit_test(test_parse_mem),
+		cmocka_unit_test(test_live_mem),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_live),
 	};

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# rxbneck-shape's experiment (docs/shape.md §6): on the end-to-end testbed
+# (tests/e2e/lib.sh: sender namespace, veth, rxbneckd on the receiving host,
+# k CPU hogs on the receiver's CPU, 100 ms one-way delay), per k:
+#
+#   blast    rxbneck-send --rate 10G, a fixed-rate sender that does not follow
+#   shaped   the same, with rxbneck-shape on the sender's veth
+#   follow   rxbneck-send --follow, the reference: a sender that asks itself
+#
+# REPS of each in a shuffled order, then iperf3 -P 4 TCP for TCP_SECONDS,
+# shaped and not, without added delay and over the delay line (RTT 2 x the
+# delay). rxbneck-shape's --json status of every shaped run is kept (every
+# 0.1 s: the advice in force and the class's counters) for claim 3 and the
+# plot. Then tests/e2e/shape_analyze.py OUTDIR writes shape.md, shape.json
+# and shape.png.
+#
+#   tests/e2e/shape.sh [-b BUILD] [-o OUTDIR] [-k "0 1 2 3"] [-n REPS]
+#                      [-t TCP_REPS] [-T TCP_SECONDS] [-s SIZE] [-d DELAY_MS] [-a]
+#
+# Needs root; holds /tmp/rxbneck-heavy.lock one k at a time. Disturbed runs
+# are marked and repeated by the e2e harness's rules (tests/e2e/lib.sh).
+set -u
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+E_SRC=$SRC
+E_BUILD=$SRC/build
+E_OUT=
+KS="0 1 2 3"
+REPS=3 TREPS=3 TSECS=8 ANALYZE=1
+while getopts "b:o:k:n:t:T:s:d:a" o; do
+	case $o in
+	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; n) REPS=$OPTARG ;;
+	t) TREPS=$OPTARG ;; T) TSECS=$OPTARG ;; s) E_SIZE=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;;
+	a) ANALYZE=0 ;;
+	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+[ -n "$E_OUT" ] || E_OUT=$SRC/tests/e2e/out/shape-$(date +%Y%m%d-%H%M%S)
+E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
+export E_BUILD E_OUT
+. "$SRC/tests/e2e/lib.sh"
+[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
+
+e2e_setup
+[ -x "$E_BIN/rxbneck-shape" ] || e2e_skip "$E_BIN/rxbneck-shape not built"
+taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
+E_LINE_RATE=10000000000
+e2e_daemon_start
+mkdir -p "$E_OUT/shape" || e2e_fail "mkdir"
+SIZE_BYTES=$(e2e_bytes "$E_SIZE")
+RTT_MS=$((2 * E_DELAY_MS))
+
+# The shaper's configuration: the UDP flow as rxbneck-send --follow
+# announces it (1472-byte datagrams, the file, RTT 2 x the delay, 10 Gb/s),
+# and iperf3's TCP flow.
+cat > "$E_OUT/shape.conf" <<EOF
+[shape]
+state_dir = $E_TMP/shape-state
+status_interval_s = 0.1
+hold_s = 5
+[receiver rbudp]
+daemon = $E_ADDR_R:$E_CPORT
+flow_port = $E_PORT
+dev = $E_IF_S
+payload_bytes = 1472
+file_bytes = $SIZE_BYTES
+rtt_ms = $RTT_MS
+max_rate = $E_LINE_RATE
+[receiver tcp]
+daemon = $E_ADDR_R:$E_CPORT
+flow_port = $E_TCP_PORT
+proto = tcp
+dev = $E_IF_S
+payload_bytes = 1448
+file_bytes = $SIZE_BYTES
+rtt_ms = $RTT_MS
+max_rate = $E_LINE_RATE
+EOF
+
+/usr/bin/python3 - "$E_OUT/meta.json" <<PY
+import json, os, platform, subprocess, sys, time
+def sh(c):
+    try:
+        return subprocess.run(c, shell=True, capture_output=True, text=True, cwd="$SRC").stdout.strip()
+    except OSError:
+        return None
+json.dump({"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": "$0 $*",
+           "git_commit": sh("git rev-parse HEAD"), "kernel": platform.release(),
+           "cpus": os.cpu_count(), "ks": "$KS".split(), "reps": $REPS, "tcp_reps": $TREPS,
+           "tcp_seconds": $TSECS, "file_size": "$E_SIZE", "file_bytes": $SIZE_BYTES,
+           "one_way_delay_ms": float("$E_DELAY_MS"), "rcvbuf": "$E_RCVBUF",
+           "epoch_ms": $E_EPOCH_MS, "line_rate_bps": $E_LINE_RATE,
+           "tcp_delay_line": $E_DL_OK == 1, "recv_cpu": $E_RECV_CPU,
+           "send_cpu": $E_SEND_CPU}, open(sys.argv[1], "w"), indent=1)
+PY
+
+SHAPE_PID=
+# shape_start TAG: rxbneck-shape in the sender's namespace on the sender's
+# CPU; returns once the advice is in force for both flows (or after 10 s).
+shape_start() {
+	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" "$E_BIN/rxbneck-shape" \
+		--config "$E_OUT/shape.conf" --json > "$E_OUT/shape/$1.jsonl" \
+		2> "$E_OUT/shape/$1.err" &
+	SHAPE_PID=$!
+	for _ in $(seq 100); do
+		/usr/bin/python3 -c '
+import json, sys
+l = open(sys.argv[1]).read().splitlines()
+d = json.loads(l[-1]) if l else None
+sys.exit(0 if d and all(r["in_force"]["mode"] == "advice" for r in d["receivers"]) else 1)' \
+			"$E_OUT/shape/$1.jsonl" 2>/dev/null && return 0
+		kill -0 "$SHAPE_PID" 2>/dev/null || e2e_fail "rxbneck-shape exited: $(tail -3 "$E_OUT/shape/$1.err")"
+		sleep 0.1
+	done
+	e2e_log "  rxbneck-shape: no advice within 10 s (going on)"
+}
+shape_stop() {
+	[ -n "$SHAPE_PID" ] || return 0
+	kill -TERM "$SHAPE_PID"
+	wait "$SHAPE_PID" || e2e_log "  rxbneck-shape exited $? ($(tail -2 "$E_OUT/shape/$1.err"))"
+	SHAPE_PID=
+	ip netns exec "$E_NS_S" tc qdisc show dev "$E_IF_S" root | grep -q "htb 7862:" &&
+		e2e_fail "rxbneck-shape left its qdisc on $E_IF_S"
+	return 0
+}
+# Only the shaper: a bare wait would also wait for the delay line, which
+# e2e_cleanup stops after this.
+shape_cleanup() {
+	[ -n "$SHAPE_PID" ] || return 0
+	kill -TERM "$SHAPE_PID" 2>/dev/null
+	wait "$SHAPE_PID" 2>/dev/null
+}
+trap 'shape_cleanup; e2e_cleanup' EXIT
+
+# tcp_run MODE REP: iperf3 -P 4 for TSECS s; MODE tcp4 / tcp4-delay
+# (over the delay line, from its address), with "-shaped" appended when the
+# shaper runs. Appends a record like e2e_tcp's to runs.jsonl.
+tcp_run() {
+	local mode=$1 rep=$2 src=$E_ADDR_S spid t0 t1 tot0 st0 tot1 st1
+	case $mode in tcp4-delay*) src=$E_ADDR_SD ;; esac
+	taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" --json \
+		> "$E_TMP/tcp_s.json" 2>&1 &
+	spid=$!
+	for _ in $(seq 50); do ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break; sleep 0.02; done
+	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
+	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" iperf3 -c "$E_ADDR_R" -p "$E_TCP_PORT" \
+		-B "$src" -P 4 -t "$TSECS" --json > "$E_TMP/tcp_c.json" 2>&1
+	wait "$spid" 2>/dev/null
+	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
+	/usr/bin/python3 - "$E_TMP/tcp_c.json" "$E_OUT/runs.jsonl" "$E_K" "$mode" "$rep" "$t0" \
+		"$t1" "$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" <<'PY'
+import json, sys
+try:
+    c = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    c = None
+rec = {"k": int(sys.argv[3]), "mode": sys.argv[4], "tag": "tcp", "rep": int(sys.argv[5]),
+       "t_start_mono": float(sys.argv[6]), "t_end_mono": float(sys.argv[7]),
+       "steal_pct": int(sys.argv[8]), "rate_req_bps": None}
+ok = bool(c and "end" in c and c["end"].get("sum_received"))
+rec["ok"] = ok
+if ok:
+    sr = c["end"]["sum_received"]
+    rec.update(goodput_bps=sr["bits_per_second"], seconds=sr["seconds"],
+               bytes_received=sr["bytes"], retransmits=c["end"]["sum_sent"].get("retransmits"),
+               intervals=[[i["sum"]["start"], i["sum"]["end"], i["sum"]["bits_per_second"]]
+                          for i in c.get("intervals", [])])
+else:
+    rec["error"] = (c or {}).get("error") or "no iperf3 result"
+with open(sys.argv[2], "a") as f:
+    f.write(json.dumps(rec) + "\n")
+print("k=%d %s rep %d: %s" % (rec["k"], rec["mode"], rec["rep"],
+      "%.3f Gb/s, %s retransmits" % (rec["goodput_bps"] / 1e9, rec["retransmits"]) if ok
+      else "FAILED " + rec["error"]), file=sys.stderr)
+PY
+}
+tcp_point() {	# tcp_point MODE REP: tcp_run, repeated while disturbed
+	local try why
+	for try in $(seq 0 "$E_RETRIES"); do
+		e2e_quiet || e2e_log "  the machine did not quieten within $E_QUIET_WAIT s; running anyway"
+		tcp_run "$@"
+		why=$(e2e_disturbed) && return 0
+		e2e_mark_last "$why"
+		e2e_log "  disturbed ($why)$([ "$try" -lt "$E_RETRIES" ] && echo ", again")"
+	done
+}
+
+shuffled() {
+	/usr/bin/python3 -c 'import random, sys; r = random.Random(sys.argv[1]); v = sys.argv[2:]; r.shuffle(v); print(" ".join(v))' "$@"
+}
+
+e2e_log "rxbneck-shape experiment in $E_OUT: k in {$KS}, $REPS x (blast, shaped, follow), $TREPS x TCP, file $E_SIZE, one-way delay $E_DELAY_MS ms"
+exec 9> "$E_LOCK"
+for E_K in $KS; do
+	export E_K
+	e2e_log "k=$E_K: waiting for the heavy-test lock"
+	flock 9
+	e2e_hogs "$E_K"
+	c=$(e2e_wait_cb "$E_K") || e2e_log "k=$E_K: CPU $E_RECV_CPU did not settle at #C=$E_K (last $c)"
+	e2e_log "k=$E_K: #C $c; one warm-up transfer"
+	e2e_run fixed 10G 1 warmup
+	for rep in $(seq "$REPS"); do
+		for m in $(shuffled "shape-$E_K-$rep" blast shaped follow); do
+			case $m in
+			blast) e2e_point fixed 10G "$rep" blast ;;
+			follow) e2e_point follow - "$rep" main ;;
+			shaped)
+				shape_start "k$E_K-r$rep"
+				e2e_point fixed 10G "$rep" shaped
+				shape_stop "k$E_K-r$rep" ;;
+			esac
+		done
+	done
+	for rep in $(seq "$TREPS"); do
+		for m in tcp4 tcp4-shaped $([ "$E_DL_OK" = 1 ] && echo tcp4-delay tcp4-delay-shaped); do
+			case $m in
+			*-shaped)
+				shape_start "k$E_K-$m-r$rep"
+				tcp_point "$m" "$rep"
+				shape_stop "k$E_K-$m-r$rep" ;;
+			*) tcp_point "$m" "$rep" ;;
+			esac
+		done
+	done
+	e2e_hogs 0
+	flock -u 9
+done
+e2e_daemon_stop
+e2e_log "runs in $E_OUT/runs.jsonl ($(wc -l < "$E_OUT/runs.jsonl") lines)"
+if [ "$ANALYZE" = 1 ]; then
+	/usr/bin/python3 "$SRC/tests/e2e/shape_analyze.py" "$E_OUT" || e2e_fail "analysis failed"
+fi

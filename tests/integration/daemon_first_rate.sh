@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The first RATE of a flow, before its first packet (docs/daemon.md, "Before
+# traffic, and after it stops"; PROTOCOL.md §6.1 PROVISIONAL). An rxbneck-recv pinned to
+# CPU 1 with two CPU hogs there; rxbneck-watch subscribes as a sender would,
+# with the transfer rxbneck-send then announces (1456-byte payloads, 200 MB,
+# RTT 20 ms). Checked:
+#  1. a fresh daemon (empty state directory): the first RATE is modelled
+#     from the receiver's socket (its CPU's #C) and the default costs:
+#     flags PROVISIONAL and DEFAULT_COST, confidence <= 100, not the line
+#     rate, and within [0.2, 1.25] of the settled rate (the defaults err low,
+#     by how much depends on the receiver's own work per datagram);
+#  2. the settled rate: the plain RATE in force after 10 s of
+#     rxbneck-send --follow transfers (status --json);
+#  3. a second receiver on another port, same daemon: the first RATE from
+#     port 1's learned costs, PROVISIONAL, within 25 % of the settled rate;
+#  4. after a restart with saved state: port 1's first RATE from its
+#     history, PROVISIONAL, within 25 % of the settled rate.
+. "$(dirname "$0")/daemon_lib.inc"
+
+command -v stress-ng >/dev/null || skip "stress-ng not installed"
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+for b in rxbneck-watch rxbneck-recv rxbneck-send; do
+	[ -x "$B/$b" ] || die "build first: $B/$b"
+done
+P=$(free_port)
+P2=$(free_port)
+[ "$P2" != "$P" ] || P2=$((P + 1))
+SIZE=200000000
+write_conf "$T/d.conf" "[measure] interval_ms = 250"
+start_daemon "$T/d.conf"
+
+# exec: the background PID is the receiver's own, so the cleanup stops it.
+recv() { exec "$B/rxbneck-recv" "$@" > /dev/null; }
+bg recv --port "$P" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
+bg stress-ng --cpu 2 --taskset 1 --timeout 90s --quiet
+watch() {	# watch PORT: the RATE lines of a subscriber, with arrival times
+	"$B/rxbneck-watch" -p "$CPORT" -r 20000 -s 1456 -f $SIZE "$1" | python3 -u -c '
+import sys, time
+for l in sys.stdin: print("%.3f %s" % (time.time(), l.rstrip()), flush=True)'
+}
+# first_rate PORT FILE: the first RATE a new subscriber gets, as "rate flags confidence".
+first_rate() {
+	timeout 2 "$B/rxbneck-watch" -p "$CPORT" -r 20000 -s 1456 -f $SIZE "$1" > "$2" 2>&1
+	awk '/^RATE/ { print $5, $14, $12; exit }' "$2" | sed 's|/1000||'
+}
+cpu1_c() { ctl status --json | python3 -c 'import json,sys
+d = json.load(sys.stdin); print(d.get("cpus", d.get("measurement", {}).get("cpus"))[1]["cpu_bound"])' 2>/dev/null; }
+sleep 1.5
+log "#C on CPU 1 with the hogs: $(cpu1_c)"
+
+read -r R1 F1 C1 <<<"$(first_rate "$P" "$T/first1.txt")"
+[ -n "${R1:-}" ] || die "no first RATE: $(cat "$T/first1.txt")"
+log "fresh daemon: first RATE $R1 b/s flags $F1 confidence $C1"
+check_status_text "before traffic"
+
+bg bash -c "$(declare -f watch); B=$B CPORT=$CPORT SIZE=$SIZE watch $P > $T/rates.txt"
+end=$((SECONDS + 11))
+n=0
+while [ $SECONDS -lt $end ]; do
+	"$B/rxbneck-send" --to 127.0.0.1 --port "$P" --size $SIZE --payload 1456 \
+		--follow "127.0.0.1:$CPORT" --rtt-ms 20 --quiet >/dev/null 2>>"$T/send.err" ||
+		die "transfer failed: $(tail -3 "$T/send.err")"
+	n=$((n + 1))
+done
+TEND=$(date +%s.%N)
+ctl status --json > "$T/traffic.json"
+ctl status > "$T/traffic.txt"
+check_status_text "after traffic"
+log "$n transfers; $(grep -c RATE "$T/rates.txt") RATE lines"
+
+bg recv --port "$P2" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
+sleep 0.5
+read -r R2 F2 C2 <<<"$(first_rate "$P2" "$T/first2.txt")"
+[ -n "${R2:-}" ] || die "no first RATE on the second port: $(cat "$T/first2.txt")"
+log "second port: first RATE $R2 b/s flags $F2 confidence $C2"
+
+stop_daemon
+start_daemon "$T/d.conf"
+sleep 1.5
+read -r R3 F3 C3 <<<"$(first_rate "$P" "$T/first3.txt")"
+[ -n "${R3:-}" ] || die "no first RATE after the restart: $(cat "$T/first3.txt")"
+log "after a restart: first RATE $R3 b/s flags $F3 confidence $C3"
+check_status_text "after restart"
+stop_daemon
+
+python3 - "$T/traffic.json" "$P" "$R1 $F1 $C1" "$R2 $F2 $C2" "$R3 $F3 $C3" <<'PY'
+import json, sys
+# The settled rate: the plain RATE in force when the traffic ended (RATE is
+# pushed only when it moves by 5 %, so the subscriber's lines are sparse).
+fl = [f for f in json.load(open(sys.argv[1]))["flows"] if f["port"] == int(sys.argv[2])][0]
+assert fl["state"] == "model" and fl["rate"], fl["state"]
+settled = float(fl["rate"]["rate_bps"])
+print(f"settled rate {settled/1e9:.3f} Gb/s (flags {fl['rate']['flags']}, "
+      f"#C {fl['inputs']['stage_b']['cpu_bound']['value']}, "
+      f"cost {fl['inputs']['stage_b']['cpu_ns_per_pkt']['value']:.0f} ns/pkt)")
+PROV, DEF = 0x20, 0x40
+fail = []
+for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.2, 1.25, True, 100),
+                                         ("second port, port 1's costs", sys.argv[4], 0.75, 1.25, False, 300),
+                                         ("restart, this port's history", sys.argv[5], 0.75, 1.25, False, 400)):
+    r, f, c = arg.split()
+    r, f, c = float(r), int(f, 16), int(c)
+    ratio = r / settled
+    print(f"{name}: first RATE {r/1e9:.3f} Gb/s = {ratio:.3f} of settled, flags {f:#x}, confidence {c}")
+    if not f & PROV: fail.append(f"{name}: not flagged PROVISIONAL")
+    if bool(f & DEF) != want_def: fail.append(f"{name}: DEFAULT_COST {'missing' if want_def else 'set'}")
+    if not 0 < c <= cmax: fail.append(f"{name}: confidence {c} not in 1..{cmax}")
+    if not lo <= ratio <= hi: fail.append(f"{name}: {ratio:.3f} of the settled rate, not in [{lo:.2f}, {hi}]")
+if fail:
+    print("FAIL: " + "; ".join(fail)); sys.exit(1)
+PY
+[ $? -eq 0 ] || die "first RATE checks"
+log "PASS"

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for daemon/model/prior (costs before a flow's first packet)
+ * and daemon/collect/sockowner (who holds a port's socket): the truesize
+ * formula against the kernel's values seen on the test VM (K = 8388608 /
+ * 2304 for 1456-byte datagrams over loopback); another flow's costs taken
+ * without its placement; and the owner of a socket this test opens itself,
+ * read by a pinned thread blocked on it - its tid, CPU and SO_RCVBUF are
+ * known here independently.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/collect/sockowner.h"
+#include "daemon/model/prior.h"
+
+static void test_truesize(void **state)
+{
+	(void)state;
+	/* 1456 + 62 + 64 = 1582 -> 1600 + 320 = 1920 -> 2048 + 256. */
+	assert_true(prior_truesize_bytes(1456) == 2304);
+	/* 8192 + 126 -> 8320 + 320 -> 16384 + 256. */
+	assert_true(prior_truesize_bytes(8192) == 16640);
+	assert_true(prior_truesize_bytes(1) == 768);	/* 128 + 320 -> 512 + 256 */
+}
+
+static void test_default_and_from(void **state)
+{
+	struct learn l, other;
+
+	(void)state;
+	prior_default(&l, 1456);
+	assert_int_equal(l.origin, VALUE_HISTORY);
+	assert_int_equal(l.prior, LEARN_PRIOR_DEFAULT);
+	assert_true(fabs(ewma_ratio_value(&l.cpu_ns_per_pkt) - (1500 + 0.25 * 1456)) < 1e-9);
+	assert_true(ewma_ratio_value(&l.pkts_per_wakeup) == 1);
+	assert_int_equal(l.ncpus, 0);
+	prior_place(&l, -1, 0);
+	assert_int_equal(l.ncpus, 0);
+	prior_place(&l, 1, 4194304);
+	assert_int_equal(l.ncpus, 1);
+	assert_int_equal(l.cpu[0], 1);
+	assert_int_equal(l.rcvbuf_bytes, 4194304);
+
+	learn_init(&other);
+	ewma_ratio_set(&other.cpu_ns_per_pkt, 1180, 640);
+	ewma_ratio_set(&other.pkts_per_wakeup, 250, 10);
+	other.rcvbuf_bytes = 1000;
+	other.ncpus = 1;
+	other.cpu[0] = 0;
+	other.cpu_share[0] = 1;
+	other.origin = VALUE_MEASURED;
+	prior_from(&l, &other, 9000);
+	assert_int_equal(l.prior, LEARN_PRIOR_HOST);
+	assert_int_equal(l.prior_port, 9000);
+	assert_true(ewma_ratio_value(&l.cpu_ns_per_pkt) == 1180);
+	assert_int_equal(l.rcvbuf_bytes, 4194304);	/* this socket's, not the other's */
+	assert_int_equal(l.ncpus, 0);			/* placement is not taken */
+	/* A new HELLO finds no socket: the other flow's CPU would be a guess. */
+	l.ncpus = 1;
+	prior_place(&l, -1, 0);
+	assert_int_equal(l.ncpus, 0);
+}
+
+static void test_parsers(void **state)
+{
+	uint64_t ino = 0, a = 0;
+	long nr = -1;
+
+	(void)state;
+	assert_int_equal(sockowner_parse_fdlink("socket:[12345]", &ino), 0);
+	assert_true(ino == 12345);
+	assert_int_equal(sockowner_parse_fdlink("socket:[12345", &ino), -EINVAL);
+	assert_int_equal(sockowner_parse_fdlink("socket:[]", &ino), -EINVAL);
+	assert_int_equal(sockowner_parse_fdlink("pipe:[7]", &ino), -EINVAL);
+	assert_int_equal(sockowner_parse_fdlink("socket:[-1]", &ino), -EINVAL);
+	assert_int_equal(sockowner_parse_syscall("299 0x5 0x7ff 0x40 0x0 0x0 0x0 0x7ffe 0x7f\n",
+						 &nr, &a), 0);
+	assert_int_equal(nr, 299);
+	assert_true(a == 5);
+	assert_int_equal(sockowner_parse_syscall("running\n", &nr, &a), -EINVAL);
+	assert_int_equal(sockowner_parse_syscall("-1 0x7ffe 0x7f\n", &nr, &a), -EINVAL);
+	assert_int_equal(sockowner_parse_syscall("0 5", &nr, &a), -EINVAL);
+	assert_int_equal(sockowner_parse_syscall("", &nr, &a), -EINVAL);
+}
+
+struct reader {
+	int fd;
+	int cpu;
+	volatile pid_t tid;
+};
+
+static void *read_one(void *arg)
+{
+	struct reader *r = arg;
+	cpu_set_t set;
+	char b;
+
+	CPU_ZERO(&set);
+	CPU_SET(r->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return NULL;
+	r->tid = (pid_t)syscall(SYS_gettid);
+	(void)recv(r->fd, &b, 1, 0);
+	return NULL;
+}
+
+static void test_owner(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	struct reader r = { .cpu = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0 };
+	struct sockowner o;
+	pthread_t th;
+	int v = 0, err = -1;
+	socklen_t vl = sizeof(v);
+
+	(void)state;
+	r.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(r.fd >= 0);
+	assert_int_equal(bind(r.fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(r.fd, (struct sockaddr *)&a, &len), 0);
+	assert_int_equal(getsockopt(r.fd, SOL_SOCKET, SO_RCVBUF, &v, &vl), 0);
+	assert_int_equal(pthread_create(&th, NULL, read_one, &r), 0);
+	/* Until the thread is in recv(): its syscall file names the fd then. */
+	for (int i = 0; i < 200; i++) {
+		usleep(5000);
+		if (!r.tid)
+			continue;
+		err = sockowner_find(ntohs(a.sin_port), &o);
+		if (!err && o.tid == r.tid)
+			break;
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(o.pid, getpid());
+	assert_int_equal(o.tid, r.tid);
+	assert_int_equal(o.fd, r.fd);
+	assert_string_equal(o.how, "the thread blocked reading the socket");
+	assert_int_equal(o.cpu, r.cpu);
+	assert_true(o.pinned);
+	assert_int_equal(o.rcvbuf_bytes, (uint32_t)v);
+	/* Wake the reader, then nobody holds the port. */
+	assert_true(sendto(r.fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)) == 1);
+	pthread_join(th, NULL);
+	close(r.fd);
+	assert_int_equal(sockowner_find(ntohs(a.sin_port), &o), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_truesize),
+		cmocka_unit_test(test_default_and_from),
+		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_owner),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -102,18 +102,26 @@ static inline void pump_on_goodbye(void *ctx, const struct sendsrv_peer *p, int 
 	h->last_why = why;
 }
 
-static inline void pump_run(struct pump *h, int ms)
+/* Serve @s's events on @epfd for @ms, ticking it at @now_ns (NULL: the
+ * monotonic clock). */
+static inline void sendsrv_test_serve(int epfd, struct sendsrv *s, int ms,
+				      uint64_t (*now_ns)(void *ctx), void *ctx)
 {
 	uint64_t end = rxb_mono_ns() + (uint64_t)ms * RXB_NSEC_PER_MSEC;
 
 	do {
 		struct epoll_event ev[16];
-		int n = epoll_wait(h->epfd, ev, 16, 2);
+		int n = epoll_wait(epfd, ev, 16, 2);
 
 		for (int i = 0; i < n; i++)
-			sendsrv_handle(h->s, ev[i].data.fd, ev[i].events);
-		sendsrv_tick(h->s, pump_now(h));
+			sendsrv_handle(s, ev[i].data.fd, ev[i].events);
+		sendsrv_tick(s, now_ns ? now_ns(ctx) : rxb_mono_ns());
 	} while (rxb_mono_ns() < end);
+}
+
+static inline void pump_run(struct pump *h, int ms)
+{
+	sendsrv_test_serve(h->epfd, h->s, ms, pump_now, h);
 }
 
 /* A server on 127.0.0.1 with @lim; @ops (may be NULL) adds callbacks. */

@@ -153,7 +153,7 @@ static const struct config_key keys[] = {
 		 RXB_MAX_SOCKS, "4", LIVE,
 		 "Most unwatched flow ports one address (IPv6: one /64) may hold senders on."),
 	ROW_T("control", "flow_owner_uids", CONFIG_UID_LIST, control.flow_owner_uids, "", LIVE,
-	      "Serve a HELLO only for a port whose receiving socket one of these uids owns; "
+	      "Serve a HELLO only for a port whose receiving socket one of these users owns; "
 	      "empty: any."),
 	ROW_UINT("control", "max_frame_bytes", control.max_frame_bytes, 512, 65536, "4096", LIVE,
 		 "Largest frame accepted from a sender."),

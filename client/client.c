@@ -283,6 +283,14 @@ static int on_hello_ack(struct rxbneck_client *c, const struct rxbp_msg *m)
 	return 0;
 }
 
+/* HELLO_ACK first (ERROR may come instead), and only once. */
+static bool out_of_turn(const struct rxbneck_client *c, unsigned int type)
+{
+	if (c->acked)
+		return type == RXBNECK_T_HELLO_ACK;
+	return type != RXBNECK_T_HELLO_ACK && type != RXBNECK_T_ERROR;
+}
+
 /*
  * Act on one decoded frame. Returns 0, or -RXBNECK_ERR_* when the daemon
  * broke the protocol. *rc receives a RXBNECK_E* code when the connection
@@ -295,19 +303,14 @@ static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
 	struct rxbneck_pause_window w;
 	struct rxbp_msg reply;
 
-	if (!(rxbp_type_direction(m->type) & RXBP_FROM_DAEMON))
-		return -RXBNECK_ERR_UNEXPECTED;
 	if (m->type == RXBNECK_T_ERROR) {
 		c->remote_error = m->u.error.code;
 		*rc = fail(c, RXBNECK_EREMOTE, "daemon error %s: %s",
 			   rxbneck_error_name(m->u.error.code), m->u.error.message);
 		return 0;
 	}
-	if (!c->acked) {
-		if (m->type != RXBNECK_T_HELLO_ACK)
-			return -RXBNECK_ERR_UNEXPECTED;
+	if (!c->acked)		/* out_of_turn() let nothing else through */
 		return on_hello_ack(c, m);
-	}
 	switch (m->type) {
 	case RXBNECK_T_HELLO_ACK:
 		return -RXBNECK_ERR_UNEXPECTED;
@@ -381,7 +384,14 @@ static int parse_input(struct rxbneck_client *c)
 			return fail(c, RXBNECK_EPROTO, "bad frame from daemon: %s",
 				    rxbneck_error_name((unsigned int)-n));
 		}
-		err = rxbp_decode(c->in + off, (size_t)n, &m);
+		/* PROTOCOL.md §3: who sends it and when, before its payload. */
+		err = rxbp_type_check(h.type, RXBP_FROM_DAEMON);
+		if (err == 0 && out_of_turn(c, h.type))
+			err = -RXBNECK_ERR_UNEXPECTED;
+		m.type = h.type;
+		m.seq = h.seq;
+		if (err == 0)
+			err = rxbp_decode(c->in + off, (size_t)n, &m);
 		off += (size_t)n;
 		c->ping_sent_ns = 0;	/* the daemon is alive */
 		/* Newer daemons may send types we do not know: skip them. */

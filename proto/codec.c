@@ -164,6 +164,15 @@ unsigned int rxbp_type_direction(unsigned int type)
 	return ti ? ti->from : 0;
 }
 
+int rxbp_type_check(unsigned int type, unsigned int from)
+{
+	unsigned int dir = rxbp_type_direction(type);
+
+	if (!dir)
+		return -RXBNECK_ERR_UNKNOWN_TYPE;
+	return dir & from ? 0 : -RXBNECK_ERR_UNEXPECTED;
+}
+
 const char *rxbneck_type_name(unsigned int type)
 {
 	const struct type_info *ti = type_lookup(type);

@@ -87,5 +87,14 @@ int rxbp_validate(const struct rxbp_msg *m);
 #define RXBP_FROM_SENDER	1
 #define RXBP_FROM_DAEMON	2
 unsigned int rxbp_type_direction(unsigned int type);
+/*
+ * PROTOCOL.md §3 step 6, between the type and the payload: may @from
+ * (RXBP_FROM_SENDER or RXBP_FROM_DAEMON) send a frame of @type? 0;
+ * -RXBNECK_ERR_UNKNOWN_TYPE for a type this codec does not know (step 5:
+ * a sender skips it, a daemon refuses it); -RXBNECK_ERR_UNEXPECTED when
+ * only the other side sends it. Whether the connection's state allows the
+ * type (HELLO first, once) is the endpoint's check, made at the same step.
+ */
+int rxbp_type_check(unsigned int type, unsigned int from);
 
 #endif

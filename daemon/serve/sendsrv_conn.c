@@ -520,29 +520,61 @@ static void on_active_frame(struct sendsrv *s, struct conn *c, const struct rxbp
 		s->st.streams_samples++;
 		s->ops.on_streams_sample(s->ops.ctx, &c->peer, &m->u.sample);
 		break;
-	default:	/* HELLO again */
+	default:	/* HELLO again: out_of_place() refuses it first */
 		sendsrv_conn_fail(s, c, RXBNECK_ERR_UNEXPECTED, m->seq, "%s after HELLO",
 			  rxbneck_type_name(m->type));
 		break;
 	}
 }
 
+static uint32_t be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * PROTOCOL.md §3 step 6, before the payload is read: a type the daemon
+ * sends, a frame before HELLO other than HELLO, BYE or ERROR, or HELLO
+ * again. NULL when @type may come now (or is unknown: step 5's).
+ */
+static const char *out_of_place(const struct conn *c, unsigned int type, char *buf,
+				size_t len)
+{
+	const char *name = rxbneck_type_name(type);
+	int err = rxbp_type_check(type, RXBP_FROM_SENDER);
+
+	if (err == -RXBNECK_ERR_UNEXPECTED)
+		snprintf(buf, len, "%s is sent by the daemon", name);
+	else if (err < 0)
+		return NULL;
+	else if (c->state == C_ACTIVE && type == RXBNECK_T_HELLO)
+		snprintf(buf, len, "%s after HELLO", name);
+	else if (c->state != C_ACTIVE && type != RXBNECK_T_HELLO && type != RXBNECK_T_BYE &&
+		 type != RXBNECK_T_ERROR)
+		snprintf(buf, len, "HELLO expected, got %s", name);
+	else
+		return NULL;
+	return buf;
+}
+
 static void on_frame(struct sendsrv *s, struct conn *c, const uint8_t *frame, int n)
 {
 	struct rxbp_msg m;
-	int err = rxbp_decode(frame, (size_t)n, &m);
+	char why[64];
+	int err;
 
 	c->peer.frames_in++;
 	s->st.frames_in++;
 	c->peer.last_rx_ns = sendsrv_now_ns(s);
+	/* frame_check passed: at least the 16-byte header is here */
+	if (out_of_place(c, frame[5], why, sizeof(why))) {
+		sendsrv_conn_fail(s, c, RXBNECK_ERR_UNEXPECTED, be32_at(frame + 12), "%s", why);
+		return;
+	}
+	err = rxbp_decode(frame, (size_t)n, &m);
 	if (err < 0) {
 		sendsrv_conn_fail(s, c, -err, m.seq, "bad %s frame (type 0x%02x)",
 			  rxbneck_type_name(m.type), m.type);
-		return;
-	}
-	if (!(rxbp_type_direction(m.type) & RXBP_FROM_SENDER)) {
-		sendsrv_conn_fail(s, c, RXBNECK_ERR_UNEXPECTED, m.seq, "%s is sent by the daemon",
-			  rxbneck_type_name(m.type));
 		return;
 	}
 	if (c->state == C_ACTIVE) {
@@ -552,16 +584,8 @@ static void on_frame(struct sendsrv *s, struct conn *c, const uint8_t *frame, in
 	}
 	if (m.type == RXBNECK_T_HELLO)
 		on_hello(s, c, &m);
-	else if (m.type == RXBNECK_T_BYE || m.type == RXBNECK_T_ERROR)
+	else	/* BYE or ERROR before HELLO: closed without an answer (§7.1) */
 		sendsrv_conn_release(s, c);
-	else
-		sendsrv_conn_fail(s, c, RXBNECK_ERR_UNEXPECTED, m.seq, "HELLO expected, got %s",
-			  rxbneck_type_name(m.type));
-}
-
-static uint32_t be32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* The header of the frame at @p (@n bytes there) shows error @code. */

@@ -635,6 +635,36 @@ static void test_names(void **state)
 	assert_int_equal(rxbp_type_direction(0x99), 0);
 }
 
+/* §3 step 6 against PROTOCOL.md §5's direction column, every type value. */
+static void test_type_check(void **state)
+{
+	static const struct { unsigned int type; const char *dir; } table[] = {
+		{ 0x01, "S" }, { 0x02, "D" }, { 0x03, "S" }, { 0x04, "SD" }, { 0x05, "SD" },
+		{ 0x06, "SD" }, { 0x07, "SD" }, { 0x10, "D" }, { 0x11, "D" }, { 0x12, "D" },
+		{ 0x13, "D" }, { 0x20, "S" }, { 0x21, "S" },
+	};
+
+	(void)state;
+	for (unsigned int t = 0; t < 256; t++) {
+		const char *dir = NULL;
+
+		for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+			if (table[i].type == t)
+				dir = table[i].dir;
+		if (!dir) {
+			assert_int_equal(rxbp_type_check(t, RXBP_FROM_SENDER),
+					 -RXBNECK_ERR_UNKNOWN_TYPE);
+			assert_int_equal(rxbp_type_check(t, RXBP_FROM_DAEMON),
+					 -RXBNECK_ERR_UNKNOWN_TYPE);
+			continue;
+		}
+		assert_int_equal(rxbp_type_check(t, RXBP_FROM_SENDER),
+				 strchr(dir, 'S') ? 0 : -RXBNECK_ERR_UNEXPECTED);
+		assert_int_equal(rxbp_type_check(t, RXBP_FROM_DAEMON),
+				 strchr(dir, 'D') ? 0 : -RXBNECK_ERR_UNEXPECTED);
+	}
+}
+
 /* ------------------------------------------ PROTOCOL.md hex examples -- */
 
 /*
@@ -802,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_encoder_refuses_bad_input),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_type_check),
 		cmocka_unit_test(test_doc_examples),
 	};
 

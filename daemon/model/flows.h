@@ -38,7 +38,9 @@
  * What a model publishes (the RATE frame, PROTOCOL.md §5.7/§6.1):
  *   model       the bottleneck rate of this epoch's solve; confidence from
  *               the inputs' sources (inputs.h) and the solver's error
- *               bounds; UNCONSTRAINED when it is the top of the search;
+ *               bounds (at least 1); UNCONSTRAINED when it is the top of
+ *               the search, the predicted loss there and the last counted
+ *               epoch's drops are at most FLOWS_UNCONSTRAINED_LOSS;
  *               before the flow's own traffic (costs from this port's
  *               history, another flow's or the defaults, prior.h)
  *               NO_TRAFFIC and PROVISIONAL, and DEFAULT_COST with the
@@ -85,6 +87,7 @@
 #define FLOWS_MAX		RXB_MAX_SOCKS
 #define FLOW_MAX_XFERS		8	/* transfers modelled per flow */
 #define FLOWS_SOLVES_PER_EPOCH	FLOWS_MAX	/* all flows' models */
+#define FLOWS_UNCONSTRAINED_LOSS 1e-3	/* UNCONSTRAINED: predicted and dropped at most */
 #define FLOWS_RTT_BUCKET	1.05	/* RTTs within this ratio share a model */
 
 /* The transfer a model is solved for. */

@@ -209,6 +209,24 @@ static void publish(struct flow_model *m, const struct rxbneck_rate *r,
 		m->rate_between = *between;
 }
 
+/*
+ * PROTOCOL.md §6.1: UNCONSTRAINED says the receiving host is not the
+ * bottleneck, which the top of the search alone does not show (with little
+ * delay, blasting and resending can beat a lossy receiver): the model must
+ * also predict loss below FLOWS_UNCONSTRAINED_LOSS there, and the flow's
+ * last counted epoch must not show the host dropping more than that share
+ * of the datagrams that reached the socket.
+ */
+static bool receiver_keeps_up(const struct flow *fl, const struct flow_estimate *g)
+{
+	const struct inputs_traffic *t = &fl->counted;
+
+	if (!(g->res.loss <= FLOWS_UNCONSTRAINED_LOSS))
+		return false;
+	return !fl->counted_seq ||
+	       (double)t->drops <= FLOWS_UNCONSTRAINED_LOSS * (double)t->pkts_in;
+}
+
 static void publish_estimate(const struct flow *fl, struct flow_model *m,
 			     const struct rxb_epoch *e, bool stale)
 {
@@ -225,7 +243,7 @@ static void publish_estimate(const struct flow *fl, struct flow_model *m,
 
 	if (stale)
 		r.flags |= RXBNECK_RATE_STALE;
-	if (g->unconstrained)
+	if (g->unconstrained && receiver_keeps_up(fl, g))
 		r.flags |= RXBNECK_RATE_UNCONSTRAINED;
 	if (fl->inputs.no_traffic)
 		r.flags |= RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL;
@@ -273,6 +291,8 @@ static void publish_provisional(const struct flow *fl, struct flow_model *m,
 
 /* ---------------------------------------------------------------- solve -- */
 
+/* At least 1: confidence 0 is kept for a value nothing was modelled with
+ * (PROTOCOL.md §6.1). */
 static uint16_t solved_confidence(const struct flow *fl, const struct bneck_result *res)
 {
 	double c = fl->inputs.confidence;
@@ -280,7 +300,7 @@ static uint16_t solved_confidence(const struct flow *fl, const struct bneck_resu
 	if (!(res->model_rel_err <= FLOWS_REL_ERR_OK) ||
 	    !(res->loss_rel_err <= FLOWS_REL_ERR_OK))
 		c *= 0.5;
-	return (uint16_t)lround(c);
+	return c >= 1.5 ? (uint16_t)lround(fmin(c, 1000)) : 1;
 }
 
 /* What a solver error (0 or -errno, see solver/) means here. */

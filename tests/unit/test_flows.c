@@ -300,6 +300,30 @@ static void test_unconstrained(void **state)
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(pub.last.rate_bps, 10000000000ULL);
 	assert_int_equal(pub.last.flags, RXBNECK_RATE_UNCONSTRAINED);
+	/*
+	 * The same costs, but 21.6 % of what reached the socket dropped: the
+	 * top of the search may still be fastest, yet the host is a
+	 * bottleneck - not UNCONSTRAINED (PROTOCOL.md §6.1).
+	 */
+	e->seq = 2;
+	e->start_ns += 1000000000ULL;
+	e->end_ns += 1000000000ULL;
+	e->socks[0].drops = 4320;
+	e->socks[0].pkts_in = 20000;
+	e->socks[0].pkts_enqueued = e->socks[0].pkts_out = 20000 - 4320;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.epoch, 2);
+	assert_false(pub.last.flags & RXBNECK_RATE_UNCONSTRAINED);
+	/* 0.1 % dropped is within the rule. */
+	e->seq = 3;
+	e->start_ns += 1000000000ULL;
+	e->end_ns += 1000000000ULL;
+	e->socks[0].drops = 20;
+	e->socks[0].pkts_enqueued = e->socks[0].pkts_out = 20000 - 20;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.epoch, 3);
+	assert_int_equal(pub.last.rate_bps, 10000000000ULL);
+	assert_true(pub.last.flags & RXBNECK_RATE_UNCONSTRAINED);
 	flows_finish(&f);
 	free(e);
 }
@@ -766,6 +790,41 @@ static void test_prior_default(void **state)
 	free(e);
 }
 
+/*
+ * A HELLO before the daemon's first epoch: nothing to model with (no
+ * workload measured, even with a prior for the costs), so epoch 0,
+ * confidence 0, NO_TRAFFIC, the top of the sender's search, loss 0 and no
+ * transfer time (PROTOCOL.md §6.1); the first epoch brings a modelled one.
+ */
+static void test_epoch_zero(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct sendsrv_peer p = peer(1, 9100);
+	struct rxb_epoch *e = epoch(1, 1, 0);
+	struct rxbneck_rate r;
+
+	(void)state;
+	setup(&f, &pub);
+	f.ops.prior = prior_defaults;
+	p.hello.max_rate_bps = 4000000000ULL;
+	assert_int_equal(flows_sender_hello(&f, &p), 0);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.epoch, 0);
+	assert_int_equal(r.confidence, 0);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC);
+	assert_int_equal(r.rate_bps, 4000000000ULL);
+	assert_true(r.loss == 0);
+	assert_int_equal(r.xfer_time_us, 0);
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.epoch, 1);
+	assert_true(r.confidence > 0);
+	assert_true(r.flags & RXBNECK_RATE_PROVISIONAL);
+	flows_finish(&f);
+	free(e);
+}
+
 /* New [model] parameters apply to the next solve; senders' values stay. */
 static void test_set_params(void **state)
 {
@@ -1120,6 +1179,7 @@ int main(void)
 		cmocka_unit_test(test_ports_and_history),
 		cmocka_unit_test(test_linger_evict),
 		cmocka_unit_test(test_prior_default),
+		cmocka_unit_test(test_epoch_zero),
 		cmocka_unit_test(test_set_params),
 		cmocka_unit_test(test_pause_published),
 		cmocka_unit_test(test_between_needs_schedule),

@@ -99,10 +99,12 @@ struct rxbneck_callbacks {
 	 * packet of the flow was measured (the receiver's CPU and its load
 	 * now, costs learned earlier on the host - and with
 	 * RXBNECK_RATE_DEFAULT_COST the daemon's defaults: nothing learned;
-	 * confidence says how far to trust it); NO_TRAFFIC without
-	 * PROVISIONAL and confidence 0: nothing known, the top of the
-	 * search. Follow it in every case: a better one comes within an
-	 * epoch of the first packets.
+	 * confidence says how far to trust it): follow it, a better one
+	 * comes within an epoch of the first packets. NO_TRAFFIC without
+	 * PROVISIONAL, confidence 0 (epoch 0 before the daemon's first
+	 * epoch): nothing modelled, the top of the search - no word about
+	 * the receiver; send as without the daemon until a RATE with
+	 * confidence above 0 comes (PROTOCOL.md §6.1).
 	 */
 	void (*on_rate)(void *user, const struct rxbneck_rate *rate);
 	/* Also called for a CANCEL (pause.flags & RXBNECK_PAUSE_CANCEL). */
@@ -201,7 +203,11 @@ RXBNECK_API int rxbneck_client_pause_state(struct rxbneck_client *c,
 RXBNECK_API int rxbneck_pause_window_state(const struct rxbneck_pause_window *w,
 					   uint64_t now_ns, uint64_t *until_ns);
 
-/* Change the subscription (RXBNECK_SUB_*) and/or the RTT (0 = keep). */
+/*
+ * Change the subscription (RXBNECK_SUB_*) and/or the RTT (0 = keep). The
+ * daemon does not answer; a push newly taken comes at once when it has a
+ * value for it (PROTOCOL.md §5.3).
+ */
 RXBNECK_API int rxbneck_client_subscribe(struct rxbneck_client *c,
 					 uint16_t subscribe, uint32_t rtt_us);
 /* Report a finished (or aborted) transfer. */

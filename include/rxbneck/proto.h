@@ -32,12 +32,13 @@ extern "C" {
 #define RXBNECK_DEFAULT_PORT		7440	/* TCP */
 #define RXBNECK_MAGIC			0x5258424eu	/* "RXBN" */
 #define RXBNECK_VERSION			1	/* major: header byte 4 */
-#define RXBNECK_MINOR			3	/* minor: in HELLO/HELLO_ACK */
+#define RXBNECK_MINOR			4	/* minor: in HELLO/HELLO_ACK */
 /* Minor versions that introduced an addition (PROTOCOL.md §10). */
 #define RXBNECK_MINOR_BETWEEN_PAUSES	1	/* RATE flag 0x0010, §6.3 */
 #define RXBNECK_MINOR_BUFFER		2	/* BUFFER granted, §5.9, §6.4 */
 #define RXBNECK_MINOR_STREAMS		2	/* STREAMS sent, STREAMS_SAMPLE taken, §6.5 */
 #define RXBNECK_MINOR_PROVISIONAL	3	/* RATE flags 0x0020, 0x0040, §6.1 */
+#define RXBNECK_MINOR_CHECKS		4	/* §3 step 6, §6.1 rules, §5.11 checks */
 #define RXBNECK_HDR_BYTES		16
 
 /*

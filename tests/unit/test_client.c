@@ -638,6 +638,53 @@ static void test_garbage_from_daemon(void **state)
 	fake_stop(&f);
 }
 
+/*
+ * PROTOCOL.md §3 step 6: a frame only senders send is UNEXPECTED before
+ * its payload is read (a HELLO whose flow_proto would be BAD_VALUE), and
+ * a daemon's frame is then judged by its payload (a RATE with a NaN loss).
+ */
+static void test_direction_before_payload(void **state)
+{
+	struct fake f;
+	struct seen s = { 0 };
+	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
+	struct rxbp_msg m = msg(RXBNECK_T_HELLO);
+	uint8_t buf[RXBP_ENCODE_MAX];
+	size_t n;
+
+	(void)state;
+	m.u.hello.flow_port = 9000;
+	m.u.hello.flow_proto = 17;
+	m.u.hello.payload_bytes = 1468;
+	m.seq = 9;
+	n = rxbp_encode(buf, sizeof(buf), &m);
+	assert_true(n > 0);
+	buf[RXBNECK_HDR_BYTES + 4] = 99;
+	srv_write(f.fd, buf, n);
+	assert_int_equal(pump(c), RXBNECK_EPROTO);
+	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(m.type, RXBNECK_T_ERROR);
+	assert_int_equal(m.u.error.code, RXBNECK_ERR_UNEXPECTED);
+	assert_int_equal(m.u.error.ref_seq, 9);
+	rxbneck_client_close(c);
+	fake_stop(&f);
+
+	c = connected(&f, &s, 60000, 0);
+	m = rate_msg(1000000, 1);
+	m.seq = 11;
+	n = rxbp_encode(buf, sizeof(buf), &m);
+	assert_true(n > 0);
+	memset(buf + RXBNECK_HDR_BYTES + 16, 0xff, 8);	/* loss: a NaN */
+	srv_write(f.fd, buf, n);
+	assert_int_equal(pump(c), RXBNECK_EPROTO);
+	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(m.u.error.code, RXBNECK_ERR_BAD_VALUE);
+	assert_int_equal(m.u.error.ref_seq, 11);
+	assert_int_equal(s.rates, 0);
+	rxbneck_client_close(c);
+	fake_stop(&f);
+}
+
 static void test_bye_eof_and_reconnect(void **state)
 {
 	struct fake f;
@@ -834,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_hello_timeout),
 		cmocka_unit_test(test_first_frame_not_ack),
 		cmocka_unit_test(test_garbage_from_daemon),
+		cmocka_unit_test(test_direction_before_payload),
 		cmocka_unit_test(test_bye_eof_and_reconnect),
 		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_pause_window_math),

@@ -19,6 +19,11 @@ and exits 1 when a check fails:
             64 served; a sender from 127.0.0.1 is served meanwhile
   idle      a sender from 127.0.0.4 and one from 127.0.0.1 that stay
             connected until stdin closes; prints how each connection ended
+  admit     REFUSED is for admission only (PROTOCOL.md §8): a TCP flow is
+            served, and so is a port no socket is bound to, whose RATE
+            says nothing was modelled (NO_TRAFFIC, confidence 0)
+  owner     with [control] flow_owner_uids = 0: a port no socket is bound
+            to is REFUSED; bound by root (UDP, or a TCP listener), served
 """
 import json
 import select
@@ -38,8 +43,8 @@ def frame(ftype, payload, seq):
     return b"RXBN" + struct.pack(">BBHII", 1, ftype, 0, 16 + len(payload), seq) + payload
 
 
-def hello(port, file_bytes=10**9, max_rate=0, payload=1400, rtt_us=1000, sub=1):
-    body = struct.pack(">HHBBHIIQQ", 1, port, 17, 0, sub, payload, rtt_us, file_bytes, max_rate)
+def hello(port, file_bytes=10**9, max_rate=0, payload=1400, rtt_us=1000, sub=1, proto=17):
+    body = struct.pack(">HHBBHIIQQ", 1, port, proto, 0, sub, payload, rtt_us, file_bytes, max_rate)
     return frame(T_HELLO, body, 1)
 
 
@@ -95,7 +100,8 @@ class Conn:
 
 def rate_of(payload):
     port, flags, conf, _, bps, loss, epoch, xfer = struct.unpack(">HHHHQdQQ", payload[:40])
-    return {"port": port, "flags": flags, "rate_bps": bps, "xfer_time_us": xfer}
+    return {"port": port, "flags": flags, "rate_bps": bps, "xfer_time_us": xfer,
+            "confidence": conf, "epoch": epoch}
 
 
 def error_of(payload):
@@ -235,5 +241,33 @@ def idle():
         fail(f"an allowed connection did not stay: {res['near']}")
 
 
-{"confine": confine, "report": reports, "squat": squat, "hold": hold, "idle": idle}[SCENARIO]()
+def admit():
+    t, u = Conn(), Conn()
+    ta = hello_answer(t, FLOW + 300, proto=6)
+    ua = hello_answer(u, FLOW + 301)
+    rates = [rate_of(p) for k, p in u.until(T_RATE) if k == T_RATE]
+    out.update(tcp=ta, unbound=ua, rate=rates[:1])
+    if ta != "ack" or ua != "ack":
+        fail("a TCP flow or a port without a socket was refused")
+    if not rates or not rates[0]["flags"] & 4 or rates[0]["flags"] & 0x20 or \
+            rates[0]["confidence"] != 0:
+        fail("a port without a socket got a modelled RATE")
+
+
+def owner():
+    res = {"unbound": hello_answer(Conn(), FLOW + 302)}
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", FLOW + 302))
+    res["udp_bound"] = hello_answer(Conn(), FLOW + 302)
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.bind(("127.0.0.1", FLOW + 303))
+    tcp.listen(1)
+    res["tcp_listening"] = hello_answer(Conn(), FLOW + 303, proto=6)
+    out.update(res)
+    if res != {"unbound": ERR_REFUSED, "udp_bound": "ack", "tcp_listening": "ack"}:
+        fail(f"flow_owner_uids: {res}")
+
+
+{"confine": confine, "report": reports, "squat": squat, "hold": hold, "idle": idle,
+ "admit": admit, "owner": owner}[SCENARIO]()
 print(json.dumps(out))

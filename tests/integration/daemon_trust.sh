@@ -18,6 +18,9 @@
 #    the rest TOO_MANY, another address still served;
 #  - a reload that narrows [control] allow closes the open connection it
 #    no longer allows (ERROR NOT_ALLOWED, logged) and keeps the others;
+#  - REFUSED only for admission (PROTOCOL.md §8): a TCP flow and a port no
+#    socket is bound to are served (the latter's RATE: nothing modelled);
+#    with flow_owner_uids the unbound port is refused, a bound one served;
 #  - status counts the refusals by reason, rxbneckctl shows them, and the
 #    metrics endpoint's rxbneck_sender_refusals_total says the same.
 # Exit 0 pass, 77 skip, else fail.
@@ -46,7 +49,7 @@ jget "$T/s0.json" "'\n'.join(d['daemon']['degraded_reasons'])" | grep -q "is a F
 	die "no reason for the FIFO: $(jget "$T/s0.json" "d['daemon']['degraded_reasons']")"
 grep -q "is a FIFO, not a regular file" "$T/daemon.log" || die "the FIFO is not logged"
 
-for s in confine report squat hold; do
+for s in confine report squat hold admit; do
 	out=$(python3 "$PEER" "$CPORT" "$SOCK" $s $P) || die "$s: $out"
 	log "$s: $out"
 done
@@ -82,5 +85,10 @@ assert m == r, ("metrics", m, "status", r)
 PY
 ctl status | grep -E "^ +refused: .*unwatched flows per address" >&2 ||
 	die "rxbneckctl status does not show the refusals by reason"
+# flow_owner_uids: the receiver must be bound, by a listed user, first.
+conf "127.0.0.1/32 ::1/128" "[control] flow_owner_uids = 0"
+ctl reload >/dev/null || die "reload failed: $(ctl reload 2>&1)"
+out=$(python3 "$PEER" "$CPORT" "$SOCK" owner $P) || die "owner: $out"
+log "owner: $out"
 stop_daemon
 log "PASS"

@@ -50,9 +50,10 @@
  *   provisional nothing to model yet (no traffic, and the receiver's
  *               socket or the epoch's workload not known): the top of
  *               the search, loss 0 and xfer_time_us 0 ("not computed"),
- *               flag NO_TRAFFIC unless packets were seen (confidence 0,
- *               unknown), so a sender can start and its first epoch of
- *               traffic gives real inputs.
+ *               flag NO_TRAFFIC unless packets were seen (confidence 0:
+ *               nothing modelled; epoch 0 before the first epoch), so a
+ *               sender can start and its first epoch of traffic gives
+ *               real inputs.
  * DEGRADED is added whenever the epoch's record says BPF is missing or
  * only partly loaded.
  *

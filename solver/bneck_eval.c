@@ -85,7 +85,7 @@ static bool burst_matters(const struct bneck_model *md, bool vac_wins, double lo
  * Never below @min_share, which only keeps the rate positive: the kernel
  * does hand a softirq that keeps running to ksoftirqd, a task among the
  * others, but the measured NET_RX share of the receiver's CPU followed
- * lambda x irq_ns up to 0.4 at every #C (docs/e2e.md §5.4), far past the
+ * lambda x irq_ns up to 0.4 at every #C (docs/model.md §4), far past the
  * 1 / (#C + 2) such a task would get.
  */
 double bneck_irq_share(double lambda, double irq_ns, double min_share)

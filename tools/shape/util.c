@@ -56,13 +56,3 @@ int shape_util_read_all(int fd, char *buf, size_t size, size_t *len)
 		return -errno;
 	return n ? -EFBIG : 0;
 }
-
-void shape_util_fmt_bps(double bps, char *buf, size_t size)
-{
-	if (bps >= 1e9)
-		snprintf(buf, size, "%.3f Gb/s", bps / 1e9);
-	else if (bps >= 1e6)
-		snprintf(buf, size, "%.1f Mb/s", bps / 1e6);
-	else
-		snprintf(buf, size, "%.0f kb/s", bps / 1e3);
-}

@@ -18,7 +18,4 @@ int shape_util_write_all(int fd, const char *buf, size_t len);
  */
 int shape_util_read_all(int fd, char *buf, size_t size, size_t *len);
 
-/* "2.310 Gb/s", "950.0 Mb/s", "64 kb/s". */
-void shape_util_fmt_bps(double bps, char *buf, size_t size);
-
 #endif

@@ -17,21 +17,6 @@ int shape_util_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 	return ret;
 }
 
-int shape_util_write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int shape_util_read_all(int fd, char *buf, size_t size, size_t *len)
 {
 	char probe;

@@ -9,9 +9,6 @@
 int shape_util_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* write() all of @buf, again after EINTR and short writes; 0 or -errno. */
-int shape_util_write_all(int fd, const char *buf, size_t len);
-
 /*
  * Read all of @fd into @buf (@size bytes): *@len the bytes read. -EFBIG
  * when there is more than @size, -errno on a read error.

@@ -527,7 +527,7 @@ PY
 # hypervisor, take CPU time the experiment assumes it has. The condition of
 # the experiment is: on the receiver's CPU exactly k CPU-bound tasks besides
 # the receiver, on the sender's CPU nothing CPU-bound but the sender, and
-# the vCPUs not stolen. Measured on this VM (first full run, 2 CPUs): with
+# the vCPUs not stolen. Measured on the test VM (2 CPUs): with
 # a foreign compile job on the sender's CPU (#C there 1.3-2.0 on average
 # over a run instead of 0.5-1.0: the sender itself) the sender achieved
 # 30-75 % of the rate asked; with one on the receiver's CPU it gets a share

@@ -53,6 +53,20 @@ else
 Q := @
 endif
 
+# `make clean all -jN` in one invocation: under -j, make runs `clean` beside the
+# other goals, and its `rm -rf` deletes what they are building (a skeleton header
+# vanishes under an object that includes it; stale .d files were read before the
+# clean). With `clean` among several goals, run the goals one after another, each
+# in a sub-make of its own (which shares the jobserver, so each still uses -jN).
+ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(filter-out clean,$(MAKECMDGOALS))),)
+
+.PHONY: $(MAKECMDGOALS)
+$(firstword $(MAKECMDGOALS)):
+	+@for goal in $(MAKECMDGOALS); do $(MAKE) --no-print-directory $$goal || exit 1; done
+$(wordlist 2,$(words $(MAKECMDGOALS)),$(MAKECMDGOALS)): $(firstword $(MAKECMDGOALS)) ; @:
+
+else # the build itself
+
 # Filled by module.mk fragments.
 LIBS        :=   # internal static archives, in link order (dependents first)
 LIBS_TAIL   :=   # archives every other one may use (libcommon), linked last
@@ -146,3 +160,5 @@ clean:
 	rm -rf build
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+endif # the build itself

@@ -221,7 +221,7 @@ static int bench_bottleneck(void)
 
 static int bench_uncertain(void)
 {
-	/* The e2e's receiver at k = 1 with a 64 MiB buffer (docs/e2e.md §5.15). */
+	/* The e2e's receiver at k = 1 with a 64 MiB buffer (docs/model.md §3.3). */
 	struct rxb_stage_inputs s = {
 		.cpu_bound = 1, .mu_pio_per_s = 1e6, .mu_disk_per_s = 1e6,
 		.mu_net_per_s = 1e9 / (1090.0 * 76), .queue_pkts = 29150,

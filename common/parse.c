@@ -5,6 +5,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -146,4 +148,17 @@ const char *rxb_parse_strerror(int err)
 	case -ERANGE: return "out of range";
 	default:      return "invalid value";
 	}
+}
+
+int rxb_parse_error(char *err, size_t errlen, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = line ? snprintf(err, errlen, "line %d: ", line) : 0;
+
+	if (n < 0 || (size_t)n >= errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }

@@ -11,6 +11,7 @@
 #define RXB_COMMON_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 int rxb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
@@ -30,5 +31,13 @@ int rxb_parse_bool(const char *s, bool *out);
 
 /* Human text for the errno returned above, e.g. "not a number". */
 const char *rxb_parse_strerror(int err);
+
+/*
+ * A parser's message for its caller: "line @line: " (none for line 0) and
+ * the formatted text into @err (@errlen bytes, truncated). Returns -EINVAL,
+ * so that a parser can `return rxb_parse_error(...)`.
+ */
+int rxb_parse_error(char *err, size_t errlen, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

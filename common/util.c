@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +23,24 @@ size_t rxb_strlcpy(char *dst, const char *src, size_t size)
 		dst[n] = '\0';
 	}
 	return len;
+}
+
+void *rxb_grow(void *arr, uint32_t n, uint32_t *cap, size_t size)
+{
+	uint32_t want;
+	void *v;
+
+	if (n < *cap)
+		return arr;
+	if (*cap > UINT32_MAX / 2 || size == 0)
+		return NULL;
+	want = *cap ? 2 * *cap : 16;
+	if ((size_t)want > SIZE_MAX / size)
+		return NULL;
+	v = realloc(arr, (size_t)want * size);
+	if (v)
+		*cap = want;
+	return v;
 }
 
 int rxb_write_all(int fd, const void *buf, size_t len)

@@ -66,6 +66,14 @@ size_t rxb_lower_bound_u32(const void *base, size_t n, size_t size, size_t key_o
 size_t rxb_strlcpy(char *dst, const char *src, size_t size);
 
 /*
+ * @arr, an array of @n elements of @size bytes in use and *@cap allocated,
+ * with room for one more: @arr itself while n < *cap, else @arr realloc'd
+ * to twice the capacity (16 elements at first) and *@cap updated. NULL
+ * when out of memory or past UINT32_MAX elements; @arr is then unchanged.
+ */
+void *rxb_grow(void *arr, uint32_t n, uint32_t *cap, size_t size);
+
+/*
  * @ss as "192.0.2.7:40000" or "[2001:db8::1]:40000"; an IPv4-mapped IPv6
  * address (a dual-stack socket's IPv4 peer) as the IPv4 address it is,
  * another family as "(family N)". Returns snprintf-style length.

@@ -24,22 +24,6 @@ struct acc {
 	uint32_t count;
 };
 
-static int csv_error(char *err, size_t errlen, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int csv_error(char *err, size_t errlen, int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = line ? snprintf(err, errlen, "line %d: ", line) : 0;
-
-	if (n < 0 || (size_t)n >= errlen)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* @s without blanks at either end, in place. */
 static char *trim(char *s)
 {
@@ -140,7 +124,7 @@ int streams_csv_parse(const char *text, size_t len, struct streams_csv *out, cha
 
 	memset(out, 0, sizeof(*out));
 	if (len > STREAMS_CSV_MAX_BYTES) {
-		csv_error(err, errlen, 0, "more than %d bytes", STREAMS_CSV_MAX_BYTES);
+		rxb_parse_error(err, errlen, 0, "more than %d bytes", STREAMS_CSV_MAX_BYTES);
 		return -EFBIG;
 	}
 	while (off < len) {
@@ -152,16 +136,16 @@ int streams_csv_parse(const char *text, size_t len, struct streams_csv *out, cha
 
 		lineno++;
 		if (n > STREAMS_CSV_MAX_LINE)
-			return csv_error(err, errlen, lineno, "longer than %d bytes",
+			return rxb_parse_error(err, errlen, lineno, "longer than %d bytes",
 					 STREAMS_CSV_MAX_LINE);
 		memcpy(line, text + off, n);
 		line[n] = '\0';
 		off += n + 1;
 		if (strlen(line) != n)
-			return csv_error(err, errlen, lineno, "a NUL byte");
+			return rxb_parse_error(err, errlen, lineno, "a NUL byte");
 		r = line_sample(line, header_ok, &sn, &th, &why);
 		if (r < 0)
-			return csv_error(err, errlen, lineno, "%s", why);
+			return rxb_parse_error(err, errlen, lineno, "%s", why);
 		if (r == 0) {
 			/* Only the first line with content may be a header. */
 			if (line[0] && trim(line)[0] && trim(line)[0] != '#')
@@ -170,12 +154,12 @@ int streams_csv_parse(const char *text, size_t len, struct streams_csv *out, cha
 		}
 		header_ok = false;
 		if (add(a, &na, sn, th))
-			return csv_error(err, errlen, lineno, "more than %d distinct stream counts",
+			return rxb_parse_error(err, errlen, lineno, "more than %d distinct stream counts",
 					 STREAMS_FIT_MAX_POINTS);
 		out->rows++;
 	}
 	if (!na)
-		return csv_error(err, errlen, 0, "no sample (lines of n,throughput_bps)");
+		return rxb_parse_error(err, errlen, 0, "no sample (lines of n,throughput_bps)");
 	collect(a, na, out);
 	return 0;
 }

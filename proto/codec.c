@@ -8,6 +8,7 @@
  * the TLV area that fills the rest of the frame.
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "proto/codec.h"
@@ -62,15 +63,6 @@ static uint64_t rd_u64(struct rd *r)
 	return hi << 32 | rd_u32(r);
 }
 
-static double rd_f64(struct rd *r)
-{
-	uint64_t bits = rd_u64(r);
-	double v;
-
-	memcpy(&v, &bits, sizeof(v));
-	return v;
-}
-
 /* Callers check r->left against the fixed size before reading fields. */
 static void rd_skip(struct rd *r, size_t n)
 {
@@ -115,38 +107,109 @@ static void wr_u64(struct wr *w, uint64_t v)
 	wr_u32(w, (uint32_t)v);
 }
 
-static void wr_f64(struct wr *w, double v)
-{
-	uint64_t bits;
-
-	memcpy(&bits, &v, sizeof(bits));
-	wr_u64(w, bits);
-}
-
 /* ------------------------------------------------------ type table -- */
+
+/*
+ * One field of a payload's fixed part: a member of struct rxbp_msg, sent
+ * big-endian in as many bytes as the member has (a double as its binary64
+ * bits), or padding, sent as zeros and skipped on reading. Both directions
+ * walk the same list, so encoder and decoder cannot disagree on a layout.
+ */
+struct field {
+	uint16_t off;		/* offsetof(struct rxbp_msg, ...) */
+	uint8_t bytes;		/* 1, 2, 4 or 8 */
+	bool pad;
+};
+
+#define FLD(member)	{ (uint16_t)offsetof(struct rxbp_msg, u.member), \
+			  (uint8_t)sizeof(((struct rxbp_msg *)0)->u.member), false }
+#define PAD(n)		{ 0, (n), true }
+
+/* The fixed parts, in the order of PROTOCOL.md §5. */
+static const struct field hello_fields[] = {
+	FLD(hello.minor), FLD(hello.flow_port), FLD(hello.flow_proto), PAD(1),
+	FLD(hello.subscribe), FLD(hello.payload_bytes), FLD(hello.rtt_us),
+	FLD(hello.file_bytes), FLD(hello.max_rate_bps),
+};
+static const struct field hello_ack_fields[] = {
+	FLD(hello_ack.minor), FLD(hello_ack.granted), FLD(hello_ack.accepts), PAD(2),
+	FLD(hello_ack.max_frame_bytes), FLD(hello_ack.idle_timeout_ms),
+	FLD(hello_ack.epoch_ms), PAD(4), FLD(hello_ack.instance_id),
+};
+static const struct field subscribe_fields[] = {
+	FLD(subscribe.subscribe), PAD(2), FLD(subscribe.rtt_us),
+};
+static const struct field ping_fields[] = {
+	FLD(ping.token),
+};
+static const struct field bye_fields[] = {
+	FLD(bye.reason), PAD(2),
+};
+static const struct field error_fields[] = {
+	FLD(error.code), FLD(error.version_min), FLD(error.version_max), FLD(error.ref_seq),
+};
+static const struct field rate_fields[] = {
+	FLD(rate.port), FLD(rate.flags), FLD(rate.confidence), PAD(2), FLD(rate.rate_bps),
+	FLD(rate.loss), FLD(rate.epoch), FLD(rate.xfer_time_us),
+};
+static const struct field pause_fields[] = {
+	FLD(pause.port), FLD(pause.flags), FLD(pause.repeat_count), FLD(pause.start_in_us),
+	FLD(pause.duration_us), FLD(pause.period_us), FLD(pause.epoch),
+	FLD(pause.confidence), PAD(2), PAD(4),
+};
+static const struct field buffer_fields[] = {
+	FLD(buffer.port), FLD(buffer.flags), FLD(buffer.pkt_bytes), FLD(buffer.rcvbuf_bytes),
+	FLD(buffer.current_bytes), FLD(buffer.epoch),
+};
+static const struct field streams_fields[] = {
+	FLD(streams.port), FLD(streams.flags), FLD(streams.streams),
+	FLD(streams.predicted_bps), FLD(streams.epoch), FLD(streams.confidence),
+	FLD(streams.model), FLD(streams.points), FLD(streams.rel_err), PAD(2),
+};
+static const struct field report_fields[] = {
+	FLD(report.port), FLD(report.flags), FLD(report.rounds), FLD(report.file_bytes),
+	FLD(report.elapsed_us), FLD(report.rate_bps), FLD(report.pkts_sent),
+	FLD(report.pkts_resent), FLD(report.pkts_lost_first),
+};
+static const struct field sample_fields[] = {
+	FLD(sample.port), PAD(2), FLD(sample.streams), FLD(sample.throughput_bps),
+	FLD(sample.duration_us),
+};
 
 struct type_info {
 	uint8_t type;
 	uint8_t from;		/* RXBP_FROM_* */
-	uint16_t fixed_bytes;
+	uint16_t fixed_bytes;	/* the sum of the fields' bytes (test_proto checks it) */
 	const char *name;
+	const struct field *fields;
+	uint8_t nfields;
 };
 
+#define FIELDS(a)	(a), (uint8_t)(sizeof(a) / sizeof((a)[0]))
+#define BOTH		(RXBP_FROM_SENDER | RXBP_FROM_DAEMON)
+
 static const struct type_info types[] = {
-	{ RXBNECK_T_HELLO, RXBP_FROM_SENDER, RXBNECK_HELLO_BYTES, "HELLO" },
-	{ RXBNECK_T_HELLO_ACK, RXBP_FROM_DAEMON, RXBNECK_HELLO_ACK_BYTES, "HELLO_ACK" },
-	{ RXBNECK_T_SUBSCRIBE, RXBP_FROM_SENDER, RXBNECK_SUBSCRIBE_BYTES, "SUBSCRIBE" },
-	{ RXBNECK_T_PING, RXBP_FROM_SENDER | RXBP_FROM_DAEMON, RXBNECK_PING_BYTES, "PING" },
-	{ RXBNECK_T_PONG, RXBP_FROM_SENDER | RXBP_FROM_DAEMON, RXBNECK_PING_BYTES, "PONG" },
-	{ RXBNECK_T_BYE, RXBP_FROM_SENDER | RXBP_FROM_DAEMON, RXBNECK_BYE_BYTES, "BYE" },
-	{ RXBNECK_T_ERROR, RXBP_FROM_SENDER | RXBP_FROM_DAEMON, RXBNECK_ERROR_BYTES, "ERROR" },
-	{ RXBNECK_T_RATE, RXBP_FROM_DAEMON, RXBNECK_RATE_BYTES, "RATE" },
-	{ RXBNECK_T_PAUSE, RXBP_FROM_DAEMON, RXBNECK_PAUSE_BYTES, "PAUSE" },
-	{ RXBNECK_T_BUFFER, RXBP_FROM_DAEMON, RXBNECK_BUFFER_BYTES, "BUFFER" },
-	{ RXBNECK_T_STREAMS, RXBP_FROM_DAEMON, RXBNECK_STREAMS_BYTES, "STREAMS" },
-	{ RXBNECK_T_REPORT, RXBP_FROM_SENDER, RXBNECK_REPORT_BYTES, "REPORT" },
+	{ RXBNECK_T_HELLO, RXBP_FROM_SENDER, RXBNECK_HELLO_BYTES, "HELLO",
+	  FIELDS(hello_fields) },
+	{ RXBNECK_T_HELLO_ACK, RXBP_FROM_DAEMON, RXBNECK_HELLO_ACK_BYTES, "HELLO_ACK",
+	  FIELDS(hello_ack_fields) },
+	{ RXBNECK_T_SUBSCRIBE, RXBP_FROM_SENDER, RXBNECK_SUBSCRIBE_BYTES, "SUBSCRIBE",
+	  FIELDS(subscribe_fields) },
+	{ RXBNECK_T_PING, BOTH, RXBNECK_PING_BYTES, "PING", FIELDS(ping_fields) },
+	{ RXBNECK_T_PONG, BOTH, RXBNECK_PING_BYTES, "PONG", FIELDS(ping_fields) },
+	{ RXBNECK_T_BYE, BOTH, RXBNECK_BYE_BYTES, "BYE", FIELDS(bye_fields) },
+	{ RXBNECK_T_ERROR, BOTH, RXBNECK_ERROR_BYTES, "ERROR", FIELDS(error_fields) },
+	{ RXBNECK_T_RATE, RXBP_FROM_DAEMON, RXBNECK_RATE_BYTES, "RATE", FIELDS(rate_fields) },
+	{ RXBNECK_T_PAUSE, RXBP_FROM_DAEMON, RXBNECK_PAUSE_BYTES, "PAUSE",
+	  FIELDS(pause_fields) },
+	{ RXBNECK_T_BUFFER, RXBP_FROM_DAEMON, RXBNECK_BUFFER_BYTES, "BUFFER",
+	  FIELDS(buffer_fields) },
+	{ RXBNECK_T_STREAMS, RXBP_FROM_DAEMON, RXBNECK_STREAMS_BYTES, "STREAMS",
+	  FIELDS(streams_fields) },
+	{ RXBNECK_T_REPORT, RXBP_FROM_SENDER, RXBNECK_REPORT_BYTES, "REPORT",
+	  FIELDS(report_fields) },
 	{ RXBNECK_T_STREAMS_SAMPLE, RXBP_FROM_SENDER, RXBNECK_STREAMS_SAMPLE_BYTES,
-	  "STREAMS_SAMPLE" },
+	  "STREAMS_SAMPLE", FIELDS(sample_fields) },
 };
 
 static const struct type_info *type_lookup(unsigned int type)
@@ -374,130 +437,36 @@ int rxbp_validate(const struct rxbp_msg *m)
 
 /* ------------------------------------------------------------ decode -- */
 
-static void decode_fixed(struct rd *r, struct rxbp_msg *m)
+/* The fixed part, field by field as the type's list has them. */
+static void decode_fixed(struct rd *r, struct rxbp_msg *m, const struct type_info *ti)
 {
-	switch (m->type) {
-	case RXBNECK_T_HELLO: {
-		struct rxbneck_hello *h = &m->u.hello;
+	for (const struct field *f = ti->fields; f < ti->fields + ti->nfields; f++) {
+		uint8_t *dst = (uint8_t *)m + f->off;
+		uint16_t v16;
+		uint32_t v32;
+		uint64_t v64;
 
-		h->minor = rd_u16(r);
-		h->flow_port = rd_u16(r);
-		h->flow_proto = rd_u8(r);
-		rd_skip(r, 1);
-		h->subscribe = rd_u16(r);
-		h->payload_bytes = rd_u32(r);
-		h->rtt_us = rd_u32(r);
-		h->file_bytes = rd_u64(r);
-		h->max_rate_bps = rd_u64(r);
-		break;
-	}
-	case RXBNECK_T_HELLO_ACK: {
-		struct rxbneck_hello_ack *a = &m->u.hello_ack;
-
-		a->minor = rd_u16(r);
-		a->granted = rd_u16(r);
-		a->accepts = rd_u16(r);
-		rd_skip(r, 2);
-		a->max_frame_bytes = rd_u32(r);
-		a->idle_timeout_ms = rd_u32(r);
-		a->epoch_ms = rd_u32(r);
-		rd_skip(r, 4);
-		a->instance_id = rd_u64(r);
-		break;
-	}
-	case RXBNECK_T_SUBSCRIBE:
-		m->u.subscribe.subscribe = rd_u16(r);
-		rd_skip(r, 2);
-		m->u.subscribe.rtt_us = rd_u32(r);
-		break;
-	case RXBNECK_T_PING:
-	case RXBNECK_T_PONG:
-		m->u.ping.token = rd_u64(r);
-		break;
-	case RXBNECK_T_BYE:
-		m->u.bye.reason = rd_u16(r);
-		rd_skip(r, 2);
-		break;
-	case RXBNECK_T_ERROR:
-		m->u.error.code = rd_u16(r);
-		m->u.error.version_min = rd_u8(r);
-		m->u.error.version_max = rd_u8(r);
-		m->u.error.ref_seq = rd_u32(r);
-		break;
-	case RXBNECK_T_RATE: {
-		struct rxbneck_rate *x = &m->u.rate;
-
-		x->port = rd_u16(r);
-		x->flags = rd_u16(r);
-		x->confidence = rd_u16(r);
-		rd_skip(r, 2);
-		x->rate_bps = rd_u64(r);
-		x->loss = rd_f64(r);
-		x->epoch = rd_u64(r);
-		x->xfer_time_us = rd_u64(r);
-		break;
-	}
-	case RXBNECK_T_PAUSE: {
-		struct rxbneck_pause *p = &m->u.pause;
-
-		p->port = rd_u16(r);
-		p->flags = rd_u16(r);
-		p->repeat_count = rd_u32(r);
-		p->start_in_us = rd_u64(r);
-		p->duration_us = rd_u64(r);
-		p->period_us = rd_u64(r);
-		p->epoch = rd_u64(r);
-		p->confidence = rd_u16(r);
-		rd_skip(r, 6);
-		break;
-	}
-	case RXBNECK_T_BUFFER: {
-		struct rxbneck_buffer *b = &m->u.buffer;
-
-		b->port = rd_u16(r);
-		b->flags = rd_u16(r);
-		b->pkt_bytes = rd_u32(r);
-		b->rcvbuf_bytes = rd_u64(r);
-		b->current_bytes = rd_u64(r);
-		b->epoch = rd_u64(r);
-		break;
-	}
-	case RXBNECK_T_STREAMS: {
-		struct rxbneck_streams *x = &m->u.streams;
-
-		x->port = rd_u16(r);
-		x->flags = rd_u16(r);
-		x->streams = rd_u32(r);
-		x->predicted_bps = rd_u64(r);
-		x->epoch = rd_u64(r);
-		x->confidence = rd_u16(r);
-		x->model = rd_u8(r);
-		x->points = rd_u8(r);
-		x->rel_err = rd_u16(r);
-		rd_skip(r, 2);
-		break;
-	}
-	case RXBNECK_T_REPORT: {
-		struct rxbneck_report *x = &m->u.report;
-
-		x->port = rd_u16(r);
-		x->flags = rd_u16(r);
-		x->rounds = rd_u32(r);
-		x->file_bytes = rd_u64(r);
-		x->elapsed_us = rd_u64(r);
-		x->rate_bps = rd_u64(r);
-		x->pkts_sent = rd_u64(r);
-		x->pkts_resent = rd_u64(r);
-		x->pkts_lost_first = rd_u64(r);
-		break;
-	}
-	case RXBNECK_T_STREAMS_SAMPLE:
-		m->u.sample.port = rd_u16(r);
-		rd_skip(r, 2);
-		m->u.sample.streams = rd_u32(r);
-		m->u.sample.throughput_bps = rd_u64(r);
-		m->u.sample.duration_us = rd_u64(r);
-		break;
+		if (f->pad) {
+			rd_skip(r, f->bytes);
+			continue;
+		}
+		switch (f->bytes) {
+		case 1:
+			*dst = rd_u8(r);
+			break;
+		case 2:
+			v16 = rd_u16(r);
+			memcpy(dst, &v16, sizeof(v16));
+			break;
+		case 4:
+			v32 = rd_u32(r);
+			memcpy(dst, &v32, sizeof(v32));
+			break;
+		default:
+			v64 = rd_u64(r);
+			memcpy(dst, &v64, sizeof(v64));
+			break;
+		}
 	}
 }
 
@@ -583,7 +552,7 @@ int rxbp_decode(const void *frame, size_t len, struct rxbp_msg *m)
 	r.left = len - RXBNECK_HDR_BYTES;
 	if (r.left < ti->fixed_bytes)
 		return -RXBNECK_ERR_MALFORMED;
-	decode_fixed(&r, m);
+	decode_fixed(&r, m, ti);
 	err = decode_tlvs(&r, m);
 	if (err)
 		return err;
@@ -592,131 +561,35 @@ int rxbp_decode(const void *frame, size_t len, struct rxbp_msg *m)
 
 /* ------------------------------------------------------------ encode -- */
 
-static void encode_fixed(struct wr *w, const struct rxbp_msg *m)
+/* The fixed part, field by field as the type's list has them. */
+static void encode_fixed(struct wr *w, const struct rxbp_msg *m, const struct type_info *ti)
 {
-	switch (m->type) {
-	case RXBNECK_T_HELLO: {
-		const struct rxbneck_hello *h = &m->u.hello;
+	for (const struct field *f = ti->fields; f < ti->fields + ti->nfields; f++) {
+		const uint8_t *src = (const uint8_t *)m + f->off;
+		uint16_t v16 = 0;
+		uint32_t v32 = 0;
+		uint64_t v64 = 0;
 
-		wr_u16(w, h->minor);
-		wr_u16(w, h->flow_port);
-		wr_u8(w, h->flow_proto);
-		wr_u8(w, 0);
-		wr_u16(w, h->subscribe);
-		wr_u32(w, h->payload_bytes);
-		wr_u32(w, h->rtt_us);
-		wr_u64(w, h->file_bytes);
-		wr_u64(w, h->max_rate_bps);
-		break;
-	}
-	case RXBNECK_T_HELLO_ACK: {
-		const struct rxbneck_hello_ack *a = &m->u.hello_ack;
-
-		wr_u16(w, a->minor);
-		wr_u16(w, a->granted);
-		wr_u16(w, a->accepts);
-		wr_u16(w, 0);
-		wr_u32(w, a->max_frame_bytes);
-		wr_u32(w, a->idle_timeout_ms);
-		wr_u32(w, a->epoch_ms);
-		wr_u32(w, 0);
-		wr_u64(w, a->instance_id);
-		break;
-	}
-	case RXBNECK_T_SUBSCRIBE:
-		wr_u16(w, m->u.subscribe.subscribe);
-		wr_u16(w, 0);
-		wr_u32(w, m->u.subscribe.rtt_us);
-		break;
-	case RXBNECK_T_PING:
-	case RXBNECK_T_PONG:
-		wr_u64(w, m->u.ping.token);
-		break;
-	case RXBNECK_T_BYE:
-		wr_u16(w, m->u.bye.reason);
-		wr_u16(w, 0);
-		break;
-	case RXBNECK_T_ERROR:
-		wr_u16(w, m->u.error.code);
-		wr_u8(w, m->u.error.version_min);
-		wr_u8(w, m->u.error.version_max);
-		wr_u32(w, m->u.error.ref_seq);
-		break;
-	case RXBNECK_T_RATE: {
-		const struct rxbneck_rate *x = &m->u.rate;
-
-		wr_u16(w, x->port);
-		wr_u16(w, x->flags);
-		wr_u16(w, x->confidence);
-		wr_u16(w, 0);
-		wr_u64(w, x->rate_bps);
-		wr_f64(w, x->loss);
-		wr_u64(w, x->epoch);
-		wr_u64(w, x->xfer_time_us);
-		break;
-	}
-	case RXBNECK_T_PAUSE: {
-		const struct rxbneck_pause *p = &m->u.pause;
-
-		wr_u16(w, p->port);
-		wr_u16(w, p->flags);
-		wr_u32(w, p->repeat_count);
-		wr_u64(w, p->start_in_us);
-		wr_u64(w, p->duration_us);
-		wr_u64(w, p->period_us);
-		wr_u64(w, p->epoch);
-		wr_u16(w, p->confidence);
-		wr_u16(w, 0);
-		wr_u32(w, 0);
-		break;
-	}
-	case RXBNECK_T_BUFFER: {
-		const struct rxbneck_buffer *b = &m->u.buffer;
-
-		wr_u16(w, b->port);
-		wr_u16(w, b->flags);
-		wr_u32(w, b->pkt_bytes);
-		wr_u64(w, b->rcvbuf_bytes);
-		wr_u64(w, b->current_bytes);
-		wr_u64(w, b->epoch);
-		break;
-	}
-	case RXBNECK_T_STREAMS: {
-		const struct rxbneck_streams *x = &m->u.streams;
-
-		wr_u16(w, x->port);
-		wr_u16(w, x->flags);
-		wr_u32(w, x->streams);
-		wr_u64(w, x->predicted_bps);
-		wr_u64(w, x->epoch);
-		wr_u16(w, x->confidence);
-		wr_u8(w, x->model);
-		wr_u8(w, x->points);
-		wr_u16(w, x->rel_err);
-		wr_u16(w, 0);
-		break;
-	}
-	case RXBNECK_T_REPORT: {
-		const struct rxbneck_report *x = &m->u.report;
-
-		wr_u16(w, x->port);
-		wr_u16(w, x->flags);
-		wr_u32(w, x->rounds);
-		wr_u64(w, x->file_bytes);
-		wr_u64(w, x->elapsed_us);
-		wr_u64(w, x->rate_bps);
-		wr_u64(w, x->pkts_sent);
-		wr_u64(w, x->pkts_resent);
-		wr_u64(w, x->pkts_lost_first);
-		break;
-	}
-	case RXBNECK_T_STREAMS_SAMPLE:
-		wr_u16(w, m->u.sample.port);
-		wr_u16(w, 0);
-		wr_u32(w, m->u.sample.streams);
-		wr_u64(w, m->u.sample.throughput_bps);
-		wr_u64(w, m->u.sample.duration_us);
-		break;
+		switch (f->bytes) {
+		case 1:
+			wr_u8(w, f->pad ? 0 : *src);
+			break;
+		case 2:
+			if (!f->pad)
+				memcpy(&v16, src, sizeof(v16));
+			wr_u16(w, v16);
+			break;
+		case 4:
+			if (!f->pad)
+				memcpy(&v32, src, sizeof(v32));
+			wr_u32(w, v32);
+			break;
+		default:
+			if (!f->pad)
+				memcpy(&v64, src, sizeof(v64));
+			wr_u64(w, v64);
+			break;
+		}
 	}
 }
 
@@ -763,7 +636,7 @@ size_t rxbp_encode(void *buf, size_t cap, const struct rxbp_msg *m)
 	wr_u16(&w, 0);		/* header flags: none defined in v1 */
 	wr_u32(&w, 0);		/* length, patched below */
 	wr_u32(&w, m->seq);
-	encode_fixed(&w, m);
+	encode_fixed(&w, m, type_lookup(m->type));
 	encode_tlvs(&w, m);
 	if (w.overflow)
 		return 0;

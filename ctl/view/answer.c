@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 
 static bool blank(char c)
 {

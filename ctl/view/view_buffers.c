@@ -9,7 +9,7 @@
 
 #include "ctl/view/answer.h"
 #include "ctl/view/jpath.h"
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 #include "ctl/view/view.h"
 
 #define TEXT_LEN	256

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ctl/view/jpath.h"
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 #include "ctl/view/view.h"
 
 #define IND		2

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ctl/view/jpath.h"
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 #include "rxbneck/proto.h"
 
 #define TEXT_LEN	256

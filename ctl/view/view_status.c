@@ -7,7 +7,7 @@
 
 #include "common/util.h"
 #include "ctl/view/jpath.h"
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 #include "ctl/view/view.h"
 #include "ctl/view/view_buffers.h"
 #include "ctl/view/view_flow.h"

@@ -10,7 +10,7 @@
 
 #include "ctl/view/answer.h"
 #include "ctl/view/jpath.h"
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 #include "ctl/view/view.h"
 
 #define IND		2

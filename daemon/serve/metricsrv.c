@@ -12,7 +12,6 @@
  */
 #include "daemon/serve/metricsrv.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -26,6 +25,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "daemon/serve/listen.h"
 
 #define LOG_WINDOW_NS	(10 * RXB_NSEC_PER_SEC)
 #define LOG_PER_WINDOW	5
@@ -277,51 +277,6 @@ uint64_t metricsrv_next_deadline_ns(const struct metricsrv *m)
 
 /* -------------------------------------------------------- life cycle -- */
 
-static int listen_socket(const struct metricsrv_opts *o, uint16_t *bound)
-{
-	struct sockaddr_storage ss;
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-	socklen_t len;
-	int fd, one = 1, v6only;
-
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, o->addr, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(o->port);
-		len = sizeof(*a4);
-	} else if (inet_pton(AF_INET6, o->addr, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(o->port);
-		len = sizeof(*a6);
-	} else {
-		rxb_err("metrics: '%s' is not an IPv4 or IPv6 address", o->addr);
-		return -EINVAL;
-	}
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		goto fail;
-	v6only = !IN6_IS_ADDR_UNSPECIFIED(&a6->sin6_addr);
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    (ss.ss_family == AF_INET6 &&
-	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only))) ||
-	    bind(fd, (struct sockaddr *)&ss, len) || listen(fd, LISTEN_BACKLOG) ||
-	    getsockname(fd, (struct sockaddr *)&ss, &len))
-		goto fail;
-	*bound = ntohs(ss.ss_family == AF_INET ? a4->sin_port : a6->sin6_port);
-	return fd;
-fail:
-	{
-		int err = errno;
-
-		rxb_log_errno(RXB_LOG_ERR, err, "metrics: listening on %s port %u", o->addr,
-			      o->port);
-		if (fd >= 0)
-			close(fd);
-		return -err;
-	}
-}
-
 static bool opts_ok(const struct metricsrv_opts *o)
 {
 	if (o->max_conns < 1 || o->max_conns > METRICSRV_MAX_CONNS || o->max_conns_per_addr < 1 ||
@@ -382,7 +337,8 @@ int metricsrv_init(struct metricsrv **out, const struct metricsrv_opts *o,
 	m->epfd = -1;
 	m->mhd_due_ns = UINT64_MAX;
 	m->conns = calloc(o->max_conns, sizeof(m->conns[0]));
-	lfd = m->conns ? listen_socket(o, &m->port) : -ENOMEM;
+	lfd = m->conns ? listen_tcp("metrics", o->addr, o->port, LISTEN_BACKLOG, &m->port) :
+			 -ENOMEM;
 	err = lfd < 0 ? lfd : start_mhd(m, lfd);
 	if (!err) {
 		err = ops->fd_add(ops->ctx, m->epfd, EPOLLIN);

@@ -53,7 +53,7 @@ struct rxb_stage_inputs {
 	/*
 	 * The same once the queue has overflowed, when it is lower: a
 	 * receiver that has fallen behind reads each packet long after it
-	 * arrived, out of cache (docs/e2e.md §5.7). Arrivals beyond what
+	 * arrived, out of cache (docs/model.md §2.1). Arrivals beyond what
 	 * the server keeps up with at mu_net_per_s fill the queue, and it is
 	 * then served at this rate: the fluid limit of a server that slows
 	 * once its queue is deep. 0: mu_net_per_s throughout.

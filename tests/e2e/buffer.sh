@@ -99,7 +99,7 @@ daemon_cpu_s() {
 
 # buffer_run POLICY N REP: one run; appends its record to runs.jsonl.
 buffer_run() {
-	local pol=$1 n=$2 rep=$3 rpid tot0 st0 tot1 st1 t0 t1 c0 c1
+	local pol=$1 n=$2 rep=$3 rpid c0 c1
 	rm -f "$E_TMP/s.json" "$E_TMP/r.json"
 	set_policy "$pol"
 	e2e_bg rpid taskset -c "$E_RECV_CPU" "$LOAD" recv --port "$E_PORT" --bind "$E_ADDR_R" \
@@ -109,18 +109,16 @@ buffer_run() {
 		grep -q ready "$E_TMP/r.err" 2>/dev/null && break
 		sleep 0.02
 	done
-	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
 	c0=$(daemon_cpu_s)
-	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+	e2e_span_begin
 	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" "$LOAD" send --to "$E_ADDR_R" \
 		--port "$E_PORT" --flows "$n" --rate "$RATE" --size "$SIZE" --seconds "$SECS" \
 		> "$E_TMP/s.json" 2> "$E_TMP/s.err"
 	wait "$rpid" 2>/dev/null
-	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+	e2e_span_end
 	c1=$(daemon_cpu_s)
-	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
-	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$pol" "$n" "$rep" "$t0" "$t1" \
-		"$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" "$c0" "$c1" <<'PY'
+	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$pol" "$n" "$rep" "$E_T0" "$E_T1" \
+		"$E_STEAL_PCT" "$c0" "$c1" <<'PY'
 import json, sys
 d, out = sys.argv[1], sys.argv[2]
 def load(name):
@@ -151,16 +149,7 @@ PY
 }
 
 # A point, waiting for a quiet machine and repeated while disturbed.
-buffer_point() {
-	local try why
-	for try in $(seq 0 "$E_RETRIES"); do
-		e2e_quiet || e2e_log "  the machine did not quieten within $E_QUIET_WAIT s; running anyway"
-		buffer_run "$@"
-		why=$(e2e_disturbed) && return 0
-		e2e_mark_last "$why"
-		e2e_log "  disturbed ($why)$([ "$try" -lt "$E_RETRIES" ] && echo ", again")"
-	done
-}
+buffer_point() { e2e_repeat_disturbed buffer_run "$@"; }
 
 buffer_conf static
 e2e_daemon_run

@@ -315,12 +315,26 @@ e2e_stat_cpu() {	# total and steal jiffies of the machine
 	echo "$((u + n + sy + id + io + irq + sirq + st)) $st"
 }
 
+# e2e_span_begin, e2e_span_end: a run's monotonic start and end (E_T0,
+# E_T1, seconds) and the share of the machine's CPU time stolen in between
+# (E_STEAL_PCT, %), the fields every runs.jsonl record has.
+e2e_span_begin() {
+	read -r E_SPAN_TOT0 E_SPAN_ST0 <<< "$(e2e_stat_cpu)"
+	E_T0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+}
+e2e_span_end() {
+	local tot st
+	E_T1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+	read -r tot st <<< "$(e2e_stat_cpu)"
+	E_STEAL_PCT=$(( 100 * (st - E_SPAN_ST0) / (tot - E_SPAN_TOT0 + 1) ))
+}
+
 # e2e_run MODE RATE REP [EXTRA]: one RBUDP transfer. MODE: fixed (RATE
 # used), follow, follow-nopause (RATE ignored: the daemon's). Appends
 # {"k", "mode", "rate_req_bps", "rep", "t_start_mono", "t_end_mono",
 #  "steal_pct", "send": sender JSON, "recv": receiver JSON} to runs.jsonl.
 e2e_run() {
-	local mode=$1 rate=$2 rep=$3 tag=${4:-main} rpid sargs tot0 st0 tot1 st1 t0 t1 src=0
+	local mode=$1 rate=$2 rep=$3 tag=${4:-main} rpid sargs src=0
 	local qpid= qfile
 	local what=(--size "$E_SIZE") dst=(--discard) same=null
 	case $mode in
@@ -349,8 +363,7 @@ e2e_run() {
 		ss -Htln "sport = :$E_PORT" | grep -q . && break
 		sleep 0.02
 	done
-	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
-	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
+	e2e_span_begin
 	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" "$E_BIN/rxbneck-send" --to "$E_ADDR_R" \
 		--port "$E_PORT" "${what[@]}" --one-way-delay-ms "$E_DELAY_MS" --quiet --json \
 		--timeout 20 "${sargs[@]}" > "$E_TMP/s.json" 2> "$E_TMP/s.err" || src=$?
@@ -358,15 +371,14 @@ e2e_run() {
 	if [ -n "$qpid" ] && ! wait "$qpid"; then
 		e2e_log "  queue trace: $(tail -1 "$E_TMP/q.err")"
 	fi
-	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
-	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
+	e2e_span_end
 	if [ "$E_VERIFY" = 1 ]; then
 		same=false
 		cmp -s "$E_TMP/src.bin" "$E_TMP/dst.bin" && same=true
 		rm -f "$E_TMP/dst.bin"
 	fi
-	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$mode" "$rate" "$rep" "$t0" "$t1" \
-		"$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" "$src" "$tag" "$E_DELAY_MS" "$same" <<'PY'
+	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$mode" "$rate" "$rep" "$E_T0" "$E_T1" \
+		"$E_STEAL_PCT" "$src" "$tag" "$E_DELAY_MS" "$same" <<'PY'
 import json, sys
 d, out = sys.argv[1], sys.argv[2]
 def load(name):
@@ -429,8 +441,23 @@ e2e_iperf3_server() {
 	done
 }
 
+# e2e_iperf3 SRC ARGS...: one iperf3 client in the sender's namespace, bound
+# to SRC, on the sender's CPU, against a fresh e2e_iperf3_server; ARGS are
+# iperf3's (-n, -t, -P, ...). Its JSON into $E_TMP/tcp_c.json; timed by
+# e2e_span_begin/e2e_span_end.
+e2e_iperf3() {
+	local src=$1 spid
+	shift
+	e2e_iperf3_server spid
+	e2e_span_begin
+	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" iperf3 -c "$E_ADDR_R" -p "$E_TCP_PORT" \
+		-B "$src" "$@" --json > "$E_TMP/tcp_c.json" 2>&1
+	wait "$spid" 2>/dev/null
+	e2e_span_end
+}
+
 e2e_tcp() {
-	local rep=$1 mtu=0 delay=0 spid t0 t1 tot0 st0 tot1 st1 bytes mode=tcp src
+	local rep=$1 mtu=0 delay=0 bytes mode=tcp src
 	shift
 	for v in "$@"; do
 		case $v in
@@ -445,28 +472,21 @@ e2e_tcp() {
 		src=$E_ADDR_SD
 	fi
 	bytes=$(e2e_bytes "$E_SIZE")
-	e2e_iperf3_server spid
 	if [ "$mtu" = 1 ]; then
 		mode=tcp-mtu
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso off gso off > /dev/null ||
 			e2e_fail "cannot turn TSO/GSO off"
 	fi
-	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
-	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
 	[ "$delay" = 1 ] && mode=$mode-delay
-	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" iperf3 -c "$E_ADDR_R" -p "$E_TCP_PORT" \
-		-B "$src" -n "$bytes" -l 128K --json > "$E_TMP/tcp_c.json" 2>&1
-	wait "$spid" 2>/dev/null
-	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
-	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
+	e2e_iperf3 "$src" -n "$bytes" -l 128K
 	if [ "$mtu" = 1 ]; then
 		# Back to the set-up's state. "tso off gso off" leaves
 		# tx-udp-segmentation alone, so it is not touched here: with
 		# E_USO_OFF=0 the RBUDP runs after this copy keep the 10 Gb/s line.
 		ip netns exec "$E_NS_S" ethtool -K "$E_IF_S" tso on gso on > /dev/null
 	fi
-	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$rep" "$t0" "$t1" \
-		"$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" "$bytes" "$mode" \
+	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$rep" "$E_T0" "$E_T1" \
+		"$E_STEAL_PCT" "$bytes" "$mode" \
 		"$([ "$delay" = 1 ] && echo "$E_DELAY_MS" || echo 0)" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -507,7 +527,7 @@ PY
 # hypervisor, take CPU time the experiment assumes it has. The condition of
 # the experiment is: on the receiver's CPU exactly k CPU-bound tasks besides
 # the receiver, on the sender's CPU nothing CPU-bound but the sender, and
-# the vCPUs not stolen. Measured on this VM (first full run, 2 CPUs): with
+# the vCPUs not stolen. Measured on the test VM (2 CPUs): with
 # a foreign compile job on the sender's CPU (#C there 1.3-2.0 on average
 # over a run instead of 0.5-1.0: the sender itself) the sender achieved
 # 30-75 % of the rate asked; with one on the receiver's CPU it gets a share
@@ -626,23 +646,31 @@ open(p, "w").write("\n".join(lines) + "\n")
 PY
 }
 
-# e2e_point MODE RATE REP TAG: one measurement point: wait for a quiet
-# machine, run (MODE fixed/follow/follow-nopause: e2e_run; tcp, tcp-mtu,
-# tcp-delay, tcp-mtu-delay: e2e_tcp), and repeat it while disturbed, at most E_RETRIES times.
-e2e_point() {
+# e2e_repeat_disturbed CMD ARGS...: wait for a quiet machine, run CMD ARGS
+# (a run that appends its record to runs.jsonl), and repeat it while
+# disturbed (e2e_disturbed), at most E_RETRIES times.
+e2e_repeat_disturbed() {
 	local try why
 	for try in $(seq 0 "$E_RETRIES"); do
 		e2e_quiet || e2e_log "  the machine did not quieten within $E_QUIET_WAIT s; running anyway"
-		case $1 in
-		tcp) e2e_tcp "$3" ;;
-		tcp-mtu) e2e_tcp "$3" mtu ;;
-		tcp-delay) e2e_tcp "$3" delay ;;
-		tcp-mtu-delay) e2e_tcp "$3" mtu delay ;;
-		*) e2e_run "$@" ;;
-		esac
+		"$@"
 		why=$(e2e_disturbed) && return 0
 		e2e_mark_last "$why"
 		e2e_log "  disturbed ($why)$([ "$try" -lt "$E_RETRIES" ] && echo ", again")"
 	done
 	return 0
 }
+
+# e2e_point MODE RATE REP TAG: one measurement point (MODE fixed/follow/
+# follow-nopause: e2e_run; tcp, tcp-mtu, tcp-delay, tcp-mtu-delay: e2e_tcp),
+# repeated while disturbed.
+e2e_point_once() {
+	case $1 in
+	tcp) e2e_tcp "$3" ;;
+	tcp-mtu) e2e_tcp "$3" mtu ;;
+	tcp-delay) e2e_tcp "$3" delay ;;
+	tcp-mtu-delay) e2e_tcp "$3" mtu delay ;;
+	*) e2e_run "$@" ;;
+	esac
+}
+e2e_point() { e2e_repeat_disturbed e2e_point_once "$@"; }

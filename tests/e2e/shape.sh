@@ -135,21 +135,11 @@ trap 'shape_cleanup; e2e_cleanup' EXIT
 # (over the delay line, from its address), with "-shaped" appended when the
 # shaper runs. Appends a record like e2e_tcp's to runs.jsonl.
 tcp_run() {
-	local mode=$1 rep=$2 src=$E_ADDR_S spid t0 t1 tot0 st0 tot1 st1
+	local mode=$1 rep=$2 src=$E_ADDR_S
 	case $mode in tcp4-delay*) src=$E_ADDR_SD ;; esac
-	taskset -c "$E_RECV_CPU" iperf3 -s -1 -p "$E_TCP_PORT" -B "$E_ADDR_R" --json \
-		> "$E_TMP/tcp_s.json" 2>&1 &
-	spid=$!
-	for _ in $(seq 50); do ss -Htln "sport = :$E_TCP_PORT" | grep -q . && break; sleep 0.02; done
-	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
-	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
-	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" iperf3 -c "$E_ADDR_R" -p "$E_TCP_PORT" \
-		-B "$src" -P 4 -t "$TSECS" --json > "$E_TMP/tcp_c.json" 2>&1
-	wait "$spid" 2>/dev/null
-	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
-	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
-	/usr/bin/python3 - "$E_TMP/tcp_c.json" "$E_OUT/runs.jsonl" "$E_K" "$mode" "$rep" "$t0" \
-		"$t1" "$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" <<'PY'
+	e2e_iperf3 "$src" -P 4 -t "$TSECS"
+	/usr/bin/python3 - "$E_TMP/tcp_c.json" "$E_OUT/runs.jsonl" "$E_K" "$mode" "$rep" "$E_T0" \
+		"$E_T1" "$E_STEAL_PCT" <<'PY'
 import json, sys
 try:
     c = json.load(open(sys.argv[1]))
@@ -175,16 +165,7 @@ print("k=%d %s rep %d: %s" % (rec["k"], rec["mode"], rec["rep"],
       else "FAILED " + rec["error"]), file=sys.stderr)
 PY
 }
-tcp_point() {	# tcp_point MODE REP: tcp_run, repeated while disturbed
-	local try why
-	for try in $(seq 0 "$E_RETRIES"); do
-		e2e_quiet || e2e_log "  the machine did not quieten within $E_QUIET_WAIT s; running anyway"
-		tcp_run "$@"
-		why=$(e2e_disturbed) && return 0
-		e2e_mark_last "$why"
-		e2e_log "  disturbed ($why)$([ "$try" -lt "$E_RETRIES" ] && echo ", again")"
-	done
-}
+tcp_point() { e2e_repeat_disturbed tcp_run "$@"; }	# tcp_point MODE REP
 
 shuffled() {
 	/usr/bin/python3 -c 'import random, sys; r = random.Random(sys.argv[1]); v = sys.argv[2:]; r.shuffle(v); print(" ".join(v))' "$@"

@@ -89,17 +89,10 @@ PY
 
 # One iperf3 run of @n streams; appends its record to runs.jsonl.
 streams_run() {	# streams_run N REP PHASE
-	local n=$1 rep=$2 phase=$3 spid t0 t1 tot0 st0 tot1 st1
-	e2e_iperf3_server spid
-	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
-	t0=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
-	ip netns exec "$E_NS_S" taskset -c "$E_SEND_CPU" iperf3 -c "$E_ADDR_R" -p "$E_TCP_PORT" \
-		-B "$E_ADDR_SD" -P "$n" -w "$WINDOW" -O 1 -t "$SECS" --json > "$E_TMP/tcp_c.json" 2>&1
-	wait "$spid" 2>/dev/null
-	t1=$(/usr/bin/python3 -c 'import time; print(time.monotonic())')
-	read -r tot1 st1 <<< "$(e2e_stat_cpu)"
+	local n=$1 rep=$2 phase=$3
+	e2e_iperf3 "$E_ADDR_SD" -P "$n" -w "$WINDOW" -O 1 -t "$SECS"
 	/usr/bin/python3 - "$E_TMP/tcp_c.json" "$E_OUT/runs.jsonl" "$E_K" "$n" "$rep" "$phase" \
-		"$t0" "$t1" "$(( 100 * (st1 - st0) / (tot1 - tot0 + 1) ))" <<'PY'
+		"$E_T0" "$E_T1" "$E_STEAL_PCT" <<'PY'
 import json, sys
 a = sys.argv
 try:
@@ -123,17 +116,8 @@ with open(a[2], "a") as f:
 PY
 }
 
-# A run, repeated while disturbed (e2e_point's criteria, with this run).
-streams_point() {	# streams_point N REP PHASE
-	local try why
-	for try in $(seq 0 "$E_RETRIES"); do
-		e2e_quiet || e2e_log "  the machine did not quieten within $E_QUIET_WAIT s; running anyway"
-		streams_run "$@"
-		why=$(e2e_disturbed) && return 0
-		e2e_mark_last "$why"
-		e2e_log "  disturbed ($why)$([ "$try" -lt "$E_RETRIES" ] && echo ", again")"
-	done
-}
+# A run, repeated while disturbed.
+streams_point() { e2e_repeat_disturbed streams_run "$@"; }	# streams_point N REP PHASE
 
 # The daemon's advice for the sender's delayed address and iperf3's port.
 advice() {

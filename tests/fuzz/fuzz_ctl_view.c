@@ -25,7 +25,7 @@
 #include <strings.h>
 
 #include "ctl/view/answer.h"
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 #include "ctl/view/view.h"
 #include "ctl/view/view_buffers.h"
 #include "ctl/view/view_measure.h"

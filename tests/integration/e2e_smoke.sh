@@ -11,9 +11,9 @@
 #  - the --follow runs took their rate from rxbneckd (RATE frames seen) and
 #    its first rate lies above the search's floor (min_rate_bps 100 Mb/s,
 #    with 10 % to spare) and at most the sender's ceiling (6 Gb/s). Not the
-#    swept range's 1 Gb/s: on a slow host (5 us per packet instead of 1.5,
-#    CI 2026-11-23) the receiver with two hogs takes less than that, and
-#    the daemon rightly said 0.92-0.98 Gb/s;
+#    swept range's 1 Gb/s: on a slow host (5 us per packet instead of 1.5)
+#    the receiver with two hogs takes less than that, and the daemon
+#    rightly says 0.92-0.98 Gb/s;
 #  - results.json holds every line of runs.jsonl, table.md and the
 #    statistics for every swept point exist.
 # The claims (--follow vs the best fixed rate) need repeats and 200 MB

@@ -53,21 +53,12 @@ ip -n "$NS_R" link show nosuchdl0 > /dev/null 2>&1 && fail "a missing device was
 [ $rc -eq 1 ] && grep -q "no-such-ns-$$" "$TMP/err" || fail "missing netns: exit $rc, $(cat "$TMP/err")"
 
 # The path: data on the veth, the receiver's replies to $NET2.1 through the line.
-ip -n "$NS_R" tuntap add dev dlr0 mode tun && ip -n "$NS_S" tuntap add dev dls0 mode tun &&
-ip -n "$NS_S" addr add "$NET2.1/32" dev dls0 &&
-ip -n "$NS_S" link set dls0 up && ip -n "$NS_R" link set dlr0 up &&
-ip -n "$NS_R" route add "$NET2.1/32" dev dlr0 || fail "TUN set-up"
-for ns in "$NS_S" "$NS_R"; do
-	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
-		net.ipv4.conf.default.rp_filter=0 || fail "rp_filter in $ns"
-done
-ip netns exec "$NS_S" sysctl -qw net.ipv4.conf.dls0.rp_filter=0 || fail "rp_filter dls0"
+netpair_tun_return "$NS_S" "$NS_R" dls0 dlr0 "$NET2.1" || fail "TUN set-up"
 
-"$DL" --from dlr0 --from-netns "$NS_R" --to dls0 --to-netns "$NS_S" \
-	--delay-ms "$DELAY_MS" --rt-prio 10 --json > "$TMP/dl.json" 2> "$TMP/dl.err" &
-pids+=($!)
-for _ in $(seq 100); do grep -q ready "$TMP/dl.err" && break; sleep 0.05; done
-grep -q ready "$TMP/dl.err" || fail "delay line not ready: $(cat "$TMP/dl.err")"
+netpair_delayline "$DL" "$NS_S" "$NS_R" dls0 dlr0 "$DELAY_MS" "$TMP/dl.json" "$TMP/dl.err" \
+	--json; rc=$?
+pids+=("$NETPAIR_DL_PID")
+[ $rc -eq 0 ] || fail "delay line not ready: $(cat "$TMP/dl.err")"
 
 # UDP echo: 20 probes 50 ms apart from SRC to $NET.2, round trips in ms.
 echo_rtts() {	# echo_rtts NAME SRC_ADDR

@@ -54,23 +54,13 @@ done
 # The path: data on the veth through htb, the replies to $NET2.1 through the line.
 netpair_up "$NS_S" "$NS_R" sps spr "$NET" || fail "netpair"
 ip -n "$NS_R" link set lo up || fail "lo in $NS_R"
-ip -n "$NS_R" tuntap add dev spr0 mode tun && ip -n "$NS_S" tuntap add dev sps0 mode tun &&
-ip -n "$NS_S" addr add "$NET2.1/32" dev sps0 &&
-ip -n "$NS_S" link set sps0 up && ip -n "$NS_R" link set spr0 up &&
-ip -n "$NS_R" route add "$NET2.1/32" dev spr0 || fail "TUN set-up"
-for ns in "$NS_S" "$NS_R"; do
-	ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
-		net.ipv4.conf.default.rp_filter=0 || fail "rp_filter in $ns"
-done
-ip netns exec "$NS_S" sysctl -qw net.ipv4.conf.sps0.rp_filter=0 || fail "rp_filter sps0"
+netpair_tun_return "$NS_S" "$NS_R" sps0 spr0 "$NET2.1" || fail "TUN set-up"
 tc -n "$NS_S" qdisc add dev sps root handle 1: htb default 10 &&
 tc -n "$NS_S" class add dev sps parent 1: classid 1:10 htb rate 200mbit ceil 200mbit \
 	burst 64k cburst 64k quantum 60000 || fail "htb"
-"$DL" --from spr0 --from-netns "$NS_R" --to sps0 --to-netns "$NS_S" \
-	--delay-ms "$DELAY_MS" --rt-prio 10 > /dev/null 2> "$TMP/dl.err" &
-pids+=($!)
-for _ in $(seq 100); do grep -q ready "$TMP/dl.err" && break; sleep 0.05; done
-grep -q ready "$TMP/dl.err" || fail "delay line not ready: $(cat "$TMP/dl.err")"
+netpair_delayline "$DL" "$NS_S" "$NS_R" sps0 spr0 "$DELAY_MS" /dev/null "$TMP/dl.err"; rc=$?
+pids+=("$NETPAIR_DL_PID")
+[ $rc -eq 0 ] || fail "delay line not ready: $(cat "$TMP/dl.err")"
 
 cat > "$TMP/d.conf" <<EOF
 [daemon]

@@ -373,6 +373,50 @@ static void test_lower_bound_u32(void **state)
 	}
 }
 
+/* rxb_grow: the array only moves when full, doubling from 16; keeps its
+ * contents; refuses past UINT32_MAX elements without touching anything. */
+static void test_grow(void **state)
+{
+	uint32_t *a = NULL, cap = 0, n = 0, *v;
+
+	(void)state;
+	for (uint32_t i = 0; i < 100; i++) {
+		uint32_t before = cap;
+
+		v = rxb_grow(a, n, &cap, sizeof(*a));
+		assert_non_null(v);
+		if (n < before) {
+			assert_ptr_equal(v, a);
+			assert_int_equal(cap, before);
+		} else {
+			assert_int_equal(cap, before ? 2 * before : 16);
+		}
+		a = v;
+		a[n++] = i * 7;
+	}
+	assert_int_equal(cap, 128);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(a[i], i * 7);
+	cap = UINT32_MAX / 2 + 1;
+	assert_null(rxb_grow(a, cap, &cap, sizeof(*a)));
+	assert_int_equal(cap, UINT32_MAX / 2 + 1);
+	free(a);
+}
+
+/* rxb_parse_error: "line N: " before the text, none for line 0; -EINVAL. */
+static void test_parse_error(void **state)
+{
+	char err[32];
+
+	(void)state;
+	assert_int_equal(rxb_parse_error(err, sizeof(err), 7, "bad %s", "key"), -EINVAL);
+	assert_string_equal(err, "line 7: bad key");
+	assert_int_equal(rxb_parse_error(err, sizeof(err), 0, "empty"), -EINVAL);
+	assert_string_equal(err, "empty");
+	assert_int_equal(rxb_parse_error(err, 8, 12, "too long to fit"), -EINVAL);
+	assert_true(strlen(err) < 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +434,8 @@ int main(void)
 		cmocka_unit_test(test_lower_bound_u32),
 		cmocka_unit_test(test_wall_s),
 		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_parse_error),
 	};
 
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);

@@ -23,7 +23,7 @@
 
 #include "ctl/view/answer.h"
 #include "ctl/view/jpath.h"
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 #include "ctl/view/view.h"
 #include "ctl/view/view_measure.h"
 #include "ctl/view/view_senders.h"

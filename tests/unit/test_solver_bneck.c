@@ -633,7 +633,7 @@ static double plain_time_at(struct bneck_ws *ws, const struct rxb_stage_inputs *
  * e^-sqrt3 sd) + 1/6 T(mu e^sqrt3 sd), each taken here from a plain solve
  * with mu_net scaled (a load-independent stage: its mu is mu_net). The
  * rate chosen must have that expected time, and none of the sweep's rates
- * a lower one. The set-up is run H of docs/e2e.md §5.14 at k = 1: a
+ * a lower one. The set-up is the e2e testbed's receiver at k = 1: a
  * 64 MiB socket holding 29000 packets, 5.4 Gb/s drained, 200 MB at 100 ms
  * one way. The plain optimum is where the first blast's overrun just fits
  * the queue; with the drain uncertain the rate must come down to about

@@ -681,7 +681,7 @@ static void test_drain(void **state)
 	}
 }
 
-/* bneck with burst rounds: the e2e testbed's numbers (docs/e2e.md §6.3). */
+/* bneck with burst rounds: the e2e testbed's numbers (docs/e2e.md §1). */
 static void test_bneck_burst(void **state)
 {
 	/* k = 2: 2.43 Gb/s of 1472-byte payloads, N 42, K 3641. */
@@ -738,7 +738,7 @@ static void test_loss_episodes(void **state)
 		{ 0.3, 0.0, 1e5 },	/* geometric: Banerjee et al.'s */
 		{ 0.01, 0.0, 136240 },
 		{ 0.5, 40.0, 1e5 },	/* absorbed: ends after a few rounds */
-		{ 0.00275, 0.0, 136240 },	/* the k = 2 knee of docs/e2e.md §5.7 */
+		{ 0.00275, 0.0, 136240 },	/* the e2e testbed's knee at k = 2 */
 		{ 0.9, 3641.0, 142000 },	/* far above capacity */
 	};
 	const double ms[] = { 1.0, 7.5, 2000.0, 1e5 };

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/parse.h"
+#include "tools/rbudp/auth.h"
 
 void rbudp_cli_usage_error(const char *prog, const char *fmt, ...)
 {
@@ -93,5 +95,50 @@ int rbudp_cli_json_out(struct json_writer *w)
 		perror("writing the JSON summary");
 		return -1;
 	}
+	return 0;
+}
+
+void rbudp_cli_common_opt(const char *prog, int opt, char **argv, void (*help)(void),
+			  struct rbudp_cli_common *c)
+{
+	int level;
+
+	switch (opt) {
+	case RBUDP_CLI_OPT_TIMEOUT:
+		c->timeout_ms = (int)rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400) * 1000;
+		return;
+	case RBUDP_CLI_OPT_KEY_FILE:	c->key_file = optarg; return;
+	case RBUDP_CLI_OPT_JSON:	c->json = true; return;
+	case RBUDP_CLI_OPT_QUIET:	c->quiet = true; return;
+	case RBUDP_CLI_OPT_LOG:
+		level = rxb_log_level_parse(optarg);
+		if (level < 0)
+			rbudp_cli_usage_error(prog, "--log-level '%s': expected err, warning, "
+					      "notice, info or debug", optarg);
+		rxb_log_set_level((enum rxb_log_level)level);
+		return;
+	case RBUDP_CLI_OPT_HELP:
+		help();
+		exit(0);
+	case RBUDP_CLI_OPT_VERSION:
+		printf("%s %s\n", prog, RXB_VERSION);
+		exit(0);
+	case ':':
+		rbudp_cli_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
+	default:
+		rbudp_cli_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+int rbudp_cli_key(const char *path, uint8_t *psk, size_t *psk_len)
+{
+	char msg[300];
+	int n = rbudp_psk_load(path, psk, msg, sizeof(msg));
+
+	if (n < 0) {
+		rxb_err("%s", msg);
+		return -1;
+	}
+	*psk_len = (size_t)n;
 	return 0;
 }

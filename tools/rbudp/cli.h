@@ -7,7 +7,10 @@
 #ifndef RBUDP_CLI_H
 #define RBUDP_CLI_H
 
+#include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/json.h"
@@ -23,6 +26,47 @@ uint64_t rbudp_cli_si(const char *prog, const char *opt, const char *arg,
 		      double min, double max);
 /* Milliseconds (fractions allowed) to nanoseconds. */
 uint64_t rbudp_cli_ms(const char *prog, const char *opt, const char *arg, double max_ms);
+
+/*
+ * The options both tools take alike. Their getopt_long() codes lie above
+ * the tools' own (which start at 256); RBUDP_CLI_LONGOPTS goes into a
+ * tool's table before its terminating entry.
+ */
+enum {
+	RBUDP_CLI_OPT_TIMEOUT = 0x10000, RBUDP_CLI_OPT_KEY_FILE, RBUDP_CLI_OPT_JSON,
+	RBUDP_CLI_OPT_QUIET, RBUDP_CLI_OPT_LOG, RBUDP_CLI_OPT_HELP, RBUDP_CLI_OPT_VERSION,
+};
+#define RBUDP_CLI_LONGOPTS \
+	{ "timeout", required_argument, NULL, RBUDP_CLI_OPT_TIMEOUT }, \
+	{ "key-file", required_argument, NULL, RBUDP_CLI_OPT_KEY_FILE }, \
+	{ "json", no_argument, NULL, RBUDP_CLI_OPT_JSON }, \
+	{ "quiet", no_argument, NULL, RBUDP_CLI_OPT_QUIET }, \
+	{ "log-level", required_argument, NULL, RBUDP_CLI_OPT_LOG }, \
+	{ "help", no_argument, NULL, RBUDP_CLI_OPT_HELP }, \
+	{ "version", no_argument, NULL, RBUDP_CLI_OPT_VERSION }
+
+struct rbudp_cli_common {
+	int timeout_ms;			/* --timeout (given in s); 0: not given */
+	const char *key_file;		/* --key-file */
+	bool json;			/* --json */
+	bool quiet;			/* --quiet */
+};
+
+/*
+ * For the default case of a tool's getopt_long() loop (optstring ":"):
+ * takes @opt if it is a shared option (into @c; --log-level sets the log
+ * level, --help calls @help and exits 0, --version prints the version and
+ * exits 0); anything else is getopt_long()'s error, a missing value or an
+ * unknown option, and exits 2 naming it.
+ */
+void rbudp_cli_common_opt(const char *prog, int opt, char **argv, void (*help)(void),
+			  struct rbudp_cli_common *c);
+
+/*
+ * The pre-shared key of --key-file @path into @psk (RBUDP_PSK_MAX bytes),
+ * its length into *psk_len. Returns 0, or -1 with the reason logged.
+ */
+int rbudp_cli_key(const char *path, uint8_t *psk, size_t *psk_len);
 
 /* SIGINT/SIGTERM set *flag (no SA_RESTART, so blocking calls return EINTR);
  * SIGPIPE is ignored. */

@@ -388,7 +388,7 @@ int main(int argc, char **argv)
 
 	/* A timeshared line is released whenever the scheduler gets round to
 	 * it: behind a busy sender on its CPU that was 2.7 ms late on average
-	 * (max 31 ms) at a 20 ms delay (docs/e2e.md §7.1). */
+	 * (max 31 ms) at a 20 ms delay on the e2e testbed. */
 	if (rt_prio) {
 		struct sched_param sp = { .sched_priority = (int)rt_prio };
 

@@ -158,16 +158,11 @@ void rbudp_recv_counts(struct rbudp_recv_session *s)
 static struct rbudp_recv_round *new_round(struct rbudp_recv_session *s, uint32_t expected)
 {
 	struct rbudp_recv_result *r = s->r;
+	struct rbudp_recv_round *v = rxb_grow(r->rounds, r->n_rounds, &r->cap_rounds, sizeof(*v));
 
-	if (r->n_rounds == r->cap_rounds) {
-		uint32_t cap = r->cap_rounds ? 2 * r->cap_rounds : 16;
-		struct rbudp_recv_round *v = realloc(r->rounds, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		r->rounds = v;
-		r->cap_rounds = cap;
-	}
+	if (!v)
+		return NULL;
+	r->rounds = v;
 	s->rr = &r->rounds[r->n_rounds++];
 	memset(s->rr, 0, sizeof(*s->rr));
 	s->rr->round = ++s->round;

@@ -132,8 +132,7 @@ static void help(void)
 
 enum {
 	OPT_PORT = 256, OPT_LISTEN, OPT_OUTPUT, OPT_DISCARD, OPT_MAX_MEM, OPT_CPU,
-	OPT_RCVBUF, OPT_BATCH, OPT_POLL, OPT_DRAIN, OPT_DELAY, OPT_COUNT, OPT_TIMEOUT, OPT_JSON,
-	OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_GAP, OPT_BUSY, OPT_KEY_FILE,
+	OPT_RCVBUF, OPT_BATCH, OPT_POLL, OPT_DRAIN, OPT_DELAY, OPT_COUNT, OPT_GAP, OPT_BUSY,
 	OPT_SETUP_TIMEOUT, OPT_VERIFY, OPT_DIGEST,
 };
 
@@ -152,16 +151,10 @@ static const struct option longopts[] = {
 	{ "one-way-delay-ms", required_argument, NULL, OPT_DELAY },
 	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "gap-log-ms", required_argument, NULL, OPT_GAP },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 	{ "setup-timeout", required_argument, NULL, OPT_SETUP_TIMEOUT },
 	{ "verify", required_argument, NULL, OPT_VERIFY },
 	{ "digest", required_argument, NULL, OPT_DIGEST },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "log-level", required_argument, NULL, OPT_LOG },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	RBUDP_CLI_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -173,17 +166,15 @@ struct cli {
 	int cpu;
 	int rcvbuf_bytes;
 	uint64_t count;
-	const char *key_file;
 	const char *verify;		/* --verify FILE */
 	const char *digest;		/* --digest HEX */
-	bool json;
-	bool quiet;
+	struct rbudp_cli_common com;	/* --timeout, --key-file, --json, --quiet */
 };
 
 static void parse(int argc, char **argv, struct cli *c)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	int opt, level;
+	int opt;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -228,40 +219,20 @@ static void parse(int argc, char **argv, struct cli *c)
 		case OPT_COUNT:
 			c->count = rbudp_cli_u64(prog, "--count", optarg, 0, UINT64_MAX);
 			break;
-		case OPT_TIMEOUT:
-			c->o.timeout_ms = (int)rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400) *
-					  1000;
-			break;
-		case OPT_KEY_FILE:	c->key_file = optarg; break;
 		case OPT_SETUP_TIMEOUT:
 			c->o.setup_timeout_ms = (int)rbudp_cli_u64(prog, "--setup-timeout", optarg,
 								   1, 3600) * 1000;
 			break;
 		case OPT_VERIFY:	c->verify = optarg; break;
 		case OPT_DIGEST:	c->digest = optarg; break;
-		case OPT_JSON:	c->json = true; break;
-		case OPT_QUIET:	c->quiet = true; break;
-		case OPT_LOG:
-			level = rxb_log_level_parse(optarg);
-			if (level < 0)
-				rbudp_cli_usage_error(prog, "--log-level '%s': expected err, warning, "
-						      "notice, info or debug", optarg);
-			rxb_log_set_level((enum rxb_log_level)level);
-			break;
-		case OPT_HELP:
-			help();
-			exit(0);
-		case OPT_VERSION:
-			printf("%s %s\n", prog, RXB_VERSION);
-			exit(0);
-		case ':':
-			rbudp_cli_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			rbudp_cli_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+			rbudp_cli_common_opt(prog, opt, argv, help, &c->com);
 		}
 	}
 	if (optind < argc)
 		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (c->com.timeout_ms)
+		c->o.timeout_ms = c->com.timeout_ms;
 	if (!!c->verify != !!c->digest)
 		rbudp_cli_usage_error(prog, "--verify FILE and --digest HEX go together");
 	if (c->verify)
@@ -337,7 +308,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 	else
 		json_str(&w, "error", r->error);
 	json_bool(&w, "counted", r->counted);
-	json_str(&w, "auth", c->key_file ? "psk" : "clear");
+	json_str(&w, "auth", c->com.key_file ? "psk" : "clear");
 	json_str(&w, "sender", r->peer);
 	json_str(&w, "local", rx->local);
 	if (c->o.output)
@@ -465,20 +436,14 @@ int main(int argc, char **argv)
 	parse(argc, argv, &c);
 	if (c.verify)
 		return verify_file(&c);
-	if (c.key_file) {
-		char msg[300];
-		int n = rbudp_psk_load(c.key_file, psk, msg, sizeof(msg));
-
-		if (n < 0) {
-			rxb_err("%s", msg);
+	if (c.com.key_file) {
+		if (rbudp_cli_key(c.com.key_file, psk, &c.o.psk_len))
 			return 1;
-		}
 		c.o.psk = psk;
-		c.o.psk_len = (size_t)n;
 	}
-	if (c.quiet)
+	if (c.com.quiet)
 		rxb_log_set_level(RXB_LOG_WARNING);
-	c.o.progress = !c.quiet;
+	c.o.progress = !c.com.quiet;
 	rbudp_cli_signals(&stop);
 	/* Default timer slack (50 us) would stretch the --poll-us naps. */
 	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0)
@@ -505,7 +470,7 @@ int main(int argc, char **argv)
 			if (!r.ok)
 				failed = 1;
 		}
-		if (c.json)
+		if (c.com.json)
 			json_summary(&c, &rx, &r);
 		else
 			text_summary(&r);

@@ -151,9 +151,8 @@ static void help(void)
 
 enum {
 	OPT_TO = 256, OPT_PORT, OPT_FILE, OPT_SIZE, OPT_RATE, OPT_PAYLOAD, OPT_BATCH,
-	OPT_BURST, OPT_GSO, OPT_SNDBUF, OPT_DELAY, OPT_MAX_ROUNDS, OPT_STALL, OPT_TIMEOUT,
-	OPT_JSON, OPT_QUIET, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_FOLLOW, OPT_NO_PAUSE,
-	OPT_FOLLOW_WAIT, OPT_RTT, OPT_LEAD, OPT_MAX_RATE, OPT_KEY_FILE, OPT_DIGEST_ONLY,
+	OPT_BURST, OPT_GSO, OPT_SNDBUF, OPT_DELAY, OPT_MAX_ROUNDS, OPT_STALL, OPT_FOLLOW,
+	OPT_NO_PAUSE, OPT_FOLLOW_WAIT, OPT_RTT, OPT_LEAD, OPT_MAX_RATE, OPT_DIGEST_ONLY,
 };
 
 static const struct option longopts[] = {
@@ -176,14 +175,8 @@ static const struct option longopts[] = {
 	{ "one-way-delay-ms", required_argument, NULL, OPT_DELAY },
 	{ "max-rounds", required_argument, NULL, OPT_MAX_ROUNDS },
 	{ "stall-rounds", required_argument, NULL, OPT_STALL },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 	{ "digest-only", no_argument, NULL, OPT_DIGEST_ONLY },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "log-level", required_argument, NULL, OPT_LOG },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	RBUDP_CLI_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -200,15 +193,13 @@ struct cli {
 	const char *file;
 	uint64_t size_bytes;
 	uint32_t payload_bytes;
-	const char *key_file;
 	bool digest_only;
-	bool json;
-	bool quiet;
+	struct rbudp_cli_common com;	/* --timeout, --key-file, --json, --quiet */
 };
 
 static void parse(int argc, char **argv, struct cli *c)
 {
-	int opt, level;
+	int opt;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -274,35 +265,15 @@ static void parse(int argc, char **argv, struct cli *c)
 			c->o.stall_rounds = (uint32_t)rbudp_cli_u64(prog, "--stall-rounds", optarg,
 								    1, 1000000);
 			break;
-		case OPT_TIMEOUT:
-			c->o.timeout_ms = (int)rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400) *
-					  1000;
-			break;
-		case OPT_KEY_FILE:	c->key_file = optarg; break;
 		case OPT_DIGEST_ONLY:	c->digest_only = true; break;
-		case OPT_JSON:	c->json = true; break;
-		case OPT_QUIET:	c->quiet = true; break;
-		case OPT_LOG:
-			level = rxb_log_level_parse(optarg);
-			if (level < 0)
-				rbudp_cli_usage_error(prog, "--log-level '%s': expected err, warning, "
-						      "notice, info or debug", optarg);
-			rxb_log_set_level((enum rxb_log_level)level);
-			break;
-		case OPT_HELP:
-			help();
-			exit(0);
-		case OPT_VERSION:
-			printf("%s %s\n", prog, RXB_VERSION);
-			exit(0);
-		case ':':
-			rbudp_cli_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			rbudp_cli_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+			rbudp_cli_common_opt(prog, opt, argv, help, &c->com);
 		}
 	}
 	if (optind < argc)
 		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (c->com.timeout_ms)
+		c->o.timeout_ms = c->com.timeout_ms;
 	if (!!c->file == !!c->size_bytes)
 		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
 	if (c->digest_only)
@@ -558,9 +529,9 @@ int main(int argc, char **argv)
 
 	rxb_log_set_ident(prog);
 	parse(argc, argv, &c);
-	if (c.quiet)
+	if (c.com.quiet)
 		rxb_log_set_level(RXB_LOG_WARNING);
-	c.o.progress = !c.quiet;
+	c.o.progress = !c.com.quiet;
 	rbudp_cli_signals(&stop);
 	/* Default timer slack (50 us) would blur the pacing sleeps. */
 	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0)
@@ -586,17 +557,12 @@ int main(int argc, char **argv)
 		rbudp_source_finish(&src);
 		return 0;
 	}
-	if (c.key_file) {
-		char msg[300];
-		int n = rbudp_psk_load(c.key_file, psk, msg, sizeof(msg));
-
-		if (n < 0) {
-			rxb_err("%s", msg);
+	if (c.com.key_file) {
+		if (rbudp_cli_key(c.com.key_file, psk, &c.o.psk_len)) {
 			rbudp_source_finish(&src);
 			return 1;
 		}
 		c.o.psk = psk;
-		c.o.psk_len = (size_t)n;
 	}
 	if (c.rtt_ns < 0) {
 		/* The emulated delay holds blast starts and feedback, but the
@@ -628,7 +594,7 @@ int main(int argc, char **argv)
 				    r.pkts_sent, r.pkts_sent > src.total_pkts ?
 				    r.pkts_sent - src.total_pkts : 0, r1 ? r1->pkts_lost : 0, !r.ok);
 	}
-	if (c.json)
+	if (c.com.json)
 		json_summary(&c, &src, &r, c.follow ? &follow : NULL);
 	else
 		text_summary(&src, &r, c.follow ? &follow : NULL);

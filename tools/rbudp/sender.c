@@ -69,16 +69,11 @@ void rbudp_send_result_finish(struct rbudp_send_result *r)
 static struct rbudp_send_round *new_round(struct rbudp_sender *s, uint32_t round)
 {
 	struct rbudp_send_result *r = s->r;
+	struct rbudp_send_round *v = rxb_grow(r->rounds, r->n_rounds, &r->cap_rounds, sizeof(*v));
 
-	if (r->n_rounds == r->cap_rounds) {
-		uint32_t cap = r->cap_rounds ? 2 * r->cap_rounds : 16;
-		struct rbudp_send_round *v = realloc(r->rounds, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		r->rounds = v;
-		r->cap_rounds = cap;
-	}
+	if (!v)
+		return NULL;
+	r->rounds = v;
 	memset(&r->rounds[r->n_rounds], 0, sizeof(r->rounds[0]));
 	r->rounds[r->n_rounds].round = round;
 	return &r->rounds[r->n_rounds++];

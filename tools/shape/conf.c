@@ -400,7 +400,7 @@ static int ini_open(const char *text, size_t len, const char *name, dictionary *
 	fd = memfd_create("rxbneck-shape-conf", MFD_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errlen, -errno, "%s: memfd_create: %s", name, strerror(errno));
-	e = shape_util_write_all(fd, text, len);
+	e = rxb_write_all(fd, text, len);
 	if (e) {
 		close(fd);
 		return fail(err, errlen, e, "%s: cannot copy: %s", name, strerror(-e));

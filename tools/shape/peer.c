@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "common/vfmt.h"
 #include "tools/shape/rate.h"
 #include "tools/shape/util.h"
 
@@ -161,14 +162,14 @@ void shape_peer_close(struct shape_rx *rx)
 static void say_mode(struct shape_agent *a, struct shape_rx *rx, struct shape_target t,
 		     uint64_t now)
 {
-	char r[32], f[32];
+	char r[VFMT_LEN], f[VFMT_LEN];
 	double hold_s = (double)a->conf->hold_ms / 1e3;
 	const char *why = rx->connected ? "no advice yet"
 			  : rx->connects == 0 && rx->failures == 0 ? "starting, no advice yet"
 			  : "daemon unreachable";
 
-	shape_util_fmt_bps((double)t.rate_bps, r, sizeof(r));
-	shape_util_fmt_bps((double)a->conf->fallback_bps, f, sizeof(f));
+	vfmt_rate(r, (double)t.rate_bps);
+	vfmt_rate(f, (double)a->conf->fallback_bps);
 	switch (t.mode) {
 	case SHAPE_MODE_ADVICE:
 		rxb_notice("%s: shaping to the daemon's advice, %s", rx->conf->name, r);

@@ -20,21 +20,6 @@
 
 #define MAGIC "rxbneck-shape-state 1"
 
-static int fail(char *err, size_t errlen, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(err, errlen, "line %d: ", line);
-
-	if (n < 0 || (size_t)n >= errlen)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 int shape_state_format(const struct shape_state *s, char *buf, size_t size)
 {
 	size_t len = 0;
@@ -83,29 +68,29 @@ static int parse_class(char *args, struct shape_state *s, char *err, size_t el, 
 		if (n < 4)
 			tok[n++] = t;
 		else
-			return fail(err, el, ln, "class: too many fields");
+			return rxb_parse_error(err, el, ln, "class: too many fields");
 	if (n != 4)
-		return fail(err, el, ln, "class: expected MINOR PROTO PORT RECEIVER");
+		return rxb_parse_error(err, el, ln, "class: expected MINOR PROTO PORT RECEIVER");
 	if (s->ncls == SHAPE_MAX_RECEIVERS)
-		return fail(err, el, ln, "more than %d classes", SHAPE_MAX_RECEIVERS);
+		return rxb_parse_error(err, el, ln, "more than %d classes", SHAPE_MAX_RECEIVERS);
 	c = &s->cls[s->ncls];
 	if (rxb_parse_u64(tok[0], 1, 0xffff, &v))
-		return fail(err, el, ln, "class: bad minor '%s'", tok[0]);
+		return rxb_parse_error(err, el, ln, "class: bad minor '%s'", tok[0]);
 	c->minor = (uint16_t)v;
 	for (unsigned i = 0; i < s->ncls; i++)
 		if (s->cls[i].minor == c->minor)
-			return fail(err, el, ln, "class %u twice", c->minor);
+			return rxb_parse_error(err, el, ln, "class %u twice", c->minor);
 	if (strcmp(tok[1], "udp") == 0)
 		c->proto = IPPROTO_UDP;
 	else if (strcmp(tok[1], "tcp") == 0)
 		c->proto = IPPROTO_TCP;
 	else
-		return fail(err, el, ln, "class: bad protocol '%s'", tok[1]);
+		return rxb_parse_error(err, el, ln, "class: bad protocol '%s'", tok[1]);
 	if (rxb_parse_u64(tok[2], 1, 65535, &v))
-		return fail(err, el, ln, "class: bad port '%s'", tok[2]);
+		return rxb_parse_error(err, el, ln, "class: bad port '%s'", tok[2]);
 	c->flow_port = (uint16_t)v;
 	if (word(tok[3], c->receiver, sizeof(c->receiver)))
-		return fail(err, el, ln, "class: bad receiver name");
+		return rxb_parse_error(err, el, ln, "class: bad receiver name");
 	s->ncls++;
 	return 0;
 }
@@ -134,44 +119,44 @@ static int parse_line(char *line, int ln, struct shape_state *s, unsigned *seen,
 	unsigned k;
 
 	if (!sp || sp == line || !sp[1])
-		return fail(err, el, ln, "expected KEY VALUE");
+		return rxb_parse_error(err, el, ln, "expected KEY VALUE");
 	*sp = '\0';
 	if (strcmp(line, "class") == 0)
 		return parse_class(sp + 1, s, err, el, ln);
 	for (k = 0; k < RXB_ARRAY_SIZE(names) && strcmp(line, names[k]) != 0; k++)
 		;
 	if (k == RXB_ARRAY_SIZE(names))
-		return fail(err, el, ln, "unknown key '%.32s'", line);
+		return rxb_parse_error(err, el, ln, "unknown key '%.32s'", line);
 	if (*seen & (1u << k))
-		return fail(err, el, ln, "%s twice", line);
+		return rxb_parse_error(err, el, ln, "%s twice", line);
 	*seen |= 1u << k;
 	switch (k) {
 	case 0:
 		if (rxb_parse_u64(sp + 1, 1, INT32_MAX, &v))
-			return fail(err, el, ln, "bad pid");
+			return rxb_parse_error(err, el, ln, "bad pid");
 		s->pid = (int)v;
 		return 0;
 	case 1:
 		if (rxb_parse_u64(sp + 1, 1, UINT64_MAX, &v))
-			return fail(err, el, ln, "bad netns");
+			return rxb_parse_error(err, el, ln, "bad netns");
 		s->netns_ino = v;
 		return 0;
 	case 2:
 		if (rxb_parse_u64(sp + 1, 1, INT32_MAX, &v))
-			return fail(err, el, ln, "bad ifindex");
+			return rxb_parse_error(err, el, ln, "bad ifindex");
 		s->ifindex = (int)v;
 		return 0;
 	case 3:
 		if (word(sp + 1, s->dev, sizeof(s->dev)) || strchr(s->dev, '/'))
-			return fail(err, el, ln, "bad device name");
+			return rxb_parse_error(err, el, ln, "bad device name");
 		return 0;
 	case 4:
 		if (parse_handle(sp + 1, &s->handle))
-			return fail(err, el, ln, "bad handle (hex 1..fffe)");
+			return rxb_parse_error(err, el, ln, "bad handle (hex 1..fffe)");
 		return 0;
 	default:
 		if (word(sp + 1, s->found_kind, sizeof(s->found_kind)))
-			return fail(err, el, ln, "bad qdisc kind");
+			return rxb_parse_error(err, el, ln, "bad qdisc kind");
 		if (strcmp(s->found_kind, "-") == 0)
 			s->found_kind[0] = '\0';
 		return 0;
@@ -189,22 +174,22 @@ int shape_state_parse(const char *text, size_t len, struct shape_state *out, cha
 
 	memset(&s, 0, sizeof(s));
 	if (len > SHAPE_STATE_MAX_FILE)
-		return fail(err, errlen, 0, "larger than %d bytes", SHAPE_STATE_MAX_FILE);
+		return rxb_parse_error(err, errlen, 0, "larger than %d bytes", SHAPE_STATE_MAX_FILE);
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
 
 		ln++;
 		if (n >= sizeof(line))
-			return fail(err, errlen, ln, "line too long");
+			return rxb_parse_error(err, errlen, ln, "line too long");
 		memcpy(line, text + pos, n);
 		line[n] = '\0';
 		pos += n + (nl ? 1 : 0);
 		if (strlen(line) != n)
-			return fail(err, errlen, ln, "NUL byte");
+			return rxb_parse_error(err, errlen, ln, "NUL byte");
 		if (ln == 1) {
 			if (strcmp(line, MAGIC) != 0)
-				return fail(err, errlen, ln, "not a state file (expected '" MAGIC "')");
+				return rxb_parse_error(err, errlen, ln, "not a state file (expected '" MAGIC "')");
 			continue;
 		}
 		e = parse_line(line, ln, &s, &seen, err, errlen);
@@ -212,9 +197,9 @@ int shape_state_parse(const char *text, size_t len, struct shape_state *out, cha
 			return e;
 	}
 	if (ln == 0)
-		return fail(err, errlen, 0, "empty");
+		return rxb_parse_error(err, errlen, 0, "empty");
 	if (seen != 0x3f)
-		return fail(err, errlen, ln, "incomplete: pid, netns, ifindex, dev, handle and "
+		return rxb_parse_error(err, errlen, ln, "incomplete: pid, netns, ifindex, dev, handle and "
 			    "found are required");
 	*out = s;
 	return 0;
@@ -286,7 +271,7 @@ int shape_state_write(const char *dir, const struct shape_state *s)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
-	e = shape_util_write_all(fd, buf, (size_t)len);
+	e = rxb_write_all(fd, buf, (size_t)len);
 	if (close(fd) < 0 && !e)
 		e = -errno;
 	if (!e && rename(tmp, path) < 0)

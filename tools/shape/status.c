@@ -13,23 +13,12 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "common/vfmt.h"
 #include "tools/shape/util.h"
 
 const char shape_status_pause_note[] =
 	"PAUSE off: a send/pause schedule cannot be held to 1 ms by changing the class "
 	"from user space (docs/shape.md, section 5)";
-
-static void fmt_bytes(double b, char *buf, size_t size)
-{
-	if (b >= 1e9)
-		snprintf(buf, size, "%.2f GB", b / 1e9);
-	else if (b >= 1e6)
-		snprintf(buf, size, "%.2f MB", b / 1e6);
-	else if (b >= 1e3)
-		snprintf(buf, size, "%.1f kB", b / 1e3);
-	else
-		snprintf(buf, size, "%.0f B", b);
-}
 
 static const char *proto_name(uint8_t p)
 {
@@ -39,24 +28,24 @@ static const char *proto_name(uint8_t p)
 static void text_line(struct shape_agent *a, const struct shape_rx *rx, uint64_t now,
 		      const char *event)
 {
-	char force[32], adv[160], sent[32], peak[32], as[INET6_ADDRSTRLEN];
+	char force[VFMT_LEN], adv[160], sent[VFMT_LEN], peak[VFMT_LEN], as[INET6_ADDRSTRLEN];
 
 	if (rx->mode == SHAPE_MODE_UNSHAPED)
 		snprintf(force, sizeof(force), "unshaped");
 	else
-		shape_util_fmt_bps((double)rx->force_bps, force, sizeof(force));
+		vfmt_rate(force, (double)rx->force_bps);
 	if (rx->have_rate) {
-		char r[32];
+		char r[VFMT_LEN];
 
-		shape_util_fmt_bps((double)rx->rate.rate_bps, r, sizeof(r));
-		snprintf(adv, sizeof(adv), "advice %s loss %.3g%% epoch %llu (%.1f s ago)", r,
+		snprintf(adv, sizeof(adv), "advice %s loss %.3g%% epoch %llu (%.1f s ago)",
+			 vfmt_rate(r, (double)rx->rate.rate_bps),
 			 100.0 * rx->rate.loss, (unsigned long long)rx->rate.epoch,
 			 (double)(now - rx->rate_ns) / 1e9);
 	} else {
 		snprintf(adv, sizeof(adv), "no advice yet");
 	}
-	fmt_bytes((double)rx->st.bytes, sent, sizeof(sent));
-	fmt_bytes((double)rx->peak_backlog_bytes, peak, sizeof(peak));
+	vfmt_bytes(sent, (double)rx->st.bytes);
+	vfmt_bytes(peak, (double)rx->peak_backlog_bytes);
 	fprintf(a->out, "%s: %s %s/%u -> %s via %s class %x:%x: in force %s [%s]; daemon %s, %s;"
 		" sent %s %llu pkts, drops %llu, overlimits %llu, queue peak %s; PAUSE off\n", event,
 		rx->conf->name, proto_name(rx->conf->proto), rx->conf->flow_port,

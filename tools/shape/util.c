@@ -17,21 +17,6 @@ int shape_util_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 	return ret;
 }
 
-int shape_util_write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int shape_util_read_all(int fd, char *buf, size_t size, size_t *len)
 {
 	char probe;
@@ -55,14 +40,4 @@ int shape_util_read_all(int fd, char *buf, size_t size, size_t *len)
 	if (n < 0)
 		return -errno;
 	return n ? -EFBIG : 0;
-}
-
-void shape_util_fmt_bps(double bps, char *buf, size_t size)
-{
-	if (bps >= 1e9)
-		snprintf(buf, size, "%.3f Gb/s", bps / 1e9);
-	else if (bps >= 1e6)
-		snprintf(buf, size, "%.1f Mb/s", bps / 1e6);
-	else
-		snprintf(buf, size, "%.0f kb/s", bps / 1e3);
 }

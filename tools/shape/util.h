@@ -9,16 +9,10 @@
 int shape_util_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* write() all of @buf, again after EINTR and short writes; 0 or -errno. */
-int shape_util_write_all(int fd, const char *buf, size_t len);
-
 /*
  * Read all of @fd into @buf (@size bytes): *@len the bytes read. -EFBIG
  * when there is more than @size, -errno on a read error.
  */
 int shape_util_read_all(int fd, char *buf, size_t size, size_t *len);
-
-/* "2.310 Gb/s", "950.0 Mb/s", "64 kb/s". */
-void shape_util_fmt_bps(double bps, char *buf, size_t size);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Numbers and strings for people. See vfmt.h. */
-#include "ctl/view/vfmt.h"
+#include "common/vfmt.h"
 
 #include <math.h>
 #include <stdbool.h>

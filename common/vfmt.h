@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Numbers and strings for people. Every function writes into a caller's
+ * Numbers and strings for people (rxbneckctl's views, rxbneck-shape's
+ * status lines and log). Every function writes into a caller's
  * buffer of VFMT_LEN bytes and returns it; a value that is not a finite
  * number prints as "-", so no view ever shows "nan" or "inf". Strings that
  * came from the daemon go through vfmt_text(), which replaces control
  * characters (a garbled or hostile answer cannot move the terminal's cursor
  * or change its colours).
  */
-#ifndef RXB_CTL_VIEW_VFMT_H
-#define RXB_CTL_VIEW_VFMT_H
+#ifndef RXB_COMMON_VFMT_H
+#define RXB_COMMON_VFMT_H
 
 #include <stddef.h>
 

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * T(B) at one sending rate: each stage's loss (bulk queue, fluid spread,
+ * server vacations, the sender's pauses), burst absorption, the transfer
+ * time, and its expectation over uncertain service rates. See bneck.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "solver/bneck_eval.h"
+#include "solver/bulkq.h"
+#include "solver/lnmath.h"
+#include "solver/spread.h"
+
+/* Below this many packets lost per file, burst absorption is not computed. */
+#define BURST_MIN_LOST_PKTS 1e-6
+
+/*
+ * The fraction of arrivals at @lambda a queue of @k packets loses to the
+ * server's vacations: of every period P it is off for D, and once the
+ * queue is full (k / lambda into the vacation) the rest of D overflows:
+ * (D - k / lambda)+ / P. (Deterministic on/off service; the bulk queue's
+ * exponential service spreads the same CPU share over time and misses
+ * these long gaps.)
+ */
+double bneck_vacation_loss(double lambda, double k, double d_s, double p_s)
+{
+	double over;
+
+	if (!(d_s > 0.0) || !(p_s > 0.0) || !(lambda > 0.0))
+		return 0.0;
+	over = d_s - k / lambda;
+	return over > 0.0 ? over / p_s : 0.0;
+}
+
+/*
+ * A stage whose vacations the sender pauses through (struct bneck_xfer,
+ * obey_pauses): the sender is silent for d_pub = (D - K/lambda)+ of every
+ * period P, so it sends for the fraction 1 - d_pub/P. In a period the
+ * server, alone on its CPU for P - D, drains at most cap_on (P - D)
+ * packets of the lambda (P - d_pub) that arrive (the queue ends each
+ * window full when d_pub > 0); the excess is lost (the periodic fluid
+ * bound), which is returned; the sending fraction goes to *send_frac.
+ */
+static double paused_loss(const struct rxb_stage_inputs *st, double lambda,
+			  double cap_on, double *send_frac)
+{
+	double d = st->vacation_s, p = st->vacation_period_s;
+	double d_pub = d - st->queue_pkts / lambda;
+	double arrive, over;
+
+	if (d_pub < 0.0)
+		d_pub = 0.0;
+	*send_frac = 1.0 - d_pub / p;
+	arrive = lambda * (p - d_pub);
+	over = arrive - cap_on * (p - d);
+	return over > 0.0 ? over / arrive : 0.0;
+}
+
+/*
+ * Does a stage losing @loss need bulkq_burst() (O(K) per stage and rate)?
+ * Not when its vacations set the loss (no absorption then), and not where
+ * loss x file packets is below BURST_MIN_LOST_PKTS: no round is larger than
+ * the file, so every round then loses less than that with or without
+ * absorption and T moves by less than that share of a round. Skipping the
+ * rates below capacity cuts a solve on a deep socket buffer by a third
+ * (e2e, K = 3641: 23-25 ms of CPU per epoch instead of 33-65 ms). The
+ * reported point (burst_always) gets its queue figures in full.
+ */
+static bool burst_matters(const struct bneck_model *md, bool vac_wins, double loss)
+{
+	if (md->x->rounds != BNECK_ROUNDS_BURST)
+		return false;
+	if (md->burst_always)
+		return true;
+	return !vac_wins && loss * md->file_pkts >= BURST_MIN_LOST_PKTS;
+}
+
+/*
+ * The share of its service rate a stage's server keeps while interrupt
+ * context takes @irq_ns of its CPU per packet arriving at @lambda: every
+ * task on the CPU loses that time alike, the receiver included, so its
+ * rate scales by 1 - lambda x irq_ns (stage A on the receiver's CPU).
+ * Never below @min_share, which only keeps the rate positive: the kernel
+ * does hand a softirq that keeps running to ksoftirqd, a task among the
+ * others, but the measured NET_RX share of the receiver's CPU followed
+ * lambda x irq_ns up to 0.4 at every #C (docs/model.md §4), far past the
+ * 1 / (#C + 2) such a task would get.
+ */
+double bneck_irq_share(double lambda, double irq_ns, double min_share)
+{
+	double share;
+
+	if (!(irq_ns > 0.0) || !(lambda > 0.0))
+		return 1.0;
+	share = 1.0 - lambda * irq_ns * 1e-9;
+	return share > min_share ? share : min_share;
+}
+
+/*
+ * The factor on stage @i's service rates at the node md->z: e^(z sd), a
+ * lognormal with median 1. Scaling the rate where the stage keeps up by
+ * it too is exact without interrupts and close with them.
+ */
+static double stage_scale(const struct bneck_model *md, uint32_t i)
+{
+	if (md->z == 0.0 || !(md->st[i].mu_rel_sd > 0.0))
+		return 1.0;
+	return exp(md->z * md->st[i].mu_rel_sd);
+}
+
+/* Is stage @i a fluid queue with a spread drain (BNECK_LOSS_SPREAD)? */
+static bool spread_stage(const struct bneck_model *md, uint32_t i)
+{
+	return md->x->loss_model == BNECK_LOSS_SPREAD && !md->st[i].load_independent;
+}
+
+/* T(B) and the figures behind it, every service rate at its node md->z. */
+static int eval_rate(struct bneck_model *md, double rate_bps, struct bneck_eval *ev)
+{
+	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
+	double ln_loss = -INFINITY, ln_pass = 0.0;
+	struct rbudp_stage rs[BNECK_MAX_STAGES];
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->send_frac = 1.0;
+	for (uint32_t i = 0; i < md->nstages; i++) {
+		double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
+					       BNECK_IRQ_MIN_SHARE);
+		double f = stage_scale(md, i);
+		/* Beyond what it keeps up with, the queue fills: the full rate. */
+		double mu = f * (md->keep_up_pkts_per_s[i] > 0.0 &&
+				 lambda > f * md->keep_up_pkts_per_s[i] ?
+				 md->mu_full[i] : md->mu[i]);
+		struct bulkq_params p = {
+			.arrival_per_s = lambda,
+			.service_per_s = share * (md->paused[i] ? f * md->mu_on[i] : mu),
+			.queue_pkts = md->st[i].queue_pkts,
+			.batch_pkts = md->st[i].batch_pkts,
+			.rule = md->st[i].rule,
+		};
+		struct bulkq_burst_result br = { 0 };
+		struct bulkq_result r;
+		bool vac_wins;
+		double vac;
+
+		if (spread_stage(md, i)) {
+			spread_fluid_loss(lambda, p.service_per_s * p.batch_pkts, &r);
+		} else {
+			err = bulkq_loss(&p, &r);
+			if (err)
+				return err;
+		}
+		/*
+		 * A stage that loses more to its server's vacations than the
+		 * bulk queue says: both describe the same CPU sharing, so the
+		 * larger is the stage's loss (not their sum).
+		 */
+		if (md->paused[i]) {
+			double frac;
+
+			vac = paused_loss(&md->st[i], lambda,
+					  p.service_per_s * md->st[i].batch_pkts, &frac);
+			if (frac < ev->send_frac)
+				ev->send_frac = frac;
+		} else {
+			vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts,
+						  md->st[i].vacation_s,
+						  md->st[i].vacation_period_s);
+		}
+		vac_wins = vac > r.loss;
+		if (vac_wins) {
+			r.loss = vac;
+			r.ln_loss = log(vac);
+			r.pass = 1.0 - vac;
+		}
+		if (spread_stage(md, i)) {
+			/* Above its drain a fluid queue ends every round full. */
+			br.absorb_pkts = vac_wins || !(r.loss > 0.0) ? 0.0 :
+					 md->st[i].queue_pkts;
+		} else if (burst_matters(md, vac_wins, r.loss)) {
+			err = bulkq_burst(&p, md->qwork, &br);
+			if (err)
+				return err;
+			/*
+			 * The vacation loss is per off window, each window
+			 * starting from a drained queue: a round's burst gets
+			 * no absorption beyond what l_vac already counts.
+			 */
+			if (vac_wins)
+				br.absorb_pkts = 0.0;
+		}
+		ev->stage_lambda[i] = lambda;
+		ev->stage_mu[i] = p.service_per_s;
+		ev->stage_loss[i] = r.loss;
+		ev->stage_absorb[i] = br.absorb_pkts;
+		ev->stage_meanq[i] = br.mean_queue_pkts;
+		rs[i].loss = r.loss;
+		rs[i].pass = r.pass;
+		rs[i].absorb_pkts = br.absorb_pkts;
+		/* After the blast nothing arrives: it empties at its whole rate. */
+		rs[i].drain_pkts_per_s = mu * md->st[i].batch_pkts;
+		/* l = l_prev + l_i (1 - l_prev): lost here after passing so far. */
+		ln_loss = ln_add(ln_loss, r.ln_loss + ln_pass);
+		ln_pass += log(r.pass);
+		lambda *= r.pass;	/* the next stage sees what passed */
+		if (r.rel_err > md->worst_rel_err)
+			md->worst_rel_err = r.rel_err;
+	}
+	if (ln_loss > 0.0)
+		ln_loss = 0.0;	/* rounding */
+	/* A sender that pauses blasts at rate_bps only while it sends. */
+	if (md->x->rounds == BNECK_ROUNDS_BURST)
+		err = rbudp_time_burst(&md->rb, rate_bps / 8.0 * ev->send_frac, rs,
+				       md->nstages, &ev->t);
+	else
+		err = rbudp_time(&md->rb, rate_bps / 8.0 * ev->send_frac, ln_loss,
+				 &ev->t);
+	if (err)
+		return err;
+	ev->pt.first_loss = md->x->rounds == BNECK_ROUNDS_BURST ?
+			    rbudp_round_lost(rs, md->nstages, md->file_pkts) / md->file_pkts :
+			    exp(ln_loss);
+	ev->pt.rate_bps = rate_bps;
+	ev->pt.ln_loss = ln_loss;
+	ev->pt.loss = exp(ln_loss);
+	ev->pt.time_s = ev->t.time_s;
+	ev->pt.n_resend = ev->t.n_resend;
+	md->evaluations++;
+	return 0;
+}
+
+/*
+ * The breakpoints of T over the spread factor's normal node at @rate_bps
+ * (spread_rule_build()): of the last spread stage with a spread, where
+ * its drain falls to the arrivals, where the first blast starts to lose
+ * (the drain below lambda (1 - K / n0)), where it loses one loss episode
+ * and where the depth cost sets in.
+ * Returns how many; 0 when no stage is spread.
+ */
+static uint32_t spread_breaks(const struct bneck_model *md, double rate_bps, double *brk)
+{
+	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
+	uint32_t n = 0;
+
+	for (uint32_t i = md->nstages; i-- > 0;) {
+		const struct rxb_stage_inputs *st = &md->st[i];
+		double sd = st->mu_rel_sd, a = 1.0 - st->queue_pkts / md->file_pkts;
+		double c = bneck_irq_share(lambda, st->irq_ns_per_pkt, BNECK_IRQ_MIN_SHARE) *
+			   md->mu[i] * st->batch_pkts;
+
+		if (!spread_stage(md, i) || !(sd > 0.0))
+			continue;
+		brk[n++] = log(lambda / c) / sd;
+		if (a > 0.0)
+			brk[n++] = log(lambda * a / c) / sd;
+		/* ... and where it loses one episode: a round is then certain. */
+		a -= md->x->loss_episode_pkts / md->file_pkts;
+		if (a > 0.0 && md->x->loss_episode_pkts > 1.0)
+			brk[n++] = log(lambda * a / c) / sd;
+		if (md->keep_up_pkts_per_s[i] > 0.0)
+			brk[n++] = log(lambda / md->keep_up_pkts_per_s[i]) / sd;
+		break;
+	}
+	return n;
+}
+
+/*
+ * BNECK_LOSS_SPREAD: T(B), the loss, the first blast's loss and N_resend
+ * expected over the spread factor by spread_rule_build()'s rule; the
+ * stage figures at the median drain (z = 0).
+ */
+static int eval_spread(struct bneck_model *md, double rate_bps, struct bneck_eval *ev)
+{
+	double brk[SPREAD_MAX_BREAKS], t = 0.0, loss = 0.0, first = 0.0, nres = 0.0;
+	struct spread_rule rule;
+	struct bneck_eval node;
+	uint32_t nb;
+	int err;
+
+	md->z = 0.0;
+	err = eval_rate(md, rate_bps, ev);
+	nb = spread_breaks(md, rate_bps, brk);
+	if (err || nb == 0)
+		return err;
+	err = spread_rule_build(brk, nb, &rule);
+	for (uint32_t j = 0; j < rule.n && !err; j++) {
+		md->z = rule.z[j];
+		err = eval_rate(md, rate_bps, &node);
+		t += rule.w[j] * node.pt.time_s;
+		loss += rule.w[j] * node.pt.loss;
+		first += rule.w[j] * node.pt.first_loss;
+		nres += rule.w[j] * node.pt.n_resend;
+	}
+	md->z = 0.0;
+	if (err)
+		return err;
+	ev->pt.time_s = t;
+	ev->pt.loss = fmin(loss, 1.0);
+	ev->pt.ln_loss = log(ev->pt.loss);
+	ev->pt.first_loss = fmin(first, 1.0);
+	ev->pt.n_resend = nres;
+	return 0;
+}
+
+/* See bneck_eval.h. */
+int bneck_eval_objective(struct bneck_model *md, double rate_bps,
+			 struct bneck_eval *ev)
+{
+	static const double node[2] = { -BNECK_GH3_NODE, BNECK_GH3_NODE };
+	struct bneck_eval side;
+	double t;
+	int err;
+
+	if (md->x->loss_model == BNECK_LOSS_SPREAD)
+		return eval_spread(md, rate_bps, ev);
+	md->z = 0.0;
+	err = eval_rate(md, rate_bps, ev);
+	if (err || !md->expect)
+		return err;
+	t = BNECK_GH3_W_MID * ev->pt.time_s;
+	for (int j = 0; j < 2 && !err; j++) {
+		md->z = node[j];
+		err = eval_rate(md, rate_bps, &side);
+		t += BNECK_GH3_W_SIDE * side.pt.time_s;
+	}
+	md->z = 0.0;
+	if (err)
+		return err;
+	ev->pt.time_s = t;
+	return 0;
+}
+

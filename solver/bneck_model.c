@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The bottleneck model's set-up: inputs checked, each stage's service
+ * rates (tagged-customer net or load-independent, overflowed, between
+ * vacations) and its capacity under interrupts. See bneck.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/bneck_model.h"
+#include "solver/bulkq.h"
+
+/* The largest mu_rel_sd taken: beyond it the rate is not a measurement. */
+#define MU_REL_SD_MAX 1.0
+
+/* Scratch for bulkq_burst() on queues of up to @k packets. */
+static int ws_reserve(struct bneck_ws *ws, uint32_t k)
+{
+	size_t need = BULKQ_BURST_WORK(k);
+	double *w;
+
+	if (need <= ws->qwork_len)
+		return 0;
+	w = realloc(ws->qwork, need * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	ws->qwork = w;
+	ws->qwork_len = need;
+	return 0;
+}
+
+static bool pos_finite(double v)
+{
+	return v > 0.0 && isfinite(v);
+}
+
+static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
+			const struct bneck_xfer *x)
+{
+	if (nstages < 1 || nstages > BNECK_MAX_STAGES)
+		return -EINVAL;
+	for (uint32_t i = 0; i < nstages; i++) {
+		if (!pos_finite(st[i].mu_net_per_s) || st[i].queue_pkts < 1 ||
+		    st[i].batch_pkts < 1)
+			return -EINVAL;
+		if (!(st[i].vacation_s >= 0.0) || !isfinite(st[i].vacation_s) ||
+		    (st[i].vacation_s > 0.0 &&
+		     !(st[i].vacation_period_s > st[i].vacation_s &&
+		       isfinite(st[i].vacation_period_s))))
+			return -EINVAL;
+		if (!(st[i].irq_ns_per_pkt >= 0.0) || !isfinite(st[i].irq_ns_per_pkt))
+			return -EINVAL;
+		if (!(st[i].mu_rel_sd >= 0.0) || !(st[i].mu_rel_sd <= MU_REL_SD_MAX))
+			return -EINVAL;
+		if (!(st[i].mu_net_full_per_s >= 0.0) || !isfinite(st[i].mu_net_full_per_s) ||
+		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)
+			return -EINVAL;
+		if (st[i].load_independent)
+			continue;
+		if (!pos_finite(st[i].mu_pio_per_s) ||
+		    !pos_finite(st[i].mu_disk_per_s) ||
+		    !(st[i].cpu_bound >= 0.0) || !(st[i].io_bound >= 0.0))
+			return -EINVAL;
+	}
+	if (!pos_finite(x->payload_bytes) || !pos_finite(x->file_bytes) ||
+	    !(x->one_way_delay_s >= 0.0) || !isfinite(x->one_way_delay_s) ||
+	    !pos_finite(x->min_rate_bps) || !pos_finite(x->line_rate_bps) ||
+	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2 ||
+	    !(x->loss_episode_pkts == 0.0 ||
+	      (x->loss_episode_pkts >= 1.0 && isfinite(x->loss_episode_pkts))) ||
+	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED) ||
+	    (x->loss_model != BNECK_LOSS_QUEUE && x->loss_model != BNECK_LOSS_SPREAD))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Packets per second a server of @pkts_per_s keeps up with when interrupts
+ * take @irq_ns of its CPU per arrival: the lambda where
+ * lambda = pkts_per_s x bneck_irq_share(lambda). Unfloored that is
+ * pkts_per_s / (1 + pkts_per_s irq_ns); where the share there is below
+ * @min_share, the root lies on the floor, at pkts_per_s x min_share (the
+ * difference of both sides falls with lambda, so the root is unique).
+ */
+static double irq_capacity(double pkts_per_s, double irq_ns, double min_share)
+{
+	double lam;
+
+	if (!(irq_ns > 0.0))
+		return pkts_per_s;
+	lam = pkts_per_s / (1.0 + pkts_per_s * irq_ns * 1e-9);
+	return fmax(lam, pkts_per_s * min_share);
+}
+
+static int stage_service(const struct rxb_stage_inputs *in,
+			 const struct bneck_xfer *x, const struct ctmc_opts *o,
+			 struct bneck_stage *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (in->load_independent) {
+		out->service_rate_per_s = in->mu_net_per_s;
+		out->mean_response_s = 1.0 / in->mu_net_per_s;
+	} else {
+		struct tagged_rates r = {
+			.mu_pio_per_s = in->mu_pio_per_s,
+			.mu_disk_per_s = in->mu_disk_per_s,
+			.mu_net_per_s = in->mu_net_per_s,
+		};
+		int err = tagged_seed_mean(in->cpu_bound, in->io_bound, &r, o,
+					   &out->tagged);
+
+		if (err)
+			return err;
+		out->tagged_used = true;
+		out->service_rate_per_s = out->tagged.service_rate_per_s;
+		out->mean_response_s = out->tagged.mean_response_s;
+	}
+	out->capacity_bps = irq_capacity(out->service_rate_per_s * in->batch_pkts,
+					 in->irq_ns_per_pkt, BNECK_IRQ_MIN_SHARE) *
+			    x->payload_bytes * 8.0;
+	return 0;
+}
+
+/* stage_service() of a variant of a stage's inputs: its rate into @mu,
+ * its capacity into @capacity_bps (may be NULL). */
+static int variant_service(const struct rxb_stage_inputs *v, const struct bneck_xfer *x,
+			   const struct ctmc_opts *o, double *mu, double *capacity_bps)
+{
+	struct bneck_stage st;
+	int err = stage_service(v, x, o, &st);
+
+	if (err)
+		return err;
+	*mu = st.service_rate_per_s;
+	if (capacity_bps)
+		*capacity_bps = st.capacity_bps;
+	return 0;
+}
+
+/*
+ * The stage's service rate once its queue has overflowed
+ * (mu_net_full_per_s) into @mu_full, and the rate it then drains into
+ * out->capacity_full_bps.
+ */
+static int stage_full_service(const struct rxb_stage_inputs *in,
+			      const struct bneck_xfer *x, const struct ctmc_opts *o,
+			      struct bneck_stage *out, double *mu_full)
+{
+	struct rxb_stage_inputs full = *in;
+
+	full.mu_net_per_s = in->mu_net_full_per_s;
+	return variant_service(&full, x, o, mu_full, &out->capacity_full_bps);
+}
+
+/*
+ * The stage's service rate between its vacations: the vacations are the
+ * CPU-bound tasks' turns, so in between it runs without them (#C = 0).
+ */
+static int stage_on_service(const struct rxb_stage_inputs *in,
+			    const struct bneck_xfer *x, const struct ctmc_opts *o,
+			    double *mu_on)
+{
+	struct rxb_stage_inputs alone = *in;
+
+	alone.cpu_bound = 0.0;
+	return variant_service(&alone, x, o, mu_on, NULL);
+}
+
+/* See bneck_model.h. */
+int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
+		      const struct ctmc_opts *o, struct bneck_result *res)
+{
+	const struct rxb_stage_inputs *stages = md->st;
+	const struct bneck_xfer *x = md->x;
+	uint32_t nstages = md->nstages;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = check_inputs(stages, nstages, x);
+	if (err)
+		return err;
+	if (x->points > ws->cap)
+		return -EINVAL;
+	md->rb.file_bytes = x->file_bytes;
+	md->rb.payload_bytes = x->payload_bytes;
+	md->rb.one_way_delay_s = x->one_way_delay_s;
+	md->rb.loss_episode_pkts = x->loss_episode_pkts;
+	if (x->rounds == BNECK_ROUNDS_BURST) {
+		uint32_t kmax = 0;
+
+		for (uint32_t i = 0; i < nstages; i++)
+			if (stages[i].queue_pkts > kmax)
+				kmax = stages[i].queue_pkts;
+		err = ws_reserve(ws, kmax);
+		if (err)
+			return err;
+		md->qwork = ws->qwork;
+	}
+	md->file_pkts = fmax(x->file_bytes / x->payload_bytes, 1.0);
+	res->nstages = nstages;
+	for (uint32_t i = 0; i < nstages; i++) {
+		md->max_rel_sd = fmax(md->max_rel_sd, stages[i].mu_rel_sd);
+		err = stage_service(&stages[i], x, o, &res->stage[i]);
+		if (err)
+			return err;
+		md->mu[i] = res->stage[i].service_rate_per_s;
+		if (res->stage[i].tagged.rel_err > res->model_rel_err)
+			res->model_rel_err = res->stage[i].tagged.rel_err;
+		if (stages[i].mu_net_full_per_s > 0.0 &&
+		    stages[i].mu_net_full_per_s < stages[i].mu_net_per_s) {
+			err = stage_full_service(&stages[i], x, o, &res->stage[i],
+						 &md->mu_full[i]);
+			if (err)
+				return err;
+			md->keep_up_pkts_per_s[i] = res->stage[i].capacity_bps /
+						    (x->payload_bytes * 8.0);
+		}
+		if (x->obey_pauses && stages[i].vacation_s > 0.0) {
+			err = stage_on_service(&stages[i], x, o, &md->mu_on[i]);
+			if (err)
+				return err;
+			md->paused[i] = true;
+		}
+	}
+	return 0;
+}
+

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The bottleneck search's model (internal to solver/bneck*.c): a flow's
+ * stages with their inputs checked and their service rates computed, ready
+ * for bneck_eval_objective() to evaluate T(B) at any rate.
+ */
+#ifndef RXB_SOLVER_BNECK_MODEL_H
+#define RXB_SOLVER_BNECK_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "solver/bneck.h"
+
+/* The least share of its rate interrupts leave a stage's server. */
+#define BNECK_IRQ_MIN_SHARE	0.05
+
+/* Everything T(B) needs once the service rates are known. */
+struct bneck_model {
+	const struct rxb_stage_inputs *st;
+	uint32_t nstages;
+	double mu[BNECK_MAX_STAGES];
+	double mu_on[BNECK_MAX_STAGES];	/* obey_pauses: between vacations */
+	/* With mu_net_full_per_s: the service rate once overflowed, and the
+	 * arrival rate above which it applies (0: never). */
+	double mu_full[BNECK_MAX_STAGES];
+	double keep_up_pkts_per_s[BNECK_MAX_STAGES];
+	bool paused[BNECK_MAX_STAGES];	/* obey_pauses and this stage has vacations */
+	const struct bneck_xfer *x;
+	struct rbudp_params rb;
+	double *qwork;		/* bulkq_burst() scratch (burst rounds) */
+	double file_pkts;	/* packets in the file: the largest round */
+	bool burst_always;	/* bulkq_burst() even where it cannot matter */
+	bool expect;		/* bneck_eval_objective() takes the expectation */
+	double max_rel_sd;	/* the largest mu_rel_sd; > 0: the rate is uncertain */
+	double z;		/* the standard normal node eval_rate() is at */
+	double worst_rel_err;
+	uint32_t evaluations;
+};
+
+/*
+ * Checks the inputs (-EINVAL), computes every stage's service rates (into
+ * md and res->stage[]), reserves the burst-queue scratch in @ws. @md comes
+ * with st, nstages and x set; @res is cleared first.
+ */
+int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
+		      const struct ctmc_opts *o, struct bneck_result *res);
+
+#endif

@@ -28,6 +28,7 @@
 #include "daemon/collect/collect_net.h"
 #include "daemon/collect/collect_proc.h"
 #include "daemon/collect/collect_sched.h"
+#include "daemon/collect/cpushare.h"
 #include "daemon/collect/nic.h"
 #include "daemon/collect/procfs.h"
 #include "daemon/collect/rx_preempts.h"
@@ -61,6 +62,7 @@ struct collect {
 	struct collect_sched_tid_time rx[MAX_RX_TIDS];
 	bool report_tasks;
 	struct collect_sched_report report;
+	struct cpushare share;
 
 	struct sampling smp;	/* when the per-packet programs are attached */
 	struct collect_net_rx_memory rx_mem;
@@ -306,6 +308,7 @@ static int copy_opts(struct collect *c, const struct collect_opts *o)
 	c->fb.rx_max_frames = o->fallback_rx_max_frames;
 	c->fb.rx_usecs = o->fallback_rx_usecs;
 	c->report_tasks = o->report_tasks;
+	cpushare_init(&c->share, "/proc", "/sys/fs/cgroup");
 	if (!c->fb.rx_ring)
 		c->fb.rx_ring = procfs_read_netdev_max_backlog();
 	return 0;
@@ -659,10 +662,13 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
 		collect_disk_compute(&c->blk[prev], &c->blk[cur], &out->disk);
 	if (c->sq)
 		nrx = collect_net_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
-	if (c->sp)
+	if (c->sp) {
+		/* The task list is what cpushare weighs; --tasks prints it too. */
+		c->report.with_runnable = true;
 		collect_sched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out,
-			       c->report_tasks ? &c->report : NULL,
-			       c->bp ? disk_reqs : NULL, c);
+			       &c->report, c->bp ? disk_reqs : NULL, c);
+		cpushare_epoch(&c->share, &c->report, out);
+	}
 	if (c->np)
 		collect_net_stage_a(&c->net[prev], &c->net[cur], sampled, out);
 	if (c->sq) {
@@ -706,6 +712,7 @@ static void init_epoch(struct rxb_epoch *out, int ncpus)
 		m->busy_frac = m->softirq_frac = m->hardirq_frac = NAN;
 		m->cpu_bound_slice_ns = NAN;
 		m->cpu_bound_run_ns = NAN;
+		m->cpu_bound_eff = NAN;
 	}
 	out->disk.mean_service_ns = NAN;
 	out->disk.service_rate_per_s = NAN;

@@ -66,6 +66,7 @@ static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 		json_obj_begin(w, NULL);
 		json_int(w, "cpu", c->cpu);
 		json_double(w, "cpu_bound", c->cpu_bound);
+		json_double(w, "cpu_bound_eff", c->cpu_bound_eff);
 		json_double(w, "io_bound", c->io_bound);
 		json_double(w, "busy_frac", c->busy_frac);
 		json_double(w, "softirq_frac", c->softirq_frac);

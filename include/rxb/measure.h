@@ -113,6 +113,10 @@ struct rxb_cpu_meas {
 	double cpu_bound_run_ns;	/* mean run of the CPU-bound tasks here
 					 * that ended in preemption: the slice
 					 * as the tick enforces it */
+	double cpu_bound_eff;	/* competing load in nice-0 receiver
+				 * equivalents: weights, quotas, part-time
+				 * tasks (daemon/collect/cpushare.h); NaN
+				 * unknown */
 };
 
 struct rxb_disk_meas {

@@ -161,7 +161,16 @@ def daemon_view(ep, port=None):
         "rate_bps": rate.get("rate_bps"),
         "rate_flags": rate.get("flags"),
         "one_way_delay_s": (f.get("transfer") or {}).get("one_way_delay_s"),
+        # The receiver's CPU: the plain #C and the effective count the
+        # model's #C is taken from (weights, quotas; docs/measurement.md).
+        "recv_cpu_bound": recv_cpu(ep, "cpu_bound"),
+        "recv_cpu_bound_eff": recv_cpu(ep, "cpu_bound_eff"),
     }
+
+
+def recv_cpu(ep, key):
+    c = [x for x in ep.get("cpus") or [] if x.get("cpu") == RECV_CPU]
+    return c[0].get(key) if c else None
 
 
 def sock_of(ep, port):

@@ -297,7 +297,7 @@ print(c[0]["cpu_bound"] if c and c[0]["cpu_bound"] is not None else -1)' "$E_REC
 e2e_wait_cb() {
 	local ok=0 c end=$((SECONDS + 15))
 	while [ $SECONDS -lt $end ]; do
-		c=$(e2e_cpu_bound)
+		c=$(${E_WAIT_READER:-e2e_cpu_bound})
 		if /usr/bin/python3 -c "import sys; sys.exit(0 if abs($c - $1) < 0.3 else 1)"; then
 			ok=$((ok + 1))
 			[ $ok -ge 3 ] && { echo "$c"; return 0; }
@@ -789,31 +789,9 @@ e2e_load() {
 
 # e2e_load_expect K: the effective competing count (cpus[].cpu_bound_eff,
 # daemon/collect/cpushare.h) that K tasks of kind E_LOAD should give a
-# saturated nice-0 receiver, from the closed forms: busy K; duty:P K P/100
-# (runnable P of the time); nice:N K w(N)/1024; quota:P x/(1-x) with
-# x = min(P/100, K/(K+1)); io 0 (the model counts them as #I).
+# saturated nice-0 receiver, from the closed forms (tests/e2e/loads.py).
 e2e_load_expect() {
-	/usr/bin/python3 - "$E_LOAD" "$1" <<'PY'
-import sys
-kind, k = sys.argv[1], int(sys.argv[2])
-w = [88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
-     9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
-     1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
-     110, 87, 70, 56, 45, 36, 29, 23, 18, 15]
-name, _, arg = kind.partition(":")
-if k == 0 or name == "io":
-    v = 0.0
-elif name == "busy":
-    v = k
-elif name == "duty":
-    v = k * int(arg) / 100
-elif name == "nice":
-    v = k * w[int(arg) + 20] / 1024
-elif name == "quota":
-    x = min(int(arg) / 100, k / (k + 1))
-    v = x / (1 - x)
-print("%.4f" % v)
-PY
+	/usr/bin/python3 "$E_SRC/tests/e2e/loads.py" expect "$E_LOAD" "$1"
 }
 
 # e2e_load_limit: the most effective #C on the receiver's CPU that is still
@@ -824,27 +802,18 @@ e2e_load_limit() {
 	/usr/bin/python3 -c "print('%.4f' % ($(e2e_load_expect "$E_K") + 0.5))"
 }
 
-# e2e_wait_load K: up to 15 s for 3 epochs in a row with the effective #C
-# on the receiver's CPU within 0.3 of e2e_load_expect K. Prints the last
-# value; returns 1 if it never settled (the runs go on and are checked).
-e2e_wait_load() {
-	local ok=0 c want end=$((SECONDS + 15))
-	want=$(e2e_load_expect "$1")
-	while [ $SECONDS -lt $end ]; do
-		c=$(e2e_ctl status --json | /usr/bin/python3 -c '
+# The effective count on the receiver's CPU (-1 when not measured).
+e2e_cpu_bound_eff() {
+	e2e_ctl status --json | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 c = [x for x in (d.get("measurement") or {}).get("cpus") or [] if x["cpu"] == int(sys.argv[1])]
 v = c[0].get("cpu_bound_eff") if c else None
-print(v if v is not None else -1)' "$E_RECV_CPU")
-		if /usr/bin/python3 -c "import sys; sys.exit(0 if abs($c - $want) < 0.3 else 1)"; then
-			ok=$((ok + 1))
-			[ $ok -ge 3 ] && { echo "$c"; return 0; }
-		else
-			ok=0
-		fi
-		sleep "$(/usr/bin/python3 -c "print($E_EPOCH_MS / 1000)")"
-	done
-	echo "$c"
-	return 1
+print(v if v is not None else -1)' "$E_RECV_CPU"
+}
+
+# e2e_wait_load K: e2e_wait_cb on the effective count against
+# e2e_load_expect K (up to 15 s for 3 epochs in a row within 0.3 of it).
+e2e_wait_load() {
+	E_WAIT_READER=e2e_cpu_bound_eff e2e_wait_cb "$(e2e_load_expect "$1")"
 }

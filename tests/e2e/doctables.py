@@ -68,7 +68,7 @@ MAKE_E2E = "make-e2e-s79"
 
 # §5.5: one run per load kind that is not busy loops (run.sh -L), each
 # judged by its own sweep.
-LOADS = []
+LOADS = ["loads-nice10-k3", "loads-quota25-k2"]
 KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
@@ -134,8 +134,9 @@ def loads_table(results):
     without PAUSE)."""
     out = ["| load × k | #C; effective (expected), receiver's CPU | best fixed rate "
            "(Gb/s): T (s) | chosen (Gb/s) / best (claim 3, ±15 %) | `--follow` T / "
-           "best (claim 1, ≤ 1.10) | verdict |",
-           "|---|---|---|---|---|---|"]
+           "best (claim 1, ≤ 1.10) | verdict | model capacity; measured drain when lossy "
+           "(Gb/s) |",
+           "|---|---|---|---|---|---|---|"]
     for d in LOADS:
         r = load(results, d)
         meta = r["meta"]
@@ -156,13 +157,17 @@ def loads_table(results):
         c1 = t / n / tb if n and tb else None
         ok3 = c3.get("holds")
         ok1 = c1 is not None and c1 <= analyze.CLAIM1_MAX
-        out.append("| %s × %d | %s; %s (%.2f) | %s: %s | %s; %s | %s (%d) | %s |" % (
+        dg = p.get("diagnosis") or {}
+        cap = dg.get("model_capacity_bps")
+        drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
+        out.append("| %s × %d | %s; %s (%.2f) | %s: %s | %s; %s | %s (%d) | %s | %s; %s |" % (
             meta.get("load", "busy"), k, fmt(plain, "%.2f"), fmt(eff, "%.2f"),
             loads.expect(meta.get("load"), k),
             fmt(best.get("rate_bps") and best["rate_bps"] / 1e9, "%.2f"), fmt(tb, "%.3f"),
             fmt(c3.get("chosen_first_bps") and c3["chosen_first_bps"] / 1e9, "%.2f"),
             fmt(c3.get("ratio_first"), "%.2f"), fmt(c1, "%.3f"), n,
-            "%s, %s" % ("3 holds" if ok3 else "3 fails", "1 holds" if ok1 else "1 fails")))
+            "%s, %s" % ("3 holds" if ok3 else "3 fails", "1 holds" if ok1 else "1 fails"),
+            fmt(cap and cap / 1e9, "%.2f"), fmt(drain and drain / 1e9, "%.2f")))
     return "\n".join(out) + "\n"
 
 

@@ -66,7 +66,6 @@ static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 		json_obj_begin(w, NULL);
 		json_int(w, "cpu", c->cpu);
 		json_double(w, "cpu_bound", c->cpu_bound);
-		json_double(w, "cpu_bound_eff", c->cpu_bound_eff);
 		json_double(w, "io_bound", c->io_bound);
 		json_double(w, "busy_frac", c->busy_frac);
 		json_double(w, "softirq_frac", c->softirq_frac);
@@ -77,6 +76,7 @@ static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 		count_or_null(w, "untraced_switches", sched, c->untraced_switches);
 		json_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
 		json_double(w, "cpu_bound_run_ns", c->cpu_bound_run_ns);
+		json_double(w, "cpu_bound_eff", c->cpu_bound_eff_valid ? c->cpu_bound_eff : NAN);
 		json_obj_end(w);
 	}
 	json_arr_end(w);

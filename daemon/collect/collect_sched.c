@@ -332,6 +332,7 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 		m->cpu_bound_slice_ns = NAN;
 		m->cpu_bound_run_ns = NAN;
 		m->cpu_bound_eff = NAN;
+		m->cpu_bound_eff_valid = false;
 	}
 	for (size_t i = 0; i < nrx; i++) {
 		rx[i].seen = false;

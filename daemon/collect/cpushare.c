@@ -312,8 +312,10 @@ void cpushare_epoch(const struct cpushare *s, const struct collect_sched_report 
 	const char **key = calloc(nt ? nt : 1, sizeof(*key));
 
 	if (!info || !g || !key) {
-		for (int c = 0; c < out->ncpus; c++)
+		for (int c = 0; c < out->ncpus; c++) {
 			out->cpus[c].cpu_bound_eff = NAN;
+			out->cpus[c].cpu_bound_eff_valid = false;
+		}
 		goto out;
 	}
 	for (size_t i = 0; i < nt; i++) {
@@ -341,6 +343,7 @@ void cpushare_epoch(const struct cpushare *s, const struct collect_sched_report 
 			}
 		}
 		out->cpus[c].cpu_bound_eff = cpushare_effective(g, n) + extra;
+		out->cpus[c].cpu_bound_eff_valid = isfinite(out->cpus[c].cpu_bound_eff);
 	}
 out:
 	free(info);

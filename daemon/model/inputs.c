@@ -41,7 +41,8 @@ static enum value_src cost_src(const struct learn *l, bool fresh)
  */
 static double cpu_competition(const struct rxb_cpu_meas *m)
 {
-	return isfinite(m->cpu_bound_eff) ? m->cpu_bound_eff : m->cpu_bound;
+	return m->cpu_bound_eff_valid && isfinite(m->cpu_bound_eff) ? m->cpu_bound_eff
+								     : m->cpu_bound;
 }
 
 /* #C and #I over the receiver's CPUs, weighted by its on-CPU time there. */

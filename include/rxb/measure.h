@@ -115,8 +115,8 @@ struct rxb_cpu_meas {
 					 * as the tick enforces it */
 	double cpu_bound_eff;	/* competing load in nice-0 receiver
 				 * equivalents: weights, quotas, part-time
-				 * tasks (daemon/collect/cpushare.h); NaN
-				 * unknown */
+				 * tasks (daemon/collect/cpushare.h) */
+	bool cpu_bound_eff_valid;	/* false: not measured, use cpu_bound */
 };
 
 struct rxb_disk_meas {

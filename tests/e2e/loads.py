@@ -7,7 +7,8 @@ docs/e2e.md §1) and the share of the CPU each leaves a receiver.
 The effective count (cpus[].cpu_bound_eff, docs/measurement.md) is the
 equal-share count that gives a saturated nice-0 receiver the share the
 scheduler gives it. From the closed forms of weighted fair sharing:
-busy K; duty:P K P/100 (runnable P % of the wall-clock time); nice:N
+busy K; duty:P P/100 for K = 1 (runnable P % of the time; two or more
+on one CPU stretch each other's busy phases: no closed form); nice:N
 K w(N)/1024 (the kernel's weight of nice N); quota:P x/(1 - x) with
 x = min(P/100, K/(K+1)) (the K loops' share, capped by the quota); io 0
 (I/O-bound: the model's #I, not #C).
@@ -29,7 +30,9 @@ def expect(kind, k):
     if name == "busy":
         return float(k)
     if name == "duty":
-        return k * int(arg) / 100
+        if k > 1:
+            raise ValueError("duty:P has a closed form for k = 1 only")
+        return int(arg) / 100
     if name == "nice":
         return k * NICE_WEIGHT[int(arg) + 20] / 1024
     if name == "quota":

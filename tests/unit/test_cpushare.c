@@ -313,6 +313,7 @@ static void test_epoch(void **state)
 	cpushare_epoch(&s, &r, e);
 	assert_true(fabs(e->cpus[1].cpu_bound_eff - 1.4) < 1e-12);
 	assert_true(e->cpus[0].cpu_bound_eff == 0);
+	assert_true(e->cpus[0].cpu_bound_eff_valid && e->cpus[1].cpu_bound_eff_valid);
 	free(e);
 }
 

@@ -2,6 +2,8 @@
 /* A measurement record as JSON. See collect_json.h. */
 #include "daemon/collect/collect_json.h"
 
+#include <math.h>
+
 
 static const char *source_name(enum rxb_param_source s)
 {

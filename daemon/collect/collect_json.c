@@ -4,7 +4,6 @@
 
 #include <math.h>
 
-
 static const char *source_name(enum rxb_param_source s)
 {
 	switch (s) {

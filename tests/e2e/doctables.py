@@ -68,7 +68,7 @@ MAKE_E2E = "make-e2e-s79"
 
 # §5.5: one run per load kind that is not busy loops (run.sh -L), each
 # judged by its own sweep.
-LOADS = ["loads-nice10-k3", "loads-quota25-k2"]
+LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1"]
 KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.

@@ -192,8 +192,8 @@ static void nic_json(struct json_writer *w, const struct rxb_nic_meas *n)
 
 static void stage_a_json(struct json_writer *w, const struct rxb_epoch *e)
 {
-	/* The NAPI polls are counted in sampled epochs only. */
-	if ((e->probes & RXB_PROBE_NETRX) && !e->net_sampled)
+	/* The NAPI polls are counted in epochs with stage A only. */
+	if ((e->probes & RXB_PROBE_NETRX) && !e->net_stage_a)
 		json_null(w, "napi");
 	else
 		json_arr_begin(w, "napi");
@@ -211,7 +211,7 @@ static void stage_a_json(struct json_writer *w, const struct rxb_epoch *e)
 		json_double(w, "service_rate_per_s", n->service_rate_per_s);
 		json_obj_end(w);
 	}
-	if (!(e->probes & RXB_PROBE_NETRX) || e->net_sampled)
+	if (!(e->probes & RXB_PROBE_NETRX) || e->net_stage_a)
 		json_arr_end(w);
 	json_arr_begin(w, "irqs");
 	for (int i = 0; i < e->nirqs; i++) {
@@ -258,6 +258,8 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 	count_or_null(w, "net_attach_ns", e->net_attach_ns, e->net_attach_ns);
 	count_or_null(w, "net_detach_ns", e->net_detach_ns, e->net_detach_ns);
 	json_uint(w, "net_forced_epochs", e->net_forced);
+	json_uint(w, "net_stage_a_every", e->net_stage_a_every);
+	json_bool(w, "net_stage_a", e->net_stage_a);
 	cpus_json(w, e);
 	disk_json(w, &e->disk);
 	json_arr_begin(w, "sockets");

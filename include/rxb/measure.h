@@ -348,6 +348,16 @@ struct rxb_epoch {
 	 */
 	uint32_t net_probe_every;	/* 1: every epoch */
 	bool net_sampled;		/* this epoch's stage A/B counts measured */
+	/*
+	 * Stage A's programs (NET_RX softirq, napi_poll) covered this epoch
+	 * too: they are attached in one sampled epoch in net_stage_a_every
+	 * at most. In a sampled epoch without them napi[] is empty and
+	 * cpus[].softirq_frac is estimated (NET_RX softirqs of the epoch
+	 * from /proc/softirqs times the time per softirq measured last on
+	 * that CPU; NaN before the first).
+	 */
+	bool net_stage_a;
+	uint32_t net_stage_a_every;
 	uint64_t net_sampled_seq;	/* latest epoch with net_sampled (this
 					 * one when it is), 0 = none yet */
 	uint64_t net_attach_ns;		/* time the latest attach of those

@@ -33,6 +33,22 @@ static struct rxb_epoch *new_epoch(int ncpus)
 
 /* ------------------------------------------------------------ stage A -- */
 
+/* Two snapshots of 2 CPUs one second apart, all counters 0, no IRQs or
+ * NAPIs. */
+static void netrx_pair(struct netrx_snap *p, struct netrx_snap *c,
+		       struct netrx_cpu pc[2], struct netrx_cpu cc[2])
+{
+	memset(p, 0, sizeof(*p));
+	memset(pc, 0, 2 * sizeof(pc[0]));
+	memset(cc, 0, 2 * sizeof(cc[0]));
+	*c = *p;
+	p->at_ns = 1000 * MS;
+	c->at_ns = 2000 * MS;
+	p->ncpus = c->ncpus = 2;
+	p->cpus = pc;
+	c->cpus = cc;
+}
+
 static void test_stage_a(void **state)
 {
 	struct netrx_snap p, c;
@@ -42,19 +58,11 @@ static void test_stage_a(void **state)
 	struct rxb_epoch *e = new_epoch(2);
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	memset(pc, 0, sizeof(pc));
-	memset(cc, 0, sizeof(cc));
+	netrx_pair(&p, &c, pc, cc);
 	memset(pi, 0, sizeof(pi));
 	memset(ci, 0, sizeof(ci));
 	memset(pn, 0, sizeof(pn));
 	memset(cn, 0, sizeof(cn));
-	c = p;
-	p.at_ns = 1000 * MS;
-	c.at_ns = 2000 * MS;
-	p.ncpus = c.ncpus = 2;
-	p.cpus = pc;
-	c.cpus = cc;
 	/* CPU 0: 8000 NET_RX softirqs, 1000 timed for 20 ms: 160 ms in all. */
 	cc[0].netrx_cnt = 8000;
 	cc[0].netrx_timed = 1000;
@@ -122,16 +130,8 @@ static void test_stage_a_estimate(void **state)
 	struct rxb_epoch *e = new_epoch(2);
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	memset(pc, 0, sizeof(pc));
-	memset(cc, 0, sizeof(cc));
+	netrx_pair(&p, &c, pc, cc);
 	memset(&q, 0, sizeof(q));
-	c = p;
-	p.at_ns = 1000 * MS;
-	c.at_ns = 2000 * MS;
-	p.ncpus = c.ncpus = 2;
-	p.cpus = pc;
-	c.cpus = cc;
 	/* With stage A: CPU 0 takes 2.5 us per softirq (1000 timed, 2.5 ms). */
 	cc[0].netrx_cnt = 8000;
 	cc[0].netrx_timed = 1000;

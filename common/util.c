@@ -107,9 +107,14 @@ size_t rxb_lower_bound_u32(const void *base, size_t n, size_t size, size_t key_o
 int rxb_replace_file(int dirfd, const char *name, const char *tmp, const void *data,
 		     size_t len, unsigned int mode)
 {
-	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	int err;
+	int fd, err;
 
+	/* Made afresh (O_EXCL after removing any left over), so nothing else -
+	 * a FIFO, a link - can be in the temporary's place. */
+	if (unlinkat(dirfd, tmp, 0) && errno != ENOENT)
+		return -errno;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY, mode);
 	if (fd < 0)
 		return -errno;
 	err = rxb_write_all(fd, data, len);

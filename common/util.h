@@ -88,7 +88,8 @@ int rxb_write_all(int fd, const void *buf, size_t len);
 
 /*
  * Replace the file @name in the directory @dirfd by @len bytes of @data,
- * atomically: written whole to @tmp (mode @mode), fsync'd, renamed over
+ * atomically: written whole to @tmp (mode @mode; made afresh, whatever was
+ * in its place - a FIFO, a link - removed first), fsync'd, renamed over
  * @name, the directory fsync'd. A crash at any point leaves the old file
  * or the new one. 0 or -errno (@tmp removed).
  */

@@ -97,6 +97,8 @@ static const struct config_key keys[] = {
 		 "Per-packet probes in every epoch for this long after a change."),
 	ROW_T("measure", "watch_ports", CONFIG_PORT_LIST, measure.watch_ports, "", LIVE,
 	      "Local ports watched from start-up; senders' hellos add more."),
+	ROW_UINT("measure", "flow_linger_s", measure.flow_linger_s, 0, 3600, "30", LIVE,
+		 "Seconds a port a sender added stays watched after its last sender left."),
 	ROW_ENUM("measure", "attach", measure.attach, attach_names, "auto", RESTART,
 		 "How probes attach: auto, tp_btf, raw_tp, or none (no BPF, degraded)."),
 	ROW_T("measure", "bpf_stats", CONFIG_BOOL, measure.bpf_stats, "yes", LIVE,
@@ -144,6 +146,15 @@ static const struct config_key keys[] = {
 	      "Networks senders may connect from; empty: nobody."),
 	ROW_UINT("control", "max_connections", control.max_connections, 1, 65536, "1024", LIVE,
 		 "Most sender connections at a time."),
+	ROW_UINT("control", "max_connections_per_address", control.max_connections_per_address,
+		 1, 65536, "64", LIVE,
+		 "Most sender connections from one address (IPv6: one /64) at a time."),
+	ROW_UINT("control", "max_flows_per_address", control.max_flows_per_address, 1,
+		 RXB_MAX_SOCKS, "4", LIVE,
+		 "Most unwatched flow ports one address (IPv6: one /64) may hold senders on."),
+	ROW_T("control", "flow_owner_uids", CONFIG_UID_LIST, control.flow_owner_uids, "", LIVE,
+	      "Serve a HELLO only for a port whose receiving socket one of these users owns; "
+	      "empty: any."),
 	ROW_UINT("control", "max_frame_bytes", control.max_frame_bytes, 512, 65536, "4096", LIVE,
 		 "Largest frame accepted from a sender."),
 	ROW_SI("control", "output_queue_bytes", control.output_queue_bytes, 1024, 67108864,
@@ -595,6 +606,7 @@ void config_sendsrv_limits(const struct rxb_config *cfg, struct sendsrv_limits *
 	memset(lim, 0, sizeof(*lim));
 	lim->max_frame_bytes = cfg->control.max_frame_bytes;
 	lim->max_conns = cfg->control.max_connections;
+	lim->max_conns_per_source = cfg->control.max_connections_per_address;
 	lim->hello_timeout_ns = cfg->control.hello_timeout_s * RXB_NSEC_PER_SEC;
 	lim->idle_timeout_ns = cfg->control.idle_timeout_s * RXB_NSEC_PER_SEC;
 	lim->max_out_bytes = (uint32_t)cfg->control.output_queue_bytes;	/* <= 64 MiB */
@@ -610,6 +622,7 @@ void config_from_sendsrv_limits(const struct sendsrv_limits *lim, struct rxb_con
 {
 	cfg->control.max_frame_bytes = lim->max_frame_bytes;
 	cfg->control.max_connections = lim->max_conns;
+	cfg->control.max_connections_per_address = lim->max_conns_per_source;
 	cfg->control.hello_timeout_s = (uint32_t)(lim->hello_timeout_ns / RXB_NSEC_PER_SEC);
 	cfg->control.idle_timeout_s = (uint32_t)(lim->idle_timeout_ns / RXB_NSEC_PER_SEC);
 	cfg->control.output_queue_bytes = lim->max_out_bytes;

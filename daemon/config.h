@@ -99,7 +99,8 @@ struct rxb_ifname_list {
 	char name[RXB_CONF_MAX_DEVICES][RXB_IFNAME_LEN];
 };
 
-/* Users whose sockets [buffer] may resize: uids (names resolved at load). */
+/* Users as uids (names resolved at load): [buffer] allow_users, [control]
+ * flow_owner_uids. */
 #define RXB_CONF_MAX_UIDS	16
 struct rxb_uid_list {
 	int n;
@@ -135,6 +136,7 @@ struct rxb_config {
 		uint32_t net_probe_learn_s;	/* every epoch this long after a
 						 * change of the receive path */
 		struct rxb_port_list watch_ports;
+		uint32_t flow_linger_s;		/* an unwatched port after its last sender */
 		enum rxb_attach_mode attach;
 		bool bpf_stats;
 		struct rxb_ifname_list devices;	/* empty: all up, non-loopback */
@@ -160,6 +162,9 @@ struct rxb_config {
 		uint16_t port;
 		struct rxb_cidr_list allow;		/* empty: nobody */
 		uint32_t max_connections;
+		uint32_t max_connections_per_address;	/* IPv6: per /64 */
+		uint32_t max_flows_per_address;		/* unwatched ports held */
+		struct rxb_uid_list flow_owner_uids;	/* empty: any */
 		uint32_t max_frame_bytes;
 		uint64_t output_queue_bytes;
 		uint32_t idle_timeout_s;		/* 0: never */

@@ -18,6 +18,7 @@
 #include "daemon/collect/collect.h"
 #include "daemon/collect/procfs.h"
 #include "daemon/serve/metrics.h"
+#include "daemon/collect/sockdiag.h"
 #include "daemon/serve/status.h"
 
 #define MAX_EVENTS		64
@@ -162,13 +163,16 @@ void daemon_status(struct daemon *d, bool force)
 		return;
 	sendsrv_stats(d->ss, &st);
 	for (int i = 0; i < d->flows.n; i++)
-		if (d->flows.v[i].has_rate && (!best || d->flows.v[i].nsenders > best->nsenders))
+		if (d->flows.v[i].m[0].has_rate &&
+		    (!best || d->flows.v[i].nsenders > best->nsenders))
 			best = &d->flows.v[i];
 	len = (size_t)snprintf(line, sizeof(line), "epoch %llu; %d flows; %u senders",
 			       (unsigned long long)d->epochs, d->flows.n, st.conns_active);
+	/* The busiest flow's first transfer. */
 	if (best && len < sizeof(line))
 		snprintf(line + len, sizeof(line) - len, "; port %u: %.1f Mb/s (%s)",
-			 best->port, best->rate.rate_bps / 1e6, flows_state_name(best->state));
+			 best->port, best->m[0].rate.rate_bps / 1e6,
+			 flows_state_name(best->m[0].state));
 	if (d->have_epoch && d->epoch->degraded && strlen(line) + 12 < sizeof(line))
 		strcat(line, "; degraded");
 	/* At most every STATUS_MIN_NS, and only when something changed. */
@@ -647,6 +651,8 @@ void daemon_finish(struct daemon *d)
 	if (d->flows.ws.curve)
 		flows_finish(&d->flows);	/* hands every flow to history */
 	daemon_streams_finish(d);		/* before the state directory closes */
+	sockdiag_close(d->admit.diag);
+	d->admit.diag = NULL;
 	if (d->state_ok)
 		state_close(&d->state);
 	d->state_ok = false;

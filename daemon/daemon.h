@@ -44,6 +44,7 @@
 #include "rxb/measure.h"
 
 struct collect;
+struct sockdiag;
 
 #define DAEMON_RELOAD_MSG_LEN	512
 #define DAEMON_MAX_CHANGES	16	/* changed keys kept for status */
@@ -113,6 +114,20 @@ double daemon_streams_drain_bps(double ns_per_byte, int threads, double cpu_boun
 /* A peer's advice as the STREAMS frame carries it (daemon_streams.c). */
 void daemon_streams_frame(const struct advisor_peer *ap, struct rxbneck_streams *out);
 
+/*
+ * Which HELLOs the daemon serves ([control], daemon_flows.c), and what it
+ * refused by reason (status: senders.refused; sendsrv counts the refusals
+ * at accept).
+ */
+struct daemon_admit {
+	uint32_t max_flows_per_address;
+	struct rxb_uid_list owner_uids;	/* empty: any */
+	struct sockdiag *diag;		/* for owner_uids; opened when needed */
+	uint64_t flows_full;		/* FLOWS_MAX flows hold senders or are watched */
+	uint64_t flows_per_address;	/* max_flows_per_address reached */
+	uint64_t not_owner;		/* the port's socket is not an owner_uids' */
+};
+
 struct daemon {
 	char config_path[RXB_CONF_PATH_LEN];
 	struct rxb_config cfg;		/* the file as last loaded */
@@ -127,6 +142,7 @@ struct daemon {
 	struct state state;
 	bool state_ok;
 	uint64_t state_saved_ns;
+	bool state_soon;		/* save within seconds: a flow went, or a save failed */
 
 	struct collect *col;
 	struct daemon_collector_cfg col_cfg;	/* what col was started with */
@@ -143,6 +159,7 @@ struct daemon {
 	struct daemon_streams streams;
 	struct daemon_buffer buf;	/* [buffer]: receive-buffer adaptation */
 	int buf_fd;			/* its timer as in epfd, -1: none */
+	struct daemon_admit admit;
 	struct sendsrv *ss;
 	uint16_t sendsrv_port;
 	struct ctlsrv *cs;

@@ -189,10 +189,42 @@ static void sleeper_windows(struct rxb_stage_inputs *sb, const struct inputs_sta
 	sb->vacation_period_s = (k + 1.0) * turn / 1e9;
 }
 
+/*
+ * The port's one receive buffer is sized for one transfer's model: the
+ * solved one with the most senders (the first on ties), else the first.
+ */
+static const struct flow_model *buffer_model(const struct flow *fl)
+{
+	const struct flow_model *best = &fl->m[0];
+
+	for (int i = 0; i < fl->nmodels && i < FLOW_MAX_XFERS; i++) {
+		const struct flow_model *m = &fl->m[i];
+
+		if (m->have_good && (!best->have_good || m->nsenders > best->nsenders))
+			best = m;
+	}
+	return best;
+}
+
+/* What the flow's senders will send: each model's rate times its senders
+ * (at least @m's rate while any sender follows one); 0 without senders. */
+static double published_bps(const struct flow *fl, const struct flow_model *m)
+{
+	double sum = 0;
+
+	if (!fl->nsenders)
+		return 0;
+	for (int i = 0; i < fl->nmodels && i < FLOW_MAX_XFERS; i++)
+		if (fl->m[i].has_rate)
+			sum += (double)fl->m[i].rate.rate_bps * fl->m[i].nsenders;
+	return sum > 0 ? sum : m->has_rate ? (double)m->rate.rate_bps : 0;
+}
+
 void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 			   double tick_ns, struct buffer_flow *out)
 {
-	const struct flow_estimate *g = &fl->good;
+	const struct flow_model *m = buffer_model(fl);
+	const struct flow_estimate *g = &m->good;
 	const struct inputs_traffic *t = &fl->inputs.traffic;
 	double dt = e && e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) / 1e9 : 0;
 
@@ -201,7 +233,7 @@ void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 	out->truesize_bytes = ewma_ratio_value(&fl->learn.truesize_per_pkt);
 	if (!(out->truesize_bytes > 0) || !isfinite(out->truesize_bytes))
 		out->truesize_bytes = 0;
-	if (!fl->have_good || !g->nstages)
+	if (!m->have_good || !g->nstages)
 		return;
 	out->have_model = true;
 	out->solved_ns = g->at_ns;
@@ -219,7 +251,7 @@ void daemon_buffer_flow_of(const struct flow *fl, const struct rxb_epoch *e,
 		.loss_episode_pkts = g->loss_episode_pkts,
 	};
 	/* what the next transfer will send: only with senders that follow it */
-	out->published_bps = fl->has_rate && fl->nsenders ? (double)fl->rate.rate_bps : 0;
+	out->published_bps = published_bps(fl, m);
 	/* packets that arrived (queued or dropped), in the model's payload */
 	if (t->counts_valid && dt > 0)
 		out->arrival_bps = (double)t->pkts_in / dt * 8.0 * g->xfer.payload_bytes;

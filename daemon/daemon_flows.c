@@ -15,20 +15,121 @@
 #include "common/util.h"
 #include "daemon/collect/collect.h"
 #include "daemon/collect/procfs.h"
+#include "daemon/collect/sockdiag.h"
 #include "daemon/collect/sockowner.h"
 #include "daemon/daemon_int.h"
 #include "daemon/model/prior.h"
 
 #define STATE_SAVE_NS		(60 * RXB_NSEC_PER_SEC)
+#define STATE_SAVE_SOON_NS	(5 * RXB_NSEC_PER_SEC)
 
 /* ------------------------------------------------------------- senders -- */
+
+/* The unwatched flows a source holds senders on (sendsrv_foreach_sender()). */
+struct held {
+	const struct daemon *d;
+	const struct sendsrv_peer *p;
+	int n;
+	uint16_t port[FLOWS_MAX];
+};
+
+static void count_held(void *arg, const struct sendsrv_peer *q)
+{
+	struct held *h = arg;
+	const struct flow *fl;
+	uint16_t port = q->hello.flow_port;
+
+	if (!sendsrv_same_source(&q->addr, &h->p->addr))
+		return;
+	fl = flows_find((struct flows *)&h->d->flows, port);
+	if (!fl || fl->configured)
+		return;
+	for (int i = 0; i < h->n; i++)
+		if (h->port[i] == port)
+			return;
+	if (h->n < FLOWS_MAX)
+		h->port[h->n++] = port;
+}
+
+/*
+ * [control] max_flows_per_address: a sender may not take another
+ * unwatched flow port when its address (IPv6: its /64) already holds
+ * senders on that many. Watched ports ([measure] watch_ports) are not
+ * counted: they are the administrator's.
+ */
+static bool over_flow_share(const struct daemon *d, const struct sendsrv_peer *p)
+{
+	struct held h = { .d = d, .p = p };
+	const struct flow *fl = flows_find((struct flows *)&d->flows, p->hello.flow_port);
+
+	if (fl && fl->configured)
+		return false;
+	sendsrv_foreach_sender(d->ss, count_held, &h);
+	for (int i = 0; i < h.n; i++)
+		if (h.port[i] == p->hello.flow_port)
+			return false;
+	return h.n >= (int)d->admit.max_flows_per_address;
+}
+
+/*
+ * [control] flow_owner_uids: the port's receiving socket (UDP; a TCP
+ * flow's listener) must be one of theirs, as sock_diag says. A port with
+ * no socket yet is refused too: the receiver binds before its sender says
+ * HELLO.
+ */
+static bool owner_ok(struct daemon *d, const struct sendsrv_peer *p)
+{
+	const struct rxb_uid_list *want = &d->admit.owner_uids;
+	uint32_t uids[8];
+	int n, err;
+
+	if (!want->n)
+		return true;
+	if (!d->admit.diag) {
+		err = sockdiag_open(&d->admit.diag);
+		if (err) {
+			rxb_log_errno(RXB_LOG_ERR, -err, "sender %s: flow port %u refused: "
+				      "cannot ask sock_diag who owns it", p->addr_str,
+				      p->hello.flow_port);
+			return false;
+		}
+	}
+	n = sockdiag_port_owners(d->admit.diag, p->hello.flow_proto, p->hello.flow_port, uids,
+				 (int)RXB_ARRAY_SIZE(uids));
+	if (n < 0) {
+		rxb_log_errno(RXB_LOG_ERR, -n, "sender %s: flow port %u refused: sock_diag",
+			      p->addr_str, p->hello.flow_port);
+		return false;
+	}
+	for (int i = 0; i < n && i < (int)RXB_ARRAY_SIZE(uids); i++)
+		for (int j = 0; j < want->n; j++)
+			if (uids[i] == want->uid[j])
+				return true;
+	rxb_notice("sender %s: flow port %u refused: %s ([control] flow_owner_uids)",
+		   p->addr_str, p->hello.flow_port,
+		   n ? "its socket belongs to another user" : "no socket is bound to it");
+	return false;
+}
 
 static int on_hello(void *ctx, const struct sendsrv_peer *p)
 {
 	struct daemon *d = ctx;
-	int err = flows_sender_hello(&d->flows, p);
+	int err;
 
+	if (over_flow_share(d, p)) {
+		d->admit.flows_per_address++;
+		rxb_notice("sender %s: flow port %u refused: its address holds senders on %u "
+			   "unwatched ports ([control] max_flows_per_address)", p->addr_str,
+			   p->hello.flow_port, d->admit.max_flows_per_address);
+		return RXBNECK_ERR_REFUSED;
+	}
+	if (!owner_ok(d, p)) {
+		d->admit.not_owner++;
+		return RXBNECK_ERR_REFUSED;
+	}
+	err = flows_sender_hello(&d->flows, p);
 	if (err == -ENOSPC) {
+		d->admit.flows_full++;
 		rxb_notice("sender %s: flow port %u refused: already watching %d ports",
 			   p->addr_str, p->hello.flow_port, FLOWS_MAX);
 		return RXBNECK_ERR_REFUSED;
@@ -54,11 +155,11 @@ static void on_goodbye(void *ctx, const struct sendsrv_peer *p, int why)
 		daemon_flows_sync_ports(d);
 }
 
+/* PROTOCOL.md §5.11: sendsrv checked that it is about the sender's own flow. */
 static void on_report(void *ctx, const struct sendsrv_peer *p,
 		      const struct rxbneck_report *r)
 {
 	struct daemon *d = ctx;
-	struct flow *fl = flows_find(&d->flows, r->port);
 
 	rxb_info("sender %s: transfer on port %u %s: %llu B in %.3f s at %.1f Mb/s, "
 		 "%u rounds, %llu of %llu packets resent",
@@ -66,8 +167,15 @@ static void on_report(void *ctx, const struct sendsrv_peer *p,
 		 (unsigned long long)r->file_bytes, r->elapsed_us / 1e6, r->rate_bps / 1e6,
 		 r->rounds, (unsigned long long)r->pkts_resent,
 		 (unsigned long long)r->pkts_sent);
-	if (fl)
-		flows_note_report(&d->flows, fl, r);
+	flows_note_report(&d->flows, p, r);
+}
+
+static int rate_for(void *ctx, const struct sendsrv_peer *p, struct rxbneck_rate *r,
+		    struct rxbneck_rate *between)
+{
+	struct daemon *d = ctx;
+
+	return flows_rate_for(&d->flows, p, r, between);
 }
 
 static void seen_sender(void *arg, const struct sendsrv_peer *p)
@@ -81,16 +189,16 @@ void daemon_flows_sender_ops(struct daemon *d, struct sendsrv_ops *ops)
 	ops->on_hello = on_hello;
 	ops->on_report = on_report;
 	ops->on_goodbye = on_goodbye;
+	ops->rate_for = rate_for;
 }
 
 /* ---------------------------------------------------- rates and pauses -- */
 
-static int publish_rate(void *ctx, const struct rxbneck_rate *r,
-			const struct rxbneck_rate *between)
+static int publish_rates(void *ctx, uint16_t port)
 {
 	struct daemon *d = ctx;
 
-	return d->ss ? sendsrv_publish_rate(d->ss, r, between) : 0;
+	return d->ss ? sendsrv_offer_rates(d->ss, port) : 0;
 }
 
 static int publish_pause(void *ctx, const struct rxbneck_pause *p)
@@ -109,28 +217,37 @@ static bool history_get(void *ctx, uint16_t port, struct learn *out)
 	return d->state_ok && state_history_get(&d->state, port, out);
 }
 
-static void history_put(void *ctx, uint16_t port, const struct learn *l)
+static void keep_history(struct daemon *d, uint16_t port, const struct learn *l)
 {
-	struct daemon *d = ctx;
-
 	if (d->state_ok && l->origin == VALUE_MEASURED)
 		state_history_put(&d->state, port, l);
 }
 
+/* A flow goes away: what it learned is saved soon (save_state()). */
+static void history_put(void *ctx, uint16_t port, const struct learn *l)
+{
+	struct daemon *d = ctx;
+
+	keep_history(d, port, l);
+	d->state_soon = d->state.dirty;
+}
+
 /*
- * What the flows learned in this run, to disk every STATE_SAVE_NS (and at
- * exit through flows_finish() and state_close()).
+ * What the flows learned in this run, to disk every STATE_SAVE_NS, within
+ * STATE_SAVE_SOON_NS of a flow going away or of a failed save (a full disk
+ * is seen, and its end, within seconds), and at exit (flows_finish() and
+ * state_close()).
  */
 static void save_state(struct daemon *d)
 {
-	uint64_t now = rxb_mono_ns();
+	uint64_t now = rxb_mono_ns(), since = now - d->state_saved_ns;
 
-	if (!d->state_ok || now - d->state_saved_ns < STATE_SAVE_NS)
+	if (!d->state_ok || !(since >= STATE_SAVE_NS || (d->state_soon && since >= STATE_SAVE_SOON_NS)))
 		return;
 	d->state_saved_ns = now;
 	for (int i = 0; i < d->flows.n; i++)
-		history_put(d, d->flows.v[i].port, &d->flows.v[i].learn);
-	state_save(&d->state);
+		keep_history(d, d->flows.v[i].port, &d->flows.v[i].learn);
+	d->state_soon = state_save(&d->state) != 0;
 }
 
 /*
@@ -205,7 +322,7 @@ int daemon_flows_init(struct daemon *d)
 	struct flows_params p;
 	struct flows_ops ops = {
 		.ctx = d,
-		.publish_rate = publish_rate,
+		.publish_rates = publish_rates,
 		.publish_pause = publish_pause,
 		.history_get = history_get,
 		.history_put = history_put,
@@ -215,6 +332,7 @@ int daemon_flows_init(struct daemon *d)
 	int err;
 
 	daemon_reload_flows_params(d, &d->cfg, &p);
+	daemon_reload_admit(d, &d->cfg);
 	err = flows_init(&d->flows, &p, &ops);
 	if (!err)
 		err = flows_set_config_ports(&d->flows, d->cfg.measure.watch_ports.port,

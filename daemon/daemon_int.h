@@ -57,6 +57,8 @@ int daemon_streams_reload(struct daemon *d, const struct rxb_config *next, char 
 void daemon_streams_effective(const struct daemon *d, struct rxb_config *out);
 
 /* daemon_reload.c */
+/* Which HELLOs are served ([control], struct daemon_admit). */
+void daemon_reload_admit(struct daemon *d, const struct rxb_config *cfg);
 void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config *cfg,
 				struct flows_params *p);
 void daemon_reload_netplan_params(const struct rxb_config *cfg, struct netplan_params *p);

@@ -37,10 +37,17 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->depth_cost = cfg->model.queue_depth_cost;
 	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
+	p->linger_ns = (uint64_t)cfg->measure.flow_linger_s * RXB_NSEC_PER_SEC;
 	p->pause.enabled = cfg->pause.enabled;
 	p->pause.min_window_ns = (uint64_t)cfg->pause.min_window_us * RXB_NSEC_PER_USEC;
 	p->pause.max_window_ns = (uint64_t)cfg->pause.max_window_ms * RXB_NSEC_PER_MSEC;
 	p->pause.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+void daemon_reload_admit(struct daemon *d, const struct rxb_config *cfg)
+{
+	d->admit.max_flows_per_address = cfg->control.max_flows_per_address;
+	d->admit.owner_uids = cfg->control.flow_owner_uids;
 }
 
 _Static_assert(RCVBUF_MAX_UIDS == RXB_CONF_MAX_UIDS && RCVBUF_MAX_EXES == RXB_CONF_MAX_EXES &&
@@ -290,6 +297,7 @@ static int apply(struct daemon *d, const struct rxb_config *next, char *why, siz
 		swap_collector(d, col, &cc);
 	if (d->ms)
 		metricsrv_set_allow(d->ms, next->metrics.allow.cidr, (size_t)next->metrics.allow.n);
+	daemon_reload_admit(d, next);
 	if (next->measure.interval_ms != d->cfg.measure.interval_ms)
 		daemon_arm_timer(d, next->measure.interval_ms);	/* logs its failure */
 	rxb_log_set_level(next->daemon.log_level);
@@ -410,6 +418,7 @@ static void model_effective(const struct flows_params *p, struct rxb_config *out
 	out->model.loss_episodes = p->loss_episodes;
 	out->model.queue_depth_cost = p->depth_cost;
 	out->model.rate_uncertainty = p->rate_uncertainty;
+	out->measure.flow_linger_s = (uint32_t)(p->linger_ns / RXB_NSEC_PER_SEC);
 	out->pause.enabled = p->pause.enabled;
 	out->pause.min_window_us = (uint32_t)(p->pause.min_window_ns / RXB_NSEC_PER_USEC);
 	out->pause.max_window_ms = (uint32_t)(p->pause.max_window_ns / RXB_NSEC_PER_MSEC);
@@ -427,6 +436,8 @@ void daemon_reload_effective(const struct daemon *d, struct rxb_config *out)
 	/* [control] from the sender server; it also has [measure] interval_ms. */
 	sendsrv_current_limits(d->ss, &lim);
 	config_from_sendsrv_limits(&lim, out);
+	out->control.max_flows_per_address = d->admit.max_flows_per_address;
+	out->control.flow_owner_uids = d->admit.owner_uids;
 	if (timerfd_gettime(d->tfd, &its) == 0)
 		timer_ms = (uint32_t)(its.it_interval.tv_sec * 1000 +
 				      its.it_interval.tv_nsec / 1000000);

@@ -325,12 +325,13 @@ static bool sampled_port(const struct daemon_streams *st, uint16_t port)
 	return false;
 }
 
-static void on_listener(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
+static void on_listener(uint8_t proto, uint16_t port, uint64_t inode, uint32_t uid, void *arg)
 {
 	struct daemon_streams *st = arg;
 
 	(void)proto;
 	(void)inode;
+	(void)uid;
 	st->listen_map[port / 64] |= 1ULL << (port % 64);
 }
 

@@ -232,10 +232,12 @@ static void holders(FILE *f, const struct json_object *fl)
 			sent < hold ? " (a RATE that changed little is not sent again)" : "");
 }
 
-static void rate(FILE *f, const struct json_object *fl)
+/* A transfer's RATE, its rate between pauses, and which is in force and why. */
+static void rate(FILE *f, const struct json_object *x)
 {
-	const struct json_object *r = jpath_obj(fl, "rate"), *rb = jpath_obj(fl, "rate_between_pauses");
-	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN];
+	const struct json_object *r = jpath_obj(x, "rate"), *rb = jpath_obj(x, "rate_between_pauses");
+	const struct json_object *in = jpath_obj(x, "rate_in_force");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], t[TEXT_LEN];
 
 	view_key(f, IND, "RATE");
 	if (!r) {
@@ -246,13 +248,18 @@ static void rate(FILE *f, const struct json_object *fl)
 		vfmt_count(b, jpath_num(r, "confidence")));
 	flags_text(f, r);
 	fprintf(f, " (epoch %s)\n", vfmt_count(c, jpath_num(r, "epoch")));
-	holders(f, fl);
-	if (!rb)
-		return;
-	view_key(f, IND, "between pauses");
-	fprintf(f, "%s to senders that pause (paused %s of the time): loss %s, transfer %s\n",
-		vfmt_rate(a, jpath_num(rb, "rate_bps")), vfmt_pct(b, jpath_num(fl, "pause_fraction"), 0),
-		vfmt_prob(g, jpath_num(rb, "loss")), vfmt_dur(h, jpath_num(rb, "xfer_time_us") / 1e6));
+	if (rb) {
+		view_key(f, IND, "between pauses");
+		fprintf(f, "%s to senders that pause (paused %s of the time): loss %s, transfer %s\n",
+			vfmt_rate(a, jpath_num(rb, "rate_bps")),
+			vfmt_pct(b, jpath_num(x, "pause_fraction"), 0),
+			vfmt_prob(g, jpath_num(rb, "loss")),
+			vfmt_dur(h, jpath_num(rb, "xfer_time_us") / 1e6));
+	}
+	if (in) {
+		view_key(f, IND, "in force");
+		fprintf(f, "%s\n", vfmt_text(t, sizeof(t), jpath_str(in, "why")));
+	}
 }
 
 static void prediction(FILE *f, const struct json_object *fl)
@@ -431,12 +438,31 @@ void view_flow(FILE *f, const struct json_object *fl, unsigned flags)
 {
 	const struct json_object *in = jpath_obj(fl, "inputs");
 	const char *note = jpath_str(in, "note");
-	char t[TEXT_LEN];
+	size_t n = jpath_len(fl, "transfers");
+	char t[TEXT_LEN], a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN];
 
 	header(f, fl);
-	rate(f, fl);
-	prediction(f, fl);
-	transfer(f, fl);
+	if (!n) {	/* a daemon before per-sender transfers */
+		rate(f, fl);
+		holders(f, fl);
+		prediction(f, fl);
+		transfer(f, fl);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct json_object *x = jpath_at(fl, "transfers", i);
+
+		if (n > 1) {
+			view_key(f, IND, "transfer");
+			fprintf(f, "%s of %s, %s sender%s\n", vfmt_count(a, (double)i + 1),
+				vfmt_count(b, (double)n), vfmt_count(c, jpath_num(x, "senders")),
+				jpath_num(x, "senders") == 1 ? "" : "s");
+		}
+		rate(f, x);
+		prediction(f, x);
+		transfer(f, x);
+	}
+	if (n)
+		holders(f, fl);
 	traffic(f, fl);
 	report(f, fl);
 	costs_origin(f, in);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "ctl/view/jpath.h"
 #include "common/vfmt.h"
 #include "ctl/view/view.h"
@@ -131,6 +132,51 @@ static void cpus(FILE *f, const struct json_object *d)
 	}
 }
 
+/* Refusals by reason (what older daemons do not send is left out). */
+static void refusals(FILE *f, const struct json_object *s)
+{
+	static const struct { const char *key, *what; } r[] = {
+		{ "not_allowed", "not in the allow-list" },
+		{ "connection_limit", "connection limit" },
+		{ "connection_limit_per_address", "connection limit per address" },
+		{ "closed_by_allow_reload", "closed by an allow-list reload" },
+		{ "flow_table_full", "no room for another flow" },
+		{ "flows_per_address", "unwatched flows per address" },
+		{ "flow_owner", "port not a flow_owner_uids user's" },
+		{ "bad_report", "REPORT that did not add up" },
+	};
+	const struct json_object *ref = jpath_obj(s, "refused");
+	char a[VFMT_LEN];
+	bool any = false;
+
+	for (size_t i = 0; ref && i < RXB_ARRAY_SIZE(r); i++) {
+		double v = jpath_num(ref, r[i].key);
+
+		if (!(v > 0))
+			continue;
+		if (!any) {
+			view_cont(f, 0);
+			fputs("refused: ", f);
+		}
+		fprintf(f, "%s%s %s", any ? ", " : "", vfmt_count(a, v), r[i].what);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
+static double refused_total(const struct json_object *s)
+{
+	const struct json_object *ref = jpath_obj(s, "refused");
+
+	if (!ref)
+		return jpath_num(s, "rejected_allow") + jpath_num(s, "rejected_full");
+	return jpath_num(ref, "not_allowed") + jpath_num(ref, "connection_limit") +
+	       jpath_num(ref, "connection_limit_per_address") +
+	       jpath_num(ref, "flow_table_full") + jpath_num(ref, "flows_per_address") +
+	       jpath_num(ref, "flow_owner");
+}
+
 static void senders(FILE *f, const struct json_object *d)
 {
 	const struct json_object *s = jpath_obj(d, "senders");
@@ -141,9 +187,10 @@ static void senders(FILE *f, const struct json_object *d)
 	fprintf(f, "%s connected on port %s (%s accepted, %s refused); pushed %s RATE, "
 		"%s PAUSE; %s reports\n", vfmt_count(a, jpath_num(s, "connected")),
 		vfmt_count(b, jpath_num(s, "port")), vfmt_count(c, jpath_num(s, "accepted")),
-		vfmt_count(g, jpath_num(s, "rejected_allow") + jpath_num(s, "rejected_full")),
+		vfmt_count(g, refused_total(s)),
 		vfmt_count(h, jpath_num(s, "rate_pushes")), vfmt_count(k, jpath_num(s, "pause_pushes")),
 		vfmt_count(r, jpath_num(s, "reports")));
+	refusals(f, s);
 }
 
 /* A learned flow that has no sender and is not configured any more. */

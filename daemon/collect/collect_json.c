@@ -167,6 +167,11 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	json_double(w, "preempt_off_ns", s->preempt_off_ns);
 	json_double(w, "sleep_off_ns", s->sleep_off_ns);
 	json_obj_end(w);
+	/* Without counts (no BPF): what /proc showed arriving. */
+	if (v)
+		json_null(w, "arrivals_seen");
+	else
+		json_bool(w, "arrivals_seen", s->arrivals_seen);
 	json_obj_end(w);
 }
 

@@ -48,6 +48,8 @@ struct collect_proc {
 	int nudp_ports;
 	uint16_t udp_ports[RXB_MAX_SOCKS];
 	uint64_t udp_drops_prev[RXB_MAX_SOCKS];
+	bool have_mib;
+	struct procfs_udp_mib mib_prev;		/* the namespace's UDP counters */
 
 	struct procfs_udp_sock udp[COLLECT_PROC_MAX_UDP];
 
@@ -327,10 +329,33 @@ static int prev_drops(const struct collect_proc *cp, uint16_t port, uint64_t *ou
 	return 0;
 }
 
+/*
+ * The namespace's UDP datagrams delivered or dropped for a full buffer
+ * since the last call (-1: unknown). They are a port's only when every UDP
+ * socket of the namespace is on that port.
+ */
+static int64_t udp_arrivals(struct collect_proc *cp)
+{
+	struct procfs_udp_mib now;
+	int64_t d = -1;
+
+	if (procfs_read_udp_mib(&now)) {
+		cp->have_mib = false;
+		return -1;
+	}
+	if (cp->have_mib)
+		d = (int64_t)(rxb_sub0(now.in_datagrams, cp->mib_prev.in_datagrams) +
+			      rxb_sub0(now.rcvbuf_errors, cp->mib_prev.rcvbuf_errors));
+	cp->mib_prev = now;
+	cp->have_mib = true;
+	return d;
+}
+
 int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int nports,
 		  struct rxb_epoch *out)
 {
 	int n = procfs_read_net_udp(cp->udp, COLLECT_PROC_MAX_UDP);
+	int64_t arrived = udp_arrivals(cp);
 	uint64_t drops[RXB_MAX_SOCKS];
 
 	if (n < 0)
@@ -341,12 +366,14 @@ int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int npo
 	for (int i = 0; i < nports; i++) {
 		struct rxb_sock_meas *m = &out->socks[out->nsocks++];
 		uint64_t queued = 0, before;
+		int mine = 0;
 
 		drops[i] = 0;
 		for (int j = 0; j < n; j++)
 			if (cp->udp[j].port == ports[i]) {
 				drops[i] += cp->udp[j].drops;
 				queued += cp->udp[j].rx_queue_bytes;
+				mine++;
 			}
 		memset(m, 0, sizeof(*m));
 		m->port = ports[i];
@@ -354,13 +381,14 @@ int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int npo
 		m->counts_valid = false;
 		m->drops_valid = prev_drops(cp, ports[i], &before);
 		m->drops = m->drops_valid ? rxb_sub0(drops[i], before) : 0;
+		/* Packets arrived: dropped, waiting, or all the namespace's. */
+		m->arrivals_seen = m->drops || queued || (mine && mine == n && arrived > 0);
 		m->cpu_ns_per_pkt = NAN;
 		m->pkts_per_wakeup = NAN;
 		m->truesize_per_pkt_bytes = NAN;
 		m->run_before_preempt_ns = NAN;
 		m->preempt_off_ns = NAN;
 		m->sleep_off_ns = NAN;
-		(void)queued;	/* bytes, not packets: not a queue length */
 	}
 	for (int i = 0; i < nports; i++) {
 		cp->udp_ports[i] = ports[i];

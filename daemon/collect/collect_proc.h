@@ -17,7 +17,10 @@
  * Disk: /proc/diskstats of the busiest whole disk, mean time per completed
  * request (queueing in the block layer included: "await", not pure service).
  * Sockets: /proc/net/udp{,6} drops (sk_drops, every reason) per local port;
- * packet counts are unknown (counts_valid false).
+ * packet counts are unknown (counts_valid false), but that packets arrived
+ * is seen (arrivals_seen) when the port's sockets dropped some or held
+ * some at the end of the epoch, or when they are the namespace's only UDP
+ * sockets and its UDP counters (/proc/net/snmp{,6}) moved.
  */
 #ifndef RXB_DAEMON_COLLECT_PROC_H
 #define RXB_DAEMON_COLLECT_PROC_H
@@ -61,7 +64,7 @@ struct port_socks {
 int collect_proc_udp_port_socks(struct collect_proc *cp, const uint16_t *ports, int nports,
 			 struct port_socks *out);
 
-/* out->socks[] for @ports: drops from /proc/net/udp{,6}. 0 or -errno. */
+/* out->socks[] for @ports: drops from /proc/net/udp{,6}, arrivals_seen. 0 or -errno. */
 int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int nports,
 		  struct rxb_epoch *out);
 

@@ -142,29 +142,46 @@ struct genl_req {
 	bool done;
 };
 
-static int genl_valid_cb(struct nl_msg *msg, void *arg)
+int nic_parse_ethtool(const void *msg, size_t len, int max_attr, const int *want,
+		      struct nic_answer *ans, int nwant)
 {
-	struct genl_req *req = arg;
+	struct nlmsghdr *h = (struct nlmsghdr *)msg;
 	struct nlattr *tb[64];
 	int err;
 
-	if (req->max_attr >= (int)RXB_ARRAY_SIZE(tb)) {
-		req->err = -EOVERFLOW;
-		return NL_STOP;
-	}
-	err = genlmsg_parse(nlmsg_hdr(msg), 0, tb, req->max_attr, NULL);
-	if (err < 0) {
-		req->err = nlerr_to_errno(err);
-		return NL_STOP;
-	}
-	for (int i = 0; i < req->nwant; i++) {
-		const struct nlattr *a = tb[req->want[i]];
+	if (max_attr < 0 || max_attr >= (int)RXB_ARRAY_SIZE(tb))
+		return -EOVERFLOW;
+	/* libnl reads to nlmsg_len: it must be within what arrived. */
+	if (len < NLMSG_HDRLEN || h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > len)
+		return -EBADMSG;
+	err = genlmsg_parse(h, 0, tb, max_attr, NULL);
+	if (err < 0)
+		return nlerr_to_errno(err);
+	for (int i = 0; i < nwant; i++) {
+		const struct nlattr *a;
 
+		if (want[i] < 0 || want[i] > max_attr)
+			continue;
+		a = tb[want[i]];
 		/* A malformed attribute is as good as a missing one. */
 		if (!a || nla_len(a) < (int)sizeof(uint32_t))
 			continue;
-		req->ans[i].present = true;
-		req->ans[i].value = nla_get_u32((struct nlattr *)a);
+		ans[i].present = true;
+		ans[i].value = nla_get_u32((struct nlattr *)a);
+	}
+	return 0;
+}
+
+static int genl_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct genl_req *req = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	int err = nic_parse_ethtool(h, h->nlmsg_len, req->max_attr, req->want, req->ans,
+				    req->nwant);
+
+	if (err < 0) {
+		req->err = err;
+		return NL_STOP;
 	}
 	return NL_OK;
 }

@@ -112,6 +112,17 @@ enum rxb_param_source nic_choose_param(const struct nic_answer *a, bool have_fb,
 /* True for the errno values that mean "the device does not do this". */
 bool nic_err_unsupported(int err);
 
+/*
+ * One ethtool generic-netlink reply of @len bytes at @msg (a struct
+ * nlmsghdr): for each attribute type in @want[0..@nwant) that it carries as
+ * at least a u32, ans[i].present and value; attribute types above
+ * @max_attr (at most 63) are ignored. 0, or -errno when the message is
+ * shorter than its headers or its attributes are broken. For the reader
+ * and the fuzzer (link counters come from libnl's rtnl_link).
+ */
+int nic_parse_ethtool(const void *msg, size_t len, int max_attr, const int *want,
+		      struct nic_answer *ans, int nwant);
+
 const char *nic_source_name(enum rxb_param_source src);
 
 #endif

@@ -427,6 +427,101 @@ int procfs_read_net_udp(struct procfs_udp_sock *out, int max)
 
 /* ------------------------------------------ /proc/net/softnet_stat -- */
 
+/* ------------------------------------ /proc/net/snmp and snmp6: UDP -- */
+
+/* Add the value of column @name of the "Udp:" table (@head, @vals) to *@out. */
+static int snmp_column(const char *head, const char *vals, const char *name, uint64_t *out)
+{
+	size_t nlen = strlen(name);
+	const char *p = head + 4;	/* past "Udp:" */
+	int col = 0, want = -1;
+
+	for (;; col++) {
+		size_t len;
+
+		p += strspn(p, " ");
+		len = strcspn(p, " \n");
+		if (!len)
+			break;
+		if (len == nlen && !strncmp(p, name, len))
+			want = col;
+		p += len;
+	}
+	if (want < 0)
+		return 0;
+	p = vals + 4;
+	for (col = 0;; col++) {
+		unsigned long long v;
+		char *end;
+
+		p += strspn(p, " ");
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno)
+			return -EINVAL;
+		if (col == want) {
+			*out += v;
+			return 1;
+		}
+		p = end;
+	}
+}
+
+int procfs_parse_snmp_udp(const char *text, struct procfs_udp_mib *out)
+{
+	int found = 0;
+
+	for (const char *p = text; p && *p; p = next_line(p)) {
+		const char *vals;
+		unsigned long long v;
+		int a, b;
+
+		if (sscanf(p, "Udp6InDatagrams %llu", &v) == 1) {
+			out->in_datagrams += v;
+			found = 1;
+		} else if (sscanf(p, "Udp6RcvbufErrors %llu", &v) == 1) {
+			out->rcvbuf_errors += v;
+			found = 1;
+		}
+		if (strncmp(p, "Udp: ", 5) || !isalpha((unsigned char)p[5]))
+			continue;
+		vals = next_line(p);
+		if (!vals || strncmp(vals, "Udp: ", 5))
+			return -EINVAL;
+		a = snmp_column(p, vals, "InDatagrams", &out->in_datagrams);
+		b = snmp_column(p, vals, "RcvbufErrors", &out->rcvbuf_errors);
+		if (a < 0 || b < 0)
+			return -EINVAL;
+		found |= a;
+	}
+	return found;
+}
+
+int procfs_read_udp_mib(struct procfs_udp_mib *out)
+{
+	static const char *const files[] = { "/proc/net/snmp", "/proc/net/snmp6" };
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(files); i++) {
+		char *text;
+		int err = procfs_read_file(files[i], &text, NULL);
+
+		if (err == -ENOENT && i)
+			continue;	/* no IPv6 */
+		if (err)
+			return err;
+		err = procfs_parse_snmp_udp(text, out);
+		free(text);
+		if (err < 0)
+			return err;
+		found |= err;
+	}
+	return found ? 0 : -ENOENT;
+}
+
 int procfs_parse_softnet(const char *text, struct procfs_softnet *out, int max)
 {
 	int n = 0;

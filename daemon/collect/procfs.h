@@ -96,6 +96,25 @@ int procfs_parse_net_udp(const char *text, struct procfs_udp_sock *out, int max)
 /* Both /proc/net/udp and /proc/net/udp6 of the caller's network namespace. */
 int procfs_read_net_udp(struct procfs_udp_sock *out, int max);
 
+/* ------------------------------------ /proc/net/snmp and snmp6: UDP -- */
+
+/* The namespace's UDP datagrams delivered to sockets, and those a full
+ * receive buffer dropped (IPv4 + IPv6). */
+struct procfs_udp_mib {
+	uint64_t in_datagrams;
+	uint64_t rcvbuf_errors;
+};
+
+/*
+ * Add the UDP counters of @text to @out: /proc/net/snmp's "Udp:" table (a
+ * header line of names, then a line of values) or /proc/net/snmp6's
+ * "Udp6InDatagrams N" lines. 1 when found, 0 when not, -EINVAL when the
+ * table is broken.
+ */
+int procfs_parse_snmp_udp(const char *text, struct procfs_udp_mib *out);
+/* Both files of the caller's network namespace: 0 or -errno. */
+int procfs_read_udp_mib(struct procfs_udp_mib *out);
+
 /* ------------------------------------------ /proc/net/softnet_stat -- */
 
 struct procfs_softnet {

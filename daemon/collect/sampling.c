@@ -132,10 +132,11 @@ static void attach(struct sampling *s, uint64_t seq)
 }
 
 /* sockdiag_fn: count a socket on a watched port. */
-static void add_socket(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
+static void add_socket(uint8_t proto, uint16_t port, uint64_t inode, uint32_t uid, void *arg)
 {
 	struct port_socks *v = arg;
 
+	(void)uid;
 	(void)proto;
 	/* @v ends with a port-0 sentinel: port 0 is never listened on. */
 	for (; v->port; v++)

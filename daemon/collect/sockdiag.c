@@ -66,6 +66,14 @@ void sockdiag_close(struct sockdiag *sd)
 	free(sd);
 }
 
+/* A kernel error code as -errno: anything beyond errno's range is a broken message. */
+static int errno_of(int err)
+{
+	if (err < -4095 || err > 4095)
+		return -EBADMSG;
+	return err > 0 ? -err : err;
+}
+
 /* An NLMSG_ERROR's code (an acknowledgement, 0, ends the dump too). */
 static int nl_error(const struct nlmsghdr *h, size_t mlen)
 {
@@ -73,7 +81,7 @@ static int nl_error(const struct nlmsghdr *h, size_t mlen)
 
 	if (mlen < NLMSG_LENGTH(sizeof(*e)))
 		return -EBADMSG;
-	return e->error > 0 ? -e->error : e->error;
+	return errno_of(e->error);
 }
 
 /* NLMSG_DONE may carry the dump's error as an int. */
@@ -84,7 +92,7 @@ static int nl_done(const struct nlmsghdr *h, size_t mlen)
 	if (mlen < NLMSG_LENGTH(sizeof(err)))
 		return 0;
 	memcpy(&err, NLMSG_DATA(h), sizeof(err));
-	return err < 0 ? err : 0;
+	return err < 0 ? errno_of(err) : 0;
 }
 
 /*
@@ -174,7 +182,7 @@ int sockdiag_parse(const void *buf, size_t len, struct sockdiag_req *rq)
 					give_mem(h, mlen, rq);
 				else
 					rq->fn(rq->proto, ntohs(m->id.idiag_sport),
-					       m->idiag_inode, rq->arg);
+					       m->idiag_inode, m->idiag_uid, rq->arg);
 				rq->count++;
 				break;
 			default:
@@ -287,4 +295,35 @@ int sockdiag_udp_mem(struct sockdiag *sd, sockdiag_mem_fn fn, void *arg)
 				   .mem_fn = fn, .arg = arg };
 
 	return dump(sd, &rq, 1u << (INET_DIAG_SKMEMINFO - 1));
+}
+
+/* The sockets of one port and their owners (sockdiag_port_owners()). */
+struct owners {
+	uint16_t port;
+	uint32_t *uids;
+	int max, n;
+};
+
+static void note_owner(uint8_t proto, uint16_t port, uint64_t inode, uint32_t uid,
+		       void *arg)
+{
+	struct owners *o = arg;
+
+	(void)proto;
+	(void)inode;
+	if (port != o->port)
+		return;
+	if (o->n < o->max)
+		o->uids[o->n] = uid;
+	o->n++;
+}
+
+int sockdiag_port_owners(struct sockdiag *sd, uint8_t proto, uint16_t port,
+			 uint32_t *uids, int max)
+{
+	struct owners o = { .port = port, .uids = uids, .max = max };
+	int err = proto == IPPROTO_TCP ? sockdiag_tcp_listeners(sd, note_owner, &o) :
+				       sockdiag_udp_sockets(sd, note_owner, &o);
+
+	return err < 0 ? err : o.n;
 }

@@ -27,9 +27,9 @@
 struct sockdiag;
 
 /* Called once per socket: IPPROTO_UDP or IPPROTO_TCP, local port (host
- * order), inode. */
+ * order), inode, owner's uid. */
 typedef void (*sockdiag_fn)(uint8_t proto, uint16_t port, uint64_t inode,
-			    void *arg);
+			    uint32_t uid, void *arg);
 
 int sockdiag_open(struct sockdiag **out);	/* 0 or -errno */
 void sockdiag_close(struct sockdiag *sd);
@@ -42,6 +42,14 @@ void sockdiag_close(struct sockdiag *sd);
  */
 int sockdiag_udp_sockets(struct sockdiag *sd, sockdiag_fn fn, void *arg);
 int sockdiag_tcp_listeners(struct sockdiag *sd, sockdiag_fn fn, void *arg);
+
+/*
+ * The owners (uids) of the sockets bound to local @port: UDP sockets for
+ * @proto IPPROTO_UDP, TCP listeners for IPPROTO_TCP. Up to @max in @uids;
+ * returns the number of such sockets, or -errno.
+ */
+int sockdiag_port_owners(struct sockdiag *sd, uint8_t proto, uint16_t port,
+			 uint32_t *uids, int max);
 
 struct inet_diag_req_v2;
 

@@ -6,16 +6,36 @@
  *
  *	flows_epoch(f, epoch)          once per epoch, after collect_epoch()
  *	flows_sender_hello(f, peer)    a sender said HELLO (may refuse it)
- *	flows_sender_gone(f, port)     it left
+ *	flows_sender_gone(f, peer)     it left
+ *	flows_rate_for(f, peer, ...)   the rates that sender is to get now
  *	flows_set_config_ports(), flows_set_params()   (re)configuration
  *
- * A flow exists while its port is in [measure] watch_ports or has at least
- * one connected sender; at most RXB_MAX_SOCKS at a time (what the collector
- * can watch). The model is solved for the transfer the newest sender of the
- * port announced in its HELLO (payload, file size, RTT/2, its max rate),
- * or with the [model] defaults while no sender is connected.
+ * A flow exists while its port is in [measure] watch_ports, has at least
+ * one connected sender, or lingers flows_params.linger_ns after its last
+ * sender left (a lingering flow gives way to a new one when the table is
+ * full);
+ * at most RXB_MAX_SOCKS at a time (what the collector can watch).
  *
- * What a flow publishes (the RATE frame, PROTOCOL.md §5.7/§6.1):
+ * What is shared and what is each sender's own (PROTOCOL.md §6.6): the
+ * receive path - the measured model inputs, the pause-window predictor and
+ * its schedule - belongs to the port and is shared by all its senders. The
+ * transfer - payload, file size, RTT, the sender's max rate, which bound
+ * the search and enter T(B) - is each sender's own: a flow keeps one
+ * model (struct flow_model) per distinct transfer of its senders (the
+ * HELLO's payload, file size and max rate, and its RTT within 5 %), at
+ * most FLOW_MAX_XFERS, each solved on the shared inputs and each sender
+ * answered from its own. A sender beyond that cap is answered from the
+ * nearest transfer's model, with xfer_time_us 0 ("not computed"): it
+ * cannot change anyone else's answer. With no sender, one model remains:
+ * the [model] defaults', or the last sender's.
+ *
+ * Solves are bounded: at most FLOWS_SOLVES_PER_EPOCH per epoch over all
+ * flows (a HELLO's included), the models waiting longest first; a model
+ * over the cap keeps its last solve (RATE.epoch says how old) until a
+ * later epoch, and a new one with none yet gives its sender no RATE until
+ * then (PROTOCOL.md §6.1 allows the first RATE at the next epoch).
+ *
+ * What a model publishes (the RATE frame, PROTOCOL.md §5.7/§6.1):
  *   model       the bottleneck rate of this epoch's solve; confidence from
  *               the inputs' sources (inputs.h) and the solver's error
  *               bounds; UNCONSTRAINED when it is the top of the search;
@@ -28,15 +48,22 @@
  *   provisional nothing to model yet (no traffic, and the receiver's
  *               socket or the epoch's workload not known): the top of
  *               the search, loss 0 and xfer_time_us 0 ("not computed"),
- *               flag NO_TRAFFIC, confidence 0 (unknown), so a sender can
- *               start and its first epoch of traffic gives real inputs.
+ *               flag NO_TRAFFIC unless packets were seen (confidence 0,
+ *               unknown), so a sender can start and its first epoch of
+ *               traffic gives real inputs.
  * DEGRADED is added whenever the epoch's record says BPF is missing or
  * only partly loaded.
  *
- * After the rate, each flow's pause-window predictor (daemon/model/pause.h,
+ * The rate between pauses (PROTOCOL.md §6.3) is offered only while the
+ * flow's published schedule covers the windows that rate's solve counts
+ * on (flows_between_covered()); sendsrv gives it only to the senders that
+ * schedule reached.
+ *
+ * After the rates, each flow's pause-window predictor (daemon/model/pause.h,
  * docs/pause.md) is checked against and fed with the epoch's preemptions of
  * the flow's receiver threads, and what it plans (a schedule, or CANCEL)
- * goes to ops->publish_pause.
+ * goes to ops->publish_pause; then ops->publish_rates offers the port's
+ * senders their rates.
  *
  * Allocation: the solver workspace at init (and again when sweep_points
  * grows on a reload); per epoch only the solver's small tagged chains.
@@ -47,6 +74,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/util.h"
 #include "daemon/model/inputs.h"
 #include "daemon/model/pause.h"
 #include "daemon/serve/sendsrv.h"
@@ -54,9 +82,12 @@
 #include "rxbneck/proto.h"
 #include "solver/bneck.h"
 
-#define FLOWS_MAX	RXB_MAX_SOCKS
+#define FLOWS_MAX		RXB_MAX_SOCKS
+#define FLOW_MAX_XFERS		8	/* transfers modelled per flow */
+#define FLOWS_SOLVES_PER_EPOCH	FLOWS_MAX	/* all flows' models */
+#define FLOWS_RTT_BUCKET	1.05	/* RTTs within this ratio share a model */
 
-/* The transfer a flow's model is solved for. */
+/* The transfer a model is solved for. */
 struct flow_xfer {
 	double payload_bytes;
 	double file_bytes;
@@ -65,8 +96,15 @@ struct flow_xfer {
 	double min_rate_bps;	/* bottom */
 	bool from_sender;	/* a HELLO said so (else [model] defaults) */
 	uint64_t sender_max_rate_bps;	/* its HELLO.max_rate_bps, 0 = unknown */
-	uint64_t sender_id;	/* that sender (sendsrv_peer.id), 0 = gone */
-	char sender[SENDSRV_ADDR_STRLEN];
+	char sender[SENDSRV_ADDR_STRLEN];	/* whose HELLO made it */
+};
+
+/* What makes two senders' transfers the same (their HELLOs). */
+struct flow_xfer_key {
+	uint64_t file_bytes;
+	uint64_t max_rate_bps;
+	uint32_t payload_bytes;
+	int32_t rtt_bucket;	/* log of HELLO.rtt_us in FLOWS_RTT_BUCKET steps */
 };
 
 enum flow_state {
@@ -102,22 +140,12 @@ struct flow_estimate {
 	double solve_ms;
 };
 
-struct flow {
-	uint16_t port;
-	bool configured;		/* in [measure] watch_ports */
-	uint32_t nsenders;		/* connected senders of this port */
-	uint64_t created_ns;
+/* One transfer of a flow's senders, and what they are told. */
+struct flow_model {
+	struct flow_xfer_key key;
 	struct flow_xfer xfer;		/* for the next solve */
-	struct learn learn;
-	struct inputs inputs;	/* of the last epoch (or hello) */
-	/*
-	 * The last epoch whose packets were counted (inputs.traffic with
-	 * counts_valid): with the per-packet probes sampled, most epochs
-	 * count drops only, and status shows this one beside them.
-	 */
-	struct inputs_traffic counted;
-	uint64_t counted_seq;		/* its epoch, 0 = none yet */
-	uint64_t counted_end_ns;	/* its end (the epochs' clock) */
+	uint32_t nsenders;		/* connected senders with this transfer */
+	uint64_t created_ns;		/* the epochs' clock */
 	enum flow_state state;
 	bool have_good;
 	struct flow_estimate good;	/* the last good solve */
@@ -126,15 +154,39 @@ struct flow {
 	uint64_t solve_err_epoch;
 	uint64_t solves, solve_failures;
 	uint64_t solves_reused;		/* epochs that kept the last solve (solve_due()) */
+	uint64_t solves_deferred;	/* epochs it waited: FLOWS_SOLVES_PER_EPOCH */
 	bool has_rate;
-	struct rxbneck_rate rate;	/* last value offered to senders */
-	bool has_rate_between;		/* rate_between offered with it */
-	struct rxbneck_rate rate_between;	/* ... to senders that pause */
-	int last_sent;			/* senders it went to (publish result) */
+	struct rxbneck_rate rate;	/* last value offered to its senders */
+	bool has_rate_between;		/* rate_between solved with it */
+	struct rxbneck_rate rate_between;	/* ... for senders that pause */
+};
+
+struct flow {
+	uint16_t port;
+	bool configured;		/* in [measure] watch_ports */
+	uint32_t nsenders;		/* connected senders of this port */
+	uint32_t nshared;		/* of them, answered from the nearest model */
+	uint64_t shared_total;		/* HELLOs so answered, since it was made */
+	uint64_t created_ns;
+	uint64_t idle_since_ns;		/* the epochs' clock: last sender left */
+	struct learn learn;
+	struct inputs inputs;		/* of the last epoch (or hello) */
+	/*
+	 * The last epoch whose packets were counted (inputs.traffic with
+	 * counts_valid): with the per-packet probes sampled, most epochs
+	 * count drops only, and status shows this one beside them.
+	 */
+	struct inputs_traffic counted;
+	uint64_t counted_seq;		/* its epoch, 0 = none yet */
+	uint64_t counted_end_ns;	/* its end (the epochs' clock) */
+	bool packets_seen;		/* arrivals measured at the port, ever */
+	int nmodels;			/* >= 1 */
+	struct flow_model m[FLOW_MAX_XFERS];
+	int last_sent;			/* senders a RATE went to (publish_rates) */
 	uint64_t reports;		/* REPORTs from senders */
 	bool has_report;
 	struct rxbneck_report last_report;
-	double report_model_rate_bps;	/* what the model said then, NaN = nothing */
+	double report_model_rate_bps;	/* what its model said then, NaN = nothing */
 	double report_model_time_s;
 	struct pause pause;		/* RBUDP+ pause windows */
 };
@@ -147,7 +199,7 @@ struct flow_past {
 	uint16_t port;
 	uint64_t left_ns;		/* CLOCK_MONOTONIC */
 	bool has_rate;
-	struct rxbneck_rate rate;	/* the last RATE it offered */
+	struct rxbneck_rate rate;	/* the last RATE its (first) model offered */
 	uint64_t reports;
 	double cpu_ns_per_pkt;		/* learned costs, NaN = not learned */
 	double pkts_per_wakeup;
@@ -171,6 +223,7 @@ struct flows_params {
 	bool depth_cost;		/* [model] queue_depth_cost */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
+	uint64_t linger_ns;		/* [measure] flow_linger_s */
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 	struct pause_params pause;	/* [pause] */
 };
@@ -178,11 +231,11 @@ struct flows_params {
 struct flows_ops {
 	void *ctx;
 	/*
-	 * Offer a RATE to the port's subscribers, and the rate between pause
-	 * windows for those that pause (NULL: none; sendsrv_publish_rate).
+	 * The rates of @port's models changed: offer each of its senders its
+	 * own (flows_rate_for(); sendsrv_offer_rates()). Returns how many a
+	 * RATE went to.
 	 */
-	int (*publish_rate)(void *ctx, const struct rxbneck_rate *r,
-			    const struct rxbneck_rate *between);
+	int (*publish_rates)(void *ctx, uint16_t port);
 	/* Optional: a PAUSE schedule or CANCEL (sendsrv_publish_pause). */
 	int (*publish_pause)(void *ctx, const struct rxbneck_pause *p);
 	/* Optional: learned costs of @port from the state directory. */
@@ -215,6 +268,8 @@ struct flows {
 	uint32_t netdev_max_backlog;
 	uint64_t epochs;
 	double last_solve_ms;		/* all flows, last epoch */
+	uint32_t solves_left;		/* this epoch's, FLOWS_SOLVES_PER_EPOCH */
+	uint64_t evicted;		/* lingering flows made way for new ones */
 };
 
 int flows_init(struct flows *f, const struct flows_params *p,
@@ -234,16 +289,40 @@ int flows_set_config_ports(struct flows *f, const uint16_t *ports, int n);
 
 /*
  * A sender said HELLO for p->hello.flow_port: creates the flow if needed
- * (-ENOSPC when FLOWS_MAX flows exist), takes the sender's transfer
- * parameters and publishes a rate at once from the latest epoch.
+ * (a lingering one makes way; -ENOSPC when FLOWS_MAX flows hold senders
+ * or are configured), and the model of the sender's transfer if there is
+ * none (solved at once from the latest epoch if this epoch's solves allow).
  */
 int flows_sender_hello(struct flows *f, const struct sendsrv_peer *p);
 /* A sender that flows_sender_hello() accepted left. */
 void flows_sender_gone(struct flows *f, const struct sendsrv_peer *p);
-/* A sender reported a finished transfer (kept for status). */
-void flows_note_report(struct flows *f, struct flow *fl, const struct rxbneck_report *r);
-/* Refresh transfer parameters from a connected sender (RTT updates). */
+/* A sender reported a finished transfer (kept for status, with its model's answer). */
+void flows_note_report(struct flows *f, const struct sendsrv_peer *p,
+		       const struct rxbneck_report *r);
+/* Refresh its model's RTT from a connected sender (SUBSCRIBE updates). */
 void flows_sender_seen(struct flows *f, const struct sendsrv_peer *p);
+
+/*
+ * The rates for sender @p now (sendsrv_ops.rate_for): its model's RATE,
+ * and the rate between pauses when the flow's schedule covers the windows
+ * it counts on. 0 (none yet), 1 (@r) or 2 (@r and @between).
+ */
+int flows_rate_for(const struct flows *f, const struct sendsrv_peer *p,
+		   struct rxbneck_rate *r, struct rxbneck_rate *between);
+/*
+ * The model sender @p is answered from: its own (*exact), else the nearest
+ * with a rate (NULL: none).
+ */
+const struct flow_model *flows_model_of(const struct flows *f, const struct flow *fl,
+					const struct sendsrv_peer *p, bool *exact);
+/*
+ * Whether the flow's published PAUSE schedule covers the windows the rate
+ * between pauses of @m counts on (same period, windows at least as long,
+ * within the re-solve tolerance); @why (may be NULL) says what is in
+ * force and why, for status.
+ */
+bool flows_between_covered(const struct flow *fl, const struct flow_model *m,
+			   char *why, size_t wlen);
 
 /*
  * One epoch: @e is the collector's record, which must stay valid until

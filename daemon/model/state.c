@@ -222,57 +222,118 @@ static struct state_entry *slot_for(struct state *s, uint16_t port)
 }
 
 
-static int read_file(struct state *s, char **text, size_t *len)
+static const char *type_name(mode_t mode)
 {
-	int fd = openat(s->dirfd, STATE_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	switch (mode & S_IFMT) {
+	case S_IFIFO:
+		return "FIFO";
+	case S_IFSOCK:
+		return "socket";
+	case S_IFCHR:
+		return "character device";
+	case S_IFBLK:
+		return "block device";
+	case S_IFDIR:
+		return "directory";
+	case S_IFLNK:
+		return "symbolic link";
+	}
+	return "special file";
+}
+
+/*
+ * Open @name in the state directory for reading: never a symlink, never
+ * blocking (a FIFO put in its place must not hang the daemon), only a
+ * regular file of at most STATE_MAX_FILE bytes. The fd, or -errno with
+ * the problem in @why.
+ */
+static int open_regular(struct state *s, const char *name, char *why, size_t wlen)
+{
+	int fd = openat(s->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY);
 	struct stat st;
-	ssize_t n;
+	int err;
+
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ELOOP)
+			snprintf(why, wlen, "%s/%s is a symbolic link: ignored", s->dir, name);
+		else
+			snprintf(why, wlen, "reading %s/%s: %s", s->dir, name, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		snprintf(why, wlen, "reading %s/%s: %s", s->dir, name, strerror(-err));
+	} else if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		snprintf(why, wlen, "%s/%s is a %s, not a regular file: ignored (the next save "
+			 "replaces it)", s->dir, name, type_name(st.st_mode));
+	} else if (st.st_size > STATE_MAX_FILE) {
+		err = -EFBIG;
+		snprintf(why, wlen, "reading %s/%s: too large (more than %d bytes)", s->dir, name,
+			 STATE_MAX_FILE);
+	} else {
+		return fd;
+	}
+	close(fd);
+	return err;
+}
+
+static int read_file(struct state *s, char **text, size_t *len, char *why, size_t wlen)
+{
+	int fd = open_regular(s, STATE_FILE, why, wlen);
+	size_t have = 0;
 	char *buf;
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > STATE_MAX_FILE) {
-		close(fd);
-		return S_ISREG(st.st_mode) ? -EFBIG : -EINVAL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
+		return fd;
+	buf = malloc(STATE_MAX_FILE + 1);
 	if (!buf) {
 		close(fd);
+		snprintf(why, wlen, "reading %s/%s: out of memory", s->dir, STATE_FILE);
 		return -ENOMEM;
 	}
-	n = read(fd, buf, (size_t)st.st_size);
-	if (n < 0) {
-		int err = -errno;
+	/* To the end, not to st_size: another writer may have grown it. */
+	while (have <= STATE_MAX_FILE) {
+		ssize_t n = read(fd, buf + have, STATE_MAX_FILE + 1 - have);
 
-		free(buf);
-		close(fd);
-		return err;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			snprintf(why, wlen, "reading %s/%s: %s", s->dir, STATE_FILE, strerror(-err));
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
 	}
 	close(fd);
-	buf[n] = '\0';
+	if (have > STATE_MAX_FILE) {
+		snprintf(why, wlen, "reading %s/%s: too large (more than %d bytes)", s->dir,
+			 STATE_FILE, STATE_MAX_FILE);
+		free(buf);
+		return -EFBIG;
+	}
+	buf[have] = '\0';
 	*text = buf;
-	*len = (size_t)n;
+	*len = have;
 	return 0;
 }
 
-static void load(struct state *s)
+int state_load_text(struct state *s, char *text, size_t len)
 {
-	char *text = NULL, *line, *save = NULL;
-	size_t len;
-	int err = read_file(s, &text, &len), lineno = 0, bad = 0;
+	char *line, *save = NULL;
+	int lineno = 0, bad = 0;
 
-	if (err == -ENOENT)
-		return;
-	if (err) {
-		set_err(s, -err, "reading %s/%s", s->dir, STATE_FILE);
-		return;
-	}
+	/* Lines end at '\n'; a NUL ends the text (the file is text). */
+	if (memchr(text, '\0', len))
+		len = strlen(text);
+	text[len] = '\0';
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct state_entry e;
 
@@ -285,9 +346,26 @@ static void load(struct state *s)
 		}
 		*slot_for(s, e.port) = e;
 	}
+	return bad;
+}
+
+static void load(struct state *s)
+{
+	char *text = NULL, why[STATE_ERR_LEN];
+	size_t len = 0;
+	int err = read_file(s, &text, &len, why, sizeof(why)), bad;
+
+	if (err == -ENOENT)
+		return;
+	if (err) {
+		rxb_strlcpy(s->err, why, sizeof(s->err));
+		rxb_warn("state: %s", s->err);
+		return;
+	}
+	bad = state_load_text(s, text, len);
 	if (bad)
-		rxb_warn("state: %s/%s: %d of %d lines skipped (unreadable or too many)",
-			 s->dir, STATE_FILE, bad, lineno);
+		rxb_warn("state: %s/%s: %d lines skipped (unreadable or too many)",
+			 s->dir, STATE_FILE, bad);
 	rxb_info("state: %d ports with learned costs in %s/%s", s->n, s->dir, STATE_FILE);
 	s->dirty = false;
 	free(text);
@@ -388,8 +466,11 @@ int state_save(struct state *s)
 	err = rxb_replace_file(s->dirfd, STATE_FILE, TMP_FILE, text, len, 0640);
 	if (err) {
 		set_err(s, -err, "writing %s/%s", s->dir, STATE_FILE);
+		s->save_failures++;
 		return err;
 	}
+	if (s->err[0])
+		rxb_notice("state: %s/%s saved again", s->dir, STATE_FILE);
 	s->dirty = false;
 	s->saves++;
 	s->err[0] = '\0';

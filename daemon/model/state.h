@@ -19,9 +19,12 @@
  * them quickly. A line that does not parse is skipped with a warning; the
  * file is at most STATE_MAX_FILE bytes and STATE_MAX_PORTS lines.
  *
- * Writes are atomic (temporary file, fsync, rename, fsync of the
- * directory). Failures are logged and reported by state_error(); the
- * daemon runs on without history then.
+ * The file is opened without following links and without blocking, and
+ * read only when it is a regular file: a FIFO or device in its place is
+ * reported and ignored (the next save replaces it). Writes are atomic (a
+ * fresh temporary file, fsync, rename, fsync of the directory). Problems
+ * are logged and kept in s->err until a save succeeds (status: health
+ * degraded, with the reason); the daemon runs on meanwhile.
  */
 #ifndef RXB_DAEMON_STATE_H
 #define RXB_DAEMON_STATE_H
@@ -36,7 +39,7 @@
 #define STATE_MAX_PORTS		64
 #define STATE_MAX_FILE		(64 * 1024)
 #define STATE_MAX_LINE		512
-#define STATE_ERR_LEN		160
+#define STATE_ERR_LEN		512
 
 struct state_entry {
 	uint16_t port;
@@ -50,8 +53,8 @@ struct state {
 	int n;
 	struct state_entry v[STATE_MAX_PORTS];
 	bool dirty;
-	uint64_t saves;
-	char err[STATE_ERR_LEN];	/* last problem, "" if none */
+	uint64_t saves, save_failures;
+	char err[STATE_ERR_LEN];	/* problem since the last save, "" if none */
 };
 
 /*
@@ -77,6 +80,12 @@ void state_history_put(struct state *s, uint16_t port, const struct learn *l);
 /* Write flows.state if dirty. 0 or -errno (logged, kept in s->err). */
 int state_save(struct state *s);
 
+/*
+ * The entries of a flows.state file's text (@len bytes; text[len] must be
+ * writable, it is cut there): returns the lines skipped as unreadable or
+ * beyond STATE_MAX_PORTS. For load and the fuzzer.
+ */
+int state_load_text(struct state *s, char *text, size_t len);
 /* Parse one line of flows.state (tests, fuzzing): 0 or -EINVAL. */
 int state_parse_line(const char *line, struct state_entry *out);
 /* Format one entry as a line (with '\n'); snprintf-style length. */

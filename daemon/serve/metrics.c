@@ -160,40 +160,45 @@ static bool get_senders(const struct flow *fl, double *v)
 	return true;
 }
 
+/*
+ * The per-port advice series are of the flow's first transfer (m[0]: the
+ * only one without senders), as status's flows[] fields outside
+ * transfers[] are.
+ */
 static bool get_rate(const struct flow *fl, double *v)
 {
-	*v = fl->rate.rate_bps / 8.0;
-	return fl->has_rate;
+	*v = fl->m[0].rate.rate_bps / 8.0;
+	return fl->m[0].has_rate;
 }
 
 static bool get_rate_epoch(const struct flow *fl, double *v)
 {
-	*v = (double)fl->rate.epoch;
-	return fl->has_rate;
+	*v = (double)fl->m[0].rate.epoch;
+	return fl->m[0].has_rate;
 }
 
 /* Loss and time are "not computed" (0) in a provisional rate: no sample. */
 static bool get_loss(const struct flow *fl, double *v)
 {
-	*v = fl->rate.loss;
-	return fl->has_rate && fl->rate.xfer_time_us;
+	*v = fl->m[0].rate.loss;
+	return fl->m[0].has_rate && fl->m[0].rate.xfer_time_us;
 }
 
 static bool get_time(const struct flow *fl, double *v)
 {
-	*v = fl->rate.xfer_time_us / 1e6;
-	return fl->has_rate && fl->rate.xfer_time_us;
+	*v = fl->m[0].rate.xfer_time_us / 1e6;
+	return fl->m[0].has_rate && fl->m[0].rate.xfer_time_us;
 }
 
 static bool get_confidence(const struct flow *fl, double *v)
 {
-	*v = fl->rate.confidence / 1000.0;
-	return fl->has_rate;
+	*v = fl->m[0].rate.confidence / 1000.0;
+	return fl->m[0].has_rate;
 }
 
 static bool get_line_rate(const struct flow *fl, double *v)
 {
-	*v = fl->xfer.line_rate_bps / 8.0;
+	*v = fl->m[0].xfer.line_rate_bps / 8.0;
 	return true;
 }
 
@@ -216,19 +221,19 @@ static void flow_labels_metrics(struct promtext *w, const struct daemon *d)
 		snprintf(port, sizeof(port), "%u", d->flows.v[i].port);
 		for (int s = FLOW_NONE; s <= FLOW_STALE; s++) {
 			l[1] = (struct promtext_label){ "state", flows_state_name(s) };
-			promtext_sample(w, NULL, l, 2, d->flows.v[i].state == (enum flow_state)s);
+			promtext_sample(w, NULL, l, 2, d->flows.v[i].m[0].state == (enum flow_state)s);
 		}
 	}
 	promtext_family(w, P("flow_advice_flag"), PROMTEXT_GAUGE, "1 for each flag the flow's "
 			"advised rate carries (degraded, stale, no_traffic, unconstrained, "
 			"between_pauses, provisional, default_cost), 0 for the others.");
 	for (int i = 0; i < d->flows.n; i++) {
-		if (!d->flows.v[i].has_rate)
+		if (!d->flows.v[i].m[0].has_rate)
 			continue;
 		snprintf(port, sizeof(port), "%u", d->flows.v[i].port);
 		for (unsigned int b = 0; b < STATUS_FLOW_RATE_FLAGS; b++) {
 			l[1] = (struct promtext_label){ "flag", status_flow_rate_flag_name(b) };
-			promtext_sample(w, NULL, l, 2, (d->flows.v[i].rate.flags >> b) & 1);
+			promtext_sample(w, NULL, l, 2, (d->flows.v[i].m[0].rate.flags >> b) & 1);
 		}
 	}
 }
@@ -378,9 +383,9 @@ static void flow_model_metrics(struct promtext *w, const struct daemon *d)
 			"The stage's capacity in the latest good solve: nic (NIC to stack) or "
 			"socket (socket to application, the receiving host).");
 	for (int i = 0; i < d->flows.n; i++) {
-		const struct flow_estimate *g = &d->flows.v[i].good;
+		const struct flow_estimate *g = &d->flows.v[i].m[0].good;
 
-		if (!d->flows.v[i].have_good)
+		if (!d->flows.v[i].m[0].have_good)
 			continue;
 		snprintf(port, sizeof(port), "%u", d->flows.v[i].port);
 		for (uint32_t s = 0; s < g->nstages && s < BNECK_MAX_STAGES; s++) {
@@ -470,6 +475,7 @@ static void probe_metrics(struct promtext *w, const struct daemon *d)
 
 static void sender_metrics(struct promtext *w, const struct daemon *d)
 {
+	struct status_refusal refused[STATUS_REFUSALS];
 	struct sendsrv_stats st;
 	struct promtext_label l;
 
@@ -484,6 +490,14 @@ static void sender_metrics(struct promtext *w, const struct daemon *d)
 	promtext_sample_u64(w, NULL, &l, 1, st.rejected_allow);
 	l = (struct promtext_label){ "reason", "full" };
 	promtext_sample_u64(w, NULL, &l, 1, st.rejected_full);
+	status_refusals(d, refused);
+	promtext_family(w, P("sender_refusals_total"), PROMTEXT_COUNTER, "Every refusal of a "
+			"sender, by reason: connections, HELLOs and REPORTs (rxbneckctl "
+			"status: senders.refused).");
+	for (int i = 0; i < STATUS_REFUSALS; i++) {
+		l = (struct promtext_label){ "reason", refused[i].name };
+		promtext_sample_u64(w, NULL, &l, 1, refused[i].n);
+	}
 	counter(w, P("sender_frames_received_total"), "Frames received from senders.",
 		st.frames_in);
 	promtext_family(w, P("sender_frames_sent_total"), PROMTEXT_COUNTER,

@@ -104,6 +104,7 @@ void sendsrv_limits_default(struct sendsrv_limits *l)
 	memset(l, 0, sizeof(*l));
 	l->max_frame_bytes = RXBNECK_FRAME_MAX_DEFAULT;
 	l->max_conns = 1024;
+	l->max_conns_per_source = 64;
 	l->hello_timeout_ns = 5 * RXB_NSEC_PER_SEC;
 	l->idle_timeout_ns = 60 * RXB_NSEC_PER_SEC;
 	l->max_out_bytes = 16384;
@@ -124,6 +125,8 @@ static int check_limits(const struct sendsrv_limits *l)
 		bad = "max_frame_bytes must be within 512..65536";
 	else if (l->max_conns < 1 || l->max_conns > 1000000)
 		bad = "max_conns must be within 1..1000000";
+	else if (l->max_conns_per_source > 1000000)
+		bad = "max_conns_per_source must be within 0..1000000";
 	else if (l->hello_timeout_ns == 0)
 		bad = "hello_timeout must be > 0";
 	else if (l->idle_timeout_ns / RXB_NSEC_PER_MSEC > UINT32_MAX)
@@ -235,25 +238,55 @@ static void reject_now(struct sendsrv *s, int fd, int code)
 	s->st.errors_sent[code]++;
 }
 
+/*
+ * Whether a new connection from @ss may be served: 0, or the error it gets
+ * (counted; *why says which limit); a served one is counted against its
+ * source (*src).
+ */
+static int admit(struct sendsrv *s, const struct sockaddr_storage *ss,
+		 struct source_count **src, char *why, size_t wlen)
+{
+	bool full;
+
+	*src = NULL;
+	if (!allowed(s, (const struct sockaddr *)ss)) {
+		s->st.rejected_allow++;
+		snprintf(why, wlen, "address not in the allow-list");
+		return RXBNECK_ERR_NOT_ALLOWED;
+	}
+	if (s->st.conns_hello + s->st.conns_active >= s->lim.max_conns) {
+		s->st.rejected_full++;
+		snprintf(why, wlen, "connection limit of %u reached", s->lim.max_conns);
+		return RXBNECK_ERR_TOO_MANY;
+	}
+	*src = sendsrv_source_take(s, ss, &full);
+	if (full) {
+		s->st.rejected_source++;
+		snprintf(why, wlen, "connection limit of %u per address reached",
+			 s->lim.max_conns_per_source);
+		return RXBNECK_ERR_TOO_MANY;
+	}
+	snprintf(why, wlen, "out of memory");
+	return *src ? 0 : RXBNECK_ERR_INTERNAL;
+}
+
 static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage *ss)
 {
-	int code = 0, one = 1, err;
+	int one = 1, err;
+	struct source_count *src;
+	char why[64];
+	int code = admit(s, ss, &src, why, sizeof(why));
 	struct conn *c;
 
-	if (!allowed(s, (const struct sockaddr *)ss)) {
-		code = RXBNECK_ERR_NOT_ALLOWED;
-		s->st.rejected_allow++;
-	} else if (s->st.conns_hello + s->st.conns_active >= s->lim.max_conns) {
-		code = RXBNECK_ERR_TOO_MANY;
-		s->st.rejected_full++;
-	}
 	if (fdmap_reserve(s, fd) < 0) {
 		rxb_err("sendsrv: out of memory for the fd index");
+		sendsrv_source_put(s, src);
 		close(fd);
 		return;
 	}
 	c = take_slot(s, code == 0);
 	if (!c) {
+		sendsrv_source_put(s, src);
 		reject_now(s, fd, code);
 		return;
 	}
@@ -266,6 +299,7 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 	c->peer.last_rx_ns = c->peer.connected_ns;
 	rxb_sockaddr_str(ss, c->peer.addr_str, sizeof(c->peer.addr_str));
 	s->fdmap[fd] = (int32_t)c->slot;
+	c->src = src;	/* uncounted when it stops being live */
 	sendsrv_conn_set_state(s, c, C_HELLO);
 	list_add_tail(&s->hello_list, &c->tnode);
 	c->deadline_ns = c->peer.connected_ns + s->lim.hello_timeout_ns;
@@ -283,9 +317,7 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		rxb_log_errno(RXB_LOG_DEBUG, errno, "sendsrv: TCP_NODELAY");
 	if (code) {
-		sendsrv_conn_fail(s, c, code, 0, code == RXBNECK_ERR_NOT_ALLOWED ?
-			  "address not in the allow-list" :
-			  "connection limit of %u reached", s->lim.max_conns);
+		sendsrv_conn_fail(s, c, code, 0, "%s", why);
 		return;
 	}
 	c->in_cap = s->lim.max_frame_bytes;
@@ -423,6 +455,45 @@ static void idle_lists_trim(struct sendsrv *s)
 	}
 }
 
+/* The first live connection on @head whose address is not allowed, or NULL. */
+static struct conn *first_disallowed(struct sendsrv *s, struct link *head)
+{
+	for (struct link *l = head->next; l != head; l = l->next) {
+		struct conn *c = link_entry(l, struct conn, tnode);
+
+		if (!allowed(s, (const struct sockaddr *)&c->peer.addr))
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * A narrowed allow-list (a reload): the connections it no longer allows
+ * are told why and closed. One at a time from the list head: closing one
+ * runs on_goodbye, which may change the lists.
+ */
+static void drop_disallowed(struct sendsrv *s)
+{
+	uint64_t n = 0;
+	struct conn *c;
+
+	for (struct idle_list *il = s->idle_lists; il; il = il->next)
+		while ((c = first_disallowed(s, &il->conns))) {
+			sendsrv_conn_fail(s, c, RXBNECK_ERR_NOT_ALLOWED, 0, "address no longer in "
+					  "the allow-list (configuration reloaded)");
+			n++;
+		}
+	while ((c = first_disallowed(s, &s->hello_list))) {
+		sendsrv_conn_fail(s, c, RXBNECK_ERR_NOT_ALLOWED, 0, "address no longer in "
+				  "the allow-list (configuration reloaded)");
+		n++;
+	}
+	if (n)
+		rxb_notice("sendsrv: closed %llu connections whose addresses the new allow-list "
+			   "refuses", (unsigned long long)n);
+	s->st.closed_not_allowed += n;
+}
+
 int sendsrv_update_limits(struct sendsrv *s, const struct sendsrv_limits *limits)
 {
 	struct idle_list *idle;
@@ -449,6 +520,7 @@ int sendsrv_update_limits(struct sendsrv *s, const struct sendsrv_limits *limits
 		s->peak_frame_bytes = limits->max_frame_bytes;
 	if (limits->max_out_bytes > s->peak_out_bytes)
 		s->peak_out_bytes = limits->max_out_bytes;
+	drop_disallowed(s);
 	return 0;
 }
 
@@ -492,6 +564,7 @@ void sendsrv_finish(struct sendsrv *s)
 		close(s->listeners[i].fd);
 	}
 	sendsrv_publish_finish(s);
+	sendsrv_source_finish(s);
 	while (s->idle_lists) {
 		struct idle_list *il = s->idle_lists;
 
@@ -697,7 +770,8 @@ size_t sendsrv_memory_bound(const struct sendsrv *s)
 {
 	size_t n = (size_t)s->peak_conns + SENDSRV_SPARE_SLOTS;
 	size_t per_slot = sizeof(struct conn) + s->peak_frame_bytes + s->peak_out_bytes +
-			  RXBP_ENCODE_MAX + sizeof(struct port_state) + sizeof(struct idle_list);
+			  RXBP_ENCODE_MAX + sizeof(struct port_state) + sizeof(struct idle_list) +
+			  sizeof(struct source_count);
 	/* The slot index arrays grow by doubling: at most twice what is used. */
 	size_t index = 2 * n * (sizeof(struct conn *) + sizeof(uint32_t));
 

@@ -12,7 +12,9 @@
  *					epoll events straight through);
  *	sendsrv_tick(s, now_ns)		at sendsrv_next_deadline_ns() or
  *					simply every 100 ms - 1 s (timeouts);
- *	sendsrv_publish_rate/pause()	when the model has new values.
+ *	sendsrv_publish_rate/pause()	when the model has new values;
+ *	sendsrv_offer_rates()		when each sender's own rate (ops->rate_for)
+ *					may have changed.
  *
  * Wiring into an epoll loop:
  *
@@ -62,6 +64,7 @@
 #define SENDSRV_LINGER_NS	2000000000ULL	/* closing: drain input this long */
 #define SENDSRV_ADDR_STRLEN	56	/* "[v6]:port" */
 #define SENDSRV_FRAME_TYPES	64	/* frame types counted (enum rxbneck_type) */
+#define SENDSRV_V6_SOURCE_BITS	64	/* IPv6 sources are counted per /64 */
 
 /* An allow-list entry. v4-mapped IPv6 prefixes are stored as IPv4. */
 struct sendsrv_cidr {
@@ -77,9 +80,23 @@ struct sendsrv_cidr {
 int sendsrv_cidr_parse(const char *text, struct sendsrv_cidr *out, const char **why);
 bool sendsrv_cidr_match(const struct sendsrv_cidr *c, const struct sockaddr *sa);
 
+/*
+ * The source a connection counts against for the per-address limits: an
+ * IPv4 address (v4-mapped IPv6 included), or an IPv6 /64 - one host's
+ * usual share, so a host cannot multiply its connections by picking
+ * addresses from its own prefix.
+ */
+struct sendsrv_source {
+	uint8_t b[17];			/* family, then the address bytes */
+};
+
+void sendsrv_source_of(const struct sockaddr_storage *ss, struct sendsrv_source *out);
+bool sendsrv_same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+
 struct sendsrv_limits {
 	uint32_t max_frame_bytes;	/* 512..65536, default 4096 */
 	uint32_t max_conns;		/* default 1024 */
+	uint32_t max_conns_per_source;	/* per sendsrv_source, default 64 */
 	uint64_t hello_timeout_ns;	/* default 5 s */
 	uint64_t idle_timeout_ns;	/* default 60 s, 0 = none */
 	uint32_t max_out_bytes;		/* per connection, >= 1024, default 16 KiB */
@@ -100,6 +117,7 @@ struct sendsrv_peer {
 	struct sockaddr_storage addr;
 	char addr_str[SENDSRV_ADDR_STRLEN];	/* "192.0.2.7:40000", "[::1]:40000" */
 	struct rxbneck_hello hello;	/* rtt_us/subscribe updated by SUBSCRIBE */
+	uint32_t hello_rtt_us;		/* rtt_us as the HELLO said it */
 	uint16_t granted;		/* subscription served */
 	uint64_t connected_ns;		/* ops->now_ns clock */
 	uint64_t last_rx_ns;
@@ -109,6 +127,13 @@ struct sendsrv_peer {
 	uint64_t pauses_sent;
 	bool has_rate;			/* last_rate valid */
 	struct rxbneck_rate last_rate;	/* last RATE sent to this sender */
+	/*
+	 * The PAUSE schedule in force for this sender (PROTOCOL.md §6.3): the
+	 * last PAUSE frame sent to it (not CANCEL), from pause_sent_ns until
+	 * pause_until_ns (UINT64_MAX: until replaced); pause_until_ns 0 = none.
+	 */
+	struct rxbneck_pause pause;
+	uint64_t pause_sent_ns, pause_until_ns;
 	uint64_t streams_samples;	/* STREAMS_SAMPLE frames from it */
 	bool has_streams;		/* last_streams valid */
 	struct rxbneck_streams last_streams;	/* last STREAMS sent to it */
@@ -151,6 +176,15 @@ struct sendsrv_ops {
 	int (*streams_for)(void *ctx, const struct sendsrv_peer *p, struct rxbneck_streams *out);
 	/* Optional; @why is SENDSRV_GONE_* or the rxbneck_error sent to it. */
 	void (*on_goodbye)(void *ctx, const struct sendsrv_peer *p, int why);
+	/*
+	 * Optional: sender @p's own rates (sendsrv_offer_rates()). Fill @r,
+	 * and @between when there is a rate between pause windows for it
+	 * (RXBNECK_RATE_BETWEEN_PAUSES set, the same port); return 0 (no rate
+	 * for it yet), 1 (@r) or 2 (@r and @between). Without it, every
+	 * sender of a port gets what sendsrv_publish_rate() gave for the port.
+	 */
+	int (*rate_for)(void *ctx, const struct sendsrv_peer *p, struct rxbneck_rate *r,
+			struct rxbneck_rate *between);
 };
 
 struct sendsrv_stats {
@@ -161,6 +195,9 @@ struct sendsrv_stats {
 	uint64_t accepted;
 	uint64_t rejected_allow;
 	uint64_t rejected_full;
+	uint64_t rejected_source;	/* max_conns_per_source reached */
+	uint64_t closed_not_allowed;	/* open, outside a reloaded allow-list */
+	uint64_t reports_rejected;	/* REPORT failing §5.11's checks */
 	uint64_t dropped_no_slot;	/* rejected without a lingering close */
 	uint64_t errors_sent[RXBNECK_ERR_MAX_ + 1];
 	uint64_t frames_in, frames_out;
@@ -184,9 +221,12 @@ int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
  * A configuration reload: every limit changes, all or none (0, -EINVAL or
  * -ENOMEM). Connected senders are never dropped for it; what each limit
  * does to them:
- *  - allow, max_conns: checked at the next accept. A sender outside a new
- *    allow-list, or beyond a lowered max_conns, stays; new connections are
- *    refused (NOT_ALLOWED, TOO_MANY) until they fit.
+ *  - allow: at once. Open connections from addresses outside the new
+ *    allow-list get ERROR NOT_ALLOWED and are closed (logged, counted in
+ *    closed_not_allowed).
+ *  - max_conns, max_conns_per_source: checked at the next accept. Senders
+ *    beyond a lowered cap stay; new connections are refused (TOO_MANY)
+ *    until they fit.
  *  - max_frame_bytes, idle_timeout_ns: announced in HELLO_ACK, so a
  *    connection keeps the values it was accepted with, for its lifetime;
  *    connections accepted from now get the new ones.
@@ -230,15 +270,25 @@ uint64_t sendsrv_next_deadline_ns(const struct sendsrv *s);
  *
  * @between (may be NULL): the rate to send at between pause windows, with
  * RXBNECK_RATE_BETWEEN_PAUSES set and the same port; it goes instead of @r
- * to the senders that take PAUSE and speak minor >= 1 (PROTOCOL.md §6.3).
+ * to the senders that take PAUSE, speak minor >= 1 and have a PAUSE
+ * schedule in force (sendsrv_peer.pause_until_ns; PROTOCOL.md §6.3).
  * NULL: there is none (no windows are predicted), every sender gets @r.
  */
 int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
 			 const struct rxbneck_rate *between);
 /*
+ * With ops->rate_for: each RATE subscriber of flow @port gets its own
+ * rates (ops->rate_for) when PROTOCOL.md §6.1's rule says so. Returns the
+ * number of senders a RATE went to.
+ */
+int sendsrv_offer_rates(struct sendsrv *s, uint16_t port);
+/*
  * Send a pause schedule (or CANCEL) to the PAUSE subscribers of p->port,
  * except, for a one-shot window, those whose RTT says they cannot act on
- * it (start_in_us + duration_us <= rtt_us). Returns the count or -EINVAL.
+ * it (start_in_us + duration_us <= rtt_us). Each one it reaches has it in
+ * force from then (CANCEL: none), and gets the rate that is now its own
+ * right after it when that is due (between pauses after a schedule, the
+ * plain rate after CANCEL). Returns the count or -EINVAL.
  */
 int sendsrv_publish_pause(struct sendsrv *s, const struct rxbneck_pause *p);
 /*

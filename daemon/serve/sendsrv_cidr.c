@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Allow-list entries: parse and match. See sendsrv.h. */
+/* Allow-list entries (parse, match) and connection sources. See sendsrv.h. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -77,28 +77,51 @@ int sendsrv_cidr_parse(const char *text, struct sendsrv_cidr *out, const char **
 	return 0;
 }
 
-bool sendsrv_cidr_match(const struct sendsrv_cidr *c, const struct sockaddr *sa)
+/* The address bytes of @sa (a v4-mapped IPv6 one as IPv4), NULL if not IP. */
+static const uint8_t *ip_of(const struct sockaddr *sa, int *family)
 {
-	const uint8_t *a;
-	int family;
-
 	if (sa->sa_family == AF_INET) {
-		a = (const uint8_t *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
-		family = AF_INET;
-	} else if (sa->sa_family == AF_INET6) {
+		*family = AF_INET;
+		return (const uint8_t *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+	}
+	if (sa->sa_family == AF_INET6) {
 		const struct in6_addr *a6 =
 			&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
 
 		if (IN6_IS_ADDR_V4MAPPED(a6)) {
-			a = a6->s6_addr + 12;
-			family = AF_INET;
-		} else {
-			a = a6->s6_addr;
-			family = AF_INET6;
+			*family = AF_INET;
+			return a6->s6_addr + 12;
 		}
-	} else {
-		return false;
+		*family = AF_INET6;
+		return a6->s6_addr;
 	}
-	return family == c->family && prefix_equal(a, c->addr, c->prefix_len);
+	return NULL;
 }
 
+bool sendsrv_cidr_match(const struct sendsrv_cidr *c, const struct sockaddr *sa)
+{
+	int family;
+	const uint8_t *a = ip_of(sa, &family);
+
+	return a && family == c->family && prefix_equal(a, c->addr, c->prefix_len);
+}
+
+void sendsrv_source_of(const struct sockaddr_storage *ss, struct sendsrv_source *out)
+{
+	int family = 0;
+	const uint8_t *a = ip_of((const struct sockaddr *)ss, &family);
+
+	memset(out, 0, sizeof(*out));
+	out->b[0] = (uint8_t)family;
+	if (a)
+		memcpy(out->b + 1, a, family == AF_INET ? 4 : SENDSRV_V6_SOURCE_BITS / 8);
+}
+
+bool sendsrv_same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	struct sendsrv_source x, y;
+
+	sendsrv_source_of(a, &x);
+	sendsrv_source_of(b, &y);
+	return memcmp(&x, &y, sizeof(x)) == 0;
+}

@@ -27,6 +27,11 @@ void sendsrv_conn_set_state(struct sendsrv *s, struct conn *c, enum conn_state s
 	c->state = st;
 	if (st != C_FREE)
 		(*counts[st])++;
+	/* Only live connections count against their source. */
+	if (st != C_HELLO && st != C_ACTIVE && c->src) {
+		sendsrv_source_put(s, c->src);
+		c->src = NULL;
+	}
 }
 
 static void set_events(struct sendsrv *s, struct conn *c, uint32_t ev)
@@ -361,6 +366,7 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 		return;
 	}
 	c->peer.hello = *h;
+	c->peer.hello_rtt_us = h->rtt_us;
 	c->peer.granted = served(s, c, h->subscribe);
 	ps->pins++;
 	if (s->ops.on_hello)
@@ -389,9 +395,9 @@ static void on_hello(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m
 			 h->subscribe, h->name);
 	if (send_hello_ack(s, c) < 0)
 		return;
-	if ((c->peer.granted & RXBNECK_SUB_RATE) && ps->has_rate &&
-	    sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(ps, c)))
-		return;
+	sendsrv_publish_rate_if_due(s, c, true);
+	if (c->state != C_ACTIVE)
+		return;		/* the send failed */
 	if ((c->peer.granted & RXBNECK_SUB_BUFFER) && ps->has_buffer &&
 	    sendsrv_publish_push_buffer(s, c, &ps->buffer))
 		return;
@@ -406,12 +412,13 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 	c->peer.granted = served(s, c, m->u.subscribe.subscribe);
 	if (m->u.subscribe.rtt_us)
 		c->peer.hello.rtt_us = m->u.subscribe.rtt_us;
+	/* Not told of changes or CANCEL any more: no schedule in force. */
+	if (!(c->peer.granted & RXBNECK_SUB_PAUSE))
+		c->peer.pause_until_ns = 0;
 	/* New to RATE, or PAUSE taken or dropped: which rate is due changed. */
-	if ((c->peer.granted & RXBNECK_SUB_RATE) && c->ps && c->ps->has_rate &&
-	    (!(was & RXBNECK_SUB_RATE) ||
-	     sendsrv_publish_rate_due(s, c, sendsrv_publish_rate_for(c->ps, c))) &&
-	    sendsrv_publish_push_rate(s, c, sendsrv_publish_rate_for(c->ps, c)))
-		return;
+	sendsrv_publish_rate_if_due(s, c, !(was & RXBNECK_SUB_RATE));
+	if (c->state != C_ACTIVE)
+		return;		/* the send failed */
 	/* New to BUFFER: the advice at once. */
 	if ((c->peer.granted & RXBNECK_SUB_BUFFER) && !(was & RXBNECK_SUB_BUFFER) &&
 	    c->ps && c->ps->has_buffer &&
@@ -420,6 +427,58 @@ static void on_subscribe(struct sendsrv *s, struct conn *c, const struct rxbp_ms
 	if (!(was & RXBNECK_SUB_STREAMS))
 		c->peer.has_streams = false;	/* new to STREAMS: the advice at once */
 	sendsrv_streams_offer(s, c);
+}
+
+/*
+ * PROTOCOL.md §5.11: a REPORT is about the sender's own flow and adds up.
+ * NULL when it does, else what does not.
+ */
+static const char *report_wrong(const struct rxbneck_hello *h, const struct rxbneck_report *r)
+{
+	bool aborted = r->flags & RXBNECK_REPORT_ABORTED;
+	uint64_t first = r->pkts_sent - r->pkts_resent;	/* when resent <= sent */
+
+	if (r->port != h->flow_port)
+		return "port is not the flow of this connection";
+	if (r->pkts_resent > r->pkts_sent)
+		return "more datagrams resent than sent";
+	if (r->pkts_lost_first > first)
+		return "more datagrams lost in the first round than it sent";
+	if (h->file_bytes && r->file_bytes > h->file_bytes)
+		return "more bytes than the HELLO announced";
+	if (aborted)
+		return NULL;
+	if (h->file_bytes && r->file_bytes != h->file_bytes)
+		return "a finished transfer of another size than the HELLO announced";
+	if (r->rounds < 1)
+		return "a finished transfer without a round";
+	if (r->elapsed_us == 0)
+		return "a finished transfer that took no time";
+	if ((uint64_t)r->rounds - 1 > r->pkts_resent)
+		return "more resend rounds than datagrams resent";
+	/* Each datagram carries at most payload_bytes of the file. */
+	if (first < r->file_bytes / h->payload_bytes + (r->file_bytes % h->payload_bytes != 0))
+		return "fewer first-round datagrams than the file needs";
+	return NULL;
+}
+
+static void on_report(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
+{
+	const char *why;
+
+	if (!s->ops.on_report) {
+		sendsrv_conn_fail(s, c, RXBNECK_ERR_UNSUPPORTED, m->seq, "REPORT not accepted");
+		return;
+	}
+	why = report_wrong(&c->peer.hello, &m->u.report);
+	if (why) {
+		s->st.reports_rejected++;
+		sendsrv_conn_fail(s, c, RXBNECK_ERR_BAD_VALUE, m->seq, "REPORT: %s", why);
+		return;
+	}
+	c->peer.reports++;
+	s->st.reports++;
+	s->ops.on_report(s->ops.ctx, &c->peer, &m->u.report);
 }
 
 static void on_active_frame(struct sendsrv *s, struct conn *c, const struct rxbp_msg *m)
@@ -449,13 +508,7 @@ static void on_active_frame(struct sendsrv *s, struct conn *c, const struct rxbp
 		conn_gone(s, c, SENDSRV_GONE_PEER_ERROR);
 		break;
 	case RXBNECK_T_REPORT:
-		if (!s->ops.on_report) {
-			sendsrv_conn_fail(s, c, RXBNECK_ERR_UNSUPPORTED, m->seq, "REPORT not accepted");
-			break;
-		}
-		c->peer.reports++;
-		s->st.reports++;
-		s->ops.on_report(s->ops.ctx, &c->peer, &m->u.report);
+		on_report(s, c, m);
 		break;
 	case RXBNECK_T_STREAMS_SAMPLE:
 		if (!s->ops.on_streams_sample) {

@@ -2,7 +2,8 @@
 /*
  * sendsrv's insides, shared by its files (nothing else includes this):
  *   sendsrv.c          the server: listeners, accept, limits, timeouts, API
- *   sendsrv_cidr.c     allow-list entries
+ *   sendsrv_cidr.c     allow-list entries, connection sources
+ *   sendsrv_source.c   connections counted per source
  *   sendsrv_conn.c     one connection: its frames, its output, closing
  *   sendsrv_publish.c  each flow port's subscribers, RATE and PAUSE pushes
  *   sendsrv_streams.c  STREAMS: who is granted it, and its pushes
@@ -18,6 +19,7 @@
 #include "proto/codec.h"
 
 #define PORT_BUCKETS		64
+#define SOURCE_BUCKETS		256
 #define FD_NONE			(-1)
 #define FD_LISTENER(i)		(-2 - (int32_t)(i))
 #define SERVED_SUBS		(RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE)	/* to every sender */
@@ -78,6 +80,13 @@ struct port_state {
 	struct rxbneck_buffer buffer;
 };
 
+/* The live connections (waiting for HELLO or active) of one source. */
+struct source_count {
+	struct source_count *next;	/* hash chain */
+	struct sendsrv_source src;
+	uint32_t n;
+};
+
 /*
  * The active connections that were told the same idle timeout in their
  * HELLO_ACK, least recently heard first: with one timeout per list, the
@@ -98,6 +107,7 @@ struct conn {
 	struct link tnode;		/* on the hello, an idle or the closing list */
 	struct link pnode;		/* on its port's subscriber list */
 	struct port_state *ps;
+	struct source_count *src;	/* while live: its source's count */
 	struct idle_list *idle;		/* C_ACTIVE: the timeout it was told */
 	uint64_t deadline_ns;
 	uint32_t in_cap;		/* max_frame_bytes when accepted (and told) */
@@ -139,6 +149,7 @@ struct sendsrv {
 	struct idle_list *idle_lists;	/* every one in use, and idle_now */
 	struct idle_list *idle_now;	/* lim.idle_timeout_ns, for the next HELLO */
 	struct port_state *ports[PORT_BUCKETS];
+	struct source_count *sources[SOURCE_BUCKETS];
 	uint64_t next_id;
 	struct sendsrv_stats st;
 	/* The largest limits since sendsrv_init(): sendsrv_memory_bound(). */
@@ -183,16 +194,37 @@ void sendsrv_conn_drain(struct sendsrv *s, struct conn *c);
 /* One read, then every whole frame in the buffer. */
 void sendsrv_conn_read(struct sendsrv *s, struct conn *c);
 
+/* sendsrv_source.c */
+/*
+ * Count a new live connection against its source: NULL when the source
+ * already has max_conns_per_source (*full set) or there is no memory.
+ */
+struct source_count *sendsrv_source_take(struct sendsrv *s, const struct sockaddr_storage *ss,
+					 bool *full);
+/* A live connection ended (or is closing): uncount it. */
+void sendsrv_source_put(struct sendsrv *s, struct source_count *sc);
+void sendsrv_source_finish(struct sendsrv *s);
+
 /* sendsrv_publish.c */
 struct port_state *sendsrv_publish_port(struct sendsrv *s, uint16_t port, bool create);
 /* Free @ps when nobody subscribes and no loop holds it. */
 void sendsrv_publish_port_put(struct sendsrv *s, struct port_state *ps);
 void sendsrv_publish_leave(struct sendsrv *s, struct conn *c);
 int sendsrv_publish_push_rate(struct sendsrv *s, struct conn *c, const struct rxbneck_rate *r);
-const struct rxbneck_rate *sendsrv_publish_rate_for(const struct port_state *ps,
-						      const struct conn *c);
+/*
+ * The rate meant for @c now (its own or its port's; between pauses only
+ * with a schedule in force for it): false when there is none yet.
+ */
+bool sendsrv_publish_rate_for(struct sendsrv *s, const struct conn *c,
+			      struct rxbneck_rate *out);
 bool sendsrv_publish_rate_due(const struct sendsrv *s, const struct conn *c,
 			      const struct rxbneck_rate *r);
+/*
+ * Push the rate meant for @c, a RATE subscriber, when it is due (§6.1) or
+ * @force; 0 when one went out.
+ */
+int sendsrv_publish_rate_if_due(struct sendsrv *s, struct conn *c, bool force);
+
 int sendsrv_publish_push_buffer(struct sendsrv *s, struct conn *c,
 				const struct rxbneck_buffer *b);
 /* Free every port (sendsrv_finish()). */

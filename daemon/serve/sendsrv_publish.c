@@ -76,7 +76,8 @@ int sendsrv_publish_push_rate(struct sendsrv *s, struct conn *c, const struct rx
 /*
  * PROTOCOL.md §6.3: a sender that takes PAUSE and speaks minor >= 1 sends
  * only between the windows, so it gets the rate for that (when the model
- * has one); every other sender gets the plain rate.
+ * has one) while a schedule is in force for it; every other sender gets
+ * the plain rate.
  */
 static bool obeys_pauses(const struct conn *c)
 {
@@ -84,12 +85,46 @@ static bool obeys_pauses(const struct conn *c)
 	       c->peer.hello.minor >= RXBNECK_MINOR_BETWEEN_PAUSES;
 }
 
-const struct rxbneck_rate *sendsrv_publish_rate_for(const struct port_state *ps,
-					   const struct conn *c)
+static bool rate_ok(const struct rxbneck_rate *r, uint16_t port, bool between)
 {
-	if (ps->has_rate_between && obeys_pauses(c))
-		return &ps->rate_between;
-	return ps->has_rate ? &ps->rate : NULL;
+	struct rxbp_msg m = { .type = RXBNECK_T_RATE };
+
+	m.u.rate = *r;
+	return r->port == port && !(r->flags & RXBNECK_RATE_BETWEEN_PAUSES) == !between &&
+	       rxbp_validate(&m) == 0;
+}
+
+/* The plain rate and the one between pauses for @c: 0, 1 or 2 of them. */
+static int rates_of(struct sendsrv *s, const struct conn *c, struct rxbneck_rate *r,
+		    struct rxbneck_rate *between)
+{
+	uint16_t port = c->peer.hello.flow_port;
+	int n;
+
+	if (!s->ops.rate_for) {
+		if (!c->ps || !c->ps->has_rate)
+			return 0;
+		*r = c->ps->rate;
+		*between = c->ps->rate_between;
+		return c->ps->has_rate_between ? 2 : 1;
+	}
+	n = s->ops.rate_for(s->ops.ctx, &c->peer, r, between);
+	if (n <= 0 || !rate_ok(r, port, false))
+		return 0;
+	return n >= 2 && rate_ok(between, port, true) ? 2 : 1;
+}
+
+bool sendsrv_publish_rate_for(struct sendsrv *s, const struct conn *c,
+			      struct rxbneck_rate *out)
+{
+	struct rxbneck_rate r, between;
+	int n = rates_of(s, c, &r, &between);
+
+	if (n == 0)
+		return false;
+	*out = n == 2 && obeys_pauses(c) && c->peer.pause_until_ns > sendsrv_now_ns(s) ?
+	       between : r;
+	return true;
 }
 
 /* PROTOCOL.md §6.1: first value, flags changed, moved by >= frac, refresh. */
@@ -137,15 +172,21 @@ static int offer_port(struct sendsrv *s, uint16_t port,
 	return sent;
 }
 
+int sendsrv_publish_rate_if_due(struct sendsrv *s, struct conn *c, bool force)
+{
+	struct rxbneck_rate mine;
+
+	if (!(c->peer.granted & RXBNECK_SUB_RATE) || !sendsrv_publish_rate_for(s, c, &mine) ||
+	    !(force || sendsrv_publish_rate_due(s, c, &mine)))
+		return -1;
+	return sendsrv_publish_push_rate(s, c, &mine);
+}
+
 /* PROTOCOL.md §6.1: the rate meant for @c, when it is due. */
 static int offer_rate(struct sendsrv *s, struct conn *c, const void *arg)
 {
-	const struct rxbneck_rate *mine = sendsrv_publish_rate_for(c->ps, c);
-
 	(void)arg;
-	if (!(c->peer.granted & RXBNECK_SUB_RATE) || !sendsrv_publish_rate_due(s, c, mine))
-		return -1;
-	return sendsrv_publish_push_rate(s, c, mine);
+	return sendsrv_publish_rate_if_due(s, c, false);
 }
 
 int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
@@ -177,6 +218,33 @@ int sendsrv_publish_rate(struct sendsrv *s, const struct rxbneck_rate *r,
 	return offer_port(s, r->port, offer_rate, NULL);
 }
 
+int sendsrv_offer_rates(struct sendsrv *s, uint16_t port)
+{
+	return offer_port(s, port, offer_rate, NULL);
+}
+
+/*
+ * When schedule @p, sent at @now_ns, stops being in force for the sender
+ * that got it (0: CANCEL, none; UINT64_MAX: periodic until replaced): the
+ * end of its last window, plus one epoch - the daemon refreshes a schedule
+ * once per epoch, and a chain of one-shot windows is one schedule while
+ * each comes before the last one's window has been over for an epoch.
+ */
+static uint64_t pause_until_ns(const struct sendsrv *s, const struct rxbneck_pause *p,
+			       uint64_t now_ns)
+{
+	uint64_t us;
+
+	if (p->flags & RXBNECK_PAUSE_CANCEL)
+		return 0;
+	if (p->period_us && !p->repeat_count)
+		return UINT64_MAX;
+	/* Each time <= 60 s (§5.8), repeat_count < 2^32: no overflow in us. */
+	us = p->start_in_us + p->duration_us + (uint64_t)s->lim.epoch_ms * 1000 +
+	     (p->repeat_count > 1 ? (uint64_t)(p->repeat_count - 1) * p->period_us : 0);
+	return us < (UINT64_MAX - now_ns) / 1000 ? now_ns + us * 1000 : UINT64_MAX;
+}
+
 static int offer_pause(struct sendsrv *s, struct conn *c, const void *arg)
 {
 	const struct rxbneck_pause *p = arg;
@@ -193,6 +261,11 @@ static int offer_pause(struct sendsrv *s, struct conn *c, const void *arg)
 		return -1;
 	c->peer.pauses_sent++;
 	s->st.pause_pushes++;
+	c->peer.pause = *p;
+	c->peer.pause_sent_ns = sendsrv_now_ns(s);
+	c->peer.pause_until_ns = pause_until_ns(s, p, c->peer.pause_sent_ns);
+	/* The rate that goes with a schedule, or with none, right after it. */
+	sendsrv_publish_rate_if_due(s, c, false);
 	return 0;
 }
 

@@ -32,8 +32,9 @@ static const struct {
 	{ "partial_probes", "some BPF probes are not loaded" },
 	{ "no_netlink", "NIC parameters unavailable (netlink)" },
 	{ "state_dir", "state directory unusable: no history kept" },
+	{ "state_save", "the state file could not be read or saved" },
 	{ "reload_failed", "last reload failed: the previous configuration runs" },
-	{ "flow_stale", "a flow's model is stale (see flows[].solve_error)" },
+	{ "flow_stale", "a flow's model is stale (see flows[].transfers[].solve_error)" },
 };
 
 const char *status_health_name(unsigned int i)
@@ -55,11 +56,15 @@ uint32_t status_health(const struct daemon *d)
 		h |= 1u << STATUS_HEALTH_NO_NETLINK;
 	if (!d->state_ok)
 		h |= 1u << STATUS_HEALTH_STATE_DIR;
+	/* A damaged file, a full disk: until the next save succeeds. */
+	if (d->state_ok && d->state.err[0])
+		h |= 1u << STATUS_HEALTH_STATE_SAVE;
 	if (d->reload.count && !d->reload.ok)
 		h |= 1u << STATUS_HEALTH_RELOAD_FAILED;
 	for (int i = 0; i < d->flows.n; i++)
-		if (d->flows.v[i].state == FLOW_STALE)
-			h |= 1u << STATUS_HEALTH_FLOW_STALE;
+		for (int j = 0; j < d->flows.v[i].nmodels; j++)
+			if (d->flows.v[i].m[j].state == FLOW_STALE)
+				h |= 1u << STATUS_HEALTH_FLOW_STALE;
 	return h;
 }
 
@@ -71,7 +76,8 @@ static int health_reasons(const struct daemon *d, const char **v, int max)
 
 	for (unsigned int i = 0; i < STATUS_HEALTH_N && n < max; i++)
 		if (h & (1u << i))
-			v[n++] = health_table[i].text;
+			/* The state file's own words: which file, what failed. */
+			v[n++] = i == STATUS_HEALTH_STATE_SAVE ? d->state.err : health_table[i].text;
 	return n;
 }
 
@@ -154,6 +160,7 @@ static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t 
 	json_bool(w, "ok", d->state_ok);
 	json_str(w, "error", d->state.err);
 	json_uint(w, "saves", d->state.saves);
+	json_uint(w, "save_failures", d->state.save_failures);
 	json_uint(w, "history_ports", (uint64_t)d->state.n);
 	json_obj_end(w);
 	json_obj_begin(w, "reload");
@@ -244,11 +251,33 @@ static void disk_model_json(struct json_writer *w, const struct daemon *d)
 	json_obj_end(w);
 }
 
-static void senders_summary_json(struct json_writer *w, const struct daemon *d)
+void status_refusals(const struct daemon *d, struct status_refusal v[STATUS_REFUSALS])
 {
 	struct sendsrv_stats st;
 
 	sendsrv_stats(d->ss, &st);
+	/* One more reason than STATUS_REFUSALS does not compile (-Werror). */
+	const struct status_refusal r[STATUS_REFUSALS] = {
+		{ "not_allowed", st.rejected_allow },
+		{ "connection_limit", st.rejected_full },
+		{ "connection_limit_per_address", st.rejected_source },
+		{ "closed_by_allow_reload", st.closed_not_allowed },
+		{ "flow_table_full", d->admit.flows_full },
+		{ "flows_per_address", d->admit.flows_per_address },
+		{ "flow_owner", d->admit.not_owner },
+		{ "bad_report", st.reports_rejected },
+	};
+
+	memcpy(v, r, sizeof(r));
+}
+
+static void senders_summary_json(struct json_writer *w, const struct daemon *d)
+{
+	struct status_refusal refused[STATUS_REFUSALS];
+	struct sendsrv_stats st;
+
+	sendsrv_stats(d->ss, &st);
+	status_refusals(d, refused);
 	json_obj_begin(w, "senders");
 	json_uint(w, "port", d->sendsrv_port);
 	json_uint(w, "connected", st.conns_active);
@@ -257,6 +286,12 @@ static void senders_summary_json(struct json_writer *w, const struct daemon *d)
 	json_uint(w, "accepted", st.accepted);
 	json_uint(w, "rejected_allow", st.rejected_allow);
 	json_uint(w, "rejected_full", st.rejected_full);
+	/* Every refusal, by reason (docs/PROTOCOL.md §8, §9). */
+	json_obj_begin(w, "refused");
+	for (int i = 0; i < STATUS_REFUSALS; i++)
+		json_uint(w, refused[i].name, refused[i].n);
+	json_obj_end(w);
+	json_uint(w, "flows_evicted", d->flows.evicted);
 	json_uint(w, "frames_in", st.frames_in);
 	json_uint(w, "frames_out", st.frames_out);
 	json_uint(w, "rate_pushes", st.rate_pushes);
@@ -337,6 +372,22 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 		status_flow_rate_json(w, "last_rate", &p->last_rate);
 	else
 		json_null(w, "last_rate");
+	/* The PAUSE schedule in force for it (PROTOCOL.md §6.3), or null. */
+	if (p->pause_until_ns > c->now) {
+		json_obj_begin(w, "pause_in_force");
+		json_uint(w, "epoch", p->pause.epoch);
+		json_uint(w, "duration_us", p->pause.duration_us);
+		json_uint(w, "period_us", p->pause.period_us);
+		json_uint(w, "repeat_count", p->pause.repeat_count);
+		json_double(w, "sent_s_ago", status_age_s(p->pause_sent_ns, c->now));
+		if (p->pause_until_ns == UINT64_MAX)
+			json_null(w, "ends_in_s");
+		else
+			json_double(w, "ends_in_s", (double)(p->pause_until_ns - c->now) / 1e9);
+		json_obj_end(w);
+	} else {
+		json_null(w, "pause_in_force");
+	}
 	json_obj_end(w);
 }
 

@@ -28,6 +28,7 @@ enum status_health {
 	STATUS_HEALTH_PARTIAL_PROBES,
 	STATUS_HEALTH_NO_NETLINK,
 	STATUS_HEALTH_STATE_DIR,
+	STATUS_HEALTH_STATE_SAVE,
 	STATUS_HEALTH_RELOAD_FAILED,
 	STATUS_HEALTH_FLOW_STALE,
 	STATUS_HEALTH_N
@@ -37,6 +38,14 @@ enum status_health {
 uint32_t status_health(const struct daemon *d);
 /* Reason @i as a label value: "no_bpf", ... */
 const char *status_health_name(unsigned int i);
+
+/* Every refusal of a sender, by reason: status's senders.refused. */
+#define STATUS_REFUSALS		8
+struct status_refusal {
+	const char *name;	/* "not_allowed", ... (docs/CONTROL.md) */
+	uint64_t n;		/* since the daemon started */
+};
+void status_refusals(const struct daemon *d, struct status_refusal v[STATUS_REFUSALS]);
 
 /* Seconds from @then_ns to @now_ns (CLOCK_MONOTONIC); NaN when @then_ns is 0. */
 double status_age_s(uint64_t then_ns, uint64_t now_ns);

@@ -181,11 +181,12 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_obj_end(w);
 }
 
-static void model_json(struct json_writer *w, const struct flow *fl, const struct daemon *d)
+static void model_json(struct json_writer *w, const struct flow_model *m,
+		       const struct daemon *d)
 {
-	const struct flow_estimate *g = &fl->good;
+	const struct flow_estimate *g = &m->good;
 
-	if (!fl->have_good) {
+	if (!m->have_good) {
 		json_null(w, "model");
 		return;
 	}
@@ -307,6 +308,7 @@ static void traffic_json(struct json_writer *w, const struct flow *fl, const str
 
 	json_obj_begin(w, "traffic");
 	json_bool(w, "seen", t->sock_seen);
+	json_bool(w, "packets_seen", fl->packets_seen);
 	json_bool(w, "counts_valid", t->counts_valid);
 	if (t->sock_seen && d->have_epoch)
 		json_uint(w, "epoch", d->epoch->seq);
@@ -354,42 +356,69 @@ static void subscribers_json(struct json_writer *w, const struct flow *fl, const
 	json_uint(w, "rate_holders", c.holding);
 }
 
-void status_flow_json(struct json_writer *w, const struct flow *fl, const struct daemon *d,
-		      uint64_t now)
+/*
+ * What one transfer's senders are told: its model, its RATE, and which
+ * rate is in force for senders that pause, and why (PROTOCOL.md §6.3).
+ */
+static void transfer_fields_json(struct json_writer *w, const struct flow *fl,
+				 const struct flow_model *m, const struct daemon *d)
 {
+	char why[200];
+	bool between = flows_between_covered(fl, m, why, sizeof(why));
 
-	json_obj_begin(w, NULL);
-	json_uint(w, "port", fl->port);
-	json_bool(w, "configured", fl->configured);
-	json_uint(w, "senders", fl->nsenders);
-	json_str(w, "state", flows_state_name(fl->state));
-	xfer_json(w, &fl->xfer);
-	traffic_json(w, fl, d, now);
-	inputs_json(w, fl, now);
-	model_json(w, fl, d);
-	if (fl->solve_err) {
+	json_str(w, "state", flows_state_name(m->state));
+	xfer_json(w, &m->xfer);
+	model_json(w, m, d);
+	if (m->solve_err) {
 		json_obj_begin(w, "solve_error");
-		json_int(w, "errno", -fl->solve_err);
-		json_str(w, "message", fl->solve_why);
-		json_uint(w, "epoch", fl->solve_err_epoch);
+		json_int(w, "errno", -m->solve_err);
+		json_str(w, "message", m->solve_why);
+		json_uint(w, "epoch", m->solve_err_epoch);
 		json_obj_end(w);
 	} else {
 		json_null(w, "solve_error");
 	}
-	json_uint(w, "solves", fl->solves);
-	json_uint(w, "solves_reused", fl->solves_reused);
-	json_uint(w, "solve_failures", fl->solve_failures);
-	if (fl->has_rate)
-		status_flow_rate_json(w, "rate", &fl->rate);
+	json_uint(w, "solves", m->solves);
+	json_uint(w, "solves_reused", m->solves_reused);
+	json_uint(w, "solves_deferred", m->solves_deferred);
+	json_uint(w, "solve_failures", m->solve_failures);
+	if (m->has_rate)
+		status_flow_rate_json(w, "rate", &m->rate);
 	else
 		json_null(w, "rate");
-	if (fl->has_rate && fl->has_rate_between) {
-		status_flow_rate_json(w, "rate_between_pauses", &fl->rate_between);
-		json_double(w, "pause_fraction", fl->good.between.pause_fraction);
+	if (m->has_rate && m->has_rate_between) {
+		status_flow_rate_json(w, "rate_between_pauses", &m->rate_between);
+		json_double(w, "pause_fraction", m->good.between.pause_fraction);
 	} else {
 		json_null(w, "rate_between_pauses");
 		json_null(w, "pause_fraction");
 	}
+	json_obj_begin(w, "rate_in_force");
+	json_str(w, "kind", between ? "between_pauses" : "plain");
+	json_str(w, "why", why);
+	json_obj_end(w);
+}
+
+void status_flow_json(struct json_writer *w, const struct flow *fl, const struct daemon *d,
+		      uint64_t now)
+{
+	json_obj_begin(w, NULL);
+	json_uint(w, "port", fl->port);
+	json_bool(w, "configured", fl->configured);
+	json_uint(w, "senders", fl->nsenders);
+	json_uint(w, "senders_shared", fl->nshared);
+	traffic_json(w, fl, d, now);
+	inputs_json(w, fl, now);
+	/* The first transfer's, the flow's only one without senders: transfers[0]. */
+	transfer_fields_json(w, fl, &fl->m[0], d);
+	json_arr_begin(w, "transfers");
+	for (int i = 0; i < fl->nmodels; i++) {
+		json_obj_begin(w, NULL);
+		json_uint(w, "senders", fl->m[i].nsenders);
+		transfer_fields_json(w, fl, &fl->m[i], d);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
 	json_int(w, "rate_sent_to", fl->last_sent);
 	subscribers_json(w, fl, d);
 	json_uint(w, "reports", fl->reports);
@@ -397,7 +426,6 @@ void status_flow_json(struct json_writer *w, const struct flow *fl, const struct
 	pause_json(&fl->pause, w);
 	json_obj_end(w);
 }
-
 
 static void learned_cpus_json(struct json_writer *w, int n, const int *cpu, const double *share)
 {

@@ -229,6 +229,10 @@ struct rxb_sock_meas {
 	bool counts_valid;	/* pkts_*, bytes_*, drops_rcvbuf, queue, receiver
 				 * fields measured (false without BPF) */
 	bool drops_valid;	/* drops measured (BPF with rx_sk, or /proc) */
+	bool arrivals_seen;	/* without counts (no BPF): /proc showed packets
+				 * arriving at the port's sockets this epoch
+				 * (drops, queued bytes, or the namespace's UDP
+				 * counters when no other UDP socket is bound) */
 	/* The receiver threads' scheduling, the pause-window inputs (§6). */
 	uint64_t receiver_preemptions;
 	double run_before_preempt_ns;	/* mean run that ended in preemption */

@@ -5,6 +5,7 @@
 #
 #   make e2e                          the full experiment
 #   make e2e-pause                    RBUDP+ vs RBUDP with a busy-polling receiver
+#   make e2e-between                  --follow vs --follow --no-pause where no PAUSE comes
 #   make e2e E2E_ARGS="-k '0 2' -n 5"  options of tests/e2e/run.sh
 E2E_ARGS ?=
 E2E_OUT  ?=
@@ -57,3 +58,11 @@ $(O)/rxbneck-bufload: $(O)/tests/e2e/bufload.o
 .PHONY: e2e-buffer
 e2e-buffer: all
 	bash tests/e2e/buffer.sh -b $(O) $(if $(E2E_OUT),-o $(E2E_OUT)) $(E2E_ARGS)
+
+# The rate between pauses only with a PAUSE schedule (docs/e2e.md §5.5):
+# with the default receiver, which gets no PAUSE, under a busy loop and
+# I/O-bound readers, --follow must lose as --follow --no-pause does.
+.PHONY: e2e-between
+e2e-between: all
+	bash tests/e2e/pause_ab.sh -b $(O) -o $(or $(E2E_OUT),tests/e2e/out/between-$(shell date +%Y%m%d-%H%M%S)) \
+		$(E2E_ARGS)

@@ -1,4 +1,4 @@
-# Fuzz target for rxbneckd's control requests and state-file lines
+# Fuzz target for rxbneckd's control requests and state files (lines, whole)
 # (owned by daemon/serve/ctlsrv and daemon/model/state).
 FUZZERS += build/fuzz/fuzz_ctl
 FUZZ_SRCS_fuzz_ctl := daemon/serve/ctlsrv.c daemon/model/state.c daemon/model/value.c daemon/model/learn.c \

@@ -2,14 +2,18 @@
 /*
  * libFuzzer target for what rxbneckd reads from untrusted local input
  * besides its configuration: rxbneckctl request lines (ctlsrv_parse_request,
- * daemon/serve/ctlsrv.c) and lines of the state file (state_parse_line,
- * daemon/model/state.c). The first byte picks the parser.
+ * daemon/serve/ctlsrv.c), lines of the state file (state_parse_line) and
+ * the whole file as the daemon loads it (state_load_text,
+ * daemon/model/state.c). The first byte picks the parser: odd a request,
+ * 0 mod 4 a line, 2 mod 4 a file.
  *
  * Properties besides "no crash, no sanitizer report":
  *  - a parsed request has a lowercase verb, at most CTLSRV_MAX_ARGS
  *    printable arguments, and json set exactly when one of them is "json";
  *  - a parsed state line formats back to a line that parses to the same
- *    port, receiver cost and placement.
+ *    port, receiver cost and placement;
+ *  - a loaded file gives at most STATE_MAX_PORTS distinct ports, each with
+ *    a receiver cost, and no more than its lines.
  */
 #include <math.h>
 #include <stdint.h>
@@ -79,7 +83,36 @@ static void state_line(const uint8_t *data, size_t size)
 		abort();
 }
 
+static void state_file(const uint8_t *data, size_t size)
+{
+	static struct state s;
+	static char text[STATE_MAX_FILE + 1];
+	size_t lines = 1;
+
+	if (size > STATE_MAX_FILE)
+		size = STATE_MAX_FILE;
+	memcpy(text, data, size);
+	for (size_t i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	memset(&s, 0, sizeof(s));
+	s.dirfd = -1;
+	state_load_text(&s, text, size);
+	if (s.n < 0 || s.n > STATE_MAX_PORTS || (size_t)s.n > lines)
+		abort();
+	for (int i = 0; i < s.n; i++) {
+		if (!s.v[i].port || !s.v[i].learn.cpu_ns_per_pkt.ok)
+			abort();
+		for (int j = 0; j < i; j++)
+			if (s.v[j].port == s.v[i].port)
+				abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	return fuzz_pick(data, size, request, state_line);
+	if (size && (data[0] & 3) == 2)
+		state_file(data + 1, size - 1);
+	else
+		fuzz_pick(data, size, request, state_line);
+	return 0;
 }

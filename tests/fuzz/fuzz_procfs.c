@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the collector's /proc text parsers
- * (daemon/collect/procfs.c): /proc/stat, /proc/PID/task/TID/{stat,
- * schedstat,status}, /proc/diskstats, /proc/net/udp, softnet_stat,
- * /proc/interrupts, /proc/softirqs (read every epoch when stage A's
- * programs are sampled), sysctl files. The input is the file's text.
- * Besides "no crash, no sanitizer report": a table parser returns an error
- * or at most the rows it was given room for, and writes no further.
+ * libFuzzer target for the /proc parsers of the collector
+ * (daemon/collect/procfs.c): /proc/stat, a task's stat, schedstat and
+ * status, /proc/diskstats, /proc/net/udp, /proc/net/snmp{,6}, softnet_stat,
+ * /proc/interrupts, /proc/softirqs, a sysctl and the kernel configuration.
+ * /proc is the kernel's, but a task's comm is any user's text, and the
+ * daemon must not trust a format it parses. The first byte picks the
+ * parser, the rest is the file's text (cut at the first NUL, as a read
+ * of a text file would not carry one).
+ *
+ * Properties besides "no crash, no sanitizer report": a table parser
+ * returns at most the room it was given; a task's comm stays a string of
+ * at most 15 characters; a sysctl is 0 or an error.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,57 +19,94 @@
 
 #include "daemon/collect/procfs.h"
 
-#define ROOM 4		/* rows each table parser gets, one guard after */
+#define MAX_TEXT	65536
+#define ROOM		8
 
-/* @n rows returned for room ROOM: an error (< 0) or 0..ROOM. */
-static void check_rows(int n)
+static char text[MAX_TEXT + 1];
+
+static void check_count(int n)
 {
 	if (n > ROOM)
 		abort();
 }
 
-static void tables(const char *text)
+static void task(int which)
 {
-	struct procfs_cpu_time cpus[ROOM + 1];
-	struct procfs_disk disks[ROOM + 1];
-	struct procfs_udp_sock socks[ROOM + 1];
-	struct procfs_softnet sn[ROOM + 1];
-	struct procfs_irq irqs[ROOM + 1];
-	uint64_t counts[ROOM + 1];
+	struct procfs_task t;
 
-	memset(&cpus[ROOM], 0xa5, sizeof(cpus[ROOM]));
-	check_rows(procfs_parse_stat(text, cpus, ROOM));
-	check_rows(procfs_parse_diskstats(text, disks, ROOM));
-	check_rows(procfs_parse_net_udp(text, socks, ROOM));
-	check_rows(procfs_parse_softnet(text, sn, ROOM));
-	check_rows(procfs_parse_interrupts(text, irqs, ROOM));
-	counts[ROOM] = 0xa5a5a5a5a5a5a5a5ULL;
-	check_rows(procfs_parse_softirqs(text, "NET_RX", counts, ROOM));
-	check_rows(procfs_parse_softirqs(text, "TIMER", counts, ROOM));
-	if (counts[ROOM] != 0xa5a5a5a5a5a5a5a5ULL)
+	memset(&t, 0, sizeof(t));
+	if (which == 0)
+		procfs_parse_task_stat(text, &t);
+	else if (which == 1)
+		procfs_parse_schedstat(text, &t);
+	else
+		procfs_parse_task_status(text, &t);
+	if (memchr(t.comm, '\0', sizeof(t.comm)) == NULL)
 		abort();
-	for (size_t i = 0; i < sizeof(cpus[ROOM]); i++)
-		if (((const unsigned char *)&cpus[ROOM])[i] != 0xa5)
+}
+
+static void parse(unsigned which)
+{
+	union {
+		struct procfs_cpu_time cpu[ROOM];
+		struct procfs_disk disk[ROOM];
+		struct procfs_udp_sock udp[ROOM];
+		struct procfs_softnet softnet[ROOM];
+		struct procfs_irq irq[ROOM];
+		uint64_t counts[ROOM];
+	} u;
+	struct procfs_udp_mib mib = { 0 };
+	uint32_t v;
+
+	switch (which % 12) {
+	case 0:
+		check_count(procfs_parse_stat(text, u.cpu, ROOM));
+		break;
+	case 1:
+	case 2:
+	case 3:
+		task((int)(which % 12) - 1);
+		break;
+	case 4:
+		check_count(procfs_parse_diskstats(text, u.disk, ROOM));
+		break;
+	case 5:
+		check_count(procfs_parse_net_udp(text, u.udp, ROOM));
+		break;
+	case 6:
+		if (procfs_parse_snmp_udp(text, &mib) > 1)
 			abort();
+		break;
+	case 7:
+		check_count(procfs_parse_softnet(text, u.softnet, ROOM));
+		break;
+	case 8:
+		check_count(procfs_parse_interrupts(text, u.irq, ROOM));
+		for (int i = 0; i < ROOM; i++)
+			u.irq[i].name[sizeof(u.irq[i].name) - 1] = '\0';
+		break;
+	case 9:
+		check_count(procfs_parse_softirqs(text, "NET_RX", u.counts, ROOM));
+		break;
+	case 10:
+		if (procfs_parse_sysctl_u32(text, &v) > 0)
+			abort();
+		break;
+	default:
+		procfs_parse_kconfig(text, "CONFIG_IRQ_TIME_ACCOUNTING");
+		break;
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	struct procfs_task t;
-	uint32_t v = 7;
+	size_t len;
 
-	if (!text)
+	if (size < 1)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	tables(text);
-	memset(&t, 0, sizeof(t));
-	procfs_parse_task_stat(text, &t);
-	procfs_parse_schedstat(text, &t);
-	procfs_parse_task_status(text, &t);
-	if (procfs_parse_sysctl_u32(text, &v) && v != 7)
-		abort();
-	free(text);
+	len = size - 1 < MAX_TEXT ? size - 1 : MAX_TEXT;
+	memcpy(text, data + 1, len);
+	text[len] = '\0';
+	parse(data[0]);
 	return 0;
 }

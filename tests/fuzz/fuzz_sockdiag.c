@@ -5,9 +5,12 @@
  * memory dump (inet_diag_msg + attributes). The kernel is the peer, but
  * the parser is the daemon's only guard against a short or garbled
  * message. Besides "no crash, no sanitizer report": the sockets counted
- * are the sockets given, and the result is 1, 0 or a negative errno.
+ * are the sockets given, no more than the messages that fit, and the
+ * result is 1, 0 or a negative errno (-4095..-1).
  */
 #include <netinet/in.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +19,9 @@
 
 static int given;
 
-static void on_sock(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
+static void on_sock(uint8_t proto, uint16_t port, uint64_t inode, uint32_t uid, void *arg)
 {
-	(void)proto, (void)port, (void)inode, (void)arg;
+	(void)proto, (void)port, (void)inode, (void)uid, (void)arg;
 	given++;
 }
 
@@ -47,7 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rq.count = 0;
 		given = 0;
 		r = sockdiag_parse(buf, size, &rq);
-		if (r > 1 || rq.count != given)
+		/* an error code beyond errno's range is a broken message */
+		if (r > 1 || r < -4095 || rq.count != given)
+			abort();
+		if ((size_t)given > size / NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
 			abort();
 	}
 	free(buf);

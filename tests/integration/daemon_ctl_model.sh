@@ -259,7 +259,8 @@ WATCH=$B/rxbneck-watch
 [ -x "$WATCH" ] || die "build first: $WATCH"
 P=$(free_port)
 # No watch_ports: the flow exists while its sender is connected.
-write_conf "$T/d.conf" "[measure] interval_ms = 250"
+# flow_linger_s = 0: the flow goes at the first epoch after its sender left.
+write_conf "$T/d.conf" "[measure] interval_ms = 250" "[measure] flow_linger_s = 0"
 start_daemon "$T/d.conf"
 bg taskset -c 1 iperf3 -s -p "$P" -1 >/dev/null 2>&1
 sleep 0.5

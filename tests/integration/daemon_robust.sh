@@ -102,8 +102,12 @@ PY
 }
 
 MTIMEOUT=3
+# The flood comes from one address: the per-address cap raised to the
+# global one, so that the daemon holds up to 1000 connections at once
+# (daemon_trust.sh tests the cap).
 write_conf "$T/d.conf" "[measure] interval_ms = 250" "[measure] watch_ports = 9000" \
-	"[control] hello_timeout_s = 2" "[control] idle_timeout_s = 5"
+	"[control] hello_timeout_s = 2" "[control] idle_timeout_s = 5" \
+	"[control] max_connections_per_address = 1024" "[control] max_flows_per_address = 16"
 printf '[metrics]\nenabled = yes\nlisten = 127.0.0.1:%s\nmax_connections = %s\nmax_connections_per_address = %s\ntimeout_s = %s\n' \
 	"$MPORT" "$MCONNS" "$MCONNS" "$MTIMEOUT" >> "$T/d.conf"
 

@@ -7,6 +7,7 @@
 #  - degraded is true with the no_bpf flag and a reason; no probe groups;
 #  - packet counts are null (unknown), not 0; the socket's drops (sk_drops
 #    from /proc/net/udp) equal the namespace's UdpRcvbufErrors delta;
+#    packets are seen arriving (arrivals_seen) in the epochs of the flood;
 #  - the veth is listed with its ring from the configured fallback
 #    (source "config", with a note) and rx_packets at least what was sent;
 #  - CPU 1 counts at least the 2 workers as CPU-bound (from schedstat and
@@ -70,7 +71,7 @@ tmp, port, rcvbuf_err, dev, delayacct = sys.argv[1], int(sys.argv[2]), int(sys.a
 sent = int(open(f"{tmp}/sent").read())
 epochs = [json.loads(l) for l in open(f"{tmp}/meas.json")]
 ok = True
-drops, rx_packets, cpu1 = 0, 0, []
+drops, rx_packets, cpu1, seen = 0, 0, [], 0
 for d in epochs:
     if not d["degraded"] or "no_bpf" not in d["degraded_flags"] or not d["degraded_reason"]:
         print(f"FAIL epoch {d['seq']}: not marked degraded: {d['degraded_flags']}")
@@ -83,6 +84,7 @@ for d in epochs:
         print(f"FAIL epoch {d['seq']}: packet counts should be unknown: {s}")
         ok = False
     drops += s["drops"] or 0
+    seen += bool(s["arrivals_seen"])
     nic = [n for n in d["nics"] if n["name"] == dev]
     if len(nic) != 1 or nic[0]["ring_source"] != "config" or not nic[0]["note"]:
         print(f"FAIL epoch {d['seq']}: {dev} not reported with its fallback: {nic}")
@@ -103,6 +105,9 @@ print(f"sent {sent}; socket drops {drops} vs UdpRcvbufErrors +{rcvbuf_err}; "
 print(f"reason: {epochs[-1]['degraded_reason']}")
 if drops != rcvbuf_err:
     print("FAIL: socket drops != UdpRcvbufErrors")
+    ok = False
+if seen < 1:
+    print("FAIL: no epoch saw packets arriving (arrivals_seen)")
     ok = False
 if not sent <= rx_packets <= sent + 50:
     print("FAIL: veth rx_packets do not cover what was sent")

@@ -39,23 +39,11 @@ ns_a=rxbt-pause-a$$ ns_b=rxbt-pause-b$$
 on_exit "netpair_down $ns_a $ns_b"
 netpair_up $ns_a $ns_b pa$$ pb$$ 10.253.0 || die "namespaces and veth"
 
-# A receiver that never blocks: non-blocking reads in a loop.
-cat > "$T/rx.py" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-# 128 KiB (K ~ 56 packets, ~3 ms of the ~20 000 datagrams/s below): the
-# queue cannot hold an 8 ms window, so part of each window is paused.
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
-s.bind(("10.253.0.2", int(sys.argv[1])))
-s.setblocking(False)
-while True:
-    try:
-        s.recv(65536)
-    except BlockingIOError:
-        pass
-PY
+# A receiver that never blocks, on 128 KiB (K ~ 56 packets, ~3 ms of the
+# ~20 000 datagrams/s below): the queue cannot hold an 8 ms window, so
+# part of each window is paused.
 
-bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P
+bg ip netns exec $ns_b taskset -c 1 python3 "$S/tests/integration/busy_rx.py" 10.253.0.2 $P 65536
 RX=$!
 sleep 0.3
 # About 20 000 datagrams/s, in bursts of 10.

@@ -238,6 +238,7 @@ static void test_every_key_set(void **state)
 		"net_probe_every = 4\n"
 		"net_probe_learn_s = 0\n"
 		"watch_ports = 5001, 5002 7000\n"
+		"flow_linger_s = 5\n"
 		"attach = raw_tp\n"
 		"bpf_stats = off\n"
 		"devices = eth0,ens1f0np0 weird.name\n"
@@ -261,6 +262,9 @@ static void test_every_key_set(void **state)
 		"port = 7000\n"
 		"allow = 10.0.0.0/8, 192.0.2.7 2001:db8::/32 # site networks\n"
 		"max_connections = 8\n"
+		"max_connections_per_address = 2\n"
+		"max_flows_per_address = 16\n"
+		"flow_owner_uids = 0, 1000 4294967294\n"
 		"max_frame_bytes = 65536\n"
 		"output_queue_bytes = 1Mi\n"
 		"idle_timeout_s = 600\n"
@@ -352,6 +356,10 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.control.allow.n, 3);
 	assert_int_equal(c.control.allow.cidr[1].prefix_len, 32);	/* bare host */
 	assert_true(c.control.rate_change_fraction == 0.2);
+	assert_int_equal(c.control.max_connections_per_address, 2);
+	assert_int_equal(c.control.max_flows_per_address, 16);
+	assert_int_equal(c.control.flow_owner_uids.n, 3);
+	assert_int_equal(c.control.flow_owner_uids.uid[2], 4294967294U);
 	assert_false(c.pause.enabled);
 	assert_int_equal(c.pause.max_window_ms, 20);
 	assert_true(c.metrics.enabled);
@@ -375,6 +383,16 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.buffer.allow_users.uid[1], 1000);
 	assert_int_equal(c.buffer.allow_exes.n, 2);
 	assert_string_equal(c.buffer.allow_exes.path[1], "/opt/x/recv");
+	/* (uid_t)-1 is nobody; a user's name is resolved. */
+	assert_int_equal(parse("[control]\nflow_owner_uids = 4294967295\n", &c, err,
+			       sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "neither a uid"));
+	assert_int_equal(parse("[control]\nflow_owner_uids = root\n", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.control.flow_owner_uids.n, 1);
+	assert_int_equal(c.control.flow_owner_uids.uid[0], 0);
+	assert_int_equal(parse("[control]\nflow_owner_uids = 5 5\n", &c, err,
+			       sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "uid 5 is listed twice"));
 }
 
 /* Quoting: iniparser's rules, which config_scan() follows. */

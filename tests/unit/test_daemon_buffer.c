@@ -24,22 +24,23 @@ static struct flow *solved_flow(void)
 
 	assert_non_null(fl);
 	fl->port = 9000;
-	fl->have_good = true;
-	fl->good.at_ns = 77;
-	fl->good.nstages = 2;
-	fl->good.inputs[1] = (struct rxb_stage_inputs){ .cpu_bound = 2, .queue_pkts = 63,
+	fl->nmodels = 1;
+	fl->m[0].have_good = true;
+	fl->m[0].good.at_ns = 77;
+	fl->m[0].good.nstages = 2;
+	fl->m[0].good.inputs[1] = (struct rxb_stage_inputs){ .cpu_bound = 2, .queue_pkts = 63,
 							 .batch_pkts = 2, .mu_net_per_s = 4e4 };
-	fl->good.xfer.payload_bytes = 8192;
-	fl->good.xfer.file_bytes = 1e9;
-	fl->good.xfer.line_rate_bps = 1e10;
-	fl->good.xfer.min_rate_bps = 1e7;
+	fl->m[0].good.xfer.payload_bytes = 8192;
+	fl->m[0].good.xfer.file_bytes = 1e9;
+	fl->m[0].good.xfer.line_rate_bps = 1e10;
+	fl->m[0].good.xfer.min_rate_bps = 1e7;
 	fl->inputs.b.ncpus = 2;
 	fl->inputs.b.cpu[0] = 0;
 	fl->inputs.b.cpu_share[0] = 0.1;
 	fl->inputs.b.cpu[1] = 1;
 	fl->inputs.b.cpu_share[1] = 0.9;
-	fl->has_rate = true;
-	fl->rate.rate_bps = 2000000000;
+	fl->m[0].has_rate = true;
+	fl->m[0].rate.rate_bps = 2000000000;
 	return fl;
 }
 
@@ -76,7 +77,7 @@ static void test_sleeper_windows(void **state)
 	assert_true(fabs(bf.stages[1].vacation_period_s - 16.2e-3) < 1e-12);
 	assert_int_equal(bf.xfer.points, 2);
 	/* the flow's own model is not touched */
-	assert_true(fl->good.inputs[1].vacation_s == 0);
+	assert_true(fl->m[0].good.inputs[1].vacation_s == 0);
 	/* tick unknown: the slice itself, or the run if it is longer */
 	daemon_buffer_flow_of(fl, e, 0, &bf);
 	assert_true(fabs(bf.stages[1].vacation_s - 2.8e-3) < 1e-12);
@@ -84,13 +85,13 @@ static void test_sleeper_windows(void **state)
 	daemon_buffer_flow_of(fl, e, 0, &bf);
 	assert_true(fabs(bf.stages[1].vacation_s - 7.8e-3) < 1e-12);
 	/* no CPU-bound task: no windows */
-	fl->good.inputs[1].cpu_bound = 0.2;
+	fl->m[0].good.inputs[1].cpu_bound = 0.2;
 	daemon_buffer_flow_of(fl, e, 4e6, &bf);
 	assert_true(bf.stages[1].vacation_s == 0);
 	/* the predictor's windows stay as they are */
-	fl->good.inputs[1].cpu_bound = 2;
-	fl->good.inputs[1].vacation_s = 5e-3;
-	fl->good.inputs[1].vacation_period_s = 7e-3;
+	fl->m[0].good.inputs[1].cpu_bound = 2;
+	fl->m[0].good.inputs[1].vacation_s = 5e-3;
+	fl->m[0].good.inputs[1].vacation_period_s = 7e-3;
 	daemon_buffer_flow_of(fl, e, 4e6, &bf);
 	assert_true(bf.stages[1].vacation_s == 5e-3 && bf.stages[1].vacation_period_s == 7e-3);
 	free(fl);
@@ -115,7 +116,7 @@ static void test_rates(void **state)
 	daemon_buffer_flow_of(fl, e, 4e6, &bf);
 	assert_true(bf.published_bps == 2e9);
 	/* no solve yet: no model */
-	fl->have_good = false;
+	fl->m[0].have_good = false;
 	daemon_buffer_flow_of(fl, e, 4e6, &bf);
 	assert_false(bf.have_model);
 	assert_int_equal(bf.port, 9000);

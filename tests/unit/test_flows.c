@@ -27,6 +27,7 @@
 #define K_PKTS		92		/* 212992 / 2304 */
 
 struct pub {
+	struct flows *f;
 	int n;
 	struct rxbneck_rate last;
 	bool has_between;
@@ -37,16 +38,19 @@ struct pub {
 	struct learn history;
 };
 
-static int publish(void *ctx, const struct rxbneck_rate *r,
-		   const struct rxbneck_rate *between)
+/* ops.publish_rates: the flow's (first) model's rates, as a sender of
+ * the [model] defaults' transfer would get them. */
+static int publish(void *ctx, uint16_t port)
 {
 	struct pub *p = ctx;
+	const struct flow *fl = flows_find(p->f, port);
 
+	if (!fl || !fl->m[0].has_rate)
+		return 0;
 	p->n++;
-	p->last = *r;
-	p->has_between = between != NULL;
-	if (between)
-		p->between = *between;
+	p->last = fl->m[0].rate;
+	p->has_between = fl->m[0].has_rate_between;
+	p->between = fl->m[0].rate_between;
 	return 1;
 }
 
@@ -82,6 +86,7 @@ static void params(struct flows_params *p)
 	/* model_t() below is eq. (2)-(3): Banerjee et al.'s rounds. */
 	p->rounds = BNECK_ROUNDS_SEED;
 	p->fallback_rx_ring = 256;
+	p->linger_ns = 30 * RXB_NSEC_PER_SEC;
 }
 
 static void setup(struct flows *f, struct pub *pub)
@@ -89,13 +94,14 @@ static void setup(struct flows *f, struct pub *pub)
 	struct flows_params p;
 	struct flows_ops ops = {
 		.ctx = pub,
-		.publish_rate = publish,
+		.publish_rates = publish,
 		.history_get = hist_get,
 		.history_put = hist_put,
 	};
 	uint16_t port = PORT;
 
 	params(&p);
+	pub->f = f;
 	assert_int_equal(flows_init(f, &p, &ops), 0);
 	assert_int_equal(flows_set_config_ports(f, &port, 1), 0);
 }
@@ -165,6 +171,15 @@ static void check_rel(double got, double want, double tol)
 	}
 }
 
+/* RATE.xfer_time_us against @want_s: whole microseconds. */
+static void check_us(uint64_t got_us, double want_s)
+{
+	if (!(fabs((double)got_us - want_s * 1e6) <= 1 + 1e-6 * want_s * 1e6)) {
+		print_error("got %llu us, want %.17g s\n", (unsigned long long)got_us, want_s);
+		fail();
+	}
+}
+
 /* Before any traffic: a provisional RATE that says it is one. */
 static void test_provisional(void **state)
 {
@@ -183,12 +198,45 @@ static void test_provisional(void **state)
 	assert_true(pub.last.loss == 0);
 	assert_int_equal(pub.last.xfer_time_us, 0);
 	assert_int_equal(pub.last.epoch, 1);
-	assert_int_equal(f.v[0].state, FLOW_PROVISIONAL);
+	assert_int_equal(f.v[0].m[0].state, FLOW_PROVISIONAL);
 	/* Degraded measurement is said too. */
 	e->seq = 2;
 	e->degraded = RXB_DEGRADED_NO_BPF;
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_DEGRADED);
+	flows_finish(&f);
+	free(e);
+}
+
+/*
+ * Without BPF the receive path is not modelled, but packets seen arriving
+ * in what /proc gives (drops, queued bytes, the namespace's UDP counters)
+ * are traffic: the provisional rate is not flagged NO_TRAFFIC then.
+ */
+static void test_degraded_arrivals(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct rxb_epoch *e = epoch(1, 0, 0);
+
+	(void)state;
+	setup(&f, &pub);
+	e->degraded = RXB_DEGRADED_NO_BPF;
+	e->nsocks = 1;
+	e->socks[0].port = PORT;
+	e->socks[0].drops_valid = true;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_DEGRADED);
+	e->seq = 2;
+	e->socks[0].arrivals_seen = true;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.flags, RXBNECK_RATE_DEGRADED);
+	assert_int_equal(f.v[0].m[0].state, FLOW_PROVISIONAL);
+	/* Seen once, it stays seen. */
+	e->seq = 3;
+	e->socks[0].arrivals_seen = false;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(pub.last.flags, RXBNECK_RATE_DEGRADED);
 	flows_finish(&f);
 	free(e);
 }
@@ -213,9 +261,9 @@ static void test_model_rate(void **state)
 
 		flows_epoch(&f, e, 1000);
 		fl = &f.v[0];
-		assert_int_equal(fl->state, FLOW_MODEL);
+		assert_int_equal(fl->m[0].state, FLOW_MODEL);
 		assert_int_equal(fl->inputs.nstages, 1);
-		rate = fl->good.res.rate_bps;
+		rate = fl->m[0].good.res.rate_bps;
 		assert_int_equal(pub.last.rate_bps, llround(rate));
 		assert_int_equal(pub.last.flags, 0);
 		assert_int_equal(pub.last.epoch, e->seq);
@@ -273,9 +321,9 @@ static void test_stale(void **state)
 	e->seq = 2;
 	e->cpus[1].cpu_bound = 5000;
 	flows_epoch(&f, e, 1000);
-	assert_int_equal(f.v[0].state, FLOW_STALE);
-	assert_true(f.v[0].solve_err < 0);
-	assert_true(f.v[0].solve_why[0] != '\0');
+	assert_int_equal(f.v[0].m[0].state, FLOW_STALE);
+	assert_true(f.v[0].m[0].solve_err < 0);
+	assert_true(f.v[0].m[0].solve_why[0] != '\0');
 	assert_int_equal(pub.last.flags, RXBNECK_RATE_STALE);
 	assert_int_equal(pub.last.rate_bps, good.rate_bps);
 	assert_int_equal(pub.last.epoch, 1);	/* the epoch it was computed in */
@@ -284,8 +332,8 @@ static void test_stale(void **state)
 	e->seq = 3;
 	e->cpus[1].cpu_bound = 1;
 	flows_epoch(&f, e, 1000);
-	assert_int_equal(f.v[0].state, FLOW_MODEL);
-	assert_int_equal(f.v[0].solve_err, 0);
+	assert_int_equal(f.v[0].m[0].state, FLOW_MODEL);
+	assert_int_equal(f.v[0].m[0].solve_err, 0);
 	assert_int_equal(pub.last.flags, 0);
 	assert_int_equal(pub.last.epoch, 3);
 	flows_finish(&f);
@@ -309,7 +357,19 @@ static struct sendsrv_peer peer(uint64_t id, uint16_t port)
 	return p;
 }
 
-/* A sender's HELLO sets the transfer and gets a rate at once. */
+/* What @p is told: 0, 1 or 2 rates (flows_rate_for()). */
+static int told(const struct flows *f, const struct sendsrv_peer *p, struct rxbneck_rate *r)
+{
+	struct rxbneck_rate between;
+
+	return flows_rate_for(f, p, r, &between);
+}
+
+/*
+ * A sender's HELLO makes the model of its own transfer, solved at once;
+ * its RATE and transfer time are those of eq. (2)-(3) for its payload and
+ * file at the published rate, within its own ceiling.
+ */
 static void test_sender_hello(void **state)
 {
 	struct flows f;
@@ -317,31 +377,213 @@ static void test_sender_hello(void **state)
 	struct rxb_epoch *e = epoch(1, 0, 20000);
 	struct sendsrv_peer p = peer(1, PORT);
 	const struct flow *fl;
-	int before;
+	const struct flow_model *m;
+	struct rxbneck_rate r;
+	double mu = 1e9 / NS_PER_PKT, loss;
 
 	(void)state;
 	setup(&f, &pub);
 	flows_epoch(&f, e, 1000);
-	before = pub.n;
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
-	assert_int_equal(pub.n, before + 1);
 	fl = flows_find(&f, PORT);
 	assert_non_null(fl);
 	assert_int_equal(fl->nsenders, 1);
-	assert_true(fl->xfer.from_sender);
-	check_rel(fl->xfer.payload_bytes, 8192, 0);
-	check_rel(fl->xfer.file_bytes, 5e8, 0);
-	check_rel(fl->xfer.one_way_delay_s, 2e-3, 1e-15);
-	check_rel(fl->xfer.line_rate_bps, 2e9, 0);	/* the sender's ceiling */
-	check_rel(fl->good.xfer.payload_bytes, 8192, 0);
-	assert_true(pub.last.rate_bps <= 2000000000ULL);
-	/* A second sender of the same port: the newest sets the transfer. */
-	p = peer(2, PORT);
-	p.hello.payload_bytes = 1000;
-	assert_int_equal(flows_sender_hello(&f, &p), 0);
-	check_rel(fl->xfer.payload_bytes, 1000, 0);
+	assert_int_equal(fl->nmodels, 1);	/* the defaults' made way */
+	m = &fl->m[0];
+	assert_int_equal(m->nsenders, 1);
+	assert_true(m->xfer.from_sender);
+	check_rel(m->xfer.payload_bytes, 8192, 0);
+	check_rel(m->xfer.file_bytes, 5e8, 0);
+	check_rel(m->xfer.one_way_delay_s, 2e-3, 1e-15);
+	check_rel(m->xfer.line_rate_bps, 2e9, 0);	/* the sender's ceiling */
+	check_rel(m->good.xfer.payload_bytes, 8192, 0);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_true(r.rate_bps <= 2000000000ULL);
+	loss = mm1k_loss((double)r.rate_bps / (8 * 8192), mu, K_PKTS);
+	check_rel(r.loss, loss, 1e-6);
+	check_us(r.xfer_time_us, rbudp_t((double)r.rate_bps, loss, 5e8, 8192, 2e-3));
+	/* It leaves and comes back: the same model, not solved again. */
 	flows_sender_gone(&f, &p);
-	assert_int_equal(fl->nsenders, 1);
+	assert_int_equal(fl->nmodels, 1);
+	assert_int_equal(flows_sender_hello(&f, &p), 0);
+	assert_int_equal(fl->m[0].solves, 1);
+	flows_finish(&f);
+	free(e);
+}
+
+/*
+ * Two senders of one port are each told the answer for their own
+ * transfer (a 1 MB file and a 100 GB one), and a third whose HELLO says
+ * it can send 1 b/s changes neither (RATE = 1 b/s pushed to the others
+ * was the attack): only its own search is capped.
+ */
+static void test_senders_own_answers(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct rxb_epoch *e = epoch(1, 1, 20000);
+	struct sendsrv_peer small = peer(1, PORT), big = peer(2, PORT), slow = peer(3, PORT);
+	struct rxbneck_rate rs, rb, rs2, rb2, rslow;
+	double mu = 1e9 / NS_PER_PKT / 2;
+
+	(void)state;
+	small.hello.file_bytes = 1000000;
+	small.hello.max_rate_bps = 0;
+	big.hello.file_bytes = 100000000000ULL;
+	big.hello.max_rate_bps = 0;
+	slow.hello.max_rate_bps = 1;
+	setup(&f, &pub);
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(flows_sender_hello(&f, &small), 0);
+	assert_int_equal(flows_sender_hello(&f, &big), 0);
+	assert_int_equal(told(&f, &small, &rs), 1);
+	assert_int_equal(told(&f, &big, &rb), 1);
+	/* Each T is eq. (2)-(3) for its own file at its own rate. */
+	check_us(rs.xfer_time_us, rbudp_t((double)rs.rate_bps,
+					  mm1k_loss((double)rs.rate_bps / (8 * 8192), mu, K_PKTS),
+					  1e6, 8192, 2e-3));
+	check_us(rb.xfer_time_us, rbudp_t((double)rb.rate_bps,
+					  mm1k_loss((double)rb.rate_bps / (8 * 8192), mu, K_PKTS),
+					  1e11, 8192, 2e-3));
+	assert_true(rb.xfer_time_us > 1000 * rs.xfer_time_us);
+	/* The slow one: its own ceiling, nobody else's. */
+	assert_int_equal(flows_sender_hello(&f, &slow), 0);
+	assert_int_equal(told(&f, &slow, &rslow), 1);
+	assert_true(rslow.rate_bps <= 1);
+	e->seq = 2;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(told(&f, &small, &rs2), 1);
+	assert_int_equal(told(&f, &big, &rb2), 1);
+	assert_int_equal(rs2.rate_bps, rs.rate_bps);
+	assert_int_equal(rb2.rate_bps, rb.rate_bps);
+	assert_int_equal(flows_find(&f, PORT)->nmodels, 3);
+	/* Its model goes with it; the others stay. */
+	flows_sender_gone(&f, &slow);
+	assert_int_equal(flows_find(&f, PORT)->nmodels, 2);
+	assert_int_equal(told(&f, &small, &rs2), 1);
+	assert_int_equal(rs2.rate_bps, rs.rate_bps);
+	flows_finish(&f);
+	free(e);
+}
+
+/*
+ * Beyond FLOW_MAX_XFERS distinct transfers a sender is answered from the
+ * nearest model, without a transfer time, and changes nobody's; once a
+ * place frees, it gets its own.
+ */
+static void test_transfers_over_cap(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct rxb_epoch *e = epoch(1, 0, 20000);
+	struct sendsrv_peer v[FLOW_MAX_XFERS + 1];
+	struct rxbneck_rate r, first;
+	const struct flow *fl;
+
+	(void)state;
+	setup(&f, &pub);
+	flows_epoch(&f, e, 1000);
+	for (int i = 0; i <= FLOW_MAX_XFERS; i++) {
+		v[i] = peer((uint64_t)i + 1, PORT);
+		v[i].hello.file_bytes = 1000000ULL << i;
+		assert_int_equal(flows_sender_hello(&f, &v[i]), 0);
+	}
+	fl = flows_find(&f, PORT);
+	assert_int_equal(fl->nmodels, FLOW_MAX_XFERS);
+	assert_int_equal(fl->nshared, 1);
+	assert_int_equal(fl->shared_total, 1);
+	assert_int_equal(told(&f, &v[0], &first), 1);
+	/* The ninth (256 MB): the nearest is the eighth's (128 MB), no time. */
+	assert_int_equal(told(&f, &v[FLOW_MAX_XFERS], &r), 1);
+	assert_int_equal(r.xfer_time_us, 0);
+	assert_int_equal(r.rate_bps, fl->m[FLOW_MAX_XFERS - 1].rate.rate_bps);
+	assert_int_equal(told(&f, &v[0], &r), 1);
+	assert_int_equal(r.xfer_time_us, first.xfer_time_us);
+	/* The first leaves: at the next epoch's look the ninth gets a model. */
+	flows_sender_gone(&f, &v[0]);
+	flows_sender_seen(&f, &v[FLOW_MAX_XFERS]);
+	assert_int_equal(fl->nshared, 0);
+	e->seq = 2;
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(told(&f, &v[FLOW_MAX_XFERS], &r), 1);
+	assert_true(r.xfer_time_us > 0);
+	flows_finish(&f);
+	free(e);
+}
+
+/* The standard traffic on PORT, PORT + 1 and PORT + 2. */
+static struct rxb_epoch *epoch3(uint64_t seq, double cpu_bound)
+{
+	struct rxb_epoch *e = epoch(seq, cpu_bound, 20000);
+
+	for (int i = 1; i < 3; i++) {
+		e->socks[i] = e->socks[0];
+		e->socks[i].port = (uint16_t)(PORT + i);
+	}
+	e->nsocks = 3;
+	return e;
+}
+
+/* Models of @f with a solve whose stage B had @cpu_bound CPU-bound tasks. */
+static int solved_at(const struct flows *f, double cpu_bound)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->n; i++)
+		for (int j = 0; j < f->v[i].nmodels; j++)
+			n += f->v[i].m[j].have_good &&
+			     f->v[i].m[j].good.inputs[0].cpu_bound == cpu_bound;
+	return n;
+}
+
+/*
+ * At most FLOWS_SOLVES_PER_EPOCH solves per epoch over all flows, HELLOs'
+ * included: a model over the cap waits (no RATE before its first solve)
+ * and those that have waited longest go first, the never solved before
+ * the others; every model is solved within a few epochs.
+ */
+static void test_solve_budget(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct rxb_epoch *e = epoch3(1, 0);
+	uint16_t ports[3] = { PORT, PORT + 1, PORT + 2 };
+	struct sendsrv_peer p[3 * FLOW_MAX_XFERS];
+	struct rxbneck_rate r;
+	uint64_t deferred = 0;
+	int n = 3 * FLOW_MAX_XFERS, left;
+
+	(void)state;
+	setup(&f, &pub);
+	assert_int_equal(flows_set_config_ports(&f, ports, 3), 0);
+	flows_epoch(&f, e, 1000);
+	left = FLOWS_SOLVES_PER_EPOCH - 3;	/* the defaults' models */
+	assert_int_equal(f.solves_left, left);
+	for (int k = 0; k < n; k++) {
+		p[k] = peer((uint64_t)k + 1, ports[k % 3]);
+		p[k].hello.file_bytes = 1000000ULL * (uint64_t)(k + 1);
+		assert_int_equal(flows_sender_hello(&f, &p[k]), 0);
+	}
+	assert_int_equal(f.solves_left, 0);
+	assert_int_equal(solved_at(&f, 0), left);
+	assert_int_equal(told(&f, &p[0], &r), 1);
+	assert_int_equal(told(&f, &p[n - 1], &r), 0);	/* not solved yet */
+	/* A load change: all are due; the never solved go first. */
+	free(e);
+	e = epoch3(2, 1);
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(solved_at(&f, 1), FLOWS_SOLVES_PER_EPOCH);
+	assert_int_equal(solved_at(&f, 0), n - FLOWS_SOLVES_PER_EPOCH);
+	assert_int_equal(told(&f, &p[n - 1], &r), 1);
+	for (int i = 0; i < f.n; i++)
+		for (int j = 0; j < f.v[i].nmodels; j++)
+			deferred += f.v[i].m[j].solves_deferred;
+	/* Waited: at the HELLOs, and in this epoch. */
+	assert_int_equal(deferred, (n - left) + (n - FLOWS_SOLVES_PER_EPOCH));
+	free(e);
+	e = epoch3(3, 1);
+	flows_epoch(&f, e, 1000);
+	assert_int_equal(solved_at(&f, 1), n);
 	flows_finish(&f);
 	free(e);
 }
@@ -371,6 +613,7 @@ static void test_ports_and_history(void **state)
 	struct sendsrv_peer p = peer(1, 9100);
 	uint16_t ports[FLOWS_MAX];
 	const struct flow *fl;
+	struct rxbneck_rate r;
 	int n;
 
 	(void)state;
@@ -382,14 +625,24 @@ static void test_ports_and_history(void **state)
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
 	fl = flows_find(&f, 9100);
 	assert_non_null(fl);
-	assert_int_equal(fl->state, FLOW_MODEL);
-	assert_int_equal(pub.last.port, 9100);
-	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL);
-	assert_int_equal(pub.last.confidence, 360);
+	assert_int_equal(fl->m[0].state, FLOW_MODEL);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.port, 9100);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL);
+	assert_int_equal(r.confidence, 360);
 	n = flows_ports(&f, ports);
 	assert_int_equal(n, 2);
-	/* The sender leaves: the unconfigured flow goes, its costs are kept. */
+	/* The sender leaves: the unconfigured flow lingers linger_ns (30 s;
+	 * on the epochs' clock), then goes and its costs are kept. */
 	flows_sender_gone(&f, &p);
+	assert_non_null(flows_find(&f, 9100));
+	e->seq = 2;
+	e->end_ns += f.p.linger_ns - 1;
+	flows_epoch(&f, e, 1000);
+	assert_non_null(flows_find(&f, 9100));
+	e->seq = 3;
+	e->end_ns += 1;
+	flows_epoch(&f, e, 1000);
 	assert_null(flows_find(&f, 9100));
 	assert_true(f.ports_changed);
 	assert_int_equal(flows_ports(&f, ports), 1);
@@ -406,6 +659,40 @@ static void test_ports_and_history(void **state)
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
 	assert_int_equal(flows_set_config_ports(&f, ports, FLOWS_MAX), -ENOSPC);
 	assert_int_equal(f.n, 2);
+	flows_finish(&f);
+	free(e);
+}
+
+/*
+ * A full table of flows whose senders left (lingering) never keeps out a
+ * new one: the one whose senders left first makes way.
+ */
+static void test_linger_evict(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct rxb_epoch *e = epoch(1, 0, 0);
+	struct sendsrv_peer p;
+
+	(void)state;
+	setup(&f, &pub);	/* PORT configured */
+	flows_epoch(&f, e, 1000);
+	for (int i = 0; i < FLOWS_MAX - 1; i++) {
+		p = peer((uint64_t)i + 1, (uint16_t)(20000 + i));
+		assert_int_equal(flows_sender_hello(&f, &p), 0);
+		e->seq++;
+		e->end_ns += 1000;
+		flows_epoch(&f, e, 1000);	/* each leaves at its own time */
+		flows_sender_gone(&f, &p);
+	}
+	assert_int_equal(f.n, FLOWS_MAX);
+	p = peer(100, 30000);
+	assert_int_equal(flows_sender_hello(&f, &p), 0);
+	assert_int_equal(f.n, FLOWS_MAX);
+	assert_int_equal(f.evicted, 1);
+	assert_null(flows_find(&f, 20000));	/* the first to leave */
+	assert_non_null(flows_find(&f, 20001));
+	assert_non_null(flows_find(&f, PORT));	/* configured: never */
 	flows_finish(&f);
 	free(e);
 }
@@ -432,6 +719,7 @@ static void test_prior_default(void **state)
 	struct pub pub = { 0 };
 	struct rxb_epoch *e = epoch(1, 1, 0);
 	struct sendsrv_peer p = peer(1, 9100);
+	struct rxbneck_rate r;
 	double ns = PRIOR_NS_PER_PKT + PRIOR_NS_PER_BYTE * 1468;
 	uint64_t rate;
 
@@ -442,12 +730,13 @@ static void test_prior_default(void **state)
 	p.hello.max_rate_bps = 0;	/* up to the 10 Gb/s line rate: the host limits */
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
-	assert_int_equal(flows_find(&f, 9100)->state, FLOW_MODEL);
-	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL |
+	assert_int_equal(flows_find(&f, 9100)->m[0].state, FLOW_MODEL);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL |
 			 RXBNECK_RATE_DEFAULT_COST);
-	assert_int_equal(pub.last.confidence, 90);
-	assert_true(pub.last.rate_bps > 0 && pub.last.rate_bps < 10000000000ULL);
-	rate = pub.last.rate_bps;
+	assert_int_equal(r.confidence, 90);
+	assert_true(r.rate_bps > 0 && r.rate_bps < 10000000000ULL);
+	rate = r.rate_bps;
 	flows_sender_gone(&f, &p);
 	flows_finish(&f);
 
@@ -457,9 +746,10 @@ static void test_prior_default(void **state)
 	set_history(&pub, ns);
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
-	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL);
-	assert_int_equal(pub.last.confidence, 360);
-	assert_int_equal(pub.last.rate_bps, rate);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL);
+	assert_int_equal(r.confidence, 360);
+	assert_int_equal(r.rate_bps, rate);
 	flows_finish(&f);
 
 	/* No placement known (no socket, no history): the line rate, confidence 0. */
@@ -467,10 +757,11 @@ static void test_prior_default(void **state)
 	setup(&f, &pub);
 	flows_epoch(&f, e, 1000);
 	assert_int_equal(flows_sender_hello(&f, &p), 0);
-	assert_int_equal(flows_find(&f, 9100)->state, FLOW_PROVISIONAL);
-	assert_int_equal(pub.last.flags, RXBNECK_RATE_NO_TRAFFIC);
-	assert_int_equal(pub.last.confidence, 0);
-	assert_int_equal(pub.last.rate_bps, 10000000000ULL);
+	assert_int_equal(flows_find(&f, 9100)->m[0].state, FLOW_PROVISIONAL);
+	assert_int_equal(told(&f, &p, &r), 1);
+	assert_int_equal(r.flags, RXBNECK_RATE_NO_TRAFFIC);
+	assert_int_equal(r.confidence, 0);
+	assert_int_equal(r.rate_bps, 10000000000ULL);
 	flows_finish(&f);
 	free(e);
 }
@@ -490,8 +781,8 @@ static void test_set_params(void **state)
 	p.line_rate_bps = 1e9;
 	p.sweep_points = 2000;	/* a larger workspace */
 	assert_int_equal(flows_set_params(&f, &p), 0);
-	check_rel(f.v[0].xfer.line_rate_bps, 1e9, 0);	/* below the sender's 2e9 */
-	check_rel(f.v[0].xfer.payload_bytes, 8192, 0);	/* the sender's */
+	check_rel(f.v[0].m[0].xfer.line_rate_bps, 1e9, 0);	/* below the sender's 2e9 */
+	check_rel(f.v[0].m[0].xfer.payload_bytes, 8192, 0);	/* the sender's */
 	assert_true(f.ws.cap >= 2000);
 	p.min_rate_bps = 0;
 	assert_int_equal(flows_set_params(&f, &p), -EINVAL);
@@ -514,12 +805,10 @@ static int publish_pause(void *ctx, const struct rxbneck_pause *p)
 	return 1;
 }
 
-static int publish_rate_quiet(void *ctx, const struct rxbneck_rate *r,
-			      const struct rxbneck_rate *between)
+static int publish_rate_quiet(void *ctx, uint16_t port)
 {
 	(void)ctx;
-	(void)r;
-	(void)between;
+	(void)port;
 	return 0;
 }
 
@@ -545,79 +834,112 @@ static void add_preempts(struct rxb_rx_preempt *v, size_t *nv, uint32_t tid, int
 	}
 }
 
+/* A flow whose receiver (tid 77, 2 hogs) is off 8 ms in every 12. */
+struct pause_env {
+	struct flows *f;
+	struct pause_pub pp;
+	struct flows_params p;
+	struct rxb_rx_preempt *v;
+	struct rxb_epoch *e1;		/* with the preemptions */
+	struct rxb_epoch *e2;		/* without */
+};
+
+static void pause_env_init(struct pause_env *env, bool enabled, bool other_thread)
+{
+	struct flows_ops ops = {
+		.ctx = &env->pp,
+		.publish_rates = publish_rate_quiet,
+		.publish_pause = publish_pause,
+	};
+	uint16_t port = PORT;
+	size_t nv = 0;
+
+	memset(env, 0, sizeof(*env));
+	env->f = malloc(sizeof(*env->f));
+	env->v = calloc(64, sizeof(*env->v));
+	env->e1 = epoch(1, 2, 1000);
+	env->e2 = epoch(2, 2, 1000);
+	assert_non_null(env->f);
+	assert_non_null(env->v);
+	params(&env->p);
+	env->p.pause.enabled = enabled;
+	env->p.pause.min_window_ns = 200000;
+	env->p.pause.max_window_ns = 100000000;
+	env->p.pause.ncpus = 2;
+	assert_int_equal(flows_init(env->f, &env->p, &ops), 0);
+	assert_int_equal(flows_set_config_ports(env->f, &port, 1), 0);
+	env->e1->socks[0].ntids = 1;
+	env->e1->socks[0].tids[0] = 77;
+	env->e1->cpus[1].cpu_bound_run_ns = 4e6;
+	env->e1->cpus[1].cpu_bound_slice_ns = 1.4e6;
+	/* The flow's receiver (2 hogs: 8 ms off) and another thread's. */
+	add_preempts(env->v, &nv, 77, 30, 8000000, 10000000);
+	if (other_thread)
+		add_preempts(env->v, &nv, 78, 30, 1000000, 10000000);
+	env->e1->rx_preempts = env->v;
+	env->e1->nrx_preempts = nv;
+}
+
+static void pause_env_finish(struct pause_env *env)
+{
+	flows_finish(env->f);
+	free(env->e1);
+	free(env->e2);
+	free(env->v);
+	free(env->f);
+}
+
 /*
  * flow_epoch() feeds the flow's own receiver's preemptions (the socket's
  * tids) to the predictor and publishes its schedule, then a CANCEL.
  */
 static void test_pause_published(void **state)
 {
-	struct flows *f = malloc(sizeof(*f));
-	struct pause_pub pp = { 0 };
+	struct pause_env env;
+	struct flows *f;
 	struct flows_params p;
-	struct flows_ops ops = {
-		.ctx = &pp,
-		.publish_rate = publish_rate_quiet,
-		.publish_pause = publish_pause,
-	};
-	struct rxb_rx_preempt *v = calloc(64, sizeof(*v));
-	struct rxb_epoch *e1 = epoch(1, 2, 1000), *e2 = epoch(2, 2, 1000);
-	uint16_t port = PORT;
+	struct rxb_epoch *e1, *e2;
 	struct sendsrv_peer sp;
-	size_t nv = 0;
 	struct flow *fl;
 
 	(void)state;
-	assert_non_null(f);
-	assert_non_null(v);
-	params(&p);
-	p.pause.enabled = true;
-	p.pause.min_window_ns = 200000;
-	p.pause.max_window_ns = 100000000;
-	p.pause.ncpus = 2;
-	assert_int_equal(flows_init(f, &p, &ops), 0);
-	assert_int_equal(flows_set_config_ports(f, &port, 1), 0);
-	e1->socks[0].ntids = 1;
-	e1->socks[0].tids[0] = 77;
-	e1->cpus[1].cpu_bound_run_ns = 4e6;
-	e1->cpus[1].cpu_bound_slice_ns = 1.4e6;
-	/* The flow's receiver (2 hogs: 8 ms off) and another thread's. */
-	add_preempts(v, &nv, 77, 30, 8000000, 10000000);
-	add_preempts(v, &nv, 78, 30, 1000000, 10000000);
-	e1->rx_preempts = v;
-	e1->nrx_preempts = nv;
-
+	pause_env_init(&env, true, true);
+	f = env.f;
+	p = env.p;
+	e1 = env.e1;
+	e2 = env.e2;
 	flows_epoch(f, e1, 1000);
 	fl = flows_find(f, PORT);
 	assert_non_null(fl);
 	assert_int_equal(fl->pause.preemptions, 30);
 	assert_int_equal(fl->pause.pred.d_ns, 8000000);
-	assert_int_equal(pp.n, 1);
-	assert_int_equal(pp.last.port, PORT);
-	assert_int_equal(pp.last.flags, 0);
+	assert_int_equal(env.pp.n, 1);
+	assert_int_equal(env.pp.last.port, PORT);
+	assert_int_equal(env.pp.last.flags, 0);
 	/*
 	 * The socket queue (K = 212992 / 2304 = 92 packets) takes the first
 	 * 92 x payload / rate of the 8 ms window: only the rest is paused,
 	 * starting that much into the window.
 	 */
-	assert_true(fl->has_rate && fl->rate.rate_bps > 0);
+	assert_true(fl->m[0].has_rate && fl->m[0].rate.rate_bps > 0);
 	/*
 	 * The windows are stage B's vacations: a sender that pauses through
 	 * them gets its own rate (PROTOCOL.md §6.3), at least the plain one,
 	 * and the queue absorbs at that rate.
 	 */
-	assert_true(fl->has_rate_between);
-	assert_int_equal(fl->rate_between.flags, RXBNECK_RATE_BETWEEN_PAUSES);
-	assert_true(fl->rate_between.rate_bps >= fl->rate.rate_bps * (1 - 1e-6));
-	assert_true(fl->good.has_between && fl->good.between.pause_fraction > 0);
-	assert_true(fl->rate_between.loss <= fl->rate.loss);
+	assert_true(fl->m[0].has_rate_between);
+	assert_int_equal(fl->m[0].rate_between.flags, RXBNECK_RATE_BETWEEN_PAUSES);
+	assert_true(fl->m[0].rate_between.rate_bps >= fl->m[0].rate.rate_bps * (1 - 1e-6));
+	assert_true(fl->m[0].good.has_between && fl->m[0].good.between.pause_fraction > 0);
+	assert_true(fl->m[0].rate_between.loss <= fl->m[0].rate.loss);
 	{
-		double absorb_us = 92.0 * PAYLOAD * 8 / (double)fl->rate_between.rate_bps * 1e6;
+		double absorb_us = 92.0 * PAYLOAD * 8 / (double)fl->m[0].rate_between.rate_bps * 1e6;
 
 		assert_true(absorb_us > 0 && absorb_us < 8000);
-		assert_true(fabs((double)pp.last.duration_us - (8000 - absorb_us)) <= 1.0);
-		assert_true(pp.last.start_in_us < 12000 + absorb_us);
+		assert_true(fabs((double)env.pp.last.duration_us - (8000 - absorb_us)) <= 1.0);
+		assert_true(env.pp.last.start_in_us < 12000 + absorb_us);
 	}
-	assert_int_equal(pp.last.period_us, 12000);
+	assert_int_equal(env.pp.last.period_us, 12000);
 	assert_int_equal(fl->pause.published, 1);
 	assert_int_equal(fl->pause.last_sent, 1);
 	/*
@@ -634,12 +956,12 @@ static void test_pause_published(void **state)
 
 	/* The windows stop: CANCEL, once. */
 	flows_epoch(f, e2, 1000);
-	assert_int_equal(pp.n, 2);
-	assert_int_equal(pp.last.flags, RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(env.pp.n, 2);
+	assert_int_equal(env.pp.last.flags, RXBNECK_PAUSE_CANCEL);
 	assert_int_equal(flows_rx_early_ns(f, 10000000), 10000000);
 	e2->seq = 3;
 	flows_epoch(f, e2, 1000);
-	assert_int_equal(pp.n, 2);
+	assert_int_equal(env.pp.n, 2);
 
 	/* Disabled by a reload: the windows are measured, nothing is sent. */
 	p.pause.enabled = false;
@@ -647,13 +969,81 @@ static void test_pause_published(void **state)
 	e1->seq = 4;
 	flows_epoch(f, e1, 1000);
 	assert_int_equal(fl->pause.preemptions, 60);
-	assert_int_equal(pp.n, 2);
+	assert_int_equal(env.pp.n, 2);
 	assert_int_equal(flows_rx_early_ns(f, 10000000), 0);
-	flows_finish(f);
-	free(e1);
-	free(e2);
-	free(v);
-	free(f);
+	pause_env_finish(&env);
+}
+
+/*
+ * PROTOCOL.md §6.3: the rate between pauses is offered only while the
+ * flow's published schedule pauses every window that rate counts on:
+ * not with [pause] disabled (no schedule), not when max_window_ms cuts the
+ * windows short, not after the windows stopped (CANCEL); the plain rate
+ * then, with status saying why.
+ */
+static void test_between_needs_schedule(void **state)
+{
+	struct pause_env env;
+	struct flows *f;
+	struct flows_params p;
+	struct rxb_epoch *e1, *e2;
+	struct sendsrv_peer sp = peer(1, PORT);
+	struct rxbneck_rate r, b;
+	const struct flow *fl;
+	char why[200];
+
+	(void)state;
+	pause_env_init(&env, false, false);
+	f = env.f;
+	p = env.p;
+	e1 = env.e1;
+	e2 = env.e2;
+	assert_int_equal(flows_sender_hello(f, &sp), 0);
+	fl = flows_find(f, PORT);
+
+	/* Disabled: windows in the model, a rate for them, no schedule. */
+	flows_epoch(f, e1, 1000);
+	assert_true(fl->m[0].has_rate_between);
+	assert_int_equal(env.pp.n, 0);
+	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 1);
+	assert_int_equal(r.flags & RXBNECK_RATE_BETWEEN_PAUSES, 0);
+	assert_false(flows_between_covered(fl, &fl->m[0], why, sizeof(why)));
+	assert_non_null(strstr(why, "no PAUSE schedule out"));
+
+	/* Enabled: the schedule covers the 8 ms windows every 12 ms. */
+	p.pause.enabled = true;
+	assert_int_equal(flows_set_params(f, &p), 0);
+	e1->seq = 2;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(env.pp.n, 1);
+	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 2);
+	assert_true(b.flags & RXBNECK_RATE_BETWEEN_PAUSES);
+	assert_true(flows_between_covered(fl, &fl->m[0], why, sizeof(why)));
+	assert_non_null(strstr(why, "between pauses"));
+
+	/* Windows capped at 5 ms: the schedule pauses less than the rate
+	 * counts on. */
+	p.pause.max_window_ns = 5000000;
+	assert_int_equal(flows_set_params(f, &p), 0);
+	e1->seq = 3;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(env.pp.n, 2);
+	assert_int_equal(env.pp.last.flags, 0);
+	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 1);
+	assert_false(flows_between_covered(fl, &fl->m[0], why, sizeof(why)));
+	assert_non_null(strstr(why, "does not cover"));
+
+	/* Back to whole windows, then they stop: CANCEL, the plain rate. */
+	p.pause.max_window_ns = 100000000;
+	assert_int_equal(flows_set_params(f, &p), 0);
+	e1->seq = 4;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 2);
+	e2->seq = 5;
+	flows_epoch(f, e2, 1000);
+	assert_int_equal(env.pp.last.flags, RXBNECK_PAUSE_CANCEL);
+	assert_int_equal(flows_rate_for(f, &sp, &r, &b), 1);
+	pause_env_finish(&env);
 }
 
 /* One epoch of the standard traffic at @cpu_bound and @ns_per_pkt. */
@@ -684,34 +1074,34 @@ static void test_solve_reuse(void **state)
 	setup(&f, &pub);
 	fl = &f.v[0];
 	feed(&f, 1, 0, NS_PER_PKT);
-	assert_int_equal(fl->solves, 1);
+	assert_int_equal(fl->m[0].solves, 1);
 	rate1 = pub.last.rate_bps;
 	/* The same traffic: no solve for 10 s of epochs (epoch s ends at
 	 * s + 1 s), the same rate published as each epoch's value. */
 	for (seq = 2; seq <= 10; seq++) {
 		feed(&f, seq, 0, NS_PER_PKT);
-		assert_int_equal(fl->solves, 1);
-		assert_int_equal(fl->state, FLOW_MODEL);
+		assert_int_equal(fl->m[0].solves, 1);
+		assert_int_equal(fl->m[0].state, FLOW_MODEL);
 		assert_int_equal(pub.last.epoch, seq);
 		assert_int_equal(pub.last.rate_bps, rate1);
 	}
-	assert_int_equal(fl->solves_reused, 9);
+	assert_int_equal(fl->m[0].solves_reused, 9);
 	/* 10 s after the last solve: refreshed. */
 	feed(&f, 11, 0, NS_PER_PKT);
-	assert_int_equal(fl->solves, 2);
+	assert_int_equal(fl->m[0].solves, 2);
 	/* A CPU hog arrives: solved at once, and the rate falls. */
 	feed(&f, 12, 1, NS_PER_PKT);
-	assert_int_equal(fl->solves, 3);
+	assert_int_equal(fl->m[0].solves, 3);
 	assert_true(pub.last.rate_bps < rate1 * 0.7);
 	/* The cost per packet moves: solved when the CPU share allows. The
 	 * last solve "took" 100 ms: the next may come 2 s after it. */
-	((struct flow *)fl)->good.solve_ms = 100;
+	((struct flow *)fl)->m[0].good.solve_ms = 100;
 	feed(&f, 13, 1, NS_PER_PKT * 1.5);
-	assert_int_equal(fl->solves, 3);
-	assert_int_equal(fl->solves_reused, 10);
+	assert_int_equal(fl->m[0].solves, 3);
+	assert_int_equal(fl->m[0].solves_reused, 10);
 	feed(&f, 14, 1, NS_PER_PKT * 1.5);
-	assert_int_equal(fl->solves, 4);
-	assert_int_equal(fl->good.epoch, 14);
+	assert_int_equal(fl->m[0].solves, 4);
+	assert_int_equal(fl->m[0].good.epoch, 14);
 	flows_finish(&f);
 }
 
@@ -719,14 +1109,20 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_provisional),
+		cmocka_unit_test(test_degraded_arrivals),
 		cmocka_unit_test(test_model_rate),
 		cmocka_unit_test(test_unconstrained),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_sender_hello),
+		cmocka_unit_test(test_senders_own_answers),
+		cmocka_unit_test(test_transfers_over_cap),
+		cmocka_unit_test(test_solve_budget),
 		cmocka_unit_test(test_ports_and_history),
+		cmocka_unit_test(test_linger_evict),
 		cmocka_unit_test(test_prior_default),
 		cmocka_unit_test(test_set_params),
 		cmocka_unit_test(test_pause_published),
+		cmocka_unit_test(test_between_needs_schedule),
 		cmocka_unit_test(test_solve_reuse),
 	};
 

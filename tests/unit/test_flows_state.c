@@ -2,7 +2,8 @@
 /*
  * Unit tests for daemon/model/state: the learned-costs history in the state
  * directory - line format round trip, strict parsing, atomic save and
- * reload, damaged files, the size bound, an unusable directory.
+ * reload, damaged files, the size bound, an unusable directory, a FIFO or
+ * a link in the file's place, a failed save and the next one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +14,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "daemon/daemon.h"
 #include "daemon/model/state.h"
+#include "daemon/serve/status.h"
 
 static void learned(struct learn *l, double ns)
 {
@@ -278,6 +283,129 @@ static void test_unusable_dir(void **state)
 	free(s);
 }
 
+/*
+ * A FIFO (or a link) where flows.state should be: reported and ignored at
+ * once - opening a FIFO for reading would wait for a writer - and replaced
+ * by the next save; a FIFO as the temporary does not stop the save.
+ */
+static void test_not_a_file(void **state)
+{
+	struct state *s = calloc(1, sizeof(*s));
+	char dir[64], sub[96], path[160], tmp[160];
+	struct learn l, got;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(s);
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, sub);
+	snprintf(tmp, sizeof(tmp), "%s/" STATE_FILE ".tmp", sub);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(mkfifo(tmp, 0600), 0);
+	alarm(10);	/* a hang fails the test instead of stopping it */
+	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(s->n, 0);
+	assert_non_null(strstr(s->err, "is a FIFO, not a regular file"));
+	learned(&l, 900);
+	state_history_put(s, 9000, &l);
+	assert_int_equal(state_save(s), 0);
+	alarm(0);
+	assert_string_equal(s->err, "");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(access(tmp, F_OK), -1);
+	state_close(s);
+	/* A symbolic link is not followed. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(s->n, 0);
+	assert_non_null(strstr(s->err, "symbolic link"));
+	assert_false(state_history_get(s, 9000, &got));
+	state_close(s);
+	free(s);
+	cleanup(dir);
+}
+
+/* Fails the next state_save() of @s with EFBIG (the file-size limit). */
+static void save_refused(struct state *s)
+{
+	struct rlimit was, tiny = { 16, 16 };
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+	tiny.rlim_max = was.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &tiny), 0);
+	assert_int_equal(state_save(s), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+}
+
+/*
+ * A save that fails (here the file-size limit; a full disk in the field)
+ * keeps the state dirty and says why until a save succeeds.
+ */
+static void test_save_fails_then_recovers(void **state)
+{
+	struct state *s = calloc(1, sizeof(*s));
+	char dir[64], sub[96];
+	struct learn l, got;
+
+	(void)state;
+	assert_non_null(s);
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(state_open(s, sub), 0);
+	learned(&l, 1100);
+	state_history_put(s, 9000, &l);
+	save_refused(s);
+	assert_non_null(strstr(s->err, "writing"));
+	assert_non_null(strstr(s->err, "File too large"));
+	assert_int_equal(s->save_failures, 1);
+	assert_true(s->dirty);
+	assert_int_equal(state_save(s), 0);
+	assert_string_equal(s->err, "");
+	assert_int_equal(s->saves, 1);
+	state_close(s);
+	assert_int_equal(state_open(s, sub), 0);
+	assert_true(state_history_get(s, 9000, &got));
+	state_close(s);
+	free(s);
+	cleanup(dir);
+}
+
+/*
+ * The daemon's health: a failed save is a reason of its own (state_save,
+ * beside a usable state directory) until a save succeeds.
+ */
+static void test_save_failure_degrades_health(void **state)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+	const uint32_t bit = 1u << STATUS_HEALTH_STATE_SAVE;
+	char dir[64], sub[96];
+	struct learn l;
+
+	(void)state;
+	assert_non_null(d);
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(state_open(&d->state, sub), 0);
+	d->state_ok = true;
+	assert_false(status_health(d) & bit);
+	learned(&l, 1100);
+	state_history_put(&d->state, 9000, &l);
+	save_refused(&d->state);
+	assert_true(status_health(d) & bit);
+	assert_false(status_health(d) & (1u << STATUS_HEALTH_STATE_DIR));
+	assert_string_equal(status_health_name(STATUS_HEALTH_STATE_SAVE), "state_save");
+	assert_int_equal(state_save(&d->state), 0);
+	assert_false(status_health(d) & bit);
+	state_close(&d->state);
+	free(d);
+	cleanup(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +416,9 @@ int main(void)
 		cmocka_unit_test(test_damaged_file),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_unusable_dir),
+		cmocka_unit_test(test_not_a_file),
+		cmocka_unit_test(test_save_fails_then_recovers),
+		cmocka_unit_test(test_save_failure_degrades_health),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

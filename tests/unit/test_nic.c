@@ -29,6 +29,10 @@
 #include "common/util.h"
 #include "daemon/collect/nic.h"
 
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
 /* ------------------------------------------------------------ pure parts -- */
 
 static void test_counter_delta_increase(void **state)
@@ -169,6 +173,63 @@ static void send_udp_to_loopback(int n)
 	}
 	close(rx);
 	close(tx);
+}
+
+/* Append a netlink attribute (type, u32 or a string) at *@pos of @buf. */
+static void put_attr(unsigned char *buf, size_t *pos, uint16_t type, const void *v, uint16_t n)
+{
+	struct nlattr a = { .nla_len = (uint16_t)(NLA_HDRLEN + n), .nla_type = type };
+
+	memcpy(buf + *pos, &a, sizeof(a));
+	memcpy(buf + *pos + NLA_HDRLEN, v, n);
+	*pos += NLA_ALIGN(NLA_HDRLEN + n);
+}
+
+/*
+ * An ethtool RINGS_GET reply as the kernel builds it: the wanted u32s are
+ * read, an attribute too short for a u32 counts as absent, a message whose
+ * length runs past what arrived is refused, and one whose attributes
+ * overrun it gives nothing from past the overrun.
+ */
+static void test_parse_ethtool(void **state)
+{
+	static const int want[] = { ETHTOOL_A_RINGS_RX, ETHTOOL_A_RINGS_RX_MAX, ETHTOOL_A_RINGS_TX };
+	union { unsigned char b[256]; uint64_t align; } u;
+	struct nlmsghdr *h = (struct nlmsghdr *)u.b;
+	struct genlmsghdr g = { .cmd = ETHTOOL_MSG_RINGS_GET_REPLY, .version = 1 };
+	struct nic_answer ans[3];
+	uint32_t rx = 4096, rx_max = 8192;
+	uint16_t half = 7;
+	size_t pos = NLMSG_HDRLEN;
+
+	(void)state;
+	memset(&u, 0, sizeof(u));
+	memcpy(u.b + pos, &g, sizeof(g));
+	pos += GENL_HDRLEN;
+	put_attr(u.b, &pos, ETHTOOL_A_RINGS_RX, &rx, 4);
+	put_attr(u.b, &pos, ETHTOOL_A_RINGS_RX_MAX, &rx_max, 4);
+	put_attr(u.b, &pos, ETHTOOL_A_RINGS_TX, &half, 2);
+	h->nlmsg_len = (uint32_t)pos;
+	h->nlmsg_type = 0x1e;
+	memset(ans, 0, sizeof(ans));
+	assert_int_equal(nic_parse_ethtool(u.b, pos, ETHTOOL_A_RINGS_MAX, want, ans, 3), 0);
+	assert_true(ans[0].present);
+	assert_int_equal(ans[0].value, 4096);
+	assert_true(ans[1].present);
+	assert_int_equal(ans[1].value, 8192);
+	assert_false(ans[2].present);
+	/* Longer than what arrived; shorter than its headers; an overrun. */
+	memset(ans, 0, sizeof(ans));
+	assert_int_equal(nic_parse_ethtool(u.b, pos - 4, ETHTOOL_A_RINGS_MAX, want, ans, 3),
+			 -EBADMSG);
+	assert_false(ans[0].present);
+	assert_true(nic_parse_ethtool(u.b, 8, ETHTOOL_A_RINGS_MAX, want, ans, 3) < 0);
+	/* libnl stops at an attribute that overruns the message: none read. */
+	((struct nlattr *)(u.b + NLMSG_HDRLEN + GENL_HDRLEN))->nla_len = 200;
+	memset(ans, 0, sizeof(ans));
+	assert_true(nic_parse_ethtool(u.b, pos, ETHTOOL_A_RINGS_MAX, want, ans, 3) <= 0);
+	assert_false(ans[0].present || ans[1].present);
+	assert_int_equal(nic_parse_ethtool(u.b, pos, 64, want, ans, 3), -EOVERFLOW);
 }
 
 static void test_reader_loopback(void **state)
@@ -360,6 +421,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_counters_delta_fields),
 		cmocka_unit_test(test_choose_param),
 		cmocka_unit_test(test_err_unsupported),
+		cmocka_unit_test(test_parse_ethtool),
 		cmocka_unit_test(test_reader_loopback),
 		cmocka_unit_test(test_reader_no_such_device),
 		cmocka_unit_test(test_list_devices_excludes_loopback),

@@ -148,6 +148,41 @@ static void test_net_udp(void **state)
 	assert_int_equal(u[1].inode, 91827);
 }
 
+/* /proc/net/snmp's Udp table (not UdpLite's) and snmp6's lines, summed. */
+static void test_snmp_udp(void **state)
+{
+	const char *v4 =
+		"Ip: Forwarding DefaultTTL InReceives\n"
+		"Ip: 1 64 12345\n"
+		"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors\n"
+		"Udp: 33387553 307041 17633338 29841877 17633330 0\n"
+		"UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors\n"
+		"UdpLite: 7 0 0 0 9 0\n";
+	const char *v6 =
+		"Ip6InReceives                   \t12\n"
+		"Udp6InDatagrams                 \t100\n"
+		"Udp6NoPorts                     \t3\n"
+		"Udp6RcvbufErrors                \t5\n"
+		"UdpLite6InDatagrams             \t70\n";
+	struct procfs_udp_mib m = { 0 };
+
+	(void)state;
+	assert_int_equal(procfs_parse_snmp_udp(v4, &m), 1);
+	assert_int_equal(m.in_datagrams, 33387553);
+	assert_int_equal(m.rcvbuf_errors, 17633330);
+	assert_int_equal(procfs_parse_snmp_udp(v6, &m), 1);
+	assert_int_equal(m.in_datagrams, 33387653);
+	assert_int_equal(m.rcvbuf_errors, 17633335);
+	/* Nothing of UDP; a header without its values; values cut short. */
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(procfs_parse_snmp_udp("Ip: Forwarding\nIp: 1\n", &m), 0);
+	assert_int_equal(procfs_parse_snmp_udp("Udp: InDatagrams NoPorts\n", &m), -EINVAL);
+	assert_int_equal(procfs_parse_snmp_udp("Udp: NoPorts InDatagrams\nUdp: 4\n", &m), -EINVAL);
+	assert_int_equal(procfs_parse_snmp_udp("Udp: InDatagrams\nUdp: x\n", &m), -EINVAL);
+	/* This host's own files parse. */
+	assert_int_equal(procfs_read_udp_mib(&m), 0);
+}
+
 static void test_softnet(void **state)
 {
 	const char *now =
@@ -296,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_read_schedstat_live),
 		cmocka_unit_test(test_diskstats),
 		cmocka_unit_test(test_net_udp),
+		cmocka_unit_test(test_snmp_udp),
 		cmocka_unit_test(test_softnet),
 		cmocka_unit_test(test_interrupts_and_softirqs),
 		cmocka_unit_test(test_kconfig),

@@ -553,7 +553,9 @@ static void test_hello_ack_rate_and_snapshot(void **state)
 
 	/* REPORT reaches on_report. */
 	assert_int_equal(rxbneck_client_report(c, &(struct rxbneck_report){
-		.port = FLOW, .rounds = 4, .elapsed_us = 999, .rate_bps = 1200000000 }), 0);
+		.port = FLOW, .rounds = 4, .elapsed_us = 999, .rate_bps = 1200000000,
+		.file_bytes = 1000000, .pkts_sent = 200, .pkts_resent = 77,
+		.pkts_lost_first = 60 }), 0);
 	WAIT_FOR(HGET(&h, reports) == 1);
 	assert_int_equal(HGET(&h, last_report).rounds, 4);
 	assert_int_equal(HGET(&h, last_report).elapsed_us, 999);
@@ -734,9 +736,33 @@ static void expect_nothing(int fd)
 	assert_int_equal(raw_recv(fd, &m, 100), -1);
 }
 
+/* The next frame on @fd is a PAUSE (CANCEL or not). */
+static void expect_pause(int fd, bool cancel)
+{
+	struct rxbp_msg m;
+
+	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(m.type, RXBNECK_T_PAUSE);
+	assert_int_equal(!!(m.u.pause.flags & RXBNECK_PAUSE_CANCEL), cancel);
+}
+
+static int publish_pause(struct harness *h, uint32_t repeat, uint64_t epoch, bool cancel)
+{
+	struct rxbneck_pause p = { .port = FLOW, .start_in_us = 2000, .duration_us = 3000,
+				   .period_us = repeat == 1 ? 0 : 10000,
+				   .repeat_count = repeat, .epoch = epoch,
+				   .flags = cancel ? RXBNECK_PAUSE_CANCEL : 0 };
+	int n;
+
+	LOCKED(h, n = sendsrv_publish_pause(h->s, &p));
+	return n;
+}
+
 /*
  * PROTOCOL.md §6.3: the rate between pauses goes only to senders that take
- * PAUSE and speak minor >= 1; a sender that takes PAUSE later gets it then.
+ * PAUSE, speak minor >= 1 and have a schedule in force: after a PAUSE
+ * frame, until a CANCEL (or the schedule's end plus one epoch, below). A
+ * sender that takes PAUSE later gets it after its first PAUSE.
  */
 static void test_rate_between_pauses(void **state)
 {
@@ -752,37 +778,47 @@ static void test_rate_between_pauses(void **state)
 	b.rate_bps = 2500000000;
 	b.loss = 0.01;
 	b.flags = RXBNECK_RATE_BETWEEN_PAUSES;
+	l.epoch_ms = 100;
 	start(&h, &l);
 	obeys = raw_active_as(&h, RXBNECK_MINOR_BETWEEN_PAUSES,
 			      RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
 	rate_only = raw_active_as(&h, RXBNECK_MINOR_BETWEEN_PAUSES, RXBNECK_SUB_RATE);
 	old = raw_active_as(&h, 0, RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
 
+	/* No schedule yet: the plain rate for everyone. */
 	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
 	assert_int_equal(n, 3);
-	expect_rate(obeys, 2500000000, true);
+	expect_rate(obeys, 1000000000, false);
 	expect_rate(rate_only, 1000000000, false);
 	expect_rate(old, 1000000000, false);
 
-	/* No windows any more: the plain rate is due to the pausing sender. */
-	r.epoch = b.epoch = 5;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, NULL));
-	assert_int_equal(n, 1);
-	expect_rate(obeys, 1000000000, false);
+	/* A schedule (until replaced): the rate between pauses follows it. */
+	assert_int_equal(publish_pause(&h, 0, 4, false), 2);
+	expect_pause(obeys, false);
+	expect_rate(obeys, 2500000000, true);
+	expect_pause(old, false);
+	expect_nothing(old);		/* minor 0: the plain rate it has */
 	expect_nothing(rate_only);
+
+	/* CANCEL: the plain rate right after it. */
+	assert_int_equal(publish_pause(&h, 0, 5, true), 2);
+	expect_pause(obeys, true);
+	expect_rate(obeys, 1000000000, false);
+	expect_pause(old, true);
 	expect_nothing(old);
 
-	/* Windows again; then the RATE-only sender takes PAUSE: its turn now. */
-	r.epoch = b.epoch = 6;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
-	assert_int_equal(n, 1);
-	expect_rate(obeys, 2500000000, true);
+	/* The RATE-only sender takes PAUSE: plain until its first schedule. */
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_SUBSCRIBE;
 	m.u.subscribe.subscribe = RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE;
 	sendsrv_test_send(rate_only, &m, 2);
+	expect_nothing(rate_only);
+	assert_int_equal(publish_pause(&h, 0, 6, false), 3);
+	expect_pause(rate_only, false);
 	expect_rate(rate_only, 2500000000, true);
-	expect_nothing(old);
+	expect_pause(obeys, false);
+	expect_rate(obeys, 2500000000, true);
+	expect_pause(old, false);
 
 	/* Refused: a between rate without its flag, or for another port. */
 	b.flags = 0;
@@ -794,6 +830,52 @@ static void test_rate_between_pauses(void **state)
 	assert_int_equal(n, -EINVAL);
 	close(obeys);
 	close(rate_only);
+	close(old);
+	finish(&h);
+}
+
+/*
+ * A schedule that runs out: 5 windows, the last over 42 ms after it was
+ * sent, in force one epoch (100 ms) longer. Refreshed rates keep the flag
+ * until then, and lose it at the first publish after.
+ */
+static void test_between_pauses_expire(void **state)
+{
+	struct harness h;
+	struct sendsrv_limits l = limits();
+	struct rxbneck_rate r = { .port = FLOW, .rate_bps = 1000000000, .loss = 0.3,
+				  .epoch = 4, .confidence = 900 };
+	struct rxbneck_rate b = r;
+	int obeys, old, n;
+
+	(void)state;
+	b.rate_bps = 2500000000;
+	b.flags = RXBNECK_RATE_BETWEEN_PAUSES;
+	l.epoch_ms = 100;
+	start(&h, &l);
+	obeys = raw_active_as(&h, RXBNECK_MINOR_BETWEEN_PAUSES,
+			      RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
+	old = raw_active_as(&h, 0, RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 2);
+	expect_rate(obeys, 1000000000, false);
+	expect_rate(old, 1000000000, false);
+	assert_int_equal(publish_pause(&h, 5, 7, false), 2);
+	expect_pause(obeys, false);
+	expect_rate(obeys, 2500000000, true);
+	expect_pause(old, false);
+	r.epoch = b.epoch = 20;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 2);		/* the refresh (10 epochs) */
+	expect_rate(obeys, 2500000000, true);
+	expect_rate(old, 1000000000, false);
+	usleep(160000);
+	r.epoch = b.epoch = 21;
+	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	assert_int_equal(n, 1);
+	expect_rate(obeys, 1000000000, false);
+	expect_nothing(old);
+	close(obeys);
 	close(old);
 	finish(&h);
 }
@@ -1151,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(test_late_subscriber_and_hello_publish),
 		cmocka_unit_test(test_pause_delivery_and_rtt_filter),
 		cmocka_unit_test(test_rate_between_pauses),
+		cmocka_unit_test(test_between_pauses_expire),
 		cmocka_unit_test(test_allow_list_rejects),
 		cmocka_unit_test(test_refused_hello),
 		cmocka_unit_test(test_hello_and_idle_timeouts),

@@ -37,16 +37,7 @@ struct h {
 
 static void pump(struct h *h, int ms)
 {
-	uint64_t end = rxb_mono_ns() + (uint64_t)ms * RXB_NSEC_PER_MSEC;
-
-	do {
-		struct epoll_event ev[16];
-		int n = epoll_wait(h->epfd, ev, 16, 2);
-
-		for (int i = 0; i < n; i++)
-			sendsrv_handle(h->s, ev[i].data.fd, ev[i].events);
-		sendsrv_tick(h->s, rxb_mono_ns());
-	} while (rxb_mono_ns() < end);
+	sendsrv_test_serve(h->epfd, h->s, ms, NULL, NULL);
 }
 
 static void start(struct h *h, bool advice)

@@ -264,6 +264,7 @@ static void test_storm(void **state)
 	ops.ctx = &h;
 	sendsrv_limits_default(&l);
 	l.max_conns = (uint32_t)n / 2;	/* the cap is hit too */
+	l.max_conns_per_source = 0;	/* all from 127.0.0.1: the global cap is under test */
 	l.hello_timeout_ns = 500 * MS;
 	l.idle_timeout_ns = 1500 * MS;
 	l.max_out_bytes = 2048;

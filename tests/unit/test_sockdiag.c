@@ -34,9 +34,10 @@ struct seen {
 	uint8_t proto[8];
 	uint16_t port[8];
 	uint64_t inode[8];
+	uint32_t uid[8];
 };
 
-static void note(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
+static void note(uint8_t proto, uint16_t port, uint64_t inode, uint32_t uid, void *arg)
 {
 	struct seen *s = arg;
 
@@ -44,6 +45,7 @@ static void note(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
 		s->proto[s->n] = proto;
 		s->port[s->n] = port;
 		s->inode[s->n] = inode;
+		s->uid[s->n] = uid;
 	}
 	s->n++;
 }
@@ -85,6 +87,7 @@ static void put_sock(struct buf *b, uint32_t seq, uint8_t state, uint16_t port,
 		.idiag_state = state,
 		.id.idiag_sport = htons(port),
 		.idiag_inode = inode,
+		.idiag_uid = inode + 1,
 	};
 
 	put(b, SOCK_DIAG_BY_FAMILY, seq, &m, sizeof(m));
@@ -109,6 +112,7 @@ static void test_parse_dump(void **state)
 	assert_int_equal(s.proto[0], IPPROTO_TCP);
 	assert_int_equal(s.port[0], 5201);
 	assert_int_equal(s.inode[0], 1001);
+	assert_int_equal(s.uid[0], 1002);
 	assert_int_equal(s.port[1], 443);
 	assert_int_equal(s.inode[1], 1004);
 
@@ -296,13 +300,13 @@ struct want {
 	struct seen s;
 };
 
-static void note_wanted(uint8_t proto, uint16_t port, uint64_t inode, void *arg)
+static void note_wanted(uint8_t proto, uint16_t port, uint64_t inode, uint32_t uid, void *arg)
 {
 	struct want *w = arg;
 
 	for (int i = 0; i < 4; i++)
 		if (w->ports[i] == port)
-			note(proto, port, inode, &w->s);
+			note(proto, port, inode, uid, &w->s);
 }
 
 static void test_live(void **state)
@@ -338,6 +342,17 @@ static void test_live(void **state)
 	n = sockdiag_udp_sockets(sd, note_wanted, &w);
 	assert_true(n >= 1);
 	assert_int_equal(find(&w.s, IPPROTO_UDP, pu, iu), 1);
+	for (int i = 0; i < w.s.n && i < 8; i++)
+		if (w.s.inode[i] == iu)
+			assert_int_equal(w.s.uid[i], geteuid());
+	{
+		uint32_t uids[4];
+
+		assert_int_equal(sockdiag_port_owners(sd, IPPROTO_UDP, pu, uids, 4), 1);
+		assert_int_equal(uids[0], geteuid());
+		assert_int_equal(sockdiag_port_owners(sd, IPPROTO_TCP, p4, uids, 4), 1);
+		assert_int_equal(sockdiag_port_owners(sd, IPPROTO_TCP, pq, uids, 4), 0);
+	}
 	/* The TCP sockets are not in it (by inode: another UDP socket of the
 	 * host may have the same port number). */
 	assert_int_equal(find(&w.s, IPPROTO_UDP, p4, i4) + find(&w.s, IPPROTO_UDP, pq, iq), 0);

@@ -1,0 +1,5 @@
+# Fuzz target for librxbneck's input from the daemon (owned by client/;
+# tests/fuzz/fuzz_client.c includes client/client.c itself).
+FUZZERS += build/fuzz/fuzz_client
+FUZZ_SRCS_fuzz_client := client/pause.c proto/codec.c
+FUZZ_LIBS_fuzz_client := -lpthread

@@ -65,7 +65,8 @@
 #   SECS      seconds of method 1 (default 90)
 #   CPU_SECS  seconds of method 2 (default SECS)
 #   PERIOD    seconds per attached or detached window (default 3 when
-#             NET_EVERY is 1, else NET_EVERY: whole sampling cycles)
+#             NET_EVERY and STAGE_A_EVERY are 1, else NET_EVERY x
+#             STAGE_A_EVERY: whole sampling cycles)
 #   RATE      method 2's offered rate in Mbit/s (default 0.5 x method 1's
 #             detached median; 0.5 x a 4-s calibration if method 1 is off)
 #   LEN       datagram bytes (1400)
@@ -74,6 +75,11 @@
 #             net_probe_every): per-packet programs attached one epoch in N.
 #             PERIOD must then be a multiple of N, so each attached window
 #             holds whole sampling cycles.
+#   STAGE_A_EVERY  the collector's --stage-a-every in methods 1, 2 and 4
+#             (default 4, the daemon's COLLECT_STAGE_A_EVERY): stage A's
+#             programs (NET_RX softirq entry/exit, napi_poll) in one
+#             sampled epoch in M, the socket programs in each. Method 3
+#             attaches every program in every epoch.
 #   METHODS   which of rate,cpu,cost,steady to run (default rate,cpu,cost,steady)
 #   COST_RUNS, COST_EPOCHS  method 3's daemon runs (5) and epochs per run (3)
 #   STEADY_N  method 4's sampling (default 32, [measure] net_probe_every's
@@ -96,7 +102,9 @@ cpu_secs=${CPU_SECS:-$secs}
 len=${LEN:-1400}
 net_every=${NET_EVERY:-1}
 case $net_every in ''|*[!0-9]*|0) echo "overhead: NET_EVERY must be a whole number >= 1" >&2; exit 2 ;; esac
-if [ "$net_every" -eq 1 ]; then period=${PERIOD:-3}; else period=${PERIOD:-$net_every}; fi
+a_every=${STAGE_A_EVERY:-4}
+case $a_every in ''|*[!0-9]*|0) echo "overhead: STAGE_A_EVERY must be a whole number >= 1" >&2; exit 2 ;; esac
+if [ $((net_every * a_every)) -eq 1 ]; then period=${PERIOD:-3}; else period=${PERIOD:-$((net_every * a_every))}; fi
 case $period in ''|*[!0-9]*|0) echo "overhead: PERIOD must be a whole number >= 1" >&2; exit 2 ;; esac
 if [ $((period % net_every)) -ne 0 ]; then
 	echo "overhead: PERIOD ($period) must be a multiple of NET_EVERY ($net_every)" >&2; exit 2
@@ -120,7 +128,8 @@ out=${OUT:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 # What the probes' cost depends on: the BPF programs, their loaders and the
 # collector that attaches and reads them.
-probe_sha=$(cat "$src"/bpf/*.bpf.c "$src"/bpf/*.h "$src"/bpf/*.c "$src"/daemon/collect/collect*.c |
+probe_sha=$(cat "$src"/bpf/*.bpf.c "$src"/bpf/*.h "$src"/bpf/*.c "$src"/daemon/collect/collect*.c \
+	"$src"/daemon/collect/sampling.c |
 	sha256sum | cut -c1-16)
 commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$out" ] && ! : 2>/dev/null >>"$out"; then
@@ -155,7 +164,7 @@ sleep 0.3
 RXB_BENCH_DIR=$src/bench python3 - "$daemon" "$ns_a" "$port" "$secs" "$cpu_secs" "$period" \
 	"$len" "$tmp" "${PROBES:-all}" "$net_every" "$rate" "$methods" "$target" "$rx_cpu" \
 	"$out" "$probe_sha" "$commit" "$steady_n" "$steady_secs" "$steady_period" \
-	"$cost_runs" "$cost_epochs" "$build/bench/overhead_nop" <<'PY'
+	"$cost_runs" "$cost_epochs" "$build/bench/overhead_nop" "$a_every" <<'PY'
 import functools, json, os, signal, statistics, subprocess, sys, threading, time
 
 _print = functools.partial(print, flush=True)     # progress as it comes
@@ -171,7 +180,8 @@ sys.path.insert(0, os.environ["RXB_BENCH_DIR"])
 import overhead_stats as ost
 (daemon, ns_a, port, secs, cpu_secs, period, length, tmp, probes, net_every,
  rate, methods, target, rx_cpu, out_path, probe_sha, commit, steady_n, steady_secs,
- steady_period, cost_runs, cost_epochs, nop_bin) = sys.argv[1:24]
+ steady_period, cost_runs, cost_epochs, nop_bin, a_every) = sys.argv[1:25]
+a_every = int(a_every)
 steady_n, steady_secs, steady_period = int(steady_n), int(steady_secs), int(steady_period)
 cost_runs, cost_epochs = int(cost_runs), int(cost_epochs)
 # Method 4's two kinds of attached window (--net-probe-every): the per-packet
@@ -191,7 +201,8 @@ srv_pid = int(open(os.path.join(tmp, "iperf.pid")).read())
 tx_cpu = 0
 # What OUT gets: the set-up, then each method's windows and pairs.
 record = {"probe_sha": probe_sha, "commit": commit, "probes": probes,
-          "net_every": net_every, "period_s": period, "len_bytes": length,
+          "net_every": net_every, "stage_a_every": a_every,
+          "period_s": period, "len_bytes": length,
           "rx_cpu": rx_cpu, "tx_cpu": tx_cpu, "target": target,
           "start_unix": time.time()}
 
@@ -295,11 +306,14 @@ def start_probes(every=None):
     """rxbneckd attached, the per-packet programs one epoch in @every
     (default NET_EVERY); returns the process once its first epoch is out
     (the probes have been attached for one epoch)."""
+    # Method 4's T windows stand for the steady state's sampled epochs,
+    # which have stage A whenever STEADY_N >= STAGE_A_EVERY.
+    a = 1 if every == STEADY_T and steady_n >= a_every else a_every
     # The daemon's own epoch length, so its reading costs what it would.
     p = subprocess.Popen([daemon, "--measure-only", "--epochs", "1000000",
                           "--interval-ms", "1000", "--watch-port", port,
                           "--probes", probes, "--net-probe-every",
-                          str(every or net_every),
+                          str(every or net_every), "--stage-a-every", str(a),
                           "--json", "--no-bpf-stats"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     if not p.stdout.readline():
@@ -377,8 +391,8 @@ def report(name, ratios):
     return ost.report(name, ratios, target)
 
 print("overhead: probes %s, %d-byte datagrams, methods %s; rate and cpu: per-packet programs "
-      "one epoch in %d, %d-s windows" % (probes, length, ",".join(sorted(methods)), net_every,
-                                          period))
+      "one epoch in %d, stage A's in one of those in %d, %d-s windows"
+      % (probes, length, ",".join(sorted(methods)), net_every, a_every, period))
 if foreign_daemons(0):
     print("WARNING: another rxbneckd is running (pids %s): the detached windows will not be "
           "probe-free" % " ".join(map(str, foreign_daemons(0))))

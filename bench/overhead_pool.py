@@ -24,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import overhead_stats as ost  # noqa: E402
 
-SAME = ("probe_sha", "net_every", "probes", "period_s", "len_bytes")
+SAME = ("probe_sha", "net_every", "stage_a_every", "probes", "period_s", "len_bytes")
 METHODS = (("rate", "ratios", "max throughput attached/detached"),
            ("cpu", "ratios", "CPU-cost estimate (busiest stage)"),
            ("cpu", "path_ratios", "receive path (softirq + receiver)"))
@@ -36,6 +36,7 @@ def load(path):
             r = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit("overhead_pool: %s: %s" % (path, e))
+    r.setdefault("stage_a_every", 1)     # runs from before --stage-a-every
     missing = [k for k in SAME if k not in r]
     if missing:
         sys.exit("overhead_pool: %s: not an overhead.sh OUT file (no %s)"

@@ -43,7 +43,9 @@ def throughput(path, r, target, out):
     rows = []
     rate = (r.get("rate") or {}).get("ratios") or []
     cpu = r.get("cpu") or {}
-    rows.append(ratio_row("per-packet programs in every epoch: max throughput (method 1)",
+    a_every = r.get("stage_a_every", 1)
+    rows.append(ratio_row("per-packet programs in every epoch%s: max throughput (method 1)"
+                          % (", stage A's in one in %d" % a_every if a_every > 1 else ""),
                           rate, target))
     rows.append(ratio_row("... CPU-cost estimate, busiest stage (method 2)",
                           cpu.get("ratios") or [], target))

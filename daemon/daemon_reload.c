@@ -160,6 +160,7 @@ int daemon_reload_start_collector(struct daemon *d, const struct daemon_collecto
 	_Static_assert(COLLECT_MAX_NET_PROBE_EVERY == 3600,
 		       "[measure] net_probe_every's bound in config.c");
 	o.net_probe_every = netplan_every(&d->netplan, rxb_mono_ns());
+	o.net_stage_a_every = COLLECT_STAGE_A_EVERY;
 	err = collect_init(out, &o);
 	if (err)
 		rxb_log_errno(RXB_LOG_ERR, -err, "starting the measurement collector");

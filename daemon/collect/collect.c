@@ -28,6 +28,7 @@
 #include "daemon/collect/collect_net.h"
 #include "daemon/collect/collect_proc.h"
 #include "daemon/collect/collect_sched.h"
+#include "daemon/collect/cpushare.h"
 #include "daemon/collect/nic.h"
 #include "daemon/collect/procfs.h"
 #include "daemon/collect/rx_preempts.h"
@@ -61,8 +62,10 @@ struct collect {
 	struct collect_sched_tid_time rx[MAX_RX_TIDS];
 	bool report_tasks;
 	struct collect_sched_report report;
+	struct cpushare share;
 
 	struct sampling smp;	/* when the per-packet programs are attached */
+	struct collect_net_sirq sirq;	/* softirq share without stage A */
 	struct collect_net_rx_memory rx_mem;
 
 	int stats_fd;		/* BPF_ENABLE_STATS, -1 when off */
@@ -288,7 +291,8 @@ static void enable_stats(struct collect *c)
 
 static int copy_opts(struct collect *c, const struct collect_opts *o)
 {
-	if (o->net_probe_every > COLLECT_MAX_NET_PROBE_EVERY)
+	if (o->net_probe_every > COLLECT_MAX_NET_PROBE_EVERY ||
+	    o->net_stage_a_every > COLLECT_MAX_NET_PROBE_EVERY)
 		return -EINVAL;
 	if (o->nports < 0 || o->nports > RXB_MAX_SOCKS ||
 	    o->ndevices < 0 || o->ndevices > COLLECT_MAX_DEVICES ||
@@ -306,6 +310,7 @@ static int copy_opts(struct collect *c, const struct collect_opts *o)
 	c->fb.rx_max_frames = o->fallback_rx_max_frames;
 	c->fb.rx_usecs = o->fallback_rx_usecs;
 	c->report_tasks = o->report_tasks;
+	cpushare_init(&c->share, "/proc", "/sys/fs/cgroup");
 	if (!c->fb.rx_ring)
 		c->fb.rx_ring = procfs_read_netdev_max_backlog();
 	return 0;
@@ -411,6 +416,22 @@ static void open_probes(struct collect *c, const struct collect_opts *opts)
 	}
 }
 
+/* The NET_RX softirq counts at the epoch's end (only needed when stage
+ * A's programs can be detached in sampled epochs). */
+static void read_sirqs(struct collect *c)
+{
+	char *text = NULL;
+	int err;
+
+	if (!c->np || c->smp.a_every <= 1)
+		return;
+	err = procfs_read_file("/proc/softirqs", &text, NULL);
+	if (err)
+		rxb_log_errno(RXB_LOG_DEBUG, -err, "collect: /proc/softirqs");
+	collect_net_sirq_update(&c->sirq, err ? NULL : text);
+	free(text);
+}
+
 /* Baselines: the first epoch covers the time from here. 0 or -ENOMEM. */
 static int baseline(struct collect *c)
 {
@@ -422,6 +443,7 @@ static int baseline(struct collect *c)
 	 * the first epoch is a sampled one. */
 	c->last_ns = rxb_mono_ns();
 	snapshot_all(c, c->cur);
+	read_sirqs(c);
 	sampling_plan(&c->smp, c->seq);
 	read_costs(c, tmp, false);
 	collect_proc_cpu_times(c->proc, tmp, true);
@@ -463,7 +485,8 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		return -ENOMEM;
 	}
 	sampling_init(&c->smp, c->np, c->sq, c->proc,
-		      opts->net_probe_every ? opts->net_probe_every : 1);
+		      opts->net_probe_every ? opts->net_probe_every : 1,
+		      opts->net_stage_a_every);
 	err = nic_reader_init(&c->nic);
 	if (err) {
 		rxb_log_errno(RXB_LOG_WARNING, -err, "collect: netlink NIC reader");
@@ -648,7 +671,7 @@ static void disk_reqs(void *arg, uint32_t tid, struct collect_sched_disk_use *ou
 }
 
 static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
-		      bool sampled)
+		      bool sampled, bool stage_a)
 {
 	int cur = c->cur;
 	size_t nrx = 0;
@@ -659,12 +682,16 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
 		collect_disk_compute(&c->blk[prev], &c->blk[cur], &out->disk);
 	if (c->sq)
 		nrx = collect_net_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
-	if (c->sp)
+	if (c->sp) {
+		/* The task list is what cpushare weighs; --tasks prints it too. */
+		c->report.with_runnable = true;
 		collect_sched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out,
-			       c->report_tasks ? &c->report : NULL,
-			       c->bp ? disk_reqs : NULL, c);
+			       &c->report, c->bp ? disk_reqs : NULL, c);
+		cpushare_epoch(&c->share, &c->report, out);
+	}
 	if (c->np)
-		collect_net_stage_a(&c->net[prev], &c->net[cur], sampled, out);
+		collect_net_stage_a(&c->net[prev], &c->net[cur], sampled, stage_a,
+				    &c->sirq, out);
 	if (c->sq) {
 		collect_net_stage_b(&c->sock[prev], &c->sock[cur],
 			     c->sp ? &c->sched[prev] : NULL,
@@ -706,6 +733,7 @@ static void init_epoch(struct rxb_epoch *out, int ncpus)
 		m->busy_frac = m->softirq_frac = m->hardirq_frac = NAN;
 		m->cpu_bound_slice_ns = NAN;
 		m->cpu_bound_run_ns = NAN;
+		m->cpu_bound_eff = NAN;
 	}
 	out->disk.mean_service_ns = NAN;
 	out->disk.service_rate_per_s = NAN;
@@ -716,23 +744,26 @@ static void init_epoch(struct rxb_epoch *out, int ncpus)
 int collect_epoch(struct collect *c, struct rxb_epoch *out)
 {
 	int prev = c->cur, ncpus = libbpf_num_possible_cpus();
-	bool sampled;
+	bool sampled, stage_a;
 
 	if (ncpus <= 0)
 		ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	init_epoch(out, ncpus);
 	out->seq = ++c->seq;
-	sampled = sampling_epoch_end(&c->smp, c->seq, c->ports, c->nports);
+	sampled = sampling_epoch_end(&c->smp, c->seq, c->ports, c->nports, &stage_a);
 	/* The epoch ends when the probes are read (the scheduler's first). */
 	out->start_ns = c->last_ns;
 	out->end_ns = rxb_mono_ns();
 	c->last_ns = out->end_ns;
 	c->cur = !c->cur;
 	snapshot_all(c, c->cur);
+	read_sirqs(c);
 	sampling_plan(&c->smp, c->seq);
 	rx_preempts_epoch(&c->rxp, c->sp, out);
 	out->net_probe_every = c->smp.every;
 	out->net_sampled = sampled;
+	out->net_stage_a = stage_a;
+	out->net_stage_a_every = c->smp.a_every;
 	out->net_sampled_seq = c->smp.sampled_seq;
 	out->net_forced = c->smp.forced;
 	out->net_attach_ns = c->smp.attach_ns;
@@ -745,7 +776,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	rxb_strlcpy(out->degraded_reason, c->degraded_reason,
 		    sizeof(out->degraded_reason));
 
-	epoch_bpf(c, out, prev, sampled);
+	epoch_bpf(c, out, prev, sampled, stage_a);
 	epoch_proc(c, out);
 	/* CPU idle (and, without netrx, the irq shares) from /proc/stat. */
 	collect_proc_cpu_times(c->proc, out, c->np == NULL);

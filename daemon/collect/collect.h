@@ -58,6 +58,13 @@ enum collect_attach {
 
 /* [measure] net_probe_every's upper bound: one epoch in an hour at 1 s. */
 #define COLLECT_MAX_NET_PROBE_EVERY	3600
+/*
+ * The daemon's net_stage_a_every: while it learns (per-packet programs in
+ * every epoch) stage A's costs come from one epoch in 4, which still gives
+ * the 15-s learning phase three or four epochs of them, and takes three of
+ * the per-packet program runs off three epochs in four.
+ */
+#define COLLECT_STAGE_A_EVERY		4
 
 struct collect_opts {
 	const uint16_t *ports;		/* local ports to watch (UDP/TCP) */
@@ -88,6 +95,13 @@ struct collect_opts {
 	 * drops, task classes, IRQs and the disk are measured in every one.
 	 */
 	uint32_t net_probe_every;
+	/*
+	 * Within the sampled epochs, attach stage A's programs (NET_RX
+	 * softirq entry and exit, napi_poll) in one in this many at most
+	 * (sampling.h); 0 or 1: in every sampled epoch. The record says
+	 * which epochs had them (net_stage_a).
+	 */
+	uint32_t net_stage_a_every;
 };
 
 #define COLLECT_OPTS_DEFAULT {						\
@@ -98,6 +112,7 @@ struct collect_opts {
 	.bpf_stats = true,						\
 	.seed_from_proc = true,						\
 	.net_probe_every = 1,						\
+	.net_stage_a_every = 1,						\
 }
 
 struct collect;

@@ -2,6 +2,7 @@
 /* A measurement record as JSON. See collect_json.h. */
 #include "daemon/collect/collect_json.h"
 
+#include <math.h>
 
 static const char *source_name(enum rxb_param_source s)
 {
@@ -76,6 +77,7 @@ static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 		count_or_null(w, "untraced_switches", sched, c->untraced_switches);
 		json_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
 		json_double(w, "cpu_bound_run_ns", c->cpu_bound_run_ns);
+		json_double(w, "cpu_bound_eff", c->cpu_bound_eff_valid ? c->cpu_bound_eff : NAN);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -195,8 +197,8 @@ static void nic_json(struct json_writer *w, const struct rxb_nic_meas *n)
 
 static void stage_a_json(struct json_writer *w, const struct rxb_epoch *e)
 {
-	/* The NAPI polls are counted in sampled epochs only. */
-	if ((e->probes & RXB_PROBE_NETRX) && !e->net_sampled)
+	/* The NAPI polls are counted in epochs with stage A only. */
+	if ((e->probes & RXB_PROBE_NETRX) && !e->net_stage_a)
 		json_null(w, "napi");
 	else
 		json_arr_begin(w, "napi");
@@ -214,7 +216,7 @@ static void stage_a_json(struct json_writer *w, const struct rxb_epoch *e)
 		json_double(w, "service_rate_per_s", n->service_rate_per_s);
 		json_obj_end(w);
 	}
-	if (!(e->probes & RXB_PROBE_NETRX) || e->net_sampled)
+	if (!(e->probes & RXB_PROBE_NETRX) || e->net_stage_a)
 		json_arr_end(w);
 	json_arr_begin(w, "irqs");
 	for (int i = 0; i < e->nirqs; i++) {
@@ -261,6 +263,8 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 	count_or_null(w, "net_attach_ns", e->net_attach_ns, e->net_attach_ns);
 	count_or_null(w, "net_detach_ns", e->net_detach_ns, e->net_detach_ns);
 	json_uint(w, "net_forced_epochs", e->net_forced);
+	json_uint(w, "net_stage_a_every", e->net_stage_a_every);
+	json_bool(w, "net_stage_a", e->net_stage_a);
 	cpus_json(w, e);
 	disk_json(w, &e->disk);
 	json_arr_begin(w, "sockets");

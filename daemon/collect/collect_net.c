@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "daemon/collect/procfs.h"
 
 
 /* ------------------------------------------------------------ stage A -- */
@@ -105,13 +106,46 @@ static void stage_a_irqs(const struct netrx_snap *prev, const struct netrx_snap 
 	memcpy(out->irqs, all, (size_t)out->nirqs * sizeof(all[0]));
 }
 
+void collect_net_sirq_update(struct collect_net_sirq *q, const char *text)
+{
+	uint64_t now[RXB_MAX_CPUS];
+	int n = text ? procfs_parse_softirqs(text, "NET_RX", now, RXB_MAX_CPUS) : -1;
+
+	q->ndelta = 0;
+	if (n <= 0) {
+		q->ncpus = 0;
+		return;
+	}
+	if (q->ncpus == n) {
+		for (int c = 0; c < n; c++)
+			q->delta[c] = rxb_sub0(now[c], q->cnt[c]);
+		q->ndelta = n;
+	}
+	memcpy(q->cnt, now, (size_t)n * sizeof(now[0]));
+	q->ncpus = n;
+}
+
+/* The NET_RX softirq share of CPU @c in a sampled epoch without stage A. */
+static double sirq_estimate(const struct collect_net_sirq *q, int c, double epoch_ns)
+{
+	if (!q || c >= q->ndelta)
+		return NAN;
+	if (!q->delta[c])
+		return 0;
+	if (!(q->ns_per[c] > 0) || !(epoch_ns > 0))
+		return NAN;
+	return (double)q->delta[c] * q->ns_per[c] / epoch_ns;
+}
+
 void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
-		  bool sampled, struct rxb_epoch *out)
+		  bool sampled, bool stage_a, struct collect_net_sirq *q,
+		  struct rxb_epoch *out)
 {
 	double epoch_ns = (double)rxb_sub0(cur->at_ns, prev->at_ns);
 
 	out->nnapi = 0;
-	if (sampled)
+	stage_a = stage_a && sampled;
+	if (stage_a)
 		stage_a_napi(prev, cur, out);
 	stage_a_irqs(prev, cur, epoch_ns / 1e9, out);
 	for (int c = 0; c < out->ncpus && c < cur->ncpus; c++) {
@@ -124,9 +158,17 @@ void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap 
 
 		out->cpus[c].hardirq_frac =
 			rxb_ratio((double)rxb_sub0(n->hardirq_ns, p ? p->hardirq_ns : 0), epoch_ns);
-		/* Timed softirqs stand for all of them (netrx.h). */
-		out->cpus[c].softirq_frac = !sampled ? NAN : !cnt ? 0 :
-			timed ? ns * ((double)cnt / (double)timed) / epoch_ns : NAN;
+		if (!sampled) {
+			out->cpus[c].softirq_frac = NAN;
+		} else if (!stage_a) {
+			out->cpus[c].softirq_frac = sirq_estimate(q, c, epoch_ns);
+		} else {
+			/* Timed softirqs stand for all of them (netrx.h). */
+			out->cpus[c].softirq_frac = !cnt ? 0 :
+				timed ? ns * ((double)cnt / (double)timed) / epoch_ns : NAN;
+			if (q && timed && c < RXB_MAX_CPUS)
+				q->ns_per[c] = ns / (double)timed;
+		}
 	}
 }
 

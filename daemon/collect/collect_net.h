@@ -33,13 +33,33 @@
 #include "rxb/measure.h"
 
 /*
+ * NET_RX softirqs per CPU counted by the kernel (/proc/softirqs), and the
+ * time per softirq that stage A's programs measured last on each CPU: the
+ * softirq share of a sampled epoch without them (sampling.h).
+ */
+struct collect_net_sirq {
+	int ncpus;			/* CPUs in cnt[]; 0: not read yet */
+	uint64_t cnt[RXB_MAX_CPUS];	/* at the latest epoch end */
+	int ndelta;			/* CPUs in delta[]; 0: unknown */
+	uint64_t delta[RXB_MAX_CPUS];	/* over the latest epoch */
+	double ns_per[RXB_MAX_CPUS];	/* time per softirq; 0: not yet */
+};
+
+/* Take the counts of @text (/proc/softirqs) as the latest epoch's end
+ * (NULL: unreadable, the deltas are unknown until two reads succeed). */
+void collect_net_sirq_update(struct collect_net_sirq *q, const char *text);
+
+/*
  * Fill out->napi[], out->irqs[] and cpus[].softirq_frac / hardirq_frac.
  * Not @sampled (the per-packet programs were not attached for the whole
  * epoch): only the IRQs and hardirq_frac; napi[] stays empty and
- * softirq_frac NaN.
+ * softirq_frac NaN. Sampled without @stage_a (its programs detached):
+ * napi[] empty, softirq_frac estimated from @q (NaN where it cannot be);
+ * with @stage_a, @q (may be NULL) learns each CPU's time per softirq.
  */
 void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
-		  bool sampled, struct rxb_epoch *out);
+		  bool sampled, bool stage_a, struct collect_net_sirq *q,
+		  struct rxb_epoch *out);
 
 /*
  * The distinct receiver threads in @cur (sorted), for collect_sched_compute().

@@ -186,7 +186,12 @@ static void report_task(struct collect_sched_report *r, const struct sched_snap_
 {
 	struct collect_sched_task_report *o;
 
-	if (!r || (cls == TASK_CLASS_NONE && !receiver))
+	if (!r)
+		return;
+	if (cls == TASK_CLASS_NONE && !receiver &&
+	    (!r->with_runnable || !(d->span_ns > 0) ||
+	     (double)(d->oncpu_ns + d->wait_ns) <
+		     COLLECT_SCHED_REPORT_RUNNABLE_MIN * (double)d->span_ns))
 		return;
 	if (r->n == r->cap) {
 		size_t ncap = r->cap ? r->cap * 2 : 64;
@@ -269,6 +274,8 @@ static void add_task(struct rxb_epoch *out, struct acc *a,
 		} else if (cls == TASK_CLASS_IO) {
 			a->w[i] = (double)d->present_ns / span_ns * share;
 			out->cpus[c].io_bound += a->w[i];
+		} else {
+			a->w[i] = share * frac;	/* reported only */
 		}
 	}
 	/* An I/O-bound task that never ran this epoch still exists. */
@@ -324,6 +331,8 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 		m->runnable_avg = 0;
 		m->cpu_bound_slice_ns = NAN;
 		m->cpu_bound_run_ns = NAN;
+		m->cpu_bound_eff = NAN;
+		m->cpu_bound_eff_valid = false;
 	}
 	for (size_t i = 0; i < nrx; i++) {
 		rx[i].seen = false;

@@ -92,14 +92,21 @@ struct collect_sched_task_report {
 	int nw;
 	struct collect_sched_weight {
 		int cpu;
-		double w;	/* what it added to cpu_bound/io_bound there */
+		double w;	/* what it added to cpu_bound/io_bound there
+				 * (unclassified: its runnable share there) */
 	} w[COLLECT_SCHED_REPORT_CPUS];	/* largest first */
 };
 
 struct collect_sched_report {
 	struct collect_sched_task_report *v;
 	size_t n, cap;
+	/* Also list unclassified tasks runnable for at least
+	 * COLLECT_SCHED_REPORT_RUNNABLE_MIN of the epoch, with w their
+	 * runnable share on each CPU (cpushare.h counts them). */
+	bool with_runnable;
 };
+
+#define COLLECT_SCHED_REPORT_RUNNABLE_MIN	0.01
 
 void collect_sched_report_free(struct collect_sched_report *r);
 

@@ -53,6 +53,9 @@ static void usage(FILE *f)
 		"                           napi_poll, socket enqueue/dequeue) for one epoch\n"
 		"                           in N only (default 1: every epoch; the daemon's\n"
 		"                           is [measure] net_probe_every)\n"
+		"  --stage-a-every N        within those epochs, attach stage A's (NET_RX\n"
+		"                           softirq, napi_poll) in one in N at most\n"
+		"                           (default 1: in each; the daemon uses %d)\n"
 		"  --device DEV             NIC to report (repeatable; default: all up,\n"
 		"                           non-loopback devices)\n"
 		"  --fallback-rx-ring N     RX ring for devices that do not report one\n"
@@ -63,7 +66,8 @@ static void usage(FILE *f)
 		"  --no-seed                do not seed task baselines from /proc\n"
 		"  --tasks                  also list the classified tasks of each epoch\n"
 		"  --log-level LEVEL        err|warning|notice|info|debug (default warning)\n",
-		RXB_MAX_SOCKS, COLLECT_DEFAULT_RX_MAX_FRAMES, COLLECT_DEFAULT_RX_USECS);
+		RXB_MAX_SOCKS, COLLECT_STAGE_A_EVERY, COLLECT_DEFAULT_RX_MAX_FRAMES,
+		COLLECT_DEFAULT_RX_USECS);
 }
 
 enum {
@@ -71,6 +75,7 @@ enum {
 	OPT_ATTACH, OPT_DEVICE, OPT_FB_RING, OPT_FB_FRAMES, OPT_FB_USECS,
 	OPT_NO_STATS, OPT_NO_SEED, OPT_TASKS, OPT_PROBES, OPT_LOG_LEVEL, OPT_HELP,
 	OPT_NET_EVERY,
+	OPT_STAGE_A_EVERY,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +94,7 @@ static const struct option long_opts[] = {
 	{ "tasks", no_argument, NULL, OPT_TASKS },
 	{ "probes", required_argument, NULL, OPT_PROBES },
 	{ "net-probe-every", required_argument, NULL, OPT_NET_EVERY },
+	{ "stage-a-every", required_argument, NULL, OPT_STAGE_A_EVERY },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -186,6 +192,11 @@ static int parse_one(struct cli *cli, int opt, const char *arg)
 		if (opt_u64("net-probe-every", arg, 1, COLLECT_MAX_NET_PROBE_EVERY, &v))
 			return -1;
 		cli->opts.net_probe_every = (uint32_t)v;
+		return 0;
+	case OPT_STAGE_A_EVERY:
+		if (opt_u64("stage-a-every", arg, 1, COLLECT_MAX_NET_PROBE_EVERY, &v))
+			return -1;
+		cli->opts.net_stage_a_every = (uint32_t)v;
 		return 0;
 	case OPT_LOG_LEVEL:
 		level = rxb_log_level_parse(arg);

@@ -11,7 +11,7 @@
 #include "daemon/collect/sockdiag.h"
 
 void sampling_init(struct sampling *s, struct netrx_probe *np, struct sockq_probe *sq,
-		   struct collect_proc *proc, uint32_t every)
+		   struct collect_proc *proc, uint32_t every, uint32_t a_every)
 {
 	int err;
 
@@ -23,6 +23,10 @@ void sampling_init(struct sampling *s, struct netrx_probe *np, struct sockq_prob
 	s->on = np || sq;
 	s->whole_seq = 1;
 	s->next_seq = 1;
+	s->a_every = a_every ? a_every : 1;
+	s->a_on = np != NULL;
+	s->a_whole_seq = 1;
+	s->a_next_seq = 1;
 	err = sockdiag_open(&s->diag);
 	if (err)
 		rxb_log_errno(RXB_LOG_INFO, -err,
@@ -54,13 +58,20 @@ void sampling_new_port(struct sampling *s, uint64_t seq)
 		s->next_seq = seq + 2;
 }
 
+/* Detach stage A's programs. */
+static void detach_a(struct sampling *s)
+{
+	if (s->np && s->a_on)
+		netrx_probe_set_sampled(s->np, false);
+	s->a_on = false;
+}
+
 /* Detach the per-packet programs. */
 static void detach(struct sampling *s)
 {
 	uint64_t t0 = rxb_mono_ns();
 
-	if (s->np)
-		netrx_probe_set_sampled(s->np, false);
+	detach_a(s);
 	if (s->sq)
 		sockq_probe_set_sampled(s->sq, false);
 	s->detach_ns = rxb_mono_ns() - t0;
@@ -69,14 +80,36 @@ static void detach(struct sampling *s)
 		  (unsigned long long)(s->detach_ns / 1000));
 }
 
-/* Attach them (for epoch @seq + 1): both groups or neither. */
+/* Is stage A due in epoch @seq + 1? */
+static bool a_due(const struct sampling *s, uint64_t seq)
+{
+	return s->np && seq + 1 >= s->a_next_seq;
+}
+
+/* Attach stage A's programs (for epoch @seq + 1) unless they are. */
+static int attach_a(struct sampling *s, uint64_t seq)
+{
+	int err;
+
+	if (s->a_on)
+		return 0;
+	err = netrx_probe_set_sampled(s->np, true);
+	if (err)
+		return err;
+	s->a_on = true;
+	s->a_whole_seq = seq + 1;
+	return 0;
+}
+
+/* Attach them (for epoch @seq + 1): the socket programs and, when it is
+ * due, stage A's; all of them or none. */
 static void attach(struct sampling *s, uint64_t seq)
 {
 	uint64_t t0 = rxb_mono_ns();
 	int err = 0;
 
-	if (s->np)
-		err = netrx_probe_set_sampled(s->np, true);
+	if (a_due(s, seq))
+		err = attach_a(s, seq);
 	if (!err && s->sq)
 		err = sockq_probe_set_sampled(s->sq, true);
 	if (err) {
@@ -217,23 +250,35 @@ static void new_receivers(struct sampling *s, uint64_t seq, const uint16_t *port
  */
 static void attach_next(struct sampling *s, uint64_t seq)
 {
-	if ((s->np || s->sq) && !s->on && seq + 1 >= s->next_seq) {
+	if (seq + 1 < s->next_seq)
+		return;
+	if ((s->np || s->sq) && !s->on) {
 		attach(s, seq);
 		s->whole_seq = seq + 1;
+	} else if (s->on && !s->a_on && a_due(s, seq) && attach_a(s, seq)) {
+		/* The socket programs stay; stage A waits for the next. */
+		rxb_debug("collect: stage A probes not attached for epoch %llu",
+			  (unsigned long long)seq + 1);
 	}
 }
 
 bool sampling_epoch_end(struct sampling *s, uint64_t seq, const uint16_t *ports,
-			int nports)
+			int nports, bool *stage_a)
 {
 	/* Attached since before the snapshot that started it (never
 	 * detached since): the epoch ending now is a sampled one. */
 	bool sampled = s->on && s->whole_seq <= seq;
 
+	*stage_a = sampled && s->a_on && s->a_whole_seq <= seq;
 	if (sampled) {
 		s->sampled_seq = seq;
 		if (s->next_seq <= seq)
 			s->next_seq = seq + s->every;
+	}
+	if (*stage_a) {
+		s->a_seq = seq;
+		if (s->a_next_seq <= seq)
+			s->a_next_seq = seq + s->a_every;
 	}
 	new_receivers(s, seq, ports, nports);
 	attach_next(s, seq);
@@ -248,6 +293,8 @@ void sampling_plan(struct sampling *s, uint64_t seq)
 {
 	if (s->on && seq + 1 < s->next_seq)
 		detach(s);
+	else if (s->a_on && seq + 1 < s->a_next_seq)
+		detach_a(s);
 }
 
 /*
@@ -278,6 +325,8 @@ void sampling_poll(struct sampling *s, uint64_t now_ns, uint64_t seq,
 	if (!s->on)
 		return;
 	s->whole_seq = seq + 2;
+	if (s->a_on && s->a_whole_seq < seq + 2)
+		s->a_whole_seq = seq + 2;
 	if (s->next_seq > seq + 2)
 		s->next_seq = seq + 2;
 	s->forced++;

@@ -18,6 +18,18 @@
  * /proc/net/udp. One attaches the programs at once (sampling_poll()) or
  * for the next epoch (sampling_epoch_end()).
  *
+ * Within the sampled epochs, stage A's programs (netrx: NET_RX softirq
+ * entry and exit, napi_poll) are attached in one in @a_every at most: the
+ * first sampled epoch, then the first sampled one at least @a_every epochs
+ * after the last with stage A. On veth and loopback every packet is its own
+ * softirq and its own poll, so those three programs are three of the four
+ * or five program runs per packet on the CPU that queues the packets, and
+ * what they measure (the time per poll, the packets per poll, the NET_RX
+ * softirq time per softirq) is a cost the model learns over many epochs,
+ * not a count it needs in each. The socket programs (sockq), which count
+ * each socket's packets, stay attached in every sampled epoch. With
+ * net_probe_every >= a_every every sampled epoch has stage A.
+ *
  * The collector owns one struct sampling; the probes and the /proc reader
  * stay the collector's.
  */
@@ -56,6 +68,12 @@ struct sampling {
 					 * receivers */
 	uint64_t attach_ns, detach_ns;	/* the latest ones took */
 	bool attach_failing;		/* logged once per failure streak */
+	/* Stage A (np) within the sampled epochs. */
+	uint32_t a_every;		/* one sampled epoch in this many */
+	uint64_t a_next_seq;		/* the next epoch stage A may be in */
+	bool a_on;			/* np attached now */
+	uint64_t a_whole_seq;		/* the first epoch np covers whole */
+	uint64_t a_seq;			/* the latest epoch with stage A */
 	int nseen;			/* the sockets on each watched port */
 	struct port_socks seen[RXB_MAX_SOCKS];	/* at the last look */
 };
@@ -67,7 +85,7 @@ struct sampling {
  * /proc/net/udp through @proc, on TCP ports at the sampling cadence).
  */
 void sampling_init(struct sampling *s, struct netrx_probe *np, struct sockq_probe *sq,
-		   struct collect_proc *proc, uint32_t every);
+		   struct collect_proc *proc, uint32_t every, uint32_t a_every);
 void sampling_finish(struct sampling *s);
 
 /* One epoch in @every (>= 1) from the latest sample on, the epoch after
@@ -80,11 +98,12 @@ void sampling_new_port(struct sampling *s, uint64_t seq);
 
 /*
  * At the end of epoch @seq, before the snapshot that ends it: whether it
- * was a sampled one; then, for the next epoch, attach the programs if it
- * is to be sampled (a new socket on @ports makes it so).
+ * was a sampled one (and in *@stage_a, whether stage A's programs covered
+ * it too); then, for the next epoch, attach the programs if it is to be
+ * sampled (a new socket on @ports makes it so).
  */
 bool sampling_epoch_end(struct sampling *s, uint64_t seq, const uint16_t *ports,
-			int nports);
+			int nports, bool *stage_a);
 
 /* After that snapshot: detach the programs unless the next epoch is sampled. */
 void sampling_plan(struct sampling *s, uint64_t seq);

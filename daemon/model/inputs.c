@@ -34,6 +34,17 @@ static enum value_src cost_src(const struct learn *l, bool fresh)
 	return l->prior == LEARN_PRIOR_DEFAULT ? VALUE_DEFAULT : VALUE_HISTORY;
 }
 
+/*
+ * #C of one CPU for the model's equal-share CPU: the effective count
+ * (weights, quotas and part-time tasks: daemon/collect/cpushare.h) where
+ * measured, else the plain class count.
+ */
+static double cpu_competition(const struct rxb_cpu_meas *m)
+{
+	return m->cpu_bound_eff_valid && isfinite(m->cpu_bound_eff) ? m->cpu_bound_eff
+								     : m->cpu_bound;
+}
+
 /* #C and #I over the receiver's CPUs, weighted by its on-CPU time there. */
 static void workload(const struct learn *l, const struct rxb_epoch *e,
 		     struct inputs_stage_b *b)
@@ -61,7 +72,7 @@ static void workload(const struct learn *l, const struct rxb_epoch *e,
 			value_missing(&b->io_bound, "CPU %d not in the record", cpu);
 			return;
 		}
-		c += l->cpu_share[k] * e->cpus[cpu].cpu_bound;
+		c += l->cpu_share[k] * cpu_competition(&e->cpus[cpu]);
 		i += l->cpu_share[k] * e->cpus[cpu].io_bound;
 	}
 	if (isfinite(c) && c >= 0)

@@ -113,6 +113,10 @@ struct rxb_cpu_meas {
 	double cpu_bound_run_ns;	/* mean run of the CPU-bound tasks here
 					 * that ended in preemption: the slice
 					 * as the tick enforces it */
+	double cpu_bound_eff;	/* competing load in nice-0 receiver
+				 * equivalents: weights, quotas, part-time
+				 * tasks (daemon/collect/cpushare.h) */
+	bool cpu_bound_eff_valid;	/* false: not measured, use cpu_bound */
 };
 
 struct rxb_disk_meas {
@@ -348,6 +352,16 @@ struct rxb_epoch {
 	 */
 	uint32_t net_probe_every;	/* 1: every epoch */
 	bool net_sampled;		/* this epoch's stage A/B counts measured */
+	/*
+	 * Stage A's programs (NET_RX softirq, napi_poll) covered this epoch
+	 * too: they are attached in one sampled epoch in net_stage_a_every
+	 * at most. In a sampled epoch without them napi[] is empty and
+	 * cpus[].softirq_frac is estimated (NET_RX softirqs of the epoch
+	 * from /proc/softirqs times the time per softirq measured last on
+	 * that CPU; NaN before the first).
+	 */
+	bool net_stage_a;
+	uint32_t net_stage_a_every;
 	uint64_t net_sampled_seq;	/* latest epoch with net_sampled (this
 					 * one when it is), 0 = none yet */
 	uint64_t net_attach_ns;		/* time the latest attach of those

@@ -32,6 +32,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import loads  # noqa: E402
+
 # Two-sided 99 % quantiles of Student's t, by degrees of freedom.
 T995 = {1: 63.657, 2: 9.925, 3: 5.841, 4: 4.604, 5: 4.032, 6: 3.707, 7: 3.499,
         8: 3.355, 9: 3.250, 10: 3.169, 11: 3.106, 12: 3.055, 13: 3.012, 14: 2.977,
@@ -161,7 +164,16 @@ def daemon_view(ep, port=None):
         "rate_bps": rate.get("rate_bps"),
         "rate_flags": rate.get("flags"),
         "one_way_delay_s": (f.get("transfer") or {}).get("one_way_delay_s"),
+        # The receiver's CPU: the plain #C and the effective count the
+        # model's #C is taken from (weights, quotas; docs/measurement.md).
+        "recv_cpu_bound": recv_cpu(ep, "cpu_bound"),
+        "recv_cpu_bound_eff": recv_cpu(ep, "cpu_bound_eff"),
     }
+
+
+def recv_cpu(ep, key):
+    c = [x for x in ep.get("cpus") or [] if x.get("cpu") == RECV_CPU]
+    return c[0].get(key) if c else None
 
 
 def sock_of(ep, port):
@@ -590,7 +602,8 @@ def main():
                 if best:
                     ep["ratio_to_best"] = me["bottleneck_rate_bps"] / best["rate_bps"]
         diag = diagnose(k, derived, dv, rates, mc, parse_size(meta["file_size"]),
-                        meta.get("irq_time_accounting") is False)
+                        meta.get("irq_time_accounting") is False,
+                        loads.expect(meta.get("load"), k))
         per_k[k] = {"sweep": sweep, "best": best and {"rate_bps": best["rate_bps"],
                                                       "time_s": best["time_s"]},
                     "best_held_out": held,
@@ -694,7 +707,7 @@ def rounds_burst(rate_bps, drain_bps, queue_pkts, file_bytes, payload):
     return None
 
 
-def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
+def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task, ps_count=None):
     """Model inputs against what the runs measured.
 
     For every fixed run whose first round lost more than 2 % the receiver
@@ -711,7 +724,11 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
     epoch, in those epochs in which the receiver hardly slept (>= 400
     packets per wake-up) and had at least 0.9 of its fair share: the
     epochs a full queue covered (almost) whole, so without the blast's
-    shallow-queue start that the round's drain includes."""
+    shallow-queue start that the round's drain includes. PS_COUNT: the
+    load's effective count (tests/e2e/loads.py; k for busy loops), whose
+    1 / (PS_COUNT + 1) is the receiver's share under the scheduler."""
+    if ps_count is None:
+        ps_count = k
     sat = []
     for d in derived:
         if (d["k"] != k or d["mode"] != "fixed" or d["tag"] != "main" or d["disturbed"]
@@ -732,7 +749,7 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
                         "share": so["receiver_oncpu_ns"] / 1e9 / e["epoch_s"],
                         "drain_pps": so["pkts_out"] / e["epoch_s"],
                         # Its fair share of the CPU, in the terms its time is in.
-                        "fair_share": (1 if irq_in_task else 1 - irq) / (k + 1),
+                        "fair_share": (1 if irq_in_task else 1 - irq) / (ps_count + 1),
                         "pkts_per_wakeup": so.get("pkts_per_wakeup")})
     drains = [d["rx_rate_round1_bps"] for d in derived
               if d["k"] == k and d["mode"] == "fixed" and d["tag"] == "main" and d["ok"]
@@ -742,7 +759,7 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task):
            "cost_ns_saturated": stats([s["cpu_ns_per_pkt"] for s in sat]),
            "share_saturated": stats([s["share"] for s in sat]),
            "irq_frac_saturated": stats([s["irq_frac"] for s in sat]),
-           "ps_share": 1.0 / (k + 1),
+           "ps_share": 1.0 / (ps_count + 1),
            "drain_bps_lossy_runs": stats(drains),
            "drain_bps_full_epochs": stats([1472 * 8 * s["drain_pps"] for s in sat
                                            if s["share"] >= 0.9 * s["fair_share"]
@@ -892,7 +909,9 @@ def table(res):
     L.append("\n## The daemon's inputs at the --follow runs (median) and the diagnosis\n")
     L.append("| k | #C | ns/pkt (ratio; ns/wake-up) | N | K | μ_P-Net (/s) | model rate (Gb/s) | model capacity (Gb/s) "
              "| measured drain when lossy (Gb/s) | drain, full-queue epochs (Gb/s) "
-             "| cost/pkt saturated (ns) | CPU share in epochs with drops (PS: 1/(k+1)) |")
+             "| cost/pkt saturated (ns) | CPU share in epochs with drops (PS: %s) |"
+             % ("1/(k+1)" if res["meta"].get("load", "busy") == "busy"
+                else "1/(C+1), C the effective count of %s" % res["meta"]["load"]))
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for k in ks:
         p = res["per_k"][k]

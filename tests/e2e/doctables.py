@@ -19,6 +19,9 @@ and NAME says which one it is:
            pooled, with pool.py's defaults (2000 bootstrap resamples,
            seed 1, one-run sweeps of 3 repeats and 3 --follow transfers)
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
+  loads    one row per run of LOADS (§5.5): the load, the daemon's plain and
+           effective count against the expected one, the run's best fixed
+           rate, and claims 3 and 1 judged by that run's own sweep
 
 --check (the default) exits 1, printing a diff, when a table in the
 document is not what the kept runs give; when a kept run's table.md is not
@@ -40,6 +43,7 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the results
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import analyze  # noqa: E402
+import loads  # noqa: E402
 import pool  # noqa: E402
 
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -62,7 +66,10 @@ PAUSE = "make-e2e-pause-s80"
 # make e2e at its defaults: docs/e2e.md quotes its TCP copies (table.md).
 MAKE_E2E = "make-e2e-s79"
 
-KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E]))
+# §5.5: one run per load kind that is not busy loops (run.sh -L), each
+# judged by its own sweep.
+LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1"]
+KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -118,13 +125,63 @@ def section(md, heading):
     return "\n".join(lines[i:j]).strip("\n") + "\n"
 
 
+def fmt(v, f):
+    return "-" if v is None else f % v
+
+
+def loads_table(results):
+    """§5.5: per run of LOADS, its load, the counts, and claims 3 and 1 by
+    its own sweep (claim 1 over all its --follow transfers, with and
+    without PAUSE)."""
+    out = ["| load × k | #C; effective (expected), receiver's CPU | best fixed rate "
+           "(Gb/s): T (s) | chosen (Gb/s) / best (claim 3, ±15 %) | `--follow` T / "
+           "best (claim 1, ≤ 1.10) | verdict | model capacity; measured drain when lossy "
+           "(Gb/s) |",
+           "|---|---|---|---|---|---|---|"]
+    for d in LOADS:
+        r = load(results, d)
+        meta = r["meta"]
+        k = int(meta["ks"][0])
+        p = r["per_k"][str(k)]
+        fixed = [x for x in r["runs"] if x["k"] == k and x["mode"] == "fixed"
+                 and x["tag"] == "main" and not x["disturbed"] and x.get("daemon_before")]
+        plain = analyze.median([x["daemon_before"].get("recv_cpu_bound") for x in fixed])
+        eff = analyze.median([x["daemon_before"].get("recv_cpu_bound_eff") for x in fixed])
+        best = p.get("best") or {}
+        c3 = p["claims"].get("chosen_vs_best_rate") or {}
+        t, n = 0.0, 0
+        for f in (p["follow"], p["follow_nopause"]):
+            if f["time_s"]["n"]:
+                t += f["time_s"]["mean"] * f["time_s"]["n"]
+                n += f["time_s"]["n"]
+        tb = (best.get("time_s") or {}).get("mean")
+        c1 = t / n / tb if n and tb else None
+        ok3 = c3.get("holds")
+        ok1 = c1 is not None and c1 <= analyze.CLAIM1_MAX
+        dg = p.get("diagnosis") or {}
+        cap = dg.get("model_capacity_bps")
+        drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
+        out.append("| %s × %d | %s; %s (%.2f) | %s: %s | %s; %s | %s (%d) | %s | %s; %s |" % (
+            meta.get("load", "busy"), k, fmt(plain, "%.2f"), fmt(eff, "%.2f"),
+            loads.expect(meta.get("load"), k),
+            fmt(best.get("rate_bps") and best["rate_bps"] / 1e9, "%.2f"), fmt(tb, "%.3f"),
+            fmt(c3.get("chosen_first_bps") and c3["chosen_first_bps"] / 1e9, "%.2f"),
+            fmt(c3.get("ratio_first"), "%.2f"), fmt(c1, "%.3f"), n,
+            "%s, %s" % ("3 holds" if ok3 else "3 fails", "1 holds" if ok1 else "1 fails"),
+            fmt(cap and cap / 1e9, "%.2f"), fmt(drain and drain / 1e9, "%.2f")))
+    return "\n".join(out) + "\n"
+
+
 def tables(results):
     """{name: table text} of every table the document quotes."""
     ref, judgement, _, _ = pooled(results)
     pause = analyze.table(load(results, PAUSE))
-    return {"verdict": pool.verdict_md(ref, judgement),
+    made = {"verdict": pool.verdict_md(ref, judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
+    if LOADS:
+        made["loads"] = loads_table(results)
+    return made
 
 
 def doc_blocks(text):

@@ -6,7 +6,8 @@
 Talks the control protocol of docs/CONTROL.md directly (one "status json"
 request per connection), and writes one line per new epoch:
 {"t_mono": CLOCK_MONOTONIC seconds when read, "epoch": seq, "end_ns": the
-epoch's end (CLOCK_MONOTONIC ns), "cpus": [...], "flows": [...],
+epoch's end (CLOCK_MONOTONIC ns), "cpus": [...] (with the epoch record's
+cpu_bound_eff added to each), "flows": [...],
 "sockets": the epoch record's watched sockets}. The epoch record's other
 parts (tasks, probes, NICs) are left out to keep the file small. Runs until
 killed (SIGTERM).
@@ -54,6 +55,11 @@ def main():
             if seq is not None and seq != last:
                 last = seq
                 m = d.get("measurement") or {}
+                # The effective count (weights, quotas; docs/measurement.md)
+                # is in the epoch record's CPUs only: merged into "cpus".
+                eff = {c.get("cpu"): c.get("cpu_bound_eff") for c in m.get("cpus") or []}
+                for c in d.get("cpus") or []:
+                    c["cpu_bound_eff"] = eff.get(c.get("cpu"))
                 rec = {"t_mono": t, "epoch": seq,
                        "start_ns": m.get("start_ns"), "end_ns": m.get("end_ns"),
                        "cpus": d.get("cpus"), "flows": d.get("flows"),

@@ -57,7 +57,9 @@ from analyze import (CLAIM1_MAX, CLAIM2_MAX, CLAIM2_MIN_LOSS, CLAIM3_MAX,  # noq
 # What makes two runs' sweeps samples of the same curve.
 TESTBED_KEYS = ("kernel", "cpus", "one_way_delay_ms", "rcvbuf", "line_rate_bps",
                 "file_size", "uso_off", "rps", "epoch_ms", "netdev_max_backlog",
-                "recv_args", "recv_cpu", "send_cpu")
+                "recv_args", "recv_cpu", "send_cpu", "load")
+# Runs made before a key was recorded had its value then.
+TESTBED_DEFAULTS = {"load": "busy"}
 FOLLOW_MODES = ("follow", "follow-nopause")
 
 
@@ -82,7 +84,8 @@ def load(d):
 def testbed_diff(a, b):
     """The first testbed key in which two runs' meta differ, or None."""
     for key in TESTBED_KEYS:
-        if a.get(key) != b.get(key):
+        d = TESTBED_DEFAULTS.get(key)
+        if a.get(key, d) != b.get(key, d):
             return key
     return None
 

@@ -10,9 +10,13 @@
 #
 #   tests/e2e/run.sh [-b BUILD] [-o OUTDIR] [-k "0 1 2 3"] [-r "RATES"] [-n REPS]
 #                    [-f FOLLOW_REPS] [-t TCP_REPS] [-p PAUSE_REPS] [-K "PAUSE_KS"]
-#                    [-s SIZE] [-d DELAY_MS] [-w WARMUPS] [-a] [-S SEED]
+#                    [-s SIZE] [-d DELAY_MS] [-w WARMUPS] [-a] [-S SEED] [-L KIND]
 #
-#   -k     CPU-bound loads (default 0 1 2 3)
+#   -k     the numbers of load tasks on the receiver's CPU (default 0 1 2 3)
+#   -L     their kind (E_LOAD): busy (busy loops, the default), duty:P (busy
+#          P % of the time), nice:N (busy loops at nice N), quota:P (busy
+#          loops in a cgroup held to P % of one CPU), io (fio O_DIRECT
+#          random reads): tests/e2e/lib.sh, docs/e2e.md §1
 #   -r     fixed rates, bits/s of UDP payload (default: 11 rates, 2 to 10 Gb/s,
 #          the sender's own limit: docs/e2e.md §1)
 #   -n     repeats per fixed rate (3); -f follow runs per k (default -n);
@@ -57,22 +61,23 @@ E_OUT=
 KS="0 1 2 3"
 RATES="2G 2.65G 3G 3.5G 4G 4.6G 5.3G 6G 7G 8G 10G"
 REPS=3 FREPS= TREPS=3 PREPS=10 PKS="2 3" WARMUPS=2 SEED=1 ANALYZE=1
-while getopts "b:o:k:r:n:f:t:p:K:s:d:w:S:a" o; do
+while getopts "b:o:k:r:n:f:t:p:K:s:d:w:S:aL:" o; do
 	case $o in
 	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; r) RATES=$OPTARG ;;
 	n) REPS=$OPTARG ;; f) FREPS=$OPTARG ;; t) TREPS=$OPTARG ;; p) PREPS=$OPTARG ;;
 	K) PKS=$OPTARG ;; s) E_SIZE=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;; w) WARMUPS=$OPTARG ;;
-	S) SEED=$OPTARG ;; a) ANALYZE=0 ;;
+	S) SEED=$OPTARG ;; a) ANALYZE=0 ;; L) E_LOAD=$OPTARG ;;
 	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 FREPS=${FREPS:-$REPS}
 [ -n "$E_OUT" ] || E_OUT=$SRC/tests/e2e/out/$(date +%Y%m%d-%H%M%S)
 E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
-export E_BUILD E_OUT
+export E_BUILD E_OUT ${E_LOAD:+E_LOAD}
 . "$SRC/tests/e2e/lib.sh"
 [ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
 
+e2e_load_check
 e2e_setup
 # Everything this script runs stays off the receiver's CPU unless placed
 # there on purpose (the receiver, the CPU hogs): its own helpers would
@@ -106,7 +111,7 @@ m = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": "$0 $*",
      "min_rate_bps": "$E_MIN_RATE", "loss_episodes": "${E_LOSS_EPISODES:-measured}",
      "queue_depth_cost": "${E_DEPTH_COST:-no}",
      "rate_uncertainty": "${E_RATE_UNC:-off}",
-     "recv_cpu": $E_RECV_CPU, "send_cpu": $E_SEND_CPU,
+     "recv_cpu": $E_RECV_CPU, "send_cpu": $E_SEND_CPU, "load": "$E_LOAD",
      "uso_off": $E_USO_OFF == 1, "rps": $E_RPS == 1, "steal_max_pct": $E_STEAL_MAX, "retries": $E_RETRIES,
      "send_cpu_bound_max": $E_SEND_CB_MAX, "quiet_wait_s": $E_QUIET_WAIT,
      "pause_predictor": $HAVE_PAUSE == 1,
@@ -155,9 +160,9 @@ for E_K in $KS; do
 	export E_K
 	e2e_log "k=$E_K: waiting for the heavy-test lock"
 	lock
-	e2e_hogs "$E_K"
-	c=$(e2e_wait_cb "$E_K") || e2e_log "k=$E_K: CPU $E_RECV_CPU did not settle at #C=$E_K (last $c); going on, runs are checked one by one"
-	e2e_log "k=$E_K: #C $c; $WARMUPS warm-up transfer(s) at $midrate"
+	e2e_load "$E_K"
+	c=$(e2e_wait_load "$E_K") || e2e_log "k=$E_K: CPU $E_RECV_CPU did not settle at effective #C $(e2e_load_expect "$E_K") ($E_LOAD; last $c); going on, runs are checked one by one"
+	e2e_log "k=$E_K: effective #C $c ($E_LOAD); $WARMUPS warm-up transfer(s) at $midrate"
 	for w in $(seq "$WARMUPS"); do e2e_run fixed "$midrate" "$w" warmup; done
 	for rep in $(seq "$REPS"); do
 		e2e_log "k=$E_K: pass $rep of $REPS"
@@ -167,13 +172,13 @@ for E_K in $KS; do
 		[ "$rep" -le "$FREPS" ] && follow_point "$rep"
 	done
 	for rep in $(seq $((REPS + 1)) "$FREPS"); do follow_point "$rep"; done
-	e2e_hogs 0
+	e2e_load 0
 	unlock
 	if [ "$TREPS" -gt 0 ]; then
 		e2e_log "k=$E_K: TCP (without delay$([ "$E_DL_OK" = 1 ] && echo ", and over the delay line")) vs --follow without added delay; waiting for the lock"
 		lock
-		e2e_hogs "$E_K"
-		e2e_wait_cb "$E_K" > /dev/null
+		e2e_load "$E_K"
+		e2e_wait_load "$E_K" > /dev/null
 		for rep in $(seq "$TREPS"); do
 			e2e_point tcp - "$rep"
 			e2e_point tcp-mtu - "$rep"
@@ -183,7 +188,7 @@ for E_K in $KS; do
 				e2e_point tcp-mtu-delay - "$rep"
 			fi
 		done
-		e2e_hogs 0
+		e2e_load 0
 		unlock
 	fi
 done
@@ -194,14 +199,14 @@ if [ "$PREPS" -gt 0 ]; then
 			export E_K
 			e2e_log "k=$E_K: RBUDP+ vs RBUDP (--follow with and without PAUSE), $PREPS each"
 			lock
-			e2e_hogs "$E_K"
-			e2e_wait_cb "$E_K" > /dev/null
+			e2e_load "$E_K"
+			e2e_wait_load "$E_K" > /dev/null
 			for rep in $(seq "$PREPS"); do
 				for m in $(shuffled "$SEED-p-$E_K-$rep" follow follow-nopause); do
 					e2e_point "$m" - "$rep" pause
 				done
 			done
-			e2e_hogs 0
+			e2e_load 0
 			unlock
 		done
 	else

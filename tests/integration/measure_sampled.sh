@@ -31,6 +31,12 @@
 #    with traffic (from the latest sampled epoch's receivers);
 #  - where the queue change is reported, pkts_in - pkts_out - drops
 #    equals it (0 here).
+# NET_PROBE_EVERY=N, STAGE_A_EVERY=M (--net-probe-every, --stage-a-every;
+# default 3 and 1): the same with stage A's programs in one sampled epoch
+# in M (measure_stage_a.sh): they are in exactly the epochs the rule names
+# (net_stage_a), the other sampled epochs have no NAPI counts (null) but
+# exact socket counts, and a NET_RX softirq share (estimated from the
+# kernel's softirq count) on some CPU when packets arrived.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 . "$(dirname "$0")/netpair.inc"
@@ -39,6 +45,7 @@ measure_need measure_sampled 0 "sockq sched netrx" ip
 
 measure_pair meas-smp 10.253.0
 port=$((30000 + $$ % 30000))
+export NET_EVERY=${NET_PROBE_EVERY:-3} A_EVERY=${STAGE_A_EVERY:-1}
 
 # Both workers wait for the schedule (first boundary, epoch length, first
 # and last epoch with traffic) and act in their window of each epoch.
@@ -114,11 +121,12 @@ read -r in0 rb0 < <(snmp)
 bl0=$(backlog_drops)
 
 python3 - "$daemon" "$port" "$d" "$tmp/pids" <<'PY'
-import json, subprocess, sys
+import json, os, subprocess, sys
 daemon, port, tmp, pids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 iv_ms, epochs, first, last = 500, 17, 3, 15
 p = subprocess.Popen([daemon, "--measure-only", "--epochs", str(epochs),
-                      "--interval-ms", str(iv_ms), "--net-probe-every", "3",
+                      "--interval-ms", str(iv_ms), "--net-probe-every", os.environ["NET_EVERY"],
+                      "--stage-a-every", os.environ["A_EVERY"],
                       "--watch-port", port, "--json"], stdout=subprocess.PIPE, text=True)
 open(pids, "a").write(f"{p.pid}\n")
 lines = [p.stdout.readline().strip()]
@@ -139,9 +147,9 @@ read -r in1 rb1 < <(snmp)
 echo "$((in1 - in0)) $((rb1 - rb0)) $(( $(backlog_drops) - bl0 ))" > "$d/snmp"
 
 python3 - "$d" "$port" <<'PY'
-import json, sys
+import json, os, sys
 tmp, port = sys.argv[1], int(sys.argv[2])
-every = 3
+every, a_every = int(os.environ["NET_EVERY"]), int(os.environ["A_EVERY"])
 indg, rcvbuf_err, backlog = map(int, open(f"{tmp}/snmp").read().split())
 tx, rx = (json.load(open(f"{tmp}/{r}.out")) for r in ("tx", "rx"))
 sent = {int(k): v for k, v in tx["counts"].items()}
@@ -195,10 +203,15 @@ def fail(msg):
 
 print("epoch sampled    sent    read  pkts_in pkts_out    drops  rcvbuf  queue  napi_pkts  tids  rx_oncpu_ms")
 drops_sum = 0
+a_next = 1     # stage A: the first sampled epoch >= a_next, then a_every on
+a_timed = False  # a stage A epoch with traffic has been (softirqs timed)
 for d in epochs:
     k = d["seq"]
     s = next(x for x in d["sockets"] if x["port"] == port)
     want = (k - 1) % every == 0
+    want_a = want and k >= a_next
+    if want_a:
+        a_next = k + a_every
     n_s, n_r = sent.get(k, 0), read.get(k, 0)
     ok_window = clean(d)
     napi = None if d["napi"] is None else sum(n["pkts"] for n in d["napi"] if n["dev"] == "(backlog)")
@@ -209,9 +222,11 @@ for d in epochs:
           + ("" if ok_window else "  (packets across the epoch's edge: counts not compared)"))
     if d["net_sampled"] != want or d["net_probe_every"] != every:
         fail(f"epoch {k}: net_sampled {d['net_sampled']}, expected {want}")
+    if d["net_stage_a"] != want_a or d["net_stage_a_every"] != a_every:
+        fail(f"epoch {k}: net_stage_a {d['net_stage_a']}, expected {want_a}")
     if d["net_sampled_seq"] != k - (k - 1) % every:
         fail(f"epoch {k}: net_sampled_seq {d['net_sampled_seq']}")
-    if not d["net_detach_ns"] or (k >= every and not d["net_attach_ns"]):
+    if every > 1 and (not d["net_detach_ns"] or (k >= every and not d["net_attach_ns"])):
         fail(f"epoch {k}: attach/detach times missing")
     if s["drops"] is None or s["drops_rcvbuf"] is None or s["drops_by_reason"] is None:
         fail(f"epoch {k}: drops not reported")
@@ -228,8 +243,13 @@ for d in epochs:
         if s["pkts_in"] != n_s or s["pkts_out"] != n_r or s["pkts_enqueued"] != n_r:
             fail(f"epoch {k}: sampled counts in {s['pkts_in']} out {s['pkts_out']} "
                  f"enq {s['pkts_enqueued']} != sent {n_s}, read {n_r}")
-        if napi is None or napi < n_s:
+        if want_a and (napi is None or napi < n_s):
             fail(f"epoch {k}: backlog NAPI packets {napi} < sent {n_s}")
+        if not want_a and d["napi"] is not None:
+            fail(f"epoch {k}: napi reported in a sampled epoch without stage A")
+        if not want_a and n_s and a_timed and \
+           not any((c["softirq_frac"] or 0) > 0 for c in d["cpus"]):
+            fail(f"epoch {k}: no NET_RX softirq share estimated")
         if n_r and not (s["cpu_ns_per_pkt"] and s["cpu_ns_per_pkt"] > 0):
             fail(f"epoch {k}: no CPU time per packet")
         if s["queue_pkts_delta"] is not None and \
@@ -244,6 +264,7 @@ for d in epochs:
             fail(f"epoch {k}: napi reported in an epoch not sampled")
         if any(c["softirq_frac"] is not None for c in d["cpus"]):
             fail(f"epoch {k}: softirq_frac reported in an epoch not sampled")
+    a_timed = a_timed or (want_a and n_s > 0)
     # The receiver is known from the first sampled epoch with traffic on.
     if n_r and k > 4 and not (s["tids"] and s["receiver_oncpu_ns"]):
         fail(f"epoch {k}: receiver thread or its CPU time not reported")

@@ -33,6 +33,22 @@ static struct rxb_epoch *new_epoch(int ncpus)
 
 /* ------------------------------------------------------------ stage A -- */
 
+/* Two snapshots of 2 CPUs one second apart, all counters 0, no IRQs or
+ * NAPIs. */
+static void netrx_pair(struct netrx_snap *p, struct netrx_snap *c,
+		       struct netrx_cpu pc[2], struct netrx_cpu cc[2])
+{
+	memset(p, 0, sizeof(*p));
+	memset(pc, 0, 2 * sizeof(pc[0]));
+	memset(cc, 0, 2 * sizeof(cc[0]));
+	*c = *p;
+	p->at_ns = 1000 * MS;
+	c->at_ns = 2000 * MS;
+	p->ncpus = c->ncpus = 2;
+	p->cpus = pc;
+	c->cpus = cc;
+}
+
 static void test_stage_a(void **state)
 {
 	struct netrx_snap p, c;
@@ -42,19 +58,11 @@ static void test_stage_a(void **state)
 	struct rxb_epoch *e = new_epoch(2);
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	memset(pc, 0, sizeof(pc));
-	memset(cc, 0, sizeof(cc));
+	netrx_pair(&p, &c, pc, cc);
 	memset(pi, 0, sizeof(pi));
 	memset(ci, 0, sizeof(ci));
 	memset(pn, 0, sizeof(pn));
 	memset(cn, 0, sizeof(cn));
-	c = p;
-	p.at_ns = 1000 * MS;
-	c.at_ns = 2000 * MS;
-	p.ncpus = c.ncpus = 2;
-	p.cpus = pc;
-	c.cpus = cc;
 	/* CPU 0: 8000 NET_RX softirqs, 1000 timed for 20 ms: 160 ms in all. */
 	cc[0].netrx_cnt = 8000;
 	cc[0].netrx_timed = 1000;
@@ -80,7 +88,7 @@ static void test_stage_a(void **state)
 				 .v = { .polls = 100, .pkts = 6400, .budget = 64 } };
 	strcpy(cn[1].v.dev, "eth0");
 
-	collect_net_stage_a(&p, &c, true, e);
+	collect_net_stage_a(&p, &c, true, true, NULL, e);
 	assert_float_equal(e->cpus[0].softirq_frac, 0.160, 1e-9);
 	assert_float_equal(e->cpus[0].hardirq_frac, 0.005, 1e-9);
 	assert_float_equal(e->cpus[1].softirq_frac, 0.0, 1e-12);
@@ -99,13 +107,68 @@ static void test_stage_a(void **state)
 
 	/* Not sampled: the polls and softirqs are not measured (not 0);
 	 * the IRQ programs stay attached. */
-	collect_net_stage_a(&p, &c, false, e);
+	collect_net_stage_a(&p, &c, false, true, NULL, e);
 	assert_int_equal(e->nnapi, 0);
 	assert_true(isnan(e->cpus[0].softirq_frac));
 	assert_true(isnan(e->cpus[1].softirq_frac));
 	assert_float_equal(e->cpus[0].hardirq_frac, 0.005, 1e-9);
 	assert_int_equal(e->nirqs, 1);
 	assert_int_equal(e->irqs[0].count, 1000);
+	free(e);
+}
+
+/*
+ * A sampled epoch without stage A's programs: no polls, and the softirq
+ * share is the kernel's NET_RX count (/proc/softirqs) times the time per
+ * softirq of the latest epoch with them on that CPU.
+ */
+static void test_stage_a_estimate(void **state)
+{
+	struct netrx_snap p, c;
+	struct netrx_cpu pc[2], cc[2];
+	struct collect_net_sirq q;
+	struct rxb_epoch *e = new_epoch(2);
+
+	(void)state;
+	netrx_pair(&p, &c, pc, cc);
+	memset(&q, 0, sizeof(q));
+	/* With stage A: CPU 0 takes 2.5 us per softirq (1000 timed, 2.5 ms). */
+	cc[0].netrx_cnt = 8000;
+	cc[0].netrx_timed = 1000;
+	cc[0].netrx_ns = 2500000;
+	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
+			      "    NET_RX: 100 7\n");
+	assert_int_equal(q.ndelta, 0);		/* one read: no delta */
+	collect_net_stage_a(&p, &c, true, true, &q, e);
+	assert_float_equal(e->cpus[0].softirq_frac, 0.020, 1e-12);
+	assert_float_equal(q.ns_per[0], 2500, 1e-9);
+	assert_float_equal(q.ns_per[1], 0, 0);	/* none timed there */
+
+	/* Without: 40 000 softirqs on CPU 0 x 2.5 us in 1 s; none on CPU 1;
+	 * the BPF counters stood still (detached). */
+	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
+			      "    NET_RX: 40100 7\n");
+	assert_int_equal(q.ndelta, 2);
+	collect_net_stage_a(&c, &c, true, false, &q, e);
+	assert_true(isnan(e->cpus[0].softirq_frac));	/* an epoch of 0 ns */
+	c.at_ns = 3000 * MS;
+	collect_net_stage_a(&p, &c, true, false, &q, e);
+	assert_int_equal(e->nnapi, 0);
+	assert_float_equal(e->cpus[0].softirq_frac, 40000 * 2500.0 / 2e9, 1e-12);
+	assert_float_equal(e->cpus[1].softirq_frac, 0.0, 0);
+	/* Softirqs on a CPU never timed: unknown. */
+	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
+			      "    NET_RX: 40100 9\n");
+	collect_net_stage_a(&p, &c, true, false, &q, e);
+	assert_float_equal(e->cpus[0].softirq_frac, 0.0, 0);
+	assert_true(isnan(e->cpus[1].softirq_frac));
+	/* /proc/softirqs unreadable: unknown, and the next read has no delta. */
+	collect_net_sirq_update(&q, NULL);
+	collect_net_stage_a(&p, &c, true, false, &q, e);
+	assert_true(isnan(e->cpus[0].softirq_frac));
+	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
+			      "    NET_RX: 40200 9\n");
+	assert_int_equal(q.ndelta, 0);
 	free(e);
 }
 
@@ -531,7 +594,8 @@ static void test_json_keys(void **state)
 	assert_non_null(strstr(t, "\"degraded\":true,\"degraded_flags\":[\"no_bpf_stats\"]"));
 	for (const char *k = "nics\0napi\0irqs\0probe_cost\0disk\0sockets\0"
 			     "net_probe_every\0net_sampled\0net_sampled_seq\0"
-			     "net_attach_ns\0net_detach_ns\0"; *k;
+			     "net_attach_ns\0net_detach_ns\0net_stage_a_every\0"
+			     "net_stage_a\0"; *k;
 	     k += strlen(k) + 1) {
 		char key[32];
 
@@ -571,6 +635,22 @@ static void test_json_keys(void **state)
 				  "\"episodes_ended\":[],\"episodes_ended_cut\":false"));
 	assert_non_null(strstr(t, "\"queue_pkts_delta\":null"));
 	assert_non_null(strstr(t, "\"receiver_oncpu_ns\":5000,\"cpu_ns_per_pkt\":null"));
+
+	/* Sampled, but stage A's programs were not attached: no polls. */
+	e->net_sampled = true;
+	e->net_stage_a_every = 4;
+	json_reset(&w);
+	collect_json_epoch(&w, NULL, e, NULL);
+	assert_true(json_ok(&w));
+	t = json_text(&w);
+	assert_non_null(strstr(t, "\"net_stage_a_every\":4,\"net_stage_a\":false"));
+	assert_non_null(strstr(t, "\"napi\":null"));
+	e->net_stage_a = true;
+	json_reset(&w);
+	collect_json_epoch(&w, NULL, e, NULL);
+	assert_true(json_ok(&w));
+	t = json_text(&w);
+	assert_non_null(strstr(t, "\"napi\":[]"));
 	json_finish(&w);
 	free(e);
 }
@@ -611,6 +691,9 @@ static void test_init_rejects_bad_options(void **state)
 	o = (struct collect_opts)COLLECT_OPTS_DEFAULT;
 	o.net_probe_every = COLLECT_MAX_NET_PROBE_EVERY + 1;
 	assert_int_equal(collect_init(&c, &o), -EINVAL);
+	o = (struct collect_opts)COLLECT_OPTS_DEFAULT;
+	o.net_stage_a_every = COLLECT_MAX_NET_PROBE_EVERY + 1;
+	assert_int_equal(collect_init(&c, &o), -EINVAL);
 	collect_finish(NULL);
 }
 
@@ -649,6 +732,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stage_a),
+		cmocka_unit_test(test_stage_a_estimate),
 		cmocka_unit_test(test_stage_b),
 		cmocka_unit_test(test_stage_b_not_sampled),
 		cmocka_unit_test(test_queue_after_attach),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * librxbneck: connection to rxbneckd, frame I/O and dispatch.
+ * librxbneck: connection to rxbneckd, frame output and the public API
+ * (client_input.c reads and dispatches what the daemon sends).
  *
  * One non-blocking TCP socket per handle. Input is buffered until a whole
  * frame is there (at most RXBNECK_FRAME_MAX_DEFAULT bytes, the limit this
@@ -26,50 +27,7 @@
 #include "rxbneck/client.h"
 #include "proto/codec.h"
 
-#define CL_IN_BYTES	RXBNECK_FRAME_MAX_DEFAULT
-#define CL_OUT_BYTES	16384
-#define CL_READS_PER_PROCESS 8	/* bounded work per process() call */
-/* Older receive timestamps than this are taken for a clock step. */
-#define CL_MAX_ARRIVAL_AGE_NS	(60ULL * 1000000000ULL)
-/* A (monotonic, realtime) clock pair read further apart than this is read again. */
-#define CL_CLOCK_PAIR_MAX_NS	(20ULL * 1000ULL)
-#define CL_CLOCK_PAIR_TRIES	4
-#define NS_PER_US	1000ULL
-#define NS_PER_MS	1000000ULL
-
-struct rxbneck_client {
-	struct rxbneck_client_config cfg;
-	char *host;			/* owned copy of cfg.host */
-	int fd;
-	bool acked;
-	struct rxbneck_hello_ack ack;
-	uint32_t seq_out;
-	uint32_t rtt_us;
-	uint64_t last_tx_ns;
-	uint64_t ping_sent_ns;		/* 0: no keepalive outstanding */
-	uint64_t ping_token;
-	int remote_error;
-	char errmsg[320];
-
-	uint8_t in[CL_IN_BYTES];
-	size_t in_len;
-	/*
-	 * When the bytes of the last read arrived (CLOCK_MONOTONIC, from the
-	 * kernel's receive timestamp when there is one): a PAUSE schedule is
-	 * relative to the daemon's send time, so a frame that waited in the
-	 * socket while the caller was busy must not be dated by its read.
-	 */
-	uint64_t in_arrival_ns;
-	uint8_t out[CL_OUT_BYTES];
-	size_t out_off, out_len;
-
-	pthread_mutex_t lock;		/* guards the latest values below */
-	bool have_rate, have_pause, have_buffer, have_streams;
-	struct rxbneck_rate rate;
-	struct rxbneck_pause_window pause;
-	struct rxbneck_buffer buffer;
-	struct rxbneck_streams streams;
-};
+#include "client_int.h"
 
 /* ------------------------------------------------------------ misc -- */
 
@@ -106,10 +64,7 @@ const char *rxbneck_strerror(int rc)
 	return "unknown error";
 }
 
-static int fail(struct rxbneck_client *c, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct rxbneck_client *c, int rc, const char *fmt, ...)
+int client_fail(struct rxbneck_client *c, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -119,14 +74,14 @@ static int fail(struct rxbneck_client *c, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int fail_errno(struct rxbneck_client *c, int err, const char *what)
+int client_fail_errno(struct rxbneck_client *c, int err, const char *what)
 {
 	char buf[128];
 
 	if (err == EPIPE || err == ECONNRESET)
-		return fail(c, RXBNECK_ECLOSED, "%s: %s", what,
+		return client_fail(c, RXBNECK_ECLOSED, "%s: %s", what,
 			    strerror_r(err, buf, sizeof(buf)));
-	return fail(c, RXBNECK_ESYS, "%s: %s", what, strerror_r(err, buf, sizeof(buf)));
+	return client_fail(c, RXBNECK_ESYS, "%s: %s", what, strerror_r(err, buf, sizeof(buf)));
 }
 
 void rxbneck_client_config_init(struct rxbneck_client_config *cfg)
@@ -162,11 +117,6 @@ struct rxbneck_client *rxbneck_client_new(const struct rxbneck_client_config *cf
 	return c;
 }
 
-static uint64_t lead_us(const struct rxbneck_client *c)
-{
-	return c->cfg.pause_lead_us < 0 ? c->rtt_us : (uint64_t)c->cfg.pause_lead_us;
-}
-
 /* Forget the connection; keep the latest values (they may still be useful). */
 static void drop(struct rxbneck_client *c)
 {
@@ -194,7 +144,7 @@ static int flush(struct rxbneck_client *c)
 				return 0;
 			if (errno == EINTR)
 				continue;
-			return fail_errno(c, errno, "send");
+			return client_fail_errno(c, errno, "send");
 		}
 		c->out_off += (size_t)n;
 		c->out_len -= (size_t)n;
@@ -204,24 +154,24 @@ static int flush(struct rxbneck_client *c)
 }
 
 /* Encode @m with the next sequence number and send or queue it. */
-static int send_msg(struct rxbneck_client *c, struct rxbp_msg *m)
+int client_send_msg(struct rxbneck_client *c, struct rxbp_msg *m)
 {
 	uint8_t buf[RXBP_ENCODE_MAX];
 	size_t n;
 
 	if (c->fd < 0)
-		return fail(c, RXBNECK_ENOTCONN, "not connected");
+		return client_fail(c, RXBNECK_ENOTCONN, "not connected");
 	m->seq = c->seq_out + 1;
 	n = rxbp_encode(buf, sizeof(buf), m);
 	if (n == 0)
-		return fail(c, RXBNECK_EINVAL, "invalid %s frame",
+		return client_fail(c, RXBNECK_EINVAL, "invalid %s frame",
 			    rxbneck_type_name(m->type));
 	if (c->out_off + c->out_len + n > sizeof(c->out)) {
 		memmove(c->out, c->out + c->out_off, c->out_len);
 		c->out_off = 0;
 	}
 	if (c->out_len + n > sizeof(c->out))
-		return fail(c, RXBNECK_ENOBUFS, "output queue full (%zu bytes)",
+		return client_fail(c, RXBNECK_ENOBUFS, "output queue full (%zu bytes)",
 			    c->out_len);
 	memcpy(c->out + c->out_off + c->out_len, buf, n);
 	c->out_len += n;
@@ -231,7 +181,7 @@ static int send_msg(struct rxbneck_client *c, struct rxbp_msg *m)
 }
 
 /* Best effort on the way out: tell the daemon why we close. */
-static void send_error(struct rxbneck_client *c, int code, uint32_t ref_seq,
+void client_send_error(struct rxbneck_client *c, int code, uint32_t ref_seq,
 		       const char *msg)
 {
 	struct rxbp_msg m;
@@ -243,7 +193,7 @@ static void send_error(struct rxbneck_client *c, int code, uint32_t ref_seq,
 	m.u.error.version_max = RXBNECK_VERSION;
 	m.u.error.ref_seq = ref_seq;
 	snprintf(m.u.error.message, sizeof(m.u.error.message), "%s", msg);
-	send_msg(c, &m);
+	client_send_msg(c, &m);
 }
 
 static void send_bye(struct rxbneck_client *c)
@@ -253,242 +203,7 @@ static void send_bye(struct rxbneck_client *c)
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_BYE;
 	m.u.bye.reason = RXBNECK_BYE_DONE;
-	send_msg(c, &m);
-}
-
-/* ----------------------------------------------------------- input -- */
-
-static void store_pause(struct rxbneck_client *c, const struct rxbneck_pause *p,
-			uint64_t now_ns, struct rxbneck_pause_window *w)
-{
-	uint64_t start_ns = now_ns + p->start_in_us * NS_PER_US;
-	uint64_t lead_ns = lead_us(c) * NS_PER_US;
-
-	w->pause = *p;
-	w->received_ns = now_ns;
-	w->lead_us = lead_us(c);
-	w->first_stop_ns = start_ns > lead_ns ? start_ns - lead_ns : 0;
-	pthread_mutex_lock(&c->lock);
-	c->have_pause = !(p->flags & RXBNECK_PAUSE_CANCEL);
-	c->pause = *w;
-	pthread_mutex_unlock(&c->lock);
-}
-
-static int on_hello_ack(struct rxbneck_client *c, const struct rxbp_msg *m)
-{
-	if (c->acked)
-		return -RXBNECK_ERR_UNEXPECTED;
-	c->ack = m->u.hello_ack;
-	c->acked = true;
-	return 0;
-}
-
-/* HELLO_ACK first (ERROR may come instead), and only once. */
-static bool out_of_turn(const struct rxbneck_client *c, unsigned int type)
-{
-	if (c->acked)
-		return type == RXBNECK_T_HELLO_ACK;
-	return type != RXBNECK_T_HELLO_ACK && type != RXBNECK_T_ERROR;
-}
-
-/*
- * Act on one decoded frame. Returns 0, or -RXBNECK_ERR_* when the daemon
- * broke the protocol. *rc receives a RXBNECK_E* code when the connection
- * ends for another reason (ERROR, BYE, a failed reply).
- */
-static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
-		    uint64_t now_ns, int *rc)
-{
-	const struct rxbneck_callbacks *cb = &c->cfg.cb;
-	struct rxbneck_pause_window w;
-	struct rxbp_msg reply;
-
-	if (m->type == RXBNECK_T_ERROR) {
-		c->remote_error = m->u.error.code;
-		*rc = fail(c, RXBNECK_EREMOTE, "daemon error %s: %s",
-			   rxbneck_error_name(m->u.error.code), m->u.error.message);
-		return 0;
-	}
-	if (!c->acked)		/* out_of_turn() let nothing else through */
-		return on_hello_ack(c, m);
-	switch (m->type) {
-	case RXBNECK_T_HELLO_ACK:
-		return -RXBNECK_ERR_UNEXPECTED;
-	case RXBNECK_T_RATE:
-		pthread_mutex_lock(&c->lock);
-		c->rate = m->u.rate;
-		c->have_rate = true;
-		pthread_mutex_unlock(&c->lock);
-		if (cb->on_rate)
-			cb->on_rate(c->cfg.user, &m->u.rate);
-		break;
-	case RXBNECK_T_PAUSE:
-		store_pause(c, &m->u.pause, now_ns, &w);
-		if (cb->on_pause)
-			cb->on_pause(c->cfg.user, &w);
-		break;
-	case RXBNECK_T_BUFFER:
-		pthread_mutex_lock(&c->lock);
-		c->buffer = m->u.buffer;
-		c->have_buffer = true;
-		pthread_mutex_unlock(&c->lock);
-		if (cb->on_buffer)
-			cb->on_buffer(c->cfg.user, &m->u.buffer);
-		break;
-	case RXBNECK_T_STREAMS:
-		pthread_mutex_lock(&c->lock);
-		c->streams = m->u.streams;
-		c->have_streams = true;
-		pthread_mutex_unlock(&c->lock);
-		if (cb->on_streams)
-			cb->on_streams(c->cfg.user, &m->u.streams);
-		break;
-	case RXBNECK_T_PING:
-		memset(&reply, 0, sizeof(reply));
-		reply.type = RXBNECK_T_PONG;
-		reply.u.ping.token = m->u.ping.token;
-		*rc = send_msg(c, &reply);
-		break;
-	case RXBNECK_T_PONG:
-		break;		/* any frame ends the keepalive wait, below */
-	case RXBNECK_T_BYE:
-		*rc = fail(c, RXBNECK_ECLOSED, "daemon said BYE (%s)%s%s",
-			   m->u.bye.reason == RXBNECK_BYE_SHUTDOWN ? "shutdown" :
-			   "done", m->u.bye.message[0] ? ": " : "",
-			   m->u.bye.message);
-		break;
-	}
-	return 0;
-}
-
-/*
- * Decode and dispatch every whole frame in the input buffer. Returns the
- * number handled or a negative RXBNECK_E* code.
- */
-static int parse_input(struct rxbneck_client *c)
-{
-	uint64_t now_ns = c->in_arrival_ns;
-	size_t off = 0;
-	int handled = 0, rc = 0;
-
-	while (rc == 0) {
-		struct rxbp_msg m;
-		struct rxbp_hdr h = { 0 };
-		int n, err;
-
-		n = rxbp_frame_check(c->in + off, c->in_len - off, CL_IN_BYTES, &h);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			send_error(c, -n, h.seq, "bad frame from daemon");
-			return fail(c, RXBNECK_EPROTO, "bad frame from daemon: %s",
-				    rxbneck_error_name((unsigned int)-n));
-		}
-		/* PROTOCOL.md §3: who sends it and when, before its payload. */
-		err = rxbp_type_check(h.type, RXBP_FROM_DAEMON);
-		if (err == 0 && out_of_turn(c, h.type))
-			err = -RXBNECK_ERR_UNEXPECTED;
-		m.type = h.type;
-		m.seq = h.seq;
-		if (err == 0)
-			err = rxbp_decode(c->in + off, (size_t)n, &m);
-		off += (size_t)n;
-		c->ping_sent_ns = 0;	/* the daemon is alive */
-		/* Newer daemons may send types we do not know: skip them. */
-		if (err == -RXBNECK_ERR_UNKNOWN_TYPE)
-			continue;
-		if (err == 0)
-			err = dispatch(c, &m, now_ns, &rc);
-		if (err < 0) {
-			send_error(c, -err, m.seq, "unexpected frame");
-			return fail(c, RXBNECK_EPROTO, "bad %s frame from daemon: %s",
-				    rxbneck_type_name(m.type),
-				    rxbneck_error_name((unsigned int)-err));
-		}
-		handled++;
-	}
-	memmove(c->in, c->in + off, c->in_len - off);
-	c->in_len -= off;
-	return rc < 0 ? rc : handled;
-}
-
-/*
- * The CLOCK_MONOTONIC time of a CLOCK_REALTIME receive timestamp @rx:
- * mono - (real - rx), with mono and real read as one pair. The pair is read
- * between two monotonic readings and taken again when they are far apart:
- * a thread preempted between the two clock reads would otherwise date the
- * arrival earlier by the whole time it was off the CPU. Never later than
- * now, and now itself when the timestamp is absent or implausible (a clock
- * step).
- */
-static uint64_t arrival_mono_ns(const struct timespec *rx)
-{
-	uint64_t before_ns, after_ns = rxbneck_now_ns();
-	struct timespec real;
-	int64_t rx_ns, real_ns, age_ns;
-	uint64_t mono_ns;
-
-	if (!rx)
-		return after_ns;
-	for (int i = 0; i < CL_CLOCK_PAIR_TRIES; i++) {
-		before_ns = rxbneck_now_ns();
-		if (clock_gettime(CLOCK_REALTIME, &real) < 0)
-			return rxbneck_now_ns();
-		after_ns = rxbneck_now_ns();
-		if (after_ns - before_ns <= CL_CLOCK_PAIR_MAX_NS)
-			break;
-	}
-	mono_ns = before_ns + (after_ns - before_ns) / 2;
-	rx_ns = (int64_t)rx->tv_sec * 1000000000LL + rx->tv_nsec;
-	real_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec;
-	age_ns = real_ns - rx_ns;
-	if (age_ns < 0 || (uint64_t)age_ns > CL_MAX_ARRIVAL_AGE_NS || (uint64_t)age_ns > mono_ns)
-		return after_ns;
-	return mono_ns - (uint64_t)age_ns;
-}
-
-/*
- * One recvmsg(); returns bytes read (0 = would block) or a negative code.
- * Sets c->in_arrival_ns from the receive timestamp (SO_TIMESTAMPNS: that
- * of the last segment read, which completes the frames in the buffer).
- */
-static int read_some(struct rxbneck_client *c)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(struct timespec))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {
-		.iov_base = c->in + c->in_len,
-		.iov_len = sizeof(c->in) - c->in_len,
-	};
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	const struct timespec *rx = NULL;
-	struct cmsghdr *cm;
-	ssize_t n;
-
-	do {
-		n = recvmsg(c->fd, &mh, MSG_DONTWAIT);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return 0;
-		return fail_errno(c, errno, "recv");
-	}
-	if (n == 0)
-		return fail(c, RXBNECK_ECLOSED, "daemon closed the connection");
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(*rx)))
-			rx = (const struct timespec *)(void *)CMSG_DATA(cm);
-	c->in_arrival_ns = arrival_mono_ns(rx);
-	c->in_len += (size_t)n;
-	return (int)n;
+	client_send_msg(c, &m);
 }
 
 /* ----------------------------------------------------------- connect -- */
@@ -503,13 +218,13 @@ static int wait_fd(struct rxbneck_client *c, short events, uint64_t deadline_ns,
 		int r;
 
 		if (now >= deadline_ns)
-			return fail(c, RXBNECK_ETIMEDOUT, "%s: timed out after %u ms",
+			return client_fail(c, RXBNECK_ETIMEDOUT, "%s: timed out after %u ms",
 				    what, c->cfg.timeout_ms);
 		r = poll(&pfd, 1, (int)((deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS));
 		if (r > 0)
 			return 0;
 		if (r < 0 && errno != EINTR)
-			return fail_errno(c, errno, "poll");
+			return client_fail_errno(c, errno, "poll");
 	}
 }
 
@@ -522,24 +237,24 @@ static int try_address(struct rxbneck_client *c, const struct addrinfo *ai,
 	c->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		       ai->ai_protocol);
 	if (c->fd < 0)
-		return fail_errno(c, errno, "socket");
+		return client_fail_errno(c, errno, "socket");
 	/* Small frames, and PAUSE is time-critical: no Nagle delay. */
 	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
-		return fail_errno(c, errno, "setsockopt(TCP_NODELAY)");
-	/* Arrival times for the reads (read_some()); PAUSE is dated by them. */
+		return client_fail_errno(c, errno, "setsockopt(TCP_NODELAY)");
+	/* Arrival times for the reads (client_read_some()); PAUSE is dated by them. */
 	if (setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0)
-		return fail_errno(c, errno, "setsockopt(SO_TIMESTAMPNS)");
+		return client_fail_errno(c, errno, "setsockopt(SO_TIMESTAMPNS)");
 	if (connect(c->fd, ai->ai_addr, ai->ai_addrlen) == 0)
 		return 0;
 	if (errno != EINPROGRESS)
-		return fail_errno(c, errno, "connect");
+		return client_fail_errno(c, errno, "connect");
 	rc = wait_fd(c, POLLOUT, deadline_ns, "connect");
 	if (rc < 0)
 		return rc;
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		return fail_errno(c, errno, "getsockopt(SO_ERROR)");
+		return client_fail_errno(c, errno, "getsockopt(SO_ERROR)");
 	if (err != 0)
-		return fail_errno(c, err, "connect");
+		return client_fail_errno(c, err, "connect");
 	return 0;
 }
 
@@ -555,7 +270,7 @@ static int open_socket(struct rxbneck_client *c, uint64_t deadline_ns)
 		 RXBNECK_DEFAULT_PORT);
 	gai = getaddrinfo(c->host, port, &hints, &res);
 	if (gai != 0)
-		return fail(c, RXBNECK_ERESOLVE, "%s: %s", c->host, gai_strerror(gai));
+		return client_fail(c, RXBNECK_ERESOLVE, "%s: %s", c->host, gai_strerror(gai));
 	for (ai = res; ai; ai = ai->ai_next) {
 		rc = try_address(c, ai, deadline_ns);
 		if (rc == 0)
@@ -569,7 +284,7 @@ static int open_socket(struct rxbneck_client *c, uint64_t deadline_ns)
 		char msg[sizeof(c->errmsg)];
 
 		snprintf(msg, sizeof(msg), "%s", c->errmsg);
-		return fail(c, rc, "%s port %s: %s", c->host, port, msg);
+		return client_fail(c, rc, "%s port %s: %s", c->host, port, msg);
 	}
 	return 0;
 }
@@ -589,7 +304,7 @@ static int handshake(struct rxbneck_client *c, uint64_t deadline_ns)
 	int rc;
 
 	make_hello(c, &m);
-	rc = send_msg(c, &m);
+	rc = client_send_msg(c, &m);
 
 	while (rc >= 0 && !c->acked) {
 		short ev = POLLIN | (c->out_len ? POLLOUT : 0);
@@ -600,9 +315,9 @@ static int handshake(struct rxbneck_client *c, uint64_t deadline_ns)
 		rc = flush(c);
 		if (rc < 0)
 			break;
-		rc = read_some(c);
+		rc = client_read_some(c);
 		if (rc > 0)
-			rc = parse_input(c);
+			rc = client_parse_input(c);
 	}
 	return rc < 0 ? rc : 0;
 }
@@ -620,7 +335,7 @@ int rxbneck_client_connect(struct rxbneck_client *c)
 	c->remote_error = 0;
 	make_hello(c, &m);
 	if (rxbp_validate(&m) != 0)
-		return fail(c, RXBNECK_EINVAL, "invalid hello: flow_port %u, proto %u, "
+		return client_fail(c, RXBNECK_EINVAL, "invalid hello: flow_port %u, proto %u, "
 			    "payload %u bytes, rtt %u us, name \"%.*s\"",
 			    m.u.hello.flow_port, m.u.hello.flow_proto,
 			    m.u.hello.payload_bytes, m.u.hello.rtt_us,
@@ -700,7 +415,7 @@ static int keepalive(struct rxbneck_client *c)
 		return 0;
 	if (c->ping_sent_ns) {
 		if (now - c->ping_sent_ns >= idle_ns(c))
-			return fail(c, RXBNECK_ETIMEDOUT,
+			return client_fail(c, RXBNECK_ETIMEDOUT,
 				    "daemon did not answer a keepalive in %u ms",
 				    c->ack.idle_timeout_ms);
 		return 0;
@@ -710,7 +425,7 @@ static int keepalive(struct rxbneck_client *c)
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_PING;
 	m.u.ping.token = ++c->ping_token;
-	rc = send_msg(c, &m);
+	rc = client_send_msg(c, &m);
 	if (rc == 0)
 		c->ping_sent_ns = now;
 	return rc;
@@ -731,12 +446,12 @@ int rxbneck_client_process(struct rxbneck_client *c)
 	if (!c)
 		return RXBNECK_EINVAL;
 	if (!c->acked)
-		return fail(c, RXBNECK_ENOTCONN, "not connected");
+		return client_fail(c, RXBNECK_ENOTCONN, "not connected");
 	for (int i = 0; i < CL_READS_PER_PROCESS; i++) {
-		rc = read_some(c);
+		rc = client_read_some(c);
 		if (rc <= 0)
 			break;
-		rc = parse_input(c);
+		rc = client_parse_input(c);
 		if (rc < 0)
 			break;
 		handled += rc;
@@ -763,7 +478,7 @@ int rxbneck_client_wait(struct rxbneck_client *c, int timeout_ms)
 		int t, rc;
 
 		if (!c->acked)
-			return fail(c, RXBNECK_ENOTCONN, "not connected");
+			return client_fail(c, RXBNECK_ENOTCONN, "not connected");
 		t = rxbneck_client_timeout_ms(c);
 		now = rxbneck_now_ns();
 		if (timeout_ms >= 0) {
@@ -777,7 +492,7 @@ int rxbneck_client_wait(struct rxbneck_client *c, int timeout_ms)
 		pfd.events = rxbneck_client_poll_events(c);
 		pfd.revents = 0;
 		if (poll(&pfd, 1, t) < 0 && errno != EINTR)
-			return failed(c, fail_errno(c, errno, "poll"));
+			return failed(c, client_fail_errno(c, errno, "poll"));
 		rc = rxbneck_client_process(c);
 		if (rc != 0)
 			return rc;
@@ -895,12 +610,12 @@ int rxbneck_client_subscribe(struct rxbneck_client *c, uint16_t subscribe,
 	if (!c)
 		return RXBNECK_EINVAL;
 	if (!c->acked)
-		return fail(c, RXBNECK_ENOTCONN, "not connected");
+		return client_fail(c, RXBNECK_ENOTCONN, "not connected");
 	memset(&m, 0, sizeof(m));
 	m.type = RXBNECK_T_SUBSCRIBE;
 	m.u.subscribe.subscribe = subscribe;
 	m.u.subscribe.rtt_us = rtt_us;
-	rc = send_msg(c, &m);
+	rc = client_send_msg(c, &m);
 	if (rc == RXBNECK_EINVAL || rc == RXBNECK_ENOBUFS)
 		return rc;		/* nothing sent, connection intact */
 	if (rc < 0)
@@ -917,11 +632,11 @@ static int send_optional(struct rxbneck_client *c, struct rxbp_msg *m,
 	int rc;
 
 	if (!c->acked)
-		return fail(c, RXBNECK_ENOTCONN, "not connected");
+		return client_fail(c, RXBNECK_ENOTCONN, "not connected");
 	if (!(c->ack.accepts & accept_bit))
-		return fail(c, RXBNECK_EUNSUPPORTED, "daemon does not accept %s",
+		return client_fail(c, RXBNECK_EUNSUPPORTED, "daemon does not accept %s",
 			    rxbneck_type_name(m->type));
-	rc = send_msg(c, m);
+	rc = client_send_msg(c, m);
 	if (rc == RXBNECK_EINVAL || rc == RXBNECK_ENOBUFS)
 		return rc;
 	return rc < 0 ? failed(c, rc) : 0;

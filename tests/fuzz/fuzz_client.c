@@ -71,10 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += (size_t)w;
 		if (!c->acked) {
 			/* The handshake's part of rxbneck_client_connect(). */
-			int rc = read_some(c);
+			int rc = client_read_some(c);
 
 			if (rc > 0)
-				rc = parse_input(c);
+				rc = client_parse_input(c);
 			if (rc < 0)
 				drop(c);
 		} else {

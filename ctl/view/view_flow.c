@@ -359,6 +359,31 @@ static void report(FILE *f, const struct json_object *fl)
 		vfmt_count(n, jpath_num(fl, "reports")));
 }
 
+void view_flow_predictions(FILE *f, int indent, const struct json_object *fl)
+{
+	const struct json_object *p = jpath_obj(fl, "predictions");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN];
+	double kept = jpath_num(p, "kept");
+
+	if (!p || !(kept > 0))
+		return;
+	view_key(f, indent, "predictions");
+	fprintf(f, "%s transfers", vfmt_count(a, kept));
+	if (jpath_num(p, "time_compared") > 0)
+		fprintf(f, ", T measured/predicted median %s (%s-%s)",
+			vfmt_fixed(b, jpath_num(p, "time_ratio_median"), 2),
+			vfmt_fixed(c, jpath_num(p, "time_ratio_min"), 2),
+			vfmt_fixed(g, jpath_num(p, "time_ratio_max"), 2));
+	else
+		fputs(", T not predicted", f);
+	if (jpath_num(p, "loss_compared") > 0)
+		fprintf(f, ", first-round loss %s pp off on average",
+			vfmt_fixed(h, jpath_num(p, "loss_error_pp_mean"), 1));
+	else
+		fputs(", first-round loss not predicted", f);
+	fputc('\n', f);
+}
+
 /* Where the costs come from when not from this epoch's traffic. */
 static void costs_origin(FILE *f, const struct json_object *in)
 {
@@ -465,6 +490,7 @@ void view_flow(FILE *f, const struct json_object *fl, unsigned flags)
 		holders(f, fl);
 	traffic(f, fl);
 	report(f, fl);
+	view_flow_predictions(f, IND, fl);
 	costs_origin(f, in);
 	stage_b(f, in, flags);
 	stage_a(f, in);

@@ -14,5 +14,10 @@ struct json_object;
 /* @flags: VIEW_VERBOSE adds the cost estimates, the solved stages and the
  * solver's counters. */
 void view_flow(FILE *f, const struct json_object *flow, unsigned flags);
+/*
+ * One line at @indent: a flow's "predictions" (@fl holds it) against the
+ * reported outcomes, the running error; nothing before its first REPORT.
+ */
+void view_flow_predictions(FILE *f, int indent, const struct json_object *fl);
 
 #endif

@@ -220,6 +220,7 @@ static void learned_one(FILE *f, const struct json_object *l, bool first)
 		fprintf(f, "; last RATE %s (epoch %s)", vfmt_rate(h, jpath_num(last, "rate_bps")),
 			vfmt_count(a, jpath_num(last, "epoch")));
 	fputc('\n', f);
+	view_flow_predictions(f, 2, l);
 }
 
 static void learned(FILE *f, const struct json_object *d)

@@ -78,6 +78,7 @@ static void flow_remember(struct flows *f, const struct flow *fl)
 	p->has_rate = fl->m[0].has_rate;
 	p->rate = fl->m[0].rate;
 	p->reports = fl->reports;
+	p->outcome = fl->outcome;
 	p->cpu_ns_per_pkt = ewma_ratio_value(&fl->learn.cpu_ns_per_pkt);
 	p->pkts_per_wakeup = ewma_ratio_value(&fl->learn.pkts_per_wakeup);
 	p->ncpus = fl->learn.ncpus;
@@ -85,11 +86,12 @@ static void flow_remember(struct flows *f, const struct flow *fl)
 	memcpy(p->cpu_share, fl->learn.cpu_share, sizeof(p->cpu_share));
 }
 
-/* A flow that comes back is not a past one. */
-static void flow_unremember(struct flows *f, uint16_t port)
+/* A flow that comes back is not a past one; its record of outcomes to @o. */
+static void flow_unremember(struct flows *f, uint16_t port, struct outcome *o)
 {
 	for (int i = 0; i < f->npast; i++)
 		if (f->past[i].port == port) {
+			*o = f->past[i].outcome;
 			memmove(&f->past[i], &f->past[i + 1],
 				(size_t)(f->npast - i - 1) * sizeof(f->past[0]));
 			f->npast--;
@@ -195,7 +197,7 @@ static struct flow *flow_add(struct flows *f, uint16_t port)
 	}
 	fl = &f->v[f->n++];
 	memset(fl, 0, sizeof(*fl));
-	flow_unremember(f, port);
+	flow_unremember(f, port, &fl->outcome);
 	fl->port = port;
 	fl->created_ns = rxb_mono_ns();
 	fl->nmodels = 1;
@@ -630,6 +632,8 @@ void flows_note_report(struct flows *f, const struct sendsrv_peer *p,
 	fl->last_report = *r;
 	fl->report_model_rate_bps = m && m->have_good ? m->good.res.rate_bps : NAN;
 	fl->report_model_time_s = m && m->have_good && exact ? m->good.res.time_s : NAN;
+	outcome_add(&fl->outcome, rxb_mono_ns(), p->has_first_rate ? &p->first_rate : NULL,
+		    p->hello_rtt_us, r);
 }
 
 int flows_set_rcvbuf(struct flows *f, uint16_t port, uint32_t rcvbuf_bytes, bool solve_now)

@@ -79,6 +79,7 @@
 
 #include "common/util.h"
 #include "daemon/model/inputs.h"
+#include "daemon/model/outcome.h"
 #include "daemon/model/pause.h"
 #include "daemon/serve/sendsrv.h"
 #include "rxb/measure.h"
@@ -192,6 +193,7 @@ struct flow {
 	struct rxbneck_report last_report;
 	double report_model_rate_bps;	/* what its model said then, NaN = nothing */
 	double report_model_time_s;
+	struct outcome outcome;		/* REPORTs against the RATE they started on */
 	struct pause pause;		/* RBUDP+ pause windows */
 };
 
@@ -205,6 +207,7 @@ struct flow_past {
 	bool has_rate;
 	struct rxbneck_rate rate;	/* the last RATE its (first) model offered */
 	uint64_t reports;
+	struct outcome outcome;		/* taken back when the flow returns */
 	double cpu_ns_per_pkt;		/* learned costs, NaN = not learned */
 	double pkts_per_wakeup;
 	int ncpus;			/* the receiver's last placement */

@@ -127,6 +127,8 @@ struct sendsrv_peer {
 	uint64_t pauses_sent;
 	bool has_rate;			/* last_rate valid */
 	struct rxbneck_rate last_rate;	/* last RATE sent to this sender */
+	bool has_first_rate;		/* first_rate valid */
+	struct rxbneck_rate first_rate;	/* the first: what its transfer started on */
 	/*
 	 * The PAUSE schedule in force for this sender (PROTOCOL.md §6.3): the
 	 * last PAUSE frame sent to it (not CANCEL), from pause_sent_ns until

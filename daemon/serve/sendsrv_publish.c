@@ -67,6 +67,9 @@ int sendsrv_publish_push_rate(struct sendsrv *s, struct conn *c, const struct rx
 	m.u.rate = *r;
 	if (sendsrv_conn_send(s, c, &m) < 0)
 		return -1;
+	if (!c->peer.has_first_rate)
+		c->peer.first_rate = *r;
+	c->peer.has_first_rate = true;
 	c->peer.has_rate = true;
 	c->peer.last_rate = *r;
 	s->st.rate_pushes++;

@@ -9,6 +9,7 @@
 #include "common/util.h"
 #include "daemon/daemon.h"
 #include "daemon/serve/status.h"
+#include "daemon/serve/status_outcome.h"
 
 static const char *const rate_flag_names[STATUS_FLOW_RATE_FLAGS] = {
 	"degraded", "stale", "no_traffic", "unconstrained", "between_pauses",
@@ -423,6 +424,7 @@ void status_flow_json(struct json_writer *w, const struct flow *fl, const struct
 	subscribers_json(w, fl, d);
 	json_uint(w, "reports", fl->reports);
 	report_json(w, fl);
+	status_outcome_json(w, &fl->outcome, now);
 	pause_json(&fl->pause, w);
 	json_obj_end(w);
 }
@@ -460,6 +462,7 @@ static void past_json(struct json_writer *w, const struct flow_past *p, uint64_t
 	json_double(w, "cpu_ns_per_pkt", p->cpu_ns_per_pkt);
 	json_double(w, "pkts_per_wakeup", p->pkts_per_wakeup);
 	learned_cpus_json(w, p->ncpus, p->cpu, p->cpu_share);
+	status_outcome_json(w, &p->outcome, now);
 	if (p->has_rate) {
 		json_obj_begin(w, "last");
 		json_uint(w, "rate_bps", p->rate.rate_bps);

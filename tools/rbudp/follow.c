@@ -29,6 +29,7 @@ static void on_rate(void *user, const struct rxbneck_rate *r)
 	v->t_ns = rxb_mono_ns();
 	v->rate_bps = r->rate_bps;
 	v->loss = r->loss;
+	v->xfer_time_us = r->xfer_time_us;
 	v->epoch = r->epoch;
 	v->flags = r->flags;
 	v->confidence = r->confidence;

@@ -38,6 +38,7 @@ struct rbudp_follow_rate {
 	uint64_t t_ns;			/* when it arrived (CLOCK_MONOTONIC) */
 	uint64_t rate_bps;
 	double loss;
+	uint64_t xfer_time_us;		/* predicted transfer time, 0 = not computed */
 	uint64_t epoch;
 	uint16_t flags;
 	uint16_t confidence;

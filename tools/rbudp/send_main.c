@@ -321,6 +321,7 @@ static void json_follow(struct json_writer *w, const struct cli *c, const struct
 		json_double(w, "t_s", ((double)r->t_ns - (double)t0_ns) / 1e9);
 		json_uint(w, "rate_bps", r->rate_bps);
 		json_double(w, "loss", r->loss);
+		json_double(w, "xfer_time_s", r->xfer_time_us ? r->xfer_time_us / 1e6 : NAN);
 		json_uint(w, "epoch", r->epoch);
 		json_uint(w, "confidence", r->confidence);
 		json_uint(w, "flags", r->flags);

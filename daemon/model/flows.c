@@ -617,6 +617,19 @@ void flows_sender_gone(struct flows *f, const struct sendsrv_peer *p)
 		fl->idle_since_ns = flows_now_ns(f);	/* lingers, then goes */
 }
 
+/*
+ * The RATE @r's transfer started on: the last one sent when its first round
+ * went at that rate (a RATE can overtake the first before the blast
+ * begins), else the first one sent (a sender capped by its own maximum).
+ */
+static const struct rxbneck_rate *start_rate(const struct sendsrv_peer *p,
+					     const struct rxbneck_report *r)
+{
+	if (p->has_rate && p->last_rate.rate_bps == r->rate_bps)
+		return &p->last_rate;
+	return p->has_first_rate ? &p->first_rate : NULL;
+}
+
 void flows_note_report(struct flows *f, const struct sendsrv_peer *p,
 		       const struct rxbneck_report *r)
 {
@@ -632,8 +645,7 @@ void flows_note_report(struct flows *f, const struct sendsrv_peer *p,
 	fl->last_report = *r;
 	fl->report_model_rate_bps = m && m->have_good ? m->good.res.rate_bps : NAN;
 	fl->report_model_time_s = m && m->have_good && exact ? m->good.res.time_s : NAN;
-	outcome_add(&fl->outcome, rxb_mono_ns(), p->has_first_rate ? &p->first_rate : NULL,
-		    p->hello_rtt_us, r);
+	outcome_add(&fl->outcome, rxb_mono_ns(), start_rate(p, r), p->hello_rtt_us, r);
 }
 
 int flows_set_rcvbuf(struct flows *f, uint16_t port, uint32_t rcvbuf_bytes, bool solve_now)

@@ -196,6 +196,25 @@ static bool get_confidence(const struct flow *fl, double *v)
 	return fl->m[0].has_rate;
 }
 
+/* Predictions against reported outcomes (outcome.h): no sample before one compares. */
+static bool get_time_ratio(const struct flow *fl, double *v)
+{
+	struct outcome_stats s;
+
+	outcome_stats(&fl->outcome, &s);
+	*v = s.time_ratio_median;
+	return s.n_time > 0;
+}
+
+static bool get_loss_error(const struct flow *fl, double *v)
+{
+	struct outcome_stats s;
+
+	outcome_stats(&fl->outcome, &s);
+	*v = s.loss_err_pp_mean / 100;
+	return s.n_loss > 0;
+}
+
 static bool get_line_rate(const struct flow *fl, double *v)
 {
 	*v = fl->m[0].xfer.line_rate_bps / 8.0;
@@ -348,10 +367,11 @@ static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
 	flow_labels_metrics(w, d);
 	flow_streams_metrics(w, d);
 	buffer_metrics(w, d);
-	/*
-	 * The errors of the predictions against senders' reported outcomes
-	 * belong here, per flow, once the daemon computes them.
-	 */
+	flow_gauge(w, d, P("flow_prediction_time_ratio"), "Median of measured / predicted "
+		   "transfer time over the flow's last reported transfers.", get_time_ratio);
+	flow_gauge(w, d, P("flow_prediction_loss_error_ratio"), "Mean absolute error of the "
+		   "predicted first-round loss over the flow's last reported transfers.",
+		   get_loss_error);
 }
 
 /* --------------------------------------------------- flows: the model -- */

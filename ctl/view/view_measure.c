@@ -155,6 +155,10 @@ void view_measure(FILE *f, const struct json_object *e)
 		fprintf(f, "  per-packet probes %s (one epoch in %s; latest sampled %s)\n",
 			jpath_bool(e, "net_sampled") == 1 ? "sampled" : "not sampled",
 			vfmt_count(a, every), vfmt_count(c, jpath_num(e, "net_sampled_seq")));
+	if (jpath_bool(e, "net_sampled") == 1 && jpath_bool(e, "net_stage_a") == 0)
+		fprintf(f, "  stage A (NET_RX softirq, NAPI) not attached this epoch (one sampled "
+			"epoch in %s): no napi, softirq share from /proc/softirqs\n",
+			vfmt_count(a, jpath_num(e, "net_stage_a_every")));
 	cpus(f, e);
 	disk(f, e);
 	for (size_t i = 0; i < jpath_len(e, "sockets"); i++)

@@ -287,7 +287,38 @@ static void test_measure_record(void **state)
 	assert_contains(buf, "socket :9000  dropped 7 (receive buffer -, in - episodes); "
 			"packets not counted (needs the BPF probes)");
 	assert_contains(buf, "drops: SOCKET_RCVBUFF=7");
+	assert_null(strstr(buf, "stage A"));
 	free(buf);
+}
+
+/* A sampled epoch without stage A says so; one with it, or unsampled, does not. */
+static void test_measure_stage_a(void **state)
+{
+	static const char *const recs[] = {
+		"{\"seq\":4,\"net_probe_every\":32,\"net_sampled\":true,"
+		"\"net_stage_a\":false,\"net_stage_a_every\":4,\"napi\":null}",
+		"{\"seq\":5,\"net_probe_every\":32,\"net_sampled\":true,"
+		"\"net_stage_a\":true,\"net_stage_a_every\":4,\"napi\":[]}",
+		"{\"seq\":6,\"net_probe_every\":32,\"net_sampled\":false,"
+		"\"net_stage_a\":false,\"net_stage_a_every\":4,\"napi\":null}",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_int_equal(view_measure_text(f, recs[i], strlen(recs[i])), 0);
+		fclose(f);
+		assert_no_nonfinite(buf);
+		if (i == 0)
+			assert_contains(buf, "stage A (NET_RX softirq, NAPI) not attached this "
+					"epoch (one sampled epoch in 4)");
+		else
+			assert_null(strstr(buf, "stage A"));
+		free(buf);
+	}
 }
 
 static void test_senders_reload_version(void **state)
@@ -424,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_values),
 		cmocka_unit_test(test_full_status),
 		cmocka_unit_test(test_measure_record),
+		cmocka_unit_test(test_measure_stage_a),
 		cmocka_unit_test(test_senders_reload_version),
 		cmocka_unit_test(test_legend_in_man_page),
 		cmocka_unit_test(test_vfmt),

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * TCP listening sockets for the daemon's network servers (the metrics
- * endpoint; the sender server's listeners are its own for now), set up
- * one way: non-blocking, close-on-exec, SO_REUSEADDR so a restart does not
- * wait out TIME_WAIT, and "::" dual-stack while any other IPv6 address
- * listens IPv6 only.
+ * endpoint and the sender server), set up one way: non-blocking,
+ * close-on-exec, SO_REUSEADDR so a restart does not wait out TIME_WAIT, and
+ * "::" dual-stack while any other IPv6 address listens IPv6 only.
  */
 #ifndef RXB_DAEMON_LISTEN_H
 #define RXB_DAEMON_LISTEN_H

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "daemon/serve/sendsrv_int.h"
+#include "daemon/serve/listen.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"
@@ -579,66 +580,19 @@ void sendsrv_finish(struct sendsrv *s)
 	free(s);
 }
 
-/*
- * A listening socket on literal @addr, @port; its fd, or -errno (logged).
- * "::" listens dual-stack, any other IPv6 address IPv6 only.
- */
-static int open_listener(const char *addr, uint16_t port)
-{
-	struct sockaddr_storage ss;
-	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-	socklen_t len = sizeof(*in);
-	int fd, one = 1, v6only = 1, err;
-
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, addr, &in->sin_addr) == 1) {
-		in->sin_family = AF_INET;
-		in->sin_port = htons(port);
-	} else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		v6only = !IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr);
-		len = sizeof(*in6);
-	} else {
-		rxb_err("sendsrv: listen address \"%s\" is not an IPv4 or IPv6 literal", addr);
-		return -EINVAL;
-	}
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = errno;
-		rxb_log_errno(RXB_LOG_ERR, err, "sendsrv: socket for %s", addr);
-		return -err;
-	}
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    (ss.ss_family == AF_INET6 &&
-	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only)) < 0) ||
-	    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, SOMAXCONN) < 0) {
-		err = errno;
-		rxb_log_errno(RXB_LOG_ERR, err, "sendsrv: listen on %s port %u", addr, port);
-		close(fd);
-		return -err;
-	}
-	return fd;
-}
-
 int sendsrv_listen(struct sendsrv *s, const char *addr, uint16_t port,
 		   uint16_t *bound_port)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
 	int fd, err;
 
 	if (s->n_listeners == SENDSRV_MAX_LISTEN) {
 		rxb_err("sendsrv: more than %d listen addresses", SENDSRV_MAX_LISTEN);
 		return -ENOSPC;
 	}
-	fd = open_listener(addr, port);
+	fd = listen_tcp("sendsrv", addr, port, SOMAXCONN, &port);
 	if (fd < 0)
 		return fd;
-	err = getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ? -errno : 0;
-	if (err == 0)
-		err = fdmap_reserve(s, fd);
+	err = fdmap_reserve(s, fd);
 	if (err == 0)
 		err = s->ops.fd_add(s->ops.ctx, fd, SENDSRV_IN);
 	if (err < 0) {
@@ -646,8 +600,6 @@ int sendsrv_listen(struct sendsrv *s, const char *addr, uint16_t port,
 		close(fd);
 		return err;
 	}
-	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
-		     ((struct sockaddr_in6 *)&ss)->sin6_port);
 	s->fdmap[fd] = FD_LISTENER(s->n_listeners);
 	s->listeners[s->n_listeners].fd = fd;
 	s->listeners[s->n_listeners].watched = true;

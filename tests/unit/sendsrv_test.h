@@ -3,7 +3,8 @@
  * What the tests that pump a sendsrv themselves share: the fd_add/fd_mod/
  * fd_del callbacks of sendsrv_ops on the test's epoll set (@ctx points to a
  * struct whose first member is the epoll fd, an int; each event carries its
- * fd), sending one frame as a raw sender, and (struct pump) a server pumped
+ * fd), sending one frame as a raw sender, one round of a server loop (on
+ * the test's thread or its own), and (struct pump) a server pumped
  * by the test's own thread on a clock it can move forward, with raw
  * senders from any loopback address. Include after <cmocka.h>.
  */
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -102,6 +104,28 @@ static inline void pump_on_goodbye(void *ctx, const struct sendsrv_peer *p, int 
 	h->last_why = why;
 }
 
+/*
+ * One round of a server loop: wait up to @wait_ms for @s's events on @epfd,
+ * handle them and tick @s at @now_ns (NULL: the monotonic clock), holding
+ * @mu (NULL: none) while @s runs, so a test thread can read what the
+ * callbacks saw.
+ */
+static inline void sendsrv_test_round(int epfd, struct sendsrv *s, int wait_ms,
+				      pthread_mutex_t *mu,
+				      uint64_t (*now_ns)(void *ctx), void *ctx)
+{
+	struct epoll_event ev[64];
+	int n = epoll_wait(epfd, ev, 64, wait_ms);
+
+	if (mu)
+		pthread_mutex_lock(mu);
+	for (int i = 0; i < n; i++)
+		sendsrv_handle(s, ev[i].data.fd, ev[i].events);
+	sendsrv_tick(s, now_ns ? now_ns(ctx) : rxb_mono_ns());
+	if (mu)
+		pthread_mutex_unlock(mu);
+}
+
 /* Serve @s's events on @epfd for @ms, ticking it at @now_ns (NULL: the
  * monotonic clock). */
 static inline void sendsrv_test_serve(int epfd, struct sendsrv *s, int ms,
@@ -109,14 +133,9 @@ static inline void sendsrv_test_serve(int epfd, struct sendsrv *s, int ms,
 {
 	uint64_t end = rxb_mono_ns() + (uint64_t)ms * RXB_NSEC_PER_MSEC;
 
-	do {
-		struct epoll_event ev[16];
-		int n = epoll_wait(epfd, ev, 16, 2);
-
-		for (int i = 0; i < n; i++)
-			sendsrv_handle(s, ev[i].data.fd, ev[i].events);
-		sendsrv_tick(s, now_ns ? now_ns(ctx) : rxb_mono_ns());
-	} while (rxb_mono_ns() < end);
+	do
+		sendsrv_test_round(epfd, s, 2, NULL, now_ns, ctx);
+	while (rxb_mono_ns() < end);
 }
 
 static inline void pump_run(struct pump *h, int ms)

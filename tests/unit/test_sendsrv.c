@@ -97,16 +97,8 @@ static void *loop_main(void *arg)
 {
 	struct harness *h = arg;
 
-	while (!atomic_load(&h->stop)) {
-		struct epoll_event ev[64];
-		int n = epoll_wait(h->epfd, ev, 64, 5);
-
-		pthread_mutex_lock(&h->mu);
-		for (int i = 0; i < n; i++)
-			sendsrv_handle(h->s, ev[i].data.fd, ev[i].events);
-		sendsrv_tick(h->s, rxb_mono_ns());
-		pthread_mutex_unlock(&h->mu);
-	}
+	while (!atomic_load(&h->stop))
+		sendsrv_test_round(h->epfd, h->s, 5, &h->mu, NULL, NULL);
 	return NULL;
 }
 

@@ -24,6 +24,7 @@
 
 #include "proto/codec.h"
 #include "rxbneck/client.h"
+#include "tests/unit/client_seen.h"
 
 #define MS 1000000ULL
 
@@ -193,48 +194,7 @@ static void fake_stop(struct fake *f)
 
 /* --------------------------------------------------------- client -- */
 
-struct seen {
-	int rates, pauses, errors, buffers;
-	struct rxbneck_buffer buffer;
-	struct rxbneck_rate rate;
-	struct rxbneck_pause_window pause;
-	int error_rc;
-};
-
-static void on_rate(void *u, const struct rxbneck_rate *r)
-{
-	struct seen *s = u;
-
-	s->rates++;
-	s->rate = *r;
-}
-
-static void on_pause(void *u, const struct rxbneck_pause_window *w)
-{
-	struct seen *s = u;
-
-	s->pauses++;
-	s->pause = *w;
-}
-
-static void on_buffer(void *u, const struct rxbneck_buffer *b)
-{
-	struct seen *s = u;
-
-	s->buffers++;
-	s->buffer = *b;
-}
-
-static void on_error(void *u, int rc, const char *m)
-{
-	struct seen *s = u;
-
-	(void)m;
-	s->errors++;
-	s->error_rc = rc;
-}
-
-static struct rxbneck_client *client_for(const struct fake *f, struct seen *s,
+static struct rxbneck_client *client_for(const struct fake *f, struct client_seen *s,
 					 uint32_t timeout_ms)
 {
 	struct rxbneck_client_config cfg;
@@ -249,18 +209,14 @@ static struct rxbneck_client *client_for(const struct fake *f, struct seen *s,
 	cfg.hello.rtt_us = 2000;
 	cfg.hello.file_bytes = 123456789;
 	strcpy(cfg.hello.name, "test-client");
-	cfg.cb.on_rate = on_rate;
-	cfg.cb.on_pause = on_pause;
-	cfg.cb.on_buffer = on_buffer;
-	cfg.cb.on_error = on_error;
-	cfg.user = s;
+	client_seen_attach(&cfg, s);
 	c = rxbneck_client_new(&cfg);
 	assert_non_null(c);
 	return c;
 }
 
 /* Connected client + fake with an ACK (and @extra frames) sent. */
-static struct rxbneck_client *connected(struct fake *f, struct seen *s,
+static struct rxbneck_client *connected(struct fake *f, struct client_seen *s,
 					uint32_t idle_ms, uint16_t accepts)
 {
 	struct rxbneck_client *c;
@@ -319,7 +275,7 @@ static void test_config_and_validation(void **state)
 static void test_connect_refused(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c;
 
 	(void)state;
@@ -349,7 +305,7 @@ static void test_resolve_failure(void **state)
 static void test_handshake_hello_contents_and_early_rate(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c;
 	struct rxbneck_rate r;
 	struct rxbp_msg m = rate_msg(1500000000, 7);
@@ -397,7 +353,7 @@ static void test_handshake_hello_contents_and_early_rate(void **state)
 static void test_pushes_ping_unknown_and_sends(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, RXBNECK_ACCEPT_REPORT);
 	struct rxbp_msg m;
 	struct rxbneck_pause_window w;
@@ -514,7 +470,7 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 static void test_streams(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, RXBNECK_ACCEPT_STREAMS_SAMPLE);
 	struct rxbneck_streams got;
 	struct rxbp_msg m;
@@ -549,7 +505,7 @@ static void test_streams(void **state)
 static void test_hello_answered_with_error(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c;
 	struct rxbp_msg m = msg(RXBNECK_T_ERROR);
 
@@ -575,7 +531,7 @@ static void test_hello_answered_with_error(void **state)
 static void test_hello_timeout(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c;
 	uint64_t t0;
 
@@ -595,7 +551,7 @@ static void test_hello_timeout(void **state)
 static void test_first_frame_not_ack(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c;
 	struct rxbp_msg m = rate_msg(1, 1);
 
@@ -619,7 +575,7 @@ static void test_first_frame_not_ack(void **state)
 static void test_garbage_from_daemon(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
 	struct rxbp_msg m;
 
@@ -646,7 +602,7 @@ static void test_garbage_from_daemon(void **state)
 static void test_direction_before_payload(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
 	struct rxbp_msg m = msg(RXBNECK_T_HELLO);
 	uint8_t buf[RXBP_ENCODE_MAX];
@@ -688,7 +644,7 @@ static void test_direction_before_payload(void **state)
 static void test_bye_eof_and_reconnect(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
 	struct rxbp_msg m = msg(RXBNECK_T_BYE);
 
@@ -722,7 +678,7 @@ static void test_bye_eof_and_reconnect(void **state)
 static void test_keepalive(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 300, 0);
 	struct rxbp_msg m;
 	int t;
@@ -817,7 +773,7 @@ static void test_pause_dated_by_arrival(void **state)
 {
 	const uint64_t late_ns = 80 * MS;
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
 	struct timespec nap = { 0, (long)late_ns };
 	struct pollfd pfd = { .fd = rxbneck_client_fd(c), .events = POLLIN };
@@ -852,7 +808,7 @@ static void test_pause_dated_by_arrival(void **state)
 static void test_lead_larger_than_start(void **state)
 {
 	struct fake f;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c = connected(&f, &s, 60000, 0);
 	/* RTT 2 ms, window starts in 1 ms for 50 ms: pause at once. */
 	struct rxbp_msg m = pause_msg(1000, 50000, 0, 1);

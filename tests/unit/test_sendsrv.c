@@ -33,6 +33,7 @@
 #include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
 #include "rxbneck/client.h"
+#include "tests/unit/client_seen.h"
 
 #define MS RXB_NSEC_PER_MSEC
 #define FLOW 9000
@@ -297,29 +298,7 @@ static int raw_active(struct harness *h, uint32_t rtt_us, int rcvbuf)
 
 /* ----------------------------------------------------- lib senders -- */
 
-struct seen {
-	int rates, pauses;
-	struct rxbneck_rate rate;
-	struct rxbneck_pause_window pause;
-};
-
-static void on_rate(void *u, const struct rxbneck_rate *r)
-{
-	struct seen *s = u;
-
-	s->rates++;
-	s->rate = *r;
-}
-
-static void on_pause(void *u, const struct rxbneck_pause_window *w)
-{
-	struct seen *s = u;
-
-	s->pauses++;
-	s->pause = *w;
-}
-
-static struct rxbneck_client *lib_client(struct harness *h, struct seen *s,
+static struct rxbneck_client *lib_client(struct harness *h, struct client_seen *s,
 					 uint16_t flow, uint32_t rtt_us)
 {
 	struct rxbneck_client_config cfg;
@@ -334,15 +313,13 @@ static struct rxbneck_client *lib_client(struct harness *h, struct seen *s,
 	cfg.hello.file_bytes = 1000000;
 	cfg.hello.rtt_us = rtt_us;
 	strcpy(cfg.hello.name, "unit sender");
-	cfg.cb.on_rate = on_rate;
-	cfg.cb.on_pause = on_pause;
-	cfg.user = s;
+	client_seen_attach(&cfg, s);
 	c = rxbneck_client_new(&cfg);
 	assert_non_null(c);
 	return c;
 }
 
-static struct rxbneck_client *lib_connected(struct harness *h, struct seen *s,
+static struct rxbneck_client *lib_connected(struct harness *h, struct client_seen *s,
 					    uint32_t rtt_us)
 {
 	struct rxbneck_client *c = lib_client(h, s, FLOW, rtt_us);
@@ -354,7 +331,7 @@ static struct rxbneck_client *lib_connected(struct harness *h, struct seen *s,
 }
 
 /* Run the client until it has seen @total RATEs in all, or 2 s. */
-static void lib_expect_total(struct rxbneck_client *c, struct seen *s, int total)
+static void lib_expect_total(struct rxbneck_client *c, struct client_seen *s, int total)
 {
 	uint64_t end = rxb_mono_ns() + 2000 * MS;
 
@@ -364,13 +341,13 @@ static void lib_expect_total(struct rxbneck_client *c, struct seen *s, int total
 }
 
 /* Run the client until @n more RATE callbacks or 2 s. */
-static void lib_expect_rates(struct rxbneck_client *c, struct seen *s, int n)
+static void lib_expect_rates(struct rxbneck_client *c, struct client_seen *s, int n)
 {
 	lib_expect_total(c, s, s->rates + n);
 }
 
 /* No RATE arrives within @ms. */
-static void lib_expect_quiet(struct rxbneck_client *c, struct seen *s, int ms)
+static void lib_expect_quiet(struct rxbneck_client *c, struct client_seen *s, int ms)
 {
 	int had = s->rates;
 
@@ -482,7 +459,7 @@ static void test_listen_ipv6_and_dual_stack(void **state)
 static void test_hello_ack_rate_and_snapshot(void **state)
 {
 	struct harness h;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct rxbneck_client *c;
 	const struct rxbneck_hello_ack *ack;
 	struct rxbneck_rate r;
@@ -563,7 +540,7 @@ static void test_hello_ack_rate_and_snapshot(void **state)
 static void test_change_fraction_and_refresh(void **state)
 {
 	struct harness h;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct sendsrv_limits l = limits();
 	struct rxbneck_client *c;
 	struct sendsrv_peer snap;
@@ -619,7 +596,7 @@ static void test_change_fraction_and_refresh(void **state)
 static void test_late_subscriber_and_hello_publish(void **state)
 {
 	struct harness h;
-	struct seen s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+	struct client_seen s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
 	struct sendsrv_limits l = limits();
 	struct rxbneck_client *c1, *c2, *c3;
 
@@ -648,7 +625,7 @@ static void test_late_subscriber_and_hello_publish(void **state)
 static void test_pause_delivery_and_rtt_filter(void **state)
 {
 	struct harness h;
-	struct seen near = { 0 }, far = { 0 };
+	struct client_seen near = { 0 }, far = { 0 };
 	struct sendsrv_limits l = limits();
 	struct rxbneck_client *cn, *cf;
 	struct rxbneck_pause p = { .port = FLOW, .repeat_count = 1,
@@ -875,7 +852,7 @@ static void test_between_pauses_expire(void **state)
 static void test_allow_list_rejects(void **state)
 {
 	struct harness h;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct sendsrv_limits l = limits();
 	struct rxbneck_client *c;
 
@@ -903,7 +880,7 @@ static void test_allow_list_rejects(void **state)
 static void test_refused_hello(void **state)
 {
 	struct harness h;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct sendsrv_limits l = limits();
 	struct rxbneck_client *c;
 
@@ -925,7 +902,7 @@ static void test_refused_hello(void **state)
 static void test_hello_and_idle_timeouts(void **state)
 {
 	struct harness h;
-	struct seen s = { 0 };
+	struct client_seen s = { 0 };
 	struct sendsrv_limits l = limits();
 	struct rxbneck_client *c;
 	uint32_t idle_timeouts = 1;

@@ -182,6 +182,30 @@ void json_null(struct json_writer *w, const char *key)
 	put(w, "null", 4);
 }
 
+void json_int_opt(struct json_writer *w, const char *key, bool have, int64_t val)
+{
+	if (have)
+		json_int(w, key, val);
+	else
+		json_null(w, key);
+}
+
+void json_uint_opt(struct json_writer *w, const char *key, bool have, uint64_t val)
+{
+	if (have)
+		json_uint(w, key, val);
+	else
+		json_null(w, key);
+}
+
+void json_bool_opt(struct json_writer *w, const char *key, bool have, bool val)
+{
+	if (have)
+		json_bool(w, key, val);
+	else
+		json_null(w, key);
+}
+
 bool json_ok(const struct json_writer *w)
 {
 	return !w->out.failed && w->depth == 0;

@@ -50,6 +50,13 @@ void json_uint(struct json_writer *w, const char *key, uint64_t val);
 void json_double(struct json_writer *w, const char *key, double val);
 void json_bool(struct json_writer *w, const char *key, bool val);
 void json_null(struct json_writer *w, const char *key);
+/*
+ * A value the document may not have: @val when @have, else null. (A string
+ * is null when json_str() gets NULL, a double when json_double() gets NaN.)
+ */
+void json_int_opt(struct json_writer *w, const char *key, bool have, int64_t val);
+void json_uint_opt(struct json_writer *w, const char *key, bool have, uint64_t val);
+void json_bool_opt(struct json_writer *w, const char *key, bool have, bool val);
 
 /* True when the document is complete (depth 0) and nothing failed. */
 bool json_ok(const struct json_writer *w);

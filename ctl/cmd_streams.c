@@ -344,10 +344,7 @@ static int offline_doc(const struct streams_args *a, const struct streams_csv *c
 	if (a->expo) {
 		json_obj_begin(w, "explore");
 		json_double(w, "rise", a->rise);
-		if (next)
-			json_uint(w, "next", next);
-		else
-			json_null(w, "next");
+		json_uint_opt(w, "next", next != 0, next);
 		json_obj_end(w);
 	}
 	streams_doc_result(w, pts, m, &a->fo, &r);

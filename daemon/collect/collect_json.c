@@ -47,15 +47,6 @@ const char *collect_json_degraded_name(unsigned bit)
 	return "unknown";
 }
 
-/* A count that is only meaningful when @valid. */
-static void count_or_null(struct json_writer *w, const char *key, bool valid, uint64_t v)
-{
-	if (valid)
-		json_uint(w, key, v);
-	else
-		json_null(w, key);
-}
-
 static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 {
 	bool sched = e->probes & RXB_PROBE_SCHED;
@@ -72,9 +63,9 @@ static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 		json_double(w, "softirq_frac", c->softirq_frac);
 		json_double(w, "hardirq_frac", c->hardirq_frac);
 		json_double(w, "runnable_avg", c->runnable_avg);
-		count_or_null(w, "switches", sched, c->switches);
-		count_or_null(w, "preemptions", sched, c->preemptions);
-		count_or_null(w, "untraced_switches", sched, c->untraced_switches);
+		json_uint_opt(w, "switches", sched, c->switches);
+		json_uint_opt(w, "preemptions", sched, c->preemptions);
+		json_uint_opt(w, "untraced_switches", sched, c->untraced_switches);
 		json_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
 		json_double(w, "cpu_bound_run_ns", c->cpu_bound_run_ns);
 		json_double(w, "cpu_bound_eff", c->cpu_bound_eff_valid ? c->cpu_bound_eff : NAN);
@@ -103,14 +94,14 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	json_obj_begin(w, NULL);
 	json_uint(w, "port", s->port);
 	json_uint(w, "ipproto", s->ipproto);
-	count_or_null(w, "pkts_in", v, s->pkts_in);
-	count_or_null(w, "pkts_enqueued", v, s->pkts_enqueued);
-	count_or_null(w, "pkts_out", v, s->pkts_out);
-	count_or_null(w, "bytes_in", v, s->bytes_in);
-	count_or_null(w, "bytes_out", v, s->bytes_out);
-	count_or_null(w, "empty_reads", v, s->empty_reads);
-	count_or_null(w, "drops", s->drops_valid, s->drops);
-	count_or_null(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
+	json_uint_opt(w, "pkts_in", v, s->pkts_in);
+	json_uint_opt(w, "pkts_enqueued", v, s->pkts_enqueued);
+	json_uint_opt(w, "pkts_out", v, s->pkts_out);
+	json_uint_opt(w, "bytes_in", v, s->bytes_in);
+	json_uint_opt(w, "bytes_out", v, s->bytes_out);
+	json_uint_opt(w, "empty_reads", v, s->empty_reads);
+	json_uint_opt(w, "drops", s->drops_valid, s->drops);
+	json_uint_opt(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
 	if (s->reasons_valid) {
 		json_obj_begin(w, "drops_by_reason");
 		for (int i = 0; i < s->nreasons; i++)
@@ -119,7 +110,7 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	} else {
 		json_null(w, "drops_by_reason");
 	}
-	count_or_null(w, "drop_episodes", s->reasons_valid, s->drop_episodes);
+	json_uint_opt(w, "drop_episodes", s->reasons_valid, s->drop_episodes);
 	if (s->reasons_valid) {
 		json_arr_begin(w, "episodes_ended");
 		for (int i = 0; i < s->nepisode_bins; i++) {
@@ -137,17 +128,14 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 		json_null(w, "episodes_ended");
 		json_null(w, "episodes_ended_cut");
 	}
-	if (v && s->queue_valid)
-		json_int(w, "queue_pkts_delta", s->queue_pkts_delta);
-	else
-		json_null(w, "queue_pkts_delta");
-	count_or_null(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
-	count_or_null(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
-	count_or_null(w, "rcvbuf_ipproto", v && s->rcvbuf_ipproto, s->rcvbuf_ipproto);
+	json_int_opt(w, "queue_pkts_delta", v && s->queue_valid, s->queue_pkts_delta);
+	json_uint_opt(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
+	json_uint_opt(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
+	json_uint_opt(w, "rcvbuf_ipproto", v && s->rcvbuf_ipproto, s->rcvbuf_ipproto);
 	json_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
-	count_or_null(w, "recv_wakeups", s->receivers_valid, s->recv_wakeups);
+	json_uint_opt(w, "recv_wakeups", s->receivers_valid, s->recv_wakeups);
 	json_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);
-	count_or_null(w, "receiver_oncpu_ns", s->receivers_valid, s->receiver_oncpu_ns);
+	json_uint_opt(w, "receiver_oncpu_ns", s->receivers_valid, s->receiver_oncpu_ns);
 	json_double(w, "cpu_ns_per_pkt", s->cpu_ns_per_pkt);
 	json_arr_begin(w, "tids");
 	for (int i = 0; i < s->ntids; i++)
@@ -162,16 +150,13 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	}
 	json_arr_end(w);
 	json_obj_begin(w, "receiver");
-	count_or_null(w, "preemptions", s->receivers_valid, s->receiver_preemptions);
+	json_uint_opt(w, "preemptions", s->receivers_valid, s->receiver_preemptions);
 	json_double(w, "run_before_preempt_ns", s->run_before_preempt_ns);
 	json_double(w, "preempt_off_ns", s->preempt_off_ns);
 	json_double(w, "sleep_off_ns", s->sleep_off_ns);
 	json_obj_end(w);
 	/* Without counts (no BPF): what /proc showed arriving. */
-	if (v)
-		json_null(w, "arrivals_seen");
-	else
-		json_bool(w, "arrivals_seen", s->arrivals_seen);
+	json_bool_opt(w, "arrivals_seen", !v, s->arrivals_seen);
 	json_obj_end(w);
 }
 
@@ -259,9 +244,9 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 	json_arr_end(w);
 	json_uint(w, "net_probe_every", e->net_probe_every);
 	json_bool(w, "net_sampled", e->net_sampled);
-	count_or_null(w, "net_sampled_seq", e->net_sampled_seq, e->net_sampled_seq);
-	count_or_null(w, "net_attach_ns", e->net_attach_ns, e->net_attach_ns);
-	count_or_null(w, "net_detach_ns", e->net_detach_ns, e->net_detach_ns);
+	json_uint_opt(w, "net_sampled_seq", e->net_sampled_seq, e->net_sampled_seq);
+	json_uint_opt(w, "net_attach_ns", e->net_attach_ns, e->net_attach_ns);
+	json_uint_opt(w, "net_detach_ns", e->net_detach_ns, e->net_detach_ns);
 	json_uint(w, "net_forced_epochs", e->net_forced);
 	json_uint(w, "net_stage_a_every", e->net_stage_a_every);
 	json_bool(w, "net_stage_a", e->net_stage_a);

@@ -610,10 +610,7 @@ void pause_json(const struct pause *ps, struct json_writer *w)
 	json_bool(w, "enabled", ps->p.enabled);
 	json_str(w, "scheduler", pause_sched_name(ps->sched));
 	json_str(w, "state", pause_state_name(ps->state));
-	if (ps->why[0])
-		json_str(w, "why", ps->why);
-	else
-		json_null(w, "why");
+	json_str(w, "why", ps->why[0] ? ps->why : NULL);
 
 	json_obj_begin(w, "prediction");
 	json_bool(w, "valid", pr->valid);

@@ -104,10 +104,8 @@ static void net_probes_json(struct json_writer *w, const struct daemon *d, uint6
 	json_uint(w, "steady_every", np->p.steady_every);
 	json_double(w, "learn_s", (double)np->p.learn_ns / 1e9);
 	json_bool(w, "learning", learning);
-	if (learning && np->started)
-		json_double(w, "learning_left_s", (double)(np->learn_until_ns - now) / 1e9);
-	else
-		json_null(w, "learning_left_s");
+	json_double(w, "learning_left_s", learning && np->started ?
+			    (double)(np->learn_until_ns - now) / 1e9 : NAN);
 	json_uint(w, "changes", np->learn_starts);
 	if (np->learn_starts) {
 		json_str(w, "last_change", np->why);
@@ -151,10 +149,8 @@ static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t 
 	json_uint(w, "netdev_max_backlog", d->netdev_max_backlog);
 	net_probes_json(w, d, now);
 	/* CONFIG_IRQ_TIME_ACCOUNTING: null when the configuration is unreadable. */
-	if (d->irq_time_accounting >= 0)
-		json_bool(w, "irq_time_accounting", d->irq_time_accounting == 1);
-	else
-		json_null(w, "irq_time_accounting");
+	json_bool_opt(w, "irq_time_accounting", d->irq_time_accounting >= 0,
+		      d->irq_time_accounting == 1);
 	json_obj_begin(w, "state_dir");
 	json_str(w, "path", d->state.dir);
 	json_bool(w, "ok", d->state_ok);
@@ -380,10 +376,8 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 		json_uint(w, "period_us", p->pause.period_us);
 		json_uint(w, "repeat_count", p->pause.repeat_count);
 		json_double(w, "sent_s_ago", status_age_s(p->pause_sent_ns, c->now));
-		if (p->pause_until_ns == UINT64_MAX)
-			json_null(w, "ends_in_s");
-		else
-			json_double(w, "ends_in_s", (double)(p->pause_until_ns - c->now) / 1e9);
+		json_double(w, "ends_in_s", p->pause_until_ns != UINT64_MAX ?
+			    (double)(p->pause_until_ns - c->now) / 1e9 : NAN);
 		json_obj_end(w);
 	} else {
 		json_null(w, "pause_in_force");

@@ -113,10 +113,7 @@ static void socket_json(struct json_writer *w, const struct daemon_buffer *db,
 	model_json(w, x);
 	json_uint(w, "changes", x->changes);
 	last_change_json(w, x, now);
-	if (x->act_err)
-		json_str(w, "refused", x->act_why);
-	else
-		json_null(w, "refused");
+	json_str(w, "refused", x->act_err ? x->act_why : NULL);
 	json_obj_end(w);
 }
 

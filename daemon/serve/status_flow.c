@@ -84,10 +84,7 @@ static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b,
 	json_double(w, "fit_b_ns", b->cpu_ns_per_pkt_fit);
 	json_double(w, "fit_a_ns", b->cpu_ns_per_wakeup);
 	json_double(w, "fit_e_ns", b->cpu_ns_per_empty_read);
-	if (b->cost_fit_terms)
-		json_uint(w, "fit_terms", (uint64_t)b->cost_fit_terms);
-	else
-		json_null(w, "fit_terms");
+	json_uint_opt(w, "fit_terms", b->cost_fit_terms != 0, (uint64_t)b->cost_fit_terms);
 	json_double(w, "spin_share", b->spin_share);
 	json_str(w, "fit_note", b->cost_fit_note);
 	json_double(w, "ratio_ns", b->cpu_ns_per_pkt_ratio);
@@ -137,18 +134,14 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_obj_begin(w, "learned");
 	json_str(w, "origin", value_src_name(l->origin));
 	json_double(w, "last_traffic_age_s", status_age_s(l->last_traffic_ns, now));
-	if (l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_NONE)
-		json_uint(w, "history_age_s", l->history_age_s);
-	else
-		json_null(w, "history_age_s");
+	json_uint_opt(w, "history_age_s",
+		      l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_NONE, l->history_age_s);
 	/* Before the flow's own traffic: whose costs (daemon/model/prior.h). */
 	json_str(w, "prior", l->origin != VALUE_HISTORY ? "none" :
 		 l->prior == LEARN_PRIOR_HOST ? "another_flow" :
 		 l->prior == LEARN_PRIOR_DEFAULT ? "default" : "this_port");
-	if (l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_HOST)
-		json_uint(w, "prior_port", l->prior_port);
-	else
-		json_null(w, "prior_port");
+	json_uint_opt(w, "prior_port",
+		      l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_HOST, l->prior_port);
 	json_obj_end(w);
 	json_obj_end(w);
 }
@@ -311,15 +304,9 @@ static void traffic_json(struct json_writer *w, const struct flow *fl, const str
 	json_bool(w, "seen", t->sock_seen);
 	json_bool(w, "packets_seen", fl->packets_seen);
 	json_bool(w, "counts_valid", t->counts_valid);
-	if (t->sock_seen && d->have_epoch)
-		json_uint(w, "epoch", d->epoch->seq);
-	else
-		json_null(w, "epoch");
+	json_uint_opt(w, "epoch", t->sock_seen && d->have_epoch, d->have_epoch ? d->epoch->seq : 0);
 	counts_json(w, t);
-	if (why)
-		json_str(w, "why", why);
-	else
-		json_null(w, "why");
+	json_str(w, "why", why);
 	if (fl->counted_seq) {
 		json_obj_begin(w, "last_counted");
 		json_uint(w, "epoch", fl->counted_seq);

@@ -113,10 +113,7 @@ static void peer_json(struct json_writer *w, const struct advisor_peer *p, uint6
 	samples_json(w, p, now);
 	json_obj_begin(w, "explore");
 	json_double(w, "rise", rise);
-	if (p->explore_next)
-		json_uint(w, "next", p->explore_next);
-	else
-		json_null(w, "next");
+	json_uint_opt(w, "next", p->explore_next != 0, p->explore_next);
 	json_obj_end(w);
 	json_str(w, "cap_why", p->cap_why);
 	json_uint(w, "fit_epoch", p->fit_epoch);

@@ -39,11 +39,20 @@ static void test_json_nesting_and_escaping(void **state)
 	json_obj_end(&w);
 	json_bool(&w, "t", true);
 	json_null(&w, "n");
+	/* A value or null. */
+	json_int_opt(&w, "i", true, -7);
+	json_int_opt(&w, "i0", false, -7);
+	json_uint_opt(&w, "u", true, 42);
+	json_uint_opt(&w, "u0", false, 42);
+	json_bool_opt(&w, "b", true, false);
+	json_bool_opt(&w, "b0", false, true);
+	json_str(&w, "s0", NULL);
 	json_obj_end(&w);
 	assert_true(json_ok(&w));
 	assert_string_equal(json_text(&w),
 		"{\"name\":\"a\\\"b\\\\c\\n\\u0001\",\"xs\":[-3,18446744073709551615,0.5,null],"
-		"\"empty\":{},\"t\":true,\"n\":null}");
+		"\"empty\":{},\"t\":true,\"n\":null,"
+		"\"i\":-7,\"i0\":null,\"u\":42,\"u0\":null,\"b\":false,\"b0\":null,\"s0\":null}");
 	json_finish(&w);
 }
 

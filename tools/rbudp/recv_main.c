@@ -303,18 +303,12 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 	json_str(&w, "tool", prog);
 	json_str(&w, "version", RXB_VERSION);
 	json_bool(&w, "ok", r->ok);
-	if (r->ok)
-		json_null(&w, "error");
-	else
-		json_str(&w, "error", r->error);
+	json_str(&w, "error", r->ok ? NULL : r->error);
 	json_bool(&w, "counted", r->counted);
 	json_str(&w, "auth", c->com.key_file ? "psk" : "clear");
 	json_str(&w, "sender", r->peer);
 	json_str(&w, "local", rx->local);
-	if (c->o.output)
-		json_str(&w, "output", c->o.output);
-	else
-		json_null(&w, "output");
+	json_str(&w, "output", c->o.output);
 	json_uint(&w, "file_bytes", r->have_setup ? su->file_bytes : 0);
 	json_uint(&w, "payload_bytes", r->have_setup ? su->payload_bytes : 0);
 	json_uint(&w, "total_pkts", r->have_setup ? su->total_pkts : 0);
@@ -335,10 +329,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 	json_uint(&w, "length", r->bad_len);
 	json_obj_end(&w);
 	json_uint(&w, "rejected", r->rejected);
-	if (r->socket_drops == UINT64_MAX)
-		json_null(&w, "socket_drops");
-	else
-		json_uint(&w, "socket_drops", r->socket_drops);
+	json_uint_opt(&w, "socket_drops", r->socket_drops != UINT64_MAX, r->socket_drops);
 	json_arr_begin(&w, "per_round");
 	for (uint32_t i = 0; i < r->n_rounds; i++) {
 		const struct rbudp_recv_round *rr = &r->rounds[i];
@@ -371,10 +362,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 		json_arr_end(&w);
 	}
 	rbudp_digest_hex(r->digest, digest);
-	if (r->digest_checked)
-		json_str(&w, "digest", digest);
-	else
-		json_null(&w, "digest");
+	json_str(&w, "digest", r->digest_checked ? digest : NULL);
 	json_bool(&w, "digest_checked", r->digest_checked);
 	json_bool(&w, "verified", r->verified);
 	json_double(&w, "verify_time_s", (double)r->verify_ns / 1e9);

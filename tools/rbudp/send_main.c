@@ -306,10 +306,7 @@ static void json_follow(struct json_writer *w, const struct cli *c, const struct
 	json_str(w, "daemon", c->follow);
 	json_str(w, "daemon_name", f->daemon_name);
 	json_bool(w, "obey_pause", !c->no_pause);
-	if (c->max_rate_bps)
-		json_uint(w, "max_rate_bps", c->max_rate_bps);
-	else
-		json_null(w, "max_rate_bps");
+	json_uint_opt(w, "max_rate_bps", c->max_rate_bps != 0, c->max_rate_bps);
 	json_double(w, "rtt_ms", (double)c->rtt_ns / 1e6);
 	json_double(w, "pause_lead_ms", (double)(c->lead_ns < 0 ? c->rtt_ns : c->lead_ns) / 1e6);
 	json_arr_begin(w, "rates");
@@ -355,10 +352,7 @@ static void json_follow(struct json_writer *w, const struct cli *c, const struct
 		json_obj_end(w);
 	}
 	json_arr_end(w);
-	if (f->connected)
-		json_null(w, "connection_lost");
-	else
-		json_str(w, "connection_lost", f->lost);
+	json_str(w, "connection_lost", f->connected ? NULL : f->lost);
 	json_obj_end(w);
 }
 
@@ -376,10 +370,7 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 	json_str(&w, "tool", prog);
 	json_str(&w, "version", RXB_VERSION);
 	json_bool(&w, "ok", r->ok);
-	if (r->ok)
-		json_null(&w, "error");
-	else
-		json_str(&w, "error", r->error);
+	json_str(&w, "error", r->ok ? NULL : r->error);
 	json_str(&w, "receiver", r->peer);
 	json_str(&w, "source", c->file ? c->file : "synthetic");
 	json_uint(&w, "file_bytes", src->file_bytes);
@@ -387,10 +378,7 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 	json_uint(&w, "dgram_bytes", src->payload_bytes + RBUDP_DGRAM_HDR);
 	json_uint(&w, "total_pkts", src->total_pkts);
 	json_str(&w, "mode", c->follow ? (c->no_pause ? "follow-no-pause" : "follow") : "fixed");
-	if (c->follow)
-		json_null(&w, "rate_requested_bps");
-	else
-		json_uint(&w, "rate_requested_bps", c->o.rate_bps);
+	json_uint_opt(&w, "rate_requested_bps", !c->follow, c->o.rate_bps);
 	json_double(&w, "one_way_delay_ms", (double)c->o.delay_ns / 1e6);
 	json_double(&w, "feedback_delay_ms", (double)r->feedback_delay_ns / 1e6);
 	json_uint(&w, "receiver_rcvbuf_bytes", r->rcvbuf_bytes);

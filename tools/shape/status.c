@@ -98,10 +98,7 @@ static void json_rx(struct json_writer *w, struct shape_agent *a, const struct s
 	}
 	json_obj_begin(w, "in_force");
 	json_str(w, "mode", shape_policy_mode_name(rx->mode));
-	if (rx->mode == SHAPE_MODE_UNSHAPED)
-		json_null(w, "rate_bps");
-	else
-		json_uint(w, "rate_bps", rx->force_bps);
+	json_uint_opt(w, "rate_bps", rx->mode != SHAPE_MODE_UNSHAPED, rx->force_bps);
 	json_uint(w, "wire_bytes_per_s", rx->wire_Bps);
 	json_uint(w, "burst_bytes", rx->burst_bytes);
 	json_double(w, "payload_bytes_per_pkt", rx->payload_bytes);
@@ -148,10 +145,7 @@ void shape_status_print(struct shape_agent *a, uint64_t now, const char *event)
 	json_bool(&w, "dry_run", a->dry_run);
 	json_str(&w, "pause", "off");
 	json_str(&w, "pause_note", shape_status_pause_note);
-	if (a->fq < 0)
-		json_null(&w, "fq_available");
-	else
-		json_bool(&w, "fq_available", a->fq == 1);
+	json_bool_opt(&w, "fq_available", a->fq >= 0, a->fq == 1);
 	json_arr_begin(&w, "receivers");
 	for (unsigned i = 0; i < a->nrx; i++)
 		json_rx(&w, a, &a->rx[i], now);

@@ -30,13 +30,19 @@ const char *ctl_client_socket_path(const char *opt)
 	return CTL_DEFAULT_SOCKET;
 }
 
+/* "rxbneckctl CMD: " and the message on stderr, without the line's end. */
+static void say(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, CTL_PROG " %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+}
+
 int ctl_client_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, CTL_PROG " %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cmd, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return CTL_EXIT_FAIL;
@@ -223,9 +229,8 @@ int ctl_client_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, CTL_PROG " %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cmd, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (try '" CTL_PROG " %s --help')\n", cmd);
 	return CTL_EXIT_USAGE;

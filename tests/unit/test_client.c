@@ -200,16 +200,11 @@ static struct rxbneck_client *client_for(const struct fake *f, struct client_see
 	struct rxbneck_client_config cfg;
 	struct rxbneck_client *c;
 
-	rxbneck_client_config_init(&cfg);
-	cfg.host = "127.0.0.1";
-	cfg.port = f->port;
-	cfg.timeout_ms = timeout_ms;
+	client_seen_config(&cfg, s, f->port, timeout_ms);
 	cfg.hello.flow_port = 9000;
-	cfg.hello.payload_bytes = 8192;
 	cfg.hello.rtt_us = 2000;
 	cfg.hello.file_bytes = 123456789;
 	strcpy(cfg.hello.name, "test-client");
-	client_seen_attach(&cfg, s);
 	c = rxbneck_client_new(&cfg);
 	assert_non_null(c);
 	return c;

@@ -304,16 +304,11 @@ static struct rxbneck_client *lib_client(struct harness *h, struct client_seen *
 	struct rxbneck_client_config cfg;
 	struct rxbneck_client *c;
 
-	rxbneck_client_config_init(&cfg);
-	cfg.host = "127.0.0.1";
-	cfg.port = h->port;
-	cfg.timeout_ms = 3000;
+	client_seen_config(&cfg, s, h->port, 3000);
 	cfg.hello.flow_port = flow;
-	cfg.hello.payload_bytes = 8192;
 	cfg.hello.file_bytes = 1000000;
 	cfg.hello.rtt_us = rtt_us;
 	strcpy(cfg.hello.name, "unit sender");
-	client_seen_attach(&cfg, s);
 	c = rxbneck_client_new(&cfg);
 	assert_non_null(c);
 	return c;

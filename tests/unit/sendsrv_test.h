@@ -218,13 +218,19 @@ static inline void pump_hello(int fd, uint32_t seq)
 	sendsrv_test_send(fd, &m, seq);
 }
 
-/* The next frame from @fd (pumping the server meanwhile); its type, -1 at EOF. */
-static inline int pump_next_frame(struct pump *h, int fd, struct rxbp_msg *m)
+/*
+ * The next frame from @fd while serving @s on @epfd (@tries rounds of 2 ms,
+ * ticked at @now_ns as in sendsrv_test_serve): its type, 0 if none came,
+ * -1 at EOF.
+ */
+static inline int sendsrv_test_next_frame(int epfd, struct sendsrv *s, int fd,
+					  struct rxbp_msg *m, int tries,
+					  uint64_t (*now_ns)(void *ctx), void *ctx)
 {
 	uint8_t buf[4096];
 	size_t have = 0;
 
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < tries; i++) {
 		int len = rxbp_frame_check(buf, have, sizeof(buf), NULL);
 		ssize_t r;
 
@@ -234,7 +240,7 @@ static inline int pump_next_frame(struct pump *h, int fd, struct rxbp_msg *m)
 			return m->type;
 		}
 		assert_int_equal(len, 0);
-		pump_run(h, 2);
+		sendsrv_test_serve(epfd, s, 2, now_ns, ctx);
 		/* Byte by byte: never read past the frame. */
 		r = recv(fd, buf + have, 1, MSG_DONTWAIT);
 		if (r == 0)
@@ -245,7 +251,13 @@ static inline int pump_next_frame(struct pump *h, int fd, struct rxbp_msg *m)
 		       (r = recv(fd, buf + have, 1, MSG_DONTWAIT)) > 0)
 			have++;
 	}
-	return -2;
+	return 0;
+}
+
+/* The next frame from @fd within ~1 s; its type, 0 if none, -1 at EOF. */
+static inline int pump_next_frame(struct pump *h, int fd, struct rxbp_msg *m)
+{
+	return sendsrv_test_next_frame(h->epfd, h->s, fd, m, 500, pump_now, h);
 }
 
 /* A connected sender past HELLO; the HELLO_ACK it got in *ack. */

@@ -118,25 +118,7 @@ static int dial(struct h *h, uint16_t minor, uint16_t sub)
 /* The next frame within ~200 ms: its type, 0 if none, -1 at EOF. */
 static int next(struct h *h, int fd, struct rxbp_msg *m)
 {
-	uint8_t buf[4096];
-	size_t have = 0;
-
-	for (int i = 0; i < 100; i++) {
-		int len = rxbp_frame_check(buf, have, sizeof(buf), NULL);
-		ssize_t r;
-
-		if (len > 0) {
-			assert_int_equal(rxbp_decode(buf, (size_t)len, m), 0);
-			return m->type;
-		}
-		pump(h, 2);
-		while ((r = recv(fd, buf + have, 1, MSG_DONTWAIT)) > 0 &&
-		       rxbp_frame_check(buf, ++have, sizeof(buf), NULL) == 0)
-			;
-		if (r == 0)
-			return -1;
-	}
-	return 0;
+	return sendsrv_test_next_frame(h->epfd, h->s, fd, m, 100, NULL, NULL);
 }
 
 static struct rxbneck_streams advice(uint32_t n, uint64_t bps, uint64_t epoch, uint16_t flags)

@@ -3,8 +3,9 @@
  * What the tests that pump a sendsrv themselves share: the fd_add/fd_mod/
  * fd_del callbacks of sendsrv_ops on the test's epoll set (@ctx points to a
  * struct whose first member is the epoll fd, an int; each event carries its
- * fd), sending one frame as a raw sender, one round of a server loop (on
- * the test's thread or its own), and (struct pump) a server pumped
+ * fd), sending one frame as a raw sender, one round of a server loop,
+ * (struct sendsrv_thread) a server on a thread of its own, and
+ * (struct pump) a server pumped
  * by the test's own thread on a clock it can move forward, with raw
  * senders from any loopback address. Include after <cmocka.h>.
  */
@@ -16,6 +17,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -124,6 +127,65 @@ static inline void sendsrv_test_round(int epfd, struct sendsrv *s, int wait_ms,
 	sendsrv_tick(s, now_ns ? now_ns(ctx) : rxb_mono_ns());
 	if (mu)
 		pthread_mutex_unlock(mu);
+}
+
+/*
+ * A sendsrv served by a thread of its own, listening on 127.0.0.1: the first
+ * member of a test's harness (so the harness starts with the epoll fd, as
+ * the fd callbacks want). The thread runs the server under @mu; the test
+ * takes @mu to read what the callbacks saw.
+ */
+struct sendsrv_thread {
+	int epfd;
+	struct sendsrv *s;
+	uint16_t port;
+	pthread_t th;
+	pthread_mutex_t mu;
+	atomic_bool stop;
+	bool running;
+};
+
+static inline void *sendsrv_thread_main(void *arg)
+{
+	struct sendsrv_thread *t = arg;
+
+	while (!atomic_load(&t->stop))
+		sendsrv_test_round(t->epfd, t->s, 5, &t->mu, NULL, NULL);
+	return NULL;
+}
+
+/* A server with @lim and @ops (ctx: the harness @t is the first member of). */
+static inline void sendsrv_thread_start(struct sendsrv_thread *t,
+					const struct sendsrv_limits *lim,
+					const struct sendsrv_ops *ops)
+{
+	t->epfd = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(t->epfd >= 0);
+	assert_int_equal(pthread_mutex_init(&t->mu, NULL), 0);
+	atomic_store(&t->stop, false);
+	assert_int_equal(sendsrv_init(&t->s, lim, ops), 0);
+	assert_int_equal(sendsrv_listen(t->s, "127.0.0.1", 0, &t->port), 0);
+	assert_true(t->port != 0);
+	assert_int_equal(pthread_create(&t->th, NULL, sendsrv_thread_main, t), 0);
+	t->running = true;
+}
+
+/* Stop the thread (the server stays, for the test to drive itself). */
+static inline void sendsrv_thread_stop(struct sendsrv_thread *t)
+{
+	if (!t->running)
+		return;
+	atomic_store(&t->stop, true);
+	assert_int_equal(pthread_join(t->th, NULL), 0);
+	t->running = false;
+}
+
+static inline void sendsrv_thread_finish(struct sendsrv_thread *t)
+{
+	sendsrv_thread_stop(t);
+	sendsrv_finish(t->s);
+	close(t->epfd);
+	pthread_mutex_destroy(&t->mu);
 }
 
 /* Serve @s's events on @epfd for @ms, ticking it at @now_ns (NULL: the

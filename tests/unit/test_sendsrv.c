@@ -40,15 +40,8 @@
 
 /* ---------------------------------------------------------- harness -- */
 
-/* epfd first: tests/unit/sendsrv_test.h */
 struct harness {
-	int epfd;
-	struct sendsrv *s;
-	uint16_t port;
-	pthread_t th;
-	pthread_mutex_t mu;
-	atomic_bool stop;
-	bool thread_running;
+	struct sendsrv_thread t;	/* first: the fd callbacks' ctx */
 	/* What callbacks saw (written under mu by the loop thread). */
 	int hellos, goodbyes, reports, samples;
 	int last_goodbye_why;
@@ -70,7 +63,7 @@ static int h_hello(void *ctx, const struct sendsrv_peer *p)
 		struct rxbneck_rate r = { .port = p->hello.flow_port,
 					  .rate_bps = 777000000, .epoch = 1 };
 
-		sendsrv_publish_rate(h->s, &r, NULL);
+		sendsrv_publish_rate(h->t.s, &r, NULL);
 	}
 	return 0;
 }
@@ -94,15 +87,6 @@ static void h_goodbye(void *ctx, const struct sendsrv_peer *p, int why)
 	h->last_goodbye_why = why;
 }
 
-static void *loop_main(void *arg)
-{
-	struct harness *h = arg;
-
-	while (!atomic_load(&h->stop))
-		sendsrv_test_round(h->epfd, h->s, 5, &h->mu, NULL, NULL);
-	return NULL;
-}
-
 static void start(struct harness *h, const struct sendsrv_limits *lim)
 {
 	struct sendsrv_ops ops = {
@@ -111,31 +95,12 @@ static void start(struct harness *h, const struct sendsrv_limits *lim)
 	};
 
 	memset(h, 0, sizeof(*h));
-	h->epfd = epoll_create1(EPOLL_CLOEXEC);
-	assert_true(h->epfd >= 0);
-	assert_int_equal(pthread_mutex_init(&h->mu, NULL), 0);
-	assert_int_equal(sendsrv_init(&h->s, lim, &ops), 0);
-	assert_int_equal(sendsrv_listen(h->s, "127.0.0.1", 0, &h->port), 0);
-	assert_true(h->port != 0);
-	assert_int_equal(pthread_create(&h->th, NULL, loop_main, h), 0);
-	h->thread_running = true;
-}
-
-static void stop_thread(struct harness *h)
-{
-	if (!h->thread_running)
-		return;
-	atomic_store(&h->stop, true);
-	assert_int_equal(pthread_join(h->th, NULL), 0);
-	h->thread_running = false;
+	sendsrv_thread_start(&h->t, lim, &ops);
 }
 
 static void finish(struct harness *h)
 {
-	stop_thread(h);
-	sendsrv_finish(h->s);
-	close(h->epfd);
-	pthread_mutex_destroy(&h->mu);
+	sendsrv_thread_finish(&h->t);
 }
 
 static struct sendsrv_limits limits(void)
@@ -147,13 +112,13 @@ static struct sendsrv_limits limits(void)
 }
 
 #define LOCKED(h, stmt) do { \
-	pthread_mutex_lock(&(h)->mu); stmt; pthread_mutex_unlock(&(h)->mu); \
+	pthread_mutex_lock(&(h)->t.mu); stmt; pthread_mutex_unlock(&(h)->t.mu); \
 } while (0)
 
 /* A harness field read under the lock. */
 #define HGET(h, field) ({ \
 	__typeof__((h)->field) v_; \
-	pthread_mutex_lock(&(h)->mu); v_ = (h)->field; pthread_mutex_unlock(&(h)->mu); \
+	pthread_mutex_lock(&(h)->t.mu); v_ = (h)->field; pthread_mutex_unlock(&(h)->t.mu); \
 	v_; \
 })
 
@@ -173,7 +138,7 @@ static struct sendsrv_stats stats(struct harness *h)
 {
 	struct sendsrv_stats st;
 
-	LOCKED(h, sendsrv_stats(h->s, &st));
+	LOCKED(h, sendsrv_stats(h->t.s, &st));
 	return st;
 }
 
@@ -188,7 +153,7 @@ static size_t snapshot(struct harness *h, struct sendsrv_peer *p)
 	size_t n;
 
 	memset(p, 0, sizeof(*p));
-	LOCKED(h, n = sendsrv_foreach_sender(h->s, copy_peer, p));
+	LOCKED(h, n = sendsrv_foreach_sender(h->t.s, copy_peer, p));
 	return n;
 }
 
@@ -198,7 +163,7 @@ static int publish_rate(struct harness *h, uint64_t bps, uint64_t epoch, uint16_
 				  .epoch = epoch, .flags = flags, .confidence = 500 };
 	int n;
 
-	LOCKED(h, n = sendsrv_publish_rate(h->s, &r, NULL));
+	LOCKED(h, n = sendsrv_publish_rate(h->t.s, &r, NULL));
 	return n;
 }
 
@@ -206,7 +171,7 @@ static int publish_rate(struct harness *h, uint64_t bps, uint64_t epoch, uint16_
 
 static int raw_connect(struct harness *h, int rcvbuf)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(h->port),
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(h->t.port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -304,7 +269,7 @@ static struct rxbneck_client *lib_client(struct harness *h, struct client_seen *
 	struct rxbneck_client_config cfg;
 	struct rxbneck_client *c;
 
-	client_seen_config(&cfg, s, h->port, 3000);
+	client_seen_config(&cfg, s, h->t.port, 3000);
 	cfg.hello.flow_port = flow;
 	cfg.hello.file_bytes = 1000000;
 	cfg.hello.rtt_us = rtt_us;
@@ -442,13 +407,13 @@ static void test_listen_ipv6_and_dual_stack(void **state)
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
-	h.epfd = epoll_create1(EPOLL_CLOEXEC);
-	assert_int_equal(sendsrv_init(&h.s, &l, &ops), 0);
-	assert_int_equal(sendsrv_listen(h.s, "::1", 0, &p6), 0);
-	assert_int_equal(sendsrv_listen(h.s, "::", 0, &pany), 0);
+	h.t.epfd = epoll_create1(EPOLL_CLOEXEC);
+	assert_int_equal(sendsrv_init(&h.t.s, &l, &ops), 0);
+	assert_int_equal(sendsrv_listen(h.t.s, "::1", 0, &p6), 0);
+	assert_int_equal(sendsrv_listen(h.t.s, "::", 0, &pany), 0);
 	assert_true(p6 != 0 && pany != 0);
-	sendsrv_finish(h.s);
-	close(h.epfd);
+	sendsrv_finish(h.t.s);
+	close(h.t.epfd);
 }
 
 static void test_hello_ack_rate_and_snapshot(void **state)
@@ -499,7 +464,7 @@ static void test_hello_ack_rate_and_snapshot(void **state)
 
 		int k;
 
-		LOCKED(&h, k = sendsrv_publish_rate(h.s, &other, NULL));
+		LOCKED(&h, k = sendsrv_publish_rate(h.t.s, &other, NULL));
 		assert_int_equal(k, 0);
 		lib_expect_quiet(c, &s, 100);
 	}
@@ -573,7 +538,7 @@ static void test_change_fraction_and_refresh(void **state)
 
 		int k;
 
-		LOCKED(&h, k = sendsrv_publish_rate(h.s, &bad, NULL));
+		LOCKED(&h, k = sendsrv_publish_rate(h.t.s, &bad, NULL));
 		assert_int_equal(k, -EINVAL);
 	}
 
@@ -633,7 +598,7 @@ static void test_pause_delivery_and_rtt_filter(void **state)
 	cf = lib_connected(&h, &far, 100000);	/* 100 ms RTT */
 
 	/* One-shot 3 ms ahead, 4 ms long: useless at 100 ms RTT. */
-	LOCKED(&h, n = sendsrv_publish_pause(h.s, &p));
+	LOCKED(&h, n = sendsrv_publish_pause(h.t.s, &p));
 	assert_int_equal(n, 1);
 	assert_true(rxbneck_client_wait(cn, 2000) == 1);
 	assert_int_equal(near.pauses, 1);
@@ -645,7 +610,7 @@ static void test_pause_delivery_and_rtt_filter(void **state)
 	/* A periodic schedule goes to both. */
 	p.repeat_count = 0;
 	p.period_us = 7000;
-	LOCKED(&h, n = sendsrv_publish_pause(h.s, &p));
+	LOCKED(&h, n = sendsrv_publish_pause(h.t.s, &p));
 	assert_int_equal(n, 2);
 	assert_true(rxbneck_client_wait(cf, 2000) == 1);
 	assert_int_equal(far.pauses, 1);
@@ -656,12 +621,12 @@ static void test_pause_delivery_and_rtt_filter(void **state)
 	memset(&p, 0, sizeof(p));
 	p.port = FLOW;
 	p.flags = RXBNECK_PAUSE_CANCEL;
-	LOCKED(&h, n = sendsrv_publish_pause(h.s, &p));
+	LOCKED(&h, n = sendsrv_publish_pause(h.t.s, &p));
 	assert_int_equal(n, 2);
 	p.flags = 0;
 	p.duration_us = 10;
 	p.period_us = 10;
-	LOCKED(&h, n = sendsrv_publish_pause(h.s, &p));
+	LOCKED(&h, n = sendsrv_publish_pause(h.t.s, &p));
 	assert_int_equal(n, -EINVAL);
 	rxbneck_client_close(cn);
 	rxbneck_client_close(cf);
@@ -718,7 +683,7 @@ static int publish_pause(struct harness *h, uint32_t repeat, uint64_t epoch, boo
 				   .flags = cancel ? RXBNECK_PAUSE_CANCEL : 0 };
 	int n;
 
-	LOCKED(h, n = sendsrv_publish_pause(h->s, &p));
+	LOCKED(h, n = sendsrv_publish_pause(h->t.s, &p));
 	return n;
 }
 
@@ -750,7 +715,7 @@ static void test_rate_between_pauses(void **state)
 	old = raw_active_as(&h, 0, RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
 
 	/* No schedule yet: the plain rate for everyone. */
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	LOCKED(&h, n = sendsrv_publish_rate(h.t.s, &r, &b));
 	assert_int_equal(n, 3);
 	expect_rate(obeys, 1000000000, false);
 	expect_rate(rate_only, 1000000000, false);
@@ -786,11 +751,11 @@ static void test_rate_between_pauses(void **state)
 
 	/* Refused: a between rate without its flag, or for another port. */
 	b.flags = 0;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	LOCKED(&h, n = sendsrv_publish_rate(h.t.s, &r, &b));
 	assert_int_equal(n, -EINVAL);
 	b.flags = RXBNECK_RATE_BETWEEN_PAUSES;
 	b.port = FLOW + 1;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	LOCKED(&h, n = sendsrv_publish_rate(h.t.s, &r, &b));
 	assert_int_equal(n, -EINVAL);
 	close(obeys);
 	close(rate_only);
@@ -820,7 +785,7 @@ static void test_between_pauses_expire(void **state)
 	obeys = raw_active_as(&h, RXBNECK_MINOR_BETWEEN_PAUSES,
 			      RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
 	old = raw_active_as(&h, 0, RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE);
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	LOCKED(&h, n = sendsrv_publish_rate(h.t.s, &r, &b));
 	assert_int_equal(n, 2);
 	expect_rate(obeys, 1000000000, false);
 	expect_rate(old, 1000000000, false);
@@ -829,13 +794,13 @@ static void test_between_pauses_expire(void **state)
 	expect_rate(obeys, 2500000000, true);
 	expect_pause(old, false);
 	r.epoch = b.epoch = 20;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	LOCKED(&h, n = sendsrv_publish_rate(h.t.s, &r, &b));
 	assert_int_equal(n, 2);		/* the refresh (10 epochs) */
 	expect_rate(obeys, 2500000000, true);
 	expect_rate(old, 1000000000, false);
 	usleep(160000);
 	r.epoch = b.epoch = 21;
-	LOCKED(&h, n = sendsrv_publish_rate(h.s, &r, &b));
+	LOCKED(&h, n = sendsrv_publish_rate(h.t.s, &r, &b));
 	assert_int_equal(n, 1);
 	expect_rate(obeys, 1000000000, false);
 	expect_nothing(old);
@@ -1173,8 +1138,8 @@ static void test_finish_says_bye(void **state)
 	start(&h, &l);
 	fd = raw_active(&h, 0, 0);
 	WAIT_FOR(stats(&h).conns_active == 1);
-	stop_thread(&h);
-	sendsrv_finish(h.s);
+	sendsrv_thread_stop(&h.t);
+	sendsrv_finish(h.t.s);
 	assert_int_equal(h.goodbyes, 1);
 	assert_int_equal(h.last_goodbye_why, SENDSRV_GONE_SHUTDOWN);
 	assert_int_equal(raw_recv(fd, &m, 2000), 0);
@@ -1182,8 +1147,8 @@ static void test_finish_says_bye(void **state)
 	assert_int_equal(m.u.bye.reason, RXBNECK_BYE_SHUTDOWN);
 	expect_eof(fd);
 	close(fd);
-	close(h.epfd);
-	pthread_mutex_destroy(&h.mu);
+	close(h.t.epfd);
+	pthread_mutex_destroy(&h.t.mu);
 }
 
 int main(void)

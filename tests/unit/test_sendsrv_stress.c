@@ -41,14 +41,8 @@
 #define FLOW 9000
 #define MAX_ATTACKERS 1000
 
-/* epfd first: tests/unit/sendsrv_test.h */
 struct harness {
-	int epfd;
-	struct sendsrv *s;
-	uint16_t port;
-	pthread_t th;
-	pthread_mutex_t mu;
-	atomic_bool stop;
+	struct sendsrv_thread t;	/* first: the fd callbacks' ctx */
 	uint64_t hellos, goodbyes;
 };
 
@@ -71,15 +65,6 @@ static void h_report(void *ctx, const struct sendsrv_peer *p, const struct rxbne
 	(void)ctx;
 	(void)p;
 	(void)r;
-}
-
-static void *loop_main(void *arg)
-{
-	struct harness *h = arg;
-
-	while (!atomic_load(&h->stop))
-		sendsrv_test_round(h->epfd, h->s, 5, &h->mu, NULL, NULL);
-	return NULL;
 }
 
 /* ------------------------------------------------------- attackers -- */
@@ -251,8 +236,6 @@ static void test_storm(void **state)
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
-	h.epfd = epoll_create1(EPOLL_CLOEXEC);
-	assert_int_equal(pthread_mutex_init(&h.mu, NULL), 0);
 	ops.ctx = &h;
 	sendsrv_limits_default(&l);
 	l.max_conns = (uint32_t)n / 2;	/* the cap is hit too */
@@ -261,14 +244,12 @@ static void test_storm(void **state)
 	l.idle_timeout_ns = 1500 * MS;
 	l.max_out_bytes = 2048;
 	l.rate_change_frac = 0;
-	assert_int_equal(sendsrv_init(&h.s, &l, &ops), 0);
-	assert_int_equal(sendsrv_listen(h.s, "127.0.0.1", 0, &h.port), 0);
-	assert_int_equal(pthread_create(&h.th, NULL, loop_main, &h), 0);
+	sendsrv_thread_start(&h.t, &l, &ops);
 
 	/* A well-behaved sender, connected before the storm. */
 	rxbneck_client_config_init(&cfg);
 	cfg.host = "127.0.0.1";
-	cfg.port = h.port;
+	cfg.port = h.t.port;
 	cfg.hello.flow_port = FLOW;
 	cfg.hello.payload_bytes = 1472;
 	good = rxbneck_client_new(&cfg);
@@ -289,7 +270,7 @@ static void test_storm(void **state)
 		int rc;
 
 		for (int k = 0; k < 100; k++)
-			attack(fds, seqs, (int)(rnd() % (uint64_t)n), h.port);
+			attack(fds, seqs, (int)(rnd() % (uint64_t)n), h.t.port);
 		usleep(1000);
 		if (rxb_mono_ns() >= next_pub) {
 			/* Every 20 ms: a rate and a pause (the "epoch"), and a
@@ -301,14 +282,14 @@ static void test_storm(void **state)
 						   .epoch = epoch };
 
 			t0 = rxb_mono_ns();
-			pthread_mutex_lock(&h.mu);
+			pthread_mutex_lock(&h.t.mu);
 			if (rxb_mono_ns() - t0 > worst_lock_ns)
 				worst_lock_ns = rxb_mono_ns() - t0;
 			probes++;
-			sendsrv_publish_rate(h.s, &r, NULL);
-			sendsrv_publish_pause(h.s, &p);
-			sendsrv_stats(h.s, &st);
-			pthread_mutex_unlock(&h.mu);
+			sendsrv_publish_rate(h.t.s, &r, NULL);
+			sendsrv_publish_pause(h.t.s, &p);
+			sendsrv_stats(h.t.s, &st);
+			pthread_mutex_unlock(&h.t.mu);
 			if (st.mem_bytes > peak_mem)
 				peak_mem = st.mem_bytes;
 			assert_true(st.mem_bytes <= st.mem_bound_bytes);
@@ -334,9 +315,9 @@ static void test_storm(void **state)
 
 	/* Everything drains: closing lingers end within 2 s. */
 	for (int i = 0; i < 400; i++) {
-		pthread_mutex_lock(&h.mu);
-		sendsrv_stats(h.s, &st);
-		pthread_mutex_unlock(&h.mu);
+		pthread_mutex_lock(&h.t.mu);
+		sendsrv_stats(h.t.s, &st);
+		pthread_mutex_unlock(&h.t.mu);
 		if (st.conns_hello + st.conns_active + st.conns_closing == 0)
 			break;
 		usleep(10000);
@@ -371,11 +352,7 @@ static void test_storm(void **state)
 	assert_true(st.errors_sent[RXBNECK_ERR_TOO_LARGE] > 0);
 	assert_true(st.rejected_full > 0);
 
-	atomic_store(&h.stop, true);
-	assert_int_equal(pthread_join(h.th, NULL), 0);
-	sendsrv_finish(h.s);
-	close(h.epfd);
-	pthread_mutex_destroy(&h.mu);
+	sendsrv_thread_finish(&h.t);
 }
 
 int main(void)

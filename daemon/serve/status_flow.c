@@ -175,6 +175,16 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_obj_end(w);
 }
 
+/* What the model of transfer @x is solved for (the flow's and a solve's). */
+static void xfer_model_json(struct json_writer *w, const struct flow_xfer *x)
+{
+	json_double(w, "payload_bytes", x->payload_bytes);
+	json_double(w, "file_bytes", x->file_bytes);
+	json_double(w, "one_way_delay_s", x->one_way_delay_s);
+	json_double(w, "line_rate_bps", x->line_rate_bps);
+	json_double(w, "min_rate_bps", x->min_rate_bps);
+}
+
 static void model_json(struct json_writer *w, const struct flow_model *m,
 		       const struct daemon *d)
 {
@@ -205,11 +215,7 @@ static void model_json(struct json_writer *w, const struct flow_model *m,
 	json_str(w, "rounds", bneck_rounds_name(g->rounds));
 	json_uint(w, "points", g->points);
 	json_obj_begin(w, "transfer");
-	json_double(w, "payload_bytes", g->xfer.payload_bytes);
-	json_double(w, "file_bytes", g->xfer.file_bytes);
-	json_double(w, "one_way_delay_s", g->xfer.one_way_delay_s);
-	json_double(w, "line_rate_bps", g->xfer.line_rate_bps);
-	json_double(w, "min_rate_bps", g->xfer.min_rate_bps);
+	xfer_model_json(w, &g->xfer);
 	json_obj_end(w);
 	json_arr_begin(w, "stages");
 	for (uint32_t i = 0; i < g->nstages && i < BNECK_MAX_STAGES; i++)
@@ -223,11 +229,7 @@ static void xfer_json(struct json_writer *w, const struct flow_xfer *x)
 	json_obj_begin(w, "transfer");
 	json_str(w, "from", x->from_sender ? "sender" : "config");
 	json_str(w, "sender", x->sender);
-	json_double(w, "payload_bytes", x->payload_bytes);
-	json_double(w, "file_bytes", x->file_bytes);
-	json_double(w, "one_way_delay_s", x->one_way_delay_s);
-	json_double(w, "line_rate_bps", x->line_rate_bps);
-	json_double(w, "min_rate_bps", x->min_rate_bps);
+	xfer_model_json(w, x);
 	json_obj_end(w);
 }
 

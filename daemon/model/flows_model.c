@@ -289,6 +289,32 @@ static void publish_provisional(const struct flow *fl, struct flow_model *m,
 	publish(m, &r, NULL);
 }
 
+/*
+ * A TCP flow (struct inputs_tcp): the drain rate, up to the line rate. The
+ * loss on the wire is 0: a TCP receiver does not overflow its socket
+ * (status shows it as not modelled).
+ */
+static void publish_tcp(struct flow *fl, struct flow_model *m, const struct rxb_epoch *e)
+{
+	double bps = inputs_tcp_advise(&fl->inputs.tcp, m->xfer.payload_bytes);
+	struct rxbneck_rate r = {
+		.port = fl->port,
+		.flags = degraded_flag(e),
+		.confidence = fl->inputs.confidence,
+		.rate_bps = to_u64(fmin(bps, m->xfer.line_rate_bps)),
+		.loss = 0,
+		.epoch = e ? e->seq : 0,
+		.xfer_time_us = 0,
+	};
+
+	if (!(bps < m->xfer.line_rate_bps))
+		r.flags |= RXBNECK_RATE_UNCONSTRAINED;
+	if (fl->inputs.no_traffic)
+		r.flags |= RXBNECK_RATE_NO_TRAFFIC | RXBNECK_RATE_PROVISIONAL;
+	m->state = FLOW_MODEL;
+	publish(m, &r, NULL);
+}
+
 /* ---------------------------------------------------------------- solve -- */
 
 /* At least 1: confidence 0 is kept for a value nothing was modelled with
@@ -531,6 +557,10 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 void flows_model_run(struct flows *f, struct flow *fl, struct flow_model *m,
 		     const struct rxb_epoch *e, bool may_solve)
 {
+	if (!fl->inputs.nstages && fl->inputs.tcp.present) {
+		publish_tcp(fl, m, e);
+		return;
+	}
 	if (!fl->inputs.nstages) {
 		if (m->have_good) {
 			/* Inputs went missing after a good solve: say so. */

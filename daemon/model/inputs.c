@@ -3,6 +3,7 @@
 #include "daemon/model/inputs.h"
 
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -413,6 +414,50 @@ static uint16_t input_confidence(const struct inputs *r, const struct rxb_epoch 
 	return (uint16_t)lround(c);
 }
 
+/*
+ * A TCP flow's inputs (struct inputs_tcp): its cost per packet is the
+ * smoothed on-CPU ratio, which holds its wake-ups too; the workload is
+ * stage B's.
+ */
+static void compute_tcp(const struct learn *l, bool fresh, struct inputs *out)
+{
+	struct inputs_tcp *t = &out->tcp;
+	enum value_src src = cost_src(l, fresh);
+	double ns = ewma_ratio_value(&l->cpu_ns_per_pkt);
+	double bytes = ewma_ratio_value(&l->bytes_per_pkt);
+
+	t->drain_bps = NAN;
+	if (bytes > 0)
+		value_set(&t->bytes_per_pkt, bytes, src);
+	else
+		value_missing(&t->bytes_per_pkt, "not measured yet");
+	if (!(ns > 0)) {
+		value_missing(&t->cpu_ns_per_pkt, "%s", out->b.cpu_ns_per_pkt.why);
+		return;
+	}
+	value_set(&t->cpu_ns_per_pkt, ns, src);
+	if (out->b.cpu_bound.src == VALUE_MISSING)
+		return;
+	t->share = out->b.cpu_bound.v + 1;
+	t->present = true;
+	out->confidence = (uint16_t)lround((src == VALUE_MEASURED ? 1000 :
+					    src == VALUE_LEARNED ? 700 : 400) *
+					   (t->bytes_per_pkt.src == VALUE_MISSING ? 0.5 : 1));
+	snprintf(out->why, sizeof(out->why),
+		 "TCP: the drain rate (bytes per packet x 8 / (%.0f ns/pkt x (#C %.2f + 1))); "
+		 "loss not modelled", ns, out->b.cpu_bound.v);
+}
+
+double inputs_tcp_advise(struct inputs_tcp *t, double payload_bytes)
+{
+	if (!t->present)
+		return NAN;
+	if (t->bytes_per_pkt.src == VALUE_MISSING)
+		value_set(&t->bytes_per_pkt, payload_bytes, VALUE_CONFIG);
+	t->drain_bps = t->bytes_per_pkt.v * 8 * 1e9 / (t->cpu_ns_per_pkt.v * t->share);
+	return t->drain_bps;
+}
+
 void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16_t port,
 		    const struct rxb_epoch *e, const struct inputs_env *env,
 		    struct inputs *out)
@@ -443,6 +488,8 @@ void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16
 
 		out->nstages = 0;
 		snprintf(out->why, sizeof(out->why), "stage B not modelled: %s", miss->why);
+		if (learn_stream_only(l) && l->other_ipproto == IPPROTO_TCP)
+			compute_tcp(l, fresh, out);
 		return;
 	}
 	if (out->b.io_ignored)

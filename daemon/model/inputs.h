@@ -127,11 +127,32 @@ struct inputs_traffic {
 	uint64_t rcvbuf_drops;
 };
 
+/*
+ * A TCP flow: the port's sockets are all TCP (learn_stream_only()). Its
+ * packets as the probes count them are coalesced segments (one per GRO
+ * skb, tens of KB), so the rate is counted in bytes: bytes_per_pkt is
+ * bytes dequeued / packets dequeued (smoothed like the costs), the
+ * configured payload_bytes until measured. A TCP receiver does not
+ * overflow its socket (the advertised window holds the sender back), so
+ * there is no loss to search against: the advice is the drain rate the
+ * receiver's CPU share allows,
+ *   drain_bps = bytes_per_pkt x 8 / (cpu_ns_per_pkt x (#C + 1)),
+ * its on-CPU time per packet with the CPU shared with #C CPU-bound tasks.
+ */
+struct inputs_tcp {
+	bool present;			/* a TCP flow with its cost known */
+	struct value bytes_per_pkt;	/* inputs_tcp_advise() fills the fallback */
+	struct value cpu_ns_per_pkt;	/* on-CPU ns / packet dequeued */
+	double share;			/* #C + 1 */
+	double drain_bps;		/* inputs_tcp_advise(), NaN before */
+};
+
 /* The inputs for one flow in one epoch. */
 struct inputs {
 	struct inputs_traffic traffic;
 	struct inputs_stage_a a;
 	struct inputs_stage_b b;
+	struct inputs_tcp tcp;	/* with nstages == 0: the TCP drain rate */
 	uint32_t nstages;	/* 0: not modelled (see why) */
 	struct rxb_stage_inputs stages[2];	/* path order: A then B */
 	bool no_traffic;	/* costs not measured since the daemon started */
@@ -173,5 +194,12 @@ void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16
 
 /* The receiver's load, #C + #I of its CPUs, from @b; NaN when not measured. */
 double inputs_receiver_load(const struct inputs_stage_b *b);
+
+/*
+ * The drain rate of TCP flow @t (present) into t->drain_bps, with
+ * @payload_bytes (the configured one) as bytes_per_pkt until one was
+ * measured; returns it.
+ */
+double inputs_tcp_advise(struct inputs_tcp *t, double payload_bytes);
 
 #endif

@@ -159,6 +159,10 @@ static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
 			       (double)s->pkts_enqueued, LEARN_MIN_PKTS);
 	else
 		ewma_ratio_add(&l->truesize_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
+	if (s->pkts_out && s->bytes_out)
+		ewma_ratio_add(&l->bytes_per_pkt, k, (double)s->bytes_out, out, LEARN_MIN_PKTS);
+	else
+		ewma_ratio_add(&l->bytes_per_pkt, k, 0, 0, LEARN_MIN_PKTS);
 	learn_rcvbuf(l, s);
 	learn_proto(l, s);
 	/*
@@ -335,7 +339,7 @@ static void learn_decay(struct learn *l, double k)
 	struct ewma_ratio *r[] = {
 		&l->cpu_ns_per_pkt, &l->pkts_per_wakeup, &l->truesize_per_pkt,
 		&l->napi_ns_per_poll, &l->napi_pkts_per_poll, &l->napi_dgrams_per_skb,
-		&l->irq_ns_per_pkt,
+		&l->irq_ns_per_pkt, &l->bytes_per_pkt,
 	};
 
 	for (size_t i = 0; i < RXB_ARRAY_SIZE(r); i++)

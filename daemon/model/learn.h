@@ -55,6 +55,9 @@ struct learn {
 	struct busy busy;			/* the busy epochs' costs */
 	struct ewma_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct ewma_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
+	struct ewma_ratio bytes_per_pkt;	/* bytes dequeued / pkts_out: a
+						 * TCP socket's packets are
+						 * coalesced segments */
 	struct ewma_ratio irq_ns_per_pkt;	/* NET_RX softirq ns on the
 						 * receiver's CPUs / pkts_in */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */

@@ -95,6 +95,23 @@ static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b,
 	json_obj_end(w);
 }
 
+/* A TCP flow's drain rate (daemon/model/inputs.h), null for others. */
+static void tcp_json(struct json_writer *w, const struct inputs_tcp *t)
+{
+	if (!t->present) {
+		json_null(w, "tcp");
+		return;
+	}
+	json_obj_begin(w, "tcp");
+	value_json(w, "bytes_per_pkt", &t->bytes_per_pkt);
+	value_json(w, "cpu_ns_per_pkt", &t->cpu_ns_per_pkt);
+	json_double(w, "share", t->share);
+	json_double(w, "drain_bps", t->drain_bps);
+	json_null(w, "loss");
+	json_str(w, "loss_note", "not modelled (TCP)");
+	json_obj_end(w);
+}
+
 static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t now)
 {
 	const struct inputs *in = &fl->inputs;
@@ -122,6 +139,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
 	json_obj_end(w);
+	tcp_json(w, &in->tcp);
 	json_obj_begin(w, "stage_a");
 	json_bool(w, "modelled", in->a.present);
 	json_str(w, "device", in->a.dev);
@@ -372,7 +390,12 @@ static void transfer_fields_json(struct json_writer *w, const struct flow *fl,
 	json_uint(w, "solves_reused", m->solves_reused);
 	json_uint(w, "solves_deferred", m->solves_deferred);
 	json_uint(w, "solve_failures", m->solve_failures);
-	if (m->has_rate)
+	if (m->has_rate && fl->inputs.tcp.present) {
+		struct rxbneck_rate r = m->rate;
+
+		r.loss = NAN;	/* not modelled (TCP) */
+		status_flow_rate_json(w, "rate", &r);
+	} else if (m->has_rate)
 		status_flow_rate_json(w, "rate", &m->rate);
 	else
 		json_null(w, "rate");

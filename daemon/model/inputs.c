@@ -444,8 +444,8 @@ static void compute_tcp(const struct learn *l, bool fresh, struct inputs *out)
 					    src == VALUE_LEARNED ? 700 : 400) *
 					   (t->bytes_per_pkt.src == VALUE_MISSING ? 0.5 : 1));
 	snprintf(out->why, sizeof(out->why),
-		 "TCP: the drain rate (bytes per packet x 8 / (%.0f ns/pkt x (#C %.2f + 1))); "
-		 "loss not modelled", ns, out->b.cpu_bound.v);
+		 "stage B not modelled (TCP): the advice is the drain rate at %.0f ns/pkt, "
+		 "#C %.2f; loss not modelled", ns, out->b.cpu_bound.v);
 }
 
 double inputs_tcp_advise(struct inputs_tcp *t, double payload_bytes)

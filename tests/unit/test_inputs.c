@@ -502,6 +502,43 @@ static void test_tcp_port_not_modelled(void **state)
 	assert_true(f->r.nstages > 0);
 }
 
+/*
+ * A TCP port's drain rate (inputs.h, struct inputs_tcp) against its closed
+ * form: bytes per packet dequeued x 8 / (on-CPU ns per packet x (#C + 1)),
+ * with the configured payload until bytes were counted; with 2 hogs on
+ * the receiver's CPU and then none.
+ */
+static void test_tcp_drain(void **state)
+{
+	struct ifix *f = *state;
+	const double ns = 97000, bytes = 65000, payload = 1468;
+	uint64_t seq = 0;
+
+	for (int i = 0; i < 12; i++) {
+		double hogs = i < 6 ? 2 : 0;
+		struct rxb_epoch *e = g_epoch(++seq, hogs);
+		struct rxb_sock_meas *s = g_sock(e, 300, 300 * ns, 40, 0);
+		double want;
+
+		s->ipproto = IPPROTO_TCP;
+		s->rcvbuf_ipproto = IPPROTO_TCP;
+		s->bytes_out = i == 0 ? 0 : (uint64_t)(300 * bytes);
+		ifix_take(f, e, G_EPOCH_S);
+		assert_int_equal(f->r.nstages, 0);
+		assert_true(f->r.tcp.present);
+		check_rel(f->r.tcp.cpu_ns_per_pkt.v, ns, 1e-12);
+		check_rel(f->r.tcp.share, hogs + 1, 1e-12);
+		want = (i == 0 ? payload : bytes) * 8 * 1e9 / (ns * (hogs + 1));
+		check_rel(inputs_tcp_advise(&f->r.tcp, payload), want, 1e-12);
+		check_rel(f->r.tcp.drain_bps, want, 1e-12);
+		assert_int_equal(f->r.tcp.bytes_per_pkt.src,
+				 i == 0 ? VALUE_CONFIG : VALUE_MEASURED);
+		assert_int_equal(f->r.confidence, i == 0 ? 500 : 1000);
+	}
+	/* 2 hogs: 65000 B x 8 / (97 us x 3) = 1.787 Gb/s; none: 5.361 Gb/s. */
+	check_rel(f->r.tcp.drain_bps, 5.360824742e9, 1e-9);
+}
+
 /* An epoch whose socket saw loss episodes end: @n bins of (bucket, count). */
 static struct rxb_epoch *episode_epoch(uint64_t seq, bool sampled, int n,
 				       const struct rxb_episode_bin *bins)
@@ -653,6 +690,7 @@ int main(void)
 		IFIX_TEST(test_history),
 		IFIX_TEST(test_rcvbuf_tcp_on_port),
 		IFIX_TEST(test_tcp_port_not_modelled),
+		IFIX_TEST(test_tcp_drain),
 		IFIX_TEST(test_unsampled_epochs),
 		IFIX_TEST(test_loss_episodes),
 	};

@@ -12,7 +12,10 @@
  * what is checked here is what the endpoint decides:
  *  - a refused connection gets no byte;
  *  - every answer starts with an HTTP status line;
- *  - 200 only for a GET (a line of the bytes begins "GET ");
+ *  - 200 only for a GET: a line of the bytes begins "GET" and its method
+ *    token (up to the first space) is "GET" as a C string - libmicrohttpd
+ *    hands the handler the method as a string, so NUL bytes after "GET"
+ *    end it there (get_line() below);
  *  - a 200 carries the exposition (what the renderer wrote);
  *  - the endpoint lets go of every connection: one the client resets (when
  *    the endpoint waits for more of a request) is gone within timeout_s.
@@ -147,6 +150,16 @@ static size_t exchange(const uint8_t *req, size_t n, char *out, size_t cap)
 	return len;
 }
 
+/* Whether the line at @p (up to @end) has the method GET as the handler sees it. */
+static bool get_line(const uint8_t *p, const uint8_t *end)
+{
+	if (end - p < 4 || memcmp(p, "GET", 3))
+		return false;
+	for (p += 3; p < end && *p == '\0'; p++)
+		;
+	return p < end && *p == ' ';
+}
+
 static void check(const uint8_t *req, size_t n, const char *out, size_t len, bool refused)
 {
 	size_t skip = 0;
@@ -162,7 +175,7 @@ static void check(const uint8_t *req, size_t n, const char *out, size_t len, boo
 		abort();
 	if (strncmp(out + 9, "200", 3) == 0) {
 		/* libmicrohttpd skips lines before the request line. */
-		while (skip + 4 <= n && memcmp(req + skip, "GET ", 4)) {
+		while (skip + 4 <= n && !get_line(req + skip, req + n)) {
 			const uint8_t *nl = memchr(req + skip, '\n', n - skip);
 
 			skip = nl ? (size_t)(nl - req) + 1 : n;

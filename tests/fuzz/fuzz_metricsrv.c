@@ -12,10 +12,10 @@
  * what is checked here is what the endpoint decides:
  *  - a refused connection gets no byte;
  *  - every answer starts with an HTTP status line;
- *  - 200 only for a GET: a line of the bytes begins "GET" and its method
- *    token (up to the first space) is "GET" as a C string - libmicrohttpd
- *    hands the handler the method as a string, so NUL bytes after "GET"
- *    end it there (get_line() below);
+ *  - 200 only for a GET: a line of the bytes whose method token (up to
+ *    the first space) is "GET" as a C string - libmicrohttpd hands the
+ *    handler the method as a string, so a NUL right after "GET" ends it
+ *    there whatever follows (get_line() below);
  *  - a 200 carries the exposition (what the renderer wrote);
  *  - the endpoint lets go of every connection: one the client resets (when
  *    the endpoint waits for more of a request) is gone within timeout_s.
@@ -153,9 +153,9 @@ static size_t exchange(const uint8_t *req, size_t n, char *out, size_t cap)
 /* Whether the line at @p (up to @end) has the method GET as the handler sees it. */
 static bool get_line(const uint8_t *p, const uint8_t *end)
 {
-	if (end - p < 4 || memcmp(p, "GET", 3))
+	if (end - p < 4 || memcmp(p, "GET", 3) || (p[3] != ' ' && p[3] != '\0'))
 		return false;
-	for (p += 3; p < end && *p == '\0'; p++)
+	for (p += 3; p < end && *p != ' ' && *p != '\n'; p++)
 		;
 	return p < end && *p == ' ';
 }

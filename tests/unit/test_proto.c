@@ -733,83 +733,49 @@ static void check_example(const char *name, const struct rxbp_msg *m)
 	assert_memory_equal(&back, m, sizeof(back));
 }
 
+/*
+ * The worked examples of PROTOCOL.md §9, values exactly as stated there
+ * (static storage: every field and padding byte not named is zero, as the
+ * decoder leaves them).
+ */
+static const struct doc_example {
+	const char *name;
+	struct rxbp_msg m;
+} doc_examples[] = {
+	{ "HELLO", { .type = RXBNECK_T_HELLO, .seq = 1, .u.hello = {
+		.minor = 0, .flow_port = 9000, .flow_proto = 17,
+		.subscribe = RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE,
+		.payload_bytes = 8192, .rtt_us = 150000,
+		.file_bytes = 500000000, .max_rate_bps = 10000000000ULL,
+		.name = "rbudp 0.1" } } },
+	{ "RATE", { .type = RXBNECK_T_RATE, .seq = 2, .u.rate = {
+		.port = 9000, .flags = 0, .confidence = 900,
+		.rate_bps = 1250000000, .loss = 0.0003, .epoch = 42,
+		.xfer_time_us = 3250000 } } },
+	{ "PAUSE", { .type = RXBNECK_T_PAUSE, .seq = 3, .u.pause = {
+		.port = 9000, .repeat_count = 0, .start_in_us = 1400,
+		.duration_us = 2800, .period_us = 4200, .epoch = 42,
+		.confidence = 800 } } },
+	{ "BUFFER", { .type = RXBNECK_T_BUFFER, .seq = 4, .u.buffer = {
+		.port = 9000,
+		.flags = RXBNECK_BUFFER_APPLIED | RXBNECK_BUFFER_MODEL,
+		.pkt_bytes = 2304, .rcvbuf_bytes = 1179648,
+		.current_bytes = 1179648, .epoch = 42 } } },
+	{ "STREAMS", { .type = RXBNECK_T_STREAMS, .seq = 5, .u.streams = {
+		.port = 5201, .flags = RXBNECK_STREAMS_CAPPED, .streams = 6,
+		.predicted_bps = 940000000, .epoch = 42, .confidence = 750,
+		.model = RXBNECK_MODEL_FULL2, .points = 4, .rel_err = 21 } } },
+	{ "STREAMS_SAMPLE", { .type = RXBNECK_T_STREAMS_SAMPLE, .seq = 7,
+		.u.sample = { .port = 5201, .streams = 4,
+			      .throughput_bps = 612000000,
+			      .duration_us = 10000000 } } },
+};
+
 static void test_doc_examples(void **state)
 {
-	struct rxbp_msg m;
-
 	(void)state;
-	/* Values exactly as stated in PROTOCOL.md §9. */
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_HELLO;
-	m.seq = 1;
-	m.u.hello.minor = 0;
-	m.u.hello.flow_port = 9000;
-	m.u.hello.flow_proto = 17;
-	m.u.hello.subscribe = RXBNECK_SUB_RATE | RXBNECK_SUB_PAUSE;
-	m.u.hello.payload_bytes = 8192;
-	m.u.hello.rtt_us = 150000;
-	m.u.hello.file_bytes = 500000000;
-	m.u.hello.max_rate_bps = 10000000000ULL;
-	strcpy(m.u.hello.name, "rbudp 0.1");
-	check_example("HELLO", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_RATE;
-	m.seq = 2;
-	m.u.rate.port = 9000;
-	m.u.rate.flags = 0;
-	m.u.rate.confidence = 900;
-	m.u.rate.rate_bps = 1250000000;
-	m.u.rate.loss = 0.0003;
-	m.u.rate.epoch = 42;
-	m.u.rate.xfer_time_us = 3250000;
-	check_example("RATE", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_PAUSE;
-	m.seq = 3;
-	m.u.pause.port = 9000;
-	m.u.pause.repeat_count = 0;
-	m.u.pause.start_in_us = 1400;
-	m.u.pause.duration_us = 2800;
-	m.u.pause.period_us = 4200;
-	m.u.pause.epoch = 42;
-	m.u.pause.confidence = 800;
-	check_example("PAUSE", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_BUFFER;
-	m.seq = 4;
-	m.u.buffer.port = 9000;
-	m.u.buffer.flags = RXBNECK_BUFFER_APPLIED | RXBNECK_BUFFER_MODEL;
-	m.u.buffer.pkt_bytes = 2304;
-	m.u.buffer.rcvbuf_bytes = 1179648;
-	m.u.buffer.current_bytes = 1179648;
-	m.u.buffer.epoch = 42;
-	check_example("BUFFER", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_STREAMS;
-	m.seq = 5;
-	m.u.streams.port = 5201;
-	m.u.streams.flags = RXBNECK_STREAMS_CAPPED;
-	m.u.streams.streams = 6;
-	m.u.streams.predicted_bps = 940000000;
-	m.u.streams.epoch = 42;
-	m.u.streams.confidence = 750;
-	m.u.streams.model = RXBNECK_MODEL_FULL2;
-	m.u.streams.points = 4;
-	m.u.streams.rel_err = 21;
-	check_example("STREAMS", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.type = RXBNECK_T_STREAMS_SAMPLE;
-	m.seq = 7;
-	m.u.sample.port = 5201;
-	m.u.sample.streams = 4;
-	m.u.sample.throughput_bps = 612000000;
-	m.u.sample.duration_us = 10000000;
-	check_example("STREAMS_SAMPLE", &m);
+	for (size_t i = 0; i < sizeof(doc_examples) / sizeof(doc_examples[0]); i++)
+		check_example(doc_examples[i].name, &doc_examples[i].m);
 }
 
 int main(void)

@@ -280,6 +280,15 @@ static inline void pump_hello(int fd, uint32_t seq)
 	sendsrv_test_send(fd, &m, seq);
 }
 
+/* A sender from 127.0.0.1 that has sent @hello (sequence number 1). */
+static inline int pump_send_hello(struct pump *h, struct rxbp_msg *hello)
+{
+	int fd = pump_dial(h, 0);
+
+	sendsrv_test_send(fd, hello, 1);
+	return fd;
+}
+
 /*
  * The next frame from @fd while serving @s on @epfd (@tries rounds of 2 ms,
  * ticked at @now_ns as in sendsrv_test_serve): its type, 0 if none came,

@@ -28,47 +28,23 @@
 
 #define FLOW 9000
 
-/* epfd first: tests/unit/sendsrv_test.h */
-struct h {
-	int epfd;
-	struct sendsrv *s;
-	uint16_t port;
-};
-
-static void pump(struct h *h, int ms)
+static void start(struct pump *h, bool advice)
 {
-	sendsrv_test_serve(h->epfd, h->s, ms, NULL, NULL);
-}
-
-static void start(struct h *h, bool advice)
-{
-	struct sendsrv_ops ops = { .ctx = h, .fd_add = sendsrv_test_fd_add,
-				   .fd_mod = sendsrv_test_fd_mod, .fd_del = sendsrv_test_fd_del };
 	struct sendsrv_limits lim;
 
-	memset(h, 0, sizeof(*h));
 	sendsrv_limits_default(&lim);
 	lim.buffer_advice = advice;
-	h->epfd = epoll_create1(EPOLL_CLOEXEC);
-	assert_true(h->epfd >= 0);
-	assert_int_equal(sendsrv_init(&h->s, &lim, &ops), 0);
-	assert_int_equal(sendsrv_listen(h->s, "127.0.0.1", 0, &h->port), 0);
-}
-
-static void finish(struct h *h)
-{
-	sendsrv_finish(h->s);
-	close(h->epfd);
+	pump_start(h, &lim);
 }
 
 /* Every whole frame that arrives on @fd within @ms, into @m (at most 8). */
-static int frames(struct h *h, int fd, struct rxbp_msg *m, int ms)
+static int frames(struct pump *h, int fd, struct rxbp_msg *m, int ms)
 {
 	static uint8_t buf[1 << 14];
 	size_t have = 0;
 	int n = 0;
 
-	pump(h, ms);
+	pump_run(h, ms);
 	for (;;) {
 		ssize_t r = recv(fd, buf + have, sizeof(buf) - have, MSG_DONTWAIT);
 
@@ -88,23 +64,16 @@ static int frames(struct h *h, int fd, struct rxbp_msg *m, int ms)
 }
 
 /* A sender of @minor for FLOW subscribing to @subs; HELLO_ACK's grant. */
-static int sender(struct h *h, uint16_t minor, uint16_t subs, uint16_t *granted,
+static int sender(struct pump *h, uint16_t minor, uint16_t subs, uint16_t *granted,
 		  struct rxbp_msg *after, int *nafter)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(h->port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct rxbp_msg m = { .type = RXBNECK_T_HELLO }, got[8];
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, n;
+	struct rxbp_msg m = pump_hello_msg(FLOW), got[8];
+	int fd, n;
 
-	assert_true(fd >= 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	m.u.hello.minor = minor;
-	m.u.hello.flow_port = FLOW;
-	m.u.hello.flow_proto = 17;
 	m.u.hello.subscribe = subs;
 	m.u.hello.payload_bytes = 8192;
-	sendsrv_test_send(fd, &m, 1);
+	fd = pump_send_hello(h, &m);
 	n = frames(h, fd, got, 50);
 	assert_true(n >= 1);
 	assert_int_equal(got[0].type, RXBNECK_T_HELLO_ACK);
@@ -127,7 +96,7 @@ static struct rxbneck_buffer advice(uint64_t bytes, uint16_t flags)
 
 static void test_grant_by_minor(void **state)
 {
-	struct h h;
+	struct pump h;
 	struct rxbp_msg after[8];
 	uint16_t g;
 	int na, new_fd, old_fd, rate_fd, n;
@@ -192,13 +161,13 @@ static void test_grant_by_minor(void **state)
 	close(new_fd);
 	close(old_fd);
 	close(rate_fd);
-	finish(&h);
+	pump_finish(&h);
 }
 
 /* [buffer] off: nobody is granted BUFFER, whatever minor. */
 static void test_off(void **state)
 {
-	struct h h;
+	struct pump h;
 	struct rxbp_msg after[8];
 	uint16_t g;
 	int na, fd;
@@ -209,7 +178,7 @@ static void test_off(void **state)
 		    after, &na);
 	assert_int_equal(g, RXBNECK_SUB_RATE);
 	close(fd);
-	finish(&h);
+	pump_finish(&h);
 }
 
 int main(void)

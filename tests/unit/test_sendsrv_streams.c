@@ -30,11 +30,9 @@
 
 #define FLOW 5201
 
-/* epfd first: tests/unit/sendsrv_test.h */
+/* The pump first: the callbacks' ctx is the pump, so also this harness. */
 struct h {
-	int epfd;
-	struct sendsrv *s;
-	uint16_t port;
+	struct pump p;
 	bool have;			/* an advice to give */
 	struct rxbneck_streams adv;
 	int asked;
@@ -65,16 +63,10 @@ static void on_sample(void *ctx, const struct sendsrv_peer *p,
 	rxb_strlcpy(h->last_addr, p->addr_str, sizeof(h->last_addr));
 }
 
-static void pump(struct h *h, int ms)
-{
-	sendsrv_test_serve(h->epfd, h->s, ms, NULL, NULL);
-}
-
 static void start(struct h *h, bool advisor)
 {
 	struct sendsrv_limits lim;
-	struct sendsrv_ops ops = { .ctx = h, .fd_add = sendsrv_test_fd_add,
-				   .fd_mod = sendsrv_test_fd_mod, .fd_del = sendsrv_test_fd_del };
+	struct sendsrv_ops ops = { 0 };
 
 	if (advisor) {
 		ops.streams_for = streams_for;
@@ -83,42 +75,25 @@ static void start(struct h *h, bool advisor)
 	memset(h, 0, sizeof(*h));
 	sendsrv_limits_default(&lim);
 	lim.rate_refresh_epochs = 10;
-	h->epfd = epoll_create1(EPOLL_CLOEXEC);
-	assert_true(h->epfd >= 0);
-	assert_int_equal(sendsrv_init(&h->s, &lim, &ops), 0);
-	assert_int_equal(sendsrv_listen(h->s, "127.0.0.1", 0, &h->port), 0);
-}
-
-static void finish(struct h *h)
-{
-	sendsrv_finish(h->s);
-	close(h->epfd);
+	pump_start_ops(&h->p, &lim, &ops);
 }
 
 /* Connected, HELLO of @minor subscribing @sub sent. */
 static int dial(struct h *h, uint16_t minor, uint16_t sub)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(h->port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct rxbp_msg m = { .type = RXBNECK_T_HELLO };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	struct rxbp_msg m = pump_hello_msg(FLOW);
 
-	assert_true(fd >= 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	m.u.hello.minor = minor;
-	m.u.hello.flow_port = FLOW;
 	m.u.hello.flow_proto = 6;
 	m.u.hello.subscribe = sub;
 	m.u.hello.payload_bytes = 1448;
-	sendsrv_test_send(fd, &m, 1);
-	return fd;
+	return pump_send_hello(&h->p, &m);
 }
 
 /* The next frame within ~200 ms: its type, 0 if none, -1 at EOF. */
 static int next(struct h *h, int fd, struct rxbp_msg *m)
 {
-	return sendsrv_test_next_frame(h->epfd, h->s, fd, m, 100, NULL, NULL);
+	return sendsrv_test_next_frame(h->p.epfd, h->p.s, fd, m, 100, pump_now, &h->p);
 }
 
 static struct rxbneck_streams advice(uint32_t n, uint64_t bps, uint64_t epoch, uint16_t flags)
@@ -153,10 +128,10 @@ static void test_granted_by_minor(void **state)
 	assert_int_equal(m.u.streams.model, RXBNECK_MODEL_NEWTON);
 	assert_int_equal(m.u.streams.rel_err, 12);
 	/* The same advice next epoch: not again. */
-	assert_int_equal(sendsrv_publish_streams(h.s), 0);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 0);
 	close(fd);
 	close(old);
-	finish(&h);
+	pump_finish(&h.p);
 	/* A daemon without an advisor grants none, at any minor, and refuses samples. */
 	start(&h, false);
 	fd = dial(&h, RXBNECK_MINOR_STREAMS, RXBNECK_SUB_STREAMS | RXBNECK_SUB_RATE);
@@ -169,7 +144,7 @@ static void test_granted_by_minor(void **state)
 	assert_int_equal(next(&h, fd, &m), RXBNECK_T_ERROR);
 	assert_int_equal(m.u.error.code, RXBNECK_ERR_UNSUPPORTED);
 	close(fd);
-	finish(&h);
+	pump_finish(&h.p);
 }
 
 static void test_push_rule_and_samples(void **state)
@@ -191,24 +166,24 @@ static void test_push_rule_and_samples(void **state)
 	assert_true(h.asked > 0);
 	h.have = true;
 	h.adv = advice(6, 1000000000, 10, 0);
-	assert_int_equal(sendsrv_publish_streams(h.s), 1);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 1);
 	assert_int_equal(next(&h, fd, &m), RXBNECK_T_STREAMS);
 	assert_int_equal(m.u.streams.streams, 6);
 	/* 4 % more predicted: not due (5 %); 6 %: due. */
 	h.adv = advice(6, 1040000000, 11, 0);
-	assert_int_equal(sendsrv_publish_streams(h.s), 0);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 0);
 	h.adv = advice(6, 1060000000, 12, 0);
-	assert_int_equal(sendsrv_publish_streams(h.s), 1);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 1);
 	assert_int_equal(next(&h, fd, &m), RXBNECK_T_STREAMS);
 	/* A flag alone; the count alone; the refresh after 10 epochs. */
 	h.adv = advice(6, 1060000000, 13, RXBNECK_STREAMS_CAPPED);
-	assert_int_equal(sendsrv_publish_streams(h.s), 1);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 1);
 	h.adv = advice(5, 1060000000, 14, RXBNECK_STREAMS_CAPPED);
-	assert_int_equal(sendsrv_publish_streams(h.s), 1);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 1);
 	h.adv = advice(5, 1060000000, 23, RXBNECK_STREAMS_CAPPED);
-	assert_int_equal(sendsrv_publish_streams(h.s), 0);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 0);
 	h.adv = advice(5, 1060000000, 24, RXBNECK_STREAMS_CAPPED);
-	assert_int_equal(sendsrv_publish_streams(h.s), 1);
+	assert_int_equal(sendsrv_publish_streams(h.p.s), 1);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(next(&h, fd, &m), RXBNECK_T_STREAMS);
 	assert_int_equal(m.u.streams.epoch, 24);
@@ -216,14 +191,14 @@ static void test_push_rule_and_samples(void **state)
 	m = (struct rxbp_msg){ .type = RXBNECK_T_STREAMS_SAMPLE };
 	m.u.sample = (struct rxbneck_streams_sample){ FLOW, 8, 987654321, 2500000 };
 	sendsrv_test_send(fd, &m, 3);
-	pump(&h, 20);
+	pump_run(&h.p, 20);
 	assert_int_equal(h.samples, 1);
 	assert_int_equal(h.last.streams, 8);
 	assert_int_equal(h.last.throughput_bps, 987654321);
 	assert_int_equal(h.last.duration_us, 2500000);
 	assert_non_null(strstr(h.last_addr, "127.0.0.1:"));
 	close(fd);
-	finish(&h);
+	pump_finish(&h.p);
 }
 
 int main(void)

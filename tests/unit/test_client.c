@@ -25,6 +25,7 @@
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 #include "tests/unit/client_seen.h"
+#include "tests/unit/frame_recv.h"
 
 #define MS 1000000ULL
 
@@ -41,31 +42,6 @@ struct fake {
 	int hello_rc;
 	uint32_t seq;
 };
-
-/* Read one frame from @fd within @ms; 0, -1 on EOF/timeout, or -code. */
-static int srv_recv(int fd, struct rxbp_msg *m, int ms)
-{
-	uint8_t buf[RXBNECK_FRAME_MAX_DEFAULT];
-	size_t have = 0;
-
-	for (;;) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		int n = rxbp_frame_check(buf, have, sizeof(buf), NULL);
-		ssize_t r;
-
-		if (n > 0)
-			return rxbp_decode(buf, (size_t)n, m);
-		if (n < 0)
-			return n;
-		if (poll(&p, 1, ms) <= 0)
-			return -1;
-		/* Byte by byte: never consume a second frame. */
-		r = read(fd, buf + have, 1);
-		if (r <= 0)
-			return -1;
-		have++;
-	}
-}
 
 static void srv_write(int fd, const void *b, size_t n)
 {
@@ -152,7 +128,7 @@ static void *fake_main(void *arg)
 	f->fd = accept(f->lfd, NULL, NULL);
 	if (f->fd < 0)
 		return NULL;
-	f->hello_rc = srv_recv(f->fd, &f->hello, 5000);
+	f->hello_rc = frame_recv(f->fd, &f->hello, 5000);
 	if (f->hello_rc == 0 && f->script_len)
 		srv_write(f->fd, f->script, f->script_len);
 	return NULL;
@@ -339,7 +315,7 @@ static void test_handshake_hello_contents_and_early_rate(void **state)
 
 	rxbneck_client_close(c);
 	/* The client said BYE on close. */
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_BYE);
 	assert_int_equal(m.u.bye.reason, RXBNECK_BYE_DONE);
 	fake_stop(&f);
@@ -418,7 +394,7 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 	m.u.ping.token = 0xabcdef;
 	srv_send(&f, &m);
 	assert_int_equal(pump(c), 1);
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_PONG);
 	assert_int_equal(m.u.ping.token, 0xabcdef);
 	assert_int_equal(m.seq, 2);	/* HELLO was 1 */
@@ -426,7 +402,7 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 	/* REPORT is accepted by this daemon, STREAMS_SAMPLE is not. */
 	assert_int_equal(rxbneck_client_report(c, &(struct rxbneck_report){
 		.port = 9000, .rounds = 2, .file_bytes = 5, .elapsed_us = 6 }), 0);
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_REPORT);
 	assert_int_equal(m.u.report.rounds, 2);
 	assert_int_equal(rxbneck_client_streams_sample(c, &(struct rxbneck_streams_sample){
@@ -436,7 +412,7 @@ static void test_pushes_ping_unknown_and_sends(void **state)
 
 	/* New RTT: SUBSCRIBE goes out and the next PAUSE uses it as lead. */
 	assert_int_equal(rxbneck_client_subscribe(c, RXBNECK_SUB_PAUSE, 10000), 0);
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_SUBSCRIBE);
 	assert_int_equal(m.u.subscribe.subscribe, RXBNECK_SUB_PAUSE);
 	assert_int_equal(m.u.subscribe.rtt_us, 10000);
@@ -483,7 +459,7 @@ static void test_streams(void **state)
 	assert_memory_equal(&got, &m.u.streams, sizeof(got));
 	assert_int_equal(rxbneck_client_streams_sample(c, &(struct rxbneck_streams_sample){
 		.streams = 8, .throughput_bps = 1900000000, .duration_us = 3000000 }), 0);
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_STREAMS_SAMPLE);
 	assert_int_equal(m.u.sample.port, 9000);
 	assert_int_equal(m.u.sample.streams, 8);
@@ -558,7 +534,7 @@ static void test_first_frame_not_ack(void **state)
 	assert_int_equal(rxbneck_client_connect(c), RXBNECK_EPROTO);
 	fake_join(&f);
 	/* The client told the daemon why before closing. */
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_ERROR);
 	assert_int_equal(m.u.error.code, RXBNECK_ERR_UNEXPECTED);
 	assert_int_equal(m.u.error.ref_seq, 1);
@@ -580,10 +556,10 @@ static void test_garbage_from_daemon(void **state)
 	assert_int_equal(s.errors, 1);
 	assert_int_equal(s.error_rc, RXBNECK_EPROTO);
 	assert_non_null(strstr(rxbneck_client_errmsg(c), "BAD_MAGIC"));
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_ERROR);
 	assert_int_equal(m.u.error.code, RXBNECK_ERR_BAD_MAGIC);
-	assert_int_equal(srv_recv(f.fd, &m, 2000), -1);	/* then EOF */
+	assert_int_equal(frame_recv(f.fd, &m, 2000), -1);	/* then EOF */
 	assert_int_equal(rxbneck_client_fd(c), -1);
 	rxbneck_client_close(c);
 	fake_stop(&f);
@@ -613,7 +589,7 @@ static void test_direction_before_payload(void **state)
 	buf[RXBNECK_HDR_BYTES + 4] = 99;
 	srv_write(f.fd, buf, n);
 	assert_int_equal(pump(c), RXBNECK_EPROTO);
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_ERROR);
 	assert_int_equal(m.u.error.code, RXBNECK_ERR_UNEXPECTED);
 	assert_int_equal(m.u.error.ref_seq, 9);
@@ -628,7 +604,7 @@ static void test_direction_before_payload(void **state)
 	memset(buf + RXBNECK_HDR_BYTES + 16, 0xff, 8);	/* loss: a NaN */
 	srv_write(f.fd, buf, n);
 	assert_int_equal(pump(c), RXBNECK_EPROTO);
-	assert_int_equal(srv_recv(f.fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
 	assert_int_equal(m.u.error.code, RXBNECK_ERR_BAD_VALUE);
 	assert_int_equal(m.u.error.ref_seq, 11);
 	assert_int_equal(s.rates, 0);
@@ -683,14 +659,14 @@ static void test_keepalive(void **state)
 	t = rxbneck_client_timeout_ms(c);
 	assert_true(t >= 0 && t <= 100);
 	assert_int_equal(rxbneck_client_wait(c, 250), 0);
-	assert_int_equal(srv_recv(f.fd, &m, 0), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 0), 0);
 	assert_int_equal(m.type, RXBNECK_T_PING);
 	/* Answered: the client keeps going and pings again later. */
 	m.type = RXBNECK_T_PONG;
 	srv_send(&f, &m);
 	assert_int_equal(pump(c), 1);
 	assert_int_equal(rxbneck_client_wait(c, 150), 0);
-	assert_int_equal(srv_recv(f.fd, &m, 0), 0);
+	assert_int_equal(frame_recv(f.fd, &m, 0), 0);
 	assert_int_equal(m.type, RXBNECK_T_PING);
 	/* Not answered: after the idle timeout the client gives up. */
 	assert_int_equal(rxbneck_client_wait(c, 1000), RXBNECK_ETIMEDOUT);

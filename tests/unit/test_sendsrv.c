@@ -34,6 +34,7 @@
 #include "proto/codec.h"
 #include "rxbneck/client.h"
 #include "tests/unit/client_seen.h"
+#include "tests/unit/frame_recv.h"
 
 #define MS RXB_NSEC_PER_MSEC
 #define FLOW 9000
@@ -188,28 +189,6 @@ static void raw_write(int fd, const void *b, size_t n)
 	assert_int_equal(send(fd, b, n, MSG_NOSIGNAL), (ssize_t)n);
 }
 
-/* One frame within @ms: 0, -1 on EOF/timeout/reset, or -code. */
-static int raw_recv(int fd, struct rxbp_msg *m, int ms)
-{
-	uint8_t buf[RXBNECK_FRAME_MAX_DEFAULT];
-	size_t have = 0;
-
-	for (;;) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		int n = rxbp_frame_check(buf, have, sizeof(buf), NULL);
-
-		if (n > 0)
-			return rxbp_decode(buf, (size_t)n, m);
-		if (n < 0)
-			return n;
-		if (poll(&p, 1, ms) <= 0)
-			return -1;
-		if (read(fd, buf + have, 1) <= 0)
-			return -1;
-		have++;
-	}
-}
-
 /* After an ERROR the server closes its side: expect EOF soon. */
 static void expect_eof(int fd)
 {
@@ -224,7 +203,7 @@ static void expect_error(int fd, int code, uint32_t ref_seq)
 {
 	struct rxbp_msg m;
 
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_ERROR);
 	if (m.u.error.code != code)
 		fail_msg("expected %s, got %s (%s)", rxbneck_error_name((unsigned)code),
@@ -256,7 +235,7 @@ static int raw_active(struct harness *h, uint32_t rtt_us, int rcvbuf)
 	struct rxbp_msg m = hello_msg(FLOW, rtt_us);
 
 	sendsrv_test_send(fd, &m, 1);
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
 	return fd;
 }
@@ -642,7 +621,7 @@ static int raw_active_as(struct harness *h, uint16_t minor, uint16_t subs)
 	m.u.hello.minor = minor;
 	m.u.hello.subscribe = subs;
 	sendsrv_test_send(fd, &m, 1);
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
 	return fd;
 }
@@ -652,7 +631,7 @@ static void expect_rate(int fd, uint64_t bps, bool between)
 {
 	struct rxbp_msg m;
 
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_RATE);
 	assert_int_equal(m.u.rate.rate_bps, bps);
 	assert_int_equal(!!(m.u.rate.flags & RXBNECK_RATE_BETWEEN_PAUSES), between);
@@ -662,7 +641,7 @@ static void expect_nothing(int fd)
 {
 	struct rxbp_msg m;
 
-	assert_int_equal(raw_recv(fd, &m, 100), -1);
+	assert_int_equal(frame_recv(fd, &m, 100), -1);
 }
 
 /* The next frame on @fd is a PAUSE (CANCEL or not). */
@@ -670,7 +649,7 @@ static void expect_pause(int fd, bool cancel)
 {
 	struct rxbp_msg m;
 
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_PAUSE);
 	assert_int_equal(!!(m.u.pause.flags & RXBNECK_PAUSE_CANCEL), cancel);
 }
@@ -908,7 +887,7 @@ static void test_hello_and_idle_timeouts(void **state)
 		m.u.ping.token = (uint64_t)i;
 		sendsrv_test_send(fd, &m, (uint32_t)i + 2);
 		last_ping_ns = rxb_mono_ns();
-		assert_int_equal(raw_recv(fd, &m, 1000), 0);
+		assert_int_equal(frame_recv(fd, &m, 1000), 0);
 		if (m.type == RXBNECK_T_ERROR && gap_ns >= l.idle_timeout_ns) {
 			print_message("  ping %d came %.0f ms after the last: stalled host, "
 				      "idle timeout not checked further\n", i, gap_ns / 1e6);
@@ -956,7 +935,7 @@ static void test_connection_cap(void **state)
 		struct rxbp_msg m = hello_msg(FLOW, 0);
 
 		sendsrv_test_send(again, &m, 1);
-		assert_int_equal(raw_recv(again, &m, 3000), 0);
+		assert_int_equal(frame_recv(again, &m, 3000), 0);
 		assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
 	}
 	close(again);
@@ -1116,11 +1095,11 @@ static void test_frames_split_and_batched(void **state)
 		if (i % 7 == 0)
 			usleep(200);
 	}
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.type, RXBNECK_T_HELLO_ACK);
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.u.ping.token, 100);
-	assert_int_equal(raw_recv(fd, &m, 3000), 0);
+	assert_int_equal(frame_recv(fd, &m, 3000), 0);
 	assert_int_equal(m.u.ping.token, 101);
 	assert_int_equal(m.seq, 3);
 	close(fd);
@@ -1142,7 +1121,7 @@ static void test_finish_says_bye(void **state)
 	sendsrv_finish(h.t.s);
 	assert_int_equal(h.goodbyes, 1);
 	assert_int_equal(h.last_goodbye_why, SENDSRV_GONE_SHUTDOWN);
-	assert_int_equal(raw_recv(fd, &m, 2000), 0);
+	assert_int_equal(frame_recv(fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_BYE);
 	assert_int_equal(m.u.bye.reason, RXBNECK_BYE_SHUTDOWN);
 	expect_eof(fd);

@@ -245,16 +245,21 @@ static void test_kconfig(void **state)
 		"CONFIG_NR_CPUS=64\n"
 		"CONFIG_IKCONFIG=m\n"
 		"CONFIG_LAST=y";
+	/* Only "=y" is built in: not a longer name's line, "=m" or a value. */
+	static const struct {
+		const char *key;
+		int want;
+	} cases[] = {
+		{ "IRQ_TIME_ACCOUNTING", 0 }, { "HAVE_IRQ_TIME_ACCOUNTING", 1 },
+		{ "BPF_SYSCALL", 1 }, { "NR_CPUS", 0 }, { "IKCONFIG", 0 },
+		{ "LAST", 1 }, { "ABSENT", 0 },
+	};
 	int v;
 
 	(void)state;
-	assert_int_equal(procfs_parse_kconfig(cfg, "IRQ_TIME_ACCOUNTING"), 0);
-	assert_int_equal(procfs_parse_kconfig(cfg, "HAVE_IRQ_TIME_ACCOUNTING"), 1);
-	assert_int_equal(procfs_parse_kconfig(cfg, "BPF_SYSCALL"), 1);
-	assert_int_equal(procfs_parse_kconfig(cfg, "NR_CPUS"), 0);
-	assert_int_equal(procfs_parse_kconfig(cfg, "IKCONFIG"), 0);
-	assert_int_equal(procfs_parse_kconfig(cfg, "LAST"), 1);
-	assert_int_equal(procfs_parse_kconfig(cfg, "ABSENT"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (procfs_parse_kconfig(cfg, cases[i].key) != cases[i].want)
+			fail_msg("CONFIG_%s: want %d", cases[i].key, cases[i].want);
 	assert_int_equal(procfs_parse_kconfig("", "LAST"), 0);
 	/*
 	 * The running kernel: the daemon's BPF programs need BPF_SYSCALL, so
@@ -271,19 +276,28 @@ static void test_kconfig_u64(void **state)
 	const char *cfg = "CONFIG_HZ_250=y\nCONFIG_HZ=250\nCONFIG_NR_CPUS=64\n"
 			  "CONFIG_BAD=12x\nCONFIG_EMPTY=\nCONFIG_BIG=99999999999999999999\n"
 			  "CONFIG_LAST=7";
+	/* In order: a failed lookup leaves the last value read. */
+	static const struct {
+		const char *key;
+		int rc;
+		uint64_t v;
+	} cases[] = {
+		{ "HZ", 0, 250 },		/* not HZ_250's line */
+		{ "LAST", 0, 7 },
+		{ "BAD", -EINVAL, 7 }, { "EMPTY", -EINVAL, 7 }, { "BIG", -ERANGE, 7 },
+		{ "HZ_250", -EINVAL, 7 }, { "ABSENT", -ENOENT, 7 },
+	};
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(procfs_parse_kconfig_u64(cfg, "HZ", &v), 0);
-	assert_int_equal(v, 250);	/* not HZ_250's line */
-	assert_int_equal(procfs_parse_kconfig_u64(cfg, "LAST", &v), 0);
-	assert_int_equal(v, 7);
-	assert_int_equal(procfs_parse_kconfig_u64(cfg, "BAD", &v), -EINVAL);
-	assert_int_equal(procfs_parse_kconfig_u64(cfg, "EMPTY", &v), -EINVAL);
-	assert_int_equal(procfs_parse_kconfig_u64(cfg, "BIG", &v), -ERANGE);
-	assert_int_equal(procfs_parse_kconfig_u64(cfg, "HZ_250", &v), -EINVAL);
-	assert_int_equal(procfs_parse_kconfig_u64(cfg, "ABSENT", &v), -ENOENT);
-	assert_int_equal(v, 7);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = procfs_parse_kconfig_u64(cfg, cases[i].key, &v);
+
+		if (rc != cases[i].rc || v != cases[i].v)
+			fail_msg("CONFIG_%s: %d, %llu; want %d, %llu", cases[i].key, rc,
+				 (unsigned long long)v, cases[i].rc,
+				 (unsigned long long)cases[i].v);
+	}
 	/* the running kernel has a tick rate, when its configuration is readable */
 	if (procfs_read_kconfig_u64("HZ", &v) == 0)
 		assert_true(v >= 100 && v <= 1000);
@@ -291,27 +305,31 @@ static void test_kconfig_u64(void **state)
 
 static void test_sysctl_u32(void **state)
 {
+	/* In order; a refused text leaves the value read before it (7). */
+	static const struct {
+		const char *text;
+		int rc;
+		uint32_t v;
+	} cases[] = {
+		{ "1000\n", 0, 1000 }, { "0", 0, 0 }, { "4294967295\n", 0, UINT32_MAX },
+		{ "7", 0, 7 },
+		{ "4294967296\n", -ERANGE, 7 }, { "99999999999\n", -ERANGE, 7 },
+		{ "", -EINVAL, 7 }, { "\n", -EINVAL, 7 }, { "-1\n", -EINVAL, 7 },
+		{ "0x10\n", -EINVAL, 7 }, { "4096 4096\n", -EINVAL, 7 },
+		{ "1000\n\n", -EINVAL, 7 },
+	};
 	uint32_t v = 7;
 	unsigned long long want;
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(procfs_parse_sysctl_u32("1000\n", &v), 0);
-	assert_int_equal(v, 1000);
-	assert_int_equal(procfs_parse_sysctl_u32("0", &v), 0);
-	assert_int_equal(v, 0);
-	assert_int_equal(procfs_parse_sysctl_u32("4294967295\n", &v), 0);
-	assert_true(v == UINT32_MAX);
-	v = 7;
-	assert_int_equal(procfs_parse_sysctl_u32("4294967296\n", &v), -ERANGE);
-	assert_int_equal(procfs_parse_sysctl_u32("99999999999\n", &v), -ERANGE);
-	assert_int_equal(procfs_parse_sysctl_u32("", &v), -EINVAL);
-	assert_int_equal(procfs_parse_sysctl_u32("\n", &v), -EINVAL);
-	assert_int_equal(procfs_parse_sysctl_u32("-1\n", &v), -EINVAL);
-	assert_int_equal(procfs_parse_sysctl_u32("0x10\n", &v), -EINVAL);
-	assert_int_equal(procfs_parse_sysctl_u32("4096 4096\n", &v), -EINVAL);
-	assert_int_equal(procfs_parse_sysctl_u32("1000\n\n", &v), -EINVAL);
-	assert_int_equal(v, 7);	/* untouched on failure */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = procfs_parse_sysctl_u32(cases[i].text, &v);
+
+		if (rc != cases[i].rc || v != cases[i].v)
+			fail_msg("\"%s\": %d, %u; want %d, %u", cases[i].text, rc, v,
+				 cases[i].rc, cases[i].v);
+	}
 
 	/* The running kernel's value, as stdio reads it. */
 	f = fopen("/proc/sys/net/core/netdev_max_backlog", "r");

@@ -67,6 +67,23 @@ static const struct bneck_xfer seed_xfer = {
 	.rounds = BNECK_ROUNDS_SEED,
 };
 
+/*
+ * A 200 MB burst-rounds transfer at up to 6 Gb/s (down to 100 Mb/s) in
+ * @payload_bytes datagrams over @one_way_delay_s: the NIC-bound cases.
+ */
+static struct bneck_xfer burst_xfer(double payload_bytes, double one_way_delay_s)
+{
+	struct bneck_xfer x = seed_xfer;
+
+	x.rounds = BNECK_ROUNDS_BURST;
+	x.line_rate_bps = 6e9;
+	x.min_rate_bps = 1e8;
+	x.payload_bytes = payload_bytes;
+	x.file_bytes = 200e6;
+	x.one_way_delay_s = one_way_delay_s;
+	return x;
+}
+
 static struct rxb_stage_inputs seed_stage(double C, double I, int rule)
 {
 	struct rxb_stage_inputs s = {
@@ -442,7 +459,7 @@ static void test_irq_on_server_cpu(void **state)
 {
 	const double c_ns = 1200.0;
 	struct rxb_stage_inputs s = seed_stage(2, 0, RXB_BATCH_PARTIAL);
-	struct bneck_xfer x = seed_xfer;
+	struct bneck_xfer x = burst_xfer(1468, 0.01);
 	struct bneck_result plain, irq;
 	struct bneck_ws ws;
 	double pkts, lam_fix, floor_share = 0.05;
@@ -454,12 +471,6 @@ static void test_irq_on_server_cpu(void **state)
 	check_rel(bneck_irq_share(1e5, c_ns, 0.5), 1 - 0.12, 1e-15, "share");
 	assert_true(bneck_irq_share(1e6, c_ns, 0.5) == 0.5);
 
-	x.rounds = BNECK_ROUNDS_BURST;
-	x.line_rate_bps = 6e9;
-	x.min_rate_bps = 1e8;
-	x.payload_bytes = 1468;
-	x.file_bytes = 200e6;
-	x.one_way_delay_s = 0.01;
 	s.mu_net_per_s = 25800.0;
 	s.queue_pkts = 3641;
 	s.batch_pkts = 22;
@@ -517,19 +528,13 @@ static void test_irq_on_server_cpu(void **state)
 static void test_depth_cost(void **state)
 {
 	struct rxb_stage_inputs s = seed_stage(3, 0, RXB_BATCH_PARTIAL);
-	struct bneck_xfer x = seed_xfer;
+	struct bneck_xfer x = burst_xfer(1472, 0.1);
 	struct bneck_result fast, slow, depth;
 	struct bneck_ws ws;
 	double c_pkts, fast_mu, slow_mu, fast_rate, fast_time;
 	uint32_t below = 0, above = 0;
 
 	(void)state;
-	x.rounds = BNECK_ROUNDS_BURST;
-	x.line_rate_bps = 6e9;
-	x.min_rate_bps = 1e8;
-	x.payload_bytes = 1472;
-	x.file_bytes = 200e6;
-	x.one_way_delay_s = 0.1;
 	x.loss_episode_pkts = 2000;
 	s.queue_pkts = 3641;
 	s.batch_pkts = 1000;

@@ -168,14 +168,8 @@ print(f"per-packet probes one epoch in {every}; the status snapshots' epochs sam
 PY
 }
 
-for try in 1 2 3 4; do
-	attempt; rc=$?
-	[ $rc -eq 0 ] && break
-	[ $rc -eq 3 ] || die "rate did not follow the load"
-	log "attempt $try disturbed; again"
-	sleep 2
-done
-[ $rc -eq 0 ] || skip "CPU 1 too busy with other work for a clean measurement"
+retry_disturbed 4 "rate did not follow the load" \
+	"CPU 1 too busy with other work for a clean measurement"
 grep -q "RATE" "$T/rates.txt" || die "the subscriber got no RATE"
 # No contradiction between status and senders: the one subscriber holds a
 # RATE, whether or not this epoch's was pushed to it.

@@ -25,32 +25,9 @@
 # else fail.
 . "$(dirname "$0")/daemon_lib.inc"
 
-for t in ip stress-ng python3 taskset; do
-	command -v $t >/dev/null || skip "$t not installed"
-done
-[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-WATCH=$B/rxbneck-watch
-[ -x "$WATCH" ] || die "build first: $WATCH"
-EPOCH_MS=500
-P=$((20000 + $$ % 20000))
-ns_a=rxbt-pause-a$$ ns_b=rxbt-pause-b$$
+. "$(dirname "$0")/pause_lib.inc"
+pause_rig_up rxbt-pause-a$$ rxbt-pause-b$$ pa$$ pb$$ 10.253.0
 
-. "$(dirname "$0")/netpair.inc"
-on_exit "netpair_down $ns_a $ns_b"
-netpair_up $ns_a $ns_b pa$$ pb$$ 10.253.0 || die "namespaces and veth"
-
-# A receiver that never blocks, on 128 KiB (K ~ 56 packets, ~3 ms of the
-# ~20 000 datagrams/s below): the queue cannot hold an 8 ms window, so
-# part of each window is paused.
-
-bg ip netns exec $ns_b taskset -c 1 python3 "$S/tests/integration/busy_rx.py" 10.253.0.2 $P 65536
-RX=$!
-sleep 0.3
-# About 20 000 datagrams/s, in bursts of 10.
-bg ip netns exec $ns_a taskset -c 0 python3 "$S/tests/integration/udp_tx.py" 10.253.0.2 $P
-
-pj() { ctl status --json | python3 -c "import json,sys; f=json.load(sys.stdin)['flows'][0]; print($1)"; }
-status_c() { pj "f['inputs']['stage_b']['cpu_bound']['value'] or 0"; }
 schedstat() { cat /proc/$RX/schedstat; }
 
 # One measurement. 0 pass, 1 fail, 3 disturbed by other work (retry).
@@ -71,10 +48,7 @@ attempt() {
 	wait $h1 $h2
 	log "status with the hogs:"; sed -n '/pause windows/,/schedules sent/p' "$T/b.txt" >&2
 	# The hogs are gone: the windows stop, the schedule is cancelled.
-	for _ in $(seq 40); do
-		grep -q "cancelled" "$WF" && break
-		sleep 0.1
-	done
+	pause_wait_cancel "$WF"
 	python3 - "$T" "$P" "$WF" <<'PY'
 import json, re, sys
 T, port, wf = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -160,20 +134,9 @@ for mode in tp_btf raw_tp; do
 	start_daemon "$T/d.conf"
 	WF=$T/watch-$mode.txt
 	bg bash -c "'$WATCH' -p $CPORT -r 200 -s 1400 -f 1000000000 $P > '$WF'"
-	for _ in $(seq 100); do
-		[ "$(pj "f['traffic']['pkts_out'] > 0")" = True ] && break
-		sleep 0.1
-	done
-	[ "$(pj "f['traffic']['pkts_out'] > 0")" = True ] ||
-		die "the daemon saw no traffic on port $P: $(ctl status)"
-	for try in 1 2 3; do
-		attempt; rc=$?
-		[ $rc -eq 0 ] && break
-		[ $rc -eq 3 ] || die "pause windows not predicted ($mode)"
-		log "attempt $try disturbed; again"
-		sleep 2
-	done
-	[ $rc -eq 0 ] || skip "CPU 1 too busy with other work for a clean measurement"
+	pause_wait_traffic
+	retry_disturbed 3 "pause windows not predicted ($mode)" \
+		"CPU 1 too busy with other work for a clean measurement"
 	stop_daemon
 done
 log "PASS"

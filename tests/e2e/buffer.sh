@@ -33,20 +33,18 @@ KS="0 2"
 NS_="1 10 20 30 35"
 REPS=2 SECS=8 RATE=30e6 POLICIES="static rrda model" ANALYZE=1
 SIZE=8192 WORK_NS=1000 RCVBUF=524288 FLOOR=64Ki
+E_EPOCH_MS=250
+. "$SRC/tests/e2e/lib.sh"
 while getopts "b:o:k:N:n:s:r:P:a" o; do
 	case $o in
 	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; N) NS_=$OPTARG ;;
 	n) REPS=$OPTARG ;; s) SECS=$OPTARG ;; r) RATE=$OPTARG ;; P) POLICIES=$OPTARG ;;
 	a) ANALYZE=0 ;;
-	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) e2e_usage ;;
 	esac
 done
-[ -n "$E_OUT" ] || E_OUT=$SRC/tests/e2e/out/buffer-$(date +%Y%m%d-%H%M%S)
-E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
-export E_BUILD E_OUT
-E_EPOCH_MS=250
-. "$SRC/tests/e2e/lib.sh"
-[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
+export E_BUILD
+e2e_out_init buffer
 LOAD=$E_BUILD/rxbneck-bufload
 [ -x "$LOAD" ] || e2e_skip "$LOAD not built"
 
@@ -60,11 +58,7 @@ ip link set "$E_IF_R" mtu 9000 && ip -n "$E_NS_S" link set "$E_IF_S" mtu 9000 ||
 buffer_conf() {
 	local mode=apply policy=$1
 	[ "$1" = static ] && { mode=off; policy=rrda; }
-	cat > "$E_TMP/d.conf" <<-EOF
-	[daemon]
-	state_dir = $E_TMP/state
-	runtime_dir = $E_TMP/run
-	ctl_socket = $E_TMP/run/ctl.sock
+	{ e2e_conf_daemon; cat <<-EOF; } > "$E_TMP/d.conf"
 	[measure]
 	interval_ms = $E_EPOCH_MS
 	net_probe_every = 1

@@ -2,6 +2,10 @@
 # The end-to-end experiment's plumbing (sourced by tests/e2e/run.sh and
 # tests/integration/e2e_smoke.sh; not run on its own).
 #
+#   e2e_usage            the calling script's header comment (its usage) to
+#                        stderr, exit 2: for a bad option
+#   e2e_out_init NAME    $E_OUT (default tests/e2e/out/NAME-<date>) created,
+#                        absolute and exported; one holding runs.jsonl refused
 #   e2e_setup            root/tool checks (exit 77 when something is missing),
 #                        work dir $E_TMP, the sender's namespace $E_NS_S
 #                        ($E_ADDR_S) joined by a veth pair to the root
@@ -67,6 +71,16 @@ E_POLL_PID=
 e2e_log() { echo "[$(date +%T)] $*" >&2; }
 e2e_fail() { e2e_log "FAIL: $*"; exit 1; }
 e2e_skip() { e2e_log "SKIP: $*"; exit 77; }
+e2e_usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# e2e_out_init NAME: the output directory. Runs append to runs.jsonl, so a
+# directory that has one already belongs to another experiment.
+e2e_out_init() {
+	[ -n "${E_OUT:-}" ] || E_OUT=$E_SRC/tests/e2e/out/$1-$(date +%Y%m%d-%H%M%S)
+	E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || e2e_fail "cannot create $E_OUT"
+	[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
+	export E_OUT
+}
 
 e2e_cleanup() {
 	local p
@@ -214,13 +228,17 @@ e2e_bg() {	# e2e_bg VAR CMD...
 
 e2e_ctl() { "$E_BIN/rxbneckctl" -s "$E_TMP/run/ctl.sock" "$@"; }
 
+# e2e_conf_daemon: the [daemon] section of an rxbneckd configuration: its
+# state and runtime directories in $E_TMP, its control socket where
+# e2e_ctl looks.
+e2e_conf_daemon() {
+	printf '%s\n' "[daemon]" "state_dir = $E_TMP/state" "runtime_dir = $E_TMP/run" \
+		"ctl_socket = $E_TMP/run/ctl.sock"
+}
+
 e2e_daemon_start() {
 	mkdir -p "$E_TMP/state" "$E_TMP/run"
-	cat > "$E_TMP/d.conf" <<-EOF
-	[daemon]
-	state_dir = $E_TMP/state
-	runtime_dir = $E_TMP/run
-	ctl_socket = $E_TMP/run/ctl.sock
+	{ e2e_conf_daemon; cat <<-EOF; } > "$E_TMP/d.conf"
 	[measure]
 	interval_ms = $E_EPOCH_MS
 	# No BPF run-time statistics: they add two clock reads to every BPF

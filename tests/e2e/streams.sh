@@ -34,22 +34,20 @@ E_BUILD=$SRC/build
 E_OUT=
 KS="0 2"
 REPS=3 MAXN=32 SECS=5 SEED=1 ANALYZE=1 NLIST=
+# The path: 25 ms each way in the harness's terms, all of it on the ACKs.
+E_DELAY_MS=${E_DELAY_MS:-25}
+BOTTLENECK=${BOTTLENECK:-200mbit}
+WINDOW=${WINDOW:-128K}
+. "$SRC/tests/e2e/lib.sh"
 while getopts "b:o:k:n:N:L:t:S:a" o; do
 	case $o in
 	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; n) REPS=$OPTARG ;;
 	N) MAXN=$OPTARG ;; L) NLIST=$OPTARG ;; t) SECS=$OPTARG ;; S) SEED=$OPTARG ;;
 	a) ANALYZE=0 ;;
-	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) e2e_usage ;;
 	esac
 done
-[ -n "$E_OUT" ] || E_OUT=$SRC/tests/e2e/out/streams-$(date +%Y%m%d-%H%M%S)
-E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
-# The path: 25 ms each way in the harness's terms, all of it on the ACKs.
-E_DELAY_MS=${E_DELAY_MS:-25}
-BOTTLENECK=${BOTTLENECK:-200mbit}
-WINDOW=${WINDOW:-128K}
-export E_BUILD E_OUT E_DELAY_MS
-. "$SRC/tests/e2e/lib.sh"
+export E_BUILD E_DELAY_MS
 # The advisor samples iperf3's port only (its cap needs it watched, which
 # the harness does: watch_ports has it).
 E_DAEMON_EXTRA="[streams]
@@ -62,7 +60,7 @@ for n in $NLIST; do
 	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le "$MAXN" ] ||
 		{ echo "-L: '$n' is not a stream count in 1..$MAXN" >&2; exit 2; }
 done
-[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
+e2e_out_init streams
 
 e2e_setup
 taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"

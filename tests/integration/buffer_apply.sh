@@ -30,10 +30,7 @@ command -v ss >/dev/null || skip "ss not installed"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 LOAD=$B/rxbneck-bufload
 [ -x "$LOAD" ] || die "build first: $LOAD"
-UNIT=$S/systemd/rxbneckd.service
-caps=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT")
-set_=$(echo "$caps" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
-su -s /bin/sh nobody -c "test -x '$RXBD'" || skip "$RXBD is not reachable for user nobody"
+nobody_setup
 
 NA=rxbt-buf-a$$ NB=rxbt-buf-b$$
 P1=$((20000 + $$ % 20000)) P2=$((20001 + $$ % 20000)) MPORT=$((40002 + $$ % 20000))
@@ -43,44 +40,13 @@ NET=10.251.$(($$ % 250))
 ip -n "$NA" link set bua$$ mtu 9000 && ip -n "$NB" link set bub$$ mtu 9000 &&
 	ip -n "$NB" link set lo up || die "mtu, lo"
 
-chmod 0711 "$T"
-N=$T/nobody
-mkdir -m 0777 "$N"
-SOCK=$N/run/ctl.sock
-cat > "$N/d.conf" <<CONF
-[daemon]
-state_dir = $N/state
-runtime_dir = $N/run
-ctl_socket = $SOCK
-[measure]
-interval_ms = 500
-watch_ports = $P1 $P2
-[model]
-payload_bytes = 8192
-[control]
-listen_address = 127.0.0.1
-port = $CPORT
-[metrics]
-enabled = yes
-listen = 127.0.0.1:$MPORT
-[buffer]
-mode = apply
-policy = rrda
-allow_users = 0
-CONF
-chmod 0644 "$N/d.conf"
+write_conf "$N/d.conf" "[measure] interval_ms = 500" "[measure] watch_ports = $P1 $P2" \
+	"[model] payload_bytes = 8192" "[metrics] enabled = yes" \
+	"[metrics] listen = 127.0.0.1:$MPORT" "[buffer] mode = apply" "[buffer] policy = rrda" \
+	"[buffer] allow_users = 0"
 
 log "daemon as nobody with $caps, in $NB"
-ip netns exec "$NB" setpriv --reuid=65534 --regid=65534 --clear-groups \
-	--inh-caps="-all,$set_" --ambient-caps="-all,$set_" --bounding-set="-all,$set_" \
-	-- "$RXBD" -f -c "$N/d.conf" 2>>"$T/daemon.log" &
-DPID=$!
-for _ in $(seq 100); do
-	ctl status >/dev/null 2>&1 && break
-	kill -0 "$DPID" 2>/dev/null || die "rxbneckd exited during start-up"
-	sleep 0.1
-done
-ctl status >/dev/null 2>&1 || die "rxbneckd did not answer"
+start_daemon_nobody "$set_" ip netns exec "$NB"
 
 bg stress-ng --quiet --cpu 2 --cpu-method loop --taskset 1 --timeout 40s
 # the receivers: P1 as root, P2 as a uid nobody allowed

@@ -17,51 +17,15 @@ command -v iperf3 >/dev/null || skip "iperf3 not installed"
 command -v stress-ng >/dev/null || skip "stress-ng not installed"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 UNIT=$S/systemd/rxbneckd.service
-caps=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT")
+nobody_setup
 [ -n "$caps" ] || die "no AmbientCapabilities= in $UNIT"
 [ "$caps" = "$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")" ] || die "bounding set differs from ambient"
-set_=$(echo "$caps" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
 log "capabilities from the unit: $caps ($set_)"
-su -s /bin/sh nobody -c "test -x '$RXBD'" || skip "$RXBD is not reachable for user nobody"
 
-chmod 0711 "$T"
-N=$T/nobody
-mkdir -m 0777 "$N"
-SOCK=$N/run/ctl.sock
 P=$(free_port)
-conf() {
-	cat > "$N/d.conf" <<CONF
-[daemon]
-state_dir = $N/state
-runtime_dir = $N/run
-ctl_socket = $SOCK
-[measure]
-interval_ms = 500
-watch_ports = $P
-[control]
-listen_address = 127.0.0.1
-port = $CPORT
-CONF
-	chmod 0644 "$N/d.conf"
-}
-conf
+write_conf "$N/d.conf" "[measure] interval_ms = 500" "[measure] watch_ports = $P"
 
-# run_as CAPS: the daemon as nobody with CAPS ("" for none) in every set.
-run_as() {
-	local c=$1
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps="-all${c:+,$c}" --ambient-caps="-all${c:+,$c}" \
-		--bounding-set="-all${c:+,$c}" -- "$RXBD" -f -c "$N/d.conf" 2>>"$T/daemon.log" &
-	DPID=$!
-	for _ in $(seq 100); do
-		ctl status >/dev/null 2>&1 && return 0
-		kill -0 "$DPID" 2>/dev/null || die "rxbneckd exited during start-up"
-		sleep 0.1
-	done
-	die "rxbneckd did not answer"
-}
-
-run_as "$set_"
+start_daemon_nobody "$set_"
 grep CapEff "/proc/$DPID/status" | grep -q 000000c000000000 ||
 	log "note: CapEff $(grep CapEff "/proc/$DPID/status") (expected CAP_BPF|CAP_PERFMON = 0xc000000000)"
 [ "$(stat -c %U "$N/state")" = nobody ] || die "state dir not the daemon user's"
@@ -97,7 +61,7 @@ stop_daemon
 
 # No capability: degraded, and honest about it.
 rm -rf "$N/run"
-run_as ""
+start_daemon_nobody ""
 sleep 1.5
 ctl status --json > "$T/st.json" || die "status without capabilities"
 check_status_text "no capabilities"

@@ -141,36 +141,42 @@ static void test_tiny_share_round_trip(void **state)
 	assert_true(fabs(back.learn.cpu_share[1] - 2.5e-38) <= 1e-8 * 2.5e-38);
 }
 
-static void tmpdir(char *dir, size_t size)
+/*
+ * A fresh directory for one test: @dir, the state directory @sub in it
+ * (not created), the state file @path and its temporary @tmp there.
+ */
+struct sandbox {
+	char dir[64], sub[96], path[160], tmp[160];
+};
+
+static void sandbox_init(struct sandbox *b)
 {
-	snprintf(dir, size, "/tmp/test_state.XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	snprintf(b->dir, sizeof(b->dir), "/tmp/test_state.XXXXXX");
+	assert_non_null(mkdtemp(b->dir));
+	snprintf(b->sub, sizeof(b->sub), "%s/sub", b->dir);
+	snprintf(b->path, sizeof(b->path), "%s/" STATE_FILE, b->sub);
+	snprintf(b->tmp, sizeof(b->tmp), "%s/" STATE_FILE ".tmp", b->sub);
 }
 
-static void cleanup(const char *dir)
+static void cleanup(const struct sandbox *b)
 {
-	char path[300];
-
-	snprintf(path, sizeof(path), "%s/sub/" STATE_FILE, dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/sub", dir);
-	rmdir(path);
-	rmdir(dir);
+	unlink(b->path);
+	rmdir(b->sub);
+	rmdir(b->dir);
 }
 
 static void test_save_and_load(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
 	struct learn l, got;
-	char dir[64], sub[96], path[160];
+	struct sandbox b;
 	struct stat st;
 
 	(void)state;
 	assert_non_null(s);
-	tmpdir(dir, sizeof(dir));
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	assert_int_equal(state_open(s, sub), 0);	/* creates it */
-	assert_int_equal(stat(sub, &st), 0);
+	sandbox_init(&b);
+	assert_int_equal(state_open(s, b.sub), 0);	/* creates it */
+	assert_int_equal(stat(b.sub, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0750);
 	assert_false(state_history_get(s, 9000, &got));
 	learned(&l, 1500);
@@ -182,7 +188,7 @@ static void test_save_and_load(void **state)
 	assert_int_equal(state_save(s), 0);
 	state_close(s);
 
-	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(state_open(s, b.sub), 0);
 	assert_int_equal(s->n, 2);
 	assert_true(state_history_get(s, 9001, &got));
 	assert_int_equal(got.origin, VALUE_HISTORY);
@@ -190,10 +196,9 @@ static void test_save_and_load(void **state)
 	assert_true(got.history_age_s < 60);
 	assert_false(state_history_get(s, 9002, &got));
 	state_close(s);
-	snprintf(path, sizeof(path), "%s/" STATE_FILE ".tmp", sub);
-	assert_int_equal(access(path, F_OK), -1);	/* no temporary left */
+	assert_int_equal(access(b.tmp, F_OK), -1);	/* no temporary left */
 	free(s);
-	cleanup(dir);
+	cleanup(&b);
 }
 
 /* A damaged file: the good lines count, the rest is skipped. */
@@ -201,37 +206,35 @@ static void test_damaged_file(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
 	struct learn got;
-	char dir[64], sub[96], path[160];
+	struct sandbox b;
 	FILE *f;
 
 	(void)state;
 	assert_non_null(s);
-	tmpdir(dir, sizeof(dir));
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	assert_int_equal(mkdir(sub, 0700), 0);
-	snprintf(path, sizeof(path), "%s/" STATE_FILE, sub);
-	f = fopen(path, "w");
+	sandbox_init(&b);
+	assert_int_equal(mkdir(b.sub, 0700), 0);
+	f = fopen(b.path, "w");
 	assert_non_null(f);
 	fputs("# comment\n\ngarbage\x01\xff\nport=9000 cpu_ns_per_pkt=1200\n"
 	      "port=9001 cpu_ns_per_pkt=oops\n", f);
 	fclose(f);
-	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(state_open(s, b.sub), 0);
 	assert_int_equal(s->n, 1);
 	assert_true(state_history_get(s, 9000, &got));
 	check_rel(ewma_ratio_value(&got.cpu_ns_per_pkt), 1200);
 	state_close(s);
 	/* Too large: ignored as a whole, the daemon runs on. */
-	f = fopen(path, "w");
+	f = fopen(b.path, "w");
 	assert_non_null(f);
 	for (int i = 0; i < STATE_MAX_FILE / 10 + 1; i++)
 		fputs("#........\n", f);
 	fclose(f);
-	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(state_open(s, b.sub), 0);
 	assert_int_equal(s->n, 0);
 	assert_non_null(strstr(s->err, "too large"));
 	state_close(s);
 	free(s);
-	cleanup(dir);
+	cleanup(&b);
 }
 
 /* At most STATE_MAX_PORTS ports; the oldest gives way. */
@@ -239,37 +242,37 @@ static void test_bound(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
 	struct learn l;
-	char dir[64], sub[96];
+	struct sandbox b;
 
 	(void)state;
 	assert_non_null(s);
-	tmpdir(dir, sizeof(dir));
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	assert_int_equal(state_open(s, sub), 0);
+	sandbox_init(&b);
+	assert_int_equal(state_open(s, b.sub), 0);
 	learned(&l, 1000);
 	for (int i = 0; i < STATE_MAX_PORTS + 6; i++)
 		state_history_put(s, (uint16_t)(1000 + i), &l);
 	assert_int_equal(s->n, STATE_MAX_PORTS);
 	assert_int_equal(state_save(s), 0);
 	state_close(s);
-	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(state_open(s, b.sub), 0);
 	assert_int_equal(s->n, STATE_MAX_PORTS);
 	state_close(s);
 	free(s);
-	cleanup(dir);
+	cleanup(&b);
 }
 
 /* An unusable directory: an error with the reason, nothing saved. */
 static void test_unusable_dir(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
-	char dir[64], file[96], sub[128];
+	char file[96], sub[128];
+	struct sandbox b;
 	int fd;
 
 	(void)state;
 	assert_non_null(s);
-	tmpdir(dir, sizeof(dir));
-	snprintf(file, sizeof(file), "%s/file", dir);
+	sandbox_init(&b);
+	snprintf(file, sizeof(file), "%s/file", b.dir);
 	fd = open(file, O_CREAT | O_WRONLY, 0600);
 	assert_true(fd >= 0);
 	close(fd);
@@ -279,7 +282,7 @@ static void test_unusable_dir(void **state)
 	assert_int_equal(state_save(s), 0);	/* nothing to do */
 	state_close(s);
 	unlink(file);
-	rmdir(dir);
+	cleanup(&b);
 	free(s);
 }
 
@@ -291,21 +294,18 @@ static void test_unusable_dir(void **state)
 static void test_not_a_file(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
-	char dir[64], sub[96], path[160], tmp[160];
+	struct sandbox b;
 	struct learn l, got;
 	struct stat st;
 
 	(void)state;
 	assert_non_null(s);
-	tmpdir(dir, sizeof(dir));
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	assert_int_equal(mkdir(sub, 0700), 0);
-	snprintf(path, sizeof(path), "%s/" STATE_FILE, sub);
-	snprintf(tmp, sizeof(tmp), "%s/" STATE_FILE ".tmp", sub);
-	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_int_equal(mkfifo(tmp, 0600), 0);
+	sandbox_init(&b);
+	assert_int_equal(mkdir(b.sub, 0700), 0);
+	assert_int_equal(mkfifo(b.path, 0600), 0);
+	assert_int_equal(mkfifo(b.tmp, 0600), 0);
 	alarm(10);	/* a hang fails the test instead of stopping it */
-	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(state_open(s, b.sub), 0);
 	assert_int_equal(s->n, 0);
 	assert_non_null(strstr(s->err, "is a FIFO, not a regular file"));
 	learned(&l, 900);
@@ -313,20 +313,20 @@ static void test_not_a_file(void **state)
 	assert_int_equal(state_save(s), 0);
 	alarm(0);
 	assert_string_equal(s->err, "");
-	assert_int_equal(lstat(path, &st), 0);
+	assert_int_equal(lstat(b.path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(access(b.tmp, F_OK), -1);
 	state_close(s);
 	/* A symbolic link is not followed. */
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(symlink("/etc/passwd", path), 0);
-	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(unlink(b.path), 0);
+	assert_int_equal(symlink("/etc/passwd", b.path), 0);
+	assert_int_equal(state_open(s, b.sub), 0);
 	assert_int_equal(s->n, 0);
 	assert_non_null(strstr(s->err, "symbolic link"));
 	assert_false(state_history_get(s, 9000, &got));
 	state_close(s);
 	free(s);
-	cleanup(dir);
+	cleanup(&b);
 }
 
 /* Fails the next state_save() of @s with EFBIG (the file-size limit). */
@@ -349,14 +349,13 @@ static void save_refused(struct state *s)
 static void test_save_fails_then_recovers(void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
-	char dir[64], sub[96];
+	struct sandbox b;
 	struct learn l, got;
 
 	(void)state;
 	assert_non_null(s);
-	tmpdir(dir, sizeof(dir));
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	assert_int_equal(state_open(s, sub), 0);
+	sandbox_init(&b);
+	assert_int_equal(state_open(s, b.sub), 0);
 	learned(&l, 1100);
 	state_history_put(s, 9000, &l);
 	save_refused(s);
@@ -368,11 +367,11 @@ static void test_save_fails_then_recovers(void **state)
 	assert_string_equal(s->err, "");
 	assert_int_equal(s->saves, 1);
 	state_close(s);
-	assert_int_equal(state_open(s, sub), 0);
+	assert_int_equal(state_open(s, b.sub), 0);
 	assert_true(state_history_get(s, 9000, &got));
 	state_close(s);
 	free(s);
-	cleanup(dir);
+	cleanup(&b);
 }
 
 /*
@@ -383,14 +382,13 @@ static void test_save_failure_degrades_health(void **state)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
 	const uint32_t bit = 1u << STATUS_HEALTH_STATE_SAVE;
-	char dir[64], sub[96];
+	struct sandbox b;
 	struct learn l;
 
 	(void)state;
 	assert_non_null(d);
-	tmpdir(dir, sizeof(dir));
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	assert_int_equal(state_open(&d->state, sub), 0);
+	sandbox_init(&b);
+	assert_int_equal(state_open(&d->state, b.sub), 0);
 	d->state_ok = true;
 	assert_false(status_health(d) & bit);
 	learned(&l, 1100);
@@ -403,7 +401,7 @@ static void test_save_failure_degrades_health(void **state)
 	assert_false(status_health(d) & bit);
 	state_close(&d->state);
 	free(d);
-	cleanup(dir);
+	cleanup(&b);
 }
 
 int main(void)

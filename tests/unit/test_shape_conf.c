@@ -256,23 +256,24 @@ static void test_cli_with_file(void **state)
 
 static void test_hostport(void **state)
 {
+	/* In order: without a port, the port stays what it was. */
+	static const struct {
+		const char *in, *host;
+		uint16_t port;
+	} good[] = {
+		{ "example.org", "example.org", 1 }, { "10.0.0.1:7441", "10.0.0.1", 7441 },
+		{ "fd00::1", "fd00::1", 7441 }, { "[fd00::1]:80", "fd00::1", 80 },
+		{ "[fd00::1]", "fd00::1", 80 },
+	};
 	char h[64];
 	uint16_t p = 1;
 
 	(void)state;
-	assert_int_equal(shape_conf_split_hostport("example.org", h, sizeof(h), &p), 0);
-	assert_string_equal(h, "example.org");
-	assert_int_equal(p, 1);
-	assert_int_equal(shape_conf_split_hostport("10.0.0.1:7441", h, sizeof(h), &p), 0);
-	assert_string_equal(h, "10.0.0.1");
-	assert_int_equal(p, 7441);
-	assert_int_equal(shape_conf_split_hostport("fd00::1", h, sizeof(h), &p), 0);
-	assert_string_equal(h, "fd00::1");
-	assert_int_equal(p, 7441);
-	assert_int_equal(shape_conf_split_hostport("[fd00::1]:80", h, sizeof(h), &p), 0);
-	assert_string_equal(h, "fd00::1");
-	assert_int_equal(p, 80);
-	assert_int_equal(shape_conf_split_hostport("[fd00::1]", h, sizeof(h), &p), 0);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(shape_conf_split_hostport(good[i].in, h, sizeof(h), &p), 0);
+		assert_string_equal(h, good[i].host);
+		assert_int_equal(p, good[i].port);
+	}
 	static const char *const bad[] = { "", ":80", "h:", "h:0", "h:65536", "[]:1", "[::1",
 					   "[::1]x", "a b", "h/1", "h:80x" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

@@ -81,6 +81,27 @@ static void recover(enum streams_model m, const struct streams_point *p, double 
 
 /* ---------------------------------------------------------- exact -- */
 
+/*
+ * Model @m's curve @f with coefficients @want, sampled at the @np stream
+ * counts @n and fitted back (extra parameter @x): the first @np
+ * coefficients come back to 1e-9 relative. The fit in *k.
+ */
+static void round_trip(enum streams_model m, const double *n,
+		       double (*f)(double, const double *), const double *want, int np,
+		       double x, const char *name, struct streams_coef *k)
+{
+	const char *const coef[3] = { "a'", "b'", "c'" };
+	struct streams_point p[3];
+	char what[64];
+
+	pts3(p, n, f, want, np);
+	recover(m, p, x, k);
+	for (int i = 0; i < np; i++) {
+		snprintf(what, sizeof(what), "%s %s", name, coef[i]);
+		check_rel(i == 0 ? k->a : i == 1 ? k->b : k->c, want[i], 1e-9, what);
+	}
+}
+
 static void test_exact_two_point(void **state)
 {
 	/* Dinda: 1/sqrt(a') = 1 Gb/s for ever, 100 Mb/s for one stream. */
@@ -92,19 +113,10 @@ static void test_exact_two_point(void **state)
 	struct streams_coef k;
 
 	(void)state;
-	pts3(p, n15, f_dinda, kd, 2);
-	recover(STREAMS_DINDA, p, NAN, &k);
-	check_rel(k.a, kd[0], 1e-9, "dinda a'");
-	check_rel(k.b, kd[1], 1e-9, "dinda b'");
-	pts3(p, n27, f_log, kl, 2);
-	recover(STREAMS_LOG, p, NAN, &k);
-	check_rel(k.a, kl[0], 1e-9, "log a'");
-	check_rel(k.b, kl[1], 1e-9, "log b'");
+	round_trip(STREAMS_DINDA, n15, f_dinda, kd, 2, NAN, "dinda", &k);
+	round_trip(STREAMS_LOG, n27, f_log, kl, 2, NAN, "log", &k);
 	check_rel(streams_peak_n(&k), 2 / kl[1], 1e-9, "log peak 2/b'");
-	pts3(p, n28, f_loss, kx, 2);
-	recover(STREAMS_LOSS, p, 3, &k);
-	check_rel(k.a, kx[0], 1e-9, "loss a'");
-	check_rel(k.b, kx[1], 1e-9, "loss b'");
+	round_trip(STREAMS_LOSS, n28, f_loss, kx, 2, 3, "loss", &k);
 	/* Hacker: n times one stream of 240 Mb/s, from the sample at n = 3. */
 	p[0].n = 3;
 	p[0].th = 3 * 0.24 * GBPS;
@@ -119,23 +131,14 @@ static void test_exact_three_point(void **state)
 	const double kn[3] = { 4e-21, 1.2e-17, 3.3 };
 	const double kf[3] = { 3e-20, -8e-19, 9e-18 };
 	const double n[3] = { 1, 7, 25 };
-	struct streams_point p[3];
 	struct streams_coef k;
 
 	(void)state;
-	pts3(p, n, f_newton, kn, 3);
-	recover(STREAMS_NEWTON, p, NAN, &k);
-	check_rel(k.a, kn[0], 1e-9, "newton a'");
-	check_rel(k.b, kn[1], 1e-9, "newton b'");
-	check_rel(k.c, kn[2], 1e-9, "newton c'");
+	round_trip(STREAMS_NEWTON, n, f_newton, kn, 3, NAN, "newton", &k);
 	assert_int_equal(streams_check(&k, 40), STREAMS_OK);
 	check_rel(streams_peak_n(&k), pow(2 * kn[1] / (kn[0] * (kn[2] - 2)), 1 / kn[2]), 1e-9,
 		  "newton peak");
-	pts3(p, n, f_full2, kf, 3);
-	recover(STREAMS_FULL2, p, NAN, &k);
-	check_rel(k.a, kf[0], 1e-9, "full2 a'");
-	check_rel(k.b, kf[1], 1e-9, "full2 b'");
-	check_rel(k.c, kf[2], 1e-9, "full2 c'");
+	round_trip(STREAMS_FULL2, n, f_full2, kf, 3, NAN, "full2", &k);
 	assert_int_equal(streams_check(&k, 40), STREAMS_OK);
 	check_rel(streams_peak_n(&k), -2 * kf[2] / kf[1], 1e-12, "full2 peak");
 }

@@ -50,21 +50,9 @@ ns_a=rxbb-early-a$$ ns_b=rxbb-early-b$$
 on_exit "netpair_down $ns_a $ns_b"
 netpair_up $ns_a $ns_b ea$$ eb$$ 10.254.7 || die "namespaces and veth"
 
-cat > "$T/rx.py" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.254.7.2", int(sys.argv[1])))
-if sys.argv[2] == "spin":
-    s.setblocking(False)
-while True:
-    try:
-        s.recv(65536)
-    except BlockingIOError:
-        pass
-PY
 mode=block
 [ "$hogs" -eq 0 ] || mode=spin
-bg ip netns exec $ns_b taskset -c 1 python3 "$T/rx.py" $P $mode
+bg ip netns exec $ns_b taskset -c 1 python3 "$S/tests/integration/busy_rx.py" 10.254.7.2 $P 0 $mode
 [ "$hogs" -eq 0 ] || bg stress-ng --cpu "$hogs" --taskset 1 --quiet
 sleep 0.3
 bg ip netns exec $ns_a taskset -c 0 python3 "$S/tests/integration/udp_tx.py" 10.254.7.2 $P

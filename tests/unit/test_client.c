@@ -170,6 +170,21 @@ static void fake_stop(struct fake *f)
 
 /* --------------------------------------------------------- client -- */
 
+/*
+ * The ERROR the client sent the fake daemon before closing: @code, about
+ * the daemon's frame @ref_seq (negative: not checked).
+ */
+static void expect_client_error(const struct fake *f, int code, int64_t ref_seq)
+{
+	struct rxbp_msg m;
+
+	assert_int_equal(frame_recv(f->fd, &m, 2000), 0);
+	assert_int_equal(m.type, RXBNECK_T_ERROR);
+	assert_int_equal(m.u.error.code, code);
+	if (ref_seq >= 0)
+		assert_int_equal(m.u.error.ref_seq, ref_seq);
+}
+
 static struct rxbneck_client *client_for(const struct fake *f, struct client_seen *s,
 					 uint32_t timeout_ms)
 {
@@ -534,10 +549,7 @@ static void test_first_frame_not_ack(void **state)
 	assert_int_equal(rxbneck_client_connect(c), RXBNECK_EPROTO);
 	fake_join(&f);
 	/* The client told the daemon why before closing. */
-	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
-	assert_int_equal(m.type, RXBNECK_T_ERROR);
-	assert_int_equal(m.u.error.code, RXBNECK_ERR_UNEXPECTED);
-	assert_int_equal(m.u.error.ref_seq, 1);
+	expect_client_error(&f, RXBNECK_ERR_UNEXPECTED, 1);
 	assert_int_equal(s.rates, 0);
 	rxbneck_client_close(c);
 	fake_stop(&f);
@@ -556,9 +568,7 @@ static void test_garbage_from_daemon(void **state)
 	assert_int_equal(s.errors, 1);
 	assert_int_equal(s.error_rc, RXBNECK_EPROTO);
 	assert_non_null(strstr(rxbneck_client_errmsg(c), "BAD_MAGIC"));
-	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
-	assert_int_equal(m.type, RXBNECK_T_ERROR);
-	assert_int_equal(m.u.error.code, RXBNECK_ERR_BAD_MAGIC);
+	expect_client_error(&f, RXBNECK_ERR_BAD_MAGIC, -1);
 	assert_int_equal(frame_recv(f.fd, &m, 2000), -1);	/* then EOF */
 	assert_int_equal(rxbneck_client_fd(c), -1);
 	rxbneck_client_close(c);
@@ -589,10 +599,7 @@ static void test_direction_before_payload(void **state)
 	buf[RXBNECK_HDR_BYTES + 4] = 99;
 	srv_write(f.fd, buf, n);
 	assert_int_equal(pump(c), RXBNECK_EPROTO);
-	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
-	assert_int_equal(m.type, RXBNECK_T_ERROR);
-	assert_int_equal(m.u.error.code, RXBNECK_ERR_UNEXPECTED);
-	assert_int_equal(m.u.error.ref_seq, 9);
+	expect_client_error(&f, RXBNECK_ERR_UNEXPECTED, 9);
 	rxbneck_client_close(c);
 	fake_stop(&f);
 
@@ -604,9 +611,7 @@ static void test_direction_before_payload(void **state)
 	memset(buf + RXBNECK_HDR_BYTES + 16, 0xff, 8);	/* loss: a NaN */
 	srv_write(f.fd, buf, n);
 	assert_int_equal(pump(c), RXBNECK_EPROTO);
-	assert_int_equal(frame_recv(f.fd, &m, 2000), 0);
-	assert_int_equal(m.u.error.code, RXBNECK_ERR_BAD_VALUE);
-	assert_int_equal(m.u.error.ref_seq, 11);
+	expect_client_error(&f, RXBNECK_ERR_BAD_VALUE, 11);
 	assert_int_equal(s.rates, 0);
 	rxbneck_client_close(c);
 	fake_stop(&f);

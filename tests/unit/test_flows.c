@@ -381,6 +381,16 @@ static struct sendsrv_peer peer(uint64_t id, uint16_t port)
 	return p;
 }
 
+/*
+ * The transfer time eq. (2)-(3) gives a peer() sender (8192-byte
+ * datagrams, 2 ms one way) of @file bytes at @b_bps, losing what an
+ * M/M/1/K queue served at @mu loses.
+ */
+static double peer_t(double b_bps, double mu, double file)
+{
+	return rbudp_t(b_bps, mm1k_loss(b_bps / (8 * 8192), mu, K_PKTS), file, 8192, 2e-3);
+}
+
 /* What @p is told: 0, 1 or 2 rates (flows_rate_for()). */
 static int told(const struct flows *f, const struct sendsrv_peer *p, struct rxbneck_rate *r)
 {
@@ -425,7 +435,7 @@ static void test_sender_hello(void **state)
 	assert_true(r.rate_bps <= 2000000000ULL);
 	loss = mm1k_loss((double)r.rate_bps / (8 * 8192), mu, K_PKTS);
 	check_rel(r.loss, loss, 1e-6);
-	check_us(r.xfer_time_us, rbudp_t((double)r.rate_bps, loss, 5e8, 8192, 2e-3));
+	check_us(r.xfer_time_us, peer_t((double)r.rate_bps, mu, 5e8));
 	/* It leaves and comes back: the same model, not solved again. */
 	flows_sender_gone(&f, &p);
 	assert_int_equal(fl->nmodels, 1);
@@ -463,12 +473,8 @@ static void test_senders_own_answers(void **state)
 	assert_int_equal(told(&f, &small, &rs), 1);
 	assert_int_equal(told(&f, &big, &rb), 1);
 	/* Each T is eq. (2)-(3) for its own file at its own rate. */
-	check_us(rs.xfer_time_us, rbudp_t((double)rs.rate_bps,
-					  mm1k_loss((double)rs.rate_bps / (8 * 8192), mu, K_PKTS),
-					  1e6, 8192, 2e-3));
-	check_us(rb.xfer_time_us, rbudp_t((double)rb.rate_bps,
-					  mm1k_loss((double)rb.rate_bps / (8 * 8192), mu, K_PKTS),
-					  1e11, 8192, 2e-3));
+	check_us(rs.xfer_time_us, peer_t((double)rs.rate_bps, mu, 1e6));
+	check_us(rb.xfer_time_us, peer_t((double)rb.rate_bps, mu, 1e11));
 	assert_true(rb.xfer_time_us > 1000 * rs.xfer_time_us);
 	/* The slow one: its own ceiling, nobody else's. */
 	assert_int_equal(flows_sender_hello(&f, &slow), 0);

@@ -60,6 +60,15 @@ struct {
 /* Records the task map had no room for: reported, never silently lost. */
 __u64 tasks_full = 0;
 
+/*
+ * Receivers preempted and not yet back on a CPU (ev_out_ns set). While
+ * there are none - most of the time - a switch-in needs no rx_tids lookup
+ * of the task coming in. A receiver that user space forgets while it is
+ * preempted leaves this one too high: switch-ins then look their task up
+ * every time, which costs time but never a count.
+ */
+__u64 rx_pending = 0;
+
 static __always_inline __u32 log2_slot(__u64 v)
 {
 	__u32 r = 0;
@@ -124,15 +133,24 @@ get_task(__u32 tid, struct task_struct *p, __u32 state, __u32 cpu, __u64 now,
 	return bpf_map_lookup_elem(&tasks, &tid);
 }
 
-/* Bracket an update so the reader can detect a torn copy. */
+/*
+ * Bracket an update so the reader can detect a torn copy. Only the CPU the
+ * task leaves writes @seq (a task is switched out on one CPU at a time), so
+ * plain increments do: a locked add on every switch cost more than the
+ * rest of the update. The compiler barriers keep the record's stores
+ * between the two; on x86 stores are seen in program order, and on arm64
+ * the JIT's non-fetching atomic add was no barrier either.
+ */
 static __always_inline void begin_update(struct sched_task *t)
 {
-	__sync_fetch_and_add(&t->seq, 1);
+	t->seq++;
+	barrier();
 }
 
 static __always_inline void end_update(struct sched_task *t)
 {
-	__sync_fetch_and_add(&t->seq, 1);
+	barrier();
+	t->seq++;
 }
 
 /* Move the unfolded per-CPU segment into the (tid, cpu) map. */
@@ -249,23 +267,27 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 
 /*
  * Follow the receiver threads for the pause-window predictor: note an
- * involuntary preemption (@runnable) of @prev and, when the preempted
- * thread runs again as @next, queue one event with the whole off-CPU
- * interval. A tid runs on one CPU at a time, so its switch-out and its
- * next switch-in never race.
+ * involuntary preemption (@runnable) of @prev after a run of @run_ns (its
+ * on-CPU time since its last switch-out, from the kernel's counter: the
+ * run began at now - @run_ns; 0: unknown) and, when the preempted thread
+ * runs again as @next, queue one event with the whole off-CPU interval.
+ * A tid runs on one CPU at a time, so its switch-out and its next
+ * switch-in never race.
  */
 static __always_inline void rx_follow(struct task_struct *prev,
 				      struct task_struct *next,
 				      struct sched_rx_tid *prev_rx,
 				      __u32 next_tid, bool runnable, __u32 cpu,
-				      __u64 now, bool btf)
+				      __u64 now, __u64 run_ns, bool btf)
 {
 	struct sched_rx_tid *rx = prev_rx;
 	struct sched_rx_event *ev;
 
 	if (rx) {
 		if (runnable) {
-			rx->ev_run_start_ns = rx->in_ns;
+			if (!rx->ev_out_ns)
+				__sync_fetch_and_add(&rx_pending, 1);
+			rx->ev_run_start_ns = run_ns && run_ns < now ? now - run_ns : 0;
 			rx->ev_out_ns = now;
 			rx->ev_cpu = cpu;
 			rx->ev_slice_ns = core_se_slice(prev, btf);
@@ -273,13 +295,18 @@ static __always_inline void rx_follow(struct task_struct *prev,
 			rx->ev_next_tid = next_tid;
 		} else {
 			/* Blocked: no involuntary window follows this run. */
+			if (rx->ev_out_ns)
+				__sync_fetch_and_add(&rx_pending, (__u64)-1);
 			rx->ev_out_ns = 0;
 			rx->ev_blocks++;
 		}
 	}
-	if (!next_tid || !(rx = bpf_map_lookup_elem(&rx_tids, &next_tid)))
+	if (!next_tid || !*(volatile __u64 *)&rx_pending)
 		return;
-	if (rx->ev_out_ns && now > rx->ev_out_ns) {
+	rx = bpf_map_lookup_elem(&rx_tids, &next_tid);
+	if (!rx || !rx->ev_out_ns)
+		return;
+	if (now > rx->ev_out_ns) {
 		ev = bpf_ringbuf_reserve(&rx_events, sizeof(*ev), 0);
 		if (ev) {
 			ev->tid = next_tid;
@@ -302,13 +329,17 @@ static __always_inline void rx_follow(struct task_struct *prev,
 		rx->ev_blocks = 0;
 	}
 	rx->ev_out_ns = 0;
-	rx->in_ns = now;
+	__sync_fetch_and_add(&rx_pending, (__u64)-1);
 }
 
-/* Account @prev's run that ends now; returns its receiver record, if any. */
+/*
+ * Account @prev's run that ends now; returns its receiver record, if any,
+ * and in *@run_ns its on-CPU time since its last traced switch-out (0:
+ * first sight).
+ */
 static __always_inline struct sched_rx_tid *
 switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
-	   __u32 cpu, __u64 now, __u32 tid, bool btf)
+	   __u32 cpu, __u64 now, __u32 tid, __u64 *run_ns, bool btf)
 {
 	__u32 how = leave_state(preempt, prev, prev_state, btf);
 	__u64 sum = sum_exec(prev, btf), delay = core_run_delay(prev, btf);
@@ -334,6 +365,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	on = sub0(sum, t->sum_exec_ns);
 	if (on > dt)
 		on = dt;
+	*run_ns = on;
 	if (core_have_run_delay(prev))
 		wait = sub0(delay, t->run_delay_ns);
 	else if (t->state == SCHED_ST_RUNNABLE)
@@ -398,6 +430,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	struct sched_cpu *c = bpf_map_lookup_elem(&cpu_stats, &zero);
 	__u32 prev_tid = tid_of(prev, btf), next_tid = tid_of(next, btf);
 	struct sched_rx_tid *rx;
+	__u64 run_ns = 0;
 
 	if (!c)
 		return 0;
@@ -412,33 +445,43 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	 * its next switch-out cover this switch-in too, and the reader asks
 	 * the kernel (schedstat) about tasks that may be running now.
 	 */
-	rx = switch_out(preempt, prev, prev_state, cpu, now, prev_tid, btf);
+	rx = switch_out(preempt, prev, prev_state, cpu, now, prev_tid, &run_ns, btf);
 	rx_follow(prev, next, rx, next_tid,
-		  preempt || prev_state == SCHED_TASK_RUNNING, cpu, now, btf);
+		  preempt || prev_state == SCHED_TASK_RUNNING, cpu, now, run_ns, btf);
 	return 0;
 }
 
+/*
+ * Only the first wakeup after blocking matters (spurious ones and wakeups
+ * of a task still on its CPU change nothing): a known task's record is
+ * looked at before the clock and the task's CPU are read, so those cost
+ * nothing. Plain stores: these only refine the reader's estimate until
+ * the next switch-out.
+ */
 static __always_inline int on_wakeup(struct task_struct *p, bool new_task,
 				     bool btf)
 {
-	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = tid_of(p, btf);
-	__u32 cpu = core_task_cpu(p, btf);
 	struct sched_task *t;
+	__u64 now;
+	__u32 cpu;
 
 	if (!tid)
 		return 0;
-	t = get_task(tid, p, new_task ? SCHED_ST_RUNNABLE : SCHED_ST_SLEEPING,
-		     cpu, now, btf);
-	if (!t)
+	t = bpf_map_lookup_elem(&tasks, &tid);
+	if (t && t->state != SCHED_ST_DEAD && !new_task &&
+	    (t->state == SCHED_ST_RUNNABLE || t->woken_ns))
 		return 0;
+	now = bpf_ktime_get_ns();
+	cpu = core_task_cpu(p, btf);
+	if (!t || t->state == SCHED_ST_DEAD) {
+		t = get_task(tid, p, new_task ? SCHED_ST_RUNNABLE : SCHED_ST_SLEEPING,
+			     cpu, now, btf);
+		if (!t)
+			return 0;
+	}
 	if (new_task && !t->born_ns)
 		t->born_ns = now;
-	/*
-	 * Only the first wakeup after blocking matters (spurious ones and
-	 * wakeups of a task still on its CPU change nothing). Plain stores:
-	 * these only refine the reader's estimate until the next switch-out.
-	 */
 	if (t->state != SCHED_ST_RUNNABLE && !t->woken_ns) {
 		t->woken_ns = now;
 		t->cpu = cpu;

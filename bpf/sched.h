@@ -150,8 +150,9 @@ struct sched_rx_tid {
 	 * set when the thread is switched out while runnable, sent as one
 	 * struct sched_rx_event when it is switched back in.
 	 */
-	__u64 in_ns;		/* last switch-in, 0 = not seen yet */
-	__u64 ev_run_start_ns;	/* in_ns of the run that was preempted */
+	__u64 ev_run_start_ns;	/* switch-in of the run that was preempted
+				 * (its switch-out less its on-CPU time),
+				 * 0 = unknown */
 	__u64 ev_out_ns;	/* the preemption, 0 = none pending */
 	__u64 ev_slice_ns;	/* its se.slice then (EEVDF), 0 on CFS */
 	__u64 ev_next_slice_ns;	/* se.slice of the task that took the CPU */

@@ -2,11 +2,13 @@
 /* Command-line helpers for the RBUDP tools. See cli.h. */
 #include "tools/rbudp/cli.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "common/log.h"
 #include "common/parse.h"
@@ -82,6 +84,27 @@ void rbudp_cli_signals(volatile sig_atomic_t *flag)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+void rbudp_cli_start(const struct rbudp_cli_common *c, volatile sig_atomic_t *stop)
+{
+	if (c->quiet)
+		rxb_log_set_level(RXB_LOG_WARNING);
+	rbudp_cli_signals(stop);
+	/* The default timer slack (50 us) would blur the pacing sleeps and
+	 * stretch the --poll-us naps. */
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0)
+		rxb_log_errno(RXB_LOG_DEBUG, errno, "PR_SET_TIMERSLACK");
+}
+
+void rbudp_cli_json_begin(struct json_writer *w, const char *prog, bool ok, const char *error)
+{
+	json_init(w, false);
+	json_obj_begin(w, NULL);
+	json_str(w, "tool", prog);
+	json_str(w, "version", RXB_VERSION);
+	json_bool(w, "ok", ok);
+	json_str(w, "error", ok ? NULL : error);
 }
 
 int rbudp_cli_json_out(struct json_writer *w)

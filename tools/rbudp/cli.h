@@ -72,6 +72,19 @@ int rbudp_cli_key(const char *path, uint8_t *psk, size_t *psk_len);
  * SIGPIPE is ignored. */
 void rbudp_cli_signals(volatile sig_atomic_t *flag);
 
+/*
+ * What both transfer tools do once their options are parsed: --quiet's log
+ * level, the stop flag *@stop (rbudp_cli_signals()), and a timer slack of
+ * 1 ns, so that pacing and polling sleeps end when they were asked to.
+ */
+void rbudp_cli_start(const struct rbudp_cli_common *c, volatile sig_atomic_t *stop);
+
+/*
+ * Start a tool's JSON summary in @w: the object opened, then "tool",
+ * "version", "ok" and "error" (@error; null when @ok).
+ */
+void rbudp_cli_json_begin(struct json_writer *w, const char *prog, bool ok, const char *error);
+
 /* Write the finished JSON document and a newline to stdout; -1 if it failed. */
 int rbudp_cli_json_out(struct json_writer *w);
 

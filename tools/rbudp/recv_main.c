@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "common/json.h"
@@ -298,12 +297,7 @@ static void json_summary(const struct cli *c, const struct rbudp_receiver *rx,
 	char digest[RBUDP_DIGEST_HEX_LEN + 1];
 	struct json_writer w;
 
-	json_init(&w, false);
-	json_obj_begin(&w, NULL);
-	json_str(&w, "tool", prog);
-	json_str(&w, "version", RXB_VERSION);
-	json_bool(&w, "ok", r->ok);
-	json_str(&w, "error", r->ok ? NULL : r->error);
+	rbudp_cli_json_begin(&w, prog, r->ok, r->error);
 	json_bool(&w, "counted", r->counted);
 	json_str(&w, "auth", c->com.key_file ? "psk" : "clear");
 	json_str(&w, "sender", r->peer);
@@ -429,13 +423,8 @@ int main(int argc, char **argv)
 			return 1;
 		c.o.psk = psk;
 	}
-	if (c.com.quiet)
-		rxb_log_set_level(RXB_LOG_WARNING);
 	c.o.progress = !c.com.quiet;
-	rbudp_cli_signals(&stop);
-	/* Default timer slack (50 us) would stretch the --poll-us naps. */
-	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0)
-		rxb_log_errno(RXB_LOG_DEBUG, errno, "PR_SET_TIMERSLACK");
+	rbudp_cli_start(&c.com, &stop);
 	if (c.cpu >= 0 && pin_cpu(c.cpu))
 		return 1;
 	if (rbudp_receiver_open(&rx, c.listen ? c.listen : "0.0.0.0", c.port, c.rcvbuf_bytes))

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include "common/json.h"
 #include "common/log.h"
@@ -365,12 +364,7 @@ static void json_summary(const struct cli *c, const struct rbudp_source *src,
 	struct json_writer w;
 
 	rbudp_digest_hex(r->digest, digest);
-	json_init(&w, false);
-	json_obj_begin(&w, NULL);
-	json_str(&w, "tool", prog);
-	json_str(&w, "version", RXB_VERSION);
-	json_bool(&w, "ok", r->ok);
-	json_str(&w, "error", r->ok ? NULL : r->error);
+	rbudp_cli_json_begin(&w, prog, r->ok, r->error);
 	json_str(&w, "receiver", r->peer);
 	json_str(&w, "source", c->file ? c->file : "synthetic");
 	json_uint(&w, "file_bytes", src->file_bytes);
@@ -518,13 +512,8 @@ int main(int argc, char **argv)
 
 	rxb_log_set_ident(prog);
 	parse(argc, argv, &c);
-	if (c.com.quiet)
-		rxb_log_set_level(RXB_LOG_WARNING);
 	c.o.progress = !c.com.quiet;
-	rbudp_cli_signals(&stop);
-	/* Default timer slack (50 us) would blur the pacing sleeps. */
-	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) < 0)
-		rxb_log_errno(RXB_LOG_DEBUG, errno, "PR_SET_TIMERSLACK");
+	rbudp_cli_start(&c.com, &stop);
 
 	if (c.file)
 		err = rbudp_source_open_file(&src, c.file, c.payload_bytes);

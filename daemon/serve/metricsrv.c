@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/ratelimit.h"
 #include "common/util.h"
 #include "daemon/serve/listen.h"
 
@@ -48,9 +49,7 @@ struct metricsrv {
 	uint64_t mhd_due_ns;		/* MHD_run() needed by then */
 	struct tracked *conns;		/* o.max_conns */
 	struct metricsrv_stats st;
-	uint64_t log_window_ns;
-	uint32_t log_count;
-	uint64_t log_suppressed;
+	struct ratelimit log_limit;	/* libmicrohttpd's messages */
 };
 
 /* ------------------------------------------------------------ logging -- */
@@ -59,23 +58,16 @@ struct metricsrv {
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
 	struct metricsrv *m = cls;
-	uint64_t now = rxb_mono_ns();
+	uint64_t dropped;
 	char msg[256];
 	size_t n;
+	bool ok = ratelimit_ok(&m->log_limit, rxb_mono_ns(), &dropped);
 
-	if (now - m->log_window_ns >= LOG_WINDOW_NS) {
-		if (m->log_suppressed)
-			rxb_info("metrics: %llu more HTTP server messages suppressed",
-				 (unsigned long long)m->log_suppressed);
-		m->log_window_ns = now;
-		m->log_count = 0;
-		m->log_suppressed = 0;
-	}
-	if (m->log_count >= LOG_PER_WINDOW) {
-		m->log_suppressed++;
+	if (dropped)
+		rxb_info("metrics: %llu more HTTP server messages suppressed",
+			 (unsigned long long)dropped);
+	if (!ok)
 		return;
-	}
-	m->log_count++;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
@@ -335,6 +327,7 @@ int metricsrv_init(struct metricsrv **out, const struct metricsrv_opts *o,
 	m->o = *o;
 	m->ops = *ops;
 	m->epfd = -1;
+	ratelimit_init(&m->log_limit, LOG_WINDOW_NS, LOG_PER_WINDOW, rxb_mono_ns());
 	m->mhd_due_ns = UINT64_MAX;
 	m->conns = calloc(o->max_conns, sizeof(m->conns[0]));
 	lfd = m->conns ? listen_tcp("metrics", o->addr, o->port, LISTEN_BACKLOG, &m->port) :

@@ -53,22 +53,13 @@ uint64_t sendsrv_now_ns(const struct sendsrv *s)
 
 bool sendsrv_log_ok(struct sendsrv *s)
 {
-	uint64_t t = sendsrv_now_ns(s);
+	uint64_t dropped;
+	bool ok = ratelimit_ok(&s->log_limit, sendsrv_now_ns(s), &dropped);
 
-	if (t - s->log_window_ns >= RXB_NSEC_PER_SEC) {
-		if (s->log_suppressed)
-			rxb_notice("sendsrv: %llu connection messages suppressed",
-				   (unsigned long long)s->log_suppressed);
-		s->log_window_ns = t;
-		s->log_count = 0;
-		s->log_suppressed = 0;
-	}
-	if (s->log_count < LOG_BURST) {
-		s->log_count++;
-		return true;
-	}
-	s->log_suppressed++;
-	return false;
+	if (dropped)
+		rxb_notice("sendsrv: %llu connection messages suppressed",
+			   (unsigned long long)dropped);
+	return ok;
 }
 
 void *sendsrv_mem_alloc(struct sendsrv *s, size_t n)
@@ -416,7 +407,7 @@ int sendsrv_init(struct sendsrv **out, const struct sendsrv_limits *limits,
 	if (getrandom(&s->instance_id, sizeof(s->instance_id), GRND_NONBLOCK) !=
 	    sizeof(s->instance_id))
 		s->instance_id = rxb_mono_ns() ^ ((uint64_t)getpid() << 40);
-	s->log_window_ns = sendsrv_now_ns(s);
+	ratelimit_init(&s->log_limit, RXB_NSEC_PER_SEC, LOG_BURST, sendsrv_now_ns(s));
 	*out = s;
 	return 0;
 }

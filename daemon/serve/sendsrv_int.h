@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ratelimit.h"
 #include "daemon/serve/sendsrv.h"
 #include "proto/codec.h"
 
@@ -154,9 +155,7 @@ struct sendsrv {
 	struct sendsrv_stats st;
 	/* The largest limits since sendsrv_init(): sendsrv_memory_bound(). */
 	uint32_t peak_conns, peak_frame_bytes, peak_out_bytes;
-	uint64_t log_window_ns;
-	uint32_t log_count;
-	uint64_t log_suppressed;
+	struct ratelimit log_limit;	/* sendsrv_log_ok() */
 };
 
 /* sendsrv.c */

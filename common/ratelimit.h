@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A message rate limit: at most a burst of messages per window, the rest
+ * counted and owned up to once, when the next window opens. It reads no
+ * clock itself: the caller passes the time, so tests can drive it.
+ */
+#ifndef RXB_COMMON_RATELIMIT_H
+#define RXB_COMMON_RATELIMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ratelimit {
+	uint64_t window_ns;
+	uint32_t burst;		/* messages allowed per window */
+	uint64_t start_ns;	/* when the current window opened */
+	uint32_t count;		/* messages allowed in it so far */
+	uint64_t dropped;	/* messages held back in it */
+};
+
+/* @burst messages per @window_ns; the first window opens at @now_ns. */
+void ratelimit_init(struct ratelimit *r, uint64_t window_ns, uint32_t burst, uint64_t now_ns);
+
+/*
+ * Whether one more message may go out at @now_ns (it is counted either
+ * way). *dropped is how many were held back in the window that closed
+ * with this call (0 if none, or if none closed): the caller says so once.
+ */
+bool ratelimit_ok(struct ratelimit *r, uint64_t now_ns, uint64_t *dropped);
+
+#endif

@@ -40,11 +40,8 @@
 struct streams_args {
 	const char *samples;		/* --samples FILE: offline */
 	const char *peer;		/* PEER: one peer of the daemon's */
-	const char *socket;
 	const char *plot;
-	unsigned timeout_s;
-	unsigned flags;			/* VIEW_* */
-	bool json;
+	struct ctl_client_opts co;	/* -s, -j, -v, -t */
 	bool expo;
 	double rise;
 	struct streams_fit_opts fo;
@@ -167,12 +164,6 @@ static int parse_opt(struct streams_args *a, int c, const char *arg)
 			return ctl_client_usage(CMD, "--plot: '%s' does not end in .png or .svg", arg);
 		a->plot = arg;
 		return 0;
-	case 't':
-		if (rxb_parse_u64(arg, 1, 3600, &u))
-			return ctl_client_usage(CMD, "--timeout: '%s' is not a whole number of seconds in "
-					   "1..3600", arg);
-		a->timeout_s = (unsigned)u;
-		return 0;
 	}
 	return ctl_client_usage(CMD, "unknown option");
 }
@@ -188,10 +179,7 @@ static int parse_args(int argc, char **argv, struct streams_args *a)
 		{ "cap-bps", required_argument, NULL, OPT_CAP },
 		{ "models", required_argument, NULL, OPT_MODELS },
 		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "timeout", required_argument, NULL, 't' },
+		CTL_CLIENT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,17 +196,11 @@ static int parse_args(int argc, char **argv, struct streams_args *a)
 			return ctl_client_usage(CMD, "option '%s' needs a value", argv[optind - 1]);
 		if (c == '?')
 			return ctl_client_usage(CMD, "unknown option '%s'", argv[optind - 1]);
-		if (c == 'j') {
-			a->json = true;
-		} else if (c == 'v') {
-			a->flags |= VIEW_VERBOSE;
-		} else if (c == 's') {
-			if (!optarg[0])
-				return ctl_client_usage(CMD, "--socket: empty path");
-			a->socket = optarg;
-		} else if ((rc = parse_opt(a, c, optarg))) {
+		rc = ctl_client_opt(CMD, c, optarg, &a->co);
+		if (rc < 0)
+			rc = parse_opt(a, c, optarg);
+		if (rc)
 			return rc;
-		}
 	}
 	if (optind < argc)
 		a->peer = argv[optind++];
@@ -360,12 +342,12 @@ static int show(const struct streams_args *a, const char *json, size_t len)
 	char why[ANSWER_WHY_LEN];
 	int rc = 0;
 
-	if (a->json) {
+	if (a->co.json) {
 		if (fwrite(json, 1, len, stdout) != len || (len && json[len - 1] != '\n' &&
 							    fputc('\n', stdout) == EOF))
 			return ctl_client_fail(CMD, "writing: %s", strerror(errno));
 	} else {
-		if (view_streams_text(stdout, json, len, a->flags, why))
+		if (view_streams_text(stdout, json, len, a->co.flags, why))
 			return ctl_client_fail(CMD, "the document is not valid: %s", why);
 	}
 	if (fflush(stdout))
@@ -417,11 +399,11 @@ static int from_daemon(const struct streams_args *a)
 	if (a->peer && (strlen(a->peer) > 100 || strpbrk(a->peer, " \t\r\n")))
 		return ctl_client_usage(CMD, "PEER '%.40s' is not an address", a->peer);
 	snprintf(verb, sizeof(verb), CMD "%s%s", a->peer ? " " : "", a->peer ? a->peer : "");
-	rc = ctl_client_ask(CMD, ctl_client_socket_path(a->socket), verb, a->timeout_s, &ans);
+	rc = ctl_client_ask(CMD, ctl_client_socket_path(a->co.socket), verb, a->co.timeout_s, &ans);
 	if (rc)
 		return rc;
 	if (!ans.a.ok) {
-		rc = ctl_client_show(CMD, &ans, a->json, NULL, 0);
+		rc = ctl_client_show(CMD, &ans, a->co.json, NULL, 0);
 	} else {
 		body = memchr(ans.raw, '\n', ans.len);
 		body = body ? body + 1 : ans.raw + ans.len;
@@ -434,7 +416,7 @@ static int from_daemon(const struct streams_args *a)
 int cmd_streams(int argc, char **argv)
 {
 	struct streams_args a = {
-		.timeout_s = CTL_DEFAULT_TIMEOUT_S,
+		.co = { .timeout_s = CTL_DEFAULT_TIMEOUT_S },
 		.rise = DEF_RISE,
 		.fo = { .n_max = DEF_MAX_N, .tolerance = DEF_TOLERANCE },
 	};

@@ -236,45 +236,56 @@ int ctl_client_usage(const char *cmd, const char *fmt, ...)
 	return CTL_EXIT_USAGE;
 }
 
+int ctl_client_opt(const char *cmd, int c, const char *arg, struct ctl_client_opts *o)
+{
+	uint64_t u;
+
+	switch (c) {
+	case 's':
+		if (!arg[0])
+			return ctl_client_usage(cmd, "--socket: empty path");
+		o->socket = arg;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'v':
+		o->flags |= VIEW_VERBOSE;
+		return 0;
+	case 't':
+		if (rxb_parse_u64(arg, 1, 3600, &u))
+			return ctl_client_usage(cmd, "--timeout: '%s' is not a whole number "
+						"of seconds in 1..3600", arg);
+		o->timeout_s = (unsigned)u;
+		return 0;
+	}
+	return -1;
+}
+
 int ctl_client_daemon_cmd(int argc, char **argv, const struct ctl_client_cmd *dc)
 {
 	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "timeout", required_argument, NULL, 't' },
+		CTL_CLIENT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sock = NULL, *verb = dc->verb;
-	uint64_t timeout = CTL_DEFAULT_TIMEOUT_S;
+	struct ctl_client_opts o = { .timeout_s = CTL_DEFAULT_TIMEOUT_S };
+	const char *verb = dc->verb;
 	struct ctl_client_answer a;
-	unsigned flags = 0;
-	bool json = false;
 	int c, rc;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:jvt:h", opts, NULL)) != -1) {
+		if (c == 'v' && !dc->verbose)
+			return ctl_client_usage(verb, "unknown option '%s'", argv[optind - 1]);
+		rc = ctl_client_opt(verb, c, optarg, &o);
+		if (rc >= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
-		case 's':
-			if (!optarg[0])
-				return ctl_client_usage(verb, "--socket: empty path");
-			sock = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'v':
-			if (!dc->verbose)
-				return ctl_client_usage(verb, "unknown option '%s'", argv[optind - 1]);
-			flags |= VIEW_VERBOSE;
-			break;
-		case 't':
-			if (rxb_parse_u64(optarg, 1, 3600, &timeout))
-				return ctl_client_usage(verb, "--timeout: '%s' is not a whole number "
-						   "of seconds in 1..3600", optarg);
-			break;
 		case 'h':
 			fputs(dc->help, stdout);
 			if (dc->legend) {
@@ -290,10 +301,10 @@ int ctl_client_daemon_cmd(int argc, char **argv, const struct ctl_client_cmd *dc
 	}
 	if (optind < argc)
 		return ctl_client_usage(verb, "unexpected argument '%s'", argv[optind]);
-	rc = ctl_client_ask(verb, ctl_client_socket_path(sock), verb, (unsigned)timeout, &a);
+	rc = ctl_client_ask(verb, ctl_client_socket_path(o.socket), verb, o.timeout_s, &a);
 	if (rc)
 		return rc;
-	rc = ctl_client_show(verb, &a, json, dc->view, flags);
+	rc = ctl_client_show(verb, &a, o.json, dc->view, o.flags);
 	ctl_client_answer_release(&a);
 	return rc;
 }

@@ -57,6 +57,29 @@ typedef void (*ctl_client_view_fn)(FILE *f, const struct json_object *doc, unsig
 int ctl_client_show(const char *cmd, const struct ctl_client_answer *a, bool json,
 		    ctl_client_view_fn view, unsigned flags);
 
+/* What the options every command that asks the daemon takes set. */
+struct ctl_client_opts {
+	const char *socket;		/* -s; NULL: ctl_client_socket_path()'s */
+	unsigned timeout_s;		/* -t; start at CTL_DEFAULT_TIMEOUT_S */
+	unsigned flags;			/* VIEW_VERBOSE with -v */
+	bool json;			/* -j */
+};
+
+/* Their getopt_long() entries (short codes 's', 'j', 'v', 't'), for a
+ * command's table before its terminating entry. */
+#define CTL_CLIENT_LONGOPTS \
+	{ "socket", required_argument, NULL, 's' }, \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "timeout", required_argument, NULL, 't' }
+
+/*
+ * For a command's getopt_long() loop: takes option @c with value @arg into
+ * @o if it is one of CTL_CLIENT_LONGOPTS. Returns 0 when taken,
+ * CTL_EXIT_USAGE after saying why @arg is bad, -1 when @c is not one of them.
+ */
+int ctl_client_opt(const char *cmd, int c, const char *arg, struct ctl_client_opts *o);
+
 /* A subcommand that only asks the daemon one verb. */
 /* The options every command that asks the daemon takes, for its --help. */
 #define CTL_CLIENT_OPTIONS_HELP \

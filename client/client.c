@@ -503,65 +503,56 @@ int rxbneck_client_wait(struct rxbneck_client *c, int timeout_ms)
 
 /* ---------------------------------------------------------- values -- */
 
-int rxbneck_client_latest_rate(struct rxbneck_client *c, struct rxbneck_rate *out)
+void client_latest_set(struct rxbneck_client *c, bool *have, void *dst, const void *src,
+		       size_t size)
+{
+	pthread_mutex_lock(&c->lock);
+	memcpy(dst, src, size);
+	*have = true;
+	pthread_mutex_unlock(&c->lock);
+}
+
+int client_latest_get(struct rxbneck_client *c, const bool *have, const void *src, void *out,
+		      size_t size)
 {
 	int rc = RXBNECK_ENODATA;
 
-	if (!c || !out)
-		return RXBNECK_EINVAL;
 	pthread_mutex_lock(&c->lock);
-	if (c->have_rate) {
-		*out = c->rate;
+	if (*have) {
+		memcpy(out, src, size);
 		rc = 0;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
 
-int rxbneck_client_latest_streams(struct rxbneck_client *c, struct rxbneck_streams *out)
+int rxbneck_client_latest_rate(struct rxbneck_client *c, struct rxbneck_rate *out)
 {
-	int rc = RXBNECK_ENODATA;
-
 	if (!c || !out)
 		return RXBNECK_EINVAL;
-	pthread_mutex_lock(&c->lock);
-	if (c->have_streams) {
-		*out = c->streams;
-		rc = 0;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+	return client_latest_get(c, &c->have_rate, &c->rate, out, sizeof(c->rate));
+}
+
+int rxbneck_client_latest_streams(struct rxbneck_client *c, struct rxbneck_streams *out)
+{
+	if (!c || !out)
+		return RXBNECK_EINVAL;
+	return client_latest_get(c, &c->have_streams, &c->streams, out, sizeof(c->streams));
 }
 
 int rxbneck_client_latest_pause(struct rxbneck_client *c,
 				struct rxbneck_pause_window *out)
 {
-	int rc = RXBNECK_ENODATA;
-
 	if (!c || !out)
 		return RXBNECK_EINVAL;
-	pthread_mutex_lock(&c->lock);
-	if (c->have_pause) {
-		*out = c->pause;
-		rc = 0;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+	return client_latest_get(c, &c->have_pause, &c->pause, out, sizeof(c->pause));
 }
 
 int rxbneck_client_latest_buffer(struct rxbneck_client *c, struct rxbneck_buffer *out)
 {
-	int rc = RXBNECK_ENODATA;
-
 	if (!c || !out)
 		return RXBNECK_EINVAL;
-	pthread_mutex_lock(&c->lock);
-	if (c->have_buffer) {
-		*out = c->buffer;
-		rc = 0;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+	return client_latest_get(c, &c->have_buffer, &c->buffer, out, sizeof(c->buffer));
 }
 
 int rxbneck_buffer_apply(int fd, const struct rxbneck_buffer *b, uint64_t *now_bytes)

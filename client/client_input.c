@@ -76,10 +76,7 @@ static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
 	case RXBNECK_T_HELLO_ACK:
 		return -RXBNECK_ERR_UNEXPECTED;
 	case RXBNECK_T_RATE:
-		pthread_mutex_lock(&c->lock);
-		c->rate = m->u.rate;
-		c->have_rate = true;
-		pthread_mutex_unlock(&c->lock);
+		client_latest_set(c, &c->have_rate, &c->rate, &m->u.rate, sizeof(c->rate));
 		if (cb->on_rate)
 			cb->on_rate(c->cfg.user, &m->u.rate);
 		break;
@@ -89,18 +86,12 @@ static int dispatch(struct rxbneck_client *c, const struct rxbp_msg *m,
 			cb->on_pause(c->cfg.user, &w);
 		break;
 	case RXBNECK_T_BUFFER:
-		pthread_mutex_lock(&c->lock);
-		c->buffer = m->u.buffer;
-		c->have_buffer = true;
-		pthread_mutex_unlock(&c->lock);
+		client_latest_set(c, &c->have_buffer, &c->buffer, &m->u.buffer, sizeof(c->buffer));
 		if (cb->on_buffer)
 			cb->on_buffer(c->cfg.user, &m->u.buffer);
 		break;
 	case RXBNECK_T_STREAMS:
-		pthread_mutex_lock(&c->lock);
-		c->streams = m->u.streams;
-		c->have_streams = true;
-		pthread_mutex_unlock(&c->lock);
+		client_latest_set(c, &c->have_streams, &c->streams, &m->u.streams, sizeof(c->streams));
 		if (cb->on_streams)
 			cb->on_streams(c->cfg.user, &m->u.streams);
 		break;

@@ -60,6 +60,16 @@ struct rxbneck_client {
 	struct rxbneck_streams streams;
 };
 
+/*
+ * The latest values (rate, pause, buffer, streams), under the handle's
+ * lock: set copies *@src (@size bytes) to @dst and marks *@have; get
+ * copies @src to @out if *@have, returning 0, else RXBNECK_ENODATA.
+ */
+void client_latest_set(struct rxbneck_client *c, bool *have, void *dst, const void *src,
+		       size_t size);
+int client_latest_get(struct rxbneck_client *c, const bool *have, const void *src, void *out,
+		      size_t size);
+
 /* Set the handle's error message; returns @rc. */
 int client_fail(struct rxbneck_client *c, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

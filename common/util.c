@@ -62,6 +62,31 @@ int rxb_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int rxb_read_all(int fd, void *buf, size_t size, size_t *len)
+{
+	char *p = buf, probe;
+	ssize_t n;
+
+	*len = 0;
+	while (*len < size) {
+		n = read(fd, p + *len, size - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		*len += (size_t)n;
+	}
+	/* Full: is there more? */
+	do
+		n = read(fd, &probe, 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n ? -EFBIG : 0;
+}
+
 int rxb_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t size)
 {
 	char a[INET6_ADDRSTRLEN] = "?";

@@ -87,6 +87,13 @@ int rxb_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t size);
 int rxb_write_all(int fd, const void *buf, size_t len);
 
 /*
+ * Read @fd to its end into @buf (@size bytes), retrying after EINTR:
+ * *@len the bytes read. 0; -EFBIG when more follows a full @buf (*@len is
+ * then @size); -errno on a read error (EAGAIN included).
+ */
+int rxb_read_all(int fd, void *buf, size_t size, size_t *len);
+
+/*
  * Replace the file @name in the directory @dirfd by @len bytes of @data,
  * atomically: written whole to @tmp (mode @mode; made afresh, whatever was
  * in its place - a FIFO, a link - removed first), fsync'd, renamed over

@@ -217,36 +217,23 @@ static int parse_args(int argc, char **argv, struct streams_args *a)
 static int read_file(const char *path, char **buf, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = STREAMS_CSV_MAX_BYTES + 1, n = 0;
-	int err = 0;
+	int err;
 
 	if (fd < 0)
 		return -errno;
-	*buf = malloc(cap);
+	/* One byte more than the parser takes: it then says the file is too large. */
+	*buf = malloc(STREAMS_CSV_MAX_BYTES + 1);
 	if (!*buf) {
 		close(fd);
 		return -ENOMEM;
 	}
-	while (n < cap) {
-		ssize_t r = read(fd, *buf + n, cap - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
+	err = rxb_read_all(fd, *buf, STREAMS_CSV_MAX_BYTES + 1, len);
 	close(fd);
-	if (err) {
+	if (err && err != -EFBIG) {
 		free(*buf);
 		*buf = NULL;
 		return err;
 	}
-	*len = n;
 	return 0;
 }
 

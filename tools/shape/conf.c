@@ -544,7 +544,7 @@ int shape_conf_load(const char *path, struct shape_conf *c, char *err, size_t er
 		close(fd);
 		return fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	}
-	e = shape_util_read_all(fd, buf, SHAPE_CONF_MAX_FILE, &len);
+	e = rxb_read_all(fd, buf, SHAPE_CONF_MAX_FILE, &len);
 	close(fd);
 	if (e == -EFBIG)
 		e = fail(err, errlen, e, "%s: larger than %d bytes", path, SHAPE_CONF_MAX_FILE);

@@ -295,7 +295,7 @@ int shape_state_read(const char *dir, uint64_t netns_ino, const char *dev,
 	if (fd < 0)
 		return -errno;
 	/* One byte more than the parser takes: it then says the file is too large. */
-	e = shape_util_read_all(fd, buf, sizeof(buf), &len);
+	e = rxb_read_all(fd, buf, sizeof(buf), &len);
 	close(fd);
 	if (e == -EFBIG)
 		len = sizeof(buf);

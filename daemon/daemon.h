@@ -36,6 +36,7 @@
 #include "daemon/model/streams_hist.h"
 #include "daemon/model/xfers.h"
 #include "daemon/collect/netplan.h"
+#include "daemon/collect/recvcost.h"
 #include "daemon/serve/metrics_totals.h"
 #include "daemon/serve/metricsrv.h"
 #include "daemon/serve/notify.h"
@@ -156,6 +157,7 @@ struct daemon {
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */
 
 	struct flows flows;
+	struct recvcost recvcost;	/* the receive path's cost, for the defaults */
 	struct daemon_streams streams;
 	struct daemon_buffer buf;	/* [buffer]: receive-buffer adaptation */
 	int buf_fd;			/* its timer as in epfd, -1: none */

@@ -15,6 +15,7 @@
 #include "common/util.h"
 #include "daemon/collect/collect.h"
 #include "daemon/collect/procfs.h"
+#include "daemon/collect/recvcost.h"
 #include "daemon/collect/sockdiag.h"
 #include "daemon/collect/sockowner.h"
 #include "daemon/daemon_int.h"
@@ -280,14 +281,15 @@ static void prior(void *ctx, uint16_t port, double payload_bytes, struct learn *
 	struct sockowner o;
 	struct learn other;
 	uint16_t from = 0;
-	char costs[48];
+	char costs[64];
 	int err;
 
 	if (l->origin == VALUE_MISSING || l->prior != LEARN_PRIOR_NONE) {
 		if (host_costs(d, port, &other, &from))
 			prior_from(l, &other, from);
 		else
-			prior_default(l, payload_bytes);
+			prior_default_calibrated(l, payload_bytes,
+						 recvcost_ns(&d->recvcost, payload_bytes));
 	}
 	err = sockowner_find(port, &o);
 	if (err) {
@@ -301,9 +303,11 @@ static void prior(void *ctx, uint16_t port, double payload_bytes, struct learn *
 	prior_place(l, o.cpu, o.rcvbuf_bytes);
 	if (l->prior == LEARN_PRIOR_HOST)
 		snprintf(costs, sizeof(costs), "port %u's", l->prior_port);
+	else if (l->prior == LEARN_PRIOR_DEFAULT)
+		snprintf(costs, sizeof(costs), "the defaults, %.0f ns per datagram",
+			 ewma_ratio_value(&l->cpu_ns_per_pkt));
 	else
-		rxb_strlcpy(costs, l->prior == LEARN_PRIOR_DEFAULT ? "the defaults" :
-			    "this port's history", sizeof(costs));
+		rxb_strlcpy(costs, "this port's history", sizeof(costs));
 	rxb_info("flow %u: receiver '%s' pid %d tid %d (%s) on cpu%d%s, rcvbuf %u B; "
 		 "costs before its traffic: %s", port, o.comm, o.pid, o.tid, o.how, o.cpu,
 		 o.pinned ? " (pinned)" : " (last ran)", o.rcvbuf_bytes, costs);
@@ -331,6 +335,7 @@ int daemon_flows_init(struct daemon *d)
 	};
 	int err;
 
+	recvcost_init(&d->recvcost);
 	daemon_reload_flows_params(d, &d->cfg, &p);
 	daemon_reload_admit(d, &d->cfg);
 	err = flows_init(&d->flows, &p, &ops);

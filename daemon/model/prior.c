@@ -37,6 +37,13 @@ void prior_default(struct learn *l, double payload_bytes)
 	l->prior = LEARN_PRIOR_DEFAULT;
 }
 
+void prior_default_calibrated(struct learn *l, double payload_bytes, double recv_ns_per_pkt)
+{
+	prior_default(l, payload_bytes);
+	if (recv_ns_per_pkt > 0 && isfinite(recv_ns_per_pkt))
+		ewma_ratio_set(&l->cpu_ns_per_pkt, recv_ns_per_pkt, LEARN_MIN_PKTS);
+}
+
 void prior_from(struct learn *l, const struct learn *other, uint16_t other_port)
 {
 	uint32_t rcvbuf = l->rcvbuf_bytes;

@@ -58,6 +58,15 @@ double prior_truesize_bytes(double payload_bytes);
 void prior_default(struct learn *l, double payload_bytes);
 
 /*
+ * The defaults, with the receiver's CPU time per datagram replaced by
+ * @recv_ns_per_pkt when it is a positive number: the kernel's receive
+ * path measured on this host (daemon/collect/recvcost.h). Still
+ * LEARN_PRIOR_DEFAULT (flag DEFAULT_COST): nothing was learned from a
+ * receiver.
+ */
+void prior_default_calibrated(struct learn *l, double payload_bytes, double recv_ns_per_pkt);
+
+/*
  * @other's load-independent costs (a flow of port @other_port on this
  * host) into @l: its cost per packet and the fits and busy epochs behind
  * it, packets per wake-up, truesize, the NAPI path's costs. Not its

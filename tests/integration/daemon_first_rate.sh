@@ -5,10 +5,12 @@
 # with the transfer rxbneck-send then announces (1456-byte payloads, 200 MB,
 # RTT 20 ms). Checked:
 #  1. a fresh daemon (empty state directory): the first RATE is modelled
-#     from the receiver's socket (its CPU's #C) and the default costs:
-#     flags PROVISIONAL and DEFAULT_COST, confidence <= 100, not the line
-#     rate, and within [0.2, 1.25] of the settled rate (the defaults err low,
-#     by how much depends on the receiver's own work per datagram);
+#     from the receiver's socket (its CPU's #C) and the default costs with
+#     the daemon's own calibration of the kernel's receive path
+#     (daemon/collect/recvcost.h): flags PROVISIONAL and DEFAULT_COST,
+#     confidence <= 100, within 25 % of the settled rate (rxbneck-recv
+#     --discard does little work of its own per datagram: a receiver that
+#     does more would be slower than the calibration says);
 #  2. the settled rate: the plain RATE in force after 10 s of
 #     rxbneck-send --follow transfers (status --json);
 #  3. a second receiver on another port, same daemon: the first RATE from
@@ -95,7 +97,7 @@ print(f"settled rate {settled/1e9:.3f} Gb/s (flags {fl['rate']['flags']}, "
       f"cost {fl['inputs']['stage_b']['cpu_ns_per_pkt']['value']:.0f} ns/pkt)")
 PROV, DEF = 0x20, 0x40
 fail = []
-for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.2, 1.25, True, 100),
+for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.75, 1.25, True, 100),
                                          ("second port, port 1's costs", sys.argv[4], 0.75, 1.25, False, 300),
                                          ("restart, this port's history", sys.argv[5], 0.75, 1.25, False, 400)):
     r, f, c = arg.split()

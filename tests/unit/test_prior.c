@@ -6,7 +6,8 @@
  * 2304 for 1456-byte datagrams over loopback); another flow's costs taken
  * without its placement; and the owner of a socket this test opens itself,
  * read by a pinned thread blocked on it - its tid, CPU and SO_RCVBUF are
- * known here independently.
+ * known here independently; the defaults with a calibrated cost; and the
+ * calibration itself, its copy part against a copy timed here.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,9 +22,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "daemon/collect/recvcost.h"
 #include "daemon/collect/sockowner.h"
 #include "daemon/model/prior.h"
 
@@ -73,6 +76,83 @@ static void test_default_and_from(void **state)
 	l.ncpus = 1;
 	prior_place(&l, -1, 0);
 	assert_int_equal(l.ncpus, 0);
+}
+
+static void test_default_calibrated(void **state)
+{
+	const double bad[] = { NAN, 0, -5, INFINITY };
+	struct learn l;
+
+	(void)state;
+	prior_default_calibrated(&l, 1456, 789);
+	assert_int_equal(l.prior, LEARN_PRIOR_DEFAULT);	/* still DEFAULT_COST */
+	assert_int_equal(l.origin, VALUE_HISTORY);
+	assert_true(ewma_ratio_value(&l.cpu_ns_per_pkt) == 789);
+	assert_true(l.cpu_ns_per_pkt.den == LEARN_MIN_PKTS);	/* weighs as little */
+	assert_true(ewma_ratio_value(&l.pkts_per_wakeup) == PRIOR_PKTS_PER_WAKEUP);
+	assert_true(ewma_ratio_value(&l.truesize_per_pkt) == 2304);
+	/* No measurement: the constants, 1500 + 0.25 x payload. */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		prior_default_calibrated(&l, 1000, bad[i]);
+		assert_true(fabs(ewma_ratio_value(&l.cpu_ns_per_pkt) - 1750) < 1e-9);
+	}
+}
+
+static double thread_ns(void)
+{
+	struct timespec t;
+
+	assert_int_equal(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t), 0);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* The median CPU ns of copying @bytes, the source in cache (a datagram's copy is no cheaper). */
+static double copy_ns(size_t bytes)
+{
+	static char src[60000], dst[60000];
+	double v[15], t0;
+
+	for (int r = 0; r < 15; r++) {
+		memset(src, r, bytes);
+		t0 = thread_ns();
+		memcpy(dst, src, bytes);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+		v[r] = thread_ns() - t0;
+	}
+	for (int i = 1; i < 15; i++)	/* insertion sort: 15 values */
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[7];
+}
+
+static void test_recvcost(void **state)
+{
+	struct recvcost rc;
+	double small, big, again, copy;
+
+	(void)state;
+	recvcost_init(&rc);
+	small = recvcost_ns(&rc, 64);
+	big = recvcost_ns(&rc, 60000);
+	copy = copy_ns(60000);
+	assert_true(small > 0 && small < 1e6);	/* a system call: under a millisecond */
+	/* Reading 60000 bytes more costs at least the copy of them, timed here
+	 * by a second method (half of it: the kernel's copy is no faster). */
+	assert_true(big - small > 0.5 * copy);
+	/* Measured once per size, the 4 latest sizes remembered. */
+	again = recvcost_ns(&rc, 64.2);
+	assert_true(again == small);
+	assert_int_equal(rc.n, 2);
+	for (int b = 100; b < 400; b += 100)
+		assert_true(recvcost_ns(&rc, b) > 0);
+	assert_int_equal(rc.n, RECVCOST_SIZES);
+	assert_int_equal(rc.v[0].payload_bytes, 300);	/* replaced the oldest */
+	assert_true(recvcost_ns(&rc, 1e9) > 0);		/* clamped to 65507 */
+	assert_int_equal(rc.v[1].payload_bytes, 65507);
 }
 
 static void test_parsers(void **state)
@@ -164,6 +244,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_truesize),
 		cmocka_unit_test(test_default_and_from),
+		cmocka_unit_test(test_default_calibrated),
+		cmocka_unit_test(test_recvcost),
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_owner),
 	};

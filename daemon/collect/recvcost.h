@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What this host's kernel charges a receiving thread per UDP datagram,
+ * measured by the daemon itself: the per-datagram cost the model uses
+ * before a flow's first packet when nothing was learned on this host
+ * (daemon/model/prior.h, docs/daemon.md "Before traffic, and after it
+ * stops").
+ *
+ * How: a pair of loopback UDP sockets of the daemon's own; rounds of
+ * RECVCOST_BATCH datagrams of the flow's payload size are queued on one
+ * and then read back with one recv() each, the reading timed in the
+ * daemon thread's own CPU time (CLOCK_THREAD_CPUTIME_ID: other work on
+ * the CPU does not count). The median of RECVCOST_ROUNDS rounds.
+ *
+ * What it is: the kernel's receive path as a receiver sees it - the
+ * system call, the copy to user space, freeing the buffer - for data just
+ * written on this CPU. What it is not: the receiving application's own
+ * work per datagram (none here), the cache misses of data written on
+ * another CPU, a receiver's wake-ups. So it is a floor for a receiver
+ * that reads one datagram per call; one using recvmmsg() pays less for
+ * the calls and more for its own work. Takes a few milliseconds.
+ */
+#ifndef RXB_DAEMON_RECVCOST_H
+#define RXB_DAEMON_RECVCOST_H
+
+#define RECVCOST_BATCH		256	/* datagrams queued per round, at most */
+#define RECVCOST_ROUNDS		15
+#define RECVCOST_SIZES		4	/* payload sizes remembered */
+
+/* Measurements by payload size, so that each is taken once per run. */
+struct recvcost {
+	struct {
+		unsigned payload_bytes;
+		double ns_per_dgram;	/* NAN: could not be measured */
+	} v[RECVCOST_SIZES];
+	int n, next;
+};
+
+void recvcost_init(struct recvcost *rc);
+
+/*
+ * The receive path's CPU ns per datagram of @payload_bytes (clamped to
+ * 1..65507), measured at the first call for that size and remembered;
+ * NAN when it could not be measured (logged once).
+ */
+double recvcost_ns(struct recvcost *rc, double payload_bytes);
+
+/* One measurement, not remembered: 0 and *@ns_per_dgram, or -errno (logged). */
+int recvcost_measure(unsigned payload_bytes, double *ns_per_dgram);
+
+#endif

@@ -284,14 +284,15 @@ static void prior(void *ctx, uint16_t port, double payload_bytes, struct learn *
 	char costs[64];
 	int err;
 
+	err = sockowner_find(port, &o);
 	if (l->origin == VALUE_MISSING || l->prior != LEARN_PRIOR_NONE) {
 		if (host_costs(d, port, &other, &from))
 			prior_from(l, &other, from);
-		else
+		else	/* the receive path measured on the receiver's CPU */
 			prior_default_calibrated(l, payload_bytes,
-						 recvcost_ns(&d->recvcost, payload_bytes));
+						 recvcost_ns(&d->recvcost, err ? -1 : o.cpu,
+							     payload_bytes));
 	}
-	err = sockowner_find(port, &o);
 	if (err) {
 		rxb_info("flow %u: no receiving socket found before traffic (%s): placement %s",
 			 port, err == -ENOENT ? "no UDP socket on the port in this network namespace, "

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,11 +34,18 @@ static double thread_cpu_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Moves the calling thread to @cpu, its affinity before into @old. */
+static int pin(int cpu, cpu_set_t *old)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	cpu_set_t one;
 
-	return (x > y) - (x < y);
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return -errno;
+	return 0;
 }
 
 /* A bound socket @rx and @tx connected to it, on the loopback address. */
@@ -106,13 +115,15 @@ static double round_ns(int rx, int tx, char *buf, unsigned bytes, int batch)
 	return got >= MIN_BATCH ? (t1 - t0) / got : 0;
 }
 
-int recvcost_measure(unsigned payload_bytes, double *ns_per_dgram)
+int recvcost_measure(int cpu, unsigned payload_bytes, double *ns_per_dgram)
 {
 	/* Truesize of a queued datagram: at most twice its linear size. */
 	unsigned per_dgram = 2 * (payload_bytes + 512) + 512;
 	int batch = (int)(QUEUE_BUDGET_BYTES / per_dgram);
-	double ns[RECVCOST_ROUNDS];
+	double best = INFINITY;
 	int rx, tx, nr = 0, err = 0;
+	bool moved = false;
+	cpu_set_t old;
 	char *buf;
 
 	if (batch > RECVCOST_BATCH)
@@ -125,14 +136,25 @@ int recvcost_measure(unsigned payload_bytes, double *ns_per_dgram)
 		return -ENOMEM;
 	}
 	err = open_pair(&rx, &tx, batch * (int)per_dgram);
+	if (!err && cpu >= 0) {
+		err = pin(cpu, &old);
+		moved = !err;
+		if (err)
+			rxb_warn("receive-cost calibration: moving to cpu%d: %s", cpu, strerror(-err));
+	}
 	for (int r = 0; !err && r < RECVCOST_ROUNDS; r++) {
 		double v = round_ns(rx, tx, buf, payload_bytes, batch);
 
-		if (v < 0)
+		if (v < 0) {
 			err = (int)v;
-		else if (v > 0)
-			ns[nr++] = v;
+		} else if (v > 0) {
+			best = fmin(best, v);
+			nr++;
+		}
 	}
+	if (moved && sched_setaffinity(0, sizeof(old), &old))
+		rxb_warn("receive-cost calibration: restoring the daemon's CPU affinity: %s",
+			 strerror(errno));
 	if (rx >= 0) {
 		close(rx);
 		close(tx);
@@ -148,12 +170,11 @@ int recvcost_measure(unsigned payload_bytes, double *ns_per_dgram)
 			 "queued %d datagrams", payload_bytes, nr, RECVCOST_ROUNDS, MIN_BATCH);
 		return -ENOBUFS;
 	}
-	qsort(ns, nr, sizeof(ns[0]), cmp_double);
-	*ns_per_dgram = ns[nr / 2];
+	*ns_per_dgram = best;
 	return 0;
 }
 
-double recvcost_ns(struct recvcost *rc, double payload_bytes)
+double recvcost_ns(struct recvcost *rc, int cpu, double payload_bytes)
 {
 	unsigned bytes;
 	double ns = NAN;
@@ -163,14 +184,18 @@ double recvcost_ns(struct recvcost *rc, double payload_bytes)
 		payload_bytes = 1;
 	bytes = payload_bytes > UDP_MAX_PAYLOAD_BYTES ? UDP_MAX_PAYLOAD_BYTES :
 		(unsigned)lround(payload_bytes);
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		cpu = -1;
 	for (i = 0; i < rc->n; i++)
-		if (rc->v[i].payload_bytes == bytes)
+		if (rc->v[i].payload_bytes == bytes && rc->v[i].cpu == cpu)
 			return rc->v[i].ns_per_dgram;
-	if (recvcost_measure(bytes, &ns) == 0)
-		rxb_info("receive-cost calibration: %u-byte datagrams cost a reader %.0f ns each "
-			 "(median of %d rounds, kernel path only)", bytes, ns, RECVCOST_ROUNDS);
+	if (recvcost_measure(cpu, bytes, &ns) == 0)
+		rxb_info("receive-cost calibration: %u-byte datagrams cost a reader on cpu%d "
+			 "%.0f ns each (the least of %d rounds; the kernel's path only)",
+			 bytes, cpu < 0 ? sched_getcpu() : cpu, ns, RECVCOST_ROUNDS);
 	i = rc->n < RECVCOST_SIZES ? rc->n++ : rc->next;
 	rc->next = (i + 1) % RECVCOST_SIZES;
+	rc->v[i].cpu = cpu;
 	rc->v[i].payload_bytes = bytes;
 	rc->v[i].ns_per_dgram = ns;
 	return ns;

@@ -10,7 +10,12 @@
  * RECVCOST_BATCH datagrams of the flow's payload size are queued on one
  * and then read back with one recv() each, the reading timed in the
  * daemon thread's own CPU time (CLOCK_THREAD_CPUTIME_ID: other work on
- * the CPU does not count). The median of RECVCOST_ROUNDS rounds.
+ * the CPU does not count), on the receiver's CPU (the daemon's thread is
+ * moved there for the measurement and back): what a CPU costs per
+ * datagram depends on the CPU - its caches, its clock, the other
+ * hardware thread of its core. The minimum of RECVCOST_ROUNDS rounds:
+ * whatever disturbs a round (a preemption, an interrupt, the caches
+ * refilled after another task ran) only adds to it.
  *
  * What it is: the kernel's receive path as a receiver sees it - the
  * system call, the copy to user space, freeing the buffer - for data just
@@ -25,11 +30,12 @@
 
 #define RECVCOST_BATCH		256	/* datagrams queued per round, at most */
 #define RECVCOST_ROUNDS		15
-#define RECVCOST_SIZES		4	/* payload sizes remembered */
+#define RECVCOST_SIZES		8	/* (CPU, payload size) pairs remembered */
 
-/* Measurements by payload size, so that each is taken once per run. */
+/* Measurements by CPU and payload size, so that each is taken once per run. */
 struct recvcost {
 	struct {
+		int cpu;
 		unsigned payload_bytes;
 		double ns_per_dgram;	/* NAN: could not be measured */
 	} v[RECVCOST_SIZES];
@@ -40,12 +46,13 @@ void recvcost_init(struct recvcost *rc);
 
 /*
  * The receive path's CPU ns per datagram of @payload_bytes (clamped to
- * 1..65507), measured at the first call for that size and remembered;
- * NAN when it could not be measured (logged once).
+ * 1..65507) on @cpu (-1: wherever the daemon runs), measured at the first
+ * call for that pair and remembered, the RECVCOST_SIZES latest; NAN when
+ * it could not be measured (logged once).
  */
-double recvcost_ns(struct recvcost *rc, double payload_bytes);
+double recvcost_ns(struct recvcost *rc, int cpu, double payload_bytes);
 
 /* One measurement, not remembered: 0 and *@ns_per_dgram, or -errno (logged). */
-int recvcost_measure(unsigned payload_bytes, double *ns_per_dgram);
+int recvcost_measure(int cpu, unsigned payload_bytes, double *ns_per_dgram);
 
 #endif

@@ -53,6 +53,11 @@ log "#C on CPU 1 with the hogs: $(cpu1_c)"
 read -r R1 F1 C1 <<<"$(first_rate "$P" "$T/first1.txt")"
 [ -n "${R1:-}" ] || die "no first RATE: $(cat "$T/first1.txt")"
 log "fresh daemon: first RATE $R1 b/s flags $F1 confidence $C1"
+log "$(grep -h 'receive-cost calibration' "$T/daemon.log" | head -1)"
+ctl status --json | python3 -c 'import json, sys
+b = [f for f in json.load(sys.stdin)["flows"] if f["port"] == int(sys.argv[1])][0]["inputs"]["stage_b"]
+print("[inputs of the first RATE] #C %.2f, %.0f ns/pkt, N %s, K %s" % (b["cpu_bound"]["value"],
+      b["cpu_ns_per_pkt"]["value"], b["pkts_per_wakeup"]["value"], b["queue_pkts"]["value"]))' "$P" >&2
 check_status_text "before traffic"
 
 bg bash -c "$(declare -f watch); B=$B CPORT=$CPORT SIZE=$SIZE watch $P > $T/rates.txt"
@@ -94,7 +99,8 @@ assert fl["state"] == "model" and fl["rate"], fl["state"]
 settled = float(fl["rate"]["rate_bps"])
 print(f"settled rate {settled/1e9:.3f} Gb/s (flags {fl['rate']['flags']}, "
       f"#C {fl['inputs']['stage_b']['cpu_bound']['value']}, "
-      f"cost {fl['inputs']['stage_b']['cpu_ns_per_pkt']['value']:.0f} ns/pkt)")
+      f"cost {fl['inputs']['stage_b']['cpu_ns_per_pkt']['value']:.0f} ns/pkt, "
+      f"N {fl['inputs']['stage_b']['pkts_per_wakeup']['value']})")
 PROV, DEF = 0x20, 0x40
 fail = []
 for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.75, 1.25, True, 100),

@@ -136,23 +136,27 @@ static void test_recvcost(void **state)
 
 	(void)state;
 	recvcost_init(&rc);
-	small = recvcost_ns(&rc, 64);
-	big = recvcost_ns(&rc, 60000);
+	small = recvcost_ns(&rc, -1, 64);
+	big = recvcost_ns(&rc, 0, 60000);
 	copy = copy_ns(60000);
 	assert_true(small > 0 && small < 1e6);	/* a system call: under a millisecond */
 	/* Reading 60000 bytes more costs at least the copy of them, timed here
 	 * by a second method (half of it: the kernel's copy is no faster). */
 	assert_true(big - small > 0.5 * copy);
-	/* Measured once per size, the 4 latest sizes remembered. */
-	again = recvcost_ns(&rc, 64.2);
+	/* Measured once per CPU and size, the RECVCOST_SIZES latest remembered. */
+	again = recvcost_ns(&rc, -1, 64.2);
 	assert_true(again == small);
 	assert_int_equal(rc.n, 2);
-	for (int b = 100; b < 400; b += 100)
-		assert_true(recvcost_ns(&rc, b) > 0);
-	assert_int_equal(rc.n, RECVCOST_SIZES);
-	assert_int_equal(rc.v[0].payload_bytes, 300);	/* replaced the oldest */
-	assert_true(recvcost_ns(&rc, 1e9) > 0);		/* clamped to 65507 */
-	assert_int_equal(rc.v[1].payload_bytes, 65507);
+	assert_true(recvcost_ns(&rc, 0, 64) > 0);	/* another CPU: measured again */
+	assert_int_equal(rc.n, 3);
+	assert_int_equal(rc.v[2].cpu, 0);
+	for (int b = 100; rc.n < RECVCOST_SIZES; b += 100)
+		assert_true(recvcost_ns(&rc, -1, b) > 0);
+	assert_true(recvcost_ns(&rc, -1, 1e9) > 0);	/* clamped to 65507 */
+	assert_int_equal(rc.v[0].payload_bytes, 65507);	/* replaced the oldest */
+	assert_true(recvcost_ns(&rc, -1, 60000) > 0);
+	assert_int_equal(rc.v[1].payload_bytes, 60000);
+	assert_int_equal(rc.v[1].cpu, -1);
 }
 
 static void test_parsers(void **state)

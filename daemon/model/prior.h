@@ -18,14 +18,18 @@
  * any datagram arrives.
  *
  * The defaults are deliberately rough (confidence 100 of 1000):
- *  - the receiver's CPU time per datagram: PRIOR_NS_PER_PKT plus
- *    PRIOR_NS_PER_BYTE per payload byte (1.86 us at 1456 bytes). The
- *    receiving application's own work per datagram dominates and varies
- *    between applications by several times: rxbneck-recv, which
- *    authenticates and tallies each datagram, measured 1.2 us at 1456
- *    bytes on the 2-vCPU test VM, and later versions less; the defaults
- *    err toward a lower rate, which costs time but not a lost round;
- *  - one datagram per wake-up (a receiver woken per arrival);
+ *  - the receiver's CPU time per datagram: the kernel's receive path
+ *    measured by the daemon on the receiver's CPU (daemon/collect/
+ *    recvcost.h, prior_default_calibrated()), a floor: the receiving
+ *    application's own work per datagram is not in it. Without that
+ *    measurement, PRIOR_NS_PER_PKT plus PRIOR_NS_PER_BYTE per payload
+ *    byte (1.86 us at 1456 bytes): rxbneck-recv, which authenticates and
+ *    tallies each datagram, measured 1.2 us at 1456 bytes on the 2-vCPU
+ *    test VM, and later versions less;
+ *  - one datagram per wake-up (a receiver woken per arrival): a receiver
+ *    on a shared CPU takes more per wake-up (the queue fills while it is
+ *    off the CPU), by how many is not predictable before its traffic, and
+ *    the model's rate then is somewhat lower than with the measured N;
  *  - the memory the kernel charges per queued datagram: a linear skb as
  *    loopback and veth build it (prior_truesize_bytes()); drivers that
  *    receive into page fragments charge 2 or 4 KiB per frame instead.

@@ -137,10 +137,12 @@ int recvcost_measure(int cpu, unsigned payload_bytes, double *ns_per_dgram)
 	}
 	err = open_pair(&rx, &tx, batch * (int)per_dgram);
 	if (!err && cpu >= 0) {
-		err = pin(cpu, &old);
-		moved = !err;
-		if (err)
-			rxb_warn("receive-cost calibration: moving to cpu%d: %s", cpu, strerror(-err));
+		int e = pin(cpu, &old);
+
+		moved = !e;
+		if (e)	/* e.g. a cpuset without that CPU: a less apt measurement */
+			rxb_warn("receive-cost calibration: cannot move to cpu%d (%s): measured on "
+				 "cpu%d", cpu, strerror(-e), sched_getcpu());
 	}
 	for (int r = 0; !err && r < RECVCOST_ROUNDS; r++) {
 		double v = round_ns(rx, tx, buf, payload_bytes, batch);

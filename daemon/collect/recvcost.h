@@ -11,7 +11,8 @@
  * and then read back with one recv() each, the reading timed in the
  * daemon thread's own CPU time (CLOCK_THREAD_CPUTIME_ID: other work on
  * the CPU does not count), on the receiver's CPU (the daemon's thread is
- * moved there for the measurement and back): what a CPU costs per
+ * moved there for the measurement and back; where it runs when it may
+ * not move, logged): what a CPU costs per
  * datagram depends on the CPU - its caches, its clock, the other
  * hardware thread of its core. The minimum of RECVCOST_ROUNDS rounds:
  * whatever disturbs a round (a preemption, an interrupt, the caches

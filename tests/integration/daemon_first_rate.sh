@@ -8,9 +8,12 @@
 #     from the receiver's socket (its CPU's #C) and the default costs with
 #     the daemon's own calibration of the kernel's receive path
 #     (daemon/collect/recvcost.h): flags PROVISIONAL and DEFAULT_COST,
-#     confidence <= 100, within 25 % of the settled rate (rxbneck-recv
-#     --discard does little work of its own per datagram: a receiver that
-#     does more would be slower than the calibration says);
+#     confidence <= 100, and within [0.65, 1.25] of the settled rate. Not
+#     25 % below: on the test VM the receiver's own cost per datagram
+#     varies between runs of the same program (613-949 ns settled) as the
+#     calibration does (753-932 ns), one 0.83-1.24 of the other, and one
+#     datagram per wake-up (the prior; 140-320 measured) lowers the rate
+#     by about 12 % more (docs/daemon.md, "Before traffic");
 #  2. the settled rate: the plain RATE in force after 10 s of
 #     rxbneck-send --follow transfers (status --json);
 #  3. a second receiver on another port, same daemon: the first RATE from
@@ -103,7 +106,7 @@ print(f"settled rate {settled/1e9:.3f} Gb/s (flags {fl['rate']['flags']}, "
       f"N {fl['inputs']['stage_b']['pkts_per_wakeup']['value']})")
 PROV, DEF = 0x20, 0x40
 fail = []
-for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.75, 1.25, True, 100),
+for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.65, 1.25, True, 100),
                                          ("second port, port 1's costs", sys.argv[4], 0.75, 1.25, False, 300),
                                          ("restart, this port's history", sys.argv[5], 0.75, 1.25, False, 400)):
     r, f, c = arg.split()

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 
 #define UDP_MAX_PAYLOAD_BYTES	65507
 #define QUEUE_BUDGET_BYTES	(4u << 20)	/* kernel memory one round may hold */
@@ -23,6 +24,23 @@
 void recvcost_init(struct recvcost *rc)
 {
 	memset(rc, 0, sizeof(*rc));
+	rc->gap_ns = RECVCOST_GAP_NS;
+}
+
+/* The value remembered for @cpu at the size nearest @bytes, NAN: none. */
+static double nearest(const struct recvcost *rc, int cpu, unsigned bytes)
+{
+	double ns = NAN, best = INFINITY;
+
+	for (int i = 0; i < rc->n; i++) {
+		double d = fabs((double)rc->v[i].payload_bytes - bytes);
+
+		if (rc->v[i].cpu == cpu && d < best) {
+			best = d;
+			ns = rc->v[i].ns_per_dgram;
+		}
+	}
+	return ns;
 }
 
 static double thread_cpu_ns(void)
@@ -180,6 +198,7 @@ double recvcost_ns(struct recvcost *rc, int cpu, double payload_bytes)
 {
 	unsigned bytes;
 	double ns = NAN;
+	uint64_t now;
 	int i;
 
 	if (!(payload_bytes >= 1))
@@ -191,6 +210,10 @@ double recvcost_ns(struct recvcost *rc, int cpu, double payload_bytes)
 	for (i = 0; i < rc->n; i++)
 		if (rc->v[i].payload_bytes == bytes && rc->v[i].cpu == cpu)
 			return rc->v[i].ns_per_dgram;
+	now = rxb_mono_ns();
+	if (rc->last_ns && now - rc->last_ns < rc->gap_ns)
+		return nearest(rc, cpu, bytes);
+	rc->last_ns = now;
 	if (recvcost_measure(cpu, bytes, &ns) == 0)
 		rxb_info("receive-cost calibration: %u-byte datagrams cost a reader on cpu%d "
 			 "%.0f ns each (the least of %d rounds; the kernel's path only)",

@@ -29,9 +29,12 @@
 #ifndef RXB_DAEMON_RECVCOST_H
 #define RXB_DAEMON_RECVCOST_H
 
+#include <stdint.h>
+
 #define RECVCOST_BATCH		256	/* datagrams queued per round, at most */
 #define RECVCOST_ROUNDS		15
 #define RECVCOST_SIZES		8	/* (CPU, payload size) pairs remembered */
+#define RECVCOST_GAP_NS		1000000000ull	/* between two measurements */
 
 /* Measurements by CPU and payload size, so that each is taken once per run. */
 struct recvcost {
@@ -41,6 +44,8 @@ struct recvcost {
 		double ns_per_dgram;	/* NAN: could not be measured */
 	} v[RECVCOST_SIZES];
 	int n, next;
+	uint64_t last_ns;	/* CLOCK_MONOTONIC of the latest measurement */
+	uint64_t gap_ns;	/* at least this between two: RECVCOST_GAP_NS */
 };
 
 void recvcost_init(struct recvcost *rc);
@@ -49,7 +54,10 @@ void recvcost_init(struct recvcost *rc);
  * The receive path's CPU ns per datagram of @payload_bytes (clamped to
  * 1..65507) on @cpu (-1: wherever the daemon runs), measured at the first
  * call for that pair and remembered, the RECVCOST_SIZES latest; NAN when
- * it could not be measured (logged once).
+ * it could not be measured (logged once). Senders choose the payload
+ * size: within gap_ns of the last measurement the answer is the one
+ * remembered for this CPU at the nearest size (NAN: none), so that HELLOs
+ * with ever new sizes cannot keep the daemon measuring.
  */
 double recvcost_ns(struct recvcost *rc, int cpu, double payload_bytes);
 

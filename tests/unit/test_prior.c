@@ -136,7 +136,13 @@ static void test_recvcost(void **state)
 
 	(void)state;
 	recvcost_init(&rc);
+	assert_true(rc.gap_ns == RECVCOST_GAP_NS);
 	small = recvcost_ns(&rc, -1, 64);
+	/* Within the gap: no new measurement, the nearest size's (none on cpu0). */
+	assert_true(recvcost_ns(&rc, -1, 1000) == small);
+	assert_true(isnan(recvcost_ns(&rc, 0, 1000)));
+	assert_int_equal(rc.n, 1);
+	rc.gap_ns = 0;
 	big = recvcost_ns(&rc, 0, 60000);
 	copy = copy_ns(60000);
 	assert_true(small > 0 && small < 1e6);	/* a system call: under a millisecond */

@@ -63,12 +63,17 @@ bool drain_epoch(const struct rxb_sock_meas *s, const struct rxb_epoch *e, doubl
 			return false;
 	}
 	if (s->receiver_preemptions) {
-		if (!(s->preempt_off_ns >= 0) || !isfinite(s->preempt_off_ns))
+		double run = s->run_before_preempt_ns, o = s->preempt_off_ns;
+
+		if (!(o >= 0) || !isfinite(o) || !(run > 0) || !isfinite(run))
 			return false;
-		off = (double)s->receiver_preemptions * s->preempt_off_ns;
+		off = t * o / run;
 	}
-	/* Busier than the epoch is long: the counts do not belong together. */
-	if (e->end_ns <= e->start_ns || t + off > 1.05 * (double)(e->end_ns - e->start_ns))
+	/*
+	 * Busier than the epoch is long: the counts do not belong together
+	 * (an interval is counted in the epoch it ends in, hence the margin).
+	 */
+	if (e->end_ns <= e->start_ns || t + off > DRAIN_MAX_OVER_EPOCH * (double)(e->end_ns - e->start_ns))
 		return false;
 	if (!epoch_load(s, e, load))
 		return false;

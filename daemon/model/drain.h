@@ -7,15 +7,21 @@
  * part-time co-runners, interrupts, cache misses of a full queue): no
  * model of the share or of the cost per packet stands between the two.
  *
- * A receiver with a backlog is always runnable: it is on its CPU or
- * waiting for it. Its busy time in an epoch is therefore its on-CPU time
- * plus the time it spent switched out while runnable (the off-CPU
- * intervals after its preemptions: receiver_preemptions x preempt_off_ns),
- * and not the time it slept: a receiver sleeps only on an empty queue. So
- *	drain = pkts_out / (on-CPU + preempted-off)
- * holds for an epoch that a blast covers only in part, which at 100 ms of
- * delay is every epoch a blast overflows in. An epoch counts (drain_add())
- * when
+ * Behind a backlog the receiver alternates between runs on its CPU and
+ * waits for it: the co-runners' turns. The scheduler probe gives, per
+ * epoch, its on-CPU time, the mean run that ended in a preemption (r) and
+ * the mean off-CPU interval after one (o): each r of work costs r + o of
+ * wall time, so its busy time is on-CPU x (1 + o / r) and
+ *	drain = pkts_out / (on-CPU x (1 + o / r))
+ * (on-CPU without preemptions: alone on its CPU). The time it slept is
+ * left out: it includes the gaps between blasts and rounds, which at
+ * 100 ms of delay fall in every epoch a blast overflows in, while the
+ * blast itself covers only part of it. A receiver that empties its queue
+ * inside a blast and blocks waits for its CPU again when woken, a wait
+ * its sleep holds and which the runs ended by blocking stand for here,
+ * charged like the preempted ones: the preempted intervals alone
+ * (preemptions x o) leave those waits out and overstate the drain. An
+ * epoch counts (drain_add()) when
  *  - its socket overflowed (rcvbuf drops; any drops of the socket when the
  *    reasons were not measured): the arrivals outran the receiver, so its
  *    busy time was spent behind a backlog, not keeping up;
@@ -45,6 +51,7 @@
 #define DRAIN_MIN_PKTS		20000.0	/* packets behind a drain */
 #define DRAIN_MIN_EPOCH_PKTS	1000.0	/* an epoch's packets, to count */
 #define DRAIN_MAX_DLOAD		0.5	/* |#C + #I now - at measurement| */
+#define DRAIN_MAX_OVER_EPOCH	1.10	/* busy time / epoch length, at most */
 #define DRAIN_MAX_AGE_NS	(600ull * 1000000000ull)	/* 10 min */
 
 struct drain {

@@ -43,7 +43,8 @@ static struct rxb_epoch *blast(uint64_t seq, double hogs, double eff, double sha
 	}
 	s->receivers_valid = true;
 	s->receiver_preemptions = (uint64_t)slices;
-	s->preempt_off_ns = (double)s->receiver_oncpu_ns * (1 - share) / share / slices;
+	s->run_before_preempt_ns = SLICE_NS;
+	s->preempt_off_ns = SLICE_NS * (1 - share) / share;
 	return e;
 }
 
@@ -165,7 +166,7 @@ static void test_refused(void **state)
 	e->socks[0].empty_reads = e->socks[0].pkts_out;
 	ifix_take(f, e, G_EPOCH_S);
 	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
-	e->socks[0].preempt_off_ns *= 3;
+	e->socks[0].run_before_preempt_ns /= 3;
 	ifix_take(f, e, G_EPOCH_S);
 	assert_int_equal(f->l.drain.refused, 4);
 	ifix_take(f, blast(++seq, 2, -1, 0.3, 1.0, 0, 1), G_EPOCH_S);

@@ -101,6 +101,13 @@ void drain_add(struct drain *d, const struct rxb_sock_meas *s, const struct rxb_
 			d->refused++;
 		return;
 	}
+	/* Another load: the drain is the new one's alone (see drain.h). */
+	if (d->pkts > 0 && !(fabs(load - d->load_pkts / d->pkts) <= DRAIN_MAX_DLOAD)) {
+		d->pkts = 0;
+		d->busy_ns = 0;
+		d->load_pkts = 0;
+		d->ok = false;
+	}
 	d->pkts += p;
 	d->busy_ns += ns;
 	d->load_pkts += load * p;

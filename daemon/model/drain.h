@@ -35,7 +35,12 @@
  * decay, with the load (#C + #I by effective count, weighted by the
  * receiver's on-CPU time per CPU) kept beside it: it is used only at about
  * the load it was measured at, and only while the last epoch behind it is
- * at most DRAIN_MAX_AGE_NS old (drain_usable()).
+ * at most DRAIN_MAX_AGE_NS old (drain_usable()). A counted epoch at a load
+ * more than DRAIN_MAX_DLOAD from the sums' starts them again: the drain
+ * depends on the load as a whole, not as a mean over loads, and decayed
+ * sums of two loads would give a drain of neither (other work on the
+ * receiver's CPU for a few seconds would pull the quiet load's drain
+ * down while it still counted as measured at that load).
  *
  * Pure computation: no I/O, no allocation, no globals.
  */

@@ -133,6 +133,21 @@ static void test_quota_and_staleness(void **state)
 	/* The old load, within the age: used again. */
 	ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	/*
+	 * An overflow at the other load starts the sums again: the drain is
+	 * that load's alone (0.25 / C_NS, 25000 packets), not a mix; back at
+	 * the first load it is not used.
+	 */
+	ifix_take(f, blast(++seq, 3, 1.33, 0.25, 0.5, 300, 1), G_EPOCH_S);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), 0.25 / C_NS * 1e9, 1e-6);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), 0.25 / C_NS * 1e9, 1e-6);
+	ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
+	for (int i = 0; i < 2; i++)
+		ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1), G_EPOCH_S);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
 	/* Eleven minutes later. */
 	seq += 660;
 	ifix_take(f, blast(seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);

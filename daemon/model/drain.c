@@ -41,14 +41,19 @@ static bool epoch_load(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 	return true;
 }
 
+/* Did the socket overflow: rcvbuf drops, or any of its drops without the reasons. */
+static bool overflowed(const struct rxb_sock_meas *s)
+{
+	return s->reasons_valid ? s->drops_rcvbuf > 0 : s->drops_valid && s->drops > 0;
+}
+
 bool drain_epoch(const struct rxb_sock_meas *s, const struct rxb_epoch *e, double spin_ns,
 		 double *pkts, double *busy_ns, double *load)
 {
 	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns;
 	double z = (double)s->empty_reads, off = 0;
-	uint64_t drops = s->reasons_valid ? s->drops_rcvbuf : s->drops_valid ? s->drops : 0;
 
-	if (!s->counts_valid || !s->receivers_valid || !drops)
+	if (!s->counts_valid || !s->receivers_valid || !overflowed(s))
 		return false;
 	if (!(p >= DRAIN_MIN_EPOCH_PKTS) || !(t > 0))
 		return false;
@@ -93,11 +98,10 @@ void drain_add(struct drain *d, const struct rxb_sock_meas *s, const struct rxb_
 	       double spin_ns, double k)
 {
 	double p, ns, load;
-	uint64_t drops = s->reasons_valid ? s->drops_rcvbuf : s->drops_valid ? s->drops : 0;
 
 	drain_decay(d, k);
 	if (!drain_epoch(s, e, spin_ns, &p, &ns, &load)) {
-		if (drops)
+		if (overflowed(s))
 			d->refused++;
 		return;
 	}

@@ -72,7 +72,7 @@ MAKE_E2E = "make-e2e-s79"
 # judged by its own sweep.
 LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1"]
 # The same loads with the daemon's capacity from the saturated drain.
-LOADS_DRAIN = ["loads-quota25-k2-drain"]
+LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-k1-drain"]
 KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
@@ -168,7 +168,8 @@ def loads_table(results):
         drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
         dv, o = p.get("daemon_inputs_at_follow") or {}, p.get("outcomes") or {}
         out.append("| %s × %d | %s; %s (%.2f) | %s: %s | %s; %s | %s (%d) | %s | %s; %s | %s | %s |" % (
-            meta.get("load", "busy"), k, fmt(plain, "%.2f"), fmt(eff, "%.2f"),
+            meta.get("load", "busy") + (" (drain)" if d in LOADS_DRAIN else ""), k,
+            fmt(plain, "%.2f"), fmt(eff, "%.2f"),
             loads.expect(meta.get("load"), k),
             fmt(best.get("rate_bps") and best["rate_bps"] / 1e9, "%.2f"), fmt(tb, "%.3f"),
             fmt(c3.get("chosen_first_bps") and c3["chosen_first_bps"] / 1e9, "%.2f"),

@@ -670,10 +670,11 @@ def outcomes(ds, eps, port):
     of them ended (+3 s for its REPORT), its entries and their summary:
     median measured / predicted T, mean predicted and measured first-round
     loss. None without a record."""
-    if not ds or not eps:
+    ts = [d["t_start_mono"] for d in ds if d.get("t_start_mono")]
+    te = [d["t_end_mono"] for d in ds if d.get("t_end_mono")]
+    if not ts or not te or not eps:
         return None
-    t0 = min(d["t_start_mono"] for d in ds) * 1e9
-    t1 = max(d["t_end_mono"] for d in ds) * 1e9 + 3e9
+    t0, t1 = min(ts) * 1e9, max(te) * 1e9 + 3e9
     last = [e for e in eps if t0 <= e["end_ns"] <= t1]
     if not last:
         return None

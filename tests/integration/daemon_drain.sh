@@ -84,12 +84,6 @@ assert abs(ratio - 1) <= 0.10, "learned drain off the receiver's own count by mo
 PY
 }
 
-for try in 1 2 3; do
-	attempt; rc=$?
-	[ $rc -eq 0 ] && break
-	[ $rc -eq 3 ] || die "saturated drain check failed"
-	log "attempt $try disturbed; again"
-	sleep 2
-done
-[ $rc -eq 0 ] || skip "CPU 1 too busy with other work for a clean measurement"
+retry_disturbed 3 "saturated drain check failed" \
+	"CPU 1 too busy with other work for a clean measurement"
 log "PASS"

@@ -366,8 +366,10 @@ static void snapshot_all(struct collect *c, int i)
 		c->sched[i].ntasks = 0;
 	if (c->np)
 		netrx_probe_snapshot(c->np, &c->net[i]);
-	if (c->sq)
+	if (c->sq) {
 		sockq_probe_snapshot(c->sq, &c->sock[i]);
+		sampling_read_queues(&c->smp, &c->sock[i]);
+	}
 	if (c->bp)
 		blkio_probe_snapshot(c->bp, &c->blk[i]);
 }
@@ -697,7 +699,7 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
 			     c->sp ? &c->sched[prev] : NULL,
 			     c->sp ? &c->sched[cur] : NULL, c->rx, nrx,
 			     c->ports, c->nports, reason_name, c->sq, sampled,
-			     &c->rx_mem, out);
+			     c->smp.enq_counted, &c->rx_mem, out);
 		collect_net_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
 				  c->sq, out);
 	}

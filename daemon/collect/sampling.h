@@ -26,8 +26,13 @@
  * or five program runs per packet on the CPU that queues the packets, and
  * what they measure (the time per poll, the packets per poll, the NET_RX
  * softirq time per softirq) is a cost the model learns over many epochs,
- * not a count it needs in each. The socket programs (sockq), which count
- * each socket's packets, stay attached in every sampled epoch. With
+ * not a count it needs in each. The socket's enqueue program
+ * (sk_data_ready, on the same CPU) goes with them: it alone reads the
+ * memory charged per packet and the receive buffer, and in the other
+ * sampled epochs a port's arrivals are its dequeues plus the change of its
+ * queue (read through socket diagnostics at each snapshot) plus its drops
+ * (collect_net.h). The dequeue program stays attached in every sampled
+ * epoch; without stage A's probe the enqueue program does too. With
  * net_probe_every >= a_every every sampled epoch has stage A.
  *
  * The collector owns one struct sampling; the probes and the /proc reader
@@ -50,6 +55,7 @@
 struct netrx_probe;
 struct sockq_probe;
 struct sockdiag;
+struct sockq_snap;
 
 struct sampling {
 	struct netrx_probe *np;		/* NULL: not loaded */
@@ -74,6 +80,10 @@ struct sampling {
 	bool a_on;			/* np attached now */
 	uint64_t a_whole_seq;		/* the first epoch np covers whole */
 	uint64_t a_seq;			/* the latest epoch with stage A */
+	/* The enqueue program (SOCKQ_ENQ_TP) within the sampled epochs. */
+	bool enq_on;			/* attached now */
+	uint64_t enq_whole_seq;		/* the first epoch it covers whole */
+	bool enq_counted;		/* it covered the epoch ended last */
 	int nseen;			/* the sockets on each watched port */
 	struct port_socks seen[RXB_MAX_SOCKS];	/* at the last look */
 };
@@ -107,6 +117,15 @@ bool sampling_epoch_end(struct sampling *s, uint64_t seq, const uint16_t *ports,
 
 /* After that snapshot: detach the programs unless the next epoch is sampled. */
 void sampling_plan(struct sampling *s, uint64_t seq);
+
+/*
+ * Right after the probe snapshot @snap: the watched ports' UDP queues
+ * (have_rqueue, rqueue_bytes, diag_rcvbuf_bytes) through the socket
+ * diagnostics, the edges of an epoch whose arrivals are derived
+ * (collect_net.h). A port without a UDP socket in this network namespace
+ * has none; without the diagnostics no port has.
+ */
+void sampling_read_queues(struct sampling *s, struct sockq_snap *snap);
 
 /* When to call sampling_poll() next (CLOCK_MONOTONIC; UINT64_MAX: never). */
 uint64_t sampling_poll_due_ns(const struct sampling *s, int nports);

@@ -63,12 +63,14 @@ void sampling_new_port(struct sampling *s, uint64_t seq)
 
 /*
  * Is the enqueue program wanted in every sampled epoch? The epochs without
- * it derive arrivals from the queue read through socket diagnostics;
- * without those, or without stage A (which it goes with), it stays.
+ * it derive arrivals from the queues read through socket diagnostics;
+ * without those, when a watched port's queue could not be read at the
+ * latest snapshot (no UDP socket in this network namespace), or without
+ * stage A (which it goes with), it stays.
  */
 static bool enq_always(const struct sampling *s)
 {
-	return !s->np || !s->diag;
+	return !s->np || !s->diag || s->queues_unread;
 }
 
 /* Attach (@on, for epoch @seq + 1) or detach the enqueue program. */
@@ -345,6 +347,9 @@ void sampling_plan(struct sampling *s, uint64_t seq)
 		detach(s);
 	else if (s->a_on && seq + 1 < s->a_next_seq)
 		detach_a(s);
+	else if (s->on && !s->enq_on && enq_always(s) && enq_set(s, true, seq))
+		rxb_debug("collect: enqueue probe not attached for epoch %llu",
+			  (unsigned long long)seq + 1);
 }
 
 /*
@@ -409,6 +414,7 @@ void sampling_read_queues(struct sampling *s, struct sockq_snap *snap)
 {
 	int n;
 
+	s->queues_unread = true;
 	if (!s->diag || !snap->nports)
 		return;
 	n = sockdiag_udp_mem(s->diag, add_rqueue, snap);
@@ -416,5 +422,10 @@ void sampling_read_queues(struct sampling *s, struct sockq_snap *snap)
 		rxb_log_errno(RXB_LOG_DEBUG, -n, "collect: UDP queues of the watched ports");
 		for (int i = 0; i < snap->nports; i++)
 			snap->ports[i].have_rqueue = false;
+		return;
 	}
+	s->queues_unread = false;
+	for (int i = 0; i < snap->nports; i++)
+		if (!snap->ports[i].have_rqueue)
+			s->queues_unread = true;
 }

@@ -32,7 +32,9 @@
  * sampled epochs a port's arrivals are its dequeues plus the change of its
  * queue (read through socket diagnostics at each snapshot) plus its drops
  * (collect_net.h). The dequeue program stays attached in every sampled
- * epoch; without stage A's probe the enqueue program does too. With
+ * epoch; without stage A's probe, or while a watched port's queue cannot
+ * be read (no UDP socket in the collector's network namespace), the
+ * enqueue program does too. With
  * net_probe_every >= a_every every sampled epoch has stage A.
  *
  * The collector owns one struct sampling; the probes and the /proc reader
@@ -84,6 +86,8 @@ struct sampling {
 	bool enq_on;			/* attached now */
 	uint64_t enq_whole_seq;		/* the first epoch it covers whole */
 	bool enq_counted;		/* it covered the epoch ended last */
+	bool queues_unread;		/* a watched port's queue was not read
+					 * at the latest snapshot */
 	int nseen;			/* the sockets on each watched port */
 	struct port_socks seen[RXB_MAX_SOCKS];	/* at the last look */
 };
@@ -123,7 +127,8 @@ void sampling_plan(struct sampling *s, uint64_t seq);
  * (have_rqueue, rqueue_bytes, diag_rcvbuf_bytes) through the socket
  * diagnostics, the edges of an epoch whose arrivals are derived
  * (collect_net.h). A port without a UDP socket in this network namespace
- * has none; without the diagnostics no port has.
+ * has none; without the diagnostics no port has. Either keeps the enqueue
+ * program attached in every sampled epoch.
  */
 void sampling_read_queues(struct sampling *s, struct sockq_snap *snap);
 

@@ -57,7 +57,6 @@
 struct netrx_probe;
 struct sockq_probe;
 struct sockdiag;
-struct sockq_snap;
 
 struct sampling {
 	struct netrx_probe *np;		/* NULL: not loaded */
@@ -87,7 +86,8 @@ struct sampling {
 	uint64_t enq_whole_seq;		/* the first epoch it covers whole */
 	bool enq_counted;		/* it covered the epoch ended last */
 	bool queues_unread;		/* a watched port's queue was not read
-					 * at the latest snapshot */
+					 * at the latest snapshot (the
+					 * collector's to set: collect_queues.h) */
 	int nseen;			/* the sockets on each watched port */
 	struct port_socks seen[RXB_MAX_SOCKS];	/* at the last look */
 };
@@ -121,16 +121,6 @@ bool sampling_epoch_end(struct sampling *s, uint64_t seq, const uint16_t *ports,
 
 /* After that snapshot: detach the programs unless the next epoch is sampled. */
 void sampling_plan(struct sampling *s, uint64_t seq);
-
-/*
- * Right after the probe snapshot @snap: the watched ports' UDP queues
- * (have_rqueue, rqueue_bytes, diag_rcvbuf_bytes) through the socket
- * diagnostics, the edges of an epoch whose arrivals are derived
- * (collect_net.h). A port without a UDP socket in this network namespace
- * has none; without the diagnostics no port has. Either keeps the enqueue
- * program attached in every sampled epoch.
- */
-void sampling_read_queues(struct sampling *s, struct sockq_snap *snap);
 
 /* When to call sampling_poll() next (CLOCK_MONOTONIC; UINT64_MAX: never). */
 uint64_t sampling_poll_due_ns(const struct sampling *s, int nports);

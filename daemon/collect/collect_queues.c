@@ -239,12 +239,17 @@ bool collect_queues_read(struct collect_queues *q, struct sockdiag *own,
 			where[i] = where[i] ? where[i] : was;
 			continue;
 		}
-		/* Closed since: its namespace read fine without it. */
+		/* Closed since (its namespace read fine without it), or
+		 * closed before and no socket found since: an empty queue. */
 		for (int k = 0; was && k < nok; k++)
-			if (read_ok[k] == was) {
+			if (read_ok[k] == was)
 				p->have_rqueue = true;
-				p->rqueue_bytes = 0;
-			}
+		if (was == COLLECT_QUEUES_CLOSED)
+			p->have_rqueue = true;
+		if (p->have_rqueue) {
+			p->rqueue_bytes = 0;
+			where[i] = COLLECT_QUEUES_CLOSED;
+		}
 		all = all && p->have_rqueue;
 	}
 	note_seen(q, snap, where);

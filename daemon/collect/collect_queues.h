@@ -23,6 +23,7 @@
 #include "bpf/sockq.h"
 
 #define COLLECT_QUEUES_MAX_NETNS	4
+#define COLLECT_QUEUES_CLOSED		UINT64_MAX
 
 struct sockdiag;
 
@@ -35,9 +36,11 @@ struct collect_queues {
 		bool used;		/* had a watched socket at the last read */
 	} ns[COLLECT_QUEUES_MAX_NETNS];
 	bool logged;			/* a failure to enter was logged */
-	/* Where each port's socket was at the last read (ino; 0: nowhere):
-	 * a socket gone from a namespace read again is a closed one, its
-	 * queue empty. */
+	/* Where each port's socket was at the last read (ino; 0: nowhere;
+	 * COLLECT_QUEUES_CLOSED): a socket gone from a namespace read again
+	 * is a closed one, and its port's queue is empty until a socket is
+	 * found again (one in an unseen namespace is found through its
+	 * first dequeue: one that never reads is taken for empty). */
 	int nseen;
 	struct {
 		uint16_t port;

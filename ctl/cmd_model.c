@@ -262,7 +262,7 @@ static int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see " CTL_PROG " " CMD " --help)\n");
+	fprintf(stderr, " (try '" CTL_PROG " " CMD " --help')\n");
 	return CTL_EXIT_USAGE;
 }
 

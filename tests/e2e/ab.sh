@@ -19,25 +19,23 @@ set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 E_SRC=$SRC
 E_BUILD=$SRC/build E_OUT= N=20 K=2
+. "$SRC/tests/e2e/lib.sh"
 while getopts "b:d:k:n:o:" o; do
 	case $o in
 	b) E_BUILD=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;; k) K=$OPTARG ;; n) N=$OPTARG ;;
 	o) E_OUT=$OPTARG ;;
-	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) e2e_usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 RATE=${1:-}
 if [ -z "$RATE" ] || [ -z "$E_OUT" ]; then
-	sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
+	e2e_usage
 fi
 E_DELAY_MS=${E_DELAY_MS:-100}
-E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
+e2e_out_init ab
 E_BUILD=$(cd "$E_BUILD" && pwd) || exit 1
 export E_BUILD E_OUT
-. "$SRC/tests/e2e/lib.sh"
-[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
 
 e2e_setup
 taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"

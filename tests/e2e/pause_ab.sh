@@ -32,23 +32,21 @@ set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 E_SRC=$SRC
 E_BUILD=$SRC/build E_OUT= N=12 K=1 IOJOBS=2
+. "$SRC/tests/e2e/lib.sh"
 while getopts "b:i:k:n:o:" o; do
 	case $o in
 	b) E_BUILD=$OPTARG ;; i) IOJOBS=$OPTARG ;; k) K=$OPTARG ;; n) N=$OPTARG ;;
 	o) E_OUT=$OPTARG ;;
-	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) e2e_usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 if [ -z "$E_OUT" ]; then
-	sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
+	e2e_usage
 fi
-E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
+e2e_out_init pause_ab
 E_BUILD=$(cd "$E_BUILD" && pwd) || exit 1
 export E_BUILD E_OUT
-. "$SRC/tests/e2e/lib.sh"
-[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
 command -v fio > /dev/null || e2e_skip "fio not installed"
 
 IO_PID=

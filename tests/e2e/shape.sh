@@ -26,19 +26,17 @@ E_BUILD=$SRC/build
 E_OUT=
 KS="0 1 2 3"
 REPS=3 TREPS=3 TSECS=8 ANALYZE=1
+. "$SRC/tests/e2e/lib.sh"
 while getopts "b:o:k:n:t:T:s:d:a" o; do
 	case $o in
 	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; n) REPS=$OPTARG ;;
 	t) TREPS=$OPTARG ;; T) TSECS=$OPTARG ;; s) E_SIZE=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;;
 	a) ANALYZE=0 ;;
-	*) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) e2e_usage ;;
 	esac
 done
-[ -n "$E_OUT" ] || E_OUT=$SRC/tests/e2e/out/shape-$(date +%Y%m%d-%H%M%S)
-E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
+e2e_out_init shape
 export E_BUILD E_OUT
-. "$SRC/tests/e2e/lib.sh"
-[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
 
 e2e_setup
 [ -x "$E_BIN/rxbneck-shape" ] || e2e_skip "$E_BIN/rxbneck-shape not built"

@@ -48,7 +48,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/model/capacity.h"
 #include "daemon/model/cost.h"
 #include "daemon/model/learn.h"
 #include "daemon/model/value.h"
@@ -114,9 +113,6 @@ struct inputs_stage_b {
 	 * (bneck_xfer.loss_episode_pkts).
 	 */
 	struct value loss_episode_pkts;
-	/* Where the capacity came from: the cost, or the saturated drain
-	 * mu_net_per_s (and stages[].mu_net_full_per_s) was scaled to. */
-	struct capacity capacity;
 	int ncpus;		/* the placement used for #C/#I */
 	int cpu[LEARN_MAX_CPUS];
 	double cpu_share[LEARN_MAX_CPUS];

@@ -50,6 +50,8 @@ const char *bneck_loss_name(enum bneck_loss m)
 		return "queue";
 	case BNECK_LOSS_SPREAD:
 		return "spread";
+	case BNECK_LOSS_WINDOWS:
+		return "windows";
 	}
 	return "?";
 }

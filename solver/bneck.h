@@ -89,10 +89,16 @@ const char *bneck_rounds_name(enum bneck_rounds r);
  *                      rule). The three-point rate-uncertainty search is
  *                      then not used: the expectation is the objective on
  *                      the grid itself.
+ *   BNECK_LOSS_WINDOWS the bulk queue, and the loss to the stage's measured
+ *                      off-CPU windows (struct rxb_stage_inputs
+ *                      offcpu_per_s, offcpu_hist; offwin.h) bounding it
+ *                      from below as the vacation loss does: the stage
+ *                      loses max(queue, vacations, l_win).
  */
 enum bneck_loss {
 	BNECK_LOSS_QUEUE = 0,
 	BNECK_LOSS_SPREAD = 1,
+	BNECK_LOSS_WINDOWS = 2,
 };
 
 const char *bneck_loss_name(enum bneck_loss m);

@@ -11,6 +11,7 @@
 #include "solver/bneck_eval.h"
 #include "solver/bulkq.h"
 #include "solver/lnmath.h"
+#include "solver/offwin.h"
 #include "solver/spread.h"
 
 /* Below this many packets lost per file, burst absorption is not computed. */
@@ -110,6 +111,25 @@ static double stage_scale(const struct bneck_model *md, uint32_t i)
 	return exp(md->z * md->st[i].mu_rel_sd);
 }
 
+/*
+ * Stage @i's loss to its measured off-CPU windows (offwin.h), its drain on
+ * the CPU the whole-CPU rate scaled by @scale (interrupts, the spread node).
+ */
+static double window_loss(const struct bneck_model *md, uint32_t i, double lambda,
+			  double scale)
+{
+	const struct rxb_stage_inputs *st = &md->st[i];
+	struct offwin_in in = {
+		.per_s = st->offcpu_per_s,
+		.count = st->offcpu_hist,
+		.nslots = RXB_OFFCPU_SLOTS,
+		.queue_pkts = st->queue_pkts,
+		.on_pkts_per_s = scale * md->mu_on[i] * st->batch_pkts,
+	};
+
+	return offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+}
+
 /* Is stage @i a fluid queue with a spread drain (BNECK_LOSS_SPREAD)? */
 static bool spread_stage(const struct bneck_model *md, uint32_t i)
 {
@@ -169,6 +189,8 @@ static int eval_rate(struct bneck_model *md, double rate_bps, struct bneck_eval 
 			vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts,
 						  md->st[i].vacation_s,
 						  md->st[i].vacation_period_s);
+			if (bneck_model_windows(md, i))
+				vac = fmax(vac, window_loss(md, i, lambda, share * f));
 		}
 		vac_wins = vac > r.loss;
 		if (vac_wins) {

@@ -54,6 +54,11 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			return -EINVAL;
 		if (!(st[i].mu_rel_sd >= 0.0) || !(st[i].mu_rel_sd <= MU_REL_SD_MAX))
 			return -EINVAL;
+		if (!(st[i].offcpu_per_s >= 0.0) || !isfinite(st[i].offcpu_per_s))
+			return -EINVAL;
+		for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
+			if (!(st[i].offcpu_hist[r] >= 0.0) || !isfinite(st[i].offcpu_hist[r]))
+				return -EINVAL;
 		if (!(st[i].mu_net_full_per_s >= 0.0) || !isfinite(st[i].mu_net_full_per_s) ||
 		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)
 			return -EINVAL;
@@ -71,7 +76,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 	    !(x->loss_episode_pkts == 0.0 ||
 	      (x->loss_episode_pkts >= 1.0 && isfinite(x->loss_episode_pkts))) ||
 	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED) ||
-	    (x->loss_model != BNECK_LOSS_QUEUE && x->loss_model != BNECK_LOSS_SPREAD))
+	    (x->loss_model != BNECK_LOSS_QUEUE && x->loss_model != BNECK_LOSS_SPREAD &&
+	     x->loss_model != BNECK_LOSS_WINDOWS))
 		return -EINVAL;
 	return 0;
 }
@@ -169,6 +175,13 @@ static int stage_on_service(const struct rxb_stage_inputs *in,
 }
 
 /* See bneck_model.h. */
+bool bneck_model_windows(const struct bneck_model *md, uint32_t i)
+{
+	return md->x->loss_model == BNECK_LOSS_WINDOWS && !md->st[i].load_independent &&
+	       md->st[i].offcpu_per_s > 0.0;
+}
+
+/* See bneck_model.h. */
 int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		      const struct ctmc_opts *o, struct bneck_result *res)
 {
@@ -217,11 +230,12 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 			md->keep_up_pkts_per_s[i] = res->stage[i].capacity_bps /
 						    (x->payload_bytes * 8.0);
 		}
-		if (x->obey_pauses && stages[i].vacation_s > 0.0) {
+		if ((x->obey_pauses && stages[i].vacation_s > 0.0) ||
+		    bneck_model_windows(md, i)) {
 			err = stage_on_service(&stages[i], x, o, &md->mu_on[i]);
 			if (err)
 				return err;
-			md->paused[i] = true;
+			md->paused[i] = x->obey_pauses && stages[i].vacation_s > 0.0;
 		}
 	}
 	return 0;

@@ -20,7 +20,7 @@ struct bneck_model {
 	const struct rxb_stage_inputs *st;
 	uint32_t nstages;
 	double mu[BNECK_MAX_STAGES];
-	double mu_on[BNECK_MAX_STAGES];	/* obey_pauses: between vacations */
+	double mu_on[BNECK_MAX_STAGES];	/* obey_pauses, windows: between vacations */
 	/* With mu_net_full_per_s: the service rate once overflowed, and the
 	 * arrival rate above which it applies (0: never). */
 	double mu_full[BNECK_MAX_STAGES];
@@ -45,5 +45,8 @@ struct bneck_model {
  */
 int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		      const struct ctmc_opts *o, struct bneck_result *res);
+
+/* Does stage @i lose to its measured off-CPU windows (BNECK_LOSS_WINDOWS)? */
+bool bneck_model_windows(const struct bneck_model *md, uint32_t i);
 
 #endif

@@ -43,6 +43,9 @@ enum rxb_batch_rule {
 	RXB_BATCH_STRICT = 1,	/* fires only with >= N present (the SRN's SPN) */
 };
 
+/* Slots of the off-CPU window histogram (the sched probe's SCHED_HIST_SLOTS). */
+#define RXB_OFFCPU_SLOTS	32
+
 /* What the solver needs for one queue stage of one flow. */
 struct rxb_stage_inputs {
 	double cpu_bound;	/* #C on the server's CPU(s); may be fractional */
@@ -93,6 +96,15 @@ struct rxb_stage_inputs {
 	 * drain a few per cent slow costs a round.
 	 */
 	double mu_rel_sd;
+	/*
+	 * The server's off-CPU windows after preemption (docs/model.md
+	 * §2.2): offcpu_per_s of them per second, their lengths as a log2
+	 * histogram of nanoseconds (slot r: [2^r, 2^(r+1)) ns; only its shape
+	 * matters). Used by the windows loss model (BNECK_LOSS_WINDOWS);
+	 * offcpu_per_s 0: none measured.
+	 */
+	double offcpu_per_s;
+	double offcpu_hist[RXB_OFFCPU_SLOTS];
 };
 
 /* ---------------------------------------------------------- measurement -- */

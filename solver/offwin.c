@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Loss to the measured off-CPU windows of a queue's server. See offwin.h. */
+#include "solver/offwin.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void offwin_slot_s(size_t r, double *lo_s, double *hi_s)
+{
+	*lo_s = ldexp(1.0, (int)r) * 1e-9;
+	*hi_s = ldexp(1.0, (int)r + 1) * 1e-9;
+}
+
+/*
+ * E[(W − x)+] for W log-uniform on [a, b]:
+ *   x <= a:      (b − a)/ln(b/a) − x
+ *   a < x < b:   ((b − x) − x ln(b/x)) / ln(b/a)
+ *   x >= b:      0.
+ */
+static double loguniform_excess(double a, double b, double x)
+{
+	double span = log(b / a);
+
+	if (x >= b)
+		return 0.0;
+	if (x <= a)
+		return (b - a) / span - x;
+	return ((b - x) - x * log(b / x)) / span;
+}
+
+static double slot_excess(size_t r, double x, enum offwin_within w)
+{
+	double a, b;
+
+	offwin_slot_s(r, &a, &b);
+	switch (w) {
+	case OFFWIN_LOW:
+		return a > x ? a - x : 0.0;
+	case OFFWIN_HIGH:
+		return b > x ? b - x : 0.0;
+	case OFFWIN_LOGUNIFORM:
+		break;
+	}
+	return loguniform_excess(a, b, x);
+}
+
+double offwin_excess_s(const double *count, size_t nslots, double x_s,
+		       enum offwin_within w)
+{
+	double total = 0.0, sum = 0.0;
+
+	if (nslots > OFFWIN_MAX_SLOTS)
+		nslots = OFFWIN_MAX_SLOTS;
+	for (size_t r = 0; r < nslots; r++) {
+		if (!(count[r] > 0.0))
+			continue;
+		total += count[r];
+		sum += count[r] * slot_excess(r, x_s, w);
+	}
+	return total > 0.0 ? sum / total : 0.0;
+}
+
+double offwin_mean_s(const double *count, size_t nslots)
+{
+	return offwin_excess_s(count, nslots, 0.0, OFFWIN_LOGUNIFORM);
+}
+
+double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
+			double gap_s)
+{
+	double drained;
+
+	if (!(queue_pkts > 0.0))
+		return 0.0;
+	if (!(on_pkts_per_s > lambda) || !(gap_s > 0.0))
+		return 0.0;
+	drained = (on_pkts_per_s - lambda) * gap_s;
+	return drained < queue_pkts ? drained : queue_pkts;
+}
+
+double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
+{
+	double mean_s, gap_s, free_pkts, l;
+
+	if (!(in->per_s > 0.0) || !(lambda > 0.0) || !in->count || !isfinite(lambda))
+		return 0.0;
+	mean_s = offwin_mean_s(in->count, in->nslots);
+	if (!(mean_s > 0.0))
+		return 0.0;
+	gap_s = 1.0 / in->per_s - mean_s;
+	free_pkts = offwin_free_pkts(in->queue_pkts, lambda, in->on_pkts_per_s, gap_s);
+	l = in->per_s * offwin_excess_s(in->count, in->nslots, free_pkts / lambda, w);
+	return l < 1.0 ? l : 1.0;
+}
+
+/* A number from *@p up to a delimiter in @stops; advances *@p. */
+static int parse_num(const char **p, const char *stops, double *out)
+{
+	char *end;
+
+	if (!**p || strchr(stops, **p) || **p == ' ')
+		return -EINVAL;
+	errno = 0;
+	*out = strtod(*p, &end);
+	if (end == *p || errno == ERANGE || !isfinite(*out) || *out < 0.0)
+		return -EINVAL;
+	if (*end && !strchr(stops, *end))
+		return -EINVAL;
+	*p = end;
+	return 0;
+}
+
+static int parse_slots(const char *p, double *count, size_t nslots)
+{
+	uint64_t seen = 0;
+
+	while (*p) {
+		double slot, n;
+
+		if (parse_num(&p, ":", &slot) || *p != ':')
+			return -EINVAL;
+		p++;
+		if (parse_num(&p, ",", &n))
+			return -EINVAL;
+		if (slot != floor(slot) || slot >= (double)nslots ||
+		    (seen >> (unsigned)slot) & 1u)
+			return -EINVAL;
+		seen |= (uint64_t)1 << (unsigned)slot;
+		count[(size_t)slot] = n;
+		if (*p == ',') {
+			p++;
+			if (!*p)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int offwin_parse(const char *s, double *per_s, double *count, size_t nslots)
+{
+	const char *p = s;
+	int err;
+
+	*per_s = 0.0;
+	if (nslots > OFFWIN_MAX_SLOTS)
+		return -EINVAL;
+	memset(count, 0, nslots * sizeof(*count));
+	if (!s)
+		return -EINVAL;
+	err = parse_num(&p, "/", per_s);
+	if (!err && *p != '/')
+		err = -EINVAL;
+	if (!err)
+		err = parse_slots(p + 1, count, nslots);
+	if (err) {
+		*per_s = 0.0;
+		memset(count, 0, nslots * sizeof(*count));
+	}
+	return err;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Loss to the off-CPU windows of a queue's server, from their measured
+ * distribution (docs/model.md §2.2).
+ *
+ * A receiver that stays runnable is switched out by the scheduler for
+ * windows W that come at ν per second. During a window its queue of K
+ * packets fills at λ and what does not fit overflows: (λ W − F)+, F the
+ * room free when the window began. Between windows it is back on the CPU
+ * and the queue drains at c − λ, c its drain rate on the CPU (packets/s).
+ * The loss fraction is
+ *
+ *   l_win(λ) = ν E[(λ W − F)+] / λ = ν E[(W − F/λ)+].
+ *
+ * The free room: with g = 1/ν − E[W] the mean time between windows,
+ * F = min(K, (c − λ)+ g), i.e. every window is taken to begin after a gap
+ * of g that followed a window which left the queue full. This is exact
+ * when (c − λ) g >= K (each window starts from an empty queue) and, for
+ * gaps of exactly g, an upper bound on the loss otherwise (the previous
+ * window left at most K, so at least min(K, (c − λ) g) is free).
+ * Periodic windows (one length D, ν = 1/P) with long gaps give
+ * (D − K/λ)+ / P, the vacation loss of bneck_vacation_loss().
+ *
+ * W comes from a log2 histogram of nanoseconds (the sched probe's: slot r
+ * holds [2^r, 2^(r+1)) ns; slot 0 is taken as [1, 2) and the last slot as
+ * [2^r, 2^(r+1)) too). Within a slot W is taken log-uniform (density ∝ 1/w,
+ * the shape a log2 histogram of a smooth, wide distribution has at its
+ * resolution). Any other shape inside the slots lies between taking every
+ * window at its slot's lower edge and at its upper edge, which
+ * OFFWIN_LOW and OFFWIN_HIGH compute: a bound on what the assumption can
+ * move.
+ *
+ * Pure: no I/O, no allocation, no globals.
+ */
+#ifndef RXB_SOLVER_OFFWIN_H
+#define RXB_SOLVER_OFFWIN_H
+
+#include <stddef.h>
+
+#define OFFWIN_MAX_SLOTS	64
+
+/* Where the windows of one log2 slot lie within it. */
+enum offwin_within {
+	OFFWIN_LOGUNIFORM = 0,	/* density ∝ 1/w over the slot */
+	OFFWIN_LOW,		/* all at its lower edge 2^r ns */
+	OFFWIN_HIGH,		/* all at its upper edge 2^(r+1) ns */
+};
+
+struct offwin_in {
+	double per_s;		/* ν: windows per second */
+	const double *count;	/* [nslots] windows per log2 slot (any scale) */
+	size_t nslots;		/* <= OFFWIN_MAX_SLOTS */
+	double queue_pkts;	/* K */
+	double on_pkts_per_s;	/* c: the drain on the CPU */
+};
+
+/* [lo, hi) seconds of slot @r. */
+void offwin_slot_s(size_t r, double *lo_s, double *hi_s);
+
+/*
+ * E[(W − x)+] in seconds over the histogram (normalised by its total), W
+ * placed within its slots as @w says; 0 for an empty histogram.
+ */
+double offwin_excess_s(const double *count, size_t nslots, double x_s,
+		       enum offwin_within w);
+
+/* E[W] in seconds (log-uniform within the slots); 0 when empty. */
+double offwin_mean_s(const double *count, size_t nslots);
+
+/* The room free when a window begins: min(K, (c − λ)+ g), see above. */
+double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
+			double gap_s);
+
+/*
+ * l_win(@lambda) in [0, 1], see above; 0 without windows (per_s <= 0,
+ * empty histogram) or for @lambda <= 0.
+ */
+double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w);
+
+/*
+ * Parse "PER_S/SLOT:COUNT,SLOT:COUNT,..." (windows per second, then the
+ * histogram's non-empty slots; e.g. "180/21:40,22:75,23:12") into @per_s
+ * and @count[@nslots] (zeroed first). Slots must be < @nslots, counts
+ * finite and >= 0, PER_S finite and >= 0; a slot may appear once. 0, or
+ * -EINVAL (then *@per_s and @count are zero).
+ */
+int offwin_parse(const char *s, double *per_s, double *count, size_t nslots);
+
+#endif

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The off-CPU window loss (solver/offwin.h, bneck with BNECK_LOSS_WINDOWS)
+ * against independent truths:
+ *  - the log-uniform slot's E[(W − x)+] against Simpson's rule over ln w
+ *    (10^4 panels) below, inside and above the slot;
+ *  - one window length every period P with long gaps: exactly the vacation
+ *    loss (D − K/λ)+ / P of bneck_vacation_loss();
+ *  - random windows drawn from a histogram (log-uniform within the slots)
+ *    run through a slot-by-slot fluid queue (20 µs slots): with gaps long
+ *    enough to drain, the closed form within 4 standard errors of the
+ *    simulation's mean plus 1 % (the slots' rounding); with short gaps the
+ *    closed form is no lower (its free-room rule is conservative);
+ *  - the lower/upper-edge bounds bracket the log-uniform loss;
+ *  - edge cases: no windows, an empty histogram, λ below K / W_max;
+ *  - bneck_compute(): each point's stage loss is max(queue, l_win);
+ *  - the "PER_S/SLOT:COUNT,..." parser.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "solver/bneck.h"
+#include "solver/offwin.h"
+
+#define NS 32
+
+static uint64_t rng_state;
+
+static double uniform01(void)
+{
+	/* splitmix64 */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Simpson over u = ln w of (w − x)+ / ln(b/a): the log-uniform density. */
+static double simpson_excess(double a, double b, double x)
+{
+	const int n = 10000;
+	double lo = log(a), hi = log(b), h = (hi - lo) / n, sum = 0.0;
+
+	for (int k = 0; k <= n; k++) {
+		double w = exp(lo + k * h), f = w > x ? w - x : 0.0;
+		double c = (k == 0 || k == n) ? 1.0 : (k % 2 ? 4.0 : 2.0);
+
+		sum += c * f;
+	}
+	return sum * h / 3.0 / (hi - lo);
+}
+
+static void test_slot_closed_form(void **state)
+{
+	double count[NS] = { 0 };
+	double a, b;
+
+	(void)state;
+	count[20] = 1.0;
+	offwin_slot_s(20, &a, &b);
+	assert_true(fabs(a - 1048576e-9) < 1e-15 && fabs(b - 2097152e-9) < 1e-15);
+	for (double f = 0.0; f <= 2.2; f += 0.05) {
+		double x = f * a;
+		double want = simpson_excess(a, b, x);
+		double got = offwin_excess_s(count, NS, x, OFFWIN_LOGUNIFORM);
+
+		/* Simpson's error on the kink at x is O(h^2) of the slot. */
+		assert_true(fabs(got - want) <= 1e-8 * b);
+	}
+	/* The mean of a log-uniform slot, and a scale-free histogram. */
+	assert_true(fabs(offwin_mean_s(count, NS) - (b - a) / log(2.0)) < 1e-15);
+	count[20] = 7.0;
+	assert_true(fabs(offwin_mean_s(count, NS) - (b - a) / log(2.0)) < 1e-15);
+}
+
+/* One length D every P, drained in between: the vacation loss. */
+static void test_periodic_is_vacation(void **state)
+{
+	double count[NS] = { 0 };
+	double d_s = ldexp(1.0, 23) * 1e-9, p_s = 0.05, k = 3641.0;
+	struct offwin_in in = {
+		.per_s = 1.0 / p_s, .count = count, .nslots = NS,
+		.queue_pkts = k, .on_pkts_per_s = 2e6,
+	};
+
+	(void)state;
+	count[23] = 5.0;
+	for (double lambda = 1e5; lambda <= 1.2e6; lambda *= 1.1) {
+		double want = bneck_vacation_loss(lambda, k, d_s, p_s);
+		double got = offwin_loss(&in, lambda, OFFWIN_LOW);
+
+		assert_true(fabs(got - want) <= 1e-12);
+	}
+	/* The upper edge is the same at D = 2^24 ns. */
+	assert_true(fabs(offwin_loss(&in, 8e5, OFFWIN_HIGH) -
+			 bneck_vacation_loss(8e5, k, 2.0 * d_s, p_s)) <= 1e-12);
+}
+
+/* A window length drawn from the histogram, log-uniform within its slot. */
+static double draw_window_s(const double *count)
+{
+	double total = 0.0, u, a, b;
+	size_t r;
+
+	for (r = 0; r < NS; r++)
+		total += count[r];
+	u = uniform01() * total;
+	for (r = 0; r < NS - 1; r++) {
+		if (u < count[r])
+			break;
+		u -= count[r];
+	}
+	offwin_slot_s(r, &a, &b);
+	return a * exp(uniform01() * log(b / a));
+}
+
+struct sim_out {
+	double loss, se;	/* loss fraction and its standard error */
+};
+
+/*
+ * A fluid queue of @k packets, arrivals at @lambda, drained at @c while on
+ * the CPU, off for windows drawn from @count separated by @gap_s, run in
+ * slots of @dt_s; the loss over @nwin windows, and its standard error from
+ * the spread of each cycle's loss.
+ */
+static void simulate(const double *count, double k, double lambda, double c,
+		     double gap_s, double dt_s, int nwin, struct sim_out *o)
+{
+	double q = 0.0, lost = 0.0, arrived = 0.0, s1 = 0.0, s2 = 0.0;
+	long gap_slots = lround(gap_s / dt_s);
+
+	for (int i = 0; i < nwin; i++) {
+		long off = lround(draw_window_s(count) / dt_s);
+		double cyc_lost = 0.0, cyc_arr = 0.0;
+
+		for (long t = 0; t < off; t++) {
+			q += lambda * dt_s;
+			cyc_arr += lambda * dt_s;
+			if (q > k) {
+				cyc_lost += q - k;
+				q = k;
+			}
+		}
+		for (long t = 0; t < gap_slots; t++) {
+			cyc_arr += lambda * dt_s;
+			q -= (c - lambda) * dt_s;
+			if (q < 0.0)
+				q = 0.0;
+		}
+		lost += cyc_lost;
+		arrived += cyc_arr;
+		s1 += cyc_lost / cyc_arr;
+		s2 += (cyc_lost / cyc_arr) * (cyc_lost / cyc_arr);
+	}
+	o->loss = lost / arrived;
+	o->se = sqrt(fmax(s2 / nwin - (s1 / nwin) * (s1 / nwin), 0.0) / nwin);
+}
+
+static void hist_fixture(double *count)
+{
+	memset(count, 0, NS * sizeof(*count));
+	count[22] = 30.0;	/* 4.2-8.4 ms */
+	count[23] = 50.0;	/* 8.4-16.8 ms */
+	count[24] = 20.0;	/* 16.8-33.6 ms */
+}
+
+static void test_against_simulation_drained(void **state)
+{
+	double count[NS], k = 3641.0, c = 5e5, gap_s = 0.04;
+	double mean_s;
+
+	(void)state;
+	hist_fixture(count);
+	mean_s = offwin_mean_s(count, NS);
+	rng_state = 0x5eed0ff1ULL;
+	for (double lambda = 2e5; lambda <= 3.2e5; lambda += 6e4) {
+		struct offwin_in in = {
+			.per_s = 1.0 / (mean_s + gap_s), .count = count, .nslots = NS,
+			.queue_pkts = k, .on_pkts_per_s = c,
+		};
+		struct sim_out o;
+		double got;
+
+		/* The gap drains a full queue: the closed form is exact. */
+		assert_true((c - lambda) * gap_s >= k);
+		simulate(count, k, lambda, c, gap_s, 20e-6, 4000, &o);
+		got = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+		print_message("lambda %.0f: sim %.5f +- %.5f, closed form %.5f\n",
+			      lambda, o.loss, o.se, got);
+		assert_true(o.loss > 0.0);
+		assert_true(fabs(got - o.loss) <= 4.0 * o.se + 0.01 * o.loss);
+	}
+}
+
+static void test_against_simulation_short_gaps(void **state)
+{
+	double count[NS], k = 3641.0, c = 5e5, gap_s = 0.004;
+	double mean_s;
+
+	(void)state;
+	hist_fixture(count);
+	mean_s = offwin_mean_s(count, NS);
+	rng_state = 0x5eed0ff2ULL;
+	for (double lambda = 1.5e5; lambda <= 3e5; lambda += 5e4) {
+		struct offwin_in in = {
+			.per_s = 1.0 / (mean_s + gap_s), .count = count, .nslots = NS,
+			.queue_pkts = k, .on_pkts_per_s = c,
+		};
+		struct sim_out o;
+		double got;
+
+		assert_true((c - lambda) * gap_s < k);
+		simulate(count, k, lambda, c, gap_s, 20e-6, 4000, &o);
+		got = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+		print_message("lambda %.0f short gaps: sim %.5f +- %.5f, bound %.5f\n",
+			      lambda, o.loss, o.se, got);
+		assert_true(got >= o.loss - 4.0 * o.se - 0.01 * o.loss);
+	}
+}
+
+static void test_bounds_bracket(void **state)
+{
+	double count[NS];
+	struct offwin_in in = { .count = count, .nslots = NS, .queue_pkts = 3641.0,
+				.on_pkts_per_s = 5e5 };
+
+	(void)state;
+	hist_fixture(count);
+	in.per_s = 25.0;
+	for (double lambda = 1e5; lambda < 6e5; lambda *= 1.05) {
+		double lo = offwin_loss(&in, lambda, OFFWIN_LOW);
+		double mid = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+		double hi = offwin_loss(&in, lambda, OFFWIN_HIGH);
+
+		assert_true(lo <= mid + 1e-15 && mid <= hi + 1e-15);
+		assert_true(hi <= 1.0);
+	}
+}
+
+static void test_edges(void **state)
+{
+	double count[NS] = { 0 }, k = 3641.0;
+	struct offwin_in in = { .per_s = 100.0, .count = count, .nslots = NS,
+				.queue_pkts = k, .on_pkts_per_s = 1e7 };
+	double w_max = ldexp(1.0, 21) * 1e-9;	/* top of slot 20 */
+
+	(void)state;
+	/* Empty histogram, no windows, no arrivals. */
+	assert_true(offwin_loss(&in, 5e5, OFFWIN_LOGUNIFORM) == 0.0);
+	count[18] = 3.0;
+	count[20] = 1.0;
+	assert_true(offwin_loss(&in, 0.0, OFFWIN_LOGUNIFORM) == 0.0);
+	in.per_s = 0.0;
+	assert_true(offwin_loss(&in, 5e9, OFFWIN_LOGUNIFORM) == 0.0);
+	in.per_s = 100.0;
+	/* Below K / W_max nothing overflows; just above, something. */
+	assert_true(offwin_loss(&in, k / w_max, OFFWIN_LOGUNIFORM) == 0.0);
+	assert_true(offwin_loss(&in, 0.999 * k / w_max, OFFWIN_HIGH) == 0.0);
+	assert_true(offwin_loss(&in, 1.01 * k / w_max, OFFWIN_LOGUNIFORM) > 0.0);
+	/* A server that never catches up: each window loses all of itself. */
+	in.on_pkts_per_s = 1e5;
+	assert_true(fabs(offwin_loss(&in, 2e5, OFFWIN_LOGUNIFORM) -
+			 100.0 * offwin_mean_s(count, NS)) < 1e-12);
+	/* Windows that fill more than the time: capped at 1. */
+	in.per_s = 1e4;
+	assert_true(offwin_loss(&in, 2e5, OFFWIN_LOGUNIFORM) == 1.0);
+	assert_true(offwin_free_pkts(k, 2e5, 1e5, 1.0) == 0.0);
+	assert_true(offwin_free_pkts(k, 1e5, 2e5, 1.0) == k);
+	assert_true(offwin_free_pkts(k, 1e5, 2e5, 1e-3) == 100.0);
+}
+
+static void fill_stage(struct rxb_stage_inputs *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->cpu_bound = 2.0;
+	s->mu_pio_per_s = 1e3;
+	s->mu_disk_per_s = 1e3;
+	s->mu_net_per_s = 7e5;
+	s->queue_pkts = 3641;
+	s->batch_pkts = 1;
+	s->offcpu_per_s = 60.0;
+	s->offcpu_hist[22] = 30.0;
+	s->offcpu_hist[23] = 50.0;
+	s->offcpu_hist[24] = 20.0;
+}
+
+static void test_bneck_windows(void **state)
+{
+	struct rxb_stage_inputs s;
+	struct bneck_xfer x = {
+		.payload_bytes = 1472, .file_bytes = 2e8, .one_way_delay_s = 0.1,
+		.line_rate_bps = 1e10, .min_rate_bps = 1e8, .points = 64,
+		.loss_model = BNECK_LOSS_WINDOWS,
+	};
+	struct bneck_result rq, rw;
+	struct bneck_ws ws;
+	bool some = false;
+
+	(void)state;
+	fill_stage(&s);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	x.loss_model = BNECK_LOSS_QUEUE;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &rq), 0);
+	{
+		/* Keep the queue model's curve: the workspace is reused. */
+		double qloss[64];
+
+		for (uint32_t j = 0; j < rq.npoints; j++)
+			qloss[j] = rq.curve[j].loss;
+		x.loss_model = BNECK_LOSS_WINDOWS;
+		assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &rw), 0);
+		assert_int_equal(rw.npoints, rq.npoints);
+		for (uint32_t j = 0; j < rw.npoints; j++) {
+			double lambda = rw.curve[j].rate_bps / (8.0 * x.payload_bytes);
+			struct offwin_in in = {
+				.per_s = s.offcpu_per_s, .count = s.offcpu_hist,
+				.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s.queue_pkts,
+				/* #C = 0: the whole CPU, 1 packet per service. */
+				.on_pkts_per_s = s.mu_net_per_s,
+			};
+			double lw = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+			double want = fmax(qloss[j], lw);
+
+			assert_true(fabs(rw.curve[j].loss - want) <= 1e-9 * fmax(want, 1e-300));
+			if (lw > qloss[j] && lw > 1e-3)
+				some = true;
+		}
+	}
+	assert_true(some);
+	/* Windows at a lower rate than the queue's choice cost it. */
+	assert_true(rw.rate_bps <= rq.rate_bps);
+	assert_string_equal(bneck_loss_name(BNECK_LOSS_WINDOWS), "windows");
+	s.offcpu_hist[3] = -1.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &rw), -EINVAL);
+	s.offcpu_hist[3] = 0.0;
+	s.offcpu_per_s = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &rw), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
+static void test_parse(void **state)
+{
+	double count[NS], per_s;
+
+	(void)state;
+	assert_int_equal(offwin_parse("180/21:40,22:75.5,23:0", &per_s, count, NS), 0);
+	assert_true(per_s == 180.0 && count[21] == 40.0 && count[22] == 75.5 &&
+		    count[23] == 0.0 && count[0] == 0.0);
+	assert_int_equal(offwin_parse("0/", &per_s, count, NS), 0);
+	assert_true(per_s == 0.0);
+	static const char *const bad[] = {
+		"", "180", "180/21", "180/21:", "180/:4", "180/21:4,", "180/21:4,21:5",
+		"180/32:1", "180/2.5:1", "-1/3:1", "180/3:-1", "nan/3:1", "180/3:inf",
+		"1e999/3:1", "180/3:1x", " 180/3:1", "180/3: 1", "180//3:1", "180/3:1,,4:1",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		per_s = 5.0;
+		assert_int_equal(offwin_parse(bad[i], &per_s, count, NS), -EINVAL);
+		assert_true(per_s == 0.0 && count[3] == 0.0 && count[21] == 0.0);
+	}
+	assert_int_equal(offwin_parse(NULL, &per_s, count, NS), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slot_closed_form),
+		cmocka_unit_test(test_periodic_is_vacation),
+		cmocka_unit_test(test_against_simulation_drained),
+		cmocka_unit_test(test_against_simulation_short_gaps),
+		cmocka_unit_test(test_bounds_bracket),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_bneck_windows),
+		cmocka_unit_test(test_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

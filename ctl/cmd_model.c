@@ -25,6 +25,7 @@
 #include "ctl/plot.h"
 #include "rxb/measure.h"
 #include "solver/bneck.h"
+#include "solver/offwin.h"
 #include "solver/tagged.h"
 
 #define CMD MODEL_CMD
@@ -56,6 +57,7 @@ enum {
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
+	OPT_OFFCPU,
 };
 
 static const struct option long_opts[] = {
@@ -79,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "points", required_argument, NULL, OPT_POINTS },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "loss-model", required_argument, NULL, OPT_LOSS_MODEL },
+	{ "offcpu-windows", required_argument, NULL, OPT_OFFCPU },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
@@ -213,7 +216,17 @@ static void help(void)
 "                        a fluid queue of K packets drained at the capacity\n"
 "                        times a lognormal factor of relative sd\n"
 "                        --rate-rel-sd drawn once per transfer, T(B) and\n"
-"                        the loss expected over it (docs/fidelity.md).\n"
+"                        the loss expected over it (docs/fidelity.md);\n"
+"                        'windows', the queue and the loss to the off-CPU\n"
+"                        windows of --offcpu-windows, the larger\n"
+"                        (docs/model.md 2.2).\n"
+"  --offcpu-windows PER_S/SLOT:COUNT,...\n"
+"                        the receiver's off-CPU windows after preemption:\n"
+"                        PER_S a second, and their log2 histogram (slot r:\n"
+"                        2^r to 2^(r+1) ns), as rxbneckctl status --json\n"
+"                        prints them (stages[].offcpu_windows). E.g.\n"
+"                        '60/22:30,23:50,24:20'. Used by --loss-model\n"
+"                        windows.\n"
 "\n"
 "Output:\n"
 "  --json                print one JSON object instead of text: at least\n"
@@ -381,8 +394,11 @@ static int parse_xfer_opt(struct model_args *a, int id, const char *s)
 			a->x.loss_model = BNECK_LOSS_QUEUE;
 		else if (!strcmp(s, "spread"))
 			a->x.loss_model = BNECK_LOSS_SPREAD;
+		else if (!strcmp(s, "windows"))
+			a->x.loss_model = BNECK_LOSS_WINDOWS;
 		else
-			return usage_error("--loss-model: expected 'queue' or 'spread': '%s'", s);
+			return usage_error("--loss-model: expected 'queue', 'spread' or "
+					   "'windows': '%s'", s);
 		return 0;
 	case OPT_PAYLOAD:
 		err = rxb_parse_si(s, 1.0, 1e9, &a->x.payload_bytes);
@@ -470,6 +486,12 @@ static int parse_one(struct model_args *a, int id, const char *s)
 	case OPT_RATE_SD:
 		err = rxb_parse_double(s, 0.0, 1.0, &a->stage.mu_rel_sd);
 		return err ? bad_value(id, s, err) : 0;
+	case OPT_OFFCPU:
+		err = offwin_parse(s, &a->stage.offcpu_per_s, a->stage.offcpu_hist,
+				   RXB_OFFCPU_SLOTS);
+		return err ? usage_error("--offcpu-windows: expected PER_S/SLOT:COUNT,... "
+					 "(slots 0-%d, numbers >= 0, each slot once): '%s'",
+					 RXB_OFFCPU_SLOTS - 1, s) : 0;
 	case OPT_QUEUE:
 		return parse_pkts(id, s, &a->stage.queue_pkts);
 	case OPT_BATCH:

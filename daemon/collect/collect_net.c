@@ -248,6 +248,7 @@ static const struct sched_rx_tid *find_rx(const struct sched_snap *s, uint32_t t
 /* The receivers' scheduling statistics, weighted by their share. */
 struct rx_sums {
 	double preempts, run_ns, poff_ns, poff_cnt, soff_ns, soff_cnt, blocks;
+	double off_hist[RXB_OFFCPU_SLOTS];
 };
 
 static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap *scur,
@@ -269,6 +270,7 @@ static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap
 	s->soff_ns += share * (double)rxb_sub0(c->sleep_off_ns, p->sleep_off_ns);
 	s->soff_cnt += share * (double)rxb_sub0(c->sleep_off_cnt, p->sleep_off_cnt);
 	s->blocks += share * (double)rxb_sub0(c->blocks, p->blocks);
+	collect_sched_add_off_hist(p, c, share, s->off_hist);
 }
 
 static void add_ran_on(struct rxb_sock_meas *m, int cpu, uint64_t ns)
@@ -356,6 +358,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	m->run_before_preempt_ns = rxb_ratio(rs.run_ns, rs.preempts);
 	m->preempt_off_ns = rxb_ratio(rs.poff_ns, rs.poff_cnt);
 	m->sleep_off_ns = rxb_ratio(rs.soff_ns, rs.soff_cnt);
+	memcpy(m->offcpu_hist, rs.off_hist, sizeof(m->offcpu_hist));
 	if (!counts)
 		return;
 	m->cpu_ns_per_pkt = rxb_ratio(oncpu, (double)m->pkts_out);

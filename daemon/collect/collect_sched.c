@@ -11,6 +11,18 @@
 #include "common/util.h"
 #include "daemon/collect/procfs.h"
 
+_Static_assert(RXB_OFFCPU_SLOTS == SCHED_HIST_SLOTS,
+	       "the published window histogram is the probe's");
+
+void collect_sched_add_off_hist(const struct sched_rx_tid *prev,
+				const struct sched_rx_tid *cur, double share,
+				double hist[RXB_OFFCPU_SLOTS])
+{
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
+		hist[r] += share * (double)rxb_sub0(cur->off_hist[r],
+						    prev ? prev->off_hist[r] : 0);
+}
+
 enum task_class collect_sched_classify(const struct task_delta *d)
 {
 	uint64_t runnable = d->oncpu_ns + d->wait_ns;

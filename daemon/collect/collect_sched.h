@@ -141,4 +141,14 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
  */
 int collect_sched_seed_from_proc(struct sched_probe *sp);
 
+/*
+ * Add @share times the receiver thread's off-CPU windows after preemption
+ * between @prev and @cur (its off_hist deltas; @prev NULL: since the
+ * thread was first seen) to @hist[RXB_OFFCPU_SLOTS]: the windows'
+ * log2-ns histogram (docs/model.md §2.2).
+ */
+void collect_sched_add_off_hist(const struct sched_rx_tid *prev,
+				const struct sched_rx_tid *cur, double share,
+				double hist[RXB_OFFCPU_SLOTS]);
+
 #endif

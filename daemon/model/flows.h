@@ -128,6 +128,7 @@ struct flow_estimate {
 	uint64_t at_ns;		/* CLOCK_MONOTONIC */
 	uint32_t points;	/* [model] sweep_points then */
 	enum bneck_rounds rounds;	/* [model] rounds then */
+	enum bneck_loss loss_model;	/* [model] loss then */
 	double loss_episode_pkts;	/* bneck_xfer's then: 0 = one by one */
 	struct flow_xfer xfer;
 	uint32_t nstages;
@@ -226,6 +227,7 @@ struct flows_params {
 	uint32_t sweep_points;
 	enum rxb_batch_rule rule;
 	enum bneck_rounds rounds;	/* [model] rounds */
+	enum bneck_loss loss_model;	/* [model] loss: queue or windows */
 	bool loss_episodes;		/* [model] loss_episodes = measured */
 	bool depth_cost;		/* [model] queue_depth_cost */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/model/flows_int.h"
+#include "solver/offwin.h"
 
 /* A solve whose error bounds exceed this is trusted less. */
 #define FLOWS_REL_ERR_OK	1e-6
@@ -416,6 +417,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 		.points = f->p.sweep_points,
 		.rounds = f->p.rounds,
 		.loss_episode_pkts = episode_pkts(f, fl),
+		.loss_model = f->p.loss_model,
 	};
 	struct flow_estimate est;
 	uint64_t t0 = rxb_mono_ns();
@@ -443,6 +445,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 	est.epoch_end_ns = e ? e->end_ns : 0;
 	est.points = f->p.sweep_points;
 	est.rounds = f->p.rounds;
+	est.loss_model = f->p.loss_model;
 	est.loss_episode_pkts = x.loss_episode_pkts;
 	est.at_ns = rxb_mono_ns();
 	est.xfer = m->xfer;
@@ -493,16 +496,34 @@ static bool moved_rel(double a, double b)
 	return fabs(a / b - 1) > SOLVE_MOVED_REL;
 }
 
-static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
-				   const struct rxb_stage_inputs *then)
+/*
+ * The off-CPU windows (the windows loss model's input) came, went, or moved:
+ * their rate, or their mean length, by SOLVE_MOVED_REL.
+ */
+static enum solve_need windows_moved(const struct rxb_stage_inputs *now,
+				     const struct rxb_stage_inputs *then)
 {
+	if ((now->offcpu_per_s > 0) != (then->offcpu_per_s > 0))
+		return SOLVE_NOW;
+	if (moved_rel(now->offcpu_per_s, then->offcpu_per_s) ||
+	    moved_rel(offwin_mean_s(now->offcpu_hist, RXB_OFFCPU_SLOTS),
+		      offwin_mean_s(then->offcpu_hist, RXB_OFFCPU_SLOTS)))
+		return SOLVE_MOVED;
+	return SOLVE_NOT;
+}
+
+static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
+				   const struct rxb_stage_inputs *then, bool windows)
+{
+	enum solve_need w = windows ? windows_moved(now, then) : SOLVE_NOT;
+
 	double dc = fabs(now->cpu_bound - then->cpu_bound);
 	double di = fabs(now->io_bound - then->io_bound);
 
 	if (now->queue_pkts != then->queue_pkts || now->batch_pkts != then->batch_pkts ||
 	    now->rule != then->rule || now->load_independent != then->load_independent ||
 	    (now->vacation_s > 0) != (then->vacation_s > 0) ||
-	    !(dc < SOLVE_URGENT_TASKS) || !(di < SOLVE_URGENT_TASKS))
+	    !(dc < SOLVE_URGENT_TASKS) || !(di < SOLVE_URGENT_TASKS) || w == SOLVE_NOW)
 		return SOLVE_NOW;
 	if (dc > SOLVE_MOVED_TASKS || di > SOLVE_MOVED_TASKS ||
 	    moved_rel(now->mu_net_per_s, then->mu_net_per_s) ||
@@ -510,7 +531,8 @@ static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
 	    moved_rel(now->mu_disk_per_s, then->mu_disk_per_s) ||
 	    moved_rel(now->irq_ns_per_pkt, then->irq_ns_per_pkt) ||
 	    moved_rel(now->vacation_s, then->vacation_s) ||
-	    moved_rel(now->vacation_period_s, then->vacation_period_s))
+	    moved_rel(now->vacation_period_s, then->vacation_period_s) ||
+	    w == SOLVE_MOVED)
 		return SOLVE_MOVED;
 	return SOLVE_NOT;
 }
@@ -532,11 +554,13 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 
 	if (!m->have_good || m->solve_err || !e || e->end_ns < g->epoch_end_ns ||
 	    g->nstages != fl->inputs.nstages || g->points != f->p.sweep_points ||
-	    g->rounds != f->p.rounds || !xfer_same(&g->xfer, &m->xfer) ||
+	    g->rounds != f->p.rounds || g->loss_model != f->p.loss_model ||
+	    !xfer_same(&g->xfer, &m->xfer) ||
 	    g->loss_episode_pkts != episode_pkts(f, fl))
 		return true;
 	for (uint32_t i = 0; i < g->nstages && need != SOLVE_NOW; i++) {
-		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i]);
+		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i],
+						f->p.loss_model == BNECK_LOSS_WINDOWS);
 
 		if (s > need)
 			need = s;

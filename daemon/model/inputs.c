@@ -187,6 +187,29 @@ static void episode_size(const struct learn *l, const struct rxb_epoch *e,
 		 (unsigned long long)l->episodes_ended, l->episodes_w);
 }
 
+/* The epoch's off-CPU windows of the port's receivers (struct inputs_stage_b). */
+static void offcpu_windows(const struct rxb_epoch *e, uint16_t port,
+			   struct inputs_stage_b *b)
+{
+	const struct rxb_sock_meas *m = e ? rxb_epoch_sock(e, port) : NULL;
+	double n = 0, dt_s;
+
+	b->offcpu_per_s = 0;
+	memset(b->offcpu_hist, 0, sizeof(b->offcpu_hist));
+	if (!m || !m->receivers_valid || e->end_ns <= e->start_ns)
+		return;
+	dt_s = (double)(e->end_ns - e->start_ns) / 1e9;
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
+		double c = m->offcpu_hist[r];
+
+		if (!(c > 0) || !isfinite(c))
+			continue;
+		b->offcpu_hist[r] = c;
+		n += c;
+	}
+	b->offcpu_per_s = n / dt_s;
+}
+
 /* K_B, the receive buffer in packets, and N_B, the packets per wake-up. */
 static void queue_b(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
 {
@@ -233,6 +256,8 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 		in->mu_rel_sd = b->rate_rel_sd.v;
 	in->mu_pio_per_s = UNUSED_RATE_PER_S;
 	in->mu_disk_per_s = UNUSED_RATE_PER_S;
+	in->offcpu_per_s = b->offcpu_per_s;
+	memcpy(in->offcpu_hist, b->offcpu_hist, sizeof(in->offcpu_hist));
 	if (b->io_bound.v > 0) {
 		if (b->mu_pio_per_s.src != VALUE_MISSING &&
 		    b->mu_disk_per_s.src != VALUE_MISSING) {
@@ -261,6 +286,7 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	cost_cap(l, b);
 	rate_spread(l, src, b);
 	episode_size(l, e, b);
+	offcpu_windows(e, port, b);
 	queue_b(l, src, b);
 	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
 	    b->pkts_per_wakeup.src == VALUE_MISSING ||

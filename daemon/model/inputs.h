@@ -113,6 +113,15 @@ struct inputs_stage_b {
 	 * (bneck_xfer.loss_episode_pkts).
 	 */
 	struct value loss_episode_pkts;
+	/*
+	 * The receiver threads' off-CPU windows after preemption this epoch
+	 * (struct rxb_sock_meas.offcpu_hist): per second of the epoch and
+	 * their log2-ns histogram; 0 and empty when none were seen (an idle
+	 * or sleeping receiver, or no scheduler probe). The windows loss
+	 * model's input (rxb_stage_inputs.offcpu_*; docs/model.md §2.2).
+	 */
+	double offcpu_per_s;
+	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	int ncpus;		/* the placement used for #C/#I */
 	int cpu[LEARN_MAX_CPUS];
 	double cpu_share[LEARN_MAX_CPUS];

@@ -10,6 +10,7 @@
 #include "daemon/daemon.h"
 #include "daemon/serve/status.h"
 #include "daemon/serve/status_outcome.h"
+#include "solver/offwin.h"
 
 static const char *const rate_flag_names[STATUS_FLOW_RATE_FLAGS] = {
 	"degraded", "stale", "no_traffic", "unconstrained", "between_pauses",
@@ -112,6 +113,36 @@ static void tcp_json(struct json_writer *w, const struct inputs_tcp *t)
 	json_obj_end(w);
 }
 
+/*
+ * The server's off-CPU windows after preemption this epoch (the windows
+ * loss model's input): per second, the non-empty log2-ns slots, and the
+ * same as `rxbneckctl model --offcpu-windows` takes it.
+ */
+static void offcpu_json(struct json_writer *w, double per_s, const double *hist)
+{
+	char spec[RXB_OFFCPU_SLOTS * 24 + 32], slot[8];
+	size_t len;
+
+	len = (size_t)snprintf(spec, sizeof(spec), "%.6g/", per_s);
+	json_obj_begin(w, "offcpu_windows");
+	json_double(w, "per_s", per_s);
+	json_double(w, "mean_ns", offwin_mean_s(hist, RXB_OFFCPU_SLOTS) * 1e9);
+	json_obj_begin(w, "hist_log2_ns");
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
+		if (!(hist[r] > 0))
+			continue;
+		snprintf(slot, sizeof(slot), "%zu", r);
+		json_double(w, slot, hist[r]);
+		if (len < sizeof(spec))
+			len += (size_t)snprintf(spec + len, sizeof(spec) - len, "%s%zu:%.6g",
+						spec[len - 1] == '/' ? "" : ",", r,
+						hist[r]);
+	}
+	json_obj_end(w);
+	json_str(w, "spec", spec);
+	json_obj_end(w);
+}
+
 static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t now)
 {
 	const struct inputs *in = &fl->inputs;
@@ -138,6 +169,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
+	offcpu_json(w, in->b.offcpu_per_s, in->b.offcpu_hist);
 	json_obj_end(w);
 	tcp_json(w, &in->tcp);
 	json_obj_begin(w, "stage_a");
@@ -184,6 +216,8 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	/* The server's predicted off-CPU windows (0: none this epoch). */
 	json_double(w, "vacation_us", in->vacation_s * 1e6);
 	json_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
+	if (!in->load_independent)
+		offcpu_json(w, in->offcpu_per_s, in->offcpu_hist);
 	json_double(w, "service_rate_per_s", st->service_rate_per_s);
 	json_double(w, "mean_response_s", st->mean_response_s);
 	json_double(w, "capacity_bps", st->capacity_bps);
@@ -231,6 +265,7 @@ static void model_json(struct json_writer *w, const struct flow_model *m,
 	json_uint(w, "evaluations", g->res.evaluations);
 	json_double(w, "solve_ms", g->solve_ms);
 	json_str(w, "rounds", bneck_rounds_name(g->rounds));
+	json_str(w, "loss_model", bneck_loss_name(g->loss_model));
 	json_uint(w, "points", g->points);
 	json_obj_begin(w, "transfer");
 	xfer_model_json(w, &g->xfer);

@@ -250,6 +250,12 @@ struct rxb_sock_meas {
 	double run_before_preempt_ns;	/* mean run that ended in preemption */
 	double preempt_off_ns;	/* mean off-CPU interval after a preemption */
 	double sleep_off_ns;	/* mean off-CPU interval after blocking */
+	/*
+	 * The off-CPU intervals after preemption, counted by log2 ns slot
+	 * (slot r: [2^r, 2^(r+1)) ns), each thread weighted by its share of
+	 * the port's packets; valid with receivers_valid.
+	 */
+	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	int nreasons;
 	struct rxb_drop_count drop_reasons[8];	/* this socket's, largest first */
 	/* Added with the sampling of the per-packet probes (net_sampled). */

@@ -57,7 +57,7 @@ enum {
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
-	OPT_OFFCPU,
+	OPT_OFFCPU, OPT_OFFCPU_GAP,
 };
 
 static const struct option long_opts[] = {
@@ -82,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "loss-model", required_argument, NULL, OPT_LOSS_MODEL },
 	{ "offcpu-windows", required_argument, NULL, OPT_OFFCPU },
+	{ "offcpu-gap-ms", required_argument, NULL, OPT_OFFCPU_GAP },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
@@ -227,6 +228,9 @@ static void help(void)
 "                        prints them (stages[].offcpu_windows). E.g.\n"
 "                        '60/22:30,23:50,24:20'. Used by --loss-model\n"
 "                        windows.\n"
+"  --offcpu-gap-ms MS    the receiver's time on the CPU between windows (the\n"
+"                        mean run a preemption ended, status gap_ns). Default:\n"
+"                        1 s / PER_S less the mean window.\n"
 "\n"
 "Output:\n"
 "  --json                print one JSON object instead of text: at least\n"
@@ -492,6 +496,12 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		return err ? usage_error("--offcpu-windows: expected PER_S/SLOT:COUNT,... "
 					 "(slots 0-%d, numbers >= 0, each slot once): '%s'",
 					 RXB_OFFCPU_SLOTS - 1, s) : 0;
+	case OPT_OFFCPU_GAP:
+		err = rxb_parse_double(s, 0.0, 1e7, &d);
+		if (err)
+			return bad_value(id, s, err);
+		a->stage.offcpu_gap_s = d / 1e3;
+		return 0;
 	case OPT_QUEUE:
 		return parse_pkts(id, s, &a->stage.queue_pkts);
 	case OPT_BATCH:

@@ -125,6 +125,7 @@ static double window_loss(const struct bneck_model *md, uint32_t i, double lambd
 		.nslots = RXB_OFFCPU_SLOTS,
 		.queue_pkts = st->queue_pkts,
 		.on_pkts_per_s = scale * md->mu_on[i] * st->batch_pkts,
+		.gap_s = st->offcpu_gap_s,
 	};
 
 	return offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);

@@ -54,7 +54,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			return -EINVAL;
 		if (!(st[i].mu_rel_sd >= 0.0) || !(st[i].mu_rel_sd <= MU_REL_SD_MAX))
 			return -EINVAL;
-		if (!(st[i].offcpu_per_s >= 0.0) || !isfinite(st[i].offcpu_per_s))
+		if (!(st[i].offcpu_per_s >= 0.0) || !isfinite(st[i].offcpu_per_s) ||
+		    !(st[i].offcpu_gap_s >= 0.0) || !isfinite(st[i].offcpu_gap_s))
 			return -EINVAL;
 		for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
 			if (!(st[i].offcpu_hist[r] >= 0.0) || !isfinite(st[i].offcpu_hist[r]))

@@ -90,7 +90,7 @@ double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within
 	mean_s = offwin_mean_s(in->count, in->nslots);
 	if (!(mean_s > 0.0))
 		return 0.0;
-	gap_s = 1.0 / in->per_s - mean_s;
+	gap_s = in->gap_s > 0.0 ? in->gap_s : 1.0 / in->per_s - mean_s;
 	free_pkts = offwin_free_pkts(in->queue_pkts, lambda, in->on_pkts_per_s, gap_s);
 	l = in->per_s * offwin_excess_s(in->count, in->nslots, free_pkts / lambda, w);
 	return l < 1.0 ? l : 1.0;

@@ -12,9 +12,13 @@
  *
  *   l_win(λ) = ν E[(λ W − F)+] / λ = ν E[(W − F/λ)+].
  *
- * The free room: with g = 1/ν − E[W] the mean time between windows,
+ * The free room: with g the time on the CPU between windows (measured: the
+ * mean run that a preemption ended; else the mean gap 1/ν − E[W]),
  * F = min(K, (c − λ)+ g), i.e. every window is taken to begin after a gap
- * of g that followed a window which left the queue full. This is exact
+ * of g that followed a window which left the queue full. Co-runners that
+ * take their turns in clusters (loops under a CPU quota) leave short runs
+ * between the windows of a cluster and long ones between clusters: the
+ * mean gap then overstates the room the windows find. This is exact
  * when (c − λ) g >= K (each window starts from an empty queue) and, for
  * gaps of exactly g, an upper bound on the loss otherwise (the previous
  * window left at most K, so at least min(K, (c − λ) g) is free).
@@ -52,6 +56,7 @@ struct offwin_in {
 	size_t nslots;		/* <= OFFWIN_MAX_SLOTS */
 	double queue_pkts;	/* K */
 	double on_pkts_per_s;	/* c: the drain on the CPU */
+	double gap_s;		/* g: on the CPU between windows; 0: 1/ν − E[W] */
 };
 
 /* [lo, hi) seconds of slot @r. */

@@ -195,6 +195,7 @@ static void offcpu_windows(const struct rxb_epoch *e, uint16_t port,
 	double n = 0, dt_s;
 
 	b->offcpu_per_s = 0;
+	b->offcpu_gap_s = 0;
 	memset(b->offcpu_hist, 0, sizeof(b->offcpu_hist));
 	if (!m || !m->receivers_valid || e->end_ns <= e->start_ns)
 		return;
@@ -208,6 +209,8 @@ static void offcpu_windows(const struct rxb_epoch *e, uint16_t port,
 		n += c;
 	}
 	b->offcpu_per_s = n / dt_s;
+	if (n > 0 && m->run_before_preempt_ns > 0 && isfinite(m->run_before_preempt_ns))
+		b->offcpu_gap_s = m->run_before_preempt_ns / 1e9;
 }
 
 /* K_B, the receive buffer in packets, and N_B, the packets per wake-up. */
@@ -257,6 +260,7 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 	in->mu_pio_per_s = UNUSED_RATE_PER_S;
 	in->mu_disk_per_s = UNUSED_RATE_PER_S;
 	in->offcpu_per_s = b->offcpu_per_s;
+	in->offcpu_gap_s = b->offcpu_gap_s;
 	memcpy(in->offcpu_hist, b->offcpu_hist, sizeof(in->offcpu_hist));
 	if (b->io_bound.v > 0) {
 		if (b->mu_pio_per_s.src != VALUE_MISSING &&

@@ -122,6 +122,7 @@ struct inputs_stage_b {
 	 */
 	double offcpu_per_s;
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	double offcpu_gap_s;	/* the mean run a preemption ended, 0 unknown */
 	int ncpus;		/* the placement used for #C/#I */
 	int cpu[LEARN_MAX_CPUS];
 	double cpu_share[LEARN_MAX_CPUS];

@@ -118,7 +118,8 @@ static void tcp_json(struct json_writer *w, const struct inputs_tcp *t)
  * loss model's input): per second, the non-empty log2-ns slots, and the
  * same as `rxbneckctl model --offcpu-windows` takes it.
  */
-static void offcpu_json(struct json_writer *w, double per_s, const double *hist)
+static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
+			double gap_s)
 {
 	char spec[RXB_OFFCPU_SLOTS * 24 + 32], slot[8];
 	size_t len;
@@ -126,6 +127,7 @@ static void offcpu_json(struct json_writer *w, double per_s, const double *hist)
 	len = (size_t)snprintf(spec, sizeof(spec), "%.6g/", per_s);
 	json_obj_begin(w, "offcpu_windows");
 	json_double(w, "per_s", per_s);
+	json_double(w, "gap_ns", gap_s * 1e9);
 	json_double(w, "mean_ns", offwin_mean_s(hist, RXB_OFFCPU_SLOTS) * 1e9);
 	json_obj_begin(w, "hist_log2_ns");
 	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
@@ -169,7 +171,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
-	offcpu_json(w, in->b.offcpu_per_s, in->b.offcpu_hist);
+	offcpu_json(w, in->b.offcpu_per_s, in->b.offcpu_hist, in->b.offcpu_gap_s);
 	json_obj_end(w);
 	tcp_json(w, &in->tcp);
 	json_obj_begin(w, "stage_a");
@@ -217,7 +219,7 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "vacation_us", in->vacation_s * 1e6);
 	json_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
 	if (!in->load_independent)
-		offcpu_json(w, in->offcpu_per_s, in->offcpu_hist);
+		offcpu_json(w, in->offcpu_per_s, in->offcpu_hist, in->offcpu_gap_s);
 	json_double(w, "service_rate_per_s", st->service_rate_per_s);
 	json_double(w, "mean_response_s", st->mean_response_s);
 	json_double(w, "capacity_bps", st->capacity_bps);

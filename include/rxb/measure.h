@@ -105,6 +105,7 @@ struct rxb_stage_inputs {
 	 */
 	double offcpu_per_s;
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	double offcpu_gap_s;	/* mean run a window ends; 0: unknown */
 };
 
 /* ---------------------------------------------------------- measurement -- */

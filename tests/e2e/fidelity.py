@@ -111,7 +111,7 @@ def run_inputs(res, k, drain):
     return dv
 
 
-def solve(ctl, dv, meta, model):
+def solve(ctl, dv, meta, model, extra=()):
     args = [ctl, "model", "--json", "--cpu-bound", "%.6g" % dv["cpu_bound"],
             "--io-bound", "0", "--mu-net-per-s", "%.9g" % dv["mu_net_per_s"],
             "--queue-pkts", "%d" % round(dv["queue_pkts"]),
@@ -131,6 +131,7 @@ def solve(ctl, dv, meta, model):
         args += ["--mu-net-full-per-s", "%.9g" % full]
     if model == "spread" and dv.get("rate_rel_sd"):
         args += ["--rate-rel-sd", "%.6g" % dv["rate_rel_sd"]]
+    args += list(extra)  # later options override earlier ones
     out = subprocess.run(args, capture_output=True, text=True, timeout=300)
     if out.returncode:
         raise Failure("%s: %s" % (" ".join(args), out.stderr.strip()))
@@ -218,24 +219,24 @@ def table(rows, verdict):
     return "\n".join(out)
 
 
-def doc_block(text):
+def doc_block(text, begin=BEGIN):
     """(start, end) line indices of the block's body in the document."""
     lines = text.split("\n")
     try:
-        i = lines.index(BEGIN)
+        i = lines.index(begin)
         j = lines.index(END, i)
     except ValueError:
-        raise Failure("%s: no %r ... %r block" % (DOC, BEGIN, END))
+        raise Failure("%s: no %r ... %r block" % (DOC, begin, END))
     return lines, i + 1, j
 
 
-def check_or_write(doc, made, write):
+def check_or_write(doc, made, write, begin=BEGIN):
     try:
         with open(doc) as f:
             text = f.read()
     except OSError as e:
         raise Failure("%s: %s" % (doc, e.strerror))
-    lines, i, j = doc_block(text)
+    lines, i, j = doc_block(text, begin)
     body = [""] + made.split("\n") + [""]
     if write:
         with open(doc, "w") as f:

@@ -257,6 +257,7 @@ static void test_every_key_set(void **state)
 		"queue_depth_cost = yes\n"
 		"loss_episodes = off\n"
 		"rate_uncertainty = measured\n"
+		"loss = windows\n"
 		"[control]\n"
 		"listen_address = ::\n"
 		"port = 7000\n"
@@ -348,6 +349,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_SEED);
 	assert_int_equal(c.model.loss_episodes, 0);
 	assert_int_equal(c.model.rate_uncertainty, 1);
+	assert_int_equal(c.model.loss, 1);
 	assert_true(c.model.queue_depth_cost);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");

@@ -10,7 +10,8 @@
  *    run through a slot-by-slot fluid queue (20 µs slots): with gaps long
  *    enough to drain, the closed form within 4 standard errors of the
  *    simulation's mean plus 1 % (the slots' rounding); with short gaps the
- *    closed form is no lower (its free-room rule is conservative);
+ *    closed form is no lower (its free-room rule is conservative), and
+ *    a gap given (offwin_in.gap_s) counts as the one the rate implies;
  *  - the lower/upper-edge bounds bracket the log-uniform loss;
  *  - edge cases: no windows, an empty histogram, λ below K / W_max;
  *  - bneck_compute(): each point's stage loss is max(queue, l_win);
@@ -226,6 +227,12 @@ static void test_against_simulation_short_gaps(void **state)
 		print_message("lambda %.0f short gaps: sim %.5f +- %.5f, bound %.5f\n",
 			      lambda, o.loss, o.se, got);
 		assert_true(got >= o.loss - 4.0 * o.se - 0.01 * o.loss);
+		/* The gap given is the gap the rate implies: the same loss. */
+		in.gap_s = gap_s;
+		assert_true(fabs(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) - got) <= 1e-12);
+		/* Windows in clusters: few a second, short runs between. */
+		in.per_s /= 10.0;
+		assert_true(fabs(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) - got / 10.0) <= 1e-12);
 	}
 }
 

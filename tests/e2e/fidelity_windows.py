@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""The windows loss model against fixed-rate transfers under loads that are
+not busy loops (docs/fidelity.md §4: the rule, and the verdict this prints).
+
+    fidelity_windows.py extract RUNDIR... > DATA.json
+    fidelity_windows.py [--build DIR] [--data DATA.json] [--check | --write]
+
+extract: from run.sh output directories (runs.jsonl, status.jsonl and
+analyze.py's results.json), one compact record per undisturbed, completed
+fixed-rate transfer of the main sweep: the load, the rate, its first-round
+loss, the daemon's stage-B inputs before it (daemon_before) and the off-CPU
+windows the daemon published for the epochs that overlap the transfer's
+first blast (as the sender timed it; histograms summed, rate = windows /
+the blast's time), the mean run those windows ended, and how many of those
+epochs dropped packets without any window.
+
+The default: per transfer, rxbneckctl model --loss-model windows (and
+queue, for comparison) at those inputs with burst rounds; the stage loss at
+the transfer's rate is its predicted first-round loss. --gap run (a
+diagnosis, not the rule) gives the model the mean run a preemption ended
+as the time between windows. Per (load, rate):
+the measured mean first-round loss and the mean prediction. The model
+passes when, for every load, predicted / measured lies in [0.5, 2] at every
+rate whose measured mean is at least 0.5 %. --check exits 1 when
+docs/fidelity.md's table differs; --write puts it there. Exit 1 when the
+data or rxbneckctl cannot be read.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fidelity  # noqa: E402
+
+SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
+DATA = os.path.join(HERE, "results", "offwin", "windows.json")
+BEGIN = "<!-- table windows: tests/e2e/fidelity_windows.py -->"
+LOSS_MIN, LOSS_LO, LOSS_HI = 0.005, 0.5, 2.0
+INPUTS = ("cpu_bound", "mu_net_per_s", "pkts_per_wakeup", "queue_pkts",
+          "irq_ns_per_pkt", "mu_net_full_per_s", "model_loss_episode_pkts")
+
+
+def blast_windows(status, port, b0, b1):
+    """The off-CPU windows the daemon published for the epochs that overlap
+    the first blast [b0, b1] (CLOCK_MONOTONIC s): (windows per second of
+    the blast, {slot: count}, epochs, the mean run the windows ended, s,
+    epochs in which the socket dropped packets without a window)."""
+    hist, n, np_, run, neps, bare, lossy = {}, 0.0, 0, 0.0, 0, 0, 0
+    for s in status:
+        if not (b0 < s["end_ns"] / 1e9 and s["start_ns"] / 1e9 < b1):
+            continue
+        socks = [k for k in s["sockets"] if k["port"] == port]
+        fl = [f for f in s["flows"] if f.get("port") == port]
+        if not fl or not socks:
+            continue
+        w = fl[0]["inputs"]["stage_b"].get("offcpu_windows")
+        if w is None:
+            continue
+        neps += 1
+        r = socks[0].get("receiver") or {}
+        p, rb = r.get("preemptions") or 0, r.get("run_before_preempt_ns")
+        if p and rb:
+            np_ += p
+            run += p * rb
+        if (socks[0].get("drops") or 0) > 0:
+            lossy += 1
+            bare += not w["hist_log2_ns"]
+        for slot, c in w["hist_log2_ns"].items():
+            hist[slot] = hist.get(slot, 0.0) + c
+            n += c
+    return n / (b1 - b0), hist, neps, (run / np_ / 1e9 if np_ else 0.0), bare, lossy
+
+
+def extract(dirs):
+    out = []
+    for d in dirs:
+        res = json.load(open(os.path.join(d, "results.json")))
+        status = [json.loads(line) for line in open(os.path.join(d, "status.jsonl"))]
+        meta = res["meta"]
+        for u in res["runs"]:
+            if u["mode"] != "fixed" or u.get("tag") != "main" or u["disturbed"] \
+                    or not u.get("ok") or u.get("loss_first_round") is None \
+                    or not u.get("daemon_before"):
+                continue
+            raw = next(json.loads(line) for line in open(os.path.join(d, "runs.jsonl"))
+                       if abs(json.loads(line)["t_start_mono"] - u["t_start_mono"]) < 1e-6)
+            port = int(raw["recv"]["local"].rsplit(":", 1)[1])
+            r1 = raw["send"]["per_round"][0]
+            b0 = raw["send"]["t0_mono_ns"] / 1e9 + r1["start_s"]
+            per_s, hist, neps, gap_s, bare, lossy = blast_windows(status, port, b0,
+                                                           b0 + r1["blast_time_s"])
+            out.append({
+                "load": "%s x%d" % (meta["load"], u["k"]), "rate_bps": u["rate_req_bps"],
+                "loss_first_round": u["loss_first_round"],
+                "inputs": {x: u["daemon_before"].get(x) for x in INPUTS},
+                "windows_per_s": round(per_s, 3), "windows_hist": hist, "epochs": neps,
+                "run_before_preempt_s": gap_s, "lossy_epochs_without_window": bare,
+                "lossy_epochs": lossy,
+                "file_size": meta["file_size"], "one_way_delay_ms": meta["one_way_delay_ms"]})
+    json.dump(out, sys.stdout, indent=0, sort_keys=True)
+    print()
+    return 0
+
+
+def spec(t):
+    return "%.6g/" % t["windows_per_s"] + ",".join(
+        "%s:%.6g" % (s, c) for s, c in sorted(t["windows_hist"].items(), key=lambda x: int(x[0])))
+
+
+def predict(ctl, t, model, gap):
+    dv = dict(t["inputs"])
+    meta = {"file_size": t["file_size"], "one_way_delay_ms": t["one_way_delay_ms"],
+            "line_rate_bps": t["rate_bps"] * 1.0001}
+    extra = ["--min-rate-bps", "%d" % t["rate_bps"], "--points", "2"]
+    if model == "windows":
+        extra += ["--offcpu-windows", spec(t)]
+        if gap == "run" and t["run_before_preempt_s"] > 0:
+            extra += ["--offcpu-gap-ms", "%.6g" % (t["run_before_preempt_s"] * 1e3)]
+    j = fidelity.solve(ctl, dv, meta, model, extra)
+    return j["curve"][0]["loss"]
+
+
+def rows_of(ctl, data, gap):
+    groups = {}
+    for t in data:
+        groups.setdefault((t["load"], t["rate_bps"]), []).append(t)
+    rows = []
+    for (load, rate), ts in sorted(groups.items()):
+        n = len(ts)
+        meas = sum(t["loss_first_round"] for t in ts) / n
+        pw = sum(predict(ctl, t, "windows", gap) for t in ts) / n
+        pq = sum(predict(ctl, t, "queue", gap) for t in ts) / n
+        wps = sum(t["windows_per_s"] for t in ts) / n
+        bare = sum(t["lossy_epochs_without_window"] for t in ts)
+        lossy_eps = sum(t["lossy_epochs"] for t in ts)
+        judged = meas >= LOSS_MIN
+        ratio = pw / meas if meas > 0 else None
+        rows.append({"load": load, "rate_gbps": rate / 1e9, "n": n,
+                     "lossy": sum(t["loss_first_round"] > 0 for t in ts),
+                     "bare": bare, "lossy_epochs": lossy_eps,
+                     "measured": meas, "windows": pw, "queue": pq, "windows_per_s": wps,
+                     "ratio": ratio, "judged": judged,
+                     "pass": (not judged) or (LOSS_LO <= ratio <= LOSS_HI)})
+    return rows
+
+
+def table(rows):
+    out = ["| load | rate Gb/s | measured first-round loss (lossy of n) | windows/s "
+           "in the first blast | lossy epochs without a window | `windows`: loss, ratio "
+           "| `queue`: loss |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = "–" if r["ratio"] is None else ("**%.2f**" if r["judged"] else "%.2f") % r["ratio"]
+        out.append("| %s | %.2f | %.4f (%d of %d) | %.1f | %d of %d | %.4f, %s | %.2g |" % (
+            r["load"], r["rate_gbps"], r["measured"], r["lossy"], r["n"],
+            r["windows_per_s"], r["bare"], r["lossy_epochs"], r["windows"], ratio, r["queue"]))
+    fails = ["%s %.2f Gb/s x%.2f" % (r["load"], r["rate_gbps"], r["ratio"])
+             for r in rows if not r["pass"]]
+    out.append("")
+    out.append("Ratios in bold are judged (measured loss >= 0.5 %%: within [%.1f, %.0f])." %
+               (LOSS_LO, LOSS_HI))
+    out.append("")
+    out.append("windows %s" % ("passes" if not fails else "fails: " + "; ".join(fails)))
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "extract":
+        return extract(sys.argv[2:])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--gap", choices=("mean", "run"), default="mean",
+                    help="the time between windows: 1/rate less the mean window (the "
+                    "rule's), or the mean run a preemption ended (a diagnosis)")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    ctl = os.path.join(a.build, "rxbneckctl")
+    try:
+        data = json.load(open(a.data))
+        made = table(rows_of(ctl, data, a.gap))
+        if (a.check or a.write) and a.gap != "mean":
+            ap.error("--check and --write take the rule's run (--gap mean)")
+        if a.check or a.write:
+            return fidelity.check_or_write(fidelity.DOC, made, a.write, BEGIN)
+    except (fidelity.Failure, OSError, ValueError, subprocess.TimeoutExpired) as e:
+        print("fidelity_windows.py: %s" % e, file=sys.stderr)
+        return 1
+    print(made)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target for offwin_parse() (rxbneckctl model --offcpu-windows)
+ * and the window loss on what it accepts. The input is the option's text.
+ * Besides "no crash, no sanitizer report": a rejected text leaves the rate
+ * and the histogram zero; an accepted one gives a finite rate and counts
+ * >= 0; the loss at any of a few rates lies in [0, 1], and the lower-edge
+ * and upper-edge placements bracket the log-uniform one.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/offwin.h"
+
+#define SLOTS 32
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_loss(double per_s, const double *count)
+{
+	static const double lambdas[] = { 1e3, 1e5, 4.5e5, 1e7 };
+	struct offwin_in in = { .per_s = per_s, .count = count, .nslots = SLOTS,
+				.queue_pkts = 3641, .on_pkts_per_s = 8e5 };
+
+	for (size_t i = 0; i < sizeof(lambdas) / sizeof(lambdas[0]); i++) {
+		double lo = offwin_loss(&in, lambdas[i], OFFWIN_LOW);
+		double mid = offwin_loss(&in, lambdas[i], OFFWIN_LOGUNIFORM);
+		double hi = offwin_loss(&in, lambdas[i], OFFWIN_HIGH);
+
+		if (!(mid >= 0 && mid <= 1) || !(lo <= mid * (1 + 1e-12) + 1e-300) ||
+		    !(mid <= hi * (1 + 1e-12) + 1e-300))
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	double count[SLOTS], per_s;
+	char *s = malloc(size + 1);
+
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	if (offwin_parse(s, &per_s, count, SLOTS)) {
+		if (per_s != 0)
+			abort();
+		for (size_t r = 0; r < SLOTS; r++)
+			if (count[r] != 0)
+				abort();
+	} else {
+		if (!isfinite(per_s) || per_s < 0)
+			abort();
+		for (size_t r = 0; r < SLOTS; r++)
+			if (!isfinite(count[r]) || count[r] < 0)
+				abort();
+		check_loss(per_s, count);
+	}
+	free(s);
+	return 0;
+}

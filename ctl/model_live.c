@@ -14,6 +14,7 @@
 #include "ctl/ctl_client.h"
 #include "ctl/model.h"
 #include "ctl/view/jpath.h"
+#include "solver/offwin.h"
 
 #define LIVE_TIMEOUT_S	10
 #define MAX_PKTS	(1u << 30)
@@ -51,9 +52,29 @@ static bool pkts_in(const struct json_object *o, const char *key, uint32_t *out)
  * One solved stage (flows[].model.stages[]) into @in; NULL, or the key
  * that is missing or out of range.
  */
+/*
+ * The stage's off-CPU windows (offcpu_windows: its spec string and gap_ns),
+ * none when absent; NULL or the bad key.
+ */
+static const char *windows_from(const struct json_object *s, struct rxb_stage_inputs *in)
+{
+	const struct json_object *w = jpath_obj(s, "offcpu_windows");
+	const char *spec = w ? jpath_str(w, "spec") : NULL;
+	double gap_ns;
+
+	if (!w)
+		return NULL;
+	if (!spec || offwin_parse(spec, &in->offcpu_per_s, in->offcpu_hist, RXB_OFFCPU_SLOTS))
+		return "offcpu_windows.spec";
+	if (num_in(w, "gap_ns", 0, 1e15, &gap_ns))
+		in->offcpu_gap_s = gap_ns / 1e9;
+	return NULL;
+}
+
 static const char *stage_from(const struct json_object *s, struct rxb_stage_inputs *in)
 {
 	const char *rule = jpath_str(s, "batch_rule");
+	const char *bad;
 	double full = 0;
 
 	memset(in, 0, sizeof(*in));
@@ -82,6 +103,9 @@ static const char *stage_from(const struct json_object *s, struct rxb_stage_inpu
 	}
 	if (in->load_independent)
 		return NULL;
+	bad = windows_from(s, in);
+	if (bad)
+		return bad;
 	if (!num_in(s, "cpu_bound", 0, TAGGED_MAX_TASKS - 1, &in->cpu_bound))
 		return "cpu_bound";
 	if (!num_in(s, "io_bound", 0, TAGGED_MAX_TASKS - 1, &in->io_bound))
@@ -100,6 +124,7 @@ static const char *xfer_from(const struct json_object *m, struct bneck_xfer *x)
 {
 	const struct json_object *t = jpath_obj(m, "transfer");
 	const char *rounds = jpath_str(m, "rounds");
+	const char *loss = jpath_str(m, "loss_model");
 	double points, ep;
 
 	if (!num_in(t, "payload_bytes", 1, 1e9, &x->payload_bytes))
@@ -119,6 +144,8 @@ static const char *xfer_from(const struct json_object *m, struct bneck_xfer *x)
 		x->rounds = BNECK_ROUNDS_SEED;
 	else
 		return "rounds";
+	if (loss && !strcmp(loss, "windows"))
+		x->loss_model = BNECK_LOSS_WINDOWS;
 	if (num_in(m, "points", 2, 1000000, &points))
 		x->points = (uint32_t)points;
 	x->loss_episode_pkts = 0;

@@ -10,6 +10,7 @@
 #include "common/json.h"
 #include "ctl/ctl.h"
 #include "ctl/model.h"
+#include "solver/offwin.h"
 
 /* Banerjee et al.'s Fig. 3 grid for --table. */
 #define TABLE_C_MIN	1
@@ -69,6 +70,9 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_double(w, "mu_rel_sd", a->stage.mu_rel_sd);
 	json_double(w, "vacation_s", a->stage.vacation_s);
 	json_double(w, "vacation_period_s", a->stage.vacation_period_s);
+	json_double(w, "offcpu_per_s", a->stage.offcpu_per_s);
+	json_double(w, "offcpu_mean_s", offwin_mean_s(a->stage.offcpu_hist, RXB_OFFCPU_SLOTS));
+	json_double(w, "offcpu_gap_s", a->stage.offcpu_gap_s);
 	json_uint(w, "queue_pkts", a->stage.queue_pkts);
 	json_uint(w, "batch_pkts", a->stage.batch_pkts);
 	json_str(w, "batch_rule", rule_name(a->stage.rule));
@@ -245,6 +249,13 @@ static void print_inputs(const struct model_args *a)
 	if (s->vacation_s > 0)
 		printf("           off its CPU %.4g ms every %.4g ms (predicted windows)\n",
 		       s->vacation_s * 1e3, s->vacation_period_s * 1e3);
+	if (s->offcpu_per_s > 0) {
+		printf("           off its CPU %.4g times a second, %.4g ms on average (measured windows",
+		       s->offcpu_per_s, offwin_mean_s(s->offcpu_hist, RXB_OFFCPU_SLOTS) * 1e3);
+		if (s->offcpu_gap_s > 0)
+			printf(", %.4g ms on the CPU between", s->offcpu_gap_s * 1e3);
+		printf(")\n");
+	}
 	printf("Queue      capacity (K) %u pkts, packets per service (N) %u, rule %s\n",
 	       s->queue_pkts, s->batch_pkts, rule_name(s->rule));
 	printf("Transfer   payload %g B  file %.0f B  one-way delay %g ms\n",

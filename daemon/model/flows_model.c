@@ -517,7 +517,6 @@ static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
 				   const struct rxb_stage_inputs *then, bool windows)
 {
 	enum solve_need w = windows ? windows_moved(now, then) : SOLVE_NOT;
-
 	double dc = fabs(now->cpu_bound - then->cpu_bound);
 	double di = fabs(now->io_bound - then->io_bound);
 

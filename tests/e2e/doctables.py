@@ -76,6 +76,7 @@ OTHER_DOCS = {
     "shape-20261128": "docs/shape.md",	# tests/e2e/shape_analyze.py
     "streams": "docs/streams.md",		# tests/e2e/streams_analyze.py
     "buffer": "docs/buffer.md",		# tests/e2e/buffer_analyze.py
+    "offwin": "docs/fidelity.md",		# tests/e2e/fidelity_windows.py
     "make-e2e-between-1": "docs/e2e.md",	# tests/e2e/pause_ab.py
 }
 BEGIN = re.compile(r"^<!-- table ([a-z0-9_-]+): tests/e2e/doctables\.py -->$")

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The off-CPU windows on their way to the solver: the sched probe's
+ * per-thread off_hist deltas, weighted by the thread's share
+ * (collect_sched_add_off_hist()), and an epoch's socket histogram into
+ * stage B's inputs (inputs.c: windows per second of the epoch, the
+ * histogram, the mean run a preemption ended), checked against the
+ * numbers put in.
+ */
+#include "tests/unit/inputs_fixture.h"
+
+#include "daemon/collect/collect_sched.h"
+
+static void test_add_off_hist(void **state)
+{
+	struct sched_rx_tid prev, cur;
+	double hist[RXB_OFFCPU_SLOTS] = { 0 };
+
+	(void)state;
+	memset(&prev, 0, sizeof(prev));
+	memset(&cur, 0, sizeof(cur));
+	cur.off_hist[21] = 10;
+	cur.off_hist[13] = 4;
+	collect_sched_add_off_hist(NULL, &cur, 0.5, hist);
+	assert_true(hist[21] == 5.0 && hist[13] == 2.0 && hist[0] == 0.0);
+	/* Deltas; a counter that went back (a reused tid) adds nothing. */
+	prev.off_hist[21] = 4;
+	prev.off_hist[13] = 9;
+	collect_sched_add_off_hist(&prev, &cur, 1.0, hist);
+	assert_true(hist[21] == 11.0 && hist[13] == 2.0);
+}
+
+static void test_epoch_to_stage(void **state)
+{
+	struct ifix *f = *state;
+	struct rxb_epoch *e = ifix_epoch(f, 1, 0.5);
+	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+
+	s->receivers_valid = true;
+	s->offcpu_hist[22] = 3.0;
+	s->offcpu_hist[14] = 5.5;
+	s->offcpu_hist[3] = NAN;	/* not a count: left out */
+	s->offcpu_hist[4] = -1.0;
+	s->run_before_preempt_ns = 2e6;
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.present);
+	check_rel(f->r.b.offcpu_per_s, 8.5 / 0.5, 1e-15);
+	check_rel(f->r.b.offcpu_gap_s, 2e-3, 1e-15);
+	assert_true(f->r.b.offcpu_hist[22] == 3.0 && f->r.b.offcpu_hist[14] == 5.5);
+	assert_true(f->r.b.offcpu_hist[3] == 0.0 && f->r.b.offcpu_hist[4] == 0.0);
+	check_rel(f->r.stages[0].offcpu_per_s, 17.0, 1e-15);
+	check_rel(f->r.stages[0].offcpu_gap_s, 2e-3, 1e-15);
+	assert_true(f->r.stages[0].offcpu_hist[22] == 3.0);
+
+	/* Without the scheduler's view of the receivers: none. */
+	e = ifix_epoch(f, 2, 0.5);
+	s = add_sock(e, 1000, 2000, 250);
+	s->offcpu_hist[22] = 3.0;
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.offcpu_hist[22] == 0.0);
+	assert_true(f->r.stages[0].offcpu_per_s == 0.0);
+
+	/* No window this epoch: no run between them either. */
+	e = ifix_epoch(f, 3, 0.5);
+	s = add_sock(e, 1000, 2000, 250);
+	s->receivers_valid = true;
+	s->run_before_preempt_ns = 5e6;
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.offcpu_gap_s == 0.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_off_hist),
+		cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

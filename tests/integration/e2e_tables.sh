@@ -16,10 +16,8 @@ TABLES=$SRC/tests/e2e/doctables.py
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "e2e_tables: SKIP, no /usr/bin/python3" >&2; exit 77; }
 
-work=$(mktemp -d /tmp/rxbt-tables.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail=0
-bad() { echo "e2e_tables: FAIL: $*" >&2; fail=1; }
+NAME=e2e_tables
+. "$(dirname "$0")/doctable.inc"
 
 # 1.
 "$PY" "$TABLES" > "$work/out" 2> "$work/err" ||
@@ -34,38 +32,21 @@ if n != 1:
     sys.exit("no k = 2 row with claim 1 at 1.02 in the verdict table")
 open(sys.argv[2], "w").write(t)
 PY
-"$PY" "$TABLES" --doc "$work/e2e.md" > "$work/out" 2> "$work/err"
-rc=$?
-[ "$rc" = 1 ] || bad "a changed verdict table: exit $rc, expected 1"
-grep -q 'table verdict' "$work/err" || bad "a changed verdict table: not named: $(head -c 500 "$work/err")"
+doctable_refused "a changed verdict table" 'table verdict' "$PY" "$TABLES" --doc "$work/e2e.md"
 
 # 3. The kept runs, changed.
-cp -r "$SRC/tests/e2e/results" "$work/results" || { bad "cannot copy the kept runs"; exit 1; }
-"$PY" - "$work/results/line10g-s75/results.json" <<'PY' || bad "cannot change a kept run"
-import json, sys
-p = sys.argv[1]
-res = json.load(open(p))
-r = next(r for r in res["runs"] if r["k"] == 3 and r["mode"] == "follow" and r["tag"] == "main")
-r["transfer_time_s"] += 1.0
-json.dump(res, open(p, "w"))
-PY
-"$PY" "$TABLES" --results "$work/results" > "$work/out" 2> "$work/err"
-rc=$?
-[ "$rc" = 1 ] || bad "a changed kept run: exit $rc, expected 1"
-grep -q 'table verdict' "$work/err" || bad "a changed kept run: the verdict table not named"
+doctable_edit_run "$work/results" '
+r = next(r for r in runs if r["k"] == 3 and r["mode"] == "follow" and r["tag"] == "main")
+r["transfer_time_s"] += 1.0' || exit 1
+doctable_refused "a changed kept run" 'table verdict' "$PY" "$TABLES" --results "$work/results"
 
 cp -r "$SRC/tests/e2e/results" "$work/results2" && mkdir "$work/results2/extra-run" &&
 	cp "$work/results2/line10g-s75/results.json" "$work/results2/extra-run/"
-"$PY" "$TABLES" --results "$work/results2" > "$work/out" 2> "$work/err"
-rc=$?
-[ "$rc" = 1 ] || bad "an extra kept run: exit $rc, expected 1"
-grep -q 'extra-run: kept, but no table' "$work/err" || bad "an extra kept run: not named"
+doctable_refused "an extra kept run" 'extra-run: kept, but no table' \
+	"$PY" "$TABLES" --results "$work/results2"
 
 rm -rf "$work/results2/extra-run" "$work/results2/line10g-s48"
-"$PY" "$TABLES" --results "$work/results2" > "$work/out" 2> "$work/err"
-rc=$?
-[ "$rc" = 1 ] || bad "a missing kept run: exit $rc, expected 1"
-grep -q 'line10g-s48' "$work/err" || bad "a missing kept run: not named"
+doctable_refused "a missing kept run" 'line10g-s48' "$PY" "$TABLES" --results "$work/results2"
 
 [ "$fail" = 0 ] && echo "e2e_tables: pass"
 exit "$fail"

@@ -34,30 +34,54 @@ sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
 
+# flood_start NAME: daemon_flood.py in the background (output in
+# $T/flood.NAME, its pid in fpid); returns once it has had a second to
+# connect.
+flood_start() {
+	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 "$MPORT" \
+		> "$T/flood.$1" 2> "$T/flood.$1.err" &
+	fpid=$!
+	_bg_pids+=($fpid)
+	sleep 1
+}
+
+# flood_wait NAME: the flood client must exit 0.
+flood_wait() { wait "$fpid" || die "flood client failed: $(cat "$T/flood.$1.err")"; }
+
+# timed_status OUT: one `rxbneckctl status --json` to OUT (stderr to
+# $T/err); its latency in ms in status_ms, the longest so far in maxms.
+timed_status() {
+	local t0 t1 rc
+	t0=$(date +%s%N)
+	ctl status --json > "$1" 2> "$T/err"
+	rc=$?
+	t1=$(date +%s%N)
+	status_ms=$(( (t1 - t0) / 1000000 ))
+	[ "$status_ms" -gt "$maxms" ] && maxms=$status_ms
+	return "$rc"
+}
+
 # phase NAME: run the flood against the running daemon, sample status and RSS.
 phase() {
-	local name=$1 t0 t1 ms maxms=0 n=0 fails=0 rss
+	local name=$1 maxms=0 n=0 fails=0 rss status_ms fpid
 	local base_kb=$(rss_kb) expo_bytes
 	scrape > "$T/scrape.before" || die "GET /metrics before the flood"
 	expo_bytes=$(wc -c < "$T/scrape.before")
 	: > "$T/rss.$name"
 	: > "$T/st.$name.jsonl"
-	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 "$MPORT" > "$T/flood.$name" 2>"$T/flood.$name.err" &
-	local fpid=$!
-	_bg_pids+=($fpid)
-	sleep 1
-	while kill -0 $fpid 2>/dev/null; do
-		t0=$(date +%s%N)
-		if ctl status --json >> "$T/st.$name.jsonl" 2>"$T/err"; then :; else fails=$((fails + 1)); log "status failed: $(cat "$T/err")"; fi
-		t1=$(date +%s%N)
-		ms=$(( (t1 - t0) / 1000000 ))
-		[ $ms -gt $maxms ] && maxms=$ms
+	flood_start "$name"
+	while kill -0 "$fpid" 2>/dev/null; do
+		if ! timed_status "$T/st.one"; then
+			fails=$((fails + 1))
+			log "status failed: $(cat "$T/err")"
+		fi
+		cat "$T/st.one" >> "$T/st.$name.jsonl"
 		n=$((n + 1))
 		rss=$(rss_kb) || die "the daemon is gone"
-		echo "$(date +%s.%N) $rss $ms" >> "$T/rss.$name"
+		echo "$(date +%s.%N) $rss $status_ms" >> "$T/rss.$name"
 		sleep 0.5
 	done
-	wait $fpid || die "flood client failed: $(cat "$T/flood.$name.err")"
+	flood_wait "$name"
 	kill -0 "$DPID" || die "the daemon died under the flood"
 	ctl status --json > "$T/st.json" || die "no status after the flood"
 	sleep $((MTIMEOUT + 1))	# the flood's metrics connections end
@@ -129,20 +153,14 @@ sleep 2
 # ASan's shadow memory and quarantine are not the daemon's: only the
 # daemon's liveness, status latency and a clean exit are checked here.
 phase_san() {
-	local t0 t1 ms maxms=0 n=0
-	python3 "$FLOOD" 127.0.0.1 "$CPORT" "$SOCK" "$CONNS" "$SECS" 9000 "$MPORT" > "$T/flood.san" 2>"$T/flood.san.err" &
-	local fpid=$!
-	_bg_pids+=($fpid)
-	sleep 1
-	while kill -0 $fpid 2>/dev/null; do
-		t0=$(date +%s%N)
-		ctl status --json > /dev/null || die "status failed under the flood (ASan build)"
-		t1=$(date +%s%N)
-		ms=$(( (t1 - t0) / 1000000 )); [ $ms -gt $maxms ] && maxms=$ms
+	local maxms=0 n=0 status_ms fpid
+	flood_start san
+	while kill -0 "$fpid" 2>/dev/null; do
+		timed_status /dev/null || die "status failed under the flood (ASan build): $(cat "$T/err")"
 		n=$((n + 1))
 		sleep 0.5
 	done
-	wait $fpid || die "flood client failed: $(cat "$T/flood.san.err")"
+	flood_wait san
 	log "san: status answered $n/$n, max latency $maxms ms; flood $(cat "$T/flood.san")"
 	[ $maxms -lt 3000 ] || die "status took $maxms ms"
 }

@@ -19,6 +19,7 @@
 #include "check_rel.h"
 #include "daemon/model/advisor.h"
 #include "rxbneck/proto.h"
+#include "tests/unit/unit_main.h"
 
 static const struct advisor_params params = {
 	.max_peers = 4, .max_points = 8, .max_weight_s = 600, .max_age_s = 86400,
@@ -192,14 +193,9 @@ static void test_bounds(void **state)
 	advisor_finish(&a);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bucket_stats),
-		cmocka_unit_test(test_fading),
-		cmocka_unit_test(test_advice),
-		cmocka_unit_test(test_bounds),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_bucket_stats),
+	cmocka_unit_test(test_fading),
+	cmocka_unit_test(test_advice),
+	cmocka_unit_test(test_bounds),
+)

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "daemon/model/buffer.h"
+#include "tests/unit/unit_main.h"
 
 #define MS	1000000ULL
 
@@ -393,19 +394,14 @@ static void test_params(void **state)
 	buffer_finish(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rrda_apply),
-		cmocka_unit_test(test_rrda_floor),
-		cmocka_unit_test(test_rrda_advise),
-		cmocka_unit_test(test_pressure),
-		cmocka_unit_test(test_sockets),
-		cmocka_unit_test(test_model_size),
-		cmocka_unit_test(test_model_apply),
-		cmocka_unit_test(test_overflow_window),
-		cmocka_unit_test(test_params),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_rrda_apply),
+	cmocka_unit_test(test_rrda_floor),
+	cmocka_unit_test(test_rrda_advise),
+	cmocka_unit_test(test_pressure),
+	cmocka_unit_test(test_sockets),
+	cmocka_unit_test(test_model_size),
+	cmocka_unit_test(test_model_apply),
+	cmocka_unit_test(test_overflow_window),
+	cmocka_unit_test(test_params),
+)

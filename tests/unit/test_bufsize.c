@@ -17,6 +17,7 @@
 #include "solver/bneck.h"
 #include "solver/bufsize.h"
 #include "solver/bulkq.h"
+#include "tests/unit/unit_main.h"
 
 /* The stage loss at K by a second method: plain recursion, closed form. */
 static double loss_ref(const struct bufsize_stage *s, uint32_t k)
@@ -319,17 +320,12 @@ static void test_bytes(void **state)
 	assert_int_equal(bufsize_pkts(100, 2304.0), 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_loss_vs_scan),
-		cmocka_unit_test(test_mm1k_by_hand),
-		cmocka_unit_test(test_vacation_by_hand),
-		cmocka_unit_test(test_time_closed_form),
-		cmocka_unit_test(test_time_vs_scan),
-		cmocka_unit_test(test_eval_at_matches),
-		cmocka_unit_test(test_bytes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_loss_vs_scan),
+	cmocka_unit_test(test_mm1k_by_hand),
+	cmocka_unit_test(test_vacation_by_hand),
+	cmocka_unit_test(test_time_closed_form),
+	cmocka_unit_test(test_time_vs_scan),
+	cmocka_unit_test(test_eval_at_matches),
+	cmocka_unit_test(test_bytes),
+)

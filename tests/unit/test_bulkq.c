@@ -16,6 +16,7 @@
 
 #include "tests/unit/check_rel.h"
 #include "solver/bulkq.h"
+#include "tests/unit/unit_main.h"
 
 /* ln |e^x - 1| in long double, also where e^x overflows. */
 static long double ln_abs_expm1l(long double x)
@@ -232,16 +233,11 @@ static void test_bad_params(void **state)
 	assert_int_equal(bulkq_loss(&p, &r), -ERANGE);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mm1k_closed_form),
-		cmocka_unit_test(test_mm1k_long_queue),
-		cmocka_unit_test(test_recursion_equals_ctmc),
-		cmocka_unit_test(test_rules_differ),
-		cmocka_unit_test(test_tail_equals_full),
-		cmocka_unit_test(test_bad_params),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_mm1k_closed_form),
+	cmocka_unit_test(test_mm1k_long_queue),
+	cmocka_unit_test(test_recursion_equals_ctmc),
+	cmocka_unit_test(test_rules_differ),
+	cmocka_unit_test(test_tail_equals_full),
+	cmocka_unit_test(test_bad_params),
+)

@@ -5,6 +5,7 @@
  * generators' truths (inputs_fixture.h) and closed forms.
  */
 #include "tests/unit/inputs_fixture.h"
+#include "tests/unit/unit_main.h"
 
 /*
  * Fixed-rate transfers with 2 hogs on the receiver's CPU, each a few
@@ -571,18 +572,13 @@ static void test_rate_spread(void **state)
 	free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		IFIX_TEST(test_saturated_cost),
-		cmocka_unit_test(test_saturated_refused),
-		IFIX_TEST(test_saturated_decay_and_load),
-		IFIX_TEST(test_saturated_bad_epochs),
-		IFIX_TEST(test_spin_saturated),
-		IFIX_TEST(test_kept_up_cost),
-		IFIX_TEST(test_busy_cap),
-		IFIX_TEST(test_rate_spread),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	IFIX_TEST(test_saturated_cost),
+	cmocka_unit_test(test_saturated_refused),
+	IFIX_TEST(test_saturated_decay_and_load),
+	IFIX_TEST(test_saturated_bad_epochs),
+	IFIX_TEST(test_spin_saturated),
+	IFIX_TEST(test_kept_up_cost),
+	IFIX_TEST(test_busy_cap),
+	IFIX_TEST(test_rate_spread),
+)

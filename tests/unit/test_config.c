@@ -24,6 +24,7 @@
 #include "common/util.h"
 #include "daemon/config.h"
 #include "solver/bneck.h"
+#include "tests/unit/unit_main.h"
 
 static int parse(const char *text, struct rxb_config *cfg, char *err, size_t errlen)
 {
@@ -1099,26 +1100,21 @@ static void test_docs_document_every_key(void **state)
 	free(text);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_table_consistency),
-		cmocka_unit_test(test_empty_and_comment_only),
-		cmocka_unit_test(test_every_key_set),
-		cmocka_unit_test(test_quoting),
-		cmocka_unit_test(test_zero_means_never),
-		cmocka_unit_test(test_bad_values_every_type),
-		cmocka_unit_test(test_bad_structure),
-		cmocka_unit_test(test_nul_byte_and_limits),
-		cmocka_unit_test(test_files),
-		cmocka_unit_test(test_reload_keeps_running_config),
-		cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_allow_list_for_sendsrv),
-		cmocka_unit_test(test_sendsrv_limits),
-		cmocka_unit_test(test_conf_file_documents_every_key),
-		cmocka_unit_test(test_docs_document_every_key),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_defaults),
+	cmocka_unit_test(test_table_consistency),
+	cmocka_unit_test(test_empty_and_comment_only),
+	cmocka_unit_test(test_every_key_set),
+	cmocka_unit_test(test_quoting),
+	cmocka_unit_test(test_zero_means_never),
+	cmocka_unit_test(test_bad_values_every_type),
+	cmocka_unit_test(test_bad_structure),
+	cmocka_unit_test(test_nul_byte_and_limits),
+	cmocka_unit_test(test_files),
+	cmocka_unit_test(test_reload_keeps_running_config),
+	cmocka_unit_test(test_diff),
+	cmocka_unit_test(test_allow_list_for_sendsrv),
+	cmocka_unit_test(test_sendsrv_limits),
+	cmocka_unit_test(test_conf_file_documents_every_key),
+	cmocka_unit_test(test_docs_document_every_key),
+)

@@ -6,6 +6,7 @@
  * and the choice among the estimates.
  */
 #include "tests/unit/inputs_fixture.h"
+#include "tests/unit/unit_main.h"
 
 /*
  * The epochs of the marginal-cost tests: packets and wake-ups, 1 to 1000
@@ -685,18 +686,13 @@ static void test_spin_ratio_refused(void **state)
 	check_rel(f->r.b.cpu_ns_per_pkt.v, 3000, 1e-9);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		IFIX_TEST(test_marginal_cost),
-		IFIX_TEST(test_marginal_cost_kept),
-		IFIX_TEST(test_marginal_cost_edges),
-		IFIX_TEST(test_fit_load_change),
-		cmocka_unit_test(test_spin_fit),
-		IFIX_TEST(test_spin_degenerate),
-		IFIX_TEST(test_spin_uncertain_b),
-		IFIX_TEST(test_spin_ratio_refused),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	IFIX_TEST(test_marginal_cost),
+	IFIX_TEST(test_marginal_cost_kept),
+	IFIX_TEST(test_marginal_cost_edges),
+	IFIX_TEST(test_fit_load_change),
+	cmocka_unit_test(test_spin_fit),
+	IFIX_TEST(test_spin_degenerate),
+	IFIX_TEST(test_spin_uncertain_b),
+	IFIX_TEST(test_spin_ratio_refused),
+)

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "daemon/collect/cpushare.h"
+#include "tests/unit/unit_main.h"
 
 #define W0 CPUSHARE_NICE0_WEIGHT
 
@@ -317,19 +318,14 @@ static void test_epoch(void **state)
 	free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nice_weights),
-		cmocka_unit_test(test_weighted_closed_form),
-		cmocka_unit_test(test_quota_closed_form),
-		cmocka_unit_test(test_against_simulation),
-		cmocka_unit_test(test_parse_nice),
-		cmocka_unit_test(test_parse_cgroup),
-		cmocka_unit_test(test_parse_quota),
-		cmocka_unit_test(test_task_info_tree),
-		cmocka_unit_test(test_epoch),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_nice_weights),
+	cmocka_unit_test(test_weighted_closed_form),
+	cmocka_unit_test(test_quota_closed_form),
+	cmocka_unit_test(test_against_simulation),
+	cmocka_unit_test(test_parse_nice),
+	cmocka_unit_test(test_parse_cgroup),
+	cmocka_unit_test(test_parse_quota),
+	cmocka_unit_test(test_task_info_tree),
+	cmocka_unit_test(test_epoch),
+)

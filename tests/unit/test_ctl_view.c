@@ -28,6 +28,7 @@
 #include "ctl/view/view_measure.h"
 #include "ctl/view/view_senders.h"
 #include "ctl/view/view_status.h"
+#include "tests/unit/unit_main.h"
 
 /* Run @fn on @doc into a malloc'd string. */
 static char *render(void (*fn)(FILE *, const struct json_object *, unsigned),
@@ -448,19 +449,14 @@ static void test_answer(void **state)
 	assert_int_equal(answer_parse(deep, strlen(deep), &a, why), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_missing_values),
-		cmocka_unit_test(test_hostile_values),
-		cmocka_unit_test(test_full_status),
-		cmocka_unit_test(test_measure_record),
-		cmocka_unit_test(test_measure_stage_a),
-		cmocka_unit_test(test_senders_reload_version),
-		cmocka_unit_test(test_legend_in_man_page),
-		cmocka_unit_test(test_vfmt),
-		cmocka_unit_test(test_answer),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_missing_values),
+	cmocka_unit_test(test_hostile_values),
+	cmocka_unit_test(test_full_status),
+	cmocka_unit_test(test_measure_record),
+	cmocka_unit_test(test_measure_stage_a),
+	cmocka_unit_test(test_senders_reload_version),
+	cmocka_unit_test(test_legend_in_man_page),
+	cmocka_unit_test(test_vfmt),
+	cmocka_unit_test(test_answer),
+)

@@ -20,6 +20,7 @@
 #include "ctl/view/view_buffers.h"
 #include "daemon/daemon.h"
 #include "daemon/serve/status_buffer.h"
+#include "tests/unit/unit_main.h"
 
 static char *show(const char *json, unsigned flags)
 {
@@ -131,12 +132,7 @@ static void test_nulls(void **state)
 	assert_int_equal(view_buffers_text(stderr, "[1]", 3, 0), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_from_the_daemon),
-		cmocka_unit_test(test_nulls),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_from_the_daemon),
+	cmocka_unit_test(test_nulls),
+)

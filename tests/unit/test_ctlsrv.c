@@ -24,6 +24,7 @@
 
 #include "common/util.h"
 #include "daemon/serve/ctlsrv.h"
+#include "tests/unit/unit_main.h"
 
 struct h {
 	int epfd;
@@ -451,17 +452,12 @@ static void test_ctl_out(void **state)
 	assert_string_equal(ctlsrv_err_name(CTL_ERR_BUSY), "BUSY");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_requests),
-		cmocka_unit_test(test_framing),
-		cmocka_unit_test(test_large_answer),
-		cmocka_unit_test(test_busy_and_evict),
-		cmocka_unit_test(test_timeout),
-		cmocka_unit_test(test_socket_file),
-		cmocka_unit_test(test_ctl_out),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_requests),
+	cmocka_unit_test(test_framing),
+	cmocka_unit_test(test_large_answer),
+	cmocka_unit_test(test_busy_and_evict),
+	cmocka_unit_test(test_timeout),
+	cmocka_unit_test(test_socket_file),
+	cmocka_unit_test(test_ctl_out),
+)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "daemon/daemon_buffer.h"
+#include "tests/unit/unit_main.h"
 
 static struct flow *solved_flow(void)
 {
@@ -124,12 +125,7 @@ static void test_rates(void **state)
 	free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sleeper_windows),
-		cmocka_unit_test(test_rates),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_sleeper_windows),
+	cmocka_unit_test(test_rates),
+)

@@ -30,6 +30,7 @@
 #include "common/util.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
+#include "tests/unit/unit_main.h"
 
 struct env {
 	char dir[64];
@@ -240,11 +241,6 @@ static void test_reload_every_key(void **state)
 	assert_int_equal(nftw(e.dir, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reload_every_key),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_reload_every_key),
+)

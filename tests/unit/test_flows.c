@@ -20,6 +20,7 @@
 #include "common/util.h"
 #include "daemon/model/flows.h"
 #include "daemon/model/prior.h"
+#include "tests/unit/unit_main.h"
 
 #define PORT		9000
 #define PAYLOAD		1468.0
@@ -1170,27 +1171,22 @@ static void test_solve_reuse(void **state)
 	flows_finish(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_provisional),
-		cmocka_unit_test(test_degraded_arrivals),
-		cmocka_unit_test(test_model_rate),
-		cmocka_unit_test(test_unconstrained),
-		cmocka_unit_test(test_stale),
-		cmocka_unit_test(test_sender_hello),
-		cmocka_unit_test(test_senders_own_answers),
-		cmocka_unit_test(test_transfers_over_cap),
-		cmocka_unit_test(test_solve_budget),
-		cmocka_unit_test(test_ports_and_history),
-		cmocka_unit_test(test_linger_evict),
-		cmocka_unit_test(test_prior_default),
-		cmocka_unit_test(test_epoch_zero),
-		cmocka_unit_test(test_set_params),
-		cmocka_unit_test(test_pause_published),
-		cmocka_unit_test(test_between_needs_schedule),
-		cmocka_unit_test(test_solve_reuse),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_provisional),
+	cmocka_unit_test(test_degraded_arrivals),
+	cmocka_unit_test(test_model_rate),
+	cmocka_unit_test(test_unconstrained),
+	cmocka_unit_test(test_stale),
+	cmocka_unit_test(test_sender_hello),
+	cmocka_unit_test(test_senders_own_answers),
+	cmocka_unit_test(test_transfers_over_cap),
+	cmocka_unit_test(test_solve_budget),
+	cmocka_unit_test(test_ports_and_history),
+	cmocka_unit_test(test_linger_evict),
+	cmocka_unit_test(test_prior_default),
+	cmocka_unit_test(test_epoch_zero),
+	cmocka_unit_test(test_set_params),
+	cmocka_unit_test(test_pause_published),
+	cmocka_unit_test(test_between_needs_schedule),
+	cmocka_unit_test(test_solve_reuse),
+)

@@ -24,6 +24,7 @@
 #include "daemon/daemon.h"
 #include "daemon/model/state.h"
 #include "daemon/serve/status.h"
+#include "tests/unit/unit_main.h"
 
 static void learned(struct learn *l, double ns)
 {
@@ -404,20 +405,15 @@ static void test_save_failure_degrades_health(void **state)
 	cleanup(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_line_round_trip),
-		cmocka_unit_test(test_parse_rejects),
-		cmocka_unit_test(test_tiny_share_round_trip),
-		cmocka_unit_test(test_save_and_load),
-		cmocka_unit_test(test_damaged_file),
-		cmocka_unit_test(test_bound),
-		cmocka_unit_test(test_unusable_dir),
-		cmocka_unit_test(test_not_a_file),
-		cmocka_unit_test(test_save_fails_then_recovers),
-		cmocka_unit_test(test_save_failure_degrades_health),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_line_round_trip),
+	cmocka_unit_test(test_parse_rejects),
+	cmocka_unit_test(test_tiny_share_round_trip),
+	cmocka_unit_test(test_save_and_load),
+	cmocka_unit_test(test_damaged_file),
+	cmocka_unit_test(test_bound),
+	cmocka_unit_test(test_unusable_dir),
+	cmocka_unit_test(test_not_a_file),
+	cmocka_unit_test(test_save_fails_then_recovers),
+	cmocka_unit_test(test_save_failure_degrades_health),
+)

@@ -6,6 +6,7 @@
  * history, the loss episodes, sampled and unsampled epochs.
  */
 #include "tests/unit/inputs_fixture.h"
+#include "tests/unit/unit_main.h"
 
 /* One measured epoch: every stage-B input by its formula. */
 static void test_stage_b_formulas(void **state)
@@ -672,28 +673,23 @@ static void test_loss_episodes(void **state)
 	assert_int_equal(f->l.episodes_ended, 7);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		IFIX_TEST(test_stage_b_formulas),
-		IFIX_TEST(test_irq_on_receiver_cpu),
-		IFIX_TEST(test_placement_needs_packets),
-		IFIX_TEST(test_smoothing),
-		IFIX_TEST(test_too_few_packets),
-		IFIX_TEST(test_no_traffic),
-		IFIX_TEST(test_never_blocked),
-		IFIX_TEST(test_no_sched_probe),
-		IFIX_TEST(test_io_bound),
-		IFIX_TEST(test_workload_missing),
-		IFIX_TEST(test_stage_a),
-		IFIX_TEST(test_stage_a_gso),
-		IFIX_TEST(test_history),
-		IFIX_TEST(test_rcvbuf_tcp_on_port),
-		IFIX_TEST(test_tcp_port_not_modelled),
-		IFIX_TEST(test_tcp_drain),
-		IFIX_TEST(test_unsampled_epochs),
-		IFIX_TEST(test_loss_episodes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	IFIX_TEST(test_stage_b_formulas),
+	IFIX_TEST(test_irq_on_receiver_cpu),
+	IFIX_TEST(test_placement_needs_packets),
+	IFIX_TEST(test_smoothing),
+	IFIX_TEST(test_too_few_packets),
+	IFIX_TEST(test_no_traffic),
+	IFIX_TEST(test_never_blocked),
+	IFIX_TEST(test_no_sched_probe),
+	IFIX_TEST(test_io_bound),
+	IFIX_TEST(test_workload_missing),
+	IFIX_TEST(test_stage_a),
+	IFIX_TEST(test_stage_a_gso),
+	IFIX_TEST(test_history),
+	IFIX_TEST(test_rcvbuf_tcp_on_port),
+	IFIX_TEST(test_tcp_port_not_modelled),
+	IFIX_TEST(test_tcp_drain),
+	IFIX_TEST(test_unsampled_epochs),
+	IFIX_TEST(test_loss_episodes),
+)

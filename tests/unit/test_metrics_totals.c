@@ -20,6 +20,7 @@
 
 #include "common/util.h"
 #include "daemon/serve/metrics_totals.h"
+#include "tests/unit/unit_main.h"
 
 struct fixture {
 	struct flows *f;
@@ -238,15 +239,10 @@ static void test_solve_histogram(void **state)
 	assert_int_equal(x->t.solve_s.count[metrics_totals_nsolve_bounds], 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sums_over_random_epochs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reasons_overflow, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reports_across_flow_lives, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_eviction_keeps_live_flows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_solve_histogram, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test_setup_teardown(test_sums_over_random_epochs, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_reasons_overflow, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_reports_across_flow_lives, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_eviction_keeps_live_flows, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_solve_histogram, setup, teardown),
+)

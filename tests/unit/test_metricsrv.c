@@ -29,6 +29,7 @@
 
 #include "common/util.h"
 #include "daemon/serve/metricsrv.h"
+#include "tests/unit/unit_main.h"
 
 struct env {
 	int epfd;
@@ -317,16 +318,11 @@ static void test_bad_options(void **state)
 	metricsrv_finish(NULL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_answers),
-		cmocka_unit_test(test_request_bound),
-		cmocka_unit_test(test_allow_list),
-		cmocka_unit_test(test_per_address_limit),
-		cmocka_unit_test(test_lifetime_cut),
-		cmocka_unit_test(test_bad_options),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_answers),
+	cmocka_unit_test(test_request_bound),
+	cmocka_unit_test(test_allow_list),
+	cmocka_unit_test(test_per_address_limit),
+	cmocka_unit_test(test_lifetime_cut),
+	cmocka_unit_test(test_bad_options),
+)

@@ -19,6 +19,7 @@
 
 #include "common/util.h"
 #include "daemon/collect/netplan.h"
+#include "tests/unit/unit_main.h"
 
 #define S	RXB_NSEC_PER_SEC
 #define LEARN	(15 * S)
@@ -378,20 +379,15 @@ static void test_many_cpus(void **state)
 	netplan_finish(&np);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_params),
-		cmocka_unit_test(test_start_and_settle),
-		cmocka_unit_test(test_changes),
-		cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_reload_and_learn),
-		cmocka_unit_test(test_many_flows),
-		cmocka_unit_test(test_migrating_receiver),
-		cmocka_unit_test(test_loads_per_cpu),
-		cmocka_unit_test(test_brief_visit),
-		cmocka_unit_test(test_many_cpus),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_params),
+	cmocka_unit_test(test_start_and_settle),
+	cmocka_unit_test(test_changes),
+	cmocka_unit_test(test_missing),
+	cmocka_unit_test(test_reload_and_learn),
+	cmocka_unit_test(test_many_flows),
+	cmocka_unit_test(test_migrating_receiver),
+	cmocka_unit_test(test_loads_per_cpu),
+	cmocka_unit_test(test_brief_visit),
+	cmocka_unit_test(test_many_cpus),
+)

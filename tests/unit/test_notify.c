@@ -19,6 +19,7 @@
 
 #include "common/util.h"
 #include "daemon/serve/notify.h"
+#include "tests/unit/unit_main.h"
 
 /* A datagram socket at @name ("@abstract" or a path) standing in for PID 1. */
 static int fake_systemd(const char *name)
@@ -152,13 +153,8 @@ static void test_watchdog(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_socket),
-		cmocka_unit_test(test_messages),
-		cmocka_unit_test(test_watchdog),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_no_socket),
+	cmocka_unit_test(test_messages),
+	cmocka_unit_test(test_watchdog),
+)

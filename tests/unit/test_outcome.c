@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "daemon/model/outcome.h"
+#include "tests/unit/unit_main.h"
 
 #define EPS 1e-12
 
@@ -142,13 +143,8 @@ static void test_wrap(void **state)
 	assert_float_equal(s.loss_err_pp_mean, 0, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scripted),
-		cmocka_unit_test(test_nothing_predicted),
-		cmocka_unit_test(test_wrap),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_scripted),
+	cmocka_unit_test(test_nothing_predicted),
+	cmocka_unit_test(test_wrap),
+)

@@ -28,6 +28,7 @@
 
 #include "common/util.h"
 #include "daemon/model/pause.h"
+#include "tests/unit/unit_main.h"
 
 #define RX_TID		4242
 #define PORT		9000
@@ -719,23 +720,18 @@ static void test_other_threads_ignored(void **state)
 	gen_free(g);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slice_formulas),
-		cmocka_unit_test(test_eevdf_hogs),
-		cmocka_unit_test(test_cfs_hogs),
-		cmocka_unit_test(test_hog_runs_cut_short),
-		cmocka_unit_test(test_jitter_bounded),
-		cmocka_unit_test(test_min_and_max_window),
-		cmocka_unit_test_setup_teardown(test_oneshot_vs_periodic, learnt_setup, learnt_teardown),
-		cmocka_unit_test_setup_teardown(test_cancel_when_hogs_leave, learnt_setup, learnt_teardown),
-		cmocka_unit_test_setup_teardown(test_queue_absorbs, learnt_setup, learnt_teardown),
-		cmocka_unit_test(test_other_threads_ignored),
-		cmocka_unit_test(test_early_within_epoch),
-		cmocka_unit_test_setup_teardown(test_rephase_within_epoch, learnt_setup, learnt_teardown),
-		cmocka_unit_test_setup_teardown(test_rephase_capped, learnt_setup, learnt_teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_slice_formulas),
+	cmocka_unit_test(test_eevdf_hogs),
+	cmocka_unit_test(test_cfs_hogs),
+	cmocka_unit_test(test_hog_runs_cut_short),
+	cmocka_unit_test(test_jitter_bounded),
+	cmocka_unit_test(test_min_and_max_window),
+	cmocka_unit_test_setup_teardown(test_oneshot_vs_periodic, learnt_setup, learnt_teardown),
+	cmocka_unit_test_setup_teardown(test_cancel_when_hogs_leave, learnt_setup, learnt_teardown),
+	cmocka_unit_test_setup_teardown(test_queue_absorbs, learnt_setup, learnt_teardown),
+	cmocka_unit_test(test_other_threads_ignored),
+	cmocka_unit_test(test_early_within_epoch),
+	cmocka_unit_test_setup_teardown(test_rephase_within_epoch, learnt_setup, learnt_teardown),
+	cmocka_unit_test_setup_teardown(test_rephase_capped, learnt_setup, learnt_teardown),
+)

@@ -29,6 +29,7 @@
 #include "daemon/collect/recvcost.h"
 #include "daemon/collect/sockowner.h"
 #include "daemon/model/prior.h"
+#include "tests/unit/unit_main.h"
 
 static void test_truesize(void **state)
 {
@@ -249,16 +250,11 @@ static void test_owner(void **state)
 	assert_int_equal(sockowner_find(ntohs(a.sin_port), &o), -ENOENT);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_truesize),
-		cmocka_unit_test(test_default_and_from),
-		cmocka_unit_test(test_default_calibrated),
-		cmocka_unit_test(test_recvcost),
-		cmocka_unit_test(test_parsers),
-		cmocka_unit_test(test_owner),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_truesize),
+	cmocka_unit_test(test_default_and_from),
+	cmocka_unit_test(test_default_calibrated),
+	cmocka_unit_test(test_recvcost),
+	cmocka_unit_test(test_parsers),
+	cmocka_unit_test(test_owner),
+)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "daemon/collect/procfs.h"
+#include "tests/unit/unit_main.h"
 
 static void test_stat(void **state)
 {
@@ -340,22 +341,17 @@ static void test_sysctl_u32(void **state)
 	assert_true(procfs_read_netdev_max_backlog() == want);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stat),
-		cmocka_unit_test(test_task_stat),
-		cmocka_unit_test(test_schedstat_and_status),
-		cmocka_unit_test(test_read_schedstat_live),
-		cmocka_unit_test(test_diskstats),
-		cmocka_unit_test(test_net_udp),
-		cmocka_unit_test(test_snmp_udp),
-		cmocka_unit_test(test_softnet),
-		cmocka_unit_test(test_interrupts_and_softirqs),
-		cmocka_unit_test(test_kconfig),
-		cmocka_unit_test(test_kconfig_u64),
-		cmocka_unit_test(test_sysctl_u32),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_stat),
+	cmocka_unit_test(test_task_stat),
+	cmocka_unit_test(test_schedstat_and_status),
+	cmocka_unit_test(test_read_schedstat_live),
+	cmocka_unit_test(test_diskstats),
+	cmocka_unit_test(test_net_udp),
+	cmocka_unit_test(test_snmp_udp),
+	cmocka_unit_test(test_softnet),
+	cmocka_unit_test(test_interrupts_and_softirqs),
+	cmocka_unit_test(test_kconfig),
+	cmocka_unit_test(test_kconfig_u64),
+	cmocka_unit_test(test_sysctl_u32),
+)

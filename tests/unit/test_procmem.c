@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "daemon/collect/procmem.h"
+#include "tests/unit/unit_main.h"
 
 /* The head of this host's /proc/meminfo (6.18). */
 static const char meminfo[] =
@@ -122,15 +123,10 @@ static void test_read(void **state)
 	assert_true(s.page_bytes >= 4096);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_meminfo),
-		cmocka_unit_test(test_sockstat),
-		cmocka_unit_test(test_sysctl),
-		cmocka_unit_test(test_pressure),
-		cmocka_unit_test(test_read),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_meminfo),
+	cmocka_unit_test(test_sockstat),
+	cmocka_unit_test(test_sysctl),
+	cmocka_unit_test(test_pressure),
+	cmocka_unit_test(test_read),
+)

@@ -20,6 +20,7 @@
 
 #include "common/util.h"
 #include "daemon/serve/promtext.h"
+#include "tests/unit/unit_main.h"
 
 static void test_escaping(void **state)
 {
@@ -189,15 +190,10 @@ static void test_cap_and_take(void **state)
 	promtext_finish(&w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escaping),
-		cmocka_unit_test(test_help_type_and_names),
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_histogram),
-		cmocka_unit_test(test_cap_and_take),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_escaping),
+	cmocka_unit_test(test_help_type_and_names),
+	cmocka_unit_test(test_numbers),
+	cmocka_unit_test(test_histogram),
+	cmocka_unit_test(test_cap_and_take),
+)

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "daemon/act/rcvbuf.h"
+#include "tests/unit/unit_main.h"
 
 static void test_parse_link(void **state)
 {
@@ -199,15 +200,10 @@ static void test_child_socket(void **state)
 	close(back[1]);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_link),
-		cmocka_unit_test(test_parse_uid),
-		cmocka_unit_test(test_allowed),
-		cmocka_unit_test(test_own_socket),
-		cmocka_unit_test(test_child_socket),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_parse_link),
+	cmocka_unit_test(test_parse_uid),
+	cmocka_unit_test(test_allowed),
+	cmocka_unit_test(test_own_socket),
+	cmocka_unit_test(test_child_socket),
+)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "solver/rrda.h"
+#include "tests/unit/unit_main.h"
 
 static void near(double got, double want, double tol, int line)
 {
@@ -340,17 +341,12 @@ static void test_kernel_sizes(void **state)
 	assert_string_equal(rrda_why_name(RRDA_PRESSURE), "udp_mem_pressure");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scripted_series),
-		cmocka_unit_test(test_memory_limits),
-		cmocka_unit_test(test_bounds),
-		cmocka_unit_test(test_interval_scaling),
-		cmocka_unit_test(test_omega_and_k),
-		cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_kernel_sizes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_scripted_series),
+	cmocka_unit_test(test_memory_limits),
+	cmocka_unit_test(test_bounds),
+	cmocka_unit_test(test_interval_scaling),
+	cmocka_unit_test(test_omega_and_k),
+	cmocka_unit_test(test_bad_input),
+	cmocka_unit_test(test_kernel_sizes),
+)

@@ -25,6 +25,7 @@
 #include "daemon/serve/sendsrv.h"
 #include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
+#include "tests/unit/unit_main.h"
 
 #define FLOW 9000
 
@@ -181,12 +182,7 @@ static void test_off(void **state)
 	pump_finish(&h);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_grant_by_minor),
-		cmocka_unit_test(test_off),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_grant_by_minor),
+	cmocka_unit_test(test_off),
+)

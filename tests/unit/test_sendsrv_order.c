@@ -22,6 +22,7 @@
 #include "daemon/serve/sendsrv.h"
 #include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
+#include "tests/unit/unit_main.h"
 
 #define FLOW 9000
 
@@ -222,14 +223,9 @@ static void test_older_minors(void **state)
 	pump_finish(&h);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_check_order),
-		cmocka_unit_test(test_bye_error_before_hello),
-		cmocka_unit_test(test_subscribe_reply),
-		cmocka_unit_test(test_older_minors),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_check_order),
+	cmocka_unit_test(test_bye_error_before_hello),
+	cmocka_unit_test(test_subscribe_reply),
+	cmocka_unit_test(test_older_minors),
+)

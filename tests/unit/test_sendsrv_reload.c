@@ -27,6 +27,7 @@
 #include "daemon/serve/sendsrv.h"
 #include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
+#include "tests/unit/unit_main.h"
 
 #define FLOW 9000
 
@@ -304,15 +305,10 @@ static void test_output_cap(void **state)
 	pump_finish(&h);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rate_epoch_allow),
-		cmocka_unit_test(test_max_conns),
-		cmocka_unit_test(test_announced_limits),
-		cmocka_unit_test(test_hello_timeout),
-		cmocka_unit_test(test_output_cap),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_rate_epoch_allow),
+	cmocka_unit_test(test_max_conns),
+	cmocka_unit_test(test_announced_limits),
+	cmocka_unit_test(test_hello_timeout),
+	cmocka_unit_test(test_output_cap),
+)

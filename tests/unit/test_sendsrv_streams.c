@@ -27,6 +27,7 @@
 #include "daemon/serve/sendsrv.h"
 #include "tests/unit/sendsrv_test.h"
 #include "proto/codec.h"
+#include "tests/unit/unit_main.h"
 
 #define FLOW 5201
 
@@ -201,12 +202,7 @@ static void test_push_rule_and_samples(void **state)
 	pump_finish(&h.p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_granted_by_minor),
-		cmocka_unit_test(test_push_rule_and_samples),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_granted_by_minor),
+	cmocka_unit_test(test_push_rule_and_samples),
+)

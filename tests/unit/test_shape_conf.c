@@ -20,6 +20,7 @@
 
 #include "common/log.h"
 #include "tools/shape/conf.h"
+#include "tests/unit/unit_main.h"
 
 static int ini(const char *text, struct shape_conf *c, char *err)
 {
@@ -311,18 +312,13 @@ static void test_check(void **state)
 	assert_non_null(strstr(err, "receiver a: no flow port"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_ini_full),
-		cmocka_unit_test(test_ini_errors),
-		cmocka_unit_test(test_ini_limits),
-		cmocka_unit_test(test_cli),
-		cmocka_unit_test(test_cli_with_file),
-		cmocka_unit_test(test_hostport),
-		cmocka_unit_test(test_check),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_defaults),
+	cmocka_unit_test(test_ini_full),
+	cmocka_unit_test(test_ini_errors),
+	cmocka_unit_test(test_ini_limits),
+	cmocka_unit_test(test_cli),
+	cmocka_unit_test(test_cli_with_file),
+	cmocka_unit_test(test_hostport),
+	cmocka_unit_test(test_check),
+)

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tools/shape/policy.h"
+#include "tests/unit/unit_main.h"
 
 #define S 1000000000ULL
 #define HOLD (30 * S)
@@ -78,12 +79,7 @@ static void test_unshaped_and_zero_hold(void **state)
 	assert_string_equal(shape_policy_mode_name(SHAPE_MODE_UNSHAPED), "unshaped");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_life_cycle_fallback_rate),
-		cmocka_unit_test(test_unshaped_and_zero_hold),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_life_cycle_fallback_rate),
+	cmocka_unit_test(test_unshaped_and_zero_hold),
+)

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 
 #include "tools/shape/rate.h"
+#include "tests/unit/unit_main.h"
 
 #define ETH 14
 
@@ -140,15 +141,10 @@ static void test_burst(void **state)
 	assert_int_equal(shape_rate_burst_bytes(1250000000, 200000), 200000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hdr_bytes),
-		cmocka_unit_test(test_wire_closed_form),
-		cmocka_unit_test(test_wire_against_kernel_charging),
-		cmocka_unit_test(test_measured_payload),
-		cmocka_unit_test(test_burst),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_hdr_bytes),
+	cmocka_unit_test(test_wire_closed_form),
+	cmocka_unit_test(test_wire_against_kernel_charging),
+	cmocka_unit_test(test_measured_payload),
+	cmocka_unit_test(test_burst),
+)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tools/shape/state.h"
+#include "tests/unit/unit_main.h"
 
 static void fill(struct shape_state *s, unsigned ncls)
 {
@@ -171,14 +172,9 @@ static void test_handles(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_rejects),
-		cmocka_unit_test(test_files_and_lock),
-		cmocka_unit_test(test_handles),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_round_trip),
+	cmocka_unit_test(test_rejects),
+	cmocka_unit_test(test_files_and_lock),
+	cmocka_unit_test(test_handles),
+)

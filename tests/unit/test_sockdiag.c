@@ -26,6 +26,7 @@
 #include <linux/sock_diag.h>
 
 #include "daemon/collect/sockdiag.h"
+#include "tests/unit/unit_main.h"
 
 #define SEQ	7
 
@@ -421,15 +422,10 @@ static void test_live_mem(void **state)
 	sockdiag_close(sd);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_dump),
-		cmocka_unit_test(test_parse_mem),
-		cmocka_unit_test(test_live_mem),
-		cmocka_unit_test(test_parse_errors),
-		cmocka_unit_test(test_live),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_parse_dump),
+	cmocka_unit_test(test_parse_mem),
+	cmocka_unit_test(test_live_mem),
+	cmocka_unit_test(test_parse_errors),
+	cmocka_unit_test(test_live),
+)

@@ -30,6 +30,7 @@
 #include "solver/ctmc_band.h"
 #include "solver/ctmc_dist.h"
 #include "solver/tagged.h"
+#include "tests/unit/unit_main.h"
 
 /* A uniform double in [0, 1) from a 64-bit LCG (rand() has 31 bits). */
 static double urand(uint64_t *s)
@@ -568,19 +569,14 @@ static void test_dist_restart(void **state)
 	ctmc_finish(&q);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_band_equals_gth),
-		cmocka_unit_test(test_birth_death_product_form),
-		cmocka_unit_test(test_absorb_death_chain),
-		cmocka_unit_test(test_absorb_band_equals_lu),
-		cmocka_unit_test(test_detect_shuffled),
-		cmocka_unit_test(test_detect_qbd),
-		cmocka_unit_test(test_detect_wide),
-		cmocka_unit_test(test_dist_reduced),
-		cmocka_unit_test(test_dist_restart),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_band_equals_gth),
+	cmocka_unit_test(test_birth_death_product_form),
+	cmocka_unit_test(test_absorb_death_chain),
+	cmocka_unit_test(test_absorb_band_equals_lu),
+	cmocka_unit_test(test_detect_shuffled),
+	cmocka_unit_test(test_detect_qbd),
+	cmocka_unit_test(test_detect_wide),
+	cmocka_unit_test(test_dist_reduced),
+	cmocka_unit_test(test_dist_restart),
+)

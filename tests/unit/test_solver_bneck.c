@@ -21,6 +21,7 @@
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
 #include "solver/rbudp.h"
+#include "tests/unit/unit_main.h"
 
 static void test_rbudp_hand_values(void **state)
 {
@@ -734,20 +735,15 @@ static void test_rate_uncertainty(void **state)
 	bneck_ws_finish(&ws);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rbudp_hand_values),
-		cmocka_unit_test(test_seed_table2_qualitative),
-		cmocka_unit_test(test_argmin_vs_fine_grid),
-		cmocka_unit_test(test_two_stages),
-		cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_vacations),
-		cmocka_unit_test(test_pause_obeyed),
-		cmocka_unit_test(test_irq_on_server_cpu),
-		cmocka_unit_test(test_depth_cost),
-		cmocka_unit_test(test_rate_uncertainty),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_rbudp_hand_values),
+	cmocka_unit_test(test_seed_table2_qualitative),
+	cmocka_unit_test(test_argmin_vs_fine_grid),
+	cmocka_unit_test(test_two_stages),
+	cmocka_unit_test(test_bad_inputs),
+	cmocka_unit_test(test_vacations),
+	cmocka_unit_test(test_pause_obeyed),
+	cmocka_unit_test(test_irq_on_server_cpu),
+	cmocka_unit_test(test_depth_cost),
+	cmocka_unit_test(test_rate_uncertainty),
+)

@@ -22,6 +22,7 @@
 #include "check_rel.h"
 
 #include "solver/ctmc.h"
+#include "tests/unit/unit_main.h"
 
 /* Birth-death chain on 0..n-1 with birth b and death d (per state). */
 static void build_birth_death(struct ctmc *q, uint32_t n, double b, double d)
@@ -416,18 +417,13 @@ static void test_fox_glynn(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gth_birth_death_relative),
-		cmocka_unit_test(test_gth_equals_gauss_seidel),
-		cmocka_unit_test(test_absorb_mean_lu_and_gs),
-		cmocka_unit_test(test_absorb_unreachable),
-		cmocka_unit_test(test_bad_rates_rejected),
-		cmocka_unit_test(test_uniformization_vs_expm),
-		cmocka_unit_test(test_mean_equals_survival_integral),
-		cmocka_unit_test(test_fox_glynn),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_gth_birth_death_relative),
+	cmocka_unit_test(test_gth_equals_gauss_seidel),
+	cmocka_unit_test(test_absorb_mean_lu_and_gs),
+	cmocka_unit_test(test_absorb_unreachable),
+	cmocka_unit_test(test_bad_rates_rejected),
+	cmocka_unit_test(test_uniformization_vs_expm),
+	cmocka_unit_test(test_mean_equals_survival_integral),
+	cmocka_unit_test(test_fox_glynn),
+)

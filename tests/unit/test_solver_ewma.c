@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "solver/ewma.h"
+#include "tests/unit/unit_main.h"
 
 static void test_decay(void **state)
 {
@@ -114,14 +115,9 @@ static void test_ratio_rules(void **state)
 	assert_true(isnan(ewma_ratio_value(&r)));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decay),
-		cmocka_unit_test(test_ratio_by_hand),
-		cmocka_unit_test(test_ratio_weights),
-		cmocka_unit_test(test_ratio_rules),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_decay),
+	cmocka_unit_test(test_ratio_by_hand),
+	cmocka_unit_test(test_ratio_weights),
+	cmocka_unit_test(test_ratio_rules),
+)

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "solver/lsq.h"
+#include "tests/unit/unit_main.h"
 
 #define NOBS 40
 
@@ -335,15 +336,10 @@ static void test_singular(void **state)
 	assert_int_equal(lsq_solve(&s, all, 4, 0.02, c, var, &bad), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_plane),
-		cmocka_unit_test(test_against_lapack),
-		cmocka_unit_test(test_decayed),
-		cmocka_unit_test(test_spread),
-		cmocka_unit_test(test_singular),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_exact_plane),
+	cmocka_unit_test(test_against_lapack),
+	cmocka_unit_test(test_decayed),
+	cmocka_unit_test(test_spread),
+	cmocka_unit_test(test_singular),
+)

@@ -18,6 +18,7 @@
 
 #include "solver/prism.h"
 #include "solver/tagged.h"
+#include "tests/unit/unit_main.h"
 
 struct sbuf {
 	char *s;
@@ -159,11 +160,6 @@ static void test_export_roundtrip(void **state)
 	tagged_model_finish(&m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_export_roundtrip),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_export_roundtrip),
+)

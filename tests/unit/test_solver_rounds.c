@@ -26,6 +26,7 @@
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
 #include "solver/rbudp.h"
+#include "tests/unit/unit_main.h"
 
 static void check_abs(double got, double want, double tol, const char *what)
 {
@@ -899,22 +900,17 @@ static void test_bneck_burst_skip_exact(void **state)
 	free(work);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_closed_forms),
-		cmocka_unit_test(test_exact_transient),
-		cmocka_unit_test(test_deep_overload),
-		cmocka_unit_test(test_monte_carlo_bursts),
-		cmocka_unit_test(test_monte_carlo_rounds),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_two_stage_map),
-		cmocka_unit_test(test_drain),
-		cmocka_unit_test(test_bneck_burst),
-		cmocka_unit_test(test_bneck_burst_skip_exact),
-		cmocka_unit_test(test_loss_episodes),
-		cmocka_unit_test(test_bneck_episodes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_closed_forms),
+	cmocka_unit_test(test_exact_transient),
+	cmocka_unit_test(test_deep_overload),
+	cmocka_unit_test(test_monte_carlo_bursts),
+	cmocka_unit_test(test_monte_carlo_rounds),
+	cmocka_unit_test(test_limits),
+	cmocka_unit_test(test_two_stage_map),
+	cmocka_unit_test(test_drain),
+	cmocka_unit_test(test_bneck_burst),
+	cmocka_unit_test(test_bneck_burst_skip_exact),
+	cmocka_unit_test(test_loss_episodes),
+	cmocka_unit_test(test_bneck_episodes),
+)

@@ -30,6 +30,7 @@
 #include "solver/bneck.h"
 #include "solver/rbudp.h"
 #include "solver/spread.h"
+#include "tests/unit/unit_main.h"
 
 #define PAYLOAD		1472.0
 #define FILE_BYTES	200e6
@@ -263,15 +264,10 @@ static void test_bad_model(void **state)
 	assert_string_equal(bneck_loss_name(BNECK_LOSS_QUEUE), "queue");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_excess_closed_form),
-		cmocka_unit_test(test_rule),
-		cmocka_unit_test(test_bneck_fluid_sd0),
-		cmocka_unit_test(test_bneck_spread),
-		cmocka_unit_test(test_bad_model),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_excess_closed_form),
+	cmocka_unit_test(test_rule),
+	cmocka_unit_test(test_bneck_fluid_sd0),
+	cmocka_unit_test(test_bneck_spread),
+	cmocka_unit_test(test_bad_model),
+)

@@ -18,6 +18,7 @@
 
 #include "solver/srn.h"
 #include "solver/tagged.h"
+#include "tests/unit/unit_main.h"
 
 /* Rate of "move": 2.0 * tokens in place 0 (an infinite-server station). */
 static double per_token(const int32_t *m, const void *ctx, int arg)
@@ -245,14 +246,9 @@ static void test_product_form(void **state)
 	tagged_model_finish(&m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_explore_simple),
-		cmocka_unit_test(test_inhibitor_guard_mult),
-		cmocka_unit_test(test_many_markings),
-		cmocka_unit_test(test_product_form),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_explore_simple),
+	cmocka_unit_test(test_inhibitor_guard_mult),
+	cmocka_unit_test(test_many_markings),
+	cmocka_unit_test(test_product_form),
+)

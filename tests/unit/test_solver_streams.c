@@ -21,6 +21,7 @@
 #include "check_rel.h"
 #include "solver/streams.h"
 #include "solver/streams_fit.h"
+#include "tests/unit/unit_main.h"
 
 /* Throughputs in bits/s, as the daemon feeds them: y = n^2/Th^2 ~ 1e-18. */
 #define GBPS	1e9
@@ -421,18 +422,13 @@ static void test_noise(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_two_point),
-		cmocka_unit_test(test_exact_three_point),
-		cmocka_unit_test(test_exact_break_and_average),
-		cmocka_unit_test(test_loss_rates),
-		cmocka_unit_test(test_newton_converges),
-		cmocka_unit_test(test_propositions),
-		cmocka_unit_test(test_domain_against_every_n),
-		cmocka_unit_test(test_noise),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_exact_two_point),
+	cmocka_unit_test(test_exact_three_point),
+	cmocka_unit_test(test_exact_break_and_average),
+	cmocka_unit_test(test_loss_rates),
+	cmocka_unit_test(test_newton_converges),
+	cmocka_unit_test(test_propositions),
+	cmocka_unit_test(test_domain_against_every_n),
+	cmocka_unit_test(test_noise),
+)

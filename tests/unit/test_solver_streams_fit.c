@@ -23,6 +23,7 @@
 #include "check_rel.h"
 #include "solver/streams.h"
 #include "solver/streams_fit.h"
+#include "tests/unit/unit_main.h"
 
 #define MAXM	12
 #define NMAX	40
@@ -535,15 +536,10 @@ static void test_confidence(void **state)
 	assert_true(streams_fit_confidence(1.5, 9, 2) == 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bfc_brute_force),
-		cmocka_unit_test(test_advice_exponential_samples),
-		cmocka_unit_test(test_advice_cap),
-		cmocka_unit_test(test_expo_next),
-		cmocka_unit_test(test_confidence),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_bfc_brute_force),
+	cmocka_unit_test(test_advice_exponential_samples),
+	cmocka_unit_test(test_advice_cap),
+	cmocka_unit_test(test_expo_next),
+	cmocka_unit_test(test_confidence),
+)

@@ -19,6 +19,7 @@
 
 #include "tests/unit/check_rel.h"
 #include "solver/tagged.h"
+#include "tests/unit/unit_main.h"
 
 static const struct tagged_rates table2 = { 4600.0, 1010.0, 41600.0 };
 
@@ -269,18 +270,13 @@ static void test_smp_methods_agree(void **state)
 	tagged_model_finish(&m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpu_bound_only),
-		cmocka_unit_test(test_one_io_task_by_hand),
-		cmocka_unit_test(test_mean_equals_integral),
-		cmocka_unit_test(test_monotone),
-		cmocka_unit_test(test_fractional),
-		cmocka_unit_test(test_smp_one_cpu),
-		cmocka_unit_test(test_smp_pinned),
-		cmocka_unit_test(test_smp_methods_agree),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_cpu_bound_only),
+	cmocka_unit_test(test_one_io_task_by_hand),
+	cmocka_unit_test(test_mean_equals_integral),
+	cmocka_unit_test(test_monotone),
+	cmocka_unit_test(test_fractional),
+	cmocka_unit_test(test_smp_one_cpu),
+	cmocka_unit_test(test_smp_pinned),
+	cmocka_unit_test(test_smp_methods_agree),
+)

@@ -21,6 +21,7 @@
 
 #include "daemon/daemon.h"
 #include "solver/ctmc.h"
+#include "tests/unit/unit_main.h"
 
 static double ps_bps(double ns_per_byte, int threads, double c)
 {
@@ -79,13 +80,8 @@ static void test_unknown(void **state)
 	assert_non_null(strstr(why, "could not be solved"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpu_bound_closed_form),
-		cmocka_unit_test(test_io_bound),
-		cmocka_unit_test(test_unknown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_cpu_bound_closed_form),
+	cmocka_unit_test(test_io_bound),
+	cmocka_unit_test(test_unknown),
+)

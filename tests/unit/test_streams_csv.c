@@ -19,6 +19,7 @@
 
 #include "check_rel.h"
 #include "ctl/streams_csv.h"
+#include "tests/unit/unit_main.h"
 
 static struct streams_csv c;
 
@@ -88,12 +89,7 @@ static void test_errors(void **state)
 					   sizeof(err)), -EFBIG);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_averages),
-		cmocka_unit_test(test_errors),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_averages),
+	cmocka_unit_test(test_errors),
+)

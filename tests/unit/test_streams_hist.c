@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "daemon/model/streams_hist.h"
+#include "tests/unit/unit_main.h"
 
 static const struct advisor_params params = {
 	.max_peers = 64, .max_points = 32, .max_weight_s = 600, .max_age_s = 86400 * 7,
@@ -224,13 +225,8 @@ static void test_kill_mid_write(void **state)
 	rmdir_all(dirfd, path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_bad_lines),
-		cmocka_unit_test(test_kill_mid_write),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_roundtrip),
+	cmocka_unit_test(test_bad_lines),
+	cmocka_unit_test(test_kill_mid_write),
+)

@@ -28,6 +28,7 @@
 
 #include "daemon/collect/sockdiag.h"
 #include "daemon/collect/tcpconn.h"
+#include "tests/unit/unit_main.h"
 
 #define SEQ	9
 #define MAXC	8
@@ -232,13 +233,8 @@ static void test_live(void **state)
 	close(ls);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_live),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_parse),
+	cmocka_unit_test(test_malformed),
+	cmocka_unit_test(test_live),
+)

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "daemon/model/xfers.h"
+#include "tests/unit/unit_main.h"
 
 #define MAXS	16
 #define SEC	1000000000ULL
@@ -168,13 +169,8 @@ static void test_bounds_and_resets(void **state)
 	assert_int_equal(xfers_init(&x, &(struct xfers_params){ 0 }), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_streams_and_settling),
-		cmocka_unit_test(test_apart_and_thresholds),
-		cmocka_unit_test(test_bounds_and_resets),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_streams_and_settling),
+	cmocka_unit_test(test_apart_and_thresholds),
+	cmocka_unit_test(test_bounds_and_resets),
+)

@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/model/capacity.h"
 #include "daemon/model/cost.h"
 #include "daemon/model/learn.h"
 #include "daemon/model/value.h"
@@ -123,6 +124,9 @@ struct inputs_stage_b {
 	double offcpu_per_s;
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	double offcpu_gap_s;	/* the mean run a preemption ended, 0 unknown */
+	/* Where the capacity came from: the cost, or the saturated drain
+	 * mu_net_per_s (and stages[].mu_net_full_per_s) was scaled to. */
+	struct capacity capacity;
 	int ncpus;		/* the placement used for #C/#I */
 	int cpu[LEARN_MAX_CPUS];
 	double cpu_share[LEARN_MAX_CPUS];

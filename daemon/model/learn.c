@@ -346,6 +346,7 @@ static void learn_decay(struct learn *l, double k)
 		ewma_ratio_add(r[i], k, 0, 0, INFINITY);
 	cost_fit_decay(&l->cost, k);
 	busy_decay(&l->busy, k);
+	drain_decay(&l->drain, k);
 }
 
 /*
@@ -385,6 +386,14 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 		else
 			learn_stage_b(l, s, e, k);
 		learn_irq(l, s, e, k);
+		/*
+		 * The drain is wall time behind a backlog, interrupts and all:
+		 * the epoch as measured, not its receiver's own share.
+		 */
+		if (s->receivers_valid)
+			drain_add(&l->drain, s, e, l->cost.spin_e_ns, k);
+		else
+			drain_decay(&l->drain, k);
 		if (n && s->pkts_in) {
 			learn_stage_a(l, n, s, k);
 		} else {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What a flow learns about its receive path from the epochs: the smoothed
- * costs, the cost fit (cost.h), the busy epochs' sums (busy.h), the loss
- * episodes, where its receiver runs, its receive buffer; and, host-wide,
- * the disk's rates. inputs.h turns them into the model's inputs.
+ * costs, the cost fit (cost.h), the busy epochs' sums (busy.h), the
+ * saturated drain (drain.h), the loss episodes, where its receiver runs,
+ * its receive buffer; and, host-wide, the disk's rates. inputs.h turns
+ * them into the model's inputs.
  *
  * Smoothing: the costs are ratios (ns / packet, packets / wake-up, ...),
  * each kept as an exponentially decaying numerator and denominator
@@ -24,6 +25,7 @@
 
 #include "daemon/model/busy.h"
 #include "daemon/model/cost.h"
+#include "daemon/model/drain.h"
 #include "daemon/model/value.h"
 #include "rxb/measure.h"
 #include "solver/ewma.h"
@@ -53,6 +55,7 @@ struct learn {
 	struct cost_fit cost;			/* on-CPU ns = a wake-ups + b pkts
 						 * (+ e empty reads) */
 	struct busy busy;			/* the busy epochs' costs */
+	struct drain drain;			/* the saturated drain (drain.h) */
 	struct ewma_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	struct ewma_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	struct ewma_ratio bytes_per_pkt;	/* bytes dequeued / pkts_out: a

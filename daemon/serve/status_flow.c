@@ -96,6 +96,23 @@ static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b,
 	json_obj_end(w);
 }
 
+/* Where stage B's capacity came from (daemon/model/capacity.h). */
+static void capacity_json(struct json_writer *w, const struct capacity *c,
+			  const struct drain *d)
+{
+	json_obj_begin(w, "capacity");
+	json_str(w, "basis", capacity_basis_name(c->basis));
+	json_double(w, "pkts_per_s", c->pkts_per_s);
+	json_double(w, "cost_pkts_per_s", c->cost_pkts_per_s);
+	json_double(w, "drain_pkts_per_s", c->drain_pkts_per_s);
+	json_double(w, "drain_load", c->drain_load);
+	json_uint(w, "drain_epochs", d->taken);
+	json_uint(w, "drain_epochs_refused", d->refused);
+	json_double(w, "scale", c->scale);
+	json_str(w, "note", c->why);
+	json_obj_end(w);
+}
+
 /* A TCP flow's drain rate (daemon/model/inputs.h), null for others. */
 static void tcp_json(struct json_writer *w, const struct inputs_tcp *t)
 {
@@ -163,6 +180,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	placement_json(w, in->b.ncpus, in->b.cpu, in->b.cpu_share);
 	value_json(w, "cpu_ns_per_pkt", &in->b.cpu_ns_per_pkt);
 	cpu_cost_json(w, &in->b, &l->busy.sat, &l->busy.kept, &l->busy.all_in);
+	capacity_json(w, &in->b.capacity, &l->drain);
 	value_json(w, "pkts_per_wakeup", &in->b.pkts_per_wakeup);
 	value_json(w, "queue_pkts", &in->b.queue_pkts);
 	value_json(w, "mu_net_per_s", &in->b.mu_net_per_s);

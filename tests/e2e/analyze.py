@@ -161,6 +161,12 @@ def daemon_view(ep, port=None):
         "cpu_ns_per_pkt_kept_up": ((b.get("cpu_cost") or {}).get("kept_up_ns")),
         "cpu_ns_per_pkt_saturated": ((b.get("cpu_cost") or {}).get("saturated_ns")),
         "cpu_cost_basis": ((b.get("cpu_cost") or {}).get("basis")),
+        # Where stage B's capacity came from (daemon/model/capacity.h):
+        # the cost per packet, or the saturated drain mu_net was scaled to.
+        "capacity_basis": (b.get("capacity") or {}).get("basis"),
+        "capacity_pps": (b.get("capacity") or {}).get("pkts_per_s"),
+        "capacity_cost_pps": (b.get("capacity") or {}).get("cost_pkts_per_s"),
+        "drain_pps": (b.get("capacity") or {}).get("drain_pkts_per_s"),
         "rate_bps": rate.get("rate_bps"),
         "rate_flags": rate.get("flags"),
         "one_way_delay_s": (f.get("transfer") or {}).get("one_way_delay_s"),
@@ -536,7 +542,11 @@ def main():
             "pkts_per_wakeup", "queue_pkts", "mu_net_per_s", "irq_ns_per_pkt", "model_rate_bps", "model_loss", "model_time_s", "stage_a_mu_per_s",
             "stage_a_pkts_per_poll", "stage_a_queue_pkts", "stage_a_dgrams_per_skb", "loss_episode_pkts",
             "model_loss_episode_pkts", "mu_net_full_per_s", "cpu_ns_per_pkt_kept_up",
-            "cpu_ns_per_pkt_saturated")}
+            "cpu_ns_per_pkt_saturated", "capacity_pps", "capacity_cost_pps")}
+        bases = [d["daemon_before"].get("capacity_basis") for d in fr]
+        if any(bases):
+            dv["capacity_from_drain"] = sum(1 for x in bases if x == "saturated_drain")
+            dv["capacity_starts"] = len(bases)
         dv["queue_pkts_seen"] = sorted({d["daemon_before"].get("queue_pkts") for d in fr
                                         if d["daemon_before"].get("queue_pkts") is not None})
         claims = {}
@@ -604,6 +614,7 @@ def main():
         diag = diagnose(k, derived, dv, rates, mc, parse_size(meta["file_size"]),
                         meta.get("irq_time_accounting") is False,
                         loads.expect(meta.get("load"), k))
+        rec = outcomes([d for d in derived if d["k"] == k], eps, port)
         per_k[k] = {"sweep": sweep, "best": best and {"rate_bps": best["rate_bps"],
                                                       "time_s": best["time_s"]},
                     "best_held_out": held,
@@ -614,6 +625,8 @@ def main():
                     "pause": {"follow": pz, "follow_nopause": npz},
                     "daemon_inputs_at_follow": dv, "model_curve": mc, "loss_episodes": ep,
                     "claims": claims, "diagnosis": diag}
+        if rec:
+            per_k[k]["outcomes"] = rec
     res = {"meta": meta, "per_k": per_k, "runs": derived,
            "counts": {"runs": len(derived),
                       "disturbed": sum(1 for d in derived if d["disturbed"]),
@@ -648,6 +661,40 @@ def redo(outdir, draw, ap):
     print(md)
     if draw:
         plot(res, os.path.join(outdir, "fig4.png"))
+
+
+def outcomes(ds, eps, port):
+    """The daemon's own record of its predictions against the outcomes the
+    --follow senders reported (status "predictions", daemon/model/outcome.h)
+    at the end of these transfers: the last status record before the last
+    of them ended (+3 s for its REPORT), its entries and their summary:
+    median measured / predicted T, mean predicted and measured first-round
+    loss. None without a record."""
+    ts = [d["t_start_mono"] for d in ds if d.get("t_start_mono")]
+    te = [d["t_end_mono"] for d in ds if d.get("t_end_mono")]
+    if not ts or not te or not eps:
+        return None
+    t0, t1 = min(ts) * 1e9, max(te) * 1e9 + 3e9
+    last = [e for e in eps if t0 <= e["end_ns"] <= t1]
+    if not last:
+        return None
+    f = flow_of(last[-1], port) or {}
+    p = f.get("predictions") or {}
+    tr = [x for x in p.get("transfers") or []
+          if x.get("predicted_time_s") and x.get("measured_time_s")]
+    if not tr:
+        return None
+    ratios = [x["measured_time_s"] / x["predicted_time_s"] for x in tr]
+    lp = [x["predicted_loss"] for x in tr if x.get("predicted_loss") is not None]
+    lm = [x["measured_loss"] for x in tr if x.get("measured_loss") is not None]
+    keep = ("predicted_rate_bps", "sent_rate_bps", "predicted_time_s", "measured_time_s",
+            "predicted_loss", "measured_loss", "rounds")
+    return {"n": len(tr), "time_ratio_median": median(ratios),
+            "time_ratio_min": min(ratios), "time_ratio_max": max(ratios),
+            "loss_predicted_mean": sum(lp) / len(lp) if lp else None,
+            "loss_measured_mean": sum(lm) / len(lm) if lm else None,
+            "reported": p.get("reported"),
+            "transfers": [{key: x.get(key) for key in keep} for x in tr]}
 
 
 def export(res, outdir, dest):
@@ -767,7 +814,13 @@ def diagnose(k, derived, dv, rates, mc, file_bytes, irq_in_task, ps_count=None):
            "daemon_cost_ns": dv.get("cpu_ns_per_pkt"),
            "daemon_cpu_bound": dv.get("cpu_bound"),
            "model_rounds": mc.get("rounds") if mc else None}
-    if dv.get("cpu_ns_per_pkt") and dv.get("cpu_bound") is not None:
+    if dv.get("capacity_pps"):
+        # The capacity the daemon's solve had (the saturated drain where it
+        # took one); the cost's beside it.
+        out["model_capacity_bps"] = 1472 * 8 * dv["capacity_pps"]
+        if dv.get("capacity_cost_pps"):
+            out["model_capacity_cost_bps"] = 1472 * 8 * dv["capacity_cost_pps"]
+    elif dv.get("cpu_ns_per_pkt") and dv.get("cpu_bound") is not None:
         # Processor sharing; with interrupt time per arrival on the
         # receiver's CPU, the rate it keeps up with (solver/bneck.h).
         pps = 1 / ((dv["cpu_bound"] + 1) * dv["cpu_ns_per_pkt"] * 1e-9)
@@ -1040,6 +1093,29 @@ def table(res):
                     k, fmt(c["loss_pause"], "%.4f"), fmt(c["loss_nopause"], "%.4f"),
                     fmt(c["sd_pause"], "%.4f"), fmt(c["sd_nopause"], "%.4f"),
                     yn[c["holds"]] if c["holds"] is not None else "n/a: no PAUSE obeyed"))
+    if any(res["per_k"][k]["daemon_inputs_at_follow"].get("capacity_starts")
+           or res["per_k"][k].get("outcomes") for k in ks):
+        L.append("\n## The capacity the daemon used, and its own record of predictions against outcomes\n")
+        L.append("*capacity*: stage B's at the --follow starts (median), from the saturated drain at "
+                 "*drain* of them, the cost's beside it. *record*: rxbneckd's `predictions` "
+                 "(daemon/model/outcome.h) at the end of the k's transfers: measured / predicted T "
+                 "(median, range) and the mean first-round loss predicted and measured.\n")
+        L.append("| k | capacity (Gb/s) | from the drain | the cost's (Gb/s) | measured drain when lossy (Gb/s) "
+                 "| record: transfers | T measured / predicted | first-round loss predicted / measured |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for k in ks:
+            p = res["per_k"][k]
+            dv, dg, o = p["daemon_inputs_at_follow"], p["diagnosis"], p.get("outcomes") or {}
+            drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                k, fmt(dg.get("model_capacity_bps") and dg["model_capacity_bps"] / 1e9, "%.2f"),
+                "%s of %s" % (fmt(dv.get("capacity_from_drain"), "%d"), fmt(dv.get("capacity_starts"), "%d")),
+                fmt(dg.get("model_capacity_cost_bps") and dg["model_capacity_cost_bps"] / 1e9, "%.2f"),
+                fmt(drain and drain / 1e9, "%.2f"), fmt(o.get("n"), "%d"),
+                "%s (%s-%s)" % (fmt(o.get("time_ratio_median"), "%.3f"), fmt(o.get("time_ratio_min"), "%.2f"),
+                                fmt(o.get("time_ratio_max"), "%.2f")),
+                "%s / %s" % (fmt(o.get("loss_predicted_mean"), "%.4f"),
+                             fmt(o.get("loss_measured_mean"), "%.4f"))))
     return "\n".join(L) + "\n"
 
 

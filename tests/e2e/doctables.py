@@ -19,9 +19,11 @@ and NAME says which one it is:
            pooled, with pool.py's defaults (2000 bootstrap resamples,
            seed 1, one-run sweeps of 3 repeats and 3 --follow transfers)
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
-  loads    one row per run of LOADS (§5.5): the load, the daemon's plain and
-           effective count against the expected one, the run's best fixed
-           rate, and claims 3 and 1 judged by that run's own sweep
+  loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
+           daemon's plain and effective count against the expected one, the
+           run's best fixed rate, claims 3 and 1 judged by that run's own
+           sweep, the capacity against the measured drain, and the daemon's
+           own record of its predictions against the outcomes
 
 --check (the default) exits 1, printing a diff, when a table in the
 document is not what the kept runs give; when a kept run's table.md is not
@@ -69,7 +71,9 @@ MAKE_E2E = "make-e2e-s79"
 # §5.5: one run per load kind that is not busy loops (run.sh -L), each
 # judged by its own sweep.
 LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1"]
-KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS))
+# The same loads with the daemon's capacity from the saturated drain.
+LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-k1-drain"]
+KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -137,9 +141,10 @@ def loads_table(results):
     out = ["| load × k | #C; effective (expected), receiver's CPU | best fixed rate "
            "(Gb/s): T (s) | chosen (Gb/s) / best (claim 3, ±15 %) | `--follow` T / "
            "best (claim 1, ≤ 1.10) | verdict | model capacity; measured drain when lossy "
-           "(Gb/s) |",
-           "|---|---|---|---|---|---|---|"]
-    for d in LOADS:
+           "(Gb/s) | capacity from the drain at `--follow` starts | daemon's record: T measured "
+           "/ predicted (median); first-round loss predicted / measured (mean) |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for d in LOADS + LOADS_DRAIN:
         r = load(results, d)
         meta = r["meta"]
         k = int(meta["ks"][0])
@@ -162,14 +167,21 @@ def loads_table(results):
         dg = p.get("diagnosis") or {}
         cap = dg.get("model_capacity_bps")
         drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
-        out.append("| %s × %d | %s; %s (%.2f) | %s: %s | %s; %s | %s (%d) | %s | %s; %s |" % (
-            meta.get("load", "busy"), k, fmt(plain, "%.2f"), fmt(eff, "%.2f"),
+        dv, o = p.get("daemon_inputs_at_follow") or {}, p.get("outcomes") or {}
+        out.append("| %s × %d | %s; %s (%.2f) | %s: %s | %s; %s | %s (%d) | %s | %s; %s | %s | %s |" % (
+            meta.get("load", "busy") + (" (drain)" if d in LOADS_DRAIN else ""), k,
+            fmt(plain, "%.2f"), fmt(eff, "%.2f"),
             loads.expect(meta.get("load"), k),
             fmt(best.get("rate_bps") and best["rate_bps"] / 1e9, "%.2f"), fmt(tb, "%.3f"),
             fmt(c3.get("chosen_first_bps") and c3["chosen_first_bps"] / 1e9, "%.2f"),
             fmt(c3.get("ratio_first"), "%.2f"), fmt(c1, "%.3f"), n,
             "%s, %s" % ("3 holds" if ok3 else "3 fails", "1 holds" if ok1 else "1 fails"),
-            fmt(cap and cap / 1e9, "%.2f"), fmt(drain and drain / 1e9, "%.2f")))
+            fmt(cap and cap / 1e9, "%.2f"), fmt(drain and drain / 1e9, "%.2f"),
+            "%d of %d" % (dv["capacity_from_drain"], dv["capacity_starts"])
+            if dv.get("capacity_starts") else "–",
+            "%s (%d); %s / %s" % (fmt(o.get("time_ratio_median"), "%.3f"), o["n"],
+                                  fmt(o.get("loss_predicted_mean"), "%.4f"),
+                                  fmt(o.get("loss_measured_mean"), "%.4f")) if o else "–"))
     return "\n".join(out) + "\n"
 
 

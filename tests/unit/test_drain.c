@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon/model/drain.c and capacity.c: the saturated drain learned from
+ * synthetic blasts whose drain is known in closed form, and the model's
+ * capacity calibrated to it, checked against the solver's own capacity
+ * (bneck_compute()'s stage capacity, a second computation of the same
+ * rate from the calibrated inputs).
+ *
+ * The workload: a receiver on CPU 1 that pays C_NS per packet with a full
+ * queue. A blast covers a share of each 250-ms epoch; inside it the
+ * receiver is always runnable and gets a share s of its CPU, in slices of
+ * SLICE_NS on the CPU, each followed by a preemption of SLICE_NS (1 - s)/s;
+ * outside it sleeps. Its drain while behind the backlog is then s / C_NS
+ * packets per second whatever share of the epoch the blast covers, while
+ * pkts_out / epoch falls with that share.
+ */
+#include "tests/unit/inputs_fixture.h"
+
+#include "daemon/model/capacity.h"
+#include "daemon/model/drain.h"
+#include "solver/bneck.h"
+
+#define C_NS		1200.0
+#define SLICE_NS	3e6
+#define PAYLOAD		1472.0
+
+/*
+ * Epoch @seq: @hogs CPU-bound tasks counted on CPU 1 (@eff their effective
+ * count, < 0: not measured), a blast over @cover of the epoch in which the
+ * receiver gets @share of the CPU; @drops rcvbuf drops, @wakeups wake-ups.
+ */
+static struct rxb_epoch *blast(uint64_t seq, double hogs, double eff, double share,
+			       double cover, uint64_t drops, uint64_t wakeups)
+{
+	struct rxb_epoch *e = g_epoch(seq, hogs);
+	double stretch = cover * G_EPOCH_S * 1e9, slices = floor(stretch * share / SLICE_NS);
+	double pkts = floor(slices * SLICE_NS / C_NS);
+	struct rxb_sock_meas *s = g_sock(e, (uint64_t)pkts, pkts * C_NS, wakeups, drops);
+
+	if (eff >= 0) {
+		e->cpus[1].cpu_bound_eff = eff;
+		e->cpus[1].cpu_bound_eff_valid = true;
+	}
+	s->receivers_valid = true;
+	s->receiver_preemptions = (uint64_t)slices;
+	s->run_before_preempt_ns = SLICE_NS;
+	s->preempt_off_ns = SLICE_NS * (1 - share) / share;
+	return e;
+}
+
+/* The overflowed stage B's capacity (pkts / s) as the solver computes it. */
+static double solver_capacity_pps(const struct rxb_stage_inputs *st, uint32_t n)
+{
+	struct bneck_xfer x = {
+		.payload_bytes = PAYLOAD, .file_bytes = 200e6, .one_way_delay_s = 0.1,
+		.line_rate_bps = 10e9, .min_rate_bps = 0.2e9, .points = 16,
+		.rounds = BNECK_ROUNDS_BURST,
+	};
+	struct bneck_result r;
+	struct bneck_ws ws;
+	double c;
+
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, st, n, &x, NULL, &r), 0);
+	c = r.stage[n - 1].capacity_full_bps > 0 ? r.stage[n - 1].capacity_full_bps :
+						   r.stage[n - 1].capacity_bps;
+	bneck_ws_finish(&ws);
+	return c / (8 * PAYLOAD);
+}
+
+/*
+ * Two busy loops, the receiver with 0.9 of its fair third in the blasts
+ * (a hog's slices are not quite equal to its): the drain is 0.3 / C_NS
+ * from blasts that cover 30-100 % of their epochs, while the epoch's
+ * pkts_out / length would give 0.09-0.3 / C_NS. The solve's capacity is
+ * that drain.
+ */
+static void test_busy_loops(void **state)
+{
+	struct ifix *f = *state;
+	double truth = 0.9 / 3 / C_NS * 1e9, load;
+	uint64_t seq = 0, st = 7;
+
+	for (int i = 0; i < 8; i++)
+		ifix_take(f, g_light(++seq, 2, 20000, &st), G_EPOCH_S);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
+	assert_non_null(strstr(f->r.b.capacity.why, "no saturated drain yet"));
+	for (int i = 0; i < 6; i++) {
+		ifix_take(f, blast(++seq, 2, -1, 0.3, 0.3 + 0.14 * i, 500, 2), G_EPOCH_S);
+		ifix_take(f, g_light(++seq, 2, 20000, &st), G_EPOCH_S);
+	}
+	assert_int_equal(f->l.drain.taken, 6);
+	check_rel(drain_pkts_per_s(&f->l.drain, &load), truth, 1e-6);
+	check_rel(load, 2, 1e-12);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	assert_string_equal(capacity_basis_name(f->r.b.capacity.basis), "saturated_drain");
+	check_rel(f->r.b.capacity.pkts_per_s, truth, 1e-6);
+	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
+	check_rel(f->r.b.mu_net_per_s.v, f->r.stages[f->r.nstages - 1].mu_net_per_s, 0);
+	print_message("2 hogs: drain %.0f pkts/s (truth %.0f), the cost gave %.0f, scale %.3f\n",
+		      f->r.b.capacity.drain_pkts_per_s, truth, f->r.b.capacity.cost_pkts_per_s,
+		      f->r.b.capacity.scale);
+}
+
+/*
+ * A hog under a CPU quota: counted as 0.33 of a task (effective count),
+ * so the share the model gives is 1 / 1.33 = 0.75, while the receiver got
+ * 0.56 in the blasts. The capacity from the cost is 1.34 x the truth; the
+ * calibrated one is the truth. Then the load changes (a third hog) and the
+ * drain measured at the old one is not used; at the old load again it is,
+ * until it is older than DRAIN_MAX_AGE_NS.
+ */
+static void test_quota_and_staleness(void **state)
+{
+	struct ifix *f = *state;
+	double truth = 0.56 / C_NS * 1e9;
+	uint64_t seq = 0;
+
+	for (int i = 0; i < 6; i++)
+		ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1), G_EPOCH_S);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
+	check_rel(f->r.b.capacity.cost_pkts_per_s / truth, 1 / 1.33 / 0.56, 1e-3);
+	print_message("quota: drain %.0f pkts/s, the cost gave %.0f (x %.3f)\n",
+		      f->r.b.capacity.drain_pkts_per_s, f->r.b.capacity.cost_pkts_per_s,
+		      f->r.b.capacity.cost_pkts_per_s / truth);
+	/* Another load: an epoch without overflow keeps the drain, unused. */
+	ifix_take(f, blast(++seq, 3, 1.33, 0.25, 0.5, 0, 1), G_EPOCH_S);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
+	assert_non_null(strstr(f->r.b.capacity.why, "measured at #C+#I 0.33, now 1.33"));
+	/* The old load, within the age: used again. */
+	ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	/*
+	 * An overflow at the other load starts the sums again: the drain is
+	 * that load's alone (0.25 / C_NS, 25000 packets), not a mix; back at
+	 * the first load it is not used.
+	 */
+	ifix_take(f, blast(++seq, 3, 1.33, 0.25, 0.5, 300, 1), G_EPOCH_S);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), 0.25 / C_NS * 1e9, 1e-6);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), 0.25 / C_NS * 1e9, 1e-6);
+	ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
+	for (int i = 0; i < 2; i++)
+		ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1), G_EPOCH_S);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	/* Eleven minutes later. */
+	seq += 660;
+	ifix_take(f, blast(seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
+	assert_non_null(strstr(f->r.b.capacity.why, "s old"));
+	check_rel(f->r.b.capacity.pkts_per_s, f->r.b.capacity.cost_pkts_per_s, 0);
+}
+
+/*
+ * Overflowing epochs that do not measure a drain are refused and leave it
+ * as it was: many wake-ups (the receiver kept catching up), few packets,
+ * an unknown spin, busy time longer than the epoch; an epoch without
+ * overflow is not taken at all.
+ */
+static void test_refused(void **state)
+{
+	struct ifix *f = *state;
+	struct rxb_epoch *e;
+	double before;
+	uint64_t seq = 0;
+
+	for (int i = 0; i < 4; i++)
+		ifix_take(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1), G_EPOCH_S);
+	before = drain_pkts_per_s(&f->l.drain, NULL);
+	check_rel(before, 0.3 / C_NS * 1e9, 1e-6);
+	ifix_take(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1000), G_EPOCH_S);
+	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
+	e->socks[0].pkts_out = 500;
+	ifix_take(f, e, G_EPOCH_S);
+	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
+	e->socks[0].empty_reads = e->socks[0].pkts_out;
+	ifix_take(f, e, G_EPOCH_S);
+	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
+	e->socks[0].run_before_preempt_ns /= 3;
+	ifix_take(f, e, G_EPOCH_S);
+	assert_int_equal(f->l.drain.refused, 4);
+	ifix_take(f, blast(++seq, 2, -1, 0.3, 1.0, 0, 1), G_EPOCH_S);
+	assert_int_equal(f->l.drain.refused, 4);
+	assert_int_equal(f->l.drain.taken, 4);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), before, 1e-12);
+}
+
+/*
+ * capacity_calibrate() on its own, with I/O-bound tasks (the end-system
+ * net's share is not linear in mu_net then) and interrupt time per
+ * packet: the scaled inputs give the target capacity in the solver, and
+ * the overflowed rate keeps its ratio to the kept-up one.
+ */
+static void test_calibrate_io_irq(void **state)
+{
+	struct rxb_stage_inputs in = {
+		.cpu_bound = 1, .io_bound = 1, .mu_pio_per_s = 2000, .mu_disk_per_s = 500,
+		.mu_net_per_s = 1e9 / (900.0 * 64), .mu_net_full_per_s = 1e9 / (1100.0 * 64),
+		.queue_pkts = 3000, .batch_pkts = 64, .irq_ns_per_pkt = 150,
+	};
+	struct drain d = { .pkts = 1e5, .busy_ns = 1e5 / 300000.0 * 1e9, .load_pkts = 2e5,
+			   .ok = true, .taken = 3, .last_ns = 1000 };
+	double ratio = in.mu_net_full_per_s / in.mu_net_per_s;
+	struct capacity c;
+
+	(void)state;
+	capacity_calibrate(&d, 2.2, 2000, &in, &c);
+	assert_int_equal(c.basis, CAPACITY_DRAIN);
+	check_rel(c.drain_pkts_per_s, 300000, 1e-12);
+	check_rel(solver_capacity_pps(&in, 1), 300000, 1e-6);
+	check_rel(in.mu_net_full_per_s / in.mu_net_per_s, ratio, 1e-12);
+	check_rel(capacity_pkts_per_s(&in, in.mu_net_full_per_s), 300000, 1e-6);
+	print_message("#C 1, #I 1, irq 150 ns: scale %.4f, cost gave %.0f pkts/s\n", c.scale,
+		      c.cost_pkts_per_s);
+	/* A drain four times off the cost is not taken. */
+	in.mu_net_full_per_s /= 8;
+	in.mu_net_per_s /= 8;
+	capacity_calibrate(&d, 2.2, 2000, &in, &c);
+	assert_int_equal(c.basis, CAPACITY_COST);
+	assert_non_null(strstr(c.why, "not taken"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		IFIX_TEST(test_busy_loops),
+		IFIX_TEST(test_quota_and_staleness),
+		IFIX_TEST(test_refused),
+		cmocka_unit_test(test_calibrate_io_irq),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -26,6 +26,9 @@ static const char *const legend[][2] = {
 	       "the device's ring or the per-CPU backlog (A)" },
 	{ "mu_P-Net", "the receiver's service rate: batches of N packets it drains per\n"
 		      "second when alone on its CPU (1 / (N x cost per packet))" },
+	{ "c", "stage B's capacity: the packets per second the receiver drains with a\n"
+	       "full queue, its saturated drain where measured at this load, else\n"
+	       "what mu_P-Net, N and the tasks' share give (shown in b/s of payload)" },
 	{ "mu_A", "NAPI polls per second the device's softirq would serve (stage A)" },
 	{ "mu_P-I/O", "CPU bursts per second of an I/O-bound task running alone" },
 	{ "mu_D", "disk completions per second" },

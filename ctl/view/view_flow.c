@@ -131,7 +131,86 @@ static void placement(FILE *f, const struct json_object *b)
 	}
 }
 
-static void stage_b(FILE *f, const struct json_object *in, unsigned flags)
+/* The packets' payload, to say stage B's capacity in bits per second. */
+static double payload_bytes(const struct json_object *fl)
+{
+	double b = jpath_num(fl, "transfer.payload_bytes");
+
+	if (!(b > 0))
+		b = jpath_num(jpath_at(fl, "transfers", 0), "transfer.payload_bytes");
+	return b > 0 ? b : NAN;
+}
+
+/* "262 k/s", or "-" when not known. */
+static const char *per_s(char *buf, double v)
+{
+	size_t n = strlen(vfmt_si(buf, v));
+
+	if (isfinite(v))
+		snprintf(buf + n, VFMT_LEN - n, "/s");
+	return buf;
+}
+
+/* Where stage B's capacity (c) came from, in the layout of input_row(). */
+static void capacity_source(FILE *f, const struct json_object *c)
+{
+	const char *basis = jpath_str(c, "basis"), *note = jpath_str(c, "note");
+	double refused = jpath_num(c, "drain_epochs_refused");
+	char a[VFMT_LEN], b[VFMT_LEN], g[VFMT_LEN], w[TEXT_LEN];
+
+	if (basis && !strcmp(basis, "saturated_drain")) {
+		fprintf(f, "from the saturated drain: %s epochs at load %s",
+			vfmt_count(a, jpath_num(c, "drain_epochs")),
+			vfmt_fixed(b, jpath_num(c, "drain_load"), 2));
+		if (refused > 0)
+			fprintf(f, " (%s refused)", vfmt_count(g, refused));
+		fprintf(f, ", mu_P-Net x %s", vfmt_fixed(a, jpath_num(c, "scale"), 2));
+		return;
+	}
+	fputs(basis && !strcmp(basis, "cost") ? "from the per-packet cost" : VFMT_NONE, f);
+	if (note && note[0])
+		fprintf(f, ": %s", vfmt_text(w, sizeof(w), note));
+}
+
+/* Stage B's capacity: packets / s the solve had, in b/s of payload. */
+static void capacity_row(FILE *f, const struct json_object *b, double payload)
+{
+	const struct json_object *c = jpath_obj(b, "capacity");
+	double pps = jpath_num(c, "pkts_per_s");
+	char val[VFMT_LEN];
+
+	if (isfinite(payload))
+		vfmt_rate(val, pps * payload * 8.0);
+	else
+		per_s(val, pps);
+	fprintf(f, "%*s%-36s %14s  ", ROW_IND, "", "receiver capacity (c)", val);
+	if (!c)
+		fputs("not reported by the daemon", f);
+	else
+		capacity_source(f, c);
+	fputc('\n', f);
+}
+
+/* -v: both capacities beside each other, and the drain behind the one. */
+static void capacity_detail(FILE *f, const struct json_object *in)
+{
+	const struct json_object *c = jpath_obj(in, "stage_b.capacity");
+	char a[VFMT_LEN], b[VFMT_LEN], g[VFMT_LEN], h[VFMT_LEN], k[VFMT_LEN], m[VFMT_LEN];
+
+	if (!c)
+		return;
+	view_key(f, IND, "capacity");
+	fprintf(f, "packets: %s from the cost, %s saturated drain at load %s "
+		"(%s epochs, %s refused); mu_P-Net scale %s\n",
+		per_s(a, jpath_num(c, "cost_pkts_per_s")),
+		per_s(b, jpath_num(c, "drain_pkts_per_s")),
+		vfmt_fixed(g, jpath_num(c, "drain_load"), 2),
+		vfmt_count(h, jpath_num(c, "drain_epochs")),
+		vfmt_count(k, jpath_num(c, "drain_epochs_refused")),
+		vfmt_fixed(m, jpath_num(c, "scale"), 2));
+}
+
+static void stage_b(FILE *f, const struct json_object *in, double payload, unsigned flags)
 {
 	const struct json_object *b = jpath_obj(in, "stage_b");
 	const char *basis = jpath_str(b, "cpu_cost.basis");
@@ -147,6 +226,7 @@ static void stage_b(FILE *f, const struct json_object *in, unsigned flags)
 			fprintf(f, "%*s%-36s %14s  estimate: %s (%s)\n", ROW_IND, "", "", "",
 				vfmt_text(t, 32, basis), basis_words(basis));
 	}
+	capacity_row(f, b, payload);
 	if (jpath_bool(b, "io_bound_ignored") == 1)
 		fprintf(f, "%*s#I is not modelled: the disk rates are not measured\n", ROW_IND, "");
 	for (size_t i = 0; i < sizeof(stage_b_extra) / sizeof(stage_b_extra[0]); i++)
@@ -492,7 +572,7 @@ void view_flow(FILE *f, const struct json_object *fl, unsigned flags)
 	report(f, fl);
 	view_flow_predictions(f, IND, fl);
 	costs_origin(f, in);
-	stage_b(f, in, flags);
+	stage_b(f, in, payload_bytes(fl), flags);
 	stage_a(f, in);
 	if (note && note[0]) {
 		view_key(f, IND, "note");
@@ -500,6 +580,7 @@ void view_flow(FILE *f, const struct json_object *fl, unsigned flags)
 	}
 	if (flags & VIEW_VERBOSE) {
 		cost_estimates(f, in);
+		capacity_detail(f, in);
 		solved(f, fl);
 	}
 	view_pause(f, jpath_obj(fl, "pause"), flags);

@@ -266,6 +266,54 @@ static void test_full_status(void **state)
 	json_object_put(doc);
 }
 
+/* Stage B's capacity from each basis, one with nothing known, one from a
+ * daemon that does not report it. */
+static const char doc_capacity[] =
+"{\"flows\":["
+"{\"port\":9000,\"transfer\":{\"payload_bytes\":1468},\"inputs\":{\"stage_b\":{"
+" \"capacity\":{\"basis\":\"saturated_drain\",\"pkts_per_s\":535000,"
+"  \"cost_pkts_per_s\":612000,\"drain_pkts_per_s\":535000,\"drain_load\":2.02,"
+"  \"drain_epochs\":31,\"drain_epochs_refused\":2,\"scale\":0.874,\"note\":\"\"}}}},"
+"{\"port\":9001,\"transfers\":[{\"transfer\":{\"payload_bytes\":1000}}],"
+" \"inputs\":{\"stage_b\":{"
+" \"capacity\":{\"basis\":\"cost\",\"pkts_per_s\":262398,\"cost_pkts_per_s\":262398,"
+"  \"drain_pkts_per_s\":null,\"drain_load\":null,\"drain_epochs\":0,"
+"  \"drain_epochs_refused\":0,\"scale\":1,"
+"  \"note\":\"the drain has 8000 packets, needs 20000\"}}}},"
+"{\"port\":9002,\"inputs\":{\"stage_b\":{"
+" \"capacity\":{\"basis\":\"cost\",\"pkts_per_s\":null,\"cost_pkts_per_s\":null,"
+"  \"drain_pkts_per_s\":null,\"drain_load\":null,\"drain_epochs\":0,"
+"  \"drain_epochs_refused\":0,\"scale\":null,\"note\":\"no traffic seen\"}}}},"
+"{\"port\":9003,\"transfer\":{\"payload_bytes\":1468},\"inputs\":{\"stage_b\":{}}}]}";
+
+static void test_capacity(void **state)
+{
+	struct json_object *doc = parse(doc_capacity);
+	char *t = render(view_status, doc, 0), *v = render(view_status, doc, VIEW_VERBOSE);
+
+	(void)state;
+	assert_no_nonfinite(t);
+	assert_no_nonfinite(v);
+	/* 535000 packets/s x 1468 B x 8 = 6.283 Gb/s of payload. */
+	assert_contains(t, "receiver capacity (c)                    6.283 Gb/s  from the saturated "
+			"drain: 31 epochs at load 2.02 (2 refused), mu_P-Net x 0.87\n");
+	/* 262398 x 1000 B x 8 = 2.099 Gb/s; the payload of the flow's first transfer. */
+	assert_contains(t, "receiver capacity (c)                    2.099 Gb/s  from the per-packet "
+			"cost: the drain has 8000 packets, needs 20000\n");
+	assert_contains(t, "receiver capacity (c)                             -  from the per-packet "
+			"cost: no traffic seen\n");
+	assert_contains(t, "receiver capacity (c)                             -  not reported by "
+			"the daemon\n");
+	assert_null(strstr(t, "capacity     :"));
+	assert_contains(v, "capacity     : packets: 612 k/s from the cost, 535 k/s saturated "
+			"drain at load 2.02 (31 epochs, 2 refused); mu_P-Net scale 0.87\n");
+	assert_contains(v, "capacity     : packets: - from the cost, - saturated drain at load - "
+			"(0 epochs, 0 refused); mu_P-Net scale -\n");
+	free(t);
+	free(v);
+	json_object_put(doc);
+}
+
 static void test_measure_record(void **state)
 {
 	static const char rec[] =
@@ -453,6 +501,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_missing_values),
 	cmocka_unit_test(test_hostile_values),
 	cmocka_unit_test(test_full_status),
+	cmocka_unit_test(test_capacity),
 	cmocka_unit_test(test_measure_record),
 	cmocka_unit_test(test_measure_stage_a),
 	cmocka_unit_test(test_senders_reload_version),

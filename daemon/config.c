@@ -57,6 +57,8 @@ static const char *const batch_names[] = { "partial", "strict", NULL };
 static const char *const rounds_names[] = { "burst", "seed", NULL };
 static const char *const loss_names[] = { "queue", "windows", NULL };
 static const char *const episode_names[] = { "off", "measured", NULL };
+/* In the order of enum capacity_mode (daemon/model/capacity.h). */
+static const char *const capacity_names[] = { "cost", "drain", NULL };
 
 /* In the order of enum buffer_mode and enum buffer_policy (daemon/model/buffer.h). */
 static const char *const buffer_mode_names[] = { "off", "advise", "apply", NULL };
@@ -143,6 +145,8 @@ static const struct config_key keys[] = {
 		 "Burst rounds: off (a packet lost is a round) or measured (loss comes in episodes of the measured size)."),
 	ROW_ENUM(model, rate_uncertainty, episode_names, "off", LIVE,
 		 "off (the receiver's rate is taken as known) or measured (the rate minimises the time expected over its measured spread)."),
+	ROW_ENUM(model, capacity, capacity_names, "cost", LIVE,
+		 "Stage B's capacity: cost (per-packet cost and counted load) or drain (the measured saturated drain, where usable)."),
 
 	/* [control] */
 	ROW_T(control, listen_address, CONFIG_ADDRESS_LIST, "127.0.0.1 ::1", RESTART,

@@ -157,6 +157,7 @@ struct rxb_config {
 		bool queue_depth_cost;
 		int loss_episodes;	/* 0 off, 1 measured */
 		int rate_uncertainty;	/* 0 off, 1 measured */
+		int capacity;		/* enum capacity_mode: 0 cost, 1 drain */
 	} model;
 	struct {
 		struct rxb_addr_list listen_address;	/* at least one */

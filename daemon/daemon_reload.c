@@ -37,6 +37,7 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->loss_episodes = cfg->model.loss_episodes == 1;
 	p->depth_cost = cfg->model.queue_depth_cost;
 	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
+	p->capacity = (enum capacity_mode)cfg->model.capacity;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
 	p->linger_ns = (uint64_t)cfg->measure.flow_linger_s * RXB_NSEC_PER_SEC;
 	p->pause.enabled = cfg->pause.enabled;
@@ -420,6 +421,7 @@ static void model_effective(const struct flows_params *p, struct rxb_config *out
 	out->model.loss_episodes = p->loss_episodes;
 	out->model.queue_depth_cost = p->depth_cost;
 	out->model.rate_uncertainty = p->rate_uncertainty;
+	out->model.capacity = (int)p->capacity;
 	out->measure.flow_linger_s = (uint32_t)(p->linger_ns / RXB_NSEC_PER_SEC);
 	out->pause.enabled = p->pause.enabled;
 	out->pause.min_window_us = (uint32_t)(p->pause.min_window_ns / RXB_NSEC_PER_USEC);

@@ -18,6 +18,11 @@ const char *capacity_basis_name(enum capacity_basis b)
 	return b == CAPACITY_DRAIN ? "saturated_drain" : "cost";
 }
 
+const char *capacity_mode_name(enum capacity_mode m)
+{
+	return m == CAPACITY_MODE_DRAIN ? "drain" : "cost";
+}
+
 double capacity_pkts_per_s(const struct rxb_stage_inputs *in, double mu)
 {
 	struct tagged_rates r = {
@@ -70,14 +75,17 @@ static double mu_for(const struct rxb_stage_inputs *in, double mu, double target
 }
 
 void capacity_calibrate(const struct drain *d, double load, uint64_t now_ns,
-			struct rxb_stage_inputs *in, struct capacity *c)
+			enum capacity_mode mode, struct rxb_stage_inputs *in,
+			struct capacity *c)
 {
 	double ref = in->mu_net_full_per_s > 0 ? in->mu_net_full_per_s : in->mu_net_per_s;
 	double mu, f;
 
 	memset(c, 0, sizeof(*c));
+	c->mode = mode;
 	c->basis = CAPACITY_COST;
 	c->scale = 1;
+	c->drain_scale = NAN;
 	c->cost_pkts_per_s = capacity_pkts_per_s(in, ref);
 	c->pkts_per_s = c->cost_pkts_per_s;
 	c->drain_pkts_per_s = drain_pkts_per_s(d, &c->drain_load);
@@ -90,6 +98,13 @@ void capacity_calibrate(const struct drain *d, double load, uint64_t now_ns,
 		snprintf(c->why, sizeof(c->why),
 			 "saturated drain %.0f pkts/s against %.0f from the cost: not taken",
 			 c->drain_pkts_per_s, c->cost_pkts_per_s);
+		return;
+	}
+	c->drain_scale = f;
+	if (mode != CAPACITY_MODE_DRAIN) {
+		snprintf(c->why, sizeof(c->why),
+			 "[model] capacity = cost; the saturated drain (%.0f pkts/s) would scale it x %.3f",
+			 c->drain_pkts_per_s, f);
 		return;
 	}
 	in->mu_net_per_s *= f;

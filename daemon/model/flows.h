@@ -231,6 +231,7 @@ struct flows_params {
 	bool loss_episodes;		/* [model] loss_episodes = measured */
 	bool depth_cost;		/* [model] queue_depth_cost */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
+	enum capacity_mode capacity;	/* [model] capacity */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
 	uint64_t linger_ns;		/* [measure] flow_linger_s */
 	int irq_time_accounting;	/* CONFIG_IRQ_TIME_ACCOUNTING: 1, 0, < 0 unknown */

@@ -305,7 +305,7 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	n = clamp_u32(b->pkts_per_wakeup.v, 1, k);
 	value_set(&b->mu_net_per_s, 1e9 / (b->cpu_ns_per_pkt.v * n), src);
 	stage_b(env, k, n, b, &out->stages[out->nstages]);
-	capacity_calibrate(&l->drain, inputs_receiver_load(b), env->now_ns,
+	capacity_calibrate(&l->drain, inputs_receiver_load(b), env->now_ns, env->capacity,
 			   &out->stages[out->nstages], &b->capacity);
 	if (b->capacity.basis == CAPACITY_DRAIN) {
 		b->mu_net_per_s.v = out->stages[out->nstages].mu_net_per_s;

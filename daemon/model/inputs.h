@@ -186,6 +186,7 @@ struct inputs_env {
 					 * saturated one above */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured:
 					 * rate_rel_sd into the solve */
+	enum capacity_mode capacity;	/* [model] capacity */
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at the epoch's end */
 };
 

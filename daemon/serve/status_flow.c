@@ -101,6 +101,7 @@ static void capacity_json(struct json_writer *w, const struct capacity *c,
 			  const struct drain *d)
 {
 	json_obj_begin(w, "capacity");
+	json_str(w, "mode", capacity_mode_name(c->mode));
 	json_str(w, "basis", capacity_basis_name(c->basis));
 	json_double(w, "pkts_per_s", c->pkts_per_s);
 	json_double(w, "cost_pkts_per_s", c->cost_pkts_per_s);
@@ -109,6 +110,7 @@ static void capacity_json(struct json_writer *w, const struct capacity *c,
 	json_uint(w, "drain_epochs", d->taken);
 	json_uint(w, "drain_epochs_refused", d->refused);
 	json_double(w, "scale", c->scale);
+	json_double(w, "drain_scale", c->drain_scale);
 	json_str(w, "note", c->why);
 	json_obj_end(w);
 }

@@ -7,7 +7,8 @@
 # first to its last (per_round[0].rx_rate_bps): in a round that overflowed
 # from its start, the rate it drained at. Checked:
 #  - the daemon learned a saturated drain from the transfers' epochs, at
-#    #C + #I about 2, and took it as stage B's capacity (capacity.basis
+#    #C + #I about 2, and with [model] capacity = drain took it as stage
+#    B's capacity (capacity.mode "drain", capacity.basis
 #    "saturated_drain", capacity.pkts_per_s that drain);
 #  - it is within 10 % of the receiver's own first-round rate (the mean
 #    over the transfers).
@@ -28,7 +29,8 @@ PAYLOAD=1456
 attempt() {
 	local p rp i
 	p=$(free_port)
-	write_conf "$T/d.conf" "[measure] interval_ms = 250" "[measure] watch_ports = $p"
+	write_conf "$T/d.conf" "[measure] interval_ms = 250" "[measure] watch_ports = $p" \
+		"[model] capacity = drain"
 	start_daemon "$T/d.conf"
 	stress-ng --cpu 2 --taskset 1 --timeout 40s --quiet &
 	local hogs=$!
@@ -74,6 +76,7 @@ if c is None or not 1.6 <= c <= 2.5 or max(rates) > 1.25 * min(rates):
     sys.exit(3)
 assert cap["drain_epochs"] >= 2, cap
 assert abs(cap["drain_load"] - c) <= 0.5, (cap["drain_load"], c)
+assert cap["mode"] == "drain", cap
 assert cap["basis"] == "saturated_drain", cap
 assert abs(cap["pkts_per_s"] / cap["drain_pkts_per_s"] - 1) < 1e-9, cap
 want = statistics.mean(rates)

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/config.h"
+#include "daemon/model/capacity.h"
 #include "solver/bneck.h"
 #include "tests/unit/unit_main.h"
 
@@ -78,6 +79,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_BURST);
 	assert_int_equal(c.model.loss_episodes, 1);
 	assert_int_equal(c.model.rate_uncertainty, 0);
+	assert_int_equal(c.model.capacity, CAPACITY_MODE_COST);
 	assert_false(c.model.queue_depth_cost);
 	/* docs/PROTOCOL.md §1, §9 (and sendsrv_limits_default()). */
 	assert_int_equal(c.control.listen_address.n, 2);
@@ -259,6 +261,7 @@ static void test_every_key_set(void **state)
 		"loss_episodes = off\n"
 		"rate_uncertainty = measured\n"
 		"loss = windows\n"
+		"capacity = drain\n"
 		"[control]\n"
 		"listen_address = ::\n"
 		"port = 7000\n"
@@ -351,6 +354,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.model.loss_episodes, 0);
 	assert_int_equal(c.model.rate_uncertainty, 1);
 	assert_int_equal(c.model.loss, 1);
+	assert_int_equal(c.model.capacity, CAPACITY_MODE_DRAIN);
 	assert_true(c.model.queue_depth_cost);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");
@@ -507,6 +511,10 @@ static void test_bad_values_every_type(void **state)
 		{ "[measure]\nattach = kprobe\n", 2,
 		  { "[measure] attach: 'kprobe' is not valid", "one of: auto, tp_btf, raw_tp, none" } },
 		{ "[model]\nbatch_rule = loose\n", 2, { "[model] batch_rule:", "one of: partial, strict" } },
+		{ "[model]\ncapacity = drained\n", 2,
+		  { "[model] capacity: 'drained' is not valid", "one of: cost, drain" } },
+		{ "[model]\ncapacity = cost drain\n", 2, { "[model] capacity: 'cost drain' is not valid" } },
+		{ "[model]\ncapacity =\n", 2, { "[model] capacity:" } },
 		/* CONFIG_PORT_LIST */
 		{ "[measure]\nwatch_ports = 80 http\n", 2, { "[measure] watch_ports: 'http' is not a port 1..65535" } },
 		{ "[measure]\nwatch_ports = 80 0\n", 2, { "'0' is not a port" } },

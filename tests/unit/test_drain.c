@@ -20,6 +20,19 @@
 #include "daemon/model/drain.h"
 #include "solver/bneck.h"
 
+/* @e into @f with [model] capacity = @mode; frees @e. */
+static void take_mode(struct ifix *f, struct rxb_epoch *e, enum capacity_mode mode)
+{
+	struct inputs_env env = env_for(e);
+
+	env.capacity = mode;
+	inputs_update(&f->l, &f->d, PORT, e, G_EPOCH_S, &env, &f->r);
+	free(e);
+}
+
+/* The tests below run with [model] capacity = drain unless they say. */
+#define dtake(f, e) take_mode(f, e, CAPACITY_MODE_DRAIN)
+
 #define C_NS		1200.0
 #define SLICE_NS	3e6
 #define PAYLOAD		1472.0
@@ -82,12 +95,12 @@ static void test_busy_loops(void **state)
 	uint64_t seq = 0, st = 7;
 
 	for (int i = 0; i < 8; i++)
-		ifix_take(f, g_light(++seq, 2, 20000, &st), G_EPOCH_S);
+		dtake(f, g_light(++seq, 2, 20000, &st));
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
 	assert_non_null(strstr(f->r.b.capacity.why, "no saturated drain yet"));
 	for (int i = 0; i < 6; i++) {
-		ifix_take(f, blast(++seq, 2, -1, 0.3, 0.3 + 0.14 * i, 500, 2), G_EPOCH_S);
-		ifix_take(f, g_light(++seq, 2, 20000, &st), G_EPOCH_S);
+		dtake(f, blast(++seq, 2, -1, 0.3, 0.3 + 0.14 * i, 500, 2));
+		dtake(f, g_light(++seq, 2, 20000, &st));
 	}
 	assert_int_equal(f->l.drain.taken, 6);
 	check_rel(drain_pkts_per_s(&f->l.drain, &load), truth, 1e-6);
@@ -117,7 +130,7 @@ static void test_quota_and_staleness(void **state)
 	uint64_t seq = 0;
 
 	for (int i = 0; i < 6; i++)
-		ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1), G_EPOCH_S);
+		dtake(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1));
 	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
 	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
@@ -126,31 +139,31 @@ static void test_quota_and_staleness(void **state)
 		      f->r.b.capacity.drain_pkts_per_s, f->r.b.capacity.cost_pkts_per_s,
 		      f->r.b.capacity.cost_pkts_per_s / truth);
 	/* Another load: an epoch without overflow keeps the drain, unused. */
-	ifix_take(f, blast(++seq, 3, 1.33, 0.25, 0.5, 0, 1), G_EPOCH_S);
+	dtake(f, blast(++seq, 3, 1.33, 0.25, 0.5, 0, 1));
 	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
 	assert_non_null(strstr(f->r.b.capacity.why, "measured at #C+#I 0.33, now 1.33"));
 	/* The old load, within the age: used again. */
-	ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
+	dtake(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1));
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
 	/*
 	 * An overflow at the other load starts the sums again: the drain is
 	 * that load's alone (0.25 / C_NS, 25000 packets), not a mix; back at
 	 * the first load it is not used.
 	 */
-	ifix_take(f, blast(++seq, 3, 1.33, 0.25, 0.5, 300, 1), G_EPOCH_S);
+	dtake(f, blast(++seq, 3, 1.33, 0.25, 0.5, 300, 1));
 	check_rel(drain_pkts_per_s(&f->l.drain, NULL), 0.25 / C_NS * 1e9, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
 	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), 0.25 / C_NS * 1e9, 1e-6);
-	ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
+	dtake(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1));
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
 	for (int i = 0; i < 2; i++)
-		ifix_take(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1), G_EPOCH_S);
+		dtake(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1));
 	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
 	/* Eleven minutes later. */
 	seq += 660;
-	ifix_take(f, blast(seq, 2, 0.33, 0.56, 0.5, 0, 1), G_EPOCH_S);
+	dtake(f, blast(seq, 2, 0.33, 0.56, 0.5, 0, 1));
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
 	assert_non_null(strstr(f->r.b.capacity.why, "s old"));
 	check_rel(f->r.b.capacity.pkts_per_s, f->r.b.capacity.cost_pkts_per_s, 0);
@@ -170,21 +183,21 @@ static void test_refused(void **state)
 	uint64_t seq = 0;
 
 	for (int i = 0; i < 4; i++)
-		ifix_take(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1), G_EPOCH_S);
+		dtake(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1));
 	before = drain_pkts_per_s(&f->l.drain, NULL);
 	check_rel(before, 0.3 / C_NS * 1e9, 1e-6);
-	ifix_take(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1000), G_EPOCH_S);
+	dtake(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1000));
 	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
 	e->socks[0].pkts_out = 500;
-	ifix_take(f, e, G_EPOCH_S);
+	dtake(f, e);
 	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
 	e->socks[0].empty_reads = e->socks[0].pkts_out;
-	ifix_take(f, e, G_EPOCH_S);
+	dtake(f, e);
 	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
 	e->socks[0].run_before_preempt_ns /= 3;
-	ifix_take(f, e, G_EPOCH_S);
+	dtake(f, e);
 	assert_int_equal(f->l.drain.refused, 4);
-	ifix_take(f, blast(++seq, 2, -1, 0.3, 1.0, 0, 1), G_EPOCH_S);
+	dtake(f, blast(++seq, 2, -1, 0.3, 1.0, 0, 1));
 	assert_int_equal(f->l.drain.refused, 4);
 	assert_int_equal(f->l.drain.taken, 4);
 	check_rel(drain_pkts_per_s(&f->l.drain, NULL), before, 1e-12);
@@ -209,7 +222,7 @@ static void test_calibrate_io_irq(void **state)
 	struct capacity c;
 
 	(void)state;
-	capacity_calibrate(&d, 2.2, 2000, &in, &c);
+	capacity_calibrate(&d, 2.2, 2000, CAPACITY_MODE_DRAIN, &in, &c);
 	assert_int_equal(c.basis, CAPACITY_DRAIN);
 	check_rel(c.drain_pkts_per_s, 300000, 1e-12);
 	check_rel(solver_capacity_pps(&in, 1), 300000, 1e-6);
@@ -220,9 +233,94 @@ static void test_calibrate_io_irq(void **state)
 	/* A drain four times off the cost is not taken. */
 	in.mu_net_full_per_s /= 8;
 	in.mu_net_per_s /= 8;
-	capacity_calibrate(&d, 2.2, 2000, &in, &c);
+	capacity_calibrate(&d, 2.2, 2000, CAPACITY_MODE_DRAIN, &in, &c);
 	assert_int_equal(c.basis, CAPACITY_COST);
 	assert_non_null(strstr(c.why, "not taken"));
+}
+
+/*
+ * [model] capacity = cost: the same learned state with and without its
+ * drain gives bit-identical stage inputs, while the drain, usable, is
+ * reported (drain_scale) and with capacity = drain changes them.
+ */
+static void test_cost_mode_identical(void **state)
+{
+	struct ifix *f = *state;
+	struct learn *bare = malloc(sizeof(*bare));
+	struct inputs *with = malloc(sizeof(*with)), *without = malloc(sizeof(*without));
+	struct rxb_epoch *e;
+	struct inputs_env env;
+	uint64_t seq = 0, st = 7;
+
+	assert_non_null(bare);
+	assert_non_null(with);
+	assert_non_null(without);
+	for (int i = 0; i < 6; i++) {
+		take_mode(f, blast(++seq, 2, -1, 0.3, 0.3 + 0.14 * i, 500, 2), CAPACITY_MODE_COST);
+		take_mode(f, g_light(++seq, 2, 20000, &st), CAPACITY_MODE_COST);
+	}
+	assert_int_equal(f->l.drain.taken, 6);
+	*bare = f->l;
+	memset(&bare->drain, 0, sizeof(bare->drain));
+	e = blast(++seq, 2, -1, 0.3, 0.5, 0, 2);
+	env = env_for(e);
+	env.capacity = CAPACITY_MODE_COST;
+	inputs_compute(&f->l, &f->d, PORT, e, &env, with);
+	inputs_compute(bare, &f->d, PORT, e, &env, without);
+	assert_int_equal(with->nstages, without->nstages);
+	assert_true(with->nstages > 0);
+	assert_memory_equal(with->stages, without->stages,
+			    sizeof(with->stages[0]) * with->nstages);
+	assert_int_equal(with->b.capacity.basis, CAPACITY_COST);
+	assert_true(isfinite(with->b.capacity.drain_scale));
+	assert_true(fabs(with->b.capacity.drain_scale - 1) > 0.05);
+	assert_true(isnan(without->b.capacity.drain_scale));
+	assert_non_null(strstr(with->b.capacity.why, "[model] capacity = cost"));
+	assert_string_equal(capacity_mode_name(with->b.capacity.mode), "cost");
+	env.capacity = CAPACITY_MODE_DRAIN;
+	inputs_compute(&f->l, &f->d, PORT, e, &env, with);
+	assert_int_equal(with->b.capacity.basis, CAPACITY_DRAIN);
+	check_rel(with->stages[with->nstages - 1].mu_net_per_s,
+		  without->stages[without->nstages - 1].mu_net_per_s *
+			  with->b.capacity.scale, 1e-12);
+	free(e);
+	free(bare);
+	free(with);
+	free(without);
+}
+
+/*
+ * Closed form: #C CPU-bound tasks, no I/O-bound ones, so the receiver's
+ * service rate is mu / (#C + 1) (equal-share processor sharing) and the
+ * stage's capacity x / (1 + x irq) with x = N mu / (#C + 1). The scaled
+ * mu must be (#C + 1) / N x D / (1 - D irq) for a drain D; with capacity
+ * = cost nothing moves.
+ */
+static void test_closed_form(void **state)
+{
+	const double dr = 250000, irq_s = 200e-9, n = 32, cpu = 2;
+	struct rxb_stage_inputs in = {
+		.cpu_bound = cpu, .mu_pio_per_s = 2000, .mu_disk_per_s = 500,
+		.mu_net_per_s = 1e9 / (1500.0 * n),
+		.queue_pkts = 3000, .batch_pkts = n, .irq_ns_per_pkt = irq_s * 1e9,
+	};
+	struct rxb_stage_inputs orig = in;
+	struct drain d = { .pkts = dr, .busy_ns = 1e9, .load_pkts = 2 * dr,
+			   .ok = true, .taken = 3, .last_ns = 1000 };
+	double want_mu = (cpu + 1) / n * dr / (1 - dr * irq_s);
+	struct capacity c;
+
+	(void)state;
+	capacity_calibrate(&d, cpu, 2000, CAPACITY_MODE_COST, &in, &c);
+	assert_memory_equal(&in, &orig, sizeof(in));
+	check_rel(c.drain_scale, want_mu / orig.mu_net_per_s, 1e-6);
+	check_rel(c.pkts_per_s, c.cost_pkts_per_s, 0);
+	capacity_calibrate(&d, cpu, 2000, CAPACITY_MODE_DRAIN, &in, &c);
+	assert_int_equal(c.basis, CAPACITY_DRAIN);
+	check_rel(in.mu_net_per_s, want_mu, 1e-6);
+	check_rel(c.scale, want_mu / orig.mu_net_per_s, 1e-6);
+	check_rel(c.pkts_per_s, dr, 1e-12);
+	check_rel(solver_capacity_pps(&in, 1), dr, 1e-6);
 }
 
 int main(void)
@@ -232,6 +330,8 @@ int main(void)
 		IFIX_TEST(test_quota_and_staleness),
 		IFIX_TEST(test_refused),
 		cmocka_unit_test(test_calibrate_io_irq),
+		IFIX_TEST(test_cost_mode_identical),
+		cmocka_unit_test(test_closed_form),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,6 +53,7 @@ void prior_from(struct learn *l, const struct learn *other, uint16_t other_port)
 	l->cpu_ns_per_pkt = other->cpu_ns_per_pkt;
 	l->cost = other->cost;
 	l->busy = other->busy;
+	l->drain = other->drain;
 	l->pkts_per_wakeup = other->pkts_per_wakeup;
 	l->truesize_per_pkt = other->truesize_per_pkt;
 	l->irq_ns_per_pkt = other->irq_ns_per_pkt;

@@ -18,6 +18,7 @@
 
 #include "daemon/model/capacity.h"
 #include "daemon/model/drain.h"
+#include "daemon/model/prior.h"
 #include "solver/bneck.h"
 
 /* @e into @f with [model] capacity = @mode; frees @e. */
@@ -323,6 +324,44 @@ static void test_closed_form(void **state)
 	check_rel(solver_capacity_pps(&in, 1), dr, 1e-6);
 }
 
+/*
+ * A new port on the same host (prior_from()) starts with the settled
+ * flow's drain: with capacity = drain its first inputs have the same
+ * capacity, from the drain, and the same mu_net.
+ */
+static void test_prior_carries_drain(void **state)
+{
+	struct ifix *f = *state;
+	struct learn *fresh = malloc(sizeof(*fresh));
+	struct inputs *r = malloc(sizeof(*r));
+	struct rxb_epoch *e;
+	struct inputs_env env;
+	uint64_t seq = 0, st = 7;
+
+	assert_non_null(fresh);
+	assert_non_null(r);
+	for (int i = 0; i < 6; i++) {
+		dtake(f, blast(++seq, 2, -1, 0.3, 0.3 + 0.14 * i, 500, 2));
+		dtake(f, g_light(++seq, 2, 20000, &st));
+	}
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	learn_init(fresh);
+	prior_from(fresh, &f->l, PORT);
+	prior_place(fresh, 1, f->l.rcvbuf_bytes);
+	e = g_light(++seq, 2, 20000, &st);
+	env = env_for(e);
+	env.capacity = CAPACITY_MODE_DRAIN;
+	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
+	inputs_compute(fresh, &f->d, PORT + 1, e, &env, r);
+	assert_int_equal(r->b.capacity.basis, CAPACITY_DRAIN);
+	check_rel(r->b.capacity.pkts_per_s, f->r.b.capacity.pkts_per_s, 0);
+	check_rel(r->stages[r->nstages - 1].mu_net_per_s,
+		  f->r.stages[f->r.nstages - 1].mu_net_per_s, 1e-12);
+	free(e);
+	free(fresh);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_calibrate_io_irq),
 		IFIX_TEST(test_cost_mode_identical),
 		cmocka_unit_test(test_closed_form),
+		IFIX_TEST(test_prior_carries_drain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

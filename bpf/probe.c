@@ -301,6 +301,33 @@ int probe_obj_set_sampled(struct probe_obj *po, bool on, uint32_t *attach_gen,
 	return probe_obj_attach_sampled(po);
 }
 
+int probe_obj_set_tp(struct probe_obj *po, const char *tp, bool on)
+{
+	for (int i = 0; i < po->nprogs; i++) {
+		const struct bpf_program *p = po->progs[i];
+
+		if (strcmp(section_tp(p), tp))
+			continue;
+		if (!on) {
+			bpf_link__destroy(po->links[i]);
+			po->links[i] = NULL;
+			continue;
+		}
+		if (po->links[i])
+			continue;
+		po->links[i] = bpf_program__attach(p);
+		if (!po->links[i]) {
+			int err = errno ? errno : EINVAL;
+
+			rxb_log_errno(RXB_LOG_WARNING, err, "%s: re-attaching %s (%s)",
+				      po->name, bpf_program__name(p),
+				      bpf_program__section_name(p));
+			return -err;
+		}
+	}
+	return 0;
+}
+
 int probe_prog_stats(const struct bpf_program *prog, uint64_t *run_cnt,
 		     uint64_t *run_time_ns)
 {

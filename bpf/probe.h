@@ -126,6 +126,14 @@ int probe_obj_set_sampled(struct probe_obj *po, bool on, uint32_t *attach_gen,
 			  uint64_t *attach_ns);
 
 /*
+ * Attach (@on) or detach the programs of @po on tracepoint @tp (as
+ * probe_obj_mark_sampled() names it), whether or not they are sampled:
+ * for a program that only some sampled epochs need. Nothing happens to
+ * those already as asked. 0 or -errno (the failing one stays detached).
+ */
+int probe_obj_set_tp(struct probe_obj *po, const char *tp, bool on);
+
+/*
  * The kernel's cumulative statistics of @prog (kernel.bpf_stats_enabled must
  * be on for them to grow). 0 or -errno.
  */

@@ -303,6 +303,9 @@ static void read_ports(struct sockq_probe *sq, struct sockq_snap *s)
 		sum_slot(sq->slot_buf, sq->ncpus, &p->v);
 		p->have_state = p->v.enq || p->v.deq;
 		p->qlen = (int64_t)(p->v.enq - p->v.deq);
+		p->have_rqueue = false;	/* the collector's to fill */
+		p->rqueue_bytes = 0;
+		p->diag_rcvbuf_bytes = 0;
 		if (bpf_map_lookup_elem(efd, &slot, &sh))
 			memset(&sh, 0, sizeof(sh));
 		rcvbuf_of(&sh, &p->v);
@@ -386,6 +389,11 @@ static void read_reasons(struct sockq_probe *sq, struct sockq_snap *s)
 int sockq_probe_set_sampled(struct sockq_probe *sq, bool on)
 {
 	return probe_obj_set_sampled(&sq->po, on, NULL, NULL);
+}
+
+int sockq_probe_set_enq(struct sockq_probe *sq, bool on)
+{
+	return probe_obj_set_tp(&sq->po, SOCKQ_ENQ_TP, on);
 }
 
 int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s)

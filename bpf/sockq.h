@@ -42,6 +42,15 @@
  * counted in every epoch. NULL terminated, for probe_obj_mark_sampled().
  */
 #define SOCKQ_SAMPLED_TPS	{ "sk_data_ready", "sock_recv_length", NULL }
+/*
+ * The enqueue program is the costlier of the two and runs on the CPU that
+ * delivers the packet (a sender's, over loopback or veth): the collector
+ * attaches it only in the sampled epochs that also have stage A
+ * (sockq_probe_set_enq()). In the others a port's arrivals follow by
+ * conservation from its dequeues, drops and the queue read at the epoch's
+ * edges (daemon/collect/collect_net.c).
+ */
+#define SOCKQ_ENQ_TP		"sk_data_ready"
 
 /* recvmsg flags that do not consume a packet (include/linux/socket.h). */
 #define SOCKQ_MSG_PEEK		0x2
@@ -168,6 +177,15 @@ struct sockq_snap_port {
 	 * difference of two reads is the change of its length.
 	 */
 	int64_t qlen;
+	/*
+	 * Bytes charged for the packets queued on the port's UDP sockets at
+	 * the snapshot, less what UDP has freed but not yet uncharged (the
+	 * socket diagnostics' idiag_rqueue; filled by the collector, not by
+	 * sockq_probe_snapshot()). have_rqueue: it was read.
+	 */
+	bool have_rqueue;
+	uint64_t rqueue_bytes;
+	uint32_t diag_rcvbuf_bytes;	/* sk_rcvbuf read with it (the largest) */
 	uint64_t drop_episodes;		/* struct sockq_shared.episodes */
 	uint64_t episode_hist[SOCKQ_EPISODE_BUCKETS];	/* .size_hist */
 };
@@ -216,6 +234,10 @@ int sockq_probe_snapshot(struct sockq_probe *sq, struct sockq_snap *s);
  * all detached).
  */
 int sockq_probe_set_sampled(struct sockq_probe *sq, bool on);
+/* Attach (@on) or detach the enqueue program (SOCKQ_ENQ_TP) alone. It is
+ * sampled: sockq_probe_set_sampled() attaches and detaches it too. 0 or
+ * -errno (then it is detached). */
+int sockq_probe_set_enq(struct sockq_probe *sq, bool on);
 /* Forget receiver thread @tid (exited or idle): its rx_deq rows and its
  * rx_tids entry. */
 void sockq_probe_forget_tid(struct sockq_probe *sq, uint32_t tid);

@@ -27,6 +27,7 @@
 #include "daemon/collect/collect_disk.h"
 #include "daemon/collect/collect_net.h"
 #include "daemon/collect/collect_proc.h"
+#include "daemon/collect/collect_queues.h"
 #include "daemon/collect/collect_sched.h"
 #include "daemon/collect/cpushare.h"
 #include "daemon/collect/nic.h"
@@ -65,6 +66,7 @@ struct collect {
 	struct cpushare share;
 
 	struct sampling smp;	/* when the per-packet programs are attached */
+	struct collect_queues queues;	/* the watched UDP queues at snapshots */
 	struct collect_net_sirq sirq;	/* softirq share without stage A */
 	struct collect_net_rx_memory rx_mem;
 
@@ -366,8 +368,11 @@ static void snapshot_all(struct collect *c, int i)
 		c->sched[i].ntasks = 0;
 	if (c->np)
 		netrx_probe_snapshot(c->np, &c->net[i]);
-	if (c->sq)
+	if (c->sq) {
 		sockq_probe_snapshot(c->sq, &c->sock[i]);
+		c->smp.queues_unread = !collect_queues_read(&c->queues, c->smp.diag,
+							    &c->sock[i]);
+	}
 	if (c->bp)
 		blkio_probe_snapshot(c->bp, &c->blk[i]);
 }
@@ -484,6 +489,7 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		collect_finish(c);
 		return -ENOMEM;
 	}
+	collect_queues_init(&c->queues);
 	sampling_init(&c->smp, c->np, c->sq, c->proc,
 		      opts->net_probe_every ? opts->net_probe_every : 1,
 		      opts->net_stage_a_every);
@@ -515,6 +521,7 @@ void collect_finish(struct collect *c)
 		close(c->stats_fd);	/* BPF stats back to what they were */
 	nic_reader_finish(c->nic);
 	sampling_finish(&c->smp);
+	collect_queues_finish(&c->queues);
 	collect_proc_finish(c->proc);
 	rx_preempts_finish(&c->rxp);
 	free_snaps(c);
@@ -697,7 +704,7 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
 			     c->sp ? &c->sched[prev] : NULL,
 			     c->sp ? &c->sched[cur] : NULL, c->rx, nrx,
 			     c->ports, c->nports, reason_name, c->sq, sampled,
-			     &c->rx_mem, out);
+			     c->smp.enq_counted, &c->rx_mem, out);
 		collect_net_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
 				  c->sq, out);
 	}

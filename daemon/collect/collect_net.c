@@ -3,6 +3,7 @@
 #include "daemon/collect/collect_net.h"
 
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,6 +450,87 @@ static void sock_counts(struct rxb_sock_meas *m, const struct sockq_snap_port *c
 	}
 }
 
+bool collect_net_conserve(uint64_t pkts_out, uint64_t bytes_out, uint64_t rq0_bytes,
+			  uint64_t rq1_bytes, double truesize_per_pkt_bytes,
+			  double bytes_per_pkt, struct collect_net_derived *d)
+{
+	int64_t q0, q1, enq;
+	double bytes;
+
+	if (!(truesize_per_pkt_bytes > 0))
+		return false;
+	q0 = llround((double)rq0_bytes / truesize_per_pkt_bytes);
+	q1 = llround((double)rq1_bytes / truesize_per_pkt_bytes);
+	d->queue_pkts_delta = q1 - q0;
+	enq = (int64_t)pkts_out + d->queue_pkts_delta;
+	d->pkts_enqueued = enq > 0 ? (uint64_t)enq : 0;
+	bytes = (double)bytes_out + (double)d->queue_pkts_delta *
+		(bytes_per_pkt > 0 ? bytes_per_pkt : 0);
+	d->bytes_in = bytes > 0 ? (uint64_t)llround(bytes) : 0;
+	return true;
+}
+
+/*
+ * A sampled epoch without the enqueue program: its arrivals, queue change
+ * and receive buffer by conservation (collect_net.h), over what
+ * sock_counts() filled. False when they cannot be derived.
+ */
+static bool sock_derived(struct rxb_sock_meas *m, const struct sockq_snap_port *c,
+			 const struct sockq_snap_port *p,
+			 const struct collect_net_port_rx *old)
+{
+	struct collect_net_derived d;
+
+	if (!c || !p || !c->have_rqueue || !p->have_rqueue || !old ||
+	    !collect_net_conserve(m->pkts_out, m->bytes_out, p->rqueue_bytes,
+				  c->rqueue_bytes, old->truesize_per_pkt_bytes,
+				  old->bytes_per_pkt, &d))
+		return false;
+	m->pkts_enqueued = d.pkts_enqueued;
+	m->pkts_in = d.pkts_enqueued + m->drops;
+	m->bytes_in = d.bytes_in;
+	m->queue_pkts_delta = d.queue_pkts_delta;
+	m->queue_valid = true;
+	m->truesize_per_pkt_bytes = NAN;	/* not measured */
+	if (c->diag_rcvbuf_bytes) {
+		m->rcvbuf_bytes = c->diag_rcvbuf_bytes;
+		m->rcvbuf_ipproto = IPPROTO_UDP;
+	}
+	m->queue_pkts_cap = 0;
+	if (m->rcvbuf_bytes) {
+		double k = floor(m->rcvbuf_bytes / old->truesize_per_pkt_bytes);
+
+		m->queue_pkts_cap = k < 1 ? 1 : (uint32_t)k;
+	}
+	return true;
+}
+
+/* Undo sock_counts(): the port's epoch as a not sampled one. */
+static void sock_uncounted(struct rxb_sock_meas *m)
+{
+	m->counts_valid = m->queue_valid = false;
+	m->pkts_enqueued = m->pkts_in = m->pkts_out = m->empty_reads = 0;
+	m->bytes_in = m->bytes_out = 0;
+	m->queue_pkts_delta = 0;
+	m->queue_pkts_cap = 0;
+	m->truesize_per_pkt_bytes = NAN;
+}
+
+/* What a counted epoch leaves for the derived ones after it. */
+static void remember_sizes(const struct rxb_sock_meas *m, const struct sockq_slot *cv,
+			   const struct sockq_slot *pv, struct collect_net_port_rx *r,
+			   const struct collect_net_port_rx *old)
+{
+	r->truesize_per_pkt_bytes = old ? old->truesize_per_pkt_bytes : 0;
+	r->bytes_per_pkt = old ? old->bytes_per_pkt : 0;
+	if (!(m->truesize_per_pkt_bytes > 0))
+		return;
+	r->truesize_per_pkt_bytes = m->truesize_per_pkt_bytes;
+	/* Payload of the packets at the tail when each was queued. */
+	r->bytes_per_pkt = rxb_ratio((double)rxb_sub0(cv->enq_bytes, pv->enq_bytes),
+				     (double)m->pkts_enqueued);
+}
+
 _Static_assert(SOCKQ_EPISODE_BUCKETS == RXB_EPISODE_BUCKETS,
 	       "the probe's episode buckets are the record's");
 
@@ -477,7 +559,8 @@ void collect_net_stage_b(const struct sockq_snap *prev, const struct sockq_snap 
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
 		  const struct collect_sched_tid_time *tids, size_t ntids,
 		  const uint16_t *ports, int nports, collect_net_reason_fn name, void *arg,
-		  bool sampled, struct collect_net_rx_memory *mem, struct rxb_epoch *out)
+		  bool sampled, bool enq_counted, struct collect_net_rx_memory *mem,
+		  struct rxb_epoch *out)
 {
 	struct collect_net_rx_memory now = { 0 };
 
@@ -505,15 +588,21 @@ void collect_net_stage_b(const struct sockq_snap *prev, const struct sockq_snap 
 		old = remembered(mem, ports[i]);
 		if (sampled) {
 			sock_counts(m, c, p, cv, pv);
+			if (!enq_counted && !sock_derived(m, c, p, old)) {
+				sock_uncounted(m);
+				goto unsampled;
+			}
 			shares_now(m, prev, cur, tids, ntids, r);
 			receivers_of(m, r, sprev, scur, tids, ntids, true);
 			/* Nobody dequeued: the last receivers are still the
 			 * best guess for the epochs until the next sample. */
 			if (!r->n && old)
 				*r = *old;
+			remember_sizes(m, cv, pv, r, old);
 			now.nports++;
 			continue;
 		}
+unsampled:
 		if (old) {
 			*r = *old;
 			now.nports++;

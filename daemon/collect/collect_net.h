@@ -15,6 +15,16 @@
  *                    passes sk_data_ready, every one taken sock_recv_length
  *   cpu_ns_per_pkt = on-CPU time of the threads that dequeued from it,
  *                    split between sockets by packets dequeued, per packet
+ * In a sampled epoch without the enqueue program (sampling.h) arrivals
+ * follow by conservation instead (collect_net_conserve()):
+ *   queue change   = round(rqueue_end / truesize) - round(rqueue_start /
+ *                    truesize): the queue read through socket diagnostics
+ *                    at the epoch's edges, in packets of the memory charged
+ *                    per packet the latest counted epoch measured
+ *   pkts_enqueued  = pkts_out + queue change; pkts_in = that + drops
+ *   bytes_in       = bytes_out + queue change x bytes per packet (ditto)
+ * exact while the packets are of one size; truesize_per_pkt_bytes is then
+ * NaN (not measured) and rcvbuf the diagnostics'.
  *   queue_pkts_cap = floor(rcvbuf / truesize per packet), at least 1: UDP
  *                    queues a packet while the memory charged with it stays
  *                    <= rcvbuf (older kernels admitted one packet more)
@@ -84,7 +94,28 @@ struct collect_net_port_rx {
 	int n;
 	uint32_t tid[COLLECT_NET_MAX_RX_PER_PORT];
 	double share[COLLECT_NET_MAX_RX_PER_PORT];
+	/* The latest epoch with enqueues counted: memory charged and payload
+	 * per enqueued packet (0: none yet), for the derived epochs. */
+	double truesize_per_pkt_bytes;
+	double bytes_per_pkt;
 };
+
+/* A derived epoch's arrivals (collect_net_conserve()). */
+struct collect_net_derived {
+	int64_t queue_pkts_delta;
+	uint64_t pkts_enqueued;
+	uint64_t bytes_in;
+};
+
+/*
+ * Arrivals by conservation from @pkts_out and @bytes_out dequeued, the
+ * queue's bytes charged at the epoch's start and end (@rq0_bytes,
+ * @rq1_bytes) and the memory charged and payload per packet. False (and
+ * *@d untouched) when @truesize_per_pkt_bytes is not positive.
+ */
+bool collect_net_conserve(uint64_t pkts_out, uint64_t bytes_out, uint64_t rq0_bytes,
+			  uint64_t rq1_bytes, double truesize_per_pkt_bytes,
+			  double bytes_per_pkt, struct collect_net_derived *d);
 
 struct collect_net_rx_memory {
 	int nports;
@@ -98,7 +129,10 @@ struct collect_net_rx_memory {
  *
  * @sampled: the per-packet programs were attached for the whole epoch, so
  * the packet counts, the queue and the costs are measured; @mem is then
- * updated with the epoch's receivers. Otherwise only the drops (their
+ * updated with the epoch's receivers. @enq_counted: the enqueue program
+ * was too; else arrivals are derived (above), which needs the queue at
+ * both edges (have_rqueue) and a counted epoch before: without them the
+ * port's epoch is reported as not sampled. Otherwise only the drops (their
  * probe is always attached) and the scheduling of the receivers in @mem
  * are reported; counts_valid is false.
  */
@@ -106,7 +140,8 @@ void collect_net_stage_b(const struct sockq_snap *prev, const struct sockq_snap 
 		  const struct sched_snap *sprev, const struct sched_snap *scur,
 		  const struct collect_sched_tid_time *tids, size_t ntids,
 		  const uint16_t *ports, int nports, collect_net_reason_fn name, void *arg,
-		  bool sampled, struct collect_net_rx_memory *mem, struct rxb_epoch *out);
+		  bool sampled, bool enq_counted, struct collect_net_rx_memory *mem,
+		  struct rxb_epoch *out);
 
 /* Host-wide drops by reason. */
 void collect_net_drop_reasons(const struct sockq_snap *prev, const struct sockq_snap *cur,

@@ -27,6 +27,9 @@ void sampling_init(struct sampling *s, struct netrx_probe *np, struct sockq_prob
 	s->a_on = np != NULL;
 	s->a_whole_seq = 1;
 	s->a_next_seq = 1;
+	/* The probes open attached, the enqueue program too. */
+	s->enq_on = sq != NULL;
+	s->enq_whole_seq = 1;
 	err = sockdiag_open(&s->diag);
 	if (err)
 		rxb_log_errno(RXB_LOG_INFO, -err,
@@ -58,11 +61,45 @@ void sampling_new_port(struct sampling *s, uint64_t seq)
 		s->next_seq = seq + 2;
 }
 
+/*
+ * Is the enqueue program wanted in every sampled epoch? The epochs without
+ * it derive arrivals from the queues read through socket diagnostics;
+ * without those, when a watched port's queue could not be read at the
+ * latest snapshot (no UDP socket in this network namespace), or without
+ * stage A (which it goes with), it stays.
+ */
+static bool enq_always(const struct sampling *s)
+{
+	return !s->np || !s->diag || s->queues_unread;
+}
+
+/* Attach (@on, for epoch @seq + 1) or detach the enqueue program. */
+static int enq_set(struct sampling *s, bool on, uint64_t seq)
+{
+	int err;
+
+	if (!s->sq || on == s->enq_on)
+		return 0;
+	err = sockq_probe_set_enq(s->sq, on);
+	if (err) {
+		s->enq_on = false;
+		return err;
+	}
+	s->enq_on = on;
+	if (on)
+		s->enq_whole_seq = seq + 1;
+	return 0;
+}
+
 /* Detach stage A's programs. */
 static void detach_a(struct sampling *s)
 {
-	if (s->np && s->a_on)
+	if (s->np && s->a_on) {
 		netrx_probe_set_sampled(s->np, false);
+		/* The enqueue program goes with stage A (SOCKQ_ENQ_TP). */
+		if (!enq_always(s))
+			enq_set(s, false, 0);
+	}
 	s->a_on = false;
 }
 
@@ -74,6 +111,7 @@ static void detach(struct sampling *s)
 	detach_a(s);
 	if (s->sq)
 		sockq_probe_set_sampled(s->sq, false);
+	s->enq_on = false;
 	s->detach_ns = rxb_mono_ns() - t0;
 	s->on = false;
 	rxb_debug("collect: per-packet probes detached in %llu us",
@@ -94,8 +132,12 @@ static int attach_a(struct sampling *s, uint64_t seq)
 	if (s->a_on)
 		return 0;
 	err = netrx_probe_set_sampled(s->np, true);
-	if (err)
+	if (!err)
+		err = enq_set(s, true, seq);
+	if (err) {
+		netrx_probe_set_sampled(s->np, false);
 		return err;
+	}
 	s->a_on = true;
 	s->a_whole_seq = seq + 1;
 	return 0;
@@ -110,8 +152,17 @@ static void attach(struct sampling *s, uint64_t seq)
 
 	if (a_due(s, seq))
 		err = attach_a(s, seq);
-	if (!err && s->sq)
+	if (!err && s->sq) {
 		err = sockq_probe_set_sampled(s->sq, true);
+		/* That attached the enqueue program too: it stays only
+		 * with stage A unless enq_always(). */
+		if (!err && !s->enq_on) {
+			s->enq_on = true;
+			s->enq_whole_seq = seq + 1;
+		}
+		if (!err && !s->a_on && !enq_always(s))
+			err = enq_set(s, false, seq);
+	}
 	if (err) {
 		detach(s);
 		if (!s->attach_failing)
@@ -270,6 +321,7 @@ bool sampling_epoch_end(struct sampling *s, uint64_t seq, const uint16_t *ports,
 	bool sampled = s->on && s->whole_seq <= seq;
 
 	*stage_a = sampled && s->a_on && s->a_whole_seq <= seq;
+	s->enq_counted = sampled && s->enq_on && s->enq_whole_seq <= seq;
 	if (sampled) {
 		s->sampled_seq = seq;
 		if (s->next_seq <= seq)
@@ -295,6 +347,9 @@ void sampling_plan(struct sampling *s, uint64_t seq)
 		detach(s);
 	else if (s->a_on && seq + 1 < s->a_next_seq)
 		detach_a(s);
+	else if (s->on && !s->enq_on && enq_always(s) && enq_set(s, true, seq))
+		rxb_debug("collect: enqueue probe not attached for epoch %llu",
+			  (unsigned long long)seq + 1);
 }
 
 /*
@@ -327,6 +382,8 @@ void sampling_poll(struct sampling *s, uint64_t now_ns, uint64_t seq,
 	s->whole_seq = seq + 2;
 	if (s->a_on && s->a_whole_seq < seq + 2)
 		s->a_whole_seq = seq + 2;
+	if (s->enq_on && s->enq_whole_seq < seq + 2)
+		s->enq_whole_seq = seq + 2;
 	if (s->next_seq > seq + 2)
 		s->next_seq = seq + 2;
 	s->forced++;

@@ -26,8 +26,15 @@
  * or five program runs per packet on the CPU that queues the packets, and
  * what they measure (the time per poll, the packets per poll, the NET_RX
  * softirq time per softirq) is a cost the model learns over many epochs,
- * not a count it needs in each. The socket programs (sockq), which count
- * each socket's packets, stay attached in every sampled epoch. With
+ * not a count it needs in each. The socket's enqueue program
+ * (sk_data_ready, on the same CPU) goes with them: it alone reads the
+ * memory charged per packet and the receive buffer, and in the other
+ * sampled epochs a port's arrivals are its dequeues plus the change of its
+ * queue (read through socket diagnostics at each snapshot) plus its drops
+ * (collect_net.h). The dequeue program stays attached in every sampled
+ * epoch; without stage A's probe, or while a watched port's queue cannot
+ * be read (no UDP socket in the collector's network namespace), the
+ * enqueue program does too. With
  * net_probe_every >= a_every every sampled epoch has stage A.
  *
  * The collector owns one struct sampling; the probes and the /proc reader
@@ -74,6 +81,13 @@ struct sampling {
 	bool a_on;			/* np attached now */
 	uint64_t a_whole_seq;		/* the first epoch np covers whole */
 	uint64_t a_seq;			/* the latest epoch with stage A */
+	/* The enqueue program (SOCKQ_ENQ_TP) within the sampled epochs. */
+	bool enq_on;			/* attached now */
+	uint64_t enq_whole_seq;		/* the first epoch it covers whole */
+	bool enq_counted;		/* it covered the epoch ended last */
+	bool queues_unread;		/* a watched port's queue was not read
+					 * at the latest snapshot (the
+					 * collector's to set: collect_queues.h) */
 	int nseen;			/* the sockets on each watched port */
 	struct port_socks seen[RXB_MAX_SOCKS];	/* at the last look */
 };

@@ -145,6 +145,7 @@ static void give_mem(const struct nlmsghdr *h, size_t mlen, struct sockdiag_req 
 		.port = ntohs(m->id.idiag_sport),
 		.inode = m->idiag_inode,
 		.uid = m->idiag_uid,
+		.rqueue = m->idiag_rqueue,
 		.cookie = (uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0],
 	};
 

@@ -75,6 +75,12 @@ struct sockdiag_sock {
 	uint64_t inode;
 	uint64_t cookie;	/* the socket's cookie (SO_COOKIE) */
 	uint32_t uid;		/* sk_uid: who created it */
+	/*
+	 * idiag_rqueue: for UDP the bytes charged for the queued packets
+	 * (rmem_alloc less what was freed but not yet uncharged: UDP
+	 * uncharges dequeued packets in batches). Always present.
+	 */
+	uint32_t rqueue;
 	bool have_mem;		/* the fields below came with it */
 	uint32_t rmem_alloc;	/* bytes charged for queued packets */
 	uint32_t rcvbuf;	/* sk_rcvbuf: the limit on rmem_alloc */

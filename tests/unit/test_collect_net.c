@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -250,7 +251,7 @@ static void test_stage_b(void **state)
 
 	memset(&sp, 0, sizeof(sp));
 	memset(&sc, 0, sizeof(sc));
-	collect_net_stage_b(p, c, &sp, &sc, tids, n, ports, 3, reason_name, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, &sp, &sc, tids, n, ports, 3, reason_name, NULL, true, true, &mem, e);
 	assert_int_equal(e->nsocks, 3);
 	assert_int_equal(e->socks[0].port, 5001);
 	assert_true(e->socks[0].counts_valid);
@@ -304,7 +305,7 @@ static void test_stage_b(void **state)
 	assert_true(e->socks[0].queue_valid);
 	assert_true(e->socks[0].reasons_valid);
 	assert_true(e->socks[0].receivers_valid);
-	collect_net_stage_b(p, c, NULL, NULL, tids, n, ports, 3, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, tids, n, ports, 3, NULL, NULL, true, true, &mem, e);
 	assert_true(isnan(e->socks[0].cpu_ns_per_pkt));
 	assert_false(e->socks[0].receivers_valid);
 	assert_int_equal(e->socks[0].ntids, 2);
@@ -353,7 +354,7 @@ static void test_stage_b_not_sampled(void **state)
 		tids[i].ncpus_ran = 1;
 		tids[i].ran_on[0] = (struct rxb_cpu_time){ (int)i, 40 * MS };
 	}
-	collect_net_stage_b(s0, s1, &sp, &sc, tids, n, ports, 2, reason_name, NULL, true, &mem, e);
+	collect_net_stage_b(s0, s1, &sp, &sc, tids, n, ports, 2, reason_name, NULL, true, true, &mem, e);
 	assert_true(e->socks[0].counts_valid);
 	assert_int_equal(e->socks[0].pkts_out, 400);
 	assert_int_equal(mem.nports, 2);
@@ -380,7 +381,7 @@ static void test_stage_b_not_sampled(void **state)
 	sc.rx[0].v.blocks = 5;
 	sc.rx[1].tid = 11;
 	sc.rx[1].v.blocks = 2;
-	collect_net_stage_b(s1, s2, &sp, &sc, tids, n, ports, 2, reason_name, NULL, false, &mem, e);
+	collect_net_stage_b(s1, s2, &sp, &sc, tids, n, ports, 2, reason_name, NULL, false, false, &mem, e);
 	m = &e->socks[0];
 	assert_false(m->counts_valid);
 	assert_false(m->queue_valid);
@@ -409,7 +410,7 @@ static void test_stage_b_not_sampled(void **state)
 	 * sample has no receivers yet. */
 	n = 1;
 	collect_net_stage_b(s1, s2, &sp, &sc, tids, n, (const uint16_t[]){ 5001, 5003 }, 2,
-		     reason_name, NULL, false, &mem, e);
+		     reason_name, NULL, false, false, &mem, e);
 	assert_int_equal(e->socks[0].ntids, 1);
 	assert_int_equal(e->socks[0].receiver_oncpu_ns, 50 * MS);
 	assert_false(e->socks[1].receivers_valid);
@@ -445,7 +446,7 @@ static void test_queue_after_attach(void **state)
 		.v = { .enq = 0, .deq = 7 } };
 	c->ports[0] = (struct sockq_snap_port){ .port = port, .have_state = true, .qlen = 3,
 		.v = { .enq = 100, .deq = 97 } };
-	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, true, &mem, e);
 	assert_true(e->socks[0].counts_valid);
 	assert_int_equal(e->socks[0].pkts_in, 100);
 	assert_int_equal(e->socks[0].pkts_out, 90);
@@ -453,14 +454,126 @@ static void test_queue_after_attach(void **state)
 	assert_int_equal(e->socks[0].queue_pkts_delta, 10);
 	/* Nothing moved the queue in the epoch: no change. */
 	c->ports[0] = p->ports[0];
-	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, true, &mem, e);
 	assert_true(e->socks[0].queue_valid);
 	assert_int_equal(e->socks[0].queue_pkts_delta, 0);
 	/* Not sampled: the queue is not measured. */
-	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, false, &mem, e);
+	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, false, false, &mem, e);
 	assert_false(e->socks[0].queue_valid);
 	sock_snap_free(p);
 	sock_snap_free(c);
+	free(e);
+}
+
+/*
+ * Arrivals by conservation against a queue followed packet by packet: a
+ * datagram queue fed A packets of one size, of which X are dropped and D
+ * read, holds Q1 = Q0 + A - X - D at the end, and its memory is Q times
+ * the truesize; derived from D, X and the memory at both edges, the
+ * arrivals must be A exactly and the bytes A - X times the payload.
+ */
+static void test_conserve_closed_form(void **state)
+{
+	const double truesize = 2304, payload = 1400;
+	struct collect_net_derived d;
+
+	(void)state;
+	for (uint64_t q0 = 0; q0 <= 90; q0 += 15)
+		for (uint64_t a = 0; a <= 5000; a += 997)
+			for (uint64_t x = 0; x <= a && x <= 300; x += 150) {
+				/* The reader takes all but up to 40 of what is there. */
+				uint64_t avail = q0 + a - x;
+				uint64_t dq = avail > 40 ? avail - 40 + (a % 7) : 0;
+				uint64_t q1 = avail - dq;
+
+				assert_true(collect_net_conserve(dq, dq * (uint64_t)payload,
+								 q0 * (uint64_t)truesize,
+								 q1 * (uint64_t)truesize, truesize,
+								 payload, &d));
+				assert_int_equal(d.pkts_enqueued + x, a);
+				assert_int_equal(d.queue_pkts_delta, (int64_t)q1 - (int64_t)q0);
+				assert_int_equal(d.bytes_in, (a - x) * (uint64_t)payload);
+			}
+	/* A few bytes off (a packet being uncharged) round to the packet. */
+	assert_true(collect_net_conserve(100, 0, 10 * 2304 + 7, 20 * 2304 - 9, truesize, 0, &d));
+	assert_int_equal(d.pkts_enqueued, 110);
+	/* A queue that drained more than was read (reader raced the read):
+	 * no negative arrivals. */
+	assert_true(collect_net_conserve(5, 0, 50 * 2304, 0, truesize, 0, &d));
+	assert_int_equal(d.pkts_enqueued, 0);
+	/* No truesize known: nothing derived. */
+	assert_false(collect_net_conserve(5, 0, 0, 0, NAN, 0, &d));
+	assert_false(collect_net_conserve(5, 0, 0, 0, 0, 0, &d));
+}
+
+/*
+ * A counted epoch, then one without the enqueue program: the second's
+ * arrivals are its dequeues, plus the change of the queue read at its
+ * edges in the first's memory per packet, plus its drops.
+ */
+static void test_derived_epoch(void **state)
+{
+	struct sockq_snap *s0 = sock_snap(), *s1 = sock_snap(), *s2 = sock_snap();
+	struct rxb_epoch *e = new_epoch(1);
+	struct collect_net_rx_memory mem = { 0 };
+	const struct rxb_sock_meas *m = &e->socks[0];
+	const uint16_t port = 5001;
+
+	(void)state;
+	s0->nports = s1->nports = s2->nports = 1;
+	s0->have_rx_sk = s1->have_rx_sk = s2->have_rx_sk = true;
+	s0->ports[0] = (struct sockq_snap_port){ .port = port };
+	/* Counted: 100 in of 1400 bytes and 2304 charged each, 90 read. */
+	s1->ports[0] = (struct sockq_snap_port){ .port = port, .have_state = true, .qlen = 10,
+		.have_rqueue = true, .rqueue_bytes = 10 * 2304,
+		.v = { .enq = 100, .enq_bytes = 100 * 1400, .enq_truesize = 100 * 2304,
+		       .deq = 90, .deq_bytes = 90 * 1400, .rcvbuf_bytes = 212992,
+		       .rcvbuf_proto = IPPROTO_UDP, .proto = IPPROTO_UDP } };
+	collect_net_stage_b(s0, s1, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, true,
+			    &mem, e);
+	assert_int_equal(m->pkts_in, 100);
+	assert_int_equal(m->queue_pkts_cap, 212992 / 2304);
+	/* Derived: 500 read, 30 dropped, the queue from 10 to 60; the
+	 * enqueue counters stand still and the diagnostics' rcvbuf moved. */
+	s2->ports[0] = s1->ports[0];
+	s2->ports[0].qlen = 10 - 500;
+	s2->ports[0].rqueue_bytes = 60 * 2304;
+	s2->ports[0].diag_rcvbuf_bytes = 2 * 212992;
+	s2->ports[0].v.deq = 590;
+	s2->ports[0].v.deq_bytes = 590 * 1400;
+	s2->ports[0].v.drops = 30;
+	collect_net_stage_b(s1, s2, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, false,
+			    &mem, e);
+	assert_true(m->counts_valid);
+	assert_true(m->queue_valid);
+	assert_int_equal(m->pkts_out, 500);
+	assert_int_equal(m->queue_pkts_delta, 50);
+	assert_int_equal(m->pkts_enqueued, 550);
+	assert_int_equal(m->pkts_in, 580);
+	assert_int_equal(m->bytes_in, 550 * 1400);
+	assert_true(isnan(m->truesize_per_pkt_bytes));
+	assert_int_equal(m->rcvbuf_bytes, 2 * 212992);
+	assert_int_equal(m->queue_pkts_cap, 2 * 212992 / 2304);
+	/* Again, with the memory of the derived epoch: same sizes. */
+	collect_net_stage_b(s1, s2, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, false,
+			    &mem, e);
+	assert_int_equal(m->pkts_in, 580);
+	/* The queue unread at an edge: not derivable, not sampled. */
+	s1->ports[0].have_rqueue = false;
+	collect_net_stage_b(s1, s2, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, false,
+			    &mem, e);
+	assert_false(m->counts_valid);
+	assert_false(m->queue_valid);
+	assert_int_equal(m->drops, 30);
+	/* No counted epoch before: not derivable either. */
+	s1->ports[0].have_rqueue = true;
+	memset(&mem, 0, sizeof(mem));
+	collect_net_stage_b(s1, s2, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, false,
+			    &mem, e);
+	assert_false(m->counts_valid);
+	sock_snap_free(s0);
+	sock_snap_free(s1);
+	sock_snap_free(s2);
 	free(e);
 }
 
@@ -739,6 +852,8 @@ int main(void)
 		cmocka_unit_test(test_drop_reasons),
 		cmocka_unit_test(test_disk),
 		cmocka_unit_test(test_episode_buckets),
+		cmocka_unit_test(test_conserve_closed_form),
+		cmocka_unit_test(test_derived_epoch),
 		cmocka_unit_test(test_json_keys),
 		cmocka_unit_test(test_option_parsers),
 		cmocka_unit_test(test_init_rejects_bad_options),

@@ -45,10 +45,11 @@
 /*
  * The enqueue program is the costlier of the two and runs on the CPU that
  * delivers the packet (a sender's, over loopback or veth): the collector
- * attaches it only in the sampled epochs that also have stage A
- * (sockq_probe_set_enq()). In the others a port's arrivals follow by
- * conservation from its dequeues, drops and the queue read at the epoch's
- * edges (daemon/collect/collect_net.c).
+ * attaches it only in the sampled epochs that also have stage A, or in
+ * which some watched port's arrivals could not be derived without it
+ * (sockq_probe_set_enq(); daemon/collect/sampling.h). In the others a
+ * port's arrivals follow by conservation from its dequeues, drops and the
+ * queue read at the epoch's edges (daemon/collect/collect_net.c).
  */
 #define SOCKQ_ENQ_TP		"sk_data_ready"
 

@@ -67,6 +67,7 @@ struct collect {
 
 	struct sampling smp;	/* when the per-packet programs are attached */
 	struct collect_queues queues;	/* the watched UDP queues at snapshots */
+	bool queues_read;		/* every one at the latest snapshot */
 	struct collect_net_sirq sirq;	/* softirq share without stage A */
 	struct collect_net_rx_memory rx_mem;
 
@@ -370,8 +371,7 @@ static void snapshot_all(struct collect *c, int i)
 		netrx_probe_snapshot(c->np, &c->net[i]);
 	if (c->sq) {
 		sockq_probe_snapshot(c->sq, &c->sock[i]);
-		c->smp.queues_unread = !collect_queues_read(&c->queues, c->smp.diag,
-							    &c->sock[i]);
+		c->queues_read = collect_queues_read(&c->queues, c->smp.diag, &c->sock[i]);
 	}
 	if (c->bp)
 		blkio_probe_snapshot(c->bp, &c->blk[i]);
@@ -437,6 +437,19 @@ static void read_sirqs(struct collect *c)
 	free(text);
 }
 
+/*
+ * After the snapshot that ends epoch c->seq: which per-packet programs the
+ * next one has (sampling.h). The memory per packet is what the epochs
+ * before this one measured, so the enqueue program stays one epoch past
+ * the first that measures it.
+ */
+static void plan_next(struct collect *c)
+{
+	c->smp.derive_ready = c->queues_read &&
+			      collect_net_sizes_known(&c->rx_mem, c->ports, c->nports);
+	sampling_plan(&c->smp, c->seq);
+}
+
 /* Baselines: the first epoch covers the time from here. 0 or -ENOMEM. */
 static int baseline(struct collect *c)
 {
@@ -449,7 +462,7 @@ static int baseline(struct collect *c)
 	c->last_ns = rxb_mono_ns();
 	snapshot_all(c, c->cur);
 	read_sirqs(c);
-	sampling_plan(&c->smp, c->seq);
+	plan_next(c);
 	read_costs(c, tmp, false);
 	collect_proc_cpu_times(c->proc, tmp, true);
 	if (!c->sp)
@@ -765,7 +778,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	c->cur = !c->cur;
 	snapshot_all(c, c->cur);
 	read_sirqs(c);
-	sampling_plan(&c->smp, c->seq);
+	plan_next(c);
 	rx_preempts_epoch(&c->rxp, c->sp, out);
 	out->net_probe_every = c->smp.every;
 	out->net_sampled = sampled;

@@ -457,10 +457,14 @@ bool collect_net_conserve(uint64_t pkts_out, uint64_t bytes_out, uint64_t rq0_by
 	int64_t q0, q1, enq;
 	double bytes;
 
-	if (!(truesize_per_pkt_bytes > 0))
+	if (truesize_per_pkt_bytes > 0) {
+		q0 = llround((double)rq0_bytes / truesize_per_pkt_bytes);
+		q1 = llround((double)rq1_bytes / truesize_per_pkt_bytes);
+	} else if (!rq0_bytes && !rq1_bytes) {
+		q0 = q1 = 0;	/* empty at both edges, whatever the size */
+	} else {
 		return false;
-	q0 = llround((double)rq0_bytes / truesize_per_pkt_bytes);
-	q1 = llround((double)rq1_bytes / truesize_per_pkt_bytes);
+	}
 	d->queue_pkts_delta = q1 - q0;
 	enq = (int64_t)pkts_out + d->queue_pkts_delta;
 	d->pkts_enqueued = enq > 0 ? (uint64_t)enq : 0;
@@ -479,12 +483,12 @@ static bool sock_derived(struct rxb_sock_meas *m, const struct sockq_snap_port *
 			 const struct sockq_snap_port *p,
 			 const struct collect_net_port_rx *old)
 {
+	double truesize = old ? old->truesize_per_pkt_bytes : 0;
 	struct collect_net_derived d;
 
-	if (!c || !p || !c->have_rqueue || !p->have_rqueue || !old ||
+	if (!c || !p || !c->have_rqueue || !p->have_rqueue ||
 	    !collect_net_conserve(m->pkts_out, m->bytes_out, p->rqueue_bytes,
-				  c->rqueue_bytes, old->truesize_per_pkt_bytes,
-				  old->bytes_per_pkt, &d))
+				  c->rqueue_bytes, truesize, old ? old->bytes_per_pkt : 0, &d))
 		return false;
 	m->pkts_enqueued = d.pkts_enqueued;
 	m->pkts_in = d.pkts_enqueued + m->drops;
@@ -497,10 +501,22 @@ static bool sock_derived(struct rxb_sock_meas *m, const struct sockq_snap_port *
 		m->rcvbuf_ipproto = IPPROTO_UDP;
 	}
 	m->queue_pkts_cap = 0;
-	if (m->rcvbuf_bytes) {
-		double k = floor(m->rcvbuf_bytes / old->truesize_per_pkt_bytes);
+	if (m->rcvbuf_bytes && truesize > 0) {
+		double k = floor(m->rcvbuf_bytes / truesize);
 
 		m->queue_pkts_cap = k < 1 ? 1 : (uint32_t)k;
+	}
+	return true;
+}
+
+bool collect_net_sizes_known(const struct collect_net_rx_memory *mem, const uint16_t *ports,
+			     int nports)
+{
+	for (int i = 0; i < nports; i++) {
+		const struct collect_net_port_rx *r = remembered(mem, ports[i]);
+
+		if (!r || !(r->truesize_per_pkt_bytes > 0))
+			return false;
 	}
 	return true;
 }

@@ -24,7 +24,8 @@
  *   pkts_enqueued  = pkts_out + queue change; pkts_in = that + drops
  *   bytes_in       = bytes_out + queue change x bytes per packet (ditto)
  * exact while the packets are of one size; truesize_per_pkt_bytes is then
- * NaN (not measured) and rcvbuf the diagnostics'.
+ * NaN (not measured) and rcvbuf the diagnostics'. A queue empty at both
+ * edges needs no memory per packet: its change is 0.
  *   queue_pkts_cap = floor(rcvbuf / truesize per packet), at least 1: UDP
  *                    queues a packet while the memory charged with it stays
  *                    <= rcvbuf (older kernels admitted one packet more)
@@ -111,7 +112,8 @@ struct collect_net_derived {
  * Arrivals by conservation from @pkts_out and @bytes_out dequeued, the
  * queue's bytes charged at the epoch's start and end (@rq0_bytes,
  * @rq1_bytes) and the memory charged and payload per packet. False (and
- * *@d untouched) when @truesize_per_pkt_bytes is not positive.
+ * *@d untouched) when @truesize_per_pkt_bytes is not positive and the
+ * queue was not empty at both edges.
  */
 bool collect_net_conserve(uint64_t pkts_out, uint64_t bytes_out, uint64_t rq0_bytes,
 			  uint64_t rq1_bytes, double truesize_per_pkt_bytes,
@@ -123,6 +125,15 @@ struct collect_net_rx_memory {
 };
 
 /*
+ * Whether a counted epoch left the memory charged per packet of every port
+ * of @ports in @mem: without it a derived epoch has the arrivals of a port
+ * only while its queue is empty at both edges, so the enqueue program
+ * stays attached until then (sampling.h).
+ */
+bool collect_net_sizes_known(const struct collect_net_rx_memory *mem, const uint16_t *ports,
+			     int nports);
+
+/*
  * Fill out->socks[] for @ports from the socket snapshots, the receivers'
  * on-CPU times (@tids from collect_sched_compute()) and the receivers' scheduling
  * statistics (rx entries of the sched snapshots; either may be NULL).
@@ -131,8 +142,9 @@ struct collect_net_rx_memory {
  * the packet counts, the queue and the costs are measured; @mem is then
  * updated with the epoch's receivers. @enq_counted: the enqueue program
  * was too; else arrivals are derived (above), which needs the queue at
- * both edges (have_rqueue) and a counted epoch before: without them the
- * port's epoch is reported as not sampled. Otherwise only the drops (their
+ * both edges (have_rqueue) and a counted epoch with packets before (unless
+ * the queue was empty at both): without them the port's epoch is reported
+ * as not sampled. Otherwise only the drops (their
  * probe is always attached) and the scheduling of the receivers in @mem
  * are reported; counts_valid is false.
  */

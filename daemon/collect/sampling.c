@@ -61,16 +61,21 @@ void sampling_new_port(struct sampling *s, uint64_t seq)
 		s->next_seq = seq + 2;
 }
 
+bool sampling_enq_wanted(bool stage_a, bool have_np, bool have_diag, bool derive_ready)
+{
+	return stage_a || !have_np || !have_diag || !derive_ready;
+}
+
 /*
  * Is the enqueue program wanted in every sampled epoch? The epochs without
- * it derive arrivals from the queues read through socket diagnostics;
- * without those, when a watched port's queue could not be read at the
- * latest snapshot (no UDP socket in this network namespace), or without
- * stage A (which it goes with), it stays.
+ * it derive arrivals from the queues read through socket diagnostics and
+ * the memory per packet of a counted epoch; while some watched port lacks
+ * either (s->derive_ready), or without stage A (which it goes with), it
+ * stays.
  */
 static bool enq_always(const struct sampling *s)
 {
-	return !s->np || !s->diag || s->queues_unread;
+	return sampling_enq_wanted(false, s->np != NULL, s->diag != NULL, s->derive_ready);
 }
 
 /* Attach (@on, for epoch @seq + 1) or detach the enqueue program. */
@@ -350,6 +355,8 @@ void sampling_plan(struct sampling *s, uint64_t seq)
 	else if (s->on && !s->enq_on && enq_always(s) && enq_set(s, true, seq))
 		rxb_debug("collect: enqueue probe not attached for epoch %llu",
 			  (unsigned long long)seq + 1);
+	else if (s->on && !s->a_on && s->enq_on && !enq_always(s))
+		enq_set(s, false, seq);	/* every port derivable now */
 }
 
 /*

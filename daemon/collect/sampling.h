@@ -32,10 +32,16 @@
  * sampled epochs a port's arrivals are its dequeues plus the change of its
  * queue (read through socket diagnostics at each snapshot) plus its drops
  * (collect_net.h). The dequeue program stays attached in every sampled
- * epoch; without stage A's probe, or while a watched port's queue cannot
- * be read (no UDP socket in the collector's network namespace), the
- * enqueue program does too. With
- * net_probe_every >= a_every every sampled epoch has stage A.
+ * epoch. The enqueue program does too, in every sampled epoch, whenever
+ * some watched port's arrivals could not be derived without it: without
+ * stage A's probe or socket diagnostics, while a watched port's queue
+ * cannot be read (no socket found, no access to its network namespace),
+ * and until a counted epoch with packets has measured each port's memory
+ * per packet (the derived epochs divide the queue by it) - a port that is
+ * new, or idle since the daemon started, is counted, not left without
+ * arrivals. It is detached again in the first sampled epoch without stage
+ * A after every port has both. With net_probe_every >= a_every every
+ * sampled epoch has stage A.
  *
  * The collector owns one struct sampling; the probes and the /proc reader
  * stay the collector's.
@@ -85,9 +91,12 @@ struct sampling {
 	bool enq_on;			/* attached now */
 	uint64_t enq_whole_seq;		/* the first epoch it covers whole */
 	bool enq_counted;		/* it covered the epoch ended last */
-	bool queues_unread;		/* a watched port's queue was not read
-					 * at the latest snapshot (the
-					 * collector's to set: collect_queues.h) */
+	bool derive_ready;		/* every watched port's arrivals can be
+					 * derived: its queue was read at the
+					 * latest snapshot and a counted epoch
+					 * named its memory per packet (the
+					 * collector's to set; false until it
+					 * does) */
 	int nseen;			/* the sockets on each watched port */
 	struct port_socks seen[RXB_MAX_SOCKS];	/* at the last look */
 };
@@ -119,8 +128,21 @@ void sampling_new_port(struct sampling *s, uint64_t seq);
 bool sampling_epoch_end(struct sampling *s, uint64_t seq, const uint16_t *ports,
 			int nports, bool *stage_a);
 
-/* After that snapshot: detach the programs unless the next epoch is sampled. */
+/*
+ * After that snapshot: detach the programs unless the next epoch is
+ * sampled, stage A's unless it is due, and the enqueue program unless it
+ * goes with stage A or sampling_enq_wanted() (from s->derive_ready, which
+ * the collector sets before this).
+ */
 void sampling_plan(struct sampling *s, uint64_t seq);
+
+/*
+ * Whether a sampled epoch has the enqueue program: with stage A's
+ * programs (@stage_a), or when arrivals could not be derived without it
+ * (no stage A probe @have_np, no diagnostics @have_diag, or not
+ * @derive_ready).
+ */
+bool sampling_enq_wanted(bool stage_a, bool have_np, bool have_diag, bool derive_ready);
 
 /* When to call sampling_poll() next (CLOCK_MONOTONIC; UINT64_MAX: never). */
 uint64_t sampling_poll_due_ns(const struct sampling *s, int nports);

@@ -501,9 +501,14 @@ static void test_conserve_closed_form(void **state)
 	 * no negative arrivals. */
 	assert_true(collect_net_conserve(5, 0, 50 * 2304, 0, truesize, 0, &d));
 	assert_int_equal(d.pkts_enqueued, 0);
-	/* No truesize known: nothing derived. */
-	assert_false(collect_net_conserve(5, 0, 0, 0, NAN, 0, &d));
-	assert_false(collect_net_conserve(5, 0, 0, 0, 0, 0, &d));
+	/* No truesize known: derived only from a queue empty at both edges
+	 * (it changed by 0 packets whatever their size). */
+	assert_true(collect_net_conserve(5, 7000, 0, 0, NAN, 0, &d));
+	assert_int_equal(d.pkts_enqueued, 5);
+	assert_int_equal(d.queue_pkts_delta, 0);
+	assert_int_equal(d.bytes_in, 7000);
+	assert_false(collect_net_conserve(5, 0, 0, 2304, NAN, 0, &d));
+	assert_false(collect_net_conserve(5, 0, 2304, 0, 0, 0, &d));
 }
 
 /*
@@ -565,12 +570,41 @@ static void test_derived_epoch(void **state)
 	assert_false(m->counts_valid);
 	assert_false(m->queue_valid);
 	assert_int_equal(m->drops, 30);
-	/* No counted epoch before: not derivable either. */
+	/* No counted epoch before: not derivable either, and the collector
+	 * is told to keep the enqueue program. */
 	s1->ports[0].have_rqueue = true;
 	memset(&mem, 0, sizeof(mem));
+	assert_false(collect_net_sizes_known(&mem, &port, 1));
 	collect_net_stage_b(s1, s2, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, false,
 			    &mem, e);
 	assert_false(m->counts_valid);
+	assert_false(collect_net_sizes_known(&mem, &port, 1));
+	/* ... unless the queue was empty at both edges: 60 read, 2 dropped. */
+	s1->ports[0].rqueue_bytes = s2->ports[0].rqueue_bytes = 0;
+	s2->ports[0].v.deq = s1->ports[0].v.deq + 60;
+	s2->ports[0].v.deq_bytes = s1->ports[0].v.deq_bytes + 60 * 1400;
+	s2->ports[0].v.drops = s1->ports[0].v.drops + 2;
+	collect_net_stage_b(s1, s2, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, false,
+			    &mem, e);
+	assert_true(m->counts_valid);
+	assert_int_equal(m->pkts_in, 62);
+	assert_int_equal(m->queue_pkts_delta, 0);
+	assert_int_equal(m->queue_pkts_cap, 0);	/* no size to divide by */
+	assert_false(collect_net_sizes_known(&mem, &port, 1));
+	/* A counted epoch with packets names the size; one without leaves
+	 * it unknown. */
+	collect_net_stage_b(s0, s0, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, true,
+			    &mem, e);
+	assert_false(collect_net_sizes_known(&mem, &port, 1));
+	collect_net_stage_b(s0, s1, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, true,
+			    &mem, e);
+	assert_true(collect_net_sizes_known(&mem, &port, 1));
+	assert_true(collect_net_sizes_known(&mem, NULL, 0));
+	{
+		const uint16_t two[2] = { port, port + 1 };
+
+		assert_false(collect_net_sizes_known(&mem, two, 2));
+	}
 	sock_snap_free(s0);
 	sock_snap_free(s1);
 	sock_snap_free(s2);

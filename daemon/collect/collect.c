@@ -438,15 +438,18 @@ static void read_sirqs(struct collect *c)
 }
 
 /*
- * After the snapshot that ends epoch c->seq: which per-packet programs the
- * next one has (sampling.h). The memory per packet is what the epochs
- * before this one measured, so the enqueue program stays one epoch past
- * the first that measures it.
+ * After the snapshot that ends epoch c->seq (@prev: the one that started
+ * it; -1: none, the baseline): which per-packet programs the next one has
+ * (sampling.h). The memory per packet is known from the epochs before, or
+ * from this one's counts, which the stage B computation takes in later.
  */
-static void plan_next(struct collect *c)
+static void plan_next(struct collect *c, int prev)
 {
 	c->smp.derive_ready = c->queues_read &&
-			      collect_net_sizes_known(&c->rx_mem, c->ports, c->nports);
+			      collect_net_sizes_known(&c->rx_mem,
+						      prev >= 0 ? &c->sock[prev] : NULL,
+						      &c->sock[c->cur], c->smp.enq_counted,
+						      c->ports, c->nports);
 	sampling_plan(&c->smp, c->seq);
 }
 
@@ -462,7 +465,7 @@ static int baseline(struct collect *c)
 	c->last_ns = rxb_mono_ns();
 	snapshot_all(c, c->cur);
 	read_sirqs(c);
-	plan_next(c);
+	plan_next(c, -1);
 	read_costs(c, tmp, false);
 	collect_proc_cpu_times(c->proc, tmp, true);
 	if (!c->sp)
@@ -778,7 +781,7 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	c->cur = !c->cur;
 	snapshot_all(c, c->cur);
 	read_sirqs(c);
-	plan_next(c);
+	plan_next(c, prev);
 	rx_preempts_epoch(&c->rxp, c->sp, out);
 	out->net_probe_every = c->smp.every;
 	out->net_sampled = sampled;

@@ -509,13 +509,26 @@ static bool sock_derived(struct rxb_sock_meas *m, const struct sockq_snap_port *
 	return true;
 }
 
-bool collect_net_sizes_known(const struct collect_net_rx_memory *mem, const uint16_t *ports,
-			     int nports)
+/* Did the epoch from @prev to @cur count enqueues of @port, with their memory? */
+static bool sizes_counted(const struct sockq_snap *prev, const struct sockq_snap *cur,
+			  uint16_t port)
+{
+	const struct sockq_snap_port *c = cur ? find_port(cur, port) : NULL;
+	const struct sockq_snap_port *p = prev ? find_port(prev, port) : NULL;
+
+	return c && p && c->v.enq > p->v.enq && c->v.enq_truesize > p->v.enq_truesize;
+}
+
+bool collect_net_sizes_known(const struct collect_net_rx_memory *mem,
+			     const struct sockq_snap *prev, const struct sockq_snap *cur,
+			     bool enq_counted, const uint16_t *ports, int nports)
 {
 	for (int i = 0; i < nports; i++) {
 		const struct collect_net_port_rx *r = remembered(mem, ports[i]);
 
-		if (!r || !(r->truesize_per_pkt_bytes > 0))
+		if (r && r->truesize_per_pkt_bytes > 0)
+			continue;
+		if (!enq_counted || !sizes_counted(prev, cur, ports[i]))
 			return false;
 	}
 	return true;

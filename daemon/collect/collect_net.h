@@ -125,13 +125,16 @@ struct collect_net_rx_memory {
 };
 
 /*
- * Whether a counted epoch left the memory charged per packet of every port
- * of @ports in @mem: without it a derived epoch has the arrivals of a port
- * only while its queue is empty at both edges, so the enqueue program
- * stays attached until then (sampling.h).
+ * Whether the memory charged per packet of every port of @ports is known:
+ * left in @mem by a counted epoch, or counted (@enq_counted) by the epoch
+ * from @prev to @cur, which collect_net_stage_b() has not taken in yet
+ * (NULL: none). Without it a derived epoch has the arrivals of a port only
+ * while its queue is empty at both edges, so the enqueue program stays
+ * attached until then (sampling.h).
  */
-bool collect_net_sizes_known(const struct collect_net_rx_memory *mem, const uint16_t *ports,
-			     int nports);
+bool collect_net_sizes_known(const struct collect_net_rx_memory *mem,
+			     const struct sockq_snap *prev, const struct sockq_snap *cur,
+			     bool enq_counted, const uint16_t *ports, int nports);
 
 /*
  * Fill out->socks[] for @ports from the socket snapshots, the receivers'

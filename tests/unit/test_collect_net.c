@@ -574,11 +574,11 @@ static void test_derived_epoch(void **state)
 	 * is told to keep the enqueue program. */
 	s1->ports[0].have_rqueue = true;
 	memset(&mem, 0, sizeof(mem));
-	assert_false(collect_net_sizes_known(&mem, &port, 1));
+	assert_false(collect_net_sizes_known(&mem, NULL, NULL, false, &port, 1));
 	collect_net_stage_b(s1, s2, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, false,
 			    &mem, e);
 	assert_false(m->counts_valid);
-	assert_false(collect_net_sizes_known(&mem, &port, 1));
+	assert_false(collect_net_sizes_known(&mem, NULL, NULL, false, &port, 1));
 	/* ... unless the queue was empty at both edges: 60 read, 2 dropped. */
 	s1->ports[0].rqueue_bytes = s2->ports[0].rqueue_bytes = 0;
 	s2->ports[0].v.deq = s1->ports[0].v.deq + 60;
@@ -590,20 +590,25 @@ static void test_derived_epoch(void **state)
 	assert_int_equal(m->pkts_in, 62);
 	assert_int_equal(m->queue_pkts_delta, 0);
 	assert_int_equal(m->queue_pkts_cap, 0);	/* no size to divide by */
-	assert_false(collect_net_sizes_known(&mem, &port, 1));
-	/* A counted epoch with packets names the size; one without leaves
-	 * it unknown. */
+	assert_false(collect_net_sizes_known(&mem, NULL, NULL, false, &port, 1));
+	/* A counted epoch with packets names the size, already before it is
+	 * taken in (not when its enqueues were not counted); one without
+	 * packets leaves it unknown. */
+	assert_true(collect_net_sizes_known(&mem, s0, s1, true, &port, 1));
+	assert_false(collect_net_sizes_known(&mem, s0, s1, false, &port, 1));
+	assert_false(collect_net_sizes_known(&mem, s1, s1, true, &port, 1));
+	assert_false(collect_net_sizes_known(&mem, NULL, s1, true, &port, 1));
 	collect_net_stage_b(s0, s0, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, true,
 			    &mem, e);
-	assert_false(collect_net_sizes_known(&mem, &port, 1));
+	assert_false(collect_net_sizes_known(&mem, NULL, NULL, false, &port, 1));
 	collect_net_stage_b(s0, s1, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, true, true,
 			    &mem, e);
-	assert_true(collect_net_sizes_known(&mem, &port, 1));
-	assert_true(collect_net_sizes_known(&mem, NULL, 0));
+	assert_true(collect_net_sizes_known(&mem, NULL, NULL, false, &port, 1));
+	assert_true(collect_net_sizes_known(&mem, NULL, NULL, false, NULL, 0));
 	{
 		const uint16_t two[2] = { port, port + 1 };
 
-		assert_false(collect_net_sizes_known(&mem, two, 2));
+		assert_false(collect_net_sizes_known(&mem, NULL, NULL, false, two, 2));
 	}
 	sock_snap_free(s0);
 	sock_snap_free(s1);

@@ -151,10 +151,10 @@ static void test_enq_wanted(void **state)
 }
 
 /*
- * Every epoch sampled, stage A one in 4 (1, 5, 9, 13). The memory per
- * packet is first measured in epoch 5 (a counted epoch with packets), so
- * the collector says ready from the plan at the end of epoch 6 on; the
- * queue cannot be read at the snapshot ending epoch 10. Worked by hand:
+ * Every epoch sampled, stage A one in 4 (1, 5, 9, 13). The first packets
+ * come in epoch 6, which counts them and their memory, so the collector
+ * says ready from the plan at the end of epoch 6 on; the queue cannot be
+ * read at the snapshot ending epoch 10. Worked by hand:
  * epochs 1-6 count (stage A detached after 1 and 5, the enqueue program
  * kept: not ready), 7-8 derive, 9 stage A, 10 derives (its queue was
  * read at its start), 11 counts (attached at the end of 10), 12 derives,

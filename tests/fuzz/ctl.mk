@@ -3,5 +3,8 @@
 FUZZERS += build/fuzz/fuzz_ctl
 FUZZ_SRCS_fuzz_ctl := daemon/serve/ctlsrv.c daemon/model/state.c daemon/model/value.c daemon/model/learn.c \
                       daemon/model/busy.c daemon/model/cost.c daemon/model/inputs.c \
-                      solver/ewma.c solver/lsq.c \
+                      daemon/model/drain.c daemon/model/capacity.c \
+                      solver/ewma.c solver/lsq.c solver/tagged.c solver/ctmc.c solver/ctmc_band.c \
+                      solver/ctmc_dist.c solver/ctmc_graph.c solver/ctmc_unif.c solver/srn.c \
                       common/json.c common/parse.c common/log.c common/strbuf.c common/util.c
+FUZZ_LIBS_fuzz_ctl := -llapacke -llapack -lblas

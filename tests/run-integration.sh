@@ -15,13 +15,20 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 
+# Each test's output is also kept, so that the failures' own lines can be
+# repeated at the end, where a CI log's tail shows them. (A process
+# substitution, not a pipe: a test's stray child holding its output open
+# must not hold the suite.)
+logs=$(mktemp -d /tmp/rxbneck-integration.XXXXXX) || exit 1
+trap 'rm -rf "$logs"' EXIT
 pass=0; skip=0; failed=()
 for t in tests/integration/*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
 	echo "=== integration: $name"
 	start=$(date +%s)
-	flock /tmp/rxbneck-heavy.lock timeout --kill-after=10 "${RXB_TEST_TIMEOUT:-900}" bash "$t"
+	flock /tmp/rxbneck-heavy.lock timeout --kill-after=10 "${RXB_TEST_TIMEOUT:-900}" \
+		bash "$t" > >(tee "$logs/$name.log") 2>&1
 	rc=$?
 	took=$(( $(date +%s) - start ))
 	case $rc in
@@ -29,6 +36,10 @@ for t in tests/integration/*.sh; do
 	77) skip=$((skip + 1)); echo "=== SKIP $name";;
 	*)  failed+=("$name"); echo "=== FAIL $name (exit $rc, ${took}s)";;
 	esac
+done
+for name in "${failed[@]}"; do
+	echo "=== last lines of the failed $name:"
+	tail -n 25 "$logs/$name.log"
 done
 echo "integration: $pass passed, $skip skipped, ${#failed[@]} failed ${failed[*]:-}"
 [ ${#failed[@]} -eq 0 ]

@@ -257,10 +257,16 @@ def admit():
 def owner():
     res = {"unbound": hello_answer(Conn(), FLOW + 302)}
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(("127.0.0.1", FLOW + 302))
-    res["udp_bound"] = hello_answer(Conn(), FLOW + 302)
     tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.bind(("127.0.0.1", FLOW + 303))
+    # An earlier test's connection in TIME_WAIT on this port must not
+    # refuse the listener's bind.
+    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        udp.bind(("127.0.0.1", FLOW + 302))
+        tcp.bind(("127.0.0.1", FLOW + 303))
+    except OSError as e:
+        fail(f"cannot bind the owner scenario's ports {FLOW + 302}, {FLOW + 303}: {e}")
+    res["udp_bound"] = hello_answer(Conn(), FLOW + 302)
     tcp.listen(1)
     res["tcp_listening"] = hello_answer(Conn(), FLOW + 303, proto=6)
     out.update(res)

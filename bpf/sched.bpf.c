@@ -69,15 +69,32 @@ __u64 tasks_full = 0;
  */
 __u64 rx_pending = 0;
 
+/*
+ * floor(log2(v)) for v >= 1 (0 for 0), at most SCHED_HIST_SLOTS - 1: a
+ * binary search in six steps, without the loop of one shift per bit (the
+ * receivers' histograms are updated at every switch-out after a wakeup).
+ */
 static __always_inline __u32 log2_slot(__u64 v)
 {
-	__u32 r = 0;
+	__u32 r = 0, s;
 
-	for (int i = 0; i < SCHED_HIST_SLOTS - 1 && v > 1; i++) {
-		v >>= 1;
-		r++;
-	}
-	return r;
+	s = (v > 0xffffffffULL) << 5;
+	v >>= s;
+	r |= s;
+	s = (v > 0xffff) << 4;
+	v >>= s;
+	r |= s;
+	s = (v > 0xff) << 3;
+	v >>= s;
+	r |= s;
+	s = (v > 0xf) << 2;
+	v >>= s;
+	r |= s;
+	s = (v > 0x3) << 1;
+	v >>= s;
+	r |= s;
+	r |= (__u32)(v >> 1);
+	return r < SCHED_HIST_SLOTS - 1 ? r : SCHED_HIST_SLOTS - 1;
 }
 
 static __always_inline __u64 sub0(__u64 a, __u64 b)
@@ -240,11 +257,12 @@ static __always_inline struct sched_rx_tid *rx_of(__u32 tid,
 /*
  * Pause-window inputs of a receiver thread: this run's length when it ends
  * in preemption, and the off-CPU interval that preceded the run, split by
- * how that interval began.
+ * how that interval began; after a sleep in S state also its part on the
+ * runqueue (@wait: woken, not yet running).
  */
 static __always_inline void rx_account(struct sched_rx_tid *rx,
 				       struct sched_task *t, __u32 how,
-				       __u64 run, __u64 off)
+				       __u64 run, __u64 off, __u64 wait)
 {
 	if (!rx)
 		return;
@@ -255,6 +273,11 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 	} else {
 		rx->sleep_off_ns += off;
 		rx->sleep_off_cnt++;
+		if (t->state == SCHED_ST_SLEEPING) {
+			rx->wake_wait_ns += wait;
+			rx->wake_wait_cnt++;
+			rx->wake_hist[log2_slot(wait) & (SCHED_HIST_SLOTS - 1)]++;
+		}
 	}
 	if (how == SCHED_ST_RUNNABLE) {
 		rx->preempts++;
@@ -344,7 +367,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	__u32 how = leave_state(preempt, prev, prev_state, btf);
 	__u64 sum = sum_exec(prev, btf), delay = core_run_delay(prev, btf);
 	struct sched_rx_tid *rx;
-	__u64 dt, on, wait, npc;
+	__u64 dt, on, wait, npc, wait_woken = 0;
 	struct sched_task *t;
 
 	if (!tid)
@@ -388,7 +411,15 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	t->wait_ns += wait;
 	t->seg_wait_ns += wait;
 	charge_off(t, dt - on - wait);
-	rx_account(rx, t, how, on, dt - on);
+	/*
+	 * A receiver's wait after its wakeup: from the traced wakeup to this
+	 * run's switch-in (now - on). The kernel's run_delay misses it when
+	 * the sleeper was still queued (EEVDF's delayed dequeue: a wakeup
+	 * then re-queues without counting a wait), so it is the fallback.
+	 */
+	if (rx && t->woken_ns)
+		wait_woken = sub0(sub0(now, on), t->woken_ns);
+	rx_account(rx, t, how, on, dt - on, rx && t->woken_ns ? wait_woken : wait);
 
 	switch (how) {
 	case SCHED_ST_RUNNABLE:

@@ -142,8 +142,18 @@ struct sched_rx_tid {
 	__u64 preempt_off_cnt;
 	__u64 sleep_off_ns;	/* off-CPU intervals after blocking */
 	__u64 sleep_off_cnt;
+	/*
+	 * The part of those intervals after blocking in S state (a receiver
+	 * blocks there on an empty socket) spent woken but waiting for a CPU:
+	 * from the traced wakeup (sched_wakeup) to the switch-in, else the
+	 * kernel's sched_info.run_delay over the interval. One per run after
+	 * sleeping; off-CPU windows that begin with an empty queue.
+	 */
+	__u64 wake_wait_ns;
+	__u64 wake_wait_cnt;
 	__u64 run_hist[SCHED_HIST_SLOTS];	/* log2(run before preemption) */
 	__u64 off_hist[SCHED_HIST_SLOTS];	/* log2(off-CPU after preemption) */
+	__u64 wake_hist[SCHED_HIST_SLOTS];	/* log2(wake_wait), 0 in slot 0 */
 	/*
 	 * The preemption being followed (the pause predictor's per-event
 	 * checks, docs/pause.md):

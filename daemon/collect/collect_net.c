@@ -250,6 +250,7 @@ static const struct sched_rx_tid *find_rx(const struct sched_snap *s, uint32_t t
 struct rx_sums {
 	double preempts, run_ns, poff_ns, poff_cnt, soff_ns, soff_cnt, blocks;
 	double off_hist[RXB_OFFCPU_SLOTS];
+	double wake_hist[RXB_OFFCPU_SLOTS];
 };
 
 static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap *scur,
@@ -272,6 +273,7 @@ static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap
 	s->soff_cnt += share * (double)rxb_sub0(c->sleep_off_cnt, p->sleep_off_cnt);
 	s->blocks += share * (double)rxb_sub0(c->blocks, p->blocks);
 	collect_sched_add_off_hist(p, c, share, s->off_hist);
+	collect_sched_add_wake_hist(p, c, share, s->wake_hist);
 }
 
 static void add_ran_on(struct rxb_sock_meas *m, int cpu, uint64_t ns)
@@ -360,6 +362,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	m->preempt_off_ns = rxb_ratio(rs.poff_ns, rs.poff_cnt);
 	m->sleep_off_ns = rxb_ratio(rs.soff_ns, rs.soff_cnt);
 	memcpy(m->offcpu_hist, rs.off_hist, sizeof(m->offcpu_hist));
+	memcpy(m->wake_hist, rs.wake_hist, sizeof(m->wake_hist));
 	if (!counts)
 		return;
 	m->cpu_ns_per_pkt = rxb_ratio(oncpu, (double)m->pkts_out);

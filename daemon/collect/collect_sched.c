@@ -14,13 +14,25 @@
 _Static_assert(RXB_OFFCPU_SLOTS == SCHED_HIST_SLOTS,
 	       "the published window histogram is the probe's");
 
+static void add_hist(const __u64 *prev, const __u64 *cur, double share,
+		     double hist[RXB_OFFCPU_SLOTS])
+{
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
+		hist[r] += share * (double)rxb_sub0(cur[r], prev ? prev[r] : 0);
+}
+
 void collect_sched_add_off_hist(const struct sched_rx_tid *prev,
 				const struct sched_rx_tid *cur, double share,
 				double hist[RXB_OFFCPU_SLOTS])
 {
-	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
-		hist[r] += share * (double)rxb_sub0(cur->off_hist[r],
-						    prev ? prev->off_hist[r] : 0);
+	add_hist(prev ? prev->off_hist : NULL, cur->off_hist, share, hist);
+}
+
+void collect_sched_add_wake_hist(const struct sched_rx_tid *prev,
+				 const struct sched_rx_tid *cur, double share,
+				 double hist[RXB_OFFCPU_SLOTS])
+{
+	add_hist(prev ? prev->wake_hist : NULL, cur->wake_hist, share, hist);
 }
 
 enum task_class collect_sched_classify(const struct task_delta *d)

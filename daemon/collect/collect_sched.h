@@ -151,4 +151,12 @@ void collect_sched_add_off_hist(const struct sched_rx_tid *prev,
 				const struct sched_rx_tid *cur, double share,
 				double hist[RXB_OFFCPU_SLOTS]);
 
+/*
+ * The same for its runqueue waits after a wakeup from sleep (wake_hist):
+ * off-CPU windows that begin with the socket empty (docs/model.md §2.2).
+ */
+void collect_sched_add_wake_hist(const struct sched_rx_tid *prev,
+				 const struct sched_rx_tid *cur, double share,
+				 double hist[RXB_OFFCPU_SLOTS]);
+
 #endif

@@ -187,30 +187,43 @@ static void episode_size(const struct learn *l, const struct rxb_epoch *e,
 		 (unsigned long long)l->episodes_ended, l->episodes_w);
 }
 
+/* @hist's non-empty finite slots into @out; returns their total. */
+static double hist_copy(const double *hist, double *out)
+{
+	double n = 0;
+
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
+		double c = hist[r];
+
+		out[r] = 0;
+		if (!(c > 0) || !isfinite(c))
+			continue;
+		out[r] = c;
+		n += c;
+	}
+	return n;
+}
+
 /* The epoch's off-CPU windows of the port's receivers (struct inputs_stage_b). */
 static void offcpu_windows(const struct rxb_epoch *e, uint16_t port,
 			   struct inputs_stage_b *b)
 {
 	const struct rxb_sock_meas *m = e ? rxb_epoch_sock(e, port) : NULL;
-	double n = 0, dt_s;
+	double n, dt_s;
 
 	b->offcpu_per_s = 0;
 	b->offcpu_gap_s = 0;
+	b->wake_per_s = 0;
 	memset(b->offcpu_hist, 0, sizeof(b->offcpu_hist));
+	memset(b->wake_hist, 0, sizeof(b->wake_hist));
 	if (!m || !m->receivers_valid || e->end_ns <= e->start_ns)
 		return;
 	dt_s = (double)(e->end_ns - e->start_ns) / 1e9;
-	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
-		double c = m->offcpu_hist[r];
-
-		if (!(c > 0) || !isfinite(c))
-			continue;
-		b->offcpu_hist[r] = c;
-		n += c;
-	}
+	n = hist_copy(m->offcpu_hist, b->offcpu_hist);
 	b->offcpu_per_s = n / dt_s;
 	if (n > 0 && m->run_before_preempt_ns > 0 && isfinite(m->run_before_preempt_ns))
 		b->offcpu_gap_s = m->run_before_preempt_ns / 1e9;
+	b->wake_per_s = hist_copy(m->wake_hist, b->wake_hist) / dt_s;
 }
 
 /* K_B, the receive buffer in packets, and N_B, the packets per wake-up. */
@@ -262,6 +275,8 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 	in->offcpu_per_s = b->offcpu_per_s;
 	in->offcpu_gap_s = b->offcpu_gap_s;
 	memcpy(in->offcpu_hist, b->offcpu_hist, sizeof(in->offcpu_hist));
+	in->wake_per_s = b->wake_per_s;
+	memcpy(in->wake_hist, b->wake_hist, sizeof(in->wake_hist));
 	if (b->io_bound.v > 0) {
 		if (b->mu_pio_per_s.src != VALUE_MISSING &&
 		    b->mu_disk_per_s.src != VALUE_MISSING) {

@@ -132,18 +132,28 @@ static void tcp_json(struct json_writer *w, const struct inputs_tcp *t)
 	json_obj_end(w);
 }
 
+/* "PER_S/SLOT:COUNT,..." of @hist, as `rxbneckctl model` takes it. */
+static void offcpu_spec(char *spec, size_t size, double per_s, const double *hist)
+{
+	size_t len = (size_t)snprintf(spec, size, "%.6g/", per_s);
+
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS && len < size; r++)
+		if (hist[r] > 0)
+			len += (size_t)snprintf(spec + len, size - len, "%s%zu:%.6g",
+						spec[len - 1] == '/' ? "" : ",", r, hist[r]);
+}
+
 /*
  * The server's off-CPU windows after preemption this epoch (the windows
  * loss model's input): per second, the non-empty log2-ns slots, and the
- * same as `rxbneckctl model --offcpu-windows` takes it.
+ * same as `rxbneckctl model --offcpu-windows` takes it; its runqueue waits
+ * after a wakeup as `--wake-windows` takes them (wake_spec).
  */
 static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
-			double gap_s)
+			double gap_s, double wake_per_s, const double *wake_hist)
 {
 	char spec[RXB_OFFCPU_SLOTS * 24 + 32], slot[8];
-	size_t len;
 
-	len = (size_t)snprintf(spec, sizeof(spec), "%.6g/", per_s);
 	json_obj_begin(w, "offcpu_windows");
 	json_double(w, "per_s", per_s);
 	json_double(w, "gap_ns", gap_s * 1e9);
@@ -154,13 +164,13 @@ static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
 			continue;
 		snprintf(slot, sizeof(slot), "%zu", r);
 		json_double(w, slot, hist[r]);
-		if (len < sizeof(spec))
-			len += (size_t)snprintf(spec + len, sizeof(spec) - len, "%s%zu:%.6g",
-						spec[len - 1] == '/' ? "" : ",", r,
-						hist[r]);
 	}
 	json_obj_end(w);
+	offcpu_spec(spec, sizeof(spec), per_s, hist);
 	json_str(w, "spec", spec);
+	json_double(w, "wake_mean_ns", offwin_mean_s(wake_hist, RXB_OFFCPU_SLOTS) * 1e9);
+	offcpu_spec(spec, sizeof(spec), wake_per_s, wake_hist);
+	json_str(w, "wake_spec", spec);
 	json_obj_end(w);
 }
 
@@ -191,7 +201,8 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
-	offcpu_json(w, in->b.offcpu_per_s, in->b.offcpu_hist, in->b.offcpu_gap_s);
+	offcpu_json(w, in->b.offcpu_per_s, in->b.offcpu_hist, in->b.offcpu_gap_s,
+		    in->b.wake_per_s, in->b.wake_hist);
 	json_obj_end(w);
 	tcp_json(w, &in->tcp);
 	json_obj_begin(w, "stage_a");
@@ -239,7 +250,8 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "vacation_us", in->vacation_s * 1e6);
 	json_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
 	if (!in->load_independent)
-		offcpu_json(w, in->offcpu_per_s, in->offcpu_hist, in->offcpu_gap_s);
+		offcpu_json(w, in->offcpu_per_s, in->offcpu_hist, in->offcpu_gap_s,
+			    in->wake_per_s, in->wake_hist);
 	json_double(w, "service_rate_per_s", st->service_rate_per_s);
 	json_double(w, "mean_response_s", st->mean_response_s);
 	json_double(w, "capacity_bps", st->capacity_bps);

@@ -106,6 +106,13 @@ struct rxb_stage_inputs {
 	double offcpu_per_s;
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	double offcpu_gap_s;	/* mean run a window ends; 0: unknown */
+	/*
+	 * Its runqueue waits after a wakeup from sleep, per second and as a
+	 * log2-ns histogram: off-CPU windows that begin with the queue empty
+	 * (it blocked because the socket was). 0: none measured.
+	 */
+	double wake_per_s;
+	double wake_hist[RXB_OFFCPU_SLOTS];
 };
 
 /* ---------------------------------------------------------- measurement -- */
@@ -257,6 +264,8 @@ struct rxb_sock_meas {
 	 * the port's packets; valid with receivers_valid.
 	 */
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	/* Their runqueue waits after a wakeup from sleep, the same way. */
+	double wake_hist[RXB_OFFCPU_SLOTS];
 	int nreasons;
 	struct rxb_drop_count drop_reasons[8];	/* this socket's, largest first */
 	/* Added with the sampling of the per-packet probes (net_sampled). */

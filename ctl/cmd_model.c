@@ -57,7 +57,7 @@ enum {
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
-	OPT_OFFCPU, OPT_OFFCPU_GAP,
+	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "loss-model", required_argument, NULL, OPT_LOSS_MODEL },
 	{ "offcpu-windows", required_argument, NULL, OPT_OFFCPU },
 	{ "offcpu-gap-ms", required_argument, NULL, OPT_OFFCPU_GAP },
+	{ "wake-windows", required_argument, NULL, OPT_WAKE },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
@@ -219,8 +220,8 @@ static void help(void)
 "                        --rate-rel-sd drawn once per transfer, T(B) and\n"
 "                        the loss expected over it (docs/fidelity.md);\n"
 "                        'windows', the queue and the loss to the off-CPU\n"
-"                        windows of --offcpu-windows, the larger\n"
-"                        (docs/model.md 2.2).\n"
+"                        windows of --offcpu-windows and --wake-windows,\n"
+"                        the larger (docs/model.md 2.2).\n"
 "  --offcpu-windows PER_S/SLOT:COUNT,...\n"
 "                        the receiver's off-CPU windows after preemption:\n"
 "                        PER_S a second, and their log2 histogram (slot r:\n"
@@ -231,6 +232,10 @@ static void help(void)
 "  --offcpu-gap-ms MS    the receiver's time on the CPU between windows (the\n"
 "                        mean run a preemption ended, status gap_ns). Default:\n"
 "                        1 s / PER_S less the mean window.\n"
+"  --wake-windows PER_S/SLOT:COUNT,...\n"
+"                        the receiver's waits for the CPU after a wakeup from\n"
+"                        sleep (windows that begin with the queue empty), the\n"
+"                        same way (status offcpu_windows.wake_spec).\n"
 "\n"
 "Output:\n"
 "  --json                print one JSON object instead of text: at least\n"
@@ -494,6 +499,12 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		err = offwin_parse(s, &a->stage.offcpu_per_s, a->stage.offcpu_hist,
 				   RXB_OFFCPU_SLOTS);
 		return err ? usage_error("--offcpu-windows: expected PER_S/SLOT:COUNT,... "
+					 "(slots 0-%d, numbers >= 0, each slot once): '%s'",
+					 RXB_OFFCPU_SLOTS - 1, s) : 0;
+	case OPT_WAKE:
+		err = offwin_parse(s, &a->stage.wake_per_s, a->stage.wake_hist,
+				   RXB_OFFCPU_SLOTS);
+		return err ? usage_error("--wake-windows: expected PER_S/SLOT:COUNT,... "
 					 "(slots 0-%d, numbers >= 0, each slot once): '%s'",
 					 RXB_OFFCPU_SLOTS - 1, s) : 0;
 	case OPT_OFFCPU_GAP:

@@ -53,8 +53,8 @@ static bool pkts_in(const struct json_object *o, const char *key, uint32_t *out)
  * that is missing or out of range.
  */
 /*
- * The stage's off-CPU windows (offcpu_windows: its spec string and gap_ns),
- * none when absent; NULL or the bad key.
+ * The stage's off-CPU windows (offcpu_windows: its spec string, gap_ns and
+ * wake_spec), none when absent; NULL or the bad key.
  */
 static const char *windows_from(const struct json_object *s, struct rxb_stage_inputs *in)
 {
@@ -68,6 +68,10 @@ static const char *windows_from(const struct json_object *s, struct rxb_stage_in
 		return "offcpu_windows.spec";
 	if (num_in(w, "gap_ns", 0, 1e15, &gap_ns))
 		in->offcpu_gap_s = gap_ns / 1e9;
+	/* Absent before the probe measured wake-up waits: none. */
+	spec = jpath_str(w, "wake_spec");
+	if (spec && offwin_parse(spec, &in->wake_per_s, in->wake_hist, RXB_OFFCPU_SLOTS))
+		return "offcpu_windows.wake_spec";
 	return NULL;
 }
 

@@ -91,7 +91,8 @@ const char *bneck_rounds_name(enum bneck_rounds r);
  *                      the grid itself.
  *   BNECK_LOSS_WINDOWS the bulk queue, and the loss to the stage's measured
  *                      off-CPU windows (struct rxb_stage_inputs
- *                      offcpu_per_s, offcpu_hist; offwin.h) bounding it
+ *                      offcpu_per_s, offcpu_hist, wake_per_s, wake_hist;
+ *                      offwin.h) bounding it
  *                      from below as the vacation loss does: the stage
  *                      loses max(queue, vacations, l_win).
  */

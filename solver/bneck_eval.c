@@ -126,6 +126,8 @@ static double window_loss(const struct bneck_model *md, uint32_t i, double lambd
 		.queue_pkts = st->queue_pkts,
 		.on_pkts_per_s = scale * md->mu_on[i] * st->batch_pkts,
 		.gap_s = st->offcpu_gap_s,
+		.wake_per_s = st->wake_per_s,
+		.wake_count = st->wake_hist,
 	};
 
 	return offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);

@@ -55,10 +55,12 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		if (!(st[i].mu_rel_sd >= 0.0) || !(st[i].mu_rel_sd <= MU_REL_SD_MAX))
 			return -EINVAL;
 		if (!(st[i].offcpu_per_s >= 0.0) || !isfinite(st[i].offcpu_per_s) ||
-		    !(st[i].offcpu_gap_s >= 0.0) || !isfinite(st[i].offcpu_gap_s))
+		    !(st[i].offcpu_gap_s >= 0.0) || !isfinite(st[i].offcpu_gap_s) ||
+		    !(st[i].wake_per_s >= 0.0) || !isfinite(st[i].wake_per_s))
 			return -EINVAL;
 		for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
-			if (!(st[i].offcpu_hist[r] >= 0.0) || !isfinite(st[i].offcpu_hist[r]))
+			if (!(st[i].offcpu_hist[r] >= 0.0) || !isfinite(st[i].offcpu_hist[r]) ||
+			    !(st[i].wake_hist[r] >= 0.0) || !isfinite(st[i].wake_hist[r]))
 				return -EINVAL;
 		if (!(st[i].mu_net_full_per_s >= 0.0) || !isfinite(st[i].mu_net_full_per_s) ||
 		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)
@@ -179,7 +181,7 @@ static int stage_on_service(const struct rxb_stage_inputs *in,
 bool bneck_model_windows(const struct bneck_model *md, uint32_t i)
 {
 	return md->x->loss_model == BNECK_LOSS_WINDOWS && !md->st[i].load_independent &&
-	       md->st[i].offcpu_per_s > 0.0;
+	       (md->st[i].offcpu_per_s > 0.0 || md->st[i].wake_per_s > 0.0);
 }
 
 /* See bneck_model.h. */

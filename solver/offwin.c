@@ -81,18 +81,41 @@ double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
 	return drained < queue_pkts ? drained : queue_pkts;
 }
 
-double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
+/* l_win: the windows after preemption, from the room F their gaps left. */
+static double preempt_loss(const struct offwin_in *in, double lambda,
+			   enum offwin_within w)
 {
-	double mean_s, gap_s, free_pkts, l;
+	double mean_s, gap_s, free_pkts;
 
-	if (!(in->per_s > 0.0) || !(lambda > 0.0) || !in->count || !isfinite(lambda))
+	if (!(in->per_s > 0.0) || !in->count)
 		return 0.0;
 	mean_s = offwin_mean_s(in->count, in->nslots);
 	if (!(mean_s > 0.0))
 		return 0.0;
 	gap_s = in->gap_s > 0.0 ? in->gap_s : 1.0 / in->per_s - mean_s;
 	free_pkts = offwin_free_pkts(in->queue_pkts, lambda, in->on_pkts_per_s, gap_s);
-	l = in->per_s * offwin_excess_s(in->count, in->nslots, free_pkts / lambda, w);
+	return in->per_s * offwin_excess_s(in->count, in->nslots, free_pkts / lambda, w);
+}
+
+/* l_wake: the waits after a wakeup, each from an empty queue (F = K). */
+static double wake_loss(const struct offwin_in *in, double lambda,
+			enum offwin_within w)
+{
+	double room_pkts = in->queue_pkts > 0.0 ? in->queue_pkts : 0.0;
+
+	if (!(in->wake_per_s > 0.0) || !in->wake_count)
+		return 0.0;
+	return in->wake_per_s * offwin_excess_s(in->wake_count, in->nslots,
+						room_pkts / lambda, w);
+}
+
+double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
+{
+	double l;
+
+	if (!(lambda > 0.0) || !isfinite(lambda))
+		return 0.0;
+	l = preempt_loss(in, lambda, w) + wake_loss(in, lambda, w);
 	return l < 1.0 ? l : 1.0;
 }
 

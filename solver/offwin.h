@@ -25,6 +25,17 @@
  * Periodic windows (one length D, ν = 1/P) with long gaps give
  * (D − K/λ)+ / P, the vacation loss of bneck_vacation_loss().
  *
+ * A receiver that blocks does so because its queue is empty; the next
+ * arrival wakes it, and it may then wait on the runqueue behind a
+ * co-runner for a time W_w before it runs. Those windows (ν_w per second)
+ * begin with the queue empty, F = K, whatever the gaps:
+ *
+ *   l_wake(λ) = ν_w E[(W_w − K/λ)+],
+ *
+ * exact for the fluid queue (arrivals at λ throughout; the one packet that
+ * woke it is within the fluid's rounding). The stage loses
+ * min(1, l_win + l_wake).
+ *
  * W comes from a log2 histogram of nanoseconds (the sched probe's: slot r
  * holds [2^r, 2^(r+1)) ns; slot 0 is taken as [1, 2) and the last slot as
  * [2^r, 2^(r+1)) too). Within a slot W is taken log-uniform (density ∝ 1/w,
@@ -57,6 +68,8 @@ struct offwin_in {
 	double queue_pkts;	/* K */
 	double on_pkts_per_s;	/* c: the drain on the CPU */
 	double gap_s;		/* g: on the CPU between windows; 0: 1/ν − E[W] */
+	double wake_per_s;	/* ν_w: waits after a wakeup per second */
+	const double *wake_count;	/* [nslots] their log2 slots; NULL: none */
 };
 
 /* [lo, hi) seconds of slot @r. */
@@ -77,8 +90,8 @@ double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
 			double gap_s);
 
 /*
- * l_win(@lambda) in [0, 1], see above; 0 without windows (per_s <= 0,
- * empty histogram) or for @lambda <= 0.
+ * min(1, l_win(@lambda) + l_wake(@lambda)), see above; 0 without windows
+ * (per_s and wake_per_s <= 0, empty histograms) or for @lambda <= 0.
  */
 double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w);
 

@@ -503,12 +503,16 @@ static bool moved_rel(double a, double b)
 static enum solve_need windows_moved(const struct rxb_stage_inputs *now,
 				     const struct rxb_stage_inputs *then)
 {
-	if ((now->offcpu_per_s > 0) != (then->offcpu_per_s > 0))
+	if ((now->offcpu_per_s > 0) != (then->offcpu_per_s > 0) ||
+	    (now->wake_per_s > 0) != (then->wake_per_s > 0))
 		return SOLVE_NOW;
 	if (moved_rel(now->offcpu_per_s, then->offcpu_per_s) ||
 	    moved_rel(now->offcpu_gap_s, then->offcpu_gap_s) ||
 	    moved_rel(offwin_mean_s(now->offcpu_hist, RXB_OFFCPU_SLOTS),
-		      offwin_mean_s(then->offcpu_hist, RXB_OFFCPU_SLOTS)))
+		      offwin_mean_s(then->offcpu_hist, RXB_OFFCPU_SLOTS)) ||
+	    moved_rel(now->wake_per_s, then->wake_per_s) ||
+	    moved_rel(offwin_mean_s(now->wake_hist, RXB_OFFCPU_SLOTS),
+		      offwin_mean_s(then->wake_hist, RXB_OFFCPU_SLOTS)))
 		return SOLVE_MOVED;
 	return SOLVE_NOT;
 }

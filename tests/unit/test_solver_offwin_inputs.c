@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The off-CPU windows on their way to the solver: the sched probe's
- * per-thread off_hist deltas, weighted by the thread's share
- * (collect_sched_add_off_hist()), and an epoch's socket histogram into
+ * per-thread off_hist and wake_hist deltas, weighted by the thread's share
+ * (collect_sched_add_off_hist(), collect_sched_add_wake_hist()), and an epoch's socket histogram into
  * stage B's inputs (inputs.c: windows per second of the epoch, the
- * histogram, the mean run a preemption ended), checked against the
+ * histogram, the mean run a preemption ended; the wake-up waits per second
+ * and their histogram), checked against the
  * numbers put in.
  */
 #include "tests/unit/inputs_fixture.h"
@@ -28,6 +29,14 @@ static void test_add_off_hist(void **state)
 	prev.off_hist[13] = 9;
 	collect_sched_add_off_hist(&prev, &cur, 1.0, hist);
 	assert_true(hist[21] == 11.0 && hist[13] == 2.0);
+	/* The wake-up waits are folded from wake_hist alone. */
+	memset(hist, 0, sizeof(hist));
+	cur.wake_hist[12] = 40;
+	prev.wake_hist[12] = 10;
+	collect_sched_add_wake_hist(&prev, &cur, 0.25, hist);
+	assert_true(hist[12] == 7.5 && hist[21] == 0.0 && hist[13] == 0.0);
+	collect_sched_add_wake_hist(NULL, &cur, 1.0, hist);
+	assert_true(hist[12] == 47.5);
 }
 
 static void test_epoch_to_stage(void **state)
@@ -42,7 +51,12 @@ static void test_epoch_to_stage(void **state)
 	s->offcpu_hist[3] = NAN;	/* not a count: left out */
 	s->offcpu_hist[4] = -1.0;
 	s->run_before_preempt_ns = 2e6;
+	s->wake_hist[12] = 100.0;
+	s->wake_hist[22] = 1.0;
+	s->wake_hist[5] = INFINITY;	/* not a count: left out */
 	ifix_feed(f, 0.5);
+	check_rel(f->r.stages[0].wake_per_s, 101.0 / 0.5, 1e-15);
+	assert_true(f->r.stages[0].wake_hist[12] == 100.0 && f->r.stages[0].wake_hist[5] == 0.0);
 	assert_true(f->r.b.present);
 	check_rel(f->r.b.offcpu_per_s, 8.5 / 0.5, 1e-15);
 	check_rel(f->r.b.offcpu_gap_s, 2e-3, 1e-15);

@@ -10,15 +10,17 @@ analyze.py's results.json), one compact record per undisturbed, completed
 fixed-rate transfer of the main sweep: the load, the rate, its first-round
 loss, the daemon's stage-B inputs before it (daemon_before) and the off-CPU
 windows the daemon published for the epochs that overlap the transfer's
-first blast (as the sender timed it; histograms summed, rate = windows /
-the blast's time), the mean run those windows ended, and how many of those
-epochs dropped packets without any window.
+first blast (as the sender timed it; histograms summed, rates = windows /
+the blast's time): the windows after preemption, the mean run those ended,
+and the waits for the CPU after a wake-up (wake_spec); and how many of
+those epochs dropped packets without any window of about 1 ms or more.
 
-The default: per transfer, rxbneckctl model --loss-model windows (and
-queue, for comparison) at those inputs with burst rounds; the stage loss at
-the transfer's rate is its predicted first-round loss. --gap run (a
-diagnosis, not the rule) gives the model the mean run a preemption ended
-as the time between windows. Per (load, rate):
+The default (the rule of docs/fidelity.md §4.3): per transfer, rxbneckctl
+model --loss-model windows with --offcpu-windows, --wake-windows and the
+mean run as --offcpu-gap-ms (and --loss-model queue, for comparison) at
+those inputs with burst rounds; the stage loss at the transfer's rate is
+its predicted first-round loss. --gap mean (a diagnosis) gives the model
+1/rate less the mean window as the time between windows instead. Per (load, rate):
 the measured mean first-round loss and the mean prediction. The model
 passes when, for every load, predicted / measured lies in [0.5, 2] at every
 rate whose measured mean is at least 0.5 %. --check exits 1 when
@@ -40,6 +42,7 @@ SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 DATA = os.path.join(HERE, "results", "offwin", "windows.json")
 BEGIN = "<!-- table windows: tests/e2e/fidelity_windows.py -->"
 LOSS_MIN, LOSS_LO, LOSS_HI = 0.005, 0.5, 2.0
+LONG_SLOT = 20  # 2^20 ns, about 1 ms: a window much shorter loses nothing here
 INPUTS = ("cpu_bound", "mu_net_per_s", "pkts_per_wakeup", "queue_pkts",
           "irq_ns_per_pkt", "mu_net_full_per_s", "model_loss_episode_pkts")
 
@@ -48,8 +51,11 @@ def blast_windows(status, port, b0, b1):
     """The off-CPU windows the daemon published for the epochs that overlap
     the first blast [b0, b1] (CLOCK_MONOTONIC s): (windows per second of
     the blast, {slot: count}, epochs, the mean run the windows ended, s,
-    epochs in which the socket dropped packets without a window)."""
+    epochs in which the socket dropped packets without any window of
+    LONG_SLOT or more (after preemption or a wake-up), epochs that dropped,
+    wake-up waits per second of the blast, their {slot: count})."""
     hist, n, np_, run, neps, bare, lossy = {}, 0.0, 0, 0.0, 0, 0, 0
+    wake, nw = {}, 0.0
     for s in status:
         if not (b0 < s["end_ns"] / 1e9 and s["start_ns"] / 1e9 < b1):
             continue
@@ -68,11 +74,23 @@ def blast_windows(status, port, b0, b1):
             run += p * rb
         if (socks[0].get("drops") or 0) > 0:
             lossy += 1
-            bare += not w["hist_log2_ns"]
+            bare += not any(int(k) >= LONG_SLOT for k in
+                            list(w["hist_log2_ns"]) +
+                            list(spec_slots(w.get("wake_spec", "0/"))))
         for slot, c in w["hist_log2_ns"].items():
             hist[slot] = hist.get(slot, 0.0) + c
             n += c
-    return n / (b1 - b0), hist, neps, (run / np_ / 1e9 if np_ else 0.0), bare, lossy
+        for slot, c in spec_slots(w.get("wake_spec", "0/")).items():
+            wake[slot] = wake.get(slot, 0.0) + c
+            nw += c
+    return (n / (b1 - b0), hist, neps, (run / np_ / 1e9 if np_ else 0.0), bare, lossy,
+            nw / (b1 - b0), wake)
+
+
+def spec_slots(sp):
+    """{slot: count} of a "PER_S/SLOT:COUNT,..." string."""
+    tail = sp.split("/", 1)[1]
+    return {k: float(v) for k, v in (x.split(":") for x in tail.split(",") if x)}
 
 
 def extract(dirs):
@@ -91,13 +109,14 @@ def extract(dirs):
             port = int(raw["recv"]["local"].rsplit(":", 1)[1])
             r1 = raw["send"]["per_round"][0]
             b0 = raw["send"]["t0_mono_ns"] / 1e9 + r1["start_s"]
-            per_s, hist, neps, gap_s, bare, lossy = blast_windows(status, port, b0,
-                                                           b0 + r1["blast_time_s"])
+            per_s, hist, neps, gap_s, bare, lossy, wake_per_s, wake = blast_windows(
+                status, port, b0, b0 + r1["blast_time_s"])
             out.append({
                 "load": "%s x%d" % (meta["load"], u["k"]), "rate_bps": u["rate_req_bps"],
                 "loss_first_round": u["loss_first_round"],
                 "inputs": {x: u["daemon_before"].get(x) for x in INPUTS},
                 "windows_per_s": round(per_s, 3), "windows_hist": hist, "epochs": neps,
+                "wake_per_s": round(wake_per_s, 3), "wake_hist": wake,
                 "run_before_preempt_s": gap_s, "lossy_epochs_without_window": bare,
                 "lossy_epochs": lossy,
                 "file_size": meta["file_size"], "one_way_delay_ms": meta["one_way_delay_ms"]})
@@ -106,9 +125,9 @@ def extract(dirs):
     return 0
 
 
-def spec(t):
-    return "%.6g/" % t["windows_per_s"] + ",".join(
-        "%s:%.6g" % (s, c) for s, c in sorted(t["windows_hist"].items(), key=lambda x: int(x[0])))
+def spec(per_s, hist):
+    return "%.6g/" % per_s + ",".join(
+        "%s:%.6g" % (s, c) for s, c in sorted(hist.items(), key=lambda x: int(x[0])))
 
 
 def predict(ctl, t, model, gap):
@@ -117,11 +136,18 @@ def predict(ctl, t, model, gap):
             "line_rate_bps": t["rate_bps"] * 1.0001}
     extra = ["--min-rate-bps", "%d" % t["rate_bps"], "--points", "2"]
     if model == "windows":
-        extra += ["--offcpu-windows", spec(t)]
+        extra += ["--offcpu-windows", spec(t["windows_per_s"], t["windows_hist"]),
+                  "--wake-windows", spec(t["wake_per_s"], t["wake_hist"])]
         if gap == "run" and t["run_before_preempt_s"] > 0:
             extra += ["--offcpu-gap-ms", "%.6g" % (t["run_before_preempt_s"] * 1e3)]
     j = fidelity.solve(ctl, dv, meta, model, extra)
     return j["curve"][0]["loss"]
+
+
+def long_share(hist):
+    """The share of a {slot: count} histogram at LONG_SLOT or more."""
+    n = sum(hist.values())
+    return sum(c for k, c in hist.items() if int(k) >= LONG_SLOT) / n if n else 0.0
 
 
 def rows_of(ctl, data, gap):
@@ -135,6 +161,8 @@ def rows_of(ctl, data, gap):
         pw = sum(predict(ctl, t, "windows", gap) for t in ts) / n
         pq = sum(predict(ctl, t, "queue", gap) for t in ts) / n
         wps = sum(t["windows_per_s"] for t in ts) / n
+        wake = sum(t["wake_per_s"] for t in ts) / n
+        wake_long = sum(t["wake_per_s"] * long_share(t["wake_hist"]) for t in ts) / n
         bare = sum(t["lossy_epochs_without_window"] for t in ts)
         lossy_eps = sum(t["lossy_epochs"] for t in ts)
         judged = meas >= LOSS_MIN
@@ -143,21 +171,23 @@ def rows_of(ctl, data, gap):
                      "lossy": sum(t["loss_first_round"] > 0 for t in ts),
                      "bare": bare, "lossy_epochs": lossy_eps,
                      "measured": meas, "windows": pw, "queue": pq, "windows_per_s": wps,
+                     "wake_per_s": wake, "wake_long_per_s": wake_long,
                      "ratio": ratio, "judged": judged,
                      "pass": (not judged) or (LOSS_LO <= ratio <= LOSS_HI)})
     return rows
 
 
 def table(rows):
-    out = ["| load | rate Gb/s | measured first-round loss (lossy of n) | windows/s "
-           "in the first blast | lossy epochs without a window | `windows`: loss, ratio "
-           "| `queue`: loss |",
-           "|---|---|---|---|---|---|---|"]
+    out = ["| load | rate Gb/s | measured first-round loss (lossy of n) | windows after "
+           "preemption /s | wake-up waits /s (of them >= 1 ms) | lossy epochs without a "
+           "window >= 1 ms | `windows`: loss, ratio | `queue`: loss |",
+           "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = "–" if r["ratio"] is None else ("**%.2f**" if r["judged"] else "%.2f") % r["ratio"]
-        out.append("| %s | %.2f | %.4f (%d of %d) | %.1f | %d of %d | %.4f, %s | %.2g |" % (
+        out.append("| %s | %.2f | %.4f (%d of %d) | %.1f | %.0f (%.2f) | %d of %d | %.4f, %s "
+                   "| %.2g |" % (
             r["load"], r["rate_gbps"], r["measured"], r["lossy"], r["n"],
-            r["windows_per_s"], r["bare"], r["lossy_epochs"], r["windows"], ratio, r["queue"]))
+            r["windows_per_s"], r["wake_per_s"], r["wake_long_per_s"], r["bare"], r["lossy_epochs"], r["windows"], ratio, r["queue"]))
     fails = ["%s %.2f Gb/s x%.2f" % (r["load"], r["rate_gbps"], r["ratio"])
              for r in rows if not r["pass"]]
     out.append("")
@@ -174,9 +204,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--data", default=DATA)
-    ap.add_argument("--gap", choices=("mean", "run"), default="mean",
-                    help="the time between windows: 1/rate less the mean window (the "
-                    "rule's), or the mean run a preemption ended (a diagnosis)")
+    ap.add_argument("--gap", choices=("mean", "run"), default="run",
+                    help="the time between windows: the mean run a preemption ended "
+                    "(the daemon's, the rule's), or 1/rate less the mean window")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
@@ -184,8 +214,8 @@ def main():
     try:
         data = json.load(open(a.data))
         made = table(rows_of(ctl, data, a.gap))
-        if (a.check or a.write) and a.gap != "mean":
-            ap.error("--check and --write take the rule's run (--gap mean)")
+        if (a.check or a.write) and a.gap != "run":
+            ap.error("--check and --write take the rule's run (--gap run)")
         if a.check or a.write:
             return fidelity.check_or_write(fidelity.DOC, made, a.write, BEGIN)
     except (fidelity.Failure, OSError, ValueError, subprocess.TimeoutExpired) as e:

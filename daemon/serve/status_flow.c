@@ -361,7 +361,12 @@ static const char *traffic_why(const struct flow *fl, const struct daemon *d)
 	if (e->net_probe_every > 1 && !e->net_sampled)
 		return "packets are counted in the epochs the per-packet probes are attached in "
 		       "(one in net_probe_every)";
-	return "the socket probes are not loaded";
+	if (!(e->probes & RXB_PROBE_SOCKQ))
+		return "the socket probes are not loaded";
+	/* Sampled without the enqueue program: the arrivals follow from the
+	 * queue read at the epoch's edges, which failed for this port. */
+	return "the port's arrivals could not be derived in the last epoch (its socket "
+	       "queue was not read at both of its edges)";
 }
 
 static void counts_json(struct json_writer *w, const struct inputs_traffic *t)

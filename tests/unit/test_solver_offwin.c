@@ -30,6 +30,7 @@
 
 #include "solver/bneck.h"
 #include "solver/offwin.h"
+#include "offwin_fixture.h"
 
 #define NS 32
 
@@ -107,24 +108,6 @@ static void test_periodic_is_vacation(void **state)
 			 bneck_vacation_loss(8e5, k, 2.0 * d_s, p_s)) <= 1e-12);
 }
 
-/* A window length drawn from the histogram, log-uniform within its slot. */
-static double draw_window_s(const double *count)
-{
-	double total = 0.0, u, a, b;
-	size_t r;
-
-	for (r = 0; r < NS; r++)
-		total += count[r];
-	u = uniform01() * total;
-	for (r = 0; r < NS - 1; r++) {
-		if (u < count[r])
-			break;
-		u -= count[r];
-	}
-	offwin_slot_s(r, &a, &b);
-	return a * exp(uniform01() * log(b / a));
-}
-
 struct sim_out {
 	double loss, se;	/* loss fraction and its standard error */
 };
@@ -142,7 +125,7 @@ static void simulate(const double *count, double k, double lambda, double c,
 	long gap_slots = lround(gap_s / dt_s);
 
 	for (int i = 0; i < nwin; i++) {
-		long off = lround(draw_window_s(count) / dt_s);
+		long off = lround(offwin_fixture_draw_s(count, NS, uniform01) / dt_s);
 		double cyc_lost = 0.0, cyc_arr = 0.0;
 
 		for (long t = 0; t < off; t++) {

@@ -28,6 +28,7 @@
 
 #include "solver/bneck.h"
 #include "solver/offwin.h"
+#include "offwin_fixture.h"
 
 #define NS 32
 
@@ -118,22 +119,6 @@ static void test_empty_queue_and_sum(void **state)
 	assert_true(offwin_loss(&w, lambda, OFFWIN_LOGUNIFORM) == 0.0);
 }
 
-static double draw_wait_s(const double *count)
-{
-	double total = 0.0, u;
-	int r;
-
-	for (r = 0; r < NS; r++)
-		total += count[r];
-	u = uniform01() * total;
-	for (r = 0; r < NS - 1; r++) {
-		if (u < count[r])
-			break;
-		u -= count[r];
-	}
-	return edge_s(r) * exp(uniform01() * log(2.0));
-}
-
 /*
  * A receiver that drains at @c, blocks when its queue is empty and, woken
  * by the next arrival, waits a drawn time before it runs, over @nwait
@@ -151,7 +136,7 @@ static void simulate_waits(const double *count, double k, double lambda, double 
 	assert_non_null(cl);
 	assert_non_null(ca);
 	for (int i = 0; i < nwait; i++) {
-		long off = lround(draw_wait_s(count) / dt_s), t;
+		long off = lround(offwin_fixture_draw_s(count, NS, uniform01) / dt_s), t;
 		double q = 0.0;
 
 		/* Woken with the queue empty: off the CPU for @off slots. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,11 +116,51 @@ static int opt_u64(const char *name, const char *arg, uint64_t min, uint64_t max
 	return 0;
 }
 
+/* The options that set one bounded uint32_t field of struct collect_opts. */
+static const struct u32_opt {
+	int opt;
+	const char *name;
+	uint32_t min, max;
+	size_t offset;
+} u32_opts[] = {
+	{ OPT_FB_RING, "fallback-rx-ring", 0, UINT32_MAX,
+	  offsetof(struct collect_opts, fallback_rx_ring) },
+	{ OPT_FB_FRAMES, "fallback-rx-max-frames", 0, UINT32_MAX,
+	  offsetof(struct collect_opts, fallback_rx_max_frames) },
+	{ OPT_FB_USECS, "fallback-rx-usecs", 0, UINT32_MAX,
+	  offsetof(struct collect_opts, fallback_rx_usecs) },
+	{ OPT_NET_EVERY, "net-probe-every", 1, COLLECT_MAX_NET_PROBE_EVERY,
+	  offsetof(struct collect_opts, net_probe_every) },
+	{ OPT_STAGE_A_EVERY, "stage-a-every", 1, COLLECT_MAX_NET_PROBE_EVERY,
+	  offsetof(struct collect_opts, net_stage_a_every) },
+};
+
+/* Sets the uint32_t option @opt; 1 when @opt is not one, -1 when @arg is bad. */
+static int parse_u32_opt(struct collect_opts *o, int opt, const char *arg)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(u32_opts); i++) {
+		const struct u32_opt *u = &u32_opts[i];
+
+		if (u->opt != opt)
+			continue;
+		if (opt_u64(u->name, arg, u->min, u->max, &v))
+			return -1;
+		*(uint32_t *)((char *)o + u->offset) = (uint32_t)v;
+		return 0;
+	}
+	return 1;
+}
+
 static int parse_one(struct cli *cli, int opt, const char *arg)
 {
 	uint64_t v;
-	int level, mode;
+	int level, mode, err;
 
+	err = parse_u32_opt(&cli->opts, opt, arg);
+	if (err <= 0)
+		return err;
 	switch (opt) {
 	case OPT_MEASURE_ONLY:
 		return 0;
@@ -155,21 +196,6 @@ static int parse_one(struct cli *cli, int opt, const char *arg)
 		}
 		rxb_strlcpy(cli->devices[cli->ndevices++], arg, RXB_IFNAME_LEN);
 		return 0;
-	case OPT_FB_RING:
-		if (opt_u64("fallback-rx-ring", arg, 0, UINT32_MAX, &v))
-			return -1;
-		cli->opts.fallback_rx_ring = (uint32_t)v;
-		return 0;
-	case OPT_FB_FRAMES:
-		if (opt_u64("fallback-rx-max-frames", arg, 0, UINT32_MAX, &v))
-			return -1;
-		cli->opts.fallback_rx_max_frames = (uint32_t)v;
-		return 0;
-	case OPT_FB_USECS:
-		if (opt_u64("fallback-rx-usecs", arg, 0, UINT32_MAX, &v))
-			return -1;
-		cli->opts.fallback_rx_usecs = (uint32_t)v;
-		return 0;
 	case OPT_NO_STATS:
 		cli->opts.bpf_stats = false;
 		return 0;
@@ -187,16 +213,6 @@ static int parse_one(struct cli *cli, int opt, const char *arg)
 			return -1;
 		}
 		cli->opts.groups = (unsigned)mode;
-		return 0;
-	case OPT_NET_EVERY:
-		if (opt_u64("net-probe-every", arg, 1, COLLECT_MAX_NET_PROBE_EVERY, &v))
-			return -1;
-		cli->opts.net_probe_every = (uint32_t)v;
-		return 0;
-	case OPT_STAGE_A_EVERY:
-		if (opt_u64("stage-a-every", arg, 1, COLLECT_MAX_NET_PROBE_EVERY, &v))
-			return -1;
-		cli->opts.net_stage_a_every = (uint32_t)v;
 		return 0;
 	case OPT_LOG_LEVEL:
 		level = rxb_log_level_parse(arg);

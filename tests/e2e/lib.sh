@@ -32,6 +32,8 @@ E_NET_PROBE_EVERY=${E_NET_PROBE_EVERY:-}	# [measure] net_probe_every ("": defaul
 E_LOSS_EPISODES=${E_LOSS_EPISODES:-}	# [model] loss_episodes ("": default, measured)
 E_DEPTH_COST=${E_DEPTH_COST:-}	# [model] queue_depth_cost ("": default, no)
 E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": default, off)
+E_MODEL_LOSS=${E_MODEL_LOSS:-}	# [model] loss ("": default, queue)
+E_MODEL_CAPACITY=${E_MODEL_CAPACITY:-}	# [model] capacity ("": default, cost)
 E_LINE_RATE=${E_LINE_RATE:-10G}	# the sender's ceiling (--max-rate): the top of the sweep
 E_MIN_RATE=${E_MIN_RATE:-100M}
 # 1: send a real file of random bytes (--file) and write what arrives
@@ -253,6 +255,8 @@ e2e_daemon_start() {
 	${E_LOSS_EPISODES:+loss_episodes = $E_LOSS_EPISODES}
 	${E_DEPTH_COST:+queue_depth_cost = $E_DEPTH_COST}
 	${E_RATE_UNC:+rate_uncertainty = $E_RATE_UNC}
+	${E_MODEL_LOSS:+loss = $E_MODEL_LOSS}
+	${E_MODEL_CAPACITY:+capacity = $E_MODEL_CAPACITY}
 	[control]
 	listen_address = $E_ADDR_R
 	port = $E_CPORT

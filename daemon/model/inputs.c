@@ -187,43 +187,16 @@ static void episode_size(const struct learn *l, const struct rxb_epoch *e,
 		 (unsigned long long)l->episodes_ended, l->episodes_w);
 }
 
-/* @hist's non-empty finite slots into @out; returns their total. */
-static double hist_copy(const double *hist, double *out)
+/*
+ * The receiver's off-CPU windows as learned over the epochs it received in
+ * (struct inputs_stage_b; learn_offcpu()), not the last epoch's alone: a
+ * transfer that starts after idle epochs meets the windows the receiver
+ * met while it last received.
+ */
+static void offcpu_windows(const struct learn *l, struct inputs_stage_b *b)
 {
-	double n = 0;
-
-	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
-		double c = hist[r];
-
-		out[r] = 0;
-		if (!(c > 0) || !isfinite(c))
-			continue;
-		out[r] = c;
-		n += c;
-	}
-	return n;
-}
-
-/* The epoch's off-CPU windows of the port's receivers (struct inputs_stage_b). */
-static void offcpu_windows(const struct rxb_epoch *e, uint16_t port,
-			   struct inputs_stage_b *b)
-{
-	const struct rxb_sock_meas *m = e ? rxb_epoch_sock(e, port) : NULL;
-	double n, dt_s;
-
-	b->offcpu_per_s = 0;
-	b->offcpu_gap_s = 0;
-	b->wake_per_s = 0;
-	memset(b->offcpu_hist, 0, sizeof(b->offcpu_hist));
-	memset(b->wake_hist, 0, sizeof(b->wake_hist));
-	if (!m || !m->receivers_valid || e->end_ns <= e->start_ns)
-		return;
-	dt_s = (double)(e->end_ns - e->start_ns) / 1e9;
-	n = hist_copy(m->offcpu_hist, b->offcpu_hist);
-	b->offcpu_per_s = n / dt_s;
-	if (n > 0 && m->run_before_preempt_ns > 0 && isfinite(m->run_before_preempt_ns))
-		b->offcpu_gap_s = m->run_before_preempt_ns / 1e9;
-	b->wake_per_s = hist_copy(m->wake_hist, b->wake_hist) / dt_s;
+	b->offcpu_per_s = learn_offcpu(l, b->offcpu_hist, &b->offcpu_gap_s,
+				       b->wake_hist, &b->wake_per_s);
 }
 
 /* K_B, the receive buffer in packets, and N_B, the packets per wake-up. */
@@ -305,7 +278,7 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	cost_cap(l, b);
 	rate_spread(l, src, b);
 	episode_size(l, e, b);
-	offcpu_windows(e, port, b);
+	offcpu_windows(l, b);
 	queue_b(l, src, b);
 	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
 	    b->pkts_per_wakeup.src == VALUE_MISSING ||

@@ -319,6 +319,60 @@ out:
 		l->episodes_ok = true;
 }
 
+/* @hist's non-empty finite slots added to @sum (decayed by @k first). */
+static double hist_fold(double *sum, const double *hist, double k)
+{
+	double n = 0;
+
+	for (int r = 0; r < RXB_OFFCPU_SLOTS; r++) {
+		sum[r] *= k;
+		if (hist && hist[r] > 0 && isfinite(hist[r])) {
+			sum[r] += hist[r];
+			n += hist[r];
+		}
+	}
+	return n;
+}
+
+/*
+ * The off-CPU windows of an epoch with traffic, when the scheduler probe
+ * saw its receivers (@s->receivers_valid); decay alone otherwise, which
+ * keeps the rates as they were.
+ */
+static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
+			  const struct rxb_epoch *e, double k)
+{
+	bool seen = s && s->receivers_valid && e && e->end_ns > e->start_ns;
+	double n;
+
+	n = hist_fold(l->offcpu_hist, seen ? s->offcpu_hist : NULL, k);
+	hist_fold(l->wake_hist, seen ? s->wake_hist : NULL, k);
+	l->offcpu_s *= k;
+	if (seen)
+		l->offcpu_s += (double)(e->end_ns - e->start_ns) / 1e9;
+	if (seen && n > 0 && s->run_before_preempt_ns > 0 &&
+	    isfinite(s->run_before_preempt_ns))
+		ewma_ratio_add(&l->offcpu_gap_ns, k, s->run_before_preempt_ns * n, n, 1.0);
+	else
+		ewma_ratio_add(&l->offcpu_gap_ns, k, 0, 0, 1.0);
+}
+
+double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
+		    double *wake_hist, double *wake_per_s)
+{
+	double n = 0, w = 0, gap = ewma_ratio_value(&l->offcpu_gap_ns);
+
+	for (int r = 0; r < RXB_OFFCPU_SLOTS; r++) {
+		hist[r] = l->offcpu_hist[r];
+		wake_hist[r] = l->wake_hist[r];
+		n += hist[r];
+		w += wake_hist[r];
+	}
+	*gap_s = n > 0 && gap > 0 ? gap / 1e9 : 0;
+	*wake_per_s = l->offcpu_s > 0 ? w / l->offcpu_s : 0;
+	return l->offcpu_s > 0 ? n / l->offcpu_s : 0;
+}
+
 double learn_episode_pkts(const struct learn *l)
 {
 	double half = l->episodes_w / 2, sum = 0;
@@ -347,6 +401,7 @@ static void learn_decay(struct learn *l, double k)
 	cost_fit_decay(&l->cost, k);
 	busy_decay(&l->busy, k);
 	drain_decay(&l->drain, k);
+	learn_windows(l, NULL, NULL, k);
 }
 
 /*
@@ -386,6 +441,7 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 		else
 			learn_stage_b(l, s, e, k);
 		learn_irq(l, s, e, k);
+		learn_windows(l, s, e, k);
 		/*
 		 * The drain is wall time behind a backlog, interrupts and all:
 		 * the epoch as measured, not its receiver's own share.

@@ -63,6 +63,18 @@ struct learn {
 						 * coalesced segments */
 	struct ewma_ratio irq_ns_per_pkt;	/* NET_RX softirq ns on the
 						 * receiver's CPUs / pkts_in */
+	/*
+	 * The receiver's off-CPU windows while it received (the scheduler
+	 * probe's log2-ns counts: windows after a preemption, waits for the
+	 * CPU after a wake-up), decayed like the costs over the epochs with
+	 * traffic and kept in between: an idle receiver is blocked, and its
+	 * windows then say nothing about the next transfer's.
+	 */
+	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	double wake_hist[RXB_OFFCPU_SLOTS];
+	double offcpu_s;			/* decayed seconds they came from */
+	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
+						 * window after one */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
 	double episode_hist[RXB_EPISODE_BUCKETS];
 	double episodes_w;			/* their decayed count */
@@ -109,6 +121,16 @@ void learn_disk_init(struct learn_disk *d);
  * 1.25). Decay leaves it as it was.
  */
 double learn_episode_pkts(const struct learn *l);
+
+/*
+ * The off-CPU windows @l has learned: after a preemption, per second of
+ * receiving, their histogram (decayed counts) in @hist and in *@gap_s the
+ * mean run a preemption ended (0 when unknown); likewise the waits after
+ * a wake-up (@wake_hist, *@wake_per_s). All 0 before the first epoch with
+ * traffic the scheduler probe saw.
+ */
+double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
+		    double *wake_hist, double *wake_per_s);
 
 /* Fold one epoch's disk measurement into @d. */
 void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double dt_s);

@@ -5,8 +5,8 @@
  * (collect_sched_add_off_hist(), collect_sched_add_wake_hist()), and an epoch's socket histogram into
  * stage B's inputs (inputs.c: windows per second of the epoch, the
  * histogram, the mean run a preemption ended; the wake-up waits per second
- * and their histogram), checked against the
- * numbers put in.
+ * and their histogram), checked against the numbers put in; and their
+ * learning over epochs (learn.c), checked against the decay worked by hand.
  */
 #include "tests/unit/inputs_fixture.h"
 
@@ -65,22 +65,87 @@ static void test_epoch_to_stage(void **state)
 	check_rel(f->r.stages[0].offcpu_per_s, 17.0, 1e-15);
 	check_rel(f->r.stages[0].offcpu_gap_s, 2e-3, 1e-15);
 	assert_true(f->r.stages[0].offcpu_hist[22] == 3.0);
+}
 
-	/* Without the scheduler's view of the receivers: none. */
+/* No window seen yet: no run between windows either, and no waits. */
+static void test_no_windows(void **state)
+{
+	struct ifix *f = *state;
+	struct rxb_epoch *e = ifix_epoch(f, 1, 0.5);
+	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+
+	s->receivers_valid = true;
+	s->run_before_preempt_ns = 5e6;
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.offcpu_gap_s == 0.0);
+	assert_true(f->r.b.wake_per_s == 0.0 && f->r.stages[0].offcpu_per_s == 0.0);
+}
+
+/*
+ * The windows are learned over the epochs with traffic, decayed like the
+ * costs (d = exp(-dt / LEARN_TAU_S) an epoch), and kept through idle ones:
+ * the windows per second are the decayed count over the decayed seconds
+ * of receiving, worked by hand below.
+ */
+static void test_windows_learned(void **state)
+{
+	struct ifix *f = *state;
+	double d = exp(-0.5 / LEARN_TAU_S), per_s, n, secs;
+	struct rxb_epoch *e = ifix_epoch(f, 1, 0.5);
+	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+
+	s->receivers_valid = true;
+	s->offcpu_hist[22] = 3.0;
+	s->offcpu_hist[14] = 5.5;
+	s->run_before_preempt_ns = 2e6;
+	s->wake_hist[12] = 100.0;
+	ifix_feed(f, 0.5);
+	check_rel(f->r.b.offcpu_per_s, 17.0, 1e-15);
+
+	/* Without the scheduler's view of the receivers: nothing new, kept. */
 	e = ifix_epoch(f, 2, 0.5);
 	s = add_sock(e, 1000, 2000, 250);
-	s->offcpu_hist[22] = 3.0;
+	s->offcpu_hist[22] = 1000.0;
 	ifix_feed(f, 0.5);
-	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.offcpu_hist[22] == 0.0);
-	assert_true(f->r.stages[0].offcpu_per_s == 0.0);
+	check_rel(f->r.b.offcpu_per_s, 17.0, 1e-14);
+	check_rel(f->r.b.offcpu_hist[22], 3.0 * d, 1e-15);
+	check_rel(f->r.b.offcpu_gap_s, 2e-3, 1e-14);
+	check_rel(f->r.b.wake_per_s, 200.0, 1e-14);
 
-	/* No window this epoch: no run between them either. */
+	/* Seen, no window: a half second of receiving without one. The run
+	 * a preemption ended stays the windows' own. */
 	e = ifix_epoch(f, 3, 0.5);
 	s = add_sock(e, 1000, 2000, 250);
 	s->receivers_valid = true;
 	s->run_before_preempt_ns = 5e6;
 	ifix_feed(f, 0.5);
-	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.offcpu_gap_s == 0.0);
+	n = 8.5 * d * d;
+	secs = 0.5 * d * d + 0.5;
+	check_rel(f->r.b.offcpu_per_s, n / secs, 1e-14);
+	check_rel(f->r.b.offcpu_gap_s, 2e-3, 1e-14);
+	check_rel(f->r.b.wake_per_s, 100.0 * d * d / secs, 1e-14);
+	check_rel(f->r.stages[0].offcpu_per_s, n / secs, 1e-14);
+	per_s = f->r.b.offcpu_per_s;
+
+	/* Idle (no traffic): everything decays alike, the rates stay. */
+	ifix_epoch(f, 4, 0.5);
+	ifix_feed(f, 0.5);
+	check_rel(f->r.b.offcpu_per_s, per_s, 1e-14);
+	check_rel(f->r.b.offcpu_hist[14], 5.5 * d * d * d, 1e-14);
+
+	/* Traffic again, two windows of 1-2 ms after runs of 1 ms. */
+	e = ifix_epoch(f, 5, 0.5);
+	s = add_sock(e, 1000, 2000, 250);
+	s->receivers_valid = true;
+	s->offcpu_hist[20] = 2.0;
+	s->run_before_preempt_ns = 1e6;
+	ifix_feed(f, 0.5);
+	n = 8.5 * pow(d, 4) + 2.0;
+	secs = (0.5 * d * d * d + 0.5 * d) * d + 0.5;
+	check_rel(f->r.b.offcpu_per_s, n / secs, 1e-14);
+	check_rel(f->r.b.offcpu_gap_s,
+		  (2e6 * 8.5 * pow(d, 4) + 1e6 * 2.0) / (8.5 * pow(d, 4) + 2.0) / 1e9, 1e-14);
+	assert_true(f->r.b.offcpu_hist[20] == 2.0);
 }
 
 int main(void)
@@ -88,6 +153,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_off_hist),
 		cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
+		IFIX_TEST(test_windows_learned),
+		IFIX_TEST(test_no_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

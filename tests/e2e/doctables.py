@@ -73,7 +73,10 @@ MAKE_E2E = "make-e2e-s79"
 LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1"]
 # The same loads with the daemon's capacity from the saturated drain.
 LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-k1-drain"]
-KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN))
+# Two of them again with the off-CPU windows' loss too ([model] loss = windows).
+LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
+KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN
+                  + LOADS_WINDOWS))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -144,7 +147,9 @@ def loads_table(results):
            "(Gb/s) | capacity from the drain at `--follow` starts | daemon's record: T measured "
            "/ predicted (median); first-round loss predicted / measured (mean) |",
            "|---|---|---|---|---|---|---|---|---|"]
-    for d in LOADS + LOADS_DRAIN:
+    label = {d: " (drain)" for d in LOADS_DRAIN}
+    label.update({d: " (drain, windows)" for d in LOADS_WINDOWS})
+    for d in LOADS + LOADS_DRAIN + LOADS_WINDOWS:
         r = load(results, d)
         meta = r["meta"]
         k = int(meta["ks"][0])
@@ -169,7 +174,7 @@ def loads_table(results):
         drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
         dv, o = p.get("daemon_inputs_at_follow") or {}, p.get("outcomes") or {}
         out.append("| %s × %d | %s; %s (%.2f) | %s: %s | %s; %s | %s (%d) | %s | %s; %s | %s | %s |" % (
-            meta.get("load", "busy") + (" (drain)" if d in LOADS_DRAIN else ""), k,
+            meta.get("load", "busy") + label.get(d, ""), k,
             fmt(plain, "%.2f"), fmt(eff, "%.2f"),
             loads.expect(meta.get("load"), k),
             fmt(best.get("rate_bps") and best["rate_bps"] / 1e9, "%.2f"), fmt(tb, "%.3f"),

@@ -3,7 +3,7 @@
 (docs/fidelity.md: the rule, and the verdict this prints).
 
     fidelity.py [--build DIR] [--results DIR] [--json | --check | --write]
-                [--drain daemon|measured]
+                [--drain daemon|measured|learned]
 
 Measured: every undisturbed, completed fixed-rate transfer of the main
 sweeps of the kept runs line10g-s* (48 per rate and k at k = 1..3): mean
@@ -19,11 +19,18 @@ LOSS_MIN, and T_model / T_measured lies within 1 +- T_TOL at every rate.
 Exit 0 whether or not a model passes (the verdict is printed), 1 when the
 runs or rxbneckctl cannot be read, 2 on usage.
 
-The table and verdict docs/fidelity.md quotes sit between the lines
-    <!-- table fidelity: tests/e2e/fidelity.py -->
+--drain learned (docs/fidelity.md §5): the capacity the daemon's
+[model] capacity = drain would have had at each --follow start, the
+saturated drain learned by daemon/model/drain.c's rule (drainlearn.py)
+from the transfers of the run that ended before it, the cost's capacity
+where none was usable; the run's median over its starts.
+
+The tables and verdicts docs/fidelity.md quotes sit between the lines
+    <!-- table fidelity: tests/e2e/fidelity.py -->           (--drain daemon)
+    <!-- table fidelity-learned: tests/e2e/fidelity.py -->   (--drain learned)
     <!-- end table -->
---check exits 1, with a diff, when they are not what the kept runs give
-(the rule's run: --drain daemon); --write puts them there.
+--check exits 1, with a diff, when they are not what the kept runs give;
+--write puts them there.
 """
 import argparse
 import difflib
@@ -37,10 +44,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import analyze  # noqa: E402
 import doctables  # noqa: E402
+import drainlearn  # noqa: E402
 
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 DOC = os.path.join(SRC, "docs", "fidelity.md")
 BEGIN = "<!-- table fidelity: tests/e2e/fidelity.py -->"
+BEGINS = {"daemon": BEGIN, "learned": "<!-- table fidelity-learned: tests/e2e/fidelity.py -->"}
 END = "<!-- end table -->"
 KS = (1, 2, 3)
 MODELS = ("queue", "spread")
@@ -52,6 +61,9 @@ T_TOL = 0.15
 # put every one of them on a point the solver evaluates.
 POINTS = 199
 MIN_RATE_BPS = 100e6
+# --drain learned: the scaled inputs' capacity against the one wanted
+# (capacity.c's mu_for() meets it to 1e-6).
+CAP_TOL = 1e-6
 
 
 class Failure(Exception):
@@ -111,6 +123,68 @@ def run_inputs(res, k, drain):
     return dv
 
 
+def follow_starts(res, k):
+    """The undisturbed --follow transfers at k with the daemon's snapshot
+    before them: the starts whose inputs the prediction takes."""
+    return [u for u in res["runs"] if u["k"] == k and u["mode"] in ("follow", "follow-nopause")
+            and not u["disturbed"] and u.get("daemon_before")]
+
+
+def tagged_pps(cap_bps, irq_ns):
+    """The tagged customer's rate x N (packets / s) behind a stage capacity
+    (bits / s): capacity = x / (1 + x irq) (daemon/model/capacity.c)."""
+    c = cap_bps / drainlearn.PKT_BITS
+    irq = irq_ns * 1e-9 if irq_ns and irq_ns > 0 else 0.0
+    return c / (1 - c * irq) if c * irq < 0.5 else None
+
+
+def learned_inputs(ctl, res, k, dv):
+    """docs/fidelity.md §5.1: dv with mu_net (and mu_full) scaled as
+    capacity_calibrate() scales them, to the median over the run's --follow
+    starts of the capacity the drain rule gives before each (the cost's
+    where it gives none usable); and what it was, for the report. The
+    cost's capacity is the stage's at the full queue's rate (mu_full where
+    it is set: capacity_calibrate()'s reference), at §2's inputs."""
+    cost_bps = solve(ctl, dv, res["meta"], "queue")["capacity_full_bps"]
+    irq = dv.get("irq_ns_per_pkt")
+    x_cost = tagged_pps(cost_bps, irq)
+    starts = follow_starts(res, k)
+    got = drainlearn.learned(res["runs"], [(u["t_start_mono"], drainlearn.transfer_load(u))
+                                           for u in starts])
+    caps, used, whys = [], 0, []
+    for g in got:
+        cap = cost_bps
+        if g["usable"]:
+            bps = g["drain_pps"] * drainlearn.PKT_BITS
+            x = tagged_pps(bps, irq)
+            f = x / x_cost if x and x_cost else None
+            if f and drainlearn.CAPACITY_MIN_SCALE <= f <= drainlearn.CAPACITY_MAX_SCALE:
+                cap, used = bps, used + 1
+            else:
+                whys.append("scale %s" % f)
+        else:
+            whys.append(g["why"])
+        caps.append(cap)
+    if not caps:
+        raise Failure("k=%d: no --follow start to take the capacity at" % k)
+    target = analyze.median(caps)
+    x = tagged_pps(target, irq)
+    if not x or not x_cost:
+        raise Failure("k=%d: capacity %.4g b/s cannot be met with irq %s ns" % (k, target, irq))
+    f = x / x_cost
+    out = dict(dv)
+    out["mu_net_per_s"] = dv["mu_net_per_s"] * f
+    if dv.get("mu_net_full_per_s"):
+        out["mu_net_full_per_s"] = min(dv["mu_net_full_per_s"] * f, out["mu_net_per_s"])
+    dg = res["per_k"][str(k)]["diagnosis"]
+    info = {"starts": len(starts), "drain_used": used, "capacity_bps": target,
+            "capacity_cost_bps": cost_bps, "scale": f,
+            "drain_measured_bps": (dg.get("drain_bps_lossy_runs") or {}).get("mean"),
+            "drain_epochs": [g["epochs"] for g in got],
+            "not_used": sorted(set(whys))}
+    return out, info
+
+
 def solve(ctl, dv, meta, model, extra=()):
     args = [ctl, "model", "--json", "--cpu-bound", "%.6g" % dv["cpu_bound"],
             "--io-bound", "0", "--mu-net-per-s", "%.9g" % dv["mu_net_per_s"],
@@ -150,13 +224,21 @@ def predicted(ctl, runs, rates, drain):
     for name in doctables.JUDGED:
         res = runs[name]
         for k in KS:
-            dv = run_inputs(res, k, drain)
+            dv = run_inputs(res, k, "daemon" if drain == "learned" else drain)
+            info = None
+            if drain == "learned":
+                dv, info = learned_inputs(ctl, res, k, dv)
             inputs["%s k=%d" % (name, k)] = {
                 x: dv.get(x) for x in ("cpu_bound", "mu_net_per_s", "pkts_per_wakeup",
                                        "queue_pkts", "model_loss_episode_pkts",
                                        "rate_rel_sd")}
+            if info:
+                inputs["%s k=%d" % (name, k)]["capacity"] = info
             for m in MODELS:
                 j = solve(ctl, dv, res["meta"], m)
+                if info and not abs(j["capacity_full_bps"] / info["capacity_bps"] - 1) <= CAP_TOL:
+                    raise Failure("%s k=%d: capacity %.6g b/s after the scaling, %.6g wanted"
+                                  % (name, k, j["capacity_full_bps"], info["capacity_bps"]))
                 for rate in rates:
                     p = at(j["curve"], rate)
                     per[m].setdefault((k, rate), []).append(p)
@@ -195,7 +277,28 @@ def fmt_ratio(x, judged):
     return ("**%.2f**" if judged else "%.2f") % x
 
 
-def table(rows, verdict):
+def capacity_lines(inputs):
+    """Per k: where the learned capacity stood (docs/fidelity.md §5.1)."""
+    out = []
+    for k in KS:
+        cs = [v["capacity"] for key, v in sorted(inputs.items())
+              if key.endswith(" k=%d" % k) and v.get("capacity")]
+        if not cs:
+            continue
+        med = lambda f: analyze.median([c[f] for c in cs if c.get(f)])
+        out.append("k=%d: the drain stood at %d of %d --follow starts; capacity %.2f Gb/s "
+                   "(median of the runs), the cost's %.2f, the measured drain over the lossy "
+                   "first rounds %.2f (learned / measured %.3f, range %.3f-%.3f)" % (
+                       k, sum(c["drain_used"] for c in cs), sum(c["starts"] for c in cs),
+                       med("capacity_bps") / 1e9, med("capacity_cost_bps") / 1e9,
+                       med("drain_measured_bps") / 1e9,
+                       med("capacity_bps") / med("drain_measured_bps"),
+                       min(c["capacity_bps"] / c["drain_measured_bps"] for c in cs),
+                       max(c["capacity_bps"] / c["drain_measured_bps"] for c in cs)))
+    return out
+
+
+def table(rows, verdict, extra=()):
     out = ["| k | rate Gb/s | measured loss (lossy of n) | measured T s "
            "| queue: l, ratio | queue: first blast, ratio | queue: T ratio "
            "| spread: first blast, ratio | spread: T ratio |",
@@ -216,6 +319,9 @@ def table(rows, verdict):
         v = verdict[m]
         out.append("%-6s %s%s" % (m, "passes" if v["passes"] else "fails",
                                  "" if v["passes"] else ": " + "; ".join(v["misses"])))
+    if extra:
+        out.append("")
+        out += extra
     return "\n".join(out)
 
 
@@ -244,7 +350,8 @@ def check_or_write(doc, made, write, begin=BEGIN):
         return 0
     if lines[i:j] == body:
         return 0
-    sys.stderr.write("fidelity.py: %s: table fidelity is not what the kept runs give:\n" % doc)
+    sys.stderr.write("fidelity.py: %s: table %s is not what the kept runs give:\n"
+                     % (doc, begin.split()[2].rstrip(":")))
     sys.stderr.writelines(l + "\n" for l in difflib.unified_diff(
         lines[i:j], body, "document", "kept runs", lineterm=""))
     return 1
@@ -261,12 +368,15 @@ def main():
                     help="compare the table with docs/fidelity.md's; exit 1 when they differ")
     ap.add_argument("--write", action="store_true", help="put the table into docs/fidelity.md")
     ap.add_argument("--doc", default=DOC, help="the document (default docs/fidelity.md)")
-    ap.add_argument("--drain", choices=("daemon", "measured"), default="daemon",
-                    help="the capacity both models use: the daemon's (the rule's), or "
-                    "each run's measured drain over its lossy first rounds (a diagnosis)")
+    ap.add_argument("--drain", choices=("daemon", "measured", "learned"), default="daemon",
+                    help="the capacity both models use: the daemon's with capacity = cost "
+                    "(§2's rule), the drain it would have learned before each --follow start "
+                    "(§5's rule), or each run's measured drain over its lossy first rounds "
+                    "(a diagnosis)")
     a = ap.parse_args()
-    if (a.check or a.write) and (a.json or a.drain != "daemon" or (a.check and a.write)):
-        ap.error("--check and --write take the rule's run alone (no --json, --drain daemon)")
+    if (a.check or a.write) and (a.json or a.drain not in BEGINS or (a.check and a.write)):
+        ap.error("--check and --write take a rule's run alone (no --json; --drain daemon "
+                 "or learned)")
     ctl = os.path.join(a.build, "rxbneckctl")
     try:
         if not os.access(ctl, os.X_OK):
@@ -280,7 +390,8 @@ def main():
         pred, inputs = predicted(ctl, runs, rates, a.drain)
         rows, verdict = judge(meas, pred)
         if a.check or a.write:
-            return check_or_write(a.doc, table(rows, verdict), a.write)
+            return check_or_write(a.doc, table(rows, verdict, capacity_lines(inputs)), a.write,
+                                  BEGINS[a.drain])
     except (Failure, subprocess.TimeoutExpired, OSError) as e:
         print("fidelity.py: %s" % e, file=sys.stderr)
         return 1
@@ -295,9 +406,10 @@ def main():
         print("Stage-B loss models against %d kept runs (measured) and the inputs of %d "
               "judged runs (predicted, median); capacity: %s\n"
               % (len(runs), len(doctables.JUDGED),
-                 "the daemon's (the rule)" if a.drain == "daemon" else
-                 "each run's measured drain (a diagnosis, not the rule)"))
-        print(table(rows, verdict))
+                 {"daemon": "the daemon's (§2's rule)",
+                  "learned": "the drain learned before each --follow start (§5's rule)",
+                  "measured": "each run's measured drain (a diagnosis, not the rule)"}[a.drain]))
+        print(table(rows, verdict, capacity_lines(inputs)))
     return 0
 
 

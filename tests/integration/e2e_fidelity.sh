@@ -7,7 +7,9 @@
 # 3. a copy of the kept runs in which one fixed-rate transfer at k = 3,
 #    2.65 Gb/s lost 5 % more of its first round fails (the measured mean
 #    moves);
-# 4. tests/e2e/fidelity_windows.py --check passes (§4's table).
+# 4. tests/e2e/fidelity_windows.py --check passes (§4's table);
+# 5. fidelity.py --drain learned --check passes (§5.2's table), and
+#    test_drainlearn.py: its drain rule against daemon/model/drain.c.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 SRC=${RXB_SRC:-.}
@@ -49,6 +51,12 @@ doctable_refused "a changed kept run" "" \
 # 4. The windows model's table (§4) is what its kept transfers give.
 "$PY" "$SRC/tests/e2e/fidelity_windows.py" --build "$BUILD" --check > "$work/out" 2> "$work/err" ||
 	bad "docs/fidelity.md §4 and results/offwin disagree: $(head -c 2000 "$work/err")"
+
+# 5. The learned drain's table (§5.2) and the emulation under it.
+"$PY" "$FID" --build "$BUILD" --drain learned --check > "$work/out" 2> "$work/err" ||
+	bad "docs/fidelity.md §5.2 and the kept runs disagree: $(head -c 2000 "$work/err")"
+"$PY" "$SRC/tests/e2e/test_drainlearn.py" > "$work/out" 2>&1 ||
+	bad "drainlearn.py and drain.c disagree: $(tail -c 2000 "$work/out")"
 
 [ "$fail" = 0 ] && echo "e2e_fidelity: ok"
 exit "$fail"

@@ -116,9 +116,7 @@ def run_inputs(res, k, drain):
             raise Failure("k=%d: no measured drain in the run's diagnosis" % k)
         dv["mu_net_per_s"] *= got / dg["model_capacity_bps"]
         dv["mu_net_full_per_s"] = None
-    sds = [u["daemon_before"].get("rate_rel_sd") for u in res["runs"]
-           if u["k"] == k and u["mode"] in ("follow", "follow-nopause")
-           and not u["disturbed"] and u.get("daemon_before")]
+    sds = [u["daemon_before"].get("rate_rel_sd") for u in follow_starts(res, k)]
     dv["rate_rel_sd"] = analyze.median(sds)
     return dv
 

@@ -366,6 +366,19 @@ static int parse_pkts(int id, const char *s, uint32_t *out)
 	return 0;
 }
 
+/*
+ * A window histogram (--offcpu-windows, --wake-windows): PER_S/SLOT:COUNT,...
+ * as status prints it, onto @per_s and @hist (RXB_OFFCPU_SLOTS slots).
+ */
+static int parse_windows_opt(int id, const char *s, double *per_s, double *hist)
+{
+	if (!offwin_parse(s, per_s, hist, RXB_OFFCPU_SLOTS))
+		return 0;
+	return usage_error("--%s: expected PER_S/SLOT:COUNT,... "
+			   "(slots 0-%d, numbers >= 0, each slot once): '%s'",
+			   opt_name(id), RXB_OFFCPU_SLOTS - 1, s);
+}
+
 /* Options that choose the output rather than an input of the model. */
 static bool output_opt(int id)
 {
@@ -496,17 +509,9 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		err = rxb_parse_double(s, 0.0, 1.0, &a->stage.mu_rel_sd);
 		return err ? bad_value(id, s, err) : 0;
 	case OPT_OFFCPU:
-		err = offwin_parse(s, &a->stage.offcpu_per_s, a->stage.offcpu_hist,
-				   RXB_OFFCPU_SLOTS);
-		return err ? usage_error("--offcpu-windows: expected PER_S/SLOT:COUNT,... "
-					 "(slots 0-%d, numbers >= 0, each slot once): '%s'",
-					 RXB_OFFCPU_SLOTS - 1, s) : 0;
+		return parse_windows_opt(id, s, &a->stage.offcpu_per_s, a->stage.offcpu_hist);
 	case OPT_WAKE:
-		err = offwin_parse(s, &a->stage.wake_per_s, a->stage.wake_hist,
-				   RXB_OFFCPU_SLOTS);
-		return err ? usage_error("--wake-windows: expected PER_S/SLOT:COUNT,... "
-					 "(slots 0-%d, numbers >= 0, each slot once): '%s'",
-					 RXB_OFFCPU_SLOTS - 1, s) : 0;
+		return parse_windows_opt(id, s, &a->stage.wake_per_s, a->stage.wake_hist);
 	case OPT_OFFCPU_GAP:
 		err = rxb_parse_double(s, 0.0, 1e7, &d);
 		if (err)

@@ -37,22 +37,16 @@ e2e_out_init ab
 E_BUILD=$(cd "$E_BUILD" && pwd) || exit 1
 export E_BUILD E_OUT
 
-e2e_setup
-taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
+e2e_setup_pinned
 e2e_daemon_start
-export E_K=$K
-exec 9> "$E_LOCK"
-e2e_log "k=$E_K: waiting for the heavy-test lock"
-flock 9
-e2e_hogs "$E_K"
-e2e_wait_cb "$E_K" > /dev/null || e2e_log "CPU $E_RECV_CPU did not settle at #C=$E_K; runs are checked one by one"
+e2e_k_begin "$K"
+e2e_k_settle
 for w in 1 2; do e2e_run fixed "$RATE" "$w" warmup; done
 for rep in $(seq "$N"); do
 	e2e_point fixed "$RATE" "$rep" main
 	E_LINE_RATE=$RATE e2e_point follow - "$rep" main
 done
-e2e_hogs 0
-flock -u 9
+e2e_k_end
 e2e_daemon_stop
 
 /usr/bin/python3 - "$E_OUT/runs.jsonl" <<'PY'

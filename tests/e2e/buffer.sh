@@ -48,8 +48,7 @@ e2e_out_init buffer
 LOAD=$E_BUILD/rxbneck-bufload
 [ -x "$LOAD" ] || e2e_skip "$LOAD not built"
 
-e2e_setup
-taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
+e2e_setup_pinned
 # 8 KiB datagrams whole: 1 MiB holds 63 of them (16 KiB charged each).
 ip link set "$E_IF_R" mtu 9000 && ip -n "$E_NS_S" link set "$E_IF_S" mtu 9000 ||
 	e2e_fail "cannot set the veth pair's MTU to 9000"
@@ -148,13 +147,9 @@ buffer_point() { e2e_repeat_disturbed buffer_run "$@"; }
 buffer_conf static
 e2e_daemon_run
 e2e_log "buffer experiment in $E_OUT: k in {$KS}, N in {$NS_}, $REPS repeats, $SECS s at $RATE b/s per sender, policies {$POLICIES}"
-exec 9> "$E_LOCK"
-for E_K in $KS; do
-	export E_K
+for k in $KS; do
 	for rep in $(seq "$REPS"); do
-		e2e_log "k=$E_K repeat $rep: waiting for the heavy-test lock"
-		flock 9
-		e2e_hogs "$E_K"
+		e2e_k_begin "$k" " repeat $rep"
 		c=$(e2e_wait_cb "$E_K") ||
 			e2e_log "k=$E_K: CPU $E_RECV_CPU did not settle at #C=$E_K (last $c)"
 		for n in $NS_; do
@@ -162,8 +157,7 @@ for E_K in $KS; do
 				buffer_point "$pol" "$n" "$rep"
 			done
 		done
-		e2e_hogs 0
-		flock -u 9
+		e2e_k_end
 	done
 done
 e2e_daemon_stop

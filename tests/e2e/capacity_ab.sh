@@ -71,15 +71,10 @@ follow() {	# follow MODE REP
 	E_LINE_RATE=10G e2e_point follow - "$2" "$1"
 }
 
-e2e_setup
-taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
+e2e_setup_pinned
 e2e_daemon_start
-export E_K=$K
-exec 9> "$E_LOCK"
-e2e_log "k=$E_K: waiting for the heavy-test lock"
-flock 9
-e2e_hogs "$E_K"
-e2e_wait_cb "$E_K" > /dev/null || e2e_log "CPU $E_RECV_CPU did not settle at #C=$E_K; runs are checked one by one"
+e2e_k_begin "$K"
+e2e_k_settle
 top=${RATES[-1]}
 for w in 1 2; do e2e_run fixed "$top" "$w" warmup; done
 s=0
@@ -96,7 +91,6 @@ while [ "$s" -lt $((${#RATES[@]} * REPS)) ]; do
 	e2e_point fixed "${RATES[$((s % ${#RATES[@]}))]}" "$((s / ${#RATES[@]} + 1))" sweep
 	s=$((s + 1))
 done
-e2e_hogs 0
-flock -u 9
+e2e_k_end
 e2e_daemon_stop
 /usr/bin/python3 "$SRC/tests/e2e/capacity_ab.py" "$E_OUT"

@@ -14,8 +14,13 @@
 #                        undoes all of it
 #   e2e_daemon_start     rxbneckd (root namespace), pinned to $E_SEND_CPU,
 #                        plus the status poller
+#   e2e_setup_pinned     e2e_setup, then this shell (and what it starts) on
+#                        $E_SEND_CPU, off the receiver's CPU
 #   e2e_hogs K           K busy loops pinned to $E_RECV_CPU (0 stops them)
 #   e2e_wait_cb K        wait until the daemon sees #C ~ K on the receiver CPU
+#   e2e_k_begin K [NOTE] the heavy-test lock (fd 9) taken, E_K=K exported,
+#                        K busy loops started; e2e_k_end stops them and
+#                        lets the lock go; e2e_k_settle waits for #C ~ E_K
 #   e2e_run MODE RATE REP  one transfer; appends one JSON line to $E_OUT/runs.jsonl
 #   e2e_tcp REP [mtu] [delay]  one TCP copy of the same bytes (iperf3);
 #                        with "delay" over rxbneck-delayline (below)
@@ -104,6 +109,14 @@ e2e_cleanup() {
 	[ -n "${E_IF_R:-}" ] && ip link del "$E_IF_R" 2>/dev/null
 	[ -n "${E_TMP:-}" ] && rm -rf "$E_TMP"
 	return 0
+}
+
+# e2e_setup, then this shell on the sender's CPU: everything it starts stays
+# off the receiver's CPU unless placed there on purpose (the receiver, the
+# hogs), where it would count as foreign load.
+e2e_setup_pinned() {
+	e2e_setup
+	taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
 }
 
 e2e_setup() {
@@ -302,6 +315,29 @@ e2e_hogs() {	# e2e_hogs K: exactly K busy loops on the receiver's CPU
 	[ "$1" -gt 0 ] || return 0
 	stress-ng --quiet --cpu "$1" --cpu-method loop --taskset "$E_RECV_CPU" &
 	E_HOGS_PID=$!
+}
+
+# e2e_k_begin K [NOTE]: wait for the heavy-test lock (held on fd 9 until
+# e2e_k_end), then exactly K busy loops on the receiver's CPU. NOTE follows
+# "k=K" in the waiting line as given (" repeat 2", ", 2 readers").
+e2e_k_begin() {
+	export E_K=$1
+	exec 9> "$E_LOCK"
+	e2e_log "k=$E_K${2:-}: waiting for the heavy-test lock"
+	flock 9
+	e2e_hogs "$E_K"
+}
+
+e2e_k_end() {
+	e2e_hogs 0
+	flock -u 9
+}
+
+# e2e_k_settle: e2e_wait_cb for E_K; when the CPU does not settle, says so
+# and goes on (every run is then judged on its own, e2e_point).
+e2e_k_settle() {
+	e2e_wait_cb "$E_K" > /dev/null ||
+		e2e_log "CPU $E_RECV_CPU did not settle at #C=$E_K; runs are checked one by one"
 }
 
 # #C on the receiver's CPU as the daemon's epoch record says.

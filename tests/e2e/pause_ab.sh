@@ -57,18 +57,13 @@ io_stop() {
 	IO_PID=
 }
 
-e2e_setup
+e2e_setup_pinned
 trap 'io_stop; e2e_cleanup' EXIT
-taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
 # The readers' file, laid out before the lock is taken (fio writes it once).
 fio --name=layout --filename="$E_TMP/io.bin" --size=128M --rw=write --bs=1M \
 	--direct=1 --output=/dev/null || e2e_fail "fio: cannot lay out $E_TMP/io.bin"
 e2e_daemon_start
-export E_K=$K
-exec 9> "$E_LOCK"
-e2e_log "k=$E_K, $IOJOBS I/O-bound readers: waiting for the heavy-test lock"
-flock 9
-e2e_hogs "$E_K"
+e2e_k_begin "$K" ", $IOJOBS I/O-bound readers"
 if [ "$IOJOBS" -gt 0 ]; then
 	fio --name=iobound --filename="$E_TMP/io.bin" --size=128M --rw=randread --bs=4k \
 		--direct=1 --ioengine=psync --rate_iops=2000 --numjobs="$IOJOBS" \
@@ -76,7 +71,7 @@ if [ "$IOJOBS" -gt 0 ]; then
 		--time_based --runtime=3600 --output=/dev/null &
 	IO_PID=$!
 fi
-e2e_wait_cb "$E_K" > /dev/null || e2e_log "CPU $E_RECV_CPU did not settle at #C=$E_K; runs are checked one by one"
+e2e_k_settle
 for w in 1 2 3; do e2e_run follow - "$w" warmup; done
 for rep in $(seq "$N"); do
 	if [ $((RANDOM % 2)) -eq 0 ]; then
@@ -88,8 +83,7 @@ for rep in $(seq "$N"); do
 	fi
 done
 io_stop
-e2e_hogs 0
-flock -u 9
+e2e_k_end
 e2e_daemon_stop
 
 /usr/bin/python3 "$SRC/tests/e2e/pause_ab.py" "$E_OUT/runs.jsonl" "$E_OUT/verdict.json"

@@ -78,11 +78,7 @@ export E_BUILD E_OUT ${E_LOAD:+E_LOAD}
 [ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
 
 e2e_load_check
-e2e_setup
-# Everything this script runs stays off the receiver's CPU unless placed
-# there on purpose (the receiver, the CPU hogs): its own helpers would
-# otherwise count as foreign load there.
-taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
+e2e_setup_pinned
 TOP=$(echo "$RATES" | tr ' ' '\n' | /usr/bin/python3 -c '
 import sys
 u = {"k": 1e3, "M": 1e6, "G": 1e9}

@@ -38,9 +38,8 @@ done
 e2e_out_init shape
 export E_BUILD E_OUT
 
-e2e_setup
+e2e_setup_pinned
 [ -x "$E_BIN/rxbneck-shape" ] || e2e_skip "$E_BIN/rxbneck-shape not built"
-taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
 E_LINE_RATE=10000000000
 e2e_daemon_start
 mkdir -p "$E_OUT/shape" || e2e_fail "mkdir"
@@ -170,12 +169,8 @@ shuffled() {
 }
 
 e2e_log "rxbneck-shape experiment in $E_OUT: k in {$KS}, $REPS x (blast, shaped, follow), $TREPS x TCP, file $E_SIZE, one-way delay $E_DELAY_MS ms"
-exec 9> "$E_LOCK"
-for E_K in $KS; do
-	export E_K
-	e2e_log "k=$E_K: waiting for the heavy-test lock"
-	flock 9
-	e2e_hogs "$E_K"
+for k in $KS; do
+	e2e_k_begin "$k"
 	c=$(e2e_wait_cb "$E_K") || e2e_log "k=$E_K: CPU $E_RECV_CPU did not settle at #C=$E_K (last $c)"
 	e2e_log "k=$E_K: #C $c; one warm-up transfer"
 	e2e_run fixed 10G 1 warmup
@@ -202,8 +197,7 @@ for E_K in $KS; do
 			esac
 		done
 	done
-	e2e_hogs 0
-	flock -u 9
+	e2e_k_end
 done
 e2e_daemon_stop
 e2e_log "runs in $E_OUT/runs.jsonl ($(wc -l < "$E_OUT/runs.jsonl") lines)"

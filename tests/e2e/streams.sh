@@ -62,8 +62,7 @@ for n in $NLIST; do
 done
 e2e_out_init streams
 
-e2e_setup
-taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
+e2e_setup_pinned
 [ "$E_DL_OK" = 1 ] || e2e_fail "the delay line is needed"
 tc -n "$E_NS_S" qdisc add dev "$E_IF_S" root handle 1: htb default 10 &&
 tc -n "$E_NS_S" class add dev "$E_IF_S" parent 1: classid 1:10 htb rate "$BOTTLENECK" \

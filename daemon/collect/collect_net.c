@@ -126,16 +126,41 @@ void collect_net_sirq_update(struct collect_net_sirq *q, const char *text)
 	q->ncpus = n;
 }
 
+/*
+ * The time per NET_RX softirq to price CPU @c's count with: its own last
+ * measurement, else the mean of the other CPUs' (the softirqs run the same
+ * code; a sender that moves to a CPU stage A never saw run them must not
+ * leave that CPU's share unknown). NaN before any CPU was timed.
+ */
+static double sirq_ns_per(const struct collect_net_sirq *q, int c)
+{
+	double sum_ns = 0;
+	int n = 0;
+
+	if (q->ns_per[c] > 0)
+		return q->ns_per[c];
+	for (int i = 0; i < q->ndelta && i < RXB_MAX_CPUS; i++) {
+		if (q->ns_per[i] > 0) {
+			sum_ns += q->ns_per[i];
+			n++;
+		}
+	}
+	return n ? sum_ns / n : NAN;
+}
+
 /* The NET_RX softirq share of CPU @c in a sampled epoch without stage A. */
 static double sirq_estimate(const struct collect_net_sirq *q, int c, double epoch_ns)
 {
+	double ns_per;
+
 	if (!q || c >= q->ndelta)
 		return NAN;
 	if (!q->delta[c])
 		return 0;
-	if (!(q->ns_per[c] > 0) || !(epoch_ns > 0))
+	ns_per = sirq_ns_per(q, c);
+	if (!(ns_per > 0) || !(epoch_ns > 0))
 		return NAN;
-	return (double)q->delta[c] * q->ns_per[c] / epoch_ns;
+	return (double)q->delta[c] * ns_per / epoch_ns;
 }
 
 void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,

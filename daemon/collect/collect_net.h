@@ -65,7 +65,8 @@ void collect_net_sirq_update(struct collect_net_sirq *q, const char *text);
  * Not @sampled (the per-packet programs were not attached for the whole
  * epoch): only the IRQs and hardirq_frac; napi[] stays empty and
  * softirq_frac NaN. Sampled without @stage_a (its programs detached):
- * napi[] empty, softirq_frac estimated from @q (NaN where it cannot be);
+ * napi[] empty, softirq_frac estimated from @q (a CPU never timed is
+ * priced at the others' mean time per softirq; NaN before any was timed);
  * with @stage_a, @q (may be NULL) learns each CPU's time per softirq.
  */
 void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,

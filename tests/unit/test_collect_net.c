@@ -121,7 +121,8 @@ static void test_stage_a(void **state)
 /*
  * A sampled epoch without stage A's programs: no polls, and the softirq
  * share is the kernel's NET_RX count (/proc/softirqs) times the time per
- * softirq of the latest epoch with them on that CPU.
+ * softirq of the latest epoch with them on that CPU (on the others where
+ * that CPU was never timed).
  */
 static void test_stage_a_estimate(void **state)
 {
@@ -157,12 +158,13 @@ static void test_stage_a_estimate(void **state)
 	assert_int_equal(e->nnapi, 0);
 	assert_float_equal(e->cpus[0].softirq_frac, 40000 * 2500.0 / 2e9, 1e-12);
 	assert_float_equal(e->cpus[1].softirq_frac, 0.0, 0);
-	/* Softirqs on a CPU never timed: unknown. */
+	/* Softirqs on a CPU never timed: priced at the time measured on the
+	 * others (CPU 0's 2.5 us), 2 of them in 2 s. */
 	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
 			      "    NET_RX: 40100 9\n");
 	collect_net_stage_a(&p, &c, true, false, &q, e);
 	assert_float_equal(e->cpus[0].softirq_frac, 0.0, 0);
-	assert_true(isnan(e->cpus[1].softirq_frac));
+	assert_float_equal(e->cpus[1].softirq_frac, 2 * 2500.0 / 2e9, 1e-15);
 	/* /proc/softirqs unreadable: unknown, and the next read has no delta. */
 	collect_net_sirq_update(&q, NULL);
 	collect_net_stage_a(&p, &c, true, false, &q, e);
@@ -170,6 +172,13 @@ static void test_stage_a_estimate(void **state)
 	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
 			      "    NET_RX: 40200 9\n");
 	assert_int_equal(q.ndelta, 0);
+	/* No CPU timed yet: nothing to price the counts with. */
+	memset(q.ns_per, 0, sizeof(q.ns_per));
+	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
+			      "    NET_RX: 40300 19\n");
+	collect_net_stage_a(&p, &c, true, false, &q, e);
+	assert_true(isnan(e->cpus[0].softirq_frac));
+	assert_true(isnan(e->cpus[1].softirq_frac));
 	free(e);
 }
 

@@ -249,7 +249,7 @@ for d in epochs:
             fail(f"epoch {k}: napi reported in a sampled epoch without stage A")
         if not want_a and n_s and a_timed and \
            not any((c["softirq_frac"] or 0) > 0 for c in d["cpus"]):
-            fail(f"epoch {k}: no NET_RX softirq share estimated")
+            fail(f"epoch {k}: no NET_RX softirq share estimated (per CPU: {[c['softirq_frac'] for c in d['cpus']]})")
         if n_r and not (s["cpu_ns_per_pkt"] and s["cpu_ns_per_pkt"] > 0):
             fail(f"epoch {k}: no CPU time per packet")
         if s["queue_pkts_delta"] is not None and \

@@ -57,19 +57,70 @@ static uint32_t least_k(const struct bufsize_stage *s, uint32_t min_pkts)
 	return lo;
 }
 
+/*
+ * A search's test of one K: whether the criterion holds there, and the
+ * value it is judged by (the loss, or T). Counts the evaluation in the
+ * result; 0 or the evaluation's error.
+ */
+typedef int (*k_test_fn)(void *ctx, uint32_t k, bool *ok, double *v);
+
+/*
+ * Between @lo, which fails, and *@hi, which holds with value *@hi_v: the
+ * least K that holds, into *@hi and *@hi_v (exact when the criterion does
+ * not fail again above a K that holds).
+ */
+static int bisect(k_test_fn test, void *ctx, uint32_t lo, uint32_t *hi, double *hi_v)
+{
+	while (*hi - lo > 1) {
+		uint32_t mid = lo + (*hi - lo) / 2;
+		double v;
+		bool ok;
+		int err = test(ctx, mid, &ok, &v);
+
+		if (err)
+			return err;
+		if (ok) {
+			*hi = mid;
+			*hi_v = v;
+		} else {
+			lo = mid;
+		}
+	}
+	return 0;
+}
+
 struct probe {
 	const struct bufsize_stage *s;
 	double target;
 	struct bufsize_result *r;
 };
 
-/* Does K meet the loss target? */
-static int loss_ok(struct probe *pr, uint32_t k, bool *ok, double *loss)
+/* Does K meet the loss target? A k_test_fn on a struct probe. */
+static int loss_ok(void *ctx, uint32_t k, bool *ok, double *loss)
 {
+	struct probe *pr = ctx;
 	int err = bufsize_stage_loss(pr->s, k, loss);
 
 	pr->r->evaluations++;
 	*ok = !err && *loss <= pr->target;
+	return err;
+}
+
+struct time_probe {
+	bufsize_time_fn fn;
+	void *ctx;
+	double bound;
+	struct bufsize_result *r;
+};
+
+/* Is T at K within the bound? A k_test_fn on a struct time_probe. */
+static int time_ok(void *ctx, uint32_t k, bool *ok, double *t)
+{
+	struct time_probe *tp = ctx;
+	int err = tp->fn(tp->ctx, k, t);
+
+	tp->r->evaluations++;
+	*ok = !err && *t <= tp->bound;
 	return err;
 }
 
@@ -117,19 +168,9 @@ int bufsize_for_loss(const struct bufsize_stage *s, double target,
 		if (step > UINT32_MAX / 4)
 			break;
 	}
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		err = loss_ok(&pr, mid, &ok, &loss);
-		if (err)
-			return err;
-		if (ok) {
-			hi = mid;
-			hi_loss = loss;
-		} else {
-			lo = mid;
-		}
-	}
+	err = bisect(loss_ok, &pr, lo, &hi, &hi_loss);
+	if (err)
+		return err;
 	r->queue_pkts = hi;
 	r->loss = hi_loss;
 	return 0;
@@ -138,8 +179,10 @@ int bufsize_for_loss(const struct bufsize_stage *s, double target,
 int bufsize_for_time(bufsize_time_fn fn, void *ctx, double slack,
 		     uint32_t min_pkts, uint32_t max_pkts, struct bufsize_result *r)
 {
+	struct time_probe tp = { .fn = fn, .ctx = ctx, .r = r };
 	uint32_t lo = min_pkts ? min_pkts : 1, hi, prev;
-	double t, bound, hi_t;
+	double t, hi_t;
+	bool ok;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -151,12 +194,13 @@ int bufsize_for_time(bufsize_time_fn fn, void *ctx, double slack,
 		return err;
 	if (!(r->time_ref_s > 0.0) || !isfinite(r->time_ref_s))
 		return -EDOM;
-	bound = (1.0 + slack) * r->time_ref_s;
+	tp.bound = (1.0 + slack) * r->time_ref_s;
 	r->queue_pkts = max_pkts;
 	r->time_s = r->time_ref_s;
 	r->met = true;
-	/* The grid: the first K that holds, and the one before it. */
-	prev = 0;
+	/* The grid: the first K that holds, and the one before it (prev, the
+	 * last K that failed; at first the one below the range). */
+	prev = lo - 1;
 	hi = max_pkts;
 	hi_t = r->time_ref_s;
 	for (double g = lo; g < max_pkts; g *= GRID_RATIO) {
@@ -166,11 +210,10 @@ int bufsize_for_time(bufsize_time_fn fn, void *ctx, double slack,
 			k = prev + 1;
 		if (k >= max_pkts)
 			break;
-		err = fn(ctx, k, &t);
-		r->evaluations++;
+		err = time_ok(&tp, k, &ok, &t);
 		if (err)
 			return err;
-		if (t <= bound) {
+		if (ok) {
 			hi = k;
 			hi_t = t;
 			break;
@@ -178,22 +221,9 @@ int bufsize_for_time(bufsize_time_fn fn, void *ctx, double slack,
 		prev = k;
 		g = k;
 	}
-	/* prev fails (or is below the range), hi holds: bisect. */
-	lo = prev;
-	while (hi - lo > 1 && lo >= (min_pkts ? min_pkts : 1)) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		err = fn(ctx, mid, &t);
-		r->evaluations++;
-		if (err)
-			return err;
-		if (t <= bound) {
-			hi = mid;
-			hi_t = t;
-		} else {
-			lo = mid;
-		}
-	}
+	err = bisect(time_ok, &tp, prev, &hi, &hi_t);
+	if (err)
+		return err;
 	r->queue_pkts = hi;
 	r->time_s = hi_t;
 	return 0;

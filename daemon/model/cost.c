@@ -90,6 +90,23 @@ struct fit3 {
 };
 
 /*
+ * Keep a solution of @k terms whose last two are p and z (b and e; a
+ * before them when k is 3) into @s.
+ */
+static void fit3_keep(struct fit3 *s, const struct lsq *f, const int *terms, int k,
+		      const double *x, const double *var)
+{
+	int ib = k - 2;
+
+	s->b = x[ib];
+	s->e = x[ib + 1];
+	s->explained = lsq_explained(f, terms, k, x);
+	s->var_b = var[ib];
+	s->var_e = var[ib + 1];
+	s->k = k;
+}
+
+/*
  * t = a w + b p + e z into @s; t = b p + e z when the wake-ups are too
  * rare to separate or a comes out negative. 0, or -1 with the reason.
  */
@@ -112,12 +129,7 @@ static int solve3_terms(const struct lsq *f, struct fit3 *s, char *why, size_t l
 			/* A polling receiver's few wake-ups: without them. */
 		} else if (x[0] >= 0) {
 			s->a = x[0];
-			s->b = x[1];
-			s->e = x[2];
-			s->explained = lsq_explained(f, all, 3, x);
-			s->var_b = var[1];
-			s->var_e = var[2];
-			s->k = 3;
+			fit3_keep(s, f, all, 3, x, var);
 			return 0;
 		} else {
 			/* Negative a: not physical, the fit without it (a = 0). */
@@ -130,12 +142,7 @@ static int solve3_terms(const struct lsq *f, struct fit3 *s, char *why, size_t l
 				 term[pz[1 - bad]]);
 		return -1;
 	}
-	s->b = x[0];
-	s->e = x[1];
-	s->explained = lsq_explained(f, pz, 2, x);
-	s->var_b = var[0];
-	s->var_e = var[1];
-	s->k = 2;
+	fit3_keep(s, f, pz, 2, x, var);
 	return 0;
 }
 

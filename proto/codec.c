@@ -220,6 +220,34 @@ static const struct type_info *type_lookup(unsigned int type)
 	return NULL;
 }
 
+/* A frame type's one text TLV, where its text lives in struct rxbp_msg. */
+struct text_tlv {
+	uint8_t type;
+	uint16_t tag;
+	size_t off;
+	size_t max;		/* bytes, without the terminator */
+};
+
+#define TEXT(type, tag, member, max) \
+	{ (type), (tag), offsetof(struct rxbp_msg, u.member), (max) }
+
+static const struct text_tlv text_tlvs[] = {
+	TEXT(RXBNECK_T_HELLO, RXBNECK_TLV_NAME, hello.name, RXBNECK_NAME_MAX),
+	TEXT(RXBNECK_T_HELLO_ACK, RXBNECK_TLV_NAME, hello_ack.name, RXBNECK_NAME_MAX),
+	TEXT(RXBNECK_T_ERROR, RXBNECK_TLV_MESSAGE, error.message, RXBNECK_MESSAGE_MAX),
+	TEXT(RXBNECK_T_BYE, RXBNECK_TLV_MESSAGE, bye.message, RXBNECK_MESSAGE_MAX),
+};
+
+/* The text TLV frames of @type carry, NULL for types without one: what
+ * the encoder writes and the only known TLV the decoder takes. */
+static const struct text_tlv *text_tlv_of(unsigned int type)
+{
+	for (size_t i = 0; i < sizeof(text_tlvs) / sizeof(text_tlvs[0]); i++)
+		if (text_tlvs[i].type == type)
+			return &text_tlvs[i];
+	return NULL;
+}
+
 unsigned int rxbp_type_direction(unsigned int type)
 {
 	const struct type_info *ti = type_lookup(type);
@@ -470,37 +498,14 @@ static void decode_fixed(struct rd *r, struct rxbp_msg *m, const struct type_inf
 	}
 }
 
-/* Where a known TLV's text goes for this frame type, or NULL if unknown. */
-static char *tlv_target(struct rxbp_msg *m, uint16_t tag, size_t *max)
-{
-	switch (tag & ~RXBNECK_TLV_CRITICAL) {
-	case RXBNECK_TLV_NAME:
-		*max = RXBNECK_NAME_MAX;
-		if (m->type == RXBNECK_T_HELLO)
-			return m->u.hello.name;
-		if (m->type == RXBNECK_T_HELLO_ACK)
-			return m->u.hello_ack.name;
-		return NULL;
-	case RXBNECK_TLV_MESSAGE:
-		*max = RXBNECK_MESSAGE_MAX;
-		if (m->type == RXBNECK_T_ERROR)
-			return m->u.error.message;
-		if (m->type == RXBNECK_T_BYE)
-			return m->u.bye.message;
-		return NULL;
-	}
-	return NULL;
-}
-
 static int decode_tlvs(struct rd *r, struct rxbp_msg *m)
 {
+	const struct text_tlv *tt = text_tlv_of(m->type);
 	uint32_t seen = 0;	/* bit per known tag, to refuse duplicates */
 
 	while (r->left > 0) {
 		uint16_t tag, len;
 		const uint8_t *val;
-		char *dst;
-		size_t max = 0;
 		int err;
 
 		if (r->left < RXBNECK_TLV_HDR_BYTES)
@@ -512,8 +517,7 @@ static int decode_tlvs(struct rd *r, struct rxbp_msg *m)
 		val = r->p;
 		rd_skip(r, len);
 
-		dst = tlv_target(m, tag, &max);
-		if (!dst) {
+		if (!tt || tt->tag != (tag & ~RXBNECK_TLV_CRITICAL)) {
 			if (tag & RXBNECK_TLV_CRITICAL)
 				return -RXBNECK_ERR_UNSUPPORTED;
 			continue;
@@ -522,7 +526,7 @@ static int decode_tlvs(struct rd *r, struct rxbp_msg *m)
 		if (seen & (1u << (tag & 31)))
 			return -RXBNECK_ERR_MALFORMED;
 		seen |= 1u << (tag & 31);
-		err = rd_text(val, len, dst, max);
+		err = rd_text(val, len, (char *)m + tt->off, tt->max);
 		if (err)
 			return err;
 	}
@@ -607,20 +611,10 @@ static void encode_text_tlv(struct wr *w, uint16_t tag, const char *s)
 
 static void encode_tlvs(struct wr *w, const struct rxbp_msg *m)
 {
-	switch (m->type) {
-	case RXBNECK_T_HELLO:
-		encode_text_tlv(w, RXBNECK_TLV_NAME, m->u.hello.name);
-		break;
-	case RXBNECK_T_HELLO_ACK:
-		encode_text_tlv(w, RXBNECK_TLV_NAME, m->u.hello_ack.name);
-		break;
-	case RXBNECK_T_ERROR:
-		encode_text_tlv(w, RXBNECK_TLV_MESSAGE, m->u.error.message);
-		break;
-	case RXBNECK_T_BYE:
-		encode_text_tlv(w, RXBNECK_TLV_MESSAGE, m->u.bye.message);
-		break;
-	}
+	const struct text_tlv *tt = text_tlv_of(m->type);
+
+	if (tt)
+		encode_text_tlv(w, tt->tag, (const char *)m + tt->off);
 }
 
 size_t rxbp_encode(void *buf, size_t cap, const struct rxbp_msg *m)

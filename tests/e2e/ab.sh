@@ -17,18 +17,10 @@
 # Exit 0 done, 1 failure, 2 usage, 77 cannot run here.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-E_SRC=$SRC
-E_BUILD=$SRC/build E_OUT= N=20 K=2
+N=20 K=2
 . "$SRC/tests/e2e/lib.sh"
-while getopts "b:d:k:n:o:" o; do
-	case $o in
-	b) E_BUILD=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;; k) K=$OPTARG ;; n) N=$OPTARG ;;
-	o) E_OUT=$OPTARG ;;
-	*) e2e_usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-RATE=${1:-}
+e2e_args "b:E_BUILD d:E_DELAY_MS k:K n:N o:E_OUT" "$@"
+RATE=${E_ARGS[0]:-}
 if [ -z "$RATE" ] || [ -z "$E_OUT" ]; then
 	e2e_usage
 fi

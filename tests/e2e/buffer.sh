@@ -26,23 +26,13 @@
 # (e2e_point's criteria, tests/e2e/lib.sh).
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-E_SRC=$SRC
-E_BUILD=$SRC/build
-E_OUT=
 KS="0 2"
 NS_="1 10 20 30 35"
 REPS=2 SECS=8 RATE=30e6 POLICIES="static rrda model" ANALYZE=1
 SIZE=8192 WORK_NS=1000 RCVBUF=524288 FLOOR=64Ki
 E_EPOCH_MS=250
 . "$SRC/tests/e2e/lib.sh"
-while getopts "b:o:k:N:n:s:r:P:a" o; do
-	case $o in
-	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; N) NS_=$OPTARG ;;
-	n) REPS=$OPTARG ;; s) SECS=$OPTARG ;; r) RATE=$OPTARG ;; P) POLICIES=$OPTARG ;;
-	a) ANALYZE=0 ;;
-	*) e2e_usage ;;
-	esac
-done
+e2e_args "b:E_BUILD o:E_OUT k:KS N:NS_ n:REPS s:SECS r:RATE P:POLICIES a=ANALYZE=0" "$@"
 export E_BUILD
 e2e_out_init buffer
 LOAD=$E_BUILD/rxbneck-bufload

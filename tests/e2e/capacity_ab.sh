@@ -26,19 +26,11 @@
 # Exit 0 done, 1 failure, 2 usage, 77 cannot run here.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-E_SRC=$SRC
-E_BUILD=$SRC/build E_OUT= N=10 K=2 REPS=2
+N=10 K=2 REPS=2
 E_DELAY_MS=${E_DELAY_MS:-0}
 . "$SRC/tests/e2e/lib.sh"
-while getopts "b:d:k:n:o:r:" o; do
-	case $o in
-	b) E_BUILD=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;; k) K=$OPTARG ;; n) N=$OPTARG ;;
-	o) E_OUT=$OPTARG ;; r) REPS=$OPTARG ;;
-	*) e2e_usage ;;
-	esac
-done
-shift $((OPTIND - 1))
-RATES=("$@")
+e2e_args "b:E_BUILD d:E_DELAY_MS k:K n:N o:E_OUT r:REPS" "$@"
+RATES=("${E_ARGS[@]}")
 if [ "${#RATES[@]}" -eq 0 ] || [ -z "$E_OUT" ]; then
 	e2e_usage
 fi

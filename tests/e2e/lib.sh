@@ -4,6 +4,7 @@
 #
 #   e2e_usage            the calling script's header comment (its usage) to
 #                        stderr, exit 2: for a bad option
+#   e2e_args SPEC ARGS   E_SRC, E_BUILD, E_OUT and the calling script's options
 #   e2e_out_init NAME    $E_OUT (default tests/e2e/out/NAME-<date>) created,
 #                        absolute and exported; one holding runs.jsonl refused
 #   e2e_setup            root/tool checks (exit 77 when something is missing),
@@ -80,10 +81,41 @@ e2e_fail() { e2e_log "FAIL: $*"; exit 1; }
 e2e_skip() { e2e_log "SKIP: $*"; exit 77; }
 e2e_usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
+# e2e_args SPEC "$@": an experiment script's start. E_SRC the checkout,
+# E_BUILD its build directory, E_OUT empty (-o sets it, else e2e_out_init),
+# then the script's options by SPEC, a word each: L:VAR, -L takes a value
+# and VAR gets it; L=VAR=VALUE, -L alone sets VAR to VALUE. Another option
+# is e2e_usage; the words after the options go to the array E_ARGS.
+e2e_args() {
+	local spec=$1 word letters= o OPTARG OPTIND=1
+	shift
+	E_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	E_BUILD=$E_SRC/build
+	E_OUT=
+	for word in $spec; do
+		case $word in
+		?:?*) letters+=${word:0:2} ;;
+		?=?*=*) letters+=${word:0:1} ;;
+		*) e2e_fail "e2e_args: '$word' is not L:VAR or L=VAR=VALUE" ;;
+		esac
+	done
+	while getopts "$letters" o; do
+		for word in $spec; do
+			case $word in
+			"$o:"*) printf -v "${word:2}" '%s' "$OPTARG"; continue 2 ;;
+			"$o="*) word=${word:2}; printf -v "${word%%=*}" '%s' "${word#*=}"; continue 2 ;;
+			esac
+		done
+		e2e_usage
+	done
+	shift $((OPTIND - 1))
+	E_ARGS=("$@")
+}
+
 # e2e_out_init NAME: the output directory. Runs append to runs.jsonl, so a
 # directory that has one already belongs to another experiment.
 e2e_out_init() {
-	[ -n "${E_OUT:-}" ] || E_OUT=$E_SRC/tests/e2e/out/$1-$(date +%Y%m%d-%H%M%S)
+	[ -n "${E_OUT:-}" ] || E_OUT=$E_SRC/tests/e2e/out/${1:+$1-}$(date +%Y%m%d-%H%M%S)
 	E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || e2e_fail "cannot create $E_OUT"
 	[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
 	export E_OUT

@@ -30,17 +30,9 @@
 # Exit 0 pass, 1 failure or fail verdict, 2 usage, 3 no verdict, 77 cannot run.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-E_SRC=$SRC
-E_BUILD=$SRC/build E_OUT= N=12 K=1 IOJOBS=2
+N=12 K=1 IOJOBS=2
 . "$SRC/tests/e2e/lib.sh"
-while getopts "b:i:k:n:o:" o; do
-	case $o in
-	b) E_BUILD=$OPTARG ;; i) IOJOBS=$OPTARG ;; k) K=$OPTARG ;; n) N=$OPTARG ;;
-	o) E_OUT=$OPTARG ;;
-	*) e2e_usage ;;
-	esac
-done
-shift $((OPTIND - 1))
+e2e_args "b:E_BUILD i:IOJOBS k:K n:N o:E_OUT" "$@"
 if [ -z "$E_OUT" ]; then
 	e2e_usage
 fi

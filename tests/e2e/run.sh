@@ -55,27 +55,15 @@
 # statistics use the undisturbed runs.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-E_SRC=$SRC
-E_BUILD=$SRC/build
-E_OUT=
 KS="0 1 2 3"
 RATES="2G 2.65G 3G 3.5G 4G 4.6G 5.3G 6G 7G 8G 10G"
 REPS=3 FREPS= TREPS=3 PREPS=10 PKS="2 3" WARMUPS=2 SEED=1 ANALYZE=1
 . "$SRC/tests/e2e/lib.sh"
-while getopts "b:o:k:r:n:f:t:p:K:s:d:w:S:aL:" o; do
-	case $o in
-	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; r) RATES=$OPTARG ;;
-	n) REPS=$OPTARG ;; f) FREPS=$OPTARG ;; t) TREPS=$OPTARG ;; p) PREPS=$OPTARG ;;
-	K) PKS=$OPTARG ;; s) E_SIZE=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;; w) WARMUPS=$OPTARG ;;
-	S) SEED=$OPTARG ;; a) ANALYZE=0 ;; L) E_LOAD=$OPTARG ;;
-	*) e2e_usage ;;
-	esac
-done
+e2e_args "b:E_BUILD o:E_OUT k:KS r:RATES n:REPS f:FREPS t:TREPS p:PREPS K:PKS s:E_SIZE
+	d:E_DELAY_MS w:WARMUPS S:SEED a=ANALYZE=0 L:E_LOAD" "$@"
 FREPS=${FREPS:-$REPS}
-[ -n "$E_OUT" ] || E_OUT=$SRC/tests/e2e/out/$(date +%Y%m%d-%H%M%S)
-E_OUT=$(mkdir -p "$E_OUT" && cd "$E_OUT" && pwd) || { echo "cannot create $E_OUT" >&2; exit 1; }
-export E_BUILD E_OUT ${E_LOAD:+E_LOAD}
-[ -s "$E_OUT/runs.jsonl" ] && e2e_fail "$E_OUT/runs.jsonl exists: use a new output directory"
+e2e_out_init ""
+export E_BUILD ${E_LOAD:+E_LOAD}
 
 e2e_load_check
 e2e_setup_pinned

@@ -21,20 +21,10 @@
 # are marked and repeated by the e2e harness's rules (tests/e2e/lib.sh).
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-E_SRC=$SRC
-E_BUILD=$SRC/build
-E_OUT=
 KS="0 1 2 3"
 REPS=3 TREPS=3 TSECS=8 ANALYZE=1
 . "$SRC/tests/e2e/lib.sh"
-while getopts "b:o:k:n:t:T:s:d:a" o; do
-	case $o in
-	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; n) REPS=$OPTARG ;;
-	t) TREPS=$OPTARG ;; T) TSECS=$OPTARG ;; s) E_SIZE=$OPTARG ;; d) E_DELAY_MS=$OPTARG ;;
-	a) ANALYZE=0 ;;
-	*) e2e_usage ;;
-	esac
-done
+e2e_args "b:E_BUILD o:E_OUT k:KS n:REPS t:TREPS T:TSECS s:E_SIZE d:E_DELAY_MS a=ANALYZE=0" "$@"
 e2e_out_init shape
 export E_BUILD E_OUT
 

@@ -29,9 +29,6 @@
 # status.jsonl, rxbneckd.log; then results.json, table.md and streams.png.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-E_SRC=$SRC
-E_BUILD=$SRC/build
-E_OUT=
 KS="0 2"
 REPS=3 MAXN=32 SECS=5 SEED=1 ANALYZE=1 NLIST=
 # The path: 25 ms each way in the harness's terms, all of it on the ACKs.
@@ -39,14 +36,7 @@ E_DELAY_MS=${E_DELAY_MS:-25}
 BOTTLENECK=${BOTTLENECK:-200mbit}
 WINDOW=${WINDOW:-128K}
 . "$SRC/tests/e2e/lib.sh"
-while getopts "b:o:k:n:N:L:t:S:a" o; do
-	case $o in
-	b) E_BUILD=$OPTARG ;; o) E_OUT=$OPTARG ;; k) KS=$OPTARG ;; n) REPS=$OPTARG ;;
-	N) MAXN=$OPTARG ;; L) NLIST=$OPTARG ;; t) SECS=$OPTARG ;; S) SEED=$OPTARG ;;
-	a) ANALYZE=0 ;;
-	*) e2e_usage ;;
-	esac
-done
+e2e_args "b:E_BUILD o:E_OUT k:KS n:REPS N:MAXN L:NLIST t:SECS S:SEED a=ANALYZE=0" "$@"
 export E_BUILD E_DELAY_MS
 # The advisor samples iperf3's port only (its cap needs it watched, which
 # the harness does: watch_ports has it).

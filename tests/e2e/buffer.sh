@@ -100,20 +100,16 @@ buffer_run() {
 	wait "$rpid" 2>/dev/null
 	e2e_span_end
 	c1=$(daemon_cpu_s)
-	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$pol" "$n" "$rep" "$E_T0" "$E_T1" \
-		"$E_STEAL_PCT" "$c0" "$c1" <<'PY'
+	e2e_py - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$pol" "$n" "$rep" \
+		"$E_T0" "$E_T1" "$E_STEAL_PCT" "$c0" "$c1" <<'PY'
 import json, sys
+from runrec import first_json
 d, out = sys.argv[1], sys.argv[2]
-def load(name):
-    try:
-        return json.loads(open(d + "/" + name).readline())
-    except (OSError, ValueError):
-        return None
 rec = {"k": int(sys.argv[3]), "mode": sys.argv[4], "policy": sys.argv[4], "n": int(sys.argv[5]),
        "rep": int(sys.argv[6]), "t_start_mono": float(sys.argv[7]),
        "t_end_mono": float(sys.argv[8]), "steal_pct": int(sys.argv[9]),
        "daemon_cpu_s": float(sys.argv[11]) - float(sys.argv[10]),
-       "send": load("s.json"), "recv": load("r.json")}
+       "send": first_json(d, "s.json"), "recv": first_json(d, "r.json")}
 with open(out, "a") as f:
     f.write(json.dumps(rec) + "\n")
 s, r = rec["send"] or {}, rec["recv"] or {}

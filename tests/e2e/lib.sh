@@ -27,6 +27,7 @@
 #                        with "delay" over rxbneck-delayline (below)
 #
 # Every number a run produces goes to $E_OUT/runs.jsonl; nothing is dropped.
+E_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)	# tests/e2e: runrec.py for the inline Python
 # Settings (environment, with defaults):
 E_BUILD=${E_BUILD:-build}
 E_SIZE=${E_SIZE:-200M}		# file size (synthetic data)
@@ -89,7 +90,7 @@ e2e_usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 e2e_args() {
 	local spec=$1 word letters= o OPTARG OPTIND=1
 	shift
-	E_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	E_SRC=$(cd "$E_LIB/../.." && pwd)
 	E_BUILD=$E_SRC/build
 	E_OUT=
 	for word in $spec; do
@@ -274,6 +275,9 @@ e2e_bg() {	# e2e_bg VAR CMD...
 }
 
 e2e_ctl() { "$E_BIN/rxbneckctl" -s "$E_TMP/run/ctl.sock" "$@"; }
+# e2e_py ARGS...: python3 with tests/e2e on its path (runrec.py, for the
+# inline scripts) and no __pycache__ written beside the scripts.
+e2e_py() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$E_LIB /usr/bin/python3 "$@"; }
 
 # e2e_conf_daemon: the [daemon] section of an rxbneckd configuration: its
 # state and runtime directories in $E_TMP, its control socket where
@@ -468,15 +472,11 @@ e2e_run() {
 		cmp -s "$E_TMP/src.bin" "$E_TMP/dst.bin" && same=true
 		rm -f "$E_TMP/dst.bin"
 	fi
-	/usr/bin/python3 - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$mode" "$rate" "$rep" "$E_T0" "$E_T1" \
-		"$E_STEAL_PCT" "$src" "$tag" "$E_DELAY_MS" "$same" <<'PY'
+	e2e_py - "$E_TMP" "$E_OUT/runs.jsonl" "$E_K" "$mode" "$rate" "$rep" \
+		"$E_T0" "$E_T1" "$E_STEAL_PCT" "$src" "$tag" "$E_DELAY_MS" "$same" <<'PY'
 import json, sys
+from runrec import first_json
 d, out = sys.argv[1], sys.argv[2]
-def load(name):
-    try:
-        return json.loads(open(d + "/" + name).readline())
-    except (OSError, ValueError):
-        return None
 def text(name):
     try:
         return open(d + "/" + name).read()[-2000:]
@@ -491,7 +491,8 @@ rec = {"k": int(sys.argv[3]), "mode": sys.argv[4], "tag": sys.argv[11],
        "rate_req_bps": rate, "one_way_delay_ms": float(sys.argv[12]),
        "rep": int(sys.argv[6]), "t_start_mono": float(sys.argv[7]),
        "t_end_mono": float(sys.argv[8]), "steal_pct": int(sys.argv[9]),
-       "sender_exit": int(sys.argv[10]), "send": load("s.json"), "recv": load("r.json"),
+       "sender_exit": int(sys.argv[10]), "send": first_json(d, "s.json"),
+       "recv": first_json(d, "r.json"),
        "file_identical": json.loads(sys.argv[13])}
 if rec["send"] is None or not rec["send"].get("ok"):
     rec["send_err"] = text("s.err")

@@ -77,16 +77,11 @@ e2e_daemon_start
 HAVE_PAUSE=0
 [ -f "$SRC/daemon/model/pause.c" ] && HAVE_PAUSE=1
 
-/usr/bin/python3 - "$E_OUT/meta.json" <<PY
-import json, os, platform, subprocess, sys, time
-def sh(c):
-    try:
-        return subprocess.run(c, shell=True, capture_output=True, text=True, cwd="$SRC").stdout.strip()
-    except OSError:
-        return None
-m = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": "$0 $*",
-     "git_commit": sh("git rev-parse HEAD"), "git_dirty": bool(sh("git status --porcelain -- daemon solver tools tests/e2e")),
-     "kernel": platform.release(), "cpus": os.cpu_count(),
+e2e_py - "$E_OUT/meta.json" <<PY
+import json, sys
+from runrec import meta_head, sh
+m = meta_head("$0 $*", "daemon solver tools tests/e2e")
+m.update({
      "cpu_model": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
      "ks": "$KS".split(), "rates": "$RATES".split(), "reps": $REPS, "follow_reps": $FREPS,
      "tcp_reps": $TREPS, "pause_reps": $PREPS, "pause_ks": "$PKS".split(), "warmups": $WARMUPS,
@@ -107,7 +102,7 @@ m = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": "$0 $*",
      "irq_time_accounting": {"y": True, "n": False}.get(sh(
          "{ cat /boot/config-\$(uname -r) 2>/dev/null || zcat /proc/config.gz 2>/dev/null; } | "
          "sed -n 's/^CONFIG_IRQ_TIME_ACCOUNTING=y\$/y/p; s/^# CONFIG_IRQ_TIME_ACCOUNTING is not set\$/n/p'")),
-     "base_slice_ns": sh("cat /sys/kernel/debug/sched/base_slice_ns 2>/dev/null")}
+     "base_slice_ns": sh("cat /sys/kernel/debug/sched/base_slice_ns 2>/dev/null")})
 json.dump(m, open(sys.argv[1], "w"), indent=1)
 PY
 

@@ -63,21 +63,17 @@ rtt_ms = $RTT_MS
 max_rate = $E_LINE_RATE
 EOF
 
-/usr/bin/python3 - "$E_OUT/meta.json" <<PY
-import json, os, platform, subprocess, sys, time
-def sh(c):
-    try:
-        return subprocess.run(c, shell=True, capture_output=True, text=True, cwd="$SRC").stdout.strip()
-    except OSError:
-        return None
-json.dump({"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": "$0 $*",
-           "git_commit": sh("git rev-parse HEAD"), "kernel": platform.release(),
-           "cpus": os.cpu_count(), "ks": "$KS".split(), "reps": $REPS, "tcp_reps": $TREPS,
-           "tcp_seconds": $TSECS, "file_size": "$E_SIZE", "file_bytes": $SIZE_BYTES,
-           "one_way_delay_ms": float("$E_DELAY_MS"), "rcvbuf": "$E_RCVBUF",
-           "epoch_ms": $E_EPOCH_MS, "line_rate_bps": $E_LINE_RATE,
-           "tcp_delay_line": $E_DL_OK == 1, "recv_cpu": $E_RECV_CPU,
-           "send_cpu": $E_SEND_CPU}, open(sys.argv[1], "w"), indent=1)
+e2e_py - "$E_OUT/meta.json" <<PY
+import json, sys
+from runrec import meta_head
+m = meta_head("$0 $*")
+m.update({"ks": "$KS".split(), "reps": $REPS, "tcp_reps": $TREPS,
+          "tcp_seconds": $TSECS, "file_size": "$E_SIZE", "file_bytes": $SIZE_BYTES,
+          "one_way_delay_ms": float("$E_DELAY_MS"), "rcvbuf": "$E_RCVBUF",
+          "epoch_ms": $E_EPOCH_MS, "line_rate_bps": $E_LINE_RATE,
+          "tcp_delay_line": $E_DL_OK == 1, "recv_cpu": $E_RECV_CPU,
+          "send_cpu": $E_SEND_CPU})
+json.dump(m, open(sys.argv[1], "w"), indent=1)
 PY
 
 SHAPE_PID=

@@ -59,11 +59,10 @@ tc -n "$E_NS_S" class add dev "$E_IF_S" parent 1: classid 1:10 htb rate "$BOTTLE
 	ceil "$BOTTLENECK" burst 64k cburst 64k quantum 60000 || e2e_fail "htb on $E_IF_S"
 e2e_log "path: $((2 * E_DELAY_MS)) ms round trip, $BOTTLENECK bottleneck, -w $WINDOW"
 
-/usr/bin/python3 - "$E_OUT/meta.json" "$KS" "$REPS" "$MAXN" "$SECS" "$SEED" "$BOTTLENECK" \
-	"$WINDOW" "$E_DELAY_MS" "$NLIST" <<PY
-import json, platform, subprocess, sys, time
-def sh(c):
-    return subprocess.run(c, shell=True, capture_output=True, text=True, cwd="$SRC").stdout.strip()
+e2e_py - "$E_OUT/meta.json" "$KS" "$REPS" "$MAXN" "$SECS" "$SEED" \
+	"$BOTTLENECK" "$WINDOW" "$E_DELAY_MS" "$NLIST" <<PY
+import json, platform, sys, time
+from runrec import sh
 a = sys.argv
 json.dump({"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": sh("git rev-parse HEAD"),
            "git_dirty": bool(sh("git status --porcelain -- daemon solver ctl tests/e2e")),

@@ -36,11 +36,11 @@ E_RCVBUF=${E_RCVBUF:-4Mi}	# receiver's SO_RCVBUF request (kernel doubles it)
 E_RECV_ARGS=${E_RECV_ARGS:-}	# more rxbneck-recv options, e.g. --busy-poll
 E_EPOCH_MS=${E_EPOCH_MS:-250}	# rxbneckd epoch
 E_NET_PROBE_EVERY=${E_NET_PROBE_EVERY:-}	# [measure] net_probe_every ("": default)
-E_LOSS_EPISODES=${E_LOSS_EPISODES:-}	# [model] loss_episodes ("": default, measured)
-E_DEPTH_COST=${E_DEPTH_COST:-}	# [model] queue_depth_cost ("": default, no)
-E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": default, off)
-E_MODEL_LOSS=${E_MODEL_LOSS:-}	# [model] loss ("": default, queue)
-E_MODEL_CAPACITY=${E_MODEL_CAPACITY:-}	# [model] capacity ("": default, cost)
+E_LOSS_EPISODES=${E_LOSS_EPISODES:-}	# [model] loss_episodes ("": the daemon's default)
+E_DEPTH_COST=${E_DEPTH_COST:-}	# [model] queue_depth_cost ("": the daemon's default)
+E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": the daemon's default)
+E_MODEL_LOSS=${E_MODEL_LOSS:-}	# [model] loss ("": the daemon's default)
+E_MODEL_CAPACITY=${E_MODEL_CAPACITY:-}	# [model] capacity ("": the daemon's default)
 E_LINE_RATE=${E_LINE_RATE:-10G}	# the sender's ceiling (--max-rate): the top of the sweep
 E_MIN_RATE=${E_MIN_RATE:-100M}
 # 1: send a real file of random bytes (--file) and write what arrives

@@ -87,10 +87,12 @@ m.update({
      "tcp_reps": $TREPS, "pause_reps": $PREPS, "pause_ks": "$PKS".split(), "warmups": $WARMUPS,
      "seed": $SEED, "file_size": "$E_SIZE", "one_way_delay_ms": float("$E_DELAY_MS"),
      "rcvbuf": "$E_RCVBUF", "recv_args": "$E_RECV_ARGS", "epoch_ms": $E_EPOCH_MS, "line_rate_bps": float("$E_LINE_RATE"),
-     "min_rate_bps": "$E_MIN_RATE", "loss_episodes": "${E_LOSS_EPISODES:-measured}",
-     "queue_depth_cost": "${E_DEPTH_COST:-no}",
-     "rate_uncertainty": "${E_RATE_UNC:-off}",
-     "model_loss": "${E_MODEL_LOSS:-queue}", "model_capacity": "${E_MODEL_CAPACITY:-cost}",
+     # [model] keys as the run set them; None: the daemon's default (the
+     # status records say what it ran: model.loss_model, capacity.mode).
+     "min_rate_bps": "$E_MIN_RATE", "loss_episodes": "${E_LOSS_EPISODES:-}" or None,
+     "queue_depth_cost": "${E_DEPTH_COST:-}" or None,
+     "rate_uncertainty": "${E_RATE_UNC:-}" or None,
+     "model_loss": "${E_MODEL_LOSS:-}" or None, "model_capacity": "${E_MODEL_CAPACITY:-}" or None,
      "recv_cpu": $E_RECV_CPU, "send_cpu": $E_SEND_CPU, "load": "$E_LOAD",
      "uso_off": $E_USO_OFF == 1, "rps": $E_RPS == 1, "steal_max_pct": $E_STEAL_MAX, "retries": $E_RETRIES,
      "send_cpu_bound_max": $E_SEND_CB_MAX, "quiet_wait_s": $E_QUIET_WAIT,

@@ -187,18 +187,6 @@ static void episode_size(const struct learn *l, const struct rxb_epoch *e,
 		 (unsigned long long)l->episodes_ended, l->episodes_w);
 }
 
-/*
- * The receiver's off-CPU windows as learned over the epochs it received in
- * (struct inputs_stage_b; learn_offcpu()), not the last epoch's alone: a
- * transfer that starts after idle epochs meets the windows the receiver
- * met while it last received.
- */
-static void offcpu_windows(const struct learn *l, struct inputs_stage_b *b)
-{
-	b->offcpu_per_s = learn_offcpu(l, b->offcpu_hist, &b->offcpu_gap_s,
-				       b->wake_hist, &b->wake_per_s);
-}
-
 /* K_B, the receive buffer in packets, and N_B, the packets per wake-up. */
 static void queue_b(const struct learn *l, enum value_src src, struct inputs_stage_b *b)
 {
@@ -278,7 +266,11 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	cost_cap(l, b);
 	rate_spread(l, src, b);
 	episode_size(l, e, b);
-	offcpu_windows(l, b);
+	/* The off-CPU windows as learned over the epochs the receiver received
+	 * in, not the last epoch's alone: a transfer that starts after idle
+	 * epochs meets the windows the receiver met while it last received. */
+	b->offcpu_per_s = learn_offcpu(l, b->offcpu_hist, &b->offcpu_gap_s,
+				       b->wake_hist, &b->wake_per_s);
 	queue_b(l, src, b);
 	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
 	    b->pkts_per_wakeup.src == VALUE_MISSING ||

@@ -71,6 +71,17 @@ void rbudp_keys_derive(struct rbudp_keys *k, enum rbudp_auth_mode mode, const ui
 	explicit_bzero(&h, sizeof(h));
 }
 
+void rbudp_keys_derive_session(struct rbudp_keys *k, const uint8_t *psk, size_t psk_len,
+			       const struct rbudp_hello *h, const struct rbudp_challenge *c,
+			       bool sender)
+{
+	if (psk)
+		rbudp_keys_derive(k, RBUDP_AUTH_PSK, psk, psk_len, h->nonce, c->nonce, sender);
+	else
+		rbudp_keys_derive(k, RBUDP_AUTH_CLEAR, c->secret, sizeof(c->secret), h->nonce,
+				  c->nonce, sender);
+}
+
 void rbudp_keys_clear(struct rbudp_keys *k)
 {
 	explicit_bzero(k, sizeof(*k));

@@ -85,6 +85,14 @@ int rbudp_random(void *buf, size_t len);
 void rbudp_keys_derive(struct rbudp_keys *k, enum rbudp_auth_mode mode, const uint8_t *ikm,
 		       size_t ikm_len, const uint8_t nonce_s[RBUDP_NONCE_LEN],
 		       const uint8_t nonce_r[RBUDP_NONCE_LEN], bool sender);
+/*
+ * The session keys as both ends derive them once the CHALLENGE is known:
+ * from the pre-shared key @psk (@psk_len bytes) when there is one, else
+ * from @c's clear secret; the nonces are @h's and @c's.
+ */
+void rbudp_keys_derive_session(struct rbudp_keys *k, const uint8_t *psk, size_t psk_len,
+			       const struct rbudp_hello *h, const struct rbudp_challenge *c,
+			       bool sender);
 /* Wipe the keys. */
 void rbudp_keys_clear(struct rbudp_keys *k);
 

@@ -78,12 +78,7 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 		err = rbudp_random(c.secret, sizeof(c.secret));
 	if (err)
 		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "getrandom: %s", strerror(-err));
-	if (s->o->psk)
-		rbudp_keys_derive(&s->keys, RBUDP_AUTH_PSK, s->o->psk, s->o->psk_len, h.nonce,
-				  c.nonce, false);
-	else
-		rbudp_keys_derive(&s->keys, RBUDP_AUTH_CLEAR, c.secret, sizeof(c.secret), h.nonce,
-				  c.nonce, false);
+	rbudp_keys_derive_session(&s->keys, s->o->psk, s->o->psk_len, &h, &c, false);
 	rbudp_challenge_encode(buf, &c);
 	if (s->o->psk)
 		rbudp_auth_proof(&s->keys, hello, sizeof(hello), buf + RBUDP_FRAME_HDR,

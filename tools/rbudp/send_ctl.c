@@ -217,12 +217,7 @@ static int handshake(struct rbudp_sender *s)
 				       "receiver %s requires a pre-shared key: give --key-file" :
 				       "receiver %s has no pre-shared key but --key-file was given: the "
 				       "receiver needs --key-file too", s->conn.peer);
-	if (s->o->psk)
-		rbudp_keys_derive(&s->keys, RBUDP_AUTH_PSK, s->o->psk, s->o->psk_len, h.nonce,
-				  c.nonce, true);
-	else
-		rbudp_keys_derive(&s->keys, RBUDP_AUTH_CLEAR, c.secret, sizeof(c.secret), h.nonce,
-				  c.nonce, true);
+	rbudp_keys_derive_session(&s->keys, s->o->psk, s->o->psk_len, &h, &c, true);
 	explicit_bzero(c.secret, sizeof(c.secret));
 	if (s->o->psk) {
 		rbudp_auth_proof(&s->keys, hello, sizeof(hello), body,

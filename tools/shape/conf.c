@@ -255,27 +255,12 @@ static void store(void *field, size_t size, uint64_t v)
 	}
 }
 
-static int parse_handle(const char *val, uint64_t *v)
-{
-	char *end;
-	unsigned long h;
-
-	if (strncasecmp(val, "0x", 2) == 0)
-		val += 2;
-	if (!*val || strlen(val) > 4 || strspn(val, "0123456789abcdefABCDEF") != strlen(val))
-		return -EINVAL;
-	h = strtoul(val, &end, 16);
-	if (h < 1 || h > 0xfffe)
-		return -ERANGE;
-	*v = h;
-	return 0;
-}
-
 /* Parse @val for @k into @c (global keys) or @r (receiver keys). */
 static int set_value(const struct conf_key *k, const char *val, struct shape_conf *c,
 		     struct shape_receiver_conf *r, char *why, size_t wl)
 {
 	void *field = (char *)(k->receiver ? (void *)r : (void *)c) + k->offset;
+	uint16_t handle;
 	double d;
 	uint64_t v;
 	int e;
@@ -288,9 +273,11 @@ static int set_value(const struct conf_key *k, const char *val, struct shape_con
 		memcpy(field, val, strlen(val) + 1);
 		return 0;
 	case K_HANDLE:
-		if (parse_handle(val, &v))
+		if (strncasecmp(val, "0x", 2) == 0)
+			val += 2;	/* the configuration may spell it as C does */
+		if (shape_util_parse_handle(val, &handle))
 			return fail(why, wl, -EINVAL, "not a handle major (hex 1..fffe)");
-		store(field, k->size, v);
+		store(field, k->size, handle);
 		return 0;
 	case K_FALLBACK:
 		if (strcmp(val, "unshaped") == 0) {

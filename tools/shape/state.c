@@ -95,20 +95,6 @@ static int parse_class(char *args, struct shape_state *s, char *err, size_t el, 
 	return 0;
 }
 
-static int parse_handle(const char *v, uint16_t *out)
-{
-	char *end;
-	unsigned long h;
-
-	if (!*v || strlen(v) > 4 || strspn(v, "0123456789abcdef") != strlen(v))
-		return -EINVAL;
-	h = strtoul(v, &end, 16);
-	if (h < 1 || h > 0xfffe)
-		return -EINVAL;
-	*out = (uint16_t)h;
-	return 0;
-}
-
 /* One "key value" line; @seen collects the keys given so far. */
 static int parse_line(char *line, int ln, struct shape_state *s, unsigned *seen, char *err,
 		      size_t el)
@@ -151,7 +137,7 @@ static int parse_line(char *line, int ln, struct shape_state *s, unsigned *seen,
 			return rxb_parse_error(err, el, ln, "bad device name");
 		return 0;
 	case 4:
-		if (parse_handle(sp + 1, &s->handle))
+		if (shape_util_parse_handle(sp + 1, &s->handle))
 			return rxb_parse_error(err, el, ln, "bad handle (hex 1..fffe)");
 		return 0;
 	default:

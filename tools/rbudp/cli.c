@@ -153,6 +153,15 @@ void rbudp_cli_common_opt(const char *prog, int opt, char **argv, void (*help)(v
 	}
 }
 
+void rbudp_cli_common_end(const char *prog, int argc, char **argv,
+			  const struct rbudp_cli_common *c, int *timeout_ms)
+{
+	if (optind < argc)
+		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (c->timeout_ms)
+		*timeout_ms = c->timeout_ms;
+}
+
 int rbudp_cli_key(const char *path, uint8_t *psk, size_t *psk_len)
 {
 	char msg[300];

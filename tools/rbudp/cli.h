@@ -63,6 +63,14 @@ void rbudp_cli_common_opt(const char *prog, int opt, char **argv, void (*help)(v
 			  struct rbudp_cli_common *c);
 
 /*
+ * What both tools check once their getopt_long() loop is done: operands
+ * are a usage error (exit 2), and --timeout, when given, replaces the
+ * tool's *@timeout_ms.
+ */
+void rbudp_cli_common_end(const char *prog, int argc, char **argv,
+			  const struct rbudp_cli_common *c, int *timeout_ms);
+
+/*
  * The pre-shared key of --key-file @path into @psk (RBUDP_PSK_MAX bytes),
  * its length into *psk_len. Returns 0, or -1 with the reason logged.
  */

@@ -228,10 +228,7 @@ static void parse(int argc, char **argv, struct cli *c)
 			rbudp_cli_common_opt(prog, opt, argv, help, &c->com);
 		}
 	}
-	if (optind < argc)
-		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (c->com.timeout_ms)
-		c->o.timeout_ms = c->com.timeout_ms;
+	rbudp_cli_common_end(prog, argc, argv, &c->com, &c->o.timeout_ms);
 	if (!!c->verify != !!c->digest)
 		rbudp_cli_usage_error(prog, "--verify FILE and --digest HEX go together");
 	if (c->verify)

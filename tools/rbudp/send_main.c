@@ -269,10 +269,7 @@ static void parse(int argc, char **argv, struct cli *c)
 			rbudp_cli_common_opt(prog, opt, argv, help, &c->com);
 		}
 	}
-	if (optind < argc)
-		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (c->com.timeout_ms)
-		c->o.timeout_ms = c->com.timeout_ms;
+	rbudp_cli_common_end(prog, argc, argv, &c->com, &c->o.timeout_ms);
 	if (!!c->file == !!c->size_bytes)
 		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
 	if (c->digest_only)

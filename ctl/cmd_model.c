@@ -379,6 +379,43 @@ static int parse_windows_opt(int id, const char *s, double *per_s, double *hist)
 			   opt_name(id), RXB_OFFCPU_SLOTS - 1, s);
 }
 
+/* One word an option like --rounds takes, and what it stands for. */
+struct choice {
+	const char *word;
+	int value;
+};
+
+/* *@value: the value of the word @s among the @n @choices of option @id;
+ * else a usage error that lists the words. */
+static int parse_choice(int id, const char *s, const struct choice *choices, size_t n,
+			int *value)
+{
+	char words[128] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(s, choices[i].word)) {
+			*value = choices[i].value;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < n && len < sizeof(words); i++)
+		len += (size_t)snprintf(words + len, sizeof(words) - len, "%s'%s'",
+					!i ? "" : i == n - 1 ? " or " : ", ", choices[i].word);
+	return usage_error("--%s: expected %s: '%s'", opt_name(id), words, s);
+}
+
+static const struct choice rounds_choices[] = {
+	{ "burst", BNECK_ROUNDS_BURST }, { "seed", BNECK_ROUNDS_SEED },
+};
+static const struct choice loss_choices[] = {
+	{ "queue", BNECK_LOSS_QUEUE }, { "spread", BNECK_LOSS_SPREAD },
+	{ "windows", BNECK_LOSS_WINDOWS },
+};
+static const struct choice rule_choices[] = {
+	{ "partial", RXB_BATCH_PARTIAL }, { "strict", RXB_BATCH_STRICT },
+};
+
 /* Options that choose the output rather than an input of the model. */
 static bool output_opt(int id)
 {
@@ -400,28 +437,19 @@ static int parse_xfer_opt(struct model_args *a, int id, const char *s)
 {
 	uint64_t u;
 	double d;
-	int err;
+	int err, choice;
 
 	switch (id) {
 	case OPT_ROUNDS:
-		if (!strcmp(s, "burst"))
-			a->x.rounds = BNECK_ROUNDS_BURST;
-		else if (!strcmp(s, "seed"))
-			a->x.rounds = BNECK_ROUNDS_SEED;
-		else
-			return usage_error("--rounds: expected 'burst' or 'seed': '%s'", s);
-		return 0;
+		err = parse_choice(id, s, rounds_choices, RXB_ARRAY_SIZE(rounds_choices), &choice);
+		if (!err)
+			a->x.rounds = (enum bneck_rounds)choice;
+		return err;
 	case OPT_LOSS_MODEL:
-		if (!strcmp(s, "queue"))
-			a->x.loss_model = BNECK_LOSS_QUEUE;
-		else if (!strcmp(s, "spread"))
-			a->x.loss_model = BNECK_LOSS_SPREAD;
-		else if (!strcmp(s, "windows"))
-			a->x.loss_model = BNECK_LOSS_WINDOWS;
-		else
-			return usage_error("--loss-model: expected 'queue', 'spread' or "
-					   "'windows': '%s'", s);
-		return 0;
+		err = parse_choice(id, s, loss_choices, RXB_ARRAY_SIZE(loss_choices), &choice);
+		if (!err)
+			a->x.loss_model = (enum bneck_loss)choice;
+		return err;
 	case OPT_PAYLOAD:
 		err = rxb_parse_si(s, 1.0, 1e9, &a->x.payload_bytes);
 		return err ? bad_value(id, s, err) : 0;
@@ -483,7 +511,7 @@ static int parse_one(struct model_args *a, int id, const char *s)
 {
 	uint64_t u;
 	double d;
-	int err;
+	int err, choice;
 
 	switch (id) {
 	case OPT_CPU:
@@ -523,13 +551,10 @@ static int parse_one(struct model_args *a, int id, const char *s)
 	case OPT_BATCH:
 		return parse_pkts(id, s, &a->stage.batch_pkts);
 	case OPT_RULE:
-		if (!strcmp(s, "partial"))
-			a->stage.rule = RXB_BATCH_PARTIAL;
-		else if (!strcmp(s, "strict"))
-			a->stage.rule = RXB_BATCH_STRICT;
-		else
-			return usage_error("--batch-rule: expected 'partial' or 'strict': '%s'", s);
-		return 0;
+		err = parse_choice(id, s, rule_choices, RXB_ARRAY_SIZE(rule_choices), &choice);
+		if (!err)
+			a->stage.rule = (enum rxb_batch_rule)choice;
+		return err;
 	case OPT_ROWS:
 		err = rxb_parse_u64(s, 0, 1000000, &u);
 		if (err)

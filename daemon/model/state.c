@@ -163,6 +163,11 @@ static int add_ratio(char *buf, size_t size, const char *key, const struct ewma_
 	return snprintf(buf, size, " %s=%.9g", key, v);
 }
 
+/*
+ * The keys are the load-independent costs only: the off-CPU windows (and
+ * everything else that depends on what shares the receiver's CPU) stay
+ * out, as the next run's co-runners need not be this run's.
+ */
 int state_format_line(const struct state_entry *e, char *buf, size_t size)
 {
 	const struct learn *l = &e->learn;

@@ -159,64 +159,77 @@ static void hist_fixture(double *count)
 	count[24] = 20.0;	/* 16.8-33.6 ms */
 }
 
-static void test_against_simulation_drained(void **state)
+/*
+ * One point of a sweep: the closed form's input @in for the fixture's
+ * windows @gap_s apart, the simulated loss @o at @lambda and the closed
+ * form's @got.
+ */
+typedef void (*sim_check_fn)(struct offwin_in *in, double gap_s, double lambda,
+			     const struct sim_out *o, double got);
+
+/*
+ * Simulates the fixture's windows, @gap_s apart (their rate from the mean
+ * window and the gap), before a queue of 3641 packets drained at 5e5/s, for
+ * arrivals from @lambda_lo to @lambda_hi by @step, and hands each point to
+ * @check; @seed makes the run repeatable.
+ */
+static void sim_sweep(double gap_s, uint64_t seed, double lambda_lo, double lambda_hi,
+		      double step, sim_check_fn check)
 {
-	double count[NS], k = 3641.0, c = 5e5, gap_s = 0.04;
+	double count[NS], k = 3641.0, c = 5e5;
 	double mean_s;
 
-	(void)state;
 	hist_fixture(count);
 	mean_s = offwin_mean_s(count, NS);
-	rng_state = 0x5eed0ff1ULL;
-	for (double lambda = 2e5; lambda <= 3.2e5; lambda += 6e4) {
+	rng_state = seed;
+	for (double lambda = lambda_lo; lambda <= lambda_hi; lambda += step) {
 		struct offwin_in in = {
 			.per_s = 1.0 / (mean_s + gap_s), .count = count, .nslots = NS,
 			.queue_pkts = k, .on_pkts_per_s = c,
 		};
 		struct sim_out o;
-		double got;
 
-		/* The gap drains a full queue: the closed form is exact. */
-		assert_true((c - lambda) * gap_s >= k);
 		simulate(count, k, lambda, c, gap_s, 20e-6, 4000, &o);
-		got = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
-		print_message("lambda %.0f: sim %.5f +- %.5f, closed form %.5f\n",
-			      lambda, o.loss, o.se, got);
-		assert_true(o.loss > 0.0);
-		assert_true(fabs(got - o.loss) <= 4.0 * o.se + 0.01 * o.loss);
+		check(&in, gap_s, lambda, &o, offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM));
 	}
+}
+
+static void check_drained(struct offwin_in *in, double gap_s, double lambda,
+			  const struct sim_out *o, double got)
+{
+	/* The gap drains a full queue: the closed form is exact. */
+	assert_true((in->on_pkts_per_s - lambda) * gap_s >= in->queue_pkts);
+	print_message("lambda %.0f: sim %.5f +- %.5f, closed form %.5f\n",
+		      lambda, o->loss, o->se, got);
+	assert_true(o->loss > 0.0);
+	assert_true(fabs(got - o->loss) <= 4.0 * o->se + 0.01 * o->loss);
+}
+
+static void test_against_simulation_drained(void **state)
+{
+	(void)state;
+	sim_sweep(0.04, 0x5eed0ff1ULL, 2e5, 3.2e5, 6e4, check_drained);
+}
+
+static void check_short_gaps(struct offwin_in *in, double gap_s, double lambda,
+			     const struct sim_out *o, double got)
+{
+	assert_true((in->on_pkts_per_s - lambda) * gap_s < in->queue_pkts);
+	print_message("lambda %.0f short gaps: sim %.5f +- %.5f, bound %.5f\n",
+		      lambda, o->loss, o->se, got);
+	assert_true(got >= o->loss - 4.0 * o->se - 0.01 * o->loss);
+	/* The gap given is the gap the rate implies: the same loss. */
+	in->gap_s = gap_s;
+	assert_true(fabs(offwin_loss(in, lambda, OFFWIN_LOGUNIFORM) - got) <= 1e-12);
+	/* Windows in clusters: few a second, short runs between. */
+	in->per_s /= 10.0;
+	assert_true(fabs(offwin_loss(in, lambda, OFFWIN_LOGUNIFORM) - got / 10.0) <= 1e-12);
 }
 
 static void test_against_simulation_short_gaps(void **state)
 {
-	double count[NS], k = 3641.0, c = 5e5, gap_s = 0.004;
-	double mean_s;
-
 	(void)state;
-	hist_fixture(count);
-	mean_s = offwin_mean_s(count, NS);
-	rng_state = 0x5eed0ff2ULL;
-	for (double lambda = 1.5e5; lambda <= 3e5; lambda += 5e4) {
-		struct offwin_in in = {
-			.per_s = 1.0 / (mean_s + gap_s), .count = count, .nslots = NS,
-			.queue_pkts = k, .on_pkts_per_s = c,
-		};
-		struct sim_out o;
-		double got;
-
-		assert_true((c - lambda) * gap_s < k);
-		simulate(count, k, lambda, c, gap_s, 20e-6, 4000, &o);
-		got = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
-		print_message("lambda %.0f short gaps: sim %.5f +- %.5f, bound %.5f\n",
-			      lambda, o.loss, o.se, got);
-		assert_true(got >= o.loss - 4.0 * o.se - 0.01 * o.loss);
-		/* The gap given is the gap the rate implies: the same loss. */
-		in.gap_s = gap_s;
-		assert_true(fabs(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) - got) <= 1e-12);
-		/* Windows in clusters: few a second, short runs between. */
-		in.per_s /= 10.0;
-		assert_true(fabs(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) - got / 10.0) <= 1e-12);
-	}
+	sim_sweep(0.004, 0x5eed0ff2ULL, 1.5e5, 3e5, 5e4, check_short_gaps);
 }
 
 static void test_bounds_bracket(void **state)

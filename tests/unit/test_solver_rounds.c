@@ -682,21 +682,40 @@ static void test_drain(void **state)
 	}
 }
 
+/*
+ * The e2e testbed's receiver as one load-independent stage: @cap_bps of
+ * @payload_bytes packets served in batches of @batch_pkts, a queue of
+ * @queue_pkts (docs/e2e.md §1).
+ */
+static struct rxb_stage_inputs testbed_stage(double cap_bps, double payload_bytes,
+					     uint32_t batch_pkts, uint32_t queue_pkts)
+{
+	const double N = batch_pkts;
+
+	return (struct rxb_stage_inputs){
+		.load_independent = true, .queue_pkts = queue_pkts, .batch_pkts = batch_pkts,
+		.rule = RXB_BATCH_PARTIAL,
+		.mu_net_per_s = cap_bps / (N * payload_bytes * 8.0),
+	};
+}
+
+/* The testbed's 200 MB transfer by burst rounds, swept from 100 Mb/s to 6 Gb/s. */
+static struct bneck_xfer testbed_xfer(double payload_bytes, double one_way_delay_s,
+				      uint32_t points)
+{
+	return (struct bneck_xfer){
+		.payload_bytes = payload_bytes, .file_bytes = 200e6,
+		.one_way_delay_s = one_way_delay_s, .line_rate_bps = 6e9, .min_rate_bps = 1e8,
+		.points = points, .rounds = BNECK_ROUNDS_BURST,
+	};
+}
+
 /* bneck with burst rounds: the e2e testbed's numbers (docs/e2e.md §1). */
 static void test_bneck_burst(void **state)
 {
 	/* k = 2: 2.43 Gb/s of 1472-byte payloads, N 42, K 3641. */
-	const double cap_bps = 2.43e9, N = 42.0;
-	struct rxb_stage_inputs s = {
-		.load_independent = true, .queue_pkts = 3641, .batch_pkts = 42,
-		.rule = RXB_BATCH_PARTIAL,
-		.mu_net_per_s = cap_bps / (N * 1472.0 * 8.0),
-	};
-	struct bneck_xfer x = {
-		.payload_bytes = 1472.0, .file_bytes = 200e6, .one_way_delay_s = 0.01,
-		.line_rate_bps = 6e9, .min_rate_bps = 1e8, .points = 200,
-		.rounds = BNECK_ROUNDS_BURST,
-	};
+	struct rxb_stage_inputs s = testbed_stage(2.43e9, 1472.0, 42, 3641);
+	struct bneck_xfer x = testbed_xfer(1472.0, 0.01, 200);
 	struct bneck_ws ws;
 	struct bneck_result rb, rs;
 
@@ -796,17 +815,9 @@ static void test_loss_episodes(void **state)
  */
 static void test_bneck_episodes(void **state)
 {
-	const double cap_bps = 2.75e9, N = 106.0;
-	struct rxb_stage_inputs s = {
-		.load_independent = true, .queue_pkts = 3642, .batch_pkts = 106,
-		.rule = RXB_BATCH_PARTIAL,
-		.mu_net_per_s = cap_bps / (N * 1468.0 * 8.0),
-	};
-	struct bneck_xfer x = {
-		.payload_bytes = 1468.0, .file_bytes = 200e6, .one_way_delay_s = 0.1,
-		.line_rate_bps = 6e9, .min_rate_bps = 1e8, .points = 400,
-		.rounds = BNECK_ROUNDS_BURST,
-	};
+	const double cap_bps = 2.75e9;
+	struct rxb_stage_inputs s = testbed_stage(cap_bps, 1468.0, 106, 3642);
+	struct bneck_xfer x = testbed_xfer(1468.0, 0.1, 400);
 	struct bneck_ws ws;
 	struct bneck_result r1, r2;
 
@@ -846,16 +857,8 @@ static struct bulkq_params stage_queue(const struct rxb_stage_inputs *s,
  */
 static void test_bneck_burst_skip_exact(void **state)
 {
-	const double N = 42.0;
-	struct rxb_stage_inputs s = {
-		.load_independent = true, .queue_pkts = 3641, .batch_pkts = 42,
-		.rule = RXB_BATCH_PARTIAL, .mu_net_per_s = 2.43e9 / (N * 1472.0 * 8.0),
-	};
-	struct bneck_xfer x = {
-		.payload_bytes = 1472.0, .file_bytes = 200e6, .one_way_delay_s = 0.01,
-		.line_rate_bps = 6e9, .min_rate_bps = 1e8, .points = 120,
-		.rounds = BNECK_ROUNDS_BURST,
-	};
+	const struct rxb_stage_inputs s = testbed_stage(2.43e9, 1472.0, 42, 3641);
+	struct bneck_xfer x = testbed_xfer(1472.0, 0.01, 120);
 	const struct rbudp_params rp = {
 		.file_bytes = x.file_bytes, .payload_bytes = x.payload_bytes,
 		.one_way_delay_s = x.one_way_delay_s,

@@ -110,6 +110,21 @@ static struct rrda_decision drive(const struct rrda_params *p, struct rrda_state
 	return d;
 }
 
+/* A fresh @s driven by four epochs of the same input @in. */
+static struct rrda_decision drive_fresh(const struct rrda_params *p, struct rrda_state *s,
+					const struct rrda_input *in)
+{
+	struct rrda_decision d = { 0 };
+
+	rrda_init(s);
+	for (int i = 0; i < 4; i++) {
+		struct rrda_input each = *in;
+
+		assert_int_equal(rrda_step(p, s, &each, &d), 0);
+	}
+	return d;
+}
+
 /*
  * omega = 1: v' = v. With a constant surplus the step is exactly
  * (1 - alpha) beta v (grow) or alpha beta v (shrink): eq. (4) at every
@@ -188,12 +203,9 @@ static void test_bounds(void **state)
 	assert_int_equal(d.why, RRDA_AT_CEILING);
 
 	/* The kernel's maximum below the ceiling (SO_RCVBUF, rmem_max 200000). */
-	rrda_init(&s);
-	for (int i = 0; i < 4; i++) {
-		in = in_of(60000, 10000, 300000, 0.0);
-		in.kernel_max_bytes = rrda_kernel_max_bytes(200000, false);
-		assert_int_equal(rrda_step(&p, &s, &in, &d), 0);
-	}
+	in = in_of(60000, 10000, 300000, 0.0);
+	in.kernel_max_bytes = rrda_kernel_max_bytes(200000, false);
+	d = drive_fresh(&p, &s, &in);
 	assert_int_equal(d.target_bytes, 400000);
 
 	/* Shrinking stops at the floor; a socket below it is not raised. */
@@ -209,21 +221,15 @@ static void test_bounds(void **state)
 	assert_int_equal(d.why, RRDA_AT_FLOOR);
 
 	/* No growth while udp_mem is under pressure; shrinking goes on. */
-	rrda_init(&s);
-	for (int i = 0; i < 4; i++) {
-		in = in_of(60000, 10000, 300000, 0.5);
-		in.mem_pressure = true;
-		assert_int_equal(rrda_step(&p, &s, &in, &d), 0);
-	}
+	in = in_of(60000, 10000, 300000, 0.5);
+	in.mem_pressure = true;
+	d = drive_fresh(&p, &s, &in);
 	assert_int_equal(d.f, 1);
 	assert_int_equal(d.target_bytes, 300000);
 	assert_int_equal(d.why, RRDA_PRESSURE);
-	rrda_init(&s);
-	for (int i = 0; i < 4; i++) {
-		in = in_of(10000, 20000, 300000, 0.5);
-		in.mem_pressure = true;
-		assert_int_equal(rrda_step(&p, &s, &in, &d), 0);
-	}
+	in = in_of(10000, 20000, 300000, 0.5);
+	in.mem_pressure = true;
+	d = drive_fresh(&p, &s, &in);
 	assert_int_equal(d.target_bytes, 300000 - 80000);
 }
 

@@ -164,6 +164,22 @@ static int bad_reports(struct rxbneck_report *bad)
 }
 
 /*
+ * The good report, of @file_bytes sent in @pkts_sent datagrams in @rounds
+ * rounds with none resent or lost.
+ */
+static struct rxbp_msg lossless_report(uint64_t file_bytes, uint64_t pkts_sent, uint32_t rounds)
+{
+	struct rxbp_msg m = { .type = RXBNECK_T_REPORT, .u.report = good_report };
+
+	m.u.report.file_bytes = file_bytes;
+	m.u.report.pkts_sent = pkts_sent;
+	m.u.report.pkts_resent = 0;
+	m.u.report.pkts_lost_first = 0;
+	m.u.report.rounds = rounds;
+	return m;
+}
+
+/*
  * PROTOCOL.md §5.11: a REPORT about another flow, or whose counts do not
  * add up, is refused with BAD_VALUE (the connection closes); a sound one
  * reaches on_report, and an aborted one may stop short.
@@ -200,25 +216,16 @@ static void test_report_checks(void **state)
 	fd = sender(&h, 1000000, 1000, 1, RXBNECK_SUB_RATE);
 	m = (struct rxbp_msg){ .type = RXBNECK_T_REPORT, .u.report = good };
 	sendsrv_test_send(fd, &m, 2);
+	m = lossless_report(400000, 300, 0);
 	m.u.report.flags = RXBNECK_REPORT_ABORTED;
-	m.u.report.rounds = 0;
 	m.u.report.elapsed_us = 0;
-	m.u.report.file_bytes = 400000;
-	m.u.report.pkts_sent = 300;
-	m.u.report.pkts_resent = 0;
-	m.u.report.pkts_lost_first = 0;
 	sendsrv_test_send(fd, &m, 3);
 	pump_expect_alive(&h, fd, 4);
 	assert_int_equal(h.reports, 2);
 	assert_int_equal(h.last_report.file_bytes, 400000);
 	close(fd);
 	fd = sender(&h, 0, 1000, 1, RXBNECK_SUB_RATE);
-	m = (struct rxbp_msg){ .type = RXBNECK_T_REPORT, .u.report = good };
-	m.u.report.file_bytes = 5000;
-	m.u.report.pkts_sent = 5;
-	m.u.report.pkts_resent = 0;
-	m.u.report.pkts_lost_first = 0;
-	m.u.report.rounds = 1;
+	m = lossless_report(5000, 5, 1);
 	sendsrv_test_send(fd, &m, 2);
 	pump_expect_alive(&h, fd, 3);
 	assert_int_equal(h.reports, 3);

@@ -10,7 +10,11 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
+#include "rxb/measure.h"
+#include "solver/bneck.h"
 #include "solver/offwin.h"
 
 static inline double offwin_fixture_draw_s(const double *count, size_t nslots,
@@ -29,6 +33,31 @@ static inline double offwin_fixture_draw_s(const double *count, size_t nslots,
 	}
 	offwin_slot_s(r, &a, &b);
 	return a * exp(uniform01() * log(b / a));
+}
+
+/*
+ * The stage the bneck tests add windows or waits to: one packet per service
+ * at 7e5/s into a queue of 3641, no off-CPU time yet.
+ */
+static inline void offwin_fixture_stage(struct rxb_stage_inputs *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->cpu_bound = 2.0;
+	s->mu_pio_per_s = 1e3;
+	s->mu_disk_per_s = 1e3;
+	s->mu_net_per_s = 7e5;
+	s->queue_pkts = 3641;
+	s->batch_pkts = 1;
+}
+
+/* The transfer they solve for: 200 MB over 100 ms one way, @points rates up to 10 Gb/s. */
+static inline struct bneck_xfer offwin_fixture_xfer(uint32_t points, enum bneck_loss loss_model)
+{
+	return (struct bneck_xfer){
+		.payload_bytes = 1472, .file_bytes = 2e8, .one_way_delay_s = 0.1,
+		.line_rate_bps = 1e10, .min_rate_bps = 1e8, .points = points,
+		.loss_model = loss_model,
+	};
 }
 
 #endif

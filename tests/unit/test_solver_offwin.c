@@ -285,13 +285,7 @@ static void test_edges(void **state)
 
 static void fill_stage(struct rxb_stage_inputs *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->cpu_bound = 2.0;
-	s->mu_pio_per_s = 1e3;
-	s->mu_disk_per_s = 1e3;
-	s->mu_net_per_s = 7e5;
-	s->queue_pkts = 3641;
-	s->batch_pkts = 1;
+	offwin_fixture_stage(s);
 	s->offcpu_per_s = 60.0;
 	s->offcpu_hist[22] = 30.0;
 	s->offcpu_hist[23] = 50.0;
@@ -301,11 +295,7 @@ static void fill_stage(struct rxb_stage_inputs *s)
 static void test_bneck_windows(void **state)
 {
 	struct rxb_stage_inputs s;
-	struct bneck_xfer x = {
-		.payload_bytes = 1472, .file_bytes = 2e8, .one_way_delay_s = 0.1,
-		.line_rate_bps = 1e10, .min_rate_bps = 1e8, .points = 64,
-		.loss_model = BNECK_LOSS_WINDOWS,
-	};
+	struct bneck_xfer x = offwin_fixture_xfer(64, BNECK_LOSS_WINDOWS);
 	struct bneck_result rq, rw;
 	struct bneck_ws ws;
 	bool some = false;

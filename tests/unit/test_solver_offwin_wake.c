@@ -196,24 +196,14 @@ static void test_against_simulation(void **state)
 static void test_bneck_waits(void **state)
 {
 	struct rxb_stage_inputs s;
-	struct bneck_xfer x = {
-		.payload_bytes = 1472, .file_bytes = 2e8, .one_way_delay_s = 0.1,
-		.line_rate_bps = 1e10, .min_rate_bps = 1e8, .points = 48,
-		.loss_model = BNECK_LOSS_QUEUE,
-	};
+	struct bneck_xfer x = offwin_fixture_xfer(48, BNECK_LOSS_QUEUE);
 	struct bneck_result r;
 	struct bneck_ws ws;
 	double qloss[48];
 	bool some = false;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	s.cpu_bound = 2.0;
-	s.mu_pio_per_s = 1e3;
-	s.mu_disk_per_s = 1e3;
-	s.mu_net_per_s = 7e5;
-	s.queue_pkts = 3641;
-	s.batch_pkts = 1;
+	offwin_fixture_stage(&s);
 	s.wake_per_s = 10.0;
 	s.wake_hist[24] = 2.0;	/* 17-34 ms */
 	s.wake_hist[25] = 1.0;	/* 34-67 ms */

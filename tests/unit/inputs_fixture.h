@@ -21,6 +21,7 @@
 
 #include "common/util.h"
 #include "daemon/model/inputs.h"
+#include "solver/lsq.h"
 
 #define PORT 9000
 
@@ -347,21 +348,13 @@ static inline struct rxb_epoch *sp_light(uint64_t seq, double hogs, double noise
 }
 
 /* One epoch (w wake-ups, p packets, z empty reads, t on-CPU ns) into the
- * three-term fit's sums, undecayed: the tests' own accumulation. */
+ * three-term fit's sums, undecayed; whether the fit is ok is left to the
+ * caller (an infinite minimum count never sets it). */
 static inline void fit_obs(struct lsq *f, double w, double p, double z, double t)
 {
-	const double x[3] = { w, p, z };
+	const double x[LSQ_TERMS] = { w, p, z };
 
-	for (int i = 0; i < 3; i++) {
-		for (int j = 0; j < 3; j++)
-			f->xx[i][j] += x[i] * x[j];
-		f->xy[i] += x[i] * t;
-		f->x[i] += x[i];
-	}
-	f->y += t;
-	f->yy += t * t;
-	f->n += 1;
-	f->n2 += 1;
+	lsq_add(f, x, t, INFINITY);
 }
 
 #endif

@@ -20,6 +20,7 @@
 #include "daemon/collect/collect_disk.h"
 #include "daemon/collect/collect_json.h"
 #include "daemon/collect/collect_net.h"
+#include "tests/unit/unit_main.h"
 
 #define MS 1000000ULL
 
@@ -889,24 +890,19 @@ static void test_no_bpf_never_sampled(void **state)
 	free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stage_a),
-		cmocka_unit_test(test_stage_a_estimate),
-		cmocka_unit_test(test_stage_b),
-		cmocka_unit_test(test_stage_b_not_sampled),
-		cmocka_unit_test(test_queue_after_attach),
-		cmocka_unit_test(test_drop_reasons),
-		cmocka_unit_test(test_disk),
-		cmocka_unit_test(test_episode_buckets),
-		cmocka_unit_test(test_conserve_closed_form),
-		cmocka_unit_test(test_derived_epoch),
-		cmocka_unit_test(test_json_keys),
-		cmocka_unit_test(test_option_parsers),
-		cmocka_unit_test(test_init_rejects_bad_options),
-		cmocka_unit_test(test_no_bpf_never_sampled),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_stage_a),
+	cmocka_unit_test(test_stage_a_estimate),
+	cmocka_unit_test(test_stage_b),
+	cmocka_unit_test(test_stage_b_not_sampled),
+	cmocka_unit_test(test_queue_after_attach),
+	cmocka_unit_test(test_drop_reasons),
+	cmocka_unit_test(test_disk),
+	cmocka_unit_test(test_episode_buckets),
+	cmocka_unit_test(test_conserve_closed_form),
+	cmocka_unit_test(test_derived_epoch),
+	cmocka_unit_test(test_json_keys),
+	cmocka_unit_test(test_option_parsers),
+	cmocka_unit_test(test_init_rejects_bad_options),
+	cmocka_unit_test(test_no_bpf_never_sampled),
+)

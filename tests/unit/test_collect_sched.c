@@ -16,6 +16,7 @@
 
 #include "bpf/sched.h"
 #include "daemon/collect/collect_sched.h"
+#include "tests/unit/unit_main.h"
 
 #define MS 1000000ULL
 #define EPOCH (1000 * MS)
@@ -468,18 +469,13 @@ static void test_gone_untraced(void **state)
 	free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_classify),
-		cmocka_unit_test(test_pinned_cpu_bound),
-		cmocka_unit_test(test_migrating_and_report),
-		cmocka_unit_test(test_stalled_read),
-		cmocka_unit_test(test_io_bound_and_burst),
-		cmocka_unit_test(test_receiver_new_dead_reused),
-		cmocka_unit_test(test_split_since_out),
-		cmocka_unit_test(test_gone_untraced),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_classify),
+	cmocka_unit_test(test_pinned_cpu_bound),
+	cmocka_unit_test(test_migrating_and_report),
+	cmocka_unit_test(test_stalled_read),
+	cmocka_unit_test(test_io_bound_and_burst),
+	cmocka_unit_test(test_receiver_new_dead_reused),
+	cmocka_unit_test(test_split_since_out),
+	cmocka_unit_test(test_gone_untraced),
+)

@@ -20,6 +20,7 @@
 #include "daemon/model/drain.h"
 #include "daemon/model/prior.h"
 #include "solver/bneck.h"
+#include "tests/unit/unit_main.h"
 
 /* @e into @f with [model] capacity = @mode; frees @e. */
 static void take_mode(struct ifix *f, struct rxb_epoch *e, enum capacity_mode mode)
@@ -362,17 +363,12 @@ static void test_prior_carries_drain(void **state)
 	free(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		IFIX_TEST(test_busy_loops),
-		IFIX_TEST(test_quota_and_staleness),
-		IFIX_TEST(test_refused),
-		cmocka_unit_test(test_calibrate_io_irq),
-		IFIX_TEST(test_cost_mode_identical),
-		cmocka_unit_test(test_closed_form),
-		IFIX_TEST(test_prior_carries_drain),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	IFIX_TEST(test_busy_loops),
+	IFIX_TEST(test_quota_and_staleness),
+	IFIX_TEST(test_refused),
+	cmocka_unit_test(test_calibrate_io_irq),
+	IFIX_TEST(test_cost_mode_identical),
+	cmocka_unit_test(test_closed_form),
+	IFIX_TEST(test_prior_carries_drain),
+)

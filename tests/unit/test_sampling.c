@@ -20,6 +20,7 @@
 #include "bpf/sockq.h"
 #include "daemon/collect/sampling.h"
 #include "daemon/collect/sockdiag.h"
+#include "tests/unit/unit_main.h"
 
 /* ----------------------------------------------------------------- fakes -- */
 
@@ -236,16 +237,11 @@ static void test_no_diag(void **state)
 	assert_string_equal(r.kind, "ACCCACCCACCCACCC");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_enq_wanted),
-		cmocka_unit_test(test_every_epoch),
-		cmocka_unit_test(test_never_ready),
-		cmocka_unit_test(test_every_other),
-		cmocka_unit_test(test_sparse),
-		cmocka_unit_test(test_no_diag),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_enq_wanted),
+	cmocka_unit_test(test_every_epoch),
+	cmocka_unit_test(test_never_ready),
+	cmocka_unit_test(test_every_other),
+	cmocka_unit_test(test_sparse),
+	cmocka_unit_test(test_no_diag),
+)

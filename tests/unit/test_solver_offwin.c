@@ -31,6 +31,7 @@
 #include "solver/bneck.h"
 #include "solver/offwin.h"
 #include "offwin_fixture.h"
+#include "tests/unit/unit_main.h"
 
 #define NS 32
 
@@ -365,18 +366,13 @@ static void test_parse(void **state)
 	assert_int_equal(offwin_parse(NULL, &per_s, count, NS), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slot_closed_form),
-		cmocka_unit_test(test_periodic_is_vacation),
-		cmocka_unit_test(test_against_simulation_drained),
-		cmocka_unit_test(test_against_simulation_short_gaps),
-		cmocka_unit_test(test_bounds_bracket),
-		cmocka_unit_test(test_edges),
-		cmocka_unit_test(test_bneck_windows),
-		cmocka_unit_test(test_parse),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_slot_closed_form),
+	cmocka_unit_test(test_periodic_is_vacation),
+	cmocka_unit_test(test_against_simulation_drained),
+	cmocka_unit_test(test_against_simulation_short_gaps),
+	cmocka_unit_test(test_bounds_bracket),
+	cmocka_unit_test(test_edges),
+	cmocka_unit_test(test_bneck_windows),
+	cmocka_unit_test(test_parse),
+)

@@ -11,6 +11,7 @@
 #include "tests/unit/inputs_fixture.h"
 
 #include "daemon/collect/collect_sched.h"
+#include "tests/unit/unit_main.h"
 
 static void test_add_off_hist(void **state)
 {
@@ -148,14 +149,9 @@ static void test_windows_learned(void **state)
 	assert_true(f->r.b.offcpu_hist[20] == 2.0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_add_off_hist),
-		cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
-		IFIX_TEST(test_windows_learned),
-		IFIX_TEST(test_no_windows),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_add_off_hist),
+	cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
+	IFIX_TEST(test_windows_learned),
+	IFIX_TEST(test_no_windows),
+)

@@ -29,6 +29,7 @@
 #include "solver/bneck.h"
 #include "solver/offwin.h"
 #include "offwin_fixture.h"
+#include "tests/unit/unit_main.h"
 
 #define NS 32
 
@@ -237,14 +238,9 @@ static void test_bneck_waits(void **state)
 	bneck_ws_finish(&ws);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_length),
-		cmocka_unit_test(test_empty_queue_and_sum),
-		cmocka_unit_test(test_against_simulation),
-		cmocka_unit_test(test_bneck_waits),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_one_length),
+	cmocka_unit_test(test_empty_queue_and_sum),
+	cmocka_unit_test(test_against_simulation),
+	cmocka_unit_test(test_bneck_waits),
+)

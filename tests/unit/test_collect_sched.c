@@ -109,16 +109,41 @@ static struct rxb_epoch *new_epoch(void)
 	return e;
 }
 
+/*
+ * The snapshots before (@p, at T0) and after (@c, an epoch later) one
+ * epoch and the epoch @e computed from them, set up before each test that
+ * takes them and freed after it.
+ */
+struct epoch_fixture {
+	struct snapbuf p, c;
+	struct rxb_epoch e;
+};
+
+static int epoch_setup(void **state)
+{
+	struct epoch_fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snap_init(&f->p, T0);
+	snap_init(&f->c, T0 + EPOCH);
+	*state = f;
+	return 0;
+}
+
+static int epoch_teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
 /* k CPU-bound tasks pinned to CPU 1, always runnable, sharing it. */
 static void test_pinned_cpu_bound(void **state)
 {
-	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
-	struct rxb_epoch *e = new_epoch();
+	struct epoch_fixture *f = *state;
+	struct snapbuf *p = &f->p, *c = &f->c;
+	struct rxb_epoch *e = &f->e;
 	const uint64_t share = EPOCH / 3;
 
-	(void)state;
-	snap_init(p, T0);
-	snap_init(c, T0 + EPOCH);
 	for (uint32_t tid = 100; tid < 103; tid++) {
 		struct sched_snap_task *t;
 
@@ -151,21 +176,16 @@ static void test_pinned_cpu_bound(void **state)
 	assert_int_equal(e->cpus[1].switches, 300);
 	assert_int_equal(e->cpus[1].preemptions, 250);
 	assert_true(isnan(e->disk.mean_cpu_burst_ns));
-	free(p);
-	free(c);
-	free(e);
 }
 
 /* A CPU-bound task that migrates counts where it ran; the report says so. */
 static void test_migrating_and_report(void **state)
 {
-	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
-	struct rxb_epoch *e = new_epoch();
+	struct epoch_fixture *f = *state;
+	struct snapbuf *p = &f->p, *c = &f->c;
+	struct rxb_epoch *e = &f->e;
 	struct collect_sched_report r = { 0 };
 
-	(void)state;
-	snap_init(p, T0);
-	snap_init(c, T0 + EPOCH);
 	add_task(p, 300, 1, 0, 0, 0, 0);
 	/* 300 ms running + 0 wait on CPU 0, 700 ms running on CPU 1. */
 	add_task(c, 300, 1, 300 * MS, 0, 700 * MS, 0);
@@ -179,9 +199,6 @@ static void test_migrating_and_report(void **state)
 	assert_int_equal(r.v[0].w[0].cpu, 1);	/* largest first */
 	assert_float_equal(r.v[0].w[0].w, 0.7, 1e-9);
 	collect_sched_report_free(&r);
-	free(p);
-	free(c);
-	free(e);
 }
 
 /*
@@ -245,13 +262,11 @@ static void two_thousand_reqs(void *arg, uint32_t tid, struct collect_sched_disk
 /* An I/O-bound task: class, weight, and mu_P-I/O from bursts per disk wait. */
 static void test_io_bound_and_burst(void **state)
 {
-	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
-	struct rxb_epoch *e = new_epoch();
+	struct epoch_fixture *f = *state;
+	struct snapbuf *p = &f->p, *c = &f->c;
+	struct rxb_epoch *e = &f->e;
 	struct sched_snap_task *t;
 
-	(void)state;
-	snap_init(p, T0);
-	snap_init(c, T0 + EPOCH);
 	t = add_task(p, 400, 1, 50 * MS, 1 * MS, 0, 0);
 	t->state = SCHED_ST_IOWAIT;
 	t = add_task(c, 400, 1, 50 * MS + 100 * MS, 1 * MS + 10 * MS, 0, 0);
@@ -275,22 +290,17 @@ static void test_io_bound_and_burst(void **state)
 	c->tasks[0].n_untraced = 1000;
 	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->disk.mean_cpu_burst_ns, 50000.0, 1e-6);
-	free(p);
-	free(c);
-	free(e);
 }
 
 /* Receivers are left out and reported; new, dead and reused tids. */
 static void test_receiver_new_dead_reused(void **state)
 {
-	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
-	struct rxb_epoch *e = new_epoch();
+	struct epoch_fixture *f = *state;
+	struct snapbuf *p = &f->p, *c = &f->c;
+	struct rxb_epoch *e = &f->e;
 	struct collect_sched_tid_time rx[1] = { { .tid = 500 } };
 	struct sched_snap_task *t;
 
-	(void)state;
-	snap_init(p, T0);
-	snap_init(c, T0 + EPOCH);
 	/* 500: a busy receiver on CPU 1 and 0. */
 	add_task(p, 500, 1, 0, 0, 0, 0);
 	add_task(c, 500, 1, 100 * MS, 0, 800 * MS, 100 * MS);
@@ -318,9 +328,6 @@ static void test_receiver_new_dead_reused(void **state)
 	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
 	/* runnable_avg counts everyone, the receiver too. */
 	assert_float_equal(e->cpus[1].runnable_avg, 0.9 + 1.3, 1e-9);
-	free(p);
-	free(c);
-	free(e);
 }
 
 /* ------------------------------------------- time since the switch-out -- */
@@ -426,11 +433,11 @@ static void snap_record(struct snapbuf *b, uint32_t tid, const struct sched_task
  */
 static void test_gone_untraced(void **state)
 {
-	struct snapbuf *p = malloc(sizeof(*p)), *c = malloc(sizeof(*c));
-	struct rxb_epoch *e = new_epoch();
+	struct epoch_fixture *f = *state;
+	struct snapbuf *p = &f->p, *c = &f->c;
+	struct rxb_epoch *e = &f->e;
 	struct sched_task t;
 
-	(void)state;
 	memset(&t, 0, sizeof(t));
 	t.state = SCHED_ST_SLEEPING;
 	t.cpu = 1;
@@ -464,18 +471,15 @@ static void test_gone_untraced(void **state)
 	assert_int_equal(c->tasks[0].state, SCHED_ST_SLEEPING);
 	collect_sched_compute(&p->s, &c->s, NULL, 0, e, NULL, NULL, NULL);
 	assert_float_equal(e->cpus[1].cpu_bound, 1.0, 0.01);
-	free(p);
-	free(c);
-	free(e);
 }
 
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_classify),
-	cmocka_unit_test(test_pinned_cpu_bound),
-	cmocka_unit_test(test_migrating_and_report),
+	cmocka_unit_test_setup_teardown(test_pinned_cpu_bound, epoch_setup, epoch_teardown),
+	cmocka_unit_test_setup_teardown(test_migrating_and_report, epoch_setup, epoch_teardown),
 	cmocka_unit_test(test_stalled_read),
-	cmocka_unit_test(test_io_bound_and_burst),
-	cmocka_unit_test(test_receiver_new_dead_reused),
+	cmocka_unit_test_setup_teardown(test_io_bound_and_burst, epoch_setup, epoch_teardown),
+	cmocka_unit_test_setup_teardown(test_receiver_new_dead_reused, epoch_setup, epoch_teardown),
 	cmocka_unit_test(test_split_since_out),
-	cmocka_unit_test(test_gone_untraced),
+	cmocka_unit_test_setup_teardown(test_gone_untraced, epoch_setup, epoch_teardown),
 )

@@ -152,96 +152,70 @@ static void test_enq_wanted(void **state)
 }
 
 /*
- * Every epoch sampled, stage A one in 4 (1, 5, 9, 13). The first packets
- * come in epoch 6, which counts them and their memory, so the collector
- * says ready from the plan at the end of epoch 6 on; the queue cannot be
- * read at the snapshot ending epoch 10. Worked by hand:
- * epochs 1-6 count (stage A detached after 1 and 5, the enqueue program
- * kept: not ready), 7-8 derive, 9 stage A, 10 derives (its queue was
- * read at its start), 11 counts (attached at the end of 10), 12 derives,
- * 13 stage A, 14-16 derive.
+ * A sampling plan played over NEPOCHS epochs: sampled one epoch in
+ * @every, stage A one in @a_every; the port's queue derivable from the
+ * plan at the end of epoch @ready_from on, except at @hole (-1: none);
+ * @no_diag: socket diagnostics cannot be opened.
  */
-static void test_every_epoch(void **state)
+struct plan_case {
+	const char *what;
+	uint32_t every, a_every;
+	int ready_from, hole;
+	bool no_diag;
+	const char *kind;	/* the epochs, as struct run writes them */
+};
+
+static const struct plan_case plan_cases[] = {
+	/*
+	 * Every epoch sampled, stage A one in 4 (1, 5, 9, 13). The first
+	 * packets come in epoch 6, which counts them and their memory, so
+	 * the collector says ready from the plan at the end of epoch 6 on;
+	 * the queue cannot be read at the snapshot ending epoch 10. Worked
+	 * by hand: epochs 1-6 count (stage A detached after 1 and 5, the
+	 * enqueue program kept: not ready), 7-8 derive, 9 stage A, 10
+	 * derives (its queue was read at its start), 11 counts (attached at
+	 * the end of 10), 12 derives, 13 stage A, 14-16 derive.
+	 */
+	{ "every epoch", 1, 4, 6, 10, false, "ACCCACDDADCDADDD" },
+	/*
+	 * The same before the memory per packet is known, for good: a port
+	 * that never had a packet. Every sampled epoch counts its arrivals.
+	 */
+	{ "never ready", 1, 4, NEPOCHS + 1, -1, false, "ACCCACCCACCCACCC" },
+	/*
+	 * One epoch in 2 sampled (1, 3, 5, ...), stage A one in 4: in 1, 5,
+	 * 9, 13 (the first sampled epoch at least 4 after the last). Ready
+	 * from the baseline on: 3, 7, 11, 15 derive. Not ready until the end
+	 * of epoch 8: 3 and 7 count too.
+	 */
+	{ "every other", 2, 4, 0, -1, false, "A-D-A-D-A-D-A-D-" },
+	{ "every other, ready late", 2, 4, 8, -1, false, "A-C-A-C-A-D-A-D-" },
+	/* Sampling no more often than stage A: every sampled epoch has it. */
+	{ "sparse", 4, 4, 0, -1, false, "A---A---A---A---" },
+	/* Without socket diagnostics no queue can be read: never derived. */
+	{ "no diagnostics", 1, 4, 0, -1, true, "ACCCACCCACCCACCC" },
+};
+
+static void test_plans(void **state)
 {
-	bool ready[NEPOCHS + 1] = { 0 };
-	struct run r;
-
 	(void)state;
-	for (int i = 6; i <= NEPOCHS; i++)
-		ready[i] = i != 10;
-	play(1, 4, ready, &r);
-	assert_string_equal(r.kind, "ACCCACDDADCDADDD");
-}
+	for (size_t i = 0; i < sizeof(plan_cases) / sizeof(plan_cases[0]); i++) {
+		const struct plan_case *pc = &plan_cases[i];
+		bool ready[NEPOCHS + 1];
+		struct run r;
 
-/*
- * The same before the memory per packet is known, for good: a port that
- * never had a packet. Every sampled epoch counts its arrivals.
- */
-static void test_never_ready(void **state)
-{
-	bool ready[NEPOCHS + 1] = { 0 };
-	struct run r;
-
-	(void)state;
-	play(1, 4, ready, &r);
-	assert_string_equal(r.kind, "ACCCACCCACCCACCC");
-}
-
-/*
- * One epoch in 2 sampled (1, 3, 5, ...), stage A one in 4: in 1, 5, 9, 13
- * (the first sampled epoch at least 4 after the last). Ready from the
- * baseline on: 3, 7, 11, 15 derive. Not ready until the end of epoch 8:
- * 3 and 7 count too.
- */
-static void test_every_other(void **state)
-{
-	bool ready[NEPOCHS + 1];
-	struct run r;
-
-	(void)state;
-	for (int i = 0; i <= NEPOCHS; i++)
-		ready[i] = true;
-	play(2, 4, ready, &r);
-	assert_string_equal(r.kind, "A-D-A-D-A-D-A-D-");
-	for (int i = 0; i < 8; i++)
-		ready[i] = false;
-	play(2, 4, ready, &r);
-	assert_string_equal(r.kind, "A-C-A-C-A-D-A-D-");
-}
-
-/* Sampling no more often than stage A: every sampled epoch has it. */
-static void test_sparse(void **state)
-{
-	bool ready[NEPOCHS + 1];
-	struct run r;
-
-	(void)state;
-	for (int i = 0; i <= NEPOCHS; i++)
-		ready[i] = true;
-	play(4, 4, ready, &r);
-	assert_string_equal(r.kind, "A---A---A---A---");
-}
-
-/* Without socket diagnostics no queue can be read: never derived. */
-static void test_no_diag(void **state)
-{
-	bool ready[NEPOCHS + 1];
-	struct run r;
-
-	(void)state;
-	for (int i = 0; i <= NEPOCHS; i++)
-		ready[i] = true;
-	fk.diag_fails = true;
-	play(1, 4, ready, &r);
-	fk.diag_fails = false;
-	assert_string_equal(r.kind, "ACCCACCCACCCACCC");
+		for (int k = 0; k <= NEPOCHS; k++)
+			ready[k] = k >= pc->ready_from && k != pc->hole;
+		fk.diag_fails = pc->no_diag;
+		play(pc->every, pc->a_every, ready, &r);
+		fk.diag_fails = false;
+		if (strcmp(r.kind, pc->kind) != 0)
+			print_error("plan '%s'\n", pc->what);
+		assert_string_equal(r.kind, pc->kind);
+	}
 }
 
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_enq_wanted),
-	cmocka_unit_test(test_every_epoch),
-	cmocka_unit_test(test_never_ready),
-	cmocka_unit_test(test_every_other),
-	cmocka_unit_test(test_sparse),
-	cmocka_unit_test(test_no_diag),
+	cmocka_unit_test(test_plans),
 )

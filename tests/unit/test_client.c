@@ -26,6 +26,7 @@
 #include "rxbneck/client.h"
 #include "tests/unit/client_seen.h"
 #include "tests/unit/frame_recv.h"
+#include "tests/unit/unit_main.h"
 
 #define MS 1000000ULL
 
@@ -800,26 +801,21 @@ static void test_lead_larger_than_start(void **state)
 	fake_stop(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_config_and_validation),
-		cmocka_unit_test(test_connect_refused),
-		cmocka_unit_test(test_resolve_failure),
-		cmocka_unit_test(test_handshake_hello_contents_and_early_rate),
-		cmocka_unit_test(test_pushes_ping_unknown_and_sends),
-		cmocka_unit_test(test_streams),
-		cmocka_unit_test(test_hello_answered_with_error),
-		cmocka_unit_test(test_hello_timeout),
-		cmocka_unit_test(test_first_frame_not_ack),
-		cmocka_unit_test(test_garbage_from_daemon),
-		cmocka_unit_test(test_direction_before_payload),
-		cmocka_unit_test(test_bye_eof_and_reconnect),
-		cmocka_unit_test(test_keepalive),
-		cmocka_unit_test(test_pause_window_math),
-		cmocka_unit_test(test_pause_dated_by_arrival),
-		cmocka_unit_test(test_lead_larger_than_start),
-	};
-
-	return cmocka_run_group_tests_name("client", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_config_and_validation),
+	cmocka_unit_test(test_connect_refused),
+	cmocka_unit_test(test_resolve_failure),
+	cmocka_unit_test(test_handshake_hello_contents_and_early_rate),
+	cmocka_unit_test(test_pushes_ping_unknown_and_sends),
+	cmocka_unit_test(test_streams),
+	cmocka_unit_test(test_hello_answered_with_error),
+	cmocka_unit_test(test_hello_timeout),
+	cmocka_unit_test(test_first_frame_not_ack),
+	cmocka_unit_test(test_garbage_from_daemon),
+	cmocka_unit_test(test_direction_before_payload),
+	cmocka_unit_test(test_bye_eof_and_reconnect),
+	cmocka_unit_test(test_keepalive),
+	cmocka_unit_test(test_pause_window_math),
+	cmocka_unit_test(test_pause_dated_by_arrival),
+	cmocka_unit_test(test_lead_larger_than_start),
+)

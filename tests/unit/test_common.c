@@ -20,6 +20,7 @@
 #include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/util.h"
+#include "tests/unit/unit_main.h"
 
 static void test_json_nesting_and_escaping(void **state)
 {
@@ -426,26 +427,21 @@ static void test_parse_error(void **state)
 	assert_true(strlen(err) < 8);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strbuf_grows),
-		cmocka_unit_test(test_strbuf_long_format),
-		cmocka_unit_test(test_strbuf_cap),
-		cmocka_unit_test(test_json_nesting_and_escaping),
-		cmocka_unit_test(test_json_double_round_trips),
-		cmocka_unit_test(test_json_unbalanced_fails),
-		cmocka_unit_test(test_parse_u64),
-		cmocka_unit_test(test_parse_double_and_si),
-		cmocka_unit_test(test_parse_bool_and_strlcpy),
-		cmocka_unit_test(test_sockaddr_str),
-		cmocka_unit_test(test_sub0),
-		cmocka_unit_test(test_lower_bound_u32),
-		cmocka_unit_test(test_wall_s),
-		cmocka_unit_test(test_write_all),
-		cmocka_unit_test(test_grow),
-		cmocka_unit_test(test_parse_error),
-	};
-
-	return cmocka_run_group_tests_name("common", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_strbuf_grows),
+	cmocka_unit_test(test_strbuf_long_format),
+	cmocka_unit_test(test_strbuf_cap),
+	cmocka_unit_test(test_json_nesting_and_escaping),
+	cmocka_unit_test(test_json_double_round_trips),
+	cmocka_unit_test(test_json_unbalanced_fails),
+	cmocka_unit_test(test_parse_u64),
+	cmocka_unit_test(test_parse_double_and_si),
+	cmocka_unit_test(test_parse_bool_and_strlcpy),
+	cmocka_unit_test(test_sockaddr_str),
+	cmocka_unit_test(test_sub0),
+	cmocka_unit_test(test_lower_bound_u32),
+	cmocka_unit_test(test_wall_s),
+	cmocka_unit_test(test_write_all),
+	cmocka_unit_test(test_grow),
+	cmocka_unit_test(test_parse_error),
+)

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "proto/codec.h"
+#include "tests/unit/unit_main.h"
 
 #define MAXF RXBNECK_FRAME_MAX_DEFAULT
 
@@ -778,29 +779,24 @@ static void test_doc_examples(void **state)
 		check_example(doc_examples[i].name, &doc_examples[i].m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_every_type),
-		cmocka_unit_test(test_exact_sizes_without_tlvs),
-		cmocka_unit_test(test_double_is_bit_exact),
-		cmocka_unit_test(test_max_strings_fit_minimum_frame_limit),
-		cmocka_unit_test(test_check_needs_more_until_complete),
-		cmocka_unit_test(test_bad_magic_detected_early),
-		cmocka_unit_test(test_bad_version),
-		cmocka_unit_test(test_length_limits),
-		cmocka_unit_test(test_unknown_type),
-		cmocka_unit_test(test_decode_len_mismatch),
-		cmocka_unit_test(test_payload_shorter_than_fixed_part),
-		cmocka_unit_test(test_truncated_tlvs),
-		cmocka_unit_test(test_unknown_tlvs_skipped_critical_refused),
-		cmocka_unit_test(test_text_tlv_rules),
-		cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_encoder_refuses_bad_input),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_type_check),
-		cmocka_unit_test(test_doc_examples),
-	};
-
-	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_round_trip_every_type),
+	cmocka_unit_test(test_exact_sizes_without_tlvs),
+	cmocka_unit_test(test_double_is_bit_exact),
+	cmocka_unit_test(test_max_strings_fit_minimum_frame_limit),
+	cmocka_unit_test(test_check_needs_more_until_complete),
+	cmocka_unit_test(test_bad_magic_detected_early),
+	cmocka_unit_test(test_bad_version),
+	cmocka_unit_test(test_length_limits),
+	cmocka_unit_test(test_unknown_type),
+	cmocka_unit_test(test_decode_len_mismatch),
+	cmocka_unit_test(test_payload_shorter_than_fixed_part),
+	cmocka_unit_test(test_truncated_tlvs),
+	cmocka_unit_test(test_unknown_tlvs_skipped_critical_refused),
+	cmocka_unit_test(test_text_tlv_rules),
+	cmocka_unit_test(test_bad_values),
+	cmocka_unit_test(test_encoder_refuses_bad_input),
+	cmocka_unit_test(test_names),
+	cmocka_unit_test(test_type_check),
+	cmocka_unit_test(test_doc_examples),
+)

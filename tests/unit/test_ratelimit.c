@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "common/ratelimit.h"
+#include "tests/unit/unit_main.h"
 
 #define WINDOW_NS 1000u
 
@@ -68,13 +69,8 @@ static void test_zero_burst_allows_nothing(void **state)
 	assert_int_equal(dropped, 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_burst_then_dropped),
-		cmocka_unit_test(test_quiet_windows_report_nothing),
-		cmocka_unit_test(test_zero_burst_allows_nothing),
-	};
-
-	return cmocka_run_group_tests_name("ratelimit", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_burst_then_dropped),
+	cmocka_unit_test(test_quiet_windows_report_nothing),
+	cmocka_unit_test(test_zero_burst_allows_nothing),
+)

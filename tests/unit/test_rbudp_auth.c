@@ -25,6 +25,7 @@
 
 #include "tools/rbudp/auth.h"
 #include "tools/rbudp/wire.h"
+#include "tests/unit/unit_main.h"
 
 static void unhex(const char *h, uint8_t *out)
 {
@@ -330,18 +331,13 @@ static void test_psk_files(void **state)
 	assert_non_null(strstr(err, path));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_umac64_rfc4418),
-		cmocka_unit_test(test_hkdf_hmac_rfc_vectors),
-		cmocka_unit_test(test_key_schedule_second_computation),
-		cmocka_unit_test(test_dgram_rejects_every_change),
-		cmocka_unit_test(test_dgram_token),
-		cmocka_unit_test(test_ctl_tags),
-		cmocka_unit_test(test_proof_needs_the_same_key),
-		cmocka_unit_test(test_psk_files),
-	};
-
-	return cmocka_run_group_tests_name("rbudp_auth", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_umac64_rfc4418),
+	cmocka_unit_test(test_hkdf_hmac_rfc_vectors),
+	cmocka_unit_test(test_key_schedule_second_computation),
+	cmocka_unit_test(test_dgram_rejects_every_change),
+	cmocka_unit_test(test_dgram_token),
+	cmocka_unit_test(test_ctl_tags),
+	cmocka_unit_test(test_proof_needs_the_same_key),
+	cmocka_unit_test(test_psk_files),
+)

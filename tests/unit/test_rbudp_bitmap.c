@@ -14,6 +14,7 @@
 
 #include "tools/rbudp/bitmap.h"
 #include "tools/rbudp/wire.h"
+#include "tests/unit/unit_main.h"
 
 static void test_bitmap_basics(void **state)
 {
@@ -209,15 +210,10 @@ static void test_missing_rejects_bad_input(void **state)
 			 -EBADMSG);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bitmap_basics),
-		cmocka_unit_test(test_bitmap_ranges_and_subset),
-		cmocka_unit_test(test_missing_round_trips),
-		cmocka_unit_test(test_missing_multi_segment),
-		cmocka_unit_test(test_missing_rejects_bad_input),
-	};
-
-	return cmocka_run_group_tests_name("rbudp_bitmap", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_bitmap_basics),
+	cmocka_unit_test(test_bitmap_ranges_and_subset),
+	cmocka_unit_test(test_missing_round_trips),
+	cmocka_unit_test(test_missing_multi_segment),
+	cmocka_unit_test(test_missing_rejects_bad_input),
+)

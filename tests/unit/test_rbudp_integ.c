@@ -19,6 +19,7 @@
 
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/source.h"
+#include "tests/unit/unit_main.h"
 
 static void expect_hex(const uint8_t d[RBUDP_DIGEST_LEN], const char *want)
 {
@@ -133,13 +134,8 @@ static void test_synthetic_data_matches_python(void **state)
 	assert_int_equal(rbudp_source_open_synth(&src, 1468ULL * 0x100000000ULL, 1468), -EFBIG);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sha256_fips_vectors),
-		cmocka_unit_test(test_digest_hex_and_file),
-		cmocka_unit_test(test_synthetic_data_matches_python),
-	};
-
-	return cmocka_run_group_tests_name("rbudp_integ", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_sha256_fips_vectors),
+	cmocka_unit_test(test_digest_hex_and_file),
+	cmocka_unit_test(test_synthetic_data_matches_python),
+)

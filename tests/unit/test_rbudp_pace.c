@@ -16,6 +16,7 @@
 
 #include "tools/rbudp/delay.h"
 #include "tools/rbudp/pace.h"
+#include "tests/unit/unit_main.h"
 
 #define PKT 1468ULL
 #define T0 1000000000ULL	/* an arbitrary monotonic start */
@@ -155,15 +156,10 @@ static void test_delay_fifo(void **state)
 	assert_true(rbudp_delay_release_ns(UINT64_MAX - 1, 5) == UINT64_MAX);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pace_rate_is_exact),
-		cmocka_unit_test(test_pace_quota_and_next),
-		cmocka_unit_test(test_pace_burst_cap),
-		cmocka_unit_test(test_pace_restart_and_rate_change),
-		cmocka_unit_test(test_delay_fifo),
-	};
-
-	return cmocka_run_group_tests_name("rbudp_pace", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_pace_rate_is_exact),
+	cmocka_unit_test(test_pace_quota_and_next),
+	cmocka_unit_test(test_pace_burst_cap),
+	cmocka_unit_test(test_pace_restart_and_rate_change),
+	cmocka_unit_test(test_delay_fifo),
+)

@@ -14,6 +14,7 @@
 
 #include "tools/rbudp/bitmap.h"
 #include "tools/rbudp/wire.h"
+#include "tests/unit/unit_main.h"
 
 static const struct rbudp_setup good_setup = {
 	.payload_bytes = 1456,
@@ -352,17 +353,12 @@ static void test_decoders_survive_garbage(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_frames_round_trip),
-		cmocka_unit_test(test_frame_header_rejects),
-		cmocka_unit_test(test_setup_rejects),
-		cmocka_unit_test(test_hello_versions),
-		cmocka_unit_test(test_other_rejects),
-		cmocka_unit_test(test_packet_geometry),
-		cmocka_unit_test(test_decoders_survive_garbage),
-	};
-
-	return cmocka_run_group_tests_name("rbudp_wire", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_frames_round_trip),
+	cmocka_unit_test(test_frame_header_rejects),
+	cmocka_unit_test(test_setup_rejects),
+	cmocka_unit_test(test_hello_versions),
+	cmocka_unit_test(test_other_rejects),
+	cmocka_unit_test(test_packet_geometry),
+	cmocka_unit_test(test_decoders_survive_garbage),
+)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
+#include "tests/unit/unit_main.h"
 
 /* A pipe holding @n bytes 0, 1, 2, ... (mod 251), its write end closed. */
 static int pipe_with(size_t n)
@@ -67,12 +68,7 @@ static void test_read_error(void **state)
 	close(fd[1]);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_read_error),
-	};
-
-	return cmocka_run_group_tests_name("read_all", tests, NULL, NULL);
-}
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_sizes),
+	cmocka_unit_test(test_read_error),
+)

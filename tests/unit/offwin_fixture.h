@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "rxb/measure.h"
 #include "solver/bneck.h"
@@ -39,15 +38,12 @@ static inline double offwin_fixture_draw_s(const double *count, size_t nslots,
  * The stage the bneck tests add windows or waits to: one packet per service
  * at 7e5/s into a queue of 3641, no off-CPU time yet.
  */
-static inline void offwin_fixture_stage(struct rxb_stage_inputs *s)
+static inline struct rxb_stage_inputs offwin_fixture_stage(void)
 {
-	memset(s, 0, sizeof(*s));
-	s->cpu_bound = 2.0;
-	s->mu_pio_per_s = 1e3;
-	s->mu_disk_per_s = 1e3;
-	s->mu_net_per_s = 7e5;
-	s->queue_pkts = 3641;
-	s->batch_pkts = 1;
+	return (struct rxb_stage_inputs){
+		.cpu_bound = 2.0, .mu_pio_per_s = 1e3, .mu_disk_per_s = 1e3,
+		.mu_net_per_s = 7e5, .queue_pkts = 3641, .batch_pkts = 1,
+	};
 }
 
 /* The transfer they solve for: 200 MB over 100 ms one way, @points rates up to 10 Gb/s. */

@@ -286,7 +286,7 @@ static void test_edges(void **state)
 
 static void fill_stage(struct rxb_stage_inputs *s)
 {
-	offwin_fixture_stage(s);
+	*s = offwin_fixture_stage();
 	s->offcpu_per_s = 60.0;
 	s->offcpu_hist[22] = 30.0;
 	s->offcpu_hist[23] = 50.0;

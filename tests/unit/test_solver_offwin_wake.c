@@ -204,7 +204,7 @@ static void test_bneck_waits(void **state)
 	bool some = false;
 
 	(void)state;
-	offwin_fixture_stage(&s);
+	s = offwin_fixture_stage();
 	s.wake_per_s = 10.0;
 	s.wake_hist[24] = 2.0;	/* 17-34 ms */
 	s.wake_hist[25] = 1.0;	/* 34-67 ms */

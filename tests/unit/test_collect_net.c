@@ -200,6 +200,39 @@ static void sock_snap_free(struct sockq_snap *s)
 	free(s);
 }
 
+/*
+ * Three snapshots of the socket probes (a test uses two or three) and the
+ * epoch computed from them (the test sets its CPUs), made before each
+ * stage B test and freed after it.
+ */
+struct sockq_fixture {
+	struct sockq_snap *snap[3];
+	struct rxb_epoch *e;
+};
+
+static int sockq_setup(void **state)
+{
+	struct sockq_fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	for (int i = 0; i < 3; i++)
+		f->snap[i] = sock_snap();
+	f->e = new_epoch(0);
+	*state = f;
+	return 0;
+}
+
+static int sockq_teardown(void **state)
+{
+	struct sockq_fixture *f = *state;
+
+	for (int i = 0; i < 3; i++)
+		sock_snap_free(f->snap[i]);
+	free(f->e);
+	free(f);
+	return 0;
+}
+
 static void add_deq(struct sockq_snap *s, uint32_t tid, uint32_t port, uint64_t pkts)
 {
 	s->deq[s->ndeq].k = (struct sockq_deq_key){ tid, port };
@@ -215,13 +248,14 @@ static const char *reason_name(void *arg, uint32_t r)
 
 static void test_stage_b(void **state)
 {
-	struct sockq_snap *p = sock_snap(), *c = sock_snap();
-	struct rxb_epoch *e = new_epoch(2);
+	struct sockq_fixture *f = *state;
+	struct sockq_snap *p = f->snap[0], *c = f->snap[1];
+	struct rxb_epoch *e = f->e;
 	struct collect_sched_tid_time tids[3];
 	const uint16_t ports[] = { 5001, 5002, 5003 };
 	size_t n;
 
-	(void)state;
+	e->ncpus = 2;
 	p->have_rx_sk = c->have_rx_sk = true;
 	p->nports = 1;
 	p->ports[0] = (struct sockq_snap_port){ .port = 5001, .have_state = true, .qlen = 10,
@@ -320,9 +354,6 @@ static void test_stage_b(void **state)
 	assert_false(e->socks[0].receivers_valid);
 	assert_int_equal(e->socks[0].ntids, 2);
 	assert_int_equal(e->socks[0].pkts_in, 1300);
-	sock_snap_free(p);
-	sock_snap_free(c);
-	free(e);
 }
 
 /*
@@ -334,8 +365,9 @@ static void test_stage_b(void **state)
  */
 static void test_stage_b_not_sampled(void **state)
 {
-	struct sockq_snap *s0 = sock_snap(), *s1 = sock_snap(), *s2 = sock_snap();
-	struct rxb_epoch *e = new_epoch(2);
+	struct sockq_fixture *f = *state;
+	struct sockq_snap *s0 = f->snap[0], *s1 = f->snap[1], *s2 = f->snap[2];
+	struct rxb_epoch *e = f->e;
 	struct collect_sched_tid_time tids[2];
 	const uint16_t ports[] = { 5001, 5002 };
 	struct collect_net_rx_memory mem = { 0 };
@@ -343,7 +375,7 @@ static void test_stage_b_not_sampled(void **state)
 	const struct rxb_sock_meas *m;
 	size_t n;
 
-	(void)state;
+	e->ncpus = 2;
 	memset(&sp, 0, sizeof(sp));
 	memset(&sc, 0, sizeof(sc));
 	s0->have_rx_sk = s1->have_rx_sk = s2->have_rx_sk = true;
@@ -429,10 +461,6 @@ static void test_stage_b_not_sampled(void **state)
 	assert_int_equal(mem.nports, 1);
 	assert_int_equal(mem.ports[0].port, 5001);
 	free(sc.rx);
-	sock_snap_free(s0);
-	sock_snap_free(s1);
-	sock_snap_free(s2);
-	free(e);
 }
 
 /*
@@ -444,12 +472,13 @@ static void test_stage_b_not_sampled(void **state)
  */
 static void test_queue_after_attach(void **state)
 {
-	struct sockq_snap *p = sock_snap(), *c = sock_snap();
-	struct rxb_epoch *e = new_epoch(1);
+	struct sockq_fixture *f = *state;
+	struct sockq_snap *p = f->snap[0], *c = f->snap[1];
+	struct rxb_epoch *e = f->e;
 	struct collect_net_rx_memory mem = { 0 };
 	const uint16_t port = 5001;
 
-	(void)state;
+	e->ncpus = 1;
 	p->nports = c->nports = 1;
 	/* Read 7 that were queued before the port was watched, saw 10 in. */
 	p->ports[0] = (struct sockq_snap_port){ .port = port, .have_state = true, .qlen = -7,
@@ -470,9 +499,6 @@ static void test_queue_after_attach(void **state)
 	/* Not sampled: the queue is not measured. */
 	collect_net_stage_b(p, c, NULL, NULL, NULL, 0, &port, 1, NULL, NULL, false, false, &mem, e);
 	assert_false(e->socks[0].queue_valid);
-	sock_snap_free(p);
-	sock_snap_free(c);
-	free(e);
 }
 
 /*
@@ -528,13 +554,14 @@ static void test_conserve_closed_form(void **state)
  */
 static void test_derived_epoch(void **state)
 {
-	struct sockq_snap *s0 = sock_snap(), *s1 = sock_snap(), *s2 = sock_snap();
-	struct rxb_epoch *e = new_epoch(1);
+	struct sockq_fixture *f = *state;
+	struct sockq_snap *s0 = f->snap[0], *s1 = f->snap[1], *s2 = f->snap[2];
+	struct rxb_epoch *e = f->e;
 	struct collect_net_rx_memory mem = { 0 };
 	const struct rxb_sock_meas *m = &e->socks[0];
 	const uint16_t port = 5001;
 
-	(void)state;
+	e->ncpus = 1;
 	s0->nports = s1->nports = s2->nports = 1;
 	s0->have_rx_sk = s1->have_rx_sk = s2->have_rx_sk = true;
 	s0->ports[0] = (struct sockq_snap_port){ .port = port };
@@ -620,18 +647,15 @@ static void test_derived_epoch(void **state)
 
 		assert_false(collect_net_sizes_known(&mem, NULL, NULL, false, two, 2));
 	}
-	sock_snap_free(s0);
-	sock_snap_free(s1);
-	sock_snap_free(s2);
-	free(e);
 }
 
 static void test_drop_reasons(void **state)
 {
-	struct sockq_snap *p = sock_snap(), *c = sock_snap();
-	struct rxb_epoch *e = new_epoch(1);
+	struct sockq_fixture *f = *state;
+	struct sockq_snap *p = f->snap[0], *c = f->snap[1];
+	struct rxb_epoch *e = f->e;
 
-	(void)state;
+	e->ncpus = 1;
 	p->nreasons = 1;
 	p->reasons[0] = (struct sockq_snap_reason){ 6, 100 };
 	c->nreasons = 3;
@@ -644,9 +668,6 @@ static void test_drop_reasons(void **state)
 	assert_int_equal(e->drops_by_reason[0].count, 7);
 	assert_string_equal(e->drops_by_reason[1].reason, "SOCKET_RCVBUFF");
 	assert_int_equal(e->drops_by_reason[1].count, 250);
-	sock_snap_free(p);
-	sock_snap_free(c);
-	free(e);
 }
 
 /* --------------------------------------------------------------- disk -- */
@@ -893,14 +914,14 @@ static void test_no_bpf_never_sampled(void **state)
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_stage_a),
 	cmocka_unit_test(test_stage_a_estimate),
-	cmocka_unit_test(test_stage_b),
-	cmocka_unit_test(test_stage_b_not_sampled),
-	cmocka_unit_test(test_queue_after_attach),
-	cmocka_unit_test(test_drop_reasons),
+	cmocka_unit_test_setup_teardown(test_stage_b, sockq_setup, sockq_teardown),
+	cmocka_unit_test_setup_teardown(test_stage_b_not_sampled, sockq_setup, sockq_teardown),
+	cmocka_unit_test_setup_teardown(test_queue_after_attach, sockq_setup, sockq_teardown),
+	cmocka_unit_test_setup_teardown(test_drop_reasons, sockq_setup, sockq_teardown),
 	cmocka_unit_test(test_disk),
 	cmocka_unit_test(test_episode_buckets),
 	cmocka_unit_test(test_conserve_closed_form),
-	cmocka_unit_test(test_derived_epoch),
+	cmocka_unit_test_setup_teardown(test_derived_epoch, sockq_setup, sockq_teardown),
 	cmocka_unit_test(test_json_keys),
 	cmocka_unit_test(test_option_parsers),
 	cmocka_unit_test(test_init_rejects_bad_options),

@@ -78,6 +78,19 @@ static int step(struct buffer_set *b, uint64_t t_ms, const struct sockdiag_sock 
 }
 
 /*
+ * Epoch @i (100 ms each) of the growing socket: inode 77 of port 9000 with
+ * 131072 bytes of buffer, holding 10000 bytes and having dropped 5
+ * datagrams more each epoch; the actions into @act, their count returned.
+ */
+static int grow_step(struct buffer_set *b, int i, const struct buffer_flow *f,
+		     uint64_t udp_pages, struct buffer_action *act)
+{
+	struct sockdiag_sock s = sock(9000, 77, 10000 * (uint32_t)i, 131072, 5 * (uint32_t)i);
+
+	return step(b, 100 * (uint64_t)i, &s, 1, f, udp_pages, act);
+}
+
+/*
  * Every 100 ms the socket holds 10000 bytes more and drops 5 datagrams of
  * 2304 charged bytes: v_b = 10000 + 11520 = 21520 bytes per epoch. From
  * v'_0 = 0 with omega 0.5: 10760, 16140, 18830, 20175; f = +1 from the
@@ -89,15 +102,13 @@ static void test_rrda_apply(void **state)
 	struct buffer_params p = params(BUFFER_APPLY, BUFFER_RRDA);
 	struct buffer_flow f = flow(9000);
 	struct buffer_action act[4];
-	struct sockdiag_sock s;
 	const struct buffer_sock *x;
 	int n = 0;
 
 	(void)state;
 	assert_int_equal(buffer_init(&b, &p), 0);
 	for (int i = 0; i <= 4; i++) {
-		s = sock(9000, 77, 10000 * (uint32_t)i, 131072, 5 * (uint32_t)i);
-		n = step(&b, 100 * (uint64_t)i, &s, 1, &f, 0, act);
+		n = grow_step(&b, i, &f, 0, act);
 		if (i < 4)
 			assert_int_equal(n, 0);
 	}
@@ -178,10 +189,7 @@ static void test_rrda_advise(void **state)
 	(void)state;
 	assert_int_equal(buffer_init(&b, &p), 0);
 	for (int i = 0; i <= 8; i++) {
-		struct sockdiag_sock s = sock(9000, 77, 10000 * (uint32_t)i, 131072,
-					      5 * (uint32_t)i);
-
-		assert_int_equal(step(&b, 100 * (uint64_t)i, &s, 1, &f, 0, act), 0);
+		assert_int_equal(grow_step(&b, i, &f, 0, act), 0);
 		if (i >= 5)
 			assert_true(buffer_find(&b, 77)->recommend_bytes > prev);
 		prev = buffer_find(&b, 77)->recommend_bytes;
@@ -204,10 +212,7 @@ static void test_pressure(void **state)
 	(void)state;
 	assert_int_equal(buffer_init(&b, &p), 0);
 	for (int i = 0; i <= 6; i++) {
-		struct sockdiag_sock s = sock(9000, 77, 10000 * (uint32_t)i, 131072,
-					      5 * (uint32_t)i);
-
-		n += step(&b, 100 * (uint64_t)i, &s, 1, &f, 1000, act);
+		n += grow_step(&b, i, &f, 1000, act);
 	}
 	assert_int_equal(n, 0);
 	assert_int_equal(buffer_find(&b, 77)->last.why, RRDA_PRESSURE);

@@ -16,15 +16,14 @@
 #include "common/log.h"
 #include "common/util.h"
 
+static const char *const mode_names[] = {
+	[PROBE_MODE_TP_BTF] = "tp_btf",
+	[PROBE_MODE_RAW_TP] = "raw_tp",
+};
+
 const char *probe_mode_name(enum probe_mode mode)
 {
-	switch (mode) {
-	case PROBE_MODE_TP_BTF:
-		return "tp_btf";
-	case PROBE_MODE_RAW_TP:
-		return "raw_tp";
-	}
-	return "?";
+	return RXB_NAME(mode_names, mode, "?");
 }
 
 static int libbpf_to_rxb_log(enum libbpf_print_level level, const char *fmt,

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
+
 static struct {
 	enum rxb_log_level level;
 	const char *ident;
@@ -45,9 +47,7 @@ int rxb_log_level_parse(const char *name)
 
 const char *rxb_log_level_name(enum rxb_log_level level)
 {
-	if (level < RXB_LOG_ERR || level > RXB_LOG_DEBUG)
-		return "?";
-	return level_names[level];
+	return RXB_NAME(level_names, level, "?");
 }
 
 void rxb_log_set_ident(const char *ident)

@@ -45,6 +45,21 @@ static inline uint64_t rxb_sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+/*
+ * @names[@v]: the name of value @v of an enum whose names sit in a table of
+ * @n entries indexed by value (designated initializers, gaps left NULL);
+ * @fallback for a value past the table or in a gap. One lookup instead of a
+ * switch per enum; use RXB_NAME() on the table itself.
+ */
+static inline const char *rxb_name(const char *const *names, size_t n, unsigned long v,
+				   const char *fallback)
+{
+	return v < n && names[v] ? names[v] : fallback;
+}
+
+#define RXB_NAME(names, v, fallback) \
+	rxb_name((names), RXB_ARRAY_SIZE(names), (unsigned long)(v), (fallback))
+
 /* @num / @den, NaN when @den is not positive (nothing to average over). */
 static inline double rxb_ratio(double num, double den)
 {

@@ -121,19 +121,16 @@ int collect_groups_parse(const char *s)
 	return bits ? bits : -1;
 }
 
+static const char *const attach_names[] = {
+	[COLLECT_ATTACH_AUTO] = "auto",
+	[COLLECT_ATTACH_TP_BTF] = "tp_btf",
+	[COLLECT_ATTACH_RAW_TP] = "raw_tp",
+	[COLLECT_ATTACH_NONE] = "none",
+};
+
 const char *collect_attach_name(enum collect_attach a)
 {
-	switch (a) {
-	case COLLECT_ATTACH_AUTO:
-		return "auto";
-	case COLLECT_ATTACH_TP_BTF:
-		return "tp_btf";
-	case COLLECT_ATTACH_RAW_TP:
-		return "raw_tp";
-	case COLLECT_ATTACH_NONE:
-		return "none";
-	}
-	return "?";
+	return RXB_NAME(attach_names, a, "?");
 }
 
 /* Append "; why" to the collector's reason (fixed part of every epoch). */

@@ -4,18 +4,7 @@
 
 #include <math.h>
 
-static const char *source_name(enum rxb_param_source s)
-{
-	switch (s) {
-	case RXB_SRC_DEVICE:
-		return "device";
-	case RXB_SRC_CONFIG:
-		return "config";
-	case RXB_SRC_NONE:
-		break;
-	}
-	return "none";
-}
+#include "daemon/collect/nic.h"
 
 const char *collect_json_probe_group_name(unsigned bit)
 {
@@ -167,10 +156,10 @@ static void nic_json(struct json_writer *w, const struct rxb_nic_meas *n)
 	json_int(w, "ifindex", n->ifindex);
 	json_uint(w, "rx_ring", n->rx_ring);
 	json_uint(w, "rx_ring_max", n->rx_ring_max);
-	json_str(w, "ring_source", source_name(n->ring_source));
+	json_str(w, "ring_source", nic_source_name(n->ring_source));
 	json_uint(w, "rx_max_frames", n->rx_max_frames);
 	json_uint(w, "rx_usecs", n->rx_usecs);
-	json_str(w, "coalesce_source", source_name(n->coalesce_source));
+	json_str(w, "coalesce_source", nic_source_name(n->coalesce_source));
 	json_uint(w, "rx_packets", n->rx_packets);
 	json_uint(w, "rx_missed", n->rx_missed);
 	json_uint(w, "rx_fifo", n->rx_fifo);

@@ -52,17 +52,15 @@ enum task_class collect_sched_classify(const struct task_delta *d)
 	return TASK_CLASS_NONE;
 }
 
+static const char *const class_names[] = {
+	[TASK_CLASS_NONE] = "none",
+	[TASK_CLASS_CPU] = "cpu",
+	[TASK_CLASS_IO] = "io",
+};
+
 const char *collect_sched_class_name(enum task_class c)
 {
-	switch (c) {
-	case TASK_CLASS_CPU:
-		return "cpu";
-	case TASK_CLASS_IO:
-		return "io";
-	case TASK_CLASS_NONE:
-		break;
-	}
-	return "none";
+	return RXB_NAME(class_names, c, "none");
 }
 
 /* The part of [start, end) a task existed in. */

@@ -87,14 +87,15 @@ enum rxb_param_source nic_choose_param(const struct nic_answer *a, bool have_fb,
 	return RXB_SRC_NONE;
 }
 
+static const char *const source_names[] = {
+	[RXB_SRC_NONE] = "none",
+	[RXB_SRC_DEVICE] = "device",
+	[RXB_SRC_CONFIG] = "config",
+};
+
 const char *nic_source_name(enum rxb_param_source src)
 {
-	switch (src) {
-	case RXB_SRC_DEVICE: return "device";
-	case RXB_SRC_CONFIG: return "config";
-	case RXB_SRC_NONE: break;
-	}
-	return "none";
+	return RXB_NAME(source_names, src, "none");
 }
 
 /* A group is only as good as its weakest member: NONE < CONFIG < DEVICE. */

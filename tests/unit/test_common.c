@@ -427,6 +427,22 @@ static void test_parse_error(void **state)
 	assert_true(strlen(err) < 8);
 }
 
+/* rxb_name: the table's entry; the fallback past its end, in a gap, below 0. */
+static void test_name(void **state)
+{
+	enum color { RED = 1, GREEN, BLUE };
+	static const char *const names[] = { [RED] = "red", [BLUE] = "blue" };
+
+	(void)state;
+	assert_string_equal(RXB_NAME(names, RED, "?"), "red");
+	assert_string_equal(RXB_NAME(names, BLUE, "?"), "blue");
+	assert_string_equal(RXB_NAME(names, GREEN, "?"), "?");
+	assert_string_equal(RXB_NAME(names, 0, "none"), "none");
+	assert_string_equal(RXB_NAME(names, BLUE + 1, "?"), "?");
+	assert_string_equal(RXB_NAME(names, -1, "?"), "?");
+	assert_string_equal(rxb_name(names, 2, BLUE, "short"), "short");
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_strbuf_grows),
 	cmocka_unit_test(test_strbuf_long_format),
@@ -443,5 +459,5 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_wall_s),
 	cmocka_unit_test(test_write_all),
 	cmocka_unit_test(test_grow),
-	cmocka_unit_test(test_parse_error),
+	cmocka_unit_test(test_parse_error),	cmocka_unit_test(test_name),
 )

@@ -87,6 +87,74 @@ int rxb_read_all(int fd, void *buf, size_t size, size_t *len)
 	return n ? -EFBIG : 0;
 }
 
+int rxb_read_grow(rxb_read_fn rd, void *src, size_t max, char **text, size_t *len)
+{
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	long r;
+
+	*text = NULL;
+	if (len)
+		*len = 0;
+	for (;;) {
+		if (n + 1 >= cap) {
+			char *p = cap <= SIZE_MAX / 2 ? realloc(buf, cap ? 2 * cap : 4096) : NULL;
+
+			if (!p) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = p;
+			cap = cap ? 2 * cap : 4096;
+		}
+		r = rd(src, buf + n, cap - n - 1);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			r = -EFBIG;
+			break;
+		}
+	}
+	if (r < 0) {
+		free(buf);
+		return (int)r;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+static long fd_read(void *src, void *dst, size_t room)
+{
+	ssize_t r = read(*(int *)src, dst, room);
+
+	return r < 0 ? -errno : r;
+}
+
+int rxb_read_fd_grow(int fd, size_t max, char **text, size_t *len)
+{
+	return rxb_read_grow(fd_read, &fd, max, text, len);
+}
+
+int rxb_read_path(const char *path, size_t max, char **text, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	*text = NULL;
+	if (len)
+		*len = 0;
+	if (fd < 0)
+		return -errno;
+	err = rxb_read_fd_grow(fd, max, text, len);
+	close(fd);
+	return err;
+}
+
 int rxb_sockaddr_str(const struct sockaddr_storage *ss, char *buf, size_t size)
 {
 	char a[INET6_ADDRSTRLEN] = "?";

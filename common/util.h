@@ -109,6 +109,26 @@ int rxb_write_all(int fd, const void *buf, size_t len);
 int rxb_read_all(int fd, void *buf, size_t size, size_t *len);
 
 /*
+ * One read from a source into @dst (@room bytes): the bytes read, 0 at its
+ * end, or -errno (-EINTR is retried).
+ */
+typedef long (*rxb_read_fn)(void *src, void *dst, size_t room);
+
+/*
+ * Read a source of unknown size to its end into a malloc'd buffer that
+ * doubles as it fills, NUL-terminated (text files): *@text (the caller
+ * frees it), *@len (if not NULL) the bytes read. 0; -EFBIG once more than
+ * @max bytes came; -ENOMEM; the reader's -errno. On error *@text is NULL.
+ */
+int rxb_read_grow(rxb_read_fn rd, void *src, size_t max, char **text, size_t *len);
+
+/* rxb_read_grow() over read(2) of @fd. */
+int rxb_read_fd_grow(int fd, size_t max, char **text, size_t *len);
+
+/* rxb_read_fd_grow() of the file @path, opened read-only and closed again. */
+int rxb_read_path(const char *path, size_t max, char **text, size_t *len);
+
+/*
  * Replace the file @name in the directory @dirfd by @len bytes of @data,
  * atomically: written whole to @tmp (mode @mode; made afresh, whatever was
  * in its place - a FIFO, a link - removed first), fsync'd, renamed over

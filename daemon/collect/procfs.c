@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,56 +21,7 @@
 
 int procfs_read_file(const char *path, char **text, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	int fd;
-
-	*text = NULL;
-	if (len)
-		*len = 0;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = -errno;
-
-		free(buf);
-		return err;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 >= cap) {
-			char *p = realloc(buf, cap * 2);
-
-			if (!p) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			int err = -errno;
-
-			if (err == -EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			return err;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	if (len)
-		*len = n;
-	return 0;
+	return rxb_read_path(path, SIZE_MAX, text, len);
 }
 
 /* The line after @p (or NULL at the end). */
@@ -708,51 +660,28 @@ int procfs_parse_kconfig(const char *text, const char *name)
 	return 0;
 }
 
-/* /proc/config.gz, whole, into a NUL-terminated buffer the caller frees. */
+static long gz_read(void *src, void *dst, size_t room)
+{
+	int r = gzread(src, dst, room < INT_MAX ? (unsigned int)room : INT_MAX);
+
+	return r < 0 ? -EIO : r;
+}
+
+/*
+ * /proc/config.gz, whole, into a NUL-terminated buffer the caller frees;
+ * refused past 64 MiB (no kernel config is near that; a bad stream could be).
+ */
 static int read_config_gz(char **text)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	gzFile gz;
+	gzFile gz = gzopen("/proc/config.gz", "rb");
+	int err;
 
 	*text = NULL;
-	if (!buf)
-		return -ENOMEM;
-	gz = gzopen("/proc/config.gz", "rb");
-	if (!gz) {
-		int err = errno ? -errno : -ENOMEM;
-
-		free(buf);
-		return err;
-	}
-	for (;;) {
-		int r;
-
-		if (n + 1 >= cap) {
-			char *p = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
-
-			if (!p) {
-				free(buf);
-				gzclose(gz);
-				return -ENOMEM;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		r = gzread(gz, buf + n, (unsigned int)(cap - n - 1));
-		if (r < 0) {
-			free(buf);
-			gzclose(gz);
-			return -EIO;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
+	if (!gz)
+		return errno ? -errno : -ENOMEM;
+	err = rxb_read_grow(gz_read, gz, 64u << 20, text, NULL);
 	gzclose(gz);
-	buf[n] = '\0';
-	*text = buf;
-	return 0;
+	return err;
 }
 
 int procfs_parse_kconfig_u64(const char *text, const char *name, uint64_t *v)

@@ -443,6 +443,79 @@ static void test_name(void **state)
 	assert_string_equal(rxb_name(names, 2, BLUE, "short"), "short");
 }
 
+/* A scripted source: @total bytes (i % 251) in chunks of @chunk, -EINTR before each. */
+struct script {
+	size_t total, pos, chunk;
+	long fail;		/* returned once @pos reaches @total, if nonzero */
+	int intr;		/* flips each call: every other call is -EINTR */
+};
+
+static long script_read(void *src, void *dst, size_t room)
+{
+	struct script *sc = src;
+	size_t n = sc->total - sc->pos;
+
+	sc->intr = !sc->intr;
+	if (sc->intr)
+		return -EINTR;
+	if (n == 0)
+		return sc->fail;
+	n = n < sc->chunk ? n : sc->chunk;
+	n = n < room ? n : room;
+	for (size_t i = 0; i < n; i++)
+		((char *)dst)[i] = (char)((sc->pos + i) % 251 + 1);
+	sc->pos += n;
+	return (long)n;
+}
+
+/*
+ * rxb_read_grow: every byte across several doublings, EINTR retried, NUL
+ * after the end; -EFBIG past @max; the reader's error; nothing left to free.
+ */
+static void test_read_grow(void **state)
+{
+	struct script sc = { .total = 10000, .chunk = 1000 };
+	char *text = (char *)1;
+	size_t len = 1;
+	int p[2];
+
+	(void)state;
+	assert_int_equal(rxb_read_grow(script_read, &sc, SIZE_MAX, &text, &len), 0);
+	assert_int_equal(len, 10000);
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal((unsigned char)text[i], i % 251 + 1);
+	assert_int_equal(text[len], '\0');
+	free(text);
+
+	sc = (struct script){ .total = 10000, .chunk = 1000 };
+	assert_int_equal(rxb_read_grow(script_read, &sc, 10000, &text, NULL), 0);
+	free(text);
+	sc = (struct script){ .total = 10001, .chunk = 1000 };
+	assert_int_equal(rxb_read_grow(script_read, &sc, 10000, &text, &len), -EFBIG);
+	assert_null(text);
+	assert_int_equal(len, 0);
+	sc = (struct script){ .total = 5000, .chunk = 700, .fail = -EIO };
+	assert_int_equal(rxb_read_grow(script_read, &sc, SIZE_MAX, &text, &len), -EIO);
+	assert_null(text);
+
+	/* An empty source is an empty string; a pipe; a path that is not there. */
+	sc = (struct script){ .chunk = 1 };
+	assert_int_equal(rxb_read_grow(script_read, &sc, 0, &text, &len), 0);
+	assert_string_equal(text, "");
+	assert_int_equal(len, 0);
+	free(text);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(write(p[1], "cpu 1 2\n", 8), 8);
+	close(p[1]);
+	assert_int_equal(rxb_read_fd_grow(p[0], SIZE_MAX, &text, &len), 0);
+	close(p[0]);
+	assert_string_equal(text, "cpu 1 2\n");
+	assert_int_equal(len, 8);
+	free(text);
+	assert_int_equal(rxb_read_path("/nonexistent/rxb", SIZE_MAX, &text, &len), -ENOENT);
+	assert_null(text);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_strbuf_grows),
 	cmocka_unit_test(test_strbuf_long_format),
@@ -459,5 +532,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_wall_s),
 	cmocka_unit_test(test_write_all),
 	cmocka_unit_test(test_grow),
-	cmocka_unit_test(test_parse_error),	cmocka_unit_test(test_name),
+	cmocka_unit_test(test_parse_error),
+	cmocka_unit_test(test_name),
+	cmocka_unit_test(test_read_grow),
 )

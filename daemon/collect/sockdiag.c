@@ -16,6 +16,8 @@
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 
+#include "daemon/collect/rtattr.h"
+
 /* A dump's datagrams are at most a few pages; anything larger is reported
  * as truncated rather than half-read. */
 #define SOCKDIAG_BUF_BYTES	65536
@@ -95,43 +97,38 @@ static int nl_done(const struct nlmsghdr *h, size_t mlen)
 	return err < 0 ? errno_of(err) : 0;
 }
 
+/* An INET_DIAG_SKMEMINFO payload, @len bytes at @p, into @s. */
+static void read_meminfo(const unsigned char *p, size_t len, struct sockdiag_sock *s)
+{
+	uint32_t mi[SK_MEMINFO_VARS] = { 0 };
+	size_t n = len / sizeof(uint32_t);
+
+	if (n > SK_MEMINFO_VARS)
+		n = SK_MEMINFO_VARS;
+	memcpy(mi, p, n * sizeof(uint32_t));
+	if (n > SK_MEMINFO_BACKLOG) {
+		s->have_mem = true;
+		s->rmem_alloc = mi[SK_MEMINFO_RMEM_ALLOC];
+		s->rcvbuf = mi[SK_MEMINFO_RCVBUF];
+		s->backlog = mi[SK_MEMINFO_BACKLOG];
+	}
+	if (n > SK_MEMINFO_DROPS) {
+		s->drops = mi[SK_MEMINFO_DROPS];
+		s->have_drops = true;
+	}
+}
+
 /*
  * A message's attributes, @alen bytes at @p: SKMEMINFO into @s. A
  * malformed attribute ends them (what was read stays).
  */
 static void read_attrs(const unsigned char *p, size_t alen, struct sockdiag_sock *s)
 {
-	while (alen >= sizeof(struct rtattr)) {
-		struct rtattr a;
-		size_t step;
+	struct rtattr_view a;
 
-		memcpy(&a, p, sizeof(a));
-		if (a.rta_len < sizeof(a) || a.rta_len > alen)
-			return;
-		if (a.rta_type == INET_DIAG_SKMEMINFO) {
-			uint32_t mi[SK_MEMINFO_VARS] = { 0 };
-			size_t n = (a.rta_len - RTA_LENGTH(0)) / sizeof(uint32_t);
-
-			if (n > SK_MEMINFO_VARS)
-				n = SK_MEMINFO_VARS;
-			memcpy(mi, p + RTA_LENGTH(0), n * sizeof(uint32_t));
-			if (n > SK_MEMINFO_BACKLOG) {
-				s->have_mem = true;
-				s->rmem_alloc = mi[SK_MEMINFO_RMEM_ALLOC];
-				s->rcvbuf = mi[SK_MEMINFO_RCVBUF];
-				s->backlog = mi[SK_MEMINFO_BACKLOG];
-			}
-			if (n > SK_MEMINFO_DROPS) {
-				s->drops = mi[SK_MEMINFO_DROPS];
-				s->have_drops = true;
-			}
-		}
-		step = RTA_ALIGN(a.rta_len);
-		if (step >= alen)
-			return;
-		p += step;
-		alen -= step;
-	}
+	while (rtattr_next(&p, &alen, &a) > 0)
+		if (a.type == INET_DIAG_SKMEMINFO)
+			read_meminfo(a.data, a.len, s);
 }
 
 /* One socket's message, @mlen bytes in all, to rq->mem_fn. */

@@ -15,6 +15,7 @@
 #include <linux/sock_diag.h>
 #include <linux/tcp.h>
 
+#include "daemon/collect/rtattr.h"
 #include "daemon/collect/sockdiag.h"
 
 /*
@@ -59,22 +60,13 @@ static void read_info(const unsigned char *v, size_t len, struct tcpconn *c)
 /* The attributes after the inet_diag_msg, @alen bytes at @p. */
 static int read_attrs(const unsigned char *p, size_t alen, struct tcpconn *c)
 {
-	while (alen >= sizeof(struct rtattr)) {
-		struct rtattr a;
-		size_t step;
+	struct rtattr_view a;
+	int r;
 
-		memcpy(&a, p, sizeof(a));
-		if (a.rta_len < sizeof(a) || a.rta_len > alen)
-			return -EBADMSG;
-		if (a.rta_type == INET_DIAG_INFO)
-			read_info(p + RTA_LENGTH(0), a.rta_len - RTA_LENGTH(0), c);
-		step = RTA_ALIGN(a.rta_len);
-		if (step >= alen)
-			break;
-		p += step;
-		alen -= step;
-	}
-	return 0;
+	while ((r = rtattr_next(&p, &alen, &a)) > 0)
+		if (a.type == INET_DIAG_INFO)
+			read_info(a.data, a.len, c);
+	return r;
 }
 
 /* The peer's address as v4-mapped IPv6 or IPv6. */

@@ -84,6 +84,16 @@ static __always_inline __u64 core_se_slice(struct task_struct *p, bool btf)
 	bpf_core_field_exists(((struct trace_event_raw_kfree_skb *)0)->rx_sk)
 
 /*
+ * That socket, from a kfree_skb program's raw arguments @ctx (the same
+ * slot for tp_btf and raw_tp); NULL on kernels before 6.11, where the
+ * read is dead code the verifier never sees.
+ */
+static __always_inline const struct sock *core_kfree_skb_rx_sk(unsigned long long *ctx)
+{
+	return CORE_KFREE_SKB_HAS_RX_SK ? (const struct sock *)ctx[3] : NULL;
+}
+
+/*
  * Whether @reason is enumerator @name of enum skb_drop_reason, whose values
  * differ between kernels (false when this kernel has no such reason).
  */

@@ -320,20 +320,12 @@ SEC("tp_btf/kfree_skb")
 int BPF_PROG(kfree_skb_btf, struct sk_buff *skb, void *location,
 	     enum skb_drop_reason reason)
 {
-	const struct sock *rx_sk = NULL;
-
-	if (CORE_KFREE_SKB_HAS_RX_SK)
-		rx_sk = (const struct sock *)ctx[3];
-	return free_skb(reason, rx_sk, true);
+	return free_skb(reason, core_kfree_skb_rx_sk(ctx), true);
 }
 
 SEC("raw_tp/kfree_skb")
 int BPF_PROG(kfree_skb_raw, struct sk_buff *skb, void *location,
 	     enum skb_drop_reason reason)
 {
-	const struct sock *rx_sk = NULL;
-
-	if (CORE_KFREE_SKB_HAS_RX_SK)
-		rx_sk = (const struct sock *)ctx[3];
-	return free_skb(reason, rx_sk, false);
+	return free_skb(reason, core_kfree_skb_rx_sk(ctx), false);
 }

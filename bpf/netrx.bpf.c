@@ -163,15 +163,8 @@ static __always_inline void napi_switch(struct netrx_cpu *c, __u64 key,
 
 	if (c->napi_valid) {
 		v = bpf_map_lookup_elem(&napis, &c->napi_key);
-		if (v) {
-			v->polls += c->np_polls;
-			v->pkts += c->np_pkts;
-			v->full_polls += c->np_full_polls;
-			v->timed_polls += c->np_timed_polls;
-			v->timed_ns += c->np_timed_ns;
-			if (c->np_budget)
-				v->budget = (__s32)c->np_budget;
-		}
+		if (v)
+			netrx_napi_add_cached(v, c);
 	}
 	c->np_polls = 0;
 	c->np_pkts = 0;

@@ -244,17 +244,9 @@ static void add_pending_napi(struct netrx_snap *s)
 		if (!x->napi_valid)
 			continue;
 		for (int i = 0; i < s->nnapi; i++) {
-			struct netrx_napi *o = &s->napi[i].v;
-
 			if (s->napi[i].key != x->napi_key)
 				continue;
-			o->polls += x->np_polls;
-			o->pkts += x->np_pkts;
-			o->full_polls += x->np_full_polls;
-			o->timed_polls += x->np_timed_polls;
-			o->timed_ns += x->np_timed_ns;
-			if (x->np_budget)
-				o->budget = (int32_t)x->np_budget;
+			netrx_napi_add_cached(&s->napi[i].v, x);
 			break;
 		}
 	}

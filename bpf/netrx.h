@@ -85,6 +85,23 @@ struct netrx_napi {
 	char dev[16];
 };
 
+/*
+ * Add a CPU's cached napi_poll counts (@c's np_*) to their device's entry
+ * @v: the BPF program when it flushes them, the reader for those not
+ * flushed yet.
+ */
+static inline __attribute__((always_inline)) void
+netrx_napi_add_cached(struct netrx_napi *v, const struct netrx_cpu *c)
+{
+	v->polls += c->np_polls;
+	v->pkts += c->np_pkts;
+	v->full_polls += c->np_full_polls;
+	v->timed_polls += c->np_timed_polls;
+	v->timed_ns += c->np_timed_ns;
+	if (c->np_budget)
+		v->budget = (__s32)c->np_budget;
+}
+
 #ifndef __bpf__
 /* ------------------------------------------------ user-space reader -- */
 #include <stdbool.h>

@@ -208,36 +208,37 @@ static int is_number(const char *s)
 	return 1;
 }
 
+/* The file @dir/@name parsed into @t: 0, or the read's or the parser's -errno. */
+static int read_parsed(const char *dir, const char *name,
+		       int (*parse)(const char *text, struct procfs_task *t), struct procfs_task *t)
+{
+	char path[128], *text;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err = procfs_read_file(path, &text, NULL);
+	if (err)
+		return err;
+	err = parse(text, t);
+	free(text);
+	return err;
+}
+
 static int read_task(const char *dir, uint32_t tgid, uint32_t tid,
 		     bool with_status, struct procfs_task *t)
 {
-	char path[128], *text;
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->tgid = tgid;
-	snprintf(path, sizeof(path), "%s/stat", dir);
-	err = procfs_read_file(path, &text, NULL);
+	err = read_parsed(dir, "stat", procfs_parse_task_stat, t);
 	if (err)
 		return err;
-	err = procfs_parse_task_stat(text, t);
-	free(text);
-	if (err)
-		return err;
-	snprintf(path, sizeof(path), "%s/schedstat", dir);
-	if (procfs_read_file(path, &text, NULL) == 0) {
-		procfs_parse_schedstat(text, t);
-		free(text);
-	}
-	if (with_status) {
-		snprintf(path, sizeof(path), "%s/status", dir);
-		err = procfs_read_file(path, &text, NULL);
-		if (err)
-			return err;
-		err = procfs_parse_task_status(text, t);
-		free(text);
-	}
+	/* Optional: kernels without CONFIG_SCHED_INFO have no schedstat. */
+	(void)read_parsed(dir, "schedstat", procfs_parse_schedstat, t);
+	if (with_status)
+		err = read_parsed(dir, "status", procfs_parse_task_status, t);
 	return err;
 }
 

@@ -288,46 +288,19 @@ static int open_regular(struct state *s, const char *name, char *why, size_t wle
 static int read_file(struct state *s, char **text, size_t *len, char *why, size_t wlen)
 {
 	int fd = open_regular(s, STATE_FILE, why, wlen);
-	size_t have = 0;
-	char *buf;
+	int err;
 
 	if (fd < 0)
 		return fd;
-	buf = malloc(STATE_MAX_FILE + 1);
-	if (!buf) {
-		close(fd);
-		snprintf(why, wlen, "reading %s/%s: out of memory", s->dir, STATE_FILE);
-		return -ENOMEM;
-	}
 	/* To the end, not to st_size: another writer may have grown it. */
-	while (have <= STATE_MAX_FILE) {
-		ssize_t n = read(fd, buf + have, STATE_MAX_FILE + 1 - have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			snprintf(why, wlen, "reading %s/%s: %s", s->dir, STATE_FILE, strerror(-err));
-			free(buf);
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		have += (size_t)n;
-	}
+	err = rxb_read_fd_grow(fd, STATE_MAX_FILE, text, len);
 	close(fd);
-	if (have > STATE_MAX_FILE) {
+	if (err == -EFBIG)
 		snprintf(why, wlen, "reading %s/%s: too large (more than %d bytes)", s->dir,
 			 STATE_FILE, STATE_MAX_FILE);
-		free(buf);
-		return -EFBIG;
-	}
-	buf[have] = '\0';
-	*text = buf;
-	*len = have;
-	return 0;
+	else if (err)
+		snprintf(why, wlen, "reading %s/%s: %s", s->dir, STATE_FILE, strerror(-err));
+	return err;
 }
 
 int state_load_text(struct state *s, char *text, size_t len)

@@ -143,6 +143,8 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	json_double(w, "run_before_preempt_ns", s->run_before_preempt_ns);
 	json_double(w, "preempt_off_ns", s->preempt_off_ns);
 	json_double(w, "sleep_off_ns", s->sleep_off_ns);
+	json_uint_opt(w, "wake_waits", s->receivers_valid, s->wake_waits);
+	json_double(w, "wake_wait_ns", s->wake_wait_ns);
 	json_obj_end(w);
 	/* Without counts (no BPF): what /proc showed arriving. */
 	json_bool_opt(w, "arrivals_seen", !v, s->arrivals_seen);

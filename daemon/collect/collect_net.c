@@ -274,6 +274,7 @@ static const struct sched_rx_tid *find_rx(const struct sched_snap *s, uint32_t t
 /* The receivers' scheduling statistics, weighted by their share. */
 struct rx_sums {
 	double preempts, run_ns, poff_ns, poff_cnt, soff_ns, soff_cnt, blocks;
+	double wwait_ns, wwait_cnt;
 	double off_hist[RXB_OFFCPU_SLOTS];
 	double wake_hist[RXB_OFFCPU_SLOTS];
 };
@@ -296,6 +297,8 @@ static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap
 	s->poff_cnt += share * (double)rxb_sub0(c->preempt_off_cnt, p->preempt_off_cnt);
 	s->soff_ns += share * (double)rxb_sub0(c->sleep_off_ns, p->sleep_off_ns);
 	s->soff_cnt += share * (double)rxb_sub0(c->sleep_off_cnt, p->sleep_off_cnt);
+	s->wwait_ns += share * (double)rxb_sub0(c->wake_wait_ns, p->wake_wait_ns);
+	s->wwait_cnt += share * (double)rxb_sub0(c->wake_wait_cnt, p->wake_wait_cnt);
 	s->blocks += share * (double)rxb_sub0(c->blocks, p->blocks);
 	collect_sched_add_off_hist(p, c, share, s->off_hist);
 	collect_sched_add_wake_hist(p, c, share, s->wake_hist);
@@ -359,6 +362,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	m->run_before_preempt_ns = NAN;
 	m->preempt_off_ns = NAN;
 	m->sleep_off_ns = NAN;
+	m->wake_wait_ns = NAN;
 	for (int i = 0; i < r->n; i++) {
 		const struct collect_sched_tid_time *t = find_tid(tids, ntids, r->tid[i]);
 		double share = r->share[i];
@@ -386,6 +390,8 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	m->run_before_preempt_ns = rxb_ratio(rs.run_ns, rs.preempts);
 	m->preempt_off_ns = rxb_ratio(rs.poff_ns, rs.poff_cnt);
 	m->sleep_off_ns = rxb_ratio(rs.soff_ns, rs.soff_cnt);
+	m->wake_waits = (uint64_t)(rs.wwait_cnt + 0.5);
+	m->wake_wait_ns = rxb_ratio(rs.wwait_ns, rs.wwait_cnt);
 	memcpy(m->offcpu_hist, rs.off_hist, sizeof(m->offcpu_hist));
 	memcpy(m->wake_hist, rs.wake_hist, sizeof(m->wake_hist));
 	if (!counts)
@@ -667,7 +673,7 @@ unsampled:
 		} else {
 			m->cpu_ns_per_pkt = m->pkts_per_wakeup = NAN;
 			m->run_before_preempt_ns = m->preempt_off_ns = NAN;
-			m->sleep_off_ns = NAN;
+			m->sleep_off_ns = m->wake_wait_ns = NAN;
 		}
 	}
 	/* Ports no longer watched are forgotten. */

@@ -389,6 +389,7 @@ int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int npo
 		m->run_before_preempt_ns = NAN;
 		m->preempt_off_ns = NAN;
 		m->sleep_off_ns = NAN;
+		m->wake_wait_ns = NAN;
 	}
 	for (int i = 0; i < nports; i++) {
 		cp->udp_ports[i] = ports[i];

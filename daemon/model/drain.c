@@ -68,11 +68,18 @@ bool drain_epoch(const struct rxb_sock_meas *s, const struct rxb_epoch *e, doubl
 			return false;
 	}
 	if (s->receiver_preemptions) {
-		double run = s->run_before_preempt_ns, o = s->preempt_off_ns;
+		double o = s->preempt_off_ns;
 
-		if (!(o >= 0) || !isfinite(o) || !(run > 0) || !isfinite(run))
+		if (!(o >= 0) || !isfinite(o))
 			return false;
-		off = t * o / run;
+		off += (double)s->receiver_preemptions * o;
+	}
+	if (s->wake_waits) {
+		double w = s->wake_wait_ns;
+
+		if (!(w >= 0) || !isfinite(w))
+			return false;
+		off += (double)s->wake_waits * w;
 	}
 	/*
 	 * Busier than the epoch is long: the counts do not belong together

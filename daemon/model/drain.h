@@ -8,19 +8,20 @@
  * model of the share or of the cost per packet stands between the two.
  *
  * Behind a backlog the receiver alternates between runs on its CPU and
- * waits for it: the co-runners' turns. The scheduler probe gives, per
- * epoch, its on-CPU time, the mean run that ended in a preemption (r) and
- * the mean off-CPU interval after one (o): each r of work costs r + o of
- * wall time, so its busy time is on-CPU x (1 + o / r) and
- *	drain = pkts_out / (on-CPU x (1 + o / r))
- * (on-CPU without preemptions: alone on its CPU). The time it slept is
- * left out: it includes the gaps between blasts and rounds, which at
- * 100 ms of delay fall in every epoch a blast overflows in, while the
- * blast itself covers only part of it. A receiver that empties its queue
- * inside a blast and blocks waits for its CPU again when woken, a wait
- * its sleep holds and which the runs ended by blocking stand for here,
- * charged like the preempted ones: the preempted intervals alone
- * (preemptions x o) leave those waits out and overstate the drain. An
+ * waits for it: the co-runners' turns. It waits in two ways, both timed
+ * by the scheduler probe per epoch: preempted (P intervals off the CPU,
+ * of mean o), and woken from a sleep on an empty socket but not yet
+ * running (W waits of mean w: it emptied its queue inside a blast and
+ * blocked, and the next packet's wake-up found its CPU taken). Its busy
+ * time is its on-CPU time plus those waits, and
+ *	drain = pkts_out / (on-CPU + P o + W w).
+ * Which of the two dominates depends on the scheduler: a co-runner may
+ * keep preempting it at the end of each slice, or a woken receiver may
+ * preempt the co-runner, drain its queue dry and block, so that in a
+ * whole epoch it is never preempted and waits only after wake-ups. The
+ * time it slept is left out: it includes the gaps between blasts and
+ * rounds, which at 100 ms of delay fall in every epoch a blast overflows
+ * in, while the blast itself covers only part of it. An
  * epoch counts (drain_add()) when
  *  - its socket overflowed (rcvbuf drops; any drops of the socket when the
  *    reasons were not measured): the arrivals outran the receiver, so its

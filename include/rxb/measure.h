@@ -259,6 +259,12 @@ struct rxb_sock_meas {
 	double preempt_off_ns;	/* mean off-CPU interval after a preemption */
 	double sleep_off_ns;	/* mean off-CPU interval after blocking */
 	/*
+	 * Of those after a sleep in S state (on an empty socket), the part
+	 * spent woken but waiting for a CPU: how many, and their mean.
+	 */
+	uint64_t wake_waits;
+	double wake_wait_ns;
+	/*
 	 * The off-CPU intervals after preemption, counted by log2 ns slot
 	 * (slot r: [2^r, 2^(r+1)) ns), each thread weighted by its share of
 	 * the port's packets; valid with receivers_valid.

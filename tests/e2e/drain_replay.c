@@ -6,7 +6,7 @@
  *
  * Input, one epoch a line (whitespace-separated numbers):
  *   dt_s spin_ns start_ns end_ns pkts_out receiver_oncpu_ns empty_reads
- *   recv_wakeups receiver_preemptions run_before_preempt_ns preempt_off_ns
+ *   recv_wakeups receiver_preemptions preempt_off_ns wake_waits wake_wait_ns
  *   drops drops_rcvbuf counts_valid receivers_valid reasons_valid
  *   drops_valid cpu cpu_bound cpu_bound_eff cpu_bound_eff_valid io_bound
  * (the receiver ran on the one CPU @cpu). Output, one line an epoch:
@@ -21,7 +21,7 @@
 #include "daemon/model/learn.h"
 #include "solver/ewma.h"
 
-#define NFIELDS 22
+#define NFIELDS 23
 
 int main(void)
 {
@@ -49,7 +49,7 @@ int main(void)
 				NFIELDS);
 			return 1;
 		}
-		cpu = (int)f[17];
+		cpu = (int)f[18];
 		if (cpu < 0 || cpu >= RXB_MAX_CPUS) {
 			fprintf(stderr, "drain_replay: line %ld: cpu %d out of range\n", lineno, cpu);
 			return 1;
@@ -59,23 +59,24 @@ int main(void)
 		e.start_ns = (uint64_t)f[2];
 		e.end_ns = (uint64_t)f[3];
 		e.ncpus = cpu + 1;
-		e.cpus[cpu].cpu_bound = f[18];
-		e.cpus[cpu].cpu_bound_eff = f[19];
-		e.cpus[cpu].cpu_bound_eff_valid = f[20] != 0;
-		e.cpus[cpu].io_bound = f[21];
+		e.cpus[cpu].cpu_bound = f[19];
+		e.cpus[cpu].cpu_bound_eff = f[20];
+		e.cpus[cpu].cpu_bound_eff_valid = f[21] != 0;
+		e.cpus[cpu].io_bound = f[22];
 		s.pkts_out = (uint64_t)f[4];
 		s.receiver_oncpu_ns = (uint64_t)f[5];
 		s.empty_reads = (uint64_t)f[6];
 		s.recv_wakeups = (uint64_t)f[7];
 		s.receiver_preemptions = (uint64_t)f[8];
-		s.run_before_preempt_ns = f[9];
-		s.preempt_off_ns = f[10];
-		s.drops = (uint64_t)f[11];
-		s.drops_rcvbuf = (uint64_t)f[12];
-		s.counts_valid = f[13] != 0;
-		s.receivers_valid = f[14] != 0;
-		s.reasons_valid = f[15] != 0;
-		s.drops_valid = f[16] != 0;
+		s.preempt_off_ns = f[9];
+		s.wake_waits = (uint64_t)f[10];
+		s.wake_wait_ns = f[11];
+		s.drops = (uint64_t)f[12];
+		s.drops_rcvbuf = (uint64_t)f[13];
+		s.counts_valid = f[14] != 0;
+		s.receivers_valid = f[15] != 0;
+		s.reasons_valid = f[16] != 0;
+		s.drops_valid = f[17] != 0;
 		s.ncpus_ran = 1;
 		s.ran_on[0].cpu = cpu;
 		s.ran_on[0].oncpu_ns = s.receiver_oncpu_ns;

@@ -92,10 +92,15 @@ def epoch(s, e, spin_ns):
         if not (t > 0):
             return None
     if s["receiver_preemptions"]:
-        run, o = s["run_before_preempt_ns"], s["preempt_off_ns"]
-        if not (o >= 0) or not math.isfinite(o) or not (run > 0) or not math.isfinite(run):
+        o = s["preempt_off_ns"]
+        if not (o >= 0) or not math.isfinite(o):
             return None
-        off = t * o / run
+        off += s["receiver_preemptions"] * o
+    if s["wake_waits"]:
+        w = s["wake_wait_ns"]
+        if not (w >= 0) or not math.isfinite(w):
+            return None
+        off += s["wake_waits"] * w
     if e["end_ns"] <= e["start_ns"] or t + off > DRAIN_MAX_OVER_EPOCH * (e["end_ns"] - e["start_ns"]):
         return None
     load = epoch_load(s, e)
@@ -187,8 +192,8 @@ def transfer_epochs(run_records):
         busy = pkts / (rx / PKT_BITS) * 1e9 if valid else 0
         drops = u.get("socket_drops") or 0
         s = {"pkts_out": pkts if valid else 0, "receiver_oncpu_ns": busy, "empty_reads": 0,
-             "recv_wakeups": 0, "receiver_preemptions": 0, "run_before_preempt_ns": 0.0,
-             "preempt_off_ns": 0.0, "drops": drops, "drops_rcvbuf": drops,
+             "recv_wakeups": 0, "receiver_preemptions": 0, "preempt_off_ns": 0.0,
+             "wake_waits": 0, "wake_wait_ns": 0.0, "drops": drops, "drops_rcvbuf": drops,
              "counts_valid": valid, "receivers_valid": valid, "reasons_valid": True,
              "drops_valid": True, "ran_on": [(0, busy)]}
         e = {"start_ns": start, "end_ns": end, "ncpus": 1,

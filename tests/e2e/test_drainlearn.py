@@ -23,15 +23,16 @@ MS = 10**6
 EPOCH = 250 * MS
 
 
-def ep(i, pkts=20000, oncpu=200 * MS, z=0, wake=10, pre=0, run=0.0, off=0.0, drops=5,
+def ep(i, pkts=20000, oncpu=200 * MS, z=0, wake=10, pre=0, off=0.0, ww=0, wait=0.0, drops=5,
        rcvbuf=5, counts=1, recv=1, reasons=1, dvalid=1, cpu=0, cb=3.0, eff=0.0, eff_ok=0,
        io=0.0, dt=0.25, spin=0.0, length=EPOCH):
     """One epoch, as the C driver's input line and as drainlearn's dicts."""
     start = 10**12 + i * EPOCH
-    f = [dt, spin, start, start + length, pkts, oncpu, z, wake, pre, run, off, drops, rcvbuf,
-         counts, recv, reasons, dvalid, cpu, cb, eff, eff_ok, io]
+    f = [dt, spin, start, start + length, pkts, oncpu, z, wake, pre, off, ww, wait, drops,
+         rcvbuf, counts, recv, reasons, dvalid, cpu, cb, eff, eff_ok, io]
     s = {"pkts_out": pkts, "receiver_oncpu_ns": oncpu, "empty_reads": z, "recv_wakeups": wake,
-         "receiver_preemptions": pre, "run_before_preempt_ns": run, "preempt_off_ns": off,
+         "receiver_preemptions": pre, "preempt_off_ns": off,
+         "wake_waits": ww, "wake_wait_ns": wait,
          "drops": drops, "drops_rcvbuf": rcvbuf, "counts_valid": counts, "receivers_valid": recv,
          "reasons_valid": reasons, "drops_valid": dvalid, "ran_on": [(cpu, oncpu)]}
     e = {"start_ns": start, "end_ns": start + length, "ncpus": cpu + 1,
@@ -42,9 +43,10 @@ def ep(i, pkts=20000, oncpu=200 * MS, z=0, wake=10, pre=0, run=0.0, off=0.0, dro
 
 # Every branch: counted plain, no overflow, drops without reasons, slept
 # too much, too few packets, spin taken off, spin unknown and too many
-# empty reads, preempted (busy x (1 + o/r)), bad preemption numbers,
+# empty reads, preempted (busy + P x o), bad preemption numbers,
 # busier than the epoch, the effective count, a load change (restart),
-# long idle decay, I/O-bound tasks in the load.
+# long idle decay, I/O-bound tasks in the load, waits after wake-ups
+# (busy + W x w) and bad ones.
 SEQ = [
     ep(0, pkts=8000),                          # counted, below DRAIN_MIN_PKTS
     ep(1, pkts=9000, oncpu=180 * MS),          # counted: 17000
@@ -55,14 +57,16 @@ SEQ = [
     ep(6, z=500, spin=2000.0),                 # spin known: 1 ms off
     ep(7, z=100),                              # spin unknown, 400 x 100 > 20000: refused
     ep(8, z=10),                               # spin unknown, few empty reads: counted
-    ep(9, pre=40, run=3 * MS, off=1 * MS, oncpu=150 * MS),   # busy 200 ms
-    ep(10, pre=40, run=0.0, off=1 * MS),       # bad run: refused
-    ep(11, oncpu=260 * MS, pre=10, run=2 * MS, off=1 * MS),  # 390 ms > 1.1 x 250: refused
+    ep(9, pre=50, off=1 * MS, oncpu=150 * MS),  # busy 200 ms
+    ep(10, pre=40, off=-1.0),                  # bad off-CPU interval: refused
+    ep(11, oncpu=260 * MS, pre=20, off=1 * MS),  # 280 ms > 1.1 x 250: refused
     ep(12, cb=2.0, eff=3.2, eff_ok=1),         # effective count 3.2: same load
     ep(13, cb=1.0),                            # load 1: the sums start again
     ep(14, cb=1.0, pkts=25000, dt=30.0),       # after 30 s: heavy decay, ok again
     ep(15, cb=1.0, io=0.3, drops=0, rcvbuf=0, dt=2.0),  # decay only
     ep(16, cb=1.0, io=0.3, pkts=12000, oncpu=120 * MS),  # load 1.3: kept
+    ep(17, cb=1.0, io=0.3, oncpu=150 * MS, ww=100, wait=0.5 * MS),  # busy 200 ms
+    ep(18, cb=1.0, io=0.3, ww=5, wait=float("nan")),  # bad wait: refused
 ]
 
 
@@ -115,8 +119,8 @@ class TestDrainLearn(unittest.TestCase):
                     self.close(float(c[8]), v)
         # Branches the sequence is meant to take, by hand.
         counted = [int(c[0]) for c in self.c_rows]
-        self.assertEqual(counted, [1, 1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 0, 1])
-        self.assertEqual(d.refused, 5)
+        self.assertEqual(counted, [1, 1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0])
+        self.assertEqual(d.refused, 6)
 
     def test_drain_by_hand(self):
         # Epochs 0-1 alone: 17000 packets in 380 ms, no decay within them
@@ -127,8 +131,10 @@ class TestDrainLearn(unittest.TestCase):
         self.assertIsNone(d.pkts_per_s()[0])  # below 20000 packets
         k = dl.decay_factor(0.25)
         self.close(d.pkts, 8000 * k + 9000)
-        # Epoch 9: busy = 150 ms x (1 + 1/3) = 200 ms.
+        # Epoch 9: busy = 150 ms + 50 x 1 ms = 200 ms; epoch 17: 150 ms
+        # + 100 x 0.5 ms.
         self.close(dl.epoch(SEQ[9][1], SEQ[9][2], None)[1], 200 * MS)
+        self.close(dl.epoch(SEQ[17][1], SEQ[17][2], None)[1], 200 * MS)
         # Epoch 6: 200 ms - 500 x 2 us = 199 ms.
         self.close(dl.epoch(SEQ[6][1], SEQ[6][2], 2000.0)[1], 199 * MS)
 

@@ -411,7 +411,10 @@ static void test_stage_b_not_sampled(void **state)
 	s2->ports[0].v.drops = 40;
 	s2->ports[0].v.drops_rcvbuf = 40;
 	s2->ports[0].v.drop_reason[6] = 40;
-	/* The receivers ran 50 ms each, 10 blocked 5 times, 11 twice. */
+	/*
+	 * The receivers ran 50 ms each, 10 blocked 5 times, 11 twice; 10
+	 * waited 10 ms for its CPU after 4 wake-ups, 11 8 ms after 4.
+	 */
 	for (size_t i = 0; i < n; i++) {
 		tids[i].oncpu_ns = 50 * MS;
 		tids[i].ran_on[0].oncpu_ns = 50 * MS;
@@ -421,8 +424,12 @@ static void test_stage_b_not_sampled(void **state)
 	assert_non_null(sc.rx);
 	sc.rx[0].tid = 10;
 	sc.rx[0].v.blocks = 5;
+	sc.rx[0].v.wake_wait_ns = 10 * MS;
+	sc.rx[0].v.wake_wait_cnt = 4;
 	sc.rx[1].tid = 11;
 	sc.rx[1].v.blocks = 2;
+	sc.rx[1].v.wake_wait_ns = 8 * MS;
+	sc.rx[1].v.wake_wait_cnt = 4;
 	collect_net_stage_b(s1, s2, &sp, &sc, tids, n, ports, 2, reason_name, NULL, false, false, &mem, e);
 	m = &e->socks[0];
 	assert_false(m->counts_valid);
@@ -442,6 +449,9 @@ static void test_stage_b_not_sampled(void **state)
 	assert_int_equal(m->ntids, 2);
 	assert_int_equal(m->receiver_oncpu_ns, 50 * MS + 50 * MS / 4);
 	assert_int_equal(m->recv_wakeups, 5 + 1);	/* 5 + 2/4, rounded */
+	/* (10 + 8/4) ms over 4 + 4/4 waits. */
+	assert_int_equal(m->wake_waits, 5);
+	assert_float_equal(m->wake_wait_ns, 12.0 * MS / 5, 1e-6);
 	assert_int_equal(m->ncpus_ran, 2);
 	m = &e->socks[1];
 	assert_int_equal(m->receiver_oncpu_ns, 50 * MS * 3 / 4);

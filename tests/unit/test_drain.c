@@ -63,6 +63,29 @@ static struct rxb_epoch *blast(uint64_t seq, double hogs, double eff, double sha
 	return e;
 }
 
+/*
+ * Epoch @seq as blast()'s, but the receiver is never preempted: each run
+ * of WOKEN_RUN_NS drains its queue dry and it blocks; the next packet
+ * wakes it at once, and it waits @wait_ns for its CPU (the co-runners'
+ * turn) while the queue overflows. Its drain is then
+ * (WOKEN_RUN_NS / C_NS) / (WOKEN_RUN_NS + @wait_ns) packets per second.
+ */
+#define WOKEN_RUN_NS	1.2e6
+static struct rxb_epoch *woken(uint64_t seq, double hogs, double wait_ns, double cover)
+{
+	struct rxb_epoch *e = g_epoch(seq, hogs);
+	double stretch = cover * G_EPOCH_S * 1e9, runs = floor(stretch / (WOKEN_RUN_NS + wait_ns));
+	double pkts = runs * floor(WOKEN_RUN_NS / C_NS);
+	struct rxb_sock_meas *s = g_sock(e, (uint64_t)pkts, runs * WOKEN_RUN_NS, (uint64_t)runs, 200);
+
+	s->receivers_valid = true;
+	s->receiver_preemptions = 0;
+	s->preempt_off_ns = NAN;
+	s->wake_waits = (uint64_t)runs;
+	s->wake_wait_ns = wait_ns;
+	return e;
+}
+
 /* The overflowed stage B's capacity (pkts / s) as the solver computes it. */
 static double solver_capacity_pps(const struct rxb_stage_inputs *st, uint32_t n)
 {
@@ -115,6 +138,32 @@ static void test_busy_loops(void **state)
 	print_message("2 hogs: drain %.0f pkts/s (truth %.0f), the cost gave %.0f, scale %.3f\n",
 		      f->r.b.capacity.drain_pkts_per_s, truth, f->r.b.capacity.cost_pkts_per_s,
 		      f->r.b.capacity.scale);
+}
+
+/*
+ * Two busy loops and a receiver that preempts them when woken, drains its
+ * queue dry and blocks, never preempted itself (as the EEVDF scheduler
+ * lets a sleeper do): its waits for the CPU all follow wake-ups. With
+ * 2.8 ms waits after 1.2 ms runs it drains 0.3 / C_NS, not the 1 / C_NS
+ * that its on-CPU time alone would give; a mix of such epochs and
+ * preempted ones at the same share gives the same drain.
+ */
+static void test_woken_not_preempted(void **state)
+{
+	struct ifix *f = *state;
+	double truth = 0.3 / C_NS * 1e9;
+	uint64_t seq = 0;
+
+	for (int i = 0; i < 4; i++)
+		dtake(f, woken(++seq, 2, 2.8e6, 0.4 + 0.2 * i));
+	assert_int_equal(f->l.drain.taken, 4);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-9);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
+	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
+	for (int i = 0; i < 4; i++)
+		dtake(f, blast(++seq, 2, -1, 0.3, 0.5 + 0.1 * i, 500, 2));
+	assert_int_equal(f->l.drain.taken, 8);
+	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 }
 
 /*
@@ -196,7 +245,7 @@ static void test_refused(void **state)
 	e->socks[0].empty_reads = e->socks[0].pkts_out;
 	dtake(f, e);
 	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
-	e->socks[0].run_before_preempt_ns /= 3;
+	e->socks[0].preempt_off_ns *= 3;
 	dtake(f, e);
 	assert_int_equal(f->l.drain.refused, 4);
 	dtake(f, blast(++seq, 2, -1, 0.3, 1.0, 0, 1));
@@ -365,6 +414,7 @@ static void test_prior_carries_drain(void **state)
 
 UNIT_TEST_MAIN(
 	IFIX_TEST(test_busy_loops),
+	IFIX_TEST(test_woken_not_preempted),
 	IFIX_TEST(test_quota_and_staleness),
 	IFIX_TEST(test_refused),
 	cmocka_unit_test(test_calibrate_io_irq),

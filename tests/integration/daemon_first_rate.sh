@@ -8,12 +8,17 @@
 #     from the receiver's socket (its CPU's #C) and the default costs with
 #     the daemon's own calibration of the kernel's receive path
 #     (daemon/collect/recvcost.h): flags PROVISIONAL and DEFAULT_COST,
-#     confidence <= 100, and within [0.65, 1.25] of the settled rate. Not
-#     25 % below: on the test VM the receiver's own cost per datagram
-#     varies between runs of the same program (613-949 ns settled) as the
-#     calibration does (753-932 ns), one 0.83-1.24 of the other, and one
-#     datagram per wake-up (the prior; 140-320 measured) lowers the rate
-#     by about 12 % more (docs/daemon.md, "Before traffic");
+#     confidence <= 100, and
+#     - within [0.75, 1.15] of the settled rate once the two costs per
+#       datagram are taken out (first RATE / settled x calibrated cost /
+#       the receiver's settled cost): the model's own error with the
+#       defaults, mostly one datagram per wake-up (the prior; 140-320
+#       measured), which lowers the rate by about 10 %;
+#     - within [0.5, 1.6] of the settled rate as it is: on the test VM the
+#       receiver's own cost per datagram varies between runs of the same
+#       program (606-922 ns settled, in two modes) as the calibration does
+#       (743-950 ns), independently, so the plain ratio spreads by their
+#       ratio (docs/daemon.md, "Before traffic");
 #  2. the settled rate: the plain RATE in force after 10 s of
 #     rxbneck-send --follow transfers (status --json);
 #  3. a second receiver on another port, same daemon: the first RATE from
@@ -59,8 +64,9 @@ log "fresh daemon: first RATE $R1 b/s flags $F1 confidence $C1"
 log "$(grep -h 'receive-cost calibration' "$T/daemon.log" | head -1)"
 ctl status --json | python3 -c 'import json, sys
 b = [f for f in json.load(sys.stdin)["flows"] if f["port"] == int(sys.argv[1])][0]["inputs"]["stage_b"]
+open(sys.argv[2], "w").write("%r\n" % b["cpu_ns_per_pkt"]["value"])
 print("[inputs of the first RATE] #C %.2f, %.0f ns/pkt, N %s, K %s" % (b["cpu_bound"]["value"],
-      b["cpu_ns_per_pkt"]["value"], b["pkts_per_wakeup"]["value"], b["queue_pkts"]["value"]))' "$P" >&2
+      b["cpu_ns_per_pkt"]["value"], b["pkts_per_wakeup"]["value"], b["queue_pkts"]["value"]))' "$P" "$T/first_cost" >&2
 check_status_text "before traffic"
 
 bg bash -c "$(declare -f watch); B=$B CPORT=$CPORT SIZE=$SIZE watch $P > $T/rates.txt"
@@ -93,20 +99,22 @@ log "after a restart: first RATE $R3 b/s flags $F3 confidence $C3"
 check_status_text "after restart"
 stop_daemon
 
-python3 - "$T/traffic.json" "$P" "$R1 $F1 $C1" "$R2 $F2 $C2" "$R3 $F3 $C3" <<'PY'
+python3 - "$T/traffic.json" "$P" "$R1 $F1 $C1" "$R2 $F2 $C2" "$R3 $F3 $C3" "$T/first_cost" <<'PY'
 import json, sys
 # The settled rate: the plain RATE in force when the traffic ended (RATE is
 # pushed only when it moves by 5 %, so the subscriber's lines are sparse).
 fl = [f for f in json.load(open(sys.argv[1]))["flows"] if f["port"] == int(sys.argv[2])][0]
 assert fl["state"] == "model" and fl["rate"], fl["state"]
 settled = float(fl["rate"]["rate_bps"])
+settled_ns = float(fl["inputs"]["stage_b"]["cpu_ns_per_pkt"]["value"])
+first_ns = float(open(sys.argv[6]).read())
 print(f"settled rate {settled/1e9:.3f} Gb/s (flags {fl['rate']['flags']}, "
       f"#C {fl['inputs']['stage_b']['cpu_bound']['value']}, "
       f"cost {fl['inputs']['stage_b']['cpu_ns_per_pkt']['value']:.0f} ns/pkt, "
       f"N {fl['inputs']['stage_b']['pkts_per_wakeup']['value']})")
 PROV, DEF = 0x20, 0x40
 fail = []
-for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.65, 1.25, True, 100),
+for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.5, 1.6, True, 100),
                                          ("second port, port 1's costs", sys.argv[4], 0.75, 1.25, False, 300),
                                          ("restart, this port's history", sys.argv[5], 0.75, 1.25, False, 400)):
     r, f, c = arg.split()
@@ -117,6 +125,14 @@ for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.ar
     if bool(f & DEF) != want_def: fail.append(f"{name}: DEFAULT_COST {'missing' if want_def else 'set'}")
     if not 0 < c <= cmax: fail.append(f"{name}: confidence {c} not in 1..{cmax}")
     if not lo <= ratio <= hi: fail.append(f"{name}: {ratio:.3f} of the settled rate, not in [{lo:.2f}, {hi}]")
+    if want_def:
+        # The default cost's own part of the ratio taken out: what is left
+        # is the model's error with the other defaults.
+        net = ratio * first_ns / settled_ns
+        print(f"{name}: cost {first_ns:.0f} ns calibrated, {settled_ns:.0f} settled: "
+              f"{net:.3f} of the settled rate at the settled cost")
+        if not 0.75 <= net <= 1.15:
+            fail.append(f"{name}: {net:.3f} of the settled rate at the settled cost, not in [0.75, 1.15]")
 if fail:
     print("FAIL: " + "; ".join(fail)); sys.exit(1)
 PY

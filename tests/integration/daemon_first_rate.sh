@@ -25,6 +25,11 @@
 #     port 1's learned costs, PROVISIONAL, within 25 % of the settled rate;
 #  4. after a restart with saved state: port 1's first RATE from its
 #     history, PROVISIONAL, within 25 % of the settled rate.
+# The settled rate, one snapshot, is every check's reference: an attempt
+# in which it was disturbed is repeated (twice, then the test skips): #C
+# on CPU 1 not about 2 when the traffic ended (other work there), or port
+# 1's own learned costs giving first RATEs (second port, restart) both
+# more than 20 % off it on the same side (it moved, not they).
 . "$(dirname "$0")/daemon_lib.inc"
 
 command -v stress-ng >/dev/null || skip "stress-ng not installed"
@@ -32,17 +37,9 @@ command -v stress-ng >/dev/null || skip "stress-ng not installed"
 for b in rxbneck-watch rxbneck-recv rxbneck-send; do
 	[ -x "$B/$b" ] || die "build first: $B/$b"
 done
-P=$(free_port)
-P2=$(free_port)
-[ "$P2" != "$P" ] || P2=$((P + 1))
 SIZE=200000000
-write_conf "$T/d.conf" "[measure] interval_ms = 250"
-start_daemon "$T/d.conf"
-
 # exec: the background PID is the receiver's own, so the cleanup stops it.
 recv() { exec "$B/rxbneck-recv" "$@" > /dev/null; }
-bg recv --port "$P" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
-bg stress-ng --cpu 2 --taskset 1 --timeout 90s --quiet
 watch() {	# watch PORT: the RATE lines of a subscriber, with arrival times
 	"$B/rxbneck-watch" -p "$CPORT" -r 20000 -s 1456 -f $SIZE "$1" | python3 -u -c '
 import sys, time
@@ -55,51 +52,20 @@ first_rate() {
 }
 cpu1_c() { ctl status --json | python3 -c 'import json,sys
 d = json.load(sys.stdin); print(d.get("cpus", d.get("measurement", {}).get("cpus"))[1]["cpu_bound"])' 2>/dev/null; }
-sleep 1.5
-log "#C on CPU 1 with the hogs: $(cpu1_c)"
-
-read -r R1 F1 C1 <<<"$(first_rate "$P" "$T/first1.txt")"
-[ -n "${R1:-}" ] || die "no first RATE: $(cat "$T/first1.txt")"
-log "fresh daemon: first RATE $R1 b/s flags $F1 confidence $C1"
-log "$(grep -h 'receive-cost calibration' "$T/daemon.log" | head -1)"
-ctl status --json | python3 -c 'import json, sys
+# first_inputs PORT FILE: the inputs of the port's first RATE, on stderr;
+# its cost per datagram into FILE.
+first_inputs() {
+	ctl status --json | python3 -c 'import json, sys
 b = [f for f in json.load(sys.stdin)["flows"] if f["port"] == int(sys.argv[1])][0]["inputs"]["stage_b"]
 open(sys.argv[2], "w").write("%r\n" % b["cpu_ns_per_pkt"]["value"])
 print("[inputs of the first RATE] #C %.2f, %.0f ns/pkt, N %s, K %s" % (b["cpu_bound"]["value"],
-      b["cpu_ns_per_pkt"]["value"], b["pkts_per_wakeup"]["value"], b["queue_pkts"]["value"]))' "$P" "$T/first_cost" >&2
-check_status_text "before traffic"
+      b["cpu_ns_per_pkt"]["value"], b["pkts_per_wakeup"]["value"], b["queue_pkts"]["value"]))' "$1" "$2" >&2
+}
 
-bg bash -c "$(declare -f watch); B=$B CPORT=$CPORT SIZE=$SIZE watch $P > $T/rates.txt"
-end=$((SECONDS + 11))
-n=0
-while [ $SECONDS -lt $end ]; do
-	"$B/rxbneck-send" --to 127.0.0.1 --port "$P" --size $SIZE --payload 1456 \
-		--follow "127.0.0.1:$CPORT" --rtt-ms 20 --quiet >/dev/null 2>>"$T/send.err" ||
-		die "transfer failed: $(tail -3 "$T/send.err")"
-	n=$((n + 1))
-done
-TEND=$(date +%s.%N)
-ctl status --json > "$T/traffic.json"
-ctl status > "$T/traffic.txt"
-check_status_text "after traffic"
-log "$n transfers; $(grep -c RATE "$T/rates.txt") RATE lines"
-
-bg recv --port "$P2" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
-sleep 0.5
-read -r R2 F2 C2 <<<"$(first_rate "$P2" "$T/first2.txt")"
-[ -n "${R2:-}" ] || die "no first RATE on the second port: $(cat "$T/first2.txt")"
-log "second port: first RATE $R2 b/s flags $F2 confidence $C2"
-
-stop_daemon
-start_daemon "$T/d.conf"
-sleep 1.5
-read -r R3 F3 C3 <<<"$(first_rate "$P" "$T/first3.txt")"
-[ -n "${R3:-}" ] || die "no first RATE after the restart: $(cat "$T/first3.txt")"
-log "after a restart: first RATE $R3 b/s flags $F3 confidence $C3"
-check_status_text "after restart"
-stop_daemon
-
-python3 - "$T/traffic.json" "$P" "$R1 $F1 $C1" "$R2 $F2 $C2" "$R3 $F3 $C3" "$T/first_cost" <<'PY'
+# check_first_rates TRAFFIC_JSON PORT FIRST1 FIRST2 FIRST3 COST_FILE: the
+# checks above; exit status 3 when the settled rate was disturbed.
+check_first_rates() {
+	python3 - "$@" <<'PY'
 import json, sys
 # The settled rate: the plain RATE in force when the traffic ended (RATE is
 # pushed only when it moves by 5 %, so the subscriber's lines are sparse).
@@ -113,6 +79,13 @@ print(f"settled rate {settled/1e9:.3f} Gb/s (flags {fl['rate']['flags']}, "
       f"cost {fl['inputs']['stage_b']['cpu_ns_per_pkt']['value']:.0f} ns/pkt, "
       f"N {fl['inputs']['stage_b']['pkts_per_wakeup']['value']})")
 PROV, DEF = 0x20, 0x40
+c_end = fl["inputs"]["stage_b"]["cpu_bound"]["value"]
+own = [float(a.split()[0]) / settled for a in (sys.argv[4], sys.argv[5])]
+if c_end is None or not 1.75 <= c_end <= 2.25:
+    print(f"disturbed: #C {c_end} on CPU 1 when the traffic ended"); sys.exit(3)
+if all(x < 0.8 for x in own) or all(x > 1.2 for x in own):
+    print("disturbed: port 1's own costs give %.3f and %.3f of the settled rate" % tuple(own))
+    sys.exit(3)
 fail = []
 for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.5, 1.6, True, 100),
                                          ("second port, port 1's costs", sys.argv[4], 0.75, 1.25, False, 300),
@@ -136,5 +109,67 @@ for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.ar
 if fail:
     print("FAIL: " + "; ".join(fail)); sys.exit(1)
 PY
-[ $? -eq 0 ] || die "first RATE checks"
+}
+
+attempt() {
+	local nbg=${#_bg_pids[@]} rc p
+
+	P=$(free_port)
+	P2=$(free_port)
+	[ "$P2" != "$P" ] || P2=$((P + 1))
+	rm -rf "${DAEMON_DIR:-$T}/state"	# a fresh daemon: no history
+	write_conf "$T/d.conf" "[measure] interval_ms = 250"
+	start_daemon "$T/d.conf"
+	bg recv --port "$P" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
+	bg stress-ng --cpu 2 --taskset 1 --timeout 90s --quiet
+	sleep 1.5
+	log "#C on CPU 1 with the hogs: $(cpu1_c)"
+
+	read -r R1 F1 C1 <<<"$(first_rate "$P" "$T/first1.txt")"
+	[ -n "${R1:-}" ] || die "no first RATE: $(cat "$T/first1.txt")"
+	log "fresh daemon: first RATE $R1 b/s flags $F1 confidence $C1"
+	log "$(grep -h 'receive-cost calibration' "$T/daemon.log" | head -1)"
+	first_inputs "$P" "$T/first_cost"
+	check_status_text "before traffic"
+
+	bg bash -c "$(declare -f watch); B=$B CPORT=$CPORT SIZE=$SIZE watch $P > $T/rates.txt"
+	end=$((SECONDS + 11))
+	n=0
+	while [ $SECONDS -lt $end ]; do
+		"$B/rxbneck-send" --to 127.0.0.1 --port "$P" --size $SIZE --payload 1456 \
+			--follow "127.0.0.1:$CPORT" --rtt-ms 20 --quiet >/dev/null 2>>"$T/send.err" ||
+			die "transfer failed: $(tail -3 "$T/send.err")"
+		n=$((n + 1))
+	done
+	TEND=$(date +%s.%N)
+	ctl status --json > "$T/traffic.json"
+	ctl status > "$T/traffic.txt"
+	check_status_text "after traffic"
+	log "$n transfers; $(grep -c RATE "$T/rates.txt") RATE lines"
+
+	bg recv --port "$P2" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
+	sleep 0.5
+	read -r R2 F2 C2 <<<"$(first_rate "$P2" "$T/first2.txt")"
+	[ -n "${R2:-}" ] || die "no first RATE on the second port: $(cat "$T/first2.txt")"
+	log "second port: first RATE $R2 b/s flags $F2 confidence $C2"
+
+	stop_daemon
+	start_daemon "$T/d.conf"
+	sleep 1.5
+	read -r R3 F3 C3 <<<"$(first_rate "$P" "$T/first3.txt")"
+	[ -n "${R3:-}" ] || die "no first RATE after the restart: $(cat "$T/first3.txt")"
+	log "after a restart: first RATE $R3 b/s flags $F3 confidence $C3"
+	check_status_text "after restart"
+	stop_daemon
+	check_first_rates "$T/traffic.json" "$P" "$R1 $F1 $C1" "$R2 $F2 $C2" "$R3 $F3 $C3" \
+		"$T/first_cost"
+	rc=$?
+	# This attempt's receivers, hogs and subscriber.
+	for p in "${_bg_pids[@]:nbg}"; do kill "$p" 2>/dev/null; done
+	for p in "${_bg_pids[@]:nbg}"; do wait "$p" 2>/dev/null; done
+	_bg_pids=("${_bg_pids[@]:0:nbg}")
+	return $rc
+}
+
+retry_disturbed 3 "first RATE checks" "CPU 1 too busy with other work for a clean measurement"
 log "PASS"

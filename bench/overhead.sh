@@ -62,8 +62,9 @@
 # Needs root, iperf3, python3, ip. Run by `make bench` under the heavy-test
 # lock; by hand: flock /tmp/rxbneck-heavy.lock bash bench/overhead.sh
 # Environment:
-#   SECS      seconds of method 1 (default 90)
-#   CPU_SECS  seconds of method 2 (default SECS)
+#   SECS      seconds of method 1 (default 600: with 8-s windows, about
+#             30 pairs, enough for an interval about 2 % wide)
+#   CPU_SECS  seconds of method 2 (default 90)
 #   PERIOD    seconds per attached or detached window (default 3 when
 #             NET_EVERY and STAGE_A_EVERY are 1, else NET_EVERY x
 #             STAGE_A_EVERY: whole sampling cycles)
@@ -76,7 +77,7 @@
 #             PERIOD must then be a multiple of N, so each attached window
 #             holds whole sampling cycles.
 #   STAGE_A_EVERY  the collector's --stage-a-every in methods 1, 2 and 4
-#             (default 4, the daemon's COLLECT_STAGE_A_EVERY): stage A's
+#             (default 8, the daemon's COLLECT_STAGE_A_EVERY): stage A's
 #             programs (NET_RX softirq entry/exit, napi_poll) in one
 #             sampled epoch in M, the socket programs in each. Method 3
 #             attaches every program in every epoch.
@@ -84,7 +85,7 @@
 #   COST_RUNS, COST_EPOCHS  method 3's daemon runs (5) and epochs per run (3)
 #   STEADY_N  method 4's sampling (default 32, [measure] net_probe_every's
 #             default; at least 2)
-#   STEADY_SECS     seconds of method 4 (default SECS)
+#   STEADY_SECS     seconds of method 4 (default 240)
 #   STEADY_PERIOD   its windows, seconds (default 4: two sampling cycles
 #             of the T windows; even)
 #   TARGET    the ratio to judge against (0.97)
@@ -97,12 +98,12 @@ set -u
 . "$(dirname "$0")/../tests/integration/netpair.inc"
 build=${RXB_BUILD:-build}
 daemon=$build/rxbneckd
-secs=${SECS:-90}
-cpu_secs=${CPU_SECS:-$secs}
+secs=${SECS:-600}
+cpu_secs=${CPU_SECS:-90}
 len=${LEN:-1400}
 net_every=${NET_EVERY:-1}
 case $net_every in ''|*[!0-9]*|0) echo "overhead: NET_EVERY must be a whole number >= 1" >&2; exit 2 ;; esac
-a_every=${STAGE_A_EVERY:-4}
+a_every=${STAGE_A_EVERY:-8}
 case $a_every in ''|*[!0-9]*|0) echo "overhead: STAGE_A_EVERY must be a whole number >= 1" >&2; exit 2 ;; esac
 if [ $((net_every * a_every)) -eq 1 ]; then period=${PERIOD:-3}; else period=${PERIOD:-$((net_every * a_every))}; fi
 case $period in ''|*[!0-9]*|0) echo "overhead: PERIOD must be a whole number >= 1" >&2; exit 2 ;; esac
@@ -111,7 +112,7 @@ if [ $((period % net_every)) -ne 0 ]; then
 fi
 steady_n=${STEADY_N:-32}
 case $steady_n in ''|*[!0-9]*|0|1) echo "overhead: STEADY_N must be a whole number >= 2" >&2; exit 2 ;; esac
-steady_secs=${STEADY_SECS:-$secs}
+steady_secs=${STEADY_SECS:-240}
 steady_period=${STEADY_PERIOD:-4}
 case $steady_period in ''|*[!0-9]*|0) echo "overhead: STEADY_PERIOD must be a whole number >= 2" >&2; exit 2 ;; esac
 if [ $((steady_period % 2)) -ne 0 ]; then

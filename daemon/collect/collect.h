@@ -60,11 +60,14 @@ enum collect_attach {
 #define COLLECT_MAX_NET_PROBE_EVERY	3600
 /*
  * The daemon's net_stage_a_every: while it learns (per-packet programs in
- * every epoch) stage A's costs come from one epoch in 4, which still gives
- * the 15-s learning phase three or four epochs of them, and takes three of
- * the per-packet program runs off three epochs in four.
+ * every epoch) stage A's costs come from one epoch in 8, which still gives
+ * the 15-s learning phase two epochs of them at 1-s epochs (eight at
+ * 250 ms), and takes three of the per-packet program runs off seven
+ * epochs in eight: with one in 4 the learning epochs kept 0.976 of the
+ * probes-off throughput, short of 0.97 within their intervals; with one
+ * in 8, 0.987 (docs/measurement.md, "Overhead").
  */
-#define COLLECT_STAGE_A_EVERY		4
+#define COLLECT_STAGE_A_EVERY		8
 
 struct collect_opts {
 	const uint16_t *ports;		/* local ports to watch (UDP/TCP) */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The measurement collector: loads the probe groups (bpf/), keeps the
- * previous snapshot of each, and turns the change since into one
- * struct rxb_epoch per call. See collect.h.
+ * The measurement collector: keeps the previous snapshot of each probe
+ * group (bpf/; collect_probes.c loads them) and turns the change since into
+ * one struct rxb_epoch per call. See collect.h.
  */
 #include "daemon/collect/collect.h"
+#include "daemon/collect/collect_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,7 +20,6 @@
 
 #include "bpf/blkio.h"
 #include "bpf/netrx.h"
-#include "bpf/probe.h"
 #include "bpf/sched.h"
 #include "bpf/sockq.h"
 #include "common/log.h"
@@ -34,57 +34,6 @@
 #include "daemon/collect/procfs.h"
 #include "daemon/collect/rx_preempts.h"
 #include "daemon/collect/sampling.h"
-
-#define MAX_RX_TIDS		256
-
-struct prog_cost {
-	const struct bpf_program *prog;
-	uint64_t run_cnt, run_time_ns;
-};
-
-struct collect {
-	uint16_t ports[RXB_MAX_SOCKS];
-	int nports;
-	char devices[COLLECT_MAX_DEVICES][RXB_IFNAME_LEN];
-	int ndevices;
-	struct nic_fallback fb;
-	char fb_note[64];	/* where the ring fallback came from */
-
-	char attach_mode[16];
-	struct sched_probe *sp;
-	struct netrx_probe *np;
-	struct sockq_probe *sq;
-	struct blkio_probe *bp;
-	int cur;		/* index of the latest snapshots */
-	struct sched_snap sched[2];
-	struct netrx_snap net[2];
-	struct sockq_snap sock[2];
-	struct blkio_snap blk[2];
-	struct collect_sched_tid_time rx[MAX_RX_TIDS];
-	bool report_tasks;
-	struct collect_sched_report report;
-	struct cpushare share;
-
-	struct sampling smp;	/* when the per-packet programs are attached */
-	struct collect_queues queues;	/* the watched UDP queues at snapshots */
-	bool queues_read;		/* every one at the latest snapshot */
-	struct collect_net_sirq sirq;	/* softirq share without stage A */
-	struct collect_net_rx_memory rx_mem;
-
-	int stats_fd;		/* BPF_ENABLE_STATS, -1 when off */
-	int nprogs;
-	struct prog_cost cost[RXB_MAX_PROGS];
-
-	struct collect_proc *proc;
-	struct nic_reader *nic;
-	struct rx_preempts rxp;	/* of the latest epoch (rxb_epoch.rx_preempts) */
-
-	uint64_t seq;
-	uint64_t last_ns;
-	uint32_t degraded;	/* fixed at init; per-epoch bits are added */
-	char degraded_reason[256];
-	int first_err;		/* of the probe groups that failed to load */
-};
 
 int collect_attach_parse(const char *s)
 {
@@ -133,11 +82,7 @@ const char *collect_attach_name(enum collect_attach a)
 	return RXB_NAME(attach_names, a, "?");
 }
 
-/* Append "; why" to the collector's reason (fixed part of every epoch). */
-static void add_reason(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void add_reason(char *buf, size_t size, const char *fmt, ...)
+void collect_add_reason(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t len = strlen(buf);
 	va_list ap;
@@ -151,142 +96,6 @@ static void add_reason(char *buf, size_t size, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf + len, size - len, fmt, ap);
 	va_end(ap);
-}
-
-static void note_failed_progs(struct collect *c, const struct probe_obj *po)
-{
-	if (po->nfailed) {
-		c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
-		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-			   "%s: %s", po->name, po->failed);
-	}
-}
-
-static void register_progs(struct collect *c, const struct probe_obj *po)
-{
-	for (int i = 0; i < po->nprogs && c->nprogs < RXB_MAX_PROGS; i++)
-		c->cost[c->nprogs++].prog = po->progs[i];
-	note_failed_progs(c, po);
-}
-
-/* Which variant to load: the feature probe, unless forced. */
-static enum probe_mode choose_mode(enum collect_attach a)
-{
-	if (a == COLLECT_ATTACH_TP_BTF)
-		return PROBE_MODE_TP_BTF;
-	if (a == COLLECT_ATTACH_RAW_TP)
-		return PROBE_MODE_RAW_TP;
-	if (probe_tp_btf_works("sched_switch"))
-		return PROBE_MODE_TP_BTF;
-	rxb_notice("collect: tp_btf not supported here, using raw_tp");
-	return PROBE_MODE_RAW_TP;
-}
-
-static void group_failed(struct collect *c, const char *group, int err)
-{
-	c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
-	if (!c->first_err)
-		c->first_err = err;
-	add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-		   "%s probes not loaded: %s", group, strerror(-err));
-}
-
-/* Seed task baselines from /proc (see collect_sched_seed_from_proc()). */
-static void seed_tasks(struct collect *c)
-{
-	int n = collect_sched_seed_from_proc(c->sp);
-
-	if (n < 0)
-		rxb_log_errno(RXB_LOG_WARNING, -n, "collect: seeding tasks from /proc");
-	else
-		rxb_debug("collect: %d tasks seeded from /proc", n);
-}
-
-/* A group was loaded: count it and keep its programs for probe_cost[]. */
-static void group_loaded(struct collect *c, struct probe_obj *po, int *loaded)
-{
-	(*loaded)++;
-	register_progs(c, po);
-}
-
-static void load_probes(struct collect *c, enum collect_attach attach,
-			unsigned groups, bool seed)
-{
-	enum probe_mode mode = choose_mode(attach);
-	int err, loaded = 0;
-
-	probe_route_libbpf_log();
-	rxb_strlcpy(c->attach_mode, probe_mode_name(mode), sizeof(c->attach_mode));
-	if (groups != COLLECT_GROUP_ALL) {
-		c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
-		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-			   "probe groups left out by request");
-	}
-	if (groups & COLLECT_GROUP_SCHED) {
-		err = sched_probe_open(&c->sp, mode);
-		if (err) {
-			group_failed(c, "sched", err);
-		} else {
-			group_loaded(c, sched_probe_obj(c->sp), &loaded);
-			if (seed)
-				seed_tasks(c);
-		}
-	}
-	if (groups & COLLECT_GROUP_NETRX) {
-		err = netrx_probe_open(&c->np, mode);
-		if (err)
-			group_failed(c, "netrx", err);
-		else
-			group_loaded(c, netrx_probe_obj(c->np), &loaded);
-	}
-	if (groups & COLLECT_GROUP_SOCKQ) {
-		/* Receivers it finds are followed by the scheduler probe. */
-		err = sockq_probe_open(&c->sq, mode,
-				       c->sp ? sched_probe_rx_tids_fd(c->sp) : -1,
-				       c->sp ? sched_probe_rx_gen_fd(c->sp) : -1);
-		if (err) {
-			group_failed(c, "sockq", err);
-		} else {
-			group_loaded(c, sockq_probe_obj(c->sq), &loaded);
-			err = sockq_probe_set_ports(c->sq, c->ports, c->nports);
-			if (err) {
-				c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
-				add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-					   "watching the ports: %s", strerror(-err));
-			}
-		}
-	}
-	if (groups & COLLECT_GROUP_BLKIO) {
-		err = blkio_probe_open(&c->bp, mode);
-		if (err)
-			group_failed(c, "blkio", err);
-		else
-			group_loaded(c, blkio_probe_obj(c->bp), &loaded);
-	}
-	if (!loaded) {
-		/* One reason instead of the same one per group. */
-		c->degraded &= ~RXB_DEGRADED_PARTIAL_PROBES;
-		c->degraded |= RXB_DEGRADED_NO_BPF;
-		c->degraded_reason[0] = '\0';
-		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-			   "no BPF probe loaded (%s): /proc and netlink only",
-			   c->first_err ? strerror(-c->first_err) : "none requested");
-		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
-		rxb_warn("collect: no BPF probe could be loaded; measuring from /proc only");
-	}
-}
-
-static void enable_stats(struct collect *c)
-{
-	c->stats_fd = probe_enable_stats();
-	if (c->stats_fd >= 0)
-		return;
-	rxb_log_errno(RXB_LOG_WARNING, -c->stats_fd,
-		      "collect: enabling BPF run-time statistics");
-	c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
-	add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-		   "probe cost unknown: BPF_ENABLE_STATS: %s", strerror(-c->stats_fd));
-	c->stats_fd = -1;
 }
 
 static int copy_opts(struct collect *c, const struct collect_opts *o)
@@ -374,50 +183,6 @@ static void snapshot_all(struct collect *c, int i)
 		blkio_probe_snapshot(c->bp, &c->blk[i]);
 }
 
-static void read_costs(struct collect *c, struct rxb_epoch *out, bool report)
-{
-	out->nprogs = 0;
-	for (int i = 0; i < c->nprogs; i++) {
-		struct prog_cost *pc = &c->cost[i];
-		uint64_t cnt, ns;
-
-		if (probe_prog_stats(pc->prog, &cnt, &ns))
-			continue;
-		if (report && c->stats_fd >= 0) {
-			struct rxb_probe_cost *o = &out->probe_cost[out->nprogs++];
-
-			rxb_strlcpy(o->prog, bpf_program__name(pc->prog), sizeof(o->prog));
-			o->run_cnt = cnt > pc->run_cnt ? cnt - pc->run_cnt : 0;
-			o->run_time_ns = ns > pc->run_time_ns ? ns - pc->run_time_ns : 0;
-			o->avg_ns = o->run_cnt ? (double)o->run_time_ns / (double)o->run_cnt
-					       : NAN;
-		}
-		pc->run_cnt = cnt;
-		pc->run_time_ns = ns;
-	}
-}
-
-/* The probe groups asked for, and their run-time statistics. */
-static void open_probes(struct collect *c, const struct collect_opts *opts)
-{
-	if (opts->attach == COLLECT_ATTACH_NONE) {
-		c->degraded |= RXB_DEGRADED_NO_BPF;
-		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
-			   "BPF not requested (attach none)");
-		rxb_strlcpy(c->attach_mode, "none", sizeof(c->attach_mode));
-	} else {
-		load_probes(c, opts->attach, opts->groups ? opts->groups : COLLECT_GROUP_ALL,
-			    opts->seed_from_proc);
-		/* Statistics only for programs that are there. */
-		if (!(c->degraded & RXB_DEGRADED_NO_BPF)) {
-			if (opts->bpf_stats)
-				enable_stats(c);
-			else
-				c->degraded |= RXB_DEGRADED_NO_BPF_STATS;
-		}
-	}
-}
-
 /* The NET_RX softirq counts at the epoch's end (only needed when stage
  * A's programs can be detached in sampled epochs). */
 static void read_sirqs(struct collect *c)
@@ -463,7 +228,7 @@ static int baseline(struct collect *c)
 	snapshot_all(c, c->cur);
 	read_sirqs(c);
 	plan_next(c, -1);
-	read_costs(c, tmp, false);
+	collect_probes_costs(c, tmp, false);
 	collect_proc_cpu_times(c->proc, tmp, true);
 	if (!c->sp)
 		collect_proc_tasks(c->proc, tmp, NULL, 0);
@@ -497,7 +262,7 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		free(c);
 		return err;
 	}
-	open_probes(c, opts);
+	collect_probes_open(c, opts);
 	if (c->sp && rx_preempts_init(&c->rxp)) {
 		collect_finish(c);
 		return -ENOMEM;
@@ -511,7 +276,7 @@ int collect_init(struct collect **out, const struct collect_opts *opts)
 		rxb_log_errno(RXB_LOG_WARNING, -err, "collect: netlink NIC reader");
 		c->nic = NULL;
 		c->degraded |= RXB_DEGRADED_NO_NETLINK;
-		add_reason(c->degraded_reason, sizeof(c->degraded_reason),
+		collect_add_reason(c->degraded_reason, sizeof(c->degraded_reason),
 			   "NIC parameters unavailable: %s", strerror(-err));
 	}
 	if (baseline(c)) {
@@ -526,12 +291,7 @@ void collect_finish(struct collect *c)
 {
 	if (!c)
 		return;
-	sockq_probe_close(c->sq);
-	sched_probe_close(c->sp);
-	netrx_probe_close(c->np);
-	blkio_probe_close(c->bp);
-	if (c->stats_fd >= 0)
-		close(c->stats_fd);	/* BPF stats back to what they were */
+	collect_probes_close(c);
 	nic_reader_finish(c->nic);
 	sampling_finish(&c->smp);
 	collect_queues_finish(&c->queues);
@@ -730,7 +490,7 @@ static void epoch_proc(struct collect *c, struct rxb_epoch *out)
 	if (!c->sp && collect_proc_tasks(c->proc, out, why, sizeof(why)) == 0 && why[0]) {
 		out->disk.mean_cpu_burst_ns = NAN;
 		out->disk.io_cpu_rate_per_s = NAN;
-		add_reason(out->degraded_reason, sizeof(out->degraded_reason), "%s", why);
+		collect_add_reason(out->degraded_reason, sizeof(out->degraded_reason), "%s", why);
 	}
 	if (!c->bp)
 		collect_proc_disk(c->proc, out);
@@ -801,9 +561,9 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 	/* CPU idle (and, without netrx, the irq shares) from /proc/stat. */
 	collect_proc_cpu_times(c->proc, out, c->np == NULL);
 	fill_nics(c, out);
-	read_costs(c, out, true);
+	collect_probes_costs(c, out, true);
 	if (c->sched[c->cur].tasks_full)
-		add_reason(out->degraded_reason, sizeof(out->degraded_reason),
+		collect_add_reason(out->degraded_reason, sizeof(out->degraded_reason),
 			   "task map full: %llu records not kept",
 			   (unsigned long long)c->sched[c->cur].tasks_full);
 	housekeeping(c);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* rxbneckd.conf's value types: parse, format, describe. See config_value.h. */
+/*
+ * rxbneckd.conf's value types: parse, format, describe. See config_value.h.
+ * The lists' own syntax is in config_list.c.
+ */
 #include "daemon/config_value.h"
 
 #include <arpa/inet.h>
@@ -16,6 +19,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/util.h"
+#include "daemon/config_list.h"
 
 /* A value shown in a message: at most 40 characters, then "...". */
 static const char *show(const char *val, char *buf, size_t size)
@@ -56,22 +60,6 @@ static int parse_decimal_u64(const char *s, uint64_t min, uint64_t max, uint64_t
 	if (!*s || strspn(s, "0123456789") != strlen(s) || (s[0] == '0' && s[1]))
 		return -EINVAL;
 	return rxb_parse_u64(s, min, max, out);
-}
-
-/* Next token of a list separated by blanks and/or commas; NULL at the end. */
-static const char *next_token(const char **p, char *tok, size_t size, bool *too_long)
-{
-	const char *s = *p;
-	size_t n;
-
-	s += strspn(s, " \t,");
-	if (!*s)
-		return NULL;
-	n = strcspn(s, " \t,");
-	*too_long = n >= size;
-	snprintf(tok, size, "%.*s", (int)(n < size ? n : size - 1), s);
-	*p = s + n;
-	return tok;
 }
 
 /* Parse an IPv4/IPv6 literal into @bytes (16 bytes); its width in bits or -EINVAL. */
@@ -299,63 +287,31 @@ static int item_path(const char *tok, bool cut, void *item, char *why, size_t wl
 	return parse_path(tok, item, RXB_CONF_PATH_LEN, why, wlen);
 }
 
-/* Every list struct starts with its count. */
-_Static_assert(offsetof(struct rxb_port_list, n) == 0 && offsetof(struct rxb_cidr_list, n) == 0 &&
-	       offsetof(struct rxb_ifname_list, n) == 0 && offsetof(struct rxb_addr_list, n) == 0 &&
-	       offsetof(struct rxb_uid_list, n) == 0 && offsetof(struct rxb_path_list, n) == 0,
-	       "list structs start with n");
-
-union any_list {
-	struct rxb_port_list port;
-	struct rxb_cidr_list cidr;
-	struct rxb_ifname_list ifname;
-	struct rxb_addr_list addr;
-	struct rxb_uid_list uid;
-	struct rxb_path_list path;
-};
-
-/* Room for one token of any list: the longest is a path. */
-#define LIST_TOK_MAX	RXB_CONF_PATH_LEN
-
-struct list_kind {
-	size_t items_off, item_size;	/* the item array in its struct */
-	int max;			/* items */
-	size_t tok_size;		/* a longer token is shown cut */
-	const char *what;		/* "port " in "port 80 is listed twice" */
-	bool quote;			/* "'10.0.0.0/8' is listed twice" */
-	const char *noun;		/* "more than %d <noun>" */
-	const char *none;		/* the message when none is not allowed */
-	int (*item)(const char *tok, bool cut, void *item, char *why, size_t wlen);
-	void (*show)(const void *item, char *buf, size_t size);
-};
-
-#define LIST_ITEMS(type, member) \
-	.items_off = offsetof(type, member), .item_size = sizeof(((type *)0)->member[0])
-
-static const struct list_kind *list_kind(enum config_type t)
+/* Each list type's items (config_list.c reads and writes the lists). */
+static const struct config_list_kind *list_kind(enum config_type t)
 {
-	static const struct list_kind port = {
-		LIST_ITEMS(struct rxb_port_list, port), .max = RXB_CONF_MAX_PORTS,
+	static const struct config_list_kind port = {
+		CONFIG_LIST_ITEMS(struct rxb_port_list, port), .max = RXB_CONF_MAX_PORTS,
 		.tok_size = 16, .what = "port ", .noun = "ports",
 		.item = item_port, .show = show_port,
 	}, cidr = {
-		LIST_ITEMS(struct rxb_cidr_list, cidr), .max = RXB_CONF_MAX_CIDRS,
+		CONFIG_LIST_ITEMS(struct rxb_cidr_list, cidr), .max = RXB_CONF_MAX_CIDRS,
 		.tok_size = 2 * INET6_ADDRSTRLEN, .what = "", .quote = true, .noun = "networks",
 		 .item = item_cidr, .show = show_cidr,
 	}, ifname = {
-		LIST_ITEMS(struct rxb_ifname_list, name), .max = RXB_CONF_MAX_DEVICES,
+		CONFIG_LIST_ITEMS(struct rxb_ifname_list, name), .max = RXB_CONF_MAX_DEVICES,
 		.tok_size = RXB_IFNAME_LEN, .what = "device ", .noun = "devices",
 		 .item = item_ifname, .show = show_text,
 	}, addr = {
-		LIST_ITEMS(struct rxb_addr_list, addr), .max = RXB_CONF_MAX_LISTEN,
+		CONFIG_LIST_ITEMS(struct rxb_addr_list, addr), .max = RXB_CONF_MAX_LISTEN,
 		.tok_size = INET6_ADDRSTRLEN + 1, .what = "", .quote = true, .noun = "addresses",
 		.none = "at least one address is needed", .item = item_addr, .show = show_text,
 	}, uid = {
-		LIST_ITEMS(struct rxb_uid_list, uid), .max = RXB_CONF_MAX_UIDS,
+		CONFIG_LIST_ITEMS(struct rxb_uid_list, uid), .max = RXB_CONF_MAX_UIDS,
 		.tok_size = 33, .what = "uid ", .noun = "users",
 		.item = item_uid, .show = show_uid,
 	}, path = {
-		LIST_ITEMS(struct rxb_path_list, path), .max = RXB_CONF_MAX_EXES,
+		CONFIG_LIST_ITEMS(struct rxb_path_list, path), .max = RXB_CONF_MAX_EXES,
 		.tok_size = RXB_CONF_PATH_LEN, .what = "", .quote = true, .noun = "paths",
 		.item = item_path, .show = show_text,
 	};
@@ -374,70 +330,6 @@ static const struct list_kind *list_kind(enum config_type t)
 	default:
 		return &addr;
 	}
-}
-
-/* Items separated by blanks and/or commas, distinct, up to the kind's max. */
-static int parse_list(const struct config_key *k, const char *val, void *field,
-		      char *why, size_t wlen)
-{
-	const struct list_kind *lk = list_kind(k->type);
-	char tok[LIST_TOK_MAX], a[LIST_TOK_MAX], b[LIST_TOK_MAX];
-	union {
-		struct sendsrv_cidr cidr;
-		char text[RXB_CONF_PATH_LEN];
-		uint16_t port;
-		uint32_t uid;
-	} one;
-	union any_list list;
-	char *items = (char *)&list + lk->items_off;
-	int *n = (int *)&list;
-	bool cut;
-
-	memset(&list, 0, sizeof(list));
-	while (next_token(&val, tok, lk->tok_size, &cut)) {
-		memset(&one, 0, sizeof(one));
-		if (lk->item(tok, cut, &one, why, wlen))
-			return -EINVAL;
-		/* Equal items have equal canonical text. */
-		lk->show(&one, a, sizeof(a));
-		for (int i = 0; i < *n; i++) {
-			lk->show(items + (size_t)i * lk->item_size, b, sizeof(b));
-			if (strcmp(a, b) == 0) {
-				snprintf(why, wlen, "%s%s%s%s is listed twice", lk->what,
-					 lk->quote ? "'" : "", tok, lk->quote ? "'" : "");
-				return -EINVAL;
-			}
-		}
-		if (*n == lk->max) {
-			snprintf(why, wlen, "more than %d %s", lk->max, lk->noun);
-			return -ERANGE;
-		}
-		memcpy(items + (size_t)(*n)++ * lk->item_size, &one, lk->item_size);
-	}
-	if (*n == 0 && lk->none) {
-		snprintf(why, wlen, "%s", lk->none);
-		return -EINVAL;
-	}
-	memcpy(field, &list, k->size);
-	return 0;
-}
-
-/* The list types back to text, items separated by one blank. */
-static int format_list(const struct config_key *k, const void *field, char *buf, size_t size)
-{
-	const struct list_kind *lk = list_kind(k->type);
-	const char *items = (const char *)field + lk->items_off;
-	char tmp[LIST_TOK_MAX];
-	size_t len = 0;
-
-	if (size)
-		buf[0] = '\0';
-	for (int i = 0; i < *(const int *)field; i++) {
-		lk->show(items + (size_t)i * lk->item_size, tmp, sizeof(tmp));
-		len += (size_t)snprintf(buf + (len < size ? len : size), len < size ? size - len : 0,
-					"%s%s", i ? " " : "", tmp);
-	}
-	return (int)len;
 }
 
 static int parse_path(const char *val, char *field, size_t size, char *why, size_t wlen)
@@ -662,7 +554,7 @@ int config_value_parse(const struct config_key *k, const char *val, void *field,
 	case CONFIG_ADDRESS_LIST:
 	case CONFIG_UID_LIST:
 	case CONFIG_PATH_LIST:
-		err = parse_list(k, val, field, why, wlen);
+		err = config_list_parse(list_kind(k->type), val, field, k->size, why, wlen);
 		break;
 	case CONFIG_MODE:
 		err = parse_mode(val, field);
@@ -749,7 +641,7 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 	case CONFIG_ADDRESS_LIST:
 	case CONFIG_UID_LIST:
 	case CONFIG_PATH_LIST:
-		return format_list(k, field, buf, size);
+		return config_list_format(list_kind(k->type), field, buf, size);
 	case CONFIG_MODE:
 		return snprintf(buf, size, "%04o", *(const uint32_t *)field);
 	case CONFIG_GROUP:

@@ -869,7 +869,11 @@ def ci(s, f="%.3f"):
     return ("%s [%s, %s]" % (f % s["mean"], f % s["ci99"][0], f % s["ci99"][1]))
 
 
-def table(res):
+HOLDS = {True: "holds", False: "**fails**", None: "n/a"}  # a claim's verdict in the tables
+
+
+def table_head(res):
+    """The title and the run's conditions and counts."""
     m = res["meta"]
     L = []
     L.append("# rxbneck end-to-end experiment\n")
@@ -878,13 +882,13 @@ def table(res):
              "[99 %% CI].\n" % (m["file_size"], m["one_way_delay_ms"], m["rcvbuf"], m["epoch_ms"],
                                 m["line_rate_bps"] / 1e9, res["counts"]["runs"],
                                 res["counts"]["disturbed"], res["counts"]["failed"]))
-    # The loads with a sweep or --follow runs (a pause-only run has none).
-    allks = sorted(res["per_k"], key=int)
-    ks = [k for k in allks if any(s["time_s"]["n"] for s in res["per_k"][k]["sweep"])
-          or res["per_k"][k]["follow"]["time_s"]["n"]]
+    return L
+
+
+def table_summary(res, ks, np_):
+    """Per k: the best fixed rate; --follow (and --no-pause) against it and the top rate."""
+    L = []
     L.append("## Summary per k\n")
-    # --no-pause columns when the passes had them (a tree with a pause predictor).
-    np_ = any(res["per_k"][k]["follow_nopause"]["time_s"]["n"] for k in ks)
     L.append("| k | best fixed rate (Gb/s) | T best | --follow T | follow / best |"
              + (" --no-pause T | no-pause / best |" if np_ else "")
              + " chosen rate (first; round-1 mean) | chosen / best | top-rate loss | T top | follow / top |"
@@ -908,22 +912,33 @@ def table(res):
         if np_:
             row.append(fmt(c.get("nopause_vs_top", {}).get("ratio"), "%.2f"))
         L.append("| " + " | ".join(str(x) for x in row) + " |")
+    return L
+
+
+def table_claims(res, ks, np_):
+    """Per k: whether each claim holds."""
+    L = []
     L.append("\n## Claims\n")
     L.append("| k | follow ≤ 1.10 × best |" + (" no-pause ≤ 1.10 × best |" if np_ else "")
              + " follow ≤ 0.75 × top (if top loss > 5 %) |"
              + (" no-pause ≤ 0.75 × top |" if np_ else "") + " chosen within 15 % of best |")
     L.append("|---" * (4 + (2 if np_ else 0)) + "|")
-    yn = {True: "holds", False: "**fails**", None: "n/a"}
     for k in ks:
         c = res["per_k"][k]["claims"]
-        row = [k, yn[c.get("follow_vs_best", {}).get("holds")]]
+        row = [k, HOLDS[c.get("follow_vs_best", {}).get("holds")]]
         if np_:
-            row.append(yn[c.get("nopause_vs_best", {}).get("holds")])
-        row.append(yn[c.get("follow_vs_top", {}).get("holds")])
+            row.append(HOLDS[c.get("nopause_vs_best", {}).get("holds")])
+        row.append(HOLDS[c.get("follow_vs_top", {}).get("holds")])
         if np_:
-            row.append(yn[c.get("nopause_vs_top", {}).get("holds")])
-        row.append(yn[c.get("chosen_vs_best_rate", {}).get("holds")])
+            row.append(HOLDS[c.get("nopause_vs_top", {}).get("holds")])
+        row.append(HOLDS[c.get("chosen_vs_best_rate", {}).get("holds")])
         L.append("| " + " | ".join(str(x) for x in row) + " |")
+    return L
+
+
+def table_held_out(res, ks):
+    """The best fixed rate chosen on held-out repeats, and the lossy runs."""
+    L = []
     L.append("\n## The best fixed rate without selection bias\n")
     L.append("Claim 1 compares with the lowest of the sweep's mean T, which the same noisy "
              "runs both choose and judge. *held out*: leave one repeat out, choose the rate "
@@ -948,6 +963,12 @@ def table(res):
             "%d of %d (%.2f)" % (b["runs_lossy"], n, wilson_upper(b["runs_lossy"], n))
             if n else "–",
             "%d of %d" % (p["follow"]["runs_lossy"], p["follow"]["time_s"]["n"])))
+    return L
+
+
+def table_sweep(res, ks):
+    """T and first-round loss per rate and k."""
+    L = []
     L.append("\n## Sweep: T (s) mean [99 % CI] / first-round loss (mean; runs that lost anything / runs), per rate\n")
     L.append("| rate (Gb/s) | " + " | ".join("k=%s" % k for k in ks) + " |")
     L.append("|---|" + "---|" * len(ks))
@@ -959,6 +980,12 @@ def table(res):
                                              s["runs_lossy"], s["time_s"]["n"],
                                              " (%d failed)" % s["failed"] if s["failed"] else ""))
         L.append("| " + " | ".join(row) + " |")
+    return L
+
+
+def table_daemon_inputs(res, ks):
+    """The daemon's inputs at the --follow runs and the diagnosis, per k."""
+    L = []
     L.append("\n## The daemon's inputs at the --follow runs (median) and the diagnosis\n")
     L.append("| k | #C | ns/pkt (ratio; ns/wake-up) | N | K | μ_P-Net (/s) | model rate (Gb/s) | model capacity (Gb/s) "
              "| measured drain when lossy (Gb/s) | drain, full-queue epochs (Gb/s) "
@@ -986,6 +1013,12 @@ def table(res):
             if dg.get("drain_bps_full_epochs", {}).get("n") else "–",
             fmt(dg["cost_ns_saturated"]["mean"], "%.0f"),
             fmt(dg["share_saturated"]["mean"], "%.3f"), dg["ps_share"]))
+    return L
+
+
+def table_loss_model(res, ks):
+    """First-round loss per rate: the model's against the measured."""
+    L = []
     L.append("\n## First-round loss: model (daemon's inputs at the follow runs) vs measured\n")
     L.append("| rate (Gb/s) | " + " | ".join("k=%s model / measured" % k for k in ks) + " |")
     L.append("|---|" + "---|" * len(ks))
@@ -999,6 +1032,12 @@ def table(res):
             else:
                 row.append("–")
         L.append("| " + " | ".join(row) + " |")
+    return L
+
+
+def table_episodes(res, ks):
+    """Loss episodes near the knee and the model's rate with them."""
+    L = []
     L.append("\n## Loss episodes near the knee, and the model's rate with them\n")
     L.append("Fixed-rate runs whose first blast lost some but less than %d %% of it: the packets "
              "each lost (taken as one episode), and the rate `rxbneckctl model` chooses with the "
@@ -1024,6 +1063,12 @@ def table(res):
             fmt(ep.get("model_rate_bps_one_by_one") and ep["model_rate_bps_one_by_one"] / 1e9, "%.2f"),
             fmt(ep.get("model_rate_bps") and ep["model_rate_bps"] / 1e9, "%.2f"),
             fmt(ep.get("ratio_to_best"), "%.2f"), dm, dr))
+    return L
+
+
+def table_rounds(res, ks):
+    """T and rounds, model against measured, where either loses > 1 %."""
+    L = []
     rmodel = next((res["per_k"][k]["diagnosis"].get("model_rounds") for k in ks
                    if res["per_k"][k]["diagnosis"].get("model_rounds")), "burst")
     L.append("\n## Transfer time and rounds: model (%s rounds, as the daemon) vs measured, where either loses > 1 %%\n"
@@ -1042,82 +1087,135 @@ def table(res):
                 k, r["rate_bps"] / 1e9, fmt(r["loss_model"], "%.3f"), fmt(r["loss_measured"], "%.3f"),
                 fmt(r["time_model_s"]), fmt(r["time_measured_s"]), fmt(r.get("rounds_model"), "%.1f"),
                 fmt(r["rounds_eq3"], "%d"), fmt(r["rounds_burst"], "%d"), fmt(r["rounds_measured"], "%.1f")))
-    if any(res["per_k"][k]["tcp"]["time_s"]["n"] for k in ks):
-        L.append("\n## TCP (iperf3 -n, no added delay) vs RBUDP --follow (no added delay) vs RBUDP at %s ms\n"
-                 % m["one_way_delay_ms"])
-        L.append("| k | TCP T (TSO) | TCP T (TSO/GSO off) | RBUDP --follow T, 0 ms | RBUDP --follow T, %s ms | best fixed T, %s ms |"
-                 % (m["one_way_delay_ms"], m["one_way_delay_ms"]))
-        L.append("|---|---|---|---|---|---|")
-        for k in ks:
-            p = res["per_k"][k]
-            L.append("| %s | %s | %s | %s | %s | %s |" % (k, ci(p["tcp"]["time_s"]),
-                                                     ci(p["tcp_mtu"]["time_s"]),
-                                                     ci(p["follow_no_delay"]["time_s"]),
-                                                     ci(p["follow"]["time_s"]),
-                                                     ci(p["best"] and p["best"]["time_s"])))
-    if any(res["per_k"][k].get("tcp_delay", {}).get("time_s", {}).get("n") for k in ks):
-        L.append("\n## TCP over the same emulated path (rxbneck-delayline, RTT %g ms) vs RBUDP at %s ms one way\n"
-                 % (2 * m["one_way_delay_ms"], m["one_way_delay_ms"]))
-        L.append("Ratios are TCP's mean T over RBUDP `--follow`'s (> 1: RBUDP faster).\n")
-        L.append("| k | TCP T (TSO) | TCP T (TSO/GSO off) | RBUDP --follow T | best fixed T | TCP / follow | TCP (TSO off) / follow |")
-        L.append("|---|---|---|---|---|---|---|")
-        for k in ks:
-            p = res["per_k"][k]
-            f = p["follow"]["time_s"].get("mean")
-            def ratio(x):
-                x = x["time_s"].get("mean")
-                return "%.2f" % (x / f) if x and f else "-"
-            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-                k, ci(p["tcp_delay"]["time_s"]), ci(p["tcp_mtu_delay"]["time_s"]),
-                ci(p["follow"]["time_s"]), ci(p["best"] and p["best"]["time_s"]),
-                ratio(p["tcp_delay"]), ratio(p["tcp_mtu_delay"])))
-    if any(res["per_k"][k]["pause"]["follow"]["time_s"]["n"] for k in allks):
-        L.append("\n## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP (--follow --no-pause)\n")
-        L.append("| k | mode | n | T mean [99 % CI] | T sd | first-round loss | rounds | pause time (s) |")
-        L.append("|---|---|---|---|---|---|---|---|")
-        for k in allks:
-            for name, key in (("RBUDP+", "follow"), ("RBUDP", "follow_nopause")):
-                s = res["per_k"][k]["pause"][key]
-                if not s["time_s"]["n"]:
-                    continue
-                L.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
-                    k, name, s["time_s"]["n"], ci(s["time_s"]), fmt(s["time_s"]["sd"], "%.4f"),
-                    ci(s["loss_first_round"], "%.4f"), fmt(s["rounds"]["mean"], "%.2f"),
-                    fmt(s["pause_time_s"]["mean"], "%.3f")))
-        L.append("\n| k | first-round loss RBUDP+ / RBUDP | T sd RBUDP+ / RBUDP | PAUSE lowers loss and spread |")
-        L.append("|---|---|---|---|")
-        for k in allks:
-            c = res["per_k"][k]["claims"].get("pause")
-            if c:
-                L.append("| %s | %s / %s | %s / %s | %s |" % (
-                    k, fmt(c["loss_pause"], "%.4f"), fmt(c["loss_nopause"], "%.4f"),
-                    fmt(c["sd_pause"], "%.4f"), fmt(c["sd_nopause"], "%.4f"),
-                    yn[c["holds"]] if c["holds"] is not None else "n/a: no PAUSE obeyed"))
-    if any(res["per_k"][k]["daemon_inputs_at_follow"].get("capacity_starts")
-           or res["per_k"][k].get("outcomes") for k in ks):
-        L.append("\n## The capacity the daemon used, and its own record of predictions against outcomes\n")
-        L.append("*capacity*: stage B's at the --follow starts (median), from the saturated drain at "
-                 "*drain* of them, the cost's beside it. *record*: rxbneckd's `predictions` "
-                 "(daemon/model/outcome.h) at the end of the k's transfers: measured / predicted T "
-                 "(median, range) and the mean first-round loss predicted and measured.\n")
-        L.append("| k | capacity (Gb/s) | from the drain | the cost's (Gb/s) | measured drain when lossy (Gb/s) "
-                 "| record: transfers | T measured / predicted | first-round loss predicted / measured |")
-        L.append("|---|---|---|---|---|---|---|---|")
-        for k in ks:
-            p = res["per_k"][k]
-            dv, dg, o = p["daemon_inputs_at_follow"], p["diagnosis"], p.get("outcomes") or {}
-            drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
-            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                k, fmt(dg.get("model_capacity_bps") and dg["model_capacity_bps"] / 1e9, "%.2f"),
-                "%s of %s" % (fmt(dv.get("capacity_from_drain"), "%d"), fmt(dv.get("capacity_starts"), "%d")),
-                fmt(dg.get("model_capacity_cost_bps") and dg["model_capacity_cost_bps"] / 1e9, "%.2f"),
-                fmt(drain and drain / 1e9, "%.2f"), fmt(o.get("n"), "%d"),
-                "%s (%s-%s)" % (fmt(o.get("time_ratio_median"), "%.3f"), fmt(o.get("time_ratio_min"), "%.2f"),
-                                fmt(o.get("time_ratio_max"), "%.2f")),
-                "%s / %s" % (fmt(o.get("loss_predicted_mean"), "%.4f"),
-                             fmt(o.get("loss_measured_mean"), "%.4f"))))
-    return "\n".join(L) + "\n"
+    return L
 
+
+def table_tcp(res, ks):
+    """TCP (no added delay) against RBUDP; none without TCP runs."""
+    m = res["meta"]
+    if not any(res["per_k"][k]["tcp"]["time_s"]["n"] for k in ks):
+        return []
+    L = []
+    L.append("\n## TCP (iperf3 -n, no added delay) vs RBUDP --follow (no added delay) vs RBUDP at %s ms\n"
+             % m["one_way_delay_ms"])
+    L.append("| k | TCP T (TSO) | TCP T (TSO/GSO off) | RBUDP --follow T, 0 ms | RBUDP --follow T, %s ms | best fixed T, %s ms |"
+             % (m["one_way_delay_ms"], m["one_way_delay_ms"]))
+    L.append("|---|---|---|---|---|---|")
+    for k in ks:
+        p = res["per_k"][k]
+        L.append("| %s | %s | %s | %s | %s | %s |" % (k, ci(p["tcp"]["time_s"]),
+                                                 ci(p["tcp_mtu"]["time_s"]),
+                                                 ci(p["follow_no_delay"]["time_s"]),
+                                                 ci(p["follow"]["time_s"]),
+                                                 ci(p["best"] and p["best"]["time_s"])))
+    return L
+
+
+def table_tcp_delay(res, ks):
+    """TCP over the emulated path against RBUDP; none without such runs."""
+    m = res["meta"]
+    if not any(res["per_k"][k].get("tcp_delay", {}).get("time_s", {}).get("n") for k in ks):
+        return []
+    L = []
+    L.append("\n## TCP over the same emulated path (rxbneck-delayline, RTT %g ms) vs RBUDP at %s ms one way\n"
+             % (2 * m["one_way_delay_ms"], m["one_way_delay_ms"]))
+    L.append("Ratios are TCP's mean T over RBUDP `--follow`'s (> 1: RBUDP faster).\n")
+    L.append("| k | TCP T (TSO) | TCP T (TSO/GSO off) | RBUDP --follow T | best fixed T | TCP / follow | TCP (TSO off) / follow |")
+    L.append("|---|---|---|---|---|---|---|")
+    for k in ks:
+        p = res["per_k"][k]
+        f = p["follow"]["time_s"].get("mean")
+        def ratio(x):
+            x = x["time_s"].get("mean")
+            return "%.2f" % (x / f) if x and f else "-"
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            k, ci(p["tcp_delay"]["time_s"]), ci(p["tcp_mtu_delay"]["time_s"]),
+            ci(p["follow"]["time_s"]), ci(p["best"] and p["best"]["time_s"]),
+            ratio(p["tcp_delay"]), ratio(p["tcp_mtu_delay"])))
+    return L
+
+
+def table_pause(res, allks):
+    """RBUDP+ (PAUSE obeyed) against RBUDP; none without such runs."""
+    if not any(res["per_k"][k]["pause"]["follow"]["time_s"]["n"] for k in allks):
+        return []
+    L = []
+    L.append("\n## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP (--follow --no-pause)\n")
+    L.append("| k | mode | n | T mean [99 % CI] | T sd | first-round loss | rounds | pause time (s) |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for k in allks:
+        for name, key in (("RBUDP+", "follow"), ("RBUDP", "follow_nopause")):
+            s = res["per_k"][k]["pause"][key]
+            if not s["time_s"]["n"]:
+                continue
+            L.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                k, name, s["time_s"]["n"], ci(s["time_s"]), fmt(s["time_s"]["sd"], "%.4f"),
+                ci(s["loss_first_round"], "%.4f"), fmt(s["rounds"]["mean"], "%.2f"),
+                fmt(s["pause_time_s"]["mean"], "%.3f")))
+    L.append("\n| k | first-round loss RBUDP+ / RBUDP | T sd RBUDP+ / RBUDP | PAUSE lowers loss and spread |")
+    L.append("|---|---|---|---|")
+    for k in allks:
+        c = res["per_k"][k]["claims"].get("pause")
+        if c:
+            L.append("| %s | %s / %s | %s / %s | %s |" % (
+                k, fmt(c["loss_pause"], "%.4f"), fmt(c["loss_nopause"], "%.4f"),
+                fmt(c["sd_pause"], "%.4f"), fmt(c["sd_nopause"], "%.4f"),
+                HOLDS[c["holds"]] if c["holds"] is not None else "n/a: no PAUSE obeyed"))
+    return L
+
+
+def table_capacity(res, ks):
+    """The capacity the daemon used and its record of predictions against outcomes."""
+    if not any(res["per_k"][k]["daemon_inputs_at_follow"].get("capacity_starts")
+               or res["per_k"][k].get("outcomes") for k in ks):
+        return []
+    L = []
+    L.append("\n## The capacity the daemon used, and its own record of predictions against outcomes\n")
+    L.append("*capacity*: stage B's at the --follow starts (median), from the saturated drain at "
+             "*drain* of them, the cost's beside it. *record*: rxbneckd's `predictions` "
+             "(daemon/model/outcome.h) at the end of the k's transfers: measured / predicted T "
+             "(median, range) and the mean first-round loss predicted and measured.\n")
+    L.append("| k | capacity (Gb/s) | from the drain | the cost's (Gb/s) | measured drain when lossy (Gb/s) "
+             "| record: transfers | T measured / predicted | first-round loss predicted / measured |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for k in ks:
+        p = res["per_k"][k]
+        dv, dg, o = p["daemon_inputs_at_follow"], p["diagnosis"], p.get("outcomes") or {}
+        drain = (dg.get("drain_bps_lossy_runs") or {}).get("mean")
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            k, fmt(dg.get("model_capacity_bps") and dg["model_capacity_bps"] / 1e9, "%.2f"),
+            "%s of %s" % (fmt(dv.get("capacity_from_drain"), "%d"), fmt(dv.get("capacity_starts"), "%d")),
+            fmt(dg.get("model_capacity_cost_bps") and dg["model_capacity_cost_bps"] / 1e9, "%.2f"),
+            fmt(drain and drain / 1e9, "%.2f"), fmt(o.get("n"), "%d"),
+            "%s (%s-%s)" % (fmt(o.get("time_ratio_median"), "%.3f"), fmt(o.get("time_ratio_min"), "%.2f"),
+                            fmt(o.get("time_ratio_max"), "%.2f")),
+            "%s / %s" % (fmt(o.get("loss_predicted_mean"), "%.4f"),
+                         fmt(o.get("loss_measured_mean"), "%.4f"))))
+    return L
+
+
+def table(res):
+    """table.md of an analysis (results.json): one section a function."""
+    # The loads with a sweep or --follow runs (a pause-only run has none).
+    allks = sorted(res["per_k"], key=int)
+    ks = [k for k in allks if any(s["time_s"]["n"] for s in res["per_k"][k]["sweep"])
+          or res["per_k"][k]["follow"]["time_s"]["n"]]
+    # --no-pause columns when the passes had them (a tree with a pause predictor).
+    np_ = any(res["per_k"][k]["follow_nopause"]["time_s"]["n"] for k in ks)
+    L = table_head(res)
+    L += table_summary(res, ks, np_)
+    L += table_claims(res, ks, np_)
+    L += table_held_out(res, ks)
+    L += table_sweep(res, ks)
+    L += table_daemon_inputs(res, ks)
+    L += table_loss_model(res, ks)
+    L += table_episodes(res, ks)
+    L += table_rounds(res, ks)
+    L += table_tcp(res, ks)
+    L += table_tcp_delay(res, ks)
+    L += table_pause(res, allks)
+    L += table_capacity(res, ks)
+    return "\n".join(L) + "\n"
 
 def plot(res, path):
     try:

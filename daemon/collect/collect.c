@@ -215,6 +215,24 @@ static void plan_next(struct collect *c, int prev)
 	sampling_plan(&c->smp, c->seq);
 }
 
+/* /proc standing in for the probe groups that are not loaded. */
+static void epoch_proc(struct collect *c, struct rxb_epoch *out)
+{
+	char why[128] = "";
+
+	if (!c->sp && collect_proc_tasks(c->proc, out, why, sizeof(why)) == 0 && why[0]) {
+		out->disk.mean_cpu_burst_ns = NAN;
+		out->disk.io_cpu_rate_per_s = NAN;
+		collect_add_reason(out->degraded_reason, sizeof(out->degraded_reason), "%s", why);
+	}
+	if (!c->bp)
+		collect_proc_disk(c->proc, out);
+	if (!c->sq)
+		collect_proc_sockets(c->proc, c->ports, c->nports, out);
+	if (!c->np)
+		collect_proc_irqs(c->proc, out);
+}
+
 /* Baselines: the first epoch covers the time from here. 0 or -ENOMEM. */
 static int baseline(struct collect *c)
 {
@@ -230,14 +248,7 @@ static int baseline(struct collect *c)
 	plan_next(c, -1);
 	collect_probes_costs(c, tmp, false);
 	collect_proc_cpu_times(c->proc, tmp, true);
-	if (!c->sp)
-		collect_proc_tasks(c->proc, tmp, NULL, 0);
-	if (!c->bp)
-		collect_proc_disk(c->proc, tmp);
-	if (!c->sq)
-		collect_proc_sockets(c->proc, c->ports, c->nports, tmp);
-	if (!c->np)
-		collect_proc_irqs(c->proc, tmp);
+	epoch_proc(c, tmp);	/* /proc's baselines; what it fills in @tmp is dropped */
 	free(tmp);
 	return 0;
 }
@@ -481,23 +492,6 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
 		collect_net_drop_reasons(&c->sock[prev], &c->sock[cur], reason_name,
 				  c->sq, out);
 	}
-}
-
-static void epoch_proc(struct collect *c, struct rxb_epoch *out)
-{
-	char why[128] = "";
-
-	if (!c->sp && collect_proc_tasks(c->proc, out, why, sizeof(why)) == 0 && why[0]) {
-		out->disk.mean_cpu_burst_ns = NAN;
-		out->disk.io_cpu_rate_per_s = NAN;
-		collect_add_reason(out->degraded_reason, sizeof(out->degraded_reason), "%s", why);
-	}
-	if (!c->bp)
-		collect_proc_disk(c->proc, out);
-	if (!c->sq)
-		collect_proc_sockets(c->proc, c->ports, c->nports, out);
-	if (!c->np)
-		collect_proc_irqs(c->proc, out);
 }
 
 /* The parts that stay NaN unless something measures them. */

@@ -872,6 +872,18 @@ def ci(s, f="%.3f"):
 HOLDS = {True: "holds", False: "**fails**", None: "n/a"}  # a claim's verdict in the tables
 
 
+def rate_table(res, ks, title, column, cell):
+    """A table with one row per swept rate (Gb/s) and one column per load k:
+    the @title line, the heads column % k, and cell(k, i), the text for load
+    k at the i-th rate."""
+    L = [title, "| rate (Gb/s) | " + " | ".join(column % k for k in ks) + " |",
+         "|---|" + "---|" * len(ks)]
+    for i, s0 in enumerate(res["per_k"][ks[0]]["sweep"] if ks else []):
+        row = ["%.2f" % (s0["rate_bps"] / 1e9)] + [cell(k, i) for k in ks]
+        L.append("| " + " | ".join(row) + " |")
+    return L
+
+
 def table_head(res):
     """The title and the run's conditions and counts."""
     m = res["meta"]
@@ -968,19 +980,14 @@ def table_held_out(res, ks):
 
 def table_sweep(res, ks):
     """T and first-round loss per rate and k."""
-    L = []
-    L.append("\n## Sweep: T (s) mean [99 % CI] / first-round loss (mean; runs that lost anything / runs), per rate\n")
-    L.append("| rate (Gb/s) | " + " | ".join("k=%s" % k for k in ks) + " |")
-    L.append("|---|" + "---|" * len(ks))
-    for i, s0 in enumerate(res["per_k"][ks[0]]["sweep"] if ks else []):
-        row = ["%.2f" % (s0["rate_bps"] / 1e9)]
-        for k in ks:
-            s = res["per_k"][k]["sweep"][i]
-            row.append("%s / %s; %d/%d%s" % (ci(s["time_s"]), fmt(s["loss_first_round"]["mean"], "%.3f"),
-                                             s["runs_lossy"], s["time_s"]["n"],
-                                             " (%d failed)" % s["failed"] if s["failed"] else ""))
-        L.append("| " + " | ".join(row) + " |")
-    return L
+
+    def cell(k, i):
+        s = res["per_k"][k]["sweep"][i]
+        return "%s / %s; %d/%d%s" % (ci(s["time_s"]), fmt(s["loss_first_round"]["mean"], "%.3f"),
+                                     s["runs_lossy"], s["time_s"]["n"],
+                                     " (%d failed)" % s["failed"] if s["failed"] else "")
+    return rate_table(res, ks, "\n## Sweep: T (s) mean [99 % CI] / first-round loss (mean; runs that lost "
+                      "anything / runs), per rate\n", "k=%s", cell)
 
 
 def table_daemon_inputs(res, ks):
@@ -1018,21 +1025,14 @@ def table_daemon_inputs(res, ks):
 
 def table_loss_model(res, ks):
     """First-round loss per rate: the model's against the measured."""
-    L = []
-    L.append("\n## First-round loss: model (daemon's inputs at the follow runs) vs measured\n")
-    L.append("| rate (Gb/s) | " + " | ".join("k=%s model / measured" % k for k in ks) + " |")
-    L.append("|---|" + "---|" * len(ks))
-    for i, b in enumerate(res["per_k"][ks[0]]["sweep"] if ks else []):
-        row = ["%.2f" % (b["rate_bps"] / 1e9)]
-        for k in ks:
-            rows = res["per_k"][k]["diagnosis"].get("loss_model_vs_measured")
-            if rows:
-                row.append("%s / %s" % (fmt(rows[i]["loss_model"], "%.3g"),
-                                        fmt(rows[i]["loss_measured"], "%.3g")))
-            else:
-                row.append("–")
-        L.append("| " + " | ".join(row) + " |")
-    return L
+
+    def cell(k, i):
+        rows = res["per_k"][k]["diagnosis"].get("loss_model_vs_measured")
+        if not rows:
+            return "–"
+        return "%s / %s" % (fmt(rows[i]["loss_model"], "%.3g"), fmt(rows[i]["loss_measured"], "%.3g"))
+    return rate_table(res, ks, "\n## First-round loss: model (daemon's inputs at the follow runs) "
+                      "vs measured\n", "k=%s model / measured", cell)
 
 
 def table_episodes(res, ks):

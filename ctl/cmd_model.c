@@ -22,7 +22,6 @@
 #include "common/util.h"
 #include "ctl/ctl.h"
 #include "ctl/model.h"
-#include "ctl/model_help.h"
 #include "ctl/plot.h"
 #include "rxb/measure.h"
 #include "solver/bneck.h"

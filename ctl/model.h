@@ -2,6 +2,7 @@
 /*
  * rxbneckctl model, split by job:
  *	cmd_model.c    options, their checks, running the solve
+ *	model_help.c   --help: the usage text
  *	model_live.c   --from-status: the inputs of a live flow from rxbneckd
  *	model_prism.c  response-time quantiles and --export-prism
  *	model_out.c    the result as text, JSON, CSV (--csv), the --table grid
@@ -85,5 +86,8 @@ int model_out_table(struct model_args *a, struct bneck_ws *ws);
 
 /* --plot: write the figure of @r to a->plot_path. 0 or CTL_EXIT_FAIL. */
 int model_plot_write(const struct model_args *a, const struct bneck_result *r);
+
+/* model_help.c: the usage text, on stdout. */
+void model_help(void);
 
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rxbneckctl model --help: what each option means, its unit and default,
- * the exit status and examples. See model_help.h.
+ * the exit status and examples. See model.h.
  */
-#include "ctl/model_help.h"
+#include "ctl/model.h"
 
 #include <stdio.h>
 

@@ -206,6 +206,24 @@ void json_bool_opt(struct json_writer *w, const char *key, bool have, bool val)
 		json_null(w, key);
 }
 
+void json_str_array(struct json_writer *w, const char *key, const char *const *v, size_t n)
+{
+	json_arr_begin(w, key);
+	for (size_t i = 0; i < n; i++)
+		json_str(w, NULL, v[i]);
+	json_arr_end(w);
+}
+
+void json_flag_names(struct json_writer *w, const char *key, uint32_t bits,
+		     const char *const *names, size_t n)
+{
+	json_arr_begin(w, key);
+	for (size_t i = 0; i < n && i < 32; i++)
+		if (bits & (1u << i))
+			json_str(w, NULL, names[i]);
+	json_arr_end(w);
+}
+
 bool json_ok(const struct json_writer *w)
 {
 	return !w->out.failed && w->depth == 0;

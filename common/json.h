@@ -58,6 +58,15 @@ void json_int_opt(struct json_writer *w, const char *key, bool have, int64_t val
 void json_uint_opt(struct json_writer *w, const char *key, bool have, uint64_t val);
 void json_bool_opt(struct json_writer *w, const char *key, bool have, bool val);
 
+/* An array of the @n strings of @v (a NULL one as null). */
+void json_str_array(struct json_writer *w, const char *key, const char *const *v, size_t n);
+/*
+ * An array of the names of the bits set in @bits: @names[i] for bit i, in
+ * bit order; bits at or above @n are left out.
+ */
+void json_flag_names(struct json_writer *w, const char *key, uint32_t bits,
+		     const char *const *names, size_t n);
+
 /* True when the document is complete (depth 0) and nothing failed. */
 bool json_ok(const struct json_writer *w);
 /* NUL-terminated text so far ("" when empty or failed to allocate). */

@@ -130,15 +130,9 @@ static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t 
 	json_uint(w, "started_unix_s", d->started_unix_s);
 	json_str(w, "config_file", d->config_path);
 	json_str(w, "health", n ? "degraded" : "ok");
-	json_arr_begin(w, "degraded_reasons");
-	for (int i = 0; i < n; i++)
-		json_str(w, NULL, why[i]);
-	json_arr_end(w);
+	json_str_array(w, "degraded_reasons", why, (size_t)n);
 	n = notes(d, why, (int)RXB_ARRAY_SIZE(why));
-	json_arr_begin(w, "notes");
-	for (int i = 0; i < n; i++)
-		json_str(w, NULL, why[i]);
-	json_arr_end(w);
+	json_str_array(w, "notes", why, (size_t)n);
 	json_str(w, "log_level", rxb_log_level_name(rxb_log_get_level()));
 	json_uint(w, "epoch_ms", d->cfg.measure.interval_ms);
 	json_uint(w, "epochs", d->epochs);

@@ -34,15 +34,6 @@ static void value_json(struct json_writer *w, const char *key, const struct valu
 	json_obj_end(w);
 }
 
-static void rate_flags_json(struct json_writer *w, const char *key, uint16_t flags)
-{
-	json_arr_begin(w, key);
-	for (unsigned i = 0; i < RXB_ARRAY_SIZE(rate_flag_names); i++)
-		if (flags & (1u << i))
-			json_str(w, NULL, rate_flag_names[i]);
-	json_arr_end(w);
-}
-
 void status_flow_rate_json(struct json_writer *w, const char *key, const struct rxbneck_rate *r)
 {
 	json_obj_begin(w, key);
@@ -51,7 +42,7 @@ void status_flow_rate_json(struct json_writer *w, const char *key, const struct 
 	json_uint(w, "epoch", r->epoch);
 	json_uint(w, "confidence", r->confidence);
 	json_uint(w, "xfer_time_us", r->xfer_time_us);
-	rate_flags_json(w, "flags", r->flags);
+	json_flag_names(w, "flags", r->flags, rate_flag_names, RXB_ARRAY_SIZE(rate_flag_names));
 	json_obj_end(w);
 }
 

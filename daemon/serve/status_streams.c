@@ -91,11 +91,7 @@ static void advice_json(struct json_writer *w, const struct advisor_peer *p)
 	json_uint(w, "confidence", f.confidence);
 	json_str(w, "model", streams_model_name(f.model));
 	json_uint(w, "points", f.points);
-	json_arr_begin(w, "flags");
-	for (unsigned i = 0; i < RXB_ARRAY_SIZE(flag_names); i++)
-		if (f.flags & (1u << i))
-			json_str(w, NULL, flag_names[i]);
-	json_arr_end(w);
+	json_flag_names(w, "flags", f.flags, flag_names, RXB_ARRAY_SIZE(flag_names));
 	json_obj_end(w);
 }
 

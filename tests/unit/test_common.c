@@ -57,6 +57,29 @@ static void test_json_nesting_and_escaping(void **state)
 	json_finish(&w);
 }
 
+static void test_json_arrays_of_names(void **state)
+{
+	static const char *const names[] = { "a", "b", "c" };
+	const char *const strs[] = { "x", NULL, "y\"" };
+	struct json_writer w;
+
+	(void)state;
+	json_init(&w, false);
+	json_obj_begin(&w, NULL);
+	json_str_array(&w, "s", strs, 3);
+	json_str_array(&w, "s0", strs, 0);
+	/* Bits 3 and 31 are past @n: left out. */
+	json_flag_names(&w, "f", 0x8000000du, names, 3);
+	json_flag_names(&w, "f0", 0, names, 3);
+	json_flag_names(&w, "all", 0x7u, names, 3);
+	json_obj_end(&w);
+	assert_true(json_ok(&w));
+	assert_string_equal(json_text(&w),
+		"{\"s\":[\"x\",null,\"y\\\"\"],\"s0\":[],"
+		"\"f\":[\"a\",\"c\"],\"f0\":[],\"all\":[\"a\",\"b\",\"c\"]}");
+	json_finish(&w);
+}
+
 static void test_json_double_round_trips(void **state)
 {
 	const double vals[] = { 1e-300, 3.141592653589793, 9.5e8, 1.0 / 3.0 };
@@ -521,6 +544,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_strbuf_long_format),
 	cmocka_unit_test(test_strbuf_cap),
 	cmocka_unit_test(test_json_nesting_and_escaping),
+	cmocka_unit_test(test_json_arrays_of_names),
 	cmocka_unit_test(test_json_double_round_trips),
 	cmocka_unit_test(test_json_unbalanced_fails),
 	cmocka_unit_test(test_parse_u64),

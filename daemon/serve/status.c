@@ -117,6 +117,15 @@ static void net_probes_json(struct json_writer *w, const struct daemon *d, uint6
 	json_obj_end(w);
 }
 
+/* The keys the last reload changed that take effect at the next start. */
+static void restart_needed_json(struct json_writer *w, const struct daemon *d)
+{
+	json_arr_begin(w, "restart_needed");
+	for (int i = 0; i < d->reload.nrestart; i++)
+		json_str(w, NULL, d->reload.restart[i]);
+	json_arr_end(w);
+}
+
 static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t now)
 {
 	const char *why[12];
@@ -165,10 +174,7 @@ static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t 
 		json_null(w, "ok");
 		json_null(w, "message");
 	}
-	json_arr_begin(w, "restart_needed");
-	for (int i = 0; i < d->reload.nrestart; i++)
-		json_str(w, NULL, d->reload.restart[i]);
-	json_arr_end(w);
+	restart_needed_json(w, d);
 	json_obj_end(w);
 	json_obj_begin(w, "watchdog");
 	json_bool(w, "enabled", notify_watchdog_due_ns(&d->notify) != UINT64_MAX);
@@ -417,10 +423,7 @@ static void reload_cmd(struct daemon *d, const struct ctl_request *req, struct j
 	json_bool(w, "ok", true);
 	json_str(w, "config_file", d->config_path);
 	json_str(w, "changed", d->reload.msg);
-	json_arr_begin(w, "restart_needed");
-	for (int i = 0; i < d->reload.nrestart; i++)
-		json_str(w, NULL, d->reload.restart[i]);
-	json_arr_end(w);
+	restart_needed_json(w, d);
 	json_obj_end(w);
 }
 

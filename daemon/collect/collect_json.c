@@ -209,14 +209,19 @@ static void stage_a_json(struct json_writer *w, const struct rxb_epoch *e)
 	json_arr_end(w);
 }
 
+void collect_json_degraded_flags(struct json_writer *w, const char *key, uint32_t degraded)
+{
+	json_arr_begin(w, key);
+	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
+		if (degraded & bit)
+			json_str(w, NULL, collect_json_degraded_name(bit));
+	json_arr_end(w);
+}
+
 static void degraded_json(struct json_writer *w, const struct rxb_epoch *e)
 {
 	json_bool(w, "degraded", e->degraded != 0);
-	json_arr_begin(w, "degraded_flags");
-	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
-		if (e->degraded & bit)
-			json_str(w, NULL, collect_json_degraded_name(bit));
-	json_arr_end(w);
+	collect_json_degraded_flags(w, "degraded_flags", e->degraded);
 	json_str(w, "degraded_reason", e->degraded_reason);
 }
 

@@ -25,5 +25,7 @@ void collect_json_tasks(struct json_writer *w, const char *key, const struct col
  * rxb_probe_group ("sched"). */
 const char *collect_json_degraded_name(unsigned bit);
 const char *collect_json_probe_group_name(unsigned bit);
+/* An array of the names of the enum rxb_degraded bits set in @degraded. */
+void collect_json_degraded_flags(struct json_writer *w, const char *key, uint32_t degraded);
 
 #endif

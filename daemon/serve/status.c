@@ -207,11 +207,7 @@ static void epoch_json(struct json_writer *w, const struct daemon *d, uint64_t n
 	json_double(w, "duration_s", (double)(e->end_ns - e->start_ns) / 1e9);
 	json_double(w, "age_s", status_age_s(e->end_ns, now));
 	json_str(w, "attach_mode", e->attach_mode);
-	json_arr_begin(w, "degraded");
-	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
-		if (e->degraded & bit)
-			json_str(w, NULL, collect_json_degraded_name(bit));
-	json_arr_end(w);
+	collect_json_degraded_flags(w, "degraded", e->degraded);
 	json_str(w, "degraded_reason", e->degraded_reason);
 	json_obj_end(w);
 }

@@ -76,6 +76,15 @@ static void disk_json(struct json_writer *w, const struct rxb_disk_meas *d)
 	json_obj_end(w);
 }
 
+/* Drops by the kernel's reason: {"REASON": count, ...}. */
+static void drop_counts_json(struct json_writer *w, const struct rxb_drop_count *v, int n)
+{
+	json_obj_begin(w, "drops_by_reason");
+	for (int i = 0; i < n; i++)
+		json_uint(w, v[i].reason, v[i].count);
+	json_obj_end(w);
+}
+
 static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 {
 	bool v = s->counts_valid;
@@ -91,14 +100,10 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	json_uint_opt(w, "empty_reads", v, s->empty_reads);
 	json_uint_opt(w, "drops", s->drops_valid, s->drops);
 	json_uint_opt(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
-	if (s->reasons_valid) {
-		json_obj_begin(w, "drops_by_reason");
-		for (int i = 0; i < s->nreasons; i++)
-			json_uint(w, s->drop_reasons[i].reason, s->drop_reasons[i].count);
-		json_obj_end(w);
-	} else {
+	if (s->reasons_valid)
+		drop_counts_json(w, s->drop_reasons, s->nreasons);
+	else
 		json_null(w, "drops_by_reason");
-	}
 	json_uint_opt(w, "drop_episodes", s->reasons_valid, s->drop_episodes);
 	if (s->reasons_valid) {
 		json_arr_begin(w, "episodes_ended");
@@ -252,10 +257,7 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 	for (int i = 0; i < e->nsocks; i++)
 		sock_json(w, &e->socks[i]);
 	json_arr_end(w);
-	json_obj_begin(w, "drops_by_reason");
-	for (int i = 0; i < e->nreasons; i++)
-		json_uint(w, e->drops_by_reason[i].reason, e->drops_by_reason[i].count);
-	json_obj_end(w);
+	drop_counts_json(w, e->drops_by_reason, e->nreasons);
 	json_arr_begin(w, "nics");
 	for (int i = 0; i < e->nnics; i++)
 		nic_json(w, &e->nics[i]);

@@ -34,13 +34,19 @@ static void value_json(struct json_writer *w, const char *key, const struct valu
 	json_obj_end(w);
 }
 
-void status_flow_rate_json(struct json_writer *w, const char *key, const struct rxbneck_rate *r)
+/* What a RATE advised: the members a flow's rate and a past flow's last share. */
+static void rate_advice_json(struct json_writer *w, const struct rxbneck_rate *r)
 {
-	json_obj_begin(w, key);
 	json_uint(w, "rate_bps", r->rate_bps);
 	json_double(w, "loss", r->loss);
 	json_uint(w, "epoch", r->epoch);
 	json_uint(w, "confidence", r->confidence);
+}
+
+void status_flow_rate_json(struct json_writer *w, const char *key, const struct rxbneck_rate *r)
+{
+	json_obj_begin(w, key);
+	rate_advice_json(w, r);
 	json_uint(w, "xfer_time_us", r->xfer_time_us);
 	json_flag_names(w, "flags", r->flags, rate_flag_names, RXB_ARRAY_SIZE(rate_flag_names));
 	json_obj_end(w);
@@ -542,10 +548,7 @@ static void past_json(struct json_writer *w, const struct flow_past *p, uint64_t
 	status_outcome_json(w, &p->outcome, now);
 	if (p->has_rate) {
 		json_obj_begin(w, "last");
-		json_uint(w, "rate_bps", p->rate.rate_bps);
-		json_double(w, "loss", p->rate.loss);
-		json_uint(w, "epoch", p->rate.epoch);
-		json_uint(w, "confidence", p->rate.confidence);
+		rate_advice_json(w, &p->rate);
 		json_uint(w, "reports", p->reports);
 		json_obj_end(w);
 	} else {

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "common/util.h"
+#include "daemon/collect/collect_json.h"
 #include "daemon/daemon.h"
 #include "daemon/serve/metrics_totals.h"
 #include "daemon/serve/metricsrv.h"
@@ -52,8 +53,6 @@ static void flow_gauge(struct promtext *w, const struct daemon *d, const char *n
 
 /* --------------------------------------------------------- the daemon -- */
 
-static const char *const probe_group_names[] = { "sched", "netrx", "sockq", "blkio" };
-
 static void info_metrics(struct promtext *w, const struct daemon *d)
 {
 	struct promtext_label l[2];
@@ -74,12 +73,12 @@ static void info_metrics(struct promtext *w, const struct daemon *d)
 			"groups are loaded, as labels; from the latest epoch.");
 	if (!d->have_epoch)
 		return;
-	for (unsigned int i = 0; i < RXB_ARRAY_SIZE(probe_group_names); i++)
-		if (d->epoch->probes & (1u << i)) {
+	for (unsigned int bit = 1; bit <= RXB_PROBE_BLKIO; bit <<= 1)
+		if (d->epoch->probes & bit) {
 			size_t n = strlen(groups);
 
 			snprintf(groups + n, sizeof(groups) - n, "%s%s", n ? "," : "",
-				 probe_group_names[i]);
+				 collect_json_probe_group_name(bit));
 		}
 	l[0] = (struct promtext_label){ "attach_mode", d->epoch->attach_mode };
 	l[1] = (struct promtext_label){ "probes", groups[0] ? groups : "none" };

@@ -34,23 +34,6 @@ int rxb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int rxb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-	long long v;
-	char *end;
-
-	if (!starts_clean(s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (*end != '\0')
-		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
 /* strtod, but only decimal forms: no hex floats, "inf" or "nan". */
 static int parse_decimal(const char *s, double *val, const char **rest)
 {

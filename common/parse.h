@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 int rxb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-int rxb_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 int rxb_parse_double(const char *s, double min, double max, double *out);
 
 /*

@@ -58,7 +58,14 @@ static int parse_decimal(const char *s, double *val, const char **rest)
 	return 0;
 }
 
-int rxb_parse_double(const char *s, double min, double max, double *out)
+struct unit {
+	const char *sfx;
+	double mult;
+};
+
+/* A decimal number, then one of the @n suffixes of @units: the number times its mult. */
+static int parse_scaled(const char *s, const struct unit *units, size_t n,
+			double min, double max, double *out)
 {
 	const char *rest;
 	double v;
@@ -67,30 +74,7 @@ int rxb_parse_double(const char *s, double min, double max, double *out)
 	err = parse_decimal(s, &v, &rest);
 	if (err)
 		return err;
-	if (*rest != '\0')
-		return -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-int rxb_parse_si(const char *s, double min, double max, double *out)
-{
-	static const struct { const char *sfx; double mult; } units[] = {
-		{ "Ki", 1024.0 }, { "Mi", 1048576.0 },
-		{ "Gi", 1073741824.0 }, { "Ti", 1099511627776.0 },
-		{ "k", 1e3 }, { "K", 1e3 }, { "M", 1e6 }, { "G", 1e9 }, { "T", 1e12 },
-		{ "", 1.0 },
-	};
-	const char *rest;
-	double v;
-	int err;
-
-	err = parse_decimal(s, &v, &rest);
-	if (err)
-		return err;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (strcmp(rest, units[i].sfx) != 0)
 			continue;
 		v *= units[i].mult;
@@ -102,6 +86,25 @@ int rxb_parse_si(const char *s, double min, double max, double *out)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+int rxb_parse_double(const char *s, double min, double max, double *out)
+{
+	static const struct unit none[] = { { "", 1.0 } };	/* nothing may follow */
+
+	return parse_scaled(s, none, 1, min, max, out);
+}
+
+int rxb_parse_si(const char *s, double min, double max, double *out)
+{
+	static const struct unit units[] = {
+		{ "Ki", 1024.0 }, { "Mi", 1048576.0 },
+		{ "Gi", 1073741824.0 }, { "Ti", 1099511627776.0 },
+		{ "k", 1e3 }, { "K", 1e3 }, { "M", 1e6 }, { "G", 1e9 }, { "T", 1e12 },
+		{ "", 1.0 },
+	};
+
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), min, max, out);
 }
 
 int rxb_parse_bool(const char *s, bool *out)

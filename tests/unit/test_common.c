@@ -139,6 +139,9 @@ static void test_parse_double_and_si(void **state)
 	assert_int_equal(rxb_parse_double("0x1p3", 0, 1e9, &d), -EINVAL);
 	assert_int_equal(rxb_parse_double("1e400", 0, 1e9, &d), -ERANGE);
 	assert_int_equal(rxb_parse_double("-1", 0, 1e9, &d), -ERANGE);
+	/* The whole string a number: no suffix, no trailing blank. */
+	assert_int_equal(rxb_parse_double("4.6k", 0, 1e9, &d), -EINVAL);
+	assert_int_equal(rxb_parse_double("4.6 ", 0, 1e9, &d), -EINVAL);
 	assert_int_equal(rxb_parse_si("950M", 0, 1e12, &d), 0);
 	assert_true(d == 950e6);
 	assert_int_equal(rxb_parse_si("1.5G", 0, 1e12, &d), 0);

@@ -15,11 +15,7 @@
 #    the receiver with two hogs takes less than that, and the daemon
 #    rightly says 0.92-0.98 Gb/s;
 #  - results.json holds every line of runs.jsonl, table.md and the
-#    statistics for every swept point exist;
-#  - the daemon learned stage A (NIC -> stack) with its default sampling
-#    while it learns (stage A's programs in one epoch in 8): before each
-#    k's last RBUDP run its model had stage A with a service rate and
-#    packets per poll (the veth backlog NAPI's).
+#    statistics for every swept point exist.
 # The claims (--follow vs the best fixed rate) need repeats and 200 MB
 # files; they are the full experiment's, printed here but not asserted.
 # Takes 1-2 minutes on a quiet machine; each run waits at most 20 s for
@@ -86,14 +82,6 @@ for k in ("0", "2"):
     cr = p["claims"].get("chosen_vs_best_rate") or {}
     print("e2e_smoke: k=%s follow/best T %s, chosen/best rate %s (not asserted)"
           % (k, c.get("ratio"), cr.get("ratio_first")))
-for k in (0, 2):
-    last = [r for r in res["runs"] if r["k"] == k and not r["mode"].startswith("tcp")
-            and r.get("daemon_before")]
-    db = last[-1]["daemon_before"] if last else {}
-    need(db.get("stage_a_modelled") is True and (db.get("stage_a_mu_per_s") or 0) > 0
-         and (db.get("stage_a_pkts_per_poll") or 0) > 0,
-         "k=%d: stage A not learned before the last run: modelled %s, mu %s, pkts/poll %s"
-         % (k, db.get("stage_a_modelled"), db.get("stage_a_mu_per_s"), db.get("stage_a_pkts_per_poll")))
 tcp = [r for r in runs if r["mode"].startswith("tcp")]
 need(len(tcp) >= 4 and all(r.get("ok") for r in tcp), "TCP copies failed or missing")
 if pause:

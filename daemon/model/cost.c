@@ -436,6 +436,40 @@ static bool choose_saturated(const struct pick *p, bool depth, double now,
 	return true;
 }
 
+/*
+ * The fit's b leaves the wake-ups out, as a receiver that never sleeps
+ * does. One whose socket overflows while it still wakes - its co-runners
+ * take the CPU in turns of milliseconds (niced, quota-limited, part-time)
+ * and it empties its queue between them - pays them where its capacity is
+ * decided: a per wake-up over the packets each wake-up dequeued in the
+ * overflowing epochs. 0 when it never slept there, NaN before such epochs.
+ */
+static double wake_share_ns(const struct learn *l, double a_ns)
+{
+	const struct ewma_ratio *r = &l->pkts_per_wakeup_ovf;
+
+	if (!(a_ns > 0) || !(r->num >= COST_OVF_MIN_PKTS))
+		return NAN;
+	return a_ns * r->den / r->num;
+}
+
+/* The cost from b of the fit (COST_FIT or COST_LAST_FIT), with the
+ * wake-ups' share where the socket overflowed. */
+static void choose_fit(const struct learn *l, const struct pick *p, struct inputs_stage_b *b)
+{
+	double w = wake_share_ns(l, p->a);
+	char share[64] = "";
+
+	if (isfinite(w))
+		snprintf(share, sizeof(share), " + %.0f: a at %.0f pkts/wake-up overflowing",
+			 w, l->pkts_per_wakeup_ovf.num / l->pkts_per_wakeup_ovf.den);
+	value_set(&b->cpu_ns_per_pkt, isfinite(w) ? p->b + w : p->b, p->src);
+	snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
+		 "marginal: %.0f ns/pkt%s%s%s (ratio %.0f)", p->b, p->terms,
+		 b->cpu_ns_per_pkt_basis == COST_LAST_FIT ? ", last separable fit" : "",
+		 share, p->ns);
+}
+
 /* Without a saturated cost: b of the fit, else the ratio, unless it spins. */
 static void choose_marginal(const struct learn *l, const struct pick *p,
 			    struct inputs_stage_b *b)
@@ -448,15 +482,8 @@ static void choose_marginal(const struct learn *l, const struct pick *p,
 			 p->sat, p->sat_load);
 	switch (b->cpu_ns_per_pkt_basis) {
 	case COST_FIT:
-		value_set(&b->cpu_ns_per_pkt, p->b, p->src);
-		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-			 "marginal: %.0f ns/pkt%s (ratio %.0f)", p->b, p->terms, p->ns);
-		break;
 	case COST_LAST_FIT:
-		value_set(&b->cpu_ns_per_pkt, p->b, p->src);
-		snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
-			 "marginal: %.0f ns/pkt%s, last separable fit (ratio %.0f)",
-			 p->b, p->terms, p->ns);
+		choose_fit(l, p, b);
 		break;
 	default:
 		if (p->spin) {

@@ -92,6 +92,9 @@
 
 /* Busy epochs without overflow behind the cap (struct busy.all_in). */
 #define COST_CAP_MIN_EPOCHS	2
+/* Packets dequeued in overflowing epochs (decayed) before their packets per
+ * wake-up share the fit's wake-up cost out (wake_share_ns() in cost.c). */
+#define COST_OVF_MIN_PKTS	1000.0
 
 /* The receiver's cost fit and what it last gave. */
 struct cost_fit {

@@ -41,8 +41,7 @@ static bool epoch_load(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 	return true;
 }
 
-/* Did the socket overflow: rcvbuf drops, or any of its drops without the reasons. */
-static bool overflowed(const struct rxb_sock_meas *s)
+bool drain_overflowed(const struct rxb_sock_meas *s)
 {
 	return s->reasons_valid ? s->drops_rcvbuf > 0 : s->drops_valid && s->drops > 0;
 }
@@ -53,7 +52,7 @@ bool drain_epoch(const struct rxb_sock_meas *s, const struct rxb_epoch *e, doubl
 	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns;
 	double z = (double)s->empty_reads, off = 0;
 
-	if (!s->counts_valid || !s->receivers_valid || !overflowed(s))
+	if (!s->counts_valid || !s->receivers_valid || !drain_overflowed(s))
 		return false;
 	if (!(p >= DRAIN_MIN_EPOCH_PKTS) || !(t > 0))
 		return false;
@@ -108,7 +107,7 @@ void drain_add(struct drain *d, const struct rxb_sock_meas *s, const struct rxb_
 
 	drain_decay(d, k);
 	if (!drain_epoch(s, e, spin_ns, &p, &ns, &load)) {
-		if (overflowed(s))
+		if (drain_overflowed(s))
 			d->refused++;
 		return;
 	}

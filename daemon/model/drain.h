@@ -85,6 +85,9 @@ void drain_add(struct drain *d, const struct rxb_sock_meas *s, const struct rxb_
 /* Decay @d by @k: an epoch that measured nothing. */
 void drain_decay(struct drain *d, double k);
 
+/* Did the socket overflow: rcvbuf drops, or any of its drops without the reasons. */
+bool drain_overflowed(const struct rxb_sock_meas *s);
+
 /*
  * The drain in packets per second once DRAIN_MIN_PKTS were behind it,
  * else NaN; @load (may be NULL) gets the load it was measured at.

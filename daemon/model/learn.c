@@ -153,6 +153,11 @@ static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
 		ewma_ratio_add(&l->pkts_per_wakeup, k, out, (double)s->recv_wakeups, 1.0);
 	else
 		ewma_ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);
+	/* Decayed over the overflowing epochs only, and kept in between: a
+	 * flow whose rate keeps its queue would otherwise forget it and go
+	 * back to a cost without its wake-ups, and overflow again. */
+	if (sched && drain_overflowed(s))
+		ewma_ratio_add(&l->pkts_per_wakeup_ovf, k, out, (double)s->recv_wakeups, 1.0);
 	if (s->pkts_enqueued && s->truesize_per_pkt_bytes > 0)
 		ewma_ratio_add(&l->truesize_per_pkt, k,
 			       s->truesize_per_pkt_bytes * (double)s->pkts_enqueued,

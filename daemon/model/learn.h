@@ -57,6 +57,10 @@ struct learn {
 	struct busy busy;			/* the busy epochs' costs */
 	struct drain drain;			/* the saturated drain (drain.h) */
 	struct ewma_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
+	/* The same over the epochs whose socket overflowed (decayed from
+	 * one to the next): what the fit's wake-up cost is shared by where
+	 * the queue is lost (cost.c). Not kept across restarts. */
+	struct ewma_ratio pkts_per_wakeup_ovf;
 	struct ewma_ratio truesize_per_pkt;	/* bytes charged / pkts enqueued */
 	struct ewma_ratio bytes_per_pkt;	/* bytes dequeued / pkts_out: a
 						 * TCP socket's packets are

@@ -122,6 +122,52 @@ static void test_marginal_cost_kept(void **state)
 		  1e9 / (b * f->r.stages[0].batch_pkts), 1e-6);
 }
 
+/*
+ * A receiver that still wakes while its socket overflows (every 40 packets
+ * here, where a saturated one would not sleep) pays the fit's a per
+ * wake-up where its capacity is decided: its cost is then b + a / 40, and
+ * mu_P-Net follows it. Idle epochs and epochs that keep the queue leave
+ * that share as it was.
+ */
+static void test_marginal_cost_overflowing(void **state)
+{
+	const double a = cost_a_ns, b = cost_b_ns, ppw = 40;
+	struct ifix *f = *state;
+	struct inputs_env env;
+	uint64_t seq = 0;
+
+	for (size_t i = 0; i < 2 * RXB_ARRAY_SIZE(cost_epochs); i++) {
+		size_t j = i % RXB_ARRAY_SIZE(cost_epochs);
+
+		ifix_take(f, cost_epoch(++seq, cost_epochs[j][0], cost_epochs[j][1], a, b), 1.0);
+	}
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	for (int i = 0; i < 3; i++) {
+		struct rxb_epoch *e = cost_epoch(++seq, 40000, (uint64_t)(40000 / ppw), a, b);
+
+		e->socks[0].drops_valid = e->socks[0].reasons_valid = true;
+		e->socks[0].drops = e->socks[0].drops_rcvbuf = 500;
+		ifix_take(f, e, 1.0);
+	}
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+	check_rel(f->r.b.cpu_ns_per_pkt_fit, b, 1e-6);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
+	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "40 pkts/wake-up overflowing"));
+	check_rel(f->r.stages[0].mu_net_per_s,
+		  1e9 / ((b + a / ppw) * f->r.stages[0].batch_pkts), 1e-6);
+	/* Kept through idle epochs and an epoch that kept its queue. */
+	for (uint64_t i = 0; i < 40; i++) {
+		struct rxb_epoch *e = new_epoch(++seq, 1.0);
+
+		env = env_for(e);
+		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
+		free(e);
+	}
+	ifix_take(f, cost_epoch(++seq, 60000, 600, a, b), 1.0);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
+}
+
 /* The fit's edge cases, on its sums (struct lsq) through the public solver. */
 static void test_marginal_cost_edges(void **state)
 {
@@ -689,6 +735,7 @@ static void test_spin_ratio_refused(void **state)
 UNIT_TEST_MAIN(
 	IFIX_TEST(test_marginal_cost),
 	IFIX_TEST(test_marginal_cost_kept),
+	IFIX_TEST(test_marginal_cost_overflowing),
 	IFIX_TEST(test_marginal_cost_edges),
 	IFIX_TEST(test_fit_load_change),
 	cmocka_unit_test(test_spin_fit),

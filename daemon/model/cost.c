@@ -336,6 +336,8 @@ static void report_estimates(struct inputs_stage_b *b, const struct pick *p,
 	b->cpu_ns_per_pkt_full = NAN;
 	b->cpu_ns_per_pkt_basis = COST_NONE;
 	b->cpu_ns_per_empty_read = NAN;
+	b->ovf_pkts_per_wakeup = NAN;
+	b->fit_wake_share_ns = NAN;
 	b->cost_fit_terms = 0;
 	b->spin_share = NAN;
 	b->cost_fit_note[0] = '\0';
@@ -457,12 +459,17 @@ static double wake_share_ns(const struct learn *l, double a_ns)
  * wake-ups' share where the socket overflowed. */
 static void choose_fit(const struct learn *l, const struct pick *p, struct inputs_stage_b *b)
 {
+	const struct ewma_ratio *r = &l->pkts_per_wakeup_ovf;
 	double w = wake_share_ns(l, p->a);
 	char share[64] = "";
 
-	if (isfinite(w))
+	if (isfinite(w)) {
+		/* den 0: it never slept while overflowing (a batch of K). */
+		b->ovf_pkts_per_wakeup = r->den > 0 ? r->num / r->den : INFINITY;
+		b->fit_wake_share_ns = w;
 		snprintf(share, sizeof(share), " + %.0f: a at %.0f pkts/wake-up overflowing",
-			 w, l->pkts_per_wakeup_ovf.num / l->pkts_per_wakeup_ovf.den);
+			 w, b->ovf_pkts_per_wakeup);
+	}
 	value_set(&b->cpu_ns_per_pkt, isfinite(w) ? p->b + w : p->b, p->src);
 	snprintf(b->cpu_ns_per_pkt.why, sizeof(b->cpu_ns_per_pkt.why),
 		 "marginal: %.0f ns/pkt%s%s%s (ratio %.0f)", p->b, p->terms,

@@ -74,6 +74,10 @@ struct inputs_stage_b {
 	double cpu_ns_per_wakeup;		/* a of the fit, NaN without one */
 	double cpu_ns_per_pkt_fit;		/* b of the fit (or last fit), NaN */
 	double cpu_ns_per_empty_read;		/* e of the fit, NaN unless 3 terms */
+	double ovf_pkts_per_wakeup;		/* packets per wake-up where the
+						 * socket overflowed, NaN before */
+	double fit_wake_share_ns;		/* a / that, added to a fit's b;
+						 * NaN when not */
 	int cost_fit_terms;			/* 3, 2, or 0 (no fit used) */
 	double spin_share;			/* e sum z / sum t over the fit's
 						 * epochs, NaN */

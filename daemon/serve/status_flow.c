@@ -82,6 +82,8 @@ static void cpu_cost_json(struct json_writer *w, const struct inputs_stage_b *b,
 	json_double(w, "fit_b_ns", b->cpu_ns_per_pkt_fit);
 	json_double(w, "fit_a_ns", b->cpu_ns_per_wakeup);
 	json_double(w, "fit_e_ns", b->cpu_ns_per_empty_read);
+	json_double(w, "fit_wake_share_ns", b->fit_wake_share_ns);
+	json_double(w, "overflow_pkts_per_wakeup", b->ovf_pkts_per_wakeup);
 	json_uint_opt(w, "fit_terms", b->cost_fit_terms != 0, (uint64_t)b->cost_fit_terms);
 	json_double(w, "spin_share", b->spin_share);
 	json_str(w, "fit_note", b->cost_fit_note);

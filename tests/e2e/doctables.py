@@ -70,9 +70,10 @@ MAKE_E2E = "make-e2e-s79"
 
 # §5.5: one run per load kind that is not busy loops (run.sh -L), each
 # judged by its own sweep.
-LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1"]
+LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1", "loads-io-k2"]
 # The same loads with the daemon's capacity from the saturated drain.
-LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-k1-drain"]
+LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-k1-drain",
+               "loads-io-k2-drain"]
 # Two of them again with the off-CPU windows' loss too ([model] loss = windows).
 LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
 KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/rate_json.h"
 #include "common/util.h"
 #include "daemon/daemon.h"
 #include "daemon/serve/status.h"
@@ -34,19 +35,10 @@ static void value_json(struct json_writer *w, const char *key, const struct valu
 	json_obj_end(w);
 }
 
-/* What a RATE advised: the members a flow's rate and a past flow's last share. */
-static void rate_advice_json(struct json_writer *w, const struct rxbneck_rate *r)
-{
-	json_uint(w, "rate_bps", r->rate_bps);
-	json_double(w, "loss", r->loss);
-	json_uint(w, "epoch", r->epoch);
-	json_uint(w, "confidence", r->confidence);
-}
-
 void status_flow_rate_json(struct json_writer *w, const char *key, const struct rxbneck_rate *r)
 {
 	json_obj_begin(w, key);
-	rate_advice_json(w, r);
+	rate_json_advice(w, r);
 	json_uint(w, "xfer_time_us", r->xfer_time_us);
 	json_flag_names(w, "flags", r->flags, rate_flag_names, RXB_ARRAY_SIZE(rate_flag_names));
 	json_obj_end(w);
@@ -550,7 +542,7 @@ static void past_json(struct json_writer *w, const struct flow_past *p, uint64_t
 	status_outcome_json(w, &p->outcome, now);
 	if (p->has_rate) {
 		json_obj_begin(w, "last");
-		rate_advice_json(w, &p->rate);
+		rate_json_advice(w, &p->rate);
 		json_uint(w, "reports", p->reports);
 		json_obj_end(w);
 	} else {

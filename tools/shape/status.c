@@ -12,6 +12,7 @@
 
 #include "common/json.h"
 #include "common/log.h"
+#include "common/rate_json.h"
 #include "common/util.h"
 #include "common/vfmt.h"
 #include "tools/shape/util.h"
@@ -85,10 +86,7 @@ static void json_rx(struct json_writer *w, struct shape_agent *a, const struct s
 	json_str(w, "class", s);
 	if (rx->have_rate) {
 		json_obj_begin(w, "advice");
-		json_uint(w, "rate_bps", rx->rate.rate_bps);
-		json_double(w, "loss", rx->rate.loss);
-		json_uint(w, "epoch", rx->rate.epoch);
-		json_uint(w, "confidence", rx->rate.confidence);
+		rate_json_advice(w, &rx->rate);
 		json_uint(w, "flags", rx->rate.flags);
 		json_double(w, "age_s", (double)(now - rx->rate_ns) / 1e9);
 		json_uint(w, "count", rx->rates);

@@ -22,6 +22,7 @@
 #include "common/util.h"
 #include "daemon/model/inputs.h"
 #include "solver/lsq.h"
+#include "tests/unit/recv_fixture.h"
 
 #define PORT 9000
 
@@ -49,23 +50,7 @@ static inline struct rxb_epoch *new_epoch(uint64_t seq, double dt_s)
 static inline struct rxb_sock_meas *add_sock(struct rxb_epoch *e, uint64_t pkts, double ns,
 				      uint64_t wakeups)
 {
-	struct rxb_sock_meas *s = &e->socks[e->nsocks++];
-
-	s->port = PORT;
-	s->counts_valid = true;
-	s->pkts_in = pkts;
-	s->pkts_enqueued = pkts;
-	s->pkts_out = pkts;
-	s->receiver_oncpu_ns = (uint64_t)(ns * (double)pkts);
-	s->cpu_ns_per_pkt = ns;
-	s->recv_wakeups = wakeups;
-	s->pkts_per_wakeup = wakeups ? (double)pkts / (double)wakeups : NAN;
-	s->rcvbuf_bytes = 212992;
-	s->truesize_per_pkt_bytes = 2304;
-	s->ncpus_ran = 1;
-	s->ran_on[0].cpu = 1;
-	s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
-	return s;
+	return recv_fixture_sock(e, PORT, pkts, ns, wakeups);
 }
 
 /* 1.5 ms of the receiver's 2 ms on CPU 1, 0.5 ms on CPU 0. */

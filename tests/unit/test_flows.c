@@ -20,6 +20,7 @@
 #include "common/util.h"
 #include "daemon/model/flows.h"
 #include "daemon/model/prior.h"
+#include "tests/unit/recv_fixture.h"
 #include "tests/unit/unit_main.h"
 
 #define PORT		9000
@@ -124,19 +125,8 @@ static struct rxb_epoch *epoch(uint64_t seq, double cpu_bound, uint64_t pkts)
 	e->disk.mean_cpu_burst_ns = NAN;
 	if (!pkts)
 		return e;
-	s = &e->socks[e->nsocks++];
-	s->port = PORT;
-	s->counts_valid = true;
-	s->pkts_in = s->pkts_enqueued = s->pkts_out = pkts;
-	s->receiver_oncpu_ns = (uint64_t)(NS_PER_PKT * (double)pkts);
-	s->cpu_ns_per_pkt = NS_PER_PKT;
-	s->recv_wakeups = pkts;		/* one packet per wake-up: N = 1 */
-	s->pkts_per_wakeup = 1;
-	s->rcvbuf_bytes = 212992;
-	s->truesize_per_pkt_bytes = 2304;
-	s->ncpus_ran = 1;
-	s->ran_on[0].cpu = 1;
-	s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
+	s = recv_fixture_sock(e, PORT, pkts, NS_PER_PKT, pkts);	/* one per wake-up: N = 1 */
+	assert_true(s->pkts_per_wakeup == 1);
 	return e;
 }
 
@@ -623,14 +613,7 @@ static void test_solve_budget(void **state)
 static void set_history(struct pub *pub, double ns)
 {
 	learn_init(&pub->history);
-	pub->history.origin = VALUE_HISTORY;
-	pub->history.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * ns, 64, true };
-	pub->history.pkts_per_wakeup = (struct ewma_ratio){ 1, 1, true };
-	pub->history.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
-	pub->history.rcvbuf_bytes = 212992;
-	pub->history.ncpus = 1;
-	pub->history.cpu[0] = 1;
-	pub->history.cpu_share[0] = 1;
+	recv_fixture_history(&pub->history, ns, 1);
 	pub->history_port = 9100;
 	pub->have_history = true;
 }

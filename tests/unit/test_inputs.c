@@ -392,14 +392,7 @@ static void test_history(void **state)
 	struct ifix *f = *state;
 	struct rxb_epoch *e = ifix_epoch(f, 7, 1.0);
 
-	f->l.origin = VALUE_HISTORY;
-	f->l.cpu_ns_per_pkt = (struct ewma_ratio){ 64 * 1500.0, 64, true };
-	f->l.pkts_per_wakeup = (struct ewma_ratio){ 8, 1, true };
-	f->l.truesize_per_pkt = (struct ewma_ratio){ 64 * 2304.0, 64, true };
-	f->l.rcvbuf_bytes = 212992;
-	f->l.ncpus = 1;
-	f->l.cpu[0] = 1;
-	f->l.cpu_share[0] = 1;
+	recv_fixture_history(&f->l, 1500.0, 8);
 	e->cpus[1].cpu_bound = 1;
 	ifix_feed(f, 1.0);
 	assert_int_equal(f->r.nstages, 1);

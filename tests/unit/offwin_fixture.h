@@ -8,9 +8,14 @@
 #ifndef RXB_TEST_OFFWIN_FIXTURE_H
 #define RXB_TEST_OFFWIN_FIXTURE_H
 
+#include <errno.h>
 #include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
 
 #include "rxb/measure.h"
 #include "solver/bneck.h"
@@ -54,6 +59,46 @@ static inline struct bneck_xfer offwin_fixture_xfer(uint32_t points, enum bneck_
 		.line_rate_bps = 1e10, .min_rate_bps = 1e8, .points = points,
 		.loss_model = loss_model,
 	};
+}
+
+/*
+ * @r, solved with BNECK_LOSS_WINDOWS, has at every point the larger of
+ * the queue model's loss there (@qloss, point by point) and offwin_loss()
+ * of @in at the point's packet rate. True if the windows' loss ruled,
+ * above 1e-3, at some point (else the test proves nothing).
+ */
+static inline bool offwin_fixture_check_curve(const struct bneck_result *r, const double *qloss,
+					      const struct offwin_in *in, double payload_bytes)
+{
+	bool some = false;
+
+	for (uint32_t j = 0; j < r->npoints; j++) {
+		double lambda = r->curve[j].rate_bps / (8.0 * payload_bytes);
+		double lw = offwin_loss(in, lambda, OFFWIN_LOGUNIFORM);
+		double want = fmax(qloss[j], lw);
+
+		assert_true(fabs(r->curve[j].loss - want) <= 1e-9 * fmax(want, 1e-300));
+		if (lw > qloss[j] && lw > 1e-3)
+			some = true;
+	}
+	return some;
+}
+
+/*
+ * bneck refuses @s with a negative count in its histogram slot @count
+ * (0 before and after), then with a rate of @bad_per_s in @per_s.
+ */
+static inline void offwin_fixture_refused(struct bneck_ws *ws, struct rxb_stage_inputs *s,
+					  const struct bneck_xfer *x, double *count,
+					  double *per_s, double bad_per_s)
+{
+	struct bneck_result r;
+
+	*count = -1.0;
+	assert_int_equal(bneck_compute(ws, s, 1, x, NULL, &r), -EINVAL);
+	*count = 0.0;
+	*per_s = bad_per_s;
+	assert_int_equal(bneck_compute(ws, s, 1, x, NULL, &r), -EINVAL);
 }
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * check_rel(): a cmocka failure unless @got is within relative @tol of
  * @want (within @tol absolute when @want is 0; NaN fails), with both
- * printed to 17 digits. Include after
+ * printed to 17 digits; check_abs(): within absolute @tol. Include after
  * <cmocka.h>.
  */
 #ifndef RXB_TESTS_CHECK_REL_H
@@ -18,6 +18,15 @@ static inline void check_rel(double got, double want, double tol, const char *wh
 	if (!(rel <= tol)) {
 		fprintf(stderr, "%s: got %.17g want %.17g rel %.3g > %.3g\n",
 			what, got, want, rel, tol);
+		fail();
+	}
+}
+
+static inline void check_abs(double got, double want, double tol, const char *what)
+{
+	if (!(fabs(got - want) <= tol)) {
+		fprintf(stderr, "%s: got %.12g want %.12g diff %.3g > %.3g\n",
+			what, got, want, fabs(got - want), tol);
 		fail();
 	}
 }

@@ -65,15 +65,33 @@ static inline void sendsrv_test_send(int fd, struct rxbp_msg *m, uint32_t seq)
 
 /* ----------------------------------------------- a pumped server -- */
 
+/* What a test server's callbacks saw: each kind counted, the last kept. */
+struct sendsrv_test_seen {
+	int hellos, goodbyes, reports;
+	int last_why;			/* the last goodbye's */
+	struct rxbneck_report last_report;
+};
+
+static inline void sendsrv_test_saw_report(struct sendsrv_test_seen *s,
+					   const struct rxbneck_report *r)
+{
+	s->reports++;
+	s->last_report = *r;
+}
+
+static inline void sendsrv_test_saw_goodbye(struct sendsrv_test_seen *s, int why)
+{
+	s->goodbyes++;
+	s->last_why = why;
+}
+
 /* epfd first: the fd callbacks above. */
 struct pump {
 	int epfd;
 	struct sendsrv *s;
 	uint16_t port;
 	uint64_t skew_ns;	/* added to CLOCK_MONOTONIC: time travel */
-	int goodbyes, last_why;
-	int hellos, reports;
-	struct rxbneck_report last_report;
+	struct sendsrv_test_seen seen;
 };
 
 static inline uint64_t pump_now(void *ctx)
@@ -84,27 +102,21 @@ static inline uint64_t pump_now(void *ctx)
 static inline int pump_on_hello(void *ctx, const struct sendsrv_peer *p)
 {
 	(void)p;
-	((struct pump *)ctx)->hellos++;
+	((struct pump *)ctx)->seen.hellos++;
 	return 0;
 }
 
 static inline void pump_on_report(void *ctx, const struct sendsrv_peer *p,
 				  const struct rxbneck_report *r)
 {
-	struct pump *h = ctx;
-
 	(void)p;
-	h->reports++;
-	h->last_report = *r;
+	sendsrv_test_saw_report(&((struct pump *)ctx)->seen, r);
 }
 
 static inline void pump_on_goodbye(void *ctx, const struct sendsrv_peer *p, int why)
 {
-	struct pump *h = ctx;
-
 	(void)p;
-	h->goodbyes++;
-	h->last_why = why;
+	sendsrv_test_saw_goodbye(&((struct pump *)ctx)->seen, why);
 }
 
 /*

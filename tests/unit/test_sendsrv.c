@@ -44,10 +44,8 @@
 struct harness {
 	struct sendsrv_thread t;	/* first: the fd callbacks' ctx */
 	/* What callbacks saw (written under mu by the loop thread). */
-	int hellos, goodbyes, reports, samples;
-	int last_goodbye_why;
+	struct sendsrv_test_seen seen;
 	struct sendsrv_peer last_hello;
-	struct rxbneck_report last_report;
 	uint16_t refuse_port;		/* on_hello refuses this flow port */
 	bool publish_in_hello;		/* on_hello publishes a rate */
 };
@@ -56,7 +54,7 @@ static int h_hello(void *ctx, const struct sendsrv_peer *p)
 {
 	struct harness *h = ctx;
 
-	h->hellos++;
+	h->seen.hellos++;
 	h->last_hello = *p;
 	if (p->hello.flow_port == h->refuse_port)
 		return RXBNECK_ERR_REFUSED;
@@ -75,8 +73,7 @@ static void h_report(void *ctx, const struct sendsrv_peer *p,
 	struct harness *h = ctx;
 
 	(void)p;
-	h->reports++;
-	h->last_report = *r;
+	sendsrv_test_saw_report(&h->seen, r);
 }
 
 static void h_goodbye(void *ctx, const struct sendsrv_peer *p, int why)
@@ -84,8 +81,7 @@ static void h_goodbye(void *ctx, const struct sendsrv_peer *p, int why)
 	struct harness *h = ctx;
 
 	(void)p;
-	h->goodbyes++;
-	h->last_goodbye_why = why;
+	sendsrv_test_saw_goodbye(&h->seen, why);
 }
 
 static void start(struct harness *h, const struct sendsrv_limits *lim)
@@ -420,7 +416,7 @@ static void test_hello_ack_rate_and_snapshot(void **state)
 	assert_int_equal(rxbneck_client_latest_rate(c, &r), RXBNECK_ENODATA);
 
 	/* on_hello saw the HELLO. */
-	assert_int_equal(HGET(&h, hellos), 1);
+	assert_int_equal(HGET(&h, seen.hellos), 1);
 	snap = HGET(&h, last_hello);
 	assert_int_equal(snap.hello.flow_port, FLOW);
 	assert_int_equal(snap.hello.payload_bytes, 8192);
@@ -464,14 +460,14 @@ static void test_hello_ack_rate_and_snapshot(void **state)
 		.port = FLOW, .rounds = 4, .elapsed_us = 999, .rate_bps = 1200000000,
 		.file_bytes = 1000000, .pkts_sent = 200, .pkts_resent = 77,
 		.pkts_lost_first = 60 }), 0);
-	WAIT_FOR(HGET(&h, reports) == 1);
-	assert_int_equal(HGET(&h, last_report).rounds, 4);
-	assert_int_equal(HGET(&h, last_report).elapsed_us, 999);
+	WAIT_FOR(HGET(&h, seen.reports) == 1);
+	assert_int_equal(HGET(&h, seen.last_report).rounds, 4);
+	assert_int_equal(HGET(&h, seen.last_report).elapsed_us, 999);
 
 	/* BYE: on_goodbye once, connection gone. */
 	rxbneck_client_close(c);
-	WAIT_FOR(HGET(&h, goodbyes) == 1);
-	assert_int_equal(HGET(&h, last_goodbye_why), SENDSRV_GONE_BYE);
+	WAIT_FOR(HGET(&h, seen.goodbyes) == 1);
+	assert_int_equal(HGET(&h, seen.last_why), SENDSRV_GONE_BYE);
 	WAIT_FOR(snapshot(&h, &snap) == 0);
 	finish(&h);
 }
@@ -550,7 +546,7 @@ static void test_late_subscriber_and_hello_publish(void **state)
 	assert_int_equal(s2.rate.rate_bps, 2000000000);
 	rxbneck_client_close(c1);
 	rxbneck_client_close(c2);
-	WAIT_FOR(HGET(&h, goodbyes) == 2);
+	WAIT_FOR(HGET(&h, seen.goodbyes) == 2);
 
 	/* Rate published from on_hello: sent after HELLO_ACK (connect works). */
 	LOCKED(&h, h.publish_in_hello = true);
@@ -811,7 +807,7 @@ static void test_allow_list_rejects(void **state)
 	}
 	assert_int_equal(stats(&h).rejected_allow, 2);
 	assert_int_equal(stats(&h).errors_sent[RXBNECK_ERR_NOT_ALLOWED], 2);
-	assert_int_equal(HGET(&h, hellos), 0);
+	assert_int_equal(HGET(&h, seen.hellos), 0);
 	rxbneck_client_close(c);
 	finish(&h);
 }
@@ -832,7 +828,7 @@ static void test_refused_hello(void **state)
 	assert_non_null(strstr(rxbneck_client_errmsg(c), "4444"));
 	/* Refused: no goodbye owed, nothing left behind. */
 	WAIT_FOR(stats(&h).conns_closing == 0);
-	assert_int_equal(HGET(&h, goodbyes), 0);
+	assert_int_equal(HGET(&h, seen.goodbyes), 0);
 	assert_int_equal(stats(&h).conns_active, 0);
 	rxbneck_client_close(c);
 	finish(&h);
@@ -866,8 +862,8 @@ static void test_hello_and_idle_timeouts(void **state)
 	expect_error(fd, RXBNECK_ERR_IDLE_TIMEOUT, 0);
 	assert_true(rxb_mono_ns() - t0 >= 250 * MS);
 	close(fd);
-	WAIT_FOR(HGET(&h, goodbyes) == 1);
-	assert_int_equal(HGET(&h, last_goodbye_why), RXBNECK_ERR_IDLE_TIMEOUT);
+	WAIT_FOR(HGET(&h, seen.goodbyes) == 1);
+	assert_int_equal(HGET(&h, seen.last_why), RXBNECK_ERR_IDLE_TIMEOUT);
 
 	/*
 	 * A PING keeps the connection: a raw sender pinging every 100 ms. A
@@ -968,8 +964,8 @@ static void test_slow_reader_dropped(void **state)
 	assert_int_equal(st.errors_sent[RXBNECK_ERR_OUTPUT_OVERFLOW], 1);
 	assert_int_equal(st.conns_active, 0);
 	assert_true(pushed > 4096 / 56);
-	assert_int_equal(HGET(&h, goodbyes), 1);
-	assert_int_equal(HGET(&h, last_goodbye_why), RXBNECK_ERR_OUTPUT_OVERFLOW);
+	assert_int_equal(HGET(&h, seen.goodbyes), 1);
+	assert_int_equal(HGET(&h, seen.last_why), RXBNECK_ERR_OUTPUT_OVERFLOW);
 	assert_true(st.mem_bytes <= st.mem_bound_bytes);
 	close(fd);
 	WAIT_FOR(stats(&h).conns_closing == 0);
@@ -1064,7 +1060,7 @@ static void test_bad_frames(void **state)
 	}
 	WAIT_FOR(stats(&h).conns_closing == 0);
 	assert_int_equal(stats(&h).conns_active + stats(&h).conns_hello, 0);
-	assert_int_equal(HGET(&h, goodbyes), 4);	/* the hello'd ones */
+	assert_int_equal(HGET(&h, seen.goodbyes), 4);	/* the hello'd ones */
 	finish(&h);
 }
 
@@ -1119,8 +1115,8 @@ static void test_finish_says_bye(void **state)
 	WAIT_FOR(stats(&h).conns_active == 1);
 	sendsrv_thread_stop(&h.t);
 	sendsrv_finish(h.t.s);
-	assert_int_equal(h.goodbyes, 1);
-	assert_int_equal(h.last_goodbye_why, SENDSRV_GONE_SHUTDOWN);
+	assert_int_equal(h.seen.goodbyes, 1);
+	assert_int_equal(h.seen.last_why, SENDSRV_GONE_SHUTDOWN);
 	assert_int_equal(frame_recv(fd, &m, 2000), 0);
 	assert_int_equal(m.type, RXBNECK_T_BYE);
 	assert_int_equal(m.u.bye.reason, RXBNECK_BYE_SHUTDOWN);

@@ -143,7 +143,7 @@ static void test_bye_error_before_hello(void **state)
 	n = encode_patched(f, sizeof(f), bye, 3, cut_short);
 	expect_refused(&h, pump_dial(&h, 0), f, n, RXBNECK_ERR_MALFORMED, 3);
 	sendsrv_stats(h.s, &st);
-	assert_int_equal(h.goodbyes, 0);
+	assert_int_equal(h.seen.goodbyes, 0);
 	assert_int_equal(st.frames_out_by_type[RXBNECK_T_ERROR], 1);
 	assert_int_equal(st.conns_hello + st.conns_active, 0);
 	pump_finish(&h);

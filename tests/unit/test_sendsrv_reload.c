@@ -214,7 +214,7 @@ static void test_announced_limits(void **state)
 	h.skew_ns += 3 * RXB_NSEC_PER_SEC;
 	pump_expect_error(&h, b, RXBNECK_ERR_IDLE_TIMEOUT);
 	close(b);
-	assert_int_equal(h.last_why, RXBNECK_ERR_IDLE_TIMEOUT);
+	assert_int_equal(h.seen.last_why, RXBNECK_ERR_IDLE_TIMEOUT);
 	pump_expect_alive(&h, c, 2);
 	/* ... and c times out 60 s after its last frame, as it was told. */
 	h.skew_ns += 59 * RXB_NSEC_PER_SEC;
@@ -297,7 +297,7 @@ static void test_output_cap(void **state)
 	assert_int_equal(sendsrv_publish_rate(h.s, &r, NULL), 1);	/* only a */
 	sendsrv_stats(h.s, &st);
 	assert_int_equal(st.errors_sent[RXBNECK_ERR_OUTPUT_OVERFLOW], 1);
-	assert_int_equal(h.last_why, RXBNECK_ERR_OUTPUT_OVERFLOW);
+	assert_int_equal(h.seen.last_why, RXBNECK_ERR_OUTPUT_OVERFLOW);
 	assert_int_equal(st.conns_active, 1);
 	close(fd);
 	close(a);

@@ -211,7 +211,7 @@ static void test_report_checks(void **state)
 		assert_int_equal(pump_next_frame(&h, fd, &m), -1);
 		close(fd);
 	}
-	assert_int_equal(h.reports, 0);
+	assert_int_equal(h.seen.reports, 0);
 	/* Sound ones: finished; aborted half-way; a HELLO without a size. */
 	fd = sender(&h, 1000000, 1000, 1, RXBNECK_SUB_RATE);
 	m = (struct rxbp_msg){ .type = RXBNECK_T_REPORT, .u.report = good };
@@ -221,14 +221,14 @@ static void test_report_checks(void **state)
 	m.u.report.elapsed_us = 0;
 	sendsrv_test_send(fd, &m, 3);
 	pump_expect_alive(&h, fd, 4);
-	assert_int_equal(h.reports, 2);
-	assert_int_equal(h.last_report.file_bytes, 400000);
+	assert_int_equal(h.seen.reports, 2);
+	assert_int_equal(h.seen.last_report.file_bytes, 400000);
 	close(fd);
 	fd = sender(&h, 0, 1000, 1, RXBNECK_SUB_RATE);
 	m = lossless_report(5000, 5, 1);
 	sendsrv_test_send(fd, &m, 2);
 	pump_expect_alive(&h, fd, 3);
-	assert_int_equal(h.reports, 3);
+	assert_int_equal(h.seen.reports, 3);
 	close(fd);
 	sendsrv_stats(h.s, &st);
 	assert_int_equal(st.reports_rejected, nbad);

@@ -20,6 +20,7 @@
 #include "common/parse.h"
 #include "common/strbuf.h"
 #include "common/util.h"
+#include "tests/unit/json_check.h"
 #include "tests/unit/unit_main.h"
 
 static void test_json_nesting_and_escaping(void **state)
@@ -49,12 +50,10 @@ static void test_json_nesting_and_escaping(void **state)
 	json_bool_opt(&w, "b0", false, true);
 	json_str(&w, "s0", NULL);
 	json_obj_end(&w);
-	assert_true(json_ok(&w));
-	assert_string_equal(json_text(&w),
+	json_check_text(&w,
 		"{\"name\":\"a\\\"b\\\\c\\n\\u0001\",\"xs\":[-3,18446744073709551615,0.5,null],"
 		"\"empty\":{},\"t\":true,\"n\":null,"
 		"\"i\":-7,\"i0\":null,\"u\":42,\"u0\":null,\"b\":false,\"b0\":null,\"s0\":null}");
-	json_finish(&w);
 }
 
 static void test_json_arrays_of_names(void **state)
@@ -73,11 +72,9 @@ static void test_json_arrays_of_names(void **state)
 	json_flag_names(&w, "f0", 0, names, 3);
 	json_flag_names(&w, "all", 0x7u, names, 3);
 	json_obj_end(&w);
-	assert_true(json_ok(&w));
-	assert_string_equal(json_text(&w),
+	json_check_text(&w,
 		"{\"s\":[\"x\",null,\"y\\\"\"],\"s0\":[],"
 		"\"f\":[\"a\",\"c\"],\"f0\":[],\"all\":[\"a\",\"b\",\"c\"]}");
-	json_finish(&w);
 }
 
 static void test_json_double_round_trips(void **state)

@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "daemon/daemon.h"
 #include "daemon/serve/status_flow.h"
+#include "tests/unit/json_check.h"
 #include "tests/unit/unit_main.h"
 
 static void test_rate(void **state)
@@ -30,11 +31,9 @@ static void test_rate(void **state)
 	(void)state;
 	json_init(&w, false);
 	status_flow_rate_json(&w, NULL, &r);
-	assert_true(json_ok(&w));
-	assert_string_equal(json_text(&w),
+	json_check_text(&w,
 		"{\"rate_bps\":1000,\"loss\":0.5,\"epoch\":7,\"confidence\":999,"
 		"\"xfer_time_us\":1500000,\"flags\":[\"degraded\",\"between_pauses\"]}");
-	json_finish(&w);
 }
 
 static void test_past_flow_last(void **state)

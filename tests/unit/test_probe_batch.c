@@ -32,6 +32,16 @@ struct rec {
 
 #define NELEMS	1000u
 
+/*
+ * @b reads struct rec values under u32 keys, @chunk elements a call;
+ * @stable: checked by their seq (odd while a writer is inside one).
+ */
+static void rec_batch_init(struct probe_batch *b, uint32_t chunk, bool stable)
+{
+	assert_int_equal(probe_batch_init(b, sizeof(uint32_t), sizeof(struct rec), chunk,
+					  stable, offsetof(struct rec, seq)), 0);
+}
+
 struct seen {
 	uint32_t n;
 	uint8_t hits[NELEMS];
@@ -100,6 +110,15 @@ static int map_or_skip(void **state)
 	return fd;
 }
 
+/* The group's map with NELEMS records, every @odd_every-th torn (0: none). */
+static int filled_map(void **state, uint32_t odd_every)
+{
+	int fd = map_or_skip(state);
+
+	assert_int_equal(fill(fd, NELEMS, odd_every), 0);
+	return fd;
+}
+
 static void check_all(const struct seen *s, uint32_t n, uint32_t odd_every)
 {
 	uint32_t want = 0;
@@ -116,18 +135,15 @@ static void check_all(const struct seen *s, uint32_t n, uint32_t odd_every)
 
 static void test_chunks(void **state)
 {
-	int fd = map_or_skip(state);
+	int fd = filled_map(state, 0);
 	const uint32_t chunks[] = { 1, 7, 64, 256, 4096 };
 
-	assert_int_equal(fill(fd, NELEMS, 0), 0);
 	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
 		for (int stable = 0; stable <= 1; stable++) {
 			struct probe_batch b;
 			struct seen s = { 0 };
 
-			assert_int_equal(probe_batch_init(&b, sizeof(uint32_t),
-							  sizeof(struct rec), chunks[i],
-							  stable, offsetof(struct rec, seq)), 0);
+			rec_batch_init(&b, chunks[i], stable);
 			assert_int_equal(probe_batch_read(&b, fd, note, &s), 0);
 			check_all(&s, NELEMS, 0);
 			/* Chunk 1 overflows in any bucket of two: it grew. */
@@ -143,14 +159,12 @@ static void test_chunks(void **state)
 
 static void test_walk_and_torn(void **state)
 {
-	int fd = map_or_skip(state);
+	/* Every 10th element looks as if a writer were inside it. */
+	int fd = filled_map(state, 10);
 	struct probe_batch b;
 	struct seen s = { 0 };
 
-	/* Every 10th element looks as if a writer were inside it. */
-	assert_int_equal(fill(fd, NELEMS, 10), 0);
-	assert_int_equal(probe_batch_init(&b, sizeof(uint32_t), sizeof(struct rec), 128,
-					  true, offsetof(struct rec, seq)), 0);
+	rec_batch_init(&b, 128, true);
 	assert_int_equal(probe_batch_read(&b, fd, note, &s), 0);
 	check_all(&s, NELEMS, 10);
 	/* The walk, as on a kernel without batch lookups: the same. */
@@ -160,8 +174,7 @@ static void test_walk_and_torn(void **state)
 	check_all(&s, NELEMS, 10);
 	probe_batch_finish(&b);
 	/* Not stable: every element, odd seq or not. */
-	assert_int_equal(probe_batch_init(&b, sizeof(uint32_t), sizeof(struct rec), 128,
-					  false, 0), 0);
+	rec_batch_init(&b, 128, false);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(probe_batch_read(&b, fd, note, &s), 0);
 	check_all(&s, NELEMS, 0);
@@ -201,13 +214,11 @@ static int note_time(void *arg, const void *key, const void *val)
  */
 static void test_read_time(void **state)
 {
-	int fd = map_or_skip(state);
+	int fd = filled_map(state, 0);
 	struct probe_batch b;
 	struct timed t = { 0 };
 
-	assert_int_equal(fill(fd, NELEMS, 0), 0);
-	assert_int_equal(probe_batch_init(&b, sizeof(uint32_t), sizeof(struct rec), 64,
-					  true, offsetof(struct rec, seq)), 0);
+	rec_batch_init(&b, 64, true);
 	t.b = &b;
 	t.start_ns = rxb_mono_ns();
 	assert_int_equal(probe_batch_read(&b, fd, note_time, &t), 0);
@@ -241,8 +252,7 @@ static void test_empty_stop_and_args(void **state)
 	map_or_skip(state);
 	fd = make_map(16);
 	assert_true(fd >= 0);
-	assert_int_equal(probe_batch_init(&b, sizeof(uint32_t), sizeof(struct rec), 4,
-					  true, offsetof(struct rec, seq)), 0);
+	rec_batch_init(&b, 4, true);
 	/* An empty map: nothing, and no error. */
 	assert_int_equal(probe_batch_read(&b, fd, note, &s), 0);
 	assert_int_equal(s.n, 0);

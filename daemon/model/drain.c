@@ -46,6 +46,20 @@ bool drain_overflowed(const struct rxb_sock_meas *s)
 	return s->reasons_valid ? s->drops_rcvbuf > 0 : s->drops_valid && s->drops > 0;
 }
 
+/*
+ * Adds n intervals of mean_ns (the receiver preempted, or runnable after a
+ * wake-up) to *off_ns; false when a mean is unusable for a count it has.
+ */
+static bool add_off_cpu(uint64_t n, double mean_ns, double *off_ns)
+{
+	if (!n)
+		return true;
+	if (!(mean_ns >= 0) || !isfinite(mean_ns))
+		return false;
+	*off_ns += (double)n * mean_ns;
+	return true;
+}
+
 bool drain_epoch(const struct rxb_sock_meas *s, const struct rxb_epoch *e, double spin_ns,
 		 double *pkts, double *busy_ns, double *load)
 {
@@ -66,20 +80,9 @@ bool drain_epoch(const struct rxb_sock_meas *s, const struct rxb_epoch *e, doubl
 		if (!(t > 0))
 			return false;
 	}
-	if (s->receiver_preemptions) {
-		double o = s->preempt_off_ns;
-
-		if (!(o >= 0) || !isfinite(o))
-			return false;
-		off += (double)s->receiver_preemptions * o;
-	}
-	if (s->wake_waits) {
-		double w = s->wake_wait_ns;
-
-		if (!(w >= 0) || !isfinite(w))
-			return false;
-		off += (double)s->wake_waits * w;
-	}
+	if (!add_off_cpu(s->receiver_preemptions, s->preempt_off_ns, &off) ||
+	    !add_off_cpu(s->wake_waits, s->wake_wait_ns, &off))
+		return false;
 	/*
 	 * Busier than the epoch is long: the counts do not belong together
 	 * (an interval is counted in the epoch it ends in, hence the margin).

@@ -214,6 +214,20 @@ void json_str_array(struct json_writer *w, const char *key, const char *const *v
 	json_arr_end(w);
 }
 
+void json_sparse(struct json_writer *w, const char *key, const double *v, size_t n)
+{
+	char index[24];
+
+	json_obj_begin(w, key);
+	for (size_t i = 0; i < n; i++) {
+		if (!(v[i] > 0) || !isfinite(v[i]))
+			continue;
+		snprintf(index, sizeof(index), "%zu", i);
+		json_double(w, index, v[i]);
+	}
+	json_obj_end(w);
+}
+
 void json_flag_names(struct json_writer *w, const char *key, uint32_t bits,
 		     const char *const *names, size_t n)
 {

@@ -61,6 +61,11 @@ void json_bool_opt(struct json_writer *w, const char *key, bool have, bool val);
 /* An array of the @n strings of @v (a NULL one as null). */
 void json_str_array(struct json_writer *w, const char *key, const char *const *v, size_t n);
 /*
+ * An object of @v's positive finite entries keyed by their index ("3": v[3]),
+ * as a histogram's non-empty slots.
+ */
+void json_sparse(struct json_writer *w, const char *key, const double *v, size_t n);
+/*
  * An array of the names of the bits set in @bits: @names[i] for bit i, in
  * bit order; bits at or above @n are left out.
  */

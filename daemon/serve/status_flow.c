@@ -143,20 +143,13 @@ static void offcpu_spec(char *spec, size_t size, double per_s, const double *his
 static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
 			double gap_s, double wake_per_s, const double *wake_hist)
 {
-	char spec[RXB_OFFCPU_SLOTS * 24 + 32], slot[8];
+	char spec[RXB_OFFCPU_SLOTS * 24 + 32];
 
 	json_obj_begin(w, "offcpu_windows");
 	json_double(w, "per_s", per_s);
 	json_double(w, "gap_ns", gap_s * 1e9);
 	json_double(w, "mean_ns", offwin_mean_s(hist, RXB_OFFCPU_SLOTS) * 1e9);
-	json_obj_begin(w, "hist_log2_ns");
-	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
-		if (!(hist[r] > 0))
-			continue;
-		snprintf(slot, sizeof(slot), "%zu", r);
-		json_double(w, slot, hist[r]);
-	}
-	json_obj_end(w);
+	json_sparse(w, "hist_log2_ns", hist, RXB_OFFCPU_SLOTS);
 	offcpu_spec(spec, sizeof(spec), per_s, hist);
 	json_str(w, "spec", spec);
 	json_double(w, "wake_mean_ns", offwin_mean_s(wake_hist, RXB_OFFCPU_SLOTS) * 1e9);

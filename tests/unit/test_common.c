@@ -77,6 +77,21 @@ static void test_json_arrays_of_names(void **state)
 		"\"f\":[\"a\",\"c\"],\"f0\":[],\"all\":[\"a\",\"b\",\"c\"]}");
 }
 
+static void test_json_sparse(void **state)
+{
+	/* Zero, negative, NaN and infinite entries are left out. */
+	const double v[] = { 0, 2.5, -1, NAN, 4, INFINITY, 0, 0.25 };
+	struct json_writer w;
+
+	(void)state;
+	json_init(&w, false);
+	json_obj_begin(&w, NULL);
+	json_sparse(&w, "v", v, RXB_ARRAY_SIZE(v));
+	json_sparse(&w, "first2", v, 1);
+	json_obj_end(&w);
+	json_check_text(&w, "{\"v\":{\"1\":2.5,\"4\":4,\"7\":0.25},\"first2\":{}}");
+}
+
 static void test_json_double_round_trips(void **state)
 {
 	const double vals[] = { 1e-300, 3.141592653589793, 9.5e8, 1.0 / 3.0 };
@@ -545,6 +560,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_strbuf_cap),
 	cmocka_unit_test(test_json_nesting_and_escaping),
 	cmocka_unit_test(test_json_arrays_of_names),
+	cmocka_unit_test(test_json_sparse),
 	cmocka_unit_test(test_json_double_round_trips),
 	cmocka_unit_test(test_json_unbalanced_fails),
 	cmocka_unit_test(test_parse_u64),

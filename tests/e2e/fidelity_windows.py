@@ -9,10 +9,11 @@ extract: from run.sh output directories (runs.jsonl, status.jsonl and
 analyze.py's results.json), one compact record per undisturbed, completed
 fixed-rate transfer of the main sweep: the load, the rate, its first-round
 loss, the daemon's stage-B inputs before it (daemon_before) and the off-CPU
-windows the daemon published for the epochs that overlap the transfer's
-first blast (as the sender timed it; histograms summed, rates = windows /
-the blast's time): the windows after preemption, the mean run those ended,
-and the waits for the CPU after a wake-up (wake_spec); and how many of
+windows the daemon measured in the epochs that overlap the transfer's
+first blast (as the sender timed it; each epoch's own histograms,
+sockets[].receiver in status.jsonl, summed; rates = windows / the blast's
+time): the windows after preemption, the mean run those ended,
+and the waits for the CPU after a wake-up; and how many of
 those epochs dropped packets without any window of about 1 ms or more.
 
 The default (the rule of docs/fidelity.md §4.3): per transfer, rxbneckctl
@@ -48,8 +49,10 @@ INPUTS = ("cpu_bound", "mu_net_per_s", "pkts_per_wakeup", "queue_pkts",
 
 
 def blast_windows(status, port, b0, b1):
-    """The off-CPU windows the daemon published for the epochs that overlap
-    the first blast [b0, b1] (CLOCK_MONOTONIC s): (windows per second of
+    """The off-CPU windows the daemon measured in the epochs that overlap
+    the first blast [b0, b1] (CLOCK_MONOTONIC s; each epoch's own counts,
+    sockets[].receiver.offcpu_hist_log2_ns and wake_hist_log2_ns, which a
+    daemon before them lacks: ValueError): (windows per second of
     the blast, {slot: count}, epochs, the mean run the windows ended, s,
     epochs in which the socket dropped packets without any window of
     LONG_SLOT or more (after preemption or a wake-up), epochs that dropped,
@@ -63,34 +66,29 @@ def blast_windows(status, port, b0, b1):
         fl = [f for f in s["flows"] if f.get("port") == port]
         if not fl or not socks:
             continue
-        w = fl[0]["inputs"]["stage_b"].get("offcpu_windows")
-        if w is None:
-            continue
-        neps += 1
         r = socks[0].get("receiver") or {}
+        if "offcpu_hist_log2_ns" not in r:
+            raise ValueError("status epoch %s has no sockets[].receiver.offcpu_hist_log2_ns "
+                             "(a daemon older than the per-epoch window histograms)" % s["seq"])
+        if r["offcpu_hist_log2_ns"] is None:
+            continue
+        off, wk = r["offcpu_hist_log2_ns"], r["wake_hist_log2_ns"]
+        neps += 1
         p, rb = r.get("preemptions") or 0, r.get("run_before_preempt_ns")
         if p and rb:
             np_ += p
             run += p * rb
         if (socks[0].get("drops") or 0) > 0:
             lossy += 1
-            bare += not any(int(k) >= LONG_SLOT for k in
-                            list(w["hist_log2_ns"]) +
-                            list(spec_slots(w.get("wake_spec", "0/"))))
-        for slot, c in w["hist_log2_ns"].items():
+            bare += not any(int(k) >= LONG_SLOT for k in list(off) + list(wk))
+        for slot, c in off.items():
             hist[slot] = hist.get(slot, 0.0) + c
             n += c
-        for slot, c in spec_slots(w.get("wake_spec", "0/")).items():
+        for slot, c in wk.items():
             wake[slot] = wake.get(slot, 0.0) + c
             nw += c
     return (n / (b1 - b0), hist, neps, (run / np_ / 1e9 if np_ else 0.0), bare, lossy,
             nw / (b1 - b0), wake)
-
-
-def spec_slots(sp):
-    """{slot: count} of a "PER_S/SLOT:COUNT,..." string."""
-    tail = sp.split("/", 1)[1]
-    return {k: float(v) for k, v in (x.split(":") for x in tail.split(",") if x)}
 
 
 def extract(dirs):

@@ -74,8 +74,7 @@ int rbudp_conn_fill(struct rbudp_conn *c)
 	return (int)n;
 }
 
-int rbudp_conn_next(struct rbudp_conn *c, uint16_t *type, const uint8_t **body,
-		    uint32_t *len, const char **why)
+int rbudp_conn_next(struct rbudp_conn *c, struct rbudp_frame *f, const char **why)
 {
 	size_t have = c->len - c->off;
 	uint32_t body_len;
@@ -89,15 +88,15 @@ int rbudp_conn_next(struct rbudp_conn *c, uint16_t *type, const uint8_t **body,
 		return err;
 	if (have < RBUDP_FRAME_HDR + (size_t)body_len)
 		return 0;
-	*type = t;
-	*body = c->buf + c->off + RBUDP_FRAME_HDR;
-	*len = body_len;
+	f->type = t;
+	f->body = c->buf + c->off + RBUDP_FRAME_HDR;
+	f->len = body_len;
 	c->off += RBUDP_FRAME_HDR + body_len;
 	return 1;
 }
 
-int rbudp_conn_wait(struct rbudp_conn *c, int timeout_ms, uint16_t *type,
-		    const uint8_t **body, uint32_t *len, const char **why)
+int rbudp_conn_wait(struct rbudp_conn *c, int timeout_ms, struct rbudp_frame *f,
+		    const char **why)
 {
 	uint64_t deadline = rxb_mono_ns() + (uint64_t)timeout_ms * RXB_NSEC_PER_MSEC;
 
@@ -106,7 +105,7 @@ int rbudp_conn_wait(struct rbudp_conn *c, int timeout_ms, uint16_t *type,
 		uint64_t now;
 		int err;
 
-		err = rbudp_conn_next(c, type, body, len, why);
+		err = rbudp_conn_next(c, f, why);
 		if (err)
 			return err;
 		err = rbudp_conn_fill(c);

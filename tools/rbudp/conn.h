@@ -17,6 +17,17 @@ struct rbudp_conn {
 	char peer[80];		/* "addr:port", for messages */
 };
 
+/*
+ * A frame as read: its type and body, which points into the connection's
+ * buffer right after the frame's header (valid until the next
+ * rbudp_conn_fill()).
+ */
+struct rbudp_frame {
+	uint16_t type;
+	uint32_t len;		/* body bytes */
+	const uint8_t *body;
+};
+
 /* Take ownership of connected socket @fd (made non-blocking). -ENOMEM, -errno. */
 int rbudp_conn_init(struct rbudp_conn *c, int fd);
 /* Close the socket and free the buffer. */
@@ -29,19 +40,17 @@ void rbudp_conn_finish(struct rbudp_conn *c);
 int rbudp_conn_fill(struct rbudp_conn *c);
 
 /*
- * The next complete frame, if any: returns 1 and sets *type, *body, *len
- * (valid until the next rbudp_conn_fill()); 0 when more bytes are needed;
- * -EBADMSG with *why for a malformed header.
+ * The next complete frame, if any: returns 1 with it in *@f; 0 when more
+ * bytes are needed; -EBADMSG with *why for a malformed header.
  */
-int rbudp_conn_next(struct rbudp_conn *c, uint16_t *type, const uint8_t **body,
-		    uint32_t *len, const char **why);
+int rbudp_conn_next(struct rbudp_conn *c, struct rbudp_frame *f, const char **why);
 
 /*
  * Wait up to @timeout_ms for the next frame (reading as needed). Returns 1
  * with the frame, -ETIMEDOUT, -EINTR, -ECONNRESET, -EBADMSG or -errno.
  */
-int rbudp_conn_wait(struct rbudp_conn *c, int timeout_ms, uint16_t *type,
-		    const uint8_t **body, uint32_t *len, const char **why);
+int rbudp_conn_wait(struct rbudp_conn *c, int timeout_ms, struct rbudp_frame *f,
+		    const char **why);
 
 /* Write all of @data within @timeout_ms. 0, -ETIMEDOUT, -EPIPE, -EINTR, -errno. */
 int rbudp_conn_send(struct rbudp_conn *c, const void *data, size_t len, int timeout_ms);

@@ -368,10 +368,8 @@ static int on_blast_done(struct rbudp_recv_session *s, const uint8_t *body, uint
 
 static int rx_control(struct rbudp_recv_session *s, uint64_t now)
 {
-	const uint8_t *body;
+	struct rbudp_frame f;
 	const char *why = NULL;
-	uint32_t len;
-	uint16_t type;
 	int err;
 
 	err = rbudp_conn_fill(&s->conn);
@@ -380,26 +378,26 @@ static int rx_control(struct rbudp_recv_session *s, uint64_t now)
 	if (err < 0)
 		return rbudp_recv_fail(s, 0, "control connection: %s", strerror(-err));
 	s->last_activity = now;
-	while ((err = rbudp_conn_next(&s->conn, &type, &body, &len, &why)) == 1) {
-		if (rbudp_msg_tagged(type)) {
-			if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
+	while ((err = rbudp_conn_next(&s->conn, &f, &why)) == 1) {
+		if (rbudp_msg_tagged(f.type)) {
+			if (!rbudp_ctl_open(&s->keys, f.body - RBUDP_FRAME_HDR, f.body, f.len))
 				return rbudp_recv_fail(s, RBUDP_ERR_AUTH, "%s frame failed authentication "
 						       "(forged or corrupted on the way)",
-						       rbudp_msg_name(type));
-			len -= RBUDP_CTL_TAG_LEN;
+						       rbudp_msg_name(f.type));
+			f.len -= RBUDP_CTL_TAG_LEN;
 		}
-		if (type == RBUDP_MSG_BLAST_DONE) {
-			if (on_blast_done(s, body, len, now))
+		if (f.type == RBUDP_MSG_BLAST_DONE) {
+			if (on_blast_done(s, f.body, f.len, now))
 				return -1;
-		} else if (type == RBUDP_MSG_ERROR) {
+		} else if (f.type == RBUDP_MSG_ERROR) {
 			struct rbudp_error e;
 
-			if (rbudp_error_decode(body, len, &e, &why))
+			if (rbudp_error_decode(f.body, f.len, &e, &why))
 				return rbudp_recv_fail(s, 0, "sender sent a malformed ERROR: %s", why);
 			return rbudp_recv_fail(s, 0, "sender gave up (code %u): %s", e.code, e.text);
 		} else {
 			return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "unexpected %s frame in round %u",
-					       rbudp_msg_name(type), s->round);
+					       rbudp_msg_name(f.type), s->round);
 		}
 	}
 	if (err < 0)

@@ -14,14 +14,14 @@
 
 /* Wait for the next frame of the set-up until the set-up deadline. */
 static int setup_frame(struct rbudp_recv_session *s, uint64_t deadline, const char *what,
-		       uint16_t *type, const uint8_t **body, uint32_t *len)
+		       struct rbudp_frame *f)
 {
 	uint64_t now = rxb_mono_ns();
 	const char *why = NULL;
 	int err;
 
 	err = rbudp_conn_wait(&s->conn, now < deadline ? (int)((deadline - now) / 1000000) : 0,
-			      type, body, len, &why);
+			      f, &why);
 	if (err == -ETIMEDOUT)
 		return rbudp_recv_fail(s, RBUDP_ERR_TIMEOUT, "no %s within %d ms of connecting", what,
 				       s->o->setup_timeout_ms);
@@ -31,10 +31,10 @@ static int setup_frame(struct rbudp_recv_session *s, uint64_t deadline, const ch
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "malformed frame instead of %s: %s", what, why);
 	if (err < 0)
 		return rbudp_recv_fail(s, 0, "reading %s: %s", what, strerror(-err));
-	if (*type == RBUDP_MSG_ERROR) {
+	if (f->type == RBUDP_MSG_ERROR) {
 		struct rbudp_error e;
 
-		if (rbudp_error_decode(*body, *len, &e, &why))
+		if (rbudp_error_decode(f->body, f->len, &e, &why))
 			return rbudp_recv_fail(s, 0, "sender gave up before %s", what);
 		return rbudp_recv_fail(s, 0, "sender gave up before %s: %s", what, e.text);
 	}
@@ -50,18 +50,17 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 	uint8_t hello[RBUDP_HELLO_LEN], buf[RBUDP_FRAME_HDR + RBUDP_CHALLENGE_LEN];
 	struct rbudp_challenge c = { .auth = s->o->psk ? RBUDP_AUTH_PSK : RBUDP_AUTH_CLEAR };
 	struct rbudp_hello h;
-	const uint8_t *body;
+	struct rbudp_frame f;
 	const char *why;
-	uint16_t type, version;
-	uint32_t len;
+	uint16_t version;
 	int err;
 
-	if (setup_frame(s, deadline, "HELLO", &type, &body, &len))
+	if (setup_frame(s, deadline, "HELLO", &f))
 		return -1;
-	if (type != RBUDP_MSG_HELLO)
+	if (f.type != RBUDP_MSG_HELLO)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "first frame is %s, not HELLO",
-				       rbudp_msg_name(type));
-	err = rbudp_hello_decode(body, len, &h, &version, &why);
+				       rbudp_msg_name(f.type));
+	err = rbudp_hello_decode(f.body, f.len, &h, &version, &why);
 	if (err == -EPROTONOSUPPORT)
 		return rbudp_recv_fail(s, RBUDP_ERR_VERSION, "sender speaks RBUDP protocol version %u, this "
 				       "receiver version %d: use the same release on both ends",
@@ -72,7 +71,7 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 		return rbudp_recv_fail(s, RBUDP_ERR_AUTH, h.auth == RBUDP_AUTH_PSK ?
 				       "sender uses a pre-shared key but this receiver has no --key-file" :
 				       "this receiver requires a pre-shared key: give the sender --key-file");
-	memcpy(hello, body, sizeof(hello));
+	memcpy(hello, f.body, sizeof(hello));
 	err = rbudp_random(c.nonce, sizeof(c.nonce));
 	if (!err && !s->o->psk)
 		err = rbudp_random(c.secret, sizeof(c.secret));
@@ -95,17 +94,15 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 /* SETUP, its tag checked before anything in it is believed. */
 int rbudp_recv_setup_read(struct rbudp_recv_session *s, uint64_t deadline)
 {
-	const uint8_t *body;
+	struct rbudp_frame f;
 	const char *why = NULL;
-	uint32_t len;
-	uint16_t type;
 
-	if (setup_frame(s, deadline, "SETUP", &type, &body, &len))
+	if (setup_frame(s, deadline, "SETUP", &f))
 		return -1;
-	if (type != RBUDP_MSG_SETUP)
+	if (f.type != RBUDP_MSG_SETUP)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "%s frame where SETUP was expected",
-				       rbudp_msg_name(type));
-	if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, len))
+				       rbudp_msg_name(f.type));
+	if (!rbudp_ctl_open(&s->keys, f.body - RBUDP_FRAME_HDR, f.body, f.len))
 		return rbudp_recv_fail(s, RBUDP_ERR_AUTH, s->o->psk ?
 				       "SETUP failed authentication: the pre-shared keys differ" :
 				       "SETUP failed authentication (forged or corrupted on the way)");
@@ -113,7 +110,7 @@ int rbudp_recv_setup_read(struct rbudp_recv_session *s, uint64_t deadline)
 		s->r->psk = true;
 		rbudp_recv_counts(s);
 	}
-	if (rbudp_setup_decode(body, len - RBUDP_CTL_TAG_LEN, &s->su, &why))
+	if (rbudp_setup_decode(f.body, f.len - RBUDP_CTL_TAG_LEN, &s->su, &why))
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "bad SETUP: %s", why);
 	s->r->setup = s->su;
 	s->r->have_setup = true;

@@ -64,12 +64,12 @@ static uint16_t local_port(int fd)
 	return rbudp_addr_port(&ss);
 }
 
-static int peer_error(struct rbudp_sender *s, const uint8_t *body, uint32_t len)
+static int peer_error(struct rbudp_sender *s, const struct rbudp_frame *f)
 {
 	struct rbudp_error e;
 	const char *why;
 
-	if (rbudp_error_decode(body, len, &e, &why))
+	if (rbudp_error_decode(f->body, f->len, &e, &why))
 		return rbudp_send_fail(s, "receiver %s sent a malformed ERROR: %s", s->conn.peer, why);
 	if (e.code == RBUDP_ERR_VERSION)
 		return rbudp_send_fail(s, "receiver %s speaks another RBUDP protocol version (it says: %s); "
@@ -98,32 +98,27 @@ static int conn_failure(struct rbudp_sender *s, int err, const char *waiting_for
 	}
 }
 
-/*
- * Check and strip the tag of a tagged frame (@body points into the
- * connection buffer, right after the frame's header). -1 when it fails.
- */
-static int frame_auth(struct rbudp_sender *s, uint16_t type, const uint8_t *body, uint32_t *len)
+/* Check and strip the tag of a tagged frame. -1 when it fails. */
+static int frame_auth(struct rbudp_sender *s, struct rbudp_frame *f)
 {
-	if (!rbudp_msg_tagged(type))
+	if (!rbudp_msg_tagged(f->type))
 		return 0;
-	if (!rbudp_ctl_open(&s->keys, body - RBUDP_FRAME_HDR, body, *len))
+	if (!rbudp_ctl_open(&s->keys, f->body - RBUDP_FRAME_HDR, f->body, f->len))
 		return rbudp_send_fail(s, "receiver %s: %s frame failed authentication (forged or corrupted "
-				       "on the way)", s->conn.peer, rbudp_msg_name(type));
-	*len -= RBUDP_CTL_TAG_LEN;
+				       "on the way)", s->conn.peer, rbudp_msg_name(f->type));
+	f->len -= RBUDP_CTL_TAG_LEN;
 	return 0;
 }
 
-/* Wait for a frame of @want (or ERROR), tag checked. 0 with the body, -1 on failure. */
+/* Wait for a frame of @want (or ERROR), tag checked. 0 with it in *@f, -1 on failure. */
 static int wait_frame(struct rbudp_sender *s, uint16_t want, int timeout_ms,
-		      const uint8_t **body, uint32_t *len)
+		      struct rbudp_frame *f)
 {
 	const char *why = NULL;
-	uint16_t type;
 	int err;
 
 	for (;;) {
-		err = rbudp_conn_wait(&s->conn, timeout_ms > 1000 ? 1000 : timeout_ms,
-				      &type, body, len, &why);
+		err = rbudp_conn_wait(&s->conn, timeout_ms > 1000 ? 1000 : timeout_ms, f, &why);
 		if (err == -ETIMEDOUT || err == -EINTR) {
 			if (rbudp_send_stopped(s))
 				return rbudp_send_fail(s, "interrupted while waiting for %s", rbudp_msg_name(want));
@@ -134,12 +129,12 @@ static int wait_frame(struct rbudp_sender *s, uint16_t want, int timeout_ms,
 		}
 		if (err < 0)
 			return conn_failure(s, err, rbudp_msg_name(want), why);
-		if (type == RBUDP_MSG_ERROR)
-			return peer_error(s, *body, *len);
-		if (type != want)
+		if (f->type == RBUDP_MSG_ERROR)
+			return peer_error(s, f);
+		if (f->type != want)
 			return rbudp_send_fail(s, "receiver %s sent %s where %s was expected", s->conn.peer,
-					       rbudp_msg_name(type), rbudp_msg_name(want));
-		return frame_auth(s, type, *body, len);
+					       rbudp_msg_name(f->type), rbudp_msg_name(want));
+		return frame_auth(s, f);
 	}
 }
 
@@ -158,24 +153,22 @@ int rbudp_send_ctl_frame(struct rbudp_sender *s, uint8_t *buf, size_t len, const
 /* During a blast the receiver only speaks to report an error. */
 int rbudp_send_ctl_check(struct rbudp_sender *s)
 {
-	const uint8_t *body;
+	struct rbudp_frame f;
 	const char *why = NULL;
-	uint32_t len;
-	uint16_t type;
 	int err;
 
 	err = rbudp_conn_fill(&s->conn);
 	if (err < 0)
 		return conn_failure(s, err, "the end of the blast", why);
-	err = rbudp_conn_next(&s->conn, &type, &body, &len, &why);
+	err = rbudp_conn_next(&s->conn, &f, &why);
 	if (err < 0)
 		return conn_failure(s, err, "the end of the blast", why);
 	if (err == 0)
 		return 0;
-	if (type == RBUDP_MSG_ERROR)
-		return peer_error(s, body, len);
+	if (f.type == RBUDP_MSG_ERROR)
+		return peer_error(s, &f);
 	return rbudp_send_fail(s, "receiver %s sent %s during a blast", s->conn.peer,
-			       rbudp_msg_name(type));
+			       rbudp_msg_name(f.type));
 }
 
 /* Keep the daemon connection serviced (RATE updates, keepalive). */
@@ -197,9 +190,8 @@ static int handshake(struct rbudp_sender *s)
 	uint8_t proof[RBUDP_PROOF_LEN];
 	struct rbudp_hello h = { .auth = s->o->psk ? RBUDP_AUTH_PSK : RBUDP_AUTH_CLEAR };
 	struct rbudp_challenge c;
-	const uint8_t *body;
+	struct rbudp_frame f;
 	const char *why;
-	uint32_t len;
 	int err;
 
 	err = rbudp_random(h.nonce, sizeof(h.nonce));
@@ -208,9 +200,9 @@ static int handshake(struct rbudp_sender *s)
 	rbudp_hello_encode(buf, &h);
 	memcpy(hello, buf + RBUDP_FRAME_HDR, sizeof(hello));
 	if (rbudp_send_ctl_frame(s, buf, sizeof(buf), "HELLO") ||
-	    wait_frame(s, RBUDP_MSG_CHALLENGE, s->o->timeout_ms, &body, &len))
+	    wait_frame(s, RBUDP_MSG_CHALLENGE, s->o->timeout_ms, &f))
 		return -1;
-	if (rbudp_challenge_decode(body, len, &c, &why))
+	if (rbudp_challenge_decode(f.body, f.len, &c, &why))
 		return rbudp_send_fail(s, "receiver %s: bad CHALLENGE: %s", s->conn.peer, why);
 	if (c.auth != h.auth)
 		return rbudp_send_fail(s, c.auth == RBUDP_AUTH_PSK ?
@@ -220,7 +212,7 @@ static int handshake(struct rbudp_sender *s)
 	rbudp_keys_derive_session(&s->keys, s->o->psk, s->o->psk_len, &h, &c, true);
 	explicit_bzero(c.secret, sizeof(c.secret));
 	if (s->o->psk) {
-		rbudp_auth_proof(&s->keys, hello, sizeof(hello), body,
+		rbudp_auth_proof(&s->keys, hello, sizeof(hello), f.body,
 				 RBUDP_CHALLENGE_LEN - RBUDP_PROOF_LEN, proof);
 		if (!rbudp_auth_equal(proof, c.proof, sizeof(proof)))
 			return rbudp_send_fail(s, "receiver %s failed to prove it holds the pre-shared key: "
@@ -242,9 +234,8 @@ int rbudp_send_ctl_setup(struct rbudp_sender *s)
 		.one_way_delay_ns = s->o->delay_ns,
 		.udp_port = local_port(s->udp),
 	};
-	const uint8_t *body;
+	struct rbudp_frame f;
 	const char *why;
-	uint32_t len;
 
 	memcpy(m.digest, s->r->digest, sizeof(m.digest));
 	if (m.udp_port == 0)
@@ -253,9 +244,9 @@ int rbudp_send_ctl_setup(struct rbudp_sender *s)
 		return -1;
 	if (rbudp_send_ctl_frame(s, buf, rbudp_setup_encode(buf, &m), "SETUP"))
 		return -1;
-	if (wait_frame(s, RBUDP_MSG_SETUP_OK, s->o->timeout_ms, &body, &len))
+	if (wait_frame(s, RBUDP_MSG_SETUP_OK, s->o->timeout_ms, &f))
 		return -1;
-	if (rbudp_setup_ok_decode(body, len, &ok, &why))
+	if (rbudp_setup_ok_decode(f.body, f.len, &ok, &why))
 		return rbudp_send_fail(s, "receiver %s: bad SETUP_OK: %s", s->conn.peer, why);
 	s->r->rcvbuf_bytes = ok.rcvbuf_bytes;
 	s->r->feedback_delay_ns = ok.feedback_delay_ns;
@@ -275,14 +266,12 @@ int rbudp_send_ctl_feedback(struct rbudp_sender *s, struct rbudp_send_round *rs)
 	rbudp_bitmap_fill(&s->next, false);
 	while (seg < nseg) {
 		struct rbudp_missing m;
-		const uint8_t *body;
+		struct rbudp_frame f;
 		const char *why = NULL;
-		uint32_t len;
-		uint16_t type;
 		int err;
 
 		rbudp_send_ctl_follow_idle(s);
-		err = rbudp_conn_wait(&s->conn, 1000, &type, &body, &len, &why);
+		err = rbudp_conn_wait(&s->conn, 1000, &f, &why);
 		if (err == -ETIMEDOUT || err == -EINTR) {
 			if (rbudp_send_stopped(s))
 				return rbudp_send_fail(s, "interrupted while waiting for feedback");
@@ -293,14 +282,14 @@ int rbudp_send_ctl_feedback(struct rbudp_sender *s, struct rbudp_send_round *rs)
 		}
 		if (err < 0)
 			return conn_failure(s, err, "round feedback", why);
-		if (type == RBUDP_MSG_ERROR)
-			return peer_error(s, body, len);
-		if (frame_auth(s, type, body, &len))
+		if (f.type == RBUDP_MSG_ERROR)
+			return peer_error(s, &f);
+		if (frame_auth(s, &f))
 			return -1;
-		if (type == RBUDP_MSG_COMPLETE && seg == 0) {
+		if (f.type == RBUDP_MSG_COMPLETE && seg == 0) {
 			struct rbudp_complete c;
 
-			if (rbudp_complete_decode(body, len, &c, &why))
+			if (rbudp_complete_decode(f.body, f.len, &c, &why))
 				return rbudp_send_fail(s, "receiver %s: bad COMPLETE: %s", s->conn.peer, why);
 			if (c.round != rs->round || c.total_pkts != s->src->total_pkts)
 				return rbudp_send_fail(s, "receiver %s: COMPLETE for round %u / %u packets, "
@@ -308,10 +297,10 @@ int rbudp_send_ctl_feedback(struct rbudp_sender *s, struct rbudp_send_round *rs)
 						       c.total_pkts, rs->round, s->src->total_pkts);
 			return 1;
 		}
-		if (type != RBUDP_MSG_MISSING)
+		if (f.type != RBUDP_MSG_MISSING)
 			return rbudp_send_fail(s, "receiver %s sent %s where round %u feedback was expected",
-					       s->conn.peer, rbudp_msg_name(type), rs->round);
-		if (rbudp_missing_decode(body, len, &m, &why))
+					       s->conn.peer, rbudp_msg_name(f.type), rs->round);
+		if (rbudp_missing_decode(f.body, f.len, &m, &why))
 			return rbudp_send_fail(s, "receiver %s: bad MISSING: %s", s->conn.peer, why);
 		if (m.round != rs->round || m.seg != seg)
 			return rbudp_send_fail(s, "receiver %s: MISSING for round %u segment %u, expected "
@@ -343,15 +332,14 @@ int rbudp_send_ctl_verified(struct rbudp_sender *s)
 	int timeout = 120000 + (int)(s->r->feedback_delay_ns / RXB_NSEC_PER_MSEC);
 	char theirs[RBUDP_DIGEST_HEX_LEN + 1], ours[RBUDP_DIGEST_HEX_LEN + 1];
 	struct rbudp_verified v;
-	const uint8_t *body;
+	struct rbudp_frame f;
 	const char *why;
 	uint64_t t = rxb_mono_ns();
-	uint32_t len;
 
 	/* The receiver checks the digest and writes the file first: allow time. */
-	if (wait_frame(s, RBUDP_MSG_VERIFIED, timeout, &body, &len))
+	if (wait_frame(s, RBUDP_MSG_VERIFIED, timeout, &f))
 		return -1;
-	if (rbudp_verified_decode(body, len, &v, &why))
+	if (rbudp_verified_decode(f.body, f.len, &v, &why))
 		return rbudp_send_fail(s, "receiver %s: bad VERIFIED: %s", s->conn.peer, why);
 	s->r->verify_wait_ns = rxb_mono_ns() - t;
 	s->r->verify_status = v.status;

@@ -111,7 +111,8 @@ def extract(dirs):
                 status, port, b0, b0 + r1["blast_time_s"])
             out.append({
                 "load": "%s x%d" % (meta["load"], u["k"]), "rate_bps": u["rate_req_bps"],
-                "loss_first_round": u["loss_first_round"],
+                "loss_first_round": u["loss_first_round"], "k": u["k"],
+                "transfer_time_s": u["transfer_time_s"],
                 "inputs": {x: u["daemon_before"].get(x) for x in INPUTS},
                 "windows_per_s": round(per_s, 3), "windows_hist": hist, "epochs": neps,
                 "wake_per_s": round(wake_per_s, 3), "wake_hist": wake,
@@ -128,8 +129,13 @@ def spec(per_s, hist):
         "%s:%.6g" % (s, c) for s, c in sorted(hist.items(), key=lambda x: int(x[0])))
 
 
-def predict(ctl, t, model, gap):
+def predict(ctl, t, model, gap, point=False, alone=False):
+    """The stage loss at the transfer's rate (point: the whole curve point,
+    loss and time_s; alone: the receiver as if it had its CPU to itself
+    between its windows, --cpu-bound 0)."""
     dv = dict(t["inputs"])
+    if alone:
+        dv["cpu_bound"] = 0
     meta = {"file_size": t["file_size"], "one_way_delay_ms": t["one_way_delay_ms"],
             "line_rate_bps": t["rate_bps"] * 1.0001}
     extra = ["--min-rate-bps", "%d" % t["rate_bps"], "--points", "2"]
@@ -138,8 +144,8 @@ def predict(ctl, t, model, gap):
                   "--wake-windows", spec(t["wake_per_s"], t["wake_hist"])]
         if gap == "run" and t["run_before_preempt_s"] > 0:
             extra += ["--offcpu-gap-ms", "%.6g" % (t["run_before_preempt_s"] * 1e3)]
-    j = fidelity.solve(ctl, dv, meta, model, extra)
-    return j["curve"][0]["loss"]
+    c = fidelity.solve(ctl, dv, meta, model, extra)["curve"][0]
+    return c if point else c["loss"]
 
 
 def long_share(hist):

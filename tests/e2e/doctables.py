@@ -18,6 +18,8 @@ and NAME says which one it is:
            transfers of JUDGED against the fixed-rate sweeps of REFERENCE
            pooled, with pool.py's defaults (2000 bootstrap resamples,
            seed 1, one-run sweeps of 3 repeats and 3 --follow transfers)
+  verdict-fast  the same for the runs of FAST, each set both reference
+           and judged
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
            daemon's plain and effective count against the expected one, the
@@ -62,6 +64,10 @@ REFERENCE = (["line10g-s%d" % s for s in (48, 49, 51, 52)]
 # The --follow transfers judged against it: nine runs of the default
 # daemon, 5 --follow and 5 --follow --no-pause transfers per k each.
 JUDGED = ["line10g-s%d" % s for s in range(70, 79)]
+# The same testbed on a faster host, with the daemon of that day: nine
+# runs, each with 3 fixed-rate transfers per rate and 5 + 5 --follow per
+# k; their sweeps are the reference and their --follow transfers judged.
+FAST = ["line10g-s%d" % s for s in range(80, 89)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
@@ -76,7 +82,7 @@ LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-
                "loads-io-k2-drain"]
 # Two of them again with the off-CPU windows' loss too ([model] loss = windows).
 LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
-KEPT = sorted(set(REFERENCE + JUDGED + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN
+KEPT = sorted(set(REFERENCE + JUDGED + FAST + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN
                   + LOADS_WINDOWS))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
@@ -106,18 +112,19 @@ def load(results, name):
         raise Mismatch("%s: not JSON: %s" % (p, e))
 
 
-def pooled(results):
+def pooled(results, reference=REFERENCE, judged_names=JUDGED):
     """pool.py's reference and pooled judgement, as its command line makes
     them with its default options."""
-    refs = [load(results, d) for d in REFERENCE]
-    judged = [load(results, d) for d in JUDGED]
+    refs = [load(results, d) for d in reference]
+    judged = [load(results, d) for d in judged_names]
+    names = sorted(set(reference + judged_names))
     try:
-        pool.check_testbed([os.path.join(results, d) for d in REFERENCE + JUDGED],
-                           refs + judged)
+        pool.check_testbed([os.path.join(results, d) for d in names],
+                           [load(results, d) for d in names])
     except pool.PoolError as e:
         raise Mismatch(str(e))
     ref = pool.reference(pool.curve(refs), 2000, 1, 3, 3)
-    _, judgement, runs = pool.judge(JUDGED, judged, ref)
+    _, judgement, runs = pool.judge(judged_names, judged, ref)
     return ref, judgement, runs, judged[0]["meta"]
 
 
@@ -195,7 +202,9 @@ def tables(results):
     """{name: table text} of every table the document quotes."""
     ref, judgement, _, _ = pooled(results)
     pause = analyze.table(load(results, PAUSE))
+    fast_ref, fast_judgement, _, _ = pooled(results, FAST, FAST)
     made = {"verdict": pool.verdict_md(ref, judgement),
+            "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
     if LOADS:

@@ -10,7 +10,7 @@ ewma_decay(dt, LEARN_TAU_S). The constants are drain.h's, busy.h's
 BUSY_MIN_PPW, learn.h's LEARN_TAU_S and capacity.h's scale bounds.
 test_drainlearn.py checks it against the C on a worked sequence.
 
-The kept runs (tests/e2e/results/line10g-s*) do not hold the per-epoch
+The first host's kept runs (results/line10g-s48 ... s78) lack the per-epoch
 counts drain_epoch() reads (analyze.py --export drops daemon_during),
 and their daemon did not yet learn a drain. transfer_epochs() therefore
 makes one epoch per transfer from what each transfer kept: its first

@@ -6,7 +6,8 @@
                 [--drain daemon|measured|learned]
 
 Measured: every undisturbed, completed fixed-rate transfer of the main
-sweeps of the kept runs line10g-s* (48 per rate and k at k = 1..3): mean
+sweeps of the first host's kept runs, doctables.REFERENCE and JUDGED
+(48 per rate and k at k = 1..3): mean
 first-round loss and mean T per (k, rate). Predicted: rxbneckctl model at
 each judged run's daemon inputs at its --follow starts, per loss model
 ('queue', the bulk queue; 'spread', the fluid queue with a spread drain),
@@ -71,7 +72,8 @@ class Failure(Exception):
 
 
 def load_runs(results):
-    names = sorted(d for d in os.listdir(results) if d.startswith("line10g-s"))
+    # The first host's runs (docs/e2e.md §5.1); FAST's are another curve.
+    names = sorted(set(doctables.REFERENCE + doctables.JUDGED))
     runs = {}
     for d in names:
         try:
@@ -80,7 +82,7 @@ def load_runs(results):
         except (OSError, ValueError) as e:
             raise Failure("%s: %s" % (d, e))
     if not runs:
-        raise Failure("no line10g-s* runs in %s" % results)
+        raise Failure("no kept runs in %s" % results)
     return runs
 
 

@@ -357,12 +357,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	struct rx_sums rs = { 0 };
 	double oncpu = 0;
 
-	m->cpu_ns_per_pkt = NAN;
-	m->pkts_per_wakeup = NAN;
-	m->run_before_preempt_ns = NAN;
-	m->preempt_off_ns = NAN;
-	m->sleep_off_ns = NAN;
-	m->wake_wait_ns = NAN;
+	collect_sched_receivers_unknown(m);
 	for (int i = 0; i < r->n; i++) {
 		const struct collect_sched_tid_time *t = find_tid(tids, ntids, r->tid[i]);
 		double share = r->share[i];
@@ -671,9 +666,7 @@ unsampled:
 			now.nports++;
 			receivers_of(m, r, sprev, scur, tids, ntids, false);
 		} else {
-			m->cpu_ns_per_pkt = m->pkts_per_wakeup = NAN;
-			m->run_before_preempt_ns = m->preempt_off_ns = NAN;
-			m->sleep_off_ns = m->wake_wait_ns = NAN;
+			collect_sched_receivers_unknown(m);
 		}
 	}
 	/* Ports no longer watched are forgotten. */

@@ -383,13 +383,8 @@ int collect_proc_sockets(struct collect_proc *cp, const uint16_t *ports, int npo
 		m->drops = m->drops_valid ? rxb_sub0(drops[i], before) : 0;
 		/* Packets arrived: dropped, waiting, or all the namespace's. */
 		m->arrivals_seen = m->drops || queued || (mine && mine == n && arrived > 0);
-		m->cpu_ns_per_pkt = NAN;
-		m->pkts_per_wakeup = NAN;
 		m->truesize_per_pkt_bytes = NAN;
-		m->run_before_preempt_ns = NAN;
-		m->preempt_off_ns = NAN;
-		m->sleep_off_ns = NAN;
-		m->wake_wait_ns = NAN;
+		collect_sched_receivers_unknown(m);
 	}
 	for (int i = 0; i < nports; i++) {
 		cp->udp_ports[i] = ports[i];

@@ -458,3 +458,13 @@ int collect_sched_seed_from_proc(struct sched_probe *sp)
 
 	return err < 0 ? err : ctx.seeded;
 }
+
+void collect_sched_receivers_unknown(struct rxb_sock_meas *m)
+{
+	m->cpu_ns_per_pkt = NAN;
+	m->pkts_per_wakeup = NAN;
+	m->run_before_preempt_ns = NAN;
+	m->preempt_off_ns = NAN;
+	m->sleep_off_ns = NAN;
+	m->wake_wait_ns = NAN;
+}

@@ -240,7 +240,7 @@ static const struct choice rounds_choices[] = {
 };
 static const struct choice loss_choices[] = {
 	{ "queue", BNECK_LOSS_QUEUE }, { "spread", BNECK_LOSS_SPREAD },
-	{ "windows", BNECK_LOSS_WINDOWS },
+	{ "windows", BNECK_LOSS_WINDOWS }, { "service", BNECK_LOSS_SERVICE },
 };
 static const struct choice rule_choices[] = {
 	{ "partial", RXB_BATCH_PARTIAL }, { "strict", RXB_BATCH_STRICT },

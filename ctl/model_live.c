@@ -150,6 +150,8 @@ static const char *xfer_from(const struct json_object *m, struct bneck_xfer *x)
 		return "rounds";
 	if (loss && !strcmp(loss, "windows"))
 		x->loss_model = BNECK_LOSS_WINDOWS;
+	else if (loss && !strcmp(loss, "service"))
+		x->loss_model = BNECK_LOSS_SERVICE;
 	if (num_in(m, "points", 2, 1000000, &points))
 		x->points = (uint32_t)points;
 	x->loss_episode_pkts = 0;

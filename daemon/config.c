@@ -55,7 +55,7 @@ static const char *const attach_names[] = { "auto", "tp_btf", "raw_tp", "none", 
 static const char *const batch_names[] = { "partial", "strict", NULL };
 /* In the order of enum bneck_rounds (solver/bneck.h). */
 static const char *const rounds_names[] = { "burst", "seed", NULL };
-static const char *const loss_names[] = { "queue", "windows", NULL };
+static const char *const loss_names[] = { "queue", "windows", "service", NULL };
 static const char *const episode_names[] = { "off", "measured", NULL };
 /* In the order of enum capacity_mode (daemon/model/capacity.h). */
 static const char *const capacity_names[] = { "cost", "drain", NULL };
@@ -138,7 +138,7 @@ static const struct config_key keys[] = {
 		 "Resend rounds: burst (each round a burst the queue partly absorbs) or seed "
 		 "(each loses the same fraction)."),
 	ROW_ENUM(model, loss, loss_names, "queue", LIVE,
-		 "Socket stage loss: queue (the bulk queue) or windows (also the loss to the receiver's measured off-CPU windows, the larger)."),
+		 "Socket stage loss: queue (the bulk queue), windows (also the loss to the receiver's measured off-CPU windows, the larger) or service (the windows alone, the receiver at its own rate between them)."),
 	ROW_T(model, queue_depth_cost, CONFIG_BOOL, "no", LIVE,
 	      "Serve the receiver at its kept-up cost until its queue overflows, at its saturated cost after."),
 	ROW_ENUM(model, loss_episodes, episode_names, "measured", LIVE,

@@ -153,7 +153,7 @@ struct rxb_config {
 		uint32_t sweep_points;
 		enum rxb_batch_rule batch_rule;
 		int rounds;	/* enum bneck_rounds: 0 burst, 1 seed */
-		int loss;	/* 0 queue, 1 windows */
+		int loss;	/* 0 queue, 1 windows, 2 service */
 		bool queue_depth_cost;
 		int loss_episodes;	/* 0 off, 1 measured */
 		int rate_uncertainty;	/* 0 off, 1 measured */

@@ -20,6 +20,11 @@
 
 /* ---------------------------------------------- the parts' settings -- */
 
+/* [model] loss, in the order of config.c's names. */
+static const enum bneck_loss loss_of_config[] = {
+	BNECK_LOSS_QUEUE, BNECK_LOSS_WINDOWS, BNECK_LOSS_SERVICE,
+};
+
 void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config *cfg,
 				struct flows_params *p)
 {
@@ -33,7 +38,9 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->sweep_points = cfg->model.sweep_points;
 	p->rule = cfg->model.batch_rule;
 	p->rounds = (enum bneck_rounds)cfg->model.rounds;
-	p->loss_model = cfg->model.loss == 1 ? BNECK_LOSS_WINDOWS : BNECK_LOSS_QUEUE;
+	p->loss_model = cfg->model.loss >= 0 &&
+			cfg->model.loss < (int)RXB_ARRAY_SIZE(loss_of_config) ?
+			loss_of_config[cfg->model.loss] : BNECK_LOSS_QUEUE;
 	p->loss_episodes = cfg->model.loss_episodes == 1;
 	p->depth_cost = cfg->model.queue_depth_cost;
 	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
@@ -417,7 +424,10 @@ static void model_effective(const struct flows_params *p, struct rxb_config *out
 	out->model.sweep_points = p->sweep_points;
 	out->model.batch_rule = p->rule;
 	out->model.rounds = (int)p->rounds;
-	out->model.loss = p->loss_model == BNECK_LOSS_WINDOWS;
+	out->model.loss = 0;
+	for (int i = 0; i < (int)RXB_ARRAY_SIZE(loss_of_config); i++)
+		if (loss_of_config[i] == p->loss_model)
+			out->model.loss = i;
 	out->model.loss_episodes = p->loss_episodes;
 	out->model.queue_depth_cost = p->depth_cost;
 	out->model.rate_uncertainty = p->rate_uncertainty;

@@ -52,6 +52,8 @@ const char *bneck_loss_name(enum bneck_loss m)
 		return "spread";
 	case BNECK_LOSS_WINDOWS:
 		return "windows";
+	case BNECK_LOSS_SERVICE:
+		return "service";
 	}
 	return "?";
 }

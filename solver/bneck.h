@@ -95,11 +95,22 @@ const char *bneck_rounds_name(enum bneck_rounds r);
  *                      offwin.h) bounding it
  *                      from below as the vacation loss does: the stage
  *                      loses max(queue, vacations, l_win).
+ *   BNECK_LOSS_SERVICE the measured service process alone: the receiver
+ *                      served at its own rate between its off-CPU windows
+ *                      (l_win + l_wake, and the bulk queue at that rate,
+ *                      the larger), not the bulk queue at the rate shared
+ *                      with the co-runners, whose turns the windows are.
+ *                      With burst rounds, a round into a stage above its
+ *                      shared mean drain absorbs K (its queue starts empty
+ *                      and fills once), below it nothing beyond the
+ *                      windows' own room. A stage with no windows measured
+ *                      is the bulk queue, as with BNECK_LOSS_QUEUE.
  */
 enum bneck_loss {
 	BNECK_LOSS_QUEUE = 0,
 	BNECK_LOSS_SPREAD = 1,
 	BNECK_LOSS_WINDOWS = 2,
+	BNECK_LOSS_SERVICE = 3,
 };
 
 const char *bneck_loss_name(enum bneck_loss m);

@@ -139,6 +139,114 @@ static bool spread_stage(const struct bneck_model *md, uint32_t i)
 	return md->x->loss_model == BNECK_LOSS_SPREAD && !md->st[i].load_independent;
 }
 
+/*
+ * BNECK_LOSS_SERVICE: what a round of a stage whose windows set its loss
+ * absorbs. Below the stage's mean drain (@drain_pkts_per_s, the queue
+ * model's rate with the co-runners) its queue empties between the
+ * windows, which l_win and l_wake already count from the room each finds:
+ * nothing more. Above it the receiver falls behind for the whole round and
+ * its queue, empty when the round begins, fills once: K.
+ */
+static double service_absorb(const struct bneck_model *md, uint32_t i, double lambda,
+			     double drain_pkts_per_s)
+{
+	if (md->x->loss_model != BNECK_LOSS_SERVICE || !(lambda > drain_pkts_per_s))
+		return 0.0;
+	return md->st[i].queue_pkts;
+}
+
+/*
+ * Stage @i's loss at @lambda and what a round's burst into it absorbs,
+ * into @ev's stage figures and @rs. Lowers ev->send_frac where the
+ * sender pauses through its vacations.
+ */
+static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
+		      struct bneck_eval *ev, struct rbudp_stage *rs, struct bulkq_result *r)
+{
+	double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
+				       BNECK_IRQ_MIN_SHARE);
+	double f = stage_scale(md, i);
+	/* Beyond what it keeps up with, the queue fills: the full rate. */
+	double mu = f * (md->keep_up_pkts_per_s[i] > 0.0 &&
+			 lambda > f * md->keep_up_pkts_per_s[i] ?
+			 md->mu_full[i] : md->mu[i]);
+	/* Served alone between its windows: the co-runners are in them. */
+	bool alone = md->paused[i] ||
+		     (md->x->loss_model == BNECK_LOSS_SERVICE && bneck_model_windows(md, i));
+	struct bulkq_params p = {
+		.arrival_per_s = lambda,
+		.service_per_s = share * (alone ? f * md->mu_on[i] : mu),
+		.queue_pkts = md->st[i].queue_pkts,
+		.batch_pkts = md->st[i].batch_pkts,
+		.rule = md->st[i].rule,
+	};
+	struct bulkq_burst_result br = { 0 };
+	bool vac_wins;
+	double vac;
+	int err;
+
+	if (spread_stage(md, i)) {
+		spread_fluid_loss(lambda, p.service_per_s * p.batch_pkts, r);
+	} else {
+		err = bulkq_loss(&p, r);
+		if (err)
+			return err;
+	}
+	/*
+	 * A stage that loses more to its server's vacations than the
+	 * bulk queue says: both describe the same CPU sharing, so the
+	 * larger is the stage's loss (not their sum).
+	 */
+	if (md->paused[i]) {
+		double frac;
+
+		vac = paused_loss(&md->st[i], lambda,
+				  p.service_per_s * md->st[i].batch_pkts, &frac);
+		if (frac < ev->send_frac)
+			ev->send_frac = frac;
+	} else {
+		vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts,
+					  md->st[i].vacation_s,
+					  md->st[i].vacation_period_s);
+		if (bneck_model_windows(md, i))
+			vac = fmax(vac, window_loss(md, i, lambda, share * f));
+	}
+	vac_wins = vac > r->loss;
+	if (vac_wins) {
+		r->loss = vac;
+		r->ln_loss = log(vac);
+		r->pass = 1.0 - vac;
+	}
+	if (spread_stage(md, i)) {
+		/* Above its drain a fluid queue ends every round full. */
+		br.absorb_pkts = vac_wins || !(r->loss > 0.0) ? 0.0 :
+				 md->st[i].queue_pkts;
+	} else if (burst_matters(md, vac_wins, r->loss)) {
+		err = bulkq_burst(&p, md->qwork, &br);
+		if (err)
+			return err;
+	}
+	/*
+	 * The vacation loss is per off window, each window starting from a
+	 * drained queue: a round's burst gets no absorption beyond what
+	 * l_vac already counts, but for service_absorb()'s.
+	 */
+	if (vac_wins)
+		br.absorb_pkts = service_absorb(md, i, lambda,
+						share * mu * md->st[i].batch_pkts);
+	ev->stage_lambda[i] = lambda;
+	ev->stage_mu[i] = p.service_per_s;
+	ev->stage_loss[i] = r->loss;
+	ev->stage_absorb[i] = br.absorb_pkts;
+	ev->stage_meanq[i] = br.mean_queue_pkts;
+	rs->loss = r->loss;
+	rs->pass = r->pass;
+	rs->absorb_pkts = br.absorb_pkts;
+	/* After the blast nothing arrives: it empties at its whole rate. */
+	rs->drain_pkts_per_s = mu * md->st[i].batch_pkts;
+	return 0;
+}
+
 /* T(B) and the figures behind it, every service rate at its node md->z. */
 static int eval_rate(struct bneck_model *md, double rate_bps, struct bneck_eval *ev)
 {
@@ -150,83 +258,11 @@ static int eval_rate(struct bneck_model *md, double rate_bps, struct bneck_eval 
 	memset(ev, 0, sizeof(*ev));
 	ev->send_frac = 1.0;
 	for (uint32_t i = 0; i < md->nstages; i++) {
-		double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
-					       BNECK_IRQ_MIN_SHARE);
-		double f = stage_scale(md, i);
-		/* Beyond what it keeps up with, the queue fills: the full rate. */
-		double mu = f * (md->keep_up_pkts_per_s[i] > 0.0 &&
-				 lambda > f * md->keep_up_pkts_per_s[i] ?
-				 md->mu_full[i] : md->mu[i]);
-		struct bulkq_params p = {
-			.arrival_per_s = lambda,
-			.service_per_s = share * (md->paused[i] ? f * md->mu_on[i] : mu),
-			.queue_pkts = md->st[i].queue_pkts,
-			.batch_pkts = md->st[i].batch_pkts,
-			.rule = md->st[i].rule,
-		};
-		struct bulkq_burst_result br = { 0 };
 		struct bulkq_result r;
-		bool vac_wins;
-		double vac;
 
-		if (spread_stage(md, i)) {
-			spread_fluid_loss(lambda, p.service_per_s * p.batch_pkts, &r);
-		} else {
-			err = bulkq_loss(&p, &r);
-			if (err)
-				return err;
-		}
-		/*
-		 * A stage that loses more to its server's vacations than the
-		 * bulk queue says: both describe the same CPU sharing, so the
-		 * larger is the stage's loss (not their sum).
-		 */
-		if (md->paused[i]) {
-			double frac;
-
-			vac = paused_loss(&md->st[i], lambda,
-					  p.service_per_s * md->st[i].batch_pkts, &frac);
-			if (frac < ev->send_frac)
-				ev->send_frac = frac;
-		} else {
-			vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts,
-						  md->st[i].vacation_s,
-						  md->st[i].vacation_period_s);
-			if (bneck_model_windows(md, i))
-				vac = fmax(vac, window_loss(md, i, lambda, share * f));
-		}
-		vac_wins = vac > r.loss;
-		if (vac_wins) {
-			r.loss = vac;
-			r.ln_loss = log(vac);
-			r.pass = 1.0 - vac;
-		}
-		if (spread_stage(md, i)) {
-			/* Above its drain a fluid queue ends every round full. */
-			br.absorb_pkts = vac_wins || !(r.loss > 0.0) ? 0.0 :
-					 md->st[i].queue_pkts;
-		} else if (burst_matters(md, vac_wins, r.loss)) {
-			err = bulkq_burst(&p, md->qwork, &br);
-			if (err)
-				return err;
-			/*
-			 * The vacation loss is per off window, each window
-			 * starting from a drained queue: a round's burst gets
-			 * no absorption beyond what l_vac already counts.
-			 */
-			if (vac_wins)
-				br.absorb_pkts = 0.0;
-		}
-		ev->stage_lambda[i] = lambda;
-		ev->stage_mu[i] = p.service_per_s;
-		ev->stage_loss[i] = r.loss;
-		ev->stage_absorb[i] = br.absorb_pkts;
-		ev->stage_meanq[i] = br.mean_queue_pkts;
-		rs[i].loss = r.loss;
-		rs[i].pass = r.pass;
-		rs[i].absorb_pkts = br.absorb_pkts;
-		/* After the blast nothing arrives: it empties at its whole rate. */
-		rs[i].drain_pkts_per_s = mu * md->st[i].batch_pkts;
+		err = eval_stage(md, i, lambda, ev, &rs[i], &r);
+		if (err)
+			return err;
 		/* l = l_prev + l_i (1 - l_prev): lost here after passing so far. */
 		ln_loss = ln_add(ln_loss, r.ln_loss + ln_pass);
 		ln_pass += log(r.pass);

@@ -80,7 +80,7 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 	      (x->loss_episode_pkts >= 1.0 && isfinite(x->loss_episode_pkts))) ||
 	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED) ||
 	    (x->loss_model != BNECK_LOSS_QUEUE && x->loss_model != BNECK_LOSS_SPREAD &&
-	     x->loss_model != BNECK_LOSS_WINDOWS))
+	     x->loss_model != BNECK_LOSS_WINDOWS && x->loss_model != BNECK_LOSS_SERVICE))
 		return -EINVAL;
 	return 0;
 }
@@ -180,7 +180,8 @@ static int stage_on_service(const struct rxb_stage_inputs *in,
 /* See bneck_model.h. */
 bool bneck_model_windows(const struct bneck_model *md, uint32_t i)
 {
-	return md->x->loss_model == BNECK_LOSS_WINDOWS && !md->st[i].load_independent &&
+	return (md->x->loss_model == BNECK_LOSS_WINDOWS ||
+		md->x->loss_model == BNECK_LOSS_SERVICE) && !md->st[i].load_independent &&
 	       (md->st[i].offcpu_per_s > 0.0 || md->st[i].wake_per_s > 0.0);
 }
 

@@ -46,7 +46,8 @@ struct bneck_model {
 int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		      const struct ctmc_opts *o, struct bneck_result *res);
 
-/* Does stage @i lose to its measured off-CPU windows (BNECK_LOSS_WINDOWS)? */
+/* Does stage @i lose to its measured off-CPU windows (BNECK_LOSS_WINDOWS,
+ * BNECK_LOSS_SERVICE)? */
 bool bneck_model_windows(const struct bneck_model *md, uint32_t i);
 
 #endif

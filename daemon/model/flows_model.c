@@ -564,7 +564,8 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 		return true;
 	for (uint32_t i = 0; i < g->nstages && need != SOLVE_NOW; i++) {
 		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i],
-						f->p.loss_model == BNECK_LOSS_WINDOWS);
+						f->p.loss_model == BNECK_LOSS_WINDOWS ||
+						f->p.loss_model == BNECK_LOSS_SERVICE);
 
 		if (s > need)
 			need = s;

@@ -139,7 +139,7 @@ def predict(ctl, t, model, gap, point=False, alone=False):
     meta = {"file_size": t["file_size"], "one_way_delay_ms": t["one_way_delay_ms"],
             "line_rate_bps": t["rate_bps"] * 1.0001}
     extra = ["--min-rate-bps", "%d" % t["rate_bps"], "--points", "2"]
-    if model == "windows":
+    if model in ("windows", "service"):
         extra += ["--offcpu-windows", spec(t["windows_per_s"], t["windows_hist"]),
                   "--wake-windows", spec(t["wake_per_s"], t["wake_hist"])]
         if gap == "run" and t["run_before_preempt_s"] > 0:

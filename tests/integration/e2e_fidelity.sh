@@ -10,7 +10,7 @@
 # 4. tests/e2e/fidelity_windows.py --check passes (§4's table);
 # 5. fidelity.py --drain learned --check passes (§5.2's table), and
 #    test_drainlearn.py: its drain rule against daemon/model/drain.c;
-# 6. tests/e2e/fidelity_service.py --check passes (§6's table).
+# 6. tests/e2e/fidelity_service.py --check passes (§6.3's two tables).
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 SRC=${RXB_SRC:-.}
@@ -59,7 +59,7 @@ doctable_refused "a changed kept run" "" \
 "$PY" "$SRC/tests/e2e/test_drainlearn.py" > "$work/out" 2>&1 ||
 	bad "drainlearn.py and drain.c disagree: $(tail -c 2000 "$work/out")"
 
-# 6. The service process alone (§6).
+# 6. The service model (§6).
 "$PY" "$SRC/tests/e2e/fidelity_service.py" --build "$BUILD" --check > "$work/out" 2> "$work/err" ||
 	bad "docs/fidelity.md §6 and results/offwin disagree: $(head -c 2000 "$work/err")"
 

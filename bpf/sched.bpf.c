@@ -274,9 +274,13 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 		rx->sleep_off_ns += off;
 		rx->sleep_off_cnt++;
 		if (t->state == SCHED_ST_SLEEPING) {
+			__u64 slept = off > wait ? off - wait : 0;
+
 			rx->wake_wait_ns += wait;
 			rx->wake_wait_cnt++;
 			rx->wake_hist[log2_slot(wait) & (SCHED_HIST_SLOTS - 1)]++;
+			if (slept >= SCHED_IDLE_SLEEP_NS)
+				rx->idle_sleep_ns += slept;
 		}
 	}
 	if (how == SCHED_ST_RUNNABLE) {

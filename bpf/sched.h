@@ -26,6 +26,13 @@
 #define SCHED_MAX_TASK_CPUS	65536
 #define SCHED_MAX_RX_TIDS	1024
 #define SCHED_HIST_SLOTS	32	/* log2 buckets of nanoseconds */
+/*
+ * A receiver asleep on its empty socket this long had no traffic: far
+ * longer than the gaps between the packets of any blast the model is
+ * asked about (0.12 ms at 100 Mb/s), far shorter than a transfer's gaps
+ * between rounds on a long path.
+ */
+#define SCHED_IDLE_SLEEP_NS	(10ULL * 1000 * 1000)
 
 /* Task states as sched_switch reports them (include/linux/sched.h). */
 #define SCHED_TASK_RUNNING		0x0000
@@ -151,6 +158,13 @@ struct sched_rx_tid {
 	 */
 	__u64 wake_wait_ns;
 	__u64 wake_wait_cnt;
+	/*
+	 * Of those sleeps in S state, the ones of SCHED_IDLE_SLEEP_NS or
+	 * more before the wakeup: their total up to it. Counted when they
+	 * end, as sleep_off_ns is, so an epoch's sleep_off_ns less this is
+	 * made of short intervals only.
+	 */
+	__u64 idle_sleep_ns;
 	__u64 run_hist[SCHED_HIST_SLOTS];	/* log2(run before preemption) */
 	__u64 off_hist[SCHED_HIST_SLOTS];	/* log2(off-CPU after preemption) */
 	__u64 wake_hist[SCHED_HIST_SLOTS];	/* log2(wake_wait), 0 in slot 0 */

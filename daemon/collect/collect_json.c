@@ -157,6 +157,7 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 		json_null(w, "offcpu_hist_log2_ns");
 		json_null(w, "wake_hist_log2_ns");
 	}
+	json_double(w, "active_ns", s->receivers_valid ? s->active_ns : NAN);
 	json_obj_end(w);
 	/* Without counts (no BPF): what /proc showed arriving. */
 	json_bool_opt(w, "arrivals_seen", !v, s->arrivals_seen);

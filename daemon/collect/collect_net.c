@@ -274,7 +274,7 @@ static const struct sched_rx_tid *find_rx(const struct sched_snap *s, uint32_t t
 /* The receivers' scheduling statistics, weighted by their share. */
 struct rx_sums {
 	double preempts, run_ns, poff_ns, poff_cnt, soff_ns, soff_cnt, blocks;
-	double wwait_ns, wwait_cnt;
+	double wwait_ns, wwait_cnt, idle_ns;
 	double off_hist[RXB_OFFCPU_SLOTS];
 	double wake_hist[RXB_OFFCPU_SLOTS];
 };
@@ -299,6 +299,7 @@ static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap
 	s->soff_cnt += share * (double)rxb_sub0(c->sleep_off_cnt, p->sleep_off_cnt);
 	s->wwait_ns += share * (double)rxb_sub0(c->wake_wait_ns, p->wake_wait_ns);
 	s->wwait_cnt += share * (double)rxb_sub0(c->wake_wait_cnt, p->wake_wait_cnt);
+	s->idle_ns += share * (double)rxb_sub0(c->idle_sleep_ns, p->idle_sleep_ns);
 	s->blocks += share * (double)rxb_sub0(c->blocks, p->blocks);
 	collect_sched_add_off_hist(p, c, share, s->off_hist);
 	collect_sched_add_wake_hist(p, c, share, s->wake_hist);
@@ -387,6 +388,8 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	m->sleep_off_ns = rxb_ratio(rs.soff_ns, rs.soff_cnt);
 	m->wake_waits = (uint64_t)(rs.wwait_cnt + 0.5);
 	m->wake_wait_ns = rxb_ratio(rs.wwait_ns, rs.wwait_cnt);
+	/* The long sleeps are in soff_ns too, counted when they ended. */
+	m->active_ns = fmax(oncpu + rs.poff_ns + rs.soff_ns - rs.idle_ns, 0.0);
 	memcpy(m->offcpu_hist, rs.off_hist, sizeof(m->offcpu_hist));
 	memcpy(m->wake_hist, rs.wake_hist, sizeof(m->wake_hist));
 	if (!counts)

@@ -340,6 +340,21 @@ static double hist_fold(double *sum, const double *hist, double k)
 }
 
 /*
+ * The seconds of @e in which @s's receivers had traffic (struct
+ * rxb_sock_meas.active_ns): a blast shorter than an epoch meets its
+ * windows in part of it only, and counting the whole epoch would dilute
+ * their rate by the idle rest. The whole epoch where that is unknown.
+ */
+static double active_s(const struct rxb_sock_meas *s, const struct rxb_epoch *e)
+{
+	double epoch_s = (double)(e->end_ns - e->start_ns) / 1e9;
+
+	if (!(s->active_ns > 0) || !isfinite(s->active_ns))
+		return epoch_s;
+	return fmin(s->active_ns / 1e9, epoch_s);
+}
+
+/*
  * The off-CPU windows of an epoch with traffic, when the scheduler probe
  * saw its receivers (@s->receivers_valid); decay alone otherwise, which
  * keeps the rates as they were.
@@ -354,7 +369,7 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 	hist_fold(l->wake_hist, seen ? s->wake_hist : NULL, k);
 	l->offcpu_s *= k;
 	if (seen)
-		l->offcpu_s += (double)(e->end_ns - e->start_ns) / 1e9;
+		l->offcpu_s += active_s(s, e);
 	if (seen && n > 0 && s->run_before_preempt_ns > 0 &&
 	    isfinite(s->run_before_preempt_ns))
 		ewma_ratio_add(&l->offcpu_gap_ns, k, s->run_before_preempt_ns * n, n, 1.0);

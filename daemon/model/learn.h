@@ -76,7 +76,7 @@ struct learn {
 	 */
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	double wake_hist[RXB_OFFCPU_SLOTS];
-	double offcpu_s;			/* decayed seconds they came from */
+	double offcpu_s;			/* decayed seconds of traffic they came from */
 	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
 						 * window after one */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */

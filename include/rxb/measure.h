@@ -265,6 +265,13 @@ struct rxb_sock_meas {
 	uint64_t wake_waits;
 	double wake_wait_ns;
 	/*
+	 * The time the receiver threads had traffic: on the CPU, off it
+	 * after a preemption, and asleep for less than SCHED_IDLE_SLEEP_NS
+	 * (bpf/sched.h) or blocked on anything but its socket; weighted as
+	 * above. The off-CPU windows' rates are per second of this.
+	 */
+	double active_ns;
+	/*
 	 * The off-CPU intervals after preemption, counted by log2 ns slot
 	 * (slot r: [2^r, 2^(r+1)) ns), each thread weighted by its share of
 	 * the port's packets; valid with receivers_valid.

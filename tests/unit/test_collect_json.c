@@ -128,7 +128,8 @@ static void test_json_keys(void **state)
 	assert_non_null(strstr(t, "\"port\":5002,\"ipproto\":0,\"pkts_in\":null"));
 	assert_non_null(strstr(t, "\"drops\":4"));
 	/* The scheduler's view of the receivers not valid: no histograms. */
-	assert_non_null(strstr(t, "\"offcpu_hist_log2_ns\":null,\"wake_hist_log2_ns\":null}"));
+	assert_non_null(strstr(t, "\"offcpu_hist_log2_ns\":null,\"wake_hist_log2_ns\":null,"
+				  "\"active_ns\":null}"));
 	assert_non_null(strstr(t, "\"drops_by_reason\":{\"SOCKET_RCVBUFF\":9}"));
 	assert_non_null(strstr(t, "\"degraded\":true,\"degraded_flags\":[\"no_bpf_stats\"]"));
 	for (const char *k = "nics\0napi\0irqs\0probe_cost\0disk\0sockets\0"
@@ -163,6 +164,7 @@ static void test_json_keys(void **state)
 	e->socks[0].offcpu_hist[12] = 2;
 	e->socks[0].wake_hist[0] = 3.5;
 	e->socks[0].wake_hist[21] = 1;
+	e->socks[0].active_ns = 7500;
 	json_reset(&w);
 	collect_json_epoch(&w, NULL, e, NULL);
 	assert_true(json_ok(&w));
@@ -178,7 +180,7 @@ static void test_json_keys(void **state)
 	assert_non_null(strstr(t, "\"queue_pkts_delta\":null"));
 	assert_non_null(strstr(t, "\"receiver_oncpu_ns\":5000,\"cpu_ns_per_pkt\":null"));
 	assert_non_null(strstr(t, "\"wake_wait_ns\":0,\"offcpu_hist_log2_ns\":{\"12\":2},"
-				  "\"wake_hist_log2_ns\":{\"0\":3.5,\"21\":1}}"));
+				  "\"wake_hist_log2_ns\":{\"0\":3.5,\"21\":1},\"active_ns\":7500}"));
 
 	/* Sampled, but stage A's programs were not attached: no polls. */
 	e->net_sampled = true;

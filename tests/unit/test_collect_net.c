@@ -422,6 +422,16 @@ static void test_stage_b_not_sampled(void **state)
 	sc.rx[1].v.blocks = 2;
 	sc.rx[1].v.wake_wait_ns = 8 * MS;
 	sc.rx[1].v.wake_wait_cnt = 4;
+	/*
+	 * 10 was off after preemptions 5 ms, asleep 300 ms, 280 of them in
+	 * sleeps of SCHED_IDLE_SLEEP_NS or more; 11 off 8 ms, asleep 40 ms,
+	 * none idle.
+	 */
+	sc.rx[0].v.preempt_off_ns = 5 * MS;
+	sc.rx[0].v.sleep_off_ns = 300 * MS;
+	sc.rx[0].v.idle_sleep_ns = 280 * MS;
+	sc.rx[1].v.preempt_off_ns = 8 * MS;
+	sc.rx[1].v.sleep_off_ns = 40 * MS;
 	collect_net_stage_b(s1, s2, &sp, &sc, tids, n, ports, 2, reason_name, NULL, false, false, &mem, e);
 	m = &e->socks[0];
 	assert_false(m->counts_valid);
@@ -444,6 +454,9 @@ static void test_stage_b_not_sampled(void **state)
 	/* (10 + 8/4) ms over 4 + 4/4 waits. */
 	assert_int_equal(m->wake_waits, 5);
 	assert_float_equal(m->wake_wait_ns, 12.0 * MS / 5, 1e-6);
+	/* Active: on the CPU 50 + 50/4, preempted 5 + 8/4, asleep briefly
+	 * (300 - 280) + 40/4 ms. */
+	assert_float_equal(m->active_ns, (62.5 + 7.0 + 30.0) * MS, 1e-3);
 	assert_int_equal(m->ncpus_ran, 2);
 	m = &e->socks[1];
 	assert_int_equal(m->receiver_oncpu_ns, 50 * MS * 3 / 4);

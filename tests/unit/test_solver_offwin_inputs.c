@@ -13,6 +13,18 @@
 #include "daemon/collect/collect_sched.h"
 #include "tests/unit/unit_main.h"
 
+/*
+ * A new epoch @seq of 0.5 s with traffic on port 1000 whose receivers the
+ * scheduler probe saw; its socket record.
+ */
+static struct rxb_sock_meas *seen_epoch(struct ifix *f, uint64_t seq)
+{
+	struct rxb_sock_meas *s = add_sock(ifix_epoch(f, seq, 0.5), 1000, 2000, 250);
+
+	s->receivers_valid = true;
+	return s;
+}
+
 static void test_add_off_hist(void **state)
 {
 	struct sched_rx_tid prev, cur;
@@ -43,10 +55,8 @@ static void test_add_off_hist(void **state)
 static void test_epoch_to_stage(void **state)
 {
 	struct ifix *f = *state;
-	struct rxb_epoch *e = ifix_epoch(f, 1, 0.5);
-	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+	struct rxb_sock_meas *s = seen_epoch(f, 1);
 
-	s->receivers_valid = true;
 	s->offcpu_hist[22] = 3.0;
 	s->offcpu_hist[14] = 5.5;
 	s->offcpu_hist[3] = NAN;	/* not a count: left out */
@@ -72,10 +82,8 @@ static void test_epoch_to_stage(void **state)
 static void test_no_windows(void **state)
 {
 	struct ifix *f = *state;
-	struct rxb_epoch *e = ifix_epoch(f, 1, 0.5);
-	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+	struct rxb_sock_meas *s = seen_epoch(f, 1);
 
-	s->receivers_valid = true;
 	s->run_before_preempt_ns = 5e6;
 	ifix_feed(f, 0.5);
 	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.offcpu_gap_s == 0.0);
@@ -92,10 +100,8 @@ static void test_windows_learned(void **state)
 {
 	struct ifix *f = *state;
 	double d = exp(-0.5 / LEARN_TAU_S), per_s, n, secs;
-	struct rxb_epoch *e = ifix_epoch(f, 1, 0.5);
-	struct rxb_sock_meas *s = add_sock(e, 1000, 2000, 250);
+	struct rxb_sock_meas *s = seen_epoch(f, 1);
 
-	s->receivers_valid = true;
 	s->offcpu_hist[22] = 3.0;
 	s->offcpu_hist[14] = 5.5;
 	s->run_before_preempt_ns = 2e6;
@@ -104,8 +110,7 @@ static void test_windows_learned(void **state)
 	check_rel(f->r.b.offcpu_per_s, 17.0, 1e-15);
 
 	/* Without the scheduler's view of the receivers: nothing new, kept. */
-	e = ifix_epoch(f, 2, 0.5);
-	s = add_sock(e, 1000, 2000, 250);
+	s = add_sock(ifix_epoch(f, 2, 0.5), 1000, 2000, 250);
 	s->offcpu_hist[22] = 1000.0;
 	ifix_feed(f, 0.5);
 	check_rel(f->r.b.offcpu_per_s, 17.0, 1e-14);
@@ -115,9 +120,7 @@ static void test_windows_learned(void **state)
 
 	/* Seen, no window: a half second of receiving without one. The run
 	 * a preemption ended stays the windows' own. */
-	e = ifix_epoch(f, 3, 0.5);
-	s = add_sock(e, 1000, 2000, 250);
-	s->receivers_valid = true;
+	s = seen_epoch(f, 3);
 	s->run_before_preempt_ns = 5e6;
 	ifix_feed(f, 0.5);
 	n = 8.5 * d * d;
@@ -135,9 +138,7 @@ static void test_windows_learned(void **state)
 	check_rel(f->r.b.offcpu_hist[14], 5.5 * d * d * d, 1e-14);
 
 	/* Traffic again, two windows of 1-2 ms after runs of 1 ms. */
-	e = ifix_epoch(f, 5, 0.5);
-	s = add_sock(e, 1000, 2000, 250);
-	s->receivers_valid = true;
+	s = seen_epoch(f, 5);
 	s->offcpu_hist[20] = 2.0;
 	s->run_before_preempt_ns = 1e6;
 	ifix_feed(f, 0.5);
@@ -149,9 +150,37 @@ static void test_windows_learned(void **state)
 	assert_true(f->r.b.offcpu_hist[20] == 2.0);
 }
 
+/*
+ * Per second of traffic: an epoch of 0.5 s whose receiver was active
+ * 0.2 s of it gives its windows and waits over 0.2 s; an active time
+ * above the epoch's (rounding) is held to the epoch.
+ */
+static void test_windows_per_active_second(void **state)
+{
+	struct ifix *f = *state;
+	double d = exp(-0.5 / LEARN_TAU_S), secs;
+	struct rxb_sock_meas *s = seen_epoch(f, 1);
+
+	s->offcpu_hist[22] = 3.0;
+	s->offcpu_hist[14] = 5.5;
+	s->wake_hist[21] = 12.0;
+	s->active_ns = 0.2e9;
+	ifix_feed(f, 0.5);
+	check_rel(f->r.b.offcpu_per_s, 8.5 / 0.2, 1e-14);
+	check_rel(f->r.b.wake_per_s, 12.0 / 0.2, 1e-14);
+	s = seen_epoch(f, 2);
+	s->wake_hist[21] = 6.0;
+	s->active_ns = 0.8e9;
+	ifix_feed(f, 0.5);
+	secs = 0.2 * d + 0.5;
+	check_rel(f->r.b.wake_per_s, (12.0 * d + 6.0) / secs, 1e-14);
+	check_rel(f->r.b.offcpu_per_s, 8.5 * d / secs, 1e-14);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_add_off_hist),
 	cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
 	IFIX_TEST(test_windows_learned),
 	IFIX_TEST(test_no_windows),
+	IFIX_TEST(test_windows_per_active_second),
 )

@@ -55,6 +55,10 @@ void prior_from(struct learn *l, const struct learn *other, uint16_t other_port)
 	l->busy = other->busy;
 	l->drain = other->drain;
 	l->pkts_per_wakeup = other->pkts_per_wakeup;
+	/* The fit's wake-up share goes with the fit (cost.c): without it a
+	 * port that borrows the costs would price its packets at b alone,
+	 * below what the flow it borrows from pays where it overflows. */
+	l->pkts_per_wakeup_ovf = other->pkts_per_wakeup_ovf;
 	l->truesize_per_pkt = other->truesize_per_pkt;
 	l->irq_ns_per_pkt = other->irq_ns_per_pkt;
 	l->napi_ns_per_poll = other->napi_ns_per_poll;

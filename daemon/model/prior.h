@@ -73,7 +73,8 @@ void prior_default_calibrated(struct learn *l, double payload_bytes, double recv
 /*
  * @other's load-independent costs (a flow of port @other_port on this
  * host) into @l: its cost per packet and the fits and busy epochs behind
- * it, its saturated drain (drain.h: used only at the load and within the
+ * it (with the packets per wake-up where its socket overflowed, at which
+ * the fit's wake-up cost is shared), its saturated drain (drain.h: used only at the load and within the
  * age it was measured at, so a new port's capacity = drain is the
  * settled flow's), packets per wake-up, truesize, the NAPI path's costs. Not its
  * placement, receive buffer, loss episodes or traffic times: those are

@@ -62,6 +62,7 @@ static void test_default_and_from(void **state)
 	learn_init(&other);
 	ewma_ratio_set(&other.cpu_ns_per_pkt, 1180, 640);
 	ewma_ratio_set(&other.pkts_per_wakeup, 250, 10);
+	ewma_ratio_set(&other.pkts_per_wakeup_ovf, 40, 5000);
 	other.rcvbuf_bytes = 1000;
 	other.ncpus = 1;
 	other.cpu[0] = 0;
@@ -71,6 +72,10 @@ static void test_default_and_from(void **state)
 	assert_int_equal(l.prior, LEARN_PRIOR_HOST);
 	assert_int_equal(l.prior_port, 9000);
 	assert_true(ewma_ratio_value(&l.cpu_ns_per_pkt) == 1180);
+	/* The packets per wake-up where it overflowed, which the cost's
+	 * wake-up share is taken at, come with the fit. */
+	assert_true(ewma_ratio_value(&l.pkts_per_wakeup_ovf) == 40);
+	assert_true(l.pkts_per_wakeup_ovf.num == other.pkts_per_wakeup_ovf.num);
 	assert_int_equal(l.rcvbuf_bytes, 4194304);	/* this socket's, not the other's */
 	assert_int_equal(l.ncpus, 0);			/* placement is not taken */
 	/* A new HELLO finds no socket: the other flow's CPU would be a guess. */

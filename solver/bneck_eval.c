@@ -156,6 +156,32 @@ static double service_absorb(const struct bneck_model *md, uint32_t i, double la
 }
 
 /*
+ * Stage @i's loss at @lambda to its server being away: with the sender
+ * pausing through its vacations, what the periodic fluid bound loses at
+ * the server's rate @cap_pkts_per_s (lowering ev->send_frac to the share
+ * of the time it sends); else its vacations' loss and, with the windows'
+ * models, the larger of that and its measured windows' (drain scaled by
+ * @scale).
+ */
+static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
+			double cap_pkts_per_s, double scale, struct bneck_eval *ev)
+{
+	double frac, vac;
+
+	if (md->paused[i]) {
+		vac = paused_loss(&md->st[i], lambda, cap_pkts_per_s, &frac);
+		if (frac < ev->send_frac)
+			ev->send_frac = frac;
+		return vac;
+	}
+	vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts, md->st[i].vacation_s,
+				  md->st[i].vacation_period_s);
+	if (bneck_model_windows(md, i))
+		vac = fmax(vac, window_loss(md, i, lambda, scale));
+	return vac;
+}
+
+/*
  * Stage @i's loss at @lambda and what a round's burst into it absorbs,
  * into @ev's stage figures and @rs. Lowers ev->send_frac where the
  * sender pauses through its vacations.
@@ -197,20 +223,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * bulk queue says: both describe the same CPU sharing, so the
 	 * larger is the stage's loss (not their sum).
 	 */
-	if (md->paused[i]) {
-		double frac;
-
-		vac = paused_loss(&md->st[i], lambda,
-				  p.service_per_s * md->st[i].batch_pkts, &frac);
-		if (frac < ev->send_frac)
-			ev->send_frac = frac;
-	} else {
-		vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts,
-					  md->st[i].vacation_s,
-					  md->st[i].vacation_period_s);
-		if (bneck_model_windows(md, i))
-			vac = fmax(vac, window_loss(md, i, lambda, share * f));
-	}
+	vac = away_loss(md, i, lambda, p.service_per_s * p.batch_pkts, share * f, ev);
 	vac_wins = vac > r->loss;
 	if (vac_wins) {
 		r->loss = vac;

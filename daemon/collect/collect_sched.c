@@ -467,4 +467,5 @@ void collect_sched_receivers_unknown(struct rxb_sock_meas *m)
 	m->preempt_off_ns = NAN;
 	m->sleep_off_ns = NAN;
 	m->wake_wait_ns = NAN;
+	m->active_ns = NAN;
 }

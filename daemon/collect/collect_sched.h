@@ -162,7 +162,8 @@ void collect_sched_add_wake_hist(const struct sched_rx_tid *prev,
 /*
  * Mark @m's per-packet and scheduling measures of its receiving threads
  * unknown (NaN): their cost per packet and packets per wake-up, and the
- * mean run before a preemption, off-CPU intervals and wake-up wait.
+ * mean run before a preemption, off-CPU intervals, wake-up wait and
+ * active time.
  */
 void collect_sched_receivers_unknown(struct rxb_sock_meas *m);
 

@@ -112,11 +112,12 @@ static double stage_scale(const struct bneck_model *md, uint32_t i)
 }
 
 /*
- * Stage @i's loss to its measured off-CPU windows (offwin.h), its drain on
- * the CPU the whole-CPU rate scaled by @scale (interrupts, the spread node).
+ * Stage @i's measured off-CPU windows (offwin.h) as offwin's input, its
+ * drain on the CPU the whole-CPU rate scaled by @scale (interrupts, the
+ * spread node).
  */
-static double window_loss(const struct bneck_model *md, uint32_t i, double lambda,
-			  double scale)
+static struct offwin_in window_in(const struct bneck_model *md, uint32_t i,
+				  double scale)
 {
 	const struct rxb_stage_inputs *st = &md->st[i];
 	struct offwin_in in = {
@@ -130,6 +131,15 @@ static double window_loss(const struct bneck_model *md, uint32_t i, double lambd
 		.wake_count = st->wake_hist,
 	};
 
+	return in;
+}
+
+/* Stage @i's loss at @lambda to its measured off-CPU windows. */
+static double window_loss(const struct bneck_model *md, uint32_t i, double lambda,
+			  double scale)
+{
+	struct offwin_in in = window_in(md, i, scale);
+
 	return offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
 }
 
@@ -140,19 +150,21 @@ static bool spread_stage(const struct bneck_model *md, uint32_t i)
 }
 
 /*
- * BNECK_LOSS_SERVICE: what a round of a stage whose windows set its loss
- * absorbs. Below the stage's mean drain (@drain_pkts_per_s, the queue
- * model's rate with the co-runners) its queue empties between the
- * windows, which l_win and l_wake already count from the room each finds:
- * nothing more. Above it the receiver falls behind for the whole round and
- * its queue, empty when the round begins, fills once: K.
+ * BNECK_LOSS_SERVICE: what a round into stage @i, whose windows set its
+ * loss, absorbs: what the round's start and end take off n l within the
+ * windows' own fluid model (offwin_round_absorb()). 0 for the other models:
+ * with them the windows' loss is counted per window, each from a drained
+ * queue.
  */
 static double service_absorb(const struct bneck_model *md, uint32_t i, double lambda,
-			     double drain_pkts_per_s)
+			     double scale)
 {
-	if (md->x->loss_model != BNECK_LOSS_SERVICE || !(lambda > drain_pkts_per_s))
+	struct offwin_in in;
+
+	if (md->x->loss_model != BNECK_LOSS_SERVICE || !bneck_model_windows(md, i))
 		return 0.0;
-	return md->st[i].queue_pkts;
+	in = window_in(md, i, scale);
+	return offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM);
 }
 
 /*
@@ -245,8 +257,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * l_vac already counts, but for service_absorb()'s.
 	 */
 	if (vac_wins)
-		br.absorb_pkts = service_absorb(md, i, lambda,
-						share * mu * md->st[i].batch_pkts);
+		br.absorb_pkts = service_absorb(md, i, lambda, share * f);
 	ev->stage_lambda[i] = lambda;
 	ev->stage_mu[i] = p.service_per_s;
 	ev->stage_loss[i] = r->loss;

@@ -3,6 +3,7 @@
 #include "solver/offwin.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,8 +48,11 @@ static double slot_excess(size_t r, double x, enum offwin_within w)
 	return loguniform_excess(a, b, x);
 }
 
-double offwin_excess_s(const double *count, size_t nslots, double x_s,
-		       enum offwin_within w)
+typedef double (*slot_fn)(size_t r, double x, enum offwin_within w);
+
+/* The mean of @per_slot over the histogram (normalised by its total). */
+static double hist_mean(const double *count, size_t nslots, double x_s,
+			enum offwin_within w, slot_fn per_slot)
 {
 	double total = 0.0, sum = 0.0;
 
@@ -58,9 +62,51 @@ double offwin_excess_s(const double *count, size_t nslots, double x_s,
 		if (!(count[r] > 0.0))
 			continue;
 		total += count[r];
-		sum += count[r] * slot_excess(r, x_s, w);
+		sum += count[r] * per_slot(r, x_s, w);
 	}
 	return total > 0.0 ? sum / total : 0.0;
+}
+
+double offwin_excess_s(const double *count, size_t nslots, double x_s,
+		       enum offwin_within w)
+{
+	return hist_mean(count, nslots, x_s, w, slot_excess);
+}
+
+/*
+ * E[(W^2 − x^2)/2; W > x] for W log-uniform on [a, b] (density
+ * 1 / (w ln(b/a))), y = max(a, x):
+ *   ((b^2 − y^2)/2 − x^2 ln(b/y)) / (2 ln(b/a)),   0 for x >= b.
+ */
+static double loguniform_end(double a, double b, double x)
+{
+	double y = x > a ? x : a;
+
+	if (x >= b)
+		return 0.0;
+	return ((b * b - y * y) / 2.0 - x * x * log(b / y)) / (2.0 * log(b / a));
+}
+
+static double slot_end(size_t r, double x, enum offwin_within w)
+{
+	double a, b;
+
+	offwin_slot_s(r, &a, &b);
+	switch (w) {
+	case OFFWIN_LOW:
+		return a > x ? (a * a - x * x) / 2.0 : 0.0;
+	case OFFWIN_HIGH:
+		return b > x ? (b * b - x * x) / 2.0 : 0.0;
+	case OFFWIN_LOGUNIFORM:
+		break;
+	}
+	return loguniform_end(a, b, x);
+}
+
+double offwin_end_s2(const double *count, size_t nslots, double x_s,
+		     enum offwin_within w)
+{
+	return hist_mean(count, nslots, x_s, w, slot_end);
 }
 
 double offwin_mean_s(const double *count, size_t nslots)
@@ -81,20 +127,34 @@ double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
 	return drained < queue_pkts ? drained : queue_pkts;
 }
 
+/*
+ * The room F / λ (seconds of arrivals) a window after preemption finds;
+ * false when there are none.
+ */
+static bool preempt_free_s(const struct offwin_in *in, double lambda, double *free_s)
+{
+	double mean_s, gap_s;
+
+	if (!(in->per_s > 0.0) || !in->count)
+		return false;
+	mean_s = offwin_mean_s(in->count, in->nslots);
+	if (!(mean_s > 0.0))
+		return false;
+	gap_s = in->gap_s > 0.0 ? in->gap_s : 1.0 / in->per_s - mean_s;
+	*free_s = offwin_free_pkts(in->queue_pkts, lambda, in->on_pkts_per_s, gap_s) /
+		  lambda;
+	return true;
+}
+
 /* l_win: the windows after preemption, from the room F their gaps left. */
 static double preempt_loss(const struct offwin_in *in, double lambda,
 			   enum offwin_within w)
 {
-	double mean_s, gap_s, free_pkts;
+	double free_s;
 
-	if (!(in->per_s > 0.0) || !in->count)
+	if (!preempt_free_s(in, lambda, &free_s))
 		return 0.0;
-	mean_s = offwin_mean_s(in->count, in->nslots);
-	if (!(mean_s > 0.0))
-		return 0.0;
-	gap_s = in->gap_s > 0.0 ? in->gap_s : 1.0 / in->per_s - mean_s;
-	free_pkts = offwin_free_pkts(in->queue_pkts, lambda, in->on_pkts_per_s, gap_s);
-	return in->per_s * offwin_excess_s(in->count, in->nslots, free_pkts / lambda, w);
+	return in->per_s * offwin_excess_s(in->count, in->nslots, free_s, w);
 }
 
 /* l_wake: the waits after a wakeup, each from an empty queue (F = K). */
@@ -117,6 +177,31 @@ double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within
 		return 0.0;
 	l = preempt_loss(in, lambda, w) + wake_loss(in, lambda, w);
 	return l < 1.0 ? l : 1.0;
+}
+
+/*
+ * What a round's ends take off its loss (packets): the windows that begin
+ * within W of its end (their end term, each kind from its own room) and
+ * the round's first window after preemption, which finds the empty
+ * queue's room K instead of F.
+ */
+double offwin_round_absorb(const struct offwin_in *in, double lambda,
+			   enum offwin_within w)
+{
+	double full_s, free_s, sum_s = 0.0;
+
+	if (!(lambda > 0.0) || !isfinite(lambda))
+		return 0.0;
+	full_s = (in->queue_pkts > 0.0 ? in->queue_pkts : 0.0) / lambda;
+	if (preempt_free_s(in, lambda, &free_s)) {
+		sum_s += in->per_s * offwin_end_s2(in->count, in->nslots, free_s, w);
+		sum_s += offwin_excess_s(in->count, in->nslots, free_s, w) -
+			 offwin_excess_s(in->count, in->nslots, full_s, w);
+	}
+	if (in->wake_per_s > 0.0 && in->wake_count)
+		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots,
+							full_s, w);
+	return lambda * sum_s;
 }
 
 /* A number from *@p up to a delimiter in @stops; advances *@p. */

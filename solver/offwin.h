@@ -82,6 +82,13 @@ void offwin_slot_s(size_t r, double *lo_s, double *hi_s);
 double offwin_excess_s(const double *count, size_t nslots, double x_s,
 		       enum offwin_within w);
 
+/*
+ * E[(W^2 − x^2)/2; W > x] in seconds squared over the histogram, W placed
+ * within its slots as @w says: a round's end term (offwin_round_absorb()).
+ */
+double offwin_end_s2(const double *count, size_t nslots, double x_s,
+		     enum offwin_within w);
+
 /* E[W] in seconds (log-uniform within the slots); 0 when empty. */
 double offwin_mean_s(const double *count, size_t nslots);
 
@@ -94,6 +101,25 @@ double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
  * (per_s and wake_per_s <= 0, empty histograms) or for @lambda <= 0.
  */
 double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w);
+
+/*
+ * What a round (a blast of n packets at @lambda into an empty queue) loses
+ * less than n × offwin_loss(), in packets, when the round lasts longer
+ * than its longest window (docs/model.md §2.2):
+ *
+ * - its end: a window that begins u < W before the round ends loses only
+ *   (λ u − F)+, not (λ W − F)+. Over the round's windows (ν per second)
+ *   that takes off λ ν E[(W² − x²)/2; W > x], x = F/λ for the windows
+ *   after preemption and K/λ for the waits after a wake-up;
+ * - its start: the round's first window after preemption finds the empty
+ *   queue's room K, not F: λ (E[(W − F/λ)+] − E[(W − K/λ)+]).
+ *
+ * A round shorter than its longest windows loses more than n l minus this
+ * (and never less than 0): it is then a lower bound on the round's loss.
+ * 0 for @lambda <= 0 or without windows.
+ */
+double offwin_round_absorb(const struct offwin_in *in, double lambda,
+			   enum offwin_within w);
 
 /*
  * Parse "PER_S/SLOT:COUNT,SLOT:COUNT,..." (windows per second, then the

@@ -8,12 +8,13 @@
  *    offwin_loss() at the point's packet rate: the co-runners' share is
  *    not counted a second time;
  *  - where the windows set the loss, the first blast of n packets loses
- *    n l − K (its queue, empty at the start, fills once) above the
- *    shared mean drain (the queue model's rate with the co-runners) and
- *    n l below it;
+ *    (n l − c)+, c what the round's ends absorb by offwin_round_absorb()
+ *    (test_solver_offwin_round checks it by quadrature) at the receiver's
+ *    own drain, with no step at the shared mean drain (the queue model's
+ *    rate with the co-runners);
  *  - N_resend there is the brute-force iteration of the rounds,
- *    n_{i+1} = (n_i l − c)+ with c = K above the drain and 0 below,
- *    counted as sum min(1, n_i) (packets lost one by one);
+ *    n_{i+1} = (n_i l − c)+, counted as sum min(1, n_i) (packets lost one
+ *    by one);
  *  - a stage without measured windows is the queue model, point by point.
  */
 #include <errno.h>
@@ -56,7 +57,7 @@ static double iterate_resends(double n_pkts, double loss, double absorb_pkts)
 }
 
 struct regimes {
-	int above, below;	/* points checked with the windows' loss ruling */
+	int above, below;	/* windows ruling: above / below the shared drain */
 };
 
 /*
@@ -67,21 +68,24 @@ static void check_point(const struct bneck_point *pt, double qalone, const struc
 			const struct bneck_xfer *x, double drain_pkts_per_s, struct regimes *seen)
 {
 	double lambda = pt->rate_bps / (8.0 * x->payload_bytes);
-	double n = x->file_bytes / x->payload_bytes, k = in->queue_pkts;
+	double n = x->file_bytes / x->payload_bytes;
 	double lw = offwin_loss(in, lambda, OFFWIN_LOGUNIFORM);
 	double want = fmax(qalone, lw), absorb, first;
 
 	assert_true(fabs(pt->loss - want) <= 1e-9 * fmax(want, 1e-300));
 	if (!(lw > qalone) || !(lw > 1e-3) || !(lw < 1.0))
 		return;
-	absorb = lambda > drain_pkts_per_s ? k : 0.0;
+	absorb = offwin_round_absorb(in, lambda, OFFWIN_LOGUNIFORM);
 	first = fmax(n * lw - absorb, 0.0) / n;
 	assert_true(fabs(pt->first_loss - first) <= 1e-9 * fmax(first, 1e-12));
 	assert_true(fabs(pt->n_resend - iterate_resends(n, lw, absorb)) <= 1e-6);
-	if (absorb > 0.0 && n * lw > k)
-		seen->above++;
-	else if (absorb == 0.0)
-		seen->below++;
+	assert_true(absorb > 0.0);
+	if (n * lw > absorb) {
+		if (lambda > drain_pkts_per_s)
+			seen->above++;
+		else
+			seen->below++;
+	}
 }
 
 static void test_service_points(void **state)

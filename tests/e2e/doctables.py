@@ -22,7 +22,7 @@ and NAME says which one it is:
            and judged
   verdict-windows, verdict-service  the same, the --follow transfers of
            WINDOWS and SERVICE (the daemon with [model] loss = windows,
-           service) against the sweeps of SERVICE_REF
+           service) against the sweeps of WINDOWS_REF and SERVICE_REF
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
            daemon's plain and effective count against the expected one, the
@@ -73,10 +73,12 @@ JUDGED = ["line10g-s%d" % s for s in range(70, 79)]
 FAST = ["line10g-s%d" % s for s in range(80, 89)]
 # The daemon with the windows' loss models: three runs' --follow transfers
 # (15 per k) each with [model] loss = windows and loss = service, judged
-# against the faster host's sweeps pooled, FAST's and five more runs'.
-SERVICE_REF = FAST + ["line10g-s%d" % s for s in range(110, 115)]
+# against the faster host's sweeps pooled: windows against FAST's and five
+# more runs', service against those and five more again.
+WINDOWS_REF = FAST + ["line10g-s%d" % s for s in range(110, 115)]
+SERVICE_REF = WINDOWS_REF + ["line10g-s%d" % s for s in range(140, 145)]
 WINDOWS = ["line10g-s%d" % s for s in (130, 131, 132)]
-SERVICE = ["line10g-s%d" % s for s in (133, 134, 135)]
+SERVICE = ["line10g-s%d" % s for s in (145, 146, 147)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
@@ -213,11 +215,11 @@ def tables(results):
     pause = analyze.table(load(results, PAUSE))
     fast_ref, fast_judgement, _, _ = pooled(results, FAST, FAST)
     svc_ref, svc_judgement, _, _ = pooled(results, SERVICE_REF, SERVICE)
-    _, win_judgement, _, _ = pooled(results, SERVICE_REF, WINDOWS)
+    win_ref, win_judgement, _, _ = pooled(results, WINDOWS_REF, WINDOWS)
     made = {"verdict": pool.verdict_md(ref, judgement),
             "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
             "verdict-service": pool.verdict_md(svc_ref, svc_judgement),
-            "verdict-windows": pool.verdict_md(svc_ref, win_judgement),
+            "verdict-windows": pool.verdict_md(win_ref, win_judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
     if LOADS:

@@ -8,18 +8,18 @@ Two data sets, each one record per undisturbed, completed fixed-rate
 transfer of the main sweeps, as `fidelity_windows.py extract RUNDIR...`
 writes it (the windows measured in the epochs its first blast overlaps,
 the daemon's stage-B inputs before it, its first-round loss and its time):
-results/offwin/service-judged.json (runs s110-s114, judged) and
-results/offwin/service.json (runs s84-s88, on which the rounds'
+results/offwin/service-judged.json (runs s140-s144, judged) and
+results/offwin/service-framing.json (runs s110-s114, on which the rounds'
 absorption was framed: shown, not judged).
 
 Per transfer at k = 1-3, `rxbneckctl model` at those inputs with burst
 rounds, the measured mean run between preemptions as the gap, and:
 
   service   --loss-model service: the receiver at its own rate between its
-            measured off-CPU windows, a round above the shared mean drain
-            absorbing K (the bulk queue at the receiver's own rate must
-            stay below 1e-6 at every judged rate, else the evaluation fails
-            and says where);
+            measured off-CPU windows, each round absorbing what its start
+            and end take off (the bulk queue at the receiver's own rate
+            must stay below 1e-6 at every judged rate, else the evaluation
+            fails and says where);
   no absorb the same loss with no absorption in the rounds (--loss-model
             windows --cpu-bound 0): its T, for comparison;
   windows   the daemon's inputs as they are (max of the bulk queue at the
@@ -47,7 +47,8 @@ import fidelity_windows  # noqa: E402
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 DATA_SETS = (  # (table marker, data file, judged)
     ("service-judged", os.path.join(HERE, "results", "offwin", "service-judged.json"), True),
-    ("service", os.path.join(HERE, "results", "offwin", "service.json"), False),
+    ("service-framing", os.path.join(HERE, "results", "offwin", "service-framing.json"),
+     False),
 )
 LOSS_MIN, LOSS_LO, LOSS_HI, T_TOL = 0.005, 0.5, 2.0, 0.15
 BULK_MAX = 1e-6

@@ -100,11 +100,11 @@ const char *bneck_rounds_name(enum bneck_rounds r);
  *                      (l_win + l_wake, and the bulk queue at that rate,
  *                      the larger), not the bulk queue at the rate shared
  *                      with the co-runners, whose turns the windows are.
- *                      With burst rounds, a round into a stage above its
- *                      shared mean drain absorbs K (its queue starts empty
- *                      and fills once), below it nothing beyond the
- *                      windows' own room. A stage with no windows measured
- *                      is the bulk queue, as with BNECK_LOSS_QUEUE.
+ *                      With burst rounds, a round into it absorbs what
+ *                      its start and end take off the windows' loss
+ *                      (offwin_round_absorb()). A stage with no windows
+ *                      measured is the bulk queue, as with
+ *                      BNECK_LOSS_QUEUE.
  */
 enum bneck_loss {
 	BNECK_LOSS_QUEUE = 0,

@@ -246,6 +246,26 @@ static const struct choice rule_choices[] = {
 	{ "partial", RXB_BATCH_PARTIAL }, { "strict", RXB_BATCH_STRICT },
 };
 
+/* The options that take a word: the enum field of struct model_args it sets. */
+static const struct choice_opt {
+	int id;
+	const struct choice *choices;
+	size_t n;
+	size_t field;
+} choice_opts[] = {
+#define CHOICE(ID, CHOICES, F) \
+	{ ID, CHOICES, RXB_ARRAY_SIZE(CHOICES), offsetof(struct model_args, F) }
+	CHOICE(OPT_RULE, rule_choices, stage.rule),
+	CHOICE(OPT_ROUNDS, rounds_choices, x.rounds),
+	CHOICE(OPT_LOSS_MODEL, loss_choices, x.loss_model),
+#undef CHOICE
+};
+
+/* choice_opts[] stores an int into each of these. */
+_Static_assert(sizeof(enum rxb_batch_rule) == sizeof(int), "enum rxb_batch_rule is an int");
+_Static_assert(sizeof(enum bneck_rounds) == sizeof(int), "enum bneck_rounds is an int");
+_Static_assert(sizeof(enum bneck_loss) == sizeof(int), "enum bneck_loss is an int");
+
 /* Options that choose the output rather than an input of the model. */
 static bool output_opt(int id)
 {
@@ -262,54 +282,61 @@ static int parse_plot(struct model_args *a, const char *s)
 	return 0;
 }
 
-/* The transfer, the sweep and the round model. */
-static int parse_xfer_opt(struct model_args *a, int id, const char *s)
-{
-	uint64_t u;
-	double d;
-	int err, choice;
+/*
+ * The options that set one number of struct model_args within bounds: a
+ * plain number, or with SI suffixes (k M G T Ki Mi ...) where @si, stored
+ * divided by @div (milliseconds to seconds) into a double, or into a
+ * uint32_t where @whole.
+ */
+static const struct num_opt {
+	int id;
+	bool si, whole;
+	double min, max, div;
+	size_t field;
+} num_opts[] = {
+#define NUM(ID, SI, MIN, MAX, DIV, F) \
+	{ ID, SI, false, MIN, MAX, DIV, offsetof(struct model_args, F) }
+#define WHOLE(ID, MIN, MAX, F) \
+	{ ID, false, true, MIN, MAX, 1.0, offsetof(struct model_args, F) }
+	NUM(OPT_CPU, false, 0.0, TAGGED_MAX_TASKS - 1, 1.0, stage.cpu_bound),
+	NUM(OPT_IO, false, 0.0, TAGGED_MAX_TASKS - 1, 1.0, stage.io_bound),
+	NUM(OPT_IRQ, false, 0.0, 1e9, 1.0, stage.irq_ns_per_pkt),
+	NUM(OPT_RATE_SD, false, 0.0, 1.0, 1.0, stage.mu_rel_sd),
+	NUM(OPT_OFFCPU_GAP, false, 0.0, 1e7, 1e3, stage.offcpu_gap_s),
+	NUM(OPT_PAYLOAD, true, 1.0, 1e9, 1.0, x.payload_bytes),
+	NUM(OPT_FILE, true, 1.0, 1e18, 1.0, x.file_bytes),
+	NUM(OPT_EPISODE, false, 1.0, 1e12, 1.0, x.loss_episode_pkts),
+	NUM(OPT_DELAY, false, 0.0, 1e7, 1e3, x.one_way_delay_s),
+	NUM(OPT_LINE, true, 1.0, 1e15, 1.0, x.line_rate_bps),
+	NUM(OPT_MIN, true, 1.0, 1e15, 1.0, x.min_rate_bps),
+	NUM(OPT_BALANCE, true, 0.0, 1e15, 1.0, balance_per_s),
+	WHOLE(OPT_POINTS, 2, 1000000, x.points),
+	WHOLE(OPT_ROWS, 0, 1000000, curve_rows),
+	WHOLE(OPT_CPUS, 1, MAX_CPUS, cpus),
+#undef NUM
+#undef WHOLE
+};
 
-	switch (id) {
-	case OPT_ROUNDS:
-		err = parse_choice(id, s, rounds_choices, RXB_ARRAY_SIZE(rounds_choices), &choice);
-		if (!err)
-			a->x.rounds = (enum bneck_rounds)choice;
-		return err;
-	case OPT_LOSS_MODEL:
-		err = parse_choice(id, s, loss_choices, RXB_ARRAY_SIZE(loss_choices), &choice);
-		if (!err)
-			a->x.loss_model = (enum bneck_loss)choice;
-		return err;
-	case OPT_PAYLOAD:
-		err = rxb_parse_si(s, 1.0, 1e9, &a->x.payload_bytes);
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_FILE:
-		err = rxb_parse_si(s, 1.0, 1e18, &a->x.file_bytes);
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_EPISODE:
-		err = rxb_parse_double(s, 1.0, 1e12, &a->x.loss_episode_pkts);
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_DELAY:
-		err = rxb_parse_double(s, 0.0, 1e7, &d);
-		if (err)
-			return bad_value(id, s, err);
-		a->x.one_way_delay_s = d / 1e3;
-		return 0;
-	case OPT_LINE:
-		err = rxb_parse_si(s, 1.0, 1e15, &a->x.line_rate_bps);
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_MIN:
-		err = rxb_parse_si(s, 1.0, 1e15, &a->x.min_rate_bps);
-		a->min_rate_set = true;
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_POINTS:
-		err = rxb_parse_u64(s, 2, 1000000, &u);
-		if (err)
-			return bad_value(id, s, err);
-		a->x.points = (uint32_t)u;
-		return 0;
-	}
-	return usage_error("internal: option %d", id);
+static int parse_num_opt(struct model_args *a, const struct num_opt *o, const char *s)
+{
+	void *field = (char *)a + o->field;
+	uint64_t u = 0;
+	double d = 0.0;
+	int err;
+
+	if (o->whole)
+		err = rxb_parse_u64(s, (uint64_t)o->min, (uint64_t)o->max, &u);
+	else if (o->si)
+		err = rxb_parse_si(s, o->min, o->max, &d);
+	else
+		err = rxb_parse_double(s, o->min, o->max, &d);
+	if (err)
+		return bad_value(o->id, s, err);
+	if (o->whole)
+		*(uint32_t *)field = (uint32_t)u;
+	else
+		*(double *)field = d / o->div;
+	return 0;
 }
 
 /* The service-rate options: per second, or (deprecated) per millisecond. */
@@ -339,18 +366,16 @@ static int parse_rate_opt(struct model_args *a, int id, const char *s)
 
 static int parse_one(struct model_args *a, int id, const char *s)
 {
-	uint64_t u;
-	double d;
-	int err, choice;
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(num_opts); i++)
+		if (id == num_opts[i].id)
+			return parse_num_opt(a, &num_opts[i], s);
+	for (size_t i = 0; i < RXB_ARRAY_SIZE(choice_opts); i++) {
+		const struct choice_opt *o = &choice_opts[i];
 
+		if (id == o->id)
+			return parse_choice(id, s, o->choices, o->n, (int *)((char *)a + o->field));
+	}
 	switch (id) {
-	case OPT_CPU:
-	case OPT_IO:
-		err = rxb_parse_double(s, 0.0, TAGGED_MAX_TASKS - 1, &d);
-		if (err)
-			return bad_value(id, s, err);
-		*(id == OPT_CPU ? &a->stage.cpu_bound : &a->stage.io_bound) = d;
-		return 0;
 	case OPT_MU_PIO:
 	case OPT_MU_DISK:
 	case OPT_MU_NET:
@@ -360,37 +385,14 @@ static int parse_one(struct model_args *a, int id, const char *s)
 	case OPT_MU_NET_S:
 	case OPT_MU_NET_FULL_S:
 		return parse_rate_opt(a, id, s);
-	case OPT_IRQ:
-		err = rxb_parse_double(s, 0.0, 1e9, &a->stage.irq_ns_per_pkt);
-		return err ? bad_value(id, s, err) : 0;
-	case OPT_RATE_SD:
-		err = rxb_parse_double(s, 0.0, 1.0, &a->stage.mu_rel_sd);
-		return err ? bad_value(id, s, err) : 0;
 	case OPT_OFFCPU:
 		return parse_windows_opt(id, s, &a->stage.offcpu_per_s, a->stage.offcpu_hist);
 	case OPT_WAKE:
 		return parse_windows_opt(id, s, &a->stage.wake_per_s, a->stage.wake_hist);
-	case OPT_OFFCPU_GAP:
-		err = rxb_parse_double(s, 0.0, 1e7, &d);
-		if (err)
-			return bad_value(id, s, err);
-		a->stage.offcpu_gap_s = d / 1e3;
-		return 0;
 	case OPT_QUEUE:
 		return parse_pkts(id, s, &a->stage.queue_pkts);
 	case OPT_BATCH:
 		return parse_pkts(id, s, &a->stage.batch_pkts);
-	case OPT_RULE:
-		err = parse_choice(id, s, rule_choices, RXB_ARRAY_SIZE(rule_choices), &choice);
-		if (!err)
-			a->stage.rule = (enum rxb_batch_rule)choice;
-		return err;
-	case OPT_ROWS:
-		err = rxb_parse_u64(s, 0, 1000000, &u);
-		if (err)
-			return bad_value(id, s, err);
-		a->curve_rows = (uint32_t)u;
-		return 0;
 	case OPT_PRISM:
 		if (!*s)
 			return usage_error("--export-prism: empty prefix");
@@ -398,17 +400,8 @@ static int parse_one(struct model_args *a, int id, const char *s)
 		return 0;
 	case OPT_PLOT:
 		return parse_plot(a, s);
-	case OPT_CPUS:
-		err = rxb_parse_u64(s, 1, MAX_CPUS, &u);
-		if (err)
-			return bad_value(id, s, err);
-		a->cpus = (uint32_t)u;
-		return 0;
-	case OPT_BALANCE:
-		err = rxb_parse_si(s, 0.0, 1e15, &a->balance_per_s);
-		return err ? bad_value(id, s, err) : 0;
 	}
-	return parse_xfer_opt(a, id, s);
+	return usage_error("internal: option %d", id);
 }
 
 /* One option of the command line onto @a (after --from-status, if given). */
@@ -424,6 +417,9 @@ static int apply_opt(struct model_args *a, int id, const char *arg)
 	case OPT_LOAD_INDEP:
 		a->stage.load_independent = true;
 		return 0;
+	case OPT_MIN:	/* its value below; not derived from --line-rate-bps */
+		a->min_rate_set = true;
+		break;
 	case OPT_JSON:
 		a->json = true;
 		return 0;

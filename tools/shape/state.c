@@ -118,19 +118,15 @@ static int parse_line(char *line, int ln, struct shape_state *s, unsigned *seen,
 	*seen |= 1u << k;
 	switch (k) {
 	case 0:
+	case 2:
 		if (rxb_parse_u64(sp + 1, 1, INT32_MAX, &v))
-			return rxb_parse_error(err, el, ln, "bad pid");
-		s->pid = (int)v;
+			return rxb_parse_error(err, el, ln, "bad %s", names[k]);
+		*(k == 0 ? &s->pid : &s->ifindex) = (int)v;
 		return 0;
 	case 1:
 		if (rxb_parse_u64(sp + 1, 1, UINT64_MAX, &v))
 			return rxb_parse_error(err, el, ln, "bad netns");
 		s->netns_ino = v;
-		return 0;
-	case 2:
-		if (rxb_parse_u64(sp + 1, 1, INT32_MAX, &v))
-			return rxb_parse_error(err, el, ln, "bad ifindex");
-		s->ifindex = (int)v;
 		return 0;
 	case 3:
 		if (word(sp + 1, s->dev, sizeof(s->dev)) || strchr(s->dev, '/'))

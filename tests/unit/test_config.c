@@ -107,6 +107,54 @@ static void test_defaults(void **state)
 	assert_int_equal(c.streams.max_age_h, 168);
 }
 
+/* The size a key of each fixed-size type has in struct rxb_config. */
+static const struct {
+	enum config_type type;
+	size_t size;
+} fixed_sizes[] = {
+	{ CONFIG_DOUBLE, sizeof(double) },
+	{ CONFIG_SI, sizeof(uint64_t) },
+	{ CONFIG_BOOL, sizeof(bool) },
+	{ CONFIG_ENUM, sizeof(int) },
+	{ CONFIG_LOG_LEVEL, sizeof(int) },
+	{ CONFIG_MODE, sizeof(uint32_t) },
+	{ CONFIG_PORT_LIST, sizeof(struct rxb_port_list) },
+	{ CONFIG_CIDR_LIST, sizeof(struct rxb_cidr_list) },
+	{ CONFIG_IFNAME_LIST, sizeof(struct rxb_ifname_list) },
+	{ CONFIG_ADDRESS_LIST, sizeof(struct rxb_addr_list) },
+	{ CONFIG_UID_LIST, sizeof(struct rxb_uid_list) },
+	{ CONFIG_PATH_LIST, sizeof(struct rxb_path_list) },
+	{ CONFIG_GROUP, sizeof(struct rxb_group) },
+	{ CONFIG_HOSTPORT, sizeof(struct rxb_hostport) },
+};
+
+/* @k's field has the size of its type, and its limits fit the field. */
+static void check_key_size(const struct config_key *k)
+{
+	switch (k->type) {
+	case CONFIG_UINT:
+		assert_true(k->size == 1 || k->size == 2 || k->size == 4 || k->size == 8);
+		assert_true(k->lim.u.min <= k->lim.u.max);
+		if (k->size < 8)
+			assert_true(k->lim.u.max < (1ULL << (8 * k->size)));
+		return;
+	case CONFIG_PATH:
+		assert_true(k->size > 1);
+		return;
+	case CONFIG_SI:
+		assert_true(k->lim.d.max <= 1.8e19);
+		break;
+	default:
+		break;
+	}
+	for (size_t t = 0; t < RXB_ARRAY_SIZE(fixed_sizes); t++)
+		if (fixed_sizes[t].type == k->type) {
+			assert_int_equal(k->size, fixed_sizes[t].size);
+			return;
+		}
+	fail_msg("[%s] %s: type %d has no size rule", k->section, k->key, (int)k->type);
+}
+
 /* Every row is well-formed, and its default is in canonical form. */
 static void test_table_consistency(void **state)
 {
@@ -138,59 +186,7 @@ static void test_table_consistency(void **state)
 		for (size_t j = 0; j < i; j++)
 			assert_false(strcmp(k[i].section, k[j].section) == 0 &&
 				     strcmp(k[i].key, k[j].key) == 0);
-		switch (k[i].type) {
-		case CONFIG_UINT:
-			assert_true(k[i].size == 1 || k[i].size == 2 || k[i].size == 4 ||
-				    k[i].size == 8);
-			assert_true(k[i].lim.u.min <= k[i].lim.u.max);
-			if (k[i].size < 8)
-				assert_true(k[i].lim.u.max < (1ULL << (8 * k[i].size)));
-			break;
-		case CONFIG_DOUBLE:
-			assert_int_equal(k[i].size, sizeof(double));
-			break;
-		case CONFIG_SI:
-			assert_int_equal(k[i].size, sizeof(uint64_t));
-			assert_true(k[i].lim.d.max <= 1.8e19);
-			break;
-		case CONFIG_BOOL:
-			assert_int_equal(k[i].size, sizeof(bool));
-			break;
-		case CONFIG_ENUM:
-		case CONFIG_LOG_LEVEL:
-			assert_int_equal(k[i].size, sizeof(int));
-			break;
-		case CONFIG_MODE:
-			assert_int_equal(k[i].size, sizeof(uint32_t));
-			break;
-		case CONFIG_PORT_LIST:
-			assert_int_equal(k[i].size, sizeof(struct rxb_port_list));
-			break;
-		case CONFIG_CIDR_LIST:
-			assert_int_equal(k[i].size, sizeof(struct rxb_cidr_list));
-			break;
-		case CONFIG_IFNAME_LIST:
-			assert_int_equal(k[i].size, sizeof(struct rxb_ifname_list));
-			break;
-		case CONFIG_ADDRESS_LIST:
-			assert_int_equal(k[i].size, sizeof(struct rxb_addr_list));
-			break;
-		case CONFIG_UID_LIST:
-			assert_int_equal(k[i].size, sizeof(struct rxb_uid_list));
-			break;
-		case CONFIG_PATH_LIST:
-			assert_int_equal(k[i].size, sizeof(struct rxb_path_list));
-			break;
-		case CONFIG_GROUP:
-			assert_int_equal(k[i].size, sizeof(struct rxb_group));
-			break;
-		case CONFIG_HOSTPORT:
-			assert_int_equal(k[i].size, sizeof(struct rxb_hostport));
-			break;
-		case CONFIG_PATH:
-			assert_true(k[i].size > 1);
-			break;
-		}
+		check_key_size(&k[i]);
 		/* Canonical default: formatting the parsed default gives it back. */
 		config_format(&k[i], &c, buf, sizeof(buf));
 		if (strcmp(buf, k[i].def) != 0)

@@ -4,35 +4,25 @@
 
 #include <math.h>
 
+#include "common/util.h"
 #include "daemon/collect/nic.h"
+
+/* The names of the bits of enum rxb_probe_group and enum rxb_degraded, by bit index. */
+static const char *const probe_group_names[] = { "sched", "netrx", "sockq", "blkio" };
+static const char *const degraded_names[] = {
+	"no_bpf", "no_netlink", "no_bpf_stats", "partial_probes",
+};
+
+_Static_assert(1u << (RXB_ARRAY_SIZE(probe_group_names) - 1) == RXB_PROBE_BLKIO,
+	       "a name for each probe group");
+_Static_assert(1u << (RXB_ARRAY_SIZE(degraded_names) - 1) == RXB_DEGRADED_PARTIAL_PROBES,
+	       "a name for each degraded bit");
 
 const char *collect_json_probe_group_name(unsigned bit)
 {
-	switch (bit) {
-	case RXB_PROBE_SCHED:
-		return "sched";
-	case RXB_PROBE_NETRX:
-		return "netrx";
-	case RXB_PROBE_SOCKQ:
-		return "sockq";
-	case RXB_PROBE_BLKIO:
-		return "blkio";
-	}
-	return "unknown";
-}
-
-const char *collect_json_degraded_name(unsigned bit)
-{
-	switch (bit) {
-	case RXB_DEGRADED_NO_BPF:
-		return "no_bpf";
-	case RXB_DEGRADED_NO_NETLINK:
-		return "no_netlink";
-	case RXB_DEGRADED_NO_BPF_STATS:
-		return "no_bpf_stats";
-	case RXB_DEGRADED_PARTIAL_PROBES:
-		return "partial_probes";
-	}
+	for (unsigned i = 0; i < RXB_ARRAY_SIZE(probe_group_names); i++)
+		if (bit == 1u << i)
+			return probe_group_names[i];
 	return "unknown";
 }
 
@@ -224,11 +214,7 @@ static void stage_a_json(struct json_writer *w, const struct rxb_epoch *e)
 
 void collect_json_degraded_flags(struct json_writer *w, const char *key, uint32_t degraded)
 {
-	json_arr_begin(w, key);
-	for (unsigned bit = 1; bit && bit <= RXB_DEGRADED_PARTIAL_PROBES; bit <<= 1)
-		if (degraded & bit)
-			json_str(w, NULL, collect_json_degraded_name(bit));
-	json_arr_end(w);
+	json_flag_names(w, key, degraded, degraded_names, RXB_ARRAY_SIZE(degraded_names));
 }
 
 static void degraded_json(struct json_writer *w, const struct rxb_epoch *e)
@@ -246,11 +232,8 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 	json_uint(w, "start_ns", e->start_ns);
 	json_uint(w, "end_ns", e->end_ns);
 	json_str(w, "attach_mode", e->attach_mode);
-	json_arr_begin(w, "probes");
-	for (unsigned bit = 1; bit <= RXB_PROBE_BLKIO; bit <<= 1)
-		if (e->probes & bit)
-			json_str(w, NULL, collect_json_probe_group_name(bit));
-	json_arr_end(w);
+	json_flag_names(w, "probes", e->probes, probe_group_names,
+			RXB_ARRAY_SIZE(probe_group_names));
 	json_uint(w, "net_probe_every", e->net_probe_every);
 	json_bool(w, "net_sampled", e->net_sampled);
 	json_uint_opt(w, "net_sampled_seq", e->net_sampled_seq, e->net_sampled_seq);

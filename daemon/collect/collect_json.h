@@ -21,9 +21,7 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 /* The classified tasks of an epoch (collect_task_report()). */
 void collect_json_tasks(struct json_writer *w, const char *key, const struct collect_sched_report *r);
 
-/* Names of the bits of enum rxb_degraded ("no_bpf") and enum
- * rxb_probe_group ("sched"). */
-const char *collect_json_degraded_name(unsigned bit);
+/* The name of a bit of enum rxb_probe_group ("sched"; "unknown" for another value). */
 const char *collect_json_probe_group_name(unsigned bit);
 /* An array of the names of the enum rxb_degraded bits set in @degraded. */
 void collect_json_degraded_flags(struct json_writer *w, const char *key, uint32_t degraded);

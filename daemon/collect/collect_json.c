@@ -26,6 +26,14 @@ const char *collect_json_probe_group_name(unsigned bit)
 	return "unknown";
 }
 
+void collect_json_cpu_classes(struct json_writer *w, const struct rxb_cpu_meas *c)
+{
+	json_int(w, "cpu", c->cpu);
+	json_double(w, "cpu_bound", c->cpu_bound);
+	json_double(w, "io_bound", c->io_bound);
+	json_double(w, "busy_frac", c->busy_frac);
+}
+
 static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 {
 	bool sched = e->probes & RXB_PROBE_SCHED;
@@ -35,10 +43,7 @@ static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 		const struct rxb_cpu_meas *c = &e->cpus[i];
 
 		json_obj_begin(w, NULL);
-		json_int(w, "cpu", c->cpu);
-		json_double(w, "cpu_bound", c->cpu_bound);
-		json_double(w, "io_bound", c->io_bound);
-		json_double(w, "busy_frac", c->busy_frac);
+		collect_json_cpu_classes(w, c);
 		json_double(w, "softirq_frac", c->softirq_frac);
 		json_double(w, "hardirq_frac", c->hardirq_frac);
 		json_double(w, "runnable_avg", c->runnable_avg);

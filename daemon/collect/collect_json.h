@@ -21,6 +21,13 @@ void collect_json_epoch(struct json_writer *w, const char *key, const struct rxb
 /* The classified tasks of an epoch (collect_task_report()). */
 void collect_json_tasks(struct json_writer *w, const char *key, const struct collect_sched_report *r);
 
+/*
+ * A CPU's task classes: "cpu", "cpu_bound", "io_bound" and "busy_frac", as
+ * members of the object the caller has open (a "cpus" entry here and in
+ * the status document).
+ */
+void collect_json_cpu_classes(struct json_writer *w, const struct rxb_cpu_meas *c);
+
 /* The name of a bit of enum rxb_probe_group ("sched"; "unknown" for another value). */
 const char *collect_json_probe_group_name(unsigned bit);
 /* An array of the names of the enum rxb_degraded bits set in @degraded. */

@@ -220,10 +220,7 @@ static void cpus_json(struct json_writer *w, const struct daemon *d)
 		const struct rxb_cpu_meas *c = &d->epoch->cpus[i];
 
 		json_obj_begin(w, NULL);
-		json_int(w, "cpu", c->cpu);
-		json_double(w, "cpu_bound", c->cpu_bound);
-		json_double(w, "io_bound", c->io_bound);
-		json_double(w, "busy_frac", c->busy_frac);
+		collect_json_cpu_classes(w, c);
 		json_double(w, "runnable_avg", c->runnable_avg);
 		json_double(w, "softirq_frac", c->softirq_frac);
 		json_double(w, "hardirq_frac", c->hardirq_frac);

@@ -182,6 +182,15 @@ void json_null(struct json_writer *w, const char *key)
 	put(w, "null", 4);
 }
 
+bool json_obj_begin_opt(struct json_writer *w, const char *key, bool have)
+{
+	if (have)
+		json_obj_begin(w, key);
+	else
+		json_null(w, key);
+	return have;
+}
+
 void json_int_opt(struct json_writer *w, const char *key, bool have, int64_t val)
 {
 	if (have)

@@ -57,6 +57,12 @@ void json_null(struct json_writer *w, const char *key);
 void json_int_opt(struct json_writer *w, const char *key, bool have, int64_t val);
 void json_uint_opt(struct json_writer *w, const char *key, bool have, uint64_t val);
 void json_bool_opt(struct json_writer *w, const char *key, bool have, bool val);
+/*
+ * An object the document may not have: when @have, begins it and returns
+ * true (the caller writes its members and ends it); else writes null and
+ * returns false.
+ */
+bool json_obj_begin_opt(struct json_writer *w, const char *key, bool have);
 
 /* An array of the @n strings of @v (a NULL one as null). */
 void json_str_array(struct json_writer *w, const char *key, const char *const *v, size_t n);

@@ -25,11 +25,8 @@ static const char *rule_name(enum rxb_batch_rule r)
 
 static void json_live(struct json_writer *w, const struct model_live *l)
 {
-	if (!l->used) {
-		json_null(w, "from_status");
+	if (!json_obj_begin_opt(w, "from_status", l->used))
 		return;
-	}
-	json_obj_begin(w, "from_status");
 	json_uint(w, "port", l->port);
 	json_uint(w, "epoch", l->epoch);
 	json_double(w, "daemon_rate_bps", l->rate_bps);
@@ -41,11 +38,8 @@ static void json_live(struct json_writer *w, const struct model_live *l)
 
 static void json_front(struct json_writer *w, const struct model_args *a)
 {
-	if (!a->has_front) {
-		json_null(w, "stage_a");
+	if (!json_obj_begin_opt(w, "stage_a", a->has_front))
 		return;
-	}
-	json_obj_begin(w, "stage_a");
 	json_double(w, "mu_per_s", a->front.mu_net_per_s);
 	json_uint(w, "queue_pkts", a->front.queue_pkts);
 	json_uint(w, "batch_pkts", a->front.batch_pkts);

@@ -198,11 +198,8 @@ static void epoch_json(struct json_writer *w, const struct daemon *d, uint64_t n
 {
 	const struct rxb_epoch *e = d->epoch;
 
-	if (!d->have_epoch) {
-		json_null(w, "epoch");
+	if (!json_obj_begin_opt(w, "epoch", d->have_epoch))
 		return;
-	}
-	json_obj_begin(w, "epoch");
 	json_uint(w, "seq", e->seq);
 	json_double(w, "duration_s", (double)(e->end_ns - e->start_ns) / 1e9);
 	json_double(w, "age_s", status_age_s(e->end_ns, now));
@@ -362,8 +359,7 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 	else
 		json_null(w, "last_rate");
 	/* The PAUSE schedule in force for it (PROTOCOL.md §6.3), or null. */
-	if (p->pause_until_ns > c->now) {
-		json_obj_begin(w, "pause_in_force");
+	if (json_obj_begin_opt(w, "pause_in_force", p->pause_until_ns > c->now)) {
 		json_uint(w, "epoch", p->pause.epoch);
 		json_uint(w, "duration_us", p->pause.duration_us);
 		json_uint(w, "period_us", p->pause.period_us);
@@ -372,8 +368,6 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 		json_double(w, "ends_in_s", p->pause_until_ns != UINT64_MAX ?
 			    (double)(p->pause_until_ns - c->now) / 1e9 : NAN);
 		json_obj_end(w);
-	} else {
-		json_null(w, "pause_in_force");
 	}
 	json_obj_end(w);
 }

@@ -67,11 +67,8 @@ static void model_json(struct json_writer *w, const struct buffer_sock *x)
 
 static void last_change_json(struct json_writer *w, const struct buffer_sock *x, uint64_t now)
 {
-	if (!x->changes) {
-		json_null(w, "last_change");
+	if (!json_obj_begin_opt(w, "last_change", x->changes != 0))
 		return;
-	}
-	json_obj_begin(w, "last_change");
 	json_double(w, "age_s", status_age_s(x->last_change_ns, now));
 	json_uint(w, "from_bytes", x->last_from_bytes);
 	json_uint(w, "to_bytes", x->last_to_bytes);
@@ -88,15 +85,12 @@ static void socket_json(struct json_writer *w, const struct daemon_buffer *db,
 	json_uint(w, "port", x->port);
 	json_uint(w, "inode", x->inode);
 	json_uint(w, "uid", x->uid);
-	if (o) {
-		json_obj_begin(w, "owner");
+	if (json_obj_begin_opt(w, "owner", o != NULL)) {
 		json_int(w, "pid", o->c.owner.pid);
 		json_uint(w, "uid", o->c.owner.uid);
 		json_str(w, "exe", o->c.owner.exe);
 		json_bool(w, "allowed", o->c.allowed);
 		json_obj_end(w);
-	} else {
-		json_null(w, "owner");
 	}
 	json_uint(w, "rcvbuf_bytes", x->rcvbuf);
 	json_uint(w, "held_bytes", x->rmem_alloc);

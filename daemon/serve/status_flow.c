@@ -109,11 +109,8 @@ static void capacity_json(struct json_writer *w, const struct capacity *c,
 /* A TCP flow's drain rate (daemon/model/inputs.h), null for others. */
 static void tcp_json(struct json_writer *w, const struct inputs_tcp *t)
 {
-	if (!t->present) {
-		json_null(w, "tcp");
+	if (!json_obj_begin_opt(w, "tcp", t->present))
 		return;
-	}
-	json_obj_begin(w, "tcp");
 	value_json(w, "bytes_per_pkt", &t->bytes_per_pkt);
 	value_json(w, "cpu_ns_per_pkt", &t->cpu_ns_per_pkt);
 	json_double(w, "share", t->share);
@@ -260,11 +257,8 @@ static void model_json(struct json_writer *w, const struct flow_model *m,
 {
 	const struct flow_estimate *g = &m->good;
 
-	if (!m->have_good) {
-		json_null(w, "model");
+	if (!json_obj_begin_opt(w, "model", m->have_good))
 		return;
-	}
-	json_obj_begin(w, "model");
 	json_uint(w, "epoch", g->epoch);
 	json_uint(w, "age_epochs", d->have_epoch && d->epoch->seq > g->epoch ?
 		d->epoch->seq - g->epoch : 0);
@@ -308,11 +302,8 @@ static void report_json(struct json_writer *w, const struct flow *fl)
 {
 	const struct rxbneck_report *r = &fl->last_report;
 
-	if (!fl->has_report) {
-		json_null(w, "last_report");
+	if (!json_obj_begin_opt(w, "last_report", fl->has_report))
 		return;
-	}
-	json_obj_begin(w, "last_report");
 	json_bool(w, "aborted", r->flags & RXBNECK_REPORT_ABORTED);
 	json_uint(w, "rounds", r->rounds);
 	json_uint(w, "file_bytes", r->file_bytes);
@@ -385,14 +376,11 @@ static void traffic_json(struct json_writer *w, const struct flow *fl, const str
 	json_uint_opt(w, "epoch", t->sock_seen && d->have_epoch, d->have_epoch ? d->epoch->seq : 0);
 	counts_json(w, t);
 	json_str(w, "why", why);
-	if (fl->counted_seq) {
-		json_obj_begin(w, "last_counted");
+	if (json_obj_begin_opt(w, "last_counted", fl->counted_seq != 0)) {
 		json_uint(w, "epoch", fl->counted_seq);
 		json_double(w, "age_s", status_age_s(fl->counted_end_ns, now));
 		counts_json(w, &fl->counted);
 		json_obj_end(w);
-	} else {
-		json_null(w, "last_counted");
 	}
 	json_obj_end(w);
 }
@@ -435,14 +423,11 @@ static void transfer_fields_json(struct json_writer *w, const struct flow *fl,
 	json_str(w, "state", flows_state_name(m->state));
 	xfer_json(w, &m->xfer);
 	model_json(w, m, d);
-	if (m->solve_err) {
-		json_obj_begin(w, "solve_error");
+	if (json_obj_begin_opt(w, "solve_error", m->solve_err != 0)) {
 		json_int(w, "errno", -m->solve_err);
 		json_str(w, "message", m->solve_why);
 		json_uint(w, "epoch", m->solve_err_epoch);
 		json_obj_end(w);
-	} else {
-		json_null(w, "solve_error");
 	}
 	json_uint(w, "solves", m->solves);
 	json_uint(w, "solves_reused", m->solves_reused);
@@ -533,13 +518,10 @@ static void past_json(struct json_writer *w, const struct flow_past *p, uint64_t
 	json_double(w, "pkts_per_wakeup", p->pkts_per_wakeup);
 	learned_cpus_json(w, p->ncpus, p->cpu, p->cpu_share);
 	status_outcome_json(w, &p->outcome, now);
-	if (p->has_rate) {
-		json_obj_begin(w, "last");
+	if (json_obj_begin_opt(w, "last", p->has_rate)) {
 		rate_json_advice(w, &p->rate);
 		json_uint(w, "reports", p->reports);
 		json_obj_end(w);
-	} else {
-		json_null(w, "last");
 	}
 	json_obj_end(w);
 }

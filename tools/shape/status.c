@@ -84,15 +84,12 @@ static void json_rx(struct json_writer *w, struct shape_agent *a, const struct s
 	json_str(w, "dev", rx->dev->tc.name);
 	snprintf(s, sizeof(s), "%x:%x", a->conf->handle, rx->minor);
 	json_str(w, "class", s);
-	if (rx->have_rate) {
-		json_obj_begin(w, "advice");
+	if (json_obj_begin_opt(w, "advice", rx->have_rate)) {
 		rate_json_advice(w, &rx->rate);
 		json_uint(w, "flags", rx->rate.flags);
 		json_double(w, "age_s", (double)(now - rx->rate_ns) / 1e9);
 		json_uint(w, "count", rx->rates);
 		json_obj_end(w);
-	} else {
-		json_null(w, "advice");
 	}
 	json_obj_begin(w, "in_force");
 	json_str(w, "mode", shape_policy_mode_name(rx->mode));
@@ -103,8 +100,7 @@ static void json_rx(struct json_writer *w, struct shape_agent *a, const struct s
 	json_bool(w, "payload_measured", rx->payload_measured);
 	json_uint(w, "header_bytes_per_pkt", rx->hdr_bytes);
 	json_obj_end(w);
-	if (rx->have_stats) {
-		json_obj_begin(w, "class_stats");
+	if (json_obj_begin_opt(w, "class_stats", rx->have_stats)) {
 		json_uint(w, "bytes", rx->st.bytes);
 		json_uint(w, "packets", rx->st.packets);
 		json_uint(w, "drops", rx->st.drops);
@@ -116,8 +112,6 @@ static void json_rx(struct json_writer *w, struct shape_agent *a, const struct s
 		json_uint(w, "polls", rx->polls);
 		json_uint(w, "busy_polls", rx->busy_polls);
 		json_obj_end(w);
-	} else {
-		json_null(w, "class_stats");
 	}
 	json_obj_end(w);
 }

@@ -107,13 +107,9 @@ static void net_probes_json(struct json_writer *w, const struct daemon *d, uint6
 	json_double(w, "learning_left_s", learning && np->started ?
 			    (double)(np->learn_until_ns - now) / 1e9 : NAN);
 	json_uint(w, "changes", np->learn_starts);
-	if (np->learn_starts) {
-		json_str(w, "last_change", np->why);
-		json_double(w, "last_change_age_s", status_age_s(np->last_change_ns, now));
-	} else {
-		json_null(w, "last_change");
-		json_null(w, "last_change_age_s");
-	}
+	json_str(w, "last_change", np->learn_starts ? np->why : NULL);
+	json_double(w, "last_change_age_s",
+		    np->learn_starts ? status_age_s(np->last_change_ns, now) : NAN);
 	json_obj_end(w);
 }
 
@@ -165,15 +161,9 @@ static void daemon_json(struct json_writer *w, const struct daemon *d, uint64_t 
 	json_obj_begin(w, "reload");
 	json_uint(w, "count", d->reload.count);
 	json_uint(w, "failures", d->reload.failures);
-	if (d->reload.count) {
-		json_uint(w, "last_unix_s", d->reload.at_unix_s);
-		json_bool(w, "ok", d->reload.ok);
-		json_str(w, "message", d->reload.msg);
-	} else {
-		json_null(w, "last_unix_s");
-		json_null(w, "ok");
-		json_null(w, "message");
-	}
+	json_uint_opt(w, "last_unix_s", d->reload.count, d->reload.at_unix_s);
+	json_bool_opt(w, "ok", d->reload.count, d->reload.ok);
+	json_str(w, "message", d->reload.count ? d->reload.msg : NULL);
 	restart_needed_json(w, d);
 	json_obj_end(w);
 	json_obj_begin(w, "watchdog");

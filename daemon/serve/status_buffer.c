@@ -118,16 +118,11 @@ static void host_json(struct json_writer *w, const struct daemon_buffer *db)
 	json_obj_begin(w, "host");
 	json_double(w, "mem_util", m->mem_valid ? procmem_utilisation(&m->mem) : NAN);
 	json_uint(w, "mem_available_bytes", m->mem.available_bytes);
-	if (m->udp_valid) {
-		json_uint(w, "udp_mem_bytes", m->udp_mem_pages * m->page_bytes);
-		json_uint(w, "udp_mem_pressure_bytes", m->udp_limit_pages[1] * m->page_bytes);
-		json_bool(w, "udp_mem_pressure", procmem_udp_pressure(m));
-	} else {
-		/* udp_mem not readable here (not the initial network namespace) */
-		json_null(w, "udp_mem_bytes");
-		json_null(w, "udp_mem_pressure_bytes");
-		json_null(w, "udp_mem_pressure");
-	}
+	/* udp_mem not readable here (not the initial network namespace): null */
+	json_uint_opt(w, "udp_mem_bytes", m->udp_valid, m->udp_mem_pages * m->page_bytes);
+	json_uint_opt(w, "udp_mem_pressure_bytes", m->udp_valid,
+		      m->udp_limit_pages[1] * m->page_bytes);
+	json_bool_opt(w, "udp_mem_pressure", m->udp_valid, procmem_udp_pressure(m));
 	json_uint(w, "rmem_max_bytes", m->rmem_max_bytes);
 	json_bool(w, "force_refused", db->force_refused);
 	json_uint(w, "kernel_max_bytes", db->set.kernel_max_bytes);

@@ -346,20 +346,10 @@ static const char *traffic_why(const struct flow *fl, const struct daemon *d)
 
 static void counts_json(struct json_writer *w, const struct inputs_traffic *t)
 {
-	if (t->counts_valid) {
-		json_uint(w, "pkts_in", t->pkts_in);
-		json_uint(w, "pkts_out", t->pkts_out);
-	} else {
-		json_null(w, "pkts_in");
-		json_null(w, "pkts_out");
-	}
-	if (t->sock_seen) {
-		json_uint(w, "drops", t->drops);
-		json_uint(w, "rcvbuf_drops", t->rcvbuf_drops);
-	} else {
-		json_null(w, "drops");
-		json_null(w, "rcvbuf_drops");
-	}
+	json_uint_opt(w, "pkts_in", t->counts_valid, t->pkts_in);
+	json_uint_opt(w, "pkts_out", t->counts_valid, t->pkts_out);
+	json_uint_opt(w, "drops", t->sock_seen, t->drops);
+	json_uint_opt(w, "rcvbuf_drops", t->sock_seen, t->rcvbuf_drops);
 }
 
 /* The last epoch at the socket, and the last one that counted its packets. */

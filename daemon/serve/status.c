@@ -344,10 +344,7 @@ static void sender_json(void *arg, const struct sendsrv_peer *p)
 	json_uint(w, "reports", p->reports);
 	json_uint(w, "pauses_sent", p->pauses_sent);
 	json_uint(w, "out_queued_bytes", p->out_queued_bytes);
-	if (p->has_rate)
-		status_flow_rate_json(w, "last_rate", &p->last_rate);
-	else
-		json_null(w, "last_rate");
+	status_flow_rate_json(w, "last_rate", p->has_rate ? &p->last_rate : NULL);
 	/* The PAUSE schedule in force for it (PROTOCOL.md §6.3), or null. */
 	if (json_obj_begin_opt(w, "pause_in_force", p->pause_until_ns > c->now)) {
 		json_uint(w, "epoch", p->pause.epoch);

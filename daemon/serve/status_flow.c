@@ -37,7 +37,8 @@ static void value_json(struct json_writer *w, const char *key, const struct valu
 
 void status_flow_rate_json(struct json_writer *w, const char *key, const struct rxbneck_rate *r)
 {
-	json_obj_begin(w, key);
+	if (!json_obj_begin_opt(w, key, r != NULL))
+		return;
 	rate_json_advice(w, r);
 	json_uint(w, "xfer_time_us", r->xfer_time_us);
 	json_flag_names(w, "flags", r->flags, rate_flag_names, RXB_ARRAY_SIZE(rate_flag_names));
@@ -409,6 +410,8 @@ static void transfer_fields_json(struct json_writer *w, const struct flow *fl,
 {
 	char why[200];
 	bool between = flows_between_covered(fl, m, why, sizeof(why));
+	bool has_between = m->has_rate && m->has_rate_between;
+	struct rxbneck_rate rate = m->rate;
 
 	json_str(w, "state", flows_state_name(m->state));
 	xfer_json(w, &m->xfer);
@@ -423,22 +426,11 @@ static void transfer_fields_json(struct json_writer *w, const struct flow *fl,
 	json_uint(w, "solves_reused", m->solves_reused);
 	json_uint(w, "solves_deferred", m->solves_deferred);
 	json_uint(w, "solve_failures", m->solve_failures);
-	if (m->has_rate && fl->inputs.tcp.present) {
-		struct rxbneck_rate r = m->rate;
-
-		r.loss = NAN;	/* not modelled (TCP) */
-		status_flow_rate_json(w, "rate", &r);
-	} else if (m->has_rate)
-		status_flow_rate_json(w, "rate", &m->rate);
-	else
-		json_null(w, "rate");
-	if (m->has_rate && m->has_rate_between) {
-		status_flow_rate_json(w, "rate_between_pauses", &m->rate_between);
-		json_double(w, "pause_fraction", m->good.between.pause_fraction);
-	} else {
-		json_null(w, "rate_between_pauses");
-		json_null(w, "pause_fraction");
-	}
+	if (fl->inputs.tcp.present)
+		rate.loss = NAN;	/* not modelled (TCP) */
+	status_flow_rate_json(w, "rate", m->has_rate ? &rate : NULL);
+	status_flow_rate_json(w, "rate_between_pauses", has_between ? &m->rate_between : NULL);
+	json_double(w, "pause_fraction", has_between ? m->good.between.pause_fraction : NAN);
 	json_obj_begin(w, "rate_in_force");
 	json_str(w, "kind", between ? "between_pauses" : "plain");
 	json_str(w, "why", why);

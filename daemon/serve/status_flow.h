@@ -25,7 +25,7 @@ void status_flow_learned_json(struct json_writer *w, const struct daemon *d, uin
 #define STATUS_FLOW_RATE_FLAGS	7
 /* "degraded", "stale", ...; NULL for @bit >= STATUS_FLOW_RATE_FLAGS. */
 const char *status_flow_rate_flag_name(unsigned int bit);
-/* A RATE as the documents give it (flows[].rate, senders[].last_rate). */
+/* A RATE as the documents give it (flows[].rate, senders[].last_rate); null without @r. */
 void status_flow_rate_json(struct json_writer *w, const char *key, const struct rxbneck_rate *r);
 
 #endif

@@ -49,11 +49,18 @@ static void test_json_nesting_and_escaping(void **state)
 	json_bool_opt(&w, "b", true, false);
 	json_bool_opt(&w, "b0", false, true);
 	json_str(&w, "s0", NULL);
+	/* An object or null: the caller writes its members only when true. */
+	if (json_obj_begin_opt(&w, "o", true)) {
+		json_int(&w, "x", 1);
+		json_obj_end(&w);
+	}
+	assert_false(json_obj_begin_opt(&w, "o0", false));
 	json_obj_end(&w);
 	json_check_text(&w,
 		"{\"name\":\"a\\\"b\\\\c\\n\\u0001\",\"xs\":[-3,18446744073709551615,0.5,null],"
 		"\"empty\":{},\"t\":true,\"n\":null,"
-		"\"i\":-7,\"i0\":null,\"u\":42,\"u0\":null,\"b\":false,\"b0\":null,\"s0\":null}");
+		"\"i\":-7,\"i0\":null,\"u\":42,\"u0\":null,\"b\":false,\"b0\":null,\"s0\":null,"
+		"\"o\":{\"x\":1},\"o0\":null}");
 }
 
 static void test_json_arrays_of_names(void **state)

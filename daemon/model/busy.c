@@ -84,6 +84,29 @@ static bool receiver_load(const struct rxb_sock_meas *s, const struct rxb_epoch 
 }
 
 /*
+ * Did the receiver run for at least BUSY_MIN_SHARE of its fair share of
+ * @e (receiver_load())? @oncpu_ns is the on-CPU time to compare; @load
+ * gets #C + #I beside it. False when the epoch or the CPUs are not known.
+ */
+static bool used_share(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
+		       double oncpu_ns, double *load)
+{
+	double fair;
+
+	if (e->end_ns <= e->start_ns || !receiver_load(s, e, load, &fair))
+		return false;
+	return oncpu_ns >= BUSY_MIN_SHARE * fair * (double)(e->end_ns - e->start_ns);
+}
+
+bool busy_used_share(const struct rxb_sock_meas *s, const struct rxb_epoch *e)
+{
+	double load;
+
+	return s->receiver_oncpu_ns > 0 &&
+	       used_share(s, e, (double)s->receiver_oncpu_ns, &load);
+}
+
+/*
  * Is this a busy epoch: did the receiver do nothing but dequeue? On
  * success the receiver's load (#C + #I over its CPUs, weighted by its
  * on-CPU time there) goes to @load, and whether its socket overflowed
@@ -146,7 +169,7 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 	double p = (double)s->pkts_out, t = (double)s->receiver_oncpu_ns, tp = t;
 	double z = s->counts_valid ? (double)s->empty_reads : 0;
 	uint64_t drops = s->reasons_valid ? s->drops_rcvbuf : s->drops_valid ? s->drops : 0;
-	double len, fair, ld;
+	double fair, ld;
 
 	*load = NAN;
 	*oncpu = NAN;
@@ -167,13 +190,12 @@ static bool epoch_busy(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
 		if (!(tp > 0))
 			return false;
 	}
-	if (e->end_ns <= e->start_ns)
+	if (test == BUSY_ANY_SHARE) {
+		if (e->end_ns <= e->start_ns || !receiver_load(s, e, &ld, &fair))
+			return false;
+	} else if (!used_share(s, e, t, &ld)) {
 		return false;
-	len = (double)(e->end_ns - e->start_ns);
-	if (!receiver_load(s, e, &ld, &fair))
-		return false;
-	if (test != BUSY_ANY_SHARE && !(t >= BUSY_MIN_SHARE * fair * len))
-		return false;
+	}
 	if (!(ratio_ns > 0) || !(tp <= BUSY_MAX_OVER_RATIO * ratio_ns * p))
 		return false;
 	if (test == BUSY_ANY_SHARE && !(tp * BUSY_MAX_OVER_RATIO >= ratio_ns * p))

@@ -93,6 +93,14 @@ void busy_add(struct busy *b, const struct rxb_sock_meas *s, const struct rxb_ep
 	      double ratio_ns, double spin_ns, double d);
 
 /*
+ * Did the receiver of @s run for at least BUSY_MIN_SHARE of its fair share
+ * of the CPU in @e ((1 - IRQ time) / (#C + #I + 1) of the epoch on the CPUs
+ * it ran on)? A receiver whose queue stays full is always runnable and
+ * gets it; one that ran less had time to spare.
+ */
+bool busy_used_share(const struct rxb_sock_meas *s, const struct rxb_epoch *e);
+
+/*
  * The packet-weighted mean and standard deviation (Bessel-corrected) of
  * the cost per packet over the epochs in the ring measured within
  * BUSY_MAX_DLOAD of @load: true with them in @mean_ns, @sd_ns once

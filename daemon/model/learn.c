@@ -153,10 +153,19 @@ static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
 		ewma_ratio_add(&l->pkts_per_wakeup, k, out, (double)s->recv_wakeups, 1.0);
 	else
 		ewma_ratio_add(&l->pkts_per_wakeup, k, 0, 0, 1.0);
-	/* Decayed over the overflowing epochs only, and kept in between: a
+	/*
+	 * Decayed over the overflowing epochs only, and kept in between: a
 	 * flow whose rate keeps its queue would otherwise forget it and go
-	 * back to a cost without its wake-ups, and overflow again. */
-	if (sched && drain_overflowed(s))
+	 * back to a cost without its wake-ups, and overflow again. Only
+	 * those in which the receiver used its share of the CPU: there its
+	 * wake-ups took time it needed. One that overflowed with time to
+	 * spare lost to its co-runners' turns, not for want of CPU, and woke
+	 * as often as a receiver below capacity does (its packets per
+	 * wake-up grow with the rate): its wake-ups priced into the capacity
+	 * would set a rate at which no transfer overflows again to correct
+	 * them.
+	 */
+	if (sched && drain_overflowed(s) && busy_used_share(s, e))
 		ewma_ratio_add(&l->pkts_per_wakeup_ovf, k, out, (double)s->recv_wakeups, 1.0);
 	if (s->pkts_enqueued && s->truesize_per_pkt_bytes > 0)
 		ewma_ratio_add(&l->truesize_per_pkt, k,

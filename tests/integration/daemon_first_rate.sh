@@ -27,9 +27,10 @@
 #     history, PROVISIONAL, within 25 % of the settled rate.
 # The settled rate, one snapshot, is every check's reference: an attempt
 # in which it was disturbed is repeated (twice, then the test skips): #C
-# on CPU 1 not about 2 when the traffic ended (other work there), or port
-# 1's own learned costs giving first RATEs (second port, restart) both
-# more than 20 % off it on the same side (it moved, not they).
+# on CPU 1 not about 2 before the first RATE or when the traffic ended
+# (other work there), or port 1's own learned costs giving first RATEs
+# (second port, restart) both more than 20 % off it on the same side (it
+# moved, not they).
 . "$(dirname "$0")/daemon_lib.inc"
 
 command -v stress-ng >/dev/null || skip "stress-ng not installed"
@@ -111,8 +112,17 @@ if fail:
 PY
 }
 
+# end_attempt NBG: stop this attempt's receivers, hogs and subscriber (the
+# background jobs after the first NBG).
+end_attempt() {
+	local p
+	for p in "${_bg_pids[@]:$1}"; do kill "$p" 2>/dev/null; done
+	for p in "${_bg_pids[@]:$1}"; do wait "$p" 2>/dev/null; done
+	_bg_pids=("${_bg_pids[@]:0:$1}")
+}
+
 attempt() {
-	local nbg=${#_bg_pids[@]} rc p
+	local nbg=${#_bg_pids[@]} rc c0
 
 	P=$(free_port)
 	P2=$(free_port)
@@ -123,10 +133,17 @@ attempt() {
 	bg recv --port "$P" --discard --cpu 1 --count 0 --rcvbuf 4Mi --quiet
 	bg stress-ng --cpu 2 --taskset 1 --timeout 90s --quiet
 	sleep 1.5
-	log "#C on CPU 1 with the hogs: $(cpu1_c)"
+	c0=$(cpu1_c)
+	log "#C on CPU 1 with the hogs: $c0"
 
 	read -r R1 F1 C1 <<<"$(first_rate "$P" "$T/first1.txt")"
 	[ -n "${R1:-}" ] || die "no first RATE: $(cat "$T/first1.txt")"
+	if ! python3 -c 'import sys; sys.exit(not 1.75 <= float(sys.argv[1]) <= 2.25)' "${c0:-nan}"; then
+		log "disturbed: #C $c0 on CPU 1 before the first RATE (other work there)"
+		stop_daemon
+		end_attempt "$nbg"
+		return 3
+	fi
 	log "fresh daemon: first RATE $R1 b/s flags $F1 confidence $C1"
 	log "$(grep -h 'receive-cost calibration' "$T/daemon.log" | head -1)"
 	first_inputs "$P" "$T/first_cost"
@@ -164,10 +181,7 @@ attempt() {
 	check_first_rates "$T/traffic.json" "$P" "$R1 $F1 $C1" "$R2 $F2 $C2" "$R3 $F3 $C3" \
 		"$T/first_cost"
 	rc=$?
-	# This attempt's receivers, hogs and subscriber.
-	for p in "${_bg_pids[@]:nbg}"; do kill "$p" 2>/dev/null; done
-	for p in "${_bg_pids[@]:nbg}"; do wait "$p" 2>/dev/null; done
-	_bg_pids=("${_bg_pids[@]:0:nbg}")
+	end_attempt "$nbg"
 	return $rc
 }
 

@@ -85,7 +85,7 @@ static void test_saturated_refused(void **state)
 	uint64_t st = 7, st2, seq = 0;
 	struct rxb_epoch *e;
 	struct rxb_sock_meas *s;
-	double fa, fb;
+	double fa, fb, k, ppw_pkts, ppw_wakeups;
 
 	(void)state;
 	learn_init(&l);
@@ -106,6 +106,8 @@ static void test_saturated_refused(void **state)
 	e = g_saturated(++seq, 2, 1.0, 0, 0, &st);
 	s = &e->socks[0];
 	s->recv_wakeups = (uint64_t)ceil((double)s->pkts_out / (0.9 * BUSY_MIN_PPW));
+	ppw_pkts = (double)s->pkts_out;
+	ppw_wakeups = (double)s->recv_wakeups;
 	g_feed(&l, &d, e, &r);
 	/* Drops, no wake-ups, but 40 % of its fair share: a blast's edge. */
 	g_feed(&l, &d, g_saturated(++seq, 2, 0.4, 0, 0, &st), &r);
@@ -127,13 +129,18 @@ static void test_saturated_refused(void **state)
 	 * 110 us each (other work) leaves the recent fit's b with a standard
 	 * error of over 20 %, so the last fit precise enough is kept, with
 	 * its wake-up cost shared over the packets per wake-up of the
-	 * overflowing epochs on top; the receiver was seen to pay less than
-	 * that while it kept up (cost_cap()), which then stands.
+	 * overflowing epochs in which the receiver used its share on top:
+	 * the one at 0.9 x BUSY_MIN_PPW and the one of 1000 packets (no
+	 * wake-ups), each decayed by one epoch at the next; not the one that
+	 * slept at 30 packets per wake-up below its share.
 	 */
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable fit"));
-	check_rel(r.b.cpu_ns_per_pkt_capped, l.cost.b_ns + l.cost.a_ns *
+	k = exp(-G_EPOCH_S / LEARN_TAU_S);
+	check_rel(ewma_ratio_value(&l.pkts_per_wakeup_ovf),
+		  (ppw_pkts * k + 1000) / (ppw_wakeups * k), 1e-12);
+	check_rel(r.b.cpu_ns_per_pkt.v, l.cost.b_ns + l.cost.a_ns *
 		  l.pkts_per_wakeup_ovf.den / l.pkts_per_wakeup_ovf.num, 1e-12);
-	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_BUSY);
+	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_LAST_FIT);
 	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
 	assert_true(isnan(r.b.cpu_ns_per_pkt_saturated));
 

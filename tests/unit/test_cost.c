@@ -123,11 +123,30 @@ static void test_marginal_cost_kept(void **state)
 }
 
 /*
+ * An overflowing epoch of 40000 packets at @ppw packets per wake-up, the
+ * receiver on the CPU for @share of it (no co-runners: its fair share is
+ * the whole CPU).
+ */
+static struct rxb_epoch *overflow_epoch(uint64_t seq, double ppw, double share)
+{
+	struct rxb_epoch *e = cost_epoch(seq, 40000, (uint64_t)(40000 / ppw), cost_a_ns,
+					 cost_b_ns);
+	struct rxb_sock_meas *s = &e->socks[0];
+
+	s->drops_valid = s->reasons_valid = true;
+	s->drops = s->drops_rcvbuf = 500;
+	e->end_ns = e->start_ns + (uint64_t)llround((double)s->receiver_oncpu_ns / share);
+	return e;
+}
+
+/*
  * A receiver that still wakes while its socket overflows (every 40 packets
- * here, where a saturated one would not sleep) pays the fit's a per
- * wake-up where its capacity is decided: its cost is then b + a / 40, and
- * mu_P-Net follows it. Idle epochs and epochs that keep the queue leave
- * that share as it was.
+ * here, where a saturated one would not sleep) and uses its whole share of
+ * the CPU pays the fit's a per wake-up where its capacity is decided: its
+ * cost is then b + a / 40, and mu_P-Net follows it. Overflowing epochs in
+ * which it ran half its share (its loss came from other tasks' turns on
+ * the CPU, its wake-ups from time it had spare), idle epochs and epochs
+ * that keep the queue leave that share as it was.
  */
 static void test_marginal_cost_overflowing(void **state)
 {
@@ -143,20 +162,22 @@ static void test_marginal_cost_overflowing(void **state)
 	}
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
 	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
-	for (int i = 0; i < 3; i++) {
-		struct rxb_epoch *e = cost_epoch(++seq, 40000, (uint64_t)(40000 / ppw), a, b);
-
-		e->socks[0].drops_valid = e->socks[0].reasons_valid = true;
-		e->socks[0].drops = e->socks[0].drops_rcvbuf = 500;
-		ifix_take(f, e, 1.0);
-	}
+	/* Below its share: b alone still. */
+	for (int i = 0; i < 3; i++)
+		ifix_take(f, overflow_epoch(++seq, 10, 0.5), 1.0);
+	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
+	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	assert_null(strstr(f->r.b.cpu_ns_per_pkt.why, "overflowing"));
+	for (int i = 0; i < 3; i++)
+		ifix_take(f, overflow_epoch(++seq, ppw, 0.9), 1.0);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
 	check_rel(f->r.b.cpu_ns_per_pkt_fit, b, 1e-6);
 	check_rel(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "40 pkts/wake-up overflowing"));
 	check_rel(f->r.stages[0].mu_net_per_s,
 		  1e9 / ((b + a / ppw) * f->r.stages[0].batch_pkts), 1e-6);
-	/* Kept through idle epochs and an epoch that kept its queue. */
+	/* Kept through idle epochs, an epoch that kept its queue and one
+	 * that overflowed below its share. */
 	for (uint64_t i = 0; i < 40; i++) {
 		struct rxb_epoch *e = new_epoch(++seq, 1.0);
 
@@ -165,6 +186,7 @@ static void test_marginal_cost_overflowing(void **state)
 		free(e);
 	}
 	ifix_take(f, cost_epoch(++seq, 60000, 600, a, b), 1.0);
+	ifix_take(f, overflow_epoch(++seq, 10, 0.5), 1.0);
 	check_rel(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
 }
 

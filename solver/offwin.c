@@ -3,8 +3,8 @@
 #include "solver/offwin.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

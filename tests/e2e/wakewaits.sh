@@ -53,6 +53,7 @@ mkdir -p "$OUT" || die "cannot make $OUT"
 . "$SRC/tests/integration/netpair.inc"
 NS_S=rxbww-s-$$ NS_R=rxbww-r-$$ HOGS= RECV=
 cleanup() {
+	set +e
 	[ -n "$HOGS" ] && kill "$HOGS" 2>/dev/null
 	[ -n "$RECV" ] && kill "$RECV" 2>/dev/null
 	wait 2>/dev/null

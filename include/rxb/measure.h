@@ -113,6 +113,11 @@ struct rxb_stage_inputs {
 	 */
 	double wake_per_s;
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	/*
+	 * The longest of those waits: the top slot's waits lie below it
+	 * rather than spread over the whole slot. 0: unknown.
+	 */
+	double wake_max_s;
 };
 
 /* ---------------------------------------------------------- measurement -- */
@@ -279,6 +284,9 @@ struct rxb_sock_meas {
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	/* Their runqueue waits after a wakeup from sleep, the same way. */
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	/* The longest of those waits (any thread's), 0: none seen; valid
+	 * with receivers_valid. */
+	double wake_max_ns;
 	int nreasons;
 	struct rxb_drop_count drop_reasons[8];	/* this socket's, largest first */
 	/* Added with the sampling of the per-packet probes (net_sampled). */

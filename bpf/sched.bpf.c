@@ -70,6 +70,17 @@ __u64 tasks_full = 0;
 __u64 rx_pending = 0;
 
 /*
+ * The reader's epoch: set by user space at each snapshot (sched.c), read
+ * here when a receiver's wait after a wakeup is counted. A maximum cannot
+ * be taken as a difference of two reads, so each wait goes into the
+ * record's slot for this epoch's parity (sched_rx_tid.wake_max_ns[]),
+ * restarted when the slot's epoch is an older one: the reader bumps the
+ * epoch and then reads the slot of the one that ended, which no wait
+ * counted after the bump touches.
+ */
+volatile __u32 wake_epoch;
+
+/*
  * floor(log2(v)) for v >= 1 (0 for 0), at most SCHED_HIST_SLOTS - 1: a
  * binary search in six steps, without the loop of one shift per bit (the
  * receivers' histograms are updated at every switch-out after a wakeup).
@@ -254,6 +265,19 @@ static __always_inline struct sched_rx_tid *rx_of(__u32 tid,
 	return rx;
 }
 
+/* @wait into the longest wait after a wakeup of this epoch (wake_epoch). */
+static __always_inline void wake_max_add(struct sched_rx_tid *rx, __u64 wait)
+{
+	__u32 ep = wake_epoch, i = ep & 1;
+
+	if (rx->wake_max_epoch[i] != ep) {
+		rx->wake_max_epoch[i] = ep;
+		rx->wake_max_ns[i] = 0;
+	}
+	if (wait > rx->wake_max_ns[i])
+		rx->wake_max_ns[i] = wait;
+}
+
 /*
  * Pause-window inputs of a receiver thread: this run's length when it ends
  * in preemption, and the off-CPU interval that preceded the run, split by
@@ -279,6 +303,7 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 			rx->wake_wait_ns += wait;
 			rx->wake_wait_cnt++;
 			rx->wake_hist[log2_slot(wait) & (SCHED_HIST_SLOTS - 1)]++;
+			wake_max_add(rx, wait);
 			if (slept >= SCHED_IDLE_SLEEP_NS)
 				rx->idle_sleep_ns += slept;
 		}

@@ -409,11 +409,24 @@ static int read_tasks(struct sched_probe *sp, struct sched_snap *s,
 				task_read, &tr);
 }
 
+/* The longest wait of epoch @ep in @v, 0 when none was counted in it. */
+static uint64_t wake_max_of(const struct sched_rx_tid *v, uint32_t ep)
+{
+	return v->wake_max_epoch[ep & 1] == ep ? v->wake_max_ns[ep & 1] : 0;
+}
+
+/*
+ * The receiver records, each with its longest wait after a wakeup since
+ * the previous read: the BPF side counts waits into the current epoch's
+ * slot, so end the epoch first and read the slot of the one that ended.
+ */
 static int read_rx(struct sched_probe *sp, struct sched_snap *s)
 {
 	int fd = bpf_map__fd(sp->skel->maps.rx_tids);
-	uint32_t key, next;
+	uint32_t key, next, ep = sp->skel->bss->wake_epoch;
 	void *prev = NULL;
+
+	__atomic_store_n(&sp->skel->bss->wake_epoch, ep + 1, __ATOMIC_SEQ_CST);
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		struct sched_snap_rx *r;
@@ -426,6 +439,7 @@ static int read_rx(struct sched_probe *sp, struct sched_snap *s)
 		if (bpf_map_lookup_elem(fd, &key, &r->v))
 			continue;
 		r->tid = key;
+		r->wake_max_ns = wake_max_of(&r->v, ep);
 		s->nrx++;
 	}
 	return 0;

@@ -169,6 +169,12 @@ struct sched_rx_tid {
 	__u64 off_hist[SCHED_HIST_SLOTS];	/* log2(off-CPU after preemption) */
 	__u64 wake_hist[SCHED_HIST_SLOTS];	/* log2(wake_wait), 0 in slot 0 */
 	/*
+	 * The longest wake_wait of the reader's epoch wake_max_epoch[i], in
+	 * the slot i of its parity (wake_epoch in sched.bpf.c).
+	 */
+	__u64 wake_max_ns[2];
+	__u32 wake_max_epoch[2];
+	/*
 	 * The preemption being followed (the pause predictor's per-event
 	 * checks, docs/pause.md):
 	 * set when the thread is switched out while runnable, sent as one
@@ -278,6 +284,9 @@ struct sched_snap_row {
 struct sched_snap_rx {
 	uint32_t tid;
 	struct sched_rx_tid v;
+	/* The longest wait after a wakeup since the previous snapshot, 0:
+	 * none counted (from v.wake_max_ns[]). */
+	uint64_t wake_max_ns;
 };
 
 /* Everything read at one instant; arrays sorted by tid (then cpu). */

@@ -145,6 +145,7 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	json_double(w, "sleep_off_ns", s->sleep_off_ns);
 	json_uint_opt(w, "wake_waits", s->receivers_valid, s->wake_waits);
 	json_double(w, "wake_wait_ns", s->wake_wait_ns);
+	json_double(w, "wake_max_ns", s->receivers_valid ? s->wake_max_ns : NAN);
 	if (s->receivers_valid) {
 		json_sparse(w, "offcpu_hist_log2_ns", s->offcpu_hist, RXB_OFFCPU_SLOTS);
 		json_sparse(w, "wake_hist_log2_ns", s->wake_hist, RXB_OFFCPU_SLOTS);

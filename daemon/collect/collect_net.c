@@ -261,13 +261,13 @@ static uint64_t tid_pkts(const struct sockq_snap *prev, const struct sockq_snap 
 	return sum;
 }
 
-static const struct sched_rx_tid *find_rx(const struct sched_snap *s, uint32_t tid)
+static const struct sched_snap_rx *find_rx(const struct sched_snap *s, uint32_t tid)
 {
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < s->nrx; i++)
 		if (s->rx[i].tid == tid)
-			return &s->rx[i].v;
+			return &s->rx[i];
 	return NULL;
 }
 
@@ -275,6 +275,7 @@ static const struct sched_rx_tid *find_rx(const struct sched_snap *s, uint32_t t
 struct rx_sums {
 	double preempts, run_ns, poff_ns, poff_cnt, soff_ns, soff_cnt, blocks;
 	double wwait_ns, wwait_cnt, idle_ns;
+	uint64_t wake_max_ns;	/* the longest wait of any of them */
 	double off_hist[RXB_OFFCPU_SLOTS];
 	double wake_hist[RXB_OFFCPU_SLOTS];
 };
@@ -282,15 +283,21 @@ struct rx_sums {
 static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap *scur,
 			 uint32_t tid, double share, struct rx_sums *s)
 {
-	const struct sched_rx_tid *c = find_rx(scur, tid), *p = find_rx(sprev, tid);
+	const struct sched_snap_rx *cr = find_rx(scur, tid), *pr = find_rx(sprev, tid);
+	const struct sched_rx_tid *c, *p;
 	struct sched_rx_tid zero;
 
-	if (!c)
+	if (!cr)
 		return;
-	if (!p) {
+	c = &cr->v;
+	if (pr) {
+		p = &pr->v;
+	} else {
 		memset(&zero, 0, sizeof(zero));
 		p = &zero;
 	}
+	if (cr->wake_max_ns > s->wake_max_ns)
+		s->wake_max_ns = cr->wake_max_ns;
 	s->preempts += share * (double)rxb_sub0(c->preempts, p->preempts);
 	s->run_ns += share * (double)rxb_sub0(c->run_preempt_ns, p->run_preempt_ns);
 	s->poff_ns += share * (double)rxb_sub0(c->preempt_off_ns, p->preempt_off_ns);
@@ -392,6 +399,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	m->active_ns = fmax(oncpu + rs.poff_ns + rs.soff_ns - rs.idle_ns, 0.0);
 	memcpy(m->offcpu_hist, rs.off_hist, sizeof(m->offcpu_hist));
 	memcpy(m->wake_hist, rs.wake_hist, sizeof(m->wake_hist));
+	m->wake_max_ns = (double)rs.wake_max_ns;
 	if (!counts)
 		return;
 	m->cpu_ns_per_pkt = rxb_ratio(oncpu, (double)m->pkts_out);

@@ -143,6 +143,7 @@ static void test_json_keys(void **state)
 		"\"port\":5002,\"ipproto\":0,\"pkts_in\":null",
 		"\"drops\":4",
 		/* The scheduler's view of the receivers not valid: no histograms. */
+		"\"wake_max_ns\":null,"
 		"\"offcpu_hist_log2_ns\":null,\"wake_hist_log2_ns\":null,\"active_ns\":null}",
 		"\"drops_by_reason\":{\"SOCKET_RCVBUFF\":9}",
 		"\"degraded\":true,\"degraded_flags\":[\"no_bpf_stats\"]",
@@ -174,6 +175,7 @@ static void test_json_keys(void **state)
 	e->socks[0].offcpu_hist[12] = 2;
 	e->socks[0].wake_hist[0] = 3.5;
 	e->socks[0].wake_hist[21] = 1;
+	e->socks[0].wake_max_ns = 2500000;
 	e->socks[0].active_ns = 7500;
 	expect_json(&w, e, (const char *const[]){
 		"\"net_probe_every\":8,\"net_sampled\":false,\"net_sampled_seq\":1,"
@@ -185,7 +187,7 @@ static void test_json_keys(void **state)
 		"\"episodes_ended_cut\":false",
 		"\"queue_pkts_delta\":null",
 		"\"receiver_oncpu_ns\":5000,\"cpu_ns_per_pkt\":null",
-		"\"wake_wait_ns\":0,\"offcpu_hist_log2_ns\":{\"12\":2},"
+		"\"wake_wait_ns\":0,\"wake_max_ns\":2500000,\"offcpu_hist_log2_ns\":{\"12\":2},"
 		"\"wake_hist_log2_ns\":{\"0\":3.5,\"21\":1},\"active_ns\":7500}",
 		NULL });
 

@@ -422,6 +422,9 @@ static void test_stage_b_not_sampled(void **state)
 	sc.rx[1].v.blocks = 2;
 	sc.rx[1].v.wake_wait_ns = 8 * MS;
 	sc.rx[1].v.wake_wait_cnt = 4;
+	/* Their longest waits since the previous read (sched.c). */
+	sc.rx[0].wake_max_ns = 6 * MS;
+	sc.rx[1].wake_max_ns = 9 * MS;
 	/*
 	 * 10 was off after preemptions 5 ms, asleep 300 ms, 280 of them in
 	 * sleeps of SCHED_IDLE_SLEEP_NS or more; 11 off 8 ms, asleep 40 ms,
@@ -454,12 +457,16 @@ static void test_stage_b_not_sampled(void **state)
 	/* (10 + 8/4) ms over 4 + 4/4 waits. */
 	assert_int_equal(m->wake_waits, 5);
 	assert_float_equal(m->wake_wait_ns, 12.0 * MS / 5, 1e-6);
+	/* The longest of any thread's, whatever its share: a wait is one
+	 * wait of the port's receivers. */
+	assert_float_equal(m->wake_max_ns, 9.0 * MS, 1e-6);
 	/* Active: on the CPU 50 + 50/4, preempted 5 + 8/4, asleep briefly
 	 * (300 - 280) + 40/4 ms. */
 	assert_float_equal(m->active_ns, (62.5 + 7.0 + 30.0) * MS, 1e-3);
 	assert_int_equal(m->ncpus_ran, 2);
 	m = &e->socks[1];
 	assert_int_equal(m->receiver_oncpu_ns, 50 * MS * 3 / 4);
+	assert_float_equal(m->wake_max_ns, 9.0 * MS, 1e-6);	/* 11's alone */
 	assert_int_equal(m->drops, 0);
 	assert_true(m->drops_valid);
 

@@ -48,4 +48,31 @@ void ewma_ratio_reset(struct ewma_ratio *r);
  */
 void ewma_ratio_set(struct ewma_ratio *r, double v, double weight);
 
+/*
+ * The largest value among the recent epochs: those whose weight, 1 when
+ * added and decayed like the ratios since, is still at least a minimum.
+ * Kept as the epochs' values that a newer and larger one has not made
+ * irrelevant: decreasing from the oldest, so the first is the largest.
+ * When EWMA_MAX_KEEP of them are held, the newest keeps its value and
+ * takes the new epoch's weight: the largest may then be held longer than
+ * its own epochs, never dropped early.
+ */
+#define EWMA_MAX_KEEP	8
+
+struct ewma_max {
+	double v[EWMA_MAX_KEEP];	/* decreasing */
+	double w[EWMA_MAX_KEEP];	/* their weights, increasing */
+	int n;
+};
+
+/*
+ * Decay @m by @d, forget the values whose weight fell below @min_w, and
+ * add one epoch's largest @v (nothing when @v is not a positive number:
+ * the epoch had none; the decay still applies).
+ */
+void ewma_max_add(struct ewma_max *m, double d, double v, double min_w);
+
+/* The largest value held, 0 when none. */
+double ewma_max_value(const struct ewma_max *m);
+
 #endif

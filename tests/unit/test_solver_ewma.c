@@ -2,13 +2,15 @@
 /*
  * solver/ewma: the decay factor against exp(), a decayed ratio against a
  * hand computation and against explicit weights summed afresh, and the
- * rules around it (minimum weight, bad epochs, idle decay, reset, set).
+ * rules around it (minimum weight, bad epochs, idle decay, reset, set);
+ * the recent maximum against brute force.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "solver/ewma.h"
@@ -115,9 +117,81 @@ static void test_ratio_rules(void **state)
 	assert_true(isnan(ewma_ratio_value(&r)));
 }
 
+/*
+ * The recent maximum against brute force: every epoch's value with its
+ * weight recomputed as the product of the decays since, the largest of
+ * those still weighing the minimum. Exact until the list is full; never
+ * below it after.
+ */
+static void test_max_brute(void **state)
+{
+	enum { N = 3000 };
+	static double val[N], wt[N];
+	struct ewma_max m = { 0 };
+	unsigned int seed = 12345;
+	bool was_full = false;
+	int exact = 0;
+
+	(void)state;
+	for (int e = 0; e < N; e++) {
+		double d = 0.5 + 0.5 * rand_r(&seed) / (double)RAND_MAX, truth = 0;
+		int kind = rand_r(&seed) % 10;
+
+		/* Some epochs without a value, one not a number. */
+		val[e] = kind == 0 ? 0 : kind == 1 ? NAN : 1 + rand_r(&seed) % 1000;
+		for (int i = 0; i < e; i++)
+			wt[i] *= d;
+		wt[e] = 1;
+		ewma_max_add(&m, d, val[e], 0.05);
+		for (int i = 0; i <= e; i++)
+			if (wt[i] >= 0.05 && val[i] > truth)
+				truth = val[i];
+		was_full |= m.n == EWMA_MAX_KEEP;
+		if (!was_full) {
+			assert_true(ewma_max_value(&m) == truth);
+			exact++;
+		}
+		assert_true(ewma_max_value(&m) >= truth);
+	}
+	assert_true(exact > 100);
+}
+
+/* The rules: empty, idle decay, a full list. */
+static void test_max_rules(void **state)
+{
+	struct ewma_max m = { 0 };
+
+	(void)state;
+	assert_true(ewma_max_value(&m) == 0);
+	ewma_max_add(&m, 1, 5, 0.05);
+	ewma_max_add(&m, 0.5, 3, 0.05);
+	assert_true(ewma_max_value(&m) == 5);
+	/* Epochs without a value: 5 (weight 0.5 when 3 came) ages out
+	 * first. */
+	for (int i = 0; i < 3; i++)
+		ewma_max_add(&m, 0.5, 0, 0.05);
+	assert_true(ewma_max_value(&m) == 5);	/* 0.0625 */
+	ewma_max_add(&m, 0.5, NAN, 0.05);
+	assert_true(ewma_max_value(&m) == 3);	/* 0.03125 and 0.0625 */
+	ewma_max_add(&m, 0.5, 0, 0.05);
+	assert_true(ewma_max_value(&m) == 0);
+	/* Ten decreasing values, no decay: the list holds eight; the ninth
+	 * and tenth leave the newest held (3) with their weight. */
+	for (int v = 10; v >= 1; v--)
+		ewma_max_add(&m, 1, v, 0.05);
+	assert_int_equal(m.n, EWMA_MAX_KEEP);
+	assert_true(m.v[0] == 10 && m.v[EWMA_MAX_KEEP - 1] == 3);
+	/* A larger value replaces all that are no larger. */
+	ewma_max_add(&m, 1, 7, 0.05);
+	assert_int_equal(m.n, 4);
+	assert_true(m.v[3] == 7 && ewma_max_value(&m) == 10);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_decay),
 	cmocka_unit_test(test_ratio_by_hand),
 	cmocka_unit_test(test_ratio_weights),
 	cmocka_unit_test(test_ratio_rules),
+	cmocka_unit_test(test_max_brute),
+	cmocka_unit_test(test_max_rules),
 )

@@ -238,6 +238,7 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 	memcpy(in->offcpu_hist, b->offcpu_hist, sizeof(in->offcpu_hist));
 	in->wake_per_s = b->wake_per_s;
 	memcpy(in->wake_hist, b->wake_hist, sizeof(in->wake_hist));
+	in->wake_max_s = b->wake_max_s;
 	if (b->io_bound.v > 0) {
 		if (b->mu_pio_per_s.src != VALUE_MISSING &&
 		    b->mu_disk_per_s.src != VALUE_MISSING) {
@@ -271,6 +272,7 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	 * epochs meets the windows the receiver met while it last received. */
 	b->offcpu_per_s = learn_offcpu(l, b->offcpu_hist, &b->offcpu_gap_s,
 				       b->wake_hist, &b->wake_per_s);
+	b->wake_max_s = learn_wake_max_s(l);
 	queue_b(l, src, b);
 	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
 	    b->pkts_per_wakeup.src == VALUE_MISSING ||

@@ -130,6 +130,7 @@ struct inputs_stage_b {
 	double offcpu_gap_s;	/* the mean run a preemption ended, 0 unknown */
 	double wake_per_s;	/* runqueue waits after a wakeup, the same way */
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	double wake_max_s;	/* the longest of them, 0 unknown */
 	/* Where the capacity came from: the cost, or the saturated drain
 	 * mu_net_per_s (and stages[].mu_net_full_per_s) was scaled to. */
 	struct capacity capacity;

@@ -376,6 +376,7 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 
 	n = hist_fold(l->offcpu_hist, seen ? s->offcpu_hist : NULL, k);
 	hist_fold(l->wake_hist, seen ? s->wake_hist : NULL, k);
+	ewma_max_add(&l->wake_max_ns, k, seen ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
 	l->offcpu_s *= k;
 	if (seen)
 		l->offcpu_s += active_s(s, e);
@@ -400,6 +401,11 @@ double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 	*gap_s = n > 0 && gap > 0 ? gap / 1e9 : 0;
 	*wake_per_s = l->offcpu_s > 0 ? w / l->offcpu_s : 0;
 	return l->offcpu_s > 0 ? n / l->offcpu_s : 0;
+}
+
+double learn_wake_max_s(const struct learn *l)
+{
+	return ewma_max_value(&l->wake_max_ns) / 1e9;
 }
 
 double learn_episode_pkts(const struct learn *l)

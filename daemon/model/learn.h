@@ -36,6 +36,9 @@
 #define LEARN_MIN_IOS		8.0	/* disk completions behind a disk rate */
 #define LEARN_MIN_EPISODES	3.0	/* loss episodes behind their median size */
 #define LEARN_MAX_CPUS		8	/* CPUs of the receiver's placement kept */
+/* An epoch's longest wake-up wait is kept while it weighs this much (its
+ * waits in the histogram are down to 5 %: three time constants). */
+#define LEARN_WAKE_MAX_MIN_W	0.05
 
 /*
  * Where a flow's costs come from before its own packets were measured
@@ -76,6 +79,7 @@ struct learn {
 	 */
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	struct ewma_max wake_max_ns;		/* their longest, same epochs */
 	double offcpu_s;			/* decayed seconds of traffic they came from */
 	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
 						 * window after one */
@@ -135,6 +139,12 @@ double learn_episode_pkts(const struct learn *l);
  */
 double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 		    double *wake_hist, double *wake_per_s);
+
+/*
+ * The longest of those waits after a wake-up, in the epochs whose waits
+ * still weigh in the histogram (LEARN_WAKE_MAX_MIN_W); 0 when unknown.
+ */
+double learn_wake_max_s(const struct learn *l);
 
 /* Fold one epoch's disk measurement into @d. */
 void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double dt_s);

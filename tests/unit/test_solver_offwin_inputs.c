@@ -177,10 +177,55 @@ static void test_windows_per_active_second(void **state)
 	check_rel(f->r.b.offcpu_per_s, 8.5 * d / secs, 1e-14);
 }
 
+/*
+ * The longest wait after a wake-up: the largest of the epochs with
+ * traffic whose weight (d an epoch, idle ones included) is still
+ * LEARN_WAKE_MAX_MIN_W; an epoch without the receivers' view adds none.
+ */
+static void test_wake_max_learned(void **state)
+{
+	struct ifix *f = *state;
+	double d = exp(-0.5 / LEARN_TAU_S);
+	struct rxb_sock_meas *s = seen_epoch(f, 1);
+	uint64_t seq = 3;
+	int idle;
+
+	s->wake_hist[23] = 2.0;
+	s->wake_max_ns = 9e6;
+	ifix_feed(f, 0.5);
+	check_rel(f->r.stages[0].wake_max_s, 9e-3, 1e-15);
+	s = add_sock(ifix_epoch(f, 2, 0.5), 1000, 2000, 250);
+	s->wake_max_ns = 20e6;		/* receivers not seen: left out */
+	ifix_feed(f, 0.5);
+	check_rel(f->r.b.wake_max_s, 9e-3, 1e-15);
+	s = seen_epoch(f, seq++);
+	s->wake_hist[22] = 5.0;
+	s->wake_max_ns = 4e6;
+	ifix_feed(f, 0.5);
+	check_rel(f->r.stages[0].wake_max_s, 9e-3, 1e-15);
+	/* Idle epochs: 9 ms weighs d^(2 + idle), 4 ms d^idle. */
+	for (idle = 1; pow(d, 2 + idle) >= LEARN_WAKE_MAX_MIN_W; idle++) {
+		ifix_epoch(f, seq++, 0.5);
+		ifix_feed(f, 0.5);
+		check_rel(f->r.b.wake_max_s, 9e-3, 1e-15);
+	}
+	for (; pow(d, idle) >= LEARN_WAKE_MAX_MIN_W; idle++) {
+		ifix_epoch(f, seq++, 0.5);
+		ifix_feed(f, 0.5);
+		check_rel(f->r.b.wake_max_s, 4e-3, 1e-15);
+	}
+	ifix_epoch(f, seq++, 0.5);
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.wake_max_s == 0.0);
+	/* The histogram still holds those waits, at 5 % of their count. */
+	assert_true(f->r.b.wake_hist[23] > 0.0);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_add_off_hist),
 	cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
 	IFIX_TEST(test_windows_learned),
 	IFIX_TEST(test_no_windows),
 	IFIX_TEST(test_windows_per_active_second),
+	IFIX_TEST(test_wake_max_learned),
 )

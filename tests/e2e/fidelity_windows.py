@@ -13,11 +13,13 @@ windows the daemon measured in the epochs that overlap the transfer's
 first blast (as the sender timed it; each epoch's own histograms,
 sockets[].receiver in status.jsonl, summed; rates = windows / the blast's
 time): the windows after preemption, the mean run those ended,
-and the waits for the CPU after a wake-up; and how many of
+and the waits for the CPU after a wake-up and the longest of them (where
+the daemon measured it); and how many of
 those epochs dropped packets without any window of about 1 ms or more.
 
 The default (the rule of docs/fidelity.md §4.3): per transfer, rxbneckctl
-model --loss-model windows with --offcpu-windows, --wake-windows and the
+model --loss-model windows with --offcpu-windows, --wake-windows (and
+--wake-max-ms where the data have the longest wait) and the
 mean run as --offcpu-gap-ms (and --loss-model queue, for comparison) at
 those inputs with burst rounds; the stage loss at the transfer's rate is
 its predicted first-round loss. --gap mean (a diagnosis) gives the model
@@ -56,9 +58,10 @@ def blast_windows(status, port, b0, b1):
     the blast, {slot: count}, epochs, the mean run the windows ended, s,
     epochs in which the socket dropped packets without any window of
     LONG_SLOT or more (after preemption or a wake-up), epochs that dropped,
-    wake-up waits per second of the blast, their {slot: count})."""
+    wake-up waits per second of the blast, their {slot: count}, the longest
+    of them in s: 0 when no epoch measured it)."""
     hist, n, np_, run, neps, bare, lossy = {}, 0.0, 0, 0.0, 0, 0, 0
-    wake, nw = {}, 0.0
+    wake, nw, wake_max = {}, 0.0, 0.0
     for s in status:
         if not (b0 < s["end_ns"] / 1e9 and s["start_ns"] / 1e9 < b1):
             continue
@@ -87,8 +90,9 @@ def blast_windows(status, port, b0, b1):
         for slot, c in wk.items():
             wake[slot] = wake.get(slot, 0.0) + c
             nw += c
+        wake_max = max(wake_max, (r.get("wake_max_ns") or 0.0) / 1e9)
     return (n / (b1 - b0), hist, neps, (run / np_ / 1e9 if np_ else 0.0), bare, lossy,
-            nw / (b1 - b0), wake)
+            nw / (b1 - b0), wake, wake_max)
 
 
 def extract(dirs):
@@ -107,8 +111,8 @@ def extract(dirs):
             port = int(raw["recv"]["local"].rsplit(":", 1)[1])
             r1 = raw["send"]["per_round"][0]
             b0 = raw["send"]["t0_mono_ns"] / 1e9 + r1["start_s"]
-            per_s, hist, neps, gap_s, bare, lossy, wake_per_s, wake = blast_windows(
-                status, port, b0, b0 + r1["blast_time_s"])
+            per_s, hist, neps, gap_s, bare, lossy, wake_per_s, wake, wake_max = \
+                blast_windows(status, port, b0, b0 + r1["blast_time_s"])
             out.append({
                 "load": "%s x%d" % (meta["load"], u["k"]), "rate_bps": u["rate_req_bps"],
                 "loss_first_round": u["loss_first_round"], "k": u["k"],
@@ -116,6 +120,7 @@ def extract(dirs):
                 "inputs": {x: u["daemon_before"].get(x) for x in INPUTS},
                 "windows_per_s": round(per_s, 3), "windows_hist": hist, "epochs": neps,
                 "wake_per_s": round(wake_per_s, 3), "wake_hist": wake,
+                "wake_max_s": wake_max,
                 "run_before_preempt_s": gap_s, "lossy_epochs_without_window": bare,
                 "lossy_epochs": lossy,
                 "file_size": meta["file_size"], "one_way_delay_ms": meta["one_way_delay_ms"]})
@@ -142,6 +147,8 @@ def predict(ctl, t, model, gap, point=False, alone=False):
     if model in ("windows", "service"):
         extra += ["--offcpu-windows", spec(t["windows_per_s"], t["windows_hist"]),
                   "--wake-windows", spec(t["wake_per_s"], t["wake_hist"])]
+        if t.get("wake_max_s", 0) > 0:
+            extra += ["--wake-max-ms", "%.6g" % (t["wake_max_s"] * 1e3)]
         if gap == "run" and t["run_before_preempt_s"] > 0:
             extra += ["--offcpu-gap-ms", "%.6g" % (t["run_before_preempt_s"] * 1e3)]
     c = fidelity.solve(ctl, dv, meta, model, extra)["curve"][0]

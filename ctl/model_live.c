@@ -49,10 +49,6 @@ static bool pkts_in(const struct json_object *o, const char *key, uint32_t *out)
 }
 
 /*
- * One solved stage (flows[].model.stages[]) into @in; NULL, or the key
- * that is missing or out of range.
- */
-/*
  * The stage's off-CPU windows (offcpu_windows: its spec string, gap_ns,
  * wake_spec and wake_max_ns), none when absent; NULL or the bad key.
  */
@@ -81,6 +77,10 @@ static const char *windows_from(const struct json_object *s, struct rxb_stage_in
 	return NULL;
 }
 
+/*
+ * One solved stage (flows[].model.stages[]) into @in; NULL, or the key
+ * that is missing or out of range.
+ */
 static const char *stage_from(const struct json_object *s, struct rxb_stage_inputs *in)
 {
 	const char *rule = jpath_str(s, "batch_rule");

@@ -7,7 +7,8 @@
 # (a cap between the slots changes nothing); the cut never raises the loss
 # and lowers it somewhere; --json reports the cap as inputs.wake_max_s (0
 # without one) and the text names it. A bad value exits 2 naming the
-# option. No root, no daemon; a second or two.
+# option. --from-status takes the daemon's offcpu_windows.wake_max_ns (a
+# fake daemon answers). No root; a second or two.
 set -u
 B=${RXB_BUILD:-$(pwd)/build}
 CTL=$B/rxbneckctl
@@ -85,4 +86,67 @@ bad --wake-max-ms -1
 bad --wake-max-ms abc
 bad --wake-max-ms nan
 bad --wake-max-ms ''
+
+# --from-status takes offcpu_windows.wake_max_ns from the daemon's status: a
+# fake daemon on a Unix socket answers `status json` with one flow whose
+# stage is the one above. 5e6 ns solves as --wake-max-ms 5; absent, null and
+# 0 as no cap; a negative or non-number one fails naming the key.
+cat > "$T/fake.py" <<'PY'
+import os, socket, sys
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(sys.argv[1])
+srv.listen(4)
+while True:
+    c, _ = srv.accept()
+    req = b""
+    while not req.endswith(b"\n"):
+        got = c.recv(256)
+        if not got:
+            break
+        req += got
+    c.sendall(b"OK\n" + open(sys.argv[2], "rb").read())
+    c.close()
+PY
+python3 "$T/fake.py" "$T/ctl.sock" "$T/status.json" & fake=$!
+trap 'kill $fake 2>/dev/null; rm -rf "$T"' EXIT
+status() {	# the status document with wake_max_ns set to $1 (JSON), or absent
+	python3 - "$1" "$spec" > "$T/status.json" <<'PY'
+import json, sys
+w = {"spec": "0/", "wake_spec": sys.argv[2]}
+if sys.argv[1] != "absent":
+    w["wake_max_ns"] = json.loads(sys.argv[1])
+stage = {"load_independent": False, "mu_net_per_s": 1e7, "queue_pkts": 1000,
+         "batch_pkts": 1, "batch_rule": "partial", "cpu_bound": 0, "io_bound": 0,
+         "offcpu_windows": w}
+model = {"epoch": 7, "rate_bps": 1e9, "loss": 0.01, "transfer_time_s": 5.0,
+         "stages": [stage], "rounds": "seed", "loss_model": "windows", "points": 200,
+         "transfer": {"payload_bytes": 1468, "file_bytes": 5e8, "one_way_delay_s": 0.1,
+                      "line_rate_bps": 1e10, "min_rate_bps": 1e8}}
+print(json.dumps({"flows": [{"port": 9000, "model": model}]}))
+PY
+}
+for i in $(seq 50); do [ -S "$T/ctl.sock" ] && break; sleep 0.1; done
+[ -S "$T/ctl.sock" ] || die "the fake daemon did not start"
+live() {	# wake_max_ns, the offline run it must equal
+	status "$1"
+	"$CTL" model --socket "$T/ctl.sock" --from-status 9000 --json > "$T/live.json" ||
+		die "--from-status with wake_max_ns $1"
+	python3 - "$T/live.json" "$T/$2.json" <<'PY' || die "--from-status with wake_max_ns $1"
+import json, sys
+live, want = (json.load(open(f)) for f in sys.argv[1:])
+assert live["inputs"]["wake_max_s"] == want["inputs"]["wake_max_s"], live["inputs"]
+assert [p["loss"] for p in live["curve"]] == [p["loss"] for p in want["curve"]]
+PY
+}
+live 5000000 cap5
+live absent none
+live null none
+live 0 none
+for v in -1 '"5000000"' '{}'; do
+	status "$v"
+	"$CTL" model --socket "$T/ctl.sock" --from-status 9000 --json >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q 'offcpu_windows.wake_max_ns' "$T/err" ||
+		die "--from-status with wake_max_ns $v: exit $rc: $(cat "$T/err")"
+done
 echo "ctl_model_wake: ok"

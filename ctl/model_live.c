@@ -49,18 +49,14 @@ static bool pkts_in(const struct json_object *o, const char *key, uint32_t *out)
 }
 
 /*
- * One solved stage (flows[].model.stages[]) into @in; NULL, or the key
- * that is missing or out of range.
- */
-/*
- * The stage's off-CPU windows (offcpu_windows: its spec string, gap_ns and
- * wake_spec), none when absent; NULL or the bad key.
+ * The stage's off-CPU windows (offcpu_windows: its spec string, gap_ns,
+ * wake_spec and wake_max_ns), none when absent; NULL or the bad key.
  */
 static const char *windows_from(const struct json_object *s, struct rxb_stage_inputs *in)
 {
 	const struct json_object *w = jpath_obj(s, "offcpu_windows");
 	const char *spec = w ? jpath_str(w, "spec") : NULL;
-	double gap_ns;
+	double gap_ns, max_ns;
 
 	if (!w)
 		return NULL;
@@ -72,9 +68,19 @@ static const char *windows_from(const struct json_object *s, struct rxb_stage_in
 	spec = jpath_str(w, "wake_spec");
 	if (spec && offwin_parse(spec, &in->wake_per_s, in->wake_hist, RXB_OFFCPU_SLOTS))
 		return "offcpu_windows.wake_spec";
+	/* Absent or null (a daemon that has not seen one, or an older one): not cut. */
+	if (jpath_get(w, "wake_max_ns")) {
+		if (!num_in(w, "wake_max_ns", 0, 1e15, &max_ns))
+			return "offcpu_windows.wake_max_ns";
+		in->wake_max_s = max_ns / 1e9;
+	}
 	return NULL;
 }
 
+/*
+ * One solved stage (flows[].model.stages[]) into @in; NULL, or the key
+ * that is missing or out of range.
+ */
 static const char *stage_from(const struct json_object *s, struct rxb_stage_inputs *in)
 {
 	const char *rule = jpath_str(s, "batch_rule");

@@ -69,6 +69,7 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_double(w, "offcpu_gap_s", a->stage.offcpu_gap_s);
 	json_double(w, "wake_per_s", a->stage.wake_per_s);
 	json_double(w, "wake_mean_s", offwin_mean_s(a->stage.wake_hist, RXB_OFFCPU_SLOTS));
+	json_double(w, "wake_max_s", a->stage.wake_max_s);
 	json_uint(w, "queue_pkts", a->stage.queue_pkts);
 	json_uint(w, "batch_pkts", a->stage.batch_pkts);
 	json_str(w, "batch_rule", rule_name(a->stage.rule));
@@ -252,9 +253,13 @@ static void print_inputs(const struct model_args *a)
 			printf(", %.4g ms on the CPU between", s->offcpu_gap_s * 1e3);
 		printf(")\n");
 	}
-	if (s->wake_per_s > 0)
-		printf("           woken %.4g times a second, %.4g ms on average before it ran\n",
+	if (s->wake_per_s > 0) {
+		printf("           woken %.4g times a second, %.4g ms on average before it ran",
 		       s->wake_per_s, offwin_mean_s(s->wake_hist, RXB_OFFCPU_SLOTS) * 1e3);
+		if (s->wake_max_s > 0)
+			printf(", %.4g ms at most", s->wake_max_s * 1e3);
+		printf("\n");
+	}
 	printf("Queue      capacity (K) %u pkts, packets per service (N) %u, rule %s\n",
 	       s->queue_pkts, s->batch_pkts, rule_name(s->rule));
 	printf("Transfer   payload %g B  file %.0f B  one-way delay %g ms\n",

@@ -129,6 +129,7 @@ static struct offwin_in window_in(const struct bneck_model *md, uint32_t i,
 		.gap_s = st->offcpu_gap_s,
 		.wake_per_s = st->wake_per_s,
 		.wake_count = st->wake_hist,
+		.wake_max_s = st->wake_max_s,
 	};
 
 	return in;

@@ -56,7 +56,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			return -EINVAL;
 		if (!(st[i].offcpu_per_s >= 0.0) || !isfinite(st[i].offcpu_per_s) ||
 		    !(st[i].offcpu_gap_s >= 0.0) || !isfinite(st[i].offcpu_gap_s) ||
-		    !(st[i].wake_per_s >= 0.0) || !isfinite(st[i].wake_per_s))
+		    !(st[i].wake_per_s >= 0.0) || !isfinite(st[i].wake_per_s) ||
+		    !(st[i].wake_max_s >= 0.0) || !isfinite(st[i].wake_max_s))
 			return -EINVAL;
 		for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
 			if (!(st[i].offcpu_hist[r] >= 0.0) || !isfinite(st[i].offcpu_hist[r]) ||

@@ -23,8 +23,12 @@ void offwin_slot_s(size_t r, double *lo_s, double *hi_s)
  */
 static double loguniform_excess(double a, double b, double x)
 {
-	double span = log(b / a);
+	double span;
 
+	/* No span to spread over: every wait at a. */
+	if (b <= a)
+		return a > x ? a - x : 0.0;
+	span = log(b / a);
 	if (x >= b)
 		return 0.0;
 	if (x <= a)
@@ -32,11 +36,27 @@ static double loguniform_excess(double a, double b, double x)
 	return ((b - x) - x * log(b / x)) / span;
 }
 
-static double slot_excess(size_t r, double x, enum offwin_within w)
+/*
+ * Slot @r's edges in seconds, its top cut at @cap_s (the longest wait;
+ * <= 0: none) where the cap lies inside the slot: no wait there is longer
+ * than the cap, so they spread over [a, cap] only. A slot wholly at or
+ * above the cap stays whole: its waits were counted, so the cap is the
+ * one that is wrong (a longest wait from other epochs than the
+ * histogram's), and cutting the slot would put them below where they
+ * were measured.
+ */
+static void slot_bounds(size_t r, double cap_s, double *a, double *b)
+{
+	offwin_slot_s(r, a, b);
+	if (cap_s > *a && cap_s < *b)
+		*b = cap_s;
+}
+
+static double slot_excess(size_t r, double x, enum offwin_within w, double cap_s)
 {
 	double a, b;
 
-	offwin_slot_s(r, &a, &b);
+	slot_bounds(r, cap_s, &a, &b);
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? a - x : 0.0;
@@ -48,11 +68,14 @@ static double slot_excess(size_t r, double x, enum offwin_within w)
 	return loguniform_excess(a, b, x);
 }
 
-typedef double (*slot_fn)(size_t r, double x, enum offwin_within w);
+typedef double (*slot_fn)(size_t r, double x, enum offwin_within w, double cap_s);
 
-/* The mean of @per_slot over the histogram (normalised by its total). */
+/*
+ * The mean of @per_slot over the histogram (normalised by its total), the
+ * slots cut at @cap_s.
+ */
 static double hist_mean(const double *count, size_t nslots, double x_s,
-			enum offwin_within w, slot_fn per_slot)
+			enum offwin_within w, slot_fn per_slot, double cap_s)
 {
 	double total = 0.0, sum = 0.0;
 
@@ -62,7 +85,7 @@ static double hist_mean(const double *count, size_t nslots, double x_s,
 		if (!(count[r] > 0.0))
 			continue;
 		total += count[r];
-		sum += count[r] * per_slot(r, x_s, w);
+		sum += count[r] * per_slot(r, x_s, w, cap_s);
 	}
 	return total > 0.0 ? sum / total : 0.0;
 }
@@ -70,7 +93,13 @@ static double hist_mean(const double *count, size_t nslots, double x_s,
 double offwin_excess_s(const double *count, size_t nslots, double x_s,
 		       enum offwin_within w)
 {
-	return hist_mean(count, nslots, x_s, w, slot_excess);
+	return hist_mean(count, nslots, x_s, w, slot_excess, 0.0);
+}
+
+double offwin_excess_cut_s(const double *count, size_t nslots, double x_s,
+			   enum offwin_within w, double cap_s)
+{
+	return hist_mean(count, nslots, x_s, w, slot_excess, cap_s);
 }
 
 /*
@@ -82,16 +111,19 @@ static double loguniform_end(double a, double b, double x)
 {
 	double y = x > a ? x : a;
 
+	/* No span to spread over: every wait at a. */
+	if (b <= a)
+		return a > x ? (a * a - x * x) / 2.0 : 0.0;
 	if (x >= b)
 		return 0.0;
 	return ((b * b - y * y) / 2.0 - x * x * log(b / y)) / (2.0 * log(b / a));
 }
 
-static double slot_end(size_t r, double x, enum offwin_within w)
+static double slot_end(size_t r, double x, enum offwin_within w, double cap_s)
 {
 	double a, b;
 
-	offwin_slot_s(r, &a, &b);
+	slot_bounds(r, cap_s, &a, &b);
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? (a * a - x * x) / 2.0 : 0.0;
@@ -106,7 +138,13 @@ static double slot_end(size_t r, double x, enum offwin_within w)
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
 		     enum offwin_within w)
 {
-	return hist_mean(count, nslots, x_s, w, slot_end);
+	return hist_mean(count, nslots, x_s, w, slot_end, 0.0);
+}
+
+double offwin_end_cut_s2(const double *count, size_t nslots, double x_s,
+			 enum offwin_within w, double cap_s)
+{
+	return hist_mean(count, nslots, x_s, w, slot_end, cap_s);
 }
 
 double offwin_mean_s(const double *count, size_t nslots)
@@ -157,7 +195,10 @@ static double preempt_loss(const struct offwin_in *in, double lambda,
 	return in->per_s * offwin_excess_s(in->count, in->nslots, free_s, w);
 }
 
-/* l_wake: the waits after a wakeup, each from an empty queue (F = K). */
+/*
+ * l_wake: the waits after a wakeup, each from an empty queue (F = K), none
+ * longer than the longest one measured.
+ */
 static double wake_loss(const struct offwin_in *in, double lambda,
 			enum offwin_within w)
 {
@@ -165,8 +206,8 @@ static double wake_loss(const struct offwin_in *in, double lambda,
 
 	if (!(in->wake_per_s > 0.0) || !in->wake_count)
 		return 0.0;
-	return in->wake_per_s * offwin_excess_s(in->wake_count, in->nslots,
-						room_pkts / lambda, w);
+	return in->wake_per_s * offwin_excess_cut_s(in->wake_count, in->nslots,
+						    room_pkts / lambda, w, in->wake_max_s);
 }
 
 double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
@@ -199,8 +240,8 @@ double offwin_round_absorb(const struct offwin_in *in, double lambda,
 			 offwin_excess_s(in->count, in->nslots, full_s, w);
 	}
 	if (in->wake_per_s > 0.0 && in->wake_count)
-		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots,
-							full_s, w);
+		sum_s += in->wake_per_s * offwin_end_cut_s2(in->wake_count, in->nslots,
+							    full_s, w, in->wake_max_s);
 	return lambda * sum_s;
 }
 

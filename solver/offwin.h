@@ -36,6 +36,11 @@
  * woke it is within the fluid's rounding). The stage loses
  * min(1, l_win + l_wake).
  *
+ * Those waits are bounded: a woken receiver waits at most one turn of each
+ * co-runner. Where the longest wait is known (wake_max_s), the slot it lies
+ * in holds no wait above it, and its waits are spread over [2^r ns, max]
+ * instead of the whole slot, which would reach up to twice the bound.
+ *
  * W comes from a log2 histogram of nanoseconds (the sched probe's: slot r
  * holds [2^r, 2^(r+1)) ns; slot 0 is taken as [1, 2) and the last slot as
  * [2^r, 2^(r+1)) too). Within a slot W is taken log-uniform (density ∝ 1/w,
@@ -70,6 +75,7 @@ struct offwin_in {
 	double gap_s;		/* g: on the CPU between windows; 0: 1/ν − E[W] */
 	double wake_per_s;	/* ν_w: waits after a wakeup per second */
 	const double *wake_count;	/* [nslots] their log2 slots; NULL: none */
+	double wake_max_s;	/* the longest of them: cuts its slot; 0: unknown */
 };
 
 /* [lo, hi) seconds of slot @r. */
@@ -88,6 +94,17 @@ double offwin_excess_s(const double *count, size_t nslots, double x_s,
  */
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
 		     enum offwin_within w);
+
+/*
+ * offwin_excess_s() and offwin_end_s2() with no W above @cap_s (> 0): the
+ * slot [a, b) with a < @cap_s < b is taken as [a, @cap_s]; the others are
+ * whole (a slot above the cap holds waits the histogram counted: the cap
+ * is stale). @cap_s <= 0: no cut.
+ */
+double offwin_excess_cut_s(const double *count, size_t nslots, double x_s,
+			   enum offwin_within w, double cap_s);
+double offwin_end_cut_s2(const double *count, size_t nslots, double x_s,
+			 enum offwin_within w, double cap_s);
 
 /* E[W] in seconds (log-uniform within the slots); 0 when empty. */
 double offwin_mean_s(const double *count, size_t nslots);

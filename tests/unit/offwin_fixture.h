@@ -85,6 +85,33 @@ static inline bool offwin_fixture_check_curve(const struct bneck_result *r, cons
 }
 
 /*
+ * @s, whose receiver waits after its wake-ups (wake_per_s, wake_hist,
+ * wake_max_s), solved into @r with the queue model and then with
+ * BNECK_LOSS_WINDOWS (@x is left at it): true if the second curve is the
+ * larger of the first and l_wake at every point, l_wake ruling somewhere.
+ */
+static inline bool offwin_fixture_wake_curve(struct bneck_ws *ws,
+					     const struct rxb_stage_inputs *s,
+					     struct bneck_xfer *x, struct bneck_result *r)
+{
+	struct offwin_in in = {
+		.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s->queue_pkts,
+		.on_pkts_per_s = s->mu_net_per_s, .wake_per_s = s->wake_per_s,
+		.wake_count = s->wake_hist, .wake_max_s = s->wake_max_s,
+	};
+	double qloss[64];
+
+	assert_true(x->points <= 64);
+	x->loss_model = BNECK_LOSS_QUEUE;
+	assert_int_equal(bneck_compute(ws, s, 1, x, NULL, r), 0);
+	for (uint32_t j = 0; j < r->npoints; j++)
+		qloss[j] = r->curve[j].loss;
+	x->loss_model = BNECK_LOSS_WINDOWS;
+	assert_int_equal(bneck_compute(ws, s, 1, x, NULL, r), 0);
+	return offwin_fixture_check_curve(r, qloss, &in, x->payload_bytes);
+}
+
+/*
  * bneck refuses @s with a negative count in its histogram slot @count
  * (0 before and after), then with a rate of @bad_per_s in @per_s.
  */

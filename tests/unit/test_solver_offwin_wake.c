@@ -200,26 +200,14 @@ static void test_bneck_waits(void **state)
 	struct bneck_xfer x = offwin_fixture_xfer(48, BNECK_LOSS_QUEUE);
 	struct bneck_result r;
 	struct bneck_ws ws;
-	struct offwin_in in;
-	double qloss[48];
 
 	(void)state;
 	s = offwin_fixture_stage();
 	s.wake_per_s = 10.0;
 	s.wake_hist[24] = 2.0;	/* 17-34 ms */
 	s.wake_hist[25] = 1.0;	/* 34-67 ms */
-	in = (struct offwin_in){
-		.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s.queue_pkts,
-		.on_pkts_per_s = s.mu_net_per_s,
-		.wake_per_s = s.wake_per_s, .wake_count = s.wake_hist,
-	};
 	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
-	for (uint32_t j = 0; j < r.npoints; j++)
-		qloss[j] = r.curve[j].loss;
-	x.loss_model = BNECK_LOSS_WINDOWS;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
-	assert_true(offwin_fixture_check_curve(&r, qloss, &in, x.payload_bytes));
+	assert_true(offwin_fixture_wake_curve(&ws, &s, &x, &r));
 	offwin_fixture_refused(&ws, &s, &x, &s.wake_hist[5], &s.wake_per_s, INFINITY);
 	bneck_ws_finish(&ws);
 }

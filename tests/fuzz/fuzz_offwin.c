@@ -5,7 +5,8 @@
  * Besides "no crash, no sanitizer report": a rejected text leaves the rate
  * and the histogram zero; an accepted one gives a finite rate and counts
  * >= 0; the loss at any of a few rates lies in [0, 1], and the lower-edge
- * and upper-edge placements bracket the log-uniform one.
+ * and upper-edge placements bracket the log-uniform one; as waits after a
+ * wake-up, cutting the slots at a longest wait never adds loss.
  */
 #include <math.h>
 #include <stdint.h>
@@ -35,6 +36,27 @@ static void check_loss(double per_s, const double *count)
 	}
 }
 
+/*
+ * The same histogram as waits after a wake-up, cut at a few longest
+ * waits: a cut never adds loss, and the loss stays in [0, 1].
+ */
+static void check_cut(double per_s, const double *count)
+{
+	static const double caps_s[] = { 1e-6, 3e-3, 0.1, 1e4 };
+	struct offwin_in in = { .wake_per_s = per_s, .wake_count = count, .nslots = SLOTS,
+				.queue_pkts = 3641, .on_pkts_per_s = 8e5 };
+	double whole = offwin_loss(&in, 4.5e5, OFFWIN_LOGUNIFORM);
+
+	for (size_t i = 0; i < sizeof(caps_s) / sizeof(caps_s[0]); i++) {
+		double cut;
+
+		in.wake_max_s = caps_s[i];
+		cut = offwin_loss(&in, 4.5e5, OFFWIN_LOGUNIFORM);
+		if (!(cut >= 0 && cut <= 1) || !(cut <= whole * (1 + 1e-12) + 1e-300))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	double count[SLOTS], per_s;
@@ -57,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!isfinite(count[r]) || count[r] < 0)
 				abort();
 		check_loss(per_s, count);
+		check_cut(per_s, count);
 	}
 	free(s);
 	return 0;

@@ -57,7 +57,7 @@ enum {
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
-	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX,
+	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_RELEASE,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +85,7 @@ static const struct option long_opts[] = {
 	{ "offcpu-gap-ms", required_argument, NULL, OPT_OFFCPU_GAP },
 	{ "wake-windows", required_argument, NULL, OPT_WAKE },
 	{ "wake-max-ms", required_argument, NULL, OPT_WAKE_MAX },
+	{ "queue-release-pkts", required_argument, NULL, OPT_RELEASE },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
@@ -305,6 +306,7 @@ static const struct num_opt {
 	NUM(OPT_RATE_SD, false, 0.0, 1.0, 1.0, stage.mu_rel_sd),
 	NUM(OPT_OFFCPU_GAP, false, 0.0, 1e7, 1e3, stage.offcpu_gap_s),
 	NUM(OPT_WAKE_MAX, false, 0.0, 1e7, 1e3, stage.wake_max_s),
+	NUM(OPT_RELEASE, false, 0.0, 1e9, 1.0, stage.queue_release_pkts),
 	NUM(OPT_PAYLOAD, true, 1.0, 1e9, 1.0, x.payload_bytes),
 	NUM(OPT_FILE, true, 1.0, 1e18, 1.0, x.file_bytes),
 	NUM(OPT_EPISODE, false, 1.0, 1e12, 1.0, x.loss_episode_pkts),

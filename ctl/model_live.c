@@ -104,6 +104,10 @@ static const char *stage_from(const struct json_object *s, struct rxb_stage_inpu
 		in->irq_ns_per_pkt = 0;
 	if (!num_in(s, "mu_rel_sd", 0, 1, &in->mu_rel_sd))
 		in->mu_rel_sd = 0;
+	/* Absent from a daemon that does not model it: given back at once. */
+	if (jpath_get(s, "queue_release_pkts") &&
+	    !num_in(s, "queue_release_pkts", 0, in->queue_pkts, &in->queue_release_pkts))
+		return "queue_release_pkts";
 	if (num_in(s, "vacation_us", 0, 1e12, &in->vacation_s) &&
 	    num_in(s, "vacation_period_us", 0, 1e12, &in->vacation_period_s)) {
 		in->vacation_s /= 1e6;

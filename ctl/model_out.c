@@ -70,6 +70,7 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_double(w, "wake_per_s", a->stage.wake_per_s);
 	json_double(w, "wake_mean_s", offwin_mean_s(a->stage.wake_hist, RXB_OFFCPU_SLOTS));
 	json_double(w, "wake_max_s", a->stage.wake_max_s);
+	json_double(w, "queue_release_pkts", a->stage.queue_release_pkts);
 	json_uint(w, "queue_pkts", a->stage.queue_pkts);
 	json_uint(w, "batch_pkts", a->stage.batch_pkts);
 	json_str(w, "batch_rule", rule_name(a->stage.rule));
@@ -260,8 +261,11 @@ static void print_inputs(const struct model_args *a)
 			printf(", %.4g ms at most", s->wake_max_s * 1e3);
 		printf("\n");
 	}
-	printf("Queue      capacity (K) %u pkts, packets per service (N) %u, rule %s\n",
+	printf("Queue      capacity (K) %u pkts, packets per service (N) %u, rule %s",
 	       s->queue_pkts, s->batch_pkts, rule_name(s->rule));
+	if (s->queue_release_pkts > 0)
+		printf(", memory given back every %.6g pkts read", s->queue_release_pkts);
+	printf("\n");
 	printf("Transfer   payload %g B  file %.0f B  one-way delay %g ms\n",
 	       a->x.payload_bytes, a->x.file_bytes, a->x.one_way_delay_s * 1e3);
 	printf("Sweep      %g .. %g Mb/s, %u points; %s rounds", a->x.min_rate_bps / 1e6,

@@ -130,6 +130,7 @@ static struct offwin_in window_in(const struct bneck_model *md, uint32_t i,
 		.wake_per_s = st->wake_per_s,
 		.wake_count = st->wake_hist,
 		.wake_max_s = st->wake_max_s,
+		.release_pkts = st->queue_release_pkts,
 	};
 
 	return in;

@@ -57,7 +57,9 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		if (!(st[i].offcpu_per_s >= 0.0) || !isfinite(st[i].offcpu_per_s) ||
 		    !(st[i].offcpu_gap_s >= 0.0) || !isfinite(st[i].offcpu_gap_s) ||
 		    !(st[i].wake_per_s >= 0.0) || !isfinite(st[i].wake_per_s) ||
-		    !(st[i].wake_max_s >= 0.0) || !isfinite(st[i].wake_max_s))
+		    !(st[i].wake_max_s >= 0.0) || !isfinite(st[i].wake_max_s) ||
+		    !(st[i].queue_release_pkts >= 0.0) ||
+		    !(st[i].queue_release_pkts <= st[i].queue_pkts))
 			return -EINVAL;
 		for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
 			if (!(st[i].offcpu_hist[r] >= 0.0) || !isfinite(st[i].offcpu_hist[r]) ||

@@ -196,18 +196,32 @@ static double preempt_loss(const struct offwin_in *in, double lambda,
 }
 
 /*
- * l_wake: the waits after a wakeup, each from an empty queue (F = K), none
- * longer than the longest one measured.
+ * How long a wait after a wakeup may last before it loses: it begins with
+ * the queue empty (F = K), which is full after K/λ; and the memory the
+ * reader frees is given back only after R packets, read at c once it runs,
+ * while the full queue turns arrivals away: K/λ − R/c, at least 0.
+ */
+static double wake_room_s(const struct offwin_in *in, double lambda)
+{
+	double room_s = (in->queue_pkts > 0.0 ? in->queue_pkts : 0.0) / lambda;
+
+	if (in->release_pkts > 0.0 && in->on_pkts_per_s > 0.0)
+		room_s -= in->release_pkts / in->on_pkts_per_s;
+	return room_s > 0.0 ? room_s : 0.0;
+}
+
+/*
+ * l_wake: the waits after a wakeup, each from an empty queue, none longer
+ * than the longest one measured.
  */
 static double wake_loss(const struct offwin_in *in, double lambda,
 			enum offwin_within w)
 {
-	double room_pkts = in->queue_pkts > 0.0 ? in->queue_pkts : 0.0;
-
 	if (!(in->wake_per_s > 0.0) || !in->wake_count)
 		return 0.0;
 	return in->wake_per_s * offwin_excess_cut_s(in->wake_count, in->nslots,
-						    room_pkts / lambda, w, in->wake_max_s);
+						    wake_room_s(in, lambda), w,
+						    in->wake_max_s);
 }
 
 double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
@@ -241,7 +255,8 @@ double offwin_round_absorb(const struct offwin_in *in, double lambda,
 	}
 	if (in->wake_per_s > 0.0 && in->wake_count)
 		sum_s += in->wake_per_s * offwin_end_cut_s2(in->wake_count, in->nslots,
-							    full_s, w, in->wake_max_s);
+							    wake_room_s(in, lambda), w,
+							    in->wake_max_s);
 	return lambda * sum_s;
 }
 

@@ -76,6 +76,14 @@ struct offwin_in {
 	double wake_per_s;	/* ν_w: waits after a wakeup per second */
 	const double *wake_count;	/* [nslots] their log2 slots; NULL: none */
 	double wake_max_s;	/* the longest of them: cuts its slot; 0: unknown */
+	/*
+	 * R: packets the reader dequeues before the queue's memory is given
+	 * back (UDP returns it once a quarter of the buffer was read, unless
+	 * the queue ran empty); 0: at once. After a wait the queue admits
+	 * nothing until R more are read, so a wait overflows it from K/λ − R/c
+	 * on.
+	 */
+	double release_pkts;
 };
 
 /* [lo, hi) seconds of slot @r. */

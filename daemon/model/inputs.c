@@ -197,6 +197,12 @@ static void queue_b(const struct learn *l, enum value_src src, struct inputs_sta
 		double cap = floor(l->rcvbuf_bytes / ts);
 
 		value_set(&b->queue_pkts, cap < 1 ? 1 : cap, src);
+		/*
+		 * UDP charges what the reader frees back to the socket only
+		 * once it adds up to a quarter of sk_rcvbuf (udp_rmem_release(),
+		 * net/ipv4/udp.c), unless the reader emptied the queue.
+		 */
+		b->queue_release_pkts = l->rcvbuf_udp ? floor(l->rcvbuf_bytes / 4 / ts) : 0;
 	} else {
 		value_missing(&b->queue_pkts, "receive buffer or truesize not measured");
 	}
@@ -225,6 +231,7 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 	if (isfinite(b->cpu_ns_per_pkt_full))
 		in->mu_net_full_per_s = 1e9 / (b->cpu_ns_per_pkt_full * n);
 	in->queue_pkts = k;
+	in->queue_release_pkts = fmin(b->queue_release_pkts, k);
 	in->batch_pkts = n;
 	in->rule = env->rule;
 	in->load_independent = false;

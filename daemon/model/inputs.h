@@ -131,6 +131,9 @@ struct inputs_stage_b {
 	double wake_per_s;	/* runqueue waits after a wakeup, the same way */
 	double wake_hist[RXB_OFFCPU_SLOTS];
 	double wake_max_s;	/* the longest of them, 0 unknown */
+	/* Packets read before a UDP socket gives their memory back (a
+	 * quarter of K_B); 0 for other sockets. */
+	double queue_release_pkts;
 	/* Where the capacity came from: the cost, or the saturated drain
 	 * mu_net_per_s (and stages[].mu_net_full_per_s) was scaled to. */
 	struct capacity capacity;

@@ -118,6 +118,13 @@ struct rxb_stage_inputs {
 	 * rather than spread over the whole slot. 0: unknown.
 	 */
 	double wake_max_s;
+	/*
+	 * Packets the reader dequeues before the queue's memory is given back
+	 * (a UDP socket returns it once a quarter of its buffer was read,
+	 * unless the queue ran empty): a full queue admits nothing until
+	 * then. 0: at once.
+	 */
+	double queue_release_pkts;
 };
 
 /* ---------------------------------------------------------- measurement -- */

@@ -149,6 +149,8 @@ def predict(ctl, t, model, gap, point=False, alone=False):
                   "--wake-windows", spec(t["wake_per_s"], t["wake_hist"])]
         if t.get("wake_max_s", 0) > 0:
             extra += ["--wake-max-ms", "%.6g" % (t["wake_max_s"] * 1e3)]
+        if t.get("queue_release_pkts", 0) > 0:
+            extra += ["--queue-release-pkts", "%.6g" % t["queue_release_pkts"]]
         if gap == "run" and t["run_before_preempt_s"] > 0:
             extra += ["--offcpu-gap-ms", "%.6g" % (t["run_before_preempt_s"] * 1e3)]
     c = fidelity.solve(ctl, dv, meta, model, extra)["curve"][0]

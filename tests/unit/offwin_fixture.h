@@ -98,6 +98,7 @@ static inline bool offwin_fixture_wake_curve(struct bneck_ws *ws,
 		.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s->queue_pkts,
 		.on_pkts_per_s = s->mu_net_per_s, .wake_per_s = s->wake_per_s,
 		.wake_count = s->wake_hist, .wake_max_s = s->wake_max_s,
+		.release_pkts = s->queue_release_pkts,
 	};
 	double qloss[64];
 

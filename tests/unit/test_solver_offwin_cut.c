@@ -219,6 +219,45 @@ static void test_slot_above_cap(void **state)
 	check_at(count, top, cap, 9e-3);
 }
 
+/*
+ * The memory given back only after R packets were read: a wait loses from
+ * K/λ − R/c on (the queue full at K/λ, then R read at c before it admits
+ * again), so l_wake and the absorption are the truths at that x; a
+ * release longer than the fill leaves x = 0; without a drain (c = 0) or a
+ * release nothing moves.
+ */
+static void test_release(void **state)
+{
+	double count[NS] = { 0 }, top[NS], x = 9e-3, e, e2;
+	struct offwin_in in = wake_in(count, 0.0);
+	double lambda = K_PKTS / x;
+
+	(void)state;
+	count[22] = 3.0;	/* 4.2-8.4 ms */
+	count[23] = 2.0;	/* 8.4-16.8 ms */
+	for (int r = 0; r < NS; r++)
+		top[r] = edge_s(r + 1);
+	in.on_pkts_per_s = 1.25e5;
+	in.release_pkts = 250.0;	/* R/c = 2 ms */
+	hist_truth(count, top, x - 2e-3, &e, &e2);
+	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM), NU_PER_S * e, 1e-12,
+		  "l_wake, released after R");
+	check_rel(offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM),
+		  lambda * NU_PER_S * e2, 1e-12, "absorption, released after R");
+	in.release_pkts = 2000.0;	/* 16 ms: longer than the fill */
+	hist_truth(count, top, 0.0, &e, &e2);
+	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM), NU_PER_S * e, 1e-12,
+		  "l_wake, x = 0");
+	in.on_pkts_per_s = 0.0;
+	hist_truth(count, top, x, &e, &e2);
+	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM), NU_PER_S * e, 1e-12,
+		  "l_wake, no drain known");
+	in.on_pkts_per_s = 1.25e5;
+	in.release_pkts = 0.0;
+	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM), NU_PER_S * e, 1e-12,
+		  "l_wake, no release");
+}
+
 static void test_bneck_wake_max(void **state)
 {
 	struct rxb_stage_inputs s = offwin_fixture_stage();
@@ -239,6 +278,16 @@ static void test_bneck_wake_max(void **state)
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
 	s.wake_max_s = INFINITY;
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	/* The release: at most the queue, a number >= 0; used by the curve. */
+	s.wake_max_s = 45e-3;
+	s.queue_release_pkts = s.queue_pkts / 4.0;
+	assert_true(offwin_fixture_wake_curve(&ws, &s, &x, &r));
+	s.queue_release_pkts = s.queue_pkts + 1.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.queue_release_pkts = -1.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.queue_release_pkts = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
 	bneck_ws_finish(&ws);
 }
 
@@ -246,5 +295,6 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_cap_inside_slot),
 	cmocka_unit_test(test_cap_above_or_unknown),
 	cmocka_unit_test(test_slot_above_cap),
+	cmocka_unit_test(test_release),
 	cmocka_unit_test(test_bneck_wake_max),
 )

@@ -121,6 +121,8 @@ def extract(dirs):
                 "windows_per_s": round(per_s, 3), "windows_hist": hist, "epochs": neps,
                 "wake_per_s": round(wake_per_s, 3), "wake_hist": wake,
                 "wake_max_s": wake_max,
+                # The testbed's receiver reads a UDP socket (docs/model.md §2.2).
+                "queue_release_pkts": (u["daemon_before"].get("queue_pkts") or 0) // 4,
                 "run_before_preempt_s": gap_s, "lossy_epochs_without_window": bare,
                 "lossy_epochs": lossy,
                 "file_size": meta["file_size"], "one_way_delay_ms": meta["one_way_delay_ms"]})

@@ -10,8 +10,9 @@
 # 4. tests/e2e/fidelity_windows.py --check passes (§4's table);
 # 5. fidelity.py --drain learned --check passes (§5.2's table), and
 #    test_drainlearn.py: its drain rule against daemon/model/drain.c;
-# 6. tests/e2e/fidelity_service.py --check passes (§6.3's two tables);
-# 7. test_wakewaits.py: wakewaits.py (§6.3's waits at full resolution).
+# 6. tests/e2e/fidelity_service.py --check passes (§6's tables);
+# 7. test_wakewaits.py: wakewaits.py (§6.3's waits at full resolution),
+#    and test_dropwhen.py: dropwhen.py (the drops against the waits).
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 SRC=${RXB_SRC:-.}
@@ -67,6 +68,8 @@ doctable_refused "a changed kept run" "" \
 # 7. The waits at full resolution against their log2 slots (§6.3).
 "$PY" "$SRC/tests/e2e/test_wakewaits.py" > "$work/out" 2>&1 ||
 	bad "wakewaits.py: $(tail -c 2000 "$work/out")"
+"$PY" "$SRC/tests/e2e/test_dropwhen.py" > "$work/out" 2>&1 ||
+	bad "dropwhen.py: $(tail -c 2000 "$work/out")"
 
 [ "$fail" = 0 ] && echo "e2e_fidelity: ok"
 exit "$fail"

@@ -107,8 +107,8 @@ def report(rows, rate_bps, queue_pkts):
             statistics.median(r["asleep_s"] for r in slept) * 1e3))
     print("  back on its CPU when the drops began: %d of %d" % (len(run), len(slept)))
     if run:
-        print("    their waits: %.2f-%.2f ms (%.2f-%.2f ms short of K/lambda); drops went on "
-              "%.2f-%.2f ms after it ran" % (
+        print("    their waits: %.2f to %.2f ms (K/lambda less the wait: %.2f to %.2f ms); "
+              "drops went on %.2f to %.2f ms after it ran" % (
                   min(r["wait_s"] for r in run) * 1e3, max(r["wait_s"] for r in run) * 1e3,
                   fill_ms - max(r["wait_s"] for r in run) * 1e3,
                   fill_ms - min(r["wait_s"] for r in run) * 1e3,

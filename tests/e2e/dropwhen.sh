@@ -73,8 +73,9 @@ RECV=$!
 sleep 1
 RPID=$(pgrep -n -f "rxbneck-recv --port 9200 --listen 10.251.9.2") || die "no receiver: $(cat "$OUT/recv.err")"
 # The drop reason's number on this kernel, from the tracepoint's own table.
-RCVBUFF=$(grep -ho '{ [0-9]*, "SOCKET_RCVBUFF" }' /sys/kernel/tracing/events/skb/kfree_skb/format \
-	/sys/kernel/debug/tracing/events/skb/kfree_skb/format 2> /dev/null | grep -o '[0-9]*' | head -1)
+FMT=/sys/kernel/tracing/events/skb/kfree_skb/format
+[ -r "$FMT" ] || FMT=/sys/kernel/debug/tracing/events/skb/kfree_skb/format
+RCVBUFF=$(sed -n 's/.*{ \([0-9]*\), "SOCKET_RCVBUFF" }.*/\1/p' "$FMT" 2> /dev/null || true)
 [ -n "$RCVBUFF" ] || die "no SOCKET_RCVBUFF in the kfree_skb tracepoint's format"
 perf record -k CLOCK_MONOTONIC -a -e sched:sched_switch -e sched:sched_wakeup \
 	-e net:netif_receive_skb -e skb:kfree_skb --filter "reason == $RCVBUFF" \

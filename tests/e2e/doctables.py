@@ -20,11 +20,12 @@ and NAME says which one it is:
            seed 1, one-run sweeps of 3 repeats and 3 --follow transfers)
   verdict-fast  the same for the runs of FAST, each set both reference
            and judged
-  verdict-windows, verdict-service, verdict-service-cut  the same, the
-           --follow transfers of WINDOWS, SERVICE and SERVICE_CUT (the
-           daemon with [model] loss = windows, service, service with the
-           longest wait) against the sweeps of WINDOWS_REF, SERVICE_REF and
-           SERVICE_CUT_REF
+  verdict-windows, verdict-service, verdict-service-cut,
+  verdict-service-release  the same, the --follow transfers of WINDOWS,
+           SERVICE, SERVICE_CUT and SERVICE_REL (the daemon with [model]
+           loss = windows, service, service with the longest wait, and with
+           the queue's release too) against the sweeps of WINDOWS_REF,
+           SERVICE_REF and SERVICE_CUT_REF
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
            daemon's plain and effective count against the expected one, the
@@ -86,6 +87,8 @@ SERVICE = ["line10g-s%d" % s for s in (145, 146, 147)]
 # whose daemon (the default, queue) measured the longest wait.
 SERVICE_CUT_REF = SERVICE_REF + ["line10g-s%d" % s for s in range(160, 165)]
 SERVICE_CUT = ["line10g-s%d" % s for s in (165, 166, 167)]
+# ... and with the queue's release after a wait too, against the same.
+SERVICE_REL = ["line10g-s%d" % s for s in (175, 176, 177)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
@@ -101,7 +104,7 @@ LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-
 # Two of them again with the off-CPU windows' loss too ([model] loss = windows).
 LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
 KEPT = sorted(set(REFERENCE + JUDGED + FAST + SERVICE_CUT_REF + WINDOWS + SERVICE
-                  + SERVICE_CUT
+                  + SERVICE_CUT + SERVICE_REL
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
@@ -225,11 +228,13 @@ def tables(results):
     svc_ref, svc_judgement, _, _ = pooled(results, SERVICE_REF, SERVICE)
     win_ref, win_judgement, _, _ = pooled(results, WINDOWS_REF, WINDOWS)
     cut_ref, cut_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_CUT)
+    rel_ref, rel_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_REL)
     made = {"verdict": pool.verdict_md(ref, judgement),
             "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
             "verdict-service": pool.verdict_md(svc_ref, svc_judgement),
             "verdict-windows": pool.verdict_md(win_ref, win_judgement),
             "verdict-service-cut": pool.verdict_md(cut_ref, cut_judgement),
+            "verdict-service-release": pool.verdict_md(rel_ref, rel_judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
     if LOADS:

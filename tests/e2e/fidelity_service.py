@@ -50,6 +50,7 @@ DATA_SETS = (  # (table marker, data file, judged)
     ("service-framing", os.path.join(HERE, "results", "offwin", "service-framing.json"),
      False),
     ("service-wakemax", os.path.join(HERE, "results", "offwin", "service-wakemax.json"), True),
+    ("service-release", os.path.join(HERE, "results", "offwin", "service-release.json"), True),
 )
 LOSS_MIN, LOSS_LO, LOSS_HI, T_TOL = 0.005, 0.5, 2.0, 0.15
 BULK_MAX = 1e-6

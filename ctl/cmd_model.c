@@ -57,7 +57,7 @@ enum {
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
-	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_RELEASE,
+	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_RELEASE, OPT_EPISODES_WIN,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +86,7 @@ static const struct option long_opts[] = {
 	{ "wake-windows", required_argument, NULL, OPT_WAKE },
 	{ "wake-max-ms", required_argument, NULL, OPT_WAKE_MAX },
 	{ "queue-release-pkts", required_argument, NULL, OPT_RELEASE },
+	{ "episodes-from-windows", no_argument, NULL, OPT_EPISODES_WIN },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
@@ -433,6 +434,9 @@ static int apply_opt(struct model_args *a, int id, const char *arg)
 	case OPT_CSV:
 		a->csv = true;
 		return 0;
+	case OPT_EPISODES_WIN:
+		a->x.episodes_from_windows = true;
+		return 0;
 	}
 	return parse_one(a, id, arg);
 }
@@ -450,6 +454,10 @@ static int check_args(struct model_args *a)
 				   a->stage.mu_net_full_per_s, a->stage.mu_net_per_s);
 	if (a->x.loss_episode_pkts > 0.0 && a->x.rounds != BNECK_ROUNDS_BURST)
 		return usage_error("--loss-episode-pkts needs --rounds burst (seed rounds lose a fraction, not episodes)");
+	if (a->x.episodes_from_windows &&
+	    (a->x.rounds != BNECK_ROUNDS_BURST ||
+	     (a->x.loss_model != BNECK_LOSS_WINDOWS && a->x.loss_model != BNECK_LOSS_SERVICE)))
+		return usage_error("--episodes-from-windows needs --rounds burst and --loss-model windows or service");
 	if (a->stage.rule == RXB_BATCH_STRICT &&
 	    a->stage.batch_pkts > a->stage.queue_pkts)
 		return usage_error("--batch (%u) exceeds --queue-pkts (%u): a strict server would never fire",

@@ -84,6 +84,7 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_str(w, "rounds", bneck_rounds_name(a->x.rounds));
 	json_str(w, "loss_model", bneck_loss_name(a->x.loss_model));
 	json_double(w, "loss_episode_pkts", a->x.loss_episode_pkts > 1.0 ? a->x.loss_episode_pkts : 1.0);
+	json_bool(w, "episodes_from_windows", a->x.episodes_from_windows);
 	json_obj_end(w);
 }
 
@@ -270,6 +271,8 @@ static void print_inputs(const struct model_args *a)
 	       a->x.payload_bytes, a->x.file_bytes, a->x.one_way_delay_s * 1e3);
 	printf("Sweep      %g .. %g Mb/s, %u points; %s rounds", a->x.min_rate_bps / 1e6,
 	       a->x.line_rate_bps / 1e6, a->x.points, bneck_rounds_name(a->x.rounds));
+	if (a->x.episodes_from_windows)
+		printf(", loss episodes from the windows where they set the loss");
 	if (a->x.loss_episode_pkts > 1.0)
 		printf(", %g packets per loss episode", a->x.loss_episode_pkts);
 	if (a->x.loss_model != BNECK_LOSS_QUEUE)

@@ -57,6 +57,7 @@ static const char *const batch_names[] = { "partial", "strict", NULL };
 static const char *const rounds_names[] = { "burst", "seed", NULL };
 static const char *const loss_names[] = { "queue", "windows", "service", NULL };
 static const char *const episode_names[] = { "off", "measured", NULL };
+static const char *const loss_episode_names[] = { "off", "measured", "windows", NULL };
 /* In the order of enum capacity_mode (daemon/model/capacity.h). */
 static const char *const capacity_names[] = { "cost", "drain", NULL };
 
@@ -141,8 +142,8 @@ static const struct config_key keys[] = {
 		 "Socket stage loss: queue (the bulk queue), windows (also the loss to the receiver's measured off-CPU windows, the larger) or service (the windows alone, the receiver at its own rate between them)."),
 	ROW_T(model, queue_depth_cost, CONFIG_BOOL, "no", LIVE,
 	      "Serve the receiver at its kept-up cost until its queue overflows, at its saturated cost after."),
-	ROW_ENUM(model, loss_episodes, episode_names, "measured", LIVE,
-		 "Burst rounds: off (a packet lost is a round) or measured (loss comes in episodes of the measured size)."),
+	ROW_ENUM(model, loss_episodes, loss_episode_names, "measured", LIVE,
+		 "Burst rounds: off (a packet lost is a round), measured (loss comes in episodes of the measured size) or windows (as measured, but where loss = windows or service has the windows set the loss, each rate's episode is what a losing window loses)."),
 	ROW_ENUM(model, rate_uncertainty, episode_names, "off", LIVE,
 		 "off (the receiver's rate is taken as known) or measured (the rate minimises the time expected over its measured spread)."),
 	ROW_ENUM(model, capacity, capacity_names, "cost", LIVE,

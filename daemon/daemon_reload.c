@@ -41,7 +41,8 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->loss_model = cfg->model.loss >= 0 &&
 			cfg->model.loss < (int)RXB_ARRAY_SIZE(loss_of_config) ?
 			loss_of_config[cfg->model.loss] : BNECK_LOSS_QUEUE;
-	p->loss_episodes = cfg->model.loss_episodes == 1;
+	p->loss_episodes = cfg->model.loss_episodes >= 1;
+	p->episodes_from_windows = cfg->model.loss_episodes == 2;
 	p->depth_cost = cfg->model.queue_depth_cost;
 	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
 	p->capacity = (enum capacity_mode)cfg->model.capacity;
@@ -428,7 +429,7 @@ static void model_effective(const struct flows_params *p, struct rxb_config *out
 	for (int i = 0; i < (int)RXB_ARRAY_SIZE(loss_of_config); i++)
 		if (loss_of_config[i] == p->loss_model)
 			out->model.loss = i;
-	out->model.loss_episodes = p->loss_episodes;
+	out->model.loss_episodes = p->episodes_from_windows ? 2 : p->loss_episodes;
 	out->model.queue_depth_cost = p->depth_cost;
 	out->model.rate_uncertainty = p->rate_uncertainty;
 	out->model.capacity = (int)p->capacity;

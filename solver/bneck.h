@@ -139,6 +139,12 @@ struct bneck_xfer {
 	 * rbudp_params); 0 = packets are lost one by one.
 	 */
 	double loss_episode_pkts;
+	/*
+	 * With the windows' loss models: where a stage's measured windows set
+	 * its loss, its episode at each rate is what a losing window loses on
+	 * average (offwin_lossy_per_s()) instead of loss_episode_pkts.
+	 */
+	bool episodes_from_windows;
 	enum bneck_loss loss_model;	/* 0 = the bulk queue */
 };
 

@@ -170,6 +170,31 @@ static double service_absorb(const struct bneck_model *md, uint32_t i, double la
 }
 
 /*
+ * With episodes_from_windows, stage @i's loss episode where its windows
+ * set its loss @loss (packets a losing window loses), kept in @ev when
+ * this stage loses more than the one kept so far.
+ */
+static void window_episode(const struct bneck_model *md, uint32_t i, double lambda,
+			   double scale, double loss, struct bneck_eval *ev)
+{
+	struct offwin_in in;
+	double lossy_per_s;
+
+	if (!md->x->episodes_from_windows || md->paused[i] || !bneck_model_windows(md, i) ||
+	    !(loss > ev->episode_loss))
+		return;
+	in = window_in(md, i, scale);
+	/* Only where the windows, not the vacations, set the loss. */
+	if (!(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) >= loss))
+		return;
+	lossy_per_s = offwin_lossy_per_s(&in, lambda, OFFWIN_LOGUNIFORM);
+	if (!(lossy_per_s > 0.0))
+		return;
+	ev->episode_pkts = fmax(1.0, lambda * loss / lossy_per_s);
+	ev->episode_loss = loss;
+}
+
+/*
  * Stage @i's loss at @lambda to its server being away: with the sender
  * pausing through its vacations, what the periodic fluid bound loses at
  * the server's rate @cap_pkts_per_s (lowering ev->send_frac to the share
@@ -258,8 +283,10 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * drained queue: a round's burst gets no absorption beyond what
 	 * l_vac already counts, but for service_absorb()'s.
 	 */
-	if (vac_wins)
+	if (vac_wins) {
 		br.absorb_pkts = service_absorb(md, i, lambda, share * f);
+		window_episode(md, i, lambda, share * f, vac, ev);
+	}
 	ev->stage_lambda[i] = lambda;
 	ev->stage_mu[i] = p.service_per_s;
 	ev->stage_loss[i] = r->loss;
@@ -279,6 +306,7 @@ static int eval_rate(struct bneck_model *md, double rate_bps, struct bneck_eval 
 	double lambda = rate_bps / (8.0 * md->x->payload_bytes);
 	double ln_loss = -INFINITY, ln_pass = 0.0;
 	struct rbudp_stage rs[BNECK_MAX_STAGES];
+	struct rbudp_params rb;
 	int err;
 
 	memset(ev, 0, sizeof(*ev));
@@ -298,12 +326,15 @@ static int eval_rate(struct bneck_model *md, double rate_bps, struct bneck_eval 
 	}
 	if (ln_loss > 0.0)
 		ln_loss = 0.0;	/* rounding */
+	rb = md->rb;
+	if (ev->episode_pkts > 0.0)
+		rb.loss_episode_pkts = ev->episode_pkts;
 	/* A sender that pauses blasts at rate_bps only while it sends. */
 	if (md->x->rounds == BNECK_ROUNDS_BURST)
-		err = rbudp_time_burst(&md->rb, rate_bps / 8.0 * ev->send_frac, rs,
+		err = rbudp_time_burst(&rb, rate_bps / 8.0 * ev->send_frac, rs,
 				       md->nstages, &ev->t);
 	else
-		err = rbudp_time(&md->rb, rate_bps / 8.0 * ev->send_frac, ln_loss,
+		err = rbudp_time(&rb, rate_bps / 8.0 * ev->send_frac, ln_loss,
 				 &ev->t);
 	if (err)
 		return err;

@@ -28,6 +28,10 @@ struct bneck_eval {
 	double send_frac;	/* of the time the sender sends (obey_pauses) */
 	double stage_absorb[BNECK_MAX_STAGES];
 	double stage_meanq[BNECK_MAX_STAGES];
+	/* The loss episode from the windows (episodes_from_windows), of the
+	 * stage that loses most by its windows; 0: none. */
+	double episode_pkts;
+	double episode_loss;	/* that stage's loss */
 	struct rbudp_time t;
 };
 

@@ -224,6 +224,47 @@ static double wake_loss(const struct offwin_in *in, double lambda,
 						    in->wake_max_s);
 }
 
+/* P(W > x) for W log-uniform on [a, b) (all at a when the span is empty). */
+static double loguniform_tail(double a, double b, double x)
+{
+	if (b <= a || x <= a)
+		return a > x ? 1.0 : 0.0;
+	if (x >= b)
+		return 0.0;
+	return log(b / x) / log(b / a);
+}
+
+static double slot_tail(size_t r, double x, enum offwin_within w, double cap_s)
+{
+	double a, b;
+
+	slot_bounds(r, cap_s, &a, &b);
+	switch (w) {
+	case OFFWIN_LOW:
+		return a > x ? 1.0 : 0.0;
+	case OFFWIN_HIGH:
+		return b > x ? 1.0 : 0.0;
+	case OFFWIN_LOGUNIFORM:
+		break;
+	}
+	return loguniform_tail(a, b, x);
+}
+
+double offwin_lossy_per_s(const struct offwin_in *in, double lambda, enum offwin_within w)
+{
+	double free_s, n = 0.0;
+
+	if (!(lambda > 0.0) || !isfinite(lambda))
+		return 0.0;
+	if (preempt_free_s(in, lambda, &free_s))
+		n += in->per_s * hist_mean(in->count, in->nslots, free_s, w, slot_tail, 0.0);
+	if (in->wake_per_s > 0.0 && in->wake_count)
+		n += in->wake_per_s * hist_mean(in->wake_count, in->nslots,
+						wake_room_s(in, lambda), w, slot_tail,
+						in->wake_max_s);
+	return n;
+}
+
 double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
 {
 	double l;

@@ -114,6 +114,14 @@ double offwin_excess_cut_s(const double *count, size_t nslots, double x_s,
 double offwin_end_cut_s2(const double *count, size_t nslots, double x_s,
 			 enum offwin_within w, double cap_s);
 
+/*
+ * Windows per second that lose at @lambda, each kind from its own room as
+ * offwin_loss() takes it: ν P(W > F/λ) + ν_w P(W > K/λ − R/c), the waits'
+ * slots cut at their longest. λ offwin_loss() / this is the packets a
+ * losing window loses on average: a loss episode. 0 when none loses.
+ */
+double offwin_lossy_per_s(const struct offwin_in *in, double lambda, enum offwin_within w);
+
 /* E[W] in seconds (log-uniform within the slots); 0 when empty. */
 double offwin_mean_s(const double *count, size_t nslots);
 

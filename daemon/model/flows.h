@@ -229,6 +229,7 @@ struct flows_params {
 	enum bneck_rounds rounds;	/* [model] rounds */
 	enum bneck_loss loss_model;	/* [model] loss: queue or windows */
 	bool loss_episodes;		/* [model] loss_episodes = measured */
+	bool episodes_from_windows;	/* ... = windows (implies measured) */
 	bool depth_cost;		/* [model] queue_depth_cost */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
 	enum capacity_mode capacity;	/* [model] capacity */

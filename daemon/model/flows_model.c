@@ -417,6 +417,10 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 		.points = f->p.sweep_points,
 		.rounds = f->p.rounds,
 		.loss_episode_pkts = episode_pkts(f, fl),
+		.episodes_from_windows = f->p.episodes_from_windows &&
+					 f->p.rounds == BNECK_ROUNDS_BURST &&
+					 (f->p.loss_model == BNECK_LOSS_WINDOWS ||
+					  f->p.loss_model == BNECK_LOSS_SERVICE),
 		.loss_model = f->p.loss_model,
 	};
 	struct flow_estimate est;

@@ -414,6 +414,20 @@ static void test_quoting(void **state)
 	assert_int_equal(c.measure.devices.n, 2);
 }
 
+/* loss_episodes has a third value that rate_uncertainty, with the same first two, lacks. */
+static void test_loss_episodes_windows(void **state)
+{
+	struct rxb_config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("[model]\nloss_episodes = windows\n", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.model.loss_episodes, 2);
+	assert_int_not_equal(parse("[model]\nrate_uncertainty = windows\n", &c, err, sizeof(err)),
+			     0);
+	assert_non_null(strstr(err, "rate_uncertainty"));
+}
+
 /* "0 = never" keys, and the hello/idle rule that only applies with a timeout. */
 static void test_zero_means_never(void **state)
 {
@@ -682,6 +696,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_empty_and_comment_only),
 	cmocka_unit_test(test_every_key_set),
 	cmocka_unit_test(test_quoting),
+	cmocka_unit_test(test_loss_episodes_windows),
 	cmocka_unit_test(test_zero_means_never),
 	cmocka_unit_test(test_files),
 	cmocka_unit_test(test_reload_keeps_running_config),

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "solver/bneck.h"
@@ -258,6 +259,116 @@ static void test_release(void **state)
 		  "l_wake, no release");
 }
 
+/* P(W > x) for W log-uniform on [a, c]: closed form, and the midpoint rule. */
+static double tail_closed(double a, double c, double x)
+{
+	return x >= c ? 0.0 : log(c / fmax(a, x)) / log(c / a);
+}
+
+static double tail_midpoint(double a, double c, double x)
+{
+	double h = (c - a) / (double)MID_POINTS, span = log(c / a), p = 0.0;
+
+	for (long i = 0; i < MID_POINTS; i++) {
+		double w = a + ((double)i + 0.5) * h;
+
+		if (w > x)
+			p += h / (w * span);
+	}
+	return p;
+}
+
+/*
+ * The waits that lose per second: ν_w P(W > x) at x = K/λ − R/c, the slot
+ * the longest wait lies in cut there, against the closed form (itself
+ * against the midpoint rule); the lower- and upper-edge placements
+ * bracket it; so a loss episode, λ l_wake / that, is the mean excess of a
+ * losing wait in packets.
+ */
+static void test_lossy_per_s(void **state)
+{
+	double count[NS] = { 0 }, x = 9e-3, cap = 11e-3, lambda = K_PKTS / x;
+	struct offwin_in in = wake_in(count, cap);
+	double p22, p23, want, ex;
+
+	(void)state;
+	count[22] = 3.0;	/* 4.2-8.4 ms: all below x */
+	count[23] = 2.0;	/* 8.4-16.8 ms, cut at 11 ms */
+	in.on_pkts_per_s = 1.25e5;
+	in.release_pkts = 125.0;	/* R/c = 1 ms: x = 8 ms */
+	p22 = tail_closed(edge_s(22), edge_s(23), 8e-3);
+	p23 = tail_closed(edge_s(23), cap, 8e-3);
+	/* The step at x puts the midpoint rule off by up to one cell's mass. */
+	check_abs(p22, tail_midpoint(edge_s(22), edge_s(23), 8e-3), 2e-6, "P, slot 22");
+	check_abs(p23, tail_midpoint(edge_s(23), cap, 8e-3), 2e-6, "P, slot 23 cut");
+	want = NU_PER_S * (3.0 * p22 + 2.0 * p23) / 5.0;
+	check_rel(offwin_lossy_per_s(&in, lambda, OFFWIN_LOGUNIFORM), want, 1e-12,
+		  "lossy waits per second");
+	assert_true(offwin_lossy_per_s(&in, lambda, OFFWIN_LOW) <= want * (1 + 1e-12));
+	assert_true(offwin_lossy_per_s(&in, lambda, OFFWIN_HIGH) >= want * (1 - 1e-12));
+	/* The episode: the excess of the waits past x over those waits. */
+	ex = (3.0 * excess_closed(edge_s(22), edge_s(23), 8e-3) +
+	      2.0 * excess_closed(edge_s(23), cap, 8e-3)) / 5.0;
+	check_rel(lambda * offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) /
+		  offwin_lossy_per_s(&in, lambda, OFFWIN_LOGUNIFORM),
+		  lambda * ex * NU_PER_S / want, 1e-12, "episode");
+	/* None loses: 0. */
+	assert_true(offwin_lossy_per_s(&in, K_PKTS / 1.0, OFFWIN_LOGUNIFORM) == 0.0);
+}
+
+/*
+ * episodes_from_windows: each rate's T is the T with that rate's episode,
+ * λ l / (lossy windows per second), given as loss_episode_pkts; the loss
+ * does not move.
+ */
+static void test_bneck_episodes(void **state)
+{
+	struct rxb_stage_inputs s = offwin_fixture_stage();
+	struct bneck_xfer x = offwin_fixture_xfer(12, BNECK_LOSS_SERVICE);
+	struct bneck_result r, one;
+	struct bneck_point pts[64];
+	struct bneck_ws ws;
+	uint32_t n, checked = 0;
+
+	(void)state;
+	s.cpu_bound = 0;
+	s.wake_per_s = 50.0;
+	s.wake_hist[23] = 2.0;	/* 8.4-16.8 ms */
+	s.wake_hist[24] = 1.0;	/* 17-34 ms */
+	s.wake_max_s = 20e-3;
+	x.rounds = BNECK_ROUNDS_BURST;
+	x.loss_episode_pkts = 5000.0;
+	x.episodes_from_windows = true;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	n = r.npoints;
+	assert_true(n <= 64);
+	memcpy(pts, r.curve, n * sizeof(pts[0]));
+	for (uint32_t j = 0; j < n; j++) {
+		struct bneck_xfer xj = x;
+		double lambda = pts[j].rate_bps / (8.0 * x.payload_bytes);
+		struct offwin_in in = {
+			.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s.queue_pkts,
+			.wake_per_s = s.wake_per_s, .wake_count = s.wake_hist,
+			.wake_max_s = s.wake_max_s,
+		};
+		double lossy = offwin_lossy_per_s(&in, lambda, OFFWIN_LOGUNIFORM);
+		double l = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+
+		if (!(lossy > 0.0) || !(l >= pts[j].loss * (1 - 1e-9)))
+			continue;	/* the windows do not set the loss there */
+		xj.episodes_from_windows = false;
+		xj.loss_episode_pkts = fmax(1.0, lambda * l / lossy);
+		assert_int_equal(bneck_compute(&ws, &s, 1, &xj, NULL, &one), 0);
+		assert_true(one.curve[j].rate_bps == pts[j].rate_bps);
+		check_rel(one.curve[j].time_s, pts[j].time_s, 1e-9, "T at the rate's episode");
+		check_rel(one.curve[j].loss, pts[j].loss, 1e-12, "the loss");
+		checked++;
+	}
+	assert_true(checked >= 3);
+	bneck_ws_finish(&ws);
+}
+
 static void test_bneck_wake_max(void **state)
 {
 	struct rxb_stage_inputs s = offwin_fixture_stage();
@@ -296,5 +407,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_cap_above_or_unknown),
 	cmocka_unit_test(test_slot_above_cap),
 	cmocka_unit_test(test_release),
+	cmocka_unit_test(test_lossy_per_s),
+	cmocka_unit_test(test_bneck_episodes),
 	cmocka_unit_test(test_bneck_wake_max),
 )

@@ -153,6 +153,8 @@ def predict(ctl, t, model, gap, point=False, alone=False):
             extra += ["--wake-max-ms", "%.6g" % (t["wake_max_s"] * 1e3)]
         if t.get("queue_release_pkts", 0) > 0:
             extra += ["--queue-release-pkts", "%.6g" % t["queue_release_pkts"]]
+        if t.get("episodes_from_windows") and model == "service":
+            extra += ["--episodes-from-windows"]
         if gap == "run" and t["run_before_preempt_s"] > 0:
             extra += ["--offcpu-gap-ms", "%.6g" % (t["run_before_preempt_s"] * 1e3)]
     c = fidelity.solve(ctl, dv, meta, model, extra)["curve"][0]

@@ -91,13 +91,7 @@ static double hist_mean(const double *count, size_t nslots, double x_s,
 }
 
 double offwin_excess_s(const double *count, size_t nslots, double x_s,
-		       enum offwin_within w)
-{
-	return hist_mean(count, nslots, x_s, w, slot_excess, 0.0);
-}
-
-double offwin_excess_cut_s(const double *count, size_t nslots, double x_s,
-			   enum offwin_within w, double cap_s)
+		       enum offwin_within w, double cap_s)
 {
 	return hist_mean(count, nslots, x_s, w, slot_excess, cap_s);
 }
@@ -136,20 +130,14 @@ static double slot_end(size_t r, double x, enum offwin_within w, double cap_s)
 }
 
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
-		     enum offwin_within w)
-{
-	return hist_mean(count, nslots, x_s, w, slot_end, 0.0);
-}
-
-double offwin_end_cut_s2(const double *count, size_t nslots, double x_s,
-			 enum offwin_within w, double cap_s)
+		     enum offwin_within w, double cap_s)
 {
 	return hist_mean(count, nslots, x_s, w, slot_end, cap_s);
 }
 
 double offwin_mean_s(const double *count, size_t nslots)
 {
-	return offwin_excess_s(count, nslots, 0.0, OFFWIN_LOGUNIFORM);
+	return offwin_excess_s(count, nslots, 0.0, OFFWIN_LOGUNIFORM, 0.0);
 }
 
 double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
@@ -192,7 +180,7 @@ static double preempt_loss(const struct offwin_in *in, double lambda,
 
 	if (!preempt_free_s(in, lambda, &free_s))
 		return 0.0;
-	return in->per_s * offwin_excess_s(in->count, in->nslots, free_s, w);
+	return in->per_s * offwin_excess_s(in->count, in->nslots, free_s, w, 0.0);
 }
 
 /*
@@ -219,7 +207,7 @@ static double wake_loss(const struct offwin_in *in, double lambda,
 {
 	if (!(in->wake_per_s > 0.0) || !in->wake_count)
 		return 0.0;
-	return in->wake_per_s * offwin_excess_cut_s(in->wake_count, in->nslots,
+	return in->wake_per_s * offwin_excess_s(in->wake_count, in->nslots,
 						    wake_room_s(in, lambda), w,
 						    in->wake_max_s);
 }
@@ -290,12 +278,12 @@ double offwin_round_absorb(const struct offwin_in *in, double lambda,
 		return 0.0;
 	full_s = (in->queue_pkts > 0.0 ? in->queue_pkts : 0.0) / lambda;
 	if (preempt_free_s(in, lambda, &free_s)) {
-		sum_s += in->per_s * offwin_end_s2(in->count, in->nslots, free_s, w);
-		sum_s += offwin_excess_s(in->count, in->nslots, free_s, w) -
-			 offwin_excess_s(in->count, in->nslots, full_s, w);
+		sum_s += in->per_s * offwin_end_s2(in->count, in->nslots, free_s, w, 0.0);
+		sum_s += offwin_excess_s(in->count, in->nslots, free_s, w, 0.0) -
+			 offwin_excess_s(in->count, in->nslots, full_s, w, 0.0);
 	}
 	if (in->wake_per_s > 0.0 && in->wake_count)
-		sum_s += in->wake_per_s * offwin_end_cut_s2(in->wake_count, in->nslots,
+		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots,
 							    wake_room_s(in, lambda), w,
 							    in->wake_max_s);
 	return lambda * sum_s;

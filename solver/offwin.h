@@ -91,28 +91,20 @@ void offwin_slot_s(size_t r, double *lo_s, double *hi_s);
 
 /*
  * E[(W − x)+] in seconds over the histogram (normalised by its total), W
- * placed within its slots as @w says; 0 for an empty histogram.
+ * placed within its slots as @w says, none above @cap_s (> 0: the slot
+ * [a, b) with a < @cap_s < b is taken as [a, @cap_s]; the others are
+ * whole, as a slot above the cap holds waits the histogram counted: the
+ * cap is stale; <= 0: no cut); 0 for an empty histogram.
  */
 double offwin_excess_s(const double *count, size_t nslots, double x_s,
-		       enum offwin_within w);
+		       enum offwin_within w, double cap_s);
 
 /*
- * E[(W^2 − x^2)/2; W > x] in seconds squared over the histogram, W placed
- * within its slots as @w says: a round's end term (offwin_round_absorb()).
+ * E[(W^2 − x^2)/2; W > x] in seconds squared over the histogram, the same
+ * way: a round's end term (offwin_round_absorb()).
  */
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
-		     enum offwin_within w);
-
-/*
- * offwin_excess_s() and offwin_end_s2() with no W above @cap_s (> 0): the
- * slot [a, b) with a < @cap_s < b is taken as [a, @cap_s]; the others are
- * whole (a slot above the cap holds waits the histogram counted: the cap
- * is stale). @cap_s <= 0: no cut.
- */
-double offwin_excess_cut_s(const double *count, size_t nslots, double x_s,
-			   enum offwin_within w, double cap_s);
-double offwin_end_cut_s2(const double *count, size_t nslots, double x_s,
-			 enum offwin_within w, double cap_s);
+		     enum offwin_within w, double cap_s);
 
 /*
  * Windows per second that lose at @lambda, each kind from its own room as

@@ -127,10 +127,10 @@ static void check_at(const double *count, const double *top_s, double cap_s, dou
 	double lambda = K_PKTS / x, e, e2;
 
 	hist_truth(count, top_s, x, &e, &e2);
-	check_rel(offwin_excess_cut_s(count, NS, x, OFFWIN_LOGUNIFORM, cap_s), e, 1e-12,
-		  "offwin_excess_cut_s");
-	check_rel(offwin_end_cut_s2(count, NS, x, OFFWIN_LOGUNIFORM, cap_s), e2, 1e-12,
-		  "offwin_end_cut_s2");
+	check_rel(offwin_excess_s(count, NS, x, OFFWIN_LOGUNIFORM, cap_s), e, 1e-12,
+		  "offwin_excess_s, cut");
+	check_rel(offwin_end_s2(count, NS, x, OFFWIN_LOGUNIFORM, cap_s), e2, 1e-12,
+		  "offwin_end_s2, cut");
 	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM), NU_PER_S * e, 1e-12,
 		  "l_wake");
 	check_rel(offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM),
@@ -152,14 +152,14 @@ static void test_cap_inside_slot(void **state)
 	for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
 		check_at(count, top, cap, xs[i]);
 	/* The cut matters: a third less excess where x is within the top slot. */
-	assert_true(offwin_excess_cut_s(count, NS, 9e-3, OFFWIN_LOGUNIFORM, cap) <
-		    0.67 * offwin_excess_s(count, NS, 9e-3, OFFWIN_LOGUNIFORM));
+	assert_true(offwin_excess_s(count, NS, 9e-3, OFFWIN_LOGUNIFORM, cap) <
+		    0.67 * offwin_excess_s(count, NS, 9e-3, OFFWIN_LOGUNIFORM, 0.0));
 	/* All at their slots' tops: the cut slot's at the cap. */
 	for (int r = 0; r < NS; r++) {
 		high += count[r] * fmax(top[r] - 5e-3, 0.0);
 		total += count[r];
 	}
-	check_rel(offwin_excess_cut_s(count, NS, 5e-3, OFFWIN_HIGH, cap), high / total,
+	check_rel(offwin_excess_s(count, NS, 5e-3, OFFWIN_HIGH, cap), high / total,
 		  1e-15, "OFFWIN_HIGH cut");
 }
 
@@ -174,10 +174,10 @@ static void check_uncut(const double *count, double cap_s)
 			enum offwin_within w = ws[j];
 			double lambda = K_PKTS / x;
 
-			assert_true(offwin_excess_cut_s(count, NS, x, w, cap_s) ==
-				    offwin_excess_s(count, NS, x, w));
-			assert_true(offwin_end_cut_s2(count, NS, x, w, cap_s) ==
-				    offwin_end_s2(count, NS, x, w));
+			assert_true(offwin_excess_s(count, NS, x, w, cap_s) ==
+				    offwin_excess_s(count, NS, x, w, 0.0));
+			assert_true(offwin_end_s2(count, NS, x, w, cap_s) ==
+				    offwin_end_s2(count, NS, x, w, 0.0));
 			assert_true(offwin_loss(&cut, lambda, w) == offwin_loss(&none, lambda, w));
 			assert_true(offwin_round_absorb(&cut, lambda, w) ==
 				    offwin_round_absorb(&none, lambda, w));

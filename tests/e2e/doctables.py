@@ -21,11 +21,12 @@ and NAME says which one it is:
   verdict-fast  the same for the runs of FAST, each set both reference
            and judged
   verdict-windows, verdict-service, verdict-service-cut,
-  verdict-service-release  the same, the --follow transfers of WINDOWS,
-           SERVICE, SERVICE_CUT and SERVICE_REL (the daemon with [model]
-           loss = windows, service, service with the longest wait, and with
-           the queue's release too) against the sweeps of WINDOWS_REF,
-           SERVICE_REF and SERVICE_CUT_REF
+  verdict-service-release, verdict-service-episodes  the same, the
+           --follow transfers of WINDOWS, SERVICE, SERVICE_CUT, SERVICE_REL
+           and SERVICE_EP (the daemon with [model] loss = windows, service,
+           service with the longest wait, with the queue's release too, and
+           with loss_episodes = windows too) against the sweeps of
+           WINDOWS_REF, SERVICE_REF and SERVICE_CUT_REF
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
            daemon's plain and effective count against the expected one, the
@@ -89,6 +90,8 @@ SERVICE_CUT_REF = SERVICE_REF + ["line10g-s%d" % s for s in range(160, 165)]
 SERVICE_CUT = ["line10g-s%d" % s for s in (165, 166, 167)]
 # ... and with the queue's release after a wait too, against the same.
 SERVICE_REL = ["line10g-s%d" % s for s in (175, 176, 177)]
+# ... and with the loss episodes from the windows ([model] loss_episodes = windows).
+SERVICE_EP = ["line10g-s%d" % s for s in (185, 186, 187)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
@@ -104,7 +107,7 @@ LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-
 # Two of them again with the off-CPU windows' loss too ([model] loss = windows).
 LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
 KEPT = sorted(set(REFERENCE + JUDGED + FAST + SERVICE_CUT_REF + WINDOWS + SERVICE
-                  + SERVICE_CUT + SERVICE_REL
+                  + SERVICE_CUT + SERVICE_REL + SERVICE_EP
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
@@ -229,12 +232,14 @@ def tables(results):
     win_ref, win_judgement, _, _ = pooled(results, WINDOWS_REF, WINDOWS)
     cut_ref, cut_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_CUT)
     rel_ref, rel_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_REL)
+    ep_ref, ep_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_EP)
     made = {"verdict": pool.verdict_md(ref, judgement),
             "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
             "verdict-service": pool.verdict_md(svc_ref, svc_judgement),
             "verdict-windows": pool.verdict_md(win_ref, win_judgement),
             "verdict-service-cut": pool.verdict_md(cut_ref, cut_judgement),
             "verdict-service-release": pool.verdict_md(rel_ref, rel_judgement),
+            "verdict-service-episodes": pool.verdict_md(ep_ref, ep_judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
     if LOADS:

@@ -4,13 +4,18 @@ testbed (docs/fidelity.md §6: the rule, and the verdicts this prints).
 
     fidelity_service.py [--build DIR] [--check | --write]
 
-Two data sets, each one record per undisturbed, completed fixed-rate
-transfer of the main sweeps, as `fidelity_windows.py extract RUNDIR...`
-writes it (the windows measured in the epochs its first blast overlaps,
-the daemon's stage-B inputs before it, its first-round loss and its time):
-results/offwin/service-judged.json (runs s140-s144, judged) and
-results/offwin/service-framing.json (runs s110-s114, on which the rounds'
-absorption was framed: shown, not judged).
+Data sets (DATA_SETS), each one record per undisturbed, completed
+fixed-rate transfer of the main sweeps, as `fidelity_windows.py extract
+RUNDIR...` writes it (the windows measured in the epochs its first blast
+overlaps, with their longest wait and the queue's release where the runs
+have them, the daemon's stage-B inputs before it, its first-round loss
+and its time), in results/offwin/: service-judged.json (runs s140-s144,
+judged), service-framing.json (s110-s114, on which the rounds'
+absorption was framed: shown, not judged), service-wakemax.json
+(s160-s164: the top slot cut, §6.4), service-release.json (s170-s174:
+and the queue's release, §6.6) and service-episodes.json (s180-s184: and
+the loss episodes from the windows, §6.8), each judged by its section's
+rule.
 
 Per transfer at k = 1-3, `rxbneckctl model` at those inputs with burst
 rounds, the measured mean run between preemptions as the gap, and:
@@ -45,12 +50,17 @@ import fidelity  # noqa: E402
 import fidelity_windows  # noqa: E402
 
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
-DATA_SETS = (  # (table marker, data file, judged)
-    ("service-judged", os.path.join(HERE, "results", "offwin", "service-judged.json"), True),
+DATA_SETS = (  # (table marker, data file, judged, model options the candidate adds)
+    ("service-judged", os.path.join(HERE, "results", "offwin", "service-judged.json"), True,
+     {}),
     ("service-framing", os.path.join(HERE, "results", "offwin", "service-framing.json"),
-     False),
-    ("service-wakemax", os.path.join(HERE, "results", "offwin", "service-wakemax.json"), True),
-    ("service-release", os.path.join(HERE, "results", "offwin", "service-release.json"), True),
+     False, {}),
+    ("service-wakemax", os.path.join(HERE, "results", "offwin", "service-wakemax.json"), True,
+     {}),
+    ("service-release", os.path.join(HERE, "results", "offwin", "service-release.json"), True,
+     {}),
+    ("service-episodes", os.path.join(HERE, "results", "offwin", "service-episodes.json"),
+     True, {"episodes_from_windows": True}),
 )
 LOSS_MIN, LOSS_LO, LOSS_HI, T_TOL = 0.005, 0.5, 2.0, 0.15
 BULK_MAX = 1e-6
@@ -154,9 +164,10 @@ def main():
     ctl = os.path.join(a.build, "rxbneckctl")
     rc = 0
     try:
-        for name, path, judged in DATA_SETS:
+        for name, path, judged, opts in DATA_SETS:
             with open(path) as f:
-                made = table(rows_of(ctl, json.load(f)), judged)
+                data = [dict(t, **opts) for t in json.load(f)]
+            made = table(rows_of(ctl, data), judged)
             if a.check or a.write:
                 begin = "<!-- table %s: tests/e2e/fidelity_service.py -->" % name
                 rc |= fidelity.check_or_write(fidelity.DOC, made, a.write, begin)

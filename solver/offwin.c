@@ -208,8 +208,7 @@ static double wake_loss(const struct offwin_in *in, double lambda,
 	if (!(in->wake_per_s > 0.0) || !in->wake_count)
 		return 0.0;
 	return in->wake_per_s * offwin_excess_s(in->wake_count, in->nslots,
-						    wake_room_s(in, lambda), w,
-						    in->wake_max_s);
+						wake_room_s(in, lambda), w, in->wake_max_s);
 }
 
 /* P(W > x) for W log-uniform on [a, b) (all at a when the span is empty). */
@@ -284,8 +283,8 @@ double offwin_round_absorb(const struct offwin_in *in, double lambda,
 	}
 	if (in->wake_per_s > 0.0 && in->wake_count)
 		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots,
-							    wake_room_s(in, lambda), w,
-							    in->wake_max_s);
+							wake_room_s(in, lambda), w,
+							in->wake_max_s);
 	return lambda * sum_s;
 }
 

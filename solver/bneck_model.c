@@ -167,16 +167,21 @@ static int stage_full_service(const struct rxb_stage_inputs *in,
 }
 
 /*
- * The stage's service rate between its vacations: the vacations are the
- * CPU-bound tasks' turns, so in between it runs without them (#C = 0).
+ * The stage's service rate between its vacations: the predicted vacations
+ * are the CPU-bound tasks' turns, so in between it runs without them
+ * (#C = 0). Measured off-CPU windows (@windows) hold every co-runner's
+ * turns, the I/O-bound tasks' CPU bursts too: between them it runs alone
+ * (#C = #I = 0), or those bursts would count twice.
  */
-static int stage_on_service(const struct rxb_stage_inputs *in,
+static int stage_on_service(const struct rxb_stage_inputs *in, bool windows,
 			    const struct bneck_xfer *x, const struct ctmc_opts *o,
 			    double *mu_on)
 {
 	struct rxb_stage_inputs alone = *in;
 
 	alone.cpu_bound = 0.0;
+	if (windows)
+		alone.io_bound = 0.0;
 	return variant_service(&alone, x, o, mu_on, NULL);
 }
 
@@ -239,7 +244,8 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		}
 		if ((x->obey_pauses && stages[i].vacation_s > 0.0) ||
 		    bneck_model_windows(md, i)) {
-			err = stage_on_service(&stages[i], x, o, &md->mu_on[i]);
+			err = stage_on_service(&stages[i], bneck_model_windows(md, i), x, o,
+					       &md->mu_on[i]);
 			if (err)
 				return err;
 			md->paused[i] = x->obey_pauses && stages[i].vacation_s > 0.0;

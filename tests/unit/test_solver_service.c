@@ -6,7 +6,8 @@
  *  - every point's stage loss is the larger of the bulk queue served at
  *    the receiver's own rate (the queue model solved with #C = 0) and
  *    offwin_loss() at the point's packet rate: the co-runners' share is
- *    not counted a second time;
+ *    not counted a second time, nor the CPU bursts of I/O-bound tasks
+ *    (#I = 2 beside the loops: the queue at #C = #I = 0);
  *  - where the windows set the loss, the first blast of n packets loses
  *    (n l − c)+, c what the round's ends absorb by offwin_round_absorb()
  *    (test_solver_offwin_round checks it by quadrature) at the receiver's
@@ -88,7 +89,12 @@ static void check_point(const struct bneck_point *pt, double qalone, const struc
 	}
 }
 
-static void test_service_points(void **state)
+/*
+ * The points of `service` on the fixture's windows with @io_bound I/O-bound
+ * tasks beside the loops: their CPU bursts are in the measured windows too,
+ * so between them the receiver runs alone (#C = #I = 0).
+ */
+static void service_points(double io_bound)
 {
 	struct rxb_stage_inputs s, alone;
 	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_QUEUE);
@@ -97,11 +103,27 @@ static void test_service_points(void **state)
 	struct offwin_in in;
 	struct regimes seen = { 0 };
 	double qalone[POINTS], drain;
+	int differ = 0;
 
-	(void)state;
 	fill_windows(&s);
+	s.io_bound = io_bound;
+	s.mu_pio_per_s = 2000.0;	/* 0.5 ms CPU bursts */
+	s.mu_disk_per_s = 1000.0;
 	alone = s;
 	alone.cpu_bound = 0.0;
+	if (io_bound > 0.0) {
+		/* The queue alone with the I/O bursts counted loses more. */
+		assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+		assert_int_equal(bneck_compute(&ws, &alone, 1, &x, NULL, &r), 0);
+		for (uint32_t j = 0; j < r.npoints; j++)
+			qalone[j] = r.curve[j].loss;
+		alone.io_bound = 0.0;
+		assert_int_equal(bneck_compute(&ws, &alone, 1, &x, NULL, &r), 0);
+		for (uint32_t j = 0; j < r.npoints; j++)
+			differ += qalone[j] > r.curve[j].loss * 1.01 + 1e-9;
+		assert_true(differ >= 3);
+		bneck_ws_finish(&ws);
+	}
 	in = (struct offwin_in){
 		.per_s = s.offcpu_per_s, .count = s.offcpu_hist,
 		.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s.queue_pkts,
@@ -127,6 +149,18 @@ static void test_service_points(void **state)
 	assert_string_equal(bneck_loss_name(BNECK_LOSS_SERVICE), "service");
 	offwin_fixture_refused(&ws, &s, &x, &s.offcpu_hist[3], &s.offcpu_per_s, -1.0);
 	bneck_ws_finish(&ws);
+}
+
+static void test_service_points(void **state)
+{
+	(void)state;
+	service_points(0.0);
+}
+
+static void test_service_points_io_bound(void **state)
+{
+	(void)state;
+	service_points(2.0);
 }
 
 static void test_no_windows_is_queue(void **state)
@@ -157,5 +191,6 @@ static void test_no_windows_is_queue(void **state)
 
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_service_points),
+	cmocka_unit_test(test_service_points_io_bound),
 	cmocka_unit_test(test_no_windows_is_queue),
 )

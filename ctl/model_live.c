@@ -162,6 +162,9 @@ static const char *xfer_from(const struct json_object *m, struct bneck_xfer *x)
 		x->loss_model = BNECK_LOSS_WINDOWS;
 	else if (loss && !strcmp(loss, "service"))
 		x->loss_model = BNECK_LOSS_SERVICE;
+	x->episodes_from_windows = jpath_bool(m, "episodes_from_windows") == 1 &&
+				   x->rounds == BNECK_ROUNDS_BURST &&
+				   x->loss_model != BNECK_LOSS_QUEUE;
 	if (num_in(m, "points", 2, 1000000, &points))
 		x->points = (uint32_t)points;
 	x->loss_episode_pkts = 0;

@@ -130,6 +130,7 @@ struct flow_estimate {
 	enum bneck_rounds rounds;	/* [model] rounds then */
 	enum bneck_loss loss_model;	/* [model] loss then */
 	double loss_episode_pkts;	/* bneck_xfer's then: 0 = one by one */
+	bool episodes_from_windows;	/* bneck_xfer's then */
 	struct flow_xfer xfer;
 	uint32_t nstages;
 	struct rxb_stage_inputs inputs[BNECK_MAX_STAGES];

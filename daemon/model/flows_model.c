@@ -404,6 +404,13 @@ static double episode_pkts(const struct flows *f, const struct flow *fl)
 	return m->v;
 }
 
+/* Whether the solve takes each rate's episode from the windows. */
+static bool episodes_from_windows(const struct flows *f)
+{
+	return f->p.episodes_from_windows && f->p.rounds == BNECK_ROUNDS_BURST &&
+	       (f->p.loss_model == BNECK_LOSS_WINDOWS || f->p.loss_model == BNECK_LOSS_SERVICE);
+}
+
 /* Solve with fl->inputs; keep the result as m's good estimate on success. */
 static int model_solve(struct flows *f, const struct flow *fl, struct flow_model *m,
 		       const struct rxb_epoch *e)
@@ -417,10 +424,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 		.points = f->p.sweep_points,
 		.rounds = f->p.rounds,
 		.loss_episode_pkts = episode_pkts(f, fl),
-		.episodes_from_windows = f->p.episodes_from_windows &&
-					 f->p.rounds == BNECK_ROUNDS_BURST &&
-					 (f->p.loss_model == BNECK_LOSS_WINDOWS ||
-					  f->p.loss_model == BNECK_LOSS_SERVICE),
+		.episodes_from_windows = episodes_from_windows(f),
 		.loss_model = f->p.loss_model,
 	};
 	struct flow_estimate est;
@@ -451,6 +455,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 	est.rounds = f->p.rounds;
 	est.loss_model = f->p.loss_model;
 	est.loss_episode_pkts = x.loss_episode_pkts;
+	est.episodes_from_windows = x.episodes_from_windows;
 	est.at_ns = rxb_mono_ns();
 	est.xfer = m->xfer;
 	est.nstages = fl->inputs.nstages;
@@ -564,7 +569,8 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 	    g->nstages != fl->inputs.nstages || g->points != f->p.sweep_points ||
 	    g->rounds != f->p.rounds || g->loss_model != f->p.loss_model ||
 	    !xfer_same(&g->xfer, &m->xfer) ||
-	    g->loss_episode_pkts != episode_pkts(f, fl))
+	    g->loss_episode_pkts != episode_pkts(f, fl) ||
+	    g->episodes_from_windows != episodes_from_windows(f))
 		return true;
 	for (uint32_t i = 0; i < g->nstages && need != SOLVE_NOW; i++) {
 		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i],

@@ -283,6 +283,7 @@ static void model_json(struct json_writer *w, const struct flow_model *m,
 	json_double(w, "solve_ms", g->solve_ms);
 	json_str(w, "rounds", bneck_rounds_name(g->rounds));
 	json_str(w, "loss_model", bneck_loss_name(g->loss_model));
+	json_bool(w, "episodes_from_windows", g->episodes_from_windows);
 	json_uint(w, "points", g->points);
 	json_obj_begin(w, "transfer");
 	xfer_model_json(w, &g->xfer);

@@ -140,47 +140,162 @@ double offwin_mean_s(const double *count, size_t nslots)
 	return offwin_excess_s(count, nslots, 0.0, OFFWIN_LOGUNIFORM, 0.0);
 }
 
-double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
-			double gap_s)
+double offwin_room_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
+			double gap_s, double prev_s)
 {
-	double drained;
+	double drained = 0.0, left;
 
 	if (!(queue_pkts > 0.0))
 		return 0.0;
-	if (!(on_pkts_per_s > lambda) || !(gap_s > 0.0))
-		return 0.0;
-	drained = (on_pkts_per_s - lambda) * gap_s;
-	return drained < queue_pkts ? drained : queue_pkts;
+	if (on_pkts_per_s > lambda && gap_s > 0.0)
+		drained = (on_pkts_per_s - lambda) * gap_s;
+	left = lambda * (prev_s > 0.0 ? prev_s : 0.0);
+	if (left > queue_pkts)
+		left = queue_pkts;
+	left -= drained;
+	return left > 0.0 ? queue_pkts - left : queue_pkts;
 }
 
-/*
- * The room F / λ (seconds of arrivals) a window after preemption finds;
- * false when there are none.
- */
-static bool preempt_free_s(const struct offwin_in *in, double lambda, double *free_s)
+/* The windows after preemption at one rate: what their rooms depend on. */
+struct preempt {
+	const struct offwin_in *in;
+	enum offwin_within w;
+	double lambda, gap_s;
+	double full_s;		/* K/λ: the room of an empty queue */
+	double drained_s;	/* (c − λ)+ g / λ: what a gap frees */
+};
+
+/* False when there are no windows after preemption to take. */
+static bool preempt_init(struct preempt *p, const struct offwin_in *in, double lambda,
+			 enum offwin_within w)
 {
-	double mean_s, gap_s;
+	double mean_s;
 
 	if (!(in->per_s > 0.0) || !in->count)
 		return false;
 	mean_s = offwin_mean_s(in->count, in->nslots);
 	if (!(mean_s > 0.0))
 		return false;
-	gap_s = in->gap_s > 0.0 ? in->gap_s : 1.0 / in->per_s - mean_s;
-	*free_s = offwin_free_pkts(in->queue_pkts, lambda, in->on_pkts_per_s, gap_s) /
-		  lambda;
+	p->in = in;
+	p->w = w;
+	p->lambda = lambda;
+	p->gap_s = in->gap_s > 0.0 ? in->gap_s : 1.0 / in->per_s - mean_s;
+	p->full_s = (in->queue_pkts > 0.0 ? in->queue_pkts : 0.0) / lambda;
+	p->drained_s = in->on_pkts_per_s > lambda && p->gap_s > 0.0 ?
+		       (in->on_pkts_per_s - lambda) * p->gap_s / lambda : 0.0;
 	return true;
 }
 
-/* l_win: the windows after preemption, from the room F their gaps left. */
+/* The room F/λ (seconds of arrivals) after a window of @prev_s. */
+static double room_after_s(const struct preempt *p, double prev_s)
+{
+	return offwin_room_pkts(p->full_s * p->lambda, p->lambda, p->in->on_pkts_per_s,
+				p->gap_s, prev_s) / p->lambda;
+}
+
+/* Something of the windows (excess, tail, end term) at a room of @x_s. */
+typedef double (*room_fn)(const struct offwin_in *in, double x_s, enum offwin_within w);
+
+/* Nodes and weights of the 8-point Gauss-Legendre rule on [-1, 1]. */
+static const double gl_node[8] = {
+	-0.9602898564975363, -0.7966664774136267, -0.5255324099163290, -0.1834346424956498,
+	0.1834346424956498, 0.5255324099163290, 0.7966664774136267, 0.9602898564975363,
+};
+static const double gl_weight[8] = {
+	0.1012285362903763, 0.2223810344533745, 0.3137066458778873, 0.3626837833783620,
+	0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763,
+};
+
+/*
+ * The mean of @fn at the room a window finds after one of [@u0, @u1] in
+ * ln seconds, the previous window log-uniform there: the room is K/λ up
+ * to the drain, then falls as the previous window's overflow, then stays
+ * at what the gap frees: smooth between those breaks, so each piece is
+ * taken by Gauss-Legendre in ln w.
+ */
+static double room_mean_log(const struct preempt *p, double u0, double u1, room_fn fn)
+{
+	double brk[4] = { u0, u1, u1, u1 }, sum = 0.0;
+	size_t n = 1;
+
+	if (!(u1 > u0))
+		return fn(p->in, room_after_s(p, exp(u0)), p->w);
+	if (p->drained_s > 0.0 && log(p->drained_s) > u0 && log(p->drained_s) < u1)
+		brk[n++] = log(p->drained_s);
+	if (p->full_s > 0.0 && log(p->full_s) > brk[n - 1] && log(p->full_s) < u1)
+		brk[n++] = log(p->full_s);
+	brk[n] = u1;
+	for (size_t j = 0; j < n; j++) {
+		double mid = (brk[j] + brk[j + 1]) / 2.0, half = (brk[j + 1] - brk[j]) / 2.0;
+
+		for (size_t q = 0; q < 8; q++)
+			sum += gl_weight[q] * half *
+			       fn(p->in, room_after_s(p, exp(mid + half * gl_node[q])), p->w);
+	}
+	return sum / (u1 - u0);
+}
+
+/*
+ * E over the previous window of @fn at the room the next one finds: the
+ * queue that window left, K − ((min(K, λ D') − (c − λ)+ g)+, the previous
+ * window D' drawn from the same histogram, placed within its slots as
+ * p->w says.
+ */
+static double room_mean(const struct preempt *p, room_fn fn)
+{
+	const double *count = p->in->count;
+	size_t nslots = p->in->nslots < OFFWIN_MAX_SLOTS ? p->in->nslots : OFFWIN_MAX_SLOTS;
+	double total = 0.0, sum = 0.0;
+
+	for (size_t r = 0; r < nslots; r++) {
+		double a, b, v;
+
+		if (!(count[r] > 0.0))
+			continue;
+		offwin_slot_s(r, &a, &b);
+		if (p->w == OFFWIN_LOW)
+			v = fn(p->in, room_after_s(p, a), p->w);
+		else if (p->w == OFFWIN_HIGH)
+			v = fn(p->in, room_after_s(p, b), p->w);
+		else
+			v = room_mean_log(p, log(a), log(b), fn);
+		total += count[r];
+		sum += count[r] * v;
+	}
+	return total > 0.0 ? sum / total : 0.0;
+}
+
+static double excess_at(const struct offwin_in *in, double x_s, enum offwin_within w)
+{
+	return offwin_excess_s(in->count, in->nslots, x_s, w, 0.0);
+}
+
+/*
+ * Seconds of arrivals a window loses on average when the windows and the
+ * runs between them bring more than the receiver drains: the queue then
+ * stays full, and each cycle loses λ (E[W] + g) − c g of it.
+ */
+static double overload_s(const struct preempt *p)
+{
+	double mean_s = offwin_excess_s(p->in->count, p->in->nslots, 0.0, p->w, 0.0);
+	double g = p->gap_s > 0.0 ? p->gap_s : 0.0;
+	double over_s = mean_s + g - p->in->on_pkts_per_s * g / p->lambda;
+
+	return over_s > 0.0 ? over_s : 0.0;
+}
+
+/*
+ * l_win: a window after preemption loses what does not fit in the room the
+ * window before it left, or at least its share of the overload.
+ */
 static double preempt_loss(const struct offwin_in *in, double lambda,
 			   enum offwin_within w)
 {
-	double free_s;
+	struct preempt p;
 
-	if (!preempt_free_s(in, lambda, &free_s))
+	if (!preempt_init(&p, in, lambda, w))
 		return 0.0;
-	return in->per_s * offwin_excess_s(in->count, in->nslots, free_s, w, 0.0);
+	return in->per_s * fmax(room_mean(&p, excess_at), overload_s(&p));
 }
 
 /*
@@ -237,14 +352,25 @@ static double slot_tail(size_t r, double x, enum offwin_within w, double cap_s)
 	return loguniform_tail(a, b, x);
 }
 
+static double tail_at(const struct offwin_in *in, double x_s, enum offwin_within w)
+{
+	return hist_mean(in->count, in->nslots, x_s, w, slot_tail, 0.0);
+}
+
 double offwin_lossy_per_s(const struct offwin_in *in, double lambda, enum offwin_within w)
 {
-	double free_s, n = 0.0;
+	struct preempt p;
+	double n = 0.0;
 
 	if (!(lambda > 0.0) || !isfinite(lambda))
 		return 0.0;
-	if (preempt_free_s(in, lambda, &free_s))
-		n += in->per_s * hist_mean(in->count, in->nslots, free_s, w, slot_tail, 0.0);
+	if (preempt_init(&p, in, lambda, w)) {
+		/* In overload the queue stays full: every window loses. */
+		if (overload_s(&p) > room_mean(&p, excess_at))
+			n += in->per_s;
+		else
+			n += in->per_s * room_mean(&p, tail_at);
+	}
 	if (in->wake_per_s > 0.0 && in->wake_count)
 		n += in->wake_per_s * hist_mean(in->wake_count, in->nslots,
 						wake_room_s(in, lambda), w, slot_tail,
@@ -268,18 +394,22 @@ double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within
  * the round's first window after preemption, which finds the empty
  * queue's room K instead of F.
  */
+static double end_at(const struct offwin_in *in, double x_s, enum offwin_within w)
+{
+	return offwin_end_s2(in->count, in->nslots, x_s, w, 0.0);
+}
+
 double offwin_round_absorb(const struct offwin_in *in, double lambda,
 			   enum offwin_within w)
 {
-	double full_s, free_s, sum_s = 0.0;
+	struct preempt p;
+	double sum_s = 0.0;
 
 	if (!(lambda > 0.0) || !isfinite(lambda))
 		return 0.0;
-	full_s = (in->queue_pkts > 0.0 ? in->queue_pkts : 0.0) / lambda;
-	if (preempt_free_s(in, lambda, &free_s)) {
-		sum_s += in->per_s * offwin_end_s2(in->count, in->nslots, free_s, w, 0.0);
-		sum_s += offwin_excess_s(in->count, in->nslots, free_s, w, 0.0) -
-			 offwin_excess_s(in->count, in->nslots, full_s, w, 0.0);
+	if (preempt_init(&p, in, lambda, w)) {
+		sum_s += in->per_s * room_mean(&p, end_at);
+		sum_s += room_mean(&p, excess_at) - excess_at(in, p.full_s, w);
 	}
 	if (in->wake_per_s > 0.0 && in->wake_count)
 		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots,

@@ -13,15 +13,27 @@
  *   l_win(λ) = ν E[(λ W − F)+] / λ = ν E[(W − F/λ)+].
  *
  * The free room: with g the time on the CPU between windows (measured: the
- * mean run that a preemption ended; else the mean gap 1/ν − E[W]),
- * F = min(K, (c − λ)+ g), i.e. every window is taken to begin after a gap
- * of g that followed a window which left the queue full. Co-runners that
- * take their turns in clusters (loops under a CPU quota) leave short runs
- * between the windows of a cluster and long ones between clusters: the
- * mean gap then overstates the room the windows find. This is exact
- * when (c − λ) g >= K (each window starts from an empty queue) and, for
- * gaps of exactly g, an upper bound on the loss otherwise (the previous
- * window left at most K, so at least min(K, (c − λ) g) is free).
+ * mean run that a preemption ended; else the mean gap 1/ν − E[W]), a
+ * window finds what the window before it (D', from the same distribution)
+ * left after the run between them:
+ *
+ *   F(D') = K − (min(K, λ D') − (c − λ)+ g)+,
+ *
+ * i.e. the queue is taken as empty before that previous window. And when
+ * the windows and runs bring more than the receiver drains,
+ * λ (E[W] + g) > c g, the queue stays full and each window loses at least
+ * that excess:
+ *
+ *   l_win(λ) = ν max(E_{W,D'}[(W − F(D')/λ)+], E[W] + g − c g/λ).
+ *
+ * This is exact when (c − λ) g >= K (each window starts from an empty
+ * queue). With short runs, a fluid queue fed by windows of the histogram
+ * g apart lies within a few per cent of it where one of the two terms
+ * rules, and up to about a fifth above it where they meet (the queue
+ * carries over more than one window; test_solver_offwin simulates it).
+ * Co-runners that take their turns in clusters (loops under a CPU quota)
+ * leave short runs between the windows of a cluster and long ones between
+ * clusters: the mean run then overstates the room the windows find.
  * Periodic windows (one length D, ν = 1/P) with long gaps give
  * (D − K/λ)+ / P, the vacation loss of bneck_vacation_loss().
  *
@@ -117,9 +129,12 @@ double offwin_lossy_per_s(const struct offwin_in *in, double lambda, enum offwin
 /* E[W] in seconds (log-uniform within the slots); 0 when empty. */
 double offwin_mean_s(const double *count, size_t nslots);
 
-/* The room free when a window begins: min(K, (c − λ)+ g), see above. */
-double offwin_free_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
-			double gap_s);
+/*
+ * The room free when a window begins after a window of @prev_s and a run
+ * of @gap_s: K − (min(K, λ prev) − (c − λ)+ g)+, see above.
+ */
+double offwin_room_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
+			double gap_s, double prev_s);
 
 /*
  * min(1, l_win(@lambda) + l_wake(@lambda)), see above; 0 without windows
@@ -138,6 +153,8 @@ double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within
  *   after preemption and K/λ for the waits after a wake-up;
  * - its start: the round's first window after preemption finds the empty
  *   queue's room K, not F: λ (E[(W − F/λ)+] − E[(W − K/λ)+]).
+ *
+ * (F over the previous window's length as above.)
  *
  * A round shorter than its longest windows loses more than n l minus this
  * (and never less than 0): it is then a lower bound on the round's loss.

@@ -21,12 +21,14 @@ and NAME says which one it is:
   verdict-fast  the same for the runs of FAST, each set both reference
            and judged
   verdict-windows, verdict-service, verdict-service-cut,
-  verdict-service-release, verdict-service-episodes  the same, the
-           --follow transfers of WINDOWS, SERVICE, SERVICE_CUT, SERVICE_REL
-           and SERVICE_EP (the daemon with [model] loss = windows, service,
-           service with the longest wait, with the queue's release too, and
-           with loss_episodes = windows too) against the sweeps of
-           WINDOWS_REF, SERVICE_REF and SERVICE_CUT_REF
+  verdict-service-release, verdict-service-episodes,
+  verdict-service-room  the same, the --follow transfers of WINDOWS,
+           SERVICE, SERVICE_CUT, SERVICE_REL, SERVICE_EP and SERVICE_ROOM
+           (the daemon with [model] loss = windows, service, service with
+           the longest wait, with the queue's release too, with
+           loss_episodes = windows too, and with the windows' room from the
+           window before: the defaults) against the sweeps of WINDOWS_REF,
+           SERVICE_REF and SERVICE_CUT_REF
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
            daemon's plain and effective count against the expected one, the
@@ -92,6 +94,9 @@ SERVICE_CUT = ["line10g-s%d" % s for s in (165, 166, 167)]
 SERVICE_REL = ["line10g-s%d" % s for s in (175, 176, 177)]
 # ... and with the loss episodes from the windows ([model] loss_episodes = windows).
 SERVICE_EP = ["line10g-s%d" % s for s in (185, 186, 187)]
+# ... and the windows after preemption finding the room the window before
+# them left (the defaults: [model] loss = service, loss_episodes = windows).
+SERVICE_ROOM = ["line10g-s%d" % s for s in (190, 191, 192)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
@@ -106,9 +111,14 @@ LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-
                "loads-io-k2-drain"]
 # Two of them again with the off-CPU windows' loss too ([model] loss = windows).
 LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
+# Each again with the service process's loss and its episodes ([model] loss
+# = service, loss_episodes = windows: the defaults).
+LOADS_SERVICE = ["loads-nice10-k3-service", "loads-quota25-k2-service",
+                 "loads-duty50-k1-service", "loads-io-k2-service"]
 KEPT = sorted(set(REFERENCE + JUDGED + FAST + SERVICE_CUT_REF + WINDOWS + SERVICE
-                  + SERVICE_CUT + SERVICE_REL + SERVICE_EP
-                  + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS))
+                  + SERVICE_CUT + SERVICE_REL + SERVICE_EP + SERVICE_ROOM
+                  + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
+                  + LOADS_SERVICE))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -180,9 +190,11 @@ def loads_table(results):
            "(Gb/s) | capacity from the drain at `--follow` starts | daemon's record: T measured "
            "/ predicted (median); first-round loss predicted / measured (mean) |",
            "|---|---|---|---|---|---|---|---|---|"]
-    label = {d: " (drain)" for d in LOADS_DRAIN}
-    label.update({d: " (drain, windows)" for d in LOADS_WINDOWS})
-    for d in LOADS + LOADS_DRAIN + LOADS_WINDOWS:
+    label = {d: " (queue)" for d in LOADS}
+    label.update({d: " (queue, drain)" for d in LOADS_DRAIN})
+    label.update({d: " (windows, drain)" for d in LOADS_WINDOWS})
+    label.update({d: " (service)" for d in LOADS_SERVICE})
+    for d in LOADS_SERVICE + LOADS + LOADS_DRAIN + LOADS_WINDOWS:
         r = load(results, d)
         meta = r["meta"]
         k = int(meta["ks"][0])
@@ -233,6 +245,7 @@ def tables(results):
     cut_ref, cut_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_CUT)
     rel_ref, rel_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_REL)
     ep_ref, ep_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_EP)
+    room_ref, room_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_ROOM)
     made = {"verdict": pool.verdict_md(ref, judgement),
             "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
             "verdict-service": pool.verdict_md(svc_ref, svc_judgement),
@@ -240,6 +253,7 @@ def tables(results):
             "verdict-service-cut": pool.verdict_md(cut_ref, cut_judgement),
             "verdict-service-release": pool.verdict_md(rel_ref, rel_judgement),
             "verdict-service-episodes": pool.verdict_md(ep_ref, ep_judgement),
+            "verdict-service-room": pool.verdict_md(room_ref, room_judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
     if LOADS:

@@ -7,9 +7,9 @@
  *  - one window length every period P with long gaps: exactly the vacation
  *    loss (D − K/λ)+ / P of bneck_vacation_loss();
  *  - random windows drawn from a histogram (log-uniform within the slots)
- *    run through a slot-by-slot fluid queue (20 µs slots): with gaps long
- *    enough to drain, the closed form within 4 standard errors of the
- *    simulation's mean plus 1 % (the slots' rounding); with short gaps,
+ *    run through a fluid queue cycle by cycle: with gaps long enough to
+ *    drain, the closed form within 4 standard errors of the simulation's
+ *    mean plus 1 %; with short gaps,
  *    where the queue stays full, within 4 standard errors plus 2 %; with
  *    runs between, where it carries over more than one window, from a
  *    fifth below to 5 % above (4 standard errors each); and
@@ -122,46 +122,10 @@ struct sim_out {
 
 /*
  * A fluid queue of @k packets, arrivals at @lambda, drained at @c while on
- * the CPU, off for windows drawn from @count separated by @gap_s, run in
- * slots of @dt_s; the loss over @nwin windows, and its standard error from
- * the spread of each cycle's loss.
- */
-static void simulate(const double *count, double k, double lambda, double c,
-		     double gap_s, double dt_s, int nwin, struct sim_out *o)
-{
-	double q = 0.0, lost = 0.0, arrived = 0.0, s1 = 0.0, s2 = 0.0;
-	long gap_slots = lround(gap_s / dt_s);
-
-	for (int i = 0; i < nwin; i++) {
-		long off = lround(offwin_fixture_draw_s(count, NS, uniform01) / dt_s);
-		double cyc_lost = 0.0, cyc_arr = 0.0;
-
-		for (long t = 0; t < off; t++) {
-			q += lambda * dt_s;
-			cyc_arr += lambda * dt_s;
-			if (q > k) {
-				cyc_lost += q - k;
-				q = k;
-			}
-		}
-		for (long t = 0; t < gap_slots; t++) {
-			cyc_arr += lambda * dt_s;
-			q -= (c - lambda) * dt_s;
-			if (q < 0.0)
-				q = 0.0;
-		}
-		lost += cyc_lost;
-		arrived += cyc_arr;
-		s1 += cyc_lost / cyc_arr;
-		s2 += (cyc_lost / cyc_arr) * (cyc_lost / cyc_arr);
-	}
-	o->loss = lost / arrived;
-	o->se = sqrt(fmax(s2 / nwin - (s1 / nwin) * (s1 / nwin), 0.0) / nwin);
-}
-
-/*
- * The same fluid queue cycle by cycle, exactly (arrivals and drain are
- * linear within a window and a run): @nwin windows of @count, @gap_s apart.
+ * the CPU, off for windows drawn from @count separated by @gap_s, run
+ * cycle by cycle, exactly (arrivals and drain are linear within a window
+ * and a run); the loss over @nwin windows, and its standard error from the
+ * spread of each cycle's loss.
  */
 static void simulate_cycles(const double *count, double k, double lambda, double c,
 			    double gap_s, int nwin, struct sim_out *o)
@@ -191,7 +155,7 @@ static void simulate_cycles(const double *count, double k, double lambda, double
  * Many short windows with short runs between (a task that wakes for each
  * I/O completion on the receiver's CPU: 8-131 µs windows, 27 µs runs,
  * a 1.3e6/s drain): the queue stays nearly empty below the rate the runs
- * drain, and fills above it. The closed form against the exact cycle
+ * drain, and fills above it. The closed form against the
  * simulation, 200000 windows per rate: zero where the simulation lost
  * nothing, else within 4 standard errors + 5 % of it, from 4e5 to 8e5
  * packets/s (the runs drain 6.8e5). Taking every window's room as what a
@@ -268,7 +232,7 @@ static void sim_sweep(double gap_s, uint64_t seed, double lambda_lo, double lamb
 		};
 		struct sim_out o;
 
-		simulate(count, k, lambda, c, gap_s, 20e-6, 4000, &o);
+		simulate_cycles(count, k, lambda, c, gap_s, 4000, &o);
 		check(&in, gap_s, lambda, &o, offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM));
 	}
 }
@@ -296,7 +260,7 @@ static void check_short_gaps(struct offwin_in *in, double gap_s, double lambda,
 	assert_true((in->on_pkts_per_s - lambda) * gap_s < in->queue_pkts);
 	print_message("lambda %.0f short gaps: sim %.5f +- %.5f, closed form %.5f\n",
 		      lambda, o->loss, o->se, got);
-	/* The queue stays full: the overload term, to the slots' rounding. */
+	/* The queue stays full: the overload term. */
 	assert_true(fabs(got - o->loss) <= 4.0 * o->se + 0.02 * o->loss);
 	/* The gap given is the gap the rate implies: the same loss. */
 	in->gap_s = gap_s;

@@ -27,7 +27,7 @@ and NAME says which one it is:
            (the daemon with [model] loss = windows, service, service with
            the longest wait, with the queue's release too, with
            loss_episodes = windows too, and with the windows' room from the
-           window before: the defaults) against the sweeps of WINDOWS_REF,
+           window before) against the sweeps of WINDOWS_REF,
            SERVICE_REF and SERVICE_CUT_REF
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
@@ -95,7 +95,7 @@ SERVICE_REL = ["line10g-s%d" % s for s in (175, 176, 177)]
 # ... and with the loss episodes from the windows ([model] loss_episodes = windows).
 SERVICE_EP = ["line10g-s%d" % s for s in (185, 186, 187)]
 # ... and the windows after preemption finding the room the window before
-# them left (the defaults: [model] loss = service, loss_episodes = windows).
+# them left ([model] loss = service, loss_episodes = windows).
 SERVICE_ROOM = ["line10g-s%d" % s for s in (190, 191, 192)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
@@ -112,7 +112,7 @@ LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-
 # Two of them again with the off-CPU windows' loss too ([model] loss = windows).
 LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
 # Each again with the service process's loss and its episodes ([model] loss
-# = service, loss_episodes = windows: the defaults).
+# = service, loss_episodes = windows).
 LOADS_SERVICE = ["loads-nice10-k3-service", "loads-quota25-k2-service",
                  "loads-duty50-k1-service", "loads-io-k2-service"]
 KEPT = sorted(set(REFERENCE + JUDGED + FAST + SERVICE_CUT_REF + WINDOWS + SERVICE

@@ -8,6 +8,39 @@
 #include "daemon/model/busy.h"
 #include "daemon/model/ran_on.h"
 
+/*
+ * #C + #I of the CPUs the receiver ran on in @e, weighted by its on-CPU
+ * time on each, #C by its effective count where measured (as the model's
+ * inputs take it, inputs.c): false when a CPU or its counts are unknown.
+ */
+static bool epoch_load(const struct rxb_sock_meas *s, const struct rxb_epoch *e,
+		       double *load)
+{
+	double total = ran_on_total_ns(s);
+
+	*load = 0;
+	if (!(total > 0))
+		return false;
+	for (int i = 0; i < ran_on_count(s); i++) {
+		const struct rxb_cpu_meas *c;
+		int cpu = s->ran_on[i].cpu;
+		double n;
+
+		if (!s->ran_on[i].oncpu_ns)
+			continue;
+		if (cpu < 0 || cpu >= e->ncpus || cpu >= RXB_MAX_CPUS)
+			return false;
+		c = &e->cpus[cpu];
+		n = (c->cpu_bound_eff_valid && isfinite(c->cpu_bound_eff) ? c->cpu_bound_eff
+									   : c->cpu_bound) +
+		    c->io_bound;
+		if (!isfinite(n) || n < 0)
+			return false;
+		*load += (double)s->ran_on[i].oncpu_ns / total * n;
+	}
+	return true;
+}
+
 bool drain_overflowed(const struct rxb_sock_meas *s)
 {
 	return s->reasons_valid ? s->drops_rcvbuf > 0 : s->drops_valid && s->drops > 0;
@@ -56,7 +89,7 @@ bool drain_epoch(const struct rxb_sock_meas *s, const struct rxb_epoch *e, doubl
 	 */
 	if (e->end_ns <= e->start_ns || t + off > DRAIN_MAX_OVER_EPOCH * (double)(e->end_ns - e->start_ns))
 		return false;
-	if (!ran_on_load(s, e, load))
+	if (!epoch_load(s, e, load))
 		return false;
 	*pkts = p;
 	*busy_ns = t + off;

@@ -372,44 +372,19 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 			  const struct rxb_epoch *e, double k)
 {
 	bool seen = s && s->receivers_valid && e && e->end_ns > e->start_ns;
-	double n, load, secs = seen ? active_s(s, e) : 0;
+	double n;
 
 	n = hist_fold(l->offcpu_hist, seen ? s->offcpu_hist : NULL, k);
 	hist_fold(l->wake_hist, seen ? s->wake_hist : NULL, k);
 	ewma_max_add(&l->wake_max_ns, k, seen ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
-	l->offcpu_s = l->offcpu_s * k + secs;
-	if (seen && ran_on_load(s, e, &load))
-		ewma_ratio_add(&l->offcpu_load, k, load * secs, secs, 0);
-	else
-		ewma_ratio_add(&l->offcpu_load, k, 0, 0, 0);
+	l->offcpu_s *= k;
+	if (seen)
+		l->offcpu_s += active_s(s, e);
 	if (seen && n > 0 && s->run_before_preempt_ns > 0 &&
 	    isfinite(s->run_before_preempt_ns))
 		ewma_ratio_add(&l->offcpu_gap_ns, k, s->run_before_preempt_ns * n, n, 1.0);
 	else
 		ewma_ratio_add(&l->offcpu_gap_ns, k, 0, 0, 1.0);
-}
-
-/*
- * Forget the windows when the load beside the receiver in @e has moved
- * more than LEARN_WINDOWS_MAX_DLOAD from the load they were learned at:
- * they are the co-runners' turns, and another set of co-runners takes
- * other turns. Checked in every epoch that saw the receiver run, sampled
- * or not, so the model follows a load change at once.
- */
-static void windows_follow_load(struct learn *l, const struct rxb_sock_meas *s,
-				const struct rxb_epoch *e)
-{
-	double was = ewma_ratio_value(&l->offcpu_load), load;
-
-	if (!s || !isfinite(was) || !ran_on_load(s, e, &load) ||
-	    !(fabs(load - was) > LEARN_WINDOWS_MAX_DLOAD))
-		return;
-	memset(l->offcpu_hist, 0, sizeof(l->offcpu_hist));
-	memset(l->wake_hist, 0, sizeof(l->wake_hist));
-	memset(&l->wake_max_ns, 0, sizeof(l->wake_max_ns));
-	ewma_ratio_reset(&l->offcpu_gap_ns);
-	ewma_ratio_reset(&l->offcpu_load);
-	l->offcpu_s = 0;
 }
 
 double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
@@ -481,7 +456,6 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 	double k = ewma_decay(dt_s, LEARN_TAU_S);
 
 	learn_episodes(l, s, k, e->seq);
-	windows_follow_load(l, s, e);
 	if (net_unsampled(e)) {
 		/*
 		 * Learn no cost, decay nothing: the receive-path costs stay as

@@ -39,13 +39,6 @@
 /* An epoch's longest wake-up wait is kept while it weighs this much (its
  * waits in the histogram are down to 5 %: three time constants). */
 #define LEARN_WAKE_MAX_MIN_W	0.05
-/*
- * The windows are the co-runners' turns: once #C + #I beside the receiver
- * is this far from the load they were learned at, they are forgotten
- * (the model is the bulk queue at the new count until windows at the new
- * load are learned), not blended in over LEARN_TAU_S.
- */
-#define LEARN_WINDOWS_MAX_DLOAD	0.5
 
 /*
  * Where a flow's costs come from before its own packets were measured
@@ -90,8 +83,6 @@ struct learn {
 	double offcpu_s;			/* decayed seconds of traffic they came from */
 	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
 						 * window after one */
-	struct ewma_ratio offcpu_load;		/* #C + #I beside the receiver
-						 * then, per second of traffic */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
 	double episode_hist[RXB_EPISODE_BUCKETS];
 	double episodes_w;			/* their decayed count */

@@ -6,8 +6,7 @@
  * stage B's inputs (inputs.c: windows per second of the epoch, the
  * histogram, the mean run a preemption ended; the wake-up waits per second
  * and their histogram), checked against the numbers put in; and their
- * learning over epochs (learn.c), checked against the decay worked by
- * hand, and forgotten when the load beside the receiver moves.
+ * learning over epochs (learn.c), checked against the decay worked by hand.
  */
 #include "tests/unit/inputs_fixture.h"
 
@@ -152,54 +151,6 @@ static void test_windows_learned(void **state)
 }
 
 /*
- * The windows follow the load beside the receiver: an epoch whose #C + #I
- * on its CPU is within LEARN_WINDOWS_MAX_DLOAD of the windows' load is
- * blended in as any other; one beyond it (hogs start) replaces them; and
- * an epoch without the per-packet probes (net_probe_every > 1) at another
- * load forgets them, leaving none until windows at that load are learned.
- */
-static void test_windows_follow_load(void **state)
-{
-	struct ifix *f = *state;
-	double d = exp(-0.5 / LEARN_TAU_S);
-	struct rxb_sock_meas *s = seen_epoch(f, 1);
-	struct rxb_epoch *e;
-
-	s->offcpu_hist[22] = 4.0;
-	s->run_before_preempt_ns = 2e6;
-	ifix_feed(f, 0.5);
-	check_rel(f->r.b.offcpu_per_s, 8.0, 1e-15);
-
-	/* #C 0.4 beside it: within the step, blended. */
-	s = seen_epoch(f, 2);
-	f->e->cpus[1].cpu_bound = 0.4;
-	s->offcpu_hist[22] = 2.0;
-	s->run_before_preempt_ns = 2e6;
-	ifix_feed(f, 0.5);
-	check_rel(f->r.b.offcpu_per_s, (4.0 * d + 2.0) / (0.5 * d + 0.5), 1e-14);
-
-	/* Two hogs: the windows are this epoch's alone. */
-	s = seen_epoch(f, 3);
-	f->e->cpus[1].cpu_bound = 2.0;
-	s->offcpu_hist[23] = 6.0;
-	s->run_before_preempt_ns = 3e6;
-	ifix_feed(f, 0.5);
-	check_rel(f->r.b.offcpu_per_s, 12.0, 1e-15);
-	assert_true(f->r.b.offcpu_hist[22] == 0.0 && f->r.b.offcpu_hist[23] == 6.0);
-	check_rel(f->r.b.offcpu_gap_s, 3e-3, 1e-15);
-
-	/* The hogs stop in an epoch without the per-packet probes: forgotten. */
-	e = ifix_epoch(f, 4, 0.5);
-	e->net_probe_every = 2;
-	e->net_sampled = false;
-	s = add_sock(e, 0, 0, 0);
-	s->counts_valid = false;
-	s->ran_on[0].oncpu_ns = 1000000;
-	ifix_feed(f, 0.5);
-	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.offcpu_hist[23] == 0.0);
-}
-
-/*
  * Per second of traffic: an epoch of 0.5 s whose receiver was active
  * 0.2 s of it gives its windows and waits over 0.2 s; an active time
  * above the epoch's (rounding) is held to the epoch.
@@ -273,7 +224,6 @@ static void test_wake_max_learned(void **state)
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_add_off_hist),
 	cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
-	cmocka_unit_test_setup_teardown(test_windows_follow_load, ifix_setup, ifix_teardown),
 	IFIX_TEST(test_windows_learned),
 	IFIX_TEST(test_no_windows),
 	IFIX_TEST(test_windows_per_active_second),

@@ -171,13 +171,20 @@ static int run(const struct bulkq_params *p, bool allow_tail,
 		prev = v;
 
 		if (allow_tail && stable >= s.N + 2 && (uint64_t)jj + s.N <= s.K &&
-		    jj >= lo + 2 * s.N + 2 && evicted > 0.0) {
+		    jj >= lo + 2 * s.N + 2 && evicted >= DBL_MIN) {
 			/*
 			 * The window is geometric with ratio rho, taken over a
 			 * whole window to average the rounding out. The rest
 			 * pi_{jj-1} .. pi_lo is pi_jj * sum_{k=1}^{c} rho^k.
+			 * A window spanning more than a double's range (a long
+			 * batch at a light load) holds values the rescaling
+			 * took below DBL_MIN, with their precision gone: no
+			 * extrapolation from those; and the ratio in logs where
+			 * v / evicted overflows.
 			 */
-			double ln_rho = log(v / evicted) / s.N;
+			double ratio_n = v / evicted;
+			double ln_rho = (isfinite(ratio_n) ? log(ratio_n) :
+					 log(v) - log(evicted)) / s.N;
 			double ln_v = log(v) + s.scale_exp * M_LN2;
 			uint32_t c = jj - lo;
 

@@ -169,6 +169,33 @@ static void test_rules_differ(void **state)
 	assert_true(strict.loss > part.loss * (1.0 + 1e-9));
 }
 
+/*
+ * A long batch at a light load (N = 908 of K = 3641, the receiver alone on
+ * its CPU at 10 Mb/s): the window of N values spans more than a double's
+ * range, the oldest underflow; the tail must not extrapolate from them.
+ * Against the plain recursion.
+ */
+static void test_long_batch_light_load(void **state)
+{
+	const double lambdas[] = { 858.0, 1000.0, 2000.0, 2e4, 1.2e6 };
+
+	(void)state;
+	for (size_t b = 0; b < sizeof(lambdas) / sizeof(lambdas[0]); b++) {
+		struct bulkq_params p = {
+			.arrival_per_s = lambdas[b], .service_per_s = 1403.276,
+			.queue_pkts = 3641, .batch_pkts = 908, .rule = RXB_BATCH_PARTIAL,
+		};
+		struct bulkq_result r, f;
+		char what[64];
+
+		snprintf(what, sizeof(what), "N 908 lambda %g", lambdas[b]);
+		assert_int_equal(bulkq_loss(&p, &r), 0);
+		assert_int_equal(bulkq_loss_full(&p, &f), 0);
+		check_rel(r.ln_loss, f.ln_loss, fmax(1e-11, r.rel_err + f.rel_err), what);
+		check_rel(r.pass, f.pass, 1e-11, what);
+	}
+}
+
 /* Geometric tail: large K against the plain recursion, several N. */
 static void test_tail_equals_full(void **state)
 {
@@ -239,5 +266,6 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_recursion_equals_ctmc),
 	cmocka_unit_test(test_rules_differ),
 	cmocka_unit_test(test_tail_equals_full),
+	cmocka_unit_test(test_long_batch_light_load),
 	cmocka_unit_test(test_bad_params),
 )

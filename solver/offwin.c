@@ -388,17 +388,17 @@ double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within
 	return l < 1.0 ? l : 1.0;
 }
 
+static double end_at(const struct offwin_in *in, double x_s, enum offwin_within w)
+{
+	return offwin_end_s2(in->count, in->nslots, x_s, w, 0.0);
+}
+
 /*
  * What a round's ends take off its loss (packets): the windows that begin
  * within W of its end (their end term, each kind from its own room) and
  * the round's first window after preemption, which finds the empty
  * queue's room K instead of F.
  */
-static double end_at(const struct offwin_in *in, double x_s, enum offwin_within w)
-{
-	return offwin_end_s2(in->count, in->nslots, x_s, w, 0.0);
-}
-
 double offwin_round_absorb(const struct offwin_in *in, double lambda,
 			   enum offwin_within w)
 {

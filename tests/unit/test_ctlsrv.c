@@ -159,6 +159,13 @@ static void put(int fd, const char *s, size_t n)
 	assert_int_equal(send(fd, s, n, MSG_NOSIGNAL), (ssize_t)n);
 }
 
+/* Part of a request, read by the server before the test goes on. */
+static void put_part(struct h *h, int fd, const char *part)
+{
+	put(fd, part, strlen(part));
+	pump(h, 20);
+}
+
 /* Pump while reading @fd until EOF; returns the malloc'd answer. */
 static char *answer(struct h *h, int fd, size_t *len)
 {
@@ -248,10 +255,8 @@ static void test_framing(void **state)
 	start(&h, 0600);
 	/* A request split over several writes. */
 	fd = client(&h);
-	put(fd, "ec", 2);
-	pump(&h, 20);
-	put(fd, "ho sp", 5);
-	pump(&h, 20);
+	put_part(&h, fd, "ec");
+	put_part(&h, fd, "ho sp");
 	put(fd, "lit\n", 4);
 	a = answer(&h, fd, NULL);
 	assert_string_equal(a, "OK\necho split\n");
@@ -369,8 +374,7 @@ static void test_timeout(void **state)
 	(void)state;
 	start(&h, 0600);
 	fd = client(&h);
-	put(fd, "ech", 3);
-	pump(&h, 20);
+	put_part(&h, fd, "ech");
 	assert_true(ctlsrv_next_deadline_ns(h.cs) != UINT64_MAX);
 	ctlsrv_tick(h.cs, rxb_mono_ns() + CTLSRV_TIMEOUT_NS + 1);
 	n = recv(fd, buf, sizeof(buf) - 1, 0);

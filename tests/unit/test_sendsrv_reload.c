@@ -40,6 +40,13 @@ static void reload(struct pump *h, const struct sendsrv_limits *lim)
 	assert_memory_equal(&now, lim, sizeof(now));
 }
 
+/* Stops the server once it has seen the test's connections close. */
+static void stop(struct pump *h)
+{
+	pump_run(h, 20);
+	pump_finish(h);
+}
+
 /* The RATE push rule, the epoch length and the allow-list. */
 static void test_rate_epoch_allow(void **state)
 {
@@ -114,8 +121,7 @@ static void test_rate_epoch_allow(void **state)
 	}
 	close(a);
 	close(b);
-	pump_run(&h, 10);
-	pump_finish(&h);
+	stop(&h);
 }
 
 /* A lowered max_conns refuses new senders until under it; nobody is dropped. */
@@ -163,8 +169,7 @@ static void test_max_conns(void **state)
 	close(b);
 	close(c);
 	close(d);
-	pump_run(&h, 20);
-	pump_finish(&h);
+	stop(&h);
 }
 
 /*
@@ -223,8 +228,7 @@ static void test_announced_limits(void **state)
 	h.skew_ns += 61 * RXB_NSEC_PER_SEC;
 	pump_expect_error(&h, c, RXBNECK_ERR_IDLE_TIMEOUT);
 	close(c);
-	pump_run(&h, 10);
-	pump_finish(&h);
+	stop(&h);
 }
 
 /* hello_timeout_ns counts from the accept, for connections already waiting. */
@@ -250,8 +254,7 @@ static void test_hello_timeout(void **state)
 	assert_int_equal(m.u.error.code, RXBNECK_ERR_HELLO_TIMEOUT);
 	assert_non_null(strstr(m.u.error.message, "5000 ms"));
 	close(a);
-	pump_run(&h, 10);
-	pump_finish(&h);
+	stop(&h);
 }
 
 static void most_queued(void *arg, const struct sendsrv_peer *p)
@@ -301,8 +304,7 @@ static void test_output_cap(void **state)
 	assert_int_equal(st.conns_active, 1);
 	close(fd);
 	close(a);
-	pump_run(&h, 10);
-	pump_finish(&h);
+	stop(&h);
 }
 
 UNIT_TEST_MAIN(

@@ -144,40 +144,54 @@ static void test_tiny_share_round_trip(void **state)
 
 /*
  * A fresh directory for one test: @dir, the state directory @sub in it
- * (not created), the state file @path and its temporary @tmp there.
+ * (not created), the state file @path and its temporary @tmp there; @s is
+ * a zeroed state for the test to open there. The cmocka fixture of the
+ * tests below, so that a failed test leaves no directory behind either.
  */
 struct sandbox {
 	char dir[64], sub[96], path[160], tmp[160];
+	struct state *s;
 };
 
-static void sandbox_init(struct sandbox *b)
+static int sandbox_setup(void **state)
 {
+	struct sandbox *b = calloc(1, sizeof(*b));
+
+	assert_non_null(b);
+	b->s = calloc(1, sizeof(*b->s));
+	assert_non_null(b->s);
 	snprintf(b->dir, sizeof(b->dir), "/tmp/test_state.XXXXXX");
 	assert_non_null(mkdtemp(b->dir));
 	snprintf(b->sub, sizeof(b->sub), "%s/sub", b->dir);
 	snprintf(b->path, sizeof(b->path), "%s/" STATE_FILE, b->sub);
 	snprintf(b->tmp, sizeof(b->tmp), "%s/" STATE_FILE ".tmp", b->sub);
+	*state = b;
+	return 0;
 }
 
-static void cleanup(const struct sandbox *b)
+static int sandbox_teardown(void **state)
 {
+	struct sandbox *b = *state;
+
 	unlink(b->path);
 	rmdir(b->sub);
 	rmdir(b->dir);
+	free(b->s);
+	free(b);
+	return 0;
 }
+
+#define SANDBOX_TEST(t) cmocka_unit_test_setup_teardown(t, sandbox_setup, sandbox_teardown)
 
 static void test_save_and_load(void **state)
 {
-	struct state *s = calloc(1, sizeof(*s));
+	struct sandbox *b = *state;
+	struct state *s = b->s;
 	struct learn l, got;
-	struct sandbox b;
 	struct stat st;
 
-	(void)state;
-	assert_non_null(s);
-	sandbox_init(&b);
-	assert_int_equal(state_open(s, b.sub), 0);	/* creates it */
-	assert_int_equal(stat(b.sub, &st), 0);
+	assert_int_equal(state_open(s, b->sub), 0);	/* creates it */
+	assert_int_equal(stat(b->sub, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0750);
 	assert_false(state_history_get(s, 9000, &got));
 	learned(&l, 1500);
@@ -189,7 +203,7 @@ static void test_save_and_load(void **state)
 	assert_int_equal(state_save(s), 0);
 	state_close(s);
 
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	assert_int_equal(s->n, 2);
 	assert_true(state_history_get(s, 9001, &got));
 	assert_int_equal(got.origin, VALUE_HISTORY);
@@ -197,83 +211,68 @@ static void test_save_and_load(void **state)
 	assert_true(got.history_age_s < 60);
 	assert_false(state_history_get(s, 9002, &got));
 	state_close(s);
-	assert_int_equal(access(b.tmp, F_OK), -1);	/* no temporary left */
-	free(s);
-	cleanup(&b);
+	assert_int_equal(access(b->tmp, F_OK), -1);	/* no temporary left */
 }
 
 /* A damaged file: the good lines count, the rest is skipped. */
 static void test_damaged_file(void **state)
 {
-	struct state *s = calloc(1, sizeof(*s));
+	struct sandbox *b = *state;
+	struct state *s = b->s;
 	struct learn got;
-	struct sandbox b;
 	FILE *f;
 
-	(void)state;
-	assert_non_null(s);
-	sandbox_init(&b);
-	assert_int_equal(mkdir(b.sub, 0700), 0);
-	f = fopen(b.path, "w");
+	assert_int_equal(mkdir(b->sub, 0700), 0);
+	f = fopen(b->path, "w");
 	assert_non_null(f);
 	fputs("# comment\n\ngarbage\x01\xff\nport=9000 cpu_ns_per_pkt=1200\n"
 	      "port=9001 cpu_ns_per_pkt=oops\n", f);
 	fclose(f);
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	assert_int_equal(s->n, 1);
 	assert_true(state_history_get(s, 9000, &got));
 	check_rel(ewma_ratio_value(&got.cpu_ns_per_pkt), 1200);
 	state_close(s);
 	/* Too large: ignored as a whole, the daemon runs on. */
-	f = fopen(b.path, "w");
+	f = fopen(b->path, "w");
 	assert_non_null(f);
 	for (int i = 0; i < STATE_MAX_FILE / 10 + 1; i++)
 		fputs("#........\n", f);
 	fclose(f);
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	assert_int_equal(s->n, 0);
 	assert_non_null(strstr(s->err, "too large"));
 	state_close(s);
-	free(s);
-	cleanup(&b);
 }
 
 /* At most STATE_MAX_PORTS ports; the oldest gives way. */
 static void test_bound(void **state)
 {
-	struct state *s = calloc(1, sizeof(*s));
+	struct sandbox *b = *state;
+	struct state *s = b->s;
 	struct learn l;
-	struct sandbox b;
 
-	(void)state;
-	assert_non_null(s);
-	sandbox_init(&b);
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	learned(&l, 1000);
 	for (int i = 0; i < STATE_MAX_PORTS + 6; i++)
 		state_history_put(s, (uint16_t)(1000 + i), &l);
 	assert_int_equal(s->n, STATE_MAX_PORTS);
 	assert_int_equal(state_save(s), 0);
 	state_close(s);
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	assert_int_equal(s->n, STATE_MAX_PORTS);
 	state_close(s);
-	free(s);
-	cleanup(&b);
 }
 
 /* An unusable directory: an error with the reason, nothing saved. */
 static void test_unusable_dir(void **state)
 {
-	struct state *s = calloc(1, sizeof(*s));
+	struct sandbox *b = *state;
+	struct state *s = b->s;
 	char file[96], sub[128];
-	struct sandbox b;
 	int fd;
 
-	(void)state;
-	assert_non_null(s);
-	sandbox_init(&b);
-	snprintf(file, sizeof(file), "%s/file", b.dir);
+	snprintf(file, sizeof(file), "%s/file", b->dir);
 	fd = open(file, O_CREAT | O_WRONLY, 0600);
 	assert_true(fd >= 0);
 	close(fd);
@@ -283,8 +282,6 @@ static void test_unusable_dir(void **state)
 	assert_int_equal(state_save(s), 0);	/* nothing to do */
 	state_close(s);
 	unlink(file);
-	cleanup(&b);
-	free(s);
 }
 
 /*
@@ -294,19 +291,16 @@ static void test_unusable_dir(void **state)
  */
 static void test_not_a_file(void **state)
 {
-	struct state *s = calloc(1, sizeof(*s));
-	struct sandbox b;
+	struct sandbox *b = *state;
+	struct state *s = b->s;
 	struct learn l, got;
 	struct stat st;
 
-	(void)state;
-	assert_non_null(s);
-	sandbox_init(&b);
-	assert_int_equal(mkdir(b.sub, 0700), 0);
-	assert_int_equal(mkfifo(b.path, 0600), 0);
-	assert_int_equal(mkfifo(b.tmp, 0600), 0);
+	assert_int_equal(mkdir(b->sub, 0700), 0);
+	assert_int_equal(mkfifo(b->path, 0600), 0);
+	assert_int_equal(mkfifo(b->tmp, 0600), 0);
 	alarm(10);	/* a hang fails the test instead of stopping it */
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	assert_int_equal(s->n, 0);
 	assert_non_null(strstr(s->err, "is a FIFO, not a regular file"));
 	learned(&l, 900);
@@ -314,20 +308,18 @@ static void test_not_a_file(void **state)
 	assert_int_equal(state_save(s), 0);
 	alarm(0);
 	assert_string_equal(s->err, "");
-	assert_int_equal(lstat(b.path, &st), 0);
+	assert_int_equal(lstat(b->path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	assert_int_equal(access(b.tmp, F_OK), -1);
+	assert_int_equal(access(b->tmp, F_OK), -1);
 	state_close(s);
 	/* A symbolic link is not followed. */
-	assert_int_equal(unlink(b.path), 0);
-	assert_int_equal(symlink("/etc/passwd", b.path), 0);
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(unlink(b->path), 0);
+	assert_int_equal(symlink("/etc/passwd", b->path), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	assert_int_equal(s->n, 0);
 	assert_non_null(strstr(s->err, "symbolic link"));
 	assert_false(state_history_get(s, 9000, &got));
 	state_close(s);
-	free(s);
-	cleanup(&b);
 }
 
 /* Fails the next state_save() of @s with EFBIG (the file-size limit). */
@@ -349,14 +341,11 @@ static void save_refused(struct state *s)
  */
 static void test_save_fails_then_recovers(void **state)
 {
-	struct state *s = calloc(1, sizeof(*s));
-	struct sandbox b;
+	struct sandbox *b = *state;
+	struct state *s = b->s;
 	struct learn l, got;
 
-	(void)state;
-	assert_non_null(s);
-	sandbox_init(&b);
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	learned(&l, 1100);
 	state_history_put(s, 9000, &l);
 	save_refused(s);
@@ -368,11 +357,9 @@ static void test_save_fails_then_recovers(void **state)
 	assert_string_equal(s->err, "");
 	assert_int_equal(s->saves, 1);
 	state_close(s);
-	assert_int_equal(state_open(s, b.sub), 0);
+	assert_int_equal(state_open(s, b->sub), 0);
 	assert_true(state_history_get(s, 9000, &got));
 	state_close(s);
-	free(s);
-	cleanup(&b);
 }
 
 /*
@@ -381,15 +368,13 @@ static void test_save_fails_then_recovers(void **state)
  */
 static void test_save_failure_degrades_health(void **state)
 {
+	struct sandbox *b = *state;	/* the daemon's own state, not b->s */
 	struct daemon *d = calloc(1, sizeof(*d));
 	const uint32_t bit = 1u << STATUS_HEALTH_STATE_SAVE;
-	struct sandbox b;
 	struct learn l;
 
-	(void)state;
 	assert_non_null(d);
-	sandbox_init(&b);
-	assert_int_equal(state_open(&d->state, b.sub), 0);
+	assert_int_equal(state_open(&d->state, b->sub), 0);
 	d->state_ok = true;
 	assert_false(status_health(d) & bit);
 	learned(&l, 1100);
@@ -402,18 +387,17 @@ static void test_save_failure_degrades_health(void **state)
 	assert_false(status_health(d) & bit);
 	state_close(&d->state);
 	free(d);
-	cleanup(&b);
 }
 
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_line_round_trip),
 	cmocka_unit_test(test_parse_rejects),
 	cmocka_unit_test(test_tiny_share_round_trip),
-	cmocka_unit_test(test_save_and_load),
-	cmocka_unit_test(test_damaged_file),
-	cmocka_unit_test(test_bound),
-	cmocka_unit_test(test_unusable_dir),
-	cmocka_unit_test(test_not_a_file),
-	cmocka_unit_test(test_save_fails_then_recovers),
-	cmocka_unit_test(test_save_failure_degrades_health),
+	SANDBOX_TEST(test_save_and_load),
+	SANDBOX_TEST(test_damaged_file),
+	SANDBOX_TEST(test_bound),
+	SANDBOX_TEST(test_unusable_dir),
+	SANDBOX_TEST(test_not_a_file),
+	SANDBOX_TEST(test_save_fails_then_recovers),
+	SANDBOX_TEST(test_save_failure_degrades_health),
 )

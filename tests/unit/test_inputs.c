@@ -183,14 +183,19 @@ static void test_smoothing(void **state)
 	free(e2);
 }
 
+/* The fixture's epoch with only the receiver's socket (add_sock()), fed. */
+static void feed_one_sock(struct ifix *f, uint64_t pkts, double ns, uint64_t wakeups)
+{
+	add_sock(f->e, pkts, ns, wakeups);
+	ifix_feed(f, 1.0);
+}
+
 /* Too few packets do not make a measurement; nothing is invented. */
 static void test_too_few_packets(void **state)
 {
 	struct ifix *f = *state;
-	struct rxb_epoch *e = f->e;
 
-	add_sock(e, 10, 2000, 5);
-	ifix_feed(f, 1.0);
+	feed_one_sock(f, 10, 2000, 5);
 	assert_int_equal(f->r.nstages, 0);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MISSING);
 	assert_string_equal(f->r.b.cpu_ns_per_pkt.why, "too few packets measured");
@@ -216,10 +221,8 @@ static void test_no_traffic(void **state)
 static void test_never_blocked(void **state)
 {
 	struct ifix *f = *state;
-	struct rxb_epoch *e = f->e;
 
-	add_sock(e, 5000, 800, 0);
-	ifix_feed(f, 1.0);
+	feed_one_sock(f, 5000, 800, 0);
 	assert_int_equal(f->r.nstages, 1);
 	assert_int_equal(f->r.stages[0].batch_pkts, 92);
 	assert_int_equal(f->r.stages[0].queue_pkts, 92);

@@ -129,28 +129,7 @@ static __always_inline int rq_complete(struct request *rq, bool btf)
 	return 0;
 }
 
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(block_rq_issue_btf, struct request *rq)
-{
-	return rq_issue(rq, true);
-}
+CORE_TP_PROGS(block_rq_issue, block_rq_issue, rq_issue(rq, btf), struct request *rq)
 
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(block_rq_issue_raw, struct request *rq)
-{
-	return rq_issue(rq, false);
-}
-
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(block_rq_complete_btf, struct request *rq, blk_status_t error,
-	     unsigned int nr_bytes)
-{
-	return rq_complete(rq, true);
-}
-
-SEC("raw_tp/block_rq_complete")
-int BPF_PROG(block_rq_complete_raw, struct request *rq, blk_status_t error,
-	     unsigned int nr_bytes)
-{
-	return rq_complete(rq, false);
-}
+CORE_TP_PROGS(block_rq_complete, block_rq_complete, rq_complete(rq, btf),
+	      struct request *rq, blk_status_t error, unsigned int nr_bytes)

@@ -15,10 +15,33 @@
  * use probe reads (a helper call each). @btf is a constant in each program,
  * so the compiler keeps only one branch and the verifier never sees the
  * other. Every program exists twice, as "tp_btf/<tp>" and "raw_tp/<tp>",
- * both calling one inline handler with @btf true or false; the loader
- * enables one set (probe_select_variant()).
+ * both calling one inline handler with @btf true or false (CORE_TP_PROGS);
+ * the loader enables one set (probe_select_variant()).
  */
 #define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+/*
+ * Both programs of tracepoint @tp: @name_btf in "tp_btf/@tp" and @name_raw
+ * in "raw_tp/@tp", taking the tracepoint's arguments @args. Each returns
+ * @call, an expression of those arguments (and of ctx, as in any BPF_PROG)
+ * in which btf is the constant true or false.
+ */
+#define CORE_TP_PROGS(tp, name, call, args...)				\
+SEC("tp_btf/" #tp)							\
+int BPF_PROG(name##_btf, args)						\
+{									\
+	const bool btf __attribute__((unused)) = true;			\
+									\
+	return call;							\
+}									\
+									\
+SEC("raw_tp/" #tp)							\
+int BPF_PROG(name##_raw, args)						\
+{									\
+	const bool btf __attribute__((unused)) = false;			\
+									\
+	return call;							\
+}
 
 /* The same for a bitfield (which has no address to probe-read from). */
 #define RD_BITFIELD(btf, p, field) \

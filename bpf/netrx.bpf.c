@@ -217,62 +217,15 @@ static __always_inline int napi_poll(struct napi_struct *napi, int work,
 	return 0;
 }
 
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(irq_entry_btf, int irq, struct irqaction *action)
-{
-	return irq_entry(irq);
-}
+CORE_TP_PROGS(irq_handler_entry, irq_entry, irq_entry(irq),
+	      int irq, struct irqaction *action)
 
-SEC("raw_tp/irq_handler_entry")
-int BPF_PROG(irq_entry_raw, int irq, struct irqaction *action)
-{
-	return irq_entry(irq);
-}
+CORE_TP_PROGS(irq_handler_exit, irq_exit, irq_exit(irq, action, btf),
+	      int irq, struct irqaction *action, int ret)
 
-SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(irq_exit_btf, int irq, struct irqaction *action, int ret)
-{
-	return irq_exit(irq, action, true);
-}
+CORE_TP_PROGS(softirq_entry, softirq_entry, softirq_entry(vec), unsigned int vec)
 
-SEC("raw_tp/irq_handler_exit")
-int BPF_PROG(irq_exit_raw, int irq, struct irqaction *action, int ret)
-{
-	return irq_exit(irq, action, false);
-}
+CORE_TP_PROGS(softirq_exit, softirq_exit, softirq_exit(vec), unsigned int vec)
 
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(softirq_entry_btf, unsigned int vec)
-{
-	return softirq_entry(vec);
-}
-
-SEC("raw_tp/softirq_entry")
-int BPF_PROG(softirq_entry_raw, unsigned int vec)
-{
-	return softirq_entry(vec);
-}
-
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(softirq_exit_btf, unsigned int vec)
-{
-	return softirq_exit(vec);
-}
-
-SEC("raw_tp/softirq_exit")
-int BPF_PROG(softirq_exit_raw, unsigned int vec)
-{
-	return softirq_exit(vec);
-}
-
-SEC("tp_btf/napi_poll")
-int BPF_PROG(napi_poll_btf, struct napi_struct *napi, int work, int budget)
-{
-	return napi_poll(napi, work, budget, true);
-}
-
-SEC("raw_tp/napi_poll")
-int BPF_PROG(napi_poll_raw, struct napi_struct *napi, int work, int budget)
-{
-	return napi_poll(napi, work, budget, false);
-}
+CORE_TP_PROGS(napi_poll, napi_poll, napi_poll(napi, work, budget, btf),
+	      struct napi_struct *napi, int work, int budget)

@@ -566,52 +566,14 @@ static __always_inline int on_migrate(struct task_struct *p, int dest_cpu,
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
-{
-	return on_switch(preempt, prev, next, prev_state, true);
-}
+CORE_TP_PROGS(sched_switch, sched_switch, on_switch(preempt, prev, next, prev_state, btf),
+	      bool preempt, struct task_struct *prev, struct task_struct *next,
+	      unsigned int prev_state)
 
-SEC("raw_tp/sched_switch")
-int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
-{
-	return on_switch(preempt, prev, next, prev_state, false);
-}
+CORE_TP_PROGS(sched_wakeup, sched_wakeup, on_wakeup(p, false, btf), struct task_struct *p)
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(sched_wakeup_btf, struct task_struct *p)
-{
-	return on_wakeup(p, false, true);
-}
+CORE_TP_PROGS(sched_wakeup_new, sched_wakeup_new, on_wakeup(p, true, btf),
+	      struct task_struct *p)
 
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
-{
-	return on_wakeup(p, false, false);
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(sched_wakeup_new_btf, struct task_struct *p)
-{
-	return on_wakeup(p, true, true);
-}
-
-SEC("raw_tp/sched_wakeup_new")
-int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
-{
-	return on_wakeup(p, true, false);
-}
-
-SEC("tp_btf/sched_migrate_task")
-int BPF_PROG(sched_migrate_btf, struct task_struct *p, int dest_cpu)
-{
-	return on_migrate(p, dest_cpu, true);
-}
-
-SEC("raw_tp/sched_migrate_task")
-int BPF_PROG(sched_migrate_raw, struct task_struct *p, int dest_cpu)
-{
-	return on_migrate(p, dest_cpu, false);
-}
+CORE_TP_PROGS(sched_migrate_task, sched_migrate, on_migrate(p, dest_cpu, btf),
+	      struct task_struct *p, int dest_cpu)

@@ -292,40 +292,10 @@ static __always_inline int free_skb(__u32 reason, const struct sock *rx_sk,
 	return 0;
 }
 
-SEC("tp_btf/sk_data_ready")
-int BPF_PROG(sk_data_ready_btf, const struct sock *sk)
-{
-	return data_ready(sk, true);
-}
+CORE_TP_PROGS(sk_data_ready, sk_data_ready, data_ready(sk, btf), const struct sock *sk)
 
-SEC("raw_tp/sk_data_ready")
-int BPF_PROG(sk_data_ready_raw, const struct sock *sk)
-{
-	return data_ready(sk, false);
-}
+CORE_TP_PROGS(sock_recv_length, sock_recv_length, recv_length(sk, ret, flags, btf),
+	      struct sock *sk, int ret, int flags)
 
-SEC("tp_btf/sock_recv_length")
-int BPF_PROG(sock_recv_length_btf, struct sock *sk, int ret, int flags)
-{
-	return recv_length(sk, ret, flags, true);
-}
-
-SEC("raw_tp/sock_recv_length")
-int BPF_PROG(sock_recv_length_raw, struct sock *sk, int ret, int flags)
-{
-	return recv_length(sk, ret, flags, false);
-}
-
-SEC("tp_btf/kfree_skb")
-int BPF_PROG(kfree_skb_btf, struct sk_buff *skb, void *location,
-	     enum skb_drop_reason reason)
-{
-	return free_skb(reason, core_kfree_skb_rx_sk(ctx), true);
-}
-
-SEC("raw_tp/kfree_skb")
-int BPF_PROG(kfree_skb_raw, struct sk_buff *skb, void *location,
-	     enum skb_drop_reason reason)
-{
-	return free_skb(reason, core_kfree_skb_rx_sk(ctx), false);
-}
+CORE_TP_PROGS(kfree_skb, kfree_skb, free_skb(reason, core_kfree_skb_rx_sk(ctx), btf),
+	      struct sk_buff *skb, void *location, enum skb_drop_reason reason)

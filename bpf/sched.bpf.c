@@ -89,21 +89,13 @@ static __always_inline __u32 log2_slot(__u64 v)
 {
 	__u32 r = 0, s;
 
-	s = (v > 0xffffffffULL) << 5;
-	v >>= s;
-	r |= s;
-	s = (v > 0xffff) << 4;
-	v >>= s;
-	r |= s;
-	s = (v > 0xff) << 3;
-	v >>= s;
-	r |= s;
-	s = (v > 0xf) << 2;
-	v >>= s;
-	r |= s;
-	s = (v > 0x3) << 1;
-	v >>= s;
-	r |= s;
+	/* Is v at least 2^32, 2^16, 2^8, 2^4, 2^2? Then shift that off. */
+#pragma unroll
+	for (int i = 5; i > 0; i--) {
+		s = (v >= 1ULL << (1 << i)) << i;
+		v >>= s;
+		r |= s;
+	}
 	r |= (__u32)(v >> 1);
 	return r < SCHED_HIST_SLOTS - 1 ? r : SCHED_HIST_SLOTS - 1;
 }

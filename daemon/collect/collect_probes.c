@@ -28,6 +28,7 @@ static void note_failed_progs(struct collect *c, const struct probe_obj *po)
 	}
 }
 
+/* A loaded group: keep its programs for probe_cost[]. */
 static void register_progs(struct collect *c, const struct probe_obj *po)
 {
 	for (int i = 0; i < po->nprogs && c->nprogs < RXB_MAX_PROGS; i++)
@@ -48,13 +49,22 @@ static enum probe_mode choose_mode(enum collect_attach a)
 	return PROBE_MODE_RAW_TP;
 }
 
-static void group_failed(struct collect *c, const char *group, int err)
+/*
+ * Probe group @group was opened with result @err: count it loaded, or note
+ * why it was not. True when it loaded.
+ */
+static bool group_opened(struct collect *c, const char *group, int err, int *loaded)
 {
+	if (!err) {
+		(*loaded)++;
+		return true;
+	}
 	c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
 	if (!c->first_err)
 		c->first_err = err;
 	collect_add_reason(c->degraded_reason, sizeof(c->degraded_reason),
 		   "%s probes not loaded: %s", group, strerror(-err));
+	return false;
 }
 
 /* Seed task baselines from /proc (see collect_sched_seed_from_proc()). */
@@ -66,13 +76,6 @@ static void seed_tasks(struct collect *c)
 		rxb_log_errno(RXB_LOG_WARNING, -n, "collect: seeding tasks from /proc");
 	else
 		rxb_debug("collect: %d tasks seeded from /proc", n);
-}
-
-/* A group was loaded: count it and keep its programs for probe_cost[]. */
-static void group_loaded(struct collect *c, struct probe_obj *po, int *loaded)
-{
-	(*loaded)++;
-	register_progs(c, po);
 }
 
 static void load_probes(struct collect *c, enum collect_attach attach,
@@ -90,30 +93,24 @@ static void load_probes(struct collect *c, enum collect_attach attach,
 	}
 	if (groups & COLLECT_GROUP_SCHED) {
 		err = sched_probe_open(&c->sp, mode);
-		if (err) {
-			group_failed(c, "sched", err);
-		} else {
-			group_loaded(c, sched_probe_obj(c->sp), &loaded);
+		if (group_opened(c, "sched", err, &loaded)) {
+			register_progs(c, sched_probe_obj(c->sp));
 			if (seed)
 				seed_tasks(c);
 		}
 	}
 	if (groups & COLLECT_GROUP_NETRX) {
 		err = netrx_probe_open(&c->np, mode);
-		if (err)
-			group_failed(c, "netrx", err);
-		else
-			group_loaded(c, netrx_probe_obj(c->np), &loaded);
+		if (group_opened(c, "netrx", err, &loaded))
+			register_progs(c, netrx_probe_obj(c->np));
 	}
 	if (groups & COLLECT_GROUP_SOCKQ) {
 		/* Receivers it finds are followed by the scheduler probe. */
 		err = sockq_probe_open(&c->sq, mode,
 				       c->sp ? sched_probe_rx_tids_fd(c->sp) : -1,
 				       c->sp ? sched_probe_rx_gen_fd(c->sp) : -1);
-		if (err) {
-			group_failed(c, "sockq", err);
-		} else {
-			group_loaded(c, sockq_probe_obj(c->sq), &loaded);
+		if (group_opened(c, "sockq", err, &loaded)) {
+			register_progs(c, sockq_probe_obj(c->sq));
 			err = sockq_probe_set_ports(c->sq, c->ports, c->nports);
 			if (err) {
 				c->degraded |= RXB_DEGRADED_PARTIAL_PROBES;
@@ -124,10 +121,8 @@ static void load_probes(struct collect *c, enum collect_attach attach,
 	}
 	if (groups & COLLECT_GROUP_BLKIO) {
 		err = blkio_probe_open(&c->bp, mode);
-		if (err)
-			group_failed(c, "blkio", err);
-		else
-			group_loaded(c, blkio_probe_obj(c->bp), &loaded);
+		if (group_opened(c, "blkio", err, &loaded))
+			register_progs(c, blkio_probe_obj(c->bp));
 	}
 	if (!loaded) {
 		/* One reason instead of the same one per group. */

@@ -507,7 +507,9 @@ static bool moved_rel(double a, double b)
 
 /*
  * The off-CPU windows (the windows loss model's input) came, went, or moved:
- * their rate, or their mean length, by SOLVE_MOVED_REL.
+ * their rate, their mean length, the mean run between them, the longest
+ * wait after a wake-up (it cuts the waits' top slot, where their loss
+ * comes from) or what the reader frees memory after, by SOLVE_MOVED_REL.
  */
 static enum solve_need windows_moved(const struct rxb_stage_inputs *now,
 				     const struct rxb_stage_inputs *then)
@@ -521,7 +523,9 @@ static enum solve_need windows_moved(const struct rxb_stage_inputs *now,
 		      offwin_mean_s(then->offcpu_hist, RXB_OFFCPU_SLOTS)) ||
 	    moved_rel(now->wake_per_s, then->wake_per_s) ||
 	    moved_rel(offwin_mean_s(now->wake_hist, RXB_OFFCPU_SLOTS),
-		      offwin_mean_s(then->wake_hist, RXB_OFFCPU_SLOTS)))
+		      offwin_mean_s(then->wake_hist, RXB_OFFCPU_SLOTS)) ||
+	    moved_rel(now->wake_max_s, then->wake_max_s) ||
+	    moved_rel(now->queue_release_pkts, then->queue_release_pkts))
 		return SOLVE_MOVED;
 	return SOLVE_NOT;
 }

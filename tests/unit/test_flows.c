@@ -773,6 +773,59 @@ static void test_solve_reuse(void **state)
 	flows_finish(&f);
 }
 
+/*
+ * feed()'s epoch with the receiver's off-CPU windows: 100 after preemption
+ * of 4-8 us with 50 us runs between, 50 waits after a wake-up of 2-4 ms,
+ * the longest @wake_max_ns, in 0.5 s of its active time.
+ */
+static void feed_windows(struct flows *f, uint64_t seq, double wake_max_ns)
+{
+	struct rxb_epoch *e = epoch(seq, 0, 20000);
+	struct rxb_sock_meas *s = &e->socks[0];
+
+	s->receivers_valid = true;
+	s->active_ns = 0.5e9;
+	s->offcpu_hist[12] = 100;
+	s->run_before_preempt_ns = 50000;
+	s->wake_hist[21] = 50;
+	s->wake_max_ns = wake_max_ns;
+	flows_epoch(f, e, 1000);
+	free(e);
+}
+
+/*
+ * With the windows' service model, steady windows keep the last solve, and
+ * a longer longest wait after a wake-up alone (the rest unchanged) is
+ * solved again: it moves the waits' loss.
+ */
+static void test_solve_windows_moved(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct flows_params p;
+	const struct flow *fl;
+	uint64_t seq;
+
+	(void)state;
+	setup(&f, &pub);
+	params(&p);
+	p.loss_model = BNECK_LOSS_SERVICE;
+	assert_int_equal(flows_set_params(&f, &p), 0);
+	fl = &f.v[0];
+	feed_windows(&f, 1, 2.5e6);
+	assert_int_equal(fl->m[0].solves, 1);
+	assert_true(fl->m[0].good.inputs[0].wake_per_s > 0);
+	check_rel(fl->m[0].good.inputs[0].wake_max_s, 2.5e-3, 1e-12);
+	for (seq = 2; seq <= 4; seq++)
+		feed_windows(&f, seq, 2.5e6);
+	assert_int_equal(fl->m[0].solves, 1);
+	assert_int_equal(fl->m[0].solves_reused, 3);
+	feed_windows(&f, 5, 3.5e6);
+	assert_int_equal(fl->m[0].solves, 2);
+	check_rel(fl->m[0].good.inputs[0].wake_max_s, 3.5e-3, 1e-12);
+	flows_finish(&f);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_provisional),
 	cmocka_unit_test(test_degraded_arrivals),
@@ -789,4 +842,5 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_epoch_zero),
 	cmocka_unit_test(test_set_params),
 	cmocka_unit_test(test_solve_reuse),
+	cmocka_unit_test(test_solve_windows_moved),
 )

@@ -34,7 +34,7 @@ struct flow_model *flows_model_add(struct flows *f, struct flow *fl,
 				   const struct sendsrv_peer *p, bool *made);
 /* A model's last sender left: drop it unless it is the flow's last one. */
 void flows_model_unused(struct flow *fl, struct flow_model *m);
-/* Due for a solve with the flow's current inputs (solve_due()). */
+/* Due for a solve with the flow's current inputs (docs/daemon.md). */
 bool flows_model_due(const struct flows *f, const struct flow *fl,
 		     const struct flow_model *m, const struct rxb_epoch *e);
 /*

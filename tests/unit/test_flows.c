@@ -727,7 +727,7 @@ static void feed(struct flows *f, uint64_t seq, double cpu_bound, double ns_per_
 }
 
 /*
- * solve_due(): unchanged inputs keep the last solve (published as this
+ * flows_model_due(): unchanged inputs keep the last solve (published as this
  * epoch's value), a load change is solved at once, a moved cost once the
  * solver's CPU share allows, and nothing waits longer than 10 s.
  */

@@ -136,13 +136,17 @@ static struct offwin_in window_in(const struct bneck_model *md, uint32_t i,
 	return in;
 }
 
-/* Stage @i's loss at @lambda to its measured off-CPU windows. */
-static double window_loss(const struct bneck_model *md, uint32_t i, double lambda,
-			  double scale)
+/* @oe's round figures (offwin_eval_round()) for stage @i, once. */
+static const struct offwin_eval *window_round(const struct bneck_model *md, uint32_t i,
+					      double scale, struct offwin_eval *oe)
 {
-	struct offwin_in in = window_in(md, i, scale);
+	struct offwin_in in;
 
-	return offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+	if (!oe->round) {
+		in = window_in(md, i, scale);
+		offwin_eval_round(&in, oe);
+	}
+	return oe;
 }
 
 /* Is stage @i a fluid queue with a spread drain (BNECK_LOSS_SPREAD)? */
@@ -158,36 +162,32 @@ static bool spread_stage(const struct bneck_model *md, uint32_t i)
  * with them the windows' loss is counted per window, each from a drained
  * queue.
  */
-static double service_absorb(const struct bneck_model *md, uint32_t i, double lambda,
-			     double scale)
+static double service_absorb(const struct bneck_model *md, uint32_t i, double scale,
+			     struct offwin_eval *oe)
 {
-	struct offwin_in in;
-
 	if (md->x->loss_model != BNECK_LOSS_SERVICE || !bneck_model_windows(md, i))
 		return 0.0;
-	in = window_in(md, i, scale);
-	return offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM);
+	return window_round(md, i, scale, oe)->absorb_pkts;
 }
 
 /*
  * With episodes_from_windows, stage @i's loss episode where its windows
- * set its loss @loss (packets a losing window loses), kept in @ev when
- * this stage loses more than the one kept so far.
+ * (@oe, at @lambda) set its loss @loss (packets a losing window loses),
+ * kept in @ev when this stage loses more than the one kept so far.
  */
 static void window_episode(const struct bneck_model *md, uint32_t i, double lambda,
-			   double scale, double loss, struct bneck_eval *ev)
+			   double scale, double loss, struct offwin_eval *oe,
+			   struct bneck_eval *ev)
 {
-	struct offwin_in in;
 	double lossy_per_s;
 
 	if (!md->x->episodes_from_windows || md->paused[i] || !bneck_model_windows(md, i) ||
 	    !(loss > ev->episode_loss))
 		return;
-	in = window_in(md, i, scale);
 	/* Only where the windows, not the vacations, set the loss. */
-	if (!(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) >= loss))
+	if (!(oe->loss >= loss))
 		return;
-	lossy_per_s = offwin_lossy_per_s(&in, lambda, OFFWIN_LOGUNIFORM);
+	lossy_per_s = window_round(md, i, scale, oe)->lossy_per_s;
 	if (!(lossy_per_s > 0.0))
 		return;
 	ev->episode_pkts = fmax(1.0, lambda * loss / lossy_per_s);
@@ -203,9 +203,13 @@ static void window_episode(const struct bneck_model *md, uint32_t i, double lamb
  * @scale).
  */
 static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
-			double cap_pkts_per_s, double scale, struct bneck_eval *ev)
+			double cap_pkts_per_s, double scale, struct bneck_eval *ev,
+			struct offwin_eval *oe)
 {
+	struct offwin_in in;
 	double frac, vac;
+
+	memset(oe, 0, sizeof(*oe));
 
 	if (md->paused[i]) {
 		vac = paused_loss(&md->st[i], lambda, cap_pkts_per_s, &frac);
@@ -215,8 +219,11 @@ static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
 	}
 	vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts, md->st[i].vacation_s,
 				  md->st[i].vacation_period_s);
-	if (bneck_model_windows(md, i))
-		vac = fmax(vac, window_loss(md, i, lambda, scale));
+	if (bneck_model_windows(md, i)) {
+		in = window_in(md, i, scale);
+		offwin_eval_loss(&in, lambda, OFFWIN_LOGUNIFORM, oe);
+		vac = fmax(vac, oe->loss);
+	}
 	return vac;
 }
 
@@ -246,6 +253,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 		.rule = md->st[i].rule,
 	};
 	struct bulkq_burst_result br = { 0 };
+	struct offwin_eval oe;
 	bool vac_wins;
 	double vac;
 	int err;
@@ -262,7 +270,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * bulk queue says: both describe the same CPU sharing, so the
 	 * larger is the stage's loss (not their sum).
 	 */
-	vac = away_loss(md, i, lambda, p.service_per_s * p.batch_pkts, share * f, ev);
+	vac = away_loss(md, i, lambda, p.service_per_s * p.batch_pkts, share * f, ev, &oe);
 	vac_wins = vac > r->loss;
 	if (vac_wins) {
 		r->loss = vac;
@@ -284,8 +292,8 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * l_vac already counts, but for service_absorb()'s.
 	 */
 	if (vac_wins) {
-		br.absorb_pkts = service_absorb(md, i, lambda, share * f);
-		window_episode(md, i, lambda, share * f, vac, ev);
+		br.absorb_pkts = service_absorb(md, i, share * f, &oe);
+		window_episode(md, i, lambda, share * f, vac, &oe, ev);
 	}
 	ev->stage_lambda[i] = lambda;
 	ev->stage_mu[i] = p.service_per_s;

@@ -285,20 +285,6 @@ static double overload_s(const struct preempt *p)
 }
 
 /*
- * l_win: a window after preemption loses what does not fit in the room the
- * window before it left, or at least its share of the overload.
- */
-static double preempt_loss(const struct offwin_in *in, double lambda,
-			   enum offwin_within w)
-{
-	struct preempt p;
-
-	if (!preempt_init(&p, in, lambda, w))
-		return 0.0;
-	return in->per_s * fmax(room_mean(&p, excess_at), overload_s(&p));
-}
-
-/*
  * How long a wait after a wakeup may last before it loses: it begins with
  * the queue empty (F = K), which is full after K/λ; and the memory the
  * reader frees is given back only after R packets, read at c once it runs,
@@ -357,65 +343,93 @@ static double tail_at(const struct offwin_in *in, double x_s, enum offwin_within
 	return hist_mean(in->count, in->nslots, x_s, w, slot_tail, 0.0);
 }
 
-double offwin_lossy_per_s(const struct offwin_in *in, double lambda, enum offwin_within w)
-{
-	struct preempt p;
-	double n = 0.0;
-
-	if (!(lambda > 0.0) || !isfinite(lambda))
-		return 0.0;
-	if (preempt_init(&p, in, lambda, w)) {
-		/* In overload the queue stays full: every window loses. */
-		if (overload_s(&p) > room_mean(&p, excess_at))
-			n += in->per_s;
-		else
-			n += in->per_s * room_mean(&p, tail_at);
-	}
-	if (in->wake_per_s > 0.0 && in->wake_count)
-		n += in->wake_per_s * hist_mean(in->wake_count, in->nslots,
-						wake_room_s(in, lambda), w, slot_tail,
-						in->wake_max_s);
-	return n;
-}
-
-double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
-{
-	double l;
-
-	if (!(lambda > 0.0) || !isfinite(lambda))
-		return 0.0;
-	l = preempt_loss(in, lambda, w) + wake_loss(in, lambda, w);
-	return l < 1.0 ? l : 1.0;
-}
-
 static double end_at(const struct offwin_in *in, double x_s, enum offwin_within w)
 {
 	return offwin_end_s2(in->count, in->nslots, x_s, w, 0.0);
 }
 
 /*
- * What a round's ends take off its loss (packets): the windows that begin
- * within W of its end (their end term, each kind from its own room) and
- * the round's first window after preemption, which finds the empty
- * queue's room K instead of F.
+ * l_win + l_wake: a window after preemption loses what does not fit in the
+ * room the window before it left, or at least its share of the overload;
+ * a wait after a wakeup, from an empty queue, what does not fit in K.
  */
+void offwin_eval_loss(const struct offwin_in *in, double lambda, enum offwin_within w,
+		      struct offwin_eval *ev)
+{
+	struct preempt p;
+	double l = 0.0;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!(lambda > 0.0) || !isfinite(lambda))
+		return;
+	ev->lambda = lambda;
+	ev->w = w;
+	if (preempt_init(&p, in, lambda, w)) {
+		ev->preempt = true;
+		ev->excess_s = room_mean(&p, excess_at);
+		ev->overload_s = overload_s(&p);
+		l = in->per_s * fmax(ev->excess_s, ev->overload_s);
+	}
+	l += wake_loss(in, lambda, w);
+	ev->loss = l < 1.0 ? l : 1.0;
+}
+
+/*
+ * The windows that lose, each kind from its own room; and what a round's
+ * ends take off its loss: the windows that begin within W of its end
+ * (their end term) and the round's first window after preemption, which
+ * finds the empty queue's room K instead of F.
+ */
+void offwin_eval_round(const struct offwin_in *in, struct offwin_eval *ev)
+{
+	struct preempt p;
+	double n = 0.0, sum_s = 0.0, room_s;
+
+	if (!(ev->lambda > 0.0))
+		return;
+	if (ev->preempt && preempt_init(&p, in, ev->lambda, ev->w)) {
+		/* In overload the queue stays full: every window loses. */
+		n += in->per_s * (ev->overload_s > ev->excess_s ? 1.0 : room_mean(&p, tail_at));
+		sum_s += in->per_s * room_mean(&p, end_at);
+		sum_s += ev->excess_s - excess_at(in, p.full_s, ev->w);
+	}
+	if (in->wake_per_s > 0.0 && in->wake_count) {
+		room_s = wake_room_s(in, ev->lambda);
+		n += in->wake_per_s * hist_mean(in->wake_count, in->nslots, room_s, ev->w,
+						slot_tail, in->wake_max_s);
+		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots, room_s,
+							ev->w, in->wake_max_s);
+	}
+	ev->lossy_per_s = n;
+	ev->absorb_pkts = ev->lambda * sum_s;
+	ev->round = true;
+}
+
+double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within w)
+{
+	struct offwin_eval ev;
+
+	offwin_eval_loss(in, lambda, w, &ev);
+	return ev.loss;
+}
+
+double offwin_lossy_per_s(const struct offwin_in *in, double lambda, enum offwin_within w)
+{
+	struct offwin_eval ev;
+
+	offwin_eval_loss(in, lambda, w, &ev);
+	offwin_eval_round(in, &ev);
+	return ev.lossy_per_s;
+}
+
 double offwin_round_absorb(const struct offwin_in *in, double lambda,
 			   enum offwin_within w)
 {
-	struct preempt p;
-	double sum_s = 0.0;
+	struct offwin_eval ev;
 
-	if (!(lambda > 0.0) || !isfinite(lambda))
-		return 0.0;
-	if (preempt_init(&p, in, lambda, w)) {
-		sum_s += in->per_s * room_mean(&p, end_at);
-		sum_s += room_mean(&p, excess_at) - excess_at(in, p.full_s, w);
-	}
-	if (in->wake_per_s > 0.0 && in->wake_count)
-		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots,
-							wake_room_s(in, lambda), w,
-							in->wake_max_s);
-	return lambda * sum_s;
+	offwin_eval_loss(in, lambda, w, &ev);
+	offwin_eval_round(in, &ev);
+	return ev.absorb_pkts;
 }
 
 /* A number from *@p up to a delimiter in @stops; advances *@p. */

@@ -67,6 +67,7 @@
 #ifndef RXB_SOLVER_OFFWIN_H
 #define RXB_SOLVER_OFFWIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define OFFWIN_MAX_SLOTS	64
@@ -162,6 +163,29 @@ double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within
  */
 double offwin_round_absorb(const struct offwin_in *in, double lambda,
 			   enum offwin_within w);
+
+/*
+ * offwin_loss(), offwin_lossy_per_s() and offwin_round_absorb() at one
+ * rate, sharing what they have in common (the windows' mean excess over
+ * the room they find): offwin_eval_loss() fills loss, and then
+ * offwin_eval_round() (the same @in) lossy_per_s and absorb_pkts. The
+ * rest is offwin_eval_loss()'s for offwin_eval_round().
+ */
+struct offwin_eval {
+	double loss;		/* offwin_loss() */
+	double lossy_per_s;	/* offwin_lossy_per_s() */
+	double absorb_pkts;	/* offwin_round_absorb() */
+	bool round;		/* offwin_eval_round() filled the two above */
+	double lambda;
+	enum offwin_within w;
+	bool preempt;		/* windows after preemption taken */
+	double excess_s;	/* their E over D' of E[(W − F(D')/λ)+] */
+	double overload_s;	/* and E[W] + g − c g/λ, at least 0 */
+};
+
+void offwin_eval_loss(const struct offwin_in *in, double lambda, enum offwin_within w,
+		      struct offwin_eval *ev);
+void offwin_eval_round(const struct offwin_in *in, struct offwin_eval *ev);
 
 /*
  * Parse "PER_S/SLOT:COUNT,SLOT:COUNT,..." (windows per second, then the

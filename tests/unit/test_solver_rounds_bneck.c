@@ -51,6 +51,14 @@ static struct bneck_xfer testbed_xfer(double payload_bytes, double one_way_delay
 	};
 }
 
+/* A workspace for @x's points, and bneck's answer for @s and @x in it. */
+static void testbed_solve(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
+			  const struct bneck_xfer *x, struct bneck_result *r)
+{
+	assert_int_equal(bneck_ws_init(ws, x->points), 0);
+	assert_int_equal(bneck_compute(ws, s, 1, x, NULL, r), 0);
+}
+
 /* bneck with burst rounds: the e2e testbed's numbers (docs/e2e.md §1). */
 static void test_bneck_burst(void **state)
 {
@@ -61,8 +69,7 @@ static void test_bneck_burst(void **state)
 	struct bneck_result rb, rs;
 
 	(void)state;
-	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &rb), 0);
+	testbed_solve(&ws, &s, &x, &rb);
 	x.rounds = BNECK_ROUNDS_SEED;
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &rs), 0);
 	fprintf(stderr, "  testbed k=2: burst rate %.3g T %.4g (line: T %.4g, loss %.3f);"
@@ -163,8 +170,7 @@ static void test_bneck_episodes(void **state)
 	struct bneck_result r1, r2;
 
 	(void)state;
-	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r1), 0);
+	testbed_solve(&ws, &s, &x, &r1);
 	x.loss_episode_pkts = 2000.0;
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r2), 0);
 	fprintf(stderr, "  k=2 knee, 100 ms: m = 1: %.4g b/s T %.4g s; m = 2000: %.4g b/s T %.4g s\n",
@@ -211,8 +217,7 @@ static void test_bneck_burst_skip_exact(void **state)
 
 	(void)state;
 	assert_non_null(work);
-	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &res), 0);
+	testbed_solve(&ws, &s, &x, &res);
 	for (uint32_t i = 0; i < x.points; i++) {
 		const struct bneck_point *pt = &res.curve[i];
 		const struct bulkq_params q = stage_queue(&s, x.payload_bytes, pt->rate_bps);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/bneck_fixture.h"
 #include "tests/unit/check_rel.h"
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
@@ -511,10 +512,7 @@ static void test_irq_on_server_cpu(void **state)
 		  1e-12, "capacity on the floor");
 
 	/* Not a cost: rejected. */
-	s.irq_ns_per_pkt = -1;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &irq), -EINVAL);
-	s.irq_ns_per_pkt = NAN;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &irq), -EINVAL);
+	bneck_fixture_refuses(&ws, &s, &x, &s.irq_ns_per_pkt, -1, NAN);
 	bneck_ws_finish(&ws);
 }
 
@@ -609,12 +607,7 @@ static void test_depth_cost(void **state)
 
 	/* A full queue served faster, or not a rate: rejected. */
 	s.mu_net_per_s = 1e9 / (1270.0 * s.batch_pkts);
-	s.mu_net_full_per_s = 1.01 * s.mu_net_per_s;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &depth), -EINVAL);
-	s.mu_net_full_per_s = -1;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &depth), -EINVAL);
-	s.mu_net_full_per_s = NAN;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &depth), -EINVAL);
+	bneck_fixture_refuses(&ws, &s, &x, &s.mu_net_full_per_s, 1.01 * s.mu_net_per_s, -1, NAN);
 	bneck_ws_finish(&ws);
 }
 
@@ -726,12 +719,7 @@ static void test_rate_uncertainty(void **state)
 	free(plain);
 
 	/* Not a spread: rejected. */
-	s.mu_rel_sd = -0.1;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
-	s.mu_rel_sd = NAN;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
-	s.mu_rel_sd = 1.5;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_fixture_refuses(&ws, &s, &x, &s.mu_rel_sd, -0.1, NAN, 1.5);
 	bneck_ws_finish(&ws);
 }
 

@@ -28,6 +28,7 @@
 
 #include "solver/bneck.h"
 #include "solver/offwin.h"
+#include "bneck_fixture.h"
 #include "check_rel.h"
 #include "offwin_fixture.h"
 #include "tests/unit/unit_main.h"
@@ -383,22 +384,12 @@ static void test_bneck_wake_max(void **state)
 	s.wake_max_s = 45e-3;
 	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
 	assert_true(offwin_fixture_wake_curve(&ws, &s, &x, &r));
-	s.wake_max_s = -1.0;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
-	s.wake_max_s = NAN;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
-	s.wake_max_s = INFINITY;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_fixture_refuses(&ws, &s, &x, &s.wake_max_s, -1.0, NAN, INFINITY);
 	/* The release: at most the queue, a number >= 0; used by the curve. */
 	s.wake_max_s = 45e-3;
 	s.queue_release_pkts = s.queue_pkts / 4.0;
 	assert_true(offwin_fixture_wake_curve(&ws, &s, &x, &r));
-	s.queue_release_pkts = s.queue_pkts + 1.0;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
-	s.queue_release_pkts = -1.0;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
-	s.queue_release_pkts = NAN;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_fixture_refuses(&ws, &s, &x, &s.queue_release_pkts, s.queue_pkts + 1.0, -1.0, NAN);
 	bneck_ws_finish(&ws);
 }
 

@@ -20,6 +20,7 @@
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
 #include "solver/rbudp.h"
+#include "tests/unit/bneck_fixture.h"
 #include "tests/unit/check_rel.h"
 #include "tests/unit/unit_main.h"
 
@@ -178,10 +179,7 @@ static void test_bneck_episodes(void **state)
 	assert_true(r2.rate_bps >= r1.rate_bps);
 	assert_true(r2.time_s <= r1.time_s);
 	assert_true(r2.rate_bps <= 1.1 * cap_bps);
-	x.loss_episode_pkts = 0.9;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r2), -EINVAL);
-	x.loss_episode_pkts = NAN;
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r2), -EINVAL);
+	bneck_fixture_refuses(&ws, &s, &x, &x.loss_episode_pkts, 0.9, NAN);
 	bneck_ws_finish(&ws);
 }
 

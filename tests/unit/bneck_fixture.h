@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared by the bneck tests: the check that bad numbers in a stage or a
- * transfer are refused, one value after another.
+ * transfer are refused, one value after another; and a stage's off-CPU
+ * windows as offwin's input, to check bneck's curve against.
  */
 #ifndef RXB_TEST_BNECK_FIXTURE_H
 #define RXB_TEST_BNECK_FIXTURE_H
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "solver/bneck.h"
+#include "solver/offwin.h"
 
 /*
  * bneck_compute() refuses the one stage @s with @x (-EINVAL) for each of
@@ -38,6 +40,19 @@ static inline void bneck_fixture_refuse_n(struct bneck_ws *ws, const struct rxb_
 			fail();
 		}
 	}
+}
+
+/*
+ * The off-CPU windows of @s (one packet per service) with the whole CPU
+ * between them: drained at mu_net, no waits after wake-ups.
+ */
+static inline struct offwin_in bneck_fixture_windows_in(const struct rxb_stage_inputs *s)
+{
+	return (struct offwin_in){
+		.per_s = s->offcpu_per_s, .count = s->offcpu_hist,
+		.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s->queue_pkts,
+		.on_pkts_per_s = s->mu_net_per_s,
+	};
 }
 
 /* bneck_fixture_refuse_n() for the values listed after @field. */

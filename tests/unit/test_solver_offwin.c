@@ -37,6 +37,7 @@
 
 #include "solver/bneck.h"
 #include "solver/offwin.h"
+#include "bneck_fixture.h"
 #include "offwin_fixture.h"
 #include "tests/unit/unit_main.h"
 
@@ -373,12 +374,7 @@ static void test_bneck_windows(void **state)
 
 	(void)state;
 	fill_stage(&s);
-	in = (struct offwin_in){
-		.per_s = s.offcpu_per_s, .count = s.offcpu_hist,
-		.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s.queue_pkts,
-		/* #C = 0: the whole CPU, 1 packet per service. */
-		.on_pkts_per_s = s.mu_net_per_s,
-	};
+	in = bneck_fixture_windows_in(&s);	/* #C = 0 */
 	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
 	x.loss_model = BNECK_LOSS_QUEUE;
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &rq), 0);

@@ -29,6 +29,7 @@
 
 #include "solver/bneck.h"
 #include "solver/offwin.h"
+#include "bneck_fixture.h"
 #include "offwin_fixture.h"
 #include "tests/unit/unit_main.h"
 
@@ -124,12 +125,7 @@ static void service_points(double io_bound)
 		assert_true(differ >= 3);
 		bneck_ws_finish(&ws);
 	}
-	in = (struct offwin_in){
-		.per_s = s.offcpu_per_s, .count = s.offcpu_hist,
-		.nslots = RXB_OFFCPU_SLOTS, .queue_pkts = s.queue_pkts,
-		/* The whole CPU between the windows, 1 packet per service. */
-		.on_pkts_per_s = s.mu_net_per_s,
-	};
+	in = bneck_fixture_windows_in(&s);
 	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
 	/* The shared drain: the queue model's rate beside the two loops. */
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);

@@ -30,6 +30,7 @@
 #include "solver/ctmc_band.h"
 #include "solver/ctmc_dist.h"
 #include "solver/tagged.h"
+#include "tagged_fixture.h"
 #include "tests/unit/unit_main.h"
 
 /* A uniform double in [0, 1) from a 64-bit LCG (rand() has 31 bits). */
@@ -438,20 +439,16 @@ static void test_detect_wide(void **state)
 		struct tagged_chain ch;
 		struct tagged_result res;
 
-		assert_int_equal(tagged_smp_init(&m, &p), 0);
-		assert_int_equal(tagged_analyze(&m, NULL, &ch, &res), 0);
+		tagged_fixture_smp(&m, &p, &ch, &res);
 		assert_int_equal(res.steady.method, CTMC_METHOD_SOR);
 		assert_int_equal(res.absorb.method, CTMC_METHOD_SOR);
-		tagged_chain_finish(&ch);
-		tagged_model_finish(&m);
-		assert_int_equal(tagged_seed_init(&m, 30, 900, &r), 0);
-		assert_int_equal(tagged_analyze(&m, NULL, &ch, &res), 0);
+		tagged_fixture_finish(&m, &ch);
+		tagged_fixture_seed(&m, 30, 900, &r, &ch, &res);
 		assert_int_equal(res.steady.method, CTMC_METHOD_BAND);
 		assert_int_equal(res.absorb.method, CTMC_METHOD_BAND);
 		assert_int_equal(res.steady.band_lower, 1);
 		assert_int_equal(res.absorb.band_upper, 1);
-		tagged_chain_finish(&ch);
-		tagged_model_finish(&m);
+		tagged_fixture_finish(&m, &ch);
 	}
 }
 
@@ -500,8 +497,7 @@ static void test_dist_reduced(void **state)
 	double t[6], tq[3];
 
 	(void)state;
-	assert_int_equal(tagged_seed_init(&m, 400, 800, &r), 0);
-	assert_int_equal(tagged_analyze(&m, NULL, &ch, &res), 0);
+	tagged_fixture_seed(&m, 400, 800, &r, &ch, &res);
 	assert_int_equal(ctmc_dist_init(&d, &ch.tag.chain, ch.alpha, 1e-12, 0), 0);
 	assert_true(d.reduced);
 	assert_true(d.q->n < ch.tag.nstates / 2);
@@ -528,8 +524,7 @@ static void test_dist_reduced(void **state)
 		assert_true(pt[ch.absorbed] >= ps[j] - 1e-11);
 		free(pt);
 	}
-	tagged_chain_finish(&ch);
-	tagged_model_finish(&m);
+	tagged_fixture_finish(&m, &ch);
 }
 
 /*

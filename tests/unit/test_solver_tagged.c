@@ -18,17 +18,11 @@
 #include <cmocka.h>
 
 #include "tests/unit/check_rel.h"
+#include "tests/unit/tagged_fixture.h"
 #include "solver/tagged.h"
 #include "tests/unit/unit_main.h"
 
 static const struct tagged_rates table2 = { 4600.0, 1010.0, 41600.0 };
-
-static void analyze_seed(uint32_t C, uint32_t I, struct tagged_model *m,
-			 struct tagged_chain *ch, struct tagged_result *res)
-{
-	assert_int_equal(tagged_seed_init(m, C, I, &table2), 0);
-	assert_int_equal(tagged_analyze(m, NULL, ch, res), 0);
-}
 
 /* #I = 0: PS with #C + 1 customers, R ~ Exp(mu / (#C + 1)). */
 static void test_cpu_bound_only(void **state)
@@ -41,7 +35,7 @@ static void test_cpu_bound_only(void **state)
 		double rate = table2.mu_net_per_s / (C + 1), t[4], f[4], q;
 		struct ctmc_stat st;
 
-		analyze_seed(C, 0, &m, &ch, &res);
+		tagged_fixture_seed(&m, C, 0, &table2, &ch, &res);
 		check_rel(res.mean_response_s, 1.0 / rate, 1e-14, "E[R]");
 		check_rel(res.service_rate_per_s, rate, 1e-14, "mu");
 		assert_int_equal(res.bg_states, 1);
@@ -53,8 +47,7 @@ static void test_cpu_bound_only(void **state)
 			assert_true(fabs(f[k] + expm1(-rate * t[k])) < 1e-12);
 		assert_int_equal(tagged_quantile(&ch, 0.9, res.mean_response_s, &q), 0);
 		check_rel(q, log(10.0) / rate, 2e-6, "p90");
-		tagged_chain_finish(&ch);
-		tagged_model_finish(&m);
+		tagged_fixture_finish(&m, &ch);
 	}
 }
 
@@ -79,14 +72,13 @@ static void test_one_io_task_by_hand(void **state)
 		struct tagged_chain ch;
 		struct tagged_result res;
 
-		analyze_seed(C, 1, &m, &ch, &res);
+		tagged_fixture_seed(&m, C, 1, &table2, &ch, &res);
 		check_rel(res.mean_response_s, pi1 * tau1 + pi0 * tau0, 1e-13,
 			  "E[R] with one I/O task");
 		assert_int_equal(res.bg_states, 2);
 		assert_int_equal(res.tag_states, 3);	/* + the absorbing one */
 		assert_true(res.rel_err < 1e-12);
-		tagged_chain_finish(&ch);
-		tagged_model_finish(&m);
+		tagged_fixture_finish(&m, &ch);
 	}
 }
 
@@ -102,7 +94,7 @@ static void test_mean_equals_integral(void **state)
 	double h, integral = 0.0;
 
 	(void)state;
-	analyze_seed(2, 3, &m, &ch, &res);
+	tagged_fixture_seed(&m, 2, 3, &table2, &ch, &res);
 	h = 30.0 * res.mean_response_s / (grid - 1);
 	for (uint32_t i = 0; i < grid; i++)
 		t[i] = i * h;
@@ -113,8 +105,7 @@ static void test_mean_equals_integral(void **state)
 	check_rel(integral, res.mean_response_s, 1e-9, "integral");
 	free(t);
 	free(f);
-	tagged_chain_finish(&ch);
-	tagged_model_finish(&m);
+	tagged_fixture_finish(&m, &ch);
 }
 
 /* The rate falls as tasks are added, CPU-bound ones hurt more. */
@@ -164,10 +155,9 @@ static void test_fractional(void **state)
 		struct tagged_chain ch;
 		struct tagged_result d;
 
-		analyze_seed(2, 3, &m, &ch, &d);
+		tagged_fixture_seed(&m, 2, 3, &table2, &ch, &d);
 		assert_true(r.mean_response_s == d.mean_response_s);
-		tagged_chain_finish(&ch);
-		tagged_model_finish(&m);
+		tagged_fixture_finish(&m, &ch);
 	}
 	/* (2.25, 1.5) from the four corners. */
 	assert_int_equal(tagged_seed_mean(2, 1, &table2, NULL, &c[0]), 0);
@@ -204,13 +194,11 @@ static void test_smp_one_cpu(void **state)
 			struct tagged_chain ch;
 			struct tagged_result smp, seed;
 
-			assert_int_equal(tagged_smp_init(&m, &p), 0);
-			assert_int_equal(tagged_analyze(&m, NULL, &ch, &smp), 0);
+			tagged_fixture_smp(&m, &p, &ch, &smp);
 			assert_int_equal(tagged_seed_mean(C, I, &table2, NULL, &seed), 0);
 			check_rel(smp.mean_response_s, seed.mean_response_s, 1e-13,
 				  "smp P=1");
-			tagged_chain_finish(&ch);
-			tagged_model_finish(&m);
+			tagged_fixture_finish(&m, &ch);
 		}
 	}
 }
@@ -228,12 +216,10 @@ static void test_smp_pinned(void **state)
 		struct tagged_chain ch;
 		struct tagged_result res;
 
-		assert_int_equal(tagged_smp_init(&m, &p), 0);
-		assert_int_equal(tagged_analyze(&m, NULL, &ch, &res), 0);
+		tagged_fixture_smp(&m, &p, &ch, &res);
 		check_rel(res.mean_response_s,
 			  ((C + 1) / 2 + 1) / table2.mu_net_per_s, 1e-14, "pinned");
-		tagged_chain_finish(&ch);
-		tagged_model_finish(&m);
+		tagged_fixture_finish(&m, &ch);
 	}
 }
 
@@ -266,8 +252,7 @@ static void test_smp_methods_agree(void **state)
 	assert_int_equal(iter.tag_states, dense.tag_states);
 	/* The CPU with the receiver is busier than on a single CPU: fewer tasks. */
 	assert_true(dense.mean_response_s < (4 + 1) / table2.mu_net_per_s);
-	tagged_chain_finish(&ch);
-	tagged_model_finish(&m);
+	tagged_fixture_finish(&m, &ch);
 }
 
 UNIT_TEST_MAIN(

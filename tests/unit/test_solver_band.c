@@ -30,6 +30,7 @@
 #include "solver/ctmc_band.h"
 #include "solver/ctmc_dist.h"
 #include "solver/tagged.h"
+#include "ctmc_fixture.h"
 #include "tagged_fixture.h"
 #include "tests/unit/unit_main.h"
 
@@ -202,47 +203,20 @@ static void test_birth_death_product_form(void **state)
 	check_birth_death(true);
 }
 
-/*
- * The pure death chain n-1 -> ... -> 0 (0 absorbing) with rates spanning
- * 1e-9 .. 1e9: tau_i = sum_{k=1..i} 1 / d_k, summed here in long double.
- */
+/* Rates spanning 1e-9 .. 1e9 in no order. */
+static double death_spread(uint32_t i, uint32_t n)
+{
+	return pow(10.0, 18.0 * ((i * 7919) % n) / n - 9.0);
+}
+
+/* The pure death chain of 2000 states at death_spread(): by the band. */
 static void test_absorb_death_chain(void **state)
 {
-	const uint32_t n = 2000;
-	struct ctmc q;
-	struct ctmc_opts o;
 	struct ctmc_stat st;
-	double *alpha = calloc(n, sizeof(*alpha)), *tau = malloc(n * sizeof(*tau));
-	long double want = 0.0L, mean_want = 0.0L;
-	double mean;
 
 	(void)state;
-	assert_int_equal(ctmc_init(&q, n, n), 0);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t col = i - 1;
-		double r = pow(10.0, 18.0 * ((i * 7919) % n) / n - 9.0);
-
-		assert_int_equal(ctmc_add_row(&q, &col, &r, i ? 1 : 0), 0);
-	}
-	assert_int_equal(ctmc_seal(&q), 0);
-	for (uint32_t i = 0; i < n; i++)
-		alpha[i] = 1.0 / n;
-	ctmc_opts_default(&o);
-	assert_int_equal(ctmc_absorb_mean(&q, alpha, &o, &mean, tau, &st), 0);
+	ctmc_fixture_death(2000, death_spread, CTMC_METHOD_AUTO, 1e-14, &st);
 	assert_int_equal(st.method, CTMC_METHOD_BAND);
-	for (uint32_t i = 1; i < n; i++) {
-		char what[32];
-
-		want += 1.0L / (long double)q.rate[q.row_ptr[i]];
-		mean_want += want / n;
-		snprintf(what, sizeof(what), "tau[%u]", i);
-		check_rel(tau[i], (double)want, 1e-14, what);
-	}
-	check_rel(mean, (double)mean_want, 1e-14, "mean");
-	assert_true(tau[0] == 0.0);
-	free(alpha);
-	free(tau);
-	ctmc_finish(&q);
 }
 
 /* Band absorption = LAPACK LU on small birth-death chains with killing. */

@@ -22,6 +22,7 @@
 #include "check_rel.h"
 
 #include "solver/ctmc.h"
+#include "ctmc_fixture.h"
 #include "tests/unit/unit_main.h"
 
 /* Birth-death chain on 0..n-1 with birth b and death d (per state). */
@@ -125,46 +126,24 @@ static void test_gth_equals_gauss_seidel(void **state)
 	ctmc_finish(&q);
 }
 
-/*
- * Pure death chain n-1 -> ... -> 0 at rates d_i (state 0 absorbing): the
- * mean time from state i is sum_{k=1}^{i} 1/d_k.
- */
+static double death_linear(uint32_t i, uint32_t n)
+{
+	(void)n;
+	return 1.0 + 0.5 * i;
+}
+
+/* The pure death chain of 60 states at 1 + i / 2, by LU and by Gauss-Seidel. */
 static void test_absorb_mean_lu_and_gs(void **state)
 {
-	const uint32_t n = 60;
-	struct ctmc q;
-	struct ctmc_opts o;
-	struct ctmc_stat st;
-	double *alpha = calloc(n, sizeof(*alpha)), *tau = malloc(n * sizeof(*tau));
-	double mean, want = 0.0, want_i = 0.0;
-
 	(void)state;
-	assert_int_equal(ctmc_init(&q, n, n), 0);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = i ? i - 1 : 0;
-		double r = 1.0 + 0.5 * i;
-
-		assert_int_equal(ctmc_add_row(&q, &c, &r, i ? 1 : 0), 0);
-	}
-	for (uint32_t i = 0; i < n; i++)
-		alpha[i] = 1.0 / n;
-	for (uint32_t i = 1; i < n; i++) {
-		want_i += 1.0 / (1.0 + 0.5 * i);
-		want += want_i / n;
-	}
-	ctmc_opts_default(&o);
 	for (int m = 0; m < 2; m++) {
-		o.method = m ? CTMC_METHOD_SOR : CTMC_METHOD_LU;
-		assert_int_equal(ctmc_absorb_mean(&q, alpha, &o, &mean, tau, &st), 0);
-		assert_int_equal(st.method, o.method);
-		check_rel(mean, want, 1e-12, m ? "gs mean" : "lu mean");
-		check_rel(tau[n - 1], want_i, 1e-12, "tau top");
-		assert_true(tau[0] == 0.0);
+		enum ctmc_method method = m ? CTMC_METHOD_SOR : CTMC_METHOD_LU;
+		struct ctmc_stat st;
+
+		ctmc_fixture_death(60, death_linear, method, 1e-12, &st);
+		assert_int_equal(st.method, method);
 		assert_true(st.err_bound < 1e-10);
 	}
-	free(alpha);
-	free(tau);
-	ctmc_finish(&q);
 }
 
 /* A chain with a transient state that cannot reach absorption: -EINVAL. */

@@ -26,6 +26,18 @@
 static uint8_t enc_buf[RBUDP_FRAME_MAX];
 static uint8_t enc_buf2[RBUDP_FRAME_MAX];
 
+/*
+ * A case of reencode() for a type whose decoder and encoder take just its
+ * struct rbudp_<name>.
+ */
+#define REENCODE(type, name)							\
+	case type: {								\
+		struct rbudp_##name m;						\
+										\
+		return rbudp_##name##_decode(body, len, &m, &why) ? 0 :		\
+		       rbudp_##name##_encode(out, &m);				\
+	}
+
 /* Decode one body of @type and re-encode it into @out; 0 if it did not decode. */
 static size_t reencode(uint16_t type, const uint8_t *body, size_t len, uint8_t *out)
 {
@@ -39,28 +51,10 @@ static size_t reencode(uint16_t type, const uint8_t *body, size_t len, uint8_t *
 		return rbudp_hello_decode(body, len, &m, &version, &why) ? 0 :
 		       rbudp_hello_encode(out, &m);
 	}
-	case RBUDP_MSG_CHALLENGE: {
-		struct rbudp_challenge m;
-
-		return rbudp_challenge_decode(body, len, &m, &why) ? 0 :
-		       rbudp_challenge_encode(out, &m);
-	}
-	case RBUDP_MSG_SETUP: {
-		struct rbudp_setup m;
-
-		return rbudp_setup_decode(body, len, &m, &why) ? 0 : rbudp_setup_encode(out, &m);
-	}
-	case RBUDP_MSG_SETUP_OK: {
-		struct rbudp_setup_ok m;
-
-		return rbudp_setup_ok_decode(body, len, &m, &why) ? 0 : rbudp_setup_ok_encode(out, &m);
-	}
-	case RBUDP_MSG_BLAST_DONE: {
-		struct rbudp_blast_done m;
-
-		return rbudp_blast_done_decode(body, len, &m, &why) ? 0 :
-		       rbudp_blast_done_encode(out, &m);
-	}
+	REENCODE(RBUDP_MSG_CHALLENGE, challenge)
+	REENCODE(RBUDP_MSG_SETUP, setup)
+	REENCODE(RBUDP_MSG_SETUP_OK, setup_ok)
+	REENCODE(RBUDP_MSG_BLAST_DONE, blast_done)
 	case RBUDP_MSG_MISSING: {
 		struct rbudp_missing m;
 		size_t n;
@@ -71,16 +65,8 @@ static size_t reencode(uint16_t type, const uint8_t *body, size_t len, uint8_t *
 		memcpy(out + n, m.data, m.data_len);
 		return n + m.data_len;
 	}
-	case RBUDP_MSG_COMPLETE: {
-		struct rbudp_complete m;
-
-		return rbudp_complete_decode(body, len, &m, &why) ? 0 : rbudp_complete_encode(out, &m);
-	}
-	case RBUDP_MSG_VERIFIED: {
-		struct rbudp_verified m;
-
-		return rbudp_verified_decode(body, len, &m, &why) ? 0 : rbudp_verified_encode(out, &m);
-	}
+	REENCODE(RBUDP_MSG_COMPLETE, complete)
+	REENCODE(RBUDP_MSG_VERIFIED, verified)
 	case RBUDP_MSG_ERROR: {
 		struct rbudp_error m;
 

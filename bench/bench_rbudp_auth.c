@@ -45,6 +45,14 @@ static const char *const names[M_COUNT] = {
 	"UMAC-128", "GMAC (AES-128)", "Poly1305-AES", "HMAC-SHA256",
 };
 
+/* UMAC-@bits of the payload under @nonce; the three sizes differ in the tag only. */
+#define UMAC_PAYLOAD(bits, ctx, nonce)						\
+	do {									\
+		umac##bits##_set_nonce(ctx, 16, nonce);				\
+		umac##bits##_update(ctx, PL, dgram + RBUDP_DGRAM_HDR);		\
+		umac##bits##_digest(ctx, (bits) / 8, tag);			\
+	} while (0)
+
 static void pass(int m)
 {
 	static struct umac32_ctx u32;
@@ -89,19 +97,13 @@ static void pass(int m)
 						&plen);
 			break;
 		case M_UMAC64:
-			umac64_set_nonce(&u64, 16, nonce);
-			umac64_update(&u64, PL, dgram + RBUDP_DGRAM_HDR);
-			umac64_digest(&u64, 8, tag);
+			UMAC_PAYLOAD(64, &u64, nonce);
 			break;
 		case M_UMAC32:
-			umac32_set_nonce(&u32, 16, nonce);
-			umac32_update(&u32, PL, dgram + RBUDP_DGRAM_HDR);
-			umac32_digest(&u32, 4, tag);
+			UMAC_PAYLOAD(32, &u32, nonce);
 			break;
 		case M_UMAC128:
-			umac128_set_nonce(&u128, 16, nonce);
-			umac128_update(&u128, PL, dgram + RBUDP_DGRAM_HDR);
-			umac128_digest(&u128, 16, tag);
+			UMAC_PAYLOAD(128, &u128, nonce);
 			break;
 		case M_GMAC:
 			gcm_aes128_set_iv(&gcm, 12, nonce + 4);

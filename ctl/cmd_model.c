@@ -441,6 +441,40 @@ static int apply_opt(struct model_args *a, int id, const char *arg)
 	return parse_one(a, id, arg);
 }
 
+struct opt_seen {
+	int id;
+	const char *arg;
+};
+
+/*
+ * --from-status with a load given on top (--cpu-bound, --io-bound) and no
+ * windows: the measured off-CPU windows hold the co-runners' turns at the
+ * load they were measured at, not the one asked about, so they are
+ * dropped and the stage is the shared queue at the new load (what the
+ * daemon solves without windows). Windows given on top stay.
+ */
+static void live_drop_windows(struct model_args *a, const struct opt_seen *seen, int n)
+{
+	bool load = false;
+
+	if (!a->live.used || !(a->stage.offcpu_per_s > 0.0 || a->stage.wake_per_s > 0.0))
+		return;
+	for (int i = 0; i < n; i++) {
+		if (seen[i].id == OPT_OFFCPU || seen[i].id == OPT_WAKE)
+			return;
+		load |= seen[i].id == OPT_CPU || seen[i].id == OPT_IO;
+	}
+	if (!load)
+		return;
+	a->stage.offcpu_per_s = 0.0;
+	a->stage.wake_per_s = 0.0;
+	memset(a->stage.offcpu_hist, 0, sizeof(a->stage.offcpu_hist));
+	memset(a->stage.wake_hist, 0, sizeof(a->stage.wake_hist));
+	a->stage.offcpu_gap_s = 0.0;
+	a->stage.wake_max_s = 0.0;
+	a->live.windows_dropped = true;
+}
+
 /* The checks of the whole command line; -1 to go on, or an exit code. */
 static int check_args(struct model_args *a)
 {
@@ -484,10 +518,6 @@ static int check_args(struct model_args *a)
 }
 
 
-struct opt_seen {
-	int id;
-	const char *arg;
-};
 
 /*
  * Returns -1 to go on, or an exit code. The options are applied in the
@@ -544,6 +574,7 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 		if (err)
 			return err;
 	}
+	live_drop_windows(a, seen, n);
 	return check_args(a);
 }
 

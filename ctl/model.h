@@ -30,6 +30,7 @@ struct model_live {
 	double loss;
 	double time_s;
 	char overridden[256];		/* the options given on top, "" if none */
+	bool windows_dropped;		/* a load given on top: the windows went */
 };
 
 struct model_args {

@@ -33,6 +33,7 @@ static void json_live(struct json_writer *w, const struct model_live *l)
 	json_double(w, "daemon_loss", l->loss);
 	json_double(w, "daemon_transfer_time_s", l->time_s);
 	json_str(w, "overridden", l->overridden);
+	json_bool(w, "windows_dropped", l->windows_dropped);
 	json_obj_end(w);
 }
 
@@ -214,6 +215,8 @@ static void print_live(const struct model_live *l)
 	printf("Inputs     rxbneckd's flow %u as solved in epoch %llu%s%s\n", l->port,
 	       (unsigned long long)l->epoch, l->overridden[0] ? "; changed: " : "",
 	       l->overridden);
+	if (l->windows_dropped)
+		printf("           its off-CPU windows dropped: measured at the load before the change\n");
 }
 
 static void print_inputs(const struct model_args *a)

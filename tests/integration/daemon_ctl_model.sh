@@ -299,6 +299,13 @@ assert fs["overridden"] == "", fs
 # (C + 1) / (C + 3) of what it was, and the rate with it.
 assert b["from_status"]["overridden"] == "--cpu-bound " + sys.argv[4], b["from_status"]
 assert b["inputs"]["cpu_bound"] == float(sys.argv[4])
+# The flow's measured off-CPU windows hold the co-runners' turns at its
+# load: a changed #C drops them (the shared queue at the new load).
+had = a["inputs"]["offcpu_per_s"] > 0 or a["inputs"]["wake_per_s"] > 0
+assert b["from_status"]["windows_dropped"] == had, (had, b["from_status"])
+assert not a["from_status"]["windows_dropped"], a["from_status"]
+if had:
+    assert b["inputs"]["offcpu_per_s"] == 0 and b["inputs"]["wake_per_s"] == 0, b["inputs"]
 assert b["capacity_bps"] < 0.8 * a["capacity_bps"], (a["capacity_bps"], b["capacity_bps"])
 assert b["bottleneck_rate_bps"] < a["bottleneck_rate_bps"], (a["bottleneck_rate_bps"], b["bottleneck_rate_bps"])
 n = sum(1 for _ in open(sys.argv[3])) - 1

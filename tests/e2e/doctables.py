@@ -22,8 +22,9 @@ and NAME says which one it is:
            and judged
   verdict-windows, verdict-service, verdict-service-cut,
   verdict-service-release, verdict-service-episodes,
-  verdict-service-room  the same, the --follow transfers of WINDOWS,
-           SERVICE, SERVICE_CUT, SERVICE_REL, SERVICE_EP and SERVICE_ROOM
+  verdict-service-room, verdict-service-room-six  the same, the --follow
+           transfers of WINDOWS, SERVICE, SERVICE_CUT, SERVICE_REL,
+           SERVICE_EP, SERVICE_ROOM and SERVICE_ROOM6
            (the daemon with [model] loss = windows, service, service with
            the longest wait, with the queue's release too, with
            loss_episodes = windows too, and with the windows' room from the
@@ -97,6 +98,8 @@ SERVICE_EP = ["line10g-s%d" % s for s in (185, 186, 187)]
 # ... and the windows after preemption finding the room the window before
 # them left ([model] loss = service, loss_episodes = windows).
 SERVICE_ROOM = ["line10g-s%d" % s for s in (190, 191, 192)]
+# ... and three more runs of the same, pooled with those six.
+SERVICE_ROOM6 = SERVICE_ROOM + ["line10g-s%d" % s for s in (193, 194, 195)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
@@ -116,7 +119,7 @@ LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
 LOADS_SERVICE = ["loads-nice10-k3-service", "loads-quota25-k2-service",
                  "loads-duty50-k1-service", "loads-io-k2-service"]
 KEPT = sorted(set(REFERENCE + JUDGED + FAST + SERVICE_CUT_REF + WINDOWS + SERVICE
-                  + SERVICE_CUT + SERVICE_REL + SERVICE_EP + SERVICE_ROOM
+                  + SERVICE_CUT + SERVICE_REL + SERVICE_EP + SERVICE_ROOM6
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
                   + LOADS_SERVICE))
 # Kept for other documents, whose own analysis scripts compute their tables
@@ -246,6 +249,7 @@ def tables(results):
     rel_ref, rel_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_REL)
     ep_ref, ep_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_EP)
     room_ref, room_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_ROOM)
+    room6_ref, room6_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_ROOM6)
     made = {"verdict": pool.verdict_md(ref, judgement),
             "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
             "verdict-service": pool.verdict_md(svc_ref, svc_judgement),
@@ -254,6 +258,7 @@ def tables(results):
             "verdict-service-release": pool.verdict_md(rel_ref, rel_judgement),
             "verdict-service-episodes": pool.verdict_md(ep_ref, ep_judgement),
             "verdict-service-room": pool.verdict_md(room_ref, room_judgement),
+            "verdict-service-room-six": pool.verdict_md(room6_ref, room6_judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
     if LOADS:

@@ -517,8 +517,6 @@ static int check_args(struct model_args *a)
 	return -1;
 }
 
-
-
 /*
  * Returns -1 to go on, or an exit code. The options are applied in the
  * order given, on top of the defaults or, with --from-status, of the live

@@ -210,7 +210,6 @@ static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
 	double frac, vac;
 
 	memset(oe, 0, sizeof(*oe));
-
 	if (md->paused[i]) {
 		vac = paused_loss(&md->st[i], lambda, cap_pkts_per_s, &frac);
 		if (frac < ev->send_frac)

@@ -57,7 +57,8 @@ enum {
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
-	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_RELEASE, OPT_EPISODES_WIN,
+	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_SEEN, OPT_RELEASE,
+	OPT_EPISODES_WIN,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +86,7 @@ static const struct option long_opts[] = {
 	{ "offcpu-gap-ms", required_argument, NULL, OPT_OFFCPU_GAP },
 	{ "wake-windows", required_argument, NULL, OPT_WAKE },
 	{ "wake-max-ms", required_argument, NULL, OPT_WAKE_MAX },
+	{ "windows-seen-pps", required_argument, NULL, OPT_SEEN },
 	{ "queue-release-pkts", required_argument, NULL, OPT_RELEASE },
 	{ "episodes-from-windows", no_argument, NULL, OPT_EPISODES_WIN },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
@@ -307,6 +309,7 @@ static const struct num_opt {
 	NUM(OPT_RATE_SD, false, 0.0, 1.0, 1.0, stage.mu_rel_sd),
 	NUM(OPT_OFFCPU_GAP, false, 0.0, 1e7, 1e3, stage.offcpu_gap_s),
 	NUM(OPT_WAKE_MAX, false, 0.0, 1e7, 1e3, stage.wake_max_s),
+	NUM(OPT_SEEN, false, 0.0, 1e12, 1.0, stage.windows_seen_pps),
 	NUM(OPT_RELEASE, false, 0.0, 1e9, 1.0, stage.queue_release_pkts),
 	NUM(OPT_PAYLOAD, true, 1.0, 1e9, 1.0, x.payload_bytes),
 	NUM(OPT_FILE, true, 1.0, 1e18, 1.0, x.file_bytes),
@@ -472,6 +475,7 @@ static void live_drop_windows(struct model_args *a, const struct opt_seen *seen,
 	memset(a->stage.wake_hist, 0, sizeof(a->stage.wake_hist));
 	a->stage.offcpu_gap_s = 0.0;
 	a->stage.wake_max_s = 0.0;
+	a->stage.windows_seen_pps = 0.0;
 	a->live.windows_dropped = true;
 }
 

@@ -50,7 +50,8 @@ static bool pkts_in(const struct json_object *o, const char *key, uint32_t *out)
 
 /*
  * The stage's off-CPU windows (offcpu_windows: its spec string, gap_ns,
- * wake_spec and wake_max_ns), none when absent; NULL or the bad key.
+ * wake_spec, wake_max_ns and seen_pkts_per_s), none when absent; NULL or
+ * the bad key.
  */
 static const char *windows_from(const struct json_object *s, struct rxb_stage_inputs *in)
 {
@@ -73,6 +74,11 @@ static const char *windows_from(const struct json_object *s, struct rxb_stage_in
 		if (!num_in(w, "wake_max_ns", 0, 1e15, &max_ns))
 			return "offcpu_windows.wake_max_ns";
 		in->wake_max_s = max_ns / 1e9;
+	}
+	/* Absent or null likewise: no bound on the windows' reach. */
+	if (jpath_get(w, "seen_pkts_per_s")) {
+		if (!num_in(w, "seen_pkts_per_s", 0, 1e12, &in->windows_seen_pps))
+			return "offcpu_windows.seen_pkts_per_s";
 	}
 	return NULL;
 }

@@ -71,6 +71,7 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_double(w, "wake_per_s", a->stage.wake_per_s);
 	json_double(w, "wake_mean_s", offwin_mean_s(a->stage.wake_hist, RXB_OFFCPU_SLOTS));
 	json_double(w, "wake_max_s", a->stage.wake_max_s);
+	json_double(w, "windows_seen_pps", a->stage.windows_seen_pps);
 	json_double(w, "queue_release_pkts", a->stage.queue_release_pkts);
 	json_uint(w, "queue_pkts", a->stage.queue_pkts);
 	json_uint(w, "batch_pkts", a->stage.batch_pkts);
@@ -265,6 +266,9 @@ static void print_inputs(const struct model_args *a)
 			printf(", %.4g ms at most", s->wake_max_s * 1e3);
 		printf("\n");
 	}
+	if ((s->offcpu_per_s > 0 || s->wake_per_s > 0) && s->windows_seen_pps > 0)
+		printf("           windows met at up to %.4g packets a second\n",
+		       s->windows_seen_pps);
 	printf("Queue      capacity (K) %u pkts, packets per service (N) %u, rule %s",
 	       s->queue_pkts, s->batch_pkts, rule_name(s->rule));
 	if (s->queue_release_pkts > 0)

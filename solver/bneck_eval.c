@@ -156,16 +156,16 @@ static bool spread_stage(const struct bneck_model *md, uint32_t i)
 }
 
 /*
- * BNECK_LOSS_SERVICE: what a round into stage @i, whose windows set its
- * loss, absorbs: what the round's start and end take off n l within the
+ * BNECK_LOSS_SERVICE within the windows' reach: what a round at @lambda
+ * into stage @i, whose windows set its loss, absorbs: what the round's start and end take off n l within the
  * windows' own fluid model (offwin_round_absorb()). 0 for the other models:
  * with them the windows' loss is counted per window, each from a drained
  * queue.
  */
-static double service_absorb(const struct bneck_model *md, uint32_t i, double scale,
-			     struct offwin_eval *oe)
+static double service_absorb(const struct bneck_model *md, uint32_t i, double lambda,
+			     double scale, struct offwin_eval *oe)
 {
-	if (md->x->loss_model != BNECK_LOSS_SERVICE || !bneck_model_windows(md, i))
+	if (!bneck_model_served_alone(md, i, lambda))
 		return 0.0;
 	return window_round(md, i, scale, oe)->absorb_pkts;
 }
@@ -242,8 +242,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 			 lambda > f * md->keep_up_pkts_per_s[i] ?
 			 md->mu_full[i] : md->mu[i]);
 	/* Served alone between its windows: the co-runners are in them. */
-	bool alone = md->paused[i] ||
-		     (md->x->loss_model == BNECK_LOSS_SERVICE && bneck_model_windows(md, i));
+	bool alone = md->paused[i] || bneck_model_served_alone(md, i, lambda);
 	struct bulkq_params p = {
 		.arrival_per_s = lambda,
 		.service_per_s = share * (alone ? f * md->mu_on[i] : mu),
@@ -291,7 +290,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * l_vac already counts, but for service_absorb()'s.
 	 */
 	if (vac_wins) {
-		br.absorb_pkts = service_absorb(md, i, share * f, &oe);
+		br.absorb_pkts = service_absorb(md, i, lambda, share * f, &oe);
 		window_episode(md, i, lambda, share * f, vac, &oe, ev);
 	}
 	ev->stage_lambda[i] = lambda;

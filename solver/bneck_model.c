@@ -58,6 +58,7 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		    !(st[i].offcpu_gap_s >= 0.0) || !isfinite(st[i].offcpu_gap_s) ||
 		    !(st[i].wake_per_s >= 0.0) || !isfinite(st[i].wake_per_s) ||
 		    !(st[i].wake_max_s >= 0.0) || !isfinite(st[i].wake_max_s) ||
+		    !(st[i].windows_seen_pps >= 0.0) || !isfinite(st[i].windows_seen_pps) ||
 		    !(st[i].queue_release_pkts >= 0.0) ||
 		    !(st[i].queue_release_pkts <= st[i].queue_pkts))
 			return -EINVAL;
@@ -191,6 +192,15 @@ bool bneck_model_windows(const struct bneck_model *md, uint32_t i)
 	return (md->x->loss_model == BNECK_LOSS_WINDOWS ||
 		md->x->loss_model == BNECK_LOSS_SERVICE) && !md->st[i].load_independent &&
 	       (md->st[i].offcpu_per_s > 0.0 || md->st[i].wake_per_s > 0.0);
+}
+
+/* See bneck_model.h. */
+bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double lambda)
+{
+	double seen = md->st[i].windows_seen_pps;
+
+	return md->x->loss_model == BNECK_LOSS_SERVICE && bneck_model_windows(md, i) &&
+	       !(seen > 0.0 && lambda > BNECK_WINDOWS_REACH * seen);
 }
 
 /* See bneck_model.h. */

@@ -50,4 +50,12 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
  * BNECK_LOSS_SERVICE)? */
 bool bneck_model_windows(const struct bneck_model *md, uint32_t i);
 
+/*
+ * Is stage @i at @lambda (packets/s) served at its own rate between its
+ * windows, with the co-runners in them (BNECK_LOSS_SERVICE within the
+ * windows' reach, BNECK_WINDOWS_REACH)? Else a stage with windows is
+ * the bulk queue at the shared rate beside them.
+ */
+bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double lambda);
+
 #endif

@@ -525,6 +525,7 @@ static enum solve_need windows_moved(const struct rxb_stage_inputs *now,
 	    moved_rel(offwin_mean_s(now->wake_hist, RXB_OFFCPU_SLOTS),
 		      offwin_mean_s(then->wake_hist, RXB_OFFCPU_SLOTS)) ||
 	    moved_rel(now->wake_max_s, then->wake_max_s) ||
+	    moved_rel(now->windows_seen_pps, then->windows_seen_pps) ||
 	    moved_rel(now->queue_release_pkts, then->queue_release_pkts))
 		return SOLVE_MOVED;
 	return SOLVE_NOT;

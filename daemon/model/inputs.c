@@ -246,6 +246,7 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 	in->wake_per_s = b->wake_per_s;
 	memcpy(in->wake_hist, b->wake_hist, sizeof(in->wake_hist));
 	in->wake_max_s = b->wake_max_s;
+	in->windows_seen_pps = b->windows_seen_pps;
 	if (b->io_bound.v > 0) {
 		if (b->mu_pio_per_s.src != VALUE_MISSING &&
 		    b->mu_disk_per_s.src != VALUE_MISSING) {
@@ -280,6 +281,7 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	b->offcpu_per_s = learn_offcpu(l, b->offcpu_hist, &b->offcpu_gap_s,
 				       b->wake_hist, &b->wake_per_s);
 	b->wake_max_s = learn_wake_max_s(l);
+	b->windows_seen_pps = learn_windows_seen_pps(l);
 	queue_b(l, src, b);
 	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
 	    b->pkts_per_wakeup.src == VALUE_MISSING ||

@@ -378,8 +378,11 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 	hist_fold(l->wake_hist, seen ? s->wake_hist : NULL, k);
 	ewma_max_add(&l->wake_max_ns, k, seen ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
 	l->offcpu_s *= k;
-	if (seen)
+	if (seen) {
 		l->offcpu_s += active_s(s, e);
+		ewma_max_add(&l->windows_seen_pps, k, (double)s->pkts_in / active_s(s, e),
+			     LEARN_WAKE_MAX_MIN_W);
+	}
 	if (seen && n > 0 && s->run_before_preempt_ns > 0 &&
 	    isfinite(s->run_before_preempt_ns))
 		ewma_ratio_add(&l->offcpu_gap_ns, k, s->run_before_preempt_ns * n, n, 1.0);
@@ -401,6 +404,11 @@ double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 	*gap_s = n > 0 && gap > 0 ? gap / 1e9 : 0;
 	*wake_per_s = l->offcpu_s > 0 ? w / l->offcpu_s : 0;
 	return l->offcpu_s > 0 ? n / l->offcpu_s : 0;
+}
+
+double learn_windows_seen_pps(const struct learn *l)
+{
+	return ewma_max_value(&l->windows_seen_pps);
 }
 
 double learn_wake_max_s(const struct learn *l)

@@ -81,6 +81,9 @@ struct learn {
 	double wake_hist[RXB_OFFCPU_SLOTS];
 	struct ewma_max wake_max_ns;		/* their longest, same epochs */
 	double offcpu_s;			/* decayed seconds of traffic they came from */
+	struct ewma_max windows_seen_pps;	/* the fastest arrivals per second of
+						 * receiving in those epochs; kept
+						 * through idle ones as the windows are */
 	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
 						 * window after one */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
@@ -139,6 +142,12 @@ double learn_episode_pkts(const struct learn *l);
  */
 double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 		    double *wake_hist, double *wake_per_s);
+
+/*
+ * The fastest arrivals, packets per second of receiving, of the epochs
+ * whose windows still weigh in (LEARN_WAKE_MAX_MIN_W); 0 when unknown.
+ */
+double learn_windows_seen_pps(const struct learn *l);
 
 /*
  * The longest of those waits after a wake-up, in the epochs whose waits

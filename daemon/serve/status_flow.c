@@ -136,12 +136,13 @@ static void offcpu_spec(char *spec, size_t size, double per_s, const double *his
  * The server's off-CPU windows after preemption this epoch (the windows
  * loss model's input): per second, the non-empty log2-ns slots, and the
  * same as `rxbneckctl model --offcpu-windows` takes it; its runqueue waits
- * after a wakeup as `--wake-windows` takes them (wake_spec), and the
- * longest of those (`--wake-max-ms`; null when unknown).
+ * after a wakeup as `--wake-windows` takes them (wake_spec), the
+ * longest of those (`--wake-max-ms`; null when unknown), and the fastest
+ * arrivals they were met at (`--windows-seen-pps`; null when unknown).
  */
 static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
 			double gap_s, double wake_per_s, const double *wake_hist,
-			double wake_max_s)
+			double wake_max_s, double seen_pps)
 {
 	char spec[RXB_OFFCPU_SLOTS * 24 + 32];
 
@@ -156,6 +157,7 @@ static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
 	offcpu_spec(spec, sizeof(spec), wake_per_s, wake_hist);
 	json_str(w, "wake_spec", spec);
 	json_double(w, "wake_max_ns", wake_max_s > 0 ? wake_max_s * 1e9 : NAN);
+	json_double(w, "seen_pkts_per_s", seen_pps > 0 ? seen_pps : NAN);
 	json_obj_end(w);
 }
 
@@ -187,7 +189,8 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
 	offcpu_json(w, in->b.offcpu_per_s, in->b.offcpu_hist, in->b.offcpu_gap_s,
-		    in->b.wake_per_s, in->b.wake_hist, in->b.wake_max_s);
+		    in->b.wake_per_s, in->b.wake_hist, in->b.wake_max_s,
+		    in->b.windows_seen_pps);
 	json_obj_end(w);
 	tcp_json(w, &in->tcp);
 	json_obj_begin(w, "stage_a");
@@ -237,7 +240,8 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
 	if (!in->load_independent)
 		offcpu_json(w, in->offcpu_per_s, in->offcpu_hist, in->offcpu_gap_s,
-			    in->wake_per_s, in->wake_hist, in->wake_max_s);
+			    in->wake_per_s, in->wake_hist, in->wake_max_s,
+			    in->windows_seen_pps);
 	json_double(w, "service_rate_per_s", st->service_rate_per_s);
 	json_double(w, "mean_response_s", st->mean_response_s);
 	json_double(w, "capacity_bps", st->capacity_bps);

@@ -119,6 +119,15 @@ struct rxb_stage_inputs {
 	 */
 	double wake_max_s;
 	/*
+	 * The fastest arrivals, packets per second of receiving, the windows
+	 * above were met at. The windows of a receiver that had little to do
+	 * say little of those it meets with more: under the service model
+	 * (BNECK_LOSS_SERVICE) they hold up to BNECK_WINDOWS_REACH times this
+	 * rate, and above it the stage is as under BNECK_LOSS_WINDOWS.
+	 * 0: not known, no bound.
+	 */
+	double windows_seen_pps;
+	/*
 	 * Packets the reader dequeues before the queue's memory is given back
 	 * (a UDP socket returns it once a quarter of its buffer was read,
 	 * unless the queue ran empty): a full queue admits nothing until

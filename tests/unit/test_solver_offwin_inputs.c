@@ -25,6 +25,51 @@ static struct rxb_sock_meas *seen_epoch(struct ifix *f, uint64_t seq)
 	return s;
 }
 
+/* @f's learned fastest arrivals, in stage B and in the stage, agree. */
+static double seen_pps(const struct ifix *f)
+{
+	assert_true(f->r.b.windows_seen_pps == f->r.stages[0].windows_seen_pps);
+	return f->r.b.windows_seen_pps;
+}
+
+/*
+ * The fastest arrivals the windows were met at: packets arriving per second
+ * of receiving, the largest over the epochs with traffic; kept through
+ * idle epochs, and forgotten once its epoch's weight, decayed by d an
+ * epoch with traffic, falls below LEARN_WAKE_MAX_MIN_W.
+ */
+static void test_windows_seen(void **state)
+{
+	struct ifix *f = *state;
+	double d = exp(-0.5 / LEARN_TAU_S), w = 1.0;
+	struct rxb_sock_meas *s = seen_epoch(f, 1);
+	uint64_t seq = 2;
+
+	s->offcpu_hist[22] = 3.0;
+	ifix_feed(f, 0.5);
+	check_rel(seen_pps(f), 1000 / 0.5, 1e-15);
+	s = seen_epoch(f, seq++);
+	s->pkts_in = 600;
+	s->active_ns = 0.1e9;
+	ifix_feed(f, 0.5);
+	check_rel(seen_pps(f), 600 / 0.1, 1e-15);
+	for (int i = 0; i < 20; i++) {
+		ifix_epoch(f, seq++, 0.5);
+		ifix_feed(f, 0.5);
+	}
+	check_rel(seen_pps(f), 6000.0, 1e-15);
+	for (;;) {
+		s = seen_epoch(f, seq++);
+		s->pkts_in = 100;
+		ifix_feed(f, 0.5);
+		w *= d;
+		if (w < LEARN_WAKE_MAX_MIN_W)
+			break;
+		check_rel(seen_pps(f), 6000.0, 1e-15);
+	}
+	check_rel(seen_pps(f), 100 / 0.5, 1e-15);
+}
+
 static void test_add_off_hist(void **state)
 {
 	struct sched_rx_tid prev, cur;
@@ -223,6 +268,7 @@ static void test_wake_max_learned(void **state)
 
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_add_off_hist),
+	cmocka_unit_test_setup_teardown(test_windows_seen, ifix_setup, ifix_teardown),
 	cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
 	IFIX_TEST(test_windows_learned),
 	IFIX_TEST(test_no_windows),

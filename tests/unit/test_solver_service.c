@@ -16,7 +16,10 @@
  *  - N_resend there is the brute-force iteration of the rounds,
  *    n_{i+1} = (n_i l − c)+, counted as sum min(1, n_i) (packets lost one
  *    by one);
- *  - a stage without measured windows is the queue model, point by point.
+ *  - a stage without measured windows is the queue model, point by point;
+ *  - with the fastest arrivals its windows were met at given, every point
+ *    up to BNECK_WINDOWS_REACH times that is `service`'s without it, and
+ *    every point above it is the windows model's, to the bit.
  */
 #include <errno.h>
 #include <math.h>
@@ -185,8 +188,66 @@ static void test_no_windows_is_queue(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/* Stage @s's curve under @loss_model into @loss and @time_s. */
+static void curve_of(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
+		     enum bneck_loss loss_model, double *loss, double *time_s)
+{
+	struct bneck_xfer x = offwin_fixture_xfer(POINTS, loss_model);
+	struct bneck_result r;
+
+	assert_int_equal(bneck_compute(ws, s, 1, &x, NULL, &r), 0);
+	assert_int_equal(r.npoints, POINTS);
+	for (uint32_t j = 0; j < r.npoints; j++) {
+		loss[j] = r.curve[j].loss;
+		time_s[j] = r.curve[j].time_s;
+	}
+}
+
+static void test_windows_reach(void **state)
+{
+	struct rxb_stage_inputs s;
+	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE);
+	struct bneck_result r;
+	struct bneck_ws ws;
+	double svc[POINTS], svc_t[POINTS], win[POINTS], win_t[POINTS];
+	double loss[POINTS], time_s[POINTS], seen_pps, lambda;
+	int within = 0, beyond = 0, differ = 0;
+
+	(void)state;
+	fill_windows(&s);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	curve_of(&ws, &s, BNECK_LOSS_SERVICE, svc, svc_t);
+	curve_of(&ws, &s, BNECK_LOSS_WINDOWS, win, win_t);
+	/* The reach in the middle of the sweep. */
+	seen_pps = (x.min_rate_bps + x.line_rate_bps) / 2 / (8.0 * x.payload_bytes) /
+		   BNECK_WINDOWS_REACH;
+	s.windows_seen_pps = seen_pps;
+	curve_of(&ws, &s, BNECK_LOSS_SERVICE, loss, time_s);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	for (uint32_t j = 0; j < POINTS; j++) {
+		lambda = r.curve[j].rate_bps / (8.0 * x.payload_bytes);
+		if (lambda <= BNECK_WINDOWS_REACH * seen_pps) {
+			assert_true(loss[j] == svc[j] && time_s[j] == svc_t[j]);
+			within++;
+		} else {
+			assert_true(loss[j] == win[j] && time_s[j] == win_t[j]);
+			differ += win[j] > svc[j] * 1.01 + 1e-12 || win_t[j] > svc_t[j] * 1.001;
+			beyond++;
+		}
+	}
+	print_message("%d points within the reach, %d beyond (%d of them worse "
+		      "than service)\n", within, beyond, differ);
+	assert_true(within >= 10 && beyond >= 10 && differ >= 3);
+	s.windows_seen_pps = -1.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.windows_seen_pps = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_service_points),
 	cmocka_unit_test(test_service_points_io_bound),
 	cmocka_unit_test(test_no_windows_is_queue),
+	cmocka_unit_test(test_windows_reach),
 )

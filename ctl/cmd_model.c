@@ -479,6 +479,25 @@ static void live_drop_windows(struct model_args *a, const struct opt_seen *seen,
 	a->live.windows_dropped = true;
 }
 
+/*
+ * --from-status of a solve that took its loss episodes from the windows,
+ * with --loss-model queue or spread given on top: those models have no
+ * windows to take them from, so the solve takes the measured episode
+ * size as the daemon does with them. --episodes-from-windows given on
+ * top stays (and check_args() refuses the pair).
+ */
+static void live_drop_episodes(struct model_args *a, const struct opt_seen *seen, int n)
+{
+	if (!a->live.used || !a->x.episodes_from_windows ||
+	    a->x.loss_model == BNECK_LOSS_WINDOWS || a->x.loss_model == BNECK_LOSS_SERVICE)
+		return;
+	for (int i = 0; i < n; i++)
+		if (seen[i].id == OPT_EPISODES_WIN)
+			return;
+	a->x.episodes_from_windows = false;
+	a->live.episodes_dropped = true;
+}
+
 /* The checks of the whole command line; -1 to go on, or an exit code. */
 static int check_args(struct model_args *a)
 {
@@ -577,6 +596,7 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 			return err;
 	}
 	live_drop_windows(a, seen, n);
+	live_drop_episodes(a, seen, n);
 	return check_args(a);
 }
 

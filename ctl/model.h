@@ -31,6 +31,8 @@ struct model_live {
 	double time_s;
 	char overridden[256];		/* the options given on top, "" if none */
 	bool windows_dropped;		/* a load given on top: the windows went */
+	bool episodes_dropped;		/* a loss model without windows given on
+					 * top: so did the episodes from them */
 };
 
 struct model_args {

@@ -34,6 +34,7 @@ static void json_live(struct json_writer *w, const struct model_live *l)
 	json_double(w, "daemon_transfer_time_s", l->time_s);
 	json_str(w, "overridden", l->overridden);
 	json_bool(w, "windows_dropped", l->windows_dropped);
+	json_bool(w, "episodes_from_windows_dropped", l->episodes_dropped);
 	json_obj_end(w);
 }
 
@@ -218,6 +219,8 @@ static void print_live(const struct model_live *l)
 	       l->overridden);
 	if (l->windows_dropped)
 		printf("           its off-CPU windows dropped: measured at the load before the change\n");
+	if (l->episodes_dropped)
+		printf("           its loss episodes as measured: the loss model given has no windows\n");
 }
 
 static void print_inputs(const struct model_args *a)

@@ -282,13 +282,21 @@ c=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["inputs"]["c
 c2=$(python3 -c "print($c + 2)")
 "$CTL" -s "$SOCK" model --from-status "$P" --cpu-bound "$c2" --json > "$T/live2.json" ||
 	die "model --from-status --cpu-bound"
+"$CTL" -s "$SOCK" model --from-status "$P" --loss-model queue --json > "$T/live3.json" ||
+	die "model --from-status --loss-model queue"
 "$CTL" model --socket "$SOCK" --from-status "$P" --csv > "$T/live.csv" || die "model --from-status --csv"
 "$CTL" -s "$SOCK" model --from-status "$P" --plot "$T/live.png" > "$T/live.txt" || die "model --from-status --plot"
 grep -q "rxbneckd chose" "$T/live.txt" && grep -q "^Inputs *rxbneckd's flow $P" "$T/live.txt" ||
 	die "model --from-status text: $(cat "$T/live.txt")"
-python3 - "$T/live.json" "$T/live2.json" "$T/live.csv" "$c2" <<'PY' || die "model --from-status"
+python3 - "$T/live.json" "$T/live2.json" "$T/live.csv" "$c2" "$T/live3.json" <<'PY' || die "model --from-status"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
+q = json.load(open(sys.argv[5]))
+# The bulk queue asked for on top: no windows to take loss episodes from,
+# so a solve that took them from the windows takes the measured size.
+assert q["inputs"]["loss_model"] == "queue" and not q["inputs"]["episodes_from_windows"], q["inputs"]
+assert q["from_status"]["episodes_from_windows_dropped"] == a["inputs"]["episodes_from_windows"], \
+    (q["from_status"], a["inputs"]["episodes_from_windows"])
 fs = a["from_status"]
 # The daemon's own inputs, solved again here: the daemon's rate and time.
 rel = lambda x, y: abs(x / y - 1)

@@ -30,6 +30,10 @@ and NAME says which one it is:
            loss_episodes = windows too, and with the windows' room from the
            window before) against the sweeps of WINDOWS_REF,
            SERVICE_REF and SERVICE_CUT_REF
+  verdict-newkernel, verdict-service-reach  the --follow transfers of
+           NEWKERNEL_REF (the daemon at its defaults) and of SERVICE_REACH
+           (loss = service with the windows' reach) against the sweeps of
+           NEWKERNEL_REF, a later kernel build
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
            daemon's plain and effective count against the expected one, the
@@ -100,6 +104,12 @@ SERVICE_EP = ["line10g-s%d" % s for s in (185, 186, 187)]
 SERVICE_ROOM = ["line10g-s%d" % s for s in (190, 191, 192)]
 # ... and three more runs of the same, pooled with those six.
 SERVICE_ROOM6 = SERVICE_ROOM + ["line10g-s%d" % s for s in (193, 194, 195)]
+# On a later kernel build (another testbed to pool.py): five runs of the
+# sweep at the daemon's defaults, the reference for three runs with loss =
+# service whose windows hold up to twice the fastest arrivals they were
+# met at; the five's own --follow transfers are judged too.
+NEWKERNEL_REF = ["line10g-s%d" % s for s in range(201, 206)]
+SERVICE_REACH = ["line10g-s%d" % s for s in (198, 199, 200)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
@@ -120,6 +130,7 @@ LOADS_SERVICE = ["loads-nice10-k3-service", "loads-quota25-k2-service",
                  "loads-duty50-k1-service", "loads-io-k2-service"]
 KEPT = sorted(set(REFERENCE + JUDGED + FAST + SERVICE_CUT_REF + WINDOWS + SERVICE
                   + SERVICE_CUT + SERVICE_REL + SERVICE_EP + SERVICE_ROOM6
+                  + NEWKERNEL_REF + SERVICE_REACH
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
                   + LOADS_SERVICE))
 # Kept for other documents, whose own analysis scripts compute their tables
@@ -250,6 +261,8 @@ def tables(results):
     ep_ref, ep_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_EP)
     room_ref, room_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_ROOM)
     room6_ref, room6_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_ROOM6)
+    nk_ref, nk_judgement, _, _ = pooled(results, NEWKERNEL_REF, NEWKERNEL_REF)
+    reach_ref, reach_judgement, _, _ = pooled(results, NEWKERNEL_REF, SERVICE_REACH)
     made = {"verdict": pool.verdict_md(ref, judgement),
             "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
             "verdict-service": pool.verdict_md(svc_ref, svc_judgement),
@@ -259,6 +272,8 @@ def tables(results):
             "verdict-service-episodes": pool.verdict_md(ep_ref, ep_judgement),
             "verdict-service-room": pool.verdict_md(room_ref, room_judgement),
             "verdict-service-room-six": pool.verdict_md(room6_ref, room6_judgement),
+            "verdict-newkernel": pool.verdict_md(nk_ref, nk_judgement),
+            "verdict-service-reach": pool.verdict_md(reach_ref, reach_judgement),
             "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
                                     "(--follow --no-pause)")}
     if LOADS:

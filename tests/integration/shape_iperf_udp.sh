@@ -26,7 +26,8 @@
 #    least one overlimit per two packets: the class, not the sender's CPU,
 #    was the constraint), within 5 % of it (median);
 #  - the shaped loss below the blast's, and closer to the model's
-#    prediction at the advised rate (RATE's loss) than the blast's is;
+#    prediction at the advised rate (RATE's loss) than the blast's is,
+#    where the advice is below 0.9 x iperf3's own rate (else not judged);
 #  - the class queued rather than dropped (no drops), its peak reported;
 #  - after SIGTERM the device has its default root qdisc again.
 # One iperf3 thread must be able to send faster than the advice; when it
@@ -132,9 +133,10 @@ for _ in $(seq 100); do
 done
 grep -q '"mode":"advice"' "$E_OUT/shape.jsonl" || e2e_fail "no advice from rxbneckd within 10 s"
 # The analysis of one shaped run (and the blast): prints the numbers;
-# exit 0 pass, 1 fail, 3 HTB held iperf3 back in fewer than 3 intervals
-# (iperf3 could not send faster than the advice): the tracking cannot be
-# judged; the shaped run is repeated.
+# exit 0 pass, 1 fail, 3 the advice within 10 % of iperf3's own rate, or
+# HTB held iperf3 back in fewer than 3 intervals (iperf3 could not send
+# faster than the advice): the losses or the tracking cannot be judged;
+# the shaped run is repeated.
 judge() {
 	/usr/bin/python3 "$E_OUT/judge.py" "$E_OUT"
 }
@@ -194,6 +196,14 @@ print("class: %d packets, %d drops, queue peak %d bytes (%d packets)" % (
     cs["packets"], cs["drops"], cs["peak_backlog_bytes"], cs["peak_qlen"]))
 assert arrived <= 1.05 * adv, "more than the advice arrived"
 assert cs["drops"] == 0, "the class dropped packets"
+# The losses compare only where the advice is well below what iperf3 sends
+# unshaped: within 10 % of it the shaped run is the blast again (seen:
+# advice 1.084 Gb/s, iperf3's own 1.085), and its loss says nothing of
+# the shaping. Not judged then, as without headroom below.
+if adv > 0.9 * own:
+    print("the advice %.3f Gb/s is within 10 %% of iperf3's own rate %.3f Gb/s: "
+          "the losses are not compared" % (adv / 1e9, own / 1e9))
+    sys.exit(3)
 assert ls < lb, "the shaped loss is not below the blast's"
 assert abs(ls - pred) < abs(lb - pred), "the shaped loss is not closer to the model's than the blast's"
 # Where HTB held iperf3 back (at least one overlimit per two packets), the

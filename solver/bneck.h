@@ -78,6 +78,19 @@ enum bneck_rounds {
 const char *bneck_rounds_name(enum bneck_rounds r);
 
 /*
+ * How far above the fastest arrivals its windows were met at the service
+ * model takes a receiver's windows as its whole service process. A
+ * receiver that sleeps through most of its receiving is woken into its CPU
+ * ahead of CPU-bound co-runners and meets few of their turns; one that has
+ * work all the time meets each of them. Windows met at a rate hold near
+ * it; at rates many times higher they miss the co-runners' share, and the
+ * bulk queue at the shared rate bounds the loss there as with the windows
+ * model. Twice: a sender following the advice reaches new rates in steps
+ * of at most that, each measured before the next.
+ */
+#define BNECK_WINDOWS_REACH	2.0
+
+/*
  * The loss model of the stages served by a task (not load-independent;
  * docs/fidelity.md):
  *   BNECK_LOSS_QUEUE   the M/M[N]/1/K queue at the measured rate;
@@ -109,19 +122,6 @@ const char *bneck_rounds_name(enum bneck_rounds r);
  *                      windows were met at (windows_seen_pps), the stage
  *                      is as under BNECK_LOSS_WINDOWS.
  */
-/*
- * How far above the fastest arrivals its windows were met at the service
- * model takes a receiver's windows as its whole service process. A
- * receiver that sleeps through most of its receiving is woken into its CPU
- * ahead of CPU-bound co-runners and meets few of their turns; one that has
- * work all the time meets each of them. Windows met at a rate hold near
- * it; at rates many times higher they miss the co-runners' share, and the
- * bulk queue at the shared rate bounds the loss there as with the windows
- * model. Twice: a sender following the advice reaches new rates in steps
- * of at most that, each measured before the next.
- */
-#define BNECK_WINDOWS_REACH	2.0
-
 enum bneck_loss {
 	BNECK_LOSS_QUEUE = 0,
 	BNECK_LOSS_SPREAD = 1,

@@ -157,8 +157,9 @@ static bool spread_stage(const struct bneck_model *md, uint32_t i)
 
 /*
  * BNECK_LOSS_SERVICE within the windows' reach: what a round at @lambda
- * into stage @i, whose windows set its loss, absorbs: what the round's start and end take off n l within the
- * windows' own fluid model (offwin_round_absorb()). 0 for the other models:
+ * into stage @i, whose windows set its loss, absorbs: what the round's
+ * start and end take off n l within the windows' own fluid model
+ * (offwin_round_absorb()). 0 for the other models:
  * with them the windows' loss is counted per window, each from a drained
  * queue.
  */

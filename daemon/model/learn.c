@@ -379,8 +379,10 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 	ewma_max_add(&l->wake_max_ns, k, seen ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
 	l->offcpu_s *= k;
 	if (seen) {
-		l->offcpu_s += active_s(s, e);
-		ewma_max_add(&l->windows_seen_pps, k, (double)s->pkts_in / active_s(s, e),
+		double act_s = active_s(s, e);
+
+		l->offcpu_s += act_s;
+		ewma_max_add(&l->windows_seen_pps, k, (double)s->pkts_in / act_s,
 			     LEARN_WAKE_MAX_MIN_W);
 	}
 	if (seen && n > 0 && s->run_before_preempt_ns > 0 &&

@@ -309,10 +309,12 @@ assert b["from_status"]["overridden"] == "--cpu-bound " + sys.argv[4], b["from_s
 assert b["inputs"]["cpu_bound"] == float(sys.argv[4])
 # The flow's measured off-CPU windows hold the co-runners' turns at its
 # load: a changed #C drops them (the shared queue at the new load).
+# b is a later status than a: windows a saw are still kept there (they
+# outlive idle epochs), but b may see windows that came after a.
 had = a["inputs"]["offcpu_per_s"] > 0 or a["inputs"]["wake_per_s"] > 0
-assert b["from_status"]["windows_dropped"] == had, (had, b["from_status"])
+assert b["from_status"]["windows_dropped"] or not had, (had, b["from_status"])
 assert not a["from_status"]["windows_dropped"], a["from_status"]
-if had:
+if b["from_status"]["windows_dropped"]:
     assert b["inputs"]["offcpu_per_s"] == 0 and b["inputs"]["wake_per_s"] == 0, b["inputs"]
 assert b["capacity_bps"] < 0.8 * a["capacity_bps"], (a["capacity_bps"], b["capacity_bps"])
 assert b["bottleneck_rate_bps"] < a["bottleneck_rate_bps"], (a["bottleneck_rate_bps"], b["bottleneck_rate_bps"])

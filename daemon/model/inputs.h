@@ -131,8 +131,9 @@ struct inputs_stage_b {
 	double wake_per_s;	/* runqueue waits after a wakeup, the same way */
 	double wake_hist[RXB_OFFCPU_SLOTS];
 	double wake_max_s;	/* the longest of them, 0 unknown */
-	double windows_seen_pps;	/* the fastest arrivals they were met at,
-					 * per second of receiving; 0 unknown */
+	double windows_seen_pps;	/* the fastest the receiver read while
+					 * they were met, per second of
+					 * receiving; 0 unknown */
 	/* Packets read before a UDP socket gives their memory back (a
 	 * quarter of K_B); 0 for other sockets. */
 	double queue_release_pkts;

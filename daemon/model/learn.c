@@ -382,7 +382,7 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 		double act_s = active_s(s, e);
 
 		l->offcpu_s += act_s;
-		ewma_max_add(&l->windows_seen_pps, k, (double)s->pkts_in / act_s,
+		ewma_max_add(&l->windows_seen_pps, k, (double)s->pkts_out / act_s,
 			     LEARN_WAKE_MAX_MIN_W);
 	}
 	if (seen && n > 0 && s->run_before_preempt_ns > 0 &&

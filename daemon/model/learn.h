@@ -81,7 +81,7 @@ struct learn {
 	double wake_hist[RXB_OFFCPU_SLOTS];
 	struct ewma_max wake_max_ns;		/* their longest, same epochs */
 	double offcpu_s;			/* decayed seconds of traffic they came from */
-	struct ewma_max windows_seen_pps;	/* the fastest arrivals per second of
+	struct ewma_max windows_seen_pps;	/* the fastest reads per second of
 						 * receiving in those epochs; kept
 						 * through idle ones as the windows are */
 	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per

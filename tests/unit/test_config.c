@@ -72,8 +72,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.sweep_points, 200);
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_PARTIAL);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_BURST);
-	assert_int_equal(c.model.loss_episodes, 1);
-	assert_int_equal(c.model.loss, 0);
+	assert_int_equal(c.model.loss_episodes, 2);	/* windows */
+	assert_int_equal(c.model.loss, 2);	/* service */
 	assert_int_equal(c.model.rate_uncertainty, 0);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_COST);
 	assert_false(c.model.queue_depth_cost);

@@ -78,11 +78,12 @@ enum bneck_rounds {
 const char *bneck_rounds_name(enum bneck_rounds r);
 
 /*
- * How far above the fastest arrivals its windows were met at the service
- * model takes a receiver's windows as its whole service process. A
- * receiver that sleeps through most of its receiving is woken into its CPU
- * ahead of CPU-bound co-runners and meets few of their turns; one that has
- * work all the time meets each of them. Windows met at a rate hold near
+ * How far above the fastest it was seen reading at while its windows were
+ * met the service model takes a receiver's windows as its whole service
+ * process (reads, not arrivals: what the full socket dropped cost the
+ * receiver nothing). A receiver that sleeps through most of its receiving
+ * is woken into its CPU ahead of CPU-bound co-runners and meets few of
+ * their turns; one that has work all the time meets each of them. Windows met at a rate hold near
  * it; at rates many times higher they miss the co-runners' share, and the
  * bulk queue at the shared rate bounds the loss there as with the windows
  * model. Twice: a sender following the advice reaches new rates in steps
@@ -118,7 +119,7 @@ const char *bneck_rounds_name(enum bneck_rounds r);
  *                      (offwin_round_absorb()). A stage with no windows
  *                      measured is the bulk queue, as with
  *                      BNECK_LOSS_QUEUE; at a rate above
- *                      BNECK_WINDOWS_REACH x the fastest arrivals its
+ *                      BNECK_WINDOWS_REACH x the fastest reads its
  *                      windows were met at (windows_seen_pps), the stage
  *                      is as under BNECK_LOSS_WINDOWS.
  */

@@ -144,7 +144,7 @@ double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 		    double *wake_hist, double *wake_per_s);
 
 /*
- * The fastest arrivals, packets per second of receiving, of the epochs
+ * The fastest reads, packets per second of receiving, of the epochs
  * whose windows still weigh in (LEARN_WAKE_MAX_MIN_W); 0 when unknown.
  */
 double learn_windows_seen_pps(const struct learn *l);

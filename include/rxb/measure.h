@@ -119,8 +119,8 @@ struct rxb_stage_inputs {
 	 */
 	double wake_max_s;
 	/*
-	 * The fastest arrivals, packets per second of receiving, the windows
-	 * above were met at. The windows of a receiver that had little to do
+	 * The fastest the receiver read, packets per second of receiving,
+	 * while the windows above were met. The windows of a receiver that had little to do
 	 * say little of those it meets with more: under the service model
 	 * (BNECK_LOSS_SERVICE) they hold up to BNECK_WINDOWS_REACH times this
 	 * rate, and above it the stage is as under BNECK_LOSS_WINDOWS.

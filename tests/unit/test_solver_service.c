@@ -17,7 +17,7 @@
  *    n_{i+1} = (n_i l − c)+, counted as sum min(1, n_i) (packets lost one
  *    by one);
  *  - a stage without measured windows is the queue model, point by point;
- *  - with the fastest arrivals its windows were met at given, every point
+ *  - with the fastest reads its windows were met at given, every point
  *    up to BNECK_WINDOWS_REACH times that is `service`'s without it, and
  *    every point above it is the windows model's, to the bit.
  */

@@ -70,6 +70,12 @@ __u64 tasks_full = 0;
 __u64 rx_pending = 0;
 
 /*
+ * Receivers woken from sleep and not yet switched in (wake_pending set),
+ * for the same reason and with the same caveat as rx_pending.
+ */
+__u64 rx_woken = 0;
+
+/*
  * The reader's epoch: set by user space at each snapshot (sched.c), read
  * here when a receiver's wait after a wakeup is counted. A maximum cannot
  * be taken as a difference of two reads, so each wait goes into the
@@ -257,6 +263,44 @@ static __always_inline struct sched_rx_tid *rx_of(__u32 tid,
 	return rx;
 }
 
+/*
+ * A receiver's wait after its wakeup at @woken, at the switch-out (@now)
+ * that ends the run after it: to the switch-in timed when it happened,
+ * else to the switch-out less the run's on-CPU time @on. Clears the
+ * record's switch-in for the next wakeup.
+ */
+static __always_inline __u64 rx_wake_wait(struct sched_rx_tid *rx, __u64 woken,
+					  __u64 now, __u64 on)
+{
+	__u64 in = rx->wake_in_ns;
+
+	if (rx->wake_pending) {
+		/* Its switch-in was not traced. */
+		rx->wake_pending = 0;
+		__sync_fetch_and_add(&rx_woken, (__u64)-1);
+		in = 0;
+	}
+	rx->wake_in_ns = 0;
+	if (in >= woken && in <= now)
+		return in - woken;
+	return sub0(sub0(now, on), woken);
+}
+
+/* The switch-in of receiver @tid at @now, if a wakeup of it is pending. */
+static __always_inline void rx_switch_in(__u32 tid, __u64 now)
+{
+	struct sched_rx_tid *rx;
+
+	if (!tid || !*(volatile __u64 *)&rx_woken)
+		return;
+	rx = bpf_map_lookup_elem(&rx_tids, &tid);
+	if (!rx || !rx->wake_pending)
+		return;
+	rx->wake_in_ns = now;
+	rx->wake_pending = 0;
+	__sync_fetch_and_add(&rx_woken, (__u64)-1);
+}
+
 /* @wait into the longest wait after a wakeup of this epoch (wake_epoch). */
 static __always_inline void wake_max_add(struct sched_rx_tid *rx, __u64 wait)
 {
@@ -439,7 +483,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	 * then re-queues without counting a wait), so it is the fallback.
 	 */
 	if (rx && t->woken_ns)
-		wait_woken = sub0(sub0(now, on), t->woken_ns);
+		wait_woken = rx_wake_wait(rx, t->woken_ns, now, on);
 	rx_account(rx, t, how, on, dt - on, rx && t->woken_ns ? wait_woken : wait);
 
 	switch (how) {
@@ -500,6 +544,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	rx = switch_out(preempt, prev, prev_state, cpu, now, prev_tid, &run_ns, btf);
 	rx_follow(prev, next, rx, next_tid,
 		  preempt || prev_state == SCHED_TASK_RUNNING, cpu, now, run_ns, btf);
+	rx_switch_in(next_tid, now);
 	return 0;
 }
 
@@ -535,8 +580,15 @@ static __always_inline int on_wakeup(struct task_struct *p, bool new_task,
 	if (new_task && !t->born_ns)
 		t->born_ns = now;
 	if (t->state != SCHED_ST_RUNNABLE && !t->woken_ns) {
+		struct sched_rx_tid *rx = rx_of(tid, t);
+
 		t->woken_ns = now;
 		t->cpu = cpu;
+		if (rx && !rx->wake_pending) {
+			rx->wake_in_ns = 0;
+			rx->wake_pending = 1;
+			__sync_fetch_and_add(&rx_woken, 1);
+		}
 	}
 	return 0;
 }

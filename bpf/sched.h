@@ -175,6 +175,16 @@ struct sched_rx_tid {
 	__u64 wake_max_ns[2];
 	__u32 wake_max_epoch[2];
 	/*
+	 * The wait's end, timed at the switch-in itself: wake_in_ns is the
+	 * switch-in after the wakeup that set wake_pending (0: not seen).
+	 * Taking it as the run's switch-out less its on-CPU time instead
+	 * is tens of µs early when the runtime counter and the clock
+	 * disagree over the run.
+	 */
+	__u64 wake_in_ns;
+	__u32 wake_pending;	/* woken, its switch-in not yet seen */
+	__u32 wake_pad;
+	/*
 	 * The preemption being followed (the pause predictor's per-event
 	 * checks, docs/pause.md):
 	 * set when the thread is switched out while runnable, sent as one

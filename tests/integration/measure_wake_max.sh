@@ -17,11 +17,11 @@
 #  - the probe's longest wait lies between perf's longest of the waits
 #    whose run ended at least 20 ms inside the epoch and perf's longest of
 #    those that ended within 20 ms of it (the reader ends an epoch a little
-#    after end_ns), less 2 µs and plus 30 µs: the probe takes the
-#    switch-in as the switch-out less the run's on-CPU time by the kernel's
-#    runtime counter, which leaves out the switch itself and, with IRQ time
-#    accounting, the interrupts in the run, so its switch-in is a few µs
-#    early (2-15 µs measured) and its wait that much longer;
+#    after end_ns), less 2 µs and plus 30 µs: the probe times the
+#    switch-in at the switch itself, as perf does, but where it missed the
+#    wakeup's switch-in (a wakeup before the probe saw the receiver) it
+#    takes the run's switch-out less its on-CPU time by the kernel's
+#    runtime counter, a few µs early;
 #  - the busy loops made real waits: the longest is 0.5 ms or more in at
 #    least half of the epochs (else the check above would be about noise).
 # Exit 0 pass, 77 skip, 1 fail.

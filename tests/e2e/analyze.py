@@ -388,7 +388,7 @@ EPISODE_MIN_RUNS = 3
 
 def episodes(runs):
     """Near the knee loss comes in episodes of hundreds to thousands of
-    packets, in some transfers and not in others (docs/e2e.md §6): the
+    packets, in some transfers and not in others (docs/e2e.md §4): the
     packets lost in the first blast of each fixed-rate run that lost some
     but less than EPISODE_MAX_LOSS of it. A run's loss is taken as one
     episode (its drops are not timed), so this is an upper bound of the
@@ -495,7 +495,7 @@ def main():
 
     def summary(ds):
         ok = [d for d in ds if d["ok"]]
-        # Loss near the knee comes in rare episodes (docs/e2e.md §6): how
+        # Loss near the knee comes in rare episodes (docs/e2e.md §4): how
         # many runs lost anything at all says more than the mean.
         return {"runs": len(ds), "failed": len(ds) - len(ok),
                 "runs_lossy": sum(1 for d in ok if (d.get("loss_first_round") or 0) > 0),

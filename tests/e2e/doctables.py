@@ -14,32 +14,21 @@ kept for. A table in the document sits between two lines
 
 and NAME says which one it is:
 
-  verdict  pool.py's pooled verdict (its last table): the --follow
-           transfers of JUDGED against the fixed-rate sweeps of REFERENCE
-           pooled, with pool.py's defaults (2000 bootstrap resamples,
-           seed 1, one-run sweeps of 3 repeats and 3 --follow transfers)
-  verdict-fast  the same for the runs of FAST, each set both reference
-           and judged
-  verdict-windows, verdict-service, verdict-service-cut,
-  verdict-service-release, verdict-service-episodes,
-  verdict-service-room, verdict-service-room-six  the same, the --follow
-           transfers of WINDOWS, SERVICE, SERVICE_CUT, SERVICE_REL,
-           SERVICE_EP, SERVICE_ROOM and SERVICE_ROOM6
-           (the daemon with [model] loss = windows, service, service with
-           the longest wait, with the queue's release too, with
-           loss_episodes = windows too, and with the windows' room from the
-           window before) against the sweeps of WINDOWS_REF,
-           SERVICE_REF and SERVICE_CUT_REF
-  verdict-newkernel, verdict-service-reach  the --follow transfers of
-           NEWKERNEL_REF (the daemon at its defaults) and of SERVICE_REACH
-           (loss = service with the windows' reach) against the sweeps of
-           NEWKERNEL_REF, a later kernel build
+  verdict-*  pool.py's pooled verdict (its last table): the --follow
+           transfers of a daemon configuration's runs judged against the
+           fixed-rate sweeps of REFERENCE pooled, with pool.py's defaults
+           (2000 bootstrap resamples, seed 1, one-run sweeps of 3 repeats
+           and 3 --follow transfers); VERDICTS lists them:
+             verdict-newkernel      the daemon at its defaults (loss =
+                                    queue), the reference runs' own
+             verdict-service-reach  loss = service, loss_episodes = windows
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
-  loads    one row per run of LOADS and LOADS_DRAIN (§5.5): the load, the
-           daemon's plain and effective count against the expected one, the
-           run's best fixed rate, claims 3 and 1 judged by that run's own
-           sweep, the capacity against the measured drain, and the daemon's
-           own record of its predictions against the outcomes
+  tcp      the TCP-over-the-path table of MAKE_E2E's table.md
+  loads    one row per run of the LOADS lists: the load, the daemon's
+           plain and effective count against the expected one, the run's
+           best fixed rate, claims 3 and 1 judged by that run's own sweep,
+           the capacity against the measured drain, and the daemon's own
+           record of its predictions against the outcomes
 
 --check (the default) exits 1, printing a diff, when a table in the
 document is not what the kept runs give; when a kept run's table.md is not
@@ -48,7 +37,8 @@ holds a run not listed here or lacks one that is (or cannot read one).
 Exit 0 when all agree, 2 on usage or an unreadable document.
 
 --write puts the tables made from the kept runs into the document and
-draws the figure (--plot, default docs/e2e.png) with pool.py.
+draws the figure (--plot, default docs/e2e.png) with pool.py, from the
+runs of FIDELITY_REF and FIDELITY_JUDGED.
 """
 import argparse
 import difflib
@@ -68,55 +58,39 @@ SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
 # Runs are named by their testbed and the seed of their order (run.sh -S).
-# The 10 Gb/s line, 100 ms one way, an 8 MiB socket buffer, k = 0-3: the
-# fixed-rate sweeps pooled into the reference curve (30 runs per rate).
-# Their daemons differ in options that only --follow sees ([model]
-# rate_uncertainty = measured; queue_depth_cost = yes), not the fixed runs.
-REFERENCE = (["line10g-s%d" % s for s in (48, 49, 51, 52)]
-             + ["line10g-s54-rate-unc", "line10g-s61-depth-cost", "line10g-s62-depth-cost"]
-             + ["line10g-s%d" % s for s in (70, 71, 72)])
-# The --follow transfers judged against it: nine runs of the default
-# daemon, 5 --follow and 5 --follow --no-pause transfers per k each.
-JUDGED = ["line10g-s%d" % s for s in range(70, 79)]
-# The same testbed on a faster host, with the daemon of that day: nine
-# runs, each with 3 fixed-rate transfers per rate and 5 + 5 --follow per
-# k; their sweeps are the reference and their --follow transfers judged.
-FAST = ["line10g-s%d" % s for s in range(80, 89)]
-# The daemon with the windows' loss models: three runs' --follow transfers
-# (15 per k) each with [model] loss = windows and loss = service, judged
-# against the faster host's sweeps pooled: windows against FAST's and five
-# more runs', service against those and five more again.
-WINDOWS_REF = FAST + ["line10g-s%d" % s for s in range(110, 115)]
-SERVICE_REF = WINDOWS_REF + ["line10g-s%d" % s for s in range(140, 145)]
-WINDOWS = ["line10g-s%d" % s for s in (130, 131, 132)]
-SERVICE = ["line10g-s%d" % s for s in (145, 146, 147)]
-# service with the wake-up waits' top slot cut at the learned longest wait:
-# three runs' --follow transfers against those sweeps and five more runs',
-# whose daemon (the default, queue) measured the longest wait.
-SERVICE_CUT_REF = SERVICE_REF + ["line10g-s%d" % s for s in range(160, 165)]
-SERVICE_CUT = ["line10g-s%d" % s for s in (165, 166, 167)]
-# ... and with the queue's release after a wait too, against the same.
-SERVICE_REL = ["line10g-s%d" % s for s in (175, 176, 177)]
-# ... and with the loss episodes from the windows ([model] loss_episodes = windows).
-SERVICE_EP = ["line10g-s%d" % s for s in (185, 186, 187)]
-# ... and the windows after preemption finding the room the window before
-# them left ([model] loss = service, loss_episodes = windows).
-SERVICE_ROOM = ["line10g-s%d" % s for s in (190, 191, 192)]
-# ... and three more runs of the same, pooled with those six.
-SERVICE_ROOM6 = SERVICE_ROOM + ["line10g-s%d" % s for s in (193, 194, 195)]
-# On a later kernel build (another testbed to pool.py): five runs of the
-# sweep at the daemon's defaults, the reference for three runs with loss =
-# service whose windows hold up to twice the fastest arrivals they were
-# met at; the five's own --follow transfers are judged too.
-NEWKERNEL_REF = ["line10g-s%d" % s for s in range(201, 206)]
+# The 10 Gb/s line, 100 ms one way, an 8 MiB socket buffer, k = 0-3 (kernel
+# 6.18.44-fc-v857): five fixed-rate sweeps at the daemon's defaults, 3
+# transfers per rate and k each, pooled into the reference curve; each run
+# also has 5 --follow and 5 --follow --no-pause transfers per k.
+REFERENCE = ["line10g-s%d" % s for s in range(201, 206)]
+# loss = service with loss_episodes = windows: three runs of 5 + 5 --follow
+# transfers per k at k = 1-3 and one fixed-rate transfer at 10 Gb/s, no
+# sweep.
 SERVICE_REACH = ["line10g-s%d" % s for s in (198, 199, 200)]
+# The verdict tables: name -> (reference runs, judged runs). One per daemon
+# configuration judged against REFERENCE.
+VERDICTS = {
+    "verdict-newkernel": (REFERENCE, REFERENCE),
+    "verdict-service-reach": (REFERENCE, SERVICE_REACH),
+}
+# The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
+# docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py
+# reads FIDELITY_REF and FIDELITY_JUDGED): ten fixed-rate sweeps and nine
+# runs of the daemon at its defaults then; also what the figure
+# docs/e2e.png is drawn from. Their daemons differ in options that only
+# --follow sees ([model] rate_uncertainty = measured; queue_depth_cost =
+# yes), not the fixed-rate transfers.
+FIDELITY_REF = (["line10g-s%d" % s for s in (48, 49, 51, 52)]
+                + ["line10g-s54-rate-unc", "line10g-s61-depth-cost", "line10g-s62-depth-cost"]
+                + ["line10g-s%d" % s for s in (70, 71, 72)])
+FIDELITY_JUDGED = ["line10g-s%d" % s for s in range(70, 79)]
 # make e2e-pause: RBUDP+ against RBUDP with a busy-polling receiver on a
 # 512 KiB buffer (claim 4).
 PAUSE = "make-e2e-pause-s80"
-# make e2e at its defaults: docs/e2e.md quotes its TCP copies (table.md).
+# make e2e at its defaults: its TCP copies (table tcp).
 MAKE_E2E = "make-e2e-s79"
 
-# §5.5: one run per load kind that is not busy loops (run.sh -L), each
+# One run per load kind that is not busy loops (run.sh -L), each
 # judged by its own sweep.
 LOADS = ["loads-nice10-k3", "loads-quota25-k2", "loads-duty50-k1", "loads-io-k2"]
 # The same loads with the daemon's capacity from the saturated drain.
@@ -128,9 +102,8 @@ LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
 # = service, loss_episodes = windows).
 LOADS_SERVICE = ["loads-nice10-k3-service", "loads-quota25-k2-service",
                  "loads-duty50-k1-service", "loads-io-k2-service"]
-KEPT = sorted(set(REFERENCE + JUDGED + FAST + SERVICE_CUT_REF + WINDOWS + SERVICE
-                  + SERVICE_CUT + SERVICE_REL + SERVICE_EP + SERVICE_ROOM6
-                  + NEWKERNEL_REF + SERVICE_REACH
+KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])
+                  + FIDELITY_REF + FIDELITY_JUDGED
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
                   + LOADS_SERVICE))
 # Kept for other documents, whose own analysis scripts compute their tables
@@ -161,7 +134,7 @@ def load(results, name):
         raise Mismatch("%s: not JSON: %s" % (p, e))
 
 
-def pooled(results, reference=REFERENCE, judged_names=JUDGED):
+def pooled(results, reference, judged_names):
     """pool.py's reference and pooled judgement, as its command line makes
     them with its default options."""
     refs = [load(results, d) for d in reference]
@@ -177,14 +150,15 @@ def pooled(results, reference=REFERENCE, judged_names=JUDGED):
     return ref, judgement, runs, judged[0]["meta"]
 
 
-def section(md, heading):
+def section(md, heading, prefix=False):
     """The lines of a markdown text from the line after HEADING (a "## "
-    line) to the next "## " heading or the end, without the blank lines
-    around them."""
+    line; prefix: the first line that begins with it) to the next "## "
+    heading or the end, without the blank lines around them."""
     lines = md.splitlines()
     try:
-        i = lines.index(heading) + 1
-    except ValueError:
+        i = next(n for n, l in enumerate(lines)
+                 if l == heading or (prefix and l.startswith(heading))) + 1
+    except StopIteration:
         raise Mismatch("no %r in the table" % heading)
     j = next((n for n in range(i, len(lines)) if lines[n].startswith("## ")), len(lines))
     return "\n".join(lines[i:j]).strip("\n") + "\n"
@@ -195,7 +169,7 @@ def fmt(v, f):
 
 
 def loads_table(results):
-    """§5.5: per run of LOADS, its load, the counts, and claims 3 and 1 by
+    """Per run of LOADS, its load, the counts, and claims 3 and 1 by
     its own sweep (claim 1 over all its --follow transfers, with and
     without PAUSE)."""
     out = ["| load × k | #C; effective (expected), receiver's CPU | best fixed rate "
@@ -251,31 +225,14 @@ def loads_table(results):
 
 def tables(results):
     """{name: table text} of every table the document quotes."""
-    ref, judgement, _, _ = pooled(results)
-    pause = analyze.table(load(results, PAUSE))
-    fast_ref, fast_judgement, _, _ = pooled(results, FAST, FAST)
-    svc_ref, svc_judgement, _, _ = pooled(results, SERVICE_REF, SERVICE)
-    win_ref, win_judgement, _, _ = pooled(results, WINDOWS_REF, WINDOWS)
-    cut_ref, cut_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_CUT)
-    rel_ref, rel_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_REL)
-    ep_ref, ep_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_EP)
-    room_ref, room_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_ROOM)
-    room6_ref, room6_judgement, _, _ = pooled(results, SERVICE_CUT_REF, SERVICE_ROOM6)
-    nk_ref, nk_judgement, _, _ = pooled(results, NEWKERNEL_REF, NEWKERNEL_REF)
-    reach_ref, reach_judgement, _, _ = pooled(results, NEWKERNEL_REF, SERVICE_REACH)
-    made = {"verdict": pool.verdict_md(ref, judgement),
-            "verdict-fast": pool.verdict_md(fast_ref, fast_judgement),
-            "verdict-service": pool.verdict_md(svc_ref, svc_judgement),
-            "verdict-windows": pool.verdict_md(win_ref, win_judgement),
-            "verdict-service-cut": pool.verdict_md(cut_ref, cut_judgement),
-            "verdict-service-release": pool.verdict_md(rel_ref, rel_judgement),
-            "verdict-service-episodes": pool.verdict_md(ep_ref, ep_judgement),
-            "verdict-service-room": pool.verdict_md(room_ref, room_judgement),
-            "verdict-service-room-six": pool.verdict_md(room6_ref, room6_judgement),
-            "verdict-newkernel": pool.verdict_md(nk_ref, nk_judgement),
-            "verdict-service-reach": pool.verdict_md(reach_ref, reach_judgement),
-            "pause": section(pause, "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP "
-                                    "(--follow --no-pause)")}
+    made = {}
+    for name, (reference, judged) in VERDICTS.items():
+        ref, judgement, _, _ = pooled(results, reference, judged)
+        made[name] = pool.verdict_md(ref, judgement)
+    made["pause"] = section(analyze.table(load(results, PAUSE)),
+                            "## RBUDP+ (--follow, PAUSE obeyed) vs RBUDP (--follow --no-pause)")
+    made["tcp"] = section(analyze.table(load(results, MAKE_E2E)),
+                          "## TCP over the same emulated path", prefix=True)
     if LOADS:
         made["loads"] = loads_table(results)
     return made
@@ -344,8 +301,8 @@ def check_runs(results):
                         % (results, d, OTHER_DOCS[d]))
     present = [d for d in present if d not in OTHER_DOCS]
     for d in sorted(set(present) - set(KEPT)):
-        errs.append("%s/%s: kept, but no table of docs/e2e.md is made from it "
-                    "(list it in tests/e2e/doctables.py or remove it)" % (results, d))
+        errs.append("%s/%s: kept, but no table of docs/e2e.md or docs/fidelity.md is made "
+                    "from it (list it in tests/e2e/doctables.py or remove it)" % (results, d))
     for d in sorted(set(KEPT) - set(present)):
         errs.append("%s/%s: missing" % (results, d))
     for d in sorted(set(KEPT) & set(present)):
@@ -380,9 +337,9 @@ def write(doc, made, results, fig):
     for d in KEPT:
         with open(os.path.join(results, d, "table.md"), "w") as f:
             f.write(analyze.table(load(results, d)))
-    ref, _, runs, meta = pooled(results)
+    ref, _, runs, meta = pooled(results, FIDELITY_REF, FIDELITY_JUDGED)
     try:
-        pool.plot(ref, runs, meta, len(REFERENCE), fig)
+        pool.plot(ref, runs, meta, len(FIDELITY_REF), fig)
     except pool.PoolError as e:
         raise Mismatch(str(e))
 

@@ -6,13 +6,13 @@
                 [--drain daemon|measured|learned]
 
 Measured: every undisturbed, completed fixed-rate transfer of the main
-sweeps of the first host's kept runs, doctables.REFERENCE and JUDGED
-(48 per rate and k at k = 1..3): mean
-first-round loss and mean T per (k, rate). Predicted: rxbneckctl model at
-each judged run's daemon inputs at its --follow starts, per loss model
-('queue', the bulk queue; 'spread', the fluid queue with a spread drain),
-with burst rounds and the daemon's measured loss episode, the median over
-the nine judged runs at each swept rate.
+sweeps of the first host's kept runs, doctables.FIDELITY_REF and
+FIDELITY_JUDGED (48 per rate and k at k = 1..3): mean first-round loss
+and mean T per (k, rate). Predicted: rxbneckctl model at each judged
+run's daemon inputs at its --follow starts, per loss model ('queue', the
+bulk queue; 'spread', the fluid queue with a spread drain), with burst
+rounds and the daemon's measured loss episode, the median over the nine
+judged runs at each swept rate.
 
 A model passes when, at every k = 1..3, predicted / measured first-round
 loss lies in [LOSS_LO, LOSS_HI] wherever the measured loss is at least
@@ -72,8 +72,8 @@ class Failure(Exception):
 
 
 def load_runs(results):
-    # The first host's runs (docs/e2e.md §5.1); FAST's are another curve.
-    names = sorted(set(doctables.REFERENCE + doctables.JUDGED))
+    # The first host's runs, on an earlier kernel build (docs/fidelity.md §2).
+    names = sorted(set(doctables.FIDELITY_REF + doctables.FIDELITY_JUDGED))
     runs = {}
     for d in names:
         try:
@@ -221,7 +221,7 @@ def predicted(ctl, runs, rates, drain):
     judged runs; and the inputs used, per run and k."""
     per = {m: {} for m in MODELS}
     inputs = {}
-    for name in doctables.JUDGED:
+    for name in doctables.FIDELITY_JUDGED:
         res = runs[name]
         for k in KS:
             dv = run_inputs(res, k, "daemon" if drain == "learned" else drain)
@@ -382,7 +382,7 @@ def main():
         if not os.access(ctl, os.X_OK):
             raise Failure("no %s: build first (make)" % ctl)
         runs = load_runs(a.results)
-        missing = [d for d in doctables.JUDGED if d not in runs]
+        missing = [d for d in doctables.FIDELITY_JUDGED if d not in runs]
         if missing:
             raise Failure("judged runs missing from %s: %s" % (a.results, " ".join(missing)))
         meas = measured(runs)
@@ -396,7 +396,8 @@ def main():
         print("fidelity.py: %s" % e, file=sys.stderr)
         return 1
     if a.json:
-        json.dump({"drain": a.drain, "runs_measured": sorted(runs), "runs_predicted": doctables.JUDGED,
+        json.dump({"drain": a.drain, "runs_measured": sorted(runs),
+                   "runs_predicted": doctables.FIDELITY_JUDGED,
                    "rule": {"loss_min": LOSS_MIN, "loss_lo": LOSS_LO, "loss_hi": LOSS_HI,
                             "time_tol": T_TOL},
                    "inputs": inputs, "rows": rows, "verdict": verdict},
@@ -405,7 +406,7 @@ def main():
     else:
         print("Stage-B loss models against %d kept runs (measured) and the inputs of %d "
               "judged runs (predicted, median); capacity: %s\n"
-              % (len(runs), len(doctables.JUDGED),
+              % (len(runs), len(doctables.FIDELITY_JUDGED),
                  {"daemon": "the daemon's (§2's rule)",
                   "learned": "the drain learned before each --follow start (§5's rule)",
                   "measured": "each run's measured drain (a diagnosis, not the rule)"}[a.drain]))

@@ -59,7 +59,7 @@ $(O)/rxbneck-bufload: $(O)/tests/e2e/bufload.o
 e2e-buffer: all
 	bash tests/e2e/buffer.sh -b $(O) $(if $(E2E_OUT),-o $(E2E_OUT)) $(E2E_ARGS)
 
-# The rate between pauses only with a PAUSE schedule (docs/e2e.md §5.5):
+# The rate between pauses only with a PAUSE schedule (docs/e2e.md §5.6):
 # with the default receiver, which gets no PAUSE, under a busy loop and
 # I/O-bound readers, --follow must lose as --follow --no-pause does.
 .PHONY: e2e-between

@@ -5,7 +5,7 @@
 # that sleep most of the time and block in io_schedule, the model's
 # I/O-bound tasks) on the receiver's CPU, alternate
 # N `--follow` and N `--follow --no-pause` transfers (the order of each pair
-# drawn at random), then judge them by the rule below (docs/e2e.md §6).
+# drawn at random), then judge them by the rule below (docs/e2e.md §5.6).
 #
 #   sudo tests/e2e/pause_ab.sh [-b BUILD] [-k K] [-i I] [-n N] -o OUTDIR
 #

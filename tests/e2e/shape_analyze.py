@@ -11,7 +11,7 @@ copies those three and a compact runs.jsonl and shape/status.jsonl (the
 raw sender/receiver JSON and the shaper's status reduced to the fields
 used here: the analysis of DIR gives the same numbers) to DIR.
 
-Per k, over the undisturbed runs (docs/e2e.md §2):
+Per k, over the undisturbed runs (docs/e2e.md §1):
   T         transfer time of blast / shaped / follow (mean, 99 % interval)
   loss1     first-round loss
   claim 1   T_shaped <= 0.75 T_blast where the blast loses > 5 % (round 1)

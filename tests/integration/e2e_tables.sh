@@ -3,8 +3,8 @@
 # give (tests/e2e/doctables.py), and the check catches a change on either
 # side:
 # 1. doctables.py --check passes on the tree as it is.
-# 2. A copy of docs/e2e.md with one number of the pooled verdict changed
-#    (claim 1's ratio at k = 2) fails, naming the table.
+# 2. A copy of docs/e2e.md with one number of the default daemon's pooled
+#    verdict changed (claim 1's ratio at k = 2) fails, naming the table.
 # 3. A copy of the kept runs in which one judged --follow transfer at k = 3
 #    took 1 s longer fails (the verdict's pooled means move), and so does
 #    a copy with one more run directory (a run no table is made from) and
@@ -23,22 +23,22 @@ NAME=e2e_tables
 "$PY" "$TABLES" > "$work/out" 2> "$work/err" ||
 	bad "the tree's docs/e2e.md and kept runs disagree: $(head -c 2000 "$work/err")"
 
-# 2. The k = 2 row of the verdict: "| 2 | 3.50: 0.754 | 1.02 [0.97, 1.06] holds |" -> 1.03.
+# 2. The k = 2 row of the verdict: "| 2 | 4.00: 0.631 | 1.14 [1.06, 1.23] **fails** |" -> 1.15.
 "$PY" - "$SRC/docs/e2e.md" "$work/e2e.md" <<'PY' || bad "cannot make the changed document"
 import re, sys
 s = open(sys.argv[1]).read()
-t, n = re.subn(r"(\n\| 2 \| [0-9.]+: [0-9.]+ \| )1\.02( \[)", r"\g<1>1.03\2", s, count=1)
+t, n = re.subn(r"(\n\| 2 \| [0-9.]+: [0-9.]+ \| )1\.14( \[)", r"\g<1>1.15\2", s, count=1)
 if n != 1:
-    sys.exit("no k = 2 row with claim 1 at 1.02 in the verdict table")
+    sys.exit("no k = 2 row with claim 1 at 1.14 in the verdict table")
 open(sys.argv[2], "w").write(t)
 PY
-doctable_refused "a changed verdict table" 'table verdict' "$PY" "$TABLES" --doc "$work/e2e.md"
+doctable_refused "a changed verdict table" 'table verdict-newkernel' "$PY" "$TABLES" --doc "$work/e2e.md"
 
 # 3. The kept runs, changed.
 doctable_edit_run "$work/results" '
 r = next(r for r in runs if r["k"] == 3 and r["mode"] == "follow" and r["tag"] == "main")
-r["transfer_time_s"] += 1.0' || exit 1
-doctable_refused "a changed kept run" 'table verdict' "$PY" "$TABLES" --results "$work/results"
+r["transfer_time_s"] += 1.0' line10g-s203 || exit 1
+doctable_refused "a changed kept run" 'table verdict-newkernel' "$PY" "$TABLES" --results "$work/results"
 
 cp -r "$SRC/tests/e2e/results" "$work/results2" && mkdir "$work/results2/extra-run" &&
 	cp "$work/results2/line10g-s75/results.json" "$work/results2/extra-run/"

@@ -25,6 +25,26 @@ size_t rxb_strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
+void rxb_store_uint(void *field, size_t size, uint64_t v)
+{
+	switch (size) {
+	case 1: *(uint8_t *)field = (uint8_t)v; break;
+	case 2: *(uint16_t *)field = (uint16_t)v; break;
+	case 4: *(uint32_t *)field = (uint32_t)v; break;
+	default: *(uint64_t *)field = v; break;
+	}
+}
+
+uint64_t rxb_load_uint(const void *field, size_t size)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)field;
+	case 2: return *(const uint16_t *)field;
+	case 4: return *(const uint32_t *)field;
+	default: return *(const uint64_t *)field;
+	}
+}
+
 void *rxb_grow(void *arr, uint32_t n, uint32_t *cap, size_t size)
 {
 	uint32_t want;

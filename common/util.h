@@ -81,6 +81,15 @@ size_t rxb_lower_bound_u32(const void *base, size_t n, size_t size, size_t key_o
 size_t rxb_strlcpy(char *dst, const char *src, size_t size);
 
 /*
+ * An unsigned integer field of @size bytes (1, 2, 4, else 8) seen through a
+ * void pointer, as the table-driven configuration parsers (daemon/config,
+ * tools/shape/conf) keep their fields: @v stored truncated to its width,
+ * and read back.
+ */
+void rxb_store_uint(void *field, size_t size, uint64_t v);
+uint64_t rxb_load_uint(const void *field, size_t size);
+
+/*
  * @arr, an array of @n elements of @size bytes in use and *@cap allocated,
  * with room for one more: @arr itself while n < *cap, else @arr realloc'd
  * to twice the capacity (16 elements at first) and *@cap updated. NULL

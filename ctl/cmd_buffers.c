@@ -29,15 +29,6 @@ static const char help[] =
 "Exit status: 0 ok, 1 the daemon could not be reached or answered an\n"
 "error, 2 bad usage.\n";
 
-static void view(FILE *f, const struct json_object *doc, unsigned flags)
-{
-	view_buffers(f, doc, flags);
-}
-
-int cmd_buffers(int argc, char **argv)
-{
-	static const struct ctl_client_cmd dc = { .verb = "buffers", .help = help,
-						  .view = view, .verbose = true };
-
-	return ctl_client_daemon_cmd(argc, argv, &dc);
-}
+const struct ctl_client_cmd cmd_buffers = {
+	.verb = "buffers", .help = help, .view = view_buffers, .verbose = true,
+};

@@ -24,15 +24,4 @@ CTL_CLIENT_OPTIONS_HELP
 "Exit status: 0 reloaded, 1 the reload failed or the daemon could not be\n"
 "reached, 2 bad usage.\n";
 
-static void view(FILE *f, const struct json_object *doc, unsigned flags)
-{
-	(void)flags;
-	view_reload(f, doc);
-}
-
-int cmd_reload(int argc, char **argv)
-{
-	static const struct ctl_client_cmd dc = { .verb = "reload", .help = help, .view = view };
-
-	return ctl_client_daemon_cmd(argc, argv, &dc);
-}
+const struct ctl_client_cmd cmd_reload = { .verb = "reload", .help = help, .view = view_reload };

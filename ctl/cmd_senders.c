@@ -22,15 +22,4 @@ CTL_CLIENT_OPTIONS_HELP
 "Exit status: 0 ok, 1 the daemon could not be reached or answered an\n"
 "error, 2 bad usage.\n";
 
-static void view(FILE *f, const struct json_object *doc, unsigned flags)
-{
-	(void)flags;
-	view_senders(f, doc);
-}
-
-int cmd_senders(int argc, char **argv)
-{
-	static const struct ctl_client_cmd dc = { .verb = "senders", .help = help, .view = view };
-
-	return ctl_client_daemon_cmd(argc, argv, &dc);
-}
+const struct ctl_client_cmd cmd_senders = { .verb = "senders", .help = help, .view = view_senders };

@@ -45,12 +45,7 @@ CTL_CLIENT_OPTIONS_HELP
 "Exit status: 0 ok, 1 the daemon could not be reached or answered an\n"
 "error (printed on stderr), 2 bad usage.\n";
 
-int cmd_status(int argc, char **argv)
-{
-	static const struct ctl_client_cmd dc = {
-		.verb = "status", .help = help, .view = view_status,
-		.verbose = true, .legend = true,
-	};
-
-	return ctl_client_daemon_cmd(argc, argv, &dc);
-}
+const struct ctl_client_cmd cmd_status = {
+	.verb = "status", .help = help, .view = view_status,
+	.verbose = true, .legend = true,
+};

@@ -25,9 +25,4 @@ static void view(FILE *f, const struct json_object *doc, unsigned flags)
 	view_version(f, doc);
 }
 
-int cmd_version(int argc, char **argv)
-{
-	static const struct ctl_client_cmd dc = { .verb = "version", .help = help, .view = view };
-
-	return ctl_client_daemon_cmd(argc, argv, &dc);
-}
+const struct ctl_client_cmd cmd_version = { .verb = "version", .help = help, .view = view };

@@ -13,19 +13,19 @@
 #include "ctl/ctl_client.h"
 
 static const struct ctl_cmd cmds[] = {
-	{ "status", cmd_status,
+	{ "status", NULL, &cmd_status,
 	  "the daemon's health, measurements, per-flow model inputs and rates" },
-	{ "senders", cmd_senders,
+	{ "senders", NULL, &cmd_senders,
 	  "the senders connected to the daemon" },
-	{ "buffers", cmd_buffers,
+	{ "buffers", NULL, &cmd_buffers,
 	  "receive-buffer adaptation: each watched socket's buffer, the size wanted, why" },
-	{ "reload", cmd_reload,
+	{ "reload", NULL, &cmd_reload,
 	  "make the daemon re-read its configuration file" },
-	{ "version", cmd_version,
+	{ "version", NULL, &cmd_version,
 	  "this program's version, the daemon's and its control protocol's" },
-	{ "model", cmd_model,
+	{ "model", cmd_model, NULL,
 	  "offline what-if: bottleneck rate, loss and transfer time for a given workload (no daemon)" },
-	{ "streams", cmd_streams,
+	{ "streams", cmd_streams, NULL,
 	  "how many parallel TCP streams to use: per peer, or from a samples file (no daemon)" },
 };
 
@@ -57,6 +57,13 @@ static const struct ctl_cmd *find_cmd(const char *name)
 		if (!strcmp(cmds[i].name, name))
 			return &cmds[i];
 	return NULL;
+}
+
+static int run_cmd(const struct ctl_cmd *cmd, int argc, char **argv)
+{
+	if (cmd->run)
+		return cmd->run(argc, argv);
+	return ctl_client_daemon_cmd(argc, argv, cmd->daemon);
 }
 
 /*
@@ -132,7 +139,7 @@ int main(int argc, char **argv)
 			return CTL_EXIT_USAGE;
 		}
 		sub[0] = argv[2];
-		return cmd->run(2, sub);
+		return run_cmd(cmd, 2, sub);
 	}
 	if (argv[1][0] == '-') {
 		fprintf(stderr, CTL_PROG ": unknown option '%s' (commands come first; try --help)\n",
@@ -145,5 +152,5 @@ int main(int argc, char **argv)
 			argv[1]);
 		return CTL_EXIT_USAGE;
 	}
-	return cmd->run(argc - 1, argv + 1);
+	return run_cmd(cmd, argc - 1, argv + 1);
 }

@@ -34,26 +34,6 @@ static const char *show(const char *val, char *buf, size_t size)
 	return buf;
 }
 
-static void store_uint(void *field, size_t size, uint64_t v)
-{
-	switch (size) {
-	case 1: *(uint8_t *)field = (uint8_t)v; break;
-	case 2: *(uint16_t *)field = (uint16_t)v; break;
-	case 4: *(uint32_t *)field = (uint32_t)v; break;
-	default: *(uint64_t *)field = v; break;
-	}
-}
-
-static uint64_t load_uint(const void *field, size_t size)
-{
-	switch (size) {
-	case 1: return *(const uint8_t *)field;
-	case 2: return *(const uint16_t *)field;
-	case 4: return *(const uint32_t *)field;
-	default: return *(const uint64_t *)field;
-	}
-}
-
 /* Plain decimal: no sign, no leading zeros (strtoull would read "010" as 8). */
 static int parse_decimal_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -486,7 +466,7 @@ static int parse_number(const struct config_key *k, const char *val, void *field
 	case CONFIG_UINT:
 		err = parse_decimal_u64(val, k->lim.u.min, k->lim.u.max, &u);
 		if (!err)
-			store_uint(field, k->size, u);
+			rxb_store_uint(field, k->size, u);
 		return err;
 	case CONFIG_DOUBLE:
 		err = rxb_parse_double(val, k->lim.d.min, k->lim.d.max, &d);
@@ -620,7 +600,7 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 		buf[0] = '\0';
 	switch (k->type) {
 	case CONFIG_UINT:
-		return snprintf(buf, size, "%llu", (unsigned long long)load_uint(field, k->size));
+		return snprintf(buf, size, "%llu", (unsigned long long)rxb_load_uint(field, k->size));
 	case CONFIG_DOUBLE:
 		return format_double(*(const double *)field, buf, size);
 	case CONFIG_SI:

@@ -44,10 +44,11 @@ static void sender_line(FILE *f, const struct json_object *s)
 		vfmt_text(name, sizeof(name), jpath_str(s, "name")));
 }
 
-void view_senders(FILE *f, const struct json_object *doc)
+void view_senders(FILE *f, const struct json_object *doc, unsigned flags)
 {
 	size_t n = jpath_len(doc, "senders");
 
+	(void)flags;
 	fprintf(f, "%-5s %-26s %-5s %-10s %9s %10s %7s %-22s %s\n", "ID", "ADDRESS", "PORT",
 		"GRANTED", "RTT", "CONNECTED", "FRAMES", "LAST RATE", "NAME");
 	for (size_t i = 0; i < n; i++)
@@ -56,10 +57,11 @@ void view_senders(FILE *f, const struct json_object *doc)
 		fputs("(no senders connected)\n", f);
 }
 
-void view_reload(FILE *f, const struct json_object *doc)
+void view_reload(FILE *f, const struct json_object *doc, unsigned flags)
 {
 	char t[TEXT_LEN], p[TEXT_LEN];
 
+	(void)flags;
 	fprintf(f, "reloaded %s: %s\n", vfmt_text(p, sizeof(p), jpath_str(doc, "config_file")),
 		vfmt_text(t, sizeof(t), jpath_str(doc, "changed")));
 	for (size_t i = 0; i < jpath_len(doc, "restart_needed"); i++)

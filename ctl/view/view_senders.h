@@ -10,10 +10,14 @@
 
 struct json_object;
 
-/* {"senders": [...]}: one line per sender under a header. */
-void view_senders(FILE *f, const struct json_object *doc);
+/*
+ * {"senders": [...]}: one line per sender under a header. These two have
+ * no verbose form; they take @flags (VIEW_*, unused) to be the
+ * ctl_client_view_fn of their commands.
+ */
+void view_senders(FILE *f, const struct json_object *doc, unsigned flags);
 /* {"ok", "config_file", "changed", "restart_needed"} */
-void view_reload(FILE *f, const struct json_object *doc);
+void view_reload(FILE *f, const struct json_object *doc, unsigned flags);
 /* {"version", "ctl_protocol"} */
 void view_version(FILE *f, const struct json_object *doc);
 

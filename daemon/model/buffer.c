@@ -7,31 +7,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/util.h"
+
 /* The model is sized again when a rate moved by this much. */
 #define MODEL_RATE_MOVED	0.10
 
 const char *buffer_mode_name(enum buffer_mode m)
 {
-	switch (m) {
-	case BUFFER_OFF:
-		return "off";
-	case BUFFER_ADVISE:
-		return "advise";
-	case BUFFER_APPLY:
-		return "apply";
-	}
-	return "?";
+	static const char *const names[] = {
+		[BUFFER_OFF] = "off",
+		[BUFFER_ADVISE] = "advise",
+		[BUFFER_APPLY] = "apply",
+	};
+
+	return RXB_NAME(names, m, "?");
 }
 
 const char *buffer_policy_name(enum buffer_policy p)
 {
-	switch (p) {
-	case BUFFER_RRDA:
-		return "rrda";
-	case BUFFER_MODEL:
-		return "model";
-	}
-	return "?";
+	static const char *const names[] = {
+		[BUFFER_RRDA] = "rrda",
+		[BUFFER_MODEL] = "model",
+	};
+
+	return RXB_NAME(names, p, "?");
 }
 
 static int check_params(const struct buffer_params *p)

@@ -348,29 +348,50 @@ static void buffer_metrics(struct promtext *w, const struct daemon *d)
 		d->buf.changes);
 }
 
+/* Per-flow gauges, exposed in the order of their table. */
+struct flow_series {
+	const char *name;
+	const char *help;
+	flow_value_fn get;
+};
+
+static void flow_gauges(struct promtext *w, const struct daemon *d,
+			const struct flow_series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		flow_gauge(w, d, s[i].name, s[i].help, s[i].get);
+}
+
+static const struct flow_series advice_series[] = {
+	{ P("flow_senders"), "Senders connected for the flow.", get_senders },
+	{ P("flow_advised_rate_bytes_per_second"),
+	  "The rate the flow's senders are told to send at (RATE).", get_rate },
+	{ P("flow_advice_epoch"), "The epoch the advised rate was computed in.",
+	  get_rate_epoch },
+	{ P("flow_predicted_loss_ratio"), "Fraction of packets predicted lost at the advised "
+	  "rate.", get_loss },
+	{ P("flow_predicted_transfer_seconds"), "Transfer time predicted at the advised rate "
+	  "for the flow's transfer.", get_time },
+	{ P("flow_confidence_ratio"), "Confidence in the advised rate, 0..1.", get_confidence },
+	{ P("flow_line_rate_bytes_per_second"), "The highest rate considered for the flow "
+	  "(the sender's, else [model] line_rate_bps).", get_line_rate },
+};
+
+/* The predictions against the outcomes the flow's senders reported. */
+static const struct flow_series prediction_series[] = {
+	{ P("flow_prediction_time_ratio"), "Median of measured / predicted transfer time "
+	  "over the flow's last reported transfers.", get_time_ratio },
+	{ P("flow_prediction_loss_error_ratio"), "Mean absolute error of the predicted "
+	  "first-round loss over the flow's last reported transfers.", get_loss_error },
+};
+
 static void flow_advice_metrics(struct promtext *w, const struct daemon *d)
 {
-	flow_gauge(w, d, P("flow_senders"), "Senders connected for the flow.", get_senders);
-	flow_gauge(w, d, P("flow_advised_rate_bytes_per_second"), "The rate the flow's senders "
-		   "are told to send at (RATE).", get_rate);
-	flow_gauge(w, d, P("flow_advice_epoch"), "The epoch the advised rate was computed in.",
-		   get_rate_epoch);
-	flow_gauge(w, d, P("flow_predicted_loss_ratio"), "Fraction of packets predicted lost at "
-		   "the advised rate.", get_loss);
-	flow_gauge(w, d, P("flow_predicted_transfer_seconds"), "Transfer time predicted at the "
-		   "advised rate for the flow's transfer.", get_time);
-	flow_gauge(w, d, P("flow_confidence_ratio"), "Confidence in the advised rate, 0..1.",
-		   get_confidence);
-	flow_gauge(w, d, P("flow_line_rate_bytes_per_second"), "The highest rate considered for "
-		   "the flow (the sender's, else [model] line_rate_bps).", get_line_rate);
+	flow_gauges(w, d, advice_series, RXB_ARRAY_SIZE(advice_series));
 	flow_labels_metrics(w, d);
 	flow_streams_metrics(w, d);
 	buffer_metrics(w, d);
-	flow_gauge(w, d, P("flow_prediction_time_ratio"), "Median of measured / predicted "
-		   "transfer time over the flow's last reported transfers.", get_time_ratio);
-	flow_gauge(w, d, P("flow_prediction_loss_error_ratio"), "Mean absolute error of the "
-		   "predicted first-round loss over the flow's last reported transfers.",
-		   get_loss_error);
+	flow_gauges(w, d, prediction_series, RXB_ARRAY_SIZE(prediction_series));
 }
 
 /* --------------------------------------------------- flows: the model -- */

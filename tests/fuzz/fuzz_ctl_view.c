@@ -50,8 +50,8 @@ static void views(const struct json_object *doc)
 		return;
 	view_status(f, doc, VIEW_VERBOSE);
 	view_status(f, doc, 0);
-	view_senders(f, doc);
-	view_reload(f, doc);
+	view_senders(f, doc, 0);
+	view_reload(f, doc, 0);
 	view_version(f, doc);
 	view_measure(f, doc);
 	view_buffers(f, doc, VIEW_VERBOSE);

@@ -462,6 +462,35 @@ static void test_grow(void **state)
 	free(a);
 }
 
+/* rxb_store_uint / rxb_load_uint: each width truncates and reads back its
+ * own bytes only; a size other than 1, 2 or 4 is 8. */
+static void test_store_uint(void **state)
+{
+	struct {
+		uint8_t u8, guard8;
+		uint16_t u16, guard16;
+		uint32_t u32, guard32;
+		uint64_t u64;
+	} f = { 0 };
+
+	(void)state;
+	rxb_store_uint(&f.u8, 1, 0x1ff);
+	rxb_store_uint(&f.u16, 2, 0x1ffff);
+	rxb_store_uint(&f.u32, 4, 0x1ffffffffULL);
+	rxb_store_uint(&f.u64, 8, UINT64_MAX);
+	assert_int_equal(f.u8, 0xff);
+	assert_int_equal(f.u16, 0xffff);
+	assert_int_equal(f.u32, 0xffffffffu);
+	assert_true(f.u64 == UINT64_MAX);
+	assert_int_equal(f.guard8, 0);
+	assert_int_equal(f.guard16, 0);
+	assert_int_equal(f.guard32, 0);
+	assert_int_equal(rxb_load_uint(&f.u8, 1), 0xff);
+	assert_int_equal(rxb_load_uint(&f.u16, 2), 0xffff);
+	assert_int_equal(rxb_load_uint(&f.u32, 4), 0xffffffffu);
+	assert_true(rxb_load_uint(&f.u64, 0) == UINT64_MAX);
+}
+
 /* rxb_parse_error: "line N: " before the text, none for line 0; -EINVAL. */
 static void test_parse_error(void **state)
 {
@@ -583,6 +612,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_wall_s),
 	cmocka_unit_test(test_write_all),
 	cmocka_unit_test(test_grow),
+	cmocka_unit_test(test_store_uint),
 	cmocka_unit_test(test_parse_error),
 	cmocka_unit_test(test_name),
 	cmocka_unit_test(test_read_grow),

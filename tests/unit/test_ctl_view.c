@@ -384,9 +384,9 @@ static void test_senders_reload_version(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	view_senders(f, s);
-	view_senders(f, e);
-	view_reload(f, r);
+	view_senders(f, s, 0);
+	view_senders(f, e, 0);
+	view_reload(f, r, 0);
 	fclose(f);
 	assert_contains(buf, "1     127.0.0.1:5                9000  rate,pause  200.0 us    12.00 s"
 			"      14 412.3 Mb/s @620        send\n");

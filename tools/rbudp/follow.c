@@ -14,17 +14,11 @@
 static void on_rate(void *user, const struct rxbneck_rate *r)
 {
 	struct rbudp_follow *f = user;
-	struct rbudp_follow_rate *v;
+	struct rbudp_follow_rate *v = rxb_grow(f->rates, f->n_rates, &f->cap_rates, sizeof(*v));
 
-	if (f->n_rates == f->cap_rates) {
-		uint32_t cap = f->cap_rates ? 2 * f->cap_rates : 16;
-
-		v = realloc(f->rates, cap * sizeof(*v));
-		if (!v)
-			return;	/* keep following; only the record is short */
-		f->rates = v;
-		f->cap_rates = cap;
-	}
+	if (!v)
+		return;	/* keep following; only the record is short */
+	f->rates = v;
 	v = &f->rates[f->n_rates++];
 	v->t_ns = rxb_mono_ns();
 	v->rate_bps = r->rate_bps;
@@ -40,17 +34,11 @@ static void on_rate(void *user, const struct rxbneck_rate *r)
 static void on_pause(void *user, const struct rxbneck_pause_window *w)
 {
 	struct rbudp_follow *f = user;
+	struct rbudp_follow_sched *v = rxb_grow(f->scheds, f->n_scheds, &f->cap_scheds,
+						 sizeof(*v));
 
-	if (f->n_scheds == f->cap_scheds) {
-		uint32_t cap = f->cap_scheds ? 2 * f->cap_scheds : 16;
-		struct rbudp_follow_sched *v = realloc(f->scheds, cap * sizeof(*v));
-
-		if (v) {
-			f->scheds = v;
-			f->cap_scheds = cap;
-		}
-	}
-	if (f->n_scheds < f->cap_scheds)
+	if (v) {
+		f->scheds = v;
 		f->scheds[f->n_scheds++] = (struct rbudp_follow_sched){
 			.received_ns = w->received_ns,
 			.first_stop_ns = w->first_stop_ns,
@@ -59,7 +47,7 @@ static void on_pause(void *user, const struct rxbneck_pause_window *w)
 			.repeat_count = w->pause.repeat_count,
 			.cancel = w->pause.flags & RXBNECK_PAUSE_CANCEL,
 		};
-
+	}
 	if (w->pause.flags & RXBNECK_PAUSE_CANCEL)
 		f->cancel_frames++;
 	else
@@ -194,16 +182,13 @@ void rbudp_follow_poll(struct rbudp_follow *f, uint64_t now_ns, uint64_t *rate_b
 
 void rbudp_follow_paused(struct rbudp_follow *f, uint64_t start_ns, uint64_t end_ns)
 {
-	f->pause_ns += end_ns - start_ns;
-	if (f->n_windows == f->cap_windows) {
-		uint32_t cap = f->cap_windows ? 2 * f->cap_windows : 64;
-		struct rbudp_follow_window *v = realloc(f->windows, cap * sizeof(*v));
+	struct rbudp_follow_window *v = rxb_grow(f->windows, f->n_windows, &f->cap_windows,
+						  sizeof(*v));
 
-		if (!v)
-			return;
-		f->windows = v;
-		f->cap_windows = cap;
-	}
+	f->pause_ns += end_ns - start_ns;
+	if (!v)
+		return;
+	f->windows = v;
 	f->windows[f->n_windows++] = (struct rbudp_follow_window){ start_ns, end_ns };
 }
 

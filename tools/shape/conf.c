@@ -245,16 +245,6 @@ static int parse_number(const struct conf_key *k, const char *val, double *v, ch
 	return 0;
 }
 
-static void store(void *field, size_t size, uint64_t v)
-{
-	switch (size) {
-	case 1: *(uint8_t *)field = (uint8_t)v; break;
-	case 2: *(uint16_t *)field = (uint16_t)v; break;
-	case 4: *(uint32_t *)field = (uint32_t)v; break;
-	default: *(uint64_t *)field = v; break;
-	}
-}
-
 /* Parse @val for @k into @c (global keys) or @r (receiver keys). */
 static int set_value(const struct conf_key *k, const char *val, struct shape_conf *c,
 		     struct shape_receiver_conf *r, char *why, size_t wl)
@@ -277,7 +267,7 @@ static int set_value(const struct conf_key *k, const char *val, struct shape_con
 			val += 2;	/* the configuration may spell it as C does */
 		if (shape_util_parse_handle(val, &handle))
 			return fail(why, wl, -EINVAL, "not a handle major (hex 1..fffe)");
-		store(field, k->size, handle);
+		rxb_store_uint(field, k->size, handle);
 		return 0;
 	case K_FALLBACK:
 		if (strcmp(val, "unshaped") == 0) {
@@ -320,21 +310,21 @@ static int set_value(const struct conf_key *k, const char *val, struct shape_con
 		if (e)
 			return fail(why, wl, e, "%s (expected %g..%g)", rxb_parse_strerror(e),
 				    k->min, k->max);
-		store(field, k->size, v);
+		rxb_store_uint(field, k->size, v);
 		return 0;
 	case K_BYTES:
 	case K_BPS:
 		e = parse_number(k, val, &d, why, wl);
 		if (e)
 			return e;
-		store(field, k->size, (uint64_t)llround(d));
+		rxb_store_uint(field, k->size, (uint64_t)llround(d));
 		return 0;
 	case K_SECONDS_MS:
 	case K_RTT_MS:
 		e = parse_number(k, val, &d, why, wl);
 		if (e)
 			return e;
-		store(field, k->size, (uint64_t)llround(d * 1000.0));
+		rxb_store_uint(field, k->size, (uint64_t)llround(d * 1000.0));
 		return 0;
 	}
 	return fail(why, wl, -EINVAL, "internal: key type %d", (int)k->type);

@@ -59,7 +59,8 @@ SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 # Runs are named by their testbed and the seed of their order (run.sh -S).
 # The 10 Gb/s line, 100 ms one way, an 8 MiB socket buffer, k = 0-3 (kernel
-# 6.18.44-fc-v857): five fixed-rate sweeps at the daemon's defaults, 3
+# 6.18.44-fc-v857): five fixed-rate sweeps at the daemon's defaults then
+# (loss = queue, loss_episodes = measured), 3
 # transfers per rate and k each, pooled into the reference curve; each run
 # also has 5 --follow and 5 --follow --no-pause transfers per k.
 REFERENCE = ["line10g-s%d" % s for s in range(201, 206)]
@@ -67,11 +68,16 @@ REFERENCE = ["line10g-s%d" % s for s in range(201, 206)]
 # transfers per k at k = 1-3 and one fixed-rate transfer at 10 Gb/s, no
 # sweep.
 SERVICE_REACH = ["line10g-s%d" % s for s in (198, 199, 200)]
+# The daemon at its defaults since those are loss = service, loss_episodes
+# = windows (the windows' reach counted in reads): three runs like those.
+SERVICE_DEFAULT = ["line10g-s%d" % s for s in (206, 207, 208)]
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
 # configuration judged against REFERENCE.
 VERDICTS = {
     "verdict-newkernel": (REFERENCE, REFERENCE),
     "verdict-service-reach": (REFERENCE, SERVICE_REACH),
+    "verdict-service-default": (REFERENCE, SERVICE_DEFAULT),
+    "verdict-service-six": (REFERENCE, SERVICE_REACH + SERVICE_DEFAULT),
 }
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py

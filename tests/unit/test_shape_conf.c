@@ -253,6 +253,12 @@ static void test_cli_with_file(void **state)
 	assert_int_equal(args(&c, &cli, err, "--config", "/nonexistent/x.conf", NULL), -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/x.conf: No such file"));
 	unlink(path);
+	/* A directory opens but is no configuration file: -EINVAL, whatever
+	 * errno was before. */
+	shape_conf_defaults(&c);
+	errno = EPERM;
+	assert_int_equal(shape_conf_load("/tmp", &c, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/tmp: not a regular file");
 }
 
 static void test_hostport(void **state)

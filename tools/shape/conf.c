@@ -511,10 +511,14 @@ int shape_conf_load(const char *path, struct shape_conf *c, char *err, size_t er
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		e = errno ? -errno : -EINVAL;
+	if (fstat(fd, &st) < 0) {
+		e = -errno;
 		close(fd);
-		return fail(err, errlen, e, "%s: not a regular file", path);
+		return fail(err, errlen, e, "%s: %s", path, strerror(-e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(err, errlen, -EINVAL, "%s: not a regular file", path);
 	}
 	buf = malloc(SHAPE_CONF_MAX_FILE);
 	if (!buf) {

@@ -138,7 +138,7 @@ static void offcpu_spec(char *spec, size_t size, double per_s, const double *his
  * same as `rxbneckctl model --offcpu-windows` takes it; its runqueue waits
  * after a wakeup as `--wake-windows` takes them (wake_spec), the
  * longest of those (`--wake-max-ms`; null when unknown), and the fastest
- * arrivals they were met at (`--windows-seen-pps`; null when unknown).
+ * reads they were met at (`--windows-seen-pps`; null when unknown).
  */
 static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
 			double gap_s, double wake_per_s, const double *wake_hist,

@@ -37,8 +37,10 @@ holds a run not listed here or lacks one that is (or cannot read one).
 Exit 0 when all agree, 2 on usage or an unreadable document.
 
 --write puts the tables made from the kept runs into the document and
-draws the figure (--plot, default docs/e2e.png) with pool.py, from the
-runs of FIDELITY_REF and FIDELITY_JUDGED.
+draws the figure (--plot, default docs/e2e.png) with pool.py: the sweeps
+of REFERENCE and the --follow transfers of the daemon with loss = service
+(SERVICE_REACH and SERVICE_DEFAULT). It needs matplotlib (Debian's
+python3-matplotlib, for /usr/bin/python3).
 """
 import argparse
 import difflib
@@ -82,8 +84,7 @@ VERDICTS = {
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py
 # reads FIDELITY_REF and FIDELITY_JUDGED): ten fixed-rate sweeps and nine
-# runs of the daemon at its defaults then; also what the figure
-# docs/e2e.png is drawn from. Their daemons differ in options that only
+# runs of the daemon at its defaults then. Their daemons differ in options that only
 # --follow sees ([model] rate_uncertainty = measured; queue_depth_cost =
 # yes), not the fixed-rate transfers.
 FIDELITY_REF = (["line10g-s%d" % s for s in (48, 49, 51, 52)]
@@ -343,9 +344,9 @@ def write(doc, made, results, fig):
     for d in KEPT:
         with open(os.path.join(results, d, "table.md"), "w") as f:
             f.write(analyze.table(load(results, d)))
-    ref, _, runs, meta = pooled(results, FIDELITY_REF, FIDELITY_JUDGED)
+    ref, _, runs, meta = pooled(results, REFERENCE, SERVICE_REACH + SERVICE_DEFAULT)
     try:
-        pool.plot(ref, runs, meta, len(FIDELITY_REF), fig)
+        pool.plot(ref, runs, meta, len(REFERENCE), fig)
     except pool.PoolError as e:
         raise Mismatch(str(e))
 

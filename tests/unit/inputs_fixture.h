@@ -23,6 +23,7 @@
 #include "daemon/model/inputs.h"
 #include "solver/lsq.h"
 #include "tests/unit/recv_fixture.h"
+#include "tests/unit/test_rng.h"
 
 #define PORT 9000
 
@@ -177,13 +178,6 @@ static inline struct rxb_epoch *cost_epoch(uint64_t seq, uint64_t pkts, uint64_t
 #define SAT_TRUTH	(G_B + G_C / 64 + G_E * G_M0 / G_RUN)	/* 1143.75 ns */
 #define G_EPOCH_S	0.25
 
-/* Deterministic uniform [0, 1): the tests must not depend on libc's rand. */
-static inline double g_uniform(uint64_t *st)
-{
-	*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(*st >> 11) / 9007199254740992.0;
-}
-
 /* One wake-up's batch of @x packets, in ns. */
 static inline double g_batch_ns(double x)
 {
@@ -225,11 +219,11 @@ static inline struct rxb_sock_meas *g_sock(struct rxb_epoch *e, uint64_t pkts, d
 static inline struct rxb_epoch *g_light(uint64_t seq, double hogs, double pkts, uint64_t *st)
 {
 	struct rxb_epoch *e = g_epoch(seq, hogs);
-	double mean = 20 + 50 * g_uniform(st), p = 0, ns = 0;
+	double mean = 20 + 50 * test_uniform(st), p = 0, ns = 0;
 	uint64_t w = 0;
 
 	while (p < pkts) {
-		double x = floor(mean * (0.5 + g_uniform(st)));
+		double x = floor(mean * (0.5 + test_uniform(st)));
 
 		if (x < 1)
 			x = 1;
@@ -255,7 +249,7 @@ static inline struct rxb_epoch *g_saturated(uint64_t seq, double hogs, double sh
 	double runs = floor(share * G_EPOCH_S * 1e9 / (hogs + 1) / run_ns);
 	double ns = runs * run_ns + (double)w * G_A;
 
-	ns *= 1 + noise * (2 * g_uniform(st) - 1);
+	ns *= 1 + noise * (2 * test_uniform(st) - 1);
 	g_sock(e, (uint64_t)(runs * G_RUN), ns, w, 20000);
 	return e;
 }
@@ -315,7 +309,7 @@ static inline struct rxb_epoch *sp_epoch(uint64_t seq, double hogs, double p, ui
 
 	assert_true(z >= 0);
 	t = SP_A * (double)w + SP_B * p + SP_E * z;
-	t *= 1 + noise * (2 * g_uniform(st) - 1);
+	t *= 1 + noise * (2 * test_uniform(st) - 1);
 	s = g_sock(e, (uint64_t)p, t, w, drops);
 	s->empty_reads = (uint64_t)z;
 	return e;
@@ -325,11 +319,11 @@ static inline struct rxb_epoch *sp_epoch(uint64_t seq, double hogs, double p, ui
  * can take in packets, 0-3 wake-ups, 0.5-1 of its fair share. */
 static inline struct rxb_epoch *sp_light(uint64_t seq, double hogs, double noise, uint64_t *st)
 {
-	double share = 0.5 + 0.5 * g_uniform(st);
+	double share = 0.5 + 0.5 * test_uniform(st);
 	double pmax = 0.8 * share * G_EPOCH_S * 1e9 / (hogs + 1) / SP_B;
-	double p = floor(2000 + (pmax - 2000) * g_uniform(st));
+	double p = floor(2000 + (pmax - 2000) * test_uniform(st));
 
-	return sp_epoch(seq, hogs, p, (uint64_t)(4 * g_uniform(st)), share, 0, noise, st);
+	return sp_epoch(seq, hogs, p, (uint64_t)(4 * test_uniform(st)), share, 0, noise, st);
 }
 
 /* One epoch (w wake-ups, p packets, z empty reads, t on-CPU ns) into the

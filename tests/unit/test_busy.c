@@ -34,7 +34,7 @@ static void test_saturated_cost(void **state)
 	for (int t = 0; t < 10; t++) {
 		for (int i = 0; i < 4; i++)
 			ifix_take(f, g_light(++seq, 2, 15000 + 5000 * i, &st), G_EPOCH_S);
-		ifix_take(f, g_saturated(++seq, 2, 0.9 + 0.1 * g_uniform(&st),
+		ifix_take(f, g_saturated(++seq, 2, 0.9 + 0.1 * test_uniform(&st),
 					 (uint64_t)t % 3, 0.03, &st), G_EPOCH_S);
 	}
 	assert_int_equal(f->l.busy.sat.taken, 10);

@@ -272,13 +272,13 @@ static void test_fit_load_change(void **state)
 	for (int i = 0; i < 104; i++) {
 		bool hogs = i >= 40 && i < 64;
 		struct rxb_epoch *e = new_epoch(++seq, epoch_s);
-		uint64_t p = hogs ? (uint64_t)(6700 + 600 * g_uniform(&st)) : 8515;
-		uint64_t w = hogs ? (uint64_t)(1550 + 300 * g_uniform(&st)) :
-				    (uint64_t)(850 + 1300 * g_uniform(&st));
+		uint64_t p = hogs ? (uint64_t)(6700 + 600 * test_uniform(&st)) : 8515;
+		uint64_t w = hogs ? (uint64_t)(1550 + 300 * test_uniform(&st)) :
+				    (uint64_t)(850 + 1300 * test_uniform(&st));
 		double t = hogs ? b_hogs * (double)p : a * (double)w + b * (double)p;
 		struct rxb_sock_meas *s = add_sock(e, p, 0, w);
 
-		t *= 1 + noise * (2 * g_uniform(&st) - 1);
+		t *= 1 + noise * (2 * test_uniform(&st) - 1);
 		s->receiver_oncpu_ns = (uint64_t)t;
 		s->cpu_ns_per_pkt = t / (double)p;
 		s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
@@ -505,8 +505,8 @@ static void test_spin_degenerate(void **state)
 		uint64_t st = 5;
 
 		for (int i = 0; i < 12; i++) {
-			double w = floor(100 * g_uniform(&st)), p = 1000 + floor(9e4 * g_uniform(&st));
-			double z = floor(5e4 * g_uniform(&st)), t = a * w + b * p - 300 * z;
+			double w = floor(100 * test_uniform(&st)), p = 1000 + floor(9e4 * test_uniform(&st));
+			double z = floor(5e4 * test_uniform(&st)), t = a * w + b * p - 300 * z;
 
 			fit_obs(&f, w, p, z, t);
 		}
@@ -527,8 +527,8 @@ static void test_spin_degenerate(void **state)
 		uint64_t st = 13;
 
 		for (int i = 0; i < 8; i++) {
-			double p = 1000 + floor(9e4 * g_uniform(&st));
-			double z = 20000 + floor(5000 * g_uniform(&st));
+			double p = 1000 + floor(9e4 * test_uniform(&st));
+			double z = 20000 + floor(5000 * test_uniform(&st));
 			double w = c ? floor(z / 50) : 1, t = 8000 * w + b * p + 700 * z;
 
 			fit_obs(&f, w, p, z, t);
@@ -552,7 +552,7 @@ static void test_spin_degenerate(void **state)
 		uint64_t st = 9;
 
 		for (int i = 0; i < 8; i++) {
-			double p = 1000 + floor(9e4 * g_uniform(&st)), z = floor(5e4 * g_uniform(&st));
+			double p = 1000 + floor(9e4 * test_uniform(&st)), z = floor(5e4 * test_uniform(&st));
 			double t = b * p + 700 * z;
 
 			f.xx[1][1] += p * p;
@@ -581,7 +581,7 @@ static void feed_collinear_spin(struct learn *l, struct learn_disk *d, struct in
 				uint64_t *seq, uint64_t *st, double reads_per_pkt)
 {
 	for (int i = 0; i < 40; i++) {
-		double p = floor(2000 + 6000 * g_uniform(st)), w = floor(4 * g_uniform(st));
+		double p = floor(2000 + 6000 * test_uniform(st)), w = floor(4 * test_uniform(st));
 		struct rxb_epoch *e = g_epoch(++*seq, 2);
 
 		g_sock(e, (uint64_t)p, SP_A * w + SP_B * p + SP_E * reads_per_pkt * p,
@@ -612,8 +612,8 @@ static void test_spin_uncertain_b(void **state)
 
 	/* 2 000-6 000 packets: 3-9 % of the on-CPU time, the rest spin. */
 	for (int i = 0; i < 40; i++)
-		ifix_take(f, sp_epoch(++seq, 2, floor(2000 + 4000 * g_uniform(&st)),
-				      (uint64_t)(4 * g_uniform(&st)), 0.7 + 0.3 * g_uniform(&st),
+		ifix_take(f, sp_epoch(++seq, 2, floor(2000 + 4000 * test_uniform(&st)),
+				      (uint64_t)(4 * test_uniform(&st)), 0.7 + 0.3 * test_uniform(&st),
 				      0, SPU_NOISE, &st), G_EPOCH_S);
 	ret = cost_solve3(&f->l.cost.sums, &fa, &fb, &fe, why, sizeof(why));
 	a2 = b2 = NAN;

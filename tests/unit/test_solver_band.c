@@ -33,13 +33,7 @@
 #include "ctmc_fixture.h"
 #include "tagged_fixture.h"
 #include "tests/unit/unit_main.h"
-
-/* A uniform double in [0, 1) from a 64-bit LCG (rand() has 31 bits). */
-static double urand(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return (double)(*s >> 11) * 0x1p-53;
-}
+#include "tests/unit/test_rng.h"
 
 /*
  * A random chain on n states whose rates i -> j are nonzero only for
@@ -62,10 +56,10 @@ static void build_banded(struct ctmc *q, uint32_t n, uint32_t l, uint32_t u,
 		for (uint32_t j = i > l ? i - l : 0; j <= i + u && j < n; j++) {
 			bool must = j + 1 == i || j == i + 1;
 
-			if (j == i || (!must && urand(&seed) < 0.5))
+			if (j == i || (!must && test_uniform(&seed) < 0.5))
 				continue;
 			cols[k] = j;
-			rates[k] = pow(10.0, spread * (urand(&seed) - 0.5)) *
+			rates[k] = pow(10.0, spread * (test_uniform(&seed) - 0.5)) *
 				   (j > i ? up : 1.0);
 			k++;
 		}
@@ -241,14 +235,14 @@ static void test_absorb_band_equals_lu(void **state)
 			uint32_t k = 0;
 
 			if (i < n && i > 0)
-				cols[k] = i - 1, rates[k++] = 1.0 + 100.0 * urand(&seed);
+				cols[k] = i - 1, rates[k++] = 1.0 + 100.0 * test_uniform(&seed);
 			if (i + 1 < n)
-				cols[k] = i + 1, rates[k++] = 1.0 + 100.0 * urand(&seed);
+				cols[k] = i + 1, rates[k++] = 1.0 + 100.0 * test_uniform(&seed);
 			if (i < n)
-				cols[k] = n, rates[k++] = 0.01 + urand(&seed);
+				cols[k] = n, rates[k++] = 0.01 + test_uniform(&seed);
 			assert_int_equal(ctmc_add_row(&q, cols, rates, k), 0);
 			if (i < n)
-				alpha[i] = urand(&seed);
+				alpha[i] = test_uniform(&seed);
 		}
 		assert_int_equal(ctmc_seal(&q), 0);
 		ctmc_opts_default(&o);
@@ -285,7 +279,7 @@ static void test_detect_shuffled(void **state)
 	for (uint32_t i = 0; i < n; i++)
 		perm[i] = i;
 	for (uint32_t i = n - 1; i > 0; i--) {
-		uint32_t j = (uint32_t)(urand(&seed) * (i + 1)), t = perm[i];
+		uint32_t j = (uint32_t)(test_uniform(&seed) * (i + 1)), t = perm[i];
 
 		perm[i] = perm[j];
 		perm[j] = t;
@@ -352,10 +346,10 @@ static void test_detect_qbd(void **state)
 
 			if (to == s || tl + 1 < lv || tl > lv + 1)
 				continue;
-			if (tl == lv || urand(&seed) < 0.6) {
+			if (tl == lv || test_uniform(&seed) < 0.6) {
 				cols[k] = to;
 				rates[k++] = (tl < lv ? 2.0 : 1.0) *
-					     (0.2 + urand(&seed));
+					     (0.2 + test_uniform(&seed));
 			}
 		}
 		assert_int_equal(ctmc_add_row(&q, cols, rates, k), 0);
@@ -391,8 +385,8 @@ static void test_detect_wide(void **state)
 		double rates[4] = { 1.0 };
 
 		for (int k = 1; k < 4; k++) {
-			cols[k] = (uint32_t)(urand(&seed) * n);
-			rates[k] = urand(&seed) + 0.1;
+			cols[k] = (uint32_t)(test_uniform(&seed) * n);
+			rates[k] = test_uniform(&seed) + 0.1;
 		}
 		assert_int_equal(ctmc_add_row(&q, cols, rates, 4), 0);
 	}

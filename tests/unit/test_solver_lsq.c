@@ -20,14 +20,9 @@
 
 #include "solver/lsq.h"
 #include "tests/unit/unit_main.h"
+#include "tests/unit/test_rng.h"
 
 #define NOBS 40
-
-static double uniform(uint64_t *st)
-{
-	*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(*st >> 11) / 9007199254740992.0;
-}
 
 static void check_rel(double got, double want, double tol)
 {
@@ -42,11 +37,11 @@ static void check_rel(double got, double want, double tol)
 static void observe(uint64_t *st, double noise, double x[NOBS][LSQ_TERMS], double y[NOBS])
 {
 	for (int i = 0; i < NOBS; i++) {
-		x[i][0] = 1 + floor(99 * uniform(st));
-		x[i][1] = 1000 + floor(9e4 * uniform(st));
-		x[i][2] = floor(5e4 * uniform(st));
+		x[i][0] = 1 + floor(99 * test_uniform(st));
+		x[i][1] = 1000 + floor(9e4 * test_uniform(st));
+		x[i][2] = floor(5e4 * test_uniform(st));
 		y[i] = (3.5 * x[i][0] + 1200 * x[i][1] + 700 * x[i][2]) *
-		       (1 + noise * (2 * uniform(st) - 1));
+		       (1 + noise * (2 * test_uniform(st) - 1));
 	}
 }
 
@@ -260,7 +255,7 @@ static void test_spread(void **state)
 	observe(&st, 0.01, x, y);
 	/* x_2 nearly a combination of x_0 and x_1. */
 	for (int i = 0; i < NOBS; i++)
-		x[i][2] = 40 * x[i][0] + 0.3 * x[i][1] + 500 * uniform(&st);
+		x[i][2] = 40 * x[i][0] + 0.3 * x[i][1] + 500 * test_uniform(&st);
 	fill(&s, x, y, 1);
 	for (int j = 0; j < 3; j++) {
 		int others[2] = { (j + 1) % 3, (j + 2) % 3 };

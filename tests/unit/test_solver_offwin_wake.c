@@ -30,6 +30,7 @@
 #include "solver/offwin.h"
 #include "offwin_fixture.h"
 #include "tests/unit/unit_main.h"
+#include "tests/unit/test_rng.h"
 
 #define NS 32
 
@@ -37,12 +38,7 @@ static uint64_t rng_state;
 
 static double uniform01(void)
 {
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return ((double)((rng_state * 0x2545f4914f6cdd1dULL) >> 11) + 0.5) /
-	       9007199254740992.0;
+	return test_uniform_open(&rng_state);
 }
 
 /* The slot @r's edges in seconds, from the definition (2^r ns). */

@@ -28,6 +28,7 @@
 #include "solver/rbudp.h"
 #include "tests/unit/check_rel.h"
 #include "tests/unit/unit_main.h"
+#include "tests/unit/test_rng.h"
 
 static int burst(const struct bulkq_params *p, struct bulkq_burst_result *r)
 {
@@ -290,11 +291,7 @@ static uint64_t rng_state;
 
 static double uniform(void)
 {
-	/* xorshift64*, top 53 bits, in (0, 1). */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return ((rng_state * 0x2545F4914F6CDD1DULL >> 11) + 0.5) * 0x1p-53;
+	return test_uniform_open(&rng_state);
 }
 
 static double expo(double rate)

@@ -22,15 +22,10 @@
 #include "solver/streams.h"
 #include "solver/streams_fit.h"
 #include "tests/unit/unit_main.h"
+#include "tests/unit/test_rng.h"
 
 /* Throughputs in bits/s, as the daemon feeds them: y = n^2/Th^2 ~ 1e-18. */
 #define GBPS	1e9
-
-static double uniform(uint64_t *st)
-{
-	*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(*st >> 11) / 9007199254740992.0;
-}
 
 /* Th_n of p'_n = @pn: n / sqrt(p'_n). */
 static double th_of(double n, double pn)
@@ -341,9 +336,9 @@ static void test_domain_against_every_n(void **state)
 		struct streams_coef k = { .model = STREAMS_FULL2 };
 		bool defined = true;
 
-		k.a = uniform(&st);
-		k.b = -20 * uniform(&st);
-		k.c = 30 * uniform(&st);
+		k.a = test_uniform(&st);
+		k.b = -20 * test_uniform(&st);
+		k.c = 30 * test_uniform(&st);
 		if (k.b >= 0 || 2 * k.c + k.b <= 0)
 			continue;
 		for (int n = 1; n <= 40; n++)
@@ -376,7 +371,7 @@ static void noisy(const struct streams_coef *truth, uint64_t seed, struct stream
 
 	for (int i = 0; i < 40; i++) {
 		p[i].n = i + 1;
-		p[i].th = streams_eval(truth, p[i].n) * (1 + 0.02 * (uniform(&st) - 0.5));
+		p[i].th = streams_eval(truth, p[i].n) * (1 + 0.02 * (test_uniform(&st) - 0.5));
 	}
 	assert_int_equal(streams_fit_bfc(truth->model, p, 40, 40, b), 0);
 	assert_true(b->found);

@@ -24,15 +24,10 @@
 #include "solver/streams.h"
 #include "solver/streams_fit.h"
 #include "tests/unit/unit_main.h"
+#include "tests/unit/test_rng.h"
 
 #define MAXM	12
 #define NMAX	40
-
-static double uniform(uint64_t *st)
-{
-	*st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(*st >> 11) / 9007199254740992.0;
-}
 
 /* ---------------------------------------------------- the reference -- */
 
@@ -297,13 +292,13 @@ static void ref_bfc(enum streams_model model, const struct streams_point *p, int
 static void dataset(uint64_t *st, int m, struct streams_point *p)
 {
 	bool used[NMAX + 1] = { false };
-	double c = 2.2 + 3 * uniform(st), peak = 3 + 27 * uniform(st), noise = 0.05 * uniform(st);
-	double b = 1e-17, a = 2 * b / ((c - 2) * pow(peak, c)), w = 5e7 + 2e8 * uniform(st);
-	bool plateau = uniform(st) < 0.3;
+	double c = 2.2 + 3 * test_uniform(st), peak = 3 + 27 * test_uniform(st), noise = 0.05 * test_uniform(st);
+	double b = 1e-17, a = 2 * b / ((c - 2) * pow(peak, c)), w = 5e7 + 2e8 * test_uniform(st);
+	bool plateau = test_uniform(st) < 0.3;
 	int k = 0;
 
 	while (k < m) {
-		int n = 1 + (int)(uniform(st) * NMAX);
+		int n = 1 + (int)(test_uniform(st) * NMAX);
 
 		if (used[n])
 			continue;
@@ -316,7 +311,7 @@ static void dataset(uint64_t *st, int m, struct streams_point *p)
 			continue;
 		p[k].n = n;
 		p[k].th = plateau ? fmin(n * w, 10 * w) : n / sqrt(a * pow(n, c) + b);
-		p[k].th *= 1 + noise * (2 * uniform(st) - 1);
+		p[k].th *= 1 + noise * (2 * test_uniform(st) - 1);
 		k++;
 	}
 }
@@ -338,7 +333,7 @@ static void test_bfc_brute_force(void **state)
 	(void)state;
 	for (int set = 0; set < 150; set++) {
 		struct streams_point p[MAXM];
-		int m = 3 + (int)(uniform(&st) * (MAXM - 2));
+		int m = 3 + (int)(test_uniform(&st) * (MAXM - 2));
 
 		dataset(&st, m, p);
 		for (int model = 1; model < STREAMS_NMODELS; model++) {

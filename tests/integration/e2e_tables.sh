@@ -3,8 +3,9 @@
 # give (tests/e2e/doctables.py), and the check catches a change on either
 # side:
 # 1. doctables.py --check passes on the tree as it is.
-# 2. A copy of docs/e2e.md with one number of the default daemon's pooled
-#    verdict changed (claim 1's ratio at k = 2) fails, naming the table.
+# 2. A copy of docs/e2e.md with one number of the reference runs' own
+#    pooled verdict (loss = queue) changed (claim 1's ratio at k = 2)
+#    fails, naming the table.
 # 3. A copy of the kept runs in which one judged --follow transfer at k = 3
 #    took 1 s longer fails (the verdict's pooled means move), and so does
 #    a copy with one more run directory (a run no table is made from) and

@@ -314,6 +314,17 @@ static __always_inline void wake_max_add(struct sched_rx_tid *rx, __u64 wait)
 		rx->wake_max_ns[i] = wait;
 }
 
+/* One window of @ns into slot @r of a histogram and its sums. */
+static __always_inline void hist_add(__u64 *hist, __u64 *sum_ns, __u64 *sq_us2, __u64 ns)
+{
+	__u32 r = log2_slot(ns) & (SCHED_HIST_SLOTS - 1);
+	__u64 us = ns / 1000;
+
+	hist[r]++;
+	sum_ns[r] += ns;
+	sq_us2[r] += us * us;
+}
+
 /*
  * Pause-window inputs of a receiver thread: this run's length when it ends
  * in preemption, and the off-CPU interval that preceded the run, split by
@@ -329,7 +340,7 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 	if (t->state == SCHED_ST_RUNNABLE) {
 		rx->preempt_off_ns += off;
 		rx->preempt_off_cnt++;
-		rx->off_hist[log2_slot(off) & (SCHED_HIST_SLOTS - 1)]++;
+		hist_add(rx->off_hist, rx->off_sum_ns, rx->off_sq_us2, off);
 	} else {
 		rx->sleep_off_ns += off;
 		rx->sleep_off_cnt++;
@@ -338,7 +349,7 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 
 			rx->wake_wait_ns += wait;
 			rx->wake_wait_cnt++;
-			rx->wake_hist[log2_slot(wait) & (SCHED_HIST_SLOTS - 1)]++;
+			hist_add(rx->wake_hist, rx->wake_sum_ns, rx->wake_sq_us2, wait);
 			wake_max_add(rx, wait);
 			if (slept >= SCHED_IDLE_SLEEP_NS)
 				rx->idle_sleep_ns += slept;

@@ -169,6 +169,16 @@ struct sched_rx_tid {
 	__u64 off_hist[SCHED_HIST_SLOTS];	/* log2(off-CPU after preemption) */
 	__u64 wake_hist[SCHED_HIST_SLOTS];	/* log2(wake_wait), 0 in slot 0 */
 	/*
+	 * Per slot of those two: the lengths' sum (ns) and the sum of their
+	 * squares (in µs², which cannot overflow for windows under an hour
+	 * counted a million times), so that the model knows where in its
+	 * slot a slot's windows lie (solver/offwin.h).
+	 */
+	__u64 off_sum_ns[SCHED_HIST_SLOTS];
+	__u64 off_sq_us2[SCHED_HIST_SLOTS];
+	__u64 wake_sum_ns[SCHED_HIST_SLOTS];
+	__u64 wake_sq_us2[SCHED_HIST_SLOTS];
+	/*
 	 * The longest wake_wait of the reader's epoch wake_max_epoch[i], in
 	 * the slot i of its parity (wake_epoch in sched.bpf.c).
 	 */

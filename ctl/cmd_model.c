@@ -202,14 +202,16 @@ static int parse_pkts(int id, const char *s, uint32_t *out)
 }
 
 /*
- * A window histogram (--offcpu-windows, --wake-windows): PER_S/SLOT:COUNT,...
- * as status prints it, onto @per_s and @hist (RXB_OFFCPU_SLOTS slots).
+ * A window histogram (--offcpu-windows, --wake-windows):
+ * PER_S/SLOT:COUNT[:MEAN_NS:SD_NS],... as status prints it, onto @per_s,
+ * @hist and the slots' moments (RXB_OFFCPU_SLOTS slots).
  */
-static int parse_windows_opt(int id, const char *s, double *per_s, double *hist)
+static int parse_windows_opt(int id, const char *s, double *per_s, double *hist,
+			     double *mean_s, double *sd_s)
 {
-	if (!offwin_parse(s, per_s, hist, RXB_OFFCPU_SLOTS))
+	if (!offwin_parse(s, per_s, hist, mean_s, sd_s, RXB_OFFCPU_SLOTS))
 		return 0;
-	return usage_error("--%s: expected PER_S/SLOT:COUNT,... "
+	return usage_error("--%s: expected PER_S/SLOT:COUNT[:MEAN_NS:SD_NS],... "
 			   "(slots 0-%d, numbers >= 0, each slot once): '%s'",
 			   opt_name(id), RXB_OFFCPU_SLOTS - 1, s);
 }
@@ -394,9 +396,11 @@ static int parse_one(struct model_args *a, int id, const char *s)
 	case OPT_MU_NET_FULL_S:
 		return parse_rate_opt(a, id, s);
 	case OPT_OFFCPU:
-		return parse_windows_opt(id, s, &a->stage.offcpu_per_s, a->stage.offcpu_hist);
+		return parse_windows_opt(id, s, &a->stage.offcpu_per_s, a->stage.offcpu_hist,
+					 a->stage.offcpu_mean_s, a->stage.offcpu_sd_s);
 	case OPT_WAKE:
-		return parse_windows_opt(id, s, &a->stage.wake_per_s, a->stage.wake_hist);
+		return parse_windows_opt(id, s, &a->stage.wake_per_s, a->stage.wake_hist,
+					 a->stage.wake_mean_s, a->stage.wake_sd_s);
 	case OPT_QUEUE:
 		return parse_pkts(id, s, &a->stage.queue_pkts);
 	case OPT_BATCH:
@@ -472,7 +476,11 @@ static void live_drop_windows(struct model_args *a, const struct opt_seen *seen,
 	a->stage.offcpu_per_s = 0.0;
 	a->stage.wake_per_s = 0.0;
 	memset(a->stage.offcpu_hist, 0, sizeof(a->stage.offcpu_hist));
+	memset(a->stage.offcpu_mean_s, 0, sizeof(a->stage.offcpu_mean_s));
+	memset(a->stage.offcpu_sd_s, 0, sizeof(a->stage.offcpu_sd_s));
 	memset(a->stage.wake_hist, 0, sizeof(a->stage.wake_hist));
+	memset(a->stage.wake_mean_s, 0, sizeof(a->stage.wake_mean_s));
+	memset(a->stage.wake_sd_s, 0, sizeof(a->stage.wake_sd_s));
 	a->stage.offcpu_gap_s = 0.0;
 	a->stage.wake_max_s = 0.0;
 	a->stage.windows_seen_pps = 0.0;

@@ -61,13 +61,15 @@ static const char *windows_from(const struct json_object *s, struct rxb_stage_in
 
 	if (!w)
 		return NULL;
-	if (!spec || offwin_parse(spec, &in->offcpu_per_s, in->offcpu_hist, RXB_OFFCPU_SLOTS))
+	if (!spec || offwin_parse(spec, &in->offcpu_per_s, in->offcpu_hist, in->offcpu_mean_s,
+				  in->offcpu_sd_s, RXB_OFFCPU_SLOTS))
 		return "offcpu_windows.spec";
 	if (num_in(w, "gap_ns", 0, 1e15, &gap_ns))
 		in->offcpu_gap_s = gap_ns / 1e9;
 	/* Absent before the probe measured wake-up waits: none. */
 	spec = jpath_str(w, "wake_spec");
-	if (spec && offwin_parse(spec, &in->wake_per_s, in->wake_hist, RXB_OFFCPU_SLOTS))
+	if (spec && offwin_parse(spec, &in->wake_per_s, in->wake_hist, in->wake_mean_s,
+				 in->wake_sd_s, RXB_OFFCPU_SLOTS))
 		return "offcpu_windows.wake_spec";
 	/* Absent or null (a daemon that has not seen one, or an older one): not cut. */
 	if (jpath_get(w, "wake_max_ns")) {

@@ -36,6 +36,11 @@ static bool pos_finite(double v)
 	return v > 0.0 && isfinite(v);
 }
 
+static bool nonneg_finite(double v)
+{
+	return v >= 0.0 && isfinite(v);
+}
+
 static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			const struct bneck_xfer *x)
 {
@@ -63,8 +68,12 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		    !(st[i].queue_release_pkts <= st[i].queue_pkts))
 			return -EINVAL;
 		for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
-			if (!(st[i].offcpu_hist[r] >= 0.0) || !isfinite(st[i].offcpu_hist[r]) ||
-			    !(st[i].wake_hist[r] >= 0.0) || !isfinite(st[i].wake_hist[r]))
+			if (!nonneg_finite(st[i].offcpu_hist[r]) ||
+			    !nonneg_finite(st[i].wake_hist[r]) ||
+			    !nonneg_finite(st[i].offcpu_mean_s[r]) ||
+			    !nonneg_finite(st[i].offcpu_sd_s[r]) ||
+			    !nonneg_finite(st[i].wake_mean_s[r]) ||
+			    !nonneg_finite(st[i].wake_sd_s[r]))
 				return -EINVAL;
 		if (!(st[i].mu_net_full_per_s >= 0.0) || !isfinite(st[i].mu_net_full_per_s) ||
 		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)

@@ -52,11 +52,72 @@ static void slot_bounds(size_t r, double cap_s, double *a, double *b)
 		*b = cap_s;
 }
 
-static double slot_excess(size_t r, double x, enum offwin_within w, double cap_s)
-{
-	double a, b;
+/* A histogram with, where measured, each slot's mean and spread. */
+struct hist {
+	const double *count;
+	const double *mean_s;	/* NULL: no slot's moments known */
+	const double *sd_s;
+	size_t nslots;
+	double cap_s;		/* the longest window; <= 0: unknown */
+};
 
-	slot_bounds(r, cap_s, &a, &b);
+/* Part of a slot's windows: @weight of them log-uniform on [a, b] (a == b: all at a). */
+struct piece {
+	double weight, a, b;
+};
+
+/*
+ * Slot @r's windows as pieces; returns how many (1 or 2). Without its
+ * moments the slot is one log-uniform piece. With them, two equal halves
+ * at mean ± d: the slot's mean exactly and its spread d = sd as far as
+ * the slot and the longest window allow (less where mean ± sd would pass
+ * them; a longest window below the mean is stale and left out). Windows
+ * that the scheduler's tick makes nearly equal (a co-runner runs whole
+ * ticks) are then where they were measured, not spread over a factor of
+ * two.
+ */
+static size_t slot_pieces(const struct hist *h, size_t r, struct piece pc[2])
+{
+	double a, b, m, d;
+
+	offwin_slot_s(r, &a, &b);
+	m = h->mean_s ? h->mean_s[r] : 0.0;
+	d = h->sd_s ? h->sd_s[r] : 0.0;
+	if (!(m >= a && m < b) || !(d >= 0.0) || !isfinite(d)) {
+		slot_bounds(r, h->cap_s, &a, &b);
+		pc[0] = (struct piece){ h->count[r], a, b };
+		return 1;
+	}
+	if (h->cap_s >= m && h->cap_s < b)
+		b = h->cap_s;
+	d = fmin(d, fmin(m - a, b - m));
+	pc[0] = (struct piece){ h->count[r] / 2.0, m - d, m - d };
+	pc[1] = (struct piece){ h->count[r] / 2.0, m + d, m + d };
+	return 2;
+}
+
+typedef double (*piece_fn)(double a, double b, double x, enum offwin_within w);
+
+/* The mean of @per_piece over the histogram (normalised by its total). */
+static double hist_mean(const struct hist *h, double x_s, enum offwin_within w,
+			piece_fn per_piece)
+{
+	size_t nslots = h->nslots < OFFWIN_MAX_SLOTS ? h->nslots : OFFWIN_MAX_SLOTS;
+	double total = 0.0, sum = 0.0;
+	struct piece pc[2];
+
+	for (size_t r = 0; r < nslots; r++) {
+		if (!(h->count[r] > 0.0))
+			continue;
+		total += h->count[r];
+		for (size_t j = 0, n = slot_pieces(h, r, pc); j < n; j++)
+			sum += pc[j].weight * per_piece(pc[j].a, pc[j].b, x_s, w);
+	}
+	return total > 0.0 ? sum / total : 0.0;
+}
+
+static double piece_excess(double a, double b, double x, enum offwin_within w)
+{
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? a - x : 0.0;
@@ -68,32 +129,18 @@ static double slot_excess(size_t r, double x, enum offwin_within w, double cap_s
 	return loguniform_excess(a, b, x);
 }
 
-typedef double (*slot_fn)(size_t r, double x, enum offwin_within w, double cap_s);
-
-/*
- * The mean of @per_slot over the histogram (normalised by its total), the
- * slots cut at @cap_s.
- */
-static double hist_mean(const double *count, size_t nslots, double x_s,
-			enum offwin_within w, slot_fn per_slot, double cap_s)
+/* A log2 histogram without moments, as the public functions take it. */
+static struct hist plain_hist(const double *count, size_t nslots, double cap_s)
 {
-	double total = 0.0, sum = 0.0;
-
-	if (nslots > OFFWIN_MAX_SLOTS)
-		nslots = OFFWIN_MAX_SLOTS;
-	for (size_t r = 0; r < nslots; r++) {
-		if (!(count[r] > 0.0))
-			continue;
-		total += count[r];
-		sum += count[r] * per_slot(r, x_s, w, cap_s);
-	}
-	return total > 0.0 ? sum / total : 0.0;
+	return (struct hist){ .count = count, .nslots = nslots, .cap_s = cap_s };
 }
 
 double offwin_excess_s(const double *count, size_t nslots, double x_s,
 		       enum offwin_within w, double cap_s)
 {
-	return hist_mean(count, nslots, x_s, w, slot_excess, cap_s);
+	struct hist h = plain_hist(count, nslots, cap_s);
+
+	return hist_mean(&h, x_s, w, piece_excess);
 }
 
 /*
@@ -113,11 +160,8 @@ static double loguniform_end(double a, double b, double x)
 	return ((b * b - y * y) / 2.0 - x * x * log(b / y)) / (2.0 * log(b / a));
 }
 
-static double slot_end(size_t r, double x, enum offwin_within w, double cap_s)
+static double piece_end(double a, double b, double x, enum offwin_within w)
 {
-	double a, b;
-
-	slot_bounds(r, cap_s, &a, &b);
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? (a * a - x * x) / 2.0 : 0.0;
@@ -132,7 +176,9 @@ static double slot_end(size_t r, double x, enum offwin_within w, double cap_s)
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
 		     enum offwin_within w, double cap_s)
 {
-	return hist_mean(count, nslots, x_s, w, slot_end, cap_s);
+	struct hist h = plain_hist(count, nslots, cap_s);
+
+	return hist_mean(&h, x_s, w, piece_end);
 }
 
 double offwin_mean_s(const double *count, size_t nslots)
@@ -156,9 +202,25 @@ double offwin_room_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
 	return left > 0.0 ? queue_pkts - left : queue_pkts;
 }
 
+/* The windows after preemption of @in, with their slots' moments. */
+static struct hist preempt_hist(const struct offwin_in *in)
+{
+	return (struct hist){ .count = in->count, .mean_s = in->mean_s, .sd_s = in->sd_s,
+			      .nslots = in->nslots };
+}
+
+/* Its waits after a wakeup, none longer than the longest. */
+static struct hist wake_hist(const struct offwin_in *in)
+{
+	return (struct hist){ .count = in->wake_count, .mean_s = in->wake_mean_s,
+			      .sd_s = in->wake_sd_s, .nslots = in->nslots,
+			      .cap_s = in->wake_max_s };
+}
+
 /* The windows after preemption at one rate: what their rooms depend on. */
 struct preempt {
 	const struct offwin_in *in;
+	struct hist h;
 	enum offwin_within w;
 	double lambda, gap_s;
 	double full_s;		/* K/λ: the room of an empty queue */
@@ -173,7 +235,8 @@ static bool preempt_init(struct preempt *p, const struct offwin_in *in, double l
 
 	if (!(in->per_s > 0.0) || !in->count)
 		return false;
-	mean_s = offwin_mean_s(in->count, in->nslots);
+	p->h = preempt_hist(in);
+	mean_s = hist_mean(&p->h, 0.0, OFFWIN_LOGUNIFORM, piece_excess);
 	if (!(mean_s > 0.0))
 		return false;
 	p->in = in;
@@ -243,31 +306,35 @@ static double room_mean_log(const struct preempt *p, double u0, double u1, room_
  */
 static double room_mean(const struct preempt *p, room_fn fn)
 {
-	const double *count = p->in->count;
-	size_t nslots = p->in->nslots < OFFWIN_MAX_SLOTS ? p->in->nslots : OFFWIN_MAX_SLOTS;
+	const struct hist *h = &p->h;
+	size_t nslots = h->nslots < OFFWIN_MAX_SLOTS ? h->nslots : OFFWIN_MAX_SLOTS;
 	double total = 0.0, sum = 0.0;
+	struct piece pc[2];
 
 	for (size_t r = 0; r < nslots; r++) {
-		double a, b, v;
-
-		if (!(count[r] > 0.0))
+		if (!(h->count[r] > 0.0))
 			continue;
-		offwin_slot_s(r, &a, &b);
-		if (p->w == OFFWIN_LOW)
-			v = fn(p->in, room_after_s(p, a), p->w);
-		else if (p->w == OFFWIN_HIGH)
-			v = fn(p->in, room_after_s(p, b), p->w);
-		else
-			v = room_mean_log(p, log(a), log(b), fn);
-		total += count[r];
-		sum += count[r] * v;
+		total += h->count[r];
+		for (size_t j = 0, n = slot_pieces(h, r, pc); j < n; j++) {
+			double a = pc[j].a, b = pc[j].b, v;
+
+			if (p->w == OFFWIN_LOW)
+				v = fn(p->in, room_after_s(p, a), p->w);
+			else if (p->w == OFFWIN_HIGH)
+				v = fn(p->in, room_after_s(p, b), p->w);
+			else
+				v = room_mean_log(p, log(a), log(b), fn);
+			sum += pc[j].weight * v;
+		}
 	}
 	return total > 0.0 ? sum / total : 0.0;
 }
 
 static double excess_at(const struct offwin_in *in, double x_s, enum offwin_within w)
 {
-	return offwin_excess_s(in->count, in->nslots, x_s, w, 0.0);
+	struct hist h = preempt_hist(in);
+
+	return hist_mean(&h, x_s, w, piece_excess);
 }
 
 /*
@@ -277,7 +344,7 @@ static double excess_at(const struct offwin_in *in, double x_s, enum offwin_with
  */
 static double overload_s(const struct preempt *p)
 {
-	double mean_s = offwin_excess_s(p->in->count, p->in->nslots, 0.0, p->w, 0.0);
+	double mean_s = hist_mean(&p->h, 0.0, p->w, piece_excess);
 	double g = p->gap_s > 0.0 ? p->gap_s : 0.0;
 	double over_s = mean_s + g - p->in->on_pkts_per_s * g / p->lambda;
 
@@ -306,10 +373,11 @@ static double wake_room_s(const struct offwin_in *in, double lambda)
 static double wake_loss(const struct offwin_in *in, double lambda,
 			enum offwin_within w)
 {
+	struct hist h = wake_hist(in);
+
 	if (!(in->wake_per_s > 0.0) || !in->wake_count)
 		return 0.0;
-	return in->wake_per_s * offwin_excess_s(in->wake_count, in->nslots,
-						wake_room_s(in, lambda), w, in->wake_max_s);
+	return in->wake_per_s * hist_mean(&h, wake_room_s(in, lambda), w, piece_excess);
 }
 
 /* P(W > x) for W log-uniform on [a, b) (all at a when the span is empty). */
@@ -322,11 +390,8 @@ static double loguniform_tail(double a, double b, double x)
 	return log(b / x) / log(b / a);
 }
 
-static double slot_tail(size_t r, double x, enum offwin_within w, double cap_s)
+static double piece_tail(double a, double b, double x, enum offwin_within w)
 {
-	double a, b;
-
-	slot_bounds(r, cap_s, &a, &b);
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? 1.0 : 0.0;
@@ -340,12 +405,16 @@ static double slot_tail(size_t r, double x, enum offwin_within w, double cap_s)
 
 static double tail_at(const struct offwin_in *in, double x_s, enum offwin_within w)
 {
-	return hist_mean(in->count, in->nslots, x_s, w, slot_tail, 0.0);
+	struct hist h = preempt_hist(in);
+
+	return hist_mean(&h, x_s, w, piece_tail);
 }
 
 static double end_at(const struct offwin_in *in, double x_s, enum offwin_within w)
 {
-	return offwin_end_s2(in->count, in->nslots, x_s, w, 0.0);
+	struct hist h = preempt_hist(in);
+
+	return hist_mean(&h, x_s, w, piece_end);
 }
 
 /*
@@ -394,11 +463,11 @@ void offwin_eval_round(const struct offwin_in *in, struct offwin_eval *ev)
 		sum_s += ev->excess_s - excess_at(in, p.full_s, ev->w);
 	}
 	if (in->wake_per_s > 0.0 && in->wake_count) {
+		struct hist h = wake_hist(in);
+
 		room_s = wake_room_s(in, ev->lambda);
-		n += in->wake_per_s * hist_mean(in->wake_count, in->nslots, room_s, ev->w,
-						slot_tail, in->wake_max_s);
-		sum_s += in->wake_per_s * offwin_end_s2(in->wake_count, in->nslots, room_s,
-							ev->w, in->wake_max_s);
+		n += in->wake_per_s * hist_mean(&h, room_s, ev->w, piece_tail);
+		sum_s += in->wake_per_s * hist_mean(&h, room_s, ev->w, piece_end);
 	}
 	ev->lossy_per_s = n;
 	ev->absorb_pkts = ev->lambda * sum_s;
@@ -449,23 +518,48 @@ static int parse_num(const char **p, const char *stops, double *out)
 	return 0;
 }
 
-static int parse_slots(const char *p, double *count, size_t nslots)
+/* ":MEAN:SD" in ns after a slot's count, into seconds. */
+static int parse_moments(const char **p, double *mean_s, double *sd_s)
+{
+	double mean_ns, sd_ns;
+
+	if (!mean_s || **p != ':')
+		return -EINVAL;
+	(*p)++;
+	if (parse_num(p, ":", &mean_ns) || **p != ':')
+		return -EINVAL;
+	(*p)++;
+	if (parse_num(p, ",", &sd_ns))
+		return -EINVAL;
+	*mean_s = mean_ns * 1e-9;
+	*sd_s = sd_ns * 1e-9;
+	return 0;
+}
+
+static int parse_slots(const char *p, double *count, double *mean_s, double *sd_s,
+		       size_t nslots)
 {
 	uint64_t seen = 0;
 
 	while (*p) {
-		double slot, n;
+		double slot, n, m = 0.0, sd = 0.0;
 
 		if (parse_num(&p, ":", &slot) || *p != ':')
 			return -EINVAL;
 		p++;
-		if (parse_num(&p, ",", &n))
+		if (parse_num(&p, ",:", &n))
+			return -EINVAL;
+		if (*p == ':' && parse_moments(&p, mean_s ? &m : NULL, &sd))
 			return -EINVAL;
 		if (slot != floor(slot) || slot >= (double)nslots ||
 		    (seen >> (unsigned)slot) & 1u)
 			return -EINVAL;
 		seen |= (uint64_t)1 << (unsigned)slot;
 		count[(size_t)slot] = n;
+		if (mean_s) {
+			mean_s[(size_t)slot] = m;
+			sd_s[(size_t)slot] = sd;
+		}
 		if (*p == ',') {
 			p++;
 			if (!*p)
@@ -475,25 +569,36 @@ static int parse_slots(const char *p, double *count, size_t nslots)
 	return 0;
 }
 
-int offwin_parse(const char *s, double *per_s, double *count, size_t nslots)
+static void parse_clear(double *per_s, double *count, double *mean_s, double *sd_s,
+			size_t nslots)
+{
+	*per_s = 0.0;
+	memset(count, 0, nslots * sizeof(*count));
+	if (mean_s && sd_s) {
+		memset(mean_s, 0, nslots * sizeof(*mean_s));
+		memset(sd_s, 0, nslots * sizeof(*sd_s));
+	}
+}
+
+int offwin_parse(const char *s, double *per_s, double *count, double *mean_s,
+		 double *sd_s, size_t nslots)
 {
 	const char *p = s;
 	int err;
 
-	*per_s = 0.0;
-	if (nslots > OFFWIN_MAX_SLOTS)
+	if (nslots > OFFWIN_MAX_SLOTS || !mean_s != !sd_s) {
+		*per_s = 0.0;
 		return -EINVAL;
-	memset(count, 0, nslots * sizeof(*count));
+	}
+	parse_clear(per_s, count, mean_s, sd_s, nslots);
 	if (!s)
 		return -EINVAL;
 	err = parse_num(&p, "/", per_s);
 	if (!err && *p != '/')
 		err = -EINVAL;
 	if (!err)
-		err = parse_slots(p + 1, count, nslots);
-	if (err) {
-		*per_s = 0.0;
-		memset(count, 0, nslots * sizeof(*count));
-	}
+		err = parse_slots(p + 1, count, mean_s, sd_s, nslots);
+	if (err)
+		parse_clear(per_s, count, mean_s, sd_s, nslots);
 	return err;
 }

@@ -3,6 +3,7 @@
 #include "daemon/collect/collect_json.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "common/util.h"
 #include "daemon/collect/nic.h"
@@ -80,6 +81,29 @@ static void drop_counts_json(struct json_writer *w, const struct rxb_drop_count 
 	json_obj_end(w);
 }
 
+/*
+ * Each non-empty slot's mean length and its standard deviation, ns, from
+ * @hist and @sums: "<@kind>_slot_mean_ns", "<@kind>_slot_sd_ns".
+ */
+static void slot_moments_json(struct json_writer *w, const char *kind, const double *hist,
+			      const struct rxb_win_sums *sums)
+{
+	double mean_ns[RXB_OFFCPU_SLOTS], sd_ns[RXB_OFFCPU_SLOTS];
+	char key[32];
+
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
+		double m = hist[r] > 0 ? sums->sum_s[r] / hist[r] : 0;
+		double var = hist[r] > 0 ? sums->sq_s2[r] / hist[r] - m * m : 0;
+
+		mean_ns[r] = m * 1e9;
+		sd_ns[r] = var > 0 ? sqrt(var) * 1e9 : 0;
+	}
+	snprintf(key, sizeof(key), "%s_slot_mean_ns", kind);
+	json_sparse(w, key, mean_ns, RXB_OFFCPU_SLOTS);
+	snprintf(key, sizeof(key), "%s_slot_sd_ns", kind);
+	json_sparse(w, key, sd_ns, RXB_OFFCPU_SLOTS);
+}
+
 static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 {
 	bool v = s->counts_valid;
@@ -148,10 +172,16 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	json_double(w, "wake_max_ns", s->receivers_valid ? s->wake_max_ns : NAN);
 	if (s->receivers_valid) {
 		json_sparse(w, "offcpu_hist_log2_ns", s->offcpu_hist, RXB_OFFCPU_SLOTS);
+		slot_moments_json(w, "offcpu", s->offcpu_hist, &s->offcpu_sums);
 		json_sparse(w, "wake_hist_log2_ns", s->wake_hist, RXB_OFFCPU_SLOTS);
+		slot_moments_json(w, "wake", s->wake_hist, &s->wake_sums);
 	} else {
 		json_null(w, "offcpu_hist_log2_ns");
+		json_null(w, "offcpu_slot_mean_ns");
+		json_null(w, "offcpu_slot_sd_ns");
 		json_null(w, "wake_hist_log2_ns");
+		json_null(w, "wake_slot_mean_ns");
+		json_null(w, "wake_slot_sd_ns");
 	}
 	json_double(w, "active_ns", s->receivers_valid ? s->active_ns : NAN);
 	json_obj_end(w);

@@ -278,6 +278,7 @@ struct rx_sums {
 	uint64_t wake_max_ns;	/* the longest wait of any of them */
 	double off_hist[RXB_OFFCPU_SLOTS];
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	struct rxb_win_sums off_sums, wake_sums;
 };
 
 static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap *scur,
@@ -308,8 +309,8 @@ static void add_rx_stats(const struct sched_snap *sprev, const struct sched_snap
 	s->wwait_cnt += share * (double)rxb_sub0(c->wake_wait_cnt, p->wake_wait_cnt);
 	s->idle_ns += share * (double)rxb_sub0(c->idle_sleep_ns, p->idle_sleep_ns);
 	s->blocks += share * (double)rxb_sub0(c->blocks, p->blocks);
-	collect_sched_add_off_hist(p, c, share, s->off_hist);
-	collect_sched_add_wake_hist(p, c, share, s->wake_hist);
+	collect_sched_add_off_hist(p, c, share, s->off_hist, &s->off_sums);
+	collect_sched_add_wake_hist(p, c, share, s->wake_hist, &s->wake_sums);
 }
 
 static void add_ran_on(struct rxb_sock_meas *m, int cpu, uint64_t ns)
@@ -399,6 +400,8 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 	m->active_ns = fmax(oncpu + rs.poff_ns + rs.soff_ns - rs.idle_ns, 0.0);
 	memcpy(m->offcpu_hist, rs.off_hist, sizeof(m->offcpu_hist));
 	memcpy(m->wake_hist, rs.wake_hist, sizeof(m->wake_hist));
+	m->offcpu_sums = rs.off_sums;
+	m->wake_sums = rs.wake_sums;
 	m->wake_max_ns = (double)rs.wake_max_ns;
 	if (!counts)
 		return;

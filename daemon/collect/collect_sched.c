@@ -14,25 +14,32 @@
 _Static_assert(RXB_OFFCPU_SLOTS == SCHED_HIST_SLOTS,
 	       "the published window histogram is the probe's");
 
-static void add_hist(const __u64 *prev, const __u64 *cur, double share,
-		     double hist[RXB_OFFCPU_SLOTS])
+/* @share times the deltas of one probe array, each scaled by @unit. */
+static void add_deltas(const __u64 *prev, const __u64 *cur, double share, double unit,
+		       double out[RXB_OFFCPU_SLOTS])
 {
 	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++)
-		hist[r] += share * (double)rxb_sub0(cur[r], prev ? prev[r] : 0);
+		out[r] += share * unit * (double)rxb_sub0(cur[r], prev ? prev[r] : 0);
 }
 
 void collect_sched_add_off_hist(const struct sched_rx_tid *prev,
 				const struct sched_rx_tid *cur, double share,
-				double hist[RXB_OFFCPU_SLOTS])
+				double hist[RXB_OFFCPU_SLOTS], struct rxb_win_sums *sums)
 {
-	add_hist(prev ? prev->off_hist : NULL, cur->off_hist, share, hist);
+	add_deltas(prev ? prev->off_hist : NULL, cur->off_hist, share, 1.0, hist);
+	add_deltas(prev ? prev->off_sum_ns : NULL, cur->off_sum_ns, share, 1e-9, sums->sum_s);
+	add_deltas(prev ? prev->off_sq_us2 : NULL, cur->off_sq_us2, share, 1e-12, sums->sq_s2);
 }
 
 void collect_sched_add_wake_hist(const struct sched_rx_tid *prev,
 				 const struct sched_rx_tid *cur, double share,
-				 double hist[RXB_OFFCPU_SLOTS])
+				 double hist[RXB_OFFCPU_SLOTS], struct rxb_win_sums *sums)
 {
-	add_hist(prev ? prev->wake_hist : NULL, cur->wake_hist, share, hist);
+	add_deltas(prev ? prev->wake_hist : NULL, cur->wake_hist, share, 1.0, hist);
+	add_deltas(prev ? prev->wake_sum_ns : NULL, cur->wake_sum_ns, share, 1e-9,
+		   sums->sum_s);
+	add_deltas(prev ? prev->wake_sq_us2 : NULL, cur->wake_sq_us2, share, 1e-12,
+		   sums->sq_s2);
 }
 
 enum task_class collect_sched_classify(const struct task_delta *d)

@@ -145,11 +145,12 @@ int collect_sched_seed_from_proc(struct sched_probe *sp);
  * Add @share times the receiver thread's off-CPU windows after preemption
  * between @prev and @cur (its off_hist deltas; @prev NULL: since the
  * thread was first seen) to @hist[RXB_OFFCPU_SLOTS]: the windows'
- * log2-ns histogram (docs/model.md §2.2).
+ * log2-ns histogram (docs/model.md §2.2); and their lengths' sums per
+ * slot to @sums.
  */
 void collect_sched_add_off_hist(const struct sched_rx_tid *prev,
 				const struct sched_rx_tid *cur, double share,
-				double hist[RXB_OFFCPU_SLOTS]);
+				double hist[RXB_OFFCPU_SLOTS], struct rxb_win_sums *sums);
 
 /*
  * The same for its runqueue waits after a wakeup from sleep (wake_hist):
@@ -157,7 +158,7 @@ void collect_sched_add_off_hist(const struct sched_rx_tid *prev,
  */
 void collect_sched_add_wake_hist(const struct sched_rx_tid *prev,
 				 const struct sched_rx_tid *cur, double share,
-				 double hist[RXB_OFFCPU_SLOTS]);
+				 double hist[RXB_OFFCPU_SLOTS], struct rxb_win_sums *sums);
 
 /*
  * Mark @m's per-packet and scheduling measures of its receiving threads

@@ -243,8 +243,12 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 	in->offcpu_per_s = b->offcpu_per_s;
 	in->offcpu_gap_s = b->offcpu_gap_s;
 	memcpy(in->offcpu_hist, b->offcpu_hist, sizeof(in->offcpu_hist));
+	memcpy(in->offcpu_mean_s, b->offcpu_mean_s, sizeof(in->offcpu_mean_s));
+	memcpy(in->offcpu_sd_s, b->offcpu_sd_s, sizeof(in->offcpu_sd_s));
 	in->wake_per_s = b->wake_per_s;
 	memcpy(in->wake_hist, b->wake_hist, sizeof(in->wake_hist));
+	memcpy(in->wake_mean_s, b->wake_mean_s, sizeof(in->wake_mean_s));
+	memcpy(in->wake_sd_s, b->wake_sd_s, sizeof(in->wake_sd_s));
 	in->wake_max_s = b->wake_max_s;
 	in->windows_seen_pps = b->windows_seen_pps;
 	if (b->io_bound.v > 0) {
@@ -280,6 +284,8 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	 * epochs meets the windows the receiver met while it last received. */
 	b->offcpu_per_s = learn_offcpu(l, b->offcpu_hist, &b->offcpu_gap_s,
 				       b->wake_hist, &b->wake_per_s);
+	learn_offcpu_moments(l, b->offcpu_mean_s, b->offcpu_sd_s, b->wake_mean_s,
+			     b->wake_sd_s);
 	b->wake_max_s = learn_wake_max_s(l);
 	b->windows_seen_pps = learn_windows_seen_pps(l);
 	queue_b(l, src, b);

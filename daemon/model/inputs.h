@@ -127,9 +127,13 @@ struct inputs_stage_b {
 	 */
 	double offcpu_per_s;
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	double offcpu_mean_s[RXB_OFFCPU_SLOTS];	/* each slot's mean window, 0 unknown */
+	double offcpu_sd_s[RXB_OFFCPU_SLOTS];	/* and its standard deviation */
 	double offcpu_gap_s;	/* the mean run a preemption ended, 0 unknown */
 	double wake_per_s;	/* runqueue waits after a wakeup, the same way */
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	double wake_mean_s[RXB_OFFCPU_SLOTS];
+	double wake_sd_s[RXB_OFFCPU_SLOTS];
 	double wake_max_s;	/* the longest of them, 0 unknown */
 	double windows_seen_pps;	/* the fastest the receiver read while
 					 * they were met, per second of

@@ -333,16 +333,27 @@ out:
 		l->episodes_ok = true;
 }
 
-/* @hist's non-empty finite slots added to @sum (decayed by @k first). */
-static double hist_fold(double *sum, const double *hist, double k)
+/*
+ * @hist's non-empty finite slots added to @sum (decayed by @k first), and
+ * with each its lengths' sums to @sums; returns the windows added.
+ */
+static double hist_fold(double *sum, struct rxb_win_sums *sums, const double *hist,
+			const struct rxb_win_sums *add, double k)
 {
 	double n = 0;
 
 	for (int r = 0; r < RXB_OFFCPU_SLOTS; r++) {
 		sum[r] *= k;
-		if (hist && hist[r] > 0 && isfinite(hist[r])) {
-			sum[r] += hist[r];
-			n += hist[r];
+		sums->sum_s[r] *= k;
+		sums->sq_s2[r] *= k;
+		if (!hist || !(hist[r] > 0) || !isfinite(hist[r]))
+			continue;
+		sum[r] += hist[r];
+		n += hist[r];
+		if (add->sum_s[r] >= 0 && isfinite(add->sum_s[r]) &&
+		    add->sq_s2[r] >= 0 && isfinite(add->sq_s2[r])) {
+			sums->sum_s[r] += add->sum_s[r];
+			sums->sq_s2[r] += add->sq_s2[r];
 		}
 	}
 	return n;
@@ -374,8 +385,10 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 	bool seen = s && s->receivers_valid && e && e->end_ns > e->start_ns;
 	double n;
 
-	n = hist_fold(l->offcpu_hist, seen ? s->offcpu_hist : NULL, k);
-	hist_fold(l->wake_hist, seen ? s->wake_hist : NULL, k);
+	n = hist_fold(l->offcpu_hist, &l->offcpu_sums, seen ? s->offcpu_hist : NULL,
+		      seen ? &s->offcpu_sums : NULL, k);
+	hist_fold(l->wake_hist, &l->wake_sums, seen ? s->wake_hist : NULL,
+		  seen ? &s->wake_sums : NULL, k);
 	ewma_max_add(&l->wake_max_ns, k, seen ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
 	l->offcpu_s *= k;
 	if (seen) {
@@ -406,6 +419,30 @@ double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 	*gap_s = n > 0 && gap > 0 ? gap / 1e9 : 0;
 	*wake_per_s = l->offcpu_s > 0 ? w / l->offcpu_s : 0;
 	return l->offcpu_s > 0 ? n / l->offcpu_s : 0;
+}
+
+/* Each slot's mean and standard deviation from its count and sums. */
+static void moments(const double *count, const struct rxb_win_sums *sums, double *mean_s,
+		    double *sd_s)
+{
+	for (int r = 0; r < RXB_OFFCPU_SLOTS; r++) {
+		double m, var;
+
+		mean_s[r] = sd_s[r] = 0;
+		if (!(count[r] > 0) || !(sums->sum_s[r] > 0))
+			continue;
+		m = sums->sum_s[r] / count[r];
+		var = sums->sq_s2[r] / count[r] - m * m;
+		mean_s[r] = m;
+		sd_s[r] = var > 0 ? sqrt(var) : 0;
+	}
+}
+
+void learn_offcpu_moments(const struct learn *l, double *mean_s, double *sd_s,
+			  double *wake_mean_s, double *wake_sd_s)
+{
+	moments(l->offcpu_hist, &l->offcpu_sums, mean_s, sd_s);
+	moments(l->wake_hist, &l->wake_sums, wake_mean_s, wake_sd_s);
 }
 
 double learn_windows_seen_pps(const struct learn *l)

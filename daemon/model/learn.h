@@ -79,6 +79,7 @@ struct learn {
 	 */
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	struct rxb_win_sums offcpu_sums, wake_sums;	/* their lengths, decayed alike */
 	struct ewma_max wake_max_ns;		/* their longest, same epochs */
 	double offcpu_s;			/* decayed seconds of traffic they came from */
 	struct ewma_max windows_seen_pps;	/* the fastest reads per second of
@@ -142,6 +143,14 @@ double learn_episode_pkts(const struct learn *l);
  */
 double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 		    double *wake_hist, double *wake_per_s);
+
+/*
+ * Each slot's mean and standard deviation, seconds, of the windows after
+ * a preemption (@mean_s, @sd_s) and of the waits after a wake-up
+ * (@wake_mean_s, @wake_sd_s) @l has learned; 0 where a slot is empty.
+ */
+void learn_offcpu_moments(const struct learn *l, double *mean_s, double *sd_s,
+			  double *wake_mean_s, double *wake_sd_s);
 
 /*
  * The fastest reads, packets per second of receiving, of the epochs

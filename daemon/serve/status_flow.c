@@ -121,16 +121,34 @@ static void tcp_json(struct json_writer *w, const struct inputs_tcp *t)
 	json_obj_end(w);
 }
 
-/* "PER_S/SLOT:COUNT,..." of @hist, as `rxbneckctl model` takes it. */
-static void offcpu_spec(char *spec, size_t size, double per_s, const double *hist)
+/*
+ * "PER_S/SLOT:COUNT[:MEAN_NS:SD_NS],..." of @hist and its slots' moments,
+ * as `rxbneckctl model` takes it.
+ */
+static void offcpu_spec(char *spec, size_t size, double per_s, const double *hist,
+			const double *mean_s, const double *sd_s)
 {
 	size_t len = (size_t)snprintf(spec, size, "%.6g/", per_s);
 
-	for (size_t r = 0; r < RXB_OFFCPU_SLOTS && len < size; r++)
-		if (hist[r] > 0)
-			len += (size_t)snprintf(spec + len, size - len, "%s%zu:%.6g",
-						spec[len - 1] == '/' ? "" : ",", r, hist[r]);
+	for (size_t r = 0; r < RXB_OFFCPU_SLOTS && len < size; r++) {
+		if (!(hist[r] > 0))
+			continue;
+		len += (size_t)snprintf(spec + len, size - len, "%s%zu:%.6g",
+					spec[len - 1] == '/' ? "" : ",", r, hist[r]);
+		if (len < size && mean_s[r] > 0)
+			len += (size_t)snprintf(spec + len, size - len, ":%.0f:%.0f",
+						mean_s[r] * 1e9, sd_s[r] * 1e9);
+	}
 }
+
+/* One stage's windows as offcpu_json() prints them. */
+struct windows_doc {
+	double per_s, gap_s;
+	const double *hist, *mean_s, *sd_s;
+	double wake_per_s;
+	const double *wake_hist, *wake_mean_s, *wake_sd_s;
+	double wake_max_s, seen_pps;
+};
 
 /*
  * The server's off-CPU windows after preemption this epoch (the windows
@@ -140,24 +158,23 @@ static void offcpu_spec(char *spec, size_t size, double per_s, const double *his
  * longest of those (`--wake-max-ms`; null when unknown), and the fastest
  * reads they were met at (`--windows-seen-pps`; null when unknown).
  */
-static void offcpu_json(struct json_writer *w, double per_s, const double *hist,
-			double gap_s, double wake_per_s, const double *wake_hist,
-			double wake_max_s, double seen_pps)
+static void offcpu_json(struct json_writer *w, const struct windows_doc *d)
 {
-	char spec[RXB_OFFCPU_SLOTS * 24 + 32];
+	char spec[RXB_OFFCPU_SLOTS * 64 + 32];
 
 	json_obj_begin(w, "offcpu_windows");
-	json_double(w, "per_s", per_s);
-	json_double(w, "gap_ns", gap_s * 1e9);
-	json_double(w, "mean_ns", offwin_mean_s(hist, RXB_OFFCPU_SLOTS) * 1e9);
-	json_sparse(w, "hist_log2_ns", hist, RXB_OFFCPU_SLOTS);
-	offcpu_spec(spec, sizeof(spec), per_s, hist);
+	json_double(w, "per_s", d->per_s);
+	json_double(w, "gap_ns", d->gap_s * 1e9);
+	json_double(w, "mean_ns", offwin_mean_s(d->hist, RXB_OFFCPU_SLOTS) * 1e9);
+	json_sparse(w, "hist_log2_ns", d->hist, RXB_OFFCPU_SLOTS);
+	offcpu_spec(spec, sizeof(spec), d->per_s, d->hist, d->mean_s, d->sd_s);
 	json_str(w, "spec", spec);
-	json_double(w, "wake_mean_ns", offwin_mean_s(wake_hist, RXB_OFFCPU_SLOTS) * 1e9);
-	offcpu_spec(spec, sizeof(spec), wake_per_s, wake_hist);
+	json_double(w, "wake_mean_ns", offwin_mean_s(d->wake_hist, RXB_OFFCPU_SLOTS) * 1e9);
+	offcpu_spec(spec, sizeof(spec), d->wake_per_s, d->wake_hist, d->wake_mean_s,
+		    d->wake_sd_s);
 	json_str(w, "wake_spec", spec);
-	json_double(w, "wake_max_ns", wake_max_s > 0 ? wake_max_s * 1e9 : NAN);
-	json_double(w, "seen_pkts_per_s", seen_pps > 0 ? seen_pps : NAN);
+	json_double(w, "wake_max_ns", d->wake_max_s > 0 ? d->wake_max_s * 1e9 : NAN);
+	json_double(w, "seen_pkts_per_s", d->seen_pps > 0 ? d->seen_pps : NAN);
 	json_obj_end(w);
 }
 
@@ -188,9 +205,14 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
-	offcpu_json(w, in->b.offcpu_per_s, in->b.offcpu_hist, in->b.offcpu_gap_s,
-		    in->b.wake_per_s, in->b.wake_hist, in->b.wake_max_s,
-		    in->b.windows_seen_pps);
+	offcpu_json(w, &(struct windows_doc){
+		.per_s = in->b.offcpu_per_s, .gap_s = in->b.offcpu_gap_s,
+		.hist = in->b.offcpu_hist, .mean_s = in->b.offcpu_mean_s,
+		.sd_s = in->b.offcpu_sd_s, .wake_per_s = in->b.wake_per_s,
+		.wake_hist = in->b.wake_hist, .wake_mean_s = in->b.wake_mean_s,
+		.wake_sd_s = in->b.wake_sd_s, .wake_max_s = in->b.wake_max_s,
+		.seen_pps = in->b.windows_seen_pps,
+	});
 	json_obj_end(w);
 	tcp_json(w, &in->tcp);
 	json_obj_begin(w, "stage_a");
@@ -239,9 +261,14 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "vacation_us", in->vacation_s * 1e6);
 	json_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
 	if (!in->load_independent)
-		offcpu_json(w, in->offcpu_per_s, in->offcpu_hist, in->offcpu_gap_s,
-			    in->wake_per_s, in->wake_hist, in->wake_max_s,
-			    in->windows_seen_pps);
+		offcpu_json(w, &(struct windows_doc){
+			.per_s = in->offcpu_per_s, .gap_s = in->offcpu_gap_s,
+			.hist = in->offcpu_hist, .mean_s = in->offcpu_mean_s,
+			.sd_s = in->offcpu_sd_s, .wake_per_s = in->wake_per_s,
+			.wake_hist = in->wake_hist, .wake_mean_s = in->wake_mean_s,
+			.wake_sd_s = in->wake_sd_s, .wake_max_s = in->wake_max_s,
+			.seen_pps = in->windows_seen_pps,
+		});
 	json_double(w, "service_rate_per_s", st->service_rate_per_s);
 	json_double(w, "mean_response_s", st->mean_response_s);
 	json_double(w, "capacity_bps", st->capacity_bps);

@@ -46,6 +46,16 @@ enum rxb_batch_rule {
 /* Slots of the off-CPU window histogram (the sched probe's SCHED_HIST_SLOTS). */
 #define RXB_OFFCPU_SLOTS	32
 
+/*
+ * Per slot of such a histogram, the windows' lengths summed and their
+ * squares summed, weighted as the counts are: with the count, each slot's
+ * mean and standard deviation.
+ */
+struct rxb_win_sums {
+	double sum_s[RXB_OFFCPU_SLOTS];
+	double sq_s2[RXB_OFFCPU_SLOTS];
+};
+
 /* What the solver needs for one queue stage of one flow. */
 struct rxb_stage_inputs {
 	double cpu_bound;	/* #C on the server's CPU(s); may be fractional */
@@ -105,6 +115,12 @@ struct rxb_stage_inputs {
 	 */
 	double offcpu_per_s;
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	/*
+	 * Each slot's mean window and its standard deviation, seconds (0:
+	 * not measured: the slot is taken log-uniform, solver/offwin.h).
+	 */
+	double offcpu_mean_s[RXB_OFFCPU_SLOTS];
+	double offcpu_sd_s[RXB_OFFCPU_SLOTS];
 	double offcpu_gap_s;	/* mean run a window ends; 0: unknown */
 	/*
 	 * Its runqueue waits after a wakeup from sleep, per second and as a
@@ -113,6 +129,8 @@ struct rxb_stage_inputs {
 	 */
 	double wake_per_s;
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	double wake_mean_s[RXB_OFFCPU_SLOTS];	/* as offcpu_mean_s */
+	double wake_sd_s[RXB_OFFCPU_SLOTS];
 	/*
 	 * The longest of those waits: the top slot's waits lie below it
 	 * rather than spread over the whole slot. 0: unknown.
@@ -298,8 +316,10 @@ struct rxb_sock_meas {
 	 * the port's packets; valid with receivers_valid.
 	 */
 	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	struct rxb_win_sums offcpu_sums;	/* their lengths, the same way */
 	/* Their runqueue waits after a wakeup from sleep, the same way. */
 	double wake_hist[RXB_OFFCPU_SLOTS];
+	struct rxb_win_sums wake_sums;
 	/* The longest of those waits (any thread's), 0: none seen; valid
 	 * with receivers_valid. */
 	double wake_max_ns;

@@ -6,7 +6,8 @@
  * and the histogram zero; an accepted one gives a finite rate and counts
  * >= 0; the loss at any of a few rates lies in [0, 1], and the lower-edge
  * and upper-edge placements bracket the log-uniform one; as waits after a
- * wake-up, cutting the slots at a longest wait never adds loss.
+ * wake-up, cutting the slots at a longest wait never adds loss. Both
+ * with the slots' moments the text gives and without them.
  */
 #include <math.h>
 #include <stdint.h>
@@ -19,10 +20,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_loss(double per_s, const double *count)
+static void check_loss(double per_s, const double *count, const double *mean_s,
+		       const double *sd_s)
 {
 	static const double lambdas[] = { 1e3, 1e5, 4.5e5, 1e7 };
-	struct offwin_in in = { .per_s = per_s, .count = count, .nslots = SLOTS,
+	struct offwin_in in = { .per_s = per_s, .count = count, .mean_s = mean_s,
+				.sd_s = sd_s, .nslots = SLOTS,
 				.queue_pkts = 3641, .on_pkts_per_s = 8e5 };
 
 	for (size_t i = 0; i < sizeof(lambdas) / sizeof(lambdas[0]); i++) {
@@ -40,10 +43,12 @@ static void check_loss(double per_s, const double *count)
  * The same histogram as waits after a wake-up, cut at a few longest
  * waits: a cut never adds loss, and the loss stays in [0, 1].
  */
-static void check_cut(double per_s, const double *count)
+static void check_cut(double per_s, const double *count, const double *mean_s,
+		      const double *sd_s)
 {
 	static const double caps_s[] = { 1e-6, 3e-3, 0.1, 1e4 };
-	struct offwin_in in = { .wake_per_s = per_s, .wake_count = count, .nslots = SLOTS,
+	struct offwin_in in = { .wake_per_s = per_s, .wake_count = count,
+				.wake_mean_s = mean_s, .wake_sd_s = sd_s, .nslots = SLOTS,
 				.queue_pkts = 3641, .on_pkts_per_s = 8e5 };
 	double whole = offwin_loss(&in, 4.5e5, OFFWIN_LOGUNIFORM);
 
@@ -59,27 +64,30 @@ static void check_cut(double per_s, const double *count)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	double count[SLOTS], per_s;
+	double count[SLOTS], mean_s[SLOTS], sd_s[SLOTS], per_s;
 	char *s = malloc(size + 1);
 
 	if (!s)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (offwin_parse(s, &per_s, count, SLOTS)) {
+	if (offwin_parse(s, &per_s, count, mean_s, sd_s, SLOTS)) {
 		if (per_s != 0)
 			abort();
 		for (size_t r = 0; r < SLOTS; r++)
-			if (count[r] != 0)
+			if (count[r] != 0 || mean_s[r] != 0 || sd_s[r] != 0)
 				abort();
 	} else {
 		if (!isfinite(per_s) || per_s < 0)
 			abort();
 		for (size_t r = 0; r < SLOTS; r++)
-			if (!isfinite(count[r]) || count[r] < 0)
+			if (!isfinite(count[r]) || count[r] < 0 || !isfinite(mean_s[r]) ||
+			    mean_s[r] < 0 || !isfinite(sd_s[r]) || sd_s[r] < 0)
 				abort();
-		check_loss(per_s, count);
-		check_cut(per_s, count);
+		check_loss(per_s, count, NULL, NULL);
+		check_cut(per_s, count, NULL, NULL);
+		check_loss(per_s, count, mean_s, sd_s);
+		check_cut(per_s, count, mean_s, sd_s);
 	}
 	free(s);
 	return 0;

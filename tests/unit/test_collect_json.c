@@ -144,7 +144,9 @@ static void test_json_keys(void **state)
 		"\"drops\":4",
 		/* The scheduler's view of the receivers not valid: no histograms. */
 		"\"wake_max_ns\":null,"
-		"\"offcpu_hist_log2_ns\":null,\"wake_hist_log2_ns\":null,\"active_ns\":null}",
+		"\"offcpu_hist_log2_ns\":null,\"offcpu_slot_mean_ns\":null,"
+		"\"offcpu_slot_sd_ns\":null,\"wake_hist_log2_ns\":null,"
+		"\"wake_slot_mean_ns\":null,\"wake_slot_sd_ns\":null,\"active_ns\":null}",
 		"\"drops_by_reason\":{\"SOCKET_RCVBUFF\":9}",
 		"\"degraded\":true,\"degraded_flags\":[\"no_bpf_stats\"]",
 		/* every key, whatever its value */
@@ -175,6 +177,9 @@ static void test_json_keys(void **state)
 	e->socks[0].offcpu_hist[12] = 2;
 	e->socks[0].wake_hist[0] = 3.5;
 	e->socks[0].wake_hist[21] = 1;
+	/* Slot 12's two windows of 2^-17 s (binary-exact): no spread. */
+	e->socks[0].offcpu_sums.sum_s[12] = ldexp(1, -16);
+	e->socks[0].offcpu_sums.sq_s2[12] = ldexp(1, -33);
 	e->socks[0].wake_max_ns = 2500000;
 	e->socks[0].active_ns = 7500;
 	expect_json(&w, e, (const char *const[]){
@@ -188,7 +193,9 @@ static void test_json_keys(void **state)
 		"\"queue_pkts_delta\":null",
 		"\"receiver_oncpu_ns\":5000,\"cpu_ns_per_pkt\":null",
 		"\"wake_wait_ns\":0,\"wake_max_ns\":2500000,\"offcpu_hist_log2_ns\":{\"12\":2},"
-		"\"wake_hist_log2_ns\":{\"0\":3.5,\"21\":1},\"active_ns\":7500}",
+		"\"offcpu_slot_mean_ns\":{\"12\":7629.39453125},\"offcpu_slot_sd_ns\":{},"
+		"\"wake_hist_log2_ns\":{\"0\":3.5,\"21\":1},\"wake_slot_mean_ns\":{},"
+		"\"wake_slot_sd_ns\":{},\"active_ns\":7500}",
 		NULL });
 
 	/* Sampled, but stage A's programs were not attached: no polls. */

@@ -397,10 +397,10 @@ static void test_parse(void **state)
 	double count[NS], per_s;
 
 	(void)state;
-	assert_int_equal(offwin_parse("180/21:40,22:75.5,23:0", &per_s, count, NS), 0);
+	assert_int_equal(offwin_parse("180/21:40,22:75.5,23:0", &per_s, count, NULL, NULL, NS), 0);
 	assert_true(per_s == 180.0 && count[21] == 40.0 && count[22] == 75.5 &&
 		    count[23] == 0.0 && count[0] == 0.0);
-	assert_int_equal(offwin_parse("0/", &per_s, count, NS), 0);
+	assert_int_equal(offwin_parse("0/", &per_s, count, NULL, NULL, NS), 0);
 	assert_true(per_s == 0.0);
 	static const char *const bad[] = {
 		"", "180", "180/21", "180/21:", "180/:4", "180/21:4,", "180/21:4,21:5",
@@ -409,10 +409,10 @@ static void test_parse(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		per_s = 5.0;
-		assert_int_equal(offwin_parse(bad[i], &per_s, count, NS), -EINVAL);
+		assert_int_equal(offwin_parse(bad[i], &per_s, count, NULL, NULL, NS), -EINVAL);
 		assert_true(per_s == 0.0 && count[3] == 0.0 && count[21] == 0.0);
 	}
-	assert_int_equal(offwin_parse(NULL, &per_s, count, NS), -EINVAL);
+	assert_int_equal(offwin_parse(NULL, &per_s, count, NULL, NULL, NS), -EINVAL);
 }
 
 UNIT_TEST_MAIN(

@@ -76,26 +76,42 @@ static void test_add_off_hist(void **state)
 {
 	struct sched_rx_tid prev, cur;
 	double hist[RXB_OFFCPU_SLOTS] = { 0 };
+	struct rxb_win_sums sums = { 0 };
 
 	(void)state;
 	memset(&prev, 0, sizeof(prev));
 	memset(&cur, 0, sizeof(cur));
 	cur.off_hist[21] = 10;
 	cur.off_hist[13] = 4;
-	collect_sched_add_off_hist(NULL, &cur, 0.5, hist);
+	/* Ten windows of 3 ms: 30 ms and 10 x 3000 us squared. */
+	cur.off_sum_ns[21] = 30000000;
+	cur.off_sq_us2[21] = 90000000;
+	collect_sched_add_off_hist(NULL, &cur, 0.5, hist, &sums);
 	assert_true(hist[21] == 5.0 && hist[13] == 2.0 && hist[0] == 0.0);
+	check_rel(sums.sum_s[21], 0.015, 1e-15);
+	check_rel(sums.sq_s2[21], 4.5e-5, 1e-15);
+	assert_true(sums.sum_s[13] == 0.0);
 	/* Deltas; a counter that went back (a reused tid) adds nothing. */
 	prev.off_hist[21] = 4;
 	prev.off_hist[13] = 9;
-	collect_sched_add_off_hist(&prev, &cur, 1.0, hist);
+	prev.off_sum_ns[21] = 12000000;
+	prev.off_sq_us2[21] = 36000000;
+	collect_sched_add_off_hist(&prev, &cur, 1.0, hist, &sums);
 	assert_true(hist[21] == 11.0 && hist[13] == 2.0);
+	check_rel(sums.sum_s[21], 0.015 + 0.018, 1e-15);
+	check_rel(sums.sq_s2[21], 4.5e-5 + 5.4e-5, 1e-15);
 	/* The wake-up waits are folded from wake_hist alone. */
 	memset(hist, 0, sizeof(hist));
+	memset(&sums, 0, sizeof(sums));
 	cur.wake_hist[12] = 40;
 	prev.wake_hist[12] = 10;
-	collect_sched_add_wake_hist(&prev, &cur, 0.25, hist);
+	cur.wake_sum_ns[12] = 200000;
+	prev.wake_sum_ns[12] = 50000;
+	collect_sched_add_wake_hist(&prev, &cur, 0.25, hist, &sums);
 	assert_true(hist[12] == 7.5 && hist[21] == 0.0 && hist[13] == 0.0);
-	collect_sched_add_wake_hist(NULL, &cur, 1.0, hist);
+	check_rel(sums.sum_s[12], 0.25 * 150000e-9, 1e-15);
+	assert_true(sums.sum_s[21] == 0.0);
+	collect_sched_add_wake_hist(NULL, &cur, 1.0, hist, &sums);
 	assert_true(hist[12] == 47.5);
 }
 
@@ -112,7 +128,19 @@ static void test_epoch_to_stage(void **state)
 	s->wake_hist[12] = 100.0;
 	s->wake_hist[22] = 1.0;
 	s->wake_hist[5] = INFINITY;	/* not a count: left out */
+	/* Slot 22's three windows: 5, 6 and 7 ms (mean 6, sd (2/3)^½ ms). */
+	s->offcpu_sums.sum_s[22] = 0.018;
+	s->offcpu_sums.sq_s2[22] = 25e-6 + 36e-6 + 49e-6;
+	/* Slot 12's waits: no sums measured (an older probe): no moments. */
+	s->wake_sums.sum_s[22] = 0.010;
+	s->wake_sums.sq_s2[22] = 1e-4;
 	ifix_feed(f, 0.5);
+	check_rel(f->r.stages[0].offcpu_mean_s[22], 6e-3, 1e-12);
+	check_rel(f->r.stages[0].offcpu_sd_s[22], sqrt(2.0 / 3.0) * 1e-3, 1e-9);
+	assert_true(f->r.stages[0].offcpu_mean_s[14] == 0.0);
+	assert_true(f->r.stages[0].wake_mean_s[12] == 0.0);
+	check_rel(f->r.stages[0].wake_mean_s[22], 0.010, 1e-12);
+	assert_true(f->r.stages[0].wake_sd_s[22] == 0.0);
 	check_rel(f->r.stages[0].wake_per_s, 101.0 / 0.5, 1e-15);
 	assert_true(f->r.stages[0].wake_hist[12] == 100.0 && f->r.stages[0].wake_hist[5] == 0.0);
 	assert_true(f->r.b.present);

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The off-CPU window loss with each slot's measured mean and standard
+ * deviation (solver/offwin.h) against closed forms worked by hand:
+ *  - windows all of one length (sd 0; a co-runner's whole ticks): each
+ *    loses what does not fit in the empty queue, ν (W − K/λ)+ / 1 of the
+ *    arrivals, and only those longer than K/λ lose;
+ *  - windows of two lengths in one slot, half each: their moments give
+ *    those two lengths back, so the loss is the two lengths' exactly;
+ *  - a spread wider than the slot allows is shrunk to the slot's edge, a
+ *    longest wait below the mean is left out, one above it cuts the
+ *    spread, and a mean outside its slot leaves the slot log-uniform;
+ *  - a round's end term for windows of one length: λ ν (W² − x²)/2;
+ *  - the "SLOT:COUNT:MEAN:SD" form of the parser.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "solver/offwin.h"
+#include "tests/unit/check_rel.h"
+#include "tests/unit/unit_main.h"
+
+#define NS 32
+#define K_PKTS 3641.0
+#define SLOT_12MS 23		/* [8.39, 16.78) ms */
+
+struct win {
+	double count[NS], mean_s[NS], sd_s[NS];
+	struct offwin_in in;
+};
+
+/*
+ * @per_s windows after preemption, all in slot 23 with the moments given,
+ * long runs between them at a fast drain: each window finds the queue
+ * empty (room K).
+ */
+static void win_init(struct win *w, double per_s, double mean_s, double sd_s)
+{
+	memset(w, 0, sizeof(*w));
+	w->count[SLOT_12MS] = per_s;
+	w->mean_s[SLOT_12MS] = mean_s;
+	w->sd_s[SLOT_12MS] = sd_s;
+	w->in = (struct offwin_in){
+		.per_s = per_s, .count = w->count, .mean_s = w->mean_s, .sd_s = w->sd_s,
+		.nslots = NS, .queue_pkts = K_PKTS, .on_pkts_per_s = 1e7, .gap_s = 0.05,
+	};
+}
+
+/* ν E[(W − K/λ)+] over windows of @n lengths @len_s, equally many of each. */
+static double two_lengths_loss(double per_s, const double *len_s, int n, double lambda)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += fmax(len_s[i] - K_PKTS / lambda, 0.0);
+	return per_s * sum / n;
+}
+
+static void test_one_length(void **state)
+{
+	struct win w;
+	const double len[] = { 0.012 };
+
+	(void)state;
+	win_init(&w, 10.0, 0.012, 0.0);
+	/* 3.0 Gb/s of 1456-byte packets: the queue holds 14.1 ms: nothing lost. */
+	assert_true(offwin_loss(&w.in, 3e9 / 8 / 1456, OFFWIN_LOGUNIFORM) == 0.0);
+	assert_true(offwin_lossy_per_s(&w.in, 3e9 / 8 / 1456, OFFWIN_LOGUNIFORM) == 0.0);
+	/* 3.2e5/s: it holds 11.4 ms; every window loses 0.62 ms of arrivals. */
+	check_rel(offwin_loss(&w.in, 3.2e5, OFFWIN_LOGUNIFORM),
+		  two_lengths_loss(10.0, len, 1, 3.2e5), 1e-12, "one length");
+	check_rel(offwin_lossy_per_s(&w.in, 3.2e5, OFFWIN_LOGUNIFORM), 10.0, 1e-12,
+		  "every window loses");
+	/* The edge placements are the same point: nothing left to bound. */
+	check_rel(offwin_loss(&w.in, 3.2e5, OFFWIN_LOW),
+		  offwin_loss(&w.in, 3.2e5, OFFWIN_HIGH), 1e-12, "low = high");
+	/* Without the moments the slot reaches 16.8 ms: loss at 3.0 Gb/s. */
+	w.in.mean_s = w.in.sd_s = NULL;
+	assert_true(offwin_loss(&w.in, 3e9 / 8 / 1456, OFFWIN_LOGUNIFORM) > 0.0);
+}
+
+static void test_two_lengths(void **state)
+{
+	const double len[] = { 0.010, 0.014 };
+	const double lambdas[] = { 2.0e5, 2.8e5, 3.0e5, 4.0e5 };
+	struct win w;
+
+	(void)state;
+	win_init(&w, 8.0, 0.012, 0.002);
+	for (size_t i = 0; i < sizeof(lambdas) / sizeof(lambdas[0]); i++) {
+		double x = K_PKTS / lambdas[i], want = two_lengths_loss(8.0, len, 2, lambdas[i]);
+		double lossy = 8.0 * ((len[0] > x) + (len[1] > x)) / 2.0;
+
+		if (want == 0.0)
+			assert_true(offwin_loss(&w.in, lambdas[i], OFFWIN_LOGUNIFORM) == 0.0);
+		else
+			check_rel(offwin_loss(&w.in, lambdas[i], OFFWIN_LOGUNIFORM), want,
+				  1e-12, "two lengths");
+		check_rel(offwin_lossy_per_s(&w.in, lambdas[i], OFFWIN_LOGUNIFORM), lossy,
+			  1e-12, "their losing windows");
+	}
+}
+
+static void test_spread_kept_in_slot(void **state)
+{
+	double a, b, lambda = 4.0e5;
+	struct win w, plain;
+
+	(void)state;
+	offwin_slot_s(SLOT_12MS, &a, &b);
+	/* 9 ms ± 3 ms would leave the slot below: shrunk to 9 ms ± (9 ms − a). */
+	win_init(&w, 10.0, 0.009, 0.003);
+	{
+		const double len[] = { a, 0.018 - a };
+
+		check_rel(offwin_loss(&w.in, lambda, OFFWIN_LOGUNIFORM),
+			  two_lengths_loss(10.0, len, 2, lambda), 1e-12, "shrunk spread");
+	}
+	/* A mean outside its slot is no measurement of it: log-uniform. */
+	win_init(&w, 10.0, 0.005, 0.001);
+	win_init(&plain, 10.0, 0.0, 0.0);
+	plain.in.mean_s = plain.in.sd_s = NULL;
+	check_rel(offwin_loss(&w.in, lambda, OFFWIN_LOGUNIFORM),
+		  offwin_loss(&plain.in, lambda, OFFWIN_LOGUNIFORM), 1e-12, "mean outside");
+}
+
+/* Waits after a wake-up: the longest one cuts the spread, unless below the mean. */
+static void test_wake_cap(void **state)
+{
+	double count[NS] = { 0 }, mean_s[NS] = { 0 }, sd_s[NS] = { 0 }, lambda = 3.4e5;
+	struct offwin_in in = {
+		.nslots = NS, .queue_pkts = K_PKTS, .on_pkts_per_s = 1e7,
+		.wake_per_s = 20.0, .wake_count = count, .wake_mean_s = mean_s,
+		.wake_sd_s = sd_s, .wake_max_s = 0.0125,
+	};
+	const double cut[] = { 0.0115, 0.0125 }, whole[] = { 0.011, 0.013 };
+
+	(void)state;
+	count[SLOT_12MS] = 1.0;
+	mean_s[SLOT_12MS] = 0.012;
+	sd_s[SLOT_12MS] = 0.001;
+	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM),
+		  two_lengths_loss(20.0, cut, 2, lambda), 1e-12, "cut at the longest");
+	in.wake_max_s = 0.0105;	/* stale: below the mean */
+	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM),
+		  two_lengths_loss(20.0, whole, 2, lambda), 1e-12, "stale longest");
+}
+
+/*
+ * A round's end: a window that begins u < W before the blast stops loses
+ * (λ u − K)+; over the round's windows that takes λ ν (W² − x²)/2 off its
+ * loss, and its first window finds the empty queue as every window does
+ * here, so that term adds nothing.
+ */
+static void test_round_end(void **state)
+{
+	double lambda = 3.5e5, x = K_PKTS / lambda;
+	struct win w;
+
+	(void)state;
+	win_init(&w, 10.0, 0.012, 0.0);
+	check_rel(offwin_round_absorb(&w.in, lambda, OFFWIN_LOGUNIFORM),
+		  lambda * 10.0 * (0.012 * 0.012 - x * x) / 2.0, 1e-9, "end term");
+}
+
+static void test_parse_moments(void **state)
+{
+	double count[NS], mean_s[NS], sd_s[NS], per_s;
+
+	(void)state;
+	assert_int_equal(offwin_parse("9.6/22:0.5,23:9.6:12000000:150000", &per_s, count,
+				      mean_s, sd_s, NS), 0);
+	assert_true(per_s == 9.6 && count[22] == 0.5 && count[23] == 9.6);
+	assert_true(mean_s[22] == 0.0 && sd_s[22] == 0.0);
+	check_rel(mean_s[23], 0.012, 1e-15, "mean");
+	check_rel(sd_s[23], 1.5e-4, 1e-15, "sd");
+	static const char *const bad[] = {
+		"1/23:1:5", "1/23:1:5:", "1/23:1::5", "1/23:1:5:-1", "1/23:1:5:1:2",
+		"1/23:1:nan:1", "1/23:1:5:1,", "1/23:1:5:1,23:1",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mean_s[23] = 1.0;
+		assert_int_equal(offwin_parse(bad[i], &per_s, count, mean_s, sd_s, NS), -EINVAL);
+		assert_true(per_s == 0.0 && count[23] == 0.0 && mean_s[23] == 0.0);
+	}
+	/* Moments where the caller takes none, or one array without the other. */
+	assert_int_equal(offwin_parse("1/23:1:5:1", &per_s, count, NULL, NULL, NS), -EINVAL);
+	assert_int_equal(offwin_parse("1/23:1", &per_s, count, mean_s, NULL, NS), -EINVAL);
+}
+
+UNIT_TEST_MAIN(
+	cmocka_unit_test(test_one_length),
+	cmocka_unit_test(test_two_lengths),
+	cmocka_unit_test(test_spread_kept_in_slot),
+	cmocka_unit_test(test_wake_cap),
+	cmocka_unit_test(test_round_end),
+	cmocka_unit_test(test_parse_moments),
+)

@@ -63,6 +63,18 @@ void *rxb_grow(void *arr, uint32_t n, uint32_t *cap, size_t size)
 	return v;
 }
 
+void *rxb_append(void **arr, uint32_t *n, uint32_t *cap, size_t size)
+{
+	char *v = rxb_grow(*arr, *n, cap, size);
+
+	if (!v)
+		return NULL;
+	*arr = v;
+	v += (size_t)(*n)++ * size;
+	memset(v, 0, size);
+	return v;
+}
+
 int rxb_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

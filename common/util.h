@@ -98,6 +98,13 @@ uint64_t rxb_load_uint(const void *field, size_t size);
 void *rxb_grow(void *arr, uint32_t n, uint32_t *cap, size_t size);
 
 /*
+ * One more element at the end of *@arr (*@n in use, *@cap allocated),
+ * grown as by rxb_grow(): zeroed, counted in *@n and returned. NULL when
+ * out of memory or full; *@arr, *@n and *@cap are then unchanged.
+ */
+void *rxb_append(void **arr, uint32_t *n, uint32_t *cap, size_t size);
+
+/*
  * @ss as "192.0.2.7:40000" or "[2001:db8::1]:40000"; an IPv4-mapped IPv6
  * address (a dual-stack socket's IPv4 peer) as the IPv4 address it is,
  * another family as "(family N)". Returns snprintf-style length.

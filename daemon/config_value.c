@@ -634,10 +634,19 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 	return snprintf(buf, size, "?");
 }
 
+/* "one of: a, b, c" from @names, NULL-terminated. */
+static void describe_one_of(const char *const *names, char *buf, size_t size)
+{
+	size_t len = (size_t)snprintf(buf, size, "one of:");
+
+	for (int i = 0; names[i] && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s %s", i ? "," : "", names[i]);
+}
+
 void config_value_describe(const struct config_key *k, char *buf, size_t size)
 {
+	const char *levels[RXB_LOG_DEBUG - RXB_LOG_ERR + 2] = { NULL };
 	char lo[32], hi[32];
-	size_t len;
 
 	switch (k->type) {
 	case CONFIG_UINT:
@@ -662,10 +671,7 @@ void config_value_describe(const struct config_key *k, char *buf, size_t size)
 		snprintf(buf, size, "an absolute path shorter than %zu bytes", k->size);
 		break;
 	case CONFIG_ENUM:
-		len = (size_t)snprintf(buf, size, "one of:");
-		for (int i = 0; k->lim.names[i] && len < size; i++)
-			len += (size_t)snprintf(buf + len, size - len, "%s %s", i ? "," : "",
-						k->lim.names[i]);
+		describe_one_of(k->lim.names, buf, size);
 		break;
 	case CONFIG_PORT_LIST:
 		snprintf(buf, size, "up to %d distinct ports 1..65535, separated by blanks "
@@ -689,7 +695,10 @@ void config_value_describe(const struct config_key *k, char *buf, size_t size)
 		snprintf(buf, size, "an existing group's name, or nothing");
 		break;
 	case CONFIG_LOG_LEVEL:
-		snprintf(buf, size, "one of: err, warning, notice, info, debug");
+		/* The logger's own names, so that the list follows its levels. */
+		for (int l = RXB_LOG_ERR; l <= RXB_LOG_DEBUG; l++)
+			levels[l - RXB_LOG_ERR] = rxb_log_level_name(l);
+		describe_one_of(levels, buf, size);
 		break;
 	case CONFIG_HOSTPORT:
 		snprintf(buf, size, "ADDRESS:PORT, like 127.0.0.1:7441 or [::1]:7441");

@@ -22,6 +22,7 @@
 #include "common/util.h"
 #include "daemon/model/inputs.h"
 #include "solver/lsq.h"
+#include "tests/unit/check_rel.h"
 #include "tests/unit/recv_fixture.h"
 #include "tests/unit/test_rng.h"
 
@@ -137,14 +138,6 @@ static inline int ifix_teardown(void **state)
 
 /* A test that takes a fresh fixture as its state. */
 #define IFIX_TEST(t) cmocka_unit_test_setup_teardown(t, ifix_setup, ifix_teardown)
-
-static inline void check_rel(double got, double want, double tol)
-{
-	if (!(fabs(got - want) <= tol * fabs(want))) {
-		print_error("got %.17g, want %.17g (rel. tol %g)\n", got, want, tol);
-		fail();
-	}
-}
 
 /* Epoch @seq of 1 s: @pkts packets, @w wake-ups, on-CPU @a w + @b pkts ns. */
 static inline struct rxb_epoch *cost_epoch(uint64_t seq, uint64_t pkts, uint64_t w, double a, double b)

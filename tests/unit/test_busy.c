@@ -30,7 +30,7 @@ static void test_saturated_cost(void **state)
 	print_message("light epochs only: fit b %.0f ns, a %.0f ns; truth saturated %.2f ns\n",
 		      fb, fa, SAT_TRUTH);
 	assert_true(fb > 1.25 * SAT_TRUTH);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, fb, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, fb, 1e-12);
 	for (int t = 0; t < 10; t++) {
 		for (int i = 0; i < 4; i++)
 			ifix_take(f, g_light(++seq, 2, 15000 + 5000 * i, &st), G_EPOCH_S);
@@ -42,17 +42,17 @@ static void test_saturated_cost(void **state)
 	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), 0);
 	print_message("with a saturated epoch in every 5: fit b %.0f ns, saturated %.2f ns\n",
 		      fb, f->r.b.cpu_ns_per_pkt_saturated);
-	check_rel(f->r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
-	check_rel(f->r.b.cpu_ns_per_pkt_saturated, SAT_TRUTH, 0.02);
-	check_rel(f->r.b.saturated_load, 2, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_saturated, SAT_TRUTH, 0.02);
+	check_rel_strict(f->r.b.saturated_load, 2, 1e-12);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	assert_string_equal(cost_basis_name(f->r.b.cpu_ns_per_pkt_basis), "saturated");
-	check_rel(f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt_saturated, 0);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt_saturated, 0);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "saturated"));
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, " ns/wake-up, ratio "));
 	/* The capacity comes from it: mu_P-Net = 1 / (ns N). */
-	check_rel(f->r.stages[0].mu_net_per_s,
+	check_rel_strict(f->r.stages[0].mu_net_per_s,
 		  1e9 / (f->r.b.cpu_ns_per_pkt_saturated * f->r.stages[0].batch_pkts), 1e-12);
 	/*
 	 * 20 s of light epochs (transfers below capacity, then one at the
@@ -67,8 +67,8 @@ static void test_saturated_cost(void **state)
 		      fb, f->r.b.cpu_ns_per_pkt_saturated);
 	assert_true(fb > 1.25 * SAT_TRUTH);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
-	check_rel(f->r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_fit, fb, 1e-12);
 }
 
 /*
@@ -136,9 +136,9 @@ static void test_saturated_refused(void **state)
 	 */
 	assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable fit"));
 	k = exp(-G_EPOCH_S / LEARN_TAU_S);
-	check_rel(ewma_ratio_value(&l.pkts_per_wakeup_ovf),
+	check_rel_strict(ewma_ratio_value(&l.pkts_per_wakeup_ovf),
 		  (ppw_pkts * k + 1000) / (ppw_wakeups * k), 1e-12);
-	check_rel(r.b.cpu_ns_per_pkt.v, l.cost.b_ns + l.cost.a_ns *
+	check_rel_strict(r.b.cpu_ns_per_pkt.v, l.cost.b_ns + l.cost.a_ns *
 		  l.pkts_per_wakeup_ovf.den / l.pkts_per_wakeup_ovf.num, 1e-12);
 	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_LAST_FIT);
 	assert_int_equal(cost_solve2(&l.cost.sums, &fa, &fb), -1);
@@ -164,8 +164,8 @@ static void test_saturated_refused(void **state)
 	}
 	assert_int_equal(l.busy.sat.taken, 4);
 	assert_int_equal(l.busy.sat.refused, 4);
-	check_rel(busy_sums_value(&l.busy.sat, NULL), busy_sums_value(&ref.busy.sat, NULL), 1e-15);
-	check_rel(r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
+	check_rel_strict(busy_sums_value(&l.busy.sat, NULL), busy_sums_value(&ref.busy.sat, NULL), 1e-15);
+	check_rel_strict(r.b.cpu_ns_per_pkt.v, SAT_TRUTH, 0.02);
 	assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 }
 
@@ -190,16 +190,16 @@ static void test_saturated_decay_and_load(void **state)
 	ns1 = (double)e->socks[0].receiver_oncpu_ns;
 	assert_true(p1 >= BUSY_MIN_PKTS);
 	ifix_take(f, e, G_EPOCH_S);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-15);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-15);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	/* 40 idle epochs (10 s): decayed weight, same value, "learned". */
 	for (int i = 0; i < 40; i++)
 		ifix_take(f, g_epoch(++seq, 2), G_EPOCH_S);
 	w1 = pow(k, 40);
-	check_rel(f->l.busy.sat.pkts, p1 * w1, 1e-12);
+	check_rel_strict(f->l.busy.sat.pkts, p1 * w1, 1e-12);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, ns1 / p1, 1e-12);
 	/*
 	 * The hogs go: at k = 0 the k = 2 value is not used, the fit is - once
 	 * the new epochs determine b to within COST_FIT_MAX_REL_SE: after 40
@@ -211,10 +211,10 @@ static void test_saturated_decay_and_load(void **state)
 		ifix_take(f, g_light(++seq, 0, 20000 + 4000 * i, &st), G_EPOCH_S);
 	w1 *= pow(k, 6);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt_fit, 0);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt_fit, 0);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "not used"));
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "marginal: "));
-	check_rel(f->r.b.cpu_ns_per_pkt_saturated, ns1 / p1, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_saturated, ns1 / p1, 1e-12);
 	/* k = 1 and a cost 10 % higher: one saturated epoch takes over. */
 	e = g_saturated(++seq, 1, 1.0, 0, 0, &st);
 	e->socks[0].receiver_oncpu_ns = (uint64_t)llround(1.1 * (double)e->socks[0].receiver_oncpu_ns);
@@ -226,16 +226,16 @@ static void test_saturated_decay_and_load(void **state)
 	ifix_take(f, e, G_EPOCH_S);
 	w1 *= k;
 	want = (ns1 * w1 + ns2) / (p1 * w1 + p2);
-	check_rel(busy_sums_value(&f->l.busy.sat, &load), want, 1e-12);
-	check_rel(load, (2 * p1 * w1 + 1 * p2) / (p1 * w1 + p2), 1e-12);
+	check_rel_strict(busy_sums_value(&f->l.busy.sat, &load), want, 1e-12);
+	check_rel_strict(load, (2 * p1 * w1 + 1 * p2) / (p1 * w1 + p2), 1e-12);
 	assert_true(load < 1 + BUSY_MAX_DLOAD);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-12);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 1.1 * SAT_TRUTH, 0.01);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, want, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1.1 * SAT_TRUTH, 0.01);
 	/* Idle again, k = 1: unchanged. */
 	for (int i = 0; i < 8; i++)
 		ifix_take(f, g_epoch(++seq, 1), G_EPOCH_S);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, want, 1e-12);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 }
 
@@ -273,7 +273,7 @@ static void test_saturated_bad_epochs(void **state)
 	ifix_take(f, e, G_EPOCH_S);
 	assert_int_equal(f->l.busy.sat.taken, 2);
 	v = busy_sums_value(&f->l.busy.sat, NULL);
-	check_rel(v, SAT_TRUTH, 1e-3);
+	check_rel_strict(v, SAT_TRUTH, 1e-3);
 
 	/* Drops with nothing dequeued. */
 	e = g_saturated(++seq, 3, 1.0, 0, 0, &st);
@@ -308,9 +308,9 @@ static void test_saturated_bad_epochs(void **state)
 	ifix_take(f, g_light(++seq, 3, 20000, &st), G_EPOCH_S);
 	v = busy_sums_value(&f->l.busy.sat, NULL);
 	assert_true(isfinite(v));
-	check_rel(v, SAT_TRUTH, 1e-3);
+	check_rel_strict(v, SAT_TRUTH, 1e-3);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, v, 0);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, v, 0);
 	assert_true(isfinite(f->r.stages[0].mu_net_per_s));
 }
 
@@ -335,7 +335,7 @@ static void test_spin_saturated(void **state)
 	for (int i = 0; i < 30; i++)
 		ifix_take(f, sp_light(++seq, 3, 0, &st), G_EPOCH_S);
 	assert_true(f->l.cost.known3);
-	check_rel(f->l.cost.e3_ns, SP_E, 1e-6);
+	check_rel_strict(f->l.cost.e3_ns, SP_E, 1e-6);
 	for (int i = 0; i < 4; i++) {
 		ifix_take(f, sp_epoch(++seq, 3, 12000 + 1000 * i, 0, 1, 20000, 0, &st), G_EPOCH_S);
 		ifix_take(f, sp_light(++seq, 3, 0, &st), G_EPOCH_S);
@@ -346,9 +346,9 @@ static void test_spin_saturated(void **state)
 		      busy_sums_value(&f->l.busy.sat, NULL), SP_B,
 		      (SP_B * 15000 + SP_E * floor((G_EPOCH_S * 1e9 / 4 - SP_B * 15000) / SP_E)) /
 		      15000);
-	check_rel(busy_sums_value(&f->l.busy.sat, NULL), SP_B, 1e-3);
+	check_rel_strict(busy_sums_value(&f->l.busy.sat, NULL), SP_B, 1e-3);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, SP_B, 1e-3);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, SP_B, 1e-3);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, " ns/empty read"));
 }
 
@@ -373,7 +373,7 @@ static void test_kept_up_cost(void **state)
 	assert_int_equal(f->l.busy.kept.taken, 1);
 	assert_int_equal(f->l.busy.sat.taken, 0);
 	/* Kept-up alone: reported, not used (there is nothing to switch to). */
-	check_rel(f->r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-9);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-9);
 	assert_int_not_equal(f->r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
 	ifix_take(f, busy_epoch(++seq, 3, 1560, 20000), G_EPOCH_S);
 	assert_int_equal(f->l.busy.sat.taken, 1);
@@ -385,8 +385,8 @@ static void test_kept_up_cost(void **state)
 	env = env_for(e);
 	inputs_update(&f->l, &f->d, PORT, e, 0.001, &env, &f->r);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 1560, 1e-6);
-	check_rel(f->r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1560, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_kept_up, 1270, 1e-6);
 	assert_true(isnan(f->r.b.cpu_ns_per_pkt_full));
 	assert_true(f->r.stages[0].mu_net_full_per_s == 0.0);
 
@@ -394,11 +394,12 @@ static void test_kept_up_cost(void **state)
 	env.depth_cost = true;
 	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_KEPT_UP);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 1270, 1e-6);
-	check_rel(f->r.b.cpu_ns_per_pkt_full, 1560, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1270, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_full, 1560, 1e-6);
 	n = f->r.stages[f->r.nstages - 1].batch_pkts;
-	check_rel(f->r.stages[f->r.nstages - 1].mu_net_per_s, 1e9 / (f->r.b.cpu_ns_per_pkt.v * n), 1e-12);
-	check_rel(f->r.stages[f->r.nstages - 1].mu_net_full_per_s, 1e9 / (1560.0 * n), 1e-6);
+	check_rel_strict(f->r.stages[f->r.nstages - 1].mu_net_per_s,
+			 1e9 / (f->r.b.cpu_ns_per_pkt.v * n), 1e-12);
+	check_rel_strict(f->r.stages[f->r.nstages - 1].mu_net_full_per_s, 1e9 / (1560.0 * n), 1e-6);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "kept up at #C+#I 3.0"));
 
 	/* At another load neither is used. */
@@ -442,7 +443,7 @@ static void test_busy_cap(void **state)
 		ifix_take(f, g_light(++seq, 1, 20000 + 3000 * i, &st), G_EPOCH_S);
 	ifix_take(f, busy_epoch(++seq, 1, 1394, 8409), G_EPOCH_S);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 1394, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1394, 1e-6);
 	assert_true(isnan(f->r.b.cpu_ns_per_pkt_busy));
 	assert_int_equal(f->l.busy.all_in.taken, 0);
 
@@ -451,8 +452,8 @@ static void test_busy_cap(void **state)
 	g_sock(e, 101683, 101683 * 1040.0, 855, 0);
 	ifix_take(f, e, G_EPOCH_S);
 	assert_int_equal(f->l.busy.all_in.taken, 1);
-	check_rel(f->r.b.cpu_ns_per_pkt_busy, 1040, 1e-6);
-	check_rel(f->r.b.busy_load, 1, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_busy, 1040, 1e-6);
+	check_rel_strict(f->r.b.busy_load, 1, 1e-12);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
 	assert_true(isnan(f->r.b.cpu_ns_per_pkt_capped));
 
@@ -471,18 +472,18 @@ static void test_busy_cap(void **state)
 	want = (101683 * 1040.0 * k * k * k + 95690 * 1079.0) / (101683 * k * k * k + 95690);
 	print_message("saturated %.0f ns, busy all in %.1f ns (closed form %.1f)\n",
 		      f->r.b.cpu_ns_per_pkt_saturated, f->r.b.cpu_ns_per_pkt_busy, want);
-	check_rel(f->r.b.cpu_ns_per_pkt_busy, want, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_busy, want, 1e-6);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_BUSY);
 	assert_string_equal(cost_basis_name(f->r.b.cpu_ns_per_pkt_basis), "busy");
-	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-6);
-	check_rel(f->r.b.cpu_ns_per_pkt_capped, f->r.b.cpu_ns_per_pkt_saturated, 0);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, want, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_capped, f->r.b.cpu_ns_per_pkt_saturated, 0);
 	assert_true(f->r.b.cpu_ns_per_pkt_saturated > 1390);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "busy, kept up at #C+#I 1.0"));
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "saturated at #C+#I 1.0"));
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "ratio "));
 	/* Processor sharing with one hog: N mu / 2 packets/s. */
 	n = f->r.stages[f->r.nstages - 1].batch_pkts;
-	check_rel(f->r.stages[f->r.nstages - 1].mu_net_per_s * n / 2, 1e9 / (2 * want), 1e-9);
+	check_rel_strict(f->r.stages[f->r.nstages - 1].mu_net_per_s * n / 2, 1e9 / (2 * want), 1e-9);
 
 	/* Two hogs: measured at one, it does not apply. */
 	ifix_take(f, g_epoch(++seq, 2), G_EPOCH_S);
@@ -492,7 +493,7 @@ static void test_busy_cap(void **state)
 	for (int i = 0; i < 40; i++)
 		ifix_take(f, g_epoch(++seq, 1), G_EPOCH_S);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_BUSY);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, want, 1e-6);
 }
 
 /*
@@ -533,7 +534,7 @@ static void test_rate_spread(void **state)
 	mean = m / w;
 	sd = sqrt((m2 / w - mean * mean) * n / (n - 1));
 	assert_int_not_equal(f->r.b.rate_rel_sd.src, VALUE_MISSING);
-	check_rel(f->r.b.rate_rel_sd.v, sd / mean, 1e-9);
+	check_rel_strict(f->r.b.rate_rel_sd.v, sd / mean, 1e-9);
 	fprintf(stderr, "rate spread: %s\n", f->r.b.rate_rel_sd.why);
 	/* Without the option the solve gets none. */
 	assert_true(f->r.stages[f->r.nstages - 1].mu_rel_sd == 0.0);
@@ -543,7 +544,7 @@ static void test_rate_spread(void **state)
 	env = env_for(e);
 	env.rate_uncertainty = true;
 	inputs_update(&f->l, &f->d, PORT, e, 0.001, &env, &f->r);
-	check_rel(f->r.stages[f->r.nstages - 1].mu_rel_sd, sd / mean, 1e-9);
+	check_rel_strict(f->r.stages[f->r.nstages - 1].mu_rel_sd, sd / mean, 1e-9);
 	/* At another load: not known there. */
 	e->cpus[1].cpu_bound = 1;
 	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
@@ -576,7 +577,7 @@ static void test_rate_spread(void **state)
 	 * (pushed out), none at 1. */
 	for (int i = 0; i < BUSY_SPREAD_EPOCHS; i++)
 		ifix_take(f, busy_epoch(++seq, 1, 1300, 0), G_EPOCH_S);
-	check_rel(f->r.b.rate_rel_sd.v + 1, 1, 1e-6);
+	check_rel_strict(f->r.b.rate_rel_sd.v + 1, 1, 1e-6);
 	e = busy_epoch(++seq, 2, 1400, 0);
 	e->socks[0].pkts_out = 10;
 	env = env_for(e);

@@ -462,6 +462,43 @@ static void test_grow(void **state)
 	free(a);
 }
 
+/* rxb_append: each new element zeroed (also where an old one was), counted
+ * and returned in place; the array moves as rxb_grow moves it; full, all
+ * stays as it was. */
+static void test_append(void **state)
+{
+	struct { uint32_t id; double x; } *a = NULL, *v;
+	uint32_t n = 0, cap = 0, full_n, full_cap;
+
+	(void)state;
+	for (uint32_t i = 0; i < 40; i++) {
+		v = rxb_append((void **)&a, &n, &cap, sizeof(*a));
+		assert_non_null(v);
+		assert_int_equal(n, i + 1);
+		assert_ptr_equal(v, &a[i]);
+		assert_int_equal(v->id, 0);
+		assert_true(v->x == 0.0);
+		memset(v, 0xa5, sizeof(*v));
+		v->id = i;
+	}
+	assert_int_equal(cap, 64);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(a[i].id, i);
+	/* The last one dropped: its slot comes back zeroed. */
+	n--;
+	v = rxb_append((void **)&a, &n, &cap, sizeof(*a));
+	assert_ptr_equal(v, &a[39]);
+	assert_int_equal(v->id, 0);
+	assert_true(v->x == 0.0);
+	full_n = full_cap = UINT32_MAX / 2 + 1;
+	v = a;
+	assert_null(rxb_append((void **)&a, &full_n, &full_cap, sizeof(*a)));
+	assert_ptr_equal(a, v);
+	assert_int_equal(full_n, UINT32_MAX / 2 + 1);
+	assert_int_equal(full_cap, UINT32_MAX / 2 + 1);
+	free(a);
+}
+
 /* rxb_store_uint / rxb_load_uint: each width truncates and reads back its
  * own bytes only; a size other than 1, 2 or 4 is 8. */
 static void test_store_uint(void **state)
@@ -612,6 +649,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_wall_s),
 	cmocka_unit_test(test_write_all),
 	cmocka_unit_test(test_grow),
+	cmocka_unit_test(test_append),
 	cmocka_unit_test(test_store_uint),
 	cmocka_unit_test(test_parse_error),
 	cmocka_unit_test(test_name),

@@ -44,20 +44,20 @@ static void test_marginal_cost(void **state)
 		/* The fit qualifies once its decayed epoch count reaches the minimum. */
 		n = n * k + 1;
 		fitted |= n >= COST_FIT_MIN_EPOCHS;
-		check_rel(f->r.b.cpu_ns_per_pkt_ratio, num / den, 1e-12);
+		check_rel_strict(f->r.b.cpu_ns_per_pkt_ratio, num / den, 1e-12);
 		if (!fitted) {
 			/* Too few epochs: the ratio, and it says so. */
-			check_rel(f->r.b.cpu_ns_per_pkt.v, num / den, 1e-12);
+			check_rel_strict(f->r.b.cpu_ns_per_pkt.v, num / den, 1e-12);
 			assert_true(isnan(f->r.b.cpu_ns_per_wakeup));
 			assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "not separable"));
 		} else {
 			/* Exact data: the fit recovers a and b (rounding to ns). */
-			check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
-			check_rel(f->r.b.cpu_ns_per_wakeup, a, 1e-4);
+			check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+			check_rel_strict(f->r.b.cpu_ns_per_wakeup, a, 1e-4);
 			assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "marginal"));
 			assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 			/* mu_P-Net = 1 / (b N): the capacity is 1 / ((#C + 1) b). */
-			check_rel(f->r.stages[0].mu_net_per_s,
+			check_rel_strict(f->r.stages[0].mu_net_per_s,
 				  1e9 / (f->r.b.cpu_ns_per_pkt.v * f->r.stages[0].batch_pkts), 1e-15);
 			/* The ratio is above b by a / (packets per wake-up). */
 			assert_true(f->r.b.cpu_ns_per_pkt_ratio > 1.05 * b);
@@ -74,7 +74,7 @@ static void test_marginal_cost(void **state)
 		free(e);
 	}
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
 	/* The fit itself, not the last one kept: its precision does not
 	 * change when decay scales every sum alike. */
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
@@ -112,13 +112,13 @@ static void test_marginal_cost_kept(void **state)
 		free(e);
 	}
 	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), -1);
-	check_rel(f->r.b.cpu_ns_per_pkt_ratio, b + a / 4, 1e-6);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
-	check_rel(f->r.b.cpu_ns_per_wakeup, a, 1e-4);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_ratio, b + a / 4, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_wakeup, a, 1e-4);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "last separable"));
 	/* mu_P-Net from b, not from the ratio. */
-	check_rel(f->r.stages[0].mu_net_per_s,
+	check_rel_strict(f->r.stages[0].mu_net_per_s,
 		  1e9 / (b * f->r.stages[0].batch_pkts), 1e-6);
 }
 
@@ -161,20 +161,20 @@ static void test_marginal_cost_overflowing(void **state)
 		ifix_take(f, cost_epoch(++seq, cost_epochs[j][0], cost_epochs[j][1], a, b), 1.0);
 	}
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
 	/* Below its share: b alone still. */
 	for (int i = 0; i < 3; i++)
 		ifix_take(f, overflow_epoch(++seq, 10, 0.5), 1.0);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b, 1e-6);
 	assert_null(strstr(f->r.b.cpu_ns_per_pkt.why, "overflowing"));
 	for (int i = 0; i < 3; i++)
 		ifix_take(f, overflow_epoch(++seq, ppw, 0.9), 1.0);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
-	check_rel(f->r.b.cpu_ns_per_pkt_fit, b, 1e-6);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt_fit, b, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "40 pkts/wake-up overflowing"));
-	check_rel(f->r.stages[0].mu_net_per_s,
+	check_rel_strict(f->r.stages[0].mu_net_per_s,
 		  1e9 / ((b + a / ppw) * f->r.stages[0].batch_pkts), 1e-6);
 	/* Kept through idle epochs, an epoch that kept its queue and one
 	 * that overflowed below its share. */
@@ -187,7 +187,7 @@ static void test_marginal_cost_overflowing(void **state)
 	}
 	ifix_take(f, cost_epoch(++seq, 60000, 600, a, b), 1.0);
 	ifix_take(f, overflow_epoch(++seq, 10, 0.5), 1.0);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b + a / ppw, 1e-6);
 }
 
 /* The fit's edge cases, on its sums (struct lsq) through the public solver. */
@@ -206,7 +206,7 @@ static void test_marginal_cost_edges(void **state)
 		free(e);
 	}
 	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), -1);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 1500 + 9500 / 10.0, 1e-9);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1500 + 9500 / 10.0, 1e-9);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "not separable"));
 	/* A receiver that never slept: no wake-ups, the ratio is b. */
 	learn_init(&f->l);
@@ -218,7 +218,7 @@ static void test_marginal_cost_edges(void **state)
 		free(e);
 	}
 	assert_int_equal(cost_solve2(&f->l.cost.sums, &fa, &fb), -1);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 1500, 1e-9);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1500, 1e-9);
 	/* Wake-ups that cost "negative" time: a = 0, b the fit through 0. */
 	{
 		struct lsq f = { 0 };
@@ -241,8 +241,8 @@ static void test_marginal_cost_edges(void **state)
 		}
 		f.ok = true;
 		assert_int_equal(cost_solve2(&f, &fa, &fb), 0);
-		check_rel(fa, 0, 0);
-		check_rel(fb, spt / sp, 1e-12);
+		check_rel_strict(fa, 0, 0);
+		check_rel_strict(fb, spt / sp, 1e-12);
 		/* Too few epochs. */
 		f.ok = false;
 		assert_int_equal(cost_solve2(&f, &fa, &fb), -1);
@@ -289,7 +289,7 @@ static void test_fit_load_change(void **state)
 		if (i == 39) {
 			/* The quiet receiver: the fit, b within 10 %. */
 			assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
-			check_rel(f->r.b.cpu_ns_per_pkt.v, b, 0.10);
+			check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b, 0.10);
 		}
 		if (i >= 20)
 			lowest = fmin(lowest, f->r.b.cpu_ns_per_pkt.v);
@@ -299,7 +299,7 @@ static void test_fit_load_change(void **state)
 		      "the hogs %.0f per packet all told); at the end %.0f ns, %s\n",
 		      lowest, b, b_hogs, f->r.b.cpu_ns_per_pkt.v, f->r.b.cpu_ns_per_pkt.why);
 	assert_true(lowest >= 0.85 * b);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, b, 0.15);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, b, 0.15);
 }
 
 /*
@@ -344,10 +344,10 @@ static void test_spin_fit(void **state)
 			      "a %.0f (%.0f); 2-term b %.1f ns, a %.0f; ratio %.0f ns; spin %.0f %%\n",
 			      noise[c] * 100, b3, SP_B, e3, SP_E, a3, SP_A, b2, a2,
 			      r.b.cpu_ns_per_pkt_ratio, 100 * r.b.spin_share);
-		check_rel(b3, SP_B, tol_b[c]);
-		check_rel(e3, SP_E, tol_b[c]);
+		check_rel_strict(b3, SP_B, tol_b[c]);
+		check_rel_strict(e3, SP_E, tol_b[c]);
 		if (noise[c] == 0)
-			check_rel(a3, SP_A, 1e-3);
+			check_rel_strict(a3, SP_A, 1e-3);
 		/* The two-term fit is inflated by the spin (and puts the rest
 		 * of it on the few wake-ups), the ratio more. */
 		assert_true(b2 > 1.3 * SP_B);
@@ -356,14 +356,14 @@ static void test_spin_fit(void **state)
 		/* What the daemon uses: b of the three-term fit. */
 		assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_FIT);
 		assert_int_equal(r.b.cost_fit_terms, 3);
-		check_rel(r.b.cpu_ns_per_pkt.v, b3, 0);
-		check_rel(r.b.cpu_ns_per_pkt_fit, b3, 0);
-		check_rel(r.b.cpu_ns_per_empty_read, e3, 0);
+		check_rel_strict(r.b.cpu_ns_per_pkt.v, b3, 0);
+		check_rel_strict(r.b.cpu_ns_per_pkt_fit, b3, 0);
+		check_rel_strict(r.b.cpu_ns_per_empty_read, e3, 0);
 		assert_string_equal(r.b.cost_fit_note, "");
 		assert_true(r.b.spin_share > 0.2 && r.b.spin_share < 1);
 		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, " ns/empty read"));
 		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "ratio "));
-		check_rel(r.stages[0].mu_net_per_s,
+		check_rel_strict(r.stages[0].mu_net_per_s,
 			  1e9 / (b3 * r.stages[0].batch_pkts), 1e-12);
 
 		/*
@@ -382,7 +382,7 @@ static void test_spin_fit(void **state)
 		assert_int_equal(r.b.cpu_ns_per_pkt_basis, COST_LAST_FIT);
 		assert_int_equal(r.b.cost_fit_terms, 3);
 		assert_non_null(strstr(r.b.cost_fit_note, "not separable"));
-		check_rel(r.b.cpu_ns_per_pkt.v, SP_B, fmax(tol_b[c], 1e-3));
+		check_rel_strict(r.b.cpu_ns_per_pkt.v, SP_B, fmax(tol_b[c], 1e-3));
 		assert_true(r.b.spin_share >= COST_FIT_MAX_SPIN);
 		assert_non_null(strstr(r.b.cpu_ns_per_pkt.why, "last separable"));
 	}
@@ -446,8 +446,8 @@ static void test_spin_degenerate(void **state)
 		assert_true(wa > 0);
 		assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
 		assert_int_equal(f->r.b.cost_fit_terms, 2);
-		check_rel(f->r.b.cpu_ns_per_pkt.v, wb, 0);
-		check_rel(f->r.b.cpu_ns_per_wakeup, wa, 0);
+		check_rel_strict(f->r.b.cpu_ns_per_pkt.v, wb, 0);
+		check_rel_strict(f->r.b.cpu_ns_per_wakeup, wa, 0);
 		assert_true(isnan(f->r.b.cpu_ns_per_empty_read));
 		assert_true(isnan(f->r.b.spin_share));
 		assert_string_equal(f->r.b.cost_fit_note, "no empty reads");
@@ -474,9 +474,9 @@ static void test_spin_degenerate(void **state)
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_FIT);
 	assert_int_equal(f->r.b.cost_fit_terms, 2);
 	assert_string_equal(f->r.b.cost_fit_note, why);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, fb, 0);
-	check_rel(fb, b, 1e-6);
-	check_rel(fa, a + 600, 1e-4);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, fb, 0);
+	check_rel_strict(fb, b, 1e-6);
+	check_rel_strict(fa, a + 600, 1e-4);
 	assert_true(isnan(f->r.b.cpu_ns_per_empty_read));
 
 	/* Nearly collinear (z = w, one in six epochs one read more): the
@@ -543,7 +543,7 @@ static void test_spin_degenerate(void **state)
 		assert_true(isnan(fa));
 		print_message("one wake-up per epoch, not separable: b %.2f ns (truth %.0f), "
 			      "e %.2f (700 + wake-ups)\n", fb, b, fe);
-		check_rel(fb, b, 0.01);
+		check_rel_strict(fb, b, 0.01);
 		assert_true(fe > 700 && fe < 700 + 8000.0 / 20000 * 1.1);
 	}
 	/* No wake-ups at all: t = b p + e z, a unknown (NaN). */
@@ -568,8 +568,8 @@ static void test_spin_degenerate(void **state)
 		f.ok = true;
 		assert_int_equal(cost_solve3(&f, &fa, &fb, &fe, why, sizeof(why)), 0);
 		assert_true(isnan(fa));
-		check_rel(fb, b, 1e-12);
-		check_rel(fe, 700, 1e-12);
+		check_rel_strict(fb, b, 1e-12);
+		check_rel_strict(fe, 700, 1e-12);
 	}
 }
 
@@ -623,9 +623,9 @@ static void test_spin_uncertain_b(void **state)
 	assert_int_equal(ret, -2);
 	assert_true(isnan(fb) && isnan(fa));
 	assert_non_null(strstr(why, "packet cost uncertain"));
-	check_rel(fe, SP_E, COST_FIT_MAX_REL_SE * 3);
+	check_rel_strict(fe, SP_E, COST_FIT_MAX_REL_SE * 3);
 	assert_false(f->l.cost.known3);
-	check_rel(f->l.cost.spin_e_ns, fe, 0);
+	check_rel_strict(f->l.cost.spin_e_ns, fe, 0);
 	/* No cost: neither the two-term fit nor the ratio. */
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_NONE);
 	assert_true(isnan(f->r.b.cpu_ns_per_pkt.v));
@@ -644,8 +644,8 @@ static void test_spin_uncertain_b(void **state)
 		      f->r.b.cpu_ns_per_pkt.v, want, SP_B);
 	assert_int_equal(f->l.busy.sat.taken, 1);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_SATURATED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, want, 1e-9);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, SP_B, 0.05);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, want, 1e-9);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, SP_B, 0.05);
 
 	/*
 	 * Five empty reads per packet in every epoch: the spin is collinear
@@ -656,7 +656,7 @@ static void test_spin_uncertain_b(void **state)
 	learn_init(&f->l);
 	feed_collinear_spin(&f->l, &f->d, &f->r, &seq, &st, 5);
 	assert_int_equal(cost_solve2(&f->l.cost.sums, &a2, &b2), 0);
-	check_rel(b2, SP_B + 5 * SP_E, 1e-6);
+	check_rel_strict(b2, SP_B + 5 * SP_E, 1e-6);
 	assert_int_equal(cost_solve3(&f->l.cost.sums, &fa, &fb, &fe, why, sizeof(why)), -1);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_NONE);
 	assert_true(isnan(f->r.b.cpu_ns_per_pkt.v));
@@ -675,7 +675,7 @@ static void test_spin_uncertain_b(void **state)
 	feed_collinear_spin(&f->l, &f->d, &f->r, &seq, &st, 1.5);
 	assert_false(f->l.cost.known3);
 	assert_int_equal(cost_solve2(&f->l.cost.sums, &a2, &b2), 0);
-	check_rel(b2, SP_B + 1.5 * SP_E, 1e-3);
+	check_rel_strict(b2, SP_B + 1.5 * SP_E, 1e-3);
 	assert_true(f->r.b.spin_share > COST_FIT_MAX_SPIN);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_NONE);
 	assert_non_null(strstr(f->r.b.cpu_ns_per_pkt.why, "spin, not packets: 1.5 empty reads"));
@@ -734,7 +734,7 @@ static void test_spin_ratio_refused(void **state)
 	if (f->r.b.cpu_ns_per_pkt_basis == COST_RATIO)
 		assert_true(sz / sp < COST_RATIO_MAX_EMPTY_READS);
 	else	/* the rate change gave the three-term fit its spread */
-		check_rel(f->r.b.cpu_ns_per_pkt.v, SP_B, 1e-6);
+		check_rel_strict(f->r.b.cpu_ns_per_pkt.v, SP_B, 1e-6);
 	print_message("spinning receiver: cost refused for %d epochs at the low rate, "
 		      "then %s after %d at the high one (%.0f ns/pkt)\n", 12,
 		      f->r.b.cpu_ns_per_pkt_basis == COST_RATIO ? "the ratio" : "the fit",
@@ -751,7 +751,7 @@ static void test_spin_ratio_refused(void **state)
 		assert_int_equal(f->r.b.cpu_ns_per_pkt.src == VALUE_MISSING, false);
 	}
 	assert_int_equal(f->r.b.cpu_ns_per_pkt_basis, COST_RATIO);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 3000, 1e-9);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 3000, 1e-9);
 }
 
 UNIT_TEST_MAIN(

@@ -128,13 +128,13 @@ static void test_busy_loops(void **state)
 		dtake(f, g_light(++seq, 2, 20000, &st));
 	}
 	assert_int_equal(f->l.drain.taken, 6);
-	check_rel(drain_pkts_per_s(&f->l.drain, &load), truth, 1e-6);
-	check_rel(load, 2, 1e-12);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, &load), truth, 1e-6);
+	check_rel_strict(load, 2, 1e-12);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
 	assert_string_equal(capacity_basis_name(f->r.b.capacity.basis), "saturated_drain");
-	check_rel(f->r.b.capacity.pkts_per_s, truth, 1e-6);
-	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
-	check_rel(f->r.b.mu_net_per_s.v, f->r.stages[f->r.nstages - 1].mu_net_per_s, 0);
+	check_rel_strict(f->r.b.capacity.pkts_per_s, truth, 1e-6);
+	check_rel_strict(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
+	check_rel_strict(f->r.b.mu_net_per_s.v, f->r.stages[f->r.nstages - 1].mu_net_per_s, 0);
 	print_message("2 hogs: drain %.0f pkts/s (truth %.0f), the cost gave %.0f, scale %.3f\n",
 		      f->r.b.capacity.drain_pkts_per_s, truth, f->r.b.capacity.cost_pkts_per_s,
 		      f->r.b.capacity.scale);
@@ -157,13 +157,13 @@ static void test_woken_not_preempted(void **state)
 	for (int i = 0; i < 4; i++)
 		dtake(f, woken(++seq, 2, 2.8e6, 0.4 + 0.2 * i));
 	assert_int_equal(f->l.drain.taken, 4);
-	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-9);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-9);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
-	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
+	check_rel_strict(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
 	for (int i = 0; i < 4; i++)
 		dtake(f, blast(++seq, 2, -1, 0.3, 0.5 + 0.1 * i, 500, 2));
 	assert_int_equal(f->l.drain.taken, 8);
-	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 }
 
 /*
@@ -182,16 +182,16 @@ static void test_quota_and_staleness(void **state)
 
 	for (int i = 0; i < 6; i++)
 		dtake(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1));
-	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
-	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
-	check_rel(f->r.b.capacity.cost_pkts_per_s / truth, 1 / 1.33 / 0.56, 1e-3);
+	check_rel_strict(solver_capacity_pps(f->r.stages, f->r.nstages), truth, 1e-6);
+	check_rel_strict(f->r.b.capacity.cost_pkts_per_s / truth, 1 / 1.33 / 0.56, 1e-3);
 	print_message("quota: drain %.0f pkts/s, the cost gave %.0f (x %.3f)\n",
 		      f->r.b.capacity.drain_pkts_per_s, f->r.b.capacity.cost_pkts_per_s,
 		      f->r.b.capacity.cost_pkts_per_s / truth);
 	/* Another load: an epoch without overflow keeps the drain, unused. */
 	dtake(f, blast(++seq, 3, 1.33, 0.25, 0.5, 0, 1));
-	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
 	assert_non_null(strstr(f->r.b.capacity.why, "measured at #C+#I 0.33, now 1.33"));
 	/* The old load, within the age: used again. */
@@ -203,21 +203,21 @@ static void test_quota_and_staleness(void **state)
 	 * the first load it is not used.
 	 */
 	dtake(f, blast(++seq, 3, 1.33, 0.25, 0.5, 300, 1));
-	check_rel(drain_pkts_per_s(&f->l.drain, NULL), 0.25 / C_NS * 1e9, 1e-6);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), 0.25 / C_NS * 1e9, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
-	check_rel(solver_capacity_pps(f->r.stages, f->r.nstages), 0.25 / C_NS * 1e9, 1e-6);
+	check_rel_strict(solver_capacity_pps(f->r.stages, f->r.nstages), 0.25 / C_NS * 1e9, 1e-6);
 	dtake(f, blast(++seq, 2, 0.33, 0.56, 0.5, 0, 1));
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
 	for (int i = 0; i < 2; i++)
 		dtake(f, blast(++seq, 2, 0.33, 0.56, 0.5, 800, 1));
-	check_rel(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_DRAIN);
 	/* Eleven minutes later. */
 	seq += 660;
 	dtake(f, blast(seq, 2, 0.33, 0.56, 0.5, 0, 1));
 	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
 	assert_non_null(strstr(f->r.b.capacity.why, "s old"));
-	check_rel(f->r.b.capacity.pkts_per_s, f->r.b.capacity.cost_pkts_per_s, 0);
+	check_rel_strict(f->r.b.capacity.pkts_per_s, f->r.b.capacity.cost_pkts_per_s, 0);
 }
 
 /*
@@ -236,7 +236,7 @@ static void test_refused(void **state)
 	for (int i = 0; i < 4; i++)
 		dtake(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1));
 	before = drain_pkts_per_s(&f->l.drain, NULL);
-	check_rel(before, 0.3 / C_NS * 1e9, 1e-6);
+	check_rel_strict(before, 0.3 / C_NS * 1e9, 1e-6);
 	dtake(f, blast(++seq, 2, -1, 0.3, 1.0, 100, 1000));
 	e = blast(++seq, 2, -1, 0.3, 1.0, 100, 1);
 	e->socks[0].pkts_out = 500;
@@ -251,7 +251,7 @@ static void test_refused(void **state)
 	dtake(f, blast(++seq, 2, -1, 0.3, 1.0, 0, 1));
 	assert_int_equal(f->l.drain.refused, 4);
 	assert_int_equal(f->l.drain.taken, 4);
-	check_rel(drain_pkts_per_s(&f->l.drain, NULL), before, 1e-12);
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), before, 1e-12);
 }
 
 /*
@@ -275,10 +275,10 @@ static void test_calibrate_io_irq(void **state)
 	(void)state;
 	capacity_calibrate(&d, 2.2, 2000, CAPACITY_MODE_DRAIN, &in, &c);
 	assert_int_equal(c.basis, CAPACITY_DRAIN);
-	check_rel(c.drain_pkts_per_s, 300000, 1e-12);
-	check_rel(solver_capacity_pps(&in, 1), 300000, 1e-6);
-	check_rel(in.mu_net_full_per_s / in.mu_net_per_s, ratio, 1e-12);
-	check_rel(capacity_pkts_per_s(&in, in.mu_net_full_per_s), 300000, 1e-6);
+	check_rel_strict(c.drain_pkts_per_s, 300000, 1e-12);
+	check_rel_strict(solver_capacity_pps(&in, 1), 300000, 1e-6);
+	check_rel_strict(in.mu_net_full_per_s / in.mu_net_per_s, ratio, 1e-12);
+	check_rel_strict(capacity_pkts_per_s(&in, in.mu_net_full_per_s), 300000, 1e-6);
 	print_message("#C 1, #I 1, irq 150 ns: scale %.4f, cost gave %.0f pkts/s\n", c.scale,
 		      c.cost_pkts_per_s);
 	/* A drain four times off the cost is not taken. */
@@ -331,7 +331,7 @@ static void test_cost_mode_identical(void **state)
 	env.capacity = CAPACITY_MODE_DRAIN;
 	inputs_compute(&f->l, &f->d, PORT, e, &env, with);
 	assert_int_equal(with->b.capacity.basis, CAPACITY_DRAIN);
-	check_rel(with->stages[with->nstages - 1].mu_net_per_s,
+	check_rel_strict(with->stages[with->nstages - 1].mu_net_per_s,
 		  without->stages[without->nstages - 1].mu_net_per_s *
 			  with->b.capacity.scale, 1e-12);
 	free(e);
@@ -364,14 +364,14 @@ static void test_closed_form(void **state)
 	(void)state;
 	capacity_calibrate(&d, cpu, 2000, CAPACITY_MODE_COST, &in, &c);
 	assert_memory_equal(&in, &orig, sizeof(in));
-	check_rel(c.drain_scale, want_mu / orig.mu_net_per_s, 1e-6);
-	check_rel(c.pkts_per_s, c.cost_pkts_per_s, 0);
+	check_rel_strict(c.drain_scale, want_mu / orig.mu_net_per_s, 1e-6);
+	check_rel_strict(c.pkts_per_s, c.cost_pkts_per_s, 0);
 	capacity_calibrate(&d, cpu, 2000, CAPACITY_MODE_DRAIN, &in, &c);
 	assert_int_equal(c.basis, CAPACITY_DRAIN);
-	check_rel(in.mu_net_per_s, want_mu, 1e-6);
-	check_rel(c.scale, want_mu / orig.mu_net_per_s, 1e-6);
-	check_rel(c.pkts_per_s, dr, 1e-12);
-	check_rel(solver_capacity_pps(&in, 1), dr, 1e-6);
+	check_rel_strict(in.mu_net_per_s, want_mu, 1e-6);
+	check_rel_strict(c.scale, want_mu / orig.mu_net_per_s, 1e-6);
+	check_rel_strict(c.pkts_per_s, dr, 1e-12);
+	check_rel_strict(solver_capacity_pps(&in, 1), dr, 1e-6);
 }
 
 /*
@@ -404,8 +404,8 @@ static void test_prior_carries_drain(void **state)
 	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
 	inputs_compute(fresh, &f->d, PORT + 1, e, &env, r);
 	assert_int_equal(r->b.capacity.basis, CAPACITY_DRAIN);
-	check_rel(r->b.capacity.pkts_per_s, f->r.b.capacity.pkts_per_s, 0);
-	check_rel(r->stages[r->nstages - 1].mu_net_per_s,
+	check_rel_strict(r->b.capacity.pkts_per_s, f->r.b.capacity.pkts_per_s, 0);
+	check_rel_strict(r->stages[r->nstages - 1].mu_net_per_s,
 		  f->r.stages[f->r.nstages - 1].mu_net_per_s, 1e-12);
 	free(e);
 	free(fresh);

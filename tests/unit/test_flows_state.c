@@ -24,6 +24,7 @@
 #include "daemon/daemon.h"
 #include "daemon/model/state.h"
 #include "daemon/serve/status.h"
+#include "tests/unit/check_rel.h"
 #include "tests/unit/unit_main.h"
 
 static void learned(struct learn *l, double ns)
@@ -45,14 +46,6 @@ static void learned(struct learn *l, double ns)
 	l->napi_dgrams_per_skb = (struct ewma_ratio){ 1600, 100, true };
 }
 
-static void check_rel(double got, double want)
-{
-	if (!(fabs(got - want) <= 1e-8 * fabs(want))) {
-		print_error("got %.17g, want %.17g\n", got, want);
-		fail();
-	}
-}
-
 static void test_line_round_trip(void **state)
 {
 	struct state_entry e = { .port = 9000, .saved_unix_s = 1763770000 }, back;
@@ -68,18 +61,18 @@ static void test_line_round_trip(void **state)
 	assert_int_equal(back.port, 9000);
 	assert_int_equal(back.saved_unix_s, 1763770000);
 	assert_int_equal(back.learn.origin, VALUE_HISTORY);
-	check_rel(ewma_ratio_value(&back.learn.cpu_ns_per_pkt), 1523.25);
-	check_rel(ewma_ratio_value(&back.learn.pkts_per_wakeup), 4);
-	check_rel(ewma_ratio_value(&back.learn.truesize_per_pkt), 2304);
-	check_rel(ewma_ratio_value(&back.learn.napi_ns_per_poll), 2500);
-	check_rel(ewma_ratio_value(&back.learn.napi_pkts_per_poll), 2);
-	check_rel(ewma_ratio_value(&back.learn.napi_dgrams_per_skb), 16);
+	check_rel_strict(ewma_ratio_value(&back.learn.cpu_ns_per_pkt), 1523.25, 1e-8);
+	check_rel_strict(ewma_ratio_value(&back.learn.pkts_per_wakeup), 4, 1e-8);
+	check_rel_strict(ewma_ratio_value(&back.learn.truesize_per_pkt), 2304, 1e-8);
+	check_rel_strict(ewma_ratio_value(&back.learn.napi_ns_per_poll), 2500, 1e-8);
+	check_rel_strict(ewma_ratio_value(&back.learn.napi_pkts_per_poll), 2, 1e-8);
+	check_rel_strict(ewma_ratio_value(&back.learn.napi_dgrams_per_skb), 16, 1e-8);
 	/* Restored as worth the minimum of fresh data, not more. */
-	check_rel(back.learn.cpu_ns_per_pkt.den, LEARN_MIN_PKTS);
+	check_rel_strict(back.learn.cpu_ns_per_pkt.den, LEARN_MIN_PKTS, 1e-8);
 	assert_int_equal(back.learn.rcvbuf_bytes, 212992);
 	assert_int_equal(back.learn.ncpus, 2);
 	assert_int_equal(back.learn.cpu[0], 1);
-	check_rel(back.learn.cpu_share[1], 0.25);
+	check_rel_strict(back.learn.cpu_share[1], 0.25, 1e-8);
 	assert_string_equal(back.learn.napi_dev, "(backlog)");
 	/* Truncated output reports the length it needs. */
 	assert_int_equal(state_format_line(&e, line, 10), n);
@@ -207,7 +200,7 @@ static void test_save_and_load(void **state)
 	assert_int_equal(s->n, 2);
 	assert_true(state_history_get(s, 9001, &got));
 	assert_int_equal(got.origin, VALUE_HISTORY);
-	check_rel(ewma_ratio_value(&got.cpu_ns_per_pkt), 800);
+	check_rel_strict(ewma_ratio_value(&got.cpu_ns_per_pkt), 800, 1e-8);
 	assert_true(got.history_age_s < 60);
 	assert_false(state_history_get(s, 9002, &got));
 	state_close(s);
@@ -231,7 +224,7 @@ static void test_damaged_file(void **state)
 	assert_int_equal(state_open(s, b->sub), 0);
 	assert_int_equal(s->n, 1);
 	assert_true(state_history_get(s, 9000, &got));
-	check_rel(ewma_ratio_value(&got.cpu_ns_per_pkt), 1200);
+	check_rel_strict(ewma_ratio_value(&got.cpu_ns_per_pkt), 1200, 1e-8);
 	state_close(s);
 	/* Too large: ignored as a whole, the daemon runs on. */
 	f = fopen(b->path, "w");

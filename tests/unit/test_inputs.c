@@ -25,16 +25,16 @@ static void test_stage_b_formulas(void **state)
 	assert_true(f->r.b.present);
 	assert_false(f->r.a.present);
 	assert_false(f->r.no_traffic);
-	check_rel(f->r.b.cpu_bound.v, 0.75 * 2.0 + 0.25 * 0.0, 1e-15);
+	check_rel_strict(f->r.b.cpu_bound.v, 0.75 * 2.0 + 0.25 * 0.0, 1e-15);
 	assert_int_equal(f->r.b.cpu_bound.src, VALUE_MEASURED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
-	check_rel(f->r.b.pkts_per_wakeup.v, 4, 1e-15);
-	check_rel(f->r.b.queue_pkts.v, floor(212992.0 / 2304.0), 0);
-	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
+	check_rel_strict(f->r.b.pkts_per_wakeup.v, 4, 1e-15);
+	check_rel_strict(f->r.b.queue_pkts.v, floor(212992.0 / 2304.0), 0);
+	check_rel_strict(f->r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
 	assert_int_equal(f->r.stages[0].batch_pkts, 4);
 	assert_int_equal(f->r.stages[0].queue_pkts, 92);
 	assert_false(f->r.stages[0].load_independent);
-	check_rel(f->r.stages[0].cpu_bound, 1.5, 1e-15);
+	check_rel_strict(f->r.stages[0].cpu_bound, 1.5, 1e-15);
 	assert_true(f->r.stages[0].io_bound == 0);
 	/* No NAPI poll seen: stage A is left out, which costs 10 %. */
 	assert_int_equal(f->r.confidence, 900);
@@ -70,10 +70,10 @@ static void test_irq_on_receiver_cpu(void **state)
 		learn_disk_init(&f->d);
 		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		assert_int_equal(f->r.nstages, 1);
-		check_rel(f->r.b.irq_ns_per_pkt.v, want_irq, 1e-12);
+		check_rel_strict(f->r.b.irq_ns_per_pkt.v, want_irq, 1e-12);
 		assert_int_equal(f->r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
-		check_rel(f->r.stages[0].irq_ns_per_pkt, want_irq, 1e-12);
-		check_rel(f->r.b.cpu_ns_per_pkt.v, charged ? own / 1000 : 2000, 1e-6);
+		check_rel_strict(f->r.stages[0].irq_ns_per_pkt, want_irq, 1e-12);
+		check_rel_strict(f->r.b.cpu_ns_per_pkt.v, charged ? own / 1000 : 2000, 1e-6);
 		free(e);
 	}
 
@@ -90,7 +90,7 @@ static void test_irq_on_receiver_cpu(void **state)
 		assert_true(f->r.b.irq_ns_per_pkt.v == 0);
 		assert_int_equal(f->r.b.irq_ns_per_pkt.src, VALUE_MEASURED);
 		assert_true(f->r.stages[0].irq_ns_per_pkt == 0);
-		check_rel(f->r.b.cpu_ns_per_pkt.v, 2000 * (1 - 1e-4), 1e-6);
+		check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 2000 * (1 - 1e-4), 1e-6);
 		free(e);
 	}
 
@@ -106,7 +106,7 @@ static void test_irq_on_receiver_cpu(void **state)
 		inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
 		assert_int_equal(f->r.b.irq_ns_per_pkt.src, VALUE_MISSING);
 		assert_true(f->r.stages[0].irq_ns_per_pkt == 0);
-		check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
+		check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
 		free(e);
 	}
 }
@@ -135,19 +135,19 @@ static void test_placement_needs_packets(void **state)
 	struct ifix *f = *state;
 
 	feed_placed(f, 1, 20000, false);
-	check_rel(f->r.b.cpu_bound.v, 2.0, 0);
+	check_rel_strict(f->r.b.cpu_bound.v, 2.0, 0);
 	/* The start-up epoch: 1 packet, a quarter of it on CPU 0. */
 	feed_placed(f, 2, 1, true);
-	check_rel(f->r.b.cpu_bound.v, 2.0, 0);
+	check_rel_strict(f->r.b.cpu_bound.v, 2.0, 0);
 	assert_int_equal(f->l.ncpus, 1);
 	/* Traffic split 75/25: that is where it runs now. */
 	feed_placed(f, 3, 1000, true);
-	check_rel(f->r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
+	check_rel_strict(f->r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
 	/* A flow with no placement yet takes what there is. */
 	learn_init(&f->l);
 	feed_placed(f, 4, 1, true);
 	assert_int_equal(f->l.ncpus, 2);
-	check_rel(f->r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
+	check_rel_strict(f->r.b.cpu_bound.v, 0.75 * 2.0, 1e-15);
 }
 
 /* The costs are decaying packet-weighted averages (learn.h). */
@@ -164,19 +164,19 @@ static void test_smoothing(void **state)
 	add_sock(e2, 3000, 1000, 3000);
 	env = env_for(e2);
 	inputs_update(&f->l, &f->d, PORT, e2, 0.5, &env, &f->r);
-	check_rel(f->r.b.cpu_ns_per_pkt.v,
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v,
 		  (2000.0 * 1000 * k + 1000.0 * 3000) / (1000 * k + 3000), 1e-14);
-	check_rel(f->r.b.pkts_per_wakeup.v, (1000 * k + 3000) / (250 * k + 3000), 1e-14);
+	check_rel_strict(f->r.b.pkts_per_wakeup.v, (1000 * k + 3000) / (250 * k + 3000), 1e-14);
 	/* The workload is not smoothed: this epoch's counts only. */
 	e2->cpus[1].cpu_bound = 3;
 	e2->seq = 3;
 	e2->socks[0].pkts_out = 0;	/* idle epoch */
 	env = env_for(e2);
 	inputs_update(&f->l, &f->d, PORT, e2, 0.5, &env, &f->r);
-	check_rel(f->r.b.cpu_bound.v, 3, 0);
+	check_rel_strict(f->r.b.cpu_bound.v, 3, 0);
 	/* Idle: costs carried over, flagged learned, and trusted less. */
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
-	check_rel(f->r.b.cpu_ns_per_pkt.v,
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v,
 		  (2000.0 * 1000 * k + 1000.0 * 3000) / (1000 * k + 3000), 1e-14);
 	assert_int_equal(f->r.confidence, 630);	/* 1000 x 0.7 learned x 0.9 no stage A */
 	free(e1);
@@ -226,7 +226,7 @@ static void test_never_blocked(void **state)
 	assert_int_equal(f->r.nstages, 1);
 	assert_int_equal(f->r.stages[0].batch_pkts, 92);
 	assert_int_equal(f->r.stages[0].queue_pkts, 92);
-	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (800.0 * 92), 1e-15);
+	check_rel_strict(f->r.stages[0].mu_net_per_s, 1e9 / (800.0 * 92), 1e-15);
 }
 
 /* Without the scheduler probe the receiver's costs are missing. */
@@ -267,7 +267,7 @@ static void test_io_bound(void **state)
 	ifix_feed(f, 1.0);
 	assert_true(f->r.b.io_ignored);
 	assert_true(f->r.stages[0].io_bound == 0);
-	check_rel(f->r.b.io_bound.v, 1.5, 0);
+	check_rel_strict(f->r.b.io_bound.v, 1.5, 0);
 	assert_non_null(strstr(f->r.why, "not modelled"));
 	assert_int_equal(f->r.confidence, 450);	/* x 0.9 no stage A x 0.5 */
 
@@ -280,9 +280,9 @@ static void test_io_bound(void **state)
 	f->env = env_for(e);
 	ifix_feed(f, 1.0);
 	assert_false(f->r.b.io_ignored);
-	check_rel(f->r.stages[0].io_bound, 1.5, 0);
-	check_rel(f->r.stages[0].mu_disk_per_s, 1e9 / 990099, 1e-14);
-	check_rel(f->r.stages[0].mu_pio_per_s, 1e9 / 217391, 1e-14);
+	check_rel_strict(f->r.stages[0].io_bound, 1.5, 0);
+	check_rel_strict(f->r.stages[0].mu_disk_per_s, 1e9 / 990099, 1e-14);
+	check_rel_strict(f->r.stages[0].mu_pio_per_s, 1e9 / 217391, 1e-14);
 }
 
 /* Unmeasured task classes (NaN) make stage B impossible: say which. */
@@ -324,7 +324,7 @@ static void test_stage_a(void **state)
 	assert_true(f->r.a.present);
 	assert_string_equal(f->r.a.dev, "(backlog)");
 	assert_true(f->r.stages[0].load_independent);
-	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);
+	check_rel_strict(f->r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);
 	assert_int_equal(f->r.stages[0].batch_pkts, 2);
 	assert_int_equal(f->r.stages[0].queue_pkts, 1000);
 	assert_int_equal(f->r.a.queue_pkts.src, VALUE_SYSCTL);
@@ -359,18 +359,18 @@ static void test_stage_a_gso(void **state)
 	set_napi(&e->napi[0], "(backlog)", 1000, 2000 /* skbs */, 2500);
 	ifix_feed(f, 1.0);
 	assert_true(f->r.a.present);
-	check_rel(f->r.a.dgrams_per_skb.v, 16, 1e-12);
+	check_rel_strict(f->r.a.dgrams_per_skb.v, 16, 1e-12);
 	assert_int_equal(f->r.a.dgrams_per_skb.src, VALUE_MEASURED);
-	check_rel(f->r.a.pkts_per_poll.v, 32, 1e-12);
+	check_rel_strict(f->r.a.pkts_per_poll.v, 32, 1e-12);
 	assert_int_equal(f->r.stages[0].batch_pkts, 32);
 	assert_int_equal(f->r.stages[0].queue_pkts, 16000);
-	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);	/* polls/s */
+	check_rel_strict(f->r.stages[0].mu_net_per_s, 1e9 / 2500, 1e-15);	/* polls/s */
 
 	/* Other traffic on the device: fewer datagrams than skbs. */
 	learn_init(&f->l);
 	e->socks[0].pkts_in = 1500;
 	ifix_feed(f, 1.0);
-	check_rel(f->r.a.dgrams_per_skb.v, 1, 1e-12);
+	check_rel_strict(f->r.a.dgrams_per_skb.v, 1, 1e-12);
 	assert_int_equal(f->r.stages[0].batch_pkts, 2);
 	assert_int_equal(f->r.stages[0].queue_pkts, 1000);
 
@@ -383,10 +383,10 @@ static void test_stage_a_gso(void **state)
 
 	e->socks[0].pkts_in = 32000;
 	ifix_feed(f, 1.0);
-	check_rel(f->r.a.dgrams_per_skb.v, want, 1e-12);
+	check_rel_strict(f->r.a.dgrams_per_skb.v, want, 1e-12);
 	e->napi[0].pkts = 0;
 	ifix_feed(f, 1.0);
-	check_rel(f->r.a.dgrams_per_skb.v, want, 1e-12);
+	check_rel_strict(f->r.a.dgrams_per_skb.v, want, 1e-12);
 }
 
 /* Costs from the state directory: flagged, trusted less, no traffic. */
@@ -401,8 +401,8 @@ static void test_history(void **state)
 	assert_int_equal(f->r.nstages, 1);
 	assert_true(f->r.no_traffic);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_HISTORY);
-	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (1500.0 * 8), 1e-15);
-	check_rel(f->r.stages[0].cpu_bound, 1, 0);
+	check_rel_strict(f->r.stages[0].mu_net_per_s, 1e9 / (1500.0 * 8), 1e-15);
+	check_rel_strict(f->r.stages[0].cpu_bound, 1, 0);
 	assert_int_equal(f->r.confidence, 360);	/* 0.4 history x 0.9 no stage A */
 }
 
@@ -437,24 +437,24 @@ static void test_rcvbuf_tcp_on_port(void **state)
 	struct ifix *f = *state;
 
 	/* Only the TCP socket so far: its buffer is used. */
-	check_rel(rcvbuf_epoch(f, 1, IPPROTO_TCP, 0, 131072),
+	check_rel_strict(rcvbuf_epoch(f, 1, IPPROTO_TCP, 0, 131072),
 		  floor(131072.0 / 2304.0), 0);
 	/* The UDP socket: its buffer replaces it. */
-	check_rel(rcvbuf_epoch(f, 2, IPPROTO_UDP, 0, 8388608),
+	check_rel_strict(rcvbuf_epoch(f, 2, IPPROTO_UDP, 0, 8388608),
 		  udp_pkts, 0);
 	assert_int_equal(f->r.stages[0].queue_pkts, 3640);
 	/* The TCP socket again (the end of a transfer): K stays the UDP one. */
-	check_rel(rcvbuf_epoch(f, 3, IPPROTO_TCP, 0, 131072),
+	check_rel_strict(rcvbuf_epoch(f, 3, IPPROTO_TCP, 0, 131072),
 		  udp_pkts, 0);
 	/*
 	 * The record says UDP (its last dequeue) but the buffer size was read
 	 * from the TCP socket (a control frame queued after the last UDP
 	 * read): K stays the UDP one.
 	 */
-	check_rel(rcvbuf_epoch(f, 4, IPPROTO_UDP, IPPROTO_TCP, 131072),
+	check_rel_strict(rcvbuf_epoch(f, 4, IPPROTO_UDP, IPPROTO_TCP, 131072),
 		  udp_pkts, 0);
 	/* A new UDP buffer (the application resized it) is taken. */
-	check_rel(rcvbuf_epoch(f, 5, IPPROTO_UDP, 0, 4194304),
+	check_rel_strict(rcvbuf_epoch(f, 5, IPPROTO_UDP, 0, 4194304),
 		  floor(4194304.0 / 2304.0), 0);
 }
 
@@ -523,17 +523,17 @@ static void test_tcp_drain(void **state)
 		ifix_take(f, e, G_EPOCH_S);
 		assert_int_equal(f->r.nstages, 0);
 		assert_true(f->r.tcp.present);
-		check_rel(f->r.tcp.cpu_ns_per_pkt.v, ns, 1e-12);
-		check_rel(f->r.tcp.share, hogs + 1, 1e-12);
+		check_rel_strict(f->r.tcp.cpu_ns_per_pkt.v, ns, 1e-12);
+		check_rel_strict(f->r.tcp.share, hogs + 1, 1e-12);
 		want = (i == 0 ? payload : bytes) * 8 * 1e9 / (ns * (hogs + 1));
-		check_rel(inputs_tcp_advise(&f->r.tcp, payload), want, 1e-12);
-		check_rel(f->r.tcp.drain_bps, want, 1e-12);
+		check_rel_strict(inputs_tcp_advise(&f->r.tcp, payload), want, 1e-12);
+		check_rel_strict(f->r.tcp.drain_bps, want, 1e-12);
 		assert_int_equal(f->r.tcp.bytes_per_pkt.src,
 				 i == 0 ? VALUE_CONFIG : VALUE_MEASURED);
 		assert_int_equal(f->r.confidence, i == 0 ? 500 : 1000);
 	}
 	/* 2 hogs: 65000 B x 8 / (97 us x 3) = 1.787 Gb/s; none: 5.361 Gb/s. */
-	check_rel(f->r.tcp.drain_bps, 5.360824742e9, 1e-9);
+	check_rel_strict(f->r.tcp.drain_bps, 5.360824742e9, 1e-9);
 }
 
 /* An epoch whose socket saw loss episodes end: @n bins of (bucket, count). */
@@ -578,8 +578,8 @@ static void test_unsampled_epochs(void **state)
 	add_sock(e, 1000, 2000, 250);
 	env = env_for(e);
 	inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
-	check_rel(f->r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-15);
+	check_rel_strict(f->r.stages[0].mu_net_per_s, 1e9 / (2000.0 * 4), 1e-15);
 	free(e);
 	/*
 	 * Epochs 2-4, not sampled: no counts (counts_valid false), two hogs
@@ -602,12 +602,12 @@ static void test_unsampled_epochs(void **state)
 		assert_int_equal(f->r.nstages, 1);
 		assert_false(f->r.no_traffic);
 		/* The costs exactly as sampled, still counted as measured. */
-		check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 0);
-		check_rel(f->r.b.pkts_per_wakeup.v, 4, 0);
+		check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 2000, 0);
+		check_rel_strict(f->r.b.pkts_per_wakeup.v, 4, 0);
 		assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_MEASURED);
 		/* The load is this epoch's. */
-		check_rel(f->r.b.cpu_bound.v, 2.0, 1e-15);
-		check_rel(f->r.stages[0].cpu_bound, 2.0, 1e-15);
+		check_rel_strict(f->r.b.cpu_bound.v, 2.0, 1e-15);
+		check_rel_strict(f->r.stages[0].cpu_bound, 2.0, 1e-15);
 		free(e);
 	}
 	/* Epoch 5, sampled, no packets: now the flow is idle - learned values. */
@@ -617,7 +617,7 @@ static void test_unsampled_epochs(void **state)
 	e->net_sampled_seq = 5;
 	env = env_for(e);
 	inputs_update(&f->l, &f->d, PORT, e, 1.0, &env, &f->r);
-	check_rel(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 2000, 1e-12);
 	assert_int_equal(f->r.b.cpu_ns_per_pkt.src, VALUE_LEARNED);
 	free(e);
 }
@@ -656,16 +656,17 @@ static void test_loss_episodes(void **state)
 	/* A third, in an unsampled epoch: the median is the middle one. */
 	episode_feed(f, 3, false, 1, b2, 0.001);
 	assert_int_equal(f->r.b.loss_episode_pkts.src, VALUE_MEASURED);
-	check_rel(f->r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
-	check_rel(learn_episode_pkts(&f->l), sqrt(640.0 * 768.0), 1e-15);
+	check_rel_strict(f->r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
+	check_rel_strict(learn_episode_pkts(&f->l), sqrt(640.0 * 768.0), 1e-15);
 	/* Ten seconds of nothing: the weights decay alike, the median stays. */
 	episode_feed(f, 4, true, 0, NULL, 10.0);
 	assert_int_equal(f->r.b.loss_episode_pkts.src, VALUE_LEARNED);
-	check_rel(f->r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
-	check_rel(f->l.episodes_w, (2 * exp(-0.001 / LEARN_TAU_S) + 1) * exp(-10.0 / LEARN_TAU_S), 1e-12);
+	check_rel_strict(f->r.b.loss_episode_pkts.v, sqrt(640.0 * 768.0), 1e-15);
+	check_rel_strict(f->l.episodes_w,
+			 (2 * exp(-0.001 / LEARN_TAU_S) + 1) * exp(-10.0 / LEARN_TAU_S), 1e-12);
 	/* Four large ones outweigh the three decayed ones. */
 	episode_feed(f, 5, true, 1, b4, 1.0);
-	check_rel(f->r.b.loss_episode_pkts.v, sqrt(16384.0 * 20480.0), 1e-15);
+	check_rel_strict(f->r.b.loss_episode_pkts.v, sqrt(16384.0 * 20480.0), 1e-15);
 	assert_int_equal(f->l.episodes_ended, 7);
 }
 

@@ -19,18 +19,11 @@
 #include <cmocka.h>
 
 #include "solver/lsq.h"
+#include "tests/unit/check_rel.h"
 #include "tests/unit/unit_main.h"
 #include "tests/unit/test_rng.h"
 
 #define NOBS 40
-
-static void check_rel(double got, double want, double tol)
-{
-	if (!(fabs(got - want) <= tol * fabs(want))) {
-		print_error("got %.17g, want %.17g (rel. tol %g)\n", got, want, tol);
-		fail();
-	}
-}
 
 /* Observations: x in [1, 100) x [1000, 91000) x [0, 50000), y on a plane
  * (3.5, 1200, 700) with relative noise @noise. */
@@ -112,27 +105,27 @@ static void test_exact_plane(void **state)
 	fill(&s, x, y, 1);
 	assert_true(s.ok);
 	assert_int_equal(lsq_solve(&s, all, 3, 0.02, c, var, &bad), 0);
-	check_rel(c[0], 3.5, 1e-7);
-	check_rel(c[1], 1200, 1e-12);
-	check_rel(c[2], 700, 1e-12);
+	check_rel_strict(c[0], 3.5, 1e-7);
+	check_rel_strict(c[1], 1200, 1e-12);
+	check_rel_strict(c[2], 700, 1e-12);
 	assert_true(lsq_se(&s, 3, lsq_explained(&s, all, 3, c), var[1]) < 1e-6 * 1200);
 	/* Two terms on a plane of two, by Cramer and by Cholesky. */
 	for (int i = 0; i < NOBS; i++)
 		y[i] = 9500 * x[i][0] + 1500 * x[i][1];
 	fill(&s, x, y, 1);
 	assert_int_equal(lsq_solve2(&s, 0, 1, 0.02, c2, v2), 0);
-	check_rel(c2[0], 9500, 1e-9);
-	check_rel(c2[1], 1500, 1e-12);
+	check_rel_strict(c2[0], 9500, 1e-9);
+	check_rel_strict(c2[1], 1500, 1e-12);
 	assert_int_equal(lsq_solve(&s, all, 2, 0.02, c, var, &bad), 0);
-	check_rel(c[0], 9500, 1e-9);
-	check_rel(c[1], 1500, 1e-12);
+	check_rel_strict(c[0], 9500, 1e-9);
+	check_rel_strict(c[1], 1500, 1e-12);
 	/* One term. */
 	for (int i = 0; i < NOBS; i++)
 		y[i] = 1500 * x[i][1];
 	fill(&s, x, y, 1);
 	assert_int_equal(lsq_solve1(&s, 1, &c1, &v1), 0);
-	check_rel(c1, 1500, 1e-15);
-	check_rel(v1, 1 / s.xx[1][1], 0);
+	check_rel_strict(c1, 1500, 1e-15);
+	check_rel_strict(v1, 1 / s.xx[1][1], 0);
 }
 
 /*
@@ -152,7 +145,7 @@ static void test_against_lapack(void **state)
 	(void)state;
 	observe(&st, 0.05, x, y);
 	fill(&s, x, y, 1);
-	check_rel(lsq_n_eff(&s), NOBS, 1e-15);
+	check_rel_strict(lsq_n_eff(&s), NOBS, 1e-15);
 	for (size_t t = 0; t < sizeof(ks) / sizeof(ks[0]); t++) {
 		const int *idx = sets[t];
 		int k = ks[t], bad;
@@ -163,9 +156,9 @@ static void test_against_lapack(void **state)
 		lapack_inv_diag(x, idx, k, lvar);
 		ex = lsq_explained(&s, idx, k, c);
 		for (int q = 0; q < k; q++) {
-			check_rel(c[q], lc[q], 1e-9);
-			check_rel(var[q], lvar[q], 1e-9);
-			check_rel(lsq_se(&s, k, ex, var[q]), sqrt(rss / (NOBS - k) * lvar[q]),
+			check_rel_strict(c[q], lc[q], 1e-9);
+			check_rel_strict(var[q], lvar[q], 1e-9);
+			check_rel_strict(lsq_se(&s, k, ex, var[q]), sqrt(rss / (NOBS - k) * lvar[q]),
 				  1e-6);
 		}
 		if (k == 2) {
@@ -173,8 +166,8 @@ static void test_against_lapack(void **state)
 
 			assert_int_equal(lsq_solve2(&s, idx[0], idx[1], 0.02, c2, v2), 0);
 			for (int q = 0; q < 2; q++) {
-				check_rel(c2[q], lc[q], 1e-9);
-				check_rel(v2[q], lvar[q], 1e-9);
+				check_rel_strict(c2[q], lc[q], 1e-9);
+				check_rel_strict(v2[q], lvar[q], 1e-9);
 			}
 		}
 	}
@@ -217,9 +210,9 @@ static void test_decayed(void **state)
 	assert_int_equal(lsq_solve(&s, all, 3, 0.02, c, var, &bad), 0);
 	lapack_fit(x, y, w, all, 3, lc, &rss);
 	for (int q = 0; q < 3; q++)
-		check_rel(c[q], lc[q], 1e-9);
-	check_rel(s.n, (1 - pow(d, NOBS)) / (1 - d), 1e-12);
-	check_rel(lsq_n_eff(&s), pow((1 - pow(d, NOBS)) / (1 - d), 2) /
+		check_rel_strict(c[q], lc[q], 1e-9);
+	check_rel_strict(s.n, (1 - pow(d, NOBS)) / (1 - d), 1e-12);
+	check_rel_strict(lsq_n_eff(&s), pow((1 - pow(d, NOBS)) / (1 - d), 2) /
 				 ((1 - pow(d, 2 * NOBS)) / (1 - d * d)), 1e-12);
 	for (int q = 0; q < 3; q++)
 		se[q] = lsq_se(&s, 3, lsq_explained(&s, all, 3, c), var[q]);
@@ -230,8 +223,8 @@ static void test_decayed(void **state)
 
 		assert_int_equal(lsq_solve(&s, all, 3, 0.02, c2, var2, &bad), 0);
 		for (int q = 0; q < 3; q++) {
-			check_rel(c2[q], c[q], 1e-9);
-			check_rel(lsq_se(&s, 3, lsq_explained(&s, all, 3, c2), var2[q]), se[q],
+			check_rel_strict(c2[q], c[q], 1e-9);
+			check_rel_strict(lsq_se(&s, 3, lsq_explained(&s, all, 3, c2), var2[q]), se[q],
 				  1e-6);
 		}
 	}

@@ -14,12 +14,11 @@
 static void on_rate(void *user, const struct rxbneck_rate *r)
 {
 	struct rbudp_follow *f = user;
-	struct rbudp_follow_rate *v = rxb_grow(f->rates, f->n_rates, &f->cap_rates, sizeof(*v));
+	struct rbudp_follow_rate *v = rxb_append((void **)&f->rates, &f->n_rates,
+						 &f->cap_rates, sizeof(*v));
 
 	if (!v)
 		return;	/* keep following; only the record is short */
-	f->rates = v;
-	v = &f->rates[f->n_rates++];
 	v->t_ns = rxb_mono_ns();
 	v->rate_bps = r->rate_bps;
 	v->loss = r->loss;
@@ -34,12 +33,11 @@ static void on_rate(void *user, const struct rxbneck_rate *r)
 static void on_pause(void *user, const struct rxbneck_pause_window *w)
 {
 	struct rbudp_follow *f = user;
-	struct rbudp_follow_sched *v = rxb_grow(f->scheds, f->n_scheds, &f->cap_scheds,
-						 sizeof(*v));
+	struct rbudp_follow_sched *v = rxb_append((void **)&f->scheds, &f->n_scheds,
+						  &f->cap_scheds, sizeof(*v));
 
 	if (v) {
-		f->scheds = v;
-		f->scheds[f->n_scheds++] = (struct rbudp_follow_sched){
+		*v = (struct rbudp_follow_sched){
 			.received_ns = w->received_ns,
 			.first_stop_ns = w->first_stop_ns,
 			.duration_us = w->pause.duration_us,
@@ -182,14 +180,12 @@ void rbudp_follow_poll(struct rbudp_follow *f, uint64_t now_ns, uint64_t *rate_b
 
 void rbudp_follow_paused(struct rbudp_follow *f, uint64_t start_ns, uint64_t end_ns)
 {
-	struct rbudp_follow_window *v = rxb_grow(f->windows, f->n_windows, &f->cap_windows,
-						  sizeof(*v));
+	struct rbudp_follow_window *v = rxb_append((void **)&f->windows, &f->n_windows,
+						   &f->cap_windows, sizeof(*v));
 
 	f->pause_ns += end_ns - start_ns;
-	if (!v)
-		return;
-	f->windows = v;
-	f->windows[f->n_windows++] = (struct rbudp_follow_window){ start_ns, end_ns };
+	if (v)
+		*v = (struct rbudp_follow_window){ start_ns, end_ns };
 }
 
 void rbudp_follow_report(struct rbudp_follow *f, uint32_t rounds, uint64_t elapsed_ns,

@@ -158,13 +158,12 @@ void rbudp_recv_counts(struct rbudp_recv_session *s)
 static struct rbudp_recv_round *new_round(struct rbudp_recv_session *s, uint32_t expected)
 {
 	struct rbudp_recv_result *r = s->r;
-	struct rbudp_recv_round *v = rxb_grow(r->rounds, r->n_rounds, &r->cap_rounds, sizeof(*v));
+	struct rbudp_recv_round *v = rxb_append((void **)&r->rounds, &r->n_rounds,
+						&r->cap_rounds, sizeof(*v));
 
 	if (!v)
 		return NULL;
-	r->rounds = v;
-	s->rr = &r->rounds[r->n_rounds++];
-	memset(s->rr, 0, sizeof(*s->rr));
+	s->rr = v;
 	s->rr->round = ++s->round;
 	s->rr->pkts_expected = expected;
 	return s->rr;

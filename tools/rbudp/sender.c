@@ -69,14 +69,12 @@ void rbudp_send_result_finish(struct rbudp_send_result *r)
 static struct rbudp_send_round *new_round(struct rbudp_sender *s, uint32_t round)
 {
 	struct rbudp_send_result *r = s->r;
-	struct rbudp_send_round *v = rxb_grow(r->rounds, r->n_rounds, &r->cap_rounds, sizeof(*v));
+	struct rbudp_send_round *v = rxb_append((void **)&r->rounds, &r->n_rounds,
+						&r->cap_rounds, sizeof(*v));
 
-	if (!v)
-		return NULL;
-	r->rounds = v;
-	memset(&r->rounds[r->n_rounds], 0, sizeof(r->rounds[0]));
-	r->rounds[r->n_rounds].round = round;
-	return &r->rounds[r->n_rounds++];
+	if (v)
+		v->round = round;
+	return v;
 }
 
 /* ------------------------------------------------------------ sockets -- */

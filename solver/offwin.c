@@ -61,22 +61,27 @@ struct hist {
 	double cap_s;		/* the longest window; <= 0: unknown */
 };
 
-/* Part of a slot's windows: @weight of them log-uniform on [a, b] (a == b: all at a). */
+/*
+ * A slot's windows: log-uniform on [a, b] (the slot, when only their
+ * count is known) or uniform on it (around their measured mean); a == b:
+ * all at a.
+ */
 struct piece {
-	double weight, a, b;
+	double a, b;
+	bool uniform;
 };
 
 /*
- * Slot @r's windows as pieces; returns how many (1 or 2). Without its
- * moments the slot is one log-uniform piece. With them, two equal halves
- * at mean ± d: the slot's mean exactly and its spread d = sd as far as
- * the slot and the longest window allow (less where mean ± sd would pass
- * them; a longest window below the mean is stale and left out). Windows
- * that the scheduler's tick makes nearly equal (a co-runner runs whole
- * ticks) are then where they were measured, not spread over a factor of
- * two.
+ * Slot @r's windows. Without their moments, log-uniform over the slot.
+ * With them, uniform on m ± h, h = √3 sd, the uniform law with the slot's
+ * mean and standard deviation, as far as the slot and the longest window
+ * allow (h less where m ± √3 sd would pass them; a longest window below
+ * the mean is stale and left out). Windows that the scheduler's tick makes
+ * nearly equal (a co-runner runs whole ticks) are then where they were
+ * measured, not spread over a factor of two; spread ones keep a tail, and
+ * the loss grows from zero continuously as the rate rises past K / (m + h).
  */
-static size_t slot_pieces(const struct hist *h, size_t r, struct piece pc[2])
+static struct piece slot_piece(const struct hist *h, size_t r)
 {
 	double a, b, m, d;
 
@@ -85,18 +90,15 @@ static size_t slot_pieces(const struct hist *h, size_t r, struct piece pc[2])
 	d = h->sd_s ? h->sd_s[r] : 0.0;
 	if (!(m >= a && m < b) || !(d >= 0.0) || !isfinite(d)) {
 		slot_bounds(r, h->cap_s, &a, &b);
-		pc[0] = (struct piece){ h->count[r], a, b };
-		return 1;
+		return (struct piece){ a, b, false };
 	}
 	if (h->cap_s >= m && h->cap_s < b)
 		b = h->cap_s;
-	d = fmin(d, fmin(m - a, b - m));
-	pc[0] = (struct piece){ h->count[r] / 2.0, m - d, m - d };
-	pc[1] = (struct piece){ h->count[r] / 2.0, m + d, m + d };
-	return 2;
+	d = fmin(sqrt(3.0) * d, fmin(m - a, b - m));
+	return (struct piece){ m - d, m + d, true };
 }
 
-typedef double (*piece_fn)(double a, double b, double x, enum offwin_within w);
+typedef double (*piece_fn)(const struct piece *pc, double x, enum offwin_within w);
 
 /* The mean of @per_piece over the histogram (normalised by its total). */
 static double hist_mean(const struct hist *h, double x_s, enum offwin_within w,
@@ -104,20 +106,35 @@ static double hist_mean(const struct hist *h, double x_s, enum offwin_within w,
 {
 	size_t nslots = h->nslots < OFFWIN_MAX_SLOTS ? h->nslots : OFFWIN_MAX_SLOTS;
 	double total = 0.0, sum = 0.0;
-	struct piece pc[2];
 
 	for (size_t r = 0; r < nslots; r++) {
+		struct piece pc;
+
 		if (!(h->count[r] > 0.0))
 			continue;
 		total += h->count[r];
-		for (size_t j = 0, n = slot_pieces(h, r, pc); j < n; j++)
-			sum += pc[j].weight * per_piece(pc[j].a, pc[j].b, x_s, w);
+		pc = slot_piece(h, r);
+		sum += h->count[r] * per_piece(&pc, x_s, w);
 	}
 	return total > 0.0 ? sum / total : 0.0;
 }
 
-static double piece_excess(double a, double b, double x, enum offwin_within w)
+/* E[(W − x)+] for W uniform on [a, b]. */
+static double uniform_excess(double a, double b, double x)
 {
+	if (b <= a)
+		return a > x ? a - x : 0.0;
+	if (x >= b)
+		return 0.0;
+	if (x <= a)
+		return (a + b) / 2.0 - x;
+	return (b - x) * (b - x) / (2.0 * (b - a));
+}
+
+static double piece_excess(const struct piece *pc, double x, enum offwin_within w)
+{
+	double a = pc->a, b = pc->b;
+
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? a - x : 0.0;
@@ -126,7 +143,7 @@ static double piece_excess(double a, double b, double x, enum offwin_within w)
 	case OFFWIN_LOGUNIFORM:
 		break;
 	}
-	return loguniform_excess(a, b, x);
+	return pc->uniform ? uniform_excess(a, b, x) : loguniform_excess(a, b, x);
 }
 
 /* A log2 histogram without moments, as the public functions take it. */
@@ -160,8 +177,22 @@ static double loguniform_end(double a, double b, double x)
 	return ((b * b - y * y) / 2.0 - x * x * log(b / y)) / (2.0 * log(b / a));
 }
 
-static double piece_end(double a, double b, double x, enum offwin_within w)
+/* E[(W^2 − x^2)/2; W > x] for W uniform on [a, b], y = max(a, x). */
+static double uniform_end(double a, double b, double x)
 {
+	double y = x > a ? x : a;
+
+	if (b <= a)
+		return a > x ? (a * a - x * x) / 2.0 : 0.0;
+	if (x >= b)
+		return 0.0;
+	return ((b * b * b - y * y * y) / 6.0 - x * x * (b - y) / 2.0) / (b - a);
+}
+
+static double piece_end(const struct piece *pc, double x, enum offwin_within w)
+{
+	double a = pc->a, b = pc->b;
+
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? (a * a - x * x) / 2.0 : 0.0;
@@ -170,7 +201,7 @@ static double piece_end(double a, double b, double x, enum offwin_within w)
 	case OFFWIN_LOGUNIFORM:
 		break;
 	}
-	return loguniform_end(a, b, x);
+	return pc->uniform ? uniform_end(a, b, x) : loguniform_end(a, b, x);
 }
 
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
@@ -269,31 +300,40 @@ static const double gl_weight[8] = {
 	0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763,
 };
 
-/*
- * The mean of @fn at the room a window finds after one of [@u0, @u1] in
- * ln seconds, the previous window log-uniform there: the room is K/λ up
- * to the drain, then falls as the previous window's overflow, then stays
- * at what the gap frees: smooth between those breaks, so each piece is
- * taken by Gauss-Legendre in ln w.
- */
-static double room_mean_log(const struct preempt *p, double u0, double u1, room_fn fn)
+/* The room a window finds after one of exp(@u) (@log) or @u seconds. */
+static double room_at(const struct preempt *p, double u, bool log_scale, room_fn fn)
 {
-	double brk[4] = { u0, u1, u1, u1 }, sum = 0.0;
+	return fn(p->in, room_after_s(p, log_scale ? exp(u) : u), p->w);
+}
+
+/*
+ * The mean of @fn at the room a window finds after one of [@u0, @u1], the
+ * previous window uniform there in ln seconds (@log_scale: log-uniform) or
+ * in seconds: the room is K/λ up to the drain, then falls as the previous
+ * window's overflow, then stays at what the gap frees: smooth between those
+ * breaks, so each piece is taken by Gauss-Legendre.
+ */
+static double room_mean_over(const struct preempt *p, double u0, double u1, bool log_scale,
+			     room_fn fn)
+{
+	double brk[4] = { u0, u1, u1, u1 }, sum = 0.0, at;
 	size_t n = 1;
 
 	if (!(u1 > u0))
-		return fn(p->in, room_after_s(p, exp(u0)), p->w);
-	if (p->drained_s > 0.0 && log(p->drained_s) > u0 && log(p->drained_s) < u1)
-		brk[n++] = log(p->drained_s);
-	if (p->full_s > 0.0 && log(p->full_s) > brk[n - 1] && log(p->full_s) < u1)
-		brk[n++] = log(p->full_s);
+		return room_at(p, u0, log_scale, fn);
+	at = log_scale ? (p->drained_s > 0.0 ? log(p->drained_s) : -INFINITY) : p->drained_s;
+	if (p->drained_s > 0.0 && at > u0 && at < u1)
+		brk[n++] = at;
+	at = log_scale ? (p->full_s > 0.0 ? log(p->full_s) : -INFINITY) : p->full_s;
+	if (p->full_s > 0.0 && at > brk[n - 1] && at < u1)
+		brk[n++] = at;
 	brk[n] = u1;
 	for (size_t j = 0; j < n; j++) {
 		double mid = (brk[j] + brk[j + 1]) / 2.0, half = (brk[j + 1] - brk[j]) / 2.0;
 
 		for (size_t q = 0; q < 8; q++)
 			sum += gl_weight[q] * half *
-			       fn(p->in, room_after_s(p, exp(mid + half * gl_node[q])), p->w);
+			       room_at(p, mid + half * gl_node[q], log_scale, fn);
 	}
 	return sum / (u1 - u0);
 }
@@ -309,23 +349,24 @@ static double room_mean(const struct preempt *p, room_fn fn)
 	const struct hist *h = &p->h;
 	size_t nslots = h->nslots < OFFWIN_MAX_SLOTS ? h->nslots : OFFWIN_MAX_SLOTS;
 	double total = 0.0, sum = 0.0;
-	struct piece pc[2];
 
 	for (size_t r = 0; r < nslots; r++) {
+		struct piece pc;
+		double v;
+
 		if (!(h->count[r] > 0.0))
 			continue;
 		total += h->count[r];
-		for (size_t j = 0, n = slot_pieces(h, r, pc); j < n; j++) {
-			double a = pc[j].a, b = pc[j].b, v;
-
-			if (p->w == OFFWIN_LOW)
-				v = fn(p->in, room_after_s(p, a), p->w);
-			else if (p->w == OFFWIN_HIGH)
-				v = fn(p->in, room_after_s(p, b), p->w);
-			else
-				v = room_mean_log(p, log(a), log(b), fn);
-			sum += pc[j].weight * v;
-		}
+		pc = slot_piece(h, r);
+		if (p->w == OFFWIN_LOW)
+			v = fn(p->in, room_after_s(p, pc.a), p->w);
+		else if (p->w == OFFWIN_HIGH)
+			v = fn(p->in, room_after_s(p, pc.b), p->w);
+		else if (pc.uniform)
+			v = room_mean_over(p, pc.a, pc.b, false, fn);
+		else
+			v = room_mean_over(p, log(pc.a), log(pc.b), true, fn);
+		sum += h->count[r] * v;
 	}
 	return total > 0.0 ? sum / total : 0.0;
 }
@@ -390,8 +431,20 @@ static double loguniform_tail(double a, double b, double x)
 	return log(b / x) / log(b / a);
 }
 
-static double piece_tail(double a, double b, double x, enum offwin_within w)
+/* P(W > x) for W uniform on [a, b] (all at a when the span is empty). */
+static double uniform_tail(double a, double b, double x)
 {
+	if (b <= a || x <= a)
+		return a > x ? 1.0 : 0.0;
+	if (x >= b)
+		return 0.0;
+	return (b - x) / (b - a);
+}
+
+static double piece_tail(const struct piece *pc, double x, enum offwin_within w)
+{
+	double a = pc->a, b = pc->b;
+
 	switch (w) {
 	case OFFWIN_LOW:
 		return a > x ? 1.0 : 0.0;
@@ -400,7 +453,7 @@ static double piece_tail(double a, double b, double x, enum offwin_within w)
 	case OFFWIN_LOGUNIFORM:
 		break;
 	}
-	return loguniform_tail(a, b, x);
+	return pc->uniform ? uniform_tail(a, b, x) : loguniform_tail(a, b, x);
 }
 
 static double tail_at(const struct offwin_in *in, double x_s, enum offwin_within w)

@@ -62,16 +62,17 @@
  * OFFWIN_LOW and OFFWIN_HIGH compute: a bound on what the assumption can
  * move.
  *
- * Where a slot's mean and standard deviation were measured as well (the
- * probe sums each slot's lengths and their squares), its windows are taken
- * as two equal halves at mean ± sd instead, the spread shrunk where that
- * would leave the slot. A slot's windows are often nearly equal: a
- * receiver preempted among busy co-runners waits for whole ticks of each
- * (three at HZ 250: 12.0 ms, mid-slot), which log-uniform would spread
- * from 8.4 to 16.8 ms, a quarter of them past 14 ms. The two halves keep
- * the slot's first two moments; E[(W − x)+] of any shape with them lies
- * between the one point at the mean and (sd² + (m − x)²)^½ / 2 + (m − x)/2
- * (Scarf's bound), and the two halves lie between those.
+ * Where a slot's mean m and standard deviation s were measured as well
+ * (the probe sums each slot's lengths and their squares), its windows are
+ * taken uniform on m ± √3 s instead, the uniform law with those two
+ * moments, the spread shrunk where it would leave the slot. A slot's
+ * windows are often nearly equal: a receiver preempted among busy
+ * co-runners waits for whole ticks of each (three at HZ 250: 12.0 ms,
+ * mid-slot), which log-uniform would spread from 8.4 to 16.8 ms, a quarter
+ * of them past 14 ms. E[(W − x)+] of any shape with the two moments lies
+ * between the point at the mean, (m − x)+, and Scarf's bound
+ * ((s² + (m − x)²)^½ + (m − x)) / 2; the uniform lies between, and unlike
+ * a few points its loss grows from zero continuously with the rate.
  *
  * Pure: no I/O, no allocation, no globals.
  */

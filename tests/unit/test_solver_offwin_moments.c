@@ -5,8 +5,9 @@
  *  - windows all of one length (sd 0; a co-runner's whole ticks): each
  *    loses what does not fit in the empty queue, ν (W − K/λ)+ / 1 of the
  *    arrivals, and only those longer than K/λ lose;
- *  - windows of two lengths in one slot, half each: their moments give
- *    those two lengths back, so the loss is the two lengths' exactly;
+ *  - windows with a spread: uniform on mean ± √3 sd, their loss, losing
+ *    windows and a round's end term against Simpson's rule over that
+ *    density (10^4 panels), below, inside and above it;
  *  - a spread wider than the slot allows is shrunk to the slot's edge, a
  *    longest wait below the mean is left out, one above it cuts the
  *    spread, and a mean outside its slot leaves the slot log-uniform;
@@ -53,20 +54,46 @@ static void win_init(struct win *w, double per_s, double mean_s, double sd_s)
 	};
 }
 
-/* ν E[(W − K/λ)+] over windows of @n lengths @len_s, equally many of each. */
-static double two_lengths_loss(double per_s, const double *len_s, int n, double lambda)
+/* ν E[(W − K/λ)+] over windows all of length @len_s. */
+static double one_length_loss(double per_s, double len_s, double lambda)
 {
-	double sum = 0;
+	return per_s * fmax(len_s - K_PKTS / lambda, 0.0);
+}
 
-	for (int i = 0; i < n; i++)
-		sum += fmax(len_s[i] - K_PKTS / lambda, 0.0);
-	return per_s * sum / n;
+enum what { EXCESS, TAIL, END };
+
+/*
+ * E of (W − x)+, [W > x] or (W² − x²)/2 [W > x] for W uniform on [lo, hi],
+ * by Simpson's rule (10^4 panels; the kink at x is a panel edge when x
+ * lies inside, by splitting the range there).
+ */
+static double simpson_uniform(double lo, double hi, double x, enum what what)
+{
+	const int n = 10000;
+	double a = fmax(lo, x), h, sum;
+
+	if (a >= hi)
+		return 0.0;
+	h = (hi - a) / n;
+	sum = 0.0;
+	for (int i = 0; i <= n; i++) {
+		double w = a + i * h, f, c = (i == 0 || i == n) ? 1 : (i % 2 ? 4 : 2);
+
+		f = what == EXCESS ? w - x : what == TAIL ? 1.0 : (w * w - x * x) / 2.0;
+		sum += c * f;
+	}
+	return sum * h / 3.0 / (hi - lo);
+}
+
+/* ν E[(W − K/λ)+] over W uniform on [@lo, @hi], by Simpson. */
+static double uniform_loss(double per_s, double lo, double hi, double lambda)
+{
+	return per_s * simpson_uniform(lo, hi, K_PKTS / lambda, EXCESS);
 }
 
 static void test_one_length(void **state)
 {
 	struct win w;
-	const double len[] = { 0.012 };
 
 	(void)state;
 	win_init(&w, 10.0, 0.012, 0.0);
@@ -75,7 +102,7 @@ static void test_one_length(void **state)
 	assert_true(offwin_lossy_per_s(&w.in, 3e9 / 8 / 1456, OFFWIN_LOGUNIFORM) == 0.0);
 	/* 3.2e5/s: it holds 11.4 ms; every window loses 0.62 ms of arrivals. */
 	check_rel(offwin_loss(&w.in, 3.2e5, OFFWIN_LOGUNIFORM),
-		  two_lengths_loss(10.0, len, 1, 3.2e5), 1e-12, "one length");
+		  one_length_loss(10.0, 0.012, 3.2e5), 1e-12, "one length");
 	check_rel(offwin_lossy_per_s(&w.in, 3.2e5, OFFWIN_LOGUNIFORM), 10.0, 1e-12,
 		  "every window loses");
 	/* The edge placements are the same point: nothing left to bound. */
@@ -86,25 +113,39 @@ static void test_one_length(void **state)
 	assert_true(offwin_loss(&w.in, 3e9 / 8 / 1456, OFFWIN_LOGUNIFORM) > 0.0);
 }
 
-static void test_two_lengths(void **state)
+/*
+ * 12 ms ± 1 ms: uniform on 12 ± 1.732 ms. At each rate the loss, the
+ * losing windows and, with the queue empty at every window, the round's
+ * end term against Simpson's rule.
+ */
+static void test_spread(void **state)
 {
-	const double len[] = { 0.010, 0.014 };
-	const double lambdas[] = { 2.0e5, 2.8e5, 3.0e5, 4.0e5 };
+	const double lambdas[] = { 2.0e5, 2.8e5, 3.0e5, 3.2e5, 4.0e5 };
+	double lo = 0.012 - sqrt(3.0) * 0.001, hi = 0.012 + sqrt(3.0) * 0.001;
 	struct win w;
 
 	(void)state;
-	win_init(&w, 8.0, 0.012, 0.002);
+	win_init(&w, 8.0, 0.012, 0.001);
 	for (size_t i = 0; i < sizeof(lambdas) / sizeof(lambdas[0]); i++) {
-		double x = K_PKTS / lambdas[i], want = two_lengths_loss(8.0, len, 2, lambdas[i]);
-		double lossy = 8.0 * ((len[0] > x) + (len[1] > x)) / 2.0;
+		double l = lambdas[i], x = K_PKTS / l, want = uniform_loss(8.0, lo, hi, l);
 
 		if (want == 0.0)
-			assert_true(offwin_loss(&w.in, lambdas[i], OFFWIN_LOGUNIFORM) == 0.0);
+			assert_true(offwin_loss(&w.in, l, OFFWIN_LOGUNIFORM) == 0.0);
 		else
-			check_rel(offwin_loss(&w.in, lambdas[i], OFFWIN_LOGUNIFORM), want,
-				  1e-12, "two lengths");
-		check_rel(offwin_lossy_per_s(&w.in, lambdas[i], OFFWIN_LOGUNIFORM), lossy,
-			  1e-12, "their losing windows");
+			check_rel(offwin_loss(&w.in, l, OFFWIN_LOGUNIFORM), want, 1e-9, "spread");
+		check_abs(offwin_lossy_per_s(&w.in, l, OFFWIN_LOGUNIFORM),
+			  8.0 * simpson_uniform(lo, hi, x, TAIL), 1e-9, "losing windows");
+		check_abs(offwin_round_absorb(&w.in, l, OFFWIN_LOGUNIFORM),
+			  l * 8.0 * simpson_uniform(lo, hi, x, END), 1e-6, "end term");
+	}
+	/* Its loss lies between all at the mean and the bound of the two moments. */
+	for (size_t i = 0; i < sizeof(lambdas) / sizeof(lambdas[0]); i++) {
+		double l = lambdas[i], gap = 0.012 - K_PKTS / l;
+		double scarf = (sqrt(1e-6 + gap * gap) + gap) / 2.0;
+		double got = offwin_loss(&w.in, l, OFFWIN_LOGUNIFORM);
+
+		assert_true(got >= 8.0 * fmax(gap, 0.0) - 1e-15);
+		assert_true(got <= 8.0 * scarf + 1e-15);
 	}
 }
 
@@ -115,14 +156,10 @@ static void test_spread_kept_in_slot(void **state)
 
 	(void)state;
 	offwin_slot_s(SLOT_12MS, &a, &b);
-	/* 9 ms ± 3 ms would leave the slot below: shrunk to 9 ms ± (9 ms − a). */
+	/* 9 ms ± √3 3 ms would leave the slot below: shrunk to 9 ms ± (9 ms − a). */
 	win_init(&w, 10.0, 0.009, 0.003);
-	{
-		const double len[] = { a, 0.018 - a };
-
-		check_rel(offwin_loss(&w.in, lambda, OFFWIN_LOGUNIFORM),
-			  two_lengths_loss(10.0, len, 2, lambda), 1e-12, "shrunk spread");
-	}
+	check_rel(offwin_loss(&w.in, lambda, OFFWIN_LOGUNIFORM),
+		  uniform_loss(10.0, a, 0.018 - a, lambda), 1e-9, "shrunk spread");
 	/* A mean outside its slot is no measurement of it: log-uniform. */
 	win_init(&w, 10.0, 0.005, 0.001);
 	win_init(&plain, 10.0, 0.0, 0.0);
@@ -140,17 +177,17 @@ static void test_wake_cap(void **state)
 		.wake_per_s = 20.0, .wake_count = count, .wake_mean_s = mean_s,
 		.wake_sd_s = sd_s, .wake_max_s = 0.0125,
 	};
-	const double cut[] = { 0.0115, 0.0125 }, whole[] = { 0.011, 0.013 };
 
 	(void)state;
 	count[SLOT_12MS] = 1.0;
 	mean_s[SLOT_12MS] = 0.012;
 	sd_s[SLOT_12MS] = 0.001;
 	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM),
-		  two_lengths_loss(20.0, cut, 2, lambda), 1e-12, "cut at the longest");
+		  uniform_loss(20.0, 0.0115, 0.0125, lambda), 1e-9, "cut at the longest");
 	in.wake_max_s = 0.0105;	/* stale: below the mean */
 	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM),
-		  two_lengths_loss(20.0, whole, 2, lambda), 1e-12, "stale longest");
+		  uniform_loss(20.0, 0.012 - sqrt(3.0) * 0.001, 0.012 + sqrt(3.0) * 0.001,
+			       lambda), 1e-9, "stale longest");
 }
 
 /*
@@ -197,7 +234,7 @@ static void test_parse_moments(void **state)
 
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_one_length),
-	cmocka_unit_test(test_two_lengths),
+	cmocka_unit_test(test_spread),
 	cmocka_unit_test(test_spread_kept_in_slot),
 	cmocka_unit_test(test_wake_cap),
 	cmocka_unit_test(test_round_end),

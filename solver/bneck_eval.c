@@ -135,6 +135,7 @@ static struct offwin_in window_in(const struct bneck_model *md, uint32_t i,
 		.wake_sd_s = st->wake_sd_s,
 		.wake_max_s = st->wake_max_s,
 		.release_pkts = st->queue_release_pkts,
+		.round_pkts = fmax(md->x->file_bytes / md->x->payload_bytes, 1.0),
 	};
 
 	return in;

@@ -496,6 +496,14 @@ void offwin_eval_loss(const struct offwin_in *in, double lambda, enum offwin_wit
 	ev->loss = l < 1.0 ? l : 1.0;
 }
 
+/* The windows after preemption a first round meets, at most 1 (0: no round given). */
+static double round_windows(const struct offwin_in *in, double lambda)
+{
+	if (!(in->round_pkts > 0.0))
+		return 1.0;
+	return fmin(1.0, in->per_s * in->round_pkts / lambda);
+}
+
 /*
  * The windows that lose, each kind from its own room; and what a round's
  * ends take off its loss: the windows that begin within W of its end
@@ -513,7 +521,7 @@ void offwin_eval_round(const struct offwin_in *in, struct offwin_eval *ev)
 		/* In overload the queue stays full: every window loses. */
 		n += in->per_s * (ev->overload_s > ev->excess_s ? 1.0 : room_mean(&p, tail_at));
 		sum_s += in->per_s * room_mean(&p, end_at);
-		sum_s += ev->excess_s - excess_at(in, p.full_s, ev->w);
+		sum_s += (ev->excess_s - excess_at(in, p.full_s, ev->w)) * round_windows(in, ev->lambda);
 	}
 	if (in->wake_per_s > 0.0 && in->wake_count) {
 		struct hist h = wake_hist(in);

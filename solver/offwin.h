@@ -118,6 +118,11 @@ struct offwin_in {
 	 * on.
 	 */
 	double release_pkts;
+	/*
+	 * The packets of a transfer's first round (offwin_round_absorb());
+	 * 0: rounds taken as long enough to meet a window.
+	 */
+	double round_pkts;
 };
 
 /* [lo, hi) seconds of slot @r. */
@@ -174,7 +179,10 @@ double offwin_loss(const struct offwin_in *in, double lambda, enum offwin_within
  *   that takes off λ ν E[(W² − x²)/2; W > x], x = F/λ for the windows
  *   after preemption and K/λ for the waits after a wake-up;
  * - its start: the round's first window after preemption finds the empty
- *   queue's room K, not F: λ (E[(W − F/λ)+] − E[(W − K/λ)+]).
+ *   queue's room K, not F: λ (E[(W − F/λ)+] − E[(W − K/λ)+]), times the
+ *   windows a first round of @in->round_pkts meets where that is less than
+ *   one, ν round_pkts/λ: a round that meets a window only now and then
+ *   takes back only what those windows lose, not the waits' loss too.
  *
  * (F over the previous window's length as above.)
  *

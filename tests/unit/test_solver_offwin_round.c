@@ -346,9 +346,46 @@ static void test_edges_bracket(void **state)
 	assert_true(offwin_round_absorb(&f.in, 3e5, OFFWIN_LOGUNIFORM) == 0.0);
 }
 
+/*
+ * A receiver that mostly sleeps, preempted now and then with short runs
+ * before (the windows' overload term makes each lose its whole length):
+ * its first round meets such a window only now and then, so adding them
+ * never lowers the round's loss below the waits' alone (the round's first
+ * window takes back at most what those windows lose in it).
+ */
+static void test_rare_windows_never_lower(void **state)
+{
+	double count[NS] = { 0 }, mean_s[NS] = { 0 }, sd_s[NS] = { 0 }, wake[NS] = { 0 };
+	double n0 = 2e8 / 1456;
+	struct offwin_in in = {
+		.count = count, .mean_s = mean_s, .sd_s = sd_s, .nslots = NS,
+		.queue_pkts = 3641, .on_pkts_per_s = 1.4e6, .gap_s = 20e-6,
+		.wake_per_s = 100, .wake_count = wake, .release_pkts = 910,
+		.round_pkts = n0,
+	};
+
+	(void)state;
+	wake[20] = 45;
+	wake[21] = 55;
+	count[21] = 1;
+	mean_s[21] = 3.77e-3;
+	for (double lambda = 6e5; lambda <= 8.6e5; lambda += 2e4) {
+		double with, alone;
+
+		in.per_s = 1.3;
+		with = fmax(n0 * offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) -
+			    offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM), 0.0);
+		in.per_s = 0.0;
+		alone = fmax(n0 * offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM) -
+			     offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM), 0.0);
+		assert_true(with >= alone * (1 - 1e-12));
+	}
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_drained_end_term),
 	cmocka_unit_test(test_short_gaps_start_term),
 	cmocka_unit_test(test_short_round_bound),
 	cmocka_unit_test(test_edges_bracket),
+	cmocka_unit_test(test_rare_windows_never_lower),
 )

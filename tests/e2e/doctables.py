@@ -19,9 +19,8 @@ and NAME says which one it is:
            fixed-rate sweeps of REFERENCE pooled, with pool.py's defaults
            (2000 bootstrap resamples, seed 1, one-run sweeps of 3 repeats
            and 3 --follow transfers); VERDICTS lists them:
-             verdict-newkernel      the daemon at its defaults (loss =
-                                    queue), the reference runs' own
-             verdict-service-reach  loss = service, loss_episodes = windows
+             verdict-newkernel      loss = queue, the reference runs' own
+             verdict-defaults       the daemon at its defaults
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   tcp      the TCP-over-the-path table of MAKE_E2E's table.md
   loads    one row per run of the LOADS lists: the load, the daemon's
@@ -39,7 +38,7 @@ Exit 0 when all agree, 2 on usage or an unreadable document.
 --write puts the tables made from the kept runs into the document and
 draws the figure (--plot, default docs/e2e.png) with pool.py: the sweeps
 of REFERENCE and the --follow transfers of the daemon with loss = service
-(SERVICE_ALL). It needs matplotlib (Debian's
+(DEFAULTS). It needs matplotlib (Debian's
 python3-matplotlib, for /usr/bin/python3).
 """
 import argparse
@@ -66,26 +65,16 @@ SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 # transfers per rate and k each, pooled into the reference curve; each run
 # also has 5 --follow and 5 --follow --no-pause transfers per k.
 REFERENCE = ["line10g-s%d" % s for s in range(201, 206)]
-# loss = service with loss_episodes = windows: three runs of 5 + 5 --follow
-# transfers per k at k = 1-3 and one fixed-rate transfer at 10 Gb/s, no
-# sweep.
-SERVICE_REACH = ["line10g-s%d" % s for s in (198, 199, 200)]
-# The daemon at its defaults since those are loss = service, loss_episodes
-# = windows (the windows' reach counted in reads): three runs like those.
-SERVICE_DEFAULT = ["line10g-s%d" % s for s in (206, 207, 208)]
-# The same, with nothing else running on the machine (those three overlapped
-# other CPU-heavy work there).
-SERVICE_QUIET = ["line10g-s%d" % s for s in (209, 210, 211)]
-# Every run of the daemon with loss = service against REFERENCE.
-SERVICE_ALL = SERVICE_REACH + SERVICE_DEFAULT + SERVICE_QUIET
+# The daemon at its defaults (loss = service, loss_episodes = windows, the
+# windows' slots at their measured mean and spread): six runs of 5 + 5
+# --follow transfers per k at k = 1-3 and one fixed-rate transfer at 10
+# Gb/s, no sweep.
+DEFAULTS = ["line10g-s%d" % s for s in range(224, 230)]
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
 # configuration judged against REFERENCE.
 VERDICTS = {
     "verdict-newkernel": (REFERENCE, REFERENCE),
-    "verdict-service-reach": (REFERENCE, SERVICE_REACH),
-    "verdict-service-default": (REFERENCE, SERVICE_DEFAULT),
-    "verdict-service-quiet": (REFERENCE, SERVICE_QUIET),
-    "verdict-service-nine": (REFERENCE, SERVICE_ALL),
+    "verdict-defaults": (REFERENCE, DEFAULTS),
 }
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py
@@ -350,7 +339,7 @@ def write(doc, made, results, fig):
     for d in KEPT:
         with open(os.path.join(results, d, "table.md"), "w") as f:
             f.write(analyze.table(load(results, d)))
-    ref, _, runs, meta = pooled(results, REFERENCE, SERVICE_ALL)
+    ref, _, runs, meta = pooled(results, REFERENCE, DEFAULTS)
     try:
         pool.plot(ref, runs, meta, len(REFERENCE), fig)
     except pool.PoolError as e:

@@ -16,21 +16,18 @@ void offwin_slot_s(size_t r, double *lo_s, double *hi_s)
 }
 
 /*
+ * The shape formulas below take a < b and x < b: the piece functions
+ * handle a piece that is one point (an empty span, or a placement at an
+ * edge) and x at or above its top.
+ *
  * E[(W − x)+] for W log-uniform on [a, b]:
  *   x <= a:      (b − a)/ln(b/a) − x
  *   a < x < b:   ((b − x) − x ln(b/x)) / ln(b/a)
- *   x >= b:      0.
  */
 static double loguniform_excess(double a, double b, double x)
 {
-	double span;
+	double span = log(b / a);
 
-	/* No span to spread over: every wait at a. */
-	if (b <= a)
-		return a > x ? a - x : 0.0;
-	span = log(b / a);
-	if (x >= b)
-		return 0.0;
 	if (x <= a)
 		return (b - a) / span - x;
 	return ((b - x) - x * log(b / x)) / span;
@@ -122,28 +119,34 @@ static double hist_mean(const struct hist *h, double x_s, enum offwin_within w,
 /* E[(W − x)+] for W uniform on [a, b]. */
 static double uniform_excess(double a, double b, double x)
 {
-	if (b <= a)
-		return a > x ? a - x : 0.0;
-	if (x >= b)
-		return 0.0;
 	if (x <= a)
 		return (a + b) / 2.0 - x;
 	return (b - x) * (b - x) / (2.0 * (b - a));
 }
 
+/*
+ * Where @pc's windows are all at one point (its span is empty, or @w puts
+ * them at an edge), that point; else -1.
+ */
+static double piece_point(const struct piece *pc, enum offwin_within w)
+{
+	if (w == OFFWIN_LOW || pc->b <= pc->a)
+		return pc->a;
+	if (w == OFFWIN_HIGH)
+		return pc->b;
+	return -1.0;
+}
+
 static double piece_excess(const struct piece *pc, double x, enum offwin_within w)
 {
-	double a = pc->a, b = pc->b;
+	double v = piece_point(pc, w);
 
-	switch (w) {
-	case OFFWIN_LOW:
-		return a > x ? a - x : 0.0;
-	case OFFWIN_HIGH:
-		return b > x ? b - x : 0.0;
-	case OFFWIN_LOGUNIFORM:
-		break;
-	}
-	return pc->uniform ? uniform_excess(a, b, x) : loguniform_excess(a, b, x);
+	if (v >= 0.0)
+		return v > x ? v - x : 0.0;
+	if (x >= pc->b)
+		return 0.0;
+	return pc->uniform ? uniform_excess(pc->a, pc->b, x) :
+			     loguniform_excess(pc->a, pc->b, x);
 }
 
 /* A log2 histogram without moments, as the public functions take it. */
@@ -163,45 +166,32 @@ double offwin_excess_s(const double *count, size_t nslots, double x_s,
 /*
  * E[(W^2 − x^2)/2; W > x] for W log-uniform on [a, b] (density
  * 1 / (w ln(b/a))), y = max(a, x):
- *   ((b^2 − y^2)/2 − x^2 ln(b/y)) / (2 ln(b/a)),   0 for x >= b.
+ *   ((b^2 − y^2)/2 − x^2 ln(b/y)) / (2 ln(b/a)).
  */
 static double loguniform_end(double a, double b, double x)
 {
 	double y = x > a ? x : a;
 
-	/* No span to spread over: every wait at a. */
-	if (b <= a)
-		return a > x ? (a * a - x * x) / 2.0 : 0.0;
-	if (x >= b)
-		return 0.0;
 	return ((b * b - y * y) / 2.0 - x * x * log(b / y)) / (2.0 * log(b / a));
 }
 
-/* E[(W^2 − x^2)/2; W > x] for W uniform on [a, b], y = max(a, x). */
+/* The same for W uniform on [a, b]. */
 static double uniform_end(double a, double b, double x)
 {
 	double y = x > a ? x : a;
 
-	if (b <= a)
-		return a > x ? (a * a - x * x) / 2.0 : 0.0;
-	if (x >= b)
-		return 0.0;
 	return ((b * b * b - y * y * y) / 6.0 - x * x * (b - y) / 2.0) / (b - a);
 }
 
 static double piece_end(const struct piece *pc, double x, enum offwin_within w)
 {
-	double a = pc->a, b = pc->b;
+	double v = piece_point(pc, w);
 
-	switch (w) {
-	case OFFWIN_LOW:
-		return a > x ? (a * a - x * x) / 2.0 : 0.0;
-	case OFFWIN_HIGH:
-		return b > x ? (b * b - x * x) / 2.0 : 0.0;
-	case OFFWIN_LOGUNIFORM:
-		break;
-	}
-	return pc->uniform ? uniform_end(a, b, x) : loguniform_end(a, b, x);
+	if (v >= 0.0)
+		return v > x ? (v * v - x * x) / 2.0 : 0.0;
+	if (x >= pc->b)
+		return 0.0;
+	return pc->uniform ? uniform_end(pc->a, pc->b, x) : loguniform_end(pc->a, pc->b, x);
 }
 
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
@@ -421,39 +411,18 @@ static double wake_loss(const struct offwin_in *in, double lambda,
 	return in->wake_per_s * hist_mean(&h, wake_room_s(in, lambda), w, piece_excess);
 }
 
-/* P(W > x) for W log-uniform on [a, b) (all at a when the span is empty). */
-static double loguniform_tail(double a, double b, double x)
-{
-	if (b <= a || x <= a)
-		return a > x ? 1.0 : 0.0;
-	if (x >= b)
-		return 0.0;
-	return log(b / x) / log(b / a);
-}
-
-/* P(W > x) for W uniform on [a, b] (all at a when the span is empty). */
-static double uniform_tail(double a, double b, double x)
-{
-	if (b <= a || x <= a)
-		return a > x ? 1.0 : 0.0;
-	if (x >= b)
-		return 0.0;
-	return (b - x) / (b - a);
-}
-
+/* P(W > x) for W spread over @pc (as the shape formulas above take it). */
 static double piece_tail(const struct piece *pc, double x, enum offwin_within w)
 {
-	double a = pc->a, b = pc->b;
+	double v = piece_point(pc, w), a = pc->a, b = pc->b;
 
-	switch (w) {
-	case OFFWIN_LOW:
-		return a > x ? 1.0 : 0.0;
-	case OFFWIN_HIGH:
-		return b > x ? 1.0 : 0.0;
-	case OFFWIN_LOGUNIFORM:
-		break;
-	}
-	return pc->uniform ? uniform_tail(a, b, x) : loguniform_tail(a, b, x);
+	if (v >= 0.0)
+		return v > x ? 1.0 : 0.0;
+	if (x <= a)
+		return 1.0;
+	if (x >= b)
+		return 0.0;
+	return pc->uniform ? (b - x) / (b - a) : log(b / x) / log(b / a);
 }
 
 static double tail_at(const struct offwin_in *in, double x_s, enum offwin_within w)

@@ -86,9 +86,11 @@
 
 /* Where the windows of one log2 slot lie within it. */
 enum offwin_within {
-	OFFWIN_LOGUNIFORM = 0,	/* density ∝ 1/w over the slot */
-	OFFWIN_LOW,		/* all at its lower edge 2^r ns */
-	OFFWIN_HIGH,		/* all at its upper edge 2^(r+1) ns */
+	OFFWIN_LOGUNIFORM = 0,	/* density ∝ 1/w over the slot (with its
+				 * moments: uniform on mean ± √3 sd) */
+	OFFWIN_LOW,		/* all at its lower edge 2^r ns (with its
+				 * moments: at mean − √3 sd) */
+	OFFWIN_HIGH,		/* all at its upper edge 2^(r+1) ns (mean + √3 sd) */
 };
 
 struct offwin_in {

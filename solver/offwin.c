@@ -202,6 +202,22 @@ double offwin_end_s2(const double *count, size_t nslots, double x_s,
 	return hist_mean(&h, x_s, w, piece_end);
 }
 
+void offwin_slot_moments(const double *count, const double *sum_s, const double *sq_s2,
+			 size_t nslots, double *mean_s, double *sd_s)
+{
+	for (size_t r = 0; r < nslots; r++) {
+		double m, var;
+
+		mean_s[r] = sd_s[r] = 0.0;
+		if (!(count[r] > 0.0) || !(sum_s[r] > 0.0))
+			continue;
+		m = sum_s[r] / count[r];
+		var = sq_s2[r] / count[r] - m * m;
+		mean_s[r] = m;
+		sd_s[r] = var > 0.0 ? sqrt(var) : 0.0;
+	}
+}
+
 double offwin_mean_s(const double *count, size_t nslots)
 {
 	return offwin_excess_s(count, nslots, 0.0, OFFWIN_LOGUNIFORM, 0.0);
@@ -311,12 +327,16 @@ static double room_mean_over(const struct preempt *p, double u0, double u1, bool
 
 	if (!(u1 > u0))
 		return room_at(p, u0, log_scale, fn);
-	at = log_scale ? (p->drained_s > 0.0 ? log(p->drained_s) : -INFINITY) : p->drained_s;
-	if (p->drained_s > 0.0 && at > u0 && at < u1)
-		brk[n++] = at;
-	at = log_scale ? (p->full_s > 0.0 ? log(p->full_s) : -INFINITY) : p->full_s;
-	if (p->full_s > 0.0 && at > brk[n - 1] && at < u1)
-		brk[n++] = at;
+	if (p->drained_s > 0.0) {
+		at = log_scale ? log(p->drained_s) : p->drained_s;
+		if (at > u0 && at < u1)
+			brk[n++] = at;
+	}
+	if (p->full_s > 0.0) {
+		at = log_scale ? log(p->full_s) : p->full_s;
+		if (at > brk[n - 1] && at < u1)
+			brk[n++] = at;
+	}
 	brk[n] = u1;
 	for (size_t j = 0; j < n; j++) {
 		double mid = (brk[j] + brk[j + 1]) / 2.0, half = (brk[j + 1] - brk[j]) / 2.0;
@@ -348,10 +368,9 @@ static double room_mean(const struct preempt *p, room_fn fn)
 			continue;
 		total += h->count[r];
 		pc = slot_piece(h, r);
-		if (p->w == OFFWIN_LOW)
-			v = fn(p->in, room_after_s(p, pc.a), p->w);
-		else if (p->w == OFFWIN_HIGH)
-			v = fn(p->in, room_after_s(p, pc.b), p->w);
+		v = piece_point(&pc, p->w);
+		if (v >= 0.0)
+			v = fn(p->in, room_after_s(p, v), p->w);
 		else if (pc.uniform)
 			v = room_mean_over(p, pc.a, pc.b, false, fn);
 		else

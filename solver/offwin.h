@@ -155,6 +155,14 @@ double offwin_end_s2(const double *count, size_t nslots, double x_s,
  */
 double offwin_lossy_per_s(const struct offwin_in *in, double lambda, enum offwin_within w);
 
+/*
+ * Each slot's mean and standard deviation in seconds, from its count
+ * (@count, any scale) and the sums of its windows' lengths and squares on
+ * the same scale (@sum_s, @sq_s2); 0 where a slot is empty or its sums are.
+ */
+void offwin_slot_moments(const double *count, const double *sum_s, const double *sq_s2,
+			 size_t nslots, double *mean_s, double *sd_s);
+
 /* E[W] in seconds (log-uniform within the slots); 0 when empty. */
 double offwin_mean_s(const double *count, size_t nslots);
 

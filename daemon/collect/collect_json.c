@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "daemon/collect/nic.h"
+#include "solver/offwin.h"
 
 /* The names of the bits of enum rxb_probe_group and enum rxb_degraded, by bit index. */
 static const char *const probe_group_names[] = { "sched", "netrx", "sockq", "blkio" };
@@ -91,12 +92,10 @@ static void slot_moments_json(struct json_writer *w, const char *kind, const dou
 	double mean_ns[RXB_OFFCPU_SLOTS], sd_ns[RXB_OFFCPU_SLOTS];
 	char key[32];
 
+	offwin_slot_moments(hist, sums->sum_s, sums->sq_s2, RXB_OFFCPU_SLOTS, mean_ns, sd_ns);
 	for (size_t r = 0; r < RXB_OFFCPU_SLOTS; r++) {
-		double m = hist[r] > 0 ? sums->sum_s[r] / hist[r] : 0;
-		double var = hist[r] > 0 ? sums->sq_s2[r] / hist[r] - m * m : 0;
-
-		mean_ns[r] = m * 1e9;
-		sd_ns[r] = var > 0 ? sqrt(var) * 1e9 : 0;
+		mean_ns[r] *= 1e9;
+		sd_ns[r] *= 1e9;
 	}
 	snprintf(key, sizeof(key), "%s_slot_mean_ns", kind);
 	json_sparse(w, key, mean_ns, RXB_OFFCPU_SLOTS);

@@ -9,6 +9,7 @@
 #include "common/util.h"
 #include "daemon/model/ran_on.h"
 #include "solver/ewma.h"
+#include "solver/offwin.h"
 
 void learn_init(struct learn *l)
 {
@@ -421,28 +422,13 @@ double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
 	return l->offcpu_s > 0 ? n / l->offcpu_s : 0;
 }
 
-/* Each slot's mean and standard deviation from its count and sums. */
-static void moments(const double *count, const struct rxb_win_sums *sums, double *mean_s,
-		    double *sd_s)
-{
-	for (int r = 0; r < RXB_OFFCPU_SLOTS; r++) {
-		double m, var;
-
-		mean_s[r] = sd_s[r] = 0;
-		if (!(count[r] > 0) || !(sums->sum_s[r] > 0))
-			continue;
-		m = sums->sum_s[r] / count[r];
-		var = sums->sq_s2[r] / count[r] - m * m;
-		mean_s[r] = m;
-		sd_s[r] = var > 0 ? sqrt(var) : 0;
-	}
-}
-
 void learn_offcpu_moments(const struct learn *l, double *mean_s, double *sd_s,
 			  double *wake_mean_s, double *wake_sd_s)
 {
-	moments(l->offcpu_hist, &l->offcpu_sums, mean_s, sd_s);
-	moments(l->wake_hist, &l->wake_sums, wake_mean_s, wake_sd_s);
+	offwin_slot_moments(l->offcpu_hist, l->offcpu_sums.sum_s, l->offcpu_sums.sq_s2,
+			    RXB_OFFCPU_SLOTS, mean_s, sd_s);
+	offwin_slot_moments(l->wake_hist, l->wake_sums.sum_s, l->wake_sums.sq_s2,
+			    RXB_OFFCPU_SLOTS, wake_mean_s, wake_sd_s);
 }
 
 double learn_windows_seen_pps(const struct learn *l)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Loss to the measured off-CPU windows of a queue's server. See offwin.h. */
 #include "solver/offwin.h"
+#include "solver/offwin_piece.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,191 +16,62 @@ void offwin_slot_s(size_t r, double *lo_s, double *hi_s)
 	*hi_s = ldexp(1.0, (int)r + 1) * 1e-9;
 }
 
-/*
- * The shape formulas below take a < b and x < b: the piece functions
- * handle a piece that is one point (an empty span, or a placement at an
- * edge) and x at or above its top.
- *
- * E[(W − x)+] for W log-uniform on [a, b]:
- *   x <= a:      (b − a)/ln(b/a) − x
- *   a < x < b:   ((b − x) − x ln(b/x)) / ln(b/a)
- */
-static double loguniform_excess(double a, double b, double x)
-{
-	double span = log(b / a);
-
-	if (x <= a)
-		return (b - a) / span - x;
-	return ((b - x) - x * log(b / x)) / span;
-}
-
-/*
- * Slot @r's edges in seconds, its top cut at @cap_s (the longest wait;
- * <= 0: none) where the cap lies inside the slot: no wait there is longer
- * than the cap, so they spread over [a, cap] only. A slot wholly at or
- * above the cap stays whole: its waits were counted, so the cap is the
- * one that is wrong (a longest wait from other epochs than the
- * histogram's), and cutting the slot would put them below where they
- * were measured.
- */
-static void slot_bounds(size_t r, double cap_s, double *a, double *b)
-{
-	offwin_slot_s(r, a, b);
-	if (cap_s > *a && cap_s < *b)
-		*b = cap_s;
-}
-
 /* A histogram with, where measured, each slot's mean and spread. */
 struct hist {
 	const double *count;
-	const double *mean_s;	/* NULL: no slot's moments known */
-	const double *sd_s;
 	size_t nslots;
-	double cap_s;		/* the longest window; <= 0: unknown */
+	struct offwin_piece pc[OFFWIN_MAX_SLOTS];	/* where count > 0 */
 };
 
 /*
- * A slot's windows: log-uniform on [a, b] (the slot, when only their
- * count is known) or uniform on it (around their measured mean); a == b:
- * all at a.
+ * @h over @count (@nslots of them), each slot's piece from its moments
+ * (@mean_s, @sd_s; NULL: none measured) and the longest window @cap_s.
  */
-struct piece {
-	double a, b;
-	bool uniform;
-};
-
-/*
- * Slot @r's windows. Without their moments, log-uniform over the slot.
- * With them, uniform on m ± h, h = √3 sd, the uniform law with the slot's
- * mean and standard deviation, as far as the slot and the longest window
- * allow (h less where m ± √3 sd would pass them; a longest window below
- * the mean is stale and left out). Windows that the scheduler's tick makes
- * nearly equal (a co-runner runs whole ticks) are then where they were
- * measured, not spread over a factor of two; spread ones keep a tail, and
- * the loss grows from zero continuously as the rate rises past K / (m + h).
- */
-static struct piece slot_piece(const struct hist *h, size_t r)
+static void hist_init(struct hist *h, const double *count, const double *mean_s,
+		      const double *sd_s, size_t nslots, double cap_s)
 {
-	double a, b, m, d;
-
-	offwin_slot_s(r, &a, &b);
-	m = h->mean_s ? h->mean_s[r] : 0.0;
-	d = h->sd_s ? h->sd_s[r] : 0.0;
-	if (!(m >= a && m < b) || !(d >= 0.0) || !isfinite(d)) {
-		slot_bounds(r, h->cap_s, &a, &b);
-		return (struct piece){ a, b, false };
+	h->count = count;
+	h->nslots = nslots < OFFWIN_MAX_SLOTS ? nslots : OFFWIN_MAX_SLOTS;
+	for (size_t r = 0; r < h->nslots; r++) {
+		if (count[r] > 0.0)
+			offwin_piece_of_slot(&h->pc[r], r, mean_s ? mean_s[r] : 0.0,
+					     sd_s ? sd_s[r] : 0.0, cap_s);
 	}
-	if (h->cap_s >= m && h->cap_s < b)
-		b = h->cap_s;
-	d = fmin(sqrt(3.0) * d, fmin(m - a, b - m));
-	return (struct piece){ m - d, m + d, true };
 }
 
-typedef double (*piece_fn)(const struct piece *pc, double x, enum offwin_within w);
+typedef double (*piece_fn)(const struct offwin_piece *pc, double x, enum offwin_within w);
 
 /* The mean of @per_piece over the histogram (normalised by its total). */
 static double hist_mean(const struct hist *h, double x_s, enum offwin_within w,
 			piece_fn per_piece)
 {
-	size_t nslots = h->nslots < OFFWIN_MAX_SLOTS ? h->nslots : OFFWIN_MAX_SLOTS;
 	double total = 0.0, sum = 0.0;
 
-	for (size_t r = 0; r < nslots; r++) {
-		struct piece pc;
-
+	for (size_t r = 0; r < h->nslots; r++) {
 		if (!(h->count[r] > 0.0))
 			continue;
 		total += h->count[r];
-		pc = slot_piece(h, r);
-		sum += h->count[r] * per_piece(&pc, x_s, w);
+		sum += h->count[r] * per_piece(&h->pc[r], x_s, w);
 	}
 	return total > 0.0 ? sum / total : 0.0;
-}
-
-/* E[(W − x)+] for W uniform on [a, b]. */
-static double uniform_excess(double a, double b, double x)
-{
-	if (x <= a)
-		return (a + b) / 2.0 - x;
-	return (b - x) * (b - x) / (2.0 * (b - a));
-}
-
-/*
- * Where @pc's windows are all at one point (its span is empty, or @w puts
- * them at an edge), that point; else -1.
- */
-static double piece_point(const struct piece *pc, enum offwin_within w)
-{
-	if (w == OFFWIN_LOW || pc->b <= pc->a)
-		return pc->a;
-	if (w == OFFWIN_HIGH)
-		return pc->b;
-	return -1.0;
-}
-
-static double piece_excess(const struct piece *pc, double x, enum offwin_within w)
-{
-	double v = piece_point(pc, w);
-
-	if (v >= 0.0)
-		return v > x ? v - x : 0.0;
-	if (x >= pc->b)
-		return 0.0;
-	return pc->uniform ? uniform_excess(pc->a, pc->b, x) :
-			     loguniform_excess(pc->a, pc->b, x);
-}
-
-/* A log2 histogram without moments, as the public functions take it. */
-static struct hist plain_hist(const double *count, size_t nslots, double cap_s)
-{
-	return (struct hist){ .count = count, .nslots = nslots, .cap_s = cap_s };
 }
 
 double offwin_excess_s(const double *count, size_t nslots, double x_s,
 		       enum offwin_within w, double cap_s)
 {
-	struct hist h = plain_hist(count, nslots, cap_s);
+	struct hist h;
 
-	return hist_mean(&h, x_s, w, piece_excess);
-}
-
-/*
- * E[(W^2 − x^2)/2; W > x] for W log-uniform on [a, b] (density
- * 1 / (w ln(b/a))), y = max(a, x):
- *   ((b^2 − y^2)/2 − x^2 ln(b/y)) / (2 ln(b/a)).
- */
-static double loguniform_end(double a, double b, double x)
-{
-	double y = x > a ? x : a;
-
-	return ((b * b - y * y) / 2.0 - x * x * log(b / y)) / (2.0 * log(b / a));
-}
-
-/* The same for W uniform on [a, b]. */
-static double uniform_end(double a, double b, double x)
-{
-	double y = x > a ? x : a;
-
-	return ((b * b * b - y * y * y) / 6.0 - x * x * (b - y) / 2.0) / (b - a);
-}
-
-static double piece_end(const struct piece *pc, double x, enum offwin_within w)
-{
-	double v = piece_point(pc, w);
-
-	if (v >= 0.0)
-		return v > x ? (v * v - x * x) / 2.0 : 0.0;
-	if (x >= pc->b)
-		return 0.0;
-	return pc->uniform ? uniform_end(pc->a, pc->b, x) : loguniform_end(pc->a, pc->b, x);
+	hist_init(&h, count, NULL, NULL, nslots, cap_s);
+	return hist_mean(&h, x_s, w, offwin_piece_excess);
 }
 
 double offwin_end_s2(const double *count, size_t nslots, double x_s,
 		     enum offwin_within w, double cap_s)
 {
-	struct hist h = plain_hist(count, nslots, cap_s);
+	struct hist h;
 
-	return hist_mean(&h, x_s, w, piece_end);
+	hist_init(&h, count, NULL, NULL, nslots, cap_s);
+	return hist_mean(&h, x_s, w, offwin_piece_end);
 }
 
 void offwin_slot_moments(const double *count, const double *sum_s, const double *sq_s2,
@@ -239,21 +111,6 @@ double offwin_room_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
 	return left > 0.0 ? queue_pkts - left : queue_pkts;
 }
 
-/* The windows after preemption of @in, with their slots' moments. */
-static struct hist preempt_hist(const struct offwin_in *in)
-{
-	return (struct hist){ .count = in->count, .mean_s = in->mean_s, .sd_s = in->sd_s,
-			      .nslots = in->nslots };
-}
-
-/* Its waits after a wakeup, none longer than the longest. */
-static struct hist wake_hist(const struct offwin_in *in)
-{
-	return (struct hist){ .count = in->wake_count, .mean_s = in->wake_mean_s,
-			      .sd_s = in->wake_sd_s, .nslots = in->nslots,
-			      .cap_s = in->wake_max_s };
-}
-
 /* The windows after preemption at one rate: what their rooms depend on. */
 struct preempt {
 	const struct offwin_in *in;
@@ -272,8 +129,8 @@ static bool preempt_init(struct preempt *p, const struct offwin_in *in, double l
 
 	if (!(in->per_s > 0.0) || !in->count)
 		return false;
-	p->h = preempt_hist(in);
-	mean_s = hist_mean(&p->h, 0.0, OFFWIN_LOGUNIFORM, piece_excess);
+	hist_init(&p->h, in->count, in->mean_s, in->sd_s, in->nslots, 0.0);
+	mean_s = hist_mean(&p->h, 0.0, OFFWIN_LOGUNIFORM, offwin_piece_excess);
 	if (!(mean_s > 0.0))
 		return false;
 	p->in = in;
@@ -293,9 +150,6 @@ static double room_after_s(const struct preempt *p, double prev_s)
 				p->gap_s, prev_s) / p->lambda;
 }
 
-/* Something of the windows (excess, tail, end term) at a room of @x_s. */
-typedef double (*room_fn)(const struct offwin_in *in, double x_s, enum offwin_within w);
-
 /* Nodes and weights of the 8-point Gauss-Legendre rule on [-1, 1]. */
 static const double gl_node[8] = {
 	-0.9602898564975363, -0.7966664774136267, -0.5255324099163290, -0.1834346424956498,
@@ -306,46 +160,68 @@ static const double gl_weight[8] = {
 	0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763,
 };
 
-/* The room a window finds after one of exp(@u) (@log) or @u seconds. */
-static double room_at(const struct preempt *p, double u, bool log_scale, room_fn fn)
+/*
+ * @fn of the windows at the room one finds after a window of exp(@u)
+ * (log-uniform @pc: u is ln seconds, density uniform in it) or @u seconds,
+ * weighted by the previous window's density there.
+ */
+static double room_term(const struct preempt *p, const struct offwin_piece *pc, double u,
+			piece_fn fn)
 {
-	return fn(p->in, room_after_s(p, log_scale ? exp(u) : u), p->w);
+	bool log_scale = pc->law == OFFWIN_LAW_LOGUNIFORM;
+	double prev_s = log_scale ? exp(u) : u;
+	double dens = log_scale ? 1.0 / log(pc->b / pc->a) : offwin_piece_density(pc, u);
+
+	return dens * hist_mean(&p->h, room_after_s(p, prev_s), p->w, fn);
+}
+
+/* Insert @at into the ascending @brk[0..*n) if it lies inside (@lo, @hi). */
+static void add_break(double *brk, size_t *n, double at, double lo, double hi)
+{
+	size_t i = *n;
+
+	if (!(at > lo && at < hi))
+		return;
+	while (i > 0 && brk[i - 1] > at) {
+		brk[i] = brk[i - 1];
+		i--;
+	}
+	brk[i] = at;
+	(*n)++;
 }
 
 /*
- * The mean of @fn at the room a window finds after one of [@u0, @u1], the
- * previous window uniform there in ln seconds (@log_scale: log-uniform) or
- * in seconds: the room is K/λ up to the drain, then falls as the previous
- * window's overflow, then stays at what the gap frees: smooth between those
- * breaks, so each piece is taken by Gauss-Legendre.
+ * The mean of @fn at the room a window finds after one drawn from @pc:
+ * the room is K/λ up to the drain, then falls as the previous window's
+ * overflow, then stays at what the gap frees, and a falling density bends
+ * at each e-folding: smooth between those breaks, so each stretch is taken
+ * by Gauss-Legendre (in ln seconds for a log-uniform piece).
  */
-static double room_mean_over(const struct preempt *p, double u0, double u1, bool log_scale,
-			     room_fn fn)
+static double room_mean_over(const struct preempt *p, const struct offwin_piece *pc,
+			     piece_fn fn)
 {
-	double brk[4] = { u0, u1, u1, u1 }, sum = 0.0, at;
-	size_t n = 1;
+	bool log_scale = pc->law == OFFWIN_LAW_LOGUNIFORM;
+	double lo, hi, brk[8], sum = 0.0;
+	size_t n = 0;
 
-	if (!(u1 > u0))
-		return room_at(p, u0, log_scale, fn);
-	if (p->drained_s > 0.0) {
-		at = log_scale ? log(p->drained_s) : p->drained_s;
-		if (at > u0 && at < u1)
-			brk[n++] = at;
+	if (log_scale) {
+		lo = log(pc->a);
+		hi = log(pc->b);
+	} else {
+		n = offwin_piece_quad(pc, &lo, &hi, brk);
 	}
-	if (p->full_s > 0.0) {
-		at = log_scale ? log(p->full_s) : p->full_s;
-		if (at > brk[n - 1] && at < u1)
-			brk[n++] = at;
-	}
-	brk[n] = u1;
-	for (size_t j = 0; j < n; j++) {
-		double mid = (brk[j] + brk[j + 1]) / 2.0, half = (brk[j + 1] - brk[j]) / 2.0;
+	if (p->drained_s > 0.0)
+		add_break(brk, &n, log_scale ? log(p->drained_s) : p->drained_s, lo, hi);
+	if (p->full_s > 0.0)
+		add_break(brk, &n, log_scale ? log(p->full_s) : p->full_s, lo, hi);
+	for (size_t j = 0; j <= n; j++) {
+		double from = j ? brk[j - 1] : lo, to = j < n ? brk[j] : hi;
+		double mid = (from + to) / 2.0, half = (to - from) / 2.0;
 
 		for (size_t q = 0; q < 8; q++)
-			sum += gl_weight[q] * half *
-			       room_at(p, mid + half * gl_node[q], log_scale, fn);
+			sum += gl_weight[q] * half * room_term(p, pc, mid + half * gl_node[q], fn);
 	}
-	return sum / (u1 - u0);
+	return sum;
 }
 
 /*
@@ -354,37 +230,26 @@ static double room_mean_over(const struct preempt *p, double u0, double u1, bool
  * window D' drawn from the same histogram, placed within its slots as
  * p->w says.
  */
-static double room_mean(const struct preempt *p, room_fn fn)
+static double room_mean(const struct preempt *p, piece_fn fn)
 {
 	const struct hist *h = &p->h;
-	size_t nslots = h->nslots < OFFWIN_MAX_SLOTS ? h->nslots : OFFWIN_MAX_SLOTS;
 	double total = 0.0, sum = 0.0;
 
-	for (size_t r = 0; r < nslots; r++) {
-		struct piece pc;
+	for (size_t r = 0; r < h->nslots; r++) {
+		const struct offwin_piece *pc = &h->pc[r];
 		double v;
 
 		if (!(h->count[r] > 0.0))
 			continue;
 		total += h->count[r];
-		pc = slot_piece(h, r);
-		v = piece_point(&pc, p->w);
+		v = offwin_piece_point(pc, p->w);
 		if (v >= 0.0)
-			v = fn(p->in, room_after_s(p, v), p->w);
-		else if (pc.uniform)
-			v = room_mean_over(p, pc.a, pc.b, false, fn);
+			v = hist_mean(h, room_after_s(p, v), p->w, fn);
 		else
-			v = room_mean_over(p, log(pc.a), log(pc.b), true, fn);
+			v = room_mean_over(p, pc, fn);
 		sum += h->count[r] * v;
 	}
 	return total > 0.0 ? sum / total : 0.0;
-}
-
-static double excess_at(const struct offwin_in *in, double x_s, enum offwin_within w)
-{
-	struct hist h = preempt_hist(in);
-
-	return hist_mean(&h, x_s, w, piece_excess);
 }
 
 /*
@@ -394,7 +259,7 @@ static double excess_at(const struct offwin_in *in, double x_s, enum offwin_with
  */
 static double overload_s(const struct preempt *p)
 {
-	double mean_s = hist_mean(&p->h, 0.0, p->w, piece_excess);
+	double mean_s = hist_mean(&p->h, 0.0, p->w, offwin_piece_excess);
 	double g = p->gap_s > 0.0 ? p->gap_s : 0.0;
 	double over_s = mean_s + g - p->in->on_pkts_per_s * g / p->lambda;
 
@@ -416,46 +281,14 @@ static double wake_room_s(const struct offwin_in *in, double lambda)
 	return room_s > 0.0 ? room_s : 0.0;
 }
 
-/*
- * l_wake: the waits after a wakeup, each from an empty queue, none longer
- * than the longest one measured.
- */
-static double wake_loss(const struct offwin_in *in, double lambda,
-			enum offwin_within w)
+/* The waits after a wakeup of @in into @h, none longer than the longest; false: none. */
+static bool wake_init(struct hist *h, const struct offwin_in *in)
 {
-	struct hist h = wake_hist(in);
-
 	if (!(in->wake_per_s > 0.0) || !in->wake_count)
-		return 0.0;
-	return in->wake_per_s * hist_mean(&h, wake_room_s(in, lambda), w, piece_excess);
-}
-
-/* P(W > x) for W spread over @pc (as the shape formulas above take it). */
-static double piece_tail(const struct piece *pc, double x, enum offwin_within w)
-{
-	double v = piece_point(pc, w), a = pc->a, b = pc->b;
-
-	if (v >= 0.0)
-		return v > x ? 1.0 : 0.0;
-	if (x <= a)
-		return 1.0;
-	if (x >= b)
-		return 0.0;
-	return pc->uniform ? (b - x) / (b - a) : log(b / x) / log(b / a);
-}
-
-static double tail_at(const struct offwin_in *in, double x_s, enum offwin_within w)
-{
-	struct hist h = preempt_hist(in);
-
-	return hist_mean(&h, x_s, w, piece_tail);
-}
-
-static double end_at(const struct offwin_in *in, double x_s, enum offwin_within w)
-{
-	struct hist h = preempt_hist(in);
-
-	return hist_mean(&h, x_s, w, piece_end);
+		return false;
+	hist_init(h, in->wake_count, in->wake_mean_s, in->wake_sd_s, in->nslots,
+		  in->wake_max_s);
+	return true;
 }
 
 /*
@@ -467,6 +300,7 @@ void offwin_eval_loss(const struct offwin_in *in, double lambda, enum offwin_wit
 		      struct offwin_eval *ev)
 {
 	struct preempt p;
+	struct hist h;
 	double l = 0.0;
 
 	memset(ev, 0, sizeof(*ev));
@@ -476,11 +310,13 @@ void offwin_eval_loss(const struct offwin_in *in, double lambda, enum offwin_wit
 	ev->w = w;
 	if (preempt_init(&p, in, lambda, w)) {
 		ev->preempt = true;
-		ev->excess_s = room_mean(&p, excess_at);
+		ev->excess_s = room_mean(&p, offwin_piece_excess);
 		ev->overload_s = overload_s(&p);
 		l = in->per_s * fmax(ev->excess_s, ev->overload_s);
 	}
-	l += wake_loss(in, lambda, w);
+	if (wake_init(&h, in))
+		l += in->wake_per_s * hist_mean(&h, wake_room_s(in, lambda), w,
+						offwin_piece_excess);
 	ev->loss = l < 1.0 ? l : 1.0;
 }
 
@@ -501,22 +337,23 @@ static double round_windows(const struct offwin_in *in, double lambda)
 void offwin_eval_round(const struct offwin_in *in, struct offwin_eval *ev)
 {
 	struct preempt p;
-	double n = 0.0, sum_s = 0.0, room_s;
+	struct hist h;
+	double n = 0.0, sum_s = 0.0, room_s, first_s;
 
 	if (!(ev->lambda > 0.0))
 		return;
 	if (ev->preempt && preempt_init(&p, in, ev->lambda, ev->w)) {
 		/* In overload the queue stays full: every window loses. */
-		n += in->per_s * (ev->overload_s > ev->excess_s ? 1.0 : room_mean(&p, tail_at));
-		sum_s += in->per_s * room_mean(&p, end_at);
-		sum_s += (ev->excess_s - excess_at(in, p.full_s, ev->w)) * round_windows(in, ev->lambda);
+		n += in->per_s * (ev->overload_s > ev->excess_s ? 1.0 :
+				  room_mean(&p, offwin_piece_tail));
+		sum_s += in->per_s * room_mean(&p, offwin_piece_end);
+		first_s = hist_mean(&p.h, p.full_s, ev->w, offwin_piece_excess);
+		sum_s += (ev->excess_s - first_s) * round_windows(in, ev->lambda);
 	}
-	if (in->wake_per_s > 0.0 && in->wake_count) {
-		struct hist h = wake_hist(in);
-
+	if (wake_init(&h, in)) {
 		room_s = wake_room_s(in, ev->lambda);
-		n += in->wake_per_s * hist_mean(&h, room_s, ev->w, piece_tail);
-		sum_s += in->wake_per_s * hist_mean(&h, room_s, ev->w, piece_end);
+		n += in->wake_per_s * hist_mean(&h, room_s, ev->w, offwin_piece_tail);
+		sum_s += in->wake_per_s * hist_mean(&h, room_s, ev->w, offwin_piece_end);
 	}
 	ev->lossy_per_s = n;
 	ev->absorb_pkts = ev->lambda * sum_s;

@@ -65,14 +65,19 @@
  * Where a slot's mean m and standard deviation s were measured as well
  * (the probe sums each slot's lengths and their squares), its windows are
  * taken uniform on m ± √3 s instead, the uniform law with those two
- * moments, the spread shrunk where it would leave the slot. A slot's
- * windows are often nearly equal: a receiver preempted among busy
- * co-runners waits for whole ticks of each (three at HZ 250: 12.0 ms,
- * mid-slot), which log-uniform would spread from 8.4 to 16.8 ms, a quarter
- * of them past 14 ms. E[(W − x)+] of any shape with the two moments lies
- * between the point at the mean, (m − x)+, and Scarf's bound
- * ((s² + (m − x)²)^½ + (m − x)) / 2; the uniform lies between, and unlike
- * a few points its loss grows from zero continuously with the rate.
+ * moments; where that would pass an edge of the slot (or the longest
+ * window), a truncated exponential falling away from that edge with the
+ * same two moments (solver/offwin_piece.h). A slot's windows are often
+ * nearly equal: a receiver preempted among busy co-runners waits for
+ * whole ticks of each (three at HZ 250: 12.0 ms, mid-slot), which
+ * log-uniform would spread from 8.4 to 16.8 ms, a quarter of them past
+ * 14 ms. Waits just past a tick crowd the foot of their slot instead
+ * (4.5 ± 0.23 ms in [4.19, 8.39)): the falling law keeps their tail,
+ * which ends near the longest wait measured, where a uniform shrunk into
+ * the slot would end short of it. E[(W − x)+] of any shape with the two
+ * moments lies between the point at the mean, (m − x)+, and Scarf's bound
+ * ((s² + (m − x)²)^½ + (m − x)) / 2; and unlike a few points, both laws'
+ * loss grows from zero continuously with the rate.
  *
  * Pure: no I/O, no allocation, no globals.
  */
@@ -87,10 +92,10 @@
 /* Where the windows of one log2 slot lie within it. */
 enum offwin_within {
 	OFFWIN_LOGUNIFORM = 0,	/* density ∝ 1/w over the slot (with its
-				 * moments: uniform on mean ± √3 sd) */
+				 * moments: the law of offwin_piece.h) */
 	OFFWIN_LOW,		/* all at its lower edge 2^r ns (with its
-				 * moments: at mean − √3 sd) */
-	OFFWIN_HIGH,		/* all at its upper edge 2^(r+1) ns (mean + √3 sd) */
+				 * moments: at that law's lower end) */
+	OFFWIN_HIGH,		/* all at its upper edge 2^(r+1) ns (that law's top) */
 };
 
 struct offwin_in {

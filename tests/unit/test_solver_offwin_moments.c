@@ -8,9 +8,12 @@
  *  - windows with a spread: uniform on mean ± √3 sd, their loss, losing
  *    windows and a round's end term against Simpson's rule over that
  *    density (10^4 panels), below, inside and above it;
- *  - a spread wider than the slot allows is shrunk to the slot's edge, a
- *    longest wait below the mean is left out, one above it cuts the
- *    spread, and a mean outside its slot leaves the slot log-uniform;
+ *  - a spread of more than (m − edge)/s the slot allows falls away from
+ *    that edge, at the ratio 1 or below as the exponential of the same sd
+ *    over the slot (closed form by hand); a longest wait below the mean is
+ *    left out, one above it is the edge; a mean outside its slot leaves
+ *    the slot log-uniform (tests/unit/test_solver_offwin_falling.c checks
+ *    the ratios between 1 and √3);
  *  - a round's end term for windows of one length: λ ν (W² − x²)/2;
  *  - the "SLOT:COUNT:MEAN:SD" form of the parser.
  */
@@ -149,6 +152,26 @@ static void test_spread(void **state)
 	}
 }
 
+/*
+ * E[(W − x)+] for W − @a exponential of mean @s cut at @len (density
+ * e^(−t/s) / (s (1 − e^(−len/s)))), @a < x < a + len: the integral of
+ * P(W > w) from x, by hand.
+ */
+static double cut_exp_excess(double a, double s, double len, double x)
+{
+	double tail = exp(-len / s);
+
+	return (s * (exp(-(x - a) / s) - tail) - (a + len - x) * tail) / (1.0 - tail);
+}
+
+/* The same with W = top − T, T so distributed: ∫ P(T < t) dt up to top − x. */
+static double cut_exp_excess_top(double top, double s, double len, double x)
+{
+	double c = top - x;
+
+	return (c - s * (1.0 - exp(-c / s))) / (1.0 - exp(-len / s));
+}
+
 static void test_spread_kept_in_slot(void **state)
 {
 	double a, b, lambda = 4.0e5;
@@ -156,10 +179,14 @@ static void test_spread_kept_in_slot(void **state)
 
 	(void)state;
 	offwin_slot_s(SLOT_12MS, &a, &b);
-	/* 9 ms ± √3 3 ms would leave the slot below: shrunk to 9 ms ± (9 ms − a). */
+	/*
+	 * 9 ms ± 3 ms: 0.2 sd above the slot's foot, more spread than any law
+	 * falling from it with that mean: the exponential of sd 3 ms there.
+	 */
 	win_init(&w, 10.0, 0.009, 0.003);
 	check_rel(offwin_loss(&w.in, lambda, OFFWIN_LOGUNIFORM),
-		  uniform_loss(10.0, a, 0.018 - a, lambda), 1e-9, "shrunk spread");
+		  10.0 * cut_exp_excess(a, 0.003, b - a, K_PKTS / lambda), 1e-9,
+		  "exponential from the foot");
 	/* A mean outside its slot is no measurement of it: log-uniform. */
 	win_init(&w, 10.0, 0.005, 0.001);
 	win_init(&plain, 10.0, 0.0, 0.0);
@@ -168,10 +195,15 @@ static void test_spread_kept_in_slot(void **state)
 		  offwin_loss(&plain.in, lambda, OFFWIN_LOGUNIFORM), 1e-12, "mean outside");
 }
 
-/* Waits after a wake-up: the longest one cuts the spread, unless below the mean. */
+/*
+ * Waits after a wake-up: the longest one is the slot's top where above
+ * the mean, unless below it. 12 ± 1 ms under a longest of 12.5 ms lies
+ * 0.5 sd below it: the exponential of sd 1 ms rising to 12.5 ms.
+ */
 static void test_wake_cap(void **state)
 {
 	double count[NS] = { 0 }, mean_s[NS] = { 0 }, sd_s[NS] = { 0 }, lambda = 3.4e5;
+	double a, b;
 	struct offwin_in in = {
 		.nslots = NS, .queue_pkts = K_PKTS, .on_pkts_per_s = 1e7,
 		.wake_per_s = 20.0, .wake_count = count, .wake_mean_s = mean_s,
@@ -179,11 +211,13 @@ static void test_wake_cap(void **state)
 	};
 
 	(void)state;
+	offwin_slot_s(SLOT_12MS, &a, &b);
 	count[SLOT_12MS] = 1.0;
 	mean_s[SLOT_12MS] = 0.012;
 	sd_s[SLOT_12MS] = 0.001;
 	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM),
-		  uniform_loss(20.0, 0.0115, 0.0125, lambda), 1e-9, "cut at the longest");
+		  20.0 * cut_exp_excess_top(0.0125, 0.001, 0.0125 - a, K_PKTS / lambda), 1e-9,
+		  "rising to the longest");
 	in.wake_max_s = 0.0105;	/* stale: below the mean */
 	check_rel(offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM),
 		  uniform_loss(20.0, 0.012 - sqrt(3.0) * 0.001, 0.012 + sqrt(3.0) * 0.001,

@@ -50,20 +50,18 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		if (!pos_finite(st[i].mu_net_per_s) || st[i].queue_pkts < 1 ||
 		    st[i].batch_pkts < 1)
 			return -EINVAL;
-		if (!(st[i].vacation_s >= 0.0) || !isfinite(st[i].vacation_s) ||
+		if (!nonneg_finite(st[i].vacation_s) ||
 		    (st[i].vacation_s > 0.0 &&
 		     !(st[i].vacation_period_s > st[i].vacation_s &&
 		       isfinite(st[i].vacation_period_s))))
 			return -EINVAL;
-		if (!(st[i].irq_ns_per_pkt >= 0.0) || !isfinite(st[i].irq_ns_per_pkt))
+		if (!nonneg_finite(st[i].irq_ns_per_pkt))
 			return -EINVAL;
 		if (!(st[i].mu_rel_sd >= 0.0) || !(st[i].mu_rel_sd <= MU_REL_SD_MAX))
 			return -EINVAL;
-		if (!(st[i].offcpu_per_s >= 0.0) || !isfinite(st[i].offcpu_per_s) ||
-		    !(st[i].offcpu_gap_s >= 0.0) || !isfinite(st[i].offcpu_gap_s) ||
-		    !(st[i].wake_per_s >= 0.0) || !isfinite(st[i].wake_per_s) ||
-		    !(st[i].wake_max_s >= 0.0) || !isfinite(st[i].wake_max_s) ||
-		    !(st[i].windows_seen_pps >= 0.0) || !isfinite(st[i].windows_seen_pps) ||
+		if (!nonneg_finite(st[i].offcpu_per_s) || !nonneg_finite(st[i].offcpu_gap_s) ||
+		    !nonneg_finite(st[i].wake_per_s) || !nonneg_finite(st[i].wake_max_s) ||
+		    !nonneg_finite(st[i].windows_seen_pps) ||
 		    !(st[i].queue_release_pkts >= 0.0) ||
 		    !(st[i].queue_release_pkts <= st[i].queue_pkts))
 			return -EINVAL;
@@ -75,7 +73,7 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			    !nonneg_finite(st[i].wake_mean_s[r]) ||
 			    !nonneg_finite(st[i].wake_sd_s[r]))
 				return -EINVAL;
-		if (!(st[i].mu_net_full_per_s >= 0.0) || !isfinite(st[i].mu_net_full_per_s) ||
+		if (!nonneg_finite(st[i].mu_net_full_per_s) ||
 		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)
 			return -EINVAL;
 		if (st[i].load_independent)
@@ -86,7 +84,7 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 			return -EINVAL;
 	}
 	if (!pos_finite(x->payload_bytes) || !pos_finite(x->file_bytes) ||
-	    !(x->one_way_delay_s >= 0.0) || !isfinite(x->one_way_delay_s) ||
+	    !nonneg_finite(x->one_way_delay_s) ||
 	    !pos_finite(x->min_rate_bps) || !pos_finite(x->line_rate_bps) ||
 	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2 ||
 	    !(x->loss_episode_pkts == 0.0 ||

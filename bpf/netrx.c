@@ -165,13 +165,7 @@ static void sum_napi(const struct netrx_napi *v, int ncpus, struct netrx_napi *o
 		const struct netrx_napi *x =
 			(const void *)((const char *)v + (size_t)c * stride);
 
-		o->polls += x->polls;
-		o->pkts += x->pkts;
-		o->full_polls += x->full_polls;
-		o->timed_polls += x->timed_polls;
-		o->timed_ns += x->timed_ns;
-		if (x->budget)
-			o->budget = x->budget;
+		netrx_napi_add(o, x);
 		if (!o->dev[0] && x->dev[0]) {
 			memcpy(o->dev, x->dev, sizeof(o->dev));
 			o->ifindex = x->ifindex;
@@ -230,7 +224,7 @@ static int read_napi(struct netrx_probe *np, struct netrx_snap *s)
 }
 
 /*
- * Add each CPU's cached napi_poll counts (struct netrx_cpu, np_*) to the
+ * Add each CPU's cached napi_poll counts (struct netrx_cpu's np) to the
  * entry of its device. The entries are read before the CPUs: a flush
  * between the two reads is then missed once (and seen in the next
  * snapshot) rather than counted twice; so are the counts of a device whose
@@ -246,7 +240,7 @@ static void add_pending_napi(struct netrx_snap *s)
 		for (int i = 0; i < s->nnapi; i++) {
 			if (s->napi[i].key != x->napi_key)
 				continue;
-			netrx_napi_add_cached(&s->napi[i].v, x);
+			netrx_napi_add(&s->napi[i].v, &x->np);
 			break;
 		}
 	}

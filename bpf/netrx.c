@@ -23,6 +23,9 @@ struct netrx_probe {
 
 /* One record's stride in a per-CPU value as user space gets it. */
 #define PERCPU_STRIDE(type)	((sizeof(type) + 7) & ~(size_t)7)
+/* CPU @c's record in the per-CPU value @v (a pointer to its first record). */
+#define PERCPU_AT(v, c) \
+	((const void *)((const char *)(v) + (size_t)(c) * PERCPU_STRIDE(*(v))))
 
 /* A few dozen devices and IRQs on a host: one batch reads them all. */
 #define NETRX_READ_CHUNK	64
@@ -141,12 +144,9 @@ static int read_cpus(struct netrx_probe *np, struct netrx_snap *s)
 
 static void sum_irq(const struct netrx_irq *v, int ncpus, struct netrx_irq *o)
 {
-	size_t stride = PERCPU_STRIDE(*v);
-
 	memset(o, 0, sizeof(*o));
 	for (int c = 0; c < ncpus; c++) {
-		const struct netrx_irq *x =
-			(const void *)((const char *)v + (size_t)c * stride);
+		const struct netrx_irq *x = PERCPU_AT(v, c);
 
 		o->count += x->count;
 		o->ns += x->ns;
@@ -158,12 +158,9 @@ static void sum_irq(const struct netrx_irq *v, int ncpus, struct netrx_irq *o)
 
 static void sum_napi(const struct netrx_napi *v, int ncpus, struct netrx_napi *o)
 {
-	size_t stride = PERCPU_STRIDE(*v);
-
 	memset(o, 0, sizeof(*o));
 	for (int c = 0; c < ncpus; c++) {
-		const struct netrx_napi *x =
-			(const void *)((const char *)v + (size_t)c * stride);
+		const struct netrx_napi *x = PERCPU_AT(v, c);
 
 		netrx_napi_add(o, x);
 		if (!o->dev[0] && x->dev[0]) {

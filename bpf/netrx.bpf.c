@@ -164,14 +164,9 @@ static __always_inline void napi_switch(struct netrx_cpu *c, __u64 key,
 	if (c->napi_valid) {
 		v = bpf_map_lookup_elem(&napis, &c->napi_key);
 		if (v)
-			netrx_napi_add_cached(v, c);
+			netrx_napi_add(v, &c->np);
 	}
-	c->np_polls = 0;
-	c->np_pkts = 0;
-	c->np_full_polls = 0;
-	c->np_timed_polls = 0;
-	c->np_timed_ns = 0;
-	c->np_budget = 0;
+	__builtin_memset(&c->np, 0, sizeof(c->np));
 	/* No entry (the map is full): this poll goes uncounted; the next
 	 * one tries again. */
 	if (!napi_entry(key, dev)) {
@@ -197,11 +192,11 @@ static __always_inline int napi_poll(struct napi_struct *napi, int work,
 		if (!c->napi_valid)
 			return 0;
 	}
-	c->np_polls++;
-	c->np_pkts += work > 0 ? work : 0;
+	c->np.polls++;
+	c->np.pkts += work > 0 ? work : 0;
 	if (work >= budget)
-		c->np_full_polls++;
-	c->np_budget = budget;
+		c->np.full_polls++;
+	c->np.budget = budget;
 	/* Timed only inside a traced NET_RX softirq (not busy polling). */
 	if (c->sirq_entry_ns && c->sirq_gen == attach_gen) {
 		__u64 irq = c->hardirq_ns - c->mark_hardirq_ns;
@@ -209,8 +204,8 @@ static __always_inline int napi_poll(struct napi_struct *napi, int work,
 
 		now = bpf_ktime_get_ns();
 		d = now - c->mark_ns;
-		c->np_timed_polls++;
-		c->np_timed_ns += d > irq ? d - irq : 0;
+		c->np.timed_polls++;
+		c->np.timed_ns += d > irq ? d - irq : 0;
 		c->mark_ns = now;
 		c->mark_hardirq_ns = c->hardirq_ns;
 	}

@@ -23,6 +23,9 @@ struct netrx_probe {
 
 /* One record's stride in a per-CPU value as user space gets it. */
 #define PERCPU_STRIDE(type)	((sizeof(type) + 7) & ~(size_t)7)
+/* CPU @c's record in the per-CPU value @v (a pointer to its first record). */
+#define PERCPU_AT(v, c) \
+	((const void *)((const char *)(v) + (size_t)(c) * PERCPU_STRIDE(*(v))))
 
 /* A few dozen devices and IRQs on a host: one batch reads them all. */
 #define NETRX_READ_CHUNK	64
@@ -141,12 +144,9 @@ static int read_cpus(struct netrx_probe *np, struct netrx_snap *s)
 
 static void sum_irq(const struct netrx_irq *v, int ncpus, struct netrx_irq *o)
 {
-	size_t stride = PERCPU_STRIDE(*v);
-
 	memset(o, 0, sizeof(*o));
 	for (int c = 0; c < ncpus; c++) {
-		const struct netrx_irq *x =
-			(const void *)((const char *)v + (size_t)c * stride);
+		const struct netrx_irq *x = PERCPU_AT(v, c);
 
 		o->count += x->count;
 		o->ns += x->ns;
@@ -158,20 +158,11 @@ static void sum_irq(const struct netrx_irq *v, int ncpus, struct netrx_irq *o)
 
 static void sum_napi(const struct netrx_napi *v, int ncpus, struct netrx_napi *o)
 {
-	size_t stride = PERCPU_STRIDE(*v);
-
 	memset(o, 0, sizeof(*o));
 	for (int c = 0; c < ncpus; c++) {
-		const struct netrx_napi *x =
-			(const void *)((const char *)v + (size_t)c * stride);
+		const struct netrx_napi *x = PERCPU_AT(v, c);
 
-		o->polls += x->polls;
-		o->pkts += x->pkts;
-		o->full_polls += x->full_polls;
-		o->timed_polls += x->timed_polls;
-		o->timed_ns += x->timed_ns;
-		if (x->budget)
-			o->budget = x->budget;
+		netrx_napi_add(o, x);
 		if (!o->dev[0] && x->dev[0]) {
 			memcpy(o->dev, x->dev, sizeof(o->dev));
 			o->ifindex = x->ifindex;
@@ -230,7 +221,7 @@ static int read_napi(struct netrx_probe *np, struct netrx_snap *s)
 }
 
 /*
- * Add each CPU's cached napi_poll counts (struct netrx_cpu, np_*) to the
+ * Add each CPU's cached napi_poll counts (struct netrx_cpu's np) to the
  * entry of its device. The entries are read before the CPUs: a flush
  * between the two reads is then missed once (and seen in the next
  * snapshot) rather than counted twice; so are the counts of a device whose
@@ -246,7 +237,7 @@ static void add_pending_napi(struct netrx_snap *s)
 		for (int i = 0; i < s->nnapi; i++) {
 			if (s->napi[i].key != x->napi_key)
 				continue;
-			netrx_napi_add_cached(&s->napi[i].v, x);
+			netrx_napi_add(&s->napi[i].v, &x->np);
 			break;
 		}
 	}

@@ -33,6 +33,22 @@
  */
 #define NETRX_SAMPLED_TPS	{ "softirq_entry", "softirq_exit", "napi_poll", NULL }
 
+/*
+ * The NAPI instances of one device, keyed by its struct net_device address
+ * (unique across network namespaces, unlike ifindex); 0 is the per-CPU
+ * backlog that veth, lo and netif_rx() users feed.
+ */
+struct netrx_napi {
+	__u64 polls;
+	__u64 pkts;		/* sum of "work" */
+	__u64 full_polls;	/* polls that used their whole budget */
+	__u64 timed_polls;	/* polls inside a timed NET_RX softirq */
+	__u64 timed_ns;		/* their service time */
+	__s32 budget;		/* last budget seen (0: none yet) */
+	__s32 ifindex;		/* in the device's own namespace */
+	char dev[16];
+};
+
 /* Per CPU (one-entry per-CPU array). */
 struct netrx_cpu {
 	__u64 hardirq_ns;	/* time in hard IRQ handlers */
@@ -52,15 +68,11 @@ struct netrx_cpu {
 	 * not yet added to its napis[] entry: they are flushed there when
 	 * another device is polled here, so a run of polls of one device
 	 * costs no hash lookup. The reader adds them to the entry's sums.
+	 * Only np's counts are used: napi_key names the device.
 	 */
-	__u32 napi_valid;	/* napi_key and np_* are in use */
+	__u32 napi_valid;	/* napi_key and np are in use */
 	__u64 napi_key;
-	__u64 np_polls;
-	__u64 np_pkts;
-	__u64 np_full_polls;
-	__u64 np_timed_polls;
-	__u64 np_timed_ns;
-	__s64 np_budget;	/* last budget seen (0: none yet) */
+	struct netrx_napi np;
 };
 
 struct netrx_irq {
@@ -70,36 +82,21 @@ struct netrx_irq {
 };
 
 /*
- * The NAPI instances of one device, keyed by its struct net_device address
- * (unique across network namespaces, unlike ifindex); 0 is the per-CPU
- * backlog that veth, lo and netif_rx() users feed.
- */
-struct netrx_napi {
-	__u64 polls;
-	__u64 pkts;		/* sum of "work" */
-	__u64 full_polls;	/* polls that used their whole budget */
-	__u64 timed_polls;	/* polls inside a timed NET_RX softirq */
-	__u64 timed_ns;		/* their service time */
-	__s32 budget;		/* last budget seen */
-	__s32 ifindex;		/* in the device's own namespace */
-	char dev[16];
-};
-
-/*
- * Add a CPU's cached napi_poll counts (@c's np_*) to their device's entry
- * @v: the BPF program when it flushes them, the reader for those not
- * flushed yet.
+ * Add the napi_poll counts of @x to @v (@v keeps its device): a CPU's
+ * cached counts (struct netrx_cpu's np) to their device's entry - the BPF
+ * program when it flushes them, the reader for those not flushed yet - and
+ * a device's per-CPU entries into one sum (the reader).
  */
 static inline __attribute__((always_inline)) void
-netrx_napi_add_cached(struct netrx_napi *v, const struct netrx_cpu *c)
+netrx_napi_add(struct netrx_napi *v, const struct netrx_napi *x)
 {
-	v->polls += c->np_polls;
-	v->pkts += c->np_pkts;
-	v->full_polls += c->np_full_polls;
-	v->timed_polls += c->np_timed_polls;
-	v->timed_ns += c->np_timed_ns;
-	if (c->np_budget)
-		v->budget = (__s32)c->np_budget;
+	v->polls += x->polls;
+	v->pkts += x->pkts;
+	v->full_polls += x->full_polls;
+	v->timed_polls += x->timed_polls;
+	v->timed_ns += x->timed_ns;
+	if (x->budget)
+		v->budget = x->budget;
 }
 
 #ifndef __bpf__

@@ -18,18 +18,15 @@ static int file_write(void *ctx, const char *buf, size_t len)
 	return fwrite(buf, 1, len, ctx) == len ? 0 : -EIO;
 }
 
-typedef int (*prism_writer)(const struct prism_export *,
-			    const struct prism_order *, prism_write_fn, void *);
-
-static int export_one(const char *prefix, const char *ext, prism_writer fn,
+static int export_one(const char *prefix, enum prism_file file,
 		      const struct prism_export *e, const struct prism_order *o)
 {
 	char path[4096];
 	FILE *f;
 	int err;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s.%s", prefix, ext) >=
-	    sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s.%s", prefix,
+			     prism_file_ext(file)) >= sizeof(path))
 		return -ENAMETOOLONG;
 	f = fopen(path, "w");
 	if (!f) {
@@ -37,7 +34,7 @@ static int export_one(const char *prefix, const char *ext, prism_writer fn,
 		fprintf(stderr, CTL_PROG " " MODEL_CMD ": %s: %s\n", path, strerror(errno));
 		return err;
 	}
-	err = fn(e, o, file_write, f);
+	err = prism_write(e, o, file, file_write, f);
 	if (fclose(f) && !err)
 		err = -EIO;
 	if (err)
@@ -63,13 +60,8 @@ static int export_prism(const char *prefix, const struct tagged_model *m,
 
 	if (err)
 		return err;
-	err = export_one(prefix, "tra", prism_write_tra, &e, &ord);
-	if (!err)
-		err = export_one(prefix, "sta", prism_write_sta, &e, &ord);
-	if (!err)
-		err = export_one(prefix, "lab", prism_write_lab, &e, &ord);
-	if (!err)
-		err = export_one(prefix, "srew", prism_write_srew, &e, &ord);
+	for (int file = 0; !err && file < PRISM_FILES; file++)
+		err = export_one(prefix, file, &e, &ord);
 	prism_finish(&ord);
 	*q_out = e.start_rate_per_s;
 	return err;

@@ -267,7 +267,10 @@ static int item_path(const char *tok, bool cut, void *item, char *why, size_t wl
 	return parse_path(tok, item, RXB_CONF_PATH_LEN, why, wlen);
 }
 
-/* Each list type's items (config_list.c reads and writes the lists). */
+/*
+ * Each list type's items (config_list.c reads and writes the lists); NULL
+ * for a type that is not a list. The one place that knows which types are.
+ */
 static const struct config_list_kind *list_kind(enum config_type t)
 {
 	static const struct config_list_kind port = {
@@ -303,12 +306,14 @@ static const struct config_list_kind *list_kind(enum config_type t)
 		return &cidr;
 	case CONFIG_IFNAME_LIST:
 		return &ifname;
+	case CONFIG_ADDRESS_LIST:
+		return &addr;
 	case CONFIG_UID_LIST:
 		return &uid;
 	case CONFIG_PATH_LIST:
 		return &path;
 	default:
-		return &addr;
+		return NULL;
 	}
 }
 
@@ -510,6 +515,7 @@ static int parse_choice(const struct config_key *k, const char *val, void *field
 int config_value_parse(const struct config_key *k, const char *val, void *field,
 		       char *why, size_t wlen)
 {
+	const struct config_list_kind *lk;
 	char shown[48];
 	int err;
 
@@ -528,14 +534,6 @@ int config_value_parse(const struct config_key *k, const char *val, void *field,
 	case CONFIG_PATH:
 		err = parse_path(val, field, k->size, why, wlen);
 		break;
-	case CONFIG_PORT_LIST:
-	case CONFIG_CIDR_LIST:
-	case CONFIG_IFNAME_LIST:
-	case CONFIG_ADDRESS_LIST:
-	case CONFIG_UID_LIST:
-	case CONFIG_PATH_LIST:
-		err = config_list_parse(list_kind(k->type), val, field, k->size, why, wlen);
-		break;
 	case CONFIG_MODE:
 		err = parse_mode(val, field);
 		break;
@@ -546,7 +544,8 @@ int config_value_parse(const struct config_key *k, const char *val, void *field,
 		err = parse_hostport(val, field, why, wlen);
 		break;
 	default:
-		err = -EINVAL;
+		lk = list_kind(k->type);
+		err = lk ? config_list_parse(lk, val, field, k->size, why, wlen) : -EINVAL;
 		break;
 	}
 	if (err && !why[0]) {
@@ -594,6 +593,7 @@ static int format_double(double v, char *buf, size_t size)
 int config_value_format(const struct config_key *k, const void *field, char *buf,
 			size_t size)
 {
+	const struct config_list_kind *lk;
 	int idx;
 
 	if (size)
@@ -615,13 +615,6 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 			if (i == idx)
 				return snprintf(buf, size, "%s", k->lim.names[i]);
 		return snprintf(buf, size, "%d", idx);
-	case CONFIG_PORT_LIST:
-	case CONFIG_CIDR_LIST:
-	case CONFIG_IFNAME_LIST:
-	case CONFIG_ADDRESS_LIST:
-	case CONFIG_UID_LIST:
-	case CONFIG_PATH_LIST:
-		return config_list_format(list_kind(k->type), field, buf, size);
 	case CONFIG_MODE:
 		return snprintf(buf, size, "%04o", *(const uint32_t *)field);
 	case CONFIG_GROUP:
@@ -630,6 +623,11 @@ int config_value_format(const struct config_key *k, const void *field, char *buf
 		return snprintf(buf, size, "%s", rxb_log_level_name(*(const int *)field));
 	case CONFIG_HOSTPORT:
 		return format_hostport(field, buf, size);
+	default:
+		lk = list_kind(k->type);
+		if (lk)
+			return config_list_format(lk, field, buf, size);
+		break;
 	}
 	return snprintf(buf, size, "?");
 }

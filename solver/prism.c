@@ -102,9 +102,8 @@ static int cmp_pair(const void *a, const void *b)
 	return pa->col < pb->col ? -1 : pa->col > pb->col;
 }
 
-int prism_write_tra(const struct prism_export *e,
-		    const struct prism_order *ord, prism_write_fn w,
-		    void *wctx)
+static int write_tra(const struct prism_export *e, const struct prism_order *ord,
+		     prism_write_fn w, void *wctx)
 {
 	const struct ctmc *q = &e->sp->chain;
 	uint32_t maxrow = 0;
@@ -147,9 +146,8 @@ int prism_write_tra(const struct prism_export *e,
 	return err;
 }
 
-int prism_write_sta(const struct prism_export *e,
-		    const struct prism_order *ord, prism_write_fn w,
-		    void *wctx)
+static int write_sta(const struct prism_export *e, const struct prism_order *ord,
+		     prism_write_fn w, void *wctx)
 {
 	uint32_t np = e->sp->nplaces;
 	int err = emit(w, wctx, "(start");
@@ -172,9 +170,8 @@ int prism_write_sta(const struct prism_export *e,
 	return err;
 }
 
-int prism_write_lab(const struct prism_export *e,
-		    const struct prism_order *ord, prism_write_fn w,
-		    void *wctx)
+static int write_lab(const struct prism_export *e, const struct prism_order *ord,
+		     prism_write_fn w, void *wctx)
 {
 	uint32_t init = e->alpha ? ord->start : ord->new_of[0];
 	int err = emit(w, wctx, "0=\"init\" 1=\"deadlock\" 2=\"absorbed\"\n");
@@ -194,9 +191,8 @@ int prism_write_lab(const struct prism_export *e,
 	return err;
 }
 
-int prism_write_srew(const struct prism_export *e,
-		     const struct prism_order *ord, prism_write_fn w,
-		     void *wctx)
+static int write_srew(const struct prism_export *e, const struct prism_order *ord,
+		      prism_write_fn w, void *wctx)
 {
 	const struct ctmc *q = &e->sp->chain;
 	uint32_t m = 0;
@@ -212,4 +208,28 @@ int prism_write_srew(const struct prism_export *e,
 			err = emit(w, wctx, "%u 1\n", k);
 	}
 	return err;
+}
+
+static const struct {
+	const char *ext;
+	int (*write)(const struct prism_export *e, const struct prism_order *ord,
+		     prism_write_fn w, void *wctx);
+} files[PRISM_FILES] = {
+	[PRISM_TRA] = { "tra", write_tra },
+	[PRISM_STA] = { "sta", write_sta },
+	[PRISM_LAB] = { "lab", write_lab },
+	[PRISM_SREW] = { "srew", write_srew },
+};
+
+const char *prism_file_ext(enum prism_file f)
+{
+	return (unsigned)f < PRISM_FILES ? files[f].ext : "?";
+}
+
+int prism_write(const struct prism_export *e, const struct prism_order *ord,
+		enum prism_file f, prism_write_fn w, void *wctx)
+{
+	if ((unsigned)f >= PRISM_FILES)
+		return -EINVAL;
+	return files[f].write(e, ord, w, wctx);
 }

@@ -44,8 +44,8 @@ struct prism_export {
 };
 
 /*
- * The state numbering shared by all four files; call first, then the
- * writers, then prism_finish().
+ * The state numbering shared by all four files; call first, then
+ * prism_write() for each file, then prism_finish().
  */
 struct prism_order {
 	uint32_t n;		/* exported states (space + start state) */
@@ -58,17 +58,14 @@ struct prism_order {
 int prism_prepare(const struct prism_export *e, struct prism_order *ord);
 void prism_finish(struct prism_order *ord);
 
-int prism_write_tra(const struct prism_export *e,
-		    const struct prism_order *ord, prism_write_fn w,
-		    void *wctx);
-int prism_write_sta(const struct prism_export *e,
-		    const struct prism_order *ord, prism_write_fn w,
-		    void *wctx);
-int prism_write_lab(const struct prism_export *e,
-		    const struct prism_order *ord, prism_write_fn w,
-		    void *wctx);
-int prism_write_srew(const struct prism_export *e,
-		     const struct prism_order *ord, prism_write_fn w,
-		     void *wctx);
+/* The four files, in the order above. */
+enum prism_file { PRISM_TRA, PRISM_STA, PRISM_LAB, PRISM_SREW, PRISM_FILES };
+
+/* The file's extension without the dot: "tra", "sta", "lab", "srew" ("?" for none). */
+const char *prism_file_ext(enum prism_file f);
+
+/* File @f through @w. 0, -EINVAL for no such file, or the first error of @w. */
+int prism_write(const struct prism_export *e, const struct prism_order *ord,
+		enum prism_file f, prism_write_fn w, void *wctx);
 
 #endif

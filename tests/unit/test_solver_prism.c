@@ -69,10 +69,13 @@ static void test_export_roundtrip(void **state)
 	e.alpha = ch.alpha;
 	e.start_rate_per_s = q;
 	assert_int_equal(prism_prepare(&e, &ord), 0);
-	assert_int_equal(prism_write_tra(&e, &ord, sbuf_write, &tra), 0);
-	assert_int_equal(prism_write_sta(&e, &ord, sbuf_write, &sta), 0);
-	assert_int_equal(prism_write_lab(&e, &ord, sbuf_write, &lab), 0);
-	assert_int_equal(prism_write_srew(&e, &ord, sbuf_write, &srew), 0);
+	assert_int_equal(prism_write(&e, &ord, PRISM_TRA, sbuf_write, &tra), 0);
+	assert_int_equal(prism_write(&e, &ord, PRISM_STA, sbuf_write, &sta), 0);
+	assert_int_equal(prism_write(&e, &ord, PRISM_LAB, sbuf_write, &lab), 0);
+	assert_int_equal(prism_write(&e, &ord, PRISM_SREW, sbuf_write, &srew), 0);
+	assert_string_equal(prism_file_ext(PRISM_TRA), "tra");
+	assert_string_equal(prism_file_ext(PRISM_SREW), "srew");
+	assert_int_equal(prism_write(&e, &ord, PRISM_FILES, sbuf_write, &tra), -EINVAL);
 
 	/* .tra: "n m" and exactly m lines, parsed into a dense matrix. */
 	assert_int_equal(sscanf(tra.s, "%u %u%n", &n, &ntr, &off), 2);
@@ -145,7 +148,7 @@ static void test_export_roundtrip(void **state)
 	{
 		struct sbuf bad = { .fail_after = 3 };
 
-		assert_int_equal(prism_write_tra(&e, &ord, sbuf_write, &bad), -EIO);
+		assert_int_equal(prism_write(&e, &ord, PRISM_TRA, sbuf_write, &bad), -EIO);
 		free(bad.s);
 	}
 	ctmc_finish(&chain);

@@ -21,6 +21,7 @@
 #include "tools/rbudp/conn.h"
 #include "tools/rbudp/delay.h"
 #include "tools/rbudp/dgram.h"
+#include "tools/rbudp/error.h"
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/recv_setup.h"
@@ -33,15 +34,14 @@
 /* Record the first error, tell the sender (best effort) and return -1. */
 int rbudp_recv_fail(struct rbudp_recv_session *s, uint32_t code, const char *fmt, ...)
 {
+	const char *peer = s->r->peer[0] ? s->r->peer : "?";
 	va_list ap;
+	bool kept;
 
-	if (s->r->error[0])
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(s->r->error, sizeof(s->r->error), fmt, ap);
+	kept = rbudp_error_keep(s->r->error, sizeof(s->r->error), peer, fmt, ap);
 	va_end(ap);
-	rxb_err("transfer from %s: %s", s->r->peer[0] ? s->r->peer : "?", s->r->error);
-	if (code && s->conn.fd >= 0)
+	if (kept && code && s->conn.fd >= 0)
 		rbudp_conn_send_error(&s->conn, code, s->r->error);
 	return -1;
 }

@@ -23,6 +23,7 @@
 #include "tools/rbudp/conn.h"
 #include "tools/rbudp/delay.h"
 #include "tools/rbudp/dgram.h"
+#include "tools/rbudp/error.h"
 #include "tools/rbudp/follow.h"
 #include "tools/rbudp/integ.h"
 #include "tools/rbudp/net.h"
@@ -44,13 +45,9 @@ int rbudp_send_fail(struct rbudp_sender *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	/* Keep the first error: later ones are usually its consequences. */
-	if (s->r->error[0])
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(s->r->error, sizeof(s->r->error), fmt, ap);
+	rbudp_error_keep(s->r->error, sizeof(s->r->error), NULL, fmt, ap);
 	va_end(ap);
-	rxb_err("%s", s->r->error);
 	return -1;
 }
 

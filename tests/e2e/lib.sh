@@ -83,7 +83,8 @@ e2e_usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 # E_BUILD its build directory, E_OUT empty (-o sets it, else e2e_out_init),
 # then the script's options by SPEC, a word each: L:VAR, -L takes a value
 # and VAR gets it; L=VAR=VALUE, -L alone sets VAR to VALUE. Another option
-# is e2e_usage; the words after the options go to the array E_ARGS.
+# is e2e_usage. A word after the options is an error: a list given without
+# quotes (-r 2G 3G) would otherwise keep only its first word, silently.
 e2e_args() {
 	local spec=$1 word letters= o OPTARG OPTIND=1
 	shift
@@ -107,7 +108,7 @@ e2e_args() {
 		e2e_usage
 	done
 	shift $((OPTIND - 1))
-	E_ARGS=("$@")
+	[ $# -eq 0 ] || e2e_fail "unexpected argument '$1' (a list is one quoted word: -r \"2G 3G\")"
 }
 
 # e2e_out_init NAME: the output directory. Runs append to runs.jsonl, so a

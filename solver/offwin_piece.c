@@ -5,46 +5,53 @@
 #include <math.h>
 
 /*
- * I(n, z) = ∫_0^1 s^(n−1) e^(−z s) ds, n = 1..3, z >= 0: its series
- * Σ (−z)^k / (k! (n + k)) below 1, where the closed form cancels; above,
- * up from I(1, z) = (1 − e^−z)/z by parts: I(n) = ((n − 1) I(n − 1) − e^−z)/z.
+ * I(n, z) = ∫_0^1 s^(n−1) e^(−z s) ds for n = 1..3 into @in[n − 1], z >= 0:
+ * their series Σ (−z)^k / (k! (n + k)) below 1, where the closed form
+ * cancels; above, up from I(1, z) = (1 − e^−z)/z by parts:
+ * I(n) = ((n − 1) I(n − 1) − e^−z)/z. One pass gives all three.
  */
-static double unit_int(int n, double z)
+static void unit_ints(double z, double in[3])
 {
-	double sum = 0.0, term = 1.0, v;
+	double term = 1.0, ez;
 
 	if (z < 1.0) {
+		in[0] = in[1] = in[2] = 0.0;
 		for (int k = 0; k < 20; k++) {
-			sum += term / (n + k);
+			for (int n = 1; n <= 3; n++)
+				in[n - 1] += term / (n + k);
 			term *= -z / (k + 1);
 		}
-		return sum;
+		return;
 	}
-	v = -expm1(-z) / z;
-	for (int j = 2; j <= n; j++)
-		v = ((j - 1) * v - exp(-z)) / z;
-	return v;
+	ez = exp(-z);
+	in[0] = -expm1(-z) / z;
+	for (int j = 2; j <= 3; j++)
+		in[j - 1] = ((j - 1) * in[j - 2] - ez) / z;
 }
 
-/* J(n, z) = ∫_0^1 (1 − r)^(n−1) e^(−z r) dr, n = 1..3, from the I(n, z). */
-static double unit_int_rev(int n, double z)
+/*
+ * J(n, z) = ∫_0^1 (1 − r)^(n−1) e^(−z r) dr for n = 1..3 into @jn[n − 1],
+ * from the I(n, z).
+ */
+static void unit_ints_rev(double z, double jn[3])
 {
-	double i1 = unit_int(1, z), i2 = n > 1 ? unit_int(2, z) : 0.0;
+	double in[3];
 
-	if (n == 1)
-		return i1;
-	if (n == 2)
-		return i1 - i2;
-	return i1 - 2.0 * i2 + unit_int(3, z);
+	unit_ints(z, in);
+	jn[0] = in[0];
+	jn[1] = in[0] - in[1];
+	jn[2] = in[0] - 2.0 * in[1] + in[2];
 }
 
 /* Mean and sd of t on [0, 1] with density ∝ e^(−κ t). */
 static void unit_moments(double k, double *mean, double *sd)
 {
-	double i1 = unit_int(1, k), m = unit_int(2, k) / i1;
+	double in[3], m;
 
+	unit_ints(k, in);
+	m = in[1] / in[0];
 	*mean = m;
-	*sd = sqrt(fmax(unit_int(3, k) / i1 - m * m, 0.0));
+	*sd = sqrt(fmax(in[2] / in[0] - m * m, 0.0));
 }
 
 /*
@@ -70,12 +77,14 @@ static double fit_kappa(double rho)
 /* A falling piece on [@a, @b] at @beta from its lower edge or from @top. */
 static void set_falling(struct offwin_piece *pc, double a, double b, double beta, bool top)
 {
-	double len = b - a;
+	double len = b - a, in[3];
 
 	*pc = (struct offwin_piece){ .a = a, .b = b, .law = OFFWIN_LAW_FALLING,
 				     .beta = beta, .from_top = top };
-	if (len > 0.0)
-		pc->norm = 1.0 / (len * unit_int(1, beta * len));
+	if (len > 0.0) {
+		unit_ints(beta * len, in);
+		pc->norm = 1.0 / (len * in[0]);
+	}
 }
 
 /*
@@ -155,16 +164,18 @@ double offwin_piece_point(const struct offwin_piece *pc, enum offwin_within w)
  */
 static void falling_q(const struct offwin_piece *pc, double x, double q[3])
 {
-	double len = pc->b - pc->a, bl = pc->beta * len, c, v, f;
-	double et = pc->norm * len * len * unit_int(2, bl);
-	double et2 = pc->norm * len * len * len * unit_int(3, bl);
+	double len = pc->b - pc->a, c, v, f, in[3];
 
 	c = pc->from_top ? pc->b - x : x - pc->a;
 	if (pc->from_top ? c >= len : c <= 0.0) {
 		/* All of it lies past x: W − x = ±(c − t) for t from the edge. */
 		double d = pc->from_top ? c : -c;
 		double sign = pc->from_top ? -1.0 : 1.0;
+		double et, et2;
 
+		unit_ints(pc->beta * len, in);
+		et = pc->norm * len * len * in[1];
+		et2 = pc->norm * len * len * len * in[2];
 		q[0] = 1.0;
 		q[1] = d + sign * et;
 		q[2] = d * d + 2.0 * sign * d * et + et2;
@@ -175,14 +186,16 @@ static void falling_q(const struct offwin_piece *pc, double x, double q[3])
 		return;
 	}
 	if (pc->from_top) {
+		unit_ints_rev(pc->beta * c, in);
 		for (int j = 0; j < 3; j++)
-			q[j] = pc->norm * pow(c, j + 1) * unit_int_rev(j + 1, pc->beta * c);
+			q[j] = pc->norm * pow(c, j + 1) * in[j];
 		return;
 	}
 	v = len - c;
 	f = pc->norm * exp(-pc->beta * c);
+	unit_ints(pc->beta * v, in);
 	for (int j = 0; j < 3; j++)
-		q[j] = f * pow(v, j + 1) * unit_int(j + 1, pc->beta * v);
+		q[j] = f * pow(v, j + 1) * in[j];
 }
 
 /*

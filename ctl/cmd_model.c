@@ -58,7 +58,7 @@ enum {
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
 	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_SEEN, OPT_RELEASE,
-	OPT_EPISODES_WIN,
+	OPT_EPISODES_WIN, OPT_QUOTA,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "windows-seen-pps", required_argument, NULL, OPT_SEEN },
 	{ "queue-release-pkts", required_argument, NULL, OPT_RELEASE },
 	{ "episodes-from-windows", no_argument, NULL, OPT_EPISODES_WIN },
+	{ "quota-phases", required_argument, NULL, OPT_QUOTA },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "table", no_argument, NULL, OPT_TABLE },
@@ -214,6 +215,42 @@ static int parse_windows_opt(int id, const char *s, double *per_s, double *hist,
 	return usage_error("--%s: expected PER_S/SLOT:COUNT[:MEAN_NS:SD_NS],... "
 			   "(slots 0-%d, numbers >= 0, each slot once): '%s'",
 			   opt_name(id), RXB_OFFCPU_SLOTS - 1, s);
+}
+
+/*
+ * --quota-phases PERIOD_MS:SLOW_MS:SLOW_SHARE[:FAST_SHARE] onto @in
+ * (solver/qphase.h; the fast share 1 when not given).
+ */
+static int parse_quota_opt(int id, const char *s, struct rxb_stage_inputs *in)
+{
+	static const double max[4] = { 1e7, 1e7, 1.0, 1.0 };
+	double v[4] = { 0.0, 0.0, 0.0, 1.0 };
+	char buf[128], *field, *save = NULL;
+	int n = 0, err;
+
+	if (strlen(s) >= sizeof(buf))
+		return usage_error("--%s: too long: '%.32s...'", opt_name(id), s);
+	strcpy(buf, s);
+	for (field = strtok_r(buf, ":", &save); field; field = strtok_r(NULL, ":", &save)) {
+		if (n == 4)
+			return usage_error("--%s: expected PERIOD_MS:SLOW_MS:SLOW_SHARE"
+					   "[:FAST_SHARE]: '%s'", opt_name(id), s);
+		err = rxb_parse_double(field, n < 2 ? 1e-6 : 1e-9, max[n], &v[n]);
+		if (err)
+			return bad_value(id, s, err);
+		n++;
+	}
+	if (n < 3)
+		return usage_error("--%s: expected PERIOD_MS:SLOW_MS:SLOW_SHARE[:FAST_SHARE]: '%s'",
+				   opt_name(id), s);
+	if (v[1] > v[0] || v[3] < v[2])
+		return usage_error("--%s: the slow phase must fit in the period and the fast "
+				   "share be at least the slow one: '%s'", opt_name(id), s);
+	in->quota_period_s = v[0] / 1e3;
+	in->quota_slow_s = v[1] / 1e3;
+	in->quota_slow_share = v[2];
+	in->quota_fast_share = v[3];
+	return 0;
 }
 
 /* One word an option like --rounds takes, and what it stands for. */
@@ -401,6 +438,8 @@ static int parse_one(struct model_args *a, int id, const char *s)
 	case OPT_WAKE:
 		return parse_windows_opt(id, s, &a->stage.wake_per_s, a->stage.wake_hist,
 					 a->stage.wake_mean_s, a->stage.wake_sd_s);
+	case OPT_QUOTA:
+		return parse_quota_opt(id, s, &a->stage);
 	case OPT_QUEUE:
 		return parse_pkts(id, s, &a->stage.queue_pkts);
 	case OPT_BATCH:

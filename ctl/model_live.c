@@ -86,6 +86,27 @@ static const char *windows_from(const struct json_object *s, struct rxb_stage_in
 }
 
 /*
+ * A co-runner's quota phases (quota_phases: period_s, slow_s, slow_share,
+ * fast_share), none when absent or null; NULL or the bad key.
+ */
+static const char *quota_from(const struct json_object *s, struct rxb_stage_inputs *in)
+{
+	const struct json_object *q = jpath_obj(s, "quota_phases");
+
+	if (!q)
+		return NULL;
+	if (!num_in(q, "period_s", 1e-9, 1e4, &in->quota_period_s))
+		return "quota_phases.period_s";
+	if (!num_in(q, "slow_s", 1e-9, in->quota_period_s, &in->quota_slow_s))
+		return "quota_phases.slow_s";
+	if (!num_in(q, "slow_share", 1e-9, 1, &in->quota_slow_share))
+		return "quota_phases.slow_share";
+	if (!num_in(q, "fast_share", in->quota_slow_share, 1, &in->quota_fast_share))
+		return "quota_phases.fast_share";
+	return NULL;
+}
+
+/*
  * One solved stage (flows[].model.stages[]) into @in; NULL, or the key
  * that is missing or out of range.
  */
@@ -126,6 +147,8 @@ static const char *stage_from(const struct json_object *s, struct rxb_stage_inpu
 	if (in->load_independent)
 		return NULL;
 	bad = windows_from(s, in);
+	if (!bad)
+		bad = quota_from(s, in);
 	if (bad)
 		return bad;
 	if (!num_in(s, "cpu_bound", 0, TAGGED_MAX_TASKS - 1, &in->cpu_bound))

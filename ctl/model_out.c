@@ -74,6 +74,10 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_double(w, "wake_max_s", a->stage.wake_max_s);
 	json_double(w, "windows_seen_pps", a->stage.windows_seen_pps);
 	json_double(w, "queue_release_pkts", a->stage.queue_release_pkts);
+	json_double(w, "quota_period_s", a->stage.quota_period_s);
+	json_double(w, "quota_slow_s", a->stage.quota_slow_s);
+	json_double(w, "quota_slow_share", a->stage.quota_slow_share);
+	json_double(w, "quota_fast_share", a->stage.quota_fast_share);
 	json_uint(w, "queue_pkts", a->stage.queue_pkts);
 	json_uint(w, "batch_pkts", a->stage.batch_pkts);
 	json_str(w, "batch_rule", rule_name(a->stage.rule));
@@ -272,6 +276,13 @@ static void print_inputs(const struct model_args *a)
 	if ((s->offcpu_per_s > 0 || s->wake_per_s > 0) && s->windows_seen_pps > 0)
 		printf("           windows met at up to %.4g packets a second\n",
 		       s->windows_seen_pps);
+	if (s->quota_period_s > 0)
+		printf("           a co-runner's CPU quota: its share %.3g for %.4g ms of every %.4g ms,\n"
+		       "           %.3g for the rest (%s)\n",
+		       s->quota_slow_share, s->quota_slow_s * 1e3, s->quota_period_s * 1e3,
+		       s->quota_fast_share,
+		       a->x.loss_model == BNECK_LOSS_WINDOWS || a->x.loss_model == BNECK_LOSS_SERVICE ?
+		       "its phases stand for the windows" : "not used by this loss model");
 	printf("Queue      capacity (K) %u pkts, packets per service (N) %u, rule %s",
 	       s->queue_pkts, s->batch_pkts, rule_name(s->rule));
 	if (s->queue_release_pkts > 0)

@@ -142,6 +142,8 @@ static const struct config_key keys[] = {
 		 "Socket stage loss: queue (the bulk queue), windows (also the loss to the receiver's measured off-CPU windows, the larger) or service (the windows alone, the receiver at its own rate between them)."),
 	ROW_T(model, queue_depth_cost, CONFIG_BOOL, "no", LIVE,
 	      "Serve the receiver at its kept-up cost until its queue overflows, at its saturated cost after."),
+	ROW_T(model, quota_phases, CONFIG_BOOL, "yes", LIVE,
+	      "Where one cgroup with a CPU quota shares the receiver's CPU, take its phases (runs, then throttled) in place of the off-CPU windows."),
 	ROW_ENUM(model, loss_episodes, loss_episode_names, "windows", LIVE,
 		 "Burst rounds: off (a packet lost is a round), measured (loss comes in episodes of the measured size) or windows (as measured, but where loss = windows or service has the windows set the loss, each rate's episode is what a losing window loses)."),
 	ROW_ENUM(model, rate_uncertainty, episode_names, "off", LIVE,

@@ -155,6 +155,7 @@ struct rxb_config {
 		int rounds;	/* enum bneck_rounds: 0 burst, 1 seed */
 		int loss;	/* 0 queue, 1 windows, 2 service */
 		bool queue_depth_cost;
+		bool quota_phases;
 		int loss_episodes;	/* 0 off, 1 measured, 2 windows */
 		int rate_uncertainty;	/* 0 off, 1 measured */
 		int capacity;		/* enum capacity_mode: 0 cost, 1 drain */

@@ -12,6 +12,7 @@
 #include "solver/bulkq.h"
 #include "solver/lnmath.h"
 #include "solver/offwin.h"
+#include "solver/qphase.h"
 #include "solver/spread.h"
 
 /* Below this many packets lost per file, burst absorption is not computed. */
@@ -201,21 +202,60 @@ static void window_episode(const struct bneck_model *md, uint32_t i, double lamb
 }
 
 /*
+ * Stage @i's quota phases (qphase.h) at @lambda into @qe, its drain on the
+ * CPU as window_in() takes it.
+ */
+static void quota_eval(const struct bneck_model *md, uint32_t i, double lambda,
+		       double scale, struct qphase_eval *qe)
+{
+	const struct rxb_stage_inputs *st = &md->st[i];
+	struct qphase_in in = {
+		.period_s = st->quota_period_s,
+		.slow_s = st->quota_slow_s,
+		.slow_share = st->quota_slow_share,
+		.fast_share = st->quota_fast_share,
+		.queue_pkts = st->queue_pkts,
+		.on_pkts_per_s = scale * md->mu_on[i] * st->batch_pkts,
+	};
+
+	/* Checked with the inputs (bneck_model_setup()); nothing lost else. */
+	if (qphase_eval(&in, lambda, qe))
+		memset(qe, 0, sizeof(*qe));
+}
+
+/*
+ * With a quota's phases setting stage @i's loss @loss at @lambda: what a
+ * round absorbs where the stage is served alone, and the episode (one per
+ * losing period) with episodes_from_windows.
+ */
+static double quota_absorb(const struct bneck_model *md, uint32_t i, double lambda,
+			   double loss, const struct qphase_eval *qe, struct bneck_eval *ev)
+{
+	if (md->x->episodes_from_windows && qe->lossy_per_s > 0.0 &&
+	    loss > ev->episode_loss) {
+		ev->episode_pkts = fmax(1.0, lambda * loss / qe->lossy_per_s);
+		ev->episode_loss = loss;
+	}
+	return bneck_model_served_alone(md, i, lambda) ? qe->absorb_pkts : 0.0;
+}
+
+/*
  * Stage @i's loss at @lambda to its server being away: with the sender
  * pausing through its vacations, what the periodic fluid bound loses at
  * the server's rate @cap_pkts_per_s (lowering ev->send_frac to the share
  * of the time it sends); else its vacations' loss and, with the windows'
  * models, the larger of that and its measured windows' (drain scaled by
- * @scale).
+ * @scale), or of its quota's phases (@qe), which stand for the windows.
  */
 static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
 			double cap_pkts_per_s, double scale, struct bneck_eval *ev,
-			struct offwin_eval *oe)
+			struct offwin_eval *oe, struct qphase_eval *qe)
 {
 	struct offwin_in in;
 	double frac, vac;
 
 	memset(oe, 0, sizeof(*oe));
+	memset(qe, 0, sizeof(*qe));
 	if (md->paused[i]) {
 		vac = paused_loss(&md->st[i], lambda, cap_pkts_per_s, &frac);
 		if (frac < ev->send_frac)
@@ -224,7 +264,10 @@ static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
 	}
 	vac = bneck_vacation_loss(lambda, md->st[i].queue_pkts, md->st[i].vacation_s,
 				  md->st[i].vacation_period_s);
-	if (bneck_model_windows(md, i)) {
+	if (bneck_model_quota(md, i)) {
+		quota_eval(md, i, lambda, scale, qe);
+		vac = fmax(vac, qe->loss);
+	} else if (bneck_model_windows(md, i)) {
 		in = window_in(md, i, scale);
 		offwin_eval_loss(&in, lambda, OFFWIN_LOGUNIFORM, oe);
 		vac = fmax(vac, oe->loss);
@@ -258,6 +301,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	};
 	struct bulkq_burst_result br = { 0 };
 	struct offwin_eval oe;
+	struct qphase_eval qe;
 	bool vac_wins;
 	double vac;
 	int err;
@@ -274,7 +318,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * bulk queue says: both describe the same CPU sharing, so the
 	 * larger is the stage's loss (not their sum).
 	 */
-	vac = away_loss(md, i, lambda, p.service_per_s * p.batch_pkts, share * f, ev, &oe);
+	vac = away_loss(md, i, lambda, p.service_per_s * p.batch_pkts, share * f, ev, &oe, &qe);
 	vac_wins = vac > r->loss;
 	if (vac_wins) {
 		r->loss = vac;
@@ -295,7 +339,9 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * drained queue: a round's burst gets no absorption beyond what
 	 * l_vac already counts, but for service_absorb()'s.
 	 */
-	if (vac_wins) {
+	if (vac_wins && bneck_model_quota(md, i) && !md->paused[i]) {
+		br.absorb_pkts = quota_absorb(md, i, lambda, vac, &qe, ev);
+	} else if (vac_wins) {
 		br.absorb_pkts = service_absorb(md, i, lambda, share * f, &oe);
 		window_episode(md, i, lambda, share * f, vac, &oe, ev);
 	}

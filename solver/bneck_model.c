@@ -11,6 +11,7 @@
 
 #include "solver/bneck_model.h"
 #include "solver/bulkq.h"
+#include "solver/qphase.h"
 
 /* The largest mu_rel_sd taken: beyond it the rate is not a measurement. */
 #define MU_REL_SD_MAX 1.0
@@ -39,6 +40,16 @@ static bool pos_finite(double v)
 static bool nonneg_finite(double v)
 {
 	return v >= 0.0 && isfinite(v);
+}
+
+/* No quota (period 0), or one whose phases the solver takes. */
+static bool quota_ok(const struct rxb_stage_inputs *in)
+{
+	if (!nonneg_finite(in->quota_period_s))
+		return false;
+	return in->quota_period_s == 0.0 ||
+	       qphase_phases_valid(in->quota_period_s, in->quota_slow_s, in->quota_slow_share,
+				   in->quota_fast_share);
 }
 
 static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
@@ -75,6 +86,8 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 				return -EINVAL;
 		if (!nonneg_finite(st[i].mu_net_full_per_s) ||
 		    st[i].mu_net_full_per_s > st[i].mu_net_per_s)
+			return -EINVAL;
+		if (!quota_ok(&st[i]))
 			return -EINVAL;
 		if (st[i].load_independent)
 			continue;
@@ -202,12 +215,24 @@ bool bneck_model_windows(const struct bneck_model *md, uint32_t i)
 }
 
 /* See bneck_model.h. */
+bool bneck_model_quota(const struct bneck_model *md, uint32_t i)
+{
+	return (md->x->loss_model == BNECK_LOSS_WINDOWS ||
+		md->x->loss_model == BNECK_LOSS_SERVICE) && !md->st[i].load_independent &&
+	       md->st[i].quota_period_s > 0.0;
+}
+
+/* See bneck_model.h. */
 bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double lambda)
 {
 	double seen = md->st[i].windows_seen_pps;
 
-	return md->x->loss_model == BNECK_LOSS_SERVICE && bneck_model_windows(md, i) &&
-	       !(seen > 0.0 && lambda > BNECK_WINDOWS_REACH * seen);
+	if (md->x->loss_model != BNECK_LOSS_SERVICE)
+		return false;
+	/* The quota's phases are known from its settings, at any rate. */
+	if (bneck_model_quota(md, i))
+		return true;
+	return bneck_model_windows(md, i) && !(seen > 0.0 && lambda > BNECK_WINDOWS_REACH * seen);
 }
 
 /* See bneck_model.h. */
@@ -260,9 +285,10 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 						    (x->payload_bytes * 8.0);
 		}
 		if ((x->obey_pauses && stages[i].vacation_s > 0.0) ||
-		    bneck_model_windows(md, i)) {
-			err = stage_on_service(&stages[i], bneck_model_windows(md, i), x, o,
-					       &md->mu_on[i]);
+		    bneck_model_windows(md, i) || bneck_model_quota(md, i)) {
+			err = stage_on_service(&stages[i],
+					       bneck_model_windows(md, i) || bneck_model_quota(md, i),
+					       x, o, &md->mu_on[i]);
 			if (err)
 				return err;
 			md->paused[i] = x->obey_pauses && stages[i].vacation_s > 0.0;

@@ -51,6 +51,13 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 bool bneck_model_windows(const struct bneck_model *md, uint32_t i);
 
 /*
+ * Does stage @i lose to a co-runner's CPU quota (BNECK_LOSS_WINDOWS,
+ * BNECK_LOSS_SERVICE with quota_period_s)? Its phases then stand for
+ * its windows (solver/qphase.h).
+ */
+bool bneck_model_quota(const struct bneck_model *md, uint32_t i);
+
+/*
  * Is stage @i at @lambda (packets/s) served at its own rate between its
  * windows, with the co-runners in them (BNECK_LOSS_SERVICE within the
  * windows' reach, BNECK_WINDOWS_REACH)? Else a stage with windows is

@@ -508,6 +508,8 @@ static void init_epoch(struct rxb_epoch *out, int ncpus)
 		m->cpu_bound_slice_ns = NAN;
 		m->cpu_bound_run_ns = NAN;
 		m->cpu_bound_eff = NAN;
+		m->quota_period_s = m->quota_slow_s = 0;
+		m->quota_slow_share = m->quota_fast_share = 0;
 	}
 	out->disk.mean_service_ns = NAN;
 	out->disk.service_rate_per_s = NAN;

@@ -36,6 +36,21 @@ void collect_json_cpu_classes(struct json_writer *w, const struct rxb_cpu_meas *
 	json_double(w, "busy_frac", c->busy_frac);
 }
 
+void collect_json_quota(struct json_writer *w, const char *key, double period_s, double slow_s,
+			double slow_share, double fast_share)
+{
+	if (!(period_s > 0)) {
+		json_null(w, key);
+		return;
+	}
+	json_obj_begin(w, key);
+	json_double(w, "period_s", period_s);
+	json_double(w, "slow_s", slow_s);
+	json_double(w, "slow_share", slow_share);
+	json_double(w, "fast_share", fast_share);
+	json_obj_end(w);
+}
+
 static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 {
 	bool sched = e->probes & RXB_PROBE_SCHED;
@@ -55,6 +70,8 @@ static void cpus_json(struct json_writer *w, const struct rxb_epoch *e)
 		json_double(w, "cpu_bound_slice_ns", c->cpu_bound_slice_ns);
 		json_double(w, "cpu_bound_run_ns", c->cpu_bound_run_ns);
 		json_double(w, "cpu_bound_eff", c->cpu_bound_eff_valid ? c->cpu_bound_eff : NAN);
+		collect_json_quota(w, "quota_phases", c->quota_period_s, c->quota_slow_s,
+				   c->quota_slow_share, c->quota_fast_share);
 		json_obj_end(w);
 	}
 	json_arr_end(w);

@@ -27,6 +27,12 @@ void collect_json_tasks(struct json_writer *w, const char *key, const struct col
  * the status document).
  */
 void collect_json_cpu_classes(struct json_writer *w, const struct rxb_cpu_meas *c);
+/*
+ * A co-runner's CPU quota phases as @key: {period_s, slow_s, slow_share,
+ * fast_share}, or null where @period_s is 0 (none).
+ */
+void collect_json_quota(struct json_writer *w, const char *key, double period_s, double slow_s,
+			double slow_share, double fast_share);
 
 /* The name of a bit of enum rxb_probe_group ("sched"; "unknown" for another value). */
 const char *collect_json_probe_group_name(unsigned bit);

@@ -362,6 +362,8 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 		m->cpu_bound_run_ns = NAN;
 		m->cpu_bound_eff = NAN;
 		m->cpu_bound_eff_valid = false;
+		m->quota_period_s = m->quota_slow_s = 0;
+		m->quota_slow_share = m->quota_fast_share = 0;
 	}
 	for (size_t i = 0; i < nrx; i++) {
 		rx[i].seen = false;

@@ -170,7 +170,8 @@ int cpushare_parse_cgroup(const char *text, char *path, size_t len, bool *v1)
 	return 0;
 }
 
-int cpushare_parse_cfs(const char *quota_text, const char *period_text, double *cap)
+int cpushare_parse_cfs(const char *quota_text, const char *period_text, double *cap,
+		       double *period_s)
 {
 	long long q;
 	unsigned long long per;
@@ -186,10 +187,11 @@ int cpushare_parse_cfs(const char *quota_text, const char *period_text, double *
 	    (*end && *end != '\n'))
 		return -EINVAL;
 	*cap = q < 0 ? INFINITY : (double)q / (double)per;
+	*period_s = (double)per * 1e-6;
 	return 0;
 }
 
-int cpushare_parse_cpu_max(const char *text, double *cap)
+int cpushare_parse_cpu_max(const char *text, double *cap, double *period_s)
 {
 	unsigned long long q = 0, per;
 	char *end;
@@ -209,7 +211,64 @@ int cpushare_parse_cpu_max(const char *text, double *cap)
 	if (end == p || errno || *p == '-' || !per || (*end && *end != '\n'))
 		return -EINVAL;
 	*cap = text[0] == 'm' ? INFINITY : (double)q / (double)per;
+	*period_s = (double)per * 1e-6;
 	return 0;
+}
+
+/*
+ * The share of an uncapped member of weight @w among the groups @g but the
+ * one at @skip, with one more uncapped member of weight @add_w (0: none):
+ * water-filling treats every uncapped member alike.
+ */
+static double share_among(const struct cpushare_group *g, size_t n, size_t skip,
+			  double add_w, double w)
+{
+	struct cpushare_group *o = calloc(n, sizeof(*o));
+	size_t m = 0;
+	double share;
+
+	if (!o)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		if (i != skip)
+			o[m++] = g[i];
+	o[m++] = (struct cpushare_group){ add_w, INFINITY, 0.0 };
+	share = cpushare_rx_share(o, m, w);
+	free(o);
+	return share;
+}
+
+bool cpushare_quota_phases(const struct cpushare_group *g, size_t n, double rx_weight,
+			   struct cpushare_phases *out)
+{
+	size_t q = n;
+	double s_q;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		/* A cap of 0 never lets the group run: no phases from it. */
+		if (!(g[i].cap > 0.0 && g[i].cap < 1.0) || !(g[i].weight > 0) ||
+		    !(g[i].period_s > 0))
+			continue;
+		if (q < n)
+			return false;	/* a second one */
+		q = i;
+	}
+	if (q == n)
+		return false;
+	/* Unthrottled, the group competes by weight with the rest and the receiver. */
+	s_q = share_among(g, n, q, rx_weight, g[q].weight);
+	if (!(s_q > g[q].cap) || !isfinite(s_q))
+		return false;
+	out->period_s = g[q].period_s;
+	out->slow_s = g[q].cap * g[q].period_s / s_q;
+	out->slow_share = share_among(g, n, q, g[q].weight, rx_weight);
+	out->fast_share = share_among(g, n, q, 0.0, rx_weight);
+	if (!(out->slow_share > 0) || !isfinite(out->fast_share)) {
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
+	return true;
 }
 
 void cpushare_init(struct cpushare *s, const char *proc_root, const char *cgroup_root)
@@ -218,8 +277,11 @@ void cpushare_init(struct cpushare *s, const char *proc_root, const char *cgroup
 	rxb_strlcpy(s->cgroup_root, cgroup_root, sizeof(s->cgroup_root));
 }
 
-/* The cap one cgroup's own files give (inf: none or unreadable). */
-static double cap_of(const struct cpushare *s, const char *path, bool v1)
+/*
+ * The cap one cgroup's own files give (inf: none or unreadable), its
+ * period into @period_s (0 without a cap).
+ */
+static double cap_of(const struct cpushare *s, const char *path, bool v1, double *period_s)
 {
 	char file[2 * CPUSHARE_PATH_LEN + 32];
 	char *q = NULL, *per = NULL;
@@ -231,16 +293,19 @@ static double cap_of(const struct cpushare *s, const char *path, bool v1)
 			snprintf(file, sizeof(file), "%s/cpu%s/cpu.cfs_period_us",
 				 s->cgroup_root, path);
 			if (procfs_read_file(file, &per, NULL) == 0 &&
-			    cpushare_parse_cfs(q, per, &cap) != 0)
+			    cpushare_parse_cfs(q, per, &cap, period_s) != 0)
 				cap = INFINITY;
 		}
 	} else {
 		snprintf(file, sizeof(file), "%s%s/cpu.max", s->cgroup_root, path);
-		if (procfs_read_file(file, &q, NULL) == 0 && cpushare_parse_cpu_max(q, &cap) != 0)
+		if (procfs_read_file(file, &q, NULL) == 0 &&
+		    cpushare_parse_cpu_max(q, &cap, period_s) != 0)
 			cap = INFINITY;
 	}
 	free(q);
 	free(per);
+	if (!isfinite(cap))
+		*period_s = 0.0;
 	return cap;
 }
 
@@ -249,11 +314,13 @@ static void quota_of(const struct cpushare *s, char *path, bool v1,
 		     struct cpushare_task *out)
 {
 	for (;;) {
-		double cap = cap_of(s, path, v1);
+		double period_s = 0.0;
+		double cap = cap_of(s, path, v1, &period_s);
 		char *slash;
 
 		if (cap < out->cap) {
 			out->cap = cap;
+			out->period_s = period_s;
 			rxb_strlcpy(out->cap_path, path, sizeof(out->cap_path));
 		}
 		slash = strrchr(path, '/');
@@ -273,6 +340,7 @@ void cpushare_task_info(const struct cpushare *s, uint32_t tgid, uint32_t tid,
 
 	out->weight = CPUSHARE_NICE0_WEIGHT;
 	out->cap = INFINITY;
+	out->period_s = 0.0;
 	out->cap_path[0] = '\0';
 	snprintf(file, sizeof(file), "%s/%u/task/%u/stat", s->proc_root, tgid, tid);
 	if (procfs_read_file(file, &text, NULL) == 0 && cpushare_parse_nice(text, &nice) == 0)
@@ -298,9 +366,27 @@ static size_t add_group(struct cpushare_group *g, const char **key, size_t n,
 			}
 		}
 	}
-	g[n] = (struct cpushare_group){ frac * t->weight, t->cap };
+	g[n] = (struct cpushare_group){ frac * t->weight, t->cap, t->period_s };
 	key[n] = isfinite(t->cap) ? t->cap_path : NULL;
 	return n + 1;
+}
+
+/*
+ * A CPU's quota phases (cpushare_quota_phases()), the tasks not looked up
+ * (@extra busy nice-0 equivalents) added as one uncapped group.
+ */
+static void set_phases(struct cpushare_group *g, size_t n, double extra,
+		       struct rxb_cpu_meas *m)
+{
+	struct cpushare_phases ph;
+
+	if (extra > 0)
+		g[n++] = (struct cpushare_group){ extra * CPUSHARE_NICE0_WEIGHT, INFINITY, 0.0 };
+	cpushare_quota_phases(g, n, CPUSHARE_NICE0_WEIGHT, &ph);
+	m->quota_period_s = ph.period_s;
+	m->quota_slow_s = ph.slow_s;
+	m->quota_slow_share = ph.slow_share;
+	m->quota_fast_share = ph.fast_share;
 }
 
 void cpushare_epoch(const struct cpushare *s, const struct collect_sched_report *r,
@@ -308,13 +394,15 @@ void cpushare_epoch(const struct cpushare *s, const struct collect_sched_report 
 {
 	size_t nt = r->n < CPUSHARE_MAX_TASKS ? r->n : CPUSHARE_MAX_TASKS;
 	struct cpushare_task *info = calloc(nt ? nt : 1, sizeof(*info));
-	struct cpushare_group *g = calloc(nt ? nt : 1, sizeof(*g));
+	/* One more for set_phases()' tasks not looked up. */
+	struct cpushare_group *g = calloc(nt + 1, sizeof(*g));
 	const char **key = calloc(nt ? nt : 1, sizeof(*key));
 
 	if (!info || !g || !key) {
 		for (int c = 0; c < out->ncpus; c++) {
 			out->cpus[c].cpu_bound_eff = NAN;
 			out->cpus[c].cpu_bound_eff_valid = false;
+			out->cpus[c].quota_period_s = 0.0;
 		}
 		goto out;
 	}
@@ -344,6 +432,7 @@ void cpushare_epoch(const struct cpushare *s, const struct collect_sched_report 
 		}
 		out->cpus[c].cpu_bound_eff = cpushare_effective(g, n) + extra;
 		out->cpus[c].cpu_bound_eff_valid = isfinite(out->cpus[c].cpu_bound_eff);
+		set_phases(g, n, extra, &out->cpus[c]);
 	}
 out:
 	free(info);

@@ -54,7 +54,32 @@
 struct cpushare_group {
 	double weight;
 	double cap;		/* fraction of one CPU; >= 1 or inf: none */
+	double period_s;	/* the quota's period; 0 without a cap */
 };
+
+/*
+ * The phases one quota-held group makes beside the receiver (the loss
+ * model's, solver/qphase.h): while it runs, the receiver gets slow_share;
+ * the group, uncapped within the period, its weighted share s_q, so it
+ * uses its cap x period in slow_s = cap x period / s_q; then it is
+ * throttled and the receiver gets fast_share (what the other groups
+ * leave) for the rest of the period.
+ */
+struct cpushare_phases {
+	double period_s;
+	double slow_s;
+	double slow_share;
+	double fast_share;
+};
+
+/*
+ * The phases of the one group among @n with a cap in (0, 1) and a period,
+ * beside a receiver of weight @rx_weight: false (and @out zeroed) when
+ * there is none, more than one (their periods interleave; not modelled),
+ * or its share never reaches its cap (it is never throttled).
+ */
+bool cpushare_quota_phases(const struct cpushare_group *g, size_t n, double rx_weight,
+			   struct cpushare_phases *out);
 
 /* The kernel's weight of nice level @nice (clamped to -20..19). */
 double cpushare_nice_weight(int nice);
@@ -77,10 +102,14 @@ int cpushare_parse_nice(const char *stat_text, int *nice);
  * systems keep cpu in v1), else the v2 line "0::PATH".
  */
 int cpushare_parse_cgroup(const char *text, char *path, size_t len, bool *v1);
-/* v2 cpu.max: "max PERIOD" (cap inf) or "QUOTA PERIOD" (QUOTA / PERIOD). */
-int cpushare_parse_cpu_max(const char *text, double *cap);
+/*
+ * v2 cpu.max: "max PERIOD" (cap inf) or "QUOTA PERIOD" (QUOTA / PERIOD);
+ * the period (µs in the file) into @period_s.
+ */
+int cpushare_parse_cpu_max(const char *text, double *cap, double *period_s);
 /* v1 cpu.cfs_quota_us ("-1": none) and cpu.cfs_period_us. */
-int cpushare_parse_cfs(const char *quota_text, const char *period_text, double *cap);
+int cpushare_parse_cfs(const char *quota_text, const char *period_text, double *cap,
+		       double *period_s);
 
 /*
  * Where /proc and the cgroup hierarchies are (tests point them elsewhere):
@@ -97,6 +126,7 @@ void cpushare_init(struct cpushare *s, const char *proc_root, const char *cgroup
 struct cpushare_task {
 	double weight;
 	double cap;				/* inf: no quota */
+	double period_s;			/* its period; 0 without */
 	char cap_path[CPUSHARE_PATH_LEN];	/* the cgroup whose cpu.max binds */
 };
 
@@ -104,7 +134,7 @@ void cpushare_task_info(const struct cpushare *s, uint32_t tgid, uint32_t tid,
 			struct cpushare_task *out);
 
 /*
- * Set @out->cpus[c].cpu_bound_eff for every CPU from the tasks of @r
+ * Set @out->cpus[c].cpu_bound_eff (and the quota_* phases) for every CPU from the tasks of @r
  * (collect_sched_compute() with @r->with_runnable): the receivers and
  * I/O-bound tasks (which the model counts as #I) left out.
  */

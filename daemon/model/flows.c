@@ -271,6 +271,7 @@ static struct inputs_env env_of(const struct flows *f, const struct rxb_epoch *e
 		.fallback_rx_ring = f->p.fallback_rx_ring,
 		.irq_in_task_time = f->p.irq_time_accounting == 0,
 		.depth_cost = f->p.depth_cost,
+		.quota_phases = f->p.quota_phases,
 		.rate_uncertainty = f->p.rate_uncertainty,
 		.capacity = f->p.capacity,
 		.now_ns = e ? e->end_ns : rxb_mono_ns(),

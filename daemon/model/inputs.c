@@ -11,6 +11,7 @@
 #include "daemon/model/busy.h"
 #include "daemon/model/cost.h"
 #include "daemon/model/learn.h"
+#include "solver/qphase.h"
 
 #define BACKLOG_DEV	"(backlog)"	/* bpf/netrx: the per-CPU backlog NAPI */
 
@@ -46,12 +47,40 @@ static double cpu_competition(const struct rxb_cpu_meas *m)
 								     : m->cpu_bound;
 }
 
+/*
+ * The quota phases of the CPU the receiver ran on (INPUTS_QUOTA_MIN_SHARE of
+ * its on-CPU time there at least: phases of several CPUs do not add up).
+ */
+static void quota_phases(const struct learn *l, const struct rxb_epoch *e,
+			 struct inputs_stage_b *b)
+{
+	const struct rxb_cpu_meas *m;
+	int top = 0;
+
+	b->quota_period_s = b->quota_slow_s = 0;
+	b->quota_slow_share = b->quota_fast_share = 0;
+	for (int k = 1; k < l->ncpus; k++)
+		if (l->cpu_share[k] > l->cpu_share[top])
+			top = k;
+	if (!l->ncpus || !(l->cpu_share[top] >= INPUTS_QUOTA_MIN_SHARE) ||
+	    l->cpu[top] < 0 || l->cpu[top] >= e->ncpus || l->cpu[top] >= RXB_MAX_CPUS)
+		return;
+	m = &e->cpus[l->cpu[top]];
+	if (!(m->quota_period_s > 0))
+		return;
+	b->quota_period_s = m->quota_period_s;
+	b->quota_slow_s = m->quota_slow_s;
+	b->quota_slow_share = m->quota_slow_share;
+	b->quota_fast_share = m->quota_fast_share;
+}
+
 /* #C and #I over the receiver's CPUs, weighted by its on-CPU time there. */
 static void workload(const struct learn *l, const struct rxb_epoch *e,
 		     struct inputs_stage_b *b)
 {
 	double c = 0, i = 0;
 
+	b->quota_period_s = 0;
 	b->ncpus = l->ncpus;
 	memcpy(b->cpu, l->cpu, sizeof(b->cpu));
 	memcpy(b->cpu_share, l->cpu_share, sizeof(b->cpu_share));
@@ -76,6 +105,7 @@ static void workload(const struct learn *l, const struct rxb_epoch *e,
 		c += l->cpu_share[k] * cpu_competition(&e->cpus[cpu]);
 		i += l->cpu_share[k] * e->cpus[cpu].io_bound;
 	}
+	quota_phases(l, e, b);
 	if (isfinite(c) && c >= 0)
 		value_set(&b->cpu_bound, c, VALUE_MEASURED);
 	else
@@ -232,6 +262,15 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 		in->mu_net_full_per_s = 1e9 / (b->cpu_ns_per_pkt_full * n);
 	in->queue_pkts = k;
 	in->queue_release_pkts = fmin(b->queue_release_pkts, k);
+	/* Phases the solver would refuse would fail every solve: none then. */
+	if (env->quota_phases &&
+	    qphase_phases_valid(b->quota_period_s, b->quota_slow_s, b->quota_slow_share,
+				b->quota_fast_share)) {
+		in->quota_period_s = b->quota_period_s;
+		in->quota_slow_s = b->quota_slow_s;
+		in->quota_slow_share = b->quota_slow_share;
+		in->quota_fast_share = b->quota_fast_share;
+	}
 	in->batch_pkts = n;
 	in->rule = env->rule;
 	in->load_independent = false;

@@ -54,6 +54,9 @@
 #include "daemon/model/value.h"
 #include "rxb/measure.h"
 
+/* The receiver's on-CPU share on one CPU for that CPU's quota phases to count. */
+#define INPUTS_QUOTA_MIN_SHARE	0.9
+
 struct inputs_stage_a {
 	bool present;		/* stage A modelled */
 	char dev[RXB_IFNAME_LEN];
@@ -67,6 +70,11 @@ struct inputs_stage_b {
 	bool present;		/* stage B modelled */
 	struct value cpu_bound;
 	struct value io_bound;
+	/*
+	 * A co-runner's CPU quota on the CPU the receiver ran on (struct
+	 * rxb_cpu_meas.quota_*): its phases, quota_period_s 0 without.
+	 */
+	double quota_period_s, quota_slow_s, quota_slow_share, quota_fast_share;
 	struct value cpu_ns_per_pkt;		/* saturated, else b of the fit,
 						 * else the ratio; at most busy */
 	enum cost_basis cpu_ns_per_pkt_basis;	/* which of them */
@@ -201,6 +209,8 @@ struct inputs_env {
 	bool depth_cost;		/* [model] queue_depth_cost: the kept-up
 					 * cost below the overflow, the
 					 * saturated one above */
+	bool quota_phases;		/* [model] quota_phases: a quota's
+					 * phases into stage B's inputs */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured:
 					 * rate_rel_sd into the solve */
 	enum capacity_mode capacity;	/* [model] capacity */

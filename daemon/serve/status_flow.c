@@ -8,6 +8,7 @@
 
 #include "common/rate_json.h"
 #include "common/util.h"
+#include "daemon/collect/collect_json.h"
 #include "daemon/daemon.h"
 #include "daemon/serve/status.h"
 #include "daemon/serve/status_outcome.h"
@@ -205,6 +206,8 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	value_json(w, "irq_ns_per_pkt", &in->b.irq_ns_per_pkt);
 	value_json(w, "loss_episode_pkts", &in->b.loss_episode_pkts);
 	value_json(w, "rate_rel_sd", &in->b.rate_rel_sd);
+	collect_json_quota(w, "quota_phases", in->b.quota_period_s, in->b.quota_slow_s,
+			   in->b.quota_slow_share, in->b.quota_fast_share);
 	offcpu_json(w, &(struct windows_doc){
 		.per_s = in->b.offcpu_per_s, .gap_s = in->b.offcpu_gap_s,
 		.hist = in->b.offcpu_hist, .mean_s = in->b.offcpu_mean_s,
@@ -269,6 +272,9 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 			.wake_sd_s = in->wake_sd_s, .wake_max_s = in->wake_max_s,
 			.seen_pps = in->windows_seen_pps,
 		});
+	if (!in->load_independent)
+		collect_json_quota(w, "quota_phases", in->quota_period_s, in->quota_slow_s,
+				   in->quota_slow_share, in->quota_fast_share);
 	json_double(w, "service_rate_per_s", st->service_rate_per_s);
 	json_double(w, "mean_response_s", st->mean_response_s);
 	json_double(w, "capacity_bps", st->capacity_bps);

@@ -152,6 +152,17 @@ struct rxb_stage_inputs {
 	 * then. 0: at once.
 	 */
 	double queue_release_pkts;
+	/*
+	 * A co-runner held to a CPU quota (solver/qphase.h): its period, the
+	 * part of it the group runs, and the receiver's CPU share while it
+	 * runs and while it is throttled. quota_period_s 0: none. Under the
+	 * windows and service loss models they stand for the windows, which
+	 * such a group's turns make.
+	 */
+	double quota_period_s;
+	double quota_slow_s;
+	double quota_slow_share;
+	double quota_fast_share;
 };
 
 /* ---------------------------------------------------------- measurement -- */
@@ -176,6 +187,16 @@ struct rxb_cpu_meas {
 				 * equivalents: weights, quotas, part-time
 				 * tasks (daemon/collect/cpushare.h) */
 	bool cpu_bound_eff_valid;	/* false: not measured, use cpu_bound */
+	/*
+	 * One competing cgroup held to a CPU quota here makes two phases per
+	 * period (daemon/collect/cpushare.h): its period, the part of it the
+	 * group runs, and a nice-0 receiver's share then and while the group
+	 * is throttled. quota_period_s 0: no such group (or several).
+	 */
+	double quota_period_s;
+	double quota_slow_s;
+	double quota_slow_share;
+	double quota_fast_share;
 };
 
 struct rxb_disk_meas {

@@ -6,6 +6,6 @@ FUZZ_SRCS_fuzz_ctl := daemon/serve/ctlsrv.c daemon/model/state.c daemon/model/va
                       daemon/model/drain.c daemon/model/capacity.c \
                       solver/ewma.c solver/lsq.c solver/tagged.c solver/ctmc.c solver/ctmc_band.c \
                       solver/ctmc_dist.c solver/ctmc_graph.c solver/ctmc_unif.c solver/srn.c \
-                      solver/offwin.c solver/offwin_piece.c \
+                      solver/offwin.c solver/offwin_piece.c solver/qphase.c \
                       common/json.c common/parse.c common/log.c common/strbuf.c common/util.c
 FUZZ_LIBS_fuzz_ctl := -llapacke -llapack -lblas

@@ -5,9 +5,12 @@
  * cpu.max and v1 cpu.cfs_quota_us/cpu.cfs_period_us. The input is the
  * file's text (for the v1 pair: split at its first newline). Besides "no
  * crash, no sanitizer report": a parser that fails leaves its outputs
- * alone, a nice level is in -20..19, a cap is >= 0, a path starts with '/'
- * and never climbs out with "..". The water-filling share is checked on
- * groups made from the input's bytes: always within [0, 1].
+ * alone, a nice level is in -20..19, a cap is >= 0 and a period > 0, a
+ * path starts with '/' and never climbs out with "..". The water-filling
+ * share is checked on groups made from the input's bytes: always within
+ * [0, 1]; and their quota phases, where there are any: a slow phase within
+ * the period, the receiver's shares within (0, 1], the slow one at most
+ * the fast one.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -20,6 +23,7 @@
 static void check_share(const uint8_t *data, size_t size)
 {
 	struct cpushare_group g[8];
+	struct cpushare_phases ph;
 	size_t n = 0;
 	double s;
 
@@ -30,12 +34,22 @@ static void check_share(const uint8_t *data, size_t size)
 	s = cpushare_rx_share(g, n, CPUSHARE_NICE0_WEIGHT);
 	if (!(s >= 0 && s <= 1 + 1e-12))
 		abort();
+	for (size_t i = 0; i < n; i++)
+		g[i].period_s = isfinite(g[i].cap) ? 0.001 * (1 + data[2 * i] % 200) : 0.0;
+	if (cpushare_quota_phases(g, n, CPUSHARE_NICE0_WEIGHT, &ph)) {
+		if (!(ph.slow_s > 0 && ph.slow_s <= ph.period_s * (1 + 1e-12)) ||
+		    !(ph.slow_share > 0 && ph.slow_share <= ph.fast_share * (1 + 1e-12)) ||
+		    !(ph.fast_share <= 1 + 1e-12))
+			abort();
+	} else if (ph.period_s != 0) {
+		abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), path[64] = "untouched";
-	double cap = -7;
+	double cap = -7, period_s = -7;
 	bool v1 = true;
 	int nice = 99;
 	char *nl;
@@ -56,20 +70,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (strcmp(path, "untouched") || !v1) {
 		abort();
 	}
-	if (cpushare_parse_cpu_max(text, &cap) == 0) {
-		if (!(cap >= 0))
+	if (cpushare_parse_cpu_max(text, &cap, &period_s) == 0) {
+		if (!(cap >= 0) || !(period_s > 0))
 			abort();
 		cap = -7;
-	} else if (cap != -7) {
+		period_s = -7;
+	} else if (cap != -7 || period_s != -7) {
 		abort();
 	}
 	nl = strchr(text, '\n');
 	if (nl) {
 		*nl = '\0';
-		if (cpushare_parse_cfs(text, nl + 1, &cap) == 0) {
-			if (!(cap >= 0))
+		if (cpushare_parse_cfs(text, nl + 1, &cap, &period_s) == 0) {
+			if (!(cap >= 0) || !(period_s > 0))
 				abort();
-		} else if (cap != -7) {
+		} else if (cap != -7 || period_s != -7) {
 			abort();
 		}
 	}

@@ -17,6 +17,10 @@
 # 1's value with no load just before (other work on the machine): within
 # 0.15 of the truth for busy, duty and io, 0.05 for the niced loops (the
 # plain #C says 1 for both), 0.1 for the quotas (the plain #C says 1 and 2).
+# And the quota's phases (cpus[].quota_phases, cpushare_quota_phases()):
+# for the 100 ms period at 25 %, one loop runs 50 ms of it at half the CPU,
+# two 37.5 ms at two thirds, the receiver getting 1/2 and 1/3 (medians
+# within 10 % and 0.05); no phases in most epochs under the other loads.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 . "$(dirname "$0")/measure.inc"
@@ -75,6 +79,8 @@ import json, statistics, sys
 tmp = sys.argv[1]
 CPU = 1
 BOUND = {"busy": 0.15, "nice": 0.05, "quota": 0.1, "duty": 0.15, "io": 0.15}
+# (period s, slow phase s, the receiver's share then) of k loops held to 25 %.
+PHASES = {("quota:25", "1"): (0.1, 0.05, 0.5), ("quota:25", "2"): (0.1, 0.0375, 1 / 3)}
 
 def epochs(name):
     out = [json.loads(l) for l in open("%s/%s.json" % (tmp, name))]
@@ -98,6 +104,27 @@ for line in open(tmp + "/cases"):
     plain = statistics.median(cpu(e)["cpu_bound"] for e in eps)
     io = statistics.median(cpu(e)["io_bound"] for e in eps)
     print("%-12s %8.3f %8.3f %8.3f %8.3f %8.3f" % (load + "x" + k, plain, eff, b, want, io))
+    ph = [cpu(e).get("quota_phases") for e in eps]
+    want_ph = PHASES.get((load, k))
+    if want_ph:
+        got = [p for p in ph if p]
+        if len(got) * 2 <= len(ph):
+            print("FAIL %s: quota phases in %d of %d epochs" % (name, len(got), len(ph)))
+            ok = False
+        else:
+            per = statistics.median(p["period_s"] for p in got)
+            slow = statistics.median(p["slow_s"] for p in got)
+            share = statistics.median(p["slow_share"] for p in got)
+            print("%-12s phases: period %.4f s, slow %.4f s at %.3f (want %.4f, %.4f at %.3f)"
+                  % ("", per, slow, share, want_ph[0], want_ph[1], want_ph[2]))
+            if abs(per - want_ph[0]) > 1e-9 or abs(slow / want_ph[1] - 1) > 0.1 or \
+                    abs(share - want_ph[2]) > 0.05:
+                print("FAIL %s: quota phases off" % name)
+                ok = False
+    elif sum(1 for p in ph if p) * 2 > len(ph):
+        print("FAIL %s: quota phases in %d of %d epochs without a quota" %
+              (name, sum(1 for p in ph if p), len(ph)))
+        ok = False
     bound = BOUND[load.split(":")[0]]
     if abs(eff - b - want) > bound:
         print("FAIL %s: effective #C %.3f less background %.3f = %.3f, want %.3f +- %.2f"

@@ -77,6 +77,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.rate_uncertainty, 0);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_COST);
 	assert_false(c.model.queue_depth_cost);
+	assert_true(c.model.quota_phases);
 	/* docs/PROTOCOL.md §1, §9 (and sendsrv_limits_default()). */
 	assert_int_equal(c.control.listen_address.n, 2);
 	assert_string_equal(c.control.listen_address.addr[0], "127.0.0.1");
@@ -250,6 +251,7 @@ static void test_every_key_set(void **state)
 		"batch_rule = strict\n"
 		"rounds = seed\n"
 		"queue_depth_cost = yes\n"
+		"quota_phases = no\n"
 		"loss_episodes = off\n"
 		"rate_uncertainty = measured\n"
 		"loss = windows\n"
@@ -348,6 +350,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.model.loss, 1);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_DRAIN);
 	assert_true(c.model.queue_depth_cost);
+	assert_false(c.model.quota_phases);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");
 	assert_true(c.control.output_queue_bytes == 1048576);

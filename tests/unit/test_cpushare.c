@@ -54,7 +54,7 @@ static void test_weighted_closed_form(void **state)
 	assert_true(eff(NULL, 0) == 0);
 	for (int k = 1; k <= 3; k++) {
 		for (int i = 0; i < k; i++)
-			g[i] = (struct cpushare_group){ W0, INFINITY };
+			g[i] = (struct cpushare_group){ W0, INFINITY, 0.0 };
 		assert_true(fabs(eff(g, (size_t)k) - k) < 1e-12);
 		for (int i = 0; i < k; i++)
 			g[i].weight = cpushare_nice_weight(19);
@@ -64,10 +64,10 @@ static void test_weighted_closed_form(void **state)
 		assert_true(fabs(eff(g, (size_t)k) - 15.0 * k / 1024) < 1e-12);
 	}
 	/* Part-time: a hog runnable half the time at nice 10. */
-	g[0] = (struct cpushare_group){ 0.5 * 110, INFINITY };
+	g[0] = (struct cpushare_group){ 0.5 * 110, INFINITY, 0.0 };
 	assert_true(fabs(eff(g, 1) - 0.5 * 110 / 1024) < 1e-12);
 	/* A receiver at nice 19 against one at nice 0. */
-	g[0] = (struct cpushare_group){ W0, INFINITY };
+	g[0] = (struct cpushare_group){ W0, INFINITY, 0.0 };
 	assert_true(fabs(cpushare_rx_share(g, 1, 15) - 15.0 / 1039) < 1e-12);
 }
 
@@ -78,7 +78,7 @@ static void test_quota_closed_form(void **state)
 
 	(void)state;
 	for (double q = 0.05; q < 1.0; q += 0.05) {
-		g[0] = (struct cpushare_group){ W0, q };
+		g[0] = (struct cpushare_group){ W0, q, 0.0 };
 		/* Alone with the receiver: min(q, 1/2). */
 		double x = q < 0.5 ? q : 0.5;
 
@@ -89,8 +89,8 @@ static void test_quota_closed_form(void **state)
 		assert_true(fabs(eff(g, 1) - x / (1 - x)) < 1e-9);
 	}
 	/* A capped group beside an uncapped hog: the cap's spare goes to both. */
-	g[0] = (struct cpushare_group){ W0, 0.1 };
-	g[1] = (struct cpushare_group){ W0, INFINITY };
+	g[0] = (struct cpushare_group){ W0, 0.1, 0.0 };
+	g[1] = (struct cpushare_group){ W0, INFINITY, 0.0 };
 	assert_true(fabs(cpushare_rx_share(g, 2, W0) - 0.45) < 1e-12);
 	/* Cap 0: the group takes nothing. */
 	g[0].cap = 0;
@@ -102,43 +102,56 @@ static void test_quota_closed_form(void **state)
  * goes to the runnable entity with the least virtual time (advanced by
  * slot x 1024 / weight); a capped group runs at most cap x period in each
  * period and then waits throttled for the next. The receiver is always
- * runnable. Returns its share of the slots.
+ * runnable.
  */
+struct slot_sched {
+	const struct cpushare_group *g;
+	int n;
+	double rx_w;
+	double vt[8], used[8], rx_vt;
+	bool held[8];
+};
+
+/* Slot @s of a period of @period slots: who ran (-1 the receiver). */
+static int slot_run(struct slot_sched *k, int s, int period)
+{
+	int best = -1;
+	double bv = k->rx_vt;
+
+	if (s % period == 0)
+		memset(k->used, 0, sizeof(k->used));
+	for (int i = 0; i < k->n; i++) {
+		if (k->used[i] + 1 > k->g[i].cap * period + 1e-9) {
+			k->held[i] = true;	/* throttled */
+			continue;
+		}
+		/* Back from throttling: placed at the receiver's virtual time. */
+		if (k->held[i] && k->vt[i] < k->rx_vt)
+			k->vt[i] = k->rx_vt;
+		k->held[i] = false;
+		if (k->vt[i] < bv) {
+			bv = k->vt[i];
+			best = i;
+		}
+	}
+	if (best < 0) {
+		k->rx_vt += 1024.0 / k->rx_w;
+	} else {
+		k->vt[best] += 1024.0 / k->g[best].weight;
+		k->used[best] += 1;
+	}
+	return best;
+}
+
+/* The receiver's share of the slots. */
 static double simulate(const struct cpushare_group *g, int n, double rx_w)
 {
 	const int slots = 400000, period = 1000;	/* 0.1 ms slots, 100 ms */
-	double vt[8] = { 0 }, used[8] = { 0 }, rx_vt = 0;
-	bool held[8] = { false };
+	struct slot_sched k = { .g = g, .n = n, .rx_w = rx_w };
 	long rx = 0;
 
-	for (int s = 0; s < slots; s++) {
-		int best = -1;
-		double bv = rx_vt;
-
-		if (s % period == 0)
-			memset(used, 0, sizeof(used));
-		for (int i = 0; i < n; i++) {
-			if (used[i] + 1 > g[i].cap * period + 1e-9) {
-				held[i] = true;	/* throttled */
-				continue;
-			}
-			/* Back from throttling: placed at the receiver's virtual time. */
-			if (held[i] && vt[i] < rx_vt)
-				vt[i] = rx_vt;
-			held[i] = false;
-			if (vt[i] < bv) {
-				bv = vt[i];
-				best = i;
-			}
-		}
-		if (best < 0) {
-			rx_vt += 1024.0 / rx_w;
-			rx++;
-		} else {
-			vt[best] += 1024.0 / g[best].weight;
-			used[best] += 1;
-		}
-	}
+	for (int s = 0; s < slots; s++)
+		rx += slot_run(&k, s, period) < 0;
 	return (double)rx / slots;
 }
 
@@ -219,22 +232,113 @@ static void test_parse_cgroup(void **state)
 
 static void test_parse_quota(void **state)
 {
-	double cap = 0;
+	double cap = 0, per = 0;
 
 	(void)state;
-	assert_int_equal(cpushare_parse_cpu_max("max 100000\n", &cap), 0);
+	assert_int_equal(cpushare_parse_cpu_max("max 100000\n", &cap, &per), 0);
 	assert_true(isinf(cap));
-	assert_int_equal(cpushare_parse_cpu_max("25000 100000\n", &cap), 0);
+	assert_int_equal(cpushare_parse_cpu_max("25000 100000\n", &cap, &per), 0);
 	assert_true(fabs(cap - 0.25) < 1e-12);
-	assert_int_equal(cpushare_parse_cpu_max("25000 0\n", &cap), -EINVAL);
-	assert_int_equal(cpushare_parse_cpu_max("-5 100000\n", &cap), -EINVAL);
-	assert_int_equal(cpushare_parse_cpu_max("25000\n", &cap), -EINVAL);
-	assert_int_equal(cpushare_parse_cfs("-1\n", "100000\n", &cap), 0);
+	assert_true(fabs(per - 0.1) < 1e-15);
+	assert_int_equal(cpushare_parse_cpu_max("25000 0\n", &cap, &per), -EINVAL);
+	assert_int_equal(cpushare_parse_cpu_max("-5 100000\n", &cap, &per), -EINVAL);
+	assert_int_equal(cpushare_parse_cpu_max("25000\n", &cap, &per), -EINVAL);
+	assert_int_equal(cpushare_parse_cfs("-1\n", "100000\n", &cap, &per), 0);
 	assert_true(isinf(cap));
-	assert_int_equal(cpushare_parse_cfs("150000\n", "100000\n", &cap), 0);
-	assert_true(fabs(cap - 1.5) < 1e-12);
-	assert_int_equal(cpushare_parse_cfs("x\n", "100000\n", &cap), -EINVAL);
-	assert_int_equal(cpushare_parse_cfs("1000\n", "0\n", &cap), -EINVAL);
+	assert_int_equal(cpushare_parse_cfs("150000\n", "250000\n", &cap, &per), 0);
+	assert_true(fabs(cap - 0.6) < 1e-12);
+	assert_true(fabs(per - 0.25) < 1e-15);
+	assert_int_equal(cpushare_parse_cfs("x\n", "100000\n", &cap, &per), -EINVAL);
+	assert_int_equal(cpushare_parse_cfs("1000\n", "0\n", &cap, &per), -EINVAL);
+}
+
+/*
+ * The scheduler of simulate() with one capped group (g[0]): per period,
+ * the slots until the group has used its quota (the slow phase) and the
+ * receiver's share of the slots then and after, over the periods after
+ * the first.
+ */
+static void simulate_phases(const struct cpushare_group *g, int n, double rx_w,
+			    double *slow_frac, double *slow_share, double *fast_share)
+{
+	const int periods = 60, period = 1000;
+	struct slot_sched k = { .g = g, .n = n, .rx_w = rx_w };
+	long rx_slow = 0, rx_fast = 0, slow = 0;
+
+	for (int s = 0; s < periods * period; s++) {
+		/* Before the slot runs: has the group quota left? */
+		bool in_slow = s % period == 0 || k.used[0] + 1 <= g[0].cap * period + 1e-9;
+		bool rx = slot_run(&k, s, period) < 0;
+
+		if (s < period)
+			continue;
+		slow += in_slow;
+		if (rx)
+			*(in_slow ? &rx_slow : &rx_fast) += 1;
+	}
+	*slow_frac = (double)slow / ((periods - 1) * period);
+	*slow_share = (double)rx_slow / slow;
+	*fast_share = (double)rx_fast / ((periods - 1) * period - slow);
+}
+
+static void test_quota_phases(void **state)
+{
+	struct cpushare_group g[3] = {
+		{ 2 * W0, 0.25, 0.1 },		/* two loops held to 25 % */
+	};
+	struct cpushare_phases ph;
+	unsigned seed = 777;
+	double f, s_slow, s_fast;
+	int checked = 0;
+
+	(void)state;
+	/* Closed form: 1/3 each while the group runs, 25 ms of CPU in 37.5. */
+	assert_true(cpushare_quota_phases(g, 1, W0, &ph));
+	assert_true(fabs(ph.period_s - 0.1) < 1e-15);
+	assert_true(fabs(ph.slow_s - 0.0375) < 1e-12);
+	assert_true(fabs(ph.slow_share - 1.0 / 3) < 1e-12);
+	assert_true(ph.fast_share == 1.0);
+	/* A busy loop beside them: 1/4 each, 50 ms; then 1/2. */
+	g[1] = (struct cpushare_group){ W0, INFINITY, 0.0 };
+	assert_true(cpushare_quota_phases(g, 2, W0, &ph));
+	assert_true(fabs(ph.slow_s - 0.05) < 1e-12);
+	assert_true(fabs(ph.slow_share - 0.25) < 1e-12);
+	assert_true(fabs(ph.fast_share - 0.5) < 1e-12);
+	/* Never throttled (its share is below its cap), none, or two: no phases. */
+	g[0].cap = 0.6;
+	assert_false(cpushare_quota_phases(g, 2, W0, &ph));
+	assert_true(ph.period_s == 0);
+	assert_false(cpushare_quota_phases(g + 1, 1, W0, &ph));
+	/* A cap of 0 (the group never runs): none either. */
+	g[0].cap = 0.0;
+	assert_false(cpushare_quota_phases(g, 1, W0, &ph));
+	g[0].cap = 0.2;
+	g[1].cap = 0.1;
+	g[1].period_s = 0.1;
+	assert_false(cpushare_quota_phases(g, 2, W0, &ph));
+	/* Against the slot scheduler: random weights, caps and a free co-runner. */
+	for (int trial = 0; trial < 20; trial++) {
+		int n = 1 + (int)(rand_r(&seed) % 3);
+
+		g[0].weight = cpushare_nice_weight((int)(rand_r(&seed) % 20) - 5) *
+			      (1 + (int)(rand_r(&seed) % 3));
+		g[0].cap = 0.05 + 0.05 * (rand_r(&seed) % 8);
+		g[0].period_s = 0.1;
+		for (int i = 1; i < n; i++)
+			g[i] = (struct cpushare_group){
+				cpushare_nice_weight((int)(rand_r(&seed) % 30) - 5), INFINITY, 0.0 };
+		if (!cpushare_quota_phases(g, (size_t)n, W0, &ph))
+			continue;
+		simulate_phases(g, n, W0, &f, &s_slow, &s_fast);
+		if (fabs(ph.slow_s / ph.period_s - f) > 0.01 || fabs(ph.slow_share - s_slow) > 0.01 ||
+		    fabs(ph.fast_share - s_fast) > 0.01)
+			fail_msg("trial %d: slow %.4f/%.4f of the period, shares %.4f/%.4f and "
+				 "%.4f/%.4f (closed form/simulation; n %d, w %.0f cap %.2f)", trial,
+				 ph.slow_s / ph.period_s, f, ph.slow_share, s_slow, ph.fast_share,
+				 s_fast, n, g[0].weight, g[0].cap);
+		checked++;
+	}
+	assert_true(checked >= 10);
 }
 
 static void put(const char *root, const char *rel, const char *text)
@@ -281,13 +385,14 @@ static void test_task_info_tree(void **state)
 	cpushare_task_info(&s, 10, 10, &t);
 	assert_true(t.weight == 15);
 	assert_true(fabs(t.cap - 0.3) < 1e-12);
+	assert_true(fabs(t.period_s - 0.1) < 1e-15);
 	assert_string_equal(t.cap_path, "/lim");
 	cpushare_task_info(&s, 11, 11, &t);
 	assert_true(t.weight == 1024);
 	assert_true(fabs(t.cap - 0.2) < 1e-12);
 	/* Gone: nice 0, no quota. */
 	cpushare_task_info(&s, 12, 12, &t);
-	assert_true(t.weight == 1024 && isinf(t.cap));
+	assert_true(t.weight == 1024 && isinf(t.cap) && t.period_s == 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 }
@@ -326,6 +431,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_parse_nice),
 	cmocka_unit_test(test_parse_cgroup),
 	cmocka_unit_test(test_parse_quota),
+	cmocka_unit_test(test_quota_phases),
 	cmocka_unit_test(test_task_info_tree),
 	cmocka_unit_test(test_epoch),
 )

@@ -670,8 +670,57 @@ static void test_loss_episodes(void **state)
 	assert_int_equal(f->l.episodes_ended, 7);
 }
 
+/*
+ * A quota's phases on the receiver's CPU (struct rxb_cpu_meas.quota_*)
+ * reach stage B's inputs as measured: with [model] quota_phases, where
+ * the receiver ran (almost) only on that CPU, and where the solver would
+ * take them; status shows them (inputs.stage_b) either way.
+ */
+static void set_phases(struct rxb_epoch *e, double per, double slow, double s_slow,
+		       double s_fast)
+{
+	e->cpus[1].cpu_bound = 2.0;
+	e->cpus[1].quota_period_s = per;
+	e->cpus[1].quota_slow_s = slow;
+	e->cpus[1].quota_slow_share = s_slow;
+	e->cpus[1].quota_fast_share = s_fast;
+}
+
+static void test_quota_phases(void **state)
+{
+	struct ifix *f = *state;
+	const struct rxb_stage_inputs *st = &f->r.stages[0];
+
+	add_sock(f->e, 1000, 2000, 250);
+	set_phases(f->e, 0.1, 0.0375, 1.0 / 3, 1.0);
+	f->env.quota_phases = true;
+	ifix_feed(f, 1.0);
+	assert_true(f->r.b.present && f->r.nstages == 1);
+	assert_true(st->quota_period_s == 0.1 && st->quota_slow_s == 0.0375);
+	assert_true(st->quota_slow_share == 1.0 / 3 && st->quota_fast_share == 1.0);
+	/* [model] quota_phases = no: shown, not solved with. */
+	add_sock(ifix_epoch(f, 2, 1.0), 1000, 2000, 250);
+	set_phases(f->e, 0.1, 0.0375, 1.0 / 3, 1.0);
+	ifix_feed(f, 1.0);
+	assert_true(f->r.b.quota_period_s == 0.1);
+	assert_true(st->quota_period_s == 0.0);
+	/* A slow phase longer than the period: the solver's refusal, so none. */
+	add_sock(ifix_epoch(f, 3, 1.0), 1000, 2000, 250);
+	set_phases(f->e, 0.1, 0.2, 1.0 / 3, 1.0);
+	f->env.quota_phases = true;
+	ifix_feed(f, 1.0);
+	assert_true(st->quota_period_s == 0.0);
+	/* A quarter of its time on the other CPU: the phases do not add up. */
+	split_placement(add_sock(ifix_epoch(f, 4, 1.0), 1000, 2000, 250));
+	set_phases(f->e, 0.1, 0.0375, 1.0 / 3, 1.0);
+	f->env.quota_phases = true;
+	ifix_feed(f, 1.0);
+	assert_true(f->r.b.quota_period_s == 0.0 && st->quota_period_s == 0.0);
+}
+
 UNIT_TEST_MAIN(
 	IFIX_TEST(test_stage_b_formulas),
+	IFIX_TEST(test_quota_phases),
 	IFIX_TEST(test_irq_on_receiver_cpu),
 	IFIX_TEST(test_placement_needs_packets),
 	IFIX_TEST(test_smoothing),

@@ -108,14 +108,16 @@ LOADS_DRAIN = ["loads-quota25-k2-drain", "loads-nice10-k3-drain", "loads-duty50-
                "loads-io-k2-drain"]
 # Two of them again with the off-CPU windows' loss too ([model] loss = windows).
 LOADS_WINDOWS = ["loads-quota25-k2-windows", "loads-nice10-k3-windows"]
-# Each again with the service process's loss and its episodes ([model] loss
-# = service, loss_episodes = windows).
+# Each at the daemon's defaults on the current build ([model] loss =
+# service, loss_episodes = windows, quota_phases = yes), with a second quota.
 LOADS_SERVICE = ["loads-nice10-k3-service", "loads-quota25-k2-service",
-                 "loads-duty50-k1-service", "loads-io-k2-service"]
+                 "loads-quota40-k1-service", "loads-duty50-k1-service", "loads-io-k2-service"]
+# The two quotas the same day with [model] quota_phases = no (the windows).
+LOADS_NOPHASES = ["loads-quota25-k2-nophases", "loads-quota40-k1-nophases"]
 KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])
                   + FIDELITY_REF + FIDELITY_JUDGED
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
-                  + LOADS_SERVICE))
+                  + LOADS_SERVICE + LOADS_NOPHASES))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -192,7 +194,8 @@ def loads_table(results):
     label.update({d: " (queue, drain)" for d in LOADS_DRAIN})
     label.update({d: " (windows, drain)" for d in LOADS_WINDOWS})
     label.update({d: " (service)" for d in LOADS_SERVICE})
-    for d in LOADS_SERVICE + LOADS + LOADS_DRAIN + LOADS_WINDOWS:
+    label.update({d: " (service, no phases)" for d in LOADS_NOPHASES})
+    for d in LOADS_SERVICE + LOADS_NOPHASES + LOADS + LOADS_DRAIN + LOADS_WINDOWS:
         r = load(results, d)
         meta = r["meta"]
         k = int(meta["ks"][0])

@@ -35,6 +35,7 @@ E_EPOCH_MS=${E_EPOCH_MS:-250}	# rxbneckd epoch
 E_NET_PROBE_EVERY=${E_NET_PROBE_EVERY:-}	# [measure] net_probe_every ("": default)
 E_LOSS_EPISODES=${E_LOSS_EPISODES:-}	# [model] loss_episodes ("": the daemon's default)
 E_DEPTH_COST=${E_DEPTH_COST:-}	# [model] queue_depth_cost ("": the daemon's default)
+E_QUOTA_PHASES=${E_QUOTA_PHASES:-}	# [model] quota_phases ("": the daemon's default)
 E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": the daemon's default)
 E_MODEL_LOSS=${E_MODEL_LOSS:-}	# [model] loss ("": the daemon's default)
 E_MODEL_CAPACITY=${E_MODEL_CAPACITY:-}	# [model] capacity ("": the daemon's default)
@@ -301,6 +302,7 @@ e2e_daemon_start() {
 	min_rate_bps = $E_MIN_RATE
 	${E_LOSS_EPISODES:+loss_episodes = $E_LOSS_EPISODES}
 	${E_DEPTH_COST:+queue_depth_cost = $E_DEPTH_COST}
+	${E_QUOTA_PHASES:+quota_phases = $E_QUOTA_PHASES}
 	${E_RATE_UNC:+rate_uncertainty = $E_RATE_UNC}
 	${E_MODEL_LOSS:+loss = $E_MODEL_LOSS}
 	${E_MODEL_CAPACITY:+capacity = $E_MODEL_CAPACITY}

@@ -91,6 +91,7 @@ m.update({
      # status records say what it ran: model.loss_model, capacity.mode).
      "min_rate_bps": "$E_MIN_RATE", "loss_episodes": "${E_LOSS_EPISODES:-}" or None,
      "queue_depth_cost": "${E_DEPTH_COST:-}" or None,
+     "quota_phases": "${E_QUOTA_PHASES:-}" or None,
      "rate_uncertainty": "${E_RATE_UNC:-}" or None,
      "model_loss": "${E_MODEL_LOSS:-}" or None, "model_capacity": "${E_MODEL_CAPACITY:-}" or None,
      "recv_cpu": $E_RECV_CPU, "send_cpu": $E_SEND_CPU, "load": "$E_LOAD",

@@ -11,6 +11,10 @@
  *  1b. the daemon's solve with an uncertain rate (mu_rel_sd, docs/model.md
  *     3.3) against the plain solve of the same inputs, at a 64 MiB socket
  *     buffer's K (budget: 2.5 times the plain solve);
+ *  1c. the daemon's solve under loss = service with the windows and waits
+ *     of an e2e status at k = 3 (slot moments, a longest wait), and with
+ *     a CPU quota's phases instead, against the queue model's solve of the
+ *     same inputs (budget: the per-epoch 50 ms, and the ratio printed);
  *  2. the M/M[N]/1/K cut recursion against the general CTMC path (net ->
  *     reachability -> steady state by dense GTH, and by the band reduction
  *     the automatic choice takes) on the same queues;
@@ -41,6 +45,7 @@
 #include "common/util.h"
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
+#include "solver/offwin.h"
 #include "solver/rbudp.h"
 #include "solver/tagged.h"
 
@@ -255,6 +260,77 @@ static int bench_uncertain(void)
 	       r.rate_bps / 1e9, ratio, UNCERTAIN_MAX_RATIO,
 	       ratio <= UNCERTAIN_MAX_RATIO ? "ok" : "OVER BUDGET");
 	return !(ratio <= UNCERTAIN_MAX_RATIO) || !(r.rate_bps < plain_bps);
+}
+
+/* ------------------------------- 1c. the windows and the quota phases -- */
+
+/* tests/e2e line10g-s243, k = 3, at a --follow start (status offcpu_windows). */
+static const char k3_offcpu[] =
+	"12.6371/12:0.000237322:4970:0,13:0.80765:10378:0,14:4.71835e-06:22721:0,"
+	"15:5.33624e-08:33710:0,19:5.31564e-07:991496:0,20:7.53896e-07:1094872:0,"
+	"21:0.386817:3961135:235144,22:0.756381:7994091:0,23:16.5583:12085478:1176884";
+static const char k3_wake[] =
+	"2305.04/0:0.890129,8:1.18165e-06:371:0,9:3.41556e-06:721:0,10:2.55141:1826:0,"
+	"11:6.80037:3264:0,12:3101.27:5433:0,13:80.4785:9230:0,14:9.33273:24411:0,"
+	"15:4.12423:43521:4137,16:1.72064:80017:0,17:0.136086:177523:0,"
+	"18:0.00153169:430266:73540,19:0.465486:769757:82110,20:11.0755:1757154:187848,"
+	"21:103.578:3243027:443138,22:29.7271:6153383:1226935,23:24.0167:11143496:1393537";
+
+/* One timed model of 1c: its solve time into @ms, its figures printed. */
+static int time_model(struct bneck_ws *ws, const char *name, const struct rxb_stage_inputs *s,
+		      const struct bneck_xfer *x, double ref_ms, double *ms)
+{
+	struct bneck_result r;
+
+	*ms = solve_ms(ws, s, x, &r);
+	if (isnan(*ms)) {
+		printf("   %-28s FAILED to solve\n", name);
+		return 1;
+	}
+	printf("   %-28s %6.2f ms (%4u evaluations), rate %.3f Gb/s", name, *ms, r.evaluations,
+	       r.rate_bps / 1e9);
+	if (ref_ms > 0)
+		printf(": %.1fx the queue model, budget %.0f ms: %s", *ms / ref_ms, BUDGET_MS,
+		       *ms < BUDGET_MS ? "ok" : "OVER BUDGET");
+	printf("\n");
+	return ref_ms > 0 && !(*ms < BUDGET_MS);
+}
+
+static int bench_windows(void)
+{
+	struct rxb_stage_inputs s = {
+		.cpu_bound = 3, .mu_pio_per_s = 1e6, .mu_disk_per_s = 1e6,
+		.mu_net_per_s = 11452.3, .queue_pkts = 3641, .batch_pkts = 99,
+		.rule = RXB_BATCH_PARTIAL, .queue_release_pkts = 910,
+		.offcpu_gap_s = 3.817e-3, .wake_max_s = 16.009e-3, .windows_seen_pps = 567782,
+	};
+	struct bneck_xfer x = {
+		.payload_bytes = 1472.0, .file_bytes = 200e6, .one_way_delay_s = 0.1,
+		.line_rate_bps = 10e9, .min_rate_bps = 100e6, .points = 200,
+		.rounds = BNECK_ROUNDS_BURST, .loss_model = BNECK_LOSS_QUEUE,
+	};
+	struct bneck_ws ws;
+	double queue_ms, ms;
+	int fail = 0;
+
+	printf("\n1c. the daemon's solve with measured windows (e2e k = 3) and with a quota's\n"
+	       "    phases, K = %u, %u-point sweep, burst rounds\n", s.queue_pkts, x.points);
+	if (offwin_parse(k3_offcpu, &s.offcpu_per_s, s.offcpu_hist, s.offcpu_mean_s,
+			 s.offcpu_sd_s, RXB_OFFCPU_SLOTS) ||
+	    offwin_parse(k3_wake, &s.wake_per_s, s.wake_hist, s.wake_mean_s, s.wake_sd_s,
+			 RXB_OFFCPU_SLOTS) || bneck_ws_init(&ws, x.points))
+		return 1;
+	fail |= time_model(&ws, "queue:", &s, &x, 0, &queue_ms);
+	x.loss_model = BNECK_LOSS_SERVICE;
+	x.episodes_from_windows = true;
+	fail |= time_model(&ws, "service, windows:", &s, &x, queue_ms, &ms);
+	s.quota_period_s = 0.1;
+	s.quota_slow_s = 0.05;
+	s.quota_slow_share = 0.25;
+	s.quota_fast_share = 0.5;
+	fail |= time_model(&ws, "service, quota phases:", &s, &x, queue_ms, &ms);
+	bneck_ws_finish(&ws);
+	return fail;
 }
 
 /* ------------------------------------ 2. recursion vs general CTMC path -- */
@@ -677,6 +753,7 @@ int main(int argc, char **argv)
 	}
 	fail |= bench_bottleneck();
 	fail |= bench_uncertain();
+	fail |= bench_windows();
 	fail |= bench_recursion_vs_ctmc();
 	fail |= bench_direct();
 	fail |= bench_quantiles();

@@ -113,6 +113,15 @@ static double stage_scale(const struct bneck_model *md, uint32_t i)
 }
 
 /*
+ * Stage @i's drain alone on its CPU, packets/s, scaled by @scale
+ * (interrupts, the spread node): c of the windows and of a quota's phases.
+ */
+static double on_drain_pkts_per_s(const struct bneck_model *md, uint32_t i, double scale)
+{
+	return scale * md->mu_on[i] * md->st[i].batch_pkts;
+}
+
+/*
  * Stage @i's measured off-CPU windows (offwin.h) as offwin's input, its
  * drain on the CPU the whole-CPU rate scaled by @scale (interrupts, the
  * spread node).
@@ -128,7 +137,7 @@ static struct offwin_in window_in(const struct bneck_model *md, uint32_t i,
 		.sd_s = st->offcpu_sd_s,
 		.nslots = RXB_OFFCPU_SLOTS,
 		.queue_pkts = st->queue_pkts,
-		.on_pkts_per_s = scale * md->mu_on[i] * st->batch_pkts,
+		.on_pkts_per_s = on_drain_pkts_per_s(md, i, scale),
 		.gap_s = st->offcpu_gap_s,
 		.wake_per_s = st->wake_per_s,
 		.wake_count = st->wake_hist,
@@ -201,10 +210,7 @@ static void window_episode(const struct bneck_model *md, uint32_t i, double lamb
 	ev->episode_loss = loss;
 }
 
-/*
- * Stage @i's quota phases (qphase.h) at @lambda into @qe, its drain on the
- * CPU as window_in() takes it.
- */
+/* Stage @i's quota phases (qphase.h) at @lambda into @qe. */
 static void quota_eval(const struct bneck_model *md, uint32_t i, double lambda,
 		       double scale, struct qphase_eval *qe)
 {
@@ -215,7 +221,7 @@ static void quota_eval(const struct bneck_model *md, uint32_t i, double lambda,
 		.slow_share = st->quota_slow_share,
 		.fast_share = st->quota_fast_share,
 		.queue_pkts = st->queue_pkts,
-		.on_pkts_per_s = scale * md->mu_on[i] * st->batch_pkts,
+		.on_pkts_per_s = on_drain_pkts_per_s(md, i, scale),
 	};
 
 	/* Checked with the inputs (bneck_model_setup()); nothing lost else. */

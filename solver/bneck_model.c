@@ -242,6 +242,7 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 	const struct rxb_stage_inputs *stages = md->st;
 	const struct bneck_xfer *x = md->x;
 	uint32_t nstages = md->nstages;
+	bool away;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -284,11 +285,10 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 			md->keep_up_pkts_per_s[i] = res->stage[i].capacity_bps /
 						    (x->payload_bytes * 8.0);
 		}
-		if ((x->obey_pauses && stages[i].vacation_s > 0.0) ||
-		    bneck_model_windows(md, i) || bneck_model_quota(md, i)) {
-			err = stage_on_service(&stages[i],
-					       bneck_model_windows(md, i) || bneck_model_quota(md, i),
-					       x, o, &md->mu_on[i]);
+		/* The windows or a quota's phases hold every co-runner's turns. */
+		away = bneck_model_windows(md, i) || bneck_model_quota(md, i);
+		if ((x->obey_pauses && stages[i].vacation_s > 0.0) || away) {
+			err = stage_on_service(&stages[i], away, x, o, &md->mu_on[i]);
 			if (err)
 				return err;
 			md->paused[i] = x->obey_pauses && stages[i].vacation_s > 0.0;

@@ -12,8 +12,10 @@
  *     3.3) against the plain solve of the same inputs, at a 64 MiB socket
  *     buffer's K (budget: 2.5 times the plain solve);
  *  1c. the daemon's solve under loss = service with the windows and waits
- *     of an e2e status at k = 3 (slot moments, a longest wait), and with
- *     a CPU quota's phases instead, against the queue model's solve of the
+ *     of an e2e status at k = 3 (slot moments, a longest wait), the same
+ *     with the rate uncertain by that run's measured spread (and with a
+ *     saturated drain in force: the step rule), and with a CPU quota's
+ *     phases instead, against the queue model's solve of the
  *     same inputs (budget: the per-epoch 50 ms, and the ratio printed);
  *  2. the M/M[N]/1/K cut recursion against the general CTMC path (net ->
  *     reachability -> steady state by dense GTH, and by the band reduction
@@ -284,10 +286,10 @@ static int time_model(struct bneck_ws *ws, const char *name, const struct rxb_st
 
 	*ms = solve_ms(ws, s, x, &r);
 	if (isnan(*ms)) {
-		printf("   %-28s FAILED to solve\n", name);
+		printf("   %-30s FAILED to solve\n", name);
 		return 1;
 	}
-	printf("   %-28s %6.2f ms (%4u evaluations), rate %.3f Gb/s", name, *ms, r.evaluations,
+	printf("   %-30s %6.2f ms (%4u evaluations), rate %.3f Gb/s", name, *ms, r.evaluations,
 	       r.rate_bps / 1e9);
 	if (ref_ms > 0)
 		printf(": %.1fx the queue model, budget %.0f ms: %s", *ms / ref_ms, BUDGET_MS,
@@ -324,6 +326,14 @@ static int bench_windows(void)
 	x.loss_model = BNECK_LOSS_SERVICE;
 	x.episodes_from_windows = true;
 	fail |= time_model(&ws, "service, windows:", &s, &x, queue_ms, &ms);
+	/* The daemon's rate_uncertainty = measured at this run's spread. */
+	s.mu_rel_sd = 0.127;
+	fail |= time_model(&ws, "service, windows, sd 0.127:", &s, &x, queue_ms, &ms);
+	/* And with a saturated drain in force (3.5 Gb/s): the step rule. */
+	s.sat_drain_pkts_per_s = 3e5;
+	fail |= time_model(&ws, "  + saturated drain:", &s, &x, queue_ms, &ms);
+	s.sat_drain_pkts_per_s = 0.0;
+	s.mu_rel_sd = 0.0;
 	s.quota_period_s = 0.1;
 	s.quota_slow_s = 0.05;
 	s.quota_slow_share = 0.25;

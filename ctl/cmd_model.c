@@ -57,7 +57,7 @@ enum {
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
-	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_SEEN, OPT_RELEASE,
+	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_SEEN, OPT_RELEASE, OPT_SAT_DRAIN,
 	OPT_EPISODES_WIN, OPT_QUOTA,
 };
 
@@ -88,6 +88,7 @@ static const struct option long_opts[] = {
 	{ "wake-max-ms", required_argument, NULL, OPT_WAKE_MAX },
 	{ "windows-seen-pps", required_argument, NULL, OPT_SEEN },
 	{ "queue-release-pkts", required_argument, NULL, OPT_RELEASE },
+	{ "saturated-drain-pps", required_argument, NULL, OPT_SAT_DRAIN },
 	{ "episodes-from-windows", no_argument, NULL, OPT_EPISODES_WIN },
 	{ "quota-phases", required_argument, NULL, OPT_QUOTA },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
@@ -350,6 +351,7 @@ static const struct num_opt {
 	NUM(OPT_WAKE_MAX, false, 0.0, 1e7, 1e3, stage.wake_max_s),
 	NUM(OPT_SEEN, false, 0.0, 1e12, 1.0, stage.windows_seen_pps),
 	NUM(OPT_RELEASE, false, 0.0, 1e9, 1.0, stage.queue_release_pkts),
+	NUM(OPT_SAT_DRAIN, false, 0.0, 1e12, 1.0, stage.sat_drain_pkts_per_s),
 	NUM(OPT_PAYLOAD, true, 1.0, 1e9, 1.0, x.payload_bytes),
 	NUM(OPT_FILE, true, 1.0, 1e18, 1.0, x.file_bytes),
 	NUM(OPT_EPISODE, false, 1.0, 1e12, 1.0, x.loss_episode_pkts),

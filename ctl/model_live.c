@@ -133,6 +133,9 @@ static const char *stage_from(const struct json_object *s, struct rxb_stage_inpu
 		in->irq_ns_per_pkt = 0;
 	if (!num_in(s, "mu_rel_sd", 0, 1, &in->mu_rel_sd))
 		in->mu_rel_sd = 0;
+	/* Absent or null: not measured, or not in force. */
+	if (!num_in(s, "sat_drain_pkts_per_s", 0, 1e12, &in->sat_drain_pkts_per_s))
+		in->sat_drain_pkts_per_s = 0;
 	/* Absent from a daemon that does not model it: given back at once. */
 	if (jpath_get(s, "queue_release_pkts") &&
 	    !num_in(s, "queue_release_pkts", 0, in->queue_pkts, &in->queue_release_pkts))

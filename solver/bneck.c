@@ -213,11 +213,14 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	lo = kbest ? ws->curve[kbest - 1].rate_bps : x->min_rate_bps;
 	hi = kbest + 1 < x->points ? ws->curve[kbest + 1].rate_bps
 				   : x->line_rate_bps;
-	if (md.max_rel_sd > 0.0 && x->loss_model == BNECK_LOSS_QUEUE) {
+	if (md.max_rel_sd > 0.0 && x->loss_model != BNECK_LOSS_SPREAD) {
 		/*
 		 * An uncertain rate: the plain optimum only centres robust().
 		 * The expectation at the line rate, then the rate that
-		 * minimises it.
+		 * minimises it. Every loss model but `spread` (whose
+		 * objective is its own expectation over the drain) scales
+		 * its drains by the node's factor: the windows' and the
+		 * quota phases' c too (on_drain_pkts_per_s()).
 		 */
 		md.expect = true;
 		err = bneck_eval_objective(&md, x->line_rate_bps, &ev);

@@ -101,18 +101,6 @@ double bneck_irq_share(double lambda, double irq_ns, double min_share)
 }
 
 /*
- * The factor on stage @i's service rates at the node md->z: e^(z sd), a
- * lognormal with median 1. Scaling the rate where the stage keeps up by
- * it too is exact without interrupts and close with them.
- */
-static double stage_scale(const struct bneck_model *md, uint32_t i)
-{
-	if (md->z == 0.0 || !(md->st[i].mu_rel_sd > 0.0))
-		return 1.0;
-	return exp(md->z * md->st[i].mu_rel_sd);
-}
-
-/*
  * Stage @i's drain alone on its CPU, packets/s, scaled by @scale
  * (interrupts, the spread node): c of the windows and of a quota's phases.
  */
@@ -291,16 +279,20 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 {
 	double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
 				       BNECK_IRQ_MIN_SHARE);
-	double f = stage_scale(md, i);
+	double f = bneck_model_scale(md, i);
+	double sat = bneck_model_sat_drain(md, i);
 	/* Beyond what it keeps up with, the queue fills: the full rate. */
 	double mu = f * (md->keep_up_pkts_per_s[i] > 0.0 &&
 			 lambda > f * md->keep_up_pkts_per_s[i] ?
 			 md->mu_full[i] : md->mu[i]);
 	/* Served alone between its windows: the co-runners are in them. */
 	bool alone = md->paused[i] || bneck_model_served_alone(md, i, lambda);
+	/* Behind: drained at what it drained overflowed. */
+	bool behind = !alone && sat > 0.0 && lambda > sat;
 	struct bulkq_params p = {
 		.arrival_per_s = lambda,
-		.service_per_s = share * (alone ? f * md->mu_on[i] : mu),
+		.service_per_s = share * (alone ? f * md->mu_on[i] :
+					  behind ? sat / md->st[i].batch_pkts : mu),
 		.queue_pkts = md->st[i].queue_pkts,
 		.batch_pkts = md->st[i].batch_pkts,
 		.rule = md->st[i].rule,
@@ -350,6 +342,14 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	} else if (vac_wins) {
 		br.absorb_pkts = service_absorb(md, i, lambda, share * f, &oe);
 		window_episode(md, i, lambda, share * f, vac, &oe, ev);
+	} else if (behind && bneck_model_windows(md, i)) {
+		/*
+		 * Behind its drain the receiver still meets its windows: a
+		 * round takes in no more than they leave it room for at its
+		 * own rate, else T would fall as the rate crosses the drain.
+		 */
+		br.absorb_pkts = fmin(br.absorb_pkts,
+				      window_round(md, i, share * f, &oe)->absorb_pkts);
 	}
 	ev->stage_lambda[i] = lambda;
 	ev->stage_mu[i] = p.service_per_s;
@@ -416,7 +416,8 @@ static int eval_rate(struct bneck_model *md, double rate_bps, struct bneck_eval 
 
 /*
  * The breakpoints of T over the spread factor's normal node at @rate_bps
- * (spread_rule_build()): of the last spread stage with a spread, where
+ * (spread_rule_build()): of the last spread stage with a spread (or, under
+ * `service`, with its saturated drain in force: that drain), where
  * its drain falls to the arrivals, where the first blast starts to lose
  * (the drain below lambda (1 - K / n0)), where it loses one loss episode
  * and where the depth cost sets in.
@@ -432,9 +433,12 @@ static uint32_t spread_breaks(const struct bneck_model *md, double rate_bps, dou
 		double sd = st->mu_rel_sd, a = 1.0 - st->queue_pkts / md->file_pkts;
 		double c = bneck_irq_share(lambda, st->irq_ns_per_pkt, BNECK_IRQ_MIN_SHARE) *
 			   md->mu[i] * st->batch_pkts;
+		double sat = bneck_model_sat_drain(md, i);
 
-		if (!spread_stage(md, i) || !(sd > 0.0))
+		if (!(sd > 0.0) || !(spread_stage(md, i) || sat > 0.0))
 			continue;
+		if (sat > 0.0)
+			c = sat;
 		brk[n++] = log(lambda / c) / sd;
 		if (a > 0.0)
 			brk[n++] = log(lambda * a / c) / sd;
@@ -442,7 +446,8 @@ static uint32_t spread_breaks(const struct bneck_model *md, double rate_bps, dou
 		a -= md->x->loss_episode_pkts / md->file_pkts;
 		if (a > 0.0 && md->x->loss_episode_pkts > 1.0)
 			brk[n++] = log(lambda * a / c) / sd;
-		if (md->keep_up_pkts_per_s[i] > 0.0)
+		/* The shared queue's overflowed rate: not where the drain is. */
+		if (!(sat > 0.0) && md->keep_up_pkts_per_s[i] > 0.0)
 			brk[n++] = log(lambda / md->keep_up_pkts_per_s[i]) / sd;
 		break;
 	}
@@ -487,12 +492,44 @@ static int eval_spread(struct bneck_model *md, double rate_bps, struct bneck_eva
 	return 0;
 }
 
+/*
+ * T expected over the rate factor where a stage is held to its saturated
+ * drain (bneck_model_sat_drain()): T steps up by a round where that drain
+ * falls below the arrivals' share the queue cannot take (spread_breaks()),
+ * which the three-point rule would smear over its spacing of 1.73. So a
+ * three-point Gauss-Legendre rule on each panel between those steps, over
+ * +-BNECK_SAT_Z_MAX, into *t_s; *done false (nothing evaluated) where no
+ * stage has such steps.
+ */
+static int eval_steps(struct bneck_model *md, double rate_bps, double *t_s, bool *done)
+{
+	double brk[SPREAD_MAX_BREAKS];
+	struct spread_rule rule;
+	struct bneck_eval node;
+	uint32_t nb = spread_breaks(md, rate_bps, brk);
+	int err;
+
+	*done = nb > 0;
+	if (!nb)
+		return 0;
+	err = spread_rule_build_shaped(brk, nb, BNECK_SAT_Z_MAX, 2.0 * BNECK_SAT_Z_MAX, 3, &rule);
+	*t_s = 0.0;
+	for (uint32_t j = 0; j < rule.n && !err; j++) {
+		md->z = rule.z[j];
+		err = eval_rate(md, rate_bps, &node);
+		*t_s += rule.w[j] * node.pt.time_s;
+	}
+	md->z = 0.0;
+	return err;
+}
+
 /* See bneck_eval.h. */
 int bneck_eval_objective(struct bneck_model *md, double rate_bps,
 			 struct bneck_eval *ev)
 {
 	static const double node[2] = { -BNECK_GH3_NODE, BNECK_GH3_NODE };
 	struct bneck_eval side;
+	bool stepped;
 	double t;
 	int err;
 
@@ -502,6 +539,12 @@ int bneck_eval_objective(struct bneck_model *md, double rate_bps,
 	err = eval_rate(md, rate_bps, ev);
 	if (err || !md->expect)
 		return err;
+	err = eval_steps(md, rate_bps, &t, &stepped);
+	if (err || stepped) {
+		if (!err)
+			ev->pt.time_s = t;
+		return err;
+	}
 	t = BNECK_GH3_W_MID * ev->pt.time_s;
 	for (int j = 0; j < 2 && !err; j++) {
 		md->z = node[j];

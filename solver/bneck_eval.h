@@ -19,6 +19,11 @@
 #define BNECK_GH3_NODE	1.7320508075688772
 #define BNECK_GH3_W_MID	(2.0 / 3.0)
 #define BNECK_GH3_W_SIDE	(1.0 / 6.0)
+/*
+ * The expectation over a stage held to its saturated drain (eval_steps()):
+ * its rule spans +-this (the tails, 3e-5 each, on its outermost nodes).
+ */
+#define BNECK_SAT_Z_MAX	4.0
 
 struct bneck_eval {
 	struct bneck_point pt;
@@ -38,7 +43,10 @@ struct bneck_eval {
 /*
  * The objective at @rate_bps into @ev: with BNECK_LOSS_SPREAD, T(B) and the
  * loss expected over the spread factor; with md->expect, T(B) expected
- * over the stages' rate factors (struct rxb_stage_inputs.mu_rel_sd), the
+ * over the stages' rate factors (struct rxb_stage_inputs.mu_rel_sd) by
+ * the three-point rule, or, where a stage held to its saturated drain
+ * steps up by a round at some node, by a Gauss-Legendre rule on the
+ * panels between the steps; the
  * rest of @ev at the measured rates; else T(B). Counts md->evaluations.
  */
 int bneck_eval_objective(struct bneck_model *md, double rate_bps, struct bneck_eval *ev);

@@ -73,6 +73,7 @@ static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		if (!nonneg_finite(st[i].offcpu_per_s) || !nonneg_finite(st[i].offcpu_gap_s) ||
 		    !nonneg_finite(st[i].wake_per_s) || !nonneg_finite(st[i].wake_max_s) ||
 		    !nonneg_finite(st[i].windows_seen_pps) ||
+		    !nonneg_finite(st[i].sat_drain_pkts_per_s) ||
 		    !(st[i].queue_release_pkts >= 0.0) ||
 		    !(st[i].queue_release_pkts <= st[i].queue_pkts))
 			return -EINVAL;
@@ -222,16 +223,45 @@ bool bneck_model_quota(const struct bneck_model *md, uint32_t i)
 	       md->st[i].quota_period_s > 0.0;
 }
 
+/* See bneck_model.h. Scaling the rate where the stage keeps up by it too
+ * is exact without interrupts and close with them. */
+double bneck_model_scale(const struct bneck_model *md, uint32_t i)
+{
+	if (md->z == 0.0 || !(md->st[i].mu_rel_sd > 0.0))
+		return 1.0;
+	return exp(md->z * md->st[i].mu_rel_sd);
+}
+
+/* See bneck_model.h. */
+double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i)
+{
+	const struct rxb_stage_inputs *st = &md->st[i];
+
+	if (md->x->loss_model != BNECK_LOSS_SERVICE || st->load_independent ||
+	    !(st->sat_drain_pkts_per_s > 0.0) || bneck_model_quota(md, i))
+		return 0.0;
+	return bneck_model_scale(md, i) * st->sat_drain_pkts_per_s;
+}
+
 /* See bneck_model.h. */
 bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double lambda)
 {
-	double seen = md->st[i].windows_seen_pps;
+	double seen = md->st[i].windows_seen_pps, sat;
 
 	if (md->x->loss_model != BNECK_LOSS_SERVICE)
 		return false;
 	/* The quota's phases are known from its settings, at any rate. */
 	if (bneck_model_quota(md, i))
 		return true;
+	/*
+	 * Above what it drained with its queue overflowed, the receiver
+	 * never catches up: it stays runnable, and its co-runners take
+	 * their turns between its runs rather than in windows it can
+	 * recover from.
+	 */
+	sat = bneck_model_sat_drain(md, i);
+	if (sat > 0.0 && lambda > sat)
+		return false;
 	return bneck_model_windows(md, i) && !(seen > 0.0 && lambda > BNECK_WINDOWS_REACH * seen);
 }
 

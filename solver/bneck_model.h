@@ -58,10 +58,24 @@ bool bneck_model_windows(const struct bneck_model *md, uint32_t i);
 bool bneck_model_quota(const struct bneck_model *md, uint32_t i);
 
 /*
+ * The factor on stage @i's service rates at the node md->z: e^(z sd), a
+ * lognormal with median 1 (1 where the rate is certain).
+ */
+double bneck_model_scale(const struct bneck_model *md, uint32_t i);
+
+/*
+ * Stage @i's saturated drain (sat_drain_pkts_per_s) at the node md->z,
+ * packets/s, where it bounds the stage: under BNECK_LOSS_SERVICE, a
+ * task's stage without a quota's phases. 0 elsewhere.
+ */
+double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i);
+
+/*
  * Is stage @i at @lambda (packets/s) served at its own rate between its
  * windows, with the co-runners in them (BNECK_LOSS_SERVICE within the
- * windows' reach, BNECK_WINDOWS_REACH)? Else a stage with windows is
- * the bulk queue at the shared rate beside them.
+ * windows' reach, BNECK_WINDOWS_REACH, and at most its saturated drain)?
+ * Else a stage with windows is the bulk queue at the shared rate beside
+ * them, or at its saturated drain above that.
  */
 bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double lambda);
 

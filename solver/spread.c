@@ -10,6 +10,9 @@
 /* 4-point Gauss-Legendre on [-1, 1]: nodes +-x, weights w. */
 static const double gl_x[2] = { 0.3399810435848563, 0.8611363115940526 };
 static const double gl_w[2] = { 0.6521451548625461, 0.3478548451374538 };
+/* The three-point rule: the middle, and +-sqrt(3/5). */
+static const double gl3_x = 0.7745966692414834;
+static const double gl3_w[2] = { 8.0 / 9.0, 5.0 / 9.0 };
 
 double spread_norm_cdf(double x)
 {
@@ -48,16 +51,16 @@ static double norm_pdf(double z)
 }
 
 /* The panel ends: -Z_MAX, the breakpoints inside, Z_MAX, sorted. */
-static uint32_t panel_ends(const double *breaks, uint32_t nbreaks, double *ends)
+static uint32_t panel_ends(const double *breaks, uint32_t nbreaks, double z_max, double *ends)
 {
 	uint32_t n = 0;
 
-	ends[n++] = -SPREAD_Z_MAX;
+	ends[n++] = -z_max;
 	for (uint32_t i = 0; i < nbreaks; i++)
-		if (isfinite(breaks[i]) && breaks[i] > -SPREAD_Z_MAX &&
-		    breaks[i] < SPREAD_Z_MAX)
+		if (isfinite(breaks[i]) && breaks[i] > -z_max &&
+		    breaks[i] < z_max)
 			ends[n++] = breaks[i];
-	ends[n++] = SPREAD_Z_MAX;
+	ends[n++] = z_max;
 	for (uint32_t i = 1; i < n; i++)	/* insertion sort: n <= 6 */
 		for (uint32_t j = i; j > 0 && ends[j - 1] > ends[j]; j--) {
 			double t = ends[j];
@@ -75,10 +78,14 @@ static void add_node(struct spread_rule *rule, double z, double w)
 	rule->n++;
 }
 
-/* Gauss-Legendre nodes of [lo, hi] cut into panels of SPREAD_PANEL_WIDTH at most. */
-static void add_panels(struct spread_rule *rule, double lo, double hi)
+/*
+ * Gauss-Legendre nodes of [lo, hi] cut into panels at most @width wide,
+ * @nodes (3 or 4) in each.
+ */
+static void add_panels(struct spread_rule *rule, double lo, double hi, double width,
+		       uint32_t nodes)
 {
-	uint32_t np = (uint32_t)ceil((hi - lo) / SPREAD_PANEL_WIDTH);
+	uint32_t np = (uint32_t)ceil((hi - lo) / width);
 	double h;
 
 	if (!(hi > lo))
@@ -89,6 +96,15 @@ static void add_panels(struct spread_rule *rule, double lo, double hi)
 	for (uint32_t p = 0; p < np; p++) {
 		double mid = lo + (p + 0.5) * h, half = 0.5 * h;
 
+		if (nodes == 3) {
+			add_node(rule, mid, half * gl3_w[0] * norm_pdf(mid));
+			for (int s = -1; s <= 1; s += 2) {
+				double z = mid + s * half * gl3_x;
+
+				add_node(rule, z, half * gl3_w[1] * norm_pdf(z));
+			}
+			continue;
+		}
 		for (int s = -1; s <= 1; s += 2)
 			for (int k = 0; k < 2; k++) {
 				double z = mid + s * half * gl_x[k];
@@ -100,16 +116,25 @@ static void add_panels(struct spread_rule *rule, double lo, double hi)
 
 int spread_rule_build(const double *breaks, uint32_t nbreaks, struct spread_rule *rule)
 {
-	double ends[SPREAD_MAX_BREAKS + 2], tail = spread_norm_cdf(-SPREAD_Z_MAX);
+	return spread_rule_build_shaped(breaks, nbreaks, SPREAD_Z_MAX, SPREAD_PANEL_WIDTH,
+					SPREAD_GL_NODES, rule);
+}
+
+int spread_rule_build_shaped(const double *breaks, uint32_t nbreaks, double z_max,
+			     double width, uint32_t nodes, struct spread_rule *rule)
+{
+	double ends[SPREAD_MAX_BREAKS + 2], tail = spread_norm_cdf(-z_max);
 	double sum = 0.0;
 	uint32_t ne, lo_node, hi_node;
 
 	rule->n = 0;
-	if (nbreaks > SPREAD_MAX_BREAKS || (nbreaks && !breaks))
+	if (nbreaks > SPREAD_MAX_BREAKS || (nbreaks && !breaks) ||
+	    !(z_max > 0.0 && z_max <= SPREAD_Z_MAX) || !(width >= SPREAD_PANEL_WIDTH) ||
+	    (nodes != 3 && nodes != SPREAD_GL_NODES))
 		return -EINVAL;
-	ne = panel_ends(breaks, nbreaks, ends);
+	ne = panel_ends(breaks, nbreaks, z_max, ends);
 	for (uint32_t i = 0; i + 1 < ne; i++)
-		add_panels(rule, ends[i], ends[i + 1]);
+		add_panels(rule, ends[i], ends[i + 1], width, nodes);
 	/* The tails beyond +-Z_MAX (1e-9 each) on the outermost nodes. */
 	lo_node = hi_node = 0;
 	for (uint32_t i = 0; i < rule->n; i++) {

@@ -63,4 +63,13 @@ void spread_fluid_loss(double arrival_per_s, double drain_pkts_per_s,
  */
 int spread_rule_build(const double *breaks, uint32_t nbreaks, struct spread_rule *rule);
 
+/*
+ * The same over (-@z_max, @z_max) (at most SPREAD_Z_MAX; the tails beyond
+ * on the outermost nodes) with panels at most @width wide (at least
+ * SPREAD_PANEL_WIDTH) of @nodes Gauss-Legendre nodes (3 or
+ * SPREAD_GL_NODES): fewer nodes, for an f smooth between the breaks.
+ */
+int spread_rule_build_shaped(const double *breaks, uint32_t nbreaks, double z_max,
+			     double width, uint32_t nodes, struct spread_rule *rule);
+
 #endif

@@ -153,6 +153,15 @@ struct rxb_stage_inputs {
 	 */
 	double queue_release_pkts;
 	/*
+	 * What the server was measured to drain, packets per second, while
+	 * its queue overflowed at this load (it then stays runnable and
+	 * takes its turns with the co-runners). Under the service loss model
+	 * (BNECK_LOSS_SERVICE) a stage whose arrivals exceed it is a queue
+	 * drained at it, not the server alone between its windows. 0: not
+	 * measured.
+	 */
+	double sat_drain_pkts_per_s;
+	/*
 	 * A co-runner held to a CPU quota (solver/qphase.h): its period, the
 	 * part of it the group runs, and the receiver's CPU share while it
 	 * runs and while it is throttled. quota_period_s 0: none. Under the

@@ -19,7 +19,17 @@
  *  - a stage without measured windows is the queue model, point by point;
  *  - with the fastest reads its windows were met at given, every point
  *    up to BNECK_WINDOWS_REACH times that is `service`'s without it, and
- *    every point above it is the windows model's, to the bit.
+ *    every point above it is the windows model's, to the bit;
+ *  - with the receiver's rate uncertain (mu_rel_sd), between the windows
+ *    or through a quota's two phases, the rate chosen is the one with the
+ *    least time expected by the three-point rule, done by hand with plain
+ *    solves at scaled rates (bneck_fixture_check_expected());
+ *  - with its saturated drain D given, every point at most D is as
+ *    without it, to the bit, and above D the loss is the larger of the
+ *    bulk queue drained at D and offwin_loss(), with a round losing no
+ *    less than the windows' own round would; with the rate uncertain too,
+ *    the time expected at the rate chosen is a fine quadrature's over the
+ *    normal factor (plain solves at scaled rates) within 1 %.
  */
 #include <errno.h>
 #include <math.h>
@@ -28,9 +38,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "solver/bneck.h"
+#include "solver/bulkq.h"
 #include "solver/offwin.h"
 #include "bneck_fixture.h"
 #include "offwin_fixture.h"
@@ -247,9 +259,229 @@ static void test_windows_reach(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/* Windows of 1-4 ms, 100 a second, with 250 000 packets/s drained between them. */
+static void fill_short_windows(struct rxb_stage_inputs *s)
+{
+	fill_windows(s);
+	memset(s->offcpu_hist, 0, sizeof(s->offcpu_hist));
+	s->offcpu_per_s = 100.0;
+	s->offcpu_hist[20] = 50.0;	/* 1-2 ms */
+	s->offcpu_hist[21] = 50.0;	/* 2-4 ms */
+	s->mu_net_per_s = 2.5e5;
+}
+
+/*
+ * The receiver's rate uncertain under `service`: T expected over the
+ * three-point rule on its drain between the windows. Here the receiver
+ * drains 250 000 packets/s (2.9 Gb/s) between 1-4 ms windows that the
+ * queue holds at any rate swept, so the plain optimum sits near that
+ * drain, and with it uncertain the rate must come down by about the slow
+ * node's factor e^-sqrt3 sd.
+ */
+static void test_uncertain_windows(void **state)
+{
+	struct rxb_stage_inputs s;
+	struct bneck_xfer x = offwin_fixture_xfer(200, BNECK_LOSS_SERVICE);
+	struct bneck_result r;
+	struct bneck_ws ws;
+	double plain_bps, slow = exp(-sqrt(3.0) * 0.1);
+
+	(void)state;
+	fill_short_windows(&s);
+	s.mu_rel_sd = 0.1;
+	x.rounds = BNECK_ROUNDS_BURST;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	plain_bps = bneck_fixture_check_expected(&ws, &s, &x, &r);
+	print_message("windows, sd %.2f: %.3f Gb/s, plain %.3f\n", s.mu_rel_sd,
+		      r.rate_bps / 1e9, plain_bps / 1e9);
+	assert_true(r.rate_bps < plain_bps * (1.0 - 0.5 * (1.0 - slow)));
+	assert_true(r.rate_bps > plain_bps * slow * 0.9);
+	bneck_ws_finish(&ws);
+}
+
+/*
+ * The same through a quota's phases (a loop held to 25 % beside another:
+ * 37.5 ms of each 100 at a third of the CPU, then all of it). The plain
+ * optimum lies at the fluid edge lambda* = c s_slow + K / T_slow (no loss
+ * below it, a lost round above: test_solver_qphase); with the drain
+ * uncertain it comes down to about the slow node's edge, c e^-sqrt3 sd
+ * s_slow + K / T_slow.
+ */
+static void test_uncertain_quota(void **state)
+{
+	struct rxb_stage_inputs s = offwin_fixture_stage();
+	struct bneck_xfer x = offwin_fixture_xfer(400, BNECK_LOSS_SERVICE);
+	const double sd = 0.1, bits = 8.0 * x.payload_bytes;
+	double c = s.mu_net_per_s * s.batch_pkts, edge_bps, slow_edge_bps, plain_bps;
+	struct bneck_result r;
+	struct bneck_ws ws;
+
+	(void)state;
+	x.rounds = BNECK_ROUNDS_BURST;
+	s.quota_period_s = 0.1;
+	s.quota_slow_s = 0.0375;
+	s.quota_slow_share = 1.0 / 3.0;
+	s.quota_fast_share = 1.0;
+	s.mu_rel_sd = sd;
+	edge_bps = (c * s.quota_slow_share + s.queue_pkts / s.quota_slow_s) * bits;
+	slow_edge_bps = (c * exp(-sqrt(3.0) * sd) * s.quota_slow_share +
+			 s.queue_pkts / s.quota_slow_s) * bits;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	plain_bps = bneck_fixture_check_expected(&ws, &s, &x, &r);
+	print_message("quota, sd %.2f: %.3f Gb/s (slow node's edge %.3f), plain %.3f "
+		      "(edge %.3f)\n", sd, r.rate_bps / 1e9, slow_edge_bps / 1e9,
+		      plain_bps / 1e9, edge_bps / 1e9);
+	assert_true(plain_bps <= edge_bps && plain_bps >= 0.97 * edge_bps);
+	assert_true(r.rate_bps <= slow_edge_bps * 1.01);
+	assert_true(r.rate_bps >= slow_edge_bps * 0.9);
+	bneck_ws_finish(&ws);
+}
+
+/*
+ * A saturated drain D of 150 000 packets/s (1.77 Gb/s) under windows
+ * that alone lose from about 2.3 Gb/s: below D the curve is the one
+ * without it, above it the bulk queue drained at D (#C = 0, a queue of
+ * one-packet services at D) or the windows, the larger.
+ */
+static void test_sat_drain(void **state)
+{
+	struct rxb_stage_inputs s, none;
+	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE);
+	struct bneck_result r, r0;
+	struct bneck_ws ws;
+	struct offwin_in in;
+	const double d_pps = 1.5e5, n = x.file_bytes / x.payload_bytes;
+	int above = 0, below = 0, bulk_rules = 0;
+
+	(void)state;
+	x.rounds = BNECK_ROUNDS_BURST;
+	fill_short_windows(&none);
+	s = none;
+	s.sat_drain_pkts_per_s = d_pps;
+	in = bneck_fixture_windows_in(&s);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &none, 1, &x, NULL, &r0), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	for (uint32_t j = 0; j < r.npoints; j++) {
+		const struct bneck_point *pt = &r.curve[j];
+		double lambda = pt->rate_bps / (8.0 * x.payload_bytes), lw, want, absorb;
+		struct bulkq_params q = {
+			.arrival_per_s = lambda, .service_per_s = d_pps,
+			.queue_pkts = s.queue_pkts, .batch_pkts = 1, .rule = s.rule,
+		};
+		struct bulkq_result qr;
+
+		if (lambda <= d_pps) {
+			assert_true(pt->loss == r0.curve[j].loss);
+			assert_true(pt->time_s == r0.curve[j].time_s);
+			below++;
+			continue;
+		}
+		above++;
+		assert_int_equal(bulkq_loss(&q, &qr), 0);
+		lw = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+		want = fmax(qr.loss, lw);
+		assert_true(fabs(pt->loss - want) <= 1e-9 * fmax(want, 1e-300));
+		if (!(qr.loss > lw))
+			continue;
+		bulk_rules++;
+		absorb = offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM);
+		assert_true(pt->first_loss * n >= n * lw - absorb - 1e-6 * n);
+		/* Never faster than the windows alone: behind is no shortcut. */
+		assert_true(pt->time_s >= r0.curve[j].time_s * (1 - 1e-12));
+	}
+	print_message("saturated drain: %d points below, %d above (%d where the bulk queue "
+		      "rules)\n", below, above, bulk_rules);
+	assert_true(below >= 5 && above >= 20 && bulk_rules >= 10);
+
+	/*
+	 * Rare 2-8 ms windows beside one loop cost a round from 5.1 Gb/s,
+	 * with little absorbed; D at 6.5 Gb/s. Just above D the bulk
+	 * queue's loss is small and its queue would absorb it all: without
+	 * the windows' bound on that, T would fall below the windows' own
+	 * there and the rate jump to D.
+	 */
+	memset(&none, 0, sizeof(none));
+	none.cpu_bound = 1.0;
+	none.mu_pio_per_s = none.mu_disk_per_s = 1e3;
+	none.mu_net_per_s = 1.4e6;
+	none.queue_pkts = 3641;
+	none.batch_pkts = 1;
+	none.offcpu_per_s = 3.0;
+	none.offcpu_hist[21] = 80.0;	/* 2-4 ms */
+	none.offcpu_hist[22] = 20.0;	/* 4-8 ms */
+	s = none;
+	s.sat_drain_pkts_per_s = 5.5e5;
+	x = offwin_fixture_xfer(200, BNECK_LOSS_SERVICE);
+	x.rounds = BNECK_ROUNDS_BURST;
+	bneck_ws_finish(&ws);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &none, 1, &x, NULL, &r0), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	for (uint32_t j = 0; j < r.npoints; j++)
+		assert_true(r.curve[j].time_s >= r0.curve[j].time_s * (1 - 1e-12));
+	print_message("rare windows: %.3f Gb/s with D, %.3f without\n", r.rate_bps / 1e9,
+		      r0.rate_bps / 1e9);
+	assert_true(r.rate_bps == r0.rate_bps);
+	assert_true(r.rate_bps < s.sat_drain_pkts_per_s * 8.0 * x.payload_bytes);
+	s.sat_drain_pkts_per_s = -1.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.sat_drain_pkts_per_s = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_ws_finish(&ws);
+}
+
+/*
+ * The saturated drain with the rate uncertain: T steps up by a round
+ * where the drain falls below what the queue cannot take, so the solver
+ * integrates on panels between such steps. Its expected time at the rate
+ * chosen against a 4000-node trapezoid over z in [-8, 8] of plain solves
+ * at scaled rates (D scaled with them): within 1 %. The rate comes below
+ * the plain optimum, and below D.
+ */
+static void test_uncertain_sat_drain(void **state)
+{
+	struct rxb_stage_inputs s, p;
+	struct bneck_xfer x = offwin_fixture_xfer(200, BNECK_LOSS_SERVICE);
+	struct bneck_result r;
+	struct bneck_ws ws;
+	const double sd = 0.12, zlo = -8.0, zhi = 8.0;
+	const int nodes = 4000;
+	double plain_bps, rate, et = 0.0, h = (zhi - zlo) / nodes;
+
+	(void)state;
+	x.rounds = BNECK_ROUNDS_BURST;
+	fill_short_windows(&s);
+	s.sat_drain_pkts_per_s = 1.5e5;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	plain_bps = r.rate_bps;
+	s.mu_rel_sd = sd;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	rate = r.rate_bps;
+	for (int j = 0; j <= nodes; j++) {
+		double z = zlo + j * h, w = (j == 0 || j == nodes ? 0.5 : 1.0) * h;
+
+		p = bneck_fixture_scaled(&s, exp(sd * z));
+		et += w * exp(-0.5 * z * z) / sqrt(2.0 * M_PI) *
+		      bneck_fixture_time_at(&ws, &p, &x, rate);
+	}
+	print_message("saturated drain, sd %.2f: %.3f Gb/s (plain %.3f, D %.3f), E[T] %.4f s, "
+		      "quadrature %.4f s\n", sd, rate / 1e9, plain_bps / 1e9,
+		      s.sat_drain_pkts_per_s * 8.0 * x.payload_bytes / 1e9, r.time_s, et);
+	check_rel(r.time_s, et, 0.01, "E[T] at the rate chosen against the quadrature");
+	assert_true(rate < plain_bps);
+	assert_true(rate < s.sat_drain_pkts_per_s * 8.0 * x.payload_bytes);
+	bneck_ws_finish(&ws);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_service_points),
 	cmocka_unit_test(test_service_points_io_bound),
 	cmocka_unit_test(test_no_windows_is_queue),
 	cmocka_unit_test(test_windows_reach),
+	cmocka_unit_test(test_uncertain_windows),
+	cmocka_unit_test(test_uncertain_quota),
+	cmocka_unit_test(test_sat_drain),
+	cmocka_unit_test(test_uncertain_sat_drain),
 )

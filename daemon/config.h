@@ -156,6 +156,7 @@ struct rxb_config {
 		int loss;	/* 0 queue, 1 windows, 2 service */
 		bool queue_depth_cost;
 		bool quota_phases;
+		bool drain_floor;
 		int loss_episodes;	/* 0 off, 1 measured, 2 windows */
 		int rate_uncertainty;	/* 0 off, 1 measured */
 		int capacity;		/* enum capacity_mode: 0 cost, 1 drain */

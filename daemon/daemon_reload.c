@@ -45,6 +45,7 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->episodes_from_windows = cfg->model.loss_episodes == 2;
 	p->depth_cost = cfg->model.queue_depth_cost;
 	p->quota_phases = cfg->model.quota_phases;
+	p->drain_floor = cfg->model.drain_floor;
 	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
 	p->capacity = (enum capacity_mode)cfg->model.capacity;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
@@ -433,6 +434,7 @@ static void model_effective(const struct flows_params *p, struct rxb_config *out
 	out->model.loss_episodes = p->episodes_from_windows ? 2 : p->loss_episodes;
 	out->model.queue_depth_cost = p->depth_cost;
 	out->model.quota_phases = p->quota_phases;
+	out->model.drain_floor = p->drain_floor;
 	out->model.rate_uncertainty = p->rate_uncertainty;
 	out->model.capacity = (int)p->capacity;
 	out->measure.flow_linger_s = (uint32_t)(p->linger_ns / RXB_NSEC_PER_SEC);

@@ -272,6 +272,7 @@ static struct inputs_env env_of(const struct flows *f, const struct rxb_epoch *e
 		.irq_in_task_time = f->p.irq_time_accounting == 0,
 		.depth_cost = f->p.depth_cost,
 		.quota_phases = f->p.quota_phases,
+		.drain_floor = f->p.drain_floor,
 		.rate_uncertainty = f->p.rate_uncertainty,
 		.capacity = f->p.capacity,
 		.now_ns = e ? e->end_ns : rxb_mono_ns(),

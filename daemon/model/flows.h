@@ -233,6 +233,7 @@ struct flows_params {
 	bool episodes_from_windows;	/* ... = windows (implies measured) */
 	bool depth_cost;		/* [model] queue_depth_cost */
 	bool quota_phases;		/* [model] quota_phases */
+	bool drain_floor;		/* [model] drain_floor */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
 	enum capacity_mode capacity;	/* [model] capacity */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */

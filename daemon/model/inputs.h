@@ -211,6 +211,8 @@ struct inputs_env {
 					 * saturated one above */
 	bool quota_phases;		/* [model] quota_phases: a quota's
 					 * phases into stage B's inputs */
+	bool drain_floor;		/* [model] drain_floor: the saturated
+					 * drain, where usable, into stage B */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured:
 					 * rate_rel_sd into the solve */
 	enum capacity_mode capacity;	/* [model] capacity */

@@ -258,6 +258,8 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "mu_rel_sd", in->mu_rel_sd);
 	json_uint(w, "queue_pkts", in->queue_pkts);
 	json_double(w, "queue_release_pkts", in->queue_release_pkts);
+	json_double(w, "sat_drain_pkts_per_s", in->sat_drain_pkts_per_s > 0 ?
+		    in->sat_drain_pkts_per_s : NAN);
 	json_uint(w, "batch_pkts", in->batch_pkts);
 	json_str(w, "batch_rule", in->rule == RXB_BATCH_STRICT ? "strict" : "partial");
 	/* The server's predicted off-CPU windows (0: none this epoch). */

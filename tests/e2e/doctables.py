@@ -77,12 +77,19 @@ SAMEDAY = ["line10g-s%d" % s for s in range(243, 248)]
 # transfers per k at k = 1-3 and one fixed-rate transfer at 10 Gb/s, no
 # sweep.
 DEFAULTS = ["line10g-s%d" % s for s in range(237, 243)]
+# The daemon with the saturated drain's floor and the measured spread
+# ([model] drain_floor = yes, rate_uncertainty = measured): five sweeps
+# and six runs of --follow transfers as above, on a later day.
+FLOOR_SWEEPS = ["line10g-s%d" % s for s in range(320, 325)]
+FLOOR_FOLLOW = ["line10g-s%d" % s for s in range(325, 331)]
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
 # configuration judged against a reference of the same day.
 VERDICTS = {
     "verdict-newkernel": (REFERENCE, REFERENCE),
     "verdict-defaults": (SAMEDAY, DEFAULTS),
     "verdict-defaults-sweeps": (SAMEDAY, SAMEDAY),
+    "verdict-floor": (FLOOR_SWEEPS, FLOOR_FOLLOW),
+    "verdict-floor-sweeps": (FLOOR_SWEEPS, FLOOR_SWEEPS),
 }
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py
@@ -114,10 +121,14 @@ LOADS_SERVICE = ["loads-nice10-k3-service", "loads-quota25-k2-service",
                  "loads-quota40-k1-service", "loads-duty50-k1-service", "loads-io-k2-service"]
 # The two quotas the same day with [model] quota_phases = no (the windows).
 LOADS_NOPHASES = ["loads-quota25-k2-nophases", "loads-quota40-k1-nophases"]
+# Each again with the saturated drain's floor and the measured spread
+# ([model] drain_floor = yes, rate_uncertainty = measured), on a later day.
+LOADS_FLOOR = ["loads-nice10-k3-floor", "loads-quota25-k2-floor", "loads-quota40-k1-floor",
+               "loads-duty50-k1-floor", "loads-io-k2-floor"]
 KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])
                   + FIDELITY_REF + FIDELITY_JUDGED
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
-                  + LOADS_SERVICE + LOADS_NOPHASES))
+                  + LOADS_SERVICE + LOADS_NOPHASES + LOADS_FLOOR))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -195,7 +206,8 @@ def loads_table(results):
     label.update({d: " (windows, drain)" for d in LOADS_WINDOWS})
     label.update({d: " (service)" for d in LOADS_SERVICE})
     label.update({d: " (service, no phases)" for d in LOADS_NOPHASES})
-    for d in LOADS_SERVICE + LOADS_NOPHASES + LOADS + LOADS_DRAIN + LOADS_WINDOWS:
+    label.update({d: " (service, floor)" for d in LOADS_FLOOR})
+    for d in LOADS_FLOOR + LOADS_SERVICE + LOADS_NOPHASES + LOADS + LOADS_DRAIN + LOADS_WINDOWS:
         r = load(results, d)
         meta = r["meta"]
         k = int(meta["ks"][0])

@@ -74,7 +74,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_BURST);
 	assert_int_equal(c.model.loss_episodes, 2);	/* windows */
 	assert_int_equal(c.model.loss, 2);	/* service */
-	assert_int_equal(c.model.rate_uncertainty, 0);
+	assert_int_equal(c.model.rate_uncertainty, 1);
+	assert_true(c.model.drain_floor);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_COST);
 	assert_false(c.model.queue_depth_cost);
 	assert_true(c.model.quota_phases);
@@ -252,8 +253,9 @@ static void test_every_key_set(void **state)
 		"rounds = seed\n"
 		"queue_depth_cost = yes\n"
 		"quota_phases = no\n"
+		"drain_floor = no\n"
 		"loss_episodes = off\n"
-		"rate_uncertainty = measured\n"
+		"rate_uncertainty = off\n"
 		"loss = windows\n"
 		"capacity = drain\n"
 		"[control]\n"
@@ -346,11 +348,12 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_STRICT);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_SEED);
 	assert_int_equal(c.model.loss_episodes, 0);
-	assert_int_equal(c.model.rate_uncertainty, 1);
+	assert_int_equal(c.model.rate_uncertainty, 0);
 	assert_int_equal(c.model.loss, 1);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_DRAIN);
 	assert_true(c.model.queue_depth_cost);
 	assert_false(c.model.quota_phases);
+	assert_false(c.model.drain_floor);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");
 	assert_true(c.control.output_queue_bytes == 1048576);

@@ -292,7 +292,8 @@ static void test_calibrate_io_irq(void **state)
 /*
  * [model] capacity = cost: the same learned state with and without its
  * drain gives bit-identical stage inputs, while the drain, usable, is
- * reported (drain_scale) and with capacity = drain changes them.
+ * reported (drain_scale) and with capacity = drain changes them;
+ * drain_floor puts the drain into the stage as its saturated drain.
  */
 static void test_cost_mode_identical(void **state)
 {
@@ -328,6 +329,17 @@ static void test_cost_mode_identical(void **state)
 	assert_true(isnan(without->b.capacity.drain_scale));
 	assert_non_null(strstr(with->b.capacity.why, "[model] capacity = cost"));
 	assert_string_equal(capacity_mode_name(with->b.capacity.mode), "cost");
+	/* [model] drain_floor: the usable drain into the stage, nothing else. */
+	env.drain_floor = true;
+	inputs_compute(&f->l, &f->d, PORT, e, &env, with);
+	inputs_compute(bare, &f->d, PORT, e, &env, without);
+	assert_true(with->stages[with->nstages - 1].sat_drain_pkts_per_s ==
+		    with->b.capacity.drain_pkts_per_s);
+	assert_true(without->stages[without->nstages - 1].sat_drain_pkts_per_s == 0.0);
+	with->stages[with->nstages - 1].sat_drain_pkts_per_s = 0.0;
+	assert_memory_equal(with->stages, without->stages,
+			    sizeof(with->stages[0]) * with->nstages);
+	env.drain_floor = false;
 	env.capacity = CAPACITY_MODE_DRAIN;
 	inputs_compute(&f->l, &f->d, PORT, e, &env, with);
 	assert_int_equal(with->b.capacity.basis, CAPACITY_DRAIN);

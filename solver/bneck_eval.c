@@ -287,12 +287,15 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 			 md->mu_full[i] : md->mu[i]);
 	/* Served alone between its windows: the co-runners are in them. */
 	bool alone = md->paused[i] || bneck_model_served_alone(md, i, lambda);
-	/* Behind: drained at what it drained overflowed. */
+	/*
+	 * Behind: drained at what it was measured to drain overflowed,
+	 * interrupts and all (no share taken off it again).
+	 */
 	bool behind = !alone && sat > 0.0 && lambda > sat;
 	struct bulkq_params p = {
 		.arrival_per_s = lambda,
-		.service_per_s = share * (alone ? f * md->mu_on[i] :
-					  behind ? sat / md->st[i].batch_pkts : mu),
+		.service_per_s = behind ? sat / md->st[i].batch_pkts :
+			share * (alone ? f * md->mu_on[i] : mu),
 		.queue_pkts = md->st[i].queue_pkts,
 		.batch_pkts = md->st[i].batch_pkts,
 		.rule = md->st[i].rule,

@@ -434,14 +434,14 @@ static uint32_t spread_breaks(const struct bneck_model *md, double rate_bps, dou
 	for (uint32_t i = md->nstages; i-- > 0;) {
 		const struct rxb_stage_inputs *st = &md->st[i];
 		double sd = st->mu_rel_sd, a = 1.0 - st->queue_pkts / md->file_pkts;
-		double c = bneck_irq_share(lambda, st->irq_ns_per_pkt, BNECK_IRQ_MIN_SHARE) *
-			   md->mu[i] * st->batch_pkts;
-		double sat = bneck_model_sat_drain(md, i);
+		double sat = bneck_model_sat_drain(md, i), c;
 
 		if (!(sd > 0.0) || !(spread_stage(md, i) || sat > 0.0))
 			continue;
-		if (sat > 0.0)
-			c = sat;
+		/* The saturated drain where in force, else the shared drain. */
+		c = sat > 0.0 ? sat :
+		    bneck_irq_share(lambda, st->irq_ns_per_pkt, BNECK_IRQ_MIN_SHARE) *
+		    md->mu[i] * st->batch_pkts;
 		brk[n++] = log(lambda / c) / sd;
 		if (a > 0.0)
 			brk[n++] = log(lambda * a / c) / sd;

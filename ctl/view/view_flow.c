@@ -525,12 +525,19 @@ static void solved(FILE *f, const struct json_object *fl)
 
 		view_key(f, IND, jpath_bool(s, "load_independent") == 1 ? "solved stage A" :
 			 "solved stage B");
-		fprintf(f, "serves %s/s (mean response %s), drains %s, loss %s; K %s, N %s (%s)\n",
+		fprintf(f, "serves %s/s (mean response %s), drains %s, loss %s; K %s, N %s (%s)",
 			vfmt_si(a, jpath_num(s, "service_rate_per_s")),
 			vfmt_dur(b, jpath_num(s, "mean_response_s")),
 			vfmt_rate(c, jpath_num(s, "capacity_bps")), vfmt_prob(g, jpath_num(s, "loss")),
 			vfmt_count(h, jpath_num(s, "queue_pkts")), vfmt_count(k, jpath_num(s, "batch_pkts")),
 			vfmt_text(r, sizeof(r), jpath_str(s, "batch_rule")));
+		/* [model] drain_floor and rate_uncertainty, where the solve had them. */
+		if (isfinite(jpath_num(s, "sat_drain_pkts_per_s")))
+			fprintf(f, "; above its saturated drain, %s, a queue drained at that",
+				per_s(a, jpath_num(s, "sat_drain_pkts_per_s")));
+		if (jpath_num(s, "mu_rel_sd") > 0)
+			fprintf(f, "; rate spread %s", vfmt_fixed(b, jpath_num(s, "mu_rel_sd"), 3));
+		fputc('\n', f);
 	}
 	view_key(f, IND, "solver");
 	fprintf(f, "%s solves, %s failed, %s reused; the last took %s, %s evaluations\n",

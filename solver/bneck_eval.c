@@ -462,11 +462,35 @@ static uint32_t spread_breaks(const struct bneck_model *md, double rate_bps, dou
  * expected over the spread factor by spread_rule_build()'s rule; the
  * stage figures at the median drain (z = 0).
  */
+/*
+ * The rule's weighted sums of T, the loss, the first round's loss and the
+ * resends over its nodes z, each solved at @rate_bps, into @sum; md->z is
+ * back at 0 after.
+ */
+static int eval_rule(struct bneck_model *md, double rate_bps, const struct spread_rule *rule,
+		     struct bneck_point *sum)
+{
+	struct bneck_eval node;
+	int err = 0;
+
+	sum->time_s = sum->loss = sum->first_loss = sum->n_resend = 0.0;
+	for (uint32_t j = 0; j < rule->n && !err; j++) {
+		md->z = rule->z[j];
+		err = eval_rate(md, rate_bps, &node);
+		sum->time_s += rule->w[j] * node.pt.time_s;
+		sum->loss += rule->w[j] * node.pt.loss;
+		sum->first_loss += rule->w[j] * node.pt.first_loss;
+		sum->n_resend += rule->w[j] * node.pt.n_resend;
+	}
+	md->z = 0.0;
+	return err;
+}
+
 static int eval_spread(struct bneck_model *md, double rate_bps, struct bneck_eval *ev)
 {
-	double brk[SPREAD_MAX_BREAKS], t = 0.0, loss = 0.0, first = 0.0, nres = 0.0;
+	double brk[SPREAD_MAX_BREAKS];
 	struct spread_rule rule;
-	struct bneck_eval node;
+	struct bneck_point sum;
 	uint32_t nb;
 	int err;
 
@@ -476,22 +500,15 @@ static int eval_spread(struct bneck_model *md, double rate_bps, struct bneck_eva
 	if (err || nb == 0)
 		return err;
 	err = spread_rule_build(brk, nb, &rule);
-	for (uint32_t j = 0; j < rule.n && !err; j++) {
-		md->z = rule.z[j];
-		err = eval_rate(md, rate_bps, &node);
-		t += rule.w[j] * node.pt.time_s;
-		loss += rule.w[j] * node.pt.loss;
-		first += rule.w[j] * node.pt.first_loss;
-		nres += rule.w[j] * node.pt.n_resend;
-	}
-	md->z = 0.0;
+	if (!err)
+		err = eval_rule(md, rate_bps, &rule, &sum);
 	if (err)
 		return err;
-	ev->pt.time_s = t;
-	ev->pt.loss = fmin(loss, 1.0);
+	ev->pt.time_s = sum.time_s;
+	ev->pt.loss = fmin(sum.loss, 1.0);
 	ev->pt.ln_loss = log(ev->pt.loss);
-	ev->pt.first_loss = fmin(first, 1.0);
-	ev->pt.n_resend = nres;
+	ev->pt.first_loss = fmin(sum.first_loss, 1.0);
+	ev->pt.n_resend = sum.n_resend;
 	return 0;
 }
 
@@ -508,7 +525,7 @@ static int eval_steps(struct bneck_model *md, double rate_bps, double *t_s, bool
 {
 	double brk[SPREAD_MAX_BREAKS];
 	struct spread_rule rule;
-	struct bneck_eval node;
+	struct bneck_point sum;
 	uint32_t nb = spread_breaks(md, rate_bps, brk);
 	int err;
 
@@ -516,13 +533,10 @@ static int eval_steps(struct bneck_model *md, double rate_bps, double *t_s, bool
 	if (!nb)
 		return 0;
 	err = spread_rule_build_shaped(brk, nb, BNECK_SAT_Z_MAX, 2.0 * BNECK_SAT_Z_MAX, 3, &rule);
-	*t_s = 0.0;
-	for (uint32_t j = 0; j < rule.n && !err; j++) {
-		md->z = rule.z[j];
-		err = eval_rate(md, rate_bps, &node);
-		*t_s += rule.w[j] * node.pt.time_s;
-	}
-	md->z = 0.0;
+	if (err)
+		return err;
+	err = eval_rule(md, rate_bps, &rule, &sum);
+	*t_s = sum.time_s;
 	return err;
 }
 

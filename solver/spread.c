@@ -7,12 +7,24 @@
 
 #include "solver/spread.h"
 
-/* 4-point Gauss-Legendre on [-1, 1]: nodes +-x, weights w. */
-static const double gl_x[2] = { 0.3399810435848563, 0.8611363115940526 };
-static const double gl_w[2] = { 0.6521451548625461, 0.3478548451374538 };
-/* The three-point rule: the middle, and +-sqrt(3/5). */
-static const double gl3_x = 0.7745966692414834;
-static const double gl3_w[2] = { 8.0 / 9.0, 5.0 / 9.0 };
+/* A Gauss-Legendre rule on [-1, 1]: its nodes in the order they are added. */
+struct gl_node {
+	double x, w;
+};
+
+/* Four points: +-0.340, +-0.861. */
+static const struct gl_node gl4[4] = {
+	{ -0.3399810435848563, 0.6521451548625461 },
+	{ -0.8611363115940526, 0.3478548451374538 },
+	{ 0.3399810435848563, 0.6521451548625461 },
+	{ 0.8611363115940526, 0.3478548451374538 },
+};
+/* Three points: the middle, and +-sqrt(3/5). */
+static const struct gl_node gl3[3] = {
+	{ 0.0, 8.0 / 9.0 },
+	{ -0.7745966692414834, 5.0 / 9.0 },
+	{ 0.7745966692414834, 5.0 / 9.0 },
+};
 
 double spread_norm_cdf(double x)
 {
@@ -85,6 +97,7 @@ static void add_node(struct spread_rule *rule, double z, double w)
 static void add_panels(struct spread_rule *rule, double lo, double hi, double width,
 		       uint32_t nodes)
 {
+	const struct gl_node *gl = nodes == 3 ? gl3 : gl4;
 	uint32_t np = (uint32_t)ceil((hi - lo) / width);
 	double h;
 
@@ -96,21 +109,11 @@ static void add_panels(struct spread_rule *rule, double lo, double hi, double wi
 	for (uint32_t p = 0; p < np; p++) {
 		double mid = lo + (p + 0.5) * h, half = 0.5 * h;
 
-		if (nodes == 3) {
-			add_node(rule, mid, half * gl3_w[0] * norm_pdf(mid));
-			for (int s = -1; s <= 1; s += 2) {
-				double z = mid + s * half * gl3_x;
+		for (uint32_t k = 0; k < nodes; k++) {
+			double z = mid + half * gl[k].x;
 
-				add_node(rule, z, half * gl3_w[1] * norm_pdf(z));
-			}
-			continue;
+			add_node(rule, z, half * gl[k].w * norm_pdf(z));
 		}
-		for (int s = -1; s <= 1; s += 2)
-			for (int k = 0; k < 2; k++) {
-				double z = mid + s * half * gl_x[k];
-
-				add_node(rule, z, half * gl_w[k] * norm_pdf(z));
-			}
 	}
 }
 

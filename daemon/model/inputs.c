@@ -50,6 +50,7 @@ static double cpu_competition(const struct rxb_cpu_meas *m)
 /*
  * The quota phases of the CPU the receiver ran on (INPUTS_QUOTA_MIN_SHARE of
  * its on-CPU time there at least: phases of several CPUs do not add up).
+ * Left at 0 (inputs_compute() clears @b) where there are none.
  */
 static void quota_phases(const struct learn *l, const struct rxb_epoch *e,
 			 struct inputs_stage_b *b)
@@ -57,8 +58,6 @@ static void quota_phases(const struct learn *l, const struct rxb_epoch *e,
 	const struct rxb_cpu_meas *m;
 	int top = 0;
 
-	b->quota_period_s = b->quota_slow_s = 0;
-	b->quota_slow_share = b->quota_fast_share = 0;
 	for (int k = 1; k < l->ncpus; k++)
 		if (l->cpu_share[k] > l->cpu_share[top])
 			top = k;
@@ -80,7 +79,6 @@ static void workload(const struct learn *l, const struct rxb_epoch *e,
 {
 	double c = 0, i = 0;
 
-	b->quota_period_s = 0;
 	b->ncpus = l->ncpus;
 	memcpy(b->cpu, l->cpu, sizeof(b->cpu));
 	memcpy(b->cpu_share, l->cpu_share, sizeof(b->cpu_share));

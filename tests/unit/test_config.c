@@ -74,7 +74,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_BURST);
 	assert_int_equal(c.model.loss_episodes, 2);	/* windows */
 	assert_int_equal(c.model.loss, 2);	/* service */
-	assert_int_equal(c.model.rate_uncertainty, 1);
+	assert_int_equal(c.model.rate_uncertainty, 0);	/* off */
 	assert_true(c.model.drain_floor);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_COST);
 	assert_false(c.model.queue_depth_cost);
@@ -255,7 +255,7 @@ static void test_every_key_set(void **state)
 		"quota_phases = no\n"
 		"drain_floor = no\n"
 		"loss_episodes = off\n"
-		"rate_uncertainty = off\n"
+		"rate_uncertainty = measured\n"
 		"loss = windows\n"
 		"capacity = drain\n"
 		"[control]\n"
@@ -348,7 +348,7 @@ static void test_every_key_set(void **state)
 	assert_int_equal(c.model.batch_rule, RXB_BATCH_STRICT);
 	assert_int_equal(c.model.rounds, BNECK_ROUNDS_SEED);
 	assert_int_equal(c.model.loss_episodes, 0);
-	assert_int_equal(c.model.rate_uncertainty, 0);
+	assert_int_equal(c.model.rate_uncertainty, 1);
 	assert_int_equal(c.model.loss, 1);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_DRAIN);
 	assert_true(c.model.queue_depth_cost);

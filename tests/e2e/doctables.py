@@ -23,8 +23,15 @@ and NAME says which one it is:
              verdict-defaults       the daemon at its defaults (DEFAULTS)
                                     against SAMEDAY
              verdict-defaults-sweeps  SAMEDAY's own, at the defaults
+             verdict-floor(-sweeps)  FLOOR_FOLLOW (FLOOR_SWEEPS' own) against
+                                    FLOOR_SWEEPS
+             verdict-off(-sweeps)   UNC_OFF (OFF_SWEEPS' own) against OFF_SWEEPS
+             verdict-off-measured   UNC_MEASURED against OFF_SWEEPS
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   tcp      the TCP-over-the-path table of MAKE_E2E's table.md
+  unc-ab   UNC_MEASURED against UNC_OFF: per k the --follow transfers'
+           mean T, chosen rate and lossy count per arm, and the ratio
+  fine-k1  FINE_K1's sweep (k = 1, 0.25 Gb/s steps) and its --follow
   loads    one row per run of the LOADS lists: the load, the daemon's
            plain and effective count against the expected one, the run's
            best fixed rate, claims 3 and 1 judged by that run's own sweep,
@@ -47,6 +54,7 @@ import argparse
 import difflib
 import json
 import os
+import random
 import re
 import sys
 
@@ -82,6 +90,15 @@ DEFAULTS = ["line10g-s%d" % s for s in range(237, 243)]
 # and six runs of --follow transfers as above, on a later day.
 FLOOR_SWEEPS = ["line10g-s%d" % s for s in range(320, 325)]
 FLOOR_FOLLOW = ["line10g-s%d" % s for s in range(325, 331)]
+# [model] rate_uncertainty measured against off, on a later day: eight runs
+# as FLOOR_FOLLOW's, alternating, and five sweeps at k = 1-3 with off, the
+# new default (their own --follow transfers too).
+UNC_MEASURED = ["line10g-s%d" % s for s in (345, 347, 349, 351)]
+UNC_OFF = ["line10g-s%d" % s for s in (346, 348, 350, 352)]
+OFF_SWEEPS = ["line10g-s%d" % s for s in range(358, 363)]
+# The same day, k = 1 only: 6-7 Gb/s in steps of 0.25, 12 transfers per
+# rate and 12 + 12 --follow (with rate_uncertainty = measured).
+FINE_K1 = "line10g-s340"
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
 # configuration judged against a reference of the same day.
 VERDICTS = {
@@ -90,6 +107,9 @@ VERDICTS = {
     "verdict-defaults-sweeps": (SAMEDAY, SAMEDAY),
     "verdict-floor": (FLOOR_SWEEPS, FLOOR_FOLLOW),
     "verdict-floor-sweeps": (FLOOR_SWEEPS, FLOOR_SWEEPS),
+    "verdict-off": (OFF_SWEEPS, UNC_OFF),
+    "verdict-off-measured": (OFF_SWEEPS, UNC_MEASURED),
+    "verdict-off-sweeps": (OFF_SWEEPS, OFF_SWEEPS),
 }
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py
@@ -125,10 +145,15 @@ LOADS_NOPHASES = ["loads-quota25-k2-nophases", "loads-quota40-k1-nophases"]
 # ([model] drain_floor = yes, rate_uncertainty = measured), on a later day.
 LOADS_FLOOR = ["loads-nice10-k3-floor", "loads-quota25-k2-floor", "loads-quota40-k1-floor",
                "loads-duty50-k1-floor", "loads-io-k2-floor"]
+# And with the floor but without the spread (rate_uncertainty = off, the
+# default since), on the day of UNC_OFF.
+LOADS_OFF = ["loads-nice10-k3-off", "loads-quota25-k2-off", "loads-quota40-k1-off",
+             "loads-duty50-k1-off", "loads-io-k2-off"]
 KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])
                   + FIDELITY_REF + FIDELITY_JUDGED
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
-                  + LOADS_SERVICE + LOADS_NOPHASES + LOADS_FLOOR))
+                  + LOADS_SERVICE + LOADS_NOPHASES + LOADS_FLOOR + LOADS_OFF
+                  + [FINE_K1]))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -207,7 +232,8 @@ def loads_table(results):
     label.update({d: " (service)" for d in LOADS_SERVICE})
     label.update({d: " (service, no phases)" for d in LOADS_NOPHASES})
     label.update({d: " (service, floor)" for d in LOADS_FLOOR})
-    for d in LOADS_FLOOR + LOADS_SERVICE + LOADS_NOPHASES + LOADS + LOADS_DRAIN + LOADS_WINDOWS:
+    label.update({d: " (service, floor, spread off)" for d in LOADS_OFF})
+    for d in LOADS_OFF + LOADS_FLOOR + LOADS_SERVICE + LOADS_NOPHASES + LOADS + LOADS_DRAIN + LOADS_WINDOWS:
         r = load(results, d)
         meta = r["meta"]
         k = int(meta["ks"][0])
@@ -248,6 +274,77 @@ def loads_table(results):
     return "\n".join(out) + "\n"
 
 
+def follow_runs(r, k):
+    """The judged --follow transfers (with and without PAUSE) of run @r at k."""
+    return [x for x in r["runs"] if x["k"] == k and x["mode"] in ("follow", "follow-nopause")
+            and x["tag"] == "main" and not x["disturbed"] and x["ok"]]
+
+
+def ratio_ci(a, b):
+    """mean(a) / mean(b) and its 95 % interval (Welch, to first order)."""
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1) / len(a)
+    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1) / len(b)
+    r = ma / mb
+    se = r * (va / ma ** 2 + vb / mb ** 2) ** 0.5
+    return r, r - 1.96 * se, r + 1.96 * se
+
+
+def unc_ab_table(results):
+    """UNC_MEASURED against UNC_OFF: per k the --follow transfers' mean T,
+    the median first RATE, the mean of the rate each sent over the mean
+    it was asked for in its first round, and the lossy ones, each arm; the
+    ratio of the
+    mean T; and the mean of the three ratios, its interval by 2000
+    bootstrap resamples of the transfers within each k and arm (seed 1)."""
+    arms = [[load(results, d) for d in names] for names in (UNC_MEASURED, UNC_OFF)]
+    out = ["| k | `measured`: T (s), transfers | chosen (Gb/s) | sent / asked | lossy "
+           "| `off`: T (s), transfers | chosen (Gb/s) | sent / asked | lossy "
+           "| T measured / off [95 %] |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    times = {}
+    for k in (1, 2, 3):
+        row = ["%d" % k]
+        for arm, runs in enumerate(arms):
+            fr = sum((follow_runs(r, k) for r in runs), [])
+            times[k, arm] = [x["transfer_time_s"] for x in fr]
+            row += ["%.3f, %d" % (sum(times[k, arm]) / len(fr), len(fr)),
+                    "%.2f" % (analyze.median([x["rate_first_bps"] for x in fr]) / 1e9),
+                    "%.2f" % (sum(x["achieved_rate_bps"] / x["rate_round1_mean_bps"]
+                                  for x in fr) / len(fr)),
+                    "%d" % sum(1 for x in fr if x["loss_first_round"] > 0)]
+        row.append("%.3f [%.3f, %.3f]" % ratio_ci(times[k, 0], times[k, 1]))
+        out.append("| " + " | ".join(row) + " |")
+
+    def mean_ratio(t):
+        return sum(sum(t[k, 0]) / len(t[k, 0]) / (sum(t[k, 1]) / len(t[k, 1]))
+                   for k in (1, 2, 3)) / 3
+    rng = random.Random(1)
+    boot = sorted(mean_ratio({key: [rng.choice(v) for _ in v] for key, v in times.items()})
+                  for _ in range(2000))
+    out.append("| 1-3 | | | | | | | | | %.3f [%.3f, %.3f] (mean of the ratios) |"
+               % (mean_ratio(times), boot[49], boot[1949]))
+    return "\n".join(out) + "\n"
+
+
+def fine_table(results):
+    """FINE_K1's sweep: per rate the mean T and its 99 % interval and the
+    transfers that lost part of their first round; then its --follow."""
+    p = load(results, FINE_K1)["per_k"]["1"]
+    out = ["| rate (Gb/s) | T (s) [99 %] | first round lossy |", "|---|---|---|"]
+    for pt in p["sweep"]:
+        t = pt["time_s"]
+        out.append("| %.2f | %.3f [%.3f, %.3f] | %d of %d |" % (
+            pt["rate_bps"] / 1e9, t["mean"], t["ci99"][0], t["ci99"][1],
+            pt["runs_lossy"], pt["runs"] - pt["failed"]))
+    fr = follow_runs(load(results, FINE_K1), 1)
+    t = [x["transfer_time_s"] for x in fr]
+    out.append("| `--follow`: %.2f (median first RATE) | %.3f (mean of %d) | %d of %d |" % (
+        analyze.median([x["rate_first_bps"] for x in fr]) / 1e9, sum(t) / len(t), len(t),
+        sum(1 for x in fr if x["loss_first_round"] > 0), len(fr)))
+    return "\n".join(out) + "\n"
+
+
 def tables(results):
     """{name: table text} of every table the document quotes."""
     made = {}
@@ -260,6 +357,8 @@ def tables(results):
                           "## TCP over the same emulated path", prefix=True)
     if LOADS:
         made["loads"] = loads_table(results)
+    made["unc-ab"] = unc_ab_table(results)
+    made["fine-k1"] = fine_table(results)
     return made
 
 

@@ -19,6 +19,8 @@
 #include "rxb/measure.h"
 #include "solver/bneck.h"
 
+struct json_object;
+
 #define MODEL_CMD	"model"
 
 /* What --from-status took from the daemon, for the output. */
@@ -70,6 +72,13 @@ int model_solve_error(const char *what, int err);
  * CTL_EXIT_FAIL after saying why (no daemon, no such flow, no model yet).
  */
 int model_live_load(struct model_args *a, const char *socket, uint16_t port);
+
+/*
+ * The same from the status document @doc already read (the part of
+ * model_live_load() after the answer: tests/fuzz/fuzz_ctl_model.c): every
+ * number is range-checked, and what is out of range is said and refused.
+ */
+int model_live_from_doc(struct model_args *a, const struct json_object *doc, uint16_t port);
 
 /*
  * Quantiles and the PRISM export; 0 or CTL_EXIT_FAIL. The net's analysis

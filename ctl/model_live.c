@@ -142,6 +142,9 @@ static const char *stage_from(const struct json_object *s, struct rxb_stage_inpu
 		return "queue_release_pkts";
 	if (num_in(s, "vacation_us", 0, 1e12, &in->vacation_s) &&
 	    num_in(s, "vacation_period_us", 0, 1e12, &in->vacation_period_s)) {
+		/* A vacation longer than its period is no schedule (bneck.h). */
+		if (in->vacation_s > 0 && !(in->vacation_period_s > in->vacation_s))
+			return "vacation_period_us";
 		in->vacation_s /= 1e6;
 		in->vacation_period_s /= 1e6;
 	} else {
@@ -240,10 +243,20 @@ static int from_flow(struct model_args *a, const struct json_object *fl, uint16_
 	return CTL_EXIT_OK;
 }
 
+int model_live_from_doc(struct model_args *a, const struct json_object *doc, uint16_t port)
+{
+	const struct json_object *fl = NULL;
+
+	for (size_t i = 0; i < jpath_len(doc, "flows"); i++)
+		if (jpath_num(jpath_at(doc, "flows", i), "port") == port)
+			fl = jpath_at(doc, "flows", i);
+	return fl ? from_flow(a, fl, port) :
+	       live_fail(port, "%s", "rxbneckd watches no such flow ('rxbneckctl status' lists them)");
+}
+
 int model_live_load(struct model_args *a, const char *socket, uint16_t port)
 {
 	struct ctl_client_answer ans;
-	const struct json_object *fl = NULL;
 	char cmd[32];
 	int rc;
 
@@ -251,16 +264,8 @@ int model_live_load(struct model_args *a, const char *socket, uint16_t port)
 	rc = ctl_client_ask(cmd, ctl_client_socket_path(socket), "status", LIVE_TIMEOUT_S, &ans);
 	if (rc)
 		return rc;
-	if (!ans.a.ok) {
-		rc = live_fail(port, "the daemon answered %s", ans.a.code);
-		ctl_client_answer_release(&ans);
-		return rc;
-	}
-	for (size_t i = 0; i < jpath_len(ans.a.doc, "flows"); i++)
-		if (jpath_num(jpath_at(ans.a.doc, "flows", i), "port") == port)
-			fl = jpath_at(ans.a.doc, "flows", i);
-	rc = fl ? from_flow(a, fl, port) :
-	     live_fail(port, "%s", "rxbneckd watches no such flow ('rxbneckctl status' lists them)");
+	rc = ans.a.ok ? model_live_from_doc(a, ans.a.doc, port) :
+	     live_fail(port, "the daemon answered %s", ans.a.code);
 	ctl_client_answer_release(&ans);
 	return rc;
 }

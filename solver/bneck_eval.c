@@ -458,11 +458,6 @@ static uint32_t spread_breaks(const struct bneck_model *md, double rate_bps, dou
 }
 
 /*
- * BNECK_LOSS_SPREAD: T(B), the loss, the first blast's loss and N_resend
- * expected over the spread factor by spread_rule_build()'s rule; the
- * stage figures at the median drain (z = 0).
- */
-/*
  * The rule's weighted sums of T, the loss, the first round's loss and the
  * resends over its nodes z, each solved at @rate_bps, into @sum; md->z is
  * back at 0 after.
@@ -486,6 +481,11 @@ static int eval_rule(struct bneck_model *md, double rate_bps, const struct sprea
 	return err;
 }
 
+/*
+ * BNECK_LOSS_SPREAD: T(B), the loss, the first blast's loss and N_resend
+ * expected over the spread factor by spread_rule_build()'s rule; the
+ * stage figures at the median drain (z = 0).
+ */
 static int eval_spread(struct bneck_model *md, double rate_bps, struct bneck_eval *ev)
 {
 	double brk[SPREAD_MAX_BREAKS];

@@ -236,6 +236,14 @@ int bneck_ws_init(struct bneck_ws *ws, uint32_t max_points);
 void bneck_ws_finish(struct bneck_ws *ws);
 
 /*
+ * The input checks bneck_compute() and bneck_eval_at() make first: 0, or
+ * -EINVAL where a stage or the transfer is out of the solver's domain (a
+ * reader of inputs from elsewhere can test what it read against them).
+ */
+int bneck_check_inputs(const struct rxb_stage_inputs *stages, uint32_t nstages,
+		       const struct bneck_xfer *x);
+
+/*
  * @stages: @nstages (1 or 2) stages in path order. Returns 0, -EINVAL for
  * bad inputs (or more points than the workspace holds), -ERANGE/-EDOM when
  * a queue cannot be evaluated or T is infinite everywhere, or what the

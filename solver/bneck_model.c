@@ -52,8 +52,9 @@ static bool quota_ok(const struct rxb_stage_inputs *in)
 				   in->quota_fast_share);
 }
 
-static int check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
-			const struct bneck_xfer *x)
+/* See bneck.h. */
+int bneck_check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
+		       const struct bneck_xfer *x)
 {
 	if (nstages < 1 || nstages > BNECK_MAX_STAGES)
 		return -EINVAL;
@@ -276,7 +277,7 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	err = check_inputs(stages, nstages, x);
+	err = bneck_check_inputs(stages, nstages, x);
 	if (err)
 		return err;
 	if (x->points > ws->cap)

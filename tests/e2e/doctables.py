@@ -27,6 +27,8 @@ and NAME says which one it is:
                                     FLOOR_SWEEPS
              verdict-off(-sweeps)   UNC_OFF (OFF_SWEEPS' own) against OFF_SWEEPS
              verdict-off-measured   UNC_MEASURED against OFF_SWEEPS
+             verdict-confirm        CONFIRM's own: each --follow transfer
+                                    interleaved with its run's sweep
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   tcp      the TCP-over-the-path table of MAKE_E2E's table.md
   unc-ab   UNC_MEASURED against UNC_OFF: per k the --follow transfers'
@@ -99,6 +101,10 @@ OFF_SWEEPS = ["line10g-s%d" % s for s in range(358, 363)]
 # The same day, k = 1 only: 6-7 Gb/s in steps of 0.25, 12 transfers per
 # rate and 12 + 12 --follow (with rate_uncertainty = measured).
 FINE_K1 = "line10g-s340"
+# Check 2 again at the defaults of OFF_SWEEPS, four hours later: five sweeps
+# at k = 1-3 judged by their own --follow transfers, which run.sh
+# interleaves with the fixed-rate passes (the host's state shared).
+CONFIRM = ["line10g-s%d" % s for s in range(370, 375)]
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
 # configuration judged against a reference of the same day.
 VERDICTS = {
@@ -110,6 +116,7 @@ VERDICTS = {
     "verdict-off": (OFF_SWEEPS, UNC_OFF),
     "verdict-off-measured": (OFF_SWEEPS, UNC_MEASURED),
     "verdict-off-sweeps": (OFF_SWEEPS, OFF_SWEEPS),
+    "verdict-confirm": (CONFIRM, CONFIRM),
 }
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py

@@ -220,7 +220,7 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		 * minimises it. Every loss model but `spread` (whose
 		 * objective is its own expectation over the drain) scales
 		 * its drains by the node's factor: the windows' and the
-		 * quota phases' c too (on_drain_pkts_per_s()).
+		 * quota phases' c too (bneck_model_on_drain()).
 		 */
 		md.expect = true;
 		err = bneck_eval_objective(&md, x->line_rate_bps, &ev);

@@ -100,45 +100,6 @@ double bneck_irq_share(double lambda, double irq_ns, double min_share)
 	return share > min_share ? share : min_share;
 }
 
-/*
- * Stage @i's drain alone on its CPU, packets/s, scaled by @scale
- * (interrupts, the spread node): c of the windows and of a quota's phases.
- */
-static double on_drain_pkts_per_s(const struct bneck_model *md, uint32_t i, double scale)
-{
-	return scale * md->mu_on[i] * md->st[i].batch_pkts;
-}
-
-/*
- * Stage @i's measured off-CPU windows (offwin.h) as offwin's input, its
- * drain on the CPU the whole-CPU rate scaled by @scale (interrupts, the
- * spread node).
- */
-static struct offwin_in window_in(const struct bneck_model *md, uint32_t i,
-				  double scale)
-{
-	const struct rxb_stage_inputs *st = &md->st[i];
-	struct offwin_in in = {
-		.per_s = st->offcpu_per_s,
-		.count = st->offcpu_hist,
-		.mean_s = st->offcpu_mean_s,
-		.sd_s = st->offcpu_sd_s,
-		.nslots = RXB_OFFCPU_SLOTS,
-		.queue_pkts = st->queue_pkts,
-		.on_pkts_per_s = on_drain_pkts_per_s(md, i, scale),
-		.gap_s = st->offcpu_gap_s,
-		.wake_per_s = st->wake_per_s,
-		.wake_count = st->wake_hist,
-		.wake_mean_s = st->wake_mean_s,
-		.wake_sd_s = st->wake_sd_s,
-		.wake_max_s = st->wake_max_s,
-		.release_pkts = st->queue_release_pkts,
-		.round_pkts = fmax(md->x->file_bytes / md->x->payload_bytes, 1.0),
-	};
-
-	return in;
-}
-
 /* @oe's round figures (offwin_eval_round()) for stage @i, once. */
 static const struct offwin_eval *window_round(const struct bneck_model *md, uint32_t i,
 					      double scale, struct offwin_eval *oe)
@@ -146,7 +107,7 @@ static const struct offwin_eval *window_round(const struct bneck_model *md, uint
 	struct offwin_in in;
 
 	if (!oe->round) {
-		in = window_in(md, i, scale);
+		in = bneck_model_window_in(md, i, scale);
 		offwin_eval_round(&in, oe);
 	}
 	return oe;
@@ -209,7 +170,7 @@ static void quota_eval(const struct bneck_model *md, uint32_t i, double lambda,
 		.slow_share = st->quota_slow_share,
 		.fast_share = st->quota_fast_share,
 		.queue_pkts = st->queue_pkts,
-		.on_pkts_per_s = on_drain_pkts_per_s(md, i, scale),
+		.on_pkts_per_s = bneck_model_on_drain(md, i, scale),
 	};
 
 	/* Checked with the inputs (bneck_model_setup()); nothing lost else. */
@@ -262,7 +223,7 @@ static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
 		quota_eval(md, i, lambda, scale, qe);
 		vac = fmax(vac, qe->loss);
 	} else if (bneck_model_windows(md, i)) {
-		in = window_in(md, i, scale);
+		in = bneck_model_window_in(md, i, scale);
 		offwin_eval_loss(&in, lambda, OFFWIN_LOGUNIFORM, oe);
 		vac = fmax(vac, oe->loss);
 	}

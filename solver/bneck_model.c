@@ -266,6 +266,37 @@ bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double l
 	return bneck_model_windows(md, i) && !(seen > 0.0 && lambda > BNECK_WINDOWS_REACH * seen);
 }
 
+double bneck_model_on_drain(const struct bneck_model *md, uint32_t i, double scale)
+{
+	return scale * md->mu_on[i] * md->st[i].batch_pkts;
+}
+
+struct offwin_in bneck_model_window_in(const struct bneck_model *md, uint32_t i,
+				       double scale)
+{
+	const struct rxb_stage_inputs *st = &md->st[i];
+	struct offwin_in in = {
+		.per_s = st->offcpu_per_s,
+		.count = st->offcpu_hist,
+		.mean_s = st->offcpu_mean_s,
+		.sd_s = st->offcpu_sd_s,
+		.nslots = RXB_OFFCPU_SLOTS,
+		.queue_pkts = st->queue_pkts,
+		.on_pkts_per_s = bneck_model_on_drain(md, i, scale),
+		.gap_s = st->offcpu_gap_s,
+		.wake_per_s = st->wake_per_s,
+		.wake_count = st->wake_hist,
+		.wake_mean_s = st->wake_mean_s,
+		.wake_sd_s = st->wake_sd_s,
+		.wake_max_s = st->wake_max_s,
+		.release_pkts = st->queue_release_pkts,
+		.round_pkts = fmax(md->x->file_bytes / md->x->payload_bytes, 1.0),
+		.pieces = &md->pieces[i],
+	};
+
+	return in;
+}
+
 /* See bneck_model.h. */
 int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		      const struct ctmc_opts *o, struct bneck_result *res)
@@ -318,6 +349,11 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		}
 		/* The windows or a quota's phases hold every co-runner's turns. */
 		away = bneck_model_windows(md, i) || bneck_model_quota(md, i);
+		if (bneck_model_windows(md, i)) {
+			struct offwin_in in = bneck_model_window_in(md, i, 1.0);
+
+			offwin_pieces_init(&md->pieces[i], &in);
+		}
 		if ((x->obey_pauses && stages[i].vacation_s > 0.0) || away) {
 			err = stage_on_service(&stages[i], away, x, o, &md->mu_on[i]);
 			if (err)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "solver/bneck.h"
+#include "solver/offwin_piece.h"
 
 /* The least share of its rate interrupts leave a stage's server. */
 #define BNECK_IRQ_MIN_SHARE	0.05
@@ -26,6 +27,8 @@ struct bneck_model {
 	double mu_full[BNECK_MAX_STAGES];
 	double keep_up_pkts_per_s[BNECK_MAX_STAGES];
 	bool paused[BNECK_MAX_STAGES];	/* obey_pauses and this stage has vacations */
+	/* The windows' slots as pieces, once per solve (bneck_model_window_in()). */
+	struct offwin_pieces pieces[BNECK_MAX_STAGES];
 	const struct bneck_xfer *x;
 	struct rbudp_params rb;
 	double *qwork;		/* bulkq_burst() scratch (burst rounds) */
@@ -45,6 +48,20 @@ struct bneck_model {
  */
 int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		      const struct ctmc_opts *o, struct bneck_result *res);
+
+/*
+ * Stage @i's drain alone on its CPU, packets/s, scaled by @scale
+ * (interrupts, the spread node): c of the windows and of a quota's phases.
+ */
+double bneck_model_on_drain(const struct bneck_model *md, uint32_t i, double scale);
+
+/*
+ * Stage @i's measured off-CPU windows (offwin.h) as offwin's input, its
+ * drain on the CPU the whole-CPU rate scaled by @scale (interrupts, the
+ * spread node), with the slots' pieces bneck_model_setup() built.
+ */
+struct offwin_in bneck_model_window_in(const struct bneck_model *md, uint32_t i,
+				       double scale);
 
 /* Does stage @i lose to its measured off-CPU windows (BNECK_LOSS_WINDOWS,
  * BNECK_LOSS_SERVICE)? */

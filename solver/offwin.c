@@ -20,23 +20,27 @@ void offwin_slot_s(size_t r, double *lo_s, double *hi_s)
 struct hist {
 	const double *count;
 	size_t nslots;
-	struct offwin_piece pc[OFFWIN_MAX_SLOTS];	/* where count > 0 */
+	const struct offwin_piece *pc;			/* where count > 0 */
+	struct offwin_piece own[OFFWIN_MAX_SLOTS];	/* pc when none given */
 };
 
 /*
- * @h over @count (@nslots of them), each slot's piece from its moments
- * (@mean_s, @sd_s; NULL: none measured) and the longest window @cap_s.
+ * @h over @count (@nslots of them), each slot's piece from @given (built
+ * for the solve, offwin_pieces_init()) or else from its moments (@mean_s,
+ * @sd_s; NULL: none measured) and the longest window @cap_s.
  */
 static void hist_init(struct hist *h, const double *count, const double *mean_s,
-		      const double *sd_s, size_t nslots, double cap_s)
+		      const double *sd_s, size_t nslots, double cap_s,
+		      const struct offwin_piece *given)
 {
 	h->count = count;
 	h->nslots = nslots < OFFWIN_MAX_SLOTS ? nslots : OFFWIN_MAX_SLOTS;
-	for (size_t r = 0; r < h->nslots; r++) {
-		if (count[r] > 0.0)
-			offwin_piece_of_slot(&h->pc[r], r, mean_s ? mean_s[r] : 0.0,
-					     sd_s ? sd_s[r] : 0.0, cap_s);
+	if (given) {
+		h->pc = given;
+		return;
 	}
+	offwin_pieces_of_hist(h->own, count, mean_s, sd_s, h->nslots, cap_s);
+	h->pc = h->own;
 }
 
 typedef double (*piece_fn)(const struct offwin_piece *pc, double x, enum offwin_within w);
@@ -61,7 +65,7 @@ double offwin_excess_s(const double *count, size_t nslots, double x_s,
 {
 	struct hist h;
 
-	hist_init(&h, count, NULL, NULL, nslots, cap_s);
+	hist_init(&h, count, NULL, NULL, nslots, cap_s, NULL);
 	return hist_mean(&h, x_s, w, offwin_piece_excess);
 }
 
@@ -70,7 +74,7 @@ double offwin_end_s2(const double *count, size_t nslots, double x_s,
 {
 	struct hist h;
 
-	hist_init(&h, count, NULL, NULL, nslots, cap_s);
+	hist_init(&h, count, NULL, NULL, nslots, cap_s, NULL);
 	return hist_mean(&h, x_s, w, offwin_piece_end);
 }
 
@@ -129,7 +133,8 @@ static bool preempt_init(struct preempt *p, const struct offwin_in *in, double l
 
 	if (!(in->per_s > 0.0) || !in->count)
 		return false;
-	hist_init(&p->h, in->count, in->mean_s, in->sd_s, in->nslots, 0.0);
+	hist_init(&p->h, in->count, in->mean_s, in->sd_s, in->nslots, 0.0,
+		  in->pieces ? in->pieces->win : NULL);
 	mean_s = hist_mean(&p->h, 0.0, OFFWIN_LOGUNIFORM, offwin_piece_excess);
 	if (!(mean_s > 0.0))
 		return false;
@@ -287,7 +292,7 @@ static bool wake_init(struct hist *h, const struct offwin_in *in)
 	if (!(in->wake_per_s > 0.0) || !in->wake_count)
 		return false;
 	hist_init(h, in->wake_count, in->wake_mean_s, in->wake_sd_s, in->nslots,
-		  in->wake_max_s);
+		  in->wake_max_s, in->pieces ? in->pieces->wake : NULL);
 	return true;
 }
 

@@ -98,6 +98,8 @@ enum offwin_within {
 	OFFWIN_HIGH,		/* all at its upper edge 2^(r+1) ns (that law's top) */
 };
 
+struct offwin_pieces;
+
 struct offwin_in {
 	double per_s;		/* ν: windows per second */
 	const double *count;	/* [nslots] windows per log2 slot (any scale) */
@@ -130,6 +132,12 @@ struct offwin_in {
 	 * 0: rounds taken as long enough to meet a window.
 	 */
 	double round_pkts;
+	/*
+	 * The slots' pieces, built from this input's histograms by
+	 * offwin_pieces_init() (solver/offwin_piece.h) for a whole solve;
+	 * NULL: each call builds them.
+	 */
+	const struct offwin_pieces *pieces;
 };
 
 /* [lo, hi) seconds of slot @r. */

@@ -295,3 +295,25 @@ size_t offwin_piece_quad(const struct offwin_piece *pc, double *lo, double *hi,
 		brk[i] = pc->from_top ? pc->b - t[n - 1 - i] : pc->a + t[i];
 	return n;
 }
+
+void offwin_pieces_of_hist(struct offwin_piece *pc, const double *count,
+			   const double *mean_s, const double *sd_s, size_t nslots,
+			   double cap_s)
+{
+	for (size_t r = 0; r < nslots; r++) {
+		if (count[r] > 0.0)
+			offwin_piece_of_slot(&pc[r], r, mean_s ? mean_s[r] : 0.0,
+					     sd_s ? sd_s[r] : 0.0, cap_s);
+	}
+}
+
+void offwin_pieces_init(struct offwin_pieces *pcs, const struct offwin_in *in)
+{
+	size_t n = in->nslots < OFFWIN_MAX_SLOTS ? in->nslots : OFFWIN_MAX_SLOTS;
+
+	if (in->count)
+		offwin_pieces_of_hist(pcs->win, in->count, in->mean_s, in->sd_s, n, 0.0);
+	if (in->wake_count)
+		offwin_pieces_of_hist(pcs->wake, in->wake_count, in->wake_mean_s,
+				      in->wake_sd_s, n, in->wake_max_s);
+}

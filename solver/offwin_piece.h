@@ -43,6 +43,33 @@ struct offwin_piece {
 };
 
 /*
+ * Both histograms of an offwin_in as pieces, slot by slot: the windows
+ * after preemption, and the waits after a wakeup cut at the longest.
+ * They do not depend on the rate, and building a falling piece fits its κ
+ * by bisection: a solve that built them at every rate spent about half
+ * its time doing so.
+ */
+struct offwin_pieces {
+	struct offwin_piece win[OFFWIN_MAX_SLOTS];	/* where count > 0 */
+	struct offwin_piece wake[OFFWIN_MAX_SLOTS];	/* where wake_count > 0 */
+};
+
+/*
+ * The piece of each slot of @count (@nslots <= OFFWIN_MAX_SLOTS) that has
+ * a window into @pc[slot], from the slots' moments (@mean_s, @sd_s; NULL:
+ * none measured) and the longest window @cap_s (offwin_piece_of_slot()).
+ */
+void offwin_pieces_of_hist(struct offwin_piece *pc, const double *count,
+			   const double *mean_s, const double *sd_s, size_t nslots,
+			   double cap_s);
+
+/*
+ * The pieces of @in's histograms into @pcs: what offwin_eval_loss() and
+ * offwin_eval_round() build for themselves when in->pieces is NULL.
+ */
+void offwin_pieces_init(struct offwin_pieces *pcs, const struct offwin_in *in);
+
+/*
  * Slot @r's piece from its mean and sd (seconds; a mean outside the slot:
  * not measured, log-uniform) and the longest window @cap_s (<= 0: none).
  */

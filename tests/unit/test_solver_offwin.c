@@ -37,6 +37,7 @@
 
 #include "solver/bneck.h"
 #include "solver/offwin.h"
+#include "solver/offwin_piece.h"
 #include "bneck_fixture.h"
 #include "offwin_fixture.h"
 #include "tests/unit/unit_main.h"
@@ -392,6 +393,65 @@ static void test_bneck_windows(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/*
+ * The slots' pieces built once for a solve (offwin_pieces_init(), which
+ * bneck_model_setup() does) give every figure of offwin_eval_loss() and
+ * offwin_eval_round() exactly as the pieces each call builds: both
+ * histograms, slots with moments (a narrow one, uniform; wide ones,
+ * falling from an edge) and without, the waits' slot cut at the longest,
+ * at rates from a few windows' loss to overload, each placement. Pieces
+ * of another longest wait differ: the calls do use the given ones.
+ */
+static void test_pieces_given(void **state)
+{
+	double count[NS] = { 0 }, mean[NS] = { 0 }, sd[NS] = { 0 };
+	double wcount[NS] = { 0 }, wmean[NS] = { 0 }, wsd[NS] = { 0 };
+	struct offwin_in in = { .per_s = 40.0, .count = count, .mean_s = mean, .sd_s = sd,
+				.nslots = NS, .queue_pkts = 3641.0, .on_pkts_per_s = 1.2e6,
+				.wake_per_s = 300.0, .wake_count = wcount, .wake_mean_s = wmean,
+				.wake_sd_s = wsd, .wake_max_s = 6.5e-3, .release_pkts = 910.0,
+				.round_pkts = 137000.0 };
+	struct offwin_pieces pcs, other;
+	static const enum offwin_within ws[] = { OFFWIN_LOGUNIFORM, OFFWIN_LOW, OFFWIN_HIGH };
+	int differ = 0, lossy = 0, n = 0;
+
+	(void)state;
+	count[21] = 5.0, mean[21] = 3.0e-3, sd[21] = 0.9e-3;	/* wide: falling */
+	count[22] = 9.0, mean[22] = 4.4e-3, sd[22] = 0.1e-3;	/* narrow: uniform */
+	count[23] = 2.0;					/* no moments */
+	wcount[12] = 800.0, wmean[12] = 5.6e-6, wsd[12] = 1.0e-6;
+	wcount[13] = 200.0;
+	wcount[22] = 30.0, wmean[22] = 5.0e-3, wsd[22] = 0.4e-3;	/* cut at 6.5 ms */
+	offwin_pieces_init(&pcs, &in);
+	in.wake_max_s = 5.3e-3;
+	offwin_pieces_init(&other, &in);
+	in.wake_max_s = 6.5e-3;
+	for (size_t k = 0; k < sizeof(ws) / sizeof(ws[0]); k++) {
+		for (double lambda = 2e5; lambda < 2e6; lambda *= 1.13) {
+			struct offwin_eval built, given, stale;
+
+			in.pieces = NULL;
+			offwin_eval_loss(&in, lambda, ws[k], &built);
+			offwin_eval_round(&in, &built);
+			in.pieces = &pcs;
+			offwin_eval_loss(&in, lambda, ws[k], &given);
+			offwin_eval_round(&in, &given);
+			assert_true(given.loss == built.loss && given.excess_s == built.excess_s &&
+				    given.overload_s == built.overload_s &&
+				    given.lossy_per_s == built.lossy_per_s &&
+				    given.absorb_pkts == built.absorb_pkts);
+			lossy += built.loss > 0.0;
+			n++;
+			in.pieces = &other;
+			offwin_eval_loss(&in, lambda, ws[k], &stale);
+			offwin_eval_round(&in, &stale);
+			differ += stale.loss != built.loss || stale.absorb_pkts != built.absorb_pkts;
+		}
+	}
+	print_message("%d of %d points lossy, %d differ with stale pieces\n", lossy, n, differ);
+	assert_true(2 * lossy >= n && differ > 0);
+}
+
 static void test_parse(void **state)
 {
 	double count[NS], per_s;
@@ -426,4 +486,5 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_edges),
 	cmocka_unit_test(test_bneck_windows),
 	cmocka_unit_test(test_parse),
+	cmocka_unit_test(test_pieces_given),
 )

@@ -29,11 +29,17 @@ and NAME says which one it is:
              verdict-off-measured   UNC_MEASURED against OFF_SWEEPS
              verdict-confirm        CONFIRM's own: each --follow transfer
                                     interleaved with its run's sweep
+             verdict-confirm2       CONFIRM2's own, as CONFIRM's
+             verdict-strata-k1      STRATA_K1's own, unsplit
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   tcp      the TCP-over-the-path table of MAKE_E2E's table.md
   unc-ab   UNC_MEASURED against UNC_OFF: per k the --follow transfers'
            mean T, chosen rate and lossy count per arm, and the ratio
   fine-k1  FINE_K1's sweep (k = 1, 0.25 Gb/s steps) and its --follow
+  strata-* the transfers of STRATA_K1 (strata-k1) and of CONFIRM and
+           OFF_SWEEPS (strata-kept) at k = 1 split at the median of the
+           saturated drain the daemon had at each one's start: per half the
+           fixed rates' mean T, the best rate, and its --follow transfers
   loads    one row per run of the LOADS lists: the load, the daemon's
            plain and effective count against the expected one, the run's
            best fixed rate, claims 3 and 1 judged by that run's own sweep,
@@ -105,6 +111,13 @@ FINE_K1 = "line10g-s340"
 # at k = 1-3 judged by their own --follow transfers, which run.sh
 # interleaves with the fixed-rate passes (the host's state shared).
 CONFIRM = ["line10g-s%d" % s for s in range(370, 375)]
+# A later day, the same defaults: twelve sweeps at k = 1 only (rates 5.3-10
+# Gb/s with 6.5 and 7.5, `-S 400` to `411`), split by the saturated drain
+# the daemon had learned at each transfer's start (table strata-k1; the
+# same split of CONFIRM and OFF_SWEEPS is table strata-kept); then five
+# sweeps as CONFIRM's (`-S 420` to `424`), judged by their own --follow.
+STRATA_K1 = ["line10g-s%d" % s for s in range(400, 412)]
+CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
 # configuration judged against a reference of the same day.
 VERDICTS = {
@@ -117,6 +130,8 @@ VERDICTS = {
     "verdict-off-measured": (OFF_SWEEPS, UNC_MEASURED),
     "verdict-off-sweeps": (OFF_SWEEPS, OFF_SWEEPS),
     "verdict-confirm": (CONFIRM, CONFIRM),
+    "verdict-confirm2": (CONFIRM2, CONFIRM2),
+    "verdict-strata-k1": (STRATA_K1, STRATA_K1),
 }
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py
@@ -160,7 +175,7 @@ KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])
                   + FIDELITY_REF + FIDELITY_JUDGED
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
                   + LOADS_SERVICE + LOADS_NOPHASES + LOADS_FLOOR + LOADS_OFF
-                  + [FINE_K1]))
+                  + [FINE_K1] + STRATA_K1))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -352,6 +367,55 @@ def fine_table(results):
     return "\n".join(out) + "\n"
 
 
+def drain_gbps(x):
+    """The saturated drain the daemon had learned at transfer @x's start,
+    Gb/s of payload, or None before it had one."""
+    d = (x.get("daemon_before") or {}).get("drain_pps")
+    return d * x["payload_bytes"] * 8 / 1e9 if d else None
+
+
+STRATUM_MIN_PER_RATE = 6	# fixed-rate transfers for a rate to count
+
+
+def strata_table(results, names, k):
+    """The runs @names at @k split by the drain the daemon had at each
+    transfer's start, at its median: per half, the fixed rates' mean T
+    (and lossy count), its best rate, and its --follow transfers' median
+    first RATE and mean T against that best. The split is the daemon's own
+    input, measured before the transfer it labels."""
+    xs = []
+    for r in (load(results, d) for d in names):
+        xs += [x for x in r["runs"] if x["k"] == k and x["tag"] == "main" and x["ok"]
+               and not x["disturbed"]]
+    have = [x for x in xs if drain_gbps(x) is not None]
+    cut = analyze.median([drain_gbps(x) for x in have])
+    rates = sorted({x["rate_req_bps"] for x in have if x["mode"] == "fixed"})
+    out = ["| drain at the start (Gb/s) | " + " | ".join(
+        "%.2f" % (r / 1e9) for r in rates) + " | best: T (s) | `--follow`: chosen / best; "
+        "T / best (lossy) |", "|---" * (len(rates) + 3) + "|"]
+    for lo, hi in ((0.0, cut), (cut, float("inf"))):
+        part = [x for x in have if lo <= drain_gbps(x) < hi]
+        cells, mean_t = [], {}
+        for rate in rates:
+            ts = [x for x in part if x["mode"] == "fixed" and x["rate_req_bps"] == rate]
+            if len(ts) < STRATUM_MIN_PER_RATE:
+                cells.append("– (%d)" % len(ts))
+                continue
+            mean_t[rate] = sum(x["transfer_time_s"] for x in ts) / len(ts)
+            cells.append("%.3f (%d/%d)" % (mean_t[rate], sum(
+                1 for x in ts if x["loss_first_round"] > 0), len(ts)))
+        best = min(mean_t, key=mean_t.get)
+        fr = [x for x in part if x["mode"] in ("follow", "follow-nopause")]
+        chosen = analyze.median([x["rate_first_bps"] for x in fr])
+        ft = sum(x["transfer_time_s"] for x in fr) / len(fr)
+        out.append("| %s %.2f: %d | %s | %.2f: %.3f | %.2f (%.2f Gb/s); %.2f (%d of %d) |" % (
+            "<" if lo == 0.0 else "≥", cut, len(part), " | ".join(cells), best / 1e9,
+            mean_t[best], chosen / best, chosen / 1e9, ft / mean_t[best],
+            sum(1 for x in fr if x["loss_first_round"] > 0), len(fr)))
+    out.append("| none yet: %d | | | |" % (len(xs) - len(have)) + " |" * (len(rates) - 1))
+    return "\n".join(out) + "\n"
+
+
 def tables(results):
     """{name: table text} of every table the document quotes."""
     made = {}
@@ -366,6 +430,8 @@ def tables(results):
         made["loads"] = loads_table(results)
     made["unc-ab"] = unc_ab_table(results)
     made["fine-k1"] = fine_table(results)
+    made["strata-kept"] = strata_table(results, CONFIRM + OFF_SWEEPS, 1)
+    made["strata-k1"] = strata_table(results, STRATA_K1, 1)
     return made
 
 

@@ -10,6 +10,8 @@
 #    took 1 s longer fails (the verdict's pooled means move), and so does
 #    a copy with one more run directory (a run no table is made from) and
 #    one without a kept run.
+# 4. test_doctables.py: the split by the daemon's drain (strata-* tables)
+#    on made-up runs whose halves' best rates are known.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 SRC=${RXB_SRC:-.}
@@ -48,6 +50,10 @@ doctable_refused "an extra kept run" 'extra-run: kept, but no table' \
 
 rm -rf "$work/results2/extra-run" "$work/results2/line10g-s48"
 doctable_refused "a missing kept run" 'line10g-s48' "$PY" "$TABLES" --results "$work/results2"
+
+# 4.
+"$PY" "$SRC/tests/e2e/test_doctables.py" > "$work/out" 2>&1 ||
+	bad "test_doctables.py: $(head -c 2000 "$work/out")"
 
 [ "$fail" = 0 ] && echo "e2e_tables: pass"
 exit "$fail"

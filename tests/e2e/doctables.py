@@ -36,6 +36,7 @@ and NAME says which one it is:
   unc-ab   UNC_MEASURED against UNC_OFF: per k the --follow transfers'
            mean T, chosen rate and lossy count per arm, and the ratio
   fine-k1  FINE_K1's sweep (k = 1, 0.25 Gb/s steps) and its --follow
+  loads-pooled  pool.py's verdict per load of LOADS_POOLED, a row each
   strata-* the transfers of STRATA_K1 (strata-k1) and of CONFIRM and
            OFF_SWEEPS (strata-kept) at k = 1 split at the median of the
            saturated drain the daemon had at each one's start: per half the
@@ -171,11 +172,21 @@ LOADS_FLOOR = ["loads-nice10-k3-floor", "loads-quota25-k2-floor", "loads-quota40
 # default since), on the day of UNC_OFF.
 LOADS_OFF = ["loads-nice10-k3-off", "loads-quota25-k2-off", "loads-quota40-k1-off",
              "loads-duty50-k1-off", "loads-io-k2-off"]
+# Each load of LOADS_OFF three times more, the same commands, in three
+# rounds over the five loads (`-S 430` to `444`), the day of STRATA_K1:
+# judged pooled per load (table loads-pooled).
+LOADS_POOLED = {
+    "nice:10": ["loads-nice10-k3-s%d" % s for s in (430, 435, 440)],
+    "quota:25": ["loads-quota25-k2-s%d" % s for s in (431, 436, 441)],
+    "quota:40": ["loads-quota40-k1-s%d" % s for s in (432, 437, 442)],
+    "duty:50": ["loads-duty50-k1-s%d" % s for s in (433, 438, 443)],
+    "io": ["loads-io-k2-s%d" % s for s in (434, 439, 444)],
+}
 KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])
                   + FIDELITY_REF + FIDELITY_JUDGED
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
                   + LOADS_SERVICE + LOADS_NOPHASES + LOADS_FLOOR + LOADS_OFF
-                  + [FINE_K1] + STRATA_K1))
+                  + [FINE_K1] + STRATA_K1 + sum(LOADS_POOLED.values(), [])))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -293,6 +304,19 @@ def loads_table(results):
             "%s (%d); %s / %s" % (fmt(o.get("time_ratio_median"), "%.3f"), o["n"],
                                   fmt(o.get("loss_predicted_mean"), "%.4f"),
                                   fmt(o.get("loss_measured_mean"), "%.4f")) if o else "–"))
+    return "\n".join(out) + "\n"
+
+
+def loads_pooled_table(results):
+    """pool.py's verdict per load of LOADS_POOLED: its runs' --follow
+    transfers against their own sweeps pooled, a row each."""
+    out = []
+    for name, runs in LOADS_POOLED.items():
+        ref, judgement, _, _ = pooled(results, runs, runs)
+        rows = pool.verdict_md(ref, judgement).splitlines()
+        if not out:
+            out = [rows[0].replace("| k |", "| load × k |", 1), rows[1]]
+        out += [re.sub(r"^\| (\d+) \|", r"| %s × \1 |" % name, row) for row in rows[2:]]
     return "\n".join(out) + "\n"
 
 
@@ -430,6 +454,7 @@ def tables(results):
         made["loads"] = loads_table(results)
     made["unc-ab"] = unc_ab_table(results)
     made["fine-k1"] = fine_table(results)
+    made["loads-pooled"] = loads_pooled_table(results)
     made["strata-kept"] = strata_table(results, CONFIRM + OFF_SWEEPS, 1)
     made["strata-k1"] = strata_table(results, STRATA_K1, 1)
     return made

@@ -250,9 +250,13 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	bool alone = md->paused[i] || bneck_model_served_alone(md, i, lambda);
 	/*
 	 * Behind: drained at what it was measured to drain overflowed,
-	 * interrupts and all (no share taken off it again).
+	 * interrupts and all (no share taken off it again). A quota's
+	 * phases serve it alone at any rate, but only in the fast phase:
+	 * above the drain measured over whole periods it cannot catch up
+	 * in that phase either.
 	 */
-	bool behind = !alone && sat > 0.0 && lambda > sat;
+	bool behind = sat > 0.0 && lambda > sat && !md->paused[i] &&
+		      (!alone || bneck_model_quota(md, i));
 	struct bulkq_params p = {
 		.arrival_per_s = lambda,
 		.service_per_s = behind ? sat / md->st[i].batch_pkts :
@@ -303,6 +307,9 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 */
 	if (vac_wins && bneck_model_quota(md, i) && !md->paused[i]) {
 		br.absorb_pkts = quota_absorb(md, i, lambda, vac, &qe, ev);
+	} else if (behind && bneck_model_quota(md, i)) {
+		/* As between windows, below: no more than its phases let in. */
+		br.absorb_pkts = fmin(br.absorb_pkts, qe.absorb_pkts);
 	} else if (vac_wins) {
 		br.absorb_pkts = service_absorb(md, i, lambda, share * f, &oe);
 		window_episode(md, i, lambda, share * f, vac, &oe, ev);

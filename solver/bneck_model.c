@@ -239,7 +239,7 @@ double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i)
 	const struct rxb_stage_inputs *st = &md->st[i];
 
 	if (md->x->loss_model != BNECK_LOSS_SERVICE || st->load_independent ||
-	    !(st->sat_drain_pkts_per_s > 0.0) || bneck_model_quota(md, i))
+	    !(st->sat_drain_pkts_per_s > 0.0))
 		return 0.0;
 	return bneck_model_scale(md, i) * st->sat_drain_pkts_per_s;
 }

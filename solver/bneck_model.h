@@ -83,7 +83,7 @@ double bneck_model_scale(const struct bneck_model *md, uint32_t i);
 /*
  * Stage @i's saturated drain (sat_drain_pkts_per_s) at the node md->z,
  * packets/s, where it bounds the stage: under BNECK_LOSS_SERVICE, a
- * task's stage without a quota's phases. 0 elsewhere.
+ * task's stage, with or without a quota's phases. 0 elsewhere.
  */
 double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i);
 

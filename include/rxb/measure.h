@@ -157,8 +157,8 @@ struct rxb_stage_inputs {
 	 * its queue overflowed at this load (it then stays runnable and
 	 * takes its turns with the co-runners). Under the service loss model
 	 * (BNECK_LOSS_SERVICE) a stage whose arrivals exceed it is a queue
-	 * drained at it, not the server alone between its windows. 0: not
-	 * measured.
+	 * drained at it, not the server alone between its windows or in a
+	 * quota's fast phase. 0: not measured.
 	 */
 	double sat_drain_pkts_per_s;
 	/*

@@ -31,6 +31,8 @@ and NAME says which one it is:
                                     interleaved with its run's sweep
              verdict-confirm2       CONFIRM2's own, as CONFIRM's
              verdict-strata-k1      STRATA_K1's own, unsplit
+             verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
+                                    both arms' sweeps
   pause    the RBUDP+ against RBUDP tables of PAUSE's table.md (claim 4)
   tcp      the TCP-over-the-path table of MAKE_E2E's table.md
   unc-ab   UNC_MEASURED against UNC_OFF: per k the --follow transfers'
@@ -119,6 +121,12 @@ CONFIRM = ["line10g-s%d" % s for s in range(370, 375)]
 # sweeps as CONFIRM's (`-S 420` to `424`), judged by their own --follow.
 STRATA_K1 = ["line10g-s%d" % s for s in range(400, 412)]
 CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
+# The saturated drain's floor under a quota's phases: quota:40 x 1 as
+# the loads-pooled runs', eight runs alternating the build without it (QFLOOR_OLD)
+# and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against the
+# eight runs' sweeps pooled.
+QFLOOR_OLD = ["loads-quota40-k1-s%d" % s for s in (450, 452, 454, 456)]
+QFLOOR_NEW = ["loads-quota40-k1-s%d" % s for s in (451, 453, 455, 457)]
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
 # configuration judged against a reference of the same day.
 VERDICTS = {
@@ -133,6 +141,8 @@ VERDICTS = {
     "verdict-confirm": (CONFIRM, CONFIRM),
     "verdict-confirm2": (CONFIRM2, CONFIRM2),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
+    "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),
+    "verdict-qfloor-new": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_NEW),
 }
 # The runs of an earlier build of the kernel (6.18.44-fc-v669) on which
 # docs/fidelity.md §2-§5 evaluates the loss models offline (fidelity.py

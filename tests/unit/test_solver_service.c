@@ -29,7 +29,9 @@
  *    bulk queue drained at D and offwin_loss(), with a round losing no
  *    less than the windows' own round would; with the rate uncertain too,
  *    the time expected at the rate chosen is a fine quadrature's over the
- *    normal factor (plain solves at scaled rates) within 1 %.
+ *    normal factor (plain solves at scaled rates) within 1 %; through a
+ *    quota's phases the same, with the phases' loss and round in place of
+ *    the windows', and the rate chosen comes down to about D.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,6 +46,7 @@
 #include "solver/bneck.h"
 #include "solver/bulkq.h"
 #include "solver/offwin.h"
+#include "solver/qphase.h"
 #include "bneck_fixture.h"
 #include "offwin_fixture.h"
 #include "tests/unit/unit_main.h"
@@ -299,6 +302,15 @@ static void test_uncertain_windows(void **state)
 	bneck_ws_finish(&ws);
 }
 
+/* A loop held to 25 % beside another: 37.5 ms of each 100 at a third. */
+static void set_quota_25(struct rxb_stage_inputs *s)
+{
+	s->quota_period_s = 0.1;
+	s->quota_slow_s = 0.0375;
+	s->quota_slow_share = 1.0 / 3.0;
+	s->quota_fast_share = 1.0;
+}
+
 /*
  * The same through a quota's phases (a loop held to 25 % beside another:
  * 37.5 ms of each 100 at a third of the CPU, then all of it). The plain
@@ -318,10 +330,7 @@ static void test_uncertain_quota(void **state)
 
 	(void)state;
 	x.rounds = BNECK_ROUNDS_BURST;
-	s.quota_period_s = 0.1;
-	s.quota_slow_s = 0.0375;
-	s.quota_slow_share = 1.0 / 3.0;
-	s.quota_fast_share = 1.0;
+	set_quota_25(&s);
 	s.mu_rel_sd = sd;
 	edge_bps = (c * s.quota_slow_share + s.queue_pkts / s.quota_slow_s) * bits;
 	slow_edge_bps = (c * exp(-sqrt(3.0) * sd) * s.quota_slow_share +
@@ -457,6 +466,74 @@ static void test_sat_drain(void **state)
 }
 
 /*
+ * A saturated drain under a quota's phases (test_uncertain_quota()'s: the
+ * fluid edge c / 3 + K / 37.5 ms is 3.89 Gb/s), D at 250 000 packets/s
+ * (2.94 Gb/s), below that edge: what the receiver drained over whole
+ * periods while it overflowed. Up to D the curve is the one without it,
+ * to the bit; above D the loss is the larger of the bulk queue drained
+ * at D and the phases' own (qphase_eval()), a round losing no less than
+ * the phases' round would, never faster than without D; and the rate
+ * chosen comes down from the phases' edge to about D.
+ */
+static void test_sat_drain_quota(void **state)
+{
+	struct rxb_stage_inputs s = offwin_fixture_stage(), none;
+	struct bneck_xfer x = offwin_fixture_xfer(200, BNECK_LOSS_SERVICE);
+	const double d_pps = 2.5e5, bits = 8.0 * x.payload_bytes;
+	const double n = x.file_bytes / x.payload_bytes;
+	struct bneck_result r, r0;
+	struct bneck_ws ws;
+	int above = 0, bulk_rules = 0;
+
+	(void)state;
+	x.rounds = BNECK_ROUNDS_BURST;
+	set_quota_25(&s);
+	none = s;
+	s.sat_drain_pkts_per_s = d_pps;
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &none, 1, &x, NULL, &r0), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	for (uint32_t j = 0; j < r.npoints; j++) {
+		const struct bneck_point *pt = &r.curve[j];
+		double lambda = pt->rate_bps / bits;
+		struct bulkq_params q = {
+			.arrival_per_s = lambda, .service_per_s = d_pps,
+			.queue_pkts = s.queue_pkts, .batch_pkts = 1, .rule = s.rule,
+		};
+		struct qphase_in in = {
+			.period_s = s.quota_period_s, .slow_s = s.quota_slow_s,
+			.slow_share = s.quota_slow_share, .fast_share = s.quota_fast_share,
+			.queue_pkts = s.queue_pkts, .on_pkts_per_s = s.mu_net_per_s,
+		};
+		struct bulkq_result qr;
+		struct qphase_eval qe;
+
+		if (lambda <= d_pps) {
+			assert_true(pt->loss == r0.curve[j].loss);
+			assert_true(pt->time_s == r0.curve[j].time_s);
+			continue;
+		}
+		above++;
+		assert_int_equal(bulkq_loss(&q, &qr), 0);
+		assert_int_equal(qphase_eval(&in, lambda, &qe), 0);
+		assert_true(fabs(pt->loss - fmax(qr.loss, qe.loss)) <=
+			    1e-9 * fmax(pt->loss, 1e-300));
+		assert_true(pt->time_s >= r0.curve[j].time_s * (1 - 1e-12));
+		if (!(qr.loss > qe.loss))
+			continue;
+		bulk_rules++;
+		assert_true(pt->first_loss * n >= n * qe.loss - qe.absorb_pkts - 1e-6 * n);
+	}
+	print_message("quota with D %.2f Gb/s: %.3f Gb/s, without D %.3f; %d points above D "
+		      "(%d where the bulk queue rules)\n", d_pps * bits / 1e9, r.rate_bps / 1e9,
+		      r0.rate_bps / 1e9, above, bulk_rules);
+	assert_true(above >= 100 && bulk_rules >= 20);
+	assert_true(r0.rate_bps > 1.2 * d_pps * bits);
+	assert_true(r.rate_bps <= 1.02 * d_pps * bits && r.rate_bps >= 0.9 * d_pps * bits);
+	bneck_ws_finish(&ws);
+}
+
+/*
  * The saturated drain with the rate uncertain: T steps up by a round
  * where the drain falls below what the queue cannot take, so the solver
  * integrates on panels between such steps. Its expected time at the rate
@@ -507,6 +584,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_windows_reach),
 	cmocka_unit_test(test_uncertain_windows),
 	cmocka_unit_test(test_uncertain_quota),
+	cmocka_unit_test(test_sat_drain_quota),
 	cmocka_unit_test(test_sat_drain),
 	cmocka_unit_test(test_uncertain_sat_drain),
 )

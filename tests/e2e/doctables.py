@@ -121,10 +121,10 @@ CONFIRM = ["line10g-s%d" % s for s in range(370, 375)]
 # sweeps as CONFIRM's (`-S 420` to `424`), judged by their own --follow.
 STRATA_K1 = ["line10g-s%d" % s for s in range(400, 412)]
 CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
-# The saturated drain's floor under a quota's phases: quota:40 x 1 as
-# the loads-pooled runs', eight runs alternating the build without it (QFLOOR_OLD)
-# and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against the
-# eight runs' sweeps pooled.
+# The saturated drain's floor under a quota's phases: quota:40 x 1 as in
+# LOADS_POOLED, eight runs alternating the build without it (QFLOOR_OLD)
+# and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against
+# the eight runs' sweeps pooled.
 QFLOOR_OLD = ["loads-quota40-k1-s%d" % s for s in (450, 452, 454, 456)]
 QFLOOR_NEW = ["loads-quota40-k1-s%d" % s for s in (451, 453, 455, 457)]
 # The verdict tables: name -> (reference runs, judged runs). One per daemon
@@ -438,8 +438,12 @@ def strata_table(results, names, k):
             mean_t[rate] = sum(x["transfer_time_s"] for x in ts) / len(ts)
             cells.append("%.3f (%d/%d)" % (mean_t[rate], sum(
                 1 for x in ts if x["loss_first_round"] > 0), len(ts)))
-        best = min(mean_t, key=mean_t.get)
         fr = [x for x in part if x["mode"] in ("follow", "follow-nopause")]
+        if not mean_t or not fr:
+            raise Mismatch("%s, k = %d: a half of the split has no rate with %d "
+                           "fixed-rate transfers or no --follow transfer"
+                           % (", ".join(names), k, STRATUM_MIN_PER_RATE))
+        best = min(mean_t, key=mean_t.get)
         chosen = analyze.median([x["rate_first_bps"] for x in fr])
         ft = sum(x["transfer_time_s"] for x in fr) / len(fr)
         out.append("| %s %.2f: %d | %s | %.2f: %.3f | %.2f (%.2f Gb/s); %.2f (%d of %d) |" % (

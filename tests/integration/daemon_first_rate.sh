@@ -14,11 +14,16 @@
 #       the receiver's settled cost): the model's own error with the
 #       defaults, mostly one datagram per wake-up (the prior; 140-320
 #       measured), which lowers the rate by about 10 %;
-#     - within [0.5, 1.6] of the settled rate as it is: on the test VM the
+#     - within [0.5, 2.0] of the settled rate as it is: on the test VM the
 #       receiver's own cost per datagram varies between runs of the same
 #       program (606-922 ns settled, in two modes) as the calibration does
 #       (743-950 ns), independently, so the plain ratio spreads by their
-#       ratio (docs/daemon.md, "Before traffic");
+#       ratio (docs/daemon.md, "Before traffic"); on a second VM (an
+#       Intel Xeon) the calibration read 343-443 ns against 669-881
+#       settled, and the first RATE was the line rate, 1.49-1.83 of the
+#       settled rate in 7 runs (0.61-1.26 on the first VM): the bound
+#       holds both VMs' spread, not a promise that a first RATE from
+#       default costs is near the settled one (DEFAULT_COST says so);
 #  2. the settled rate: the plain RATE in force after 10 s of
 #     rxbneck-send --follow transfers (status --json). The first RATEs come
 #     from costs alone, before any off-CPU window is measured: with the
@@ -104,7 +109,7 @@ if all(x < 0.8 for x in own) or all(x > 1.2 for x in own):
     print("disturbed: port 1's own costs give %.3f and %.3f of the settled rate" % tuple(own))
     sys.exit(3)
 fail = []
-for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.5, 1.6, True, 100),
+for name, arg, lo, hi, want_def, cmax in (("fresh daemon, default costs", sys.argv[3], 0.5, 2.0, True, 100),
                                          ("second port, port 1's costs", sys.argv[4], 0.75, 1.25, False, 300),
                                          ("restart, this port's history", sys.argv[5], 0.75, 1.25, False, 400)):
     r, f, c = arg.split()

@@ -114,7 +114,8 @@ FINE_K1 = "line10g-s340"
 # at k = 1-3 judged by their own --follow transfers, which run.sh
 # interleaves with the fixed-rate passes (the host's state shared).
 CONFIRM = ["line10g-s%d" % s for s in range(370, 375)]
-# A later day, the same defaults: twelve sweeps at k = 1 only (rates 5.3-10
+# A second host (an Intel Xeon VM, kernel build 6.18.44-fc-v1045), the
+# same defaults: twelve sweeps at k = 1 only (rates 5.3-10
 # Gb/s with 6.5 and 7.5, `-S 400` to `411`), split by the saturated drain
 # the daemon had learned at each transfer's start (table strata-k1; the
 # same split of CONFIRM and OFF_SWEEPS is table strata-kept); then five
@@ -183,7 +184,7 @@ LOADS_FLOOR = ["loads-nice10-k3-floor", "loads-quota25-k2-floor", "loads-quota40
 LOADS_OFF = ["loads-nice10-k3-off", "loads-quota25-k2-off", "loads-quota40-k1-off",
              "loads-duty50-k1-off", "loads-io-k2-off"]
 # Each load of LOADS_OFF three times more, the same commands, in three
-# rounds over the five loads (`-S 430` to `444`), the day of STRATA_K1:
+# rounds over the five loads (`-S 430` to `444`), on STRATA_K1's host:
 # judged pooled per load (table loads-pooled).
 LOADS_POOLED = {
     "nice:10": ["loads-nice10-k3-s%d" % s for s in (430, 435, 440)],

@@ -7,24 +7,32 @@
  * stops").
  *
  * How: a pair of loopback UDP sockets of the daemon's own; rounds of
- * RECVCOST_BATCH datagrams of the flow's payload size are queued on one
- * and then read back with one recv() each, the reading timed in the
- * daemon thread's own CPU time (CLOCK_THREAD_CPUTIME_ID: other work on
- * the CPU does not count), on the receiver's CPU (the daemon's thread is
- * moved there for the measurement and back; where it runs when it may
- * not move, logged): what a CPU costs per
- * datagram depends on the CPU - its caches, its clock, the other
- * hardware thread of its core. The minimum of RECVCOST_ROUNDS rounds:
- * whatever disturbs a round (a preemption, an interrupt, the caches
- * refilled after another task ran) only adds to it.
+ * RECVCOST_BATCH datagrams of the flow's payload size are written on one
+ * CPU and then read back on the receiver's CPU with one recv() each, the
+ * reading timed in the daemon thread's own CPU time
+ * (CLOCK_THREAD_CPUTIME_ID: other work on the CPU does not count). The
+ * daemon's thread moves between the two for each round and back to where
+ * it was after; where it may not move to the receiver's CPU, it reads
+ * where it runs (logged). Reading on the receiver's CPU, because what a
+ * datagram costs depends on the CPU - its caches, its clock, the other
+ * hardware thread of its core; writing on another (the first other CPU
+ * the daemon may use), because a receiver's data was written elsewhere,
+ * by a NIC's softirq or a local sender's copy, and fetching it from
+ * another CPU's cache costs as much as the rest of the path (1.7-2.7
+ * times the cost of data written on the reading CPU, on a 2-vCPU VM).
+ * The median of RECVCOST_ROUNDS rounds: a round after other work ran on
+ * the CPU pays for refilling the caches, as the receiver does when it
+ * shares its CPU, while an interrupt in a round only adds to it.
  *
  * What it is: the kernel's receive path as a receiver sees it - the
- * system call, the copy to user space, freeing the buffer - for data just
- * written on this CPU. What it is not: the receiving application's own
- * work per datagram (none here), the cache misses of data written on
- * another CPU, a receiver's wake-ups. So it is a floor for a receiver
- * that reads one datagram per call; one using recvmmsg() pays less for
- * the calls and more for its own work. Takes a few milliseconds.
+ * system call, fetching and copying the data to user space, freeing the
+ * buffer. What it is not: the receiving application's own work per
+ * datagram (none here), a receiver's wake-ups. So it is a floor for a
+ * receiver that reads one datagram per call; one using recvmmsg() pays
+ * less for the calls and more for its own work. On a host with one
+ * usable CPU, the data is written on the reading CPU and the value is
+ * lower. Takes a few milliseconds on an idle CPU, up to about a
+ * scheduler slice per round on a busy one.
  */
 #ifndef RXB_DAEMON_RECVCOST_H
 #define RXB_DAEMON_RECVCOST_H

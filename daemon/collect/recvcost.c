@@ -171,17 +171,17 @@ static int cmp_double(const void *a, const void *b)
  */
 static int place(int cpu, const cpu_set_t *allowed, struct recvcost_cpus *at)
 {
-	int err;
+	int first = writer_cpu(allowed, -1), err;
 
 	at->read_cpu = cpu >= 0 ? cpu : sched_getcpu();
 	if (at->read_cpu < 0)	/* no CPU number: the first one allowed */
-		at->read_cpu = writer_cpu(allowed, -1);
+		at->read_cpu = first;
 	err = pin(at->read_cpu);
 	if (err && cpu >= 0) {
 		rxb_warn("receive-cost calibration: cannot move to cpu%d (%s): measured on "
-			 "cpu%d", cpu, strerror(-err), writer_cpu(allowed, -1));
-		at->read_cpu = writer_cpu(allowed, -1);
-		err = pin(at->read_cpu);
+			 "cpu%d", cpu, strerror(-err), first);
+		at->read_cpu = first;
+		err = pin(first);
 	}
 	if (err) {
 		rxb_warn("receive-cost calibration: cannot set the daemon's CPU affinity: %s",
@@ -254,7 +254,7 @@ int recvcost_measure(int cpu, unsigned payload_bytes, double *ns_per_dgram)
 	}
 	free(buf);
 	if (err) {
-		if (err != -ENOBUFS)
+		if (err != -ENOBUFS)	/* rounds() said why */
 			rxb_warn("receive-cost calibration: %u-byte datagrams over loopback: %s",
 				 payload_bytes, strerror(-err));
 		return err;

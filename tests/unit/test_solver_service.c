@@ -347,6 +347,35 @@ static void test_uncertain_quota(void **state)
 }
 
 /*
+ * @with and @without solved into @r and @r0, each in a workspace of its
+ * own (@ws, @ws0, initialised here): a result's curve lives in its
+ * workspace, and a second solve in the same one would overwrite it.
+ */
+static void solve_pair(struct bneck_ws *ws, struct bneck_ws *ws0,
+		       const struct rxb_stage_inputs *with,
+		       const struct rxb_stage_inputs *without, const struct bneck_xfer *x,
+		       struct bneck_result *r, struct bneck_result *r0)
+{
+	assert_int_equal(bneck_ws_init(ws, x->points), 0);
+	assert_int_equal(bneck_ws_init(ws0, x->points), 0);
+	assert_int_equal(bneck_compute(ws0, without, 1, x, NULL, r0), 0);
+	assert_int_equal(bneck_compute(ws, with, 1, x, NULL, r), 0);
+}
+
+/* The loss of @s's queue drained in single packets at @d_pps, fed at @lambda. */
+static double drained_at(const struct rxb_stage_inputs *s, double lambda, double d_pps)
+{
+	struct bulkq_params q = {
+		.arrival_per_s = lambda, .service_per_s = d_pps,
+		.queue_pkts = s->queue_pkts, .batch_pkts = 1, .rule = s->rule,
+	};
+	struct bulkq_result qr;
+
+	assert_int_equal(bulkq_loss(&q, &qr), 0);
+	return qr.loss;
+}
+
+/*
  * A saturated drain D of 150 000 packets/s (1.77 Gb/s) under windows
  * that alone lose from about 2.3 Gb/s: below D the curve is the one
  * without it, above it the bulk queue drained at D (#C = 0, a queue of
@@ -357,7 +386,7 @@ static void test_sat_drain(void **state)
 	struct rxb_stage_inputs s, none;
 	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE);
 	struct bneck_result r, r0;
-	struct bneck_ws ws, ws0;	/* r0's curve in ws0: a solve overwrites its own */
+	struct bneck_ws ws, ws0;
 	struct offwin_in in;
 	const double d_pps = 1.5e5, n = x.file_bytes / x.payload_bytes;
 	int above = 0, below = 0, bulk_rules = 0;
@@ -368,18 +397,10 @@ static void test_sat_drain(void **state)
 	s = none;
 	s.sat_drain_pkts_per_s = d_pps;
 	in = bneck_fixture_windows_in(&s);
-	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
-	assert_int_equal(bneck_ws_init(&ws0, x.points), 0);
-	assert_int_equal(bneck_compute(&ws0, &none, 1, &x, NULL, &r0), 0);
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	solve_pair(&ws, &ws0, &s, &none, &x, &r, &r0);
 	for (uint32_t j = 0; j < r.npoints; j++) {
 		const struct bneck_point *pt = &r.curve[j];
-		double lambda = pt->rate_bps / (8.0 * x.payload_bytes), lw, want, absorb;
-		struct bulkq_params q = {
-			.arrival_per_s = lambda, .service_per_s = d_pps,
-			.queue_pkts = s.queue_pkts, .batch_pkts = 1, .rule = s.rule,
-		};
-		struct bulkq_result qr;
+		double lambda = pt->rate_bps / (8.0 * x.payload_bytes), lw, want, absorb, lq;
 
 		if (lambda <= d_pps) {
 			assert_true(pt->loss == r0.curve[j].loss);
@@ -388,11 +409,11 @@ static void test_sat_drain(void **state)
 			continue;
 		}
 		above++;
-		assert_int_equal(bulkq_loss(&q, &qr), 0);
+		lq = drained_at(&s, lambda, d_pps);
 		lw = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
-		want = fmax(qr.loss, lw);
+		want = fmax(lq, lw);
 		assert_true(fabs(pt->loss - want) <= 1e-9 * fmax(want, 1e-300));
-		if (!(qr.loss > lw))
+		if (!(lq > lw))
 			continue;
 		bulk_rules++;
 		absorb = offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM);
@@ -413,18 +434,13 @@ static void test_sat_drain(void **state)
 	for (uint32_t j = 0; j < r.npoints; j++) {
 		const struct bneck_point *pt = &r.curve[j];
 		double lambda = pt->rate_bps / (8.0 * x.payload_bytes), want;
-		struct bulkq_params q = {
-			.arrival_per_s = lambda, .service_per_s = d_pps,
-			.queue_pkts = s.queue_pkts, .batch_pkts = 1, .rule = s.rule,
-		};
-		struct bulkq_result qr;
 
 		if (lambda <= d_pps)
 			continue;
 		in.on_pkts_per_s = s.mu_net_per_s *
 				   bneck_irq_share(lambda, s.irq_ns_per_pkt, 0.05);
-		assert_int_equal(bulkq_loss(&q, &qr), 0);
-		want = fmax(qr.loss, offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM));
+		want = fmax(drained_at(&s, lambda, d_pps),
+			    offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM));
 		assert_true(fabs(pt->loss - want) <= 1e-9 * fmax(want, 1e-300));
 	}
 	s.irq_ns_per_pkt = 0.0;
@@ -451,10 +467,7 @@ static void test_sat_drain(void **state)
 	x.rounds = BNECK_ROUNDS_BURST;
 	bneck_ws_finish(&ws);
 	bneck_ws_finish(&ws0);
-	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
-	assert_int_equal(bneck_ws_init(&ws0, x.points), 0);
-	assert_int_equal(bneck_compute(&ws0, &none, 1, &x, NULL, &r0), 0);
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	solve_pair(&ws, &ws0, &s, &none, &x, &r, &r0);
 	for (uint32_t j = 0; j < r.npoints; j++)
 		assert_true(r.curve[j].time_s >= r0.curve[j].time_s * (1 - 1e-12));
 	print_message("rare windows: %.3f Gb/s with D, %.3f without\n", r.rate_bps / 1e9,
@@ -486,7 +499,7 @@ static void test_sat_drain_quota(void **state)
 	const double d_pps = 2.5e5, bits = 8.0 * x.payload_bytes;
 	const double n = x.file_bytes / x.payload_bytes;
 	struct bneck_result r, r0;
-	struct bneck_ws ws, ws0;	/* r0's curve in ws0: a solve overwrites its own */
+	struct bneck_ws ws, ws0;
 	int above = 0, bulk_rules = 0;
 
 	(void)state;
@@ -494,23 +507,15 @@ static void test_sat_drain_quota(void **state)
 	set_quota_25(&s);
 	none = s;
 	s.sat_drain_pkts_per_s = d_pps;
-	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
-	assert_int_equal(bneck_ws_init(&ws0, x.points), 0);
-	assert_int_equal(bneck_compute(&ws0, &none, 1, &x, NULL, &r0), 0);
-	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	solve_pair(&ws, &ws0, &s, &none, &x, &r, &r0);
 	for (uint32_t j = 0; j < r.npoints; j++) {
 		const struct bneck_point *pt = &r.curve[j];
-		double lambda = pt->rate_bps / bits;
-		struct bulkq_params q = {
-			.arrival_per_s = lambda, .service_per_s = d_pps,
-			.queue_pkts = s.queue_pkts, .batch_pkts = 1, .rule = s.rule,
-		};
+		double lambda = pt->rate_bps / bits, lq;
 		struct qphase_in in = {
 			.period_s = s.quota_period_s, .slow_s = s.quota_slow_s,
 			.slow_share = s.quota_slow_share, .fast_share = s.quota_fast_share,
 			.queue_pkts = s.queue_pkts, .on_pkts_per_s = s.mu_net_per_s,
 		};
-		struct bulkq_result qr;
 		struct qphase_eval qe;
 
 		if (lambda <= d_pps) {
@@ -519,12 +524,12 @@ static void test_sat_drain_quota(void **state)
 			continue;
 		}
 		above++;
-		assert_int_equal(bulkq_loss(&q, &qr), 0);
+		lq = drained_at(&s, lambda, d_pps);
 		assert_int_equal(qphase_eval(&in, lambda, &qe), 0);
-		assert_true(fabs(pt->loss - fmax(qr.loss, qe.loss)) <=
+		assert_true(fabs(pt->loss - fmax(lq, qe.loss)) <=
 			    1e-9 * fmax(pt->loss, 1e-300));
 		assert_true(pt->time_s >= r0.curve[j].time_s * (1 - 1e-12));
-		if (!(qr.loss > qe.loss))
+		if (!(lq > qe.loss))
 			continue;
 		bulk_rules++;
 		assert_true(pt->first_loss * n >= n * qe.loss - qe.absorb_pkts - 1e-6 * n);

@@ -16,8 +16,12 @@ socket), how long before the drop that was, the packets that arrived in
 between (each event's length in packets of at most 1500 bytes), and
 whether it was back on its CPU when the drops began: then the wait
 from its wake-up to running, how long the drops went on after it ran, and
-how many. Then the medians, against K and K/λ. Exit 1 when the listing
-has no drop or no run of the receiver.
+how many. Then the medians, against K and K/λ; how many episodes began
+after a preemption (R: it left its CPU runnable, behind a backlog) and
+while it was still off it; and its windows off the CPU by how it left,
+preempted or asleep: how many, how many a second over the listing, their
+median and longest. Exit 1 when the listing has no drop or no run of the
+receiver.
 """
 import bisect
 import re
@@ -66,13 +70,20 @@ def episodes(drops):
     return out
 
 
-def analyse(ev):
-    """One dict per episode that follows a switch-out of the receiver."""
-    outs = [t for t, _ in ev["out"]]
+def arrivals(ev):
+    """The arrival events' times and the packets arrived before each:
+    cum[i] packets came before rxt[i], cum[-1] in all."""
     rxt = [t for t, _ in ev["rx"]]
     cum = [0]
     for _, n in ev["rx"]:
         cum.append(cum[-1] + n)
+    return rxt, cum
+
+
+def analyse(ev):
+    """One dict per episode that follows a switch-out of the receiver."""
+    outs = [t for t, _ in ev["out"]]
+    rxt, cum = arrivals(ev)
     rows = []
     for t0, t1, n in episodes(ev["drop"]):
         i = bisect.bisect_right(outs, t0) - 1
@@ -91,6 +102,86 @@ def analyse(ev):
             row["after_run_s"] = t1 - ev["in"][j]
         rows.append(row)
     return rows
+
+
+def windows(ev):
+    """{'R': [s], 'S': [s]}: the receiver's windows off its CPU, from each
+    switch-out to its next switch-in, by how it left (preempted, R, while
+    runnable; asleep, S or any other state), and the span in seconds from
+    its first switch event to its last."""
+    out = {"R": [], "S": []}
+    for t, state in ev["out"]:
+        j = bisect.bisect_right(ev["in"], t)
+        if j < len(ev["in"]):
+            out["R" if state.startswith("R") else "S"].append(ev["in"][j] - t)
+    times = [t for t, _ in ev["out"]] + ev["in"]
+    return out, (max(times) - min(times)) if times else 0.0
+
+
+BEHIND_MIN_CYCLES = 3	# cycles in a row for a stretch behind the backlog
+
+
+def behind(ev):
+    """The receiver's stretches behind its backlog: runs of at least
+    BEHIND_MIN_CYCLES cycles in a row (a cycle: a run on its CPU, then the
+    window off it up to the next run) each of which ended in a preemption
+    with drops in the window after it, so the queue was full by each run's
+    start and the run read all it could. [(cycles, run_s, off_s,
+    arrivals, drops)], one per stretch, from its first run's start to its last
+    window's end: the packets it read are the arrivals less the drops
+    (the queue's level at the two ends, at most K each, aside)."""
+    rxt, cum = arrivals(ev)
+
+    def count(times, a, b):
+        return bisect.bisect_left(times, b) - bisect.bisect_left(times, a)
+
+    cycles = []
+    for t_out, state in ev["out"]:
+        j = bisect.bisect_right(ev["in"], t_out)
+        if 0 < j < len(ev["in"]):
+            cycles.append((ev["in"][j - 1], t_out, ev["in"][j], state))
+    # Each cycle begins where the one before it ended.
+    out, cur = [], []
+    for c in sorted(cycles) + [None]:
+        if c is not None and c[3].startswith("R") and count(ev["drop"], c[1], c[2]) > 0:
+            cur.append(c)
+            continue
+        if len(cur) >= BEHIND_MIN_CYCLES:
+            a, b = cur[0][0], cur[-1][2]
+            out.append((len(cur), sum(x[1] - x[0] for x in cur), sum(x[2] - x[1] for x in cur),
+                        cum[bisect.bisect_left(rxt, b)] - cum[bisect.bisect_left(rxt, a)],
+                        count(ev["drop"], a, b)))
+        cur = []
+    return out
+
+
+def report_windows(rows, ev):
+    """The episodes that began after a preemption, and the windows."""
+    pre = [r for r in rows if r["state"].startswith("R")]
+    off = [r for r in pre if not r["running"]]
+    print("  after a preemption: %d episodes, %d of them while it was off its CPU%s" % (
+        len(pre), len(off), ", median %.2f ms after it left" % (
+            statistics.median(r["asleep_s"] for r in off) * 1e3) if off else ""))
+    win, span = windows(ev)
+    for kind, what in (("R", "preempted"), ("S", "asleep")):
+        w = win[kind]
+        print("  its windows off the CPU, %s: %d%s" % (what, len(w), (
+            " (%.1f a second), median %.2f ms, longest %.2f ms" % (
+                len(w) / span, statistics.median(w) * 1e3, max(w) * 1e3))
+            if w and span > 0 else ""))
+    st = behind(ev)
+    if st:
+        n = sum(x[0] for x in st)
+        run = sum(x[1] for x in st)
+        off = sum(x[2] for x in st)
+        got = sum(x[3] - x[4] for x in st)
+        print("  behind its backlog: %d stretches of %d or more preempted cycles with drops, "
+              "%d cycles (runs %.2f ms, windows %.2f ms on average); arrivals %.0f a second, "
+              "read %.0f a second of the stretches, %.0f a second on its CPU "
+              "(%.0f ns a packet)" % (
+                  len(st), BEHIND_MIN_CYCLES, n, run * 1e3 / n, off * 1e3 / n,
+                  sum(x[3] for x in st) / (run + off), got / (run + off), got / run,
+                  run / got * 1e9))
 
 
 def report(rows, rate_bps, queue_pkts):
@@ -126,7 +217,9 @@ def main(argv):
         print("dropwhen.py: no drop or no run of %s in %s" % (argv[2], argv[1]),
               file=sys.stderr)
         return 1
-    report(analyse(ev), float(argv[4]), int(argv[5]))
+    rows = analyse(ev)
+    report(rows, float(argv[4]), int(argv[5]))
+    report_windows(rows, ev)
     return 0
 
 

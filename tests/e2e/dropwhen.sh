@@ -7,7 +7,10 @@
 # receive-buffer drops (kfree_skb, SOCKET_RCVBUFF). Then dropwhen.py says,
 # per drop episode, how long after the receiver fell asleep on its empty
 # socket the drops began, how many packets had arrived by then, and
-# whether the receiver was back on its CPU.
+# whether the receiver was back on its CPU; how many episodes began after
+# a preemption instead; its windows off the CPU, preempted and asleep; and,
+# where it fell behind its backlog (preempted cycles with drops in a row),
+# how fast it read then, per second of wall time and on its CPU.
 #
 #   tests/e2e/dropwhen.sh [-b BUILD] [-o OUTDIR] [-q QUEUE] [-s SECONDS] -k K -r RATE
 #

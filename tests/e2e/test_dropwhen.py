@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """dropwhen.py on a made-up `perf script` listing: the drop episodes, the
 receiver's state when each began, the packets that arrived since it fell
-asleep, its wait and how long the drops went on after it ran, all against
-the numbers the listing was written with.
+asleep, its wait and how long the drops went on after it ran, and its
+windows off the CPU by how it left, all against the numbers the listing
+was written with.
 
     python3 tests/e2e/test_dropwhen.py
 """
@@ -44,6 +45,11 @@ def listing():
     out.append(switch(1.010, 42, "S", 7))
     for t in (1.020, 1.0215):
         out.append(ev(t, "skb:kfree_skb", "skbaddr=0x4 reason: SOCKET_RCVBUFF", 0))
+    # Back at 25 ms, preempted (runnable) at 26 ms for 4 ms: drops 3 ms
+    # into that window; then back at 30 ms until the listing ends at 31 ms.
+    out += [switch(1.025, 7, "R", 42), switch(1.026, 42, "R+", 7)]
+    out.append(ev(1.029, "skb:kfree_skb", "skbaddr=0x5 reason: SOCKET_RCVBUFF", 0))
+    out += [switch(1.030, 7, "R", 42), switch(1.031, 42, "S", 7)]
     return out
 
 
@@ -54,7 +60,7 @@ class DropWhen(unittest.TestCase):
 
     def test_rows(self):
         rows = dw.analyse(dw.parse(listing(), 42, "dwr1"))
-        self.assertEqual(len(rows), 3)
+        self.assertEqual(len(rows), 4)
         r = rows[0]
         self.assertEqual((r["state"], r["running"], r["drops"]), ("S", True, 3))
         self.assertAlmostEqual(r["asleep_s"], 0.0075, places=9)
@@ -66,6 +72,46 @@ class DropWhen(unittest.TestCase):
             self.assertEqual((r["state"], r["running"], r["wait_s"]), ("S", False, None))
             self.assertAlmostEqual(r["asleep_s"], asleep, places=9)
             self.assertEqual(r["pkts"], pkts)
+        r = rows[3]
+        self.assertEqual((r["state"], r["running"], r["drops"]), ("R+", False, 1))
+        self.assertAlmostEqual(r["asleep_s"], 0.003, places=9)
+
+    def test_windows(self):
+        # Off 1.000-1.007 and 1.010-1.025 asleep, 1.026-1.030 preempted;
+        # the one at 1.031 has no switch-in after it. Span 1.000-1.031.
+        win, span = dw.windows(dw.parse(listing(), 42, "dwr1"))
+        self.assertEqual(len(win["S"]), 2)
+        self.assertAlmostEqual(win["S"][0], 0.007, places=9)
+        self.assertAlmostEqual(win["S"][1], 0.015, places=9)
+        self.assertEqual(len(win["R"]), 1)
+        self.assertAlmostEqual(win["R"][0], 0.004, places=9)
+        self.assertAlmostEqual(span, 0.031, places=9)
+
+    def test_behind(self):
+        # 100 000 packets a second from 2.00005 on. The receiver runs
+        # 4 ms and is preempted for 4 ms, three times, with a drop in each
+        # window: one stretch behind its backlog. Before it, one such cycle
+        # alone (too short a stretch); after it, a cycle that ends asleep.
+        out = []
+        t = 2.00005
+        while t < 2.06:
+            out.append(ev(t, "net:netif_receive_skb", "dev=dwr1 skbaddr=0x1 len=14720", 0))
+            t += 1e-4
+        out += [switch(2.000, 7, "R", 42), switch(2.004, 42, "R+", 7)]
+        out.append(ev(2.006, "skb:kfree_skb", "skbaddr=0x3 reason: SOCKET_RCVBUFF", 0))
+        out += [switch(2.008, 7, "R", 42), switch(2.009, 42, "S", 7)]
+        for start in (2.020, 2.028, 2.036):
+            out += [switch(start, 7, "R", 42), switch(start + 0.004, 42, "R+", 7)]
+            out.append(ev(start + 0.006, "skb:kfree_skb", "skbaddr=0x3 reason: SOCKET_RCVBUFF", 0))
+        out += [switch(2.044, 7, "R", 42), switch(2.045, 42, "S", 7), switch(2.050, 7, "R", 42)]
+        st = dw.behind(dw.parse(out, 42, "dwr1"))
+        self.assertEqual(len(st), 1)
+        cycles, run, off, arrivals, drops = st[0]
+        self.assertEqual((cycles, drops), (3, 3))
+        self.assertAlmostEqual(run, 0.012, places=9)
+        self.assertAlmostEqual(off, 0.012, places=9)
+        # Arrival events from 2.020 to 2.044: 240 of 10 packets.
+        self.assertEqual(arrivals, 2400)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ and NAME says which one it is:
              verdict-confirm        CONFIRM's own: each --follow transfer
                                     interleaved with its run's sweep
              verdict-confirm2       CONFIRM2's own, as CONFIRM's
+             verdict-confirm3       CONFIRM3's own, as CONFIRM's
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
                                     both arms' sweeps
@@ -122,6 +123,10 @@ CONFIRM = ["line10g-s%d" % s for s in range(370, 375)]
 # sweeps as CONFIRM's (`-S 420` to `424`), judged by their own --follow.
 STRATA_K1 = ["line10g-s%d" % s for s in range(400, 412)]
 CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
+# Back on the first host (AMD EPYC, fc-v857) a week later, the defaults of
+# CONFIRM2: five sweeps as CONFIRM's (`-S 520` to `524`), judged by their
+# own --follow.
+CONFIRM3 = ["line10g-s%d" % s for s in range(520, 525)]
 # The saturated drain's floor under a quota's phases: quota:40 x 1 as in
 # LOADS_POOLED, eight runs alternating the build without it (QFLOOR_OLD)
 # and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against
@@ -141,6 +146,7 @@ VERDICTS = {
     "verdict-off-sweeps": (OFF_SWEEPS, OFF_SWEEPS),
     "verdict-confirm": (CONFIRM, CONFIRM),
     "verdict-confirm2": (CONFIRM2, CONFIRM2),
+    "verdict-confirm3": (CONFIRM3, CONFIRM3),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),
     "verdict-qfloor-new": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_NEW),

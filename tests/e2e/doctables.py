@@ -39,7 +39,8 @@ and NAME says which one it is:
   unc-ab   UNC_MEASURED against UNC_OFF: per k the --follow transfers'
            mean T, chosen rate and lossy count per arm, and the ratio
   fine-k1  FINE_K1's sweep (k = 1, 0.25 Gb/s steps) and its --follow
-  loads-pooled  pool.py's verdict per load of LOADS_POOLED, a row each
+  loads-pooled  pool.py's verdict per load of LOADS_POOLED, a row each;
+           loads-pooled-amd1 and -amd2 the same of LOADS_POOLED_AMD1 and 2
   strata-* the transfers of STRATA_K1 (strata-k1) and of CONFIRM and
            OFF_SWEEPS (strata-kept) at k = 1 split at the median of the
            saturated drain the daemon had at each one's start: per half the
@@ -199,11 +200,30 @@ LOADS_POOLED = {
     "duty:50": ["loads-duty50-k1-s%d" % s for s in (433, 438, 443)],
     "io": ["loads-io-k2-s%d" % s for s in (434, 439, 444)],
 }
+# The same on the first host (AMD EPYC, fc-v857) with the defaults of
+# CONFIRM3, the same day: three rounds of LOADS_POOLED's commands (-S 530
+# to 544), then three with one rate list from 2.65 to 10 Gb/s for every
+# load (-S 545 to 559), since the first lists did not reach the lossless
+# rates there.
+
+
+def _loads_rounds(first, tags):
+    """{load: its runs} of three rounds over the loads of @tags, in order,
+    seeds from @first: round r, load i has seed first + 5 r + i."""
+    return {name: ["loads-%s-s%d" % (tag, first + 5 * r + i) for r in range(3)]
+            for i, (name, tag) in enumerate(tags)}
+
+
+_LOAD_TAGS = [("nice:10", "nice10-k3"), ("quota:25", "quota25-k2"), ("quota:40", "quota40-k1"),
+              ("duty:50", "duty50-k1"), ("io", "io-k2")]
+LOADS_POOLED_AMD1 = _loads_rounds(530, _LOAD_TAGS)
+LOADS_POOLED_AMD2 = _loads_rounds(545, _LOAD_TAGS)
 KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])
                   + FIDELITY_REF + FIDELITY_JUDGED
                   + [PAUSE, MAKE_E2E] + LOADS + LOADS_DRAIN + LOADS_WINDOWS
                   + LOADS_SERVICE + LOADS_NOPHASES + LOADS_FLOOR + LOADS_OFF
-                  + [FINE_K1] + STRATA_K1 + sum(LOADS_POOLED.values(), [])))
+                  + [FINE_K1] + STRATA_K1 + sum(LOADS_POOLED.values(), [])
+                  + sum(LOADS_POOLED_AMD1.values(), []) + sum(LOADS_POOLED_AMD2.values(), [])))
 # Kept for other documents, whose own analysis scripts compute their tables
 # from them: here only checked to be named by that document.
 OTHER_DOCS = {
@@ -324,11 +344,12 @@ def loads_table(results):
     return "\n".join(out) + "\n"
 
 
-def loads_pooled_table(results):
-    """pool.py's verdict per load of LOADS_POOLED: its runs' --follow
-    transfers against their own sweeps pooled, a row each."""
+def loads_pooled_table(results, loads):
+    """pool.py's verdict per load of @loads (LOADS_POOLED or one like it):
+    its runs' --follow transfers against their own sweeps pooled, a row
+    each."""
     out = []
-    for name, runs in LOADS_POOLED.items():
+    for name, runs in loads.items():
         ref, judgement, _, _ = pooled(results, runs, runs)
         rows = pool.verdict_md(ref, judgement).splitlines()
         if not out:
@@ -475,7 +496,9 @@ def tables(results):
         made["loads"] = loads_table(results)
     made["unc-ab"] = unc_ab_table(results)
     made["fine-k1"] = fine_table(results)
-    made["loads-pooled"] = loads_pooled_table(results)
+    made["loads-pooled"] = loads_pooled_table(results, LOADS_POOLED)
+    made["loads-pooled-amd1"] = loads_pooled_table(results, LOADS_POOLED_AMD1)
+    made["loads-pooled-amd2"] = loads_pooled_table(results, LOADS_POOLED_AMD2)
     made["strata-kept"] = strata_table(results, CONFIRM + OFF_SWEEPS, 1)
     made["strata-k1"] = strata_table(results, STRATA_K1, 1)
     return made

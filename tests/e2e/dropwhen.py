@@ -104,16 +104,25 @@ def analyse(ev):
     return rows
 
 
+def off_cpu(ev):
+    """[(index of its next switch-in in ev['in'], switch-out, state)]: each
+    switch-out of the receiver that has a switch-in after it."""
+    out = []
+    for t, state in ev["out"]:
+        j = bisect.bisect_right(ev["in"], t)
+        if j < len(ev["in"]):
+            out.append((j, t, state))
+    return out
+
+
 def windows(ev):
     """{'R': [s], 'S': [s]}: the receiver's windows off its CPU, from each
     switch-out to its next switch-in, by how it left (preempted, R, while
     runnable; asleep, S or any other state), and the span in seconds from
     its first switch event to its last."""
     out = {"R": [], "S": []}
-    for t, state in ev["out"]:
-        j = bisect.bisect_right(ev["in"], t)
-        if j < len(ev["in"]):
-            out["R" if state.startswith("R") else "S"].append(ev["in"][j] - t)
+    for j, t, state in off_cpu(ev):
+        out["R" if state.startswith("R") else "S"].append(ev["in"][j] - t)
     times = [t for t, _ in ev["out"]] + ev["in"]
     return out, (max(times) - min(times)) if times else 0.0
 
@@ -135,11 +144,8 @@ def behind(ev):
     def count(times, a, b):
         return bisect.bisect_left(times, b) - bisect.bisect_left(times, a)
 
-    cycles = []
-    for t_out, state in ev["out"]:
-        j = bisect.bisect_right(ev["in"], t_out)
-        if 0 < j < len(ev["in"]):
-            cycles.append((ev["in"][j - 1], t_out, ev["in"][j], state))
+    cycles = [(ev["in"][j - 1], t_out, ev["in"][j], state)
+              for j, t_out, state in off_cpu(ev) if j > 0]
     # Each cycle begins where the one before it ended.
     out, cur = [], []
     for c in sorted(cycles) + [None]:
@@ -172,16 +178,15 @@ def report_windows(rows, ev):
     st = behind(ev)
     if st:
         n = sum(x[0] for x in st)
-        run = sum(x[1] for x in st)
-        off = sum(x[2] for x in st)
+        run_s = sum(x[1] for x in st)
+        off_s = sum(x[2] for x in st)
         got = sum(x[3] - x[4] for x in st)
         print("  behind its backlog: %d stretches of %d or more preempted cycles with drops, "
               "%d cycles (runs %.2f ms, windows %.2f ms on average); arrivals %.0f a second, "
-              "read %.0f a second of the stretches, %.0f a second on its CPU "
-              "(%.0f ns a packet)" % (
-                  len(st), BEHIND_MIN_CYCLES, n, run * 1e3 / n, off * 1e3 / n,
-                  sum(x[3] for x in st) / (run + off), got / (run + off), got / run,
-                  run / got * 1e9))
+              "read %.0f a second of the stretches, %.0f a second on its CPU (%s)" % (
+                  len(st), BEHIND_MIN_CYCLES, n, run_s * 1e3 / n, off_s * 1e3 / n,
+                  sum(x[3] for x in st) / (run_s + off_s), got / (run_s + off_s), got / run_s,
+                  "%.0f ns a packet" % (run_s / got * 1e9) if got > 0 else "nothing read"))
 
 
 def report(rows, rate_bps, queue_pkts):

@@ -124,9 +124,9 @@ CONFIRM = ["line10g-s%d" % s for s in range(370, 375)]
 # sweeps as CONFIRM's (`-S 420` to `424`), judged by their own --follow.
 STRATA_K1 = ["line10g-s%d" % s for s in range(400, 412)]
 CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
-# Back on the first host (AMD EPYC, fc-v857) a week later, the defaults of
-# CONFIRM2: five sweeps as CONFIRM's (`-S 520` to `524`), judged by their
-# own --follow.
+# Back on the first host (AMD EPYC, fc-v857) seven hours later, the
+# defaults of CONFIRM2: five sweeps as CONFIRM's (`-S 520` to `524`),
+# judged by their own --follow.
 CONFIRM3 = ["line10g-s%d" % s for s in range(520, 525)]
 # The saturated drain's floor under a quota's phases: quota:40 x 1 as in
 # LOADS_POOLED, eight runs alternating the build without it (QFLOOR_OLD)

@@ -26,12 +26,16 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/e2e/loadrig.inc"
 loadrig_args dropwhen.sh "$@"
-loadrig_up dw
-# The drop reason's number on this kernel, from the tracepoint's own table.
+# The drop reason's number on this kernel, from the tracepoint's own table
+# (before anything is set up: without tracefs there is nothing to record).
 FMT=/sys/kernel/tracing/events/skb/kfree_skb/format
 [ -r "$FMT" ] || FMT=/sys/kernel/debug/tracing/events/skb/kfree_skb/format
+[ -r "$FMT" ] || loadrig_die "cannot read the kfree_skb tracepoint's format under" \
+	"/sys/kernel/tracing or /sys/kernel/debug/tracing: is tracefs mounted?" \
+	"(mount -t tracefs nodev /sys/kernel/tracing)"
 RCVBUFF=$(sed -n 's/.*{ \([0-9]*\), "SOCKET_RCVBUFF" }.*/\1/p' "$FMT" 2> /dev/null || true)
-[ -n "$RCVBUFF" ] || loadrig_die "no SOCKET_RCVBUFF in the kfree_skb tracepoint's format"
+[ -n "$RCVBUFF" ] || loadrig_die "no SOCKET_RCVBUFF in $FMT"
+loadrig_up dw
 perf record -k CLOCK_MONOTONIC -a -e sched:sched_switch -e sched:sched_wakeup \
 	-e net:netif_receive_skb -e skb:kfree_skb --filter "reason == $RCVBUFF" \
 	-o "$OUT/drop.data" -- sleep "$SECS" > /dev/null 2> "$OUT/perf.err" &

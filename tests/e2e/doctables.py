@@ -190,21 +190,6 @@ LOADS_FLOOR = ["loads-nice10-k3-floor", "loads-quota25-k2-floor", "loads-quota40
 # default since), on the day of UNC_OFF.
 LOADS_OFF = ["loads-nice10-k3-off", "loads-quota25-k2-off", "loads-quota40-k1-off",
              "loads-duty50-k1-off", "loads-io-k2-off"]
-# Each load of LOADS_OFF three times more, the same commands, in three
-# rounds over the five loads (`-S 430` to `444`), on STRATA_K1's host:
-# judged pooled per load (table loads-pooled).
-LOADS_POOLED = {
-    "nice:10": ["loads-nice10-k3-s%d" % s for s in (430, 435, 440)],
-    "quota:25": ["loads-quota25-k2-s%d" % s for s in (431, 436, 441)],
-    "quota:40": ["loads-quota40-k1-s%d" % s for s in (432, 437, 442)],
-    "duty:50": ["loads-duty50-k1-s%d" % s for s in (433, 438, 443)],
-    "io": ["loads-io-k2-s%d" % s for s in (434, 439, 444)],
-}
-# The same on the first host (AMD EPYC, fc-v857) with the defaults of
-# CONFIRM3, the same day: three rounds of LOADS_POOLED's commands (-S 530
-# to 544), then three with one rate list from 2.65 to 10 Gb/s for every
-# load (-S 545 to 559), since the first lists did not reach the lossless
-# rates there.
 
 
 def _loads_rounds(first, tags):
@@ -216,6 +201,15 @@ def _loads_rounds(first, tags):
 
 _LOAD_TAGS = [("nice:10", "nice10-k3"), ("quota:25", "quota25-k2"), ("quota:40", "quota40-k1"),
               ("duty:50", "duty50-k1"), ("io", "io-k2")]
+# Each load of LOADS_OFF three times more, the same commands, in three
+# rounds over the five loads (`-S 430` to `444`), on STRATA_K1's host:
+# judged pooled per load (table loads-pooled).
+LOADS_POOLED = _loads_rounds(430, _LOAD_TAGS)
+# The same on the first host (AMD EPYC, fc-v857) with the defaults of
+# CONFIRM3, the same day: three rounds of LOADS_POOLED's commands (-S 530
+# to 544), then three with one rate list from 2.65 to 10 Gb/s for every
+# load (-S 545 to 559), since the first lists did not reach the lossless
+# rates there.
 LOADS_POOLED_AMD1 = _loads_rounds(530, _LOAD_TAGS)
 LOADS_POOLED_AMD2 = _loads_rounds(545, _LOAD_TAGS)
 KEPT = sorted(set(sum((r + j for r, j in VERDICTS.values()), [])

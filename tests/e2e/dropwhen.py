@@ -20,8 +20,10 @@ how many. Then the medians, against K and K/λ; how many episodes began
 after a preemption (R: it left its CPU runnable, behind a backlog) and
 while it was still off it; and its windows off the CPU by how it left,
 preempted or asleep: how many, how many a second over the listing, their
-median and longest. Exit 1 when the listing has no drop or no run of the
-receiver.
+median and longest; and its stretches behind its backlog (at least
+BEHIND_MIN_CYCLES preempted cycles in a row, each with drops): how many,
+how many packets a second it read in them by the wall clock and on the
+CPU. Exit 1 when the listing has no drop or no run of the receiver.
 """
 import bisect
 import re

@@ -37,6 +37,7 @@ P=$(free_port)
 write_conf "$T/d.conf" "[measure] interval_ms = $EPOCH_MS" "[measure] watch_ports = $P" \
 	"[measure] net_probe_every = $NET_EVERY" "[measure] net_probe_learn_s = 0" \
 	"[control] push_every_epochs = 1"
+pin_shell_cpu0
 start_daemon "$T/d.conf"
 
 bg taskset -c 1 iperf3 -s -p "$P" -1 >/dev/null 2>&1

@@ -114,6 +114,7 @@ PY
 
 write_conf "$T/d.conf" "[measure] interval_ms = $EPOCH_MS" "[measure] watch_ports = $P" \
 	"[pause] enabled = no"
+pin_shell_cpu0
 start_daemon "$T/d.conf"
 pause_wait_traffic
 retry_disturbed 3 "the rate between pauses went without its schedule" \

@@ -127,6 +127,7 @@ PY
 }
 
 # Both ways of attaching the scheduler programs (docs/measurement.md).
+pin_shell_cpu0
 for mode in tp_btf raw_tp; do
 	log "--- attach $mode"
 	write_conf "$T/d.conf" "[measure] interval_ms = $EPOCH_MS" "[measure] watch_ports = $P" \

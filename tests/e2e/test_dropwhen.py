@@ -87,6 +87,19 @@ class DropWhen(unittest.TestCase):
         self.assertAlmostEqual(win["R"][0], 0.004, places=9)
         self.assertAlmostEqual(span, 0.031, places=9)
 
+    def test_runs(self):
+        # On its CPU 1.007-1.010 (then asleep), 1.025-1.026 (preempted),
+        # 1.030-1.031 (asleep); it read every arrival but the 6 drops.
+        ev = dw.parse(listing(), 42, "dwr1")
+        r = dw.runs(ev)
+        self.assertEqual(len(r["S"]), 2)
+        self.assertAlmostEqual(sum(r["S"]), 0.004, places=9)
+        self.assertEqual(len(r["R"]), 1)
+        self.assertAlmostEqual(r["R"][0], 0.001, places=9)
+        # 300 arrivals of 10 packets from 1.00005 to 1.02995.
+        _, cum = dw.arrivals(ev)
+        self.assertEqual((cum[-1], len(ev["drop"])), (3000, 6))
+
     def test_behind(self):
         # 100 000 packets a second from 2.00005 on. The receiver runs
         # 4 ms and is preempted for 4 ms, three times, with a drop in each

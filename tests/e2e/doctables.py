@@ -31,6 +31,7 @@ and NAME says which one it is:
                                     interleaved with its run's sweep
              verdict-confirm2       CONFIRM2's own, as CONFIRM's
              verdict-confirm3       CONFIRM3's own, as CONFIRM's
+             verdict-confirm4       CONFIRM4's own, as CONFIRM's
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
                                     both arms' sweeps
@@ -128,6 +129,8 @@ CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
 # defaults of CONFIRM2: five sweeps as CONFIRM's (`-S 520` to `524`),
 # judged by their own --follow.
 CONFIRM3 = ["line10g-s%d" % s for s in range(520, 525)]
+# Three hours later on that host, the same: `-S 600` to `604`.
+CONFIRM4 = ["line10g-s%d" % s for s in range(600, 605)]
 # The saturated drain's floor under a quota's phases: quota:40 x 1 as in
 # LOADS_POOLED, eight runs alternating the build without it (QFLOOR_OLD)
 # and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against
@@ -148,6 +151,7 @@ VERDICTS = {
     "verdict-confirm": (CONFIRM, CONFIRM),
     "verdict-confirm2": (CONFIRM2, CONFIRM2),
     "verdict-confirm3": (CONFIRM3, CONFIRM3),
+    "verdict-confirm4": (CONFIRM4, CONFIRM4),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),
     "verdict-qfloor-new": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_NEW),

@@ -179,6 +179,10 @@ int model_out_json(const struct model_args *a, const struct bneck_result *r,
 	json_double(&w, "capacity_bps", s->capacity_bps);
 	json_double(&w, "capacity_full_bps", s->capacity_full_bps > 0 ?
 		  s->capacity_full_bps : s->capacity_bps);
+	if (s->share_reach_bps > 0)
+		json_double(&w, "share_reach_bps", s->share_reach_bps);
+	else
+		json_null(&w, "share_reach_bps");
 	json_double(&w, "line_rate_loss", r->line_loss);
 	json_double(&w, "line_rate_time_s", r->line_time_s);
 	if (qs->valid) {
@@ -345,6 +349,9 @@ int model_out_text(const struct model_args *a, const struct bneck_result *r,
 	if (s->capacity_full_bps > 0)
 		printf("           once its queue has overflowed: drains %.1f Mb/s\n",
 		       s->capacity_full_bps / 1e6);
+	if (s->share_reach_bps > 0)
+		printf("           its windows leave it more than its share: they hold up to %.1f Mb/s\n",
+		       s->share_reach_bps / 1e6);
 	printf("Bottleneck %.1f Mb/s   loss %.3g   transfer time %.4f s\n",
 	       r->rate_bps / 1e6, r->loss, r->time_s);
 	printf("           (resend rounds %.3g, emptying the queue %.1f ms; at the line rate: loss %.3g, %.4f s)\n",

@@ -257,6 +257,8 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 */
 	bool behind = sat > 0.0 && lambda > sat && !md->paused[i] &&
 		      (!alone || bneck_model_quota(md, i));
+	/* Above its share with no drain measured: as behind, at the shared rate. */
+	bool over = !md->paused[i] && bneck_model_over_share(md, i, lambda);
 	struct bulkq_params p = {
 		.arrival_per_s = lambda,
 		.service_per_s = behind ? sat / md->st[i].batch_pkts :
@@ -313,11 +315,12 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	} else if (vac_wins) {
 		br.absorb_pkts = service_absorb(md, i, lambda, share * f, &oe);
 		window_episode(md, i, lambda, share * f, vac, &oe, ev);
-	} else if (behind && bneck_model_windows(md, i)) {
+	} else if ((behind || over) && bneck_model_windows(md, i)) {
 		/*
-		 * Behind its drain the receiver still meets its windows: a
-		 * round takes in no more than they leave it room for at its
-		 * own rate, else T would fall as the rate crosses the drain.
+		 * Behind its drain (or above its share) the receiver still
+		 * meets its windows: a round takes in no more than they leave
+		 * it room for at its own rate, else T would fall as the rate
+		 * crosses the drain.
 		 */
 		br.absorb_pkts = fmin(br.absorb_pkts,
 				      window_round(md, i, share * f, &oe)->absorb_pkts);

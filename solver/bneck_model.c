@@ -244,6 +244,20 @@ double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i)
 	return bneck_model_scale(md, i) * st->sat_drain_pkts_per_s;
 }
 
+/*
+ * See bneck_model.h. Windows that leave the receiver more of the CPU than
+ * its share beside the co-runners were met while it slept through most
+ * of its receiving: a receiver that needs more than its share has work
+ * all the time, and gets only that share. A measured saturated drain
+ * says what it then gets, and takes the place of this bound.
+ */
+bool bneck_model_over_share(const struct bneck_model *md, uint32_t i, double lambda)
+{
+	return md->x->loss_model == BNECK_LOSS_SERVICE && !bneck_model_quota(md, i) &&
+	       !(bneck_model_sat_drain(md, i) > 0.0) && md->share_reach_pkts_per_s[i] > 0.0 &&
+	       lambda > bneck_model_scale(md, i) * md->share_reach_pkts_per_s[i];
+}
+
 /* See bneck_model.h. */
 bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double lambda)
 {
@@ -262,6 +276,8 @@ bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double l
 	 */
 	sat = bneck_model_sat_drain(md, i);
 	if (sat > 0.0 && lambda > sat)
+		return false;
+	if (bneck_model_over_share(md, i, lambda))
 		return false;
 	return bneck_model_windows(md, i) && !(seen > 0.0 && lambda > BNECK_WINDOWS_REACH * seen);
 }
@@ -295,6 +311,21 @@ struct offwin_in bneck_model_window_in(const struct bneck_model *md, uint32_t i,
 	};
 
 	return in;
+}
+
+/*
+ * Stage @i's share_reach_pkts_per_s (bneck_model.h): its shared drain
+ * where its windows (at scale 1, after mu_on[i]) leave it more than that
+ * between them, c (1 - their share of the time); else 0.
+ */
+static double share_reach(const struct bneck_model *md, uint32_t i)
+{
+	struct offwin_in in = bneck_model_window_in(md, i, 1.0);
+	double shared = md->mu[i] * md->st[i].batch_pkts;
+
+	if (md->x->loss_model != BNECK_LOSS_SERVICE || !(shared > 0.0))
+		return 0.0;
+	return in.on_pkts_per_s * (1.0 - offwin_off_share(&in)) > shared ? shared : 0.0;
 }
 
 /* See bneck_model.h. */
@@ -359,6 +390,12 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 			if (err)
 				return err;
 			md->paused[i] = x->obey_pauses && stages[i].vacation_s > 0.0;
+		}
+		if (bneck_model_windows(md, i)) {
+			md->share_reach_pkts_per_s[i] = share_reach(md, i);
+			if (!(bneck_model_sat_drain(md, i) > 0.0))
+				res->stage[i].share_reach_bps = md->share_reach_pkts_per_s[i] *
+								x->payload_bytes * 8.0;
 		}
 	}
 	return 0;

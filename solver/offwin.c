@@ -296,6 +296,23 @@ static bool wake_init(struct hist *h, const struct offwin_in *in)
 	return true;
 }
 
+/* See offwin.h. */
+double offwin_off_share(const struct offwin_in *in)
+{
+	struct hist h;
+	double share = 0.0;
+
+	if (in->per_s > 0.0 && in->count) {
+		hist_init(&h, in->count, in->mean_s, in->sd_s, in->nslots, 0.0,
+			  in->pieces ? in->pieces->win : NULL);
+		share += in->per_s * hist_mean(&h, 0.0, OFFWIN_LOGUNIFORM, offwin_piece_excess);
+	}
+	if (wake_init(&h, in))
+		share += in->wake_per_s * hist_mean(&h, 0.0, OFFWIN_LOGUNIFORM,
+						     offwin_piece_excess);
+	return share < 1.0 ? share : 1.0;
+}
+
 /*
  * l_win + l_wake: a window after preemption loses what does not fit in the
  * room the window before it left, or at least its share of the overload;

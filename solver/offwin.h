@@ -187,6 +187,14 @@ double offwin_room_pkts(double queue_pkts, double lambda, double on_pkts_per_s,
 			double gap_s, double prev_s);
 
 /*
+ * The share of the time the windows take, ν E[W] + ν_w E[W_w] (their
+ * slots' laws as offwin_loss() takes them, with OFFWIN_LOGUNIFORM), at
+ * most 1; 0 without windows. Between them the receiver may drain at most
+ * c (1 − this).
+ */
+double offwin_off_share(const struct offwin_in *in);
+
+/*
  * min(1, l_win(@lambda) + l_wake(@lambda)), see above; 0 without windows
  * (per_s and wake_per_s <= 0, empty histograms) or for @lambda <= 0.
  */

@@ -15,6 +15,10 @@
  *    the slot log-uniform (tests/unit/test_solver_offwin_falling.c checks
  *    the ratios between 1 and √3);
  *  - a round's end term for windows of one length: λ ν (W² − x²)/2;
+ *  - the share of the time the windows take (offwin_off_share()): ν m
+ *    for windows of mean m inside their slot, the mean of the exponential
+ *    rising to the longest for waits cut there (as above), ν (b − a)/ln 2
+ *    for a log-uniform slot [a, b), at most 1, 0 without windows;
  *  - the "SLOT:COUNT:MEAN:SD" form of the parser.
  */
 #include <errno.h>
@@ -241,6 +245,38 @@ static void test_round_end(void **state)
 		  lambda * 10.0 * (0.012 * 0.012 - x * x) / 2.0, 1e-9, "end term");
 }
 
+static void test_off_share(void **state)
+{
+	double count[NS] = { 0 }, mean_s[NS] = { 0 }, sd_s[NS] = { 0 }, a, b;
+	struct win w;
+
+	(void)state;
+	win_init(&w, 10.0, 0.012, 0.001);
+	check_rel(offwin_off_share(&w.in), 10.0 * 0.012, 1e-9, "preemptions");
+	/* Waits after wake-ups beside them, cut at a longest of 12.5 ms. */
+	count[SLOT_12MS] = 1.0;
+	mean_s[SLOT_12MS] = 0.012;
+	sd_s[SLOT_12MS] = 0.001;
+	w.in.wake_per_s = 20.0;
+	w.in.wake_count = count;
+	w.in.wake_mean_s = mean_s;
+	w.in.wake_sd_s = sd_s;
+	w.in.wake_max_s = 0.0125;
+	/* E[W] = (W − foot)+ above the foot, plus the foot. */
+	offwin_slot_s(SLOT_12MS, &a, &b);
+	check_rel(offwin_off_share(&w.in),
+		  10.0 * 0.012 + 20.0 * (a + cut_exp_excess_top(0.0125, 0.001, 0.0125 - a, a)),
+		  1e-9, "with the waits");
+	/* No moments: log-uniform over the slot. */
+	w.in.mean_s = w.in.sd_s = NULL;
+	w.in.wake_per_s = 0.0;
+	check_rel(offwin_off_share(&w.in), 10.0 * (b - a) / log(2.0), 1e-9, "log-uniform");
+	w.in.per_s = 200.0;
+	assert_true(offwin_off_share(&w.in) == 1.0);
+	w.in.per_s = 0.0;
+	assert_true(offwin_off_share(&w.in) == 0.0);
+}
+
 static void test_parse_moments(void **state)
 {
 	double count[NS], mean_s[NS], sd_s[NS], per_s;
@@ -272,5 +308,6 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_spread_kept_in_slot),
 	cmocka_unit_test(test_wake_cap),
 	cmocka_unit_test(test_round_end),
+	cmocka_unit_test(test_off_share),
 	cmocka_unit_test(test_parse_moments),
 )

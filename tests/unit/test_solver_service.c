@@ -20,6 +20,11 @@
  *  - with the fastest reads its windows were met at given, every point
  *    up to BNECK_WINDOWS_REACH times that is `service`'s without it, and
  *    every point above it is the windows model's, to the bit;
+ *  - with windows that leave the receiver more than its share beside two
+ *    busy loops, every point up to the shared drain is the curve with no
+ *    loop beside them, to the bit, and every point above it has the
+ *    windows model's loss, at least the fluid bound, T no less than that
+ *    model's and a first round losing no less than the windows' round;
  *  - with the receiver's rate uncertain (mu_rel_sd), between the windows
  *    or through a quota's two phases, the rate chosen is the one with the
  *    least time expected by the three-point rule, done by hand with plain
@@ -262,15 +267,96 @@ static void test_windows_reach(void **state)
 	bneck_ws_finish(&ws);
 }
 
-/* Windows of 1-4 ms, 100 a second, with 250 000 packets/s drained between them. */
+/*
+ * Windows of 1-4 ms, 100 a second, with 250 000 packets/s drained between
+ * them, and no busy loop beside them: the windows are all the time it is
+ * away (test_share_reach() puts two loops beside them).
+ */
 static void fill_short_windows(struct rxb_stage_inputs *s)
 {
 	fill_windows(s);
+	s->cpu_bound = 0.0;
 	memset(s->offcpu_hist, 0, sizeof(s->offcpu_hist));
 	s->offcpu_per_s = 100.0;
 	s->offcpu_hist[20] = 50.0;	/* 1-2 ms */
 	s->offcpu_hist[21] = 50.0;	/* 2-4 ms */
 	s->mu_net_per_s = 2.5e5;
+}
+
+/* Stage @s's curve under @x into @loss and @time_s. */
+static void curve_xfer(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
+		       const struct bneck_xfer *x, double *loss, double *time_s)
+{
+	struct bneck_result r;
+
+	assert_int_equal(bneck_compute(ws, s, 1, x, NULL, &r), 0);
+	assert_int_equal(r.npoints, x->points);
+	for (uint32_t j = 0; j < r.npoints; j++) {
+		loss[j] = r.curve[j].loss;
+		time_s[j] = r.curve[j].time_s;
+	}
+}
+
+/*
+ * Windows met while the receiver slept through most of its receiving
+ * (fill_short_windows(): a fifth of the time) beside two busy loops leave
+ * it more than the third of its CPU it gets once it has work all the
+ * time. Without a saturated drain, every point up to its shared drain
+ * (the queue model's rate beside the loops) is the curve of the same
+ * windows with no loop beside them, to the bit (served alone between the
+ * windows either way); above it the loss is `windows`' (the larger of the
+ * bulk queue at the shared rate and the windows'), at least the fluid
+ * bound 1 - drain / lambda, T no less than `windows`' and a round losing
+ * no less than the windows' own round would (as above a saturated drain:
+ * test_sat_drain()). Windows that hold the loops' turns (fill_windows():
+ * three quarters of the time) have no such bound: test_service_points().
+ */
+static void test_share_reach(void **state)
+{
+	struct rxb_stage_inputs s, alone;
+	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE), xw;
+	const double bits = 8.0 * x.payload_bytes, n = x.file_bytes / x.payload_bytes;
+	double al[POINTS], al_t[POINTS], win[POINTS], win_t[POINTS], drain, lambda, lw;
+	struct bneck_result r;
+	struct bneck_ws ws;
+	struct offwin_in in;
+	int within = 0, beyond = 0;
+
+	(void)state;
+	x.rounds = BNECK_ROUNDS_BURST;
+	xw = x;
+	xw.loss_model = BNECK_LOSS_WINDOWS;
+	fill_short_windows(&alone);
+	s = alone;
+	s.cpu_bound = 2.0;
+	in = bneck_fixture_windows_in(&s);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	curve_xfer(&ws, &alone, &x, al, al_t);
+	curve_xfer(&ws, &s, &xw, win, win_t);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	drain = r.stage[0].service_rate_per_s * s.batch_pkts;
+	assert_true(in.on_pkts_per_s * (1.0 - offwin_off_share(&in)) > 1.5 * drain);
+	for (uint32_t j = 0; j < POINTS; j++) {
+		const struct bneck_point *p = &r.curve[j];
+
+		lambda = p->rate_bps / bits;
+		if (lambda <= drain) {
+			assert_true(p->loss == al[j] && p->time_s == al_t[j]);
+			within++;
+			continue;
+		}
+		beyond++;
+		lw = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
+		assert_true(p->loss == win[j]);
+		assert_true(p->loss >= 1.0 - drain / lambda - 1e-12);
+		assert_true(p->time_s >= win_t[j] * (1 - 1e-12));
+		assert_true(p->first_loss * n >= n * lw -
+			    offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM) - 1e-6 * n);
+	}
+	print_message("%d points within the shared drain %.3f Gb/s, %d beyond; rate %.3f Gb/s\n",
+		      within, drain * bits / 1e9, beyond, r.rate_bps / 1e9);
+	assert_true(within >= 5 && beyond >= 20);
+	bneck_ws_finish(&ws);
 }
 
 /*
@@ -593,6 +679,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_service_points_io_bound),
 	cmocka_unit_test(test_no_windows_is_queue),
 	cmocka_unit_test(test_windows_reach),
+	cmocka_unit_test(test_share_reach),
 	cmocka_unit_test(test_uncertain_windows),
 	cmocka_unit_test(test_uncertain_quota),
 	cmocka_unit_test(test_sat_drain_quota),

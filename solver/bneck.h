@@ -122,9 +122,10 @@ const char *bneck_rounds_name(enum bneck_rounds r);
  *                      BNECK_WINDOWS_REACH x the fastest reads its
  *                      windows were met at (windows_seen_pps), the stage
  *                      is as under BNECK_LOSS_WINDOWS; so it is above the
- *                      stage's shared drain where its windows leave it
- *                      more than that (bneck_model_over_share()), a
- *                      round absorbing no more than the windows' own.
+ *                      larger of the stage's shared drain and those reads
+ *                      where its windows leave it more than that
+ *                      (bneck_model_over_share()), a round absorbing no
+ *                      more than the windows' own.
  */
 enum bneck_loss {
 	BNECK_LOSS_QUEUE = 0,
@@ -185,9 +186,9 @@ struct bneck_stage {
 				 * where arrivals = service): what it drains */
 	double capacity_full_bps;	/* the same at mu_net_full_per_s: what it
 					 * drains once overflowed (0 without) */
-	double share_reach_bps;	/* BNECK_LOSS_SERVICE: the capacity above which
-				 * its windows, met while it slept, do not
-				 * hold (no saturated drain in force; 0: none) */
+	double share_reach_bps;	/* BNECK_LOSS_SERVICE: the rate above which its
+				 * windows, met while it slept, do not hold
+				 * (no saturated drain in force; 0: none) */
 	double arrival_per_s;	/* lambda at the bottleneck rate */
 	double loss;		/* this stage's loss at the bottleneck rate */
 	double absorb_pkts;	/* c of a round there (burst rounds; else 0) */

@@ -247,9 +247,10 @@ double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i)
 /*
  * See bneck_model.h. Windows that leave the receiver more of the CPU than
  * its share beside the co-runners were met while it slept through most
- * of its receiving: a receiver that needs more than its share has work
- * all the time, and gets only that share. A measured saturated drain
- * says what it then gets, and takes the place of this bound.
+ * of its receiving: a receiver that needs more than its share, and more
+ * than it was seen to read with them, has work all the time and gets
+ * only that share. A measured saturated drain says what it then gets,
+ * and takes the place of this bound.
  */
 bool bneck_model_over_share(const struct bneck_model *md, uint32_t i, double lambda)
 {
@@ -314,18 +315,22 @@ struct offwin_in bneck_model_window_in(const struct bneck_model *md, uint32_t i,
 }
 
 /*
- * Stage @i's share_reach_pkts_per_s (bneck_model.h): its shared drain
- * where its windows (at scale 1, after mu_on[i]) leave it more than that
- * between them, c (1 - their share of the time); else 0.
+ * Stage @i's share_reach_pkts_per_s (bneck_model.h): the larger of its
+ * shared drain and the fastest reads its windows were met at, where its
+ * windows (at scale 1, after mu_on[i]) leave it more than that between
+ * them, c (1 - their share of the time); else 0, and 0 where those reads
+ * are not known: windows are then taken as met at the rate asked.
  */
 static double share_reach(const struct bneck_model *md, uint32_t i)
 {
 	struct offwin_in in = bneck_model_window_in(md, i, 1.0);
 	double shared = md->mu[i] * md->st[i].batch_pkts;
+	double seen = md->st[i].windows_seen_pps, reach;
 
-	if (md->x->loss_model != BNECK_LOSS_SERVICE || !(shared > 0.0))
+	if (md->x->loss_model != BNECK_LOSS_SERVICE || !(shared > 0.0) || !(seen > 0.0))
 		return 0.0;
-	return in.on_pkts_per_s * (1.0 - offwin_off_share(&in)) > shared ? shared : 0.0;
+	reach = fmax(shared, seen);
+	return in.on_pkts_per_s * (1.0 - offwin_off_share(&in)) > reach ? reach : 0.0;
 }
 
 /* See bneck_model.h. */

@@ -28,9 +28,10 @@ struct bneck_model {
 	double keep_up_pkts_per_s[BNECK_MAX_STAGES];
 	bool paused[BNECK_MAX_STAGES];	/* obey_pauses and this stage has vacations */
 	/*
-	 * Under BNECK_LOSS_SERVICE, the shared drain (mu x batch) where the
-	 * measured windows leave the stage more than that: above it they do
-	 * not hold (bneck_model_served_alone()); 0: no such bound.
+	 * Under BNECK_LOSS_SERVICE with windows_seen_pps known, the larger of
+	 * the shared drain (mu x batch) and that, where the measured windows
+	 * leave the stage more than it: above it they do not hold
+	 * (bneck_model_served_alone()); 0: no such bound.
 	 */
 	double share_reach_pkts_per_s[BNECK_MAX_STAGES];
 	/* The windows' slots as pieces, once per solve (bneck_model_window_in()). */
@@ -97,8 +98,8 @@ double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i);
  * Is stage @i at @lambda (packets/s) served at its own rate between its
  * windows, with the co-runners in them (BNECK_LOSS_SERVICE within the
  * windows' reach, BNECK_WINDOWS_REACH, and at most its saturated drain,
- * or without one, at most its shared drain where the windows leave it
- * more than that: share_reach_pkts_per_s)?
+ * or without one, at most the larger of its shared drain and its windows'
+ * fastest reads where the windows leave it more: share_reach_pkts_per_s)?
  * Else a stage with windows is the bulk queue at the shared rate beside
  * them, or at its saturated drain above that.
  */

@@ -21,10 +21,12 @@
  *    up to BNECK_WINDOWS_REACH times that is `service`'s without it, and
  *    every point above it is the windows model's, to the bit;
  *  - with windows that leave the receiver more than its share beside two
- *    busy loops, every point up to the shared drain is the curve with no
- *    loop beside them, to the bit, and every point above it has the
- *    windows model's loss, at least the fluid bound, T no less than that
- *    model's and a first round losing no less than the windows' round;
+ *    busy loops, every point up to the larger of the shared drain and the
+ *    fastest reads they were met at is the curve with no loop beside
+ *    them, to the bit, and every point above it has the windows model's
+ *    loss, at least the fluid bound, T no less than that model's and a
+ *    first round losing no less than the windows' round; with those
+ *    reads not known, no such bound;
  *  - with the receiver's rate uncertain (mu_rel_sd), between the windows
  *    or through a quota's two phases, the rate chosen is the one with the
  *    least time expected by the three-point rule, done by hand with plain
@@ -301,28 +303,30 @@ static void curve_xfer(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
  * Windows met while the receiver slept through most of its receiving
  * (fill_short_windows(): a fifth of the time) beside two busy loops leave
  * it more than the third of its CPU it gets once it has work all the
- * time. Without a saturated drain, every point up to its shared drain
- * (the queue model's rate beside the loops) is the curve of the same
- * windows with no loop beside them, to the bit (served alone between the
- * windows either way); above it the loss is `windows`' (the larger of the
- * bulk queue at the shared rate and the windows'), at least the fluid
- * bound 1 - drain / lambda, T no less than `windows`' and a round losing
- * no less than the windows' own round would (as above a saturated drain:
- * test_sat_drain()). Windows that hold the loops' turns (fill_windows():
- * three quarters of the time) have no such bound: test_service_points().
+ * time. With the fastest reads they were met at given (@seen_of_drain x
+ * the shared drain, the queue model's rate beside the loops) and no
+ * saturated drain, the bound B is the larger of the two: every point up
+ * to B is the curve of the same windows with no loop beside them, to the
+ * bit (served alone between the windows either way); above it the loss
+ * is `windows`' (the larger of the bulk queue at the shared rate and the
+ * windows'), at least the fluid bound 1 - drain / lambda, T no less than
+ * `windows`' and a round losing no less than the windows' own round would
+ * (as above a saturated drain: test_sat_drain()). Without those reads
+ * known the windows are taken as met at the rate asked: no bound. Windows
+ * that hold the loops' turns (fill_windows(): three quarters of the time)
+ * have no such bound: test_service_points().
  */
-static void test_share_reach(void **state)
+static void share_reach_case(double seen_of_drain)
 {
 	struct rxb_stage_inputs s, alone;
 	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE), xw;
 	const double bits = 8.0 * x.payload_bytes, n = x.file_bytes / x.payload_bytes;
-	double al[POINTS], al_t[POINTS], win[POINTS], win_t[POINTS], drain, lambda, lw;
+	double al[POINTS], al_t[POINTS], win[POINTS], win_t[POINTS], drain, bound, lambda, lw;
 	struct bneck_result r;
 	struct bneck_ws ws;
 	struct offwin_in in;
 	int within = 0, beyond = 0;
 
-	(void)state;
 	x.rounds = BNECK_ROUNDS_BURST;
 	xw = x;
 	xw.loss_model = BNECK_LOSS_WINDOWS;
@@ -331,20 +335,25 @@ static void test_share_reach(void **state)
 	s.cpu_bound = 2.0;
 	in = bneck_fixture_windows_in(&s);
 	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	drain = r.stage[0].service_rate_per_s * s.batch_pkts;
+	s.windows_seen_pps = alone.windows_seen_pps = seen_of_drain * drain;
+	bound = seen_of_drain > 0.0 ? fmax(drain, seen_of_drain * drain) : INFINITY;
+	assert_true(in.on_pkts_per_s * (1.0 - offwin_off_share(&in)) > 1.5 * drain);
 	curve_xfer(&ws, &alone, &x, al, al_t);
 	curve_xfer(&ws, &s, &xw, win, win_t);
 	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
-	drain = r.stage[0].service_rate_per_s * s.batch_pkts;
-	assert_true(in.on_pkts_per_s * (1.0 - offwin_off_share(&in)) > 1.5 * drain);
 	for (uint32_t j = 0; j < POINTS; j++) {
 		const struct bneck_point *p = &r.curve[j];
 
 		lambda = p->rate_bps / bits;
-		if (lambda <= drain) {
+		if (lambda <= bound && lambda <= BNECK_WINDOWS_REACH * s.windows_seen_pps) {
 			assert_true(p->loss == al[j] && p->time_s == al_t[j]);
 			within++;
 			continue;
 		}
+		if (!(lambda > bound))
+			continue;
 		beyond++;
 		lw = offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM);
 		assert_true(p->loss == win[j]);
@@ -353,9 +362,47 @@ static void test_share_reach(void **state)
 		assert_true(p->first_loss * n >= n * lw -
 			    offwin_round_absorb(&in, lambda, OFFWIN_LOGUNIFORM) - 1e-6 * n);
 	}
-	print_message("%d points within the shared drain %.3f Gb/s, %d beyond; rate %.3f Gb/s\n",
-		      within, drain * bits / 1e9, beyond, r.rate_bps / 1e9);
+	print_message("seen %.1f x the shared drain %.3f Gb/s: %d points within %.3f Gb/s, %d "
+		      "beyond; rate %.3f Gb/s\n", seen_of_drain, drain * bits / 1e9, within,
+		      bound * bits / 1e9, beyond, r.rate_bps / 1e9);
 	assert_true(within >= 5 && beyond >= 20);
+	assert_true(r.rate_bps <= 1.5 * bound * bits);
+	check_rel(r.stage[0].share_reach_bps, bound * bits, 1e-12, "share_reach_bps");
+	bneck_ws_finish(&ws);
+}
+
+static void test_share_reach(void **state)
+{
+	struct rxb_stage_inputs s;
+	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE);
+	double al[POINTS], t[POINTS], l[POINTS], drain, lambda;
+	struct bneck_result r;
+	struct bneck_ws ws;
+	int below_fluid = 0;
+
+	(void)state;
+	share_reach_case(0.6);
+	share_reach_case(1.5);
+	/*
+	 * The reads not known: the windows hold at every rate, the loss the
+	 * same with the loops or without (T is not: the queue left after a
+	 * blast empties at the shared rate), below the fluid bound at the
+	 * shared drain at some rates.
+	 */
+	fill_short_windows(&s);
+	assert_int_equal(bneck_ws_init(&ws, x.points), 0);
+	curve_xfer(&ws, &s, &x, al, t);
+	s.cpu_bound = 2.0;
+	curve_xfer(&ws, &s, &x, l, t);
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	drain = r.stage[0].service_rate_per_s * s.batch_pkts;
+	assert_true(r.stage[0].share_reach_bps == 0.0);
+	for (uint32_t j = 0; j < POINTS; j++) {
+		assert_true(l[j] == al[j]);
+		lambda = r.curve[j].rate_bps / (8.0 * x.payload_bytes);
+		below_fluid += l[j] < 1.0 - drain / lambda;
+	}
+	assert_true(below_fluid >= 10);
 	bneck_ws_finish(&ws);
 }
 

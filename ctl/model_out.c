@@ -179,10 +179,7 @@ int model_out_json(const struct model_args *a, const struct bneck_result *r,
 	json_double(&w, "capacity_bps", s->capacity_bps);
 	json_double(&w, "capacity_full_bps", s->capacity_full_bps > 0 ?
 		  s->capacity_full_bps : s->capacity_bps);
-	if (s->share_reach_bps > 0)
-		json_double(&w, "share_reach_bps", s->share_reach_bps);
-	else
-		json_null(&w, "share_reach_bps");
+	json_double(&w, "share_reach_bps", s->share_reach_bps > 0 ? s->share_reach_bps : NAN);
 	json_double(&w, "line_rate_loss", r->line_loss);
 	json_double(&w, "line_rate_time_s", r->line_time_s);
 	if (qs->valid) {

@@ -282,10 +282,7 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "capacity_bps", st->capacity_bps);
 	json_double(w, "capacity_full_bps", st->capacity_full_bps > 0 ?
 		  st->capacity_full_bps : st->capacity_bps);
-	if (st->share_reach_bps > 0)
-		json_double(w, "share_reach_bps", st->share_reach_bps);
-	else
-		json_null(w, "share_reach_bps");
+	json_double(w, "share_reach_bps", st->share_reach_bps > 0 ? st->share_reach_bps : NAN);
 	json_double(w, "loss", st->loss);
 	json_obj_end(w);
 }

@@ -286,6 +286,23 @@ static __always_inline __u64 rx_wake_wait(struct sched_rx_tid *rx, __u64 woken,
 	return sub0(sub0(now, on), woken);
 }
 
+/*
+ * A receiver's window after its preemption at @out, at the switch-out
+ * (@now) that ends the run after it: to the switch-in timed when it
+ * happened (rx_follow), else to the switch-out less the run's on-CPU
+ * time @on. Clears the record's switch-in for the next preemption.
+ */
+static __always_inline __u64 rx_preempt_off(struct sched_rx_tid *rx, __u64 out,
+					    __u64 now, __u64 on)
+{
+	__u64 in = rx->off_in_ns;
+
+	rx->off_in_ns = 0;
+	if (in >= out && in <= now)
+		return in - out;
+	return sub0(sub0(now, on), out);
+}
+
 /* The switch-in of receiver @tid at @now, if a wakeup of it is pending. */
 static __always_inline void rx_switch_in(__u32 tid, __u64 now)
 {
@@ -314,11 +331,16 @@ static __always_inline void wake_max_add(struct sched_rx_tid *rx, __u64 wait)
 		rx->wake_max_ns[i] = wait;
 }
 
-/* One window of @ns into slot @r of a histogram and its sums. */
+/*
+ * One window of @ns into slot @r of a histogram and its sums. The square
+ * is of the length rounded to the nearest µs: truncated, each square would
+ * be short by about the length itself in µs² (8000 µs² for 8 ms), more
+ * than the whole variance of a slot of like windows.
+ */
 static __always_inline void hist_add(__u64 *hist, __u64 *sum_ns, __u64 *sq_us2, __u64 ns)
 {
 	__u32 r = log2_slot(ns) & (SCHED_HIST_SLOTS - 1);
-	__u64 us = ns / 1000;
+	__u64 us = (ns + 500) / 1000;
 
 	hist[r]++;
 	sum_ns[r] += ns;
@@ -328,19 +350,21 @@ static __always_inline void hist_add(__u64 *hist, __u64 *sum_ns, __u64 *sq_us2, 
 /*
  * Pause-window inputs of a receiver thread: this run's length when it ends
  * in preemption, and the off-CPU interval that preceded the run, split by
- * how that interval began; after a sleep in S state also its part on the
- * runqueue (@wait: woken, not yet running).
+ * how that interval began: @off by the kernel's counters (the run's steal
+ * in it, so that runs and intervals add up to the time), @win as timed
+ * from the switch-out to the switch-in (the histograms); after a sleep in
+ * S state also its part on the runqueue (@wait: woken, not yet running).
  */
 static __always_inline void rx_account(struct sched_rx_tid *rx,
 				       struct sched_task *t, __u32 how,
-				       __u64 run, __u64 off, __u64 wait)
+				       __u64 run, __u64 off, __u64 win, __u64 wait)
 {
 	if (!rx)
 		return;
 	if (t->state == SCHED_ST_RUNNABLE) {
 		rx->preempt_off_ns += off;
 		rx->preempt_off_cnt++;
-		hist_add(rx->off_hist, rx->off_sum_ns, rx->off_sq_us2, off);
+		hist_add(rx->off_hist, rx->off_sum_ns, rx->off_sq_us2, win);
 	} else {
 		rx->sleep_off_ns += off;
 		rx->sleep_off_cnt++;
@@ -406,6 +430,7 @@ static __always_inline void rx_follow(struct task_struct *prev,
 	if (!rx || !rx->ev_out_ns)
 		return;
 	if (now > rx->ev_out_ns) {
+		rx->off_in_ns = now;
 		ev = bpf_ringbuf_reserve(&rx_events, sizeof(*ev), 0);
 		if (ev) {
 			ev->tid = next_tid;
@@ -443,7 +468,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	__u32 how = leave_state(preempt, prev, prev_state, btf);
 	__u64 sum = sum_exec(prev, btf), delay = core_run_delay(prev, btf);
 	struct sched_rx_tid *rx;
-	__u64 dt, on, wait, npc, wait_woken = 0;
+	__u64 dt, on, win, wait, npc, wait_woken = 0;
 	struct sched_task *t;
 
 	if (!tid)
@@ -495,7 +520,10 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 	 */
 	if (rx && t->woken_ns)
 		wait_woken = rx_wake_wait(rx, t->woken_ns, now, on);
-	rx_account(rx, t, how, on, dt - on, rx && t->woken_ns ? wait_woken : wait);
+	win = dt - on;
+	if (rx && t->state == SCHED_ST_RUNNABLE)
+		win = rx_preempt_off(rx, t->out_ns, now, on);
+	rx_account(rx, t, how, on, dt - on, win, rx && t->woken_ns ? wait_woken : wait);
 
 	switch (how) {
 	case SCHED_ST_RUNNABLE:

@@ -145,7 +145,9 @@ struct sched_rx_tid {
 	__u64 blocks;		/* switch-outs by blocking: one wakeup each */
 	__u64 preempts;
 	__u64 run_preempt_ns;	/* run lengths that ended in preemption */
-	__u64 preempt_off_ns;	/* off-CPU intervals that followed them */
+	__u64 preempt_off_ns;	/* off-CPU intervals that followed them, to
+				 * the next run's switch-out less its on-CPU
+				 * time (off_hist: to the switch-in) */
 	__u64 preempt_off_cnt;
 	__u64 sleep_off_ns;	/* off-CPU intervals after blocking */
 	__u64 sleep_off_cnt;
@@ -210,6 +212,14 @@ struct sched_rx_tid {
 	__u32 ev_next_tid;
 	__u32 ev_blocks;	/* runs ended by blocking since the last event */
 	__u32 ev_pad;
+	/*
+	 * The switch-in that ended that preemption's window, timed when it
+	 * happened (0: not seen), for off_hist as wake_in_ns is for
+	 * wake_hist: the switch-out less the run's on-CPU time is late by
+	 * whatever the runtime counter leaves out of the run, such as the
+	 * time a hypervisor took the vCPU away (steal), milliseconds at times.
+	 */
+	__u64 off_in_ns;
 };
 
 /*

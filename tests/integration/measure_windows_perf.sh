@@ -20,11 +20,13 @@
 #  - the probe's longest wait lies between perf's longest of the waits
 #    whose run ended at least 20 ms inside the epoch and perf's longest of
 #    those that ended within 20 ms of it (the reader ends an epoch a little
-#    after end_ns), less 2 µs and plus 30 µs: the probe times the
-#    switch-in at the switch itself, as perf does, but where it missed the
-#    wakeup's switch-in (a wakeup before the probe saw the receiver) it
-#    takes the run's switch-out less its on-CPU time by the kernel's
-#    runtime counter, a few µs early;
+#    after end_ns), less 10 µs and plus 30 µs: the probe times the
+#    wake-up and the switch-in at the same tracepoints as perf, but reads
+#    the clock in its own handler (on the project's VM the probe's wait
+#    was 0-4 µs longer than perf's in most epochs, up to 3 µs shorter in
+#    some); where it missed the wakeup's switch-in (a wakeup before the
+#    probe saw the receiver) it takes the run's switch-out less its
+#    on-CPU time by the kernel's runtime counter, a few µs early;
 #  - the busy loops made real waits: the longest is 0.5 ms or more in at
 #    least half of the epochs (else the check above would be about noise).
 # And each log2 slot's windows (offcpu_slot_mean_ns / _sd_ns and the wake_
@@ -52,7 +54,7 @@ tmp, port, rpid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[4])
 import perfsched
-M, BELOW, ABOVE = 20e6, 2e3, 30e3	# ns
+M, BELOW, ABOVE = 20e6, 10e3, 30e3	# ns
 
 # The receiver's windows from perf, each with the time of the switch-out
 # that ends the run after it (when the probe counts it).

@@ -108,6 +108,12 @@ def analyse(ev):
     return rows
 
 
+def preempted(state):
+    """Whether a switch-out's prev_state says the receiver was still
+    runnable ("R", "R+" on a preemption), not asleep or blocked."""
+    return state.startswith("R")
+
+
 def off_cpu(ev):
     """[(index of its next switch-in in ev['in'], switch-out, state)]: each
     switch-out of the receiver that has a switch-in after it."""
@@ -129,7 +135,7 @@ def runs(ev):
     for t in ev["in"]:
         i = bisect.bisect_right(outs, t)
         if i < len(outs):
-            out["R" if ev["out"][i][1].startswith("R") else "S"].append(outs[i] - t)
+            out["R" if preempted(ev["out"][i][1]) else "S"].append(outs[i] - t)
     return out
 
 
@@ -155,7 +161,7 @@ def windows(ev):
     its first switch event to its last."""
     out = {"R": [], "S": []}
     for j, t, state in off_cpu(ev):
-        out["R" if state.startswith("R") else "S"].append(ev["in"][j] - t)
+        out["R" if preempted(state) else "S"].append(ev["in"][j] - t)
     times = [t for t, _ in ev["out"]] + ev["in"]
     return out, (max(times) - min(times)) if times else 0.0
 
@@ -182,7 +188,7 @@ def behind(ev):
     # Each cycle begins where the one before it ended.
     out, cur = [], []
     for c in sorted(cycles) + [None]:
-        if c is not None and c[3].startswith("R") and count(ev["drop"], c[1], c[2]) > 0:
+        if c is not None and preempted(c[3]) and count(ev["drop"], c[1], c[2]) > 0:
             cur.append(c)
             continue
         if len(cur) >= BEHIND_MIN_CYCLES:
@@ -196,7 +202,7 @@ def behind(ev):
 
 def report_windows(rows, ev):
     """The episodes that began after a preemption, and the windows."""
-    pre = [r for r in rows if r["state"].startswith("R")]
+    pre = [r for r in rows if preempted(r["state"])]
     off = [r for r in pre if not r["running"]]
     print("  after a preemption: %d episodes, %d of them while it was off its CPU%s" % (
         len(pre), len(off), ", median %.2f ms after it left" % (

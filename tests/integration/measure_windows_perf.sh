@@ -26,7 +26,8 @@
 #    was 0-4 µs longer than perf's in most epochs, up to 3 µs shorter in
 #    some); where it missed the wakeup's switch-in (a wakeup before the
 #    probe saw the receiver) it takes the run's switch-out less its
-#    on-CPU time by the kernel's runtime counter, a few µs early;
+#    on-CPU time by the kernel's runtime counter: a few µs early, or late
+#    by what that counter leaves out of the run (steal on a VM);
 #  - the busy loops made real waits: the longest is 0.5 ms or more in at
 #    least half of the epochs (else the check above would be about noise).
 # And each log2 slot's windows (offcpu_slot_mean_ns / _sd_ns and the wake_

@@ -12,10 +12,11 @@
 #  - drop_episodes summed over the epochs = the runs of sends whose gaps
 #    are shorter than SOCKQ_EPISODE_GAP_NS (10 ms), counted from the
 #    sender's timestamps;
-#  - episodes_ended holds exactly the ended episodes' sizes, bucketed: the
-#    fill's drops and every group's but the last (an episode ends when the
-#    next begins), each size being the namespace's UdpRcvbufErrors delta
-#    across it;
+#  - episodes_ended holds exactly the ended episodes' sizes, bucketed:
+#    every episode's but the last (an episode ends when the next begins),
+#    the episodes being those runs of sends (the fill, and each group
+#    unless the sender stalled inside it) and each size the namespace's
+#    UdpRcvbufErrors delta across its send runs;
 #  - drops_rcvbuf summed = UdpRcvbufErrors delta;
 #  - all of it with the probes attached as tp_btf and as raw_tp.
 # A gap of 9 to 10 ms (a stalled sender) makes the count ambiguous: the
@@ -38,8 +39,8 @@ ip netns add $ns || { echo "measure_drop_episodes: ip netns add $ns failed" >&2;
 ip -n $ns link set lo up || exit 1
 
 cat > "$tmp/tx.py" <<'PY'
-# Fill the queue, then send groups of sub-bursts; write, per send run, the
-# first and last send times and the rcvbuf drops across the run.
+# Fill the queue, then send groups of sub-bursts; write the gaps between
+# send runs and the rcvbuf drops across each run and each group.
 import json, socket, sys, time
 port, out = int(sys.argv[1]), sys.argv[2]
 GROUPS = [300, 1000, 3000, 600]		# packets per group
@@ -58,16 +59,17 @@ def rcvbuf_errors():
     return int(rows[1][rows[0].index("RcvbufErrors")])
 
 def send(n):
+    """One send run: its first and last send times, the drops across it."""
+    e0 = rcvbuf_errors()
     t0 = time.monotonic_ns()
     for _ in range(n):
         tx.sendto(buf, ("127.0.0.1", port))
-    return t0, time.monotonic_ns()
+    t1 = time.monotonic_ns()
+    return t0, t1, rcvbuf_errors() - e0
 
 runs, subs = [], []
-e0 = rcvbuf_errors()
-t0, t1 = send(2000)			# far more than 16 KiB holds
-subs.append((t0, t1))
-runs.append({"what": "fill", "sent": 2000, "drops": rcvbuf_errors() - e0})
+subs.append(send(2000))			# far more than 16 KiB holds
+runs.append({"what": "fill", "sent": 2000, "drops": subs[-1][2]})
 def wait_ms(ms):				# busy: a sleep can overshoot
     end = subs[-1][1] + int(ms * 1e6)
     while time.monotonic_ns() < end:
@@ -82,7 +84,8 @@ for g, before, sub_gap in zip(GROUPS, BEFORE_MS, SUB_GAP_MS):
         subs.append(send(min(SUB, g - i)))
     runs.append({"what": "group", "sent": g, "drops": rcvbuf_errors() - e0})
 gaps = [(b[0] - a[1]) / 1e6 for a, b in zip(subs, subs[1:])]
-json.dump({"runs": runs, "gaps_ms": gaps, "end_ns": time.monotonic_ns()}, open(out, "w"))
+json.dump({"runs": runs, "gaps_ms": gaps, "sub_drops": [s[2] for s in subs],
+           "end_ns": time.monotonic_ns()}, open(out, "w"))
 PY
 
 check() {
@@ -109,10 +112,19 @@ def bucket(n):
 def bucket_lo(i):
     return (1 << (i // 4)) * (1 + (i % 4) / 4)
 
-expect_episodes = 1 + sum(g >= GAP_MS for g in gaps)
+# The episodes by the sender's clock: runs of sends split at gaps of
+# 10 ms or more (one per group, unless the host stalled the sender inside
+# one), each as big as the drops across its runs.
 sizes = [r["drops"] for r in tx["runs"]]
+episodes = [tx["sub_drops"][0]]
+for g, d in zip(gaps, tx["sub_drops"][1:]):
+    if g >= GAP_MS:
+        episodes.append(d)
+    else:
+        episodes[-1] += d
+expect_episodes = len(episodes)
 ended = {}
-for s in sizes[:-1]:
+for s in episodes[:-1]:
     ended[bucket(s)] = ended.get(bucket(s), 0) + 1
 got_episodes, got_ended, drops = 0, {}, 0
 for d in epochs:
@@ -139,7 +151,7 @@ if got_episodes != expect_episodes:
     print("FAIL: drop_episodes != runs of sends with gaps < 10 ms")
     ok = False
 if got_ended != ended:
-    print("FAIL: episodes_ended != the sizes of the fill and all groups but the last")
+    print("FAIL: episodes_ended != the sizes of all episodes but the last")
     ok = False
 if drops != sum(sizes):
     print("FAIL: drops_rcvbuf != UdpRcvbufErrors")

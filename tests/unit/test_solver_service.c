@@ -210,7 +210,6 @@ static void test_no_windows_is_queue(void **state)
 	bneck_ws_finish(&ws);
 }
 
-/* Stage @s's curve under @loss_model into @loss and @time_s. */
 /* Stage @s's curve under @x into @loss and @time_s. */
 static void curve_xfer(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
 		       const struct bneck_xfer *x, double *loss, double *time_s)
@@ -225,6 +224,7 @@ static void curve_xfer(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
 	}
 }
 
+/* Stage @s's curve under @loss_model into @loss and @time_s. */
 static void curve_of(struct bneck_ws *ws, const struct rxb_stage_inputs *s,
 		     enum bneck_loss loss_model, double *loss, double *time_s)
 {

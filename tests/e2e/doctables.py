@@ -46,6 +46,11 @@ and NAME says which one it is:
            OFF_SWEEPS (strata-kept) at k = 1 split at the median of the
            saturated drain the daemon had at each one's start: per half the
            fixed rates' mean T, the best rate, and its --follow transfers
+  rate-rule  per set of five sweeps at the defaults (RATE_RULE_SETS), judged
+           by their own --follow: per k the chosen rate against the best,
+           and how often a chooser that always asks for the pooled best
+           rate would land outside +-10 % of the best of another five
+           sweeps (pool.py's bootstrap), and outside it at some k
   loads    one row per run of the LOADS lists: the load, the daemon's
            plain and effective count against the expected one, the run's
            best fixed rate, claims 3 and 1 judged by that run's own sweep,
@@ -131,6 +136,10 @@ CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
 CONFIRM3 = ["line10g-s%d" % s for s in range(520, 525)]
 # Three hours later on that host, the same: `-S 600` to `604`.
 CONFIRM4 = ["line10g-s%d" % s for s in range(600, 605)]
+# The five sets of five sweeps at the defaults judged by their own --follow
+# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm4): how
+# well the +-10 % rule can tell a rate chooser's quality (table rate-rule).
+RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4]
 # The saturated drain's floor under a quota's phases: quota:40 x 1 as in
 # LOADS_POOLED, eight runs alternating the build without it (QFLOOR_OLD)
 # and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against
@@ -427,6 +436,38 @@ def fine_table(results):
     return "\n".join(out) + "\n"
 
 
+def seeds(names):
+    """`-S A` to `B` of a run of consecutive seeds' directories."""
+    s = [int(n.rsplit("-s", 1)[1]) for n in names]
+    return "%d-%d" % (min(s), max(s))
+
+
+def rate_rule_table(results, sets, ks=(1, 2, 3)):
+    """Per set of sweeps judged by their own --follow: at each k the
+    chosen rate over the pooled best and the share of bootstrap resamples
+    whose best lies outside +-RATE_RULE_MAX of it (pool.rate_fail: a
+    chooser of the best rate itself judged by a repeat of the five
+    sweeps); last, the share outside at one k at least (the resamples of
+    each k are drawn independently)."""
+    band = "±%.0f %%" % (100 * pool.RATE_RULE_MAX)
+    out = ["| sweeps (`-S`), kernel | " + " | ".join(
+        "k = %d: chosen / best (Gb/s); best's own chooser outside %s" % (k, band) for k in ks)
+        + " | best's own chooser outside %s at some k |" % band,
+        "|---|" + "---|" * (len(ks) + 1)]
+    for names in sets:
+        ref, judgement, _, meta = pooled(results, names, names)
+        cells, within = [], 1.0
+        for k in ks:
+            j = judgement[k]["follow"]
+            f = ref[k]["oracle_rate_rule_fail"]
+            within *= 1 - f
+            cells.append("%.2f (%s); %.0f %%" % (j["chosen_over_best"],
+                                                 pool.gbps(ref[k]["best"]["rate_bps"]), 100 * f))
+        out.append("| %s, %s | %s | %.0f %% |" % (seeds(names), meta["kernel"],
+                                                   " | ".join(cells), 100 * (1 - within)))
+    return "\n".join(out) + "\n"
+
+
 def drain_gbps(x):
     """The saturated drain the daemon had learned at transfer @x's start,
     Gb/s of payload, or None before it had one."""
@@ -499,6 +540,7 @@ def tables(results):
     made["loads-pooled-amd2"] = loads_pooled_table(results, LOADS_POOLED_AMD2)
     made["strata-kept"] = strata_table(results, CONFIRM + OFF_SWEEPS, 1)
     made["strata-k1"] = strata_table(results, STRATA_K1, 1)
+    made["rate-rule"] = rate_rule_table(results, RATE_RULE_SETS)
     return made
 
 

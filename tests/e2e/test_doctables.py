@@ -7,6 +7,17 @@ drain. The split is at the median of the 39 drains (19 at 5 Gb/s, 20 at
 its own best rate and its own --follow transfers, and a rate with fewer
 than STRATUM_MIN_PER_RATE transfers in a half must not be a best.
 
+And doctables.rate_rule_table() on two made-up runs whose bootstrap shares
+follow from a binomial by hand: at k = 1, 7 Gb/s always takes 0.50 s and
+6 Gb/s 0.40 or 0.70 s (one transfer each): the pooled best is 7 (mean
+0.50 against 0.55), and a resample of 6's two transfers beats it only when
+it draws 0.40 twice, 1/4 of the time, so a chooser of 7 is outside +-10 %
+(6/7 = 0.86) in 25 % of resamples; the --follow transfers asked 7.0 (the
+median of 7.7, 6.3 and 7.0). At k = 2, 4 Gb/s always takes 0.60 s and
+4.6 Gb/s 0.55 or 0.75 s: the best is 4, 4.6 wins 1/4 of the resamples and
+is 1.15 x 4, outside +-10 %: 25 %; the --follow transfers asked 4.4 (of
+4.2, 4.4, 4.8), 1.10 x 4. At some k: 1 - (3/4)^2 = 44 %.
+
     test_doctables.py      exit 0 pass, 1 fail
 """
 import json
@@ -30,6 +41,48 @@ def xfer(mode, rate_gbps, t_s, drain_gbps, lossy=False):
          "daemon_before": {"drain_pps": drain_gbps * 1e9 / (PAYLOAD * 8)
                            if drain_gbps else None}}
     return d
+
+
+def xfer_k(k, mode, rate_gbps, t_s):
+    d = xfer(mode, rate_gbps, t_s, None)
+    d["k"] = k
+    return d
+
+
+def rule_runs():
+    a = [xfer_k(1, "fixed", 7.0, 0.50), xfer_k(1, "fixed", 6.0, 0.40),
+         xfer_k(2, "fixed", 4.0, 0.60), xfer_k(2, "fixed", 4.6, 0.55),
+         xfer_k(1, "follow", 7.7, 0.5), xfer_k(2, "follow", 4.2, 0.6)]
+    b = [xfer_k(1, "fixed", 7.0, 0.50), xfer_k(1, "fixed", 6.0, 0.70),
+         xfer_k(2, "fixed", 4.0, 0.60), xfer_k(2, "fixed", 4.6, 0.75),
+         xfer_k(1, "follow", 6.3, 0.5), xfer_k(1, "follow", 7.0, 0.5),
+         xfer_k(2, "follow", 4.4, 0.6), xfer_k(2, "follow", 4.8, 0.6)]
+    return [a, b]
+
+
+def write_runs(top, sets):
+    """Each run of @sets as TOP/run-sN/results.json (seeds from 1)."""
+    names = []
+    for i, rs in enumerate(sets):
+        names.append("run-s%d" % (i + 1))
+        os.mkdir(os.path.join(top, names[-1]))
+        with open(os.path.join(top, names[-1], "results.json"), "w") as f:
+            json.dump({"runs": rs, "meta": {"kernel": "test"}}, f)
+    return names
+
+
+def check_rate_rule():
+    """rate_rule_table() against the shares worked out by hand (above);
+    a share is within 4 points of it (2000 resamples: sd 1 point)."""
+    with tempfile.TemporaryDirectory() as top:
+        table = doctables.rate_rule_table(top, [write_runs(top, rule_runs())], ks=(1, 2))
+    m = re.match(r"^\| 1-2, test \| 1\.00 \(7\.00\); (\d+) % \| 1\.10 \(4\.00\); (\d+) % \| "
+                 r"(\d+) % \|$", table.splitlines()[2])
+    want = (25, 25, 44)
+    if not m or any(abs(int(g) - w) > 4 for g, w in zip(m.groups(), want)):
+        print("test_doctables: rate-rule FAIL\n%s\nwanted about %s %%" % (table, want))
+        return 1
+    return 0
 
 
 def runs():
@@ -70,6 +123,8 @@ def main():
     fails = [w for w, row in zip(want, rows[2:]) if not re.match(w, row)]
     if len(rows) != 5 or fails:
         print("test_doctables: FAIL\n%s\nwanted:\n%s" % (table, "\n".join(fails or want)))
+        return 1
+    if check_rate_rule():
         return 1
     print("test_doctables: pass")
     return 0

@@ -11,7 +11,8 @@
 #    a copy with one more run directory (a run no table is made from) and
 #    one without a kept run.
 # 4. test_doctables.py: the split by the daemon's drain (strata-* tables)
-#    on made-up runs whose halves' best rates are known.
+#    on made-up runs whose halves' best rates are known, and the rate-rule
+#    table's bootstrap shares on made-up runs where they follow by hand.
 # Exit 0 pass, 77 skip, 1 fail.
 set -u
 SRC=${RXB_SRC:-.}

@@ -162,10 +162,12 @@ int streams_hist_parse(const char *text, size_t len, struct advisor *a, uint64_t
 int streams_hist_load(int dirfd, struct advisor *a, uint64_t now_unix,
 		      struct streams_hist_stats *st)
 {
-	int fd = openat(dirfd, STREAMS_HIST_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* Never blocking: a FIFO put in the file's place must not hang the start. */
+	int fd = openat(dirfd, STREAMS_HIST_FILE,
+			O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	struct stat sb;
-	char *text;
-	ssize_t n;
+	char *text = NULL;
+	size_t len = 0;
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -177,22 +179,11 @@ int streams_hist_load(int dirfd, struct advisor *a, uint64_t now_unix,
 		err = -EINVAL;
 	else if (sb.st_size > STREAMS_HIST_MAX_FILE)
 		err = -EFBIG;
-	else
-		err = 0;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	text = malloc((size_t)sb.st_size + 1);
-	if (!text) {
-		close(fd);
-		return -ENOMEM;
-	}
-	n = read(fd, text, (size_t)sb.st_size);
-	err = n < 0 ? -errno : 0;
+	else	/* to the end, not to st_size: a writer may have grown it */
+		err = rxb_read_fd_grow(fd, STREAMS_HIST_MAX_FILE, &text, &len);
 	close(fd);
 	if (!err)
-		err = streams_hist_parse(text, (size_t)n, a, now_unix, st);
+		err = streams_hist_parse(text, len, a, now_unix, st);
 	free(text);
 	return err;
 }

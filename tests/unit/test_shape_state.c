@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/shape/state.h"
@@ -172,9 +173,29 @@ static void test_handles(void **state)
 	}
 }
 
+/* A FIFO in the state file's place: refused at once, not waited on. */
+static void test_fifo(void **state)
+{
+	char dir[] = "/tmp/rxbneck-shape-test.XXXXXX", path[512], err[128];
+	struct shape_state a, b;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fill(&a, 1);
+	assert_int_equal(shape_state_path(path, sizeof(path), dir, a.netns_ino, a.dev, "state"), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);	/* a blocking open would hang: fail instead */
+	assert_int_equal(shape_state_read(dir, a.netns_ino, a.dev, &b, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(shape_state_remove(dir, a.netns_ino, a.dev), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_round_trip),
 	cmocka_unit_test(test_rejects),
 	cmocka_unit_test(test_files_and_lock),
 	cmocka_unit_test(test_handles),
+	cmocka_unit_test(test_fifo),
 )

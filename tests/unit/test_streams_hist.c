@@ -225,8 +225,36 @@ static void test_kill_mid_write(void **state)
 	rmdir_all(dirfd, path);
 }
 
+/*
+ * A FIFO or a directory in the file's place: refused at once (a blocking
+ * open of a FIFO would hang the daemon's start; the alarm fails the test
+ * instead of hanging it), the advisor left empty.
+ */
+static void test_not_regular(void **state)
+{
+	struct advisor a;
+	struct streams_hist_stats st;
+	char path[64];
+	int dirfd = tmpdir(path);
+
+	(void)state;
+	assert_int_equal(mkfifoat(dirfd, STREAMS_HIST_FILE, 0600), 0);
+	assert_int_equal(advisor_init(&a, &params), 0);
+	alarm(10);
+	assert_int_equal(streams_hist_load(dirfd, &a, NOW, &st), -EINVAL);
+	alarm(0);
+	assert_int_equal(a.npeers, 0);
+	assert_int_equal(unlinkat(dirfd, STREAMS_HIST_FILE, 0), 0);
+	assert_int_equal(mkdirat(dirfd, STREAMS_HIST_FILE, 0700), 0);
+	assert_int_equal(streams_hist_load(dirfd, &a, NOW, &st), -EINVAL);
+	assert_int_equal(unlinkat(dirfd, STREAMS_HIST_FILE, AT_REMOVEDIR), 0);
+	advisor_finish(&a);
+	rmdir_all(dirfd, path);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_roundtrip),
+	cmocka_unit_test(test_not_regular),
 	cmocka_unit_test(test_bad_lines),
 	cmocka_unit_test(test_kill_mid_write),
 )

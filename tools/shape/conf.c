@@ -508,7 +508,8 @@ int shape_conf_load(const char *path, struct shape_conf *c, char *err, size_t er
 	size_t len;
 	int fd, e;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never blocking: a FIFO given as the file is refused below, not waited on. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0) {

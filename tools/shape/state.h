@@ -89,7 +89,10 @@ int shape_state_lock(const char *dir, uint64_t netns_ino, const char *dev, int *
 
 /* Write atomically (a temporary file renamed over the old one). */
 int shape_state_write(const char *dir, const struct shape_state *s);
-/* -ENOENT when there is none; -EINVAL (and @err) when it does not parse. */
+/*
+ * -ENOENT when there is none; -EINVAL (and @err) when it does not parse or is
+ * not a regular file (never waits on a FIFO).
+ */
 int shape_state_read(const char *dir, uint64_t netns_ino, const char *dev,
 		     struct shape_state *s, char *err, size_t errlen);
 int shape_state_remove(const char *dir, uint64_t netns_ino, const char *dev);

@@ -106,9 +106,10 @@ static bool owner_ok(struct daemon *d, const struct sendsrv_peer *p)
 		for (int j = 0; j < want->n; j++)
 			if (uids[i] == want->uid[j])
 				return true;
-	rxb_notice("sender %s: flow port %u refused: %s ([control] flow_owner_uids)",
-		   p->addr_str, p->hello.flow_port,
-		   n ? "its socket belongs to another user" : "no socket is bound to it");
+	if (sendsrv_log_ok(d->ss))
+		rxb_notice("sender %s: flow port %u refused: %s ([control] flow_owner_uids)",
+			   p->addr_str, p->hello.flow_port,
+			   n ? "its socket belongs to another user" : "no socket is bound to it");
 	return false;
 }
 
@@ -119,9 +120,10 @@ static int on_hello(void *ctx, const struct sendsrv_peer *p)
 
 	if (over_flow_share(d, p)) {
 		d->admit.flows_per_address++;
-		rxb_notice("sender %s: flow port %u refused: its address holds senders on %u "
-			   "unwatched ports ([control] max_flows_per_address)", p->addr_str,
-			   p->hello.flow_port, d->admit.max_flows_per_address);
+		if (sendsrv_log_ok(d->ss))
+			rxb_notice("sender %s: flow port %u refused: its address holds senders "
+				   "on %u unwatched ports ([control] max_flows_per_address)",
+				   p->addr_str, p->hello.flow_port, d->admit.max_flows_per_address);
 		return RXBNECK_ERR_REFUSED;
 	}
 	if (!owner_ok(d, p)) {
@@ -131,14 +133,16 @@ static int on_hello(void *ctx, const struct sendsrv_peer *p)
 	err = flows_sender_hello(&d->flows, p);
 	if (err == -ENOSPC) {
 		d->admit.flows_full++;
-		rxb_notice("sender %s: flow port %u refused: already watching %d ports",
-			   p->addr_str, p->hello.flow_port, FLOWS_MAX);
+		if (sendsrv_log_ok(d->ss))
+			rxb_notice("sender %s: flow port %u refused: already watching %d ports",
+				   p->addr_str, p->hello.flow_port, FLOWS_MAX);
 		return RXBNECK_ERR_REFUSED;
 	}
-	rxb_info("sender %s ('%s') for %s port %u: payload %u B, file %llu B, RTT %u us",
-		 p->addr_str, p->hello.name, p->hello.flow_proto == 6 ? "TCP" : "UDP",
-		 p->hello.flow_port, p->hello.payload_bytes,
-		 (unsigned long long)p->hello.file_bytes, p->hello.rtt_us);
+	if (sendsrv_log_ok(d->ss))
+		rxb_info("sender %s ('%s') for %s port %u: payload %u B, file %llu B, RTT %u us",
+			 p->addr_str, p->hello.name, p->hello.flow_proto == 6 ? "TCP" : "UDP",
+			 p->hello.flow_port, p->hello.payload_bytes,
+			 (unsigned long long)p->hello.file_bytes, p->hello.rtt_us);
 	daemon_flows_sync_ports(d);
 	return 0;
 }
@@ -147,10 +151,12 @@ static void on_goodbye(void *ctx, const struct sendsrv_peer *p, int why)
 {
 	struct daemon *d = ctx;
 
-	rxb_info("sender %s for port %u left (%s)", p->addr_str, p->hello.flow_port,
-		 why == SENDSRV_GONE_BYE ? "bye" : why == SENDSRV_GONE_EOF ? "closed" :
-		 why == SENDSRV_GONE_PEER_ERROR ? "it sent an error" :
-		 why == SENDSRV_GONE_SHUTDOWN ? "shutdown" : rxbneck_error_name((unsigned)why));
+	if (sendsrv_log_ok(d->ss))
+		rxb_info("sender %s for port %u left (%s)", p->addr_str, p->hello.flow_port,
+			 why == SENDSRV_GONE_BYE ? "bye" : why == SENDSRV_GONE_EOF ? "closed" :
+			 why == SENDSRV_GONE_PEER_ERROR ? "it sent an error" :
+			 why == SENDSRV_GONE_SHUTDOWN ? "shutdown" :
+			 rxbneck_error_name((unsigned)why));
 	flows_sender_gone(&d->flows, p);
 	if (!d->stop)
 		daemon_flows_sync_ports(d);
@@ -162,12 +168,14 @@ static void on_report(void *ctx, const struct sendsrv_peer *p,
 {
 	struct daemon *d = ctx;
 
-	rxb_info("sender %s: transfer on port %u %s: %llu B in %.3f s at %.1f Mb/s, "
-		 "%u rounds, %llu of %llu packets resent",
-		 p->addr_str, r->port, r->flags & RXBNECK_REPORT_ABORTED ? "aborted" : "done",
-		 (unsigned long long)r->file_bytes, r->elapsed_us / 1e6, r->rate_bps / 1e6,
-		 r->rounds, (unsigned long long)r->pkts_resent,
-		 (unsigned long long)r->pkts_sent);
+	/* Rate-limited: a sender may send REPORTs back to back (sendsrv.h). */
+	if (sendsrv_log_ok(d->ss))
+		rxb_info("sender %s: transfer on port %u %s: %llu B in %.3f s at %.1f Mb/s, "
+			 "%u rounds, %llu of %llu packets resent", p->addr_str, r->port,
+			 r->flags & RXBNECK_REPORT_ABORTED ? "aborted" : "done",
+			 (unsigned long long)r->file_bytes, r->elapsed_us / 1e6,
+			 r->rate_bps / 1e6, r->rounds, (unsigned long long)r->pkts_resent,
+			 (unsigned long long)r->pkts_sent);
 	flows_note_report(&d->flows, p, r);
 }
 

@@ -260,6 +260,13 @@ bool sendsrv_owns_fd(const struct sendsrv *s, int fd);
 void sendsrv_handle(struct sendsrv *s, int fd, uint32_t events);
 /* @now_ns from the same clock as ops->now_ns (CLOCK_MONOTONIC by default). */
 void sendsrv_tick(struct sendsrv *s, uint64_t now_ns);
+/*
+ * Whether a message about one connection may be logged now: the server
+ * rate-limits its own, and its callbacks (on_hello, on_report, ...) ask
+ * the same limit, so that a sender's flood of frames does not flood the
+ * log. Messages held back are owned up to once a window later.
+ */
+bool sendsrv_log_ok(struct sendsrv *s);
 /* Earliest time sendsrv_tick() has work, UINT64_MAX if none. */
 uint64_t sendsrv_next_deadline_ns(const struct sendsrv *s);
 

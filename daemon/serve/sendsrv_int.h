@@ -160,8 +160,6 @@ struct sendsrv {
 
 /* sendsrv.c */
 uint64_t sendsrv_now_ns(const struct sendsrv *s);
-/* Per-connection messages are rate-limited: a flood must not flood logs. */
-bool sendsrv_log_ok(struct sendsrv *s);
 void *sendsrv_mem_alloc(struct sendsrv *s, size_t n);
 void sendsrv_mem_free(struct sendsrv *s, void *p, size_t n);
 

@@ -12,7 +12,8 @@ and exits 1 when a check fails:
             1 b/s: the first is never told a rate below 1 Gb/s, the second
             gets its own (at most 1 b/s)
   report    REPORTs about another flow and ones that do not add up: ERROR
-            BAD_VALUE, the connection closed
+            BAD_VALUE, the connection closed; a sound one kept, and then
+            500 aborted ones back to back (the connection kept)
   squat     HELLOs for 16 unwatched ports from 127.0.0.2, held: at most 4
             served; then a sender from 127.0.0.1 for a new port is served
   hold      1024 connections from 127.0.0.3 kept alive with PING: at most
@@ -36,6 +37,8 @@ PORT, CTL, SCENARIO, FLOW = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.
 T_HELLO, T_ACK, T_SUB, T_PING, T_PONG, T_BYE, T_ERROR = 1, 2, 3, 4, 5, 6, 7
 T_RATE, T_PAUSE, T_REPORT = 0x10, 0x11, 0x20
 ERR_BAD_VALUE, ERR_NOT_ALLOWED, ERR_TOO_MANY, ERR_REFUSED = 5, 9, 10, 14
+REPORT_ABORTED = 0x0001		# include/rxbneck/proto.h
+FLOOD_REPORTS = 500
 out = {}
 
 
@@ -48,8 +51,9 @@ def hello(port, file_bytes=10**9, max_rate=0, payload=1400, rtt_us=1000, sub=1, 
     return frame(T_HELLO, body, 1)
 
 
-def report(port, rounds, file_bytes, sent, resent, lost, seq=2):
-    body = struct.pack(">HHIQQQQQQ", port, 0, rounds, file_bytes, 10**6, 10**9, sent, resent, lost)
+def report(port, rounds, file_bytes, sent, resent, lost, seq=2, flags=0):
+    body = struct.pack(">HHIQQQQQQ", port, flags, rounds, file_bytes, 10**6, 10**9, sent, resent,
+                       lost)
     return frame(T_REPORT, body, seq)
 
 
@@ -169,11 +173,19 @@ def reports():
     c.send(report(FLOW, 2, 10**6, 1100, 100, 90))
     c.send(frame(T_PING, struct.pack(">Q", 5), 3))
     ok = any(t == T_PONG for t, _ in c.until(T_PONG))
-    out.update(codes=codes, sound_one_kept=ok)
+    # A flood of aborted REPORTs (each one valid): taken, but not one log
+    # line each (daemon_trust.sh counts them).
+    c.send(b"".join(report(FLOW, 1, 10**6, 1000, 0, 0, seq=4 + i, flags=REPORT_ABORTED)
+                    for i in range(FLOOD_REPORTS)))
+    c.send(frame(T_PING, struct.pack(">Q", 6), 4 + FLOOD_REPORTS))
+    flood_ok = any(t == T_PONG for t, _ in c.until(T_PONG))
+    out.update(codes=codes, sound_one_kept=ok, flood_kept=flood_ok)
     if codes != [ERR_BAD_VALUE] * 3:
         fail(f"forged REPORTs not refused with BAD_VALUE: {codes}")
     if not ok:
         fail("a sound REPORT closed the connection")
+    if not flood_ok:
+        fail("%d aborted REPORTs closed the connection" % FLOOD_REPORTS)
 
 
 def squat():

@@ -8,10 +8,13 @@
 # Checked:
 #  - a FIFO as state/flows.state: the daemon starts (and answers) at once,
 #    says why in status (health degraded, the reason), stops on SIGTERM;
+#    a FIFO as state/streams.state: refused and logged, not waited on;
 #  - a second sender of the same port whose HELLO says 1 b/s gets its own
 #    rate and never lowers the first's (was: RATE 1 b/s pushed to both);
 #  - REPORTs about another flow, with resent > sent, with more lost than
-#    sent: ERROR BAD_VALUE and closed; a sound one is kept; counted;
+#    sent: ERROR BAD_VALUE and closed; a sound one is kept; counted; 500
+#    aborted ones back to back are taken but logged at most 20 a second
+#    (the sender server's limit on messages about connections);
 #  - 16 HELLOs for unwatched ports from one address: 4 served, the rest
 #    REFUSED, and a sender from another address still gets its new flow;
 #  - 1024 connections from one address kept alive with PING: 64 served,
@@ -35,7 +38,7 @@ PEER=$S/tests/integration/daemon_trust.py
 ulimit -n 4096 || skip "cannot raise the open-file limit to 4096"
 
 mkdir -p "$T/state"
-mkfifo "$T/state/flows.state"
+mkfifo "$T/state/flows.state" "$T/state/streams.state"
 conf() {
 	write_conf "$T/d.conf" "[measure] attach = none" "[measure] interval_ms = 200" \
 		"[measure] watch_ports = $P" "[control] allow = $1" "$@"
@@ -50,10 +53,20 @@ jget "$T/s0.json" "d['daemon']['health']" | grep -qx degraded || die "health not
 jget "$T/s0.json" "'\n'.join(d['daemon']['degraded_reasons'])" | grep -q "is a FIFO, not a regular file" ||
 	die "no reason for the FIFO: $(jget "$T/s0.json" "d['daemon']['degraded_reasons']")"
 grep -q "is a FIFO, not a regular file" "$T/daemon.log" || die "the FIFO is not logged"
+grep -q "reading .*/streams.state: Invalid argument" "$T/daemon.log" ||
+	die "the FIFO as streams.state is not logged"
 
 for s in confine report squat hold admit; do
+	t0=$SECONDS
 	out=$(python3 "$PEER" "$CPORT" "$SOCK" $s $P) || die "$s: $out"
 	log "$s: $out"
+	[ $s = report ] || continue
+	# At most 20 lines a second (LOG_BURST in sendsrv.c) for the 500 and
+	# the sound one, over the seconds the scenario took (and one more).
+	n=$(grep -c "transfer on port $P" "$T/daemon.log")
+	max=$((20 * (SECONDS - t0 + 2)))
+	[ "$n" -le "$max" ] || die "$n REPORT lines logged, more than $max"
+	log "report: $n REPORT lines logged (at most $max)"
 done
 
 # A reload that narrows the allow-list, with a sender from 127.0.0.4 on.

@@ -170,7 +170,7 @@ static int32_t tgid_of(int32_t tid)
 
 static void fill_owner(struct rcvbuf_owner *o, int32_t pid, int fd)
 {
-	char path[64], *text = NULL;
+	char path[64], exe[sizeof(o->exe) + 1], *text = NULL;
 	ssize_t n;
 
 	memset(o, 0, sizeof(*o));
@@ -182,8 +182,15 @@ static void fill_owner(struct rcvbuf_owner *o, int32_t pid, int fd)
 		rcvbuf_parse_status_uid(text, &o->uid);
 	free(text);
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	n = readlink(path, o->exe, sizeof(o->exe) - 1);
-	o->exe[n > 0 ? n : 0] = '\0';
+	/*
+	 * A byte more than o->exe holds: a longer path is left unknown, not cut
+	 * to one that might match an allowed shorter one (rcvbuf_allowed()).
+	 */
+	n = readlink(path, exe, sizeof(exe));
+	if (n > 0 && (size_t)n < sizeof(o->exe)) {
+		memcpy(o->exe, exe, (size_t)n);
+		o->exe[n] = '\0';
+	}
 }
 
 int rcvbuf_find_owner(uint64_t inode, const int32_t *hints, int nhints,

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -200,10 +202,102 @@ static void test_child_socket(void **state)
 	close(back[1]);
 }
 
+/* Copy /bin/sleep to @to (mode 0755). */
+static void copy_sleep(const char *to)
+{
+	char buf[65536];
+	int in = open("/bin/sleep", O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	ssize_t n;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	assert_int_equal(close(out), 0);
+}
+
+/*
+ * The owner of a socket held by /bin/sleep run from @exe (its socket
+ * inherited), found and judged against an allow-list of @allowed; the
+ * child killed again.
+ */
+static void owner_of_exe(const char *exe, const char *allowed, struct rcvbuf_owner *o,
+			 bool *ok)
+{
+	struct rcvbuf_allow a = { .nexes = 1 };
+	int sync[2], fd, v;
+	uint64_t ino;
+	char c;
+	pid_t pid;
+
+	strcpy(a.exes[0], allowed);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);	/* inherited across the exec */
+	assert_true(fd >= 0);
+	{
+		struct stat st;
+
+		assert_int_equal(fstat(fd, &st), 0);
+		ino = st.st_ino;
+	}
+	assert_int_equal(pipe2(sync, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(exe, "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	close(sync[1]);
+	assert_int_equal(read(sync[0], &c, 1), 0);	/* closed by the exec */
+	close(sync[0]);
+	assert_int_equal(rcvbuf_find_owner(ino, &pid, 1, o), 0);
+	*ok = rcvbuf_allowed(&a, o);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &v, 0), pid);
+	close(fd);
+}
+
+/*
+ * An executable whose path is longer than an owner's exe holds is left
+ * unknown: not cut to its first 255 bytes, which an allowed path of that
+ * length would match. A short one is read whole and matches exactly.
+ */
+static void test_long_exe(void **state)
+{
+	char top[] = "/tmp/rxbexe.XXXXXX", dir[256], exe[512], prefix[RCVBUF_PATH_LEN];
+	struct rcvbuf_owner o;
+	bool ok;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(exe, sizeof(exe), "%s/sleep", top);
+	copy_sleep(exe);
+	owner_of_exe(exe, exe, &o, &ok);
+	assert_string_equal(o.exe, exe);
+	assert_true(ok);
+	assert_int_equal(unlink(exe), 0);
+
+	snprintf(dir, sizeof(dir), "%s/%0200d", top, 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(exe, sizeof(exe), "%s/%0100d", dir, 1);
+	assert_true(strlen(exe) > RCVBUF_PATH_LEN);
+	copy_sleep(exe);
+	memcpy(prefix, exe, sizeof(prefix) - 1);
+	prefix[sizeof(prefix) - 1] = '\0';
+	owner_of_exe(exe, prefix, &o, &ok);
+	assert_string_equal(o.exe, "");
+	assert_false(ok);
+	assert_int_equal(unlink(exe), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(rmdir(top), 0);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_parse_link),
 	cmocka_unit_test(test_parse_uid),
 	cmocka_unit_test(test_allowed),
 	cmocka_unit_test(test_own_socket),
 	cmocka_unit_test(test_child_socket),
+	cmocka_unit_test(test_long_exe),
 )

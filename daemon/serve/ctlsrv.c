@@ -332,6 +332,7 @@ static void accept_one(struct ctlsrv *c, int fd, uint64_t now)
 	struct client *cl = free_slot(c, now);
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	int err;
 
 	if (!cl) {
 		reject_busy(c, fd);
@@ -349,8 +350,12 @@ static void accept_one(struct ctlsrv *c, int fd, uint64_t now)
 		cl->uid = cred.uid;
 		cl->gid = cred.gid;
 	}
-	if (c->ops.fd_add(c->ops.ctx, fd, EPOLLIN)) {
-		close(fd);
+	err = c->ops.fd_add(c->ops.ctx, fd, EPOLLIN);
+	if (err) {
+		rxb_log_errno(RXB_LOG_ERR, -err, "ctl: watching client fd %d (pid %d)", fd,
+			      (int)cl->pid);
+		if (close(fd))
+			rxb_log_errno(RXB_LOG_WARNING, errno, "ctl: closing client fd %d", fd);
 		return;
 	}
 	cl->state = CL_READ;

@@ -172,6 +172,7 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int code, c
 static enum MHD_Result reply_metrics(struct metricsrv *m, struct MHD_Connection *c)
 {
 	struct MHD_Response *r;
+	enum MHD_Result ret;
 	struct promtext w;
 	uint64_t t0 = rxb_mono_ns();
 	size_t len;
@@ -190,8 +191,10 @@ static enum MHD_Result reply_metrics(struct metricsrv *m, struct MHD_Connection 
 	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!r)
 		free(text);
-	m->st.ok++;
-	return reply(c, MHD_HTTP_OK, r, PROMTEXT_CONTENT_TYPE);
+	ret = reply(c, MHD_HTTP_OK, r, PROMTEXT_CONTENT_TYPE);
+	if (ret == MHD_YES)	/* counted as answered only when it was */
+		m->st.ok++;
+	return ret;
 }
 
 /*

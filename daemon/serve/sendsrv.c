@@ -271,7 +271,10 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 	struct conn *c;
 
 	if (fdmap_reserve(s, fd) < 0) {
-		rxb_err("sendsrv: out of memory for the fd index");
+		char addr[SENDSRV_ADDR_STRLEN];
+
+		rxb_sockaddr_str(ss, addr, sizeof(addr));
+		rxb_err("sendsrv: %s: fd %d refused: out of memory for the fd index", addr, fd);
 		sendsrv_source_put(s, src);
 		close(fd);
 		return;
@@ -307,7 +310,8 @@ static void accept_one(struct sendsrv *s, int fd, const struct sockaddr_storage 
 	c->events = SENDSRV_IN;
 	/* Small frames; PAUSE is time-critical. Failure only costs latency. */
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
-		rxb_log_errno(RXB_LOG_DEBUG, errno, "sendsrv: TCP_NODELAY");
+		rxb_log_errno(RXB_LOG_DEBUG, errno, "sendsrv: %s: TCP_NODELAY on fd %d",
+			      c->peer.addr_str, fd);
 	if (code) {
 		sendsrv_conn_fail(s, c, code, 0, "%s", why);
 		return;
@@ -335,7 +339,8 @@ static void set_accepting(struct sendsrv *s, bool on)
 		else
 			s->ops.fd_del(s->ops.ctx, li->fd);
 		if (err < 0)
-			rxb_log_errno(RXB_LOG_ERR, -err, "sendsrv: watching listener");
+			rxb_log_errno(RXB_LOG_ERR, -err, "sendsrv: watching listener fd %d",
+				      li->fd);
 		else
 			li->watched = on;
 	}

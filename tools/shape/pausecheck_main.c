@@ -181,8 +181,10 @@ static int open_capture(int ifindex)
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
 		die("AF_PACKET socket: %s", strerror(errno));
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	/* The capture must not drop what it checks: as big a buffer as allowed. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big)) < 0)
+		die("AF_PACKET socket: SO_RCVBUF %d: %s", big, strerror(errno));
 	return fd;
 }
 

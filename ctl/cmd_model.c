@@ -127,6 +127,8 @@ static int usage_error(const char *fmt, ...)
 
 static const char *opt_name(int id)
 {
+	if (id == 's')
+		return "socket";
 	for (const struct option *o = long_opts; o->name; o++)
 		if (o->val == id)
 			return o->name;
@@ -352,7 +354,7 @@ static const struct num_opt {
 	NUM(OPT_SEEN, false, 0.0, 1e12, 1.0, stage.windows_seen_pps),
 	NUM(OPT_RELEASE, false, 0.0, 1e9, 1.0, stage.queue_release_pkts),
 	NUM(OPT_SAT_DRAIN, false, 0.0, 1e12, 1.0, stage.sat_drain_pkts_per_s),
-	NUM(OPT_PAYLOAD, true, 1.0, 1e9, 1.0, x.payload_bytes),
+	NUM(OPT_PAYLOAD, true, 1.0, 65507.0, 1.0, x.payload_bytes),	/* a UDP datagram */
 	NUM(OPT_FILE, true, 1.0, 1e18, 1.0, x.file_bytes),
 	NUM(OPT_EPISODE, false, 1.0, 1e12, 1.0, x.loss_episode_pkts),
 	NUM(OPT_DELAY, false, 0.0, 1e7, 1e3, x.one_way_delay_s),
@@ -604,7 +606,8 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 	defaults(a);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+	/* -s as before the command (rxbneckctl -s PATH model ...), as --socket */
+	while ((c = getopt_long(argc, argv, ":hs:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			model_help();
@@ -618,6 +621,7 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 			if (err)
 				return bad_value(c, optarg, err);
 			break;
+		case 's':
 		case OPT_SOCKET:
 			if (!optarg[0])
 				return usage_error("--socket: empty path");

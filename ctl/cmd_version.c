@@ -9,8 +9,10 @@
 static const char help[] =
 "Usage: " CTL_PROG " version [-j|--json] [-s|--socket PATH] [-t|--timeout S]\n"
 "\n"
-"Print rxbneckctl's version, then ask rxbneckd for its own and for the\n"
-"version of the control protocol it speaks (docs/CONTROL.md §9).\n"
+"Ask rxbneckd for its version and for the version of the control protocol\n"
+"it speaks (docs/CONTROL.md §9), and print them below rxbneckctl's own.\n"
+"When the daemon cannot be reached only the error is printed:\n"
+"'" CTL_PROG " --version' prints this program's version alone.\n"
 "\n"
 "Options:\n"
 "  -j, --json          the daemon's answer as JSON: {\"version\", \"ctl_protocol\"}.\n"

@@ -100,7 +100,7 @@ void model_help(void)
 "                        min(queued, N). Default strict.\n"
 "\n"
 "Transfer:\n"
-"  --payload BYTES       payload bytes per packet (S_pkt). Default 1468.\n"
+"  --payload BYTES       payload bytes per packet (S_pkt), 1-65507. Default 1468.\n"
 "  --file-bytes BYTES    file size (S_total). Default 500M (500000000).\n"
 "  --one-way-delay-ms MS one-way propagation delay. Default 100.\n"
 "  --line-rate-bps BPS   line rate, top of the rate sweep, bits/s.\n"

@@ -117,7 +117,9 @@ bad --batch 0.4
 bad --plot out.jpg
 bad --csv --json
 bad --socket /x
+bad -s /x	# as --socket: only with --from-status
 bad --from-status 0
+bad --payload 65508	# more than a UDP datagram holds
 # Episodes of M packets: never more resend rounds than packets lost one by
 # one (docs/model.md §3.2; the sums themselves are test_solver_rounds').
 "$CTL" model --json --rounds burst --cpu-bound 2 > "$T/b1.json" || die "model burst"
@@ -285,6 +287,7 @@ c2=$(python3 -c "print($c + 2)")
 "$CTL" -s "$SOCK" model --from-status "$P" --loss-model queue --json > "$T/live3.json" ||
 	die "model --from-status --loss-model queue"
 "$CTL" model --socket "$SOCK" --from-status "$P" --csv > "$T/live.csv" || die "model --from-status --csv"
+"$CTL" model --from-status "$P" -s "$SOCK" --json > "$T/live4.json" || die "model --from-status -s"
 "$CTL" -s "$SOCK" model --from-status "$P" --plot "$T/live.png" > "$T/live.txt" || die "model --from-status --plot"
 grep -q "rxbneckd chose" "$T/live.txt" && grep -q "^Inputs *rxbneckd's flow $P" "$T/live.txt" ||
 	die "model --from-status text: $(cat "$T/live.txt")"

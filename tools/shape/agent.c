@@ -339,8 +339,9 @@ static int install_dev(struct shape_agent *a, struct shape_dev *d, char *err, si
 	if (e)
 		return fail(err, errlen, e, "writing the state of %s in %s: %s", d->tc.name,
 			    a->conf->state_dir, strerror(-e));
-	rxb_info("%s: root qdisc htb %x: installed (the kernel's %s before)", d->tc.name,
-		 a->conf->handle, d->found_kind[0] ? d->found_kind : "none");
+	rxb_info("%s: root qdisc htb %x: %s (the kernel's %s before)", d->tc.name,
+		 a->conf->handle, a->dry_run ? "would be installed (dry run: nothing changed)"
+		 : "installed", d->found_kind[0] ? d->found_kind : "none");
 	return 0;
 }
 

@@ -690,7 +690,8 @@ int shape_conf_check(const struct shape_conf *c, bool cleanup_only, char *err, s
 			return fail(err, errlen, -EINVAL, "receiver %s: no daemon (HOST[:PORT])",
 				    r->name);
 		if (!r->flow_port)
-			return fail(err, errlen, -EINVAL, "receiver %s: no flow port", r->name);
+			return fail(err, errlen, -EINVAL, "receiver %s: no flow port (--flow-port "
+				    "PORT, or flow_port in its section)", r->name);
 		for (unsigned j = 0; j < i; j++) {
 			const struct shape_receiver_conf *o = &c->rx[j];
 

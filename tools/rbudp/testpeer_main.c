@@ -11,12 +11,7 @@
  *		--rate 0:2G --rate 300:1G --pause 100:5000:20000 \
  *		--pause 600:0:2000:10000:20 --cancel 900 --log events.jsonl
  *
- * --rate T_MS:BPS           publish rate BPS at T ms after the HELLO
- * --pause T_MS:S_US:D_US[:P_US:N]
- *                           at T ms send PAUSE start_in S, duration D,
- *                           period P, repeat N (one-shot without P and N)
- * --cancel T_MS             send a PAUSE CANCEL at T ms
- * --exit-after-goodbye      exit when the sender leaves (default: --timeout)
+ * The options: help[] below (rbudp-testpeer --help).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -199,7 +194,71 @@ static struct event *add_event(struct peer *p, const char *opt)
 
 static volatile sig_atomic_t stop;
 
-int main(int argc, char **argv)
+static const char help[] =
+"Usage: rbudp-testpeer --port PORT --flow PORT [OPTIONS]\n"
+"\n"
+"A scripted stand-in for rxbneckd's sender side (its own sendsrv module),\n"
+"for testing rxbneck-send --follow: publishes the RATE and PAUSE values\n"
+"given, timed from the first sender's HELLO, and logs what it published as\n"
+"JSON lines (CLOCK_MONOTONIC ns). Not installed.\n"
+"\n"
+"  --listen ADDR          address to listen on (default 127.0.0.1)\n"
+"  --port PORT            the sender protocol's port (required)\n"
+"  --flow PORT            the flow's port its messages are about (required)\n"
+"  --allow CIDR           senders allowed (repeatable; default the server's)\n"
+"  --rate T_MS:BPS        at T ms after the HELLO publish rate BPS\n"
+"  --pause T_MS:S_US:D_US[:P_US:N]\n"
+"                         at T ms send PAUSE start_in S, duration D, period P,\n"
+"                         repeat N (one-shot without P and N)\n"
+"  --cancel T_MS          at T ms send a PAUSE CANCEL\n"
+"  --log FILE             the JSON lines (default: none)\n"
+"  --timeout S            exit after S seconds (default 60)\n"
+"  --exit-after-goodbye   exit when the sender leaves\n"
+"  --help                 this text\n"
+"\n"
+"Exit status: 0 ran to its end, 1 could not listen or log, 2 bad usage.\n";
+
+struct testpeer_args {
+	const char *listen_addr, *log_path;
+	uint64_t port, timeout_s;
+	bool exit_after_goodbye;
+};
+
+static void add_rate(struct peer *p, const char *arg)
+{
+	uint64_t v[2];
+	struct event *e;
+
+	if (fields("--rate", arg, v, 2) != 2)
+		rbudp_cli_usage_error(prog, "--rate expects T_MS:BPS");
+	e = add_event(p, "--rate");
+	e->kind = EV_RATE;
+	e->at_ms = v[0];
+	e->rate.rate_bps = v[1];
+	e->rate.confidence = 1000;
+}
+
+static void add_pause(struct peer *p, const char *arg)
+{
+	uint64_t v[5];
+	unsigned n = fields("--pause", arg, v, 5);
+	struct event *e;
+
+	if (n != 3 && n != 5)
+		rbudp_cli_usage_error(prog, "--pause expects T_MS:S_US:D_US[:P_US:N]");
+	e = add_event(p, "--pause");
+	e->kind = EV_PAUSE;
+	e->at_ms = v[0];
+	e->pause.start_in_us = v[1];
+	e->pause.duration_us = v[2];
+	e->pause.period_us = n == 5 ? v[3] : 0;
+	e->pause.repeat_count = n == 5 ? (uint32_t)v[4] : 1;
+	e->pause.confidence = 1000;
+}
+
+/* The command line into @a, @p's flow and events and @lim's allow-list. */
+static void parse_args(int argc, char **argv, struct testpeer_args *a, struct peer *p,
+		       struct sendsrv_limits *lim)
 {
 	static const struct option longopts[] = {
 		{ "listen", required_argument, NULL, 'l' },
@@ -212,85 +271,77 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'L' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "exit-after-goodbye", no_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool allow_set = false;
+	struct event *e;
+	int opt;
+
+	*a = (struct testpeer_args){ .listen_addr = "127.0.0.1", .timeout_s = 60 };
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h': fputs(help, stdout); exit(0);
+		case 'l': a->listen_addr = optarg; break;
+		case 'p': a->port = rbudp_cli_u64(prog, "--port", optarg, 1, 65535); break;
+		case 'f': p->flow = (uint16_t)rbudp_cli_u64(prog, "--flow", optarg, 1, 65535); break;
+		case 'a':
+			if (!allow_set)
+				lim->n_allow = 0;
+			allow_set = true;
+			if (lim->n_allow == SENDSRV_MAX_ALLOW ||
+			    sendsrv_cidr_parse(optarg, &lim->allow[lim->n_allow], NULL))
+				rbudp_cli_usage_error(prog, "--allow '%s': not a CIDR", optarg);
+			lim->n_allow++;
+			break;
+		case 'r': add_rate(p, optarg); break;
+		case 'P': add_pause(p, optarg); break;
+		case 'c':
+			e = add_event(p, "--cancel");
+			e->kind = EV_CANCEL;
+			e->at_ms = rbudp_cli_u64(prog, "--cancel", optarg, 0, 3600000);
+			e->pause.flags = RXBNECK_PAUSE_CANCEL;
+			break;
+		case 'L': a->log_path = optarg; break;
+		case 't': a->timeout_s = rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400); break;
+		case 'x': a->exit_after_goodbye = true; break;
+		case ':':
+			rbudp_cli_usage_error(prog, "%s needs a value", argv[optind - 1]);
+		default:
+			rbudp_cli_usage_error(prog, "bad option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!a->port || !p->flow)
+		rbudp_cli_usage_error(prog, "--port and --flow are required");
+	for (unsigned i = 0; i < p->n_ev; i++) {
+		p->ev[i].rate.port = p->flow;
+		p->ev[i].pause.port = p->flow;
+	}
+}
+
+int main(int argc, char **argv)
+{
 	struct sendsrv_ops ops = {
 		.fd_add = p_add, .fd_mod = p_mod, .fd_del = p_del,
 		.on_hello = on_hello, .on_report = on_report, .on_goodbye = on_goodbye,
 	};
 	struct sendsrv_limits lim;
 	struct peer p = { .epfd = -1 };
-	const char *listen_addr = "127.0.0.1", *log_path = NULL;
-	uint64_t port = 0, timeout_s = 60, end_ns, v[5];
-	bool exit_after_goodbye = false, allow_set = false;
-	struct event *e;
-	int opt, ret = 1;
+	struct testpeer_args a;
+	uint64_t end_ns;
+	int ret = 1;
 
 	rxb_log_set_ident(prog);
 	sendsrv_limits_default(&lim);
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'l': listen_addr = optarg; break;
-		case 'p': port = rbudp_cli_u64(prog, "--port", optarg, 1, 65535); break;
-		case 'f': p.flow = (uint16_t)rbudp_cli_u64(prog, "--flow", optarg, 1, 65535); break;
-		case 'a':
-			if (!allow_set)
-				lim.n_allow = 0;
-			allow_set = true;
-			if (lim.n_allow == SENDSRV_MAX_ALLOW ||
-			    sendsrv_cidr_parse(optarg, &lim.allow[lim.n_allow], NULL))
-				rbudp_cli_usage_error(prog, "--allow '%s': not a CIDR", optarg);
-			lim.n_allow++;
-			break;
-		case 'r':
-			if (fields("--rate", optarg, v, 2) != 2)
-				rbudp_cli_usage_error(prog, "--rate expects T_MS:BPS");
-			e = add_event(&p, "--rate");
-			e->kind = EV_RATE;
-			e->at_ms = v[0];
-			e->rate.rate_bps = v[1];
-			e->rate.confidence = 1000;
-			break;
-		case 'P': {
-			unsigned n = fields("--pause", optarg, v, 5);
-
-			if (n != 3 && n != 5)
-				rbudp_cli_usage_error(prog, "--pause expects T_MS:S_US:D_US[:P_US:N]");
-			e = add_event(&p, "--pause");
-			e->kind = EV_PAUSE;
-			e->at_ms = v[0];
-			e->pause.start_in_us = v[1];
-			e->pause.duration_us = v[2];
-			e->pause.period_us = n == 5 ? v[3] : 0;
-			e->pause.repeat_count = n == 5 ? (uint32_t)v[4] : 1;
-			e->pause.confidence = 1000;
-			break;
-		}
-		case 'c':
-			e = add_event(&p, "--cancel");
-			e->kind = EV_CANCEL;
-			e->at_ms = rbudp_cli_u64(prog, "--cancel", optarg, 0, 3600000);
-			e->pause.flags = RXBNECK_PAUSE_CANCEL;
-			break;
-		case 'L': log_path = optarg; break;
-		case 't': timeout_s = rbudp_cli_u64(prog, "--timeout", optarg, 1, 86400); break;
-		case 'x': exit_after_goodbye = true; break;
-		default:
-			rbudp_cli_usage_error(prog, "bad option '%s'", argv[optind - 1]);
-		}
-	}
-	if (!port || !p.flow)
-		rbudp_cli_usage_error(prog, "--port and --flow are required");
-	for (unsigned i = 0; i < p.n_ev; i++) {
-		p.ev[i].rate.port = p.flow;
-		p.ev[i].pause.port = p.flow;
-	}
+	parse_args(argc, argv, &a, &p, &lim);
 	rbudp_cli_signals(&stop);
-	if (log_path) {
-		p.log = fopen(log_path, "we");
+	if (a.log_path) {
+		p.log = fopen(a.log_path, "we");
 		if (!p.log) {
-			rxb_log_errno(RXB_LOG_ERR, errno, "cannot open --log %s", log_path);
+			rxb_log_errno(RXB_LOG_ERR, errno, "cannot open --log %s", a.log_path);
 			return 1;
 		}
 	}
@@ -298,11 +349,11 @@ int main(int argc, char **argv)
 	ops.ctx = &p;
 	if (p.epfd < 0 || sendsrv_init(&p.s, &lim, &ops))
 		goto out;
-	if (sendsrv_listen(p.s, listen_addr, (uint16_t)port, NULL))
+	if (sendsrv_listen(p.s, a.listen_addr, (uint16_t)a.port, NULL))
 		goto out_srv;
 	logf_(&p, "{\"event\":\"listening\",\"t_ns\":%llu}", (unsigned long long)rxb_mono_ns());
-	end_ns = rxb_mono_ns() + timeout_s * RXB_NSEC_PER_SEC;
-	while (!stop && rxb_mono_ns() < end_ns && !(exit_after_goodbye && p.goodbye)) {
+	end_ns = rxb_mono_ns() + a.timeout_s * RXB_NSEC_PER_SEC;
+	while (!stop && rxb_mono_ns() < end_ns && !(a.exit_after_goodbye && p.goodbye)) {
 		struct epoll_event ev[16];
 		int n = epoll_wait(p.epfd, ev, 16, 1);
 

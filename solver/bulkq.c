@@ -84,15 +84,186 @@ static void strict_bottom_exact(struct rec *s)
 	}
 }
 
-static int run(const struct bulkq_params *p, bool allow_tail,
-	       struct bulkq_result *res)
+/*
+ * Where the walk down from K stopped, and what it knows of the rest: the
+ * tests for an early stop watch the ratio of successive values.
+ */
+struct walk {
+	double prev, last_ratio;	/* the last value and its ratio to the one before */
+	uint32_t stable;		/* consecutive ratios within SETTLED_EPS */
+	bool heavy;			/* stopped: the rest below heavy_bound */
+	double heavy_bound;
+	double tail_ln;			/* ln of the extrapolated rest, -inf if none */
+	double extrap_err;
+};
+
+/* The window for @p (on @stack_win when it fits), holding pi_K = 1. */
+static int rec_init(struct rec *s, const struct bulkq_params *p, double *stack_win)
+{
+	*s = (struct rec){ .K = p->queue_pkts, .N = p->batch_pkts,
+			   .r = p->service_per_s / p->arrival_per_s, .S = 1.0 };
+	if (!(s->r * s->N <= 1e100))
+		return -ERANGE;
+	if (s->N <= STACK_WINDOW) {
+		s->win = stack_win;
+	} else {
+		s->win = malloc((size_t)s->N * sizeof(*s->win));
+		if (!s->win)
+			return -ENOMEM;
+	}
+	memset(s->win, 0, (size_t)s->N * sizeof(*s->win));
+	s->win[s->K % s->N] = 1.0;	/* pi_K, unnormalised */
+	return 0;
+}
+
+/*
+ * One step down: pi_jj = r x the window's sum, stored in the slot of
+ * pi_{jj+N} (0 above K), which *@evicted gets. Returns pi_jj.
+ */
+static double rec_step(struct rec *s, uint32_t jj, double *evicted)
+{
+	double v = s->r * s->S;
+
+	*evicted = s->win[jj % s->N];
+	s->win[jj % s->N] = v;
+	/*
+	 * Slide the window sum. The rounding of a sliding sum does not
+	 * cancel out but drifts, and the drift would be multiplied into
+	 * every later value, so the sum is recomputed from the window
+	 * once per N steps (O(1) amortised), and whenever the
+	 * subtraction would cancel.
+	 */
+	if (jj % s->N == 0 || *evicted > 0.5 * (s->S + v))
+		s->S = window_sum(s);
+	else
+		s->S = s->S + v - *evicted;
+	s->sum_below += v;
+	return v;
+}
+
+/*
+ * Heavy load (rN < 1): every later value is at most rN times the
+ * window's maximum, so what is left is below N S rN / (1 - rN). True, with
+ * that bound relative to the sum so far, once it is negligible.
+ */
+static bool heavy_rest(const struct rec *s, struct walk *w)
+{
+	double rn = s->r * s->N, rest;
+
+	if (!(rn < 1.0))
+		return false;
+	rest = s->N * s->S * rn / (1.0 - rn);
+	if (!(rest <= 0x1p-60 * s->sum_below))
+		return false;
+	w->heavy_bound = rest / s->sum_below;
+	w->heavy = true;
+	return true;
+}
+
+/*
+ * The window is geometric with ratio rho, taken over a whole window to
+ * average the rounding out. The rest pi_{jj-1} .. pi_lo is
+ * pi_jj * sum_{k=1}^{c} rho^k (and the strict rule's bottom). A window
+ * spanning more than a double's range (a long batch at a light load)
+ * holds values the rescaling took below DBL_MIN, with their precision
+ * gone: no extrapolation from those (the caller checks @evicted); and the
+ * ratio in logs where v / evicted overflows.
+ */
+static void geometric_rest(const struct rec *s, double v, double evicted, uint32_t jj,
+			   uint32_t lo, bool strict, struct walk *w)
+{
+	double ratio_n = v / evicted;
+	double ln_rho = (isfinite(ratio_n) ? log(ratio_n) : log(v) - log(evicted)) / s->N;
+	double ln_v = log(v) + s->scale_exp * M_LN2;
+	uint32_t c = jj - lo;
+
+	w->tail_ln = ln_v + ln_geom_sum(ln_rho, c);
+	if (strict)
+		w->tail_ln = ln_add(w->tail_ln,
+				    ln_strict_bottom(log(s->r), ln_v + (double)(jj - s->N) * ln_rho,
+						     ln_rho, s->N));
+	w->extrap_err = 64.0 * DBL_EPSILON * c;
+}
+
+/*
+ * Whether the values have settled into a geometric sequence, long enough
+ * to extrapolate from pi_jj = @v (with @jj far enough above @lo and below
+ * K for a whole window of settled ratios).
+ */
+static bool settled(const struct rec *s, struct walk *w, double v, double evicted,
+		    uint32_t jj, uint32_t lo)
+{
+	double ratio = v / w->prev;
+
+	if (fabs(ratio - w->last_ratio) <= SETTLED_EPS * ratio)
+		w->stable++;
+	else
+		w->stable = 0;
+	w->last_ratio = ratio;
+	return w->stable >= s->N + 2 && (uint64_t)jj + s->N <= s->K &&
+	       jj >= lo + 2 * s->N + 2 && evicted >= DBL_MIN;
+}
+
+/*
+ * pi_K = 2^-scale_exp in stored units. With A = ln(sum below K / pi_K),
+ * ln loss = -ln(1 + e^A) and pass = 1 / (1 + e^-A): both without
+ * cancellation whatever the size of A.
+ */
+static int rec_result(const struct rec *s, const struct walk *w, struct bulkq_result *res)
+{
+	double ln_below = ln_add(log(s->sum_below) + s->scale_exp * M_LN2, w->tail_ln);
+
+	res->ln_loss = -ln_1p_exp(ln_below);
+	res->loss = exp(res->ln_loss);
+	res->pass = sigmoid(ln_below);
+	res->rel_err = (s->N + 3.0) * DBL_EPSILON * (res->steps + 1) +
+		       w->extrap_err + w->heavy_bound;
+	return isfinite(res->ln_loss) && isfinite(res->pass) ? 0 : -EDOM;
+}
+
+/*
+ * Walk down from pi_K to pi_lo (below it the strict rule's bottom), or
+ * until the rest is known without walking it (@allow_tail): what is below
+ * negligible under heavy load, or the values geometric.
+ */
+static int rec_walk(struct rec *s, uint32_t lo, bool strict, bool allow_tail,
+		    struct walk *w, struct bulkq_result *res)
+{
+	uint32_t j = s->K;
+
+	while (j > lo) {
+		uint32_t jj = j - 1;
+		double evicted, v = rec_step(s, jj, &evicted);
+
+		j = jj;
+		res->steps++;
+		if (!(v < INFINITY))
+			return -EDOM;
+		if (allow_tail && heavy_rest(s, w))
+			return 0;
+		if (allow_tail && settled(s, w, v, evicted, jj, lo)) {
+			geometric_rest(s, v, evicted, jj, lo, strict, w);
+			res->tail = true;
+			return 0;
+		}
+		w->prev = v;
+		if (v > RESCALE_ABOVE || s->S > RESCALE_ABOVE) {
+			rescale(s);
+			w->prev = ldexp(w->prev, -RESCALE_EXP);
+		}
+	}
+	if (strict)
+		strict_bottom_exact(s);
+	return 0;
+}
+
+static int run(const struct bulkq_params *p, bool allow_tail, struct bulkq_result *res)
 {
 	double stack_win[STACK_WINDOW];
-	struct rec s = { 0 };
-	double prev = 1.0, last_ratio = NAN, tail_ln = -INFINITY;
-	double rn, heavy_bound = 0.0, extrap_err = 0.0, ln_below;
-	uint32_t j, lo, stable = 0;
-	bool strict, heavy = false;
+	struct walk w = { .prev = 1.0, .last_ratio = NAN, .tail_ln = -INFINITY };
+	struct rec s;
+	bool strict;
+	uint32_t lo;
 	int err = check_params(p);
 
 	if (err)
@@ -104,122 +275,14 @@ static int run(const struct bulkq_params *p, bool allow_tail,
 		res->pass = 1.0;
 		return 0;
 	}
-	s.K = p->queue_pkts;
-	s.N = p->batch_pkts;
-	s.r = p->service_per_s / p->arrival_per_s;
-	rn = s.r * s.N;
-	if (!(rn <= 1e100))
-		return -ERANGE;
+	err = rec_init(&s, p, stack_win);
+	if (err)
+		return err;
 	strict = p->rule == RXB_BATCH_STRICT && s.N > 1;
 	lo = strict ? s.N - 1 : 0;	/* the recurrence is uniform for j >= lo */
-
-	if (s.N <= STACK_WINDOW) {
-		s.win = stack_win;
-	} else {
-		s.win = malloc((size_t)s.N * sizeof(*s.win));
-		if (!s.win)
-			return -ENOMEM;
-	}
-	memset(s.win, 0, (size_t)s.N * sizeof(*s.win));
-	s.win[s.K % s.N] = 1.0;	/* pi_K, unnormalised */
-	s.S = 1.0;
-
-	for (j = s.K; j > lo;) {
-		uint32_t jj = j - 1;
-		double v = s.r * s.S;
-		double evicted = s.win[jj % s.N];	/* pi_{jj+N}, 0 above K */
-		double ratio = v / prev;
-
-		s.win[jj % s.N] = v;
-		/*
-		 * Slide the window sum. The rounding of a sliding sum does not
-		 * cancel out but drifts, and the drift would be multiplied into
-		 * every later value, so the sum is recomputed from the window
-		 * once per N steps (O(1) amortised), and whenever the
-		 * subtraction would cancel.
-		 */
-		if (jj % s.N == 0 || evicted > 0.5 * (s.S + v))
-			s.S = window_sum(&s);
-		else
-			s.S = s.S + v - evicted;
-		s.sum_below += v;
-		j = jj;
-		res->steps++;
-		if (!(v < INFINITY)) {
-			err = -EDOM;
-			goto out;
-		}
-
-		if (allow_tail && rn < 1.0 &&
-		    s.N * s.S * rn / (1.0 - rn) <= 0x1p-60 * s.sum_below) {
-			/*
-			 * Heavy load: every later value is at most rN times
-			 * the window's maximum, so what is left is below
-			 * N S rN / (1 - rN); negligible.
-			 */
-			heavy_bound = s.N * s.S * rn / (1.0 - rn) / s.sum_below;
-			heavy = true;
-			break;
-		}
-		if (allow_tail) {
-			if (fabs(ratio - last_ratio) <= SETTLED_EPS * ratio)
-				stable++;
-			else
-				stable = 0;
-		}
-		last_ratio = ratio;
-		prev = v;
-
-		if (allow_tail && stable >= s.N + 2 && (uint64_t)jj + s.N <= s.K &&
-		    jj >= lo + 2 * s.N + 2 && evicted >= DBL_MIN) {
-			/*
-			 * The window is geometric with ratio rho, taken over a
-			 * whole window to average the rounding out. The rest
-			 * pi_{jj-1} .. pi_lo is pi_jj * sum_{k=1}^{c} rho^k.
-			 * A window spanning more than a double's range (a long
-			 * batch at a light load) holds values the rescaling
-			 * took below DBL_MIN, with their precision gone: no
-			 * extrapolation from those; and the ratio in logs where
-			 * v / evicted overflows.
-			 */
-			double ratio_n = v / evicted;
-			double ln_rho = (isfinite(ratio_n) ? log(ratio_n) :
-					 log(v) - log(evicted)) / s.N;
-			double ln_v = log(v) + s.scale_exp * M_LN2;
-			uint32_t c = jj - lo;
-
-			tail_ln = ln_v + ln_geom_sum(ln_rho, c);
-			if (strict)
-				tail_ln = ln_add(tail_ln,
-					ln_strict_bottom(log(s.r),
-						ln_v + (double)(jj - s.N) * ln_rho,
-						ln_rho, s.N));
-			extrap_err = 64.0 * DBL_EPSILON * c;
-			res->tail = true;
-			break;
-		}
-		if (v > RESCALE_ABOVE || s.S > RESCALE_ABOVE) {
-			rescale(&s);
-			prev = ldexp(prev, -RESCALE_EXP);
-		}
-	}
-	if (!res->tail && !heavy && strict && j == lo)
-		strict_bottom_exact(&s);
-
-	/*
-	 * pi_K = 2^-scale_exp in stored units. With A = ln(sum below K / pi_K),
-	 * ln loss = -ln(1 + e^A) and pass = 1 / (1 + e^-A): both without
-	 * cancellation whatever the size of A.
-	 */
-	ln_below = ln_add(log(s.sum_below) + s.scale_exp * M_LN2, tail_ln);
-	res->ln_loss = -ln_1p_exp(ln_below);
-	res->loss = exp(res->ln_loss);
-	res->pass = sigmoid(ln_below);
-	res->rel_err = (s.N + 3.0) * DBL_EPSILON * (res->steps + 1) +
-		       extrap_err + heavy_bound;
-	if (!isfinite(res->ln_loss) || !isfinite(res->pass))
-		err = -EDOM;
-out:
+	err = rec_walk(&s, lo, strict, allow_tail, &w, res);
+	if (!err)
+		err = rec_result(&s, &w, res);
 	if (s.win != stack_win)
 		free(s.win);
 	return err;

@@ -232,13 +232,21 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	opterr = 1;
-	while ((opt = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+	opterr = 0;	/* the messages below, in the daemon's own form */
+	while ((opt = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
 		if (opt == OPT_HELP) {
 			usage(stdout);
 			return 1;
 		}
-		if (opt == '?' || parse_one(cli, opt, optarg))
+		if (opt == ':') {
+			fprintf(stderr, "rxbneckd: option '%s' needs a value\n", argv[optind - 1]);
+			return -1;
+		}
+		if (opt == '?') {
+			fprintf(stderr, "rxbneckd: unknown option '%s'\n", argv[optind - 1]);
+			return -1;
+		}
+		if (parse_one(cli, opt, optarg))
 			return -1;
 	}
 	if (optind < argc) {
@@ -370,7 +378,7 @@ int measure_cli_main(int argc, char **argv)
 	r = parse_args(&cli, argc, argv);
 	if (r) {
 		if (r < 0)
-			usage(stderr);
+			fputs("Try 'rxbneckd --measure-only --help'.\n", stderr);
 		return r > 0 ? 0 : 2;
 	}
 	if (install_signals())

@@ -18,6 +18,8 @@ PKGS=(
 	libcmocka-dev libclang-rt-14-dev
 	iproute2 ethtool procps util-linux
 	stress-ng fio iperf3
+	# perf sched: the second tool measure_windows_perf times windows with
+	linux-perf
 	# a real Prometheus (and promtool) scrapes the metrics endpoint in the tests
 	prometheus
 	# rxbneck-shape's iperf3 test: iperf3's datagrams to the test's receiver

@@ -116,6 +116,48 @@ void probe_select_variant(struct bpf_object *obj, enum probe_mode mode)
 	}
 }
 
+/* The tracepoint of a program's section: "tp_btf/napi_poll" -> "napi_poll". */
+static const char *section_tp(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
+	const char *slash = strchr(sec, '/');
+
+	return slash ? slash + 1 : sec;
+}
+
+/*
+ * A tp_btf program finds its tracepoint's type (btf_trace_<tp>) in the
+ * kernel's BTF when the object loads, so one the kernel lacks fails the
+ * whole object, where a raw_tp program fails alone at attach. Such
+ * programs are not loaded: up to @max of them into @missing. Returns how
+ * many (none when the BTF cannot be read: the load then says why).
+ */
+static int skip_missing_tp_btf(struct bpf_object *obj, const struct bpf_program **missing,
+			       int max)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct bpf_program *p;
+	int n = 0;
+
+	if (!vmlinux)
+		return 0;
+	bpf_object__for_each_program(p, obj) {
+		char type_name[128];
+
+		if (!bpf_program__autoload(p) ||
+		    strncmp(bpf_program__section_name(p), "tp_btf/", 7))
+			continue;
+		snprintf(type_name, sizeof(type_name), "btf_trace_%s", section_tp(p));
+		if (btf__find_by_name_kind(vmlinux, type_name, BTF_KIND_TYPEDEF) >= 0)
+			continue;
+		bpf_program__set_autoload(p, false);
+		if (n < max)
+			missing[n++] = p;
+	}
+	btf__free(vmlinux);
+	return n;
+}
+
 static void note_failure(struct probe_obj *po, const char *prog, int err)
 {
 	size_t len = strlen(po->failed);
@@ -179,31 +221,33 @@ int probe_obj_start(struct probe_obj *po, const char *name,
 {
 	int err;
 
+	const struct bpf_program *missing[PROBE_MAX_PROGS];
+	int nmissing = 0, attached;
+
 	po->name = name;
 	po->obj = *skel->obj;
 	probe_select_variant(po->obj, mode);
+	if (mode == PROBE_MODE_TP_BTF)
+		nmissing = skip_missing_tp_btf(po->obj, missing, PROBE_MAX_PROGS);
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
 		rxb_log_errno(RXB_LOG_WARNING, -err, "%s: loading %s programs", name,
 			      probe_mode_name(mode));
 		return err;
 	}
-	if (probe_obj_attach(po) == 0) {
+	attached = probe_obj_attach(po);
+	for (int i = 0; i < nmissing; i++) {
+		rxb_warn("%s: %s not loaded: the kernel has no tracepoint %s", name,
+			 bpf_program__name(missing[i]), section_tp(missing[i]));
+		note_failure(po, bpf_program__name(missing[i]), ENOENT);
+	}
+	if (attached == 0) {
 		rxb_warn("%s: no program attached: %s", name, po->failed);
 		return -ENOENT;
 	}
 	if (sampled)
 		probe_obj_mark_sampled(po, sampled);
 	return 0;
-}
-
-/* The tracepoint of a program's section: "tp_btf/napi_poll" -> "napi_poll". */
-static const char *section_tp(const struct bpf_program *p)
-{
-	const char *sec = bpf_program__section_name(p);
-	const char *slash = strchr(sec, '/');
-
-	return slash ? slash + 1 : sec;
 }
 
 int probe_obj_mark_sampled(struct probe_obj *po, const char *const *tps)

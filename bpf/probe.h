@@ -77,8 +77,11 @@ void probe_select_variant(struct bpf_object *obj, enum probe_mode mode);
  * The common start of every probe group: enable @mode's variant of the
  * programs in skeleton @skel, load it, and attach its programs to @po
  * (named @name in messages), marking those on the tracepoints @sampled
- * (NULL terminated; may be NULL) as sampled. Logs what failed. 0, or
- * -errno with nothing attached (the skeleton stays the caller's).
+ * (NULL terminated; may be NULL) as sampled. A tp_btf program whose
+ * tracepoint the kernel's BTF lacks is not loaded (it would fail the
+ * whole object's load) and is recorded in @po->failed, as a raw_tp program
+ * that fails to attach is. Logs what failed. 0, or -errno with nothing
+ * attached (the skeleton stays the caller's).
  */
 struct bpf_object_skeleton;
 int probe_obj_start(struct probe_obj *po, const char *name,

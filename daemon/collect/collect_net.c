@@ -364,6 +364,7 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 			 const struct collect_sched_tid_time *tids, size_t ntids, bool counts)
 {
 	struct rx_sums rs = { 0 };
+	bool unseen = false;
 	double oncpu = 0;
 
 	collect_sched_receivers_unknown(m);
@@ -375,16 +376,22 @@ static void receivers_of(struct rxb_sock_meas *m, const struct collect_net_port_
 			continue;
 		if (m->ntids < RXB_MAX_TIDS)
 			m->tids[m->ntids++] = (int32_t)t->tid;
-		if (!t->seen)
+		if (!t->seen) {
+			unseen |= share > 0;
 			continue;
+		}
 		oncpu += share * (double)t->oncpu_ns;
 		for (int c = 0; c < t->ncpus_ran; c++)
 			add_ran_on(m, t->ran_on[c].cpu,
 				   (uint64_t)(share * (double)t->ran_on[c].oncpu_ns));
 		add_rx_stats(sprev, scur, t->tid, share, &rs);
 	}
-	/* Without the scheduler probe only the thread ids are known. */
-	m->receivers_valid = scur != NULL;
+	/*
+	 * Without the scheduler probe only the thread ids are known; nor when
+	 * it did not see a receiver that read packets this epoch (its record
+	 * not read, or not kept): its time is not zero, but unknown.
+	 */
+	m->receivers_valid = scur != NULL && !unseen;
 	if (!m->receivers_valid)
 		return;
 	m->receiver_oncpu_ns = (uint64_t)oncpu;

@@ -378,7 +378,11 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 		return;
 	fill_cpu_counters(prev, cur, out);
 
-	a = calloc(1, sizeof(*a));
+	/*
+	 * A snapshot without tasks is one whose read failed (there is always
+	 * some task): the epoch's counts are unknown, not 0.
+	 */
+	a = prev->ntasks && cur->ntasks ? calloc(1, sizeof(*a)) : NULL;
 	if (!a) {
 		for (int c = 0; c < out->ncpus; c++) {
 			out->cpus[c].cpu_bound = NAN;
@@ -399,6 +403,13 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 
 		if (p && p->first_ns != t->first_ns)
 			p = NULL;	/* the tid now names another task */
+		/*
+		 * Known before the last snapshot yet not in it (its record's
+		 * read failed there): its counters since it began are not this
+		 * epoch's. Left out; the next epoch diffs against this one.
+		 */
+		if (!p && t->first_ns < start)
+			continue;
 		/* Dead before this epoch began: reported already. */
 		if (p && p->state == SCHED_ST_DEAD)
 			continue;

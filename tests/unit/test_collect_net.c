@@ -346,6 +346,16 @@ static void test_stage_b(void **state)
 	assert_false(e->socks[0].receivers_valid);
 	assert_int_equal(e->socks[0].ntids, 2);
 	assert_int_equal(e->socks[0].pkts_in, 1300);
+	/*
+	 * Nor when the scheduler probe did not see a thread that read from the
+	 * port (11: its record not read): unknown, not 90 ms for 990 packets;
+	 * and 5002, which only 11 read.
+	 */
+	tids[1].seen = false;
+	collect_net_stage_b(p, c, &sp, &sc, tids, n, ports, 3, NULL, NULL, true, true, &mem, e);
+	assert_false(e->socks[0].receivers_valid);
+	assert_true(isnan(e->socks[0].cpu_ns_per_pkt));
+	assert_false(e->socks[1].receivers_valid);
 }
 
 /*

@@ -292,7 +292,10 @@ static void test_io_bound_and_burst(void **state)
 	assert_float_equal(e->disk.mean_cpu_burst_ns, 50000.0, 1e-6);
 }
 
-/* Receivers are left out and reported; new, dead and reused tids. */
+/*
+ * Receivers are left out and reported; new, dead and reused tids, and one
+ * missing from the snapshot before.
+ */
 static void test_receiver_new_dead_reused(void **state)
 {
 	struct epoch_fixture *f = *state;
@@ -312,9 +315,18 @@ static void test_receiver_new_dead_reused(void **state)
 	t = add_task(c, 700, 1, 0, 0, 200 * MS, 0);
 	t->state = SCHED_ST_DEAD;
 	t->dead_ns = T0 + 200 * MS;
-	/* 800: the tid names another task now (new first_ns): counters from 0. */
+	/*
+	 * 800: the tid names another task now, first seen after the last
+	 * snapshot (a new first_ns): counters from 0.
+	 */
 	add_task(p, 800, 1, 0, 0, 5000 * MS, 0);
-	add_task(c, 800, 2, 0, 0, 0, 600 * MS);
+	add_task(c, 800, T0 + 1, 0, 0, 0, 600 * MS);
+	/*
+	 * 900: seen long before the last snapshot but missing from it (its
+	 * record's read failed): its 50 s since it began are not this epoch's,
+	 * it is left out.
+	 */
+	add_task(c, 900, 1, 0, 0, 50000 * MS, 0);
 	collect_sched_compute(&p->s, &c->s, rx, 1, e, NULL, NULL, NULL);
 
 	assert_true(rx[0].seen);
@@ -323,11 +335,17 @@ static void test_receiver_new_dead_reused(void **state)
 	assert_int_equal(rx[0].ran_on[0].cpu, 1);
 	assert_int_equal(rx[0].ran_on[0].oncpu_ns, 800 * MS);
 	/* CPU 1: 600 (0.5 runnable, present 0.5: CPU-bound) + 700 (0.2, present
-	 * 0.2) + 800 (0.6 waiting, present 1: CPU-bound); not the receiver. */
+	 * 0.2) + 800 (0.6 waiting, present 1: CPU-bound); not the receiver,
+	 * not 900. */
 	assert_float_equal(e->cpus[1].cpu_bound, 0.5 + 0.2 + 0.6, 1e-9);
 	assert_float_equal(e->cpus[0].cpu_bound, 0.0, 1e-9);
-	/* runnable_avg counts everyone, the receiver too. */
+	/* runnable_avg counts everyone, the receiver too (900 is unknown). */
 	assert_float_equal(e->cpus[1].runnable_avg, 0.9 + 1.3, 1e-9);
+	/* The snapshot before had no task (its read failed): unknown, not 0. */
+	p->s.ntasks = 0;
+	collect_sched_compute(&p->s, &c->s, rx, 1, e, NULL, NULL, NULL);
+	assert_true(isnan(e->cpus[1].cpu_bound) && isnan(e->cpus[1].runnable_avg));
+	assert_false(rx[0].seen);
 }
 
 /* ------------------------------------------- time since the switch-out -- */

@@ -59,6 +59,9 @@ struct {
 
 /* Records the task map had no room for: reported, never silently lost. */
 __u64 tasks_full = 0;
+/* Per-CPU segments the (tid, cpu) map had no room for: their time is in
+ * the task's totals only (fold_segment()), reported likewise. */
+__u64 task_cpus_full = 0;
 
 /*
  * Receivers preempted and not yet back on a CPU (ev_out_ns set). While
@@ -191,8 +194,17 @@ static __always_inline void fold_segment(__u32 tid, struct sched_task *t)
 	if (!tc) {
 		bpf_map_update_elem(&task_cpus, &k, &zero, BPF_NOEXIST);
 		tc = bpf_map_lookup_elem(&task_cpus, &k);
-		if (!tc)
-			return;	/* map full: the time stays in the totals only */
+		if (!tc) {
+			/*
+			 * Map full: the time stays in the totals only. The
+			 * segment is dropped, not left to be read (and folded
+			 * later) as the next CPU's.
+			 */
+			__sync_fetch_and_add(&task_cpus_full, 1);
+			t->seg_oncpu_ns = 0;
+			t->seg_wait_ns = 0;
+			return;
+		}
 	}
 	__sync_fetch_and_add(&tc->oncpu_ns, t->seg_oncpu_ns);
 	__sync_fetch_and_add(&tc->wait_ns, t->seg_wait_ns);

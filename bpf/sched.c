@@ -519,6 +519,7 @@ int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *s,
 		return err;
 	}
 	s->tasks_full = sp->skel->bss->tasks_full;
+	s->task_cpus_full = sp->skel->bss->task_cpus_full;
 	if (s->ntasks)
 		qsort(s->tasks, s->ntasks, sizeof(*s->tasks), task_cmp);
 	if (s->nrx)

@@ -331,6 +331,7 @@ struct sched_snap {
 	struct sched_cpu *cpus;		/* [ncpus], indexed by CPU number */
 	int ncpus;
 	uint64_t tasks_full;		/* records the BPF side could not create */
+	uint64_t task_cpus_full;	/* per-CPU segments it had no room for */
 };
 
 void sched_snap_init(struct sched_snap *s);

@@ -17,7 +17,10 @@ char LICENSE[] SEC("license") = "GPL";
  * Requests in flight. Entries stay after completion (issue_ns = 0) and are
  * reused: blk-mq preallocates its requests, so the keys are a bounded set.
  * An entry whose completion is never seen is swept by the reader after
- * BLKIO_STALE_NS. (A plain hash: LRU updates cost a microsecond here.)
+ * BLKIO_STALE_NS; where the set is larger than the map (many queues of
+ * deep devices, requests reallocated), the reader also drops completed
+ * entries once the map is three quarters full. (A plain hash: LRU updates
+ * cost a microsecond here.)
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -25,6 +28,9 @@ struct {
 	__type(key, __u64);
 	__type(value, struct blkio_start);
 } inflight SEC(".maps");
+
+/* Issues the inflight map had no room for: not timed, and reported. */
+__u64 inflight_full = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -63,8 +69,8 @@ static __always_inline int rq_issue(struct request *rq, bool btf)
 	if (old) {
 		old->tid = tid;
 		old->issue_ns = s.issue_ns;
-	} else {
-		bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
+	} else if (bpf_map_update_elem(&inflight, &key, &s, BPF_ANY)) {
+		__sync_fetch_and_add(&inflight_full, 1);
 	}
 	if (!tid)
 		return 0;

@@ -18,6 +18,7 @@ struct blkio_probe {
 	struct probe_obj po;
 	int ncpus;
 	struct blkio_disk *percpu_buf;	/* [ncpus]; the size is a multiple of 8 */
+	uint64_t *sweep_keys;		/* [2 x BLKIO_MAX_INFLIGHT]: sweep_inflight() */
 };
 
 int blkio_probe_open(struct blkio_probe **out, enum probe_mode mode)
@@ -36,8 +37,9 @@ int blkio_probe_open(struct blkio_probe **out, enum probe_mode mode)
 		goto fail;
 	}
 	bp->percpu_buf = calloc((size_t)bp->ncpus, sizeof(*bp->percpu_buf));
+	bp->sweep_keys = calloc(2 * BLKIO_MAX_INFLIGHT, sizeof(*bp->sweep_keys));
 	bp->skel = rxb_blkio__open();
-	if (!bp->percpu_buf || !bp->skel) {
+	if (!bp->percpu_buf || !bp->sweep_keys || !bp->skel) {
 		err = bp->skel ? -ENOMEM : -errno;
 		rxb_log_errno(RXB_LOG_WARNING, -err, "blkio: opening BPF object");
 		goto fail;
@@ -60,6 +62,7 @@ void blkio_probe_close(struct blkio_probe *bp)
 	probe_obj_detach(&bp->po);
 	rxb_blkio__destroy(bp->skel);
 	free(bp->percpu_buf);
+	free(bp->sweep_keys);
 	free(bp);
 }
 
@@ -143,27 +146,47 @@ int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s)
 		s->ndisks++;
 	}
 	read_issuers(bp, s);
+	s->inflight_full = bp->skel->bss->inflight_full;
 	return 0;
 }
 
+/*
+ * The inflight map's entries whose completion was not seen for
+ * BLKIO_STALE_NS and, once the map is BLKIO_SWEEP_DONE_AT full, those
+ * completed (the next issue of their request inserts them again; one
+ * issued again between the read and the delete goes untimed): their keys
+ * are gathered first and deleted after, since a delete loses the
+ * iterator's place.
+ */
 static void sweep_inflight(struct blkio_probe *bp, uint64_t now)
 {
 	int fd = bpf_map__fd(bp->skel->maps.inflight);
+	uint64_t *stale = bp->sweep_keys, *done = bp->sweep_keys + BLKIO_MAX_INFLIGHT;
+	size_t nstale = 0, ndone = 0, n = 0;
 	uint64_t key, next;
 	void *prev = NULL;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+	while (n < BLKIO_MAX_INFLIGHT && bpf_map_get_next_key(fd, prev, &next) == 0) {
 		struct blkio_start v;
 
 		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &v) == 0 && v.issue_ns &&
-		    now > v.issue_ns + BLKIO_STALE_NS &&
-		    bpf_map_delete_elem(fd, &key) == 0) {
-			prev = NULL;	/* the iterator lost its place */
-			continue;
-		}
 		prev = &key;
+		n++;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (!v.issue_ns)
+			done[ndone++] = key;
+		else if (now > v.issue_ns + BLKIO_STALE_NS)
+			stale[nstale++] = key;
 	}
+	for (size_t i = 0; i < nstale; i++)
+		bpf_map_delete_elem(fd, &stale[i]);
+	if (n < BLKIO_SWEEP_DONE_AT)
+		return;
+	for (size_t i = 0; i < ndone; i++)
+		bpf_map_delete_elem(fd, &done[i]);
+	rxb_debug("blkio: %zu of %zu requests' entries dropped (the map is %u long)",
+		  ndone + nstale, n, BLKIO_MAX_INFLIGHT);
 }
 
 void blkio_probe_sweep(struct blkio_probe *bp, const struct blkio_snap *prev,

@@ -14,6 +14,7 @@
 #define BLKIO_MAX_DISKS		64
 #define BLKIO_MAX_ISSUERS	16384	/* exited tasks are swept by the reader */
 #define BLKIO_STALE_NS		(30ULL * 1000000000ULL)	/* lost completions */
+#define BLKIO_SWEEP_DONE_AT	(BLKIO_MAX_INFLIGHT / 4 * 3)	/* entries */
 
 /* A request between issue and completion (key: struct request *). */
 struct blkio_start {
@@ -63,6 +64,7 @@ struct blkio_snap {
 	struct blkio_snap_disk disks[BLKIO_MAX_DISKS];
 	int nissuers;
 	struct blkio_snap_issuer *issuers;	/* [BLKIO_MAX_ISSUERS], by tid */
+	uint64_t inflight_full;			/* issues not timed: no room */
 };
 
 int blkio_snap_init(struct blkio_snap *s);	/* 0 or -ENOMEM */
@@ -76,7 +78,8 @@ struct probe_obj *blkio_probe_obj(struct blkio_probe *bp);
 int blkio_probe_snapshot(struct blkio_probe *bp, struct blkio_snap *s);
 /*
  * Drop what can no longer change: requests in flight for longer than
- * BLKIO_STALE_NS (their completion was not seen) and the issuers of
+ * BLKIO_STALE_NS (their completion was not seen), completed requests' entries
+ * once the map is BLKIO_SWEEP_DONE_AT full, and the issuers of
  * @prev that did not change by @cur and for which @gone(tid) says the
  * task has exited.
  */

@@ -562,6 +562,10 @@ int collect_epoch(struct collect *c, struct rxb_epoch *out)
 		collect_add_reason(out->degraded_reason, sizeof(out->degraded_reason),
 			   "task map full: %llu records not kept",
 			   (unsigned long long)c->sched[c->cur].tasks_full);
+	if (c->bp && c->blk[c->cur].inflight_full)
+		collect_add_reason(out->degraded_reason, sizeof(out->degraded_reason),
+			   "block requests in flight beyond the map: %llu not timed",
+			   (unsigned long long)c->blk[c->cur].inflight_full);
 	if (c->sched[c->cur].task_cpus_full)
 		collect_add_reason(out->degraded_reason, sizeof(out->degraded_reason),
 			   "task-CPU map full: %llu stretches of time not split by CPU",

@@ -505,7 +505,9 @@ int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *s,
 	s->at_ns = rxb_mono_ns();
 	/*
 	 * Rows before tasks: a segment folded between the two reads is then
-	 * missed once (and seen at the next read) rather than counted twice.
+	 * missed once (and seen at the next read) rather than counted twice
+	 * in one snapshot. The row then dips below the snapshot before, which
+	 * had the segment as pending: collect_sched_rows_monotone() holds it.
 	 */
 	err = read_rows(sp, s);
 	if (!err)

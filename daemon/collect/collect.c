@@ -474,6 +474,7 @@ static void epoch_bpf(struct collect *c, struct rxb_epoch *out, int prev,
 	if (c->sq)
 		nrx = collect_net_receivers(&c->sock[cur], c->rx, MAX_RX_TIDS);
 	if (c->sp) {
+		collect_sched_rows_monotone(&c->sched[prev], &c->sched[cur]);
 		/* The task list is what cpushare weighs; --tasks prints it too. */
 		c->report.with_runnable = true;
 		collect_sched_compute(&c->sched[prev], &c->sched[cur], c->rx, nrx, out,

@@ -99,6 +99,37 @@ static size_t first_row(const struct sched_snap *s, uint32_t tid)
 				   offsetof(__typeof__(s->rows[0]), tid), tid);
 }
 
+/* Whether @tid names the same task in @a and @b (seen in both, same start). */
+static bool same_task(const struct sched_snap *a, const struct sched_snap *b, uint32_t tid)
+{
+	const struct sched_snap_task *x = find_task(a, tid), *y = find_task(b, tid);
+
+	return x && y && x->first_ns == y->first_ns;
+}
+
+void collect_sched_rows_monotone(const struct sched_snap *prev, struct sched_snap *cur)
+{
+	size_t p = 0;
+
+	for (size_t c = 0; c < cur->nrows; c++) {
+		struct sched_snap_row *r = &cur->rows[c];
+		const struct sched_snap_row *q;
+
+		while (p < prev->nrows && (prev->rows[p].tid < r->tid ||
+		       (prev->rows[p].tid == r->tid && prev->rows[p].cpu < r->cpu)))
+			p++;
+		if (p == prev->nrows)
+			break;
+		q = &prev->rows[p];
+		if (q->tid != r->tid || q->cpu != r->cpu || !same_task(prev, cur, r->tid))
+			continue;
+		if (r->oncpu_ns < q->oncpu_ns)
+			r->oncpu_ns = q->oncpu_ns;
+		if (r->wait_ns < q->wait_ns)
+			r->wait_ns = q->wait_ns;
+	}
+}
+
 /* Per-CPU running/runnable deltas of one task. */
 struct cpu_share {
 	uint32_t cpu;

@@ -129,6 +129,17 @@ struct collect_sched_disk_use {
 /* Fill @out for @tid (zeros if unknown). */
 typedef void (*collect_sched_reqs_fn)(void *arg, uint32_t tid, struct collect_sched_disk_use *out);
 
+/*
+ * Raise each (task, CPU) row of @cur to @prev's where it fell below it. A
+ * row is the folded time plus the segment still pending in the task's
+ * record, read after the rows (bpf/sched.c): a segment folded between the
+ * two reads is in neither, so the row dips below the snapshot before,
+ * which had it as pending. Clamped to 0 and counted again when the row
+ * catches up, it would count twice; held at its high-water mark, once.
+ * Rows of a tid that names another task now are left alone.
+ */
+void collect_sched_rows_monotone(const struct sched_snap *prev, struct sched_snap *cur);
+
 void collect_sched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
 		    struct collect_sched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
 		    struct collect_sched_report *report, collect_sched_reqs_fn reqs, void *reqs_arg);

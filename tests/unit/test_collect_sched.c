@@ -348,6 +348,37 @@ static void test_receiver_new_dead_reused(void **state)
 	assert_false(rx[0].seen);
 }
 
+/*
+ * A receiver on CPU 1 whose 5 ms segment was pending in the snapshot
+ * before (row 15 ms) and folded between this snapshot's two reads (row
+ * 10 ms): the dip is held at 15, so the epoch after, when the row reads
+ * 15 again, adds nothing - the 5 ms count once, in the epoch they ran in.
+ * A reused tid's rows are not raised.
+ */
+static void test_rows_monotone(void **state)
+{
+	struct epoch_fixture *f = *state;
+	struct snapbuf *p = &f->p, *c = &f->c, *n = calloc(1, sizeof(*n));
+	struct collect_sched_tid_time rx[1] = { { .tid = 500 } };
+
+	(void)state;
+	assert_non_null(n);
+	snap_init(n, T0 + 2 * EPOCH);
+	add_task(p, 500, 1, 0, 0, 15 * MS, 0);
+	add_task(c, 500, 1, 0, 0, 10 * MS, 0);
+	add_task(n, 500, 1, 0, 0, 15 * MS, 0);
+	add_task(p, 600, 1, 0, 0, 40 * MS, 0);
+	add_task(c, 600, T0 + 1, 0, 0, 3 * MS, 0);	/* another task, tid 600 */
+	collect_sched_rows_monotone(&p->s, &c->s);
+	assert_int_equal(c->rows[0].oncpu_ns, 15 * MS);
+	assert_int_equal(c->rows[1].oncpu_ns, 3 * MS);
+	collect_sched_rows_monotone(&c->s, &n->s);
+	collect_sched_compute(&c->s, &n->s, rx, 1, &f->e, NULL, NULL, NULL);
+	assert_true(rx[0].seen);
+	assert_int_equal(rx[0].ncpus_ran, 0);	/* nothing on any CPU this epoch */
+	free(n);
+}
+
 /* ------------------------------------------- time since the switch-out -- */
 
 static void test_split_since_out(void **state)
@@ -498,6 +529,7 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_stalled_read),
 	cmocka_unit_test_setup_teardown(test_io_bound_and_burst, epoch_setup, epoch_teardown),
 	cmocka_unit_test_setup_teardown(test_receiver_new_dead_reused, epoch_setup, epoch_teardown),
+	cmocka_unit_test_setup_teardown(test_rows_monotone, epoch_setup, epoch_teardown),
 	cmocka_unit_test(test_split_since_out),
 	cmocka_unit_test_setup_teardown(test_gone_untraced, epoch_setup, epoch_teardown),
 )

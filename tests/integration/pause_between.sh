@@ -62,7 +62,9 @@ def mine(doc):
     return f, [t for t in f["transfers"] if t["transfer"]["payload_bytes"] == 1400][0]
 f_off, x_off = mine("/off.json")
 f_on, x_on = mine("/on.json")
-c = f_on["inputs"]["stage_b"]["cpu_bound"]["value"] or 0
+c = f_on["inputs"]["stage_b"]["cpu_bound"]["value"]
+# Not measured at all is the daemon's failure, not other work's.
+assert c is not None, "no #C measured beside two hogs"
 cost = f_off["inputs"]["stage_b"]["cpu_ns_per_pkt"]
 why = (f"#C {c:.2f}, between-pauses rate solved: {bool(x_off['rate_between_pauses'])}"
        f" (transfer {x_off['state']}, cost per packet {cost['value']}: {cost.get('why', '')};"

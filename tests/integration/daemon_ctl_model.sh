@@ -4,7 +4,9 @@
 # script - for N = 1 the single-stage loss is the M/M/1/K closed form at
 # every swept rate, E[R] = (#C + 1) / mu_P-Net with #I = 0 (also for a
 # fractional #C, where the interpolation is exact), the transfer time is
-# eq. (2)-(3) recomputed here, and the chosen rate is the curve's minimum.
+# eq. (2)-(3) recomputed here, and the chosen rate is the curve's minimum;
+# with strict batches of 6 (#C 2, #I 1) the loss is the strict bulk-service
+# queue's at the model's service rate, solved here by GTH elimination.
 # Bad input exits 2 naming the option. Rates are per second; the old
 # per-millisecond options still give the same model, with a note. --csv is
 # the JSON's curve; --plot writes a PNG and an SVG.
@@ -87,10 +89,52 @@ r0 = check(sys.argv[1], 0)
 r2 = check(sys.argv[2], 2)
 r15 = check(sys.argv[3], 1.5)
 assert r2 < r15 < r0 or r0 == r15, (r0, r15, r2)
+def gth_loss(lam, mu, k, n):
+    """Blocking of the strict bulk-service queue (states 0..k; arrivals lam;
+    a batch of n served at rate mu once n wait) by GTH elimination of its
+    generator - no subtraction, a second method beside the solver's cut
+    recursion."""
+    q = [[0.0] * (k + 1) for _ in range(k + 1)]
+    for i in range(k + 1):
+        if i < k:
+            q[i][i + 1] += lam
+        if i >= n:
+            q[i][i - n] += mu
+    for m in range(k, 0, -1):
+        s = sum(q[m][:m])
+        for i in range(m):
+            q[i][m] /= s
+        for i in range(m):
+            if q[i][m]:
+                for j in range(m):
+                    if j != i:
+                        q[i][j] += q[i][m] * q[m][j]
+    pi = [1.0] + [0.0] * k
+    for m in range(1, k + 1):
+        pi[m] = sum(pi[i] * q[i][m] for i in range(m))
+    return pi[k] / sum(pi)
+
+# The seed's model (#C 2, #I 1, strict batches of 6): given its service
+# rate, the loss and T at its rate and along the curve are the strict bulk
+# queue's (by GTH) and eq. (2)-(3); its rate is the curve's minimum.
 seed = json.load(open(sys.argv[4]))
-assert seed["inputs"]["batch_rule"] == "strict" and seed["inputs"]["io_bound"] == 1
-# docs/model.md's worked example: #C 2, #I 1 on the Table II host -> 854.4 Mb/s.
-assert abs(seed["bottleneck_rate_bps"] / 1e6 - 854.4) < 0.1, seed["bottleneck_rate_bps"]
+i = seed["inputs"]
+assert i["batch_rule"] == "strict" and i["io_bound"] == 1 and i["batch_pkts"] == 6
+mu, k, n, spkt = seed["service_rate_per_s"], i["queue_pkts"], i["batch_pkts"], i["payload_bytes"]
+assert rel(seed["capacity_bps"], mu * n * spkt * 8) < 1e-12
+worst_l = worst_t = 0.0
+for p in seed["curve"][::50] + [{"rate_bps": seed["bottleneck_rate_bps"],
+                                  "loss": seed["loss_at_bottleneck"],
+                                  "time_s": seed["transfer_time_s"]}]:
+    l = gth_loss(p["rate_bps"] / (8 * spkt), mu, k, n)
+    if l > 1e-300:
+        worst_l = max(worst_l, rel(p["loss"], l))
+    worst_t = max(worst_t, rel(p["time_s"], rbudp(p["rate_bps"], l, i["file_bytes"], spkt,
+                                                  i["one_way_delay_s"])))
+assert worst_l < 1e-9 and worst_t < 1e-9, f"seed: loss off by {worst_l:.2e}, time by {worst_t:.2e}"
+assert seed["transfer_time_s"] <= min(p["time_s"] for p in seed["curve"]) * (1 + 1e-12)
+print(f"seed: rate {seed['bottleneck_rate_bps']/1e6:.1f} Mb/s; loss within {worst_l:.1e}, time "
+      f"within {worst_t:.1e} of the strict bulk queue by GTH and eq. (2)-(3)")
 PY
 
 # Bad input: exit 2, the option named.

@@ -12,11 +12,11 @@
 # (after its first 2 s):
 #  - the flow is modelled as TCP (inputs.tcp present, bytes_per_pkt
 #    measured, #C about 2), its loss reported as not modelled (null);
-#  - advice / goodput within [0.5, 2.0]. Measured on this 2-CPU host:
-#    1.06-1.13 in 6 runs (goodput 6.2-9.3 Gb/s, about 131 KB per packet
+#  - advice / goodput within [0.75, 1.5]. Measured on this 2-CPU host:
+#    1.06-1.15 in 8 runs (goodput 5.0-9.3 Gb/s, about 131 KB per packet
 #    dequeued, #C 2.0). The bound leaves room for the scheduler's share
 #    for a waking receiver and for #C as an epoch average, which move the
-#    ratio by tens of per cent, not by 2x. Counting a packet as a datagram
+#    ratio by tens of per cent; a cost term off by half fails it. Counting a packet as a datagram
 #    of payload_bytes (1468) gives about 1/90 of the goodput, and a flow
 #    left unmodelled (the line rate, provisional) has no inputs.tcp and a
 #    numeric loss: both fail. The line rate is set to 100G so that the
@@ -69,6 +69,6 @@ print(f"goodput {good/1e9:.3f} Gb/s, advice median {a/1e9:.3f} Gb/s "
       f"({bpp[-1]['source']})")
 assert all(b["source"] == "measured" for b in bpp[2:]), f"bytes_per_pkt not measured: {bpp}"
 assert 1.5 <= statistics.median(cs) <= 2.5, f"#C {cs}: the hogs were not seen"
-assert 0.5 <= a / good <= 2.0, f"advice/goodput {a/good:.3f} outside [0.5, 2.0]"
+assert 0.75 <= a / good <= 1.5, f"advice/goodput {a/good:.3f} outside [0.75, 1.5]"
 PY
-log "PASS: TCP advice within [0.5, 2.0] x goodput"
+log "PASS: TCP advice within [0.75, 1.5] x goodput"

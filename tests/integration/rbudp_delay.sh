@@ -32,6 +32,7 @@ run asym --one-way-delay-ms 20 -- --one-way-delay-ms 50
 python3 - "$RB_TMP" <<'PY' || fail "delay check"
 import json, sys
 d = sys.argv[1]
+SLACK_ROUND_S, SLACK_S = 0.010, 0.030	# per round; once
 def load(n, side):
     return json.loads(open("%s/%s.%s.json" % (d, n, side)).readline())
 base = load("none", "send")
@@ -49,9 +50,18 @@ for name, fwd, back in (("sym", 0.050, 0.050), ("asym", 0.050, 0.020)):
           % (name, s["transfer_time_s"], rounds, fwd, back, floor,
              base["transfer_time_s"], base["rounds"]))
     assert s["transfer_time_s"] >= floor, "transfer faster than its delays allow"
-    # The rounds before each blast wait for the delay: the blast starts show it.
+    # And no slower than the floor plus the rounds' own work (measured 2.5
+    # ms a round): a delay applied twice (+ R x delay) does not fit.
+    assert s["transfer_time_s"] <= floor + SLACK_ROUND_S * rounds + SLACK_S, \
+        "transfer slower than its delays and blasts explain"
+    # The rounds before each blast wait for the delay: the blast starts show
+    # it, each within the delays and the blasts before it plus that slack.
+    done = 0.0
     for i, x in enumerate(s["per_round"]):
         assert x["start_s"] >= i * (fwd + back) + fwd - 1e-3, x
+        at = i * (fwd + back) + fwd + done
+        assert x["start_s"] <= at + SLACK_ROUND_S * (i + 1) + SLACK_S, (i, x, at)
+        done += x["blast_time_s"]
     assert rounds > 1, "expected a lossy, multi-round transfer"
     if name == "sym" and rounds == base["rounds"]:
         assert s["transfer_time_s"] - base["transfer_time_s"] >= \

@@ -219,10 +219,8 @@ int probe_obj_start(struct probe_obj *po, const char *name,
 		    struct bpf_object_skeleton *skel, enum probe_mode mode,
 		    const char *const *sampled)
 {
-	int err;
-
 	const struct bpf_program *missing[PROBE_MAX_PROGS];
-	int nmissing = 0, attached;
+	int err, nmissing = 0, attached;
 
 	po->name = name;
 	po->obj = *skel->obj;

@@ -47,6 +47,15 @@ void probe_route_libbpf_log(void)
 	libbpf_set_print(libbpf_to_rxb_log);
 }
 
+/* The BTF id of tracepoint @tp's type (btf_trace_<tp>) in @vmlinux, or < 0. */
+static int btf_trace_id(const struct btf *vmlinux, const char *tp)
+{
+	char type_name[128];
+
+	snprintf(type_name, sizeof(type_name), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, type_name, BTF_KIND_TYPEDEF);
+}
+
 int probe_nop_attach(const char *tp, int *prog_fd)
 {
 	/* r0 = 0; exit */
@@ -54,7 +63,6 @@ int probe_nop_attach(const char *tp, int *prog_fd)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	char type_name[128];
 	struct btf *vmlinux;
 	int id, pfd, lfd, err;
 
@@ -64,11 +72,10 @@ int probe_nop_attach(const char *tp, int *prog_fd)
 		rxb_log_errno(RXB_LOG_INFO, -err, "tracepoint %s: no kernel BTF", tp);
 		return err;
 	}
-	snprintf(type_name, sizeof(type_name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(vmlinux, type_name, BTF_KIND_TYPEDEF);
+	id = btf_trace_id(vmlinux, tp);
 	btf__free(vmlinux);
 	if (id < 0) {
-		rxb_info("tracepoint %s: kernel BTF has no %s", tp, type_name);
+		rxb_info("tracepoint %s: kernel BTF has no btf_trace_%s", tp, tp);
 		return -ENOENT;
 	}
 
@@ -142,13 +149,9 @@ static int skip_missing_tp_btf(struct bpf_object *obj, const struct bpf_program 
 	if (!vmlinux)
 		return 0;
 	bpf_object__for_each_program(p, obj) {
-		char type_name[128];
-
 		if (!bpf_program__autoload(p) ||
-		    strncmp(bpf_program__section_name(p), "tp_btf/", 7))
-			continue;
-		snprintf(type_name, sizeof(type_name), "btf_trace_%s", section_tp(p));
-		if (btf__find_by_name_kind(vmlinux, type_name, BTF_KIND_TYPEDEF) >= 0)
+		    strncmp(bpf_program__section_name(p), "tp_btf/", 7) ||
+		    btf_trace_id(vmlinux, section_tp(p)) >= 0)
 			continue;
 		bpf_program__set_autoload(p, false);
 		if (n < max)

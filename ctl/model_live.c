@@ -216,6 +216,7 @@ static int from_flow(struct model_args *a, const struct json_object *fl, uint16_
 	const struct json_object *m = jpath_obj(fl, "model");
 	size_t n = jpath_len(m, "stages");
 	const char *bad;
+	double ep;
 
 	if (!m)
 		return live_fail(port, "the daemon has no model of this flow yet: %s",
@@ -236,7 +237,9 @@ static int from_flow(struct model_args *a, const struct json_object *fl, uint16_
 	a->min_rate_set = true;
 	a->live.used = true;
 	a->live.port = port;
-	a->live.epoch = (uint64_t)fmax(0, jpath_num(m, "epoch"));
+	ep = jpath_num(m, "epoch");
+	/* Shown only; an epoch a uint64_t cannot hold (or NaN) as 0. */
+	a->live.epoch = ep >= 0 && ep < 0x1p64 ? (uint64_t)ep : 0;
 	a->live.rate_bps = jpath_num(m, "rate_bps");
 	a->live.loss = jpath_num(m, "loss");
 	a->live.time_s = jpath_num(m, "transfer_time_s");

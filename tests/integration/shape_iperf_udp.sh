@@ -5,8 +5,12 @@
 # UDP receiver pinned to the receiving CPU with 2 CPU hogs on it.
 #
 # The receiver is rxbneck-udpsink (rxbneck-recv's receive loop; it counts
-# what arrived and what its socket dropped) with the system's default
-# receive buffer, as iperf3's server has. iperf3's client needs iperf3's
+# what arrived and what its socket dropped) with WORK_NS of work on the CPU
+# per datagram and a 4 MiB receive buffer (it holds the hogs' windows):
+# one iperf3 thread sends ~0.8 Gb/s here, no faster than a plain receiver
+# beside 2 hogs drains, and the advice must lie below what the blaster
+# sends for the shaping to be judged. The receiver's capacity is then its
+# drain rate, which the blast measures independently of the daemon. iperf3's client needs iperf3's
 # server for its control connection and its UDP handshake: the server runs
 # on port CTL, and an nftables rule in the sender's namespace sends iperf3's
 # data datagrams (longer than 64 bytes) to the sink's port instead, before
@@ -20,6 +24,8 @@
 # Checked (the receiver's 0.5 s intervals after the first second, the
 # advice in force over each, time-weighted from rxbneck-shape's status
 # every 0.1 s):
+#  - the advice within 0.8-1.2 x what the receiver drained in the blast
+#    (saturated: its capacity, the time-optimal rate with windows held);
 #  - what came (iperf3's sequence numbers at the receiver: every datagram
 #    that left the sender, dropped or not) is no more than the advice
 #    (within 5 %), and, in the intervals where HTB held iperf3 back (at
@@ -51,6 +57,8 @@ e2e_setup
 [ -x "$E_BIN/rxbneck-shape" ] && [ -x "$E_BIN/rxbneck-udpsink" ] || e2e_skip "build rxbneck-shape first"
 taskset -pc "$E_SEND_CPU" $$ > /dev/null || e2e_fail "taskset"
 E_K=2
+WORK_NS=${WORK_NS:-6000}
+RCVBUF=${RCVBUF:-4194304}
 CTL=$((E_TCP_PORT + 1))
 SHAPE_PID= SINK_PID= IPERF_S=
 shape_test_cleanup() {
@@ -81,7 +89,7 @@ phase() {
 	local name=$1 t0 t1 tot0 st0 tot1 st1
 	: > "$E_TMP/sink.err"
 	"$E_BIN/rxbneck-udpsink" --port "$E_PORT" --listen "$E_ADDR_R" --cpu "$E_RECV_CPU" \
-		--interval-ms 500 --iperf3 > "$E_OUT/$name.sink.jsonl" 2> "$E_TMP/sink.err" &
+		--interval-ms 500 --iperf3 --work-ns "$WORK_NS" --rcvbuf "$RCVBUF" > "$E_OUT/$name.sink.jsonl" 2> "$E_TMP/sink.err" &
 	SINK_PID=$!
 	for _ in $(seq 50); do grep -q ready "$E_TMP/sink.err" && break; sleep 0.02; done
 	read -r tot0 st0 <<< "$(e2e_stat_cpu)"
@@ -185,15 +193,20 @@ _, bivs = sink("blast")
 bivs = [r for r in bivs if r["t_start"] >= fb["t_start"] + 1.0]
 own = sum(r["sent_bps"] * (r["t_end"] - r["t_start"]) for r in bivs) / sum(
     r["t_end"] - r["t_start"] for r in bivs)
+drained = sum(r["received_bps"] * (r["t_end"] - r["t_start"]) for r in bivs) / sum(
+    r["t_end"] - r["t_start"] for r in bivs)
 lb, ls = fb["loss"], fs["loss"]
 cs = st[-1][1]["class_stats"]
-print("blast: iperf3's datagrams came at %.3f Gb/s, loss %.3f" % (own / 1e9, lb))
+print("blast: iperf3's datagrams came at %.3f Gb/s, loss %.3f; the receiver drained %.3f Gb/s"
+      % (own / 1e9, lb, drained / 1e9))
 print("shaped: advice %.3f Gb/s (the model's loss there %.4f); came at %.3f Gb/s = %.3f x the "
       "advice; loss %.4f" % (adv / 1e9, pred, arrived / 1e9, arrived / adv, ls))
 print("shaped, per 0.5 s: came / advice (HTB overlimits per packet): " +
       " ".join("%.3f (%.2f)" % (x, b) for x, b in per))
 print("class: %d packets, %d drops, queue peak %d bytes (%d packets)" % (
     cs["packets"], cs["drops"], cs["peak_backlog_bytes"], cs["peak_qlen"]))
+print("the advice is %.3f x what the receiver drained in the blast" % (adv / drained))
+assert 0.8 <= adv / drained <= 1.2, "the advice is not the receiver's capacity"
 assert arrived <= 1.05 * adv, "more than the advice arrived"
 assert cs["drops"] == 0, "the class dropped packets"
 # The losses compare only where the advice is well below what iperf3 sends

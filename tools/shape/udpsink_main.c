@@ -16,10 +16,13 @@
  * With iperf3's datagrams (--iperf3) it also reads their sequence numbers
  * (the 32-bit counter after the timestamp): per interval the rate at
  * which the sender's datagrams came (sent_bps, at the mean size), and in
- * total what went missing before the socket. Built, not installed.
+ * total what went missing before the socket. With --work-ns it spends that
+ * long on the CPU after each datagram (reading the clock until it has
+ * passed): a receiver whose application does per-datagram work, slower
+ * than a fast sender. Built, not installed.
  *
  *	rxbneck-udpsink --port P [--listen ADDR] [--cpu N] [--rcvbuf BYTES]
- *	                [--interval-ms MS] [--seconds S] [--iperf3]
+ *	                [--interval-ms MS] [--seconds S] [--iperf3] [--work-ns NS]
  *
  * One JSON object per interval and a final one ("final": true) on stdout;
  * it ends after --seconds, or SIGINT/SIGTERM.
@@ -57,11 +60,39 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+#define USAGE "usage: rxbneck-udpsink --port P [--listen ADDR] [--cpu N] [--rcvbuf BYTES]\n" \
+	"                       [--interval-ms MS] [--seconds S] [--iperf3] [--work-ns NS]\n"
+
 static void usage(const char *why)
 {
-	fprintf(stderr, "rxbneck-udpsink: %s\nusage: rxbneck-udpsink --port P [--listen ADDR] "
-		"[--cpu N] [--rcvbuf BYTES] [--interval-ms MS] [--seconds S] [--iperf3]\n", why);
+	fprintf(stderr, "rxbneck-udpsink: %s\n" USAGE, why);
 	exit(2);
+}
+
+static void help(void)
+{
+	printf(USAGE
+	       "Reads UDP datagrams and prints, per interval and in total (one JSON object\n"
+	       "per line, the last with \"final\": true), what arrived and what the socket\n"
+	       "dropped.\n"
+	       "  --port P          UDP port to read (required)\n"
+	       "  --listen ADDR     address to bind (default 0.0.0.0)\n"
+	       "  --cpu N           pin to CPU N\n"
+	       "  --rcvbuf BYTES    receive buffer (default: the system's)\n"
+	       "  --interval-ms MS  report interval (default 1000)\n"
+	       "  --seconds S       stop S seconds after the first datagram (default: at SIGTERM)\n"
+	       "  --iperf3          read iperf3's sequence numbers: the rate the sender sent at\n"
+	       "  --work-ns NS      spend NS ns on the CPU after each datagram (a slow application)\n");
+	exit(0);
+}
+
+/* Per-datagram work: on the CPU until @ns have passed (not a sleep). */
+static void work(uint64_t ns)
+{
+	uint64_t end = rxb_mono_ns() + ns;
+
+	while (rxb_mono_ns() < end)
+		;
 }
 
 static uint64_t num(const char *opt, const char *arg, uint64_t min, uint64_t max)
@@ -149,7 +180,8 @@ static void report(const struct tally *now, const struct tally *prev, double t0,
 }
 
 /* Read what is there (at most one batch); 0 when nothing, -1 on error. */
-static int read_batch(int fd, struct tally *t, bool iperf3, uint8_t (*buf)[DGRAM_MAX])
+static int read_batch(int fd, struct tally *t, bool iperf3, uint64_t work_ns,
+		      uint8_t (*buf)[DGRAM_MAX])
 {
 	static struct mmsghdr m[BATCH];
 	static struct iovec iov[BATCH];
@@ -188,13 +220,15 @@ static int read_batch(int fd, struct tally *t, bool iperf3, uint8_t (*buf)[DGRAM
 			if (seq > t->seq_max)
 				t->seq_max = seq;
 		}
+		if (work_ns)
+			work(work_ns);
 	}
 	return n;
 }
 
 struct opts {
 	const char *listen;
-	uint64_t port, rcvbuf, interval_ms, seconds;
+	uint64_t port, rcvbuf, interval_ms, seconds, work_ns;
 	int cpu;
 	bool iperf3;
 };
@@ -206,6 +240,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "cpu", required_argument, NULL, 'c' }, { "rcvbuf", required_argument, NULL, 'r' },
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "seconds", required_argument, NULL, 's' }, { "iperf3", no_argument, NULL, '3' },
+		{ "work-ns", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int opt;
@@ -220,6 +255,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'i': o->interval_ms = num("--interval-ms", optarg, 10, 60000); break;
 		case 's': o->seconds = num("--seconds", optarg, 1, 86400); break;
 		case '3': o->iperf3 = true; break;
+		case 'w': o->work_ns = num("--work-ns", optarg, 1, 1000000000); break;
+		case 'h': help(); break;
 		default: usage("unknown option");
 		}
 	}
@@ -273,7 +310,7 @@ int main(int argc, char **argv)
 			break;
 		if (poll(&p, 1, 50) <= 0)
 			continue;
-		if (read_batch(fd, &t, o.iperf3, buf) < 0) {
+		if (read_batch(fd, &t, o.iperf3, o.work_ns, buf) < 0) {
 			perror("rxbneck-udpsink: recvmmsg");
 			break;
 		}

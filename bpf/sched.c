@@ -543,12 +543,18 @@ void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *s)
 
 		if (t->state != SCHED_ST_DEAD)
 			continue;
-		/* Only if still the same dead task (not a reused tid). */
-		if (bpf_map_lookup_elem(tfd, &t->tid, &cur) == 0 &&
-		    cur.first_ns == t->first_ns &&
-		    (cur.state == SCHED_ST_DEAD ||
-		     (t->gone && last_event_ns(&cur) == t->dead_ns)))
+		/*
+		 * Only if still the same dead task. A tid reused since the
+		 * snapshot keeps its rows: the BPF side adds the new task's
+		 * time to them, and the reader takes deltas per task.
+		 */
+		if (bpf_map_lookup_elem(tfd, &t->tid, &cur) == 0) {
+			if (cur.first_ns != t->first_ns ||
+			    !(cur.state == SCHED_ST_DEAD ||
+			      (t->gone && last_event_ns(&cur) == t->dead_ns)))
+				continue;
 			bpf_map_delete_elem(tfd, &t->tid);
+		}
 		while (r < s->nrows && s->rows[r].tid < t->tid)
 			r++;
 		for (; r < s->nrows && s->rows[r].tid == t->tid; r++) {

@@ -406,7 +406,7 @@ struct sched_split sched_snap_task_of(struct sched_snap_task *o, uint32_t tid,
 int sched_probe_snapshot(struct sched_probe *sp, struct sched_snap *snap,
 			 sched_counters_fn fn, void *arg);
 /* Delete the records of tasks that @snap saw dead (their last counters are
- * in @snap, so nothing is lost). */
+ * in @snap, so nothing is lost), unless their tid was reused since. */
 void sched_probe_forget_dead(struct sched_probe *sp, const struct sched_snap *snap);
 
 /*

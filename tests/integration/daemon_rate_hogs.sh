@@ -70,14 +70,6 @@ stage_b_input() {
 	ctl status --json | python3 -c 'import json,sys
 print(json.load(sys.stdin)["flows"][0]["inputs"]["stage_b"][sys.argv[1]]["value"])' "$1"
 }
-# status_c: #C on the receiver's CPU (as the flow's model input) now, 9 if
-# not measured.
-status_c() {
-	local v
-	v=$(stage_b_input cpu_bound)
-	[ "$v" = None ] && v=9
-	echo "$v"
-}
 
 # One measurement: a quiet CPU 1 first (other engineers' builds share this
 # machine outside the heavy-test lock), then the hogs. Exit status of the

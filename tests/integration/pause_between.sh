@@ -19,8 +19,7 @@
 # A run disturbed by other work on CPU 1 (over 0.10 of it while pauses are
 # off, by cpu_foreign, without the daemon) or whose busy-polling receiver
 # is not modelled yet is repeated up to 3 times, then the test skips;
-# undisturbed, #C must be 1.7-2.3. Exit 0 pass, 77
-# skip, else fail.
+# undisturbed, #C must be 1.7-2.3. Exit 0 pass, 77 skip, else fail.
 . "$(dirname "$0")/daemon_lib.inc"
 
 . "$(dirname "$0")/pause_lib.inc"

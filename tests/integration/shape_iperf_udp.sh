@@ -10,12 +10,13 @@
 # one iperf3 thread sends ~0.8 Gb/s here, no faster than a plain receiver
 # beside 2 hogs drains, and the advice must lie below what the blaster
 # sends for the shaping to be judged. The receiver's capacity is then its
-# drain rate, which the blast measures independently of the daemon. iperf3's client needs iperf3's
-# server for its control connection and its UDP handshake: the server runs
-# on port CTL, and an nftables rule in the sender's namespace sends iperf3's
-# data datagrams (longer than 64 bytes) to the sink's port instead, before
-# the qdisc. rxbneck-shape tells the daemon RTT 200 ms (the e2e testbed's
-# path) so that the advice is for a path where losses cost a round trip.
+# drain rate, which the blast measures independently of the daemon.
+# iperf3's client needs iperf3's server for its control connection and its
+# UDP handshake: the server runs on port CTL, and an nftables rule in the
+# sender's namespace sends iperf3's data datagrams (longer than 64 bytes)
+# to the sink's port instead, before the qdisc. rxbneck-shape tells the
+# daemon RTT 200 ms (the e2e testbed's path) so that the advice is for a
+# path where losses cost a round trip.
 #
 # Two phases of 6 s, each starting on a quiet machine (and repeated when
 # the hypervisor stole time):

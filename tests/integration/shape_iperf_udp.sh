@@ -10,8 +10,8 @@
 # here, and the advice for that receiver beside 2 hogs is higher (0.97-1.05
 # Gb/s: its loss is the hogs' windows, nearly flat in the rate): the losses
 # and the tracking cannot be judged, and after the checks that can (what
-# came is not above the advice, no drops, the qdisc restored) the test
-# skips. WORK_NS=6000 RCVBUF=4194304 make a receiver slower than iperf3
+# came is not above the advice nor the advice below the blasted drain, no
+# drops in the class) the test skips. WORK_NS=6000 RCVBUF=4194304 make a receiver slower than iperf3
 # (6 us of work per datagram, a buffer that holds the windows) where all
 # is judged; not the default, because the daemon misses there in about one
 # run in seven (docs/shape.md §7, "The daemon's model"). What the receiver

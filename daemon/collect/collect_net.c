@@ -148,6 +148,26 @@ static double sirq_ns_per(const struct collect_net_sirq *q, int c)
 	return n ? sum_ns / n : NAN;
 }
 
+/*
+ * Timed softirqs a CPU's price per softirq is learned from, at least. A
+ * stage-A epoch at a transfer's end may time a handful (9 polls for 11
+ * packets): the cold cost of an idle receive path, many times that of
+ * the thousands a second in a transfer. Priced at it, the softirqs of the
+ * next epochs without stage A came to 0.8-1.7 of the CPU, and the
+ * receiver's own time, which the softirq share is taken off, to a fifth.
+ */
+#define SIRQ_MIN_TIMED	32
+
+/*
+ * A softirq share above the whole CPU is no measurement (a price from
+ * another load, or one timed softirq the hypervisor stretched, scaled by
+ * NETRX_SAMPLE_EVERY): unknown rather than wrong.
+ */
+static double sirq_frac_checked(double frac)
+{
+	return frac > 1 ? NAN : frac;
+}
+
 /* The NET_RX softirq share of CPU @c in a sampled epoch without stage A. */
 static double sirq_estimate(const struct collect_net_sirq *q, int c, double epoch_ns)
 {
@@ -187,12 +207,13 @@ void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap 
 		if (!sampled) {
 			out->cpus[c].softirq_frac = NAN;
 		} else if (!stage_a) {
-			out->cpus[c].softirq_frac = sirq_estimate(q, c, epoch_ns);
+			out->cpus[c].softirq_frac =
+				sirq_frac_checked(sirq_estimate(q, c, epoch_ns));
 		} else {
 			/* Timed softirqs stand for all of them (netrx.h). */
-			out->cpus[c].softirq_frac = !cnt ? 0 :
-				timed ? ns * ((double)cnt / (double)timed) / epoch_ns : NAN;
-			if (q && timed && c < RXB_MAX_CPUS)
+			out->cpus[c].softirq_frac = !cnt ? 0 : !timed ? NAN :
+				sirq_frac_checked(ns * ((double)cnt / (double)timed) / epoch_ns);
+			if (q && timed >= SIRQ_MIN_TIMED && c < RXB_MAX_CPUS)
 				q->ns_per[c] = ns / (double)timed;
 		}
 	}

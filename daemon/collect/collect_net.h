@@ -67,7 +67,8 @@ void collect_net_sirq_update(struct collect_net_sirq *q, const char *text);
  * softirq_frac NaN. Sampled without @stage_a (its programs detached):
  * napi[] empty, softirq_frac estimated from @q (a CPU never timed is
  * priced at the others' mean time per softirq; NaN before any was timed);
- * with @stage_a, @q (may be NULL) learns each CPU's time per softirq.
+ * with @stage_a, @q (may be NULL) learns each CPU's time per softirq from
+ * an epoch that timed enough of them. A share above 1 is NaN.
  */
 void collect_net_stage_a(const struct netrx_snap *prev, const struct netrx_snap *cur,
 		  bool sampled, bool stage_a, struct collect_net_sirq *q,

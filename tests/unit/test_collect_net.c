@@ -111,6 +111,18 @@ static void test_stage_a(void **state)
 	free(e);
 }
 
+/* netrx_pair()'s, with stage A on CPU 0 at 2.5 us per softirq (1000 of
+ * 8000 timed, 2.5 ms); @q empty. */
+static void timed_pair(struct netrx_snap *p, struct netrx_snap *c, struct netrx_cpu *pc,
+		       struct netrx_cpu *cc, struct collect_net_sirq *q)
+{
+	netrx_pair(p, c, pc, cc);
+	memset(q, 0, sizeof(*q));
+	cc[0].netrx_cnt = 8000;
+	cc[0].netrx_timed = 1000;
+	cc[0].netrx_ns = 2500000;
+}
+
 /*
  * A sampled epoch without stage A's programs: no polls, and the softirq
  * share is the kernel's NET_RX count (/proc/softirqs) times the time per
@@ -125,12 +137,7 @@ static void test_stage_a_estimate(void **state)
 	struct rxb_epoch *e = collect_fixture_epoch(2);
 
 	(void)state;
-	netrx_pair(&p, &c, pc, cc);
-	memset(&q, 0, sizeof(q));
-	/* With stage A: CPU 0 takes 2.5 us per softirq (1000 timed, 2.5 ms). */
-	cc[0].netrx_cnt = 8000;
-	cc[0].netrx_timed = 1000;
-	cc[0].netrx_ns = 2500000;
+	timed_pair(&p, &c, pc, cc, &q);
 	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
 			      "    NET_RX: 100 7\n");
 	assert_int_equal(q.ndelta, 0);		/* one read: no delta */
@@ -172,6 +179,51 @@ static void test_stage_a_estimate(void **state)
 	collect_net_stage_a(&p, &c, true, false, &q, e);
 	assert_true(isnan(e->cpus[0].softirq_frac));
 	assert_true(isnan(e->cpus[1].softirq_frac));
+	free(e);
+}
+
+/*
+ * The price per softirq comes from stage-A epochs that timed at least 32:
+ * after CPU 0's 2.5 us from 1000, an epoch that timed 9 (idle, 60 us
+ * each) keeps it, and 200 000 softirqs in 1 s are 0.5 of the CPU, not
+ * 12. A share above the whole CPU is NaN, estimated or timed.
+ */
+static void test_stage_a_price(void **state)
+{
+	struct netrx_snap p, c, idle;
+	struct netrx_cpu pc[2], cc[2], ic[2];
+	struct collect_net_sirq q;
+	struct rxb_epoch *e = collect_fixture_epoch(2);
+
+	(void)state;
+	timed_pair(&p, &c, pc, cc, &q);
+	collect_net_stage_a(&p, &c, true, true, &q, e);
+	assert_float_equal(q.ns_per[0], 2500, 1e-9);
+	/* 72 softirqs, 9 timed for 540 us: this epoch's share, not the price. */
+	idle = c;
+	memcpy(ic, cc, sizeof(ic));
+	idle.cpus = ic;
+	idle.at_ns = c.at_ns + 1000 * MS;
+	ic[0].netrx_cnt += 72;
+	ic[0].netrx_timed += 9;
+	ic[0].netrx_ns += 540000;
+	collect_net_stage_a(&c, &idle, true, true, &q, e);
+	assert_float_equal(e->cpus[0].softirq_frac, 72 * 60000.0 / 1e9, 1e-12);
+	assert_float_equal(q.ns_per[0], 2500, 1e-9);
+	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
+			      "    NET_RX: 0 0\n");
+	collect_net_sirq_update(&q, "      CPU0  CPU1\n"
+			      "    NET_RX: 200000 0\n");
+	collect_net_stage_a(&p, &c, true, false, &q, e);
+	assert_float_equal(e->cpus[0].softirq_frac, 200000 * 2500.0 / 1e9, 1e-12);
+	/* Priced at 60 us they would be 12 CPUs: unknown. */
+	q.ns_per[0] = 60000;
+	collect_net_stage_a(&p, &c, true, false, &q, e);
+	assert_true(isnan(e->cpus[0].softirq_frac));
+	/* Timed: 1000 of 8000 took 300 ms, 2.4 s of softirq in 1 s. */
+	cc[0].netrx_ns = 300 * MS;
+	collect_net_stage_a(&p, &c, true, true, &q, e);
+	assert_true(isnan(e->cpus[0].softirq_frac));
 	free(e);
 }
 
@@ -705,6 +757,7 @@ static void test_drop_reasons(void **state)
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_stage_a),
 	cmocka_unit_test(test_stage_a_estimate),
+	cmocka_unit_test(test_stage_a_price),
 	cmocka_unit_test_setup_teardown(test_stage_b, sockq_setup, sockq_teardown),
 	cmocka_unit_test_setup_teardown(test_stage_b_not_sampled, sockq_setup, sockq_teardown),
 	cmocka_unit_test_setup_teardown(test_queue_after_attach, sockq_setup, sockq_teardown),

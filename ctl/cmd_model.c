@@ -58,6 +58,7 @@ enum {
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
 	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_SEEN, OPT_RELEASE, OPT_SAT_DRAIN,
+	OPT_SAT_ARRIVALS,
 	OPT_EPISODES_WIN, OPT_QUOTA,
 };
 
@@ -89,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "windows-seen-pps", required_argument, NULL, OPT_SEEN },
 	{ "queue-release-pkts", required_argument, NULL, OPT_RELEASE },
 	{ "saturated-drain-pps", required_argument, NULL, OPT_SAT_DRAIN },
+	{ "saturated-drain-arrivals-pps", required_argument, NULL, OPT_SAT_ARRIVALS },
 	{ "episodes-from-windows", no_argument, NULL, OPT_EPISODES_WIN },
 	{ "quota-phases", required_argument, NULL, OPT_QUOTA },
 	{ "loss-episode-pkts", required_argument, NULL, OPT_EPISODE },
@@ -354,6 +356,7 @@ static const struct num_opt {
 	NUM(OPT_SEEN, false, 0.0, 1e12, 1.0, stage.windows_seen_pps),
 	NUM(OPT_RELEASE, false, 0.0, 1e9, 1.0, stage.queue_release_pkts),
 	NUM(OPT_SAT_DRAIN, false, 0.0, 1e12, 1.0, stage.sat_drain_pkts_per_s),
+	NUM(OPT_SAT_ARRIVALS, false, 0.0, 1e12, 1.0, stage.sat_drain_arrivals_pps),
 	NUM(OPT_PAYLOAD, true, 1.0, 65507.0, 1.0, x.payload_bytes),	/* a UDP datagram */
 	NUM(OPT_FILE, true, 1.0, 1e18, 1.0, x.file_bytes),
 	NUM(OPT_EPISODE, false, 1.0, 1e12, 1.0, x.loss_episode_pkts),

@@ -136,6 +136,8 @@ static const char *stage_from(const struct json_object *s, struct rxb_stage_inpu
 	/* Absent or null: not measured, or not in force. */
 	if (!num_in(s, "sat_drain_pkts_per_s", 0, 1e12, &in->sat_drain_pkts_per_s))
 		in->sat_drain_pkts_per_s = 0;
+	if (!num_in(s, "sat_drain_arrivals_pps", 0, 1e12, &in->sat_drain_arrivals_pps))
+		in->sat_drain_arrivals_pps = 0;
 	/* Absent from a daemon that does not model it: given back at once. */
 	if (jpath_get(s, "queue_release_pkts") &&
 	    !num_in(s, "queue_release_pkts", 0, in->queue_pkts, &in->queue_release_pkts))

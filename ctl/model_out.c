@@ -75,6 +75,7 @@ static void json_inputs(struct json_writer *w, const struct model_args *a)
 	json_double(w, "windows_seen_pps", a->stage.windows_seen_pps);
 	json_double(w, "queue_release_pkts", a->stage.queue_release_pkts);
 	json_double(w, "sat_drain_pkts_per_s", a->stage.sat_drain_pkts_per_s);
+	json_double(w, "sat_drain_arrivals_pps", a->stage.sat_drain_arrivals_pps);
 	json_double(w, "quota_period_s", a->stage.quota_period_s);
 	json_double(w, "quota_slow_s", a->stage.quota_slow_s);
 	json_double(w, "quota_slow_share", a->stage.quota_slow_share);
@@ -278,7 +279,11 @@ static void print_inputs(const struct model_args *a)
 	if ((s->offcpu_per_s > 0 || s->wake_per_s > 0) && s->windows_seen_pps > 0)
 		printf("           windows met at up to %.4g packets a second\n",
 		       s->windows_seen_pps);
-	if (s->sat_drain_pkts_per_s > 0)
+	if (s->sat_drain_pkts_per_s > 0 && s->sat_drain_arrivals_pps > 0)
+		printf("           drained %.4g packets a second with its queue overflowed,\n"
+		       "           %.4g a second arriving\n",
+		       s->sat_drain_pkts_per_s, s->sat_drain_arrivals_pps);
+	else if (s->sat_drain_pkts_per_s > 0)
 		printf("           drained %.4g packets a second with its queue overflowed\n",
 		       s->sat_drain_pkts_per_s);
 	if (s->quota_period_s > 0)

@@ -241,7 +241,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
 				       BNECK_IRQ_MIN_SHARE);
 	double f = bneck_model_scale(md, i);
-	double sat = bneck_model_sat_drain(md, i);
+	double sat = bneck_model_sat_drain(md, i, lambda);
 	/* Beyond what it keeps up with, the queue fills: the full rate. */
 	double mu = f * (md->keep_up_pkts_per_s[i] > 0.0 &&
 			 lambda > f * md->keep_up_pkts_per_s[i] ?
@@ -405,7 +405,7 @@ static uint32_t spread_breaks(const struct bneck_model *md, double rate_bps, dou
 	for (uint32_t i = md->nstages; i-- > 0;) {
 		const struct rxb_stage_inputs *st = &md->st[i];
 		double sd = st->mu_rel_sd, a = 1.0 - st->queue_pkts / md->file_pkts;
-		double sat = bneck_model_sat_drain(md, i), c;
+		double sat = bneck_model_sat_drain(md, i, lambda), c;
 
 		if (!(sd > 0.0) || !(spread_stage(md, i) || sat > 0.0))
 			continue;

@@ -75,6 +75,7 @@ int bneck_check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 		    !nonneg_finite(st[i].wake_per_s) || !nonneg_finite(st[i].wake_max_s) ||
 		    !nonneg_finite(st[i].windows_seen_pps) ||
 		    !nonneg_finite(st[i].sat_drain_pkts_per_s) ||
+		    !nonneg_finite(st[i].sat_drain_arrivals_pps) ||
 		    !(st[i].queue_release_pkts >= 0.0) ||
 		    !(st[i].queue_release_pkts <= st[i].queue_pkts))
 			return -EINVAL;
@@ -234,14 +235,37 @@ double bneck_model_scale(const struct bneck_model *md, uint32_t i)
 }
 
 /* See bneck_model.h. */
-double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i)
+bool bneck_model_has_sat_drain(const struct bneck_model *md, uint32_t i)
 {
 	const struct rxb_stage_inputs *st = &md->st[i];
 
-	if (md->x->loss_model != BNECK_LOSS_SERVICE || st->load_independent ||
-	    !(st->sat_drain_pkts_per_s > 0.0))
+	return md->x->loss_model == BNECK_LOSS_SERVICE && !st->load_independent &&
+	       st->sat_drain_pkts_per_s > 0.0;
+}
+
+/*
+ * See bneck_model.h. The interrupts of the arrivals come out of the
+ * receiver's CPU as in eval_stage()'s share: the drain measured at one
+ * arrival rate is moved to another by the ratio of the shares. Not where
+ * they took more than BNECK_SAT_MIN_SHARE of it at the measurement: so
+ * deep in livelock the share is the model's guess, and a ratio of two
+ * guesses could multiply the drain many times.
+ */
+double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i, double lambda)
+{
+	const struct rxb_stage_inputs *st = &md->st[i];
+	double d, at;
+
+	if (!bneck_model_has_sat_drain(md, i))
 		return 0.0;
-	return bneck_model_scale(md, i) * st->sat_drain_pkts_per_s;
+	d = bneck_model_scale(md, i) * st->sat_drain_pkts_per_s;
+	if (!(st->sat_drain_arrivals_pps > 0.0) || !(st->irq_ns_per_pkt > 0.0))
+		return d;
+	at = bneck_irq_share(st->sat_drain_arrivals_pps, st->irq_ns_per_pkt,
+			     BNECK_IRQ_MIN_SHARE);
+	if (!(at >= BNECK_SAT_MIN_SHARE))
+		return d;
+	return d * bneck_irq_share(lambda, st->irq_ns_per_pkt, BNECK_IRQ_MIN_SHARE) / at;
 }
 
 /*
@@ -255,7 +279,7 @@ double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i)
 bool bneck_model_over_share(const struct bneck_model *md, uint32_t i, double lambda)
 {
 	return md->x->loss_model == BNECK_LOSS_SERVICE && !bneck_model_quota(md, i) &&
-	       !(bneck_model_sat_drain(md, i) > 0.0) && md->share_reach_pkts_per_s[i] > 0.0 &&
+	       !bneck_model_has_sat_drain(md, i) && md->share_reach_pkts_per_s[i] > 0.0 &&
 	       lambda > bneck_model_scale(md, i) * md->share_reach_pkts_per_s[i];
 }
 
@@ -275,7 +299,7 @@ bool bneck_model_served_alone(const struct bneck_model *md, uint32_t i, double l
 	 * their turns between its runs rather than in windows it can
 	 * recover from.
 	 */
-	sat = bneck_model_sat_drain(md, i);
+	sat = bneck_model_sat_drain(md, i, lambda);
 	if (sat > 0.0 && lambda > sat)
 		return false;
 	if (bneck_model_over_share(md, i, lambda))
@@ -398,7 +422,7 @@ int bneck_model_setup(struct bneck_model *md, struct bneck_ws *ws,
 		}
 		if (bneck_model_windows(md, i)) {
 			md->share_reach_pkts_per_s[i] = share_reach(md, i);
-			if (!(bneck_model_sat_drain(md, i) > 0.0))
+			if (!bneck_model_has_sat_drain(md, i))
 				res->stage[i].share_reach_bps = md->share_reach_pkts_per_s[i] *
 								x->payload_bytes * 8.0;
 		}

@@ -15,6 +15,9 @@
 
 /* The least share of its rate interrupts leave a stage's server. */
 #define BNECK_IRQ_MIN_SHARE	0.05
+/* The interrupts' share left at a saturated drain's arrivals, at least,
+ * for the drain to be moved to other rates (bneck_model_sat_drain()). */
+#define BNECK_SAT_MIN_SHARE	0.5
 
 /* Everything T(B) needs once the service rates are known. */
 struct bneck_model {
@@ -88,11 +91,20 @@ bool bneck_model_quota(const struct bneck_model *md, uint32_t i);
 double bneck_model_scale(const struct bneck_model *md, uint32_t i);
 
 /*
- * Stage @i's saturated drain (sat_drain_pkts_per_s) at the node md->z,
- * packets/s, where it bounds the stage: under BNECK_LOSS_SERVICE, a
- * task's stage, with or without a quota's phases. 0 elsewhere.
+ * Whether stage @i has a saturated drain (sat_drain_pkts_per_s) that
+ * bounds it: under BNECK_LOSS_SERVICE, a task's stage, with or without a
+ * quota's phases.
  */
-double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i);
+bool bneck_model_has_sat_drain(const struct bneck_model *md, uint32_t i);
+
+/*
+ * Stage @i's saturated drain at the node md->z and arrivals @lambda,
+ * packets/s: as measured, moved from the arrivals it was measured at
+ * (sat_drain_arrivals_pps, where known) to @lambda by their interrupts'
+ * share of the CPU, where that share was at least BNECK_SAT_MIN_SHARE
+ * then. 0 where the stage has none.
+ */
+double bneck_model_sat_drain(const struct bneck_model *md, uint32_t i, double lambda);
 
 /*
  * Is stage @i at @lambda (packets/s) served at its own rate between its

@@ -535,6 +535,9 @@ static void solved(FILE *f, const struct json_object *fl)
 		if (isfinite(jpath_num(s, "sat_drain_pkts_per_s")))
 			fprintf(f, "; above its saturated drain, %s, a queue drained at that",
 				per_s(a, jpath_num(s, "sat_drain_pkts_per_s")));
+		if (isfinite(jpath_num(s, "sat_drain_arrivals_pps")))
+			fprintf(f, " (with %s arriving; their interrupts' share moves it)",
+				per_s(a, jpath_num(s, "sat_drain_arrivals_pps")));
 		if (jpath_num(s, "mu_rel_sd") > 0)
 			fprintf(f, "; rate spread %s", vfmt_fixed(b, jpath_num(s, "mu_rel_sd"), 3));
 		fputc('\n', f);

@@ -89,6 +89,7 @@ void capacity_calibrate(const struct drain *d, double load, uint64_t now_ns,
 	c->cost_pkts_per_s = capacity_pkts_per_s(in, ref);
 	c->pkts_per_s = c->cost_pkts_per_s;
 	c->drain_pkts_per_s = drain_pkts_per_s(d, &c->drain_load);
+	c->drain_arrivals_pps = drain_arrivals_pps(d);
 	c->drain_epochs = d->taken;
 	if (!drain_usable(d, load, now_ns, c->why, sizeof(c->why)))
 		return;

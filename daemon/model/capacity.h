@@ -53,6 +53,7 @@ struct capacity {
 	double cost_pkts_per_s;		/* what the cost gives, NaN unknown */
 	double drain_pkts_per_s;	/* the saturated drain, NaN without */
 	double drain_load;		/* #C + #I it was measured at, NaN */
+	double drain_arrivals_pps;	/* arrivals it was measured at, NaN */
 	uint64_t drain_epochs;		/* saturated epochs behind it */
 	double scale;			/* applied to mu_net: 1 with the cost */
 	double drain_scale;		/* what the drain would apply, NaN

@@ -101,6 +101,7 @@ void drain_decay(struct drain *d, double k)
 	d->pkts *= k;
 	d->busy_ns *= k;
 	d->load_pkts *= k;
+	d->arrived *= k;
 }
 
 void drain_add(struct drain *d, const struct rxb_sock_meas *s, const struct rxb_epoch *e,
@@ -119,9 +120,11 @@ void drain_add(struct drain *d, const struct rxb_sock_meas *s, const struct rxb_
 		d->pkts = 0;
 		d->busy_ns = 0;
 		d->load_pkts = 0;
+		d->arrived = 0;
 		d->ok = false;
 	}
 	d->pkts += p;
+	d->arrived += (double)s->pkts_in;
 	d->busy_ns += ns;
 	d->load_pkts += load * p;
 	d->taken++;
@@ -139,6 +142,13 @@ double drain_pkts_per_s(const struct drain *d, double *load)
 	if (load)
 		*load = d->load_pkts / d->pkts;
 	return d->pkts / d->busy_ns * 1e9;
+}
+
+double drain_arrivals_pps(const struct drain *d)
+{
+	if (!isfinite(drain_pkts_per_s(d, NULL)))
+		return NAN;
+	return d->arrived / d->busy_ns * 1e9;
 }
 
 bool drain_usable(const struct drain *d, double load_now, uint64_t now_ns,

@@ -32,6 +32,10 @@
  *  - it dequeued DRAIN_MIN_EPOCH_PKTS packets and its spin is either
  *    known (empty reads x the cost of one, taken off the busy time) or
  *    negligible (as for the busy costs, busy.h).
+ * Beside the packets, those that arrived (dropped or not): the softirq
+ * of each ran on the receiver's CPU, so the drain holds at the arrival
+ * rate it was measured at, and the solver moves it to another by the
+ * interrupts' share (struct rxb_stage_inputs.sat_drain_arrivals_pps).
  * The sums decay like the costs (LEARN_TAU_S) and the value stays on
  * decay, with the load (#C + #I by effective count, weighted by the
  * receiver's on-CPU time per CPU) kept beside it: it is used only at about
@@ -64,6 +68,7 @@ struct drain {
 	double pkts;		/* decayed packets dequeued */
 	double busy_ns;		/* decayed busy time (on-CPU + preempted) */
 	double load_pkts;	/* decayed sum of (#C + #I) x packets */
+	double arrived;		/* decayed packets that arrived, dropped or not */
 	bool ok;		/* pkts reached DRAIN_MIN_PKTS */
 	uint64_t taken;		/* epochs folded in since the daemon started */
 	uint64_t refused;	/* overflowing epochs that failed a test */
@@ -93,6 +98,13 @@ bool drain_overflowed(const struct rxb_sock_meas *s);
  * else NaN; @load (may be NULL) gets the load it was measured at.
  */
 double drain_pkts_per_s(const struct drain *d, double *load);
+
+/*
+ * The packets per second that arrived while the drain was measured
+ * (arrivals over the same busy time): their interrupts took the
+ * receiver's CPU too. NaN while drain_pkts_per_s() is.
+ */
+double drain_arrivals_pps(const struct drain *d);
 
 /*
  * Whether the drain can stand for the capacity at load @load_now and

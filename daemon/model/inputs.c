@@ -342,8 +342,12 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	capacity_calibrate(&l->drain, inputs_receiver_load(b), env->now_ns, env->capacity,
 			   &out->stages[out->nstages], &b->capacity);
 	/* Where the drain is usable at this load (it has a scale). */
-	if (env->drain_floor && isfinite(b->capacity.drain_scale))
+	if (env->drain_floor && isfinite(b->capacity.drain_scale)) {
 		out->stages[out->nstages].sat_drain_pkts_per_s = b->capacity.drain_pkts_per_s;
+		if (b->capacity.drain_arrivals_pps > 0)
+			out->stages[out->nstages].sat_drain_arrivals_pps =
+				b->capacity.drain_arrivals_pps;
+	}
 	if (b->capacity.basis == CAPACITY_DRAIN) {
 		b->mu_net_per_s.v = out->stages[out->nstages].mu_net_per_s;
 		snprintf(b->mu_net_per_s.why, sizeof(b->mu_net_per_s.why),

@@ -100,6 +100,7 @@ static void capacity_json(struct json_writer *w, const struct capacity *c,
 	json_double(w, "cost_pkts_per_s", c->cost_pkts_per_s);
 	json_double(w, "drain_pkts_per_s", c->drain_pkts_per_s);
 	json_double(w, "drain_load", c->drain_load);
+	json_double(w, "drain_arrivals_pps", c->drain_arrivals_pps);
 	json_uint(w, "drain_epochs", d->taken);
 	json_uint(w, "drain_epochs_refused", d->refused);
 	json_double(w, "scale", c->scale);
@@ -260,6 +261,8 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "queue_release_pkts", in->queue_release_pkts);
 	json_double(w, "sat_drain_pkts_per_s", in->sat_drain_pkts_per_s > 0 ?
 		    in->sat_drain_pkts_per_s : NAN);
+	json_double(w, "sat_drain_arrivals_pps", in->sat_drain_arrivals_pps > 0 ?
+		    in->sat_drain_arrivals_pps : NAN);
 	json_uint(w, "batch_pkts", in->batch_pkts);
 	json_str(w, "batch_rule", in->rule == RXB_BATCH_STRICT ? "strict" : "partial");
 	/* The server's predicted off-CPU windows (0: none this epoch). */

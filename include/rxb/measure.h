@@ -162,6 +162,15 @@ struct rxb_stage_inputs {
 	 */
 	double sat_drain_pkts_per_s;
 	/*
+	 * Packets per second that arrived while that drain was measured. The
+	 * interrupts of every one of them (irq_ns_per_pkt, dropped or not)
+	 * took the receiver's CPU, so at arrivals lambda the drain is
+	 * sat_drain_pkts_per_s x bneck_irq_share(lambda) /
+	 * bneck_irq_share(sat_drain_arrivals_pps): more below a blast's
+	 * rate, less above it. 0: not known, the drain at every rate.
+	 */
+	double sat_drain_arrivals_pps;
+	/*
 	 * A co-runner held to a CPU quota (solver/qphase.h): its period, the
 	 * part of it the group runs, and the receiver's CPU share while it
 	 * runs and while it is throttled. quota_period_s 0: none. Under the

@@ -141,6 +141,35 @@ static void test_busy_loops(void **state)
 }
 
 /*
+ * The arrivals beside the drain: blasts alike, each dropping three times
+ * what the receiver read, arrive at 4 x the drain over the same busy
+ * time (decay or not: every blast the same); light epochs between them
+ * add nothing. Before a blast, neither is known.
+ */
+static void test_arrivals(void **state)
+{
+	struct ifix *f = *state;
+	const double share = 0.3, cover = 0.6;
+	double slices = floor(cover * G_EPOCH_S * 1e9 * share / SLICE_NS);
+	double pkts = floor(slices * SLICE_NS / C_NS), truth = share / C_NS * 1e9;
+	uint64_t seq = 0, st = 7;
+
+	dtake(f, g_light(++seq, 2, 20000, &st));
+	assert_true(isnan(drain_arrivals_pps(&f->l.drain)));
+	assert_true(isnan(f->r.b.capacity.drain_arrivals_pps));
+	for (int i = 0; i < 5; i++) {
+		dtake(f, blast(++seq, 2, -1, share, cover, 3 * (uint64_t)pkts, 2));
+		dtake(f, g_light(++seq, 2, 20000, &st));
+	}
+	check_rel_strict(drain_pkts_per_s(&f->l.drain, NULL), truth, 1e-6);
+	check_rel_strict(drain_arrivals_pps(&f->l.drain), 4 * truth, 1e-6);
+	check_rel_strict(f->r.b.capacity.drain_arrivals_pps, 4 * truth, 1e-6);
+	print_message("arrivals %.0f pkts/s beside a drain of %.0f (truth %.0f, %.0f)\n",
+		      f->r.b.capacity.drain_arrivals_pps, f->r.b.capacity.drain_pkts_per_s,
+		      4 * truth, truth);
+}
+
+/*
  * Two busy loops and a receiver that preempts them when woken, drains its
  * queue dry and blocks, never preempted itself (as the EEVDF scheduler
  * lets a sleeper do): its waits for the CPU all follow wake-ups. With
@@ -336,7 +365,11 @@ static void test_cost_mode_identical(void **state)
 	assert_true(with->stages[with->nstages - 1].sat_drain_pkts_per_s ==
 		    with->b.capacity.drain_pkts_per_s);
 	assert_true(without->stages[without->nstages - 1].sat_drain_pkts_per_s == 0.0);
+	assert_true(with->stages[with->nstages - 1].sat_drain_arrivals_pps ==
+		    with->b.capacity.drain_arrivals_pps);
+	assert_true(without->stages[without->nstages - 1].sat_drain_arrivals_pps == 0.0);
 	with->stages[with->nstages - 1].sat_drain_pkts_per_s = 0.0;
+	with->stages[with->nstages - 1].sat_drain_arrivals_pps = 0.0;
 	assert_memory_equal(with->stages, without->stages,
 			    sizeof(with->stages[0]) * with->nstages);
 	env.drain_floor = false;
@@ -427,6 +460,7 @@ static void test_prior_carries_drain(void **state)
 UNIT_TEST_MAIN(
 	IFIX_TEST(test_busy_loops),
 	IFIX_TEST(test_woken_not_preempted),
+	IFIX_TEST(test_arrivals),
 	IFIX_TEST(test_quota_and_staleness),
 	IFIX_TEST(test_refused),
 	cmocka_unit_test(test_calibrate_io_irq),

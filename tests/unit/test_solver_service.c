@@ -610,6 +610,77 @@ static void test_sat_drain(void **state)
 }
 
 /*
+ * The drain D = 150 000 packets/s measured while 400 000 a second arrived,
+ * 300 ns of interrupts each on the receiver's CPU (12 % of it then): at
+ * arrivals lambda the drain is D (1 - lambda 300 ns) / 0.88, more than D
+ * below the blast's rate. Every point whose arrivals exceed that drain is
+ * the bulk queue drained at it or the windows, the larger; every other
+ * point is the curve without a drain, to the bit. The knee, lambda = D(lambda),
+ * is D / (0.88 + D 300 ns) = 162 162 packets/s; the rate chosen lies
+ * above D and not above the knee. Arrivals whose interrupts took more than
+ * half the CPU leave D as it is; negative or NaN arrivals are refused.
+ */
+static void test_sat_drain_arrivals(void **state)
+{
+	struct rxb_stage_inputs s, none;
+	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE);
+	struct bneck_result r, r0;
+	struct bneck_ws ws, ws0;
+	struct offwin_in in;
+	const double d_pps = 1.5e5, arr_pps = 4e5, irq_ns = 300.0;
+	const double knee = d_pps / (1 - arr_pps * irq_ns * 1e-9 + d_pps * irq_ns * 1e-9);
+	int above = 0, below = 0, between = 0;
+
+	(void)state;
+	x.rounds = BNECK_ROUNDS_BURST;
+	fill_short_windows(&none);
+	none.irq_ns_per_pkt = irq_ns;
+	s = none;
+	s.sat_drain_pkts_per_s = d_pps;
+	s.sat_drain_arrivals_pps = arr_pps;
+	in = bneck_fixture_windows_in(&s);
+	solve_pair(&ws, &ws0, &s, &none, &x, &r, &r0);
+	for (uint32_t j = 0; j < r.npoints; j++) {
+		const struct bneck_point *pt = &r.curve[j];
+		double lambda = pt->rate_bps / (8.0 * x.payload_bytes), want;
+		double d = d_pps * (1 - lambda * irq_ns * 1e-9) / (1 - arr_pps * irq_ns * 1e-9);
+
+		if (lambda <= d) {
+			assert_true(pt->loss == r0.curve[j].loss);
+			assert_true(pt->time_s == r0.curve[j].time_s);
+			below++;
+			between += lambda > d_pps;
+			continue;
+		}
+		above++;
+		assert_true(lambda > knee * (1 - 1e-12));
+		in.on_pkts_per_s = s.mu_net_per_s * bneck_irq_share(lambda, irq_ns, 0.05);
+		want = fmax(drained_at(&s, lambda, d), offwin_loss(&in, lambda, OFFWIN_LOGUNIFORM));
+		assert_true(fabs(pt->loss - want) <= 1e-9 * fmax(want, 1e-300));
+	}
+	print_message("drain moved by its arrivals: knee %.0f packets/s, %d points below it "
+		      "(%d above D), %d above; rate %.3f Gb/s (D %.3f)\n", knee, below, between,
+		      above, r.rate_bps / 1e9, d_pps * 8.0 * x.payload_bytes / 1e9);
+	assert_true(below >= 5 && between >= 1 && above >= 20);
+	assert_true(r.rate_bps <= knee * 8.0 * x.payload_bytes * (1 + 1e-9));
+	assert_true(r.rate_bps > d_pps * 8.0 * x.payload_bytes);
+	/* Interrupts that took 60 % of the CPU at the measurement: D as it is. */
+	s.sat_drain_arrivals_pps = 2e6;
+	none = s;
+	none.sat_drain_arrivals_pps = 0.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), 0);
+	assert_int_equal(bneck_compute(&ws0, &none, 1, &x, NULL, &r0), 0);
+	for (uint32_t j = 0; j < r.npoints; j++)
+		assert_true(r.curve[j].time_s == r0.curve[j].time_s);
+	s.sat_drain_arrivals_pps = -1.0;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	s.sat_drain_arrivals_pps = NAN;
+	assert_int_equal(bneck_compute(&ws, &s, 1, &x, NULL, &r), -EINVAL);
+	bneck_ws_finish(&ws0);
+	bneck_ws_finish(&ws);
+}
+
+/*
  * A saturated drain under a quota's phases (test_uncertain_quota()'s: the
  * fluid edge c / 3 + K / 37.5 ms is 3.89 Gb/s), D at 250 000 packets/s
  * (2.94 Gb/s), below that edge: what the receiver drained over whole
@@ -725,5 +796,6 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_uncertain_quota),
 	cmocka_unit_test(test_sat_drain_quota),
 	cmocka_unit_test(test_sat_drain),
+	cmocka_unit_test(test_sat_drain_arrivals),
 	cmocka_unit_test(test_uncertain_sat_drain),
 )

@@ -32,6 +32,7 @@ and NAME says which one it is:
              verdict-confirm2       CONFIRM2's own, as CONFIRM's
              verdict-confirm3       CONFIRM3's own, as CONFIRM's
              verdict-confirm4       CONFIRM4's own, as CONFIRM's
+             verdict-confirm5       CONFIRM5's own, as CONFIRM's
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
                                     both arms' sweeps
@@ -136,10 +137,12 @@ CONFIRM2 = ["line10g-s%d" % s for s in range(420, 425)]
 CONFIRM3 = ["line10g-s%d" % s for s in range(520, 525)]
 # Three hours later on that host, the same: `-S 600` to `604`.
 CONFIRM4 = ["line10g-s%d" % s for s in range(600, 605)]
-# The five sets of five sweeps at the defaults judged by their own --follow
-# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm4): how
+# The next day on that host, the same: `-S 610` to `614`.
+CONFIRM5 = ["line10g-s%d" % s for s in range(610, 615)]
+# The six sets of five sweeps at the defaults judged by their own --follow
+# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm5): how
 # well the +-10 % rule can tell a rate chooser's quality (table rate-rule).
-RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4]
+RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4, CONFIRM5]
 # The saturated drain's floor under a quota's phases: quota:40 x 1 as in
 # LOADS_POOLED, eight runs alternating the build without it (QFLOOR_OLD)
 # and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against
@@ -161,6 +164,7 @@ VERDICTS = {
     "verdict-confirm2": (CONFIRM2, CONFIRM2),
     "verdict-confirm3": (CONFIRM3, CONFIRM3),
     "verdict-confirm4": (CONFIRM4, CONFIRM4),
+    "verdict-confirm5": (CONFIRM5, CONFIRM5),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),
     "verdict-qfloor-new": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_NEW),

@@ -152,9 +152,9 @@ static double sirq_ns_per(const struct collect_net_sirq *q, int c)
  * Timed softirqs a CPU's price per softirq is learned from, at least. A
  * stage-A epoch at a transfer's end may time a handful (9 polls for 11
  * packets): the cold cost of an idle receive path, many times that of
- * the thousands a second in a transfer. Priced at it, the softirqs of the
- * next epochs without stage A came to 0.8-1.7 of the CPU, and the
- * receiver's own time, which the softirq share is taken off, to a fifth.
+ * the thousands a second in a transfer. Priced at it, the next epochs'
+ * softirqs come to most of the CPU or more (0.8-1.7 in the iperf3 test),
+ * and the receiver's own time, which that share is taken off, to little.
  */
 #define SIRQ_MIN_TIMED	32
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the flows' files share (nothing else includes this):
+ * What the flows' files share (nothing else includes this but their
+ * tests):
  *   flows.c        the flows: ports, senders, epochs, pause windows
  *   flows_model.c  a flow's models, one per distinct transfer of its
  *                  senders: keys, solves, the rates they publish

@@ -481,9 +481,11 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
  * than their own noise. Compared with the inputs of the last good solve
  * (so that a slow drift adds up):
  *  - nothing good yet, another transfer, another queue (K, N, rule), #C or
- *    #I moved by SOLVE_URGENT_TASKS, vacations came or went: solve now;
- *  - a rate moved by SOLVE_MOVED_REL, #C or #I by SOLVE_MOVED_TASKS, the
- *    vacations by SOLVE_MOVED_REL: solve once the solver is back within
+ *    #I moved by SOLVE_URGENT_TASKS, vacations, a saturated drain, a deep
+ *    queue's rate or a quota came or went: solve now;
+ *  - a rate (the drain's too) moved by SOLVE_MOVED_REL, #C or #I by
+ *    SOLVE_MOVED_TASKS, the vacations, windows, spread or quota phases by
+ *    SOLVE_MOVED_REL: solve once the solver is back within
  *    SOLVE_CPU_SHARE of one CPU (the last solve's time / share since it);
  *  - otherwise solve every SOLVE_REFRESH_NS.
  * Time is the epochs' clock, so a replayed or simulated run decides alike.
@@ -531,17 +533,44 @@ static enum solve_need windows_moved(const struct rxb_stage_inputs *now,
 	return SOLVE_NOT;
 }
 
+/*
+ * The service beyond the server's own rate came, went or moved: the rate
+ * it serves a deep queue at, the saturated drain and the arrivals it was
+ * measured under (the drain floor, docs/model.md §2.3), the spread of the
+ * rate, a co-runner's quota phases.
+ */
+static enum solve_need service_moved(const struct rxb_stage_inputs *now,
+				     const struct rxb_stage_inputs *then)
+{
+	if ((now->mu_net_full_per_s > 0) != (then->mu_net_full_per_s > 0) ||
+	    (now->sat_drain_pkts_per_s > 0) != (then->sat_drain_pkts_per_s > 0) ||
+	    (now->quota_period_s > 0) != (then->quota_period_s > 0))
+		return SOLVE_NOW;
+	if (moved_rel(now->mu_net_full_per_s, then->mu_net_full_per_s) ||
+	    moved_rel(now->sat_drain_pkts_per_s, then->sat_drain_pkts_per_s) ||
+	    moved_rel(now->sat_drain_arrivals_pps, then->sat_drain_arrivals_pps) ||
+	    moved_rel(now->mu_rel_sd, then->mu_rel_sd) ||
+	    moved_rel(now->quota_period_s, then->quota_period_s) ||
+	    moved_rel(now->quota_slow_s, then->quota_slow_s) ||
+	    moved_rel(now->quota_slow_share, then->quota_slow_share) ||
+	    moved_rel(now->quota_fast_share, then->quota_fast_share))
+		return SOLVE_MOVED;
+	return SOLVE_NOT;
+}
+
 static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
 				   const struct rxb_stage_inputs *then, bool windows)
 {
 	enum solve_need w = windows ? windows_moved(now, then) : SOLVE_NOT;
+	enum solve_need v = service_moved(now, then);
 	double dc = fabs(now->cpu_bound - then->cpu_bound);
 	double di = fabs(now->io_bound - then->io_bound);
 
 	if (now->queue_pkts != then->queue_pkts || now->batch_pkts != then->batch_pkts ||
 	    now->rule != then->rule || now->load_independent != then->load_independent ||
 	    (now->vacation_s > 0) != (then->vacation_s > 0) ||
-	    !(dc < SOLVE_URGENT_TASKS) || !(di < SOLVE_URGENT_TASKS) || w == SOLVE_NOW)
+	    !(dc < SOLVE_URGENT_TASKS) || !(di < SOLVE_URGENT_TASKS) || w == SOLVE_NOW ||
+	    v == SOLVE_NOW)
 		return SOLVE_NOW;
 	if (dc > SOLVE_MOVED_TASKS || di > SOLVE_MOVED_TASKS ||
 	    moved_rel(now->mu_net_per_s, then->mu_net_per_s) ||
@@ -550,7 +579,7 @@ static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
 	    moved_rel(now->irq_ns_per_pkt, then->irq_ns_per_pkt) ||
 	    moved_rel(now->vacation_s, then->vacation_s) ||
 	    moved_rel(now->vacation_period_s, then->vacation_period_s) ||
-	    w == SOLVE_MOVED)
+	    w == SOLVE_MOVED || v == SOLVE_MOVED)
 		return SOLVE_MOVED;
 	return SOLVE_NOT;
 }

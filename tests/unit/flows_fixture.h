@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by daemon/model/flows' tests (test_flows.c, test_flows_pause.c):
- * the [model] parameters they run with, an epoch of one flow whose
+ * Shared by daemon/model/flows' tests (test_flows.c, test_flows_due.c,
+ * test_flows_pause.c): the [model] parameters they run with, an epoch of one flow whose
  * receiver takes NS_PER_PKT per packet, one packet per wake-up, on CPU 1
  * of two, a sender's HELLO, and (setup()) a flows of port PORT whose
  * publish and history hooks record into a struct pub.

@@ -229,6 +229,26 @@ size_t rxb_lower_bound_u32(const void *base, size_t n, size_t size, size_t key_o
 	return lo;
 }
 
+int rxb_open_regular(int dirfd, const char *name, size_t max_bytes, struct stat *st)
+{
+	int fd, err;
+
+	memset(st, 0, sizeof(*st));
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st))
+		err = -errno;
+	else if (!S_ISREG(st->st_mode))
+		err = -EINVAL;
+	else if (max_bytes && (uintmax_t)st->st_size > max_bytes)
+		err = -EFBIG;
+	else
+		return fd;
+	close(fd);
+	return err;
+}
+
 int rxb_replace_file(int dirfd, const char *name, const char *tmp, const void *data,
 		     size_t len, unsigned int mode)
 {

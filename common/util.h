@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define RXB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -143,6 +144,17 @@ int rxb_read_fd_grow(int fd, size_t max, char **text, size_t *len);
 
 /* rxb_read_fd_grow() of the file @path, opened read-only and closed again. */
 int rxb_read_path(const char *path, size_t max, char **text, size_t *len);
+
+/*
+ * Open @name in the directory @dirfd (AT_FDCWD: a path) to read a file
+ * that someone other than the caller may have put there: never through a
+ * symbolic link, never blocking (a FIFO in its place must not hang the
+ * reader), and only a regular file of at most @max_bytes (0: any size).
+ * The fd, its stat in *@st; or -errno: -ELOOP a symbolic link, -EINVAL
+ * not a regular file (*@st says what it is), -EFBIG too large (*@st
+ * zeroed where the open failed).
+ */
+int rxb_open_regular(int dirfd, const char *name, size_t max_bytes, struct stat *st);
 
 /*
  * Replace the file @name in the directory @dirfd by @len bytes of @data,

@@ -254,35 +254,20 @@ static const char *type_name(mode_t mode)
  */
 static int open_regular(struct state *s, const char *name, char *why, size_t wlen)
 {
-	int fd = openat(s->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-			O_NOCTTY);
 	struct stat st;
-	int err;
+	int fd = rxb_open_regular(s->dirfd, name, STATE_MAX_FILE, &st);
 
-	if (fd < 0) {
-		err = -errno;
-		if (err == -ELOOP)
-			snprintf(why, wlen, "%s/%s is a symbolic link: ignored", s->dir, name);
-		else
-			snprintf(why, wlen, "reading %s/%s: %s", s->dir, name, strerror(-err));
-		return err;
-	}
-	if (fstat(fd, &st)) {
-		err = -errno;
-		snprintf(why, wlen, "reading %s/%s: %s", s->dir, name, strerror(-err));
-	} else if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
+	if (fd == -ELOOP)
+		snprintf(why, wlen, "%s/%s is a symbolic link: ignored", s->dir, name);
+	else if (fd == -EINVAL)
 		snprintf(why, wlen, "%s/%s is a %s, not a regular file: ignored (the next save "
 			 "replaces it)", s->dir, name, type_name(st.st_mode));
-	} else if (st.st_size > STATE_MAX_FILE) {
-		err = -EFBIG;
+	else if (fd == -EFBIG)
 		snprintf(why, wlen, "reading %s/%s: too large (more than %d bytes)", s->dir, name,
 			 STATE_MAX_FILE);
-	} else {
-		return fd;
-	}
-	close(fd);
-	return err;
+	else if (fd < 0)
+		snprintf(why, wlen, "reading %s/%s: %s", s->dir, name, strerror(-fd));
+	return fd;
 }
 
 static int read_file(struct state *s, char **text, size_t *len, char *why, size_t wlen)

@@ -4,7 +4,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -162,25 +161,17 @@ int streams_hist_parse(const char *text, size_t len, struct advisor *a, uint64_t
 int streams_hist_load(int dirfd, struct advisor *a, uint64_t now_unix,
 		      struct streams_hist_stats *st)
 {
-	/* Never blocking: a FIFO put in the file's place must not hang the start. */
-	int fd = openat(dirfd, STREAMS_HIST_FILE,
-			O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	struct stat sb;
+	int fd = rxb_open_regular(dirfd, STREAMS_HIST_FILE, STREAMS_HIST_MAX_FILE, &sb);
 	char *text = NULL;
 	size_t len = 0;
 	int err;
 
 	memset(st, 0, sizeof(*st));
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb))
-		err = -errno;
-	else if (!S_ISREG(sb.st_mode))
-		err = -EINVAL;
-	else if (sb.st_size > STREAMS_HIST_MAX_FILE)
-		err = -EFBIG;
-	else	/* to the end, not to st_size: a writer may have grown it */
-		err = rxb_read_fd_grow(fd, STREAMS_HIST_MAX_FILE, &text, &len);
+		return fd;
+	/* To the end, not to st_size: a writer may have grown it. */
+	err = rxb_read_fd_grow(fd, STREAMS_HIST_MAX_FILE, &text, &len);
 	close(fd);
 	if (!err)
 		err = streams_hist_parse(text, len, a, now_unix, st);

@@ -14,6 +14,7 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 
+#include "common/util.h"
 #include "tools/rbudp/wire.h"
 
 static const char kdf_info[] = "rxbneck rbudp 3 session keys";
@@ -194,14 +195,14 @@ int rbudp_psk_load(const char *path, uint8_t key[RBUDP_PSK_MAX], char *err, size
 	size_t len = 0;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		snprintf(err, err_size, "--key-file %s: %s", path, strerror(errno));
+	fd = rxb_open_regular(AT_FDCWD, path, 0, &st);
+	if (fd == -EINVAL) {
+		snprintf(err, err_size, "--key-file %s: not a regular file", path);
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, err_size, "--key-file %s: not a regular file", path);
-		goto fail;
+	if (fd < 0) {
+		snprintf(err, err_size, "--key-file %s: %s", path, strerror(-fd));
+		return -1;
 	}
 	if (st.st_mode & 077) {
 		snprintf(err, err_size, "--key-file %s: readable by group or others (mode %04o); "

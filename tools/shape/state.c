@@ -263,42 +263,24 @@ int shape_state_write(const char *dir, const struct shape_state *s)
 	return e;
 }
 
-/* 0 when @fd is a regular file; else -EINVAL (-errno of fstat) with why in @err. */
-static int shape_state_regular(int fd, const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0) {
-		int e = -errno;
-
-		snprintf(err, errlen, "%s: %s", path, strerror(-e));
-		return e;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int shape_state_read(const char *dir, uint64_t netns_ino, const char *dev,
 		     struct shape_state *s, char *err, size_t errlen)
 {
 	char path[SHAPE_PATH_MAX + 64], buf[SHAPE_STATE_MAX_FILE + 1];
+	struct stat st;
 	size_t len;
 	int fd, e;
 
 	e = shape_state_path(path, sizeof(path), dir, netns_ino, dev, "state");
 	if (e)
 		return e;
-	/* Never blocking: a FIFO in the file's place must not hang the tool. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	fd = rxb_open_regular(AT_FDCWD, path, 0, &st);
+	if (fd == -EINVAL)
+		snprintf(err, errlen, "%s: not a regular file", path);
 	if (fd < 0)
-		return -errno;
-	e = shape_state_regular(fd, path, err, errlen);
+		return fd;
 	/* One byte more than the parser takes: it then says the file is too large. */
-	if (!e)
-		e = rxb_read_all(fd, buf, sizeof(buf), &len);
+	e = rxb_read_all(fd, buf, sizeof(buf), &len);
 	close(fd);
 	if (e == -EFBIG)
 		len = sizeof(buf);

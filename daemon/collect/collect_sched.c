@@ -373,14 +373,10 @@ static void fill_cpu_counters(const struct sched_snap *prev,
 	}
 }
 
-void collect_sched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
-		    struct collect_sched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
-		    struct collect_sched_report *report, collect_sched_reqs_fn reqs, void *reqs_arg)
+/* Every output collect_sched_compute() fills, to its value before any task. */
+static void outputs_reset(const struct sched_snap *cur, struct collect_sched_tid_time *rx,
+			  size_t nrx, struct rxb_epoch *out, struct collect_sched_report *report)
 {
-	uint64_t start = prev->at_ns, end = cur->at_ns;
-	double epoch_ns = (double)rxb_sub0(end, start);
-	struct acc *a;
-
 	out->ncpus = cur->ncpus < RXB_MAX_CPUS ? cur->ncpus : RXB_MAX_CPUS;
 	for (int c = 0; c < out->ncpus; c++) {
 		struct rxb_cpu_meas *m = &out->cpus[c];
@@ -405,6 +401,39 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 	out->disk.io_cpu_rate_per_s = NAN;
 	if (report)
 		report->n = 0;
+}
+
+/* The per-CPU and disk means of the tasks' sums in @a. */
+static void outputs_means(const struct acc *a, struct rxb_epoch *out)
+{
+	for (int c = 0; c < out->ncpus; c++) {
+		if (a->slice_den[c] > 0) {
+			out->cpus[c].cpu_bound_slice_ns = a->slice_num[c] / a->slice_den[c];
+			out->cpus[c].cpu_bound_run_ns = a->run_num[c] / a->slice_den[c];
+		}
+	}
+	if (a->io_bursts > 0) {
+		out->disk.mean_cpu_burst_ns = a->io_oncpu_ns / a->io_bursts;
+		if (out->disk.mean_cpu_burst_ns > 0)
+			out->disk.io_cpu_rate_per_s = 1e9 / out->disk.mean_cpu_burst_ns;
+	}
+	if (a->io_completed > 0 && a->io_service_ns > 0) {
+		out->disk.valid = true;
+		out->disk.completions = (uint64_t)a->io_completed;
+		out->disk.mean_service_ns = a->io_service_ns / a->io_completed;
+		out->disk.service_rate_per_s = 1e9 / out->disk.mean_service_ns;
+	}
+}
+
+void collect_sched_compute(const struct sched_snap *prev, const struct sched_snap *cur,
+		    struct collect_sched_tid_time *rx, size_t nrx, struct rxb_epoch *out,
+		    struct collect_sched_report *report, collect_sched_reqs_fn reqs, void *reqs_arg)
+{
+	uint64_t start = prev->at_ns, end = cur->at_ns;
+	double epoch_ns = (double)rxb_sub0(end, start);
+	struct acc *a;
+
+	outputs_reset(cur, rx, nrx, out, report);
 	if (epoch_ns <= 0 || !out->ncpus)
 		return;
 	fill_cpu_counters(prev, cur, out);
@@ -464,23 +493,7 @@ void collect_sched_compute(const struct sched_snap *prev, const struct sched_sna
 		}
 		report_task(report, t, &d, cls, r != NULL, a->w, sh, nsh);
 	}
-	for (int c = 0; c < out->ncpus; c++) {
-		if (a->slice_den[c] > 0) {
-			out->cpus[c].cpu_bound_slice_ns = a->slice_num[c] / a->slice_den[c];
-			out->cpus[c].cpu_bound_run_ns = a->run_num[c] / a->slice_den[c];
-		}
-	}
-	if (a->io_bursts > 0) {
-		out->disk.mean_cpu_burst_ns = a->io_oncpu_ns / a->io_bursts;
-		if (out->disk.mean_cpu_burst_ns > 0)
-			out->disk.io_cpu_rate_per_s = 1e9 / out->disk.mean_cpu_burst_ns;
-	}
-	if (a->io_completed > 0 && a->io_service_ns > 0) {
-		out->disk.valid = true;
-		out->disk.completions = (uint64_t)a->io_completed;
-		out->disk.mean_service_ns = a->io_service_ns / a->io_completed;
-		out->disk.service_rate_per_s = 1e9 / out->disk.mean_service_ns;
-	}
+	outputs_means(a, out);
 	free(a);
 }
 

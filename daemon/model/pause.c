@@ -467,6 +467,48 @@ static void idle(struct pause *ps, const char *why)
 	ps->state = ps->p.enabled ? PAUSE_IDLE : PAUSE_DISABLED;
 }
 
+/*
+ * Why no schedule can be planned now (@why holds a formatted reason), or
+ * NULL when one can. @was_active: a schedule ran until now.
+ */
+static const char *plan_refusal(const struct pause *ps, uint64_t now_ns, uint64_t epoch_ns,
+				uint64_t absorb_ns, bool was_active, char *why, size_t wlen)
+{
+	const struct pause_pred *pr = &ps->pred;
+
+	if (!ps->p.enabled)
+		return "disabled ([pause] enabled = no)";
+	if (!pr->valid)
+		return "no receiver preemption seen yet";
+	if (ps->ep_long < PAUSE_MIN_EVENTS && !(was_active && ps->early)) {
+		/* (A new phase within the epoch keeps the schedule the epoch's
+		 * windows allowed.) */
+		snprintf(why, wlen, "%llu off-CPU windows >= min_window this epoch "
+			 "(%d needed)", (unsigned long long)ps->ep_long, PAUSE_MIN_EVENTS);
+		return why;
+	}
+	if (!pr->d_ns) {
+		snprintf(why, wlen, "predicted window %.0f us < min_window (%.2f "
+			 "CPU-bound tasks on cpu %d)", pr->d_model_ns / 1e3, pr->cpu_bound,
+			 pr->cpu);
+		return why;
+	}
+	if (now_ns > ps->anchor_ns + pr->tio_ns + epoch_ns + RXB_NSEC_PER_SEC)
+		return "the last receiver preemption is too old to extrapolate";
+	if (absorb_ns >= pr->d_ns) {
+		/*
+		 * RBUDP+'s receivers had small buffers; a queue that holds
+		 * a whole window of arrivals loses nothing to it, and a pause
+		 * would only idle the link.
+		 */
+		snprintf(why, wlen, "the receive queue absorbs the %.0f us window "
+			 "(%.0f us of arrivals at the rate data arrives)", pr->d_ns / 1e3,
+			 absorb_ns / 1e3);
+		return why;
+	}
+	return NULL;
+}
+
 bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 		uint64_t epoch_ns, uint32_t rtt_us, uint64_t epoch,
 		uint64_t absorb_ns, struct rxbneck_pause *out)
@@ -478,8 +520,7 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 	bool rephasing = ps->rephase && was_active && ps->early;
 	uint64_t first, j, count;
 	char why[128];
-
-	const char *no = NULL;
+	const char *no;
 
 	memset(out, 0, sizeof(*out));
 	out->port = port;
@@ -487,34 +528,7 @@ bool pause_plan(struct pause *ps, uint16_t port, uint64_t now_ns,
 	ps->sched_active = false;
 	ps->rephase = ps->rephasing = false;
 	ps->absorb_ns = absorb_ns;
-	if (!ps->p.enabled) {
-		no = "disabled ([pause] enabled = no)";
-	} else if (!pr->valid) {
-		no = "no receiver preemption seen yet";
-	} else if (ps->ep_long < PAUSE_MIN_EVENTS && !(was_active && ps->early)) {
-		/* (A new phase within the epoch keeps the schedule the epoch's
-		 * windows allowed.) */
-		snprintf(why, sizeof(why), "%llu off-CPU windows >= min_window this epoch "
-			 "(%d needed)", (unsigned long long)ps->ep_long, PAUSE_MIN_EVENTS);
-		no = why;
-	} else if (!pr->d_ns) {
-		snprintf(why, sizeof(why), "predicted window %.0f us < min_window (%.2f "
-			 "CPU-bound tasks on cpu %d)", pr->d_model_ns / 1e3, pr->cpu_bound,
-			 pr->cpu);
-		no = why;
-	} else if (now_ns > ps->anchor_ns + pr->tio_ns + epoch_ns + RXB_NSEC_PER_SEC) {
-		no = "the last receiver preemption is too old to extrapolate";
-	} else if (absorb_ns >= pr->d_ns) {
-		/*
-		 * RBUDP+'s receivers had small buffers; a queue that holds
-		 * a whole window of arrivals loses nothing to it, and a pause
-		 * would only idle the link.
-		 */
-		snprintf(why, sizeof(why), "the receive queue absorbs the %.0f us window "
-			 "(%.0f us of arrivals at the rate data arrives)", pr->d_ns / 1e3,
-			 absorb_ns / 1e3);
-		no = why;
-	}
+	no = plan_refusal(ps, now_ns, epoch_ns, absorb_ns, was_active, why, sizeof(why));
 	if (no) {
 		idle(ps, no);
 		if (!was_active)

@@ -33,6 +33,7 @@ and NAME says which one it is:
              verdict-confirm3       CONFIRM3's own, as CONFIRM's
              verdict-confirm4       CONFIRM4's own, as CONFIRM's
              verdict-confirm5       CONFIRM5's own, as CONFIRM's
+             verdict-rps            RPS's own, as CONFIRM's (E_RPS=1)
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
                                     both arms' sweeps
@@ -51,7 +52,8 @@ and NAME says which one it is:
            by their own --follow: per k the chosen rate against the best,
            and how often a chooser that always asks for the pooled best
            rate would land outside +-10 % of the best of another five
-           sweeps (pool.py's bootstrap), and outside it at some k
+           sweeps (pool.py's bootstrap), and outside it at some k;
+           rate-rule-rps the same of RPS
   loads    one row per run of the LOADS lists: the load, the daemon's
            plain and effective count against the expected one, the run's
            best fixed rate, claims 3 and 1 judged by that run's own sweep,
@@ -143,6 +145,10 @@ CONFIRM5 = ["line10g-s%d" % s for s in range(610, 615)]
 # (check 2 of verdict-off-sweeps and verdict-confirm to -confirm5): how
 # well the +-10 % rule can tell a rate chooser's quality (table rate-rule).
 RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4, CONFIRM5]
+# The receive softirq on the receiver's CPU (E_RPS=1) at the defaults, the
+# rates 0.75-4 Gb/s: five sweeps `-S 620` to `624` judged by their own
+# --follow (table verdict-rps, and rate-rule-rps as rate-rule).
+RPS = ["rps10g-s%d" % s for s in range(620, 625)]
 # The saturated drain's floor under a quota's phases: quota:40 x 1 as in
 # LOADS_POOLED, eight runs alternating the build without it (QFLOOR_OLD)
 # and with it (QFLOOR_NEW), `-S 450` to `457`, each arm judged against
@@ -165,6 +171,7 @@ VERDICTS = {
     "verdict-confirm3": (CONFIRM3, CONFIRM3),
     "verdict-confirm4": (CONFIRM4, CONFIRM4),
     "verdict-confirm5": (CONFIRM5, CONFIRM5),
+    "verdict-rps": (RPS, RPS),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),
     "verdict-qfloor-new": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_NEW),
@@ -545,6 +552,7 @@ def tables(results):
     made["strata-kept"] = strata_table(results, CONFIRM + OFF_SWEEPS, 1)
     made["strata-k1"] = strata_table(results, STRATA_K1, 1)
     made["rate-rule"] = rate_rule_table(results, RATE_RULE_SETS)
+    made["rate-rule-rps"] = rate_rule_table(results, [RPS])
     return made
 
 

@@ -235,19 +235,30 @@ static double away_loss(struct bneck_model *md, uint32_t i, double lambda,
  * into @ev's stage figures and @rs. Lowers ev->send_frac where the
  * sender pauses through its vacations.
  */
-static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
-		      struct bneck_eval *ev, struct rbudp_stage *rs, struct bulkq_result *r)
+/* What serves stage @i at arrivals @lambda (stage_serve()). */
+struct stage_serve {
+	double share;		/* left to it by its arrivals' interrupts */
+	double f;		/* the capacity's scale */
+	double mu;		/* its rate per batch, shared, kept up or full */
+	bool alone;		/* served alone between its windows */
+	bool behind;		/* drained at its saturated drain */
+	bool over;		/* above its share with no drain measured */
+	struct bulkq_params p;	/* the bulk queue at the rate that serves it */
+};
+
+static void stage_serve(const struct bneck_model *md, uint32_t i, double lambda,
+			struct stage_serve *sv)
 {
-	double share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt,
-				       BNECK_IRQ_MIN_SHARE);
-	double f = bneck_model_scale(md, i);
 	double sat = bneck_model_sat_drain(md, i, lambda);
+
+	sv->share = bneck_irq_share(lambda, md->st[i].irq_ns_per_pkt, BNECK_IRQ_MIN_SHARE);
+	sv->f = bneck_model_scale(md, i);
 	/* Beyond what it keeps up with, the queue fills: the full rate. */
-	double mu = f * (md->keep_up_pkts_per_s[i] > 0.0 &&
-			 lambda > f * md->keep_up_pkts_per_s[i] ?
-			 md->mu_full[i] : md->mu[i]);
+	sv->mu = sv->f * (md->keep_up_pkts_per_s[i] > 0.0 &&
+			  lambda > sv->f * md->keep_up_pkts_per_s[i] ?
+			  md->mu_full[i] : md->mu[i]);
 	/* Served alone between its windows: the co-runners are in them. */
-	bool alone = md->paused[i] || bneck_model_served_alone(md, i, lambda);
+	sv->alone = md->paused[i] || bneck_model_served_alone(md, i, lambda);
 	/*
 	 * Behind: drained at what it was measured to drain overflowed,
 	 * interrupts and all (no share taken off it again). A quota's
@@ -255,18 +266,25 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * above the drain measured over whole periods it cannot catch up
 	 * in that phase either.
 	 */
-	bool behind = sat > 0.0 && lambda > sat && !md->paused[i] &&
-		      (!alone || bneck_model_quota(md, i));
+	sv->behind = sat > 0.0 && lambda > sat && !md->paused[i] &&
+		     (!sv->alone || bneck_model_quota(md, i));
 	/* Above its share with no drain measured: as behind, at the shared rate. */
-	bool over = !md->paused[i] && bneck_model_over_share(md, i, lambda);
-	struct bulkq_params p = {
+	sv->over = !md->paused[i] && bneck_model_over_share(md, i, lambda);
+	sv->p = (struct bulkq_params){
 		.arrival_per_s = lambda,
-		.service_per_s = behind ? sat / md->st[i].batch_pkts :
-			share * (alone ? f * md->mu_on[i] : mu),
+		.service_per_s = sv->behind ? sat / md->st[i].batch_pkts :
+			sv->share * (sv->alone ? sv->f * md->mu_on[i] : sv->mu),
 		.queue_pkts = md->st[i].queue_pkts,
 		.batch_pkts = md->st[i].batch_pkts,
 		.rule = md->st[i].rule,
 	};
+}
+
+static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
+		      struct bneck_eval *ev, struct rbudp_stage *rs, struct bulkq_result *r)
+{
+	struct stage_serve sv;
+	const struct bulkq_params *p = &sv.p;
 	struct bulkq_burst_result br = { 0 };
 	struct offwin_eval oe;
 	struct qphase_eval qe;
@@ -274,10 +292,11 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	double vac;
 	int err;
 
+	stage_serve(md, i, lambda, &sv);
 	if (spread_stage(md, i)) {
-		spread_fluid_loss(lambda, p.service_per_s * p.batch_pkts, r);
+		spread_fluid_loss(lambda, p->service_per_s * p->batch_pkts, r);
 	} else {
-		err = bulkq_loss(&p, r);
+		err = bulkq_loss(p, r);
 		if (err)
 			return err;
 	}
@@ -286,7 +305,8 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 * bulk queue says: both describe the same CPU sharing, so the
 	 * larger is the stage's loss (not their sum).
 	 */
-	vac = away_loss(md, i, lambda, p.service_per_s * p.batch_pkts, share * f, ev, &oe, &qe);
+	vac = away_loss(md, i, lambda, p->service_per_s * p->batch_pkts, sv.share * sv.f, ev,
+		       &oe, &qe);
 	vac_wins = vac > r->loss;
 	if (vac_wins) {
 		r->loss = vac;
@@ -298,7 +318,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 		br.absorb_pkts = vac_wins || !(r->loss > 0.0) ? 0.0 :
 				 md->st[i].queue_pkts;
 	} else if (burst_matters(md, vac_wins, r->loss)) {
-		err = bulkq_burst(&p, md->qwork, &br);
+		err = bulkq_burst(p, md->qwork, &br);
 		if (err)
 			return err;
 	}
@@ -309,13 +329,13 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	 */
 	if (vac_wins && bneck_model_quota(md, i) && !md->paused[i]) {
 		br.absorb_pkts = quota_absorb(md, i, lambda, vac, &qe, ev);
-	} else if (behind && bneck_model_quota(md, i)) {
+	} else if (sv.behind && bneck_model_quota(md, i)) {
 		/* As between windows, below: no more than its phases let in. */
 		br.absorb_pkts = fmin(br.absorb_pkts, qe.absorb_pkts);
 	} else if (vac_wins) {
-		br.absorb_pkts = service_absorb(md, i, lambda, share * f, &oe);
-		window_episode(md, i, lambda, share * f, vac, &oe, ev);
-	} else if ((behind || over) && bneck_model_windows(md, i)) {
+		br.absorb_pkts = service_absorb(md, i, lambda, sv.share * sv.f, &oe);
+		window_episode(md, i, lambda, sv.share * sv.f, vac, &oe, ev);
+	} else if ((sv.behind || sv.over) && bneck_model_windows(md, i)) {
 		/*
 		 * Behind its drain (or above its share) the receiver still
 		 * meets its windows: a round takes in no more than they leave
@@ -323,10 +343,10 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 		 * crosses the drain.
 		 */
 		br.absorb_pkts = fmin(br.absorb_pkts,
-				      window_round(md, i, share * f, &oe)->absorb_pkts);
+				      window_round(md, i, sv.share * sv.f, &oe)->absorb_pkts);
 	}
 	ev->stage_lambda[i] = lambda;
-	ev->stage_mu[i] = p.service_per_s;
+	ev->stage_mu[i] = p->service_per_s;
 	ev->stage_loss[i] = r->loss;
 	ev->stage_absorb[i] = br.absorb_pkts;
 	ev->stage_meanq[i] = br.mean_queue_pkts;
@@ -334,7 +354,7 @@ static int eval_stage(struct bneck_model *md, uint32_t i, double lambda,
 	rs->pass = r->pass;
 	rs->absorb_pkts = br.absorb_pkts;
 	/* After the blast nothing arrives: it empties at its whole rate. */
-	rs->drain_pkts_per_s = mu * md->st[i].batch_pkts;
+	rs->drain_pkts_per_s = sv.mu * md->st[i].batch_pkts;
 	return 0;
 }
 

@@ -333,6 +333,69 @@ static int space_init(struct srn_space *sp, uint32_t nplaces)
 	return 0;
 }
 
+/* srn_explore()'s scratch: one state's successors, at most ntrans of them. */
+struct explore_work {
+	int32_t *cur;		/* the state expanded */
+	int32_t *succ;		/* its successors' markings */
+	uint64_t *hashes;	/* their hashes */
+	uint32_t *cols;		/* their state indices */
+	double *rates;		/* the rates of the transitions to them */
+};
+
+static int work_init(struct explore_work *w, const struct srn_net *net)
+{
+	size_t n = (size_t)net->ntrans + 1;
+
+	w->cur = malloc(net->nplaces * sizeof(*w->cur));
+	w->succ = malloc(n * net->nplaces * sizeof(*w->succ));
+	w->hashes = malloc(n * sizeof(*w->hashes));
+	w->cols = malloc(n * sizeof(*w->cols));
+	w->rates = malloc(n * sizeof(*w->rates));
+	return w->cur && w->succ && w->hashes && w->cols && w->rates ? 0 : -ENOMEM;
+}
+
+static void work_finish(struct explore_work *w)
+{
+	free(w->cur);
+	free(w->succ);
+	free(w->hashes);
+	free(w->cols);
+	free(w->rates);
+}
+
+/* State @s's successors interned (new ones appended) and its row added. */
+static int expand_state(const struct srn_net *net, const void *ctx, struct srn_space *sp,
+			uint32_t s, uint32_t max_states, struct explore_work *w)
+{
+	uint32_t np = net->nplaces, k = 0;
+	int err;
+
+	memcpy(w->cur, srn_marking(sp, s), np * sizeof(*w->cur));
+	for (uint32_t t = 0; t < net->ntrans; t++) {
+		err = try_fire(net, &net->trans[t], ctx, w->cur, w->succ + (size_t)k * np,
+			       &w->rates[k]);
+		if (err < 0)
+			return err;
+		k += err;
+	}
+	/*
+	 * The lookups are bound by memory latency: hash all successors
+	 * and prefetch their slots first, so the misses overlap.
+	 */
+	for (uint32_t i = 0; i < k; i++) {
+		w->hashes[i] = hash_marking(w->succ + (size_t)i * np, np);
+		__builtin_prefetch(&sp->slots[(uint32_t)w->hashes[i] & (sp->nslots - 1)]);
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		int64_t idx = intern(sp, w->succ + (size_t)i * np, w->hashes[i], max_states);
+
+		if (idx < 0)
+			return (int)idx;
+		w->cols[i] = (uint32_t)idx;
+	}
+	return ctmc_add_row(&sp->chain, w->cols, w->rates, k);
+}
+
 int srn_explore(const struct srn_net *net, const void *ctx,
 		const int32_t *init, uint32_t ninit,
 		const struct srn_explore_opts *opts, struct srn_space *sp)
@@ -340,10 +403,7 @@ int srn_explore(const struct srn_net *net, const void *ctx,
 	uint32_t max_states = opts && opts->max_states ? opts->max_states
 						       : SRN_DEFAULT_MAX_STATES;
 	uint32_t np = net->nplaces;
-	int32_t *cur = NULL, *succ = NULL;
-	uint64_t *hashes = NULL;
-	uint32_t *cols = NULL;
-	double *rates = NULL;
+	struct explore_work w = { 0 };
 	int err;
 
 	if (!np || !ninit)
@@ -354,15 +414,9 @@ int srn_explore(const struct srn_net *net, const void *ctx,
 	err = space_init(sp, np);
 	if (err)
 		return err;
-	cur = malloc(np * sizeof(*cur));
-	succ = malloc(((size_t)net->ntrans + 1) * np * sizeof(*succ));
-	hashes = malloc(((size_t)net->ntrans + 1) * sizeof(*hashes));
-	cols = malloc(((size_t)net->ntrans + 1) * sizeof(*cols));
-	rates = malloc(((size_t)net->ntrans + 1) * sizeof(*rates));
-	if (!cur || !succ || !hashes || !cols || !rates) {
-		err = -ENOMEM;
+	err = work_init(&w, net);
+	if (err)
 		goto out;
-	}
 	for (uint32_t i = 0; i < ninit; i++) {
 		const int32_t *m = init + (size_t)i * np;
 		int64_t idx = intern(sp, m, hash_marking(m, np), max_states);
@@ -374,36 +428,7 @@ int srn_explore(const struct srn_net *net, const void *ctx,
 	}
 	/* Breadth-first: state s is expanded when all before it are. */
 	for (uint32_t s = 0; s < sp->nstates; s++) {
-		uint32_t k = 0;
-
-		memcpy(cur, srn_marking(sp, s), np * sizeof(*cur));
-		for (uint32_t t = 0; t < net->ntrans; t++) {
-			err = try_fire(net, &net->trans[t], ctx, cur,
-				       succ + (size_t)k * np, &rates[k]);
-			if (err < 0)
-				goto out;
-			k += err;
-		}
-		/*
-		 * The lookups are bound by memory latency: hash all successors
-		 * and prefetch their slots first, so the misses overlap.
-		 */
-		for (uint32_t i = 0; i < k; i++) {
-			hashes[i] = hash_marking(succ + (size_t)i * np, np);
-			__builtin_prefetch(&sp->slots[(uint32_t)hashes[i] &
-						      (sp->nslots - 1)]);
-		}
-		for (uint32_t i = 0; i < k; i++) {
-			int64_t idx = intern(sp, succ + (size_t)i * np,
-					     hashes[i], max_states);
-
-			if (idx < 0) {
-				err = (int)idx;
-				goto out;
-			}
-			cols[i] = (uint32_t)idx;
-		}
-		err = ctmc_add_row(&sp->chain, cols, rates, k);
+		err = expand_state(net, ctx, sp, s, max_states, &w);
 		if (err)
 			goto out;
 	}
@@ -420,11 +445,7 @@ int srn_explore(const struct srn_net *net, const void *ctx,
 		ctmc_shrink(&sp->chain);
 	}
 out:
-	free(cur);
-	free(succ);
-	free(hashes);
-	free(cols);
-	free(rates);
+	work_finish(&w);
 	if (err)
 		srn_space_finish(sp);
 	return err;

@@ -4,5 +4,5 @@
 FUZZERS += build/fuzz/fuzz_rbudp build/fuzz/fuzz_rbudp_dgram
 FUZZ_SRCS_fuzz_rbudp := tools/rbudp/wire.c tools/rbudp/bitmap.c
 FUZZ_SRCS_fuzz_rbudp_dgram := tools/rbudp/wire.c tools/rbudp/bitmap.c tools/rbudp/auth.c \
-	tools/rbudp/dgram.c
+	tools/rbudp/dgram.c common/util.c
 FUZZ_LIBS_fuzz_rbudp_dgram := -lnettle

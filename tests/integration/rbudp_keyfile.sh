@@ -41,16 +41,24 @@ send nokey && fail "sender without a key: transfer ran"
 grep -q "requires a pre-shared key" "$RB_TMP/nokey.err" || fail "no key: $(cat "$RB_TMP/nokey.err")"
 echo "  sender without a key: $(grep -o 'err: .*' "$RB_TMP/nokey.err")"
 # A stranger says HELLO in key mode and then nothing; the real sender waits.
-ip netns exec "$RB_NS_S" python3 - "$RB_ADDR_R" $PORT <<'PY' &
+ip netns exec "$RB_NS_S" python3 - "$RB_ADDR_R" $PORT "$RB_TMP/stranger.up" <<'PY' &
 import os, socket, sys, time
 sys.path.insert(0, os.environ["RB_PY"])
 from rbudp_peer import *
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
 s.sendall(frame(HELLO, hello_body(AUTH_PSK, os.urandom(32))))
+open(sys.argv[3], "w").close()
 time.sleep(5)
 PY
 spid=$!
-sleep 0.3
+# The real sender only once the stranger is connected: else (a slow
+# Python start) it comes first, the receiver's --count runs out before the
+# stranger, and the stranger's refusal is never written.
+for _ in $(seq 100); do
+	[ -e "$RB_TMP/stranger.up" ] && break
+	sleep 0.05
+done
+[ -e "$RB_TMP/stranger.up" ] || fail "the silent stranger did not connect within 5 s"
 send late --key-file "$RB_TMP/key" || fail "real sender behind a silent stranger: $(cat "$RB_TMP/late.err")"
 kill "$spid" 2>/dev/null
 echo "  forged datagrams in a keyed session"

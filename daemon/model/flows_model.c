@@ -482,7 +482,8 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
  * (so that a slow drift adds up):
  *  - nothing good yet, another transfer, another queue (K, N, rule), #C or
  *    #I moved by SOLVE_URGENT_TASKS, vacations, a saturated drain, a deep
- *    queue's rate or a quota came or went: solve now;
+ *    queue's rate or a quota came or went, the windows a rate between
+ *    pauses was solved with no longer covered by this epoch's: solve now;
  *  - a rate (the drain's too) moved by SOLVE_MOVED_REL, #C or #I by
  *    SOLVE_MOVED_TASKS, the vacations, windows, spread or quota phases by
  *    SOLVE_MOVED_REL: solve once the solver is back within
@@ -584,6 +585,41 @@ static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
 	return SOLVE_NOT;
 }
 
+/*
+ * A pause schedule of windows @dur_ns every @period_ns pauses every window
+ * of @d_s every @p_s (a solve's stage B vacations): as long, in the same
+ * period, within the re-solve tolerance.
+ */
+static bool windows_cover(double dur_ns, double period_ns, double d_s, double p_s)
+{
+	double d_ns = d_s * 1e9, p_ns = p_s * 1e9;
+
+	return dur_ns >= d_ns * (1 - SOLVE_MOVED_REL) &&
+	       fabs(period_ns - p_ns) <= p_ns * SOLVE_MOVED_REL;
+}
+
+/*
+ * The rate between pauses counts on the windows it was solved with, and the
+ * schedule planned after the solves pauses this epoch's (flow_vacations(),
+ * pause_plan()). Windows that shrank or moved out of those of the last solve
+ * would leave its senders on the plain rate until a deferred solve came:
+ * they are solved now. Windows the [pause] caps cut short are not, as no
+ * solve makes a capped schedule cover them.
+ */
+static bool between_uncovered(const struct flow *fl, const struct flow_estimate *g)
+{
+	const struct rxb_stage_inputs *now, *then;
+
+	if (!g->has_between || !fl->pause.p.enabled || !g->nstages)
+		return false;
+	now = &fl->inputs.stages[g->nstages - 1];
+	then = &g->inputs[g->nstages - 1];
+	if (!(now->vacation_s > 0) || !(then->vacation_s > 0))
+		return false;	/* came or went: stage_moved() solves now */
+	return !windows_cover(now->vacation_s * 1e9, now->vacation_period_s * 1e9,
+			      then->vacation_s, then->vacation_period_s);
+}
+
 /* The same transfer as far as the solver is concerned. */
 static bool xfer_same(const struct flow_xfer *a, const struct flow_xfer *b)
 {
@@ -604,7 +640,8 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 	    g->rounds != f->p.rounds || g->loss_model != f->p.loss_model ||
 	    !xfer_same(&g->xfer, &m->xfer) ||
 	    g->loss_episode_pkts != episode_pkts(f, fl) ||
-	    g->episodes_from_windows != episodes_from_windows(f))
+	    g->episodes_from_windows != episodes_from_windows(f) ||
+	    between_uncovered(fl, g))
 		return true;
 	for (uint32_t i = 0; i < g->nstages && need != SOLVE_NOW; i++) {
 		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i],
@@ -684,7 +721,6 @@ bool flows_between_covered(const struct flow *fl, const struct flow_model *m,
 	const struct pause *ps = &fl->pause;
 	const struct flow_estimate *g = &m->good;
 	const struct rxb_stage_inputs *b;
-	double d_ns, p_ns;
 	char tmp[8];
 
 	if (!why) {
@@ -696,18 +732,17 @@ bool flows_between_covered(const struct flow *fl, const struct flow_model *m,
 		return false;
 	}
 	b = &g->inputs[g->nstages - 1];
-	d_ns = b->vacation_s * 1e9;
-	p_ns = b->vacation_period_s * 1e9;
 	if (!ps->sched_active) {
 		snprintf(why, wlen, "plain: no PAUSE schedule out (%s)",
 			 ps->why[0] ? ps->why : "none planned yet");
 		return false;
 	}
-	if (!((double)ps->sched_dur_ns >= d_ns * (1 - SOLVE_MOVED_REL)) ||
-	    !(fabs((double)ps->sched_period_ns - p_ns) <= p_ns * SOLVE_MOVED_REL)) {
+	if (!windows_cover((double)ps->sched_dur_ns, (double)ps->sched_period_ns,
+			   b->vacation_s, b->vacation_period_s)) {
 		snprintf(why, wlen, "plain: the schedule out (%.0f us every %.0f us) does not "
 			 "cover the windows the rate counts on (%.0f us every %.0f us)",
-			 ps->sched_dur_ns / 1e3, ps->sched_period_ns / 1e3, d_ns / 1e3, p_ns / 1e3);
+			 ps->sched_dur_ns / 1e3, ps->sched_period_ns / 1e3, b->vacation_s * 1e6,
+			 b->vacation_period_s * 1e6);
 		return false;
 	}
 	snprintf(why, wlen, "between pauses: the schedule of epoch %llu pauses %.0f us every "

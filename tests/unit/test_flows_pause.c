@@ -282,7 +282,71 @@ static void test_between_needs_schedule(void **state)
 	pause_env_finish(&env);
 }
 
+/* The window (stage B's vacation) the flow's last good solve counts on. */
+static double solved_vacation_s(const struct flow *fl)
+{
+	const struct flow_estimate *g = &fl->m[0].good;
+
+	return g->inputs[g->nstages - 1].vacation_s;
+}
+
+/*
+ * The schedule follows each epoch's predicted windows; the rate between
+ * pauses follows its solve's. When the windows shrink (a hog's share
+ * drops: 8 ms every 12 becomes 7.2 ms every 11.2), a deferred solve would
+ * leave the senders on the plain rate: the flow is solved at once and
+ * they keep a rate between pauses, now for the new windows.
+ */
+static void test_between_follows_windows(void **state)
+{
+	struct pause_env env;
+	struct flows *f;
+	struct rxb_epoch *e1;
+	struct sendsrv_peer sp = peer(1, PORT);
+	struct flow *fl;
+	uint64_t solves;
+
+	(void)state;
+	pause_env_init(&env, true, false);
+	f = env.f;
+	e1 = env.e1;
+	assert_int_equal(flows_sender_hello(f, &sp), 0);
+	flows_epoch(f, e1, 1000);
+	fl = flows_find(f, PORT);
+	check_offer(f, &sp, 2, "between pauses");
+	assert_true(fabs(solved_vacation_s(fl) - 8e-3) < 1e-9);
+	/* A slow last solve: a moved input alone waits 20 s for the next. */
+	fl->m[0].good.solve_ms = 1000;
+	solves = fl->m[0].solves;
+
+	/* The same epoch again: nothing moved, the solve is kept. */
+	e1->seq = 2;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(fl->m[0].solves, solves);
+	check_offer(f, &sp, 2, "between pauses");
+
+	/* 1.8 CPU-bound tasks: 7.2 ms windows every 11.2 ms. */
+	e1->seq = 3;
+	e1->cpus[1].cpu_bound = 1.8;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(fl->pause.sched_dur_ns, 7200000);
+	assert_int_equal(fl->m[0].solves, solves + 1);
+	assert_true(fabs(solved_vacation_s(fl) - 7.2e-3) < 1e-9);
+	check_offer(f, &sp, 2, "between pauses");
+
+	/* Windows 4 % longer (7.488 ms every 11.488): moved, but the schedule
+	 * still pauses the solved ones, so the solve waits its turn. */
+	e1->seq = 4;
+	e1->cpus[1].cpu_bound = 1.872;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(fl->pause.sched_dur_ns, 7488000);
+	assert_int_equal(fl->m[0].solves, solves + 1);
+	check_offer(f, &sp, 2, "between pauses");
+	pause_env_finish(&env);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_pause_published),
 	cmocka_unit_test(test_between_needs_schedule),
+	cmocka_unit_test(test_between_follows_windows),
 )

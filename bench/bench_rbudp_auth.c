@@ -25,7 +25,7 @@
 #include "common/util.h"
 #include "tools/rbudp/auth.h"
 #include "tools/rbudp/dgram.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 
 #define N	200000
 #define PASSES	7
@@ -136,8 +136,8 @@ int main(void)
 	memset(file, 0x5a, big);
 	for (size_t i = 0; i < sizeof(dgram); i++)
 		dgram[i] = (uint8_t)(i * 13);
-	rbudp_keys_derive(&keys, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, true);
-	rbudp_keys_derive(&keys_token, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, true);
+	rbudp_auth_keys_derive(&keys, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, true);
+	rbudp_auth_keys_derive(&keys_token, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, true);
 	rbudp_dgram_seal(&keys_token, dgram, 0, 1, dgram + RBUDP_DGRAM_HDR, PL);
 	for (int m = 0; m < M_COUNT; m++)
 		best[m] = 1e30;
@@ -167,7 +167,7 @@ int main(void)
 	       (double)big / sha_best, sha_best * PL / (double)big, PL,
 	       sha_best * PL / (double)big / best[M_COPY]);
 	free(file);
-	rbudp_keys_clear(&keys);
-	rbudp_keys_clear(&keys_token);
+	rbudp_auth_keys_clear(&keys);
+	rbudp_auth_keys_clear(&keys_token);
 	return 0;
 }

@@ -30,7 +30,7 @@ $(O)/rbudp-testpeer: $(O)/tools/rbudp/testpeer_main.o $(LIBS) $(LIBS_TAIL)
 	$(call link_prog,)
 
 # nettle: SHA-256 file digest, UMAC-64 datagram tags, HMAC-SHA256 and HKDF
-# for the session keys (tools/rbudp/auth.h, integ.h).
+# for the session keys (tools/rbudp/auth.h, digest.h).
 SYSLIBS += -lnettle
 
 -include tools/shape/module.mk

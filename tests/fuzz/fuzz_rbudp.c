@@ -143,7 +143,7 @@ static void fuzz_missing(const uint8_t *data, size_t size)
 		    (uint32_t)data[6] << 8 | data[7];
 	if (rbudp_bitmap_init(&missing, total, false))
 		return;
-	if (rbudp_miss_decode(&missing, 0, enc, data + 8, size - 8, n_missing, &why)) {
+	if (rbudp_bitmap_miss_decode(&missing, 0, enc, data + 8, size - 8, n_missing, &why)) {
 		rbudp_bitmap_finish(&missing);
 		return;
 	}
@@ -157,9 +157,9 @@ static void fuzz_missing(const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < total; i++)
 		if (rbudp_bitmap_test(&missing, i))
 			have.words[i >> 6] &= ~(1ULL << (i & 63));
-	n = rbudp_miss_encode(&have, 0, out, &enc2, &n_missing2);
+	n = rbudp_bitmap_miss_encode(&have, 0, out, &enc2, &n_missing2);
 	if (n_missing2 != n_missing ||
-	    rbudp_miss_decode(&again, 0, enc2, out, n, n_missing2, &why) ||
+	    rbudp_bitmap_miss_decode(&again, 0, enc2, out, n, n_missing2, &why) ||
 	    memcmp(again.words, missing.words, missing.nwords * sizeof(uint64_t)) != 0)
 		abort();
 	rbudp_bitmap_finish(&again);

@@ -39,10 +39,10 @@ static void keys_init(void)
 {
 	static const uint8_t ikm[32] = { 1, 2, 3 }, ns[32] = { 4 }, nr[32] = { 5 };
 
-	rbudp_keys_derive(&snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, true);
-	rbudp_keys_derive(&rcv, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, false);
-	rbudp_keys_derive(&snd_psk, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, true);
-	rbudp_keys_derive(&rcv_psk, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, false);
+	rbudp_auth_keys_derive(&snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, true);
+	rbudp_auth_keys_derive(&rcv, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), ns, nr, false);
+	rbudp_auth_keys_derive(&snd_psk, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, true);
+	rbudp_auth_keys_derive(&rcv_psk, RBUDP_AUTH_PSK, ikm, sizeof(ikm), ns, nr, false);
 }
 
 static void fuzz_dgrams(const uint8_t *p, size_t n, bool psk)
@@ -149,20 +149,20 @@ static void fuzz_tags(const uint8_t *p, size_t n)
 	len = n < RBUDP_FRAME_MAX - RBUDP_FRAME_HDR ? n : RBUDP_FRAME_MAX - RBUDP_FRAME_HDR;
 	rbudp_put_u32(frame_buf + 4, (uint32_t)len);
 	memcpy(frame_buf + RBUDP_FRAME_HDR, p, len);
-	(void)rbudp_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR, len);
+	(void)rbudp_auth_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR, len);
 	/* What our sender seals opens once on the other side. */
-	sealed = rbudp_ctl_seal(&snd, frame_buf, RBUDP_FRAME_HDR + len);
-	if (!rbudp_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR, sealed - RBUDP_FRAME_HDR))
+	sealed = rbudp_auth_ctl_seal(&snd, frame_buf, RBUDP_FRAME_HDR + len);
+	if (!rbudp_auth_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR, sealed - RBUDP_FRAME_HDR))
 		abort();
-	if (rbudp_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR, sealed - RBUDP_FRAME_HDR))
+	if (rbudp_auth_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR, sealed - RBUDP_FRAME_HDR))
 		abort();	/* replay */
 	/* Keep both counters in step for the next input. */
 	snd.ctl_tx_n = rcv.ctl_rx_n;
 	if (len) {
-		rbudp_ctl_seal(&snd, frame_buf, RBUDP_FRAME_HDR + len);
+		rbudp_auth_ctl_seal(&snd, frame_buf, RBUDP_FRAME_HDR + len);
 		frame_buf[RBUDP_FRAME_HDR + p[0] % len] ^= 0x01;
-		if (rbudp_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR,
-				   sealed - RBUDP_FRAME_HDR))
+		if (rbudp_auth_ctl_open(&rcv, frame_buf, frame_buf + RBUDP_FRAME_HDR,
+					sealed - RBUDP_FRAME_HDR))
 			abort();
 		snd.ctl_tx_n = rcv.ctl_rx_n;
 	}

@@ -141,8 +141,8 @@ static void test_key_schedule_second_computation(void **state)
 	assert_non_null(snd);
 	assert_non_null(rcv);
 	hkdf_by_hand(okm);
-	rbudp_keys_derive(snd, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, true);
-	rbudp_keys_derive(rcv, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	rbudp_auth_keys_derive(snd, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_auth_keys_derive(rcv, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
 	/* Layout: dgram_key[16] sid[8] ctl_s2r[32] ctl_r2s[32] proof_key[32]. */
 	assert_memory_equal(snd->sid, okm + 16, 8);
 	assert_memory_equal(snd->ctl_tx, okm + 24, 32);
@@ -154,7 +154,7 @@ static void test_key_schedule_second_computation(void **state)
 	/* Datagram tag: UMAC-64(dgram_key, nonce = sid | round | seq, payload). */
 	for (int i = 0; i < 100; i++)
 		payload[i] = (uint8_t)(i * 7);
-	rbudp_dgram_auth(snd, 5, 2, payload, sizeof(payload), tag);
+	rbudp_auth_dgram_tag(snd, 5, 2, payload, sizeof(payload), tag);
 	umac64_set_key(&u, okm);
 	memcpy(nonce, okm + 16, 8);
 	rbudp_put_u32(nonce + 8, 2);
@@ -163,12 +163,12 @@ static void test_key_schedule_second_computation(void **state)
 	umac64_update(&u, sizeof(payload), payload);
 	umac64_digest(&u, 8, want);
 	assert_memory_equal(tag, want, 8);
-	assert_true(rbudp_dgram_verify(rcv, 5, 2, payload, sizeof(payload), tag));
+	assert_true(rbudp_auth_dgram_verify(rcv, 5, 2, payload, sizeof(payload), tag));
 	/* Without a pre-shared key: the same keys, and the session id is the
 	 * token every datagram carries. */
-	rbudp_keys_derive(snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_auth_keys_derive(snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
 	assert_memory_equal(snd->ctl_tx, okm + 24, 32);
-	rbudp_dgram_auth(snd, 5, 2, payload, sizeof(payload), tag);
+	rbudp_auth_dgram_tag(snd, 5, 2, payload, sizeof(payload), tag);
 	assert_memory_equal(tag, okm + 16, 8);
 	free(snd);
 	free(rcv);
@@ -180,26 +180,26 @@ static void test_dgram_rejects_every_change(void **state)
 	uint8_t payload[64], tag[8], other_nonce[32] = { 9 };
 
 	(void)state;
-	rbudp_keys_derive(a, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
-	rbudp_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), other_nonce, nonce_r, false);
+	rbudp_auth_keys_derive(a, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	rbudp_auth_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), other_nonce, nonce_r, false);
 	memset(payload, 0x33, sizeof(payload));
-	rbudp_dgram_auth(a, 77, 1, payload, sizeof(payload), tag);
-	assert_true(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
+	rbudp_auth_dgram_tag(a, 77, 1, payload, sizeof(payload), tag);
+	assert_true(rbudp_auth_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
 	for (size_t i = 0; i < sizeof(payload); i++) {	/* every byte, one bit */
 		payload[i] ^= 0x04;
-		assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
+		assert_false(rbudp_auth_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
 		payload[i] ^= 0x04;
 	}
 	for (int bit = 0; bit < 64; bit++) {		/* every tag bit */
 		tag[bit / 8] ^= (uint8_t)(1 << (bit % 8));
-		assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
+		assert_false(rbudp_auth_dgram_verify(a, 77, 1, payload, sizeof(payload), tag));
 		tag[bit / 8] ^= (uint8_t)(1 << (bit % 8));
 	}
-	assert_false(rbudp_dgram_verify(a, 78, 1, payload, sizeof(payload), tag));
-	assert_false(rbudp_dgram_verify(a, 77, 2, payload, sizeof(payload), tag));
-	assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload) - 1, tag));
+	assert_false(rbudp_auth_dgram_verify(a, 78, 1, payload, sizeof(payload), tag));
+	assert_false(rbudp_auth_dgram_verify(a, 77, 2, payload, sizeof(payload), tag));
+	assert_false(rbudp_auth_dgram_verify(a, 77, 1, payload, sizeof(payload) - 1, tag));
 	/* Another session (one nonce differs): a replayed datagram fails. */
-	assert_false(rbudp_dgram_verify(b, 77, 1, payload, sizeof(payload), tag));
+	assert_false(rbudp_auth_dgram_verify(b, 77, 1, payload, sizeof(payload), tag));
 	free(a);
 	free(b);
 }
@@ -215,26 +215,26 @@ static void test_dgram_token(void **state)
 	uint8_t payload[64], tok[8], other[8], other_nonce[32] = { 9 };
 
 	(void)state;
-	rbudp_keys_derive(a, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
-	rbudp_keys_derive(b, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, other_nonce, false);
+	rbudp_auth_keys_derive(a, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_auth_keys_derive(b, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, other_nonce, false);
 	memset(payload, 0x33, sizeof(payload));
-	rbudp_dgram_auth(a, 77, 1, payload, sizeof(payload), tok);
+	rbudp_auth_dgram_tag(a, 77, 1, payload, sizeof(payload), tok);
 	assert_memory_equal(tok, a->sid, 8);
-	assert_true(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tok));
-	assert_true(rbudp_dgram_verify(a, 3, 9, payload, 1, tok));
+	assert_true(rbudp_auth_dgram_verify(a, 77, 1, payload, sizeof(payload), tok));
+	assert_true(rbudp_auth_dgram_verify(a, 3, 9, payload, 1, tok));
 	for (int bit = 0; bit < 64; bit++) {		/* every token bit */
 		tok[bit / 8] ^= (uint8_t)(1 << (bit % 8));
-		assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), tok));
+		assert_false(rbudp_auth_dgram_verify(a, 77, 1, payload, sizeof(payload), tok));
 		tok[bit / 8] ^= (uint8_t)(1 << (bit % 8));
 	}
 	/* A datagram of another session (one nonce differs) carries its token. */
-	rbudp_dgram_auth(b, 77, 1, payload, sizeof(payload), other);
+	rbudp_auth_dgram_tag(b, 77, 1, payload, sizeof(payload), other);
 	assert_memory_not_equal(other, tok, 8);
-	assert_false(rbudp_dgram_verify(a, 77, 1, payload, sizeof(payload), other));
-	assert_false(rbudp_dgram_verify(b, 77, 1, payload, sizeof(payload), tok));
+	assert_false(rbudp_auth_dgram_verify(a, 77, 1, payload, sizeof(payload), other));
+	assert_false(rbudp_auth_dgram_verify(b, 77, 1, payload, sizeof(payload), tok));
 	/* Nor does a session's token pass where the tag is required. */
-	rbudp_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
-	assert_false(rbudp_dgram_verify(b, 77, 1, payload, sizeof(payload), tok));
+	rbudp_auth_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	assert_false(rbudp_auth_dgram_verify(b, 77, 1, payload, sizeof(payload), tok));
 	free(a);
 	free(b);
 }
@@ -248,9 +248,9 @@ static void test_ctl_tags(void **state)
 	size_t n;
 
 	(void)state;
-	rbudp_keys_derive(snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
-	rbudp_keys_derive(rcv, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, false);
-	n = rbudp_ctl_seal(snd, f, rbudp_blast_done_encode(f, &d));
+	rbudp_auth_keys_derive(snd, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_auth_keys_derive(rcv, RBUDP_AUTH_CLEAR, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	n = rbudp_auth_ctl_seal(snd, f, rbudp_blast_done_encode(f, &d));
 	assert_int_equal(n, sizeof(f));
 	assert_int_equal(rbudp_get_u32(f + 4), RBUDP_BLAST_DONE_LEN + RBUDP_CTL_TAG_LEN);
 	/* Tag = HMAC-SHA256(ctl_s2r, counter 0 | header | body), first 16 bytes. */
@@ -265,16 +265,16 @@ static void test_ctl_tags(void **state)
 	assert_memory_equal(f + RBUDP_FRAME_HDR + RBUDP_BLAST_DONE_LEN, want, RBUDP_CTL_TAG_LEN);
 	memcpy(copy, f, sizeof(f));
 	/* Reflected back to its sender: the direction's key differs. */
-	assert_false(rbudp_ctl_open(snd, f, f + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
+	assert_false(rbudp_auth_ctl_open(snd, f, f + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
 	/* Tampered. */
 	f[RBUDP_FRAME_HDR + 3] ^= 1;
-	assert_false(rbudp_ctl_open(rcv, f, f + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
+	assert_false(rbudp_auth_ctl_open(rcv, f, f + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
 	f[RBUDP_FRAME_HDR + 3] ^= 1;
-	assert_true(rbudp_ctl_open(rcv, f, f + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
+	assert_true(rbudp_auth_ctl_open(rcv, f, f + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
 	/* Replayed: the counter moved on. */
-	assert_false(rbudp_ctl_open(rcv, copy, copy + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
+	assert_false(rbudp_auth_ctl_open(rcv, copy, copy + RBUDP_FRAME_HDR, n - RBUDP_FRAME_HDR));
 	/* Too short to hold a tag. */
-	assert_false(rbudp_ctl_open(rcv, f, f + RBUDP_FRAME_HDR, RBUDP_CTL_TAG_LEN - 1));
+	assert_false(rbudp_auth_ctl_open(rcv, f, f + RBUDP_FRAME_HDR, RBUDP_CTL_TAG_LEN - 1));
 	free(snd);
 	free(rcv);
 }
@@ -286,12 +286,12 @@ static void test_proof_needs_the_same_key(void **state)
 	const uint8_t hello[48] = { 1 }, chal[72] = { 2 };
 
 	(void)state;
-	rbudp_keys_derive(a, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, true);
-	rbudp_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
+	rbudp_auth_keys_derive(a, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, true);
+	rbudp_auth_keys_derive(b, RBUDP_AUTH_PSK, ikm, sizeof(ikm), nonce_s, nonce_r, false);
 	rbudp_auth_proof(a, hello, sizeof(hello), chal, sizeof(chal), pa);
 	rbudp_auth_proof(b, hello, sizeof(hello), chal, sizeof(chal), pb);
 	assert_true(rbudp_auth_equal(pa, pb, 32));
-	rbudp_keys_derive(b, RBUDP_AUTH_PSK, other, sizeof(other), nonce_s, nonce_r, false);
+	rbudp_auth_keys_derive(b, RBUDP_AUTH_PSK, other, sizeof(other), nonce_s, nonce_r, false);
 	rbudp_auth_proof(b, hello, sizeof(hello), chal, sizeof(chal), pb);
 	assert_false(rbudp_auth_equal(pa, pb, 32));
 	free(a);
@@ -319,15 +319,15 @@ static void test_psk_files(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	write_key(path, "0123456789abcdef0123\n", 21, 0600);
-	assert_int_equal(rbudp_psk_load(path, key, err, sizeof(err)), 20);	/* newline dropped */
+	assert_int_equal(rbudp_auth_psk_load(path, key, err, sizeof(err)), 20);	/* newline dropped */
 	assert_memory_equal(key, "0123456789abcdef0123", 20);
 	write_key(path, "0123456789abcdef0123\n", 21, 0644);
-	assert_int_equal(rbudp_psk_load(path, key, err, sizeof(err)), -1);
+	assert_int_equal(rbudp_auth_psk_load(path, key, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "chmod 600"));
 	write_key(path, "short", 5, 0600);
-	assert_int_equal(rbudp_psk_load(path, key, err, sizeof(err)), -1);
+	assert_int_equal(rbudp_auth_psk_load(path, key, err, sizeof(err)), -1);
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(rbudp_psk_load(path, key, err, sizeof(err)), -1);
+	assert_int_equal(rbudp_auth_psk_load(path, key, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, path));
 }
 

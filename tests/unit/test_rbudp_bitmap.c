@@ -78,17 +78,17 @@ static void round_trip(const struct rbudp_bitmap *have, uint8_t want_enc_first_s
 
 	assert_non_null(buf);
 	assert_int_equal(rbudp_bitmap_init(&miss, have->nbits, false), 0);
-	for (uint32_t k = 0; k < rbudp_seg_count(have->nbits); k++) {
+	for (uint32_t k = 0; k < rbudp_bitmap_seg_count(have->nbits); k++) {
 		const char *why = NULL;
 		uint32_t n_missing;
 		uint8_t enc;
-		size_t len = rbudp_miss_encode(have, k, buf, &enc, &n_missing);
+		size_t len = rbudp_bitmap_miss_encode(have, k, buf, &enc, &n_missing);
 
 		assert_true(len <= RBUDP_SEG_MAX_DATA);
-		assert_true(len <= (rbudp_seg_len(have->nbits, k) + 7) / 8);
+		assert_true(len <= (rbudp_bitmap_seg_len(have->nbits, k) + 7) / 8);
 		if (k == 0 && want_enc_first_seg != 0xff)
 			assert_int_equal(enc, want_enc_first_seg);
-		assert_int_equal(rbudp_miss_decode(&miss, k, enc, buf, len, n_missing, &why), 0);
+		assert_int_equal(rbudp_bitmap_miss_decode(&miss, k, enc, buf, len, n_missing, &why), 0);
 		total_missing += n_missing;
 	}
 	assert_int_equal(total_missing + rbudp_bitmap_count(have), have->nbits);
@@ -139,8 +139,8 @@ static void test_missing_multi_segment(void **state)
 	(void)state;
 	/* Two segments: a full one and a short tail; losses near the seam. */
 	assert_int_equal(rbudp_bitmap_init(&have, RBUDP_SEG_PKTS + 1000, true), 0);
-	assert_int_equal(rbudp_seg_count(have.nbits), 2);
-	assert_int_equal(rbudp_seg_len(have.nbits, 1), 1000);
+	assert_int_equal(rbudp_bitmap_seg_count(have.nbits), 2);
+	assert_int_equal(rbudp_bitmap_seg_len(have.nbits, 1), 1000);
 	for (uint32_t i = RBUDP_SEG_PKTS - 5; i < RBUDP_SEG_PKTS + 5; i++)
 		have.words[i >> 6] &= ~(1ULL << (i & 63));
 	round_trip(&have, RBUDP_MISS_RANGES);
@@ -155,7 +155,7 @@ static int decode(uint32_t nbits, uint32_t k, uint8_t enc, const uint8_t *d, siz
 	int err;
 
 	assert_int_equal(rbudp_bitmap_init(&miss, nbits, false), 0);
-	err = rbudp_miss_decode(&miss, k, enc, d, len, n_missing, &why);
+	err = rbudp_bitmap_miss_decode(&miss, k, enc, d, len, n_missing, &why);
 	if (err)
 		assert_non_null(why);
 	rbudp_bitmap_finish(&miss);

@@ -128,28 +128,28 @@ static void test_delay_fifo(void **state)
 	const struct rbudp_outq_msg *m;
 
 	(void)state;
-	rbudp_outq_init(&q);
-	assert_true(rbudp_outq_next_ns(&q) == UINT64_MAX);
-	assert_null(rbudp_outq_peek_due(&q, UINT64_MAX));
-	assert_int_equal(rbudp_outq_push(&q, "first", 5, 300), 0);
+	rbudp_delay_outq_init(&q);
+	assert_true(rbudp_delay_outq_next_ns(&q) == UINT64_MAX);
+	assert_null(rbudp_delay_outq_peek_due(&q, UINT64_MAX));
+	assert_int_equal(rbudp_delay_outq_push(&q, "first", 5, 300), 0);
 	/* Released earlier than its predecessor: held until it (no overtaking). */
-	assert_int_equal(rbudp_outq_push(&q, "second", 6, 100), 0);
-	assert_int_equal(rbudp_outq_push(&q, "third", 5, 400), 0);
-	assert_int_equal(rbudp_outq_next_ns(&q), 300);
-	assert_null(rbudp_outq_peek_due(&q, 299));
-	m = rbudp_outq_peek_due(&q, 300);
+	assert_int_equal(rbudp_delay_outq_push(&q, "second", 6, 100), 0);
+	assert_int_equal(rbudp_delay_outq_push(&q, "third", 5, 400), 0);
+	assert_int_equal(rbudp_delay_outq_next_ns(&q), 300);
+	assert_null(rbudp_delay_outq_peek_due(&q, 299));
+	m = rbudp_delay_outq_peek_due(&q, 300);
 	assert_non_null(m);
 	assert_memory_equal(m->data, "first", 5);
-	rbudp_outq_drop(&q);
-	m = rbudp_outq_peek_due(&q, 300);
+	rbudp_delay_outq_drop(&q);
+	m = rbudp_delay_outq_peek_due(&q, 300);
 	assert_non_null(m);
 	assert_int_equal(m->release_ns, 300);
 	assert_memory_equal(m->data, "second", 6);
-	rbudp_outq_drop(&q);
-	assert_null(rbudp_outq_peek_due(&q, 399));
+	rbudp_delay_outq_drop(&q);
+	assert_null(rbudp_delay_outq_peek_due(&q, 399));
 	assert_int_equal(q.n_msgs, 1);
 	/* finish frees what is left (the sanitizer build checks). */
-	rbudp_outq_finish(&q);
+	rbudp_delay_outq_finish(&q);
 	assert_int_equal(q.n_msgs, 0);
 
 	assert_true(rbudp_delay_release_ns(10, 5) == 15);

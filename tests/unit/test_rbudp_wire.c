@@ -32,7 +32,7 @@ static const uint8_t *body_of(uint8_t *buf, size_t frame_len, uint16_t want)
 	uint32_t len;
 	uint16_t type;
 
-	/* Encoders leave the tag to rbudp_ctl_seal(): give the header room for it. */
+	/* Encoders leave the tag to rbudp_auth_ctl_seal(): give the header room for it. */
 	if (rbudp_msg_tagged(want))
 		rbudp_put_u32(buf + 4, rbudp_get_u32(buf + 4) + RBUDP_TAG_LEN);
 	assert_int_equal(rbudp_frame_hdr_decode(buf, &type, &len, &why), 0);

@@ -19,7 +19,7 @@
 
 static const char kdf_info[] = "rxbneck rbudp 3 session keys";
 
-int rbudp_random(void *buf, size_t len)
+int rbudp_auth_random(void *buf, size_t len)
 {
 	uint8_t *p = buf;
 
@@ -37,9 +37,9 @@ int rbudp_random(void *buf, size_t len)
 	return 0;
 }
 
-void rbudp_keys_derive(struct rbudp_keys *k, enum rbudp_auth_mode mode, const uint8_t *ikm,
-		       size_t ikm_len, const uint8_t nonce_s[RBUDP_NONCE_LEN],
-		       const uint8_t nonce_r[RBUDP_NONCE_LEN], bool sender)
+void rbudp_auth_keys_derive(struct rbudp_keys *k, enum rbudp_auth_mode mode, const uint8_t *ikm,
+			    size_t ikm_len, const uint8_t nonce_s[RBUDP_NONCE_LEN],
+			    const uint8_t nonce_r[RBUDP_NONCE_LEN], bool sender)
 {
 	uint8_t salt[2 * RBUDP_NONCE_LEN], prk[SHA256_DIGEST_SIZE];
 	uint8_t okm[UMAC_KEY_SIZE + RBUDP_SID_LEN + 32 + 32 + 32];
@@ -72,18 +72,18 @@ void rbudp_keys_derive(struct rbudp_keys *k, enum rbudp_auth_mode mode, const ui
 	explicit_bzero(&h, sizeof(h));
 }
 
-void rbudp_keys_derive_session(struct rbudp_keys *k, const uint8_t *psk, size_t psk_len,
-			       const struct rbudp_hello *h, const struct rbudp_challenge *c,
-			       bool sender)
+void rbudp_auth_keys_derive_session(struct rbudp_keys *k, const uint8_t *psk, size_t psk_len,
+				    const struct rbudp_hello *h, const struct rbudp_challenge *c,
+				    bool sender)
 {
 	if (psk)
-		rbudp_keys_derive(k, RBUDP_AUTH_PSK, psk, psk_len, h->nonce, c->nonce, sender);
+		rbudp_auth_keys_derive(k, RBUDP_AUTH_PSK, psk, psk_len, h->nonce, c->nonce, sender);
 	else
-		rbudp_keys_derive(k, RBUDP_AUTH_CLEAR, c->secret, sizeof(c->secret), h->nonce,
-				  c->nonce, sender);
+		rbudp_auth_keys_derive(k, RBUDP_AUTH_CLEAR, c->secret, sizeof(c->secret), h->nonce,
+				       c->nonce, sender);
 }
 
-void rbudp_keys_clear(struct rbudp_keys *k)
+void rbudp_auth_keys_clear(struct rbudp_keys *k)
 {
 	explicit_bzero(k, sizeof(*k));
 }
@@ -120,8 +120,8 @@ static void dgram_mac(struct rbudp_keys *k, uint32_t seq, uint32_t round,
 	umac64_digest(&k->dgram, RBUDP_DGRAM_AUTH_LEN, tag);
 }
 
-void rbudp_dgram_auth(struct rbudp_keys *k, uint32_t seq, uint32_t round,
-		      const uint8_t *payload, size_t len, uint8_t auth[RBUDP_DGRAM_AUTH_LEN])
+void rbudp_auth_dgram_tag(struct rbudp_keys *k, uint32_t seq, uint32_t round,
+			  const uint8_t *payload, size_t len, uint8_t auth[RBUDP_DGRAM_AUTH_LEN])
 {
 	if (k->dgram_mac)
 		dgram_mac(k, seq, round, payload, len, auth);
@@ -129,9 +129,9 @@ void rbudp_dgram_auth(struct rbudp_keys *k, uint32_t seq, uint32_t round,
 		memcpy(auth, k->sid, RBUDP_DGRAM_AUTH_LEN);
 }
 
-bool rbudp_dgram_verify(struct rbudp_keys *k, uint32_t seq, uint32_t round,
-			const uint8_t *payload, size_t len,
-			const uint8_t auth[RBUDP_DGRAM_AUTH_LEN])
+bool rbudp_auth_dgram_verify(struct rbudp_keys *k, uint32_t seq, uint32_t round,
+			     const uint8_t *payload, size_t len,
+			     const uint8_t auth[RBUDP_DGRAM_AUTH_LEN])
 {
 	uint64_t want, got;
 
@@ -164,7 +164,7 @@ static void ctl_mac(const uint8_t key[32], uint64_t counter, const uint8_t *hdr,
 	hmac_sha256_digest(&h, RBUDP_CTL_TAG_LEN, tag);
 }
 
-size_t rbudp_ctl_seal(struct rbudp_keys *k, uint8_t *frame, size_t len)
+size_t rbudp_auth_ctl_seal(struct rbudp_keys *k, uint8_t *frame, size_t len)
 {
 	rbudp_put_u32(frame + 4, (uint32_t)(len - RBUDP_FRAME_HDR + RBUDP_CTL_TAG_LEN));
 	ctl_mac(k->ctl_tx, k->ctl_tx_n++, frame, frame + RBUDP_FRAME_HDR, len - RBUDP_FRAME_HDR,
@@ -172,8 +172,8 @@ size_t rbudp_ctl_seal(struct rbudp_keys *k, uint8_t *frame, size_t len)
 	return len + RBUDP_CTL_TAG_LEN;
 }
 
-bool rbudp_ctl_open(struct rbudp_keys *k, const uint8_t *hdr, const uint8_t *body,
-		    size_t body_len)
+bool rbudp_auth_ctl_open(struct rbudp_keys *k, const uint8_t *hdr, const uint8_t *body,
+			 size_t body_len)
 {
 	uint8_t want[RBUDP_CTL_TAG_LEN];
 
@@ -188,7 +188,7 @@ bool rbudp_ctl_open(struct rbudp_keys *k, const uint8_t *hdr, const uint8_t *bod
 
 /* ------------------------------------------------------- key files -- */
 
-int rbudp_psk_load(const char *path, uint8_t key[RBUDP_PSK_MAX], char *err, size_t err_size)
+int rbudp_auth_psk_load(const char *path, uint8_t key[RBUDP_PSK_MAX], char *err, size_t err_size)
 {
 	uint8_t buf[RBUDP_PSK_MAX + 2];
 	struct stat st;

@@ -22,7 +22,7 @@
  *    well as a MAC would, at a nanosecond instead of 0.2 us per datagram.
  *    A blind guess passes with probability 2^-64; another session's
  *    datagrams carry another token. The payload is not covered: the file's
- *    SHA-256 (integ.h) catches changes on the way at the end.
+ *    SHA-256 (digest.h) catches changes on the way at the end.
  *  - With a pre-shared key it is a UMAC-64 tag (RFC 4418, Krovetz et al.;
  *    nettle's implementation) keyed with dgram_key, over the payload, with
  *    the 16-byte nonce session_id || round || seq. The nonce selects the
@@ -75,26 +75,26 @@ struct rbudp_keys {
 };
 
 /* Fill @buf from getrandom(2). 0 or a negative errno. */
-int rbudp_random(void *buf, size_t len);
+int rbudp_auth_random(void *buf, size_t len);
 
 /*
  * Derive the session keys from @ikm (the PSK with @mode RBUDP_AUTH_PSK,
  * else the clear secret) and both nonces. @sender picks which control key
  * is for sending.
  */
-void rbudp_keys_derive(struct rbudp_keys *k, enum rbudp_auth_mode mode, const uint8_t *ikm,
-		       size_t ikm_len, const uint8_t nonce_s[RBUDP_NONCE_LEN],
-		       const uint8_t nonce_r[RBUDP_NONCE_LEN], bool sender);
+void rbudp_auth_keys_derive(struct rbudp_keys *k, enum rbudp_auth_mode mode, const uint8_t *ikm,
+			    size_t ikm_len, const uint8_t nonce_s[RBUDP_NONCE_LEN],
+			    const uint8_t nonce_r[RBUDP_NONCE_LEN], bool sender);
 /*
  * The session keys as both ends derive them once the CHALLENGE is known:
  * from the pre-shared key @psk (@psk_len bytes) when there is one, else
  * from @c's clear secret; the nonces are @h's and @c's.
  */
-void rbudp_keys_derive_session(struct rbudp_keys *k, const uint8_t *psk, size_t psk_len,
-			       const struct rbudp_hello *h, const struct rbudp_challenge *c,
-			       bool sender);
+void rbudp_auth_keys_derive_session(struct rbudp_keys *k, const uint8_t *psk, size_t psk_len,
+				    const struct rbudp_hello *h, const struct rbudp_challenge *c,
+				    bool sender);
 /* Wipe the keys. */
-void rbudp_keys_clear(struct rbudp_keys *k);
+void rbudp_auth_keys_clear(struct rbudp_keys *k);
 
 /* The receiver's proof over the handshake transcript (pre-shared key mode). */
 void rbudp_auth_proof(const struct rbudp_keys *k, const uint8_t *hello, size_t hello_len,
@@ -104,32 +104,32 @@ void rbudp_auth_proof(const struct rbudp_keys *k, const uint8_t *hello, size_t h
 bool rbudp_auth_equal(const void *a, const void *b, size_t n);
 
 /* Authenticator of datagram (@seq, @round) carrying @payload: the token or the tag. */
-void rbudp_dgram_auth(struct rbudp_keys *k, uint32_t seq, uint32_t round,
-		      const uint8_t *payload, size_t len, uint8_t auth[RBUDP_DGRAM_AUTH_LEN]);
+void rbudp_auth_dgram_tag(struct rbudp_keys *k, uint32_t seq, uint32_t round,
+			  const uint8_t *payload, size_t len, uint8_t auth[RBUDP_DGRAM_AUTH_LEN]);
 /* True when the datagram's authenticator is right (constant time in its bytes). */
-bool rbudp_dgram_verify(struct rbudp_keys *k, uint32_t seq, uint32_t round,
-			const uint8_t *payload, size_t len,
-			const uint8_t auth[RBUDP_DGRAM_AUTH_LEN]);
+bool rbudp_auth_dgram_verify(struct rbudp_keys *k, uint32_t seq, uint32_t round,
+			     const uint8_t *payload, size_t len,
+			     const uint8_t auth[RBUDP_DGRAM_AUTH_LEN]);
 
 /*
  * Append the tag to the control frame in @frame (header + body of @len
  * bytes, with RBUDP_CTL_TAG_LEN bytes of room after it): the header's body
  * length grows by the tag. Returns the new frame length.
  */
-size_t rbudp_ctl_seal(struct rbudp_keys *k, uint8_t *frame, size_t len);
+size_t rbudp_auth_ctl_seal(struct rbudp_keys *k, uint8_t *frame, size_t len);
 /*
  * Check the tag at the end of a received frame (@hdr: its 8-byte header,
  * @body/@body_len: the body including the tag). True when it verifies;
  * then the body without the tag is @body_len - RBUDP_CTL_TAG_LEN bytes.
  */
-bool rbudp_ctl_open(struct rbudp_keys *k, const uint8_t *hdr, const uint8_t *body,
-		    size_t body_len);
+bool rbudp_auth_ctl_open(struct rbudp_keys *k, const uint8_t *hdr, const uint8_t *body,
+			 size_t body_len);
 
 /*
  * Read a pre-shared key file: at least RBUDP_PSK_MIN bytes (one trailing
  * newline dropped), at most RBUDP_PSK_MAX, not readable by group or others.
  * Returns the key length or -1 with @err set.
  */
-int rbudp_psk_load(const char *path, uint8_t key[RBUDP_PSK_MAX], char *err, size_t err_size);
+int rbudp_auth_psk_load(const char *path, uint8_t key[RBUDP_PSK_MAX], char *err, size_t err_size);
 
 #endif

@@ -127,10 +127,10 @@ static uint32_t scan(const struct rbudp_bitmap *b, uint32_t from, uint32_t end, 
 	return end;
 }
 
-size_t rbudp_miss_encode(const struct rbudp_bitmap *have, uint32_t k, uint8_t *out,
-			 uint8_t *enc, uint32_t *n_missing)
+size_t rbudp_bitmap_miss_encode(const struct rbudp_bitmap *have, uint32_t k, uint8_t *out,
+				uint8_t *enc, uint32_t *n_missing)
 {
-	uint32_t base = k * RBUDP_SEG_PKTS, count = rbudp_seg_len(have->nbits, k);
+	uint32_t base = k * RBUDP_SEG_PKTS, count = rbudp_bitmap_seg_len(have->nbits, k);
 	uint32_t w0 = base >> 6, w1 = (uint32_t)(((uint64_t)base + count + 63) >> 6);
 	uint64_t prev = 0, missing = 0, runs = 0;
 	size_t bitmap_len = (count + 7) / 8, n = 0;
@@ -239,17 +239,17 @@ static int decode_ranges(struct rbudp_bitmap *missing, uint32_t base, uint32_t c
 	return 0;
 }
 
-int rbudp_miss_decode(struct rbudp_bitmap *missing, uint32_t k, uint8_t enc,
-		      const uint8_t *data, size_t len, uint32_t n_missing,
-		      const char **why)
+int rbudp_bitmap_miss_decode(struct rbudp_bitmap *missing, uint32_t k, uint8_t enc,
+			     const uint8_t *data, size_t len, uint32_t n_missing,
+			     const char **why)
 {
 	uint32_t count;
 
-	if (k >= rbudp_seg_count(missing->nbits)) {
+	if (k >= rbudp_bitmap_seg_count(missing->nbits)) {
 		*why = "segment index past the end of the transfer";
 		return -EBADMSG;
 	}
-	count = rbudp_seg_len(missing->nbits, k);
+	count = rbudp_bitmap_seg_len(missing->nbits, k);
 	if (n_missing > count) {
 		*why = "more packets missing than the segment holds";
 		return -EBADMSG;

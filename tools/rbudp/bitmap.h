@@ -69,13 +69,13 @@ enum rbudp_miss_enc {
 };
 
 /* Number of segments for @total packets. */
-static inline uint32_t rbudp_seg_count(uint32_t total)
+static inline uint32_t rbudp_bitmap_seg_count(uint32_t total)
 {
 	return (uint32_t)(((uint64_t)total + RBUDP_SEG_PKTS - 1) / RBUDP_SEG_PKTS);
 }
 
 /* Packets in segment @k of a transfer of @total packets. */
-static inline uint32_t rbudp_seg_len(uint32_t total, uint32_t k)
+static inline uint32_t rbudp_bitmap_seg_len(uint32_t total, uint32_t k)
 {
 	uint64_t base = (uint64_t)k * RBUDP_SEG_PKTS;
 	uint64_t left = total > base ? total - base : 0;
@@ -88,8 +88,8 @@ static inline uint32_t rbudp_seg_len(uint32_t total, uint32_t k)
  * RBUDP_SEG_MAX_DATA bytes), choosing the smaller encoding. Returns the
  * number of data bytes; *enc and *n_missing are set.
  */
-size_t rbudp_miss_encode(const struct rbudp_bitmap *have, uint32_t k, uint8_t *out,
-			 uint8_t *enc, uint32_t *n_missing);
+size_t rbudp_bitmap_miss_encode(const struct rbudp_bitmap *have, uint32_t k, uint8_t *out,
+				uint8_t *enc, uint32_t *n_missing);
 
 /*
  * Decode segment @k (as received from an untrusted peer) and set the
@@ -99,8 +99,8 @@ size_t rbudp_miss_encode(const struct rbudp_bitmap *have, uint32_t k, uint8_t *o
  * -EBADMSG with *why naming the problem; @missing is then partly written
  * and the caller must discard it.
  */
-int rbudp_miss_decode(struct rbudp_bitmap *missing, uint32_t k, uint8_t enc,
-		      const uint8_t *data, size_t len, uint32_t n_missing,
-		      const char **why);
+int rbudp_bitmap_miss_decode(struct rbudp_bitmap *missing, uint32_t k, uint8_t enc,
+			     const uint8_t *data, size_t len, uint32_t n_missing,
+			     const char **why);
 
 #endif

@@ -165,7 +165,7 @@ void rbudp_cli_common_end(const char *prog, int argc, char **argv,
 int rbudp_cli_key(const char *path, uint8_t *psk, size_t *psk_len)
 {
 	char msg[300];
-	int n = rbudp_psk_load(path, psk, msg, sizeof(msg));
+	int n = rbudp_auth_psk_load(path, psk, msg, sizeof(msg));
 
 	if (n < 0) {
 		rxb_err("%s", msg);

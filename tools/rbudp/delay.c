@@ -9,19 +9,19 @@
 
 #include "common/util.h"
 
-void rbudp_outq_init(struct rbudp_outq *q)
+void rbudp_delay_outq_init(struct rbudp_outq *q)
 {
 	memset(q, 0, sizeof(*q));
 }
 
-void rbudp_outq_finish(struct rbudp_outq *q)
+void rbudp_delay_outq_finish(struct rbudp_outq *q)
 {
 	while (q->head)
-		rbudp_outq_drop(q);
+		rbudp_delay_outq_drop(q);
 }
 
-int rbudp_outq_push(struct rbudp_outq *q, const void *data, size_t len,
-		    uint64_t release_ns)
+int rbudp_delay_outq_push(struct rbudp_outq *q, const void *data, size_t len,
+			  uint64_t release_ns)
 {
 	struct rbudp_outq_msg *m = malloc(sizeof(*m) + len);
 
@@ -43,20 +43,20 @@ int rbudp_outq_push(struct rbudp_outq *q, const void *data, size_t len,
 	return 0;
 }
 
-uint64_t rbudp_outq_next_ns(const struct rbudp_outq *q)
+uint64_t rbudp_delay_outq_next_ns(const struct rbudp_outq *q)
 {
 	return q->head ? q->head->release_ns : UINT64_MAX;
 }
 
-const struct rbudp_outq_msg *rbudp_outq_peek_due(const struct rbudp_outq *q,
-						 uint64_t now_ns)
+const struct rbudp_outq_msg *rbudp_delay_outq_peek_due(const struct rbudp_outq *q,
+						       uint64_t now_ns)
 {
 	if (q->head && q->head->release_ns <= now_ns)
 		return q->head;
 	return NULL;
 }
 
-void rbudp_outq_drop(struct rbudp_outq *q)
+void rbudp_delay_outq_drop(struct rbudp_outq *q)
 {
 	struct rbudp_outq_msg *m = q->head;
 
@@ -69,7 +69,7 @@ void rbudp_outq_drop(struct rbudp_outq *q)
 	free(m);
 }
 
-int rbudp_sleep_until(uint64_t t_ns, uint64_t spin_ns)
+int rbudp_delay_sleep_until(uint64_t t_ns, uint64_t spin_ns)
 {
 	uint64_t now = rxb_mono_ns();
 

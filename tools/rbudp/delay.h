@@ -36,31 +36,31 @@ struct rbudp_outq {
 	size_t n_msgs;
 };
 
-void rbudp_outq_init(struct rbudp_outq *q);
+void rbudp_delay_outq_init(struct rbudp_outq *q);
 /* Frees every queued message. */
-void rbudp_outq_finish(struct rbudp_outq *q);
+void rbudp_delay_outq_finish(struct rbudp_outq *q);
 
 /*
  * Queue a copy of @len bytes for release at @release_ns (raised to the
  * release time of the message before it, to keep FIFO order). -ENOMEM.
  */
-int rbudp_outq_push(struct rbudp_outq *q, const void *data, size_t len,
-		    uint64_t release_ns);
+int rbudp_delay_outq_push(struct rbudp_outq *q, const void *data, size_t len,
+			  uint64_t release_ns);
 
 /* Release time of the head; UINT64_MAX when empty. */
-uint64_t rbudp_outq_next_ns(const struct rbudp_outq *q);
+uint64_t rbudp_delay_outq_next_ns(const struct rbudp_outq *q);
 
-/* The head if it is due at @now_ns, else NULL. Free it with rbudp_outq_drop(). */
-const struct rbudp_outq_msg *rbudp_outq_peek_due(const struct rbudp_outq *q,
-						 uint64_t now_ns);
+/* The head if it is due at @now_ns, else NULL. Free it with rbudp_delay_outq_drop(). */
+const struct rbudp_outq_msg *rbudp_delay_outq_peek_due(const struct rbudp_outq *q,
+						       uint64_t now_ns);
 /* Remove and free the head. */
-void rbudp_outq_drop(struct rbudp_outq *q);
+void rbudp_delay_outq_drop(struct rbudp_outq *q);
 
 /*
  * Sleep until CLOCK_MONOTONIC reaches @t_ns: clock_nanosleep for most of
  * it, then spin the last @spin_ns for precision. Returns -EINTR if a
  * signal interrupted the sleep, else 0.
  */
-int rbudp_sleep_until(uint64_t t_ns, uint64_t spin_ns);
+int rbudp_delay_sleep_until(uint64_t t_ns, uint64_t spin_ns);
 
 #endif

@@ -176,7 +176,7 @@ static void dl_release(struct dl *d, uint64_t now_ns)
 {
 	const struct rbudp_outq_msg *m;
 
-	while ((m = rbudp_outq_peek_due(&d->q, now_ns))) {
+	while ((m = rbudp_delay_outq_peek_due(&d->q, now_ns))) {
 		uint64_t late_ns = now_ns - m->release_ns;
 		ssize_t n = write(d->to_fd, m->data, m->len);
 
@@ -198,7 +198,7 @@ static void dl_release(struct dl *d, uint64_t now_ns)
 			d->st.late_max_ns = late_ns;
 		if (late_ns > DL_LATE_NS)
 			d->st.late_over_1ms_pkts++;
-		rbudp_outq_drop(&d->q);
+		rbudp_delay_outq_drop(&d->q);
 		now_ns = rxb_mono_ns();
 	}
 }
@@ -221,8 +221,8 @@ static int dl_take(struct dl *d, uint8_t *buf)
 			d->st.drop_full_pkts++;
 			continue;
 		}
-		if (rbudp_outq_push(&d->q, buf, (size_t)n,
-				    rbudp_delay_release_ns(t_ns, d->delay_ns)) < 0) {
+		if (rbudp_delay_outq_push(&d->q, buf, (size_t)n,
+					  rbudp_delay_release_ns(t_ns, d->delay_ns)) < 0) {
 			fprintf(stderr, "%s: out of memory with %zu packets queued\n", prog,
 				d->q.n_msgs);
 			return -ENOMEM;
@@ -244,7 +244,7 @@ static int dl_run(struct dl *d, volatile sig_atomic_t *stop, const sigset_t *wai
 	}
 	while (!*stop) {
 		struct pollfd pfd = { .fd = d->from_fd, .events = POLLIN };
-		uint64_t next_ns = rbudp_outq_next_ns(&d->q), now_ns = rxb_mono_ns();
+		uint64_t next_ns = rbudp_delay_outq_next_ns(&d->q), now_ns = rxb_mono_ns();
 		struct timespec ts, *tsp = NULL;
 		int n;
 
@@ -398,7 +398,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	rbudp_outq_init(&d.q);
+	rbudp_delay_outq_init(&d.q);
 	d.from_fd = tun_attach(from_ns, from);
 	if (d.from_fd < 0)
 		return 1;
@@ -413,7 +413,7 @@ int main(int argc, char **argv)
 
 	err = dl_run(&d, &stop, &waitmask);
 	dl_report(&d, (unsigned)rt_prio, json);
-	rbudp_outq_finish(&d.q);
+	rbudp_delay_outq_finish(&d.q);
 	close(d.from_fd);
 	close(d.to_fd);
 	return err < 0 ? 1 : 0;

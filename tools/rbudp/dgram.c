@@ -7,7 +7,7 @@ void rbudp_dgram_seal(struct rbudp_keys *k, uint8_t hdr[RBUDP_DGRAM_HDR], uint32
 {
 	rbudp_put_u32(hdr, seq);
 	rbudp_put_u32(hdr + 4, round);
-	rbudp_dgram_auth(k, seq, round, payload, len, hdr + RBUDP_DGRAM_AUTH_OFF);
+	rbudp_auth_dgram_tag(k, seq, round, payload, len, hdr + RBUDP_DGRAM_AUTH_OFF);
 }
 
 enum rbudp_dgram_verdict rbudp_dgram_check(struct rbudp_keys *k, const struct rbudp_setup *su,
@@ -27,7 +27,7 @@ enum rbudp_dgram_verdict rbudp_dgram_check(struct rbudp_keys *k, const struct rb
 	if (truncated || len - RBUDP_DGRAM_HDR != *plen)
 		return RBUDP_DGRAM_LENGTH;
 	if (r == 0 || r > round ||
-	    !rbudp_dgram_verify(k, *seq, r, d + RBUDP_DGRAM_HDR, *plen, d + RBUDP_DGRAM_AUTH_OFF))
+	    !rbudp_auth_dgram_verify(k, *seq, r, d + RBUDP_DGRAM_HDR, *plen, d + RBUDP_DGRAM_AUTH_OFF))
 		return RBUDP_DGRAM_FORGED;
 	return RBUDP_DGRAM_OK;
 }

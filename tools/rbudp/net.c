@@ -13,7 +13,7 @@
 #include "common/parse.h"
 #include "common/util.h"
 
-uint16_t rbudp_addr_port(const struct sockaddr_storage *ss)
+uint16_t rbudp_net_addr_port(const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET)
 		return ntohs(((const struct sockaddr_in *)(const void *)ss)->sin_port);
@@ -22,7 +22,7 @@ uint16_t rbudp_addr_port(const struct sockaddr_storage *ss)
 	return 0;
 }
 
-void rbudp_addr_set_port(struct sockaddr_storage *ss, uint16_t port)
+void rbudp_net_addr_set_port(struct sockaddr_storage *ss, uint16_t port)
 {
 	if (ss->ss_family == AF_INET)
 		((struct sockaddr_in *)(void *)ss)->sin_port = htons(port);
@@ -30,8 +30,8 @@ void rbudp_addr_set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in6 *)(void *)ss)->sin6_port = htons(port);
 }
 
-int rbudp_resolve(const char *host, uint16_t port, int passive,
-		  struct sockaddr_storage *ss, socklen_t *len)
+int rbudp_net_resolve(const char *host, uint16_t port, int passive,
+		      struct sockaddr_storage *ss, socklen_t *len)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
@@ -55,8 +55,8 @@ int rbudp_resolve(const char *host, uint16_t port, int passive,
 	return 0;
 }
 
-int rbudp_split_hostport(const char *s, char *host, size_t host_size, uint16_t *port,
-			 uint16_t dflt_port)
+int rbudp_net_split_hostport(const char *s, char *host, size_t host_size, uint16_t *port,
+			     uint16_t dflt_port)
 {
 	const char *colon, *hend, *hstart = s;
 	uint64_t p = dflt_port;
@@ -88,7 +88,7 @@ int rbudp_split_hostport(const char *s, char *host, size_t host_size, uint16_t *
 	return 0;
 }
 
-int rbudp_set_bufsize(int fd, int opt, int force_opt, int bytes, int *effective)
+int rbudp_net_set_bufsize(int fd, int opt, int force_opt, int bytes, int *effective)
 {
 	socklen_t sl = sizeof(*effective);
 
@@ -132,7 +132,7 @@ static int drops_in(const char *table, unsigned long ino, uint64_t *drops)
 	return ret;
 }
 
-int rbudp_udp_drops(int fd, uint64_t *drops)
+int rbudp_net_udp_drops(int fd, uint64_t *drops)
 {
 	struct stat st;
 

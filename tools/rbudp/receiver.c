@@ -22,7 +22,7 @@
 #include "tools/rbudp/delay.h"
 #include "tools/rbudp/dgram.h"
 #include "tools/rbudp/error.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/recv_setup.h"
 #include "tools/rbudp/recv_store.h"
@@ -62,7 +62,7 @@ int rbudp_receiver_open(struct rbudp_receiver *rx, const char *addr, uint16_t po
 
 	memset(rx, 0, sizeof(*rx));
 	rx->udp = rx->listen_fd = -1;
-	err = rbudp_resolve(addr, port, 1, &ss, &sl);
+	err = rbudp_net_resolve(addr, port, 1, &ss, &sl);
 	if (err) {
 		rxb_err("cannot resolve --listen %s: %s", addr ? addr : "(any)", gai_strerror(err));
 		return -EINVAL;
@@ -81,8 +81,8 @@ int rbudp_receiver_open(struct rbudp_receiver *rx, const char *addr, uint16_t po
 		goto fail;
 	}
 	if (rcvbuf_bytes > 0) {
-		err = rbudp_set_bufsize(rx->udp, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_bytes,
-					&rx->rcvbuf_bytes);
+		err = rbudp_net_set_bufsize(rx->udp, SO_RCVBUF, SO_RCVBUFFORCE, rcvbuf_bytes,
+					    &rx->rcvbuf_bytes);
 		if (err) {
 			rxb_log_errno(RXB_LOG_ERR, -err, "setting --rcvbuf %d", rcvbuf_bytes);
 			goto fail;
@@ -289,9 +289,9 @@ static int rx_socket(struct rbudp_recv_session *s)
 /* Seal (tag) the frame in @buf, which has room for the tag, and queue it. */
 static int queue_frame(struct rbudp_recv_session *s, uint8_t *buf, size_t len, uint64_t now)
 {
-	len = rbudp_ctl_seal(&s->keys, buf, len);
-	if (rbudp_outq_push(&s->outq, buf, len,
-			    rbudp_delay_release_ns(now, s->r->feedback_delay_ns)))
+	len = rbudp_auth_ctl_seal(&s->keys, buf, len);
+	if (rbudp_delay_outq_push(&s->outq, buf, len,
+				  rbudp_delay_release_ns(now, s->r->feedback_delay_ns)))
 		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "out of memory for feedback");
 	return 0;
 }
@@ -301,12 +301,12 @@ static int flush_outq(struct rbudp_recv_session *s, uint64_t now)
 {
 	const struct rbudp_outq_msg *m;
 
-	while ((m = rbudp_outq_peek_due(&s->outq, now))) {
+	while ((m = rbudp_delay_outq_peek_due(&s->outq, now))) {
 		int err = rbudp_conn_send(&s->conn, m->data, m->len, s->o->timeout_ms);
 
 		if (err)
 			return rbudp_recv_fail(s, 0, "sending feedback to %s: %s", s->r->peer, strerror(-err));
-		rbudp_outq_drop(&s->outq);
+		rbudp_delay_outq_drop(&s->outq);
 		if (s->state == RX_COMPLETE && !s->outq.head)
 			s->r->transfer_ns = rxb_mono_ns() - s->t0;
 	}
@@ -317,7 +317,7 @@ static int flush_outq(struct rbudp_recv_session *s, uint64_t now)
 static int end_round(struct rbudp_recv_session *s, uint64_t now)
 {
 	uint32_t missing = s->su.total_pkts - (uint32_t)s->r->pkts_received;
-	uint32_t nseg = rbudp_seg_count(s->su.total_pkts);
+	uint32_t nseg = rbudp_bitmap_seg_count(s->su.total_pkts);
 
 	s->rr->pkts_lost = missing;
 	s->rr->drain_ns = now - s->done_at;
@@ -332,7 +332,7 @@ static int end_round(struct rbudp_recv_session *s, uint64_t now)
 		struct rbudp_missing m = { .round = s->round, .seg = k, .round_missing = missing };
 		size_t hl;
 
-		m.data_len = rbudp_miss_encode(&s->have, k, data, &m.enc, &m.n_missing);
+		m.data_len = rbudp_bitmap_miss_encode(&s->have, k, data, &m.enc, &m.n_missing);
 		hl = rbudp_missing_hdr_encode(s->frame, &m);
 		if (queue_frame(s, s->frame, hl + m.data_len, now))
 			return -1;
@@ -379,7 +379,7 @@ static int rx_control(struct rbudp_recv_session *s, uint64_t now)
 	s->last_activity = now;
 	while ((err = rbudp_conn_next(&s->conn, &f, &why)) == 1) {
 		if (rbudp_msg_tagged(f.type)) {
-			if (!rbudp_ctl_open(&s->keys, f.body - RBUDP_FRAME_HDR, f.body, f.len))
+			if (!rbudp_auth_ctl_open(&s->keys, f.body - RBUDP_FRAME_HDR, f.body, f.len))
 				return rbudp_recv_fail(s, RBUDP_ERR_AUTH, "%s frame failed authentication "
 						       "(forged or corrupted on the way)",
 						       rbudp_msg_name(f.type));
@@ -531,7 +531,7 @@ static int loop(struct rbudp_recv_session *s)
 		progress(s, now);
 		busy = s->o->busy_poll && (s->state == RX_BLAST || s->state == RX_DRAIN);
 
-		wake = min_u64(rbudp_outq_next_ns(&s->outq), s->last_activity + timeout_ns);
+		wake = min_u64(rbudp_delay_outq_next_ns(&s->outq), s->last_activity + timeout_ns);
 		if (!s->proven)
 			wake = min_u64(wake, s->first_dgram_by);
 		if (s->state == RX_DRAIN) {
@@ -589,7 +589,7 @@ int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts
 	int fd = -1, err;
 
 	s.conn.fd = -1;
-	rbudp_outq_init(&s.outq);
+	rbudp_delay_outq_init(&s.outq);
 	if (o->batch_pkts == 0 || o->batch_pkts > BATCH_MAX || o->setup_timeout_ms <= 0)
 		return -EINVAL;
 	err = rbudp_recv_accept_next(rx, o->stop, &fd);
@@ -608,7 +608,7 @@ int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts
 	if (rbudp_recv_setup_prepare(&s) || rbudp_recv_setup_bind_peer(&s))
 		goto out_unbind;
 	r->feedback_delay_ns = o->delay_ns >= 0 ? (uint64_t)o->delay_ns : s.su.one_way_delay_ns;
-	if (rbudp_udp_drops(rx->udp, &s.drops0))
+	if (rbudp_net_udp_drops(rx->udp, &s.drops0))
 		s.drops0 = UINT64_MAX;
 	if (rbudp_recv_setup_send_ok(&s))
 		goto out_unbind;
@@ -625,7 +625,7 @@ int rbudp_receiver_serve(struct rbudp_receiver *rx, const struct rbudp_recv_opts
 	if (loop(&s) == 0 && r->verified)
 		r->ok = true;
 out_unbind:
-	if (s.drops0 != UINT64_MAX && rbudp_udp_drops(rx->udp, &r->socket_drops) == 0)
+	if (s.drops0 != UINT64_MAX && rbudp_net_udp_drops(rx->udp, &r->socket_drops) == 0)
 		r->socket_drops -= s.drops0;
 	else
 		r->socket_drops = UINT64_MAX;

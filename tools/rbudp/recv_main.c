@@ -17,7 +17,7 @@
 #include "common/util.h"
 #include "tools/rbudp/auth.h"
 #include "tools/rbudp/cli.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 #include "tools/rbudp/receiver.h"
 #include "tools/rbudp/wire.h"
 

@@ -72,12 +72,12 @@ int rbudp_recv_setup_handshake(struct rbudp_recv_session *s, uint64_t deadline)
 				       "sender uses a pre-shared key but this receiver has no --key-file" :
 				       "this receiver requires a pre-shared key: give the sender --key-file");
 	memcpy(hello, f.body, sizeof(hello));
-	err = rbudp_random(c.nonce, sizeof(c.nonce));
+	err = rbudp_auth_random(c.nonce, sizeof(c.nonce));
 	if (!err && !s->o->psk)
-		err = rbudp_random(c.secret, sizeof(c.secret));
+		err = rbudp_auth_random(c.secret, sizeof(c.secret));
 	if (err)
 		return rbudp_recv_fail(s, RBUDP_ERR_RESOURCES, "getrandom: %s", strerror(-err));
-	rbudp_keys_derive_session(&s->keys, s->o->psk, s->o->psk_len, &h, &c, false);
+	rbudp_auth_keys_derive_session(&s->keys, s->o->psk, s->o->psk_len, &h, &c, false);
 	rbudp_challenge_encode(buf, &c);
 	if (s->o->psk)
 		rbudp_auth_proof(&s->keys, hello, sizeof(hello), buf + RBUDP_FRAME_HDR,
@@ -102,7 +102,7 @@ int rbudp_recv_setup_read(struct rbudp_recv_session *s, uint64_t deadline)
 	if (f.type != RBUDP_MSG_SETUP)
 		return rbudp_recv_fail(s, RBUDP_ERR_PROTOCOL, "%s frame where SETUP was expected",
 				       rbudp_msg_name(f.type));
-	if (!rbudp_ctl_open(&s->keys, f.body - RBUDP_FRAME_HDR, f.body, f.len))
+	if (!rbudp_auth_ctl_open(&s->keys, f.body - RBUDP_FRAME_HDR, f.body, f.len))
 		return rbudp_recv_fail(s, RBUDP_ERR_AUTH, s->o->psk ?
 				       "SETUP failed authentication: the pre-shared keys differ" :
 				       "SETUP failed authentication (forged or corrupted on the way)");
@@ -164,7 +164,7 @@ int rbudp_recv_setup_bind_peer(struct rbudp_recv_session *s)
 
 	if (getpeername(s->conn.fd, (struct sockaddr *)&ss, &sl) < 0)
 		return rbudp_recv_fail(s, RBUDP_ERR_ABORTED, "getpeername: %s", strerror(errno));
-	rbudp_addr_set_port(&ss, s->su.udp_port);
+	rbudp_net_addr_set_port(&ss, s->su.udp_port);
 	if (connect(s->rx->udp, (struct sockaddr *)&ss, sl) < 0)
 		return rbudp_recv_fail(s, RBUDP_ERR_ABORTED, "connect(UDP) to the sender's port %u: %s",
 				       s->su.udp_port, strerror(errno));
@@ -186,13 +186,13 @@ void rbudp_recv_setup_cleanup(struct rbudp_recv_session *s)
 {
 	if (s->keep)
 		rbudp_store_finish(&s->store);
-	rbudp_outq_finish(&s->outq);
+	rbudp_delay_outq_finish(&s->outq);
 	rbudp_bitmap_finish(&s->have);
 	free(s->slots);
 	free(s->msgs);
 	free(s->iov);
 	free(s->frame);
-	rbudp_keys_clear(&s->keys);
+	rbudp_auth_keys_clear(&s->keys);
 	if (s->conn.buf)
 		rbudp_conn_finish(&s->conn);
 }
@@ -204,7 +204,7 @@ int rbudp_recv_setup_send_ok(struct rbudp_recv_session *s)
 		.rcvbuf_bytes = (uint64_t)s->rx->rcvbuf_bytes,
 		.feedback_delay_ns = s->r->feedback_delay_ns,
 	};
-	size_t n = rbudp_ctl_seal(&s->keys, buf, rbudp_setup_ok_encode(buf, &ok));
+	size_t n = rbudp_auth_ctl_seal(&s->keys, buf, rbudp_setup_ok_encode(buf, &ok));
 	int err = rbudp_conn_send(&s->conn, buf, n, s->o->timeout_ms);
 
 	if (err)

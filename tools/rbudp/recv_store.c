@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23		/* Linux 5.14 */

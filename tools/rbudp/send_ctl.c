@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "tools/rbudp/follow.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/wire.h"
 
@@ -61,7 +61,7 @@ static uint16_t local_port(int fd)
 
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
 		return 0;
-	return rbudp_addr_port(&ss);
+	return rbudp_net_addr_port(&ss);
 }
 
 static int peer_error(struct rbudp_sender *s, const struct rbudp_frame *f)
@@ -103,7 +103,7 @@ static int frame_auth(struct rbudp_sender *s, struct rbudp_frame *f)
 {
 	if (!rbudp_msg_tagged(f->type))
 		return 0;
-	if (!rbudp_ctl_open(&s->keys, f->body - RBUDP_FRAME_HDR, f->body, f->len))
+	if (!rbudp_auth_ctl_open(&s->keys, f->body - RBUDP_FRAME_HDR, f->body, f->len))
 		return rbudp_send_fail(s, "receiver %s: %s frame failed authentication (forged or corrupted "
 				       "on the way)", s->conn.peer, rbudp_msg_name(f->type));
 	f->len -= RBUDP_CTL_TAG_LEN;
@@ -141,7 +141,7 @@ static int wait_frame(struct rbudp_sender *s, uint16_t want, int timeout_ms,
 int rbudp_send_ctl_frame(struct rbudp_sender *s, uint8_t *buf, size_t len, const char *what)
 {
 	if (rbudp_msg_tagged(rbudp_get_u16(buf)))
-		len = rbudp_ctl_seal(&s->keys, buf, len);
+		len = rbudp_auth_ctl_seal(&s->keys, buf, len);
 	int err = rbudp_conn_send(&s->conn, buf, len, s->o->timeout_ms);
 
 	if (err)
@@ -194,7 +194,7 @@ static int handshake(struct rbudp_sender *s)
 	const char *why;
 	int err;
 
-	err = rbudp_random(h.nonce, sizeof(h.nonce));
+	err = rbudp_auth_random(h.nonce, sizeof(h.nonce));
 	if (err)
 		return rbudp_send_fail(s, "getrandom: %s", strerror(-err));
 	rbudp_hello_encode(buf, &h);
@@ -209,7 +209,7 @@ static int handshake(struct rbudp_sender *s)
 				       "receiver %s requires a pre-shared key: give --key-file" :
 				       "receiver %s has no pre-shared key but --key-file was given: the "
 				       "receiver needs --key-file too", s->conn.peer);
-	rbudp_keys_derive_session(&s->keys, s->o->psk, s->o->psk_len, &h, &c, true);
+	rbudp_auth_keys_derive_session(&s->keys, s->o->psk, s->o->psk_len, &h, &c, true);
 	explicit_bzero(c.secret, sizeof(c.secret));
 	if (s->o->psk) {
 		rbudp_auth_proof(&s->keys, hello, sizeof(hello), f.body,
@@ -259,7 +259,7 @@ int rbudp_send_ctl_setup(struct rbudp_sender *s)
  */
 int rbudp_send_ctl_feedback(struct rbudp_sender *s, struct rbudp_send_round *rs)
 {
-	uint32_t nseg = rbudp_seg_count(s->src->total_pkts), seg = 0, round_missing = 0;
+	uint32_t nseg = rbudp_bitmap_seg_count(s->src->total_pkts), seg = 0, round_missing = 0;
 	int timeout = s->o->timeout_ms + (int)(s->r->feedback_delay_ns / RXB_NSEC_PER_MSEC);
 	uint64_t sum = 0;
 
@@ -310,7 +310,7 @@ int rbudp_send_ctl_feedback(struct rbudp_sender *s, struct rbudp_send_round *rs)
 		else if (m.round_missing != round_missing)
 			return rbudp_send_fail(s, "receiver %s: MISSING segments disagree on the round total",
 					       s->conn.peer);
-		if (rbudp_miss_decode(&s->next, seg, m.enc, m.data, m.data_len, m.n_missing, &why))
+		if (rbudp_bitmap_miss_decode(&s->next, seg, m.enc, m.data, m.data_len, m.n_missing, &why))
 			return rbudp_send_fail(s, "receiver %s: bad MISSING segment %u: %s", s->conn.peer,
 					       seg, why);
 		sum += m.n_missing;

@@ -17,7 +17,7 @@
 #include "tools/rbudp/auth.h"
 #include "tools/rbudp/cli.h"
 #include "tools/rbudp/follow.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/sender.h"
 #include "tools/rbudp/source.h"
@@ -216,8 +216,8 @@ static void parse(int argc, char **argv, struct cli *c)
 			break;
 		case OPT_FOLLOW:
 			c->follow = optarg;
-			if (rbudp_split_hostport(optarg, c->follow_host, sizeof(c->follow_host),
-						 &c->follow_port, RXBNECK_DEFAULT_PORT))
+			if (rbudp_net_split_hostport(optarg, c->follow_host, sizeof(c->follow_host),
+						     &c->follow_port, RXBNECK_DEFAULT_PORT))
 				rbudp_cli_usage_error(prog, "--follow '%s': expected HOST, HOST:PORT "
 						      "or [IPV6]:PORT", optarg);
 			break;

@@ -25,7 +25,7 @@
 #include "tools/rbudp/dgram.h"
 #include "tools/rbudp/error.h"
 #include "tools/rbudp/follow.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 #include "tools/rbudp/net.h"
 #include "tools/rbudp/pace.h"
 #include "tools/rbudp/send_ctl.h"
@@ -141,8 +141,8 @@ static int open_udp(struct rbudp_sender *s, const struct sockaddr_storage *ss, s
 			return rbudp_send_fail(s, "setsockopt(IPV6_MTU_DISCOVER): %s", strerror(errno));
 	}
 	if (s->o->sndbuf_bytes > 0) {
-		int err = rbudp_set_bufsize(s->udp, SO_SNDBUF, SO_SNDBUFFORCE,
-					    s->o->sndbuf_bytes, &eff);
+		int err = rbudp_net_set_bufsize(s->udp, SO_SNDBUF, SO_SNDBUFFORCE,
+						s->o->sndbuf_bytes, &eff);
 		if (err)
 			return rbudp_send_fail(s, "setting --sndbuf: %s", strerror(-err));
 	}
@@ -266,7 +266,7 @@ static int honour_pause(struct rbudp_sender *s, struct rbudp_pace *pace,
 	while (now < until_ns) {
 		uint64_t t = until_ns < now + CTL_CHECK_NS ? until_ns : now + CTL_CHECK_NS;
 
-		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && rbudp_send_stopped(s))
+		if (rbudp_delay_sleep_until(t, SPIN_NS) == -EINTR && rbudp_send_stopped(s))
 			return rbudp_send_fail(s, "interrupted during a pause");
 		now = rxb_mono_ns();
 		if (rbudp_send_ctl_check(s))
@@ -381,7 +381,7 @@ static int blast(struct rbudp_sender *s, struct rbudp_send_round *rs, uint64_t t
 		{
 			uint64_t t = rbudp_pace_next_ns(&pace, dgram);
 
-			rbudp_sleep_until(t < next_ctl ? t : next_ctl, SPIN_NS);
+			rbudp_delay_sleep_until(t < next_ctl ? t : next_ctl, SPIN_NS);
 			now = rxb_mono_ns();
 		}
 	}
@@ -404,7 +404,7 @@ static int wait_until(struct rbudp_sender *s, uint64_t t_ns)
 			return 0;
 		if (t - now > 100 * RXB_NSEC_PER_MSEC)
 			t = now + 100 * RXB_NSEC_PER_MSEC;
-		if (rbudp_sleep_until(t, SPIN_NS) == -EINTR && rbudp_send_stopped(s))
+		if (rbudp_delay_sleep_until(t, SPIN_NS) == -EINTR && rbudp_send_stopped(s))
 			return rbudp_send_fail(s, "interrupted");
 	}
 }
@@ -500,7 +500,7 @@ int rbudp_send_run(const struct rbudp_send_opts *o, const struct rbudp_source *s
 	rbudp_source_digest(src, r->digest);
 	r->digest_ns = rxb_mono_ns() - t;
 
-	err = rbudp_resolve(o->host, o->port, 0, &ss, &sl);
+	err = rbudp_net_resolve(o->host, o->port, 0, &ss, &sl);
 	if (err) {
 		rbudp_send_fail(&s, "cannot resolve --to %s: %s", o->host, gai_strerror(err));
 		goto out;
@@ -531,7 +531,7 @@ out:
 	free(s.msgs);
 	free(s.iov);
 	free(s.hdrs);
-	rbudp_keys_clear(&s.keys);
+	rbudp_auth_keys_clear(&s.keys);
 	rbudp_bitmap_finish(&s.need);
 	rbudp_bitmap_finish(&s.next);
 	return ret;

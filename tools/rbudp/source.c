@@ -13,7 +13,7 @@
 #include <nettle/sha2.h>
 
 #include "common/log.h"
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 #include "tools/rbudp/wire.h"
 
 static uint8_t synth_byte(uint64_t i)
@@ -23,7 +23,7 @@ static uint8_t synth_byte(uint64_t i)
 	return (uint8_t)(w >> (8 * (i % 8)));
 }
 
-void rbudp_synth_fill(uint8_t *buf, uint64_t off, size_t len)
+void rbudp_source_synth_fill(uint8_t *buf, uint64_t off, size_t len)
 {
 	uint64_t i = off % RBUDP_SYNTH_PERIOD;
 
@@ -110,7 +110,7 @@ int rbudp_source_open_synth(struct rbudp_source *s, uint64_t file_bytes,
 	pat = malloc(len);
 	if (!pat)
 		return -ENOMEM;
-	rbudp_synth_fill(pat, 0, len);
+	rbudp_source_synth_fill(pat, 0, len);
 	s->base = pat;
 	s->map_len = len;
 	s->synthetic = 1;

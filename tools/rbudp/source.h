@@ -65,9 +65,9 @@ static inline const uint8_t *rbudp_source_pkt(const struct rbudp_source *s, uint
 }
 
 /* Fill @buf with synthetic bytes for file offsets [off, off + len). */
-void rbudp_synth_fill(uint8_t *buf, uint64_t off, size_t len);
+void rbudp_source_synth_fill(uint8_t *buf, uint64_t off, size_t len);
 
-/* The file digest (integ.h: SHA-256) of the whole source. */
+/* The file digest (digest.h: SHA-256) of the whole source. */
 void rbudp_source_digest(const struct rbudp_source *s, uint8_t out[RBUDP_DIGEST_LEN]);
 
 #endif

@@ -14,7 +14,7 @@
  * u32 body length) and a body whose length the type bounds. Every frame
  * after HELLO and CHALLENGE except ERROR ends in a RBUDP_CTL_TAG_LEN tag,
  * counted in the header's body length. Encoders write the frame without
- * its tag (rbudp_ctl_seal() appends it); decoders take the body without
+ * its tag (rbudp_auth_ctl_seal() appends it); decoders take the body without
  * the tag, check every field, and on failure return -EBADMSG with a
  * static string saying what was wrong.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The file digest: SHA-256 from nettle. See integ.h. */
-#include "tools/rbudp/integ.h"
+/* The file digest: SHA-256 from nettle. See digest.h. */
+#include "tools/rbudp/digest.h"
 
 #include <errno.h>
 #include <fcntl.h>

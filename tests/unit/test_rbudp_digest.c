@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tools/rbudp/integ.h"
+#include "tools/rbudp/digest.h"
 #include "tools/rbudp/source.h"
 #include "tests/unit/unit_main.h"
 
@@ -47,7 +47,7 @@ static void test_sha256_fips_vectors(void **state)
 static void test_digest_hex_and_file(void **state)
 {
 	uint8_t d[RBUDP_DIGEST_LEN], back[RBUDP_DIGEST_LEN], f[RBUDP_DIGEST_LEN];
-	char hex[RBUDP_DIGEST_HEX_LEN + 1], path[] = "/tmp/rbudp-integ-XXXXXX", err[200];
+	char hex[RBUDP_DIGEST_HEX_LEN + 1], path[] = "/tmp/rbudp-digest-XXXXXX", err[200];
 	static uint8_t data[3000000];
 	uint64_t bytes;
 	FILE *fp;
@@ -90,11 +90,11 @@ static void test_synthetic_data_matches_python(void **state)
 	uint32_t len;
 
 	(void)state;
-	rbudp_synth_fill(buf, 0, 16);
+	rbudp_source_synth_fill(buf, 0, 16);
 	assert_memory_equal(buf, head, 16);
-	rbudp_synth_fill(buf, RBUDP_SYNTH_PERIOD - 4, 8);
+	rbudp_source_synth_fill(buf, RBUDP_SYNTH_PERIOD - 4, 8);
 	assert_memory_equal(buf, wrap, 8);
-	rbudp_synth_fill(buf, 3ULL * RBUDP_SYNTH_PERIOD - 4, 8);
+	rbudp_source_synth_fill(buf, 3ULL * RBUDP_SYNTH_PERIOD - 4, 8);
 	assert_memory_equal(buf, wrap, 8);
 
 	assert_int_equal(rbudp_source_open_synth(&src, 10000, 1000), 0);
@@ -107,7 +107,7 @@ static void test_synthetic_data_matches_python(void **state)
 		uint8_t *all = malloc(n), a[RBUDP_DIGEST_LEN], b[RBUDP_DIGEST_LEN];
 
 		assert_non_null(all);
-		rbudp_synth_fill(all, 0, n);
+		rbudp_source_synth_fill(all, 0, n);
 		rbudp_digest_buf(all, n, a);
 		assert_int_equal(rbudp_source_open_synth(&src, n, 1456), 0);
 		rbudp_source_digest(&src, b);
@@ -122,7 +122,7 @@ static void test_synthetic_data_matches_python(void **state)
 		const uint8_t *p = rbudp_source_pkt(&src, seq, &len);
 		uint8_t want[1468];
 
-		rbudp_synth_fill(want, (uint64_t)seq * 1468, len);
+		rbudp_source_synth_fill(want, (uint64_t)seq * 1468, len);
 		assert_int_equal(len, 1468);
 		assert_memory_equal(p, want, len);
 	}

@@ -12,8 +12,8 @@
  * There is no per-datagram checksum beyond UDP's: data that arrives
  * changed is caught here, at the end (by the tag at once with a key).
  */
-#ifndef RBUDP_INTEG_H
-#define RBUDP_INTEG_H
+#ifndef RBUDP_DIGEST_H
+#define RBUDP_DIGEST_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -321,7 +321,15 @@ static void dl_report(const struct dl *d, unsigned rt_prio, bool json)
 		(unsigned long long)d->st.max_queue_pkts, cpu_s);
 }
 
-int main(int argc, char **argv)
+/* The command line: the two ends and how to run between them. */
+struct dl_args {
+	const char *from, *from_ns, *to, *to_ns;
+	uint64_t rt_prio;	/* 0: timeshared */
+	bool json;
+};
+
+/* Parse the command line into @a and @d's settings; exits on a bad one. */
+static void parse(int argc, char **argv, struct dl_args *a, struct dl *d)
 {
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
@@ -335,53 +343,57 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static volatile sig_atomic_t stop;
-	const char *from = NULL, *from_ns = NULL, *to = NULL, *to_ns = NULL;
-	struct dl d = { .from_fd = -1, .to_fd = -1, .max_queue_pkts = 1000000 };
-	bool have_delay = false, json = false;
-	uint64_t rt_prio = 0;
-	sigset_t block, waitmask;
-	int c, err;
+	bool have_delay = false;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f': from = optarg; break;
-		case 'F': from_ns = optarg; break;
-		case 't': to = optarg; break;
-		case 'T': to_ns = optarg; break;
+		case 'f': a->from = optarg; break;
+		case 'F': a->from_ns = optarg; break;
+		case 't': a->to = optarg; break;
+		case 'T': a->to_ns = optarg; break;
 		case 'd':
-			d.delay_ns = rbudp_cli_ms(prog, "--delay-ms", optarg, 10000.0);
+			d->delay_ns = rbudp_cli_ms(prog, "--delay-ms", optarg, 10000.0);
 			have_delay = true;
 			break;
 		case 'q':
-			d.max_queue_pkts = rbudp_cli_u64(prog, "--max-queue", optarg, 1, 100000000);
+			d->max_queue_pkts = rbudp_cli_u64(prog, "--max-queue", optarg, 1, 100000000);
 			break;
 		case 'r':
-			rt_prio = rbudp_cli_u64(prog, "--rt-prio", optarg, 1, 99);
+			a->rt_prio = rbudp_cli_u64(prog, "--rt-prio", optarg, 1, 99);
 			break;
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return 0;
+		case 'j': a->json = true; break;
+		case 'h': usage(stdout); exit(0);
 		default: rbudp_cli_usage_error(prog, "unknown option");
 		}
 	}
 	if (optind < argc)
 		rbudp_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (!from || !to || !have_delay)
+	if (!a->from || !a->to || !have_delay)
 		rbudp_cli_usage_error(prog, "--from, --to and --delay-ms are required");
+}
+
+/*
+ * Signals, timer slack and scheduling class of the process; @waitmask gets
+ * the mask to wait with. Returns 0, or -1 with the cause printed.
+ */
+static int process_setup(volatile sig_atomic_t *stop, uint64_t rt_prio, sigset_t *waitmask)
+{
+	sigset_t block;
 
 	/* SIGINT/SIGTERM only between ppoll's checks: blocked otherwise, so a
 	 * signal cannot slip in after the stop flag was read and before a
 	 * sleep with no timeout. */
-	rbudp_cli_signals(&stop);
+	rbudp_cli_signals(stop);
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &block, &waitmask) < 0) {
+	if (sigprocmask(SIG_BLOCK, &block, waitmask) < 0) {
 		fprintf(stderr, "%s: sigprocmask: %s\n", prog, strerror(errno));
-		return 1;
+		return -1;
 	}
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGTERM);
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGTERM);
 	/* The default 50 us timer slack would be added to every release. */
 	if (prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) < 0)
 		fprintf(stderr, "%s: PR_SET_TIMERSLACK: %s (going on)\n", prog, strerror(errno));
@@ -395,24 +407,38 @@ int main(int argc, char **argv)
 		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
 			fprintf(stderr, "%s: SCHED_FIFO at priority %d: %s\n", prog,
 				sp.sched_priority, strerror(errno));
-			return 1;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static volatile sig_atomic_t stop;
+	struct dl_args a = { 0 };
+	struct dl d = { .from_fd = -1, .to_fd = -1, .max_queue_pkts = 1000000 };
+	sigset_t waitmask;
+	int err;
+
+	parse(argc, argv, &a, &d);
+	if (process_setup(&stop, a.rt_prio, &waitmask))
+		return 1;
 	rbudp_delay_outq_init(&d.q);
-	d.from_fd = tun_attach(from_ns, from);
+	d.from_fd = tun_attach(a.from_ns, a.from);
 	if (d.from_fd < 0)
 		return 1;
-	d.to_fd = tun_attach(to_ns, to);
+	d.to_fd = tun_attach(a.to_ns, a.to);
 	if (d.to_fd < 0) {
 		close(d.from_fd);
 		return 1;
 	}
-	fprintf(stderr, "%s: ready: %s%s%s -> %s%s%s, %.3f ms\n", prog, from,
-		from_ns ? "@" : "", from_ns ? from_ns : "", to, to_ns ? "@" : "",
-		to_ns ? to_ns : "", d.delay_ns / 1e6);
+	fprintf(stderr, "%s: ready: %s%s%s -> %s%s%s, %.3f ms\n", prog, a.from,
+		a.from_ns ? "@" : "", a.from_ns ? a.from_ns : "", a.to, a.to_ns ? "@" : "",
+		a.to_ns ? a.to_ns : "", d.delay_ns / 1e6);
 
 	err = dl_run(&d, &stop, &waitmask);
-	dl_report(&d, (unsigned)rt_prio, json);
+	dl_report(&d, (unsigned)a.rt_prio, a.json);
 	rbudp_delay_outq_finish(&d.q);
 	close(d.from_fd);
 	close(d.to_fd);

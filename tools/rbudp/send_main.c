@@ -196,6 +196,8 @@ struct cli {
 	struct rbudp_cli_common com;	/* --timeout, --key-file, --json, --quiet */
 };
 
+static void parse_check(struct cli *c);
+
 static void parse(int argc, char **argv, struct cli *c)
 {
 	int opt;
@@ -270,6 +272,12 @@ static void parse(int argc, char **argv, struct cli *c)
 		}
 	}
 	rbudp_cli_common_end(prog, argc, argv, &c->com, &c->o.timeout_ms);
+	parse_check(c);
+}
+
+/* The options' combinations, and the defaults that follow from others. */
+static void parse_check(struct cli *c)
+{
 	if (!!c->file == !!c->size_bytes)
 		rbudp_cli_usage_error(prog, "give exactly one of --file PATH and --size BYTES");
 	if (c->digest_only)
@@ -288,6 +296,14 @@ static void parse(int argc, char **argv, struct cli *c)
 		c->follow_wait_ms = 10000;
 	if (!c->o.burst_pkts)
 		c->o.burst_pkts = c->o.batch_pkts;
+	if (c->rtt_ns < 0) {
+		/* The emulated delay holds blast starts and feedback, but the
+		 * datagrams and rxbneckd's PAUSE frames travel undelayed: a pause
+		 * needs no lead then. The daemon still learns the emulated RTT. */
+		c->rtt_ns = 2 * (int64_t)c->o.delay_ns;
+		if (c->lead_ns < 0)
+			c->lead_ns = 0;
+	}
 }
 
 static double rate_of(uint64_t bytes, uint64_t ns)
@@ -485,6 +501,46 @@ static int open_follow(struct cli *c, const struct rbudp_source *src,
 	return 0;
 }
 
+/* The file or the synthetic data; 0, or -1 with the cause logged. */
+static int source_open(const struct cli *c, struct rbudp_source *src)
+{
+	int err;
+
+	if (c->file)
+		err = rbudp_source_open_file(src, c->file, c->payload_bytes);
+	else
+		err = rbudp_source_open_synth(src, c->size_bytes, c->payload_bytes);
+	if (err && !c->file)
+		rxb_err("--size %llu: %s", (unsigned long long)c->size_bytes,
+			err == -EFBIG ? "needs more than 2^32-1 packets" : strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* --digest-only: the line sha256sum would print. */
+static void print_digest(const struct cli *c, const struct rbudp_source *src)
+{
+	char hex[RBUDP_DIGEST_HEX_LEN + 1];
+	uint8_t d[RBUDP_DIGEST_LEN];
+
+	rbudp_source_digest(src, d);
+	rbudp_digest_hex(d, hex);
+	printf("%s  %s\n", hex, c->file ? c->file : "synthetic");
+}
+
+/* What is sent where, and at which rate. */
+static void announce(const struct cli *c, const struct rbudp_source *src)
+{
+	if (c->follow)
+		rxb_info("sending %llu bytes (%u packets of %u) to %s port %u, rate from "
+			 "rxbneckd at %s%s", (unsigned long long)src->file_bytes, src->total_pkts,
+			 src->payload_bytes, c->o.host, c->o.port, c->follow,
+			 c->no_pause ? " (no pauses)" : "");
+	else
+		rxb_info("sending %llu bytes (%u packets of %u) to %s port %u at %.3f Gb/s",
+			 (unsigned long long)src->file_bytes, src->total_pkts, src->payload_bytes,
+			 c->o.host, c->o.port, (double)c->o.rate_bps / 1e9);
+}
+
 int main(int argc, char **argv)
 {
 	static volatile sig_atomic_t stop;
@@ -512,23 +568,10 @@ int main(int argc, char **argv)
 	c.o.progress = !c.com.quiet;
 	rbudp_cli_start(&c.com, &stop);
 
-	if (c.file)
-		err = rbudp_source_open_file(&src, c.file, c.payload_bytes);
-	else
-		err = rbudp_source_open_synth(&src, c.size_bytes, c.payload_bytes);
-	if (err) {
-		if (!c.file)
-			rxb_err("--size %llu: %s", (unsigned long long)c.size_bytes,
-				err == -EFBIG ? "needs more than 2^32-1 packets" : strerror(-err));
+	if (source_open(&c, &src))
 		return 1;
-	}
 	if (c.digest_only) {
-		char hex[RBUDP_DIGEST_HEX_LEN + 1];
-		uint8_t d[RBUDP_DIGEST_LEN];
-
-		rbudp_source_digest(&src, d);
-		rbudp_digest_hex(d, hex);
-		printf("%s  %s\n", hex, c.file ? c.file : "synthetic");
+		print_digest(&c, &src);
 		rbudp_source_finish(&src);
 		return 0;
 	}
@@ -539,23 +582,7 @@ int main(int argc, char **argv)
 		}
 		c.o.psk = psk;
 	}
-	if (c.rtt_ns < 0) {
-		/* The emulated delay holds blast starts and feedback, but the
-		 * datagrams and rxbneckd's PAUSE frames travel undelayed: a pause
-		 * needs no lead then. The daemon still learns the emulated RTT. */
-		c.rtt_ns = 2 * (int64_t)c.o.delay_ns;
-		if (c.lead_ns < 0)
-			c.lead_ns = 0;
-	}
-	if (c.follow)
-		rxb_info("sending %llu bytes (%u packets of %u) to %s port %u, rate from "
-			 "rxbneckd at %s%s", (unsigned long long)src.file_bytes, src.total_pkts,
-			 src.payload_bytes, c.o.host, c.o.port, c.follow,
-			 c.no_pause ? " (no pauses)" : "");
-	else
-		rxb_info("sending %llu bytes (%u packets of %u) to %s port %u at %.3f Gb/s",
-			 (unsigned long long)src.file_bytes, src.total_pkts, src.payload_bytes,
-			 c.o.host, c.o.port, (double)c.o.rate_bps / 1e9);
+	announce(&c, &src);
 	if (c.follow && open_follow(&c, &src, &follow)) {
 		rbudp_source_finish(&src);
 		return 1;

@@ -93,12 +93,13 @@ void capacity_calibrate(const struct drain *d, double load, uint64_t now_ns,
 	c->drain_epochs = d->taken;
 	if (!drain_usable(d, load, now_ns, c->why, sizeof(c->why)))
 		return;
+	c->drain_usable = true;
 	mu = mu_for(in, ref, c->drain_pkts_per_s);
 	f = mu / ref;
 	if (!(f >= CAPACITY_MIN_SCALE && f <= CAPACITY_MAX_SCALE)) {
 		snprintf(c->why, sizeof(c->why),
-			 "saturated drain %.0f pkts/s against %.0f from the cost: not taken",
-			 c->drain_pkts_per_s, c->cost_pkts_per_s);
+			 "saturated drain %.0f pkts/s against %.0f from the cost: not taken "
+			 "as the capacity", c->drain_pkts_per_s, c->cost_pkts_per_s);
 		return;
 	}
 	c->drain_scale = f;

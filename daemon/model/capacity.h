@@ -57,7 +57,11 @@ struct capacity {
 	uint64_t drain_epochs;		/* saturated epochs behind it */
 	double scale;			/* applied to mu_net: 1 with the cost */
 	double drain_scale;		/* what the drain would apply, NaN
-					 * where it is not usable */
+					 * where it is not usable or more
+					 * than x4 from the cost */
+	bool drain_usable;		/* drain_usable(): what the receiver
+					 * drained, whatever the cost says
+					 * (the floor's condition) */
 	double pkts_per_s;		/* the capacity the solve gets */
 	char why[VALUE_WHY_LEN];	/* why the cost, or what the drain was */
 };

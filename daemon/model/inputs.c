@@ -341,8 +341,13 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	stage_b(env, k, n, b, &out->stages[out->nstages]);
 	capacity_calibrate(&l->drain, inputs_receiver_load(b), env->now_ns, env->capacity,
 			   &out->stages[out->nstages], &b->capacity);
-	/* Where the drain is usable at this load (it has a scale). */
-	if (env->drain_floor && isfinite(b->capacity.drain_scale)) {
+	/*
+	 * Where the drain is usable at this load, also where it is too far
+	 * from the cost to be taken as the capacity: it is what the receiver
+	 * drained, and when the cost is the one that is off, the floor is
+	 * what keeps the rate near the drain.
+	 */
+	if (env->drain_floor && b->capacity.drain_usable) {
 		out->stages[out->nstages].sat_drain_pkts_per_s = b->capacity.drain_pkts_per_s;
 		if (b->capacity.drain_arrivals_pps > 0)
 			out->stages[out->nstages].sat_drain_arrivals_pps =

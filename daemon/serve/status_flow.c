@@ -105,6 +105,7 @@ static void capacity_json(struct json_writer *w, const struct capacity *c,
 	json_uint(w, "drain_epochs_refused", d->refused);
 	json_double(w, "scale", c->scale);
 	json_double(w, "drain_scale", c->drain_scale);
+	json_bool(w, "drain_usable", c->drain_usable);
 	json_str(w, "note", c->why);
 	json_obj_end(w);
 }

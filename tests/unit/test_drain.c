@@ -457,6 +457,45 @@ static void test_prior_carries_drain(void **state)
 	free(r);
 }
 
+/*
+ * A receiver that got 0.05 of its CPU in the blasts beside two counted
+ * busy loops: its drain, 0.05 / C_NS, is about a sixth of what the cost
+ * and the counts give (a third of 1 / C_NS). Too far off to be taken as
+ * the capacity, with either [model] capacity; but it is what the receiver
+ * drained, so [model] drain_floor puts it into the stage all the same.
+ */
+static void test_floor_beyond_scale(void **state)
+{
+	struct ifix *f = *state;
+	struct rxb_epoch *e;
+	struct inputs_env env;
+	const struct rxb_stage_inputs *b;
+	uint64_t seq = 0, st = 7;
+
+	for (int i = 0; i < 6; i++) {
+		dtake(f, blast(++seq, 2, -1, 0.05, 0.6 + 0.08 * i, 500, 2));
+		dtake(f, g_light(++seq, 2, 20000, &st));
+	}
+	e = blast(++seq, 2, -1, 0.05, 1.0, 0, 2);
+	env = env_for(e);
+	env.capacity = CAPACITY_MODE_DRAIN;
+	env.drain_floor = true;
+	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
+	b = &f->r.stages[f->r.nstages - 1];
+	check_rel_strict(f->r.b.capacity.drain_pkts_per_s, 0.05 / C_NS * 1e9, 1e-6);
+	assert_true(f->r.b.capacity.cost_pkts_per_s > 4 * f->r.b.capacity.drain_pkts_per_s);
+	assert_int_equal(f->r.b.capacity.basis, CAPACITY_COST);
+	assert_true(isnan(f->r.b.capacity.drain_scale));
+	assert_non_null(strstr(f->r.b.capacity.why, "not taken as the capacity"));
+	assert_true(f->r.b.capacity.drain_usable);
+	assert_true(b->sat_drain_pkts_per_s == f->r.b.capacity.drain_pkts_per_s);
+	/* Without the floor nothing of the drain reaches the stage. */
+	env.drain_floor = false;
+	inputs_compute(&f->l, &f->d, PORT, e, &env, &f->r);
+	assert_true(f->r.stages[f->r.nstages - 1].sat_drain_pkts_per_s == 0.0);
+	free(e);
+}
+
 UNIT_TEST_MAIN(
 	IFIX_TEST(test_busy_loops),
 	IFIX_TEST(test_woken_not_preempted),
@@ -467,4 +506,5 @@ UNIT_TEST_MAIN(
 	IFIX_TEST(test_cost_mode_identical),
 	cmocka_unit_test(test_closed_form),
 	IFIX_TEST(test_prior_carries_drain),
+	IFIX_TEST(test_floor_beyond_scale),
 )

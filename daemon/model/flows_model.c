@@ -482,8 +482,10 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
  * (so that a slow drift adds up):
  *  - nothing good yet, another transfer, another queue (K, N, rule), #C or
  *    #I moved by SOLVE_URGENT_TASKS, vacations, a saturated drain, a deep
- *    queue's rate or a quota came or went, the windows a rate between
- *    pauses was solved with no longer covered by this epoch's: solve now;
+ *    queue's rate or a quota came or went: solve now;
+ *  - the windows a rate between pauses was solved with no longer covered
+ *    by this epoch's: solve once the solver is back within
+ *    SOLVE_BETWEEN_CPU_SHARE of one CPU;
  *  - a rate (the drain's too) moved by SOLVE_MOVED_REL, #C or #I by
  *    SOLVE_MOVED_TASKS, the vacations, windows, spread or quota phases by
  *    SOLVE_MOVED_REL: solve once the solver is back within
@@ -495,6 +497,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 #define SOLVE_MOVED_TASKS	0.1
 #define SOLVE_MOVED_REL		0.03
 #define SOLVE_CPU_SHARE		0.05
+#define SOLVE_BETWEEN_CPU_SHARE	0.25
 #define SOLVE_REFRESH_NS	(10 * RXB_NSEC_PER_SEC)
 
 enum solve_need { SOLVE_NOT, SOLVE_MOVED, SOLVE_NOW };
@@ -603,7 +606,9 @@ static bool windows_cover(double dur_ns, double period_ns, double d_s, double p_
  * schedule planned after the solves pauses this epoch's (flow_vacations(),
  * pause_plan()). Windows that shrank or moved out of those of the last solve
  * would leave its senders on the plain rate until a deferred solve came:
- * they are solved now. Windows the [pause] caps cut short are not, as no
+ * they are solved sooner (SOLVE_BETWEEN_CPU_SHARE; not at once, so that
+ * windows jittering by a few per cent from epoch to epoch cannot take a
+ * quarter of a CPU). Windows the [pause] caps cut short are not, as no
  * solve makes a capped schedule cover them.
  */
 static bool between_uncovered(const struct flow *fl, const struct flow_estimate *g)
@@ -640,8 +645,7 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 	    g->rounds != f->p.rounds || g->loss_model != f->p.loss_model ||
 	    !xfer_same(&g->xfer, &m->xfer) ||
 	    g->loss_episode_pkts != episode_pkts(f, fl) ||
-	    g->episodes_from_windows != episodes_from_windows(f) ||
-	    between_uncovered(fl, g))
+	    g->episodes_from_windows != episodes_from_windows(f))
 		return true;
 	for (uint32_t i = 0; i < g->nstages && need != SOLVE_NOW; i++) {
 		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i],
@@ -652,6 +656,9 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 			need = s;
 	}
 	since = e->end_ns - g->epoch_end_ns;
+	if (need != SOLVE_NOW && between_uncovered(fl, g) &&
+	    since >= g->solve_ms * 1e6 / SOLVE_BETWEEN_CPU_SHARE)
+		return true;
 	switch (need) {
 	case SOLVE_NOW:
 		return true;

@@ -293,9 +293,10 @@ static double solved_vacation_s(const struct flow *fl)
 /*
  * The schedule follows each epoch's predicted windows; the rate between
  * pauses follows its solve's. When the windows shrink (a hog's share
- * drops: 8 ms every 12 becomes 7.2 ms every 11.2), a deferred solve would
- * leave the senders on the plain rate: the flow is solved at once and
- * they keep a rate between pauses, now for the new windows.
+ * drops: 8 ms every 12 becomes 7.2 ms every 11.2), a solve deferred to
+ * 5 % of a CPU would leave the senders on the plain rate: the flow is
+ * solved once the solver is within 25 % of one, and they keep a rate
+ * between pauses, now for the new windows.
  */
 static void test_between_follows_windows(void **state)
 {
@@ -315,8 +316,9 @@ static void test_between_follows_windows(void **state)
 	fl = flows_find(f, PORT);
 	check_offer(f, &sp, 2, "between pauses");
 	assert_true(fabs(solved_vacation_s(fl) - 8e-3) < 1e-9);
-	/* A slow last solve: a moved input alone waits 20 s for the next. */
-	fl->m[0].good.solve_ms = 1000;
+	/* A last solve of 100 ms: a moved input waits 2 s for the next,
+	 * uncovered windows 0.4 s. */
+	fl->m[0].good.solve_ms = 100;
 	solves = fl->m[0].solves;
 
 	/* The same epoch again: nothing moved, the solve is kept. */
@@ -325,18 +327,28 @@ static void test_between_follows_windows(void **state)
 	assert_int_equal(fl->m[0].solves, solves);
 	check_offer(f, &sp, 2, "between pauses");
 
-	/* 1.8 CPU-bound tasks: 7.2 ms windows every 11.2 ms. */
+	/* 1.8 CPU-bound tasks: 7.2 ms windows every 11.2 ms, at once: kept
+	 * (0 s since the solve); an epoch later: solved. */
 	e1->seq = 3;
 	e1->cpus[1].cpu_bound = 1.8;
+	flows_epoch(f, e1, 1000);
+	assert_int_equal(fl->m[0].solves, solves);
+	check_offer(f, &sp, 1, "does not cover");
+	e1->seq = 4;
+	e1->start_ns += 1000000000;
+	e1->end_ns += 1000000000;
 	flows_epoch(f, e1, 1000);
 	assert_int_equal(fl->pause.sched_dur_ns, 7200000);
 	assert_int_equal(fl->m[0].solves, solves + 1);
 	assert_true(fabs(solved_vacation_s(fl) - 7.2e-3) < 1e-9);
 	check_offer(f, &sp, 2, "between pauses");
+	fl->m[0].good.solve_ms = 100;
 
 	/* Windows 4 % longer (7.488 ms every 11.488): moved, but the schedule
-	 * still pauses the solved ones, so the solve waits its turn. */
-	e1->seq = 4;
+	 * still pauses the solved ones, so the solve waits its 2 s. */
+	e1->seq = 5;
+	e1->start_ns += 1000000000;
+	e1->end_ns += 1000000000;
 	e1->cpus[1].cpu_bound = 1.872;
 	flows_epoch(f, e1, 1000);
 	assert_int_equal(fl->pause.sched_dur_ns, 7488000);

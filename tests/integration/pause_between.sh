@@ -120,13 +120,18 @@ assert saw_flagged, "no RATE between pauses once the schedule went out"
 # In force while the schedule out pauses the windows the rate was solved
 # with. A sample between a move of the predicted windows (the schedule
 # follows at once) and the re-solve says plain, and its numbers must show
-# the move: more than the 3 % the daemon tolerates (docs/pause.md §4).
+# the move: more than the 3 % the daemon tolerates (docs/pause.md §4). A
+# sample while the predictor withdrew the schedule (a window too short to
+# pause, or none) says plain for that reason, which is the rule as well.
 assert "between_pauses" in kinds, (
     [x["rate_in_force"] for _, x in ons],
     "solve ms:", [(x.get("model") or {}).get("solve_ms") for _, x in ons])
 for _, x in ons:
     r = x["rate_in_force"]
     if r["kind"] == "between_pauses":
+        continue
+    if r["why"].startswith("plain: no PAUSE schedule out ("):
+        print("  (one sample plain: " + r["why"] + ")")
         continue
     m = re.search(r"out \(([\d.]+) us every ([\d.]+) us\) does not cover .* \(([\d.]+) us "
                   r"every ([\d.]+) us\)", r["why"])

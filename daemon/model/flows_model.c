@@ -589,16 +589,15 @@ static enum solve_need stage_moved(const struct rxb_stage_inputs *now,
 }
 
 /*
- * A pause schedule of windows @dur_ns every @period_ns pauses every window
- * of @d_s every @p_s (a solve's stage B vacations): as long, in the same
- * period, within the re-solve tolerance.
+ * A pause schedule of windows @sched_dur_s every @sched_period_s pauses
+ * every window of @dur_s every @period_s (a solve's stage B vacations): as
+ * long, in the same period, within the re-solve tolerance.
  */
-static bool windows_cover(double dur_ns, double period_ns, double d_s, double p_s)
+static bool windows_cover(double sched_dur_s, double sched_period_s, double dur_s,
+			  double period_s)
 {
-	double d_ns = d_s * 1e9, p_ns = p_s * 1e9;
-
-	return dur_ns >= d_ns * (1 - SOLVE_MOVED_REL) &&
-	       fabs(period_ns - p_ns) <= p_ns * SOLVE_MOVED_REL;
+	return sched_dur_s >= dur_s * (1 - SOLVE_MOVED_REL) &&
+	       fabs(sched_period_s - period_s) <= period_s * SOLVE_MOVED_REL;
 }
 
 /*
@@ -621,8 +620,18 @@ static bool between_uncovered(const struct flow *fl, const struct flow_estimate 
 	then = &g->inputs[g->nstages - 1];
 	if (!(now->vacation_s > 0) || !(then->vacation_s > 0))
 		return false;	/* came or went: stage_moved() solves now */
-	return !windows_cover(now->vacation_s * 1e9, now->vacation_period_s * 1e9,
-			      then->vacation_s, then->vacation_period_s);
+	return !windows_cover(now->vacation_s, now->vacation_period_s, then->vacation_s,
+			      then->vacation_period_s);
+}
+
+/*
+ * The solver has been idle long enough since the last good solve to be
+ * back within @cpu_share of one CPU: that solve's time / the share.
+ */
+static bool solver_within_share(const struct flow_estimate *g, uint64_t since_ns,
+				double cpu_share)
+{
+	return since_ns >= g->solve_ms * 1e6 / cpu_share;
 }
 
 /* The same transfer as far as the solver is concerned. */
@@ -657,13 +666,13 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 	}
 	since = e->end_ns - g->epoch_end_ns;
 	if (need != SOLVE_NOW && between_uncovered(fl, g) &&
-	    since >= g->solve_ms * 1e6 / SOLVE_BETWEEN_CPU_SHARE)
+	    solver_within_share(g, since, SOLVE_BETWEEN_CPU_SHARE))
 		return true;
 	switch (need) {
 	case SOLVE_NOW:
 		return true;
 	case SOLVE_MOVED:
-		return since >= g->solve_ms * 1e6 / SOLVE_CPU_SHARE;
+		return solver_within_share(g, since, SOLVE_CPU_SHARE);
 	default:
 		return since >= SOLVE_REFRESH_NS;
 	}
@@ -744,8 +753,8 @@ bool flows_between_covered(const struct flow *fl, const struct flow_model *m,
 			 ps->why[0] ? ps->why : "none planned yet");
 		return false;
 	}
-	if (!windows_cover((double)ps->sched_dur_ns, (double)ps->sched_period_ns,
-			   b->vacation_s, b->vacation_period_s)) {
+	if (!windows_cover(ps->sched_dur_ns / 1e9, ps->sched_period_ns / 1e9, b->vacation_s,
+			   b->vacation_period_s)) {
 		snprintf(why, wlen, "plain: the schedule out (%.0f us every %.0f us) does not "
 			 "cover the windows the rate counts on (%.0f us every %.0f us)",
 			 ps->sched_dur_ns / 1e3, ps->sched_period_ns / 1e3, b->vacation_s * 1e6,

@@ -373,6 +373,8 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 {
 	if (!rx)
 		return;
+	rx->seq++;
+	barrier();
 	if (t->state == SCHED_ST_RUNNABLE) {
 		rx->preempt_off_ns += off;
 		rx->preempt_off_cnt++;
@@ -398,6 +400,8 @@ static __always_inline void rx_account(struct sched_rx_tid *rx,
 	} else {
 		rx->blocks++;
 	}
+	barrier();
+	rx->seq++;
 }
 
 /*

@@ -416,6 +416,24 @@ static uint64_t wake_max_of(const struct sched_rx_tid *v, uint32_t ep)
 }
 
 /*
+ * A consistent copy of receiver @tid's record into @v, through @tmp: one
+ * whose seq was even and had not moved by the second copy (sched.h). A
+ * copy torn by a switch-out would move one epoch's windows by a sample.
+ * 0, -ENOENT (gone), -EAGAIN (kept changing) or -errno.
+ */
+static int rx_read_stable(int fd, uint32_t tid, struct sched_rx_tid *v,
+			  struct sched_rx_tid *tmp)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		if (bpf_map_lookup_elem(fd, &tid, v) || bpf_map_lookup_elem(fd, &tid, tmp))
+			return -errno;
+		if (!(v->seq & 1) && v->seq == tmp->seq)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+/*
  * The receiver records, each with its longest wait after a wakeup since
  * the previous read: the BPF side counts waits into the current epoch's
  * slot, so end the epoch first and read the slot of the one that ended.
@@ -424,7 +442,9 @@ static int read_rx(struct sched_probe *sp, struct sched_snap *s)
 {
 	int fd = bpf_map__fd(sp->skel->maps.rx_tids);
 	uint32_t key, next, ep = sp->skel->bss->wake_epoch;
+	struct sched_rx_tid tmp;
 	void *prev = NULL;
+	int err;
 
 	__atomic_store_n(&sp->skel->bss->wake_epoch, ep + 1, __ATOMIC_SEQ_CST);
 
@@ -436,8 +456,13 @@ static int read_rx(struct sched_probe *sp, struct sched_snap *s)
 		if (reserve((void **)&s->rx, &s->rx_cap, s->nrx + 1, sizeof(*s->rx)))
 			return -ENOMEM;
 		r = &s->rx[s->nrx];
-		if (bpf_map_lookup_elem(fd, &key, &r->v))
+		err = rx_read_stable(fd, key, &r->v, &tmp);
+		if (err) {
+			if (err != -ENOENT)
+				rxb_log_errno(RXB_LOG_DEBUG, -err,
+					      "sched: reading receiver %u; skipped", key);
 			continue;
+		}
 		r->tid = key;
 		r->wake_max_ns = wake_max_of(&r->v, ep);
 		s->nrx++;

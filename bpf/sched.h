@@ -141,7 +141,12 @@ struct sched_cpu {
  */
 struct sched_rx_tid {
 	__u32 port;		/* last watched port it dequeued from */
-	__u32 pad;
+	/*
+	 * Odd while a switch-out adds a run and its window to the counts
+	 * below (rx_account() in sched.bpf.c): the reader keeps a copy only
+	 * if this was even and had not moved by a second copy.
+	 */
+	__u32 seq;
 	__u64 blocks;		/* switch-outs by blocking: one wakeup each */
 	__u64 preempts;
 	__u64 run_preempt_ns;	/* run lengths that ended in preemption */

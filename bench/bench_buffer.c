@@ -79,6 +79,77 @@ static void keep(const struct sockdiag_sock *s, void *arg)
 		k->v[k->n++] = *s;
 }
 
+/* @fds: NSOCKS bound sockets, the first NWATCHED holding a few datagrams. */
+static void fill_host(int *fds, struct buffer_flow *flows, uint16_t *wp, int tx)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	char pkt[1000] = { 0 };
+	uint16_t port;
+
+	for (int i = 0; i < NSOCKS; i++) {
+		fds[i] = bound_udp(&port);
+		if (i >= NWATCHED)
+			continue;
+		wp[i] = port;
+		memset(&flows[i], 0, sizeof(flows[i]));
+		flows[i].port = port;
+		flows[i].truesize_bytes = 2304;
+		to.sin_port = htons(port);
+		for (int j = 0; j < 8; j++)
+			sendto(tx, pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to));
+	}
+}
+
+/* Median time of one buffer step, in us; < 0 when the dump failed. */
+static double time_steps(struct buffer_set *set, struct sockdiag *sd,
+			 struct buffer_flow *flows, struct keep *k)
+{
+	uint64_t step_ns[REPS];
+	struct procmem_snap mem;
+	struct buffer_action act[8];
+
+	for (int r = 0; r < REPS; r++) {
+		uint64_t t0 = rxb_mono_ns();
+		struct buffer_step_in in;
+
+		procmem_read(&mem);
+		k->n = 0;
+		if (sockdiag_udp_mem(sd, keep, k) < 0) {
+			fprintf(stderr, "bench_buffer: sock_diag dump failed\n");
+			return -1;
+		}
+		in = (struct buffer_step_in){ .now_ns = t0, .socks = k->v, .nsocks = k->n,
+					      .mem = &mem, .flows = flows, .nflows = NWATCHED };
+		buffer_step(set, &in, act, 8);
+		step_ns[r] = rxb_mono_ns() - t0;
+	}
+	return median_us(step_ns);
+}
+
+/* Median time of the BPF socket snapshot of @wp, in us; 0: not loaded. */
+static double time_snapshot(uint16_t *wp)
+{
+	uint64_t snap_ns[REPS];
+	struct sockq_probe *sq = NULL;
+	struct sockq_snap ss;
+	double us = 0;
+
+	if (sockq_probe_open(&sq, PROBE_MODE_TP_BTF, -1, -1) == 0 &&
+	    sockq_probe_set_ports(sq, wp, NWATCHED) == 0 && sockq_snap_init(&ss) == 0) {
+		for (int r = 0; r < REPS; r++) {
+			uint64_t t0 = rxb_mono_ns();
+
+			sockq_probe_snapshot(sq, &ss);
+			snap_ns[r] = rxb_mono_ns() - t0;
+		}
+		us = median_us(snap_ns);
+		sockq_snap_free(&ss);
+	}
+	sockq_probe_close(sq);
+	return us;
+}
+
 int main(void)
 {
 	static struct buffer_set set;
@@ -90,82 +161,44 @@ int main(void)
 		.loss_target = 1e-4, .time_slack = 0.01, .force = true,
 	};
 	struct buffer_flow flows[NWATCHED];
-	uint16_t ports[NSOCKS], wp[NWATCHED];
-	uint64_t step[REPS], snap[REPS];
+	uint16_t wp[NWATCHED];
 	int fds[NSOCKS], tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct sockq_probe *sq = NULL;
-	struct sockq_snap ss;
-	struct sockdiag *sd;
-	struct procmem_snap mem;
-	struct buffer_action act[8];
+	struct sockdiag *sd = NULL;
 	cpu_set_t cpus;
-	double s_us, r_us = 0;
-	char pkt[1000] = { 0 };
+	double s_us = -1, r_us = 0;
 
+	if (tx < 0) {
+		perror("bench_buffer: socket");
+		return 1;
+	}
 	CPU_ZERO(&cpus);
 	CPU_SET(sched_getcpu(), &cpus);
 	sched_setaffinity(0, sizeof(cpus), &cpus);
-	for (int i = 0; i < NSOCKS; i++)
-		fds[i] = bound_udp(&ports[i]);
-	for (int i = 0; i < NWATCHED; i++) {
-		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(ports[i]),
-					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-
-		wp[i] = ports[i];
-		memset(&flows[i], 0, sizeof(flows[i]));
-		flows[i].port = ports[i];
-		flows[i].truesize_bytes = 2304;
-		for (int j = 0; j < 8; j++)
-			sendto(tx, pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to));
-	}
-	if (sockdiag_open(&sd) || buffer_init(&set, &p)) {
+	fill_host(fds, flows, wp, tx);
+	if (sockdiag_open(&sd) || buffer_init(&set, &p))
 		fprintf(stderr, "bench_buffer: sock_diag or buffer set-up failed\n");
-		return 1;
-	}
-	for (int r = 0; r < REPS; r++) {
-		uint64_t t0 = rxb_mono_ns();
-		struct buffer_step_in in;
-
-		procmem_read(&mem);
-		k.n = 0;
-		if (sockdiag_udp_mem(sd, keep, &k) < 0) {
-			fprintf(stderr, "bench_buffer: sock_diag dump failed\n");
-			return 1;
-		}
-		in = (struct buffer_step_in){ .now_ns = t0, .socks = k.v, .nsocks = k.n,
-					      .mem = &mem, .flows = flows, .nflows = NWATCHED };
-		buffer_step(&set, &in, act, 8);
-		step[r] = rxb_mono_ns() - t0;
-	}
-	s_us = median_us(step);
-	if (set.n != NWATCHED)
+	else
+		s_us = time_steps(&set, sd, flows, &k);
+	if (s_us >= 0 && set.n != NWATCHED)
 		fprintf(stderr, "bench_buffer: the step followed %d sockets, not %d\n", set.n,
 			NWATCHED);
-	if (sockq_probe_open(&sq, PROBE_MODE_TP_BTF, -1, -1) == 0 &&
-	    sockq_probe_set_ports(sq, wp, NWATCHED) == 0 && sockq_snap_init(&ss) == 0) {
-		for (int r = 0; r < REPS; r++) {
-			uint64_t t0 = rxb_mono_ns();
-
-			sockq_probe_snapshot(sq, &ss);
-			snap[r] = rxb_mono_ns() - t0;
-		}
-		r_us = median_us(snap);
-		sockq_snap_free(&ss);
+	if (s_us >= 0)
+		r_us = time_snapshot(wp);
+	if (s_us >= 0) {
+		printf("buffer step (procmem + sock_diag dump of %d UDP sockets + buffer_step, "
+		       "%d watched): %.1f us\n", k.n, NWATCHED, s_us);
+		if (r_us > 0)
+			printf("reference, the BPF socket snapshot of the same %d ports: %.1f us; "
+			       "ratio %.2f\n", NWATCHED, r_us, s_us / r_us);
+		else
+			printf("reference not measured: the sockq probe could not be loaded (root?)\n");
+		printf("at one step per 100 ms: %.3f %% of one CPU (budget %.1f %%)\n",
+		       100.0 * s_us / 1e5, 100.0 * SHARE_MAX);
 	}
-	sockq_probe_close(sq);
-	printf("buffer step (procmem + sock_diag dump of %d UDP sockets + buffer_step, "
-	       "%d watched): %.1f us\n", k.n, NWATCHED, s_us);
-	if (r_us > 0)
-		printf("reference, the BPF socket snapshot of the same %d ports: %.1f us; "
-		       "ratio %.2f\n", NWATCHED, r_us, s_us / r_us);
-	else
-		printf("reference not measured: the sockq probe could not be loaded (root?)\n");
-	printf("at one step per 100 ms: %.3f %% of one CPU (budget %.1f %%)\n",
-	       100.0 * s_us / 1e5, 100.0 * SHARE_MAX);
 	buffer_finish(&set);
 	sockdiag_close(sd);
 	for (int i = 0; i < NSOCKS; i++)
 		close(fds[i]);
 	close(tx);
-	return s_us / 1e5 <= SHARE_MAX ? 0 : 1;
+	return s_us >= 0 && s_us / 1e5 <= SHARE_MAX ? 0 : 1;
 }

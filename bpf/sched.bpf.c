@@ -472,6 +472,32 @@ static __always_inline void rx_follow(struct task_struct *prev,
 	__sync_fetch_and_add(&rx_pending, (__u64)-1);
 }
 
+/* Count how @t's run of @on ns ended: preempted, asleep, in I/O, ... */
+static __always_inline void count_leave(struct sched_task *t, __u32 how, __u64 on,
+					__u64 now, struct task_struct *prev, bool btf)
+{
+	switch (how) {
+	case SCHED_ST_RUNNABLE:
+		t->n_preempt++;
+		t->run_preempt_ns += on;
+		/* EEVDF (6.6+) has a per-entity slice; CFS does not. */
+		t->slice_ns += core_se_slice(prev, btf);
+		break;
+	case SCHED_ST_SLEEPING:
+		t->n_sleep++;
+		break;
+	case SCHED_ST_IOWAIT:
+		t->n_iowait++;
+		break;
+	case SCHED_ST_BLOCKED:
+		t->n_blocked++;
+		break;
+	case SCHED_ST_DEAD:
+		t->dead_ns = now;
+		break;
+	}
+}
+
 /*
  * Account @prev's run that ends now; returns its receiver record, if any,
  * and in *@run_ns its on-CPU time since its last traced switch-out (0:
@@ -541,26 +567,7 @@ switch_out(bool preempt, struct task_struct *prev, unsigned int prev_state,
 		win = rx_preempt_off(rx, t->out_ns, now, on);
 	rx_account(rx, t, how, on, dt - on, win, rx && t->woken_ns ? wait_woken : wait);
 
-	switch (how) {
-	case SCHED_ST_RUNNABLE:
-		t->n_preempt++;
-		t->run_preempt_ns += on;
-		/* EEVDF (6.6+) has a per-entity slice; CFS does not. */
-		t->slice_ns += core_se_slice(prev, btf);
-		break;
-	case SCHED_ST_SLEEPING:
-		t->n_sleep++;
-		break;
-	case SCHED_ST_IOWAIT:
-		t->n_iowait++;
-		break;
-	case SCHED_ST_BLOCKED:
-		t->n_blocked++;
-		break;
-	case SCHED_ST_DEAD:
-		t->dead_ns = now;
-		break;
-	}
+	count_leave(t, how, on, now, prev, btf);
 	t->state = how;
 	t->cpu = cpu;
 	t->out_ns = now;

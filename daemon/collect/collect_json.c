@@ -120,21 +120,9 @@ static void slot_moments_json(struct json_writer *w, const char *kind, const dou
 	json_sparse(w, key, sd_ns, RXB_OFFCPU_SLOTS);
 }
 
-static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
+/* A socket's drops by reason and its loss episodes, null without reasons. */
+static void drops_json(struct json_writer *w, const struct rxb_sock_meas *s)
 {
-	bool v = s->counts_valid;
-
-	json_obj_begin(w, NULL);
-	json_uint(w, "port", s->port);
-	json_uint(w, "ipproto", s->ipproto);
-	json_uint_opt(w, "pkts_in", v, s->pkts_in);
-	json_uint_opt(w, "pkts_enqueued", v, s->pkts_enqueued);
-	json_uint_opt(w, "pkts_out", v, s->pkts_out);
-	json_uint_opt(w, "bytes_in", v, s->bytes_in);
-	json_uint_opt(w, "bytes_out", v, s->bytes_out);
-	json_uint_opt(w, "empty_reads", v, s->empty_reads);
-	json_uint_opt(w, "drops", s->drops_valid, s->drops);
-	json_uint_opt(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
 	if (s->reasons_valid)
 		drop_counts_json(w, s->drop_reasons, s->nreasons);
 	else
@@ -157,27 +145,11 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 		json_null(w, "episodes_ended");
 		json_null(w, "episodes_ended_cut");
 	}
-	json_int_opt(w, "queue_pkts_delta", v && s->queue_valid, s->queue_pkts_delta);
-	json_uint_opt(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
-	json_uint_opt(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
-	json_uint_opt(w, "rcvbuf_ipproto", v && s->rcvbuf_ipproto, s->rcvbuf_ipproto);
-	json_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
-	json_uint_opt(w, "recv_wakeups", s->receivers_valid, s->recv_wakeups);
-	json_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);
-	json_uint_opt(w, "receiver_oncpu_ns", s->receivers_valid, s->receiver_oncpu_ns);
-	json_double(w, "cpu_ns_per_pkt", s->cpu_ns_per_pkt);
-	json_arr_begin(w, "tids");
-	for (int i = 0; i < s->ntids; i++)
-		json_int(w, NULL, s->tids[i]);
-	json_arr_end(w);
-	json_arr_begin(w, "ran_on");
-	for (int i = 0; i < s->ncpus_ran; i++) {
-		json_obj_begin(w, NULL);
-		json_int(w, "cpu", s->ran_on[i].cpu);
-		json_uint(w, "oncpu_ns", s->ran_on[i].oncpu_ns);
-		json_obj_end(w);
-	}
-	json_arr_end(w);
+}
+
+/* What a socket's receiver threads did: their runs, windows and waits. */
+static void receiver_json(struct json_writer *w, const struct rxb_sock_meas *s)
+{
 	json_obj_begin(w, "receiver");
 	json_uint_opt(w, "preemptions", s->receivers_valid, s->receiver_preemptions);
 	json_double(w, "run_before_preempt_ns", s->run_before_preempt_ns);
@@ -201,6 +173,46 @@ static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
 	}
 	json_double(w, "active_ns", s->receivers_valid ? s->active_ns : NAN);
 	json_obj_end(w);
+}
+
+static void sock_json(struct json_writer *w, const struct rxb_sock_meas *s)
+{
+	bool v = s->counts_valid;
+
+	json_obj_begin(w, NULL);
+	json_uint(w, "port", s->port);
+	json_uint(w, "ipproto", s->ipproto);
+	json_uint_opt(w, "pkts_in", v, s->pkts_in);
+	json_uint_opt(w, "pkts_enqueued", v, s->pkts_enqueued);
+	json_uint_opt(w, "pkts_out", v, s->pkts_out);
+	json_uint_opt(w, "bytes_in", v, s->bytes_in);
+	json_uint_opt(w, "bytes_out", v, s->bytes_out);
+	json_uint_opt(w, "empty_reads", v, s->empty_reads);
+	json_uint_opt(w, "drops", s->drops_valid, s->drops);
+	json_uint_opt(w, "drops_rcvbuf", s->reasons_valid, s->drops_rcvbuf);
+	drops_json(w, s);
+	json_int_opt(w, "queue_pkts_delta", v && s->queue_valid, s->queue_pkts_delta);
+	json_uint_opt(w, "queue_pkts_cap", v && s->queue_pkts_cap, s->queue_pkts_cap);
+	json_uint_opt(w, "rcvbuf_bytes", v && s->rcvbuf_bytes, s->rcvbuf_bytes);
+	json_uint_opt(w, "rcvbuf_ipproto", v && s->rcvbuf_ipproto, s->rcvbuf_ipproto);
+	json_double(w, "truesize_per_pkt_bytes", s->truesize_per_pkt_bytes);
+	json_uint_opt(w, "recv_wakeups", s->receivers_valid, s->recv_wakeups);
+	json_double(w, "pkts_per_wakeup", s->pkts_per_wakeup);
+	json_uint_opt(w, "receiver_oncpu_ns", s->receivers_valid, s->receiver_oncpu_ns);
+	json_double(w, "cpu_ns_per_pkt", s->cpu_ns_per_pkt);
+	json_arr_begin(w, "tids");
+	for (int i = 0; i < s->ntids; i++)
+		json_int(w, NULL, s->tids[i]);
+	json_arr_end(w);
+	json_arr_begin(w, "ran_on");
+	for (int i = 0; i < s->ncpus_ran; i++) {
+		json_obj_begin(w, NULL);
+		json_int(w, "cpu", s->ran_on[i].cpu);
+		json_uint(w, "oncpu_ns", s->ran_on[i].oncpu_ns);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	receiver_json(w, s);
 	/* Without counts (no BPF): what /proc showed arriving. */
 	json_bool_opt(w, "arrivals_seen", !v, s->arrivals_seen);
 	json_obj_end(w);

@@ -34,6 +34,7 @@ and NAME says which one it is:
              verdict-confirm4       CONFIRM4's own, as CONFIRM's
              verdict-confirm5       CONFIRM5's own, as CONFIRM's
              verdict-confirm6       CONFIRM6's own, as CONFIRM's
+             verdict-confirm7       CONFIRM7's own, as CONFIRM's
              verdict-rps            RPS's own, as CONFIRM's (E_RPS=1)
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
@@ -144,11 +145,14 @@ CONFIRM4 = ["line10g-s%d" % s for s in range(600, 605)]
 CONFIRM5 = ["line10g-s%d" % s for s in range(610, 615)]
 # Five hours later on that host, the same: `-S 630` to `634`.
 CONFIRM6 = ["line10g-s%d" % s for s in range(630, 635)]
+# On the second host (Intel Xeon, fc-v1045) four days later, the same
+# build's behaviour: `-S 640` to `644`.
+CONFIRM7 = ["line10g-s%d" % s for s in range(640, 645)]
 # The seven sets of five sweeps at the defaults judged by their own --follow
-# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm6): how
+# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm7): how
 # well the +-10 % rule can tell a rate chooser's quality (table rate-rule).
 RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4, CONFIRM5,
-                  CONFIRM6]
+                  CONFIRM6, CONFIRM7]
 # The receive softirq on the receiver's CPU (E_RPS=1) at the defaults, the
 # rates 0.75-4 Gb/s: five sweeps `-S 620` to `624` judged by their own
 # --follow (table verdict-rps, and rate-rule-rps as rate-rule).
@@ -176,6 +180,7 @@ VERDICTS = {
     "verdict-confirm4": (CONFIRM4, CONFIRM4),
     "verdict-confirm5": (CONFIRM5, CONFIRM5),
     "verdict-confirm6": (CONFIRM6, CONFIRM6),
+    "verdict-confirm7": (CONFIRM7, CONFIRM7),
     "verdict-rps": (RPS, RPS),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),

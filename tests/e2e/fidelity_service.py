@@ -13,8 +13,9 @@ and its time), in results/offwin/: service-judged.json (runs s140-s144,
 judged), service-framing.json (s110-s114, on which the rounds'
 absorption was framed: shown, not judged), service-wakemax.json
 (s160-s164: the top slot cut, §6.4), service-release.json (s170-s174:
-and the queue's release, §6.6) and service-episodes.json (s180-s184: and
-the loss episodes from the windows, §6.8), each judged by its section's
+and the queue's release, §6.6), service-episodes.json (s180-s184: and
+the loss episodes from the windows, §6.8) and service-intel.json (the
+second host's s640-s644, as §6.8: §6.10), each judged by its section's
 rule.
 
 Per transfer at k = 1-3, `rxbneckctl model` at those inputs with burst
@@ -60,6 +61,8 @@ DATA_SETS = (  # (table marker, data file, judged, model options the candidate a
     ("service-release", os.path.join(HERE, "results", "offwin", "service-release.json"), True,
      {}),
     ("service-episodes", os.path.join(HERE, "results", "offwin", "service-episodes.json"),
+     True, {"episodes_from_windows": True}),
+    ("service-intel", os.path.join(HERE, "results", "offwin", "service-intel.json"),
      True, {"episodes_from_windows": True}),
 )
 LOSS_MIN, LOSS_LO, LOSS_HI, T_TOL = 0.005, 0.5, 2.0, 0.15

@@ -56,7 +56,7 @@ enum {
 	OPT_DELAY, OPT_LINE, OPT_MIN, OPT_POINTS, OPT_JSON, OPT_TABLE,
 	OPT_ROWS, OPT_PRISM, OPT_ROUNDS, OPT_LOSS_MODEL, OPT_IRQ, OPT_EPISODE, OPT_MU_NET_FULL,
 	OPT_RATE_SD, OPT_MU_NET_S, OPT_MU_NET_FULL_S, OPT_MU_PIO_S, OPT_MU_DISK_S,
-	OPT_FROM_STATUS, OPT_SOCKET, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
+	OPT_FROM_STATUS, OPT_SOCKET, OPT_STATUS_FILE, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
 	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_SEEN, OPT_RELEASE, OPT_SAT_DRAIN,
 	OPT_SAT_ARRIVALS,
 	OPT_EPISODES_WIN, OPT_QUOTA,
@@ -104,6 +104,7 @@ static const struct option long_opts[] = {
 	{ "mu-disk-per-s", required_argument, NULL, OPT_MU_DISK_S },
 	{ "from-status", required_argument, NULL, OPT_FROM_STATUS },
 	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "status-file", required_argument, NULL, OPT_STATUS_FILE },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
@@ -602,7 +603,7 @@ static int check_args(struct model_args *a)
 static int parse_args(int argc, char **argv, struct model_args *a)
 {
 	struct opt_seen seen[MAX_OPTS];
-	const char *socket = NULL;
+	const char *socket = NULL, *status_file = NULL;
 	uint64_t port = 0;
 	int c, err, n = 0;
 
@@ -630,6 +631,11 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 				return usage_error("--socket: empty path");
 			socket = optarg;
 			break;
+		case OPT_STATUS_FILE:
+			if (!optarg[0])
+				return usage_error("--status-file: empty path");
+			status_file = optarg;
+			break;
 		default:
 			if (n == MAX_OPTS)
 				return usage_error("more than %d options", MAX_OPTS);
@@ -639,10 +645,13 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (socket && !port)
-		return usage_error("--socket is for --from-status");
+	if ((socket || status_file) && !port)
+		return usage_error("--%s is for --from-status", socket ? "socket" : "status-file");
+	if (socket && status_file)
+		return usage_error("--socket and --status-file: the status comes from one of them");
 	if (port) {
-		err = model_live_load(a, socket, (uint16_t)port);
+		err = status_file ? model_live_load_file(a, status_file, (uint16_t)port) :
+		      model_live_load(a, socket, (uint16_t)port);
 		if (err)
 			return err;
 	}

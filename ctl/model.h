@@ -4,6 +4,7 @@
  *	cmd_model.c    options, their checks, running the solve
  *	model_help.c   --help: the usage text
  *	model_live.c   --from-status: the inputs of a live flow from rxbneckd
+ *	               (or from its status saved in a file, --status-file)
  *	model_prism.c  response-time quantiles and --export-prism
  *	model_out.c    the result as text, JSON, CSV (--csv), the --table grid
  *	model_plot.c   --plot: the figure, drawn by rxbneck-plot-model (Python)
@@ -72,6 +73,12 @@ int model_solve_error(const char *what, int err);
  * CTL_EXIT_FAIL after saying why (no daemon, no such flow, no model yet).
  */
 int model_live_load(struct model_args *a, const char *socket, uint16_t port);
+
+/*
+ * The same from a status document saved in the file @path ("-": standard
+ * input), as `rxbneckctl status --json` prints it (--status-file).
+ */
+int model_live_load_file(struct model_args *a, const char *path, uint16_t port);
 
 /*
  * The same from the status document @doc already read (the part of

@@ -45,6 +45,10 @@ void model_help(void)
 "  --socket PATH         the daemon's control socket for --from-status;\n"
 "                        default $RXBNECKCTL_SOCKET or\n"
 "                        /run/rxbneckd/rxbneckd.sock.\n"
+"  --status-file FILE    for --from-status, read the status from FILE\n"
+"                        ('-': standard input) instead of asking the\n"
+"                        daemon: one document as 'rxbneckctl status --json'\n"
+"                        prints it, saved earlier or on another host.\n"
 "\n"
 "Workload on the receiver's CPU:\n"
 "  --cpu-bound N         #C, CPU-bound tasks sharing the CPU; may be\n"
@@ -234,9 +238,12 @@ void model_help(void)
 "                            -pf 'R=? [ F \"absorbed\" ]'\n"
 "  -h, --help            this text.\n"
 "\n"
-"Exit status: 0 success, 1 the model could not be solved or a file could\n"
-"not be written, 2 bad usage (the message names the option).\n"
+"Exit status: 0 success, 1 the model could not be solved, the status could\n"
+"not be read or a file could not be written, 2 bad usage (the message\n"
+"names the option).\n"
 "\n"
 "Examples: " CTL_PROG " model --cpu-bound 2 --io-bound 1 --json\n"
-"          " CTL_PROG " model --from-status 9000 --cpu-bound 3 --plot t.png\n", stdout);
+"          " CTL_PROG " model --from-status 9000 --cpu-bound 3 --plot t.png\n"
+"          ssh rx1 rxbneckctl status --json |\n"
+"            " CTL_PROG " model --from-status 9000 --status-file - --cpu-bound 2\n", stdout);
 }

@@ -3,16 +3,25 @@
  * rxbneckctl model --from-status PORT: the inputs of a live flow, as
  * rxbneckd's last solve used them (status document, flows[].model;
  * docs/CONTROL.md §6.2), so a what-if starts from what the daemon
- * computed. Every number is checked as the command line's would be: the
- * document comes over a socket and is not trusted. See model.h.
+ * computed; from the daemon, or from a status document saved in a file
+ * (--status-file). Every number is checked as the command line's would
+ * be: the document comes over a socket or from a file and is not
+ * trusted. See model.h.
  */
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/util.h"
 #include "ctl/ctl.h"
 #include "ctl/ctl_client.h"
 #include "ctl/model.h"
+#include "ctl/view/answer.h"
 #include "ctl/view/jpath.h"
 #include "solver/offwin.h"
 
@@ -272,5 +281,33 @@ int model_live_load(struct model_args *a, const char *socket, uint16_t port)
 	rc = ans.a.ok ? model_live_from_doc(a, ans.a.doc, port) :
 	     live_fail(port, "the daemon answered %s", ans.a.code);
 	ctl_client_answer_release(&ans);
+	return rc;
+}
+
+int model_live_load_file(struct model_args *a, const char *path, uint16_t port)
+{
+	bool in = strcmp(path, "-") == 0;
+	const char *name = in ? "standard input" : path;
+	char why[ANSWER_WHY_LEN], msg[PATH_MAX + ANSWER_WHY_LEN + 64], *text = NULL;
+	struct json_object *doc;
+	size_t len = 0;
+	int err, rc;
+
+	err = in ? rxb_read_fd_grow(STDIN_FILENO, ANSWER_MAX_BYTES, &text, &len) :
+	      rxb_read_path(path, ANSWER_MAX_BYTES, &text, &len);
+	if (err) {
+		snprintf(msg, sizeof(msg), "%s: %s", name,
+			 err == -EFBIG ? "larger than a status document may be (2 MiB)" :
+			 strerror(-err));
+		return live_fail(port, "--status-file %s", msg);
+	}
+	doc = answer_parse_json(text, len, why);
+	free(text);
+	if (!doc) {
+		snprintf(msg, sizeof(msg), "%s: not a status document: %s", name, why);
+		return live_fail(port, "--status-file %s", msg);
+	}
+	rc = model_live_from_doc(a, doc, port);
+	json_object_put(doc);
 	return rc;
 }

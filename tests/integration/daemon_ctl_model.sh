@@ -162,6 +162,8 @@ bad --plot out.jpg
 bad --csv --json
 bad --socket /x
 bad -s /x	# as --socket: only with --from-status
+bad --status-file /x	# as --socket
+bad --status-file /x --from-status 9 --socket /y	# one source of the status
 bad --from-status 0
 bad --payload 65508	# more than a UDP datagram holds
 # Episodes of M packets: never more resend rounds than packets lost one by
@@ -371,6 +373,24 @@ print(f"flow {fs['port']}: daemon {fs['daemon_rate_bps']/1e6:.1f} Mb/s, again he
       f"{a['bottleneck_rate_bps']/1e6:.1f} Mb/s; with #C {sys.argv[4]}: {b['bottleneck_rate_bps']/1e6:.1f} Mb/s")
 PY
 [ "$(head -c 4 "$T/live.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || die "--from-status --plot: not a PNG"
+# The status saved to a file (and piped in): its own solve of the flow again.
+ctl status --json > "$T/saved.json"
+"$CTL" model --from-status "$P" --status-file "$T/saved.json" --json > "$T/file.json" ||
+	die "model --status-file"
+"$CTL" model --from-status "$P" --status-file - --json < "$T/saved.json" > "$T/stdin.json" ||
+	die "model --status-file -"
+cmp -s "$T/file.json" "$T/stdin.json" || die "--status-file FILE and - differ"
+python3 - "$T/file.json" <<'PY' || die "model --status-file: not the daemon's solve"
+import json, sys
+a = json.load(open(sys.argv[1]))
+fs = a["from_status"]
+assert abs(a["bottleneck_rate_bps"] / fs["daemon_rate_bps"] - 1) < 1e-6, (a["bottleneck_rate_bps"], fs)
+assert abs(a["transfer_time_s"] / fs["daemon_transfer_time_s"] - 1) < 1e-6, (a["transfer_time_s"], fs)
+PY
+head -c 200 "$T/saved.json" > "$T/cut.json"
+"$CTL" model --from-status "$P" --status-file "$T/cut.json" 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "cut.json: not a status document" "$T/err" ||
+	die "--status-file of a cut document: rc $rc $(cat "$T/err")"
 "$CTL" -s "$SOCK" model --from-status 1 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] && grep -q 'no such flow' "$T/err" || die "--from-status of no flow: rc $rc $(cat "$T/err")"
 

@@ -282,7 +282,7 @@ struct rxbneck_report {
 	uint32_t rounds;		/* blast rounds, first one included */
 	uint64_t file_bytes;
 	uint64_t elapsed_us;		/* transfer time */
-	uint64_t rate_bps;		/* sending rate of the first round */
+	uint64_t rate_bps;		/* the rate the first round was paced at */
 	uint64_t pkts_sent;		/* all datagrams, resends included */
 	uint64_t pkts_resent;
 	uint64_t pkts_lost_first;	/* lost in the first round */

@@ -179,12 +179,11 @@ int main(void)
 		fprintf(stderr, "bench_buffer: sock_diag or buffer set-up failed\n");
 	else
 		s_us = time_steps(&set, sd, flows, &k);
-	if (s_us >= 0 && set.n != NWATCHED)
-		fprintf(stderr, "bench_buffer: the step followed %d sockets, not %d\n", set.n,
-			NWATCHED);
-	if (s_us >= 0)
-		r_us = time_snapshot(wp);
 	if (s_us >= 0) {
+		if (set.n != NWATCHED)
+			fprintf(stderr, "bench_buffer: the step followed %d sockets, not %d\n",
+				set.n, NWATCHED);
+		r_us = time_snapshot(wp);
 		printf("buffer step (procmem + sock_diag dump of %d UDP sockets + buffer_step, "
 		       "%d watched): %.1f us\n", k.n, NWATCHED, s_us);
 		if (r_us > 0)

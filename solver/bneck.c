@@ -40,6 +40,7 @@ void bneck_ws_finish(struct bneck_ws *ws)
 {
 	free(ws->curve);
 	free(ws->qwork);
+	free(ws->stitch);
 	memset(ws, 0, sizeof(*ws));
 }
 

@@ -220,6 +220,8 @@ struct bneck_ws {
 	uint32_t cap;
 	double *qwork;		/* bulkq_burst() scratch, grown to the largest K */
 	size_t qwork_len;
+	struct bneck_point *stitch;	/* bneck_compute_pieces()' curve, grown */
+	uint32_t stitch_cap;
 };
 
 /*

@@ -514,8 +514,10 @@ static void live_drop_windows(struct model_args *a, const struct opt_seen *seen,
 	if (!a->live.used || !(a->stage.offcpu_per_s > 0.0 || a->stage.wake_per_s > 0.0))
 		return;
 	for (int i = 0; i < n; i++) {
-		if (seen[i].id == OPT_OFFCPU || seen[i].id == OPT_WAKE)
+		if (seen[i].id == OPT_OFFCPU || seen[i].id == OPT_WAKE) {
+			a->nbands = 0;	/* the windows given hold at every rate */
 			return;
+		}
 		load |= seen[i].id == OPT_CPU || seen[i].id == OPT_IO;
 	}
 	if (!load)
@@ -531,6 +533,7 @@ static void live_drop_windows(struct model_args *a, const struct opt_seen *seen,
 	a->stage.offcpu_gap_s = 0.0;
 	a->stage.wake_max_s = 0.0;
 	a->stage.windows_seen_pps = 0.0;
+	a->nbands = 0;
 	a->live.windows_dropped = true;
 }
 
@@ -684,6 +687,34 @@ int model_solve_error(const char *what, int err)
 }
 
 static int run_smp(struct model_args *a, struct bneck_ws *ws);
+
+/*
+ * The solve: over the windows by rate where --from-status brought them and
+ * the loss model takes windows (as rxbneckd solves), else in one piece.
+ */
+static int solve(const struct model_args *a, struct bneck_ws *ws, struct bneck_result *r)
+{
+	struct rxb_stage_inputs one[BNECK_MAX_STAGES], (*st)[BNECK_MAX_STAGES];
+	struct bneck_piece p[BNECK_MAX_PIECES];
+	uint32_t n = model_stages(a, one);
+	int err;
+
+	if (a->nbands < 2 || a->nbands > BNECK_MAX_PIECES ||
+	    (a->x.loss_model != BNECK_LOSS_WINDOWS && a->x.loss_model != BNECK_LOSS_SERVICE))
+		return bneck_compute(ws, one, n, &a->x, NULL, r);
+	st = calloc(a->nbands, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < a->nbands; j++) {
+		memcpy(st[j], one, sizeof(one));
+		bneck_piece_windows(&st[j][n - 1], &a->band_win[j]);
+		p[j].at_bps = a->band_at_bps[j];
+		p[j].stages = st[j];
+	}
+	err = bneck_compute_pieces(ws, p, a->nbands, n, &a->x, NULL, r, NULL);
+	free(st);
+	return err;
+}
 static int outputs(const struct model_args *a, const struct bneck_result *r,
 		   const struct model_quantiles *qs, double prism_q,
 		   uint32_t prism_states, int ret);
@@ -691,7 +722,6 @@ static int outputs(const struct model_args *a, const struct bneck_result *r,
 /* The solve and every output asked for. */
 static int run(struct model_args *a, struct bneck_ws *ws)
 {
-	struct rxb_stage_inputs st[BNECK_MAX_STAGES];
 	struct model_quantiles qs = { 0 };
 	struct bneck_result r;
 	double prism_q = 0.0;
@@ -700,7 +730,7 @@ static int run(struct model_args *a, struct bneck_ws *ws)
 
 	if (a->cpus > 1)
 		return run_smp(a, ws);
-	err = bneck_compute(ws, st, model_stages(a, st), &a->x, NULL, &r);
+	err = solve(a, ws, &r);
 	if (err)
 		return model_solve_error("bottleneck computation", err);
 	ret = a->has_front ? 0 : model_prism_extras(a, &qs, &prism_q, &prism_states,

@@ -19,6 +19,7 @@
 
 #include "rxb/measure.h"
 #include "solver/bneck.h"
+#include "solver/bneck_pieces.h"
 
 struct json_object;
 
@@ -51,6 +52,15 @@ struct model_args {
 	const char *prism_prefix;
 	const char *plot_path;
 	struct model_live live;
+	/*
+	 * --from-status of a solve with the windows by rate
+	 * (model.windows_by_rate): the pieces' measured rates and stage B's
+	 * windows in each (only the windows fields are used: the rest is
+	 * stage's, options on top included). 0: stage's windows everywhere.
+	 */
+	uint32_t nbands;
+	double band_at_bps[BNECK_MAX_PIECES];
+	struct rxb_stage_inputs band_win[BNECK_MAX_PIECES];
 	uint32_t cpus;			/* --cpus: > 1 selects the SMP net */
 	double balance_per_s;		/* its load balancer's rate */
 };

@@ -181,6 +181,46 @@ static const char *stage_from(const struct json_object *s, struct rxb_stage_inpu
 	return NULL;
 }
 
+/*
+ * The windows by rate (model.windows_by_rate: at_bps increasing, each
+ * with its offcpu_windows); none when absent or fewer than two.
+ * CTL_EXIT_OK or the failure, said.
+ */
+static int bands_from(struct model_args *a, const struct json_object *m, uint16_t port)
+{
+	size_t n = jpath_len(m, "windows_by_rate");
+	char msg[128];
+
+	a->nbands = 0;
+	if (n < 2)
+		return CTL_EXIT_OK;
+	if (n > BNECK_MAX_PIECES) {
+		snprintf(msg, sizeof(msg), "%zu windows_by_rate (at most %d)", n,
+			 BNECK_MAX_PIECES);
+		return live_fail(port, "the daemon's model has %s", msg);
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct json_object *b = jpath_at(m, "windows_by_rate", j);
+		struct rxb_stage_inputs *w = &a->band_win[j];
+		const char *bad;
+
+		memset(w, 0, sizeof(*w));
+		if (!num_in(b, "at_bps", 1, 1e15, &a->band_at_bps[j]) ||
+		    (j && !(a->band_at_bps[j] > a->band_at_bps[j - 1])))
+			bad = "at_bps";
+		else if (!jpath_obj(b, "offcpu_windows"))
+			bad = "offcpu_windows";
+		else
+			bad = windows_from(b, w);
+		if (bad) {
+			snprintf(msg, sizeof(msg), "windows_by_rate[%zu].%s", j, bad);
+			return live_fail(port, "the daemon's model lacks a valid '%s'", msg);
+		}
+	}
+	a->nbands = (uint32_t)n;
+	return CTL_EXIT_OK;
+}
+
 /* The transfer, round model and sweep of the solve; NULL or the bad key. */
 static const char *xfer_from(const struct json_object *m, struct bneck_xfer *x)
 {
@@ -245,6 +285,8 @@ static int from_flow(struct model_args *a, const struct json_object *fl, uint16_
 	if (bad)
 		return live_fail(port, "the daemon's model lacks a valid '%s' (a daemon older "
 				 "than this rxbneckctl?)", bad);
+	if (bands_from(a, m, port))
+		return CTL_EXIT_FAIL;
 	a->min_rate_set = true;
 	a->live.used = true;
 	a->live.port = port;

@@ -148,6 +148,8 @@ static const struct config_key keys[] = {
 		 "Burst rounds: off (a packet lost is a round), measured (loss comes in episodes of the measured size) or windows (as measured, but where loss = windows or service has the windows set the loss, each rate's episode is what a losing window loses)."),
 	ROW_T(model, drain_floor, CONFIG_BOOL, "yes", LIVE,
 	      "loss = service: a rate above the receiver's measured saturated drain is a queue drained at it (the receiver never catches up)."),
+	ROW_T(model, windows_by_rate, CONFIG_BOOL, "yes", LIVE,
+	      "loss = windows or service: solve each rate with the off-CPU windows met at the nearest rate the receiver read at (two rates or more seen), not with all rates' windows mixed."),
 	ROW_ENUM(model, rate_uncertainty, episode_names, "off", LIVE,
 		 "off (the receiver's rate is taken as known) or measured (the rate minimises the time expected over its measured spread)."),
 	ROW_ENUM(model, capacity, capacity_names, "cost", LIVE,

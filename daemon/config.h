@@ -157,6 +157,7 @@ struct rxb_config {
 		bool queue_depth_cost;
 		bool quota_phases;
 		bool drain_floor;
+		bool windows_by_rate;
 		int loss_episodes;	/* 0 off, 1 measured, 2 windows */
 		int rate_uncertainty;	/* 0 off, 1 measured */
 		int capacity;		/* enum capacity_mode: 0 cost, 1 drain */

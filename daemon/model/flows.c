@@ -273,6 +273,7 @@ static struct inputs_env env_of(const struct flows *f, const struct rxb_epoch *e
 		.depth_cost = f->p.depth_cost,
 		.quota_phases = f->p.quota_phases,
 		.drain_floor = f->p.drain_floor,
+		.windows_by_rate = f->p.windows_by_rate,
 		.rate_uncertainty = f->p.rate_uncertainty,
 		.capacity = f->p.capacity,
 		.now_ns = e ? e->end_ns : rxb_mono_ns(),

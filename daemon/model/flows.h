@@ -134,6 +134,17 @@ struct flow_estimate {
 	struct flow_xfer xfer;
 	uint32_t nstages;
 	struct rxb_stage_inputs inputs[BNECK_MAX_STAGES];
+	/*
+	 * [model] windows_by_rate with two bands or more (struct
+	 * inputs.band_b): the pieces solved, each rate with the windows met
+	 * nearest it: their measured rates (bits/s of payload, increasing),
+	 * stage B with each one's windows (the rest as inputs[]), and the
+	 * piece the rate was chosen in. nbands 0: inputs[] at every rate.
+	 */
+	uint32_t nbands;
+	uint32_t band_chosen;
+	double band_at_bps[LEARN_BANDS];
+	struct rxb_stage_inputs band_b[LEARN_BANDS];
 	struct bneck_result res;	/* res.curve is not kept (NULL) */
 	/*
 	 * With predicted off-CPU windows: the solve for a sender that pauses
@@ -234,6 +245,7 @@ struct flows_params {
 	bool depth_cost;		/* [model] queue_depth_cost */
 	bool quota_phases;		/* [model] quota_phases */
 	bool drain_floor;		/* [model] drain_floor */
+	bool windows_by_rate;		/* [model] windows_by_rate */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
 	enum capacity_mode capacity;	/* [model] capacity */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */
@@ -271,6 +283,8 @@ struct flows {
 	struct flows_params p;
 	struct flows_ops ops;
 	struct bneck_ws ws;
+	/* A solve's pieces' stages (flows_model.c), scratch. */
+	struct rxb_stage_inputs piece_st[LEARN_BANDS][BNECK_MAX_STAGES];
 	struct ctmc_opts copts;
 	struct learn_disk disk;
 	int n;

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "daemon/model/flows_int.h"
+#include "solver/bneck_pieces.h"
 #include "solver/offwin.h"
 
 /* A solve whose error bounds exceed this is trusted less. */
@@ -367,6 +368,36 @@ static bool has_vacations(const struct inputs *in)
 	return false;
 }
 
+/* Whether the solve takes the windows by rate (struct inputs.band_b). */
+static bool bands_used(const struct flows *f, const struct flow *fl)
+{
+	return f->p.windows_by_rate && fl->inputs.nbands >= 2 &&
+	       (f->p.loss_model == BNECK_LOSS_WINDOWS || f->p.loss_model == BNECK_LOSS_SERVICE);
+}
+
+/*
+ * bneck_compute() with fl->inputs, over the bands' pieces where they are
+ * used (*@chosen: the piece of the rate; 0 otherwise).
+ */
+static int solve(struct flows *f, const struct flow *fl, const struct bneck_xfer *x,
+		 struct bneck_result *out, uint32_t *chosen)
+{
+	uint32_t ns = fl->inputs.nstages, n = fl->inputs.nbands;
+	struct bneck_piece p[LEARN_BANDS];
+
+	_Static_assert(LEARN_BANDS <= BNECK_MAX_PIECES, "a band per piece");
+	*chosen = 0;
+	if (!bands_used(f, fl))
+		return bneck_compute(&f->ws, fl->inputs.stages, ns, x, &f->copts, out);
+	for (uint32_t j = 0; j < n; j++) {
+		memcpy(f->piece_st[j], fl->inputs.stages, ns * sizeof(f->piece_st[j][0]));
+		f->piece_st[j][ns - 1] = fl->inputs.band_b[j];
+		p[j].at_bps = fl->inputs.band_at_pps[j] * x->payload_bytes * 8;
+		p[j].stages = f->piece_st[j];
+	}
+	return bneck_compute_pieces(&f->ws, p, n, ns, x, &f->copts, out, chosen);
+}
+
 /*
  * The rate for a sender that obeys PAUSE (docs/pause.md, PROTOCOL.md §6.3): it
  * is silent in the part of each window the queue cannot absorb, so the
@@ -376,13 +407,13 @@ static bool has_vacations(const struct inputs *in)
 static bool solve_between(struct flows *f, const struct flow *fl, struct bneck_xfer x,
 			  struct bneck_result *out)
 {
+	uint32_t chosen;
 	int err;
 
 	if (!has_vacations(&fl->inputs))
 		return false;
 	x.obey_pauses = true;
-	err = bneck_compute(&f->ws, fl->inputs.stages, fl->inputs.nstages, &x,
-			    &f->copts, out);
+	err = solve(f, fl, &x, out, &chosen);
 	if (err || !(isfinite(out->rate_bps) && out->rate_bps > 0 &&
 		     out->loss >= 0 && out->loss <= 1 && isfinite(out->time_s))) {
 		rxb_debug("flow %u: no rate between pauses: %s", fl->port,
@@ -435,8 +466,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 	memset(&est, 0, sizeof(est));
 	m->solves++;
 	est.has_between = solve_between(f, fl, x, &est.between);
-	err = bneck_compute(&f->ws, fl->inputs.stages, fl->inputs.nstages, &x,
-			    &f->copts, &est.res);
+	err = solve(f, fl, &x, &est.res, &est.band_chosen);
 	if (!err && !(isfinite(est.res.rate_bps) && est.res.rate_bps > 0 &&
 		      est.res.loss >= 0 && est.res.loss <= 1 &&
 		      isfinite(est.res.time_s)))
@@ -460,6 +490,13 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 	est.xfer = m->xfer;
 	est.nstages = fl->inputs.nstages;
 	memcpy(est.inputs, fl->inputs.stages, sizeof(est.inputs));
+	if (bands_used(f, fl)) {
+		est.nbands = fl->inputs.nbands;
+		for (uint32_t j = 0; j < est.nbands; j++) {
+			est.band_at_bps[j] = fl->inputs.band_at_pps[j] * x.payload_bytes * 8;
+			est.band_b[j] = fl->inputs.band_b[j];
+		}
+	}
 	est.res.curve = NULL;	/* lives in the shared workspace */
 	est.n_resend = est.res.breakdown.n_resend;
 	est.confidence = solved_confidence(fl, &est.res);
@@ -490,6 +527,10 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
  *    SOLVE_MOVED_TASKS, the vacations, windows, spread or quota phases by
  *    SOLVE_MOVED_REL: solve once the solver is back within
  *    SOLVE_CPU_SHARE of one CPU (the last solve's time / share since it);
+ *  - the windows by rate (struct flow_estimate.nbands) came, went or
+ *    changed in number: solve now; a band's rate moved by
+ *    SOLVE_MOVED_REL: as a moved rate (a band's own windows move the
+ *    windows of all rates with them: as moved windows);
  *  - otherwise solve every SOLVE_REFRESH_NS.
  * Time is the epochs' clock, so a replayed or simulated run decides alike.
  */
@@ -634,6 +675,21 @@ static bool solver_within_share(const struct flow_estimate *g, uint64_t since_ns
 	return since_ns >= g->solve_ms * 1e6 / cpu_share;
 }
 
+/* The bands of a solve against the flow's now (see flows_model_due()). */
+static enum solve_need bands_moved(const struct flows *f, const struct flow *fl,
+				   const struct flow_estimate *g)
+{
+	uint32_t n = bands_used(f, fl) ? fl->inputs.nbands : 0;
+	double bytes = g->xfer.payload_bytes * 8;
+
+	if (n != g->nbands)
+		return SOLVE_NOW;
+	for (uint32_t j = 0; j < n; j++)
+		if (moved_rel(fl->inputs.band_at_pps[j] * bytes, g->band_at_bps[j]))
+			return SOLVE_MOVED;
+	return SOLVE_NOT;
+}
+
 /* The same transfer as far as the solver is concerned. */
 static bool xfer_same(const struct flow_xfer *a, const struct flow_xfer *b)
 {
@@ -660,6 +716,12 @@ bool flows_model_due(const struct flows *f, const struct flow *fl,
 		enum solve_need s = stage_moved(&fl->inputs.stages[i], &g->inputs[i],
 						f->p.loss_model == BNECK_LOSS_WINDOWS ||
 						f->p.loss_model == BNECK_LOSS_SERVICE);
+
+		if (s > need)
+			need = s;
+	}
+	if (need != SOLVE_NOW) {
+		enum solve_need s = bands_moved(f, fl, g);
 
 		if (s > need)
 			need = s;

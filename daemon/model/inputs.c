@@ -319,12 +319,12 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	/* The off-CPU windows as learned over the epochs the receiver received
 	 * in, not the last epoch's alone: a transfer that starts after idle
 	 * epochs meets the windows the receiver met while it last received. */
-	b->offcpu_per_s = learn_offcpu(l, b->offcpu_hist, &b->offcpu_gap_s,
+	b->offcpu_per_s = learn_offcpu(&l->win, b->offcpu_hist, &b->offcpu_gap_s,
 				       b->wake_hist, &b->wake_per_s);
-	learn_offcpu_moments(l, b->offcpu_mean_s, b->offcpu_sd_s, b->wake_mean_s,
+	learn_offcpu_moments(&l->win, b->offcpu_mean_s, b->offcpu_sd_s, b->wake_mean_s,
 			     b->wake_sd_s);
-	b->wake_max_s = learn_wake_max_s(l);
-	b->windows_seen_pps = learn_windows_seen_pps(l);
+	b->wake_max_s = learn_wake_max_s(&l->win);
+	b->windows_seen_pps = learn_windows_seen_pps(&l->win);
 	queue_b(l, src, b);
 	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
 	    b->pkts_per_wakeup.src == VALUE_MISSING ||
@@ -541,6 +541,43 @@ double inputs_tcp_advise(struct inputs_tcp *t, double payload_bytes)
 	return t->drain_bps;
 }
 
+/* Stage B's windows fields from @w. */
+static void windows_to_stage(const struct learn_win *w, struct rxb_stage_inputs *in)
+{
+	in->offcpu_per_s = learn_offcpu(w, in->offcpu_hist, &in->offcpu_gap_s, in->wake_hist,
+					&in->wake_per_s);
+	learn_offcpu_moments(w, in->offcpu_mean_s, in->offcpu_sd_s, in->wake_mean_s,
+			     in->wake_sd_s);
+	in->wake_max_s = learn_wake_max_s(w);
+	in->windows_seen_pps = learn_windows_seen_pps(w);
+}
+
+/*
+ * Stage B once per band that stands for its rates, with that band's
+ * windows (struct inputs.band_b). Two bands of one read rate would make
+ * an empty piece: the later is left out.
+ */
+static void compute_bands(const struct learn *l, struct inputs *out)
+{
+	int idx[LEARN_BANDS];
+	int n = learn_bands_live(l, inputs_receiver_load(&out->b), idx);
+	uint32_t m = 0;
+
+	if (n < 2 || !out->nstages)
+		return;
+	for (int i = 0; i < n; i++) {
+		const struct learn_win *w = &l->band[idx[i]].w;
+		double pps = learn_win_read_pps(w);
+
+		if (m && !(pps > out->band_at_pps[m - 1]))
+			continue;
+		out->band_b[m] = out->stages[out->nstages - 1];
+		windows_to_stage(w, &out->band_b[m]);
+		out->band_at_pps[m++] = pps;
+	}
+	out->nbands = m >= 2 ? m : 0;
+}
+
 void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16_t port,
 		    const struct rxb_epoch *e, const struct inputs_env *env,
 		    struct inputs *out)
@@ -584,6 +621,8 @@ void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16
 			 out->a.pkts_per_poll.src == VALUE_MISSING ?
 			 out->a.pkts_per_poll.why : out->a.queue_pkts.why);
 	out->confidence = input_confidence(out, e, l);
+	if (env->windows_by_rate)
+		compute_bands(l, out);
 }
 
 void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port,
@@ -592,4 +631,8 @@ void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port
 {
 	learn_epoch(l, port, e, dt_s, env->irq_in_task_time, env->now_ns);
 	inputs_compute(l, disk, port, e, env, out);
+	/* The band this epoch fed is at this load: it counts from now. */
+	learn_band_load(l, inputs_receiver_load(&out->b));
+	if (env->windows_by_rate && out->b.present)
+		compute_bands(l, out);
 }

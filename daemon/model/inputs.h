@@ -194,6 +194,16 @@ struct inputs {
 	struct inputs_tcp tcp;	/* with nstages == 0: the TCP drain rate */
 	uint32_t nstages;	/* 0: not modelled (see why) */
 	struct rxb_stage_inputs stages[2];	/* path order: A then B */
+	/*
+	 * Stage B with the windows of each band that stands for its rates
+	 * now (learn_bands_live()), in increasing read rate (band_at_pps,
+	 * packets per second of receiving): the solve's pieces
+	 * (solver/bneck_pieces.h), with [model] windows_by_rate. 0 when
+	 * fewer than two bands do: stages[] then holds at every rate.
+	 */
+	uint32_t nbands;
+	double band_at_pps[LEARN_BANDS];
+	struct rxb_stage_inputs band_b[LEARN_BANDS];
 	bool no_traffic;	/* costs not measured since the daemon started */
 	uint16_t confidence;	/* per mille, before the solve */
 	char why[224];		/* why nstages == 0 or what is approximate */
@@ -215,6 +225,7 @@ struct inputs_env {
 					 * drain, where usable, into stage B */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured:
 					 * rate_rel_sd into the solve */
+	bool windows_by_rate;		/* [model] windows_by_rate: the bands */
 	enum capacity_mode capacity;	/* [model] capacity */
 	uint64_t now_ns;		/* CLOCK_MONOTONIC at the epoch's end */
 };

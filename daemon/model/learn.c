@@ -15,6 +15,7 @@ void learn_init(struct learn *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->origin = VALUE_MISSING;
+	l->band_fed = -1;
 	cost_fit_init(&l->cost);
 }
 
@@ -376,69 +377,164 @@ static double active_s(const struct rxb_sock_meas *s, const struct rxb_epoch *e)
 }
 
 /*
- * The off-CPU windows of an epoch with traffic, when the scheduler probe
- * saw its receivers (@s->receivers_valid); decay alone otherwise, which
- * keeps the rates as they were.
+ * Fold an epoch's windows into @w after decaying it by @k: @s's, when the
+ * scheduler probe saw its receivers in @act_s seconds of receiving; none
+ * (@s NULL): decay alone, which keeps the rates as they were.
  */
-static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
-			  const struct rxb_epoch *e, double k)
+static void win_fold(struct learn_win *w, const struct rxb_sock_meas *s, double act_s,
+		     double k)
 {
-	bool seen = s && s->receivers_valid && e && e->end_ns > e->start_ns;
 	double n;
 
-	n = hist_fold(l->offcpu_hist, &l->offcpu_sums, seen ? s->offcpu_hist : NULL,
-		      seen ? &s->offcpu_sums : NULL, k);
-	hist_fold(l->wake_hist, &l->wake_sums, seen ? s->wake_hist : NULL,
-		  seen ? &s->wake_sums : NULL, k);
-	ewma_max_add(&l->wake_max_ns, k, seen ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
-	l->offcpu_s *= k;
-	if (seen) {
-		double act_s = active_s(s, e);
-
-		l->offcpu_s += act_s;
-		ewma_max_add(&l->windows_seen_pps, k, (double)s->pkts_out / act_s,
-			     LEARN_WAKE_MAX_MIN_W);
+	n = hist_fold(w->offcpu_hist, &w->offcpu_sums, s ? s->offcpu_hist : NULL,
+		      s ? &s->offcpu_sums : NULL, k);
+	hist_fold(w->wake_hist, &w->wake_sums, s ? s->wake_hist : NULL,
+		  s ? &s->wake_sums : NULL, k);
+	ewma_max_add(&w->wake_max_ns, k, s ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
+	w->offcpu_s *= k;
+	w->pkts *= k;
+	if (s) {
+		w->offcpu_s += act_s;
+		w->pkts += (double)s->pkts_out;
 	}
-	if (seen && n > 0 && s->run_before_preempt_ns > 0 &&
-	    isfinite(s->run_before_preempt_ns))
-		ewma_ratio_add(&l->offcpu_gap_ns, k, s->run_before_preempt_ns * n, n, 1.0);
+	/* Not decayed without windows: kept through idle epochs as they are. */
+	if (s)
+		ewma_max_add(&w->seen_pps, k, (double)s->pkts_out / act_s,
+			     LEARN_WAKE_MAX_MIN_W);
+	if (s && n > 0 && s->run_before_preempt_ns > 0 && isfinite(s->run_before_preempt_ns))
+		ewma_ratio_add(&w->offcpu_gap_ns, k, s->run_before_preempt_ns * n, n, 1.0);
 	else
-		ewma_ratio_add(&l->offcpu_gap_ns, k, 0, 0, 1.0);
+		ewma_ratio_add(&w->offcpu_gap_ns, k, 0, 0, 1.0);
 }
 
-double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
+/* The band an epoch read at @pps feeds: its own, a free one, or the stalest. */
+static int band_for(struct learn *l, int32_t key)
+{
+	int pick = 0;
+
+	for (int i = 0; i < LEARN_BANDS; i++) {
+		const struct learn_band *b = &l->band[i];
+
+		if (b->last_ns && b->key == key)
+			return i;
+		if (b->last_ns < l->band[pick].last_ns)
+			pick = i;
+	}
+	return pick;
+}
+
+/* Feed the epoch's windows to the band of its read rate @pps. */
+static void band_feed(struct learn *l, const struct rxb_sock_meas *s, double act_s,
+		      double pps, uint64_t now_ns)
+{
+	int32_t key = (int32_t)floor(log(pps) / log(LEARN_BAND_STEP));
+	int i = band_for(l, key);
+	struct learn_band *b = &l->band[i];
+	double k = 1.0;
+
+	if (!b->last_ns || b->key != key) {
+		memset(b, 0, sizeof(*b));
+		b->key = key;
+		b->load = NAN;
+	} else if (now_ns > b->last_ns) {
+		k = ewma_decay((double)(now_ns - b->last_ns) / 1e9, LEARN_TAU_S);
+	}
+	win_fold(&b->w, s, act_s, k);
+	b->fed_s += act_s;
+	b->last_ns = now_ns ? now_ns : 1;
+	l->band_fed = i;
+}
+
+/*
+ * The off-CPU windows of an epoch with traffic, when the scheduler probe
+ * saw its receivers (@s->receivers_valid), into all of them and its
+ * rate's band; decay alone otherwise.
+ */
+static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
+			  const struct rxb_epoch *e, double k, uint64_t now_ns)
+{
+	bool seen = s && s->receivers_valid && e && e->end_ns > e->start_ns;
+	double act_s = seen ? active_s(s, e) : 0;
+
+	l->band_fed = -1;
+	win_fold(&l->win, seen ? s : NULL, act_s, k);
+	if (seen && act_s > 0 && s->pkts_out > 0)
+		band_feed(l, s, act_s, (double)s->pkts_out / act_s, now_ns);
+}
+
+double learn_offcpu(const struct learn_win *w, double *hist, double *gap_s,
 		    double *wake_hist, double *wake_per_s)
 {
-	double n = 0, w = 0, gap = ewma_ratio_value(&l->offcpu_gap_ns);
+	double n = 0, c = 0, gap = ewma_ratio_value(&w->offcpu_gap_ns);
 
 	for (int r = 0; r < RXB_OFFCPU_SLOTS; r++) {
-		hist[r] = l->offcpu_hist[r];
-		wake_hist[r] = l->wake_hist[r];
+		hist[r] = w->offcpu_hist[r];
+		wake_hist[r] = w->wake_hist[r];
 		n += hist[r];
-		w += wake_hist[r];
+		c += wake_hist[r];
 	}
 	*gap_s = n > 0 && gap > 0 ? gap / 1e9 : 0;
-	*wake_per_s = l->offcpu_s > 0 ? w / l->offcpu_s : 0;
-	return l->offcpu_s > 0 ? n / l->offcpu_s : 0;
+	*wake_per_s = w->offcpu_s > 0 ? c / w->offcpu_s : 0;
+	return w->offcpu_s > 0 ? n / w->offcpu_s : 0;
 }
 
-void learn_offcpu_moments(const struct learn *l, double *mean_s, double *sd_s,
+void learn_offcpu_moments(const struct learn_win *w, double *mean_s, double *sd_s,
 			  double *wake_mean_s, double *wake_sd_s)
 {
-	offwin_slot_moments(l->offcpu_hist, l->offcpu_sums.sum_s, l->offcpu_sums.sq_s2,
+	offwin_slot_moments(w->offcpu_hist, w->offcpu_sums.sum_s, w->offcpu_sums.sq_s2,
 			    RXB_OFFCPU_SLOTS, mean_s, sd_s);
-	offwin_slot_moments(l->wake_hist, l->wake_sums.sum_s, l->wake_sums.sq_s2,
+	offwin_slot_moments(w->wake_hist, w->wake_sums.sum_s, w->wake_sums.sq_s2,
 			    RXB_OFFCPU_SLOTS, wake_mean_s, wake_sd_s);
 }
 
-double learn_windows_seen_pps(const struct learn *l)
+double learn_windows_seen_pps(const struct learn_win *w)
 {
-	return ewma_max_value(&l->windows_seen_pps);
+	return ewma_max_value(&w->seen_pps);
 }
 
-double learn_wake_max_s(const struct learn *l)
+double learn_wake_max_s(const struct learn_win *w)
 {
-	return ewma_max_value(&l->wake_max_ns) / 1e9;
+	return ewma_max_value(&w->wake_max_ns) / 1e9;
+}
+
+double learn_win_read_pps(const struct learn_win *w)
+{
+	return w->offcpu_s > 0 ? w->pkts / w->offcpu_s : 0;
+}
+
+static bool band_live(const struct learn *l, const struct learn_band *b, double load)
+{
+	return b->last_ns && b->fed_s >= LEARN_BAND_MIN_S &&
+	       b->last_ns + (uint64_t)(LEARN_BAND_KEEP_S * 1e9) >= l->last_traffic_ns &&
+	       fabs(b->load - load) < LEARN_BAND_LOAD_TASKS &&
+	       learn_win_read_pps(&b->w) > 0;
+}
+
+int learn_bands_live(const struct learn *l, double load, int *idx)
+{
+	int n = 0;
+
+	for (int i = 0; i < LEARN_BANDS; i++) {
+		double pps = learn_win_read_pps(&l->band[i].w);
+		int j = n;
+
+		if (!band_live(l, &l->band[i], load))
+			continue;
+		/* Insertion by read rate: at most LEARN_BANDS of them. */
+		while (j > 0 && learn_win_read_pps(&l->band[idx[j - 1]].w) > pps) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+		n++;
+	}
+	return n;
+}
+
+void learn_band_load(struct learn *l, double load)
+{
+	if (l->band_fed >= 0 && l->band_fed < LEARN_BANDS)
+		l->band[l->band_fed].load = load;
 }
 
 double learn_episode_pkts(const struct learn *l)
@@ -469,7 +565,7 @@ static void learn_decay(struct learn *l, double k)
 	cost_fit_decay(&l->cost, k);
 	busy_decay(&l->busy, k);
 	drain_decay(&l->drain, k);
-	learn_windows(l, NULL, NULL, k);
+	learn_windows(l, NULL, NULL, k, 0);
 }
 
 /*
@@ -488,6 +584,7 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 	double k = ewma_decay(dt_s, LEARN_TAU_S);
 
+	l->band_fed = -1;
 	learn_episodes(l, s, k, e->seq);
 	if (net_unsampled(e)) {
 		/*
@@ -509,7 +606,7 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 		else
 			learn_stage_b(l, s, e, k);
 		learn_irq(l, s, e, k);
-		learn_windows(l, s, e, k);
+		learn_windows(l, s, e, k, now_ns);
 		/*
 		 * The drain is wall time behind a backlog, interrupts and all:
 		 * the epoch as measured, not its receiver's own share.

@@ -41,6 +41,50 @@
 #define LEARN_WAKE_MAX_MIN_W	0.05
 
 /*
+ * Off-CPU windows learned over epochs with traffic: the scheduler probe's
+ * log2-ns counts of the windows after a preemption and of the waits for
+ * the CPU after a wake-up, with their lengths' sums.
+ */
+struct learn_win {
+	double offcpu_hist[RXB_OFFCPU_SLOTS];
+	double wake_hist[RXB_OFFCPU_SLOTS];
+	struct rxb_win_sums offcpu_sums, wake_sums;	/* their lengths, decayed alike */
+	struct ewma_max wake_max_ns;		/* their longest, same epochs */
+	double offcpu_s;			/* decayed seconds of traffic they came from */
+	double pkts;				/* decayed packets read in them */
+	struct ewma_max seen_pps;		/* the fastest reads per second of
+						 * receiving in those epochs */
+	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
+						 * window after one */
+};
+
+/*
+ * The windows by the rate the receiver read at (packets per second of
+ * receiving in the epoch): a receiver with little to do sleeps and is woken
+ * often, one with more is woken less and waits longer (bneck_pieces.h).
+ * An epoch feeds the band of its read rate, in steps of LEARN_BAND_STEP;
+ * a band decays over the time between its own epochs, so traffic at other
+ * rates leaves it as it was. A band stands for its rates while it was fed
+ * within LEARN_BAND_KEEP_S of the flow's last traffic, for
+ * LEARN_BAND_MIN_S of receiving at least, at the receiver load of the
+ * present (within LEARN_BAND_LOAD_TASKS). With LEARN_BANDS in use, a new
+ * rate takes the band fed longest ago.
+ */
+#define LEARN_BANDS		12
+#define LEARN_BAND_STEP		1.0905077326652577	/* 2^(1/8) */
+#define LEARN_BAND_KEEP_S	120.0
+#define LEARN_BAND_MIN_S	0.1
+#define LEARN_BAND_LOAD_TASKS	0.5
+
+struct learn_band {
+	struct learn_win w;
+	int32_t key;		/* floor(log(read pps) / log(LEARN_BAND_STEP)) */
+	double fed_s;		/* seconds of receiving fed, not decayed */
+	double load;		/* #C + #I when last fed, NaN unknown */
+	uint64_t last_ns;	/* CLOCK_MONOTONIC of its last epoch, 0 = unused */
+};
+
+/*
  * Where a flow's costs come from before its own packets were measured
  * (daemon/model/prior.h). Its own measurements, and this port's costs
  * from an earlier run (origin VALUE_HISTORY), are LEARN_PRIOR_NONE.
@@ -71,22 +115,15 @@ struct learn {
 	struct ewma_ratio irq_ns_per_pkt;	/* NET_RX softirq ns on the
 						 * receiver's CPUs / pkts_in */
 	/*
-	 * The receiver's off-CPU windows while it received (the scheduler
-	 * probe's log2-ns counts: windows after a preemption, waits for the
-	 * CPU after a wake-up), decayed like the costs over the epochs with
-	 * traffic and kept in between: an idle receiver is blocked, and its
-	 * windows then say nothing about the next transfer's.
+	 * The receiver's off-CPU windows while it received, decayed like the
+	 * costs over the epochs with traffic and kept in between: an idle
+	 * receiver is blocked, and its windows then say nothing about the
+	 * next transfer's. All of them (win), and by the rate they were met
+	 * at (band): see struct learn_band.
 	 */
-	double offcpu_hist[RXB_OFFCPU_SLOTS];
-	double wake_hist[RXB_OFFCPU_SLOTS];
-	struct rxb_win_sums offcpu_sums, wake_sums;	/* their lengths, decayed alike */
-	struct ewma_max wake_max_ns;		/* their longest, same epochs */
-	double offcpu_s;			/* decayed seconds of traffic they came from */
-	struct ewma_max windows_seen_pps;	/* the fastest reads per second of
-						 * receiving in those epochs; kept
-						 * through idle ones as the windows are */
-	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
-						 * window after one */
+	struct learn_win win;
+	struct learn_band band[LEARN_BANDS];
+	int band_fed;				/* the band this epoch fed, -1 none */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
 	double episode_hist[RXB_EPISODE_BUCKETS];
 	double episodes_w;			/* their decayed count */
@@ -135,34 +172,48 @@ void learn_disk_init(struct learn_disk *d);
 double learn_episode_pkts(const struct learn *l);
 
 /*
- * The off-CPU windows @l has learned: after a preemption, per second of
+ * The off-CPU windows @w holds: after a preemption, per second of
  * receiving, their histogram (decayed counts) in @hist and in *@gap_s the
  * mean run a preemption ended (0 when unknown); likewise the waits after
  * a wake-up (@wake_hist, *@wake_per_s). All 0 before the first epoch with
  * traffic the scheduler probe saw.
  */
-double learn_offcpu(const struct learn *l, double *hist, double *gap_s,
+double learn_offcpu(const struct learn_win *w, double *hist, double *gap_s,
 		    double *wake_hist, double *wake_per_s);
 
 /*
  * Each slot's mean and standard deviation, seconds, of the windows after
  * a preemption (@mean_s, @sd_s) and of the waits after a wake-up
- * (@wake_mean_s, @wake_sd_s) @l has learned; 0 where a slot is empty.
+ * (@wake_mean_s, @wake_sd_s) @w holds; 0 where a slot is empty.
  */
-void learn_offcpu_moments(const struct learn *l, double *mean_s, double *sd_s,
+void learn_offcpu_moments(const struct learn_win *w, double *mean_s, double *sd_s,
 			  double *wake_mean_s, double *wake_sd_s);
 
 /*
  * The fastest reads, packets per second of receiving, of the epochs
  * whose windows still weigh in (LEARN_WAKE_MAX_MIN_W); 0 when unknown.
  */
-double learn_windows_seen_pps(const struct learn *l);
+double learn_windows_seen_pps(const struct learn_win *w);
 
 /*
  * The longest of those waits after a wake-up, in the epochs whose waits
  * still weigh in the histogram (LEARN_WAKE_MAX_MIN_W); 0 when unknown.
  */
-double learn_wake_max_s(const struct learn *l);
+double learn_wake_max_s(const struct learn_win *w);
+
+/* The mean read rate of @w's epochs, packets per second of receiving; 0 unknown. */
+double learn_win_read_pps(const struct learn_win *w);
+
+/*
+ * The bands of @l that stand for their rates now (struct learn_band), at
+ * the receiver load @load (NaN: unknown, no band does): their indices
+ * into @l->band in increasing read rate, at most LEARN_BANDS; returns how
+ * many.
+ */
+int learn_bands_live(const struct learn *l, double load, int *idx);
+
+/* The receiver load @load (#C + #I) the band this epoch fed was fed at. */
+void learn_band_load(struct learn *l, double load);
 
 /* Fold one epoch's disk measurement into @d. */
 void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double dt_s);

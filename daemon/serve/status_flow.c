@@ -12,6 +12,7 @@
 #include "daemon/daemon.h"
 #include "daemon/serve/status.h"
 #include "daemon/serve/status_outcome.h"
+#include "solver/bneck_pieces.h"
 #include "solver/offwin.h"
 
 static const char *const rate_flag_names[STATUS_FLOW_RATE_FLAGS] = {
@@ -244,6 +245,51 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_obj_end(w);
 }
 
+/* A solve's stage's windows (offcpu_json()). */
+static void stage_offcpu_json(struct json_writer *w, const struct rxb_stage_inputs *in)
+{
+	offcpu_json(w, &(struct windows_doc){
+		.per_s = in->offcpu_per_s, .gap_s = in->offcpu_gap_s,
+		.hist = in->offcpu_hist, .mean_s = in->offcpu_mean_s,
+		.sd_s = in->offcpu_sd_s, .wake_per_s = in->wake_per_s,
+		.wake_hist = in->wake_hist, .wake_mean_s = in->wake_mean_s,
+		.wake_sd_s = in->wake_sd_s, .wake_max_s = in->wake_max_s,
+		.seen_pps = in->windows_seen_pps,
+	});
+}
+
+/*
+ * The pieces of a solve with the windows by rate (struct
+ * flow_estimate.nbands): each one's measured rate, the rates it covered
+ * (solver/bneck_pieces.h), whether the rate was chosen in it, and stage
+ * B's windows there; an empty array when the solve had one set.
+ */
+static void bands_json(struct json_writer *w, const struct flow_estimate *g)
+{
+	struct bneck_piece p[LEARN_BANDS];
+	struct bneck_xfer x = {
+		.min_rate_bps = g->xfer.min_rate_bps, .line_rate_bps = g->xfer.line_rate_bps,
+	};
+
+	json_arr_begin(w, "windows_by_rate");
+	for (uint32_t j = 0; j < g->nbands && j < LEARN_BANDS; j++)
+		p[j] = (struct bneck_piece){ .at_bps = g->band_at_bps[j], .stages = &g->band_b[j] };
+	for (uint32_t j = 0; j < g->nbands && j < LEARN_BANDS; j++) {
+		double lo, hi;
+
+		if (!bneck_piece_range(p, g->nbands, j, &x, &lo, &hi))
+			lo = hi = NAN;
+		json_obj_begin(w, NULL);
+		json_double(w, "at_bps", g->band_at_bps[j]);
+		json_double(w, "from_bps", lo);
+		json_double(w, "to_bps", hi);
+		json_bool(w, "chosen", j == g->band_chosen);
+		stage_offcpu_json(w, &g->band_b[j]);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+}
+
 static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 		       const struct bneck_stage *st)
 {
@@ -270,14 +316,7 @@ static void stage_json(struct json_writer *w, const struct rxb_stage_inputs *in,
 	json_double(w, "vacation_us", in->vacation_s * 1e6);
 	json_double(w, "vacation_period_us", in->vacation_period_s * 1e6);
 	if (!in->load_independent)
-		offcpu_json(w, &(struct windows_doc){
-			.per_s = in->offcpu_per_s, .gap_s = in->offcpu_gap_s,
-			.hist = in->offcpu_hist, .mean_s = in->offcpu_mean_s,
-			.sd_s = in->offcpu_sd_s, .wake_per_s = in->wake_per_s,
-			.wake_hist = in->wake_hist, .wake_mean_s = in->wake_mean_s,
-			.wake_sd_s = in->wake_sd_s, .wake_max_s = in->wake_max_s,
-			.seen_pps = in->windows_seen_pps,
-		});
+		stage_offcpu_json(w, in);
 	if (!in->load_independent)
 		collect_json_quota(w, "quota_phases", in->quota_period_s, in->quota_slow_s,
 				   in->quota_slow_share, in->quota_fast_share);
@@ -336,6 +375,7 @@ static void model_json(struct json_writer *w, const struct flow_model *m,
 	for (uint32_t i = 0; i < g->nstages && i < BNECK_MAX_STAGES; i++)
 		stage_json(w, &g->inputs[i], &g->res.stage[i]);
 	json_arr_end(w);
+	bands_json(w, g);
 	json_obj_end(w);
 }
 

@@ -76,6 +76,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.loss, 2);	/* service */
 	assert_int_equal(c.model.rate_uncertainty, 0);	/* off */
 	assert_true(c.model.drain_floor);
+	assert_true(c.model.windows_by_rate);
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_COST);
 	assert_false(c.model.queue_depth_cost);
 	assert_true(c.model.quota_phases);
@@ -254,6 +255,7 @@ static void test_every_key_set(void **state)
 		"queue_depth_cost = yes\n"
 		"quota_phases = no\n"
 		"drain_floor = no\n"
+		"windows_by_rate = no\n"
 		"loss_episodes = off\n"
 		"rate_uncertainty = measured\n"
 		"loss = windows\n"
@@ -354,6 +356,7 @@ static void test_every_key_set(void **state)
 	assert_true(c.model.queue_depth_cost);
 	assert_false(c.model.quota_phases);
 	assert_false(c.model.drain_floor);
+	assert_false(c.model.windows_by_rate);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");
 	assert_true(c.control.output_queue_bytes == 1048576);

@@ -554,7 +554,7 @@ static void windows_to_stage(const struct learn_win *w, struct rxb_stage_inputs 
 
 /*
  * Stage B once per band that stands for its rates, with that band's
- * windows (struct inputs.band_b). Two bands of one read rate would make
+ * windows (struct inputs.band_b). Two bands of one arrival rate would make
  * an empty piece: the later is left out.
  */
 static void compute_bands(const struct learn *l, struct inputs *out)
@@ -567,7 +567,7 @@ static void compute_bands(const struct learn *l, struct inputs *out)
 		return;
 	for (int i = 0; i < n; i++) {
 		const struct learn_win *w = &l->band[idx[i]].w;
-		double pps = learn_win_read_pps(w);
+		double pps = learn_win_arrival_pps(w);
 
 		if (m && !(pps > out->band_at_pps[m - 1]))
 			continue;

@@ -196,7 +196,7 @@ struct inputs {
 	struct rxb_stage_inputs stages[2];	/* path order: A then B */
 	/*
 	 * Stage B with the windows of each band that stands for its rates
-	 * now (learn_bands_live()), in increasing read rate (band_at_pps,
+	 * now (learn_bands_live()), in increasing arrival rate (band_at_pps,
 	 * packets per second of receiving): the solve's pieces
 	 * (solver/bneck_pieces.h), with [model] windows_by_rate. 0 when
 	 * fewer than two bands do: stages[] then holds at every rate.

@@ -377,6 +377,16 @@ static double active_s(const struct rxb_sock_meas *s, const struct rxb_epoch *e)
 }
 
 /*
+ * The packets that arrived at @s's sockets: what the sender sent them,
+ * read or dropped. Not those read: a receiver overrun reads at its drain
+ * whatever arrives, and its windows then are those of the rate sent.
+ */
+static uint64_t arrivals(const struct rxb_sock_meas *s)
+{
+	return s->pkts_in ? s->pkts_in : s->pkts_out;
+}
+
+/*
  * Fold an epoch's windows into @w after decaying it by @k: @s's, when the
  * scheduler probe saw its receivers in @act_s seconds of receiving; none
  * (@s NULL): decay alone, which keeps the rates as they were.
@@ -392,10 +402,10 @@ static void win_fold(struct learn_win *w, const struct rxb_sock_meas *s, double 
 		  s ? &s->wake_sums : NULL, k);
 	ewma_max_add(&w->wake_max_ns, k, s ? s->wake_max_ns : 0, LEARN_WAKE_MAX_MIN_W);
 	w->offcpu_s *= k;
-	w->pkts *= k;
+	w->arrived *= k;
 	if (s) {
 		w->offcpu_s += act_s;
-		w->pkts += (double)s->pkts_out;
+		w->arrived += (double)arrivals(s);
 	}
 	/* Not decayed without windows: kept through idle epochs as they are. */
 	if (s)
@@ -407,7 +417,7 @@ static void win_fold(struct learn_win *w, const struct rxb_sock_meas *s, double 
 		ewma_ratio_add(&w->offcpu_gap_ns, k, 0, 0, 1.0);
 }
 
-/* The band an epoch read at @pps feeds: its own, a free one, or the stalest. */
+/* The band of key @key: its own, a free one, or the one fed longest ago. */
 static int band_for(struct learn *l, int32_t key)
 {
 	int pick = 0;
@@ -423,7 +433,7 @@ static int band_for(struct learn *l, int32_t key)
 	return pick;
 }
 
-/* Feed the epoch's windows to the band of its read rate @pps. */
+/* Feed the epoch's windows to the band of its arrival rate @pps. */
 static void band_feed(struct learn *l, const struct rxb_sock_meas *s, double act_s,
 		      double pps, uint64_t now_ns)
 {
@@ -458,8 +468,8 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 
 	l->band_fed = -1;
 	win_fold(&l->win, seen ? s : NULL, act_s, k);
-	if (seen && act_s > 0 && s->pkts_out > 0)
-		band_feed(l, s, act_s, (double)s->pkts_out / act_s, now_ns);
+	if (seen && act_s > 0 && arrivals(s) > 0)
+		band_feed(l, s, act_s, (double)arrivals(s) / act_s, now_ns);
 }
 
 double learn_offcpu(const struct learn_win *w, double *hist, double *gap_s,
@@ -497,9 +507,9 @@ double learn_wake_max_s(const struct learn_win *w)
 	return ewma_max_value(&w->wake_max_ns) / 1e9;
 }
 
-double learn_win_read_pps(const struct learn_win *w)
+double learn_win_arrival_pps(const struct learn_win *w)
 {
-	return w->offcpu_s > 0 ? w->pkts / w->offcpu_s : 0;
+	return w->offcpu_s > 0 ? w->arrived / w->offcpu_s : 0;
 }
 
 static bool band_live(const struct learn *l, const struct learn_band *b, double load)
@@ -507,7 +517,7 @@ static bool band_live(const struct learn *l, const struct learn_band *b, double 
 	return b->last_ns && b->fed_s >= LEARN_BAND_MIN_S &&
 	       b->last_ns + (uint64_t)(LEARN_BAND_KEEP_S * 1e9) >= l->last_traffic_ns &&
 	       fabs(b->load - load) < LEARN_BAND_LOAD_TASKS &&
-	       learn_win_read_pps(&b->w) > 0;
+	       learn_win_arrival_pps(&b->w) > 0;
 }
 
 int learn_bands_live(const struct learn *l, double load, int *idx)
@@ -515,13 +525,13 @@ int learn_bands_live(const struct learn *l, double load, int *idx)
 	int n = 0;
 
 	for (int i = 0; i < LEARN_BANDS; i++) {
-		double pps = learn_win_read_pps(&l->band[i].w);
+		double pps = learn_win_arrival_pps(&l->band[i].w);
 		int j = n;
 
 		if (!band_live(l, &l->band[i], load))
 			continue;
-		/* Insertion by read rate: at most LEARN_BANDS of them. */
-		while (j > 0 && learn_win_read_pps(&l->band[idx[j - 1]].w) > pps) {
+		/* Insertion by arrival rate: at most LEARN_BANDS of them. */
+		while (j > 0 && learn_win_arrival_pps(&l->band[idx[j - 1]].w) > pps) {
 			idx[j] = idx[j - 1];
 			j--;
 		}

@@ -51,7 +51,8 @@ struct learn_win {
 	struct rxb_win_sums offcpu_sums, wake_sums;	/* their lengths, decayed alike */
 	struct ewma_max wake_max_ns;		/* their longest, same epochs */
 	double offcpu_s;			/* decayed seconds of traffic they came from */
-	double pkts;				/* decayed packets read in them */
+	double arrived;				/* decayed packets that arrived
+						 * in those seconds */
 	struct ewma_max seen_pps;		/* the fastest reads per second of
 						 * receiving in those epochs */
 	struct ewma_ratio offcpu_gap_ns;	/* run a preemption ended, per
@@ -59,10 +60,12 @@ struct learn_win {
 };
 
 /*
- * The windows by the rate the receiver read at (packets per second of
- * receiving in the epoch): a receiver with little to do sleeps and is woken
- * often, one with more is woken less and waits longer (bneck_pieces.h).
- * An epoch feeds the band of its read rate, in steps of LEARN_BAND_STEP;
+ * The windows by the rate packets arrived at (per second of receiving in
+ * the epoch, read or dropped: the rate sent, which the solve's rates are;
+ * an overrun receiver reads at its drain whatever the rate): a receiver
+ * with little to do sleeps and is woken often, one with more is woken
+ * less and waits longer (bneck_pieces.h). An epoch feeds the band of its
+ * arrival rate, in steps of LEARN_BAND_STEP;
  * a band decays over the time between its own epochs, so traffic at other
  * rates leaves it as it was. A band stands for its rates while it was fed
  * within LEARN_BAND_KEEP_S of the flow's last traffic, for
@@ -78,7 +81,7 @@ struct learn_win {
 
 struct learn_band {
 	struct learn_win w;
-	int32_t key;		/* floor(log(read pps) / log(LEARN_BAND_STEP)) */
+	int32_t key;		/* floor(log(arrival pps) / log(LEARN_BAND_STEP)) */
 	double fed_s;		/* seconds of receiving fed, not decayed */
 	double load;		/* #C + #I when last fed, NaN unknown */
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of its last epoch, 0 = unused */
@@ -201,13 +204,13 @@ double learn_windows_seen_pps(const struct learn_win *w);
  */
 double learn_wake_max_s(const struct learn_win *w);
 
-/* The mean read rate of @w's epochs, packets per second of receiving; 0 unknown. */
-double learn_win_read_pps(const struct learn_win *w);
+/* The mean arrival rate of @w's epochs, packets per second of receiving; 0 unknown. */
+double learn_win_arrival_pps(const struct learn_win *w);
 
 /*
  * The bands of @l that stand for their rates now (struct learn_band), at
  * the receiver load @load (NaN: unknown, no band does): their indices
- * into @l->band in increasing read rate, at most LEARN_BANDS; returns how
+ * into @l->band in increasing arrival rate, at most LEARN_BANDS; returns how
  * many.
  */
 int learn_bands_live(const struct learn *l, double load, int *idx);

@@ -688,6 +688,12 @@ int model_solve_error(const char *what, int err)
 
 static int run_smp(struct model_args *a, struct bneck_ws *ws);
 
+bool model_bands_used(const struct model_args *a)
+{
+	return a->nbands >= 2 && a->nbands <= BNECK_MAX_PIECES && a->cpus <= 1 &&
+	       (a->x.loss_model == BNECK_LOSS_WINDOWS || a->x.loss_model == BNECK_LOSS_SERVICE);
+}
+
 /*
  * The solve: over the windows by rate where --from-status brought them and
  * the loss model takes windows (as rxbneckd solves), else in one piece.
@@ -699,8 +705,7 @@ static int solve(const struct model_args *a, struct bneck_ws *ws, struct bneck_r
 	uint32_t n = model_stages(a, one);
 	int err;
 
-	if (a->nbands < 2 || a->nbands > BNECK_MAX_PIECES ||
-	    (a->x.loss_model != BNECK_LOSS_WINDOWS && a->x.loss_model != BNECK_LOSS_SERVICE))
+	if (!model_bands_used(a))
 		return bneck_compute(ws, one, n, &a->x, NULL, r);
 	st = calloc(a->nbands, sizeof(*st));
 	if (!st)

@@ -65,6 +65,9 @@ struct model_args {
 	double balance_per_s;		/* its load balancer's rate */
 };
 
+/* Whether the solve runs over the windows by rate (a->nbands pieces). */
+bool model_bands_used(const struct model_args *a);
+
 /* The stages in path order (stage A first when there is one); returns how many. */
 uint32_t model_stages(const struct model_args *a, struct rxb_stage_inputs *out);
 

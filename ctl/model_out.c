@@ -183,6 +183,11 @@ int model_out_json(const struct model_args *a, const struct bneck_result *r,
 	json_double(&w, "share_reach_bps", s->share_reach_bps > 0 ? s->share_reach_bps : NAN);
 	json_double(&w, "line_rate_loss", r->line_loss);
 	json_double(&w, "line_rate_time_s", r->line_time_s);
+	/* The pieces solved over (--from-status of a solve with them). */
+	json_arr_begin(&w, "windows_by_rate_at_bps");
+	for (uint32_t j = 0; model_bands_used(a) && j < a->nbands; j++)
+		json_double(&w, NULL, a->band_at_bps[j]);
+	json_arr_end(&w);
 	if (qs->valid) {
 		json_obj_begin(&w, "response_quantiles_s");
 		json_double(&w, "p50", qs->p50_s);
@@ -279,6 +284,12 @@ static void print_inputs(const struct model_args *a)
 	if ((s->offcpu_per_s > 0 || s->wake_per_s > 0) && s->windows_seen_pps > 0)
 		printf("           windows met at up to %.4g packets a second\n",
 		       s->windows_seen_pps);
+	if (model_bands_used(a)) {
+		printf("           by the rate met at: %u pieces, reading", a->nbands);
+		for (uint32_t j = 0; j < a->nbands; j++)
+			printf("%s %.5g", j ? "," : "", a->band_at_bps[j] / 1e6);
+		printf(" Mb/s\n           (each its own windows; the lines above: all rates')\n");
+	}
 	if (s->sat_drain_pkts_per_s > 0 && s->sat_drain_arrivals_pps > 0)
 		printf("           drained %.4g packets a second with its queue overflowed,\n"
 		       "           %.4g a second arriving\n",

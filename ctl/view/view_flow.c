@@ -514,6 +514,27 @@ static void cost_estimates(FILE *f, const struct json_object *in)
 }
 
 /* -v: what the solve made of each stage, and the solver's counters. */
+/*
+ * The windows by rate of a solve ([model] windows_by_rate): how many
+ * pieces, and the rate the chosen one's windows were met at.
+ */
+static void view_bands(FILE *f, const struct json_object *m)
+{
+	size_t n = jpath_len(m, "windows_by_rate");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN];
+
+	for (size_t j = 0; j < n; j++) {
+		const struct json_object *p = jpath_at(m, "windows_by_rate", j);
+
+		if (jpath_bool(p, "chosen") != 1)
+			continue;
+		view_key(f, IND, "windows by rate");
+		fprintf(f, "%zu pieces; the rate is in the one met reading %s (%s to %s)\n", n,
+			vfmt_rate(a, jpath_num(p, "at_bps")), vfmt_rate(b, jpath_num(p, "from_bps")),
+			vfmt_rate(c, jpath_num(p, "to_bps")));
+	}
+}
+
 static void solved(FILE *f, const struct json_object *fl)
 {
 	const struct json_object *m = jpath_obj(fl, "model");
@@ -542,6 +563,7 @@ static void solved(FILE *f, const struct json_object *fl)
 			fprintf(f, "; rate spread %s", vfmt_fixed(b, jpath_num(s, "mu_rel_sd"), 3));
 		fputc('\n', f);
 	}
+	view_bands(f, m);
 	view_key(f, IND, "solver");
 	fprintf(f, "%s solves, %s failed, %s reused; the last took %s, %s evaluations\n",
 		vfmt_count(a, jpath_num(fl, "solves")), vfmt_count(b, jpath_num(fl, "solve_failures")),

@@ -8,8 +8,9 @@
  * Properties besides "no crash, no leak, no sanitizer report": a document
  * read without complaint gives inputs the solver's own checks take
  * (bneck_check_inputs()), so that a what-if never starts from numbers the
- * solver would refuse with no key named; and the flow read is the one
- * asked for.
+ * solver would refuse with no key named, nor do the windows by rate
+ * (each piece's stage B, at increasing rates); and the flow read is the
+ * one asked for.
  */
 #include <json-c/json.h>
 #include <stdint.h>
@@ -47,6 +48,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Path order: stage A, when there is one, before B. */
 		if (bneck_check_inputs(a.has_front ? path : path + 1, a.has_front ? 2 : 1, &a.x))
 			abort();
+		if (a.nbands == 1 || a.nbands > BNECK_MAX_PIECES)
+			abort();
+		for (uint32_t j = 0; j < a.nbands; j++) {
+			path[1] = a.stage;
+			bneck_piece_windows(&path[1], &a.band_win[j]);
+			if ((j && !(a.band_at_bps[j] > a.band_at_bps[j - 1])) ||
+			    bneck_check_inputs(a.has_front ? path : path + 1,
+					       a.has_front ? 2 : 1, &a.x))
+				abort();
+		}
 	}
 	json_object_put(doc);
 	return 0;

@@ -269,6 +269,32 @@ for cf, cs, cd in zip(f["curve"], s["curve"], d["curve"]):
     assert cd["loss"] == ref["loss"] and cd["time_s"] == ref["time_s"], (cd, ref)
 assert n["below"] > 10 and n["above"] > 10, n
 PY
+# A solve over the windows by rate ([model] windows_by_rate): a status
+# saved by rxbneckd at k = 3 of the e2e experiment (flow 30431, ten
+# pieces; the fuzz target's seed) is solved again over the same pieces to
+# the daemon's own rate and time; with all rates' windows alone the rate
+# is another.
+tail -c +3 "$RXB_SRC/tests/fuzz/corpus/fuzz_ctl_model/windows-by-rate" > "$T/wbr.json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["flows"][0]["model"]["windows_by_rate"] = []
+json.dump(d, open(sys.argv[2], "w"))' "$T/wbr.json" "$T/wbr1.json"
+"$CTL" model --from-status 30431 --status-file "$T/wbr.json" --json > "$T/wbr.out" ||
+	die "model over the windows by rate"
+"$CTL" model --from-status 30431 --status-file "$T/wbr1.json" --json > "$T/wbr1.out" ||
+	die "model without the windows by rate"
+python3 - "$T/wbr.out" "$T/wbr1.out" <<'PY' || die "model over the windows by rate"
+import json, sys
+a, b = (json.load(open(x)) for x in sys.argv[1:])
+live = a["from_status"]
+assert len(a["windows_by_rate_at_bps"]) == 10 and b["windows_by_rate_at_bps"] == []
+assert abs(a["bottleneck_rate_bps"] / live["daemon_rate_bps"] - 1) < 1e-9, (a["bottleneck_rate_bps"], live)
+assert abs(a["transfer_time_s"] / live["daemon_transfer_time_s"] - 1) < 1e-9
+assert abs(b["bottleneck_rate_bps"] / a["bottleneck_rate_bps"] - 1) > 0.05, (a["bottleneck_rate_bps"], b["bottleneck_rate_bps"])
+# The curve steps where one piece gives way to the next, in increasing rate.
+rates = [c["rate_bps"] for c in a["curve"]]
+assert rates == sorted(rates) and len(rates) >= 200 - 10
+print(f"windows by rate: {a['bottleneck_rate_bps']/1e9:.3f} Gb/s as the daemon's; all rates' windows {b['bottleneck_rate_bps']/1e9:.3f}")
+PY
 "$CTL" model --help | grep -q -- '--cpu-bound' || die "model --help"
 
 # The old per-millisecond options: the same model, and a note naming the

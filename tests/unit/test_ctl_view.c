@@ -212,7 +212,9 @@ static const char doc_full[] =
 "   \"pkts_per_poll\":{\"value\":1,\"source\":\"measured\"},"
 "   \"queue_pkts\":{\"value\":1000,\"source\":\"sysctl\"}}},"
 " \"model\":{\"epoch\":620,\"rate_bps\":412300000,\"loss\":0.00108,\"transfer_time_s\":19.41,"
-"  \"line_rate_loss\":0.045,\"line_rate_time_s\":30.2,\"unconstrained\":false},"
+"  \"line_rate_loss\":0.045,\"line_rate_time_s\":30.2,\"unconstrained\":false,"
+"  \"windows_by_rate\":[{\"at_bps\":3e8,\"from_bps\":1e7,\"to_bps\":3.87e8,\"chosen\":false},"
+"   {\"at_bps\":5e8,\"from_bps\":3.87e8,\"to_bps\":1e10,\"chosen\":true}]},"
 " \"solve_error\":null,"
 " \"rate\":{\"rate_bps\":412300000,\"loss\":0.00108,\"epoch\":620,\"confidence\":1000,"
 "  \"xfer_time_us\":19410000,\"flags\":[]},"
@@ -262,6 +264,12 @@ static void test_full_status(void **state)
 	assert_contains(t, "Learned flows  : port 9001: left 42.00 s ago; receiver cost 2950 ns "
 			"per packet, N 1.2 per wake-up, on cpu0; last RATE 950.0 Mb/s (epoch 600)");
 	assert_contains(t, "Packet probes  : attached one epoch in 4; last change 12.00 s ago");
+	free(t);
+	/* The solve's detail, verbose: the piece of the windows by rate it chose in. */
+	t = render(view_status, doc, VIEW_VERBOSE);
+	assert_no_nonfinite(t);
+	assert_contains(t, "windows by rate: 2 pieces; the rate is in the one met reading "
+			"500.0 Mb/s (387.0 Mb/s to 10.000 Gb/s)");
 	free(t);
 	json_object_put(doc);
 }

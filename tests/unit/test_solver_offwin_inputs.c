@@ -6,7 +6,10 @@
  * stage B's inputs (inputs.c: windows per second of the epoch, the
  * histogram, the mean run a preemption ended; the wake-up waits per second
  * and their histogram), checked against the numbers put in; and their
- * learning over epochs (learn.c), checked against the decay worked by hand.
+ * learning over epochs (learn.c), checked against the decay worked by hand,
+ * for all rates together and by the rate packets arrived at ([model]
+ * windows_by_rate: each band decays over the time between its own epochs,
+ * stands for its rates while fresh, fed 0.1 s and at the present load).
  */
 #include "tests/unit/inputs_fixture.h"
 
@@ -296,6 +299,103 @@ static void test_wake_max_learned(void **state)
 	assert_true(f->r.b.wake_hist[23] > 0.0);
 }
 
+/* A seen epoch @seq with @pkts arriving and read in its 0.5 s, @n windows in slot @slot. */
+static void band_epoch(struct ifix *f, uint64_t seq, uint64_t pkts, int slot, double n)
+{
+	struct rxb_sock_meas *s = seen_epoch(f, seq);
+
+	s->pkts_in = s->pkts_out = s->pkts_enqueued = pkts;
+	s->offcpu_hist[slot] = n;
+	f->env.windows_by_rate = true;
+	ifix_feed(f, 0.5);
+}
+
+/* A seen epoch @seq with a busy loop beside the receiver, windows by rate on. */
+static struct rxb_sock_meas *loaded_epoch(struct ifix *f, uint64_t seq)
+{
+	struct rxb_sock_meas *s = seen_epoch(f, seq);
+
+	f->e->cpus[1].cpu_bound = 1.0;
+	f->env.windows_by_rate = true;
+	return s;
+}
+
+/*
+ * The windows by rate. Epochs are 1 s apart (0.5 s long): a band fed in
+ * epochs i and j decays by exp(-(j - i) / LEARN_TAU_S) between them, and
+ * not at all in the epochs of other bands.
+ */
+static void test_windows_by_rate(void **state)
+{
+	struct ifix *f = *state;
+	double d = exp(-0.5 / LEARN_TAU_S), k2 = exp(-2.0 / LEARN_TAU_S);
+
+	band_epoch(f, 1, 1000, 14, 10.0);	/* 2000 pkts/s: 20 windows/s */
+	assert_int_equal(f->r.nbands, 0);	/* one band: all rates' windows */
+	band_epoch(f, 2, 4000, 22, 2.0);	/* 8000 pkts/s: 4 windows/s */
+	assert_int_equal(f->r.nbands, 2);
+	check_rel_strict(f->r.band_at_pps[0], 2000.0, 1e-15);
+	check_rel_strict(f->r.band_at_pps[1], 8000.0, 1e-15);
+	check_rel_strict(f->r.band_b[0].offcpu_per_s, 20.0, 1e-15);
+	check_rel_strict(f->r.band_b[1].offcpu_per_s, 4.0, 1e-15);
+	assert_true(f->r.band_b[0].offcpu_hist[22] == 0.0 && f->r.band_b[1].offcpu_hist[14] == 0.0);
+	/* The rest of stage B is the flow's; all rates' windows mixed there. */
+	assert_true(f->r.band_b[0].mu_net_per_s == f->r.stages[0].mu_net_per_s);
+	assert_true(f->r.band_b[1].queue_pkts == f->r.stages[0].queue_pkts);
+	check_rel_strict(f->r.stages[0].offcpu_per_s, (10.0 * d + 2.0) / (0.5 * d + 0.5), 1e-14);
+	check_rel_strict(f->r.band_b[1].windows_seen_pps, 8000.0, 1e-15);
+
+	/* The slow band again, two seconds after its last epoch. */
+	band_epoch(f, 3, 1000, 14, 5.0);
+	assert_int_equal(f->r.nbands, 2);
+	check_rel_strict(f->r.band_b[0].offcpu_per_s, (10.0 * k2 + 5.0) / (0.5 * k2 + 0.5), 1e-14);
+	check_rel_strict(f->r.band_b[1].offcpu_per_s, 4.0, 1e-15);
+
+	/* Off: all rates' windows. */
+	band_epoch(f, 4, 4000, 22, 2.0);
+	f->env.windows_by_rate = false;
+	inputs_compute(&f->l, &f->d, PORT, f->e, &f->env, &f->r);
+	assert_int_equal(f->r.nbands, 0);
+
+	/* A busy loop beside the receiver: the bands fed without it are not
+	 * of this load; the one fed now is the only one of it. */
+	loaded_epoch(f, 5)->offcpu_hist[14] = 1.0;
+	ifix_feed(f, 0.5);
+	assert_int_equal(f->r.nbands, 0);
+	/* Overrun: 4000 arrived, 1000 read. The band is that of the rate
+	 * sent, the fast one. */
+	loaded_epoch(f, 6)->pkts_in = 4000;
+	ifix_feed(f, 0.5);
+	assert_int_equal(f->r.nbands, 2);
+
+	/* Stale: more than LEARN_BAND_KEEP_S before the last traffic. */
+	loaded_epoch(f, 6 + (uint64_t)LEARN_BAND_KEEP_S - 1);
+	ifix_feed(f, 0.5);
+	assert_int_equal(f->r.nbands, 2);
+	loaded_epoch(f, 6 + (uint64_t)LEARN_BAND_KEEP_S + 1);
+	ifix_feed(f, 0.5);
+	assert_int_equal(f->r.nbands, 0);
+}
+
+/* More rates than bands: each new one takes the band fed longest ago. */
+static void test_windows_by_rate_evict(void **state)
+{
+	struct ifix *f = *state;
+	uint64_t pkts = 1000;
+	int live[LEARN_BANDS];
+
+	for (int i = 0; i < LEARN_BANDS + 2; i++) {
+		band_epoch(f, (uint64_t)i + 1, pkts, 14, 1.0);
+		pkts = (uint64_t)(pkts * 1.2);
+	}
+	assert_int_equal(learn_bands_live(&f->l, 0.0, live), LEARN_BANDS);
+	assert_int_equal(f->r.nbands, LEARN_BANDS);
+	/* The two slowest, fed first, went. */
+	check_rel_strict(f->r.band_at_pps[0], 2.0 * (uint64_t)(1000 * 1.2 * 1.2), 1e-15);
+	for (uint32_t j = 1; j < f->r.nbands; j++)
+		assert_true(f->r.band_at_pps[j] > f->r.band_at_pps[j - 1]);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_add_off_hist),
 	cmocka_unit_test_setup_teardown(test_windows_seen, ifix_setup, ifix_teardown),
@@ -304,4 +404,6 @@ UNIT_TEST_MAIN(
 	IFIX_TEST(test_no_windows),
 	IFIX_TEST(test_windows_per_active_second),
 	IFIX_TEST(test_wake_max_learned),
+	IFIX_TEST(test_windows_by_rate),
+	IFIX_TEST(test_windows_by_rate_evict),
 )

@@ -501,7 +501,7 @@ static void run_models(struct flows *f, const struct rxb_epoch *e)
 			struct flow *fl = &f->v[i];
 			struct flow_model *m = &fl->m[j];
 
-			if (fl->inputs.nstages && flows_model_due(f, fl, m, e))
+			if (fl->inputs.nstages && flows_due(f, fl, m, e))
 				due[n++] = (struct due){ fl, m, m->have_good ?
 							 m->good.epoch_end_ns : m->created_ns };
 			else

@@ -171,7 +171,7 @@ struct flow_model {
 	char solve_why[160];
 	uint64_t solve_err_epoch;
 	uint64_t solves, solve_failures;
-	uint64_t solves_reused;		/* epochs that kept the last solve (flows_model_due()) */
+	uint64_t solves_reused;		/* epochs that kept the last solve (flows_due()) */
 	uint64_t solves_deferred;	/* epochs it waited: FLOWS_SOLVES_PER_EPOCH */
 	bool has_rate;
 	struct rxbneck_rate rate;	/* last value offered to its senders */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for flows_model_due() (daemon/model/flows_model.c): when a
+ * Unit tests for flows_due() (daemon/model/flows_due.c): when a
  * flow is solved again and when its last solve is kept - the schedule
  * docs/daemon.md states, input by input.
  */
@@ -34,7 +34,7 @@ static void feed(struct flows *f, uint64_t seq, double cpu_bound, double ns_per_
 }
 
 /*
- * flows_model_due(): unchanged inputs keep the last solve (published as this
+ * flows_due(): unchanged inputs keep the last solve (published as this
  * epoch's value), a load change is solved at once, a moved cost once the
  * solver's CPU share allows, and nothing waits longer than 10 s.
  */
@@ -173,7 +173,7 @@ static bool due_at(struct flows *f, const struct rxb_stage_inputs *then,
 
 	m->good.inputs[0] = *then;
 	fl->inputs.stages[0] = *now;
-	return flows_model_due(f, fl, m, &e);
+	return flows_due(f, fl, m, &e);
 }
 
 /*

@@ -446,8 +446,8 @@ static void band_feed(struct learn *l, const struct rxb_sock_meas *s, double act
 		memset(b, 0, sizeof(*b));
 		b->key = key;
 		b->load = NAN;
-	} else if (now_ns > b->last_ns) {
-		k = ewma_decay((double)(now_ns - b->last_ns) / 1e9, LEARN_TAU_S);
+	} else {
+		k = ewma_decay(act_s, LEARN_BAND_TAU_S);
 	}
 	win_fold(&b->w, s, act_s, k);
 	b->fed_s += act_s;

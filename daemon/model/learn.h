@@ -65,18 +65,21 @@ struct learn_win {
  * an overrun receiver reads at its drain whatever the rate): a receiver
  * with little to do sleeps and is woken often, one with more is woken
  * less and waits longer (bneck_pieces.h). An epoch feeds the band of its
- * arrival rate, in steps of LEARN_BAND_STEP;
- * a band decays over the time between its own epochs, so traffic at other
- * rates leaves it as it was. A band stands for its rates while it was fed
- * within LEARN_BAND_KEEP_S of the flow's last traffic, for
- * LEARN_BAND_MIN_S of receiving at least, at the receiver load of the
- * present (within LEARN_BAND_LOAD_TASKS). With LEARN_BANDS in use, a new
- * rate takes the band fed longest ago.
+ * arrival rate, in steps of LEARN_BAND_STEP. A band decays by its own
+ * seconds of receiving (time constant LEARN_BAND_TAU_S), not by wall
+ * time: a rate met once every minute or so keeps several transfers' worth
+ * of windows, the rare long ones among them, where the wall clock would
+ * leave it the last transfer's (a few hundred waits). A band stands for
+ * its rates while it was fed within LEARN_BAND_KEEP_S of the flow's last
+ * traffic, for LEARN_BAND_MIN_S of receiving at least, at the receiver
+ * load of the present (within LEARN_BAND_LOAD_TASKS). With LEARN_BANDS in
+ * use, a new rate takes the band fed longest ago.
  */
 #define LEARN_BANDS		12
 #define LEARN_BAND_STEP		1.0905077326652577	/* 2^(1/8) */
+#define LEARN_BAND_TAU_S	5.0
 #define LEARN_BAND_KEEP_S	120.0
-#define LEARN_BAND_MIN_S	0.1
+#define LEARN_BAND_MIN_S	1.0
 #define LEARN_BAND_LOAD_TASKS	0.5
 
 struct learn_band {

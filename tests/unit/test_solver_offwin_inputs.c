@@ -321,58 +321,64 @@ static struct rxb_sock_meas *loaded_epoch(struct ifix *f, uint64_t seq)
 }
 
 /*
- * The windows by rate. Epochs are 1 s apart (0.5 s long): a band fed in
- * epochs i and j decays by exp(-(j - i) / LEARN_TAU_S) between them, and
- * not at all in the epochs of other bands.
+ * The windows by rate. A band decays by d = exp(-0.5 / LEARN_BAND_TAU_S)
+ * for each of its own 0.5-s epochs, however long the wall time between
+ * them, and stands for its rates once fed LEARN_BAND_MIN_S (two epochs).
+ * All rates' windows decay by the epochs (each 0.5 s here) as before.
  */
 static void test_windows_by_rate(void **state)
 {
 	struct ifix *f = *state;
-	double d = exp(-0.5 / LEARN_TAU_S), k2 = exp(-2.0 / LEARN_TAU_S);
+	double d = exp(-0.5 / LEARN_BAND_TAU_S), dp = exp(-0.5 / LEARN_TAU_S), slow;
+	uint64_t seq;
 
-	band_epoch(f, 1, 1000, 14, 10.0);	/* 2000 pkts/s: 20 windows/s */
+	/* 2000 pkts/s, 30 s apart: 10 then 5 windows in slot 14. */
+	band_epoch(f, 1, 1000, 14, 10.0);
+	band_epoch(f, 31, 1000, 14, 5.0);
 	assert_int_equal(f->r.nbands, 0);	/* one band: all rates' windows */
-	band_epoch(f, 2, 4000, 22, 2.0);	/* 8000 pkts/s: 4 windows/s */
+	/* 8000 pkts/s: 2 then 1 windows in slot 22; live once fed 1 s. */
+	band_epoch(f, 32, 4000, 22, 2.0);
+	assert_int_equal(f->r.nbands, 0);
+	band_epoch(f, 33, 4000, 22, 1.0);
 	assert_int_equal(f->r.nbands, 2);
 	check_rel_strict(f->r.band_at_pps[0], 2000.0, 1e-15);
 	check_rel_strict(f->r.band_at_pps[1], 8000.0, 1e-15);
-	check_rel_strict(f->r.band_b[0].offcpu_per_s, 20.0, 1e-15);
-	check_rel_strict(f->r.band_b[1].offcpu_per_s, 4.0, 1e-15);
+	slow = (10.0 * d + 5.0) / (0.5 * d + 0.5);
+	check_rel_strict(f->r.band_b[0].offcpu_per_s, slow, 1e-14);
+	check_rel_strict(f->r.band_b[1].offcpu_per_s, (2.0 * d + 1.0) / (0.5 * d + 0.5), 1e-14);
 	assert_true(f->r.band_b[0].offcpu_hist[22] == 0.0 && f->r.band_b[1].offcpu_hist[14] == 0.0);
 	/* The rest of stage B is the flow's; all rates' windows mixed there. */
 	assert_true(f->r.band_b[0].mu_net_per_s == f->r.stages[0].mu_net_per_s);
 	assert_true(f->r.band_b[1].queue_pkts == f->r.stages[0].queue_pkts);
-	check_rel_strict(f->r.stages[0].offcpu_per_s, (10.0 * d + 2.0) / (0.5 * d + 0.5), 1e-14);
+	check_rel_strict(f->r.stages[0].offcpu_per_s,
+			 (10.0 * pow(dp, 3) + 5.0 * dp * dp + 2.0 * dp + 1.0) /
+			 (0.5 * (pow(dp, 3) + dp * dp + dp + 1.0)), 1e-14);
 	check_rel_strict(f->r.band_b[1].windows_seen_pps, 8000.0, 1e-15);
 
-	/* The slow band again, two seconds after its last epoch. */
-	band_epoch(f, 3, 1000, 14, 5.0);
-	assert_int_equal(f->r.nbands, 2);
-	check_rel_strict(f->r.band_b[0].offcpu_per_s, (10.0 * k2 + 5.0) / (0.5 * k2 + 0.5), 1e-14);
-	check_rel_strict(f->r.band_b[1].offcpu_per_s, 4.0, 1e-15);
-
 	/* Off: all rates' windows. */
-	band_epoch(f, 4, 4000, 22, 2.0);
 	f->env.windows_by_rate = false;
 	inputs_compute(&f->l, &f->d, PORT, f->e, &f->env, &f->r);
 	assert_int_equal(f->r.nbands, 0);
 
 	/* A busy loop beside the receiver: the bands fed without it are not
 	 * of this load; the one fed now is the only one of it. */
-	loaded_epoch(f, 5)->offcpu_hist[14] = 1.0;
+	loaded_epoch(f, 34)->offcpu_hist[14] = 1.0;
 	ifix_feed(f, 0.5);
 	assert_int_equal(f->r.nbands, 0);
 	/* Overrun: 4000 arrived, 1000 read. The band is that of the rate
 	 * sent, the fast one. */
-	loaded_epoch(f, 6)->pkts_in = 4000;
+	loaded_epoch(f, 35)->pkts_in = 4000;
 	ifix_feed(f, 0.5);
 	assert_int_equal(f->r.nbands, 2);
+	check_rel_strict(f->r.band_b[0].offcpu_per_s,
+			 (slow * (0.5 * d + 0.5) * d + 1.0) / ((0.5 * d + 0.5) * d + 0.5), 1e-14);
 
 	/* Stale: more than LEARN_BAND_KEEP_S before the last traffic. */
-	loaded_epoch(f, 6 + (uint64_t)LEARN_BAND_KEEP_S - 1);
+	seq = 35 + (uint64_t)LEARN_BAND_KEEP_S;
+	loaded_epoch(f, seq - 1);
 	ifix_feed(f, 0.5);
 	assert_int_equal(f->r.nbands, 2);
-	loaded_epoch(f, 6 + (uint64_t)LEARN_BAND_KEEP_S + 1);
+	loaded_epoch(f, seq + 1);
 	ifix_feed(f, 0.5);
 	assert_int_equal(f->r.nbands, 0);
 }
@@ -381,11 +387,12 @@ static void test_windows_by_rate(void **state)
 static void test_windows_by_rate_evict(void **state)
 {
 	struct ifix *f = *state;
-	uint64_t pkts = 1000;
+	uint64_t pkts = 1000, seq = 1;
 	int live[LEARN_BANDS];
 
 	for (int i = 0; i < LEARN_BANDS + 2; i++) {
-		band_epoch(f, (uint64_t)i + 1, pkts, 14, 1.0);
+		band_epoch(f, seq++, pkts, 14, 1.0);
+		band_epoch(f, seq++, pkts, 14, 1.0);
 		pkts = (uint64_t)(pkts * 1.2);
 	}
 	assert_int_equal(learn_bands_live(&f->l, 0.0, live), LEARN_BANDS);

@@ -375,7 +375,10 @@ bool flows_bands_used(const struct flows *f, const struct flow *fl)
 
 /*
  * bneck_compute() with fl->inputs, over the bands' pieces where they are
- * used (*@chosen: the piece of the rate; 0 otherwise).
+ * used (*@chosen: the piece of the rate; 0 otherwise). A piece's stage B
+ * is the flow's with the band's windows: what was set on the flow's since
+ * the bands were made (the predicted vacations, a socket buffer just
+ * changed) holds in every piece.
  */
 static int solve(struct flows *f, const struct flow *fl, const struct bneck_xfer *x,
 		 struct bneck_result *out, uint32_t *chosen)
@@ -389,7 +392,7 @@ static int solve(struct flows *f, const struct flow *fl, const struct bneck_xfer
 		return bneck_compute(&f->ws, fl->inputs.stages, ns, x, &f->copts, out);
 	for (uint32_t j = 0; j < n; j++) {
 		memcpy(f->piece_st[j], fl->inputs.stages, ns * sizeof(f->piece_st[j][0]));
-		f->piece_st[j][ns - 1] = fl->inputs.band_b[j];
+		bneck_piece_windows(&f->piece_st[j][ns - 1], &fl->inputs.band_b[j]);
 		p[j].at_bps = fl->inputs.band_at_pps[j] * x->payload_bytes * 8;
 		p[j].stages = f->piece_st[j];
 	}

@@ -198,8 +198,10 @@ struct inputs {
 	 * Stage B with the windows of each band that stands for its rates
 	 * now (learn_bands_live()), in increasing arrival rate (band_at_pps,
 	 * packets per second of receiving): the solve's pieces
-	 * (solver/bneck_pieces.h), with [model] windows_by_rate. 0 when
-	 * fewer than two bands do: stages[] then holds at every rate.
+	 * (solver/bneck_pieces.h), with [model] windows_by_rate. Only their
+	 * windows fields are used (bneck_piece_windows()): the rest of
+	 * each piece's stage B is stages[]'s at the solve. 0 when fewer than
+	 * two bands do: stages[] then holds at every rate.
 	 */
 	uint32_t nbands;
 	double band_at_pps[LEARN_BANDS];

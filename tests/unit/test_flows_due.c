@@ -133,6 +133,68 @@ static void test_solve_windows_moved(void **state)
 	flows_finish(&f);
 }
 
+/* feed_windows()'s epoch with @pkts arriving and read (in its 0.5 s active). */
+static void feed_windows_at(struct flows *f, uint64_t seq, uint64_t pkts)
+{
+	struct rxb_epoch *e = epoch(seq, 0, pkts);
+	struct rxb_sock_meas *s = &e->socks[0];
+
+	s->receivers_valid = true;
+	s->active_ns = 0.5e9;
+	s->offcpu_hist[12] = 100;
+	s->run_before_preempt_ns = 50000;
+	s->wake_hist[21] = pkts / 400;
+	s->wake_max_ns = 3e6;
+	flows_epoch(f, e, 1000);
+	free(e);
+}
+
+/*
+ * The windows by rate ([model] windows_by_rate): a second band that comes
+ * (fed 1 s at another rate) is solved at once, over two pieces at the
+ * bands' arrival rates; a socket buffer set between epochs
+ * (flows_set_rcvbuf()) holds in every piece's stage, as the flow's
+ * predicted vacations do: only the windows come from the bands.
+ */
+static void test_solve_windows_by_rate(void **state)
+{
+	struct flows f;
+	struct pub pub = { 0 };
+	struct flows_params p;
+	const struct flow *fl;
+	const struct flow_estimate *g;
+	uint64_t solves;
+
+	(void)state;
+	setup(&f, &pub);
+	params(&p);
+	p.loss_model = BNECK_LOSS_SERVICE;
+	p.windows_by_rate = true;
+	assert_int_equal(flows_set_params(&f, &p), 0);
+	fl = &f.v[0];
+	g = &fl->m[0].good;
+	feed_windows_at(&f, 1, 20000);
+	feed_windows_at(&f, 2, 20000);
+	assert_int_equal(g->nbands, 0);
+	feed_windows_at(&f, 3, 60000);
+	assert_int_equal(g->nbands, 0);
+	solves = fl->m[0].solves;
+	feed_windows_at(&f, 4, 60000);
+	assert_int_equal(fl->m[0].solves, solves + 1);
+	assert_int_equal(g->nbands, 2);
+	check_rel_strict(g->band_at_bps[0], 40000.0 * 8 * g->xfer.payload_bytes, 1e-12);
+	check_rel_strict(g->band_at_bps[1], 120000.0 * 8 * g->xfer.payload_bytes, 1e-12);
+	check_rel_strict(g->band_b[0].wake_per_s, 50.0 / 0.5, 1e-12);
+	check_rel_strict(g->band_b[1].wake_per_s, 150.0 / 0.5, 1e-12);
+	assert_true(g->band_chosen < 2);
+	assert_int_equal(flows_set_rcvbuf(&f, PORT, 1 << 20, true), 1);
+	for (uint32_t j = 0; j < 2; j++) {
+		assert_int_equal(f.piece_st[j][0].queue_pkts, fl->inputs.stages[0].queue_pkts);
+		assert_true(f.piece_st[j][0].wake_per_s == g->band_b[j].wake_per_s);
+	}
+	flows_finish(&f);
+}
+
 /* One of a stage's inputs the solver takes, by its place in the struct. */
 struct due_input {
 	const char *name;
@@ -224,5 +286,6 @@ static void test_solve_inputs_moved(void **state)
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_solve_reuse),
 	cmocka_unit_test(test_solve_windows_moved),
+	cmocka_unit_test(test_solve_windows_by_rate),
 	cmocka_unit_test(test_solve_inputs_moved),
 )

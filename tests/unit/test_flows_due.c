@@ -133,8 +133,11 @@ static void test_solve_windows_moved(void **state)
 	flows_finish(&f);
 }
 
-/* feed_windows()'s epoch with @pkts arriving and read (in its 0.5 s active). */
-static void feed_windows_at(struct flows *f, uint64_t seq, uint64_t pkts)
+/*
+ * feed_windows()'s epoch with @pkts arriving and read (in its 0.5 s
+ * active); the epoch is the flows' latest (f->last) until the caller frees it.
+ */
+static struct rxb_epoch *feed_windows_at(struct flows *f, uint64_t seq, uint64_t pkts)
 {
 	struct rxb_epoch *e = epoch(seq, 0, pkts);
 	struct rxb_sock_meas *s = &e->socks[0];
@@ -146,7 +149,7 @@ static void feed_windows_at(struct flows *f, uint64_t seq, uint64_t pkts)
 	s->wake_hist[21] = pkts / 400;
 	s->wake_max_ns = 3e6;
 	flows_epoch(f, e, 1000);
-	free(e);
+	return e;
 }
 
 /*
@@ -163,6 +166,7 @@ static void test_solve_windows_by_rate(void **state)
 	struct flows_params p;
 	const struct flow *fl;
 	const struct flow_estimate *g;
+	struct rxb_epoch *last;
 	uint64_t solves;
 
 	(void)state;
@@ -173,13 +177,13 @@ static void test_solve_windows_by_rate(void **state)
 	assert_int_equal(flows_set_params(&f, &p), 0);
 	fl = &f.v[0];
 	g = &fl->m[0].good;
-	feed_windows_at(&f, 1, 20000);
-	feed_windows_at(&f, 2, 20000);
+	free(feed_windows_at(&f, 1, 20000));
+	free(feed_windows_at(&f, 2, 20000));
 	assert_int_equal(g->nbands, 0);
-	feed_windows_at(&f, 3, 60000);
+	free(feed_windows_at(&f, 3, 60000));
 	assert_int_equal(g->nbands, 0);
 	solves = fl->m[0].solves;
-	feed_windows_at(&f, 4, 60000);
+	last = feed_windows_at(&f, 4, 60000);
 	assert_int_equal(fl->m[0].solves, solves + 1);
 	assert_int_equal(g->nbands, 2);
 	check_rel_strict(g->band_at_bps[0], 40000.0 * 8 * g->xfer.payload_bytes, 1e-12);
@@ -193,6 +197,7 @@ static void test_solve_windows_by_rate(void **state)
 		assert_true(f.piece_st[j][0].wake_per_s == g->band_b[j].wake_per_s);
 	}
 	flows_finish(&f);
+	free(last);
 }
 
 /* One of a stage's inputs the solver takes, by its place in the struct. */

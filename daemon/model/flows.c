@@ -622,13 +622,27 @@ void flows_sender_gone(struct flows *f, const struct sendsrv_peer *p)
 }
 
 /*
- * The RATE @r's transfer started on: the last one sent when its first round
+ * The RATE @r's transfer started on. Of those sent at its rate, the last
+ * one the sender could have had when its transfer began: sent a round
+ * trip (the HELLO's) and the transfer's elapsed time before the REPORT
+ * came (p->last_rx_ns: the REPORT just read). A RATE of the same rate
+ * sent during the transfer (a re-solve moved its confidence or time) is
+ * not the one it started on. Else the last one sent when its first round
  * went at that rate (a RATE can overtake the first before the blast
  * begins), else the first one sent (a sender capped by its own maximum).
  */
 static const struct rxbneck_rate *start_rate(const struct sendsrv_peer *p,
 					     const struct rxbneck_report *r)
 {
+	/* elapsed_us is the sender's word: held below what overflows. */
+	uint64_t back_ns = (r->elapsed_us < UINT64_MAX / 4000 ? r->elapsed_us * 1000 :
+			    UINT64_MAX / 4) + (uint64_t)p->hello_rtt_us * 1000;
+	uint64_t start_ns = p->last_rx_ns > back_ns ? p->last_rx_ns - back_ns : 0;
+
+	for (uint32_t i = p->nrates_sent; i-- > 0;)
+		if (i < SENDSRV_RATES_KEPT && p->rates_sent_ns[i] <= start_ns &&
+		    p->rates_sent[i].rate_bps == r->rate_bps)
+			return &p->rates_sent[i];
 	if (p->has_rate && p->last_rate.rate_bps == r->rate_bps)
 		return &p->last_rate;
 	return p->has_first_rate ? &p->first_rate : NULL;

@@ -63,6 +63,7 @@
 #define SENDSRV_ACCEPT_BATCH	32
 #define SENDSRV_LINGER_NS	2000000000ULL	/* closing: drain input this long */
 #define SENDSRV_ADDR_STRLEN	56	/* "[v6]:port" */
+#define SENDSRV_RATES_KEPT	8	/* RATEs sent to a sender kept with their times */
 #define SENDSRV_FRAME_TYPES	64	/* frame types counted (enum rxbneck_type) */
 #define SENDSRV_V6_SOURCE_BITS	64	/* IPv6 sources are counted per /64 */
 
@@ -129,6 +130,14 @@ struct sendsrv_peer {
 	struct rxbneck_rate last_rate;	/* last RATE sent to this sender */
 	bool has_first_rate;		/* first_rate valid */
 	struct rxbneck_rate first_rate;	/* the first: what its transfer started on */
+	/*
+	 * The last SENDSRV_RATES_KEPT RATEs sent, oldest first, and when
+	 * (ops->now_ns clock): which one a REPORT's transfer started on
+	 * where several carried its rate (flows.c start_rate()).
+	 */
+	struct rxbneck_rate rates_sent[SENDSRV_RATES_KEPT];
+	uint64_t rates_sent_ns[SENDSRV_RATES_KEPT];
+	uint32_t nrates_sent;
 	/*
 	 * The PAUSE schedule in force for this sender (PROTOCOL.md §6.3): the
 	 * last PAUSE frame sent to it (not CANCEL), from pause_sent_ns until

@@ -72,6 +72,15 @@ int sendsrv_publish_push_rate(struct sendsrv *s, struct conn *c, const struct rx
 	c->peer.has_first_rate = true;
 	c->peer.has_rate = true;
 	c->peer.last_rate = *r;
+	if (c->peer.nrates_sent == SENDSRV_RATES_KEPT) {
+		memmove(c->peer.rates_sent, c->peer.rates_sent + 1,
+			(SENDSRV_RATES_KEPT - 1) * sizeof(c->peer.rates_sent[0]));
+		memmove(c->peer.rates_sent_ns, c->peer.rates_sent_ns + 1,
+			(SENDSRV_RATES_KEPT - 1) * sizeof(c->peer.rates_sent_ns[0]));
+		c->peer.nrates_sent--;
+	}
+	c->peer.rates_sent[c->peer.nrates_sent] = *r;
+	c->peer.rates_sent_ns[c->peer.nrates_sent++] = sendsrv_now_ns(s);
 	s->st.rate_pushes++;
 	return 0;
 }

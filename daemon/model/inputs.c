@@ -563,6 +563,7 @@ static void compute_bands(const struct learn *l, struct inputs *out)
 	int n = learn_bands_live(l, inputs_receiver_load(&out->b), idx);
 	uint32_t m = 0;
 
+	out->nbands = 0;
 	if (n < 2 || !out->nstages)
 		return;
 	for (int i = 0; i < n; i++) {
@@ -578,9 +579,10 @@ static void compute_bands(const struct learn *l, struct inputs *out)
 	out->nbands = m >= 2 ? m : 0;
 }
 
-void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16_t port,
-		    const struct rxb_epoch *e, const struct inputs_env *env,
-		    struct inputs *out)
+/* inputs_compute() but for the windows by rate. */
+static void compute_stages(const struct learn *l, const struct learn_disk *disk, uint16_t port,
+			   const struct rxb_epoch *e, const struct inputs_env *env,
+			   struct inputs *out)
 {
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 	bool fresh = learn_fresh(l, e, port);
@@ -621,6 +623,13 @@ void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16
 			 out->a.pkts_per_poll.src == VALUE_MISSING ?
 			 out->a.pkts_per_poll.why : out->a.queue_pkts.why);
 	out->confidence = input_confidence(out, e, l);
+}
+
+void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16_t port,
+		    const struct rxb_epoch *e, const struct inputs_env *env,
+		    struct inputs *out)
+{
+	compute_stages(l, disk, port, e, env, out);
 	if (env->windows_by_rate)
 		compute_bands(l, out);
 }
@@ -630,9 +639,9 @@ void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port
 		   struct inputs *out)
 {
 	learn_epoch(l, port, e, dt_s, env->irq_in_task_time, env->now_ns);
-	inputs_compute(l, disk, port, e, env, out);
+	compute_stages(l, disk, port, e, env, out);
 	/* The band this epoch fed is at this load: it counts from now. */
 	learn_band_load(l, inputs_receiver_load(&out->b));
-	if (env->windows_by_rate && out->b.present)
+	if (env->windows_by_rate)
 		compute_bands(l, out);
 }

@@ -700,25 +700,13 @@ bool model_bands_used(const struct model_args *a)
  */
 static int solve(const struct model_args *a, struct bneck_ws *ws, struct bneck_result *r)
 {
-	struct rxb_stage_inputs one[BNECK_MAX_STAGES], (*st)[BNECK_MAX_STAGES];
-	struct bneck_piece p[BNECK_MAX_PIECES];
+	struct rxb_stage_inputs one[BNECK_MAX_STAGES];
 	uint32_t n = model_stages(a, one);
-	int err;
 
 	if (!model_bands_used(a))
 		return bneck_compute(ws, one, n, &a->x, NULL, r);
-	st = calloc(a->nbands, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	for (uint32_t j = 0; j < a->nbands; j++) {
-		memcpy(st[j], one, sizeof(one));
-		bneck_piece_windows(&st[j][n - 1], &a->band_win[j]);
-		p[j].at_bps = a->band_at_bps[j];
-		p[j].stages = st[j];
-	}
-	err = bneck_compute_pieces(ws, p, a->nbands, n, &a->x, NULL, r, NULL);
-	free(st);
-	return err;
+	return bneck_compute_windows(ws, one, n, a->band_win, a->band_at_bps, a->nbands, &a->x,
+				     NULL, r, NULL);
 }
 static int outputs(const struct model_args *a, const struct bneck_result *r,
 		   const struct model_quantiles *qs, double prism_q,

@@ -41,6 +41,7 @@ void bneck_ws_finish(struct bneck_ws *ws)
 	free(ws->curve);
 	free(ws->qwork);
 	free(ws->stitch);
+	free(ws->piece_st);
 	memset(ws, 0, sizeof(*ws));
 }
 

@@ -222,6 +222,8 @@ struct bneck_ws {
 	size_t qwork_len;
 	struct bneck_point *stitch;	/* bneck_compute_pieces()' curve, grown */
 	uint32_t stitch_cap;
+	/* bneck_compute_windows()' pieces' stages, BNECK_MAX_PIECES of them once used */
+	struct rxb_stage_inputs (*piece_st)[BNECK_MAX_STAGES];
 };
 
 /*

@@ -157,3 +157,27 @@ int bneck_compute_pieces(struct bneck_ws *ws, const struct bneck_piece *p,
 		*which = chosen;
 	return 0;
 }
+
+int bneck_compute_windows(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+			  uint32_t nstages, const struct rxb_stage_inputs *win,
+			  const double *at_bps, uint32_t nwin, const struct bneck_xfer *x,
+			  const struct ctmc_opts *o, struct bneck_result *res, uint32_t *which)
+{
+	struct bneck_piece p[BNECK_MAX_PIECES];
+
+	memset(res, 0, sizeof(*res));
+	if (!nwin || nwin > BNECK_MAX_PIECES || !nstages || nstages > BNECK_MAX_STAGES)
+		return -EINVAL;
+	if (!ws->piece_st) {
+		ws->piece_st = calloc(BNECK_MAX_PIECES, sizeof(*ws->piece_st));
+		if (!ws->piece_st)
+			return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < nwin; j++) {
+		memcpy(ws->piece_st[j], stages, nstages * sizeof(*stages));
+		bneck_piece_windows(&ws->piece_st[j][nstages - 1], &win[j]);
+		p[j].at_bps = at_bps[j];
+		p[j].stages = ws->piece_st[j];
+	}
+	return bneck_compute_pieces(ws, p, nwin, nstages, x, o, res, which);
+}

@@ -60,4 +60,18 @@ int bneck_compute_pieces(struct bneck_ws *ws, const struct bneck_piece *p,
 			 const struct ctmc_opts *o, struct bneck_result *res,
 			 uint32_t *which);
 
+/*
+ * bneck_compute_pieces() where the pieces differ only in the receiver's
+ * off-CPU windows: piece j is @stages with the windows of @win[j] (the
+ * fields bneck_piece_windows() copies) on the last stage, measured at
+ * @at_bps[j] (increasing). Everything else on the last stage is
+ * @stages', so what was set there after the windows were measured (a
+ * socket buffer, predicted vacations) holds in every piece. The pieces'
+ * stages are held in @ws.
+ */
+int bneck_compute_windows(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+			  uint32_t nstages, const struct rxb_stage_inputs *win,
+			  const double *at_bps, uint32_t nwin, const struct bneck_xfer *x,
+			  const struct ctmc_opts *o, struct bneck_result *res, uint32_t *which);
+
 #endif

@@ -283,8 +283,6 @@ struct flows {
 	struct flows_params p;
 	struct flows_ops ops;
 	struct bneck_ws ws;
-	/* A solve's pieces' stages (flows_model.c), scratch. */
-	struct rxb_stage_inputs piece_st[LEARN_BANDS][BNECK_MAX_STAGES];
 	struct ctmc_opts copts;
 	struct learn_disk disk;
 	int n;

@@ -384,19 +384,16 @@ static int solve(struct flows *f, const struct flow *fl, const struct bneck_xfer
 		 struct bneck_result *out, uint32_t *chosen)
 {
 	uint32_t ns = fl->inputs.nstages, n = fl->inputs.nbands;
-	struct bneck_piece p[LEARN_BANDS];
+	double at_bps[LEARN_BANDS];
 
 	_Static_assert(LEARN_BANDS <= BNECK_MAX_PIECES, "a band per piece");
 	*chosen = 0;
 	if (!flows_bands_used(f, fl))
 		return bneck_compute(&f->ws, fl->inputs.stages, ns, x, &f->copts, out);
-	for (uint32_t j = 0; j < n; j++) {
-		memcpy(f->piece_st[j], fl->inputs.stages, ns * sizeof(f->piece_st[j][0]));
-		bneck_piece_windows(&f->piece_st[j][ns - 1], &fl->inputs.band_b[j]);
-		p[j].at_bps = fl->inputs.band_at_pps[j] * x->payload_bytes * 8;
-		p[j].stages = f->piece_st[j];
-	}
-	return bneck_compute_pieces(&f->ws, p, n, ns, x, &f->copts, out, chosen);
+	for (uint32_t j = 0; j < n; j++)
+		at_bps[j] = fl->inputs.band_at_pps[j] * x->payload_bytes * 8;
+	return bneck_compute_windows(&f->ws, fl->inputs.stages, ns, fl->inputs.band_b, at_bps, n,
+				     x, &f->copts, out, chosen);
 }
 
 /*

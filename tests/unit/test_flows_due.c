@@ -193,8 +193,8 @@ static void test_solve_windows_by_rate(void **state)
 	assert_true(g->band_chosen < 2);
 	assert_int_equal(flows_set_rcvbuf(&f, PORT, 1 << 20, true), 1);
 	for (uint32_t j = 0; j < 2; j++) {
-		assert_int_equal(f.piece_st[j][0].queue_pkts, fl->inputs.stages[0].queue_pkts);
-		assert_true(f.piece_st[j][0].wake_per_s == g->band_b[j].wake_per_s);
+		assert_int_equal(f.ws.piece_st[j][0].queue_pkts, fl->inputs.stages[0].queue_pkts);
+		assert_true(f.ws.piece_st[j][0].wake_per_s == g->band_b[j].wake_per_s);
 	}
 	flows_finish(&f);
 	free(last);

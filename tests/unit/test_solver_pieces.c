@@ -15,6 +15,9 @@
  *    more than 1e-6 (the grid's own resolution);
  *  - pieces with the same stages choose as bneck_compute() does, within
  *    the golden-section refinement's width;
+ *  - bneck_compute_windows() is bneck_compute_pieces() over pieces built
+ *    by hand (the base stage with each set's windows), to the bit, and
+ *    the base's other inputs (its buffer) hold in every piece;
  *  - pieces above the line rate are passed over, and so is a piece whose
  *    windows leave nothing to complete (-EDOM where every piece's do);
  *    unordered rates, none, or more than BNECK_MAX_PIECES are refused.
@@ -186,6 +189,49 @@ static void test_same_stages(void **state)
 	bneck_ws_finish(&ws);
 }
 
+static void test_windows_over_base(void **state)
+{
+	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE);
+	struct rxb_stage_inputs st[NPIECES], base, hand[NPIECES];
+	struct bneck_piece p[NPIECES];
+	double at_bps[NPIECES];
+	struct bneck_result a, b;
+	struct bneck_ws ws, ws2;
+	uint32_t wa, wb;
+
+	(void)state;
+	fixture(st, p);
+	/* A base whose windows are none of the pieces' and whose buffer differs. */
+	base = st[1];
+	base.queue_pkts = st[1].queue_pkts / 2;
+	base.offcpu_per_s = 5.0;
+	for (uint32_t j = 0; j < NPIECES; j++) {
+		hand[j] = base;
+		bneck_piece_windows(&hand[j], &st[j]);
+		p[j].stages = &hand[j];
+		at_bps[j] = p[j].at_bps;
+	}
+	assert_int_equal(bneck_ws_init(&ws, POINTS), 0);
+	assert_int_equal(bneck_ws_init(&ws2, POINTS), 0);
+	assert_int_equal(bneck_compute_pieces(&ws, p, NPIECES, 1, &x, NULL, &a, &wa), 0);
+	assert_int_equal(bneck_compute_windows(&ws2, &base, 1, st, at_bps, NPIECES, &x, NULL, &b,
+					       &wb), 0);
+	assert_int_equal(wa, wb);
+	assert_true(a.rate_bps == b.rate_bps && a.time_s == b.time_s);
+	assert_int_equal(a.npoints, b.npoints);
+	for (uint32_t i = 0; i < a.npoints; i++)
+		assert_true(a.curve[i].rate_bps == b.curve[i].rate_bps &&
+			    a.curve[i].time_s == b.curve[i].time_s);
+	for (uint32_t j = 0; j < NPIECES; j++) {
+		assert_int_equal(ws2.piece_st[j][0].queue_pkts, base.queue_pkts);
+		assert_true(ws2.piece_st[j][0].offcpu_per_s == st[j].offcpu_per_s);
+	}
+	assert_int_equal(bneck_compute_windows(&ws2, &base, 1, st, at_bps, 0, &x, NULL, &b, NULL),
+			 -EINVAL);
+	bneck_ws_finish(&ws);
+	bneck_ws_finish(&ws2);
+}
+
 static void test_refused_and_skipped(void **state)
 {
 	struct bneck_xfer x = offwin_fixture_xfer(POINTS, BNECK_LOSS_SERVICE);
@@ -240,5 +286,6 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_ranges),
 	cmocka_unit_test(test_against_brute_force),
 	cmocka_unit_test(test_same_stages),
+	cmocka_unit_test(test_windows_over_base),
 	cmocka_unit_test(test_refused_and_skipped),
 )

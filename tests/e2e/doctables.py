@@ -36,6 +36,7 @@ and NAME says which one it is:
              verdict-confirm6       CONFIRM6's own, as CONFIRM's
              verdict-confirm7       CONFIRM7's own, as CONFIRM's
              verdict-confirm8       CONFIRM8's own, as CONFIRM's
+             verdict-confirm9       CONFIRM9's own, as CONFIRM's
              verdict-rps            RPS's own, as CONFIRM's (E_RPS=1)
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
@@ -152,11 +153,15 @@ CONFIRM7 = ["line10g-s%d" % s for s in range(640, 645)]
 # The same host two days later, the windows kept by rate
 # ([model] windows_by_rate, the default since): `-S 670` to `674`.
 CONFIRM8 = ["line10g-s%d" % s for s in range(670, 675)]
-# The nine sets of five sweeps at the defaults judged by their own --follow
-# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm8): how
+# Five hours later on that host, the daemon as it is since (a piece's stage
+# B the flow's with the band's windows; the bands made once an epoch):
+# `-S 680` to `684`.
+CONFIRM9 = ["line10g-s%d" % s for s in range(680, 685)]
+# The ten sets of five sweeps at the defaults judged by their own --follow
+# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm9): how
 # well the +-10 % rule can tell a rate chooser's quality (table rate-rule).
 RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4, CONFIRM5,
-                  CONFIRM6, CONFIRM7, CONFIRM8]
+                  CONFIRM6, CONFIRM7, CONFIRM8, CONFIRM9]
 # The receive softirq on the receiver's CPU (E_RPS=1) at the defaults, the
 # rates 0.75-4 Gb/s: five sweeps `-S 620` to `624` judged by their own
 # --follow (table verdict-rps, and rate-rule-rps as rate-rule).
@@ -186,6 +191,7 @@ VERDICTS = {
     "verdict-confirm6": (CONFIRM6, CONFIRM6),
     "verdict-confirm7": (CONFIRM7, CONFIRM7),
     "verdict-confirm8": (CONFIRM8, CONFIRM8),
+    "verdict-confirm9": (CONFIRM9, CONFIRM9),
     "verdict-rps": (RPS, RPS),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),

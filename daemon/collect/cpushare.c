@@ -354,10 +354,19 @@ void cpushare_task_info(const struct cpushare *s, uint32_t tgid, uint32_t tid,
 	free(text);
 }
 
-/* Add a_i w_i of one task to the groups of a CPU. */
+/*
+ * Add a_i w_i of one task to the groups of a CPU. A task runnable a
+ * fraction a_i of the time uses at most a_i of the CPU, whatever its
+ * weight: outside a quota's group that is its own cap. It binds only for
+ * a weight above nice 0's (where w_i (1 - a_i) exceeds the receiver's and
+ * the others' weights): a kworker at nice -20 runnable 9 % of an epoch
+ * would otherwise count as eight busy loops.
+ */
 static size_t add_group(struct cpushare_group *g, const char **key, size_t n,
 			const struct cpushare_task *t, double frac)
 {
+	double cap = t->cap;
+
 	if (isfinite(t->cap)) {
 		for (size_t i = 0; i < n; i++) {
 			if (key[i] && !strcmp(key[i], t->cap_path)) {
@@ -366,7 +375,9 @@ static size_t add_group(struct cpushare_group *g, const char **key, size_t n,
 			}
 		}
 	}
-	g[n] = (struct cpushare_group){ frac * t->weight, t->cap, t->period_s };
+	if (!isfinite(cap) && frac < 1.0)
+		cap = frac;
+	g[n] = (struct cpushare_group){ frac * t->weight, cap, t->period_s };
 	key[n] = isfinite(t->cap) ? t->cap_path : NULL;
 	return n + 1;
 }

@@ -15,7 +15,11 @@
  *          at nice 0, 15 at nice 19, about 1.25x per level);
  *  part    a task runnable a fraction a_i of the time (a duty-cycled hog,
  *          or any task the classes leave out) counts a_i w_i, as the
- *          time-weighted #C counts a part-time task a_i;
+ *          time-weighted #C counts a part-time task a_i, and uses at most
+ *          a_i of the CPU: outside a quota that is its cap (it binds only
+ *          above nice 0's weight: a kworker at nice -20 runnable 9 % of
+ *          the time leaves the receiver 91 %, where a_i w_i alone would
+ *          count it as eight busy loops);
  *  quota   tasks in a cgroup whose CPU quota (v2 cpu.max, v1
  *          cpu.cfs_quota_us / cpu.cfs_period_us; or an ancestor's) allows q
  *          of one CPU together get at most q. Their runnable time includes

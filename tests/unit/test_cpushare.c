@@ -4,7 +4,8 @@
  * the water-filling share against the closed forms of weighted sharing
  * (CFS/EEVDF: w_i / sum w) and of a CPU quota, and against a second method,
  * a slot-by-slot simulation of a weighted fair scheduler with per-period
- * quotas; the parsers on kernel text; the file lookups on a fake tree.
+ * quotas, and of a task above nice 0 runnable part of the time; the
+ * parsers on kernel text; the file lookups on a fake tree.
  */
 #include <errno.h>
 #include <math.h>
@@ -397,6 +398,106 @@ static void test_task_info_tree(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A second method for a part-time task: slot by slot, a weighted fair
+ * scheduler with the receiver (always runnable), @loops busy loops at nice
+ * 0 and one task of weight @w that wants @demand slots at the start of
+ * every period of @period slots (placed at the receiver's virtual time
+ * when it wakes). *@runnable gets its runnable share of the slots; the
+ * receiver's share of them is returned.
+ */
+static double simulate_part_time(double w, int demand, int period, int loops, double *runnable)
+{
+	const int slots = 200 * period;
+	double vt[4] = { 0 }, rx_vt = 0;	/* vt[0] the task, 1.. the loops */
+	long rx = 0, up = 0;
+	int left = 0;
+
+	for (int s = 0; s < slots; s++) {
+		int best = -1;
+		double bv = rx_vt;
+
+		if (s % period == 0) {
+			left = demand;
+			if (vt[0] < rx_vt)
+				vt[0] = rx_vt;
+		}
+		up += left > 0;
+		for (int i = left > 0 ? 0 : 1; i <= loops; i++) {
+			if (vt[i] < bv) {
+				bv = vt[i];
+				best = i;
+			}
+		}
+		if (best < 0) {
+			rx_vt += 1.0;
+			rx++;
+		} else if (best == 0) {
+			vt[0] += W0 / w;
+			left--;
+		} else {
+			vt[best] += 1.0;
+		}
+	}
+	*runnable = (double)up / slots;
+	return (double)rx / slots;
+}
+
+/*
+ * A task above nice 0 that is runnable part of the time (a kworker at
+ * nice -20, a daemon at -10) takes what it needs and no more: its a_i w_i
+ * alone would count it as many busy loops. Against the simulation, with
+ * and without a busy loop beside it: the receiver's share from the
+ * effective count is never above the simulated one, and below it by at
+ * most what the cap a_i leaves out (the task's waits while runnable:
+ * a_i x (1 - w / (w + the others' weights)), the others counting whole).
+ */
+static void test_part_time_weights(void **state)
+{
+	static const struct { int nice, demand, loops; } cases[] = {
+		{ -20, 90, 0 }, { -20, 90, 1 }, { -20, 300, 1 }, { -10, 200, 0 },
+		{ -10, 50, 1 }, { -5, 100, 0 }, { 0, 400, 0 }, { 0, 400, 1 },
+	};
+	struct collect_sched_task_report v[2];
+	struct rxb_epoch *e = calloc(1, sizeof(*e));
+	char root[] = "/tmp/rxbt-cpushare.XXXXXX", proc[128], stat[160], cmd[192];
+	struct cpushare s;
+
+	(void)state;
+	assert_non_null(e);
+	assert_non_null(mkdtemp(root));
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	cpushare_init(&s, proc, "/nonexistent-cg");
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		double w = cpushare_nice_weight(cases[c].nice), a, want, got, slack;
+		int loops = cases[c].loops;
+		struct collect_sched_report r = { .v = v, .n = 1 + (size_t)loops };
+
+		snprintf(stat, sizeof(stat), "30 (kw) S 2 0 0 0 -1 0 0 0 0 0 0 0 0 0 %d %d 1 0 1 1 1 "
+			 "1 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n", 20 + cases[c].nice, cases[c].nice);
+		put(root, "proc/30/task/30/stat", stat);
+		want = simulate_part_time(w, cases[c].demand, 1000, loops, &a);
+		v[0] = (struct collect_sched_task_report){ .tid = 30, .tgid = 30, .cls = TASK_CLASS_NONE,
+							   .nw = 1, .w = { { 1, a } } };
+		v[1] = (struct collect_sched_task_report){ .tid = 31, .tgid = 31, .cls = TASK_CLASS_CPU,
+							   .nw = 1, .w = { { 1, 1.0 } } };
+		memset(e, 0, sizeof(*e));
+		e->ncpus = 2;
+		cpushare_epoch(&s, &r, e);
+		got = 1.0 / (1.0 + e->cpus[1].cpu_bound_eff);
+		slack = a * (1.0 - w / (w + W0 * (1 + loops)));
+		print_message("nice %3d, %d of 1000 slots, %d loop(s): runnable %.3f, receiver %.4f "
+			      "simulated, %.4f from C_eff %.3f (a w / 1024 alone: %.2f)\n",
+			      cases[c].nice, cases[c].demand, loops, a, want, got,
+			      e->cpus[1].cpu_bound_eff, a * w / W0 + loops);
+		assert_true(got <= want + 0.005);
+		assert_true(want - got <= slack + 0.005);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+	free(e);
+}
+
 /* The epoch: per CPU, from a task report. */
 static void test_epoch(void **state)
 {
@@ -433,5 +534,6 @@ UNIT_TEST_MAIN(
 	cmocka_unit_test(test_parse_quota),
 	cmocka_unit_test(test_quota_phases),
 	cmocka_unit_test(test_task_info_tree),
+	cmocka_unit_test(test_part_time_weights),
 	cmocka_unit_test(test_epoch),
 )

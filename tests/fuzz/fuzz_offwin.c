@@ -21,6 +21,14 @@
 #include "solver/offwin.h"
 
 #define SLOTS 32
+/*
+ * How far the placements may cross by rounding and quadrature: the room a
+ * window finds is averaged over the previous window's law with 8-point
+ * Gauss-Legendre between its e-folding breaks (solver/offwin.c), which
+ * for a steep falling law (a spread far below its slot, 126 e-foldings
+ * over it) misses ~2e-11 of its mass; the point placements have none.
+ */
+#define BRACKET_REL 1e-9
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,8 +45,8 @@ static void check_loss(double per_s, const double *count, const double *mean_s,
 		double mid = offwin_loss(&in, lambdas[i], OFFWIN_LOGUNIFORM);
 		double hi = offwin_loss(&in, lambdas[i], OFFWIN_HIGH);
 
-		if (!(mid >= 0 && mid <= 1) || !(lo <= mid * (1 + 1e-12) + 1e-300) ||
-		    !(mid <= hi * (1 + 1e-12) + 1e-300))
+		if (!(mid >= 0 && mid <= 1) || !(lo <= mid * (1 + BRACKET_REL) + 1e-300) ||
+		    !(mid <= hi * (1 + BRACKET_REL) + 1e-300))
 			abort();
 	}
 }

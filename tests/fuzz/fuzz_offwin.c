@@ -24,9 +24,10 @@
 /*
  * How far the placements may cross by rounding and quadrature: the room a
  * window finds is averaged over the previous window's law with 8-point
- * Gauss-Legendre between its e-folding breaks (solver/offwin.c), which
- * for a steep falling law (a spread far below its slot, 126 e-foldings
- * over it) misses ~2e-11 of its mass; the point placements have none.
+ * Gauss-Legendre between its e-folding breaks (solver/offwin.c); the point
+ * placements have no quadrature. (Before that average was divided by the
+ * rule's own mass, a steep falling law - the seed steep-fall, 126
+ * e-foldings over its slot - came out 2e-11 below the lower edge's.)
  */
 #define BRACKET_REL 1e-9
 

@@ -174,15 +174,14 @@ static double piece_density(const struct offwin_piece *pc, double u)
 
 /*
  * @fn of the windows at the room one finds after a window of exp(@u)
- * (log-uniform @pc: u is ln seconds, density uniform in it) or @u seconds,
- * weighted by the previous window's density there.
+ * (log-uniform @pc: u is ln seconds) or @u seconds.
  */
 static double room_term(const struct preempt *p, const struct offwin_piece *pc, double u,
 			piece_fn fn)
 {
 	double prev_s = pc->law == OFFWIN_LAW_LOGUNIFORM ? exp(u) : u;
 
-	return piece_density(pc, u) * hist_mean(&p->h, room_after_s(p, prev_s), p->w, fn);
+	return hist_mean(&p->h, room_after_s(p, prev_s), p->w, fn);
 }
 
 /* Insert @at into the ascending @brk[0..*n) if it lies inside (@lo, @hi). */
@@ -232,10 +231,10 @@ static double room_mean_over(const struct preempt *p, const struct offwin_piece 
 		double mid = (from + to) / 2.0, half = (to - from) / 2.0;
 
 		for (size_t q = 0; q < 8; q++) {
-			double u = mid + half * gl_node[q];
+			double u = mid + half * gl_node[q], dens = piece_density(pc, u);
 
-			sum += gl_weight[q] * half * room_term(p, pc, u, fn);
-			mass += gl_weight[q] * half * piece_density(pc, u);
+			sum += gl_weight[q] * half * (dens * room_term(p, pc, u, fn));
+			mass += gl_weight[q] * half * dens;
 		}
 	}
 	return mass > 0.0 ? sum / mass : 0.0;

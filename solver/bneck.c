@@ -151,6 +151,129 @@ static int robust(struct bneck_model *md, double plain_bps, struct bneck_eval *b
 	return hi > lo ? refine(md, lo, hi, ROBUST_REL_WIDTH, best) : 0;
 }
 
+/* Rate @k of @x's grid, as bneck_compute() sweeps it. */
+static double grid_rate(const struct bneck_xfer *x, uint32_t k)
+{
+	double step = (x->line_rate_bps - x->min_rate_bps) / (x->points - 1);
+
+	return k + 1 == x->points ? x->line_rate_bps : x->min_rate_bps + k * step;
+}
+
+/*
+ * The time slack's walk (struct bneck_xfer.time_slack_rel): from *@best
+ * down @md's grid while the objective stays at most @time_max_s, then
+ * bisected between the last grid rate within and the first outside;
+ * *@best gets the lowest rate within. @grid: the objective on the grid
+ * where the curve is it (else NULL: evaluated). *@bottom: the stretch
+ * reached the grid's minimum.
+ */
+static int slack_down(struct bneck_model *md, const struct bneck_point *grid,
+		      double time_max_s, struct bneck_eval *best, bool *bottom)
+{
+	const struct bneck_xfer *x = md->x;
+	double within_bps = best->pt.rate_bps, out_bps = 0.0;
+	struct bneck_eval ev;
+	uint32_t k = x->points;
+	int err;
+
+	while (k > 0 && grid_rate(x, k - 1) >= within_bps)
+		k--;
+	for (; k > 0; k--) {
+		double rate = grid_rate(x, k - 1), t;
+
+		if (grid) {
+			t = grid[k - 1].time_s;
+		} else {
+			err = bneck_eval_objective(md, rate, &ev);
+			if (err)
+				return err;
+			t = ev.pt.time_s;
+		}
+		if (!(t <= time_max_s)) {
+			out_bps = rate;
+			break;
+		}
+		within_bps = rate;
+	}
+	*bottom = k == 0;
+	for (int i = 0; !*bottom && i < GOLDEN_ITERS; i++) {
+		double mid = 0.5 * (out_bps + within_bps);
+
+		if (within_bps - out_bps <= REFINE_REL_WIDTH * within_bps)
+			break;
+		err = bneck_eval_objective(md, mid, &ev);
+		if (err)
+			return err;
+		if (ev.pt.time_s <= time_max_s)
+			within_bps = mid;
+		else
+			out_bps = mid;
+	}
+	if (within_bps == best->pt.rate_bps)
+		return 0;
+	return bneck_eval_objective(md, within_bps, best);
+}
+
+/*
+ * @best into @res: the chosen point again with burst rounds, its queue
+ * figures computed in full.
+ */
+static int finish(struct bneck_model *md, struct bneck_eval *best, struct bneck_result *res)
+{
+	int err;
+
+	if (md->x->rounds == BNECK_ROUNDS_BURST) {
+		md->burst_always = true;
+		err = bneck_eval_objective(md, best->pt.rate_bps, best);
+		if (err)
+			return err;
+	}
+	res->rate_bps = best->pt.rate_bps;
+	res->loss = best->pt.loss;
+	res->ln_loss = best->pt.ln_loss;
+	res->time_s = best->pt.time_s;
+	res->pause_fraction = 1.0 - best->send_frac;
+	res->breakdown = best->t;
+	for (uint32_t i = 0; i < md->nstages; i++) {
+		res->stage[i].arrival_per_s = best->stage_lambda[i];
+		res->stage[i].loss = best->stage_loss[i];
+		res->stage[i].absorb_pkts = best->stage_absorb[i];
+		res->stage[i].mean_queue_pkts = best->stage_meanq[i];
+	}
+	res->loss_rel_err = md->worst_rel_err;
+	res->evaluations = md->evaluations;
+	return 0;
+}
+
+int bneck_compute_down(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+		       uint32_t nstages, const struct bneck_xfer *x,
+		       const struct ctmc_opts *o, double from_bps, double time_max_s,
+		       struct bneck_result *res, bool *bottom)
+{
+	struct bneck_model md = { .st = stages, .nstages = nstages, .x = x };
+	struct bneck_eval best;
+	int err;
+
+	*bottom = false;
+	err = bneck_model_setup(&md, ws, o, res);
+	if (err)
+		return err;
+	if (!(from_bps >= x->min_rate_bps && from_bps <= x->line_rate_bps))
+		return -EINVAL;
+	md.expect = md.max_rel_sd > 0.0 && x->loss_model != BNECK_LOSS_SPREAD;
+	err = bneck_eval_objective(&md, from_bps, &best);
+	if (err)
+		return err;
+	if (!(best.pt.time_s <= time_max_s))
+		return -ERANGE;
+	res->least_rate_bps = from_bps;
+	res->least_time_s = best.pt.time_s;
+	err = slack_down(&md, NULL, time_max_s, &best, bottom);
+	if (!err)
+		err = finish(&md, &best, res);
+	return err;
+}
+
 int bneck_eval_at(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		  uint32_t nstages, const struct bneck_xfer *x,
 		  const struct ctmc_opts *o, double rate_bps, struct bneck_at *out)
@@ -186,19 +309,15 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 	struct bneck_model md = { .st = stages, .nstages = nstages, .x = x };
 	struct bneck_eval ev, best = { .pt.time_s = INFINITY };
 	uint32_t kbest = 0;
-	double step, lo, hi;
+	double lo, hi;
 	int err;
 
 	err = bneck_model_setup(&md, ws, o, res);
 	if (err)
 		return err;
 
-	step = (x->line_rate_bps - x->min_rate_bps) / (x->points - 1);
 	for (uint32_t k = 0; k < x->points; k++) {
-		double rate = k + 1 == x->points ? x->line_rate_bps
-						 : x->min_rate_bps + k * step;
-
-		err = bneck_eval_objective(&md, rate, &ev);
+		err = bneck_eval_objective(&md, grid_rate(x, k), &ev);
 		if (err)
 			return err;
 		ws->curve[k] = ev.pt;
@@ -237,28 +356,21 @@ int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		if (err)
 			return err;
 	}
+	res->least_rate_bps = best.pt.rate_bps;
+	res->least_time_s = best.pt.time_s;
+	if (x->time_slack_rel > 0.0) {
+		bool bottom;
 
-	if (x->rounds == BNECK_ROUNDS_BURST) {
-		/* The chosen point again, its queue figures computed in full. */
-		md.burst_always = true;
-		err = bneck_eval_objective(&md, best.pt.rate_bps, &best);
+		err = slack_down(&md, md.expect ? NULL : ws->curve,
+				 best.pt.time_s * (1.0 + x->time_slack_rel), &best, &bottom);
 		if (err)
 			return err;
 	}
-	res->rate_bps = best.pt.rate_bps;
-	res->loss = best.pt.loss;
-	res->ln_loss = best.pt.ln_loss;
-	res->time_s = best.pt.time_s;
-	res->pause_fraction = 1.0 - best.send_frac;
-	res->breakdown = best.t;
-	for (uint32_t i = 0; i < nstages; i++) {
-		res->stage[i].arrival_per_s = best.stage_lambda[i];
-		res->stage[i].loss = best.stage_loss[i];
-		res->stage[i].absorb_pkts = best.stage_absorb[i];
-		res->stage[i].mean_queue_pkts = best.stage_meanq[i];
-	}
-	res->loss_rel_err = md.worst_rel_err;
-	res->evaluations = md.evaluations;
+	err = finish(&md, &best, res);
+	if (err)
+		return err;
+	if (res->rate_bps == res->least_rate_bps)
+		res->least_time_s = res->time_s;	/* its burst figures in full */
 	res->npoints = x->points;
 	res->curve = ws->curve;
 	return 0;

@@ -167,6 +167,18 @@ struct bneck_xfer {
 	 */
 	bool episodes_from_windows;
 	enum bneck_loss loss_model;	/* 0 = the bulk queue */
+	/*
+	 * The time slack: 0, the rate of least T; > 0, the lowest rate below
+	 * it from which T stays within (1 + time_slack_rel) x the least all
+	 * the way up to it. Where T is nearly flat over a stretch above the
+	 * knee, the argmin moves with every input's noise and the fast end
+	 * loses more packets for no shorter transfer; the slack takes the
+	 * stretch's low end. The objective is walked down the grid from the
+	 * least (evaluated there where the curve is not the objective: an
+	 * uncertain rate), then bisected between the last grid rate within
+	 * and the first outside.
+	 */
+	double time_slack_rel;
 };
 
 struct bneck_point {
@@ -202,6 +214,8 @@ struct bneck_result {
 	double loss;		/* overall loss there */
 	double ln_loss;
 	double time_s;		/* T there (expected, with mu_rel_sd) */
+	double least_rate_bps;	/* where T is least (rate_bps without a time slack) */
+	double least_time_s;	/* T there */
 	double pause_fraction;	/* of the time the sender pauses there (obey_pauses) */
 	struct rbudp_time breakdown;
 	double line_time_s;	/* T at the line rate, for comparison */
@@ -263,6 +277,19 @@ int bneck_check_inputs(const struct rxb_stage_inputs *stages, uint32_t nstages,
 int bneck_compute(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
 		  uint32_t nstages, const struct bneck_xfer *x,
 		  const struct ctmc_opts *o, struct bneck_result *res);
+
+/*
+ * The time slack's walk on its own (the pieces' search, bneck_pieces.c):
+ * from @from_bps down @x's grid while the objective stays at most
+ * @time_max_s, then bisected; @res as bneck_compute()'s at the lowest rate
+ * within (least_* at @from_bps; no curve, no line rate). *@bottom: the
+ * stretch reached x->min_rate_bps. x->time_slack_rel is not used. -ERANGE
+ * where T at @from_bps is over @time_max_s already.
+ */
+int bneck_compute_down(struct bneck_ws *ws, const struct rxb_stage_inputs *stages,
+		       uint32_t nstages, const struct bneck_xfer *x,
+		       const struct ctmc_opts *o, double from_bps, double time_max_s,
+		       struct bneck_result *res, bool *bottom);
 
 /*
  * One rate's figures: T(B) (expected, with mu_rel_sd) and, per stage, the

@@ -105,6 +105,7 @@ int bneck_check_inputs(const struct rxb_stage_inputs *st, uint32_t nstages,
 	    !(x->min_rate_bps < x->line_rate_bps) || x->points < 2 ||
 	    !(x->loss_episode_pkts == 0.0 ||
 	      (x->loss_episode_pkts >= 1.0 && isfinite(x->loss_episode_pkts))) ||
+	    !(x->time_slack_rel >= 0.0 && x->time_slack_rel <= 1.0) ||
 	    (x->rounds != BNECK_ROUNDS_BURST && x->rounds != BNECK_ROUNDS_SEED) ||
 	    (x->loss_model != BNECK_LOSS_QUEUE && x->loss_model != BNECK_LOSS_SPREAD &&
 	     x->loss_model != BNECK_LOSS_WINDOWS && x->loss_model != BNECK_LOSS_SERVICE))

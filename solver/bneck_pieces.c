@@ -102,6 +102,67 @@ static void fold(struct bneck_result *res, const struct bneck_result *r, bool *h
 	res->line_loss = r->line_loss;
 }
 
+/* Piece @j's search within @x: its range and share of the grid, no slack. */
+static bool piece_xfer(const struct bneck_piece *p, uint32_t npieces, uint32_t j,
+		       const struct bneck_xfer *x, struct bneck_xfer *xj)
+{
+	*xj = *x;
+	xj->time_slack_rel = 0.0;
+	if (!bneck_piece_range(p, npieces, j, x, &xj->min_rate_bps, &xj->line_rate_bps))
+		return false;
+	xj->points = piece_points(x, xj->min_rate_bps, xj->line_rate_bps);
+	return true;
+}
+
+/*
+ * The time slack over the pieces: from the least T's rate in piece
+ * *@which down while T stays within the slack of it, on into the piece
+ * below where a piece's stretch reaches its bottom (T steps where the
+ * pieces meet: the walk stops there if the lower piece's top is over).
+ * @res keeps its line rate, curve and least; the rest is the lowest
+ * rate's, and *@which its piece.
+ */
+static int slack_pieces(struct bneck_ws *ws, const struct bneck_piece *p, uint32_t npieces,
+			uint32_t nstages, const struct bneck_xfer *x, const struct ctmc_opts *o,
+			struct bneck_result *res, uint32_t *which)
+{
+	double time_max_s = res->least_time_s * (1.0 + x->time_slack_rel);
+	double from_bps = res->least_rate_bps;
+	uint32_t evaluations = res->evaluations;
+	struct bneck_result r, keep = *res;
+	bool bottom = true;
+
+	for (int64_t j = *which; j >= 0 && bottom; j--) {
+		struct bneck_xfer xj;
+		int err;
+
+		if (!piece_xfer(p, npieces, (uint32_t)j, x, &xj))
+			continue;
+		if (from_bps > xj.line_rate_bps)
+			from_bps = xj.line_rate_bps;
+		err = bneck_compute_down(ws, p[j].stages, nstages, &xj, o, from_bps,
+					 time_max_s, &r, &bottom);
+		if (err == -ERANGE || err == -EDOM)
+			break;	/* the piece below starts over the slack */
+		if (err)
+			return err;
+		evaluations += r.evaluations;
+		*res = r;
+		*which = (uint32_t)j;
+		from_bps = xj.min_rate_bps;
+	}
+	res->least_rate_bps = keep.least_rate_bps;
+	res->least_time_s = keep.least_time_s;
+	res->line_time_s = keep.line_time_s;
+	res->line_loss = keep.line_loss;
+	res->loss_rel_err = fmax(res->loss_rel_err, keep.loss_rel_err);
+	res->model_rel_err = fmax(res->model_rel_err, keep.model_rel_err);
+	res->evaluations = evaluations;
+	res->npoints = keep.npoints;
+	res->curve = keep.curve;
+	return 0;
+}
+
 int bneck_compute_pieces(struct bneck_ws *ws, const struct bneck_piece *p,
 			 uint32_t npieces, uint32_t nstages, const struct bneck_xfer *x,
 			 const struct ctmc_opts *o, struct bneck_result *res,
@@ -123,13 +184,12 @@ int bneck_compute_pieces(struct bneck_ws *ws, const struct bneck_piece *p,
 		return err;
 	err = -EDOM;
 	for (uint32_t j = 0; j < npieces; j++) {
-		struct bneck_xfer xj = *x;
+		struct bneck_xfer xj;
 		struct bneck_result r;
 		int e;
 
-		if (!bneck_piece_range(p, npieces, j, x, &xj.min_rate_bps, &xj.line_rate_bps))
+		if (!piece_xfer(p, npieces, j, x, &xj))
 			continue;
-		xj.points = piece_points(x, xj.min_rate_bps, xj.line_rate_bps);
 		e = bneck_compute(ws, p[j].stages, nstages, &xj, o, &r);
 		if (e == -EDOM) {
 			line_inf = xj.line_rate_bps == x->line_rate_bps;
@@ -153,6 +213,13 @@ int bneck_compute_pieces(struct bneck_ws *ws, const struct bneck_piece *p,
 	}
 	res->npoints = n;
 	res->curve = ws->stitch;
+	if (x->time_slack_rel > 0.0) {
+		err = slack_pieces(ws, p, npieces, nstages, x, o, res, &chosen);
+		if (err) {
+			memset(res, 0, sizeof(*res));
+			return err;
+		}
+	}
 	if (which)
 		*which = chosen;
 	return 0;

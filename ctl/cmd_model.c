@@ -59,7 +59,7 @@ enum {
 	OPT_FROM_STATUS, OPT_SOCKET, OPT_STATUS_FILE, OPT_PLOT, OPT_CSV, OPT_CPUS, OPT_BALANCE,
 	OPT_OFFCPU, OPT_OFFCPU_GAP, OPT_WAKE, OPT_WAKE_MAX, OPT_SEEN, OPT_RELEASE, OPT_SAT_DRAIN,
 	OPT_SAT_ARRIVALS,
-	OPT_EPISODES_WIN, OPT_QUOTA,
+	OPT_EPISODES_WIN, OPT_QUOTA, OPT_SLACK,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "line-rate-bps", required_argument, NULL, OPT_LINE },
 	{ "min-rate-bps", required_argument, NULL, OPT_MIN },
 	{ "points", required_argument, NULL, OPT_POINTS },
+	{ "time-slack", required_argument, NULL, OPT_SLACK },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "loss-model", required_argument, NULL, OPT_LOSS_MODEL },
 	{ "offcpu-windows", required_argument, NULL, OPT_OFFCPU },
@@ -361,6 +362,7 @@ static const struct num_opt {
 	NUM(OPT_PAYLOAD, true, 1.0, 65507.0, 1.0, x.payload_bytes),	/* a UDP datagram */
 	NUM(OPT_FILE, true, 1.0, 1e18, 1.0, x.file_bytes),
 	NUM(OPT_EPISODE, false, 1.0, 1e12, 1.0, x.loss_episode_pkts),
+	NUM(OPT_SLACK, false, 0.0, 1.0, 1.0, x.time_slack_rel),
 	NUM(OPT_DELAY, false, 0.0, 1e7, 1e3, x.one_way_delay_s),
 	NUM(OPT_LINE, true, 1.0, 1e15, 1.0, x.line_rate_bps),
 	NUM(OPT_MIN, true, 1.0, 1e15, 1.0, x.min_rate_bps),

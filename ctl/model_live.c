@@ -255,6 +255,9 @@ static const char *xfer_from(const struct json_object *m, struct bneck_xfer *x)
 				   x->loss_model != BNECK_LOSS_QUEUE;
 	if (num_in(m, "points", 2, 1000000, &points))
 		x->points = (uint32_t)points;
+	/* Absent before rxbneckd had [model] time_slack: the least T's rate. */
+	if (!num_in(m, "time_slack", 0, 1, &x->time_slack_rel))
+		x->time_slack_rel = 0;
 	x->loss_episode_pkts = 0;
 	if (x->rounds == BNECK_ROUNDS_BURST && num_in(m, "loss_episode_pkts", 1, 1e12, &ep) && ep > 1)
 		x->loss_episode_pkts = ep;

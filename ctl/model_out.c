@@ -170,6 +170,9 @@ int model_out_json(const struct model_args *a, const struct bneck_result *r,
 	json_double(&w, "loss_at_bottleneck", r->loss);
 	json_double(&w, "ln_loss_at_bottleneck", r->ln_loss);
 	json_double(&w, "transfer_time_s", r->time_s);
+	json_double(&w, "time_slack", a->x.time_slack_rel);
+	json_double(&w, "least_rate_bps", r->least_rate_bps);
+	json_double(&w, "least_time_s", r->least_time_s);
 	json_double(&w, "n_resend", r->breakdown.n_resend);
 	json_double(&w, "resend_rounds", r->breakdown.resend_rounds);
 	json_double(&w, "resend_pkts", r->breakdown.resend_pkts);
@@ -319,6 +322,8 @@ static void print_inputs(const struct model_args *a)
 		printf(", %g packets per loss episode", a->x.loss_episode_pkts);
 	if (a->x.loss_model != BNECK_LOSS_QUEUE)
 		printf("; %s loss model", bneck_loss_name(a->x.loss_model));
+	if (a->x.time_slack_rel > 0)
+		printf("; time slack %g", a->x.time_slack_rel);
 	putchar('\n');
 }
 
@@ -367,6 +372,9 @@ int model_out_text(const struct model_args *a, const struct bneck_result *r,
 		       s->share_reach_bps / 1e6);
 	printf("Bottleneck %.1f Mb/s   loss %.3g   transfer time %.4f s\n",
 	       r->rate_bps / 1e6, r->loss, r->time_s);
+	if (r->least_rate_bps != r->rate_bps)
+		printf("           the least time, %.4f s, at %.1f Mb/s: within the slack of %g\n",
+		       r->least_time_s, r->least_rate_bps / 1e6, a->x.time_slack_rel);
 	printf("           (resend rounds %.3g, emptying the queue %.1f ms; at the line rate: loss %.3g, %.4f s)\n",
 	       r->breakdown.n_resend, r->breakdown.drain_s * 1e3, r->line_loss,
 	       r->line_time_s);

@@ -158,6 +158,7 @@ struct rxb_config {
 		bool quota_phases;
 		bool drain_floor;
 		bool windows_by_rate;
+		double time_slack;	/* fraction of the least T */
 		int loss_episodes;	/* 0 off, 1 measured, 2 windows */
 		int rate_uncertainty;	/* 0 off, 1 measured */
 		int capacity;		/* enum capacity_mode: 0 cost, 1 drain */

@@ -47,6 +47,7 @@ void daemon_reload_flows_params(const struct daemon *d, const struct rxb_config 
 	p->quota_phases = cfg->model.quota_phases;
 	p->drain_floor = cfg->model.drain_floor;
 	p->windows_by_rate = cfg->model.windows_by_rate;
+	p->time_slack_rel = cfg->model.time_slack;
 	p->rate_uncertainty = cfg->model.rate_uncertainty == 1;
 	p->capacity = (enum capacity_mode)cfg->model.capacity;
 	p->fallback_rx_ring = cfg->measure.fallback_rx_ring;
@@ -437,6 +438,7 @@ static void model_effective(const struct flows_params *p, struct rxb_config *out
 	out->model.quota_phases = p->quota_phases;
 	out->model.drain_floor = p->drain_floor;
 	out->model.windows_by_rate = p->windows_by_rate;
+	out->model.time_slack = p->time_slack_rel;
 	out->model.rate_uncertainty = p->rate_uncertainty;
 	out->model.capacity = (int)p->capacity;
 	out->measure.flow_linger_s = (uint32_t)(p->linger_ns / RXB_NSEC_PER_SEC);

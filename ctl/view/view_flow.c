@@ -354,6 +354,14 @@ static void prediction(FILE *f, const struct json_object *fl)
 			vfmt_dur(c, jpath_num(m, "transfer_time_s")),
 			vfmt_prob(g, jpath_num(m, "line_rate_loss")),
 			vfmt_dur(h, jpath_num(m, "line_rate_time_s")));
+		if (jpath_num(m, "least_rate_bps") != jpath_num(m, "rate_bps") &&
+		    jpath_num(m, "time_slack") > 0) {
+			view_cont(f, IND);
+			fprintf(f, "the least time, %s, at %s: the lowest rate within %s of it\n",
+				vfmt_dur(c, jpath_num(m, "least_time_s")),
+				vfmt_rate(a, jpath_num(m, "least_rate_bps")),
+				vfmt_prob(b, jpath_num(m, "time_slack")));
+		}
 		if (jpath_bool(m, "unconstrained") == 1) {
 			view_cont(f, IND);
 			fputs("the receiving host is not the bottleneck (UNCONSTRAINED)\n", f);

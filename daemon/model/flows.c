@@ -32,6 +32,7 @@ static int check_params(const struct flows_params *p)
 	    !(p->one_way_delay_s >= 0) || !isfinite(p->one_way_delay_s) ||
 	    !(p->min_rate_bps > 0) || !(p->line_rate_bps >= p->min_rate_bps) ||
 	    !isfinite(p->line_rate_bps) || p->sweep_points < 2 ||
+	    !(p->time_slack_rel >= 0 && p->time_slack_rel <= 1) ||
 	    (p->rounds != BNECK_ROUNDS_BURST && p->rounds != BNECK_ROUNDS_SEED))
 		return -EINVAL;
 	return 0;

@@ -129,6 +129,7 @@ struct flow_estimate {
 	uint32_t points;	/* [model] sweep_points then */
 	enum bneck_rounds rounds;	/* [model] rounds then */
 	enum bneck_loss loss_model;	/* [model] loss then */
+	double time_slack_rel;		/* [model] time_slack then */
 	double loss_episode_pkts;	/* bneck_xfer's then: 0 = one by one */
 	bool episodes_from_windows;	/* bneck_xfer's then */
 	struct flow_xfer xfer;
@@ -246,6 +247,7 @@ struct flows_params {
 	bool quota_phases;		/* [model] quota_phases */
 	bool drain_floor;		/* [model] drain_floor */
 	bool windows_by_rate;		/* [model] windows_by_rate */
+	double time_slack_rel;		/* [model] time_slack */
 	bool rate_uncertainty;		/* [model] rate_uncertainty = measured */
 	enum capacity_mode capacity;	/* [model] capacity */
 	uint32_t fallback_rx_ring;	/* [measure] fallback_rx_ring */

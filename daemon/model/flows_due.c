@@ -206,6 +206,7 @@ bool flows_due(const struct flows *f, const struct flow *fl,
 	if (!m->have_good || m->solve_err || !e || e->end_ns < g->epoch_end_ns ||
 	    g->nstages != fl->inputs.nstages || g->points != f->p.sweep_points ||
 	    g->rounds != f->p.rounds || g->loss_model != f->p.loss_model ||
+	    g->time_slack_rel != f->p.time_slack_rel ||
 	    !xfer_same(&g->xfer, &m->xfer) ||
 	    g->loss_episode_pkts != flows_episode_pkts(f, fl) ||
 	    g->episodes_from_windows != flows_episodes_from_windows(f))

@@ -453,6 +453,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 		.loss_episode_pkts = flows_episode_pkts(f, fl),
 		.episodes_from_windows = flows_episodes_from_windows(f),
 		.loss_model = f->p.loss_model,
+		.time_slack_rel = f->p.time_slack_rel,
 	};
 	struct flow_estimate est;
 	uint64_t t0 = rxb_mono_ns();
@@ -480,6 +481,7 @@ static int model_solve(struct flows *f, const struct flow *fl, struct flow_model
 	est.points = f->p.sweep_points;
 	est.rounds = f->p.rounds;
 	est.loss_model = f->p.loss_model;
+	est.time_slack_rel = f->p.time_slack_rel;
 	est.loss_episode_pkts = x.loss_episode_pkts;
 	est.episodes_from_windows = x.episodes_from_windows;
 	est.at_ns = rxb_mono_ns();

@@ -354,6 +354,9 @@ static void model_json(struct json_writer *w, const struct flow_model *m,
 	json_double(w, "loss", g->res.loss);
 	json_double(w, "ln_loss", g->res.ln_loss);
 	json_double(w, "transfer_time_s", g->res.time_s);
+	json_double(w, "time_slack", g->time_slack_rel);
+	json_double(w, "least_rate_bps", g->res.least_rate_bps);
+	json_double(w, "least_time_s", g->res.least_time_s);
 	json_double(w, "n_resend", g->n_resend);
 	json_double(w, "loss_episode_pkts", g->loss_episode_pkts > 0 ? g->loss_episode_pkts : 1.0);
 	json_double(w, "line_rate_loss", g->res.line_loss);

@@ -37,6 +37,7 @@ E_LOSS_EPISODES=${E_LOSS_EPISODES:-}	# [model] loss_episodes ("": the daemon's d
 E_DEPTH_COST=${E_DEPTH_COST:-}	# [model] queue_depth_cost ("": the daemon's default)
 E_QUOTA_PHASES=${E_QUOTA_PHASES:-}	# [model] quota_phases ("": the daemon's default)
 E_RATE_UNC=${E_RATE_UNC:-}	# [model] rate_uncertainty ("": the daemon's default)
+E_TIME_SLACK=${E_TIME_SLACK:-}	# [model] time_slack ("": the daemon's default)
 E_DRAIN_FLOOR=${E_DRAIN_FLOOR:-}	# [model] drain_floor ("": the daemon's default)
 E_MODEL_LOSS=${E_MODEL_LOSS:-}	# [model] loss ("": the daemon's default)
 E_MODEL_CAPACITY=${E_MODEL_CAPACITY:-}	# [model] capacity ("": the daemon's default)
@@ -305,6 +306,7 @@ e2e_daemon_start() {
 	${E_DEPTH_COST:+queue_depth_cost = $E_DEPTH_COST}
 	${E_QUOTA_PHASES:+quota_phases = $E_QUOTA_PHASES}
 	${E_RATE_UNC:+rate_uncertainty = $E_RATE_UNC}
+	${E_TIME_SLACK:+time_slack = $E_TIME_SLACK}
 	${E_DRAIN_FLOOR:+drain_floor = $E_DRAIN_FLOOR}
 	${E_MODEL_LOSS:+loss = $E_MODEL_LOSS}
 	${E_MODEL_CAPACITY:+capacity = $E_MODEL_CAPACITY}

@@ -93,6 +93,7 @@ m.update({
      "queue_depth_cost": "${E_DEPTH_COST:-}" or None,
      "quota_phases": "${E_QUOTA_PHASES:-}" or None,
      "rate_uncertainty": "${E_RATE_UNC:-}" or None,
+     "time_slack": "${E_TIME_SLACK:-}" or None,
      "drain_floor": "${E_DRAIN_FLOOR:-}" or None,
      "model_loss": "${E_MODEL_LOSS:-}" or None, "model_capacity": "${E_MODEL_CAPACITY:-}" or None,
      "recv_cpu": $E_RECV_CPU, "send_cpu": $E_SEND_CPU, "load": "$E_LOAD",

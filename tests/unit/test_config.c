@@ -256,6 +256,7 @@ static void test_every_key_set(void **state)
 		"quota_phases = no\n"
 		"drain_floor = no\n"
 		"windows_by_rate = no\n"
+		"time_slack = 0.05\n"
 		"loss_episodes = off\n"
 		"rate_uncertainty = measured\n"
 		"loss = windows\n"
@@ -357,6 +358,7 @@ static void test_every_key_set(void **state)
 	assert_false(c.model.quota_phases);
 	assert_false(c.model.drain_floor);
 	assert_false(c.model.windows_by_rate);
+	assert_true(c.model.time_slack == 0.05);
 	assert_int_equal(c.control.listen_address.n, 1);
 	assert_string_equal(c.control.listen_address.addr[0], "::");
 	assert_true(c.control.output_queue_bytes == 1048576);

@@ -16,6 +16,7 @@ void learn_init(struct learn *l)
 	memset(l, 0, sizeof(*l));
 	l->origin = VALUE_MISSING;
 	l->band_fed = -1;
+	l->band_load = NAN;
 	cost_fit_init(&l->cost);
 }
 
@@ -417,20 +418,45 @@ static void win_fold(struct learn_win *w, const struct rxb_sock_meas *s, double 
 		ewma_ratio_add(&w->offcpu_gap_ns, k, 0, 0, 1.0);
 }
 
-/* The band of key @key: its own, a free one, or the one fed longest ago. */
-static int band_for(struct learn *l, int32_t key)
+/* Was band @b fed at another load than the last band (both known)? */
+static bool band_other_load(const struct learn *l, const struct learn_band *b)
 {
-	int pick = 0;
+	return fabs(b->load - l->band_load) >= LEARN_BAND_LOAD_TASKS;
+}
 
-	for (int i = 0; i < LEARN_BANDS; i++) {
-		const struct learn_band *b = &l->band[i];
+/* Is band @b spent: stale at @now_ns, or of another load? */
+static bool band_spent(const struct learn *l, const struct learn_band *b, uint64_t now_ns)
+{
+	return b->last_ns + (uint64_t)(LEARN_BAND_KEEP_S * 1e9) < now_ns ||
+	       band_other_load(l, b);
+}
 
-		if (b->last_ns && b->key == key)
+/*
+ * The band of key @key: its own, a free one, a spent one (the one fed
+ * longest ago), else of those not fed for LEARN_BAND_HOLD_S the one with
+ * the least receiving behind it (of those, the one fed longest ago); -1:
+ * every band was fed lately, and the epoch feeds none.
+ */
+static int band_for(struct learn *l, int32_t key, uint64_t now_ns)
+{
+	int spent = -1, weak = -1;
+
+	for (int i = 0; i < LEARN_BANDS; i++)
+		if (l->band[i].last_ns && l->band[i].key == key)
 			return i;
-		if (b->last_ns < l->band[pick].last_ns)
-			pick = i;
+	for (int i = 0; i < LEARN_BANDS; i++) {
+		const struct learn_band *b = &l->band[i], *w = weak < 0 ? NULL : &l->band[weak];
+
+		if (!b->last_ns)
+			return i;
+		if (band_spent(l, b, now_ns) &&
+		    (spent < 0 || b->last_ns < l->band[spent].last_ns))
+			spent = i;
+		if (b->last_ns + (uint64_t)(LEARN_BAND_HOLD_S * 1e9) < now_ns &&
+		    (!w || b->fed_s < w->fed_s || (b->fed_s == w->fed_s && b->last_ns < w->last_ns)))
+			weak = i;
 	}
-	return pick;
+	return spent >= 0 ? spent : weak;
 }
 
 /* Feed the epoch's windows to the band of its arrival rate @pps. */
@@ -438,11 +464,15 @@ static void band_feed(struct learn *l, const struct rxb_sock_meas *s, double act
 		      double pps, uint64_t now_ns)
 {
 	int32_t key = (int32_t)floor(log(pps) / log(LEARN_BAND_STEP));
-	int i = band_for(l, key);
-	struct learn_band *b = &l->band[i];
+	int i = band_for(l, key, now_ns);
+	struct learn_band *b;
 	double k = 1.0;
 
-	if (!b->last_ns || b->key != key) {
+	if (i < 0)
+		return;
+	b = &l->band[i];
+	/* A new rate, or this one's band from another load: start afresh. */
+	if (!b->last_ns || b->key != key || band_other_load(l, b)) {
 		memset(b, 0, sizeof(*b));
 		b->key = key;
 		b->load = NAN;
@@ -468,7 +498,7 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 
 	l->band_fed = -1;
 	win_fold(&l->win, seen ? s : NULL, act_s, k);
-	if (seen && act_s > 0 && arrivals(s) > 0)
+	if (seen && act_s >= LEARN_BAND_MIN_EPOCH_S && arrivals(s) > 0)
 		band_feed(l, s, act_s, (double)arrivals(s) / act_s, now_ns);
 }
 
@@ -520,6 +550,11 @@ static bool band_live(const struct learn *l, const struct learn_band *b, double 
 	       learn_win_arrival_pps(&b->w) > 0;
 }
 
+bool learn_band_live(const struct learn *l, int i, double load)
+{
+	return i >= 0 && i < LEARN_BANDS && band_live(l, &l->band[i], load);
+}
+
 int learn_bands_live(const struct learn *l, double load, int *idx)
 {
 	int n = 0;
@@ -543,8 +578,10 @@ int learn_bands_live(const struct learn *l, double load, int *idx)
 
 void learn_band_load(struct learn *l, double load)
 {
-	if (l->band_fed >= 0 && l->band_fed < LEARN_BANDS)
+	if (l->band_fed >= 0 && l->band_fed < LEARN_BANDS) {
 		l->band[l->band_fed].load = load;
+		l->band_load = load;
+	}
 }
 
 double learn_episode_pkts(const struct learn *l)

@@ -72,15 +72,25 @@ struct learn_win {
  * leave it the last transfer's (a few hundred waits). A band stands for
  * its rates while it was fed within LEARN_BAND_KEEP_S of the flow's last
  * traffic, for LEARN_BAND_MIN_S of receiving at least, at the receiver
- * load of the present (within LEARN_BAND_LOAD_TASKS). With LEARN_BANDS in
- * use, a new rate takes the band fed longest ago.
+ * load of the present (within LEARN_BAND_LOAD_TASKS). Only an epoch with
+ * LEARN_BAND_MIN_EPOCH_S of receiving feeds a band: at a transfer's edges
+ * a few packets over a short stretch of receiving give rates anywhere from
+ * nothing to above the line rate, each of which would take a band. With
+ * LEARN_BANDS in use, a new rate takes a band stale or of another load
+ * (the one fed longest ago), else of the bands not fed for
+ * LEARN_BAND_HOLD_S the one with the least receiving behind it, else none:
+ * a sender that sweeps more rates than there are bands, each for a second
+ * or so, would otherwise have every band taken before its rate came round
+ * again, and none would ever stand for its rates.
  */
-#define LEARN_BANDS		12
+#define LEARN_BANDS		16
 #define LEARN_BAND_STEP		1.0905077326652577	/* 2^(1/8) */
 #define LEARN_BAND_TAU_S	5.0
 #define LEARN_BAND_KEEP_S	120.0
 #define LEARN_BAND_MIN_S	1.0
 #define LEARN_BAND_LOAD_TASKS	0.5
+#define LEARN_BAND_MIN_EPOCH_S	0.1
+#define LEARN_BAND_HOLD_S	60.0
 
 struct learn_band {
 	struct learn_win w;
@@ -130,6 +140,8 @@ struct learn {
 	struct learn_win win;
 	struct learn_band band[LEARN_BANDS];
 	int band_fed;				/* the band this epoch fed, -1 none */
+	double band_load;			/* the load the last band fed was
+						 * fed at (NaN: none yet) */
 	/* loss episodes (bursts of rcvbuf drops) that ended, by size; decayed */
 	double episode_hist[RXB_EPISODE_BUCKETS];
 	double episodes_w;			/* their decayed count */
@@ -217,6 +229,9 @@ double learn_win_arrival_pps(const struct learn_win *w);
  * many.
  */
 int learn_bands_live(const struct learn *l, double load, int *idx);
+
+/* Does band @i of @l stand for its rates now, at the receiver load @load? */
+bool learn_band_live(const struct learn *l, int i, double load);
 
 /* The receiver load @load (#C + #I) the band this epoch fed was fed at. */
 void learn_band_load(struct learn *l, double load);

@@ -182,6 +182,31 @@ static void offcpu_json(struct json_writer *w, const struct windows_doc *d)
 	json_obj_end(w);
 }
 
+/*
+ * The off-CPU windows by rate as learned (struct learn_band), whether they
+ * stand for their rates now or not: which rates the receiver was fed at,
+ * for how long, at which load, and when ([model] windows_by_rate).
+ */
+static void bands_learned_json(struct json_writer *w, const struct learn *l, double load,
+			       uint64_t now)
+{
+	json_arr_begin(w, "windows_bands");
+	for (int i = 0; i < LEARN_BANDS; i++) {
+		const struct learn_band *b = &l->band[i];
+
+		if (!b->last_ns)
+			continue;
+		json_obj_begin(w, NULL);
+		json_double(w, "at_pps", learn_win_arrival_pps(&b->w));
+		json_double(w, "fed_s", b->fed_s);
+		json_double(w, "load", b->load);
+		json_double(w, "age_s", status_age_s(b->last_ns, now));
+		json_bool(w, "live", learn_band_live(l, i, load));
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+}
+
 static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t now)
 {
 	const struct inputs *in = &fl->inputs;
@@ -232,6 +257,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_obj_end(w);
 	json_obj_begin(w, "learned");
 	json_str(w, "origin", value_src_name(l->origin));
+	bands_learned_json(w, l, inputs_receiver_load(&in->b), now);
 	json_double(w, "last_traffic_age_s", status_age_s(l->last_traffic_ns, now));
 	json_uint_opt(w, "history_age_s",
 		      l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_NONE, l->history_age_s);

@@ -361,20 +361,28 @@ static void test_windows_by_rate(void **state)
 	assert_int_equal(f->r.nbands, 0);
 
 	/* A busy loop beside the receiver: the bands fed without it are not
-	 * of this load; the one fed now is the only one of it. */
+	 * of this load; the one fed now is the only one of it (its first
+	 * epoch at the new load is folded into what it held: the load is
+	 * known once the epoch is). */
 	loaded_epoch(f, 34)->offcpu_hist[14] = 1.0;
 	ifix_feed(f, 0.5);
 	assert_int_equal(f->r.nbands, 0);
+	check_rel_strict(f->l.band_load, 1.0, 1e-15);
 	/* Overrun: 4000 arrived, 1000 read. The band is that of the rate
-	 * sent, the fast one. */
+	 * sent, the fast one, fed at the other load: it starts afresh, and
+	 * stands for its rates once fed 1 s at this one. */
 	loaded_epoch(f, 35)->pkts_in = 4000;
+	ifix_feed(f, 0.5);
+	assert_int_equal(f->r.nbands, 0);
+	loaded_epoch(f, 36)->pkts_in = 4000;
 	ifix_feed(f, 0.5);
 	assert_int_equal(f->r.nbands, 2);
 	check_rel_strict(f->r.band_b[0].offcpu_per_s,
 			 (slow * (0.5 * d + 0.5) * d + 1.0) / ((0.5 * d + 0.5) * d + 0.5), 1e-14);
+	assert_true(f->r.band_b[1].offcpu_per_s == 0.0);	/* not 2000 pps' windows */
 
 	/* Stale: more than LEARN_BAND_KEEP_S before the last traffic. */
-	seq = 35 + (uint64_t)LEARN_BAND_KEEP_S;
+	seq = 36 + (uint64_t)LEARN_BAND_KEEP_S;
 	loaded_epoch(f, seq - 1);
 	ifix_feed(f, 0.5);
 	assert_int_equal(f->r.nbands, 2);
@@ -383,7 +391,11 @@ static void test_windows_by_rate(void **state)
 	assert_int_equal(f->r.nbands, 0);
 }
 
-/* More rates than bands: each new one takes the band fed longest ago. */
+/*
+ * More rates than bands, each fed LEARN_BAND_MIN_S: the first LEARN_BANDS
+ * stand for their rates, and the two after them take no band (none is
+ * spent or short of that receiving).
+ */
 static void test_windows_by_rate_evict(void **state)
 {
 	struct ifix *f = *state;
@@ -397,10 +409,55 @@ static void test_windows_by_rate_evict(void **state)
 	}
 	assert_int_equal(learn_bands_live(&f->l, 0.0, live), LEARN_BANDS);
 	assert_int_equal(f->r.nbands, LEARN_BANDS);
-	/* The two slowest, fed first, went. */
-	check_rel_strict(f->r.band_at_pps[0], 2.0 * (uint64_t)(1000 * 1.2 * 1.2), 1e-15);
+	check_rel_strict(f->r.band_at_pps[0], 2000.0, 1e-15);
 	for (uint32_t j = 1; j < f->r.nbands; j++)
 		assert_true(f->r.band_at_pps[j] > f->r.band_at_pps[j - 1]);
+	pkts = 1000;
+	for (int i = 0; i < LEARN_BANDS - 1; i++)
+		pkts = (uint64_t)(pkts * 1.2);
+	check_rel_strict(f->r.band_at_pps[LEARN_BANDS - 1], 2.0 * pkts, 1e-15);
+}
+
+/*
+ * A sweep of 1.5 x LEARN_BANDS rates, one 0.5-s epoch each per pass, with
+ * an epoch of 0.05 s of receiving at a stray rate between two rates: after
+ * four passes the first LEARN_BANDS rates stand for themselves (a pass
+ * takes 48 s, within LEARN_BAND_HOLD_S: the rest take no band), and no
+ * stray rate has a band. (The band fed longest ago giving way would have
+ * every band taken before its rate came round again: none would stand.)
+ */
+static void test_windows_by_rate_sweep(void **state)
+{
+	struct ifix *f = *state;
+	const int nrates = LEARN_BANDS * 3 / 2;
+	uint64_t seq = 1;
+	int live[LEARN_BANDS];
+
+	for (int pass = 0; pass < 4; pass++) {
+		uint64_t pkts = 1000;
+
+		for (int i = 0; i < nrates; i++) {
+			struct rxb_sock_meas *s;
+
+			band_epoch(f, seq++, pkts, 14, 1.0);
+			s = seen_epoch(f, seq++);
+			s->pkts_in = s->pkts_out = s->pkts_enqueued = 7 + i;
+			s->active_ns = 5e7;
+			s->offcpu_hist[20] = 1.0;
+			f->env.windows_by_rate = true;
+			ifix_feed(f, 0.5);
+			assert_int_equal(f->l.band_fed, -1);
+			pkts = (uint64_t)(pkts * 1.2);
+		}
+	}
+	assert_int_equal(learn_bands_live(&f->l, 0.0, live), LEARN_BANDS);
+	assert_int_equal(f->r.nbands, LEARN_BANDS);
+	for (uint32_t j = 0; j < f->r.nbands; j++) {
+		assert_true(f->r.band_at_pps[j] >= 2000.0);
+		assert_true(f->r.band_b[j].offcpu_hist[20] == 0.0);
+	}
+	/* The stray epochs' windows are in all rates' mix. */
+	assert_true(f->r.stages[0].offcpu_hist[20] > 0.0);
 }
 
 UNIT_TEST_MAIN(
@@ -413,4 +470,5 @@ UNIT_TEST_MAIN(
 	IFIX_TEST(test_wake_max_learned),
 	IFIX_TEST(test_windows_by_rate),
 	IFIX_TEST(test_windows_by_rate_evict),
+	IFIX_TEST(test_windows_by_rate_sweep),
 )

@@ -212,6 +212,7 @@ static const char doc_full[] =
 "   \"pkts_per_poll\":{\"value\":1,\"source\":\"measured\"},"
 "   \"queue_pkts\":{\"value\":1000,\"source\":\"sysctl\"}}},"
 " \"model\":{\"epoch\":620,\"rate_bps\":412300000,\"loss\":0.00108,\"transfer_time_s\":19.41,"
+"  \"time_slack\":0.02,\"least_rate_bps\":450000000,\"least_time_s\":19.1,"
 "  \"line_rate_loss\":0.045,\"line_rate_time_s\":30.2,\"unconstrained\":false,"
 "  \"windows_by_rate\":[{\"at_bps\":3e8,\"from_bps\":1e7,\"to_bps\":3.87e8,\"chosen\":false},"
 "   {\"at_bps\":5e8,\"from_bps\":3.87e8,\"to_bps\":1e10,\"chosen\":true}]},"
@@ -247,6 +248,7 @@ static void test_full_status(void **state)
 			"(a RATE that changed little is not sent again)");
 	assert_contains(t, "prediction   : at 412.3 Mb/s: first-round loss 0.108 %, "
 			"transfer time 19.41 s; at the line rate 4.5 %, 30.20 s");
+	assert_contains(t, "the least time, 19.10 s, at 450.0 Mb/s: the lowest rate within 2 % of it\n");
 	assert_contains(t, "1.00 GB file in 1468 B packets, one-way delay 100.0 us, "
 			"rates 10.0 Mb/s .. 10.000 Gb/s; from the HELLO of 127.0.0.1:51234");
 	/* Unsampled epoch: drops only, and the last epoch that counted. */

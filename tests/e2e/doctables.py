@@ -37,6 +37,9 @@ and NAME says which one it is:
              verdict-confirm7       CONFIRM7's own, as CONFIRM's
              verdict-confirm8       CONFIRM8's own, as CONFIRM's
              verdict-confirm9       CONFIRM9's own, as CONFIRM's
+             verdict-slack          SLACK's own, as CONFIRM's (time_slack)
+             verdict-probes1        PROBES1's own (net_probe_every = 1)
+             verdict-bands          BANDS's own (the bands that stand)
              verdict-rps            RPS's own, as CONFIRM's (E_RPS=1)
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
@@ -157,6 +160,14 @@ CONFIRM8 = ["line10g-s%d" % s for s in range(670, 675)]
 # B the flow's with the band's windows; the bands made once an epoch):
 # `-S 680` to `684`.
 CONFIRM9 = ["line10g-s%d" % s for s in range(680, 685)]
+# That host later the same day, off the defaults, each judged by its own
+# sweeps: [model] time_slack = 0.02 (`-S 690` to `694`); the per-packet
+# probes in every epoch ([measure] net_probe_every = 1, `-S 700` to `704`);
+# and that with the windows by rate made to stand in a sweep (`-S 710` to
+# `714`).
+SLACK = ["line10g-s%d" % s for s in range(690, 695)]
+PROBES1 = ["line10g-s%d" % s for s in range(700, 705)]
+BANDS = ["line10g-s%d" % s for s in range(710, 715)]
 # The ten sets of five sweeps at the defaults judged by their own --follow
 # (check 2 of verdict-off-sweeps and verdict-confirm to -confirm9): how
 # well the +-10 % rule can tell a rate chooser's quality (table rate-rule).
@@ -192,6 +203,9 @@ VERDICTS = {
     "verdict-confirm7": (CONFIRM7, CONFIRM7),
     "verdict-confirm8": (CONFIRM8, CONFIRM8),
     "verdict-confirm9": (CONFIRM9, CONFIRM9),
+    "verdict-slack": (SLACK, SLACK),
+    "verdict-probes1": (PROBES1, PROBES1),
+    "verdict-bands": (BANDS, BANDS),
     "verdict-rps": (RPS, RPS),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),

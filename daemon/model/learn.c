@@ -418,6 +418,12 @@ static void win_fold(struct learn_win *w, const struct rxb_sock_meas *s, double 
 		ewma_ratio_add(&w->offcpu_gap_ns, k, 0, 0, 1.0);
 }
 
+/* Was band @b fed within @s seconds before @ref_ns? */
+static bool band_fed_within(const struct learn_band *b, double s, uint64_t ref_ns)
+{
+	return b->last_ns + (uint64_t)(s * 1e9) >= ref_ns;
+}
+
 /* Was band @b fed at another load than the last band (both known)? */
 static bool band_other_load(const struct learn *l, const struct learn_band *b)
 {
@@ -427,8 +433,7 @@ static bool band_other_load(const struct learn *l, const struct learn_band *b)
 /* Is band @b spent: stale at @now_ns, or of another load? */
 static bool band_spent(const struct learn *l, const struct learn_band *b, uint64_t now_ns)
 {
-	return b->last_ns + (uint64_t)(LEARN_BAND_KEEP_S * 1e9) < now_ns ||
-	       band_other_load(l, b);
+	return !band_fed_within(b, LEARN_BAND_KEEP_S, now_ns) || band_other_load(l, b);
 }
 
 /*
@@ -452,7 +457,7 @@ static int band_for(struct learn *l, int32_t key, uint64_t now_ns)
 		if (band_spent(l, b, now_ns) &&
 		    (spent < 0 || b->last_ns < l->band[spent].last_ns))
 			spent = i;
-		if (b->last_ns + (uint64_t)(LEARN_BAND_HOLD_S * 1e9) < now_ns &&
+		if (!band_fed_within(b, LEARN_BAND_HOLD_S, now_ns) &&
 		    (!w || b->fed_s < w->fed_s || (b->fed_s == w->fed_s && b->last_ns < w->last_ns)))
 			weak = i;
 	}
@@ -545,7 +550,7 @@ double learn_win_arrival_pps(const struct learn_win *w)
 static bool band_live(const struct learn *l, const struct learn_band *b, double load)
 {
 	return b->last_ns && b->fed_s >= LEARN_BAND_MIN_S &&
-	       b->last_ns + (uint64_t)(LEARN_BAND_KEEP_S * 1e9) >= l->last_traffic_ns &&
+	       band_fed_within(b, LEARN_BAND_KEEP_S, l->last_traffic_ns) &&
 	       fabs(b->load - load) < LEARN_BAND_LOAD_TASKS &&
 	       learn_win_arrival_pps(&b->w) > 0;
 }

@@ -18,6 +18,7 @@ void learn_init(struct learn *l)
 	l->band_fed = -1;
 	l->band_load = NAN;
 	cost_fit_init(&l->cost);
+	arrive_init(&l->arrive);
 }
 
 void learn_disk_init(struct learn_disk *d)
@@ -387,14 +388,22 @@ static uint64_t arrivals(const struct rxb_sock_meas *s)
 	return s->pkts_in ? s->pkts_in : s->pkts_out;
 }
 
+/* What an epoch's windows are folded with: its packets, counted or estimated. */
+struct win_epoch {
+	const struct rxb_sock_meas *s;	/* its socket, receivers seen; NULL: none */
+	double act_s;			/* its seconds of receiving */
+	double arrived, read;		/* packets that arrived, and were read */
+};
+
 /*
- * Fold an epoch's windows into @w after decaying it by @k: @s's, when the
- * scheduler probe saw its receivers in @act_s seconds of receiving; none
- * (@s NULL): decay alone, which keeps the rates as they were.
+ * Fold an epoch's windows into @w after decaying it by @k: @we->s's, when
+ * the scheduler probe saw its receivers; none (@we NULL): decay alone,
+ * which keeps the rates as they were.
  */
-static void win_fold(struct learn_win *w, const struct rxb_sock_meas *s, double act_s,
-		     double k)
+static void win_fold(struct learn_win *w, const struct win_epoch *we, double k)
 {
+	const struct rxb_sock_meas *s = we ? we->s : NULL;
+	double act_s = we ? we->act_s : 0;
 	double n;
 
 	n = hist_fold(w->offcpu_hist, &w->offcpu_sums, s ? s->offcpu_hist : NULL,
@@ -406,11 +415,11 @@ static void win_fold(struct learn_win *w, const struct rxb_sock_meas *s, double 
 	w->arrived *= k;
 	if (s) {
 		w->offcpu_s += act_s;
-		w->arrived += (double)arrivals(s);
+		w->arrived += we->arrived;
 	}
 	/* Not decayed without windows: kept through idle epochs as they are. */
 	if (s)
-		ewma_max_add(&w->seen_pps, k, (double)s->pkts_out / act_s,
+		ewma_max_add(&w->seen_pps, k, we->read / act_s,
 			     LEARN_WAKE_MAX_MIN_W);
 	if (s && n > 0 && s->run_before_preempt_ns > 0 && isfinite(s->run_before_preempt_ns))
 		ewma_ratio_add(&w->offcpu_gap_ns, k, s->run_before_preempt_ns * n, n, 1.0);
@@ -464,11 +473,46 @@ static int band_for(struct learn *l, int32_t key, uint64_t now_ns)
 	return spent >= 0 ? spent : weak;
 }
 
-/* Feed the epoch's windows to the band of its arrival rate @pps. */
-static void band_feed(struct learn *l, const struct rxb_sock_meas *s, double act_s,
-		      double pps, uint64_t now_ns)
+/*
+ * The key of the band an epoch of estimated arrival rate @pps feeds: that
+ * of the band whose rate is nearest, within one band step, among those
+ * not spent at @now_ns; else its own. An estimate is off by a few per cent
+ * from one epoch to the next (the receiver's time per packet varies), so
+ * keyed by itself a rate's epochs would fall on both sides of a band's
+ * edge, in two bands each fed half as long; joined to the nearest band,
+ * they average into it.
+ */
+static int32_t band_key_near(const struct learn *l, double pps, uint64_t now_ns)
 {
 	int32_t key = (int32_t)floor(log(pps) / log(LEARN_BAND_STEP));
+	double best = log(LEARN_BAND_STEP);
+
+	for (int i = 0; i < LEARN_BANDS; i++) {
+		const struct learn_band *b = &l->band[i];
+		double at = learn_win_arrival_pps(&b->w), dist;
+
+		if (!b->last_ns || band_spent(l, b, now_ns) || !(at > 0))
+			continue;
+		dist = fabs(log(pps / at));
+		if (dist < best) {
+			best = dist;
+			key = b->key;
+		}
+	}
+	return key;
+}
+
+/*
+ * Feed the epoch's windows to the band of its arrival rate, @we->arrived
+ * over its seconds of receiving; @estimated: its packets were estimated
+ * (struct arrive), not counted, and it joins the nearest band.
+ */
+static void band_feed(struct learn *l, const struct win_epoch *we, bool estimated,
+		      uint64_t now_ns)
+{
+	double pps = we->arrived / we->act_s;
+	int32_t key = estimated ? band_key_near(l, pps, now_ns) :
+		(int32_t)floor(log(pps) / log(LEARN_BAND_STEP));
 	int i = band_for(l, key, now_ns);
 	struct learn_band *b;
 	double k = 1.0;
@@ -482,10 +526,12 @@ static void band_feed(struct learn *l, const struct rxb_sock_meas *s, double act
 		b->key = key;
 		b->load = NAN;
 	} else {
-		k = ewma_decay(act_s, LEARN_BAND_TAU_S);
+		k = ewma_decay(we->act_s, LEARN_BAND_TAU_S);
 	}
-	win_fold(&b->w, s, act_s, k);
-	b->fed_s += act_s;
+	win_fold(&b->w, we, k);
+	b->fed_s += we->act_s;
+	if (estimated)
+		b->estimated_s += we->act_s;
 	b->last_ns = now_ns ? now_ns : 1;
 	l->band_fed = i;
 }
@@ -499,12 +545,40 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 			  const struct rxb_epoch *e, double k, uint64_t now_ns)
 {
 	bool seen = s && s->receivers_valid && e && e->end_ns > e->start_ns;
-	double act_s = seen ? active_s(s, e) : 0;
+	struct win_epoch we = { 0 };
 
 	l->band_fed = -1;
-	win_fold(&l->win, seen ? s : NULL, act_s, k);
-	if (seen && act_s >= LEARN_BAND_MIN_EPOCH_S && arrivals(s) > 0)
-		band_feed(l, s, act_s, (double)arrivals(s) / act_s, now_ns);
+	if (seen) {
+		we.s = s;
+		we.act_s = active_s(s, e);
+		we.arrived = (double)arrivals(s);
+		we.read = (double)s->pkts_out;
+	}
+	win_fold(&l->win, seen ? &we : NULL, k);
+	if (seen && we.act_s >= LEARN_BAND_MIN_EPOCH_S && we.arrived > 0)
+		band_feed(l, &we, false, now_ns);
+}
+
+/*
+ * An epoch without the per-packet probes: its windows, with its packets
+ * estimated (struct arrive), into the band of its rate when the estimate
+ * is trusted. Not into all rates' windows: those are learned in the
+ * sampled epochs, decayed by them alone, as the costs are.
+ */
+static void learn_windows_unsampled(struct learn *l, const struct rxb_sock_meas *s,
+				    const struct rxb_epoch *e, uint64_t now_ns)
+{
+	struct win_epoch we = { .s = s };
+
+	if (!s || !s->receivers_valid || e->end_ns <= e->start_ns ||
+	    !arrive_trusted(&l->arrive))
+		return;
+	we.arrived = arrive_estimate(&l->arrive, s, &we.read);
+	we.act_s = active_s(s, e);
+	if (!(we.arrived > 0) || we.act_s < LEARN_BAND_MIN_EPOCH_S)
+		return;
+	l->arrive.estimated++;
+	band_feed(l, &we, true, now_ns);
 }
 
 double learn_offcpu(const struct learn_win *w, double *hist, double *gap_s,
@@ -617,6 +691,7 @@ static void learn_decay(struct learn *l, double k)
 	cost_fit_decay(&l->cost, k);
 	busy_decay(&l->busy, k);
 	drain_decay(&l->drain, k);
+	arrive_learn(&l->arrive, NULL, 0, k);
 	learn_windows(l, NULL, NULL, k, 0);
 }
 
@@ -645,10 +720,12 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 		 * traffic state. The task classes are this epoch's, and so is
 		 * the receiver's placement when the scheduler saw it run (the
 		 * scheduler probe is always attached), so the rate still
-		 * follows the load on the receiver's CPU.
+		 * follows the load on the receiver's CPU; the windows it saw
+		 * go to the band of the rate its packets are estimated at.
 		 */
 		if (s && s->ncpus_ran > 0)
 			learn_placement(l, s);
+		learn_windows_unsampled(l, s, e, now_ns);
 	} else if (sock_has_traffic(s)) {
 		const struct rxb_napi_meas *n = busiest_napi(e);
 		struct rxb_sock_meas own;
@@ -658,6 +735,8 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 		else
 			learn_stage_b(l, s, e, k);
 		learn_irq(l, s, e, k);
+		arrive_learn(&l->arrive, s, s->receivers_valid && e->end_ns > e->start_ns ?
+			     active_s(s, e) : 0, k);
 		learn_windows(l, s, e, k, now_ns);
 		/*
 		 * The drain is wall time behind a backlog, interrupts and all:

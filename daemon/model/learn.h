@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/model/arrive.h"
 #include "daemon/model/busy.h"
 #include "daemon/model/cost.h"
 #include "daemon/model/drain.h"
@@ -96,6 +97,7 @@ struct learn_band {
 	struct learn_win w;
 	int32_t key;		/* floor(log(arrival pps) / log(LEARN_BAND_STEP)) */
 	double fed_s;		/* seconds of receiving fed, not decayed */
+	double estimated_s;	/* of those, with the packets estimated */
 	double load;		/* #C + #I when last fed, NaN unknown */
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of its last epoch, 0 = unused */
 };
@@ -118,6 +120,7 @@ struct learn {
 	struct cost_fit cost;			/* on-CPU ns = a wake-ups + b pkts
 						 * (+ e empty reads) */
 	struct busy busy;			/* the busy epochs' costs */
+	struct arrive arrive;			/* the arrivals of unsampled epochs */
 	struct drain drain;			/* the saturated drain (drain.h) */
 	struct ewma_ratio pkts_per_wakeup;	/* pkts_out / wake-ups */
 	/* The same over the epochs whose socket overflowed (decayed from

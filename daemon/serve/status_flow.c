@@ -199,12 +199,32 @@ static void bands_learned_json(struct json_writer *w, const struct learn *l, dou
 		json_obj_begin(w, NULL);
 		json_double(w, "at_pps", learn_win_arrival_pps(&b->w));
 		json_double(w, "fed_s", b->fed_s);
+		json_double(w, "estimated_s", b->estimated_s);
 		json_double(w, "load", b->load);
 		json_double(w, "age_s", status_age_s(b->last_ns, now));
 		json_bool(w, "live", learn_band_live(l, i, load));
 		json_obj_end(w);
 	}
 	json_arr_end(w);
+}
+
+/*
+ * The arrivals of the epochs without the per-packet probes, estimated
+ * from the receiver's time (struct arrive): the fit, and how well it
+ * estimated the sampled epochs before each was learned from.
+ */
+static void arrive_json(struct json_writer *w, const struct arrive *a)
+{
+	json_obj_begin(w, "arrivals_estimate");
+	json_double(w, "ns_per_wakeup", a->fit.known ? a->fit.a_ns : NAN);
+	json_double(w, "ns_per_pkt", a->fit.known ? a->fit.b_ns : NAN);
+	json_double(w, "checked_s", a->checked_s);
+	json_double(w, "err", arrive_err(a));
+	json_double(w, "bias", arrive_bias(a));
+	json_bool(w, "trusted", arrive_trusted(a));
+	json_uint(w, "checks", a->checks);
+	json_uint(w, "estimated_epochs", a->estimated);
+	json_obj_end(w);
 }
 
 static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t now)
@@ -258,6 +278,7 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_obj_begin(w, "learned");
 	json_str(w, "origin", value_src_name(l->origin));
 	bands_learned_json(w, l, inputs_receiver_load(&in->b), now);
+	arrive_json(w, &l->arrive);
 	json_double(w, "last_traffic_age_s", status_age_s(l->last_traffic_ns, now));
 	json_uint_opt(w, "history_age_s",
 		      l->origin == VALUE_HISTORY && l->prior == LEARN_PRIOR_NONE, l->history_age_s);

@@ -9,7 +9,9 @@
  * learning over epochs (learn.c), checked against the decay worked by hand,
  * for all rates together and by the rate packets arrived at ([model]
  * windows_by_rate: each band decays over the time between its own epochs,
- * stands for its rates while fresh, fed 0.1 s and at the present load).
+ * stands for its rates while fresh, fed 0.1 s and at the present load;
+ * an epoch without the per-packet probes feeds the band of its rate
+ * estimated from the receiver's time).
  */
 #include "tests/unit/inputs_fixture.h"
 
@@ -460,6 +462,88 @@ static void test_windows_by_rate_sweep(void **state)
 	assert_true(f->r.stages[0].offcpu_hist[20] > 0.0);
 }
 
+/*
+ * An epoch @seq of 0.5 s, net_probe_every 32, with @p read and @w
+ * wake-ups at 7 us a wake-up and 1.3 us a packet, and one window in
+ * @slot; @sampled: the per-packet probes counted its packets (else they
+ * are zero, as the collector leaves them).
+ */
+static struct rxb_sock_meas *timed_epoch(struct ifix *f, uint64_t seq, uint64_t p,
+					 uint64_t w, bool sampled, int slot)
+{
+	struct rxb_sock_meas *s = seen_epoch(f, seq);
+
+	f->e->net_probe_every = 32;
+	f->e->net_sampled = sampled;
+	f->env.windows_by_rate = true;
+	s->receiver_oncpu_ns = 7000 * w + 1300 * p;
+	s->ran_on[0].oncpu_ns = s->receiver_oncpu_ns;
+	s->recv_wakeups = w;
+	s->offcpu_hist[slot] = 1.0;
+	s->counts_valid = sampled;
+	s->pkts_in = s->pkts_out = s->pkts_enqueued = sampled ? p : 0;
+	return s;
+}
+
+/*
+ * Without the per-packet probes in every epoch ([measure] net_probe_every
+ * 32): an unsampled epoch's windows go to the band of the rate its
+ * packets are estimated at from the receiver's time (struct arrive), once
+ * the estimate is trusted - here exact: the time is 7 us a wake-up and
+ * 1.3 us a packet - and not into all rates' windows, which the sampled
+ * epochs alone feed. An estimate joins the band nearest it within a band
+ * step.
+ */
+static void test_windows_by_rate_unsampled(void **state)
+{
+	static const uint64_t train[][2] = {
+		{ 3000, 500 }, { 9000, 90 }, { 6000, 150 }, { 12000, 24 },
+	};
+	struct ifix *f = *state;
+	uint64_t seq = 1;
+	int found = -1, band;
+
+	/* Nothing learned: the epoch feeds no band. */
+	timed_epoch(f, seq++, 50000, 700, false, 20);
+	ifix_feed(f, 0.5);
+	assert_int_equal(f->l.band_fed, -1);
+	for (int i = 0; !arrive_trusted(&f->l.arrive); i++) {
+		assert_true(i < 40);
+		timed_epoch(f, seq++, train[i % 4][0], train[i % 4][1], true, 14);
+		ifix_feed(f, 0.5);
+	}
+	/* 50000 read, 1000 dropped, in each of two 0.5-s epochs: 102000 pkts/s. */
+	for (int i = 0; i < 2; i++) {
+		timed_epoch(f, seq++, 50000, 700, false, 20)->drops = 1000;
+		ifix_feed(f, 0.5);
+		assert_true(f->l.band_fed >= 0);
+		check_rel_strict(f->l.band[f->l.band_fed].estimated_s, 0.5 * (i + 1), 1e-15);
+	}
+	for (uint32_t j = 0; j < f->r.nbands; j++)
+		if (fabs(f->r.band_at_pps[j] / 102000.0 - 1) < 1e-6)
+			found = (int)j;
+	assert_true(found >= 0);
+	check_rel_strict(f->r.band_b[found].offcpu_per_s, 2.0, 1e-12);
+	assert_true(f->r.band_b[found].offcpu_hist[14] == 0.0);
+	check_rel_strict(f->r.band_b[found].windows_seen_pps, 100000.0, 1e-6);
+	assert_true(f->r.stages[0].offcpu_hist[20] == 0.0);
+	assert_true(f->r.stages[0].offcpu_hist[14] > 0.0);
+	assert_int_equal(f->l.arrive.estimated, 2);
+	/*
+	 * 111180 pkts/s, 9 % above: past the band's edge (its key's top is
+	 * 2^(134/8) = 110200 pkts/s), within a band step of its rate: it joins
+	 * the band. 20 % above it: a band of its own.
+	 */
+	band = f->l.band_fed;
+	timed_epoch(f, seq++, 54590, 700, false, 20)->drops = 1000;
+	ifix_feed(f, 0.5);
+	assert_int_equal(f->l.band_fed, band);
+	check_rel_strict(f->l.band[band].estimated_s, 1.5, 1e-15);
+	timed_epoch(f, seq++, 60200, 700, false, 20)->drops = 1000;
+	ifix_feed(f, 0.5);
+	assert_true(f->l.band_fed >= 0 && f->l.band_fed != band);
+}
+
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_add_off_hist),
 	cmocka_unit_test_setup_teardown(test_windows_seen, ifix_setup, ifix_teardown),
@@ -471,4 +555,5 @@ UNIT_TEST_MAIN(
 	IFIX_TEST(test_windows_by_rate),
 	IFIX_TEST(test_windows_by_rate_evict),
 	IFIX_TEST(test_windows_by_rate_sweep),
+	IFIX_TEST(test_windows_by_rate_unsampled),
 )

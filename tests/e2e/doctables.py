@@ -40,6 +40,7 @@ and NAME says which one it is:
              verdict-slack          SLACK's own, as CONFIRM's (time_slack)
              verdict-probes1        PROBES1's own (net_probe_every = 1)
              verdict-bands          BANDS's own (the bands that stand)
+             verdict-estimated      ESTIMATED's own (bands fed by the estimate)
              verdict-rps            RPS's own, as CONFIRM's (E_RPS=1)
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
@@ -168,11 +169,15 @@ CONFIRM9 = ["line10g-s%d" % s for s in range(680, 685)]
 SLACK = ["line10g-s%d" % s for s in range(690, 695)]
 PROBES1 = ["line10g-s%d" % s for s in range(700, 705)]
 BANDS = ["line10g-s%d" % s for s in range(710, 715)]
-# The ten sets of five sweeps at the defaults judged by their own --follow
-# (check 2 of verdict-off-sweeps and verdict-confirm to -confirm9): how
-# well the +-10 % rule can tell a rate chooser's quality (table rate-rule).
+# The same host and day, back at the defaults, with the bands fed between
+# the sampled epochs from the estimated arrivals: `-S 730` to `734`.
+ESTIMATED = ["line10g-s%d" % s for s in range(730, 735)]
+# The eleven sets of five sweeps at the defaults judged by their own
+# --follow (check 2 of verdict-off-sweeps, verdict-confirm to -confirm9 and
+# verdict-estimated): how well the +-10 % rule can tell a rate chooser's
+# quality (table rate-rule).
 RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4, CONFIRM5,
-                  CONFIRM6, CONFIRM7, CONFIRM8, CONFIRM9]
+                  CONFIRM6, CONFIRM7, CONFIRM8, CONFIRM9, ESTIMATED]
 # The receive softirq on the receiver's CPU (E_RPS=1) at the defaults, the
 # rates 0.75-4 Gb/s: five sweeps `-S 620` to `624` judged by their own
 # --follow (table verdict-rps, and rate-rule-rps as rate-rule).
@@ -206,6 +211,7 @@ VERDICTS = {
     "verdict-slack": (SLACK, SLACK),
     "verdict-probes1": (PROBES1, PROBES1),
     "verdict-bands": (BANDS, BANDS),
+    "verdict-estimated": (ESTIMATED, ESTIMATED),
     "verdict-rps": (RPS, RPS),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),

@@ -342,6 +342,32 @@ static void rate(FILE *f, const struct json_object *x)
 	}
 }
 
+/*
+ * The off-CPU windows by the rate they were met at, when the solve used
+ * them (model.windows_by_rate, at_bps increasing): the bands' rates and
+ * the one whose windows the rate asked for came from.
+ */
+static void bands(FILE *f, const struct json_object *m)
+{
+	size_t n = jpath_len(m, "windows_by_rate");
+	char a[VFMT_LEN], b[VFMT_LEN], c[VFMT_LEN], g[VFMT_LEN];
+	double chosen = NAN;
+
+	if (n < 2)
+		return;
+	for (size_t j = 0; j < n; j++)
+		if (jpath_bool(jpath_at(m, "windows_by_rate", j), "chosen") == 1)
+			chosen = jpath_num(jpath_at(m, "windows_by_rate", j), "at_bps");
+	view_cont(f, IND);
+	fprintf(f, "each rate with the windows met nearest it: %s bands, %s .. %s",
+		vfmt_count(a, (double)n),
+		vfmt_rate(b, jpath_num(jpath_at(m, "windows_by_rate", 0), "at_bps")),
+		vfmt_rate(c, jpath_num(jpath_at(m, "windows_by_rate", n - 1), "at_bps")));
+	if (isfinite(chosen))
+		fprintf(f, "; the rate from those met at %s", vfmt_rate(g, chosen));
+	fputc('\n', f);
+}
+
 static void prediction(FILE *f, const struct json_object *fl)
 {
 	const struct json_object *m = jpath_obj(fl, "model"), *e = jpath_obj(fl, "solve_error");
@@ -362,6 +388,7 @@ static void prediction(FILE *f, const struct json_object *fl)
 				vfmt_rate(a, jpath_num(m, "least_rate_bps")),
 				vfmt_prob(b, jpath_num(m, "time_slack")));
 		}
+		bands(f, m);
 		if (jpath_bool(m, "unconstrained") == 1) {
 			view_cont(f, IND);
 			fputs("the receiving host is not the bottleneck (UNCONSTRAINED)\n", f);

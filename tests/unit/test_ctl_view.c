@@ -249,6 +249,9 @@ static void test_full_status(void **state)
 	assert_contains(t, "prediction   : at 412.3 Mb/s: first-round loss 0.108 %, "
 			"transfer time 19.41 s; at the line rate 4.5 %, 30.20 s");
 	assert_contains(t, "the least time, 19.10 s, at 450.0 Mb/s: the lowest rate within 2 % of it\n");
+	/* Two bands, the rate from the one met at 500 Mb/s. */
+	assert_contains(t, "each rate with the windows met nearest it: 2 bands, 300.0 Mb/s .. "
+			"500.0 Mb/s; the rate from those met at 500.0 Mb/s\n");
 	assert_contains(t, "1.00 GB file in 1468 B packets, one-way delay 100.0 us, "
 			"rates 10.0 Mb/s .. 10.000 Gb/s; from the HELLO of 127.0.0.1:51234");
 	/* Unsampled epoch: drops only, and the last epoch that counted. */

@@ -379,6 +379,15 @@ static double active_s(const struct rxb_sock_meas *s, const struct rxb_epoch *e)
 }
 
 /*
+ * @s's seconds of receiving in @e (active_s()) when the scheduler probe
+ * saw its receivers; 0 when it did not (or no epoch).
+ */
+static double seen_active_s(const struct rxb_sock_meas *s, const struct rxb_epoch *e)
+{
+	return s && s->receivers_valid && e && e->end_ns > e->start_ns ? active_s(s, e) : 0;
+}
+
+/*
  * The packets that arrived at @s's sockets: what the sender sent them,
  * read or dropped. Not those read: a receiver overrun reads at its drain
  * whatever arrives, and its windows then are those of the rate sent.
@@ -473,6 +482,12 @@ static int band_for(struct learn *l, int32_t key, uint64_t now_ns)
 	return spent >= 0 ? spent : weak;
 }
 
+/* The key of the band of arrival rate @pps (struct learn_band.key). */
+static int32_t band_key(double pps)
+{
+	return (int32_t)floor(log(pps) / log(LEARN_BAND_STEP));
+}
+
 /*
  * The key of the band an epoch of estimated arrival rate @pps feeds: that
  * of the band whose rate is nearest, within one band step, among those
@@ -484,7 +499,7 @@ static int band_for(struct learn *l, int32_t key, uint64_t now_ns)
  */
 static int32_t band_key_near(const struct learn *l, double pps, uint64_t now_ns)
 {
-	int32_t key = (int32_t)floor(log(pps) / log(LEARN_BAND_STEP));
+	int32_t key = band_key(pps);
 	double best = log(LEARN_BAND_STEP);
 
 	for (int i = 0; i < LEARN_BANDS; i++) {
@@ -511,8 +526,7 @@ static void band_feed(struct learn *l, const struct win_epoch *we, bool estimate
 		      uint64_t now_ns)
 {
 	double pps = we->arrived / we->act_s;
-	int32_t key = estimated ? band_key_near(l, pps, now_ns) :
-		(int32_t)floor(log(pps) / log(LEARN_BAND_STEP));
+	int32_t key = estimated ? band_key_near(l, pps, now_ns) : band_key(pps);
 	int i = band_for(l, key, now_ns);
 	struct learn_band *b;
 	double k = 1.0;
@@ -544,13 +558,12 @@ static void band_feed(struct learn *l, const struct win_epoch *we, bool estimate
 static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 			  const struct rxb_epoch *e, double k, uint64_t now_ns)
 {
-	bool seen = s && s->receivers_valid && e && e->end_ns > e->start_ns;
-	struct win_epoch we = { 0 };
+	struct win_epoch we = { .act_s = seen_active_s(s, e) };
+	bool seen = we.act_s > 0;
 
 	l->band_fed = -1;
 	if (seen) {
 		we.s = s;
-		we.act_s = active_s(s, e);
 		we.arrived = (double)arrivals(s);
 		we.read = (double)s->pkts_out;
 	}
@@ -568,13 +581,11 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 static void learn_windows_unsampled(struct learn *l, const struct rxb_sock_meas *s,
 				    const struct rxb_epoch *e, uint64_t now_ns)
 {
-	struct win_epoch we = { .s = s };
+	struct win_epoch we = { .s = s, .act_s = seen_active_s(s, e) };
 
-	if (!s || !s->receivers_valid || e->end_ns <= e->start_ns ||
-	    !arrive_trusted(&l->arrive))
+	if (!(we.act_s > 0) || !arrive_trusted(&l->arrive))
 		return;
 	we.arrived = arrive_estimate(&l->arrive, s, &we.read);
-	we.act_s = active_s(s, e);
 	if (!(we.arrived > 0) || we.act_s < LEARN_BAND_MIN_EPOCH_S)
 		return;
 	l->arrive.estimated++;
@@ -735,8 +746,7 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 		else
 			learn_stage_b(l, s, e, k);
 		learn_irq(l, s, e, k);
-		arrive_learn(&l->arrive, s, s->receivers_valid && e->end_ns > e->start_ns ?
-			     active_s(s, e) : 0, k);
+		arrive_learn(&l->arrive, s, seen_active_s(s, e), k);
 		learn_windows(l, s, e, k, now_ns);
 		/*
 		 * The drain is wall time behind a backlog, interrupts and all:

@@ -525,6 +525,24 @@ static void costs_origin(FILE *f, const struct json_object *in)
 		fputs("not measured yet: the flow has had no traffic\n", f);
 }
 
+/*
+ * The receiver's off-CPU windows left out of the solve: learned beside
+ * other co-runners than it has now (docs/model.md §2.2).
+ */
+static void windows_load(FILE *f, const struct json_object *in)
+{
+	const struct json_object *l = jpath_obj(in, "learned");
+	double now = jpath_num(in, "stage_b.cpu_bound.value") +
+		     jpath_num(in, "stage_b.io_bound.value");
+	char a[VFMT_LEN], b[VFMT_LEN];
+
+	if (jpath_bool(l, "windows_other_load") != 1)
+		return;
+	view_key(f, IND, "windows");
+	fprintf(f, "learned at #C + #I %s, %s now: left out (the queue alone) until traffic at this load\n",
+		vfmt_fixed(a, jpath_num(l, "windows_load"), 2), vfmt_fixed(b, now, 2));
+}
+
 /* -v: every estimate of the receiver's cost per packet (docs/daemon.md §3). */
 static void cost_estimates(FILE *f, const struct json_object *in)
 {
@@ -639,6 +657,7 @@ void view_flow(FILE *f, const struct json_object *fl, unsigned flags)
 	report(f, fl);
 	view_flow_predictions(f, IND, fl);
 	costs_origin(f, in);
+	windows_load(f, in);
 	stage_b(f, in, payload_bytes(fl), flags);
 	stage_a(f, in);
 	if (note && note[0]) {

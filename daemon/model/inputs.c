@@ -301,6 +301,32 @@ static void stage_b(const struct inputs_env *env, uint32_t k, uint32_t n,
 	}
 }
 
+/*
+ * The off-CPU windows as learned over the epochs the receiver received in,
+ * not the last epoch's alone: a transfer that starts after idle epochs
+ * meets the windows the receiver met while it last received - at the same
+ * load. Windows learned beside other co-runners, or over too little
+ * receiving since they started afresh at this load, are left out (the
+ * stage is solved by its queue at the present #C and #I): the load on the
+ * receiver's CPU changes between transfers more often than during one.
+ */
+static void offcpu_windows(const struct learn *l, struct inputs_stage_b *b)
+{
+	double now = inputs_receiver_load(b);
+
+	b->windows_load = l->win_load;
+	b->windows_fresh_s = l->win_fresh_s;
+	b->windows_other_load = learn_win_other_load(l, now);
+	if (!learn_win_stand(l, now))
+		return;
+	b->offcpu_per_s = learn_offcpu(&l->win, b->offcpu_hist, &b->offcpu_gap_s,
+				       b->wake_hist, &b->wake_per_s);
+	learn_offcpu_moments(&l->win, b->offcpu_mean_s, b->offcpu_sd_s, b->wake_mean_s,
+			     b->wake_sd_s);
+	b->wake_max_s = learn_wake_max_s(&l->win);
+	b->windows_seen_pps = learn_windows_seen_pps(&l->win);
+}
+
 static void compute_b(const struct learn *l, const struct learn_disk *disk,
 		      uint16_t port, const struct rxb_epoch *e, bool fresh,
 		      const struct inputs_env *env, struct inputs *out)
@@ -316,15 +342,7 @@ static void compute_b(const struct learn *l, const struct learn_disk *disk,
 	cost_cap(l, b);
 	rate_spread(l, src, b);
 	episode_size(l, e, b);
-	/* The off-CPU windows as learned over the epochs the receiver received
-	 * in, not the last epoch's alone: a transfer that starts after idle
-	 * epochs meets the windows the receiver met while it last received. */
-	b->offcpu_per_s = learn_offcpu(&l->win, b->offcpu_hist, &b->offcpu_gap_s,
-				       b->wake_hist, &b->wake_per_s);
-	learn_offcpu_moments(&l->win, b->offcpu_mean_s, b->offcpu_sd_s, b->wake_mean_s,
-			     b->wake_sd_s);
-	b->wake_max_s = learn_wake_max_s(&l->win);
-	b->windows_seen_pps = learn_windows_seen_pps(&l->win);
+	offcpu_windows(l, b);
 	queue_b(l, src, b);
 	if (b->cpu_ns_per_pkt.src == VALUE_MISSING ||
 	    b->pkts_per_wakeup.src == VALUE_MISSING ||
@@ -634,11 +652,24 @@ void inputs_compute(const struct learn *l, const struct learn_disk *disk, uint16
 		compute_bands(l, out);
 }
 
+/*
+ * The receiver load (#C + #I) of epoch @e on the CPUs the receiver last
+ * ran on, NaN unknown: the load the windows it feeds are of.
+ */
+static double epoch_load(const struct learn *l, const struct rxb_epoch *e)
+{
+	struct inputs_stage_b b;
+
+	memset(&b, 0, sizeof(b));
+	workload(l, e, &b);
+	return inputs_receiver_load(&b);
+}
+
 void inputs_update(struct learn *l, const struct learn_disk *disk, uint16_t port,
 		   const struct rxb_epoch *e, double dt_s, const struct inputs_env *env,
 		   struct inputs *out)
 {
-	learn_epoch(l, port, e, dt_s, env->irq_in_task_time, env->now_ns);
+	learn_epoch(l, port, e, dt_s, epoch_load(l, e), env->irq_in_task_time, env->now_ns);
 	compute_stages(l, disk, port, e, env, out);
 	/* The band this epoch fed is at this load: it counts from now. */
 	learn_band_load(l, inputs_receiver_load(&out->b));

@@ -127,10 +127,13 @@ struct inputs_stage_b {
 	 */
 	struct value loss_episode_pkts;
 	/*
-	 * The receiver threads' off-CPU windows after preemption this epoch
-	 * (struct rxb_sock_meas.offcpu_hist): per second of the epoch and
-	 * their log2-ns histogram; 0 and empty when none were seen (an idle
-	 * or sleeping receiver, or no scheduler probe). The windows loss
+	 * The receiver threads' off-CPU windows after preemption as learned
+	 * over the epochs it received in (struct learn.win): per second of
+	 * receiving and their log2-ns histogram; 0 and empty when none were
+	 * seen (a sleeping receiver, no scheduler probe), when they were
+	 * learned at another load (windows_other_load) or over less than
+	 * LEARN_WIN_FRESH_S of receiving since they started afresh at this
+	 * one (windows_fresh_s). The windows loss
 	 * model's input (rxb_stage_inputs.offcpu_*; docs/model.md §2.2).
 	 */
 	double offcpu_per_s;
@@ -146,6 +149,9 @@ struct inputs_stage_b {
 	double windows_seen_pps;	/* the fastest the receiver read while
 					 * they were met, per second of
 					 * receiving; 0 unknown */
+	double windows_load;	/* #C + #I they were learned at, NaN unknown */
+	double windows_fresh_s;	/* receiving fed at it since they started afresh */
+	bool windows_other_load;	/* learned at another load: left out */
 	/* Packets read before a UDP socket gives their memory back (a
 	 * quarter of K_B); 0 for other sockets. */
 	double queue_release_pkts;

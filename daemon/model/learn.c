@@ -17,6 +17,7 @@ void learn_init(struct learn *l)
 	l->origin = VALUE_MISSING;
 	l->band_fed = -1;
 	l->band_load = NAN;
+	l->win_load = NAN;
 	cost_fit_init(&l->cost);
 	arrive_init(&l->arrive);
 }
@@ -551,12 +552,13 @@ static void band_feed(struct learn *l, const struct win_epoch *we, bool estimate
 }
 
 /*
- * The off-CPU windows of an epoch with traffic, when the scheduler probe
- * saw its receivers (@s->receivers_valid), into all of them and its
- * rate's band; decay alone otherwise.
+ * The off-CPU windows of an epoch with traffic at receiver load @load,
+ * when the scheduler probe saw its receivers (@s->receivers_valid), into
+ * all of them (afresh at another load than theirs) and its rate's band;
+ * decay alone otherwise.
  */
 static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
-			  const struct rxb_epoch *e, double k, uint64_t now_ns)
+			  const struct rxb_epoch *e, double k, double load, uint64_t now_ns)
 {
 	struct win_epoch we = { .act_s = seen_active_s(s, e) };
 	bool seen = we.act_s > 0;
@@ -566,6 +568,14 @@ static void learn_windows(struct learn *l, const struct rxb_sock_meas *s,
 		we.s = s;
 		we.arrived = (double)arrivals(s);
 		we.read = (double)s->pkts_out;
+		if (learn_win_other_load(l, load)) {
+			memset(&l->win, 0, sizeof(l->win));
+			l->win_fresh_s = 0;
+			l->win_afresh = true;
+		}
+		if (isfinite(load))
+			l->win_load = load;
+		l->win_fresh_s += we.act_s;
 	}
 	win_fold(&l->win, seen ? &we : NULL, k);
 	if (seen && we.act_s >= LEARN_BAND_MIN_EPOCH_S && we.arrived > 0)
@@ -674,6 +684,17 @@ void learn_band_load(struct learn *l, double load)
 	}
 }
 
+bool learn_win_other_load(const struct learn *l, double load)
+{
+	return fabs(l->win_load - load) >= LEARN_BAND_LOAD_TASKS;
+}
+
+bool learn_win_stand(const struct learn *l, double load)
+{
+	return !learn_win_other_load(l, load) &&
+	       (!l->win_afresh || l->win_fresh_s >= LEARN_WIN_FRESH_S);
+}
+
 double learn_episode_pkts(const struct learn *l)
 {
 	double half = l->episodes_w / 2, sum = 0;
@@ -703,7 +724,7 @@ static void learn_decay(struct learn *l, double k)
 	busy_decay(&l->busy, k);
 	drain_decay(&l->drain, k);
 	arrive_learn(&l->arrive, NULL, 0, k);
-	learn_windows(l, NULL, NULL, k, 0);
+	learn_windows(l, NULL, NULL, k, NAN, 0);
 }
 
 /*
@@ -717,7 +738,7 @@ static bool net_unsampled(const struct rxb_epoch *e)
 }
 
 void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, double dt_s,
-		 bool irq_in_task_time, uint64_t now_ns)
+		 double load, bool irq_in_task_time, uint64_t now_ns)
 {
 	const struct rxb_sock_meas *s = rxb_epoch_sock(e, port);
 	double k = ewma_decay(dt_s, LEARN_TAU_S);
@@ -747,7 +768,7 @@ void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, doub
 			learn_stage_b(l, s, e, k);
 		learn_irq(l, s, e, k);
 		arrive_learn(&l->arrive, s, seen_active_s(s, e), k);
-		learn_windows(l, s, e, k, now_ns);
+		learn_windows(l, s, e, k, load, now_ns);
 		/*
 		 * The drain is wall time behind a backlog, interrupts and all:
 		 * the epoch as measured, not its receiver's own share.

@@ -92,6 +92,11 @@ struct learn_win {
 #define LEARN_BAND_LOAD_TASKS	0.5
 #define LEARN_BAND_MIN_EPOCH_S	0.1
 #define LEARN_BAND_HOLD_S	60.0
+/* All rates' windows, started afresh at a load, stand for it once fed this
+ * much receiving, as a band does (LEARN_BAND_MIN_S): a transfer's first
+ * epoch holds a tenth of a second of it or so, too little to have met the
+ * long windows that set the loss. */
+#define LEARN_WIN_FRESH_S	LEARN_BAND_MIN_S
 
 struct learn_band {
 	struct learn_win w;
@@ -138,9 +143,21 @@ struct learn {
 	 * costs over the epochs with traffic and kept in between: an idle
 	 * receiver is blocked, and its windows then say nothing about the
 	 * next transfer's. All of them (win), and by the rate they were met
-	 * at (band): see struct learn_band.
+	 * at (band): see struct learn_band. Both are of the receiver load
+	 * they were fed at: the waits are the co-runners' turns, so windows
+	 * of a load LEARN_BAND_LOAD_TASKS away from the present say nothing
+	 * about the next transfer's (learn_win_other_load()); an epoch at
+	 * such a load starts them afresh, and they stand for the present
+	 * once fed LEARN_WIN_FRESH_S of receiving at it. A flow's first
+	 * windows count from its first epoch.
 	 */
 	struct learn_win win;
+	double win_load;			/* #C + #I the epochs that fed win
+						 * were at (NaN: unknown) */
+	double win_fresh_s;			/* seconds of receiving fed since
+						 * win started afresh at it */
+	bool win_afresh;			/* win started afresh at another
+						 * load than it had been fed at */
 	struct learn_band band[LEARN_BANDS];
 	int band_fed;				/* the band this epoch fed, -1 none */
 	double band_load;			/* the load the last band fed was
@@ -238,18 +255,27 @@ bool learn_band_live(const struct learn *l, int i, double load);
 
 /* The receiver load @load (#C + #I) the band this epoch fed was fed at. */
 void learn_band_load(struct learn *l, double load);
+/*
+ * Were all rates' windows (win) fed at another receiver load than @load,
+ * LEARN_BAND_LOAD_TASKS away or more (both known)? The load moved while
+ * the flow was idle, or in epochs that did not feed them.
+ */
+bool learn_win_other_load(const struct learn *l, double load);
+/* Do all rates' windows stand for the receiver load @load (struct learn.win)? */
+bool learn_win_stand(const struct learn *l, double load);
 
 /* Fold one epoch's disk measurement into @d. */
 void learn_disk_update(struct learn_disk *d, const struct rxb_epoch *e, double dt_s);
 
 /*
- * Fold the epoch @e (of @dt_s seconds) into what @l knows of @port.
+ * Fold the epoch @e (of @dt_s seconds) into what @l knows of @port; @load
+ * is the receiver load (#C + #I) on its CPUs in @e, NaN unknown.
  * @irq_in_task_time: the kernel charges interrupt time to the task it
  * interrupts (it is then taken off the receiver's time); @now_ns
  * (CLOCK_MONOTONIC) is when the flow last saw traffic if it did now.
  */
 void learn_epoch(struct learn *l, uint16_t port, const struct rxb_epoch *e, double dt_s,
-		 bool irq_in_task_time, uint64_t now_ns);
+		 double load, bool irq_in_task_time, uint64_t now_ns);
 
 /*
  * Were @l's costs measured in @e - or, when @e did not sample the

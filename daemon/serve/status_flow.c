@@ -277,6 +277,11 @@ static void inputs_json(struct json_writer *w, const struct flow *fl, uint64_t n
 	json_obj_end(w);
 	json_obj_begin(w, "learned");
 	json_str(w, "origin", value_src_name(l->origin));
+	/* All rates' windows: the load they were fed at, and whether the
+	 * solve left them out for it (stage_b.offcpu_windows then empty). */
+	json_double(w, "windows_load", in->b.windows_load);
+	json_double(w, "windows_fresh_s", in->b.windows_fresh_s);
+	json_bool(w, "windows_other_load", in->b.windows_other_load);
 	bands_learned_json(w, l, inputs_receiver_load(&in->b), now);
 	arrive_json(w, &l->arrive);
 	json_double(w, "last_traffic_age_s", status_age_s(l->last_traffic_ns, now));

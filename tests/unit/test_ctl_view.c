@@ -210,7 +210,8 @@ static const char doc_full[] =
 "  \"stage_a\":{\"modelled\":true,\"device\":\"(backlog)\","
 "   \"mu_per_s\":{\"value\":330000,\"source\":\"measured\"},"
 "   \"pkts_per_poll\":{\"value\":1,\"source\":\"measured\"},"
-"   \"queue_pkts\":{\"value\":1000,\"source\":\"sysctl\"}}},"
+"   \"queue_pkts\":{\"value\":1000,\"source\":\"sysctl\"}},"
+"  \"learned\":{\"origin\":\"measured\",\"windows_load\":1,\"windows_other_load\":true}},"
 " \"model\":{\"epoch\":620,\"rate_bps\":412300000,\"loss\":0.00108,\"transfer_time_s\":19.41,"
 "  \"time_slack\":0.02,\"least_rate_bps\":450000000,\"least_time_s\":19.1,"
 "  \"line_rate_loss\":0.045,\"line_rate_time_s\":30.2,\"unconstrained\":false,"
@@ -252,6 +253,9 @@ static void test_full_status(void **state)
 	/* Two bands, the rate from the one met at 500 Mb/s. */
 	assert_contains(t, "each rate with the windows met nearest it: 2 bands, 300.0 Mb/s .. "
 			"500.0 Mb/s; the rate from those met at 500.0 Mb/s\n");
+	/* Learned beside one loop, two now. */
+	assert_contains(t, "windows      : learned at #C + #I 1.00, 2.00 now: left out (the queue "
+			"alone) until traffic at this load\n");
 	assert_contains(t, "1.00 GB file in 1468 B packets, one-way delay 100.0 us, "
 			"rates 10.0 Mb/s .. 10.000 Gb/s; from the HELLO of 127.0.0.1:51234");
 	/* Unsampled epoch: drops only, and the last epoch that counted. */

@@ -10,6 +10,7 @@
  * for all rates together and by the rate packets arrived at ([model]
  * windows_by_rate: each band decays over the time between its own epochs,
  * stands for its rates while fresh, fed 0.1 s and at the present load;
+ * all rates' windows too stand only at the load they were fed at;
  * an epoch without the per-packet probes feeds the band of its rate
  * estimated from the receiver's time).
  */
@@ -323,6 +324,95 @@ static struct rxb_sock_meas *loaded_epoch(struct ifix *f, uint64_t seq)
 }
 
 /*
+ * All rates' windows are of the load they were fed at: a busy loop that
+ * comes while the flow is idle leaves them out (the stage is solved
+ * without windows, by its queue at the new #C); within
+ * LEARN_BAND_LOAD_TASKS of their load, or back at it, they count. An epoch
+ * with traffic at another load starts them afresh, and they count once
+ * LEARN_WIN_FRESH_S (1 s) of receiving has fed them. The flow's first
+ * windows count at once; the load of its first epoch is unknown (the
+ * receiver not placed yet).
+ */
+static void test_windows_other_load(void **state)
+{
+	struct ifix *f = *state;
+	double d = exp(-0.5 / LEARN_TAU_S);
+	struct rxb_sock_meas *s = seen_epoch(f, 1);
+
+	s->offcpu_hist[14] = 5.0;
+	s->wake_hist[12] = 50.0;
+	ifix_feed(f, 0.5);
+	assert_true(isnan(f->r.b.windows_load));
+	check_rel_strict(f->r.b.offcpu_per_s, 10.0, 1e-15);
+	s = seen_epoch(f, 2);
+	s->offcpu_hist[14] = 5.0;
+	s->wake_hist[12] = 50.0;
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.windows_load == 0.0 && !f->r.b.windows_other_load);
+	check_rel_strict(f->r.b.windows_fresh_s, 1.0, 1e-15);
+	check_rel_strict(f->r.b.offcpu_per_s, 10.0, 1e-14);
+
+	/* Idle, 0.4 of a task more: still theirs. */
+	ifix_epoch(f, 3, 0.5)->cpus[1].cpu_bound = 0.4;
+	ifix_feed(f, 0.5);
+	assert_false(f->r.b.windows_other_load);
+	check_rel_strict(f->r.stages[0].offcpu_per_s, 10.0, 1e-14);
+
+	/* Idle, a busy loop: left out, the stage still modelled. */
+	ifix_epoch(f, 4, 0.5)->cpus[1].cpu_bound = 1.0;
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.windows_other_load && f->r.b.windows_load == 0.0);
+	assert_int_equal(f->r.nstages, 1);
+	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.b.wake_per_s == 0.0);
+	assert_true(f->r.stages[0].offcpu_per_s == 0.0 && f->r.stages[0].wake_per_s == 0.0);
+	assert_true(f->r.stages[0].wake_max_s == 0.0 && f->r.stages[0].offcpu_hist[14] == 0.0);
+	check_rel_strict(f->r.stages[0].cpu_bound, 1.0, 1e-15);
+
+	/* The loop gone: theirs again, decayed alike, the rates kept. */
+	ifix_epoch(f, 5, 0.5);
+	ifix_feed(f, 0.5);
+	assert_false(f->r.b.windows_other_load);
+	check_rel_strict(f->r.b.offcpu_per_s, 10.0, 1e-14);
+	check_rel_strict(f->r.b.wake_per_s, 100.0, 1e-14);
+	check_rel_strict(f->r.b.offcpu_hist[14], 5.0 * (d + 1.0) * d * d * d, 1e-14);
+
+	/* Traffic beside the loop: afresh, this epoch's windows alone, left
+	 * out until 1 s of receiving has fed them. */
+	s = loaded_epoch(f, 6);
+	s->offcpu_hist[20] = 2.0;
+	ifix_feed(f, 0.5);
+	assert_false(f->r.b.windows_other_load);
+	check_rel_strict(f->r.b.windows_load, 1.0, 1e-15);
+	check_rel_strict(f->r.b.windows_fresh_s, 0.5, 1e-15);
+	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.stages[0].offcpu_per_s == 0.0);
+	s = loaded_epoch(f, 7);
+	s->offcpu_hist[20] = 2.0;
+	ifix_feed(f, 0.5);
+	check_rel_strict(f->r.b.windows_fresh_s, 1.0, 1e-15);
+	check_rel_strict(f->r.b.offcpu_per_s, 4.0, 1e-14);
+	check_rel_strict(f->r.stages[0].offcpu_per_s, 4.0, 1e-14);
+	assert_true(f->r.b.offcpu_hist[14] == 0.0 && f->r.b.wake_per_s == 0.0);
+
+	/* Traffic without the loop: afresh, 0.2 s of it, then 0.5 s, 0.5 s. */
+	s = seen_epoch(f, 8);
+	s->offcpu_hist[13] = 1.0;
+	s->active_ns = 0.2e9;
+	ifix_feed(f, 0.5);
+	assert_true(f->r.b.windows_load == 0.0 && !f->r.b.windows_other_load);
+	check_rel_strict(f->r.b.windows_fresh_s, 0.2, 1e-15);
+	assert_true(f->r.b.offcpu_per_s == 0.0 && f->r.stages[0].offcpu_per_s == 0.0);
+	seen_epoch(f, 9)->offcpu_hist[13] = 1.0;
+	ifix_feed(f, 0.5);
+	check_rel_strict(f->r.b.windows_fresh_s, 0.7, 1e-15);
+	assert_true(f->r.b.offcpu_per_s == 0.0);
+	seen_epoch(f, 10)->offcpu_hist[13] = 1.0;
+	ifix_feed(f, 0.5);
+	check_rel_strict(f->r.b.offcpu_per_s, (d * d + d + 1.0) / (0.2 * d * d + 0.5 * d + 0.5),
+			 1e-14);
+	assert_true(f->r.b.offcpu_hist[20] == 0.0);
+}
+
+/*
  * The windows by rate. A band decays by d = exp(-0.5 / LEARN_BAND_TAU_S)
  * for each of its own 0.5-s epochs, however long the wall time between
  * them, and stands for its rates once fed LEARN_BAND_MIN_S (two epochs).
@@ -547,6 +637,7 @@ static void test_windows_by_rate_unsampled(void **state)
 UNIT_TEST_MAIN(
 	cmocka_unit_test(test_add_off_hist),
 	cmocka_unit_test_setup_teardown(test_windows_seen, ifix_setup, ifix_teardown),
+	cmocka_unit_test_setup_teardown(test_windows_other_load, ifix_setup, ifix_teardown),
 	cmocka_unit_test_setup_teardown(test_epoch_to_stage, ifix_setup, ifix_teardown),
 	IFIX_TEST(test_windows_learned),
 	IFIX_TEST(test_no_windows),

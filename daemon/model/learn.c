@@ -134,8 +134,17 @@ static void learn_stage_b(struct learn *l, const struct rxb_sock_meas *s,
 			  const struct rxb_epoch *e, double k)
 {
 	double out = (double)s->pkts_out;
-	/* The receiver's scheduling is known with the scheduler probe only. */
-	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt);
+	/*
+	 * The receiver's scheduling is known with the scheduler probe only.
+	 * An epoch of fewer than LEARN_MIN_PKTS packets read prices none: its
+	 * receiver's time is mostly its start-up (a new receiver maps and
+	 * fills its file buffer while its first packets, or only its control
+	 * connection's, arrive), which over a few packets would be a cost
+	 * several times the real one, and a rate that much too low for the
+	 * transfer it starts.
+	 */
+	bool sched = s->receiver_oncpu_ns > 0 && isfinite(s->cpu_ns_per_pkt) &&
+		     out >= LEARN_MIN_PKTS;
 
 	if (sched) {
 		/* Before the ratio takes this epoch in: it compares against it. */

@@ -203,6 +203,28 @@ static void test_too_few_packets(void **state)
 	assert_int_equal(f->r.confidence, 0);
 }
 
+/*
+ * An epoch of fewer than LEARN_MIN_PKTS packets read prices nothing: a new
+ * receiver's first epoch holds its start-up (here 3 packets and 20 ms of
+ * its time, its file buffer filled), which as a cost would be 6.7 ms a
+ * packet. Its weight decays as an idle epoch's; 64 packets count.
+ */
+static void test_startup_epoch_not_priced(void **state)
+{
+	struct ifix *f = *state;
+	double k = exp(-1.0 / LEARN_TAU_S);
+
+	feed_one_sock(f, 20000, 1000, 2000);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1000, 1e-15);
+	ifix_epoch(f, 2, 1.0);
+	feed_one_sock(f, 3, 6.7e6, 3);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v, 1000, 1e-14);
+	ifix_epoch(f, 3, 1.0);
+	feed_one_sock(f, 64, 3000, 64);
+	check_rel_strict(f->r.b.cpu_ns_per_pkt.v,
+			 (1000.0 * 20000 * k * k + 3000.0 * 64) / (20000 * k * k + 64), 1e-14);
+}
+
 /* No traffic at all: every cost missing, with the reason. */
 static void test_no_traffic(void **state)
 {
@@ -725,6 +747,7 @@ UNIT_TEST_MAIN(
 	IFIX_TEST(test_placement_needs_packets),
 	IFIX_TEST(test_smoothing),
 	IFIX_TEST(test_too_few_packets),
+	IFIX_TEST(test_startup_epoch_not_priced),
 	IFIX_TEST(test_no_traffic),
 	IFIX_TEST(test_never_blocked),
 	IFIX_TEST(test_no_sched_probe),

@@ -41,6 +41,8 @@ and NAME says which one it is:
              verdict-probes1        PROBES1's own (net_probe_every = 1)
              verdict-bands          BANDS's own (the bands that stand)
              verdict-estimated      ESTIMATED's own (bands fed by the estimate)
+             verdict-follow-only    FOLLOW_ONLY (no sweep) against
+                                    FOLLOW_ONLY_SWEEPS
              verdict-rps            RPS's own, as CONFIRM's (E_RPS=1)
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
@@ -172,6 +174,11 @@ BANDS = ["line10g-s%d" % s for s in range(710, 715)]
 # The same host and day, back at the defaults, with the bands fed between
 # the sampled epochs from the estimated arrivals: `-S 730` to `734`.
 ESTIMATED = ["line10g-s%d" % s for s in range(730, 735)]
+# Senders that only follow: three runs of --follow transfers alone (no
+# sweep, no warm-up; `-S 790`, `792`, `793`), judged against five
+# sweep-only runs of that host and day (`-S 761`, `763`, `765`, `771`, `791`).
+FOLLOW_ONLY = ["line10g-s%d" % s for s in (790, 792, 793)]
+FOLLOW_ONLY_SWEEPS = ["line10g-s%d" % s for s in (761, 763, 765, 771, 791)]
 # The eleven sets of five sweeps at the defaults judged by their own
 # --follow (check 2 of verdict-off-sweeps, verdict-confirm to -confirm9 and
 # verdict-estimated): how well the +-10 % rule can tell a rate chooser's
@@ -212,6 +219,7 @@ VERDICTS = {
     "verdict-probes1": (PROBES1, PROBES1),
     "verdict-bands": (BANDS, BANDS),
     "verdict-estimated": (ESTIMATED, ESTIMATED),
+    "verdict-follow-only": (FOLLOW_ONLY_SWEEPS, FOLLOW_ONLY),
     "verdict-rps": (RPS, RPS),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),

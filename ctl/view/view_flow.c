@@ -539,7 +539,8 @@ static void windows_load(FILE *f, const struct json_object *in)
 	if (jpath_bool(l, "windows_other_load") != 1)
 		return;
 	view_key(f, IND, "windows");
-	fprintf(f, "learned at #C + #I %s, %s now: left out (the queue alone) until traffic at this load\n",
+	fprintf(f, "learned at #C + #I %s, %s now: left out (the queue alone) "
+		"until 1 s of receiving at this load\n",
 		vfmt_fixed(a, jpath_num(l, "windows_load"), 2), vfmt_fixed(b, now, 2));
 }
 

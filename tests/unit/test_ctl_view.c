@@ -255,7 +255,7 @@ static void test_full_status(void **state)
 			"500.0 Mb/s; the rate from those met at 500.0 Mb/s\n");
 	/* Learned beside one loop, two now. */
 	assert_contains(t, "windows      : learned at #C + #I 1.00, 2.00 now: left out (the queue "
-			"alone) until traffic at this load\n");
+			"alone) until 1 s of receiving at this load\n");
 	assert_contains(t, "1.00 GB file in 1468 B packets, one-way delay 100.0 us, "
 			"rates 10.0 Mb/s .. 10.000 Gb/s; from the HELLO of 127.0.0.1:51234");
 	/* Unsampled epoch: drops only, and the last epoch that counted. */

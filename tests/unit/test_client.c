@@ -8,6 +8,7 @@
  * The real daemon side is exercised in test_sendsrv.c.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -740,6 +742,56 @@ static void test_pause_window_math(void **state)
 }
 
 /*
+ * Wait, up to about a second, until the kernel stamps packets as they
+ * arrive. It does so only while some socket asks for receive timestamps,
+ * and turns that on from a work item after the first one asks: until it
+ * runs, a packet is stamped when it is read. A daemon's PAUSE comes long
+ * after the client connected; here it follows the connect within
+ * milliseconds. Probed on a datagram to itself read 2 ms after it was
+ * sent (the client's socket keeps the stamping on meanwhile).
+ */
+static void wait_stamped_at_arrival(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timespec nap = { 0, 2 * (long)MS };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+
+	assert_true(fd >= 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)), 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	for (int i = 0; i < 500; i++) {
+		union {
+			char buf[CMSG_SPACE(sizeof(struct timespec))];
+			struct cmsghdr align;
+		} ctl;
+		char byte;
+		struct iovec iov = { &byte, 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+				    .msg_controllen = sizeof(ctl.buf) };
+		struct timespec sent, stamp;
+		struct cmsghdr *h;
+
+		assert_int_equal(clock_gettime(CLOCK_REALTIME, &sent), 0);
+		assert_int_equal(sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)), 1);
+		while (nanosleep(&nap, &nap) < 0 && errno == EINTR)
+			;
+		nap.tv_nsec = 2 * (long)MS;
+		assert_int_equal(recvmsg(fd, &m, 0), 1);
+		h = CMSG_FIRSTHDR(&m);
+		assert_non_null(h);
+		memcpy(&stamp, CMSG_DATA(h), sizeof(stamp));
+		if ((stamp.tv_sec - sent.tv_sec) * 1000000000LL + (stamp.tv_nsec - sent.tv_nsec) <
+		    (long long)MS) {
+			close(fd);
+			return;
+		}
+	}
+	fail_msg("packets still stamped when read, not on arrival, after 500 tries");
+}
+
+/*
  * A PAUSE that waits in the socket while the sender is busy keeps its
  * phase: it is dated by its arrival (the kernel's receive timestamp), not
  * by the read 80 ms later. Dated by the read, every window would move 80 ms
@@ -758,6 +810,7 @@ static void test_pause_dated_by_arrival(void **state)
 	uint64_t sent_ns, ready_ns, read_ns;
 
 	(void)state;
+	wait_stamped_at_arrival();
 	m = pause_msg(3000, 8000, 12000, 10);
 	sent_ns = rxbneck_now_ns();
 	srv_send(&f, &m);

@@ -119,7 +119,7 @@ void model_help(void)
 "  --time-slack F        the lowest rate below the least T from which T stays\n"
 "                        within the fraction F (0-1) of the least all the way\n"
 "                        up to it ([model] time_slack). Default 0: the rate\n"
-"                        of the least T.\n"
+"                        of the least T (rxbneckd's default is 0.02).\n"
 "  --rounds MODEL        how resend rounds are counted: 'seed': every round\n"
 "                        loses the same fraction l, ln(S_pkt/S)/ln(l) rounds\n"
 "                        (seed eq. 3); 'burst': each round is a burst into\n"

@@ -150,7 +150,7 @@ static const struct config_key keys[] = {
 	      "loss = service: a rate above the receiver's measured saturated drain is a queue drained at it (the receiver never catches up)."),
 	ROW_T(model, windows_by_rate, CONFIG_BOOL, "yes", LIVE,
 	      "loss = windows or service: solve each rate with the off-CPU windows met at the nearest rate the receiver read at (two rates or more seen), not with all rates' windows mixed."),
-	ROW_DBL(model, time_slack, 0, 1, "0", LIVE,
+	ROW_DBL(model, time_slack, 0, 1, "0.02", LIVE,
 		"Advise the lowest rate below the least modelled transfer time from which the time stays within this fraction of the least (0: the rate of the least)."),
 	ROW_ENUM(model, rate_uncertainty, episode_names, "off", LIVE,
 		 "off (the receiver's rate is taken as known) or measured (the rate minimises the time expected over its measured spread)."),

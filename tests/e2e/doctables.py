@@ -43,6 +43,9 @@ and NAME says which one it is:
              verdict-estimated      ESTIMATED's own (bands fed by the estimate)
              verdict-follow-only    FOLLOW_ONLY (no sweep) against
                                     FOLLOW_ONLY_SWEEPS
+             verdict-slack2         SLACK2's own (time_slack 0.02 again)
+             verdict-follow-only-slack  FOLLOW_ONLY_SLACK against
+                                    FOLLOW_ONLY_SWEEPS
              verdict-rps            RPS's own, as CONFIRM's (E_RPS=1)
              verdict-strata-k1      STRATA_K1's own, unsplit
              verdict-qfloor-old/new QFLOOR_OLD's and QFLOOR_NEW's against
@@ -179,12 +182,18 @@ ESTIMATED = ["line10g-s%d" % s for s in range(730, 735)]
 # sweep-only runs of that host and day (`-S 761`, `763`, `765`, `771`, `791`).
 FOLLOW_ONLY = ["line10g-s%d" % s for s in (790, 792, 793)]
 FOLLOW_ONLY_SWEEPS = ["line10g-s%d" % s for s in (761, 763, 765, 771, 791)]
-# The eleven sets of five sweeps at the defaults judged by their own
-# --follow (check 2 of verdict-off-sweeps, verdict-confirm to -confirm9 and
-# verdict-estimated): how well the +-10 % rule can tell a rate chooser's
-# quality (table rate-rule).
+# The time slack judged again, the same host and day ([model] time_slack =
+# 0.02, the default since): five sweeps with their --follow (`-S 830` to
+# `834`) and three runs of senders that only follow (`-S 820`, `822`,
+# `824`) against FOLLOW_ONLY_SWEEPS.
+SLACK2 = ["line10g-s%d" % s for s in range(830, 835)]
+FOLLOW_ONLY_SLACK = ["line10g-s%d" % s for s in (820, 822, 824)]
+# The twelve sets of five sweeps at the defaults of their day judged by
+# their own --follow (check 2 of verdict-off-sweeps, verdict-confirm to
+# -confirm9, verdict-estimated and verdict-slack2): how well the +-10 % rule
+# can tell a rate chooser's quality (table rate-rule).
 RATE_RULE_SETS = [OFF_SWEEPS, CONFIRM, CONFIRM2, CONFIRM3, CONFIRM4, CONFIRM5,
-                  CONFIRM6, CONFIRM7, CONFIRM8, CONFIRM9, ESTIMATED]
+                  CONFIRM6, CONFIRM7, CONFIRM8, CONFIRM9, ESTIMATED, SLACK2]
 # The receive softirq on the receiver's CPU (E_RPS=1) at the defaults, the
 # rates 0.75-4 Gb/s: five sweeps `-S 620` to `624` judged by their own
 # --follow (table verdict-rps, and rate-rule-rps as rate-rule).
@@ -220,6 +229,8 @@ VERDICTS = {
     "verdict-bands": (BANDS, BANDS),
     "verdict-estimated": (ESTIMATED, ESTIMATED),
     "verdict-follow-only": (FOLLOW_ONLY_SWEEPS, FOLLOW_ONLY),
+    "verdict-slack2": (SLACK2, SLACK2),
+    "verdict-follow-only-slack": (FOLLOW_ONLY_SWEEPS, FOLLOW_ONLY_SLACK),
     "verdict-rps": (RPS, RPS),
     "verdict-strata-k1": (STRATA_K1, STRATA_K1),
     "verdict-qfloor-old": (QFLOOR_OLD + QFLOOR_NEW, QFLOOR_OLD),

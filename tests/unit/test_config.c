@@ -77,6 +77,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.model.rate_uncertainty, 0);	/* off */
 	assert_true(c.model.drain_floor);
 	assert_true(c.model.windows_by_rate);
+	assert_true(c.model.time_slack == 0.02);	/* docs/e2e.md §5.1 */
 	assert_int_equal(c.model.capacity, CAPACITY_MODE_COST);
 	assert_false(c.model.queue_depth_cost);
 	assert_true(c.model.quota_phases);

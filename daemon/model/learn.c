@@ -452,10 +452,19 @@ static bool band_fed_within(const struct learn_band *b, double s, uint64_t ref_n
 	return b->last_ns + (uint64_t)(s * 1e9) >= ref_ns;
 }
 
+/*
+ * Are receiver loads @a and @b both known and LEARN_BAND_LOAD_TASKS apart
+ * or more: windows fed at one say nothing of the other?
+ */
+static bool loads_apart(double a, double b)
+{
+	return fabs(a - b) >= LEARN_BAND_LOAD_TASKS;
+}
+
 /* Was band @b fed at another load than the last band (both known)? */
 static bool band_other_load(const struct learn *l, const struct learn_band *b)
 {
-	return fabs(b->load - l->band_load) >= LEARN_BAND_LOAD_TASKS;
+	return loads_apart(b->load, l->band_load);
 }
 
 /* Is band @b spent: stale at @now_ns, or of another load? */
@@ -695,7 +704,7 @@ void learn_band_load(struct learn *l, double load)
 
 bool learn_win_other_load(const struct learn *l, double load)
 {
-	return fabs(l->win_load - load) >= LEARN_BAND_LOAD_TASKS;
+	return loads_apart(l->win_load, load);
 }
 
 bool learn_win_stand(const struct learn *l, double load)
